@@ -1,0 +1,80 @@
+"""The error hierarchy of derive.
+
+Every error a user can cause is a :class:`DeriveError`. Each class also inherits
+the matching built-in (as pint does), so callers can catch ``ValueError`` too.
+The CLI prints ``error: <what>: <why>`` on one line and exits 2; anything that
+is not a ``DeriveError`` reaching the CLI is a bug.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DeriveError",
+    "DeclarationError",
+    "OperatorFileError",
+    "UnknownNameError",
+    "ProblemError",
+    "ParseError",
+    "LimitError",
+    "RegimeError",
+    "ChipDataError",
+    "OutputError",
+]
+
+
+class DeriveError(Exception):
+    """Base class: a problem with what the user gave us, reported in one line.
+
+    Attributes:
+        what: the offending input, named (``"--set D=0"``, ``"operator 'matmul'"``).
+        why: what is wrong and what is allowed.
+    """
+
+    def __init__(self, what: str, why: str) -> None:
+        self.what = what
+        self.why = why
+        super().__init__(f"{what}: {why}")
+
+    def one_line(self) -> str:
+        """The message as the CLI prints it: a single line, control characters escaped."""
+        text = f"error: {self.what}: {self.why}"
+        return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+class DeclarationError(DeriveError, ValueError):
+    """An ``Operator`` or ``Tensor`` declaration is invalid."""
+
+
+class OperatorFileError(DeriveError, ImportError):
+    """An operators file is missing, broken, or declares nothing usable."""
+
+
+class UnknownNameError(DeriveError, KeyError):
+    """A name (operator, chip, dtype, dim, tensor) that does not exist."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return f"{self.what}: {self.why}"
+
+
+class ProblemError(DeriveError, ValueError):
+    """A problem (CLI flags or a problem-set entry) is inconsistent or out of range."""
+
+
+class ParseError(DeriveError, ValueError):
+    """Typed text (a formula, a number, a regime) cannot be read."""
+
+
+class LimitError(ParseError):
+    """Typed text exceeds a size limit (length, depth, digits, magnitude)."""
+
+
+class RegimeError(DeriveError, ValueError):
+    """An asymptotic regime is malformed or does not apply to the operator."""
+
+
+class ChipDataError(DeriveError, ValueError):
+    """A chip data file is malformed (a bug in the shipped data)."""
+
+
+class OutputError(DeriveError, OSError):
+    """Writing output would be unsafe (outside the folder, over a foreign file)."""

@@ -1,0 +1,94 @@
+"""Rendering: one jinja environment per format, configured explicitly.
+
+Markdown keeps jinja's usual delimiters; LaTeX uses ``<< >>``, ``<% %>``, ``<# #>``
+(as sphinx does) so TeX braces never collide. Both use ``StrictUndefined`` and
+escape every user string; math is LaTeX in both (``$…$`` in Markdown).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import jinja2
+
+from .resources import resource_dir
+from .steps import Math
+
+__all__ = ["md_escape", "tex_escape", "md_rich", "tex_rich", "environment", "render"]
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
+_TEX_MAP = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+    "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+    "≥": r"$\geq$", "≤": r"$\leq$", "≈": r"$\approx$", "×": r"$\times$", "→": r"$\to$",
+    "≪": r"$\ll$", "≫": r"$\gg$", "⇔": r"$\Leftrightarrow$", "Σ": r"$\Sigma$", "π": r"$\pi$",
+    "β": r"$\beta$", "·": r"$\cdot$", "∞": r"$\infty$", "—": "---", "–": "--", "−": "$-$",
+    "…": r"\ldots{}", "✓": r"$\checkmark$", "✗": r"$\times$", "[": "{[}", "]": "{]}",
+    "\"": "''", "'": "'",
+}
+
+
+def md_escape(text: str) -> str:
+    """Escape prose for Markdown: every character Markdown could read as syntax."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def tex_escape(text: str) -> str:
+    """Escape prose for LaTeX (pdflatex): TeX specials, and unicode math as math.
+
+    Characters pdflatex's default input cannot take are replaced by ``?``.
+    """
+    out = []
+    for ch in str(text):
+        if ch in _TEX_MAP:
+            out.append(_TEX_MAP[ch])
+        elif ch == "\n":
+            out.append(" ")
+        elif ord(ch) < 128:
+            out.append(ch if ch.isprintable() else "?")
+        else:
+            out.append(ch if ch in "éèàüöäçñ" else "?")
+    return "".join(out)
+
+
+def md_rich(parts) -> str:
+    """Rich text (prose and math) as Markdown."""
+    if isinstance(parts, str):
+        return md_escape(parts)
+    return "".join(f"${p.latex}$" if isinstance(p, Math) else md_escape(p) for p in parts)
+
+
+def tex_rich(parts) -> str:
+    """Rich text (prose and math) as LaTeX."""
+    if isinstance(parts, str):
+        return tex_escape(parts)
+    return "".join(f"${p.latex}$" if isinstance(p, Math) else tex_escape(p) for p in parts)
+
+
+def _md_cell(text: str) -> str:
+    return md_escape(text)
+
+
+@lru_cache(maxsize=2)
+def environment(fmt: str) -> jinja2.Environment:
+    """The jinja environment for ``md`` or ``tex``."""
+    loader = jinja2.FileSystemLoader(str(resource_dir("templates")))
+    common = dict(loader=loader, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                  keep_trailing_newline=True, autoescape=False)
+    if fmt == "md":
+        env = jinja2.Environment(**common)
+        env.filters.update(rich=md_rich, e=md_escape, cell=_md_cell)
+    elif fmt == "tex":
+        env = jinja2.Environment(block_start_string="<%", block_end_string="%>", variable_start_string="<<",
+                                 variable_end_string=">>", comment_start_string="<#", comment_end_string="#>", **common)
+        env.filters.update(rich=tex_rich, e=tex_escape)
+    else:
+        raise ValueError(fmt)
+    return env
+
+
+def render(template: str, fmt: str, **context) -> str:
+    """Render a template of the given format."""
+    return environment(fmt).get_template(template).render(**context)
