@@ -159,6 +159,10 @@ def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: s
         return Crossover(ALWAYS, x, g, min_compute_bound=1)
     if not (g.free_symbols - {x}):
         return _numeric(g, x, poly)
+    if poly.degree() == 0:
+        cond = coeffs[0].as_content_primitive()[1]
+        return Crossover(UNDETERMINED, x, g, condition=cond,
+                         note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims")
     if poly.degree() == 1:
         c1, c0 = coeffs
         exact = sp.factor(sp.cancel(-c0 / c1))

@@ -111,7 +111,7 @@ def _compute_dtype(op: Operator, dtypes: dict[str, Dtype], override: str | None)
     dt = dtypes[best]
     if not dt.compute_as:
         raise ProblemError(f"operator {op.name!r}", "no compute dtype can be inferred; give --compute DTYPE")
-    return dt.compute_as, f"the widest dtype read ({best}: {dt.name})"
+    return dt.compute_as, f"the widest dtype read, {best} in {dt.name}"
 
 
 def _hardware(spec: ProblemSpec, compute: str) -> tuple[Chip | None, Figure, Figure, Figure | None]:

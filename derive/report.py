@@ -32,7 +32,7 @@ def crossover_json(c: Crossover | None) -> dict | None:
         "exact": _s(c.exact),
         "value": _f(c.exact),
         "min_compute_bound": c.min_compute_bound,
-        "condition": None if c.condition is None else f"{c.condition} > 0",
+        "condition": None if c.condition is None else f"{c.condition} {'>' if c.status == 'crosses' else '>='} 0",
         "supremum": _s(c.supremum),
         "supremum_all_dims": _s(c.supremum_all),
         "note": c.note or None,

@@ -6,18 +6,18 @@ Every number shown is derived from lines shown before it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
 from .analysis import Analysis, Roofline
-from .crossover import ALWAYS, CROSSES, NEVER, Crossover
+from .crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from .notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
 from .numbers import fmt_decimal
 from .regime import REGIME_FACTOR
 from .steps import Line, Math, Rich, Step, StepKind, rich
 
-__all__ = ["Solution", "build_solution", "verdict_text"]
+__all__ = ["Solution", "build_solution", "select_steps", "verdict_text"]
 
 FLOPS, BYTES, I, RIDGE = r"\text{FLOPs}", r"\text{bytes}", "I", r"\frac{\pi}{\beta}"
 
@@ -243,6 +243,8 @@ def verdict_text(cross: Crossover | None, ridge: sp.Expr | None, bound_name: str
     if cross.status == CROSSES and cross.min_compute_bound is not None:
         approx = "" if cross.exact.is_Integer else f" ≈ {fmt_decimal(cross.exact)}"
         return f"{bound_name} for {x} ≥ {cross.min_compute_bound} (exact crossover {cross.exact}{approx})"
+    if cross.status == CROSSES and cross.condition is not None:
+        return f"{bound_name} for {x} ≥ {cross.exact} (when {cross.condition} > 0)"
     if cross.status == CROSSES:
         return f"{bound_name} for {x} ≥ {cross.exact}"
     if cross.status == NEVER:
@@ -252,19 +254,30 @@ def verdict_text(cross: Crossover | None, ridge: sp.Expr | None, bound_name: str
     return f"undetermined: {cross.note}"
 
 
+def verdict_rich(cross: Crossover | None, ridge: sp.Expr | None, prefix: str) -> Rich:
+    """The verdict as rich text: formulas as math, numbers as in :func:`verdict_text`."""
+    if cross is not None and cross.status == CROSSES and cross.exact is not None and not cross.exact.is_number:
+        cond = (rich(" (when ", Math(tex(cross.condition) + " > 0"), ")") if cross.condition is not None else ())
+        return rich(f"{prefix}compute-bound for ", Math(f"{tex(cross.variable)} \\ge {tex(cross.exact)}"), *cond, ".")
+    if cross is not None and cross.status == UNDETERMINED and cross.condition is not None and not cross.exact:
+        return rich(f"{prefix}{cross.variable} drops out: compute-bound for every {cross.variable} exactly when ", Math(tex(cross.condition) + r" \ge 0"), ".")
+    return rich(prefix + verdict_text(cross, ridge) + ("" if prefix.startswith("Verdict (") else "."))
+
+
 def _verdict(a: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
     p, out, warn = a.problem, [], []
     exact, lead = a.memory.crossover, a.crossover_regime
-    if exact.is_number or exact.status != CROSSES or lead is None:
-        out.append(rich("Verdict: " + verdict_text(exact, a.memory.ridge) + "."))
-    if lead is not None and (not exact.is_number or exact.status != CROSSES):
-        out.append(rich(f"Verdict (leading order, {p.regime.pretty}): " + verdict_text(lead, a.memory.ridge)))
+    lead_decided = lead is not None and lead.status != UNDETERMINED
+    if exact.is_number or exact.status != CROSSES or not lead_decided:
+        out.append(verdict_rich(exact, a.memory.ridge, "Verdict: "))
+    if lead_decided and (not exact.is_number or exact.status != CROSSES):
+        out.append(verdict_rich(lead, a.memory.ridge, f"Verdict (leading order, {p.regime.pretty}): "))
     if a.all_bound:
         where = ", ".join(f"{d} = {v}" for d, v in p.bound)
         kind = "compute-bound" if a.t_math >= a.memory.time else "memory-bound"
         out.append(rich(f"At {where}: {kind}, T ≥ {fmt_decimal(a.t_lower)} s, {fmt_decimal(100 * a.fraction_of_peak, 4)} % of peak."))
     if a.network is not None and a.network.crossover is not None:
-        out.append(rich("Network: " + verdict_text(a.network.crossover, a.network.ridge) + "."))
+        out.append(verdict_rich(a.network.crossover, a.network.ridge, "Network: "))
     if a.regime_holds is False:
         warn.append(rich(f"WARNING: the leading-order answer {p.solve_for} ≈ {fmt_decimal(lead.exact)} violates the regime {p.regime.pretty} it assumed"
                          + (f"; the exact intensity never reaches the ridge ({verdict_text(exact, a.memory.ridge)})." if exact.status == NEVER else
@@ -273,27 +286,34 @@ def _verdict(a: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
 
 
 def build_solution(a: Analysis) -> Solution:
-    """The worked solution of an analysis, step by step."""
+    """The worked solution of an analysis, step by step (each step tagged with its topic)."""
     p = a.problem
     subs_x = p.bound_subs(except_dim=p.solve_for)
-    steps = [_flops_step(a), _bytes_step(a), _intensity_step(a)]
+    steps = [(_flops_step(a), "flops"), (_bytes_step(a), "bytes"), (_intensity_step(a), "intensity")]
     if a.leading is not None:
-        steps.append(_leading_step(a))
-    steps.append(_ridge_step(a))
+        steps.append((_leading_step(a), "intensity_regime"))
+    steps.append((_ridge_step(a), "ridge"))
     shown = _ratio_tex(a.flops, tuple(t.bytes for t in a.memory.terms), a.memory.intensity, subs_x)
-    steps.append(_crossover_step(StepKind.CROSSOVER, a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x, "exact intensity", shown))
+    steps.append((_crossover_step(StepKind.CROSSOVER, a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x, "exact intensity", shown), "crossover"))
     if a.memory.crossover.min_compute_bound is not None and a.memory.crossover.status == CROSSES:
-        steps.append(_threshold_step(a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x))
+        steps.append((_threshold_step(a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x), "crossover"))
     if a.crossover_regime is not None:
-        steps.append(_crossover_step(StepKind.CROSSOVER_REGIME, a.intensity_regime, a.memory.ridge, a.crossover_regime, subs_x, "leading-order intensity"))
+        steps.append((_crossover_step(StepKind.CROSSOVER_REGIME, a.intensity_regime, a.memory.ridge, a.crossover_regime, subs_x, "leading-order intensity"), "crossover_regime"))
         if a.crossover_regime.min_compute_bound is not None and a.crossover_regime.status == CROSSES:
-            steps.append(_threshold_step(a.intensity_regime, a.memory.ridge, a.crossover_regime, subs_x))
+            steps.append((_threshold_step(a.intensity_regime, a.memory.ridge, a.crossover_regime, subs_x), "crossover_regime"))
     if a.regime_checks:
-        steps.append(_regime_step(a))
-    steps.append(_times_step(a))
+        steps.append((_regime_step(a), "regime_holds"))
+    steps.append((_times_step(a), "times"))
     if a.all_bound:
-        steps += [_bounds_step(a), _attainable_step(a)]
+        steps += [(_bounds_step(a), "bounds"), (_attainable_step(a), "attainable")]
     if a.network is not None:
-        steps.append(_network_step(a))
+        steps.append((_network_step(a), "network"))
     verdict, warnings = _verdict(a)
-    return Solution(a, tuple(steps), verdict, warnings)
+    return Solution(a, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings)
+
+
+def select_steps(solution: Solution, ask: tuple[str, ...]) -> Solution:
+    """Keep only the steps that answer the asked quantities (all when ``ask`` is empty)."""
+    if not ask:
+        return solution
+    return replace(solution, steps=tuple(s for s in solution.steps if s.topic in ask))

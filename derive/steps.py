@@ -78,6 +78,7 @@ class Step:
     lines: tuple[Line, ...] = ()
     notes: tuple[Rich, ...] = ()
     title: str = ""
+    topic: str = ""  # the quantity it answers (a problem set's ``ask`` key)
 
     @property
     def heading(self) -> str:

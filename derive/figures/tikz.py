@@ -1,0 +1,127 @@
+"""TikZ/pgfplots backend: a ``tikzpicture`` holding a ``loglogaxis``, no preamble.
+
+Every curve is ``\\addplot coordinates {...}`` (never ``\\addplot {expr}``: pgf's
+math would overflow on 1e15), coordinates are printed with 6 significant digits,
+and every user string is LaTeX-escaped. A document needs :data:`TIKZ_PACKAGES`
+and the lines of :data:`TIKZ_PREAMBLE`; all of it is in TeX Live's
+latex-base, latex-recommended and pictures collections.
+"""
+
+from __future__ import annotations
+
+from .layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
+from .model import RooflineFigure, SweepFigure, fmt_coord
+
+__all__ = ["roofline_tikz", "sweep_tikz", "TIKZ_PACKAGES", "TIKZ_PREAMBLE", "tex_escape_label"]
+
+TIKZ_PACKAGES: tuple[str, ...] = ("pgfplots",)
+TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compat=1.16}")
+
+# plot area 10cm x 6.5cm (``scale only axis``), labels in \footnotesize (8pt in a 10pt document)
+_W_CM, _H_CM = 10.0, 6.5
+_PT_PER_CM = 28.4528
+METRICS = Metrics(width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=4.3, line_h=9.0, marker_r=2.2)
+PALETTE = ("blue!80!black", "red!80!black", "green!50!black", "violet", "orange!90!black", "brown")
+
+_TEX = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+    "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "[": "{[}", "]": "{]}",
+    "\"": "''", "≈": r"$\approx$", "≤": r"$\leq$", "≥": r"$\geq$", "×": r"$\times$",
+    "·": r"$\cdot$", "−": "$-$", "–": "--", "—": "---", "…": r"\ldots{}", "∞": r"$\infty$",
+}
+
+
+def _tex_escape(s: str) -> str:
+    """LaTeX-escape a label so it prints literally under pdflatex: TeX specials escaped,
+    a few math symbols as math, other non-ASCII (and control characters) as ``?``."""
+    out = []
+    for ch in str(s):
+        if ch in _TEX:
+            out.append(_TEX[ch])
+        elif ch in "\n\t\r":
+            out.append(" ")
+        elif ord(ch) < 128 and ch.isprintable():
+            out.append(ch)
+        else:
+            out.append("?")
+    return "".join(out)
+
+
+tex_escape_label = _tex_escape
+
+
+def _color(i: int) -> str:
+    return "black" if i < 0 else PALETTE[i % len(PALETTE)]
+
+
+def _pt(v: float) -> str:
+    s = f"{v:.2f}"
+    return "0.00" if s == "-0.00" else s
+
+
+def _coords(pts: tuple[tuple[object, object], ...]) -> str:
+    return " ".join(f"({fmt_coord(x)},{fmt_coord(y)})" for x, y in pts)  # type: ignore[arg-type]
+
+
+def _line(ln: Line, legend: str | None) -> list[str]:
+    opts = [_color(ln.color), "very thick" if ln.thick else "thin"]
+    if ln.dashed:
+        opts.append("dashed")
+    if ln.color >= 0 and legend is not None and not ln.dashed:
+        opts += ["mark=*", "mark size=1.2pt", "mark options={solid}"]
+    else:
+        opts += ["no marks"]
+    if legend is None:
+        opts.append("forget plot")
+    out = [f"\\addplot[{', '.join(opts)}] coordinates {{{_coords(ln.pts)}}};"]
+    if legend is not None:
+        out.append(f"\\addlegendentry{{{_tex_escape(legend)}}}")
+    return out
+
+
+def _marker(mk: Marker) -> str:
+    c = _color(mk.color)
+    if mk.kind == "knee":
+        style = f"only marks, mark=o, mark size=2.2pt, thick, {c}, mark options={{fill=white}}"
+    else:
+        style = f"only marks, mark=diamond*, mark size=3pt, {c}, mark options={{draw=white}}"
+    return f"\\addplot[{style}, forget plot] coordinates {{({fmt_coord(mk.x)},{fmt_coord(mk.y)})}};"  # type: ignore[arg-type]
+
+
+def _label(lb: Label) -> str:
+    return (f"\\node[anchor=base west, inner sep=0pt, font=\\footnotesize, text={_color(lb.color)}, "
+            f"xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy + 2.0)}pt] "
+            f"at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{_tex_escape(lb.text)}}};")  # type: ignore[arg-type]
+
+
+def _render(scene: Scene) -> str:
+    s = scene
+    opts = [
+        "scale only axis", f"width={_W_CM:g}cm", f"height={_H_CM:g}cm",
+        f"xmin=1e{s.x_dec[0]}", f"xmax=1e{s.x_dec[1]}", f"ymin=1e{s.y_dec[0]}", f"ymax=1e{s.y_dec[1]}",
+        "log basis x=10", "log basis y=10", "grid=both",
+        "major grid style={black!25}", "minor grid style={black!8}",
+        f"title={{{_tex_escape(s.title)}}}", f"xlabel={{{_tex_escape(s.x_label)}}}",
+        f"ylabel={{{_tex_escape(s.y_label)}}}", "clip=false",
+    ]
+    if s.legend:
+        opts += [f"legend pos={s.legend_corner}", "legend cell align=left",
+                 "legend style={font=\\footnotesize}"]
+    body: list[str] = []
+    for i, ln in enumerate(s.lines):  # the first len(legend) lines are the legend's series
+        body += _line(ln, s.legend[i][0] if i < len(s.legend) else None)
+    body += [_marker(mk) for mk in s.markers if mk.kind != "dot"]
+    body += [_label(lb) for lb in s.labels]
+    head = "\\begin{tikzpicture}\n\\begin{loglogaxis}[\n" + ",\n".join("  " + o for o in opts) + "\n]"
+    return head + "\n" + "\n".join(body) + "\n\\end{loglogaxis}\n\\end{tikzpicture}\n"
+
+
+def roofline_tikz(fig: RooflineFigure) -> str:
+    """The roofline as a pgfplots ``loglogaxis`` in a ``tikzpicture`` (no preamble)."""
+    return _render(roofline_scene(fig, METRICS))
+
+
+def sweep_tikz(fig: SweepFigure) -> str:
+    """The sweep as a pgfplots ``loglogaxis`` in a ``tikzpicture`` (no preamble)."""
+    return _render(sweep_scene(fig, METRICS))
