@@ -56,18 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_later_commands(sub) -> None:
-    try:
-        from .keys import add_key_parser
-    except ImportError:  # pragma: no cover - during development only
-        add_key_parser = None
-    if add_key_parser:
-        add_key_parser(sub)
-    try:
-        from .check import add_check_parser
-    except ImportError:  # pragma: no cover
-        add_check_parser = None
-    if add_check_parser:
-        add_check_parser(sub, add_problem_flags)
+    """Commands that live in their own modules: each module offers ``add_<name>_parser``."""
+    import importlib
+
+    for module, func in (("keys", "add_key_parser"), ("check", "add_check_parser"),
+                         ("compare", "add_compare_parser"), ("sweep", "add_sweep_parser")):
+        try:
+            adder = getattr(importlib.import_module(f"derive.{module}"), func)
+        except (ImportError, AttributeError):  # pragma: no cover - a command still being built
+            continue
+        adder(sub) if module == "keys" else adder(sub, add_problem_flags)
 
 
 def spec_from_args(args: argparse.Namespace):

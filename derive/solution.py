@@ -275,7 +275,7 @@ def _verdict(a: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
     if a.all_bound:
         where = ", ".join(f"{d} = {v}" for d, v in p.bound)
         kind = "compute-bound" if a.t_math >= a.memory.time else "memory-bound"
-        out.append(rich(f"At {where}: {kind}, T ≥ {fmt_decimal(a.t_lower)} s, {fmt_decimal(100 * a.fraction_of_peak, 4)} % of peak."))
+        out.append(rich(f"At {where}: {kind}, runtime ≥ {fmt_decimal(a.t_lower)} s, {fmt_decimal(100 * a.fraction_of_peak, 4)} % of peak."))
     if a.network is not None and a.network.crossover is not None:
         out.append(verdict_rich(a.network.crossover, a.network.ridge, "Network: "))
     if a.regime_holds is False:

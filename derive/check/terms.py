@@ -1,0 +1,132 @@
+"""Per-tensor byte terms: which tensor a wrong byte count got wrong, and how.
+
+The bytes a claim implies (the claim itself for bytes, FLOPs ÷ claim for an
+intensity, claim × bandwidth for a time) are split into monomials and set
+against the expected per-tensor terms width × elements. Tensors with the same
+shape share a monomial and are judged together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..analysis import ByteTerm
+from .quantities import Basis, Hardware
+from .words import compact, exact_decimal, per_element, tensor_label
+
+__all__ = ["term_diagnoses", "implied_bytes"]
+
+# (subject, verb "leave out", verb "count", verb "include")
+_NOUN = {
+    "den": ("your bytes", "leave", "count", "include"),
+    "ratio": ("your denominator", "leaves", "counts", "includes"),
+    "t_den": ("the bytes behind your time", "leave", "count", "include"),
+}
+_ROLE = {"read": "the read of", "write": "the write-back of", "sent": "the send of"}
+_WIDTH_NAMES = ((sp.Integer(8), "fp64"), (sp.Integer(4), "fp32"), (sp.Integer(2), "bf16"), (sp.Integer(1), "int8"), (sp.Rational(1, 2), "fp4"))
+
+
+@dataclass
+class _Group:
+    """Tensors whose elements are the same monomial, and the bytes per unit of it."""
+
+    terms: list[tuple[ByteTerm, sp.Rational]]
+
+    @property
+    def expected(self) -> sp.Rational:
+        return sp.Add(*(t.width * k for t, k in self.terms))
+
+
+def implied_bytes(kind: str, claim: sp.Expr, basis: Basis, hw: Hardware) -> sp.Expr | None:
+    """The bytes the claim stands for, given that its FLOPs (or bandwidth) are right."""
+    if claim == 0:
+        return None
+    if kind == "den":
+        return claim
+    if kind == "ratio":
+        return sp.cancel(basis.num / claim)
+    bw = hw.bandwidth(basis.roof)
+    return claim * bw if kind == "t_den" and bw else None
+
+
+def _split(expr: sp.Expr) -> dict[sp.Expr, sp.Rational] | None:
+    """Monomial -> rational coefficient, or None if a coefficient is not a number."""
+    out: dict[sp.Expr, sp.Rational] = {}
+    for part in sp.Add.make_args(sp.expand(expr)):
+        coeff, mono = part.as_coeff_Mul()
+        if not coeff.is_Rational or mono.is_number and mono != 1:
+            return None
+        out[mono] = out.get(mono, sp.Integer(0)) + coeff
+    return {m: c for m, c in out.items() if c != 0}
+
+
+def _groups(terms: tuple[ByteTerm, ...], subs: dict) -> dict[sp.Expr, _Group] | None:
+    groups: dict[sp.Expr, _Group] = {}
+    for t in terms:
+        split = _split(t.elements.subs(subs))
+        if split is None or len(split) != 1:
+            return None
+        (mono, k), = split.items()
+        groups.setdefault(mono, _Group([])).terms.append((t, k))
+    return groups
+
+
+def _hint(counted: sp.Rational, width: sp.Rational) -> str:
+    if counted == 8 * width:
+        return " (bits instead of bytes)"
+    name = next((n for w, n in _WIDTH_NAMES if w == counted), None)
+    return f" (as if it were {name})" if name else ""
+
+
+def _left_out(t: ByteTerm, noun: tuple[str, ...]) -> str:
+    return f"{noun[0]} {noun[1]} out {_ROLE.get(t.role, 'the bytes of')} {tensor_label(t.tensor)} ({compact(t.bytes)} bytes)"
+
+
+def _one_tensor(t: ByteTerm, k: sp.Rational, got: sp.Rational, noun: tuple[str, ...]) -> str:
+    label = tensor_label(t.tensor)
+    if got == 0:
+        return _left_out(t, noun)
+    counted = got / k
+    return (f"the tensor {label} is {t.dtype}, {per_element(t.width)}; {noun[0]} {noun[2]} "
+            f"{exact_decimal(counted)} byte{'' if counted == 1 else 's'} per element{_hint(counted, t.width)}")
+
+
+def _many_tensors(mono: sp.Expr, group: _Group, got: sp.Rational, noun: tuple[str, ...]) -> str:
+    for t, k in group.terms:
+        if got == group.expected - t.width * k:
+            return _left_out(t, noun)
+    names = ", ".join(f"{tensor_label(t.tensor)} ({t.role}, {t.dtype})" for t, _ in group.terms)
+    return (f"the tensors {names} together move {compact(group.expected * mono)} bytes; "
+            f"{noun[0]} {noun[2]} {compact(got * mono)}")
+
+
+def term_diagnoses(kind: str, claim: sp.Expr, basis: Basis, hw: Hardware, bound: dict) -> list[str]:
+    """Sentences naming each tensor whose bytes the claim gets wrong (empty if it cannot tell).
+
+    Nothing is said unless at least one tensor's bytes match, so an unrelated
+    claim is not explained term by term.
+    """
+    implied = implied_bytes(kind, claim, basis, hw)
+    if implied is None or implied.free_symbols - set().union(*(t.elements.free_symbols for t in basis.terms)):
+        return []
+    needed = set().union(*(t.elements.free_symbols for t in basis.terms))
+    subs = {} if needed <= implied.free_symbols else bound
+    got, groups = _split(implied.subs(subs)), _groups(basis.terms, subs)
+    if got is None or groups is None:
+        return []
+    noun = _NOUN.get(kind, _NOUN["den"])
+    right = [m for m, g in groups.items() if got.get(m, 0) == g.expected]
+    wrong = [m for m, g in groups.items() if got.get(m, 0) != g.expected]
+    extra = [m for m in got if m not in groups]
+    if not right or not (wrong or extra):
+        return []
+    out = []
+    for mono in wrong:
+        g, have = groups[mono], got.get(mono, sp.Integer(0))
+        out.append(_one_tensor(*g.terms[0], have, noun) if len(g.terms) == 1 else _many_tensors(mono, g, have, noun))
+    for mono in extra:
+        shapes = ", ".join(tensor_label(t.tensor) for t in basis.terms)
+        out.append(f"{noun[0]} {noun[3]} {compact(got[mono] * mono)}, which is no tensor's size (the tensors are {shapes})")
+    return out
