@@ -9,10 +9,11 @@ FLOPs, bytes, arithmetic intensity, ridge point, crossover and times exactly.
 
 from __future__ import annotations
 
+from .composite import Composite
 from .declare import Operator, Tensor, dims
 from .errors import DeriveError
 
-__all__ = ["Operator", "Tensor", "dims", "DeriveError", "solve", "__version__"]
+__all__ = ["Operator", "Tensor", "Composite", "dims", "DeriveError", "solve", "__version__"]
 
 __version__ = "0.1.0"
 

@@ -235,6 +235,45 @@ def _network_step(a: Analysis) -> Step:
                 rich("Bytes sent over the chip interconnect (one way) instead of bytes through memory."), tuple(lines), tuple(notes))
 
 
+def _parts_step(a: Analysis) -> Step:
+    from .layer import breakdown
+
+    lb = breakdown(a)
+    header = ("part", "operator", "FLOPs", "bytes", "intensity", "time", "share")
+    rows = []
+    for r in lb.rows:
+        time = Math(tex_decimal(r.time) + r"\ \text{s}") if r.time.is_number else Math(tex(r.time))
+        share = f"{fmt_decimal(100 * r.share, 3)} %" if r.share is not None else "—"
+        rows.append((rich(r.label + (" (dominant)" if r.label == lb.dominant else "")), rich(r.operator), rich(_m(r.flops)),
+                     rich(_m(r.bytes)), _intensity_cell(r.intensity),
+                     rich(time), rich(share)))
+    notes = (rich(f"{lb.dominant} dominates: it takes the largest share of the summed per-part times max(T_math, T_mem)."),) if lb.dominant else ()
+    reason = rich("Each part's FLOPs and bytes in the layer's dims, at the bound dims; the layer's totals are their sums.")
+    steps = [Step(StepKind.PARTS, "layer = Σ parts; each part timed at max(T_math, T_mem)", reason, (), notes, table=(header, *rows))]
+    if lb.unfused is not None:
+        steps.append(_fusion_step(a, lb.unfused))
+    return steps
+
+
+def _intensity_cell(value: sp.Expr) -> Rich:
+    if value == sp.oo:
+        return rich("— (no bytes)")
+    return rich(Math(tex(value) if not value.is_number or value.is_Integer else tex_decimal(value)))
+
+
+def _fusion_step(a: Analysis, u: Analysis) -> Step:
+    bound = a.problem.bound_subs()
+    fused_b, unfused_b = a.memory.bytes.subs(bound), u.memory.bytes.subs(bound)
+    ratio = sp.cancel(unfused_b / fused_b)
+    lines = [Line.of(r"\text{bytes}_{\text{unfused}}", tex(unfused_b)), Line.of(r"\text{bytes}_{\text{fused}}", tex(fused_b)),
+             Line.of(r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}", tex(ratio), approx=_num(ratio))]
+    kept = sorted({t.name for t in u.problem.operator.memory_tensors} - {t.name for t in a.problem.operator.memory_tensors})
+    notes = [rich(f"Kept on chip (neither written nor read back): {', '.join(kept)}; the weights still have to be read.")]
+    if u.t_lower is not None and a.t_lower is not None:
+        notes.append(rich(f"Runtime lower bound: {fmt_decimal(u.t_lower)} s unfused, {fmt_decimal(a.t_lower)} s fused."))
+    return Step(StepKind.FUSION, "fusion removes the intermediate's write and read", rich("The same layer with every intermediate written to memory and read back."), tuple(lines), tuple(notes))
+
+
 def verdict_text(cross: Crossover | None, ridge: sp.Expr | None, bound_name: str = "compute-bound") -> str:
     """The one-line verdict for a crossover, e.g. ``compute-bound for B ≥ 121 (exact crossover 4925/41 ≈ 120.12)``."""
     if cross is None:
@@ -308,6 +347,8 @@ def build_solution(a: Analysis) -> Solution:
         steps += [(_bounds_step(a), "bounds"), (_attainable_step(a), "attainable")]
     if a.network is not None:
         steps.append((_network_step(a), "network"))
+    if getattr(p.operator, "parts", None):
+        steps += [(st, "parts") for st in _parts_step(a)]
     verdict, warnings = _verdict(a)
     return Solution(a, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings)
 

@@ -30,6 +30,8 @@ class StepKind(Enum):
     BOUNDS = "Bounds"                     # max(T_math, T_mem) ≤ T ≤ T_math + T_mem
     ATTAINABLE = "Attainable throughput"  # min(π, I·β)
     NETWORK = "Network roofline"          # the same against the link bandwidth
+    PARTS = "Per-part breakdown"          # a composite's parts at the bound dims
+    FUSION = "Fused against unfused"      # intermediates kept on chip are not moved
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ class Step:
     notes: tuple[Rich, ...] = ()
     title: str = ""
     topic: str = ""  # the quantity it answers (a problem set's ``ask`` key)
+    table: tuple = ()  # optional: a header row of prose, then rows of Rich cells
 
     @property
     def heading(self) -> str:
