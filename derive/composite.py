@@ -37,7 +37,7 @@ class Part:
 
     def subs(self, expr: sp.Expr) -> sp.Expr:
         """An expression of the part's operator in the layer's dims."""
-        return expr.subs(dict(self.mapping), simultaneous=True)
+        return expr.xreplace(dict(self.mapping))  # simultaneous by construction, and fast
 
 
 def _part(raw: object, index: int, where: str, used: set[str]) -> Part:

@@ -1,0 +1,280 @@
+"""Benchmarks: derive against plain sympy, as ratios measured side by side in one run.
+
+    python benchmarks/run.py            # the full run (about a minute), prints a table, exits 0
+    python benchmarks/run.py --quick    # one repeat each, smaller sizes (a smoke run)
+    python benchmarks/run.py --profile  # also cProfile one in-process key build and print hot spots
+
+Machines are shared and noisy, so every cold measurement is the best of a few runs
+with the two commands interleaved, and results are reported as ratios; nothing here
+asserts a time. Measurements:
+
+(a) the full answer key of benchmarks/set20.toml (``python -m derive key``, a cold
+    process: derive + Markdown + LaTeX + figures) against benchmarks/naive_sympy.py
+    (a cold process that only derives the same problems with simplify/limit/solve);
+(b) the same key against ``python -c "import sympy"``;
+(c) the marginal cost of a problem: a key of the set repeated 10 times minus the key
+    of the set, divided by the extra problems;
+(d) a 12-part composite layer derived and rendered (Markdown and LaTeX) warm;
+(e) a 10^6-point sweep: ``sweep_arrays`` alone, and with the CSV text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SET20 = HERE / "set20.toml"
+NAIVE = HERE / "naive_sympy.py"
+if str(ROOT) not in sys.path:  # run from a checkout: measure this tree's derive
+    sys.path.insert(0, str(ROOT))
+
+GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0}
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def cold(argv: list[str]) -> float:
+    """Wall time of one fresh Python process (fails loudly if it fails)."""
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, *argv], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - t
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {r.returncode}: {r.stderr.strip()[-500:]}")
+    return elapsed
+
+
+def best_interleaved(commands: list[list[str]], repeats: int) -> list[float]:
+    """Best time of each command over ``repeats`` rounds, the commands taking turns."""
+    best = [float("inf")] * len(commands)
+    for _ in range(repeats):
+        for i, argv in enumerate(commands):
+            best[i] = min(best[i], cold(argv))
+    return best
+
+
+def key_command(problem_set: Path, out_dir: Path) -> list[str]:
+    return ["-m", "derive", "key", str(problem_set), "-o", str(out_dir)]
+
+
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    raise TypeError(type(value))
+
+
+def repeated_set(source: Path, times: int, dest: Path, first: int | None = None) -> int:
+    """Write ``source``'s problems (the first ``first`` of them) ``times`` over with distinct ids; returns the count."""
+    data = tomllib.loads(source.read_text(encoding="utf-8"))
+    problems = data["problem"][:first] if first else data["problem"]
+    lines = [f"title = {_toml(data['title'] + f' (x{times})')}", ""]
+    for r in range(times):
+        for p in problems:
+            lines.append("[[problem]]")
+            lines += [f"{k} = {_toml(f'{v}-r{r}' if k == 'id' and times > 1 else v)}" for k, v in p.items()]
+            lines.append("")
+    dest.write_text("\n".join(lines), encoding="utf-8")
+    return len(problems) * times
+
+
+# --- measurements -----------------------------------------------------------------------------------
+
+
+def measure_key(tmp: Path, repeats: int) -> dict:
+    """(a) and (b): the cold key against the naive script and against importing sympy."""
+    key, naive, imp = best_interleaved([key_command(SET20, tmp / "key"), [str(NAIVE)], ["-c", "import sympy"]], repeats)
+    return {"key": key, "naive": naive, "sympy": imp}
+
+
+def measure_marginal(tmp: Path, repeats: int, times: int = 10, first: int | None = None) -> dict:
+    """(c): (key of the set ×times − key of the set) / extra problems."""
+    one, many = tmp / "x1.toml", tmp / f"x{times}.toml"
+    n1 = repeated_set(SET20, 1, one, first)
+    nk = repeated_set(SET20, times, many, first)
+    t1, tk = best_interleaved([key_command(one, tmp / "k1"), key_command(many, tmp / "kn")], repeats)
+    return {"t1": t1, "tk": tk, "n1": n1, "nk": nk, "per_problem": (tk - t1) / (nk - n1)}
+
+
+BLOCK_FILE = '''"""A 12-part pre-norm transformer block, declared for the benchmark."""
+from derive import Composite, Operator, Tensor, dims
+
+_b, _d, _f, _n = dims("b d f n")
+_t, _s, _h, _k, _q = dims("t s h k q")
+_matmul = Operator(name="bench_mm", flops=2 * _b * _d * _f,
+                   reads=[Tensor("X", (_b, _d)), Tensor("Y", (_d, _f))], writes=[Tensor("Z", (_b, _f))])
+_attention = Operator(name="bench_attn", flops=4 * _b * _t * _s * _q * _h,
+                      reads=[Tensor("q", (_b, _t, _q, _h)), Tensor("k", (_b, _s, _k, _h)), Tensor("v", (_b, _s, _k, _h))],
+                      writes=[Tensor("o", (_b, _t, _q, _h))])
+_norm = Operator(name="bench_norm", flops=7 * _b * _d,
+                 reads=[Tensor("x", (_b, _d)), Tensor("gamma", (_d,)), Tensor("beta", (_d,))], writes=[Tensor("y", (_b, _d))])
+_add = Operator(name="bench_add", flops=_n, reads=[Tensor("x", (_n,)), Tensor("y", (_n,))], writes=[Tensor("z", (_n,))])
+_relu = Operator(name="bench_relu", flops=_n, reads=[Tensor("x", (_n,))], writes=[Tensor("y", (_n,))])
+
+B, T, S, d_model, d_ff, N, K, H = dims("B T S d_model d_ff N K H")
+bench_block = Composite(
+    name="bench_block",
+    parts=[
+        ("norm1", _norm, {_b: B * T, _d: d_model}),
+        ("q_proj", _matmul, {_b: B * T, _d: d_model, _f: N * H}),
+        ("kv_proj", _matmul, {_b: B * T, _d: d_model, _f: 2 * K * H}),
+        ("attn", _attention, {_b: B, _t: T, _s: S, _q: N, _k: K, _h: H}),
+        ("o_proj", _matmul, {_b: B * T, _d: N * H, _f: d_model}),
+        ("residual1", _add, {_n: B * T * d_model}),
+        ("norm2", _norm, {_b: B * T, _d: d_model}),
+        ("gate", _matmul, {_b: B * T, _d: d_model, _f: d_ff}),
+        ("up", _matmul, {_b: B * T, _d: d_model, _f: d_ff}),
+        ("act", _relu, {_n: B * T * d_ff}),
+        ("down", _matmul, {_b: B * T, _d: d_ff, _f: d_model}),
+        ("residual2", _add, {_n: B * T * d_model}),
+    ],
+    fused=[("up", "act"), ("act", "down")],
+    doc="Benchmark block: norms, Q/KV/O projections, attention, gated MLP, residual adds.",
+)
+'''
+BLOCK_SET = {"T": 1, "S": 4096, "d_model": 8192, "d_ff": 28672, "N": 64, "K": 8, "H": 128}
+
+
+def composite_available() -> bool:
+    try:
+        from derive import Composite  # noqa: F401
+    except ImportError:
+        try:
+            from derive.declare import Composite  # noqa: F401
+        except ImportError:
+            return False
+    return True
+
+
+def measure_composite(tmp: Path, repeats: int) -> dict | None:
+    """(d): derive.solve + .markdown() + .latex() of a 12-part layer, warm (after a first call)."""
+    if not composite_available():
+        return None
+    import derive
+
+    path = tmp / "bench_block.py"
+    path.write_text(BLOCK_FILE, encoding="utf-8")
+
+    def once() -> tuple[int, int]:
+        d = derive.solve("bench_block", dtype="bf16", chip="h100", set=BLOCK_SET, operators=(path,))
+        return len(d.markdown()), len(d.latex())
+
+    t = time.perf_counter()
+    once()
+    first = time.perf_counter() - t
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        once()
+        best = min(best, time.perf_counter() - t)
+    return {"first": first, "warm": best, "parts": 12}
+
+
+def measure_sweep(side: int, repeats: int) -> dict:
+    """(e): matmul over B = 1..side × D = 1..side (F = 8192, bf16 on h100)."""
+    from derive.pipeline import solve
+    from derive.sweep import grid_of, parse_over, sweep_arrays, sweep_csv
+
+    a = solve("matmul", dtype="bf16", chip="h100", set={"F": 8192}).analysis
+    axes = [parse_over(f"B=1..{side}", a.problem.operator.dims), parse_over(f"D=1..{side}", a.problem.operator.dims)]
+    arrays = csv = float("inf")
+    size = 0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        sweep_arrays(a, grid_of(axes))
+        arrays = min(arrays, time.perf_counter() - t)
+        t = time.perf_counter()
+        size = len(sweep_csv(a, axes))
+        csv = min(csv, time.perf_counter() - t)
+    return {"points": side * side, "arrays": arrays, "csv": csv, "csv_mb": size / 1e6}
+
+
+def profile_key(top: int = 25) -> str:
+    """cProfile of one in-process key build of set20 (after imports); the top functions by own and total time."""
+    import cProfile
+    import io
+    import pstats
+
+    from derive.keys import build_key
+    from derive.problemset import load_problem_set
+
+    pset = load_problem_set(SET20)
+    prof = cProfile.Profile()
+    prof.enable()
+    build_key(pset, "set20")
+    prof.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+    return out.getvalue()
+
+
+# --- report -----------------------------------------------------------------------------------------
+
+
+def _row(name: str, derive: str, baseline: str, ratio: str, goal: str, met: bool | None) -> list[str]:
+    return [name, derive, baseline, ratio, goal, "—" if met is None else ("yes" if met else "NO")]
+
+
+def table(rows: list[list[str]]) -> str:
+    head = ["measurement", "derive", "baseline", "ratio", "goal", "met?"]
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths))  # noqa: E731
+    return "\n".join([fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="derive benchmarks (ratios measured side by side)")
+    ap.add_argument("--quick", action="store_true", help="one repeat, smaller sizes: a smoke run")
+    ap.add_argument("--repeats", type=int, default=None, help="rounds per cold measurement (default 3; 1 with --quick)")
+    ap.add_argument("--profile", action="store_true", help="also profile one in-process key build")
+    args = ap.parse_args(argv)
+    repeats = args.repeats or (1 if args.quick else 3)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="derive-bench-") as d:
+        tmp = Path(d)
+        k = measure_key(tmp, repeats)
+        ra, rb = k["key"] / k["naive"], k["key"] / k["sympy"]
+        rows.append(_row("(a) key of set20, cold vs naive sympy", f"{k['key']:.2f} s", f"{k['naive']:.2f} s", f"{ra:.2f}", "<= 0.4", ra <= GOALS["a"]))
+        rows.append(_row("(b) key of set20, cold vs import sympy", f"{k['key']:.2f} s", f"{k['sympy']:.2f} s", f"{rb:.2f}", "<= 2.5", rb <= GOALS["b"]))
+        m = measure_marginal(tmp, repeats, times=2 if args.quick else 10, first=3 if args.quick else None)
+        ms = 1000 * m["per_problem"]
+        rows.append(_row(f"(c) marginal per problem ({m['nk']} vs {m['n1']} problems)", f"{ms:.1f} ms", f"{m['tk']:.2f} s - {m['t1']:.2f} s", "—", "<= 15 ms", ms <= GOALS["c"]))
+        c = measure_composite(tmp, repeats)
+        if c is None:
+            print("composite: not available")
+        else:
+            rows.append(_row("(d) 12-part composite, solve+md+tex warm", f"{c['warm']:.3f} s", f"first {c['first']:.2f} s", "—", "—", None))
+        s = measure_sweep(100 if args.quick else 1000, repeats)
+        rows.append(_row(f"(e) sweep_arrays, {s['points']:.0e} points", f"{s['arrays']:.3f} s", "—", "—", "<= 1 s", s["arrays"] <= GOALS["e"]))
+        rows.append(_row(f"(e) sweep arrays + CSV ({s['csv_mb']:.0f} MB)", f"{s['csv']:.3f} s", "—", "—", "~1 s", None))
+    print(table(rows))
+    print(f"\nbest of {repeats}, cold processes interleaved; python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
+    if args.profile:
+        print("\nprofile of one in-process key build of set20 (imports excluded):\n")
+        print(profile_key())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
