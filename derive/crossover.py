@@ -63,7 +63,7 @@ def sign_on_positive(expr: sp.Expr) -> int | None:
     >>> sign_on_positive(3*B*D + 2), sign_on_positive(-B - 1), sign_on_positive(B - D)
     (1, -1, None)
     """
-    num, den = sp.fraction(sp.cancel(sp.together(expr)))
+    num, den = (expr, sp.Integer(1)) if expr.is_polynomial() else sp.fraction(sp.cancel(sp.together(expr)))
     signs = []
     for part in (num, den):
         part = sp.expand(part)

@@ -73,7 +73,8 @@ def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], reduced: sp.Expr, subs:
     """num / Σ terms with the terms in declaration order, when that is already in lowest terms."""
     subs = subs or {}
     n, d = num.subs(subs), sp.Add(*terms).subs(subs)
-    if sp.expand(sp.fraction(sp.cancel(n / d))[1] - d) == 0 or sp.expand(sp.fraction(reduced.subs(subs))[1] - d) == 0:
+    r_den = sp.fraction(sp.cancel(reduced.subs(subs)) if subs else reduced)[1]
+    if sp.expand(r_den - d) == 0:
         return rf"\frac{{{tex(n)}}}{{{tex_sum([t.subs(subs) for t in terms])}}}"
     return tex(sp.cancel(reduced.subs(subs)))
 
