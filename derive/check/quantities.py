@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..analysis import Analysis, ByteTerm
-from ..crossover import ALWAYS, NEVER, UNDETERMINED, Crossover, sign_on_positive, solve_crossover
+from ..crossover import ALWAYS, NEVER, Crossover, sign_on_positive, solve_crossover
 from ..errors import ProblemError, RegimeError
 from ..regime import Regime, leading_order
 
@@ -114,7 +114,7 @@ def hardware_of(a: Analysis) -> Hardware:
 
 
 def basis_of(a: Analysis, roof: str, regime: Regime | None = None) -> Basis:
-    """The exact basis of a roof, or its leading order under ``regime``.
+    """The exact basis of a roof, or its leading order under ``regime`` (with the byte terms it keeps).
 
     Raises:
         ProblemError: the operator sends nothing over the interconnect.
@@ -127,7 +127,8 @@ def basis_of(a: Analysis, roof: str, regime: Regime | None = None) -> Basis:
     if regime is None:
         return Basis(a.flops, total, terms, roof)
     lo = leading_order(a.flops, tuple(t.bytes for t in terms), regime)
-    return Basis(lo.numerator, lo.denominator, terms, roof)
+    kept = tuple(t for t in terms if any(t.bytes == k for k in lo.kept_den))
+    return Basis(lo.numerator, lo.denominator, kept if sp.Add(*(t.bytes for t in kept)) == lo.denominator else terms, roof)
 
 
 def _parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
@@ -193,9 +194,3 @@ def leading(a: Analysis, quantity: str, regime: Regime | None) -> Target | None:
         return compute(kind, basis_of(a, roof_of(quantity), regime), hardware_of(a), a)
     except RegimeError:
         return None
-
-
-def crossover_status_note(a: Analysis) -> str:
-    """A sentence about the exact crossover's status when it is not a single number."""
-    c = a.memory.crossover
-    return "" if c is None or c.status != UNDETERMINED else c.note

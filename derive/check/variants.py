@@ -16,13 +16,16 @@ import sympy as sp
 from ..analysis import Analysis, analyse
 from ..errors import DeriveError
 from ..problem import ProblemSpec, bind
+from ..regime import Regime
 from ..registry import Registry
 from .quantities import MEMORY, NETWORK, Basis, Hardware, basis_of, compute, describe, hardware_of, kind_of, roof_of
-from .words import exact_decimal
+from .words import sci
 
-__all__ = ["Variant", "hardware_variants", "dtype_variants", "round_sig", "sig_text"]
+__all__ = ["Variant", "ROUNDED", "hardware_variants", "dtype_variants", "round_sig", "sig_text"]
 
 Variant = tuple[str, object]  # (sentence stem, Target)
+ROUNDED = " rounded to "
+"""In the stem of every rounding variant (and no other)."""
 _HW_KINDS = frozenset({"ridge", "cross", "t_num", "t_den"})
 _DTYPE_KINDS = frozenset({"den", "ratio", "cross", "t_den"})
 
@@ -75,35 +78,35 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
         except DeriveError:
             return None
 
-    if peak_uses:
-        yield (f"this uses the sparse peak ({exact_decimal(2 * hw.peak)}); the sparse peak is 2× the dense one and must not be used",
-               run(replace(hw, peak=2 * hw.peak)))
-    if kind != "t_num":
-        if roof == MEMORY and hw.link is not None:
-            yield (f"this uses the link bandwidth ({exact_decimal(hw.link)} B/s) instead of the HBM bandwidth ({exact_decimal(hw.memory)} B/s)",
-                   run(replace(hw, memory=hw.link)))
-        if roof == NETWORK and hw.link is not None:
-            yield (f"this uses the HBM bandwidth ({exact_decimal(hw.memory)} B/s) instead of the link bandwidth ({exact_decimal(hw.link)} B/s)",
-                   run(replace(hw, link=hw.memory)))
     if peak_uses and p.chip is not None:
         for dtype, fig in p.chip.peaks:
             if fig.value != hw.peak:
                 yield (f"this uses the {dtype} peak ({fig.text}); the compute dtype is {p.compute_dtype} ({p.compute_reason})",
                        run(replace(hw, peak=fig.value)))
+    if peak_uses:
+        yield (f"this uses the sparse peak ({sci(2 * hw.peak)}); the sparse peak is 2× the dense one and must not be used",
+               run(replace(hw, peak=2 * hw.peak)))
+    if kind != "t_num":
+        if roof == MEMORY and hw.link is not None:
+            yield (f"this uses the link bandwidth ({sci(hw.link)} B/s) instead of the HBM bandwidth ({sci(hw.memory)} B/s)",
+                   run(replace(hw, memory=hw.link)))
+        if roof == NETWORK and hw.link is not None:
+            yield (f"this uses the HBM bandwidth ({sci(hw.memory)} B/s) instead of the link bandwidth ({sci(hw.link)} B/s)",
+                   run(replace(hw, link=hw.memory)))
     bw = hw.bandwidth(roof)
     peaks = [(None, hw.peak, "")] + (_rounded(hw.peak) if peak_uses else [])
     bws = [(None, bw, "")] + (_rounded(bw) if kind != "t_num" and bw is not None else [])
     combos = [(pk, b) for pk in peaks for b in bws if pk[0] or b[0]]
     combos.sort(key=lambda c: (bool(c[0][0]) + bool(c[1][0]), -(c[0][0] or 9) - (c[1][0] or 9)))
     for (pd, pv, pt), (bd, bv, bt) in combos:
-        said = ([f"π rounded to {pt}"] if pd else []) + ([f"{bw_name} rounded to {bt}"] if bd else [])
+        said = ([f"π{ROUNDED}{pt}"] if pd else []) + ([f"{bw_name}{ROUNDED}{bt}"] if bd else [])
         h = replace(hw, peak=pv, **({"memory": bv} if roof == MEMORY else {"link": bv}))
         yield f"this matches the {describe(quantity)} with {' and '.join(said)}", run(h)
 
 
-def dtype_variants(a: Analysis, quantity: str, spec: ProblemSpec, registry: Registry) -> Iterator[Variant]:
-    """Variants with other dtype bindings (the compute dtype, and so the peak, kept)."""
-    if kind_of(quantity) not in _DTYPE_KINDS or quantity == "intensity_regime" and a.problem.regime is None:
+def dtype_variants(a: Analysis, quantity: str, spec: ProblemSpec, registry: Registry, regime: Regime | None = None) -> Iterator[Variant]:
+    """Variants with other dtype bindings (the compute dtype, and so the peak, kept), at leading order under ``regime`` if given."""
+    if kind_of(quantity) not in _DTYPE_KINDS:
         return
     p = a.problem
     free = [t.name for t in p.operator.tensors if t.width is None]
@@ -117,14 +120,14 @@ def dtype_variants(a: Analysis, quantity: str, spec: ProblemSpec, registry: Regi
         tried.add(binding)
         wrong = [n for n, d in binding if actual[n].name != d]
         but = "; ".join(f"{n} is {actual[n].name}" for n in wrong)
-        yield f"this matches the {describe(quantity)} with every tensor in {dtype}; but {but}", _rebound(a, quantity, spec, registry, binding)
+        yield (f"this matches the {describe(quantity)} with every tensor in {dtype}; but {but}",
+               _rebound(a, quantity, spec, registry, binding, regime))
 
 
-def _rebound(a: Analysis, quantity: str, spec: ProblemSpec, registry: Registry, binding: tuple) -> object | None:
+def _rebound(a: Analysis, quantity: str, spec: ProblemSpec, registry: Registry, binding: tuple, regime: Regime | None) -> object | None:
     try:
         new_spec = replace(spec, dtypes=tuple(f"{n}={d}" for n, d in binding), compute=a.problem.compute_dtype)
         b = analyse(bind(new_spec, registry.get(spec.operator)))
-        regime = a.problem.regime if quantity == "intensity_regime" else None
         h = replace(hardware_of(b), peak=hardware_of(a).peak)
         return compute(kind_of(quantity), basis_of(b, roof_of(quantity), regime), h, b)
     except DeriveError:

@@ -9,7 +9,7 @@ import sympy as sp
 from ..declare import Tensor
 from ..numbers import fmt_decimal
 
-__all__ = ["compact", "exact_decimal", "tensor_label", "per_element", "approx"]
+__all__ = ["compact", "exact_decimal", "sci", "tensor_label", "per_element", "approx", "plural"]
 
 _SINGLE = re.compile(r"^[A-Za-z]$")
 
@@ -43,6 +43,21 @@ def exact_decimal(value: sp.Expr) -> str:
     sign = "-" if scaled < 0 else ""
     whole, frac = divmod(abs(scaled), 10**digits)
     return f"{sign}{whole}.{str(frac).rjust(digits, '0').rstrip('0')}"
+
+
+def sci(value: sp.Expr) -> str:
+    """A hardware number as people write it: ``3.94e14`` for 394000000000000 (exact digits kept)."""
+    if not value.is_Integer or abs(int(value)) < 10**6:
+        return exact_decimal(value)
+    digits = str(abs(int(value)))
+    mant = digits.rstrip("0")
+    text = mant[0] + ("." + mant[1:] if len(mant) > 1 else "") + f"e{len(digits) - 1}"
+    return ("-" if value < 0 else "") + text
+
+
+def plural(what: str) -> bool:
+    """True for quantity names that take a plural verb (``FLOPs``, ``bytes``)."""
+    return what.endswith(("FLOPs", "bytes"))
 
 
 def approx(value: sp.Expr) -> str:
