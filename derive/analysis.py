@@ -8,6 +8,7 @@ compute.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
@@ -96,6 +97,12 @@ def _regime_checks(problem: Problem, value: sp.Expr) -> tuple[tuple[str, bool], 
     return tuple(checks)
 
 
+@lru_cache(maxsize=2048)
+def _cancel(expr: sp.Expr) -> sp.Expr:
+    return sp.cancel(expr)
+
+
+@lru_cache(maxsize=2048)
 def _ratio_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """num/den in lowest terms when the reduced denominator is provably positive.
 
@@ -103,13 +110,13 @@ def _ratio_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     solved as a number; without a provably positive denominator, the sign of
     num·β − den·π would not be the sign of I − ridge, so the original pair is kept.
     """
-    n, d = sp.fraction(sp.cancel(num / den))
+    n, d = sp.fraction(_cancel(num / den))
     return (n, d) if sign_on_positive(d) == 1 else (num, den)
 
 
 def _roofline(flops_x, terms, bandwidth, peak, x, subs_x, subs_all) -> Roofline:
     total = sp.Add(*(t.bytes for t in terms))
-    intensity = sp.cancel(flops_x / total)
+    intensity = _cancel(flops_x / total)
     ridge = peak / bandwidth if bandwidth is not None else None
     cross = None
     time = None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 
 import sympy as sp
@@ -54,6 +55,7 @@ class Crossover:
         return self.exact is not None and self.exact.is_number
 
 
+@lru_cache(maxsize=4096)
 def sign_on_positive(expr: sp.Expr) -> int | None:
     """Sign of ``expr`` for all positive values of its symbols, if its coefficients decide it.
 
@@ -135,8 +137,9 @@ def _numeric(g: sp.Expr, x: sp.Symbol, poly: sp.Poly) -> Crossover:
     )
 
 
+@lru_cache(maxsize=1024)
 def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol) -> Crossover:
-    """Solve FLOPs/peak = bytes/bandwidth for x exactly.
+    """Solve FLOPs/peak = bytes/bandwidth for x exactly (pure, so cached: keys repeat setups).
 
     >>> B, D = sp.symbols("B D", positive=True, integer=True)
     >>> solve_crossover(2*B*D, B + D, 3, 1, B).exact

@@ -8,6 +8,7 @@ Sums of per-tensor byte terms are printed in declaration order (X, Y, Z:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
@@ -43,7 +44,12 @@ def tex(expr: sp.Basic, symbol_names: dict | None = None, mul_symbol: str | None
     >>> tex(sp.Rational(9850, 41))
     '\\\\frac{9850}{41}'
     """
-    settings = dict(_SETTINGS, symbol_names=symbol_names or {}, mul_symbol=mul_symbol)
+    return _tex(expr, tuple(sorted((symbol_names or {}).items(), key=lambda kv: kv[0].name)), mul_symbol)
+
+
+@lru_cache(maxsize=16384)
+def _tex(expr: sp.Basic, symbol_names: tuple, mul_symbol: str | None) -> str:
+    settings = dict(_SETTINGS, symbol_names=dict(symbol_names), mul_symbol=mul_symbol)
     return _Printer(settings).doprint(expr)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
@@ -153,6 +154,7 @@ def _terms(expr_or_terms) -> tuple[sp.Expr, ...]:
     return sp.Add.make_args(sp.expand(expr_or_terms))
 
 
+@lru_cache(maxsize=1024)
 def leading_order(numerator, denominator, regime: Regime, what: str = "intensity") -> LeadingOrder:
     """Leading order of numerator/denominator as the regime's growing dims scale together.
 
