@@ -178,7 +178,8 @@ def sweep_scene(fig: SweepFigure, m: Metrics) -> Scene:
         if cx is None:
             continue
         text = f"{fig.x_label}* ≈ {fmt_sig(cx, 4)}"
-        reqs.append((f.request(text, cx, y_bottom, ("above-right", "above-left"), 4.0), text, cx, y_bottom, i))
+        y_at = float(y_bottom) * 10 ** (0.22 * i)  # stagger the series' labels so neighbours never overlap
+        reqs.append((f.request(text, cx, y_at, ("above-right", "above-left"), 4.0), text, cx, y_at, i))
     legend = tuple((s.label, i) for i, s in enumerate(fig.series))
     lw = max(len(t) for t, _ in legend) * m.char_w + 3 * m.line_h
     lh = len(legend) * m.line_h + m.line_h / 2
