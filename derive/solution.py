@@ -178,7 +178,8 @@ def _times_step(a: Analysis) -> Step:
     flops_b, bytes_b = a.flops.subs(bound), a.memory.bytes.subs(bound)
     lines = (
         Line.of(r"T_{\text{math}}", r"\frac{\text{FLOPs}}{\pi}", rf"\frac{{{tex(flops_b)}}}{{{peak}}}", _value(a.t_math), approx=_sec(a.t_math)),
-        Line.of(r"T_{\text{mem}}", r"\frac{\text{bytes}}{\beta}", rf"\frac{{{_ordered(a.memory, bound)}}}{{{bw}}}", _value(a.memory.time), approx=_sec(a.memory.time)),
+        Line.of(r"T_{\text{mem}}", r"\frac{\text{bytes}}{\beta}", rf"\frac{{{_ordered(a.memory, bound)}}}{{{bw}}}",
+                _value(a.memory.time) or rf"\frac{{{tex(bytes_b)}}}{{{bw}}}", approx=_sec(a.memory.time)),
     )
     return Step(StepKind.TIMES, "T_math = FLOPs / π, T_mem = bytes / β", rich("Time at peak compute and time at full memory bandwidth, in seconds."), lines)
 

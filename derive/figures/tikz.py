@@ -106,8 +106,10 @@ def _render(scene: Scene) -> str:
         f"ylabel={{{_tex_escape(s.y_label)}}}", "clip=false",
     ]
     if s.legend:
-        opts += [f"legend pos={s.legend_corner}", "legend cell align=left",
-                 "legend style={font=\\footnotesize}"]
+        # below the x label, in one row: TeX's fonts are wider than the SVG's, so an
+        # in-axis legend could cover the crossover labels
+        opts += ["legend cell align=left", "legend columns=-1",
+                 "legend style={font=\\footnotesize, at={(0.5,-0.2)}, anchor=north, /tikz/every even column/.append style={column sep=1em}}"]
     body: list[str] = []
     for i, ln in enumerate(s.lines):  # the first len(legend) lines are the legend's series
         body += _line(ln, s.legend[i][0] if i < len(s.legend) else None)
