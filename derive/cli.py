@@ -39,8 +39,18 @@ def add_problem_flags(p: argparse.ArgumentParser, chip: bool = True) -> None:
     p.add_argument("--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``derive`` command."""
+# Commands that live in their own modules, each offering ``add_<name>_parser``; only the
+# one being run is imported (the others cost a quarter second of start-up together).
+_LATER = {
+    "key": ("keys", "add_key_parser", "write an answer key, questions, LaTeX and figures for a problem set"),
+    "check": ("check", "add_check_parser", "check a claimed formula, number or derivation"),
+    "compare": ("compare", "add_compare_parser", "compare chips and compute dtypes for one problem"),
+    "sweep": ("sweep", "add_sweep_parser", "evaluate derived quantities over a grid of dims, as CSV"),
+}
+
+
+def build_parser(command: str | None = "") -> argparse.ArgumentParser:
+    """The argument parser of ``derive``; ``command`` limits which command modules load."""
     parser = _Parser(prog="derive", description="Exact, step-by-step roofline analysis of ML operators.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
@@ -51,18 +61,28 @@ def build_parser() -> argparse.ArgumentParser:
     ops = sub.add_parser("operators", help="list operators with their shapes")
     ops.add_argument("--operators", action="append", default=[], metavar="PATH")
     ops.add_argument("--format", choices=("md", "json"), default="md")
-    _add_later_commands(sub)
+    _add_later_commands(sub, command)
     return parser
 
 
-def _add_later_commands(sub) -> None:
-    """Commands that live in their own modules: each module offers ``add_<name>_parser``."""
+def _add_later_commands(sub, command: str | None = "") -> None:
+    """Full parsers for the command being run (all when ``command`` is ""), stubs for the rest."""
     import importlib
 
-    for module, func in (("keys", "add_key_parser"), ("check", "add_check_parser"),
-                         ("compare", "add_compare_parser"), ("sweep", "add_sweep_parser")):
+    for name, (module, func, helptext) in _LATER.items():
+        if command not in ("", name):
+            sub.add_parser(name, help=helptext, add_help=False)
+            continue
         adder = getattr(importlib.import_module(f"derive.{module}"), func)
         adder(sub) if module == "keys" else adder(sub, add_problem_flags)
+
+
+def _command_of(argv: list[str]) -> str:
+    """The command word in argv ("" when it cannot be told, so every command loads)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    if first is None:
+        return "" if any(a in ("-h", "--help") for a in argv) else "none"
+    return first if first in _LATER else ("none" if first in ("solve", "chips", "operators") else "")
 
 
 def spec_from_args(args: argparse.Namespace):
@@ -121,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")
     try:
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(_command_of(argv)).parse_args(argv)
         return _dispatch(args)
     except DeriveError as exc:
         sys.stderr.write(exc.one_line() + "\n")
