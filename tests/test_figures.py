@@ -1,15 +1,36 @@
-"""Roofline figures: well-formed SVG, escaped labels, deterministic bytes, knees placed exactly."""
+"""Roofline figures: well-formed SVG, escaped labels, deterministic bytes, knees placed exactly,
+TikZ that pdflatex compiles."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+import pytest
 import sympy as sp
 
-from derive.figures import Ceiling, Point, RooflineFigure, Series, SweepFigure, roofline_svg, roofline_tikz, sweep_svg, sweep_tikz
+from conftest import ROOT, in_ci
+from derive.figures import (
+    TIKZ_PACKAGES, TIKZ_PREAMBLE, Ceiling, Point, RooflineFigure, Series, SweepFigure,
+    escape_svg_text, roofline_svg, roofline_tikz, sweep_svg, sweep_tikz,
+)
+from derive.figures.model import ceil_log10, floor_log10, roofline_geometry, sweep_geometry
 
 NASTY = r"50% of $x$ & #1 _ ^ ~ {} \end{document} <b>"
 BF16, INT8, BW = sp.Integer(197 * 10**12), sp.Integer(394 * 10**12), sp.Integer(82 * 10**10)
+
+
+def intensity(b: int, d: int, f: int) -> sp.Rational:
+    """A bf16 matmul [B,D]x[D,F]: 2BDF FLOPs over 2(BD + DF + BF) bytes."""
+    return sp.Rational(b * d * f, b * d + d * f + b * f)
+
+
+def attainable(i: sp.Rational) -> sp.Rational:
+    return min(BF16, i * BW)
 
 
 def roofline() -> RooflineFigure:
@@ -17,13 +38,21 @@ def roofline() -> RooflineFigure:
                           (Point("q2 (B* = 120.1)", BF16 / BW, BF16), Point("at B = 64", sp.Rational(64), 64 * BW)))
 
 
-def sweep() -> SweepFigure:
+def tpu_roofline() -> RooflineFigure:
+    pts = tuple(Point(f"q{k}: matmul at B = {b}", intensity(b, 4096, 4096), attainable(intensity(b, 4096, 4096)))
+                for k, b in ((1, 16), (2, 121)))
+    return RooflineFigure("TPU v5e", BW, (Ceiling("bf16", BF16), Ceiling("int8", INT8)), pts)
+
+
+def sweep(title: str = NASTY) -> SweepFigure:
     xs = tuple(sp.Integer(2**k) for k in range(13))
+    ridge = BF16 / BW
     series = []
     for d in (4096, 1024):
-        ys = tuple(sp.Min(BF16, sp.Rational(2 * b * d * d, 2 * b * d + d * d + 2 * b * d) * BW) for b in xs)
-        series.append(Series(f"D = F = {d}", xs, ys, sp.Rational(5043200, 37059) if d == 4096 else None))
-    return SweepFigure(NASTY, "B", "attainable FLOP/s", tuple(series), BF16)
+        ys = tuple(attainable(intensity(int(b), d, d)) for b in xs)
+        cross = ridge * d * d / (d * d - 2 * d * ridge)  # B*d*d / (2Bd + d*d) = ridge, solved for B
+        series.append(Series(f"D = F = {d}", xs, ys, cross))
+    return SweepFigure(title, "B", "attainable FLOP/s", tuple(series), BF16)
 
 
 def test_svg_is_xml_and_escapes_the_title():
@@ -31,16 +60,98 @@ def test_svg_is_xml_and_escapes_the_title():
         root = ET.fromstring(svg)
         assert root.tag.endswith("svg")
         texts = "".join(root.itertext())
-        assert "50% of $x$ & #1" in texts and "<b>" in texts  # shown literally, not markup
+        assert NASTY in texts  # shown literally, not markup
+        assert "&lt;b&gt;" in svg and "&amp; #1" in svg and "<b>" not in svg
+
+
+def test_escape_svg_text():
+    assert escape_svg_text("a<b & \"c\" 'd'>\x01") == "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;?"
 
 
 def test_knee_labels_and_determinism():
     svg = roofline_svg(roofline())
-    assert "240.2" in svg and "480.5" in svg  # ridge 9850/41 and 19700/41, derived from the ceilings
+    assert ">240.2<" in svg and ">480.5<" in svg  # ridge 9850/41 and 19700/41, derived from the ceilings
     assert svg == roofline_svg(roofline()) and sweep_svg(sweep()) == sweep_svg(sweep())
+    assert roofline_tikz(roofline()) == roofline_tikz(roofline()) and sweep_tikz(sweep()) == sweep_tikz(sweep())
+    assert "240.2" in roofline_tikz(roofline()) and "480.5" in roofline_tikz(roofline())
+
+
+def test_crossover_labels():
+    svg, tikz = sweep_svg(sweep()), sweep_tikz(sweep())
+    assert "B* ≈ 272.2" in svg and "B* ≈ 452.6" in svg
+    assert r"B* $\approx$ 272.2" in tikz and r"B* $\approx$ 452.6" in tikz
+
+
+def test_axis_ranges_are_decades_covering_the_data():
+    g = roofline_geometry(tpu_roofline())
+    assert g.x_dec == (0, 4) and g.y_dec == (11, 15)  # knees 240 and 480, a decade of ceiling beyond
+    assert g.slope[0] == (1, BW) and g.slope[1] == (INT8 / BW, INT8)  # left edge up to the highest knee
+    low = RooflineFigure("t", BW, (Ceiling("bf16", BF16),), (Point("tiny", sp.Rational(1, 50), BW / 50),))
+    assert roofline_geometry(low).x_dec[0] == -2 and roofline_geometry(low).y_dec[0] == 9  # slope at 10**-2: 8.2e9
+    s = sweep_geometry(sweep())
+    assert s.x_dec == (0, 4) and s.y_dec == (11, 15)
+
+
+def test_exact_decades():
+    assert floor_log10(sp.Integer(1000)) == 3 and ceil_log10(sp.Integer(1000)) == 3
+    assert floor_log10(sp.Rational(999, 1)) == 2 and ceil_log10(sp.Rational(1001)) == 4
+    assert floor_log10(sp.Rational(1, 1000)) == -3 and floor_log10(sp.Rational(1, 999)) == -3
+    assert floor_log10(sp.Integer(10) ** 40 - 1) == 39
+
+
+def test_floats_are_refused():
+    with pytest.raises(TypeError):
+        Ceiling("bf16", 1.97e14)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Point("p", sp.Integer(0), sp.Integer(1))
+
+
+def test_coincident_points_share_one_label():
+    knee = BF16 / BW
+    fig = RooflineFigure("t", BW, (Ceiling("bf16", BF16),), (Point("qa", knee, BF16), Point("qb", knee, BF16)))
+    svg = roofline_svg(fig)
+    assert svg.count("<polygon") == 1 and ">qa</tspan>" in svg and ">qb</tspan>" in svg
+    assert r"qa\\{}qb" in roofline_tikz(fig)
 
 
 def test_tikz_escapes_labels():
     tikz = roofline_tikz(roofline()) + sweep_tikz(sweep())
     assert r"\end{document}" not in tikz.replace(r"\textbackslash{}end\{document\}", "")
-    assert "loglogaxis" in tikz
+    assert r"50\% of \$x\$ \& \#1 \_ \textasciicircum{} \textasciitilde{} \{\}" in tikz
+    assert "loglogaxis" in tikz and r"\addplot {" not in tikz and "\\begin{tikzpicture}" in tikz
+    assert TIKZ_PACKAGES == ("pgfplots",) and any("pgfplots" in line for line in TIKZ_PREAMBLE)
+
+
+_SCRIPT = """
+import sys
+sys.path.insert(0, {tests!r})
+import test_figures as t
+from derive.figures import roofline_svg, roofline_tikz, sweep_svg, sweep_tikz
+sys.stdout.write(roofline_svg(t.roofline()) + roofline_svg(t.tpu_roofline()) + sweep_svg(t.sweep())
+                 + roofline_tikz(t.roofline()) + sweep_tikz(t.sweep()))
+"""
+
+
+def test_bytes_do_not_depend_on_the_hash_seed():
+    outs = []
+    for seed in ("0", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        p = subprocess.run([sys.executable, "-c", _SCRIPT.format(tests=str(ROOT / "tests"))], env=env, cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        outs.append(p.stdout)
+    assert outs[0] == outs[1] and len(outs[0]) > 1000
+
+
+def test_tikz_compiles(tmp_path: Path):
+    if shutil.which("pdflatex") is None:
+        if in_ci():
+            pytest.fail("pdflatex is missing under CI")
+        pytest.skip("pdflatex not installed: the TikZ figures are not compiled")
+    figures = [roofline_tikz(roofline()), roofline_tikz(tpu_roofline()), sweep_tikz(sweep())]
+    doc = "\n".join([r"\documentclass{article}", *TIKZ_PREAMBLE, r"\begin{document}", *figures, r"\end{document}", ""])
+    (tmp_path / "figs.tex").write_text(doc, encoding="utf-8")
+    p = subprocess.run(["pdflatex", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "figs.tex"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stdout[-3000:]
+    assert (tmp_path / "figs.pdf").stat().st_size > 0

@@ -13,10 +13,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .model import (
-    Box, LabelRequest, RooflineFigure, SweepFigure, choose_corner, fmt_sig, log_frac,
-    place_labels, polyline_obstacles, roofline_geometry, sweep_geometry,
-)
+from .model import RooflineFigure, SweepFigure, fmt_sig, log_frac, roofline_geometry, sweep_geometry
+from .place import Box, LabelRequest, choose_corner, place_labels, polyline_obstacles
 
 __all__ = ["Metrics", "Line", "Marker", "Label", "Scene", "roofline_scene", "sweep_scene"]
 
@@ -39,8 +37,7 @@ class Metrics:
 class Line:
     pts: tuple[Coord, ...]
     color: int  # palette index; -1 is the neutral (black) ink
-    dashed: bool = False
-    thick: bool = True
+    style: str = "solid"  # "solid" (thick), "dashed" or "dotted" (thin)
 
 
 @dataclass(frozen=True)
@@ -53,7 +50,7 @@ class Marker:
 
 @dataclass(frozen=True)
 class Label:
-    text: str
+    text: str  # one or more lines, separated by "\n"
     x: Num  # data anchor
     y: Num
     dx: float  # lower-left corner of the label, offset from the anchor, backend units
@@ -88,11 +85,13 @@ class _Frame:
     def request(self, text: str, x: Num, y: Num, where: tuple[str, ...], gap: float) -> LabelRequest:
         """A label request; ``where`` lists candidate sides in order of preference."""
         ax, ay = self(x, y)
-        w, h = len(text) * self.m.char_w, self.m.line_h
+        lines = text.split("\n")
+        w, h = max(len(t) for t in lines) * self.m.char_w, len(lines) * self.m.line_h
+        d = 0.8 * gap  # diagonal neighbours: the box corner just off the marker
         table = {
             "right": (gap, -h / 2), "left": (-gap - w, -h / 2),
-            "above-right": (gap / 2, gap / 2), "below-right": (gap / 2, -h - gap / 2),
-            "above-left": (-w - gap / 2, gap / 2), "below-left": (-w - gap / 2, -h - gap / 2),
+            "above-right": (d, d), "below-right": (d, -h - d),
+            "above-left": (-w - d, d), "below-left": (-w - d, -h - d),
             "above": (-w / 2, gap), "below": (-w / 2, -h - gap),
             "above-end": (-w - gap, gap / 2), "below-end": (-w - gap, -h - gap / 2),
         }
@@ -103,87 +102,128 @@ class _Frame:
         return Box(0.0, 0.0, self.m.width, self.m.height)
 
 
-def _labels(frame: _Frame, reqs: list[tuple[LabelRequest, str, Num, Num, int]], obstacles: list[Box]) -> tuple[Label, ...]:
-    boxes = place_labels([r[0] for r in reqs], frame.area, obstacles)
-    return tuple(Label(text, x, y, b.x0 - r.ax, b.y0 - r.ay, color)
-                 for (r, text, x, y, color), b in zip(reqs, boxes))
+_Req = tuple[LabelRequest, str, Num, Num, int]  # request, text, data anchor x and y, colour
+
+
+class _Builder:
+    """Accumulates a scene's lines, markers, obstacles and label requests."""
+
+    def __init__(self, frame: _Frame) -> None:
+        self.f = frame
+        self.lines: list[Line] = []
+        self.markers: list[Marker] = []
+        self.hard: list[Box] = []  # markers, legend: labels never cover them
+        self.soft: list[Box] = []  # drawn lines: labels avoid them when they can
+        self.reqs: list[_Req] = []
+
+    def line(self, ln: Line) -> None:
+        self.lines.append(ln)
+        self.soft += polyline_obstacles([self.f(x, y) for x, y in ln.pts])
+
+    def marker(self, mk: Marker, radius: float) -> None:
+        self.markers.append(mk)
+        u, v = self.f(mk.x, mk.y)
+        self.hard.append(Box(u - radius, v - radius, u + radius, v + radius))
+
+    def label(self, req: LabelRequest, text: str, x: Num, y: Num, color: int) -> None:
+        self.reqs.append((req, text, x, y, color))
+
+    def placed(self) -> tuple[tuple[Label, ...], list[Box]]:
+        boxes = place_labels([r[0] for r in self.reqs], self.f.area, self.hard, self.soft)
+        labels = tuple(Label(text, x, y, b.x0 - r.ax, b.y0 - r.ay, color)
+                       for (r, text, x, y, color), b in zip(self.reqs, boxes))
+        return labels, boxes
 
 
 def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
-    """The roofline: slope to the highest knee, a ceiling from each knee, knees, points."""
+    """The roofline: the slope up to the highest knee, a ceiling from each knee, each knee
+    circled and dropped (dotted) to the x axis where its ridge value is written, the points."""
     g = roofline_geometry(fig)
     f = _Frame(g.x_dec, g.y_dec, m)
-    lines = [Line(g.slope, -1)]
-    lines += [Line(((x0, peak), (x1, peak)), i) for i, (_, peak, x0, x1) in enumerate(g.ceilings)]
-    markers = [Marker(x, y, i, "knee") for i, (x, y) in enumerate(g.knees)]
-    markers += [Marker(p.intensity, p.attainable, -1, "point") for p in fig.points]
-    r = m.marker_r
-    obstacles = [Box(*(c - r - 1 for c in f(mk.x, mk.y)), *(c + r + 1 for c in f(mk.x, mk.y))) for mk in markers]
-    for ln in lines:
-        obstacles += polyline_obstacles([f(x, y) for x, y in ln.pts])
-    gap = r + 3
-    reqs: list[tuple[LabelRequest, str, Num, Num, int]] = []
-    right = sp.Rational(10) ** g.x_dec[1]
-    for i, (label, peak, _, _) in enumerate(g.ceilings):
-        text = f"{label}: {fmt_sig(peak, 3)} FLOP/s"
-        reqs.append((f.request(text, right, peak, ("above-end", "below-end"), gap), text, right, peak, i))
+    b = _Builder(f)
+    gap = m.marker_r + 3
+    bottom, right = sp.Rational(10) ** g.y_dec[0], sp.Rational(10) ** g.x_dec[1]
+    b.line(Line(g.slope, -1))
+    for i, (_, peak, x0, x1) in enumerate(g.ceilings):
+        b.line(Line(((x0, peak), (x1, peak)), i))
     for i, (x, y) in enumerate(g.knees):
-        text = fmt_sig(x, 4)
-        reqs.append((f.request(text, x, y, ("below-right", "right", "below", "above-left"), gap), text, x, y, i))
-    (x0, y0), (x1, y1) = g.slope
-    bw_text = f"memory: {fmt_sig(fig.bandwidth, 3)} B/s"
-    sx = _along(x0, x1, sp.Rational(2, 5))  # two fifths of the way up the slope
-    reqs.append((f.request(bw_text, sx, sx * fig.bandwidth, ("above-left", "below-right"), gap),
-                 bw_text, sx, sx * fig.bandwidth, -1))
+        b.line(Line(((x, bottom), (x, y)), i, "dotted"))
+        b.marker(Marker(x, y, i, "knee"), m.marker_r + 0.5)
+    # points at the same spot (e.g. several crossovers at one knee) share a marker and
+    # one label, a line each, in the order given
+    spots: dict[tuple[sp.Rational, sp.Rational], list[str]] = {}
     for p in fig.points:
-        where = ("right", "above-right", "below-right", "left", "above-left", "below-left", "above", "below")
-        reqs.append((f.request(p.label, p.intensity, p.attainable, where, gap), p.label, p.intensity, p.attainable, -1))
+        spots.setdefault((p.intensity, p.attainable), []).append(p.label.replace("\n", " "))
+    for (x, y) in spots:
+        b.marker(Marker(x, y, -1, "point"), m.marker_r + 0.5)
+    # labels in order of how little they can move: points, ceilings, knees, the bandwidth
+    where = ("right", "above-right", "below-right", "left", "above-left", "below-left", "above", "below")
+    for (x, y), texts in spots.items():
+        text = "\n".join(texts)
+        b.label(f.request(text, x, y, where, gap), text, x, y, -1)
+    for i, (label, peak, knee, _) in enumerate(g.ceilings):
+        text = f"{label}: {fmt_sig(peak, 3)}"  # the unit is on the y axis
+        # at the right end, else further left along the line (not past the knee), above
+        # or below it; off the line by a marker's height, clear of the knee circles
+        base = f.request(text, right, peak, ("above-end", "below-end"), 2 * gap)
+        start = f(knee, peak)[0] + 2 * gap - base.ax  # leftmost dx
+        cands = [(dx - k * base.w / 2, dy) for k in range(4) for dx, dy in base.candidates]
+        cands = [c for c in cands if c[0] >= start] or list(base.candidates)
+        b.label(LabelRequest(base.ax, base.ay, base.w, base.h, tuple(cands)), text, right, peak, i)
+    for i, (x, _) in enumerate(g.knees):
+        text = fmt_sig(x, 4)
+        b.label(f.request(text, x, bottom, ("above-right", "above-left"), 6.0), text, x, bottom, i)
+    # the bandwidth, above-left of the slope, at the first of a few spots along it that fits
+    (x0, y0), (x1, _) = g.slope
+    text = f"memory: {fmt_sig(fig.bandwidth, 3)} B/s"
+    ax = _along(x0, x1, sp.Rational(2, 5))
+    base = f.request(text, ax, ax * fig.bandwidth, ("above-left",), gap)
+    cands = []
+    for t in (sp.Rational(2, 5), sp.Rational(1, 2), sp.Rational(3, 5), sp.Rational(3, 10)):
+        xt = _along(x0, x1, t)
+        u, v = f(xt, xt * fig.bandwidth)
+        cands.append((u - base.w - gap / 2 - base.ax, v + gap / 2 - base.ay))
+    b.label(LabelRequest(base.ax, base.ay, base.w, base.h, tuple(cands)), text, ax, ax * fig.bandwidth, -1)
+    labels, _ = b.placed()
     return Scene(fig.title, "arithmetic intensity (FLOP/byte)", "attainable FLOP/s", g.x_dec, g.y_dec,
-                 tuple(lines), tuple(markers), _labels(f, reqs, obstacles))
+                 tuple(b.lines), tuple(b.markers), labels)
 
 
 def _along(a: sp.Rational, b: sp.Rational, t: sp.Rational) -> sp.Rational:
-    """An exact rational near ``a * (b/a)**t`` (a fraction t along a log axis), for a label anchor."""
+    """An exact rational near ``a * (b/a)**t``, a fraction t along a log axis (a label anchor)."""
     return sp.Rational(str(sp.N(a * (b / a) ** t, 15)))
 
 
 def sweep_scene(fig: SweepFigure, m: Metrics) -> Scene:
-    """Series polylines with dots, the peak as a dashed line, dashed crossovers, a legend."""
+    """Series polylines with dots, the peak dashed, each crossover dashed down to the x axis
+    with ``B* ≈ …`` beside it, and a legend in the first free corner."""
     g = sweep_geometry(fig)
     f = _Frame(g.x_dec, g.y_dec, m)
-    lines: list[Line] = []
-    markers: list[Marker] = []
-    obstacles: list[Box] = []
-    for i, s in enumerate(fig.series):
-        pts = tuple(zip(s.xs, s.ys))
-        lines.append(Line(pts, i))
-        markers += [Marker(x, y, i, "dot") for x, y in pts]
-        obstacles += polyline_obstacles([f(x, y) for x, y in pts])
-    reqs: list[tuple[LabelRequest, str, Num, Num, int]] = []
-    y_bottom = sp.Rational(10) ** g.y_dec[0]
+    b = _Builder(f)
     gap = m.marker_r + 3
+    bottom = sp.Rational(10) ** g.y_dec[0]
+    left, right = sp.Rational(10) ** g.x_dec[0], sp.Rational(10) ** g.x_dec[1]
+    for i, s in enumerate(fig.series):
+        b.line(Line(tuple(zip(s.xs, s.ys)), i))
+    for i, s in enumerate(fig.series):
+        for x, y in zip(s.xs, s.ys):
+            b.markers.append(Marker(x, y, i, "dot"))
+    top: Num = fig.ceiling if fig.ceiling is not None else sp.Rational(10) ** g.y_dec[1]
     if fig.ceiling is not None:
-        left, right = sp.Rational(10) ** g.x_dec[0], sp.Rational(10) ** g.x_dec[1]
-        lines.append(Line(((left, fig.ceiling), (right, fig.ceiling)), -1, dashed=True, thick=False))
-        obstacles += polyline_obstacles([f(left, fig.ceiling), f(right, fig.ceiling)])
+        b.line(Line(((left, fig.ceiling), (right, fig.ceiling)), -1, "dashed"))
         text = f"peak: {fmt_sig(fig.ceiling, 3)} FLOP/s"
-        reqs.append((f.request(text, left, fig.ceiling, ("above-right", "below-right"), gap), text, left, fig.ceiling, -1))
-    for i, (s, cx) in enumerate(zip(fig.series, g.crossovers)):
-        if cx is None:
-            continue
-        top: Num = fig.ceiling if fig.ceiling is not None else sp.Rational(10) ** g.y_dec[1]
-        lines.append(Line(((cx, y_bottom), (cx, top)), i, dashed=True, thick=False))
-        obstacles += polyline_obstacles([f(cx, y_bottom), f(cx, top)])
-    for i, (s, cx) in enumerate(zip(fig.series, g.crossovers)):
-        if cx is None:
-            continue
-        text = f"{fig.x_label}* ≈ {fmt_sig(cx, 4)}"
-        y_at = float(y_bottom) * 10 ** (0.22 * i)  # stagger the series' labels so neighbours never overlap
-        reqs.append((f.request(text, cx, y_at, ("above-right", "above-left"), 4.0), text, cx, y_at, i))
+        b.label(f.request(text, left, fig.ceiling, ("above-right", "below-right"), gap), text, left, fig.ceiling, -1)
+    for i, cx in enumerate(g.crossovers):
+        if cx is not None:
+            b.line(Line(((cx, bottom), (cx, top)), i, "dashed"))
+    for i, cx in enumerate(g.crossovers):
+        if cx is not None:
+            text = f"{fig.x_label}* ≈ {fmt_sig(cx, 4)}"
+            b.label(f.request(text, cx, bottom, ("above-right", "above-left"), 6.0), text, cx, bottom, i)
+    labels, boxes = b.placed()
     legend = tuple((s.label, i) for i, s in enumerate(fig.series))
     lw = max(len(t) for t, _ in legend) * m.char_w + 3 * m.line_h
-    lh = len(legend) * m.line_h + m.line_h / 2
-    corner, lbox = choose_corner(f.area, lw, lh, obstacles)
-    labels = _labels(f, reqs, obstacles + [lbox])
-    return Scene(fig.title, fig.x_label, fig.y_label, g.x_dec, g.y_dec, tuple(lines), tuple(markers),
+    lh = (len(legend) + 0.5) * m.line_h
+    corner, lbox = choose_corner(f.area, lw, lh, b.hard + b.soft + boxes)
+    return Scene(fig.title, fig.x_label, fig.y_label, g.x_dec, g.y_dec, tuple(b.lines), tuple(b.markers),
                  labels, legend, corner, lbox)

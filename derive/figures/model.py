@@ -7,8 +7,7 @@ Floats appear only in :func:`to_float` and the formatting helpers, at the
 moment a coordinate or a label is printed, always with a fixed format, so the
 output is byte-identical across runs and hash seeds.
 
-The label placer (:func:`place_labels`) is shared too: a greedy, order-stable
-collision avoider in the backend's own units (pixels or points).
+Label placement lives in :mod:`.place`, the backend-neutral scene in :mod:`.layout`.
 """
 
 from __future__ import annotations
@@ -20,8 +19,7 @@ import sympy as sp
 
 __all__ = [
     "Ceiling", "Point", "RooflineFigure", "Series", "SweepFigure",
-    "RooflineGeometry", "SweepGeometry", "Box", "LabelRequest",
-    "roofline_geometry", "sweep_geometry", "place_labels", "polyline_obstacles", "choose_corner",
+    "RooflineGeometry", "SweepGeometry", "roofline_geometry", "sweep_geometry",
     "floor_log10", "ceil_log10", "to_float", "fmt_coord", "fmt_sig", "log_frac",
 ]
 
@@ -213,14 +211,16 @@ class RooflineGeometry:
 
 
 def roofline_geometry(fig: RooflineFigure) -> RooflineGeometry:
-    """Axis decades covering every knee and point; the slope up to the highest knee."""
+    """Axis decades covering every knee and point (with a margin) and at least a decade
+    right of the highest knee; the slope from the left edge up to the highest knee."""
     bw = fig.bandwidth
     # stable order: highest peak first, then by label (no set or dict order involved)
     ceilings = sorted(fig.ceilings, key=lambda c: (-c.peak, c.label))
     knees = tuple((c.peak / bw, c.peak) for c in ceilings)
     xs = [k[0] for k in knees] + [p.intensity for p in fig.points]
-    x_lo, x_hi = _decades(min(xs + [sp.Integer(1) * _MARGIN]), max(xs))
-    x_lo = min(x_lo, 0)
+    x_lo, x_hi = _decades(min(xs + [sp.Integer(1) * _MARGIN]), max(xs))  # x_lo <= 0: from 10**0 or lower
+    # at least a decade of the highest ceiling right of its knee, so the flat part reads
+    x_hi = max(x_hi, floor_log10(knees[0][0]) + 2)
     left = sp.Rational(10) ** x_lo
     ys = [k[1] for k in knees] + [p.attainable for p in fig.points] + [bw * left]
     y_lo, y_hi = _decades(min(ys), max(ys))
@@ -253,88 +253,3 @@ def sweep_geometry(fig: SweepFigure) -> SweepGeometry:
     y_lo, y_hi = _decades(min(ys), max(ys))
     cross = tuple(None if s.crossover is None else to_float(s.crossover) for s in fig.series)
     return SweepGeometry((x_lo, x_hi), (y_lo, y_hi), cross)
-
-
-# --- label placement -----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Box:
-    """An axis-aligned box in backend units, y pointing up."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    def overlaps(self, other: Box, pad: float = 1.0) -> bool:
-        return not (self.x1 + pad <= other.x0 or other.x1 + pad <= self.x0
-                    or self.y1 + pad <= other.y0 or other.y1 + pad <= self.y0)
-
-
-@dataclass(frozen=True)
-class LabelRequest:
-    """A label of size (w, h) to put near an anchor; candidates are (dx, dy) of its lower-left corner."""
-
-    ax: float
-    ay: float
-    w: float
-    h: float
-    candidates: tuple[tuple[float, float], ...]
-
-
-def place_labels(requests: list[LabelRequest], area: Box, obstacles: list[Box]) -> list[Box]:
-    """Greedy placement, in request order: the first candidate that fits inside ``area``
-    and clears every obstacle and earlier label; failing that, the first candidate
-    nudged down (then up) a line at a time; failing that, the first candidate."""
-    placed: list[Box] = []
-
-    def free(b: Box) -> bool:
-        inside = b.x0 >= area.x0 and b.x1 <= area.x1 and b.y0 >= area.y0 and b.y1 <= area.y1
-        return inside and not any(b.overlaps(o) for o in obstacles + placed)
-
-    for r in requests:
-        boxes = [Box(r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h) for dx, dy in r.candidates]
-        choice = next((b for b in boxes if free(b)), None)
-        for step in range(1, 12):
-            if choice is not None:
-                break
-            for b in boxes:
-                for sign in (-1, 1):
-                    nb = Box(b.x0, b.y0 + sign * step * r.h, b.x1, b.y1 + sign * step * r.h)
-                    if free(nb):
-                        choice = nb
-                        break
-                if choice is not None:
-                    break
-        placed.append(choice if choice is not None else boxes[0])
-    return placed
-
-
-def polyline_obstacles(pts: list[tuple[float, float]], step: float = 6.0, r: float = 1.5) -> list[Box]:
-    """Small boxes sampled along a polyline, so labels keep off drawn lines."""
-    out: list[Box] = []
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
-        n = max(1, int(math.hypot(x1 - x0, y1 - y0) // step))
-        for i in range(n + 1):
-            x, y = x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n
-            out.append(Box(x - r, y - r, x + r, y + r))
-    return out
-
-
-_CORNERS = ("south east", "north west", "south west", "north east")
-
-
-def choose_corner(area: Box, w: float, h: float, obstacles: list[Box], inset: float = 4.0) -> tuple[str, Box]:
-    """The first corner (in the fixed order of ``_CORNERS``) where a w x h legend clears
-    every obstacle; otherwise the corner with the fewest collisions (ties: first)."""
-    best: tuple[int, int, str, Box] | None = None
-    for i, name in enumerate(_CORNERS):
-        x0 = area.x1 - inset - w if "east" in name else area.x0 + inset
-        y0 = area.y0 + inset if "south" in name else area.y1 - inset - h
-        box = Box(x0, y0, x0 + w, y0 + h)
-        hits = sum(1 for o in obstacles if box.overlaps(o, 0.0))
-        if best is None or (hits, i) < (best[0], best[1]):
-            best = (hits, i, name, box)
-    assert best is not None
-    return best[2], best[3]

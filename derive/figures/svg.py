@@ -87,8 +87,8 @@ class _Svg:
 
     def line(self, ln: Line) -> None:
         pts = " ".join(f"{_f(x)},{_f(y)}" for x, y in (self.px(a, b) for a, b in ln.pts))
-        dash = ' stroke-dasharray="5,4"' if ln.dashed else ""
-        width = "2" if ln.thick else "1.2"
+        dash = {"solid": "", "dashed": ' stroke-dasharray="5,4"', "dotted": ' stroke-dasharray="1.5,3"'}[ln.style]
+        width = "2" if ln.style == "solid" else "1.2"
         self.out.append(f'<polyline points="{pts}" fill="none" stroke="{_color(ln.color)}" '
                         f'stroke-width="{width}"{dash}/>')
 
@@ -107,8 +107,16 @@ class _Svg:
 
     def label(self, lb: Label) -> None:
         x, y = self.px(lb.x, lb.y)
-        # lower-left corner of the label box, 3px of it below the baseline
-        self.text(x + lb.dx, y - lb.dy - 3, escape_svg_text(lb.text), extra=f' fill="{_color(lb.color)}"')
+        lines = lb.text.split("\n")
+        # (x0, top) is the label box's upper-left corner; each baseline sits 3px above its line's bottom
+        x0, top = x + lb.dx, y - lb.dy - len(lines) * METRICS.line_h
+        halo = ' stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"'
+        if len(lines) == 1:
+            self.text(x0, top + METRICS.line_h - 3, escape_svg_text(lb.text), extra=f' fill="{_color(lb.color)}"{halo}')
+            return
+        spans = "".join(f'<tspan x="{_f(x0)}" y="{_f(top + (i + 1) * METRICS.line_h - 3)}">{escape_svg_text(t)}</tspan>'
+                        for i, t in enumerate(lines))
+        self.out.append(f'<text fill="{_color(lb.color)}"{halo}>{spans}</text>')
 
     def legend(self) -> None:
         s, b = self.s, self.s.legend_box

@@ -17,8 +17,8 @@ __all__ = ["roofline_tikz", "sweep_tikz", "TIKZ_PACKAGES", "TIKZ_PREAMBLE", "tex
 TIKZ_PACKAGES: tuple[str, ...] = ("pgfplots",)
 TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compat=1.16}")
 
-# plot area 10cm x 6.5cm (``scale only axis``), labels in \footnotesize (8pt in a 10pt document)
-_W_CM, _H_CM = 10.0, 6.5
+# plot area 10cm x 7cm (``scale only axis``), labels in \footnotesize (8pt in a 10pt document)
+_W_CM, _H_CM = 10.0, 7.0
 _PT_PER_CM = 28.4528
 METRICS = Metrics(width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=4.3, line_h=9.0, marker_r=2.2)
 PALETTE = ("blue!80!black", "red!80!black", "green!50!black", "violet", "orange!90!black", "brown")
@@ -65,10 +65,8 @@ def _coords(pts: tuple[tuple[object, object], ...]) -> str:
 
 
 def _line(ln: Line, legend: str | None) -> list[str]:
-    opts = [_color(ln.color), "very thick" if ln.thick else "thin"]
-    if ln.dashed:
-        opts.append("dashed")
-    if ln.color >= 0 and legend is not None and not ln.dashed:
+    opts = [_color(ln.color)] + (["very thick"] if ln.style == "solid" else ["thin", ln.style])
+    if legend is not None:
         opts += ["mark=*", "mark size=1.2pt", "mark options={solid}"]
     else:
         opts += ["no marks"]
@@ -90,9 +88,16 @@ def _marker(mk: Marker) -> str:
 
 
 def _label(lb: Label) -> str:
-    return (f"\\node[anchor=base west, inner sep=0pt, font=\\footnotesize, text={_color(lb.color)}, "
-            f"xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy + 2.0)}pt] "
-            f"at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{_tex_escape(lb.text)}}};")  # type: ignore[arg-type]
+    """A label node whose box's lower-left corner lands where the placer put it; multi-line
+    labels are left-aligned, one placer line per line (a white backing keeps them legible)."""
+    lines = lb.text.split("\n")
+    style = f"inner sep=0pt, font=\\footnotesize, text={_color(lb.color)}, fill=white, fill opacity=0.75, text opacity=1"
+    if len(lines) == 1:
+        place, body = f"anchor=base west, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy + 2.0)}pt", _tex_escape(lb.text)
+    else:
+        place = f"anchor=south west, align=left, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy)}pt"
+        body = "\\\\{}".join(_tex_escape(t) for t in lines)  # \\{}: a later "*" or "[" stays text
+    return f"\\node[{place}] at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{body}}};"  # type: ignore[arg-type]
 
 
 def _render(scene: Scene) -> str:

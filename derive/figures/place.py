@@ -1,0 +1,106 @@
+"""Label placement: a greedy, order-stable collision avoider in backend units.
+
+Everything here is plain float geometry in the plot area (origin at the
+lower-left corner, y up), in whatever unit the backend uses (SVG pixels,
+TikZ points). The same inputs always give the same placement: requests are
+handled in the order given and candidates are tried in the order given.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["Box", "LabelRequest", "place_labels", "polyline_obstacles", "choose_corner"]
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned box, y pointing up."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def overlaps(self, other: Box, pad: float = 1.0) -> bool:
+        """True when the boxes come closer than ``pad``."""
+        return not (self.x1 + pad <= other.x0 or other.x1 + pad <= self.x0
+                    or self.y1 + pad <= other.y0 or other.y1 + pad <= self.y0)
+
+    def shifted(self, dy: float) -> Box:
+        return Box(self.x0, self.y0 + dy, self.x1, self.y1 + dy)
+
+
+@dataclass(frozen=True)
+class LabelRequest:
+    """A label box of size (w, h) near an anchor; candidates are (dx, dy) of its lower-left corner."""
+
+    ax: float
+    ay: float
+    w: float
+    h: float
+    candidates: tuple[tuple[float, float], ...]
+
+
+def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft: list[Box]) -> list[Box]:
+    """Place each label, in request order, inside ``area``, clear of earlier labels and
+    of the ``hard`` obstacles (markers, legends), and by preference of the ``soft`` ones
+    (samples along drawn lines). Tiers, first success wins: the first candidate that
+    clears everything; the candidate crossing the fewest soft samples; the same two
+    with the candidates nudged a line at a time (down first, then up); finally the
+    first candidate as is. Ties go to the earlier candidate, so placement is stable."""
+    placed: list[Box] = []
+
+    def fits(b: Box) -> bool:
+        inside = b.x0 >= area.x0 and b.x1 <= area.x1 and b.y0 >= area.y0 and b.y1 <= area.y1
+        return inside and not any(b.overlaps(o) for o in hard + placed)
+
+    def crossings(b: Box) -> int:
+        return sum(1 for o in soft if b.overlaps(o))
+
+    def best(group: list[Box]) -> Box | None:
+        ok = [(crossings(b), i, b) for i, b in enumerate(group) if fits(b)]
+        if not ok:
+            return None
+        clean = [b for n, _, b in ok if n == 0]
+        return clean[0] if clean else min(ok, key=lambda t: (t[0], t[1]))[2]
+
+    for r in requests:
+        boxes = [Box(r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h) for dx, dy in r.candidates]
+        choice = best(boxes)
+        for step in range(1, 7):
+            if choice is not None:
+                break
+            choice = best([b.shifted(sign * step * r.h) for b in boxes for sign in (-1, 1)])
+        placed.append(choice if choice is not None else boxes[0])
+    return placed
+
+
+def polyline_obstacles(pts: list[tuple[float, float]], step: float = 6.0, r: float = 1.0) -> list[Box]:
+    """Small boxes sampled along a polyline, so labels keep off drawn lines."""
+    out: list[Box] = []
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        n = max(1, int(math.hypot(x1 - x0, y1 - y0) // step))
+        for i in range(n + 1):
+            x, y = x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n
+            out.append(Box(x - r, y - r, x + r, y + r))
+    return out
+
+
+CORNERS = ("south east", "north west", "south west", "north east")
+
+
+def choose_corner(area: Box, w: float, h: float, obstacles: list[Box], inset: float = 4.0) -> tuple[str, Box]:
+    """The first corner (in the fixed order of :data:`CORNERS`) where a w x h legend
+    clears every obstacle; otherwise the corner with the fewest collisions (ties: first)."""
+    best: tuple[int, int, str, Box] | None = None
+    for i, name in enumerate(CORNERS):
+        x0 = area.x1 - inset - w if "east" in name else area.x0 + inset
+        y0 = area.y0 + inset if "south" in name else area.y1 - inset - h
+        box = Box(x0, y0, x0 + w, y0 + h)
+        hits = sum(1 for o in obstacles if box.overlaps(o, 0.0))
+        if best is None or (hits, i) < (best[0], best[1]):
+            best = (hits, i, name, box)
+    assert best is not None
+    return best[2], best[3]
