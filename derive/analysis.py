@@ -73,6 +73,20 @@ class Analysis:
     network: Roofline | None
 
     @property
+    def headline(self) -> tuple[Crossover, bool]:
+        """The crossover to show first, and whether it is the leading-order one.
+
+        The exact crossover when it is a number or a definite never/always; else the
+        leading-order one when that is a number; else the exact one (formula or status).
+        """
+        exact, lead = self.memory.crossover, self.crossover_regime
+        if exact.is_number or exact.status in ("never", "always"):
+            return exact, False
+        if lead is not None and lead.is_number:
+            return lead, True
+        return exact, False
+
+    @property
     def all_bound(self) -> bool:
         """True when every dim has a value, so times are numbers."""
         return self.t_math.is_number and self.memory.time is not None and self.memory.time.is_number

@@ -25,7 +25,7 @@ import sympy as sp
 
 from .analysis import Analysis
 from .chips import Chip, chip_names, get_chip
-from .crossover import ALWAYS, NEVER, Crossover
+from .crossover import NEVER, Crossover
 from .errors import ProblemError
 from .notation import tex, tex_decimal, tex_text_number
 from .numbers import fmt_decimal
@@ -47,18 +47,7 @@ class CompareRow:
     @property
     def headline(self) -> tuple[Crossover, bool]:
         """The crossover to show and whether it is the leading-order one."""
-        return headline(self.analysis)
-
-
-def headline(a: Analysis) -> tuple[Crossover, bool]:
-    """The exact crossover if it is a number (or a definite never/always); else the
-    leading-order one when it is a number; else the exact one (formula or status)."""
-    exact, lead = a.memory.crossover, a.crossover_regime
-    if exact.is_number or exact.status in (NEVER, ALWAYS):
-        return exact, False
-    if lead is not None and lead.is_number:
-        return lead, True
-    return exact, False
+        return self.analysis.headline
 
 
 def _chips(text: str | None) -> tuple[Chip, ...]:

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -15,7 +14,6 @@ import sympy as sp
 
 from . import __version__
 from .analysis import Analysis
-from .crossover import CROSSES, Crossover
 from .errors import ProblemError
 from .figures import TIKZ_PACKAGES, TIKZ_PREAMBLE, Ceiling, Point, RooflineFigure, Series, SweepFigure
 from .figures import roofline_svg, roofline_tikz, sweep_svg, sweep_tikz
@@ -72,15 +70,8 @@ class Row:
     threshold_tex: str
 
 
-def _headline(a: Analysis) -> tuple[Crossover, bool]:
-    exact, lead = a.memory.crossover, a.crossover_regime
-    if lead is not None and lead.status in (CROSSES, "never", "always") and not exact.is_number and exact.status == CROSSES:
-        return lead, True
-    return exact, False
-
-
 def _row(entry: ProblemEntry, a: Analysis) -> Row:
-    c, leading = _headline(a)
+    c, leading = a.headline
     ridge = a.memory.ridge
     link = bool(entry.ask) and "network" in entry.ask and "crossover" not in entry.ask and a.network is not None and a.network.crossover is not None
     if link:
@@ -120,7 +111,7 @@ def _ceilings(a: Analysis) -> tuple[Ceiling, ...]:
 def _point(entry: ProblemEntry, a: Analysis) -> Point | None:
     if a.all_bound:
         return Point(entry.id, a.intensity_at_point, a.attainable)
-    c, _ = _headline(a)
+    c, _ = a.headline
     if c.exact is not None and c.exact.is_number:
         return Point(f"{entry.id} ({c.variable}* = {fmt_decimal(c.exact, 4)})", a.memory.ridge, a.problem.peak.value)
     return None
@@ -186,7 +177,7 @@ def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> 
     """Render every file of the key for a problem set, in memory: name → text."""
     stem = safe_name(stem)
     registry = registry or load_registry(pset.operators)
-    done = [(entry, derive_spec(entry.spec, _named(registry, entry))) for entry in pset.problems]
+    done = [(entry, derive_spec(entry.spec, registry)) for entry in pset.problems]
     figures = _roofline_figures(stem, done)
     items, questions, summary, files = [], [], [], {}
     for i, (entry, d) in enumerate(done, start=1):
@@ -222,11 +213,6 @@ def _mark_svg(svg: str) -> str:
 
 def _strip_header(body: str) -> str:
     return "\n".join(line for line in body.splitlines() if not line.startswith("%")) + "\n"
-
-
-def _named(registry: Registry, entry: ProblemEntry) -> Registry:
-    registry.get(entry.spec.operator)  # an unknown operator fails here, naming it
-    return registry
 
 
 def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = None) -> int:

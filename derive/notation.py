@@ -15,7 +15,7 @@ from sympy.printing.latex import LatexPrinter
 
 from .numbers import fmt_decimal
 
-__all__ = ["tex", "tex_sum", "tex_sub", "tex_decimal", "tex_text_number", "str_sum", "tex_symbol"]
+__all__ = ["tex", "tex_sum", "tex_sub", "tex_decimal", "tex_text_number", "str_sum"]
 
 _E_NOTATION = re.compile(r"^([+-]?[\d.]+)e([+-]?\d+)$")
 
@@ -51,11 +51,6 @@ def tex(expr: sp.Basic, symbol_names: dict | None = None, mul_symbol: str | None
 def _tex(expr: sp.Basic, symbol_names: tuple, mul_symbol: str | None) -> str:
     settings = dict(_SETTINGS, symbol_names=dict(symbol_names), mul_symbol=mul_symbol)
     return _Printer(settings).doprint(expr)
-
-
-def tex_symbol(name: str) -> str:
-    """LaTeX for a symbol name (``d_model`` → ``d_{model}``)."""
-    return tex(sp.Symbol(name))
 
 
 def tex_sum(terms: tuple[sp.Expr, ...] | list[sp.Expr]) -> str:

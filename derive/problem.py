@@ -55,16 +55,6 @@ class Problem:
     bound: tuple[tuple[sp.Symbol, sp.Integer], ...]
     solve_for: sp.Symbol
 
-    def width(self, tensor: str) -> sp.Rational:
-        """Bytes per element of a tensor."""
-        return dict(self.dtypes)[tensor].width
-
-    def width_subs(self) -> dict[sp.Symbol, sp.Rational]:
-        """Width symbols → exact widths."""
-        from .declare import width_symbol
-
-        return {width_symbol(name): dt.width for name, dt in self.dtypes}
-
     def bound_subs(self, except_dim: sp.Symbol | None = None) -> dict[sp.Symbol, sp.Integer]:
         """Bound dims → values, optionally leaving one dim free."""
         return {d: v for d, v in self.bound if d != except_dim}

@@ -22,18 +22,13 @@ import sympy as sp
 
 from .errors import RegimeError
 
-__all__ = ["Regime", "parse_regime", "LeadingOrder", "leading_order", "scaling_symbol", "REGIME_FACTOR"]
+__all__ = ["Regime", "parse_regime", "LeadingOrder", "leading_order", "REGIME_FACTOR"]
 
 REGIME_FACTOR = 10  # "A << C" is taken to hold when 10·A ≤ C; "A >> 1" when A ≥ 10
 MAX_REGIME_CHARS = 200
 _NAMES = r"[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*"
 _REGIME = re.compile(rf"^\s*({_NAMES})\s*(<<|>>|->|≪|≫|→)\s*({_NAMES}|1|oo|∞|inf)\s*$")
 _T = sp.Symbol("t", positive=True)
-
-
-def scaling_symbol() -> sp.Symbol:
-    """The scaling parameter t used for leading orders."""
-    return _T
 
 
 @dataclass(frozen=True)
@@ -103,7 +98,7 @@ def parse_regime(text: str, dims: tuple[sp.Symbol, ...]) -> Regime:
     else:
         if not to_one:
             raise RegimeError(f"regime {text!r}", "'->' is followed by oo (infinity)")
-        growing, fixed, pairs = _dims_of(left, known, text), (), ()
+        growing, fixed = _dims_of(left, known, text), ()
         pairs = tuple((None, g) for g in growing)
     if set(growing) & set(fixed):
         raise RegimeError(f"regime {text!r}", "a dim cannot both grow and stay fixed")
