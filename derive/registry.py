@@ -76,12 +76,13 @@ def _operators_in(module: ModuleType) -> list[Operator]:
 
 def load_registry(paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True) -> Registry:
     """Load the built-in operators (optional) and the given files, refusing duplicate names."""
-    files = (builtin_operator_files() if include_builtins else ()) + tuple(Path(p) for p in paths)
+    builtins = builtin_operator_files() if include_builtins else ()
+    files = builtins + tuple(Path(p) for p in paths)
     seen: dict[str, tuple[Operator, Path]] = {}
     ops: list[Operator] = []
     for path in files:
         found = _operators_in(_load_module(path))
-        if not found and path not in builtin_operator_files():
+        if not found and path not in builtins:
             raise OperatorFileError(f"operators file {str(path)!r}", "declares no module-level Operator")
         for op in found:
             key = op.name.lower()
