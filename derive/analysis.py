@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from . import algebra
 from .crossover import Crossover, sign_on_positive, solve_crossover
 from .declare import Tensor
 from .problem import Problem
@@ -112,11 +113,6 @@ def _regime_checks(problem: Problem, value: sp.Expr) -> tuple[tuple[str, bool], 
 
 
 @lru_cache(maxsize=2048)
-def _cancel(expr: sp.Expr) -> sp.Expr:
-    return sp.cancel(expr)
-
-
-@lru_cache(maxsize=2048)
 def _ratio_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """num/den in lowest terms when the reduced denominator is provably positive.
 
@@ -124,13 +120,13 @@ def _ratio_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     solved as a number; without a provably positive denominator, the sign of
     num·β − den·π would not be the sign of I − ridge, so the original pair is kept.
     """
-    n, d = sp.fraction(_cancel(num / den))
+    n, d = sp.fraction(algebra.cancel_ratio(num, den))
     return (n, d) if sign_on_positive(d) == 1 else (num, den)
 
 
 def _roofline(flops_x, terms, bandwidth, peak, x, subs_x, subs_all) -> Roofline:
     total = sp.Add(*(t.bytes for t in terms))
-    intensity = _cancel(flops_x / total)
+    intensity = algebra.cancel_ratio(flops_x, total)
     ridge = peak / bandwidth if bandwidth is not None else None
     cross = None
     time = None
@@ -163,7 +159,7 @@ def analyse(problem: Problem) -> Analysis:
     t_math = flops.subs(subs_all) / P
     t_mem = memory.time
     numeric = t_math.is_number and t_mem.is_number
-    at_point = sp.cancel(memory.intensity.subs(subs_all)) if numeric else None
+    at_point = algebra.cancel(memory.intensity.subs(subs_all)) if numeric else None
     attainable = sp.Min(P, at_point * W) if numeric else None
 
     network = None

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from .algebra import cancel_ratio
 from .errors import RegimeError
 
 __all__ = ["Regime", "parse_regime", "LeadingOrder", "leading_order", "REGIME_FACTOR"]
@@ -121,7 +122,7 @@ class LeadingOrder:
     @property
     def ratio(self) -> sp.Expr:
         """The leading-order ratio, cancelled."""
-        return sp.cancel(self.numerator / self.denominator)
+        return cancel_ratio(self.numerator, self.denominator)
 
 
 def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], what: str):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
+from . import algebra
 from .analysis import Analysis, Roofline
 from .crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from .notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
@@ -73,10 +74,10 @@ def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], reduced: sp.Expr, subs:
     """num / Σ terms with the terms in declaration order, when that is already in lowest terms."""
     subs = subs or {}
     n, d = num.subs(subs), sp.Add(*terms).subs(subs)
-    r_den = sp.fraction(sp.cancel(reduced.subs(subs)) if subs else reduced)[1]
-    if sp.expand(r_den - d) == 0:
+    r_den = sp.fraction(algebra.cancel(reduced.subs(subs)) if subs else reduced)[1]
+    if algebra.expand(r_den - d) == 0:
         return rf"\frac{{{tex(n)}}}{{{tex_sum([t.subs(subs) for t in terms])}}}"
-    return tex(sp.cancel(reduced.subs(subs)))
+    return tex(algebra.cancel(reduced.subs(subs)))
 
 
 def _intensity_step(a: Analysis) -> Step:
@@ -115,7 +116,7 @@ def _ridge_step(a: Analysis) -> Step:
 
 def _crossover_lines(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict, relation: str = "=", shown: str | None = None) -> tuple[Line, ...]:
     x = cross.variable
-    lines = [Line.of(shown or tex(sp.cancel(intensity.subs(subs))), tex(ridge), relation=relation)]
+    lines = [Line.of(shown or tex(algebra.cancel(intensity.subs(subs))), tex(ridge), relation=relation)]
     if cross.exact is not None:
         lines.append(Line.of(f"{tex(x)}^{{*}}", tex(cross.exact), approx=_num(cross.exact)))
     return tuple(lines)
@@ -150,7 +151,7 @@ def _crossover_step(kind: StepKind, intensity: sp.Expr, ridge: sp.Expr, cross: C
 
 def _threshold_step(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict) -> Step:
     x, n = cross.variable, cross.min_compute_bound
-    at = sp.cancel(intensity.subs(subs))
+    at = algebra.cancel(intensity.subs(subs))
     lines = [Line.of(rf"{tex(x)}_{{\min}}", rf"\left\lceil {tex(cross.exact)} \right\rceil" if cross.exact is not None else "", str(n))]
     checks = [rich("Check: ", Math(rf"I({n}) = {tex(at.subs(x, n))}"), f" ≥ {fmt_decimal(ridge)} (compute-bound)")]
     if n > 1:
@@ -266,7 +267,7 @@ def _intensity_cell(value: sp.Expr) -> Rich:
 def _fusion_step(a: Analysis, u: Analysis) -> Step:
     bound = a.problem.bound_subs()
     fused_b, unfused_b = a.memory.bytes.subs(bound), u.memory.bytes.subs(bound)
-    ratio = sp.cancel(unfused_b / fused_b)
+    ratio = algebra.cancel_ratio(unfused_b, fused_b)
     lines = [Line.of(r"\text{bytes}_{\text{unfused}}", tex(unfused_b)), Line.of(r"\text{bytes}_{\text{fused}}", tex(fused_b)),
              Line.of(r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}", tex(ratio), approx=_num(ratio))]
     kept = sorted({t.name for t in u.problem.operator.memory_tensors} - {t.name for t in a.problem.operator.memory_tensors})

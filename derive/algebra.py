@@ -1,0 +1,109 @@
+"""Exact polynomial algebra without sympy's general-purpose simplifiers.
+
+Every FLOP and byte count derive sees is a polynomial (or a ratio of two) in the
+dims with rational coefficients. sympy's ``cancel``, ``expand`` and ``Poly`` must
+first discover that structure (``signsimp``, ``factor_terms``, ``expand``), which
+dominated a cold key build. Here expressions are read straight into sympy's sparse
+polynomial rings (``sympy.polys.rings``) and results written back as ``Expr``.
+
+The results are the same expressions sympy returns: :func:`cancel_ratio` gives
+exactly ``sympy.cancel(num / den)`` (same generators, same ordering, the same
+canonical sign), which tests/test_algebra.py checks on random ratios. Anything
+that is not a polynomial in its symbols falls back to sympy itself.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+from sympy.polys.domains import QQ
+from sympy.polys.orderings import lex
+from sympy.polys.polyutils import _sort_gens
+from sympy.polys.rings import PolyElement, PolyRing
+
+__all__ = ["ring_of", "to_poly", "cancel_ratio", "cancel", "expand", "is_polynomial"]
+
+
+@lru_cache(maxsize=256)
+def ring_of(gens: tuple[sp.Symbol, ...]) -> PolyRing:
+    """The polynomial ring over QQ in ``gens``, ordered as sympy orders them."""
+    return PolyRing(_sort_gens(gens), QQ, lex)
+
+
+def _gens(*exprs: sp.Expr) -> tuple[sp.Symbol, ...]:
+    syms: set = set()
+    for e in exprs:
+        syms |= e.free_symbols
+    return tuple(sorted(syms, key=lambda s: s.name))
+
+
+def to_poly(expr: sp.Expr, R: PolyRing) -> PolyElement | None:
+    """``expr`` as an element of ``R``, or None when it is not a polynomial in R's gens."""
+    if expr.is_Rational:
+        return R(QQ(int(expr.p), int(expr.q)))
+    if expr.is_Symbol:
+        try:
+            return R.gens[R.symbols.index(expr)]
+        except ValueError:
+            return None
+    if expr.is_Add or expr.is_Mul:
+        out = None
+        for arg in expr.args:
+            p = to_poly(arg, R)
+            if p is None:
+                return None
+            out = p if out is None else (out + p if expr.is_Add else out * p)
+        return out
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
+        base = to_poly(expr.base, R)
+        return None if base is None else base ** int(expr.exp)
+    return None
+
+
+def _poly_pair(num: sp.Expr, den: sp.Expr):
+    gens = _gens(num, den)
+    R = ring_of(gens)
+    return R, to_poly(num, R), to_poly(den, R)
+
+
+@lru_cache(maxsize=4096)
+def cancel_ratio(num: sp.Expr, den: sp.Expr) -> sp.Expr:
+    """``num/den`` in lowest terms: the same expression as ``sympy.cancel(num/den)``.
+
+    >>> B, D, F = sp.symbols("B D F", positive=True)
+    >>> cancel_ratio(2*B*D*F, 2*B*D + 2*D*F + 2*B*F)
+    B*D*F/(B*D + B*F + D*F)
+    """
+    if num.is_Number and den.is_Number:
+        return num / den
+    R, F, G = _poly_pair(num, den)
+    if F is None or G is None or not G:
+        return sp.cancel(num / den)
+    if not F:
+        return sp.Integer(0)
+    P, Q = F.cancel(G)
+    return P.as_expr() / Q.as_expr() if Q != 1 else P.as_expr()
+
+
+def cancel(expr: sp.Expr) -> sp.Expr:
+    """``sympy.cancel(expr)`` for a ratio of polynomials, without the general machinery."""
+    if expr.is_Number:
+        return expr
+    num, den = sp.fraction(expr)
+    return cancel_ratio(num, den)
+
+
+@lru_cache(maxsize=4096)
+def expand(expr: sp.Expr) -> sp.Expr:
+    """``sympy.expand`` of a polynomial, through the ring (falls back to sympy)."""
+    if expr.is_Number or expr.is_Symbol:
+        return expr
+    R = ring_of(_gens(expr))
+    p = to_poly(expr, R)
+    return sp.expand(expr) if p is None else p.as_expr()
+
+
+def is_polynomial(expr: sp.Expr) -> bool:
+    """True when ``expr`` is a polynomial in its free symbols (as written, no cancelling)."""
+    return expr.is_Number or to_poly(expr, ring_of(_gens(expr))) is not None
