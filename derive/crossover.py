@@ -18,6 +18,9 @@ from functools import lru_cache
 from fractions import Fraction
 
 import sympy as sp
+from sympy.polys.rings import PolyElement
+
+from .algebra import cancel_ratio, ring_of, to_poly
 
 __all__ = ["Crossover", "solve_crossover", "sign_on_positive", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
 
@@ -89,16 +92,6 @@ def _ceil(value: sp.Expr) -> int:
     return int(sp.ceiling(value))
 
 
-def _min_integer(g: sp.Expr, x: sp.Symbol, root: sp.Expr) -> int:
-    """Smallest integer n ≥ 1 with g(n) ≥ 0, starting from ceil(root), verified exactly."""
-    n = max(1, _ceil(root))
-    while n > 1 and g.subs(x, n - 1) >= 0:
-        n -= 1
-    while g.subs(x, n) < 0:
-        n += 1
-    return n
-
-
 def _supremum(intensity: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr | None, sp.Expr | None]:
     num, den = sp.fraction(sp.cancel(intensity))
     pn, pd = sp.Poly(num, x), sp.Poly(den, x)
@@ -115,36 +108,164 @@ def _supremum(intensity: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr | None, sp.Expr
     return sup, (sp.cancel(n2.LC() / d2.LC()) if n2.degree() == d2.degree() else sp.Integer(0))
 
 
-def _numeric(g: sp.Expr, x: sp.Symbol, poly: sp.Poly) -> Crossover:
-    roots = sorted({r for r in poly.real_roots() if r > 0}, key=lambda r: sp.N(r, 30))
-    cuts = [sp.Integer(0)] + roots
-    probes = [(a + b) / 2 for a, b in zip(cuts, cuts[1:])] + [cuts[-1] + 1]
-    bound = [g.subs(x, p) >= 0 for p in probes]  # compute-bound on each open interval
+def _decide(g: sp.Expr, x: sp.Symbol, roots: list, compute_bound, ceil, exact) -> Crossover:
+    """Status, crossover and smallest compute-bound integer from the positive roots of g.
+
+    ``roots`` are the distinct positive real roots in increasing order (Fractions or
+    sympy numbers); ``compute_bound(v)`` says whether g(v) ≥ 0 at a rational v;
+    ``ceil`` rounds a root up; ``exact`` turns a root into its sympy form. g keeps its
+    sign between roots, so one probe per open interval decides it; a root itself is
+    compute-bound (a tie counts). The smallest integer ≥ 1 in a compute-bound interval
+    or at an integer root is found directly, never by stepping, so this cannot loop.
+    """
+    cuts = [roots[0] - roots[0] if roots else 0] + roots  # an exact zero of the roots' type
+    probes = [(lo + hi) / 2 for lo, hi in zip(cuts, cuts[1:])] + [cuts[-1] + 1]
+    bound = [compute_bound(p) for p in probes]  # compute-bound on each open interval
     if not any(bound) and not roots:
         return Crossover(NEVER, x, g)
     if all(bound):
         return Crossover(ALWAYS, x, g, min_compute_bound=1)
-    if bound[-1] and not any(bound[:-1][:1]) and bound.count(True) == 1:
-        root = roots[-1]
-        return Crossover(CROSSES, x, g, exact=root, min_compute_bound=_min_integer(g, x, root))
-    if not any(bound):
-        return Crossover(NEVER, x, g, note="the intensity touches the ridge only at isolated points")
-    first = next(i for i, b in enumerate(bound) if b)
-    root = cuts[first]
+    spans = [(lo, hi) for lo, hi, b in zip(cuts, cuts[1:] + [None], bound) if b] + [(r, r) for r in roots]
+    smallest = None
+    for lo, hi in spans:
+        n = max(1, ceil(lo))
+        if (hi is None or n <= hi) and (smallest is None or n < smallest):
+            smallest = n
+    if bound[-1] and not bound[0] and bound.count(True) == 1:  # memory-bound, then compute-bound from the last root on
+        return Crossover(CROSSES, x, g, exact=exact(roots[-1]), min_compute_bound=max(1, ceil(roots[-1])))
+    if smallest is None:
+        where = ", ".join(f"({exact(lo)}, {exact(hi)})" for lo, hi in spans if hi is not None and lo != hi)
+        note = (f"compute-bound only for {x} in {where}, which holds no integer ≥ 1" if where
+                else "the intensity touches the ridge only at isolated points")
+        return Crossover(NEVER, x, g, note=note)
+    first = next(i for i, b in enumerate(bound) if b) if any(bound) else None
+    root = cuts[first] if first is not None else roots[0]
     return Crossover(
-        CROSSES, x, g, exact=root, min_compute_bound=_min_integer(g, x, root),
-        note=f"compute-bound only on part of the range: g changes sign at {', '.join(map(str, roots))}",
+        CROSSES, x, g, exact=exact(root), min_compute_bound=smallest,
+        note=f"compute-bound only on part of the range: g changes sign at {', '.join(str(exact(r)) for r in roots)}",
     )
+
+
+def _numeric(g: sp.Expr, x: sp.Symbol, poly: sp.Poly) -> Crossover:
+    """The crossover of a numeric polynomial g (any real roots, rational or not)."""
+    roots = sorted({r for r in poly.real_roots() if r > 0}, key=lambda r: sp.N(r, 30))
+    return _decide(g, x, roots, lambda v: bool(g.subs(x, v) >= 0), _ceil, lambda r: r)
+
+
+def _by_power(gp: PolyElement, i: int) -> list[PolyElement]:
+    """Coefficients of ``gp`` in its i-th generator, highest power first (like ``Poly.all_coeffs``)."""
+    parts: dict[int, dict] = {}
+    for mon, c in gp.items():
+        parts.setdefault(mon[i], {})[mon[:i] + (0,) + mon[i + 1:]] = c
+    return [gp.ring.from_dict(parts.get(k, {})) for k in range(max(parts), -1, -1)]
+
+
+def _ring_sign(p: PolyElement) -> int | None:
+    """:func:`sign_on_positive` of a polynomial held in a ring."""
+    if not p:
+        return 0
+    if all(c > 0 for c in p.values()):
+        return 1
+    if all(c < 0 for c in p.values()):
+        return -1
+    return None
+
+
+def _fraction(c) -> Fraction:
+    return Fraction(int(c.numerator), int(c.denominator))
+
+
+def _horner(coeffs: list[Fraction], v: Fraction) -> Fraction:
+    out = Fraction(0)
+    for c in coeffs:
+        out = out * v + c
+    return out
+
+
+def _numeric_fast(g: sp.Expr, x: sp.Symbol, coeffs: list[PolyElement]) -> Crossover:
+    """:func:`_numeric` for a polynomial with rational coefficients and rational positive roots."""
+    qs = [_fraction(c.LC) if c else Fraction(0) for c in coeffs]  # each coefficient is a constant here
+    if len(qs) == 2:
+        roots = [-qs[1] / qs[0]]
+    else:
+        poly = sp.Poly.from_list([sp.Rational(q.numerator, q.denominator) for q in qs], x)
+        found = poly.real_roots()
+        if not all(r.is_Rational for r in found):
+            return _numeric(g, x, poly)
+        roots = [Fraction(int(r.p), int(r.q)) for r in found]
+    roots = sorted({r for r in roots if r > 0})
+    return _decide(g, x, roots, lambda v: _horner(qs, Fraction(v)) >= 0, math.ceil, lambda q: sp.Rational(q.numerator, q.denominator))
+
+
+def _top(p: PolyElement, idx: list[int]) -> tuple[int, PolyElement]:
+    """The total degree of ``p`` in the generators ``idx`` and its part of that degree."""
+    deg = max(sum(m[i] for i in idx) for m in p.keys())
+    return deg, p.ring.from_dict({m: c for m, c in p.items() if sum(m[i] for i in idx) == deg})
+
+
+def _supremum_ring(F: PolyElement, G: PolyElement, xi: int) -> tuple[sp.Expr | None, sp.Expr | None]:
+    """:func:`_supremum` of F/G on the ring: lim as x → ∞, then as every other dim grows too."""
+    P, Q = F.cancel(G)
+    dn, ln = _top(P, [xi])
+    dd, ld = _top(Q, [xi])
+    if dn > dd:
+        return None, None
+    sup = cancel_ratio(ln.as_expr(), ld.as_expr()) if dn == dd else sp.Integer(0)
+    rest = [i for i, s in enumerate(F.ring.symbols) if s in sup.free_symbols]
+    if not rest:
+        return sup, None
+    sn, sd = ln.cancel(ld)
+    (d2n, l2n), (d2d, l2d) = _top(sn, rest), _top(sd, rest)
+    if d2n > d2d:
+        return sup, None
+    return sup, (cancel_ratio(l2n.as_expr(), l2d.as_expr()) if d2n == d2d else sp.Integer(0))
 
 
 @lru_cache(maxsize=1024)
 def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol) -> Crossover:
     """Solve FLOPs/peak = bytes/bandwidth for x exactly (pure, so cached: keys repeat setups).
 
+    Polynomial FLOPs and bytes (every built-in operator) are solved on sympy's sparse
+    polynomial rings; anything else goes through :func:`_solve_general`.
+
     >>> B, D = sp.symbols("B D", positive=True, integer=True)
     >>> solve_crossover(2*B*D, B + D, 3, 1, B).exact
     3*D/(2*D - 3)
     """
+    R = ring_of(tuple(sorted((flops.free_symbols | bytes_.free_symbols | {x}), key=lambda s: s.name)))
+    F, G = to_poly(flops, R), to_poly(bytes_, R)
+    if F is None or G is None or not (peak.is_Rational and bandwidth.is_Rational) or not G:
+        return _solve_general(flops, bytes_, peak, bandwidth, x)
+    gp = F * to_poly(bandwidth, R) - G * to_poly(peak, R)
+    g = gp.as_expr()
+    if not gp:
+        return Crossover(ALWAYS, x, g, min_compute_bound=1, note="compute and memory time are equal for every value")
+    xi = R.symbols.index(x)
+    coeffs = _by_power(gp, xi)
+    signs = [_ring_sign(c) for c in coeffs]
+    if all(s is not None and s <= 0 for s in signs):
+        sup, sup_all = _supremum_ring(F, G, xi) if F else _supremum(flops / bytes_, x)
+        return Crossover(NEVER, x, g, supremum=sup, supremum_all=sup_all)
+    if all(s is not None and s >= 0 for s in signs):
+        return Crossover(ALWAYS, x, g, min_compute_bound=1)
+    if all(c.is_ground for c in coeffs):
+        return _numeric_fast(g, x, coeffs)
+    degree = len(coeffs) - 1
+    if degree == 0:
+        cond = coeffs[0].as_expr().as_content_primitive()[1]
+        return Crossover(UNDETERMINED, x, g, condition=cond,
+                         note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims")
+    if degree == 1:
+        c1, c0 = (c.as_expr() for c in coeffs)
+        exact = sp.factor(cancel_ratio(-c0, c1))
+        if signs[1] == -1 and signs[0] in (1, None):
+            return Crossover(CROSSES, x, g, exact=exact, condition=None if signs[0] == 1 else c1.as_content_primitive()[1])
+        return Crossover(UNDETERMINED, x, g, exact=exact, note="whether the root is positive depends on the other dims; bind them with --set")
+    return Crossover(UNDETERMINED, x, g, note=f"degree {degree} in {x} with unbound dims; bind them with --set to solve exactly")
+
+
+def _solve_general(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol) -> Crossover:
+    """The same solve through sympy's general functions, for inputs that are not polynomials."""
     g = sp.expand(flops * bandwidth - bytes_ * peak)
     intensity = flops / bytes_
     if g == 0:

@@ -125,7 +125,8 @@ def _crossover_lines(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs:
 def _crossover_notes(cross: Crossover, ridge: sp.Expr) -> tuple[Rich, ...]:
     x = cross.variable
     if cross.status == NEVER:
-        out = [rich(f"No crossover: FLOPs·β − bytes·π has only non-positive coefficients, so I < I* for every {x} > 0.")]
+        out = [rich(f"No crossover: {cross.note}.") if cross.note else
+               rich(f"No crossover: FLOPs·β − bytes·π has only non-positive coefficients, so I < I* for every {x} > 0.")]
         if cross.supremum is not None:
             out.append(rich(f"As {x} → ∞, I → ", _m(cross.supremum), "."))
         top = cross.supremum_all if cross.supremum_all is not None else cross.supremum

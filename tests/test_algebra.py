@@ -54,3 +54,47 @@ def test_not_a_polynomial_falls_back_to_sympy():
     assert cancel(B / (B + B**2)) == 1 / (B + 1)
     assert cancel_ratio(sp.Integer(0), B) == 0
     assert cancel(sp.Rational(3, 4)) == sp.Rational(3, 4)
+
+
+pos_coeffs = st.builds(sp.Rational, st.integers(1, 12), st.integers(1, 6))
+pos_monomials = st.tuples(pos_coeffs, st.lists(st.integers(0, 2), min_size=4, max_size=4))
+pos_polys = st.lists(pos_monomials, min_size=1, max_size=4).map(_poly)
+hardware = st.builds(sp.Rational, st.integers(1, 10**6), st.integers(1, 10**3))
+
+
+def _fields(c):
+    return (c.status, sp.srepr(c.g), c.exact, c.min_compute_bound, c.condition, c.supremum, c.supremum_all, c.note)
+
+
+@SETTINGS
+@given(pos_polys, pos_polys, hardware, hardware, st.sampled_from(SYMS), st.dictionaries(st.sampled_from(SYMS), st.integers(1, 50)))
+def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
+    """The ring solver and the sympy one agree on every field, symbolic or bound."""
+    from derive.crossover import _solve_general, solve_crossover
+
+    bound = {s: sp.Integer(v) for s, v in bound.items() if s != x}
+    f, b = flops.subs(bound), byts.subs(bound)
+    assert _fields(solve_crossover(f, b, peak, bw, x)) == _fields(_solve_general(f, b, peak, bw, x))
+
+
+def test_compute_bound_only_below_one_is_never_for_integers():
+    """g ≥ 0 only on (0, r) with r < 1: no integer is compute-bound (this used to loop forever)."""
+    from derive.crossover import NEVER, solve_crossover
+
+    D = sp.Symbol("D", positive=True, integer=True)
+    flops, byts = sp.Integer(1000), 10 * D**2 + 5 * D + 1  # intensity falls with D
+    c = solve_crossover(flops, byts, sp.Integer(200), sp.Integer(1), D)
+    g = sp.expand(flops - byts * 200)
+    assert c.status == NEVER and c.min_compute_bound is None and "no integer" in c.note
+    assert g.subs(D, sp.Rational(1, 100)) > 0 and all(g.subs(D, n) < 0 for n in range(1, 50))
+
+
+def test_compute_bound_on_a_middle_interval():
+    """Roots 2 and 5, compute-bound between them: the smallest integer is 2, found exactly."""
+    from derive.crossover import CROSSES, _solve_general, solve_crossover
+
+    N = sp.Symbol("N", positive=True, integer=True)
+    flops, byts = 7 * N, N**2 + 10  # 7N − (N² + 10) ≥ 0 on [2, 5]
+    c = solve_crossover(flops, byts, sp.Integer(1), sp.Integer(1), N)
+    assert (c.status, c.exact, c.min_compute_bound) == (CROSSES, 2, 2)
+    assert _fields(c) == _fields(_solve_general(flops, byts, sp.Integer(1), sp.Integer(1), N))
