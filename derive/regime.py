@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .algebra import cancel_ratio
+from .algebra import cancel_ratio, expand
 from .errors import RegimeError
 
 __all__ = ["Regime", "parse_regime", "LeadingOrder", "leading_order", "REGIME_FACTOR"]
@@ -125,10 +125,38 @@ class LeadingOrder:
         return cancel_ratio(self.numerator, self.denominator)
 
 
+def _monomial_orders(term: sp.Expr, growing: frozenset) -> set | None:
+    """Powers of t in ``term`` with every growing dim scaled by t, read off the monomials.
+
+    None when a monomial is not a product of numbers and integer powers of symbols.
+    """
+    orders = set()
+    for mono in sp.Add.make_args(term):
+        order = 0
+        for f in sp.Mul.make_args(mono):
+            if f.is_Number:
+                continue
+            if f.is_Symbol:
+                order += f in growing
+            elif f.is_Pow and f.base.is_Symbol and f.exp.is_Integer:
+                order += int(f.exp) if f.base in growing else 0
+            else:
+                return None
+        orders.add(sp.Integer(order))
+    return orders
+
+
 def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], what: str):
     scale = {g: _T * g for g in growing}
+    grow = frozenset(growing)
     orders = []
     for term in terms:
+        orders_of_term = _monomial_orders(term, grow)
+        if orders_of_term is not None:
+            if len(orders_of_term) != 1:
+                return None
+            orders.append(orders_of_term.pop())
+            continue
         orders_of_term = set()
         for part in sp.Add.make_args(sp.expand(term.subs(scale, simultaneous=True))):
             coeff, power = part.as_coeff_exponent(_T)
@@ -147,7 +175,7 @@ def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], 
 def _terms(expr_or_terms) -> tuple[sp.Expr, ...]:
     if isinstance(expr_or_terms, (tuple, list)):
         return tuple(t for t in expr_or_terms if t != 0)
-    return sp.Add.make_args(sp.expand(expr_or_terms))
+    return sp.Add.make_args(expand(expr_or_terms))
 
 
 @lru_cache(maxsize=1024)
