@@ -1,0 +1,37 @@
+"""The compiled-template cache only saves time: output is the same with it cold, warm,
+corrupt, unwritable or turned off (DERIVE_NO_CACHE)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _key(tmp: Path, out: str, **env) -> dict[str, bytes]:
+    full = {k: v for k, v in os.environ.items() if k not in ("DERIVE_NO_CACHE", "XDG_CACHE_HOME")}
+    full.update(PYTHONPATH=str(ROOT), **env)
+    r = subprocess.run([sys.executable, "-m", "derive", "key", str(ROOT / "tests" / "sets" / "unseen.toml"), "-o", str(tmp / out)],
+                       cwd=ROOT, env=full, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return {p.name: p.read_bytes() for p in sorted((tmp / out).iterdir())}
+
+
+def test_cache_never_changes_output(tmp_path):
+    cache = tmp_path / "cache"
+    off = _key(tmp_path, "off", DERIVE_NO_CACHE="1", XDG_CACHE_HOME=str(cache))
+    assert not cache.exists()
+    cold = _key(tmp_path, "cold", XDG_CACHE_HOME=str(cache))
+    files = list(cache.rglob("*.cache"))
+    assert files, "templates were not cached"
+    warm = _key(tmp_path, "warm", XDG_CACHE_HOME=str(cache))
+    for f in files:
+        f.write_bytes(b"not a jinja cache file")
+    corrupt = _key(tmp_path, "corrupt", XDG_CACHE_HOME=str(cache))
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("x")
+    unwritable = _key(tmp_path, "unwritable", XDG_CACHE_HOME=str(blocked))
+    assert off == cold == warm == corrupt == unwritable
