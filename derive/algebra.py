@@ -22,7 +22,7 @@ from sympy.polys.orderings import lex
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing
 
-__all__ = ["ring_of", "to_poly", "cancel_ratio", "cancel", "expand", "is_polynomial"]
+__all__ = ["ring_of", "to_poly", "cancel_ratio", "cancel", "expand", "is_polynomial", "substitute"]
 
 
 @lru_cache(maxsize=256)
@@ -107,3 +107,14 @@ def expand(expr: sp.Expr) -> sp.Expr:
 def is_polynomial(expr: sp.Expr) -> bool:
     """True when ``expr`` is a polynomial in its free symbols (as written, no cancelling)."""
     return expr.is_Number or to_poly(expr, ring_of(_gens(expr))) is not None
+
+
+def substitute(expr: sp.Expr, values: dict) -> sp.Expr:
+    """``expr.subs(values)`` for symbols → numbers, as one structural pass (``xreplace``).
+
+    For symbols replaced by numbers the result is the same expression ``subs`` gives,
+    without ``subs``' pattern matching and sequential passes.
+    """
+    if not values:
+        return expr
+    return expr.xreplace({k: sp.Integer(v) if isinstance(v, int) else v for k, v in values.items()})

@@ -13,6 +13,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import algebra
+from .algebra import substitute
 from .crossover import Crossover, sign_on_positive, solve_crossover
 from .declare import Tensor
 from .problem import Problem
@@ -131,8 +132,8 @@ def _roofline(flops_x, terms, bandwidth, peak, x, subs_x, subs_all) -> Roofline:
     cross = None
     time = None
     if bandwidth is not None:
-        cross = solve_crossover(*_ratio_parts(flops_x.subs(subs_x), total.subs(subs_x)), peak, bandwidth, x)
-        time = total.subs(subs_all) / bandwidth
+        cross = solve_crossover(*_ratio_parts(substitute(flops_x, subs_x), substitute(total, subs_x)), peak, bandwidth, x)
+        time = substitute(total, subs_all) / bandwidth
     return Roofline(terms, total, intensity, ridge, cross, time)
 
 
@@ -150,16 +151,16 @@ def analyse(problem: Problem) -> Analysis:
     if problem.regime is not None:
         leading = leading_order(flops, tuple(t.bytes for t in memory.terms), problem.regime)
         intensity_regime = leading.ratio
-        cross_regime = solve_crossover(*_ratio_parts(leading.numerator.subs(subs_x), leading.denominator.subs(subs_x)), P, W, x)
+        cross_regime = solve_crossover(*_ratio_parts(substitute(leading.numerator, subs_x), substitute(leading.denominator, subs_x)), P, W, x)
         if cross_regime.is_number:
             found = _regime_checks(problem, cross_regime.exact)
             if found is not None:
                 checks, holds = found, all(ok for _, ok in found)
 
-    t_math = flops.subs(subs_all) / P
+    t_math = substitute(flops, subs_all) / P
     t_mem = memory.time
     numeric = t_math.is_number and t_mem.is_number
-    at_point = algebra.cancel(memory.intensity.subs(subs_all)) if numeric else None
+    at_point = algebra.cancel(substitute(memory.intensity, subs_all)) if numeric else None
     attainable = sp.Min(P, at_point * W) if numeric else None
 
     network = None

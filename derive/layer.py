@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from .algebra import cancel_ratio
+from .algebra import cancel_ratio, substitute
 from .analysis import Analysis, analyse
 from .composite import Composite, unfused
 
@@ -46,8 +46,8 @@ def _rows(a: Analysis) -> tuple[PartRow, ...]:
     bound = p.bound_subs()
     rows = []
     for part in op.parts:
-        flops = part.subs(part.operator.flops).subs(bound)
-        byts = sp.Add(*(t.bytes for t in a.memory.terms if op.part_of(t.tensor.name) == part.label)).subs(bound)
+        flops = substitute(part.subs(part.operator.flops), bound)
+        byts = substitute(sp.Add(*(t.bytes for t in a.memory.terms if op.part_of(t.tensor.name) == part.label)), bound)
         time = sp.Max(flops / p.peak.value, byts / p.bandwidth.value) if (flops / p.peak.value).is_number and byts.is_number else flops / p.peak.value
         rows.append(PartRow(part.label, part.operator.name, flops, byts, cancel_ratio(flops, byts) if byts != 0 else sp.oo, time, None))
     if all(r.time.is_number for r in rows):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from . import algebra
+from .algebra import substitute
 from .analysis import Analysis, Roofline
 from .crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from .notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
@@ -46,7 +47,7 @@ def _flops_step(a: Analysis) -> Step:
     op, bound = a.problem.operator, a.problem.bound_subs()
     lines = [Line.of(FLOPS, tex(a.flops))]
     if bound and a.flops.free_symbols & set(bound):
-        lines = [Line.of(FLOPS, tex(a.flops), tex_sub(a.flops, bound), tex(a.flops.subs(bound)))]
+        lines = [Line.of(FLOPS, tex(a.flops), tex_sub(a.flops, bound), tex(substitute(a.flops, bound)))]
     return Step(StepKind.FLOPS, "the operator's FLOP count", rich(op.doc or f"FLOPs of {op.name} as declared."), tuple(lines))
 
 
@@ -57,7 +58,7 @@ def _bytes_lines(terms, lhs: str, bound: dict) -> list[Line]:
     lines = [Line.of(lhs, symbolic, subbed, tex_sum([t.bytes for t in terms]))]
     total = sp.Add(*(t.bytes for t in terms))
     if bound and total.free_symbols & set(bound):
-        lines.append(Line.of(lhs, " + ".join(tex_sub(t.bytes, bound) for t in terms), tex(total.subs(bound))))
+        lines.append(Line.of(lhs, " + ".join(tex_sub(t.bytes, bound) for t in terms), tex(substitute(total, bound))))
     return lines
 
 
@@ -73,11 +74,11 @@ def _bytes_step(a: Analysis) -> Step:
 def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], reduced: sp.Expr, subs: dict | None = None) -> str:
     """num / Σ terms with the terms in declaration order, when that is already in lowest terms."""
     subs = subs or {}
-    n, d = num.subs(subs), sp.Add(*terms).subs(subs)
-    r_den = sp.fraction(algebra.cancel(reduced.subs(subs)) if subs else reduced)[1]
+    n, d = substitute(num, subs), substitute(sp.Add(*terms), subs)
+    r_den = sp.fraction(algebra.cancel(substitute(reduced, subs)) if subs else reduced)[1]
     if algebra.expand(r_den - d) == 0:
-        return rf"\frac{{{tex(n)}}}{{{tex_sum([t.subs(subs) for t in terms])}}}"
-    return tex(algebra.cancel(reduced.subs(subs)))
+        return rf"\frac{{{tex(n)}}}{{{tex_sum([substitute(t, subs) for t in terms])}}}"
+    return tex(algebra.cancel(substitute(reduced, subs)))
 
 
 def _intensity_step(a: Analysis) -> Step:
@@ -116,7 +117,7 @@ def _ridge_step(a: Analysis) -> Step:
 
 def _crossover_lines(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict, relation: str = "=", shown: str | None = None) -> tuple[Line, ...]:
     x = cross.variable
-    lines = [Line.of(shown or tex(algebra.cancel(intensity.subs(subs))), tex(ridge), relation=relation)]
+    lines = [Line.of(shown or tex(algebra.cancel(substitute(intensity, subs))), tex(ridge), relation=relation)]
     if cross.exact is not None:
         lines.append(Line.of(f"{tex(x)}^{{*}}", tex(cross.exact), approx=_num(cross.exact)))
     return tuple(lines)
@@ -152,11 +153,11 @@ def _crossover_step(kind: StepKind, intensity: sp.Expr, ridge: sp.Expr, cross: C
 
 def _threshold_step(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict) -> Step:
     x, n = cross.variable, cross.min_compute_bound
-    at = algebra.cancel(intensity.subs(subs))
+    at = algebra.cancel(substitute(intensity, subs))
     lines = [Line.of(rf"{tex(x)}_{{\min}}", rf"\left\lceil {tex(cross.exact)} \right\rceil" if cross.exact is not None else "", str(n))]
-    checks = [rich("Check: ", Math(rf"I({n}) = {tex(at.subs(x, n))}"), f" ≥ {fmt_decimal(ridge)} (compute-bound)")]
+    checks = [rich("Check: ", Math(rf"I({n}) = {tex(substitute(at, {x: n}))}"), f" ≥ {fmt_decimal(ridge)} (compute-bound)")]
     if n > 1:
-        checks.append(rich("and ", Math(rf"I({n - 1}) = {tex(at.subs(x, n - 1))}"), f" < {fmt_decimal(ridge)} (memory-bound)."))
+        checks.append(rich("and ", Math(rf"I({n - 1}) = {tex(substitute(at, {x: n - 1}))}"), f" < {fmt_decimal(ridge)} (memory-bound)."))
     return Step(StepKind.THRESHOLD, "smallest integer with T_math ≥ T_mem (a tie counts as compute-bound)",
                 rich(f"{x} counts whole items, so round the crossover up."), tuple(lines), tuple(checks))
 
@@ -177,7 +178,7 @@ def _regime_step(a: Analysis) -> Step:
 def _times_step(a: Analysis) -> Step:
     p, bound = a.problem, a.problem.bound_subs()
     peak, bw = tex_text_number(p.peak.text), tex_text_number(p.bandwidth.text)
-    flops_b, bytes_b = a.flops.subs(bound), a.memory.bytes.subs(bound)
+    flops_b, bytes_b = substitute(a.flops, bound), substitute(a.memory.bytes, bound)
     lines = (
         Line.of(r"T_{\text{math}}", r"\frac{\text{FLOPs}}{\pi}", rf"\frac{{{tex(flops_b)}}}{{{peak}}}", _value(a.t_math), approx=_sec(a.t_math)),
         Line.of(r"T_{\text{mem}}", r"\frac{\text{bytes}}{\beta}", rf"\frac{{{_ordered(a.memory, bound)}}}{{{bw}}}",
@@ -192,8 +193,8 @@ def _value(value: sp.Expr) -> str:
 
 
 def _ordered(roof: Roofline, subs: dict) -> str:
-    total = roof.bytes.subs(subs)
-    return tex(total) if total.is_number else tex_sum([t.bytes.subs(subs) for t in roof.terms])
+    total = substitute(roof.bytes, subs)
+    return tex(total) if total.is_number else tex_sum([substitute(t.bytes, subs) for t in roof.terms])
 
 
 def _sec(value: sp.Expr) -> str | None:
@@ -267,7 +268,7 @@ def _intensity_cell(value: sp.Expr) -> Rich:
 
 def _fusion_step(a: Analysis, u: Analysis) -> Step:
     bound = a.problem.bound_subs()
-    fused_b, unfused_b = a.memory.bytes.subs(bound), u.memory.bytes.subs(bound)
+    fused_b, unfused_b = substitute(a.memory.bytes, bound), substitute(u.memory.bytes, bound)
     ratio = algebra.cancel_ratio(unfused_b, fused_b)
     lines = [Line.of(r"\text{bytes}_{\text{unfused}}", tex(unfused_b)), Line.of(r"\text{bytes}_{\text{fused}}", tex(fused_b)),
              Line.of(r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}", tex(ratio), approx=_num(ratio))]
