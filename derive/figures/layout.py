@@ -191,7 +191,9 @@ def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
 
 def _along(a: sp.Rational, b: sp.Rational, t: sp.Rational) -> sp.Rational:
     """An exact rational near ``a * (b/a)**t``, a fraction t along a log axis (a label anchor)."""
-    return sp.Rational(str(sp.N(a * (b / a) ** t, 15)))
+    # the power is left unevaluated: evaluating (b/a)**t exactly factors integers for
+    # perfect powers, which is slow and not needed for a 15-digit value
+    return sp.Rational(str(sp.Mul(a, sp.Pow(b / a, t, evaluate=False), evaluate=False).evalf(15)))
 
 
 def sweep_scene(fig: SweepFigure, m: Metrics) -> Scene:
