@@ -39,22 +39,24 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
+def _tex_char(m: re.Match) -> str:
+    ch = m.group(0)
+    if ch in _TEX_MAP:
+        return _TEX_MAP[ch]
+    if ch == "\n":
+        return " "
+    return ch if ch in "éèàüöäçñ" else "?"  # other control characters and non-ASCII
+
+
+_TEX_SPECIAL = re.compile("[" + re.escape("".join(_TEX_MAP)) + r"]|[^\x20-\x7e]")
+
+
 def tex_escape(text: str) -> str:
     """Escape prose for LaTeX (pdflatex): TeX specials, and unicode math as math.
 
     Characters pdflatex's default input cannot take are replaced by ``?``.
     """
-    out = []
-    for ch in str(text):
-        if ch in _TEX_MAP:
-            out.append(_TEX_MAP[ch])
-        elif ch == "\n":
-            out.append(" ")
-        elif ord(ch) < 128:
-            out.append(ch if ch.isprintable() else "?")
-        else:
-            out.append(ch if ch in "éèàüöäçñ" else "?")
-    return "".join(out)
+    return _TEX_SPECIAL.sub(_tex_char, str(text))
 
 
 def md_rich(parts) -> str:
