@@ -154,21 +154,8 @@ bench_block = Composite(
 BLOCK_SET = {"T": 1, "S": 4096, "d_model": 8192, "d_ff": 28672, "N": 64, "K": 8, "H": 128}
 
 
-def composite_available() -> bool:
-    try:
-        from derive import Composite  # noqa: F401
-    except ImportError:
-        try:
-            from derive.declare import Composite  # noqa: F401
-        except ImportError:
-            return False
-    return True
-
-
-def measure_composite(tmp: Path, repeats: int) -> dict | None:
+def measure_composite(tmp: Path, repeats: int) -> dict:
     """(d): derive.solve + .markdown() + .latex() of a 12-part layer, warm (after a first call)."""
-    if not composite_available():
-        return None
     import derive
 
     path = tmp / "bench_block.py"
@@ -275,10 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         ms = 1000 * m["per_problem"]
         rows.append(_row(f"(c) marginal per problem ({m['nk']} vs {m['n1']} problems)", f"{ms:.1f} ms", f"{m['tk']:.2f} s - {m['t1']:.2f} s", "—", "<= 15 ms", ms <= GOALS["c"]))
         c = measure_composite(tmp, repeats)
-        if c is None:
-            print("composite: not available")
-        else:
-            rows.append(_row("(d) 12-part composite, solve+md+tex warm", f"{c['warm']:.3f} s", f"first {c['first']:.2f} s", "—", "—", None))
+        rows.append(_row("(d) 12-part composite, solve+md+tex warm", f"{c['warm']:.3f} s", f"first {c['first']:.2f} s", "—", "—", None))
         s = measure_sweep(100 if args.quick else 1000, repeats)
         rows.append(_row(f"(e) sweep_arrays, {s['points']:.0e} points", f"{s['arrays']:.3f} s", "—", "—", "<= 1 s", s["arrays"] <= GOALS["e"]))
         rows.append(_row(f"(e) sweep arrays + CSV ({s['csv_mb']:.0f} MB)", f"{s['csv']:.3f} s", "—", "—", "~1 s", None))
