@@ -10,7 +10,6 @@ import sys
 import tomllib
 from pathlib import Path
 
-import pytest
 import sympy as sp
 
 from conftest import ROOT
@@ -60,8 +59,6 @@ def test_table():
 
 
 def test_composite_piece(tmp_path: Path):
-    if not run.composite_available():
-        pytest.skip("derive has no Composite yet")
     c = run.measure_composite(tmp_path, 1)
     assert c["parts"] == 12 and c["warm"] > 0
 
