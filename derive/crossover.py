@@ -114,36 +114,31 @@ def _decide(g: sp.Expr, x: sp.Symbol, roots: list, compute_bound, ceil, exact) -
     ``roots`` are the distinct positive real roots in increasing order (Fractions or
     sympy numbers); ``compute_bound(v)`` says whether g(v) ≥ 0 at a rational v;
     ``ceil`` rounds a root up; ``exact`` turns a root into its sympy form. g keeps its
-    sign between roots, so one probe per open interval decides it; a root itself is
-    compute-bound (a tie counts). The smallest integer ≥ 1 in a compute-bound interval
-    or at an integer root is found directly, never by stepping, so this cannot loop.
+    sign between roots, so one probe per open interval decides it. A root where g only
+    touches zero is a tie (compute-bound) but starts no compute-bound range. Integers
+    are found from the ranges' ends, and the only stepping is over integer roots, so
+    this always ends.
     """
-    cuts = [roots[0] - roots[0] if roots else 0] + roots  # an exact zero of the roots' type
+    zero = roots[0] - roots[0] if roots else 0  # an exact zero of the roots' type
+    cuts = [zero] + roots
     probes = [(lo + hi) / 2 for lo, hi in zip(cuts, cuts[1:])] + [cuts[-1] + 1]
     bound = [compute_bound(p) for p in probes]  # compute-bound on each open interval
-    if not any(bound) and not roots:
-        return Crossover(NEVER, x, g)
+    if not any(bound):
+        return Crossover(NEVER, x, g, note="the intensity touches the ridge only at isolated points" if roots else "")
     if all(bound):
         return Crossover(ALWAYS, x, g, min_compute_bound=1)
-    spans = [(lo, hi) for lo, hi, b in zip(cuts, cuts[1:] + [None], bound) if b] + [(r, r) for r in roots]
-    smallest = None
-    for lo, hi in spans:
-        n = max(1, ceil(lo))
-        if (hi is None or n <= hi) and (smallest is None or n < smallest):
-            smallest = n
-    if bound[-1] and not bound[0] and bound.count(True) == 1:  # memory-bound, then compute-bound from the last root on
-        return Crossover(CROSSES, x, g, exact=exact(roots[-1]), min_compute_bound=max(1, ceil(roots[-1])))
-    if smallest is None:
-        where = ", ".join(f"({exact(lo)}, {exact(hi)})" for lo, hi in spans if hi is not None and lo != hi)
-        note = (f"compute-bound only for {x} in {where}, which holds no integer ≥ 1" if where
-                else "the intensity touches the ridge only at isolated points")
-        return Crossover(NEVER, x, g, note=note)
-    first = next(i for i, b in enumerate(bound) if b) if any(bound) else None
-    root = cuts[first] if first is not None else roots[0]
-    return Crossover(
-        CROSSES, x, g, exact=exact(root), min_compute_bound=smallest,
-        note=f"compute-bound only on part of the range: g changes sign at {', '.join(str(exact(r)) for r in roots)}",
-    )
+    if bound[-1] and bound.count(True) == 1:  # memory-bound, then compute-bound from the last root on
+        n = max(1, ceil(roots[-1]))
+        while n > 1 and compute_bound(n - 1):  # only at integer roots where g touches zero: finitely many
+            n -= 1
+        return Crossover(CROSSES, x, g, exact=exact(roots[-1]), min_compute_bound=n)
+    ranges = [(lo, hi) for lo, hi, b in zip(cuts, cuts[1:] + [None], bound) if b]  # closed, hi None is ∞
+    shown = ", ".join(("(0" if lo == zero else f"[{exact(lo)}") + (", ∞)" if hi is None else f", {exact(hi)}]") for lo, hi in ranges)
+    found = [(max(1, ceil(lo)), lo) for lo, hi in ranges if hi is None or max(1, ceil(lo)) <= hi]
+    if not found:
+        return Crossover(NEVER, x, g, note=f"compute-bound only for {x} in {shown}, which holds no integer ≥ 1")
+    n, lo = found[0]
+    return Crossover(CROSSES, x, g, exact=exact(lo), min_compute_bound=n, note=f"compute-bound only for {x} in {shown}")
 
 
 def _numeric(g: sp.Expr, x: sp.Symbol, poly: sp.Poly) -> Crossover:
@@ -232,6 +227,7 @@ def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: s
     >>> solve_crossover(2*B*D, B + D, 3, 1, B).exact
     3*D/(2*D - 3)
     """
+    peak, bandwidth = (sp.Rational(v) if isinstance(v, int) else v for v in (peak, bandwidth))
     R = ring_of(tuple(sorted((flops.free_symbols | bytes_.free_symbols | {x}), key=lambda s: s.name)))
     F, G = to_poly(flops, R), to_poly(bytes_, R)
     if F is None or G is None or not (peak.is_Rational and bandwidth.is_Rational) or not G:

@@ -284,6 +284,8 @@ def verdict_text(cross: Crossover | None, ridge: sp.Expr | None, bound_name: str
     if cross is None:
         return "no verdict (no bandwidth given)"
     x = cross.variable
+    if cross.status == CROSSES and cross.note.startswith("compute-bound only"):
+        return f"{cross.note.replace('compute-bound', bound_name, 1)}; the smallest is {x} = {cross.min_compute_bound}"
     if cross.status == CROSSES and cross.min_compute_bound is not None:
         approx = "" if cross.exact.is_Integer else f" ≈ {fmt_decimal(cross.exact)}"
         return f"{bound_name} for {x} ≥ {cross.min_compute_bound} (exact crossover {cross.exact}{approx})"
