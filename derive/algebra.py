@@ -22,7 +22,7 @@ from sympy.polys.orderings import lex
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing
 
-__all__ = ["ring_of", "to_poly", "cancel_ratio", "cancel", "expand", "is_polynomial", "substitute"]
+__all__ = ["ring_of", "to_poly", "cancel_ratio", "cancel", "expand", "substitute"]
 
 
 @lru_cache(maxsize=256)
@@ -102,11 +102,6 @@ def expand(expr: sp.Expr) -> sp.Expr:
     R = ring_of(_gens(expr))
     p = to_poly(expr, R)
     return sp.expand(expr) if p is None else p.as_expr()
-
-
-def is_polynomial(expr: sp.Expr) -> bool:
-    """True when ``expr`` is a polynomial in its free symbols (as written, no cancelling)."""
-    return expr.is_Number or to_poly(expr, ring_of(_gens(expr))) is not None
 
 
 def substitute(expr: sp.Expr, values: dict) -> sp.Expr:

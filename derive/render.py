@@ -93,23 +93,31 @@ class _QuietBytecodeCache(jinja2.FileSystemBytecodeCache):
             pass
 
 
-def _bytecode_cache(settings: dict) -> jinja2.BytecodeCache | None:
+def _bytecode_cache(settings: dict, filters: tuple[str, ...]) -> jinja2.BytecodeCache | None:
     """Compiled templates cached per user, like Python's ``__pycache__``.
 
     Compiling the six templates was ~55 ms of a ~0.7 s cold key. The cache lives in
     ``$XDG_CACHE_HOME/derive`` (else ``~/.cache/derive``), in a folder named by a hash
-    of the environment's settings and the jinja and Python versions; jinja itself
-    checks each template's source checksum, so an edited template is recompiled.
-    ``DERIVE_NO_CACHE=1`` turns it off. Output never depends on it.
+    of derive's version, the environment's settings and filter names, and the jinja and
+    Python versions; jinja itself checks each template's source checksum, so an edited
+    template is recompiled. The folder must be the user's own and not writable by
+    others (compiled code is executed), else there is no cache. ``DERIVE_NO_CACHE=1``
+    turns it off. Output never depends on it.
     """
-    if os.environ.get("DERIVE_NO_CACHE"):
+    if os.environ.get("DERIVE_NO_CACHE", "") not in ("", "0"):
         return None
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    tag = hashlib.sha256(repr((sorted(settings.items()), jinja2.__version__, sys.version)).encode()).hexdigest()[:16]
-    folder = base / "derive" / f"templates-{tag}"
     try:
+        from . import __version__
+
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # XDG: relative paths are ignored
+        key = repr((__version__, sorted(settings.items()), filters, jinja2.__version__, sys.version))
+        folder = base / "derive" / f"templates-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
+        st = folder.stat()
+        if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
+            return None
+    except Exception:  # no home, unwritable, anything: render without a cache
         return None
     return _QuietBytecodeCache(str(folder))
 
@@ -127,11 +135,9 @@ def environment(fmt: str) -> jinja2.Environment:
                         variable_end_string=">>", comment_start_string="<#", comment_end_string="#>", **common)
     else:
         raise ValueError(fmt)
-    env = jinja2.Environment(loader=loader, bytecode_cache=_bytecode_cache(settings), **settings)
-    if fmt == "md":
-        env.filters.update(rich=md_rich, e=md_escape, cell=_md_cell)
-    else:
-        env.filters.update(rich=tex_rich, e=tex_escape)
+    filters = dict(rich=md_rich, e=md_escape, cell=_md_cell) if fmt == "md" else dict(rich=tex_rich, e=tex_escape)
+    env = jinja2.Environment(loader=loader, bytecode_cache=_bytecode_cache(settings, tuple(sorted(filters))), **settings)
+    env.filters.update(filters)
     return env
 
 

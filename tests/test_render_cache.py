@@ -34,4 +34,11 @@ def test_cache_never_changes_output(tmp_path):
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("x")
     unwritable = _key(tmp_path, "unwritable", XDG_CACHE_HOME=str(blocked))
-    assert off == cold == warm == corrupt == unwritable
+    folders = {f.parent for f in files}
+    for folder in folders:  # a cache folder others can write: its compiled code is not trusted
+        for f in folder.iterdir():
+            f.unlink()
+        folder.chmod(0o777)
+    open_to_all = _key(tmp_path, "open", XDG_CACHE_HOME=str(cache))
+    assert not [f for folder in folders for f in folder.iterdir()], "a world-writable cache folder was used"
+    assert off == cold == warm == corrupt == unwritable == open_to_all
