@@ -8,13 +8,12 @@ compute.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import sympy as sp
 
 from . import algebra
 from .algebra import substitute
-from .crossover import Crossover, sign_on_positive, solve_crossover
+from .crossover import Crossover, reduced_parts, solve_crossover
 from .declare import Tensor
 from .problem import Problem
 from .regime import REGIME_FACTOR, LeadingOrder, leading_order
@@ -113,18 +112,6 @@ def _regime_checks(problem: Problem, value: sp.Expr) -> tuple[tuple[str, bool], 
     return tuple(checks)
 
 
-@lru_cache(maxsize=2048)
-def _ratio_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """num/den in lowest terms when the reduced denominator is provably positive.
-
-    Cancelling common factors (e.g. B·F in a sharded matmul) lets the crossover be
-    solved as a number; without a provably positive denominator, the sign of
-    num·β − den·π would not be the sign of I − ridge, so the original pair is kept.
-    """
-    n, d = sp.fraction(algebra.cancel_ratio(num, den))
-    return (n, d) if sign_on_positive(d) == 1 else (num, den)
-
-
 def _roofline(flops_x, terms, bandwidth, peak, x, subs_x, subs_all) -> Roofline:
     total = sp.Add(*(t.bytes for t in terms))
     intensity = algebra.cancel_ratio(flops_x, total)
@@ -132,7 +119,7 @@ def _roofline(flops_x, terms, bandwidth, peak, x, subs_x, subs_all) -> Roofline:
     cross = None
     time = None
     if bandwidth is not None:
-        cross = solve_crossover(*_ratio_parts(substitute(flops_x, subs_x), substitute(total, subs_x)), peak, bandwidth, x)
+        cross = solve_crossover(*reduced_parts(substitute(flops_x, subs_x), substitute(total, subs_x)), peak, bandwidth, x)
         time = substitute(total, subs_all) / bandwidth
     return Roofline(terms, total, intensity, ridge, cross, time)
 
@@ -151,7 +138,7 @@ def analyse(problem: Problem) -> Analysis:
     if problem.regime is not None:
         leading = leading_order(flops, tuple(t.bytes for t in memory.terms), problem.regime)
         intensity_regime = leading.ratio
-        cross_regime = solve_crossover(*_ratio_parts(substitute(leading.numerator, subs_x), substitute(leading.denominator, subs_x)), P, W, x)
+        cross_regime = solve_crossover(*reduced_parts(substitute(leading.numerator, subs_x), substitute(leading.denominator, subs_x)), P, W, x)
         if cross_regime.is_number:
             found = _regime_checks(problem, cross_regime.exact)
             if found is not None:

@@ -22,7 +22,7 @@ from sympy.polys.rings import PolyElement
 
 from .algebra import cancel_ratio, ring_of, to_poly
 
-__all__ = ["Crossover", "solve_crossover", "sign_on_positive", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
+__all__ = ["Crossover", "solve_crossover", "sign_on_positive", "reduced_parts", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
 
 CROSSES, NEVER, ALWAYS, UNDETERMINED = "crosses", "never", "always", "undetermined"
 
@@ -84,6 +84,18 @@ def sign_on_positive(expr: sp.Expr) -> int | None:
         else:
             return None
     return signs[0] * signs[1]
+
+
+@lru_cache(maxsize=2048)
+def reduced_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """num/den in lowest terms when the reduced denominator is provably positive.
+
+    Cancelling common factors (e.g. B·F in a sharded matmul) lets the crossover be
+    solved as a number; without a provably positive denominator, the sign of
+    num·β − den·π would not be the sign of I − ridge, so the original pair is kept.
+    """
+    n, d = sp.fraction(cancel_ratio(num, den))
+    return (n, d) if sign_on_positive(d) == 1 else (num, den)
 
 
 def _ceil(value: sp.Expr) -> int:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..analysis import Analysis, ByteTerm
-from ..crossover import ALWAYS, NEVER, Crossover, sign_on_positive, solve_crossover
+from ..crossover import ALWAYS, NEVER, Crossover, reduced_parts, solve_crossover
 from ..errors import ProblemError, RegimeError
 from ..regime import Regime, leading_order
 
@@ -131,12 +131,6 @@ def basis_of(a: Analysis, roof: str, regime: Regime | None = None) -> Basis:
     return Basis(lo.numerator, lo.denominator, kept if sp.Add(*(t.bytes for t in kept)) == lo.denominator else terms, roof)
 
 
-def _parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """num/den in lowest terms when the reduced denominator is provably positive."""
-    n, d = sp.fraction(sp.cancel(num / den))
-    return (n, d) if sign_on_positive(d) == 1 else (num, den)
-
-
 def _crossover_target(c: Crossover) -> Target:
     if c.exact is not None:
         return Target(c.exact, c.exact, c.min_compute_bound, c.note)
@@ -159,7 +153,7 @@ def compute(kind: str, basis: Basis, hw: Hardware, a: Analysis) -> Target:
     if bw is None and kind in ("ridge", "cross", "t_den"):
         raise ProblemError("network quantity", "no link bandwidth is known; give --link-bandwidth BYTES_PER_S or a chip with a link")
     if kind == "cross":
-        return _crossover_target(solve_crossover(*_parts(basis.num.subs(sub_x), basis.den.subs(sub_x)), hw.peak, bw, p.solve_for))
+        return _crossover_target(solve_crossover(*reduced_parts(basis.num.subs(sub_x), basis.den.subs(sub_x)), hw.peak, bw, p.solve_for))
     symbolic = {
         "num": basis.num,
         "den": basis.den,
