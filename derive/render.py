@@ -130,12 +130,13 @@ def environment(fmt: str) -> jinja2.Environment:
                   keep_trailing_newline=True, autoescape=False)
     if fmt == "md":
         settings = dict(common)
+        filters = dict(rich=md_rich, e=md_escape, cell=_md_cell)
     elif fmt == "tex":
         settings = dict(block_start_string="<%", block_end_string="%>", variable_start_string="<<",
                         variable_end_string=">>", comment_start_string="<#", comment_end_string="#>", **common)
+        filters = dict(rich=tex_rich, e=tex_escape)
     else:
         raise ValueError(fmt)
-    filters = dict(rich=md_rich, e=md_escape, cell=_md_cell) if fmt == "md" else dict(rich=tex_rich, e=tex_escape)
     env = jinja2.Environment(loader=loader, bytecode_cache=_bytecode_cache(settings, tuple(sorted(filters))), **settings)
     env.filters.update(filters)
     return env

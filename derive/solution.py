@@ -75,10 +75,10 @@ def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], reduced: sp.Expr, subs:
     """num / Σ terms with the terms in declaration order, when that is already in lowest terms."""
     subs = subs or {}
     n, d = substitute(num, subs), substitute(sp.Add(*terms), subs)
-    r_den = sp.fraction(algebra.cancel(substitute(reduced, subs)) if subs else reduced)[1]
-    if algebra.expand(r_den - d) == 0:
+    lowest = algebra.cancel(substitute(reduced, subs)) if subs else reduced
+    if algebra.expand(sp.fraction(lowest)[1] - d) == 0:
         return rf"\frac{{{tex(n)}}}{{{tex_sum([substitute(t, subs) for t in terms])}}}"
-    return tex(algebra.cancel(substitute(reduced, subs)))
+    return tex(lowest)
 
 
 def _intensity_step(a: Analysis) -> Step:
