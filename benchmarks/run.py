@@ -40,16 +40,16 @@ if str(ROOT) not in sys.path:  # run from a checkout: measure this tree's derive
 GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0}
 
 
-def _env() -> dict:
+def _env(root: Path = ROOT) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
 
-def cold(argv: list[str]) -> float:
-    """Wall time of one fresh Python process (fails loudly if it fails)."""
+def cold(argv: list[str], root: Path = ROOT) -> float:
+    """Wall time of one fresh Python process running derive from ``root`` (fails loudly if it fails)."""
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, *argv], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run([sys.executable, *argv], cwd=root, env=_env(root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     elapsed = time.perf_counter() - t
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {r.returncode}: {r.stderr.strip()[-500:]}")
@@ -230,7 +230,7 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join([fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
 
-def prepare(tmp: Path) -> None:
+def prepare(tmp: Path, root: Path = ROOT) -> None:
     """Put derive in the state an installed copy is in, as sympy already is.
 
     ``pip install`` compiles a package's bytecode, and sympy is measured with its
@@ -239,8 +239,8 @@ def prepare(tmp: Path) -> None:
     and the built-in operators once, and build one untimed key (which also fills the
     compiled-template cache, see derive/render.py).
     """
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "derive"), str(ROOT / "operators")], check=True)
-    cold(key_command(SET20, tmp / "warmup"))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "derive"), str(root / "operators")], check=True)
+    cold(key_command(SET20, tmp / "warmup"), root)
 
 
 def main(argv: list[str] | None = None) -> int:

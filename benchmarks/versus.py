@@ -3,8 +3,8 @@
     git worktree add /tmp/old <commit>
     python benchmarks/versus.py /tmp/old            # this tree against /tmp/old
 
-Both trees get their bytecode compiled and one untimed key first (as benchmarks/run.py
-does), then every command runs in turn, best of --repeats. Prints each key's time, its
+Both trees are prepared as benchmarks/run.py prepares this one (bytecode compiled, one
+untimed key), then every command runs in turn, best of --repeats. Prints each key's time, its
 ratios to the naive sympy script and to ``import sympy``, and whether the two trees wrote
 the same files.
 """
@@ -13,23 +13,11 @@ from __future__ import annotations
 
 import argparse
 import filecmp
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-SET20 = HERE / "set20.toml"
-
-
-def cold(argv: list[str], root: Path) -> float:
-    env = dict(os.environ, PYTHONPATH=str(root))
-    t = time.perf_counter()
-    subprocess.run([sys.executable, *argv], cwd=root, env=env, stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
+from run import NAIVE, ROOT, SET20, cold, key_command, prepare
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,10 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="derive-versus-") as d:
         out = {name: Path(d) / name for name in trees}
         for name, root in trees.items():
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "derive"), str(root / "operators")], check=True)
-            cold(["-m", "derive", "key", str(SET20), "-o", str(out[name])], root)
-        cmds = {f"key ({name})": (["-m", "derive", "key", str(SET20), "-o", str(out[name]), "--force"], root) for name, root in trees.items()}
-        cmds["naive sympy"] = ([str(HERE / "naive_sympy.py")], ROOT)
+            prepare(Path(d) / f"warmup-{name}", root)
+        cmds = {f"key ({name})": (key_command(SET20, out[name]), root) for name, root in trees.items()}
+        cmds["naive sympy"] = ([str(NAIVE)], ROOT)
         cmds["import sympy"] = (["-c", "import sympy"], ROOT)
         best = {k: float("inf") for k in cmds}
         for _ in range(args.repeats):
