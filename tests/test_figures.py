@@ -155,3 +155,51 @@ def test_tikz_compiles(tmp_path: Path):
                        cwd=tmp_path, capture_output=True, text=True, timeout=180)
     assert p.returncode == 0, p.stdout[-3000:]
     assert (tmp_path / "figs.pdf").stat().st_size > 0
+
+
+def _place_naive(requests, area, hard, soft):
+    """place_labels with the plain all-pairs crossing count (the reference for the bisection)."""
+    from derive.figures.place import Box
+
+    placed = []
+
+    def fits(b):
+        inside = b.x0 >= area.x0 and b.x1 <= area.x1 and b.y0 >= area.y0 and b.y1 <= area.y1
+        return inside and not any(b.overlaps(o) for o in hard + placed)
+
+    def best(group):
+        ok = [(sum(1 for o in soft if b.overlaps(o)), i, b) for i, b in enumerate(group) if fits(b)]
+        if not ok:
+            return None
+        clean = [b for n, _, b in ok if n == 0]
+        return clean[0] if clean else min(ok, key=lambda t: (t[0], t[1]))[2]
+
+    for r in requests:
+        boxes = [Box(r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h) for dx, dy in r.candidates]
+        choice = best(boxes)
+        for step in range(1, 7):
+            if choice is not None:
+                break
+            choice = best([b.shifted(sign * step * r.h) for b in boxes for sign in (-1, 1)])
+        placed.append(choice if choice is not None else boxes[0])
+    return placed
+
+
+def test_label_placement_matches_the_all_pairs_count():
+    """The bisection over soft samples finds the same boxes as testing every sample."""
+    import random
+
+    from derive.figures.place import Box, LabelRequest, place_labels, polyline_obstacles
+
+    rng = random.Random(7)
+    area = Box(0.0, 0.0, 400.0, 300.0)
+    for _ in range(150):
+        soft = []
+        for _ in range(rng.randint(0, 4)):
+            soft += polyline_obstacles([(rng.uniform(-20, 420), rng.uniform(-20, 320)) for _ in range(rng.randint(2, 4))],
+                                       step=rng.choice([3.0, 6.0]), r=rng.choice([0.5, 1.0, 2.5]))
+        hard = [Box(x, y, x + 8, y + 8) for x, y in ((rng.uniform(0, 400), rng.uniform(0, 300)) for _ in range(rng.randint(0, 5)))]
+        reqs = [LabelRequest(rng.uniform(0, 400), rng.uniform(0, 300), rng.uniform(10, 120), rng.choice([9.0, 13.0, 26.0]),
+                             tuple((rng.uniform(-60, 20), rng.uniform(-20, 20)) for _ in range(rng.randint(1, 8))))
+                for _ in range(rng.randint(1, 8))]
+        assert place_labels(reqs, area, hard, soft) == _place_naive(reqs, area, hard, soft)

@@ -10,6 +10,7 @@ both backends place labels the same way and never by chance.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
@@ -189,6 +190,7 @@ def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
                  tuple(b.lines), tuple(b.markers), labels)
 
 
+@lru_cache(maxsize=256)  # pure; the SVG and the TikZ picture ask for the same anchors
 def _along(a: sp.Rational, b: sp.Rational, t: sp.Rational) -> sp.Rational:
     """An exact rational near ``a * (b/a)**t``, a fraction t along a log axis (a label anchor)."""
     # the power is left unevaluated: evaluating (b/a)**t exactly factors integers for

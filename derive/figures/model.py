@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
@@ -210,6 +211,7 @@ class RooflineGeometry:
     knees: tuple[tuple[sp.Rational, sp.Rational], ...]  # (ridge x, peak y), same order
 
 
+@lru_cache(maxsize=64)  # pure; the SVG and the TikZ picture of one figure share it
 def roofline_geometry(fig: RooflineFigure) -> RooflineGeometry:
     """Axis decades covering every knee and point (with a margin) and at least a decade
     right of the highest knee; the slope from the left edge up to the highest knee."""

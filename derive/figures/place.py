@@ -9,6 +9,7 @@ handled in the order given and candidates are tried in the order given.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 __all__ = ["Box", "LabelRequest", "place_labels", "polyline_obstacles", "choose_corner"]
@@ -56,11 +57,17 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
         inside = b.x0 >= area.x0 and b.x1 <= area.x1 and b.y0 >= area.y0 and b.y1 <= area.y1
         return inside and not any(b.overlaps(o) for o in hard + placed)
 
-    soft_edges = [(o.x0, o.y0, o.x1, o.y1) for o in soft]
+    # soft samples sorted by left edge: a box can only meet those whose left edge lies
+    # within (b.x0 - 1 - widest, b.x1 + 1) (one more unit of slack against rounding),
+    # found by bisection; the exact test below decides (this is the hot loop)
+    soft_edges = sorted((o.x0, o.y0, o.x1, o.y1) for o in soft)
+    lefts = [e[0] for e in soft_edges]
+    widest = max((e[2] - e[0] for e in soft_edges), default=0.0)
 
-    def crossings(b: Box) -> int:  # Box.overlaps with pad 1.0, inlined: this is the hot loop
+    def crossings(b: Box) -> int:  # Box.overlaps with pad 1.0, inlined
         x1, y1 = b.x1 + 1.0, b.y1 + 1.0
-        return sum(1 for ox0, oy0, ox1, oy1 in soft_edges if not (x1 <= ox0 or ox1 + 1.0 <= b.x0 or y1 <= oy0 or oy1 + 1.0 <= b.y0))
+        lo, hi = bisect_right(lefts, b.x0 - 2.0 - widest), bisect_left(lefts, x1)
+        return sum(1 for ox0, oy0, ox1, oy1 in soft_edges[lo:hi] if not (ox1 + 1.0 <= b.x0 or y1 <= oy0 or oy1 + 1.0 <= b.y0))
 
     def best(group: list[Box]) -> Box | None:
         ok = [(crossings(b), i, b) for i, b in enumerate(group) if fits(b)]
