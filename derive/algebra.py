@@ -17,12 +17,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 import sympy as sp
+from sympy.core.add import _addsort
+from sympy.core.mul import _mulsort
 from sympy.polys.domains import QQ
 from sympy.polys.orderings import lex
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing
 
-__all__ = ["ring_of", "to_poly", "cancel_ratio", "cancel", "expand", "substitute"]
+__all__ = ["ring_of", "to_poly", "to_expr", "cancel_ratio", "cancel", "expand", "substitute"]
 
 
 @lru_cache(maxsize=256)
@@ -61,6 +63,32 @@ def to_poly(expr: sp.Expr, R: PolyRing) -> PolyElement | None:
     return None
 
 
+def to_expr(p: PolyElement) -> sp.Expr:
+    """``p.as_expr()``, built the way sympy's evaluated ``Add``/``Mul`` would build it.
+
+    ``as_expr`` multiplies and adds through sympy's general ``flatten``; a polynomial's
+    terms are already distinct monomials in distinct symbols, so all that is left of
+    ``flatten`` is its canonical sort (``_mulsort``/``_addsort``) with the number first.
+    The result is the same expression (same args, same order; tests/test_algebra.py).
+    """
+    to_sympy, syms = p.ring.domain.to_sympy, p.ring.symbols
+    const, terms = sp.S.Zero, []
+    for monom, c in p.items():
+        coeff = to_sympy(c)
+        factors = [s if e == 1 else sp.Pow(s, e) for s, e in zip(syms, monom) if e]
+        if not factors:
+            const = coeff
+            continue
+        _mulsort(factors)
+        if coeff is not sp.S.One:
+            factors.insert(0, coeff)
+        terms.append(sp.Mul._from_args(factors, True))
+    _addsort(terms)
+    if const is not sp.S.Zero:
+        terms.insert(0, const)
+    return sp.Add._from_args(terms, True)
+
+
 def _poly_pair(num: sp.Expr, den: sp.Expr):
     gens = _gens(num, den)
     R = ring_of(gens)
@@ -83,7 +111,7 @@ def cancel_ratio(num: sp.Expr, den: sp.Expr) -> sp.Expr:
     if not F:
         return sp.Integer(0)
     P, Q = F.cancel(G)
-    return P.as_expr() / Q.as_expr() if Q != 1 else P.as_expr()
+    return to_expr(P) / to_expr(Q) if Q != 1 else to_expr(P)
 
 
 def cancel(expr: sp.Expr) -> sp.Expr:
@@ -101,7 +129,7 @@ def expand(expr: sp.Expr) -> sp.Expr:
         return expr
     R = ring_of(_gens(expr))
     p = to_poly(expr, R)
-    return sp.expand(expr) if p is None else p.as_expr()
+    return sp.expand(expr) if p is None else to_expr(p)
 
 
 def substitute(expr: sp.Expr, values: dict) -> sp.Expr:

@@ -20,7 +20,7 @@ from fractions import Fraction
 import sympy as sp
 from sympy.polys.rings import PolyElement
 
-from .algebra import cancel_ratio, ring_of, to_poly
+from .algebra import cancel_ratio, ring_of, to_expr, to_poly
 
 __all__ = ["Crossover", "solve_crossover", "sign_on_positive", "reduced_parts", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
 
@@ -217,7 +217,7 @@ def _supremum_ring(F: PolyElement, G: PolyElement, xi: int) -> tuple[sp.Expr | N
     dd, ld = _top(Q, [xi])
     if dn > dd:
         return None, None
-    sup = cancel_ratio(ln.as_expr(), ld.as_expr()) if dn == dd else sp.Integer(0)
+    sup = cancel_ratio(to_expr(ln), to_expr(ld)) if dn == dd else sp.Integer(0)
     rest = [i for i, s in enumerate(F.ring.symbols) if s in sup.free_symbols]
     if not rest:
         return sup, None
@@ -225,7 +225,7 @@ def _supremum_ring(F: PolyElement, G: PolyElement, xi: int) -> tuple[sp.Expr | N
     (d2n, l2n), (d2d, l2d) = _top(sn, rest), _top(sd, rest)
     if d2n > d2d:
         return sup, None
-    return sup, (cancel_ratio(l2n.as_expr(), l2d.as_expr()) if d2n == d2d else sp.Integer(0))
+    return sup, (cancel_ratio(to_expr(l2n), to_expr(l2d)) if d2n == d2d else sp.Integer(0))
 
 
 @lru_cache(maxsize=1024)
@@ -245,7 +245,7 @@ def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: s
     if F is None or G is None or not (peak.is_Rational and bandwidth.is_Rational) or not G:
         return _solve_general(flops, bytes_, peak, bandwidth, x)
     gp = F * to_poly(bandwidth, R) - G * to_poly(peak, R)
-    g = gp.as_expr()
+    g = to_expr(gp)
     if not gp:
         return Crossover(ALWAYS, x, g, min_compute_bound=1, note="compute and memory time are equal for every value")
     xi = R.symbols.index(x)
@@ -260,11 +260,11 @@ def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: s
         return _numeric_fast(g, x, coeffs)
     degree = len(coeffs) - 1
     if degree == 0:
-        cond = coeffs[0].as_expr().as_content_primitive()[1]
+        cond = to_expr(coeffs[0]).as_content_primitive()[1]
         return Crossover(UNDETERMINED, x, g, condition=cond,
                          note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims")
     if degree == 1:
-        c1, c0 = (c.as_expr() for c in coeffs)
+        c1, c0 = (to_expr(c) for c in coeffs)
         exact = sp.factor(cancel_ratio(-c0, c1))
         if signs[1] == -1 and signs[0] in (1, None):
             return Crossover(CROSSES, x, g, exact=exact, condition=None if signs[0] == 1 else c1.as_content_primitive()[1])

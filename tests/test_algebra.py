@@ -128,3 +128,31 @@ def test_compute_bound_only_below_a_root_says_so():
     c = solve_crossover(sp.Integer(50), 2 * x, 10, 1, x)  # g = 50 − 20x ≥ 0 for x ≤ 5/2
     assert c.status == CROSSES and c.min_compute_bound == 1
     assert verdict_text(c, sp.Integer(10)) == "compute-bound only for x in (0, 5/2]; the smallest is x = 1"
+
+
+wide_coeffs = st.builds(sp.Rational, st.integers(-10**12, 10**12).filter(bool), st.integers(1, 10**4))
+wide_monomials = st.tuples(wide_coeffs, st.lists(st.integers(0, 12), min_size=4, max_size=4))
+
+
+@SETTINGS
+@given(st.lists(wide_monomials, min_size=0, max_size=6), st.permutations(range(4)))
+def test_to_expr_is_as_expr(terms, order):
+    """The ring element written back is the very expression ``as_expr`` builds."""
+    from derive.algebra import ring_of, to_expr, to_poly
+
+    syms = tuple(SYMS[i] for i in order)
+    e = sp.Add(*(c * sp.Mul(*(s**k for s, k in zip(syms, exps))) for c, exps in terms))
+    p = to_poly(e, ring_of(SYMS))
+    assert sp.srepr(to_expr(p)) == sp.srepr(p.as_expr())
+    assert to_expr(p) == p.as_expr() and hash(to_expr(p)) == hash(p.as_expr())
+
+
+def test_to_expr_edge_cases():
+    from derive.algebra import ring_of, to_expr, to_poly
+
+    x, y, d_model = sp.Symbol("x", positive=True), sp.Symbol("y"), sp.Symbol("d_model", positive=True, integer=True)
+    R = ring_of((x, y, d_model))
+    for e in (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Rational(-3, 7), x, -x, x**2, -x**2 * y / 3, 1 - 2 * x,
+              3 - x * d_model, x + y + d_model + 1, 10**30 * d_model**9 - y):
+        p = to_poly(sp.expand(e), R)
+        assert sp.srepr(to_expr(p)) == sp.srepr(p.as_expr()), e
