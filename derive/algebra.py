@@ -14,6 +14,7 @@ that is not a polynomial in its symbols falls back to sympy itself.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy as sp
@@ -132,12 +133,50 @@ def expand(expr: sp.Expr) -> sp.Expr:
     return sp.expand(expr) if p is None else to_expr(p)
 
 
+class _NotRational(Exception):
+    """Raised inside :func:`_rational_value` when the value is not an exact rational."""
+
+
+def _rational_value(expr: sp.Basic, values: dict) -> Fraction:
+    """The exact value of a rational function of symbols that all have rational values."""
+    if expr.is_Rational:
+        return Fraction(int(expr.p), int(expr.q))
+    if expr.is_Symbol:
+        v = values.get(expr)
+        if v is None:
+            raise _NotRational
+        return v
+    if expr.is_Add:
+        return sum((_rational_value(a, values) for a in expr.args), Fraction(0))
+    if expr.is_Mul:
+        out = Fraction(1)
+        for a in expr.args:
+            out *= _rational_value(a, values)
+        return out
+    if expr.is_Pow and expr.exp.is_Integer:
+        base = _rational_value(expr.base, values)
+        if not base and expr.exp < 0:
+            raise _NotRational  # division by zero: sympy's answer (zoo) is not a rational
+        return base ** int(expr.exp)
+    raise _NotRational
+
+
 def substitute(expr: sp.Expr, values: dict) -> sp.Expr:
     """``expr.subs(values)`` for symbols → numbers, as one structural pass (``xreplace``).
 
     For symbols replaced by numbers the result is the same expression ``subs`` gives,
-    without ``subs``' pattern matching and sequential passes.
+    without ``subs``' pattern matching and sequential passes. When every symbol gets a
+    rational value and ``expr`` is a rational function, the value is computed with
+    exact Fractions instead (the same canonical ``Rational`` sympy's evaluation ends at).
     """
     if not values:
         return expr
-    return expr.xreplace({k: sp.Integer(v) if isinstance(v, int) else v for k, v in values.items()})
+    values = {k: sp.Integer(v) if isinstance(v, int) else v for k, v in values.items()}
+    if all(v.is_Rational for v in values.values()):
+        try:
+            q = _rational_value(expr, {k: Fraction(int(v.p), int(v.q)) for k, v in values.items()})
+        except _NotRational:
+            pass
+        else:
+            return sp.Rational(q.numerator, q.denominator)
+    return expr.xreplace(values)

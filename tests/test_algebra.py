@@ -156,3 +156,27 @@ def test_to_expr_edge_cases():
               3 - x * d_model, x + y + d_model + 1, 10**30 * d_model**9 - y):
         p = to_poly(sp.expand(e), R)
         assert sp.srepr(to_expr(p)) == sp.srepr(p.as_expr()), e
+
+
+@SETTINGS
+@given(polys, polys, st.lists(st.integers(0, 9), min_size=4, max_size=4), st.integers(1, 4))
+def test_substitute_is_xreplace(num, den, vals, n_bound):
+    """Numbers for every symbol give the same Rational as sympy; partial values the same expression."""
+    from derive.algebra import substitute
+
+    e = num / den if den != 0 else num
+    values = {s: sp.Integer(v) for s, v in zip(SYMS[:n_bound], vals)}
+    want = e.xreplace(values)
+    got = substitute(e, values)
+    assert sp.srepr(got) == sp.srepr(want)
+
+
+def test_substitute_edge_cases():
+    from derive.algebra import substitute
+
+    assert substitute(1 / (B - 2), {B: 2}) == sp.zoo  # sympy's answer, not an exception
+    assert substitute(sp.sqrt(B) * D, {B: 4, D: 3}) == 6
+    assert substitute(B**-2 * D, {B: 2, D: 3}) == sp.Rational(3, 4)
+    assert substitute(sp.Min(B, D), {B: 2, D: 3}) == 2
+    assert substitute(2 * B, {}) == 2 * B
+    assert substitute(B * D / 3, {B: sp.Rational(3, 2), D: 4}) == 2
