@@ -19,13 +19,13 @@ from functools import lru_cache
 
 import sympy as sp
 from sympy.core.add import _addsort
-from sympy.core.mul import _mulsort
-from sympy.polys.domains import QQ
+from sympy.core.mul import _keep_coeff, _mulsort
+from sympy.polys.domains import QQ, ZZ
 from sympy.polys.orderings import lex
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing
 
-__all__ = ["ring_of", "to_poly", "to_expr", "cancel_ratio", "cancel", "expand", "substitute"]
+__all__ = ["ring_of", "to_poly", "to_expr", "cancel_ratio", "cancel", "expand", "factor", "substitute"]
 
 
 @lru_cache(maxsize=256)
@@ -131,6 +131,46 @@ def expand(expr: sp.Expr) -> sp.Expr:
     R = ring_of(_gens(expr))
     p = to_poly(expr, R)
     return sp.expand(expr) if p is None else to_expr(p)
+
+
+def _integer_factors(p: PolyElement) -> tuple[Fraction, list[tuple[PolyElement, int]]]:
+    """``p``'s leading coefficient and its irreducible factors over the integers.
+
+    The factors are primitive with a positive leading coefficient (sympy's ``factor_list``
+    normalisation); the leading coefficient is kept whole, the constant is found from it.
+    """
+    denom, cleared = p.clear_denoms()
+    _, factors = cleared.set_ring(p.ring.clone(domain=ZZ)).factor_list()
+    return _fraction(p.LC), factors
+
+
+def _fraction(c) -> Fraction:
+    return Fraction(int(c.numerator), int(c.denominator))
+
+
+@lru_cache(maxsize=1024)
+def factor(expr: sp.Expr) -> sp.Expr:
+    """``sympy.factor(expr)`` for a ratio of polynomials, without re-reading it into ``Poly``s.
+
+    Both sides are factored over the integers on the ring; the rational constant is
+    whatever makes the product equal ``expr`` (leading coefficients multiply), and the
+    result is assembled with sympy's own ``_keep_coeff``, as ``factor`` does. The same
+    expression as ``sympy.factor`` (tests/test_algebra.py); anything else falls back to it.
+    """
+    if expr.is_Number:
+        return expr
+    num, den = sp.fraction(expr)
+    R, F, G = _poly_pair(num, den)
+    if F is None or G is None or not F or not G:
+        return sp.factor(expr)
+    (lf, nf), (lg, dg) = _integer_factors(F), _integer_factors(G)
+    coeff = lf / lg
+    for f, k in nf:
+        coeff /= _fraction(f.LC) ** k
+    for g, k in dg:
+        coeff *= _fraction(g.LC) ** k
+    product = sp.Mul(*[to_expr(f) ** k for f, k in nf], *[to_expr(g) ** -k for g, k in dg])
+    return _keep_coeff(sp.Rational(coeff.numerator, coeff.denominator), product)
 
 
 class _NotRational(Exception):

@@ -20,7 +20,7 @@ from fractions import Fraction
 import sympy as sp
 from sympy.polys.rings import PolyElement
 
-from .algebra import cancel_ratio, ring_of, to_expr, to_poly
+from .algebra import cancel_ratio, factor, ring_of, to_expr, to_poly
 
 __all__ = ["Crossover", "solve_crossover", "sign_on_positive", "reduced_parts", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
 
@@ -265,7 +265,7 @@ def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: s
                          note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims")
     if degree == 1:
         c1, c0 = (to_expr(c) for c in coeffs)
-        exact = sp.factor(cancel_ratio(-c0, c1))
+        exact = factor(cancel_ratio(-c0, c1))
         if signs[1] == -1 and signs[0] in (1, None):
             return Crossover(CROSSES, x, g, exact=exact, condition=None if signs[0] == 1 else c1.as_content_primitive()[1])
         return Crossover(UNDETERMINED, x, g, exact=exact, note="whether the root is positive depends on the other dims; bind them with --set")

@@ -180,3 +180,24 @@ def test_substitute_edge_cases():
     assert substitute(sp.Min(B, D), {B: 2, D: 3}) == 2
     assert substitute(2 * B, {}) == 2 * B
     assert substitute(B * D / 3, {B: sp.Rational(3, 2), D: 4}) == 2
+
+
+@SETTINGS
+@given(polys, polys, factors, st.sampled_from([1, -1, 2, sp.Rational(3, 4)]))
+def test_factor_is_sympy_factor(num, den, common, scale):
+    """The crossover's closed form is printed factored: the same expression as sympy.factor."""
+    from derive.algebra import factor
+
+    if den == 0:
+        return
+    for e in (num / den, scale * sp.expand(num * common) / den, cancel_ratio(sp.expand(num * common), sp.expand(den * common))):
+        assert sp.srepr(factor(e)) == sp.srepr(sp.factor(e)), e
+
+
+def test_factor_edge_cases():
+    from derive.algebra import factor
+
+    for e in (sp.Integer(3), B, -B, 3 * D / (2 * D - 3), -D / (2 * D - 3), B * D * F / (2 * B * D + 2 * B * F + 2 * D * F),
+              (B**2 - D**2) / (B + 2 * D), 9850 * D * F / (41 * D * F - 9850 * D - 9850 * F), (4 * B**2 - 1) / 6,
+              sp.sqrt(B) / (B + 1), 1 / (B * D)):
+        assert sp.srepr(factor(e)) == sp.srepr(sp.factor(e)), e
