@@ -14,25 +14,30 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 from .numbers import fmt_decimal
+from .texpoly import PolyTex
 
 __all__ = ["tex", "tex_sum", "tex_sub", "tex_decimal", "tex_text_number", "str_sum"]
 
 _E_NOTATION = re.compile(r"^([+-]?[\d.]+)e([+-]?\d+)$")
 
 
+def _int_tex(n: int) -> str:
+    """An integer, large round ones as ``a \\times 10^{k}`` (``3 \\times 10^{6}``, ``10^{6}``)."""
+    digits = str(abs(n))
+    zeros = len(digits) - len(digits.rstrip("0"))
+    if len(digits) >= 7 and zeros >= 5:
+        mant = digits.rstrip("0")
+        k = len(digits) - 1
+        m = mant[0] + ("." + mant[1:] if len(mant) > 1 else "")
+        return ("-" if n < 0 else "") + (f"{m} \\times 10^{{{k}}}" if m != "1" else f"10^{{{k}}}")
+    return str(n)
+
+
 class _Printer(LatexPrinter):
     """sympy's LaTeX printer, with large round integers as ``a \\times 10^{k}``."""
 
     def _print_Integer(self, expr: sp.Integer) -> str:  # noqa: N802 - sympy dispatch name
-        n = int(expr)
-        digits = str(abs(n))
-        zeros = len(digits) - len(digits.rstrip("0"))
-        if len(digits) >= 7 and zeros >= 5:
-            mant = digits.rstrip("0")
-            k = len(digits) - 1
-            m = mant[0] + ("." + mant[1:] if len(mant) > 1 else "")
-            return ("-" if n < 0 else "") + (f"{m} \\times 10^{{{k}}}" if m != "1" else f"10^{{{k}}}")
-        return str(n)
+        return _int_tex(int(expr))
 
 
 _SETTINGS = {"mul_symbol": None, "fold_short_frac": False, "long_frac_ratio": None}
@@ -53,8 +58,19 @@ def _printer(symbol_names: tuple, mul_symbol: str | None) -> _Printer:
     return _Printer(dict(_SETTINGS, symbol_names=dict(symbol_names), mul_symbol=mul_symbol))
 
 
+@lru_cache(maxsize=1)
+def _fast() -> PolyTex:
+    """The fast path for the default setting (no symbol names, no multiplication sign)."""
+    return PolyTex(_printer((), None), _int_tex)
+
+
 @lru_cache(maxsize=16384)
 def _tex(expr: sp.Basic, symbol_names: tuple, mul_symbol: str | None) -> str:
+    """Polynomials and their ratios print fast (identical text); the rest through sympy."""
+    if not symbol_names and mul_symbol is None:
+        fast = _fast()(expr)
+        if fast is not None:
+            return fast
     return _printer(symbol_names, mul_symbol).doprint(expr)
 
 
