@@ -90,10 +90,58 @@ def to_expr(p: PolyElement) -> sp.Expr:
     return sp.Add._from_args(terms, True)
 
 
+def _to_laurent(expr: sp.Expr, R: PolyRing) -> tuple[PolyElement, tuple[int, ...]] | None:
+    """``expr`` as ``P / m`` with P in ``R`` and m a monomial (its exponents), or None.
+
+    For expressions with symbols in denominators, e.g. ``2*B*D/P + 2*B*F``, which is
+    ``(2*B*D + 2*B*F*P) / P``.
+    """
+    zero = (0,) * R.ngens
+    if expr.is_Rational or expr.is_Symbol:
+        p = to_poly(expr, R)
+        return None if p is None else (p, zero)
+    if expr.is_Pow and expr.exp.is_Integer:
+        base = _to_laurent(expr.base, R)
+        if base is None:
+            return None
+        (b, m), n = base, int(expr.exp)
+        if n >= 0:
+            return b ** n, tuple(e * n for e in m)
+        if len(b) != 1:  # only a monomial can go below: 1/(B + D) is not a Laurent polynomial
+            return None
+        (mono, c), = b.items()
+        return R.from_dict({tuple(e * -n for e in m): QQ.one / c ** -n}), tuple(e * -n for e in mono)
+    if expr.is_Add or expr.is_Mul:
+        parts = [_to_laurent(a, R) for a in expr.args]
+        if any(q is None for q in parts):
+            return None
+        if expr.is_Mul:
+            out, m = R.one, zero
+            for p, pm in parts:
+                out, m = out * p, tuple(a + b for a, b in zip(m, pm))
+            return out, m
+        m = tuple(max(col) for col in zip(*(pm for _, pm in parts)))
+        return sum((p * R.from_dict({tuple(a - b for a, b in zip(m, pm)): QQ.one}) for p, pm in parts), R.zero), m
+    return None
+
+
 def _poly_pair(num: sp.Expr, den: sp.Expr):
+    """The ring of num and den's symbols and num/den as a ratio F/G of its elements.
+
+    Symbols in denominators (``2*B*D/P``) are multiplied out of both sides first.
+    """
     gens = _gens(num, den)
     R = ring_of(gens)
-    return R, to_poly(num, R), to_poly(den, R)
+    F, G = to_poly(num, R), to_poly(den, R)
+    if F is not None and G is not None:
+        return R, F, G
+    a, b = _to_laurent(num, R), _to_laurent(den, R)
+    if a is None or b is None:
+        return R, None, None
+    (P, mp), (Q, mq) = a, b
+    low = tuple(min(x, y) for x, y in zip(mp, mq))
+    return (R, P * R.from_dict({tuple(x - y for x, y in zip(mq, low)): QQ.one}),
+            Q * R.from_dict({tuple(x - y for x, y in zip(mp, low)): QQ.one}))
 
 
 @lru_cache(maxsize=4096)

@@ -95,7 +95,9 @@ def reduced_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     num·β − den·π would not be the sign of I − ridge, so the original pair is kept.
     """
     n, d = sp.fraction(cancel_ratio(num, den))
-    return (n, d) if sign_on_positive(d) == 1 else (num, den)
+    dp = to_poly(d, ring_of(tuple(sorted(d.free_symbols, key=lambda s: s.name))))
+    sign = sign_on_positive(d) if dp is None else _ring_sign(dp)  # the same rule, on the ring when it can
+    return (n, d) if sign == 1 else (num, den)
 
 
 def _ceil(value: sp.Expr) -> int:

@@ -201,3 +201,17 @@ def test_factor_edge_cases():
               (B**2 - D**2) / (B + 2 * D), 9850 * D * F / (41 * D * F - 9850 * D - 9850 * F), (4 * B**2 - 1) / 6,
               sp.sqrt(B) / (B + 1), 1 / (B * D)):
         assert sp.srepr(factor(e)) == sp.srepr(sp.factor(e)), e
+
+
+laurent_monomials = st.tuples(coeffs, st.lists(st.integers(-2, 2), min_size=4, max_size=4))
+laurents = st.lists(laurent_monomials, min_size=1, max_size=4).map(_poly)
+
+
+@SETTINGS
+@given(laurents, laurents)
+def test_cancel_ratio_with_symbols_in_denominators(num, den):
+    """Dims divided by a dim (a sharded matmul's 2*B*D*F/P) cancel as sympy.cancel does."""
+    if den == 0:
+        return
+    assert sp.srepr(cancel_ratio(num, den)) == sp.srepr(sp.cancel(num / den))
+    assert sp.srepr(cancel_ratio(num * (B + 1) / P, den / (P * D))) == sp.srepr(sp.cancel(num * (B + 1) / P / (den / (P * D))))
