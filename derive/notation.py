@@ -58,19 +58,18 @@ def _printer(symbol_names: tuple, mul_symbol: str | None) -> _Printer:
     return _Printer(dict(_SETTINGS, symbol_names=dict(symbol_names), mul_symbol=mul_symbol))
 
 
-@lru_cache(maxsize=1)
-def _fast() -> PolyTex:
-    """The fast path for the default setting (no symbol names, no multiplication sign)."""
-    return PolyTex(_printer((), None), _int_tex)
+@lru_cache(maxsize=64)
+def _fast(symbol_names: tuple = (), mul_symbol: str | None = None) -> PolyTex:
+    """The fast path for one setting (it prints symbols with that setting's printer)."""
+    return PolyTex(_printer(symbol_names, mul_symbol), _int_tex)
 
 
 @lru_cache(maxsize=16384)
 def _tex(expr: sp.Basic, symbol_names: tuple, mul_symbol: str | None) -> str:
     """Polynomials and their ratios print fast (identical text); the rest through sympy."""
-    if not symbol_names and mul_symbol is None:
-        fast = _fast()(expr)
-        if fast is not None:
-            return fast
+    fast = _fast(symbol_names, mul_symbol)(expr)
+    if fast is not None:
+        return fast
     return _printer(symbol_names, mul_symbol).doprint(expr)
 
 

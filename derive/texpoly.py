@@ -39,8 +39,11 @@ Item = tuple[int, str, str, bool]
 """A factor ready for ``convert_args``: (rank, name, LaTeX, needs brackets)."""
 
 _MIRRORED = {"fold_short_frac": False, "long_frac_ratio": None, "parenthesize_super": True,
-             "order": None, "mode": "plain", "symbol_names": {}}
-"""The settings the code below reproduces; with any other value nothing is printed fast."""
+             "order": None, "mode": "plain"}
+"""The settings the code below reproduces; with any other value nothing is printed fast.
+
+``symbol_names`` and ``mul_symbol`` may be anything: symbols are printed by the printer
+itself and the two separators are read from its settings."""
 
 _SYMPY = "1.14"
 """The sympy release whose printer the code below reproduces."""

@@ -128,9 +128,29 @@ def test_outside_falls_back(expr):
     assert tex(expr) == _sympy_tex(expr)
 
 
-def test_other_settings_use_sympy():
+def test_other_settings():
     B, D = sp.symbols("B D", positive=True)
     e = 2 * B * D + 4096
     assert tex(e, mul_symbol="dot") == r"2 \cdot B \cdot D + 4096"
     assert tex(e, symbol_names={D: "4096"}, mul_symbol="dot") == r"2 \cdot B \cdot 4096 + 4096"
     assert notation._tex.__wrapped__(e, (), None) == _sympy_tex(e)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_numbers_written_in_place_of_symbols(seed):
+    """``tex_sub``'s setting (symbol names, a dot between factors) prints as sympy prints it."""
+    gen = _Gen(seed)
+    shown = ("4096", "8192", "1", "10^{6}", r"\left(- 3\right)", r"\left(\frac{1}{2}\right)", "x_{2}", "2^{3}")
+    done = 0
+    for _ in range(500):
+        e = gen.expr()
+        names = {s: gen.r.choice(shown) for s in gen.r.sample(sorted(e.free_symbols, key=str), len(e.free_symbols) // 2 + 1)} if e.free_symbols else {}
+        for mul in ("dot", None, "times"):
+            key = tuple(sorted(names.items(), key=lambda kv: kv[0].name))
+            want = _Printer(dict(_SETTINGS, symbol_names=names, mul_symbol=mul)).doprint(e)
+            got = _fast(key, mul)(e)
+            if got is not None:
+                done += 1
+                assert got == want, f"{e!r} {names} {mul}"
+    if _fast()._enabled:
+        assert done > 1200
