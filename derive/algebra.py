@@ -209,7 +209,10 @@ def factor(expr: sp.Expr) -> sp.Expr:
         return expr
     num, den = sp.fraction(expr)
     R, F, G = _poly_pair(num, den)
-    if F is None or G is None or not F or not G:
+    names = [s.name for s in R.symbols]
+    # sympy orders each factor's generators itself: with two symbols of one name that order
+    # can differ from the ring's, so those (and numbers written unevaluated) go to sympy
+    if F is None or G is None or not F or not G or not names or len(set(names)) != len(names):
         return sp.factor(expr)
     (lf, nf), (lg, dg) = _integer_factors(F), _integer_factors(G)
     coeff = lf / lg
@@ -225,24 +228,26 @@ class _NotRational(Exception):
     """Raised inside :func:`_rational_value` when the value is not an exact rational."""
 
 
-def _rational_value(expr: sp.Basic, values: dict) -> Fraction:
-    """The exact value of a rational function of symbols that all have rational values."""
+def _rational_value(expr: sp.Basic, values: dict, used: list) -> Fraction:
+    """The exact value of a rational function of symbols that all have rational values
+    (``used`` gets an entry per symbol replaced)."""
     if expr.is_Rational:
         return Fraction(int(expr.p), int(expr.q))
     if expr.is_Symbol:
         v = values.get(expr)
         if v is None:
             raise _NotRational
+        used.append(expr)
         return v
     if expr.is_Add:
-        return sum((_rational_value(a, values) for a in expr.args), Fraction(0))
+        return sum((_rational_value(a, values, used) for a in expr.args), Fraction(0))
     if expr.is_Mul:
         out = Fraction(1)
         for a in expr.args:
-            out *= _rational_value(a, values)
+            out *= _rational_value(a, values, used)
         return out
     if expr.is_Pow and expr.exp.is_Integer:
-        base = _rational_value(expr.base, values)
+        base = _rational_value(expr.base, values, used)
         if not base and expr.exp < 0:
             raise _NotRational  # division by zero: sympy's answer (zoo) is not a rational
         return base ** int(expr.exp)
@@ -260,11 +265,13 @@ def substitute(expr: sp.Expr, values: dict) -> sp.Expr:
     if not values:
         return expr
     values = {k: sp.Integer(v) if isinstance(v, int) else v for k, v in values.items()}
-    if all(v.is_Rational for v in values.values()):
+    if isinstance(expr, sp.Expr) and all(isinstance(k, sp.Symbol) and isinstance(v, sp.Rational) for k, v in values.items()):
+        used: list = []
         try:
-            q = _rational_value(expr, {k: Fraction(int(v.p), int(v.q)) for k, v in values.items()})
+            q = _rational_value(expr, {k: Fraction(int(v.p), int(v.q)) for k, v in values.items()}, used)
         except _NotRational:
             pass
         else:
-            return sp.Rational(q.numerator, q.denominator)
+            if used:  # nothing replaced: xreplace hands back expr as it is (even unevaluated)
+                return sp.Rational(q.numerator, q.denominator)
     return expr.xreplace(values)

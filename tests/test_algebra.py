@@ -227,3 +227,20 @@ def test_cancel_ratio_with_symbols_in_denominators(num, den):
         return
     assert shape(cancel_ratio(num, den)) == shape(sp.cancel(num / den))
     assert shape(cancel_ratio(num * (B + 1) / P, den / (P * D))) == shape(sp.cancel(num * (B + 1) / P / (den / (P * D))))
+
+
+def test_review_edge_cases():
+    """Inputs a review found: non-sympy values, nothing replaced, same-named symbols."""
+    from fractions import Fraction
+
+    from derive.algebra import factor, substitute
+
+    assert substitute(2 * B, {B: 1.5}) == 2 * B.xreplace({B: 1.5})
+    assert substitute(2 * B, {B: Fraction(1, 2)}) == (2 * B).xreplace({B: Fraction(1, 2)})
+    unevaluated = sp.Add(1, 2, evaluate=False)
+    assert shape(substitute(unevaluated, {B: 1})) == shape(unevaluated)
+    assert substitute(B * D + B, {B * D: 7, B: 2, D: 3}) == (B * D + B).xreplace({B * D: 7, B: 2, D: 3})
+    assert factor(unevaluated) == 3
+    Bp = sp.Symbol("B")
+    e = (B + Bp) / (B - Bp)
+    assert shape(factor(e)) == shape(sp.factor(e))

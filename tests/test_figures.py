@@ -203,3 +203,19 @@ def test_label_placement_matches_the_all_pairs_count():
                              tuple((rng.uniform(-60, 20), rng.uniform(-20, 20)) for _ in range(rng.randint(1, 8))))
                 for _ in range(rng.randint(1, 8))]
         assert place_labels(reqs, area, hard, soft) == _place_naive(reqs, area, hard, soft)
+
+
+def test_label_placement_with_odd_coordinates():
+    """Non-finite samples and coordinates near 2**53 (a review's cases) place as the all-pairs count does."""
+    from derive.figures.place import Box, LabelRequest, place_labels
+
+    area = Box(0.0, 0.0, 100.0, 100.0)
+    req = [LabelRequest(10.0, 10.0, 10.0, 5.0, ((0.0, 0.0), (0.0, 30.0)))]
+    for soft in ([Box(12.0, 8.0, 14.0, 20.0), Box(float("nan"), 0.0, float("nan"), 1.0)],
+                 [Box(float("nan"), 0.0, float("nan"), 20.0)], [Box(float("-inf"), 0.0, 15.0, 20.0)]):
+        assert place_labels(req, area, [], soft) == _place_naive(req, area, [], soft)
+    big = -9007199254740991.0
+    huge_area = Box(-2**60, -10.0, 2**60, 100.0)
+    req = [LabelRequest(big, 0.0, 1.0, 3.0, ((0.0, 0.0), (0.0, 50.0)))]
+    soft = [Box(big - 1, 1.4, big, 3.4)]
+    assert place_labels(req, huge_area, [], soft) == _place_naive(req, huge_area, [], soft)

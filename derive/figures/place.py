@@ -58,16 +58,22 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
         return inside and not any(b.overlaps(o) for o in hard + placed)
 
     # soft samples sorted by left edge: a box can only meet those whose left edge lies
-    # within (b.x0 - 1 - widest, b.x1 + 1) (one more unit of slack against rounding),
-    # found by bisection; the exact test below decides (this is the hot loop)
+    # within (b.x0 - 1 - widest, b.x1 + 1), found by bisection with slack against rounding;
+    # the exact test below decides (this is the hot loop). Non-finite samples: test all.
     soft_edges = sorted((o.x0, o.y0, o.x1, o.y1) for o in soft)
     lefts = [e[0] for e in soft_edges]
+    finite = all(math.isfinite(v) for e in soft_edges for v in e)
     widest = max((e[2] - e[0] for e in soft_edges), default=0.0)
 
     def crossings(b: Box) -> int:  # Box.overlaps with pad 1.0, inlined
         x1, y1 = b.x1 + 1.0, b.y1 + 1.0
-        lo, hi = bisect_right(lefts, b.x0 - 2.0 - widest), bisect_left(lefts, x1)
-        return sum(1 for ox0, oy0, ox1, oy1 in soft_edges[lo:hi] if not (ox1 + 1.0 <= b.x0 or y1 <= oy0 or oy1 + 1.0 <= b.y0))
+        if finite and math.isfinite(b.x0) and math.isfinite(x1):
+            lo = bisect_right(lefts, b.x0 - 2.0 - widest - 1e-9 * (abs(b.x0) + widest))
+            hi = bisect_left(lefts, x1)
+        else:
+            lo, hi = 0, len(soft_edges)
+        return sum(1 for ox0, oy0, ox1, oy1 in soft_edges[lo:hi]
+                   if not (x1 <= ox0 or ox1 + 1.0 <= b.x0 or y1 <= oy0 or oy1 + 1.0 <= b.y0))
 
     def best(group: list[Box]) -> Box | None:
         ok = [(crossings(b), i, b) for i, b in enumerate(group) if fits(b)]
