@@ -25,7 +25,7 @@ from sympy.polys.orderings import lex
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing
 
-__all__ = ["ring_of", "to_poly", "to_expr", "cancel_ratio", "cancel", "expand", "factor", "substitute"]
+__all__ = ["ring_of", "gens_of", "to_poly", "to_expr", "to_fraction", "cancel_ratio", "cancel", "expand", "factor", "substitute"]
 
 
 @lru_cache(maxsize=256)
@@ -34,7 +34,8 @@ def ring_of(gens: tuple[sp.Symbol, ...]) -> PolyRing:
     return PolyRing(_sort_gens(gens), QQ, lex)
 
 
-def _gens(*exprs: sp.Expr) -> tuple[sp.Symbol, ...]:
+def gens_of(*exprs: sp.Expr) -> tuple[sp.Symbol, ...]:
+    """The symbols of ``exprs``, by name (the generators :func:`ring_of` takes)."""
     syms: set = set()
     for e in exprs:
         syms |= e.free_symbols
@@ -90,6 +91,10 @@ def to_expr(p: PolyElement) -> sp.Expr:
     return sp.Add._from_args(terms, True)
 
 
+def _monomial(R: PolyRing, exps: tuple[int, ...]) -> PolyElement:
+    return R.from_dict({exps: QQ.one})
+
+
 def _to_laurent(expr: sp.Expr, R: PolyRing) -> tuple[PolyElement, tuple[int, ...]] | None:
     """``expr`` as ``P / m`` with P in ``R`` and m a monomial (its exponents), or None.
 
@@ -121,7 +126,7 @@ def _to_laurent(expr: sp.Expr, R: PolyRing) -> tuple[PolyElement, tuple[int, ...
                 out, m = out * p, tuple(a + b for a, b in zip(m, pm))
             return out, m
         m = tuple(max(col) for col in zip(*(pm for _, pm in parts)))
-        return sum((p * R.from_dict({tuple(a - b for a, b in zip(m, pm)): QQ.one}) for p, pm in parts), R.zero), m
+        return sum((p * _monomial(R, tuple(a - b for a, b in zip(m, pm))) for p, pm in parts), R.zero), m
     return None
 
 
@@ -130,7 +135,7 @@ def _poly_pair(num: sp.Expr, den: sp.Expr):
 
     Symbols in denominators (``2*B*D/P``) are multiplied out of both sides first.
     """
-    gens = _gens(num, den)
+    gens = gens_of(num, den)
     R = ring_of(gens)
     F, G = to_poly(num, R), to_poly(den, R)
     if F is not None and G is not None:
@@ -140,8 +145,8 @@ def _poly_pair(num: sp.Expr, den: sp.Expr):
         return R, None, None
     (P, mp), (Q, mq) = a, b
     low = tuple(min(x, y) for x, y in zip(mp, mq))
-    return (R, P * R.from_dict({tuple(x - y for x, y in zip(mq, low)): QQ.one}),
-            Q * R.from_dict({tuple(x - y for x, y in zip(mp, low)): QQ.one}))
+    return (R, P * _monomial(R, tuple(x - y for x, y in zip(mq, low))),
+            Q * _monomial(R, tuple(x - y for x, y in zip(mp, low))))
 
 
 @lru_cache(maxsize=4096)
@@ -176,7 +181,7 @@ def expand(expr: sp.Expr) -> sp.Expr:
     """``sympy.expand`` of a polynomial, through the ring (falls back to sympy)."""
     if expr.is_Number or expr.is_Symbol:
         return expr
-    R = ring_of(_gens(expr))
+    R = ring_of(gens_of(expr))
     p = to_poly(expr, R)
     return sp.expand(expr) if p is None else to_expr(p)
 
@@ -187,12 +192,13 @@ def _integer_factors(p: PolyElement) -> tuple[Fraction, list[tuple[PolyElement, 
     The factors are primitive with a positive leading coefficient (sympy's ``factor_list``
     normalisation); the leading coefficient is kept whole, the constant is found from it.
     """
-    denom, cleared = p.clear_denoms()
+    _, cleared = p.clear_denoms()
     _, factors = cleared.set_ring(p.ring.clone(domain=ZZ)).factor_list()
-    return _fraction(p.LC), factors
+    return to_fraction(p.LC), factors
 
 
-def _fraction(c) -> Fraction:
+def to_fraction(c) -> Fraction:
+    """A ring coefficient (QQ or ZZ, gmpy or python) as a Fraction."""
     return Fraction(int(c.numerator), int(c.denominator))
 
 
@@ -217,9 +223,9 @@ def factor(expr: sp.Expr) -> sp.Expr:
     (lf, nf), (lg, dg) = _integer_factors(F), _integer_factors(G)
     coeff = lf / lg
     for f, k in nf:
-        coeff /= _fraction(f.LC) ** k
+        coeff /= to_fraction(f.LC) ** k
     for g, k in dg:
-        coeff *= _fraction(g.LC) ** k
+        coeff *= to_fraction(g.LC) ** k
     product = sp.Mul(*[to_expr(f) ** k for f, k in nf], *[to_expr(g) ** -k for g, k in dg])
     return _keep_coeff(sp.Rational(coeff.numerator, coeff.denominator), product)
 

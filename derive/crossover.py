@@ -20,7 +20,7 @@ from fractions import Fraction
 import sympy as sp
 from sympy.polys.rings import PolyElement
 
-from .algebra import cancel_ratio, factor, ring_of, to_expr, to_poly
+from .algebra import cancel_ratio, factor, gens_of, ring_of, to_expr, to_fraction, to_poly
 
 __all__ = ["Crossover", "solve_crossover", "sign_on_positive", "reduced_parts", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
 
@@ -95,7 +95,7 @@ def reduced_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     num·β − den·π would not be the sign of I − ridge, so the original pair is kept.
     """
     n, d = sp.fraction(cancel_ratio(num, den))
-    dp = to_poly(d, ring_of(tuple(sorted(d.free_symbols, key=lambda s: s.name))))
+    dp = to_poly(d, ring_of(gens_of(d)))
     sign = sign_on_positive(d) if dp is None else _ring_sign(dp)  # the same rule, on the ring when it can
     return (n, d) if sign == 1 else (num, den)
 
@@ -180,10 +180,6 @@ def _ring_sign(p: PolyElement) -> int | None:
     return None
 
 
-def _fraction(c) -> Fraction:
-    return Fraction(int(c.numerator), int(c.denominator))
-
-
 def _horner(coeffs: list[Fraction], v: Fraction) -> Fraction:
     out = Fraction(0)
     for c in coeffs:
@@ -193,7 +189,7 @@ def _horner(coeffs: list[Fraction], v: Fraction) -> Fraction:
 
 def _numeric_fast(g: sp.Expr, x: sp.Symbol, coeffs: list[PolyElement]) -> Crossover:
     """:func:`_numeric` for a polynomial with rational coefficients and rational positive roots."""
-    qs = [_fraction(c.LC) if c else Fraction(0) for c in coeffs]  # each coefficient is a constant here
+    qs = [to_fraction(c.LC) if c else Fraction(0) for c in coeffs]  # each coefficient is a constant here
     if len(qs) == 2:
         roots = [-qs[1] / qs[0]]
     else:
@@ -242,7 +238,7 @@ def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: s
     3*D/(2*D - 3)
     """
     peak, bandwidth = (sp.Rational(v) if isinstance(v, int) else v for v in (peak, bandwidth))
-    R = ring_of(tuple(sorted((flops.free_symbols | bytes_.free_symbols | {x}), key=lambda s: s.name)))
+    R = ring_of(gens_of(flops, bytes_, x))
     F, G = to_poly(flops, R), to_poly(bytes_, R)
     if F is None or G is None or not (peak.is_Rational and bandwidth.is_Rational) or not G:
         return _solve_general(flops, bytes_, peak, bandwidth, x)
