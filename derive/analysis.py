@@ -7,8 +7,6 @@ compute.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
 from . import algebra
@@ -16,12 +14,13 @@ from .algebra import substitute
 from .crossover import Crossover, reduced_parts, solve_crossover
 from .declare import Tensor
 from .problem import Problem
+from .record import frozen
 from .regime import REGIME_FACTOR, LeadingOrder, leading_order
 
 __all__ = ["ByteTerm", "Roofline", "Analysis", "analyse"]
 
 
-@dataclass(frozen=True)
+@frozen
 class ByteTerm:
     """One tensor's bytes: width × elements, kept whole so it can be explained."""
 
@@ -37,7 +36,7 @@ class ByteTerm:
         return self.width * self.elements
 
 
-@dataclass(frozen=True)
+@frozen
 class Roofline:
     """One roofline: FLOPs against bytes over one bandwidth (memory or link)."""
 
@@ -49,7 +48,7 @@ class Roofline:
     time: sp.Expr | None
 
 
-@dataclass(frozen=True)
+@frozen
 class Analysis:
     """Everything derived for one problem.
 

@@ -7,7 +7,6 @@ its source and edition, so a worked solution can cite where it came from.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -15,6 +14,7 @@ import sympy as sp
 
 from .errors import ChipDataError, UnknownNameError
 from .numbers import parse_positive
+from .record import frozen
 from .toml import loads_toml
 
 __all__ = ["Figure", "Chip", "load_chips", "get_chip", "chip_names", "custom_figure"]
@@ -23,7 +23,7 @@ _PEAK_KEY = re.compile(r"^peak_([a-z0-9_]+?)_(flop|op)_per_s$")
 _FIGURE_KEYS = {"value", "source", "edition", "note"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Figure:
     """One hardware number: exact value, the text it was written as, and where it is from."""
 
@@ -43,7 +43,7 @@ def custom_figure(text: str, what: str) -> Figure:
     return Figure(parse_positive(text, what), text.strip(), source="given")
 
 
-@dataclass(frozen=True)
+@frozen
 class Chip:
     """A chip: dense compute peaks per dtype, HBM bandwidth and link bandwidth (one way)."""
 

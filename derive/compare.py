@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import sympy as sp
@@ -29,6 +29,7 @@ from .crossover import NEVER, Crossover
 from .errors import ProblemError
 from .notation import tex, tex_decimal, tex_text_number
 from .numbers import fmt_decimal
+from .record import frozen
 from .render import md_escape, tex_escape
 
 __all__ = ["CompareRow", "compare_rows", "compare_markdown", "compare_latex", "compare_json", "add_compare_parser"]
@@ -36,7 +37,7 @@ __all__ = ["CompareRow", "compare_rows", "compare_markdown", "compare_latex", "c
 MAX_CHIPS = 64
 
 
-@dataclass(frozen=True)
+@frozen
 class CompareRow:
     """One (chip, compute dtype) row: the chip, the dtype and the exact analysis."""
 

@@ -17,17 +17,18 @@ and the consumer's matching read are neither written nor read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import sympy as sp
 
 from .declare import NAME_RE, Operator, Tensor, is_dim
 from .errors import DeclarationError
+from .record import frozen
 
 __all__ = ["Part", "Composite", "unfused"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Part:
     """One part of a composite: a label, an operator and its dims mapped to the layer's."""
 
@@ -107,7 +108,7 @@ def _flat(part: Part, tensors: tuple[Tensor, ...], dropped: set[tuple[str, str]]
             for t in tensors if (part.label, t.name) not in dropped]
 
 
-@dataclass(frozen=True, init=False)
+@frozen
 class Composite(Operator):
     """A layer: parts ``(operator, {dim: expr})`` or ``(label, operator, {dim: expr})``, optionally fused.
 

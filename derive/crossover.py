@@ -13,7 +13,6 @@ are all ≤ 0 is ≤ 0 everywhere.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 from fractions import Fraction
 
@@ -21,13 +20,14 @@ import sympy as sp
 from sympy.polys.rings import PolyElement
 
 from .algebra import cancel_ratio, factor, gens_of, ring_of, to_expr, to_fraction, to_poly
+from .record import frozen
 
 __all__ = ["Crossover", "solve_crossover", "sign_on_positive", "reduced_parts", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
 
 CROSSES, NEVER, ALWAYS, UNDETERMINED = "crosses", "never", "always", "undetermined"
 
 
-@dataclass(frozen=True)
+@frozen
 class Crossover:
     """Where I(x) meets the ridge.
 

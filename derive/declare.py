@@ -15,12 +15,13 @@ B*D*w_X + B*F*w_Z + D*F*w_Y
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
 import sympy as sp
 
 from .errors import DeclarationError
+from .record import frozen
 
 __all__ = ["dims", "Tensor", "Operator", "width_symbol", "NAME_RE"]
 
@@ -63,7 +64,7 @@ def _as_expr(value: object, where: str) -> sp.Expr:
     return expr
 
 
-@dataclass(frozen=True)
+@frozen
 class Tensor:
     """A tensor an operator reads, writes or sends: a name and a shape over dims.
 
@@ -105,7 +106,7 @@ class Tensor:
         return self.width_sym * self.elements
 
 
-@dataclass(frozen=True)
+@frozen
 class Operator:
     """An operator declared as sympy expressions over symbolic dims.
 

@@ -6,16 +6,15 @@ Block formats carry their scale in the width: mxfp4 is 4-bit values plus an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
 from .errors import UnknownNameError
+from .record import frozen
 
 __all__ = ["Dtype", "DTYPES", "get_dtype", "dtype_names"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Dtype:
     """A number format: its name, exact bytes per element, and the peak it computes at."""
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from .numbers import fmt_decimal
 from .output import GENERATED_MARK, safe_name, write_files
 from .pipeline import Derivation, derive_spec
 from .problemset import ProblemEntry, ProblemSet, load_problem_set, parse_problem_set
+from .record import frozen
 from .registry import Registry, load_registry
 from .render import render
 from .render import md_rich
@@ -44,7 +45,7 @@ ASK_PHRASES = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Figure:
     """A rendered figure: its SVG file for Markdown and its TikZ for LaTeX."""
 
@@ -54,7 +55,7 @@ class Figure:
     tikz: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Row:
     """One row of the answers-at-a-glance table."""
 

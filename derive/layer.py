@@ -7,18 +7,19 @@ same layer unfused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import sympy as sp
 
 from .algebra import cancel_ratio, substitute
 from .analysis import Analysis, analyse
 from .composite import Composite, unfused
+from .record import frozen
 
 __all__ = ["PartRow", "LayerBreakdown", "breakdown"]
 
 
-@dataclass(frozen=True)
+@frozen
 class PartRow:
     """One part at the bound dims (formulas where dims are free)."""
 
@@ -31,7 +32,7 @@ class PartRow:
     share: sp.Expr | None
 
 
-@dataclass(frozen=True)
+@frozen
 class LayerBreakdown:
     """Per-part rows, the dominant part, and the unfused layer for comparison."""
 

@@ -7,11 +7,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .analysis import Analysis, analyse
 from .problem import ProblemSpec, bind
+from .record import frozen
 from .registry import Registry, load_registry
 from .render import render
 from .solution import Solution, build_solution
@@ -20,7 +20,7 @@ from .view import view_of
 __all__ = ["Derivation", "derive_spec", "solve"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Derivation:
     """A derived problem: the exact analysis and its worked solution.
 

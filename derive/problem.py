@@ -7,8 +7,6 @@ Nothing here evaluates user text: numbers go through :mod:`derive.numbers`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
 from .chips import Chip, Figure, custom_figure, get_chip
@@ -16,6 +14,7 @@ from .declare import NAME_RE, Operator
 from .dtypes import Dtype, get_dtype
 from .errors import ProblemError, UnknownNameError
 from .numbers import parse_positive_int
+from .record import frozen
 from .regime import Regime, parse_regime
 
 __all__ = ["ProblemSpec", "Problem", "bind"]
@@ -23,7 +22,7 @@ __all__ = ["ProblemSpec", "Problem", "bind"]
 MAX_SPEC_ITEMS = 64
 
 
-@dataclass(frozen=True)
+@frozen
 class ProblemSpec:
     """A problem as typed: every field is text (or a tuple of text)."""
 
@@ -39,7 +38,7 @@ class ProblemSpec:
     solve_for: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     """A bound problem: exact numbers, dims and dtypes checked against the operator."""
 

@@ -8,11 +8,11 @@ one-line error naming the file, the problem id and the key.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ProblemError
 from .problem import ProblemSpec
+from .record import frozen
 from .toml import loads_toml
 
 __all__ = ["PlotSeries", "PlotSpec", "ProblemEntry", "ProblemSet", "load_problem_set", "parse_problem_set", "ASK_KEYS"]
@@ -32,7 +32,7 @@ _PLOT = {"over": str, "from": int, "to": int, "series": list, "title": str}
 _SERIES = {"label": str, "set": dict}
 
 
-@dataclass(frozen=True)
+@frozen
 class PlotSeries:
     """One curve of a plot: a label and the dims bound for it."""
 
@@ -40,7 +40,7 @@ class PlotSeries:
     sets: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class PlotSpec:
     """Attainable FLOP/s against one dim, over [start, stop], for several series."""
 
@@ -51,7 +51,7 @@ class PlotSpec:
     title: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class ProblemEntry:
     """One problem of a set."""
 
@@ -63,7 +63,7 @@ class ProblemEntry:
     plot: PlotSpec | None
 
 
-@dataclass(frozen=True)
+@frozen
 class ProblemSet:
     """A parsed problem set."""
 

@@ -15,13 +15,13 @@ denominator is kept (sympy's multivariate ``O()`` is not reliable for this).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
 
 from .algebra import cancel_ratio, expand
 from .errors import RegimeError
+from .record import frozen
 
 __all__ = ["Regime", "parse_regime", "LeadingOrder", "leading_order", "REGIME_FACTOR"]
 
@@ -32,7 +32,7 @@ _REGIME = re.compile(rf"^\s*({_NAMES})\s*(<<|>>|->|≪|≫|→)\s*({_NAMES}|1|oo
 _T = sp.Symbol("t", positive=True)
 
 
-@dataclass(frozen=True)
+@frozen
 class Regime:
     """A parsed regime: the dims that grow, the ones held fixed, and the pairs to check."""
 
@@ -106,7 +106,7 @@ def parse_regime(text: str, dims: tuple[sp.Symbol, ...]) -> Regime:
     return Regime(text.strip(), growing, fixed, pairs)
 
 
-@dataclass(frozen=True)
+@frozen
 class LeadingOrder:
     """Leading order of a ratio under a regime, with the terms kept and dropped."""
 

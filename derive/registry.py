@@ -9,18 +9,18 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 from .declare import Operator
 from .errors import DeriveError, OperatorFileError, UnknownNameError
+from .record import frozen
 from .resources import resource_dir
 
 __all__ = ["Registry", "load_registry", "builtin_operator_files"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Registry:
     """Operators by name, in load order (built-ins first, then user files)."""
 

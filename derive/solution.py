@@ -6,7 +6,7 @@ Every number shown is derived from lines shown before it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import sympy as sp
 
@@ -16,6 +16,7 @@ from .analysis import Analysis, Roofline
 from .crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from .notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
 from .numbers import fmt_decimal
+from .record import frozen
 from .regime import REGIME_FACTOR
 from .steps import Line, Math, Rich, Step, StepKind, rich
 
@@ -24,7 +25,7 @@ __all__ = ["Solution", "build_solution", "select_steps", "verdict_text"]
 FLOPS, BYTES, I, RIDGE = r"\text{FLOPs}", r"\text{bytes}", "I", r"\frac{\pi}{\beta}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Solution:
     """A worked solution: the analysis it shows, its steps, the verdict and warnings."""
 

@@ -8,8 +8,9 @@ LaTeX. Templates lay these out; they compute nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+
+from .record import frozen
 
 __all__ = ["StepKind", "Math", "Rich", "Line", "Step", "rich"]
 
@@ -34,7 +35,7 @@ class StepKind(Enum):
     FUSION = "Fused against unfused"      # intermediates kept on chip are not moved
 
 
-@dataclass(frozen=True)
+@frozen
 class Math:
     """A piece of LaTeX math inside rich text."""
 
@@ -49,7 +50,7 @@ def rich(*parts: str | Math) -> Rich:
     return tuple(p for p in parts if p != "")
 
 
-@dataclass(frozen=True)
+@frozen
 class Line:
     """One displayed equation: ``lhs = forms[0] = forms[1] … ≈ approx``."""
 
@@ -70,7 +71,7 @@ class Line:
         return Line(lhs, tuple(out), approx, relation)
 
 
-@dataclass(frozen=True)
+@frozen
 class Step:
     """One numbered step of a worked solution."""
 

@@ -30,7 +30,6 @@ import os
 import re
 import secrets
 import sys
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -39,6 +38,7 @@ import sympy as sp
 
 from .crossover import sign_on_positive
 from .errors import OutputError, ProblemError, UnknownNameError
+from .record import frozen
 
 __all__ = [
     "Axis", "COLUMNS", "MAX_POINTS", "MAX_VALUE", "parse_over", "log_points", "grid_of", "sweep_arrays",
@@ -70,7 +70,7 @@ class _LazyNumpy:
 np = _LazyNumpy()
 
 
-@dataclass(frozen=True)
+@frozen
 class Axis:
     """One swept dim: its symbol, the values (int64, in order) and the text it came from."""
 

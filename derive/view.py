@@ -5,18 +5,17 @@ Templates lay out; this module decides what the givens tables say.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
 from .notation import tex, tex_text_number
+from .record import frozen
 from .solution import Solution
 from .steps import Math, Rich, rich
 
 __all__ = ["TensorRow", "HardwareRow", "SolutionView", "view_of"]
 
 
-@dataclass(frozen=True)
+@frozen
 class TensorRow:
     """One row of the tensors table."""
 
@@ -27,7 +26,7 @@ class TensorRow:
     width: str
 
 
-@dataclass(frozen=True)
+@frozen
 class HardwareRow:
     """One row of the hardware table."""
 
@@ -38,7 +37,7 @@ class HardwareRow:
     source: str
 
 
-@dataclass(frozen=True)
+@frozen
 class SolutionView:
     """Everything a solution template prints."""
 

@@ -15,7 +15,6 @@ names the quantity, and the first expression must then equal it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import sympy as sp
@@ -23,6 +22,7 @@ import sympy as sp
 from ..errors import LimitError, ParseError, ProblemError, RegimeError
 from ..formula import split_relations
 from ..formula.relations import APPROX, EQUALS
+from ..record import frozen
 from ..regime import Regime, leading_order
 from .compare import Match, as_percent, constant_ratio, equal, match, relative_error
 from .context import Context
@@ -39,7 +39,7 @@ MAX_CHAIN_BYTES = 100_000
 _LEAD_REL = re.compile(r"^(=|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])|\\sim(?![A-Za-z])|\u2248|~)")
 
 
-@dataclass(frozen=True)
+@frozen
 class Step:
     """One checked step: its line, its text, ``start``/``=``/``approx``, whether it holds and why."""
 
@@ -50,7 +50,7 @@ class Step:
     why: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ChainResult:
     """The verdict on a derivation, every step, and the first wrong line."""
 

@@ -9,11 +9,11 @@ difference there proves inequality at once; a zero never replaces the proof.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import sympy as sp
 
 from ..errors import LimitError
+from ..record import frozen
 from .quantities import Target
 
 __all__ = ["Match", "equal", "match", "relative_error", "constant_ratio", "check_size", "expansion_size", "as_percent", "MAX_EXPANSION"]
@@ -24,7 +24,7 @@ MAX_EXPANSION = 2_000
 _POINT_PRIMES = (101, 113, 127, 131, 137, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199, 211)
 
 
-@dataclass(frozen=True)
+@frozen
 class Match:
     """How a claim matched a target: ``exact``, ``threshold`` or ``tolerance``."""
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
 from ..analysis import Analysis
 from ..problem import ProblemSpec
+from ..record import frozen
 from ..registry import Registry
 
 __all__ = ["Context", "DEFAULT_RTOL"]
@@ -15,7 +14,7 @@ __all__ = ["Context", "DEFAULT_RTOL"]
 DEFAULT_RTOL = "0.01"
 
 
-@dataclass(frozen=True)
+@frozen
 class Context:
     """An analysed problem with its spec (to rebind variants), registry and relative tolerance."""
 

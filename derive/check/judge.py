@@ -10,12 +10,12 @@ quantity's leading order under that regime instead. Anything else is
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import sympy as sp
 
 from ..formula import Parsed, parse_formula
 from ..formula.limits import show
+from ..record import frozen
 from .compare import Match, as_percent, check_size, match, relative_error
 from .context import Context
 from .diagnose import diagnose, exact_is, value_text
@@ -26,7 +26,7 @@ __all__ = ["CORRECT", "LEADING", "INCORRECT", "Judgement", "read_claim", "judge"
 CORRECT, LEADING, INCORRECT = "correct", "correct-leading-order", "incorrect"
 
 
-@dataclass(frozen=True)
+@frozen
 class Judgement:
     """The verdict on one claim, with what was expected and why.
 

@@ -10,13 +10,12 @@ different numbers, so they cannot drift apart.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
 from ..analysis import Analysis, ByteTerm
 from ..crossover import ALWAYS, NEVER, Crossover, reduced_parts, solve_crossover
 from ..errors import ProblemError, RegimeError
+from ..record import frozen
 from ..regime import Regime, leading_order
 
 __all__ = [
@@ -67,7 +66,7 @@ def roof_of(quantity: str) -> str:
     return _TABLE[quantity][1]
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
     """An expected value.
 
@@ -84,7 +83,7 @@ class Target:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Basis:
     """What a roof is made of: FLOPs over bytes (exact or leading-order) and its byte terms."""
 
@@ -94,7 +93,7 @@ class Basis:
     roof: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Hardware:
     """Exact hardware numbers: peak, memory bandwidth and link bandwidth (or None)."""
 

@@ -9,11 +9,11 @@ both backends place labels the same way and never by chance.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
 
+from ..record import frozen
 from .model import RooflineFigure, SweepFigure, fmt_sig, log_frac, roofline_geometry, sweep_geometry
 from .place import Box, LabelRequest, choose_corner, place_labels, polyline_obstacles
 
@@ -23,7 +23,7 @@ Num = sp.Expr | float
 Coord = tuple[Num, Num]
 
 
-@dataclass(frozen=True)
+@frozen
 class Metrics:
     """Sizes in backend units: plot area, average character width, label line height, marker radius."""
 
@@ -34,14 +34,14 @@ class Metrics:
     marker_r: float
 
 
-@dataclass(frozen=True)
+@frozen
 class Line:
     pts: tuple[Coord, ...]
     color: int  # palette index; -1 is the neutral (black) ink
     style: str = "solid"  # "solid" (thick), "dashed" or "dotted" (thin)
 
 
-@dataclass(frozen=True)
+@frozen
 class Marker:
     x: Num
     y: Num
@@ -49,7 +49,7 @@ class Marker:
     kind: str  # "knee" (open circle), "point" (filled diamond), "dot" (small filled circle)
 
 
-@dataclass(frozen=True)
+@frozen
 class Label:
     text: str  # one or more lines, separated by "\n"
     x: Num  # data anchor
@@ -59,7 +59,7 @@ class Label:
     color: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Scene:
     title: str
     x_label: str

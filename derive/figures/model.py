@@ -13,10 +13,11 @@ Label placement lives in :mod:`.place`, the backend-neutral scene in :mod:`.layo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
+
+from ..record import frozen
 
 __all__ = [
     "Ceiling", "Point", "RooflineFigure", "Series", "SweepFigure",
@@ -49,7 +50,7 @@ def _exact_expr(value: object, what: str) -> sp.Expr:
     return value
 
 
-@dataclass(frozen=True)
+@frozen
 class Ceiling:
     """One horizontal compute ceiling (one dtype of the chip)."""
 
@@ -60,7 +61,7 @@ class Ceiling:
         object.__setattr__(self, "peak", _exact(self.peak, f"ceiling {self.label!r} peak"))
 
 
-@dataclass(frozen=True)
+@frozen
 class Point:
     """An operator placed on the roofline."""
 
@@ -73,7 +74,7 @@ class Point:
         object.__setattr__(self, "attainable", _exact(self.attainable, f"point {self.label!r} attainable"))
 
 
-@dataclass(frozen=True)
+@frozen
 class RooflineFigure:
     """A multi-dtype roofline: one memory slope, one ceiling per dtype, some points."""
 
@@ -90,7 +91,7 @@ class RooflineFigure:
             raise ValueError("a roofline needs at least one ceiling")
 
 
-@dataclass(frozen=True)
+@frozen
 class Series:
     """One curve of a sweep: exact (x, y) pairs and, optionally, its crossover."""
 
@@ -110,7 +111,7 @@ class Series:
             object.__setattr__(self, "crossover", _exact_expr(self.crossover, f"series {self.label!r} crossover"))
 
 
-@dataclass(frozen=True)
+@frozen
 class SweepFigure:
     """Attainable FLOP/s against one dim, several series, optionally the peak."""
 
@@ -199,7 +200,7 @@ def log_frac(v: sp.Expr | float, lo: int, hi: int) -> float:
 # --- geometry ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class RooflineGeometry:
     """What a roofline draws, exactly: ranges, slope, ceiling segments, knees."""
 
@@ -233,7 +234,7 @@ def roofline_geometry(fig: RooflineFigure) -> RooflineGeometry:
     return RooflineGeometry((x_lo, x_hi), (y_lo, y_hi), slope, segs, knees)
 
 
-@dataclass(frozen=True)
+@frozen
 class SweepGeometry:
     """What a sweep draws: ranges and each series' crossover as a float (or None)."""
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+
+from ..record import frozen
 
 __all__ = ["Box", "LabelRequest", "place_labels", "polyline_obstacles", "choose_corner"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Box:
     """An axis-aligned box, y pointing up."""
 
@@ -33,7 +34,7 @@ class Box:
         return Box(self.x0, self.y0 + dy, self.x1, self.y1 + dy)
 
 
-@dataclass(frozen=True)
+@frozen
 class LabelRequest:
     """A label box of size (w, h) near an anchor; candidates are (dx, dy) of its lower-left corner."""
 

@@ -20,11 +20,11 @@ position of the problem counted from 1.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import sympy as sp
 
 from ..errors import LimitError, ParseError
+from ..record import frozen
 from .evaluate import evaluate
 from .latex import latex_tokens
 from .limits import (
@@ -64,7 +64,7 @@ __all__ = [
 SYNTAXES = ("auto", "latex", "plain")
 
 
-@dataclass(frozen=True)
+@frozen
 class Parsed:
     """A parsed formula.
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import sympy as sp
 
+from ..record import frozen
 from .limits import MAX_DEGREE, MAX_EXPONENT, MAX_LOG10, MAX_ROOT, Reject, at
 from .parser import Name, Node, Num, Power, Product, Sum
 
@@ -30,7 +30,7 @@ __all__ = ["Bound", "Evaluator", "resolve", "evaluate"]
 Symbols = Mapping[str, sp.Symbol]
 
 
-@dataclass(frozen=True)
+@frozen
 class Bound:
     """Upper bounds for one node.
 

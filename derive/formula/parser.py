@@ -18,18 +18,18 @@ caller's symbols, bounds sizes and only then builds sympy objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Union
 
 import sympy as sp
 
+from ..record import frozen
 from .limits import MAX_DEPTH, Reject, at
 from .tokens import Token
 
 __all__ = ["Num", "Name", "Sum", "Product", "Power", "Node", "parse_tokens"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Num:
     """A literal, exact."""
 
@@ -37,7 +37,7 @@ class Num:
     pos: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Name:
     """An identifier run as typed (``BDF``, ``d_model``); ``exact`` forbids splitting it."""
 
@@ -46,7 +46,7 @@ class Name:
     exact: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Sum:
     """Signed terms: ``((+1, a), (-1, b))`` is ``a - b``."""
 
@@ -54,7 +54,7 @@ class Sum:
     pos: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Product:
     """Factors, each multiplied (False) or divided by (True), with the operator's position."""
 
@@ -62,7 +62,7 @@ class Product:
     pos: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Power:
     """``base ^ exp``; ``pos`` is the position of ``^``."""
 
