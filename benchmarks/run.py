@@ -100,9 +100,11 @@ def repeated_set(source: Path, times: int, dest: Path, first: int | None = None)
 # --- measurements -----------------------------------------------------------------------------------
 
 
-FLOOR = "import sympy, jinja2; sympy.Symbol('x') + 1"
+FLOOR = "import gc; gc.disable(); import sympy, jinja2; gc.freeze(); gc.enable(); sympy.Symbol('x') + 1"
 """What every key pays before derive's own code runs: Python, sympy, jinja2, and the
-lazy import sympy makes on its first ``Add``. (a) can be no better than floor ÷ naive."""
+lazy import sympy makes on its first ``Add``, imported the way derive's command line imports
+them (the cycle collector paused, then the loaded objects frozen: ``derive.cli.load_engine``).
+(a) can be no better than floor ÷ naive."""
 
 
 def measure_key(tmp: Path, repeats: int) -> dict:

@@ -9,13 +9,29 @@ FLOPs, bytes, arithmetic intensity, ridge point, crossover and times exactly.
 
 from __future__ import annotations
 
-from .composite import Composite
-from .declare import Operator, Tensor, dims
 from .errors import DeriveError
 
 __all__ = ["Operator", "Tensor", "Composite", "dims", "DeriveError", "solve", "__version__"]
 
 __version__ = "0.1.0"
+
+# The declaration API is imported on first use (PEP 562), so that ``import derive.cli``
+# does not import sympy: the command line imports it itself, see ``cli.load_engine``.
+_LAZY = {"Operator": "declare", "Tensor": "declare", "dims": "declare", "Composite": "composite"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def solve(*args, **kwargs):

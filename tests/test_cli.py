@@ -166,3 +166,39 @@ def _run_subprocess(seed: str) -> bytes:
 
 def test_output_is_deterministic_across_hash_seeds():
     assert _run_subprocess("0") == _run_subprocess("12345")
+
+
+_STARTUP = """
+import gc, sys
+import derive, derive.cli
+light = "sympy" not in sys.modules  # the package and the CLI module alone do not import sympy
+runs = []
+gc.callbacks.append(lambda phase, info: runs.append(info["generation"]) if phase == "start" else None)
+{before}
+derive.cli.load_engine()
+print(light, "sympy" in sys.modules, len(runs), gc.isenabled(), gc.get_freeze_count() > 10000)
+derive.cli.load_engine()  # once per process
+print(gc.get_freeze_count() > 10000)
+"""
+
+
+def _startup(before: str = "") -> list[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", _STARTUP.format(before=before)], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return r.stdout.split()
+
+
+def test_cli_imports_the_engine_with_the_collector_paused_then_frozen():
+    # light, sympy loaded, no collection during the load, collector back on, objects frozen
+    assert _startup() == ["True", "True", "0", "True", "True", "True"]
+
+
+def test_cli_leaves_a_disabled_collector_disabled():
+    assert _startup("gc.disable()") == ["True", "True", "0", "False", "True", "True"]
+
+
+def test_library_import_does_not_touch_the_collector():
+    code = "import gc, derive; from derive import Operator, Tensor, dims, Composite; print(gc.isenabled(), gc.get_freeze_count())"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert r.stdout.split() == ["True", "0"]
