@@ -164,6 +164,7 @@ BLOCK_SET = {"T": 1, "S": 4096, "d_model": 8192, "d_ff": 28672, "N": 64, "K": 8,
 def measure_composite(tmp: Path, repeats: int) -> dict:
     """(d): derive.solve + .markdown() + .latex() of a 12-part layer, warm (after a first call)."""
     import derive
+    import derive.pipeline  # noqa: F401 - the engine (sympy, jinja2) loaded before the first call is timed
 
     path = tmp / "bench_block.py"
     path.write_text(BLOCK_FILE, encoding="utf-8")
