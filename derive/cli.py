@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .errors import DeriveError, ProblemError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "run", "build_parser", "load_engine"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -135,9 +135,6 @@ def _dispatch(args: argparse.Namespace) -> int:
     return args.handler(args)
 
 
-_LOADED: list[bool] = []
-
-
 def load_engine() -> None:
     """Import sympy and the engine with the cycle collector paused, then freeze what they made.
 
@@ -145,12 +142,12 @@ def load_engine() -> None:
     and each full collection walks all of them again: about a tenth of a cold ``derive key``
     went to the collector (callgrind, set20). A command-line run is one short process, so
     here the collector is paused while those objects are made and they are then moved to the
-    permanent generation (``gc.freeze``); collections walk only what the run allocates. Once
-    per process. ``import derive`` as a library does none of this.
+    permanent generation (``gc.freeze``); collections walk only what the run allocates.
+    Only :func:`run` (the ``derive`` command) calls this, and it does nothing when the engine
+    is already imported: ``main`` called in-process and ``import derive`` leave the collector alone.
     """
-    if _LOADED:
+    if "derive.pipeline" in sys.modules:
         return
-    _LOADED.append(True)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -161,12 +158,17 @@ def load_engine() -> None:
             gc.enable()
 
 
+def run() -> int:
+    """The ``derive`` command (console script and ``python -m derive``): :func:`load_engine`, then :func:`main`."""
+    load_engine()
+    return main()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")
-    load_engine()
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(_command_of(argv)).parse_args(argv)

@@ -17,7 +17,7 @@ and the consumer's matching read are neither written nor read.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -108,7 +108,7 @@ def _flat(part: Part, tensors: tuple[Tensor, ...], dropped: set[tuple[str, str]]
             for t in tensors if (part.label, t.name) not in dropped]
 
 
-@frozen
+@dataclass(frozen=True, init=False)
 class Composite(Operator):
     """A layer: parts ``(operator, {dim: expr})`` or ``(label, operator, {dim: expr})``, optionally fused.
 

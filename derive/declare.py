@@ -15,13 +15,12 @@ B*D*w_X + B*F*w_Z + D*F*w_Y
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import sympy as sp
 
 from .errors import DeclarationError
-from .record import frozen
 
 __all__ = ["dims", "Tensor", "Operator", "width_symbol", "NAME_RE"]
 
@@ -64,7 +63,9 @@ def _as_expr(value: object, where: str) -> sp.Expr:
     return expr
 
 
-@frozen
+# The declaration API stays a plain frozen dataclass (users subclass it); other records use
+# derive.record.frozen, which is cheaper to import.
+@dataclass(frozen=True)
 class Tensor:
     """A tensor an operator reads, writes or sends: a name and a shape over dims.
 
@@ -106,7 +107,7 @@ class Tensor:
         return self.width_sym * self.elements
 
 
-@frozen
+@dataclass(frozen=True)
 class Operator:
     """An operator declared as sympy expressions over symbolic dims.
 

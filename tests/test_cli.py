@@ -197,6 +197,25 @@ def test_cli_leaves_a_disabled_collector_disabled():
     assert _startup("gc.disable()") == ["True", "True", "0", "False", "True", "True"]
 
 
+def test_main_in_process_does_not_touch_the_collector():
+    code = ("import gc, io, contextlib, derive.cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()): code = derive.cli.main(['chips'])\n"
+            "print(code, gc.isenabled(), gc.get_freeze_count())")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert r.stdout.split() == ["0", "True", "0"]
+
+
+def test_the_command_loads_the_engine_first():
+    code = ("import gc, io, sys, contextlib, derive.cli\n"
+            "sys.argv = ['derive', 'chips']\n"
+            "with contextlib.redirect_stdout(io.StringIO()): code = derive.cli.run()\n"
+            "print(code, gc.isenabled(), gc.get_freeze_count() > 10000)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert r.stdout.split() == ["0", "True", "True"]
+
+
 def test_library_import_does_not_touch_the_collector():
     code = "import gc, derive; from derive import Operator, Tensor, dims, Composite; print(gc.isenabled(), gc.get_freeze_count())"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
