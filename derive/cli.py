@@ -152,6 +152,8 @@ def load_engine() -> None:
     gc.disable()
     try:
         import_module("derive.pipeline")  # sympy, jinja2 and the engine every command uses
+        sympy = import_module("sympy")
+        sympy.Symbol("x") + 1  # sympy's first Add finishes its import (sympy.tensor, sympy.combinatorics)
     finally:
         gc.freeze()
         if enabled:
