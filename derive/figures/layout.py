@@ -209,9 +209,7 @@ def sweep_scene(fig: SweepFigure, m: Metrics) -> Scene:
     left, right = sp.Rational(10) ** g.x_dec[0], sp.Rational(10) ** g.x_dec[1]
     for i, s in enumerate(fig.series):
         b.line(Line(tuple(zip(s.xs, s.ys)), i))
-    for i, s in enumerate(fig.series):
-        for x, y in zip(s.xs, s.ys):
-            b.markers.append(Marker(x, y, i, "dot"))
+        b.markers += [Marker(x, y, i, "dot") for x, y in zip(s.xs, s.ys)]  # dots: not obstacles
     top: Num = fig.ceiling if fig.ceiling is not None else sp.Rational(10) ** g.y_dec[1]
     if fig.ceiling is not None:
         b.line(Line(((left, fig.ceiling), (right, fig.ceiling)), -1, "dashed"))
@@ -220,8 +218,6 @@ def sweep_scene(fig: SweepFigure, m: Metrics) -> Scene:
     for i, cx in enumerate(g.crossovers):
         if cx is not None:
             b.line(Line(((cx, bottom), (cx, top)), i, "dashed"))
-    for i, cx in enumerate(g.crossovers):
-        if cx is not None:
             text = f"{fig.x_label}* ≈ {fmt_sig(cx, 4)}"
             b.label(f.request(text, cx, bottom, ("above-right", "above-left"), 6.0), text, cx, bottom, i)
     labels, boxes = b.placed()
