@@ -168,6 +168,13 @@ def test_output_is_deterministic_across_hash_seeds():
     assert _run_subprocess("0") == _run_subprocess("12345")
 
 
+def _python(code: str) -> list[str]:
+    """The words a fresh Python process running ``code`` (with this checkout's derive) prints."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return r.stdout.split()
+
+
 _STARTUP = """
 import gc, sys
 import derive, derive.cli
@@ -181,43 +188,33 @@ derive.cli.load_engine()  # once per process
 print(gc.get_freeze_count() > 10000)
 """
 
-
-def _startup(before: str = "") -> list[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-c", _STARTUP.format(before=before)], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    return r.stdout.split()
+_CHIPS = """
+import gc, io, sys, contextlib, derive.cli
+sys.argv = ["derive", "chips"]
+with contextlib.redirect_stdout(io.StringIO()):
+    code = derive.cli.{call}
+print(code, gc.isenabled(), gc.get_freeze_count())
+"""
 
 
 def test_cli_imports_the_engine_with_the_collector_paused_then_frozen():
     # light, sympy loaded, no collection during the load, collector back on, objects frozen
-    assert _startup() == ["True", "True", "0", "True", "True", "True"]
+    assert _python(_STARTUP.format(before="")) == ["True", "True", "0", "True", "True", "True"]
 
 
 def test_cli_leaves_a_disabled_collector_disabled():
-    assert _startup("gc.disable()") == ["True", "True", "0", "False", "True", "True"]
+    assert _python(_STARTUP.format(before="gc.disable()")) == ["True", "True", "0", "False", "True", "True"]
 
 
 def test_main_in_process_does_not_touch_the_collector():
-    code = ("import gc, io, contextlib, derive.cli\n"
-            "with contextlib.redirect_stdout(io.StringIO()): code = derive.cli.main(['chips'])\n"
-            "print(code, gc.isenabled(), gc.get_freeze_count())")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    assert r.stdout.split() == ["0", "True", "0"]
+    assert _python(_CHIPS.format(call="main(['chips'])")) == ["0", "True", "0"]
 
 
 def test_the_command_loads_the_engine_first():
-    code = ("import gc, io, sys, contextlib, derive.cli\n"
-            "sys.argv = ['derive', 'chips']\n"
-            "with contextlib.redirect_stdout(io.StringIO()): code = derive.cli.run()\n"
-            "print(code, gc.isenabled(), gc.get_freeze_count() > 10000)")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    assert r.stdout.split() == ["0", "True", "True"]
+    code, enabled, frozen = _python(_CHIPS.format(call="run()"))
+    assert (code, enabled) == ("0", "True") and int(frozen) > 10000
 
 
 def test_library_import_does_not_touch_the_collector():
     code = "import gc, derive; from derive import Operator, Tensor, dims, Composite; print(gc.isenabled(), gc.get_freeze_count())"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    assert r.stdout.split() == ["True", "0"]
+    assert _python(code) == ["True", "0"]
