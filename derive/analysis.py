@@ -7,6 +7,8 @@ compute.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import sympy as sp
 
 from . import algebra
@@ -30,9 +32,9 @@ class ByteTerm:
     width: sp.Rational
     elements: sp.Expr
 
-    @property
+    @cached_property
     def bytes(self) -> sp.Expr:
-        """Width × elements."""
+        """Width × elements (computed once: steps, reports and figures all ask for it)."""
         return self.width * self.elements
 
 
