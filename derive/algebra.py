@@ -272,12 +272,72 @@ def substitute(expr: sp.Expr, values: dict) -> sp.Expr:
         return expr
     values = {k: sp.Integer(v) if isinstance(v, int) else v for k, v in values.items()}
     if isinstance(expr, sp.Expr) and all(isinstance(k, sp.Symbol) and isinstance(v, sp.Rational) for k, v in values.items()):
+        fractions = {k: Fraction(int(v.p), int(v.q)) for k, v in values.items()}
         used: list = []
         try:
-            q = _rational_value(expr, {k: Fraction(int(v.p), int(v.q)) for k, v in values.items()}, used)
+            q = _rational_value(expr, fractions, used)
         except _NotRational:
-            pass
+            partial = _substitute_expanded(expr, fractions)
+            if partial is not None:
+                return partial
         else:
             if used:  # nothing replaced: xreplace hands back expr as it is (even unevaluated)
                 return sp.Rational(q.numerator, q.denominator)
     return expr.xreplace(values)
+
+
+def _monomial_factors(term: sp.Expr) -> tuple[sp.Rational, tuple[sp.Expr, ...]] | None:
+    """An expanded polynomial's term as (coefficient, its powers of symbols), or None."""
+    if term.is_Rational:
+        return term, ()
+    args = term.args if term.is_Mul else (term,)
+    coeff = sp.S.One
+    if args[0].is_Rational:
+        coeff, args = args[0], args[1:]
+    for f in args:
+        if not (f.is_Symbol or (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer and f.exp > 0)):
+            return None
+    return coeff, args
+
+
+def _substitute_expanded(expr: sp.Expr, values: dict) -> sp.Expr | None:
+    """``expr.xreplace(values)`` for an expanded polynomial and some symbols → rationals, or None.
+
+    An expanded polynomial (terms ``c·∏ s**k``, as ``Add``/``Mul`` leave them) with rational
+    values for some symbols evaluates to the expanded polynomial in the others: each term's
+    coefficient takes the values, terms left with the same powers add up. Written back the
+    way :func:`to_expr` writes a ring element, that is the expression ``xreplace`` builds
+    through ``flatten`` (tests/test_algebra.py), without ``flatten``'s general machinery.
+    """
+    acc: dict[tuple[sp.Expr, ...], Fraction] = {}
+    replaced = False
+    for term in (expr.args if expr.is_Add else (expr,)):
+        parts = _monomial_factors(term)
+        if parts is None:
+            return None
+        coeff, factors = parts
+        c, keep = Fraction(int(coeff.p), int(coeff.q)), []
+        for f in factors:
+            base, k = (f, 1) if f.is_Symbol else (f.base, int(f.exp))
+            v = values.get(base)
+            if v is None:
+                keep.append(f)
+            else:
+                c, replaced = c * v ** k, True
+        key = tuple(keep)  # a subsequence of a sorted Mul's args: still in sympy's order
+        acc[key] = acc.get(key, Fraction(0)) + c
+    if not replaced:
+        return expr
+    const, terms = sp.S.Zero, []
+    for factors, c in acc.items():
+        if not c:
+            continue
+        coeff = sp.Rational(c.numerator, c.denominator)
+        if not factors:
+            const = coeff
+            continue
+        terms.append(sp.Mul._from_args((coeff, *factors) if c != 1 else factors, True))
+    _addsort(terms)
+    if const is not sp.S.Zero:
+        terms.insert(0, const)
+    return sp.Add._from_args(terms, True)

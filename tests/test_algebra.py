@@ -183,6 +183,20 @@ def test_substitute_is_xreplace(num, den, vals, n_bound):
     assert shape(got) == shape(want)
 
 
+rational_values = st.builds(sp.Rational, st.integers(-9, 9), st.integers(1, 4))
+
+
+@SETTINGS
+@given(st.lists(monomials, min_size=0, max_size=6), st.dictionaries(st.sampled_from(SYMS), rational_values, max_size=3))
+def test_substitute_expanded_is_xreplace(terms, values):
+    """Some symbols of an expanded polynomial → rationals: the very expression xreplace builds
+    (terms cancelling, merging, becoming constants or vanishing)."""
+    from derive.algebra import substitute
+
+    e = _poly(terms)
+    assert shape(substitute(e, values)) == shape(e.xreplace(values))
+
+
 def test_substitute_edge_cases():
     from derive.algebra import substitute
 
@@ -192,6 +206,11 @@ def test_substitute_edge_cases():
     assert substitute(sp.Min(B, D), {B: 2, D: 3}) == 2
     assert substitute(2 * B, {}) == 2 * B
     assert substitute(B * D / 3, {B: sp.Rational(3, 2), D: 4}) == 2
+    for e, vals in ((2 * B * D + 2 * B * F, {D: 8, F: 8}), (B * D - B * F, {D: 3, F: 3}), (B * D + 1, {D: 0}),
+                    (B**2 * D + D, {D: sp.Rational(-1, 2)}), (B * D + F, {P: 2}), (B * (D + F), {D: 2}),
+                    (B / D + F, {F: 2}), (sp.sqrt(B) + D, {D: 1}), (B * D + sp.Max(B, F), {D: 2})):
+        assert shape(substitute(e, vals)) == shape(e.xreplace(vals)), (e, vals)
+    assert substitute(B * D + F, {P: 2}) is (B * D + F)  # nothing replaced: the expression itself
 
 
 @SETTINGS
