@@ -25,7 +25,8 @@ from sympy.polys.orderings import lex
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing
 
-__all__ = ["ring_of", "gens_of", "to_poly", "to_expr", "to_fraction", "cancel_ratio", "cancel", "expand", "factor", "substitute"]
+__all__ = ["ring_of", "gens_of", "to_poly", "to_expr", "to_fraction", "cancel_ratio", "cancel", "cancel_at", "expand",
+           "same_polynomial", "factor", "substitute"]
 
 
 @lru_cache(maxsize=256)
@@ -174,6 +175,26 @@ def cancel(expr: sp.Expr) -> sp.Expr:
         return expr
     num, den = sp.fraction(expr)
     return cancel_ratio(num, den)
+
+
+def cancel_at(expr: sp.Expr, values: dict) -> sp.Expr:
+    """``cancel(substitute(expr, values))``, remembered: a worked solution asks for the
+    intensity at the bound dims in three steps (the ratio shown, the crossover, the threshold)."""
+    return _cancel_at(expr, tuple(values.items()))
+
+
+@lru_cache(maxsize=4096)
+def _cancel_at(expr: sp.Expr, items: tuple) -> sp.Expr:
+    return cancel(substitute(expr, dict(items)))
+
+
+def same_polynomial(a: sp.Expr, b: sp.Expr) -> bool:
+    """``expand(a - b) == 0``, compared on the ring without building ``a - b`` (falls back to it)."""
+    R = ring_of(gens_of(a, b))
+    p, q = to_poly(a, R), to_poly(b, R)
+    if p is None or q is None:
+        return expand(a - b) == 0
+    return p == q
 
 
 @lru_cache(maxsize=4096)

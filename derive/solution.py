@@ -72,12 +72,12 @@ def _bytes_step(a: Analysis) -> Step:
     )
 
 
-def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], reduced: sp.Expr, subs: dict | None = None) -> str:
-    """num / Σ terms with the terms in declaration order, when that is already in lowest terms."""
+def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], total: sp.Expr, reduced: sp.Expr, subs: dict | None = None) -> str:
+    """num / Σ terms (``total``) with the terms in declaration order, when that is already in lowest terms."""
     subs = subs or {}
-    n, d = substitute(num, subs), substitute(sp.Add(*terms), subs)
-    lowest = algebra.cancel(substitute(reduced, subs)) if subs else reduced
-    if algebra.expand(sp.fraction(lowest)[1] - d) == 0:
+    n, d = substitute(num, subs), substitute(total, subs)
+    lowest = algebra.cancel_at(reduced, subs) if subs else reduced
+    if algebra.same_polynomial(sp.fraction(lowest)[1], d):
         return rf"\frac{{{tex(n)}}}{{{tex_sum([substitute(t, subs) for t in terms])}}}"
     return tex(lowest)
 
@@ -85,7 +85,7 @@ def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], reduced: sp.Expr, subs:
 def _intensity_step(a: Analysis) -> Step:
     terms = tuple(t.bytes for t in a.memory.terms)
     frac = rf"\frac{{{tex(a.flops)}}}{{{tex_sum(terms)}}}"
-    lines = [Line.of(I, r"\frac{\text{FLOPs}}{\text{bytes}}", frac, _ratio_tex(a.flops, terms, a.memory.intensity))]
+    lines = [Line.of(I, r"\frac{\text{FLOPs}}{\text{bytes}}", frac, _ratio_tex(a.flops, terms, a.memory.bytes, a.memory.intensity))]
     return Step(StepKind.INTENSITY, "I = FLOPs / bytes", rich("FLOPs done per byte moved, in lowest terms."), tuple(lines))
 
 
@@ -118,7 +118,7 @@ def _ridge_step(a: Analysis) -> Step:
 
 def _crossover_lines(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict, relation: str = "=", shown: str | None = None) -> tuple[Line, ...]:
     x = cross.variable
-    lines = [Line.of(shown or tex(algebra.cancel(substitute(intensity, subs))), tex(ridge), relation=relation)]
+    lines = [Line.of(shown or tex(algebra.cancel_at(intensity, subs)), tex(ridge), relation=relation)]
     if cross.exact is not None:
         lines.append(Line.of(f"{tex(x)}^{{*}}", tex(cross.exact), approx=_num(cross.exact)))
     return tuple(lines)
@@ -154,7 +154,7 @@ def _crossover_step(kind: StepKind, intensity: sp.Expr, ridge: sp.Expr, cross: C
 
 def _threshold_step(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict) -> Step:
     x, n = cross.variable, cross.min_compute_bound
-    at = algebra.cancel(substitute(intensity, subs))
+    at = algebra.cancel_at(intensity, subs)
     lines = [Line.of(rf"{tex(x)}_{{\min}}", rf"\left\lceil {tex(cross.exact)} \right\rceil" if cross.exact is not None else "", str(n))]
     checks = [rich("Check: ", Math(rf"I({n}) = {tex(substitute(at, {x: n}))}"), f" ≥ {fmt_decimal(ridge)} (compute-bound)")]
     if n > 1:
@@ -340,7 +340,7 @@ def build_solution(a: Analysis) -> Solution:
     if a.leading is not None:
         steps.append((_leading_step(a), "intensity_regime"))
     steps.append((_ridge_step(a), "ridge"))
-    shown = _ratio_tex(a.flops, tuple(t.bytes for t in a.memory.terms), a.memory.intensity, subs_x)
+    shown = _ratio_tex(a.flops, tuple(t.bytes for t in a.memory.terms), a.memory.bytes, a.memory.intensity, subs_x)
     steps.append((_crossover_step(StepKind.CROSSOVER, a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x, "exact intensity", shown), "crossover"))
     if a.memory.crossover.min_compute_bound is not None and a.memory.crossover.status == CROSSES:
         steps.append((_threshold_step(a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x), "crossover"))

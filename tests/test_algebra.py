@@ -263,3 +263,14 @@ def test_review_edge_cases():
     Bp = sp.Symbol("B")
     e = (B + Bp) / (B - Bp)
     assert shape(factor(e)) == shape(sp.factor(e))
+
+
+@SETTINGS
+@given(polys, polys, st.booleans())
+def test_same_polynomial_is_expand_of_the_difference(p, q, equal):
+    """The ring comparison says what ``expand(a - b) == 0`` says, for written-differently equals too."""
+    from derive.algebra import same_polynomial
+
+    a, b = (p * q, sp.expand(p * q)) if equal else (p, q)
+    assert same_polynomial(a, b) == (sp.expand(a - b) == 0)
+    assert same_polynomial(sp.sqrt(B) + p, sp.sqrt(B) + p) and not same_polynomial(1 / B, 1 / D)  # sympy's fallback
