@@ -4,6 +4,7 @@ TikZ that pdflatex compiles."""
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -97,6 +98,13 @@ def test_exact_decades():
     assert floor_log10(sp.Rational(999, 1)) == 2 and ceil_log10(sp.Rational(1001)) == 4
     assert floor_log10(sp.Rational(1, 1000)) == -3 and floor_log10(sp.Rational(1, 999)) == -3
     assert floor_log10(sp.Integer(10) ** 40 - 1) == 39
+    rng = random.Random(7)
+    for _ in range(400):  # against the definition, in sympy's exact powers of ten
+        v = sp.Rational(rng.choice([1, 10**rng.randint(0, 30)]) * rng.randint(1, 10**6) + rng.randint(-1, 1) or 1,
+                        rng.choice([1, 10**rng.randint(0, 30)]) * rng.randint(1, 10**3))
+        k = floor_log10(v)
+        assert sp.Rational(10) ** k <= v < sp.Rational(10) ** (k + 1), v
+        assert ceil_log10(v) == (k if sp.Rational(10) ** k == v else k + 1), v
 
 
 def test_floats_are_refused():

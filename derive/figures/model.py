@@ -137,17 +137,24 @@ def floor_log10(v: sp.Rational) -> int:
     v = _exact(v, "floor_log10 argument")
     p, q = int(v.p), int(v.q)
     k = len(str(p)) - len(str(q))  # within one of the answer
-    while sp.Rational(10) ** k > v:
+    while _pow10_gt(k, p, q):
         k -= 1
-    while sp.Rational(10) ** (k + 1) <= v:
+    while not _pow10_gt(k + 1, p, q):
         k += 1
     return k
+
+
+def _pow10_gt(k: int, p: int, q: int) -> bool:
+    """``10**k > p/q`` for q > 0, in integers."""
+    return 10**k * q > p if k >= 0 else q > p * 10**-k
 
 
 def ceil_log10(v: sp.Rational) -> int:
     """The exact ``ceil(log10(v))`` of a positive rational."""
     k = floor_log10(v)
-    return k if sp.Rational(10) ** k == v else k + 1
+    v = sp.Rational(v)
+    p, q = int(v.p), int(v.q)
+    return k if (10**k * q == p if k >= 0 else q == p * 10**-k) else k + 1
 
 
 def _decades(lo: sp.Rational, hi: sp.Rational) -> tuple[int, int]:

@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from itertools import chain
+from typing import NamedTuple
 
 from ..record import frozen
 
 __all__ = ["Box", "LabelRequest", "place_labels", "polyline_obstacles", "choose_corner"]
 
 
-@frozen
-class Box:
-    """An axis-aligned box, y pointing up."""
+class Box(NamedTuple):
+    """An axis-aligned box, y pointing up.
+
+    A named tuple, not a record: a key makes thousands (samples along every drawn line,
+    every candidate position of every label), and the placer sorts them as tuples.
+    """
 
     x0: float
     y0: float
@@ -61,9 +66,9 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
     # soft samples sorted by left edge: a box can only meet those whose left edge lies
     # within (b.x0 - 1 - widest, b.x1 + 1), found by bisection with slack against rounding;
     # the exact test below decides (this is the hot loop). Non-finite samples: test all.
-    soft_edges = sorted((o.x0, o.y0, o.x1, o.y1) for o in soft)
+    soft_edges = sorted(soft)  # boxes are (x0, y0, x1, y1) tuples
     lefts = [e[0] for e in soft_edges]
-    finite = all(math.isfinite(v) for e in soft_edges for v in e)
+    finite = all(map(math.isfinite, chain.from_iterable(soft_edges)))
     widest = max((e[2] - e[0] for e in soft_edges), default=0.0)
 
     def crossings(b: Box) -> int:  # Box.overlaps with pad 1.0, inlined
