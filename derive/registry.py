@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
+from contextvars import ContextVar
 from pathlib import Path
 from types import ModuleType
 
@@ -17,7 +18,10 @@ from .errors import DeriveError, OperatorFileError, UnknownNameError
 from .record import frozen
 from .resources import resource_dir
 
-__all__ = ["Registry", "load_registry", "builtin_operator_files"]
+__all__ = ["Registry", "load_registry", "load_operator_file", "builtin_operator_files"]
+
+# the files a load_registry in progress has run, by resolved path (None outside one)
+_session: ContextVar[dict[Path, ModuleType] | None] = ContextVar("derive_operator_files", default=None)
 
 
 @frozen
@@ -70,6 +74,25 @@ def _load_module(path: Path) -> ModuleType:
     return module
 
 
+def load_operator_file(path: Path | str) -> ModuleType:
+    """An operators file, run as a module.
+
+    While :func:`load_registry` runs, each file runs once: a file that builds on another
+    (``operators/layers.py`` composes the matmul, attention, norm and elementwise files)
+    gets the very module the registry loads, so both hold the same ``Operator`` objects.
+    Outside a registry load, every call runs the file afresh.
+    """
+    path = Path(path)
+    loaded = _session.get()
+    key = path.resolve()
+    if loaded is not None and key in loaded:
+        return loaded[key]
+    module = _load_module(path)
+    if loaded is not None:
+        loaded[key] = module
+    return module
+
+
 def _operators_in(module: ModuleType) -> list[Operator]:
     return [v for k, v in vars(module).items() if not k.startswith("_") and isinstance(v, Operator)]
 
@@ -78,10 +101,18 @@ def load_registry(paths: tuple[Path, ...] | list[Path] = (), include_builtins: b
     """Load the built-in operators (optional) and the given files, refusing duplicate names."""
     builtins = builtin_operator_files() if include_builtins else ()
     files = builtins + tuple(Path(p) for p in paths)
+    token = _session.set({})
+    try:
+        return _register(files, builtins)
+    finally:
+        _session.reset(token)
+
+
+def _register(files: tuple[Path, ...], builtins: tuple[Path, ...]) -> Registry:
     seen: dict[str, tuple[Operator, Path]] = {}
     ops: list[Operator] = []
     for path in files:
-        found = _operators_in(_load_module(path))
+        found = _operators_in(load_operator_file(path))
         if not found and path not in builtins:
             raise OperatorFileError(f"operators file {str(path)!r}", "declares no module-level Operator")
         for op in found:

@@ -10,23 +10,14 @@ intermediate stays on chip. ``decode_step_70b`` is one decode step of a
 8 KV heads) with the KV cache of S positions read by attention.
 """
 
-import importlib.util
-import sys
 from pathlib import Path
 
 from derive import Composite, dims
+from derive.registry import load_operator_file
 
 
 def _load(name):
-    path = Path(__file__).with_name(f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"derive_builtin_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = saved
-    return module
+    return load_operator_file(Path(__file__).with_name(f"{name}.py"))  # the registry's own module when it is loading
 
 
 _mm, _att, _norm, _ew = _load("matmul"), _load("attention"), _load("norms"), _load("elementwise")

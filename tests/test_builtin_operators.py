@@ -163,3 +163,22 @@ def test_attention_materialized_adds_score_traffic():
     # s and p each written once and read once, 2 bytes each
     assert _equal(extra, 8 * B * N * T * S)
     assert _equal(fused.flops, mat.flops)
+
+
+def test_layers_compose_the_registrys_own_operators(tmp_path):
+    """operators/layers.py builds on the other files; within one registry load each file
+    runs once, so the layer's parts are the very operators the registry lists."""
+    from derive.registry import builtin_operator_files, load_operator_file, load_registry
+
+    reg = load_registry()
+    block = reg.get("transformer_block")
+    assert {p.operator.name: p.operator for p in block.parts}["matmul"] is reg.get("matmul")
+    assert reg.get("layernorm") in [p.operator for p in block.parts]
+    # outside a registry load a file runs afresh each time
+    mm = next(p for p in builtin_operator_files() if p.name == "matmul.py")
+    assert load_operator_file(mm).matmul is not load_operator_file(mm).matmul
+    # one file named twice is loaded once, not reported as declaring its names twice
+    f = tmp_path / "mine.py"
+    f.write_text("from derive import Operator, Tensor, dims\nN, = dims('N')\n"
+                 "mine = Operator(name='mine', flops=N, reads=[Tensor('X', (N,))], writes=[Tensor('Y', (N,))])\n")
+    assert load_registry((f, f), include_builtins=False).names() == ("mine",)
