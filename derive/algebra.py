@@ -166,7 +166,32 @@ def cancel_ratio(num: sp.Expr, den: sp.Expr) -> sp.Expr:
     if not F:
         return sp.Integer(0)
     P, Q = F.cancel(G)
-    return to_expr(P) / to_expr(Q) if Q != 1 else to_expr(P)
+    return _quotient(P, Q) if Q != 1 else to_expr(P)
+
+
+def _quotient(P: PolyElement, Q: PolyElement) -> sp.Expr:
+    """``to_expr(P) / to_expr(Q)`` for ``P/Q`` in lowest terms, built as ``Mul.flatten`` builds it.
+
+    A constant denominator divides every coefficient (sympy distributes a number over a
+    sum); otherwise the quotient is one ``Mul``: the rational coefficient, then, in
+    sympy's order, the numerator (its powers, or the sum) and the denominator (its powers
+    to negative exponents, or the sum to the power -1). P and Q share no factor, so no
+    base meets itself. The same expression as the division (tests/test_algebra.py).
+    """
+    if Q.is_ground:
+        return to_expr(P.quo_ground(Q.LC))
+    coeff, factors = Fraction(1), []
+    for poly, sign in ((P, 1), (Q, -1)):
+        if len(poly) == 1:
+            (monom, c), = poly.items()
+            coeff = coeff * to_fraction(c) if sign == 1 else coeff / to_fraction(c)
+            factors += [s if e * sign == 1 else sp.Pow(s, e * sign) for s, e in zip(poly.ring.symbols, monom) if e]
+        else:
+            factors.append(to_expr(poly) if sign == 1 else sp.Pow(to_expr(poly), -1))
+    _mulsort(factors)
+    if coeff != 1:
+        factors.insert(0, sp.Rational(coeff.numerator, coeff.denominator))
+    return sp.Mul._from_args(factors, True)
 
 
 def cancel(expr: sp.Expr) -> sp.Expr:

@@ -274,3 +274,11 @@ def test_same_polynomial_is_expand_of_the_difference(p, q, equal):
     a, b = (p * q, sp.expand(p * q)) if equal else (p, q)
     assert same_polynomial(a, b) == (sp.expand(a - b) == 0)
     assert same_polynomial(sp.sqrt(B) + p, sp.sqrt(B) + p) and not same_polynomial(1 / B, 1 / D)  # sympy's fallback
+
+
+def test_quotient_shapes_are_sympys():
+    """Each way a lowest-terms quotient is written: constant, monomial or sum, above and below."""
+    cases = [(B + D, 2 * B * F), (3 * B, 2 * D + F), (B + D, 2 * B + 2 * D * F), (-B - D, F + 1), (2, B + D), (1, 2 * B * D),
+             (B**2 * D, 3 * F**3), (6 * B + 4 * D, 2), (B, 7), (-5 * B * D, 10 * F), (B + D, B * D), (1, B), (B**2 - D, -F)]
+    for n, d in cases:
+        assert shape(cancel_ratio(sp.expand(n), sp.expand(d))) == shape(sp.cancel(n / d)), (n, d)
