@@ -43,8 +43,18 @@ def gens_of(*exprs: sp.Expr) -> tuple[sp.Symbol, ...]:
     return tuple(sorted(syms, key=lambda s: s.name))
 
 
+@lru_cache(maxsize=4096)
 def to_poly(expr: sp.Expr, R: PolyRing) -> PolyElement | None:
-    """``expr`` as an element of ``R``, or None when it is not a polynomial in R's gens."""
+    """``expr`` as an element of ``R``, or None when it is not a polynomial in R's gens.
+
+    Remembered (a key reads the same FLOPs and bytes into the same ring for the intensity,
+    the crossover and the steps), so the element is shared: like sympy's own ring code,
+    callers never change an element in place.
+    """
+    return _to_poly(expr, R)
+
+
+def _to_poly(expr: sp.Expr, R: PolyRing) -> PolyElement | None:
     if expr.is_Rational:
         return R(QQ(int(expr.p), int(expr.q)))
     if expr.is_Symbol:
@@ -55,13 +65,13 @@ def to_poly(expr: sp.Expr, R: PolyRing) -> PolyElement | None:
     if expr.is_Add or expr.is_Mul:
         out = None
         for arg in expr.args:
-            p = to_poly(arg, R)
+            p = _to_poly(arg, R)
             if p is None:
                 return None
             out = p if out is None else (out + p if expr.is_Add else out * p)
         return out
     if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
-        base = to_poly(expr.base, R)
+        base = _to_poly(expr.base, R)
         return None if base is None else base ** int(expr.exp)
     return None
 
