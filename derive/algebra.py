@@ -220,7 +220,14 @@ def cancel_at(expr: sp.Expr, values: dict) -> sp.Expr:
 
 @lru_cache(maxsize=4096)
 def _cancel_at(expr: sp.Expr, items: tuple) -> sp.Expr:
-    return cancel(substitute(expr, dict(items)))
+    values = dict(items)
+    num, den = sp.fraction(expr)
+    if den is not sp.S.One:  # a ratio: substitute each side, then cancel once (no sympy quotient in between)
+        n, d = substitute(num, values), substitute(den, values)
+        R = ring_of(gens_of(n, d))
+        if d != 0 and to_poly(n, R) is not None and to_poly(d, R) is not None:
+            return cancel_ratio(n, d)  # lowest terms are unique: the same as cancelling the substituted ratio
+    return cancel(substitute(expr, values))
 
 
 def same_polynomial(a: sp.Expr, b: sp.Expr) -> bool:
