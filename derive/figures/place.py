@@ -59,9 +59,17 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
     first candidate as is. Ties go to the earlier candidate, so placement is stable."""
     placed: list[Box] = []
 
+    ax0, ay0, ax1, ay1 = area
+
     def fits(b: Box) -> bool:
-        inside = b.x0 >= area.x0 and b.x1 <= area.x1 and b.y0 >= area.y0 and b.y1 <= area.y1
-        return inside and not any(b.overlaps(o) for o in hard + placed)
+        bx0, by0, bx1, by1 = b
+        if not (bx0 >= ax0 and bx1 <= ax1 and by0 >= ay0 and by1 <= ay1):
+            return False
+        for obstacles in (hard, placed):
+            for ox0, oy0, ox1, oy1 in obstacles:  # Box.overlaps with pad 1.0, inlined
+                if not (bx1 + 1.0 <= ox0 or ox1 + 1.0 <= bx0 or by1 + 1.0 <= oy0 or oy1 + 1.0 <= by0):
+                    return False
+        return True
 
     # soft samples sorted by left edge: a box can only meet those whose left edge lies
     # within (b.x0 - 1 - widest, b.x1 + 1), found by bisection with slack against rounding;
@@ -71,25 +79,37 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
     finite = all(map(math.isfinite, chain.from_iterable(soft_edges)))
     widest = max((e[2] - e[0] for e in soft_edges), default=0.0)
 
-    def crossings(b: Box) -> int:  # Box.overlaps with pad 1.0, inlined
-        x1, y1 = b.x1 + 1.0, b.y1 + 1.0
-        if finite and math.isfinite(b.x0) and math.isfinite(x1):
-            lo = bisect_right(lefts, b.x0 - 2.0 - widest - 1e-9 * (abs(b.x0) + widest))
+    def crossings(b: Box, enough: int | None) -> int:  # Box.overlaps with pad 1.0, inlined
+        """Soft samples ``b`` comes near, counted up to ``enough`` (more cannot matter)."""
+        bx0, by0, x1, y1 = b.x0, b.y0, b.x1 + 1.0, b.y1 + 1.0
+        if finite and math.isfinite(bx0) and math.isfinite(x1):
+            lo = bisect_right(lefts, bx0 - 2.0 - widest - 1e-9 * (abs(bx0) + widest))
             hi = bisect_left(lefts, x1)
         else:
             lo, hi = 0, len(soft_edges)
-        return sum(1 for ox0, oy0, ox1, oy1 in soft_edges[lo:hi]
-                   if not (x1 <= ox0 or ox1 + 1.0 <= b.x0 or y1 <= oy0 or oy1 + 1.0 <= b.y0))
+        n = 0
+        for ox0, oy0, ox1, oy1 in soft_edges[lo:hi]:
+            if not (x1 <= ox0 or ox1 + 1.0 <= bx0 or y1 <= oy0 or oy1 + 1.0 <= by0):
+                n += 1
+                if n == enough:
+                    break
+        return n
 
     def best(group: list[Box]) -> Box | None:
-        ok = [(crossings(b), i, b) for i, b in enumerate(group) if fits(b)]
-        if not ok:
-            return None
-        clean = [b for n, _, b in ok if n == 0]
-        return clean[0] if clean else min(ok, key=lambda t: (t[0], t[1]))[2]
+        """The first fitting candidate that crosses nothing, else the first of those crossing fewest."""
+        choice, fewest = None, None
+        for b in group:
+            if fits(b):
+                n = crossings(b, fewest)  # a later candidate must cross strictly fewer to win
+                if n == 0:
+                    return b
+                if fewest is None or n < fewest:
+                    choice, fewest = b, n
+        return choice
 
+    new = tuple.__new__
     for r in requests:
-        boxes = [Box(r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h) for dx, dy in r.candidates]
+        boxes = [new(Box, (r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h)) for dx, dy in r.candidates]
         choice = best(boxes)
         for step in range(1, 7):
             if choice is not None:
@@ -102,11 +122,11 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
 def polyline_obstacles(pts: list[tuple[float, float]], step: float = 6.0, r: float = 1.0) -> list[Box]:
     """Small boxes sampled along a polyline, so labels keep off drawn lines."""
     out: list[Box] = []
+    new = tuple.__new__  # Box(...) without its Python-level __new__: thousands per key
     for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
         n = max(1, int(math.hypot(x1 - x0, y1 - y0) // step))
-        for i in range(n + 1):
-            x, y = x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n
-            out.append(Box(x - r, y - r, x + r, y + r))
+        out += [new(Box, (x - r, y - r, x + r, y + r))
+                for x, y in ((x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n) for i in range(n + 1))]
     return out
 
 
