@@ -85,21 +85,31 @@ def to_expr(p: PolyElement) -> sp.Expr:
     The result is the same expression (same args, same order; tests/test_algebra.py).
     """
     to_sympy, syms = p.ring.domain.to_sympy, p.ring.symbols
-    const, terms = sp.S.Zero, []
+    terms = []
     for monom, c in p.items():
-        coeff = to_sympy(c)
         factors = [s if e == 1 else sp.Pow(s, e) for s, e in zip(syms, monom) if e]
+        _mulsort(factors)
+        terms.append((to_sympy(c), factors))
+    return _polynomial(terms)
+
+
+def _polynomial(terms) -> sp.Expr:
+    """Σ coefficient · factors over distinct monomials, as evaluated ``Add``/``Mul`` leave it.
+
+    ``terms`` are (nonzero Rational, powers of distinct symbols in sympy's order), at most
+    one with no powers (the constant). Each term is the number first, then its powers; the
+    sum is the constant first, then the terms in sympy's order.
+    """
+    const, out = sp.S.Zero, []
+    for coeff, factors in terms:
         if not factors:
             const = coeff
-            continue
-        _mulsort(factors)
-        if coeff is not sp.S.One:
-            factors.insert(0, coeff)
-        terms.append(sp.Mul._from_args(factors, True))
-    _addsort(terms)
+        else:
+            out.append(sp.Mul._from_args(factors if coeff is sp.S.One else (coeff, *factors), True))
+    _addsort(out)
     if const is not sp.S.Zero:
-        terms.insert(0, const)
-    return sp.Add._from_args(terms, True)
+        out.insert(0, const)
+    return sp.Add._from_args(out, True)
 
 
 def _monomial(R: PolyRing, exps: tuple[int, ...]) -> PolyElement:
@@ -383,7 +393,7 @@ def _substitute_expanded(expr: sp.Expr, values: dict) -> sp.Expr | None:
     An expanded polynomial (terms ``c·∏ s**k``, as ``Add``/``Mul`` leave them) with rational
     values for some symbols evaluates to the expanded polynomial in the others: each term's
     coefficient takes the values, terms left with the same powers add up. Written back the
-    way :func:`to_expr` writes a ring element, that is the expression ``xreplace`` builds
+    way :func:`to_expr` writes a ring element (:func:`_polynomial`), that is the expression ``xreplace`` builds
     through ``flatten`` (tests/test_algebra.py), without ``flatten``'s general machinery.
     """
     acc: dict[tuple[sp.Expr, ...], Fraction] = {}
@@ -405,16 +415,4 @@ def _substitute_expanded(expr: sp.Expr, values: dict) -> sp.Expr | None:
         acc[key] = acc.get(key, Fraction(0)) + c
     if not replaced:
         return expr
-    const, terms = sp.S.Zero, []
-    for factors, c in acc.items():
-        if not c:
-            continue
-        coeff = sp.Rational(c.numerator, c.denominator)
-        if not factors:
-            const = coeff
-            continue
-        terms.append(sp.Mul._from_args((coeff, *factors) if c != 1 else factors, True))
-    _addsort(terms)
-    if const is not sp.S.Zero:
-        terms.insert(0, const)
-    return sp.Add._from_args(terms, True)
+    return _polynomial((sp.Rational(c.numerator, c.denominator), factors) for factors, c in acc.items() if c)
