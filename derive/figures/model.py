@@ -135,26 +135,25 @@ class SweepFigure:
 def floor_log10(v: sp.Rational) -> int:
     """The exact ``floor(log10(v))`` of a positive rational (no float involved)."""
     v = _exact(v, "floor_log10 argument")
-    p, q = int(v.p), int(v.q)
-    k = len(str(p)) - len(str(q))  # within one of the answer
-    while _pow10_gt(k, p, q):
+    k = len(str(v.p)) - len(str(v.q))  # within one of the answer
+    while _cmp_pow10(k, v) > 0:
         k -= 1
-    while not _pow10_gt(k + 1, p, q):
+    while _cmp_pow10(k + 1, v) <= 0:
         k += 1
     return k
 
 
-def _pow10_gt(k: int, p: int, q: int) -> bool:
-    """``10**k > p/q`` for q > 0, in integers."""
-    return 10**k * q > p if k >= 0 else q > p * 10**-k
+def _cmp_pow10(k: int, v: sp.Rational) -> int:
+    """The sign of ``10**k - v`` for a positive rational v, in integers."""
+    p, q = int(v.p), int(v.q)
+    a, b = (10**k * q, p) if k >= 0 else (q, p * 10**-k)
+    return (a > b) - (a < b)
 
 
 def ceil_log10(v: sp.Rational) -> int:
     """The exact ``ceil(log10(v))`` of a positive rational."""
     k = floor_log10(v)
-    v = sp.Rational(v)
-    p, q = int(v.p), int(v.q)
-    return k if (10**k * q == p if k >= 0 else q == p * 10**-k) else k + 1
+    return k if _cmp_pow10(k, _exact(v, "ceil_log10 argument")) == 0 else k + 1
 
 
 def _decades(lo: sp.Rational, hi: sp.Rational) -> tuple[int, int]:
