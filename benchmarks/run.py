@@ -103,7 +103,7 @@ def repeated_set(source: Path, times: int, dest: Path, first: int | None = None)
 FLOOR = "import gc; gc.disable(); import sympy, jinja2; gc.freeze(); gc.enable(); sympy.Symbol('x') + 1"
 """What every key pays before derive's own code runs: Python, sympy, jinja2, and the
 lazy import sympy makes on its first ``Add``, imported the way derive's command line imports
-them (the cycle collector paused, then the loaded objects frozen: ``derive.cli.load_engine``).
+them (the cycle collector paused, then the loaded objects frozen: ``derive.commands.cli.load_engine``).
 (a) can be no better than floor ÷ naive."""
 
 
@@ -187,7 +187,7 @@ def measure_composite(tmp: Path, repeats: int) -> dict:
 def measure_sweep(side: int, repeats: int) -> dict:
     """(e): matmul over B = 1..side × D = 1..side (F = 8192, bf16 on h100)."""
     from derive.pipeline import solve
-    from derive.sweep import grid_of, parse_over, sweep_arrays, sweep_csv
+    from derive.commands.sweep import grid_of, parse_over, sweep_arrays, sweep_csv
 
     a = solve("matmul", dtype="bf16", chip="h100", set={"F": 8192}).analysis
     axes = [parse_over(f"B=1..{side}", a.problem.operator.dims), parse_over(f"D=1..{side}", a.problem.operator.dims)]
@@ -209,8 +209,8 @@ def profile_key(top: int = 25) -> str:
     import io
     import pstats
 
-    from derive.keys import build_key
-    from derive.problemset import load_problem_set
+    from derive.commands.key import build_key
+    from derive.problem.problem_set import load_problem_set
 
     pset = load_problem_set(SET20)
     prof = cProfile.Profile()

@@ -9,15 +9,15 @@ FLOPs, bytes, arithmetic intensity, ridge point, crossover and times exactly.
 
 from __future__ import annotations
 
-from .errors import DeriveError
+from derive.errors import DeriveError
 
 __all__ = ["Operator", "Tensor", "Composite", "dims", "DeriveError", "solve", "__version__"]
 
 __version__ = "0.1.0"
 
-# The declaration API is imported on first use (PEP 562), so that ``import derive.cli``
+# The declaration API is imported on first use (PEP 562), so that ``import derive.commands.cli``
 # does not import sympy: the command line imports it itself, see ``cli.load_engine``.
-_LAZY = {"Operator": "declare", "Tensor": "declare", "dims": "declare", "Composite": "composite"}
+_LAZY = {"Operator": "declare.operator", "Tensor": "declare.operator", "dims": "declare.operator", "Composite": "declare.composite"}
 
 
 def __getattr__(name: str):
@@ -36,6 +36,6 @@ def __dir__() -> list[str]:
 
 def solve(*args, **kwargs):
     """Derive an operator's roofline; see :func:`derive.pipeline.solve`."""
-    from .pipeline import solve as _solve
+    from derive.pipeline import solve as _solve
 
     return _solve(*args, **kwargs)

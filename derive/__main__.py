@@ -2,7 +2,7 @@
 
 import sys
 
-from .cli import run
+from derive.commands.cli import run
 
 if __name__ == "__main__":
     sys.exit(run())

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .analysis import Analysis, analyse
-from .problem import ProblemSpec, bind
-from .record import frozen
-from .registry import Registry, load_registry
-from .render import render
-from .solution import Solution, build_solution
-from .view import view_of
+from derive.analysis.analyse import Analysis, analyse
+from derive.problem.binding import ProblemSpec, bind
+from derive.record import frozen
+from derive.declare.registry import Registry, load_registry
+from derive.present.render import render
+from derive.solution.builder import Solution, build_solution
+from derive.present.view import view_of
 
 __all__ = ["Derivation", "derive_spec", "solve"]
 
@@ -40,7 +40,7 @@ class Derivation:
 
     def as_json(self) -> dict:
         """The JSON object of ``derive solve --format json``."""
-        from .report import to_json
+        from derive.present.json_export import to_json
 
         return to_json(self.analysis)
 

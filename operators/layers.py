@@ -13,7 +13,7 @@ intermediate stays on chip. ``decode_step_70b`` is one decode step of a
 from pathlib import Path
 
 from derive import Composite, dims
-from derive.registry import load_operator_file
+from derive.declare.registry import load_operator_file
 
 
 def _load(name):

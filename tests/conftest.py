@@ -33,7 +33,7 @@ class CliResult:
 
 def run_cli(argv: list[str]) -> CliResult:
     """Run ``derive`` in-process and capture its streams."""
-    from derive.cli import main
+    from derive.commands.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):

@@ -1,4 +1,4 @@
-"""derive.algebra gives exactly what sympy gives, faster: checked on random polynomials.
+"""derive.analysis.algebra gives exactly what sympy gives, faster: checked on random polynomials.
 
 The outputs must be the *same expressions* (same classes and args in order, see shape()),
 because keys and golden files print them.
@@ -10,7 +10,7 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derive.algebra import cancel, cancel_ratio, expand
+from derive.analysis.algebra import cancel, cancel_ratio, expand
 
 B, D, F, P = sp.symbols("B D F P", positive=True, integer=True)
 
@@ -80,7 +80,7 @@ def _fields(c):
 @given(pos_polys, pos_polys, hardware, hardware, st.sampled_from(SYMS), st.dictionaries(st.sampled_from(SYMS), st.integers(1, 50)))
 def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
     """The ring solver and the sympy one agree on every field, symbolic or bound."""
-    from derive.crossover import _solve_general, solve_crossover
+    from derive.analysis.crossover import _solve_general, solve_crossover
 
     bound = {s: sp.Integer(v) for s, v in bound.items() if s != x}
     f, b = flops.subs(bound), byts.subs(bound)
@@ -89,7 +89,7 @@ def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
 
 def test_compute_bound_only_below_one_is_never_for_integers():
     """g ≥ 0 only on (0, r) with r < 1: no integer is compute-bound (this used to loop forever)."""
-    from derive.crossover import NEVER, solve_crossover
+    from derive.analysis.crossover import NEVER, solve_crossover
 
     D = sp.Symbol("D", positive=True, integer=True)
     flops, byts = sp.Integer(1000), 10 * D**2 + 5 * D + 1  # intensity falls with D
@@ -101,7 +101,7 @@ def test_compute_bound_only_below_one_is_never_for_integers():
 
 def test_compute_bound_on_a_middle_interval():
     """Roots 2 and 5, compute-bound between them: the smallest integer is 2, found exactly."""
-    from derive.crossover import CROSSES, _solve_general, solve_crossover
+    from derive.analysis.crossover import CROSSES, _solve_general, solve_crossover
 
     N = sp.Symbol("N", positive=True, integer=True)
     flops, byts = 7 * N, N**2 + 10  # 7N − (N² + 10) ≥ 0 on [2, 5]
@@ -112,7 +112,7 @@ def test_compute_bound_on_a_middle_interval():
 
 def test_touching_the_ridge_is_not_a_crossover():
     """g = −(x − 3)²: compute and memory time tie at x = 3 only; memory-bound elsewhere."""
-    from derive.crossover import NEVER, solve_crossover
+    from derive.analysis.crossover import NEVER, solve_crossover
 
     x = sp.Symbol("x", positive=True, integer=True)
     c = solve_crossover(6 * x, x**2 + 9, 1, 1, x)  # plain ints are accepted too
@@ -121,7 +121,7 @@ def test_touching_the_ridge_is_not_a_crossover():
 
 def test_threshold_walks_back_over_a_touching_root():
     """g = (x − 4)²(x − 5): every integer from 4 on has g ≥ 0, so the threshold is 4, not 5."""
-    from derive.crossover import CROSSES, solve_crossover
+    from derive.analysis.crossover import CROSSES, solve_crossover
 
     x = sp.Symbol("x", positive=True, integer=True)
     flops, byts = x**3 + 56 * x, 13 * x**2 + 80
@@ -133,8 +133,8 @@ def test_threshold_walks_back_over_a_touching_root():
 
 def test_compute_bound_only_below_a_root_says_so():
     """g ≥ 0 on (0, 5] only: the verdict names the range instead of claiming x ≥ 1."""
-    from derive.crossover import CROSSES, solve_crossover
-    from derive.solution import verdict_text
+    from derive.analysis.crossover import CROSSES, solve_crossover
+    from derive.solution.builder import verdict_text
 
     x = sp.Symbol("x", positive=True, integer=True)
     c = solve_crossover(sp.Integer(50), 2 * x, 10, 1, x)  # g = 50 − 20x ≥ 0 for x ≤ 5/2
@@ -150,7 +150,7 @@ wide_monomials = st.tuples(wide_coeffs, st.lists(st.integers(0, 12), min_size=4,
 @given(st.lists(wide_monomials, min_size=0, max_size=6), st.permutations(range(4)))
 def test_to_expr_is_as_expr(terms, order):
     """The ring element written back is the very expression ``as_expr`` builds."""
-    from derive.algebra import ring_of, to_expr, to_poly
+    from derive.analysis.algebra import ring_of, to_expr, to_poly
 
     syms = tuple(SYMS[i] for i in order)
     e = sp.Add(*(c * sp.Mul(*(s**k for s, k in zip(syms, exps))) for c, exps in terms))
@@ -160,7 +160,7 @@ def test_to_expr_is_as_expr(terms, order):
 
 
 def test_to_expr_edge_cases():
-    from derive.algebra import ring_of, to_expr, to_poly
+    from derive.analysis.algebra import ring_of, to_expr, to_poly
 
     x, y, d_model = sp.Symbol("x", positive=True), sp.Symbol("y"), sp.Symbol("d_model", positive=True, integer=True)
     R = ring_of((x, y, d_model))
@@ -174,7 +174,7 @@ def test_to_expr_edge_cases():
 @given(polys, polys, st.lists(st.integers(0, 9), min_size=4, max_size=4), st.integers(1, 4))
 def test_substitute_is_xreplace(num, den, vals, n_bound):
     """Numbers for every symbol give the same Rational as sympy; partial values the same expression."""
-    from derive.algebra import substitute
+    from derive.analysis.algebra import substitute
 
     e = num / den if den != 0 else num
     values = {s: sp.Integer(v) for s, v in zip(SYMS[:n_bound], vals)}
@@ -191,14 +191,14 @@ rational_values = st.builds(sp.Rational, st.integers(-9, 9), st.integers(1, 4))
 def test_substitute_expanded_is_xreplace(terms, values):
     """Some symbols of an expanded polynomial → rationals: the very expression xreplace builds
     (terms cancelling, merging, becoming constants or vanishing)."""
-    from derive.algebra import substitute
+    from derive.analysis.algebra import substitute
 
     e = _poly(terms)
     assert shape(substitute(e, values)) == shape(e.xreplace(values))
 
 
 def test_substitute_edge_cases():
-    from derive.algebra import substitute
+    from derive.analysis.algebra import substitute
 
     assert substitute(1 / (B - 2), {B: 2}) == sp.zoo  # sympy's answer, not an exception
     assert substitute(sp.sqrt(B) * D, {B: 4, D: 3}) == 6
@@ -217,7 +217,7 @@ def test_substitute_edge_cases():
 @given(polys, polys, factors, st.sampled_from([1, -1, 2, sp.Rational(3, 4)]))
 def test_factor_is_sympy_factor(num, den, common, scale):
     """The crossover's closed form is printed factored: the same expression as sympy.factor."""
-    from derive.algebra import factor
+    from derive.analysis.algebra import factor
 
     if den == 0:
         return
@@ -226,7 +226,7 @@ def test_factor_is_sympy_factor(num, den, common, scale):
 
 
 def test_factor_edge_cases():
-    from derive.algebra import factor
+    from derive.analysis.algebra import factor
 
     for e in (sp.Integer(3), B, -B, 3 * D / (2 * D - 3), -D / (2 * D - 3), B * D * F / (2 * B * D + 2 * B * F + 2 * D * F),
               (B**2 - D**2) / (B + 2 * D), 9850 * D * F / (41 * D * F - 9850 * D - 9850 * F), (4 * B**2 - 1) / 6,
@@ -252,7 +252,7 @@ def test_review_edge_cases():
     """Inputs a review found: non-sympy values, nothing replaced, same-named symbols."""
     from fractions import Fraction
 
-    from derive.algebra import factor, substitute
+    from derive.analysis.algebra import factor, substitute
 
     assert substitute(2 * B, {B: 1.5}) == 2 * B.xreplace({B: 1.5})
     assert substitute(2 * B, {B: Fraction(1, 2)}) == (2 * B).xreplace({B: Fraction(1, 2)})
@@ -269,7 +269,7 @@ def test_review_edge_cases():
 @given(polys, polys, st.booleans())
 def test_same_polynomial_is_expand_of_the_difference(p, q, equal):
     """The ring comparison says what ``expand(a - b) == 0`` says, for written-differently equals too."""
-    from derive.algebra import same_polynomial
+    from derive.analysis.algebra import same_polynomial
 
     a, b = (p * q, sp.expand(p * q)) if equal else (p, q)
     assert same_polynomial(a, b) == (sp.expand(a - b) == 0)
@@ -288,7 +288,7 @@ def test_quotient_shapes_are_sympys():
 @given(polys, polys, st.dictionaries(st.sampled_from(SYMS), rational_values.filter(bool), max_size=3))
 def test_cancel_at_is_cancel_of_the_substituted_ratio(num, den, values):
     """Substituting into each side and cancelling once gives what cancelling the substituted quotient gives."""
-    from derive.algebra import cancel_at
+    from derive.analysis.algebra import cancel_at
 
     if den == 0:
         return

@@ -43,7 +43,7 @@ def test_sweep_piece():
 
 
 def test_repeated_set_is_a_valid_problem_set(tmp_path: Path):
-    from derive.problemset import load_problem_set
+    from derive.problem.problem_set import load_problem_set
 
     count = run.repeated_set(run.SET20, 3, tmp_path / "x3.toml")
     pset = load_problem_set(tmp_path / "x3.toml")
@@ -84,8 +84,8 @@ def _same(derived: str, roots: list, names) -> bool:
 
 def test_naive_sympy_agrees_with_derive_on_set20():
     from derive.pipeline import derive_spec
-    from derive.problemset import load_problem_set
-    from derive.registry import load_registry
+    from derive.problem.problem_set import load_problem_set
+    from derive.declare.registry import load_registry
 
     registry = load_registry()
     raw = {p["id"]: p for p in tomllib.loads(run.SET20.read_text())["problem"]}

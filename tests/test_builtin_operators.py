@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from derive.declare import Operator, Tensor, dims, width_symbol
+from derive.declare.operator import Operator, Tensor, dims, width_symbol
 
 OPERATORS_DIR = Path(__file__).resolve().parent.parent / "operators"
 MODULES = ["attention.py", "elementwise.py", "matmul.py", "norms.py"]
@@ -168,7 +168,7 @@ def test_attention_materialized_adds_score_traffic():
 def test_layers_compose_the_registrys_own_operators(tmp_path):
     """operators/layers.py builds on the other files; within one registry load each file
     runs once, so the layer's parts are the very operators the registry lists."""
-    from derive.registry import builtin_operator_files, load_operator_file, load_registry
+    from derive.declare.registry import builtin_operator_files, load_operator_file, load_registry
 
     reg = load_registry()
     block = reg.get("transformer_block")

@@ -177,22 +177,22 @@ def _python(code: str) -> list[str]:
 
 _STARTUP = """
 import gc, sys
-import derive, derive.cli
+import derive, derive.commands.cli
 light = "sympy" not in sys.modules  # the package and the CLI module alone do not import sympy
 runs = []
 gc.callbacks.append(lambda phase, info: runs.append(info["generation"]) if phase == "start" else None)
 {before}
-derive.cli.load_engine()
+derive.commands.cli.load_engine()
 print(light, "sympy" in sys.modules, len(runs), gc.isenabled(), gc.get_freeze_count() > 10000)
-derive.cli.load_engine()  # once per process
+derive.commands.cli.load_engine()  # once per process
 print(gc.get_freeze_count() > 10000)
 """
 
 _CHIPS = """
-import gc, io, sys, contextlib, derive.cli
+import gc, io, sys, contextlib, derive.commands.cli
 sys.argv = ["derive", "chips"]
 with contextlib.redirect_stdout(io.StringIO()):
-    code = derive.cli.{call}
+    code = derive.commands.cli.{call}
 print(code, gc.isenabled(), gc.get_freeze_count())
 """
 

@@ -9,11 +9,11 @@ import sympy as sp
 
 from conftest import run_cli
 from derive import Composite, Operator, Tensor, dims
-from derive.analysis import analyse
+from derive.analysis.analyse import analyse
 from derive.errors import DeclarationError
-from derive.layer import breakdown
-from derive.problem import ProblemSpec, bind
-from derive.registry import load_registry
+from derive.analysis.parts import breakdown
+from derive.problem.binding import ProblemSpec, bind
+from derive.declare.registry import load_registry
 
 B, D, F = dims("B D F")
 N, = dims("N")

@@ -12,8 +12,8 @@ import pytest
 from pylatexenc.latexwalker import LatexWalker
 
 from conftest import ROOT, in_ci, run_cli
-from derive.keys import BUILTIN_SET, build_key
-from derive.problemset import load_problem_set, parse_problem_set
+from derive.commands.key import BUILTIN_SET, build_key
+from derive.problem.problem_set import load_problem_set, parse_problem_set
 
 SETS = ROOT / "tests" / "sets"
 GOLDEN = ROOT / "tests" / "golden"

@@ -11,8 +11,8 @@ import random
 import pytest
 import sympy as sp
 
-from derive import notation
-from derive.notation import _SETTINGS, _Printer, _fast, tex
+from derive.present import notation
+from derive.present.notation import _SETTINGS, _Printer, _fast, tex
 
 NAMES = ("B", "D", "F", "G", "H", "K", "N", "S", "T", "k", "E", "P", "d_model", "x1", "alpha", "y_2", "w^t")
 ROUND = (10**6, 3 * 10**9, 8192, 3758096384, 2500000, 10**7, 7 * 10**12, 4096, 1000, 123456789, 10**5, 12 * 10**8)

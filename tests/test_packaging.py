@@ -22,18 +22,18 @@ def test_every_subpackage_is_listed():
 
 
 def test_every_command_is_registered():
-    from derive.cli import build_parser
+    from derive.commands.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert {"solve", "key", "check", "compare", "sweep", "chips", "operators"} <= set(sub.choices)
 
 
 def test_console_script_is_the_run_entry():
-    """``derive`` runs derive.cli:run (engine loaded with the collector paused, then main), as python -m derive does."""
+    """``derive`` runs derive.commands.cli:run (engine loaded with the collector paused, then main), as python -m derive does."""
     import importlib
 
     target = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["derive"]
     module, _, func = target.partition(":")
     assert callable(getattr(importlib.import_module(module), func))
-    assert target == "derive.cli:run"
+    assert target == "derive.commands.cli:run"
     assert "run()" in (ROOT / "derive" / "__main__.py").read_text()

@@ -12,9 +12,9 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derive.analysis import analyse
-from derive.problem import ProblemSpec, bind
-from derive.registry import load_registry
+from derive.analysis.analyse import analyse
+from derive.problem.binding import ProblemSpec, bind
+from derive.declare.registry import load_registry
 
 REG = load_registry()
 DTYPES = ["fp32", "bf16", "fp8", "int8", "fp4", "mxfp4", "nvfp4", "mxfp8"]
@@ -38,7 +38,7 @@ def test_intensity_is_flops_over_bytes(dts, peak, bw, b, d, f):
     a = _analysis("matmul", dts, peak, bw)
     B, D, F = REG.get("matmul").dims
     point = {B: b, D: d, F: f}
-    widths = [REG and __import__("derive.dtypes", fromlist=["x"]).get_dtype(x).width for x in dts]
+    widths = [REG and __import__("derive.problem.dtypes", fromlist=["x"]).get_dtype(x).width for x in dts]
     naive = sp.Rational(2 * b * d * f) / (widths[0] * b * d + widths[1] * d * f + widths[2] * b * f)
     assert a.memory.intensity.subs(point) == naive
     assert a.flops.subs(point) / a.memory.bytes.subs(point) == naive

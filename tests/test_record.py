@@ -184,7 +184,7 @@ def test_recursive_repr_does_not_loop() -> None:
 
 def test_every_record_in_derive_is_frozen() -> None:
     """Each class decorated with @frozen in derive refuses assignment, as dataclass(frozen=True) did."""
-    for name in ("derive.cli", "derive.keys", "derive.check", "derive.compare", "derive.sweep", "derive.layer"):
+    for name in ("derive.commands.cli", "derive.commands.key", "derive.checking", "derive.commands.compare", "derive.commands.sweep", "derive.analysis.parts"):
         importlib.import_module(name)
     records = {c for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith("derive")
                for c in vars(m).values() if isinstance(c, type) and c.__dict__.get("__setattr__") is not None

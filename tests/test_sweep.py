@@ -15,7 +15,7 @@ import sympy as sp
 
 from conftest import run_cli
 from derive.pipeline import solve
-from derive.sweep import COLUMNS, format_csv, log_points, parse_over, sweep_arrays
+from derive.commands.sweep import COLUMNS, format_csv, log_points, parse_over, sweep_arrays
 
 BASE = ["sweep", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "F=8192"]
 B, D, F = sp.symbols("B D F", positive=True, integer=True)
@@ -159,7 +159,7 @@ def test_compute_bound_is_exact_at_a_tie():
 
 
 def test_near_ties_are_decided_in_exact_integers():
-    from derive.sweep import _Sweep
+    from derive.commands.sweep import _Sweep
 
     # FLOPs·β − bytes·π = 10^20·B − (3·10^20 + 1): float64 sees a tie at B = 3, the integers do not
     sweep = object.__new__(_Sweep)
@@ -261,7 +261,7 @@ def test_a_failed_grid_writes_nothing(tmp_path: Path):
 
 
 def test_blocks_join_seamlessly(monkeypatch):
-    import derive.sweep as sweep
+    import derive.commands.sweep as sweep
 
     argv = BASE + ["--over", "B=1..37", "--over", "D=1,7,4096"]
     whole = run_cli(argv).out

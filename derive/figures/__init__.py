@@ -15,9 +15,9 @@ True
 
 from __future__ import annotations
 
-from .model import Ceiling, Point, RooflineFigure, Series, SweepFigure
-from .svg import escape_svg_text, roofline_svg, sweep_svg
-from .tikz import TIKZ_PACKAGES, TIKZ_PREAMBLE, roofline_tikz, sweep_tikz
+from derive.figures.model import Ceiling, Point, RooflineFigure, Series, SweepFigure
+from derive.figures.svg import escape_svg_text, roofline_svg, sweep_svg
+from derive.figures.tikz import TIKZ_PACKAGES, TIKZ_PREAMBLE, roofline_tikz, sweep_tikz
 
 __all__ = [
     "Ceiling", "Point", "RooflineFigure", "Series", "SweepFigure",

@@ -13,9 +13,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ..record import frozen
-from .model import RooflineFigure, SweepFigure, fmt_sig, log_frac, roofline_geometry, sweep_geometry
-from .place import Box, LabelRequest, choose_corner, place_labels, polyline_obstacles
+from derive.record import frozen
+from derive.figures.model import RooflineFigure, SweepFigure, fmt_sig, log_frac, roofline_geometry, sweep_geometry
+from derive.figures.place import Box, LabelRequest, choose_corner, place_labels, polyline_obstacles
 
 __all__ = ["Metrics", "Line", "Marker", "Label", "Scene", "roofline_scene", "sweep_scene"]
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ..record import frozen
+from derive.record import frozen
 
 __all__ = [
     "Ceiling", "Point", "RooflineFigure", "Series", "SweepFigure",

@@ -13,7 +13,7 @@ from bisect import bisect_left, bisect_right
 from itertools import chain
 from typing import NamedTuple
 
-from ..record import frozen
+from derive.record import frozen
 
 __all__ = ["Box", "LabelRequest", "place_labels", "polyline_obstacles", "choose_corner"]
 

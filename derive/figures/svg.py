@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from .layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
-from .model import RooflineFigure, SweepFigure, log_frac
+from derive.figures.layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
+from derive.figures.model import RooflineFigure, SweepFigure, log_frac
 
 __all__ = ["roofline_svg", "sweep_svg", "escape_svg_text"]
 

@@ -9,8 +9,8 @@ latex-base, latex-recommended and pictures collections.
 
 from __future__ import annotations
 
-from .layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
-from .model import RooflineFigure, SweepFigure, fmt_coord
+from derive.figures.layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
+from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord
 
 __all__ = ["roofline_tikz", "sweep_tikz", "TIKZ_PACKAGES", "TIKZ_PREAMBLE", "tex_escape_label"]
 

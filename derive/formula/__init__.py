@@ -23,11 +23,11 @@ from collections.abc import Mapping
 
 import sympy as sp
 
-from ..errors import LimitError, ParseError
-from ..record import frozen
-from .evaluate import evaluate
-from .latex import latex_tokens
-from .limits import (
+from derive.errors import LimitError, ParseError
+from derive.record import frozen
+from derive.formula.evaluate import evaluate
+from derive.formula.latex import latex_tokens
+from derive.formula.limits import (
     MAX_DEGREE,
     MAX_DEPTH,
     MAX_EXPONENT,
@@ -41,9 +41,9 @@ from .limits import (
     check_text,
     show,
 )
-from .parser import parse_tokens
-from .relations import scan_relations
-from .tokens import lex
+from derive.formula.parser import parse_tokens
+from derive.formula.relations import scan_relations
+from derive.formula.tokens import lex
 
 __all__ = [
     "Parsed",

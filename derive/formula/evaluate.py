@@ -21,9 +21,9 @@ from collections.abc import Mapping
 
 import sympy as sp
 
-from ..record import frozen
-from .limits import MAX_DEGREE, MAX_EXPONENT, MAX_LOG10, MAX_ROOT, Reject, at
-from .parser import Name, Node, Num, Power, Product, Sum
+from derive.record import frozen
+from derive.formula.limits import MAX_DEGREE, MAX_EXPONENT, MAX_LOG10, MAX_ROOT, Reject, at
+from derive.formula.parser import Name, Node, Num, Power, Product, Sum
 
 __all__ = ["Bound", "Evaluator", "resolve", "evaluate"]
 

@@ -26,9 +26,9 @@ from pylatexenc.latexwalker import (
 )
 from pylatexenc.macrospec import LatexContextDb, MacroSpec
 
-from .limits import MAX_DEPTH, Reject, at
-from .relations import APPROX_MACROS, REFUSED_MACROS
-from .tokens import Token, count_check, lex, relation_error
+from derive.formula.limits import MAX_DEPTH, Reject, at
+from derive.formula.relations import APPROX_MACROS, REFUSED_MACROS
+from derive.formula.tokens import Token, count_check, lex, relation_error
 
 __all__ = ["latex_tokens", "ALLOWED"]
 

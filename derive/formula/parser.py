@@ -22,9 +22,9 @@ from typing import Union
 
 import sympy as sp
 
-from ..record import frozen
-from .limits import MAX_DEPTH, Reject, at
-from .tokens import Token
+from derive.record import frozen
+from derive.formula.limits import MAX_DEPTH, Reject, at
+from derive.formula.tokens import Token
 
 __all__ = ["Num", "Name", "Sum", "Product", "Power", "Node", "parse_tokens"]
 

@@ -9,8 +9,8 @@ a derivation line states equalities and approximations only.
 
 from __future__ import annotations
 
-from .limits import Reject, at
-from .tokens import relation_error
+from derive.formula.limits import Reject, at
+from derive.formula.tokens import relation_error
 
 __all__ = ["scan_relations", "EQUALS", "APPROX", "APPROX_MACROS", "REFUSED_MACROS"]
 

@@ -24,10 +24,10 @@ import re
 
 import sympy as sp
 
-from ..errors import ParseError
-from ..numbers import parse_decimal
-from ..record import frozen
-from .limits import MAX_LITERAL_DIGITS, MAX_TOKENS, Reject, at, escape_char
+from derive.errors import ParseError
+from derive.problem.decimals import parse_decimal
+from derive.record import frozen
+from derive.formula.limits import MAX_LITERAL_DIGITS, MAX_TOKENS, Reject, at, escape_char
 
 __all__ = ["Token", "lex", "relation_error", "RELATION_CHARS", "count_check"]
 

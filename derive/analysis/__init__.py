@@ -1,0 +1,8 @@
+"""Stage 3, analysis: every exact quantity of a bound problem.
+
+- ``analyse``: :func:`analyse` (a :class:`Problem` → a frozen :class:`Analysis`).
+- ``crossover``: where T_math = T_mem, solved exactly, with verdicts.
+- ``leading_order``: the intensity under an asymptotic regime.
+- ``parts``: the per-part breakdown of a composite layer.
+- ``algebra``: the fast polynomial-ring algebra behind all of it (sympy is its reference).
+"""

@@ -1,0 +1,111 @@
+"""The leading order of a ratio (an intensity) under an asymptotic regime.
+
+The leading order is computed by a one-parameter scaling: every growing dim g
+becomes t·g, and the ratio of the highest powers of t in numerator and
+denominator is kept (sympy's multivariate ``O()`` is not reliable for this).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from derive.analysis.algebra import cancel_ratio, expand
+from derive.errors import RegimeError
+from derive.problem.regime import Regime
+from derive.record import frozen
+
+__all__ = ["LeadingOrder", "leading_order"]
+
+_T = sp.Symbol("t", positive=True)
+
+
+@frozen
+class LeadingOrder:
+    """Leading order of a ratio under a regime, with the terms kept and dropped."""
+
+    numerator: sp.Expr
+    denominator: sp.Expr
+    kept_num: tuple[sp.Expr, ...]
+    dropped_num: tuple[sp.Expr, ...]
+    kept_den: tuple[sp.Expr, ...]
+    dropped_den: tuple[sp.Expr, ...]
+    num_order: sp.Rational
+    den_order: sp.Rational
+
+    @property
+    def ratio(self) -> sp.Expr:
+        """The leading-order ratio, cancelled."""
+        return cancel_ratio(self.numerator, self.denominator)
+
+
+def _monomial_orders(term: sp.Expr, growing: frozenset) -> set | None:
+    """Powers of t in ``term`` with every growing dim scaled by t, read off the monomials.
+
+    None when a monomial is not a product of numbers and integer powers of symbols.
+    """
+    orders = set()
+    for mono in sp.Add.make_args(term):
+        order = 0
+        for f in sp.Mul.make_args(mono):
+            if f.is_Number:
+                continue
+            if f.is_Symbol:
+                order += f in growing
+            elif f.is_Pow and f.base.is_Symbol and f.exp.is_Integer:
+                order += int(f.exp) if f.base in growing else 0
+            else:
+                return None
+        orders.add(sp.Integer(order))
+    return orders
+
+
+def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], what: str):
+    scale = {g: _T * g for g in growing}
+    grow = frozenset(growing)
+    orders = []
+    for term in terms:
+        orders_of_term = _monomial_orders(term, grow)
+        if orders_of_term is not None:
+            if len(orders_of_term) != 1:
+                return None
+            orders.append(orders_of_term.pop())
+            continue
+        orders_of_term = set()
+        for part in sp.Add.make_args(sp.expand(term.subs(scale, simultaneous=True))):
+            coeff, power = part.as_coeff_exponent(_T)
+            if coeff.has(_T) or not power.is_Rational:
+                raise RegimeError(what, f"term {term} does not scale as a power of the growing dims")
+            orders_of_term.add(power)
+        if len(orders_of_term) != 1:
+            return None
+        orders.append(orders_of_term.pop())
+    top = max(orders)
+    kept = tuple(t for t, o in zip(terms, orders) if o == top)
+    dropped = tuple(t for t, o in zip(terms, orders) if o != top)
+    return top, kept, dropped
+
+
+def _terms(expr_or_terms) -> tuple[sp.Expr, ...]:
+    if isinstance(expr_or_terms, (tuple, list)):
+        return tuple(t for t in expr_or_terms if t != 0)
+    return sp.Add.make_args(expand(expr_or_terms))
+
+
+@lru_cache(maxsize=1024)
+def leading_order(numerator, denominator, regime: Regime, what: str = "intensity") -> LeadingOrder:
+    """Leading order of numerator/denominator as the regime's growing dims scale together.
+
+    ``numerator`` and ``denominator`` are expressions or tuples of terms (per-tensor
+    byte terms stay whole, so the solution can name which tensor's bytes are dropped).
+    """
+    parts = []
+    for side in (numerator, denominator):
+        terms = _terms(side)
+        split = _split_by_order(terms, regime.growing, f"regime {regime.text!r} for {what}")
+        if split is None:  # a per-tensor term mixes orders: fall back to expanded monomials
+            split = _split_by_order(_terms(sp.Add(*terms)), regime.growing, f"regime {regime.text!r} for {what}")
+        parts.append(split)
+    (n_order, n_kept, n_drop), (d_order, d_kept, d_drop) = parts
+    return LeadingOrder(sp.Add(*n_kept), sp.Add(*d_kept), n_kept, n_drop, d_kept, d_drop, n_order, d_order)

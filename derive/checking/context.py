@@ -1,0 +1,34 @@
+"""What every check needs: the analysed problem, how it was typed, and the tolerance."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.analysis.analyse import Analysis
+from derive.problem.binding import ProblemSpec
+from derive.record import frozen
+from derive.declare.registry import Registry
+
+__all__ = ["Context", "DEFAULT_RTOL"]
+
+DEFAULT_RTOL = "0.01"
+
+
+@frozen
+class Context:
+    """An analysed problem with its spec (to rebind variants), registry and relative tolerance."""
+
+    analysis: Analysis
+    spec: ProblemSpec
+    registry: Registry
+    rtol: sp.Rational
+
+    @property
+    def symbols(self) -> dict[str, sp.Symbol]:
+        """The names a claim may use: the operator's dims."""
+        return {d.name: d for d in self.analysis.problem.operator.dims}
+
+    @property
+    def bound(self) -> dict[sp.Symbol, sp.Integer]:
+        """Bound dims → values."""
+        return self.analysis.problem.bound_subs()

@@ -1,0 +1,137 @@
+"""Comparing a claim with an expected value: exact proof, tolerance, threshold.
+
+Equality of expressions is proved with ``sp.cancel(a - b) == 0`` (dims are
+positive, so rational functions in them are equal exactly when their difference
+cancels). A deterministic exact-rational point is tried first: a nonzero
+difference there proves inequality at once; a zero never replaces the proof.
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from derive.errors import LimitError
+from derive.record import frozen
+from derive.checking.quantities import Target
+
+__all__ = ["Match", "equal", "match", "relative_error", "constant_ratio", "check_size", "expansion_size", "as_percent", "MAX_EXPANSION"]
+
+MAX_EXPANSION = 2_000
+"""Refuse to compare a claim whose expansion could exceed this many terms."""
+
+_POINT_PRIMES = (101, 113, 127, 131, 137, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199, 211)
+
+
+@frozen
+class Match:
+    """How a claim matched a target: ``exact``, ``threshold`` or ``tolerance``."""
+
+    how: str
+    relative_error: sp.Rational | None = None
+
+
+def _cap(n: int) -> int:
+    return min(n, MAX_EXPANSION + 1)
+
+
+def _estimate(expr: sp.Basic) -> tuple[int, int]:
+    """Upper estimates of the terms in the expanded numerator and denominator of ``expr``."""
+    if expr.is_Atom:
+        return 1, 1
+    if isinstance(expr, sp.Add):
+        parts = [_estimate(a) for a in expr.args]
+        den = _cap(math.prod(d for _, d in parts))
+        num = sum(_cap(n * math.prod(d for j, (_, d) in enumerate(parts) if j != i)) for i, (n, _) in enumerate(parts))
+        return _cap(num), den
+    if isinstance(expr, sp.Mul):
+        parts = [_estimate(a) for a in expr.args]
+        return _cap(math.prod(n for n, _ in parts)), _cap(math.prod(d for _, d in parts))
+    if isinstance(expr, sp.Pow) and expr.exp.is_Integer:
+        n, d = _estimate(expr.base)
+        k = abs(int(expr.exp))
+        grow = (lambda m: _cap(math.comb(m + k - 1, k)) if m > 1 and k < 400 else (m if k else 1))
+        n, d = (grow(n), grow(d)) if k < 400 or (n == 1 and d == 1) else (MAX_EXPANSION + 1, MAX_EXPANSION + 1)
+        return (n, d) if expr.exp >= 0 else (d, n)
+    return 1, 1  # a rational power or a function: one generator
+
+
+def expansion_size(expr: sp.Basic) -> int:
+    """An upper estimate of the number of terms the larger of numerator and denominator expands to."""
+    return max(_estimate(expr))
+
+
+def check_size(expr: sp.Expr, what: str) -> None:
+    """Refuse an expression too large to compare exactly in a few seconds.
+
+    Raises:
+        LimitError: its expansion could exceed :data:`MAX_EXPANSION` terms.
+    """
+    if expansion_size(expr) > MAX_EXPANSION:
+        raise LimitError(what, f"expands to more than {MAX_EXPANSION} terms; too large to compare exactly")
+
+
+def _point(expr: sp.Expr) -> dict[sp.Symbol, sp.Rational]:
+    syms = sorted(expr.free_symbols, key=lambda s: s.name)
+    return {s: sp.Rational(_POINT_PRIMES[i % len(_POINT_PRIMES)], 7 + i) for i, s in enumerate(syms)}
+
+
+def equal(a: sp.Expr, b: sp.Expr) -> bool:
+    """True when ``a`` and ``b`` are the same rational function (proved by cancel)."""
+    diff = a - b
+    if diff == 0:
+        return True
+    if diff.free_symbols:
+        at = diff.subs(_point(diff))
+        if at.is_Rational and at != 0:
+            return False
+    elif diff.is_Rational:
+        return False
+    return sp.cancel(sp.together(diff)) == 0
+
+
+def relative_error(claim: sp.Expr, value: sp.Expr) -> sp.Rational | None:
+    """|claim − value| / |value| exactly, for two rational numbers (None otherwise)."""
+    if not (claim.is_Rational and value.is_Rational) or value == 0:
+        return None
+    return abs(claim - value) / abs(value)
+
+
+def constant_ratio(claim: sp.Expr, value: sp.Expr) -> sp.Rational | None:
+    """claim / value when it is a nonzero rational constant, else None."""
+    if value == 0 or claim == 0:
+        return None
+    ratio = claim / value
+    if ratio.free_symbols:
+        pt = _point(ratio)
+        first = ratio.subs(pt)
+        second = ratio.subs({s: v * 3 / 2 + 1 for s, v in pt.items()})
+        if first.is_Rational and second.is_Rational and first != second:
+            return None
+        ratio = sp.cancel(sp.together(ratio))
+    return ratio if ratio.is_Rational and ratio != 0 else None
+
+
+def match(claim: sp.Expr, target: Target | None, rtol: sp.Rational) -> Match | None:
+    """How ``claim`` matches ``target``: exactly, as the integer threshold, or within ``rtol``."""
+    if target is None:
+        return None
+    if target.value is not None:
+        if equal(claim, target.value):
+            return Match("exact", sp.Integer(0) if target.value.is_number else None)
+    if target.threshold is not None and claim.is_Integer and int(claim) == target.threshold:
+        rel = relative_error(claim, target.value) if target.value is not None else None
+        return Match("threshold", rel)
+    if target.value is not None:
+        rel = relative_error(claim, target.value)
+        if rel is not None and rel <= rtol:
+            return Match("tolerance", rel)
+    return None
+
+
+def as_percent(rel: sp.Rational) -> str:
+    """An exact relative error printed as a percentage (``0.71%``)."""
+    from derive.problem.decimals import fmt_decimal
+
+    return f"{fmt_decimal(rel * 100, 3)}%"

@@ -1,0 +1,185 @@
+"""Command line: ``derive [solve|key|check|chips|operators] …``; bare ``derive`` writes the built-in key.
+
+``main(argv) -> int``: 0 success, 1 a checked claim is wrong, 2 bad input (one
+line on stderr, nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+from importlib import import_module
+from pathlib import Path
+
+from derive.errors import DeriveError, ProblemError
+
+__all__ = ["main", "run", "build_parser", "load_engine"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit 2 through our error path."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ProblemError(self.prog, f"{message} (see {self.prog} --help)")
+
+
+def add_problem_flags(p: argparse.ArgumentParser, chip: bool = True) -> None:
+    """The flags that describe a problem (shared by solve, check, compare)."""
+    p.add_argument("operator", help="operator name (see 'derive operators')")
+    p.add_argument("--operators", action="append", default=[], metavar="PATH", help="a Python file of Operator declarations (repeatable)")
+    p.add_argument("--dtype", action="append", default=[], metavar="[T=]DTYPE", help="bind every tensor, or tensor T (repeatable; later wins)")
+    p.add_argument("--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)")
+    if chip:
+        p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
+    p.add_argument("--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14")
+    p.add_argument("--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11")
+    p.add_argument("--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way")
+    p.add_argument("--regime", metavar="R", help="asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'")
+    p.add_argument("--set", action="append", default=[], metavar="DIM=INT", help="bind a dim to a positive integer (repeatable)")
+    p.add_argument("--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)")
+
+
+# Commands that live in their own modules, each offering ``add_<name>_parser``; only the
+# one being run is imported (the others cost a quarter second of start-up together).
+_LATER = {
+    "key": ("key", "add_key_parser", "write an answer key, questions, LaTeX and figures for a problem set"),
+    "check": ("check", "add_check_parser", "check a claimed formula, number or derivation"),
+    "compare": ("compare", "add_compare_parser", "compare chips and compute dtypes for one problem"),
+    "sweep": ("sweep", "add_sweep_parser", "evaluate derived quantities over a grid of dims, as CSV"),
+}
+
+
+def build_parser(command: str | None = "") -> argparse.ArgumentParser:
+    """The argument parser of ``derive``; ``command`` limits which command modules load."""
+    parser = _Parser(prog="derive", description="Exact, step-by-step roofline analysis of ML operators.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
+    add_problem_flags(solve)
+    solve.add_argument("--format", choices=("md", "json"), default="md")
+    chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
+    chips.add_argument("--format", choices=("md", "json"), default="md")
+    ops = sub.add_parser("operators", help="list operators with their shapes")
+    ops.add_argument("--operators", action="append", default=[], metavar="PATH")
+    ops.add_argument("--format", choices=("md", "json"), default="md")
+    _add_later_commands(sub, command)
+    return parser
+
+
+def _add_later_commands(sub, command: str | None = "") -> None:
+    """Full parsers for the command being run (all when ``command`` is ""), stubs for the rest."""
+    for name, (module, func, helptext) in _LATER.items():
+        if command not in ("", name):
+            sub.add_parser(name, help=helptext, add_help=False)
+            continue
+        adder = getattr(import_module(f"derive.commands.{module}"), func)
+        adder(sub) if module == "key" else adder(sub, add_problem_flags)
+
+
+def _command_of(argv: list[str]) -> str:
+    """The command word in argv ("" when it cannot be told, so every command loads)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    if first is None:
+        return "" if any(a in ("-h", "--help") for a in argv) else "none"
+    return first if first in _LATER else ("none" if first in ("solve", "chips", "operators") else "")
+
+
+def spec_from_args(args: argparse.Namespace):
+    """A ProblemSpec from parsed flags."""
+    from derive.problem.binding import ProblemSpec
+
+    return ProblemSpec(
+        operator=args.operator, dtypes=tuple(args.dtype), compute=args.compute, chip=getattr(args, "chip", None),
+        peak=args.peak, bandwidth=args.bandwidth, link_bandwidth=args.link_bandwidth, regime=args.regime,
+        sets=tuple(args.set), solve_for=args.solve_for,
+    )
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from derive.pipeline import derive_spec
+    from derive.declare.registry import load_registry
+
+    d = derive_spec(spec_from_args(args), load_registry(tuple(Path(p) for p in args.operators)))
+    if args.format == "json":
+        sys.stdout.write(json.dumps(d.as_json(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(d.markdown(level=1))
+    return 0
+
+
+def _cmd_chips(args: argparse.Namespace) -> int:
+    from derive.present.listing import chips_json, chips_markdown
+
+    sys.stdout.write(json.dumps(chips_json(), indent=2) + "\n" if args.format == "json" else chips_markdown())
+    return 0
+
+
+def _cmd_operators(args: argparse.Namespace) -> int:
+    from derive.present.listing import operators_json, operators_markdown
+    from derive.declare.registry import load_registry
+
+    reg = load_registry(tuple(Path(p) for p in args.operators))
+    sys.stdout.write(json.dumps(operators_json(reg), indent=2, ensure_ascii=False) + "\n" if args.format == "json" else operators_markdown(reg))
+    return 0
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command is None:
+        from derive.commands.key import run_builtin_key
+
+        return run_builtin_key()
+    handlers = {"solve": _cmd_solve, "chips": _cmd_chips, "operators": _cmd_operators}
+    if args.command in handlers:
+        return handlers[args.command](args)
+    return args.handler(args)
+
+
+def load_engine() -> None:
+    """Import sympy and the engine with the cycle collector paused, then freeze what they made.
+
+    Importing sympy creates a few hundred thousand objects that live until the process ends,
+    and each full collection walks all of them again: about a tenth of a cold ``derive key``
+    went to the collector (callgrind, set20). A command-line run is one short process, so
+    here the collector is paused while those objects are made and they are then moved to the
+    permanent generation (``gc.freeze``); collections walk only what the run allocates.
+    Only :func:`run` (the ``derive`` command) calls this, and it does nothing when the engine
+    is already imported: ``main`` called in-process and ``import derive`` leave the collector alone.
+    """
+    if "derive.pipeline" in sys.modules:
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        import_module("derive.pipeline")  # sympy, jinja2 and the engine every command uses
+        sympy = import_module("sympy")
+        sympy.Symbol("x") + 1  # sympy's first Add finishes its import (sympy.tensor, sympy.combinatorics)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def run() -> int:
+    """The ``derive`` command (console script and ``python -m derive``): :func:`load_engine`, then :func:`main`."""
+    load_engine()
+    return main()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8")
+    try:
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(_command_of(argv)).parse_args(argv)
+        return _dispatch(args)
+    except DeriveError as exc:
+        sys.stderr.write(exc.one_line() + "\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,294 @@
+"""``derive compare``: one problem on many chips, one row per chip and compute dtype.
+
+The table a person builds by hand when choosing hardware ("H100 vs B200 for fp8
+decode"): for each chip (every shipped chip in file order, or ``--chips a,b`` in
+the order given) and each compute dtype the chip has a dense peak for, the problem
+is bound with that chip and ``--compute <dtype>`` (the tensors keep the dtypes given
+with ``--dtype``) and analysed exactly. ``--compute DTYPE`` keeps only that dtype's rows.
+
+Columns: chip, compute dtype, peak, HBM bandwidth, ridge, the headline crossover
+(the exact one when it is a number or a definite never/always; else the
+leading-order one under ``--regime``, marked; else the formula or status), the
+smallest compute-bound integer, and when every dim is bound T_math, T_mem, the
+bound and the attainable fraction of peak. Operators with comms get the link
+crossover (and T_comms) too.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import sympy as sp
+
+from derive.analysis.analyse import Analysis
+from derive.problem.chips import Chip, chip_names, get_chip
+from derive.analysis.crossover import NEVER, Crossover
+from derive.errors import ProblemError
+from derive.present.notation import tex, tex_decimal, tex_text_number
+from derive.problem.decimals import fmt_decimal
+from derive.record import frozen
+from derive.present.render import md_escape, tex_escape
+
+__all__ = ["CompareRow", "compare_rows", "compare_markdown", "compare_latex", "compare_json", "add_compare_parser"]
+
+MAX_CHIPS = 64
+
+
+@frozen
+class CompareRow:
+    """One (chip, compute dtype) row: the chip, the dtype and the exact analysis."""
+
+    chip: Chip
+    compute: str
+    analysis: Analysis
+
+    @property
+    def headline(self) -> tuple[Crossover, bool]:
+        """The crossover to show and whether it is the leading-order one."""
+        return self.analysis.headline
+
+
+def _chips(text: str | None) -> tuple[Chip, ...]:
+    if text is None:
+        return tuple(get_chip(n) for n in chip_names())
+    names = [n.strip() for n in text.split(",")]
+    if not text.strip() or any(not n for n in names) or len(names) > MAX_CHIPS:
+        raise ProblemError(f"--chips {text!r}", f"a comma list of chip names, e.g. h100,b200; known: {', '.join(chip_names())}")
+    chips: list[Chip] = []
+    for n in names:
+        chip = get_chip(n)
+        if chip not in chips:
+            chips.append(chip)
+    return tuple(chips)
+
+
+def compare_rows(spec, registry, chips: str | None = None, only_compute: str | None = None) -> list[CompareRow]:
+    """Bind and analyse ``spec`` on every chip and compute dtype; rows in chip order, then the chip's dtype order.
+
+    ``spec`` is a :class:`~derive.problem.binding.ProblemSpec` without hardware numbers; its
+    ``chip`` and ``compute`` are replaced per row. ``only_compute`` keeps one compute dtype.
+    """
+    from derive.analysis.analyse import analyse
+    from derive.problem.dtypes import get_dtype
+    from derive.problem.binding import bind
+
+    if spec.peak is not None or spec.bandwidth is not None:
+        raise ProblemError("derive compare --peak/--bandwidth", "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)")
+    op = registry.get(spec.operator)
+    want = get_dtype(only_compute).compute_as if only_compute else None
+    rows: list[CompareRow] = []
+    done: dict[tuple, Analysis] = {}
+    for chip in _chips(chips):
+        for dtype, fig in chip.peaks:
+            if want is not None and dtype != want:
+                continue
+            link = spec.link_bandwidth or (chip.link.text if chip.link else None)
+            key = (fig.value, chip.hbm.value, link)
+            if key not in done:  # chips and dtypes with the same numbers share one analysis
+                done[key] = analyse(bind(replace(spec, chip=chip.name, compute=dtype), op))
+            rows.append(CompareRow(chip, dtype, done[key]))
+    if not rows:
+        raise ProblemError(f"--compute {only_compute}", f"none of the chips has a {want} peak")
+    return rows
+
+
+# --- cells ------------------------------------------------------------------------------------------
+
+
+def _approx(value: sp.Expr) -> str | None:
+    return None if value.is_Integer else tex_decimal(value)
+
+
+def _num_tex(value: sp.Expr) -> str:
+    """Exact, then ≈ decimal when it is not an integer (LaTeX math)."""
+    approx = _approx(value)
+    return tex(value) + (rf" \approx {approx}" if approx else "")
+
+
+def _cross_tex(c: Crossover) -> tuple[str | None, str]:
+    """(math, words) for a crossover cell: math is None for a bare status."""
+    if c.exact is not None and c.exact.is_number:
+        return _num_tex(c.exact), ""
+    if c.exact is not None:
+        return tex(c.exact), ""
+    return None, c.status
+
+
+def _threshold(c: Crossover) -> str | None:
+    return str(c.min_compute_bound) if c.min_compute_bound is not None and c.status != NEVER else None
+
+
+def _seconds(value: sp.Expr) -> str:
+    return tex_decimal(value)
+
+
+def _percent(value: sp.Expr) -> str:
+    return fmt_decimal(100 * value, 3)
+
+
+def _bound(a: Analysis) -> str:
+    return "compute" if bool(a.t_math >= a.memory.time) else "memory"
+
+
+def _network(rows: list[CompareRow]) -> bool:
+    return any(r.analysis.network is not None and r.analysis.network.crossover is not None for r in rows)
+
+
+def _header(rows: list[CompareRow]) -> tuple[str, list[tuple[str, str]]]:
+    """Prose naming the problem (plain text) and its parts."""
+    p = rows[0].analysis.problem
+    names = {dt.name for _, dt in p.dtypes}
+    parts = [("dtypes", f"{names.pop()} for every tensor" if len(names) == 1 else ", ".join(f"{n}={dt.name}" for n, dt in p.dtypes))]
+    if p.regime is not None:
+        parts.append(("regime", p.regime.pretty))
+    parts.append(("bound", ", ".join(f"{d}={v}" for d, v in p.bound) or "none"))
+    parts.append(("crossover solved for", p.solve_for.name))
+    return p.operator.name, parts
+
+
+def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[tuple[str | None, str]]:
+    """Each cell as (math or None, words)."""
+    a = row.analysis
+    c, leading = row.headline
+    math, words = _cross_tex(c)
+    cells = [
+        (None, row.chip.name), (None, row.compute),
+        (tex_text_number(row.chip.peak(row.compute).text), ""), (tex_text_number(row.chip.hbm.text), ""),
+        (_num_tex(a.memory.ridge), ""), (math, " ".join(w for w in (words, "(leading order)" if leading else "") if w)),
+        (_threshold(c), "" if _threshold(c) else "—"),
+    ]
+    if all_bound:
+        cells += [(_seconds(a.t_math), ""), (_seconds(a.memory.time), ""), (None, _bound(a)), (None, _percent(a.fraction_of_peak) + "%")]
+    if network:
+        net = a.network
+        if net is not None and net.crossover is not None:
+            nm, nw = _cross_tex(net.crossover)
+            cells.append((nm, nw))
+            if all_bound:
+                cells.append((_seconds(net.time), ""))
+        else:
+            cells += [(None, "—")] + ([(None, "—")] if all_bound else [])
+    return cells
+
+
+def _columns(rows: list[CompareRow], all_bound: bool, network: bool) -> list[str]:
+    x = rows[0].analysis.problem.solve_for.name
+    cols = ["chip", "compute", "peak (FLOP/s)", "HBM (B/s)", "ridge (FLOP/B)", f"crossover {x}*", f"min compute-bound {x}"]
+    if all_bound:
+        cols += ["T_math (s)", "T_mem (s)", "bound", "of peak"]
+    if network:
+        cols += [f"link crossover {x}*"] + (["T_comms (s)"] if all_bound else [])
+    return cols
+
+
+def _layout(rows: list[CompareRow]):
+    all_bound = rows[0].analysis.all_bound
+    network = _network(rows)
+    return _columns(rows, all_bound, network), [_cells(r, all_bound, network) for r in rows]
+
+
+# --- formats ----------------------------------------------------------------------------------------
+
+
+def compare_markdown(rows: list[CompareRow]) -> str:
+    """A Markdown table (math in ``$…$``) under a heading naming the problem."""
+    op, parts = _header(rows)
+    cols, body = _layout(rows)
+    chips = len({r.chip.name for r in rows})
+    lines = [f"## Compare: {md_escape(op)} across {chips} chip{'s' if chips > 1 else ''}", "",
+             "; ".join(f"{md_escape(k)}: {md_escape(v)}" for k, v in parts) + ".", "",
+             "| " + " | ".join(md_escape(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    for cells in body:
+        out = []
+        for math, words in cells:
+            text = f"${math}$" if math is not None else ""
+            out.append((text + (" " if text and words else "") + md_escape(words)).strip())
+        lines.append("| " + " | ".join(out) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def compare_latex(rows: list[CompareRow]) -> str:
+    """A booktabs ``tabular`` fragment; every user string goes through ``tex_escape``."""
+    op, parts = _header(rows)
+    cols, body = _layout(rows)
+    align = "ll" + "r" * (len(cols) - 2)
+    out = [f"% derive compare: {tex_escape(op)}; " + "; ".join(f"{tex_escape(k)}: {tex_escape(v)}" for k, v in parts),
+           rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(tex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    for cells in body:
+        text = []
+        for math, words in cells:
+            cell = f"${math}$" if math is not None else ""
+            text.append((cell + (" " if cell and words else "") + tex_escape(words)).strip())
+        out.append(" & ".join(text) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"
+
+
+def _q(value: sp.Expr | None) -> dict | None:
+    if value is None:
+        return None
+    return {"exact": str(value), "value": float(value) if value.is_number else None}
+
+
+def _crossover_json(c: Crossover, leading: bool) -> dict:
+    return {"variable": c.variable.name, "status": c.status, "exact": None if c.exact is None else str(c.exact),
+            "value": float(c.exact) if c.is_number else None, "min_compute_bound": c.min_compute_bound,
+            "leading_order": leading}
+
+
+def compare_json(rows: list[CompareRow]) -> list[dict]:
+    """One object per row: exact values as sympy ``str`` with a float ``value`` beside each."""
+    out = []
+    for r in rows:
+        a, p = r.analysis, r.analysis.problem
+        c, leading = r.headline
+        numeric = a.all_bound
+        net = a.network
+        out.append({
+            "chip": r.chip.name, "title": r.chip.title, "compute_dtype": r.compute, "operator": p.operator.name,
+            "dtypes": {n: dt.name for n, dt in p.dtypes}, "regime": p.regime.text if p.regime else None,
+            "set": {d.name: int(v) for d, v in p.bound},
+            "peak": _q(r.chip.peak(r.compute).value), "bandwidth": _q(r.chip.hbm.value), "ridge": _q(a.memory.ridge),
+            "crossover": _crossover_json(c, leading),
+            "t_math": _q(a.t_math) if numeric else None, "t_mem": _q(a.memory.time) if numeric else None,
+            "bound": _bound(a) if numeric else None,
+            "attainable": _q(a.attainable) if numeric else None,
+            "fraction_of_peak": _q(a.fraction_of_peak) if numeric else None,
+            "network": None if net is None or net.crossover is None else {
+                "ridge": _q(net.ridge), "crossover": _crossover_json(net.crossover, False),
+                "t_comms": _q(net.time) if numeric else None},
+        })
+    return out
+
+
+# --- command ----------------------------------------------------------------------------------------
+
+
+def run_compare(args) -> int:
+    """``derive compare``: one table over chips and compute dtypes."""
+    from derive.commands.cli import spec_from_args
+    from derive.declare.registry import load_registry
+
+    if args.peak is not None or args.bandwidth is not None:
+        raise ProblemError("derive compare --peak/--bandwidth", "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)")
+    spec = replace(spec_from_args(args), compute=None)
+    rows = compare_rows(spec, load_registry(tuple(Path(p) for p in args.operators)), args.chips, args.compute)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(compare_json(rows), indent=2, ensure_ascii=False) + "\n")
+    elif args.format == "tex":
+        sys.stdout.write(compare_latex(rows))
+    else:
+        sys.stdout.write(compare_markdown(rows))
+    return 0
+
+
+def add_compare_parser(sub, add_problem_flags) -> None:
+    """Register ``derive compare OPERATOR [problem flags] [--chips a,b] [--format md|tex|json]``."""
+    p = sub.add_parser("compare", help="one problem on many chips: a row per chip and compute dtype")
+    add_problem_flags(p, chip=False)
+    p.add_argument("--chips", metavar="A,B", help="comma list of chips (default: every chip, in catalogue order)")
+    p.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    p.set_defaults(handler=run_compare)

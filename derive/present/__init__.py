@@ -1,0 +1,7 @@
+"""Stage 5, present: turning derivations into text.
+
+- ``notation``: the LaTeX/Markdown printer (sympy's ``LatexPrinter``, overridden where we differ).
+- ``view`` and ``render``: the view model and the jinja environments for ``templates/``.
+- ``json_export``: the JSON contract of ``derive solve --format json``.
+- ``listing``: ``derive chips`` and ``derive operators``.
+"""

@@ -1,0 +1,149 @@
+"""A problem: an operator with dtypes, a chip (or given numbers), a regime and bound dims.
+
+``ProblemSpec`` holds what the user typed, as text; ``bind`` validates every
+piece against the operator and the catalogues and returns an exact ``Problem``.
+Nothing here evaluates user text: numbers go through :mod:`derive.problem.decimals`.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.problem.chips import Chip, Figure, custom_figure, get_chip
+from derive.declare.operator import NAME_RE, Operator
+from derive.problem.dtypes import Dtype, get_dtype
+from derive.errors import ProblemError, UnknownNameError
+from derive.problem.decimals import parse_positive_int
+from derive.record import frozen
+from derive.problem.regime import Regime, parse_regime
+
+__all__ = ["ProblemSpec", "Problem", "bind"]
+
+MAX_SPEC_ITEMS = 64
+
+
+@frozen
+class ProblemSpec:
+    """A problem as typed: every field is text (or a tuple of text)."""
+
+    operator: str
+    dtypes: tuple[str, ...] = ()
+    compute: str | None = None
+    chip: str | None = None
+    peak: str | None = None
+    bandwidth: str | None = None
+    link_bandwidth: str | None = None
+    regime: str | None = None
+    sets: tuple[str, ...] = ()
+    solve_for: str | None = None
+
+
+@frozen
+class Problem:
+    """A bound problem: exact numbers, dims and dtypes checked against the operator."""
+
+    operator: Operator
+    dtypes: tuple[tuple[str, Dtype], ...]
+    compute_dtype: str
+    compute_reason: str
+    peak: Figure
+    bandwidth: Figure
+    link: Figure | None
+    chip: Chip | None
+    regime: Regime | None
+    bound: tuple[tuple[sp.Symbol, sp.Integer], ...]
+    solve_for: sp.Symbol
+
+    def bound_subs(self, except_dim: sp.Symbol | None = None) -> dict[sp.Symbol, sp.Integer]:
+        """Bound dims → values, optionally leaving one dim free."""
+        return {d: v for d, v in self.bound if d != except_dim}
+
+    @property
+    def hardware_name(self) -> str:
+        """The chip's name, or ``given numbers``."""
+        return self.chip.name if self.chip else "given numbers"
+
+
+def _bind_dtypes(op: Operator, specs: tuple[str, ...]) -> tuple[tuple[str, Dtype], ...]:
+    chosen: dict[str, Dtype] = {}
+    declared = {t.name: t.width for t in op.tensors if t.width is not None}
+    names = op.tensor_names
+    for spec in specs:
+        if not isinstance(spec, str):
+            raise ProblemError("--dtype", f"expected text like bf16 or Y=int8, got {spec!r}")
+        if "=" in spec:
+            tensor, _, dtype = (s.strip() for s in spec.partition("="))
+            if tensor not in names:
+                raise UnknownNameError(f"--dtype {spec}", f"operator {op.name!r} has no tensor {tensor!r}; its tensors are {', '.join(names)}")
+            chosen[tensor] = get_dtype(dtype)
+        else:
+            dt = get_dtype(spec)
+            chosen.update({n: dt for n in names})
+    missing = [n for n in names if n not in chosen and n not in declared]
+    if missing:
+        raise ProblemError(f"operator {op.name!r}", f"tensor {missing[0]!r} has no dtype; give --dtype DTYPE for all tensors or --dtype {missing[0]}=DTYPE")
+    out = []
+    for n in names:
+        if n in chosen:
+            out.append((n, chosen[n]))
+        else:
+            out.append((n, Dtype(f"{declared[n]} B", declared[n], "")))
+    return tuple(out)
+
+
+def _compute_dtype(op: Operator, dtypes: dict[str, Dtype], override: str | None) -> tuple[str, str]:
+    if override:
+        dt = get_dtype(override)
+        return dt.compute_as, f"given with --compute {override}"
+    reads = [t.name for t in op.reads] or [t.name for t in op.writes]
+    best = max(reads, key=lambda n: (dtypes[n].width, -reads.index(n)))
+    dt = dtypes[best]
+    if not dt.compute_as:
+        raise ProblemError(f"operator {op.name!r}", "no compute dtype can be inferred; give --compute DTYPE")
+    return dt.compute_as, f"the widest dtype read, {best} in {dt.name}"
+
+
+def _hardware(spec: ProblemSpec, compute: str) -> tuple[Chip | None, Figure, Figure, Figure | None]:
+    if spec.chip is not None:
+        if spec.peak is not None or spec.bandwidth is not None:
+            raise ProblemError("--chip with --peak/--bandwidth", "give either a chip or both --peak and --bandwidth, not both")
+        chip = get_chip(spec.chip)
+        link = custom_figure(spec.link_bandwidth, "--link-bandwidth") if spec.link_bandwidth else chip.link
+        return chip, chip.peak(compute), chip.hbm, link
+    if spec.peak is None or spec.bandwidth is None:
+        raise ProblemError("hardware", "give --chip NAME, or both --peak FLOPS_PER_S and --bandwidth BYTES_PER_S")
+    link = custom_figure(spec.link_bandwidth, "--link-bandwidth") if spec.link_bandwidth else None
+    return None, custom_figure(spec.peak, "--peak"), custom_figure(spec.bandwidth, "--bandwidth"), link
+
+
+def _bind_sets(op: Operator, sets: tuple[str, ...]) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:
+    bound: dict[sp.Symbol, sp.Integer] = {}
+    for item in sets:
+        if not isinstance(item, str) or "=" not in item:
+            raise ProblemError(f"--set {item}", "expected DIM=INT, e.g. D=4096")
+        name, _, value = (s.strip() for s in item.partition("="))
+        dim = op.dim(name)
+        if dim is None:
+            raise UnknownNameError(f"--set {item}", f"operator {op.name!r} has no dim {name!r}; its dims are {', '.join(d.name for d in op.dims)}")
+        bound[dim] = parse_positive_int(value, f"--set {name}")
+    return tuple((d, bound[d]) for d in op.dims if d in bound)
+
+
+def _solve_for(op: Operator, name: str | None) -> sp.Symbol:
+    if name is None:
+        return op.dim("B") or op.dims[0]
+    if not isinstance(name, str) or not NAME_RE.match(name) or op.dim(name) is None:
+        raise UnknownNameError(f"--solve-for {name}", f"operator {op.name!r} has no dim {name!r}; its dims are {', '.join(d.name for d in op.dims)}")
+    return op.dim(name)
+
+
+def bind(spec: ProblemSpec, op: Operator) -> Problem:
+    """Validate a spec against its operator and the catalogues; the result is exact."""
+    for field_name in ("dtypes", "sets"):
+        if len(getattr(spec, field_name)) > MAX_SPEC_ITEMS:
+            raise ProblemError(f"--{field_name[:-1]}", f"at most {MAX_SPEC_ITEMS} given")
+    dtypes = _bind_dtypes(op, tuple(spec.dtypes))
+    compute, reason = _compute_dtype(op, dict(dtypes), spec.compute)
+    chip, peak, bandwidth, link = _hardware(spec, compute)
+    regime = parse_regime(spec.regime, op.dims) if spec.regime else None
+    return Problem(op, dtypes, compute, reason, peak, bandwidth, link, chip, regime, _bind_sets(op, tuple(spec.sets)), _solve_for(op, spec.solve_for))

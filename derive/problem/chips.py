@@ -1,0 +1,136 @@
+"""Chips: the catalogue shipped as a data file inside the package.
+
+Every number is a :class:`Figure` that keeps its decimal text, its exact value,
+its source and edition, so a worked solution can cite where it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+
+import sympy as sp
+
+from derive.errors import ChipDataError, UnknownNameError
+from derive.problem.decimals import parse_positive
+from derive.record import frozen
+from derive.problem.toml_file import loads_toml
+
+__all__ = ["Figure", "Chip", "load_chips", "get_chip", "chip_names", "custom_figure"]
+
+_PEAK_KEY = re.compile(r"^peak_([a-z0-9_]+?)_(flop|op)_per_s$")
+_FIGURE_KEYS = {"value", "source", "edition", "note"}
+
+
+@frozen
+class Figure:
+    """One hardware number: exact value, the text it was written as, and where it is from."""
+
+    value: sp.Rational
+    text: str
+    source: str = ""
+    edition: str = ""
+    note: str = ""
+
+    def cite(self) -> str:
+        """``source, edition`` or ``given`` for a number the user typed."""
+        return ", ".join(p for p in (self.source, self.edition) if p) or "given"
+
+
+def custom_figure(text: str, what: str) -> Figure:
+    """A number the user typed (``--peak 1.97e14``), parsed exactly."""
+    return Figure(parse_positive(text, what), text.strip(), source="given")
+
+
+@frozen
+class Chip:
+    """A chip: dense compute peaks per dtype, HBM bandwidth and link bandwidth (one way)."""
+
+    name: str
+    title: str
+    link_name: str
+    peaks: tuple[tuple[str, Figure], ...]
+    hbm: Figure
+    link: Figure | None
+
+    def peak_dtypes(self) -> tuple[str, ...]:
+        """Dtypes with a peak on this chip."""
+        return tuple(d for d, _ in self.peaks)
+
+    def peak(self, dtype: str) -> Figure:
+        """The dense peak for a compute dtype; an error lists the dtypes the chip has."""
+        for d, fig in self.peaks:
+            if d == dtype:
+                return fig
+        raise UnknownNameError(
+            f"compute dtype {dtype!r} on chip {self.name!r}",
+            f"the chip has no {dtype} peak; it has {', '.join(self.peak_dtypes())} (choose one with --compute)",
+        )
+
+    def ridge(self, dtype: str) -> sp.Rational:
+        """Ridge point peak/bandwidth in FLOPs per byte."""
+        return self.peak(dtype).value / self.hbm.value
+
+
+def _figure(chip: str, key: str, raw: object) -> Figure:
+    if not isinstance(raw, dict) or set(raw) - _FIGURE_KEYS or "value" not in raw:
+        raise ChipDataError(f"chip {chip!r} key {key!r}", "must be { value = \"…\", source = \"…\", edition = \"…\" }")
+    if not all(isinstance(v, str) for v in raw.values()):
+        raise ChipDataError(f"chip {chip!r} key {key!r}", "value, source and edition are strings")
+    if not raw.get("source") or not raw.get("edition"):
+        raise ChipDataError(f"chip {chip!r} key {key!r}", "every number needs a source and an edition")
+    return Figure(parse_positive(raw["value"], f"chip {chip} {key}"), raw["value"], raw["source"], raw["edition"], raw.get("note", ""))
+
+
+def _chip(name: str, table: object) -> Chip:
+    if not isinstance(table, dict):
+        raise ChipDataError(f"chip {name!r}", "must be a table")
+    peaks: list[tuple[str, Figure]] = []
+    hbm = link = None
+    for key, raw in table.items():
+        m = _PEAK_KEY.match(key)
+        if key in ("title", "link_name"):
+            continue
+        if m:
+            peaks.append((m.group(1), _figure(name, key, raw)))
+        elif key == "hbm_bytes_per_s":
+            hbm = _figure(name, key, raw)
+        elif key == "link_bytes_per_s":
+            link = _figure(name, key, raw)
+        else:
+            raise ChipDataError(f"chip {name!r} key {key!r}", "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, hbm_bytes_per_s, link_bytes_per_s)")
+    if hbm is None or not peaks:
+        raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
+    return Chip(name, str(table.get("title", name)), str(table.get("link_name", "link")), tuple(peaks), hbm, link)
+
+
+def parse_chips(text: str, origin: str) -> dict[str, Chip]:
+    """Parse a chips TOML text into chips by name; names are unique ignoring case."""
+    data = loads_toml(text, origin)
+    chips: dict[str, Chip] = {}
+    for name, table in data.items():
+        if name.lower() in {c.lower() for c in chips}:
+            raise ChipDataError(f"chip {name!r}", "defined twice (names are unique ignoring case)")
+        chips[name] = _chip(name, table)
+    return chips
+
+
+@lru_cache(maxsize=1)
+def load_chips() -> dict[str, Chip]:
+    """The shipped catalogue, ``derive/data/chips.toml``."""
+    text = resources.files("derive").joinpath("data/chips.toml").read_text(encoding="utf-8")
+    return parse_chips(text, "derive/data/chips.toml")
+
+
+def chip_names() -> tuple[str, ...]:
+    """Names of the shipped chips, in file order."""
+    return tuple(load_chips())
+
+
+def get_chip(name: str) -> Chip:
+    """A shipped chip by name (case-insensitive); the error lists what exists."""
+    for chip_name, chip in load_chips().items():
+        if isinstance(name, str) and chip_name.lower() == name.strip().lower():
+            return chip
+    raise UnknownNameError(f"chip {name!r}", f"unknown chip; known: {', '.join(load_chips())}")

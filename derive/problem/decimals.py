@@ -1,0 +1,87 @@
+"""Exact numbers from decimal text, and decimal text from exact numbers.
+
+Hardware numbers are written as decimals (``"1.97e14"``); we parse the text
+into an exact sympy ``Rational`` without ever going through a float or eval.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import sympy as sp
+
+from derive.errors import LimitError, ParseError
+
+__all__ = ["parse_decimal", "parse_positive", "parse_positive_int", "fmt_decimal", "MAX_DIGITS"]
+
+MAX_DIGITS = 60
+MAX_EXPONENT = 60
+_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+
+
+def parse_decimal(text: str, what: str = "number") -> sp.Rational:
+    """Parse decimal text exactly.
+
+    >>> parse_decimal("1.97e14")
+    197000000000000
+    >>> parse_decimal("0.5")
+    1/2
+    """
+    if not isinstance(text, str):
+        raise ParseError(what, f"expected a number written as text, got {type(text).__name__}")
+    s = text.strip().replace("_", "")
+    m = _DECIMAL.match(s)
+    if not m or not (m.group(2) or m.group(3)):
+        raise ParseError(f"{what} {text!r}", "not a decimal number (examples: 8.2e11, 197000000000000, 0.5)")
+    sign, whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "", m.group(4)
+    if len(whole) + len(frac) > MAX_DIGITS:
+        raise LimitError(f"{what} {text[:20]!r}...", f"more than {MAX_DIGITS} digits")
+    e = int(exp) if exp else 0
+    if abs(e) > MAX_EXPONENT:
+        raise LimitError(f"{what} {text!r}", f"exponent beyond ±{MAX_EXPONENT}")
+    value = Fraction(int(whole + frac or "0"), 10 ** len(frac)) * Fraction(10) ** e
+    if sign == "-":
+        value = -value
+    return sp.Rational(value.numerator, value.denominator)
+
+
+def parse_positive(text: str, what: str) -> sp.Rational:
+    """A strictly positive exact number (a peak, a bandwidth)."""
+    value = parse_decimal(text, what)
+    if value <= 0:
+        raise ParseError(f"{what} {text!r}", "must be a positive number")
+    return value
+
+
+def parse_positive_int(text: str, what: str) -> sp.Integer:
+    """A positive integer (a bound dim); ``3.5``, ``0``, ``-4`` are refused."""
+    s = text.strip()
+    if not re.fullmatch(r"\+?\d{1,%d}" % MAX_DIGITS, s) or int(s) <= 0:
+        raise ParseError(f"{what}={text}", "dims are positive integers (e.g. D=4096)")
+    return sp.Integer(int(s))
+
+
+def fmt_decimal(value: sp.Expr, digits: int = 5) -> str:
+    """A rounded decimal for display only (``4925/41`` -> ``120.12``).
+
+    Exact integers print in full; other numbers with ``digits`` significant digits,
+    using scientific notation outside [1e-3, 1e7).
+    """
+    if isinstance(value, int):
+        value = sp.Integer(value)
+    if value.is_Integer:
+        return str(int(value))
+    f = float(value)
+    if f == 0:
+        return "0"
+    if 1e-3 <= abs(f) < 1e7:
+        decimals = max(0, digits - 1 - int(_floor_log10(abs(f))))
+        return f"{f:.{decimals}f}"
+    return f"{f:.{digits - 1}e}"
+
+
+def _floor_log10(x: float) -> int:
+    import math
+
+    return math.floor(math.log10(x))

@@ -1,0 +1,180 @@
+"""Problem sets: a TOML file of problems (the keys are a contract).
+
+Top level: ``title``, optional ``operators`` (paths relative to the file), ``[[problem]]``
+tables. Every key is checked: an unknown key, a wrong type or a TOML syntax error is a
+one-line error naming the file, the problem id and the key.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from derive.errors import ProblemError
+from derive.problem.binding import ProblemSpec
+from derive.record import frozen
+from derive.problem.toml_file import loads_toml
+
+__all__ = ["PlotSeries", "PlotSpec", "ProblemEntry", "ProblemSet", "load_problem_set", "parse_problem_set", "ASK_KEYS"]
+
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+MAX_PROBLEMS = 500
+MAX_TEXT = 20_000
+ASK_KEYS = ("flops", "bytes", "intensity", "intensity_regime", "ridge", "crossover", "crossover_regime",
+            "regime_holds", "times", "bounds", "attainable", "network")
+_TOP = {"title": str, "operators": list, "problem": list, "text": str}
+_PROBLEM = {
+    "id": str, "title": str, "text": str, "operator": str, "dtype": str, "dtypes": dict, "compute": str,
+    "chip": str, "peak": str, "bandwidth": str, "link_bandwidth": str, "regime": str, "set": dict,
+    "solve_for": str, "ask": list, "plot": dict, "expect": dict,
+}
+_PLOT = {"over": str, "from": int, "to": int, "series": list, "title": str}
+_SERIES = {"label": str, "set": dict}
+
+
+@frozen
+class PlotSeries:
+    """One curve of a plot: a label and the dims bound for it."""
+
+    label: str
+    sets: tuple[str, ...]
+
+
+@frozen
+class PlotSpec:
+    """Attainable FLOP/s against one dim, over [start, stop], for several series."""
+
+    over: str
+    start: int
+    stop: int
+    series: tuple[PlotSeries, ...]
+    title: str = ""
+
+
+@frozen
+class ProblemEntry:
+    """One problem of a set."""
+
+    id: str
+    title: str
+    text: str
+    spec: ProblemSpec
+    ask: tuple[str, ...]
+    plot: PlotSpec | None
+
+
+@frozen
+class ProblemSet:
+    """A parsed problem set."""
+
+    title: str
+    text: str
+    operators: tuple[Path, ...]
+    problems: tuple[ProblemEntry, ...]
+    source: str
+
+
+def _type_name(t: type) -> str:
+    return {str: "a string", int: "an integer", list: "a list", dict: "a table"}[t]
+
+
+def _check_keys(table: dict, schema: dict, where: str) -> None:
+    for key, value in table.items():
+        if key not in schema:
+            raise ProblemError(f"{where}: key {key!r}", f"unknown key; allowed: {', '.join(schema)}")
+        want = schema[key]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise ProblemError(f"{where}: key {key!r}", f"must be {_type_name(want)}" + (" (hardware numbers are strings, e.g. \"1.97e14\")" if key in ("peak", "bandwidth", "link_bandwidth") else ""))
+
+
+def _str_map(value: dict, where: str, key: str, values: type) -> tuple[str, ...]:
+    out = []
+    for k, v in value.items():
+        if not isinstance(v, values) or isinstance(v, bool):
+            raise ProblemError(f"{where}: key {key!r}", f"entry {k!r} must be {_type_name(values)}")
+        out.append(f"{k}={v}")
+    return tuple(out)
+
+
+def _plot(raw: dict, where: str) -> PlotSpec:
+    _check_keys(raw, _PLOT, f"{where} plot")
+    for key in ("over", "series"):
+        if key not in raw:
+            raise ProblemError(f"{where} plot", f"missing key {key!r}")
+    start, stop = raw.get("from", 1), raw.get("to", 4096)
+    if not 1 <= start < stop <= 10**9:
+        raise ProblemError(f"{where} plot", "needs 1 <= from < to <= 1e9")
+    series = []
+    for i, s in enumerate(raw["series"]):
+        if not isinstance(s, dict):
+            raise ProblemError(f"{where} plot series {i + 1}", "must be a table { label = \"…\", set = { D = 4096 } }")
+        _check_keys(s, _SERIES, f"{where} plot series {i + 1}")
+        series.append(PlotSeries(s.get("label", f"series {i + 1}"), _str_map(s.get("set", {}), f"{where} plot series {i + 1}", "set", int)))
+    if not series or len(series) > 12:
+        raise ProblemError(f"{where} plot", "needs 1 to 12 series")
+    return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
+
+
+def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:
+    where = f"{origin}: problem {index + 1}"
+    if not isinstance(raw, dict):
+        raise ProblemError(where, "each [[problem]] must be a table")
+    pid = raw.get("id")
+    if isinstance(pid, str) and ID_RE.match(pid):
+        where = f"{origin}: problem {pid!r}"
+    _check_keys(raw, _PROBLEM, where)
+    for key in ("id", "title", "operator"):
+        if key not in raw:
+            raise ProblemError(where, f"missing key {key!r}")
+    if not ID_RE.match(pid):
+        raise ProblemError(f"{where}: key 'id'", "ids are 1-64 letters, digits, '-' or '_', starting with a letter or digit")
+    if pid.lower() in seen:
+        raise ProblemError(f"{where}: key 'id'", "duplicate id (ids are unique ignoring case)")
+    seen.add(pid.lower())
+    if "dtype" in raw and "dtypes" in raw:
+        raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
+    for key in ("title", "text"):
+        if len(raw.get(key, "")) > MAX_TEXT:
+            raise ProblemError(f"{where}: key {key!r}", f"longer than {MAX_TEXT} characters")
+    dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + _str_map(raw.get("dtypes", {}), where, "dtypes", str)
+    ask = tuple(raw.get("ask", ()))
+    for item in ask:
+        if item not in ASK_KEYS:
+            raise ProblemError(f"{where}: key 'ask'", f"unknown quantity {item!r}; allowed: {', '.join(ASK_KEYS)}")
+    spec = ProblemSpec(
+        operator=raw["operator"], dtypes=dtypes, compute=raw.get("compute"), chip=raw.get("chip"), peak=raw.get("peak"),
+        bandwidth=raw.get("bandwidth"), link_bandwidth=raw.get("link_bandwidth"), regime=raw.get("regime"),
+        sets=_str_map(raw.get("set", {}), where, "set", int), solve_for=raw.get("solve_for"),
+    )
+    plot = _plot(raw["plot"], where) if "plot" in raw else None
+    return ProblemEntry(pid, raw["title"], raw.get("text", ""), spec, ask, plot)
+
+
+def parse_problem_set(text: str, origin: str, base: Path | None = None) -> ProblemSet:
+    """Parse problem-set TOML text; ``base`` resolves ``operators`` paths."""
+    data = loads_toml(text, origin)
+    _check_keys(data, _TOP, origin)
+    if "title" not in data:
+        raise ProblemError(origin, "missing key 'title'")
+    problems = data.get("problem", [])
+    if not problems or len(problems) > MAX_PROBLEMS:
+        raise ProblemError(origin, f"needs 1 to {MAX_PROBLEMS} [[problem]] tables")
+    ops = []
+    for p in data.get("operators", []):
+        if not isinstance(p, str):
+            raise ProblemError(f"{origin}: key 'operators'", "must be a list of paths (strings)")
+        ops.append((base or Path(".")) / p)
+    seen: set[str] = set()
+    entries = tuple(_problem(raw, i, origin, seen) for i, raw in enumerate(problems))
+    return ProblemSet(data["title"], data.get("text", ""), tuple(ops), entries, origin)
+
+
+def load_problem_set(path: Path) -> ProblemSet:
+    """Read and parse a problem-set file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProblemError(f"problem set {str(path)!r}", "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProblemError(f"problem set {str(path)!r}", f"cannot be read: {exc}") from None
+    return parse_problem_set(text, str(path), path.parent)

@@ -1,0 +1,90 @@
+"""The worked-solution model: typed steps from a closed list of kinds.
+
+A :class:`Step` has a kind, a named rule, a one-line reason and lines of the
+form *symbolic = substituted = result*. Text mixes prose and math as ``Rich``
+segments, so each output format escapes prose its own way and keeps math as
+LaTeX. Templates lay these out; they compute nothing.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from derive.record import frozen
+
+__all__ = ["StepKind", "Math", "Rich", "Line", "Step", "rich"]
+
+
+class StepKind(Enum):
+    """The closed list of step kinds, each with the rule it applies."""
+
+    FLOPS = "FLOPs"                       # count the operator's arithmetic
+    BYTES = "Bytes"                       # Σ width × elements over tensors moved
+    INTENSITY = "Arithmetic intensity"    # I = FLOPs / bytes
+    LEADING_ORDER = "Leading order"       # keep the highest power of the growing dims
+    RIDGE = "Ridge point"                 # π / β
+    CROSSOVER = "Crossover"               # solve I(x) = π / β exactly
+    CROSSOVER_REGIME = "Crossover at leading order"
+    THRESHOLD = "Integer threshold"       # smallest integer with T_math ≥ T_mem
+    REGIME_CHECK = "Regime check"         # does the answer respect the regime assumed?
+    TIMES = "Times"                       # T_math = FLOPs/π, T_mem = bytes/β
+    BOUNDS = "Bounds"                     # max(T_math, T_mem) ≤ T ≤ T_math + T_mem
+    ATTAINABLE = "Attainable throughput"  # min(π, I·β)
+    NETWORK = "Network roofline"          # the same against the link bandwidth
+    PARTS = "Per-part breakdown"          # a composite's parts at the bound dims
+    FUSION = "Fused against unfused"      # intermediates kept on chip are not moved
+
+
+@frozen
+class Math:
+    """A piece of LaTeX math inside rich text."""
+
+    latex: str
+
+
+Rich = tuple  # of str (prose) and Math segments
+
+
+def rich(*parts: str | Math) -> Rich:
+    """Build rich text from prose strings and :class:`Math` pieces."""
+    return tuple(p for p in parts if p != "")
+
+
+@frozen
+class Line:
+    """One displayed equation: ``lhs = forms[0] = forms[1] … ≈ approx``."""
+
+    lhs: str
+    forms: tuple[str, ...]
+    approx: str | None = None
+    relation: str = "="
+
+    @staticmethod
+    def of(lhs: str, *forms: str, approx: str | None = None, relation: str = "=") -> "Line":
+        """A line with consecutive duplicate forms removed."""
+        out: list[str] = []
+        for f in forms:
+            if f and (not out or out[-1] != f):
+                out.append(f)
+        if approx is not None and out and approx == out[-1]:
+            approx = None
+        return Line(lhs, tuple(out), approx, relation)
+
+
+@frozen
+class Step:
+    """One numbered step of a worked solution."""
+
+    kind: StepKind
+    rule: str
+    reason: Rich
+    lines: tuple[Line, ...] = ()
+    notes: tuple[Rich, ...] = ()
+    title: str = ""
+    topic: str = ""  # the quantity it answers (a problem set's ``ask`` key)
+    table: tuple = ()  # optional: a header row of prose, then rows of Rich cells
+
+    @property
+    def heading(self) -> str:
+        """The step's title (defaults to its kind's name)."""
+        return self.title or self.kind.value
