@@ -11,7 +11,7 @@ from pathlib import Path
 
 from derive.analysis.analyse import Analysis, analyse
 from derive.problem.binding import ProblemSpec, bind
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.declare.registry import Registry, load_registry
 from derive.present.render import render
 from derive.solution.builder import Solution, build_solution
@@ -20,7 +20,7 @@ from derive.present.view import view_of
 __all__ = ["Derivation", "derive_spec", "solve"]
 
 
-@frozen
+@dataclass(frozen=True)
 class Derivation:
     """A derived problem: the exact analysis and its worked solution.
 

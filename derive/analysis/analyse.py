@@ -16,14 +16,14 @@ from derive.analysis.algebra import substitute
 from derive.analysis.crossover import Crossover, reduced_parts, solve_crossover
 from derive.declare.operator import Tensor
 from derive.problem.binding import Problem
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.problem.regime import REGIME_FACTOR
 
 __all__ = ["ByteTerm", "Roofline", "Analysis", "analyse"]
 
 
-@frozen
+@dataclass(frozen=True)
 class ByteTerm:
     """One tensor's bytes: width × elements, kept whole so it can be explained."""
 
@@ -39,7 +39,7 @@ class ByteTerm:
         return self.width * self.elements
 
 
-@frozen
+@dataclass(frozen=True)
 class Roofline:
     """One roofline: FLOPs against bytes over one bandwidth (memory or link)."""
 
@@ -51,7 +51,7 @@ class Roofline:
     time: sp.Expr | None
 
 
-@frozen
+@dataclass(frozen=True)
 class Analysis:
     """Everything derived for one problem.
 

@@ -20,14 +20,14 @@ import sympy as sp
 from sympy.polys.rings import PolyElement
 
 from derive.analysis.algebra import cancel_ratio, factor, gens_of, ring_of, to_expr, to_fraction, to_poly
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = ["Crossover", "solve_crossover", "sign_on_positive", "reduced_parts", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
 
 CROSSES, NEVER, ALWAYS, UNDETERMINED = "crosses", "never", "always", "undetermined"
 
 
-@frozen
+@dataclass(frozen=True)
 class Crossover:
     """Where I(x) meets the ridge.
 

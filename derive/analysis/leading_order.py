@@ -14,14 +14,14 @@ import sympy as sp
 from derive.analysis.algebra import cancel_ratio, expand
 from derive.errors import RegimeError
 from derive.problem.regime import Regime
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = ["LeadingOrder", "leading_order"]
 
 _T = sp.Symbol("t", positive=True)
 
 
-@frozen
+@dataclass(frozen=True)
 class LeadingOrder:
     """Leading order of a ratio under a regime, with the terms kept and dropped."""
 

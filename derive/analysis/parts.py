@@ -14,12 +14,12 @@ import sympy as sp
 from derive.analysis.algebra import cancel_ratio, substitute
 from derive.analysis.analyse import Analysis, analyse
 from derive.declare.composite import Composite, unfused
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = ["PartRow", "LayerBreakdown", "breakdown"]
 
 
-@frozen
+@dataclass(frozen=True)
 class PartRow:
     """One part at the bound dims (formulas where dims are free)."""
 
@@ -32,7 +32,7 @@ class PartRow:
     share: sp.Expr | None
 
 
-@frozen
+@dataclass(frozen=True)
 class LayerBreakdown:
     """Per-part rows, the dominant part, and the unfused layer for comparison."""
 

@@ -22,7 +22,7 @@ import sympy as sp
 from derive.errors import LimitError, ParseError, ProblemError, RegimeError
 from derive.formula import split_relations
 from derive.formula.relations import APPROX, EQUALS
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.analysis.leading_order import leading_order
 from derive.problem.regime import Regime
 from derive.checking.matching import Match, as_percent, constant_ratio, equal, match, relative_error
@@ -40,7 +40,7 @@ MAX_CHAIN_BYTES = 100_000
 _LEAD_REL = re.compile(r"^(=|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])|\\sim(?![A-Za-z])|\u2248|~)")
 
 
-@frozen
+@dataclass(frozen=True)
 class Step:
     """One checked step: its line, its text, ``start``/``=``/``approx``, whether it holds and why."""
 
@@ -51,7 +51,7 @@ class Step:
     why: str
 
 
-@frozen
+@dataclass(frozen=True)
 class ChainResult:
     """The verdict on a derivation, every step, and the first wrong line."""
 

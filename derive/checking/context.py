@@ -6,7 +6,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.problem.binding import ProblemSpec
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.declare.registry import Registry
 
 __all__ = ["Context", "DEFAULT_RTOL"]
@@ -14,7 +14,7 @@ __all__ = ["Context", "DEFAULT_RTOL"]
 DEFAULT_RTOL = "0.01"
 
 
-@frozen
+@dataclass(frozen=True)
 class Context:
     """An analysed problem with its spec (to rebind variants), registry and relative tolerance."""
 

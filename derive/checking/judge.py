@@ -15,7 +15,7 @@ import sympy as sp
 
 from derive.formula import Parsed, parse_formula
 from derive.formula.limits import show
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.checking.matching import Match, as_percent, check_size, match, relative_error
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
@@ -26,7 +26,7 @@ __all__ = ["CORRECT", "LEADING", "INCORRECT", "Judgement", "read_claim", "judge"
 CORRECT, LEADING, INCORRECT = "correct", "correct-leading-order", "incorrect"
 
 
-@frozen
+@dataclass(frozen=True)
 class Judgement:
     """The verdict on one claim, with what was expected and why.
 

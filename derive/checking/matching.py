@@ -13,7 +13,7 @@ import math
 import sympy as sp
 
 from derive.errors import LimitError
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.checking.quantities import Target
 
 __all__ = ["Match", "equal", "match", "relative_error", "constant_ratio", "check_size", "expansion_size", "as_percent", "MAX_EXPANSION"]
@@ -24,7 +24,7 @@ MAX_EXPANSION = 2_000
 _POINT_PRIMES = (101, 113, 127, 131, 137, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199, 211)
 
 
-@frozen
+@dataclass(frozen=True)
 class Match:
     """How a claim matched a target: ``exact``, ``threshold`` or ``tolerance``."""
 

@@ -15,7 +15,7 @@ import sympy as sp
 from derive.analysis.analyse import Analysis, ByteTerm
 from derive.analysis.crossover import ALWAYS, NEVER, Crossover, reduced_parts, solve_crossover
 from derive.errors import ProblemError, RegimeError
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.analysis.leading_order import leading_order
 from derive.problem.regime import Regime
 
@@ -67,7 +67,7 @@ def roof_of(quantity: str) -> str:
     return _TABLE[quantity][1]
 
 
-@frozen
+@dataclass(frozen=True)
 class Target:
     """An expected value.
 
@@ -84,7 +84,7 @@ class Target:
     note: str = ""
 
 
-@frozen
+@dataclass(frozen=True)
 class Basis:
     """What a roof is made of: FLOPs over bytes (exact or leading-order) and its byte terms."""
 
@@ -94,7 +94,7 @@ class Basis:
     roof: str
 
 
-@frozen
+@dataclass(frozen=True)
 class Hardware:
     """Exact hardware numbers: peak, memory bandwidth and link bandwidth (or None)."""
 

@@ -29,7 +29,7 @@ from derive.analysis.crossover import NEVER, Crossover
 from derive.errors import ProblemError
 from derive.present.notation import tex, tex_decimal, tex_text_number
 from derive.problem.decimals import fmt_decimal
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.present.render import md_escape, tex_escape
 
 __all__ = ["CompareRow", "compare_rows", "compare_markdown", "compare_latex", "compare_json", "add_compare_parser"]
@@ -37,7 +37,7 @@ __all__ = ["CompareRow", "compare_rows", "compare_markdown", "compare_latex", "c
 MAX_CHIPS = 64
 
 
-@frozen
+@dataclass(frozen=True)
 class CompareRow:
     """One (chip, compute dtype) row: the chip, the dtype and the exact analysis."""
 

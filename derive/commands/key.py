@@ -22,7 +22,7 @@ from derive.problem.decimals import fmt_decimal
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
 from derive.pipeline import Derivation, derive_spec
 from derive.problem.problem_set import ProblemEntry, ProblemSet, load_problem_set, parse_problem_set
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.declare.registry import Registry, load_registry
 from derive.present.render import render
 from derive.present.render import md_rich
@@ -45,7 +45,7 @@ ASK_PHRASES = {
 }
 
 
-@frozen
+@dataclass(frozen=True)
 class Figure:
     """A rendered figure: its SVG file for Markdown and its TikZ for LaTeX."""
 
@@ -55,7 +55,7 @@ class Figure:
     tikz: str
 
 
-@frozen
+@dataclass(frozen=True)
 class Row:
     """One row of the answers-at-a-glance table."""
 

@@ -38,7 +38,7 @@ import sympy as sp
 
 from derive.analysis.crossover import sign_on_positive
 from derive.errors import OutputError, ProblemError, UnknownNameError
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = [
     "Axis", "COLUMNS", "MAX_POINTS", "MAX_VALUE", "parse_over", "log_points", "grid_of", "sweep_arrays",
@@ -70,7 +70,7 @@ class _LazyNumpy:
 np = _LazyNumpy()
 
 
-@frozen
+@dataclass(frozen=True)
 class Axis:
     """One swept dim: its symbol, the values (int64, in order) and the text it came from."""
 

@@ -23,12 +23,12 @@ import sympy as sp
 
 from derive.declare.operator import NAME_RE, Operator, Tensor, is_dim
 from derive.errors import DeclarationError
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = ["Part", "Composite", "unfused"]
 
 
-@frozen
+@dataclass(frozen=True)
 class Part:
     """One part of a composite: a label, an operator and its dims mapped to the layer's."""
 

@@ -63,8 +63,6 @@ def _as_expr(value: object, where: str) -> sp.Expr:
     return expr
 
 
-# The declaration API stays a plain frozen dataclass (users subclass it); other records use
-# derive.record.frozen, which is cheaper to import.
 @dataclass(frozen=True)
 class Tensor:
     """A tensor an operator reads, writes or sends: a name and a shape over dims.

@@ -15,7 +15,7 @@ from types import ModuleType
 
 from derive.declare.operator import Operator
 from derive.errors import DeriveError, OperatorFileError, UnknownNameError
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.resources import resource_dir
 
 __all__ = ["Registry", "load_registry", "load_operator_file", "builtin_operator_files"]
@@ -24,7 +24,7 @@ __all__ = ["Registry", "load_registry", "load_operator_file", "builtin_operator_
 _session: ContextVar[dict[Path, ModuleType] | None] = ContextVar("derive_operator_files", default=None)
 
 
-@frozen
+@dataclass(frozen=True)
 class Registry:
     """Operators by name, in load order (built-ins first, then user files)."""
 

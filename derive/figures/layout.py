@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_sig, log_frac, roofline_geometry, sweep_geometry
 from derive.figures.place import Box, LabelRequest, choose_corner, place_labels, polyline_obstacles
 
@@ -23,7 +23,7 @@ Num = sp.Expr | float
 Coord = tuple[Num, Num]
 
 
-@frozen
+@dataclass(frozen=True)
 class Metrics:
     """Sizes in backend units: plot area, average character width, label line height, marker radius."""
 
@@ -34,14 +34,14 @@ class Metrics:
     marker_r: float
 
 
-@frozen
+@dataclass(frozen=True)
 class Line:
     pts: tuple[Coord, ...]
     color: int  # palette index; -1 is the neutral (black) ink
     style: str = "solid"  # "solid" (thick), "dashed" or "dotted" (thin)
 
 
-@frozen
+@dataclass(frozen=True)
 class Marker:
     x: Num
     y: Num
@@ -49,7 +49,7 @@ class Marker:
     kind: str  # "knee" (open circle), "point" (filled diamond), "dot" (small filled circle)
 
 
-@frozen
+@dataclass(frozen=True)
 class Label:
     text: str  # one or more lines, separated by "\n"
     x: Num  # data anchor
@@ -59,7 +59,7 @@ class Label:
     color: int
 
 
-@frozen
+@dataclass(frozen=True)
 class Scene:
     title: str
     x_label: str

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = [
     "Ceiling", "Point", "RooflineFigure", "Series", "SweepFigure",
@@ -50,7 +50,7 @@ def _exact_expr(value: object, what: str) -> sp.Expr:
     return value
 
 
-@frozen
+@dataclass(frozen=True)
 class Ceiling:
     """One horizontal compute ceiling (one dtype of the chip)."""
 
@@ -61,7 +61,7 @@ class Ceiling:
         object.__setattr__(self, "peak", _exact(self.peak, f"ceiling {self.label!r} peak"))
 
 
-@frozen
+@dataclass(frozen=True)
 class Point:
     """An operator placed on the roofline."""
 
@@ -74,7 +74,7 @@ class Point:
         object.__setattr__(self, "attainable", _exact(self.attainable, f"point {self.label!r} attainable"))
 
 
-@frozen
+@dataclass(frozen=True)
 class RooflineFigure:
     """A multi-dtype roofline: one memory slope, one ceiling per dtype, some points."""
 
@@ -91,7 +91,7 @@ class RooflineFigure:
             raise ValueError("a roofline needs at least one ceiling")
 
 
-@frozen
+@dataclass(frozen=True)
 class Series:
     """One curve of a sweep: exact (x, y) pairs and, optionally, its crossover."""
 
@@ -111,7 +111,7 @@ class Series:
             object.__setattr__(self, "crossover", _exact_expr(self.crossover, f"series {self.label!r} crossover"))
 
 
-@frozen
+@dataclass(frozen=True)
 class SweepFigure:
     """Attainable FLOP/s against one dim, several series, optionally the peak."""
 
@@ -206,7 +206,7 @@ def log_frac(v: sp.Expr | float, lo: int, hi: int) -> float:
 # --- geometry ------------------------------------------------------------------
 
 
-@frozen
+@dataclass(frozen=True)
 class RooflineGeometry:
     """What a roofline draws, exactly: ranges, slope, ceiling segments, knees."""
 
@@ -240,7 +240,7 @@ def roofline_geometry(fig: RooflineFigure) -> RooflineGeometry:
     return RooflineGeometry((x_lo, x_hi), (y_lo, y_hi), slope, segs, knees)
 
 
-@frozen
+@dataclass(frozen=True)
 class SweepGeometry:
     """What a sweep draws: ranges and each series' crossover as a float (or None)."""
 

@@ -13,7 +13,7 @@ from bisect import bisect_left, bisect_right
 from itertools import chain
 from typing import NamedTuple
 
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = ["Box", "LabelRequest", "place_labels", "polyline_obstacles", "choose_corner"]
 
@@ -39,7 +39,7 @@ class Box(NamedTuple):
         return Box(self.x0, self.y0 + dy, self.x1, self.y1 + dy)
 
 
-@frozen
+@dataclass(frozen=True)
 class LabelRequest:
     """A label box of size (w, h) near an anchor; candidates are (dx, dy) of its lower-left corner."""
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import sympy as sp
 
 from derive.errors import LimitError, ParseError
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.formula.evaluate import evaluate
 from derive.formula.latex import latex_tokens
 from derive.formula.limits import (
@@ -64,7 +64,7 @@ __all__ = [
 SYNTAXES = ("auto", "latex", "plain")
 
 
-@frozen
+@dataclass(frozen=True)
 class Parsed:
     """A parsed formula.
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 import sympy as sp
 
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.formula.limits import MAX_DEGREE, MAX_EXPONENT, MAX_LOG10, MAX_ROOT, Reject, at
 from derive.formula.parser import Name, Node, Num, Power, Product, Sum
 
@@ -30,7 +30,7 @@ __all__ = ["Bound", "Evaluator", "resolve", "evaluate"]
 Symbols = Mapping[str, sp.Symbol]
 
 
-@frozen
+@dataclass(frozen=True)
 class Bound:
     """Upper bounds for one node.
 

@@ -22,14 +22,14 @@ from typing import Union
 
 import sympy as sp
 
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.formula.limits import MAX_DEPTH, Reject, at
 from derive.formula.tokens import Token
 
 __all__ = ["Num", "Name", "Sum", "Product", "Power", "Node", "parse_tokens"]
 
 
-@frozen
+@dataclass(frozen=True)
 class Num:
     """A literal, exact."""
 
@@ -37,7 +37,7 @@ class Num:
     pos: int
 
 
-@frozen
+@dataclass(frozen=True)
 class Name:
     """An identifier run as typed (``BDF``, ``d_model``); ``exact`` forbids splitting it."""
 
@@ -46,7 +46,7 @@ class Name:
     exact: bool = False
 
 
-@frozen
+@dataclass(frozen=True)
 class Sum:
     """Signed terms: ``((+1, a), (-1, b))`` is ``a - b``."""
 
@@ -54,7 +54,7 @@ class Sum:
     pos: int
 
 
-@frozen
+@dataclass(frozen=True)
 class Product:
     """Factors, each multiplied (False) or divided by (True), with the operator's position."""
 
@@ -62,7 +62,7 @@ class Product:
     pos: int
 
 
-@frozen
+@dataclass(frozen=True)
 class Power:
     """``base ^ exp``; ``pos`` is the position of ``^``."""
 

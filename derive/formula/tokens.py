@@ -26,7 +26,7 @@ import sympy as sp
 
 from derive.errors import ParseError
 from derive.problem.decimals import parse_decimal
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.formula.limits import MAX_LITERAL_DIGITS, MAX_TOKENS, Reject, at, escape_char
 
 __all__ = ["Token", "lex", "relation_error", "RELATION_CHARS", "count_check"]
@@ -52,7 +52,7 @@ RELATION_CHARS = ("==", "<=", ">=", "!=", "=", "<", ">", "\u2264", "\u2265", "\u
 _PLAIN_ALLOWED = "letters, digits, _, spaces, + - * / ^ ( ) . and the operators \u00b7 \u00d7 \u22c5 \u2212"
 
 
-@frozen
+@dataclass(frozen=True)
 class Token:
     """One token: its kind, its text, where it starts (0-based) and, for numbers, its value."""
 

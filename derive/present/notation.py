@@ -14,7 +14,6 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 from derive.problem.decimals import fmt_decimal
-from derive.present.texpoly import PolyTex
 
 __all__ = ["tex", "tex_sum", "tex_sub", "tex_decimal", "tex_text_number", "str_sum"]
 
@@ -60,18 +59,9 @@ def _printer(symbol_names: tuple, mul_symbol: str | None) -> _Printer:
     return _Printer(dict(_SETTINGS, symbol_names=dict(symbol_names), mul_symbol=mul_symbol))
 
 
-@lru_cache(maxsize=64)
-def _fast(symbol_names: tuple = (), mul_symbol: str | None = None) -> PolyTex:
-    """The fast path for one setting (it prints symbols with that setting's printer)."""
-    return PolyTex(_printer(symbol_names, mul_symbol), _int_tex)
-
-
 @lru_cache(maxsize=16384)
 def _tex(expr: sp.Basic, symbol_names: tuple, mul_symbol: str | None) -> str:
-    """Polynomials and their ratios print fast (identical text); the rest through sympy."""
-    fast = _fast(symbol_names, mul_symbol)(expr)
-    if fast is not None:
-        return fast
+    """sympy's printer with one setting (a key prints the same expression many times)."""
     return _printer(symbol_names, mul_symbol).doprint(expr)
 
 

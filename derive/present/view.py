@@ -8,14 +8,14 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.present.notation import tex, tex_text_number
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.solution.builder import Solution
 from derive.solution.steps import Math, Rich, rich
 
 __all__ = ["TensorRow", "HardwareRow", "SolutionView", "view_of"]
 
 
-@frozen
+@dataclass(frozen=True)
 class TensorRow:
     """One row of the tensors table."""
 
@@ -26,7 +26,7 @@ class TensorRow:
     width: str
 
 
-@frozen
+@dataclass(frozen=True)
 class HardwareRow:
     """One row of the hardware table."""
 
@@ -37,7 +37,7 @@ class HardwareRow:
     source: str
 
 
-@frozen
+@dataclass(frozen=True)
 class SolutionView:
     """Everything a solution template prints."""
 

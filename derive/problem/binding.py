@@ -14,7 +14,7 @@ from derive.declare.operator import NAME_RE, Operator
 from derive.problem.dtypes import Dtype, get_dtype
 from derive.errors import ProblemError, UnknownNameError
 from derive.problem.decimals import parse_positive_int
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.problem.regime import Regime, parse_regime
 
 __all__ = ["ProblemSpec", "Problem", "bind"]
@@ -22,7 +22,7 @@ __all__ = ["ProblemSpec", "Problem", "bind"]
 MAX_SPEC_ITEMS = 64
 
 
-@frozen
+@dataclass(frozen=True)
 class ProblemSpec:
     """A problem as typed: every field is text (or a tuple of text)."""
 
@@ -38,7 +38,7 @@ class ProblemSpec:
     solve_for: str | None = None
 
 
-@frozen
+@dataclass(frozen=True)
 class Problem:
     """A bound problem: exact numbers, dims and dtypes checked against the operator."""
 

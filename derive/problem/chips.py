@@ -14,7 +14,7 @@ import sympy as sp
 
 from derive.errors import ChipDataError, UnknownNameError
 from derive.problem.decimals import parse_positive
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.problem.toml_file import loads_toml
 
 __all__ = ["Figure", "Chip", "load_chips", "get_chip", "chip_names", "custom_figure"]
@@ -23,7 +23,7 @@ _PEAK_KEY = re.compile(r"^peak_([a-z0-9_]+?)_(flop|op)_per_s$")
 _FIGURE_KEYS = {"value", "source", "edition", "note"}
 
 
-@frozen
+@dataclass(frozen=True)
 class Figure:
     """One hardware number: exact value, the text it was written as, and where it is from."""
 
@@ -43,7 +43,7 @@ def custom_figure(text: str, what: str) -> Figure:
     return Figure(parse_positive(text, what), text.strip(), source="given")
 
 
-@frozen
+@dataclass(frozen=True)
 class Chip:
     """A chip: dense compute peaks per dtype, HBM bandwidth and link bandwidth (one way)."""
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.errors import UnknownNameError
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = ["Dtype", "DTYPES", "get_dtype", "dtype_names"]
 
 
-@frozen
+@dataclass(frozen=True)
 class Dtype:
     """A number format: its name, exact bytes per element, and the peak it computes at."""
 

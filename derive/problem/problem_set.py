@@ -12,7 +12,7 @@ from pathlib import Path
 
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.problem.toml_file import loads_toml
 
 __all__ = ["PlotSeries", "PlotSpec", "ProblemEntry", "ProblemSet", "load_problem_set", "parse_problem_set", "ASK_KEYS"]
@@ -32,7 +32,7 @@ _PLOT = {"over": str, "from": int, "to": int, "series": list, "title": str}
 _SERIES = {"label": str, "set": dict}
 
 
-@frozen
+@dataclass(frozen=True)
 class PlotSeries:
     """One curve of a plot: a label and the dims bound for it."""
 
@@ -40,7 +40,7 @@ class PlotSeries:
     sets: tuple[str, ...]
 
 
-@frozen
+@dataclass(frozen=True)
 class PlotSpec:
     """Attainable FLOP/s against one dim, over [start, stop], for several series."""
 
@@ -51,7 +51,7 @@ class PlotSpec:
     title: str = ""
 
 
-@frozen
+@dataclass(frozen=True)
 class ProblemEntry:
     """One problem of a set."""
 
@@ -63,7 +63,7 @@ class ProblemEntry:
     plot: PlotSpec | None
 
 
-@frozen
+@dataclass(frozen=True)
 class ProblemSet:
     """A parsed problem set."""
 

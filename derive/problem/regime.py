@@ -16,7 +16,7 @@ import re
 import sympy as sp
 
 from derive.errors import RegimeError
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = ["Regime", "parse_regime", "REGIME_FACTOR"]
 
@@ -26,7 +26,7 @@ _NAMES = r"[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*"
 _REGIME = re.compile(rf"^\s*({_NAMES})\s*(<<|>>|->|≪|≫|→)\s*({_NAMES}|1|oo|∞|inf)\s*$")
 
 
-@frozen
+@dataclass(frozen=True)
 class Regime:
     """A parsed regime: the dims that grow, the ones held fixed, and the pairs to check."""
 

@@ -16,7 +16,7 @@ from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from derive.present.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
 from derive.problem.decimals import fmt_decimal
-from derive.record import frozen
+from dataclasses import dataclass
 from derive.problem.regime import REGIME_FACTOR
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
@@ -25,7 +25,7 @@ __all__ = ["Solution", "build_solution", "select_steps", "verdict_text"]
 FLOPS, BYTES, I, RIDGE = r"\text{FLOPs}", r"\text{bytes}", "I", r"\frac{\pi}{\beta}"
 
 
-@frozen
+@dataclass(frozen=True)
 class Solution:
     """A worked solution: the analysis it shows, its steps, the verdict and warnings."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from derive.record import frozen
+from dataclasses import dataclass
 
 __all__ = ["StepKind", "Math", "Rich", "Line", "Step", "rich"]
 
@@ -35,7 +35,7 @@ class StepKind(Enum):
     FUSION = "Fused against unfused"      # intermediates kept on chip are not moved
 
 
-@frozen
+@dataclass(frozen=True)
 class Math:
     """A piece of LaTeX math inside rich text."""
 
@@ -50,7 +50,7 @@ def rich(*parts: str | Math) -> Rich:
     return tuple(p for p in parts if p != "")
 
 
-@frozen
+@dataclass(frozen=True)
 class Line:
     """One displayed equation: ``lhs = forms[0] = forms[1] … ≈ approx``."""
 
@@ -71,7 +71,7 @@ class Line:
         return Line(lhs, tuple(out), approx, relation)
 
 
-@frozen
+@dataclass(frozen=True)
 class Step:
     """One numbered step of a worked solution."""
 
