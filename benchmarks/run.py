@@ -27,8 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -42,14 +43,23 @@ GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0}
 
 def _env(root: Path = ROOT) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(root) + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
     return env
 
 
 def cold(argv: list[str], root: Path = ROOT) -> float:
     """Wall time of one fresh Python process running derive from ``root`` (fails loudly if it fails)."""
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, *argv], cwd=root, env=_env(root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(
+        [sys.executable, *argv],
+        cwd=root,
+        env=_env(root),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     elapsed = time.perf_counter() - t
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {r.returncode}: {r.stderr.strip()[-500:]}")
@@ -91,7 +101,10 @@ def repeated_set(source: Path, times: int, dest: Path, first: int | None = None)
     for r in range(times):
         for p in problems:
             lines.append("[[problem]]")
-            lines += [f"{k} = {_toml(f'{v}-r{r}' if k == 'id' and times > 1 else v)}" for k, v in p.items()]
+            lines += [
+                f"{k} = {_toml(f'{v}-r{r}' if k == 'id' and times > 1 else v)}"
+                for k, v in p.items()
+            ]
             lines.append("")
     dest.write_text("\n".join(lines), encoding="utf-8")
     return len(problems) * times
@@ -100,7 +113,9 @@ def repeated_set(source: Path, times: int, dest: Path, first: int | None = None)
 # --- measurements -----------------------------------------------------------------------------------
 
 
-FLOOR = "import gc; gc.disable(); import sympy, jinja2; gc.freeze(); gc.enable(); sympy.Symbol('x') + 1"
+FLOOR = (
+    "import gc; gc.disable(); import sympy, jinja2; gc.freeze(); gc.enable(); sympy.Symbol('x') + 1"
+)
 """What every key pays before derive's own code runs: Python, sympy, jinja2, and the
 lazy import sympy makes on its first ``Add``, imported the way derive's command line imports
 them (the cycle collector paused, then the loaded objects frozen: ``derive.commands.cli.load_engine``).
@@ -109,7 +124,10 @@ them (the cycle collector paused, then the loaded objects frozen: ``derive.comma
 
 def measure_key(tmp: Path, repeats: int) -> dict:
     """(a) and (b): the cold key against the naive script and against importing sympy; and the floor."""
-    key, naive, imp, floor = best_interleaved([key_command(SET20, tmp / "key"), [str(NAIVE)], ["-c", "import sympy"], ["-c", FLOOR]], repeats)
+    key, naive, imp, floor = best_interleaved(
+        [key_command(SET20, tmp / "key"), [str(NAIVE)], ["-c", "import sympy"], ["-c", FLOOR]],
+        repeats,
+    )
     return {"key": key, "naive": naive, "sympy": imp, "floor": floor}
 
 
@@ -118,7 +136,9 @@ def measure_marginal(tmp: Path, repeats: int, times: int = 10, first: int | None
     one, many = tmp / "x1.toml", tmp / f"x{times}.toml"
     n1 = repeated_set(SET20, 1, one, first)
     nk = repeated_set(SET20, times, many, first)
-    t1, tk = best_interleaved([key_command(one, tmp / "k1"), key_command(many, tmp / "kn")], repeats)
+    t1, tk = best_interleaved(
+        [key_command(one, tmp / "k1"), key_command(many, tmp / "kn")], repeats
+    )
     return {"t1": t1, "tk": tk, "n1": n1, "nk": nk, "per_problem": (tk - t1) / (nk - n1)}
 
 
@@ -164,7 +184,7 @@ BLOCK_SET = {"T": 1, "S": 4096, "d_model": 8192, "d_ff": 28672, "N": 64, "K": 8,
 def measure_composite(tmp: Path, repeats: int) -> dict:
     """(d): derive.solve + .markdown() + .latex() of a 12-part layer, warm (after a first call)."""
     import derive
-    import derive.pipeline  # noqa: F401 - the engine (sympy, jinja2) loaded before the first call is timed
+    import derive.pipeline
 
     path = tmp / "bench_block.py"
     path.write_text(BLOCK_FILE, encoding="utf-8")
@@ -186,11 +206,14 @@ def measure_composite(tmp: Path, repeats: int) -> dict:
 
 def measure_sweep(side: int, repeats: int) -> dict:
     """(e): matmul over B = 1..side × D = 1..side (F = 8192, bf16 on h100)."""
-    from derive.pipeline import solve
     from derive.commands.sweep import grid_of, parse_over, sweep_arrays, sweep_csv
+    from derive.pipeline import solve
 
     a = solve("matmul", dtype="bf16", chip="h100", set={"F": 8192}).analysis
-    axes = [parse_over(f"B=1..{side}", a.problem.operator.dims), parse_over(f"D=1..{side}", a.problem.operator.dims)]
+    axes = [
+        parse_over(f"B=1..{side}", a.problem.operator.dims),
+        parse_over(f"D=1..{side}", a.problem.operator.dims),
+    ]
     arrays = csv = float("inf")
     size = 0
     for _ in range(repeats):
@@ -227,7 +250,9 @@ def profile_key(top: int = 25) -> str:
 # --- report -----------------------------------------------------------------------------------------
 
 
-def _row(name: str, derive: str, baseline: str, ratio: str, goal: str, met: bool | None) -> list[str]:
+def _row(
+    name: str, derive: str, baseline: str, ratio: str, goal: str, met: bool | None
+) -> list[str]:
     return [name, derive, baseline, ratio, goal, "—" if met is None else ("yes" if met else "NO")]
 
 
@@ -247,14 +272,22 @@ def prepare(tmp: Path, root: Path = ROOT) -> None:
     and the built-in operators once, and build one untimed key (which also fills the
     compiled-template cache, see derive/render.py).
     """
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "derive"), str(root / "operators")], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(root / "derive"), str(root / "operators")],
+        check=True,
+    )
     cold(key_command(SET20, tmp / "warmup"), root)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="derive benchmarks (ratios measured side by side)")
     ap.add_argument("--quick", action="store_true", help="one repeat, smaller sizes: a smoke run")
-    ap.add_argument("--repeats", type=int, default=None, help="rounds per cold measurement (default 3; 1 with --quick)")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="rounds per cold measurement (default 3; 1 with --quick)",
+    )
     ap.add_argument("--profile", action="store_true", help="also profile one in-process key build")
     args = ap.parse_args(argv)
     repeats = args.repeats or (1 if args.quick else 3)
@@ -264,21 +297,97 @@ def main(argv: list[str] | None = None) -> int:
         prepare(tmp)
         k = measure_key(tmp, repeats)
         ra, rb = k["key"] / k["naive"], k["key"] / k["sympy"]
-        rows.append(_row("(a) key of set20, cold vs naive sympy", f"{k['key']:.2f} s", f"{k['naive']:.2f} s", f"{ra:.2f}", "<= 0.4", ra <= GOALS["a"]))
-        rows.append(_row("    floor (no derive code) vs naive sympy", f"{k['floor']:.2f} s", f"{k['naive']:.2f} s", f"{k['floor'] / k['naive']:.2f}", "—", None))
-        rows.append(_row("    derive's own share of the key", f"{k['key'] - k['floor']:.2f} s", "—", "—", f"<= {GOALS['a'] * k['naive'] - k['floor']:.2f} s", None))
-        rows.append(_row("(b) key of set20, cold vs import sympy", f"{k['key']:.2f} s", f"{k['sympy']:.2f} s", f"{rb:.2f}", "<= 2.5", rb <= GOALS["b"]))
-        m = measure_marginal(tmp, repeats, times=2 if args.quick else 10, first=3 if args.quick else None)
+        rows.append(
+            _row(
+                "(a) key of set20, cold vs naive sympy",
+                f"{k['key']:.2f} s",
+                f"{k['naive']:.2f} s",
+                f"{ra:.2f}",
+                "<= 0.4",
+                ra <= GOALS["a"],
+            )
+        )
+        rows.append(
+            _row(
+                "    floor (no derive code) vs naive sympy",
+                f"{k['floor']:.2f} s",
+                f"{k['naive']:.2f} s",
+                f"{k['floor'] / k['naive']:.2f}",
+                "—",
+                None,
+            )
+        )
+        rows.append(
+            _row(
+                "    derive's own share of the key",
+                f"{k['key'] - k['floor']:.2f} s",
+                "—",
+                "—",
+                f"<= {GOALS['a'] * k['naive'] - k['floor']:.2f} s",
+                None,
+            )
+        )
+        rows.append(
+            _row(
+                "(b) key of set20, cold vs import sympy",
+                f"{k['key']:.2f} s",
+                f"{k['sympy']:.2f} s",
+                f"{rb:.2f}",
+                "<= 2.5",
+                rb <= GOALS["b"],
+            )
+        )
+        m = measure_marginal(
+            tmp, repeats, times=2 if args.quick else 10, first=3 if args.quick else None
+        )
         ms = 1000 * m["per_problem"]
-        rows.append(_row(f"(c) marginal per problem ({m['nk']} vs {m['n1']} problems)", f"{ms:.1f} ms", f"{m['tk']:.2f} s - {m['t1']:.2f} s", "—", "<= 15 ms", ms <= GOALS["c"]))
+        rows.append(
+            _row(
+                f"(c) marginal per problem ({m['nk']} vs {m['n1']} problems)",
+                f"{ms:.1f} ms",
+                f"{m['tk']:.2f} s - {m['t1']:.2f} s",
+                "—",
+                "<= 15 ms",
+                ms <= GOALS["c"],
+            )
+        )
         c = measure_composite(tmp, repeats)
-        rows.append(_row("(d) 12-part composite, solve+md+tex warm", f"{c['warm']:.3f} s", f"first {c['first']:.2f} s", "—", "—", None))
+        rows.append(
+            _row(
+                "(d) 12-part composite, solve+md+tex warm",
+                f"{c['warm']:.3f} s",
+                f"first {c['first']:.2f} s",
+                "—",
+                "—",
+                None,
+            )
+        )
         s = measure_sweep(100 if args.quick else 1000, repeats)
-        rows.append(_row(f"(e) sweep_arrays, {s['points']:.0e} points", f"{s['arrays']:.3f} s", "—", "—", "<= 1 s", s["arrays"] <= GOALS["e"]))
-        rows.append(_row(f"(e) sweep arrays + CSV ({s['csv_mb']:.0f} MB)", f"{s['csv']:.3f} s", "—", "—", "~1 s", None))
+        rows.append(
+            _row(
+                f"(e) sweep_arrays, {s['points']:.0e} points",
+                f"{s['arrays']:.3f} s",
+                "—",
+                "—",
+                "<= 1 s",
+                s["arrays"] <= GOALS["e"],
+            )
+        )
+        rows.append(
+            _row(
+                f"(e) sweep arrays + CSV ({s['csv_mb']:.0f} MB)",
+                f"{s['csv']:.3f} s",
+                "—",
+                "—",
+                "~1 s",
+                None,
+            )
+        )
     print(table(rows))
-    print(f"\nbest of {repeats}, cold processes interleaved; python {sys.version.split()[0]}; {os.cpu_count()} CPUs;"
-          " derive's bytecode compiled and its template cache warm, as after pip install and a first run")
+    print(
+        f"\nbest of {repeats}, cold processes interleaved; python {sys.version.split()[0]}; {os.cpu_count()} CPUs;"
+        " derive's bytecode compiled and its template cache warm, as after pip install and a first run"
+    )
     if args.profile:
         print("\nprofile of one in-process key build of set20 (imports excluded):\n")
         print(profile_key())

@@ -22,7 +22,9 @@ from run import NAIVE, ROOT, SET20, cold, key_command, prepare
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("other", type=Path, help="another derive checkout (e.g. a git worktree of an older commit)")
+    ap.add_argument(
+        "other", type=Path, help="another derive checkout (e.g. a git worktree of an older commit)"
+    )
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args(argv)
     trees = {"other": args.other.resolve(), "this": ROOT}
@@ -30,7 +32,9 @@ def main(argv: list[str] | None = None) -> int:
         out = {name: Path(d) / name for name in trees}
         for name, root in trees.items():
             prepare(Path(d) / f"warmup-{name}", root)
-        cmds = {f"key ({name})": (key_command(SET20, out[name]), root) for name, root in trees.items()}
+        cmds = {
+            f"key ({name})": (key_command(SET20, out[name]), root) for name, root in trees.items()
+        }
         cmds["naive sympy"] = ([str(NAIVE)], ROOT)
         cmds["import sympy"] = (["-c", "import sympy"], ROOT)
         best = {k: float("inf") for k in cmds}
@@ -43,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{k:14s} {v:.3f} s")
     for name in trees:
         k = best[f"key ({name})"]
-        print(f"key ({name}): vs naive {k / best['naive sympy']:.2f}, vs import sympy {k / best['import sympy']:.2f}")
+        print(
+            f"key ({name}): vs naive {k / best['naive sympy']:.2f}, vs import sympy {k / best['import sympy']:.2f}"
+        )
     print(f"key files identical: {identical}; best of {args.repeats}, interleaved")
     return 0
 

@@ -11,13 +11,18 @@ from __future__ import annotations
 
 from derive.errors import DeriveError
 
-__all__ = ["Operator", "Tensor", "Composite", "dims", "DeriveError", "solve", "__version__"]
+__all__ = ["Composite", "DeriveError", "Operator", "Tensor", "__version__", "dims", "solve"]
 
 __version__ = "0.1.0"
 
 # The declaration API is imported on first use (PEP 562), so that ``import derive.commands.cli``
 # does not import sympy: the command line imports it itself, see ``cli.load_engine``.
-_LAZY = {"Operator": "declare.operator", "Tensor": "declare.operator", "dims": "declare.operator", "Composite": "declare.composite"}
+_LAZY = {
+    "Operator": "declare.operator",
+    "Tensor": "declare.operator",
+    "dims": "declare.operator",
+    "Composite": "declare.composite",
+}
 
 
 def __getattr__(name: str):

@@ -9,16 +9,16 @@ is not a ``DeriveError`` reaching the CLI is a bug.
 from __future__ import annotations
 
 __all__ = [
-    "DeriveError",
-    "DeclarationError",
-    "OperatorFileError",
-    "UnknownNameError",
-    "ProblemError",
-    "ParseError",
-    "LimitError",
-    "RegimeError",
     "ChipDataError",
+    "DeclarationError",
+    "DeriveError",
+    "LimitError",
+    "OperatorFileError",
     "OutputError",
+    "ParseError",
+    "ProblemError",
+    "RegimeError",
+    "UnknownNameError",
 ]
 
 

@@ -7,15 +7,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from derive.analysis.analyse import Analysis, analyse
-from derive.problem.binding import ProblemSpec, bind
-from dataclasses import dataclass
 from derive.declare.registry import Registry, load_registry
 from derive.present.render import render
-from derive.solution.builder import Solution, build_solution
 from derive.present.view import view_of
+from derive.problem.binding import ProblemSpec, bind
+from derive.solution.builder import Solution, build_solution
 
 __all__ = ["Derivation", "derive_spec", "solve"]
 
@@ -68,7 +68,7 @@ def solve(
     bandwidth: str | None = None,
     link_bandwidth: str | None = None,
     regime: str | None = None,
-    set: dict[str, int] | tuple[str, ...] = (),  # noqa: A002 - mirrors the --set flag
+    set: dict[str, int] | tuple[str, ...] = (),
     solve_for: str | None = None,
     operators: tuple[str | Path, ...] = (),
 ) -> Derivation:
@@ -77,7 +77,20 @@ def solve(
     ``dtypes`` may be ``{"Y": "int8"}`` or ``("bf16", "Y=int8")``; ``set`` may be
     ``{"D": 4096}`` or ``("D=4096",)``; hardware numbers are strings so they stay exact.
     """
-    items = tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
+    items = (
+        tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
+    )
     sets = tuple(f"{k}={v}" for k, v in set.items()) if isinstance(set, dict) else tuple(set)
-    spec = ProblemSpec(operator, ((dtype,) if dtype else ()) + items, compute, chip, peak, bandwidth, link_bandwidth, regime, sets, solve_for)
+    spec = ProblemSpec(
+        operator,
+        ((dtype,) if dtype else ()) + items,
+        compute,
+        chip,
+        peak,
+        bandwidth,
+        link_bandwidth,
+        regime,
+        sets,
+        solve_for,
+    )
     return derive_spec(spec, load_registry(tuple(Path(p) for p in operators)))

@@ -17,7 +17,9 @@ from derive.declare.registry import load_operator_file
 
 
 def _load(name):
-    return load_operator_file(Path(__file__).with_name(f"{name}.py"))  # the registry's own module when it is loading
+    return load_operator_file(
+        Path(__file__).with_name(f"{name}.py")
+    )  # the registry's own module when it is loading
 
 
 _mm, _att, _norm, _ew = _load("matmul"), _load("attention"), _load("norms"), _load("elementwise")
@@ -27,13 +29,21 @@ B, d_model, d_ff, T, S, N, K, H = dims("B d_model d_ff T S N K H")
 transformer_block = Composite(
     name="transformer_block",
     parts=[
-        ("norm1", _norm.layernorm, {_norm.layernorm.dims[0]: B * T, _norm.layernorm.dims[1]: d_model}),
+        (
+            "norm1",
+            _norm.layernorm,
+            {_norm.layernorm.dims[0]: B * T, _norm.layernorm.dims[1]: d_model},
+        ),
         ("q_proj", _mm.matmul, {_B: B * T, _D: d_model, _F: N * H}),
         ("kv_proj", _mm.matmul, {_B: B * T, _D: d_model, _F: 2 * K * H}),
         ("attn", _att.attention, {d: e for d, e in zip(_att.attention.dims, (B, T, N, H, S, K))}),
         ("o_proj", _mm.matmul, {_B: B * T, _D: N * H, _F: d_model}),
         ("residual1", _ew.vector_add, {_ew.vector_add.dims[0]: B * T * d_model}),
-        ("norm2", _norm.layernorm, {_norm.layernorm.dims[0]: B * T, _norm.layernorm.dims[1]: d_model}),
+        (
+            "norm2",
+            _norm.layernorm,
+            {_norm.layernorm.dims[0]: B * T, _norm.layernorm.dims[1]: d_model},
+        ),
         ("gate", _mm.matmul, {_B: B * T, _D: d_model, _F: d_ff}),
         ("up", _mm.matmul, {_B: B * T, _D: d_model, _F: d_ff}),
         ("act", _ew.relu, {_ew.relu.dims[0]: B * T * d_ff}),
@@ -42,7 +52,7 @@ transformer_block = Composite(
     ],
     fused=[("up", "act"), ("act", "down")],
     doc="Pre-norm transformer block, 12 parts: norms, Q/KV/O projections, fused attention, gated MLP, residual adds; "
-        "up, activation and down fused (the activation's input and output stay on chip); each part keeps its own FLOP convention.",
+    "up, activation and down fused (the activation's input and output stay on chip); each part keeps its own FLOP convention.",
 )
 
 decode_step_70b = Composite(
@@ -51,7 +61,11 @@ decode_step_70b = Composite(
         ("norm1", _norm.layernorm, {_norm.layernorm.dims[0]: B, _norm.layernorm.dims[1]: 8192}),
         ("q_proj", _mm.matmul, {_B: B, _D: 8192, _F: 8192}),
         ("kv_proj", _mm.matmul, {_B: B, _D: 8192, _F: 2 * 8 * 128}),
-        ("attn", _att.attention, {d: e for d, e in zip(_att.attention.dims, (B, 1, 64, 128, S, 8))}),
+        (
+            "attn",
+            _att.attention,
+            {d: e for d, e in zip(_att.attention.dims, (B, 1, 64, 128, S, 8))},
+        ),
         ("o_proj", _mm.matmul, {_B: B, _D: 8192, _F: 8192}),
         ("residual1", _ew.vector_add, {_ew.vector_add.dims[0]: B * 8192}),
         ("norm2", _norm.layernorm, {_norm.layernorm.dims[0]: B, _norm.layernorm.dims[1]: 8192}),
@@ -63,5 +77,5 @@ decode_step_70b = Composite(
     ],
     fused=[("up", "act"), ("act", "down")],
     doc="One decode step (one new token per sequence) of one block of a 70B-class model (Llama-2-70B shapes: d_model 8192, "
-        "d_ff 28672, 64 query heads and 8 KV heads of 128); B sequences, KV cache of S positions; up, activation and down fused.",
+    "d_ff 28672, 64 query heads and 8 KV heads of 128); B sequences, KV cache of S positions; up, activation and down fused.",
 )

@@ -27,7 +27,7 @@ matmul = Operator(
     reads=[Tensor("X", (B, D)), Tensor("Y", (D, F))],
     writes=[Tensor("Z", (B, F))],
     doc="Z[B,F] = X[B,D]·Y[D,F]; FLOPs 2BDF: one multiply and one add per "
-        "multiply-accumulate, the exact 2BDF − BF is not used (Scaling Book, 'All About Rooflines').",
+    "multiply-accumulate, the exact 2BDF − BF is not used (Scaling Book, 'All About Rooflines').",
 )
 
 matmul_per_example = Operator(
@@ -36,7 +36,7 @@ matmul_per_example = Operator(
     reads=[Tensor("X", (B, D)), Tensor("Y", (B, D, F))],
     writes=[Tensor("Z", (B, F))],
     doc="Z[b,F] = X[b,D]·Y[b,D,F], a separate weight matrix per batch element; FLOPs 2BDF "
-        "(2 per multiply-accumulate, Scaling Book, 'All About Rooflines').",
+    "(2 per multiply-accumulate, Scaling Book, 'All About Rooflines').",
 )
 
 matmul_grouped = Operator(
@@ -45,7 +45,7 @@ matmul_grouped = Operator(
     reads=[Tensor("X", (B, D)), Tensor("Y", (G, D, F))],
     writes=[Tensor("Z", (B, F))],
     doc="Z[b,F] = X[b,D]·Y[g(b),D,F], G weight groups with each example using one group; "
-        "all G groups are read; FLOPs 2BDF (2 per multiply-accumulate, Scaling Book, 'All About Rooflines').",
+    "all G groups are read; FLOPs 2BDF (2 per multiply-accumulate, Scaling Book, 'All About Rooflines').",
 )
 
 moe_matmul = Operator(
@@ -54,7 +54,7 @@ moe_matmul = Operator(
     reads=[Tensor("X", (B, D)), Tensor("W", (E, D, F))],
     writes=[Tensor("Y", (B, k, F))],
     doc="Y[b,j,F] = X[b,D]·W[e_j(b),D,F] for each example's top-k of E experts; FLOPs 2kBDF "
-        "(2 per multiply-accumulate); bytes are the worst case where all E experts' weights are read.",
+    "(2 per multiply-accumulate); bytes are the worst case where all E experts' weights are read.",
 )
 
 matmul_sharded = Operator(
@@ -64,7 +64,7 @@ matmul_sharded = Operator(
     writes=[Tensor("Z", (B, F))],
     comms=[Tensor("Z", (B, F))],
     doc="Per chip of P with the contraction D split: Z[B,F] partial = X[B,D/P]·Y[D/P,F]; FLOPs 2BDF/P; "
-        "comms one send of the partial Z per chip, as the Scaling Book network roofline counts it.",
+    "comms one send of the partial Z per chip, as the Scaling Book network roofline counts it.",
 )
 
 dot = Operator(
@@ -81,5 +81,5 @@ matvec = Operator(
     reads=[Tensor("A", (M, N)), Tensor("x", (N,))],
     writes=[Tensor("y", (M,))],
     doc="y[M] = A[M,N]·x[N]; FLOPs 2MN: one multiply and one add per multiply-accumulate, "
-        "the exact 2MN − M is not used (Scaling Book, 'All About Rooflines').",
+    "the exact 2MN − M is not used (Scaling Book, 'All About Rooflines').",
 )

@@ -26,5 +26,5 @@ layernorm = Operator(
     reads=[Tensor("x", (B, D)), Tensor("gamma", (D,)), Tensor("beta", (D,))],
     writes=[Tensor("y", (B, D))],
     doc="y[B,D] = (x − mean)·rsqrt(var + eps)·gamma + beta per row; FLOPs 7BD: per element mean add, "
-        "subtract, square, variance add, rsqrt multiply, gamma multiply, beta add; per-row divisions by D and rsqrt (O(B)) dropped.",
+    "subtract, square, variance add, rsqrt multiply, gamma multiply, beta add; per-row divisions by D and rsqrt (O(B)) dropped.",
 )

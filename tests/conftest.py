@@ -15,7 +15,11 @@ CASES = ROOT / "tests" / "cases"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/* from the current output")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite tests/golden/* from the current output",
+    )
 
 
 @pytest.fixture

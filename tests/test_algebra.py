@@ -25,6 +25,8 @@ def shape(e: sp.Basic) -> tuple:
     if e.is_Number or not e.args:
         return (type(e).__name__, str(e))
     return (type(e).__name__, tuple(shape(a) for a in e.args))
+
+
 SYMS = (B, D, F, P)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -73,11 +75,27 @@ hardware = st.builds(sp.Rational, st.integers(1, 10**6), st.integers(1, 10**3))
 
 
 def _fields(c):
-    return (c.status, shape(c.g), c.exact, c.min_compute_bound, c.condition, c.supremum, c.supremum_all, c.note)
+    return (
+        c.status,
+        shape(c.g),
+        c.exact,
+        c.min_compute_bound,
+        c.condition,
+        c.supremum,
+        c.supremum_all,
+        c.note,
+    )
 
 
 @SETTINGS
-@given(pos_polys, pos_polys, hardware, hardware, st.sampled_from(SYMS), st.dictionaries(st.sampled_from(SYMS), st.integers(1, 50)))
+@given(
+    pos_polys,
+    pos_polys,
+    hardware,
+    hardware,
+    st.sampled_from(SYMS),
+    st.dictionaries(st.sampled_from(SYMS), st.integers(1, 50)),
+)
 def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
     """The ring solver and the sympy one agree on every field, symbolic or bound."""
     from derive.analysis.crossover import _solve_general, solve_crossover
@@ -139,10 +157,15 @@ def test_compute_bound_only_below_a_root_says_so():
     x = sp.Symbol("x", positive=True, integer=True)
     c = solve_crossover(sp.Integer(50), 2 * x, 10, 1, x)  # g = 50 − 20x ≥ 0 for x ≤ 5/2
     assert c.status == CROSSES and c.min_compute_bound == 1
-    assert verdict_text(c, sp.Integer(10)) == "compute-bound only for x in (0, 5/2]; the smallest is x = 1"
+    assert (
+        verdict_text(c, sp.Integer(10))
+        == "compute-bound only for x in (0, 5/2]; the smallest is x = 1"
+    )
 
 
-wide_coeffs = st.builds(sp.Rational, st.integers(-10**12, 10**12).filter(bool), st.integers(1, 10**4))
+wide_coeffs = st.builds(
+    sp.Rational, st.integers(-(10**12), 10**12).filter(bool), st.integers(1, 10**4)
+)
 wide_monomials = st.tuples(wide_coeffs, st.lists(st.integers(0, 12), min_size=4, max_size=4))
 
 
@@ -162,10 +185,26 @@ def test_to_expr_is_as_expr(terms, order):
 def test_to_expr_edge_cases():
     from derive.analysis.algebra import ring_of, to_expr, to_poly
 
-    x, y, d_model = sp.Symbol("x", positive=True), sp.Symbol("y"), sp.Symbol("d_model", positive=True, integer=True)
+    x, y, d_model = (
+        sp.Symbol("x", positive=True),
+        sp.Symbol("y"),
+        sp.Symbol("d_model", positive=True, integer=True),
+    )
     R = ring_of((x, y, d_model))
-    for e in (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Rational(-3, 7), x, -x, x**2, -x**2 * y / 3, 1 - 2 * x,
-              3 - x * d_model, x + y + d_model + 1, 10**30 * d_model**9 - y):
+    for e in (
+        sp.Integer(0),
+        sp.Integer(1),
+        sp.Integer(-1),
+        sp.Rational(-3, 7),
+        x,
+        -x,
+        x**2,
+        -(x**2) * y / 3,
+        1 - 2 * x,
+        3 - x * d_model,
+        x + y + d_model + 1,
+        10**30 * d_model**9 - y,
+    ):
         p = to_poly(sp.expand(e), R)
         assert shape(to_expr(p)) == shape(p.as_expr()), e
 
@@ -187,7 +226,10 @@ rational_values = st.builds(sp.Rational, st.integers(-9, 9), st.integers(1, 4))
 
 
 @SETTINGS
-@given(st.lists(monomials, min_size=0, max_size=6), st.dictionaries(st.sampled_from(SYMS), rational_values, max_size=3))
+@given(
+    st.lists(monomials, min_size=0, max_size=6),
+    st.dictionaries(st.sampled_from(SYMS), rational_values, max_size=3),
+)
 def test_substitute_expanded_is_xreplace(terms, values):
     """Some symbols of an expanded polynomial → rationals: the very expression xreplace builds
     (terms cancelling, merging, becoming constants or vanishing)."""
@@ -206,9 +248,17 @@ def test_substitute_edge_cases():
     assert substitute(sp.Min(B, D), {B: 2, D: 3}) == 2
     assert substitute(2 * B, {}) == 2 * B
     assert substitute(B * D / 3, {B: sp.Rational(3, 2), D: 4}) == 2
-    for e, vals in ((2 * B * D + 2 * B * F, {D: 8, F: 8}), (B * D - B * F, {D: 3, F: 3}), (B * D + 1, {D: 0}),
-                    (B**2 * D + D, {D: sp.Rational(-1, 2)}), (B * D + F, {P: 2}), (B * (D + F), {D: 2}),
-                    (B / D + F, {F: 2}), (sp.sqrt(B) + D, {D: 1}), (B * D + sp.Max(B, F), {D: 2})):
+    for e, vals in (
+        (2 * B * D + 2 * B * F, {D: 8, F: 8}),
+        (B * D - B * F, {D: 3, F: 3}),
+        (B * D + 1, {D: 0}),
+        (B**2 * D + D, {D: sp.Rational(-1, 2)}),
+        (B * D + F, {P: 2}),
+        (B * (D + F), {D: 2}),
+        (B / D + F, {F: 2}),
+        (sp.sqrt(B) + D, {D: 1}),
+        (B * D + sp.Max(B, F), {D: 2}),
+    ):
         assert shape(substitute(e, vals)) == shape(e.xreplace(vals)), (e, vals)
     assert substitute(B * D + F, {P: 2}) is (B * D + F)  # nothing replaced: the expression itself
 
@@ -221,16 +271,30 @@ def test_factor_is_sympy_factor(num, den, common, scale):
 
     if den == 0:
         return
-    for e in (num / den, scale * sp.expand(num * common) / den, cancel_ratio(sp.expand(num * common), sp.expand(den * common))):
+    for e in (
+        num / den,
+        scale * sp.expand(num * common) / den,
+        cancel_ratio(sp.expand(num * common), sp.expand(den * common)),
+    ):
         assert shape(factor(e)) == shape(sp.factor(e)), e
 
 
 def test_factor_edge_cases():
     from derive.analysis.algebra import factor
 
-    for e in (sp.Integer(3), B, -B, 3 * D / (2 * D - 3), -D / (2 * D - 3), B * D * F / (2 * B * D + 2 * B * F + 2 * D * F),
-              (B**2 - D**2) / (B + 2 * D), 9850 * D * F / (41 * D * F - 9850 * D - 9850 * F), (4 * B**2 - 1) / 6,
-              sp.sqrt(B) / (B + 1), 1 / (B * D)):
+    for e in (
+        sp.Integer(3),
+        B,
+        -B,
+        3 * D / (2 * D - 3),
+        -D / (2 * D - 3),
+        B * D * F / (2 * B * D + 2 * B * F + 2 * D * F),
+        (B**2 - D**2) / (B + 2 * D),
+        9850 * D * F / (41 * D * F - 9850 * D - 9850 * F),
+        (4 * B**2 - 1) / 6,
+        sp.sqrt(B) / (B + 1),
+        1 / (B * D),
+    ):
         assert shape(factor(e)) == shape(sp.factor(e)), e
 
 
@@ -245,7 +309,9 @@ def test_cancel_ratio_with_symbols_in_denominators(num, den):
     if den == 0:
         return
     assert shape(cancel_ratio(num, den)) == shape(sp.cancel(num / den))
-    assert shape(cancel_ratio(num * (B + 1) / P, den / (P * D))) == shape(sp.cancel(num * (B + 1) / P / (den / (P * D))))
+    assert shape(cancel_ratio(num * (B + 1) / P, den / (P * D))) == shape(
+        sp.cancel(num * (B + 1) / P / (den / (P * D)))
+    )
 
 
 def test_review_edge_cases():
@@ -258,7 +324,9 @@ def test_review_edge_cases():
     assert substitute(2 * B, {B: Fraction(1, 2)}) == (2 * B).xreplace({B: Fraction(1, 2)})
     unevaluated = sp.Add(1, 2, evaluate=False)
     assert shape(substitute(unevaluated, {B: 1})) == shape(unevaluated)
-    assert substitute(B * D + B, {B * D: 7, B: 2, D: 3}) == (B * D + B).xreplace({B * D: 7, B: 2, D: 3})
+    assert substitute(B * D + B, {B * D: 7, B: 2, D: 3}) == (B * D + B).xreplace(
+        {B * D: 7, B: 2, D: 3}
+    )
     assert factor(unevaluated) == 3
     Bp = sp.Symbol("B")
     e = (B + Bp) / (B - Bp)
@@ -273,19 +341,36 @@ def test_same_polynomial_is_expand_of_the_difference(p, q, equal):
 
     a, b = (p * q, sp.expand(p * q)) if equal else (p, q)
     assert same_polynomial(a, b) == (sp.expand(a - b) == 0)
-    assert same_polynomial(sp.sqrt(B) + p, sp.sqrt(B) + p) and not same_polynomial(1 / B, 1 / D)  # sympy's fallback
+    assert same_polynomial(sp.sqrt(B) + p, sp.sqrt(B) + p) and not same_polynomial(
+        1 / B, 1 / D
+    )  # sympy's fallback
 
 
 def test_quotient_shapes_are_sympys():
     """Each way a lowest-terms quotient is written: constant, monomial or sum, above and below."""
-    cases = [(B + D, 2 * B * F), (3 * B, 2 * D + F), (B + D, 2 * B + 2 * D * F), (-B - D, F + 1), (2, B + D), (1, 2 * B * D),
-             (B**2 * D, 3 * F**3), (6 * B + 4 * D, 2), (B, 7), (-5 * B * D, 10 * F), (B + D, B * D), (1, B), (B**2 - D, -F)]
+    cases = [
+        (B + D, 2 * B * F),
+        (3 * B, 2 * D + F),
+        (B + D, 2 * B + 2 * D * F),
+        (-B - D, F + 1),
+        (2, B + D),
+        (1, 2 * B * D),
+        (B**2 * D, 3 * F**3),
+        (6 * B + 4 * D, 2),
+        (B, 7),
+        (-5 * B * D, 10 * F),
+        (B + D, B * D),
+        (1, B),
+        (B**2 - D, -F),
+    ]
     for n, d in cases:
         assert shape(cancel_ratio(sp.expand(n), sp.expand(d))) == shape(sp.cancel(n / d)), (n, d)
 
 
 @SETTINGS
-@given(polys, polys, st.dictionaries(st.sampled_from(SYMS), rational_values.filter(bool), max_size=3))
+@given(
+    polys, polys, st.dictionaries(st.sampled_from(SYMS), rational_values.filter(bool), max_size=3)
+)
 def test_cancel_at_is_cancel_of_the_substituted_ratio(num, den, values):
     """Substituting into each side and cancelling once gives what cancelling the substituted quotient gives."""
     from derive.analysis.algebra import cancel_at

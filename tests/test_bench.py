@@ -7,11 +7,10 @@ import importlib.util
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import sympy as sp
-
+import tomllib
 from conftest import ROOT
 
 BENCH = ROOT / "benchmarks"
@@ -29,12 +28,24 @@ run = _module("run")
 
 
 def test_naive_script_runs_on_two_problems():
-    r = subprocess.run([sys.executable, str(BENCH / "naive_sympy.py"), "--json", "--only", "mm-v5e-bf16,sharded-h100"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "naive_sympy.py"),
+            "--json",
+            "--only",
+            "mm-v5e-bf16,sharded-h100",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     out = {p["id"]: p for p in json.loads(r.stdout)}
     assert out["mm-v5e-bf16"]["crossover_regime"] == ["9850/41"]
-    assert out["sharded-h100"]["crossover"] == ["40509440/92711"] and out["sharded-h100"]["min_compute_bound"] == ["437"]
+    assert out["sharded-h100"]["crossover"] == ["40509440/92711"] and out["sharded-h100"][
+        "min_compute_bound"
+    ] == ["437"]
 
 
 def test_sweep_piece():
@@ -54,7 +65,14 @@ def test_repeated_set_is_a_valid_problem_set(tmp_path: Path):
 
 def test_table():
     text = run.table([run._row("x", "1 s", "2 s", "0.50", "<= 0.4", False)])
-    assert text.splitlines()[0].split() == ["measurement", "derive", "baseline", "ratio", "goal", "met?"]
+    assert text.splitlines()[0].split() == [
+        "measurement",
+        "derive",
+        "baseline",
+        "ratio",
+        "goal",
+        "met?",
+    ]
     assert text.splitlines()[-1].split()[-1] == "NO"
 
 
@@ -67,8 +85,19 @@ def test_set20_covers_what_it_claims():
     problems = tomllib.loads(run.SET20.read_text())["problem"]
     assert len(problems) >= 20
     assert {p["operator"] for p in problems} == set(naive.OPS)
-    assert {p["chip"] for p in problems} == {"tpu-v5e", "tpu-v5p", "tpu-v6e", "v100", "a100", "h100", "h200", "b200"}
-    dtypes = {p.get("dtype") for p in problems} | {v for p in problems for v in p.get("dtypes", {}).values()}
+    assert {p["chip"] for p in problems} == {
+        "tpu-v5e",
+        "tpu-v5p",
+        "tpu-v6e",
+        "v100",
+        "a100",
+        "h100",
+        "h200",
+        "b200",
+    }
+    dtypes = {p.get("dtype") for p in problems} | {
+        v for p in problems for v in p.get("dtypes", {}).values()
+    }
     assert {"mxfp4", "nvfp4"} <= dtypes and any("dtypes" in p for p in problems)
     assert {"B << D, F", "D, F >> 1", "B >> G"} <= {p.get("regime") for p in problems}
     assert any("solve_for" in p for p in problems) and any("set" in p for p in problems)
@@ -83,9 +112,9 @@ def _same(derived: str, roots: list, names) -> bool:
 
 
 def test_naive_sympy_agrees_with_derive_on_set20():
+    from derive.declare.registry import load_registry
     from derive.pipeline import derive_spec
     from derive.problem.problem_set import load_problem_set
-    from derive.declare.registry import load_registry
 
     registry = load_registry()
     raw = {p["id"]: p for p in tomllib.loads(run.SET20.read_text())["problem"]}
@@ -96,7 +125,9 @@ def test_naive_sympy_agrees_with_derive_on_set20():
         want = naive.derive_problem(raw[entry.id], chips)
         names = naive.OPS[raw[entry.id]["operator"]][0].split()
         syms = {n: sp.Symbol(n, positive=True) for n in names}
-        assert sp.simplify(sp.sympify(got["intensity"], locals=syms) - want["intensity"]) == 0, entry.id
+        assert sp.simplify(sp.sympify(got["intensity"], locals=syms) - want["intensity"]) == 0, (
+            entry.id
+        )
         assert sp.Rational(got["ridge"]) == want["ridge"], entry.id
         for key in ("crossover", "crossover_regime"):
             c = got[key]
@@ -108,10 +139,18 @@ def test_naive_sympy_agrees_with_derive_on_set20():
                 if c["min_compute_bound"] is not None and want[key][0].is_number:
                     assert c["min_compute_bound"] == int(sp.ceiling(want[key][0])), (entry.id, key)
             else:
-                assert c["status"] in ("never", "always") and want[key] == [], (entry.id, key, c, want[key])
+                assert c["status"] in ("never", "always") and want[key] == [], (
+                    entry.id,
+                    key,
+                    c,
+                    want[key],
+                )
             checked += 1
         if got["t_math"] is not None and "t_math" in want:
-            assert sp.Rational(got["t_math"]) == want["t_math"] and sp.Rational(got["t_mem"]) == want["t_mem"], entry.id
+            assert (
+                sp.Rational(got["t_math"]) == want["t_math"]
+                and sp.Rational(got["t_mem"]) == want["t_mem"]
+            ), entry.id
         if got["network"] is not None and "network_crossover" in want:
             c = got["network"]["crossover"]
             if c["status"] == "crosses" and c["exact"] is not None:

@@ -58,7 +58,13 @@ EXPECTED = {
     ),
     "attention_materialized": (
         4 * B * T * S * N * H,
-        [("q", (B, T, N, H)), ("k", (B, S, K, H)), ("v", (B, S, K, H)), ("s", (B, N, T, S)), ("p", (B, N, T, S))],
+        [
+            ("q", (B, T, N, H)),
+            ("k", (B, S, K, H)),
+            ("v", (B, S, K, H)),
+            ("s", (B, N, T, S)),
+            ("p", (B, N, T, S)),
+        ],
         [("s", (B, N, T, S)), ("p", (B, N, T, S)), ("o", (B, T, N, H))],
         [],
     ),
@@ -179,6 +185,8 @@ def test_layers_compose_the_registrys_own_operators(tmp_path):
     assert load_operator_file(mm).matmul is not load_operator_file(mm).matmul
     # one file named twice is loaded once, not reported as declaring its names twice
     f = tmp_path / "mine.py"
-    f.write_text("from derive import Operator, Tensor, dims\nN, = dims('N')\n"
-                 "mine = Operator(name='mine', flops=N, reads=[Tensor('X', (N,))], writes=[Tensor('Y', (N,))])\n")
+    f.write_text(
+        "from derive import Operator, Tensor, dims\nN, = dims('N')\n"
+        "mine = Operator(name='mine', flops=N, reads=[Tensor('X', (N,))], writes=[Tensor('Y', (N,))])\n"
+    )
     assert load_registry((f, f), include_builtins=False).names() == ("mine",)

@@ -11,7 +11,6 @@ import sys
 
 import pytest
 import sympy as sp
-
 from conftest import CASES, SHARED_CASES, run_cli
 
 if sys.version_info >= (3, 11):
@@ -66,7 +65,11 @@ def test_case(problem: dict):
         elif key == "crossover":
             assert same(got["crossover"]["exact"], want), (key, got["crossover"], want)
         elif key == "crossover_regime":
-            assert same(got["crossover_regime"]["exact"], want), (key, got["crossover_regime"], want)
+            assert same(got["crossover_regime"]["exact"], want), (
+                key,
+                got["crossover_regime"],
+                want,
+            )
         elif key == "min_compute_bound":
             assert got["crossover"]["min_compute_bound"] == want
         elif key == "min_compute_bound_regime":

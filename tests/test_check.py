@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-
 from conftest import run_cli
 
 B, D, F = sp.symbols("B D F", positive=True, integer=True)
-V5E_PEAK, V5E_HBM, V5E_ICI = sp.Rational(197 * 10**12), sp.Rational(82 * 10**10), sp.Rational(45 * 10**9)
+V5E_PEAK, V5E_HBM, V5E_ICI = (
+    sp.Rational(197 * 10**12),
+    sp.Rational(82 * 10**10),
+    sp.Rational(45 * 10**9),
+)
 V5E_INT8_PEAK = sp.Rational(394 * 10**12)
 MIXED = ["check", "matmul", "--dtype", "bf16", "--dtype", "Y=int8", "--chip", "tpu-v5e"]
 BF16 = ["check", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e"]
@@ -45,7 +48,14 @@ def decimal_text(q, places=2):
 # ---- exact expressions ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("claim", [r"\frac{2BDF}{2BD+DF+2BF}", "2*B*D*F/(2*B*D + D*F + 2*B*F)", r"\frac{2 B D F}{2BF + DF + 2BD}"])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        r"\frac{2BDF}{2BD+DF+2BF}",
+        "2*B*D*F/(2*B*D + D*F + 2*B*F)",
+        r"\frac{2 B D F}{2BF + DF + 2BD}",
+    ],
+)
 def test_correct_intensity_latex_and_plain(claim):
     code, data = check_json(MIXED + ["--quantity", "intensity", "--claim", claim])
     assert code == 0 and data["verdict"] == "correct"
@@ -68,9 +78,13 @@ def test_text_output_says_how_the_claim_was_read():
 
 
 def test_leading_order_with_and_without_regime():
-    lead = sp.cancel(2 * B * D * F / (2 * D * F))  # bf16 everywhere, B << D, F keeps the weight bytes only
+    lead = sp.cancel(
+        2 * B * D * F / (2 * D * F)
+    )  # bf16 everywhere, B << D, F keeps the weight bytes only
     assert lead == B
-    code, data = check_json(BF16 + ["--quantity", "intensity", "--claim", "B", "--regime", "B << D, F"])
+    code, data = check_json(
+        BF16 + ["--quantity", "intensity", "--claim", "B", "--regime", "B << D, F"]
+    )
     assert code == 0 and data["verdict"] == "correct-leading-order"
     assert data["expected_leading_order"] == str(lead)
     code, data = check_json(BF16 + ["--quantity", "intensity", "--claim", "B"])
@@ -81,16 +95,27 @@ def test_leading_order_with_and_without_regime():
 
 
 def test_leading_order_claim_under_another_regime_is_named():
-    code, data = check_json(BF16 + ["--quantity", "intensity", "--claim", "B", "--regime", "B >> D, F"])
+    code, data = check_json(
+        BF16 + ["--quantity", "intensity", "--claim", "B", "--regime", "B >> D, F"]
+    )
     assert code == 1
-    assert "B << D, F" in " ".join(data["diagnosis"]) and "not under the regime given" in " ".join(data["diagnosis"])
+    assert "B << D, F" in " ".join(data["diagnosis"]) and "not under the regime given" in " ".join(
+        data["diagnosis"]
+    )
 
 
 def test_int8_weights_counted_as_two_bytes():
-    code, data = check_json(MIXED + ["--quantity", "intensity", "--claim", r"\frac{2BDF}{2BD+2DF+2BF}"])
+    code, data = check_json(
+        MIXED + ["--quantity", "intensity", "--claim", r"\frac{2BDF}{2BD+2DF+2BF}"]
+    )
     assert code == 1 and data["verdict"] == "incorrect"
     said = " ".join(data["diagnosis"])
-    assert "Y[D,F]" in said and "int8" in said and "1 byte per element" in said and "counts 2 bytes per element" in said
+    assert (
+        "Y[D,F]" in said
+        and "int8" in said
+        and "1 byte per element" in said
+        and "counts 2 bytes per element" in said
+    )
     assert "every tensor in bf16" in said  # the same number as an all-bf16 binding
 
 
@@ -133,9 +158,13 @@ def test_ridge_swapped_is_named():
 
 
 def test_ridge_with_link_bandwidth_and_sparse_peak():
-    code, data = check_json(MIXED + ["--quantity", "ridge", "--claim", decimal_text(V5E_PEAK / V5E_ICI)])
+    code, data = check_json(
+        MIXED + ["--quantity", "ridge", "--claim", decimal_text(V5E_PEAK / V5E_ICI)]
+    )
     assert code == 1 and "link bandwidth" in " ".join(data["diagnosis"])
-    code, data = check_json(BF16 + ["--quantity", "ridge", "--claim", decimal_text(2 * V5E_PEAK / V5E_HBM)])
+    code, data = check_json(
+        BF16 + ["--quantity", "ridge", "--claim", decimal_text(2 * V5E_PEAK / V5E_HBM)]
+    )
     assert code == 1 and "sparse peak" in " ".join(data["diagnosis"])
 
 
@@ -144,7 +173,11 @@ def test_number_within_and_outside_tolerance():
     near, far = sp.Integer(240), sp.Integer(236)
     assert abs(near - ridge) / ridge < sp.Rational(1, 100) < abs(far - ridge) / ridge
     code, data = check_json(MIXED + ["--quantity", "ridge", "--claim", "240"])
-    assert code == 0 and data["verdict"] == "correct" and data["relative_error_exact"] == str(abs(near - ridge) / ridge)
+    assert (
+        code == 0
+        and data["verdict"] == "correct"
+        and data["relative_error_exact"] == str(abs(near - ridge) / ridge)
+    )
     code, data = check_json(MIXED + ["--quantity", "ridge", "--claim", "236"])
     assert code == 1 and data["verdict"] == "incorrect"
     assert data["relative_error_exact"] == str(abs(far - ridge) / ridge)
@@ -159,7 +192,11 @@ def test_crossover_threshold_and_leading_order():
     threshold = int(sp.ceiling(cross))
     argv = MIXED + ["--quantity", "crossover", "--regime", "B << D, F"]
     code, data = check_json(argv + ["--claim", str(threshold)])
-    assert code == 0 and data["verdict"] == "correct-leading-order" and data["expected_leading_order"] == str(cross)
+    assert (
+        code == 0
+        and data["verdict"] == "correct-leading-order"
+        and data["expected_leading_order"] == str(cross)
+    )
     assert data["expected_leading_order_threshold"] == threshold
     assert "smallest integer" in " ".join(data["diagnosis"])
     code, data = check_json(MIXED + ["--quantity", "crossover", "--claim", str(threshold)])
@@ -186,8 +223,24 @@ def test_rounding_of_the_peak_is_diagnosed():
     exact, rounded = crossover(P), crossover(sp.Rational(13, 10) * 10**14)
     assert int(sp.ceiling(exact)) != int(sp.ceiling(rounded))
     assert abs(rounded - exact) / exact > sp.Rational(1, 100)
-    argv = ["check", "matmul", "--dtype", "bf16", "--peak", "1.342e14", "--bandwidth", "5.18e11", "--set", "D=4096", "--set", "F=4096",
-            "--quantity", "crossover", "--claim", decimal_text(rounded)]
+    argv = [
+        "check",
+        "matmul",
+        "--dtype",
+        "bf16",
+        "--peak",
+        "1.342e14",
+        "--bandwidth",
+        "5.18e11",
+        "--set",
+        "D=4096",
+        "--set",
+        "F=4096",
+        "--quantity",
+        "crossover",
+        "--claim",
+        decimal_text(rounded),
+    ]
     code, data = check_json(argv)
     assert code == 1 and data["expected"] == str(exact)
     assert "π rounded to 1.3e14" in " ".join(data["diagnosis"])
@@ -206,10 +259,23 @@ def test_t_math_with_bound_dims():
 def test_network_quantities_of_sharded_matmul():
     P = sp.Symbol("P", positive=True, integer=True)
     net = sp.cancel((2 * B * D * F / P) / (2 * B * F)).subs(P, 2)
-    argv = ["check", "matmul_sharded", "--dtype", "bf16", "--chip", "tpu-v5e", "--set", "P=2", "--solve-for", "D"]
+    argv = [
+        "check",
+        "matmul_sharded",
+        "--dtype",
+        "bf16",
+        "--chip",
+        "tpu-v5e",
+        "--set",
+        "P=2",
+        "--solve-for",
+        "D",
+    ]
     code, data = check_json(argv + ["--quantity", "network_intensity", "--claim", str(net)])
     assert code == 0
-    code, data = check_json(argv + ["--quantity", "network_ridge", "--claim", decimal_text(V5E_PEAK / V5E_HBM)])
+    code, data = check_json(
+        argv + ["--quantity", "network_ridge", "--claim", decimal_text(V5E_PEAK / V5E_HBM)]
+    )
     assert code == 1 and "HBM bandwidth" in " ".join(data["diagnosis"])
 
 
@@ -217,22 +283,36 @@ def test_network_quantities_of_sharded_matmul():
 
 
 def test_json_keys():
-    code, data = check_json(MIXED + ["--quantity", "intensity", "--claim", "2BDF"])
-    for key in ("verdict", "quantity", "claimed", "expected", "diagnosis", "syntax_decided", "relative_error", "expected_leading_order"):
+    _code, data = check_json(MIXED + ["--quantity", "intensity", "--claim", "2BDF"])
+    for key in (
+        "verdict",
+        "quantity",
+        "claimed",
+        "expected",
+        "diagnosis",
+        "syntax_decided",
+        "relative_error",
+        "expected_leading_order",
+    ):
         assert key in data
-    assert isinstance(data["diagnosis"], list) and all(isinstance(s, str) for s in data["diagnosis"])
+    assert isinstance(data["diagnosis"], list) and all(
+        isinstance(s, str) for s in data["diagnosis"]
+    )
     assert data["verdict"] in ("correct", "correct-leading-order", "incorrect")
 
 
-@pytest.mark.parametrize("extra, needle", [
-    ([], "--claim"),
-    (["--claim", "B", "--chain", "x.tex"], "--chain"),
-    (["--claim", "B", "--rtol", "0"], "--rtol"),
-    (["--claim", "B", "--rtol", "1"], "--rtol"),
-    (["--claim", "B", "--rtol", "one"], "--rtol"),
-    (["--claim", "B", "--quantity", "speed"], "quantity"),
-    (["--claim", "B", "--syntax", "tex"], "syntax"),
-])
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        ([], "--claim"),
+        (["--claim", "B", "--chain", "x.tex"], "--chain"),
+        (["--claim", "B", "--rtol", "0"], "--rtol"),
+        (["--claim", "B", "--rtol", "1"], "--rtol"),
+        (["--claim", "B", "--rtol", "one"], "--rtol"),
+        (["--claim", "B", "--quantity", "speed"], "quantity"),
+        (["--claim", "B", "--syntax", "tex"], "syntax"),
+    ],
+)
 def test_argument_errors_exit_2(extra, needle):
     argv = MIXED + extra + (["--quantity", "intensity"] if "--quantity" not in extra else [])
     r = run_cli(argv)
@@ -242,8 +322,12 @@ def test_argument_errors_exit_2(extra, needle):
 
 def test_claim_needs_quantity_and_quantities_must_apply():
     assert run_cli(MIXED + ["--claim", "B"]).code == 2
-    assert run_cli(MIXED + ["--quantity", "intensity_regime", "--claim", "B"]).code == 2  # no regime
-    assert run_cli(MIXED + ["--quantity", "network_bytes", "--claim", "B"]).code == 2  # matmul sends nothing
+    assert (
+        run_cli(MIXED + ["--quantity", "intensity_regime", "--claim", "B"]).code == 2
+    )  # no regime
+    assert (
+        run_cli(MIXED + ["--quantity", "network_bytes", "--claim", "B"]).code == 2
+    )  # matmul sends nothing
 
 
 # ---- whole derivations ----------------------------------------------------------------------------
@@ -262,7 +346,11 @@ def _chain(tmp_path: Path, text: str, extra=(), name="chain.tex") -> tuple[int, 
 def test_chain_example_is_correct(tmp_path):
     lead = sp.cancel(2 * B * D * F / (sp.Rational(1, 2) * D * F))
     assert lead == 4 * B
-    code, data = _chain(tmp_path, r"I = \frac{2BDF}{2BD+0.5DF+2BF} \approx \frac{2BDF}{0.5DF} = 4B" + "\n", ["--regime", "B << D, F"])
+    code, data = _chain(
+        tmp_path,
+        r"I = \frac{2BDF}{2BD+0.5DF+2BF} \approx \frac{2BDF}{0.5DF} = 4B" + "\n",
+        ["--regime", "B << D, F"],
+    )
     assert code == 0 and data["verdict"] == "correct-leading-order"
     assert data["quantity"] == "intensity" and data["first_wrong_line"] is None
     assert all(s["ok"] for s in data["steps"]) and len(data["steps"]) == 3
@@ -300,7 +388,16 @@ def test_chain_named_quantities(tmp_path):
     assert code == 0 and data["quantity"] == "t_math"
 
 
-@pytest.mark.parametrize("content", [b"\xff\xfe\x00bad", b"I = B\n" * 300, b"% only a comment\n", b"I = B" + b" " * 200_000, b"I = \\frac{B}{\n"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe\x00bad",
+        b"I = B\n" * 300,
+        b"% only a comment\n",
+        b"I = B" + b" " * 200_000,
+        b"I = \\frac{B}{\n",
+    ],
+)
 def test_chain_unreadable_exit_2(tmp_path, content):
     path = tmp_path / "bad.tex"
     path.write_bytes(content)
@@ -317,7 +414,9 @@ def test_leading_order_claim_with_bf16_weights_under_regime():
     # X bf16, Y int8, Z bf16 under B << D, F: 2BDF / (1·DF) = 2B; a claim of B is the all-bf16 answer
     lead = sp.cancel(2 * B * D * F / (1 * D * F))
     assert lead == 2 * B
-    code, data = check_json(MIXED + ["--regime", "B << D, F", "--quantity", "intensity", "--claim", "B"])
+    code, data = check_json(
+        MIXED + ["--regime", "B << D, F", "--quantity", "intensity", "--claim", "B"]
+    )
     assert code == 1 and data["expected_leading_order"] == str(lead)
     said = " ".join(data["diagnosis"])
     assert "every tensor in bf16" in said and "Y[D,F] is int8" in said
@@ -340,8 +439,14 @@ def test_chain_with_alignment_and_continuation_lines(tmp_path):
 def test_chain_crossover_at_leading_order_and_rounded_number(tmp_path):
     cross = V5E_PEAK / V5E_HBM / 2  # bf16 x int8 under B << D, F: 2B = ridge
     path = tmp_path / "cross.tex"
-    path.write_text(f"B^* = \\frac{{{cross.p}}}{{{cross.q}}} = {decimal_text(cross, 1)}\n", encoding="utf-8")
+    path.write_text(
+        f"B^* = \\frac{{{cross.p}}}{{{cross.q}}} = {decimal_text(cross, 1)}\n", encoding="utf-8"
+    )
     r = run_cli(MIXED + ["--regime", "B << D, F", "--chain", str(path), "--format", "json"])
     data = json.loads(r.out)
-    assert r.code == 0 and data["verdict"] == "correct-leading-order" and data["quantity"] == "crossover"
+    assert (
+        r.code == 0
+        and data["verdict"] == "correct-leading-order"
+        and data["quantity"] == "crossover"
+    )
     assert "tolerance" in data["steps"][1]["why"]

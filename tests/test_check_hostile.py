@@ -15,7 +15,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT, run_cli
 
 BASE = ["check", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e", "--quantity", "intensity"]
@@ -36,7 +35,7 @@ CASES: dict[str, list[str]] = {
         "B; import os",
         "open('canary', 'w')",
         "B.__globals__",
-        "exec('open(\"canary\",\"w\")')",
+        'exec(\'open("canary","w")\')',
         r"\write18{touch canary}",
         r"\begin{verbatim}x\end{verbatim}",
         "B if 1 else D",
@@ -124,12 +123,25 @@ CASES: dict[str, list[str]] = {
 }
 
 BAD_PROBLEMS: list[list[str]] = [
-    ["--set", "D=0"], ["--set", "B=-4"], ["--set", "D=3.5"], ["--set", "Q=7"],
-    ["--dtype", "fp7"], ["--dtype", "Q=bf16"], ["--regime", "B <<< D"], ["--regime", "B << Q"],
-    ["--rtol", "-0.1"], ["--rtol", "1e400"], ["--rtol", "nan"], ["--syntax", "python"],
+    ["--set", "D=0"],
+    ["--set", "B=-4"],
+    ["--set", "D=3.5"],
+    ["--set", "Q=7"],
+    ["--dtype", "fp7"],
+    ["--dtype", "Q=bf16"],
+    ["--regime", "B <<< D"],
+    ["--regime", "B << Q"],
+    ["--rtol", "-0.1"],
+    ["--rtol", "1e400"],
+    ["--rtol", "nan"],
+    ["--syntax", "python"],
 ]
 
-PARAMS = [pytest.param(cat, text, id=f"{cat}-{i}") for cat, texts in CASES.items() for i, text in enumerate(texts)]
+PARAMS = [
+    pytest.param(cat, text, id=f"{cat}-{i}")
+    for cat, texts in CASES.items()
+    for i, text in enumerate(texts)
+]
 
 
 def _assert_refused(code: int, out: str, err: str) -> None:
@@ -156,18 +168,21 @@ def test_bad_problem(extra, tmp_path, monkeypatch):
     _assert_refused(r.code, r.out, r.err)
 
 
-@pytest.mark.parametrize("text", [
-    "I = __import__('os').system('touch canary')",
-    r"I = \immediate\write18{touch canary}",
-    "I = " + "(" * 400 + "B" + ")" * 400,
-    "I = B\x00D",
-    r"I = B \le D",
-    r"I = \frac{2BDQ}{2BD}",
-    "I = B/0",
-    "= B",
-    "I =",
-    r"\text{speed} = B",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I = __import__('os').system('touch canary')",
+        r"I = \immediate\write18{touch canary}",
+        "I = " + "(" * 400 + "B" + ")" * 400,
+        "I = B\x00D",
+        r"I = B \le D",
+        r"I = \frac{2BDQ}{2BD}",
+        "I = B/0",
+        "= B",
+        "I =",
+        r"\text{speed} = B",
+    ],
+)
 def test_hostile_chain_line(text, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "chain.tex").write_text(text + "\n", encoding="utf-8")
@@ -178,8 +193,15 @@ def test_hostile_chain_line(text, tmp_path, monkeypatch):
 
 def _subprocess(argv: list[str], cwd) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "derive", *argv], cwd=cwd, env=env, capture_output=True, text=True,
-                          encoding="utf-8", timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "derive", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize("category", [c for c in CASES if c != "control characters"])

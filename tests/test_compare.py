@@ -10,11 +10,30 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from conftest import in_ci, run_cli
 
-DECODE = ["compare", "matmul", "--dtype", "fp8", "--chips", "h100,b200", "--set", "B=16", "--set", "D=8192", "--set", "F=8192"]
-H100 = {"bf16": "9.89e14", "fp16": "9.89e14", "fp8": "1.979e15", "int8": "1.979e15", "tf32": "4.94e14", "fp32": "6.7e13"}
+DECODE = [
+    "compare",
+    "matmul",
+    "--dtype",
+    "fp8",
+    "--chips",
+    "h100,b200",
+    "--set",
+    "B=16",
+    "--set",
+    "D=8192",
+    "--set",
+    "F=8192",
+]
+H100 = {
+    "bf16": "9.89e14",
+    "fp16": "9.89e14",
+    "fp8": "1.979e15",
+    "int8": "1.979e15",
+    "tf32": "4.94e14",
+    "fp32": "6.7e13",
+}
 B200 = {"bf16": "2.25e15", "fp16": "2.25e15", "fp8": "4.5e15", "int8": "4.5e15", "fp4": "9e15"}
 HBM = {"h100": "3.35e12", "b200": "8.0e12"}
 
@@ -33,13 +52,23 @@ def _naive_row(peak: str, hbm: str, B: int = 16, D: int = 8192, F: int = 8192) -
     attainable = min(P, Fraction(flops, byts) * W)
     # crossover in B with D, F bound: 2BDF·W = (BD + DF + BF)·P
     cross = Fraction(D * F) * P / (2 * D * F * W - (D + F) * P)
-    return {"ridge": P / W, "t_math": t_math, "t_mem": t_mem, "attainable": attainable, "fraction": attainable / P,
-            "crossover": cross, "min": math.ceil(cross), "bound": "compute" if t_math >= t_mem else "memory"}
+    return {
+        "ridge": P / W,
+        "t_math": t_math,
+        "t_mem": t_mem,
+        "attainable": attainable,
+        "fraction": attainable / P,
+        "crossover": cross,
+        "min": math.ceil(cross),
+        "bound": "compute" if t_math >= t_mem else "memory",
+    }
 
 
 def test_rows_are_every_peak_dtype_of_each_chip_in_order():
     rows = _json(DECODE)
-    assert [(r["chip"], r["compute_dtype"]) for r in rows] == [("h100", d) for d in H100] + [("b200", d) for d in B200]
+    assert [(r["chip"], r["compute_dtype"]) for r in rows] == [("h100", d) for d in H100] + [
+        ("b200", d) for d in B200
+    ]
 
 
 def test_json_exact_values_match_a_naive_derivation():
@@ -59,7 +88,11 @@ def test_json_exact_values_match_a_naive_derivation():
         assert c["status"] == "crosses" and not c["leading_order"] and c["variable"] == "B"
         assert Fraction(c["exact"]) == want["crossover"]
         assert c["min_compute_bound"] == want["min"]
-        assert r["set"] == {"B": 16, "D": 8192, "F": 8192} and r["dtypes"] == {"X": "fp8", "Y": "fp8", "Z": "fp8"}
+        assert r["set"] == {"B": 16, "D": 8192, "F": 8192} and r["dtypes"] == {
+            "X": "fp8",
+            "Y": "fp8",
+            "Z": "fp8",
+        }
 
 
 def test_markdown_table():
@@ -67,10 +100,15 @@ def test_markdown_table():
     assert r.code == 0, r
     lines = r.out.splitlines()
     assert lines[0] == "## Compare: matmul across 2 chips"
-    assert "dtypes: fp8 for every tensor; bound: B=16, D=8192, F=8192; crossover solved for: B." in r.out
+    assert (
+        "dtypes: fp8 for every tensor; bound: B=16, D=8192, F=8192; crossover solved for: B."
+        in r.out
+    )
     table = [line for line in lines if line.startswith("|")]
     assert len(table) == 2 + len(H100) + len(B200)
-    assert table[0].startswith("| chip | compute | peak (FLOP/s) | HBM (B/s) | ridge (FLOP/B) | crossover B\\* |")
+    assert table[0].startswith(
+        "| chip | compute | peak (FLOP/s) | HBM (B/s) | ridge (FLOP/B) | crossover B\\* |"
+    )
     assert "T\\_math (s)" in table[0] and "bound" in table[0]
     fp8 = next(line for line in table if line.startswith("| h100 | fp8 |"))
     assert r"$\frac{39580}{67} \approx 590.75$" in fp8
@@ -80,25 +118,63 @@ def test_markdown_table():
 
 
 def test_unbound_dims_drop_the_time_columns_and_mark_leading_order():
-    r = run_cli(["compare", "matmul", "--dtype", "bf16", "--chips", "tpu-v5e", "--regime", "B << D, F"])
+    r = run_cli(
+        ["compare", "matmul", "--dtype", "bf16", "--chips", "tpu-v5e", "--regime", "B << D, F"]
+    )
     assert r.code == 0, r
     assert "T\\_math" not in r.out
     bf16 = next(line for line in r.out.splitlines() if line.startswith("| tpu-v5e | bf16 |"))
     assert r"$\frac{9850}{41} \approx 240.24$ (leading order)" in bf16 and "| $241$ |" in bf16
-    data = _json(["compare", "matmul", "--dtype", "bf16", "--chips", "tpu-v5e", "--regime", "B << D, F"])
-    assert data[0]["crossover"] == {"variable": "B", "status": "crosses", "exact": "9850/41", "value": pytest.approx(9850 / 41),
-                                    "min_compute_bound": 241, "leading_order": True}
+    data = _json(
+        ["compare", "matmul", "--dtype", "bf16", "--chips", "tpu-v5e", "--regime", "B << D, F"]
+    )
+    assert data[0]["crossover"] == {
+        "variable": "B",
+        "status": "crosses",
+        "exact": "9850/41",
+        "value": pytest.approx(9850 / 41),
+        "min_compute_bound": 241,
+        "leading_order": True,
+    }
     assert data[0]["t_math"] is None and data[0]["bound"] is None
 
 
 def test_mixed_dtypes_are_listed_per_tensor():
-    r = run_cli(["compare", "matmul", "--dtype", "bf16", "--dtype", "Y=mxfp4", "--chips", "b200", "--compute", "fp4"])
+    r = run_cli(
+        [
+            "compare",
+            "matmul",
+            "--dtype",
+            "bf16",
+            "--dtype",
+            "Y=mxfp4",
+            "--chips",
+            "b200",
+            "--compute",
+            "fp4",
+        ]
+    )
     assert r.code == 0 and "dtypes: X=bf16, Y=mxfp4, Z=bf16;" in r.out
-    assert [line.split(" | ")[1] for line in r.out.splitlines() if line.startswith("| b200")] == ["fp4"]
+    assert [line.split(" | ")[1] for line in r.out.splitlines() if line.startswith("| b200")] == [
+        "fp4"
+    ]
 
 
 def test_compute_keeps_one_dtype():
-    rows = _json(["compare", "matmul", "--dtype", "fp8", "--compute", "fp8", "--set", "D=8192", "--set", "F=8192"])
+    rows = _json(
+        [
+            "compare",
+            "matmul",
+            "--dtype",
+            "fp8",
+            "--compute",
+            "fp8",
+            "--set",
+            "D=8192",
+            "--set",
+            "F=8192",
+        ]
+    )
     assert {r["compute_dtype"] for r in rows} == {"fp8"}
     assert [r["chip"] for r in rows] == ["h100", "h200", "b200"]
 
@@ -110,8 +186,22 @@ def test_default_is_every_chip_in_catalogue_order():
 
 
 def test_link_columns_for_an_operator_with_comms():
-    argv = ["compare", "matmul_sharded", "--dtype", "bf16", "--chips", "h100,tpu-v5e", "--set", "P=4", "--set", "B=64",
-            "--set", "D=8192", "--set", "F=8192"]
+    argv = [
+        "compare",
+        "matmul_sharded",
+        "--dtype",
+        "bf16",
+        "--chips",
+        "h100,tpu-v5e",
+        "--set",
+        "P=4",
+        "--set",
+        "B=64",
+        "--set",
+        "D=8192",
+        "--set",
+        "F=8192",
+    ]
     r = run_cli(argv)
     assert r.code == 0 and "link crossover B\\*" in r.out and "T\\_comms (s)" in r.out
     data = _json(argv)
@@ -121,16 +211,39 @@ def test_link_columns_for_an_operator_with_comms():
 
 
 def test_tex_is_a_booktabs_fragment_with_escaped_strings():
-    r = run_cli(["compare", "matmul_sharded", "--dtype", "bf16", "--chips", "tpu-v5e", "--set", "P=2", "--regime", "B << D, F", "--format", "tex"])
+    r = run_cli(
+        [
+            "compare",
+            "matmul_sharded",
+            "--dtype",
+            "bf16",
+            "--chips",
+            "tpu-v5e",
+            "--set",
+            "P=2",
+            "--regime",
+            "B << D, F",
+            "--format",
+            "tex",
+        ]
+    )
     assert r.code == 0, r
     out = r.out
-    assert out.count(r"\begin{tabular}") == 1 and r"\toprule" in out and r"\midrule" in out and r"\bottomrule" in out
+    assert (
+        out.count(r"\begin{tabular}") == 1
+        and r"\toprule" in out
+        and r"\midrule" in out
+        and r"\bottomrule" in out
+    )
     assert r"matmul\_sharded" in out and "matmul_sharded" not in out
     assert r"B $\ll$ D, F" in out
     assert r"crossover B* & min compute-bound B & link crossover B* \\" in out
     body = out.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
     assert len(body) == 2 and all(line.endswith(r"\\") for line in body)
-    assert all(line.split(r" \\")[0].count("&") == out.split(r"\toprule")[1].splitlines()[1].count("&") for line in body)
+    assert all(
+        line.split(r" \\")[0].count("&") == out.split(r"\toprule")[1].splitlines()[1].count("&")
+        for line in body
+    )
 
 
 def test_tex_compiles(tmp_path: Path):
@@ -139,11 +252,18 @@ def test_tex_compiles(tmp_path: Path):
             pytest.fail("pdflatex is missing under CI")
         pytest.skip("pdflatex not installed")
     r = run_cli(DECODE + ["--format", "tex"])
-    doc = "\\documentclass{article}\n\\usepackage{amsmath,booktabs}\n\\usepackage[landscape,margin=1cm]{geometry}\n" \
-          "\\begin{document}\n\\tiny\n" + r.out + "\\end{document}\n"
+    doc = (
+        "\\documentclass{article}\n\\usepackage{amsmath,booktabs}\n\\usepackage[landscape,margin=1cm]{geometry}\n"
+        "\\begin{document}\n\\tiny\n" + r.out + "\\end{document}\n"
+    )
     (tmp_path / "t.tex").write_text(doc, encoding="utf-8")
-    p = subprocess.run(["pdflatex", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "t.tex"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        ["pdflatex", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "t.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stdout[-2000:]
 
 
@@ -152,18 +272,27 @@ def test_output_is_deterministic():
         assert run_cli(DECODE + ["--format", fmt]).out == run_cli(DECODE + ["--format", fmt]).out
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["compare", "matmul", "--dtype", "fp8", "--chips", "h100,nope"], "known: tpu-v5e"),
-    (["compare", "matmul", "--dtype", "fp8", "--chips", "h100,"], "comma list"),
-    (["compare", "matmul", "--dtype", "fp8", "--chips", ""], "comma list"),
-    (["compare", "matmul", "--dtype", "fp8", "--peak", "1e14"], "compare uses chips"),
-    (["compare", "matmul", "--dtype", "fp8", "--bandwidth", "1e12", "--chips", "h100"], "compare uses chips"),
-    (["compare", "matmul", "--dtype", "fp8", "--compute", "fp4", "--chips", "h100"], "none of the chips"),
-    (["compare", "matmul", "--dtype", "fp8", "--compute", "fp99"], "unknown dtype"),
-    (["compare", "matmul", "--chips", "h100"], "has no dtype"),
-    (["compare", "nosuchop", "--dtype", "fp8"], "unknown operator"),
-    (["compare", "matmul", "--dtype", "fp8", "--format", "pdf"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["compare", "matmul", "--dtype", "fp8", "--chips", "h100,nope"], "known: tpu-v5e"),
+        (["compare", "matmul", "--dtype", "fp8", "--chips", "h100,"], "comma list"),
+        (["compare", "matmul", "--dtype", "fp8", "--chips", ""], "comma list"),
+        (["compare", "matmul", "--dtype", "fp8", "--peak", "1e14"], "compare uses chips"),
+        (
+            ["compare", "matmul", "--dtype", "fp8", "--bandwidth", "1e12", "--chips", "h100"],
+            "compare uses chips",
+        ),
+        (
+            ["compare", "matmul", "--dtype", "fp8", "--compute", "fp4", "--chips", "h100"],
+            "none of the chips",
+        ),
+        (["compare", "matmul", "--dtype", "fp8", "--compute", "fp99"], "unknown dtype"),
+        (["compare", "matmul", "--chips", "h100"], "has no dtype"),
+        (["compare", "nosuchop", "--dtype", "fp8"], "unknown operator"),
+        (["compare", "matmul", "--dtype", "fp8", "--format", "pdf"], "invalid choice"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(argv, needle):
     r = run_cli(argv)
     assert r.code == 2, r

@@ -13,11 +13,21 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-
 from conftest import ROOT, in_ci
+
 from derive.figures import (
-    TIKZ_PACKAGES, TIKZ_PREAMBLE, Ceiling, Point, RooflineFigure, Series, SweepFigure,
-    escape_svg_text, roofline_svg, roofline_tikz, sweep_svg, sweep_tikz,
+    TIKZ_PACKAGES,
+    TIKZ_PREAMBLE,
+    Ceiling,
+    Point,
+    RooflineFigure,
+    Series,
+    SweepFigure,
+    escape_svg_text,
+    roofline_svg,
+    roofline_tikz,
+    sweep_svg,
+    sweep_tikz,
 )
 from derive.figures.model import ceil_log10, floor_log10, roofline_geometry, sweep_geometry
 
@@ -35,13 +45,23 @@ def attainable(i: sp.Rational) -> sp.Rational:
 
 
 def roofline() -> RooflineFigure:
-    return RooflineFigure(NASTY, BW, (Ceiling("bf16", BF16), Ceiling("int8", INT8)),
-                          (Point("q2 (B* = 120.1)", BF16 / BW, BF16), Point("at B = 64", sp.Rational(64), 64 * BW)))
+    return RooflineFigure(
+        NASTY,
+        BW,
+        (Ceiling("bf16", BF16), Ceiling("int8", INT8)),
+        (Point("q2 (B* = 120.1)", BF16 / BW, BF16), Point("at B = 64", sp.Rational(64), 64 * BW)),
+    )
 
 
 def tpu_roofline() -> RooflineFigure:
-    pts = tuple(Point(f"q{k}: matmul at B = {b}", intensity(b, 4096, 4096), attainable(intensity(b, 4096, 4096)))
-                for k, b in ((1, 16), (2, 121)))
+    pts = tuple(
+        Point(
+            f"q{k}: matmul at B = {b}",
+            intensity(b, 4096, 4096),
+            attainable(intensity(b, 4096, 4096)),
+        )
+        for k, b in ((1, 16), (2, 121))
+    )
     return RooflineFigure("TPU v5e", BW, (Ceiling("bf16", BF16), Ceiling("int8", INT8)), pts)
 
 
@@ -66,14 +86,20 @@ def test_svg_is_xml_and_escapes_the_title():
 
 
 def test_escape_svg_text():
-    assert escape_svg_text("a<b & \"c\" 'd'>\x01") == "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;?"
+    assert (
+        escape_svg_text("a<b & \"c\" 'd'>\x01") == "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;?"
+    )
 
 
 def test_knee_labels_and_determinism():
     svg = roofline_svg(roofline())
-    assert ">240.2<" in svg and ">480.5<" in svg  # ridge 9850/41 and 19700/41, derived from the ceilings
+    assert (
+        ">240.2<" in svg and ">480.5<" in svg
+    )  # ridge 9850/41 and 19700/41, derived from the ceilings
     assert svg == roofline_svg(roofline()) and sweep_svg(sweep()) == sweep_svg(sweep())
-    assert roofline_tikz(roofline()) == roofline_tikz(roofline()) and sweep_tikz(sweep()) == sweep_tikz(sweep())
+    assert roofline_tikz(roofline()) == roofline_tikz(roofline()) and sweep_tikz(
+        sweep()
+    ) == sweep_tikz(sweep())
     assert "240.2" in roofline_tikz(roofline()) and "480.5" in roofline_tikz(roofline())
 
 
@@ -85,10 +111,20 @@ def test_crossover_labels():
 
 def test_axis_ranges_are_decades_covering_the_data():
     g = roofline_geometry(tpu_roofline())
-    assert g.x_dec == (0, 4) and g.y_dec == (11, 15)  # knees 240 and 480, a decade of ceiling beyond
-    assert g.slope[0] == (1, BW) and g.slope[1] == (INT8 / BW, INT8)  # left edge up to the highest knee
-    low = RooflineFigure("t", BW, (Ceiling("bf16", BF16),), (Point("tiny", sp.Rational(1, 50), BW / 50),))
-    assert roofline_geometry(low).x_dec[0] == -2 and roofline_geometry(low).y_dec[0] == 9  # slope at 10**-2: 8.2e9
+    assert g.x_dec == (0, 4) and g.y_dec == (
+        11,
+        15,
+    )  # knees 240 and 480, a decade of ceiling beyond
+    assert g.slope[0] == (1, BW) and g.slope[1] == (
+        INT8 / BW,
+        INT8,
+    )  # left edge up to the highest knee
+    low = RooflineFigure(
+        "t", BW, (Ceiling("bf16", BF16),), (Point("tiny", sp.Rational(1, 50), BW / 50),)
+    )
+    assert (
+        roofline_geometry(low).x_dec[0] == -2 and roofline_geometry(low).y_dec[0] == 9
+    )  # slope at 10**-2: 8.2e9
     s = sweep_geometry(sweep())
     assert s.x_dec == (0, 4) and s.y_dec == (11, 15)
 
@@ -100,8 +136,11 @@ def test_exact_decades():
     assert floor_log10(sp.Integer(10) ** 40 - 1) == 39
     rng = random.Random(7)
     for _ in range(400):  # against the definition, in sympy's exact powers of ten
-        v = sp.Rational(rng.choice([1, 10**rng.randint(0, 30)]) * rng.randint(1, 10**6) + rng.randint(-1, 1) or 1,
-                        rng.choice([1, 10**rng.randint(0, 30)]) * rng.randint(1, 10**3))
+        v = sp.Rational(
+            rng.choice([1, 10 ** rng.randint(0, 30)]) * rng.randint(1, 10**6) + rng.randint(-1, 1)
+            or 1,
+            rng.choice([1, 10 ** rng.randint(0, 30)]) * rng.randint(1, 10**3),
+        )
         k = floor_log10(v)
         assert sp.Rational(10) ** k <= v < sp.Rational(10) ** (k + 1), v
         assert ceil_log10(v) == (k if sp.Rational(10) ** k == v else k + 1), v
@@ -116,7 +155,9 @@ def test_floats_are_refused():
 
 def test_coincident_points_share_one_label():
     knee = BF16 / BW
-    fig = RooflineFigure("t", BW, (Ceiling("bf16", BF16),), (Point("qa", knee, BF16), Point("qb", knee, BF16)))
+    fig = RooflineFigure(
+        "t", BW, (Ceiling("bf16", BF16),), (Point("qa", knee, BF16), Point("qb", knee, BF16))
+    )
     svg = roofline_svg(fig)
     assert svg.count("<polygon") == 1 and ">qa</tspan>" in svg and ">qb</tspan>" in svg
     assert r"qa\\{}qb" in roofline_tikz(fig)
@@ -144,8 +185,14 @@ def test_bytes_do_not_depend_on_the_hash_seed():
     outs = []
     for seed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-        p = subprocess.run([sys.executable, "-c", _SCRIPT.format(tests=str(ROOT / "tests"))], env=env, cwd=ROOT,
-                           capture_output=True, text=True, timeout=120)
+        p = subprocess.run(
+            [sys.executable, "-c", _SCRIPT.format(tests=str(ROOT / "tests"))],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert p.returncode == 0, p.stderr
         outs.append(p.stdout)
     assert outs[0] == outs[1] and len(outs[0]) > 1000
@@ -157,10 +204,24 @@ def test_tikz_compiles(tmp_path: Path):
             pytest.fail("pdflatex is missing under CI")
         pytest.skip("pdflatex not installed: the TikZ figures are not compiled")
     figures = [roofline_tikz(roofline()), roofline_tikz(tpu_roofline()), sweep_tikz(sweep())]
-    doc = "\n".join([r"\documentclass{article}", *TIKZ_PREAMBLE, r"\begin{document}", *figures, r"\end{document}", ""])
+    doc = "\n".join(
+        [
+            r"\documentclass{article}",
+            *TIKZ_PREAMBLE,
+            r"\begin{document}",
+            *figures,
+            r"\end{document}",
+            "",
+        ]
+    )
     (tmp_path / "figs.tex").write_text(doc, encoding="utf-8")
-    p = subprocess.run(["pdflatex", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "figs.tex"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    p = subprocess.run(
+        ["pdflatex", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "figs.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert p.returncode == 0, p.stdout[-3000:]
     assert (tmp_path / "figs.pdf").stat().st_size > 0
 
@@ -183,7 +244,9 @@ def _place_naive(requests, area, hard, soft):
         return clean[0] if clean else min(ok, key=lambda t: (t[0], t[1]))[2]
 
     for r in requests:
-        boxes = [Box(r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h) for dx, dy in r.candidates]
+        boxes = [
+            Box(r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h) for dx, dy in r.candidates
+        ]
         choice = best(boxes)
         for step in range(1, 7):
             if choice is not None:
@@ -204,12 +267,29 @@ def test_label_placement_matches_the_all_pairs_count():
     for _ in range(150):
         soft = []
         for _ in range(rng.randint(0, 4)):
-            soft += polyline_obstacles([(rng.uniform(-20, 420), rng.uniform(-20, 320)) for _ in range(rng.randint(2, 4))],
-                                       step=rng.choice([3.0, 6.0]), r=rng.choice([0.5, 1.0, 2.5]))
-        hard = [Box(x, y, x + 8, y + 8) for x, y in ((rng.uniform(0, 400), rng.uniform(0, 300)) for _ in range(rng.randint(0, 5)))]
-        reqs = [LabelRequest(rng.uniform(0, 400), rng.uniform(0, 300), rng.uniform(10, 120), rng.choice([9.0, 13.0, 26.0]),
-                             tuple((rng.uniform(-60, 20), rng.uniform(-20, 20)) for _ in range(rng.randint(1, 8))))
-                for _ in range(rng.randint(1, 8))]
+            soft += polyline_obstacles(
+                [(rng.uniform(-20, 420), rng.uniform(-20, 320)) for _ in range(rng.randint(2, 4))],
+                step=rng.choice([3.0, 6.0]),
+                r=rng.choice([0.5, 1.0, 2.5]),
+            )
+        hard = [
+            Box(x, y, x + 8, y + 8)
+            for x, y in (
+                (rng.uniform(0, 400), rng.uniform(0, 300)) for _ in range(rng.randint(0, 5))
+            )
+        ]
+        reqs = [
+            LabelRequest(
+                rng.uniform(0, 400),
+                rng.uniform(0, 300),
+                rng.uniform(10, 120),
+                rng.choice([9.0, 13.0, 26.0]),
+                tuple(
+                    (rng.uniform(-60, 20), rng.uniform(-20, 20)) for _ in range(rng.randint(1, 8))
+                ),
+            )
+            for _ in range(rng.randint(1, 8))
+        ]
         assert place_labels(reqs, area, hard, soft) == _place_naive(reqs, area, hard, soft)
 
 
@@ -219,11 +299,14 @@ def test_label_placement_with_odd_coordinates():
 
     area = Box(0.0, 0.0, 100.0, 100.0)
     req = [LabelRequest(10.0, 10.0, 10.0, 5.0, ((0.0, 0.0), (0.0, 30.0)))]
-    for soft in ([Box(12.0, 8.0, 14.0, 20.0), Box(float("nan"), 0.0, float("nan"), 1.0)],
-                 [Box(float("nan"), 0.0, float("nan"), 20.0)], [Box(float("-inf"), 0.0, 15.0, 20.0)]):
+    for soft in (
+        [Box(12.0, 8.0, 14.0, 20.0), Box(float("nan"), 0.0, float("nan"), 1.0)],
+        [Box(float("nan"), 0.0, float("nan"), 20.0)],
+        [Box(float("-inf"), 0.0, 15.0, 20.0)],
+    ):
         assert place_labels(req, area, [], soft) == _place_naive(req, area, [], soft)
     big = -9007199254740991.0
-    huge_area = Box(-2**60, -10.0, 2**60, 100.0)
+    huge_area = Box(-(2**60), -10.0, 2**60, 100.0)
     req = [LabelRequest(big, 0.0, 1.0, 3.0, ((0.0, 0.0), (0.0, 50.0)))]
     soft = [Box(big - 1, 1.4, big, 3.4)]
     assert place_labels(req, huge_area, [], soft) == _place_naive(req, huge_area, [], soft)

@@ -70,7 +70,14 @@ def test_equivalent(text: str, expected: sp.Expr) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [r"d_{model}", "d_model", r"\mathrm{d_{model}}", r"\text{d_model}", r"d_{\text{model}}", r"\mathrm{d}_{\mathrm{model}}"],
+    [
+        r"d_{model}",
+        "d_model",
+        r"\mathrm{d_{model}}",
+        r"\text{d_model}",
+        r"d_{\text{model}}",
+        r"\mathrm{d}_{\mathrm{model}}",
+    ],
 )
 def test_subscripted_name(text: str) -> None:
     assert parse_formula(text, WITH_MODEL).expr == d_model
@@ -187,10 +194,33 @@ HOSTILE = {
         r"\frac1\frac12",
         r"B [D]",
     ],
-    "control": ["B\x00D", "B\u202eD", "B\u2066D", "B\u200bD", "B\ufeffD", "B\nD", "B\x1b[31mD", "\x7f"],
-    "not an expression": ["1 < B < 3", "B == D", "B = D", "B <= D", "B != D", r"B \le D", r"B \approx D", "B \u2264 D", "B ~ D"],
+    "control": [
+        "B\x00D",
+        "B\u202eD",
+        "B\u2066D",
+        "B\u200bD",
+        "B\ufeffD",
+        "B\nD",
+        "B\x1b[31mD",
+        "\x7f",
+    ],
+    "not an expression": [
+        "1 < B < 3",
+        "B == D",
+        "B = D",
+        "B <= D",
+        "B != D",
+        r"B \le D",
+        r"B \approx D",
+        "B \u2264 D",
+        "B ~ D",
+    ],
     "unknown symbol": [r"\frac{2BDQ}{2BD}", "Q", "x", "model", "d_model", r"\mathrm{BD}", "B_1"],
-    "fractional exponent of a sum": ["(B+D)^(1/2)", "((B^64/9-2+9-B)^-1)^(1/2)", r"\left(\frac{B}{B+D}\right)^{0.5}"],
+    "fractional exponent of a sum": [
+        "(B+D)^(1/2)",
+        "((B^64/9-2+9-B)^-1)^(1/2)",
+        r"\left(\frac{B}{B+D}\right)^{0.5}",
+    ],
     "not real": ["(-1)^(1/2)", "(-8)^0.5", "(1-2)^(1/3)"],
     "division by zero": ["B/0", r"\frac{1}{0}", "B/(D-D)", "0^-1", r"\frac{B}{0.0}", "1/(0*B)"],
 }
@@ -224,7 +254,10 @@ def test_hostile_input_is_refused_fast(category: str, text: str) -> None:
         ("B\u202eD", r"'\u202e' (RIGHT-TO-LEFT OVERRIDE) at position 2"),
         ("1 < B < 3", "not an expression: a relation '<' at position 3"),
         ("B == D", "not an expression: a relation '=='"),
-        (r"\frac{2BDQ}{2BD}", "unknown symbol 'Q' in 'BDQ' at position 8 (the operator's dims are B, D, F)"),
+        (
+            r"\frac{2BDQ}{2BD}",
+            "unknown symbol 'Q' in 'BDQ' at position 8 (the operator's dims are B, D, F)",
+        ),
         ("B/0", "division by zero at position 2"),
         (r"\frac{1}{0}", "division by zero"),
         ("2^B", "symbolic exponent"),
@@ -237,8 +270,16 @@ def test_messages(text: str, fragment: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["10**10**10", r"10^{10^{10}}", "(((9**64)**64)**64)**64", "2^(2^(2^(2^10)))",
-             "(" * 400 + "B" + ")" * 400, "1" * 5000, "B+" * 1500 + "B"]
+    "text",
+    [
+        "10**10**10",
+        r"10^{10^{10}}",
+        "(((9**64)**64)**64)**64",
+        "2^(2^(2^(2^10)))",
+        "(" * 400 + "B" + ")" * 400,
+        "1" * 5000,
+        "B+" * 1500 + "B",
+    ],
 )
 def test_limits_raise_limit_error(text: str) -> None:
     with pytest.raises(LimitError):
@@ -306,8 +347,20 @@ def test_split_relations(line: str, sides: list[str], relations: list[str]) -> N
 
 @pytest.mark.parametrize(
     "line",
-    ["1 < B < 3", "B == D", "B <= D", "B >= D", "B != D", r"B \le D", r"\frac{B}{D \leq 2}", "B > D", "B \u2260 D",
-     r"B \not= D", r"B \neq D", "B \u226a D"],
+    [
+        "1 < B < 3",
+        "B == D",
+        "B <= D",
+        "B >= D",
+        "B != D",
+        r"B \le D",
+        r"\frac{B}{D \leq 2}",
+        "B > D",
+        "B \u2260 D",
+        r"B \not= D",
+        r"B \neq D",
+        "B \u226a D",
+    ],
 )
 def test_split_refuses_order_relations(line: str) -> None:
     with pytest.raises(ParseError, match="not an expression: a relation"):

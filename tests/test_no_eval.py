@@ -15,13 +15,17 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "derive"
 
-FORBIDDEN = frozenset({"eval", "exec", "compile", "sympify", "parse_expr", "parse_latex", "__import__"})
+FORBIDDEN = frozenset(
+    {"eval", "exec", "compile", "sympify", "parse_expr", "parse_latex", "__import__"}
+)
 """Never called, as a bare name or as an attribute (``sympy.sympify``, ``builtins.eval``)."""
 
 REGEX_MODULES = frozenset({"re", "regex"})
 """``re.compile`` compiles a regular expression, not Python: allowed."""
 
-STRING_TAKERS = frozenset({"S", "subs", "simplify", "solve", "Poly", "expand", "factor", "cancel", "nsimplify"})
+STRING_TAKERS = frozenset(
+    {"S", "subs", "simplify", "solve", "Poly", "expand", "factor", "cancel", "nsimplify"}
+)
 """sympy functions that would ``sympify`` a positional string argument: refused with a string literal."""
 
 
@@ -38,7 +42,9 @@ def _called_name(call: ast.Call) -> tuple[str | None, str | None]:
 
 def _is_text(node: ast.AST) -> bool:
     """A string literal or an f-string."""
-    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+    return isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str)
+    )
 
 
 def _violations(path: Path) -> list[str]:

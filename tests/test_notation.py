@@ -16,8 +16,14 @@ from derive.present.notation import tex, tex_sub
 def _examples() -> list[tuple[sp.Expr, str]]:
     B, D, F = sp.symbols("B D F", positive=True, integer=True)
     return [
-        (79120 * D * F / (67 * D * F - 9890 * D - 19780 * F), r"\frac{79120 D F}{67 D F - 9890 D - 19780 F}"),
-        (sp.Rational(9, 16) * B * D + 2 * B * F + sp.Rational(9, 16) * D * F, r"\frac{9 B D}{16} + 2 B F + \frac{9 D F}{16}"),
+        (
+            79120 * D * F / (67 * D * F - 9890 * D - 19780 * F),
+            r"\frac{79120 D F}{67 D F - 9890 D - 19780 F}",
+        ),
+        (
+            sp.Rational(9, 16) * B * D + 2 * B * F + sp.Rational(9, 16) * D * F,
+            r"\frac{9 B D}{16} + 2 B F + \frac{9 D F}{16}",
+        ),
         (32768 * B + 3758096384, "32768 B + 3758096384"),
         (3 - 2 * B, "3 - 2 B"),
         (-B / 2 - 3000000, r"- \frac{B}{2} - 3 \times 10^{6}"),
@@ -30,8 +36,6 @@ def _examples() -> list[tuple[sp.Expr, str]]:
 def test_examples(expr, want):
     """derive's settings on sympy's printer: no multiplication sign, large round integers as powers of ten."""
     assert tex(expr) == want
-
-
 
 
 def test_other_settings():

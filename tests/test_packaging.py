@@ -15,8 +15,11 @@ else:  # pragma: no cover
 def test_every_subpackage_is_listed():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(config["packages"])
-    found = {"derive"} | {"derive." + p.parent.relative_to(ROOT / "derive").as_posix().replace("/", ".")
-                          for p in (ROOT / "derive").rglob("__init__.py") if p.parent != ROOT / "derive"}
+    found = {"derive"} | {
+        "derive." + p.parent.relative_to(ROOT / "derive").as_posix().replace("/", ".")
+        for p in (ROOT / "derive").rglob("__init__.py")
+        if p.parent != ROOT / "derive"
+    }
     assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
     assert {"derive.templates", "derive.operators", "derive.data"} <= listed
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from derive.analysis.analyse import analyse
-from derive.problem.binding import ProblemSpec, bind
 from derive.declare.registry import load_registry
+from derive.problem.binding import ProblemSpec, bind
 
 REG = load_registry()
 DTYPES = ["fp32", "bf16", "fp8", "int8", "fp4", "mxfp4", "nvfp4", "mxfp8"]
@@ -27,18 +27,29 @@ dims = st.integers(1, 50_000)
 
 def _analysis(op, dts, peak, bw, sets=(), regime=None):
     names = REG.get(op).tensor_names
-    spec = ProblemSpec(op, tuple(f"{n}={d}" for n, d in zip(names, dts)), compute="bf16", peak=peak, bandwidth=bw,
-                       sets=tuple(sets), regime=regime)
+    spec = ProblemSpec(
+        op,
+        tuple(f"{n}={d}" for n, d in zip(names, dts)),
+        compute="bf16",
+        peak=peak,
+        bandwidth=bw,
+        sets=tuple(sets),
+        regime=regime,
+    )
     return analyse(bind(spec, REG.get(op)))
 
 
 @SETTINGS
-@given(st.lists(st.sampled_from(DTYPES), min_size=3, max_size=3), peaks, bandwidths, dims, dims, dims)
+@given(
+    st.lists(st.sampled_from(DTYPES), min_size=3, max_size=3), peaks, bandwidths, dims, dims, dims
+)
 def test_intensity_is_flops_over_bytes(dts, peak, bw, b, d, f):
     a = _analysis("matmul", dts, peak, bw)
     B, D, F = REG.get("matmul").dims
     point = {B: b, D: d, F: f}
-    widths = [REG and __import__("derive.problem.dtypes", fromlist=["x"]).get_dtype(x).width for x in dts]
+    widths = [
+        REG and __import__("derive.problem.dtypes", fromlist=["x"]).get_dtype(x).width for x in dts
+    ]
     naive = sp.Rational(2 * b * d * f) / (widths[0] * b * d + widths[1] * d * f + widths[2] * b * f)
     assert a.memory.intensity.subs(point) == naive
     assert a.flops.subs(point) / a.memory.bytes.subs(point) == naive
@@ -68,23 +79,39 @@ def test_crossover_satisfies_its_equation_and_threshold_is_minimal(dts, peak, bw
 
 
 @SETTINGS
-@given(st.lists(st.sampled_from(DTYPES), min_size=3, max_size=3), st.sampled_from(["B << D, F", "D, F >> 1", "B >> G", "B -> oo"]),
-       st.sampled_from(["matmul", "matmul_per_example", "matmul_grouped"]))
+@given(
+    st.lists(st.sampled_from(DTYPES), min_size=3, max_size=3),
+    st.sampled_from(["B << D, F", "D, F >> 1", "B >> G", "B -> oo"]),
+    st.sampled_from(["matmul", "matmul_per_example", "matmul_grouped"]),
+)
 def test_leading_order_is_the_limit(dts, regime, op):
     dims_of = {d.name for d in REG.get(op).dims}
-    if not all(n.strip() in dims_of for n in regime.replace("<<", ",").replace(">>", ",").replace("-> oo", "").split(",") if n.strip() not in ("1", "")):
+    if not all(
+        n.strip() in dims_of
+        for n in regime.replace("<<", ",").replace(">>", ",").replace("-> oo", "").split(",")
+        if n.strip() not in ("1", "")
+    ):
         return
     a = _analysis(op, dts, "1.97e14", "8.2e11", regime=regime)
     t = sp.Symbol("t", positive=True)
-    scaled = a.memory.intensity.subs({g: t * g for g in a.problem.regime.growing}, simultaneous=True)
+    scaled = a.memory.intensity.subs(
+        {g: t * g for g in a.problem.regime.growing}, simultaneous=True
+    )
     assert sp.simplify(sp.limit(scaled, t, sp.oo) - a.intensity_regime) == 0
 
 
 @SETTINGS
 @given(peaks, bandwidths, st.integers(1, 64), st.integers(1, 4096))
 def test_network_crossover_is_minimal(peak, link, p, f):
-    spec = ProblemSpec("matmul_sharded", ("bf16",), peak=peak, bandwidth="1e12", link_bandwidth=link,
-                       sets=(f"P={p}", f"F={f}", "B=8"), solve_for="D")
+    spec = ProblemSpec(
+        "matmul_sharded",
+        ("bf16",),
+        peak=peak,
+        bandwidth="1e12",
+        link_bandwidth=link,
+        sets=(f"P={p}", f"F={f}", "B=8"),
+        solve_for="D",
+    )
     a = analyse(bind(spec, REG.get("matmul_sharded")))
     c = a.network.crossover
     D = REG.get("matmul_sharded").dim("D")

@@ -14,8 +14,21 @@ ROOT = Path(__file__).resolve().parent.parent
 def _key(tmp: Path, out: str, **env) -> dict[str, bytes]:
     full = {k: v for k, v in os.environ.items() if k not in ("DERIVE_NO_CACHE", "XDG_CACHE_HOME")}
     full.update(PYTHONPATH=str(ROOT), **env)
-    r = subprocess.run([sys.executable, "-m", "derive", "key", str(ROOT / "tests" / "sets" / "unseen.toml"), "-o", str(tmp / out)],
-                       cwd=ROOT, env=full, capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "derive",
+            "key",
+            str(ROOT / "tests" / "sets" / "unseen.toml"),
+            "-o",
+            str(tmp / out),
+        ],
+        cwd=ROOT,
+        env=full,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     return {p.name: p.read_bytes() for p in sorted((tmp / out).iterdir())}
 
@@ -40,5 +53,7 @@ def test_cache_never_changes_output(tmp_path):
             f.unlink()
         folder.chmod(0o777)
     open_to_all = _key(tmp_path, "open", XDG_CACHE_HOME=str(cache))
-    assert not [f for folder in folders for f in folder.iterdir()], "a world-writable cache folder was used"
+    assert not [f for folder in folders for f in folder.iterdir()], (
+        "a world-writable cache folder was used"
+    )
     assert off == cold == warm == corrupt == unwritable == open_to_all

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import os
 import random
 from fractions import Fraction
@@ -12,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
-
 from conftest import run_cli
-from derive.pipeline import solve
+
 from derive.commands.sweep import COLUMNS, format_csv, log_points, parse_over, sweep_arrays
+from derive.pipeline import solve
 
 BASE = ["sweep", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "F=8192"]
 B, D, F = sp.symbols("B D F", positive=True, integer=True)
@@ -29,18 +30,21 @@ def _rows(text: str) -> list[dict]:
 # --- grid syntax ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, values", [
-    ("B=1..5", [1, 2, 3, 4, 5]),
-    ("B=7..7", [7]),
-    (" B = 1 .. 3 ", [1, 2, 3]),
-    ("B=1..4096:13", [2**i for i in range(13)]),
-    ("B=1..10:10", list(range(1, 11))),
-    ("B=1..1000:2", [1, 1000]),
-    ("B=5..5:1", [5]),
-    ("B=3,1,2", [3, 1, 2]),
-    ("B=64", [64]),
-    ("B=1, 8 ,64", [1, 8, 64]),
-])
+@pytest.mark.parametrize(
+    "text, values",
+    [
+        ("B=1..5", [1, 2, 3, 4, 5]),
+        ("B=7..7", [7]),
+        (" B = 1 .. 3 ", [1, 2, 3]),
+        ("B=1..4096:13", [2**i for i in range(13)]),
+        ("B=1..10:10", list(range(1, 11))),
+        ("B=1..1000:2", [1, 1000]),
+        ("B=5..5:1", [5]),
+        ("B=3,1,2", [3, 1, 2]),
+        ("B=64", [64]),
+        ("B=1, 8 ,64", [1, 8, 64]),
+    ],
+)
 def test_parse_over(text, values):
     ax = parse_over(text, (B, D, F))
     assert ax.dim == B and ax.values.tolist() == values and ax.values.dtype == np.int64
@@ -50,18 +54,30 @@ def test_log_points_are_distinct_sorted_and_keep_both_ends():
     rng = random.Random(7)
     for _ in range(300):
         a = rng.randint(1, 10**6)
-        b = a + rng.randint(0, 10**rng.randint(0, 7))
+        b = a + rng.randint(0, 10 ** rng.randint(0, 7))
         n = rng.randint(2, min(b - a + 1, 5000)) if b > a else 1
         pts = log_points(a, b, n).tolist()
         assert len(pts) == n and pts[0] == a and pts[-1] == b
-        assert all(x < y for x, y in zip(pts, pts[1:]))
+        assert all(x < y for x, y in itertools.pairwise(pts))
 
 
 BAD_OVERS = [
-    ("B=0..10", "positive integers"), ("B=10..1", "upwards"), ("B=1..10:1", "log-spaced"), ("B=1..10:11", "log-spaced"),
-    ("B=1..10:0", "log-spaced"), ("X=1..3", "dims are B, D"), ("B=1..2e3", "not a grid"), ("B=1.5", "not a grid"),
-    ("B=__import__('os')", "not a grid"), ("B=1..20000000", "at most 10^7"), ("B=1,2,,3", "not a grid"), ("B=", "not a grid"),
-    ("B", "not a grid"), ("B=-1..3", "not a grid"), ("B=1..10000000000000000", "up to 10^15"), ("=1..3", "not a grid"),
+    ("B=0..10", "positive integers"),
+    ("B=10..1", "upwards"),
+    ("B=1..10:1", "log-spaced"),
+    ("B=1..10:11", "log-spaced"),
+    ("B=1..10:0", "log-spaced"),
+    ("X=1..3", "dims are B, D"),
+    ("B=1..2e3", "not a grid"),
+    ("B=1.5", "not a grid"),
+    ("B=__import__('os')", "not a grid"),
+    ("B=1..20000000", "at most 10^7"),
+    ("B=1,2,,3", "not a grid"),
+    ("B=", "not a grid"),
+    ("B", "not a grid"),
+    ("B=-1..3", "not a grid"),
+    ("B=1..10000000000000000", "up to 10^15"),
+    ("=1..3", "not a grid"),
 ]
 
 
@@ -73,13 +89,16 @@ def test_bad_grids_exit_2(over, needle):
     assert needle in r.err, r.err
 
 
-@pytest.mark.parametrize("extra, needle", [
-    (["--over", "B=1..3"], "dim D has no values"),
-    (["--set", "D=3", "--over", "B=1..3", "--over", "D=1,2"], "either swept or set"),
-    (["--over", "B=1..3", "--over", "B=4,5", "--set", "D=2"], "swept twice"),
-    (["--over", "B=1..10000", "--over", "D=1..10000"], "at most 10^7"),
-    (["--set", "D=1"], "at least one --over"),
-])
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--over", "B=1..3"], "dim D has no values"),
+        (["--set", "D=3", "--over", "B=1..3", "--over", "D=1,2"], "either swept or set"),
+        (["--over", "B=1..3", "--over", "B=4,5", "--set", "D=2"], "swept twice"),
+        (["--over", "B=1..10000", "--over", "D=1..10000"], "at most 10^7"),
+        (["--set", "D=1"], "at least one --over"),
+    ],
+)
 def test_inconsistent_sweeps_exit_2(extra, needle):
     r = run_cli(BASE + extra)
     assert r.code == 2 and r.err.count("\n") == 1 and needle in r.err, r
@@ -91,7 +110,9 @@ def test_unbound_dims_are_all_named():
 
 
 def test_needs_hardware():
-    r = run_cli(["sweep", "matmul", "--dtype", "bf16", "--set", "F=8", "--set", "D=8", "--over", "B=1..3"])
+    r = run_cli(
+        ["sweep", "matmul", "--dtype", "bf16", "--set", "F=8", "--set", "D=8", "--over", "B=1..3"]
+    )
     assert r.code == 2 and "--chip" in r.err
 
 
@@ -104,14 +125,38 @@ def _naive(b: int, d: int, f: int, wx, wy, wz, peak: str, bw: str) -> dict:
     byts = wx * b * d + wy * d * f + wz * b * f
     t_math, t_mem = flops / P, byts / W
     att = min(P, flops / byts * W)
-    return {"flops": flops, "bytes": byts, "intensity": flops / byts, "t_math_s": t_math, "t_mem_s": t_mem,
-            "t_lower_s": max(t_math, t_mem), "attainable_flop_per_s": att, "fraction_of_peak": att / P,
-            "compute_bound": int(t_math >= t_mem)}
+    return {
+        "flops": flops,
+        "bytes": byts,
+        "intensity": flops / byts,
+        "t_math_s": t_math,
+        "t_mem_s": t_mem,
+        "t_lower_s": max(t_math, t_mem),
+        "attainable_flop_per_s": att,
+        "fraction_of_peak": att / P,
+        "compute_bound": int(t_math >= t_mem),
+    }
 
 
 def test_values_equal_a_naive_computation():
-    argv = ["sweep", "matmul", "--dtype", "X=bf16", "--dtype", "Y=mxfp4", "--dtype", "Z=bf16", "--chip", "b200",
-            "--set", "F=28672", "--over", "B=1..4096:9", "--over", "D=1000,8192"]
+    argv = [
+        "sweep",
+        "matmul",
+        "--dtype",
+        "X=bf16",
+        "--dtype",
+        "Y=mxfp4",
+        "--dtype",
+        "Z=bf16",
+        "--chip",
+        "b200",
+        "--set",
+        "F=28672",
+        "--over",
+        "B=1..4096:9",
+        "--over",
+        "D=1000,8192",
+    ]
     r = run_cli(argv)
     assert r.code == 0, r
     rows = _rows(r.out)
@@ -119,7 +164,9 @@ def test_values_equal_a_naive_computation():
     assert [(int(x["B"]), int(x["D"])) for x in rows[:3]] == [(1, 1000), (1, 8192), (3, 1000)]
     assert len(rows) == 18
     for row in rows:
-        want = _naive(int(row["B"]), int(row["D"]), 28672, 2, Fraction(17, 32), 2, "2.25e15", "8.0e12")
+        want = _naive(
+            int(row["B"]), int(row["D"]), 28672, 2, Fraction(17, 32), 2, "2.25e15", "8.0e12"
+        )
         for key, value in want.items():
             if key == "compute_bound":
                 assert int(row[key]) == value
@@ -135,7 +182,9 @@ def test_sweep_arrays_broadcasts_open_meshes():
     assert out["flops"].shape == (300, 2)
     assert out["flops"][9, 1] == 2 * 10 * 4096 * 4096
     # the exact crossover at D = F = 4096 is 4925·4096/(41·4096 − 2·9850) ≈ 240... : first compute-bound B
-    cross = solve("matmul", dtype="bf16", chip="tpu-v5e", set={"F": 4096, "D": 4096}).analysis.memory.crossover
+    cross = solve(
+        "matmul", dtype="bf16", chip="tpu-v5e", set={"F": 4096, "D": 4096}
+    ).analysis.memory.crossover
     first = int(np.argmax(out["compute_bound"][:, 1] == 1)) + 1
     assert first == cross.min_compute_bound
 
@@ -153,8 +202,22 @@ def test_compute_bound_is_exact_at_a_tie():
     b, d, f = 54175, 275, 1970
     flops, byts = 2 * b * d * f, 2 * (b * d + d * f + b * f)
     assert Fraction(flops, 197 * 10**12) == Fraction(byts, 82 * 10**10)  # a true tie
-    r = run_cli(["sweep", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e", "--set", f"D={d}", "--set", f"F={f}",
-                 "--over", f"B={b - 1},{b},{b + 1}"])
+    r = run_cli(
+        [
+            "sweep",
+            "matmul",
+            "--dtype",
+            "bf16",
+            "--chip",
+            "tpu-v5e",
+            "--set",
+            f"D={d}",
+            "--set",
+            f"F={f}",
+            "--over",
+            f"B={b - 1},{b},{b + 1}",
+        ]
+    )
     assert [int(x["compute_bound"]) for x in _rows(r.out)] == [0, 1, 1]
 
 
@@ -171,14 +234,34 @@ def test_near_ties_are_decided_in_exact_integers():
 
 
 def test_a_constant_intensity_at_the_ridge_is_compute_bound_everywhere():
-    r = run_cli(["sweep", "relu", "--dtype", "fp32", "--peak", "1", "--bandwidth", "8", "--over", "N=1..5"])
+    r = run_cli(
+        ["sweep", "relu", "--dtype", "fp32", "--peak", "1", "--bandwidth", "8", "--over", "N=1..5"]
+    )
     rows = _rows(r.out)
-    assert [x["compute_bound"] for x in rows] == ["1"] * 5 and {x["intensity"] for x in rows} == {"0.125"}
+    assert [x["compute_bound"] for x in rows] == ["1"] * 5 and {x["intensity"] for x in rows} == {
+        "0.125"
+    }
 
 
 def test_comms_column_for_sharded_matmul():
-    r = run_cli(["sweep", "matmul_sharded", "--dtype", "bf16", "--chip", "h100", "--set", "D=8192", "--set", "F=8192",
-                 "--over", "B=1,1000", "--over", "P=1..4"])
+    r = run_cli(
+        [
+            "sweep",
+            "matmul_sharded",
+            "--dtype",
+            "bf16",
+            "--chip",
+            "h100",
+            "--set",
+            "D=8192",
+            "--set",
+            "F=8192",
+            "--over",
+            "B=1,1000",
+            "--over",
+            "P=1..4",
+        ]
+    )
     rows = _rows(r.out)
     assert list(rows[0])[-1] == "t_comms_s" and len(rows) == 8
     assert float(rows[-1]["t_comms_s"]) == pytest.approx(2 * 1000 * 8192 / 4.5e11, rel=1e-8)
@@ -190,14 +273,39 @@ def test_comms_column_for_sharded_matmul():
 
 def test_formatter_matches_printf_g9():
     rng = np.random.default_rng(3)
-    values = np.concatenate([
-        rng.random(20000) * 10.0 ** rng.integers(-300, 300, 20000),
-        rng.integers(1, 10**12, 5000).astype(np.float64),
-        np.array([0.0, -0.0, 1.0, 0.5, 1e-5, 1e-4, 9.9999999995, 123456789.0, 1234567890.0, 1e9, 999999999.5,
-                  99999.9999, 0.000123456789, -2.5, 1e300, 1e-300, 5e-324, 1.7976931348623157e308, 2.0**53, 0.1, 1 / 3]),
-    ])
+    values = np.concatenate(
+        [
+            rng.random(20000) * 10.0 ** rng.integers(-300, 300, 20000),
+            rng.integers(1, 10**12, 5000).astype(np.float64),
+            np.array(
+                [
+                    0.0,
+                    -0.0,
+                    1.0,
+                    0.5,
+                    1e-5,
+                    1e-4,
+                    9.9999999995,
+                    123456789.0,
+                    1234567890.0,
+                    1e9,
+                    999999999.5,
+                    99999.9999,
+                    0.000123456789,
+                    -2.5,
+                    1e300,
+                    1e-300,
+                    5e-324,
+                    1.7976931348623157e308,
+                    2.0**53,
+                    0.1,
+                    1 / 3,
+                ]
+            ),
+        ]
+    )
     text = format_csv(["v"], [("g", values)])
-    assert text.splitlines() == ["v"] + ["%.9g" % v for v in values]
+    assert text.splitlines() == ["v"] + [f"{v:.9g}" for v in values]
 
 
 def test_formatter_ints_and_columns():
@@ -241,7 +349,9 @@ def test_output_refuses_a_symlink_and_a_folder(tmp_path: Path):
     assert r.code == 2 and "symbolic link" in r.err and real.read_text() == "keep\n"
     r = run_cli(BASE + ["--set", "D=64", "--over", "B=1..10", "-o", str(tmp_path)])
     assert r.code == 2 and "is a folder" in r.err
-    r = run_cli(BASE + ["--set", "D=64", "--over", "B=1..10", "-o", str(tmp_path / "nope" / "s.csv")])
+    r = run_cli(
+        BASE + ["--set", "D=64", "--over", "B=1..10", "-o", str(tmp_path / "nope" / "s.csv")]
+    )
     assert r.code == 2 and "does not exist" in r.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
 
@@ -251,11 +361,26 @@ def test_a_failed_grid_writes_nothing(tmp_path: Path):
     r = run_cli(BASE + ["--over", "B=1..3", "-o", str(target)])
     assert r.code == 2 and not target.exists()
     ops = tmp_path / "ops.py"
-    ops.write_text("from derive import Operator, Tensor, dims\nB, D = dims('B D')\n"
-                   "steep = Operator(name='steep', flops=B * D**5, reads=[Tensor('x', (B, D))], writes=[Tensor('y', (B,))])\n")
-    argv = ["sweep", "steep", "--operators", str(ops), "--dtype", "bf16", "--chip", "h100", "--set", "D=" + "1" + "0" * 59]
+    ops.write_text(
+        "from derive import Operator, Tensor, dims\nB, D = dims('B D')\n"
+        "steep = Operator(name='steep', flops=B * D**5, reads=[Tensor('x', (B, D))], writes=[Tensor('y', (B,))])\n"
+    )
+    argv = [
+        "sweep",
+        "steep",
+        "--operators",
+        str(ops),
+        "--dtype",
+        "bf16",
+        "--chip",
+        "h100",
+        "--set",
+        "D=" + "1" + "0" * 59,
+    ]
     for out in ([], ["-o", str(target)]):
-        r = run_cli(argv + ["--over", "B=1,1000000000000000"] + out)  # 10^295·B overflows float64 at the second point
+        r = run_cli(
+            argv + ["--over", "B=1,1000000000000000"] + out
+        )  # 10^295·B overflows float64 at the second point
         assert r.code == 2 and "overflows float64" in r.err and r.out == "", r
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ops.py"]
 

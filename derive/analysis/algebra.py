@@ -25,8 +25,20 @@ from sympy.polys.orderings import lex
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing
 
-__all__ = ["ring_of", "gens_of", "to_poly", "to_expr", "to_fraction", "cancel_ratio", "cancel", "cancel_at", "expand",
-           "same_polynomial", "factor", "substitute"]
+__all__ = [
+    "cancel",
+    "cancel_at",
+    "cancel_ratio",
+    "expand",
+    "factor",
+    "gens_of",
+    "ring_of",
+    "same_polynomial",
+    "substitute",
+    "to_expr",
+    "to_fraction",
+    "to_poly",
+]
 
 
 @lru_cache(maxsize=256)
@@ -132,11 +144,11 @@ def _to_laurent(expr: sp.Expr, R: PolyRing) -> tuple[PolyElement, tuple[int, ...
             return None
         (b, m), n = base, int(expr.exp)
         if n >= 0:
-            return b ** n, tuple(e * n for e in m)
+            return b**n, tuple(e * n for e in m)
         if len(b) != 1:  # only a monomial can go below: 1/(B + D) is not a Laurent polynomial
             return None
-        (mono, c), = b.items()
-        return R.from_dict({tuple(e * -n for e in m): QQ.one / c ** -n}), tuple(e * -n for e in mono)
+        ((mono, c),) = b.items()
+        return R.from_dict({tuple(e * -n for e in m): QQ.one / c**-n}), tuple(e * -n for e in mono)
     if expr.is_Add or expr.is_Mul:
         parts = [_to_laurent(a, R) for a in expr.args]
         if any(q is None for q in parts):
@@ -147,7 +159,9 @@ def _to_laurent(expr: sp.Expr, R: PolyRing) -> tuple[PolyElement, tuple[int, ...
                 out, m = out * p, tuple(a + b for a, b in zip(m, pm))
             return out, m
         m = tuple(max(col) for col in zip(*(pm for _, pm in parts)))
-        return sum((p * _monomial(R, tuple(a - b for a, b in zip(m, pm))) for p, pm in parts), R.zero), m
+        return sum(
+            (p * _monomial(R, tuple(a - b for a, b in zip(m, pm))) for p, pm in parts), R.zero
+        ), m
     return None
 
 
@@ -166,8 +180,11 @@ def _poly_pair(num: sp.Expr, den: sp.Expr):
         return R, None, None
     (P, mp), (Q, mq) = a, b
     low = tuple(min(x, y) for x, y in zip(mp, mq))
-    return (R, P * _monomial(R, tuple(x - y for x, y in zip(mq, low))),
-            Q * _monomial(R, tuple(x - y for x, y in zip(mp, low))))
+    return (
+        R,
+        P * _monomial(R, tuple(x - y for x, y in zip(mq, low))),
+        Q * _monomial(R, tuple(x - y for x, y in zip(mp, low))),
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -180,7 +197,7 @@ def cancel_ratio(num: sp.Expr, den: sp.Expr) -> sp.Expr:
     """
     if num.is_Number and den.is_Number:
         return num / den
-    R, F, G = _poly_pair(num, den)
+    _R, F, G = _poly_pair(num, den)
     if F is None or G is None or not G:
         return sp.cancel(num / den)
     if not F:
@@ -203,9 +220,13 @@ def _quotient(P: PolyElement, Q: PolyElement) -> sp.Expr:
     coeff, factors = Fraction(1), []
     for poly, sign in ((P, 1), (Q, -1)):
         if len(poly) == 1:
-            (monom, c), = poly.items()
+            ((monom, c),) = poly.items()
             coeff = coeff * to_fraction(c) if sign == 1 else coeff / to_fraction(c)
-            factors += [s if e * sign == 1 else sp.Pow(s, e * sign) for s, e in zip(poly.ring.symbols, monom) if e]
+            factors += [
+                s if e * sign == 1 else sp.Pow(s, e * sign)
+                for s, e in zip(poly.ring.symbols, monom)
+                if e
+            ]
         else:
             factors.append(to_expr(poly) if sign == 1 else sp.Pow(to_expr(poly), -1))
     _mulsort(factors)
@@ -232,11 +253,15 @@ def cancel_at(expr: sp.Expr, values: dict) -> sp.Expr:
 def _cancel_at(expr: sp.Expr, items: tuple) -> sp.Expr:
     values = dict(items)
     num, den = sp.fraction(expr)
-    if den is not sp.S.One:  # a ratio: substitute each side, then cancel once (no sympy quotient in between)
+    if (
+        den is not sp.S.One
+    ):  # a ratio: substitute each side, then cancel once (no sympy quotient in between)
         n, d = substitute(num, values), substitute(den, values)
         R = ring_of(gens_of(n, d))
         if d != 0 and to_poly(n, R) is not None and to_poly(d, R) is not None:
-            return cancel_ratio(n, d)  # lowest terms are unique: the same as cancelling the substituted ratio
+            return cancel_ratio(
+                n, d
+            )  # lowest terms are unique: the same as cancelling the substituted ratio
     return cancel(substitute(expr, values))
 
 
@@ -303,7 +328,7 @@ def factor(expr: sp.Expr) -> sp.Expr:
     return _keep_coeff(sp.Rational(coeff.numerator, coeff.denominator), product)
 
 
-class _NotRational(Exception):
+class _NotRationalError(Exception):
     """Raised inside :func:`_rational_value` when the value is not an exact rational."""
 
 
@@ -315,7 +340,7 @@ def _rational_value(expr: sp.Basic, values: dict, used: list) -> Fraction:
     if expr.is_Symbol:
         v = values.get(expr)
         if v is None:
-            raise _NotRational
+            raise _NotRationalError
         used.append(expr)
         return v
     if expr.is_Add:
@@ -328,9 +353,9 @@ def _rational_value(expr: sp.Basic, values: dict, used: list) -> Fraction:
     if expr.is_Pow and expr.exp.is_Integer:
         base = _rational_value(expr.base, values, used)
         if not base and expr.exp < 0:
-            raise _NotRational  # division by zero: sympy's answer (zoo) is not a rational
+            raise _NotRationalError  # division by zero: sympy's answer (zoo) is not a rational
         return base ** int(expr.exp)
-    raise _NotRational
+    raise _NotRationalError
 
 
 def substitute(expr: sp.Expr, values: dict) -> sp.Expr:
@@ -355,12 +380,14 @@ def substitute(expr: sp.Expr, values: dict) -> sp.Expr:
 
 def _substitute(expr: sp.Expr, items: tuple) -> sp.Expr:
     values = {k: sp.Integer(v) if isinstance(v, int) else v for k, v in items}
-    if isinstance(expr, sp.Expr) and all(isinstance(k, sp.Symbol) and isinstance(v, sp.Rational) for k, v in values.items()):
+    if isinstance(expr, sp.Expr) and all(
+        isinstance(k, sp.Symbol) and isinstance(v, sp.Rational) for k, v in values.items()
+    ):
         fractions = {k: Fraction(int(v.p), int(v.q)) for k, v in values.items()}
         used: list = []
         try:
             q = _rational_value(expr, fractions, used)
-        except _NotRational:
+        except _NotRationalError:
             partial = _substitute_expanded(expr, fractions)
             if partial is not None:
                 return partial
@@ -398,7 +425,7 @@ def _substitute_expanded(expr: sp.Expr, values: dict) -> sp.Expr | None:
     """
     acc: dict[tuple[sp.Expr, ...], Fraction] = {}
     replaced = False
-    for term in (expr.args if expr.is_Add else (expr,)):
+    for term in expr.args if expr.is_Add else (expr,):
         parts = _monomial_factors(term)
         if parts is None:
             return None
@@ -410,9 +437,11 @@ def _substitute_expanded(expr: sp.Expr, values: dict) -> sp.Expr | None:
             if v is None:
                 keep.append(f)
             else:
-                c, replaced = c * v ** k, True
+                c, replaced = c * v**k, True
         key = tuple(keep)  # a subsequence of a sorted Mul's args: still in sympy's order
         acc[key] = acc.get(key, Fraction(0)) + c
     if not replaced:
         return expr
-    return _polynomial((sp.Rational(c.numerator, c.denominator), factors) for factors, c in acc.items() if c)
+    return _polynomial(
+        (sp.Rational(c.numerator, c.denominator), factors) for factors, c in acc.items() if c
+    )

@@ -7,6 +7,7 @@ compute.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 
 import sympy as sp
@@ -14,13 +15,12 @@ import sympy as sp
 from derive.analysis import algebra
 from derive.analysis.algebra import substitute
 from derive.analysis.crossover import Crossover, reduced_parts, solve_crossover
+from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.declare.operator import Tensor
 from derive.problem.binding import Problem
-from dataclasses import dataclass
-from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.problem.regime import REGIME_FACTOR
 
-__all__ = ["ByteTerm", "Roofline", "Analysis", "analyse"]
+__all__ = ["Analysis", "ByteTerm", "Roofline", "analyse"]
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,10 @@ class Analysis:
 
 def _terms(problem: Problem, tensors: tuple[Tensor, ...], role_of) -> tuple[ByteTerm, ...]:
     dtypes = dict(problem.dtypes)
-    return tuple(ByteTerm(t, role_of(t), dtypes[t.name].name, dtypes[t.name].width, t.elements) for t in tensors)
+    return tuple(
+        ByteTerm(t, role_of(t), dtypes[t.name].name, dtypes[t.name].width, t.elements)
+        for t in tensors
+    )
 
 
 def _regime_checks(problem: Problem, value: sp.Expr) -> tuple[tuple[str, bool], ...] | None:
@@ -109,7 +112,11 @@ def _regime_checks(problem: Problem, value: sp.Expr) -> tuple[tuple[str, bool], 
             return None
         lhs = vals[small] if small is not None else sp.Integer(1)
         ok = bool(REGIME_FACTOR * lhs <= vals[large])
-        name = f"{small} ≤ {large}/{REGIME_FACTOR}" if small is not None else f"{large} ≥ {REGIME_FACTOR}"
+        name = (
+            f"{small} ≤ {large}/{REGIME_FACTOR}"
+            if small is not None
+            else f"{large} ≥ {REGIME_FACTOR}"
+        )
         checks.append((name, ok))
     return tuple(checks)
 
@@ -121,7 +128,12 @@ def _roofline(flops_x, terms, bandwidth, peak, x, subs_x, subs_all) -> Roofline:
     cross = None
     time = None
     if bandwidth is not None:
-        cross = solve_crossover(*reduced_parts(substitute(flops_x, subs_x), substitute(total, subs_x)), peak, bandwidth, x)
+        cross = solve_crossover(
+            *reduced_parts(substitute(flops_x, subs_x), substitute(total, subs_x)),
+            peak,
+            bandwidth,
+            x,
+        )
         time = substitute(total, subs_all) / bandwidth
     return Roofline(terms, total, intensity, ridge, cross, time)
 
@@ -133,14 +145,29 @@ def analyse(problem: Problem) -> Analysis:
     subs_x, subs_all = problem.bound_subs(except_dim=x), problem.bound_subs()
     flops = op.flops
     reads = set(id(t) for t in op.reads)
-    memory = _roofline(flops, _terms(problem, op.memory_tensors, lambda t: "read" if id(t) in reads else "write"), W, P, x, subs_x, subs_all)
+    memory = _roofline(
+        flops,
+        _terms(problem, op.memory_tensors, lambda t: "read" if id(t) in reads else "write"),
+        W,
+        P,
+        x,
+        subs_x,
+        subs_all,
+    )
 
     leading = intensity_regime = cross_regime = holds = None
     checks: tuple = ()
     if problem.regime is not None:
         leading = leading_order(flops, tuple(t.bytes for t in memory.terms), problem.regime)
         intensity_regime = leading.ratio
-        cross_regime = solve_crossover(*reduced_parts(substitute(leading.numerator, subs_x), substitute(leading.denominator, subs_x)), P, W, x)
+        cross_regime = solve_crossover(
+            *reduced_parts(
+                substitute(leading.numerator, subs_x), substitute(leading.denominator, subs_x)
+            ),
+            P,
+            W,
+            x,
+        )
         if cross_regime.is_number:
             found = _regime_checks(problem, cross_regime.exact)
             if found is not None:
@@ -154,11 +181,29 @@ def analyse(problem: Problem) -> Analysis:
 
     network = None
     if op.comms:
-        network = _roofline(flops, _terms(problem, op.comms, lambda t: "sent"), problem.link.value if problem.link else None, P, x, subs_x, subs_all)
+        network = _roofline(
+            flops,
+            _terms(problem, op.comms, lambda t: "sent"),
+            problem.link.value if problem.link else None,
+            P,
+            x,
+            subs_x,
+            subs_all,
+        )
     return Analysis(
-        problem=problem, flops=flops, memory=memory, leading=leading, intensity_regime=intensity_regime,
-        crossover_regime=cross_regime, regime_holds=holds, regime_checks=checks, t_math=t_math,
-        t_lower=sp.Max(t_math, t_mem) if numeric else None, t_upper=(t_math + t_mem) if numeric else None,
-        attainable=attainable, fraction_of_peak=(attainable / P) if numeric else None,
-        intensity_at_point=at_point, network=network,
+        problem=problem,
+        flops=flops,
+        memory=memory,
+        leading=leading,
+        intensity_regime=intensity_regime,
+        crossover_regime=cross_regime,
+        regime_holds=holds,
+        regime_checks=checks,
+        t_math=t_math,
+        t_lower=sp.Max(t_math, t_mem) if numeric else None,
+        t_upper=(t_math + t_mem) if numeric else None,
+        attainable=attainable,
+        fraction_of_peak=(attainable / P) if numeric else None,
+        intensity_at_point=at_point,
+        network=network,
     )

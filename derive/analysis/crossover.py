@@ -12,17 +12,35 @@ are all ≤ 0 is ≤ 0 everywhere.
 
 from __future__ import annotations
 
+import itertools
 import math
-from functools import lru_cache
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import sympy as sp
 from sympy.polys.rings import PolyElement
 
-from derive.analysis.algebra import cancel_ratio, factor, gens_of, ring_of, to_expr, to_fraction, to_poly
-from dataclasses import dataclass
+from derive.analysis.algebra import (
+    cancel_ratio,
+    factor,
+    gens_of,
+    ring_of,
+    to_expr,
+    to_fraction,
+    to_poly,
+)
 
-__all__ = ["Crossover", "solve_crossover", "sign_on_positive", "reduced_parts", "CROSSES", "NEVER", "ALWAYS", "UNDETERMINED"]
+__all__ = [
+    "ALWAYS",
+    "CROSSES",
+    "NEVER",
+    "UNDETERMINED",
+    "Crossover",
+    "reduced_parts",
+    "sign_on_positive",
+    "solve_crossover",
+]
 
 CROSSES, NEVER, ALWAYS, UNDETERMINED = "crosses", "never", "always", "undetermined"
 
@@ -68,7 +86,9 @@ def sign_on_positive(expr: sp.Expr) -> int | None:
     >>> sign_on_positive(3*B*D + 2), sign_on_positive(-B - 1), sign_on_positive(B - D)
     (1, -1, None)
     """
-    num, den = (expr, sp.Integer(1)) if expr.is_polynomial() else sp.fraction(sp.cancel(sp.together(expr)))
+    num, den = (
+        (expr, sp.Integer(1)) if expr.is_polynomial() else sp.fraction(sp.cancel(sp.together(expr)))
+    )
     signs = []
     for part in (num, den):
         part = sp.expand(part)
@@ -96,7 +116,9 @@ def reduced_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """
     n, d = sp.fraction(cancel_ratio(num, den))
     dp = to_poly(d, ring_of(gens_of(d)))
-    sign = sign_on_positive(d) if dp is None else _ring_sign(dp)  # the same rule, on the ring when it can
+    sign = (
+        sign_on_positive(d) if dp is None else _ring_sign(dp)
+    )  # the same rule, on the ring when it can
     return (n, d) if sign == 1 else (num, den)
 
 
@@ -116,7 +138,10 @@ def _supremum(intensity: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr | None, sp.Expr
     if not rest:
         return sup, None
     t = sp.Symbol("t", positive=True)
-    n2, d2 = (sp.Poly(sp.expand(e.subs({s: t * s for s in rest}, simultaneous=True)), t) for e in sp.fraction(sup))
+    n2, d2 = (
+        sp.Poly(sp.expand(e.subs({s: t * s for s in rest}, simultaneous=True)), t)
+        for e in sp.fraction(sup)
+    )
     if n2.degree() > d2.degree():
         return sup, None
     return sup, (sp.cancel(n2.LC() / d2.LC()) if n2.degree() == d2.degree() else sp.Integer(0))
@@ -135,24 +160,47 @@ def _decide(g: sp.Expr, x: sp.Symbol, roots: list, compute_bound, ceil, exact) -
     """
     zero = roots[0] - roots[0] if roots else 0  # an exact zero of the roots' type
     cuts = [zero] + roots
-    probes = [(lo + hi) / 2 for lo, hi in zip(cuts, cuts[1:])] + [cuts[-1] + 1]
+    probes = [(lo + hi) / 2 for lo, hi in itertools.pairwise(cuts)] + [cuts[-1] + 1]
     bound = [compute_bound(p) for p in probes]  # compute-bound on each open interval
     if not any(bound):
-        return Crossover(NEVER, x, g, note="the intensity touches the ridge only at isolated points" if roots else "")
+        return Crossover(
+            NEVER,
+            x,
+            g,
+            note="the intensity touches the ridge only at isolated points" if roots else "",
+        )
     if all(bound):
         return Crossover(ALWAYS, x, g, min_compute_bound=1)
-    if bound[-1] and bound.count(True) == 1:  # memory-bound, then compute-bound from the last root on
+    if (
+        bound[-1] and bound.count(True) == 1
+    ):  # memory-bound, then compute-bound from the last root on
         n = max(1, ceil(roots[-1]))
-        while n > 1 and compute_bound(n - 1):  # only at integer roots where g touches zero: finitely many
+        while n > 1 and compute_bound(
+            n - 1
+        ):  # only at integer roots where g touches zero: finitely many
             n -= 1
         return Crossover(CROSSES, x, g, exact=exact(roots[-1]), min_compute_bound=n)
-    ranges = [(lo, hi) for lo, hi, b in zip(cuts, cuts[1:] + [None], bound) if b]  # closed, hi None is ∞
-    shown = ", ".join(("(0" if lo == zero else f"[{exact(lo)}") + (", ∞)" if hi is None else f", {exact(hi)}]") for lo, hi in ranges)
+    ranges = [
+        (lo, hi) for lo, hi, b in zip(cuts, cuts[1:] + [None], bound) if b
+    ]  # closed, hi None is ∞
+    shown = ", ".join(
+        ("(0" if lo == zero else f"[{exact(lo)}") + (", ∞)" if hi is None else f", {exact(hi)}]")
+        for lo, hi in ranges
+    )
     found = [(max(1, ceil(lo)), lo) for lo, hi in ranges if hi is None or max(1, ceil(lo)) <= hi]
     if not found:
-        return Crossover(NEVER, x, g, note=f"compute-bound only for {x} in {shown}, which holds no integer ≥ 1")
+        return Crossover(
+            NEVER, x, g, note=f"compute-bound only for {x} in {shown}, which holds no integer ≥ 1"
+        )
     n, lo = found[0]
-    return Crossover(CROSSES, x, g, exact=exact(lo), min_compute_bound=n, note=f"compute-bound only for {x} in {shown}")
+    return Crossover(
+        CROSSES,
+        x,
+        g,
+        exact=exact(lo),
+        min_compute_bound=n,
+        note=f"compute-bound only for {x} in {shown}",
+    )
 
 
 def _numeric(g: sp.Expr, x: sp.Symbol, poly: sp.Poly) -> Crossover:
@@ -165,7 +213,7 @@ def _by_power(gp: PolyElement, i: int) -> list[PolyElement]:
     """Coefficients of ``gp`` in its i-th generator, highest power first (like ``Poly.all_coeffs``)."""
     parts: dict[int, dict] = {}
     for mon, c in gp.items():
-        parts.setdefault(mon[i], {})[mon[:i] + (0,) + mon[i + 1:]] = c
+        parts.setdefault(mon[i], {})[mon[:i] + (0,) + mon[i + 1 :]] = c
     return [gp.ring.from_dict(parts.get(k, {})) for k in range(max(parts), -1, -1)]
 
 
@@ -189,7 +237,9 @@ def _horner(coeffs: list[Fraction], v: Fraction) -> Fraction:
 
 def _numeric_fast(g: sp.Expr, x: sp.Symbol, coeffs: list[PolyElement]) -> Crossover:
     """:func:`_numeric` for a polynomial with rational coefficients and rational positive roots."""
-    qs = [to_fraction(c.LC) if c else Fraction(0) for c in coeffs]  # each coefficient is a constant here
+    qs = [
+        to_fraction(c.LC) if c else Fraction(0) for c in coeffs
+    ]  # each coefficient is a constant here
     if len(qs) == 2:
         roots = [-qs[1] / qs[0]]
     else:
@@ -199,16 +249,25 @@ def _numeric_fast(g: sp.Expr, x: sp.Symbol, coeffs: list[PolyElement]) -> Crosso
             return _numeric(g, x, poly)
         roots = [Fraction(int(r.p), int(r.q)) for r in found]
     roots = sorted({r for r in roots if r > 0})
-    return _decide(g, x, roots, lambda v: _horner(qs, Fraction(v)) >= 0, math.ceil, lambda q: sp.Rational(q.numerator, q.denominator))
+    return _decide(
+        g,
+        x,
+        roots,
+        lambda v: _horner(qs, Fraction(v)) >= 0,
+        math.ceil,
+        lambda q: sp.Rational(q.numerator, q.denominator),
+    )
 
 
 def _top(p: PolyElement, idx: list[int]) -> tuple[int, PolyElement]:
     """The total degree of ``p`` in the generators ``idx`` and its part of that degree."""
-    deg = max(sum(m[i] for i in idx) for m in p.keys())
+    deg = max(sum(m[i] for i in idx) for m in p)
     return deg, p.ring.from_dict({m: c for m, c in p.items() if sum(m[i] for i in idx) == deg})
 
 
-def _supremum_ring(F: PolyElement, G: PolyElement, xi: int) -> tuple[sp.Expr | None, sp.Expr | None]:
+def _supremum_ring(
+    F: PolyElement, G: PolyElement, xi: int
+) -> tuple[sp.Expr | None, sp.Expr | None]:
     """:func:`_supremum` of F/G on the ring: lim as x → ∞, then as every other dim grows too."""
     P, Q = F.cancel(G)
     dn, ln = _top(P, [xi])
@@ -227,7 +286,9 @@ def _supremum_ring(F: PolyElement, G: PolyElement, xi: int) -> tuple[sp.Expr | N
 
 
 @lru_cache(maxsize=1024)
-def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol) -> Crossover:
+def solve_crossover(
+    flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol
+) -> Crossover:
     """Solve FLOPs/peak = bytes/bandwidth for x exactly (pure, so cached: keys repeat setups).
 
     Polynomial FLOPs and bytes (every built-in operator) are solved on sympy's sparse
@@ -245,7 +306,13 @@ def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: s
     gp = F * to_poly(bandwidth, R) - G * to_poly(peak, R)
     g = to_expr(gp)
     if not gp:
-        return Crossover(ALWAYS, x, g, min_compute_bound=1, note="compute and memory time are equal for every value")
+        return Crossover(
+            ALWAYS,
+            x,
+            g,
+            min_compute_bound=1,
+            note="compute and memory time are equal for every value",
+        )
     xi = R.symbols.index(x)
     coeffs = _by_power(gp, xi)
     signs = [_ring_sign(c) for c in coeffs]
@@ -259,23 +326,53 @@ def solve_crossover(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: s
     degree = len(coeffs) - 1
     if degree == 0:
         cond = to_expr(coeffs[0]).as_content_primitive()[1]
-        return Crossover(UNDETERMINED, x, g, condition=cond,
-                         note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims")
+        return Crossover(
+            UNDETERMINED,
+            x,
+            g,
+            condition=cond,
+            note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims",
+        )
     if degree == 1:
         c1, c0 = (to_expr(c) for c in coeffs)
         exact = factor(cancel_ratio(-c0, c1))
         if signs[1] == -1 and signs[0] in (1, None):
-            return Crossover(CROSSES, x, g, exact=exact, condition=None if signs[0] == 1 else c1.as_content_primitive()[1])
-        return Crossover(UNDETERMINED, x, g, exact=exact, note="whether the root is positive depends on the other dims; bind them with --set")
-    return Crossover(UNDETERMINED, x, g, note=f"degree {degree} in {x} with unbound dims; bind them with --set to solve exactly")
+            return Crossover(
+                CROSSES,
+                x,
+                g,
+                exact=exact,
+                condition=None if signs[0] == 1 else c1.as_content_primitive()[1],
+            )
+        return Crossover(
+            UNDETERMINED,
+            x,
+            g,
+            exact=exact,
+            note="whether the root is positive depends on the other dims; bind them with --set",
+        )
+    return Crossover(
+        UNDETERMINED,
+        x,
+        g,
+        note=f"degree {degree} in {x} with unbound dims; bind them with --set to solve exactly",
+    )
 
 
-def _solve_general(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol) -> Crossover:
+def _solve_general(
+    flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol
+) -> Crossover:
     """The same solve through sympy's general functions, for inputs that are not polynomials."""
     g = sp.expand(flops * bandwidth - bytes_ * peak)
     intensity = flops / bytes_
     if g == 0:
-        return Crossover(ALWAYS, x, g, min_compute_bound=1, note="compute and memory time are equal for every value")
+        return Crossover(
+            ALWAYS,
+            x,
+            g,
+            min_compute_bound=1,
+            note="compute and memory time are equal for every value",
+        )
     try:
         poly = sp.Poly(g, x)
     except sp.PolynomialError:
@@ -291,12 +388,34 @@ def _solve_general(flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp
         return _numeric(g, x, poly)
     if poly.degree() == 0:
         cond = coeffs[0].as_content_primitive()[1]
-        return Crossover(UNDETERMINED, x, g, condition=cond,
-                         note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims")
+        return Crossover(
+            UNDETERMINED,
+            x,
+            g,
+            condition=cond,
+            note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims",
+        )
     if poly.degree() == 1:
         c1, c0 = coeffs
         exact = sp.factor(sp.cancel(-c0 / c1))
         if signs[1] == -1 and signs[0] in (1, None):
-            return Crossover(CROSSES, x, g, exact=exact, condition=None if signs[0] == 1 else c1.as_content_primitive()[1])
-        return Crossover(UNDETERMINED, x, g, exact=exact, note="whether the root is positive depends on the other dims; bind them with --set")
-    return Crossover(UNDETERMINED, x, g, note=f"degree {poly.degree()} in {x} with unbound dims; bind them with --set to solve exactly")
+            return Crossover(
+                CROSSES,
+                x,
+                g,
+                exact=exact,
+                condition=None if signs[0] == 1 else c1.as_content_primitive()[1],
+            )
+        return Crossover(
+            UNDETERMINED,
+            x,
+            g,
+            exact=exact,
+            note="whether the root is positive depends on the other dims; bind them with --set",
+        )
+    return Crossover(
+        UNDETERMINED,
+        x,
+        g,
+        note=f"degree {poly.degree()} in {x} with unbound dims; bind them with --set to solve exactly",
+    )

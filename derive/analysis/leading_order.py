@@ -7,6 +7,7 @@ denominator is kept (sympy's multivariate ``O()`` is not reliable for this).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
@@ -14,7 +15,6 @@ import sympy as sp
 from derive.analysis.algebra import cancel_ratio, expand
 from derive.errors import RegimeError
 from derive.problem.regime import Regime
-from dataclasses import dataclass
 
 __all__ = ["LeadingOrder", "leading_order"]
 
@@ -76,7 +76,9 @@ def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], 
         for part in sp.Add.make_args(sp.expand(term.subs(scale, simultaneous=True))):
             coeff, power = part.as_coeff_exponent(_T)
             if coeff.has(_T) or not power.is_Rational:
-                raise RegimeError(what, f"term {term} does not scale as a power of the growing dims")
+                raise RegimeError(
+                    what, f"term {term} does not scale as a power of the growing dims"
+                )
             orders_of_term.add(power)
         if len(orders_of_term) != 1:
             return None
@@ -105,7 +107,11 @@ def leading_order(numerator, denominator, regime: Regime, what: str = "intensity
         terms = _terms(side)
         split = _split_by_order(terms, regime.growing, f"regime {regime.text!r} for {what}")
         if split is None:  # a per-tensor term mixes orders: fall back to expanded monomials
-            split = _split_by_order(_terms(sp.Add(*terms)), regime.growing, f"regime {regime.text!r} for {what}")
+            split = _split_by_order(
+                _terms(sp.Add(*terms)), regime.growing, f"regime {regime.text!r} for {what}"
+            )
         parts.append(split)
     (n_order, n_kept, n_drop), (d_order, d_kept, d_drop) = parts
-    return LeadingOrder(sp.Add(*n_kept), sp.Add(*d_kept), n_kept, n_drop, d_kept, d_drop, n_order, d_order)
+    return LeadingOrder(
+        sp.Add(*n_kept), sp.Add(*d_kept), n_kept, n_drop, d_kept, d_drop, n_order, d_order
+    )

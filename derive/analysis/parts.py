@@ -7,16 +7,15 @@ same layer unfused.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
 from derive.analysis.algebra import cancel_ratio, substitute
 from derive.analysis.analyse import Analysis, analyse
 from derive.declare.composite import Composite, unfused
-from dataclasses import dataclass
 
-__all__ = ["PartRow", "LayerBreakdown", "breakdown"]
+__all__ = ["LayerBreakdown", "PartRow", "breakdown"]
 
 
 @dataclass(frozen=True)
@@ -48,9 +47,26 @@ def _rows(a: Analysis) -> tuple[PartRow, ...]:
     rows = []
     for part in op.parts:
         flops = substitute(part.subs(part.operator.flops), bound)
-        byts = substitute(sp.Add(*(t.bytes for t in a.memory.terms if op.part_of(t.tensor.name) == part.label)), bound)
-        time = sp.Max(flops / p.peak.value, byts / p.bandwidth.value) if (flops / p.peak.value).is_number and byts.is_number else flops / p.peak.value
-        rows.append(PartRow(part.label, part.operator.name, flops, byts, cancel_ratio(flops, byts) if byts != 0 else sp.oo, time, None))
+        byts = substitute(
+            sp.Add(*(t.bytes for t in a.memory.terms if op.part_of(t.tensor.name) == part.label)),
+            bound,
+        )
+        time = (
+            sp.Max(flops / p.peak.value, byts / p.bandwidth.value)
+            if (flops / p.peak.value).is_number and byts.is_number
+            else flops / p.peak.value
+        )
+        rows.append(
+            PartRow(
+                part.label,
+                part.operator.name,
+                flops,
+                byts,
+                cancel_ratio(flops, byts) if byts != 0 else sp.oo,
+                time,
+                None,
+            )
+        )
     if all(r.time.is_number for r in rows):
         total = sp.Add(*(r.time for r in rows))
         rows = [replace(r, share=r.time / total) for r in rows]
@@ -69,5 +85,7 @@ def _unfused(a: Analysis) -> Analysis:
 def breakdown(a: Analysis) -> LayerBreakdown:
     """The per-part breakdown of a composite's analysis."""
     rows = _rows(a)
-    dominant = max(rows, key=lambda r: r.share).label if rows and rows[0].share is not None else None
+    dominant = (
+        max(rows, key=lambda r: r.share).label if rows and rows[0].share is not None else None
+    )
     return LayerBreakdown(rows, dominant, _unfused(a) if a.problem.operator.fused else None)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
-from derive.problem.binding import ProblemSpec
-from dataclasses import dataclass
 from derive.declare.registry import Registry
+from derive.problem.binding import ProblemSpec
 
-__all__ = ["Context", "DEFAULT_RTOL"]
+__all__ = ["DEFAULT_RTOL", "Context"]
 
 DEFAULT_RTOL = "0.01"
 

@@ -11,23 +11,35 @@ answer). When none applies, a plain sentence says how the claim differs.
 
 from __future__ import annotations
 
+import contextlib
+
 import sympy as sp
 
-from derive.errors import DeriveError
 from derive.analysis.leading_order import leading_order
-from derive.problem.regime import Regime
-from derive.checking.matching import as_percent, constant_ratio, equal, match, relative_error
 from derive.checking.context import Context
-from derive.checking.quantities import Target, basis_of, describe, hardware_of, kind_of, leading, roof_of
+from derive.checking.matching import as_percent, constant_ratio, equal, match, relative_error
+from derive.checking.quantities import (
+    Target,
+    basis_of,
+    describe,
+    hardware_of,
+    kind_of,
+    leading,
+    roof_of,
+)
 from derive.checking.regimes import candidate_regimes
 from derive.checking.terms import moved, term_diagnoses
 from derive.checking.variants import ROUNDED, dtype_variants, hardware_variants
 from derive.checking.words import approx, compact, plural
+from derive.errors import DeriveError
+from derive.problem.regime import Regime
 
-__all__ = ["diagnose", "value_text", "exact_is"]
+__all__ = ["diagnose", "exact_is", "value_text"]
 
 _POWERS = tuple(k for k in range(-15, 16) if k)
-_NAMED = (sp.Integer(2), sp.Rational(1, 2), sp.Integer(8), sp.Rational(1, 8)) + tuple(sp.Integer(10) ** k for k in _POWERS)
+_NAMED = (sp.Integer(2), sp.Rational(1, 2), sp.Integer(8), sp.Rational(1, 8)) + tuple(
+    sp.Integer(10) ** k for k in _POWERS
+)
 
 
 def _is_named(c: sp.Rational) -> bool:
@@ -41,7 +53,9 @@ def value_text(t: Target | None) -> str:
     if t.value is None:
         return t.note or "none"
     text = approx(t.value) if t.value.is_number else compact(t.value)
-    return text + (f" (smallest compute-bound integer {t.threshold})" if t.threshold is not None else "")
+    return text + (
+        f" (smallest compute-bound integer {t.threshold})" if t.threshold is not None else ""
+    )
 
 
 def exact_is(what: str, t: Target) -> str:
@@ -51,7 +65,9 @@ def exact_is(what: str, t: Target) -> str:
     return f"the exact {what} {'are' if plural(what) else 'is'} {value_text(t)}"
 
 
-def _regime_sentence(ctx: Context, quantity: str, claim: sp.Expr, target: Target, primary: bool = True) -> str | None:
+def _regime_sentence(
+    ctx: Context, quantity: str, claim: sp.Expr, target: Target, primary: bool = True
+) -> str | None:
     """Under which candidate regime the claim is the leading order; ``primary`` when that is the main finding."""
     if kind_of(quantity) == "ridge" or quantity == "intensity_regime":
         return None
@@ -59,15 +75,23 @@ def _regime_sentence(ctx: Context, quantity: str, claim: sp.Expr, target: Target
     what = describe(quantity)
     for regime in candidate_regimes(a.problem.operator.dims, skip=given):
         t = leading(a, quantity, regime)
-        if t is None or t.value is None or (target.value is not None and equal(t.value, target.value)):
+        if (
+            t is None
+            or t.value is None
+            or (target.value is not None and equal(t.value, target.value))
+        ):
             continue
         if match(claim, t, ctx.rtol):
             drops = _dropped(ctx, quantity, regime)
             if not primary:
-                return f"it would be the leading-order {what} if the regime {regime.text} were meant"
+                return (
+                    f"it would be the leading-order {what} if the regime {regime.text} were meant"
+                )
             if given is None:
-                return (f"this is the leading-order {what} when {regime.text}{drops}; without that regime {exact_is(what, target)} "
-                        f"(rerun with --regime '{regime.text}' to accept it as leading order)")
+                return (
+                    f"this is the leading-order {what} when {regime.text}{drops}; without that regime {exact_is(what, target)} "
+                    f"(rerun with --regime '{regime.text}' to accept it as leading order)"
+                )
             return f"this is the leading-order {what} when {regime.text}{drops}, not under the regime given ({given.text})"
     return None
 
@@ -94,14 +118,20 @@ def _named_factor(ctx: Context, quantity: str, c: sp.Rational) -> str:
         return "your FLOPs are 2× the expected: 2 FLOPs per multiply-accumulate counted twice (a multiply-accumulate is 2 FLOPs)"
     if c == sp.Rational(1, 2) and kind == "num" and mac:
         return "your FLOPs are half the expected: a multiply-accumulate is 2 FLOPs (one multiply, one add), not 1"
-    flop_twice, flop_once = ("FLOPs counted twice per multiply-accumulate", "1 FLOP per multiply-accumulate") if mac else ("FLOPs doubled", "FLOPs halved")
+    flop_twice, flop_once = (
+        ("FLOPs counted twice per multiply-accumulate", "1 FLOP per multiply-accumulate")
+        if mac
+        else ("FLOPs doubled", "FLOPs halved")
+    )
     if c == 2 and kind == "ratio":
         return f"your {what} is 2× the expected: {flop_twice}, or bytes halved"
     if c == sp.Rational(1, 2) and kind == "ratio":
         return f"your {what} is half the expected: {flop_once}, or every byte counted twice"
     is_ = "are" if plural(what) else "is"
     if c in (8, sp.Rational(1, 8)):
-        return f"your {what} {is_} off by a factor of {c}: bits and bytes confused (8 bits per byte)"
+        return (
+            f"your {what} {is_} off by a factor of {c}: bits and bytes confused (8 bits per byte)"
+        )
     k = next((k for k in _POWERS if c == sp.Integer(10) ** k), None)
     if k is not None:
         return f"your {what} {is_} off by a factor of 10^{k}: a power of ten slipped (check exponents and units)"
@@ -130,18 +160,30 @@ def _inverted(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> st
     return None
 
 
-def _variant_sentences(ctx: Context, quantity: str, claim: sp.Expr, target: Target, regime: Regime | None = None) -> list[str]:
+def _variant_sentences(
+    ctx: Context, quantity: str, claim: sp.Expr, target: Target, regime: Regime | None = None
+) -> list[str]:
     """The hardware and dtype variants the claim matches: up to two named ones, or one rounding, per family."""
     out: list[str] = []
     a = ctx.analysis
     basis = basis_of(a, roof_of(quantity), regime)
-    for family in (hardware_variants(a, quantity, basis), dtype_variants(a, quantity, ctx.spec, ctx.registry, regime)):
+    for family in (
+        hardware_variants(a, quantity, basis),
+        dtype_variants(a, quantity, ctx.spec, ctx.registry, regime),
+    ):
         found: list[str] = []
         for stem, t in family:
-            if isinstance(t, Target) and t.value is not None and not equal(t.value, target.value) and match(claim, t, ctx.rtol):
+            if (
+                isinstance(t, Target)
+                and t.value is not None
+                and not equal(t.value, target.value)
+                and match(claim, t, ctx.rtol)
+            ):
                 if ROUNDED in stem and found:
                     break  # a named mistake already explains it
-                found.append(f"{stem} — {'leading order' if regime else 'exact'} is {value_text(target)}")
+                found.append(
+                    f"{stem} — {'leading order' if regime else 'exact'} is {value_text(target)}"
+                )
                 if ROUNDED in stem or len(found) == 2:
                     break
         out += found
@@ -171,12 +213,19 @@ def _is_monomial(expr: sp.Expr) -> bool:
     return len(sp.Add.make_args(num)) == 1 and len(sp.Add.make_args(den)) == 1
 
 
-def _leading_findings(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[str | None]:
+def _leading_findings(
+    ctx: Context, quantity: str, claim: sp.Expr, target: Target
+) -> list[str | None]:
     """With a regime given, how the claim misses the leading order (the answer the user was after)."""
     a = ctx.analysis
     regime = a.problem.regime
     lead = target if quantity == "intensity_regime" else leading(a, quantity, regime)
-    if regime is None or lead is None or lead.value is None or (quantity != "intensity_regime" and equal(lead.value, target.value)):
+    if (
+        regime is None
+        or lead is None
+        or lead.value is None
+        or (quantity != "intensity_regime" and equal(lead.value, target.value))
+    ):
         return []
     prefix = f"at leading order under {regime.text}: "
     variants = _variant_sentences(ctx, quantity, claim, lead, regime)
@@ -186,11 +235,18 @@ def _leading_findings(ctx: Context, quantity: str, claim: sp.Expr, target: Targe
     out = [prefix + s for s in ([factor] if factor else []) + variants]
     if kind_of(quantity) in ("den", "ratio", "t_den"):
         basis = basis_of(a, roof_of(quantity), regime)
-        out += [prefix + text for text, _ in term_diagnoses(kind_of(quantity), claim, basis, hardware_of(a), ctx.bound)]
+        out += [
+            prefix + text
+            for text, _ in term_diagnoses(
+                kind_of(quantity), claim, basis, hardware_of(a), ctx.bound
+            )
+        ]
     return out
 
 
-def _findings(ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target) -> list[str | None]:
+def _findings(
+    ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
+) -> list[str | None]:
     a = ctx.analysis
     if quantity == "intensity_regime":
         return _leading_findings(ctx, quantity, claim, target)
@@ -206,21 +262,31 @@ def _findings(ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target:
         factor = None  # a more specific finding names the cause of the factor
     terms: list[tuple[str, bool]] = []
     if kind_of(quantity) in ("den", "ratio", "t_den") and quantity != "intensity_regime":
-        terms = term_diagnoses(kind_of(quantity), raw, basis_of(a, roof_of(quantity)), hardware_of(a), ctx.bound)
+        terms = term_diagnoses(
+            kind_of(quantity), raw, basis_of(a, roof_of(quantity)), hardware_of(a), ctx.bound
+        )
     if regime and monomial:
         # a leading-order answer: the regime explains it, and names the terms it drops
-        return [regime, factor, inverted] + variants + [text for text, left_out in terms if not left_out]
+        return (
+            [regime, factor, inverted]
+            + variants
+            + [text for text, left_out in terms if not left_out]
+        )
     return [factor, inverted] + variants + [text for text, _ in terms] + [regime]
 
 
-def diagnose(ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target) -> list[str]:
+def diagnose(
+    ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
+) -> list[str]:
     """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``."""
     a = ctx.analysis
     out: list[str] = []
-    if quantity == "intensity_regime" and equal(claim, sp.cancel(a.memory.intensity.subs(ctx.bound))):
-        out.append(f"this is the exact intensity; at leading order under {a.problem.regime.text} it is {value_text(target)}")
-    try:
+    if quantity == "intensity_regime" and equal(
+        claim, sp.cancel(a.memory.intensity.subs(ctx.bound))
+    ):
+        out.append(
+            f"this is the exact intensity; at leading order under {a.problem.regime.text} it is {value_text(target)}"
+        )
+    with contextlib.suppress(DeriveError):
         out += [s for s in _findings(ctx, quantity, raw, claim, target) if s]
-    except DeriveError:
-        pass
     return out or [_fallback(ctx, quantity, claim, target)]

@@ -10,18 +10,18 @@ quantity's leading order under that regime instead. Anything else is
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.formula import Parsed, parse_formula
-from derive.formula.limits import show
-from dataclasses import dataclass
-from derive.checking.matching import Match, as_percent, check_size, match, relative_error
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
+from derive.checking.matching import Match, as_percent, check_size, match, relative_error
 from derive.checking.quantities import Target, describe, expected, kind_of, leading
+from derive.formula import Parsed, parse_formula
+from derive.formula.limits import show
 
-__all__ = ["CORRECT", "LEADING", "INCORRECT", "Judgement", "read_claim", "judge", "judge_expr"]
+__all__ = ["CORRECT", "INCORRECT", "LEADING", "Judgement", "judge", "judge_expr", "read_claim"]
 
 CORRECT, LEADING, INCORRECT = "correct", "correct-leading-order", "incorrect"
 
@@ -47,7 +47,9 @@ class Judgement:
     diagnosis: tuple[str, ...]
 
 
-def read_claim(symbols: Mapping[str, sp.Symbol], text: str, syntax: str, what: str = "claim") -> Parsed:
+def read_claim(
+    symbols: Mapping[str, sp.Symbol], text: str, syntax: str, what: str = "claim"
+) -> Parsed:
     """Parse a claim over the operator's dims (``symbols``) and check it is small enough to compare.
 
     Raises:
@@ -58,7 +60,9 @@ def read_claim(symbols: Mapping[str, sp.Symbol], text: str, syntax: str, what: s
     return parsed
 
 
-def _correct_sentence(ctx: Context, quantity: str, m: Match, claim: sp.Expr, t: Target, lead: bool) -> str:
+def _correct_sentence(
+    ctx: Context, quantity: str, m: Match, claim: sp.Expr, t: Target, lead: bool
+) -> str:
     what = describe(quantity)
     regime = ctx.analysis.problem.regime
     prefix = f"this is the leading-order {what} under {regime.text}" if lead else ""
@@ -94,15 +98,39 @@ def judge_expr(ctx: Context, quantity: str, raw: sp.Expr) -> Judgement:
     m = match(claim, target, ctx.rtol)
     rel = relative_error(claim, target.value) if target.value is not None else None
     if m is not None:
-        return Judgement(CORRECT, quantity, raw, claim, target, lead, m, rel, (_correct_sentence(ctx, quantity, m, claim, target, False),))
+        return Judgement(
+            CORRECT,
+            quantity,
+            raw,
+            claim,
+            target,
+            lead,
+            m,
+            rel,
+            (_correct_sentence(ctx, quantity, m, claim, target, False),),
+        )
     lm = match(claim, lead, ctx.rtol) if lead is not None and lead.value is not None else None
     if lm is not None:
-        said = [_correct_sentence(ctx, quantity, lm, claim, lead, True),
-                f"without the regime {exact_is(describe(quantity), target)}"]
+        said = [
+            _correct_sentence(ctx, quantity, lm, claim, lead, True),
+            f"without the regime {exact_is(describe(quantity), target)}",
+        ]
         if kind_of(quantity) == "cross":
             said.append(_regime_warning(ctx))
-        return Judgement(LEADING, quantity, raw, claim, target, lead, lm, rel, tuple(s for s in said if s))
-    return Judgement(INCORRECT, quantity, raw, claim, target, lead, None, rel, tuple(diagnose(ctx, quantity, raw, claim, target)))
+        return Judgement(
+            LEADING, quantity, raw, claim, target, lead, lm, rel, tuple(s for s in said if s)
+        )
+    return Judgement(
+        INCORRECT,
+        quantity,
+        raw,
+        claim,
+        target,
+        lead,
+        None,
+        rel,
+        tuple(diagnose(ctx, quantity, raw, claim, target)),
+    )
 
 
 def judge(ctx: Context, quantity: str, text: str, syntax: str = "auto") -> tuple[Parsed, Judgement]:

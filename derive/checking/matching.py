@@ -9,19 +9,48 @@ difference there proves inequality at once; a zero never replaces the proof.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.errors import LimitError
-from dataclasses import dataclass
 from derive.checking.quantities import Target
+from derive.errors import LimitError
 
-__all__ = ["Match", "equal", "match", "relative_error", "constant_ratio", "check_size", "expansion_size", "as_percent", "MAX_EXPANSION"]
+__all__ = [
+    "MAX_EXPANSION",
+    "Match",
+    "as_percent",
+    "check_size",
+    "constant_ratio",
+    "equal",
+    "expansion_size",
+    "match",
+    "relative_error",
+]
 
 MAX_EXPANSION = 2_000
 """Refuse to compare a claim whose expansion could exceed this many terms."""
 
-_POINT_PRIMES = (101, 113, 127, 131, 137, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199, 211)
+_POINT_PRIMES = (
+    101,
+    113,
+    127,
+    131,
+    137,
+    149,
+    151,
+    157,
+    163,
+    167,
+    173,
+    179,
+    181,
+    191,
+    193,
+    197,
+    199,
+    211,
+)
 
 
 @dataclass(frozen=True)
@@ -43,7 +72,10 @@ def _estimate(expr: sp.Basic) -> tuple[int, int]:
     if isinstance(expr, sp.Add):
         parts = [_estimate(a) for a in expr.args]
         den = _cap(math.prod(d for _, d in parts))
-        num = sum(_cap(n * math.prod(d for j, (_, d) in enumerate(parts) if j != i)) for i, (n, _) in enumerate(parts))
+        num = sum(
+            _cap(n * math.prod(d for j, (_, d) in enumerate(parts) if j != i))
+            for i, (n, _) in enumerate(parts)
+        )
         return _cap(num), den
     if isinstance(expr, sp.Mul):
         parts = [_estimate(a) for a in expr.args]
@@ -51,8 +83,15 @@ def _estimate(expr: sp.Basic) -> tuple[int, int]:
     if isinstance(expr, sp.Pow) and expr.exp.is_Integer:
         n, d = _estimate(expr.base)
         k = abs(int(expr.exp))
-        grow = (lambda m: _cap(math.comb(m + k - 1, k)) if m > 1 and k < 400 else (m if k else 1))
-        n, d = (grow(n), grow(d)) if k < 400 or (n == 1 and d == 1) else (MAX_EXPANSION + 1, MAX_EXPANSION + 1)
+
+        def grow(m):
+            return _cap(math.comb(m + k - 1, k)) if m > 1 and k < 400 else (m if k else 1)
+
+        n, d = (
+            (grow(n), grow(d))
+            if k < 400 or (n == 1 and d == 1)
+            else (MAX_EXPANSION + 1, MAX_EXPANSION + 1)
+        )
         return (n, d) if expr.exp >= 0 else (d, n)
     return 1, 1  # a rational power or a function: one generator
 
@@ -69,12 +108,16 @@ def check_size(expr: sp.Expr, what: str) -> None:
         LimitError: its expansion could exceed :data:`MAX_EXPANSION` terms.
     """
     if expansion_size(expr) > MAX_EXPANSION:
-        raise LimitError(what, f"expands to more than {MAX_EXPANSION} terms; too large to compare exactly")
+        raise LimitError(
+            what, f"expands to more than {MAX_EXPANSION} terms; too large to compare exactly"
+        )
 
 
 def _point(expr: sp.Expr) -> dict[sp.Symbol, sp.Rational]:
     syms = sorted(expr.free_symbols, key=lambda s: s.name)
-    return {s: sp.Rational(_POINT_PRIMES[i % len(_POINT_PRIMES)], 7 + i) for i, s in enumerate(syms)}
+    return {
+        s: sp.Rational(_POINT_PRIMES[i % len(_POINT_PRIMES)], 7 + i) for i, s in enumerate(syms)
+    }
 
 
 def equal(a: sp.Expr, b: sp.Expr) -> bool:
@@ -117,9 +160,8 @@ def match(claim: sp.Expr, target: Target | None, rtol: sp.Rational) -> Match | N
     """How ``claim`` matches ``target``: exactly, as the integer threshold, or within ``rtol``."""
     if target is None:
         return None
-    if target.value is not None:
-        if equal(claim, target.value):
-            return Match("exact", sp.Integer(0) if target.value.is_number else None)
+    if target.value is not None and equal(claim, target.value):
+        return Match("exact", sp.Integer(0) if target.value.is_number else None)
     if target.threshold is not None and claim.is_Integer and int(claim) == target.threshold:
         rel = relative_error(claim, target.value) if target.value is not None else None
         return Match("threshold", rel)

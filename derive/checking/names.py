@@ -4,18 +4,34 @@ from __future__ import annotations
 
 import re
 
+from derive.checking.context import Context
 from derive.errors import ParseError
 from derive.formula import parse_formula
-from derive.checking.context import Context
 
-__all__ = ["quantity_named", "normalise_name", "NAMES"]
+__all__ = ["NAMES", "normalise_name", "quantity_named"]
 
 NAMES: dict[str, str] = {}
 for _quantity, _spellings in {
-    "intensity": ("i", "intensity", "ai", "arithmeticintensity", "arithmetic_intensity", "i_mem", "i_memory"),
+    "intensity": (
+        "i",
+        "intensity",
+        "ai",
+        "arithmeticintensity",
+        "arithmetic_intensity",
+        "i_mem",
+        "i_memory",
+    ),
     "intensity_regime": ("intensity_regime", "i_regime", "i_leading", "i_lead"),
     "flops": ("flops", "flop", "#flops", "n_flops", "flopcount"),
-    "bytes": ("bytes", "byte", "bytesmoved", "bytes_moved", "bytes_mem", "bytes_memory", "memorybytes"),
+    "bytes": (
+        "bytes",
+        "byte",
+        "bytesmoved",
+        "bytes_moved",
+        "bytes_mem",
+        "bytes_memory",
+        "memorybytes",
+    ),
     "ridge": ("ridge", "ridgepoint", "ridge_point", "i_ridge", "pi/beta"),
     "crossover": ("crossover",),
     "t_math": ("t_math", "tmath", "t_compute", "t_comp", "t_flops"),
@@ -46,7 +62,14 @@ def quantity_named(text: str, ctx: Context) -> str | None:
     key = normalise_name(text)
     x = ctx.analysis.problem.solve_for.name.lower()
     found = NAMES.get(key)
-    if found is None and key in (f"{x}^*", f"{x}_*", f"{x}_crit", f"{x}_cross", f"{x}_crossover", f"{x}^*_crit"):
+    if found is None and key in (
+        f"{x}^*",
+        f"{x}_*",
+        f"{x}_crit",
+        f"{x}_cross",
+        f"{x}_crossover",
+        f"{x}^*_crit",
+    ):
         found = "crossover"
     if found is None:
         return None

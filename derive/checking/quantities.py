@@ -10,18 +10,31 @@ different numbers, so they cannot drift apart.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, ByteTerm
 from derive.analysis.crossover import ALWAYS, NEVER, Crossover, reduced_parts, solve_crossover
-from derive.errors import ProblemError, RegimeError
-from dataclasses import dataclass
 from derive.analysis.leading_order import leading_order
+from derive.errors import ProblemError, RegimeError
 from derive.problem.regime import Regime
 
 __all__ = [
-    "QUANTITIES", "MEMORY", "NETWORK", "Target", "Basis", "Hardware", "kind_of", "roof_of", "basis_of",
-    "hardware_of", "compute", "expected", "leading", "describe",
+    "MEMORY",
+    "NETWORK",
+    "QUANTITIES",
+    "Basis",
+    "Hardware",
+    "Target",
+    "basis_of",
+    "compute",
+    "describe",
+    "expected",
+    "hardware_of",
+    "kind_of",
+    "leading",
+    "roof_of",
 ]
 
 # quantity -> (kind, roof). Kinds: num (FLOPs), den (bytes), ratio (intensity), ridge,
@@ -45,10 +58,19 @@ _TABLE: dict[str, tuple[str, str]] = {
 QUANTITIES: tuple[str, ...] = tuple(_TABLE)
 
 _NAMES = {
-    "flops": "FLOPs", "bytes": "bytes", "intensity": "intensity", "intensity_regime": "leading-order intensity",
-    "ridge": "ridge point", "crossover": "crossover", "t_math": "T_math", "t_mem": "T_mem",
-    "network_bytes": "network bytes", "network_intensity": "network intensity", "network_ridge": "network ridge point",
-    "network_crossover": "network crossover", "t_comms": "T_comms",
+    "flops": "FLOPs",
+    "bytes": "bytes",
+    "intensity": "intensity",
+    "intensity_regime": "leading-order intensity",
+    "ridge": "ridge point",
+    "crossover": "crossover",
+    "t_math": "T_math",
+    "t_mem": "T_mem",
+    "network_bytes": "network bytes",
+    "network_intensity": "network intensity",
+    "network_ridge": "network ridge point",
+    "network_crossover": "network crossover",
+    "t_comms": "T_comms",
 }
 
 
@@ -121,24 +143,44 @@ def basis_of(a: Analysis, roof: str, regime: Regime | None = None) -> Basis:
         RegimeError: the regime does not give a leading order for these terms.
     """
     if roof == NETWORK and a.network is None:
-        raise ProblemError(f"operator {a.problem.operator.name!r}", "sends nothing over the interconnect, so it has no network quantities")
+        raise ProblemError(
+            f"operator {a.problem.operator.name!r}",
+            "sends nothing over the interconnect, so it has no network quantities",
+        )
     terms = a.memory.terms if roof == MEMORY else a.network.terms
     total = sp.Add(*(t.bytes for t in terms))
     if regime is None:
         return Basis(a.flops, total, terms, roof)
     lo = leading_order(a.flops, tuple(t.bytes for t in terms), regime)
     kept = tuple(t for t in terms if any(t.bytes == k for k in lo.kept_den))
-    return Basis(lo.numerator, lo.denominator, kept if sp.Add(*(t.bytes for t in kept)) == lo.denominator else terms, roof)
+    return Basis(
+        lo.numerator,
+        lo.denominator,
+        kept if sp.Add(*(t.bytes for t in kept)) == lo.denominator else terms,
+        roof,
+    )
 
 
 def _crossover_target(c: Crossover) -> Target:
     if c.exact is not None:
         return Target(c.exact, c.exact, c.min_compute_bound, c.note)
     if c.status == ALWAYS:
-        return Target(None, None, c.min_compute_bound, f"compute-bound for every {c.variable} ≥ 1: there is no crossover")
+        return Target(
+            None,
+            None,
+            c.min_compute_bound,
+            f"compute-bound for every {c.variable} ≥ 1: there is no crossover",
+        )
     if c.status == NEVER:
-        return Target(None, None, None, f"memory-bound for every {c.variable}: the intensity never reaches the ridge")
-    return Target(None, None, None, c.note or f"the crossover cannot be solved for {c.variable} here")
+        return Target(
+            None,
+            None,
+            None,
+            f"memory-bound for every {c.variable}: the intensity never reaches the ridge",
+        )
+    return Target(
+        None, None, None, c.note or f"the crossover cannot be solved for {c.variable} here"
+    )
 
 
 def compute(kind: str, basis: Basis, hw: Hardware, a: Analysis) -> Target:
@@ -151,9 +193,19 @@ def compute(kind: str, basis: Basis, hw: Hardware, a: Analysis) -> Target:
     sub_all, sub_x = p.bound_subs(), p.bound_subs(except_dim=p.solve_for)
     bw = hw.bandwidth(basis.roof)
     if bw is None and kind in ("ridge", "cross", "t_den"):
-        raise ProblemError("network quantity", "no link bandwidth is known; give --link-bandwidth BYTES_PER_S or a chip with a link")
+        raise ProblemError(
+            "network quantity",
+            "no link bandwidth is known; give --link-bandwidth BYTES_PER_S or a chip with a link",
+        )
     if kind == "cross":
-        return _crossover_target(solve_crossover(*reduced_parts(basis.num.subs(sub_x), basis.den.subs(sub_x)), hw.peak, bw, p.solve_for))
+        return _crossover_target(
+            solve_crossover(
+                *reduced_parts(basis.num.subs(sub_x), basis.den.subs(sub_x)),
+                hw.peak,
+                bw,
+                p.solve_for,
+            )
+        )
     symbolic = {
         "num": basis.num,
         "den": basis.den,
@@ -174,7 +226,10 @@ def expected(a: Analysis, quantity: str) -> Target:
     """
     if quantity == "intensity_regime":
         if a.problem.regime is None:
-            raise ProblemError("--quantity intensity_regime", "needs --regime (the leading order is taken under a regime)")
+            raise ProblemError(
+                "--quantity intensity_regime",
+                "needs --regime (the leading order is taken under a regime)",
+            )
         return compute("ratio", basis_of(a, MEMORY, a.problem.regime), hardware_of(a), a)
     return compute(kind_of(quantity), basis_of(a, roof_of(quantity)), hardware_of(a), a)
 

@@ -17,7 +17,7 @@ from derive.checking.matching import expansion_size
 from derive.checking.quantities import Basis, Hardware
 from derive.checking.words import compact, exact_decimal, per_element, tensor_label
 
-__all__ = ["term_diagnoses", "implied_bytes", "moved"]
+__all__ = ["implied_bytes", "moved", "term_diagnoses"]
 
 # (subject, verb "leave out", verb "count", verb "include")
 _NOUN = {
@@ -26,7 +26,13 @@ _NOUN = {
     "t_den": ("the bytes behind your time", "leave", "count", "include"),
 }
 _ROLE = {"read": "the read of", "write": "the write-back of", "sent": "the send of"}
-_WIDTH_NAMES = ((sp.Integer(8), "fp64"), (sp.Integer(4), "fp32"), (sp.Integer(2), "bf16"), (sp.Integer(1), "int8"), (sp.Rational(1, 2), "fp4"))
+_WIDTH_NAMES = (
+    (sp.Integer(8), "fp64"),
+    (sp.Integer(4), "fp32"),
+    (sp.Integer(2), "bf16"),
+    (sp.Integer(1), "int8"),
+    (sp.Rational(1, 2), "fp4"),
+)
 
 
 @dataclass
@@ -72,7 +78,7 @@ def _split(expr: sp.Expr) -> dict[sp.Expr, sp.Rational] | None:
     out: dict[sp.Expr, sp.Rational] = {}
     for part in sp.Add.make_args(sp.expand(num / den)):
         coeff, mono = part.as_coeff_Mul()
-        if not coeff.is_Rational or mono.is_number and mono != 1:
+        if not coeff.is_Rational or (mono.is_number and mono != 1):
             return None
         out[mono] = out.get(mono, sp.Integer(0)) + coeff
     return {m: c for m, c in out.items() if c != 0}
@@ -84,7 +90,7 @@ def _groups(terms: tuple[ByteTerm, ...], subs: dict) -> dict[sp.Expr, _Group] | 
         split = _split(t.elements.subs(subs))
         if split is None or len(split) != 1:
             return None
-        (mono, k), = split.items()
+        ((mono, k),) = split.items()
         groups.setdefault(mono, _Group([])).terms.append((t, k))
     return groups
 
@@ -98,7 +104,9 @@ def _hint(counted: sp.Rational, width: sp.Rational) -> str:
 
 def moved(t: ByteTerm) -> str:
     """``the write-back of Z[B,F] (2BF bytes)``."""
-    return f"{_ROLE.get(t.role, 'the bytes of')} {tensor_label(t.tensor)} ({compact(t.bytes)} bytes)"
+    return (
+        f"{_ROLE.get(t.role, 'the bytes of')} {tensor_label(t.tensor)} ({compact(t.bytes)} bytes)"
+    )
 
 
 def _left_out(t: ByteTerm, noun: tuple[str, ...]) -> str:
@@ -110,8 +118,10 @@ def _one_tensor(t: ByteTerm, k: sp.Rational, got: sp.Rational, noun: tuple[str, 
     if got == 0:
         return _left_out(t, noun)
     counted = got / k
-    return (f"the tensor {label} is {t.dtype}, {per_element(t.width)}; {noun[0]} {noun[2]} "
-            f"{exact_decimal(counted)} byte{'' if counted == 1 else 's'} per element{_hint(counted, t.width)}")
+    return (
+        f"the tensor {label} is {t.dtype}, {per_element(t.width)}; {noun[0]} {noun[2]} "
+        f"{exact_decimal(counted)} byte{'' if counted == 1 else 's'} per element{_hint(counted, t.width)}"
+    )
 
 
 def _many_tensors(mono: sp.Expr, group: _Group, got: sp.Rational, noun: tuple[str, ...]) -> str:
@@ -120,14 +130,20 @@ def _many_tensors(mono: sp.Expr, group: _Group, got: sp.Rational, noun: tuple[st
         return _left_out(missing[0], noun)
     if missing:
         each = compact(missing[0].bytes)
-        which = ", ".join(f"{_ROLE.get(t.role, 'the bytes of')} {tensor_label(t.tensor)}" for t in missing)
+        which = ", ".join(
+            f"{_ROLE.get(t.role, 'the bytes of')} {tensor_label(t.tensor)}" for t in missing
+        )
         return f"{noun[0]} {noun[1]} out one of: {which} ({each} bytes each)"
     names = ", ".join(f"{tensor_label(t.tensor)} ({t.role}, {t.dtype})" for t, _ in group.terms)
-    return (f"the tensors {names} together move {compact(group.expected * mono)} bytes; "
-            f"{noun[0]} {noun[2]} {compact(got * mono)}")
+    return (
+        f"the tensors {names} together move {compact(group.expected * mono)} bytes; "
+        f"{noun[0]} {noun[2]} {compact(got * mono)}"
+    )
 
 
-def term_diagnoses(kind: str, claim: sp.Expr, basis: Basis, hw: Hardware, bound: dict) -> list[tuple[str, bool]]:
+def term_diagnoses(
+    kind: str, claim: sp.Expr, basis: Basis, hw: Hardware, bound: dict
+) -> list[tuple[str, bool]]:
     """Sentences naming each tensor whose bytes the claim gets wrong (empty if it cannot tell).
 
     Each sentence comes with True when it only says a tensor was left out.
@@ -137,7 +153,9 @@ def term_diagnoses(kind: str, claim: sp.Expr, basis: Basis, hw: Hardware, bound:
     if expansion_size(claim) > MAX_TERMS:
         return []
     implied = implied_bytes(kind, claim, basis, hw)
-    if implied is None or implied.free_symbols - set().union(*(t.elements.free_symbols for t in basis.terms)):
+    if implied is None or implied.free_symbols - set().union(
+        *(t.elements.free_symbols for t in basis.terms)
+    ):
         return []
     needed = set().union(*(t.elements.free_symbols for t in basis.terms))
     subs = {} if needed <= implied.free_symbols else bound
@@ -148,15 +166,28 @@ def term_diagnoses(kind: str, claim: sp.Expr, basis: Basis, hw: Hardware, bound:
     right = [m for m, g in groups.items() if got.get(m, 0) == g.expected]
     wrong = [m for m, g in groups.items() if got.get(m, 0) != g.expected]
     extra = [m for m in got if m not in groups]
-    if not (wrong or extra) or (not right and len(groups) > 1) or len(wrong) + len(extra) > MAX_FINDINGS:
+    if (
+        not (wrong or extra)
+        or (not right and len(groups) > 1)
+        or len(wrong) + len(extra) > MAX_FINDINGS
+    ):
         return []
     out = []
     for mono in wrong:
         g, have = groups[mono], got.get(mono, sp.Integer(0))
-        text = _one_tensor(*g.terms[0], have, noun) if len(g.terms) == 1 else _many_tensors(mono, g, have, noun)
+        text = (
+            _one_tensor(*g.terms[0], have, noun)
+            if len(g.terms) == 1
+            else _many_tensors(mono, g, have, noun)
+        )
         out.append((text, " out " in text and text.startswith(noun[0])))
     names = list(dict.fromkeys(tensor_label(t.tensor) for t in basis.terms))
     shapes = f" (the tensors are {', '.join(names)})" if len(names) <= 6 else ""
     for mono in extra:
-        out.append((f"{noun[0]} {noun[3]} {compact(got[mono] * mono)}, which is no tensor's size{shapes}", False))
+        out.append(
+            (
+                f"{noun[0]} {noun[3]} {compact(got[mono] * mono)}, which is no tensor's size{shapes}",
+                False,
+            )
+        )
     return out

@@ -14,14 +14,25 @@ from dataclasses import replace
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, analyse
+from derive.checking.quantities import (
+    MEMORY,
+    NETWORK,
+    Basis,
+    Hardware,
+    basis_of,
+    compute,
+    describe,
+    hardware_of,
+    kind_of,
+    roof_of,
+)
+from derive.checking.words import sci
+from derive.declare.registry import Registry
 from derive.errors import DeriveError
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.regime import Regime
-from derive.declare.registry import Registry
-from derive.checking.quantities import MEMORY, NETWORK, Basis, Hardware, basis_of, compute, describe, hardware_of, kind_of, roof_of
-from derive.checking.words import sci
 
-__all__ = ["Variant", "ROUNDED", "hardware_variants", "dtype_variants", "round_sig", "sig_text"]
+__all__ = ["ROUNDED", "Variant", "dtype_variants", "hardware_variants", "round_sig", "sig_text"]
 
 Variant = tuple[str, object]  # (sentence stem, Target)
 ROUNDED = " rounded to "
@@ -81,18 +92,26 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
     if peak_uses and p.chip is not None:
         for dtype, fig in p.chip.peaks:
             if fig.value != hw.peak:
-                yield (f"this uses the {dtype} peak ({fig.text}); the compute dtype is {p.compute_dtype} ({p.compute_reason})",
-                       run(replace(hw, peak=fig.value)))
+                yield (
+                    f"this uses the {dtype} peak ({fig.text}); the compute dtype is {p.compute_dtype} ({p.compute_reason})",
+                    run(replace(hw, peak=fig.value)),
+                )
     if peak_uses:
-        yield (f"this uses the sparse peak ({sci(2 * hw.peak)}); the sparse peak is 2× the dense one and must not be used",
-               run(replace(hw, peak=2 * hw.peak)))
+        yield (
+            f"this uses the sparse peak ({sci(2 * hw.peak)}); the sparse peak is 2× the dense one and must not be used",
+            run(replace(hw, peak=2 * hw.peak)),
+        )
     if kind != "t_num":
         if roof == MEMORY and hw.link is not None:
-            yield (f"this uses the link bandwidth ({sci(hw.link)} B/s) instead of the HBM bandwidth ({sci(hw.memory)} B/s)",
-                   run(replace(hw, memory=hw.link)))
+            yield (
+                f"this uses the link bandwidth ({sci(hw.link)} B/s) instead of the HBM bandwidth ({sci(hw.memory)} B/s)",
+                run(replace(hw, memory=hw.link)),
+            )
         if roof == NETWORK and hw.link is not None:
-            yield (f"this uses the HBM bandwidth ({sci(hw.memory)} B/s) instead of the link bandwidth ({sci(hw.link)} B/s)",
-                   run(replace(hw, link=hw.memory)))
+            yield (
+                f"this uses the HBM bandwidth ({sci(hw.memory)} B/s) instead of the link bandwidth ({sci(hw.link)} B/s)",
+                run(replace(hw, link=hw.memory)),
+            )
     bw = hw.bandwidth(roof)
     peaks = [(None, hw.peak, "")] + (_rounded(hw.peak) if peak_uses else [])
     bws = [(None, bw, "")] + (_rounded(bw) if kind != "t_num" and bw is not None else [])
@@ -104,7 +123,9 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
         yield f"this matches the {describe(quantity)} with {' and '.join(said)}", run(h)
 
 
-def dtype_variants(a: Analysis, quantity: str, spec: ProblemSpec, registry: Registry, regime: Regime | None = None) -> Iterator[Variant]:
+def dtype_variants(
+    a: Analysis, quantity: str, spec: ProblemSpec, registry: Registry, regime: Regime | None = None
+) -> Iterator[Variant]:
     """Variants with other dtype bindings (the compute dtype, and so the peak, kept), at leading order under ``regime`` if given."""
     if kind_of(quantity) not in _DTYPE_KINDS:
         return
@@ -120,13 +141,24 @@ def dtype_variants(a: Analysis, quantity: str, spec: ProblemSpec, registry: Regi
         tried.add(binding)
         wrong = [n for n, d in binding if actual[n].name != d]
         but = "; ".join(f"{n} is {actual[n].name}" for n in wrong)
-        yield (f"this matches the {describe(quantity)} with every tensor in {dtype}; but {but}",
-               _rebound(a, quantity, spec, registry, binding, regime))
+        yield (
+            f"this matches the {describe(quantity)} with every tensor in {dtype}; but {but}",
+            _rebound(a, quantity, spec, registry, binding, regime),
+        )
 
 
-def _rebound(a: Analysis, quantity: str, spec: ProblemSpec, registry: Registry, binding: tuple, regime: Regime | None) -> object | None:
+def _rebound(
+    a: Analysis,
+    quantity: str,
+    spec: ProblemSpec,
+    registry: Registry,
+    binding: tuple,
+    regime: Regime | None,
+) -> object | None:
     try:
-        new_spec = replace(spec, dtypes=tuple(f"{n}={d}" for n, d in binding), compute=a.problem.compute_dtype)
+        new_spec = replace(
+            spec, dtypes=tuple(f"{n}={d}" for n, d in binding), compute=a.problem.compute_dtype
+        )
         b = analyse(bind(new_spec, registry.get(spec.operator)))
         h = replace(hardware_of(b), peak=hardware_of(a).peak)
         return compute(kind_of(quantity), basis_of(b, roof_of(quantity), regime), h, b)

@@ -9,7 +9,7 @@ import sympy as sp
 from derive.declare.operator import Tensor
 from derive.problem.decimals import fmt_decimal
 
-__all__ = ["compact", "exact_decimal", "sci", "tensor_label", "per_element", "approx", "plural"]
+__all__ = ["approx", "compact", "exact_decimal", "per_element", "plural", "sci", "tensor_label"]
 
 _SINGLE = re.compile(r"^[A-Za-z]$")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from derive.errors import DeriveError, ProblemError
 
-__all__ = ["main", "run", "build_parser", "load_engine"]
+__all__ = ["build_parser", "load_engine", "main", "run"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,32 +28,78 @@ class _Parser(argparse.ArgumentParser):
 def add_problem_flags(p: argparse.ArgumentParser, chip: bool = True) -> None:
     """The flags that describe a problem (shared by solve, check, compare)."""
     p.add_argument("operator", help="operator name (see 'derive operators')")
-    p.add_argument("--operators", action="append", default=[], metavar="PATH", help="a Python file of Operator declarations (repeatable)")
-    p.add_argument("--dtype", action="append", default=[], metavar="[T=]DTYPE", help="bind every tensor, or tensor T (repeatable; later wins)")
-    p.add_argument("--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)")
+    p.add_argument(
+        "--operators",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a Python file of Operator declarations (repeatable)",
+    )
+    p.add_argument(
+        "--dtype",
+        action="append",
+        default=[],
+        metavar="[T=]DTYPE",
+        help="bind every tensor, or tensor T (repeatable; later wins)",
+    )
+    p.add_argument(
+        "--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)"
+    )
     if chip:
         p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
-    p.add_argument("--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14")
-    p.add_argument("--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11")
-    p.add_argument("--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way")
-    p.add_argument("--regime", metavar="R", help="asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'")
-    p.add_argument("--set", action="append", default=[], metavar="DIM=INT", help="bind a dim to a positive integer (repeatable)")
-    p.add_argument("--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)")
+    p.add_argument(
+        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14"
+    )
+    p.add_argument(
+        "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
+    )
+    p.add_argument(
+        "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
+    )
+    p.add_argument(
+        "--regime",
+        metavar="R",
+        help="asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="DIM=INT",
+        help="bind a dim to a positive integer (repeatable)",
+    )
+    p.add_argument(
+        "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
+    )
 
 
 # Commands that live in their own modules, each offering ``add_<name>_parser``; only the
 # one being run is imported (the others cost a quarter second of start-up together).
 _LATER = {
-    "key": ("key", "add_key_parser", "write an answer key, questions, LaTeX and figures for a problem set"),
+    "key": (
+        "key",
+        "add_key_parser",
+        "write an answer key, questions, LaTeX and figures for a problem set",
+    ),
     "check": ("check", "add_check_parser", "check a claimed formula, number or derivation"),
-    "compare": ("compare", "add_compare_parser", "compare chips and compute dtypes for one problem"),
-    "sweep": ("sweep", "add_sweep_parser", "evaluate derived quantities over a grid of dims, as CSV"),
+    "compare": (
+        "compare",
+        "add_compare_parser",
+        "compare chips and compute dtypes for one problem",
+    ),
+    "sweep": (
+        "sweep",
+        "add_sweep_parser",
+        "evaluate derived quantities over a grid of dims, as CSV",
+    ),
 }
 
 
 def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     """The argument parser of ``derive``; ``command`` limits which command modules load."""
-    parser = _Parser(prog="derive", description="Exact, step-by-step roofline analysis of ML operators.")
+    parser = _Parser(
+        prog="derive", description="Exact, step-by-step roofline analysis of ML operators."
+    )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
     add_problem_flags(solve)
@@ -82,7 +128,9 @@ def _command_of(argv: list[str]) -> str:
     first = next((a for a in argv if not a.startswith("-")), None)
     if first is None:
         return "" if any(a in ("-h", "--help") for a in argv) else "none"
-    return first if first in _LATER else ("none" if first in ("solve", "chips", "operators") else "")
+    return (
+        first if first in _LATER else ("none" if first in ("solve", "chips", "operators") else "")
+    )
 
 
 def spec_from_args(args: argparse.Namespace):
@@ -90,15 +138,22 @@ def spec_from_args(args: argparse.Namespace):
     from derive.problem.binding import ProblemSpec
 
     return ProblemSpec(
-        operator=args.operator, dtypes=tuple(args.dtype), compute=args.compute, chip=getattr(args, "chip", None),
-        peak=args.peak, bandwidth=args.bandwidth, link_bandwidth=args.link_bandwidth, regime=args.regime,
-        sets=tuple(args.set), solve_for=args.solve_for,
+        operator=args.operator,
+        dtypes=tuple(args.dtype),
+        compute=args.compute,
+        chip=getattr(args, "chip", None),
+        peak=args.peak,
+        bandwidth=args.bandwidth,
+        link_bandwidth=args.link_bandwidth,
+        regime=args.regime,
+        sets=tuple(args.set),
+        solve_for=args.solve_for,
     )
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from derive.pipeline import derive_spec
     from derive.declare.registry import load_registry
+    from derive.pipeline import derive_spec
 
     d = derive_spec(spec_from_args(args), load_registry(tuple(Path(p) for p in args.operators)))
     if args.format == "json":
@@ -111,16 +166,22 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 def _cmd_chips(args: argparse.Namespace) -> int:
     from derive.present.listing import chips_json, chips_markdown
 
-    sys.stdout.write(json.dumps(chips_json(), indent=2) + "\n" if args.format == "json" else chips_markdown())
+    sys.stdout.write(
+        json.dumps(chips_json(), indent=2) + "\n" if args.format == "json" else chips_markdown()
+    )
     return 0
 
 
 def _cmd_operators(args: argparse.Namespace) -> int:
-    from derive.present.listing import operators_json, operators_markdown
     from derive.declare.registry import load_registry
+    from derive.present.listing import operators_json, operators_markdown
 
     reg = load_registry(tuple(Path(p) for p in args.operators))
-    sys.stdout.write(json.dumps(operators_json(reg), indent=2, ensure_ascii=False) + "\n" if args.format == "json" else operators_markdown(reg))
+    sys.stdout.write(
+        json.dumps(operators_json(reg), indent=2, ensure_ascii=False) + "\n"
+        if args.format == "json"
+        else operators_markdown(reg)
+    )
     return 0
 
 
@@ -153,7 +214,9 @@ def load_engine() -> None:
     try:
         import_module("derive.pipeline")  # sympy, jinja2 and the engine every command uses
         sympy = import_module("sympy")
-        sympy.Symbol("x") + 1  # sympy's first Add finishes its import (sympy.tensor, sympy.combinatorics)
+        (
+            sympy.Symbol("x") + 1
+        )  # sympy's first Add finishes its import (sympy.tensor, sympy.combinatorics)
     finally:
         gc.freeze()
         if enabled:

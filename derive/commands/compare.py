@@ -18,21 +18,27 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
-from derive.problem.chips import Chip, chip_names, get_chip
 from derive.analysis.crossover import NEVER, Crossover
 from derive.errors import ProblemError
 from derive.present.notation import tex, tex_decimal, tex_text_number
-from derive.problem.decimals import fmt_decimal
-from dataclasses import dataclass
 from derive.present.render import md_escape, tex_escape
+from derive.problem.chips import Chip, chip_names, get_chip
+from derive.problem.decimals import fmt_decimal
 
-__all__ = ["CompareRow", "compare_rows", "compare_markdown", "compare_latex", "compare_json", "add_compare_parser"]
+__all__ = [
+    "CompareRow",
+    "add_compare_parser",
+    "compare_json",
+    "compare_latex",
+    "compare_markdown",
+    "compare_rows",
+]
 
 MAX_CHIPS = 64
 
@@ -56,7 +62,10 @@ def _chips(text: str | None) -> tuple[Chip, ...]:
         return tuple(get_chip(n) for n in chip_names())
     names = [n.strip() for n in text.split(",")]
     if not text.strip() or any(not n for n in names) or len(names) > MAX_CHIPS:
-        raise ProblemError(f"--chips {text!r}", f"a comma list of chip names, e.g. h100,b200; known: {', '.join(chip_names())}")
+        raise ProblemError(
+            f"--chips {text!r}",
+            f"a comma list of chip names, e.g. h100,b200; known: {', '.join(chip_names())}",
+        )
     chips: list[Chip] = []
     for n in names:
         chip = get_chip(n)
@@ -65,18 +74,23 @@ def _chips(text: str | None) -> tuple[Chip, ...]:
     return tuple(chips)
 
 
-def compare_rows(spec, registry, chips: str | None = None, only_compute: str | None = None) -> list[CompareRow]:
+def compare_rows(
+    spec, registry, chips: str | None = None, only_compute: str | None = None
+) -> list[CompareRow]:
     """Bind and analyse ``spec`` on every chip and compute dtype; rows in chip order, then the chip's dtype order.
 
     ``spec`` is a :class:`~derive.problem.binding.ProblemSpec` without hardware numbers; its
     ``chip`` and ``compute`` are replaced per row. ``only_compute`` keeps one compute dtype.
     """
     from derive.analysis.analyse import analyse
-    from derive.problem.dtypes import get_dtype
     from derive.problem.binding import bind
+    from derive.problem.dtypes import get_dtype
 
     if spec.peak is not None or spec.bandwidth is not None:
-        raise ProblemError("derive compare --peak/--bandwidth", "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)")
+        raise ProblemError(
+            "derive compare --peak/--bandwidth",
+            "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
+        )
     op = registry.get(spec.operator)
     want = get_dtype(only_compute).compute_as if only_compute else None
     rows: list[CompareRow] = []
@@ -118,7 +132,9 @@ def _cross_tex(c: Crossover) -> tuple[str | None, str]:
 
 
 def _threshold(c: Crossover) -> str | None:
-    return str(c.min_compute_bound) if c.min_compute_bound is not None and c.status != NEVER else None
+    return (
+        str(c.min_compute_bound) if c.min_compute_bound is not None and c.status != NEVER else None
+    )
 
 
 def _seconds(value: sp.Expr) -> str:
@@ -134,14 +150,23 @@ def _bound(a: Analysis) -> str:
 
 
 def _network(rows: list[CompareRow]) -> bool:
-    return any(r.analysis.network is not None and r.analysis.network.crossover is not None for r in rows)
+    return any(
+        r.analysis.network is not None and r.analysis.network.crossover is not None for r in rows
+    )
 
 
 def _header(rows: list[CompareRow]) -> tuple[str, list[tuple[str, str]]]:
     """Prose naming the problem (plain text) and its parts."""
     p = rows[0].analysis.problem
     names = {dt.name for _, dt in p.dtypes}
-    parts = [("dtypes", f"{names.pop()} for every tensor" if len(names) == 1 else ", ".join(f"{n}={dt.name}" for n, dt in p.dtypes))]
+    parts = [
+        (
+            "dtypes",
+            f"{names.pop()} for every tensor"
+            if len(names) == 1
+            else ", ".join(f"{n}={dt.name}" for n, dt in p.dtypes),
+        )
+    ]
     if p.regime is not None:
         parts.append(("regime", p.regime.pretty))
     parts.append(("bound", ", ".join(f"{d}={v}" for d, v in p.bound) or "none"))
@@ -155,13 +180,21 @@ def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[tuple[str | 
     c, leading = row.headline
     math, words = _cross_tex(c)
     cells = [
-        (None, row.chip.name), (None, row.compute),
-        (tex_text_number(row.chip.peak(row.compute).text), ""), (tex_text_number(row.chip.hbm.text), ""),
-        (_num_tex(a.memory.ridge), ""), (math, " ".join(w for w in (words, "(leading order)" if leading else "") if w)),
+        (None, row.chip.name),
+        (None, row.compute),
+        (tex_text_number(row.chip.peak(row.compute).text), ""),
+        (tex_text_number(row.chip.hbm.text), ""),
+        (_num_tex(a.memory.ridge), ""),
+        (math, " ".join(w for w in (words, "(leading order)" if leading else "") if w)),
         (_threshold(c), "" if _threshold(c) else "—"),
     ]
     if all_bound:
-        cells += [(_seconds(a.t_math), ""), (_seconds(a.memory.time), ""), (None, _bound(a)), (None, _percent(a.fraction_of_peak) + "%")]
+        cells += [
+            (_seconds(a.t_math), ""),
+            (_seconds(a.memory.time), ""),
+            (None, _bound(a)),
+            (None, _percent(a.fraction_of_peak) + "%"),
+        ]
     if network:
         net = a.network
         if net is not None and net.crossover is not None:
@@ -176,7 +209,15 @@ def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[tuple[str | 
 
 def _columns(rows: list[CompareRow], all_bound: bool, network: bool) -> list[str]:
     x = rows[0].analysis.problem.solve_for.name
-    cols = ["chip", "compute", "peak (FLOP/s)", "HBM (B/s)", "ridge (FLOP/B)", f"crossover {x}*", f"min compute-bound {x}"]
+    cols = [
+        "chip",
+        "compute",
+        "peak (FLOP/s)",
+        "HBM (B/s)",
+        "ridge (FLOP/B)",
+        f"crossover {x}*",
+        f"min compute-bound {x}",
+    ]
     if all_bound:
         cols += ["T_math (s)", "T_mem (s)", "bound", "of peak"]
     if network:
@@ -198,9 +239,14 @@ def compare_markdown(rows: list[CompareRow]) -> str:
     op, parts = _header(rows)
     cols, body = _layout(rows)
     chips = len({r.chip.name for r in rows})
-    lines = [f"## Compare: {md_escape(op)} across {chips} chip{'s' if chips > 1 else ''}", "",
-             "; ".join(f"{md_escape(k)}: {md_escape(v)}" for k, v in parts) + ".", "",
-             "| " + " | ".join(md_escape(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    lines = [
+        f"## Compare: {md_escape(op)} across {chips} chip{'s' if chips > 1 else ''}",
+        "",
+        "; ".join(f"{md_escape(k)}: {md_escape(v)}" for k, v in parts) + ".",
+        "",
+        "| " + " | ".join(md_escape(c) for c in cols) + " |",
+        "|" + "---|" * len(cols),
+    ]
     for cells in body:
         out = []
         for math, words in cells:
@@ -215,8 +261,14 @@ def compare_latex(rows: list[CompareRow]) -> str:
     op, parts = _header(rows)
     cols, body = _layout(rows)
     align = "ll" + "r" * (len(cols) - 2)
-    out = [f"% derive compare: {tex_escape(op)}; " + "; ".join(f"{tex_escape(k)}: {tex_escape(v)}" for k, v in parts),
-           rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(tex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    out = [
+        f"% derive compare: {tex_escape(op)}; "
+        + "; ".join(f"{tex_escape(k)}: {tex_escape(v)}" for k, v in parts),
+        rf"\begin{{tabular}}{{{align}}}",
+        r"\toprule",
+        " & ".join(tex_escape(c) for c in cols) + r" \\",
+        r"\midrule",
+    ]
     for cells in body:
         text = []
         for math, words in cells:
@@ -234,9 +286,14 @@ def _q(value: sp.Expr | None) -> dict | None:
 
 
 def _crossover_json(c: Crossover, leading: bool) -> dict:
-    return {"variable": c.variable.name, "status": c.status, "exact": None if c.exact is None else str(c.exact),
-            "value": float(c.exact) if c.is_number else None, "min_compute_bound": c.min_compute_bound,
-            "leading_order": leading}
+    return {
+        "variable": c.variable.name,
+        "status": c.status,
+        "exact": None if c.exact is None else str(c.exact),
+        "value": float(c.exact) if c.is_number else None,
+        "min_compute_bound": c.min_compute_bound,
+        "leading_order": leading,
+    }
 
 
 def compare_json(rows: list[CompareRow]) -> list[dict]:
@@ -247,20 +304,33 @@ def compare_json(rows: list[CompareRow]) -> list[dict]:
         c, leading = r.headline
         numeric = a.all_bound
         net = a.network
-        out.append({
-            "chip": r.chip.name, "title": r.chip.title, "compute_dtype": r.compute, "operator": p.operator.name,
-            "dtypes": {n: dt.name for n, dt in p.dtypes}, "regime": p.regime.text if p.regime else None,
-            "set": {d.name: int(v) for d, v in p.bound},
-            "peak": _q(r.chip.peak(r.compute).value), "bandwidth": _q(r.chip.hbm.value), "ridge": _q(a.memory.ridge),
-            "crossover": _crossover_json(c, leading),
-            "t_math": _q(a.t_math) if numeric else None, "t_mem": _q(a.memory.time) if numeric else None,
-            "bound": _bound(a) if numeric else None,
-            "attainable": _q(a.attainable) if numeric else None,
-            "fraction_of_peak": _q(a.fraction_of_peak) if numeric else None,
-            "network": None if net is None or net.crossover is None else {
-                "ridge": _q(net.ridge), "crossover": _crossover_json(net.crossover, False),
-                "t_comms": _q(net.time) if numeric else None},
-        })
+        out.append(
+            {
+                "chip": r.chip.name,
+                "title": r.chip.title,
+                "compute_dtype": r.compute,
+                "operator": p.operator.name,
+                "dtypes": {n: dt.name for n, dt in p.dtypes},
+                "regime": p.regime.text if p.regime else None,
+                "set": {d.name: int(v) for d, v in p.bound},
+                "peak": _q(r.chip.peak(r.compute).value),
+                "bandwidth": _q(r.chip.hbm.value),
+                "ridge": _q(a.memory.ridge),
+                "crossover": _crossover_json(c, leading),
+                "t_math": _q(a.t_math) if numeric else None,
+                "t_mem": _q(a.memory.time) if numeric else None,
+                "bound": _bound(a) if numeric else None,
+                "attainable": _q(a.attainable) if numeric else None,
+                "fraction_of_peak": _q(a.fraction_of_peak) if numeric else None,
+                "network": None
+                if net is None or net.crossover is None
+                else {
+                    "ridge": _q(net.ridge),
+                    "crossover": _crossover_json(net.crossover, False),
+                    "t_comms": _q(net.time) if numeric else None,
+                },
+            }
+        )
     return out
 
 
@@ -273,9 +343,14 @@ def run_compare(args) -> int:
     from derive.declare.registry import load_registry
 
     if args.peak is not None or args.bandwidth is not None:
-        raise ProblemError("derive compare --peak/--bandwidth", "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)")
+        raise ProblemError(
+            "derive compare --peak/--bandwidth",
+            "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
+        )
     spec = replace(spec_from_args(args), compute=None)
-    rows = compare_rows(spec, load_registry(tuple(Path(p) for p in args.operators)), args.chips, args.compute)
+    rows = compare_rows(
+        spec, load_registry(tuple(Path(p) for p in args.operators)), args.chips, args.compute
+    )
     if args.format == "json":
         sys.stdout.write(json.dumps(compare_json(rows), indent=2, ensure_ascii=False) + "\n")
     elif args.format == "tex":
@@ -287,8 +362,14 @@ def run_compare(args) -> int:
 
 def add_compare_parser(sub, add_problem_flags) -> None:
     """Register ``derive compare OPERATOR [problem flags] [--chips a,b] [--format md|tex|json]``."""
-    p = sub.add_parser("compare", help="one problem on many chips: a row per chip and compute dtype")
+    p = sub.add_parser(
+        "compare", help="one problem on many chips: a row per chip and compute dtype"
+    )
     add_problem_flags(p, chip=False)
-    p.add_argument("--chips", metavar="A,B", help="comma list of chips (default: every chip, in catalogue order)")
+    p.add_argument(
+        "--chips",
+        metavar="A,B",
+        help="comma list of chips (default: every chip, in catalogue order)",
+    )
     p.add_argument("--format", choices=("md", "tex", "json"), default="md")
     p.set_defaults(handler=run_compare)

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -14,33 +14,51 @@ import sympy as sp
 
 from derive import __version__
 from derive.analysis.analyse import Analysis
-from derive.errors import ProblemError
-from derive.figures import TIKZ_PACKAGES, TIKZ_PREAMBLE, Ceiling, Point, RooflineFigure, Series, SweepFigure
-from derive.figures import roofline_svg, roofline_tikz, sweep_svg, sweep_tikz
-from derive.present.notation import tex, tex_decimal
-from derive.problem.decimals import fmt_decimal
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
-from derive.pipeline import Derivation, derive_spec
-from derive.problem.problem_set import ProblemEntry, ProblemSet, load_problem_set, parse_problem_set
-from dataclasses import dataclass
 from derive.declare.registry import Registry, load_registry
-from derive.present.render import render
-from derive.present.render import md_rich
-from derive.solution.builder import select_steps, verdict_rich
+from derive.errors import ProblemError
+from derive.figures import (
+    TIKZ_PACKAGES,
+    TIKZ_PREAMBLE,
+    Ceiling,
+    Point,
+    RooflineFigure,
+    Series,
+    SweepFigure,
+    roofline_svg,
+    roofline_tikz,
+    sweep_svg,
+    sweep_tikz,
+)
+from derive.pipeline import Derivation, derive_spec
+from derive.present.notation import tex, tex_decimal
+from derive.present.render import md_rich, render
 from derive.present.view import view_of
+from derive.problem.decimals import fmt_decimal
+from derive.problem.problem_set import ProblemEntry, ProblemSet, load_problem_set, parse_problem_set
+from derive.solution.builder import select_steps, verdict_rich
 
-__all__ = ["build_key", "run_key", "run_builtin_key", "add_key_parser", "BUILTIN_SET"]
+__all__ = ["BUILTIN_SET", "add_key_parser", "build_key", "run_builtin_key", "run_key"]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
 PACKAGES = ("amsmath", "amssymb", "booktabs") + tuple(TIKZ_PACKAGES)
-PREAMBLE = (r"\usepackage{amsmath,amssymb,booktabs}",) + tuple(TIKZ_PREAMBLE) + (r"\usepackage[margin=2.5cm]{geometry}",)
+PREAMBLE = (
+    (r"\usepackage{amsmath,amssymb,booktabs}",)
+    + tuple(TIKZ_PREAMBLE)
+    + (r"\usepackage[margin=2.5cm]{geometry}",)
+)
 ASK_PHRASES = {
-    "flops": "the FLOPs", "bytes": "the bytes moved through memory", "intensity": "the arithmetic intensity",
-    "intensity_regime": "the leading-order intensity under the regime", "ridge": "the ridge point of the hardware",
+    "flops": "the FLOPs",
+    "bytes": "the bytes moved through memory",
+    "intensity": "the arithmetic intensity",
+    "intensity_regime": "the leading-order intensity under the regime",
+    "ridge": "the ridge point of the hardware",
     "crossover": "the exact crossover and the smallest compute-bound integer value",
     "crossover_regime": "the crossover at leading order and the smallest compute-bound integer value",
-    "regime_holds": "whether the answer respects the regime assumed", "times": "T_math and T_mem",
-    "bounds": "lower and upper bounds on the runtime", "attainable": "the attainable FLOP/s and the fraction of peak",
+    "regime_holds": "whether the answer respects the regime assumed",
+    "times": "T_math and T_mem",
+    "bounds": "lower and upper bounds on the runtime",
+    "attainable": "the attainable FLOP/s and the fraction of peak",
     "network": "the network roofline: link intensity, ridge, crossover and T_comms",
 }
 
@@ -74,7 +92,13 @@ class Row:
 def _row(entry: ProblemEntry, a: Analysis) -> Row:
     c, leading = a.headline
     ridge = a.memory.ridge
-    link = bool(entry.ask) and "network" in entry.ask and "crossover" not in entry.ask and a.network is not None and a.network.crossover is not None
+    link = (
+        bool(entry.ask)
+        and "network" in entry.ask
+        and "crossover" not in entry.ask
+        and a.network is not None
+        and a.network.crossover is not None
+    )
     if link:
         c, leading, ridge = a.network.crossover, False, a.network.ridge
     approx = lambda v: "" if v.is_Integer else f" ≈ {fmt_decimal(v)}"  # noqa: E731
@@ -82,16 +106,33 @@ def _row(entry: ProblemEntry, a: Analysis) -> Row:
     if c.exact is not None and c.exact.is_Rational:
         cross, cross_tex = f"{c.exact}{approx(c.exact)}", f"${c.exact}{tapprox(c.exact)}$"
     elif c.exact is not None and c.exact.is_number:
-        cross, cross_tex = f"${tex(c.exact)}${approx(c.exact)}", f"${tex(c.exact)}{tapprox(c.exact)}$"
+        cross, cross_tex = (
+            f"${tex(c.exact)}${approx(c.exact)}",
+            f"${tex(c.exact)}{tapprox(c.exact)}$",
+        )
     elif c.exact is not None:
         cross, cross_tex = f"${tex(c.exact)}$", f"${tex(c.exact)}$"
     else:
         cross = cross_tex = c.status
     suffix = " (leading order)" if leading else " (link)" if link else ""
-    thr = f"{c.variable} ≥ {c.min_compute_bound}" if c.min_compute_bound is not None and c.status != "never" else "—"
+    thr = (
+        f"{c.variable} ≥ {c.min_compute_bound}"
+        if c.min_compute_bound is not None and c.status != "never"
+        else "—"
+    )
     thr_tex = f"${tex(c.variable)} \\ge {c.min_compute_bound}$" if thr != "—" else "---"
-    return Row(entry.id, entry.id.lower(), a.problem.hardware_name, f"{ridge}{approx(ridge)}", cross + suffix,
-               thr, md_rich(verdict_rich(c, ridge, "")), f"${ridge}{tapprox(ridge)}$", cross_tex + suffix, thr_tex)
+    return Row(
+        entry.id,
+        entry.id.lower(),
+        a.problem.hardware_name,
+        f"{ridge}{approx(ridge)}",
+        cross + suffix,
+        thr,
+        md_rich(verdict_rich(c, ridge, "")),
+        f"${ridge}{tapprox(ridge)}$",
+        cross_tex + suffix,
+        thr_tex,
+    )
 
 
 def _hardware_key(a: Analysis) -> str:
@@ -106,7 +147,10 @@ def _ceilings(a: Analysis) -> tuple[Ceiling, ...]:
     merged: dict[sp.Rational, list[str]] = {}
     for dtype, fig in p.chip.peaks:
         merged.setdefault(fig.value, []).append(dtype)
-    return tuple(Ceiling("/".join(names), value) for value, names in sorted(merged.items(), key=lambda kv: kv[0]))
+    return tuple(
+        Ceiling("/".join(names), value)
+        for value, names in sorted(merged.items(), key=lambda kv: kv[0])
+    )
 
 
 def _point(entry: ProblemEntry, a: Analysis) -> Point | None:
@@ -114,7 +158,11 @@ def _point(entry: ProblemEntry, a: Analysis) -> Point | None:
         return Point(entry.id, a.intensity_at_point, a.attainable)
     c, _ = a.headline
     if c.exact is not None and c.exact.is_number:
-        return Point(f"{entry.id} ({c.variable}* = {fmt_decimal(c.exact, 4)})", a.memory.ridge, a.problem.peak.value)
+        return Point(
+            f"{entry.id} ({c.variable}* = {fmt_decimal(c.exact, 4)})",
+            a.memory.ridge,
+            a.problem.peak.value,
+        )
     return None
 
 
@@ -126,10 +174,21 @@ def _roofline_figures(stem: str, done: list[tuple[ProblemEntry, Derivation]]) ->
     for key, members in groups.items():
         a = members[0][1]
         name = key
-        title = f"Roofline of {a.problem.chip.title}" if a.problem.chip else f"Roofline for peak {a.problem.peak.text} FLOP/s, bandwidth {a.problem.bandwidth.text} B/s"
+        title = (
+            f"Roofline of {a.problem.chip.title}"
+            if a.problem.chip
+            else f"Roofline for peak {a.problem.peak.text} FLOP/s, bandwidth {a.problem.bandwidth.text} B/s"
+        )
         points = tuple(p for p in (_point(e, an) for e, an in members) if p is not None)
         fig = RooflineFigure(title, a.problem.bandwidth.value, _ceilings(a), points)
-        figures.append(Figure(safe_name(f"{stem}-roofline-{name}.svg"), title + ", with the problems placed on it", roofline_svg(fig), roofline_tikz(fig)))
+        figures.append(
+            Figure(
+                safe_name(f"{stem}-roofline-{name}.svg"),
+                title + ", with the problems placed on it",
+                roofline_svg(fig),
+                roofline_tikz(fig),
+            )
+        )
     return figures
 
 
@@ -156,14 +215,24 @@ def _plot_figure(stem: str, entry: ProblemEntry, registry: Registry) -> Figure:
         x = a.problem.solve_for
         intensity = a.memory.intensity.subs(a.problem.bound_subs(except_dim=x))
         if intensity.free_symbols - {x}:
-            raise ProblemError(f"problem {entry.id!r} plot series {s.label!r}", f"bind every dim but {x} (free: {', '.join(sorted(map(str, intensity.free_symbols - {x})))})")
+            raise ProblemError(
+                f"problem {entry.id!r} plot series {s.label!r}",
+                f"bind every dim but {x} (free: {', '.join(sorted(map(str, intensity.free_symbols - {x})))})",
+            )
         c = a.memory.crossover
         series_data.append((s.label, intensity, x, c.exact if c.is_number else None, a))
     marks = [c for *_, c, _ in series_data if c is not None]
     xs = _plot_xs(plot.start, plot.stop, marks)
     P, W = series_data[0][4].problem.peak.value, series_data[0][4].problem.bandwidth.value
-    series = tuple(Series(label, tuple(sp.Integer(v) for v in xs), tuple(sp.Min(P, intensity.subs(x, v) * W) for v in xs), cross)
-                   for label, intensity, x, cross, _ in series_data)
+    series = tuple(
+        Series(
+            label,
+            tuple(sp.Integer(v) for v in xs),
+            tuple(sp.Min(P, intensity.subs(x, v) * W) for v in xs),
+            cross,
+        )
+        for label, intensity, x, cross, _ in series_data
+    )
     title = plot.title or f"{entry.title}: attainable FLOP/s against {plot.over}"
     fig = SweepFigure(title, plot.over, "attainable FLOP/s", series, P)
     return Figure(safe_name(f"{stem}-{entry.id}-plot.svg"), title, sweep_svg(fig), sweep_tikz(fig))
@@ -186,18 +255,44 @@ def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> 
         title = f"Problem {i} ({entry.id}): {entry.title}"
         view = view_of(solution, title, entry.text)
         plot = _plot_figure(stem, entry, registry) if entry.plot else None
-        items.append({"anchor": entry.id.lower(), "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
-                      "tex": render("solution.tex.j2", "tex", view=view).rstrip("\n"), "plot": plot})
-        questions.append({"title": entry.title, "text": entry.text, "view": view, "asks": _asks(entry, d)})
+        items.append(
+            {
+                "anchor": entry.id.lower(),
+                "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
+                "tex": render("solution.tex.j2", "tex", view=view).rstrip("\n"),
+                "plot": plot,
+            }
+        )
+        questions.append(
+            {"title": entry.title, "text": entry.text, "view": view, "asks": _asks(entry, d)}
+        )
         summary.append(_row(entry, d.analysis))
         if plot:
             files[plot.file] = _mark_svg(plot.svg)
-    common = {"version": __version__, "source": Path(pset.source).name, "title": pset.title, "text": pset.text}
-    files[f"{stem}.md"] = render("key.md.j2", "md", summary=summary, figures=figures, items=items, **common)
+    common = {
+        "version": __version__,
+        "source": Path(pset.source).name,
+        "title": pset.title,
+        "text": pset.text,
+    }
+    files[f"{stem}.md"] = render(
+        "key.md.j2", "md", summary=summary, figures=figures, items=items, **common
+    )
     files[f"{stem}-questions.md"] = render("questions.md.j2", "md", questions=questions, **common)
-    body = render("appendix.tex.j2", "tex", summary=summary, figures=figures, items=items, packages=PACKAGES, preamble=PREAMBLE, **common)
+    body = render(
+        "appendix.tex.j2",
+        "tex",
+        summary=summary,
+        figures=figures,
+        items=items,
+        packages=PACKAGES,
+        preamble=PREAMBLE,
+        **common,
+    )
     files[f"{stem}-appendix.tex"] = body
-    files[f"{stem}.tex"] = render("standalone.tex.j2", "tex", body=_strip_header(body), preamble=PREAMBLE, **common)
+    files[f"{stem}.tex"] = render(
+        "standalone.tex.j2", "tex", body=_strip_header(body), preamble=PREAMBLE, **common
+    )
     for f in figures:
         files[f.file] = _mark_svg(f.svg)
     return dict(sorted(files.items()))
@@ -236,8 +331,14 @@ def run_builtin_key(out_dir: Path = Path("out"), force: bool = False) -> int:
 
 def add_key_parser(sub) -> None:
     """Register ``derive key FILE [-o DIR] [--force]``."""
-    p = sub.add_parser("key", help="write an answer key, questions, LaTeX and figures for a problem set")
+    p = sub.add_parser(
+        "key", help="write an answer key, questions, LaTeX and figures for a problem set"
+    )
     p.add_argument("file", help="problem set (TOML)")
-    p.add_argument("-o", "--output", default="out", metavar="DIR", help="output folder (default out/)")
-    p.add_argument("--force", action="store_true", help="overwrite files that derive did not generate")
+    p.add_argument(
+        "-o", "--output", default="out", metavar="DIR", help="output folder (default out/)"
+    )
+    p.add_argument(
+        "--force", action="store_true", help="overwrite files that derive did not generate"
+    )
     p.set_defaults(handler=lambda args: run_key(Path(args.file), Path(args.output), args.force))

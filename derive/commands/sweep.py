@@ -30,26 +30,46 @@ import os
 import re
 import secrets
 import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import sympy as sp
 
 from derive.analysis.crossover import sign_on_positive
 from derive.errors import OutputError, ProblemError, UnknownNameError
-from dataclasses import dataclass
 
 __all__ = [
-    "Axis", "COLUMNS", "MAX_POINTS", "MAX_VALUE", "parse_over", "log_points", "grid_of", "sweep_arrays",
-    "format_csv", "sweep_csv", "sweep_csv_chunks", "write_atomic", "add_sweep_parser",
+    "COLUMNS",
+    "MAX_POINTS",
+    "MAX_VALUE",
+    "Axis",
+    "add_sweep_parser",
+    "format_csv",
+    "grid_of",
+    "log_points",
+    "parse_over",
+    "sweep_arrays",
+    "sweep_csv",
+    "sweep_csv_chunks",
+    "write_atomic",
 ]
 
 MAX_POINTS = 10**7
 MAX_VALUE = 10**15
 MAX_OVER_CHARS = 100_000
-COLUMNS = ("flops", "bytes", "intensity", "t_math_s", "t_mem_s", "t_lower_s", "attainable_flop_per_s",
-           "fraction_of_peak", "compute_bound")
+COLUMNS = (
+    "flops",
+    "bytes",
+    "intensity",
+    "t_math_s",
+    "t_mem_s",
+    "t_lower_s",
+    "attainable_flop_per_s",
+    "fraction_of_peak",
+    "compute_bound",
+)
 _ALLOWED = "write DIM=A..B (every integer), DIM=A..B:N (N log-spaced integers) or DIM=v1,v2,v3"
 _OVER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _RANGE = re.compile(r"^(\d{1,20})\.\.(\d{1,20})(?::(\d{1,20}))?$")
@@ -115,7 +135,9 @@ def parse_over(text: str, dims: tuple[sp.Symbol, ...]) -> Axis:
     name, spec = m.group(1), m.group(2)
     dim = next((d for d in dims if d.name == name), None)
     if dim is None:
-        raise UnknownNameError(what, f"no dim {name!r}; the operator's dims are {', '.join(d.name for d in dims)}")
+        raise UnknownNameError(
+            what, f"no dim {name!r}; the operator's dims are {', '.join(d.name for d in dims)}"
+        )
     r = _RANGE.match(spec)
     if r:
         lo, hi = _int(r.group(1), what), _int(r.group(2), what)
@@ -123,13 +145,19 @@ def parse_over(text: str, dims: tuple[sp.Symbol, ...]) -> Axis:
             raise ProblemError(what, f"the range runs upwards: {lo} > {hi}")
         if r.group(3) is None:
             if hi - lo + 1 > MAX_POINTS:
-                raise ProblemError(what, f"{hi - lo + 1} points; at most 10^7 in all (use {name}={lo}..{hi}:N for N log-spaced points)")
+                raise ProblemError(
+                    what,
+                    f"{hi - lo + 1} points; at most 10^7 in all (use {name}={lo}..{hi}:N for N log-spaced points)",
+                )
             return Axis(dim, np.arange(lo, hi + 1, dtype=np.int64), text)
         count = int(r.group(3))
         if lo == hi and count != 1:
             raise ProblemError(what, f"the range {lo}..{hi} has one point; write {name}={lo}")
         if lo < hi and not 2 <= count <= min(hi - lo + 1, MAX_POINTS):
-            raise ProblemError(what, f"N log-spaced points need 2 <= N <= {min(hi - lo + 1, MAX_POINTS)} (the integers in the range)")
+            raise ProblemError(
+                what,
+                f"N log-spaced points need 2 <= N <= {min(hi - lo + 1, MAX_POINTS)} (the integers in the range)",
+            )
         return Axis(dim, log_points(lo, hi, count), text)
     if _LIST.match(spec):
         items = spec.split(",")
@@ -174,18 +202,26 @@ class _Sweep:
         bound = p.bound_subs()
         clash = sorted(s.name for s in dims if s in bound)
         if clash:
-            raise ProblemError(f"sweep over {', '.join(clash)}", "a dim bound with --set cannot also be swept")
+            raise ProblemError(
+                f"sweep over {', '.join(clash)}", "a dim bound with --set cannot also be swept"
+            )
         flops = analysis.flops.subs(bound)
         byts = analysis.memory.bytes.subs(bound)
         comm = None
         if analysis.network is not None and p.link is not None:
             comm = analysis.network.bytes.subs(bound)
             self.link = float(p.link.value)
-        free = flops.free_symbols | byts.free_symbols | (comm.free_symbols if comm is not None else set())
+        free = (
+            flops.free_symbols
+            | byts.free_symbols
+            | (comm.free_symbols if comm is not None else set())
+        )
         missing = [d.name for d in p.operator.dims if d in free and d not in dims]
         if missing:
             raise ProblemError(f"sweep of {p.operator.name}", _unbound(missing))
-        self.syms = [d for d in p.operator.dims if d in dims] + sorted((s for s in dims if s not in p.operator.dims), key=lambda s: s.name)
+        self.syms = [d for d in p.operator.dims if d in dims] + sorted(
+            (s for s in dims if s not in p.operator.dims), key=lambda s: s.name
+        )
         compiled = lambda e: sp.lambdify(self.syms, e, modules="numpy", dummify=True)  # noqa: E731
         self._flops, self._bytes = compiled(flops), compiled(byts)
         self._comm = compiled(comm) if comm is not None else None
@@ -198,8 +234,18 @@ class _Sweep:
         """The broadcast arguments, FLOPs, bytes and link bytes (or None) at the grid's points."""
         args = np.broadcast_arrays(*(np.asarray(grid[s], dtype=np.float64) for s in self.syms))
         shape = args[0].shape if args else ()
-        value = lambda fn: np.broadcast_to(np.asarray(fn(*args), dtype=np.float64), shape).astype(np.float64, copy=True)  # noqa: E731
-        return args, value(self._flops), value(self._bytes), (value(self._comm) if self._comm else None)
+
+        def value(fn):
+            return np.broadcast_to(np.asarray(fn(*args), dtype=np.float64), shape).astype(
+                np.float64, copy=True
+            )
+
+        return (
+            args,
+            value(self._flops),
+            value(self._bytes),
+            (value(self._comm) if self._comm else None),
+        )
 
     def arrays(self, grid: dict) -> dict[str, np.ndarray]:
         """Every column at the grid's points."""
@@ -259,8 +305,15 @@ def _tables():
     """Powers of ten 10^0..10^300 (correctly rounded), the ASCII digits of 0000..9999 by
     position, and the trailing zeros of 0..9999 (4 for 0)."""
     pow10 = np.array([float(10**i) for i in range(301)])
-    digits4 = np.frombuffer(b"".join(b"%04d" % i for i in range(10000)), dtype=np.uint8).reshape(10000, 4).T.copy()
-    trailing0 = np.array([4 if i == 0 else len(str(i)) - len(str(i).rstrip("0")) for i in range(10000)], dtype=np.int32)
+    digits4 = (
+        np.frombuffer(b"".join(b"%04d" % i for i in range(10000)), dtype=np.uint8)
+        .reshape(10000, 4)
+        .T.copy()
+    )
+    trailing0 = np.array(
+        [4 if i == 0 else len(str(i)) - len(str(i).rstrip("0")) for i in range(10000)],
+        dtype=np.int32,
+    )
     return pow10, digits4, trailing0
 
 
@@ -398,17 +451,25 @@ def sweep_csv_chunks(analysis, axes: list[Axis]) -> Iterator[bytes]:
     grid = grid_of(axes)
     n = len(grid[axes[0].dim])
     sweep = _Sweep(analysis, tuple(grid))
-    blocks = [{d: v[i:i + _BLOCK] for d, v in grid.items()} for i in range(0, n, _BLOCK)]
+    blocks = [{d: v[i : i + _BLOCK] for d, v in grid.items()} for i in range(0, n, _BLOCK)]
     for block in blocks:
         _, f, b, c = sweep.raw(block)
-        if not (np.isfinite(f).all() and np.isfinite(b).all() and (c is None or np.isfinite(c).all())):
-            raise ProblemError("sweep", "a value overflows float64 (above 1.8e308); no CSV written: sweep smaller dims")
+        if not (
+            np.isfinite(f).all() and np.isfinite(b).all() and (c is None or np.isfinite(c).all())
+        ):
+            raise ProblemError(
+                "sweep",
+                "a value overflows float64 (above 1.8e308); no CSV written: sweep smaller dims",
+            )
     names = list(COLUMNS) + (["t_comms_s"] if sweep._comm else [])
     yield (",".join([ax.dim.name for ax in axes] + names) + "\n").encode("ascii")
     for block in blocks:
         data = sweep.arrays(block)
         cols = [("int", block[ax.dim]) for ax in axes]
-        cols += [("int", data[c].astype(np.int64)) if c == "compute_bound" else ("g", data[c]) for c in names]
+        cols += [
+            ("int", data[c].astype(np.int64)) if c == "compute_bound" else ("g", data[c])
+            for c in names
+        ]
         yield _csv_rows(cols)
 
 
@@ -438,7 +499,9 @@ def write_atomic(path: Path, chunks: Iterable[bytes]) -> None:
     keep_mode = path.stat().st_mode & 0o777 if path.exists() else None
     tmp = folder / f".derive-{secrets.token_hex(8)}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the kernel applies the umask
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666
+        )  # the kernel applies the umask
     except OSError as exc:
         raise OutputError(what, f"cannot write: {exc.strerror or exc}") from None
     try:
@@ -464,7 +527,9 @@ def _axes(args, op) -> list[Axis]:
     for text in args.over:
         ax = parse_over(text, op.dims)
         if any(a.dim == ax.dim for a in axes):
-            raise ProblemError(f"--over {ax.dim.name}", "the dim is swept twice; give one --over per dim")
+            raise ProblemError(
+                f"--over {ax.dim.name}", "the dim is swept twice; give one --over per dim"
+            )
         axes.append(ax)
     return axes
 
@@ -478,8 +543,8 @@ def run_sweep(args) -> int:
     """``derive sweep``: parse, check the grid against the problem, evaluate, write CSV."""
     from derive.analysis.analyse import analyse
     from derive.commands.cli import spec_from_args
-    from derive.problem.binding import bind
     from derive.declare.registry import load_registry
+    from derive.problem.binding import bind
 
     registry = load_registry(tuple(Path(p) for p in args.operators))
     op = registry.get(args.operator)
@@ -490,7 +555,10 @@ def run_sweep(args) -> int:
     bound = problem.bound_subs()
     clash = [ax.dim.name for ax in axes if ax.dim in bound]
     if clash:
-        raise ProblemError(f"--over {clash[0]}", f"{clash[0]} is bound with --set; a dim is either swept or set, not both")
+        raise ProblemError(
+            f"--over {clash[0]}",
+            f"{clash[0]} is bound with --set; a dim is either swept or set, not both",
+        )
     swept = {ax.dim for ax in axes}
     free = [d.name for d in op.dims if d not in bound and d not in swept]
     if free:
@@ -509,7 +577,17 @@ def add_sweep_parser(sub, add_problem_flags) -> None:
     """Register ``derive sweep OPERATOR [problem flags] --over DIM=A..B [...] [-o FILE]``."""
     p = sub.add_parser("sweep", help="evaluate derived quantities over a grid of dims, as CSV")
     add_problem_flags(p)
-    p.add_argument("--over", action="append", default=[], metavar="DIM=GRID",
-                   help="DIM=A..B (every integer), DIM=A..B:N (N log-spaced integers) or DIM=v1,v2 (repeatable: a product)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the CSV to FILE (atomically) instead of stdout")
+    p.add_argument(
+        "--over",
+        action="append",
+        default=[],
+        metavar="DIM=GRID",
+        help="DIM=A..B (every integer), DIM=A..B:N (N log-spaced integers) or DIM=v1,v2 (repeatable: a product)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the CSV to FILE (atomically) instead of stdout",
+    )
     p.set_defaults(handler=run_sweep)

@@ -23,9 +23,8 @@ import sympy as sp
 
 from derive.declare.operator import NAME_RE, Operator, Tensor, is_dim
 from derive.errors import DeclarationError
-from dataclasses import dataclass
 
-__all__ = ["Part", "Composite", "unfused"]
+__all__ = ["Composite", "Part", "unfused"]
 
 
 @dataclass(frozen=True)
@@ -49,9 +48,14 @@ def _part(raw: object, index: int, where: str, used: set[str]) -> Part:
     elif isinstance(raw, (tuple, list)) and len(raw) == 3:
         label, op, mapping = raw
     else:
-        raise DeclarationError(f"{where} part {index + 1}", "a part is (operator, {dim: expr}) or (label, operator, {dim: expr})")
+        raise DeclarationError(
+            f"{where} part {index + 1}",
+            "a part is (operator, {dim: expr}) or (label, operator, {dim: expr})",
+        )
     if not isinstance(op, Operator):
-        raise DeclarationError(f"{where} part {index + 1}", f"expected an Operator, got {type(op).__name__}")
+        raise DeclarationError(
+            f"{where} part {index + 1}", f"expected an Operator, got {type(op).__name__}"
+        )
     label = label or op.name
     if label in used and not isinstance(raw, Part) and len(raw) == 2:
         n = 2
@@ -62,15 +66,23 @@ def _part(raw: object, index: int, where: str, used: set[str]) -> Part:
         raise DeclarationError(f"{where} part {label!r}", "part labels are distinct identifiers")
     used.add(label)
     if not isinstance(mapping, dict):
-        raise DeclarationError(f"{where} part {label!r}", "the dim mapping is a dict {dim: expression}")
+        raise DeclarationError(
+            f"{where} part {label!r}", "the dim mapping is a dict {dim: expression}"
+        )
     pairs = []
     for dim, expr in mapping.items():
         if dim not in op.dims:
-            raise DeclarationError(f"{where} part {label!r}", f"maps {dim}, which operator {op.name!r} does not have (its dims: {', '.join(map(str, op.dims))})")
+            raise DeclarationError(
+                f"{where} part {label!r}",
+                f"maps {dim}, which operator {op.name!r} does not have (its dims: {', '.join(map(str, op.dims))})",
+            )
         if isinstance(expr, int) and not isinstance(expr, bool):
             expr = sp.Integer(expr)
         if not isinstance(expr, sp.Expr) or any(not is_dim(s) for s in expr.free_symbols):
-            raise DeclarationError(f"{where} part {label!r}", f"maps {dim} to {expr!r}: use an expression in dims made with derive.dims")
+            raise DeclarationError(
+                f"{where} part {label!r}",
+                f"maps {dim} to {expr!r}: use an expression in dims made with derive.dims",
+            )
         pairs.append((dim, expr))
     return Part(label, op, tuple(pairs))
 
@@ -78,10 +90,18 @@ def _part(raw: object, index: int, where: str, used: set[str]) -> Part:
 def _endpoint(spec: str, parts: dict[str, Part], kind: str, where: str) -> tuple[str, str | None]:
     label, _, tensor = spec.partition(".")
     if label not in parts:
-        raise DeclarationError(f"{where} fused {spec!r}", f"no part {label!r}; parts: {', '.join(parts)}")
-    names = [t.name for t in (parts[label].operator.writes if kind == "write" else parts[label].operator.reads)]
+        raise DeclarationError(
+            f"{where} fused {spec!r}", f"no part {label!r}; parts: {', '.join(parts)}"
+        )
+    names = [
+        t.name
+        for t in (parts[label].operator.writes if kind == "write" else parts[label].operator.reads)
+    ]
     if tensor and tensor not in names:
-        raise DeclarationError(f"{where} fused {spec!r}", f"part {label!r} {kind}s no tensor {tensor!r} ({', '.join(names)})")
+        raise DeclarationError(
+            f"{where} fused {spec!r}",
+            f"part {label!r} {kind}s no tensor {tensor!r} ({', '.join(names)})",
+        )
     return label, tensor or None
 
 
@@ -89,23 +109,44 @@ def _fusions(fused, parts: dict[str, Part], where: str) -> set[tuple[str, str]]:
     """(label, tensor) pairs that stay on chip: producer writes and consumer reads."""
     dropped: set[tuple[str, str]] = set()
     for pair in fused:
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not all(isinstance(p, str) for p in pair):
-            raise DeclarationError(f"{where} fused", "each fused entry is (producer, consumer), e.g. ('up', 'down') or ('up.Z', 'down.X')")
-        (pl, pt), (cl, ct) = _endpoint(pair[0], parts, "write", where), _endpoint(pair[1], parts, "read", where)
+        if (
+            not isinstance(pair, (tuple, list))
+            or len(pair) != 2
+            or not all(isinstance(p, str) for p in pair)
+        ):
+            raise DeclarationError(
+                f"{where} fused",
+                "each fused entry is (producer, consumer), e.g. ('up', 'down') or ('up.Z', 'down.X')",
+            )
+        (pl, pt), (cl, ct) = (
+            _endpoint(pair[0], parts, "write", where),
+            _endpoint(pair[1], parts, "read", where),
+        )
         prod, cons = parts[pl], parts[cl]
         writes = [t for t in prod.operator.writes if pt in (None, t.name)]
         reads = [t for t in cons.operator.reads if ct in (None, t.name)]
-        match = [(w, r) for w in writes for r in reads if sp.expand(prod.subs(w.elements) - cons.subs(r.elements)) == 0]
+        match = [
+            (w, r)
+            for w in writes
+            for r in reads
+            if sp.expand(prod.subs(w.elements) - cons.subs(r.elements)) == 0
+        ]
         if not match:
-            raise DeclarationError(f"{where} fused {tuple(pair)!r}", "no output of the producer has as many elements as an input of the consumer")
+            raise DeclarationError(
+                f"{where} fused {tuple(pair)!r}",
+                "no output of the producer has as many elements as an input of the consumer",
+            )
         w, r = match[0]
         dropped |= {(pl, w.name), (cl, r.name)}
     return dropped
 
 
 def _flat(part: Part, tensors: tuple[Tensor, ...], dropped: set[tuple[str, str]]) -> list[Tensor]:
-    return [Tensor(f"{part.label}_{t.name}", tuple(part.subs(s) for s in t.shape), t.doc, t.width)
-            for t in tensors if (part.label, t.name) not in dropped]
+    return [
+        Tensor(f"{part.label}_{t.name}", tuple(part.subs(s) for s in t.shape), t.doc, t.width)
+        for t in tensors
+        if (part.label, t.name) not in dropped
+    ]
 
 
 @dataclass(frozen=True, init=False)
@@ -133,7 +174,11 @@ class Composite(Operator):
         dropped = _fusions(tuple(fused), by_label, where)
         reads, writes, comms, owners = [], [], [], []
         for p in plist:
-            for bucket, tensors in ((reads, p.operator.reads), (writes, p.operator.writes), (comms, p.operator.comms)):
+            for bucket, tensors in (
+                (reads, p.operator.reads),
+                (writes, p.operator.writes),
+                (comms, p.operator.comms),
+            ):
                 flat = _flat(p, tensors, dropped)
                 bucket.extend(flat)
                 owners.extend((t.name, p.label) for t in flat)
@@ -141,7 +186,16 @@ class Composite(Operator):
         object.__setattr__(self, "fused", tuple(tuple(f) for f in fused))
         object.__setattr__(self, "owners", tuple(dict.fromkeys(owners)))
         flops = sp.Add(*(p.subs(p.operator.flops) for p in plist))
-        Operator.__init__(self, name=name, flops=flops, reads=reads, writes=writes, comms=comms, doc=doc, source=source)
+        Operator.__init__(
+            self,
+            name=name,
+            flops=flops,
+            reads=reads,
+            writes=writes,
+            comms=comms,
+            doc=doc,
+            source=source,
+        )
 
     def part_of(self, tensor: str) -> str:
         """The label of the part a (renamed) tensor belongs to."""

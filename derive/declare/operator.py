@@ -22,7 +22,7 @@ import sympy as sp
 
 from derive.errors import DeclarationError
 
-__all__ = ["dims", "Tensor", "Operator", "width_symbol", "NAME_RE"]
+__all__ = ["NAME_RE", "Operator", "Tensor", "dims", "width_symbol"]
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DIM_ASSUMPTIONS = {"integer": True, "positive": True}
@@ -53,11 +53,17 @@ def width_symbol(tensor_name: str) -> sp.Symbol:
 
 def _as_expr(value: object, where: str) -> sp.Expr:
     if isinstance(value, bool) or not isinstance(value, (int, sp.Expr)):
-        raise DeclarationError(where, f"must be a sympy expression in dims or an int, got {type(value).__name__} {value!r}")
+        raise DeclarationError(
+            where,
+            f"must be a sympy expression in dims or an int, got {type(value).__name__} {value!r}",
+        )
     expr = sp.Integer(value) if isinstance(value, int) else value
     bad = [s for s in expr.free_symbols if not is_dim(s)]
     if bad:
-        raise DeclarationError(where, f"unknown dim {sorted(map(str, bad))[0]!r}: dims are made with derive.dims(...) (positive integers)")
+        raise DeclarationError(
+            where,
+            f"unknown dim {sorted(map(str, bad))[0]!r}: dims are made with derive.dims(...) (positive integers)",
+        )
     if expr.is_number and not expr.is_positive:
         raise DeclarationError(where, f"must be positive, got {expr}")
     return expr
@@ -78,15 +84,24 @@ class Tensor:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not NAME_RE.match(self.name):
-            raise DeclarationError(f"tensor {self.name!r}", "a tensor name is an identifier (letters, digits, _)")
+            raise DeclarationError(
+                f"tensor {self.name!r}", "a tensor name is an identifier (letters, digits, _)"
+            )
         if not isinstance(self.shape, (tuple, list)):
-            raise DeclarationError(f"tensor {self.name!r}", "shape must be a tuple of expressions, () for a scalar")
-        shape = tuple(_as_expr(s, f"tensor {self.name!r} shape entry {i}") for i, s in enumerate(self.shape))
+            raise DeclarationError(
+                f"tensor {self.name!r}", "shape must be a tuple of expressions, () for a scalar"
+            )
+        shape = tuple(
+            _as_expr(s, f"tensor {self.name!r} shape entry {i}") for i, s in enumerate(self.shape)
+        )
         object.__setattr__(self, "shape", shape)
         if self.width is not None:
             w = self.width
             if isinstance(w, bool) or not isinstance(w, (int, sp.Rational)) or w <= 0:
-                raise DeclarationError(f"tensor {self.name!r} width", f"must be a positive exact number of bytes, got {w!r}")
+                raise DeclarationError(
+                    f"tensor {self.name!r} width",
+                    f"must be a positive exact number of bytes, got {w!r}",
+                )
             object.__setattr__(self, "width", sp.Rational(w))
 
     @property
@@ -128,7 +143,10 @@ class Operator:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not NAME_RE.match(self.name):
-            raise DeclarationError(f"operator {self.name!r}", "the name must be an identifier (letters, digits, _; not starting with a digit)")
+            raise DeclarationError(
+                f"operator {self.name!r}",
+                "the name must be an identifier (letters, digits, _; not starting with a digit)",
+            )
         where = f"operator {self.name!r}"
         object.__setattr__(self, "flops", _as_expr(self.flops, f"{where} flops"))
         for part in ("reads", "writes", "comms"):
@@ -137,7 +155,9 @@ class Operator:
                 raise DeclarationError(f"{where} {part}", "must be a list of Tensor")
             for t in tensors:
                 if not isinstance(t, Tensor):
-                    raise DeclarationError(f"{where} {part}", f"entries must be Tensor, got {type(t).__name__}")
+                    raise DeclarationError(
+                        f"{where} {part}", f"entries must be Tensor, got {type(t).__name__}"
+                    )
             names = [t.name for t in tensors]
             dup = sorted({n for n in names if names.count(n) > 1})
             if dup:
@@ -148,11 +168,15 @@ class Operator:
         widths: dict[str, object] = {}
         for t in self.tensors:
             if widths.setdefault(t.name, t.width) != t.width:
-                raise DeclarationError(f"{where} tensor {t.name!r}", "declared twice with different widths")
+                raise DeclarationError(
+                    f"{where} tensor {t.name!r}", "declared twice with different widths"
+                )
         shape_dims = set().union(*(t.elements.free_symbols for t in self.tensors))
         extra = sorted(map(str, self.flops.free_symbols - shape_dims))
         if extra:
-            raise DeclarationError(f"{where} flops", f"uses dim {extra[0]!r}, which no tensor shape has")
+            raise DeclarationError(
+                f"{where} flops", f"uses dim {extra[0]!r}, which no tensor shape has"
+            )
         if not isinstance(self.doc, str):
             raise DeclarationError(f"{where} doc", "must be a string")
 

@@ -10,18 +10,20 @@ import hashlib
 import importlib.util
 import sys
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 from derive.declare.operator import Operator
 from derive.errors import DeriveError, OperatorFileError, UnknownNameError
-from dataclasses import dataclass
 from derive.resources import resource_dir
 
-__all__ = ["Registry", "load_registry", "load_operator_file", "builtin_operator_files"]
+__all__ = ["Registry", "builtin_operator_files", "load_operator_file", "load_registry"]
 
 # the files a load_registry in progress has run, by resolved path (None outside one)
-_session: ContextVar[dict[Path, ModuleType] | None] = ContextVar("derive_operator_files", default=None)
+_session: ContextVar[dict[Path, ModuleType] | None] = ContextVar(
+    "derive_operator_files", default=None
+)
 
 
 @dataclass(frozen=True)
@@ -40,24 +42,32 @@ class Registry:
         for op in self.operators:
             if op.name.lower() == key:
                 return op
-        raise UnknownNameError(f"operator {name!r}", f"unknown operator; known: {', '.join(self.names())}")
+        raise UnknownNameError(
+            f"operator {name!r}", f"unknown operator; known: {', '.join(self.names())}"
+        )
 
 
 def builtin_operator_files() -> tuple[Path, ...]:
     """The shipped operator modules, sorted by file name."""
-    return tuple(sorted(p for p in resource_dir("operators").glob("*.py") if not p.name.startswith("_")))
+    return tuple(
+        sorted(p for p in resource_dir("operators").glob("*.py") if not p.name.startswith("_"))
+    )
 
 
 def _load_module(path: Path) -> ModuleType:
     if not path.is_file():
         raise OperatorFileError(f"operators file {str(path)!r}", "no such file")
     if path.suffix != ".py":
-        raise OperatorFileError(f"operators file {str(path)!r}", "an operators file is a Python module ending in .py")
+        raise OperatorFileError(
+            f"operators file {str(path)!r}", "an operators file is a Python module ending in .py"
+        )
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     name = f"derive_operators_{path.stem}_{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise OperatorFileError(f"operators file {str(path)!r}", "cannot be loaded as a Python module")
+        raise OperatorFileError(
+            f"operators file {str(path)!r}", "cannot be loaded as a Python module"
+        )
     module = importlib.util.module_from_spec(spec)
     saved = sys.dont_write_bytecode
     sys.dont_write_bytecode = True  # loading a file must not write __pycache__ beside it
@@ -66,9 +76,13 @@ def _load_module(path: Path) -> ModuleType:
     except DeriveError as exc:
         raise OperatorFileError(f"operators file {str(path)!r}", f"{exc.what}: {exc.why}") from None
     except SyntaxError as exc:
-        raise OperatorFileError(f"operators file {str(path)!r}", f"syntax error at line {exc.lineno}: {exc.msg}") from None
-    except Exception as exc:  # noqa: BLE001 - user code may raise anything; report it in one line
-        raise OperatorFileError(f"operators file {str(path)!r}", f"raised {type(exc).__name__}: {exc}") from None
+        raise OperatorFileError(
+            f"operators file {str(path)!r}", f"syntax error at line {exc.lineno}: {exc.msg}"
+        ) from None
+    except Exception as exc:
+        raise OperatorFileError(
+            f"operators file {str(path)!r}", f"raised {type(exc).__name__}: {exc}"
+        ) from None
     finally:
         sys.dont_write_bytecode = saved
     return module
@@ -97,7 +111,9 @@ def _operators_in(module: ModuleType) -> list[Operator]:
     return [v for k, v in vars(module).items() if not k.startswith("_") and isinstance(v, Operator)]
 
 
-def load_registry(paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True) -> Registry:
+def load_registry(
+    paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True
+) -> Registry:
     """Load the built-in operators (optional) and the given files, refusing duplicate names."""
     builtins = builtin_operator_files() if include_builtins else ()
     files = builtins + tuple(Path(p) for p in paths)
@@ -114,7 +130,9 @@ def _register(files: tuple[Path, ...], builtins: tuple[Path, ...]) -> Registry:
     for path in files:
         found = _operators_in(load_operator_file(path))
         if not found and path not in builtins:
-            raise OperatorFileError(f"operators file {str(path)!r}", "declares no module-level Operator")
+            raise OperatorFileError(
+                f"operators file {str(path)!r}", "declares no module-level Operator"
+            )
         for op in found:
             key = op.name.lower()
             if key in seen:

@@ -20,7 +20,16 @@ from derive.figures.svg import escape_svg_text, roofline_svg, sweep_svg
 from derive.figures.tikz import TIKZ_PACKAGES, TIKZ_PREAMBLE, roofline_tikz, sweep_tikz
 
 __all__ = [
-    "Ceiling", "Point", "RooflineFigure", "Series", "SweepFigure",
-    "roofline_svg", "roofline_tikz", "sweep_svg", "sweep_tikz",
-    "TIKZ_PACKAGES", "TIKZ_PREAMBLE", "escape_svg_text",
+    "TIKZ_PACKAGES",
+    "TIKZ_PREAMBLE",
+    "Ceiling",
+    "Point",
+    "RooflineFigure",
+    "Series",
+    "SweepFigure",
+    "escape_svg_text",
+    "roofline_svg",
+    "roofline_tikz",
+    "sweep_svg",
+    "sweep_tikz",
 ]

@@ -9,15 +9,22 @@ both backends place labels the same way and never by chance.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
 
-from dataclasses import dataclass
-from derive.figures.model import RooflineFigure, SweepFigure, fmt_sig, log_frac, roofline_geometry, sweep_geometry
+from derive.figures.model import (
+    RooflineFigure,
+    SweepFigure,
+    fmt_sig,
+    log_frac,
+    roofline_geometry,
+    sweep_geometry,
+)
 from derive.figures.place import Box, LabelRequest, choose_corner, place_labels, polyline_obstacles
 
-__all__ = ["Metrics", "Line", "Marker", "Label", "Scene", "roofline_scene", "sweep_scene"]
+__all__ = ["Label", "Line", "Marker", "Metrics", "Scene", "roofline_scene", "sweep_scene"]
 
 Num = sp.Expr | float
 Coord = tuple[Num, Num]
@@ -83,18 +90,25 @@ class _Frame:
     def __call__(self, x: Num, y: Num) -> tuple[float, float]:
         return (log_frac(x, *self.x_dec) * self.m.width, log_frac(y, *self.y_dec) * self.m.height)
 
-    def request(self, text: str, x: Num, y: Num, where: tuple[str, ...], gap: float) -> LabelRequest:
+    def request(
+        self, text: str, x: Num, y: Num, where: tuple[str, ...], gap: float
+    ) -> LabelRequest:
         """A label request; ``where`` lists candidate sides in order of preference."""
         ax, ay = self(x, y)
         lines = text.split("\n")
         w, h = max(len(t) for t in lines) * self.m.char_w, len(lines) * self.m.line_h
         d = 0.8 * gap  # diagonal neighbours: the box corner just off the marker
         table = {
-            "right": (gap, -h / 2), "left": (-gap - w, -h / 2),
-            "above-right": (d, d), "below-right": (d, -h - d),
-            "above-left": (-w - d, d), "below-left": (-w - d, -h - d),
-            "above": (-w / 2, gap), "below": (-w / 2, -h - gap),
-            "above-end": (-w - gap, gap / 2), "below-end": (-w - gap, -h - gap / 2),
+            "right": (gap, -h / 2),
+            "left": (-gap - w, -h / 2),
+            "above-right": (d, d),
+            "below-right": (d, -h - d),
+            "above-left": (-w - d, d),
+            "below-left": (-w - d, -h - d),
+            "above": (-w / 2, gap),
+            "below": (-w / 2, -h - gap),
+            "above-end": (-w - gap, gap / 2),
+            "below-end": (-w - gap, -h - gap / 2),
         }
         return LabelRequest(ax, ay, w, h, tuple(table[k] for k in where))
 
@@ -131,8 +145,10 @@ class _Builder:
 
     def placed(self) -> tuple[tuple[Label, ...], list[Box]]:
         boxes = place_labels([r[0] for r in self.reqs], self.f.area, self.hard, self.soft)
-        labels = tuple(Label(text, x, y, b.x0 - r.ax, b.y0 - r.ay, color)
-                       for (r, text, x, y, color), b in zip(self.reqs, boxes))
+        labels = tuple(
+            Label(text, x, y, b.x0 - r.ax, b.y0 - r.ay, color)
+            for (r, text, x, y, color), b in zip(self.reqs, boxes)
+        )
         return labels, boxes
 
 
@@ -155,10 +171,19 @@ def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
     spots: dict[tuple[sp.Rational, sp.Rational], list[str]] = {}
     for p in fig.points:
         spots.setdefault((p.intensity, p.attainable), []).append(p.label.replace("\n", " "))
-    for (x, y) in spots:
+    for x, y in spots:
         b.marker(Marker(x, y, -1, "point"), m.marker_r + 0.5)
     # labels in order of how little they can move: points, ceilings, knees, the bandwidth
-    where = ("right", "above-right", "below-right", "left", "above-left", "below-left", "above", "below")
+    where = (
+        "right",
+        "above-right",
+        "below-right",
+        "left",
+        "above-left",
+        "below-left",
+        "above",
+        "below",
+    )
     for (x, y), texts in spots.items():
         text = "\n".join(texts)
         b.label(f.request(text, x, y, where, gap), text, x, y, -1)
@@ -175,7 +200,7 @@ def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
         text = fmt_sig(x, 4)
         b.label(f.request(text, x, bottom, ("above-right", "above-left"), 6.0), text, x, bottom, i)
     # the bandwidth, above-left of the slope, at the first of a few spots along it that fits
-    (x0, y0), (x1, _) = g.slope
+    (x0, _y0), (x1, _) = g.slope
     text = f"memory: {fmt_sig(fig.bandwidth, 3)} B/s"
     ax = _along(x0, x1, sp.Rational(2, 5))
     base = f.request(text, ax, ax * fig.bandwidth, ("above-left",), gap)
@@ -184,10 +209,24 @@ def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
         xt = _along(x0, x1, t)
         u, v = f(xt, xt * fig.bandwidth)
         cands.append((u - base.w - gap / 2 - base.ax, v + gap / 2 - base.ay))
-    b.label(LabelRequest(base.ax, base.ay, base.w, base.h, tuple(cands)), text, ax, ax * fig.bandwidth, -1)
+    b.label(
+        LabelRequest(base.ax, base.ay, base.w, base.h, tuple(cands)),
+        text,
+        ax,
+        ax * fig.bandwidth,
+        -1,
+    )
     labels, _ = b.placed()
-    return Scene(fig.title, "arithmetic intensity (FLOP/byte)", "attainable FLOP/s", g.x_dec, g.y_dec,
-                 tuple(b.lines), tuple(b.markers), labels)
+    return Scene(
+        fig.title,
+        "arithmetic intensity (FLOP/byte)",
+        "attainable FLOP/s",
+        g.x_dec,
+        g.y_dec,
+        tuple(b.lines),
+        tuple(b.markers),
+        labels,
+    )
 
 
 @lru_cache(maxsize=256)  # pure; the SVG and the TikZ picture ask for the same anchors
@@ -214,16 +253,35 @@ def sweep_scene(fig: SweepFigure, m: Metrics) -> Scene:
     if fig.ceiling is not None:
         b.line(Line(((left, fig.ceiling), (right, fig.ceiling)), -1, "dashed"))
         text = f"peak: {fmt_sig(fig.ceiling, 3)} FLOP/s"
-        b.label(f.request(text, left, fig.ceiling, ("above-right", "below-right"), gap), text, left, fig.ceiling, -1)
+        b.label(
+            f.request(text, left, fig.ceiling, ("above-right", "below-right"), gap),
+            text,
+            left,
+            fig.ceiling,
+            -1,
+        )
     for i, cx in enumerate(g.crossovers):
         if cx is not None:
             b.line(Line(((cx, bottom), (cx, top)), i, "dashed"))
             text = f"{fig.x_label}* ≈ {fmt_sig(cx, 4)}"
-            b.label(f.request(text, cx, bottom, ("above-right", "above-left"), 6.0), text, cx, bottom, i)
+            b.label(
+                f.request(text, cx, bottom, ("above-right", "above-left"), 6.0), text, cx, bottom, i
+            )
     labels, boxes = b.placed()
     legend = tuple((s.label, i) for i, s in enumerate(fig.series))
     lw = max(len(t) for t, _ in legend) * m.char_w + 3 * m.line_h
     lh = (len(legend) + 0.5) * m.line_h
     corner, lbox = choose_corner(f.area, lw, lh, b.hard + b.soft + boxes)
-    return Scene(fig.title, fig.x_label, fig.y_label, g.x_dec, g.y_dec, tuple(b.lines), tuple(b.markers),
-                 labels, legend, corner, lbox)
+    return Scene(
+        fig.title,
+        fig.x_label,
+        fig.y_label,
+        g.x_dec,
+        g.y_dec,
+        tuple(b.lines),
+        tuple(b.markers),
+        labels,
+        legend,
+        corner,
+        lbox,
+    )

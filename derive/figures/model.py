@@ -13,16 +13,27 @@ Label placement lives in :mod:`.place`, the backend-neutral scene in :mod:`.layo
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
 
-from dataclasses import dataclass
-
 __all__ = [
-    "Ceiling", "Point", "RooflineFigure", "Series", "SweepFigure",
-    "RooflineGeometry", "SweepGeometry", "roofline_geometry", "sweep_geometry",
-    "floor_log10", "ceil_log10", "to_float", "fmt_coord", "fmt_sig", "log_frac",
+    "Ceiling",
+    "Point",
+    "RooflineFigure",
+    "RooflineGeometry",
+    "Series",
+    "SweepFigure",
+    "SweepGeometry",
+    "ceil_log10",
+    "floor_log10",
+    "fmt_coord",
+    "fmt_sig",
+    "log_frac",
+    "roofline_geometry",
+    "sweep_geometry",
+    "to_float",
 ]
 
 # Margin (as an exact factor) kept between data and the decade edges of an axis.
@@ -32,7 +43,9 @@ _MARGIN = sp.Rational(6, 5)
 def _exact(value: object, what: str, *, positive: bool = True) -> sp.Rational:
     """An exact rational from an int or a sympy Rational; floats are refused."""
     if isinstance(value, bool) or not isinstance(value, (int, sp.Rational)):
-        raise TypeError(f"{what}: expected an exact int or sympy Rational, got {type(value).__name__} {value!r}")
+        raise TypeError(
+            f"{what}: expected an exact int or sympy Rational, got {type(value).__name__} {value!r}"
+        )
     r = sp.Rational(value)
     if positive and r <= 0:
         raise ValueError(f"{what}: must be positive (log axes), got {r}")
@@ -70,8 +83,12 @@ class Point:
     attainable: sp.Rational  # FLOP/s (y)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "intensity", _exact(self.intensity, f"point {self.label!r} intensity"))
-        object.__setattr__(self, "attainable", _exact(self.attainable, f"point {self.label!r} attainable"))
+        object.__setattr__(
+            self, "intensity", _exact(self.intensity, f"point {self.label!r} intensity")
+        )
+        object.__setattr__(
+            self, "attainable", _exact(self.attainable, f"point {self.label!r} attainable")
+        )
 
 
 @dataclass(frozen=True)
@@ -104,11 +121,15 @@ class Series:
         xs = tuple(_exact(x, f"series {self.label!r} x") for x in self.xs)
         ys = tuple(_exact(y, f"series {self.label!r} y") for y in self.ys)
         if len(xs) != len(ys) or not xs:
-            raise ValueError(f"series {self.label!r}: needs as many ys as xs, and at least one ({len(xs)} vs {len(ys)})")
+            raise ValueError(
+                f"series {self.label!r}: needs as many ys as xs, and at least one ({len(xs)} vs {len(ys)})"
+            )
         object.__setattr__(self, "xs", xs)
         object.__setattr__(self, "ys", ys)
         if self.crossover is not None:
-            object.__setattr__(self, "crossover", _exact_expr(self.crossover, f"series {self.label!r} crossover"))
+            object.__setattr__(
+                self, "crossover", _exact_expr(self.crossover, f"series {self.label!r} crossover")
+            )
 
 
 @dataclass(frozen=True)
@@ -227,7 +248,9 @@ def roofline_geometry(fig: RooflineFigure) -> RooflineGeometry:
     ceilings = sorted(fig.ceilings, key=lambda c: (-c.peak, c.label))
     knees = tuple((c.peak / bw, c.peak) for c in ceilings)
     xs = [k[0] for k in knees] + [p.intensity for p in fig.points]
-    x_lo, x_hi = _decades(min(xs + [sp.Integer(1) * _MARGIN]), max(xs))  # x_lo <= 0: from 10**0 or lower
+    x_lo, x_hi = _decades(
+        min(xs + [sp.Integer(1) * _MARGIN]), max(xs)
+    )  # x_lo <= 0: from 10**0 or lower
     # at least a decade of the highest ceiling right of its knee, so the flat part reads
     x_hi = max(x_hi, floor_log10(knees[0][0]) + 2)
     left = sp.Rational(10) ** x_lo

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from itertools import chain
+from dataclasses import dataclass
+from itertools import chain, pairwise
 from typing import NamedTuple
 
-from dataclasses import dataclass
-
-__all__ = ["Box", "LabelRequest", "place_labels", "polyline_obstacles", "choose_corner"]
+__all__ = ["Box", "LabelRequest", "choose_corner", "place_labels", "polyline_obstacles"]
 
 
 class Box(NamedTuple):
@@ -32,8 +31,12 @@ class Box(NamedTuple):
 
     def overlaps(self, other: Box, pad: float = 1.0) -> bool:
         """True when the boxes come closer than ``pad``."""
-        return not (self.x1 + pad <= other.x0 or other.x1 + pad <= self.x0
-                    or self.y1 + pad <= other.y0 or other.y1 + pad <= self.y0)
+        return not (
+            self.x1 + pad <= other.x0
+            or other.x1 + pad <= self.x0
+            or self.y1 + pad <= other.y0
+            or other.y1 + pad <= self.y0
+        )
 
     def shifted(self, dy: float) -> Box:
         return Box(self.x0, self.y0 + dy, self.x1, self.y1 + dy)
@@ -50,7 +53,9 @@ class LabelRequest:
     candidates: tuple[tuple[float, float], ...]
 
 
-def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft: list[Box]) -> list[Box]:
+def place_labels(
+    requests: list[LabelRequest], area: Box, hard: list[Box], soft: list[Box]
+) -> list[Box]:
     """Place each label, in request order, inside ``area``, clear of earlier labels and
     of the ``hard`` obstacles (markers, legends), and by preference of the ``soft`` ones
     (samples along drawn lines). Tiers, first success wins: the first candidate that
@@ -67,7 +72,9 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
             return False
         for obstacles in (hard, placed):
             for ox0, oy0, ox1, oy1 in obstacles:  # Box.overlaps with pad 1.0, inlined
-                if not (bx1 + 1.0 <= ox0 or ox1 + 1.0 <= bx0 or by1 + 1.0 <= oy0 or oy1 + 1.0 <= by0):
+                if not (
+                    bx1 + 1.0 <= ox0 or ox1 + 1.0 <= bx0 or by1 + 1.0 <= oy0 or oy1 + 1.0 <= by0
+                ):
                     return False
         return True
 
@@ -109,7 +116,10 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
 
     new = tuple.__new__
     for r in requests:
-        boxes = [new(Box, (r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h)) for dx, dy in r.candidates]
+        boxes = [
+            new(Box, (r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h))
+            for dx, dy in r.candidates
+        ]
         choice = best(boxes)
         for step in range(1, 7):
             if choice is not None:
@@ -119,21 +129,27 @@ def place_labels(requests: list[LabelRequest], area: Box, hard: list[Box], soft:
     return placed
 
 
-def polyline_obstacles(pts: list[tuple[float, float]], step: float = 6.0, r: float = 1.0) -> list[Box]:
+def polyline_obstacles(
+    pts: list[tuple[float, float]], step: float = 6.0, r: float = 1.0
+) -> list[Box]:
     """Small boxes sampled along a polyline, so labels keep off drawn lines."""
     out: list[Box] = []
     new = tuple.__new__  # Box(...) without its Python-level __new__: thousands per key
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+    for (x0, y0), (x1, y1) in pairwise(pts):
         n = max(1, int(math.hypot(x1 - x0, y1 - y0) // step))
-        out += [new(Box, (x - r, y - r, x + r, y + r))
-                for x, y in ((x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n) for i in range(n + 1))]
+        out += [
+            new(Box, (x - r, y - r, x + r, y + r))
+            for x, y in ((x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n) for i in range(n + 1))
+        ]
     return out
 
 
 CORNERS = ("south east", "north west", "south west", "north east")
 
 
-def choose_corner(area: Box, w: float, h: float, obstacles: list[Box], inset: float = 4.0) -> tuple[str, Box]:
+def choose_corner(
+    area: Box, w: float, h: float, obstacles: list[Box], inset: float = 4.0
+) -> tuple[str, Box]:
     """The first corner (in the fixed order of :data:`CORNERS`) where a w x h legend
     clears every obstacle; otherwise the corner with the fewest collisions (ties: first)."""
     best: tuple[int, int, str, Box] | None = None

@@ -11,7 +11,7 @@ import re
 from derive.figures.layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
 from derive.figures.model import RooflineFigure, SweepFigure, log_frac
 
-__all__ = ["roofline_svg", "sweep_svg", "escape_svg_text"]
+__all__ = ["escape_svg_text", "roofline_svg", "sweep_svg"]
 
 WIDTH, HEIGHT = 720, 480
 LEFT, RIGHT, TOP, BOTTOM = 84.0, 24.0, 44.0, 56.0  # margins around the plot area
@@ -26,8 +26,13 @@ _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 def escape_svg_text(s: str) -> str:
     """XML-escape a label for text or attribute content; characters XML forbids become ``?``."""
     s = _BAD_XML.sub("?", str(s))
-    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&apos;"))
+    return (
+        s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
 
 
 def _f(v: float) -> str:
@@ -50,12 +55,20 @@ class _Svg:
         return LEFT + fx * PLOT_W, TOP + PLOT_H - fy * PLOT_H
 
     def text(self, x: float, y: float, body: str, anchor: str = "start", extra: str = "") -> None:
-        self.out.append(f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}"{extra}>{body}</text>')
+        self.out.append(
+            f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}"{extra}>{body}</text>'
+        )
 
     def frame(self) -> None:
         s = self.s
         self.out.append(f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>')
-        self.text(WIDTH / 2, TOP - 18, escape_svg_text(s.title), "middle", ' font-size="14" font-weight="bold"')
+        self.text(
+            WIDTH / 2,
+            TOP - 18,
+            escape_svg_text(s.title),
+            "middle",
+            ' font-size="14" font-weight="bold"',
+        )
         grid = ['<g stroke="#e6e6e6" stroke-width="0.6">']
         major = ['<g stroke="#bdbdbd" stroke-width="0.8">']
         ticks: list[str] = []
@@ -64,8 +77,12 @@ class _Svg:
                 for m in range(1, 10):
                     if k == hi and m > 1:
                         break
-                    v = float(m) * 10.0 ** k
-                    p = self.px(v, 10.0 ** s.y_dec[0]) if axis == "x" else self.px(10.0 ** s.x_dec[0], v)
+                    v = float(m) * 10.0**k
+                    p = (
+                        self.px(v, 10.0 ** s.y_dec[0])
+                        if axis == "x"
+                        else self.px(10.0 ** s.x_dec[0], v)
+                    )
                     if axis == "x":
                         seg = f'<line x1="{_f(p[0])}" y1="{_f(TOP)}" x2="{_f(p[0])}" y2="{_f(TOP + PLOT_H)}"/>'
                     else:
@@ -75,33 +92,51 @@ class _Svg:
                         exp = str(k).replace("-", "\u2212")
                         body = f'10<tspan dy="-5" font-size="8">{exp}</tspan>'
                         if axis == "x":
-                            ticks.append(f'<text x="{_f(p[0])}" y="{_f(TOP + PLOT_H + 16)}" text-anchor="middle">{body}</text>')
+                            ticks.append(
+                                f'<text x="{_f(p[0])}" y="{_f(TOP + PLOT_H + 16)}" text-anchor="middle">{body}</text>'
+                            )
                         else:
-                            ticks.append(f'<text x="{_f(LEFT - 6)}" y="{_f(p[1] + 4)}" text-anchor="end">{body}</text>')
+                            ticks.append(
+                                f'<text x="{_f(LEFT - 6)}" y="{_f(p[1] + 4)}" text-anchor="end">{body}</text>'
+                            )
         self.out += grid + ["</g>"] + major + ["</g>"] + ticks
-        self.out.append(f'<rect x="{_f(LEFT)}" y="{_f(TOP)}" width="{_f(PLOT_W)}" height="{_f(PLOT_H)}" '
-                        f'fill="none" stroke="{INK}" stroke-width="1"/>')
+        self.out.append(
+            f'<rect x="{_f(LEFT)}" y="{_f(TOP)}" width="{_f(PLOT_W)}" height="{_f(PLOT_H)}" '
+            f'fill="none" stroke="{INK}" stroke-width="1"/>'
+        )
         self.text(LEFT + PLOT_W / 2, HEIGHT - 14, escape_svg_text(s.x_label), "middle")
         cy = TOP + PLOT_H / 2
-        self.text(20, cy, escape_svg_text(s.y_label), "middle", f' transform="rotate(-90 20 {_f(cy)})"')
+        self.text(
+            20, cy, escape_svg_text(s.y_label), "middle", f' transform="rotate(-90 20 {_f(cy)})"'
+        )
 
     def line(self, ln: Line) -> None:
         pts = " ".join(f"{_f(x)},{_f(y)}" for x, y in (self.px(a, b) for a, b in ln.pts))
-        dash = {"solid": "", "dashed": ' stroke-dasharray="5,4"', "dotted": ' stroke-dasharray="1.5,3"'}[ln.style]
+        dash = {
+            "solid": "",
+            "dashed": ' stroke-dasharray="5,4"',
+            "dotted": ' stroke-dasharray="1.5,3"',
+        }[ln.style]
         width = "2" if ln.style == "solid" else "1.2"
-        self.out.append(f'<polyline points="{pts}" fill="none" stroke="{_color(ln.color)}" '
-                        f'stroke-width="{width}"{dash}/>')
+        self.out.append(
+            f'<polyline points="{pts}" fill="none" stroke="{_color(ln.color)}" '
+            f'stroke-width="{width}"{dash}/>'
+        )
 
     def marker(self, mk: Marker) -> None:
         x, y = self.px(mk.x, mk.y)
         c = _color(mk.color)
         r = METRICS.marker_r
         if mk.kind == "knee":
-            self.out.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="#ffffff" stroke="{c}" stroke-width="1.5"/>')
+            self.out.append(
+                f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="#ffffff" stroke="{c}" stroke-width="1.5"/>'
+            )
         elif mk.kind == "point":
             d = r + 1
-            self.out.append(f'<polygon points="{_f(x)},{_f(y - d)} {_f(x + d)},{_f(y)} {_f(x)},{_f(y + d)} '
-                            f'{_f(x - d)},{_f(y)}" fill="{c}" stroke="#ffffff" stroke-width="0.8"/>')
+            self.out.append(
+                f'<polygon points="{_f(x)},{_f(y - d)} {_f(x + d)},{_f(y)} {_f(x)},{_f(y + d)} '
+                f'{_f(x - d)},{_f(y)}" fill="{c}" stroke="#ffffff" stroke-width="0.8"/>'
+            )
         else:
             self.out.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="2.5" fill="{c}"/>')
 
@@ -112,10 +147,17 @@ class _Svg:
         x0, top = x + lb.dx, y - lb.dy - len(lines) * METRICS.line_h
         halo = ' stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"'
         if len(lines) == 1:
-            self.text(x0, top + METRICS.line_h - 3, escape_svg_text(lb.text), extra=f' fill="{_color(lb.color)}"{halo}')
+            self.text(
+                x0,
+                top + METRICS.line_h - 3,
+                escape_svg_text(lb.text),
+                extra=f' fill="{_color(lb.color)}"{halo}',
+            )
             return
-        spans = "".join(f'<tspan x="{_f(x0)}" y="{_f(top + (i + 1) * METRICS.line_h - 3)}">{escape_svg_text(t)}</tspan>'
-                        for i, t in enumerate(lines))
+        spans = "".join(
+            f'<tspan x="{_f(x0)}" y="{_f(top + (i + 1) * METRICS.line_h - 3)}">{escape_svg_text(t)}</tspan>'
+            for i, t in enumerate(lines)
+        )
         self.out.append(f'<text fill="{_color(lb.color)}"{halo}>{spans}</text>')
 
     def legend(self) -> None:
@@ -123,12 +165,16 @@ class _Svg:
         if not s.legend or b is None:
             return
         x0, y_top = LEFT + b.x0, TOP + PLOT_H - b.y1
-        self.out.append(f'<rect x="{_f(x0)}" y="{_f(y_top)}" width="{_f(b.x1 - b.x0)}" height="{_f(b.y1 - b.y0)}" '
-                        f'fill="#ffffff" fill-opacity="0.9" stroke="#999999" stroke-width="0.8"/>')
+        self.out.append(
+            f'<rect x="{_f(x0)}" y="{_f(y_top)}" width="{_f(b.x1 - b.x0)}" height="{_f(b.y1 - b.y0)}" '
+            f'fill="#ffffff" fill-opacity="0.9" stroke="#999999" stroke-width="0.8"/>'
+        )
         for i, (text, color) in enumerate(s.legend):
             y = y_top + METRICS.line_h * (i + 1)
-            self.out.append(f'<line x1="{_f(x0 + 6)}" y1="{_f(y - 4)}" x2="{_f(x0 + 28)}" y2="{_f(y - 4)}" '
-                            f'stroke="{_color(color)}" stroke-width="2"/>')
+            self.out.append(
+                f'<line x1="{_f(x0 + 6)}" y1="{_f(y - 4)}" x2="{_f(x0 + 28)}" y2="{_f(y - 4)}" '
+                f'stroke="{_color(color)}" stroke-width="2"/>'
+            )
             self.text(x0 + 34, y, escape_svg_text(text))
 
     def render(self) -> str:
@@ -140,10 +186,14 @@ class _Svg:
         for lb in self.s.labels:
             self.label(lb)
         self.legend()
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-                f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" '
-                f'font-size="{FONT:g}" fill="{INK}">')
-        body = "\n".join(["  " + e for e in [f"<title>{escape_svg_text(self.s.title)}</title>"] + self.out])
+        head = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+            f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" '
+            f'font-size="{FONT:g}" fill="{INK}">'
+        )
+        body = "\n".join(
+            ["  " + e for e in [f"<title>{escape_svg_text(self.s.title)}</title>"] + self.out]
+        )
         return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}\n{body}\n</svg>\n'
 
 

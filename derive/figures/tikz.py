@@ -12,7 +12,7 @@ from __future__ import annotations
 from derive.figures.layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord
 
-__all__ = ["roofline_tikz", "sweep_tikz", "TIKZ_PACKAGES", "TIKZ_PREAMBLE", "tex_escape_label"]
+__all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz", "tex_escape_label"]
 
 TIKZ_PACKAGES: tuple[str, ...] = ("pgfplots",)
 TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compat=1.16}")
@@ -20,15 +20,38 @@ TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compa
 # plot area 10cm x 7cm (``scale only axis``), labels in \footnotesize (8pt in a 10pt document)
 _W_CM, _H_CM = 10.0, 7.0
 _PT_PER_CM = 28.4528
-METRICS = Metrics(width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=4.3, line_h=9.0, marker_r=2.2)
+METRICS = Metrics(
+    width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=4.3, line_h=9.0, marker_r=2.2
+)
 PALETTE = ("blue!80!black", "red!80!black", "green!50!black", "violet", "orange!90!black", "brown")
 
 _TEX = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-    "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "[": "{[}", "]": "{]}",
-    "\"": "''", "≈": r"$\approx$", "≤": r"$\leq$", "≥": r"$\geq$", "×": r"$\times$",
-    "·": r"$\cdot$", "−": "$-$", "–": "--", "—": "---", "…": r"\ldots{}", "∞": r"$\infty$",
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "%": r"\%",
+    "_": r"\_",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "[": "{[}",
+    "]": "{]}",
+    '"': "''",
+    "≈": r"$\approx$",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+    "×": r"$\times$",
+    "·": r"$\cdot$",
+    "−": "$-$",
+    "–": "--",
+    "—": "---",
+    "…": r"\ldots{}",
+    "∞": r"$\infty$",
 }
 
 
@@ -93,9 +116,14 @@ def _label(lb: Label) -> str:
     lines = lb.text.split("\n")
     style = f"inner sep=0pt, font=\\footnotesize, text={_color(lb.color)}, fill=white, fill opacity=0.75, text opacity=1"
     if len(lines) == 1:
-        place, body = f"anchor=base west, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy + 2.0)}pt", _tex_escape(lb.text)
+        place, body = (
+            f"anchor=base west, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy + 2.0)}pt",
+            _tex_escape(lb.text),
+        )
     else:
-        place = f"anchor=south west, align=left, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy)}pt"
+        place = (
+            f"anchor=south west, align=left, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy)}pt"
+        )
         body = "\\\\{}".join(_tex_escape(t) for t in lines)  # \\{}: a later "*" or "[" stays text
     return f"\\node[{place}] at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{body}}};"  # type: ignore[arg-type]
 
@@ -103,24 +131,39 @@ def _label(lb: Label) -> str:
 def _render(scene: Scene) -> str:
     s = scene
     opts = [
-        "scale only axis", f"width={_W_CM:g}cm", f"height={_H_CM:g}cm",
-        f"xmin=1e{s.x_dec[0]}", f"xmax=1e{s.x_dec[1]}", f"ymin=1e{s.y_dec[0]}", f"ymax=1e{s.y_dec[1]}",
-        "log basis x=10", "log basis y=10", "grid=both",
-        "major grid style={black!25}", "minor grid style={black!8}",
-        f"title={{{_tex_escape(s.title)}}}", f"xlabel={{{_tex_escape(s.x_label)}}}",
-        f"ylabel={{{_tex_escape(s.y_label)}}}", "clip=false",
+        "scale only axis",
+        f"width={_W_CM:g}cm",
+        f"height={_H_CM:g}cm",
+        f"xmin=1e{s.x_dec[0]}",
+        f"xmax=1e{s.x_dec[1]}",
+        f"ymin=1e{s.y_dec[0]}",
+        f"ymax=1e{s.y_dec[1]}",
+        "log basis x=10",
+        "log basis y=10",
+        "grid=both",
+        "major grid style={black!25}",
+        "minor grid style={black!8}",
+        f"title={{{_tex_escape(s.title)}}}",
+        f"xlabel={{{_tex_escape(s.x_label)}}}",
+        f"ylabel={{{_tex_escape(s.y_label)}}}",
+        "clip=false",
     ]
     if s.legend:
         # below the x label, in one row: TeX's fonts are wider than the SVG's, so an
         # in-axis legend could cover the crossover labels
-        opts += ["legend cell align=left", "legend columns=-1",
-                 "legend style={font=\\footnotesize, at={(0.5,-0.2)}, anchor=north, /tikz/every even column/.append style={column sep=1em}}"]
+        opts += [
+            "legend cell align=left",
+            "legend columns=-1",
+            "legend style={font=\\footnotesize, at={(0.5,-0.2)}, anchor=north, /tikz/every even column/.append style={column sep=1em}}",
+        ]
     body: list[str] = []
     for i, ln in enumerate(s.lines):  # the first len(legend) lines are the legend's series
         body += _line(ln, s.legend[i][0] if i < len(s.legend) else None)
     body += [_marker(mk) for mk in s.markers if mk.kind != "dot"]
     body += [_label(lb) for lb in s.labels]
-    head = "\\begin{tikzpicture}\n\\begin{loglogaxis}[\n" + ",\n".join("  " + o for o in opts) + "\n]"
+    head = (
+        "\\begin{tikzpicture}\n\\begin{loglogaxis}[\n" + ",\n".join("  " + o for o in opts) + "\n]"
+    )
     return head + "\n" + "\n".join(body) + "\n\\end{loglogaxis}\n\\end{tikzpicture}\n"
 
 

@@ -20,11 +20,11 @@ position of the problem counted from 1.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import sympy as sp
 
 from derive.errors import LimitError, ParseError
-from dataclasses import dataclass
 from derive.formula.evaluate import evaluate
 from derive.formula.latex import latex_tokens
 from derive.formula.limits import (
@@ -36,7 +36,7 @@ from derive.formula.limits import (
     MAX_LOG10,
     MAX_ROOT,
     MAX_TOKENS,
-    Reject,
+    RejectError,
     check_nesting,
     check_text,
     show,
@@ -46,19 +46,19 @@ from derive.formula.relations import scan_relations
 from derive.formula.tokens import lex
 
 __all__ = [
+    "MAX_DEGREE",
+    "MAX_DEPTH",
+    "MAX_EXPONENT",
+    "MAX_LENGTH",
+    "MAX_LITERAL_DIGITS",
+    "MAX_LOG10",
+    "MAX_ROOT",
+    "MAX_TOKENS",
+    "SYNTAXES",
     "Parsed",
+    "choose_syntax",
     "parse_formula",
     "split_relations",
-    "choose_syntax",
-    "SYNTAXES",
-    "MAX_LENGTH",
-    "MAX_DEPTH",
-    "MAX_LITERAL_DIGITS",
-    "MAX_TOKENS",
-    "MAX_LOG10",
-    "MAX_DEGREE",
-    "MAX_EXPONENT",
-    "MAX_ROOT",
 ]
 
 SYNTAXES = ("auto", "latex", "plain")
@@ -88,10 +88,10 @@ def choose_syntax(text: str, syntax: str) -> tuple[str, str]:
     ('latex', 'auto: read as LaTeX (found a backslash)')
 
     Raises:
-        Reject: for a syntax not in :data:`SYNTAXES`.
+        RejectError: for a syntax not in :data:`SYNTAXES`.
     """
     if syntax not in SYNTAXES:
-        raise Reject(f"unknown syntax {syntax!r} (allowed: {', '.join(SYNTAXES)})")
+        raise RejectError(f"unknown syntax {syntax!r} (allowed: {', '.join(SYNTAXES)})")
     if syntax != "auto":
         return syntax, f"{syntax}: as requested"
     if "\\" in text:
@@ -101,7 +101,7 @@ def choose_syntax(text: str, syntax: str) -> tuple[str, str]:
     return "plain", "auto: read as plain text (no backslash or brace)"
 
 
-def _refuse(what: str, text: object, reject: Reject) -> ParseError:
+def _refuse(what: str, text: object, reject: RejectError) -> ParseError:
     """The public error for a rejection: LimitError for limits, else ParseError."""
     label = f"{what} {show(text)}" if isinstance(text, str) else what
     cls = LimitError if reject.limit else ParseError
@@ -143,11 +143,13 @@ def parse_formula(
     """
     try:
         return _parse(text, symbols, syntax)
-    except Reject as reject:
+    except RejectError as reject:
         raise _refuse(what, text, reject) from None
 
 
-def split_relations(text: str, syntax: str = "auto", what: str = "line") -> tuple[list[str], list[str]]:
+def split_relations(
+    text: str, syntax: str = "auto", what: str = "line"
+) -> tuple[list[str], list[str]]:
     """Split a derivation line at its top-level ``=`` and ``\\approx`` signs.
 
     Relations: ``=``; ``"approx"`` for ``\\approx``, ``\\simeq``, ``\\sim``, ``≈`` and ``~``.
@@ -169,5 +171,5 @@ def split_relations(text: str, syntax: str = "auto", what: str = "line") -> tupl
         check_text(text)
         chosen, _ = choose_syntax(text, syntax)
         return scan_relations(text, latex=chosen == "latex")
-    except Reject as reject:
+    except RejectError as reject:
         raise _refuse(what, text, reject) from None

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import sympy as sp
 
-from dataclasses import dataclass
-from derive.formula.limits import MAX_DEGREE, MAX_EXPONENT, MAX_LOG10, MAX_ROOT, Reject, at
+from derive.formula.limits import MAX_DEGREE, MAX_EXPONENT, MAX_LOG10, MAX_ROOT, RejectError, at
 from derive.formula.parser import Name, Node, Num, Power, Product, Sum
 
-__all__ = ["Bound", "Evaluator", "resolve", "evaluate"]
+__all__ = ["Bound", "Evaluator", "evaluate", "resolve"]
 
 Symbols = Mapping[str, sp.Symbol]
 
@@ -63,7 +63,7 @@ def resolve(name: Name, symbols: Symbols) -> tuple[sp.Symbol, ...]:
     B, d_model). Multi-letter names are never guessed.
 
     Raises:
-        Reject: ``unknown symbol 'Q' ...`` listing the known names.
+        RejectError: ``unknown symbol 'Q' ...`` listing the known names.
     """
     if name.text in symbols:
         return (symbols[name.text],)
@@ -74,7 +74,9 @@ def resolve(name: Name, symbols: Symbols) -> tuple[sp.Symbol, ...]:
             letters = head[:split]
             if all(c in symbols for c in letters) and (not rest or rest in symbols):
                 return tuple(symbols[c] for c in letters) + ((symbols[rest],) if rest else ())
-    raise Reject(f"unknown symbol {_unknown_part(name, symbols)} {at(name.pos)} ({_known(symbols)})")
+    raise RejectError(
+        f"unknown symbol {_unknown_part(name, symbols)} {at(name.pos)} ({_known(symbols)})"
+    )
 
 
 def _unknown_part(name: Name, symbols: Symbols) -> str:
@@ -107,10 +109,16 @@ def _logadd(a: float, b: float) -> float:
 def _check(b: Bound, pos: int) -> Bound:
     """Refuse a bound past the limits."""
     if max(b.num, b.den) > MAX_LOG10:
-        raise Reject(f"number too large {at(pos)}: could reach 10^{max(b.num, b.den):.0f} "
-                     f"(at most 10^{MAX_LOG10:.0f})", limit=True)
+        raise RejectError(
+            f"number too large {at(pos)}: could reach 10^{max(b.num, b.den):.0f} "
+            f"(at most 10^{MAX_LOG10:.0f})",
+            limit=True,
+        )
     if b.degree > MAX_DEGREE:
-        raise Reject(f"degree too high {at(pos)}: could reach {b.degree:.0f} (at most {MAX_DEGREE})", limit=True)
+        raise RejectError(
+            f"degree too high {at(pos)}: could reach {b.degree:.0f} (at most {MAX_DEGREE})",
+            limit=True,
+        )
     return b
 
 
@@ -134,9 +142,9 @@ def _has_sum(node: Node) -> bool:
     return False
 
 
-def _division_by_zero(pos: int) -> Reject:
+def _division_by_zero(pos: int) -> RejectError:
     """The error for a zero divisor."""
-    return Reject(f"division by zero {at(pos)}")
+    return RejectError(f"division by zero {at(pos)}")
 
 
 class Evaluator:
@@ -155,7 +163,7 @@ class Evaluator:
         """Bounds of ``node`` (resolving names on the way); refuses what is too big.
 
         Raises:
-            Reject: unknown names, symbolic exponents, sizes past the limits,
+            RejectError: unknown names, symbolic exponents, sizes past the limits,
                 a constant divisor that is zero.
         """
         if isinstance(node, Num):
@@ -188,7 +196,9 @@ class Evaluator:
             f = self.bound(factor)
             if divide and f.value == 0:
                 raise _division_by_zero(pos)
-            num, den = (acc.num + f.den, acc.den + f.num) if divide else (acc.num + f.num, acc.den + f.den)
+            num, den = (
+                (acc.num + f.den, acc.den + f.num) if divide else (acc.num + f.num, acc.den + f.den)
+            )
             _check(Bound(num, den, acc.degree + f.degree), pos)
             if acc.value is not None and f.value is not None:
                 acc = _exact(acc.value / f.value if divide else acc.value * f.value)
@@ -203,11 +213,15 @@ class Evaluator:
         if e < 0 and base.value == 0:
             raise _division_by_zero(node.pos)
         if e.q != 1 and base.value is not None and base.value < 0:
-            raise Reject(f"root of a negative number {at(node.pos)} (the value would not be real)")
+            raise RejectError(
+                f"root of a negative number {at(node.pos)} (the value would not be real)"
+            )
         if e.q != 1 and base.value is None and _has_sum(node.base):
             # sympy would query the sign of the sum, which can take seconds for a high degree
-            raise Reject(f"fractional exponent {at(node.pos)} of a sum (a fractional exponent may apply "
-                         "to a number or a product of symbols, as in (BD)^{1/2})")
+            raise RejectError(
+                f"fractional exponent {at(node.pos)} of a sum (a fractional exponent may apply "
+                "to a number or a product of symbols, as in (BD)^{1/2})"
+            )
         scale = float(abs(e))
         num, den = (base.num, base.den) if e >= 0 else (base.den, base.num)
         checked = _check(Bound(num * scale, den * scale, base.degree * scale), node.pos)
@@ -220,7 +234,7 @@ class Evaluator:
         """The exact value of a power's exponent, which must be a modest constant.
 
         Raises:
-            Reject: for a symbolic exponent, one larger than :data:`MAX_EXPONENT`,
+            RejectError: for a symbolic exponent, one larger than :data:`MAX_EXPONENT`,
                 or a fraction with a denominator above :data:`MAX_ROOT`.
         """
         key = id(node)
@@ -232,13 +246,20 @@ class Evaluator:
         """Bound (and so fold) an exponent; see :meth:`exponent`."""
         b = self.bound(exp)
         if b.degree > 0:
-            raise Reject(f"symbolic exponent {at(pos)} (exponents must be numbers, as in B^2 or 10^{{14}})")
+            raise RejectError(
+                f"symbolic exponent {at(pos)} (exponents must be numbers, as in B^2 or 10^{{14}})"
+            )
         if b.value is None:
-            raise Reject(f"exponent {at(pos)} is not a rational number")
+            raise RejectError(f"exponent {at(pos)} is not a rational number")
         if abs(b.value) > MAX_EXPONENT:
-            raise Reject(f"exponent {_short(b.value)} {at(pos)} is too large (at most {MAX_EXPONENT})", limit=True)
+            raise RejectError(
+                f"exponent {_short(b.value)} {at(pos)} is too large (at most {MAX_EXPONENT})",
+                limit=True,
+            )
         if b.value.q > MAX_ROOT:
-            raise Reject(f"exponent {_short(b.value)} {at(pos)} has a denominator above {MAX_ROOT}")
+            raise RejectError(
+                f"exponent {_short(b.value)} {at(pos)} has a denominator above {MAX_ROOT}"
+            )
         return b.value
 
     # -- building -----------------------------------------------------------
@@ -249,7 +270,9 @@ class Evaluator:
         if isinstance(node, Name):
             return sp.Mul(*resolve(node, self.symbols))
         if isinstance(node, Sum):
-            return sp.Add(*(self.build(t) if sign > 0 else -self.build(t) for sign, t in node.terms))
+            return sp.Add(
+                *(self.build(t) if sign > 0 else -self.build(t) for sign, t in node.terms)
+            )
         if isinstance(node, Product):
             return self._build_product(node)
         return self._build_power(node)
@@ -279,13 +302,13 @@ def evaluate(node: Node, symbols: Symbols) -> sp.Expr:
     """Bound the whole tree, then build it; refuse a result that is not finite.
 
     Raises:
-        Reject: unknown names, limits, division by zero.
+        RejectError: unknown names, limits, division by zero.
     """
     evaluator = Evaluator(symbols)
     evaluator.bound(node)
     expr = evaluator.build(node)
     if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
-        raise Reject("division by zero (the formula has no finite value)")
+        raise RejectError("division by zero (the formula has no finite value)")
     if expr.has(sp.I):
-        raise Reject("the value is not a real number")
+        raise RejectError("the value is not a real number")
     return expr

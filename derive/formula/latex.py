@@ -26,11 +26,11 @@ from pylatexenc.latexwalker import (
 )
 from pylatexenc.macrospec import LatexContextDb, MacroSpec
 
-from derive.formula.limits import MAX_DEPTH, Reject, at
+from derive.formula.limits import MAX_DEPTH, RejectError, at
 from derive.formula.relations import APPROX_MACROS, REFUSED_MACROS
 from derive.formula.tokens import Token, count_check, lex, relation_error
 
-__all__ = ["latex_tokens", "ALLOWED"]
+__all__ = ["ALLOWED", "latex_tokens"]
 
 ALLOWED = "allowed: \\frac, \\cdot, \\times, ^, \\left(...\\right), spacing"
 _FRACS = frozenset({"frac", "dfrac", "tfrac"})
@@ -58,14 +58,16 @@ _CONTEXT = _context()
 def _walk(text: str) -> list[LatexNode]:
     """Parse ``text`` with pylatexenc, strictly; structural errors carry a position."""
     try:
-        nodes, _, _ = LatexWalker(text, latex_context=_CONTEXT, tolerant_parsing=False).get_latex_nodes()
+        nodes, _, _ = LatexWalker(
+            text, latex_context=_CONTEXT, tolerant_parsing=False
+        ).get_latex_nodes()
     except LatexWalkerError as e:
         pos = getattr(e, "pos", None)
         first = str(e).splitlines()[0].split(" @(")[0] if str(e) else "malformed"
         where = at(pos) if isinstance(pos, int) else "somewhere"
-        raise Reject(f"malformed LaTeX {where}: {first}") from None
+        raise RejectError(f"malformed LaTeX {where}: {first}") from None
     except RecursionError:
-        raise Reject(f"LaTeX nested more than {MAX_DEPTH} deep", limit=True) from None
+        raise RejectError(f"LaTeX nested more than {MAX_DEPTH} deep", limit=True) from None
     return list(nodes)
 
 
@@ -85,13 +87,15 @@ class _Flattener:
         """Flatten a node list at nesting ``depth``."""
         if depth > MAX_DEPTH:
             pos = nodes[0].pos if nodes and nodes[0] is not None else 0
-            raise Reject(f"LaTeX nested more than {MAX_DEPTH} deep {at(pos)}", limit=True)
+            raise RejectError(f"LaTeX nested more than {MAX_DEPTH} deep {at(pos)}", limit=True)
         for node in nodes:
             if node is None:
                 continue
             handler = self.handlers.get(type(node))
             if handler is None:
-                raise Reject(f"unsupported LaTeX construct {_describe(node)} {at(node.pos)} ({ALLOWED})")
+                raise RejectError(
+                    f"unsupported LaTeX construct {_describe(node)} {at(node.pos)} ({ALLOWED})"
+                )
             handler(node, depth)
             count_check(self.out)
 
@@ -109,7 +113,9 @@ class _Flattener:
         """Whitelisted macros become tokens; relations and everything else are refused."""
         name = node.macroname
         if (name in _FRACS or name in _NAME_WRAPPERS) and node.nodeargd is None:
-            raise Reject(f"'\\{name}' {at(node.pos)} used as an argument: put it in braces, as in \\frac{{1}}{{\\frac{{1}}{{2}}}}")
+            raise RejectError(
+                f"'\\{name}' {at(node.pos)} used as an argument: put it in braces, as in \\frac{{1}}{{\\frac{{1}}{{2}}}}"
+            )
         if name in _FRACS:
             self.frac(node, depth)
         elif name in _TIMES:
@@ -121,7 +127,7 @@ class _Flattener:
         elif name in _RELATIONS:
             raise relation_error("\\" + name, node.pos)
         elif name not in _SPACING:
-            raise Reject(f"unsupported LaTeX construct '\\{name}' {at(node.pos)} ({ALLOWED})")
+            raise RejectError(f"unsupported LaTeX construct '\\{name}' {at(node.pos)} ({ALLOWED})")
 
     def frac(self, node: LatexMacroNode, depth: int) -> None:
         """``\\frac{a}{b}``: a ``frac`` token and two brace groups (``\\frac12`` too)."""
@@ -170,7 +176,9 @@ def _wrapped_name(node: LatexMacroNode) -> str:
     inner = arg.nodelist if isinstance(arg, LatexGroupNode) else [arg]
     text = _plain_text(inner)
     if text is None or not _WRAPPED_NAME.match(text.strip()):
-        raise Reject(f"'\\{node.macroname}{{...}}' {at(node.pos)} may only wrap a name such as d_model")
+        raise RejectError(
+            f"'\\{node.macroname}{{...}}' {at(node.pos)} may only wrap a name such as d_model"
+        )
     return text.strip()
 
 
@@ -185,13 +193,17 @@ def _check_delimiters(tokens: list[Token]) -> list[Token]:
         if token.kind not in _DELIMITERS:
             after_delimiter = i > 0 and tokens[i - 1].kind in _DELIMITERS
             if token.text in "[]" and token.kind in ("open", "close") and not after_delimiter:
-                raise Reject(f"bare '{token.text}' {at(token.pos)} (write \\left[ ... \\right] or use parentheses)")
+                raise RejectError(
+                    f"bare '{token.text}' {at(token.pos)} (write \\left[ ... \\right] or use parentheses)"
+                )
             out.append(token)
             continue
         kind, chars, spelled = _DELIMITERS[token.kind]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if nxt is None or nxt.kind != kind or nxt.text not in chars:
-            raise Reject(f"'{spelled}' {at(token.pos)} must be followed by one of {' '.join(chars)}")
+            raise RejectError(
+                f"'{spelled}' {at(token.pos)} must be followed by one of {' '.join(chars)}"
+            )
     return out
 
 

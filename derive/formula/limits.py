@@ -2,7 +2,7 @@
 
 Every check here is linear in the length of the text and runs before the text
 reaches a parser, so hostile input is refused in microseconds. Inner modules
-raise :class:`Reject` (a reason without a subject); the public functions turn it
+raise :class:`RejectError` (a reason without a subject); the public functions turn it
 into a :class:`~derive.errors.ParseError` or :class:`~derive.errors.LimitError`
 that names the input.
 """
@@ -12,20 +12,20 @@ from __future__ import annotations
 import unicodedata
 
 __all__ = [
-    "MAX_LENGTH",
-    "MAX_DEPTH",
-    "MAX_LITERAL_DIGITS",
-    "MAX_TOKENS",
-    "MAX_LOG10",
     "MAX_DEGREE",
+    "MAX_DEPTH",
     "MAX_EXPONENT",
+    "MAX_LENGTH",
+    "MAX_LITERAL_DIGITS",
+    "MAX_LOG10",
     "MAX_ROOT",
-    "Reject",
+    "MAX_TOKENS",
+    "RejectError",
+    "at",
+    "check_nesting",
+    "check_text",
     "escape_char",
     "show",
-    "at",
-    "check_text",
-    "check_nesting",
 ]
 
 MAX_LENGTH = 2000
@@ -50,7 +50,7 @@ _CLOSE = ")]}"
 _SHOW_CHARS = 60
 
 
-class Reject(Exception):
+class RejectError(Exception):
     """A reason to refuse a formula, raised inside the parser.
 
     Attributes:
@@ -113,22 +113,24 @@ def check_text(text: object) -> str:
         The text itself, known to be a printable ``str`` of bounded length.
 
     Raises:
-        Reject: naming the problem (and the character and its position).
+        RejectError: naming the problem (and the character and its position).
     """
     if not isinstance(text, str):
-        raise Reject(f"expected text, got {type(text).__name__}")
+        raise RejectError(f"expected text, got {type(text).__name__}")
     if len(text) > MAX_LENGTH:
-        raise Reject(f"{len(text)} characters, more than the limit of {MAX_LENGTH}", limit=True)
+        raise RejectError(
+            f"{len(text)} characters, more than the limit of {MAX_LENGTH}", limit=True
+        )
     for pos, c in enumerate(text):
         if not (c.isprintable() or c == "\t"):
             name = unicodedata.name(c, "")
             named = f" ({name})" if name else ""
-            raise Reject(
+            raise RejectError(
                 f"{_char_kind(c)} '{escape_char(c)}'{named} {at(pos)} "
                 "(only printable characters, spaces and tabs are allowed)"
             )
     if not text.strip():
-        raise Reject("empty formula (expected an expression such as 2*B*D*F)")
+        raise RejectError("empty formula (expected an expression such as 2*B*D*F)")
     return text
 
 
@@ -143,6 +145,8 @@ def check_nesting(text: str) -> None:
         if c in _OPEN:
             depth += 1
             if depth > MAX_DEPTH:
-                raise Reject(f"brackets nested more than {MAX_DEPTH} deep {at(pos)}", limit=True)
+                raise RejectError(
+                    f"brackets nested more than {MAX_DEPTH} deep {at(pos)}", limit=True
+                )
         elif c in _CLOSE:
             depth = max(depth - 1, 0)

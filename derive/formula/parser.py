@@ -18,15 +18,14 @@ caller's symbols, bounds sizes and only then builds sympy objects.
 
 from __future__ import annotations
 
-from typing import Union
+from dataclasses import dataclass
 
 import sympy as sp
 
-from dataclasses import dataclass
-from derive.formula.limits import MAX_DEPTH, Reject, at
+from derive.formula.limits import MAX_DEPTH, RejectError, at
 from derive.formula.tokens import Token
 
-__all__ = ["Num", "Name", "Sum", "Product", "Power", "Node", "parse_tokens"]
+__all__ = ["Name", "Node", "Num", "Power", "Product", "Sum", "parse_tokens"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ class Name:
 class Sum:
     """Signed terms: ``((+1, a), (-1, b))`` is ``a - b``."""
 
-    terms: tuple[tuple[int, "Node"], ...]
+    terms: tuple[tuple[int, Node], ...]
     pos: int
 
 
@@ -58,7 +57,7 @@ class Sum:
 class Product:
     """Factors, each multiplied (False) or divided by (True), with the operator's position."""
 
-    factors: tuple[tuple[bool, "Node", int], ...]
+    factors: tuple[tuple[bool, Node, int], ...]
     pos: int
 
 
@@ -66,12 +65,12 @@ class Product:
 class Power:
     """``base ^ exp``; ``pos`` is the position of ``^``."""
 
-    base: "Node"
-    exp: "Node"
+    base: Node
+    exp: Node
     pos: int
 
 
-Node = Union[Num, Name, Sum, Product, Power]
+Node = Num | Name | Sum | Product | Power
 
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 _STARTS = ("num", "name", "exact", "open", "frac")
@@ -105,17 +104,19 @@ class _Parser:
     def where(self) -> str:
         """The next token and its position, for messages."""
         tok = self.peek()
-        return f"the end of the input {at(self.end)}" if tok is None else f"'{tok.text}' {at(tok.pos)}"
+        return (
+            f"the end of the input {at(self.end)}" if tok is None else f"'{tok.text}' {at(tok.pos)}"
+        )
 
-    def fail(self, expected: str) -> Reject:
+    def fail(self, expected: str) -> RejectError:
         """A syntax error: what was expected, and what was found where."""
-        return Reject(f"expected {expected}, found {self.where()}")
+        return RejectError(f"expected {expected}, found {self.where()}")
 
     def enter(self, pos: int) -> None:
         """One level deeper (a bracket, a fraction, an exponent); refuse past the limit."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise Reject(f"nested more than {MAX_DEPTH} deep {at(pos)}", limit=True)
+            raise RejectError(f"nested more than {MAX_DEPTH} deep {at(pos)}", limit=True)
 
     # -- grammar ------------------------------------------------------------
     def sum(self) -> Node:
@@ -154,10 +155,14 @@ class _Parser:
     def product(self) -> Node:
         """Juxtaposed powers (``2BDF``, ``2(B+D)``, ``(B+D)(D+F)``)."""
         first = self.peek()
-        factors: list[tuple[bool, Node, int]] = [(False, self.power(), first.pos if first else self.end)]
+        factors: list[tuple[bool, Node, int]] = [
+            (False, self.power(), first.pos if first else self.end)
+        ]
         while (tok := self.peek()) is not None and tok.kind in _STARTS:
             if tok.kind == "num":
-                raise Reject(f"a number after a factor {at(tok.pos)}: write an explicit * (2*3) or put it first (3B)")
+                raise RejectError(
+                    f"a number after a factor {at(tok.pos)}: write an explicit * (2*3) or put it first (3B)"
+                )
             factors.append((False, self.power(), tok.pos))
         return factors[0][1] if len(factors) == 1 else Product(tuple(factors), factors[0][2])
 
@@ -200,7 +205,9 @@ class _Parser:
         closer = _CLOSERS[opener.text]
         nxt = self.peek()
         if nxt is not None and nxt.kind == "close":
-            raise Reject(f"empty '{opener.text}{closer}' {at(opener.pos)} (expected an expression inside)")
+            raise RejectError(
+                f"empty '{opener.text}{closer}' {at(opener.pos)} (expected an expression inside)"
+            )
         node = self.sum()
         nxt = self.peek()
         if nxt is None or nxt.kind != "close" or nxt.text != closer:
@@ -229,7 +236,9 @@ class _Parser:
     def subscript(self, sub: Token) -> str:
         """The text after ``_``: a name, digits, or a braced run of those."""
         tok = self.peek()
-        if tok is not None and (tok.kind in ("name", "exact") or (tok.kind == "num" and tok.text.isdigit())):
+        if tok is not None and (
+            tok.kind in ("name", "exact") or (tok.kind == "num" and tok.text.isdigit())
+        ):
             return self.take().text
         if tok is None or tok.kind != "open" or tok.text != "{":
             raise self.fail(f"a subscript after '_' {at(sub.pos)}")
@@ -253,12 +262,12 @@ def parse_tokens(tokens: list[Token], end: int) -> Node:
         end: the length of the text, for "end of input" positions.
 
     Raises:
-        Reject: with the position of the first token that does not fit.
+        RejectError: with the position of the first token that does not fit.
     """
     parser = _Parser(tokens, end)
     node = parser.sum()
     if parser.peek() is not None:
         tok = parser.peek()
         hint = "unbalanced" if tok.kind == "close" else "an operator missing?"  # type: ignore[union-attr]
-        raise Reject(f"unexpected '{tok.text}' {at(tok.pos)} ({hint})")  # type: ignore[union-attr]
+        raise RejectError(f"unexpected '{tok.text}' {at(tok.pos)} ({hint})")  # type: ignore[union-attr]
     return node

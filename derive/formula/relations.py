@@ -9,19 +9,49 @@ a derivation line states equalities and approximations only.
 
 from __future__ import annotations
 
-from derive.formula.limits import Reject, at
+from derive.formula.limits import RejectError, at
 from derive.formula.tokens import relation_error
 
-__all__ = ["scan_relations", "EQUALS", "APPROX", "APPROX_MACROS", "REFUSED_MACROS"]
+__all__ = ["APPROX", "APPROX_MACROS", "EQUALS", "REFUSED_MACROS", "scan_relations"]
 
 EQUALS = "="
 APPROX = "approx"
 APPROX_MACROS = frozenset({"approx", "simeq", "sim"})
 REFUSED_MACROS = frozenset(
-    {"le", "leq", "ge", "geq", "ne", "neq", "lt", "gt", "ll", "gg", "leqslant", "geqslant",
-     "equiv", "propto", "to", "implies", "iff", "not"}
+    {
+        "le",
+        "leq",
+        "ge",
+        "geq",
+        "ne",
+        "neq",
+        "lt",
+        "gt",
+        "ll",
+        "gg",
+        "leqslant",
+        "geqslant",
+        "equiv",
+        "propto",
+        "to",
+        "implies",
+        "iff",
+        "not",
+    }
 )
-_REFUSED_SIGNS = ("==", "<=", ">=", "!=", "<", ">", "\u2264", "\u2265", "\u2260", "\u226a", "\u226b")
+_REFUSED_SIGNS = (
+    "==",
+    "<=",
+    ">=",
+    "!=",
+    "<",
+    ">",
+    "\u2264",
+    "\u2265",
+    "\u2260",
+    "\u226a",
+    "\u226b",
+)
 _APPROX_SIGNS = ("\u2248", "~")
 
 
@@ -54,7 +84,7 @@ class _Splitter:
         """The stripped text of one side; refuse an empty one."""
         side = self.text[start:end].strip()
         if not side:
-            raise Reject(f"nothing on one side of '{sign}' {at(pos)} (expected an expression)")
+            raise RejectError(f"nothing on one side of '{sign}' {at(pos)} (expected an expression)")
         return side
 
     def finish(self) -> tuple[list[str], list[str]]:
@@ -71,7 +101,7 @@ def scan_relations(text: str, latex: bool) -> tuple[list[str], list[str]]:
         latex: read backslash macros (``\\approx``, ``\\le``) and skip escaped braces.
 
     Raises:
-        Reject: an order relation anywhere, or an empty side.
+        RejectError: an order relation anywhere, or an empty side.
     """
     splitter = _Splitter(text)
     depth, i = 0, 0

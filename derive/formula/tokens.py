@@ -21,15 +21,15 @@ Token kinds:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import sympy as sp
 
 from derive.errors import ParseError
+from derive.formula.limits import MAX_LITERAL_DIGITS, MAX_TOKENS, RejectError, at, escape_char
 from derive.problem.decimals import parse_decimal
-from dataclasses import dataclass
-from derive.formula.limits import MAX_LITERAL_DIGITS, MAX_TOKENS, Reject, at, escape_char
 
-__all__ = ["Token", "lex", "relation_error", "RELATION_CHARS", "count_check"]
+__all__ = ["RELATION_CHARS", "Token", "count_check", "lex", "relation_error"]
 
 _NUMBER = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -48,8 +48,23 @@ _OPERATORS = {
 }
 _PARENS = {"(": "open", ")": "close"}
 _BRACKETS = {"[": "open", "]": "close"}
-RELATION_CHARS = ("==", "<=", ">=", "!=", "=", "<", ">", "\u2264", "\u2265", "\u2260", "\u2248", "~")
-_PLAIN_ALLOWED = "letters, digits, _, spaces, + - * / ^ ( ) . and the operators \u00b7 \u00d7 \u22c5 \u2212"
+RELATION_CHARS = (
+    "==",
+    "<=",
+    ">=",
+    "!=",
+    "=",
+    "<",
+    ">",
+    "\u2264",
+    "\u2265",
+    "\u2260",
+    "\u2248",
+    "~",
+)
+_PLAIN_ALLOWED = (
+    "letters, digits, _, spaces, + - * / ^ ( ) . and the operators \u00b7 \u00d7 \u22c5 \u2212"
+)
 
 
 @dataclass(frozen=True)
@@ -62,9 +77,9 @@ class Token:
     value: sp.Rational | None = None
 
 
-def relation_error(sign: str, pos: int) -> Reject:
+def relation_error(sign: str, pos: int) -> RejectError:
     """The error for a relation sign found where one expression was expected."""
-    return Reject(
+    return RejectError(
         f"not an expression: a relation '{sign}' {at(pos)} "
         "(a formula is one expression; only = and \\approx may join the steps of a derivation line)"
     )
@@ -73,7 +88,7 @@ def relation_error(sign: str, pos: int) -> Reject:
 def count_check(tokens: list[Token]) -> None:
     """Refuse more than :data:`MAX_TOKENS` tokens."""
     if len(tokens) > MAX_TOKENS:
-        raise Reject(f"more than {MAX_TOKENS} tokens (numbers, names, operators)", limit=True)
+        raise RejectError(f"more than {MAX_TOKENS} tokens (numbers, names, operators)", limit=True)
 
 
 def _number(text: str, start: int, end: int) -> tuple[Token, int]:
@@ -83,11 +98,13 @@ def _number(text: str, start: int, end: int) -> tuple[Token, int]:
     literal = m.group(0)
     digits = sum(c.isdigit() for c in literal)
     if digits > MAX_LITERAL_DIGITS:
-        raise Reject(f"a number with {digits} digits {at(start)} (at most {MAX_LITERAL_DIGITS})", limit=True)
+        raise RejectError(
+            f"a number with {digits} digits {at(start)} (at most {MAX_LITERAL_DIGITS})", limit=True
+        )
     try:
         value = parse_decimal(literal, "number")
     except ParseError as e:  # exponent beyond the decimal parser's range
-        raise Reject(f"number '{literal}' {at(start)}: {e.why}", limit=True) from None
+        raise RejectError(f"number '{literal}' {at(start)}: {e.why}", limit=True) from None
     return Token("num", literal, start, value), m.end()
 
 
@@ -114,9 +131,11 @@ def _single(text: str, i: int, end: int, latex: bool) -> tuple[Token, int]:
     if sign is not None:
         raise relation_error(sign, i)
     if c == "\\":
-        raise Reject(f"unexpected '\\' {at(i)} (this is read as plain text; LaTeX needs syntax 'latex')")
+        raise RejectError(
+            f"unexpected '\\' {at(i)} (this is read as plain text; LaTeX needs syntax 'latex')"
+        )
     allowed = _PLAIN_ALLOWED + (", [ ]" if latex else "")
-    raise Reject(f"unexpected character '{escape_char(c)}' {at(i)} (allowed: {allowed})")
+    raise RejectError(f"unexpected character '{escape_char(c)}' {at(i)} (allowed: {allowed})")
 
 
 def lex(text: str, start: int = 0, end: int | None = None, latex: bool = False) -> list[Token]:
@@ -129,7 +148,7 @@ def lex(text: str, start: int = 0, end: int | None = None, latex: bool = False) 
         latex: allow ``[`` ``]`` as brackets (plain text refuses them).
 
     Raises:
-        Reject: on any character outside the grammar, naming it and its position.
+        RejectError: on any character outside the grammar, naming it and its position.
 
     >>> [t.text for t in lex("2BDF/(0.5 D**2)")]
     ['2', 'BDF', '/', '(', '0.5', 'D', '^', '2', ')']

@@ -12,7 +12,7 @@ from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.crossover import Crossover
 from derive.present.notation import str_sum
 
-__all__ = ["to_json", "crossover_json"]
+__all__ = ["crossover_json", "to_json"]
 
 
 def _s(expr: sp.Expr | None) -> str | None:
@@ -32,7 +32,9 @@ def crossover_json(c: Crossover | None) -> dict | None:
         "exact": _s(c.exact),
         "value": _f(c.exact),
         "min_compute_bound": c.min_compute_bound,
-        "condition": None if c.condition is None else f"{c.condition} {'>' if c.status == 'crosses' else '>='} 0",
+        "condition": None
+        if c.condition is None
+        else f"{c.condition} {'>' if c.status == 'crosses' else '>='} 0",
         "supremum": _s(c.supremum),
         "supremum_all_dims": _s(c.supremum_all),
         "note": c.note or None,
@@ -40,8 +42,17 @@ def crossover_json(c: Crossover | None) -> dict | None:
 
 
 def _terms_json(roof: Roofline) -> list[dict]:
-    return [{"tensor": t.tensor.name, "role": t.role, "dtype": t.dtype, "width": str(t.width),
-             "elements": str(t.elements), "bytes": str(t.bytes)} for t in roof.terms]
+    return [
+        {
+            "tensor": t.tensor.name,
+            "role": t.role,
+            "dtype": t.dtype,
+            "width": str(t.width),
+            "elements": str(t.elements),
+            "bytes": str(t.bytes),
+        }
+        for t in roof.terms
+    ]
 
 
 def _network(a: Analysis) -> dict | None:

@@ -15,7 +15,7 @@ from sympy.printing.latex import LatexPrinter
 
 from derive.problem.decimals import fmt_decimal
 
-__all__ = ["tex", "tex_sum", "tex_sub", "tex_decimal", "tex_text_number", "str_sum"]
+__all__ = ["str_sum", "tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"]
 
 _E_NOTATION = re.compile(r"^([+-]?[\d.]+)e([+-]?\d+)$")
 
@@ -35,7 +35,7 @@ def _int_tex(n: int) -> str:
 class _Printer(LatexPrinter):
     """sympy's LaTeX printer, with large round integers as ``a \\times 10^{k}``."""
 
-    def _print_Integer(self, expr: sp.Integer) -> str:  # noqa: N802 - sympy dispatch name
+    def _print_Integer(self, expr: sp.Integer) -> str:
         return _int_tex(int(expr))
 
 
@@ -86,7 +86,10 @@ def tex_sub(expr: sp.Expr, values: dict[sp.Symbol, sp.Expr]) -> str:
     >>> tex_sub(2*B*D, {D: sp.Integer(4096)})
     '2 \\\\cdot B \\\\cdot 4096'
     """
-    names = {s: tex(v) if v.is_Integer and v >= 0 else f"\\left({tex(v)}\\right)" for s, v in values.items()}
+    names = {
+        s: tex(v) if v.is_Integer and v >= 0 else f"\\left({tex(v)}\\right)"
+        for s, v in values.items()
+    }
     return tex(expr, symbol_names=names, mul_symbol="dot")
 
 

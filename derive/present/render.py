@@ -7,6 +7,7 @@ escape every user string; math is LaTeX in both (``$…$`` in Markdown).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -19,18 +20,46 @@ import jinja2
 from derive.resources import resource_dir
 from derive.solution.steps import Math
 
-__all__ = ["md_escape", "tex_escape", "md_rich", "tex_rich", "environment", "render"]
+__all__ = ["environment", "md_escape", "md_rich", "render", "tex_escape", "tex_rich"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
 _TEX_MAP = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-    "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-    "≥": r"$\geq$", "≤": r"$\leq$", "≈": r"$\approx$", "×": r"$\times$", "→": r"$\to$",
-    "≪": r"$\ll$", "≫": r"$\gg$", "⇔": r"$\Leftrightarrow$", "Σ": r"$\Sigma$", "π": r"$\pi$",
-    "β": r"$\beta$", "·": r"$\cdot$", "∞": r"$\infty$", "—": "---", "–": "--", "−": "$-$",
-    "…": r"\ldots{}", "✓": r"$\checkmark$", "✗": r"$\times$", "[": "{[}", "]": "{]}",
-    "\"": "''", "'": "'",
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "%": r"\%",
+    "_": r"\_",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "≈": r"$\approx$",
+    "×": r"$\times$",
+    "→": r"$\to$",
+    "≪": r"$\ll$",
+    "≫": r"$\gg$",
+    "⇔": r"$\Leftrightarrow$",
+    "Σ": r"$\Sigma$",
+    "π": r"$\pi$",
+    "β": r"$\beta$",
+    "·": r"$\cdot$",
+    "∞": r"$\infty$",
+    "—": "---",
+    "–": "--",
+    "−": "$-$",
+    "…": r"\ldots{}",
+    "✓": r"$\checkmark$",
+    "✗": r"$\times$",
+    "[": "{[}",
+    "]": "{]}",
+    '"': "''",
+    "'": "'",
 }
 
 
@@ -87,10 +116,8 @@ class _QuietBytecodeCache(jinja2.FileSystemBytecodeCache):
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
+        with contextlib.suppress(OSError):
             super().dump_bytecode(bucket)
-        except OSError:
-            pass
 
 
 def _bytecode_cache(settings: dict, filters: tuple[str, ...]) -> jinja2.BytecodeCache | None:
@@ -110,8 +137,12 @@ def _bytecode_cache(settings: dict, filters: tuple[str, ...]) -> jinja2.Bytecode
         from derive import __version__
 
         xdg = os.environ.get("XDG_CACHE_HOME", "")
-        base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # XDG: relative paths are ignored
-        key = repr((__version__, sorted(settings.items()), filters, jinja2.__version__, sys.version))
+        base = (
+            Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
+        )  # XDG: relative paths are ignored
+        key = repr(
+            (__version__, sorted(settings.items()), filters, jinja2.__version__, sys.version)
+        )
         folder = base / "derive" / f"templates-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         st = folder.stat()
@@ -126,18 +157,32 @@ def _bytecode_cache(settings: dict, filters: tuple[str, ...]) -> jinja2.Bytecode
 def environment(fmt: str) -> jinja2.Environment:
     """The jinja environment for ``md`` or ``tex``."""
     loader = jinja2.FileSystemLoader(str(resource_dir("templates")))
-    common = dict(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                  keep_trailing_newline=True, autoescape=False)
+    common = dict(
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
     if fmt == "md":
         settings = dict(common)
         filters = dict(rich=md_rich, e=md_escape, cell=_md_cell)
     elif fmt == "tex":
-        settings = dict(block_start_string="<%", block_end_string="%>", variable_start_string="<<",
-                        variable_end_string=">>", comment_start_string="<#", comment_end_string="#>", **common)
+        settings = dict(
+            block_start_string="<%",
+            block_end_string="%>",
+            variable_start_string="<<",
+            variable_end_string=">>",
+            comment_start_string="<#",
+            comment_end_string="#>",
+            **common,
+        )
         filters = dict(rich=tex_rich, e=tex_escape)
     else:
         raise ValueError(fmt)
-    env = jinja2.Environment(loader=loader, bytecode_cache=_bytecode_cache(settings, tuple(sorted(filters))), **settings)
+    env = jinja2.Environment(
+        loader=loader, bytecode_cache=_bytecode_cache(settings, tuple(sorted(filters))), **settings
+    )
     env.filters.update(filters)
     return env
 

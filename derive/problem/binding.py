@@ -7,17 +7,18 @@ Nothing here evaluates user text: numbers go through :mod:`derive.problem.decima
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sympy as sp
 
-from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.declare.operator import NAME_RE, Operator
-from derive.problem.dtypes import Dtype, get_dtype
 from derive.errors import ProblemError, UnknownNameError
+from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.decimals import parse_positive_int
-from dataclasses import dataclass
+from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.regime import Regime, parse_regime
 
-__all__ = ["ProblemSpec", "Problem", "bind"]
+__all__ = ["Problem", "ProblemSpec", "bind"]
 
 MAX_SPEC_ITEMS = 64
 
@@ -74,14 +75,20 @@ def _bind_dtypes(op: Operator, specs: tuple[str, ...]) -> tuple[tuple[str, Dtype
         if "=" in spec:
             tensor, _, dtype = (s.strip() for s in spec.partition("="))
             if tensor not in names:
-                raise UnknownNameError(f"--dtype {spec}", f"operator {op.name!r} has no tensor {tensor!r}; its tensors are {', '.join(names)}")
+                raise UnknownNameError(
+                    f"--dtype {spec}",
+                    f"operator {op.name!r} has no tensor {tensor!r}; its tensors are {', '.join(names)}",
+                )
             chosen[tensor] = get_dtype(dtype)
         else:
             dt = get_dtype(spec)
             chosen.update({n: dt for n in names})
     missing = [n for n in names if n not in chosen and n not in declared]
     if missing:
-        raise ProblemError(f"operator {op.name!r}", f"tensor {missing[0]!r} has no dtype; give --dtype DTYPE for all tensors or --dtype {missing[0]}=DTYPE")
+        raise ProblemError(
+            f"operator {op.name!r}",
+            f"tensor {missing[0]!r} has no dtype; give --dtype DTYPE for all tensors or --dtype {missing[0]}=DTYPE",
+        )
     out = []
     for n in names:
         if n in chosen:
@@ -99,21 +106,37 @@ def _compute_dtype(op: Operator, dtypes: dict[str, Dtype], override: str | None)
     best = max(reads, key=lambda n: (dtypes[n].width, -reads.index(n)))
     dt = dtypes[best]
     if not dt.compute_as:
-        raise ProblemError(f"operator {op.name!r}", "no compute dtype can be inferred; give --compute DTYPE")
+        raise ProblemError(
+            f"operator {op.name!r}", "no compute dtype can be inferred; give --compute DTYPE"
+        )
     return dt.compute_as, f"the widest dtype read, {best} in {dt.name}"
 
 
 def _hardware(spec: ProblemSpec, compute: str) -> tuple[Chip | None, Figure, Figure, Figure | None]:
     if spec.chip is not None:
         if spec.peak is not None or spec.bandwidth is not None:
-            raise ProblemError("--chip with --peak/--bandwidth", "give either a chip or both --peak and --bandwidth, not both")
+            raise ProblemError(
+                "--chip with --peak/--bandwidth",
+                "give either a chip or both --peak and --bandwidth, not both",
+            )
         chip = get_chip(spec.chip)
-        link = custom_figure(spec.link_bandwidth, "--link-bandwidth") if spec.link_bandwidth else chip.link
+        link = (
+            custom_figure(spec.link_bandwidth, "--link-bandwidth")
+            if spec.link_bandwidth
+            else chip.link
+        )
         return chip, chip.peak(compute), chip.hbm, link
     if spec.peak is None or spec.bandwidth is None:
-        raise ProblemError("hardware", "give --chip NAME, or both --peak FLOPS_PER_S and --bandwidth BYTES_PER_S")
+        raise ProblemError(
+            "hardware", "give --chip NAME, or both --peak FLOPS_PER_S and --bandwidth BYTES_PER_S"
+        )
     link = custom_figure(spec.link_bandwidth, "--link-bandwidth") if spec.link_bandwidth else None
-    return None, custom_figure(spec.peak, "--peak"), custom_figure(spec.bandwidth, "--bandwidth"), link
+    return (
+        None,
+        custom_figure(spec.peak, "--peak"),
+        custom_figure(spec.bandwidth, "--bandwidth"),
+        link,
+    )
 
 
 def _bind_sets(op: Operator, sets: tuple[str, ...]) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:
@@ -124,7 +147,10 @@ def _bind_sets(op: Operator, sets: tuple[str, ...]) -> tuple[tuple[sp.Symbol, sp
         name, _, value = (s.strip() for s in item.partition("="))
         dim = op.dim(name)
         if dim is None:
-            raise UnknownNameError(f"--set {item}", f"operator {op.name!r} has no dim {name!r}; its dims are {', '.join(d.name for d in op.dims)}")
+            raise UnknownNameError(
+                f"--set {item}",
+                f"operator {op.name!r} has no dim {name!r}; its dims are {', '.join(d.name for d in op.dims)}",
+            )
         bound[dim] = parse_positive_int(value, f"--set {name}")
     return tuple((d, bound[d]) for d in op.dims if d in bound)
 
@@ -133,7 +159,10 @@ def _solve_for(op: Operator, name: str | None) -> sp.Symbol:
     if name is None:
         return op.dim("B") or op.dims[0]
     if not isinstance(name, str) or not NAME_RE.match(name) or op.dim(name) is None:
-        raise UnknownNameError(f"--solve-for {name}", f"operator {op.name!r} has no dim {name!r}; its dims are {', '.join(d.name for d in op.dims)}")
+        raise UnknownNameError(
+            f"--solve-for {name}",
+            f"operator {op.name!r} has no dim {name!r}; its dims are {', '.join(d.name for d in op.dims)}",
+        )
     return op.dim(name)
 
 
@@ -146,4 +175,16 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
     compute, reason = _compute_dtype(op, dict(dtypes), spec.compute)
     chip, peak, bandwidth, link = _hardware(spec, compute)
     regime = parse_regime(spec.regime, op.dims) if spec.regime else None
-    return Problem(op, dtypes, compute, reason, peak, bandwidth, link, chip, regime, _bind_sets(op, tuple(spec.sets)), _solve_for(op, spec.solve_for))
+    return Problem(
+        op,
+        dtypes,
+        compute,
+        reason,
+        peak,
+        bandwidth,
+        link,
+        chip,
+        regime,
+        _bind_sets(op, tuple(spec.sets)),
+        _solve_for(op, spec.solve_for),
+    )

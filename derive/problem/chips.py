@@ -7,6 +7,7 @@ its source and edition, so a worked solution can cite where it came from.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -14,10 +15,9 @@ import sympy as sp
 
 from derive.errors import ChipDataError, UnknownNameError
 from derive.problem.decimals import parse_positive
-from dataclasses import dataclass
 from derive.problem.toml_file import loads_toml
 
-__all__ = ["Figure", "Chip", "load_chips", "get_chip", "chip_names", "custom_figure"]
+__all__ = ["Chip", "Figure", "chip_names", "custom_figure", "get_chip", "load_chips"]
 
 _PEAK_KEY = re.compile(r"^peak_([a-z0-9_]+?)_(flop|op)_per_s$")
 _FIGURE_KEYS = {"value", "source", "edition", "note"}
@@ -75,12 +75,22 @@ class Chip:
 
 def _figure(chip: str, key: str, raw: object) -> Figure:
     if not isinstance(raw, dict) or set(raw) - _FIGURE_KEYS or "value" not in raw:
-        raise ChipDataError(f"chip {chip!r} key {key!r}", "must be { value = \"…\", source = \"…\", edition = \"…\" }")
+        raise ChipDataError(
+            f"chip {chip!r} key {key!r}", 'must be { value = "…", source = "…", edition = "…" }'
+        )
     if not all(isinstance(v, str) for v in raw.values()):
         raise ChipDataError(f"chip {chip!r} key {key!r}", "value, source and edition are strings")
     if not raw.get("source") or not raw.get("edition"):
-        raise ChipDataError(f"chip {chip!r} key {key!r}", "every number needs a source and an edition")
-    return Figure(parse_positive(raw["value"], f"chip {chip} {key}"), raw["value"], raw["source"], raw["edition"], raw.get("note", ""))
+        raise ChipDataError(
+            f"chip {chip!r} key {key!r}", "every number needs a source and an edition"
+        )
+    return Figure(
+        parse_positive(raw["value"], f"chip {chip} {key}"),
+        raw["value"],
+        raw["source"],
+        raw["edition"],
+        raw.get("note", ""),
+    )
 
 
 def _chip(name: str, table: object) -> Chip:
@@ -99,10 +109,20 @@ def _chip(name: str, table: object) -> Chip:
         elif key == "link_bytes_per_s":
             link = _figure(name, key, raw)
         else:
-            raise ChipDataError(f"chip {name!r} key {key!r}", "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, hbm_bytes_per_s, link_bytes_per_s)")
+            raise ChipDataError(
+                f"chip {name!r} key {key!r}",
+                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, hbm_bytes_per_s, link_bytes_per_s)",
+            )
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
-    return Chip(name, str(table.get("title", name)), str(table.get("link_name", "link")), tuple(peaks), hbm, link)
+    return Chip(
+        name,
+        str(table.get("title", name)),
+        str(table.get("link_name", "link")),
+        tuple(peaks),
+        hbm,
+        link,
+    )
 
 
 def parse_chips(text: str, origin: str) -> dict[str, Chip]:

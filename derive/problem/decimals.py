@@ -13,7 +13,7 @@ import sympy as sp
 
 from derive.errors import LimitError, ParseError
 
-__all__ = ["parse_decimal", "parse_positive", "parse_positive_int", "fmt_decimal", "MAX_DIGITS"]
+__all__ = ["MAX_DIGITS", "fmt_decimal", "parse_decimal", "parse_positive", "parse_positive_int"]
 
 MAX_DIGITS = 60
 MAX_EXPONENT = 60
@@ -33,7 +33,9 @@ def parse_decimal(text: str, what: str = "number") -> sp.Rational:
     s = text.strip().replace("_", "")
     m = _DECIMAL.match(s)
     if not m or not (m.group(2) or m.group(3)):
-        raise ParseError(f"{what} {text!r}", "not a decimal number (examples: 8.2e11, 197000000000000, 0.5)")
+        raise ParseError(
+            f"{what} {text!r}", "not a decimal number (examples: 8.2e11, 197000000000000, 0.5)"
+        )
     sign, whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "", m.group(4)
     if len(whole) + len(frac) > MAX_DIGITS:
         raise LimitError(f"{what} {text[:20]!r}...", f"more than {MAX_DIGITS} digits")
@@ -57,7 +59,7 @@ def parse_positive(text: str, what: str) -> sp.Rational:
 def parse_positive_int(text: str, what: str) -> sp.Integer:
     """A positive integer (a bound dim); ``3.5``, ``0``, ``-4`` are refused."""
     s = text.strip()
-    if not re.fullmatch(r"\+?\d{1,%d}" % MAX_DIGITS, s) or int(s) <= 0:
+    if not re.fullmatch(rf"\+?\d{{1,{MAX_DIGITS}}}", s) or int(s) <= 0:
         raise ParseError(f"{what}={text}", "dims are positive integers (e.g. D=4096)")
     return sp.Integer(int(s))
 

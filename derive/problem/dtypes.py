@@ -6,12 +6,13 @@ Block formats carry their scale in the width: mxfp4 is 4-bit values plus an
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sympy as sp
 
 from derive.errors import UnknownNameError
-from dataclasses import dataclass
 
-__all__ = ["Dtype", "DTYPES", "get_dtype", "dtype_names"]
+__all__ = ["DTYPES", "Dtype", "dtype_names", "get_dtype"]
 
 
 @dataclass(frozen=True)

@@ -8,25 +8,59 @@ one-line error naming the file, the problem id and the key.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
-from dataclasses import dataclass
 from derive.problem.toml_file import loads_toml
 
-__all__ = ["PlotSeries", "PlotSpec", "ProblemEntry", "ProblemSet", "load_problem_set", "parse_problem_set", "ASK_KEYS"]
+__all__ = [
+    "ASK_KEYS",
+    "PlotSeries",
+    "PlotSpec",
+    "ProblemEntry",
+    "ProblemSet",
+    "load_problem_set",
+    "parse_problem_set",
+]
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_PROBLEMS = 500
 MAX_TEXT = 20_000
-ASK_KEYS = ("flops", "bytes", "intensity", "intensity_regime", "ridge", "crossover", "crossover_regime",
-            "regime_holds", "times", "bounds", "attainable", "network")
+ASK_KEYS = (
+    "flops",
+    "bytes",
+    "intensity",
+    "intensity_regime",
+    "ridge",
+    "crossover",
+    "crossover_regime",
+    "regime_holds",
+    "times",
+    "bounds",
+    "attainable",
+    "network",
+)
 _TOP = {"title": str, "operators": list, "problem": list, "text": str}
 _PROBLEM = {
-    "id": str, "title": str, "text": str, "operator": str, "dtype": str, "dtypes": dict, "compute": str,
-    "chip": str, "peak": str, "bandwidth": str, "link_bandwidth": str, "regime": str, "set": dict,
-    "solve_for": str, "ask": list, "plot": dict, "expect": dict,
+    "id": str,
+    "title": str,
+    "text": str,
+    "operator": str,
+    "dtype": str,
+    "dtypes": dict,
+    "compute": str,
+    "chip": str,
+    "peak": str,
+    "bandwidth": str,
+    "link_bandwidth": str,
+    "regime": str,
+    "set": dict,
+    "solve_for": str,
+    "ask": list,
+    "plot": dict,
+    "expect": dict,
 }
 _PLOT = {"over": str, "from": int, "to": int, "series": list, "title": str}
 _SERIES = {"label": str, "set": dict}
@@ -81,10 +115,20 @@ def _type_name(t: type) -> str:
 def _check_keys(table: dict, schema: dict, where: str) -> None:
     for key, value in table.items():
         if key not in schema:
-            raise ProblemError(f"{where}: key {key!r}", f"unknown key; allowed: {', '.join(schema)}")
+            raise ProblemError(
+                f"{where}: key {key!r}", f"unknown key; allowed: {', '.join(schema)}"
+            )
         want = schema[key]
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise ProblemError(f"{where}: key {key!r}", f"must be {_type_name(want)}" + (" (hardware numbers are strings, e.g. \"1.97e14\")" if key in ("peak", "bandwidth", "link_bandwidth") else ""))
+            raise ProblemError(
+                f"{where}: key {key!r}",
+                f"must be {_type_name(want)}"
+                + (
+                    ' (hardware numbers are strings, e.g. "1.97e14")'
+                    if key in ("peak", "bandwidth", "link_bandwidth")
+                    else ""
+                ),
+            )
 
 
 def _str_map(value: dict, where: str, key: str, values: type) -> tuple[str, ...]:
@@ -107,9 +151,17 @@ def _plot(raw: dict, where: str) -> PlotSpec:
     series = []
     for i, s in enumerate(raw["series"]):
         if not isinstance(s, dict):
-            raise ProblemError(f"{where} plot series {i + 1}", "must be a table { label = \"…\", set = { D = 4096 } }")
+            raise ProblemError(
+                f"{where} plot series {i + 1}",
+                'must be a table { label = "…", set = { D = 4096 } }',
+            )
         _check_keys(s, _SERIES, f"{where} plot series {i + 1}")
-        series.append(PlotSeries(s.get("label", f"series {i + 1}"), _str_map(s.get("set", {}), f"{where} plot series {i + 1}", "set", int)))
+        series.append(
+            PlotSeries(
+                s.get("label", f"series {i + 1}"),
+                _str_map(s.get("set", {}), f"{where} plot series {i + 1}", "set", int),
+            )
+        )
     if not series or len(series) > 12:
         raise ProblemError(f"{where} plot", "needs 1 to 12 series")
     return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
@@ -127,7 +179,10 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
         if key not in raw:
             raise ProblemError(where, f"missing key {key!r}")
     if not ID_RE.match(pid):
-        raise ProblemError(f"{where}: key 'id'", "ids are 1-64 letters, digits, '-' or '_', starting with a letter or digit")
+        raise ProblemError(
+            f"{where}: key 'id'",
+            "ids are 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+        )
     if pid.lower() in seen:
         raise ProblemError(f"{where}: key 'id'", "duplicate id (ids are unique ignoring case)")
     seen.add(pid.lower())
@@ -136,15 +191,26 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     for key in ("title", "text"):
         if len(raw.get(key, "")) > MAX_TEXT:
             raise ProblemError(f"{where}: key {key!r}", f"longer than {MAX_TEXT} characters")
-    dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + _str_map(raw.get("dtypes", {}), where, "dtypes", str)
+    dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + _str_map(
+        raw.get("dtypes", {}), where, "dtypes", str
+    )
     ask = tuple(raw.get("ask", ()))
     for item in ask:
         if item not in ASK_KEYS:
-            raise ProblemError(f"{where}: key 'ask'", f"unknown quantity {item!r}; allowed: {', '.join(ASK_KEYS)}")
+            raise ProblemError(
+                f"{where}: key 'ask'", f"unknown quantity {item!r}; allowed: {', '.join(ASK_KEYS)}"
+            )
     spec = ProblemSpec(
-        operator=raw["operator"], dtypes=dtypes, compute=raw.get("compute"), chip=raw.get("chip"), peak=raw.get("peak"),
-        bandwidth=raw.get("bandwidth"), link_bandwidth=raw.get("link_bandwidth"), regime=raw.get("regime"),
-        sets=_str_map(raw.get("set", {}), where, "set", int), solve_for=raw.get("solve_for"),
+        operator=raw["operator"],
+        dtypes=dtypes,
+        compute=raw.get("compute"),
+        chip=raw.get("chip"),
+        peak=raw.get("peak"),
+        bandwidth=raw.get("bandwidth"),
+        link_bandwidth=raw.get("link_bandwidth"),
+        regime=raw.get("regime"),
+        sets=_str_map(raw.get("set", {}), where, "set", int),
+        solve_for=raw.get("solve_for"),
     )
     plot = _plot(raw["plot"], where) if "plot" in raw else None
     return ProblemEntry(pid, raw["title"], raw.get("text", ""), spec, ask, plot)

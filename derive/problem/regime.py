@@ -13,12 +13,13 @@ The leading order under a regime is :mod:`derive.analysis.leading_order`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
 import sympy as sp
 
 from derive.errors import RegimeError
-from dataclasses import dataclass
 
-__all__ = ["Regime", "parse_regime", "REGIME_FACTOR"]
+__all__ = ["REGIME_FACTOR", "Regime", "parse_regime"]
 
 REGIME_FACTOR = 10  # "A << C" is taken to hold when 10·A ≤ C; "A >> 1" when A ≥ 10
 MAX_REGIME_CHARS = 200
@@ -48,14 +49,19 @@ class Regime:
         grow = ", ".join(map(str, self.growing))
         fixed = ", ".join(map(str, self.fixed))
         verb = "grows" if len(self.growing) == 1 else "grow"
-        return f"{grow} {verb}" + (f" while {fixed} {'stays' if len(self.fixed) == 1 else 'stay'} fixed" if fixed else "")
+        return f"{grow} {verb}" + (
+            f" while {fixed} {'stays' if len(self.fixed) == 1 else 'stay'} fixed" if fixed else ""
+        )
 
 
 def _dims_of(names: str, known: dict[str, sp.Symbol], text: str) -> tuple[sp.Symbol, ...]:
     out = []
     for name in (n.strip() for n in names.split(",")):
         if name not in known:
-            raise RegimeError(f"regime {text!r}", f"unknown dim {name!r}; the operator's dims are {', '.join(known)}")
+            raise RegimeError(
+                f"regime {text!r}",
+                f"unknown dim {name!r}; the operator's dims are {', '.join(known)}",
+            )
         out.append(known[name])
     return tuple(dict.fromkeys(out))
 
@@ -81,7 +87,9 @@ def parse_regime(text: str, dims: tuple[sp.Symbol, ...]) -> Regime:
     to_one = right in ("1", "oo", "∞", "inf")
     if rel == "<<":
         if to_one:
-            raise RegimeError(f"regime {text!r}", "'A << 1' is not a growth regime; write 'A >> C' or 'C -> oo'")
+            raise RegimeError(
+                f"regime {text!r}", "'A << 1' is not a growth regime; write 'A >> C' or 'C -> oo'"
+            )
         small, large = _dims_of(left, known, text), _dims_of(right, known, text)
         growing, fixed = large, small
         pairs = tuple((s, g) for s in small for g in large)
@@ -89,7 +97,11 @@ def parse_regime(text: str, dims: tuple[sp.Symbol, ...]) -> Regime:
         large = _dims_of(left, known, text)
         small = () if to_one else _dims_of(right, known, text)
         growing, fixed = large, small
-        pairs = tuple((s, g) for s in small for g in large) if small else tuple((None, g) for g in large)
+        pairs = (
+            tuple((s, g) for s in small for g in large)
+            if small
+            else tuple((None, g) for g in large)
+        )
     else:
         if not to_one:
             raise RegimeError(f"regime {text!r}", "'->' is followed by oo (infinity)")

@@ -6,7 +6,7 @@ Every number shown is derived from lines shown before it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -16,13 +16,12 @@ from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from derive.present.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
 from derive.problem.decimals import fmt_decimal
-from dataclasses import dataclass
 from derive.problem.regime import REGIME_FACTOR
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
 __all__ = ["Solution", "build_solution", "select_steps", "verdict_text"]
 
-FLOPS, BYTES, I, RIDGE = r"\text{FLOPs}", r"\text{bytes}", "I", r"\frac{\pi}{\beta}"
+FLOPS, BYTES, INTENSITY, RIDGE = r"\text{FLOPs}", r"\text{bytes}", "I", r"\frac{\pi}{\beta}"
 
 
 @dataclass(frozen=True)
@@ -48,31 +47,56 @@ def _flops_step(a: Analysis) -> Step:
     op, bound = a.problem.operator, a.problem.bound_subs()
     lines = [Line.of(FLOPS, tex(a.flops))]
     if bound and a.flops.free_symbols & set(bound):
-        lines = [Line.of(FLOPS, tex(a.flops), tex_sub(a.flops, bound), tex(substitute(a.flops, bound)))]
-    return Step(StepKind.FLOPS, "the operator's FLOP count", rich(op.doc or f"FLOPs of {op.name} as declared."), tuple(lines))
+        lines = [
+            Line.of(FLOPS, tex(a.flops), tex_sub(a.flops, bound), tex(substitute(a.flops, bound)))
+        ]
+    return Step(
+        StepKind.FLOPS,
+        "the operator's FLOP count",
+        rich(op.doc or f"FLOPs of {op.name} as declared."),
+        tuple(lines),
+    )
 
 
 def _bytes_lines(terms, lhs: str, bound: dict) -> list[Line]:
     symbolic = tex_sum([t.tensor.width_sym * t.elements for t in terms])
-    widths = {t.tensor.width_sym: t.width for t in terms if isinstance(t.tensor.width_sym, sp.Symbol)}
+    widths = {
+        t.tensor.width_sym: t.width for t in terms if isinstance(t.tensor.width_sym, sp.Symbol)
+    }
     subbed = " + ".join(rf"{tex(t.width)} \cdot {tex(t.elements)}" for t in terms) if widths else ""
     lines = [Line.of(lhs, symbolic, subbed, tex_sum([t.bytes for t in terms]))]
     total = sp.Add(*(t.bytes for t in terms))
     if bound and total.free_symbols & set(bound):
-        lines.append(Line.of(lhs, " + ".join(tex_sub(t.bytes, bound) for t in terms), tex(substitute(total, bound))))
+        lines.append(
+            Line.of(
+                lhs,
+                " + ".join(tex_sub(t.bytes, bound) for t in terms),
+                tex(substitute(total, bound)),
+            )
+        )
     return lines
 
 
 def _bytes_step(a: Analysis) -> Step:
     terms = a.memory.terms
-    listing = "; ".join(f"{t.tensor.name} ({t.role}, {t.dtype}, {fmt_decimal(t.width)} B/element)" for t in terms)
+    listing = "; ".join(
+        f"{t.tensor.name} ({t.role}, {t.dtype}, {fmt_decimal(t.width)} B/element)" for t in terms
+    )
     return Step(
-        StepKind.BYTES, "bytes = Σ width × elements over every tensor read or written",
-        rich(f"Each tensor moves once through memory: {listing}."), tuple(_bytes_lines(terms, BYTES, a.problem.bound_subs())),
+        StepKind.BYTES,
+        "bytes = Σ width × elements over every tensor read or written",
+        rich(f"Each tensor moves once through memory: {listing}."),
+        tuple(_bytes_lines(terms, BYTES, a.problem.bound_subs())),
     )
 
 
-def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], total: sp.Expr, reduced: sp.Expr, subs: dict | None = None) -> str:
+def _ratio_tex(
+    num: sp.Expr,
+    terms: tuple[sp.Expr, ...],
+    total: sp.Expr,
+    reduced: sp.Expr,
+    subs: dict | None = None,
+) -> str:
     """num / Σ terms (``total``) with the terms in declaration order, when that is already in lowest terms."""
     subs = subs or {}
     n, d = substitute(num, subs), substitute(total, subs)
@@ -85,8 +109,20 @@ def _ratio_tex(num: sp.Expr, terms: tuple[sp.Expr, ...], total: sp.Expr, reduced
 def _intensity_step(a: Analysis) -> Step:
     terms = tuple(t.bytes for t in a.memory.terms)
     frac = rf"\frac{{{tex(a.flops)}}}{{{tex_sum(terms)}}}"
-    lines = [Line.of(I, r"\frac{\text{FLOPs}}{\text{bytes}}", frac, _ratio_tex(a.flops, terms, a.memory.bytes, a.memory.intensity))]
-    return Step(StepKind.INTENSITY, "I = FLOPs / bytes", rich("FLOPs done per byte moved, in lowest terms."), tuple(lines))
+    lines = [
+        Line.of(
+            INTENSITY,
+            r"\frac{\text{FLOPs}}{\text{bytes}}",
+            frac,
+            _ratio_tex(a.flops, terms, a.memory.bytes, a.memory.intensity),
+        )
+    ]
+    return Step(
+        StepKind.INTENSITY,
+        "I = FLOPs / bytes",
+        rich("FLOPs done per byte moved, in lowest terms."),
+        tuple(lines),
+    )
 
 
 def _leading_step(a: Analysis) -> Step:
@@ -95,30 +131,68 @@ def _leading_step(a: Analysis) -> Step:
     frac = rf"\frac{{{tex_sum(lo.kept_num)}}}{{{tex_sum(lo.kept_den)}}}"
     names = {t.bytes: t.tensor.name for t in a.memory.terms}
     notes = []
-    for side, dropped, kept, order in (("numerator", lo.dropped_num, lo.kept_num, lo.num_order), ("denominator", lo.dropped_den, lo.kept_den, lo.den_order)):
+    for side, dropped, kept, order in (
+        ("numerator", lo.dropped_num, lo.kept_num, lo.num_order),
+        ("denominator", lo.dropped_den, lo.kept_den, lo.den_order),
+    ):
         if dropped:
             named = ", ".join(f"{names[d]}" for d in dropped if d in names)
             who = f" (bytes of {named})" if named and side == "denominator" else ""
-            notes.append(rich(f"Dropped from the {side}: ", Math(tex_sum(dropped)), who,
-                              " grows more slowly than the kept ", Math(tex_sum(kept)), " (order ", Math(f"t^{{{order}}}"), "), so it is negligible as t → ∞."))
+            notes.append(
+                rich(
+                    f"Dropped from the {side}: ",
+                    Math(tex_sum(dropped)),
+                    who,
+                    " grows more slowly than the kept ",
+                    Math(tex_sum(kept)),
+                    " (order ",
+                    Math(f"t^{{{order}}}"),
+                    "), so it is negligible as t → ∞.",
+                )
+            )
     return Step(
-        StepKind.LEADING_ORDER, "leading order under a one-parameter scaling",
-        rich(f"Regime {regime.pretty}: {regime.describe()}. Scale {grow} and keep the highest power of t above and below."),
-        (Line.of(I, frac, tex(lo.ratio), relation=r"\approx"),), tuple(notes),
+        StepKind.LEADING_ORDER,
+        "leading order under a one-parameter scaling",
+        rich(
+            f"Regime {regime.pretty}: {regime.describe()}. Scale {grow} and keep the highest power of t above and below."
+        ),
+        (Line.of(INTENSITY, frac, tex(lo.ratio), relation=r"\approx"),),
+        tuple(notes),
     )
 
 
 def _ridge_step(a: Analysis) -> Step:
     p = a.problem
     peak, bw = tex_text_number(p.peak.text), tex_text_number(p.bandwidth.text)
-    line = Line.of(r"I^{*}", RIDGE, rf"\frac{{{peak}}}{{{bw}}}", tex(a.memory.ridge), approx=_num(a.memory.ridge))
-    return Step(StepKind.RIDGE, "ridge = peak / bandwidth",
-                rich(f"The intensity at which compute time equals memory time on this hardware ({p.compute_dtype} peak over HBM bandwidth)."), (line,))
+    line = Line.of(
+        r"I^{*}",
+        RIDGE,
+        rf"\frac{{{peak}}}{{{bw}}}",
+        tex(a.memory.ridge),
+        approx=_num(a.memory.ridge),
+    )
+    return Step(
+        StepKind.RIDGE,
+        "ridge = peak / bandwidth",
+        rich(
+            f"The intensity at which compute time equals memory time on this hardware ({p.compute_dtype} peak over HBM bandwidth)."
+        ),
+        (line,),
+    )
 
 
-def _crossover_lines(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict, relation: str = "=", shown: str | None = None) -> tuple[Line, ...]:
+def _crossover_lines(
+    intensity: sp.Expr,
+    ridge: sp.Expr,
+    cross: Crossover,
+    subs: dict,
+    relation: str = "=",
+    shown: str | None = None,
+) -> tuple[Line, ...]:
     x = cross.variable
-    lines = [Line.of(shown or tex(algebra.cancel_at(intensity, subs)), tex(ridge), relation=relation)]
+    lines = [
+        Line.of(shown or tex(algebra.cancel_at(intensity, subs)), tex(ridge), relation=relation)
+    ]
     if cross.exact is not None:
         lines.append(Line.of(f"{tex(x)}^{{*}}", tex(cross.exact), approx=_num(cross.exact)))
     return tuple(lines)
@@ -127,40 +201,97 @@ def _crossover_lines(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs:
 def _crossover_notes(cross: Crossover, ridge: sp.Expr) -> tuple[Rich, ...]:
     x = cross.variable
     if cross.status == NEVER:
-        out = [rich(f"No crossover: {cross.note}.") if cross.note else
-               rich(f"No crossover: FLOPs·β − bytes·π has only non-positive coefficients, so I < I* for every {x} > 0.")]
+        out = [
+            rich(f"No crossover: {cross.note}.")
+            if cross.note
+            else rich(
+                f"No crossover: FLOPs·β − bytes·π has only non-positive coefficients, so I < I* for every {x} > 0."
+            )
+        ]
         if cross.supremum is not None:
             out.append(rich(f"As {x} → ∞, I → ", _m(cross.supremum), "."))
         top = cross.supremum_all if cross.supremum_all is not None else cross.supremum
         if top is not None and top.is_number and top > 0:
-            out.append(rich("I never exceeds ", _m(top), f", {fmt_decimal(ridge / top, 4)}× below the ridge ", _m(ridge), "."))
+            out.append(
+                rich(
+                    "I never exceeds ",
+                    _m(top),
+                    f", {fmt_decimal(ridge / top, 4)}× below the ridge ",
+                    _m(ridge),
+                    ".",
+                )
+            )
         return tuple(out)
     if cross.status == ALWAYS:
         return (rich(f"I ≥ I* for every {x} > 0: compute-bound everywhere."),)
     notes = []
     if cross.condition is not None:
-        notes.append(rich("The root exists (is positive) only when ", Math(tex(cross.condition) + " > 0"), "."))
+        notes.append(
+            rich(
+                "The root exists (is positive) only when ", Math(tex(cross.condition) + " > 0"), "."
+            )
+        )
     if cross.note:
         notes.append(rich(cross.note))
     return tuple(notes)
 
 
-def _crossover_step(kind: StepKind, intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict, what: str, shown: str | None = None) -> Step:
+def _crossover_step(
+    kind: StepKind,
+    intensity: sp.Expr,
+    ridge: sp.Expr,
+    cross: Crossover,
+    subs: dict,
+    what: str,
+    shown: str | None = None,
+) -> Step:
     rule = "T_math = T_mem ⇔ I = π/β, solved exactly"
-    reason = rich(f"Set the {what} equal to the ridge and solve for {cross.variable}" + (" with the bound dims substituted." if subs else "."))
+    reason = rich(
+        f"Set the {what} equal to the ridge and solve for {cross.variable}"
+        + (" with the bound dims substituted." if subs else ".")
+    )
     rel = r"\approx" if kind == StepKind.CROSSOVER_REGIME else "="
-    return Step(kind, rule, reason, _crossover_lines(intensity, ridge, cross, subs, rel, shown), _crossover_notes(cross, ridge))
+    return Step(
+        kind,
+        rule,
+        reason,
+        _crossover_lines(intensity, ridge, cross, subs, rel, shown),
+        _crossover_notes(cross, ridge),
+    )
 
 
 def _threshold_step(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict) -> Step:
     x, n = cross.variable, cross.min_compute_bound
     at = algebra.cancel_at(intensity, subs)
-    lines = [Line.of(rf"{tex(x)}_{{\min}}", rf"\left\lceil {tex(cross.exact)} \right\rceil" if cross.exact is not None else "", str(n))]
-    checks = [rich("Check: ", Math(rf"I({n}) = {tex(substitute(at, {x: n}))}"), f" ≥ {fmt_decimal(ridge)} (compute-bound)")]
+    lines = [
+        Line.of(
+            rf"{tex(x)}_{{\min}}",
+            rf"\left\lceil {tex(cross.exact)} \right\rceil" if cross.exact is not None else "",
+            str(n),
+        )
+    ]
+    checks = [
+        rich(
+            "Check: ",
+            Math(rf"I({n}) = {tex(substitute(at, {x: n}))}"),
+            f" ≥ {fmt_decimal(ridge)} (compute-bound)",
+        )
+    ]
     if n > 1:
-        checks.append(rich("and ", Math(rf"I({n - 1}) = {tex(substitute(at, {x: n - 1}))}"), f" < {fmt_decimal(ridge)} (memory-bound)."))
-    return Step(StepKind.THRESHOLD, "smallest integer with T_math ≥ T_mem (a tie counts as compute-bound)",
-                rich(f"{x} counts whole items, so round the crossover up."), tuple(lines), tuple(checks))
+        checks.append(
+            rich(
+                "and ",
+                Math(rf"I({n - 1}) = {tex(substitute(at, {x: n - 1}))}"),
+                f" < {fmt_decimal(ridge)} (memory-bound).",
+            )
+        )
+    return Step(
+        StepKind.THRESHOLD,
+        "smallest integer with T_math ≥ T_mem (a tie counts as compute-bound)",
+        rich(f"{x} counts whole items, so round the crossover up."),
+        tuple(lines),
+        tuple(checks),
+    )
 
 
 def _regime_step(a: Analysis) -> Step:
@@ -168,12 +299,27 @@ def _regime_step(a: Analysis) -> Step:
     vals = {**p.bound_subs(), p.solve_for: cross.exact}
     notes = []
     for (small, large), (_, ok) in zip(p.regime.pairs, a.regime_checks):
-        lhs = f"{REGIME_FACTOR} \\cdot {tex(vals[small])}" if small is not None else str(REGIME_FACTOR)
+        lhs = (
+            f"{REGIME_FACTOR} \\cdot {tex(vals[small])}"
+            if small is not None
+            else str(REGIME_FACTOR)
+        )
         mark, rel = ("holds", r"\le") if ok else ("FAILS", ">")
         small_tex = tex(small) if small is not None else "1"
-        notes.append(rich(Math(f"{small_tex} \\ll {tex(large)}"), ": ", Math(f"{lhs} {rel} {tex(vals[large])}"), f" — {mark}."))
-    reason = rich(f"The leading-order answer assumed {p.regime.pretty}; test it with the values found (≪ taken as a factor of {REGIME_FACTOR}).")
-    return Step(StepKind.REGIME_CHECK, f"a ≪ b holds when {REGIME_FACTOR}·a ≤ b", reason, (), tuple(notes))
+        notes.append(
+            rich(
+                Math(f"{small_tex} \\ll {tex(large)}"),
+                ": ",
+                Math(f"{lhs} {rel} {tex(vals[large])}"),
+                f" — {mark}.",
+            )
+        )
+    reason = rich(
+        f"The leading-order answer assumed {p.regime.pretty}; test it with the values found (≪ taken as a factor of {REGIME_FACTOR})."
+    )
+    return Step(
+        StepKind.REGIME_CHECK, f"a ≪ b holds when {REGIME_FACTOR}·a ≤ b", reason, (), tuple(notes)
+    )
 
 
 def _times_step(a: Analysis) -> Step:
@@ -181,11 +327,27 @@ def _times_step(a: Analysis) -> Step:
     peak, bw = tex_text_number(p.peak.text), tex_text_number(p.bandwidth.text)
     flops_b, bytes_b = substitute(a.flops, bound), substitute(a.memory.bytes, bound)
     lines = (
-        Line.of(r"T_{\text{math}}", r"\frac{\text{FLOPs}}{\pi}", rf"\frac{{{tex(flops_b)}}}{{{peak}}}", _value(a.t_math), approx=_sec(a.t_math)),
-        Line.of(r"T_{\text{mem}}", r"\frac{\text{bytes}}{\beta}", rf"\frac{{{_ordered(a.memory, bound)}}}{{{bw}}}",
-                _value(a.memory.time) or rf"\frac{{{tex(bytes_b)}}}{{{bw}}}", approx=_sec(a.memory.time)),
+        Line.of(
+            r"T_{\text{math}}",
+            r"\frac{\text{FLOPs}}{\pi}",
+            rf"\frac{{{tex(flops_b)}}}{{{peak}}}",
+            _value(a.t_math),
+            approx=_sec(a.t_math),
+        ),
+        Line.of(
+            r"T_{\text{mem}}",
+            r"\frac{\text{bytes}}{\beta}",
+            rf"\frac{{{_ordered(a.memory, bound)}}}{{{bw}}}",
+            _value(a.memory.time) or rf"\frac{{{tex(bytes_b)}}}{{{bw}}}",
+            approx=_sec(a.memory.time),
+        ),
     )
-    return Step(StepKind.TIMES, "T_math = FLOPs / π, T_mem = bytes / β", rich("Time at peak compute and time at full memory bandwidth, in seconds."), lines)
+    return Step(
+        StepKind.TIMES,
+        "T_math = FLOPs / π, T_mem = bytes / β",
+        rich("Time at peak compute and time at full memory bandwidth, in seconds."),
+        lines,
+    )
 
 
 def _value(value: sp.Expr) -> str:
@@ -195,7 +357,9 @@ def _value(value: sp.Expr) -> str:
 
 def _ordered(roof: Roofline, subs: dict) -> str:
     total = substitute(roof.bytes, subs)
-    return tex(total) if total.is_number else tex_sum([substitute(t.bytes, subs) for t in roof.terms])
+    return (
+        tex(total) if total.is_number else tex_sum([substitute(t.bytes, subs) for t in roof.terms])
+    )
 
 
 def _sec(value: sp.Expr) -> str | None:
@@ -204,41 +368,101 @@ def _sec(value: sp.Expr) -> str | None:
 
 def _bounds_step(a: Analysis) -> Step:
     lines = (
-        Line.of(r"T_{\text{lower}}", r"\max(T_{\text{math}}, T_{\text{mem}})", tex(a.t_lower), approx=_sec(a.t_lower)),
-        Line.of(r"T_{\text{upper}}", r"T_{\text{math}} + T_{\text{mem}}", tex(a.t_upper), approx=_sec(a.t_upper)),
+        Line.of(
+            r"T_{\text{lower}}",
+            r"\max(T_{\text{math}}, T_{\text{mem}})",
+            tex(a.t_lower),
+            approx=_sec(a.t_lower),
+        ),
+        Line.of(
+            r"T_{\text{upper}}",
+            r"T_{\text{math}} + T_{\text{mem}}",
+            tex(a.t_upper),
+            approx=_sec(a.t_upper),
+        ),
     )
-    return Step(StepKind.BOUNDS, "max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
-                rich("Perfect overlap of compute and memory gives the lower bound; none gives the upper."), lines)
+    return Step(
+        StepKind.BOUNDS,
+        "max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
+        rich("Perfect overlap of compute and memory gives the lower bound; none gives the upper."),
+        lines,
+    )
 
 
 def _attainable_step(a: Analysis) -> Step:
     p = a.problem
     lines = (
         Line.of(r"I(\text{point})", tex(a.intensity_at_point), approx=_num(a.intensity_at_point)),
-        Line.of(r"\text{attainable}", r"\min(\pi, I \beta)", tex(a.attainable), approx=_num(a.attainable) or tex_decimal(a.attainable)),
-        Line.of(r"\text{fraction of peak}", r"\frac{\text{attainable}}{\pi}", tex(a.fraction_of_peak), approx=_num(a.fraction_of_peak)),
+        Line.of(
+            r"\text{attainable}",
+            r"\min(\pi, I \beta)",
+            tex(a.attainable),
+            approx=_num(a.attainable) or tex_decimal(a.attainable),
+        ),
+        Line.of(
+            r"\text{fraction of peak}",
+            r"\frac{\text{attainable}}{\pi}",
+            tex(a.fraction_of_peak),
+            approx=_num(a.fraction_of_peak),
+        ),
     )
-    return Step(StepKind.ATTAINABLE, "attainable FLOP/s = min(π, I·β)", rich(f"The roofline at the bound dims ({p.compute_dtype} peak)."), lines)
+    return Step(
+        StepKind.ATTAINABLE,
+        "attainable FLOP/s = min(π, I·β)",
+        rich(f"The roofline at the bound dims ({p.compute_dtype} peak)."),
+        lines,
+    )
 
 
 def _network_step(a: Analysis) -> Step:
     net, p = a.network, a.problem
     bound = p.bound_subs()
     lines = _bytes_lines(net.terms, r"\text{bytes}_{\text{link}}", bound)
-    lines.append(Line.of(r"I_{\text{link}}", rf"\frac{{{tex(a.flops)}}}{{{tex_sum([t.bytes for t in net.terms])}}}", tex(net.intensity)))
+    lines.append(
+        Line.of(
+            r"I_{\text{link}}",
+            rf"\frac{{{tex(a.flops)}}}{{{tex_sum([t.bytes for t in net.terms])}}}",
+            tex(net.intensity),
+        )
+    )
     notes: list[Rich] = []
     if net.ridge is None:
-        notes.append(rich("No link bandwidth given (--link-bandwidth), so no network ridge or time."))
+        notes.append(
+            rich("No link bandwidth given (--link-bandwidth), so no network ridge or time.")
+        )
     else:
-        lines.append(Line.of(r"I^{*}_{\text{link}}", r"\frac{\pi}{\beta_{\text{link}}}",
-                             rf"\frac{{{tex_text_number(p.peak.text)}}}{{{tex_text_number(p.link.text)}}}", tex(net.ridge), approx=_num(net.ridge)))
-        lines.extend(_crossover_lines(net.intensity, net.ridge, net.crossover, p.bound_subs(p.solve_for)))
+        lines.append(
+            Line.of(
+                r"I^{*}_{\text{link}}",
+                r"\frac{\pi}{\beta_{\text{link}}}",
+                rf"\frac{{{tex_text_number(p.peak.text)}}}{{{tex_text_number(p.link.text)}}}",
+                tex(net.ridge),
+                approx=_num(net.ridge),
+            )
+        )
+        lines.extend(
+            _crossover_lines(net.intensity, net.ridge, net.crossover, p.bound_subs(p.solve_for))
+        )
         if net.crossover.min_compute_bound is not None:
-            lines.append(Line.of(rf"{tex(p.solve_for)}_{{\min}}", str(net.crossover.min_compute_bound)))
-        lines.append(Line.of(r"T_{\text{comms}}", r"\frac{\text{bytes}_{\text{link}}}{\beta_{\text{link}}}", tex(net.time), approx=_sec(net.time)))
+            lines.append(
+                Line.of(rf"{tex(p.solve_for)}_{{\min}}", str(net.crossover.min_compute_bound))
+            )
+        lines.append(
+            Line.of(
+                r"T_{\text{comms}}",
+                r"\frac{\text{bytes}_{\text{link}}}{\beta_{\text{link}}}",
+                tex(net.time),
+                approx=_sec(net.time),
+            )
+        )
         notes.extend(_crossover_notes(net.crossover, net.ridge))
-    return Step(StepKind.NETWORK, "the same roofline against the interconnect: I_link = FLOPs / bytes sent",
-                rich("Bytes sent over the chip interconnect (one way) instead of bytes through memory."), tuple(lines), tuple(notes))
+    return Step(
+        StepKind.NETWORK,
+        "the same roofline against the interconnect: I_link = FLOPs / bytes sent",
+        rich("Bytes sent over the chip interconnect (one way) instead of bytes through memory."),
+        tuple(lines),
+        tuple(notes),
+    )
 
 
 def _parts_step(a: Analysis) -> Step:
@@ -250,12 +474,39 @@ def _parts_step(a: Analysis) -> Step:
     for r in lb.rows:
         time = Math(tex_decimal(r.time) + r"\ \text{s}") if r.time.is_number else Math(tex(r.time))
         share = f"{fmt_decimal(100 * r.share, 3)} %" if r.share is not None else "—"
-        rows.append((rich(r.label + (" (dominant)" if r.label == lb.dominant else "")), rich(r.operator), rich(_m(r.flops)),
-                     rich(_m(r.bytes)), _intensity_cell(r.intensity),
-                     rich(time), rich(share)))
-    notes = (rich(f"{lb.dominant} dominates: it takes the largest share of the summed per-part times max(T_math, T_mem)."),) if lb.dominant else ()
-    reason = rich("Each part's FLOPs and bytes in the layer's dims, at the bound dims; the layer's totals are their sums.")
-    steps = [Step(StepKind.PARTS, "layer = Σ parts; each part timed at max(T_math, T_mem)", reason, (), notes, table=(header, *rows))]
+        rows.append(
+            (
+                rich(r.label + (" (dominant)" if r.label == lb.dominant else "")),
+                rich(r.operator),
+                rich(_m(r.flops)),
+                rich(_m(r.bytes)),
+                _intensity_cell(r.intensity),
+                rich(time),
+                rich(share),
+            )
+        )
+    notes = (
+        (
+            rich(
+                f"{lb.dominant} dominates: it takes the largest share of the summed per-part times max(T_math, T_mem)."
+            ),
+        )
+        if lb.dominant
+        else ()
+    )
+    reason = rich(
+        "Each part's FLOPs and bytes in the layer's dims, at the bound dims; the layer's totals are their sums."
+    )
+    steps = [
+        Step(
+            StepKind.PARTS,
+            "layer = Σ parts; each part timed at max(T_math, T_mem)",
+            reason,
+            (),
+            notes,
+            table=(header, *rows),
+        )
+    ]
     if lb.unfused is not None:
         steps.append(_fusion_step(a, lb.unfused))
     return steps
@@ -271,16 +522,42 @@ def _fusion_step(a: Analysis, u: Analysis) -> Step:
     bound = a.problem.bound_subs()
     fused_b, unfused_b = substitute(a.memory.bytes, bound), substitute(u.memory.bytes, bound)
     ratio = algebra.cancel_ratio(unfused_b, fused_b)
-    lines = [Line.of(r"\text{bytes}_{\text{unfused}}", tex(unfused_b)), Line.of(r"\text{bytes}_{\text{fused}}", tex(fused_b)),
-             Line.of(r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}", tex(ratio), approx=_num(ratio))]
-    kept = sorted({t.name for t in u.problem.operator.memory_tensors} - {t.name for t in a.problem.operator.memory_tensors})
-    notes = [rich(f"Kept on chip (neither written nor read back): {', '.join(kept)}; the weights still have to be read.")]
+    lines = [
+        Line.of(r"\text{bytes}_{\text{unfused}}", tex(unfused_b)),
+        Line.of(r"\text{bytes}_{\text{fused}}", tex(fused_b)),
+        Line.of(
+            r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}",
+            tex(ratio),
+            approx=_num(ratio),
+        ),
+    ]
+    kept = sorted(
+        {t.name for t in u.problem.operator.memory_tensors}
+        - {t.name for t in a.problem.operator.memory_tensors}
+    )
+    notes = [
+        rich(
+            f"Kept on chip (neither written nor read back): {', '.join(kept)}; the weights still have to be read."
+        )
+    ]
     if u.t_lower is not None and a.t_lower is not None:
-        notes.append(rich(f"Runtime lower bound: {fmt_decimal(u.t_lower)} s unfused, {fmt_decimal(a.t_lower)} s fused."))
-    return Step(StepKind.FUSION, "fusion removes the intermediate's write and read", rich("The same layer with every intermediate written to memory and read back."), tuple(lines), tuple(notes))
+        notes.append(
+            rich(
+                f"Runtime lower bound: {fmt_decimal(u.t_lower)} s unfused, {fmt_decimal(a.t_lower)} s fused."
+            )
+        )
+    return Step(
+        StepKind.FUSION,
+        "fusion removes the intermediate's write and read",
+        rich("The same layer with every intermediate written to memory and read back."),
+        tuple(lines),
+        tuple(notes),
+    )
 
 
-def verdict_text(cross: Crossover | None, ridge: sp.Expr | None, bound_name: str = "compute-bound") -> str:
+def verdict_text(
+    cross: Crossover | None, ridge: sp.Expr | None, bound_name: str = "compute-bound"
+) -> str:
     """The one-line verdict for a crossover, e.g. ``compute-bound for B ≥ 121 (exact crossover 4925/41 ≈ 120.12)``."""
     if cross is None:
         return "no verdict (no bandwidth given)"
@@ -295,7 +572,11 @@ def verdict_text(cross: Crossover | None, ridge: sp.Expr | None, bound_name: str
     if cross.status == CROSSES:
         return f"{bound_name} for {x} ≥ {cross.exact}"
     if cross.status == NEVER:
-        return f"memory-bound for every {x}: the intensity never reaches the ridge {ridge}" if bound_name == "compute-bound" else f"link-bound for every {x}"
+        return (
+            f"memory-bound for every {x}: the intensity never reaches the ridge {ridge}"
+            if bound_name == "compute-bound"
+            else f"link-bound for every {x}"
+        )
     if cross.status == ALWAYS:
         return f"{bound_name} for every {x} ≥ 1"
     return f"undetermined: {cross.note}"
@@ -303,12 +584,37 @@ def verdict_text(cross: Crossover | None, ridge: sp.Expr | None, bound_name: str
 
 def verdict_rich(cross: Crossover | None, ridge: sp.Expr | None, prefix: str) -> Rich:
     """The verdict as rich text: formulas as math, numbers as in :func:`verdict_text`."""
-    if cross is not None and cross.status == CROSSES and cross.exact is not None and not cross.exact.is_number:
-        cond = (rich(" (when ", Math(tex(cross.condition) + " > 0"), ")") if cross.condition is not None else ())
-        return rich(f"{prefix}compute-bound for ", Math(f"{tex(cross.variable)} \\ge {tex(cross.exact)}"), *cond, ".")
-    if cross is not None and cross.status == UNDETERMINED and cross.condition is not None and not cross.exact:
-        return rich(f"{prefix}{cross.variable} drops out: compute-bound for every {cross.variable} exactly when ", Math(tex(cross.condition) + r" \ge 0"), ".")
-    return rich(prefix + verdict_text(cross, ridge) + ("" if prefix.startswith("Verdict (") else "."))
+    if (
+        cross is not None
+        and cross.status == CROSSES
+        and cross.exact is not None
+        and not cross.exact.is_number
+    ):
+        cond = (
+            rich(" (when ", Math(tex(cross.condition) + " > 0"), ")")
+            if cross.condition is not None
+            else ()
+        )
+        return rich(
+            f"{prefix}compute-bound for ",
+            Math(f"{tex(cross.variable)} \\ge {tex(cross.exact)}"),
+            *cond,
+            ".",
+        )
+    if (
+        cross is not None
+        and cross.status == UNDETERMINED
+        and cross.condition is not None
+        and not cross.exact
+    ):
+        return rich(
+            f"{prefix}{cross.variable} drops out: compute-bound for every {cross.variable} exactly when ",
+            Math(tex(cross.condition) + r" \ge 0"),
+            ".",
+        )
+    return rich(
+        prefix + verdict_text(cross, ridge) + ("" if prefix.startswith("Verdict (") else ".")
+    )
 
 
 def _verdict(a: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
@@ -318,17 +624,30 @@ def _verdict(a: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
     if exact.is_number or exact.status != CROSSES or not lead_decided:
         out.append(verdict_rich(exact, a.memory.ridge, "Verdict: "))
     if lead_decided and (not exact.is_number or exact.status != CROSSES):
-        out.append(verdict_rich(lead, a.memory.ridge, f"Verdict (leading order, {p.regime.pretty}): "))
+        out.append(
+            verdict_rich(lead, a.memory.ridge, f"Verdict (leading order, {p.regime.pretty}): ")
+        )
     if a.all_bound:
         where = ", ".join(f"{d} = {v}" for d, v in p.bound)
         kind = "compute-bound" if a.t_math >= a.memory.time else "memory-bound"
-        out.append(rich(f"At {where}: {kind}, runtime ≥ {fmt_decimal(a.t_lower)} s, {fmt_decimal(100 * a.fraction_of_peak, 4)} % of peak."))
+        out.append(
+            rich(
+                f"At {where}: {kind}, runtime ≥ {fmt_decimal(a.t_lower)} s, {fmt_decimal(100 * a.fraction_of_peak, 4)} % of peak."
+            )
+        )
     if a.network is not None and a.network.crossover is not None:
         out.append(verdict_rich(a.network.crossover, a.network.ridge, "Network: "))
     if a.regime_holds is False:
-        warn.append(rich(f"WARNING: the leading-order answer {p.solve_for} ≈ {fmt_decimal(lead.exact)} violates the regime {p.regime.pretty} it assumed"
-                         + (f"; the exact intensity never reaches the ridge ({verdict_text(exact, a.memory.ridge)})." if exact.status == NEVER else
-                            f"; use the exact result instead ({verdict_text(exact, a.memory.ridge)}).")))
+        warn.append(
+            rich(
+                f"WARNING: the leading-order answer {p.solve_for} ≈ {fmt_decimal(lead.exact)} violates the regime {p.regime.pretty} it assumed"
+                + (
+                    f"; the exact intensity never reaches the ridge ({verdict_text(exact, a.memory.ridge)})."
+                    if exact.status == NEVER
+                    else f"; use the exact result instead ({verdict_text(exact, a.memory.ridge)})."
+                )
+            )
+        )
     return tuple(out), tuple(warn)
 
 
@@ -336,18 +655,62 @@ def build_solution(a: Analysis) -> Solution:
     """The worked solution of an analysis, step by step (each step tagged with its topic)."""
     p = a.problem
     subs_x = p.bound_subs(except_dim=p.solve_for)
-    steps = [(_flops_step(a), "flops"), (_bytes_step(a), "bytes"), (_intensity_step(a), "intensity")]
+    steps = [
+        (_flops_step(a), "flops"),
+        (_bytes_step(a), "bytes"),
+        (_intensity_step(a), "intensity"),
+    ]
     if a.leading is not None:
         steps.append((_leading_step(a), "intensity_regime"))
     steps.append((_ridge_step(a), "ridge"))
-    shown = _ratio_tex(a.flops, tuple(t.bytes for t in a.memory.terms), a.memory.bytes, a.memory.intensity, subs_x)
-    steps.append((_crossover_step(StepKind.CROSSOVER, a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x, "exact intensity", shown), "crossover"))
+    shown = _ratio_tex(
+        a.flops, tuple(t.bytes for t in a.memory.terms), a.memory.bytes, a.memory.intensity, subs_x
+    )
+    steps.append(
+        (
+            _crossover_step(
+                StepKind.CROSSOVER,
+                a.memory.intensity,
+                a.memory.ridge,
+                a.memory.crossover,
+                subs_x,
+                "exact intensity",
+                shown,
+            ),
+            "crossover",
+        )
+    )
     if a.memory.crossover.min_compute_bound is not None and a.memory.crossover.status == CROSSES:
-        steps.append((_threshold_step(a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x), "crossover"))
+        steps.append(
+            (
+                _threshold_step(a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x),
+                "crossover",
+            )
+        )
     if a.crossover_regime is not None:
-        steps.append((_crossover_step(StepKind.CROSSOVER_REGIME, a.intensity_regime, a.memory.ridge, a.crossover_regime, subs_x, "leading-order intensity"), "crossover_regime"))
-        if a.crossover_regime.min_compute_bound is not None and a.crossover_regime.status == CROSSES:
-            steps.append((_threshold_step(a.intensity_regime, a.memory.ridge, a.crossover_regime, subs_x), "crossover_regime"))
+        steps.append(
+            (
+                _crossover_step(
+                    StepKind.CROSSOVER_REGIME,
+                    a.intensity_regime,
+                    a.memory.ridge,
+                    a.crossover_regime,
+                    subs_x,
+                    "leading-order intensity",
+                ),
+                "crossover_regime",
+            )
+        )
+        if (
+            a.crossover_regime.min_compute_bound is not None
+            and a.crossover_regime.status == CROSSES
+        ):
+            steps.append(
+                (
+                    _threshold_step(a.intensity_regime, a.memory.ridge, a.crossover_regime, subs_x),
+                    "crossover_regime",
+                )
+            )
     if a.regime_checks:
         steps.append((_regime_step(a), "regime_holds"))
     steps.append((_times_step(a), "times"))
@@ -358,7 +721,9 @@ def build_solution(a: Analysis) -> Solution:
     if getattr(p.operator, "parts", None):
         steps += [(st, "parts") for st in _parts_step(a)]
     verdict, warnings = _verdict(a)
-    return Solution(a, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings)
+    return Solution(
+        a, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings
+    )
 
 
 def select_steps(solution: Solution, ask: tuple[str, ...]) -> Solution:

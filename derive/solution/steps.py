@@ -8,31 +8,30 @@ LaTeX. Templates lay these out; they compute nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
-from dataclasses import dataclass
-
-__all__ = ["StepKind", "Math", "Rich", "Line", "Step", "rich"]
+__all__ = ["Line", "Math", "Rich", "Step", "StepKind", "rich"]
 
 
 class StepKind(Enum):
     """The closed list of step kinds, each with the rule it applies."""
 
-    FLOPS = "FLOPs"                       # count the operator's arithmetic
-    BYTES = "Bytes"                       # Σ width × elements over tensors moved
-    INTENSITY = "Arithmetic intensity"    # I = FLOPs / bytes
-    LEADING_ORDER = "Leading order"       # keep the highest power of the growing dims
-    RIDGE = "Ridge point"                 # π / β
-    CROSSOVER = "Crossover"               # solve I(x) = π / β exactly
+    FLOPS = "FLOPs"  # count the operator's arithmetic
+    BYTES = "Bytes"  # Σ width × elements over tensors moved
+    INTENSITY = "Arithmetic intensity"  # I = FLOPs / bytes
+    LEADING_ORDER = "Leading order"  # keep the highest power of the growing dims
+    RIDGE = "Ridge point"  # π / β
+    CROSSOVER = "Crossover"  # solve I(x) = π / β exactly
     CROSSOVER_REGIME = "Crossover at leading order"
-    THRESHOLD = "Integer threshold"       # smallest integer with T_math ≥ T_mem
-    REGIME_CHECK = "Regime check"         # does the answer respect the regime assumed?
-    TIMES = "Times"                       # T_math = FLOPs/π, T_mem = bytes/β
-    BOUNDS = "Bounds"                     # max(T_math, T_mem) ≤ T ≤ T_math + T_mem
+    THRESHOLD = "Integer threshold"  # smallest integer with T_math ≥ T_mem
+    REGIME_CHECK = "Regime check"  # does the answer respect the regime assumed?
+    TIMES = "Times"  # T_math = FLOPs/π, T_mem = bytes/β
+    BOUNDS = "Bounds"  # max(T_math, T_mem) ≤ T ≤ T_math + T_mem
     ATTAINABLE = "Attainable throughput"  # min(π, I·β)
-    NETWORK = "Network roofline"          # the same against the link bandwidth
-    PARTS = "Per-part breakdown"          # a composite's parts at the bound dims
-    FUSION = "Fused against unfused"      # intermediates kept on chip are not moved
+    NETWORK = "Network roofline"  # the same against the link bandwidth
+    PARTS = "Per-part breakdown"  # a composite's parts at the bound dims
+    FUSION = "Fused against unfused"  # intermediates kept on chip are not moved
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ class Line:
     relation: str = "="
 
     @staticmethod
-    def of(lhs: str, *forms: str, approx: str | None = None, relation: str = "=") -> "Line":
+    def of(lhs: str, *forms: str, approx: str | None = None, relation: str = "=") -> Line:
         """A line with consecutive duplicate forms removed."""
         out: list[str] = []
         for f in forms:

@@ -7,7 +7,11 @@ T, d_model, d_ff, S, H = dims("T d_model d_ff S H")
 gated_up = Operator(
     name="gated_up",
     flops=2 * 2 * T * d_model * d_ff,
-    reads=[Tensor("x", (T, d_model)), Tensor("w_gate", (d_model, d_ff)), Tensor("w_up", (d_model, d_ff))],
+    reads=[
+        Tensor("x", (T, d_model)),
+        Tensor("w_gate", (d_model, d_ff)),
+        Tensor("w_up", (d_model, d_ff)),
+    ],
     writes=[Tensor("h", (T, d_ff))],
     doc="Gate and up projections of a gated MLP, x[T,d_model] times two [d_model,d_ff] weights; FLOPs 2 per multiply-accumulate.",
 )
