@@ -110,6 +110,40 @@ def repeated_set(source: Path, times: int, dest: Path, first: int | None = None)
     return len(problems) * times
 
 
+def distinct_set(source: Path, times: int, dest: Path) -> int:
+    """Write ``source``'s problems ``times`` over, each copy on other hardware numbers; returns the count.
+
+    Copy ``r`` replaces the chip by given numbers (peak ``(197 + r)e12`` FLOP/s, bandwidth
+    ``(819 + r)e9`` B/s, link ``(45 + r)e9`` B/s), so every problem of the set is distinct:
+    nothing a key remembers for one copy (a crossover, a cancelled intensity) serves another.
+    """
+    data = tomllib.loads(source.read_text(encoding="utf-8"))
+    lines = [f"title = {_toml(data['title'] + f' ({times} distinct copies)')}", ""]
+    for r in range(times):
+        for p in data["problem"]:
+            problem = {
+                k: v
+                for k, v in p.items()
+                if k not in ("chip", "peak", "bandwidth", "link_bandwidth")
+            }
+            problem["id"] = f"{p['id']}-d{r}"
+            problem["peak"] = f"{197 + r}e12"
+            problem["bandwidth"] = f"{819 + r}e9"
+            problem["link_bandwidth"] = f"{45 + r}e9"
+            lines.append("[[problem]]")
+            lines += [
+                f"{k} = {_toml(v)}"
+                for k, v in problem.items()
+                if not isinstance(v, dict) or k != "plot"
+            ]
+            if "plot" in problem:
+                lines.append("[problem.plot]")
+                lines += [f"{k} = {_toml(v)}" for k, v in problem["plot"].items()]
+            lines.append("")
+    dest.write_text("\n".join(lines), encoding="utf-8")
+    return len(data["problem"]) * times
+
+
 # --- measurements -----------------------------------------------------------------------------------
 
 
