@@ -269,8 +269,8 @@ def prepare(tmp: Path, root: Path = ROOT) -> None:
     ``pip install`` compiles a package's bytecode, and sympy is measured with its
     installed ``__pycache__``; a checkout run with PYTHONDONTWRITEBYTECODE=1 would
     recompile every derive module in every cold process instead. So: compile derive
-    and the built-in operators once, and build one untimed key (which also fills the
-    compiled-template cache, see derive/render.py).
+    and the built-in operators once, and build one untimed key (the compiled-template
+    cache is opt-in, see derive/present/render.py, so it is off here as for a user).
     """
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(root / "derive"), str(root / "operators")],
@@ -386,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows))
     print(
         f"\nbest of {repeats}, cold processes interleaved; python {sys.version.split()[0]}; {os.cpu_count()} CPUs;"
-        " derive's bytecode compiled and its template cache warm, as after pip install and a first run"
+        " derive's bytecode compiled, as after pip install and a first run"
     )
     if args.profile:
         print("\nprofile of one in-process key build of set20 (imports excluded):\n")
