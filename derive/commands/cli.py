@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from derive.errors import DeriveError, ProblemError
 
@@ -24,8 +24,12 @@ __all__ = ["ProblemFlags", "Subparsers", "build_parser", "load_engine", "main", 
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[_Parser]"
 """What ``ArgumentParser.add_subparsers`` returns: each command module adds its parser to it."""
-ProblemFlags: TypeAlias = Callable[[argparse.ArgumentParser], None]
-""":func:`add_problem_flags`, handed to the command modules that describe a problem."""
+
+
+class ProblemFlags(Protocol):
+    """:func:`add_problem_flags`, handed to the command modules that describe a problem."""
+
+    def __call__(self, parser: argparse.ArgumentParser, chip: bool = True) -> None: ...
 
 
 class _Parser(argparse.ArgumentParser):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -35,8 +36,17 @@ from derive.present.notation import tex, tex_decimal
 from derive.present.render import md_rich, render
 from derive.present.view import view_of
 from derive.problem.decimals import fmt_decimal
-from derive.problem.problem_set import ProblemEntry, ProblemSet, load_problem_set, parse_problem_set
+from derive.problem.problem_set import (
+    PlotSpec,
+    ProblemEntry,
+    ProblemSet,
+    load_problem_set,
+    parse_problem_set,
+)
 from derive.solution.builder import select_steps, verdict_rich
+
+if TYPE_CHECKING:
+    from derive.commands.cli import Subparsers
 
 __all__ = ["BUILTIN_SET", "add_key_parser", "build_key", "run_builtin_key", "run_key"]
 
@@ -89,49 +99,57 @@ class Row:
     threshold_tex: str
 
 
-def _row(entry: ProblemEntry, a: Analysis) -> Row:
-    c, leading = a.headline
-    ridge = a.memory.ridge
-    link = (
-        bool(entry.ask)
+def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
+    crossover, leading = analysis.headline
+    ridge = analysis.memory.ridge
+    network = analysis.network
+    link = False
+    if (
+        entry.ask
         and "network" in entry.ask
         and "crossover" not in entry.ask
-        and a.network is not None
-        and a.network.crossover is not None
-    )
-    if link:
-        c, leading, ridge = a.network.crossover, False, a.network.ridge
+        and network is not None
+        and network.crossover is not None
+    ):
+        crossover, leading, ridge, link = network.crossover, False, network.ridge, True
     approx = lambda v: "" if v.is_Integer else f" ≈ {fmt_decimal(v)}"  # noqa: E731
     tapprox = lambda v: "" if v.is_Integer else rf" \approx {tex_decimal(v)}"  # noqa: E731
-    if c.exact is not None and c.exact.is_Rational:
-        cross, cross_tex = f"{c.exact}{approx(c.exact)}", f"${c.exact}{tapprox(c.exact)}$"
-    elif c.exact is not None and c.exact.is_number:
+    if crossover.exact is not None and crossover.exact.is_Rational:
         cross, cross_tex = (
-            f"${tex(c.exact)}${approx(c.exact)}",
-            f"${tex(c.exact)}{tapprox(c.exact)}$",
+            f"{crossover.exact}{approx(crossover.exact)}",
+            f"${crossover.exact}{tapprox(crossover.exact)}$",
         )
-    elif c.exact is not None:
-        cross, cross_tex = f"${tex(c.exact)}$", f"${tex(c.exact)}$"
+    elif crossover.exact is not None and crossover.exact.is_number:
+        cross, cross_tex = (
+            f"${tex(crossover.exact)}${approx(crossover.exact)}",
+            f"${tex(crossover.exact)}{tapprox(crossover.exact)}$",
+        )
+    elif crossover.exact is not None:
+        cross, cross_tex = f"${tex(crossover.exact)}$", f"${tex(crossover.exact)}$"
     else:
-        cross = cross_tex = c.status
+        cross = cross_tex = crossover.status
     suffix = " (leading order)" if leading else " (link)" if link else ""
-    thr = (
-        f"{c.variable} ≥ {c.min_compute_bound}"
-        if c.min_compute_bound is not None and c.status != "never"
+    threshold = (
+        f"{crossover.variable} ≥ {crossover.min_compute_bound}"
+        if crossover.min_compute_bound is not None and crossover.status != "never"
         else "—"
     )
-    thr_tex = f"${tex(c.variable)} \\ge {c.min_compute_bound}$" if thr != "—" else "---"
+    threshold_tex = (
+        f"${tex(crossover.variable)} \\ge {crossover.min_compute_bound}$"
+        if threshold != "—"
+        else "---"
+    )
     return Row(
         entry.id,
         entry.id.lower(),
-        a.problem.hardware_name,
+        analysis.problem.hardware_name,
         f"{ridge}{approx(ridge)}",
         cross + suffix,
-        thr,
-        md_rich(verdict_rich(c, ridge, "")),
+        threshold,
+        md_rich(verdict_rich(crossover, ridge, "")),
         f"${ridge}{tapprox(ridge)}$",
         cross_tex + suffix,
-        thr_tex,
+        threshold_tex,
     )
 
 
@@ -206,36 +224,39 @@ def _plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
     return tuple(sorted(xs))
 
 
-def _plot_figure(stem: str, entry: ProblemEntry, registry: Registry) -> Figure:
-    plot = entry.plot
+def _plot_figure(stem: str, entry: ProblemEntry, plot: PlotSpec, registry: Registry) -> Figure:
     series_data = []
-    for s in plot.series:
-        spec = replace(entry.spec, sets=entry.spec.sets + s.sets, solve_for=plot.over)
-        a = derive_spec(spec, registry).analysis
-        x = a.problem.solve_for
-        intensity = a.memory.intensity.subs(a.problem.bound_subs(except_dim=x))
+    for series_spec in plot.series:
+        spec = replace(entry.spec, sets=entry.spec.sets + series_spec.sets, solve_for=plot.over)
+        analysis = derive_spec(spec, registry).analysis
+        x = analysis.problem.solve_for
+        intensity = analysis.memory.intensity.subs(analysis.problem.bound_subs(except_dim=x))
         if intensity.free_symbols - {x}:
             raise ProblemError(
-                f"problem {entry.id!r} plot series {s.label!r}",
+                f"problem {entry.id!r} plot series {series_spec.label!r}",
                 f"bind every dim but {x} (free: {', '.join(sorted(map(str, intensity.free_symbols - {x})))})",
             )
-        c = a.memory.crossover
-        series_data.append((s.label, intensity, x, c.exact if c.is_number else None, a))
-    marks = [c for *_, c, _ in series_data if c is not None]
+        crossover = analysis.memory.crossover
+        mark = crossover.exact if crossover is not None and crossover.is_number else None
+        series_data.append((series_spec.label, intensity, x, mark, analysis))
+    marks = [mark for *_, mark, _ in series_data if mark is not None]
     xs = _plot_xs(plot.start, plot.stop, marks)
-    P, W = series_data[0][4].problem.peak.value, series_data[0][4].problem.bandwidth.value
+    problem = series_data[0][4].problem
+    peak, bandwidth = problem.peak.value, problem.bandwidth.value
     series = tuple(
         Series(
             label,
             tuple(sp.Integer(v) for v in xs),
-            tuple(sp.Min(P, intensity.subs(x, v) * W) for v in xs),
-            cross,
+            tuple(sp.Min(peak, intensity.subs(x, v) * bandwidth) for v in xs),
+            mark,
         )
-        for label, intensity, x, cross, _ in series_data
+        for label, intensity, x, mark, _ in series_data
     )
     title = plot.title or f"{entry.title}: attainable FLOP/s against {plot.over}"
-    fig = SweepFigure(title, plot.over, "attainable FLOP/s", series, P)
-    return Figure(safe_name(f"{stem}-{entry.id}-plot.svg"), title, sweep_svg(fig), sweep_tikz(fig))
+    figure = SweepFigure(title, plot.over, "attainable FLOP/s", series, peak)
+    return Figure(
+        safe_name(f"{stem}-{entry.id}-plot.svg"), title, sweep_svg(figure), sweep_tikz(figure)
+    )
 
 
 def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
@@ -254,7 +275,7 @@ def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> 
         solution = select_steps(d.solution, entry.ask)
         title = f"Problem {i} ({entry.id}): {entry.title}"
         view = view_of(solution, title, entry.text)
-        plot = _plot_figure(stem, entry, registry) if entry.plot else None
+        plot = _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
         items.append(
             {
                 "anchor": entry.id.lower(),
@@ -329,16 +350,18 @@ def run_builtin_key(out_dir: Path = Path("out"), force: bool = False) -> int:
     return 0
 
 
-def add_key_parser(sub) -> None:
+def add_key_parser(sub: Subparsers) -> None:
     """Register ``derive key FILE [-o DIR] [--force]``."""
-    p = sub.add_parser(
+    parser = sub.add_parser(
         "key", help="write an answer key, questions, LaTeX and figures for a problem set"
     )
-    p.add_argument("file", help="problem set (TOML)")
-    p.add_argument(
+    parser.add_argument("file", help="problem set (TOML)")
+    parser.add_argument(
         "-o", "--output", default="out", metavar="DIR", help="output folder (default out/)"
     )
-    p.add_argument(
+    parser.add_argument(
         "--force", action="store_true", help="overwrite files that derive did not generate"
     )
-    p.set_defaults(handler=lambda args: run_key(Path(args.file), Path(args.output), args.force))
+    parser.set_defaults(
+        handler=lambda args: run_key(Path(args.file), Path(args.output), args.force)
+    )

@@ -135,9 +135,9 @@ class Operator:
 
     name: str
     flops: sp.Expr
-    reads: tuple = ()
-    writes: tuple = ()
-    comms: tuple = ()
+    reads: tuple[Tensor, ...] = ()
+    writes: tuple[Tensor, ...] = ()
+    comms: tuple[Tensor, ...] = ()
     doc: str = ""
     source: str = field(default="", compare=False)
 

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import re
 
-from derive.figures.layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
+from derive.figures.layout import (
+    Label,
+    Line,
+    Marker,
+    Metrics,
+    Num,
+    Scene,
+    roofline_scene,
+    sweep_scene,
+)
 from derive.figures.model import RooflineFigure, SweepFigure, log_frac
 
 __all__ = ["escape_svg_text", "roofline_svg", "sweep_svg"]
@@ -48,10 +57,11 @@ class _Svg:
     """Collects elements of one document; maps plot units (y up) to SVG pixels."""
 
     def __init__(self, scene: Scene) -> None:
-        self.s, self.out = scene, []
+        self.scene = scene
+        self.out: list[str] = []
 
-    def px(self, x: object, y: object) -> tuple[float, float]:
-        fx, fy = log_frac(x, *self.s.x_dec), log_frac(y, *self.s.y_dec)  # type: ignore[arg-type]
+    def px(self, x: Num, y: Num) -> tuple[float, float]:
+        fx, fy = log_frac(x, *self.scene.x_dec), log_frac(y, *self.scene.y_dec)
         return LEFT + fx * PLOT_W, TOP + PLOT_H - fy * PLOT_H
 
     def text(self, x: float, y: float, body: str, anchor: str = "start", extra: str = "") -> None:
@@ -60,7 +70,7 @@ class _Svg:
         )
 
     def frame(self) -> None:
-        s = self.s
+        s = self.scene
         self.out.append(f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>')
         self.text(
             WIDTH / 2,
@@ -161,7 +171,7 @@ class _Svg:
         self.out.append(f'<text fill="{_color(lb.color)}"{halo}>{spans}</text>')
 
     def legend(self) -> None:
-        s, b = self.s, self.s.legend_box
+        s, b = self.scene, self.scene.legend_box
         if not s.legend or b is None:
             return
         x0, y_top = LEFT + b.x0, TOP + PLOT_H - b.y1
@@ -179,11 +189,11 @@ class _Svg:
 
     def render(self) -> str:
         self.frame()
-        for ln in self.s.lines:
+        for ln in self.scene.lines:
             self.line(ln)
-        for mk in self.s.markers:
+        for mk in self.scene.markers:
             self.marker(mk)
-        for lb in self.s.labels:
+        for lb in self.scene.labels:
             self.label(lb)
         self.legend()
         head = (
@@ -192,7 +202,7 @@ class _Svg:
             f'font-size="{FONT:g}" fill="{INK}">'
         )
         body = "\n".join(
-            ["  " + e for e in [f"<title>{escape_svg_text(self.s.title)}</title>"] + self.out]
+            ["  " + e for e in [f"<title>{escape_svg_text(self.scene.title)}</title>"] + self.out]
         )
         return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}\n{body}\n</svg>\n'
 

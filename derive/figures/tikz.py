@@ -9,7 +9,16 @@ latex-base, latex-recommended and pictures collections.
 
 from __future__ import annotations
 
-from derive.figures.layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
+from derive.figures.layout import (
+    Coord,
+    Label,
+    Line,
+    Marker,
+    Metrics,
+    Scene,
+    roofline_scene,
+    sweep_scene,
+)
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord
 
 __all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz", "tex_escape_label"]
@@ -83,8 +92,8 @@ def _pt(v: float) -> str:
     return "0.00" if s == "-0.00" else s
 
 
-def _coords(pts: tuple[tuple[object, object], ...]) -> str:
-    return " ".join(f"({fmt_coord(x)},{fmt_coord(y)})" for x, y in pts)  # type: ignore[arg-type]
+def _coords(pts: tuple[Coord, ...]) -> str:
+    return " ".join(f"({fmt_coord(x)},{fmt_coord(y)})" for x, y in pts)
 
 
 def _line(ln: Line, legend: str | None) -> list[str]:
@@ -107,7 +116,7 @@ def _marker(mk: Marker) -> str:
         style = f"only marks, mark=o, mark size=2.2pt, thick, {c}, mark options={{fill=white}}"
     else:
         style = f"only marks, mark=diamond*, mark size=3pt, {c}, mark options={{draw=white}}"
-    return f"\\addplot[{style}, forget plot] coordinates {{({fmt_coord(mk.x)},{fmt_coord(mk.y)})}};"  # type: ignore[arg-type]
+    return f"\\addplot[{style}, forget plot] coordinates {{({fmt_coord(mk.x)},{fmt_coord(mk.y)})}};"
 
 
 def _label(lb: Label) -> str:
@@ -125,7 +134,7 @@ def _label(lb: Label) -> str:
             f"anchor=south west, align=left, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy)}pt"
         )
         body = "\\\\{}".join(_tex_escape(t) for t in lines)  # \\{}: a later "*" or "[" stays text
-    return f"\\node[{place}] at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{body}}};"  # type: ignore[arg-type]
+    return f"\\node[{place}] at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{body}}};"
 
 
 def _render(scene: Scene) -> str:

@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 import sys
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,8 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
-def _tex_char(m: re.Match) -> str:
-    ch = m.group(0)
+def _tex_char(match: re.Match[str]) -> str:
+    ch = match.group(0)
     if ch in _TEX_MAP:
         return _TEX_MAP[ch]
     if ch == "\n":
@@ -89,18 +90,22 @@ def tex_escape(text: str) -> str:
     return _TEX_SPECIAL.sub(_tex_char, str(text))
 
 
-def md_rich(parts) -> str:
+def md_rich(parts: str | Iterable[str | Math]) -> str:
     """Rich text (prose and math) as Markdown."""
     if isinstance(parts, str):
         return md_escape(parts)
-    return "".join(f"${p.latex}$" if isinstance(p, Math) else md_escape(p) for p in parts)
+    return "".join(
+        f"${part.latex}$" if isinstance(part, Math) else md_escape(part) for part in parts
+    )
 
 
-def tex_rich(parts) -> str:
+def tex_rich(parts: str | Iterable[str | Math]) -> str:
     """Rich text (prose and math) as LaTeX."""
     if isinstance(parts, str):
         return tex_escape(parts)
-    return "".join(f"${p.latex}$" if isinstance(p, Math) else tex_escape(p) for p in parts)
+    return "".join(
+        f"${part.latex}$" if isinstance(part, Math) else tex_escape(part) for part in parts
+    )
 
 
 def _md_cell(text: str) -> str:
@@ -157,13 +162,14 @@ def _bytecode_cache(
 def environment(fmt: str) -> jinja2.Environment:
     """The jinja environment for ``md`` or ``tex``."""
     loader = jinja2.FileSystemLoader(str(resource_dir("templates")))
-    common = dict(
+    common: dict[str, Any] = dict(
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
     )
+    filters: dict[str, Callable[..., str]]
     if fmt == "md":
         settings = dict(common)
         filters = dict(rich=md_rich, e=md_escape, cell=_md_cell)
@@ -187,6 +193,6 @@ def environment(fmt: str) -> jinja2.Environment:
     return env
 
 
-def render(template: str, fmt: str, **context) -> str:
+def render(template: str, fmt: str, **context: Any) -> str:
     """Render a template of the given format."""
     return environment(fmt).get_template(template).render(**context)
