@@ -132,18 +132,20 @@ def _num_tex(value: sp.Expr) -> str:
     return tex(value) + (rf" \approx {approx}" if approx else "")
 
 
-def _cross_tex(c: Crossover) -> tuple[str | None, str]:
+def _cross_tex(crossover: Crossover) -> tuple[str | None, str]:
     """(math, words) for a crossover cell: math is None for a bare status."""
-    if c.exact is not None and c.exact.is_number:
-        return _num_tex(c.exact), ""
-    if c.exact is not None:
-        return tex(c.exact), ""
-    return None, c.status
+    if crossover.exact is not None and crossover.exact.is_number:
+        return _num_tex(crossover.exact), ""
+    if crossover.exact is not None:
+        return tex(crossover.exact), ""
+    return None, crossover.status
 
 
-def _threshold(c: Crossover) -> str | None:
+def _threshold(crossover: Crossover) -> str | None:
     return (
-        str(c.min_compute_bound) if c.min_compute_bound is not None and c.status != NEVER else None
+        str(crossover.min_compute_bound)
+        if crossover.min_compute_bound is not None and crossover.status != NEVER
+        else None
     )
 
 
@@ -155,8 +157,8 @@ def _percent(value: sp.Expr) -> str:
     return fmt_decimal(100 * value, 3)
 
 
-def _bound(a: Analysis) -> str:
-    return "compute" if bool(a.t_math >= a.memory.time) else "memory"
+def _bound(analysis: Analysis) -> str:
+    return "compute" if bool(analysis.t_math >= analysis.memory.time) else "memory"
 
 
 def _network(rows: list[CompareRow]) -> bool:
@@ -167,46 +169,46 @@ def _network(rows: list[CompareRow]) -> bool:
 
 def _header(rows: list[CompareRow]) -> tuple[str, list[tuple[str, str]]]:
     """Prose naming the problem (plain text) and its parts."""
-    p = rows[0].analysis.problem
-    names = {dt.name for _, dt in p.dtypes}
+    problem = rows[0].analysis.problem
+    names = {dt.name for _, dt in problem.dtypes}
     parts = [
         (
             "dtypes",
             f"{names.pop()} for every tensor"
             if len(names) == 1
-            else ", ".join(f"{n}={dt.name}" for n, dt in p.dtypes),
+            else ", ".join(f"{n}={dt.name}" for n, dt in problem.dtypes),
         )
     ]
-    if p.regime is not None:
-        parts.append(("regime", p.regime.pretty))
-    parts.append(("bound", ", ".join(f"{d}={v}" for d, v in p.bound) or "none"))
-    parts.append(("crossover solved for", p.solve_for.name))
-    return p.operator.name, parts
+    if problem.regime is not None:
+        parts.append(("regime", problem.regime.pretty))
+    parts.append(("bound", ", ".join(f"{d}={v}" for d, v in problem.bound) or "none"))
+    parts.append(("crossover solved for", problem.solve_for.name))
+    return problem.operator.name, parts
 
 
 def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[tuple[str | None, str]]:
     """Each cell as (math or None, words)."""
-    a = row.analysis
-    c, leading = row.headline
-    math, words = _cross_tex(c)
+    analysis = row.analysis
+    crossover, leading = row.headline
+    math, words = _cross_tex(crossover)
     cells = [
         (None, row.chip.name),
         (None, row.compute),
         (tex_text_number(row.chip.peak(row.compute).text), ""),
         (tex_text_number(row.chip.hbm.text), ""),
-        (_num_tex(a.memory.ridge), ""),
+        (_num_tex(analysis.memory.ridge), ""),
         (math, " ".join(w for w in (words, "(leading order)" if leading else "") if w)),
-        (_threshold(c), "" if _threshold(c) else "—"),
+        (_threshold(crossover), "" if _threshold(crossover) else "—"),
     ]
     if all_bound:
         cells += [
-            (_seconds(a.t_math), ""),
-            (_seconds(a.memory.time), ""),
-            (None, _bound(a)),
-            (None, _percent(a.fraction_of_peak) + "%"),
+            (_seconds(analysis.t_math), ""),
+            (_seconds(analysis.memory.time), ""),
+            (None, _bound(analysis)),
+            (None, _percent(analysis.fraction_of_peak) + "%"),
         ]
     if network:
-        net = a.network
+        net = analysis.network
         if net is not None and net.crossover is not None:
             nm, nw = _cross_tex(net.crossover)
             cells.append((nm, nw))
@@ -218,20 +220,20 @@ def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[tuple[str | 
 
 
 def _columns(rows: list[CompareRow], all_bound: bool, network: bool) -> list[str]:
-    x = rows[0].analysis.problem.solve_for.name
+    variable = rows[0].analysis.problem.solve_for.name
     cols = [
         "chip",
         "compute",
         "peak (FLOP/s)",
         "HBM (B/s)",
         "ridge (FLOP/B)",
-        f"crossover {x}*",
-        f"min compute-bound {x}",
+        f"crossover {variable}*",
+        f"min compute-bound {variable}",
     ]
     if all_bound:
         cols += ["T_math (s)", "T_mem (s)", "bound", "of peak"]
     if network:
-        cols += [f"link crossover {x}*"] + (["T_comms (s)"] if all_bound else [])
+        cols += [f"link crossover {variable}*"] + (["T_comms (s)"] if all_bound else [])
     return cols
 
 

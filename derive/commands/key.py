@@ -15,6 +15,7 @@ import sympy as sp
 
 from derive import __version__
 from derive.analysis.analyse import Analysis
+from derive.analysis.crossover import NEVER
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
 from derive.declare.registry import Registry, load_registry
 from derive.errors import ProblemError
@@ -131,7 +132,7 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
     suffix = " (leading order)" if leading else " (link)" if link else ""
     threshold = (
         f"{crossover.variable} ≥ {crossover.min_compute_bound}"
-        if crossover.min_compute_bound is not None and crossover.status != "never"
+        if crossover.min_compute_bound is not None and crossover.status != NEVER
         else "—"
     )
     threshold_tex = (
@@ -153,58 +154,70 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
     )
 
 
-def _hardware_key(a: Analysis) -> str:
-    p = a.problem
-    return p.chip.name if p.chip else f"given-{p.peak.text}-{p.bandwidth.text}"
+def _hardware_key(analysis: Analysis) -> str:
+    problem = analysis.problem
+    return (
+        problem.chip.name if problem.chip else f"given-{problem.peak.text}-{problem.bandwidth.text}"
+    )
 
 
-def _ceilings(a: Analysis) -> tuple[Ceiling, ...]:
-    p = a.problem
-    if p.chip is None:
-        return (Ceiling(p.compute_dtype, p.peak.value),)
+def _ceilings(analysis: Analysis) -> tuple[Ceiling, ...]:
+    problem = analysis.problem
+    if problem.chip is None:
+        return (Ceiling(problem.compute_dtype, problem.peak.value),)
     merged: dict[sp.Rational, list[str]] = {}
-    for dtype, fig in p.chip.peaks:
-        merged.setdefault(fig.value, []).append(dtype)
+    for dtype, peak in problem.chip.peaks:
+        merged.setdefault(peak.value, []).append(dtype)
     return tuple(
         Ceiling("/".join(names), value)
         for value, names in sorted(merged.items(), key=lambda kv: kv[0])
     )
 
 
-def _point(entry: ProblemEntry, a: Analysis) -> Point | None:
-    if a.all_bound:
-        return Point(entry.id, a.intensity_at_point, a.attainable)
-    c, _ = a.headline
-    if c.exact is not None and c.exact.is_number:
+def _point(entry: ProblemEntry, analysis: Analysis) -> Point | None:
+    if analysis.all_bound:
+        return Point(entry.id, analysis.intensity_at_point, analysis.attainable)
+    crossover, _ = analysis.headline
+    if crossover.exact is not None and crossover.exact.is_number:
         return Point(
-            f"{entry.id} ({c.variable}* = {fmt_decimal(c.exact, 4)})",
-            a.memory.ridge,
-            a.problem.peak.value,
+            f"{entry.id} ({crossover.variable}* = {fmt_decimal(crossover.exact, 4)})",
+            analysis.memory.ridge,
+            analysis.problem.peak.value,
         )
     return None
 
 
 def _roofline_figures(stem: str, done: list[tuple[ProblemEntry, Derivation]]) -> list[Figure]:
     groups: dict[str, list[tuple[ProblemEntry, Analysis]]] = {}
-    for entry, d in done:
-        groups.setdefault(_hardware_key(d.analysis), []).append((entry, d.analysis))
+    for entry, derivation in done:
+        groups.setdefault(_hardware_key(derivation.analysis), []).append(
+            (entry, derivation.analysis)
+        )
     figures = []
     for key, members in groups.items():
-        a = members[0][1]
+        analysis = members[0][1]
         name = key
         title = (
-            f"Roofline of {a.problem.chip.title}"
-            if a.problem.chip
-            else f"Roofline for peak {a.problem.peak.text} FLOP/s, bandwidth {a.problem.bandwidth.text} B/s"
+            f"Roofline of {analysis.problem.chip.title}"
+            if analysis.problem.chip
+            else f"Roofline for peak {analysis.problem.peak.text} FLOP/s, bandwidth {analysis.problem.bandwidth.text} B/s"
         )
-        points = tuple(p for p in (_point(e, an) for e, an in members) if p is not None)
-        fig = RooflineFigure(title, a.problem.bandwidth.value, _ceilings(a), points)
+        points = tuple(
+            point
+            for point in (
+                _point(member_entry, member_analysis) for member_entry, member_analysis in members
+            )
+            if point is not None
+        )
+        figure = RooflineFigure(
+            title, analysis.problem.bandwidth.value, _ceilings(analysis), points
+        )
         figures.append(
             Figure(
                 safe_name(f"{stem}-roofline-{name}.svg"),
                 title + ", with the problems placed on it",
-                roofline_svg(fig),
-                roofline_tikz(fig),
+                roofline_svg(figure),
+                roofline_tikz(figure),
             )
         )
     return figures
@@ -259,21 +272,23 @@ def _plot_figure(stem: str, entry: ProblemEntry, plot: PlotSpec, registry: Regis
     )
 
 
-def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
-    topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
+def _asks(entry: ProblemEntry, derivation: Derivation) -> tuple[str, ...]:
+    topics = entry.ask or tuple(dict.fromkeys(step.topic for step in derivation.solution.steps))
     return tuple(ASK_PHRASES[t] for t in topics if t in ASK_PHRASES)
 
 
-def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> dict[str, str]:
+def build_key(
+    problem_set: ProblemSet, stem: str, registry: Registry | None = None
+) -> dict[str, str]:
     """Render every file of the key for a problem set, in memory: name → text."""
     stem = safe_name(stem)
-    registry = registry or load_registry(pset.operators)
-    done = [(entry, derive_spec(entry.spec, registry)) for entry in pset.problems]
+    registry = registry or load_registry(problem_set.operators)
+    done = [(entry, derive_spec(entry.spec, registry)) for entry in problem_set.problems]
     figures = _roofline_figures(stem, done)
     items, questions, summary, files = [], [], [], {}
-    for i, (entry, d) in enumerate(done, start=1):
-        solution = select_steps(d.solution, entry.ask)
-        title = f"Problem {i} ({entry.id}): {entry.title}"
+    for number, (entry, derivation) in enumerate(done, start=1):
+        solution = select_steps(derivation.solution, entry.ask)
+        title = f"Problem {number} ({entry.id}): {entry.title}"
         view = view_of(solution, title, entry.text)
         plot = _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
         items.append(
@@ -285,16 +300,21 @@ def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> 
             }
         )
         questions.append(
-            {"title": entry.title, "text": entry.text, "view": view, "asks": _asks(entry, d)}
+            {
+                "title": entry.title,
+                "text": entry.text,
+                "view": view,
+                "asks": _asks(entry, derivation),
+            }
         )
-        summary.append(_row(entry, d.analysis))
+        summary.append(_row(entry, derivation.analysis))
         if plot:
             files[plot.file] = _mark_svg(plot.svg)
     common = {
         "version": __version__,
-        "source": Path(pset.source).name,
-        "title": pset.title,
-        "text": pset.text,
+        "source": Path(problem_set.source).name,
+        "title": problem_set.title,
+        "text": problem_set.text,
     }
     files[f"{stem}.md"] = render(
         "key.md.j2", "md", summary=summary, figures=figures, items=items, **common
@@ -314,8 +334,8 @@ def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> 
     files[f"{stem}.tex"] = render(
         "standalone.tex.j2", "tex", body=_strip_header(body), preamble=PREAMBLE, **common
     )
-    for f in figures:
-        files[f.file] = _mark_svg(f.svg)
+    for figure in figures:
+        files[figure.file] = _mark_svg(figure.svg)
     return dict(sorted(files.items()))
 
 
@@ -334,8 +354,8 @@ def _strip_header(body: str) -> str:
 
 def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = None) -> int:
     """``derive key FILE``: write the key files for a problem set."""
-    pset = load_problem_set(path)
-    files = build_key(pset, stem or path.stem)
+    problem_set = load_problem_set(path)
+    files = build_key(problem_set, stem or path.stem)
     for written in write_files(out_dir, files, force):
         print(f"wrote {written}")
     return 0
@@ -344,8 +364,8 @@ def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = N
 def run_builtin_key(out_dir: Path = Path("out"), force: bool = False) -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
-    pset = parse_problem_set(text, "rooflines.toml")
-    for written in write_files(out_dir, build_key(pset, "rooflines"), force):
+    problem_set = parse_problem_set(text, "rooflines.toml")
+    for written in write_files(out_dir, build_key(problem_set, "rooflines"), force):
         print(f"wrote {written}")
     return 0
 

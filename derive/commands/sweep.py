@@ -491,13 +491,15 @@ def sweep_csv_chunks(
     ``plain=True`` formats with Python's %-formatting (the reference; same text, slower).
     """
     grid = grid_of(axes)
-    n = len(grid[axes[0].dim])
+    rows = len(grid[axes[0].dim])
     sweep = _Sweep(analysis, tuple(grid))
-    blocks = [{d: v[i : i + _BLOCK] for d, v in grid.items()} for i in range(0, n, _BLOCK)]
+    blocks = [{d: v[i : i + _BLOCK] for d, v in grid.items()} for i in range(0, rows, _BLOCK)]
     for block in blocks:
-        _, f, b, c = sweep.raw(block)
+        _, flops, byts, comm = sweep.raw(block)
         if not (
-            np.isfinite(f).all() and np.isfinite(b).all() and (c is None or np.isfinite(c).all())
+            np.isfinite(flops).all()
+            and np.isfinite(byts).all()
+            and (comm is None or np.isfinite(comm).all())
         ):
             raise ProblemError(
                 "sweep",
@@ -509,8 +511,10 @@ def sweep_csv_chunks(
         data = sweep.arrays(block)
         cols = [("int", block[ax.dim]) for ax in axes]
         cols += [
-            ("int", data[c].astype(np.int64)) if c == "compute_bound" else ("g", data[c])
-            for c in names
+            ("int", data[column].astype(np.int64))
+            if column == "compute_bound"
+            else ("g", data[column])
+            for column in names
         ]
         yield _plain_rows(cols) if plain else _csv_rows(cols)
 

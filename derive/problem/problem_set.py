@@ -108,8 +108,8 @@ class ProblemSet:
     source: str
 
 
-def _type_name(t: type) -> str:
-    return {str: "a string", int: "an integer", list: "a list", dict: "a table"}[t]
+def _type_name(kind: type) -> str:
+    return {str: "a string", int: "an integer", list: "a list", dict: "a table"}[kind]
 
 
 def _check_keys(table: dict, schema: dict, where: str) -> None:
