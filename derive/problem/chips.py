@@ -35,7 +35,7 @@ class Figure:
 
     def cite(self) -> str:
         """``source, edition`` or ``given`` for a number the user typed."""
-        return ", ".join(p for p in (self.source, self.edition) if p) or "given"
+        return ", ".join(part for part in (self.source, self.edition) if part) or "given"
 
 
 def custom_figure(text: str, what: str) -> Figure:
