@@ -9,7 +9,14 @@ FLOPs, bytes, arithmetic intensity, ridge point, crossover and times exactly.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from derive.errors import DeriveError
+
+if TYPE_CHECKING:
+    from derive.declare.composite import Composite
+    from derive.declare.operator import Operator, Tensor, dims
+    from derive.pipeline import Derivation
 
 __all__ = ["Composite", "DeriveError", "Operator", "Tensor", "__version__", "dims", "solve"]
 
@@ -25,7 +32,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         from importlib import import_module
 
@@ -39,7 +46,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-def solve(*args, **kwargs):
+def solve(*args: Any, **kwargs: Any) -> Derivation:
     """Derive an operator's roofline; see :func:`derive.pipeline.solve`."""
     from derive.pipeline import solve as _solve
 

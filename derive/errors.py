@@ -35,6 +35,16 @@ class DeriveError(Exception):
         self.why = why
         super().__init__(f"{what}: {why}")
 
+    def __reduce__(self) -> tuple[type[DeriveError], tuple[str, str], dict[str, object]]:
+        """Pickle as the class, its two fields and any extra attributes.
+
+        Exceptions pickle as ``type(args)`` by default, and ``args`` here is the one
+        formatted message, so ``(what, why)`` would not come back (worker pools pickle
+        the errors they raise).
+        """
+        extra = {k: v for k, v in self.__dict__.items() if k not in ("what", "why")}
+        return type(self), (self.what, self.why), extra
+
     def one_line(self) -> str:
         """The message as the CLI prints it: a single line, control characters escaped."""
         text = f"error: {self.what}: {self.why}"

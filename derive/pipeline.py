@@ -93,4 +93,4 @@ def solve(
         sets,
         solve_for,
     )
-    return derive_spec(spec, load_registry(tuple(Path(p) for p in operators)))
+    return derive_spec(spec, load_registry(tuple(Path(path) for path in operators)))

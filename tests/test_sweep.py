@@ -15,7 +15,14 @@ import pytest
 import sympy as sp
 from conftest import run_cli
 
-from derive.commands.sweep import COLUMNS, format_csv, log_points, parse_over, sweep_arrays
+from derive.commands.sweep import (
+    COLUMNS,
+    format_csv,
+    log_points,
+    parse_over,
+    sweep_arrays,
+    sweep_csv,
+)
 from derive.pipeline import solve
 
 BASE = ["sweep", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "F=8192"]
@@ -226,8 +233,9 @@ def test_near_ties_are_decided_in_exact_integers():
 
     # FLOPs·β − bytes·π = 10^20·B − (3·10^20 + 1): float64 sees a tie at B = 3, the integers do not
     sweep = object.__new__(_Sweep)
-    sweep._g, sweep.syms, sweep._exact = 10**20 * B - (3 * 10**20 + 1), [B], None
-    args = [np.array([2.0, 3.0, 4.0])]
+    sweep._gap, sweep.syms = 10**20 * B - (3 * 10**20 + 1), [B]
+    sweep._exact, sweep._exact_known = None, False
+    args = (np.array([2.0, 3.0, 4.0]),)
     t_math, t_mem = 1e20 * args[0], np.full(3, 3e20 + 1)  # as if π = β = 1
     assert (t_math >= t_mem).tolist() == [False, True, True]
     assert sweep._compute_bound(t_math, t_mem, args).tolist() == [False, False, True]
@@ -316,8 +324,28 @@ def test_formatter_ints_and_columns():
 
 
 def test_formatter_refuses_non_finite():
-    with pytest.raises(ValueError, match="not finite"):
-        format_csv(["v"], [("g", np.array([1.0, np.inf]))])
+    for plain in (False, True):
+        with pytest.raises(ValueError, match="not finite"):
+            format_csv(["v"], [("g", np.array([1.0, np.inf]))], plain=plain)
+
+
+@pytest.mark.parametrize(
+    "name, sets, overs",
+    [
+        ("matmul", {"F": 8192}, ["B=1..1000000:300", "D=1..1000000:50"]),
+        ("matmul_sharded", {"D": 8192, "F": 8192}, ["B=1..100000:40", "P=1..64:7"]),
+        ("relu", {}, ["N=1..1000000000000000:500"]),
+    ],
+)
+def test_sweep_csv_is_the_library_formatting(name, sets, overs):
+    """The numpy writer is kept for speed (benchmarks/run.py, (e)); it writes exactly the
+    text of Python's ``%d`` and ``%.9g``, the whole file, every column."""
+    analysis = solve(name, dtype="bf16", chip="h100", set=sets).analysis
+    dims = analysis.problem.operator.dims
+    axes = [parse_over(text, dims) for text in overs]
+    fast = sweep_csv(analysis, axes)
+    assert fast == sweep_csv(analysis, axes, plain=True)
+    assert len(fast.splitlines()) == 1 + np.prod([len(ax.values) for ax in axes])
 
 
 # --- output -----------------------------------------------------------------------------------------

@@ -10,12 +10,26 @@ import argparse
 import gc
 import json
 import sys
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from derive.errors import DeriveError, ProblemError
 
-__all__ = ["build_parser", "load_engine", "main", "run"]
+if TYPE_CHECKING:
+    from derive.problem.binding import ProblemSpec
+
+__all__ = ["ProblemFlags", "Subparsers", "build_parser", "load_engine", "main", "run"]
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[_Parser]"
+"""What ``ArgumentParser.add_subparsers`` returns: each command module adds its parser to it."""
+
+
+class ProblemFlags(Protocol):
+    """:func:`add_problem_flags`, handed to the command modules that describe a problem."""
+
+    def __call__(self, parser: argparse.ArgumentParser, chip: bool = True) -> None: ...
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,50 +39,50 @@ class _Parser(argparse.ArgumentParser):
         raise ProblemError(self.prog, f"{message} (see {self.prog} --help)")
 
 
-def add_problem_flags(p: argparse.ArgumentParser, chip: bool = True) -> None:
+def add_problem_flags(parser: argparse.ArgumentParser, chip: bool = True) -> None:
     """The flags that describe a problem (shared by solve, check, compare)."""
-    p.add_argument("operator", help="operator name (see 'derive operators')")
-    p.add_argument(
+    parser.add_argument("operator", help="operator name (see 'derive operators')")
+    parser.add_argument(
         "--operators",
         action="append",
         default=[],
         metavar="PATH",
         help="a Python file of Operator declarations (repeatable)",
     )
-    p.add_argument(
+    parser.add_argument(
         "--dtype",
         action="append",
         default=[],
         metavar="[T=]DTYPE",
         help="bind every tensor, or tensor T (repeatable; later wins)",
     )
-    p.add_argument(
+    parser.add_argument(
         "--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)"
     )
     if chip:
-        p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
-    p.add_argument(
+        parser.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
+    parser.add_argument(
         "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14"
     )
-    p.add_argument(
+    parser.add_argument(
         "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
     )
-    p.add_argument(
+    parser.add_argument(
         "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
     )
-    p.add_argument(
+    parser.add_argument(
         "--regime",
         metavar="R",
         help="asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'",
     )
-    p.add_argument(
+    parser.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="DIM=INT",
         help="bind a dim to a positive integer (repeatable)",
     )
-    p.add_argument(
+    parser.add_argument(
         "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
     )
 
@@ -113,7 +127,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     return parser
 
 
-def _add_later_commands(sub, command: str | None = "") -> None:
+def _add_later_commands(sub: Subparsers, command: str | None = "") -> None:
     """Full parsers for the command being run (all when ``command`` is ""), stubs for the rest."""
     for name, (module, func, helptext) in _LATER.items():
         if command not in ("", name):
@@ -133,7 +147,7 @@ def _command_of(argv: list[str]) -> str:
     )
 
 
-def spec_from_args(args: argparse.Namespace):
+def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
     """A ProblemSpec from parsed flags."""
     from derive.problem.binding import ProblemSpec
 
@@ -155,11 +169,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from derive.declare.registry import load_registry
     from derive.pipeline import derive_spec
 
-    d = derive_spec(spec_from_args(args), load_registry(tuple(Path(p) for p in args.operators)))
+    registry = load_registry(tuple(Path(path) for path in args.operators))
+    derivation = derive_spec(spec_from_args(args), registry)
     if args.format == "json":
-        sys.stdout.write(json.dumps(d.as_json(), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(derivation.as_json(), indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(d.markdown(level=1))
+        sys.stdout.write(derivation.markdown(level=1))
     return 0
 
 
@@ -176,11 +191,11 @@ def _cmd_operators(args: argparse.Namespace) -> int:
     from derive.declare.registry import load_registry
     from derive.present.listing import operators_json, operators_markdown
 
-    reg = load_registry(tuple(Path(p) for p in args.operators))
+    registry = load_registry(tuple(Path(path) for path in args.operators))
     sys.stdout.write(
-        json.dumps(operators_json(reg), indent=2, ensure_ascii=False) + "\n"
+        json.dumps(operators_json(registry), indent=2, ensure_ascii=False) + "\n"
         if args.format == "json"
-        else operators_markdown(reg)
+        else operators_markdown(registry)
     )
     return 0
 
@@ -193,7 +208,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     handlers = {"solve": _cmd_solve, "chips": _cmd_chips, "operators": _cmd_operators}
     if args.command in handlers:
         return handlers[args.command](args)
-    return args.handler(args)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    return handler(args)
 
 
 def load_engine() -> None:

@@ -16,10 +16,12 @@ crossover (and T_comms) too.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -30,6 +32,11 @@ from derive.present.notation import tex, tex_decimal, tex_text_number
 from derive.present.render import md_escape, tex_escape
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.problem.decimals import fmt_decimal
+
+if TYPE_CHECKING:
+    from derive.commands.cli import ProblemFlags, Subparsers
+    from derive.declare.registry import Registry
+    from derive.problem.binding import ProblemSpec
 
 __all__ = [
     "CompareRow",
@@ -75,7 +82,10 @@ def _chips(text: str | None) -> tuple[Chip, ...]:
 
 
 def compare_rows(
-    spec, registry, chips: str | None = None, only_compute: str | None = None
+    spec: ProblemSpec,
+    registry: Registry,
+    chips: str | None = None,
+    only_compute: str | None = None,
 ) -> list[CompareRow]:
     """Bind and analyse ``spec`` on every chip and compute dtype; rows in chip order, then the chip's dtype order.
 
@@ -91,18 +101,18 @@ def compare_rows(
             "derive compare --peak/--bandwidth",
             "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
         )
-    op = registry.get(spec.operator)
+    operator = registry.get(spec.operator)
     want = get_dtype(only_compute).compute_as if only_compute else None
     rows: list[CompareRow] = []
-    done: dict[tuple, Analysis] = {}
+    done: dict[tuple[sp.Rational, sp.Rational, str | None], Analysis] = {}
     for chip in _chips(chips):
-        for dtype, fig in chip.peaks:
+        for dtype, peak in chip.peaks:
             if want is not None and dtype != want:
                 continue
             link = spec.link_bandwidth or (chip.link.text if chip.link else None)
-            key = (fig.value, chip.hbm.value, link)
+            key = (peak.value, chip.hbm.value, link)
             if key not in done:  # chips and dtypes with the same numbers share one analysis
-                done[key] = analyse(bind(replace(spec, chip=chip.name, compute=dtype), op))
+                done[key] = analyse(bind(replace(spec, chip=chip.name, compute=dtype), operator))
             rows.append(CompareRow(chip, dtype, done[key]))
     if not rows:
         raise ProblemError(f"--compute {only_compute}", f"none of the chips has a {want} peak")
@@ -122,18 +132,20 @@ def _num_tex(value: sp.Expr) -> str:
     return tex(value) + (rf" \approx {approx}" if approx else "")
 
 
-def _cross_tex(c: Crossover) -> tuple[str | None, str]:
+def _cross_tex(crossover: Crossover) -> tuple[str | None, str]:
     """(math, words) for a crossover cell: math is None for a bare status."""
-    if c.exact is not None and c.exact.is_number:
-        return _num_tex(c.exact), ""
-    if c.exact is not None:
-        return tex(c.exact), ""
-    return None, c.status
+    if crossover.exact is not None and crossover.exact.is_number:
+        return _num_tex(crossover.exact), ""
+    if crossover.exact is not None:
+        return tex(crossover.exact), ""
+    return None, crossover.status
 
 
-def _threshold(c: Crossover) -> str | None:
+def _threshold(crossover: Crossover) -> str | None:
     return (
-        str(c.min_compute_bound) if c.min_compute_bound is not None and c.status != NEVER else None
+        str(crossover.min_compute_bound)
+        if crossover.min_compute_bound is not None and crossover.status != NEVER
+        else None
     )
 
 
@@ -145,8 +157,8 @@ def _percent(value: sp.Expr) -> str:
     return fmt_decimal(100 * value, 3)
 
 
-def _bound(a: Analysis) -> str:
-    return "compute" if bool(a.t_math >= a.memory.time) else "memory"
+def _bound(analysis: Analysis) -> str:
+    return "compute" if bool(analysis.t_math >= analysis.memory.time) else "memory"
 
 
 def _network(rows: list[CompareRow]) -> bool:
@@ -157,46 +169,46 @@ def _network(rows: list[CompareRow]) -> bool:
 
 def _header(rows: list[CompareRow]) -> tuple[str, list[tuple[str, str]]]:
     """Prose naming the problem (plain text) and its parts."""
-    p = rows[0].analysis.problem
-    names = {dt.name for _, dt in p.dtypes}
+    problem = rows[0].analysis.problem
+    names = {dt.name for _, dt in problem.dtypes}
     parts = [
         (
             "dtypes",
             f"{names.pop()} for every tensor"
             if len(names) == 1
-            else ", ".join(f"{n}={dt.name}" for n, dt in p.dtypes),
+            else ", ".join(f"{n}={dt.name}" for n, dt in problem.dtypes),
         )
     ]
-    if p.regime is not None:
-        parts.append(("regime", p.regime.pretty))
-    parts.append(("bound", ", ".join(f"{d}={v}" for d, v in p.bound) or "none"))
-    parts.append(("crossover solved for", p.solve_for.name))
-    return p.operator.name, parts
+    if problem.regime is not None:
+        parts.append(("regime", problem.regime.pretty))
+    parts.append(("bound", ", ".join(f"{d}={v}" for d, v in problem.bound) or "none"))
+    parts.append(("crossover solved for", problem.solve_for.name))
+    return problem.operator.name, parts
 
 
 def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[tuple[str | None, str]]:
     """Each cell as (math or None, words)."""
-    a = row.analysis
-    c, leading = row.headline
-    math, words = _cross_tex(c)
+    analysis = row.analysis
+    crossover, leading = row.headline
+    math, words = _cross_tex(crossover)
     cells = [
         (None, row.chip.name),
         (None, row.compute),
         (tex_text_number(row.chip.peak(row.compute).text), ""),
         (tex_text_number(row.chip.hbm.text), ""),
-        (_num_tex(a.memory.ridge), ""),
+        (_num_tex(analysis.memory.ridge), ""),
         (math, " ".join(w for w in (words, "(leading order)" if leading else "") if w)),
-        (_threshold(c), "" if _threshold(c) else "—"),
+        (_threshold(crossover), "" if _threshold(crossover) else "—"),
     ]
     if all_bound:
         cells += [
-            (_seconds(a.t_math), ""),
-            (_seconds(a.memory.time), ""),
-            (None, _bound(a)),
-            (None, _percent(a.fraction_of_peak) + "%"),
+            (_seconds(analysis.t_math), ""),
+            (_seconds(analysis.memory.time), ""),
+            (None, _bound(analysis)),
+            (None, _percent(analysis.fraction_of_peak) + "%"),
         ]
     if network:
-        net = a.network
+        net = analysis.network
         if net is not None and net.crossover is not None:
             nm, nw = _cross_tex(net.crossover)
             cells.append((nm, nw))
@@ -208,24 +220,24 @@ def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[tuple[str | 
 
 
 def _columns(rows: list[CompareRow], all_bound: bool, network: bool) -> list[str]:
-    x = rows[0].analysis.problem.solve_for.name
+    variable = rows[0].analysis.problem.solve_for.name
     cols = [
         "chip",
         "compute",
         "peak (FLOP/s)",
         "HBM (B/s)",
         "ridge (FLOP/B)",
-        f"crossover {x}*",
-        f"min compute-bound {x}",
+        f"crossover {variable}*",
+        f"min compute-bound {variable}",
     ]
     if all_bound:
         cols += ["T_math (s)", "T_mem (s)", "bound", "of peak"]
     if network:
-        cols += [f"link crossover {x}*"] + (["T_comms (s)"] if all_bound else [])
+        cols += [f"link crossover {variable}*"] + (["T_comms (s)"] if all_bound else [])
     return cols
 
 
-def _layout(rows: list[CompareRow]):
+def _layout(rows: list[CompareRow]) -> tuple[list[str], list[list[tuple[str | None, str]]]]:
     all_bound = rows[0].analysis.all_bound
     network = _network(rows)
     return _columns(rows, all_bound, network), [_cells(r, all_bound, network) for r in rows]
@@ -279,49 +291,50 @@ def compare_latex(rows: list[CompareRow]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _q(value: sp.Expr | None) -> dict | None:
+def _q(value: sp.Expr | None) -> dict[str, object] | None:
     if value is None:
         return None
     return {"exact": str(value), "value": float(value) if value.is_number else None}
 
 
-def _crossover_json(c: Crossover, leading: bool) -> dict:
+def _crossover_json(crossover: Crossover, leading: bool) -> dict[str, object]:
+    exact = crossover.exact
     return {
-        "variable": c.variable.name,
-        "status": c.status,
-        "exact": None if c.exact is None else str(c.exact),
-        "value": float(c.exact) if c.is_number else None,
-        "min_compute_bound": c.min_compute_bound,
+        "variable": crossover.variable.name,
+        "status": crossover.status,
+        "exact": None if exact is None else str(exact),
+        "value": float(exact) if exact is not None and exact.is_number else None,
+        "min_compute_bound": crossover.min_compute_bound,
         "leading_order": leading,
     }
 
 
-def compare_json(rows: list[CompareRow]) -> list[dict]:
+def compare_json(rows: list[CompareRow]) -> list[dict[str, object]]:
     """One object per row: exact values as sympy ``str`` with a float ``value`` beside each."""
-    out = []
-    for r in rows:
-        a, p = r.analysis, r.analysis.problem
-        c, leading = r.headline
-        numeric = a.all_bound
-        net = a.network
+    out: list[dict[str, object]] = []
+    for row in rows:
+        analysis, problem = row.analysis, row.analysis.problem
+        crossover, leading = row.headline
+        numeric = analysis.all_bound
+        net = analysis.network
         out.append(
             {
-                "chip": r.chip.name,
-                "title": r.chip.title,
-                "compute_dtype": r.compute,
-                "operator": p.operator.name,
-                "dtypes": {n: dt.name for n, dt in p.dtypes},
-                "regime": p.regime.text if p.regime else None,
-                "set": {d.name: int(v) for d, v in p.bound},
-                "peak": _q(r.chip.peak(r.compute).value),
-                "bandwidth": _q(r.chip.hbm.value),
-                "ridge": _q(a.memory.ridge),
-                "crossover": _crossover_json(c, leading),
-                "t_math": _q(a.t_math) if numeric else None,
-                "t_mem": _q(a.memory.time) if numeric else None,
-                "bound": _bound(a) if numeric else None,
-                "attainable": _q(a.attainable) if numeric else None,
-                "fraction_of_peak": _q(a.fraction_of_peak) if numeric else None,
+                "chip": row.chip.name,
+                "title": row.chip.title,
+                "compute_dtype": row.compute,
+                "operator": problem.operator.name,
+                "dtypes": {name: dtype.name for name, dtype in problem.dtypes},
+                "regime": problem.regime.text if problem.regime else None,
+                "set": {dim.name: int(value) for dim, value in problem.bound},
+                "peak": _q(row.chip.peak(row.compute).value),
+                "bandwidth": _q(row.chip.hbm.value),
+                "ridge": _q(analysis.memory.ridge),
+                "crossover": _crossover_json(crossover, leading),
+                "t_math": _q(analysis.t_math) if numeric else None,
+                "t_mem": _q(analysis.memory.time) if numeric else None,
+                "bound": _bound(analysis) if numeric else None,
+                "attainable": _q(analysis.attainable) if numeric else None,
+                "fraction_of_peak": _q(analysis.fraction_of_peak) if numeric else None,
                 "network": None
                 if net is None or net.crossover is None
                 else {
@@ -337,7 +350,7 @@ def compare_json(rows: list[CompareRow]) -> list[dict]:
 # --- command ----------------------------------------------------------------------------------------
 
 
-def run_compare(args) -> int:
+def run_compare(args: argparse.Namespace) -> int:
     """``derive compare``: one table over chips and compute dtypes."""
     from derive.commands.cli import spec_from_args
     from derive.declare.registry import load_registry
@@ -349,7 +362,7 @@ def run_compare(args) -> int:
         )
     spec = replace(spec_from_args(args), compute=None)
     rows = compare_rows(
-        spec, load_registry(tuple(Path(p) for p in args.operators)), args.chips, args.compute
+        spec, load_registry(tuple(Path(path) for path in args.operators)), args.chips, args.compute
     )
     if args.format == "json":
         sys.stdout.write(json.dumps(compare_json(rows), indent=2, ensure_ascii=False) + "\n")
@@ -360,16 +373,16 @@ def run_compare(args) -> int:
     return 0
 
 
-def add_compare_parser(sub, add_problem_flags) -> None:
+def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None:
     """Register ``derive compare OPERATOR [problem flags] [--chips a,b] [--format md|tex|json]``."""
-    p = sub.add_parser(
+    parser = sub.add_parser(
         "compare", help="one problem on many chips: a row per chip and compute dtype"
     )
-    add_problem_flags(p, chip=False)
-    p.add_argument(
+    add_problem_flags(parser, chip=False)
+    parser.add_argument(
         "--chips",
         metavar="A,B",
         help="comma list of chips (default: every chip, in catalogue order)",
     )
-    p.add_argument("--format", choices=("md", "tex", "json"), default="md")
-    p.set_defaults(handler=run_compare)
+    parser.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    parser.set_defaults(handler=run_compare)

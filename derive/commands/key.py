@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from derive import __version__
 from derive.analysis.analyse import Analysis
+from derive.analysis.crossover import NEVER
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
 from derive.declare.registry import Registry, load_registry
 from derive.errors import ProblemError
@@ -35,8 +37,17 @@ from derive.present.notation import tex, tex_decimal
 from derive.present.render import md_rich, render
 from derive.present.view import view_of
 from derive.problem.decimals import fmt_decimal
-from derive.problem.problem_set import ProblemEntry, ProblemSet, load_problem_set, parse_problem_set
+from derive.problem.problem_set import (
+    PlotSpec,
+    ProblemEntry,
+    ProblemSet,
+    load_problem_set,
+    parse_problem_set,
+)
 from derive.solution.builder import select_steps, verdict_rich
+
+if TYPE_CHECKING:
+    from derive.commands.cli import Subparsers
 
 __all__ = ["BUILTIN_SET", "add_key_parser", "build_key", "run_builtin_key", "run_key"]
 
@@ -89,104 +100,124 @@ class Row:
     threshold_tex: str
 
 
-def _row(entry: ProblemEntry, a: Analysis) -> Row:
-    c, leading = a.headline
-    ridge = a.memory.ridge
-    link = (
-        bool(entry.ask)
+def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
+    crossover, leading = analysis.headline
+    ridge = analysis.memory.ridge
+    network = analysis.network
+    link = False
+    if (
+        entry.ask
         and "network" in entry.ask
         and "crossover" not in entry.ask
-        and a.network is not None
-        and a.network.crossover is not None
-    )
-    if link:
-        c, leading, ridge = a.network.crossover, False, a.network.ridge
+        and network is not None
+        and network.crossover is not None
+    ):
+        crossover, leading, ridge, link = network.crossover, False, network.ridge, True
     approx = lambda v: "" if v.is_Integer else f" ≈ {fmt_decimal(v)}"  # noqa: E731
     tapprox = lambda v: "" if v.is_Integer else rf" \approx {tex_decimal(v)}"  # noqa: E731
-    if c.exact is not None and c.exact.is_Rational:
-        cross, cross_tex = f"{c.exact}{approx(c.exact)}", f"${c.exact}{tapprox(c.exact)}$"
-    elif c.exact is not None and c.exact.is_number:
+    if crossover.exact is not None and crossover.exact.is_Rational:
         cross, cross_tex = (
-            f"${tex(c.exact)}${approx(c.exact)}",
-            f"${tex(c.exact)}{tapprox(c.exact)}$",
+            f"{crossover.exact}{approx(crossover.exact)}",
+            f"${crossover.exact}{tapprox(crossover.exact)}$",
         )
-    elif c.exact is not None:
-        cross, cross_tex = f"${tex(c.exact)}$", f"${tex(c.exact)}$"
+    elif crossover.exact is not None and crossover.exact.is_number:
+        cross, cross_tex = (
+            f"${tex(crossover.exact)}${approx(crossover.exact)}",
+            f"${tex(crossover.exact)}{tapprox(crossover.exact)}$",
+        )
+    elif crossover.exact is not None:
+        cross, cross_tex = f"${tex(crossover.exact)}$", f"${tex(crossover.exact)}$"
     else:
-        cross = cross_tex = c.status
+        cross = cross_tex = crossover.status
     suffix = " (leading order)" if leading else " (link)" if link else ""
-    thr = (
-        f"{c.variable} ≥ {c.min_compute_bound}"
-        if c.min_compute_bound is not None and c.status != "never"
+    threshold = (
+        f"{crossover.variable} ≥ {crossover.min_compute_bound}"
+        if crossover.min_compute_bound is not None and crossover.status != NEVER
         else "—"
     )
-    thr_tex = f"${tex(c.variable)} \\ge {c.min_compute_bound}$" if thr != "—" else "---"
+    threshold_tex = (
+        f"${tex(crossover.variable)} \\ge {crossover.min_compute_bound}$"
+        if threshold != "—"
+        else "---"
+    )
     return Row(
         entry.id,
         entry.id.lower(),
-        a.problem.hardware_name,
+        analysis.problem.hardware_name,
         f"{ridge}{approx(ridge)}",
         cross + suffix,
-        thr,
-        md_rich(verdict_rich(c, ridge, "")),
+        threshold,
+        md_rich(verdict_rich(crossover, ridge, "")),
         f"${ridge}{tapprox(ridge)}$",
         cross_tex + suffix,
-        thr_tex,
+        threshold_tex,
     )
 
 
-def _hardware_key(a: Analysis) -> str:
-    p = a.problem
-    return p.chip.name if p.chip else f"given-{p.peak.text}-{p.bandwidth.text}"
+def _hardware_key(analysis: Analysis) -> str:
+    problem = analysis.problem
+    return (
+        problem.chip.name if problem.chip else f"given-{problem.peak.text}-{problem.bandwidth.text}"
+    )
 
 
-def _ceilings(a: Analysis) -> tuple[Ceiling, ...]:
-    p = a.problem
-    if p.chip is None:
-        return (Ceiling(p.compute_dtype, p.peak.value),)
+def _ceilings(analysis: Analysis) -> tuple[Ceiling, ...]:
+    problem = analysis.problem
+    if problem.chip is None:
+        return (Ceiling(problem.compute_dtype, problem.peak.value),)
     merged: dict[sp.Rational, list[str]] = {}
-    for dtype, fig in p.chip.peaks:
-        merged.setdefault(fig.value, []).append(dtype)
+    for dtype, peak in problem.chip.peaks:
+        merged.setdefault(peak.value, []).append(dtype)
     return tuple(
         Ceiling("/".join(names), value)
         for value, names in sorted(merged.items(), key=lambda kv: kv[0])
     )
 
 
-def _point(entry: ProblemEntry, a: Analysis) -> Point | None:
-    if a.all_bound:
-        return Point(entry.id, a.intensity_at_point, a.attainable)
-    c, _ = a.headline
-    if c.exact is not None and c.exact.is_number:
+def _point(entry: ProblemEntry, analysis: Analysis) -> Point | None:
+    if analysis.all_bound:
+        return Point(entry.id, analysis.intensity_at_point, analysis.attainable)
+    crossover, _ = analysis.headline
+    if crossover.exact is not None and crossover.exact.is_number:
         return Point(
-            f"{entry.id} ({c.variable}* = {fmt_decimal(c.exact, 4)})",
-            a.memory.ridge,
-            a.problem.peak.value,
+            f"{entry.id} ({crossover.variable}* = {fmt_decimal(crossover.exact, 4)})",
+            analysis.memory.ridge,
+            analysis.problem.peak.value,
         )
     return None
 
 
 def _roofline_figures(stem: str, done: list[tuple[ProblemEntry, Derivation]]) -> list[Figure]:
     groups: dict[str, list[tuple[ProblemEntry, Analysis]]] = {}
-    for entry, d in done:
-        groups.setdefault(_hardware_key(d.analysis), []).append((entry, d.analysis))
+    for entry, derivation in done:
+        groups.setdefault(_hardware_key(derivation.analysis), []).append(
+            (entry, derivation.analysis)
+        )
     figures = []
     for key, members in groups.items():
-        a = members[0][1]
+        analysis = members[0][1]
         name = key
         title = (
-            f"Roofline of {a.problem.chip.title}"
-            if a.problem.chip
-            else f"Roofline for peak {a.problem.peak.text} FLOP/s, bandwidth {a.problem.bandwidth.text} B/s"
+            f"Roofline of {analysis.problem.chip.title}"
+            if analysis.problem.chip
+            else f"Roofline for peak {analysis.problem.peak.text} FLOP/s, bandwidth {analysis.problem.bandwidth.text} B/s"
         )
-        points = tuple(p for p in (_point(e, an) for e, an in members) if p is not None)
-        fig = RooflineFigure(title, a.problem.bandwidth.value, _ceilings(a), points)
+        points = tuple(
+            point
+            for point in (
+                _point(member_entry, member_analysis) for member_entry, member_analysis in members
+            )
+            if point is not None
+        )
+        figure = RooflineFigure(
+            title, analysis.problem.bandwidth.value, _ceilings(analysis), points
+        )
         figures.append(
             Figure(
                 safe_name(f"{stem}-roofline-{name}.svg"),
                 title + ", with the problems placed on it",
-                roofline_svg(fig),
-                roofline_tikz(fig),
+                roofline_svg(figure),
+                roofline_tikz(figure),
             )
         )
     return figures
@@ -206,55 +237,60 @@ def _plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
     return tuple(sorted(xs))
 
 
-def _plot_figure(stem: str, entry: ProblemEntry, registry: Registry) -> Figure:
-    plot = entry.plot
+def _plot_figure(stem: str, entry: ProblemEntry, plot: PlotSpec, registry: Registry) -> Figure:
     series_data = []
-    for s in plot.series:
-        spec = replace(entry.spec, sets=entry.spec.sets + s.sets, solve_for=plot.over)
-        a = derive_spec(spec, registry).analysis
-        x = a.problem.solve_for
-        intensity = a.memory.intensity.subs(a.problem.bound_subs(except_dim=x))
+    for series_spec in plot.series:
+        spec = replace(entry.spec, sets=entry.spec.sets + series_spec.sets, solve_for=plot.over)
+        analysis = derive_spec(spec, registry).analysis
+        x = analysis.problem.solve_for
+        intensity = analysis.memory.intensity.subs(analysis.problem.bound_subs(except_dim=x))
         if intensity.free_symbols - {x}:
             raise ProblemError(
-                f"problem {entry.id!r} plot series {s.label!r}",
+                f"problem {entry.id!r} plot series {series_spec.label!r}",
                 f"bind every dim but {x} (free: {', '.join(sorted(map(str, intensity.free_symbols - {x})))})",
             )
-        c = a.memory.crossover
-        series_data.append((s.label, intensity, x, c.exact if c.is_number else None, a))
-    marks = [c for *_, c, _ in series_data if c is not None]
+        crossover = analysis.memory.crossover
+        mark = crossover.exact if crossover is not None and crossover.is_number else None
+        series_data.append((series_spec.label, intensity, x, mark, analysis))
+    marks = [mark for *_, mark, _ in series_data if mark is not None]
     xs = _plot_xs(plot.start, plot.stop, marks)
-    P, W = series_data[0][4].problem.peak.value, series_data[0][4].problem.bandwidth.value
+    problem = series_data[0][4].problem
+    peak, bandwidth = problem.peak.value, problem.bandwidth.value
     series = tuple(
         Series(
             label,
             tuple(sp.Integer(v) for v in xs),
-            tuple(sp.Min(P, intensity.subs(x, v) * W) for v in xs),
-            cross,
+            tuple(sp.Min(peak, intensity.subs(x, v) * bandwidth) for v in xs),
+            mark,
         )
-        for label, intensity, x, cross, _ in series_data
+        for label, intensity, x, mark, _ in series_data
     )
     title = plot.title or f"{entry.title}: attainable FLOP/s against {plot.over}"
-    fig = SweepFigure(title, plot.over, "attainable FLOP/s", series, P)
-    return Figure(safe_name(f"{stem}-{entry.id}-plot.svg"), title, sweep_svg(fig), sweep_tikz(fig))
+    figure = SweepFigure(title, plot.over, "attainable FLOP/s", series, peak)
+    return Figure(
+        safe_name(f"{stem}-{entry.id}-plot.svg"), title, sweep_svg(figure), sweep_tikz(figure)
+    )
 
 
-def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
-    topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
+def _asks(entry: ProblemEntry, derivation: Derivation) -> tuple[str, ...]:
+    topics = entry.ask or tuple(dict.fromkeys(step.topic for step in derivation.solution.steps))
     return tuple(ASK_PHRASES[t] for t in topics if t in ASK_PHRASES)
 
 
-def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> dict[str, str]:
+def build_key(
+    problem_set: ProblemSet, stem: str, registry: Registry | None = None
+) -> dict[str, str]:
     """Render every file of the key for a problem set, in memory: name → text."""
     stem = safe_name(stem)
-    registry = registry or load_registry(pset.operators)
-    done = [(entry, derive_spec(entry.spec, registry)) for entry in pset.problems]
+    registry = registry or load_registry(problem_set.operators)
+    done = [(entry, derive_spec(entry.spec, registry)) for entry in problem_set.problems]
     figures = _roofline_figures(stem, done)
     items, questions, summary, files = [], [], [], {}
-    for i, (entry, d) in enumerate(done, start=1):
-        solution = select_steps(d.solution, entry.ask)
-        title = f"Problem {i} ({entry.id}): {entry.title}"
+    for number, (entry, derivation) in enumerate(done, start=1):
+        solution = select_steps(derivation.solution, entry.ask)
+        title = f"Problem {number} ({entry.id}): {entry.title}"
         view = view_of(solution, title, entry.text)
-        plot = _plot_figure(stem, entry, registry) if entry.plot else None
+        plot = _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
         items.append(
             {
                 "anchor": entry.id.lower(),
@@ -264,16 +300,21 @@ def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> 
             }
         )
         questions.append(
-            {"title": entry.title, "text": entry.text, "view": view, "asks": _asks(entry, d)}
+            {
+                "title": entry.title,
+                "text": entry.text,
+                "view": view,
+                "asks": _asks(entry, derivation),
+            }
         )
-        summary.append(_row(entry, d.analysis))
+        summary.append(_row(entry, derivation.analysis))
         if plot:
             files[plot.file] = _mark_svg(plot.svg)
     common = {
         "version": __version__,
-        "source": Path(pset.source).name,
-        "title": pset.title,
-        "text": pset.text,
+        "source": Path(problem_set.source).name,
+        "title": problem_set.title,
+        "text": problem_set.text,
     }
     files[f"{stem}.md"] = render(
         "key.md.j2", "md", summary=summary, figures=figures, items=items, **common
@@ -293,8 +334,8 @@ def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> 
     files[f"{stem}.tex"] = render(
         "standalone.tex.j2", "tex", body=_strip_header(body), preamble=PREAMBLE, **common
     )
-    for f in figures:
-        files[f.file] = _mark_svg(f.svg)
+    for figure in figures:
+        files[figure.file] = _mark_svg(figure.svg)
     return dict(sorted(files.items()))
 
 
@@ -313,8 +354,8 @@ def _strip_header(body: str) -> str:
 
 def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = None) -> int:
     """``derive key FILE``: write the key files for a problem set."""
-    pset = load_problem_set(path)
-    files = build_key(pset, stem or path.stem)
+    problem_set = load_problem_set(path)
+    files = build_key(problem_set, stem or path.stem)
     for written in write_files(out_dir, files, force):
         print(f"wrote {written}")
     return 0
@@ -323,22 +364,24 @@ def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = N
 def run_builtin_key(out_dir: Path = Path("out"), force: bool = False) -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
-    pset = parse_problem_set(text, "rooflines.toml")
-    for written in write_files(out_dir, build_key(pset, "rooflines"), force):
+    problem_set = parse_problem_set(text, "rooflines.toml")
+    for written in write_files(out_dir, build_key(problem_set, "rooflines"), force):
         print(f"wrote {written}")
     return 0
 
 
-def add_key_parser(sub) -> None:
+def add_key_parser(sub: Subparsers) -> None:
     """Register ``derive key FILE [-o DIR] [--force]``."""
-    p = sub.add_parser(
+    parser = sub.add_parser(
         "key", help="write an answer key, questions, LaTeX and figures for a problem set"
     )
-    p.add_argument("file", help="problem set (TOML)")
-    p.add_argument(
+    parser.add_argument("file", help="problem set (TOML)")
+    parser.add_argument(
         "-o", "--output", default="out", metavar="DIR", help="output folder (default out/)"
     )
-    p.add_argument(
+    parser.add_argument(
         "--force", action="store_true", help="overwrite files that derive did not generate"
     )
-    p.set_defaults(handler=lambda args: run_key(Path(args.file), Path(args.output), args.force))
+    parser.set_defaults(
+        handler=lambda args: run_key(Path(args.file), Path(args.output), args.force)
+    )

@@ -92,4 +92,4 @@ def write_files(out_dir: Path, files: dict[str, str], force: bool = False) -> li
         ) from None
     for tmp, path in staged:
         os.replace(tmp, path)
-    return [p for p, _ in targets]
+    return [path for path, _ in targets]

@@ -17,14 +17,20 @@ and the consumer's matching read are neither written nor read.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import sympy as sp
 
 from derive.declare.operator import NAME_RE, Operator, Tensor, is_dim
 from derive.errors import DeclarationError
 
-__all__ = ["Composite", "Part", "unfused"]
+__all__ = ["Composite", "Part", "PartSpec", "unfused"]
+
+DimMap: TypeAlias = "Mapping[sp.Symbol, sp.Expr | int]"
+PartSpec: TypeAlias = "Part | tuple[Operator, DimMap] | tuple[str, Operator, DimMap]"
+"""A part as declared: ``(operator, {dim: expr})``, ``(label, operator, {dim: expr})`` or a Part."""
 
 
 @dataclass(frozen=True)
@@ -42,26 +48,26 @@ class Part:
 
 def _part(raw: object, index: int, where: str, used: set[str]) -> Part:
     if isinstance(raw, Part):
-        label, op, mapping = raw.label, raw.operator, dict(raw.mapping)
+        label, operator, mapping = raw.label, raw.operator, dict(raw.mapping)
     elif isinstance(raw, (tuple, list)) and len(raw) == 2:
-        (op, mapping), label = raw, None
+        (operator, mapping), label = raw, None
     elif isinstance(raw, (tuple, list)) and len(raw) == 3:
-        label, op, mapping = raw
+        label, operator, mapping = raw
     else:
         raise DeclarationError(
             f"{where} part {index + 1}",
             "a part is (operator, {dim: expr}) or (label, operator, {dim: expr})",
         )
-    if not isinstance(op, Operator):
+    if not isinstance(operator, Operator):
         raise DeclarationError(
-            f"{where} part {index + 1}", f"expected an Operator, got {type(op).__name__}"
+            f"{where} part {index + 1}", f"expected an Operator, got {type(operator).__name__}"
         )
-    label = label or op.name
+    label = label or operator.name
     if label in used and not isinstance(raw, Part) and len(raw) == 2:
-        n = 2
-        while f"{label}{n}" in used:
-            n += 1
-        label = f"{label}{n}"
+        number = 2
+        while f"{label}{number}" in used:
+            number += 1
+        label = f"{label}{number}"
     if not isinstance(label, str) or not NAME_RE.match(label) or label in used:
         raise DeclarationError(f"{where} part {label!r}", "part labels are distinct identifiers")
     used.add(label)
@@ -71,10 +77,10 @@ def _part(raw: object, index: int, where: str, used: set[str]) -> Part:
         )
     pairs = []
     for dim, expr in mapping.items():
-        if dim not in op.dims:
+        if dim not in operator.dims:
             raise DeclarationError(
                 f"{where} part {label!r}",
-                f"maps {dim}, which operator {op.name!r} does not have (its dims: {', '.join(map(str, op.dims))})",
+                f"maps {dim}, which operator {operator.name!r} does not have (its dims: {', '.join(map(str, operator.dims))})",
             )
         if isinstance(expr, int) and not isinstance(expr, bool):
             expr = sp.Integer(expr)
@@ -84,7 +90,7 @@ def _part(raw: object, index: int, where: str, used: set[str]) -> Part:
                 f"maps {dim} to {expr!r}: use an expression in dims made with derive.dims",
             )
         pairs.append((dim, expr))
-    return Part(label, op, tuple(pairs))
+    return Part(label, operator, tuple(pairs))
 
 
 def _endpoint(spec: str, parts: dict[str, Part], kind: str, where: str) -> tuple[str, str | None]:
@@ -105,39 +111,39 @@ def _endpoint(spec: str, parts: dict[str, Part], kind: str, where: str) -> tuple
     return label, tensor or None
 
 
-def _fusions(fused, parts: dict[str, Part], where: str) -> set[tuple[str, str]]:
+def _fusions(fused: Sequence[object], parts: dict[str, Part], where: str) -> set[tuple[str, str]]:
     """(label, tensor) pairs that stay on chip: producer writes and consumer reads."""
     dropped: set[tuple[str, str]] = set()
     for pair in fused:
         if (
             not isinstance(pair, (tuple, list))
             or len(pair) != 2
-            or not all(isinstance(p, str) for p in pair)
+            or not all(isinstance(end, str) for end in pair)
         ):
             raise DeclarationError(
                 f"{where} fused",
                 "each fused entry is (producer, consumer), e.g. ('up', 'down') or ('up.Z', 'down.X')",
             )
-        (pl, pt), (cl, ct) = (
+        (producer_label, producer_tensor), (consumer_label, consumer_tensor) = (
             _endpoint(pair[0], parts, "write", where),
             _endpoint(pair[1], parts, "read", where),
         )
-        prod, cons = parts[pl], parts[cl]
-        writes = [t for t in prod.operator.writes if pt in (None, t.name)]
-        reads = [t for t in cons.operator.reads if ct in (None, t.name)]
+        producer, consumer = parts[producer_label], parts[consumer_label]
+        writes = [t for t in producer.operator.writes if producer_tensor in (None, t.name)]
+        reads = [t for t in consumer.operator.reads if consumer_tensor in (None, t.name)]
         match = [
-            (w, r)
-            for w in writes
-            for r in reads
-            if sp.expand(prod.subs(w.elements) - cons.subs(r.elements)) == 0
+            (written, read)
+            for written in writes
+            for read in reads
+            if sp.expand(producer.subs(written.elements) - consumer.subs(read.elements)) == 0
         ]
         if not match:
             raise DeclarationError(
                 f"{where} fused {tuple(pair)!r}",
                 "no output of the producer has as many elements as an input of the consumer",
             )
-        w, r = match[0]
-        dropped |= {(pl, w.name), (cl, r.name)}
+        written, read = match[0]
+        dropped |= {(producer_label, written.name), (consumer_label, read.name)}
     return dropped
 
 
@@ -164,35 +170,45 @@ class Composite(Operator):
     fused: tuple[tuple[str, str], ...] = ()
     owners: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
-    def __init__(self, name: str, parts, fused=(), doc: str = "", source: str = "") -> None:
+    def __init__(
+        self,
+        name: str,
+        parts: Sequence[PartSpec],
+        fused: Sequence[tuple[str, str]] = (),
+        doc: str = "",
+        source: str = "",
+    ) -> None:
         where = f"composite {name!r}"
         if not isinstance(parts, (tuple, list)) or not parts:
             raise DeclarationError(where, "needs a non-empty list of parts")
         used: set[str] = set()
-        plist = tuple(_part(p, i, where, used) for i, p in enumerate(parts))
-        by_label = {p.label: p for p in plist}
+        checked = tuple(_part(raw, index, where, used) for index, raw in enumerate(parts))
+        by_label = {part.label: part for part in checked}
         dropped = _fusions(tuple(fused), by_label, where)
-        reads, writes, comms, owners = [], [], [], []
-        for p in plist:
+        reads: list[Tensor] = []
+        writes: list[Tensor] = []
+        comms: list[Tensor] = []
+        owners: list[tuple[str, str]] = []
+        for part in checked:
             for bucket, tensors in (
-                (reads, p.operator.reads),
-                (writes, p.operator.writes),
-                (comms, p.operator.comms),
+                (reads, part.operator.reads),
+                (writes, part.operator.writes),
+                (comms, part.operator.comms),
             ):
-                flat = _flat(p, tensors, dropped)
+                flat = _flat(part, tensors, dropped)
                 bucket.extend(flat)
-                owners.extend((t.name, p.label) for t in flat)
-        object.__setattr__(self, "parts", plist)
-        object.__setattr__(self, "fused", tuple(tuple(f) for f in fused))
+                owners.extend((t.name, part.label) for t in flat)
+        object.__setattr__(self, "parts", checked)
+        object.__setattr__(self, "fused", tuple(tuple(pair) for pair in fused))
         object.__setattr__(self, "owners", tuple(dict.fromkeys(owners)))
-        flops = sp.Add(*(p.subs(p.operator.flops) for p in plist))
+        flops = sp.Add(*(part.subs(part.operator.flops) for part in checked))
         Operator.__init__(
             self,
             name=name,
             flops=flops,
-            reads=reads,
-            writes=writes,
-            comms=comms,
+            reads=tuple(reads),
+            writes=tuple(writes),
+            comms=tuple(comms),
             doc=doc,
             source=source,
         )
@@ -202,6 +218,8 @@ class Composite(Operator):
         return dict(self.owners)[tensor]
 
 
-def unfused(c: Composite) -> Composite:
+def unfused(composite: Composite) -> Composite:
     """The same layer with every intermediate written and read back."""
-    return Composite(name=f"{c.name}_unfused", parts=c.parts, fused=(), doc=c.doc)
+    return Composite(
+        name=f"{composite.name}_unfused", parts=composite.parts, fused=(), doc=composite.doc
+    )

@@ -34,11 +34,13 @@ def dims(names: str) -> tuple[sp.Symbol, ...]:
     >>> dims("B D F")
     (B, D, F)
     """
-    parts = [p for p in re.split(r"[\s,]+", names.strip()) if p]
-    for p in parts:
-        if not NAME_RE.match(p):
-            raise DeclarationError(f"dim {p!r}", "a dim name is an identifier (letters, digits, _)")
-    return tuple(sp.Symbol(p, **_DIM_ASSUMPTIONS) for p in parts)
+    parts = [name for name in re.split(r"[\s,]+", names.strip()) if name]
+    for name in parts:
+        if not NAME_RE.match(name):
+            raise DeclarationError(
+                f"dim {name!r}", "a dim name is an identifier (letters, digits, _)"
+            )
+    return tuple(sp.Symbol(name, **_DIM_ASSUMPTIONS) for name in parts)
 
 
 def is_dim(sym: sp.Basic) -> bool:
@@ -96,13 +98,13 @@ class Tensor:
         )
         object.__setattr__(self, "shape", shape)
         if self.width is not None:
-            w = self.width
-            if isinstance(w, bool) or not isinstance(w, (int, sp.Rational)) or w <= 0:
+            width = self.width
+            if isinstance(width, bool) or not isinstance(width, (int, sp.Rational)) or width <= 0:
                 raise DeclarationError(
                     f"tensor {self.name!r} width",
-                    f"must be a positive exact number of bytes, got {w!r}",
+                    f"must be a positive exact number of bytes, got {width!r}",
                 )
-            object.__setattr__(self, "width", sp.Rational(w))
+            object.__setattr__(self, "width", sp.Rational(width))
 
     @property
     def elements(self) -> sp.Expr:
@@ -135,9 +137,9 @@ class Operator:
 
     name: str
     flops: sp.Expr
-    reads: tuple = ()
-    writes: tuple = ()
-    comms: tuple = ()
+    reads: tuple[Tensor, ...] = ()
+    writes: tuple[Tensor, ...] = ()
+    comms: tuple[Tensor, ...] = ()
     doc: str = ""
     source: str = field(default="", compare=False)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeAlias
 
 import sympy as sp
 
@@ -26,8 +27,9 @@ from derive.figures.place import Box, LabelRequest, choose_corner, place_labels,
 
 __all__ = ["Label", "Line", "Marker", "Metrics", "Scene", "roofline_scene", "sweep_scene"]
 
-Num = sp.Expr | float
-Coord = tuple[Num, Num]
+Num: TypeAlias = "sp.Expr | float"
+"""A coordinate in plot units: exact where the figure model is exact, else a float."""
+Coord: TypeAlias = "tuple[Num, Num]"
 
 
 @dataclass(frozen=True)

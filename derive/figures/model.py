@@ -46,10 +46,10 @@ def _exact(value: object, what: str, *, positive: bool = True) -> sp.Rational:
         raise TypeError(
             f"{what}: expected an exact int or sympy Rational, got {type(value).__name__} {value!r}"
         )
-    r = sp.Rational(value)
-    if positive and r <= 0:
-        raise ValueError(f"{what}: must be positive (log axes), got {r}")
-    return r
+    rational = sp.Rational(value)
+    if positive and rational <= 0:
+        raise ValueError(f"{what}: must be positive (log axes), got {rational}")
+    return rational
 
 
 def _exact_expr(value: object, what: str) -> sp.Expr:

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import re
 
-from derive.figures.layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
+from derive.figures.layout import (
+    Label,
+    Line,
+    Marker,
+    Metrics,
+    Num,
+    Scene,
+    roofline_scene,
+    sweep_scene,
+)
 from derive.figures.model import RooflineFigure, SweepFigure, log_frac
 
 __all__ = ["escape_svg_text", "roofline_svg", "sweep_svg"]
@@ -23,11 +32,11 @@ INK = "#222222"
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def escape_svg_text(s: str) -> str:
+def escape_svg_text(text: str) -> str:
     """XML-escape a label for text or attribute content; characters XML forbids become ``?``."""
-    s = _BAD_XML.sub("?", str(s))
+    text = _BAD_XML.sub("?", str(text))
     return (
-        s.replace("&", "&amp;")
+        text.replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
         .replace('"', "&quot;")
@@ -48,10 +57,11 @@ class _Svg:
     """Collects elements of one document; maps plot units (y up) to SVG pixels."""
 
     def __init__(self, scene: Scene) -> None:
-        self.s, self.out = scene, []
+        self.scene = scene
+        self.out: list[str] = []
 
-    def px(self, x: object, y: object) -> tuple[float, float]:
-        fx, fy = log_frac(x, *self.s.x_dec), log_frac(y, *self.s.y_dec)  # type: ignore[arg-type]
+    def px(self, x: Num, y: Num) -> tuple[float, float]:
+        fx, fy = log_frac(x, *self.scene.x_dec), log_frac(y, *self.scene.y_dec)
         return LEFT + fx * PLOT_W, TOP + PLOT_H - fy * PLOT_H
 
     def text(self, x: float, y: float, body: str, anchor: str = "start", extra: str = "") -> None:
@@ -60,28 +70,28 @@ class _Svg:
         )
 
     def frame(self) -> None:
-        s = self.s
+        scene = self.scene
         self.out.append(f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>')
         self.text(
             WIDTH / 2,
             TOP - 18,
-            escape_svg_text(s.title),
+            escape_svg_text(scene.title),
             "middle",
             ' font-size="14" font-weight="bold"',
         )
         grid = ['<g stroke="#e6e6e6" stroke-width="0.6">']
         major = ['<g stroke="#bdbdbd" stroke-width="0.8">']
         ticks: list[str] = []
-        for axis, (lo, hi) in (("x", s.x_dec), ("y", s.y_dec)):
+        for axis, (lo, hi) in (("x", scene.x_dec), ("y", scene.y_dec)):
             for k in range(lo, hi + 1):
                 for m in range(1, 10):
                     if k == hi and m > 1:
                         break
                     v = float(m) * 10.0**k
                     p = (
-                        self.px(v, 10.0 ** s.y_dec[0])
+                        self.px(v, 10.0 ** scene.y_dec[0])
                         if axis == "x"
-                        else self.px(10.0 ** s.x_dec[0], v)
+                        else self.px(10.0 ** scene.x_dec[0], v)
                     )
                     if axis == "x":
                         seg = f'<line x1="{_f(p[0])}" y1="{_f(TOP)}" x2="{_f(p[0])}" y2="{_f(TOP + PLOT_H)}"/>'
@@ -104,10 +114,14 @@ class _Svg:
             f'<rect x="{_f(LEFT)}" y="{_f(TOP)}" width="{_f(PLOT_W)}" height="{_f(PLOT_H)}" '
             f'fill="none" stroke="{INK}" stroke-width="1"/>'
         )
-        self.text(LEFT + PLOT_W / 2, HEIGHT - 14, escape_svg_text(s.x_label), "middle")
+        self.text(LEFT + PLOT_W / 2, HEIGHT - 14, escape_svg_text(scene.x_label), "middle")
         cy = TOP + PLOT_H / 2
         self.text(
-            20, cy, escape_svg_text(s.y_label), "middle", f' transform="rotate(-90 20 {_f(cy)})"'
+            20,
+            cy,
+            escape_svg_text(scene.y_label),
+            "middle",
+            f' transform="rotate(-90 20 {_f(cy)})"',
         )
 
     def line(self, ln: Line) -> None:
@@ -125,20 +139,20 @@ class _Svg:
 
     def marker(self, mk: Marker) -> None:
         x, y = self.px(mk.x, mk.y)
-        c = _color(mk.color)
-        r = METRICS.marker_r
+        color = _color(mk.color)
+        radius = METRICS.marker_r
         if mk.kind == "knee":
             self.out.append(
-                f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="#ffffff" stroke="{c}" stroke-width="1.5"/>'
+                f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(radius)}" fill="#ffffff" stroke="{color}" stroke-width="1.5"/>'
             )
         elif mk.kind == "point":
-            d = r + 1
+            half = radius + 1
             self.out.append(
-                f'<polygon points="{_f(x)},{_f(y - d)} {_f(x + d)},{_f(y)} {_f(x)},{_f(y + d)} '
-                f'{_f(x - d)},{_f(y)}" fill="{c}" stroke="#ffffff" stroke-width="0.8"/>'
+                f'<polygon points="{_f(x)},{_f(y - half)} {_f(x + half)},{_f(y)} {_f(x)},{_f(y + half)} '
+                f'{_f(x - half)},{_f(y)}" fill="{color}" stroke="#ffffff" stroke-width="0.8"/>'
             )
         else:
-            self.out.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="2.5" fill="{c}"/>')
+            self.out.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="2.5" fill="{color}"/>')
 
     def label(self, lb: Label) -> None:
         x, y = self.px(lb.x, lb.y)
@@ -161,15 +175,15 @@ class _Svg:
         self.out.append(f'<text fill="{_color(lb.color)}"{halo}>{spans}</text>')
 
     def legend(self) -> None:
-        s, b = self.s, self.s.legend_box
-        if not s.legend or b is None:
+        scene, box = self.scene, self.scene.legend_box
+        if not scene.legend or box is None:
             return
-        x0, y_top = LEFT + b.x0, TOP + PLOT_H - b.y1
+        x0, y_top = LEFT + box.x0, TOP + PLOT_H - box.y1
         self.out.append(
-            f'<rect x="{_f(x0)}" y="{_f(y_top)}" width="{_f(b.x1 - b.x0)}" height="{_f(b.y1 - b.y0)}" '
+            f'<rect x="{_f(x0)}" y="{_f(y_top)}" width="{_f(box.x1 - box.x0)}" height="{_f(box.y1 - box.y0)}" '
             f'fill="#ffffff" fill-opacity="0.9" stroke="#999999" stroke-width="0.8"/>'
         )
-        for i, (text, color) in enumerate(s.legend):
+        for i, (text, color) in enumerate(scene.legend):
             y = y_top + METRICS.line_h * (i + 1)
             self.out.append(
                 f'<line x1="{_f(x0 + 6)}" y1="{_f(y - 4)}" x2="{_f(x0 + 28)}" y2="{_f(y - 4)}" '
@@ -179,11 +193,11 @@ class _Svg:
 
     def render(self) -> str:
         self.frame()
-        for ln in self.s.lines:
+        for ln in self.scene.lines:
             self.line(ln)
-        for mk in self.s.markers:
+        for mk in self.scene.markers:
             self.marker(mk)
-        for lb in self.s.labels:
+        for lb in self.scene.labels:
             self.label(lb)
         self.legend()
         head = (
@@ -192,7 +206,7 @@ class _Svg:
             f'font-size="{FONT:g}" fill="{INK}">'
         )
         body = "\n".join(
-            ["  " + e for e in [f"<title>{escape_svg_text(self.s.title)}</title>"] + self.out]
+            ["  " + e for e in [f"<title>{escape_svg_text(self.scene.title)}</title>"] + self.out]
         )
         return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}\n{body}\n</svg>\n'
 

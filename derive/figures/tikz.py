@@ -9,7 +9,16 @@ latex-base, latex-recommended and pictures collections.
 
 from __future__ import annotations
 
-from derive.figures.layout import Label, Line, Marker, Metrics, Scene, roofline_scene, sweep_scene
+from derive.figures.layout import (
+    Coord,
+    Label,
+    Line,
+    Marker,
+    Metrics,
+    Scene,
+    roofline_scene,
+    sweep_scene,
+)
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord
 
 __all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz", "tex_escape_label"]
@@ -55,11 +64,11 @@ _TEX = {
 }
 
 
-def _tex_escape(s: str) -> str:
+def _tex_escape(text: str) -> str:
     """LaTeX-escape a label so it prints literally under pdflatex: TeX specials escaped,
     a few math symbols as math, other non-ASCII (and control characters) as ``?``."""
     out = []
-    for ch in str(s):
+    for ch in str(text):
         if ch in _TEX:
             out.append(_TEX[ch])
         elif ch in "\n\t\r":
@@ -83,8 +92,8 @@ def _pt(v: float) -> str:
     return "0.00" if s == "-0.00" else s
 
 
-def _coords(pts: tuple[tuple[object, object], ...]) -> str:
-    return " ".join(f"({fmt_coord(x)},{fmt_coord(y)})" for x, y in pts)  # type: ignore[arg-type]
+def _coords(pts: tuple[Coord, ...]) -> str:
+    return " ".join(f"({fmt_coord(x)},{fmt_coord(y)})" for x, y in pts)
 
 
 def _line(ln: Line, legend: str | None) -> list[str]:
@@ -102,12 +111,12 @@ def _line(ln: Line, legend: str | None) -> list[str]:
 
 
 def _marker(mk: Marker) -> str:
-    c = _color(mk.color)
+    color = _color(mk.color)
     if mk.kind == "knee":
-        style = f"only marks, mark=o, mark size=2.2pt, thick, {c}, mark options={{fill=white}}"
+        style = f"only marks, mark=o, mark size=2.2pt, thick, {color}, mark options={{fill=white}}"
     else:
-        style = f"only marks, mark=diamond*, mark size=3pt, {c}, mark options={{draw=white}}"
-    return f"\\addplot[{style}, forget plot] coordinates {{({fmt_coord(mk.x)},{fmt_coord(mk.y)})}};"  # type: ignore[arg-type]
+        style = f"only marks, mark=diamond*, mark size=3pt, {color}, mark options={{draw=white}}"
+    return f"\\addplot[{style}, forget plot] coordinates {{({fmt_coord(mk.x)},{fmt_coord(mk.y)})}};"
 
 
 def _label(lb: Label) -> str:
@@ -125,30 +134,29 @@ def _label(lb: Label) -> str:
             f"anchor=south west, align=left, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy)}pt"
         )
         body = "\\\\{}".join(_tex_escape(t) for t in lines)  # \\{}: a later "*" or "[" stays text
-    return f"\\node[{place}] at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{body}}};"  # type: ignore[arg-type]
+    return f"\\node[{place}] at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{body}}};"
 
 
 def _render(scene: Scene) -> str:
-    s = scene
     opts = [
         "scale only axis",
         f"width={_W_CM:g}cm",
         f"height={_H_CM:g}cm",
-        f"xmin=1e{s.x_dec[0]}",
-        f"xmax=1e{s.x_dec[1]}",
-        f"ymin=1e{s.y_dec[0]}",
-        f"ymax=1e{s.y_dec[1]}",
+        f"xmin=1e{scene.x_dec[0]}",
+        f"xmax=1e{scene.x_dec[1]}",
+        f"ymin=1e{scene.y_dec[0]}",
+        f"ymax=1e{scene.y_dec[1]}",
         "log basis x=10",
         "log basis y=10",
         "grid=both",
         "major grid style={black!25}",
         "minor grid style={black!8}",
-        f"title={{{_tex_escape(s.title)}}}",
-        f"xlabel={{{_tex_escape(s.x_label)}}}",
-        f"ylabel={{{_tex_escape(s.y_label)}}}",
+        f"title={{{_tex_escape(scene.title)}}}",
+        f"xlabel={{{_tex_escape(scene.x_label)}}}",
+        f"ylabel={{{_tex_escape(scene.y_label)}}}",
         "clip=false",
     ]
-    if s.legend:
+    if scene.legend:
         # below the x label, in one row: TeX's fonts are wider than the SVG's, so an
         # in-axis legend could cover the crossover labels
         opts += [
@@ -157,10 +165,10 @@ def _render(scene: Scene) -> str:
             "legend style={font=\\footnotesize, at={(0.5,-0.2)}, anchor=north, /tikz/every even column/.append style={column sep=1em}}",
         ]
     body: list[str] = []
-    for i, ln in enumerate(s.lines):  # the first len(legend) lines are the legend's series
-        body += _line(ln, s.legend[i][0] if i < len(s.legend) else None)
-    body += [_marker(mk) for mk in s.markers if mk.kind != "dot"]
-    body += [_label(lb) for lb in s.labels]
+    for i, ln in enumerate(scene.lines):  # the first len(legend) lines are the legend's series
+        body += _line(ln, scene.legend[i][0] if i < len(scene.legend) else None)
+    body += [_marker(mk) for mk in scene.markers if mk.kind != "dot"]
+    body += [_label(lb) for lb in scene.labels]
     head = (
         "\\begin{tikzpicture}\n\\begin{loglogaxis}[\n" + ",\n".join("  " + o for o in opts) + "\n]"
     )

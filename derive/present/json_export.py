@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
-from derive.analysis.crossover import Crossover
+from derive.analysis.crossover import CROSSES, Crossover
 from derive.present.notation import str_sum
 
 __all__ = ["crossover_json", "to_json"]
@@ -23,25 +23,25 @@ def _f(expr: sp.Expr | None) -> float | None:
     return float(expr) if expr is not None and expr.is_number else None
 
 
-def crossover_json(c: Crossover | None) -> dict | None:
+def crossover_json(crossover: Crossover | None) -> dict[str, object] | None:
     """A crossover as ``{status, exact, value, min_compute_bound, …}``."""
-    if c is None:
+    if crossover is None:
         return None
     return {
-        "status": c.status,
-        "exact": _s(c.exact),
-        "value": _f(c.exact),
-        "min_compute_bound": c.min_compute_bound,
+        "status": crossover.status,
+        "exact": _s(crossover.exact),
+        "value": _f(crossover.exact),
+        "min_compute_bound": crossover.min_compute_bound,
         "condition": None
-        if c.condition is None
-        else f"{c.condition} {'>' if c.status == 'crosses' else '>='} 0",
-        "supremum": _s(c.supremum),
-        "supremum_all_dims": _s(c.supremum_all),
-        "note": c.note or None,
+        if crossover.condition is None
+        else f"{crossover.condition} {'>' if crossover.status == CROSSES else '>='} 0",
+        "supremum": _s(crossover.supremum),
+        "supremum_all_dims": _s(crossover.supremum_all),
+        "note": crossover.note or None,
     }
 
 
-def _terms_json(roof: Roofline) -> list[dict]:
+def _terms_json(roof: Roofline) -> list[dict[str, str]]:
     return [
         {
             "tensor": t.tensor.name,
@@ -55,8 +55,8 @@ def _terms_json(roof: Roofline) -> list[dict]:
     ]
 
 
-def _network(a: Analysis) -> dict | None:
-    net = a.network
+def _network(analysis: Analysis) -> dict[str, object] | None:
+    net = analysis.network
     if net is None:
         return None
     return {
@@ -69,35 +69,36 @@ def _network(a: Analysis) -> dict | None:
     }
 
 
-def to_json(a: Analysis) -> dict:
+def to_json(analysis: Analysis) -> dict[str, object]:
     """Every derived quantity; keys that do not apply are ``None``."""
-    p = a.problem
+    problem = analysis.problem
     return {
-        "operator": p.operator.name,
-        "solve_for": p.solve_for.name,
-        "compute_dtype": p.compute_dtype,
-        "dtypes": {name: dt.name for name, dt in p.dtypes},
-        "chip": p.chip.name if p.chip else None,
-        "peak": str(p.peak.value),
-        "bandwidth": str(p.bandwidth.value),
-        "link_bandwidth": _s(p.link.value if p.link else None),
-        "regime": p.regime.text if p.regime else None,
-        "set": {d.name: int(v) for d, v in p.bound},
-        "flops": str(a.flops),
-        "bytes": str_sum([t.bytes for t in a.memory.terms]),
-        "bytes_terms": _terms_json(a.memory),
-        "intensity": str(a.memory.intensity),
-        "intensity_regime": _s(a.intensity_regime),
-        "ridge": str(a.memory.ridge),
-        "t_math": str(a.t_math),
-        "t_mem": str(a.memory.time),
-        "t_lower": _s(a.t_lower),
-        "t_upper": _s(a.t_upper),
-        "attainable": _s(a.attainable),
-        "fraction_of_peak": _s(a.fraction_of_peak),
-        "crossover": crossover_json(a.memory.crossover),
-        "crossover_regime": crossover_json(a.crossover_regime),
-        "regime_holds": a.regime_holds,
-        "regime_checks": [{"check": name, "holds": ok} for name, ok in a.regime_checks] or None,
-        "network": _network(a),
+        "operator": problem.operator.name,
+        "solve_for": problem.solve_for.name,
+        "compute_dtype": problem.compute_dtype,
+        "dtypes": {name: dt.name for name, dt in problem.dtypes},
+        "chip": problem.chip.name if problem.chip else None,
+        "peak": str(problem.peak.value),
+        "bandwidth": str(problem.bandwidth.value),
+        "link_bandwidth": _s(problem.link.value if problem.link else None),
+        "regime": problem.regime.text if problem.regime else None,
+        "set": {d.name: int(v) for d, v in problem.bound},
+        "flops": str(analysis.flops),
+        "bytes": str_sum([t.bytes for t in analysis.memory.terms]),
+        "bytes_terms": _terms_json(analysis.memory),
+        "intensity": str(analysis.memory.intensity),
+        "intensity_regime": _s(analysis.intensity_regime),
+        "ridge": str(analysis.memory.ridge),
+        "t_math": str(analysis.t_math),
+        "t_mem": str(analysis.memory.time),
+        "t_lower": _s(analysis.t_lower),
+        "t_upper": _s(analysis.t_upper),
+        "attainable": _s(analysis.attainable),
+        "fraction_of_peak": _s(analysis.fraction_of_peak),
+        "crossover": crossover_json(analysis.memory.crossover),
+        "crossover_regime": crossover_json(analysis.crossover_regime),
+        "regime_holds": analysis.regime_holds,
+        "regime_checks": [{"check": name, "holds": ok} for name, ok in analysis.regime_checks]
+        or None,
+        "network": _network(analysis),
     }

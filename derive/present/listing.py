@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sympy as sp
+
+from derive.declare.operator import Tensor
 from derive.declare.registry import Registry
 from derive.present.notation import tex
 from derive.present.render import md_escape
@@ -11,23 +14,23 @@ from derive.problem.decimals import fmt_decimal
 __all__ = ["chips_json", "chips_markdown", "operators_json", "operators_markdown"]
 
 
-def chips_json() -> dict:
+def chips_json() -> dict[str, object]:
     """Every chip: peaks, bandwidths and ridge points per dtype, exact."""
-    out = {}
-    for name, c in load_chips().items():
+    out: dict[str, object] = {}
+    for name, chip in load_chips().items():
         out[name] = {
-            "title": c.title,
-            "hbm_bytes_per_s": str(c.hbm.value),
-            "link_bytes_per_s": str(c.link.value) if c.link else None,
-            "link_name": c.link_name,
+            "title": chip.title,
+            "hbm_bytes_per_s": str(chip.hbm.value),
+            "link_bytes_per_s": str(chip.link.value) if chip.link else None,
+            "link_name": chip.link_name,
             "peaks": {
-                d: {
-                    "flop_per_s": str(f.value),
-                    "ridge": str(c.ridge(d)),
-                    "source": f.source,
-                    "edition": f.edition,
+                dtype: {
+                    "flop_per_s": str(peak.value),
+                    "ridge": str(chip.ridge(dtype)),
+                    "source": peak.source,
+                    "edition": peak.edition,
                 }
-                for d, f in c.peaks
+                for dtype, peak in chip.peaks
             },
         }
     return out
@@ -43,36 +46,40 @@ def chips_markdown() -> str:
         "| chip | dtype | peak (FLOP/s) | HBM (B/s) | ridge | link (B/s, one way) | source |",
         "|---|---|---|---|---|---|---|",
     ]
-    for name, c in load_chips().items():
-        for d, f in c.peaks:
-            r = c.ridge(d)
-            link = f"{c.link_name} {c.link.text}" if c.link else "—"
+    for name, chip in load_chips().items():
+        for dtype, peak in chip.peaks:
+            ridge = chip.ridge(dtype)
+            link = f"{chip.link_name} {chip.link.text}" if chip.link else "—"
             lines.append(
-                f"| {name} | {d} | {f.text} | {c.hbm.text} | ${tex(r)}$ ≈ {fmt_decimal(r)} | {link} | {md_escape(f.cite())} |"
+                f"| {name} | {dtype} | {peak.text} | {chip.hbm.text} | ${tex(ridge)}$ ≈ {fmt_decimal(ridge)} | {link} | {md_escape(peak.cite())} |"
             )
     return "\n".join(lines) + "\n"
 
 
-def _shape(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
+def _shape(shape: tuple[sp.Expr, ...]) -> str:
+    return "[" + ", ".join(str(extent) for extent in shape) + "]"
 
 
-def operators_json(reg: Registry) -> dict:
+def _tensors(tensors: tuple[Tensor, ...]) -> str:
+    return ", ".join(f"{t.name}{_shape(t.shape)}" for t in tensors) or "—"
+
+
+def operators_json(registry: Registry) -> dict[str, object]:
     """Every operator with its dims, FLOPs and tensors."""
     return {
-        op.name: {
-            "doc": op.doc,
-            "dims": [d.name for d in op.dims],
-            "flops": str(op.flops),
-            "reads": {t.name: _shape(t.shape) for t in op.reads},
-            "writes": {t.name: _shape(t.shape) for t in op.writes},
-            "comms": {t.name: _shape(t.shape) for t in op.comms},
+        operator.name: {
+            "doc": operator.doc,
+            "dims": [dim.name for dim in operator.dims],
+            "flops": str(operator.flops),
+            "reads": {t.name: _shape(t.shape) for t in operator.reads},
+            "writes": {t.name: _shape(t.shape) for t in operator.writes},
+            "comms": {t.name: _shape(t.shape) for t in operator.comms},
         }
-        for op in reg.operators
+        for operator in registry.operators
     }
 
 
-def operators_markdown(reg: Registry) -> str:
+def operators_markdown(registry: Registry) -> str:
     """A Markdown table of operators with shapes and FLOPs."""
     lines = [
         "# Operators",
@@ -80,9 +87,8 @@ def operators_markdown(reg: Registry) -> str:
         "| operator | reads | writes | comms | FLOPs | doc |",
         "|---|---|---|---|---|---|",
     ]
-    for op in reg.operators:
-        fmt = lambda ts: ", ".join(f"{t.name}{_shape(t.shape)}" for t in ts) or "—"  # noqa: E731
+    for operator in registry.operators:
         lines.append(
-            f"| {op.name} | {md_escape(fmt(op.reads))} | {md_escape(fmt(op.writes))} | {md_escape(fmt(op.comms))} | ${tex(op.flops)}$ | {md_escape(op.doc)} |"
+            f"| {operator.name} | {md_escape(_tensors(operator.reads))} | {md_escape(_tensors(operator.writes))} | {md_escape(_tensors(operator.comms))} | ${tex(operator.flops)}$ | {md_escape(operator.doc)} |"
         )
     return "\n".join(lines) + "\n"

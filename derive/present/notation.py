@@ -95,10 +95,10 @@ def tex_sub(expr: sp.Expr, values: dict[sp.Symbol, sp.Expr]) -> str:
 
 def tex_text_number(text: str) -> str:
     """A decimal as written (``1.97e14``) in LaTeX (``1.97 \\times 10^{14}``)."""
-    m = _E_NOTATION.match(text.strip())
-    if not m:
+    match = _E_NOTATION.match(text.strip())
+    if not match:
         return text.strip()
-    mant, exp = m.group(1), int(m.group(2))
+    mant, exp = match.group(1), int(match.group(2))
     return f"{mant} \\times 10^{{{exp}}}" if mant not in ("1", "1.0") else f"10^{{{exp}}}"
 
 

@@ -64,55 +64,63 @@ def _shape(shape: tuple) -> str:
 
 def view_of(solution: Solution, title: str | None = None, text: str = "") -> SolutionView:
     """Format a solution's givens for the templates."""
-    a = solution.analysis
-    p = a.problem
+    analysis = solution.analysis
+    problem = analysis.problem
     rows = [
         TensorRow(t.tensor.name, t.role, _shape(t.tensor.shape), t.dtype, tex(t.width))
-        for t in a.memory.terms
+        for t in analysis.memory.terms
     ]
-    if a.network is not None:
+    if analysis.network is not None:
         rows += [
             TensorRow(t.tensor.name, "sent", _shape(t.tensor.shape), t.dtype, tex(t.width))
-            for t in a.network.terms
+            for t in analysis.network.terms
         ]
-    hw = [
+    hardware = [
         HardwareRow(
-            f"peak ({p.compute_dtype})",
+            f"peak ({problem.compute_dtype})",
             r"\pi",
-            tex_text_number(p.peak.text),
+            tex_text_number(problem.peak.text),
             "FLOP/s",
-            p.peak.cite(),
+            problem.peak.cite(),
         ),
         HardwareRow(
-            "HBM bandwidth", r"\beta", tex_text_number(p.bandwidth.text), "B/s", p.bandwidth.cite()
+            "HBM bandwidth",
+            r"\beta",
+            tex_text_number(problem.bandwidth.text),
+            "B/s",
+            problem.bandwidth.cite(),
         ),
     ]
-    if p.link is not None and a.network is not None:
-        name = p.chip.link_name if p.chip else "link"
-        hw.append(
+    if problem.link is not None and analysis.network is not None:
+        name = problem.chip.link_name if problem.chip else "link"
+        hardware.append(
             HardwareRow(
                 f"{name} bandwidth (one way)",
                 r"\beta_{\text{link}}",
-                tex_text_number(p.link.text),
+                tex_text_number(problem.link.text),
                 "B/s",
-                p.link.cite(),
+                problem.link.cite(),
             )
         )
-    regime = rich(Math(_regime_tex(p.regime.text)), f" — {p.regime.describe()}") if p.regime else ()
+    regime = (
+        rich(Math(_regime_tex(problem.regime.text)), f" — {problem.regime.describe()}")
+        if problem.regime
+        else ()
+    )
     name = (
         title
-        or f"{p.operator.name}: {', '.join(sorted({d.name for _, d in p.dtypes}))} on {p.hardware_name}"
+        or f"{problem.operator.name}: {', '.join(sorted({d.name for _, d in problem.dtypes}))} on {problem.hardware_name}"
     )
     return SolutionView(
         title=name,
-        doc=p.operator.doc,
+        doc=problem.operator.doc,
         text=text,
-        problem=p,
-        compute_reason=p.compute_reason,
-        x=tex(p.solve_for),
-        bound=tuple(f"{tex(d)} = {v}" for d, v in p.bound),
+        problem=problem,
+        compute_reason=problem.compute_reason,
+        x=tex(problem.solve_for),
+        bound=tuple(f"{tex(d)} = {v}" for d, v in problem.bound),
         tensors=tuple(rows),
-        hardware=tuple(hw),
+        hardware=tuple(hardware),
         regime=regime,
         steps=solution.steps,
         verdict=solution.verdict,
@@ -123,7 +131,7 @@ def view_of(solution: Solution, title: str | None = None, text: str = "") -> Sol
 
 def _regime_tex(text: str) -> str:
     out = text
-    for a, b in (
+    for typed, latex in (
         ("<<", r" \ll "),
         (">>", r" \gg "),
         ("->", r" \to "),
@@ -133,6 +141,9 @@ def _regime_tex(text: str) -> str:
         ("→", r" \to "),
         ("∞", r"\infty"),
     ):
-        out = out.replace(a, b)
-    parts = [tex(sp.Symbol(w)) if w.isidentifier() else w for w in out.replace(",", " , ").split()]
+        out = out.replace(typed, latex)
+    parts = [
+        tex(sp.Symbol(word)) if word.isidentifier() else word
+        for word in out.replace(",", " , ").split()
+    ]
     return " ".join(parts).replace(" , ", ", ")

@@ -35,7 +35,7 @@ class Figure:
 
     def cite(self) -> str:
         """``source, edition`` or ``given`` for a number the user typed."""
-        return ", ".join(p for p in (self.source, self.edition) if p) or "given"
+        return ", ".join(part for part in (self.source, self.edition) if part) or "given"
 
 
 def custom_figure(text: str, what: str) -> Figure:
@@ -99,11 +99,11 @@ def _chip(name: str, table: object) -> Chip:
     peaks: list[tuple[str, Figure]] = []
     hbm = link = None
     for key, raw in table.items():
-        m = _PEAK_KEY.match(key)
+        peak_key = _PEAK_KEY.match(key)
         if key in ("title", "link_name"):
             continue
-        if m:
-            peaks.append((m.group(1), _figure(name, key, raw)))
+        if peak_key:
+            peaks.append((peak_key.group(1), _figure(name, key, raw)))
         elif key == "hbm_bytes_per_s":
             hbm = _figure(name, key, raw)
         elif key == "link_bytes_per_s":

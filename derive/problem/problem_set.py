@@ -108,8 +108,8 @@ class ProblemSet:
     source: str
 
 
-def _type_name(t: type) -> str:
-    return {str: "a string", int: "an integer", list: "a list", dict: "a table"}[t]
+def _type_name(kind: type) -> str:
+    return {str: "a string", int: "an integer", list: "a list", dict: "a table"}[kind]
 
 
 def _check_keys(table: dict, schema: dict, where: str) -> None:
@@ -178,7 +178,7 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     for key in ("id", "title", "operator"):
         if key not in raw:
             raise ProblemError(where, f"missing key {key!r}")
-    if not ID_RE.match(pid):
+    if not isinstance(pid, str) or not ID_RE.match(pid):
         raise ProblemError(
             f"{where}: key 'id'",
             "ids are 1-64 letters, digits, '-' or '_', starting with a letter or digit",

@@ -75,14 +75,14 @@ def parse_regime(text: str, dims: tuple[sp.Symbol, ...]) -> Regime:
     """
     if not isinstance(text, str) or len(text) > MAX_REGIME_CHARS:
         raise RegimeError("regime", f"must be text of at most {MAX_REGIME_CHARS} characters")
-    m = _REGIME.match(text)
-    if not m:
+    match = _REGIME.match(text)
+    if not match:
         raise RegimeError(
             f"regime {text!r}",
             "not a regime; write 'A, B << C, D', 'A >> C', 'A -> oo' or 'A, C >> 1' with the operator's dims",
         )
     known = {d.name: d for d in dims}
-    left, rel, right = m.group(1), m.group(2), m.group(3)
+    left, rel, right = match.group(1), match.group(2), match.group(3)
     rel = {"≪": "<<", "≫": ">>", "→": "->"}.get(rel, rel)
     to_one = right in ("1", "oo", "∞", "inf")
     if rel == "<<":

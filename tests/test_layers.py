@@ -1,0 +1,130 @@
+"""The stage packages read as the pipeline: a module never imports from a later stage.
+
+Every module under ``derive/`` is parsed (never imported) and each of its imports,
+at module level or inside a function, is checked against the stage order below.
+A module in a folder that is not in the order fails the test, so a new package
+has to be placed in the pipeline on purpose. The few imports that break the order
+today are listed, each with its reason, in ``ALLOWED``: a new one fails.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "derive"
+
+# Stage order, earliest first; stages on one line are one stage (they may import each other).
+# ``model`` (whole models) and ``web`` (the workbook server) are the packages planned next.
+ORDER: tuple[tuple[str, ...], ...] = (
+    ("errors", "resources"),
+    ("declare",),
+    ("problem",),
+    ("formula",),
+    ("analysis",),
+    ("model",),
+    ("solution",),
+    ("present", "figures"),
+    ("checking",),
+    ("pipeline",),
+    ("commands",),
+    ("web",),
+    ("__init__", "__main__"),  # the package's face: the public API and ``python -m derive``
+)
+RANK = {stage: rank for rank, stages in enumerate(ORDER) for stage in stages}
+
+# The package root is loaded before any of its modules, so reading a plain constant
+# from it depends on nothing later; any other name from ``derive`` is the public face.
+ROOT_CONSTANTS = {"__version__"}
+
+# (importing module, imported module) → why the later stage is imported. Keep it short;
+# an entry that is no longer needed fails test_allow_list_is_current.
+ALLOWED: dict[tuple[str, str], str] = {
+    # Each step of a worked solution carries its LaTeX, and the one LaTeX printer (sympy's,
+    # with derive's overrides) lives in present.notation. To remove: move the printer to
+    # an earlier stage, or let steps carry expressions that present prints.
+    ("derive.solution.builder", "derive.present.notation"): "steps carry their LaTeX",
+}
+
+
+def stage_of(module: str) -> str:
+    """``derive.present.view`` → ``present``; ``derive.errors`` → ``errors``; ``derive`` → ``__init__``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """The derive modules a module imports anywhere in its body (absolute or relative)."""
+    found: set[str] = set()
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            if base == "derive":  # ``from derive import errors`` names a module; else the face
+                found.update(
+                    f"derive.{alias.name}" if alias.name in RANK else "derive"
+                    for alias in node.names
+                    if alias.name not in ROOT_CONSTANTS
+                )
+            else:
+                found.add(base)
+    return {name for name in found if name == "derive" or name.startswith("derive.")}
+
+
+def violations() -> dict[tuple[str, str], int]:
+    """(importer, imported) → how many times, for every import of a later stage."""
+    found: dict[tuple[str, str], int] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for imported in imported_modules(tree, module, path.name == "__init__.py"):
+            if RANK[stage_of(imported)] > RANK[stage_of(module)]:
+                found[(module, imported)] = found.get((module, imported), 0) + 1
+    return found
+
+
+def test_every_module_has_a_stage():
+    stages = {stage_of(module_name(path)) for path in PACKAGE.rglob("*.py")}
+    assert stages <= set(RANK), f"place these in ORDER: {sorted(stages - set(RANK))}"
+
+
+def test_no_module_imports_a_later_stage():
+    new = sorted(set(violations()) - set(ALLOWED))
+    assert not new, "imports of a later stage:\n" + "\n".join(f"  {a} imports {b}" for a, b in new)
+
+
+def test_allow_list_is_current():
+    stale = sorted(set(ALLOWED) - set(violations()))
+    assert not stale, f"no longer needed, remove from ALLOWED: {stale}"
+
+
+def test_the_checker_sees_imports_inside_functions():
+    source = (
+        "from derive import __version__, errors\n"
+        "def f():\n"
+        "    from derive.commands import cli\n"
+        "    from ..pipeline import solve\n"
+        "    from . import notation\n"
+        "    import derive\n"
+    )
+    imported = imported_modules(ast.parse(source), "derive.present.view", False)
+    assert imported == {
+        "derive",
+        "derive.errors",
+        "derive.commands",
+        "derive.pipeline",
+        "derive.present",
+    }
