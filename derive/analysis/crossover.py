@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from fractions import Fraction
 from functools import lru_cache
 
@@ -27,7 +29,6 @@ from derive.analysis.algebra import (
     gens_of,
     ring_of,
     to_expr,
-    to_fraction,
     to_poly,
 )
 
@@ -37,12 +38,38 @@ __all__ = [
     "NEVER",
     "UNDETERMINED",
     "Crossover",
+    "CrossoverStatus",
     "reduced_parts",
     "sign_on_positive",
     "solve_crossover",
 ]
 
-CROSSES, NEVER, ALWAYS, UNDETERMINED = "crosses", "never", "always", "undetermined"
+
+class CrossoverStatus(str, Enum):
+    """Where the intensity stands against the ridge over every positive value of the dim.
+
+    The values are the strings JSON output has always carried (a contract); a status
+    prints, formats and compares as its value (``CROSSES == "crosses"``).
+    """
+
+    CROSSES = "crosses"  # memory-bound below the crossover, compute-bound from it on
+    NEVER = "never"  # I < ridge for every x > 0 (or compute-bound only off the integers)
+    ALWAYS = "always"  # I ≥ ridge for every x > 0
+    UNDETERMINED = "undetermined"  # depends on unbound dims (see the crossover's note)
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+CROSSES, NEVER, ALWAYS, UNDETERMINED = (
+    CrossoverStatus.CROSSES,
+    CrossoverStatus.NEVER,
+    CrossoverStatus.ALWAYS,
+    CrossoverStatus.UNDETERMINED,
+)
 
 
 @dataclass(frozen=True)
@@ -58,9 +85,11 @@ class Crossover:
         supremum: for ``never``, lim I(x) as x → ∞ (in the other dims).
         supremum_all: ``supremum`` as every remaining dim grows too, when finite.
         note: a sentence for the unusual cases.
+        shortfall: for ``never``, how many times the ridge exceeds the largest intensity
+            (``supremum_all``, else ``supremum``), when that is a positive number.
     """
 
-    status: str
+    status: CrossoverStatus
     variable: sp.Symbol
     g: sp.Expr
     exact: sp.Expr | None = None
@@ -69,6 +98,7 @@ class Crossover:
     supremum: sp.Expr | None = None
     supremum_all: sp.Expr | None = None
     note: str = ""
+    shortfall: sp.Expr | None = None
 
     @property
     def is_number(self) -> bool:
@@ -203,12 +233,6 @@ def _decide(g: sp.Expr, x: sp.Symbol, roots: list, compute_bound, ceil, exact) -
     )
 
 
-def _numeric(g: sp.Expr, x: sp.Symbol, poly: sp.Poly) -> Crossover:
-    """The crossover of a numeric polynomial g (any real roots, rational or not)."""
-    roots = sorted({r for r in poly.real_roots() if r > 0}, key=lambda r: sp.N(r, 30))
-    return _decide(g, x, roots, lambda v: bool(g.subs(x, v) >= 0), _ceil, lambda r: r)
-
-
 def _by_power(gp: PolyElement, i: int) -> list[PolyElement]:
     """Coefficients of ``gp`` in its i-th generator, highest power first (like ``Poly.all_coeffs``)."""
     parts: dict[int, dict] = {}
@@ -228,35 +252,43 @@ def _ring_sign(p: PolyElement) -> int | None:
     return None
 
 
-def _horner(coeffs: list[Fraction], v: Fraction) -> Fraction:
+def _horner(coefficients: list[Fraction], value: Fraction) -> Fraction:
     out = Fraction(0)
-    for c in coeffs:
-        out = out * v + c
+    for c in coefficients:
+        out = out * value + c
     return out
 
 
-def _numeric_fast(g: sp.Expr, x: sp.Symbol, coeffs: list[PolyElement]) -> Crossover:
-    """:func:`_numeric` for a polynomial with rational coefficients and rational positive roots."""
-    qs = [
-        to_fraction(c.LC) if c else Fraction(0) for c in coeffs
-    ]  # each coefficient is a constant here
-    if len(qs) == 2:
-        roots = [-qs[1] / qs[0]]
-    else:
-        poly = sp.Poly.from_list([sp.Rational(q.numerator, q.denominator) for q in qs], x)
-        found = poly.real_roots()
-        if not all(r.is_Rational for r in found):
-            return _numeric(g, x, poly)
-        roots = [Fraction(int(r.p), int(r.q)) for r in found]
-    roots = sorted({r for r in roots if r > 0})
-    return _decide(
-        g,
-        x,
-        roots,
-        lambda v: _horner(qs, Fraction(v)) >= 0,
-        math.ceil,
-        lambda q: sp.Rational(q.numerator, q.denominator),
-    )
+def _numeric(g: sp.Expr, x: sp.Symbol, coefficients: tuple[sp.Expr, ...]) -> Crossover:
+    """The crossover of a polynomial g in x alone (numbers for coefficients, highest power first).
+
+    Rational coefficients with rational roots (every built-in operator) stay in exact
+    Fractions; any other root goes through sympy's ``real_roots`` and ``subs``.
+    """
+    if all(c.is_Rational for c in coefficients):
+        rationals = [Fraction(int(c.p), int(c.q)) for c in coefficients]
+        if len(rationals) == 2:
+            roots = [-rationals[1] / rationals[0]]
+        else:
+            found = sp.Poly.from_list(list(coefficients), x).real_roots()
+            if not all(r.is_Rational for r in found):
+                return _numeric_sympy(g, x)
+            roots = [Fraction(int(r.p), int(r.q)) for r in found]
+        return _decide(
+            g,
+            x,
+            sorted({r for r in roots if r > 0}),
+            lambda v: _horner(rationals, Fraction(v)) >= 0,
+            math.ceil,
+            lambda q: sp.Rational(q.numerator, q.denominator),
+        )
+    return _numeric_sympy(g, x)
+
+
+def _numeric_sympy(g: sp.Expr, x: sp.Symbol) -> Crossover:
+    """:func:`_numeric` for any real roots (irrational ones too), through sympy."""
+    roots = sorted({r for r in sp.Poly(g, x).real_roots() if r > 0}, key=lambda r: sp.N(r, 30))
+    return _decide(g, x, roots, lambda v: bool(g.subs(x, v) >= 0), _ceil, lambda r: r)
 
 
 def _top(p: PolyElement, idx: list[int]) -> tuple[int, PolyElement]:
@@ -285,27 +317,85 @@ def _supremum_ring(
     return sup, (cancel_ratio(to_expr(l2n), to_expr(l2d)) if d2n == d2d else sp.Integer(0))
 
 
-@lru_cache(maxsize=1024)
-def solve_crossover(
-    flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol
-) -> Crossover:
-    """Solve FLOPs/peak = bytes/bandwidth for x exactly (pure, so cached: keys repeat setups).
+@dataclass(frozen=True)
+class _InX:
+    """g = FLOPs·β − bytes·π as a polynomial in the solved-for dim x.
 
-    Polynomial FLOPs and bytes (every built-in operator) are solved on sympy's sparse
-    polynomial rings; anything else goes through :func:`_solve_general`.
-
-    >>> B, D = sp.symbols("B D", positive=True, integer=True)
-    >>> solve_crossover(2*B*D, B + D, 3, 1, B).exact
-    3*D/(2*D - 3)
+    Attributes:
+        g: the polynomial, as an expression.
+        coefficients: its coefficients in x, highest power first (expressions in the other dims).
+        signs: each coefficient's sign over positive dims, when its coefficients decide it.
+        supremum: lim I(x) as x → ∞, then as every other dim grows too (for ``never``).
     """
-    peak, bandwidth = (sp.Rational(v) if isinstance(v, int) else v for v in (peak, bandwidth))
-    R = ring_of(gens_of(flops, bytes_, x))
-    F, G = to_poly(flops, R), to_poly(bytes_, R)
-    if F is None or G is None or not (peak.is_Rational and bandwidth.is_Rational) or not G:
-        return _solve_general(flops, bytes_, peak, bandwidth, x)
-    gp = F * to_poly(bandwidth, R) - G * to_poly(peak, R)
-    g = to_expr(gp)
-    if not gp:
+
+    g: sp.Expr
+    coefficients: tuple[sp.Expr, ...]
+    signs: tuple[int | None, ...]
+    supremum: Callable[[], tuple[sp.Expr | None, sp.Expr | None]]
+
+
+def _in_x_on_ring(
+    flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol
+) -> _InX | None:
+    """The fast path: g read on sympy's sparse polynomial ring; None when it does not fit one."""
+    ring = ring_of(gens_of(flops, bytes_, x))
+    flops_p, bytes_p = to_poly(flops, ring), to_poly(bytes_, ring)
+    if flops_p is None or bytes_p is None or not bytes_p:
+        return None
+    if not (peak.is_Rational and bandwidth.is_Rational):
+        return None
+    bandwidth_p, peak_p = to_poly(bandwidth, ring), to_poly(peak, ring)
+    assert bandwidth_p is not None and peak_p is not None  # rationals are ring constants
+    g = flops_p * bandwidth_p - bytes_p * peak_p
+    x_index = ring.symbols.index(x)
+    by_power = _by_power(g, x_index) if g else []
+    return _InX(
+        to_expr(g),
+        tuple(to_expr(c) for c in by_power),
+        tuple(_ring_sign(c) for c in by_power),
+        lambda: (
+            _supremum_ring(flops_p, bytes_p, x_index) if flops_p else _supremum(flops / bytes_, x)
+        ),
+    )
+
+
+def _in_x_by_sympy(
+    flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol
+) -> _InX | Crossover:
+    """The reference path: g through sympy's ``expand`` and ``Poly`` (any expressions).
+
+    A g that is not a polynomial in x is answered at once (undetermined).
+    """
+    g = sp.expand(flops * bandwidth - bytes_ * peak)
+    if g == 0:
+        return _InX(g, (), (), lambda: (None, None))
+    try:
+        poly = sp.Poly(g, x)
+    except sp.PolynomialError:
+        return Crossover(UNDETERMINED, x, g, note=f"FLOPs·β − bytes·π is not a polynomial in {x}")
+    coefficients = tuple(poly.all_coeffs())
+    return _InX(
+        g,
+        coefficients,
+        tuple(sign_on_positive(c) for c in coefficients),
+        lambda: _supremum(flops / bytes_, x),
+    )
+
+
+def _never(in_x: _InX, x: sp.Symbol, ridge: sp.Expr) -> Crossover:
+    """I < ridge everywhere: with the supremum of I and how far below the ridge it stays."""
+    supremum, supremum_all = in_x.supremum()
+    top = supremum_all if supremum_all is not None else supremum
+    shortfall = ridge / top if top is not None and top.is_number and top > 0 else None
+    return Crossover(
+        NEVER, x, in_x.g, supremum=supremum, supremum_all=supremum_all, shortfall=shortfall
+    )
+
+
+def _decide_in_x(in_x: _InX, x: sp.Symbol, ridge: sp.Expr) -> Crossover:
+    """The one decision tree: identically zero, signs, numbers, then degree 0 or 1 in x."""
+    g, coefficients, signs = in_x.g, in_x.coefficients, in_x.signs
+    if not coefficients:
         return Crossover(
             ALWAYS,
             x,
@@ -313,36 +403,32 @@ def solve_crossover(
             min_compute_bound=1,
             note="compute and memory time are equal for every value",
         )
-    xi = R.symbols.index(x)
-    coeffs = _by_power(gp, xi)
-    signs = [_ring_sign(c) for c in coeffs]
     if all(s is not None and s <= 0 for s in signs):
-        sup, sup_all = _supremum_ring(F, G, xi) if F else _supremum(flops / bytes_, x)
-        return Crossover(NEVER, x, g, supremum=sup, supremum_all=sup_all)
+        return _never(in_x, x, ridge)
     if all(s is not None and s >= 0 for s in signs):
         return Crossover(ALWAYS, x, g, min_compute_bound=1)
-    if all(c.is_ground for c in coeffs):
-        return _numeric_fast(g, x, coeffs)
-    degree = len(coeffs) - 1
+    if all(c.is_number for c in coefficients):
+        return _numeric(g, x, coefficients)
+    degree = len(coefficients) - 1
     if degree == 0:
-        cond = to_expr(coeffs[0]).as_content_primitive()[1]
+        condition = coefficients[0].as_content_primitive()[1]
         return Crossover(
             UNDETERMINED,
             x,
             g,
-            condition=cond,
-            note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims",
+            condition=condition,
+            note=f"{x} drops out: compute-bound for every {x} exactly when {condition} ≥ 0, which depends on the other dims",
         )
     if degree == 1:
-        c1, c0 = (to_expr(c) for c in coeffs)
-        exact = factor(cancel_ratio(-c0, c1))
-        if signs[1] == -1 and signs[0] in (1, None):
+        (slope, constant), (slope_sign, constant_sign) = coefficients, signs
+        exact = factor(cancel_ratio(-constant, slope))
+        if constant_sign == -1 and slope_sign in (1, None):
             return Crossover(
                 CROSSES,
                 x,
                 g,
                 exact=exact,
-                condition=None if signs[0] == 1 else c1.as_content_primitive()[1],
+                condition=None if slope_sign == 1 else slope.as_content_primitive()[1],
             )
         return Crossover(
             UNDETERMINED,
@@ -359,63 +445,37 @@ def solve_crossover(
     )
 
 
-def _solve_general(
+def _solve(
+    flops: sp.Expr,
+    bytes_: sp.Expr,
+    peak: sp.Expr,
+    bandwidth: sp.Expr,
+    x: sp.Symbol,
+    *,
+    on_ring: bool = True,
+) -> Crossover:
+    """:func:`solve_crossover`, with the ring fast path on or off (off: sympy, the reference)."""
+    peak, bandwidth = (sp.Rational(v) if isinstance(v, int) else v for v in (peak, bandwidth))
+    in_x = _in_x_on_ring(flops, bytes_, peak, bandwidth, x) if on_ring else None
+    found = in_x if in_x is not None else _in_x_by_sympy(flops, bytes_, peak, bandwidth, x)
+    if isinstance(found, Crossover):
+        return found
+    return _decide_in_x(found, x, peak / bandwidth)
+
+
+@lru_cache(maxsize=1024)
+def solve_crossover(
     flops: sp.Expr, bytes_: sp.Expr, peak: sp.Expr, bandwidth: sp.Expr, x: sp.Symbol
 ) -> Crossover:
-    """The same solve through sympy's general functions, for inputs that are not polynomials."""
-    g = sp.expand(flops * bandwidth - bytes_ * peak)
-    intensity = flops / bytes_
-    if g == 0:
-        return Crossover(
-            ALWAYS,
-            x,
-            g,
-            min_compute_bound=1,
-            note="compute and memory time are equal for every value",
-        )
-    try:
-        poly = sp.Poly(g, x)
-    except sp.PolynomialError:
-        return Crossover(UNDETERMINED, x, g, note=f"FLOPs·β − bytes·π is not a polynomial in {x}")
-    coeffs = poly.all_coeffs()
-    signs = [sign_on_positive(c) for c in coeffs]
-    if all(s is not None and s <= 0 for s in signs):
-        sup, sup_all = _supremum(intensity, x)
-        return Crossover(NEVER, x, g, supremum=sup, supremum_all=sup_all)
-    if all(s is not None and s >= 0 for s in signs):
-        return Crossover(ALWAYS, x, g, min_compute_bound=1)
-    if not (g.free_symbols - {x}):
-        return _numeric(g, x, poly)
-    if poly.degree() == 0:
-        cond = coeffs[0].as_content_primitive()[1]
-        return Crossover(
-            UNDETERMINED,
-            x,
-            g,
-            condition=cond,
-            note=f"{x} drops out: compute-bound for every {x} exactly when {cond} ≥ 0, which depends on the other dims",
-        )
-    if poly.degree() == 1:
-        c1, c0 = coeffs
-        exact = sp.factor(sp.cancel(-c0 / c1))
-        if signs[1] == -1 and signs[0] in (1, None):
-            return Crossover(
-                CROSSES,
-                x,
-                g,
-                exact=exact,
-                condition=None if signs[0] == 1 else c1.as_content_primitive()[1],
-            )
-        return Crossover(
-            UNDETERMINED,
-            x,
-            g,
-            exact=exact,
-            note="whether the root is positive depends on the other dims; bind them with --set",
-        )
-    return Crossover(
-        UNDETERMINED,
-        x,
-        g,
-        note=f"degree {poly.degree()} in {x} with unbound dims; bind them with --set to solve exactly",
-    )
+    """Solve FLOPs/peak = bytes/bandwidth for x exactly (pure, so cached: keys repeat setups).
+
+    g = FLOPs·β − bytes·π is read as a polynomial in x, on sympy's sparse polynomial
+    rings when FLOPs and bytes are polynomials (every built-in operator) and through
+    sympy's ``Poly`` otherwise; one decision tree then reads the status off its
+    coefficients (tests/test_algebra.py checks the two readings agree on every field).
+
+    >>> B, D = sp.symbols("B D", positive=True, integer=True)
+    >>> solve_crossover(2*B*D, B + D, 3, 1, B).exact
+    3*D/(2*D - 3)
+    """
+    return _solve(flops, bytes_, peak, bandwidth, x)
