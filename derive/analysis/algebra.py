@@ -244,14 +244,7 @@ def cancel(expr: sp.Expr) -> sp.Expr:
 
 
 def cancel_at(expr: sp.Expr, values: dict) -> sp.Expr:
-    """``cancel(substitute(expr, values))``, remembered: a worked solution asks for the
-    intensity at the bound dims in three steps (the ratio shown, the crossover, the threshold)."""
-    return _cancel_at(expr, tuple(values.items()))
-
-
-@lru_cache(maxsize=4096)
-def _cancel_at(expr: sp.Expr, items: tuple) -> sp.Expr:
-    values = dict(items)
+    """``cancel(substitute(expr, values))``: each side substituted, then cancelled once."""
     num, den = sp.fraction(expr)
     if (
         den is not sp.S.One
@@ -300,7 +293,6 @@ def to_fraction(c) -> Fraction:
     return Fraction(int(c.numerator), int(c.denominator))
 
 
-@lru_cache(maxsize=1024)
 def factor(expr: sp.Expr) -> sp.Expr:
     """``sympy.factor(expr)`` for a ratio of polynomials, without re-reading it into ``Poly``s.
 

@@ -106,7 +106,6 @@ class Crossover:
         return self.exact is not None and self.exact.is_number
 
 
-@lru_cache(maxsize=4096)
 def sign_on_positive(expr: sp.Expr) -> int | None:
     """Sign of ``expr`` for all positive values of its symbols, if its coefficients decide it.
 
@@ -136,7 +135,6 @@ def sign_on_positive(expr: sp.Expr) -> int | None:
     return signs[0] * signs[1]
 
 
-@lru_cache(maxsize=2048)
 def reduced_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """num/den in lowest terms when the reduced denominator is provably positive.
 

@@ -8,7 +8,6 @@ denominator is kept (sympy's multivariate ``O()`` is not reliable for this).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import sympy as sp
 
@@ -95,7 +94,6 @@ def _terms(expr_or_terms) -> tuple[sp.Expr, ...]:
     return sp.Add.make_args(expand(expr_or_terms))
 
 
-@lru_cache(maxsize=1024)
 def leading_order(numerator, denominator, regime: Regime, what: str = "intensity") -> LeadingOrder:
     """Leading order of numerator/denominator as the regime's growing dims scale together.
 
