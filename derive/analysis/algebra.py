@@ -14,8 +14,10 @@ that is not a polynomial in its symbols falls back to sympy itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import sympy as sp
 from sympy.core.add import _addsort
@@ -105,14 +107,15 @@ def to_expr(p: PolyElement) -> sp.Expr:
     return _polynomial(terms)
 
 
-def _polynomial(terms) -> sp.Expr:
+def _polynomial(terms: Iterable[tuple[sp.Rational, Sequence[sp.Expr]]]) -> sp.Expr:
     """Σ coefficient · factors over distinct monomials, as evaluated ``Add``/``Mul`` leave it.
 
     ``terms`` are (nonzero Rational, powers of distinct symbols in sympy's order), at most
     one with no powers (the constant). Each term is the number first, then its powers; the
     sum is the constant first, then the terms in sympy's order.
     """
-    const, out = sp.S.Zero, []
+    const: sp.Expr = sp.S.Zero
+    out: list[sp.Expr] = []
     for coeff, factors in terms:
         if not factors:
             const = coeff
@@ -150,8 +153,9 @@ def _to_laurent(expr: sp.Expr, R: PolyRing) -> tuple[PolyElement, tuple[int, ...
         ((mono, c),) = b.items()
         return R.from_dict({tuple(e * -n for e in m): QQ.one / c**-n}), tuple(e * -n for e in mono)
     if expr.is_Add or expr.is_Mul:
-        parts = [_to_laurent(a, R) for a in expr.args]
-        if any(q is None for q in parts):
+        found = [_to_laurent(arg, R) for arg in expr.args]
+        parts = [q for q in found if q is not None]
+        if len(parts) != len(found):
             return None
         if expr.is_Mul:
             out, m = R.one, zero
@@ -165,7 +169,9 @@ def _to_laurent(expr: sp.Expr, R: PolyRing) -> tuple[PolyElement, tuple[int, ...
     return None
 
 
-def _poly_pair(num: sp.Expr, den: sp.Expr):
+def _poly_pair(
+    num: sp.Expr, den: sp.Expr
+) -> tuple[PolyRing, PolyElement | None, PolyElement | None]:
     """The ring of num and den's symbols and num/den as a ratio F/G of its elements.
 
     Symbols in denominators (``2*B*D/P``) are multiplied out of both sides first.
@@ -288,7 +294,7 @@ def _integer_factors(p: PolyElement) -> tuple[Fraction, list[tuple[PolyElement, 
     return to_fraction(p.LC), factors
 
 
-def to_fraction(c) -> Fraction:
+def to_fraction(c: Any) -> Fraction:
     """A ring coefficient (QQ or ZZ, gmpy or python) as a Fraction."""
     return Fraction(int(c.numerator), int(c.denominator))
 

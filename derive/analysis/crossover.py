@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import sympy as sp
 from sympy.polys.rings import PolyElement
@@ -175,7 +176,14 @@ def _supremum(intensity: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr | None, sp.Expr
     return sup, (sp.cancel(n2.LC() / d2.LC()) if n2.degree() == d2.degree() else sp.Integer(0))
 
 
-def _decide(g: sp.Expr, x: sp.Symbol, roots: list, compute_bound, ceil, exact) -> Crossover:
+def _decide(
+    g: sp.Expr,
+    x: sp.Symbol,
+    roots: list[Any],
+    compute_bound: Callable[[Any], bool],
+    ceil: Callable[[Any], int],
+    exact: Callable[[Any], sp.Expr],
+) -> Crossover:
     """Status, crossover and smallest compute-bound integer from the positive roots of g.
 
     ``roots`` are the distinct positive real roots in increasing order (Fractions or

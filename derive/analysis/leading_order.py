@@ -60,7 +60,13 @@ def _monomial_orders(term: sp.Expr, growing: frozenset) -> set | None:
     return orders
 
 
-def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], what: str):
+def _split_by_order(
+    terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], what: str
+) -> tuple[sp.Expr, tuple[sp.Expr, ...], tuple[sp.Expr, ...]] | None:
+    """The highest order of t among ``terms``, the terms of that order and the rest.
+
+    None when a term mixes orders (the caller then splits the expanded monomials).
+    """
     scale = {g: _T * g for g in growing}
     grow = frozenset(growing)
     orders = []
@@ -88,26 +94,32 @@ def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], 
     return top, kept, dropped
 
 
-def _terms(expr_or_terms) -> tuple[sp.Expr, ...]:
+def _terms(expr_or_terms: sp.Expr | tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
     if isinstance(expr_or_terms, (tuple, list)):
         return tuple(t for t in expr_or_terms if t != 0)
     return sp.Add.make_args(expand(expr_or_terms))
 
 
-def leading_order(numerator, denominator, regime: Regime, what: str = "intensity") -> LeadingOrder:
+def leading_order(
+    numerator: sp.Expr | tuple[sp.Expr, ...],
+    denominator: sp.Expr | tuple[sp.Expr, ...],
+    regime: Regime,
+    what: str = "intensity",
+) -> LeadingOrder:
     """Leading order of numerator/denominator as the regime's growing dims scale together.
 
     ``numerator`` and ``denominator`` are expressions or tuples of terms (per-tensor
     byte terms stay whole, so the solution can name which tensor's bytes are dropped).
     """
     parts = []
+    where = f"regime {regime.text!r} for {what}"
     for side in (numerator, denominator):
         terms = _terms(side)
-        split = _split_by_order(terms, regime.growing, f"regime {regime.text!r} for {what}")
+        split = _split_by_order(terms, regime.growing, where)
         if split is None:  # a per-tensor term mixes orders: fall back to expanded monomials
-            split = _split_by_order(
-                _terms(sp.Add(*terms)), regime.growing, f"regime {regime.text!r} for {what}"
-            )
+            split = _split_by_order(_terms(sp.Add(*terms)), regime.growing, where)
+        if split is None:  # a monomial has one order, so this is only a guard
+            raise RegimeError(where, "a term does not scale as one power of the growing dims")
         parts.append(split)
     (n_order, n_kept, n_drop), (d_order, d_kept, d_drop) = parts
     return LeadingOrder(
