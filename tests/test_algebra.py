@@ -399,3 +399,19 @@ def test_cancel_at_is_cancel_of_the_substituted_ratio(num, den, values):
     if want.has(sp.zoo, sp.nan):
         return
     assert shape(cancel_at(r, values)) == shape(cancel(want))
+
+
+def test_crossover_status_prints_as_the_contract_strings():
+    """The enum's values are the JSON strings; str, format, ==, json and pickle keep them."""
+    import json
+    import pickle
+
+    from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, CrossoverStatus
+
+    strings = ["crosses", "never", "always", "undetermined"]
+    for status, text in zip((CROSSES, NEVER, ALWAYS, UNDETERMINED), strings):
+        assert isinstance(status, CrossoverStatus) and status == text
+        assert str(status) == f"{status}" == f"{status:>0}" == text
+        assert json.dumps({"status": status}) == json.dumps({"status": text})
+        assert pickle.loads(pickle.dumps(status)) is status
+    assert [s.value for s in CrossoverStatus] == strings

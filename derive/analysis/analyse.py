@@ -169,8 +169,14 @@ def _terms(
 ) -> tuple[ByteTerm, ...]:
     dtypes = dict(problem.dtypes)
     return tuple(
-        ByteTerm(t, role_of(t), dtypes[t.name].name, dtypes[t.name].width, t.elements)
-        for t in tensors
+        ByteTerm(
+            tensor,
+            role_of(tensor),
+            dtypes[tensor.name].name,
+            dtypes[tensor.name].width,
+            tensor.elements,
+        )
+        for tensor in tensors
     )
 
 
@@ -227,8 +233,8 @@ def _roofline(
     setting: _Setting, terms: tuple[ByteTerm, ...], bandwidth: sp.Rational | None
 ) -> Roofline:
     flops, values_of_x, values_all = setting.flops, setting.values_of_x, setting.values_all
-    total = sp.Add(*(t.bytes for t in terms))
-    term_bytes = tuple(t.bytes for t in terms)
+    total = sp.Add(*(term.bytes for term in terms))
+    term_bytes = tuple(term.bytes for term in terms)
     intensity = algebra.cancel_ratio(flops, total)
     ridge = setting.peak / bandwidth if bandwidth is not None else None
     cross = time = None
@@ -250,7 +256,7 @@ def _roofline(
         crossover=cross,
         time=time,
         bytes_bound=bytes_bound,
-        terms_bound=tuple(substitute(t, values_all) for t in term_bytes),
+        terms_bound=tuple(substitute(term, values_all) for term in term_bytes),
         written=_written(flops, term_bytes, total, intensity, {}),
         written_of_x=_written(
             flops, term_bytes, total, intensity_of_x if values_of_x else intensity, values_of_x
@@ -267,10 +273,12 @@ def analyse(problem: Problem) -> Analysis:
     values_of_x, values_all = problem.bound_subs(except_dim=x), problem.bound_subs()
     setting = _Setting(op.flops, peak, x, values_of_x, values_all)
     flops = op.flops
-    reads = set(id(t) for t in op.reads)
+    reads = set(id(tensor) for tensor in op.reads)
     memory = _roofline(
         setting,
-        _terms(problem, op.memory_tensors, lambda t: "read" if id(t) in reads else "write"),
+        _terms(
+            problem, op.memory_tensors, lambda tensor: "read" if id(tensor) in reads else "write"
+        ),
         bandwidth,
     )
 
@@ -278,7 +286,7 @@ def analyse(problem: Problem) -> Analysis:
     intensity_regime_of_x = None
     checks: tuple[tuple[str, bool], ...] = ()
     if problem.regime is not None:
-        leading = leading_order(flops, tuple(t.bytes for t in memory.terms), problem.regime)
+        leading = leading_order(flops, tuple(term.bytes for term in memory.terms), problem.regime)
         intensity_regime = leading.ratio
         intensity_regime_of_x = algebra.cancel_at(intensity_regime, values_of_x)
         cross_regime = solve_crossover(
@@ -305,7 +313,7 @@ def analyse(problem: Problem) -> Analysis:
     if op.comms:
         network = _roofline(
             setting,
-            _terms(problem, op.comms, lambda t: "sent"),
+            _terms(problem, op.comms, lambda tensor: "sent"),
             problem.link.value if problem.link else None,
         )
     analysis = Analysis(

@@ -124,12 +124,15 @@ def sign_on_positive(expr: sp.Expr) -> int | None:
         part = sp.expand(part)
         if part == 0:
             return 0
-        coeffs = [c for c, _ in (t.as_coeff_Mul() for t in sp.Add.make_args(part))]
-        if not all(c.is_number for c in coeffs):
+        coeffs = [
+            coefficient
+            for coefficient, _ in (term.as_coeff_Mul() for term in sp.Add.make_args(part))
+        ]
+        if not all(coefficient.is_number for coefficient in coeffs):
             return None
-        if all(c > 0 for c in coeffs):
+        if all(coefficient > 0 for coefficient in coeffs):
             signs.append(1)
-        elif all(c < 0 for c in coeffs):
+        elif all(coefficient < 0 for coefficient in coeffs):
             signs.append(-1)
         else:
             return None
@@ -143,12 +146,12 @@ def reduced_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     solved as a number; without a provably positive denominator, the sign of
     num·β − den·π would not be the sign of I − ridge, so the original pair is kept.
     """
-    n, d = sp.fraction(cancel_ratio(num, den))
-    dp = to_poly(d, ring_of(gens_of(d)))
+    numerator, denominator = sp.fraction(cancel_ratio(num, den))
+    denominator_poly = to_poly(denominator, ring_of(gens_of(denominator)))
     sign = (
-        sign_on_positive(d) if dp is None else _ring_sign(dp)
+        sign_on_positive(denominator) if denominator_poly is None else _ring_sign(denominator_poly)
     )  # the same rule, on the ring when it can
-    return (n, d) if sign == 1 else (num, den)
+    return (numerator, denominator) if sign == 1 else (num, den)
 
 
 def _ceil(value: sp.Expr) -> int:
@@ -163,13 +166,16 @@ def _supremum(intensity: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr | None, sp.Expr
     if pn.degree() > pd.degree():
         return None, None
     sup = sp.cancel(pn.LC() / pd.LC()) if pn.degree() == pd.degree() else sp.Integer(0)
-    rest = tuple(sorted(sup.free_symbols, key=lambda s: s.name))
+    rest = tuple(sorted(sup.free_symbols, key=lambda symbol: symbol.name))
     if not rest:
         return sup, None
-    t = sp.Symbol("t", positive=True)
+    scale = sp.Symbol("t", positive=True)
     n2, d2 = (
-        sp.Poly(sp.expand(e.subs({s: t * s for s in rest}, simultaneous=True)), t)
-        for e in sp.fraction(sup)
+        sp.Poly(
+            sp.expand(side.subs({symbol: scale * symbol for symbol in rest}, simultaneous=True)),
+            scale,
+        )
+        for side in sp.fraction(sup)
     )
     if n2.degree() > d2.degree():
         return sup, None
@@ -196,8 +202,8 @@ def _decide(
     """
     zero = roots[0] - roots[0] if roots else 0  # an exact zero of the roots' type
     cuts = [zero] + roots
-    probes = [(lo + hi) / 2 for lo, hi in itertools.pairwise(cuts)] + [cuts[-1] + 1]
-    bound = [compute_bound(p) for p in probes]  # compute-bound on each open interval
+    probes = [(low + high) / 2 for low, high in itertools.pairwise(cuts)] + [cuts[-1] + 1]
+    bound = [compute_bound(probe) for probe in probes]  # compute-bound on each open interval
     if not any(bound):
         return Crossover(
             NEVER,
@@ -210,58 +216,65 @@ def _decide(
     if (
         bound[-1] and bound.count(True) == 1
     ):  # memory-bound, then compute-bound from the last root on
-        n = max(1, ceil(roots[-1]))
-        while n > 1 and compute_bound(
-            n - 1
+        smallest = max(1, ceil(roots[-1]))
+        while smallest > 1 and compute_bound(
+            smallest - 1
         ):  # only at integer roots where g touches zero: finitely many
-            n -= 1
-        return Crossover(CROSSES, x, g, exact=exact(roots[-1]), min_compute_bound=n)
+            smallest -= 1
+        return Crossover(CROSSES, x, g, exact=exact(roots[-1]), min_compute_bound=smallest)
     ranges = [
-        (lo, hi) for lo, hi, b in zip(cuts, cuts[1:] + [None], bound) if b
+        (low, high) for low, high, is_bound in zip(cuts, cuts[1:] + [None], bound) if is_bound
     ]  # closed, hi None is ∞
     shown = ", ".join(
-        ("(0" if lo == zero else f"[{exact(lo)}") + (", ∞)" if hi is None else f", {exact(hi)}]")
-        for lo, hi in ranges
+        ("(0" if low == zero else f"[{exact(low)}")
+        + (", ∞)" if high is None else f", {exact(high)}]")
+        for low, high in ranges
     )
-    found = [(max(1, ceil(lo)), lo) for lo, hi in ranges if hi is None or max(1, ceil(lo)) <= hi]
+    found = [
+        (max(1, ceil(low)), low)
+        for low, high in ranges
+        if high is None or max(1, ceil(low)) <= high
+    ]
     if not found:
         return Crossover(
             NEVER, x, g, note=f"compute-bound only for {x} in {shown}, which holds no integer ≥ 1"
         )
-    n, lo = found[0]
+    smallest, low = found[0]
     return Crossover(
         CROSSES,
         x,
         g,
-        exact=exact(lo),
-        min_compute_bound=n,
+        exact=exact(low),
+        min_compute_bound=smallest,
         note=f"compute-bound only for {x} in {shown}",
     )
 
 
-def _by_power(gp: PolyElement, i: int) -> list[PolyElement]:
+def _by_power(poly: PolyElement, index: int) -> list[PolyElement]:
     """Coefficients of ``gp`` in its i-th generator, highest power first (like ``Poly.all_coeffs``)."""
     parts: dict[int, dict] = {}
-    for mon, c in gp.items():
-        parts.setdefault(mon[i], {})[mon[:i] + (0,) + mon[i + 1 :]] = c
-    return [gp.ring.from_dict(parts.get(k, {})) for k in range(max(parts), -1, -1)]
+    for monomial, coefficient in poly.items():
+        parts.setdefault(monomial[index], {})[monomial[:index] + (0,) + monomial[index + 1 :]] = (
+            coefficient
+        )
+    return [poly.ring.from_dict(parts.get(power, {})) for power in range(max(parts), -1, -1)]
 
 
-def _ring_sign(p: PolyElement) -> int | None:
+def _ring_sign(poly: PolyElement) -> int | None:
     """:func:`sign_on_positive` of a polynomial held in a ring."""
-    if not p:
+    if not poly:
         return 0
-    if all(c > 0 for c in p.values()):
+    if all(coefficient > 0 for coefficient in poly.values()):
         return 1
-    if all(c < 0 for c in p.values()):
+    if all(coefficient < 0 for coefficient in poly.values()):
         return -1
     return None
 
 
 def _horner(coefficients: list[Fraction], value: Fraction) -> Fraction:
     out = Fraction(0)
-    for c in coefficients:
-        out = out * value + c
+    for coefficient in coefficients:
+        out = out * value + coefficient
     return out
 
 
@@ -271,36 +284,46 @@ def _numeric(g: sp.Expr, x: sp.Symbol, coefficients: tuple[sp.Expr, ...]) -> Cro
     Rational coefficients with rational roots (every built-in operator) stay in exact
     Fractions; any other root goes through sympy's ``real_roots`` and ``subs``.
     """
-    if all(c.is_Rational for c in coefficients):
-        rationals = [Fraction(int(c.p), int(c.q)) for c in coefficients]
+    if all(coefficient.is_Rational for coefficient in coefficients):
+        rationals = [
+            Fraction(int(coefficient.p), int(coefficient.q)) for coefficient in coefficients
+        ]
         if len(rationals) == 2:
             roots = [-rationals[1] / rationals[0]]
         else:
             found = sp.Poly.from_list(list(coefficients), x).real_roots()
-            if not all(r.is_Rational for r in found):
+            if not all(root.is_Rational for root in found):
                 return _numeric_sympy(g, x)
-            roots = [Fraction(int(r.p), int(r.q)) for r in found]
+            roots = [Fraction(int(root.p), int(root.q)) for root in found]
         return _decide(
             g,
             x,
-            sorted({r for r in roots if r > 0}),
-            lambda v: _horner(rationals, Fraction(v)) >= 0,
+            sorted({root for root in roots if root > 0}),
+            lambda value: _horner(rationals, Fraction(value)) >= 0,
             math.ceil,
-            lambda q: sp.Rational(q.numerator, q.denominator),
+            lambda fraction: sp.Rational(fraction.numerator, fraction.denominator),
         )
     return _numeric_sympy(g, x)
 
 
 def _numeric_sympy(g: sp.Expr, x: sp.Symbol) -> Crossover:
     """:func:`_numeric` for any real roots (irrational ones too), through sympy."""
-    roots = sorted({r for r in sp.Poly(g, x).real_roots() if r > 0}, key=lambda r: sp.N(r, 30))
-    return _decide(g, x, roots, lambda v: bool(g.subs(x, v) >= 0), _ceil, lambda r: r)
+    roots = sorted(
+        {root for root in sp.Poly(g, x).real_roots() if root > 0}, key=lambda root: sp.N(root, 30)
+    )
+    return _decide(g, x, roots, lambda value: bool(g.subs(x, value) >= 0), _ceil, lambda root: root)
 
 
-def _top(p: PolyElement, idx: list[int]) -> tuple[int, PolyElement]:
+def _top(poly: PolyElement, indices: list[int]) -> tuple[int, PolyElement]:
     """The total degree of ``p`` in the generators ``idx`` and its part of that degree."""
-    deg = max(sum(m[i] for i in idx) for m in p)
-    return deg, p.ring.from_dict({m: c for m, c in p.items() if sum(m[i] for i in idx) == deg})
+    degree = max(sum(monomial[i] for i in indices) for monomial in poly)
+    return degree, poly.ring.from_dict(
+        {
+            monomial: coefficient
+            for monomial, coefficient in poly.items()
+            if sum(monomial[i] for i in indices) == degree
+        }
+    )
 
 
 def _supremum_ring(
@@ -313,7 +336,7 @@ def _supremum_ring(
     if dn > dd:
         return None, None
     sup = cancel_ratio(to_expr(ln), to_expr(ld)) if dn == dd else sp.Integer(0)
-    rest = [i for i, s in enumerate(F.ring.symbols) if s in sup.free_symbols]
+    rest = [index for index, symbol in enumerate(F.ring.symbols) if symbol in sup.free_symbols]
     if not rest:
         return sup, None
     sn, sd = ln.cancel(ld)
@@ -357,8 +380,8 @@ def _in_x_on_ring(
     by_power = _by_power(g, x_index) if g else []
     return _InX(
         to_expr(g),
-        tuple(to_expr(c) for c in by_power),
-        tuple(_ring_sign(c) for c in by_power),
+        tuple(to_expr(coefficient) for coefficient in by_power),
+        tuple(_ring_sign(coefficient) for coefficient in by_power),
         lambda: (
             _supremum_ring(flops_p, bytes_p, x_index) if flops_p else _supremum(flops / bytes_, x)
         ),
@@ -383,7 +406,7 @@ def _in_x_by_sympy(
     return _InX(
         g,
         coefficients,
-        tuple(sign_on_positive(c) for c in coefficients),
+        tuple(sign_on_positive(coefficient) for coefficient in coefficients),
         lambda: _supremum(flops / bytes_, x),
     )
 
@@ -409,11 +432,11 @@ def _decide_in_x(in_x: _InX, x: sp.Symbol, ridge: sp.Expr) -> Crossover:
             min_compute_bound=1,
             note="compute and memory time are equal for every value",
         )
-    if all(s is not None and s <= 0 for s in signs):
+    if all(sign is not None and sign <= 0 for sign in signs):
         return _never(in_x, x, ridge)
-    if all(s is not None and s >= 0 for s in signs):
+    if all(sign is not None and sign >= 0 for sign in signs):
         return Crossover(ALWAYS, x, g, min_compute_bound=1)
-    if all(c.is_number for c in coefficients):
+    if all(coefficient.is_number for coefficient in coefficients):
         return _numeric(g, x, coefficients)
     degree = len(coefficients) - 1
     if degree == 0:
@@ -461,7 +484,9 @@ def _solve(
     on_ring: bool = True,
 ) -> Crossover:
     """:func:`solve_crossover`, with the ring fast path on or off (off: sympy, the reference)."""
-    peak, bandwidth = (sp.Rational(v) if isinstance(v, int) else v for v in (peak, bandwidth))
+    peak, bandwidth = (
+        sp.Rational(value) if isinstance(value, int) else value for value in (peak, bandwidth)
+    )
     in_x = _in_x_on_ring(flops, bytes_, peak, bandwidth, x) if on_ring else None
     found = in_x if in_x is not None else _in_x_by_sympy(flops, bytes_, peak, bandwidth, x)
     if isinstance(found, Crossover):

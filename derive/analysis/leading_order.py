@@ -47,13 +47,13 @@ def _monomial_orders(term: sp.Expr, growing: frozenset) -> set | None:
     orders = set()
     for mono in sp.Add.make_args(term):
         order = 0
-        for f in sp.Mul.make_args(mono):
-            if f.is_Number:
+        for factor in sp.Mul.make_args(mono):
+            if factor.is_Number:
                 continue
-            if f.is_Symbol:
-                order += f in growing
-            elif f.is_Pow and f.base.is_Symbol and f.exp.is_Integer:
-                order += int(f.exp) if f.base in growing else 0
+            if factor.is_Symbol:
+                order += factor in growing
+            elif factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer:
+                order += int(factor.exp) if factor.base in growing else 0
             else:
                 return None
         orders.add(sp.Integer(order))
@@ -67,7 +67,7 @@ def _split_by_order(
 
     None when a term mixes orders (the caller then splits the expanded monomials).
     """
-    scale = {g: _T * g for g in growing}
+    scale = {dim: _T * dim for dim in growing}
     grow = frozenset(growing)
     orders = []
     for term in terms:
@@ -89,14 +89,14 @@ def _split_by_order(
             return None
         orders.append(orders_of_term.pop())
     top = max(orders)
-    kept = tuple(t for t, o in zip(terms, orders) if o == top)
-    dropped = tuple(t for t, o in zip(terms, orders) if o != top)
+    kept = tuple(term for term, order in zip(terms, orders) if order == top)
+    dropped = tuple(term for term, order in zip(terms, orders) if order != top)
     return top, kept, dropped
 
 
 def _terms(expr_or_terms: sp.Expr | tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
     if isinstance(expr_or_terms, (tuple, list)):
-        return tuple(t for t in expr_or_terms if t != 0)
+        return tuple(term for term in expr_or_terms if term != 0)
     return sp.Add.make_args(expand(expr_or_terms))
 
 

@@ -84,7 +84,13 @@ def _rows(problem: Problem, memory: Roofline) -> tuple[PartRow, ...]:
     for part in layer.parts:
         flops = substitute(part.subs(part.operator.flops), bound)
         part_bytes = substitute(
-            sp.Add(*(t.bytes for t in memory.terms if layer.part_of(t.tensor.name) == part.label)),
+            sp.Add(
+                *(
+                    term.bytes
+                    for term in memory.terms
+                    if layer.part_of(term.tensor.name) == part.label
+                )
+            ),
             bound,
         )
         time = (
@@ -96,9 +102,9 @@ def _rows(problem: Problem, memory: Roofline) -> tuple[PartRow, ...]:
         rows.append(
             PartRow(part.label, part.operator.name, flops, part_bytes, intensity, time, None)
         )
-    if all(r.time.is_number for r in rows):
-        total = sp.Add(*(r.time for r in rows))
-        rows = [replace(r, share=r.time / total) for r in rows]
+    if all(row.time.is_number for row in rows):
+        total = sp.Add(*(row.time for row in rows))
+        rows = [replace(row, share=row.time / total) for row in rows]
     return tuple(rows)
 
 
@@ -139,5 +145,5 @@ def breakdown(analysis: Analysis, plain: Analysis | None) -> LayerBreakdown:
     rows = _rows(analysis.problem, analysis.memory)
     dominant = None
     if rows and rows[0].share is not None:
-        dominant = max(rows, key=lambda r: r.share if r.share is not None else 0).label
+        dominant = max(rows, key=lambda row: row.share if row.share is not None else 0).label
     return LayerBreakdown(rows, dominant, _fusion(analysis, plain) if plain is not None else None)

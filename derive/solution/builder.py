@@ -43,11 +43,18 @@ def _num(expr: sp.Expr) -> str | None:
     return tex_decimal(expr) if expr.is_number and not expr.is_Integer else None
 
 
-def _flops_step(a: Analysis) -> Step:
-    op, bound = a.problem.operator, a.problem.bound_subs()
-    lines = [Line.of(FLOPS, tex(a.flops))]
-    if bound and a.flops.free_symbols & set(bound):
-        lines = [Line.of(FLOPS, tex(a.flops), tex_sub(a.flops, bound), tex(a.flops_bound))]
+def _flops_step(analysis: Analysis) -> Step:
+    op, bound = analysis.problem.operator, analysis.problem.bound_subs()
+    lines = [Line.of(FLOPS, tex(analysis.flops))]
+    if bound and analysis.flops.free_symbols & set(bound):
+        lines = [
+            Line.of(
+                FLOPS,
+                tex(analysis.flops),
+                tex_sub(analysis.flops, bound),
+                tex(analysis.flops_bound),
+            )
+        ]
     return Step(
         StepKind.FLOPS,
         "the operator's FLOP count",
@@ -58,35 +65,36 @@ def _flops_step(a: Analysis) -> Step:
 
 def _bytes_lines(roof: Roofline, lhs: str, bound: dict[sp.Symbol, sp.Integer]) -> list[Line]:
     terms = roof.terms
-    symbolic = tex_sum([t.tensor.bytes_term for t in terms])
-    has_width_symbol = any(isinstance(t.tensor.width_sym, sp.Symbol) for t in terms)
+    symbolic = tex_sum([term.tensor.bytes_term for term in terms])
+    has_width_symbol = any(isinstance(term.tensor.width_sym, sp.Symbol) for term in terms)
     subbed = (
-        " + ".join(rf"{tex(t.width)} \cdot {tex(t.elements)}" for t in terms)
+        " + ".join(rf"{tex(term.width)} \cdot {tex(term.elements)}" for term in terms)
         if has_width_symbol
         else ""
     )
-    lines = [Line.of(lhs, symbolic, subbed, tex_sum([t.bytes for t in terms]))]
+    lines = [Line.of(lhs, symbolic, subbed, tex_sum([term.bytes for term in terms]))]
     if bound and roof.bytes.free_symbols & set(bound):
         lines.append(
             Line.of(
                 lhs,
-                " + ".join(tex_sub(t.bytes, bound) for t in terms),
+                " + ".join(tex_sub(term.bytes, bound) for term in terms),
                 tex(roof.bytes_bound),
             )
         )
     return lines
 
 
-def _bytes_step(a: Analysis) -> Step:
-    terms = a.memory.terms
+def _bytes_step(analysis: Analysis) -> Step:
+    terms = analysis.memory.terms
     listing = "; ".join(
-        f"{t.tensor.name} ({t.role}, {t.dtype}, {fmt_decimal(t.width)} B/element)" for t in terms
+        f"{term.tensor.name} ({term.role}, {term.dtype}, {fmt_decimal(term.width)} B/element)"
+        for term in terms
     )
     return Step(
         StepKind.BYTES,
         "bytes = Σ width × elements over every tensor read or written",
         rich(f"Each tensor moves once through memory: {listing}."),
-        tuple(_bytes_lines(a.memory, BYTES, a.problem.bound_subs())),
+        tuple(_bytes_lines(analysis.memory, BYTES, analysis.problem.bound_subs())),
     )
 
 
@@ -97,15 +105,15 @@ def _ratio_tex(form: IntensityForm) -> str:
     return tex(form.lowest)
 
 
-def _intensity_step(a: Analysis) -> Step:
-    terms = tuple(t.bytes for t in a.memory.terms)
-    frac = rf"\frac{{{tex(a.flops)}}}{{{tex_sum(terms)}}}"
+def _intensity_step(analysis: Analysis) -> Step:
+    terms = tuple(term.bytes for term in analysis.memory.terms)
+    frac = rf"\frac{{{tex(analysis.flops)}}}{{{tex_sum(terms)}}}"
     lines = [
         Line.of(
             INTENSITY,
             r"\frac{\text{FLOPs}}{\text{bytes}}",
             frac,
-            _ratio_tex(a.memory.written),
+            _ratio_tex(analysis.memory.written),
         )
     ]
     return Step(
@@ -116,17 +124,17 @@ def _intensity_step(a: Analysis) -> Step:
     )
 
 
-def _leading_step(a: Analysis, lead: LeadingOrder, regime: Regime) -> Step:
-    grow = ", ".join(f"{g} → t{g}" for g in regime.growing)
+def _leading_step(analysis: Analysis, lead: LeadingOrder, regime: Regime) -> Step:
+    grow = ", ".join(f"{dim} → t{dim}" for dim in regime.growing)
     frac = rf"\frac{{{tex_sum(lead.kept_num)}}}{{{tex_sum(lead.kept_den)}}}"
-    names = {t.bytes: t.tensor.name for t in a.memory.terms}
+    names = {term.bytes: term.tensor.name for term in analysis.memory.terms}
     notes = []
     for side, dropped, kept, order in (
         ("numerator", lead.dropped_num, lead.kept_num, lead.num_order),
         ("denominator", lead.dropped_den, lead.kept_den, lead.den_order),
     ):
         if dropped:
-            named = ", ".join(f"{names[d]}" for d in dropped if d in names)
+            named = ", ".join(f"{names[term]}" for term in dropped if term in names)
             who = f" (bytes of {named})" if named and side == "denominator" else ""
             notes.append(
                 rich(
@@ -151,21 +159,21 @@ def _leading_step(a: Analysis, lead: LeadingOrder, regime: Regime) -> Step:
     )
 
 
-def _ridge_step(a: Analysis) -> Step:
-    p = a.problem
-    peak, bw = tex_text_number(p.peak.text), tex_text_number(p.bandwidth.text)
+def _ridge_step(analysis: Analysis) -> Step:
+    problem = analysis.problem
+    peak, bandwidth = tex_text_number(problem.peak.text), tex_text_number(problem.bandwidth.text)
     line = Line.of(
         r"I^{*}",
         RIDGE,
-        rf"\frac{{{peak}}}{{{bw}}}",
-        tex(a.memory.ridge),
-        approx=_num(a.memory.ridge),
+        rf"\frac{{{peak}}}{{{bandwidth}}}",
+        tex(analysis.memory.ridge),
+        approx=_num(analysis.memory.ridge),
     )
     return Step(
         StepKind.RIDGE,
         "ridge = peak / bandwidth",
         rich(
-            f"The intensity at which compute time equals memory time on this hardware ({p.compute_dtype} peak over HBM bandwidth)."
+            f"The intensity at which compute time equals memory time on this hardware ({problem.compute_dtype} peak over HBM bandwidth)."
         ),
         (line,),
     )
@@ -271,14 +279,14 @@ def _threshold_step(threshold: Threshold, ridge: sp.Expr, cross: Crossover) -> S
     )
 
 
-def _regime_step(a: Analysis, regime: Regime, found: sp.Expr) -> Step:
+def _regime_step(analysis: Analysis, regime: Regime, found: sp.Expr) -> Step:
     """The regime tested at the leading-order crossover ``found`` (and the bound dims)."""
-    p = a.problem
-    vals: dict[sp.Symbol, sp.Expr] = {**p.bound_subs(), p.solve_for: found}
+    problem = analysis.problem
+    values: dict[sp.Symbol, sp.Expr] = {**problem.bound_subs(), problem.solve_for: found}
     notes = []
-    for (small, large), (_, holds) in zip(regime.pairs, a.regime_checks):
+    for (small, large), (_, holds) in zip(regime.pairs, analysis.regime_checks):
         lhs = (
-            f"{REGIME_FACTOR} \\cdot {tex(vals[small])}"
+            f"{REGIME_FACTOR} \\cdot {tex(values[small])}"
             if small is not None
             else str(REGIME_FACTOR)
         )
@@ -288,7 +296,7 @@ def _regime_step(a: Analysis, regime: Regime, found: sp.Expr) -> Step:
             rich(
                 Math(f"{small_tex} \\ll {tex(large)}"),
                 ": ",
-                Math(f"{lhs} {rel} {tex(vals[large])}"),
+                Math(f"{lhs} {rel} {tex(values[large])}"),
                 f" — {mark}.",
             )
         )
@@ -300,23 +308,24 @@ def _regime_step(a: Analysis, regime: Regime, found: sp.Expr) -> Step:
     )
 
 
-def _times_step(a: Analysis) -> Step:
-    p = a.problem
-    peak, bw = tex_text_number(p.peak.text), tex_text_number(p.bandwidth.text)
+def _times_step(analysis: Analysis) -> Step:
+    problem = analysis.problem
+    peak, bandwidth = tex_text_number(problem.peak.text), tex_text_number(problem.bandwidth.text)
     lines = (
         Line.of(
             r"T_{\text{math}}",
             r"\frac{\text{FLOPs}}{\pi}",
-            rf"\frac{{{tex(a.flops_bound)}}}{{{peak}}}",
-            _value(a.t_math),
-            approx=_sec(a.t_math),
+            rf"\frac{{{tex(analysis.flops_bound)}}}{{{peak}}}",
+            _value(analysis.t_math),
+            approx=_sec(analysis.t_math),
         ),
         Line.of(
             r"T_{\text{mem}}",
             r"\frac{\text{bytes}}{\beta}",
-            rf"\frac{{{_ordered(a.memory)}}}{{{bw}}}",
-            _value(a.memory.time) or rf"\frac{{{tex(a.memory.bytes_bound)}}}{{{bw}}}",
-            approx=_sec(a.memory.time),
+            rf"\frac{{{_ordered(analysis.memory)}}}{{{bandwidth}}}",
+            _value(analysis.memory.time)
+            or rf"\frac{{{tex(analysis.memory.bytes_bound)}}}{{{bandwidth}}}",
+            approx=_sec(analysis.memory.time),
         ),
     )
     return Step(
@@ -342,19 +351,19 @@ def _sec(value: sp.Expr) -> str | None:
     return rf"{tex_decimal(value)}\ \text{{s}}" if value.is_number else None
 
 
-def _bounds_step(a: Analysis) -> Step:
+def _bounds_step(analysis: Analysis) -> Step:
     lines = (
         Line.of(
             r"T_{\text{lower}}",
             r"\max(T_{\text{math}}, T_{\text{mem}})",
-            tex(a.t_lower),
-            approx=_sec(a.t_lower),
+            tex(analysis.t_lower),
+            approx=_sec(analysis.t_lower),
         ),
         Line.of(
             r"T_{\text{upper}}",
             r"T_{\text{math}} + T_{\text{mem}}",
-            tex(a.t_upper),
-            approx=_sec(a.t_upper),
+            tex(analysis.t_upper),
+            approx=_sec(analysis.t_upper),
         ),
     )
     return Step(
@@ -365,44 +374,48 @@ def _bounds_step(a: Analysis) -> Step:
     )
 
 
-def _attainable_step(a: Analysis) -> Step:
-    p = a.problem
+def _attainable_step(analysis: Analysis) -> Step:
+    problem = analysis.problem
     lines = (
-        Line.of(r"I(\text{point})", tex(a.intensity_at_point), approx=_num(a.intensity_at_point)),
+        Line.of(
+            r"I(\text{point})",
+            tex(analysis.intensity_at_point),
+            approx=_num(analysis.intensity_at_point),
+        ),
         Line.of(
             r"\text{attainable}",
             r"\min(\pi, I \beta)",
-            tex(a.attainable),
-            approx=_num(a.attainable) or tex_decimal(a.attainable),
+            tex(analysis.attainable),
+            approx=_num(analysis.attainable) or tex_decimal(analysis.attainable),
         ),
         Line.of(
             r"\text{fraction of peak}",
             r"\frac{\text{attainable}}{\pi}",
-            tex(a.fraction_of_peak),
-            approx=_num(a.fraction_of_peak),
+            tex(analysis.fraction_of_peak),
+            approx=_num(analysis.fraction_of_peak),
         ),
     )
     return Step(
         StepKind.ATTAINABLE,
         "attainable FLOP/s = min(π, I·β)",
-        rich(f"The roofline at the bound dims ({p.compute_dtype} peak)."),
+        rich(f"The roofline at the bound dims ({problem.compute_dtype} peak)."),
         lines,
     )
 
 
-def _network_step(a: Analysis, net: Roofline) -> Step:
-    p = a.problem
-    bound = p.bound_subs()
+def _network_step(analysis: Analysis, net: Roofline) -> Step:
+    problem = analysis.problem
+    bound = problem.bound_subs()
     lines = _bytes_lines(net, r"\text{bytes}_{\text{link}}", bound)
     lines.append(
         Line.of(
             r"I_{\text{link}}",
-            rf"\frac{{{tex(a.flops)}}}{{{tex_sum([t.bytes for t in net.terms])}}}",
+            rf"\frac{{{tex(analysis.flops)}}}{{{tex_sum([term.bytes for term in net.terms])}}}",
             tex(net.intensity),
         )
     )
     notes: list[Rich] = []
-    if net.ridge is None or net.crossover is None or net.time is None or p.link is None:
+    if net.ridge is None or net.crossover is None or net.time is None or problem.link is None:
         notes.append(
             rich("No link bandwidth given (--link-bandwidth), so no network ridge or time.")
         )
@@ -411,7 +424,7 @@ def _network_step(a: Analysis, net: Roofline) -> Step:
             Line.of(
                 r"I^{*}_{\text{link}}",
                 r"\frac{\pi}{\beta_{\text{link}}}",
-                rf"\frac{{{tex_text_number(p.peak.text)}}}{{{tex_text_number(p.link.text)}}}",
+                rf"\frac{{{tex_text_number(problem.peak.text)}}}{{{tex_text_number(problem.link.text)}}}",
                 tex(net.ridge),
                 approx=_num(net.ridge),
             )
@@ -419,7 +432,7 @@ def _network_step(a: Analysis, net: Roofline) -> Step:
         lines.extend(_crossover_lines(tex(net.intensity_of_x), net.ridge, net.crossover))
         if net.crossover.min_compute_bound is not None:
             lines.append(
-                Line.of(rf"{tex(p.solve_for)}_{{\min}}", str(net.crossover.min_compute_bound))
+                Line.of(rf"{tex(problem.solve_for)}_{{\min}}", str(net.crossover.min_compute_bound))
             )
         lines.append(
             Line.of(
@@ -587,48 +600,54 @@ def verdict_rich(cross: Crossover | None, ridge: sp.Expr | None, prefix: str) ->
     )
 
 
-def _verdict(a: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
-    p = a.problem
+def _verdict(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
+    problem = analysis.problem
     out: list[Rich] = []
     warn: list[Rich] = []
-    exact, lead = a.crossover, a.crossover_regime
-    regime = p.regime.pretty if p.regime is not None else ""
+    exact, lead = analysis.crossover, analysis.crossover_regime
+    regime = problem.regime.pretty if problem.regime is not None else ""
     lead_decided = lead is not None and lead.status != UNDETERMINED
     if exact.is_number or exact.status != CROSSES or not lead_decided:
-        out.append(verdict_rich(exact, a.memory.ridge, "Verdict: "))
+        out.append(verdict_rich(exact, analysis.memory.ridge, "Verdict: "))
     if lead_decided and (not exact.is_number or exact.status != CROSSES):
-        out.append(verdict_rich(lead, a.memory.ridge, f"Verdict (leading order, {regime}): "))
-    if a.all_bound and a.t_lower is not None and a.fraction_of_peak is not None:
-        where = ", ".join(f"{d} = {v}" for d, v in p.bound)
-        kind = "compute-bound" if a.compute_bound_at_point else "memory-bound"
+        out.append(
+            verdict_rich(lead, analysis.memory.ridge, f"Verdict (leading order, {regime}): ")
+        )
+    if (
+        analysis.all_bound
+        and analysis.t_lower is not None
+        and analysis.fraction_of_peak is not None
+    ):
+        where = ", ".join(f"{dim} = {value}" for dim, value in problem.bound)
+        kind = "compute-bound" if analysis.compute_bound_at_point else "memory-bound"
         out.append(
             rich(
-                f"At {where}: {kind}, runtime ≥ {fmt_decimal(a.t_lower)} s, {fmt_decimal(100 * a.fraction_of_peak, 4)} % of peak."
+                f"At {where}: {kind}, runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * analysis.fraction_of_peak, 4)} % of peak."
             )
         )
-    if a.network is not None and a.network.crossover is not None:
-        out.append(verdict_rich(a.network.crossover, a.network.ridge, "Network: "))
-    if a.regime_holds is False and lead is not None and lead.exact is not None:
+    if analysis.network is not None and analysis.network.crossover is not None:
+        out.append(verdict_rich(analysis.network.crossover, analysis.network.ridge, "Network: "))
+    if analysis.regime_holds is False and lead is not None and lead.exact is not None:
         warn.append(
             rich(
-                f"WARNING: the leading-order answer {p.solve_for} ≈ {fmt_decimal(lead.exact)} violates the regime {regime} it assumed"
+                f"WARNING: the leading-order answer {problem.solve_for} ≈ {fmt_decimal(lead.exact)} violates the regime {regime} it assumed"
                 + (
-                    f"; the exact intensity never reaches the ridge ({verdict_text(exact, a.memory.ridge)})."
+                    f"; the exact intensity never reaches the ridge ({verdict_text(exact, analysis.memory.ridge)})."
                     if exact.status == NEVER
-                    else f"; use the exact result instead ({verdict_text(exact, a.memory.ridge)})."
+                    else f"; use the exact result instead ({verdict_text(exact, analysis.memory.ridge)})."
                 )
             )
         )
     return tuple(out), tuple(warn)
 
 
-def _crossover_steps(a: Analysis) -> list[tuple[Step, str]]:
+def _crossover_steps(analysis: Analysis) -> list[tuple[Step, str]]:
     """The exact crossover (and its threshold), then the leading-order one (and its threshold)."""
-    ridge, cross = a.memory.ridge, a.crossover
+    ridge, cross = analysis.memory.ridge, analysis.crossover
     if ridge is None:
         raise ValueError("the memory roofline has no ridge")
-    bound_but_x = a.problem.bound_subs(except_dim=a.problem.solve_for)
-    shown = _ratio_tex(a.memory.written_of_x)
+    bound_but_x = analysis.problem.bound_subs(except_dim=analysis.problem.solve_for)
+    shown = _ratio_tex(analysis.memory.written_of_x)
     steps = [
         (
             _crossover_step(
@@ -637,11 +656,11 @@ def _crossover_steps(a: Analysis) -> list[tuple[Step, str]]:
             "crossover",
         )
     ]
-    if a.memory.threshold is not None:
-        steps.append((_threshold_step(a.memory.threshold, ridge, cross), "crossover"))
-    lead = a.crossover_regime
-    if lead is not None and a.intensity_regime_of_x is not None:
-        shown = tex(a.intensity_regime_of_x)
+    if analysis.memory.threshold is not None:
+        steps.append((_threshold_step(analysis.memory.threshold, ridge, cross), "crossover"))
+    lead = analysis.crossover_regime
+    if lead is not None and analysis.intensity_regime_of_x is not None:
+        shown = tex(analysis.intensity_regime_of_x)
         steps.append(
             (
                 _crossover_step(
@@ -655,36 +674,43 @@ def _crossover_steps(a: Analysis) -> list[tuple[Step, str]]:
                 "crossover_regime",
             )
         )
-        if a.threshold_regime is not None:
-            steps.append((_threshold_step(a.threshold_regime, ridge, lead), "crossover_regime"))
+        if analysis.threshold_regime is not None:
+            steps.append(
+                (_threshold_step(analysis.threshold_regime, ridge, lead), "crossover_regime")
+            )
     return steps
 
 
-def build_solution(a: Analysis) -> Solution:
+def build_solution(analysis: Analysis) -> Solution:
     """The worked solution of an analysis, step by step (each step tagged with its topic)."""
     steps = [
-        (_flops_step(a), "flops"),
-        (_bytes_step(a), "bytes"),
-        (_intensity_step(a), "intensity"),
+        (_flops_step(analysis), "flops"),
+        (_bytes_step(analysis), "bytes"),
+        (_intensity_step(analysis), "intensity"),
     ]
-    regime = a.problem.regime
-    if a.leading is not None and regime is not None:
-        steps.append((_leading_step(a, a.leading, regime), "intensity_regime"))
-    steps.append((_ridge_step(a), "ridge"))
-    steps += _crossover_steps(a)
-    lead = a.crossover_regime
-    if a.regime_checks and regime is not None and lead is not None and lead.exact is not None:
-        steps.append((_regime_step(a, regime, lead.exact), "regime_holds"))
-    steps.append((_times_step(a), "times"))
-    if a.all_bound:
-        steps += [(_bounds_step(a), "bounds"), (_attainable_step(a), "attainable")]
-    if a.network is not None:
-        steps.append((_network_step(a, a.network), "network"))
-    if a.layer is not None:
-        steps += [(step, "parts") for step in _parts_steps(a.layer, a)]
-    verdict, warnings = _verdict(a)
+    regime = analysis.problem.regime
+    if analysis.leading is not None and regime is not None:
+        steps.append((_leading_step(analysis, analysis.leading, regime), "intensity_regime"))
+    steps.append((_ridge_step(analysis), "ridge"))
+    steps += _crossover_steps(analysis)
+    lead = analysis.crossover_regime
+    if (
+        analysis.regime_checks
+        and regime is not None
+        and lead is not None
+        and lead.exact is not None
+    ):
+        steps.append((_regime_step(analysis, regime, lead.exact), "regime_holds"))
+    steps.append((_times_step(analysis), "times"))
+    if analysis.all_bound:
+        steps += [(_bounds_step(analysis), "bounds"), (_attainable_step(analysis), "attainable")]
+    if analysis.network is not None:
+        steps.append((_network_step(analysis, analysis.network), "network"))
+    if analysis.layer is not None:
+        steps += [(step, "parts") for step in _parts_steps(analysis.layer, analysis)]
+    verdict, warnings = _verdict(analysis)
     return Solution(
-        a, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings
+        analysis, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings
     )
 
 
