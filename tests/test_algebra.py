@@ -84,6 +84,7 @@ def _fields(c):
         c.supremum,
         c.supremum_all,
         c.note,
+        c.shortfall,
     )
 
 
@@ -97,12 +98,26 @@ def _fields(c):
     st.dictionaries(st.sampled_from(SYMS), st.integers(1, 50)),
 )
 def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
-    """The ring solver and the sympy one agree on every field, symbolic or bound."""
-    from derive.analysis.crossover import _solve_general, solve_crossover
+    """The ring reading of g and sympy's (its reference) agree on every field, symbolic or bound."""
+    from derive.analysis.crossover import _solve, solve_crossover
 
     bound = {s: sp.Integer(v) for s, v in bound.items() if s != x}
     f, b = flops.subs(bound), byts.subs(bound)
-    assert _fields(solve_crossover(f, b, peak, bw, x)) == _fields(_solve_general(f, b, peak, bw, x))
+    assert _fields(solve_crossover(f, b, peak, bw, x)) == _fields(
+        _solve(f, b, peak, bw, x, on_ring=False)
+    )
+
+
+@SETTINGS
+@given(st.lists(st.integers(-30, 30), min_size=2, max_size=5).filter(lambda c: c[0] != 0))
+def test_exact_numeric_solve_is_sympys(coefficients):
+    """The Fraction solve of a numeric g (rational roots) is sympy's real_roots-and-subs solve."""
+    from derive.analysis.crossover import _numeric, _numeric_sympy
+
+    x = sp.Symbol("x", positive=True, integer=True)
+    g = sp.Poly.from_list([sp.Integer(c) for c in coefficients], x).as_expr()
+    coeffs = tuple(sp.Poly(g, x).all_coeffs())
+    assert _fields(_numeric(g, x, coeffs)) == _fields(_numeric_sympy(g, x))
 
 
 def test_compute_bound_only_below_one_is_never_for_integers():
@@ -119,13 +134,15 @@ def test_compute_bound_only_below_one_is_never_for_integers():
 
 def test_compute_bound_on_a_middle_interval():
     """Roots 2 and 5, compute-bound between them: the smallest integer is 2, found exactly."""
-    from derive.analysis.crossover import CROSSES, _solve_general, solve_crossover
+    from derive.analysis.crossover import CROSSES, _solve, solve_crossover
 
     N = sp.Symbol("N", positive=True, integer=True)
     flops, byts = 7 * N, N**2 + 10  # 7N − (N² + 10) ≥ 0 on [2, 5]
     c = solve_crossover(flops, byts, sp.Integer(1), sp.Integer(1), N)
     assert (c.status, c.exact, c.min_compute_bound) == (CROSSES, 2, 2)
-    assert _fields(c) == _fields(_solve_general(flops, byts, sp.Integer(1), sp.Integer(1), N))
+    assert _fields(c) == _fields(
+        _solve(flops, byts, sp.Integer(1), sp.Integer(1), N, on_ring=False)
+    )
 
 
 def test_touching_the_ridge_is_not_a_crossover():
@@ -382,3 +399,19 @@ def test_cancel_at_is_cancel_of_the_substituted_ratio(num, den, values):
     if want.has(sp.zoo, sp.nan):
         return
     assert shape(cancel_at(r, values)) == shape(cancel(want))
+
+
+def test_crossover_status_prints_as_the_contract_strings():
+    """The enum's values are the JSON strings; str, format, ==, json and pickle keep them."""
+    import json
+    import pickle
+
+    from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, CrossoverStatus
+
+    strings = ["crosses", "never", "always", "undetermined"]
+    for status, text in zip((CROSSES, NEVER, ALWAYS, UNDETERMINED), strings):
+        assert isinstance(status, CrossoverStatus) and status == text
+        assert str(status) == f"{status}" == f"{status:>0}" == text
+        assert json.dumps({"status": status}) == json.dumps({"status": text})
+        assert pickle.loads(pickle.dumps(status)) is status
+    assert [s.value for s in CrossoverStatus] == strings

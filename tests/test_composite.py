@@ -10,7 +10,6 @@ from conftest import run_cli
 
 from derive import Composite, Operator, Tensor, dims
 from derive.analysis.analyse import analyse
-from derive.analysis.parts import breakdown
 from derive.declare.registry import load_registry
 from derive.errors import DeclarationError
 from derive.problem.binding import ProblemSpec, bind
@@ -66,8 +65,12 @@ def test_fusion_is_not_3x():
     acts = 2 * (64 * 4096 + 64 * 4096)
     inter = 2 * 4 * 64 * 4096
     assert ratio == sp.Rational(weights + acts + 4 * inter, weights + acts) and 1 < ratio < 3
-    lb = breakdown(fused)
-    assert lb.unfused is not None and [r.label for r in lb.rows] == ["up", "act", "down"]
+    lb = fused.layer
+    assert (
+        lb is not None
+        and lb.unfused is not None
+        and [r.label for r in lb.rows] == ["up", "act", "down"]
+    )
     assert sum(r.share for r in lb.rows) == 1
 
 

@@ -14,8 +14,10 @@ that is not a polynomial in its symbols falls back to sympy itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import sympy as sp
 from sympy.core.add import _addsort
@@ -77,10 +79,10 @@ def _to_poly(expr: sp.Expr, R: PolyRing) -> PolyElement | None:
     if expr.is_Add or expr.is_Mul:
         out = None
         for arg in expr.args:
-            p = _to_poly(arg, R)
-            if p is None:
+            part = _to_poly(arg, R)
+            if part is None:
                 return None
-            out = p if out is None else (out + p if expr.is_Add else out * p)
+            out = part if out is None else (out + part if expr.is_Add else out * part)
         return out
     if expr.is_Pow and expr.exp.is_Integer and expr.exp >= 0:
         base = _to_poly(expr.base, R)
@@ -98,21 +100,26 @@ def to_expr(p: PolyElement) -> sp.Expr:
     """
     to_sympy, syms = p.ring.domain.to_sympy, p.ring.symbols
     terms = []
-    for monom, c in p.items():
-        factors = [s if e == 1 else sp.Pow(s, e) for s, e in zip(syms, monom) if e]
+    for monom, coefficient in p.items():
+        factors = [
+            symbol if exponent == 1 else sp.Pow(symbol, exponent)
+            for symbol, exponent in zip(syms, monom)
+            if exponent
+        ]
         _mulsort(factors)
-        terms.append((to_sympy(c), factors))
+        terms.append((to_sympy(coefficient), factors))
     return _polynomial(terms)
 
 
-def _polynomial(terms) -> sp.Expr:
+def _polynomial(terms: Iterable[tuple[sp.Rational, Sequence[sp.Expr]]]) -> sp.Expr:
     """Σ coefficient · factors over distinct monomials, as evaluated ``Add``/``Mul`` leave it.
 
     ``terms`` are (nonzero Rational, powers of distinct symbols in sympy's order), at most
     one with no powers (the constant). Each term is the number first, then its powers; the
     sum is the constant first, then the terms in sympy's order.
     """
-    const, out = sp.S.Zero, []
+    const: sp.Expr = sp.S.Zero
+    out: list[sp.Expr] = []
     for coeff, factors in terms:
         if not factors:
             const = coeff
@@ -142,30 +149,44 @@ def _to_laurent(expr: sp.Expr, R: PolyRing) -> tuple[PolyElement, tuple[int, ...
         base = _to_laurent(expr.base, R)
         if base is None:
             return None
-        (b, m), n = base, int(expr.exp)
-        if n >= 0:
-            return b**n, tuple(e * n for e in m)
-        if len(b) != 1:  # only a monomial can go below: 1/(B + D) is not a Laurent polynomial
+        (base_poly, monomial), power = base, int(expr.exp)
+        if power >= 0:
+            return base_poly**power, tuple(exponent * power for exponent in monomial)
+        # only a monomial can go below: 1/(B + D) is not a Laurent polynomial
+        if len(base_poly) != 1:
             return None
-        ((mono, c),) = b.items()
-        return R.from_dict({tuple(e * -n for e in m): QQ.one / c**-n}), tuple(e * -n for e in mono)
+        ((base_monomial, coefficient),) = base_poly.items()
+        return R.from_dict(
+            {tuple(exponent * -power for exponent in monomial): QQ.one / coefficient**-power}
+        ), tuple(exponent * -power for exponent in base_monomial)
     if expr.is_Add or expr.is_Mul:
-        parts = [_to_laurent(a, R) for a in expr.args]
-        if any(q is None for q in parts):
+        found = [_to_laurent(arg, R) for arg in expr.args]
+        parts = [q for q in found if q is not None]
+        if len(parts) != len(found):
             return None
         if expr.is_Mul:
-            out, m = R.one, zero
-            for p, pm in parts:
-                out, m = out * p, tuple(a + b for a, b in zip(m, pm))
-            return out, m
-        m = tuple(max(col) for col in zip(*(pm for _, pm in parts)))
+            out, monomial = R.one, zero
+            for p, part_monomial in parts:
+                out, monomial = (
+                    out * p,
+                    tuple(left + right for left, right in zip(monomial, part_monomial)),
+                )
+            return out, monomial
+        monomial = tuple(max(col) for col in zip(*(part_monomial for _, part_monomial in parts)))
         return sum(
-            (p * _monomial(R, tuple(a - b for a, b in zip(m, pm))) for p, pm in parts), R.zero
-        ), m
+            (
+                p
+                * _monomial(R, tuple(left - right for left, right in zip(monomial, part_monomial)))
+                for p, part_monomial in parts
+            ),
+            R.zero,
+        ), monomial
     return None
 
 
-def _poly_pair(num: sp.Expr, den: sp.Expr):
+def _poly_pair(
+    num: sp.Expr, den: sp.Expr
+) -> tuple[PolyRing, PolyElement | None, PolyElement | None]:
     """The ring of num and den's symbols and num/den as a ratio F/G of its elements.
 
     Symbols in denominators (``2*B*D/P``) are multiplied out of both sides first.
@@ -244,23 +265,20 @@ def cancel(expr: sp.Expr) -> sp.Expr:
 
 
 def cancel_at(expr: sp.Expr, values: dict) -> sp.Expr:
-    """``cancel(substitute(expr, values))``, remembered: a worked solution asks for the
-    intensity at the bound dims in three steps (the ratio shown, the crossover, the threshold)."""
-    return _cancel_at(expr, tuple(values.items()))
-
-
-@lru_cache(maxsize=4096)
-def _cancel_at(expr: sp.Expr, items: tuple) -> sp.Expr:
-    values = dict(items)
+    """``cancel(substitute(expr, values))``: each side substituted, then cancelled once."""
     num, den = sp.fraction(expr)
     if (
         den is not sp.S.One
     ):  # a ratio: substitute each side, then cancel once (no sympy quotient in between)
-        n, d = substitute(num, values), substitute(den, values)
-        R = ring_of(gens_of(n, d))
-        if d != 0 and to_poly(n, R) is not None and to_poly(d, R) is not None:
+        numerator, denominator = substitute(num, values), substitute(den, values)
+        R = ring_of(gens_of(numerator, denominator))
+        if (
+            denominator != 0
+            and to_poly(numerator, R) is not None
+            and to_poly(denominator, R) is not None
+        ):
             return cancel_ratio(
-                n, d
+                numerator, denominator
             )  # lowest terms are unique: the same as cancelling the substituted ratio
     return cancel(substitute(expr, values))
 
@@ -295,12 +313,11 @@ def _integer_factors(p: PolyElement) -> tuple[Fraction, list[tuple[PolyElement, 
     return to_fraction(p.LC), factors
 
 
-def to_fraction(c) -> Fraction:
+def to_fraction(c: Any) -> Fraction:
     """A ring coefficient (QQ or ZZ, gmpy or python) as a Fraction."""
     return Fraction(int(c.numerator), int(c.denominator))
 
 
-@lru_cache(maxsize=1024)
 def factor(expr: sp.Expr) -> sp.Expr:
     """``sympy.factor(expr)`` for a ratio of polynomials, without re-reading it into ``Poly``s.
 
@@ -313,19 +330,28 @@ def factor(expr: sp.Expr) -> sp.Expr:
         return expr
     num, den = sp.fraction(expr)
     R, F, G = _poly_pair(num, den)
-    names = [s.name for s in R.symbols]
+    names = [symbol.name for symbol in R.symbols]
     # sympy orders each factor's generators itself: with two symbols of one name that order
     # can differ from the ring's, so those (and numbers written unevaluated) go to sympy
     if F is None or G is None or not F or not G or not names or len(set(names)) != len(names):
         return sp.factor(expr)
-    (lf, nf), (lg, dg) = _integer_factors(F), _integer_factors(G)
-    coeff = lf / lg
-    for f, k in nf:
-        coeff /= to_fraction(f.LC) ** k
-    for g, k in dg:
-        coeff *= to_fraction(g.LC) ** k
-    product = sp.Mul(*[to_expr(f) ** k for f, k in nf], *[to_expr(g) ** -k for g, k in dg])
-    return _keep_coeff(sp.Rational(coeff.numerator, coeff.denominator), product)
+    (numerator_lead, numerator_factors), (denominator_lead, denominator_factors) = (
+        _integer_factors(F),
+        _integer_factors(G),
+    )
+    constant = numerator_lead / denominator_lead
+    for factor_poly, multiplicity in numerator_factors:
+        constant /= to_fraction(factor_poly.LC) ** multiplicity
+    for factor_poly, multiplicity in denominator_factors:
+        constant *= to_fraction(factor_poly.LC) ** multiplicity
+    product = sp.Mul(
+        *[to_expr(factor_poly) ** multiplicity for factor_poly, multiplicity in numerator_factors],
+        *[
+            to_expr(factor_poly) ** -multiplicity
+            for factor_poly, multiplicity in denominator_factors
+        ],
+    )
+    return _keep_coeff(sp.Rational(constant.numerator, constant.denominator), product)
 
 
 class _NotRationalError(Exception):
@@ -338,17 +364,17 @@ def _rational_value(expr: sp.Basic, values: dict, used: list) -> Fraction:
     if expr.is_Rational:
         return Fraction(int(expr.p), int(expr.q))
     if expr.is_Symbol:
-        v = values.get(expr)
-        if v is None:
+        value = values.get(expr)
+        if value is None:
             raise _NotRationalError
         used.append(expr)
-        return v
+        return value
     if expr.is_Add:
-        return sum((_rational_value(a, values, used) for a in expr.args), Fraction(0))
+        return sum((_rational_value(arg, values, used) for arg in expr.args), Fraction(0))
     if expr.is_Mul:
         out = Fraction(1)
-        for a in expr.args:
-            out *= _rational_value(a, values, used)
+        for arg in expr.args:
+            out *= _rational_value(arg, values, used)
         return out
     if expr.is_Pow and expr.exp.is_Integer:
         base = _rational_value(expr.base, values, used)
@@ -379,21 +405,26 @@ def substitute(expr: sp.Expr, values: dict) -> sp.Expr:
 
 
 def _substitute(expr: sp.Expr, items: tuple) -> sp.Expr:
-    values = {k: sp.Integer(v) if isinstance(v, int) else v for k, v in items}
+    values = {
+        symbol: sp.Integer(value) if isinstance(value, int) else value for symbol, value in items
+    }
     if isinstance(expr, sp.Expr) and all(
-        isinstance(k, sp.Symbol) and isinstance(v, sp.Rational) for k, v in values.items()
+        isinstance(symbol, sp.Symbol) and isinstance(value, sp.Rational)
+        for symbol, value in values.items()
     ):
-        fractions = {k: Fraction(int(v.p), int(v.q)) for k, v in values.items()}
+        fractions = {
+            symbol: Fraction(int(value.p), int(value.q)) for symbol, value in values.items()
+        }
         used: list = []
         try:
-            q = _rational_value(expr, fractions, used)
+            exact = _rational_value(expr, fractions, used)
         except _NotRationalError:
             partial = _substitute_expanded(expr, fractions)
             if partial is not None:
                 return partial
         else:
             if used:  # nothing replaced: xreplace hands back expr as it is (even unevaluated)
-                return sp.Rational(q.numerator, q.denominator)
+                return sp.Rational(exact.numerator, exact.denominator)
     return expr.xreplace(values)
 
 
@@ -408,8 +439,13 @@ def _monomial_factors(term: sp.Expr) -> tuple[sp.Rational, tuple[sp.Expr, ...]] 
     coeff = sp.S.One
     if args[0].is_Rational:
         coeff, args = args[0], args[1:]
-    for f in args:
-        if not (f.is_Symbol or (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer and f.exp > 0)):
+    for factor in args:
+        if not (
+            factor.is_Symbol
+            or (
+                factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer and factor.exp > 0
+            )
+        ):
             return None
     return coeff, args
 
@@ -430,18 +466,20 @@ def _substitute_expanded(expr: sp.Expr, values: dict) -> sp.Expr | None:
         if parts is None:
             return None
         coeff, factors = parts
-        c, keep = Fraction(int(coeff.p), int(coeff.q)), []
-        for f in factors:
-            base, k = (f, 1) if f.is_Symbol else (f.base, int(f.exp))
-            v = values.get(base)
-            if v is None:
-                keep.append(f)
+        coefficient, keep = Fraction(int(coeff.p), int(coeff.q)), []
+        for factor in factors:
+            base, power = (factor, 1) if factor.is_Symbol else (factor.base, int(factor.exp))
+            value = values.get(base)
+            if value is None:
+                keep.append(factor)
             else:
-                c, replaced = c * v**k, True
+                coefficient, replaced = coefficient * value**power, True
         key = tuple(keep)  # a subsequence of a sorted Mul's args: still in sympy's order
-        acc[key] = acc.get(key, Fraction(0)) + c
+        acc[key] = acc.get(key, Fraction(0)) + coefficient
     if not replaced:
         return expr
     return _polynomial(
-        (sp.Rational(c.numerator, c.denominator), factors) for factors, c in acc.items() if c
+        (sp.Rational(coefficient.numerator, coefficient.denominator), factors)
+        for factors, coefficient in acc.items()
+        if coefficient
     )

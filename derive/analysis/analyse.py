@@ -2,25 +2,32 @@
 
 One pure function, :func:`analyse`, from a :class:`~derive.problem.binding.Problem` to
 an :class:`Analysis` record. Steps and rendering read this record; they never
-compute.
+compute: every value a worked solution shows (each side at the bound dims, the
+intensity in lowest terms as a function of the solved-for dim, the intensity either
+side of the threshold, a composite's parts and its unfused twin) is a field here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import sympy as sp
 
 from derive.analysis import algebra
 from derive.analysis.algebra import substitute
-from derive.analysis.crossover import Crossover, reduced_parts, solve_crossover
+from derive.analysis.crossover import CROSSES, Crossover, reduced_parts, solve_crossover
 from derive.analysis.leading_order import LeadingOrder, leading_order
+from derive.analysis.parts import LayerBreakdown, breakdown, unfused_problem
+from derive.declare.composite import Composite
 from derive.declare.operator import Tensor
 from derive.problem.binding import Problem
 from derive.problem.regime import REGIME_FACTOR
 
-__all__ = ["Analysis", "ByteTerm", "Roofline", "analyse"]
+__all__ = ["Analysis", "ByteTerm", "IntensityForm", "Roofline", "Threshold", "analyse"]
+
+Values = dict[sp.Symbol, sp.Integer]
 
 
 @dataclass(frozen=True)
@@ -38,10 +45,52 @@ class ByteTerm:
         """Width × elements (computed once: steps, reports and figures all ask for it)."""
         return self.width * self.elements
 
+    @cached_property
+    def declared(self) -> sp.Expr:
+        """The width's symbol × elements, as declared (``w_X·B·D`` before the dtype is read)."""
+        return self.tensor.width_sym * self.elements
+
+
+@dataclass(frozen=True)
+class IntensityForm:
+    """FLOPs over bytes as a worked solution writes it, with some dims bound.
+
+    Attributes:
+        flops: the FLOPs with those dims substituted.
+        terms: each tensor's bytes with those dims substituted, in declaration order.
+        lowest: the intensity with those dims substituted, in lowest terms.
+        as_declared: True when FLOPs / Σ terms is already in lowest terms (``lowest``'s
+            denominator is the same polynomial as the bytes), so it is written term by term.
+    """
+
+    flops: sp.Expr
+    terms: tuple[sp.Expr, ...]
+    lowest: sp.Expr
+    as_declared: bool
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The smallest compute-bound integer, checked: the intensity at it and just below it.
+
+    Attributes:
+        smallest: the smallest integer value of the solved-for dim that is compute-bound.
+        at: the intensity at ``smallest`` (every other bound dim substituted).
+        below: the intensity at ``smallest - 1``; None when ``smallest`` is 1.
+    """
+
+    smallest: int
+    at: sp.Expr
+    below: sp.Expr | None
+
 
 @dataclass(frozen=True)
 class Roofline:
-    """One roofline: FLOPs against bytes over one bandwidth (memory or link)."""
+    """One roofline: FLOPs against bytes over one bandwidth (memory or link).
+
+    ``*_bound`` values have every bound dim substituted; ``*_of_x`` values every bound
+    dim except the one solved for.
+    """
 
     terms: tuple[ByteTerm, ...]
     bytes: sp.Expr
@@ -49,6 +98,12 @@ class Roofline:
     ridge: sp.Rational | None
     crossover: Crossover | None
     time: sp.Expr | None
+    bytes_bound: sp.Expr
+    terms_bound: tuple[sp.Expr, ...]
+    written: IntensityForm
+    written_of_x: IntensityForm
+    intensity_of_x: sp.Expr
+    threshold: Threshold | None
 
 
 @dataclass(frozen=True)
@@ -56,7 +111,7 @@ class Analysis:
     """Everything derived for one problem.
 
     ``*_bound`` values have the bound dims substituted (all of them); crossovers
-    use every bound dim except the one solved for.
+    and ``*_of_x`` values use every bound dim except the one solved for.
     """
 
     problem: Problem
@@ -74,6 +129,18 @@ class Analysis:
     fraction_of_peak: sp.Expr | None
     intensity_at_point: sp.Expr | None
     network: Roofline | None
+    flops_bound: sp.Expr
+    intensity_regime_of_x: sp.Expr | None = None
+    threshold_regime: Threshold | None = None
+    compute_bound_at_point: bool | None = None
+    layer: LayerBreakdown | None = None
+
+    @property
+    def crossover(self) -> Crossover:
+        """The exact memory crossover (the memory roofline always has a bandwidth)."""
+        if self.memory.crossover is None:
+            raise ValueError("the memory roofline has no crossover")
+        return self.memory.crossover
 
     @property
     def headline(self) -> tuple[Crossover, bool]:
@@ -82,7 +149,7 @@ class Analysis:
         The exact crossover when it is a number or a definite never/always; else the
         leading-order one when that is a number; else the exact one (formula or status).
         """
-        exact, lead = self.memory.crossover, self.crossover_regime
+        exact, lead = self.crossover, self.crossover_regime
         if exact.is_number or exact.status in ("never", "always"):
             return exact, False
         if lead is not None and lead.is_number:
@@ -92,105 +159,164 @@ class Analysis:
     @property
     def all_bound(self) -> bool:
         """True when every dim has a value, so times are numbers."""
-        return self.t_math.is_number and self.memory.time is not None and self.memory.time.is_number
+        return bool(
+            self.t_math.is_number and self.memory.time is not None and self.memory.time.is_number
+        )
 
 
-def _terms(problem: Problem, tensors: tuple[Tensor, ...], role_of) -> tuple[ByteTerm, ...]:
+def _terms(
+    problem: Problem, tensors: tuple[Tensor, ...], role_of: Callable[[Tensor], str]
+) -> tuple[ByteTerm, ...]:
     dtypes = dict(problem.dtypes)
     return tuple(
-        ByteTerm(t, role_of(t), dtypes[t.name].name, dtypes[t.name].width, t.elements)
-        for t in tensors
+        ByteTerm(
+            tensor,
+            role_of(tensor),
+            dtypes[tensor.name].name,
+            dtypes[tensor.name].width,
+            tensor.elements,
+        )
+        for tensor in tensors
     )
 
 
 def _regime_checks(problem: Problem, value: sp.Expr) -> tuple[tuple[str, bool], ...] | None:
-    vals = dict(problem.bound)
-    vals[problem.solve_for] = value
+    if problem.regime is None:
+        return None
+    values: dict[sp.Symbol, sp.Expr] = dict(problem.bound)
+    values[problem.solve_for] = value
     checks = []
     for small, large in problem.regime.pairs:
-        if large not in vals or (small is not None and small not in vals):
+        if large not in values or (small is not None and small not in values):
             return None
-        lhs = vals[small] if small is not None else sp.Integer(1)
-        ok = bool(REGIME_FACTOR * lhs <= vals[large])
+        lhs = values[small] if small is not None else sp.Integer(1)
+        holds = bool(REGIME_FACTOR * lhs <= values[large])
         name = (
             f"{small} ≤ {large}/{REGIME_FACTOR}"
             if small is not None
             else f"{large} ≥ {REGIME_FACTOR}"
         )
-        checks.append((name, ok))
+        checks.append((name, holds))
     return tuple(checks)
 
 
-def _roofline(flops_x, terms, bandwidth, peak, x, subs_x, subs_all) -> Roofline:
-    total = sp.Add(*(t.bytes for t in terms))
-    intensity = algebra.cancel_ratio(flops_x, total)
-    ridge = peak / bandwidth if bandwidth is not None else None
-    cross = None
-    time = None
+def _written(
+    flops: sp.Expr, terms: tuple[sp.Expr, ...], total: sp.Expr, lowest: sp.Expr, values: Values
+) -> IntensityForm:
+    """FLOPs / Σ terms at ``values``, and whether that is already in lowest terms."""
+    at_flops, at_total = substitute(flops, values), substitute(total, values)
+    as_declared = algebra.same_polynomial(sp.fraction(lowest)[1], at_total)
+    return IntensityForm(at_flops, tuple(substitute(t, values) for t in terms), lowest, as_declared)
+
+
+def _threshold(intensity_of_x: sp.Expr, cross: Crossover | None) -> Threshold | None:
+    """I at the smallest compute-bound integer and one below it, when the crossover has one."""
+    if cross is None or cross.status != CROSSES or cross.min_compute_bound is None:
+        return None
+    x, smallest = cross.variable, cross.min_compute_bound
+    below = substitute(intensity_of_x, {x: smallest - 1}) if smallest > 1 else None
+    return Threshold(smallest, substitute(intensity_of_x, {x: smallest}), below)
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """What every roofline of one problem shares: FLOPs, peak, the dim solved for, the values."""
+
+    flops: sp.Expr
+    peak: sp.Rational
+    x: sp.Symbol
+    values_of_x: Values
+    values_all: Values
+
+
+def _roofline(
+    setting: _Setting, terms: tuple[ByteTerm, ...], bandwidth: sp.Rational | None
+) -> Roofline:
+    flops, values_of_x, values_all = setting.flops, setting.values_of_x, setting.values_all
+    total = sp.Add(*(term.bytes for term in terms))
+    term_bytes = tuple(term.bytes for term in terms)
+    intensity = algebra.cancel_ratio(flops, total)
+    ridge = setting.peak / bandwidth if bandwidth is not None else None
+    cross = time = None
+    bytes_bound = substitute(total, values_all)
     if bandwidth is not None:
         cross = solve_crossover(
-            *reduced_parts(substitute(flops_x, subs_x), substitute(total, subs_x)),
-            peak,
+            *reduced_parts(substitute(flops, values_of_x), substitute(total, values_of_x)),
+            setting.peak,
             bandwidth,
-            x,
+            setting.x,
         )
-        time = substitute(total, subs_all) / bandwidth
-    return Roofline(terms, total, intensity, ridge, cross, time)
+        time = bytes_bound / bandwidth
+    intensity_of_x = algebra.cancel_at(intensity, values_of_x)
+    return Roofline(
+        terms=terms,
+        bytes=total,
+        intensity=intensity,
+        ridge=ridge,
+        crossover=cross,
+        time=time,
+        bytes_bound=bytes_bound,
+        terms_bound=tuple(substitute(term, values_all) for term in term_bytes),
+        written=_written(flops, term_bytes, total, intensity, {}),
+        written_of_x=_written(
+            flops, term_bytes, total, intensity_of_x if values_of_x else intensity, values_of_x
+        ),
+        intensity_of_x=intensity_of_x,
+        threshold=_threshold(intensity_of_x, cross),
+    )
 
 
 def analyse(problem: Problem) -> Analysis:
     """Derive FLOPs, bytes, intensity, ridge, crossovers, times and the network roofline."""
     op, x = problem.operator, problem.solve_for
-    P, W = problem.peak.value, problem.bandwidth.value
-    subs_x, subs_all = problem.bound_subs(except_dim=x), problem.bound_subs()
+    peak, bandwidth = problem.peak.value, problem.bandwidth.value
+    values_of_x, values_all = problem.bound_subs(except_dim=x), problem.bound_subs()
+    setting = _Setting(op.flops, peak, x, values_of_x, values_all)
     flops = op.flops
-    reads = set(id(t) for t in op.reads)
+    reads = set(id(tensor) for tensor in op.reads)
     memory = _roofline(
-        flops,
-        _terms(problem, op.memory_tensors, lambda t: "read" if id(t) in reads else "write"),
-        W,
-        P,
-        x,
-        subs_x,
-        subs_all,
+        setting,
+        _terms(
+            problem, op.memory_tensors, lambda tensor: "read" if id(tensor) in reads else "write"
+        ),
+        bandwidth,
     )
 
     leading = intensity_regime = cross_regime = holds = None
-    checks: tuple = ()
+    intensity_regime_of_x = None
+    checks: tuple[tuple[str, bool], ...] = ()
     if problem.regime is not None:
-        leading = leading_order(flops, tuple(t.bytes for t in memory.terms), problem.regime)
+        leading = leading_order(flops, tuple(term.bytes for term in memory.terms), problem.regime)
         intensity_regime = leading.ratio
+        intensity_regime_of_x = algebra.cancel_at(intensity_regime, values_of_x)
         cross_regime = solve_crossover(
             *reduced_parts(
-                substitute(leading.numerator, subs_x), substitute(leading.denominator, subs_x)
+                substitute(leading.numerator, values_of_x),
+                substitute(leading.denominator, values_of_x),
             ),
-            P,
-            W,
+            peak,
+            bandwidth,
             x,
         )
-        if cross_regime.is_number:
+        if cross_regime.is_number and cross_regime.exact is not None:
             found = _regime_checks(problem, cross_regime.exact)
             if found is not None:
                 checks, holds = found, all(ok for _, ok in found)
 
-    t_math = substitute(flops, subs_all) / P
-    t_mem = memory.time
-    numeric = t_math.is_number and t_mem.is_number
-    at_point = algebra.cancel(substitute(memory.intensity, subs_all)) if numeric else None
-    attainable = sp.Min(P, at_point * W) if numeric else None
+    t_math = substitute(flops, values_all) / peak
+    t_mem = memory.bytes_bound / bandwidth
+    numeric = bool(t_math.is_number and t_mem.is_number)
+    at_point = algebra.cancel(substitute(memory.intensity, values_all)) if numeric else None
+    attainable = sp.Min(peak, at_point * bandwidth) if at_point is not None else None
 
     network = None
     if op.comms:
         network = _roofline(
-            flops,
-            _terms(problem, op.comms, lambda t: "sent"),
+            setting,
+            _terms(problem, op.comms, lambda tensor: "sent"),
             problem.link.value if problem.link else None,
-            P,
-            x,
-            subs_x,
-            subs_all,
         )
-    return Analysis(
+    analysis = Analysis(
         problem=problem,
         flops=flops,
         memory=memory,
@@ -203,7 +329,20 @@ def analyse(problem: Problem) -> Analysis:
         t_lower=sp.Max(t_math, t_mem) if numeric else None,
         t_upper=(t_math + t_mem) if numeric else None,
         attainable=attainable,
-        fraction_of_peak=(attainable / P) if numeric else None,
+        fraction_of_peak=(attainable / peak) if attainable is not None else None,
         intensity_at_point=at_point,
         network=network,
+        flops_bound=substitute(flops, values_all),
+        intensity_regime_of_x=intensity_regime_of_x,
+        threshold_regime=(
+            _threshold(intensity_regime_of_x, cross_regime)
+            if intensity_regime_of_x is not None
+            else None
+        ),
+        compute_bound_at_point=bool(t_math >= t_mem) if numeric else None,
     )
+    if isinstance(op, Composite) and op.parts:
+        plain = unfused_problem(problem)
+        layer = breakdown(analysis, analyse(plain) if plain is not None else None)
+        analysis = replace(analysis, layer=layer)
+    return analysis

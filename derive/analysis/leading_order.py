@@ -8,7 +8,6 @@ denominator is kept (sympy's multivariate ``O()`` is not reliable for this).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import sympy as sp
 
@@ -48,21 +47,27 @@ def _monomial_orders(term: sp.Expr, growing: frozenset) -> set | None:
     orders = set()
     for mono in sp.Add.make_args(term):
         order = 0
-        for f in sp.Mul.make_args(mono):
-            if f.is_Number:
+        for factor in sp.Mul.make_args(mono):
+            if factor.is_Number:
                 continue
-            if f.is_Symbol:
-                order += f in growing
-            elif f.is_Pow and f.base.is_Symbol and f.exp.is_Integer:
-                order += int(f.exp) if f.base in growing else 0
+            if factor.is_Symbol:
+                order += factor in growing
+            elif factor.is_Pow and factor.base.is_Symbol and factor.exp.is_Integer:
+                order += int(factor.exp) if factor.base in growing else 0
             else:
                 return None
         orders.add(sp.Integer(order))
     return orders
 
 
-def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], what: str):
-    scale = {g: _T * g for g in growing}
+def _split_by_order(
+    terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], what: str
+) -> tuple[sp.Expr, tuple[sp.Expr, ...], tuple[sp.Expr, ...]] | None:
+    """The highest order of t among ``terms``, the terms of that order and the rest.
+
+    None when a term mixes orders (the caller then splits the expanded monomials).
+    """
+    scale = {dim: _T * dim for dim in growing}
     grow = frozenset(growing)
     orders = []
     for term in terms:
@@ -84,32 +89,37 @@ def _split_by_order(terms: tuple[sp.Expr, ...], growing: tuple[sp.Symbol, ...], 
             return None
         orders.append(orders_of_term.pop())
     top = max(orders)
-    kept = tuple(t for t, o in zip(terms, orders) if o == top)
-    dropped = tuple(t for t, o in zip(terms, orders) if o != top)
+    kept = tuple(term for term, order in zip(terms, orders) if order == top)
+    dropped = tuple(term for term, order in zip(terms, orders) if order != top)
     return top, kept, dropped
 
 
-def _terms(expr_or_terms) -> tuple[sp.Expr, ...]:
+def _terms(expr_or_terms: sp.Expr | tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
     if isinstance(expr_or_terms, (tuple, list)):
-        return tuple(t for t in expr_or_terms if t != 0)
+        return tuple(term for term in expr_or_terms if term != 0)
     return sp.Add.make_args(expand(expr_or_terms))
 
 
-@lru_cache(maxsize=1024)
-def leading_order(numerator, denominator, regime: Regime, what: str = "intensity") -> LeadingOrder:
+def leading_order(
+    numerator: sp.Expr | tuple[sp.Expr, ...],
+    denominator: sp.Expr | tuple[sp.Expr, ...],
+    regime: Regime,
+    what: str = "intensity",
+) -> LeadingOrder:
     """Leading order of numerator/denominator as the regime's growing dims scale together.
 
     ``numerator`` and ``denominator`` are expressions or tuples of terms (per-tensor
     byte terms stay whole, so the solution can name which tensor's bytes are dropped).
     """
     parts = []
+    where = f"regime {regime.text!r} for {what}"
     for side in (numerator, denominator):
         terms = _terms(side)
-        split = _split_by_order(terms, regime.growing, f"regime {regime.text!r} for {what}")
+        split = _split_by_order(terms, regime.growing, where)
         if split is None:  # a per-tensor term mixes orders: fall back to expanded monomials
-            split = _split_by_order(
-                _terms(sp.Add(*terms)), regime.growing, f"regime {regime.text!r} for {what}"
-            )
+            split = _split_by_order(_terms(sp.Add(*terms)), regime.growing, where)
+        if split is None:  # a monomial has one order, so this is only a guard
+            raise RegimeError(where, "a term does not scale as one power of the growing dims")
         parts.append(split)
     (n_order, n_kept, n_drop), (d_order, d_kept, d_drop) = parts
     return LeadingOrder(

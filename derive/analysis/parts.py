@@ -1,21 +1,27 @@
 """Composite layers: the per-part breakdown and fused against unfused.
 
-Reads an :class:`~derive.analysis.analyse.Analysis` of a :class:`~derive.declare.composite.Composite`;
-computes per part FLOPs, bytes, intensity and time at the bound dims, and the
-same layer unfused.
+Reads the pieces of a composite's analysis (its problem, its memory roofline and
+the analysis of the same layer unfused); computes per part FLOPs, bytes, intensity
+and time at the bound dims, and what fusion saves. :func:`~derive.analysis.analyse.analyse`
+calls it once and keeps the result on the :class:`~derive.analysis.analyse.Analysis`
+(``layer``), so the worked solution only reads it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from derive.analysis.algebra import cancel_ratio, substitute
-from derive.analysis.analyse import Analysis, analyse
 from derive.declare.composite import Composite, unfused
+from derive.problem.binding import Problem
 
-__all__ = ["LayerBreakdown", "PartRow", "breakdown"]
+if TYPE_CHECKING:  # analyse imports this module; the records are only annotations here
+    from derive.analysis.analyse import Analysis, Roofline
+
+__all__ = ["Fusion", "LayerBreakdown", "PartRow", "breakdown", "unfused_problem"]
 
 
 @dataclass(frozen=True)
@@ -32,60 +38,112 @@ class PartRow:
 
 
 @dataclass(frozen=True)
+class Fusion:
+    """The same layer unfused against the fused one, at the bound dims.
+
+    Attributes:
+        unfused: the analysis of the layer with every intermediate written and read back.
+        bytes_fused: the fused layer's bytes at the bound dims.
+        bytes_unfused: the unfused layer's bytes at the bound dims.
+        ratio: bytes_unfused / bytes_fused in lowest terms.
+        kept_on_chip: the tensors the unfused layer moves and the fused one does not.
+    """
+
+    unfused: Analysis
+    bytes_fused: sp.Expr
+    bytes_unfused: sp.Expr
+    ratio: sp.Expr
+    kept_on_chip: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class LayerBreakdown:
     """Per-part rows, the dominant part, and the unfused layer for comparison."""
 
     rows: tuple[PartRow, ...]
     dominant: str | None
-    unfused: Analysis | None
+    fusion: Fusion | None
+
+    @property
+    def unfused(self) -> Analysis | None:
+        """The analysis of the layer unfused (None when nothing is fused)."""
+        return self.fusion.unfused if self.fusion is not None else None
 
 
-def _rows(a: Analysis) -> tuple[PartRow, ...]:
-    op: Composite = a.problem.operator
-    p = a.problem
-    bound = p.bound_subs()
+def _composite(problem: Problem) -> Composite:
+    if not isinstance(problem.operator, Composite):
+        raise TypeError(f"{problem.operator.name} is not a composite layer")
+    return problem.operator
+
+
+def _rows(problem: Problem, memory: Roofline) -> tuple[PartRow, ...]:
+    layer = _composite(problem)
+    bound = problem.bound_subs()
+    peak, bandwidth = problem.peak.value, problem.bandwidth.value
     rows = []
-    for part in op.parts:
+    for part in layer.parts:
         flops = substitute(part.subs(part.operator.flops), bound)
-        byts = substitute(
-            sp.Add(*(t.bytes for t in a.memory.terms if op.part_of(t.tensor.name) == part.label)),
+        part_bytes = substitute(
+            sp.Add(
+                *(
+                    term.bytes
+                    for term in memory.terms
+                    if layer.part_of(term.tensor.name) == part.label
+                )
+            ),
             bound,
         )
         time = (
-            sp.Max(flops / p.peak.value, byts / p.bandwidth.value)
-            if (flops / p.peak.value).is_number and byts.is_number
-            else flops / p.peak.value
+            sp.Max(flops / peak, part_bytes / bandwidth)
+            if (flops / peak).is_number and part_bytes.is_number
+            else flops / peak
         )
+        intensity = cancel_ratio(flops, part_bytes) if part_bytes != 0 else sp.oo
         rows.append(
-            PartRow(
-                part.label,
-                part.operator.name,
-                flops,
-                byts,
-                cancel_ratio(flops, byts) if byts != 0 else sp.oo,
-                time,
-                None,
-            )
+            PartRow(part.label, part.operator.name, flops, part_bytes, intensity, time, None)
         )
-    if all(r.time.is_number for r in rows):
-        total = sp.Add(*(r.time for r in rows))
-        rows = [replace(r, share=r.time / total) for r in rows]
+    if all(row.time.is_number for row in rows):
+        total = sp.Add(*(row.time for row in rows))
+        rows = [replace(row, share=row.time / total) for row in rows]
     return tuple(rows)
 
 
-def _unfused(a: Analysis) -> Analysis:
-    op: Composite = a.problem.operator
-    plain = unfused(op)
-    dtypes = dict(a.problem.dtypes)
-    fallback = dtypes[op.reads[0].name] if op.reads else next(iter(dtypes.values()))
-    bound_dtypes = tuple((n, dtypes.get(n, fallback)) for n in plain.tensor_names)
-    return analyse(replace(a.problem, operator=plain, dtypes=bound_dtypes))
+def unfused_problem(problem: Problem) -> Problem | None:
+    """The same problem on the layer unfused, or None when the layer fuses nothing.
+
+    Tensors only the unfused layer has (the intermediates) take the dtype of the
+    layer's first read tensor.
+    """
+    layer = _composite(problem)
+    if not layer.fused:
+        return None
+    plain = unfused(layer)
+    dtypes = dict(problem.dtypes)
+    fallback = dtypes[layer.reads[0].name] if layer.reads else next(iter(dtypes.values()))
+    bound_dtypes = tuple((name, dtypes.get(name, fallback)) for name in plain.tensor_names)
+    return replace(problem, operator=plain, dtypes=bound_dtypes)
 
 
-def breakdown(a: Analysis) -> LayerBreakdown:
-    """The per-part breakdown of a composite's analysis."""
-    rows = _rows(a)
-    dominant = (
-        max(rows, key=lambda r: r.share).label if rows and rows[0].share is not None else None
+def _fusion(fused: Analysis, plain: Analysis) -> Fusion:
+    bound = fused.problem.bound_subs()
+    bytes_fused = substitute(fused.memory.bytes, bound)
+    bytes_unfused = substitute(plain.memory.bytes, bound)
+    kept = {t.name for t in plain.problem.operator.memory_tensors} - {
+        t.name for t in fused.problem.operator.memory_tensors
+    }
+    return Fusion(
+        plain,
+        bytes_fused,
+        bytes_unfused,
+        cancel_ratio(bytes_unfused, bytes_fused),
+        tuple(sorted(kept)),
     )
-    return LayerBreakdown(rows, dominant, _unfused(a) if a.problem.operator.fused else None)
+
+
+def breakdown(analysis: Analysis, plain: Analysis | None) -> LayerBreakdown:
+    """The per-part breakdown of a composite's analysis (``plain``: the layer unfused, if fused)."""
+    rows = _rows(analysis.problem, analysis.memory)
+    dominant = None
+    if rows and rows[0].share is not None:
+        dominant = max(rows, key=lambda row: row.share if row.share is not None else 0).label
+    return LayerBreakdown(rows, dominant, _fusion(analysis, plain) if plain is not None else None)

@@ -10,13 +10,13 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from derive.analysis import algebra
-from derive.analysis.algebra import substitute
-from derive.analysis.analyse import Analysis, Roofline
+from derive.analysis.analyse import Analysis, IntensityForm, Roofline, Threshold
 from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
+from derive.analysis.leading_order import LeadingOrder
+from derive.analysis.parts import Fusion, LayerBreakdown
 from derive.present.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
 from derive.problem.decimals import fmt_decimal
-from derive.problem.regime import REGIME_FACTOR
+from derive.problem.regime import REGIME_FACTOR, Regime
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
 __all__ = ["Solution", "build_solution", "select_steps", "verdict_text"]
@@ -43,12 +43,17 @@ def _num(expr: sp.Expr) -> str | None:
     return tex_decimal(expr) if expr.is_number and not expr.is_Integer else None
 
 
-def _flops_step(a: Analysis) -> Step:
-    op, bound = a.problem.operator, a.problem.bound_subs()
-    lines = [Line.of(FLOPS, tex(a.flops))]
-    if bound and a.flops.free_symbols & set(bound):
+def _flops_step(analysis: Analysis) -> Step:
+    op, bound = analysis.problem.operator, analysis.problem.bound_subs()
+    lines = [Line.of(FLOPS, tex(analysis.flops))]
+    if bound and analysis.flops.free_symbols & set(bound):
         lines = [
-            Line.of(FLOPS, tex(a.flops), tex_sub(a.flops, bound), tex(substitute(a.flops, bound)))
+            Line.of(
+                FLOPS,
+                tex(analysis.flops),
+                tex_sub(analysis.flops, bound),
+                tex(analysis.flops_bound),
+            )
         ]
     return Step(
         StepKind.FLOPS,
@@ -58,63 +63,57 @@ def _flops_step(a: Analysis) -> Step:
     )
 
 
-def _bytes_lines(terms, lhs: str, bound: dict) -> list[Line]:
-    symbolic = tex_sum([t.tensor.width_sym * t.elements for t in terms])
-    widths = {
-        t.tensor.width_sym: t.width for t in terms if isinstance(t.tensor.width_sym, sp.Symbol)
-    }
-    subbed = " + ".join(rf"{tex(t.width)} \cdot {tex(t.elements)}" for t in terms) if widths else ""
-    lines = [Line.of(lhs, symbolic, subbed, tex_sum([t.bytes for t in terms]))]
-    total = sp.Add(*(t.bytes for t in terms))
-    if bound and total.free_symbols & set(bound):
+def _bytes_lines(roof: Roofline, lhs: str, bound: dict[sp.Symbol, sp.Integer]) -> list[Line]:
+    terms = roof.terms
+    symbolic = tex_sum([term.tensor.bytes_term for term in terms])
+    has_width_symbol = any(isinstance(term.tensor.width_sym, sp.Symbol) for term in terms)
+    subbed = (
+        " + ".join(rf"{tex(term.width)} \cdot {tex(term.elements)}" for term in terms)
+        if has_width_symbol
+        else ""
+    )
+    lines = [Line.of(lhs, symbolic, subbed, tex_sum([term.bytes for term in terms]))]
+    if bound and roof.bytes.free_symbols & set(bound):
         lines.append(
             Line.of(
                 lhs,
-                " + ".join(tex_sub(t.bytes, bound) for t in terms),
-                tex(substitute(total, bound)),
+                " + ".join(tex_sub(term.bytes, bound) for term in terms),
+                tex(roof.bytes_bound),
             )
         )
     return lines
 
 
-def _bytes_step(a: Analysis) -> Step:
-    terms = a.memory.terms
+def _bytes_step(analysis: Analysis) -> Step:
+    terms = analysis.memory.terms
     listing = "; ".join(
-        f"{t.tensor.name} ({t.role}, {t.dtype}, {fmt_decimal(t.width)} B/element)" for t in terms
+        f"{term.tensor.name} ({term.role}, {term.dtype}, {fmt_decimal(term.width)} B/element)"
+        for term in terms
     )
     return Step(
         StepKind.BYTES,
         "bytes = Σ width × elements over every tensor read or written",
         rich(f"Each tensor moves once through memory: {listing}."),
-        tuple(_bytes_lines(terms, BYTES, a.problem.bound_subs())),
+        tuple(_bytes_lines(analysis.memory, BYTES, analysis.problem.bound_subs())),
     )
 
 
-def _ratio_tex(
-    num: sp.Expr,
-    terms: tuple[sp.Expr, ...],
-    total: sp.Expr,
-    reduced: sp.Expr,
-    subs: dict | None = None,
-) -> str:
-    """num / Σ terms (``total``) with the terms in declaration order, when that is already in lowest terms."""
-    subs = subs or {}
-    n, d = substitute(num, subs), substitute(total, subs)
-    lowest = algebra.cancel_at(reduced, subs) if subs else reduced
-    if algebra.same_polynomial(sp.fraction(lowest)[1], d):
-        return rf"\frac{{{tex(n)}}}{{{tex_sum([substitute(t, subs) for t in terms])}}}"
-    return tex(lowest)
+def _ratio_tex(form: IntensityForm) -> str:
+    """FLOPs / Σ terms with the terms in declaration order when that is already in lowest terms."""
+    if form.as_declared:
+        return rf"\frac{{{tex(form.flops)}}}{{{tex_sum(form.terms)}}}"
+    return tex(form.lowest)
 
 
-def _intensity_step(a: Analysis) -> Step:
-    terms = tuple(t.bytes for t in a.memory.terms)
-    frac = rf"\frac{{{tex(a.flops)}}}{{{tex_sum(terms)}}}"
+def _intensity_step(analysis: Analysis) -> Step:
+    terms = tuple(term.bytes for term in analysis.memory.terms)
+    frac = rf"\frac{{{tex(analysis.flops)}}}{{{tex_sum(terms)}}}"
     lines = [
         Line.of(
             INTENSITY,
             r"\frac{\text{FLOPs}}{\text{bytes}}",
             frac,
-            _ratio_tex(a.flops, terms, a.memory.bytes, a.memory.intensity),
+            _ratio_tex(analysis.memory.written),
         )
     ]
     return Step(
@@ -125,18 +124,17 @@ def _intensity_step(a: Analysis) -> Step:
     )
 
 
-def _leading_step(a: Analysis) -> Step:
-    lo, regime = a.leading, a.problem.regime
-    grow = ", ".join(f"{g} → t{g}" for g in regime.growing)
-    frac = rf"\frac{{{tex_sum(lo.kept_num)}}}{{{tex_sum(lo.kept_den)}}}"
-    names = {t.bytes: t.tensor.name for t in a.memory.terms}
+def _leading_step(analysis: Analysis, lead: LeadingOrder, regime: Regime) -> Step:
+    grow = ", ".join(f"{dim} → t{dim}" for dim in regime.growing)
+    frac = rf"\frac{{{tex_sum(lead.kept_num)}}}{{{tex_sum(lead.kept_den)}}}"
+    names = {term.bytes: term.tensor.name for term in analysis.memory.terms}
     notes = []
     for side, dropped, kept, order in (
-        ("numerator", lo.dropped_num, lo.kept_num, lo.num_order),
-        ("denominator", lo.dropped_den, lo.kept_den, lo.den_order),
+        ("numerator", lead.dropped_num, lead.kept_num, lead.num_order),
+        ("denominator", lead.dropped_den, lead.kept_den, lead.den_order),
     ):
         if dropped:
-            named = ", ".join(f"{names[d]}" for d in dropped if d in names)
+            named = ", ".join(f"{names[term]}" for term in dropped if term in names)
             who = f" (bytes of {named})" if named and side == "denominator" else ""
             notes.append(
                 rich(
@@ -156,43 +154,37 @@ def _leading_step(a: Analysis) -> Step:
         rich(
             f"Regime {regime.pretty}: {regime.describe()}. Scale {grow} and keep the highest power of t above and below."
         ),
-        (Line.of(INTENSITY, frac, tex(lo.ratio), relation=r"\approx"),),
+        (Line.of(INTENSITY, frac, tex(lead.ratio), relation=r"\approx"),),
         tuple(notes),
     )
 
 
-def _ridge_step(a: Analysis) -> Step:
-    p = a.problem
-    peak, bw = tex_text_number(p.peak.text), tex_text_number(p.bandwidth.text)
+def _ridge_step(analysis: Analysis) -> Step:
+    problem = analysis.problem
+    peak, bandwidth = tex_text_number(problem.peak.text), tex_text_number(problem.bandwidth.text)
     line = Line.of(
         r"I^{*}",
         RIDGE,
-        rf"\frac{{{peak}}}{{{bw}}}",
-        tex(a.memory.ridge),
-        approx=_num(a.memory.ridge),
+        rf"\frac{{{peak}}}{{{bandwidth}}}",
+        tex(analysis.memory.ridge),
+        approx=_num(analysis.memory.ridge),
     )
     return Step(
         StepKind.RIDGE,
         "ridge = peak / bandwidth",
         rich(
-            f"The intensity at which compute time equals memory time on this hardware ({p.compute_dtype} peak over HBM bandwidth)."
+            f"The intensity at which compute time equals memory time on this hardware ({problem.compute_dtype} peak over HBM bandwidth)."
         ),
         (line,),
     )
 
 
 def _crossover_lines(
-    intensity: sp.Expr,
-    ridge: sp.Expr,
-    cross: Crossover,
-    subs: dict,
-    relation: str = "=",
-    shown: str | None = None,
+    shown: str, ridge: sp.Expr, cross: Crossover, relation: str = "="
 ) -> tuple[Line, ...]:
+    """``I(x) = I*`` (``shown`` is the intensity's LaTeX) and the root, when there is one."""
     x = cross.variable
-    lines = [
-        Line.of(shown or tex(algebra.cancel_at(intensity, subs)), tex(ridge), relation=relation)
-    ]
+    lines = [Line.of(shown, tex(ridge), relation=relation)]
     if cross.exact is not None:
         lines.append(Line.of(f"{tex(x)}^{{*}}", tex(cross.exact), approx=_num(cross.exact)))
     return tuple(lines)
@@ -211,12 +203,12 @@ def _crossover_notes(cross: Crossover, ridge: sp.Expr) -> tuple[Rich, ...]:
         if cross.supremum is not None:
             out.append(rich(f"As {x} → ∞, I → ", _m(cross.supremum), "."))
         top = cross.supremum_all if cross.supremum_all is not None else cross.supremum
-        if top is not None and top.is_number and top > 0:
+        if top is not None and cross.shortfall is not None:
             out.append(
                 rich(
                     "I never exceeds ",
                     _m(top),
-                    f", {fmt_decimal(ridge / top, 4)}× below the ridge ",
+                    f", {fmt_decimal(cross.shortfall, 4)}× below the ridge ",
                     _m(ridge),
                     ".",
                 )
@@ -237,13 +229,7 @@ def _crossover_notes(cross: Crossover, ridge: sp.Expr) -> tuple[Rich, ...]:
 
 
 def _crossover_step(
-    kind: StepKind,
-    intensity: sp.Expr,
-    ridge: sp.Expr,
-    cross: Crossover,
-    subs: dict,
-    what: str,
-    shown: str | None = None,
+    kind: StepKind, shown: str, ridge: sp.Expr, cross: Crossover, subs: dict, what: str
 ) -> Step:
     rule = "T_math = T_mem ⇔ I = π/β, solved exactly"
     reason = rich(
@@ -255,33 +241,32 @@ def _crossover_step(
         kind,
         rule,
         reason,
-        _crossover_lines(intensity, ridge, cross, subs, rel, shown),
+        _crossover_lines(shown, ridge, cross, rel),
         _crossover_notes(cross, ridge),
     )
 
 
-def _threshold_step(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: dict) -> Step:
-    x, n = cross.variable, cross.min_compute_bound
-    at = algebra.cancel_at(intensity, subs)
+def _threshold_step(threshold: Threshold, ridge: sp.Expr, cross: Crossover) -> Step:
+    x, smallest = cross.variable, threshold.smallest
     lines = [
         Line.of(
             rf"{tex(x)}_{{\min}}",
             rf"\left\lceil {tex(cross.exact)} \right\rceil" if cross.exact is not None else "",
-            str(n),
+            str(smallest),
         )
     ]
     checks = [
         rich(
             "Check: ",
-            Math(rf"I({n}) = {tex(substitute(at, {x: n}))}"),
+            Math(rf"I({smallest}) = {tex(threshold.at)}"),
             f" ≥ {fmt_decimal(ridge)} (compute-bound)",
         )
     ]
-    if n > 1:
+    if threshold.below is not None:
         checks.append(
             rich(
                 "and ",
-                Math(rf"I({n - 1}) = {tex(substitute(at, {x: n - 1}))}"),
+                Math(rf"I({smallest - 1}) = {tex(threshold.below)}"),
                 f" < {fmt_decimal(ridge)} (memory-bound).",
             )
         )
@@ -294,52 +279,53 @@ def _threshold_step(intensity: sp.Expr, ridge: sp.Expr, cross: Crossover, subs: 
     )
 
 
-def _regime_step(a: Analysis) -> Step:
-    p, cross = a.problem, a.crossover_regime
-    vals = {**p.bound_subs(), p.solve_for: cross.exact}
+def _regime_step(analysis: Analysis, regime: Regime, found: sp.Expr) -> Step:
+    """The regime tested at the leading-order crossover ``found`` (and the bound dims)."""
+    problem = analysis.problem
+    values: dict[sp.Symbol, sp.Expr] = {**problem.bound_subs(), problem.solve_for: found}
     notes = []
-    for (small, large), (_, ok) in zip(p.regime.pairs, a.regime_checks):
+    for (small, large), (_, holds) in zip(regime.pairs, analysis.regime_checks):
         lhs = (
-            f"{REGIME_FACTOR} \\cdot {tex(vals[small])}"
+            f"{REGIME_FACTOR} \\cdot {tex(values[small])}"
             if small is not None
             else str(REGIME_FACTOR)
         )
-        mark, rel = ("holds", r"\le") if ok else ("FAILS", ">")
+        mark, rel = ("holds", r"\le") if holds else ("FAILS", ">")
         small_tex = tex(small) if small is not None else "1"
         notes.append(
             rich(
                 Math(f"{small_tex} \\ll {tex(large)}"),
                 ": ",
-                Math(f"{lhs} {rel} {tex(vals[large])}"),
+                Math(f"{lhs} {rel} {tex(values[large])}"),
                 f" — {mark}.",
             )
         )
     reason = rich(
-        f"The leading-order answer assumed {p.regime.pretty}; test it with the values found (≪ taken as a factor of {REGIME_FACTOR})."
+        f"The leading-order answer assumed {regime.pretty}; test it with the values found (≪ taken as a factor of {REGIME_FACTOR})."
     )
     return Step(
         StepKind.REGIME_CHECK, f"a ≪ b holds when {REGIME_FACTOR}·a ≤ b", reason, (), tuple(notes)
     )
 
 
-def _times_step(a: Analysis) -> Step:
-    p, bound = a.problem, a.problem.bound_subs()
-    peak, bw = tex_text_number(p.peak.text), tex_text_number(p.bandwidth.text)
-    flops_b, bytes_b = substitute(a.flops, bound), substitute(a.memory.bytes, bound)
+def _times_step(analysis: Analysis) -> Step:
+    problem = analysis.problem
+    peak, bandwidth = tex_text_number(problem.peak.text), tex_text_number(problem.bandwidth.text)
     lines = (
         Line.of(
             r"T_{\text{math}}",
             r"\frac{\text{FLOPs}}{\pi}",
-            rf"\frac{{{tex(flops_b)}}}{{{peak}}}",
-            _value(a.t_math),
-            approx=_sec(a.t_math),
+            rf"\frac{{{tex(analysis.flops_bound)}}}{{{peak}}}",
+            _value(analysis.t_math),
+            approx=_sec(analysis.t_math),
         ),
         Line.of(
             r"T_{\text{mem}}",
             r"\frac{\text{bytes}}{\beta}",
-            rf"\frac{{{_ordered(a.memory, bound)}}}{{{bw}}}",
-            _value(a.memory.time) or rf"\frac{{{tex(bytes_b)}}}{{{bw}}}",
-            approx=_sec(a.memory.time),
+            rf"\frac{{{_ordered(analysis.memory)}}}{{{bandwidth}}}",
+            _value(analysis.memory.time)
+            or rf"\frac{{{tex(analysis.memory.bytes_bound)}}}{{{bandwidth}}}",
+            approx=_sec(analysis.memory.time),
         ),
     )
     return Step(
@@ -355,30 +341,29 @@ def _value(value: sp.Expr) -> str:
     return tex(value) if value.is_number else ""
 
 
-def _ordered(roof: Roofline, subs: dict) -> str:
-    total = substitute(roof.bytes, subs)
-    return (
-        tex(total) if total.is_number else tex_sum([substitute(t.bytes, subs) for t in roof.terms])
-    )
+def _ordered(roof: Roofline) -> str:
+    """The bytes at the bound dims: a number, or the per-tensor terms in declaration order."""
+    total = roof.bytes_bound
+    return tex(total) if total.is_number else tex_sum(roof.terms_bound)
 
 
 def _sec(value: sp.Expr) -> str | None:
     return rf"{tex_decimal(value)}\ \text{{s}}" if value.is_number else None
 
 
-def _bounds_step(a: Analysis) -> Step:
+def _bounds_step(analysis: Analysis) -> Step:
     lines = (
         Line.of(
             r"T_{\text{lower}}",
             r"\max(T_{\text{math}}, T_{\text{mem}})",
-            tex(a.t_lower),
-            approx=_sec(a.t_lower),
+            tex(analysis.t_lower),
+            approx=_sec(analysis.t_lower),
         ),
         Line.of(
             r"T_{\text{upper}}",
             r"T_{\text{math}} + T_{\text{mem}}",
-            tex(a.t_upper),
-            approx=_sec(a.t_upper),
+            tex(analysis.t_upper),
+            approx=_sec(analysis.t_upper),
         ),
     )
     return Step(
@@ -389,44 +374,48 @@ def _bounds_step(a: Analysis) -> Step:
     )
 
 
-def _attainable_step(a: Analysis) -> Step:
-    p = a.problem
+def _attainable_step(analysis: Analysis) -> Step:
+    problem = analysis.problem
     lines = (
-        Line.of(r"I(\text{point})", tex(a.intensity_at_point), approx=_num(a.intensity_at_point)),
+        Line.of(
+            r"I(\text{point})",
+            tex(analysis.intensity_at_point),
+            approx=_num(analysis.intensity_at_point),
+        ),
         Line.of(
             r"\text{attainable}",
             r"\min(\pi, I \beta)",
-            tex(a.attainable),
-            approx=_num(a.attainable) or tex_decimal(a.attainable),
+            tex(analysis.attainable),
+            approx=_num(analysis.attainable) or tex_decimal(analysis.attainable),
         ),
         Line.of(
             r"\text{fraction of peak}",
             r"\frac{\text{attainable}}{\pi}",
-            tex(a.fraction_of_peak),
-            approx=_num(a.fraction_of_peak),
+            tex(analysis.fraction_of_peak),
+            approx=_num(analysis.fraction_of_peak),
         ),
     )
     return Step(
         StepKind.ATTAINABLE,
         "attainable FLOP/s = min(π, I·β)",
-        rich(f"The roofline at the bound dims ({p.compute_dtype} peak)."),
+        rich(f"The roofline at the bound dims ({problem.compute_dtype} peak)."),
         lines,
     )
 
 
-def _network_step(a: Analysis) -> Step:
-    net, p = a.network, a.problem
-    bound = p.bound_subs()
-    lines = _bytes_lines(net.terms, r"\text{bytes}_{\text{link}}", bound)
+def _network_step(analysis: Analysis, net: Roofline) -> Step:
+    problem = analysis.problem
+    bound = problem.bound_subs()
+    lines = _bytes_lines(net, r"\text{bytes}_{\text{link}}", bound)
     lines.append(
         Line.of(
             r"I_{\text{link}}",
-            rf"\frac{{{tex(a.flops)}}}{{{tex_sum([t.bytes for t in net.terms])}}}",
+            rf"\frac{{{tex(analysis.flops)}}}{{{tex_sum([term.bytes for term in net.terms])}}}",
             tex(net.intensity),
         )
     )
     notes: list[Rich] = []
-    if net.ridge is None:
+    if net.ridge is None or net.crossover is None or net.time is None or problem.link is None:
         notes.append(
             rich("No link bandwidth given (--link-bandwidth), so no network ridge or time.")
         )
@@ -435,17 +424,15 @@ def _network_step(a: Analysis) -> Step:
             Line.of(
                 r"I^{*}_{\text{link}}",
                 r"\frac{\pi}{\beta_{\text{link}}}",
-                rf"\frac{{{tex_text_number(p.peak.text)}}}{{{tex_text_number(p.link.text)}}}",
+                rf"\frac{{{tex_text_number(problem.peak.text)}}}{{{tex_text_number(problem.link.text)}}}",
                 tex(net.ridge),
                 approx=_num(net.ridge),
             )
         )
-        lines.extend(
-            _crossover_lines(net.intensity, net.ridge, net.crossover, p.bound_subs(p.solve_for))
-        )
+        lines.extend(_crossover_lines(tex(net.intensity_of_x), net.ridge, net.crossover))
         if net.crossover.min_compute_bound is not None:
             lines.append(
-                Line.of(rf"{tex(p.solve_for)}_{{\min}}", str(net.crossover.min_compute_bound))
+                Line.of(rf"{tex(problem.solve_for)}_{{\min}}", str(net.crossover.min_compute_bound))
             )
         lines.append(
             Line.of(
@@ -465,22 +452,24 @@ def _network_step(a: Analysis) -> Step:
     )
 
 
-def _parts_step(a: Analysis) -> Step:
-    from derive.analysis.parts import breakdown
-
-    lb = breakdown(a)
+def _parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:
+    """The per-part table and, when the layer fuses anything, fused against unfused."""
     header = ("part", "operator", "FLOPs", "bytes", "intensity", "time", "share")
     rows = []
-    for r in lb.rows:
-        time = Math(tex_decimal(r.time) + r"\ \text{s}") if r.time.is_number else Math(tex(r.time))
-        share = f"{fmt_decimal(100 * r.share, 3)} %" if r.share is not None else "—"
+    for row in layer.rows:
+        time = (
+            Math(tex_decimal(row.time) + r"\ \text{s}")
+            if row.time.is_number
+            else Math(tex(row.time))
+        )
+        share = f"{fmt_decimal(100 * row.share, 3)} %" if row.share is not None else "—"
         rows.append(
             (
-                rich(r.label + (" (dominant)" if r.label == lb.dominant else "")),
-                rich(r.operator),
-                rich(_m(r.flops)),
-                rich(_m(r.bytes)),
-                _intensity_cell(r.intensity),
+                rich(row.label + (" (dominant)" if row.label == layer.dominant else "")),
+                rich(row.operator),
+                rich(_m(row.flops)),
+                rich(_m(row.bytes)),
+                _intensity_cell(row.intensity),
                 rich(time),
                 rich(share),
             )
@@ -488,10 +477,10 @@ def _parts_step(a: Analysis) -> Step:
     notes = (
         (
             rich(
-                f"{lb.dominant} dominates: it takes the largest share of the summed per-part times max(T_math, T_mem)."
+                f"{layer.dominant} dominates: it takes the largest share of the summed per-part times max(T_math, T_mem)."
             ),
         )
-        if lb.dominant
+        if layer.dominant
         else ()
     )
     reason = rich(
@@ -507,8 +496,8 @@ def _parts_step(a: Analysis) -> Step:
             table=(header, *rows),
         )
     ]
-    if lb.unfused is not None:
-        steps.append(_fusion_step(a, lb.unfused))
+    if layer.fusion is not None:
+        steps.append(_fusion_step(fused, layer.fusion))
     return steps
 
 
@@ -518,32 +507,26 @@ def _intensity_cell(value: sp.Expr) -> Rich:
     return rich(Math(tex(value) if not value.is_number or value.is_Integer else tex_decimal(value)))
 
 
-def _fusion_step(a: Analysis, u: Analysis) -> Step:
-    bound = a.problem.bound_subs()
-    fused_b, unfused_b = substitute(a.memory.bytes, bound), substitute(u.memory.bytes, bound)
-    ratio = algebra.cancel_ratio(unfused_b, fused_b)
+def _fusion_step(fused: Analysis, fusion: Fusion) -> Step:
     lines = [
-        Line.of(r"\text{bytes}_{\text{unfused}}", tex(unfused_b)),
-        Line.of(r"\text{bytes}_{\text{fused}}", tex(fused_b)),
+        Line.of(r"\text{bytes}_{\text{unfused}}", tex(fusion.bytes_unfused)),
+        Line.of(r"\text{bytes}_{\text{fused}}", tex(fusion.bytes_fused)),
         Line.of(
             r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}",
-            tex(ratio),
-            approx=_num(ratio),
+            tex(fusion.ratio),
+            approx=_num(fusion.ratio),
         ),
     ]
-    kept = sorted(
-        {t.name for t in u.problem.operator.memory_tensors}
-        - {t.name for t in a.problem.operator.memory_tensors}
-    )
     notes = [
         rich(
-            f"Kept on chip (neither written nor read back): {', '.join(kept)}; the weights still have to be read."
+            f"Kept on chip (neither written nor read back): {', '.join(fusion.kept_on_chip)}; the weights still have to be read."
         )
     ]
-    if u.t_lower is not None and a.t_lower is not None:
+    unfused = fusion.unfused
+    if unfused.t_lower is not None and fused.t_lower is not None:
         notes.append(
             rich(
-                f"Runtime lower bound: {fmt_decimal(u.t_lower)} s unfused, {fmt_decimal(a.t_lower)} s fused."
+                f"Runtime lower bound: {fmt_decimal(unfused.t_lower)} s unfused, {fmt_decimal(fused.t_lower)} s fused."
             )
         )
     return Step(
@@ -564,7 +547,7 @@ def verdict_text(
     x = cross.variable
     if cross.status == CROSSES and cross.note.startswith("compute-bound only"):
         return f"{cross.note.replace('compute-bound', bound_name, 1)}; the smallest is {x} = {cross.min_compute_bound}"
-    if cross.status == CROSSES and cross.min_compute_bound is not None:
+    if cross.status == CROSSES and cross.min_compute_bound is not None and cross.exact is not None:
         approx = "" if cross.exact.is_Integer else f" ≈ {fmt_decimal(cross.exact)}"
         return f"{bound_name} for {x} ≥ {cross.min_compute_bound} (exact crossover {cross.exact}{approx})"
     if cross.status == CROSSES and cross.condition is not None:
@@ -617,112 +600,117 @@ def verdict_rich(cross: Crossover | None, ridge: sp.Expr | None, prefix: str) ->
     )
 
 
-def _verdict(a: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
-    p, out, warn = a.problem, [], []
-    exact, lead = a.memory.crossover, a.crossover_regime
+def _verdict(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
+    problem = analysis.problem
+    out: list[Rich] = []
+    warn: list[Rich] = []
+    exact, lead = analysis.crossover, analysis.crossover_regime
+    regime = problem.regime.pretty if problem.regime is not None else ""
     lead_decided = lead is not None and lead.status != UNDETERMINED
     if exact.is_number or exact.status != CROSSES or not lead_decided:
-        out.append(verdict_rich(exact, a.memory.ridge, "Verdict: "))
+        out.append(verdict_rich(exact, analysis.memory.ridge, "Verdict: "))
     if lead_decided and (not exact.is_number or exact.status != CROSSES):
         out.append(
-            verdict_rich(lead, a.memory.ridge, f"Verdict (leading order, {p.regime.pretty}): ")
+            verdict_rich(lead, analysis.memory.ridge, f"Verdict (leading order, {regime}): ")
         )
-    if a.all_bound:
-        where = ", ".join(f"{d} = {v}" for d, v in p.bound)
-        kind = "compute-bound" if a.t_math >= a.memory.time else "memory-bound"
+    if (
+        analysis.all_bound
+        and analysis.t_lower is not None
+        and analysis.fraction_of_peak is not None
+    ):
+        where = ", ".join(f"{dim} = {value}" for dim, value in problem.bound)
+        kind = "compute-bound" if analysis.compute_bound_at_point else "memory-bound"
         out.append(
             rich(
-                f"At {where}: {kind}, runtime ≥ {fmt_decimal(a.t_lower)} s, {fmt_decimal(100 * a.fraction_of_peak, 4)} % of peak."
+                f"At {where}: {kind}, runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * analysis.fraction_of_peak, 4)} % of peak."
             )
         )
-    if a.network is not None and a.network.crossover is not None:
-        out.append(verdict_rich(a.network.crossover, a.network.ridge, "Network: "))
-    if a.regime_holds is False:
+    if analysis.network is not None and analysis.network.crossover is not None:
+        out.append(verdict_rich(analysis.network.crossover, analysis.network.ridge, "Network: "))
+    if analysis.regime_holds is False and lead is not None and lead.exact is not None:
         warn.append(
             rich(
-                f"WARNING: the leading-order answer {p.solve_for} ≈ {fmt_decimal(lead.exact)} violates the regime {p.regime.pretty} it assumed"
+                f"WARNING: the leading-order answer {problem.solve_for} ≈ {fmt_decimal(lead.exact)} violates the regime {regime} it assumed"
                 + (
-                    f"; the exact intensity never reaches the ridge ({verdict_text(exact, a.memory.ridge)})."
+                    f"; the exact intensity never reaches the ridge ({verdict_text(exact, analysis.memory.ridge)})."
                     if exact.status == NEVER
-                    else f"; use the exact result instead ({verdict_text(exact, a.memory.ridge)})."
+                    else f"; use the exact result instead ({verdict_text(exact, analysis.memory.ridge)})."
                 )
             )
         )
     return tuple(out), tuple(warn)
 
 
-def build_solution(a: Analysis) -> Solution:
-    """The worked solution of an analysis, step by step (each step tagged with its topic)."""
-    p = a.problem
-    subs_x = p.bound_subs(except_dim=p.solve_for)
+def _crossover_steps(analysis: Analysis) -> list[tuple[Step, str]]:
+    """The exact crossover (and its threshold), then the leading-order one (and its threshold)."""
+    ridge, cross = analysis.memory.ridge, analysis.crossover
+    if ridge is None:
+        raise ValueError("the memory roofline has no ridge")
+    bound_but_x = analysis.problem.bound_subs(except_dim=analysis.problem.solve_for)
+    shown = _ratio_tex(analysis.memory.written_of_x)
     steps = [
-        (_flops_step(a), "flops"),
-        (_bytes_step(a), "bytes"),
-        (_intensity_step(a), "intensity"),
-    ]
-    if a.leading is not None:
-        steps.append((_leading_step(a), "intensity_regime"))
-    steps.append((_ridge_step(a), "ridge"))
-    shown = _ratio_tex(
-        a.flops, tuple(t.bytes for t in a.memory.terms), a.memory.bytes, a.memory.intensity, subs_x
-    )
-    steps.append(
         (
             _crossover_step(
-                StepKind.CROSSOVER,
-                a.memory.intensity,
-                a.memory.ridge,
-                a.memory.crossover,
-                subs_x,
-                "exact intensity",
-                shown,
+                StepKind.CROSSOVER, shown, ridge, cross, bound_but_x, "exact intensity"
             ),
             "crossover",
         )
-    )
-    if a.memory.crossover.min_compute_bound is not None and a.memory.crossover.status == CROSSES:
-        steps.append(
-            (
-                _threshold_step(a.memory.intensity, a.memory.ridge, a.memory.crossover, subs_x),
-                "crossover",
-            )
-        )
-    if a.crossover_regime is not None:
+    ]
+    if analysis.memory.threshold is not None:
+        steps.append((_threshold_step(analysis.memory.threshold, ridge, cross), "crossover"))
+    lead = analysis.crossover_regime
+    if lead is not None and analysis.intensity_regime_of_x is not None:
+        shown = tex(analysis.intensity_regime_of_x)
         steps.append(
             (
                 _crossover_step(
                     StepKind.CROSSOVER_REGIME,
-                    a.intensity_regime,
-                    a.memory.ridge,
-                    a.crossover_regime,
-                    subs_x,
+                    shown,
+                    ridge,
+                    lead,
+                    bound_but_x,
                     "leading-order intensity",
                 ),
                 "crossover_regime",
             )
         )
-        if (
-            a.crossover_regime.min_compute_bound is not None
-            and a.crossover_regime.status == CROSSES
-        ):
+        if analysis.threshold_regime is not None:
             steps.append(
-                (
-                    _threshold_step(a.intensity_regime, a.memory.ridge, a.crossover_regime, subs_x),
-                    "crossover_regime",
-                )
+                (_threshold_step(analysis.threshold_regime, ridge, lead), "crossover_regime")
             )
-    if a.regime_checks:
-        steps.append((_regime_step(a), "regime_holds"))
-    steps.append((_times_step(a), "times"))
-    if a.all_bound:
-        steps += [(_bounds_step(a), "bounds"), (_attainable_step(a), "attainable")]
-    if a.network is not None:
-        steps.append((_network_step(a), "network"))
-    if getattr(p.operator, "parts", None):
-        steps += [(st, "parts") for st in _parts_step(a)]
-    verdict, warnings = _verdict(a)
+    return steps
+
+
+def build_solution(analysis: Analysis) -> Solution:
+    """The worked solution of an analysis, step by step (each step tagged with its topic)."""
+    steps = [
+        (_flops_step(analysis), "flops"),
+        (_bytes_step(analysis), "bytes"),
+        (_intensity_step(analysis), "intensity"),
+    ]
+    regime = analysis.problem.regime
+    if analysis.leading is not None and regime is not None:
+        steps.append((_leading_step(analysis, analysis.leading, regime), "intensity_regime"))
+    steps.append((_ridge_step(analysis), "ridge"))
+    steps += _crossover_steps(analysis)
+    lead = analysis.crossover_regime
+    if (
+        analysis.regime_checks
+        and regime is not None
+        and lead is not None
+        and lead.exact is not None
+    ):
+        steps.append((_regime_step(analysis, regime, lead.exact), "regime_holds"))
+    steps.append((_times_step(analysis), "times"))
+    if analysis.all_bound:
+        steps += [(_bounds_step(analysis), "bounds"), (_attainable_step(analysis), "attainable")]
+    if analysis.network is not None:
+        steps.append((_network_step(analysis, analysis.network), "network"))
+    if analysis.layer is not None:
+        steps += [(step, "parts") for step in _parts_steps(analysis.layer, analysis)]
+    verdict, warnings = _verdict(analysis)
     return Solution(
-        a, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings
+        analysis, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings
     )
 
 
