@@ -41,12 +41,7 @@ ROOT_CONSTANTS = {"__version__"}
 
 # (importing module, imported module) → why the later stage is imported. Keep it short;
 # an entry that is no longer needed fails test_allow_list_is_current.
-ALLOWED: dict[tuple[str, str], str] = {
-    # Each step of a worked solution carries its LaTeX, and the one LaTeX printer (sympy's,
-    # with derive's overrides) lives in present.notation. To remove: move the printer to
-    # an earlier stage, or let steps carry expressions that present prints.
-    ("derive.solution.builder", "derive.present.notation"): "steps carry their LaTeX",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def stage_of(module: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from derive.present.notation import tex, tex_sub
+from derive.solution.notation import tex, tex_sub
 
 
 def _examples() -> list[tuple[sp.Expr, str]]:

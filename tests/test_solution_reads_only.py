@@ -17,8 +17,7 @@ import sympy as sp
 SOLUTION = Path(__file__).resolve().parent.parent / "derive" / "solution"
 MODULES = sorted(SOLUTION.glob("*.py"))
 
-# what derive/solution may import: the records of earlier stages (and, until it moves to an
-# earlier stage, the pure LaTeX printing helpers of derive.present.notation)
+# what derive/solution may import: the records of earlier stages, and its own LaTeX printer
 ALLOWED_FROM = {
     "derive.analysis.analyse": {"Analysis", "IntensityForm", "Roofline", "Threshold"},
     "derive.analysis.crossover": {
@@ -31,7 +30,7 @@ ALLOWED_FROM = {
     },
     "derive.analysis.parts": {"Fusion", "LayerBreakdown", "PartRow"},
     "derive.analysis.leading_order": {"LeadingOrder"},
-    "derive.present.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
+    "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
 }
 ALLOWED_PREFIXES = ("derive.solution.", "derive.problem.", "derive.declare.", "__future__")
 COMPUTING_NAMES = {"analyse", "breakdown", "substitute", "cancel", "cancel_at", "cancel_ratio"}

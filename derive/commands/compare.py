@@ -28,10 +28,10 @@ import sympy as sp
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
 from derive.errors import ProblemError
-from derive.present.notation import tex, tex_decimal, tex_text_number
 from derive.present.render import md_escape, tex_escape
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.problem.decimals import fmt_decimal
+from derive.solution.notation import tex, tex_decimal, tex_text_number
 
 if TYPE_CHECKING:
     from derive.commands.cli import ProblemFlags, Subparsers

@@ -33,7 +33,6 @@ from derive.figures import (
     sweep_tikz,
 )
 from derive.pipeline import Derivation, derive_spec
-from derive.present.notation import tex, tex_decimal
 from derive.present.render import md_rich, render
 from derive.present.view import view_of
 from derive.problem.decimals import fmt_decimal
@@ -45,6 +44,7 @@ from derive.problem.problem_set import (
     parse_problem_set,
 )
 from derive.solution.builder import select_steps, verdict_rich
+from derive.solution.notation import tex, tex_decimal
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers

@@ -1,6 +1,5 @@
-"""Stage 5, present: turning derivations into text.
+"""Stage 5, present: turning derivations into text (the printer is ``solution.notation``).
 
-- ``notation``: the LaTeX/Markdown printer (sympy's ``LatexPrinter``, overridden where we differ).
 - ``view`` and ``render``: the view model and the jinja environments for ``templates/``.
 - ``json_export``: the JSON contract of ``derive solve --format json``.
 - ``listing``: ``derive chips`` and ``derive operators``.

@@ -10,7 +10,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.crossover import CROSSES, Crossover
-from derive.present.notation import str_sum
+from derive.solution.notation import str_sum
 
 __all__ = ["crossover_json", "to_json"]
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.present.notation import tex, tex_text_number
 from derive.solution.builder import Solution
+from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Math, Rich, rich
 
 __all__ = ["HardwareRow", "SolutionView", "TensorRow", "view_of"]

@@ -1,6 +1,8 @@
 """Stage 4, solution: the worked solution as typed steps read off the analysis.
 
 - ``steps``: :class:`StepKind` (the closed set of step kinds) and the step records.
+- ``notation``: the one LaTeX printer (sympy's ``LatexPrinter``, overridden where we differ);
+  steps carry their LaTeX, so the printer lives with them.
 - ``builder``: :func:`build_solution` (an :class:`Analysis` → a :class:`Solution`).
 
 To add a step, add its kind to ``StepKind`` and a builder function in ``builder``;
