@@ -14,11 +14,21 @@ from typing import TYPE_CHECKING, Any
 from derive.errors import DeriveError
 
 if TYPE_CHECKING:
+    from derive.declare.collective import Collective
     from derive.declare.composite import Composite
     from derive.declare.operator import Operator, Tensor, dims
     from derive.pipeline import Derivation
 
-__all__ = ["Composite", "DeriveError", "Operator", "Tensor", "__version__", "dims", "solve"]
+__all__ = [
+    "Collective",
+    "Composite",
+    "DeriveError",
+    "Operator",
+    "Tensor",
+    "__version__",
+    "dims",
+    "solve",
+]
 
 __version__ = "0.1.0"
 
@@ -29,6 +39,7 @@ _LAZY = {
     "Tensor": "declare.operator",
     "dims": "declare.operator",
     "Composite": "declare.composite",
+    "Collective": "declare.collective",
 }
 
 

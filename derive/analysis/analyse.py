@@ -20,6 +20,8 @@ from derive.analysis.algebra import substitute
 from derive.analysis.crossover import CROSSES, Crossover, reduced_parts, solve_crossover
 from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.analysis.parts import LayerBreakdown, breakdown, unfused_problem
+from derive.analysis.step import StepTime, compose
+from derive.analysis.step_kernels import ceilings_of, kernels_of
 from derive.declare.composite import Composite
 from derive.declare.operator import Tensor
 from derive.problem.binding import Problem
@@ -134,6 +136,7 @@ class Analysis:
     threshold_regime: Threshold | None = None
     compute_bound_at_point: bool | None = None
     layer: LayerBreakdown | None = None
+    step: StepTime | None = None
 
     @property
     def crossover(self) -> Crossover:
@@ -316,6 +319,14 @@ def analyse(problem: Problem) -> Analysis:
             _terms(problem, op.comms, lambda tensor: "sent"),
             problem.link.value if problem.link else None,
         )
+    step = (
+        compose(
+            kernels_of(problem, memory.terms, network.terms if network is not None else ()),
+            ceilings_of(problem),
+        )
+        if numeric
+        else None
+    )
     analysis = Analysis(
         problem=problem,
         flops=flops,
@@ -326,8 +337,8 @@ def analyse(problem: Problem) -> Analysis:
         regime_holds=holds,
         regime_checks=checks,
         t_math=t_math,
-        t_lower=sp.Max(t_math, t_mem) if numeric else None,
-        t_upper=(t_math + t_mem) if numeric else None,
+        t_lower=step.t_lower if step is not None else None,
+        t_upper=step.t_upper if step is not None else None,
         attainable=attainable,
         fraction_of_peak=(attainable / peak) if attainable is not None else None,
         intensity_at_point=at_point,
@@ -340,6 +351,7 @@ def analyse(problem: Problem) -> Analysis:
             else None
         ),
         compute_bound_at_point=bool(t_math >= t_mem) if numeric else None,
+        step=step,
     )
     if isinstance(op, Composite) and op.parts:
         plain = unfused_problem(problem)

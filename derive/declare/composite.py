@@ -149,7 +149,7 @@ def _fusions(fused: Sequence[object], parts: dict[str, Part], where: str) -> set
 
 def _flat(part: Part, tensors: tuple[Tensor, ...], dropped: set[tuple[str, str]]) -> list[Tensor]:
     return [
-        Tensor(f"{part.label}_{t.name}", tuple(part.subs(s) for s in t.shape), t.doc, t.width)
+        t.renamed(f"{part.label}_{t.name}", tuple(part.subs(s) for s in t.shape))
         for t in tensors
         if (part.label, t.name) not in dropped
     ]

@@ -111,6 +111,10 @@ class Tensor:
         """Number of elements: the product of the shape (1 for a scalar)."""
         return sp.Mul(*self.shape) if self.shape else sp.Integer(1)
 
+    def renamed(self, name: str, shape: tuple[sp.Expr, ...]) -> Tensor:
+        """The same tensor under another name and shape (a composite's part, dims mapped)."""
+        return Tensor(name, shape, self.doc, self.width)
+
     @property
     def width_sym(self) -> sp.Expr:
         """The byte width: the declared number, else the symbol ``w_<name>``."""

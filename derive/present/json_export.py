@@ -10,9 +10,10 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.crossover import CROSSES, Crossover
+from derive.analysis.step import StepTime
 from derive.solution.notation import str_sum
 
-__all__ = ["crossover_json", "to_json"]
+__all__ = ["crossover_json", "step_json", "to_json"]
 
 
 def _s(expr: sp.Expr | None) -> str | None:
@@ -69,6 +70,49 @@ def _network(analysis: Analysis) -> dict[str, object] | None:
     }
 
 
+def step_json(step: StepTime | None) -> dict[str, object] | None:
+    """A step's totals, bounds and kernels (None when a dim is left free)."""
+    if step is None:
+        return None
+    return {
+        "flops": str(step.flops),
+        "bytes": str(step.bytes),
+        "comms_bytes": str(step.comms_bytes),
+        "t_math": str(step.t_math),
+        "t_mem": str(step.t_mem),
+        "t_comms": str(step.t_comms),
+        "launch_overhead": str(step.launch_overhead),
+        "t_lower": str(step.t_lower),
+        "t_lower_overlapped": str(step.t_lower_overlapped),
+        "t_lower_serial": str(step.t_lower_serial),
+        "t_upper": str(step.t_upper),
+        "binding": step.binding.value,
+        "aggregate_intensity": str(step.aggregate_intensity),
+        "single_roofline_t_lower": str(step.single_roofline_t_lower),
+        "fraction_of_peak": str(step.fraction_of_peak),
+        "compute_efficiency": str(step.ceilings.compute_efficiency),
+        "memory_efficiency": str(step.ceilings.memory_efficiency),
+        "kernels": [
+            {
+                "name": time.kernel.name,
+                "parts": list(time.kernel.parts),
+                "fused": time.kernel.fused,
+                "flops": str(time.kernel.flops),
+                "bytes": str(time.kernel.bytes),
+                "comms_bytes": str(time.kernel.comms_bytes),
+                "t_math": str(time.t_math),
+                "t_mem": str(time.t_mem),
+                "t_comms": str(time.t_comms),
+                "t_lower": str(time.t_lower),
+                "t_upper": str(time.t_upper),
+                "binding": time.binding.value,
+                "share": str(time.share),
+            }
+            for time in step.kernels
+        ],
+    }
+
+
 def to_json(analysis: Analysis) -> dict[str, object]:
     """Every derived quantity; keys that do not apply are ``None``."""
     problem = analysis.problem
@@ -101,4 +145,5 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         "regime_checks": [{"check": name, "holds": ok} for name, ok in analysis.regime_checks]
         or None,
         "network": _network(analysis),
+        "step": step_json(analysis.step),
     }

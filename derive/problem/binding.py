@@ -7,7 +7,7 @@ Nothing here evaluates user text: numbers go through :mod:`derive.problem.decima
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -17,6 +17,7 @@ from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.decimals import parse_positive_int
 from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.regime import Regime, parse_regime
+from derive.problem.timing import Timing, TimingSpec, bind_timing
 
 __all__ = ["Problem", "ProblemSpec", "bind"]
 
@@ -37,6 +38,7 @@ class ProblemSpec:
     regime: str | None = None
     sets: tuple[str, ...] = ()
     solve_for: str | None = None
+    timing: TimingSpec = field(default_factory=TimingSpec)
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Problem:
     regime: Regime | None
     bound: tuple[tuple[sp.Symbol, sp.Integer], ...]
     solve_for: sp.Symbol
+    timing: Timing = field(default_factory=Timing)
 
     def bound_subs(self, except_dim: sp.Symbol | None = None) -> dict[sp.Symbol, sp.Integer]:
         """Bound dims → values, optionally leaving one dim free."""
@@ -187,4 +190,5 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
         regime,
         _bind_sets(op, tuple(spec.sets)),
         _solve_for(op, spec.solve_for),
+        bind_timing(spec.timing),
     )

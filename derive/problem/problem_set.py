@@ -13,6 +13,7 @@ from pathlib import Path
 
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
+from derive.problem.timing import TIMING_KEYS, TimingSpec
 from derive.problem.toml_file import loads_toml
 
 __all__ = [
@@ -41,6 +42,9 @@ ASK_KEYS = (
     "bounds",
     "attainable",
     "network",
+    "step",
+    "collectives",
+    "measured",
 )
 _TOP = {"title": str, "operators": list, "problem": list, "text": str}
 _PROBLEM = {
@@ -61,6 +65,7 @@ _PROBLEM = {
     "ask": list,
     "plot": dict,
     "expect": dict,
+    **{name: str for name in TIMING_KEYS},
 }
 _PLOT = {"over": str, "from": int, "to": int, "series": list, "title": str}
 _SERIES = {"label": str, "set": dict}
@@ -211,6 +216,7 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
         regime=raw.get("regime"),
         sets=_str_map(raw.get("set", {}), where, "set", int),
         solve_for=raw.get("solve_for"),
+        timing=TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS}),
     )
     plot = _plot(raw["plot"], where) if "plot" in raw else None
     return ProblemEntry(pid, raw["title"], raw.get("text", ""), spec, ask, plot)

@@ -17,6 +17,7 @@ from derive.analysis.parts import Fusion, LayerBreakdown
 from derive.problem.decimals import fmt_decimal
 from derive.problem.regime import REGIME_FACTOR, Regime
 from derive.solution.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
+from derive.solution.step_steps import step_steps
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
 __all__ = ["Solution", "build_solution", "select_steps", "verdict_text"]
@@ -619,10 +620,14 @@ def _verdict(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
         and analysis.fraction_of_peak is not None
     ):
         where = ", ".join(f"{dim} = {value}" for dim, value in problem.bound)
-        kind = "compute-bound" if analysis.compute_bound_at_point else "memory-bound"
+        kind = (
+            f"{analysis.step.binding.value}-bound"
+            if analysis.step is not None
+            else ("compute-bound" if analysis.compute_bound_at_point else "memory-bound")
+        )
         out.append(
             rich(
-                f"At {where}: {kind}, runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * analysis.fraction_of_peak, 4)} % of peak."
+                f"At {where}: {kind}, runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * (analysis.step.fraction_of_peak if analysis.step is not None else analysis.fraction_of_peak), 4)} % of peak."
             )
         )
     if analysis.network is not None and analysis.network.crossover is not None:
@@ -703,7 +708,8 @@ def build_solution(analysis: Analysis) -> Solution:
         steps.append((_regime_step(analysis, regime, lead.exact), "regime_holds"))
     steps.append((_times_step(analysis), "times"))
     if analysis.all_bound:
-        steps += [(_bounds_step(analysis), "bounds"), (_attainable_step(analysis), "attainable")]
+        steps += step_steps(analysis) or [(_bounds_step(analysis), "bounds")]
+        steps.append((_attainable_step(analysis), "attainable"))
     if analysis.network is not None:
         steps.append((_network_step(analysis, analysis.network), "network"))
     if analysis.layer is not None:

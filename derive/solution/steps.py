@@ -32,6 +32,9 @@ class StepKind(Enum):
     NETWORK = "Network roofline"  # the same against the link bandwidth
     PARTS = "Per-part breakdown"  # a composite's parts at the bound dims
     FUSION = "Fused against unfused"  # intermediates kept on chip are not moved
+    STEP = "Time of the step"  # Σ over kernels of each kernel's own roofline bound
+    COLLECTIVE = "Collectives"  # ring bytes per device and link time of each collective
+    MEASURED = "Measured run"  # MFU = achieved / peak, MBU = achieved / bandwidth
 
 
 @dataclass(frozen=True)

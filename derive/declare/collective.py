@@ -1,0 +1,132 @@
+"""Collectives: a tensor sent through an all-reduce, all-gather, reduce-scatter or all-to-all.
+
+A :class:`Collective` goes in an operator's ``comms`` like a tensor. It is the tensor
+as declared (its full size, before any split), its kind and the size P of the group
+of devices; the bytes it counts are those **one device sends** with the ring algorithm:
+
+- all-reduce: a reduce-scatter then an all-gather, 2(P−1) steps of size/P each,
+  so 2(P−1)/P × size;
+- all-gather, reduce-scatter: P−1 steps of size/P, so (P−1)/P × size;
+- all-to-all: each device keeps 1/P of its data and sends the rest, (P−1)/P × size
+  over P−1 steps (pairwise exchange).
+
+Time is those bytes over the link bandwidth (one way, per link), plus the per-step link
+latency (``--link-latency``) times :attr:`Collective.steps`.
+
+>>> from derive import Tensor, dims
+>>> B, F = dims("B F")
+>>> reduce = Collective("all_reduce", Tensor("Y", (B, F)), group=8)
+>>> reduce.elements, reduce.steps
+(7*B*F/4, 14)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import sympy as sp
+
+from derive.declare.operator import Tensor
+from derive.errors import DeclarationError
+
+__all__ = ["Collective", "CollectiveKind"]
+
+
+class CollectiveKind(Enum):
+    """The collectives derive times, each with its ring bytes factor and its steps."""
+
+    ALL_REDUCE = "all_reduce"  # reduce-scatter + all-gather: 2(P−1)/P × size, 2(P−1) steps
+    ALL_GATHER = "all_gather"  # (P−1)/P × size, P−1 steps
+    REDUCE_SCATTER = "reduce_scatter"  # (P−1)/P × size, P−1 steps
+    ALL_TO_ALL = "all_to_all"  # (P−1)/P × size, P−1 steps
+
+    def steps(self, group: int) -> int:
+        """Steps of the ring algorithm over ``group`` devices."""
+        return 2 * (group - 1) if self is CollectiveKind.ALL_REDUCE else group - 1
+
+    def fraction(self, group: int) -> sp.Rational:
+        """Bytes one device sends, as a fraction of the full tensor."""
+        return sp.Rational(self.steps(group), group)
+
+    @property
+    def rule(self) -> str:
+        """The per-device bytes rule, as a worked solution names it."""
+        if self is CollectiveKind.ALL_REDUCE:
+            return "ring all-reduce: 2(P−1)/P × size sent per device, 2(P−1) steps"
+        return f"ring {self.value.replace('_', '-')}: (P−1)/P × size sent per device, P−1 steps"
+
+
+def _kind(kind: object) -> CollectiveKind:
+    if isinstance(kind, CollectiveKind):
+        return kind
+    allowed = ", ".join(repr(k.value) for k in CollectiveKind)
+    if not isinstance(kind, str):
+        raise DeclarationError("collective", f"the kind is one of {allowed}, got {kind!r}")
+    try:
+        return CollectiveKind(kind)
+    except ValueError:
+        raise DeclarationError(
+            f"collective {kind!r}", f"unknown collective; allowed: {allowed}"
+        ) from None
+
+
+@dataclass(frozen=True, init=False)
+class Collective(Tensor):
+    """A tensor sent through a collective over ``group`` devices (ring algorithm).
+
+    Args:
+        kind: ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"all_to_all"``.
+        tensor: the tensor at its full size (name, shape, width are its own).
+        group: P, the number of devices in the group (an integer ≥ 2).
+        overlap: True when the transfer runs under its kernel's compute (the step
+            takes max(T_math, T_mem, T_comms)); False (default) when the kernel waits
+            for it (max(T_math, T_mem) + T_comms).
+    """
+
+    kind: CollectiveKind = CollectiveKind.ALL_REDUCE
+    group: int = 2
+    overlap: bool = False
+
+    def __init__(
+        self, kind: str | CollectiveKind, tensor: Tensor, group: int, overlap: bool = False
+    ) -> None:
+        checked = _kind(kind)
+        if not isinstance(tensor, Tensor) or isinstance(tensor, Collective):
+            raise DeclarationError(
+                f"collective {checked.value}", f"sends a Tensor, got {type(tensor).__name__}"
+            )
+        where = f"collective {checked.value} of {tensor.name!r}"
+        if isinstance(group, sp.Integer):
+            group = int(group)
+        if isinstance(group, bool) or not isinstance(group, int) or group < 2:
+            raise DeclarationError(
+                f"{where} group", f"P is an integer number of devices, at least 2; got {group!r}"
+            )
+        if not isinstance(overlap, bool):
+            raise DeclarationError(f"{where} overlap", "is True or False")
+        Tensor.__init__(self, tensor.name, tensor.shape, tensor.doc, tensor.width)
+        object.__setattr__(self, "kind", checked)
+        object.__setattr__(self, "group", group)
+        object.__setattr__(self, "overlap", overlap)
+
+    @property
+    def size(self) -> sp.Expr:
+        """Elements of the full tensor (before the collective's factor)."""
+        return sp.Mul(*self.shape) if self.shape else sp.Integer(1)
+
+    @property
+    def elements(self) -> sp.Expr:
+        """Elements one device sends: the ring factor × the full tensor."""
+        return self.kind.fraction(self.group) * self.size
+
+    @property
+    def steps(self) -> int:
+        """Steps of the ring algorithm (each costs one link latency)."""
+        return self.kind.steps(self.group)
+
+    def renamed(self, name: str, shape: tuple[sp.Expr, ...]) -> Collective:
+        """The same collective on a renamed, reshaped tensor (a composite's part)."""
+        return Collective(
+            self.kind, Tensor(name, shape, self.doc, self.width), self.group, self.overlap
+        )

@@ -1,0 +1,196 @@
+"""What a step's time takes besides the ceilings: efficiencies, overheads, measurements.
+
+``TimingSpec`` holds the flags as typed (text); :func:`bind_timing` parses each one
+exactly (numbers through :mod:`derive.problem.decimals`, durations through the small
+whitelisted unit parser :func:`parse_duration`) into a frozen :class:`Timing`.
+
+>>> parse_duration("5us", "--launch-overhead")
+1/200000
+>>> bind_timing(TimingSpec(efficiency="0.8")).compute_efficiency
+4/5
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.errors import ProblemError
+from derive.problem.decimals import parse_decimal, parse_positive
+
+__all__ = [
+    "DURATION_UNITS",
+    "TIMING_KEYS",
+    "Timing",
+    "TimingSpec",
+    "bind_timing",
+    "parse_duration",
+]
+
+DURATION_UNITS: dict[str, sp.Rational] = {
+    "s": sp.Integer(1),
+    "ms": sp.Rational(1, 10**3),
+    "us": sp.Rational(1, 10**6),
+    "µs": sp.Rational(1, 10**6),
+    "ns": sp.Rational(1, 10**9),
+}
+"""The units a duration may carry (none means seconds)."""
+
+
+def parse_duration(text: str, what: str) -> sp.Rational:
+    """A non-negative duration in seconds from ``5us``, ``2.5 ms``, ``1e-6`` (seconds).
+
+    Raises:
+        ProblemError: a unit outside :data:`DURATION_UNITS`, or a negative duration.
+    """
+    if not isinstance(text, str):
+        raise ProblemError(what, f"expected a duration as text, got {type(text).__name__}")
+    stripped = text.strip()
+    unit = next(
+        (name for name in sorted(DURATION_UNITS, key=len, reverse=True) if stripped.endswith(name)),
+        "s",
+    )
+    number = stripped[: -len(unit)] if stripped.endswith(unit) else stripped
+    if not number.strip() or not re.fullmatch(r"[0-9.eE+_ -]+", number):
+        raise ProblemError(
+            f"{what} {text!r}",
+            f"not a duration: a number with an optional unit ({', '.join(DURATION_UNITS)}), e.g. 5us",
+        )
+    value = parse_decimal(number.strip(), what) * DURATION_UNITS[unit]
+    if value < 0:
+        raise ProblemError(f"{what} {text!r}", "a duration cannot be negative")
+    return value
+
+
+def _efficiency(text: str, what: str) -> sp.Rational:
+    value = parse_positive(text, what)
+    if value > 1:
+        raise ProblemError(
+            f"{what} {text}", "an efficiency is a fraction of the ceiling, in (0, 1]"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class TimingSpec:
+    """The timing flags as typed (every field text, None when not given)."""
+
+    efficiency: str | None = None
+    compute_efficiency: str | None = None
+    memory_efficiency: str | None = None
+    launch_overhead: str | None = None
+    link_latency: str | None = None
+    measured_time: str | None = None
+    measured_flops_per_s: str | None = None
+    measured_bytes_per_s: str | None = None
+
+
+_ZERO, _ONE = sp.Integer(0), sp.Integer(1)
+
+TIMING_KEYS = (
+    "efficiency",
+    "compute_efficiency",
+    "memory_efficiency",
+    "launch_overhead",
+    "link_latency",
+    "measured_time",
+    "measured_flops_per_s",
+    "measured_bytes_per_s",
+)
+"""The timing keys of a problem set's problem (text values), named like the flags."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Exact timing settings of a problem.
+
+    Attributes:
+        compute_efficiency: η_c, the fraction of the compute peak reached (1: the ceiling).
+        memory_efficiency: η_m, the fraction of the memory bandwidth reached.
+        launch_overhead: seconds added to every kernel of a step.
+        link_latency: seconds per step of a collective's algorithm (a hop on the ring).
+        measured_time: a measured time of the step, in seconds.
+        measured_flops_per_s: a measured compute rate.
+        measured_bytes_per_s: a measured memory rate.
+    """
+
+    compute_efficiency: sp.Rational = _ONE
+    memory_efficiency: sp.Rational = _ONE
+    launch_overhead: sp.Rational = _ZERO
+    link_latency: sp.Rational = _ZERO
+    measured_time: sp.Rational | None = None
+    measured_flops_per_s: sp.Rational | None = None
+    measured_bytes_per_s: sp.Rational | None = None
+
+    @property
+    def derated(self) -> bool:
+        """True when either efficiency is below 1."""
+        return self.compute_efficiency != 1 or self.memory_efficiency != 1
+
+    @property
+    def measured(self) -> bool:
+        """True when any measurement is given."""
+        return any(
+            value is not None
+            for value in (self.measured_time, self.measured_flops_per_s, self.measured_bytes_per_s)
+        )
+
+
+def bind_timing(spec: TimingSpec) -> Timing:
+    """Parse every timing flag exactly; bad values raise a one-line error naming the flag."""
+    if spec.efficiency is not None and (
+        spec.compute_efficiency is not None or spec.memory_efficiency is not None
+    ):
+        raise ProblemError(
+            "--efficiency",
+            "give one --efficiency for both ceilings, or --compute-efficiency/--memory-efficiency",
+        )
+    both = _efficiency(spec.efficiency, "--efficiency") if spec.efficiency is not None else None
+    compute = (
+        _efficiency(spec.compute_efficiency, "--compute-efficiency")
+        if spec.compute_efficiency is not None
+        else both
+    )
+    memory = (
+        _efficiency(spec.memory_efficiency, "--memory-efficiency")
+        if spec.memory_efficiency is not None
+        else both
+    )
+    return Timing(
+        compute_efficiency=compute if compute is not None else sp.Integer(1),
+        memory_efficiency=memory if memory is not None else sp.Integer(1),
+        launch_overhead=(
+            parse_duration(spec.launch_overhead, "--launch-overhead")
+            if spec.launch_overhead is not None
+            else sp.Integer(0)
+        ),
+        link_latency=(
+            parse_duration(spec.link_latency, "--link-latency")
+            if spec.link_latency is not None
+            else sp.Integer(0)
+        ),
+        measured_time=(
+            _positive_duration(spec.measured_time, "--measured-time")
+            if spec.measured_time is not None
+            else None
+        ),
+        measured_flops_per_s=(
+            parse_positive(spec.measured_flops_per_s, "--measured-flops-per-s")
+            if spec.measured_flops_per_s is not None
+            else None
+        ),
+        measured_bytes_per_s=(
+            parse_positive(spec.measured_bytes_per_s, "--measured-bytes-per-s")
+            if spec.measured_bytes_per_s is not None
+            else None
+        ),
+    )
+
+
+def _positive_duration(text: str, what: str) -> sp.Rational:
+    value = parse_duration(text, what)
+    if value == 0:
+        raise ProblemError(f"{what} {text}", "a measured time must be positive")
+    return value

@@ -1,0 +1,223 @@
+"""Worked-solution steps for the time of a step: the per-kernel table and the summed bounds.
+
+Reads :class:`~derive.analysis.step.StepTime` (a field of the analysis); computes nothing.
+A step of one kernel with no transfer, overhead or derating is the plain roofline and
+keeps the builder's usual bounds step; every other step is shown kernel by kernel.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.analysis.analyse import Analysis
+from derive.analysis.step import Binding, StepTime
+from derive.problem.decimals import fmt_decimal
+from derive.solution.notation import tex, tex_decimal
+from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+
+__all__ = ["is_plain", "step_steps"]
+
+_T = {
+    "math": r"T_{\text{math},k}",
+    "mem": r"T_{\text{mem},k}",
+    "comms": r"T_{\text{comms},k}",
+}
+
+
+def is_plain(step: StepTime) -> bool:
+    """One kernel, nothing sent, no overhead, ceilings not derated: the plain roofline."""
+    ceilings = step.ceilings
+    return (
+        len(step.kernels) == 1
+        and step.comms_bytes == 0
+        and step.launch_overhead == 0
+        and ceilings.compute_efficiency == 1
+        and ceilings.memory_efficiency == 1
+    )
+
+
+def _sec(value: sp.Expr) -> Math:
+    return Math(tex_decimal(value) + r"\ \text{s}")
+
+
+def _approx(value: sp.Expr) -> str:
+    return tex_decimal(value) + r"\ \text{s}"
+
+
+def _decimal_sum(values: list[sp.Expr]) -> str:
+    return " + ".join(tex_decimal(value) for value in values)
+
+
+def _has_comms(step: StepTime) -> bool:
+    return step.comms_bytes != 0 and not step.comms_unpriced
+
+
+def _table(step: StepTime) -> tuple:
+    comms = _has_comms(step)
+    header: tuple[str, ...] = ("kernel", "FLOPs", "bytes", "T_math", "T_mem")
+    header += ("T_comms",) if comms else ()
+    header += ("bound", "binds on", "share")
+    rows = []
+    for time in step.kernels:
+        kernel = time.kernel
+        name = kernel.name + (" (fused)" if kernel.fused else "")
+        row: tuple[Rich, ...] = (
+            rich(name),
+            rich(Math(tex(kernel.flops))),
+            rich(Math(tex(kernel.bytes))),
+            rich(_sec(time.t_math)),
+            rich(_sec(time.t_mem)),
+        )
+        row += (rich(_sec(time.t_comms)),) if comms else ()
+        row += (
+            rich(_sec(time.t_lower)),
+            rich(time.binding.value),
+            rich(f"{fmt_decimal(100 * time.share, 3)} %"),
+        )
+        rows.append(row)
+    return (header, *rows)
+
+
+def _binding_note(step: StepTime) -> Rich:
+    shares = step.shares
+    parts = []
+    for binding in Binding:
+        names = [time.kernel.name for time in step.kernels if time.binding is binding]
+        if names:
+            parts.append(
+                f"{binding.value}: {', '.join(names)} ({fmt_decimal(100 * shares[binding], 3)} % of T_lower)"
+            )
+    return rich(f"Binding by kernel, {'; '.join(parts)}. The step is {step.binding.value}-bound.")
+
+
+def _notes(step: StepTime, kernels: int) -> list[Rich]:
+    ceilings = step.ceilings
+    notes = [_binding_note(step)]
+    if ceilings.compute_efficiency != 1 or ceilings.memory_efficiency != 1:
+        notes.append(
+            rich(
+                "Ceilings derated by the efficiencies given: ",
+                Math(
+                    rf"\pi \eta_c = {tex(ceilings.effective_peak)},\ "
+                    rf"\beta \eta_m = {tex(ceilings.effective_bandwidth)}"
+                ),
+                f" (η_c = {ceilings.compute_efficiency}, η_m = {ceilings.memory_efficiency}).",
+            )
+        )
+    if step.launch_overhead != 0:
+        notes.append(
+            rich(
+                f"Each of the {kernels} kernels adds a launch overhead of "
+                f"{fmt_decimal(ceilings.launch_overhead)} s ({fmt_decimal(step.launch_overhead)} s in all)."
+            )
+        )
+    if step.comms_unpriced:
+        notes.append(
+            rich("Bytes are sent but no link bandwidth is given (--link-bandwidth): T_comms = 0.")
+        )
+    return notes
+
+
+def _bounds_lines(step: StepTime) -> list[Line]:
+    comms, launch = _has_comms(step), step.launch_overhead != 0
+    serial = [time.kernel.comms_overlapped is False for time in step.kernels]
+    inner = r"\max(T_{\text{math},k}, T_{\text{mem},k})"
+    if comms and all(serial):
+        inner += " + " + _T["comms"]
+    elif comms and not any(serial):
+        inner = r"\max(T_{\text{math},k}, T_{\text{mem},k}, T_{\text{comms},k})"
+    elif comms:
+        inner = r"\text{per kernel as declared}"
+    inner += r" + t_{\text{launch}}" if launch else ""
+    upper = r"T_{\text{math},k} + T_{\text{mem},k}" + (" + " + _T["comms"] if comms else "")
+    upper += r" + t_{\text{launch}}" if launch else ""
+    lines = [
+        Line.of(
+            r"T_{\text{lower}}",
+            rf"\sum_k \left[{inner}\right]",
+            _decimal_sum([time.t_lower for time in step.kernels]),
+            tex(step.t_lower),
+            approx=_approx(step.t_lower),
+        ),
+        Line.of(
+            r"T_{\text{upper}}",
+            rf"\sum_k \left({upper}\right)",
+            _decimal_sum([time.t_upper for time in step.kernels]),
+            tex(step.t_upper),
+            approx=_approx(step.t_upper),
+        ),
+    ]
+    if comms:
+        lines += [
+            Line.of(
+                r"T_{\text{lower}}^{\text{overlapped}}",
+                r"\sum_k \max(T_{\text{math},k}, T_{\text{mem},k}, T_{\text{comms},k})"
+                + (r" + t_{\text{launch}}" if launch else ""),
+                tex(step.t_lower_overlapped),
+                approx=_approx(step.t_lower_overlapped),
+            ),
+            Line.of(
+                r"T_{\text{lower}}^{\text{serial}}",
+                r"\sum_k \left[\max(T_{\text{math},k}, T_{\text{mem},k}) + T_{\text{comms},k}\right]"
+                + (r" + t_{\text{launch}}" if launch else ""),
+                tex(step.t_lower_serial),
+                approx=_approx(step.t_lower_serial),
+            ),
+        ]
+    if len(step.kernels) > 1:
+        lines += [
+            Line.of(
+                r"I_{\text{aggregate}}",
+                r"\frac{\sum_k \text{FLOPs}_k}{\sum_k \text{bytes}_k}",
+                rf"\frac{{{tex(step.flops)}}}{{{tex(step.bytes)}}}",
+                tex(step.aggregate_intensity),
+                approx=tex_decimal(step.aggregate_intensity),
+            ),
+            Line.of(
+                r"T_{\text{single roofline}}",
+                r"\max\left(\sum_k T_{\text{math},k}, \sum_k T_{\text{mem},k}\right)",
+                rf"\max({tex_decimal(step.t_math)}, {tex_decimal(step.t_mem)})",
+                tex(step.single_roofline_t_lower),
+                approx=_approx(step.single_roofline_t_lower),
+            ),
+        ]
+    return lines
+
+
+def step_steps(analysis: Analysis) -> list[tuple[Step, str]]:
+    """The per-kernel table (topic ``step``) and the summed bounds (topic ``bounds``).
+
+    Empty when the step is the plain roofline of one kernel (see :func:`is_plain`).
+    """
+    step = analysis.step
+    if step is None or is_plain(step):
+        return []
+    count = len(step.kernels)
+    table = Step(
+        StepKind.STEP,
+        "a step is its kernels in order; each overlaps its own compute and memory, not its neighbours'",
+        rich(
+            f"{count} kernel{'s' if count != 1 else ''}: each part is launched on its own, fused parts run as one kernel; "
+            "T_math = FLOPs/π, T_mem = bytes/β, T_comms = bytes sent/β_link + link latency × steps."
+        ),
+        (),
+        tuple(_notes(step, count)),
+        table=_table(step),
+    )
+    notes: list[Rich] = []
+    if count > 1:
+        notes.append(
+            rich(
+                "The aggregate intensity is the layer's single-roofline intensity; "
+                "max(Σ T_math, Σ T_mem) would be a lower bound only if the step ran as one kernel, "
+                "so T_lower sums the kernels' own bounds instead."
+            )
+        )
+    bounds = Step(
+        StepKind.BOUNDS,
+        "Σ_k max(T_math,k, T_mem,k) ≤ T ≤ Σ_k (T_math,k + T_mem,k), transfers and launches added",
+        rich("Perfect overlap inside each kernel gives the lower bound; none at all the upper."),
+        tuple(_bounds_lines(step)),
+        tuple(notes),
+    )
+    return [(table, "step"), (bounds, "bounds")]
