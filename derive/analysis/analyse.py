@@ -17,6 +17,7 @@ import sympy as sp
 
 from derive.analysis import algebra
 from derive.analysis.algebra import substitute
+from derive.analysis.collectives import CollectiveTime, collective_times
 from derive.analysis.crossover import CROSSES, Crossover, reduced_parts, solve_crossover
 from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.analysis.parts import LayerBreakdown, breakdown, unfused_problem
@@ -137,6 +138,7 @@ class Analysis:
     compute_bound_at_point: bool | None = None
     layer: LayerBreakdown | None = None
     step: StepTime | None = None
+    collectives: tuple[CollectiveTime, ...] = ()
 
     @property
     def crossover(self) -> Crossover:
@@ -352,6 +354,7 @@ def analyse(problem: Problem) -> Analysis:
         ),
         compute_bound_at_point=bool(t_math >= t_mem) if numeric else None,
         step=step,
+        collectives=collective_times(problem, op.comms),
     )
     if isinstance(op, Composite) and op.parts:
         plain = unfused_problem(problem)

@@ -71,7 +71,9 @@ def _overlapped(tensors: Sequence[Tensor]) -> bool:
 
     Plain tensors in ``comms`` are the network roofline's third ceiling: overlapped.
     """
-    return all(tensor.overlap if isinstance(tensor, Collective) else True for tensor in tensors)
+    return bool(tensors) and all(
+        tensor.overlap if isinstance(tensor, Collective) else True for tensor in tensors
+    )
 
 
 def _kernel(

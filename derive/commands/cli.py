@@ -19,6 +19,7 @@ from derive.errors import DeriveError, ProblemError
 
 if TYPE_CHECKING:
     from derive.problem.binding import ProblemSpec
+    from derive.problem.timing import TimingSpec
 
 __all__ = ["ProblemFlags", "Subparsers", "build_parser", "load_engine", "main", "run"]
 
@@ -84,6 +85,37 @@ def add_problem_flags(parser: argparse.ArgumentParser, chip: bool = True) -> Non
     )
     parser.add_argument(
         "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
+    )
+    add_timing_flags(parser)
+
+
+_TIMING_FLAGS = (
+    ("--efficiency", "ETA", "derate both ceilings: peak·η and bandwidth·η, η in (0, 1]"),
+    ("--compute-efficiency", "ETA", "derate the compute peak only"),
+    ("--memory-efficiency", "ETA", "derate the memory bandwidth only"),
+    ("--launch-overhead", "TIME", "latency added to every kernel of the step, e.g. 5us"),
+    ("--link-latency", "TIME", "latency per step of a collective (a ring hop), e.g. 1us"),
+    ("--measured-time", "TIME", "a measured time of the step (gives MFU and MBU)"),
+    ("--measured-flops-per-s", "FLOP_PER_S", "a measured compute rate"),
+    ("--measured-bytes-per-s", "BYTES_PER_S", "a measured memory rate"),
+)
+
+
+def add_timing_flags(parser: argparse.ArgumentParser) -> None:
+    """Efficiencies, overheads and measurements (exact: durations take s, ms, us, ns)."""
+    for flag, metavar, helptext in _TIMING_FLAGS:
+        parser.add_argument(flag, metavar=metavar, help=helptext)
+
+
+def timing_from_args(args: argparse.Namespace) -> TimingSpec:
+    """The timing flags as typed."""
+    from derive.problem.timing import TimingSpec
+
+    return TimingSpec(
+        **{
+            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
+            for flag, _, _ in _TIMING_FLAGS
+        }
     )
 
 
@@ -162,6 +194,7 @@ def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
         regime=args.regime,
         sets=tuple(args.set),
         solve_for=args.solve_for,
+        timing=timing_from_args(args),
     )
 
 

@@ -154,7 +154,11 @@ class Operator:
                 "the name must be an identifier (letters, digits, _; not starting with a digit)",
             )
         where = f"operator {self.name!r}"
-        object.__setattr__(self, "flops", _as_expr(self.flops, f"{where} flops"))
+        comms_only = not self.reads and not self.writes and bool(self.comms)
+        if comms_only and isinstance(self.flops, (int, sp.Integer)) and self.flops == 0:
+            object.__setattr__(self, "flops", sp.Integer(0))  # a collective alone computes nothing
+        else:
+            object.__setattr__(self, "flops", _as_expr(self.flops, f"{where} flops"))
         for part in ("reads", "writes", "comms"):
             tensors = getattr(self, part)
             if not isinstance(tensors, (tuple, list)):
@@ -169,8 +173,10 @@ class Operator:
             if dup:
                 raise DeclarationError(f"{where} {part}", f"tensor {dup[0]!r} is listed twice")
             object.__setattr__(self, part, tuple(tensors))
-        if not self.reads and not self.writes:
-            raise DeclarationError(where, "an operator reads or writes at least one tensor")
+        if not self.reads and not self.writes and not self.comms:
+            raise DeclarationError(
+                where, "an operator reads, writes or sends (comms) at least one tensor"
+            )
         widths: dict[str, object] = {}
         for t in self.tensors:
             if widths.setdefault(t.name, t.width) != t.width:

@@ -174,6 +174,11 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
     for field_name in ("dtypes", "sets"):
         if len(getattr(spec, field_name)) > MAX_SPEC_ITEMS:
             raise ProblemError(f"--{field_name[:-1]}", f"at most {MAX_SPEC_ITEMS} given")
+    if not op.memory_tensors:
+        raise ProblemError(
+            f"operator {op.name!r}",
+            "it only communicates: time it as a part of a Composite (after the kernel whose output it sends)",
+        )
     dtypes = _bind_dtypes(op, tuple(spec.dtypes))
     compute, reason = _compute_dtype(op, dict(dtypes), spec.compute)
     chip, peak, bandwidth, link = _hardware(spec, compute)

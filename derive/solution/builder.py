@@ -16,6 +16,7 @@ from derive.analysis.leading_order import LeadingOrder
 from derive.analysis.parts import Fusion, LayerBreakdown
 from derive.problem.decimals import fmt_decimal
 from derive.problem.regime import REGIME_FACTOR, Regime
+from derive.solution.collective_steps import collective_steps
 from derive.solution.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
 from derive.solution.step_steps import step_steps
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
@@ -712,6 +713,7 @@ def build_solution(analysis: Analysis) -> Solution:
         steps.append((_attainable_step(analysis), "attainable"))
     if analysis.network is not None:
         steps.append((_network_step(analysis, analysis.network), "network"))
+    steps += collective_steps(analysis)
     if analysis.layer is not None:
         steps += [(step, "parts") for step in _parts_steps(analysis.layer, analysis)]
     verdict, warnings = _verdict(analysis)

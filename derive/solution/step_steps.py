@@ -120,7 +120,9 @@ def _notes(step: StepTime, kernels: int) -> list[Rich]:
 
 def _bounds_lines(step: StepTime) -> list[Line]:
     comms, launch = _has_comms(step), step.launch_overhead != 0
-    serial = [time.kernel.comms_overlapped is False for time in step.kernels]
+    serial = [
+        not time.kernel.comms_overlapped for time in step.kernels if time.kernel.comms_bytes != 0
+    ]
     inner = r"\max(T_{\text{math},k}, T_{\text{mem},k})"
     if comms and all(serial):
         inner += " + " + _T["comms"]

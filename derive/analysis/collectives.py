@@ -1,0 +1,78 @@
+"""Each collective of a problem at the bound dims: its size, the bytes one device sends, its time.
+
+Ring algorithm (see :mod:`derive.declare.collective`): a device sends
+``fraction × size`` bytes over ``steps`` steps; the time is those bytes over the link
+bandwidth (one way, per link) plus ``steps`` link latencies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.analysis.algebra import substitute
+from derive.declare.collective import Collective
+from derive.problem.binding import Problem
+
+__all__ = ["CollectiveTime", "collective_times"]
+
+
+@dataclass(frozen=True)
+class CollectiveTime:
+    """One collective at the bound dims.
+
+    Attributes:
+        collective: the declaration (kind, group P, the tensor).
+        dtype: the tensor's dtype name.
+        size: bytes of the full tensor (width × elements before the ring factor).
+        fraction: bytes sent per device over size: 2(P−1)/P or (P−1)/P.
+        sent: bytes one device sends, fraction × size.
+        steps: ring steps, 2(P−1) or P−1.
+        link_time: sent / β_link (None without a link bandwidth).
+        latency_time: steps × link latency.
+        time: link_time + latency_time (None without a link bandwidth).
+    """
+
+    collective: Collective
+    dtype: str
+    size: sp.Expr
+    fraction: sp.Rational
+    sent: sp.Expr
+    steps: int
+    link_time: sp.Expr | None
+    latency_time: sp.Expr
+    time: sp.Expr | None
+
+
+def collective_times(problem: Problem, tensors: Sequence[object]) -> tuple[CollectiveTime, ...]:
+    """The collectives among ``tensors`` (a problem's comms), timed at its bound dims."""
+    bound, dtypes = problem.bound_subs(), dict(problem.dtypes)
+    link = problem.link.value if problem.link is not None else None
+    latency = problem.timing.link_latency
+    out = []
+    for tensor in tensors:
+        if not isinstance(tensor, Collective):
+            continue
+        dtype = dtypes[tensor.name]
+        width = tensor.width if tensor.width is not None else dtype.width
+        size = substitute(width * tensor.size, bound)
+        fraction = tensor.kind.fraction(tensor.group)
+        sent = fraction * size
+        link_time = sent / link if link is not None else None
+        latency_time = tensor.steps * latency
+        out.append(
+            CollectiveTime(
+                collective=tensor,
+                dtype=dtype.name,
+                size=size,
+                fraction=fraction,
+                sent=sent,
+                steps=tensor.steps,
+                link_time=link_time,
+                latency_time=latency_time,
+                time=link_time + latency_time if link_time is not None else None,
+            )
+        )
+    return tuple(out)

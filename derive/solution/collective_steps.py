@@ -1,0 +1,86 @@
+"""The worked-solution step for collectives: ring bytes per device and link time.
+
+Reads :class:`~derive.analysis.collectives.CollectiveTime` records; computes nothing.
+"""
+
+from __future__ import annotations
+
+from derive.analysis.analyse import Analysis
+from derive.analysis.collectives import CollectiveTime
+from derive.declare.collective import CollectiveKind
+from derive.solution.notation import tex, tex_decimal, tex_text_number
+from derive.solution.steps import Line, Rich, Step, StepKind, rich
+
+__all__ = ["collective_steps"]
+
+
+def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Line]:
+    collective = item.collective
+    name = collective.name.replace("_", r"\_")
+    group = collective.group
+    all_reduce = collective.kind is CollectiveKind.ALL_REDUCE
+    factor = r"\frac{2(P-1)}{P}" if all_reduce else r"\frac{P-1}{P}"
+    factor_numbers = (
+        rf"\frac{{2 \cdot {group - 1}}}{{{group}}}"
+        if all_reduce
+        else rf"\frac{{{group - 1}}}{{{group}}}"
+    )
+    lines = [
+        Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
+        Line.of(
+            rf"\text{{sent}}_{{\text{{{name}}}}}",
+            rf"{factor} \times \text{{size}}",
+            rf"{factor_numbers} \times {tex(item.size)}",
+            tex(item.sent),
+        ),
+    ]
+    if item.time is not None and link_text is not None:
+        steps = r"2(P-1)" if all_reduce else r"(P-1)"
+        lines.append(
+            Line.of(
+                rf"T_{{\text{{{name}}}}}",
+                rf"\frac{{\text{{sent}}}}{{\beta_{{\text{{link}}}}}} + {steps}\, t_{{\text{{hop}}}}",
+                rf"\frac{{{tex(item.sent)}}}{{{link_text}}} + {item.steps} \times {latency}",
+                tex(item.time),
+                approx=tex_decimal(item.time) + r"\ \text{s}",
+            )
+        )
+    return lines
+
+
+def collective_steps(analysis: Analysis) -> list[tuple[Step, str]]:
+    """One step listing every collective (topic ``collectives``); empty when there are none."""
+    if not analysis.collectives:
+        return []
+    problem = analysis.problem
+    link_text = tex_text_number(problem.link.text) if problem.link is not None else None
+    latency = tex(problem.timing.link_latency)
+    lines: list[Line] = []
+    notes: list[Rich] = []
+    for item in analysis.collectives:
+        lines += _lines(item, link_text, latency)
+        collective = item.collective
+        notes.append(
+            rich(
+                f"{collective.name}: {collective.kind.rule}; P = {collective.group}, {item.dtype}"
+                + ("" if collective.overlap else "; the kernel waits for it (not overlapped)")
+                + "."
+            )
+        )
+    if link_text is None:
+        notes.append(rich("No link bandwidth given (--link-bandwidth), so no transfer time."))
+    return [
+        (
+            Step(
+                StepKind.COLLECTIVE,
+                "ring algorithm: each device sends its share of the tensor to its neighbour, step by step",
+                rich(
+                    "Bytes one device sends, over the link bandwidth (one way, per link), "
+                    "plus one link latency per step of the ring."
+                ),
+                tuple(lines),
+                tuple(notes),
+            ),
+            "collectives",
+        )
+    ]
