@@ -20,6 +20,7 @@ from derive.analysis.algebra import substitute
 from derive.analysis.collectives import CollectiveTime, collective_times
 from derive.analysis.crossover import CROSSES, Crossover, reduced_parts, solve_crossover
 from derive.analysis.leading_order import LeadingOrder, leading_order
+from derive.analysis.measured import Measured, measure
 from derive.analysis.parts import LayerBreakdown, breakdown, unfused_problem
 from derive.analysis.step import StepTime, compose
 from derive.analysis.step_kernels import ceilings_of, kernels_of
@@ -139,6 +140,7 @@ class Analysis:
     layer: LayerBreakdown | None = None
     step: StepTime | None = None
     collectives: tuple[CollectiveTime, ...] = ()
+    measured: Measured | None = None
 
     @property
     def crossover(self) -> Crossover:
@@ -355,6 +357,14 @@ def analyse(problem: Problem) -> Analysis:
         compute_bound_at_point=bool(t_math >= t_mem) if numeric else None,
         step=step,
         collectives=collective_times(problem, op.comms),
+        measured=measure(
+            problem.timing,
+            flops=step.flops if step is not None else None,
+            moved=step.bytes if step is not None else None,
+            peak=peak,
+            bandwidth=bandwidth,
+            lower_bound=step.nominal_lower if step is not None else None,
+        ),
     )
     if isinstance(op, Composite) and op.parts:
         plain = unfused_problem(problem)

@@ -156,6 +156,19 @@ class StepTime:
     ceilings: Ceilings
 
     @property
+    def nominal_lower(self) -> sp.Expr:
+        """Σ_k max(FLOPs_k/π, bytes_k/β): the lower bound at the ceilings themselves, no overheads."""
+        return sp.Add(
+            *(
+                sp.Max(
+                    time.kernel.flops / self.ceilings.peak,
+                    time.kernel.bytes / self.ceilings.bandwidth,
+                )
+                for time in self.kernels
+            )
+        )
+
+    @property
     def fraction_of_peak(self) -> sp.Expr:
         """FLOPs / (t_lower · π): the largest fraction of the (nominal) peak the step can run at."""
         return self.flops / (self.t_lower * self.ceilings.peak) if self.t_lower else ZERO

@@ -40,9 +40,15 @@ class _Parser(argparse.ArgumentParser):
         raise ProblemError(self.prog, f"{message} (see {self.prog} --help)")
 
 
-def add_problem_flags(parser: argparse.ArgumentParser, chip: bool = True) -> None:
+def add_problem_flags(
+    parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+) -> None:
     """The flags that describe a problem (shared by solve, check, compare)."""
-    parser.add_argument("operator", help="operator name (see 'derive operators')")
+    parser.add_argument(
+        "operator",
+        nargs="?" if operator_optional else None,
+        help="operator name (see 'derive operators')",
+    )
     parser.add_argument(
         "--operators",
         action="append",
@@ -148,7 +154,13 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
-    add_problem_flags(solve)
+    add_problem_flags(solve, operator_optional=True)
+    for flag, helptext in (
+        ("--flops", "a kernel by its numbers: its FLOPs (no operator), e.g. 1e12"),
+        ("--bytes", "a kernel by its numbers: the bytes it moves, e.g. 2.5e9"),
+        ("--intensity", "a kernel by its intensity alone, FLOPs per byte"),
+    ):
+        solve.add_argument(flag, metavar="N", help=helptext)
     solve.add_argument("--format", choices=("md", "json"), default="md")
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     chips.add_argument("--format", choices=("md", "json"), default="md")
@@ -199,6 +211,14 @@ def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
+    if args.flops is not None or args.bytes is not None or args.intensity is not None:
+        from derive.commands.kernel import run_kernel_numbers
+
+        return run_kernel_numbers(args)
+    if args.operator is None:
+        raise ProblemError(
+            "derive solve", "give an operator, or a kernel by --flops and --bytes (or --intensity)"
+        )
     from derive.declare.registry import load_registry
     from derive.pipeline import derive_spec
 

@@ -10,10 +10,11 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.crossover import CROSSES, Crossover
+from derive.analysis.measured import Measured
 from derive.analysis.step import StepTime
 from derive.solution.notation import str_sum
 
-__all__ = ["crossover_json", "step_json", "to_json"]
+__all__ = ["crossover_json", "measured_json", "step_json", "to_json"]
 
 
 def _s(expr: sp.Expr | None) -> str | None:
@@ -113,6 +114,22 @@ def step_json(step: StepTime | None) -> dict[str, object] | None:
     }
 
 
+def measured_json(measured: Measured | None) -> dict[str, object] | None:
+    """A measurement read against the roofline: mfu, mbu, implied intensity, verdict."""
+    if measured is None:
+        return None
+    return {
+        "time": _s(measured.time),
+        "flops_per_s": _s(measured.flops_per_s),
+        "bytes_per_s": _s(measured.bytes_per_s),
+        "mfu": _s(measured.mfu),
+        "mbu": _s(measured.mbu),
+        "intensity": _s(measured.intensity),
+        "verdict": measured.verdict.value,
+        "beats": list(measured.beats),
+    }
+
+
 def to_json(analysis: Analysis) -> dict[str, object]:
     """Every derived quantity; keys that do not apply are ``None``."""
     problem = analysis.problem
@@ -146,4 +163,7 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         or None,
         "network": _network(analysis),
         "step": step_json(analysis.step),
+        "mfu": _s(analysis.measured.mfu) if analysis.measured is not None else None,
+        "mbu": _s(analysis.measured.mbu) if analysis.measured is not None else None,
+        "measured": measured_json(analysis.measured),
     }

@@ -19,7 +19,7 @@ from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.regime import Regime, parse_regime
 from derive.problem.timing import Timing, TimingSpec, bind_timing
 
-__all__ = ["Problem", "ProblemSpec", "bind"]
+__all__ = ["Problem", "ProblemSpec", "bind", "bind_hardware"]
 
 MAX_SPEC_ITEMS = 64
 
@@ -140,6 +140,13 @@ def _hardware(spec: ProblemSpec, compute: str) -> tuple[Chip | None, Figure, Fig
         custom_figure(spec.bandwidth, "--bandwidth"),
         link,
     )
+
+
+def bind_hardware(
+    spec: ProblemSpec, compute: str
+) -> tuple[Chip | None, Figure, Figure, Figure | None]:
+    """The chip (or given numbers), its peak for ``compute``, bandwidth and link."""
+    return _hardware(spec, compute)
 
 
 def _bind_sets(op: Operator, sets: tuple[str, ...]) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:

@@ -17,6 +17,7 @@ from derive.analysis.parts import Fusion, LayerBreakdown
 from derive.problem.decimals import fmt_decimal
 from derive.problem.regime import REGIME_FACTOR, Regime
 from derive.solution.collective_steps import collective_steps
+from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
 from derive.solution.step_steps import step_steps
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
@@ -714,6 +715,20 @@ def build_solution(analysis: Analysis) -> Solution:
     if analysis.network is not None:
         steps.append((_network_step(analysis, analysis.network), "network"))
     steps += collective_steps(analysis)
+    if analysis.measured is not None:
+        problem, step = analysis.problem, analysis.step
+        steps.append(
+            (
+                measured_step(
+                    analysis.measured,
+                    step.flops if step is not None else None,
+                    step.bytes if step is not None else None,
+                    tex_text_number(problem.peak.text),
+                    tex_text_number(problem.bandwidth.text),
+                ),
+                "measured",
+            )
+        )
     if analysis.layer is not None:
         steps += [(step, "parts") for step in _parts_steps(analysis.layer, analysis)]
     verdict, warnings = _verdict(analysis)

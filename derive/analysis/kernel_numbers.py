@@ -1,0 +1,115 @@
+"""A kernel given by its numbers (FLOPs and bytes, or its intensity) on a chip: no operator.
+
+``derive solve --flops 1e12 --bytes 2.5e9 --chip h100``: the roofline of one kernel,
+with efficiencies, a launch overhead and measurements like any step
+(:mod:`derive.analysis.step`, :mod:`derive.analysis.measured`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.analysis.measured import Measured, measure
+from derive.analysis.step import Ceilings, Kernel, StepTime, compose
+from derive.errors import ProblemError
+from derive.problem.chips import Figure
+from derive.problem.decimals import parse_positive
+from derive.problem.timing import Timing
+
+__all__ = ["KernelNumbers", "NumbersSpec", "kernel_numbers"]
+
+
+@dataclass(frozen=True)
+class NumbersSpec:
+    """The kernel as typed: ``--flops`` and ``--bytes``, or ``--intensity``."""
+
+    flops: str | None = None
+    bytes: str | None = None
+    intensity: str | None = None
+
+
+@dataclass(frozen=True)
+class KernelNumbers:
+    """The roofline of one kernel given by its numbers.
+
+    Attributes:
+        flops, bytes: the counts (None when only the intensity is given).
+        intensity: FLOPs / bytes, or as given.
+        peak, bandwidth: the ceilings (figures with their source).
+        compute_dtype: the dtype whose peak is used.
+        ridge: π / β; ``effective_ridge``: π·η_c / (β·η_m).
+        attainable: min(π·η_c, I·β·η_m); ``fraction_of_peak``: attainable / π.
+        binding: "compute" when I ≥ the effective ridge, else "memory".
+        step: the kernel's times and bounds (None without both counts).
+        measured: what a measurement implies (None without one).
+    """
+
+    flops: sp.Rational | None
+    bytes: sp.Rational | None
+    intensity: sp.Rational
+    peak: Figure
+    bandwidth: Figure
+    compute_dtype: str
+    ridge: sp.Rational
+    effective_ridge: sp.Rational
+    attainable: sp.Rational
+    fraction_of_peak: sp.Rational
+    binding: str
+    step: StepTime | None
+    measured: Measured | None
+    timing: Timing
+
+
+def kernel_numbers(
+    spec: NumbersSpec, peak: Figure, bandwidth: Figure, compute_dtype: str, timing: Timing
+) -> KernelNumbers:
+    """Parse the counts exactly and derive the kernel's roofline, times and measurement."""
+    if spec.intensity is not None and (spec.flops is not None or spec.bytes is not None):
+        raise ProblemError("--intensity", "give --flops and --bytes, or --intensity, not both")
+    if spec.intensity is None and (spec.flops is None or spec.bytes is None):
+        raise ProblemError("--flops/--bytes", "give both --flops and --bytes (or --intensity)")
+    flops = parse_positive(spec.flops, "--flops") if spec.flops is not None else None
+    moved = parse_positive(spec.bytes, "--bytes") if spec.bytes is not None else None
+    if flops is not None and moved is not None:
+        intensity = flops / moved
+    else:
+        intensity = parse_positive(spec.intensity or "", "--intensity")
+    ceilings = Ceilings(
+        peak=peak.value,
+        bandwidth=bandwidth.value,
+        compute_efficiency=timing.compute_efficiency,
+        memory_efficiency=timing.memory_efficiency,
+        launch_overhead=timing.launch_overhead,
+    )
+    attainable = sp.Min(ceilings.effective_peak, intensity * ceilings.effective_bandwidth)
+    effective_ridge = ceilings.effective_peak / ceilings.effective_bandwidth
+    step = (
+        compose((Kernel("kernel", flops, moved, parts=("kernel",)),), ceilings)
+        if flops is not None and moved is not None
+        else None
+    )
+    return KernelNumbers(
+        flops=flops,
+        bytes=moved,
+        intensity=intensity,
+        peak=peak,
+        bandwidth=bandwidth,
+        compute_dtype=compute_dtype,
+        ridge=peak.value / bandwidth.value,
+        effective_ridge=effective_ridge,
+        attainable=attainable,
+        fraction_of_peak=attainable / peak.value,
+        binding="compute" if intensity >= effective_ridge else "memory",
+        step=step,
+        measured=measure(
+            timing,
+            flops=flops,
+            moved=moved,
+            peak=peak.value,
+            bandwidth=bandwidth.value,
+            lower_bound=step.nominal_lower if step is not None else None,
+        ),
+        timing=timing,
+    )

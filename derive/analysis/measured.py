@@ -1,0 +1,101 @@
+"""What a measured run implies: MFU, MBU, the intensity it implies, and whether it is possible.
+
+From a measured time T of a step with F FLOPs and Q bytes (or from measured rates):
+achieved FLOP/s = F / T, achieved bytes/s = Q / T; ``mfu`` = achieved FLOP/s / π,
+``mbu`` = achieved bytes/s / β. With both rates, the intensity the pair implies is
+I = FLOP/s ÷ bytes/s, and MFU = MBU · I / (π/β) holds exactly. A run faster than the
+roofline allows (MFU > 1, MBU > 1, or T below the step's per-kernel lower bound at the
+nominal ceilings) is impossible; the record names the ceiling it beats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import sympy as sp
+
+from derive.problem.timing import Timing
+
+__all__ = ["Measured", "Verdict", "measure"]
+
+
+class Verdict(Enum):
+    """Whether a measurement fits under the roofline."""
+
+    POSSIBLE = "possible"
+    IMPOSSIBLE = "impossible"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A measurement read against the roofline.
+
+    Attributes:
+        time: the measured time (None when only rates are given).
+        flops_per_s: achieved FLOP/s (measured, or FLOPs / time).
+        bytes_per_s: achieved bytes/s (measured, or bytes / time).
+        mfu: flops_per_s / π (None without a compute rate).
+        mbu: bytes_per_s / β (None without a memory rate).
+        intensity: flops_per_s / bytes_per_s, the intensity the pair implies.
+        ridge: π / β.
+        lower_bound: the step's per-kernel lower bound at the nominal ceilings.
+        verdict: possible or impossible.
+        beats: the ceilings an impossible measurement beats.
+    """
+
+    time: sp.Expr | None
+    flops_per_s: sp.Expr | None
+    bytes_per_s: sp.Expr | None
+    mfu: sp.Expr | None
+    mbu: sp.Expr | None
+    intensity: sp.Expr | None
+    ridge: sp.Expr
+    lower_bound: sp.Expr | None
+    verdict: Verdict
+    beats: tuple[str, ...]
+
+
+def measure(
+    timing: Timing,
+    *,
+    flops: sp.Expr | None,
+    moved: sp.Expr | None,
+    peak: sp.Rational,
+    bandwidth: sp.Rational,
+    lower_bound: sp.Expr | None,
+) -> Measured | None:
+    """Read ``timing``'s measurements against a step of ``flops`` and ``moved`` bytes."""
+    if not timing.measured:
+        return None
+    time = timing.measured_time
+    flops_per_s = timing.measured_flops_per_s
+    bytes_per_s = timing.measured_bytes_per_s
+    if time is not None and flops_per_s is None and flops is not None:
+        flops_per_s = flops / time
+    if time is not None and bytes_per_s is None and moved is not None:
+        bytes_per_s = moved / time
+    mfu = flops_per_s / peak if flops_per_s is not None else None
+    mbu = bytes_per_s / bandwidth if bytes_per_s is not None else None
+    intensity = (
+        flops_per_s / bytes_per_s if flops_per_s is not None and bytes_per_s is not None else None
+    )
+    beats = []
+    if mfu is not None and mfu > 1:
+        beats.append("compute peak")
+    if mbu is not None and mbu > 1:
+        beats.append("memory bandwidth")
+    if not beats and time is not None and lower_bound is not None and time < lower_bound:
+        beats.append("per-kernel lower bound")
+    return Measured(
+        time=time,
+        flops_per_s=flops_per_s,
+        bytes_per_s=bytes_per_s,
+        mfu=mfu,
+        mbu=mbu,
+        intensity=intensity,
+        ridge=peak / bandwidth,
+        lower_bound=lower_bound,
+        verdict=Verdict.IMPOSSIBLE if beats else Verdict.POSSIBLE,
+        beats=tuple(beats),
+    )

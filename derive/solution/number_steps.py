@@ -1,0 +1,172 @@
+"""Worked-solution steps for a kernel given by its numbers (``derive solve --flops … --bytes …``).
+
+Reads :class:`~derive.analysis.kernel_numbers.KernelNumbers`; computes nothing.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.analysis.kernel_numbers import KernelNumbers
+from derive.problem.decimals import fmt_decimal
+from derive.solution.measured_steps import measured_step
+from derive.solution.notation import tex, tex_decimal, tex_text_number
+from derive.solution.steps import Line, Rich, Step, StepKind, rich
+
+__all__ = ["number_steps", "numbers_given", "numbers_verdict"]
+
+
+def _approx(value: object) -> str | None:
+    return (
+        tex_decimal(value)
+        if getattr(value, "is_number", False) and not getattr(value, "is_Integer", True)
+        else None
+    )  # type: ignore[arg-type]
+
+
+def numbers_given(kernel: KernelNumbers) -> Rich:
+    """The given line: counts and ceilings with their sources."""
+    counts = (
+        f"FLOPs = {kernel.flops}, bytes = {kernel.bytes}"
+        if kernel.flops is not None
+        else f"intensity = {kernel.intensity} FLOPs/byte"
+    )
+    return rich(
+        f"A kernel by its numbers ({counts}); {kernel.compute_dtype} peak π = {kernel.peak.text} FLOP/s "
+        f"({kernel.peak.cite()}), memory bandwidth β = {kernel.bandwidth.text} bytes/s ({kernel.bandwidth.cite()})."
+    )
+
+
+def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
+    lines = []
+    if kernel.flops is not None and kernel.bytes is not None:
+        lines.append(
+            Line.of(
+                "I",
+                r"\frac{\text{FLOPs}}{\text{bytes}}",
+                rf"\frac{{{tex(kernel.flops)}}}{{{tex(kernel.bytes)}}}",
+                tex(kernel.intensity),
+                approx=_approx(kernel.intensity),
+            )
+        )
+    else:
+        lines.append(Line.of("I", tex(kernel.intensity)))
+    lines.append(
+        Line.of(
+            r"\frac{\pi}{\beta}",
+            rf"\frac{{{peak}}}{{{bandwidth}}}",
+            tex(kernel.ridge),
+            approx=_approx(kernel.ridge),
+        )
+    )
+    timing = kernel.timing
+    notes: list[Rich] = []
+    if timing.derated:
+        lines.append(
+            Line.of(
+                r"\frac{\pi \eta_c}{\beta \eta_m}",
+                rf"\frac{{{peak} \cdot {tex(timing.compute_efficiency)}}}{{{bandwidth} \cdot {tex(timing.memory_efficiency)}}}",
+                tex(kernel.effective_ridge),
+                approx=_approx(kernel.effective_ridge),
+            )
+        )
+        notes.append(
+            rich(
+                f"Ceilings derated: η_c = {timing.compute_efficiency} of the peak, "
+                f"η_m = {timing.memory_efficiency} of the bandwidth."
+            )
+        )
+    lines += [
+        Line.of(
+            r"\text{attainable}",
+            r"\min(\pi \eta_c, I \beta \eta_m)" if timing.derated else r"\min(\pi, I \beta)",
+            tex(kernel.attainable),
+            approx=tex_decimal(kernel.attainable),
+        ),
+        Line.of(
+            r"\text{fraction of peak}",
+            r"\frac{\text{attainable}}{\pi}",
+            tex(kernel.fraction_of_peak),
+            approx=_approx(kernel.fraction_of_peak),
+        ),
+    ]
+    return Step(
+        StepKind.ATTAINABLE,
+        "attainable FLOP/s = min(π, I·β)",
+        rich(f"The kernel is {kernel.binding}-bound: its intensity against the ridge."),
+        tuple(lines),
+        tuple(notes),
+    )
+
+
+def _times_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step | None:
+    step = kernel.step
+    if step is None:
+        return None
+    time = step.kernels[0]
+    ceilings = step.ceilings
+    eta_c = (
+        rf" \cdot {tex(ceilings.compute_efficiency)}" if ceilings.compute_efficiency != 1 else ""
+    )
+    eta_m = rf" \cdot {tex(ceilings.memory_efficiency)}" if ceilings.memory_efficiency != 1 else ""
+    launch = ceilings.launch_overhead
+    plus = rf" + {tex(launch)}" if launch != 0 else ""
+    sym_plus = r" + t_{\text{launch}}" if launch != 0 else ""
+    lines = (
+        Line.of(
+            r"T_{\text{math}}",
+            r"\frac{\text{FLOPs}}{\pi \eta_c}",
+            rf"\frac{{{tex(kernel.flops)}}}{{{peak}{eta_c}}}",
+            tex(time.t_math),
+            approx=tex_decimal(time.t_math) + r"\ \text{s}",
+        ),
+        Line.of(
+            r"T_{\text{mem}}",
+            r"\frac{\text{bytes}}{\beta \eta_m}",
+            rf"\frac{{{tex(kernel.bytes)}}}{{{bandwidth}{eta_m}}}",
+            tex(time.t_mem),
+            approx=tex_decimal(time.t_mem) + r"\ \text{s}",
+        ),
+        Line.of(
+            r"T_{\text{lower}}",
+            r"\max(T_{\text{math}}, T_{\text{mem}})" + sym_plus,
+            rf"\max({tex_decimal(time.t_math)}, {tex_decimal(time.t_mem)}){plus}",
+            tex(step.t_lower),
+            approx=tex_decimal(step.t_lower) + r"\ \text{s}",
+        ),
+        Line.of(
+            r"T_{\text{upper}}",
+            r"T_{\text{math}} + T_{\text{mem}}" + sym_plus,
+            tex(step.t_upper),
+            approx=tex_decimal(step.t_upper) + r"\ \text{s}",
+        ),
+    )
+    return Step(
+        StepKind.BOUNDS,
+        "T = data/(β·η_m) + ops/(π·η_c) + latency (no overlap); max(…) + latency (overlapped)",
+        rich("The iron law of one kernel, and its overlapped form."),
+        lines,
+    )
+
+
+def number_steps(kernel: KernelNumbers) -> tuple[Step, ...]:
+    """The roofline, times and measurement of a kernel given by its numbers."""
+    peak, bandwidth = tex_text_number(kernel.peak.text), tex_text_number(kernel.bandwidth.text)
+    steps = [_roofline_step(kernel, peak, bandwidth)]
+    times = _times_step(kernel, peak, bandwidth)
+    if times is not None:
+        steps.append(times)
+    if kernel.measured is not None:
+        steps.append(measured_step(kernel.measured, kernel.flops, kernel.bytes, peak, bandwidth))
+    return tuple(steps)
+
+
+def numbers_verdict(kernel: KernelNumbers) -> tuple[Rich, ...]:
+    """One line: bound, runtime and fraction of peak."""
+    runtime = f", runtime ≥ {fmt_decimal(kernel.step.t_lower)} s" if kernel.step is not None else ""
+    return (
+        rich(
+            f"Verdict: {kernel.binding}-bound (I = {fmt_decimal(kernel.intensity)} against the ridge "
+            f"{fmt_decimal(kernel.effective_ridge)}){runtime}, {fmt_decimal(100 * kernel.fraction_of_peak, 4)} % of peak."
+        ),
+    )

@@ -1,0 +1,108 @@
+"""Kernels by their numbers, efficiencies, overheads and measured runs (issue 14, items 4 and 5).
+
+Expected values are computed here from the chip's decimal figures (h100 bf16: 9.89e14 FLOP/s,
+3.35e12 bytes/s) with fractions, never copied from derive's output.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from tests.conftest import run_cli
+
+PEAK, BANDWIDTH = Fraction(989 * 10**12), Fraction(335 * 10**10)
+
+
+def _json(*argv: str) -> dict:
+    result = run_cli(["solve", *argv, "--format", "json"])
+    assert result.code == 0, result
+    return json.loads(result.out)
+
+
+def test_a_kernel_by_its_numbers_with_efficiency_and_launch_overhead():
+    data = _json(
+        "--flops",
+        "1e12",
+        "--bytes",
+        "2.5e9",
+        "--chip",
+        "h100",
+        "--efficiency",
+        "0.8",
+        "--launch-overhead",
+        "5us",
+    )
+    eta, launch = Fraction(4, 5), Fraction(5, 10**6)
+    t_math, t_mem = Fraction(10**12) / (PEAK * eta), Fraction(25 * 10**8) / (BANDWIDTH * eta)
+    assert Fraction(data["intensity"]) == 400
+    assert Fraction(data["step"]["t_lower"]) == max(t_math, t_mem) + launch
+    assert Fraction(data["step"]["t_upper"]) == t_math + t_mem + launch
+    assert data["binding"] == "compute"
+
+
+def test_a_kernel_by_its_intensity_alone():
+    data = _json("--intensity", "20", "--chip", "h100")
+    assert Fraction(data["attainable"]) == min(PEAK, 20 * BANDWIDTH)
+    assert data["binding"] == "memory" and data["step"] is None
+
+
+def test_mfu_from_a_measured_time_and_the_identity():
+    flops, moved, time = 2 * 4096**3, 2 * 3 * 4096**2, Fraction(200, 10**6)
+    sets = ("--set", "B=4096", "--set", "D=4096", "--set", "F=4096")
+    data = _json("matmul", "--dtype", "bf16", "--chip", "h100", *sets, "--measured-time", "200us")
+    mfu, mbu = Fraction(flops) / time / PEAK, Fraction(moved) / time / BANDWIDTH
+    assert Fraction(data["mfu"]) == mfu and Fraction(data["mbu"]) == mbu
+    intensity = Fraction(data["measured"]["intensity"])
+    assert intensity == Fraction(flops, moved)
+    assert mfu == mbu * intensity / (PEAK / BANDWIDTH)  # MFU = MBU · I / ridge
+    assert data["measured"]["verdict"] == "possible"
+
+
+def test_an_impossible_measurement_names_the_ceiling_it_beats():
+    sets = ("--set", "B=4096", "--set", "D=4096", "--set", "F=4096")
+    fastest = Fraction(2 * 4096**3) / PEAK  # compute-bound: FLOPs / peak
+    too_fast = f"{float(fastest) * 0.9:.6e}"
+    data = _json("matmul", "--dtype", "bf16", "--chip", "h100", *sets, "--measured-time", too_fast)
+    assert data["measured"]["verdict"] == "impossible"
+    assert data["measured"]["beats"] == ["compute peak"]
+    text = run_cli(
+        ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", *sets, "--measured-time", too_fast]
+    ).out
+    assert "Impossible: this measurement beats the compute peak" in text
+
+
+def test_memory_rates_alone_give_mbu():
+    data = _json(
+        "--flops", "1e9", "--bytes", "1e9", "--chip", "h100", "--measured-bytes-per-s", "4e12"
+    )
+    assert Fraction(data["mbu"]) == Fraction(4 * 10**12) / BANDWIDTH
+    assert data["measured"]["beats"] == ["memory bandwidth"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["matmul", "--dtype", "bf16", "--chip", "h100", "--measured-time", "0"],
+            "must be positive",
+        ),
+        (["--flops", "1e12", "--chip", "h100"], "give both --flops and --bytes"),
+        (["--flops", "1e12", "--bytes", "1e9", "--intensity", "3", "--chip", "h100"], "not both"),
+        (
+            ["--flops", "1e12", "--bytes", "1e9", "--chip", "h100", "--efficiency", "1.2"],
+            "in (0, 1]",
+        ),
+        (
+            ["--flops", "1e12", "--bytes", "1e9", "--chip", "h100", "--launch-overhead", "5 min"],
+            "not a duration",
+        ),
+        (["--chip", "h100"], "give an operator"),
+    ],
+)
+def test_bad_timing_input_exits_2_with_one_line(argv, message):
+    result = run_cli(["solve", *argv])
+    assert result.code == 2 and result.err.count("\n") == 1, result
+    assert message in result.err and not result.out
