@@ -16,12 +16,8 @@ from derive.solution.steps import Line, Rich, Step, StepKind, rich
 __all__ = ["number_steps", "numbers_given", "numbers_verdict"]
 
 
-def _approx(value: object) -> str | None:
-    return (
-        tex_decimal(value)
-        if getattr(value, "is_number", False) and not getattr(value, "is_Integer", True)
-        else None
-    )  # type: ignore[arg-type]
+def _approx(value: sp.Expr) -> str | None:
+    return tex_decimal(value) if value.is_number and not value.is_Integer else None
 
 
 def numbers_given(kernel: KernelNumbers) -> Rich:
