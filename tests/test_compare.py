@@ -298,3 +298,30 @@ def test_bad_input_exits_2_with_one_line(argv, needle):
     assert r.code == 2, r
     assert r.out == "" and r.err.startswith("error: ") and r.err.count("\n") == 1, r
     assert needle in r.err, r.err
+
+
+def test_baseline_ratios_follow_the_ceiling_that_binds():
+    """A100 → H100 in bf16: ratios from chips.toml's decimal text, speedup by bound."""
+    import tomllib
+
+    chips = tomllib.loads((Path(__file__).parent.parent / "derive/data/chips.toml").read_text())
+
+    def figure(chip: str, key: str) -> Fraction:
+        return Fraction(chips[chip][key]["value"])
+
+    peak = figure("h100", "peak_bf16_flop_per_s") / figure("a100", "peak_bf16_flop_per_s")
+    bandwidth = figure("h100", "hbm_bytes_per_s") / figure("a100", "hbm_bytes_per_s")
+    assert round(float(peak), 2) == 3.17 and round(float(bandwidth), 2) == 1.64
+    base = ["compare", "matmul", "--dtype", "bf16", "--chips", "h100", "--compute", "bf16"]
+    base += ["--baseline", "a100", "--set", "D=4096", "--set", "F=4096"]
+    small, large = _json(base + ["--set", "B=8"])[0], _json(base + ["--set", "B=4096"])[0]
+    for row in (small, large):
+        assert Fraction(row["ratios"]["peak"]["exact"]) == peak
+        assert Fraction(row["ratios"]["bandwidth"]["exact"]) == bandwidth
+        assert Fraction(row["ratios"]["ridge"]["exact"]) == peak / bandwidth
+    assert Fraction(small["ratios"]["t_lower_speedup"]["exact"]) == bandwidth
+    assert small["ratios"]["follows"] == "bandwidth"
+    assert Fraction(large["ratios"]["t_lower_speedup"]["exact"]) == peak
+    assert large["ratios"]["follows"] == "compute"
+    text = run_cli(base + ["--set", "B=8"]).out
+    assert "the speedup ×1.64 follows bandwidth" in text

@@ -27,6 +27,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
+from derive.commands.compare_ratios import Ratios, ratios_to
 from derive.errors import ProblemError
 from derive.present.render import md_escape, tex_escape
 from derive.problem.chips import Chip, chip_names, get_chip
@@ -158,6 +159,8 @@ def _percent(value: sp.Expr) -> str:
 
 
 def _bound(analysis: Analysis) -> str:
+    if analysis.step is not None:
+        return analysis.step.binding.value
     return "compute" if bool(analysis.t_math >= analysis.memory.time) else "memory"
 
 
@@ -237,19 +240,36 @@ def _columns(rows: list[CompareRow], all_bound: bool, network: bool) -> list[str
     return cols
 
 
-def _layout(rows: list[CompareRow]) -> tuple[list[str], list[list[tuple[str | None, str]]]]:
+def _layout(
+    rows: list[CompareRow], ratios: list[Ratios] | None = None
+) -> tuple[list[str], list[list[tuple[str | None, str]]]]:
     all_bound = rows[0].analysis.all_bound
     network = _network(rows)
-    return _columns(rows, all_bound, network), [_cells(r, all_bound, network) for r in rows]
+    cols = _columns(rows, all_bound, network)
+    body = [_cells(r, all_bound, network) for r in rows]
+    if ratios is not None:
+        cols += [f"peak ×{ratios[0].baseline}", "HBM ×", "ridge ×"]
+        cols += ["speedup (T_lower)", "follows"] if all_bound else []
+        for cells, ratio in zip(body, ratios, strict=True):
+            cells += [
+                (_num_tex(ratio.peak), ""),
+                (_num_tex(ratio.bandwidth), ""),
+                (_num_tex(ratio.ridge), ""),
+            ]
+            if all_bound and ratio.speedup is not None:
+                cells += [(_num_tex(ratio.speedup), ""), (None, ratio.follows.value)]
+            elif all_bound:
+                cells += [(None, "—"), (None, "—")]
+    return cols, body
 
 
 # --- formats ----------------------------------------------------------------------------------------
 
 
-def compare_markdown(rows: list[CompareRow]) -> str:
+def compare_markdown(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
     """A Markdown table (math in ``$…$``) under a heading naming the problem."""
     op, parts = _header(rows)
-    cols, body = _layout(rows)
+    cols, body = _layout(rows, ratios)
     chips = len({r.chip.name for r in rows})
     lines = [
         f"## Compare: {md_escape(op)} across {chips} chip{'s' if chips > 1 else ''}",
@@ -268,10 +288,10 @@ def compare_markdown(rows: list[CompareRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def compare_latex(rows: list[CompareRow]) -> str:
+def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
     """A booktabs ``tabular`` fragment; every user string goes through ``tex_escape``."""
     op, parts = _header(rows)
-    cols, body = _layout(rows)
+    cols, body = _layout(rows, ratios)
     align = "ll" + "r" * (len(cols) - 2)
     out = [
         f"% derive compare: {tex_escape(op)}; "
@@ -309,10 +329,24 @@ def _crossover_json(crossover: Crossover, leading: bool) -> dict[str, object]:
     }
 
 
-def compare_json(rows: list[CompareRow]) -> list[dict[str, object]]:
+def _ratios_json(ratio: Ratios) -> dict[str, object]:
+    return {
+        "baseline": ratio.baseline,
+        "baseline_compute_dtype": ratio.compute,
+        "peak": _q(ratio.peak),
+        "bandwidth": _q(ratio.bandwidth),
+        "ridge": _q(ratio.ridge),
+        "t_lower_speedup": _q(ratio.speedup),
+        "follows": ratio.follows.value if ratio.speedup is not None else None,
+    }
+
+
+def compare_json(
+    rows: list[CompareRow], ratios: list[Ratios] | None = None
+) -> list[dict[str, object]]:
     """One object per row: exact values as sympy ``str`` with a float ``value`` beside each."""
     out: list[dict[str, object]] = []
-    for row in rows:
+    for index, row in enumerate(rows):
         analysis, problem = row.analysis, row.analysis.problem
         crossover, leading = row.headline
         numeric = analysis.all_bound
@@ -342,6 +376,8 @@ def compare_json(rows: list[CompareRow]) -> list[dict[str, object]]:
                     "crossover": _crossover_json(net.crossover, False),
                     "t_comms": _q(net.time) if numeric else None,
                 },
+                "t_lower": _q(analysis.t_lower) if numeric else None,
+                **({"ratios": _ratios_json(ratios[index])} if ratios is not None else {}),
             }
         )
     return out
@@ -361,15 +397,21 @@ def run_compare(args: argparse.Namespace) -> int:
             "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
         )
     spec = replace(spec_from_args(args), compute=None)
-    rows = compare_rows(
-        spec, load_registry(tuple(Path(path) for path in args.operators)), args.chips, args.compute
-    )
+    registry = load_registry(tuple(Path(path) for path in args.operators))
+    rows = compare_rows(spec, registry, args.chips, args.compute)
+    ratios = None
+    if args.baseline is not None:
+        if "," in args.baseline:
+            raise ProblemError(f"--baseline {args.baseline}", "one chip, e.g. --baseline a100")
+        ratios = ratios_to(rows, compare_rows(spec, registry, args.baseline, args.compute))
     if args.format == "json":
-        sys.stdout.write(json.dumps(compare_json(rows), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(
+            json.dumps(compare_json(rows, ratios), indent=2, ensure_ascii=False) + "\n"
+        )
     elif args.format == "tex":
-        sys.stdout.write(compare_latex(rows))
+        sys.stdout.write(compare_latex(rows, ratios))
     else:
-        sys.stdout.write(compare_markdown(rows))
+        sys.stdout.write(compare_markdown(rows, ratios) + (_follows_note(ratios) if ratios else ""))
     return 0
 
 
@@ -384,5 +426,24 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
         metavar="A,B",
         help="comma list of chips (default: every chip, in catalogue order)",
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="CHIP",
+        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup)",
+    )
     parser.add_argument("--format", choices=("md", "tex", "json"), default="md")
     parser.set_defaults(handler=run_compare)
+
+
+def _follows_note(ratios: list[Ratios]) -> str:
+    """One line per row whose speedup is known: which ceiling it follows."""
+    lines = []
+    for ratio in ratios:
+        if ratio.speedup is None:
+            continue
+        lines.append(
+            f"- {ratio.chip} ({ratio.row_compute}) against {ratio.baseline} ({ratio.compute}): compute ×{fmt_decimal(ratio.peak, 3)}, "
+            f"bandwidth ×{fmt_decimal(ratio.bandwidth, 3)}; the speedup ×{fmt_decimal(ratio.speedup, 3)} "
+            f"follows {ratio.follows.value}"
+        )
+    return ("\n" + "\n".join(lines) + "\n") if lines else ""
