@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from derive.errors import ProblemError
+from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
-from derive.problem.timing import TIMING_KEYS, TimingSpec
+from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
 from derive.problem.toml_file import loads_toml
 
 __all__ = [
@@ -218,6 +218,10 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
         solve_for=raw.get("solve_for"),
         timing=TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS}),
     )
+    try:
+        bind_timing(spec.timing)  # checked here so the error names the problem
+    except DeriveError as error:
+        raise ProblemError(f"{where}: {error.what}", error.why) from None
     plot = _plot(raw["plot"], where) if "plot" in raw else None
     return ProblemEntry(pid, raw["title"], raw.get("text", ""), spec, ask, plot)
 
