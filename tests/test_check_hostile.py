@@ -106,7 +106,7 @@ CASES: dict[str, list[str]] = {
         r"\frac{2BDQ}{2BD}",
         "Q",
         "x",
-        r"\pi",
+        r"\gamma",  # \pi and \beta are the problem's peak and bandwidth (issue 15): readable
         r"\mathrm{B_x}",
         "sin(B)",
         "e",

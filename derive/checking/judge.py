@@ -10,20 +10,32 @@ quantity's leading order under that regime instead. Anything else is
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
+from derive.checking.claims import Claim, dimension_of, same_quantity
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
 from derive.checking.matching import Match, as_percent, check_size, match, relative_error
 from derive.checking.quantities import Target, describe, expected, kind_of, leading
+from derive.checking.verdict import Verdict
 from derive.formula import Parsed, parse_formula
+from derive.formula.answer import Relation
 from derive.formula.limits import show
+from derive.formula.units import describe_dimension, unit_alternatives
 
-__all__ = ["CORRECT", "INCORRECT", "LEADING", "Judgement", "judge", "judge_expr", "read_claim"]
+__all__ = [
+    "CORRECT",
+    "INCORRECT",
+    "LEADING",
+    "Judgement",
+    "judge_claim",
+    "judge_expr",
+    "read_claim",
+]
 
-CORRECT, LEADING, INCORRECT = "correct", "correct-leading-order", "incorrect"
+CORRECT, LEADING, INCORRECT = Verdict.CORRECT, Verdict.LEADING, Verdict.INCORRECT
 
 
 @dataclass(frozen=True)
@@ -36,7 +48,7 @@ class Judgement:
         relative_error: for numbers, |claim − exact| / |exact|.
     """
 
-    verdict: str
+    verdict: Verdict
     quantity: str
     claimed: sp.Expr
     value: sp.Expr
@@ -89,13 +101,50 @@ def _regime_warning(ctx: Context) -> str | None:
     return None
 
 
-def judge_expr(ctx: Context, quantity: str, raw: sp.Expr) -> Judgement:
-    """Judge an expression (already read) as a claim about ``quantity``."""
+def _order_match(
+    ctx: Context, claim: sp.Expr, target: Target, relation: Relation
+) -> tuple[Match | None, str | None]:
+    """A crossover stated as an inequality: ``B \\geq 121``, ``B > 120.12`` (right), ``B \\leq 121`` (the wrong side)."""
+    var = ctx.analysis.problem.solve_for
+    if relation in (Relation.LESS, Relation.LESS_EQUAL):
+        m = match(claim, target, ctx.rtol)
+        side = f"; it is compute-bound for {var} above the crossover, not below" if m else ""
+        return None, (
+            f"{var} {relation.value} {claim} says where the operator is memory-bound{side}"
+            f" (write {var} \\geq {target.threshold if target.threshold is not None else approx_or(target)})"
+        )
+    if (
+        relation is Relation.GREATER
+        and target.threshold is not None
+        and claim.is_Integer
+        and int(claim) + 1 == target.threshold
+    ):
+        rel = relative_error(claim, target.value) if target.value is not None else None
+        return Match("threshold", rel), None
+    return match(claim, target, ctx.rtol), None
+
+
+def judge_expr(
+    ctx: Context, quantity: str, raw: sp.Expr, relation: Relation = Relation.EQUALS
+) -> Judgement:
+    """Judge an expression (already read) as a claim about ``quantity``.
+
+    ``relation`` is how the claim relates to the quantity; an inequality is read only for
+    a crossover (``B \\geq 121`` claims the threshold, ``B > 120.12`` the crossover).
+    """
     a = ctx.analysis
     target = expected(a, quantity)
     lead = leading(a, quantity, a.problem.regime)
     claim = raw.subs(ctx.bound) if ctx.bound else raw
-    m = match(claim, target, ctx.rtol)
+    side_note = None
+    if relation.is_order and kind_of(quantity) == "cross":
+        m, side_note = _order_match(ctx, claim, target, relation)
+        if side_note is not None:
+            return Judgement(
+                INCORRECT, quantity, raw, claim, target, lead, None, None, (side_note,)
+            )
+    else:
+        m = match(claim, target, ctx.rtol)
     rel = relative_error(claim, target.value) if target.value is not None else None
     if m is not None:
         return Judgement(
@@ -133,7 +182,59 @@ def judge_expr(ctx: Context, quantity: str, raw: sp.Expr) -> Judgement:
     )
 
 
-def judge(ctx: Context, quantity: str, text: str, syntax: str = "auto") -> tuple[Parsed, Judgement]:
-    """Read and judge one claim."""
-    parsed = read_claim(ctx.symbols, text, syntax)
-    return parsed, judge_expr(ctx, quantity, parsed.expr)
+def _unit_sentence(quantity: str, claim: Claim) -> str:
+    """Why a unit does not fit the quantity: ``ms is a time; the intensity is in FLOPs/byte``."""
+    assert claim.unit is not None
+    said, _ = describe_dimension(claim.unit.dimension)
+    want, base = describe_dimension(dimension_of(quantity))
+    unit = f" in {base}" if base else " (a number, no unit)"
+    return f"the unit {claim.unit.text} is {said}; the {describe(quantity)} is {want}{unit}"
+
+
+def _confusions(ctx: Context, quantity: str, claim: Claim, target: Target) -> list[str]:
+    """Another unit under which the number is right: GB for GiB, ms for s."""
+    if claim.unit is None or target.value is None:
+        return []
+    number = claim.expr / claim.unit.factor
+    number = number.subs(ctx.bound) if ctx.bound else number
+    out = []
+    for spelled, factor in unit_alternatives(claim.unit):
+        if match(number * factor, target, ctx.rtol) is not None:
+            out.append(
+                f"the number is right in {spelled}, but you wrote {claim.unit.text}"
+                f" (1 {claim.unit.text.split('/')[0]} is {claim.unit.factor} base units, "
+                f"1 {spelled.split('/')[0]} is {factor})"
+            )
+    return out
+
+
+def judge_claim(ctx: Context, quantity: str, claim: Claim) -> Judgement:
+    """Judge a claim read by :func:`~derive.checking.claims.read_claim_for`: its unit, its left side, its value."""
+    if claim.unit is not None and claim.unit.dimension is not dimension_of(quantity):
+        target = expected(ctx.analysis, quantity)
+        value = claim.expr.subs(ctx.bound) if ctx.bound else claim.expr
+        return Judgement(
+            INCORRECT,
+            quantity,
+            claim.expr,
+            value,
+            target,
+            leading(ctx.analysis, quantity, ctx.analysis.problem.regime),
+            None,
+            None,
+            (_unit_sentence(quantity, claim),),
+        )
+    j = judge_expr(ctx, quantity, claim.expr, claim.relation)
+    said = list(j.diagnosis)
+    verdict = j.verdict
+    if verdict is INCORRECT:
+        said = _confusions(ctx, quantity, claim, j.expected) + said
+    if claim.named is not None and not same_quantity(claim.named, quantity):
+        right = verdict is not INCORRECT
+        said = [
+            f"the left side {claim.answer.name} names the {describe(claim.named)}, "
+            f"but the quantity asked is the {describe(quantity)}"
+            + (" (the value itself is right)" if right else "")
+        ] + ([] if right else said)
+        verdict = INCORRECT
+    return replace(j, verdict=verdict, diagnosis=tuple(said))

@@ -25,9 +25,14 @@ class _Parser(argparse.ArgumentParser):
         raise ProblemError(self.prog, f"{message} (see {self.prog} --help)")
 
 
-def add_problem_flags(p: argparse.ArgumentParser, chip: bool = True) -> None:
+def add_problem_flags(
+    p: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+) -> None:
     """The flags that describe a problem (shared by solve, check, compare)."""
-    p.add_argument("operator", help="operator name (see 'derive operators')")
+    if operator_optional:  # derive check --problem-set takes the problem from the set
+        p.add_argument("operator", nargs="?", help="operator name (see 'derive operators')")
+    else:
+        p.add_argument("operator", help="operator name (see 'derive operators')")
     p.add_argument(
         "--operators",
         action="append",
