@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.checking.context import Context
-from derive.checking.names import quantity_named
+from derive.checking.names import normalise_name, quantity_named
 from derive.checking.quantities import NETWORK, describe, kind_of, roof_of
 from derive.errors import ParseError
 from derive.formula import Parsed, parse_formula
@@ -124,6 +124,12 @@ def _names_for(ctx: Context, quantity: str, name: str, text: str) -> str:
     x = ctx.analysis.problem.solve_for
     if found is None and name.replace(" ", "") == x.name and kind_of(quantity) == "cross":
         found = quantity
+    if (
+        found is None
+        and normalise_name(name) in ("t", "time")
+        and dimension_of(quantity) is Dimension.TIME
+    ):
+        found = quantity  # a bare T names whichever time is asked
     if found is None:
         raise ParseError(
             f"claim {show(text)}",

@@ -29,8 +29,8 @@ from derive.checking.quantities import (
 )
 from derive.checking.regimes import candidate_regimes
 from derive.checking.terms import moved, term_diagnoses
-from derive.checking.variants import ROUNDED, dtype_variants, hardware_variants
-from derive.checking.words import approx, compact, plural
+from derive.checking.variants import ROUNDED, dtype_variants, flop_variants, hardware_variants
+from derive.checking.words import approx, compact, formula_text, plural
 from derive.errors import DeriveError
 from derive.problem.regime import Regime
 
@@ -52,7 +52,7 @@ def value_text(t: Target | None) -> str:
         return "none"
     if t.value is None:
         return t.note or "none"
-    text = approx(t.value) if t.value.is_number else compact(t.value)
+    text = approx(t.value) if t.value.is_number else formula_text(t.value)
     return text + (
         f" (smallest compute-bound integer {t.threshold})" if t.threshold is not None else ""
     )
@@ -73,7 +73,10 @@ def _regime_sentence(
         return None
     a, given = ctx.analysis, ctx.analysis.problem.regime
     what = describe(quantity)
+    bound = set(ctx.bound)
     for regime in candidate_regimes(a.problem.operator.dims, skip=given):
+        if bound & set(regime.growing):
+            continue  # a bound dim is a number: it does not grow
         t = leading(a, quantity, regime)
         if (
             t is None
@@ -116,10 +119,13 @@ def _named_factor(ctx: Context, quantity: str, c: sp.Rational) -> str:
     kind = kind_of(quantity)
     if c == 2 and kind == "num" and mac:
         return "your FLOPs are 2× the expected: 2 FLOPs per multiply-accumulate counted twice (a multiply-accumulate is 2 FLOPs)"
-    if c == sp.Rational(1, 2) and kind == "num" and mac:
-        return "your FLOPs are half the expected: a multiply-accumulate is 2 FLOPs (one multiply, one add), not 1"
+    if c == sp.Rational(1, 2) and kind in ("num", "t_num") and mac:
+        return (
+            f"MACs counted as one FLOP: your {what} {'are' if plural(what) else 'is'} half the expected "
+            "(a multiply-accumulate is 2 FLOPs, one multiply and one add)"
+        )
     flop_twice, flop_once = (
-        ("FLOPs counted twice per multiply-accumulate", "1 FLOP per multiply-accumulate")
+        ("FLOPs counted twice per multiply-accumulate", "MACs counted as one FLOP")
         if mac
         else ("FLOPs doubled", "FLOPs halved")
     )
@@ -168,6 +174,7 @@ def _variant_sentences(
     a = ctx.analysis
     basis = basis_of(a, roof_of(quantity), regime)
     for family in (
+        flop_variants(a, quantity, basis),
         hardware_variants(a, quantity, basis),
         dtype_variants(a, quantity, ctx.spec, ctx.registry, regime),
     ):
@@ -188,6 +195,13 @@ def _variant_sentences(
                     break
         out += found
     return out
+
+
+def _unless_said(factor: str | None, variants: list[str]) -> str | None:
+    """The factor sentence, unless a variant already names MACs counted as one FLOP."""
+    if factor and factor.startswith("MACs") and any(v.startswith("MACs") for v in variants):
+        return None
+    return factor
 
 
 def _fallback(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> str:
@@ -230,8 +244,9 @@ def _leading_findings(
     prefix = f"at leading order under {regime.text}: "
     variants = _variant_sentences(ctx, quantity, claim, lead, regime)
     factor = _factor_sentence(ctx, quantity, claim, lead.value)
-    if variants and factor and not factor.startswith("your FLOPs"):
+    if variants and factor and not factor.startswith(("your FLOPs", "MACs")):
         factor = None
+    factor = _unless_said(factor, variants)
     out = [prefix + s for s in ([factor] if factor else []) + variants]
     if kind_of(quantity) in ("den", "ratio", "t_den"):
         basis = basis_of(a, roof_of(quantity), regime)
@@ -258,8 +273,9 @@ def _findings(
     inverted = _inverted(ctx, quantity, claim, target)
     variants = _variant_sentences(ctx, quantity, claim, target) if target.value is not None else []
     factor = None if target.value is None else _factor_sentence(ctx, quantity, claim, target.value)
-    if inverted or (variants and factor and not factor.startswith("your FLOPs")):
+    if inverted or (variants and factor and not factor.startswith(("your FLOPs", "MACs"))):
         factor = None  # a more specific finding names the cause of the factor
+    factor = _unless_said(factor, variants)
     terms: list[tuple[str, bool]] = []
     if kind_of(quantity) in ("den", "ratio", "t_den") and quantity != "intensity_regime":
         terms = term_diagnoses(

@@ -12,13 +12,11 @@ import sympy as sp
 
 from derive.checking.claims import dimension_of
 from derive.checking.quantities import Target
-from derive.checking.words import approx, compact, exact_decimal, sci
+from derive.checking.words import approx, compact, exact_decimal, formula_text
 from derive.formula.units import Dimension, describe_dimension
 from derive.problem.decimals import fmt_decimal
 
 __all__ = ["hide", "show_expected", "show_value"]
-
-_BIG = 10**6
 
 
 def _unit(quantity: str) -> str:
@@ -45,19 +43,6 @@ def _number(value: sp.Rational, unit: str, dimension: Dimension | None) -> str:
     return text
 
 
-def _formula(value: sp.Expr, unit: str) -> str:
-    """``BDF / 9.85e13 s`` when the coefficient is the reciprocal of a big integer, else compact."""
-    coeff, rest = value.as_coeff_Mul()
-    if coeff.is_Rational and coeff > 0 and rest.free_symbols:
-        if coeff.p == 1 and coeff.q >= _BIG:
-            return f"{compact(rest)} / {sci(sp.Integer(coeff.q))}{unit}"
-        if coeff.q == 1 and coeff.p >= _BIG:
-            return f"{sci(sp.Integer(coeff.p))} {compact(rest)}{unit}"
-        if coeff.q >= _BIG and coeff.p < _BIG:
-            return f"{coeff.p}{compact(rest)} / {sci(sp.Integer(coeff.q))}{unit}"
-    return compact(value) + unit
-
-
 def show_value(value: sp.Expr, quantity: str) -> str:
     """A value of ``quantity`` as the worked solution prints it, with its unit."""
     unit = _unit(quantity)
@@ -66,7 +51,7 @@ def show_value(value: sp.Expr, quantity: str) -> str:
         return _number(value, unit, dimension)
     if value.is_number:
         return approx(value) + unit
-    return _formula(value, unit)
+    return formula_text(value) + unit
 
 
 def show_expected(t: Target | None, quantity: str) -> str | None:

@@ -32,7 +32,15 @@ from derive.errors import DeriveError
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.regime import Regime
 
-__all__ = ["ROUNDED", "Variant", "dtype_variants", "hardware_variants", "round_sig", "sig_text"]
+__all__ = [
+    "ROUNDED",
+    "Variant",
+    "dtype_variants",
+    "flop_variants",
+    "hardware_variants",
+    "round_sig",
+    "sig_text",
+]
 
 Variant = tuple[str, object]  # (sentence stem, Target)
 ROUNDED = " rounded to "
@@ -89,6 +97,14 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
         except DeriveError:
             return None
 
+    sparse = dict(p.chip.sparse) if p.chip is not None else {}
+    if peak_uses and p.compute_dtype in sparse:
+        fig = sparse[p.compute_dtype]
+        yield (
+            f"this uses the {p.chip.name} {p.compute_dtype} sparse figure ({fig.text}, with 2:4 structured "  # type: ignore[union-attr]
+            f"sparsity) as the peak; the dense {p.compute_dtype} peak is {sci(hw.peak)}",
+            run(replace(hw, peak=fig.value)),
+        )
     if peak_uses and p.chip is not None:
         for dtype, fig in p.chip.peaks:
             if fig.value != hw.peak:
@@ -96,11 +112,6 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
                     f"this uses the {dtype} peak ({fig.text}); the compute dtype is {p.compute_dtype} ({p.compute_reason})",
                     run(replace(hw, peak=fig.value)),
                 )
-    if peak_uses:
-        yield (
-            f"this uses the sparse peak ({sci(2 * hw.peak)}); the sparse peak is 2× the dense one and must not be used",
-            run(replace(hw, peak=2 * hw.peak)),
-        )
     if kind != "t_num":
         if roof == MEMORY and hw.link is not None:
             yield (
@@ -121,6 +132,25 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
         said = ([f"π{ROUNDED}{pt}"] if pd else []) + ([f"{bw_name}{ROUNDED}{bt}"] if bd else [])
         h = replace(hw, peak=pv, **({"memory": bv} if roof == MEMORY else {"link": bv}))
         yield f"this matches the {describe(quantity)} with {' and '.join(said)}", run(h)
+
+
+def flop_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Variant]:
+    """Multiply-accumulates counted as one FLOP: the same quantity with half the FLOPs."""
+    kind = kind_of(quantity)
+    if (
+        kind not in ("ratio", "cross", "t_num")
+        or "multiply-accumulate" not in a.problem.operator.doc
+    ):
+        return
+    try:
+        target = compute(kind, replace(basis, num=basis.num / 2), hardware_of(a), a)
+    except DeriveError:
+        return
+    yield (
+        f"MACs counted as one FLOP: this is the {describe(quantity)} with half the FLOPs "
+        "(a multiply-accumulate is 2 FLOPs, one multiply and one add)",
+        target,
+    )
 
 
 def dtype_variants(
