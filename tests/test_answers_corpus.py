@@ -11,12 +11,12 @@ under B << D, F the BD and BF terms drop). Nothing is copied from derive's outpu
 from __future__ import annotations
 
 import math
-import tomllib
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 import sympy as sp
+import tomllib
 
 import derive
 from derive.problem.binding import ProblemSpec
@@ -102,9 +102,12 @@ def meaning(answer: dict, problem: dict) -> sp.Expr:
 def holds(value: sp.Expr, target: sp.Expr | None, threshold: int | None, relation: str) -> bool:
     if target is None:
         return False
-    if threshold is not None and value.is_Integer:
-        if int(value) == threshold or (relation == ">" and int(value) + 1 == threshold):
-            return True
+    if (
+        threshold is not None
+        and value.is_Integer
+        and (int(value) == threshold or (relation == ">" and int(value) + 1 == threshold))
+    ):
+        return True
     if value.is_number and target.is_number:
         return abs(value - target) <= RTOL * abs(target)
     return sp.simplify(value - target) == 0
