@@ -177,13 +177,13 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
 
     answer = read_answer(text, parse, unit_ok)
     parsed = decided[answer.value]
-    named = _names_for(ctx, quantity, answer.name, text) if answer.name is not None else None
     if answer.relation.is_order and kind_of(quantity) != "cross":
         raise ParseError(
             f"claim {show(text)}",
             f"an inequality states a crossover; give the {describe(quantity)} as a value "
             f"(as in {_example(quantity, ctx.analysis.problem.solve_for.name)})",
         )
+    named = _names_for(ctx, quantity, answer.name, text) if answer.name is not None else None
     raw = answer.expr
     expr = raw.subs(_givens(ctx, quantity)) if raw.free_symbols & {PEAK, BANDWIDTH} else raw
     if answer.unit is not None and answer.unit.factor != 1:

@@ -11,7 +11,7 @@ answer). When none applies, a plain sentence says how the claim differs.
 
 from __future__ import annotations
 
-import contextlib
+import os
 
 import sympy as sp
 
@@ -34,7 +34,7 @@ from derive.checking.words import approx, compact, formula_text, plural
 from derive.errors import DeriveError
 from derive.problem.regime import Regime
 
-__all__ = ["diagnose", "exact_is", "value_text"]
+__all__ = ["diagnose", "exact_is", "strict", "value_text"]
 
 _POWERS = tuple(k for k in range(-15, 16) if k)
 _NAMED = (sp.Integer(2), sp.Rational(1, 2), sp.Integer(8), sp.Rational(1, 8)) + tuple(
@@ -303,6 +303,19 @@ def diagnose(
         out.append(
             f"this is the exact intensity; at leading order under {a.problem.regime.text} it is {value_text(target)}"
         )
-    with contextlib.suppress(DeriveError):
+    try:
         out += [s for s in _findings(ctx, quantity, raw, claim, target) if s]
+    except DeriveError:
+        if strict():
+            raise
     return out or [_fallback(ctx, quantity, claim, target)]
+
+
+def strict() -> bool:
+    """True when ``DERIVE_CHECK_STRICT=1``: a finding that fails raises instead of being left out.
+
+    The test suite sets it (tests/conftest.py), so a diagnosis that breaks is a failing
+    test, not a silently shorter diagnosis. Exceptions that are not a DeriveError always
+    propagate: they are bugs.
+    """
+    return os.environ.get("DERIVE_CHECK_STRICT") == "1"

@@ -101,18 +101,12 @@ def _regime_warning(ctx: Context) -> str | None:
     return None
 
 
-def _order_match(
-    ctx: Context, claim: sp.Expr, target: Target, relation: Relation
-) -> tuple[Match | None, str | None]:
-    """A crossover stated as an inequality: ``B \\geq 121``, ``B > 120.12`` (right), ``B \\leq 121`` (the wrong side)."""
-    var = ctx.analysis.problem.solve_for
-    if relation in (Relation.LESS, Relation.LESS_EQUAL):
-        m = match(claim, target, ctx.rtol)
-        side = f"; it is compute-bound for {var} above the crossover, not below" if m else ""
-        return None, (
-            f"{var} {relation.value} {claim} says where the operator is memory-bound{side}"
-            f" (write {var} \\geq {target.threshold if target.threshold is not None else approx_or(target)})"
-        )
+def _related(
+    claim: sp.Expr, target: Target | None, relation: Relation, rtol: sp.Rational
+) -> Match | None:
+    """How a claim ``B rel claim`` matches a crossover: ``B > 120`` is the threshold 121 too."""
+    if target is None:
+        return None
     if (
         relation is Relation.GREATER
         and target.threshold is not None
@@ -120,8 +114,19 @@ def _order_match(
         and int(claim) + 1 == target.threshold
     ):
         rel = relative_error(claim, target.value) if target.value is not None else None
-        return Match("threshold", rel), None
-    return match(claim, target, ctx.rtol), None
+        return Match("threshold", rel)
+    return match(claim, target, rtol)
+
+
+def _wrong_side(ctx: Context, claim: sp.Expr, relation: Relation, targets: list[Target]) -> str:
+    """``B \\leq 121`` states the memory-bound side of the crossover."""
+    var = ctx.analysis.problem.solve_for
+    near = next((t for t in targets if match(claim, t, ctx.rtol) is not None), None)
+    side = f"; it is compute-bound for {var} above the crossover, not below" if near else ""
+    said = f"{var} {relation.value} {claim} says where the operator is memory-bound{side}"
+    if near is not None:
+        said += f" (write {var} \\geq {near.threshold if near.threshold is not None else approx_or(near)})"
+    return said
 
 
 def judge_expr(
@@ -136,15 +141,10 @@ def judge_expr(
     target = expected(a, quantity)
     lead = leading(a, quantity, a.problem.regime)
     claim = raw.subs(ctx.bound) if ctx.bound else raw
-    side_note = None
-    if relation.is_order and kind_of(quantity) == "cross":
-        m, side_note = _order_match(ctx, claim, target, relation)
-        if side_note is not None:
-            return Judgement(
-                INCORRECT, quantity, raw, claim, target, lead, None, None, (side_note,)
-            )
-    else:
-        m = match(claim, target, ctx.rtol)
+    if relation in (Relation.LESS, Relation.LESS_EQUAL):
+        said = _wrong_side(ctx, claim, relation, [t for t in (target, lead) if t is not None])
+        return Judgement(INCORRECT, quantity, raw, claim, target, lead, None, None, (said,))
+    m = _related(claim, target, relation, ctx.rtol)
     rel = relative_error(claim, target.value) if target.value is not None else None
     if m is not None:
         return Judgement(
@@ -158,7 +158,11 @@ def judge_expr(
             rel,
             (_correct_sentence(ctx, quantity, m, claim, target, False),),
         )
-    lm = match(claim, lead, ctx.rtol) if lead is not None and lead.value is not None else None
+    lm = (
+        _related(claim, lead, relation, ctx.rtol)
+        if lead is not None and lead.value is not None
+        else None
+    )
     if lm is not None:
         said = [
             _correct_sentence(ctx, quantity, lm, claim, lead, True),
