@@ -208,13 +208,17 @@ def test_a_forgotten_write_back_with_bound_dims_is_not_a_regime():
 
 # ---- derivations -------------------------------------------------------------------------------
 
-ALIGNED = r"""\begin{align*}
+ALIGNED = (
+    r"""\begin{align*}
 \text{FLOPs} &= 2BDF \\
 \text{bytes} &= 2BD + DF + 2BF \\
 I &= \frac{\text{FLOPs}}{\text{bytes}} = \frac{2BDF}{2BD + DF + 2BF} \\
   &\approx \frac{2BDF}{DF} = 2B \\
-B^* &= \frac{\pi}{2\beta} = \frac{%d}{%d} \approx %s
-\end{align*}""" % (LEAD_CROSS.p, LEAD_CROSS.q, dec(LEAD_CROSS, 2))
+B^* &= \frac{\pi}{2\beta} = \frac{P}{Q} \approx R
+\end{align*}""".replace("P", str(LEAD_CROSS.p))
+    .replace("Q", str(LEAD_CROSS.q))
+    .replace("R", dec(LEAD_CROSS, 2))
+)
 
 
 def test_an_aligned_derivation_across_quantities_with_a_rounding_step():
