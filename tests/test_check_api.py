@@ -214,10 +214,10 @@ ALIGNED = (
 \text{bytes} &= 2BD + DF + 2BF \\
 I &= \frac{\text{FLOPs}}{\text{bytes}} = \frac{2BDF}{2BD + DF + 2BF} \\
   &\approx \frac{2BDF}{DF} = 2B \\
-B^* &= \frac{\pi}{2\beta} = \frac{P}{Q} \approx R
-\end{align*}""".replace("P", str(LEAD_CROSS.p))
-    .replace("Q", str(LEAD_CROSS.q))
-    .replace("R", dec(LEAD_CROSS, 2))
+B^* &= \frac{\pi}{2\beta} = \frac{<P>}{<Q>} \approx <R>
+\end{align*}""".replace("<P>", str(LEAD_CROSS.p))
+    .replace("<Q>", str(LEAD_CROSS.q))
+    .replace("<R>", dec(LEAD_CROSS, 2))
 )
 
 
