@@ -19,8 +19,9 @@ import json
 import statistics
 import sys
 import time
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
