@@ -156,8 +156,3 @@ def test_naive_sympy_agrees_with_derive_on_set20():
             if c["status"] == "crosses" and c["exact"] is not None:
                 assert _same(c["exact"], want["network_crossover"], names), entry.id
     assert checked >= 30
-
-
-def test_check_latency_script_runs_one_pass():
-    latency = _module("check_latency")
-    assert latency.main(["--passes", "1", "--json"]) == 0

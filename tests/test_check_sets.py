@@ -134,3 +134,17 @@ def test_chain_with_align_from_the_command_line(homework):
     r = run_cli(argv + ["--format", "json"])
     data = json.loads(r.out)
     assert r.code == 0 and data["verdict"] == "correct-leading-order" and data["wrong_lines"] == []
+
+
+def test_check_latency_benchmark_runs_one_pass():
+    """Smoke test of benchmarks/check_latency.py (no time asserted)."""
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "check_latency", ROOT / "benchmarks" / "check_latency.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--passes", "1", "--json"]) == 0
