@@ -96,14 +96,21 @@ class Claim:
         left = f"{self.answer.name} {self.relation.value} " if self.answer.name else ""
         if not self.answer.name and self.answer.marked_approx:
             left = "≈ "
-        text = left + str(self.raw)
+        text = left + _shown(self.raw)
         if self.unit is not None:
             text += f" {self.unit.text}"
             if self.unit.factor != 1:
-                text += f" = {self.expr} {_base(self.unit.dimension)}"
+                text += f" = {_shown(self.expr)} {_base(self.unit.dimension)}"
         elif self.expr != self.raw:
-            text += f" = {self.expr}"
+            text += f" = {_shown(self.expr)}"
         return text
+
+
+def _shown(expr: sp.Expr) -> str:
+    """A number as a terminating decimal when it is one (``8.69``), a formula as people write it."""
+    from derive.checking.words import compact, exact_decimal
+
+    return exact_decimal(expr) if expr.is_Rational else compact(expr)
 
 
 def _base(dimension: Dimension) -> str:

@@ -204,12 +204,22 @@ def _confusions(ctx: Context, quantity: str, claim: Claim, target: Target) -> li
     out = []
     for spelled, factor in unit_alternatives(claim.unit):
         if match(number * factor, target, ctx.rtol) is not None:
+            _, base = describe_dimension(claim.unit.dimension)
             out.append(
                 f"the number is right in {spelled}, but you wrote {claim.unit.text}"
-                f" (1 {claim.unit.text.split('/')[0]} is {claim.unit.factor} base units, "
-                f"1 {spelled.split('/')[0]} is {factor})"
+                f" (1 {claim.unit.text} = {_power(claim.unit.factor)} {base}, "
+                f"1 {spelled} = {_power(factor)} {base})"
             )
     return out
+
+
+def _power(factor: sp.Rational) -> str:
+    """``10^-3``, ``2^30``, or the number itself."""
+    for base in (10, 2):
+        for k in range(-30, 61):
+            if k and sp.Integer(base) ** k == factor:
+                return f"{base}^{k}"
+    return str(factor)
 
 
 def judge_claim(ctx: Context, quantity: str, claim: Claim) -> Judgement:
@@ -232,7 +242,10 @@ def judge_claim(ctx: Context, quantity: str, claim: Claim) -> Judgement:
     said = list(j.diagnosis)
     verdict = j.verdict
     if verdict is INCORRECT:
-        said = _confusions(ctx, quantity, claim, j.expected) + said
+        confusions = _confusions(ctx, quantity, claim, j.expected)
+        if confusions:  # the unit explains the factor: drop the power-of-ten sentence
+            said = [s for s in said if "a power of ten slipped" not in s and "is off by" not in s]
+        said = confusions + said
     if claim.named is not None and not same_quantity(claim.named, quantity):
         right = verdict is not INCORRECT
         said = [

@@ -30,7 +30,8 @@ def _number(value: sp.Rational, unit: str, dimension: Dimension | None) -> str:
     if value.is_Integer:
         text = str(int(value))
         if abs(int(value)) >= 10**7:
-            text += f" ≈ {fmt_decimal(value)}"
+            mantissa, exponent = f"{float(value):.4e}".split("e")
+            text += f" ≈ {mantissa}e{int(exponent)}"
         return text + unit
     exact = exact_decimal(value)
     text = exact if "/" not in exact and len(exact) <= 12 else f"{value} ≈ {fmt_decimal(value)}"
