@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 import sympy as sp
 
@@ -36,6 +37,12 @@ from derive.errors import ParseError, ProblemError
 from derive.formula.answer import position_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.problem_set import ProblemEntry
+
+if TYPE_CHECKING:
+    from derive.checking.chain import ChainResult
+    from derive.checking.claims import Claim
+    from derive.checking.judge import Judgement
+    from derive.declare.registry import Registry
 
 __all__ = [
     "CheckResult",
@@ -47,8 +54,25 @@ __all__ = [
     "context_for",
 ]
 
-Problem = ProblemSpec | ProblemEntry
-Tolerance = str | Fraction | sp.Rational
+Problem: TypeAlias = ProblemSpec | ProblemEntry
+Tolerance: TypeAlias = str | Fraction | sp.Rational
+
+
+@dataclass(frozen=True)
+class ClaimDetail:
+    """What the command line prints beyond the record: the context, the claim read, the judgement."""
+
+    context: Context
+    claim: Claim
+    judgement: Judgement
+
+
+@dataclass(frozen=True)
+class ChainDetail:
+    """The context and the internal result of a derivation."""
+
+    context: Context
+    chain: ChainResult
 
 
 @dataclass(frozen=True)
@@ -77,8 +101,8 @@ class CheckResult:
     reason: str | None = None
     position: int | None = None
     relative_error: str | None = None
-    detail: object = field(default=None, repr=False, compare=False)
-    """The internal judgement (for the command line's JSON); not part of the API."""
+    detail: ClaimDetail | ParseError | None = field(default=None, repr=False, compare=False)
+    """The internal judgement (for the command line's JSON), or the refusal; not part of the API."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +129,7 @@ class DerivationResult:
     reason: str | None = None
     position: int | None = None
     line: int | None = None
-    detail: object = field(default=None, repr=False, compare=False)
+    detail: ChainDetail | ParseError | None = field(default=None, repr=False, compare=False)
 
     @property
     def first_wrong_line(self) -> int | None:
@@ -134,7 +158,7 @@ def _rtol(rtol: Tolerance) -> sp.Rational:
 
 
 @lru_cache(maxsize=32)
-def _registry(operators: tuple[str, ...]):
+def _registry(operators: tuple[str, ...]) -> Registry:
     from derive.declare.registry import load_registry
 
     return load_registry(tuple(Path(p) for p in operators))
@@ -225,7 +249,7 @@ def check(
         hide(j.diagnosis, j.expected, j.leading) if hide_expected else j.diagnosis,
         None if hide_expected else show_expected(j.expected, quantity),
         relative_error=as_percent(j.relative_error) if j.relative_error is not None else None,
-        detail=(ctx, read, j),
+        detail=ClaimDetail(ctx, read, j),
     )
 
 
@@ -280,7 +304,7 @@ def check_derivation(
     )
     diagnosis = hide(r.diagnosis, r.expected, r.leading) if hide_expected else r.diagnosis
     return DerivationResult(
-        r.verdict, r.quantity, steps, r.wrong_lines, diagnosis, expected, detail=(ctx, r)
+        r.verdict, r.quantity, steps, r.wrong_lines, diagnosis, expected, detail=ChainDetail(ctx, r)
     )
 
 

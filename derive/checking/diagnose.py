@@ -247,7 +247,7 @@ def _leading_findings(
     if variants and factor and not factor.startswith(("your FLOPs", "MACs")):
         factor = None
     factor = _unless_said(factor, variants)
-    out = [prefix + s for s in ([factor] if factor else []) + variants]
+    out: list[str | None] = [prefix + s for s in ([factor] if factor else []) + variants]
     if kind_of(quantity) in ("den", "ratio", "t_den"):
         basis = basis_of(a, roof_of(quantity), regime)
         out += [
@@ -297,11 +297,14 @@ def diagnose(
     """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``."""
     a = ctx.analysis
     out: list[str] = []
-    if quantity == "intensity_regime" and equal(
-        claim, sp.cancel(a.memory.intensity.subs(ctx.bound))
+    regime = a.problem.regime
+    if (
+        quantity == "intensity_regime"
+        and regime is not None
+        and equal(claim, sp.cancel(a.memory.intensity.subs(ctx.bound)))
     ):
         out.append(
-            f"this is the exact intensity; at leading order under {a.problem.regime.text} it is {value_text(target)}"
+            f"this is the exact intensity; at leading order under {regime.text} it is {value_text(target)}"
         )
     try:
         out += [s for s in _findings(ctx, quantity, raw, claim, target) if s]

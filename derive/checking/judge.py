@@ -77,7 +77,7 @@ def _correct_sentence(
 ) -> str:
     what = describe(quantity)
     regime = ctx.analysis.problem.regime
-    prefix = f"this is the leading-order {what} under {regime.text}" if lead else ""
+    prefix = f"this is the leading-order {what} under {regime.text}" if lead and regime else ""
     if m.how == "threshold":
         var = ctx.analysis.problem.solve_for
         core = f"{claim} is the smallest integer {var} that is compute-bound; the {'leading-order ' if lead else ''}crossover is {approx_or(t)}"
@@ -95,7 +95,7 @@ def approx_or(t: Target) -> str:
 
 def _regime_warning(ctx: Context) -> str | None:
     a = ctx.analysis
-    if a.regime_holds is False:
+    if a.regime_holds is False and a.problem.regime is not None:
         broken = ", ".join(name for name, ok in a.regime_checks if not ok)
         return f"but the regime {a.problem.regime.text} does not hold at the leading-order crossover ({broken} fails)"
     return None
@@ -142,8 +142,8 @@ def judge_expr(
     lead = leading(a, quantity, a.problem.regime)
     claim = raw.subs(ctx.bound) if ctx.bound else raw
     if relation in (Relation.LESS, Relation.LESS_EQUAL):
-        said = _wrong_side(ctx, claim, relation, [t for t in (target, lead) if t is not None])
-        return Judgement(INCORRECT, quantity, raw, claim, target, lead, None, None, (said,))
+        side = _wrong_side(ctx, claim, relation, [t for t in (target, lead) if t is not None])
+        return Judgement(INCORRECT, quantity, raw, claim, target, lead, None, None, (side,))
     m = _related(claim, target, relation, ctx.rtol)
     rel = relative_error(claim, target.value) if target.value is not None else None
     if m is not None:
@@ -163,8 +163,8 @@ def judge_expr(
         if lead is not None and lead.value is not None
         else None
     )
-    if lm is not None:
-        said = [
+    if lm is not None and lead is not None:
+        said: list[str | None] = [
             _correct_sentence(ctx, quantity, lm, claim, lead, True),
             f"without the regime {exact_is(describe(quantity), target)}",
         ]

@@ -147,7 +147,7 @@ def basis_of(a: Analysis, roof: str, regime: Regime | None = None) -> Basis:
             f"operator {a.problem.operator.name!r}",
             "sends nothing over the interconnect, so it has no network quantities",
         )
-    terms = a.memory.terms if roof == MEMORY else a.network.terms
+    terms = a.network.terms if roof == NETWORK and a.network is not None else a.memory.terms
     total = sp.Add(*(t.bytes for t in terms))
     if regime is None:
         return Basis(a.flops, total, terms, roof)

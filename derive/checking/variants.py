@@ -74,7 +74,7 @@ def sig_text(mant: int, e: int) -> str:
 
 
 def _rounded(value: sp.Rational) -> list[tuple[int, sp.Rational, str]]:
-    out = []
+    out: list[tuple[int, sp.Rational, str]] = []
     for digits in (3, 2, 1):
         r, mant, e = round_sig(value, digits)
         if r != value and all(r != v for _, v, _ in out):

@@ -27,6 +27,7 @@ from derive.checking.quantities import QUANTITIES
 from derive.errors import DeriveError, ParseError, ProblemError
 from derive.formula import SYNTAXES
 from derive.problem.binding import ProblemSpec
+from derive.problem.problem_set import ProblemEntry, ProblemSet
 
 __all__ = ["add_check_parser", "parse_rtol", "problem_of", "run"]
 
@@ -135,13 +136,13 @@ def problem_of(args: argparse.Namespace) -> tuple[ProblemSpec, tuple[str, ...]]:
     return _entry(pset, args.problem).spec, _operators(args, pset.operators)
 
 
-def _load_set(path: str):
+def _load_set(path: str) -> ProblemSet:
     from derive.problem.problem_set import load_problem_set
 
     return load_problem_set(Path(path))
 
 
-def _entry(pset, problem_id: str):
+def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry:
     for entry in pset.problems:
         if entry.id.lower() == str(problem_id).lower():
             return entry
@@ -151,7 +152,7 @@ def _entry(pset, problem_id: str):
 
 def _claim(args: argparse.Namespace) -> int:
     from derive.checking import verdict_text as report
-    from derive.checking.api import check
+    from derive.checking.api import ClaimDetail, check
     from derive.checking.verdict import Verdict
 
     if args.quantity is None:
@@ -177,7 +178,9 @@ def _claim(args: argparse.Namespace) -> int:
             )
         error = result.detail
         raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
-    ctx, claim, judgement = result.detail  # type: ignore[misc]
+    detail = result.detail
+    assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
+    ctx, claim, judgement = detail.context, detail.claim, detail.judgement
     hidden = args.hide_expected
     _write(
         report.claim_json(ctx, claim, judgement, result.diagnosis, hidden)
@@ -189,7 +192,7 @@ def _claim(args: argparse.Namespace) -> int:
 
 def _derivation(args: argparse.Namespace) -> int:
     from derive.checking import verdict_text as report
-    from derive.checking.api import check_derivation
+    from derive.checking.api import ChainDetail, check_derivation
     from derive.checking.chain import read_chain_text
     from derive.checking.verdict import Verdict
 
@@ -215,7 +218,9 @@ def _derivation(args: argparse.Namespace) -> int:
         raise (
             error if isinstance(error, DeriveError) else ParseError("--chain", result.reason or "")
         )
-    ctx, chain = result.detail  # type: ignore[misc]
+    detail = result.detail
+    assert isinstance(detail, ChainDetail)  # every checked derivation carries its detail
+    ctx, chain = detail.context, detail.chain
     hidden = args.hide_expected
     _write(
         report.chain_json(ctx, chain, result.diagnosis, hidden)

@@ -60,7 +60,7 @@ def _read_rows(path: str) -> list[dict[str, str]]:
                 f"missing column(s) {', '.join(missing)}; the header must name {', '.join(COLUMNS)}",
             )
         reader.fieldnames = header
-        rows = []
+        rows: list[dict[str, str]] = []
         for row in reader:
             if len(rows) >= MAX_ANSWERS:
                 raise LimitError(what, f"more than {MAX_ANSWERS} answers")
