@@ -14,6 +14,7 @@ import sympy as sp
 
 import derive
 from derive import Verdict
+from derive.checking.api import ChainDetail
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.problem_set import parse_problem_set
@@ -225,7 +226,7 @@ def test_an_aligned_derivation_across_quantities_with_a_rounding_step():
     r = derive.check_derivation(MIXED_REGIME, ALIGNED)
     assert r.verdict is Verdict.LEADING, r.diagnosis
     assert r.wrong_lines == () and all(s.ok for s in r.steps)
-    assert r.detail is not None and r.detail[1].quantities == (
+    assert isinstance(r.detail, ChainDetail) and r.detail.chain.quantities == (
         "flops",
         "bytes",
         "intensity",
