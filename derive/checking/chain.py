@@ -25,7 +25,15 @@ from derive.checking.claims import read_step, same_quantity
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
 from derive.checking.judge import CORRECT, INCORRECT, LEADING
-from derive.checking.matching import Match, as_percent, constant_ratio, equal, match, relative_error
+from derive.checking.matching import (
+    How,
+    Match,
+    as_percent,
+    constant_ratio,
+    equal,
+    match,
+    relative_error,
+)
 from derive.checking.names import quantity_named
 from derive.checking.quantities import Target, describe, expected, leading
 from derive.checking.verdict import Verdict
@@ -253,8 +261,8 @@ def _start_step(
     m = match(claim, target, ctx.rtol) or (
         match(first, Target(target.symbolic), ctx.rtol) if target.symbolic is not None else None
     )
-    if m is not None and (rel == EQUALS or m.how != "exact"):
-        return True, "" if m.how == "exact" else _how(m, ctx), lead, False
+    if m is not None and (rel == EQUALS or m.how is not How.EXACT):
+        return True, "" if m.how is How.EXACT else _how(m, ctx), lead, False
     if rel == EQUALS:
         if at_lead and regime is not None:
             return (
@@ -290,7 +298,7 @@ def _start_step(
 
 def _how(m: Match, ctx: Context) -> str:
     """Why a start that is not exactly equal still counts (threshold or tolerance)."""
-    if m.how == "threshold":
+    if m.how is How.THRESHOLD:
         return "the smallest compute-bound integer"
     return f"equal within the {as_percent(ctx.rtol)} tolerance (relative error {as_percent(m.relative_error)})"
 

@@ -19,7 +19,7 @@ import sympy as sp
 
 from derive.checking.context import Context
 from derive.checking.names import normalise_name, quantity_named
-from derive.checking.quantities import NETWORK, describe, kind_of, roof_of
+from derive.checking.quantities import NETWORK, Kind, describe, kind_of, roof_of
 from derive.errors import ParseError
 from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Answer, Relation, read_answer
@@ -33,13 +33,13 @@ BANDWIDTH = sp.Symbol("beta", positive=True)
 _GIVENS = {"pi": PEAK, "beta": BANDWIDTH}
 
 _DIMENSIONS = {
-    "num": Dimension.FLOPS,
-    "den": Dimension.BYTES,
-    "ratio": Dimension.INTENSITY,
-    "ridge": Dimension.INTENSITY,
-    "cross": Dimension.COUNT,
-    "t_num": Dimension.TIME,
-    "t_den": Dimension.TIME,
+    Kind.FLOPS: Dimension.FLOPS,
+    Kind.BYTES: Dimension.BYTES,
+    Kind.INTENSITY: Dimension.INTENSITY,
+    Kind.RIDGE: Dimension.INTENSITY,
+    Kind.CROSSOVER: Dimension.COUNT,
+    Kind.COMPUTE_TIME: Dimension.TIME,
+    Kind.TRANSFER_TIME: Dimension.TIME,
 }
 _FAMILY = {
     "intensity_regime": "intensity",
@@ -129,7 +129,7 @@ def _names_for(ctx: Context, quantity: str, name: str, text: str) -> str:
     """The quantity a left side names, or a ParseError saying how to write it."""
     found = quantity_named(name, ctx)
     x = ctx.analysis.problem.solve_for
-    if found is None and name.replace(" ", "") == x.name and kind_of(quantity) == "cross":
+    if found is None and name.replace(" ", "") == x.name and kind_of(quantity) == Kind.CROSSOVER:
         found = quantity
     if (
         found is None
@@ -148,13 +148,13 @@ def _names_for(ctx: Context, quantity: str, name: str, text: str) -> str:
 
 def _example(quantity: str, x: str) -> str:
     return {
-        "cross": f"{x} = 121, {x}^* = 4925/41 or {x} \\geq 121",
-        "ratio": "I = \\frac{2BDF}{2BD+2DF+2BF}",
-        "ridge": "\\pi/\\beta = 240.24",
-        "num": "\\text{FLOPs} = 2BDF",
-        "den": "\\text{bytes} = 2BD + 2DF + 2BF",
-        "t_num": "T_{math} = 0.14 ms",
-        "t_den": "T_{mem} = 0.14 ms",
+        Kind.CROSSOVER: f"{x} = 121, {x}^* = 4925/41 or {x} \\geq 121",
+        Kind.INTENSITY: "I = \\frac{2BDF}{2BD+2DF+2BF}",
+        Kind.RIDGE: "\\pi/\\beta = 240.24",
+        Kind.FLOPS: "\\text{FLOPs} = 2BDF",
+        Kind.BYTES: "\\text{bytes} = 2BD + 2DF + 2BF",
+        Kind.COMPUTE_TIME: "T_{math} = 0.14 ms",
+        Kind.TRANSFER_TIME: "T_{mem} = 0.14 ms",
     }[kind_of(quantity)]
 
 
@@ -184,7 +184,7 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
 
     answer = read_answer(text, parse, unit_ok)
     parsed = decided[answer.value]
-    if answer.relation.is_order and kind_of(quantity) != "cross":
+    if answer.relation.is_order and kind_of(quantity) != Kind.CROSSOVER:
         raise ParseError(
             f"claim {show(text)}",
             f"an inequality states a crossover; give the {describe(quantity)} as a value "

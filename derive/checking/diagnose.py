@@ -19,6 +19,7 @@ from derive.analysis.leading_order import leading_order
 from derive.checking.context import Context
 from derive.checking.matching import as_percent, constant_ratio, equal, match, relative_error
 from derive.checking.quantities import (
+    Kind,
     Target,
     basis_of,
     describe,
@@ -69,7 +70,7 @@ def _regime_sentence(
     ctx: Context, quantity: str, claim: sp.Expr, target: Target, primary: bool = True
 ) -> str | None:
     """Under which candidate regime the claim is the leading order; ``primary`` when that is the main finding."""
-    if kind_of(quantity) == "ridge" or quantity == "intensity_regime":
+    if kind_of(quantity) == Kind.RIDGE or quantity == "intensity_regime":
         return None
     a, given = ctx.analysis, ctx.analysis.problem.regime
     what = describe(quantity)
@@ -101,7 +102,7 @@ def _regime_sentence(
 
 def _dropped(ctx: Context, quantity: str, regime: Regime) -> str:
     """`` (which drops the read of X[B,D] (2BD bytes))`` for byte quantities, else empty."""
-    if kind_of(quantity) not in ("den", "ratio", "t_den", "cross"):
+    if kind_of(quantity) not in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME, Kind.CROSSOVER):
         return ""
     terms = basis_of(ctx.analysis, roof_of(quantity)).terms
     try:
@@ -117,9 +118,9 @@ def _named_factor(ctx: Context, quantity: str, c: sp.Rational) -> str:
     what, doc = describe(quantity), ctx.analysis.problem.operator.doc
     mac = "multiply-accumulate" in doc
     kind = kind_of(quantity)
-    if c == 2 and kind == "num" and mac:
+    if c == 2 and kind == Kind.FLOPS and mac:
         return "your FLOPs are 2× the expected: 2 FLOPs per multiply-accumulate counted twice (a multiply-accumulate is 2 FLOPs)"
-    if c == sp.Rational(1, 2) and kind in ("num", "t_num") and mac:
+    if c == sp.Rational(1, 2) and kind in (Kind.FLOPS, Kind.COMPUTE_TIME) and mac:
         return (
             f"MACs counted as one FLOP: your {what} {'are' if plural(what) else 'is'} half the expected "
             "(a multiply-accumulate is 2 FLOPs, one multiply and one add)"
@@ -129,9 +130,9 @@ def _named_factor(ctx: Context, quantity: str, c: sp.Rational) -> str:
         if mac
         else ("FLOPs doubled", "FLOPs halved")
     )
-    if c == 2 and kind == "ratio":
+    if c == 2 and kind == Kind.INTENSITY:
         return f"your {what} is 2× the expected: {flop_twice}, or bytes halved"
-    if c == sp.Rational(1, 2) and kind == "ratio":
+    if c == sp.Rational(1, 2) and kind == Kind.INTENSITY:
         return f"your {what} is half the expected: {flop_once}, or every byte counted twice"
     is_ = "are" if plural(what) else "is"
     if c in (8, sp.Rational(1, 8)):
@@ -159,7 +160,7 @@ def _factor_sentence(ctx: Context, quantity: str, claim: sp.Expr, value: sp.Expr
 
 def _inverted(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> str | None:
     """A ridge claimed as bandwidth / peak."""
-    if kind_of(quantity) != "ridge" or target.value is None:
+    if kind_of(quantity) != Kind.RIDGE or target.value is None:
         return None
     if match(claim, Target(1 / target.value), ctx.rtol):
         return f"this is β/π (bandwidth over peak), the inverse of the ridge point; the ridge point is π/β = {approx(target.value)} FLOPs per byte"
@@ -248,7 +249,7 @@ def _leading_findings(
         factor = None
     factor = _unless_said(factor, variants)
     out: list[str | None] = [prefix + s for s in ([factor] if factor else []) + variants]
-    if kind_of(quantity) in ("den", "ratio", "t_den"):
+    if kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME):
         basis = basis_of(a, roof_of(quantity), regime)
         out += [
             prefix + text
@@ -277,7 +278,10 @@ def _findings(
         factor = None  # a more specific finding names the cause of the factor
     factor = _unless_said(factor, variants)
     terms: list[tuple[str, bool]] = []
-    if kind_of(quantity) in ("den", "ratio", "t_den") and quantity != "intensity_regime":
+    if (
+        kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME)
+        and quantity != "intensity_regime"
+    ):
         terms = term_diagnoses(
             kind_of(quantity), raw, basis_of(a, roof_of(quantity)), hardware_of(a), ctx.bound
         )

@@ -17,8 +17,8 @@ import sympy as sp
 from derive.checking.claims import Claim, dimension_of, same_quantity
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
-from derive.checking.matching import Match, as_percent, check_size, match, relative_error
-from derive.checking.quantities import Target, describe, expected, kind_of, leading
+from derive.checking.matching import How, Match, as_percent, check_size, match, relative_error
+from derive.checking.quantities import Kind, Target, describe, expected, kind_of, leading
 from derive.checking.verdict import Verdict
 from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Relation
@@ -78,10 +78,10 @@ def _correct_sentence(
     what = describe(quantity)
     regime = ctx.analysis.problem.regime
     prefix = f"this is the leading-order {what} under {regime.text}" if lead and regime else ""
-    if m.how == "threshold":
+    if m.how is How.THRESHOLD:
         var = ctx.analysis.problem.solve_for
         core = f"{claim} is the smallest integer {var} that is compute-bound; the {'leading-order ' if lead else ''}crossover is {approx_or(t)}"
-    elif m.how == "tolerance":
+    elif m.how is How.TOLERANCE:
         core = f"within {as_percent(ctx.rtol)} of the {'leading-order' if lead else 'exact'} {what} {approx_or(t)} (relative error {as_percent(m.relative_error)})"
     else:
         core = "" if lead else f"the claim equals the exact {what}"
@@ -114,7 +114,7 @@ def _related(
         and int(claim) + 1 == target.threshold
     ):
         rel = relative_error(claim, target.value) if target.value is not None else None
-        return Match("threshold", rel)
+        return Match(How.THRESHOLD, rel)
     return match(claim, target, rtol)
 
 
@@ -168,7 +168,7 @@ def judge_expr(
             _correct_sentence(ctx, quantity, lm, claim, lead, True),
             f"without the regime {exact_is(describe(quantity), target)}",
         ]
-        if kind_of(quantity) == "cross":
+        if kind_of(quantity) == Kind.CROSSOVER:
             said.append(_regime_warning(ctx))
         return Judgement(
             LEADING, quantity, raw, claim, target, lead, lm, rel, tuple(s for s in said if s)

@@ -19,6 +19,7 @@ from derive.checking.quantities import (
     NETWORK,
     Basis,
     Hardware,
+    Kind,
     basis_of,
     compute,
     describe,
@@ -45,8 +46,8 @@ __all__ = [
 Variant = tuple[str, object]  # (sentence stem, Target)
 ROUNDED = " rounded to "
 """In the stem of every rounding variant (and no other)."""
-_HW_KINDS = frozenset({"ridge", "cross", "t_num", "t_den"})
-_DTYPE_KINDS = frozenset({"den", "ratio", "cross", "t_den"})
+_HW_KINDS = frozenset({Kind.RIDGE, Kind.CROSSOVER, Kind.COMPUTE_TIME, Kind.TRANSFER_TIME})
+_DTYPE_KINDS = frozenset({Kind.BYTES, Kind.INTENSITY, Kind.CROSSOVER, Kind.TRANSFER_TIME})
 
 
 def _pow10(e: int) -> sp.Rational:
@@ -89,7 +90,7 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
         return
     hw, p = hardware_of(a), a.problem
     bw_name = "β" if roof == MEMORY else "the link bandwidth"
-    peak_uses = kind in ("ridge", "cross", "t_num")
+    peak_uses = kind in (Kind.RIDGE, Kind.CROSSOVER, Kind.COMPUTE_TIME)
 
     def run(h: Hardware) -> object | None:
         try:
@@ -112,7 +113,7 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
                     f"this uses the {dtype} peak ({fig.text}); the compute dtype is {p.compute_dtype} ({p.compute_reason})",
                     run(replace(hw, peak=fig.value)),
                 )
-    if kind != "t_num":
+    if kind != Kind.COMPUTE_TIME:
         if roof == MEMORY and hw.link is not None:
             yield (
                 f"this uses the link bandwidth ({sci(hw.link)} B/s) instead of the HBM bandwidth ({sci(hw.memory)} B/s)",
@@ -125,7 +126,7 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
             )
     bw = hw.bandwidth(roof)
     peaks = [(None, hw.peak, "")] + (_rounded(hw.peak) if peak_uses else [])
-    bws = [(None, bw, "")] + (_rounded(bw) if kind != "t_num" and bw is not None else [])
+    bws = [(None, bw, "")] + (_rounded(bw) if kind != Kind.COMPUTE_TIME and bw is not None else [])
     combos = [(pk, b) for pk in peaks for b in bws if pk[0] or b[0]]
     combos.sort(key=lambda c: (bool(c[0][0]) + bool(c[1][0]), -(c[0][0] or 9) - (c[1][0] or 9)))
     for (pd, pv, pt), (bd, bv, bt) in combos:
@@ -138,7 +139,7 @@ def flop_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Variant]
     """Multiply-accumulates counted as one FLOP: the same quantity with half the FLOPs."""
     kind = kind_of(quantity)
     if (
-        kind not in ("ratio", "cross", "t_num")
+        kind not in (Kind.INTENSITY, Kind.CROSSOVER, Kind.COMPUTE_TIME)
         or "multiply-accumulate" not in a.problem.operator.doc
     ):
         return

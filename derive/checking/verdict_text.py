@@ -85,7 +85,7 @@ def claim_json(
         "relative_error_exact": _s(j.relative_error),
         "relative_error_leading_order": as_percent(lead_rel) if lead_rel is not None else None,
         "rtol": str(ctx.rtol),
-        "matched": j.match.how if j.match else None,
+        "matched": j.match.how.value if j.match else None,
         "diagnosis": list(j.diagnosis if diagnosis is None else diagnosis),
         "operator": p.operator.name,
         "regime": p.regime.text if p.regime else None,
