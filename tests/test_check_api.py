@@ -269,3 +269,11 @@ def test_concurrent_checks_agree_with_serial_ones():
     with ThreadPoolExecutor(max_workers=8) as pool:
         parallel = list(pool.map(lambda c: derive.check(*c), cases))
     assert parallel == serial
+
+
+def test_hide_expected_in_a_derivation_keeps_every_value_back():
+    lines = [r"\text{bytes} = 2BD + 2DF + 2BF", f"B^* = {2 * LEAD_CROSS}"]
+    r = derive.check_derivation(MIXED_REGIME, lines, hide_expected=True)
+    assert r.verdict is Verdict.INCORRECT and r.expected is None and r.wrong_lines == (1, 2)
+    said = " ".join([s.why for s in r.steps] + list(r.diagnosis))
+    assert "2BD + 2BF + DF" not in said and str(LEAD_CROSS) not in said

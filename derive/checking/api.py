@@ -276,7 +276,7 @@ def check_derivation(
         DeriveError: the problem, the quantity or the tolerance is wrong (not the derivation).
     """
     from derive.checking.chain import check_chain, split_lines
-    from derive.checking.shown import hide, show_expected
+    from derive.checking.shown import show_expected
 
     if quantity is not None:
         _check_quantity(quantity)
@@ -298,14 +298,38 @@ def check_derivation(
             _line_of(e.what),
             detail=e,
         )
+    if hide_expected:
+        r = _hidden(ctx, r)
     steps = tuple(StepResult(s.line, s.text, s.relation, s.ok, s.why) for s in r.steps)
-    expected = (
-        None if hide_expected or r.expected is None else show_expected(r.expected, r.quantity or "")
-    )
-    diagnosis = hide(r.diagnosis, r.expected, r.leading) if hide_expected else r.diagnosis
+    expected = None if r.expected is None else show_expected(r.expected, r.quantity or "")
     return DerivationResult(
-        r.verdict, r.quantity, steps, r.wrong_lines, diagnosis, expected, detail=ChainDetail(ctx, r)
+        r.verdict,
+        r.quantity,
+        steps,
+        r.wrong_lines,
+        r.diagnosis,
+        expected,
+        detail=ChainDetail(ctx, r),
     )
+
+
+def _hidden(ctx: Context, r: ChainResult) -> ChainResult:
+    """A derivation's result with every expected value kept back (steps and diagnosis alike)."""
+    from dataclasses import replace
+
+    from derive.checking.quantities import expected, leading
+    from derive.checking.shown import hide
+
+    a = ctx.analysis
+    targets = [t for q in r.quantities for t in (expected(a, q), leading(a, q, a.problem.regime))]
+
+    def kept(why: str) -> str:
+        said = hide((why,), *targets) if why else ()
+        return said[0] if said else ("" if not why else "(kept back: it states the expected value)")
+
+    steps = tuple(replace(s, why=kept(s.why)) for s in r.steps)
+    diagnosis = hide(r.diagnosis, *targets)
+    return replace(r, steps=steps, diagnosis=diagnosis, expected=None, leading=None)
 
 
 def _line_of(what: str) -> int | None:

@@ -81,10 +81,16 @@ def _forms(t: Target | None) -> list[str]:
 
 
 def hide(
-    diagnosis: tuple[str, ...], expected: Target | None, leading: Target | None = None
+    diagnosis: tuple[str, ...],
+    expected: Target | None,
+    leading: Target | None = None,
+    *more: Target | None,
 ) -> tuple[str, ...]:
-    """The diagnosis with the answer kept back: ``— exact is …`` clauses cut, sentences stating it dropped."""
-    forms = _forms(expected) + _forms(leading)
+    """The diagnosis with the answer kept back: ``— exact is …`` clauses cut, sentences stating it dropped.
+
+    ``more`` are further targets whose values must not be stated (the other quantities of a derivation).
+    """
+    forms = [f for t in (expected, leading, *more) for f in _forms(t)]
     out = []
     for sentence in diagnosis:
         for cut in (
