@@ -159,5 +159,13 @@ def test_refusals_say_how_to_write_it():
         r = derive.check(spec_of(PROBLEMS[a["problem"]]), a["quantity"], a["claim"])
         assert any(
             hint in r.reason
-            for hint in ("write", "expected", "allowed", "known", "dims are", "division by zero")
+            for hint in (
+                "write",
+                "as in",
+                "expected",
+                "allowed",
+                "known",
+                "dims are",
+                "division by zero",
+            )
         ), (a["claim"], r.reason)

@@ -166,7 +166,7 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
     """
     from derive.checking.matching import check_size
 
-    symbols = {**_GIVENS, **ctx.symbols}
+    symbols = step_symbols(ctx)  # the definitions are read, to be refused with a reason
     dims = ctx.symbols
     bound = {s.name for s in ctx.bound}
     decided: dict[str, Parsed] = {}
@@ -192,6 +192,14 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
         )
     named = _names_for(ctx, quantity, answer.name, text) if answer.name is not None else None
     raw = answer.expr
+    definitions = raw.free_symbols - set(dims.values()) - {PEAK, BANDWIDTH}
+    if definitions:
+        raise ParseError(
+            f"claim {show(text)}",
+            "\\text{FLOPs} and \\text{bytes} name quantities: give the value as a formula in the "
+            f"dims (as in {_example(quantity, ctx.analysis.problem.solve_for.name)}); "
+            "a derivation (--chain) may start from them",
+        )
     expr = raw.subs(_givens(ctx, quantity)) if raw.free_symbols & {PEAK, BANDWIDTH} else raw
     if answer.unit is not None and answer.unit.factor != 1:
         expr = expr * answer.unit.factor

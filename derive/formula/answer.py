@@ -269,13 +269,20 @@ def read_answer(
         expr, syntax = parse(value, what)
     except ParseError as e:
         lead = len(value_text) - len(value_text.lstrip())
-        raise type(e)(f"{what} {show(text)}", _shift(e.why, offset + value_start + lead)) from None
+        why = _shift(e.why, offset + value_start + lead)
+        if _NUMBER_THEN_WORD.match(value) and "unknown symbol" in why:
+            why += f"; or an unknown unit (units: {KNOWN_UNITS})"
+        raise type(e)(f"{what} {show(text)}", why) from None
     approx = bool(approx_mark) or Relation.APPROX in relations
     relation = relations[-1] if relations else (Relation.APPROX if approx_mark else Relation.EQUALS)
     return Answer(rewritten, name, relation, approx, value, expr, unit, syntax)
 
 
 _POSITION = re.compile(r"at position (\d+)")
+_NUMBER_THEN_WORD = re.compile(r"^\s*[0-9][0-9.]*(?:[eE][+-]?[0-9]+)?\s+[A-Za-zµμ\\]")
+KNOWN_UNITS = (
+    "s, ms, µs, ns, days, B, kB, MB, GB, TB, KiB, MiB, GiB, FLOPs, GFLOP, TFLOP, FLOPs/byte"
+)
 
 
 def _shift(why: str, by: int) -> str:

@@ -113,6 +113,7 @@ _BASES: dict[str, tuple[tuple[int, int, int, int], str, int, str]] = {
     "tokens": ((0, 0, 0, 1), "tokens", 1, "dec"),
 }
 _SPELLING_MACROS = re.compile(r"\\(?:text|mathrm|mathit|textrm|operatorname)\s*\{([^{}]*)\}")
+_PER = re.compile(r"\s+per\s+")
 _SPACES = re.compile(r"\\[,;:! ]|\\quad|\\qquad|~|\s")
 
 
@@ -120,6 +121,7 @@ def _normalise(text: str) -> str:
     """Drop ``\\text{}`` wrappers, LaTeX spacing and spaces; ``\\mu``/``μ`` become ``µ``."""
     s = _SPELLING_MACROS.sub(r"\1", text)
     s = s.replace("\\mu", "µ").replace("\u03bc", "µ").replace("\\per", "/")
+    s = _PER.sub("/", s)
     s = _SPACES.sub("", s)
     return s.replace("{", "").replace("}", "")
 
@@ -162,6 +164,9 @@ def parse_unit(text: str) -> Unit | None:
     if top is None:
         return None
     dims, spelled, factor, prefix = top
+    if len(parts) == 2 and spelled.endswith(("FLOP/s", "OP/s")):
+        # "FLOPS/byte": the S is a plural there, not "per second"
+        dims, spelled = (1, 0, 0, 0), spelled.replace("/s", "s")
     if len(parts) == 2:
         bottom = _atom(parts[1])
         if bottom is None:
