@@ -5,7 +5,8 @@ superscripts, ``x 10^``, trailing dots) and, for each, only what it *means*: its
 in base units, or the matmul formula it writes. The expected verdict is computed here,
 with naive sympy, from the problem's tensor widths and chip numbers (FLOPs 2BDF; bytes
 wx·BD + wy·DF + wz·BF; ridge π/β; crossover where FLOPs·β = bytes·π; at leading order
-under B << D, F the BD and BF terms drop). Nothing is copied from derive's output.
+under B << D, F the BD and BF terms drop; for GQA decode attention FLOPs 4BTSNH and bytes
+(wq + wo)·BTNH + (wk + wv)·BSKH). Nothing is copied from derive's output.
 """
 
 from __future__ import annotations
@@ -50,8 +51,30 @@ def bound_of(problem: dict) -> dict:
     return {sp.Symbol(k, positive=True, integer=True): int(v) for k, v in pairs}
 
 
+def _attention(problem: dict, quantity: str) -> sp.Expr:
+    """Fused GQA attention, every dim bound: FLOPs 4·B·T·S·N·H (QKᵀ and PV, 2 per MAC each);
+    bytes: q and o are B·T·N·H elements, k and v are B·S·K·H elements."""
+    d = {k: int(v) for k, v in (s.split("=") for s in problem["sets"])}
+    wq, wk, wv, wo = (rational(w) for w in problem["widths"])
+    peak, bw = rational(problem["peak"]), rational(problem["bandwidth"])
+    flops = sp.Integer(4 * d["B"] * d["T"] * d["S"] * d["N"] * d["H"])
+    total = (wq + wo) * d["B"] * d["T"] * d["N"] * d["H"] + (wk + wv) * d["B"] * d["S"] * d[
+        "K"
+    ] * d["H"]
+    return {
+        "flops": flops,
+        "bytes": total,
+        "intensity": flops / total,
+        "ridge": peak / bw,
+        "t_math": flops / peak,
+        "t_mem": total / bw,
+    }[quantity]
+
+
 def naive(problem: dict, quantity: str) -> tuple[sp.Expr, sp.Expr | None, int | None, int | None]:
     """(exact, leading order or None, threshold, leading threshold) of a quantity, naively."""
+    if problem["operator"] == "attention":
+        return _attention(problem, quantity), None, None, None
     wx, wy, wz = (rational(w) for w in problem["widths"])
     peak, bw = rational(problem["peak"]), rational(problem["bandwidth"])
     flops = 2 * B * D * F
@@ -137,6 +160,7 @@ def test_the_corpus_is_large_and_varied():
     assert verdicts == {"correct", "correct-leading-order", "incorrect", "unreadable"}
     assert len({a["problem"] for a in ANSWERS}) == len(PROBLEMS) >= 5
     assert len({PROBLEMS[p]["chip"] for p in PROBLEMS}) >= 5
+    assert {PROBLEMS[p]["operator"] for p in PROBLEMS} == {"matmul", "attention"}
 
 
 @pytest.mark.parametrize(
