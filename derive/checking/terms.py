@@ -175,6 +175,8 @@ def term_diagnoses(
     out = []
     for mono in wrong:
         g, have = groups[mono], got.get(mono, sp.Integer(0))
+        if len(g.terms) > 1 and not (have * mono).as_coeff_Mul()[0].is_Integer:
+            continue  # a fraction of a byte: not a miscount of these tensors
         text = (
             _one_tensor(*g.terms[0], have, noun)
             if len(g.terms) == 1
