@@ -152,7 +152,11 @@ def _rtol(rtol: Tolerance) -> sp.Rational:
     if isinstance(rtol, str):
         return parse_rtol(rtol)
     value = sp.Rational(rtol.numerator, rtol.denominator) if isinstance(rtol, Fraction) else rtol
-    if not isinstance(value, sp.Rational) or not 0 < value < 1:
+    if not isinstance(value, sp.Rational):
+        raise ProblemError(
+            f"rtol {rtol!r}", 'give it as decimal text ("0.01") or a Fraction: floats are not exact'
+        )
+    if not 0 < value < 1:
         raise ProblemError(f"rtol {rtol}", "must be a number greater than 0 and less than 1")
     return value
 

@@ -13,6 +13,7 @@ given their meaning for one problem and one quantity:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sympy as sp
@@ -108,9 +109,14 @@ class Claim:
 
 def _shown(expr: sp.Expr) -> str:
     """A number as a terminating decimal when it is one (``8.69``), a formula as people write it."""
-    from derive.checking.words import compact, exact_decimal
+    from derive.checking.words import exact_decimal, formula_text
 
-    return exact_decimal(expr) if expr.is_Rational else compact(expr)
+    if expr.is_Rational:
+        return exact_decimal(expr)
+    return _GREEK.sub(lambda m: "π" if m.group(0) == "pi" else "β", formula_text(expr))
+
+
+_GREEK = re.compile(r"\b(?:pi|beta)\b")
 
 
 def _base(dimension: Dimension) -> str:
