@@ -277,3 +277,16 @@ def test_hide_expected_in_a_derivation_keeps_every_value_back():
     assert r.verdict is Verdict.INCORRECT and r.expected is None and r.wrong_lines == (1, 2)
     said = " ".join([s.why for s in r.steps] + list(r.diagnosis))
     assert "2BD + 2BF + DF" not in said and str(LEAD_CROSS) not in said
+
+
+def test_concurrent_first_checks_bind_each_problem_safely():
+    from derive.checking import api
+
+    api._context.cache_clear()
+    api._registry.cache_clear()
+    specs = [ProblemSpec("matmul", dtypes=("bf16",), chip=c) for c in ("tpu-v5e", "h100", "a100")]
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        results = list(pool.map(lambda s: derive.check(s, "ridge", "1"), specs * 4))
+    assert [r.expected for r in results] == [
+        derive.check(s, "ridge", "1").expected for s in specs
+    ] * 4
