@@ -18,7 +18,21 @@ if TYPE_CHECKING:
     from derive.declare.operator import Operator, Tensor, dims
     from derive.pipeline import Derivation
 
-__all__ = ["Composite", "DeriveError", "Operator", "Tensor", "__version__", "dims", "solve"]
+__all__ = [
+    "CheckResult",
+    "Composite",
+    "DerivationResult",
+    "DeriveError",
+    "Operator",
+    "StepResult",
+    "Tensor",
+    "Verdict",
+    "__version__",
+    "check",
+    "check_derivation",
+    "dims",
+    "solve",
+]
 
 __version__ = "0.1.0"
 
@@ -29,6 +43,10 @@ _LAZY = {
     "Tensor": "declare.operator",
     "dims": "declare.operator",
     "Composite": "declare.composite",
+    "CheckResult": "checking.api",
+    "DerivationResult": "checking.api",
+    "StepResult": "checking.api",
+    "Verdict": "checking.verdict",
 }
 
 
@@ -51,3 +69,17 @@ def solve(*args: Any, **kwargs: Any) -> Derivation:
     from derive.pipeline import solve as _solve
 
     return _solve(*args, **kwargs)
+
+
+def check(*args, **kwargs):
+    """Judge one claim about one quantity of a problem; see :func:`derive.checking.api.check`."""
+    from derive.checking.api import check as _check
+
+    return _check(*args, **kwargs)
+
+
+def check_derivation(*args, **kwargs):
+    """Check a multi-line derivation; see :func:`derive.checking.api.check_derivation`."""
+    from derive.checking.api import check_derivation as _check_derivation
+
+    return _check_derivation(*args, **kwargs)

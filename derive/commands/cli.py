@@ -29,7 +29,9 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[_Parser]"
 class ProblemFlags(Protocol):
     """:func:`add_problem_flags`, handed to the command modules that describe a problem."""
 
-    def __call__(self, parser: argparse.ArgumentParser, chip: bool = True) -> None: ...
+    def __call__(
+        self, parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+    ) -> None: ...
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,9 +41,14 @@ class _Parser(argparse.ArgumentParser):
         raise ProblemError(self.prog, f"{message} (see {self.prog} --help)")
 
 
-def add_problem_flags(parser: argparse.ArgumentParser, chip: bool = True) -> None:
+def add_problem_flags(
+    parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+) -> None:
     """The flags that describe a problem (shared by solve, check, compare)."""
-    parser.add_argument("operator", help="operator name (see 'derive operators')")
+    if operator_optional:  # derive check --problem-set takes the problem from the set
+        parser.add_argument("operator", nargs="?", help="operator name (see 'derive operators')")
+    else:
+        parser.add_argument("operator", help="operator name (see 'derive operators')")
     parser.add_argument(
         "--operators",
         action="append",
