@@ -18,6 +18,7 @@ def chips_json() -> dict:
         out[name] = {
             "title": c.title,
             "hbm_bytes_per_s": str(c.hbm.value),
+            "hbm_capacity_bytes": str(c.capacity.value) if c.capacity else None,
             "link_bytes_per_s": str(c.link.value) if c.link else None,
             "link_name": c.link_name,
             "peaks": {
@@ -38,17 +39,19 @@ def chips_markdown() -> str:
     lines = [
         "# Chips",
         "",
-        "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte.",
+        "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte. "
+        "HBM capacity in bytes per chip, decimal (80e9 B = 80 GB = 74.5 GiB).",
         "",
-        "| chip | dtype | peak (FLOP/s) | HBM (B/s) | ridge | link (B/s, one way) | source |",
-        "|---|---|---|---|---|---|---|",
+        "| chip | dtype | peak (FLOP/s) | HBM (B/s) | HBM capacity (B) | ridge | link (B/s, one way) | source |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, c in load_chips().items():
         for d, f in c.peaks:
             r = c.ridge(d)
             link = f"{c.link_name} {c.link.text}" if c.link else "—"
+            capacity = c.capacity.text if c.capacity else "—"
             lines.append(
-                f"| {name} | {d} | {f.text} | {c.hbm.text} | ${tex(r)}$ ≈ {fmt_decimal(r)} | {link} | {md_escape(f.cite())} |"
+                f"| {name} | {d} | {f.text} | {c.hbm.text} | {capacity} | ${tex(r)}$ ≈ {fmt_decimal(r)} | {link} | {md_escape(f.cite())} |"
             )
     return "\n".join(lines) + "\n"
 
