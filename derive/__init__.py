@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from derive.errors import DeriveError
 
-__all__ = ["Composite", "DeriveError", "Operator", "Tensor", "__version__", "dims", "solve"]
+__all__ = [
+    "Composite",
+    "DeriveError",
+    "Operator",
+    "Tensor",
+    "Transformer",
+    "__version__",
+    "dims",
+    "solve",
+]
 
 __version__ = "0.1.0"
 
@@ -22,6 +31,7 @@ _LAZY = {
     "Tensor": "declare.operator",
     "dims": "declare.operator",
     "Composite": "declare.composite",
+    "Transformer": "model.transformer",
 }
 
 
