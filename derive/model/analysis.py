@@ -21,6 +21,7 @@ from derive.model.binding import ModelProblem
 from derive.model.counts import Part, block_parts, global_parts, substitutions
 from derive.model.expand import Role
 from derive.model.symbols import batch, context, sym
+from derive.problem.decimals import fmt_decimal
 
 __all__ = ["ModelAnalysis", "ModelStep", "Quantity", "Unit", "analyse_model"]
 
@@ -293,7 +294,8 @@ def _flops(sheet: _Sheet, p: ModelProblem) -> None:
             else ""
         )
         + ". Attention at context S adds, per layer, the scores q·k over S positions (2·h·d_h·S) "
-        "and the weighted sum of the values (2·h·d_h·S). Norms, softmax and elementwise work are not counted.",
+        "and the weighted sum of the values (2·h·d_h·S). Biases and norm scales count 2 each like "
+        "any weight; softmax and other elementwise work is not counted.",
     ]
     ratio = sheet.values[sym("flops_per_token")] / sheet.values[sym("flops_2n")]
     if ratio.is_number:
@@ -355,9 +357,13 @@ def _limits(sheet: _Sheet, p: ModelProblem) -> None:
     qs: list[Quantity] = []
     notes: list[str] = []
     if not weights_fit:
+        values = sheet.values
+        weights, room = values[W], (N * C).xreplace(values)
+        need = sp.ceiling(weights / values[C])
         sheet.verdicts.append(
-            "Does not fit: the weights alone exceed the capacity of the devices, so no batch fits "
-            "(max_batch = 0); more devices or narrower weights are needed."
+            f"Does not fit: the weights alone ({fmt_decimal(weights / 10**9)} GB) exceed the "
+            f"capacity of {values[N]} device(s), N·C = {fmt_decimal(room / 10**9)} GB, so no batch "
+            f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
         )
     if context in sheet.values:
         qs.append(

@@ -76,8 +76,10 @@ class Kernel:
     """One operator of the model: what it is, where it sits, what it reads and writes.
 
     ``flops`` counts the forward FLOPs for ``T`` tokens at context ``S`` by the
-    convention of the worked solution: 2 per multiply-accumulate in matmuls and
-    attention; norms, the lookup and elementwise work are not counted (0).
+    convention of the worked solution: 2 per weight element a token uses (a
+    multiply-accumulate in a matmul; a bias or a norm's γ, β counted alike), 4·h·d_h·S
+    per token for attention's scores and values, 0 for the lookup; softmax and other
+    elementwise work is not counted.
     """
 
     name: str
@@ -124,15 +126,18 @@ def _a(name: str, *shape: sp.Expr) -> ModelTensor:
     return ModelTensor(name, (tokens, *shape), Role.ACTIVATION, sp.Mul(tokens, *shape))
 
 
+def _weight_flops(reads: tuple[ModelTensor, ...] | list[ModelTensor]) -> sp.Expr:
+    """2 FLOPs per weight element a token uses, for ``T`` tokens."""
+    return 2 * tokens * sp.Add(*(t.active for t in reads if t.role is Role.WEIGHT))
+
+
 def _linear(
     m: Transformer, name: str, block: Block, d_in: sp.Expr, d_out: sp.Expr, x: str, y: str
 ) -> Kernel:
     reads = [_a(x, d_in), _w(f"W_{name}", d_in, d_out)]
     if m.bias:
         reads.append(_w(f"b_{name}", d_out))
-    return Kernel(
-        name, "matmul", block, True, tuple(reads), (_a(y, d_out),), 2 * tokens * d_in * d_out
-    )
+    return Kernel(name, "matmul", block, True, tuple(reads), (_a(y, d_out),), _weight_flops(reads))
 
 
 def _norm(m: Transformer, name: str, block: Block, per_layer: bool) -> tuple[Kernel, ...]:
@@ -143,7 +148,8 @@ def _norm(m: Transformer, name: str, block: Block, per_layer: bool) -> tuple[Ker
         weights.append(_w(f"beta_{name}", m.d_model))
     op = "layernorm" if m.norm_kind is Norm.LAYERNORM else "rmsnorm"
     x = _a(f"x_{name}", m.d_model)
-    return (Kernel(name, op, block, per_layer, (x, *weights), (_a(f"y_{name}", m.d_model),), 0),)
+    out = (_a(f"y_{name}", m.d_model),)
+    return (Kernel(name, op, block, per_layer, (x, *weights), out, _weight_flops(weights)),)
 
 
 def _attention(m: Transformer) -> tuple[Kernel, ...]:
@@ -205,7 +211,7 @@ def _mlp(m: Transformer) -> tuple[Kernel, ...]:
                 True,
                 tuple(reads),
                 (_a(f"h_{n}", k, d_out),),
-                2 * tokens * k * d_in * d_out,
+                _weight_flops(reads),
             )
         )
     return tuple(kernels)
