@@ -15,7 +15,9 @@ asserts a time. Measurements:
 (c) the marginal cost of a problem: a key of the set repeated 10 times minus the key
     of the set, divided by the extra problems;
 (d) a 12-part composite layer derived and rendered (Markdown and LaTeX) warm;
-(e) a 10^6-point sweep: ``sweep_arrays`` alone, and with the CSV text.
+(e) a 10^6-point sweep: ``sweep_arrays`` alone, and with the CSV text;
+(f) ``derive model`` of a 70B-class model with every quantity (cold) against
+    ``derive solve matmul`` (cold).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ NAIVE = HERE / "naive_sympy.py"
 if str(ROOT) not in sys.path:  # run from a checkout: measure this tree's derive
     sys.path.insert(0, str(ROOT))
 
-GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0}
+GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0, "f": 1.5}
 
 
 def _env(root: Path = ROOT) -> dict:
@@ -226,6 +228,20 @@ def measure_sweep(side: int, repeats: int) -> dict:
     return {"points": side * side, "arrays": arrays, "csv": csv, "csv_mb": size / 1e6}
 
 
+MODEL_COMMAND = [
+    "-m", "derive", "model", "llama-3-70b", "--chip", "h100", "--devices", "8",
+    "--set", "B=32", "--set", "S=8192", "--train-tokens", "15e12", "--mfu", "0.4",
+    "--measured-tokens-per-s", "400", "--state-bytes", "adam-mixed",
+]  # fmt: skip
+MATMUL_COMMAND = ["-m", "derive", "solve", "matmul", "--dtype", "bf16", "--chip", "h100"]
+
+
+def measure_model(repeats: int) -> dict:
+    """(f): the full worked solution of a 70B-class model, cold, against a single matmul's, cold."""
+    model, matmul = best_interleaved([MODEL_COMMAND, MATMUL_COMMAND], repeats)
+    return {"model": model, "matmul": matmul}
+
+
 def profile_key(top: int = 25) -> str:
     """cProfile of one in-process key build of set20 (after imports); the top functions by own and total time."""
     import cProfile
@@ -273,7 +289,15 @@ def prepare(tmp: Path, root: Path = ROOT) -> None:
     compiled-template cache, see derive/render.py).
     """
     subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(root / "derive"), str(root / "operators")],
+        [
+            sys.executable,
+            "-m",
+            "compileall",
+            "-q",
+            str(root / "derive"),
+            str(root / "operators"),
+            str(root / "models"),
+        ],
         check=True,
     )
     cold(key_command(SET20, tmp / "warmup"), root)
@@ -381,6 +405,18 @@ def main(argv: list[str] | None = None) -> int:
                 "—",
                 "~1 s",
                 None,
+            )
+        )
+        f = measure_model(repeats)
+        rf = f["model"] / f["matmul"]
+        rows.append(
+            _row(
+                "(f) derive model llama-3-70b vs solve matmul, cold",
+                f"{f['model']:.2f} s",
+                f"{f['matmul']:.2f} s",
+                f"{rf:.2f}",
+                "< 1.5",
+                rf < GOALS["f"],
             )
         )
     print(table(rows))
