@@ -341,3 +341,69 @@ def test_builtin_models_have_sources():
 
 def test_shown_values_of_a_symbol_never_use_reserved_names():
     assert sym("layers") != dims("L")[0]  # the notation's L is not a user's dim L
+
+
+# --- problem sets: model = "NAME" problems ----------------------------------------------------
+
+MODEL_SET = """
+title = "Models"
+
+[[problem]]
+id = "fit"
+title = "70B on 16 v5e"
+model = "llama-3-70b"
+chip = "tpu-v5e"
+devices = 16
+set = { B = 32, S = 8192 }
+ask = ["max_batch"]
+"""
+
+
+def test_a_problem_set_with_a_model_problem_writes_its_worked_solution():
+    from derive.commands.key import build_key
+    from derive.problem.problem_set import parse_problem_set
+
+    pset = parse_problem_set(MODEL_SET, "models.toml")
+    assert not pset.problems and [m.id for m in pset.models] == ["fit"]
+    files = build_key(pset, "models")
+    want = analysis("llama-3-70b", chip="tpu-v5e", devices="16", sets=("B=32", "S=8192"))
+    assert f"max\\_batch = {want.value('max_batch')}" in files["models.md"]
+    assert "Training" not in files["models.md"]  # only the steps max_batch needs
+    assert "the largest batch that fits" in files["models-questions.md"]
+    assert "\\subsection{Problem 1 (fit)" in files["models-appendix.tex"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        ('ask = ["ridge"]', "unknown quantity 'ridge'"),
+        ('flops = "2"', "key 'flops': unknown key"),
+    ],
+)
+def test_model_problem_keys_are_checked(extra, needle):
+    from derive.errors import ProblemError
+    from derive.problem.problem_set import parse_problem_set
+
+    text = 'title = "t"\n[[problem]]\nid = "a"\ntitle = "a"\nmodel = "gpt2-small"\n' + extra
+    with pytest.raises(ProblemError) as err:
+        parse_problem_set(text, "s.toml")
+    assert needle in str(err.value)
+
+
+def test_asking_what_cannot_be_derived_is_one_error(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(
+        'title = "t"\n[[problem]]\nid = "a"\ntitle = "a"\nmodel = "gpt2-small"\nask = ["fits"]\n'
+    )
+    _one_line_exit_2(["key", str(path), "-o", str(tmp_path / "out")], "ask 'fits'")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_builtin_key_has_a_models_chapter():
+    from conftest import ROOT
+
+    from derive.commands.key import BUILTIN_SET
+    from derive.problem.problem_set import parse_problem_set
+
+    pset = parse_problem_set((ROOT / "derive" / BUILTIN_SET).read_text(), "rooflines.toml")
+    assert {"gpt2-small", "llama-3-70b", "mixtral-8x7b"} <= {m.spec.model for m in pset.models}

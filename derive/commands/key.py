@@ -269,11 +269,22 @@ def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> 
         summary.append(_row(entry, d.analysis))
         if plot:
             files[plot.file] = _mark_svg(plot.svg)
+    model_rows: tuple = ()
+    if pset.models:  # the models chapter: model = "NAME" problems, after the operator problems
+        from derive.commands.model_key import model_chapter
+
+        chapter = model_chapter(pset, len(done) + 1)
+        items, questions, model_rows = (
+            items + list(chapter.items),
+            questions + list(chapter.questions),
+            chapter.rows,
+        )
     common = {
         "version": __version__,
         "source": Path(pset.source).name,
         "title": pset.title,
         "text": pset.text,
+        "model_rows": model_rows,
     }
     files[f"{stem}.md"] = render(
         "key.md.j2", "md", summary=summary, figures=figures, items=items, **common

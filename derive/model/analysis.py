@@ -12,7 +12,7 @@ and the record says why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 import sympy as sp
@@ -23,7 +23,7 @@ from derive.model.expand import Role
 from derive.model.symbols import batch, context, sym
 from derive.problem.decimals import fmt_decimal
 
-__all__ = ["ModelAnalysis", "ModelStep", "Quantity", "Unit", "analyse_model"]
+__all__ = ["ModelAnalysis", "ModelStep", "Quantity", "Unit", "analyse_model", "select_quantities"]
 
 
 class Unit(str, Enum):
@@ -93,6 +93,24 @@ class ModelAnalysis:
         """The exact value of a quantity, or None when it was not derived."""
         q = self.quantity(key)
         return None if q is None else q.value
+
+
+def select_quantities(a: ModelAnalysis, ask: tuple[str, ...]) -> ModelAnalysis:
+    """The steps that derive the asked quantities and every quantity they use (all when none asked)."""
+    if not ask:
+        return a
+    by_key = {q.key: q for step in a.steps for q in step.quantities}
+    needed: set[str] = set()
+    todo = [k for k in ask if k in by_key]
+    while todo:
+        key = todo.pop()
+        if key in needed:
+            continue
+        needed.add(key)
+        todo += [s.name for s in by_key[key].formula.free_symbols if s.name in by_key]
+    steps = tuple(st for st in a.steps if any(q.key in needed for q in st.quantities))
+    left_out = tuple((k, why) for k, why in a.left_out if k in ask)
+    return replace(a, steps=steps, left_out=left_out)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from derive.model.transformer import Transformer
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.decimals import parse_positive_int
 from derive.problem.dtypes import Dtype, get_dtype
+from derive.problem.model_spec import ModelSpec
 
 __all__ = ["RECIPES", "ModelProblem", "ModelSpec", "StateRecipe", "bind_model"]
 
@@ -68,24 +69,6 @@ RECIPES: dict[str, StateRecipe] = {
         ),
     )
 }
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A model problem as typed: every field is text (or a tuple of text)."""
-
-    model: str
-    chip: str | None = None
-    peak: str | None = None
-    bandwidth: str | None = None
-    capacity: str | None = None
-    devices: str | None = None
-    dtypes: tuple[str, ...] = ()
-    sets: tuple[str, ...] = ()
-    train_tokens: str | None = None
-    mfu: str | None = None
-    measured_tokens_per_s: str | None = None
-    state_bytes: str | None = None
 
 
 @dataclass(frozen=True)

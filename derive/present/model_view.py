@@ -15,10 +15,19 @@ import sympy as sp
 from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
 from derive.model.symbols import NOTATION, batch, context, sym, tex_names
 from derive.present.notation import tex, tex_decimal, tex_text_number
-from derive.present.render import render
+from derive.present.render import md_escape, render, tex_escape
+from derive.problem.decimals import fmt_decimal
 from derive.solution.steps import Math, Rich, rich
 
-__all__ = ["JSON_KEYS", "ModelLine", "model_json", "model_latex", "model_markdown"]
+__all__ = [
+    "ASK_PHRASES",
+    "JSON_KEYS",
+    "ModelLine",
+    "glance",
+    "model_json",
+    "model_latex",
+    "model_markdown",
+]
 
 # The quantities of the JSON contract, in order.
 JSON_KEYS = (
@@ -42,6 +51,29 @@ JSON_KEYS = (
     "train_days",
     "mfu",
 )
+
+# What a question asks for each quantity (a problem set's ``ask``).
+ASK_PHRASES = {
+    "params": "the total number of parameters",
+    "params_active": "the parameters one token uses",
+    "params_embedding": "the parameters of the embedding and position tables",
+    "weights_bytes": "the bytes of the weights",
+    "kv_bytes_per_token": "the KV-cache bytes per token of context",
+    "kv_bytes": "the KV-cache bytes of the batch at its context",
+    "flops_per_token": "the forward FLOPs per token (matmuls and attention), against the 2N shortcut",
+    "memory_total": "the memory of weights and KV cache",
+    "memory_per_device": "the memory per device",
+    "fits": "whether it fits",
+    "headroom_per_device": "the capacity left per device",
+    "max_batch": "the largest batch that fits at this context",
+    "min_devices": "the fewest devices that hold weights and KV cache",
+    "max_context": "the longest context that fits at this batch",
+    "train_state_bytes": "the training-state bytes per device",
+    "train_flops": "the training FLOPs",
+    "train_seconds": "the training time",
+    "train_days": "the training time in days",
+    "mfu": "the MFU the measured rate implies",
+}
 
 _GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
 
@@ -229,15 +261,48 @@ def _context(a: ModelAnalysis, title: str | None, text: str) -> dict:
 
 
 def model_markdown(
-    a: ModelAnalysis, title: str | None = None, text: str = "", level: int = 1
+    a: ModelAnalysis,
+    title: str | None = None,
+    text: str = "",
+    level: int = 1,
+    givens_only: bool = False,
 ) -> str:
-    """The worked solution as Markdown."""
-    return render("model.md.j2", "md", level=level, **_context(a, title, text))
+    """The worked solution as Markdown (``givens_only``: the question, without the steps)."""
+    return render(
+        "model.md.j2", "md", level=level, givens_only=givens_only, **_context(a, title, text)
+    )
+
+
+def _short(q: Quantity) -> str:
+    if isinstance(q.value, sp.logic.boolalg.BooleanAtom):
+        return "yes" if bool(q.value) else "no"
+    if not q.value.is_number:
+        return str(q.value)
+    if q.value.is_Integer and abs(q.value) >= 10**12:
+        text = f"{float(q.value):.5g}".replace("e+", "e")
+    else:
+        text = str(q.value) if q.value.is_Integer else fmt_decimal(q.value)
+    if q.unit is Unit.BYTES and abs(q.value) >= 10**6:
+        text += f" B ≈ {fmt_decimal(q.value / _GB)} GB"
+    elif q.unit in (Unit.SECONDS, Unit.DAYS):
+        text += f" {q.unit.value}"
+    return text
+
+
+def glance(a: ModelAnalysis, keys: tuple[str, ...]) -> tuple[str, str]:
+    """The answers to ``keys`` on one line, for Markdown and for LaTeX."""
+    parts = []
+    for key in keys:
+        q = a.quantity(key)
+        if q is not None:
+            parts.append(f"{key} = {_short(q)}")
+    text = "; ".join(parts) or "—"
+    return md_escape(text), tex_escape(text)
 
 
 def model_latex(a: ModelAnalysis, title: str | None = None, text: str = "") -> str:
     """The worked solution as a LaTeX fragment."""
-    return render("model.tex.j2", "tex", **_context(a, title, text))
+    return render("model.tex.j2", "tex", givens_only=False, **_context(a, title, text))
 
 
 def _quantity_json(q: Quantity | None) -> dict | None:
