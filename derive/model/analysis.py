@@ -126,7 +126,7 @@ class _Sheet:
     def q(self, key: str, formula: sp.Basic, unit: Unit) -> Quantity:
         value = formula.xreplace(self.values)
         if isinstance(value, sp.Expr) and not value.is_number:
-            value = sp.factor_terms(sp.expand(value))
+            value = sp.expand(value)
         self.values[sym(key)] = value
         return Quantity(key, formula, value, unit)
 

@@ -147,6 +147,12 @@ def _approx(value: sp.Expr, digits: int) -> str:
     return tex_decimal(value, digits)
 
 
+def _truncated(value: sp.Expr, places: int = 3) -> str:
+    """A positive number cut (not rounded) after ``places`` decimals: 42.8019… → ``42.801``."""
+    n = int(sp.floor(value * 10**places))
+    return f"{n // 10**places}.{n % 10**places:0{places}d}"
+
+
 def _line(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> ModelLine:
     names = _names()
     lhs = NOTATION[q.key].latex
@@ -155,6 +161,15 @@ def _line(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> ModelLine:
     numbers = _numbers_tex(q.formula, values)
     if numbers != symbolic:
         forms.append(numbers)
+    rounding = {
+        sp.floor: (r"\left\lfloor ", r" \right\rfloor"),
+        sp.ceiling: (r"\left\lceil ", r" \right\rceil"),
+    }
+    if q.formula.func in rounding and q.value.is_number:
+        inner = q.formula.args[0].xreplace(values)
+        if inner.is_number and not inner.is_Integer:
+            left, right = rounding[q.formula.func]
+            forms.append(f"{left}{_truncated(inner)}\\ldots{right}")
     result = _value_tex(q.value)
     if result != forms[-1]:
         forms.append(result)
