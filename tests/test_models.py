@@ -407,3 +407,39 @@ def test_the_builtin_key_has_a_models_chapter():
 
     pset = parse_problem_set((ROOT / "derive" / BUILTIN_SET).read_text(), "rooflines.toml")
     assert {"gpt2-small", "llama-3-70b", "mixtral-8x7b"} <= {m.spec.model for m in pset.models}
+
+
+# --- judging claims: derive model … --quantity Q --claim TEXT ------------------------------------
+
+
+def test_a_right_claim_exits_0_and_a_wrong_one_1_with_a_hint():
+    L, d, h, kv, dh, f, V = 80, 8192, 64, 8, 128, 28672, 128256
+    params = L * (2 * d * h * dh + 2 * d * kv * dh + 3 * d * f + 2 * d) + 2 * V * d + d
+    right = run_cli(["model", "llama-3-70b", "--quantity", "params", "--claim", str(params)])
+    assert right.code == 0 and right.out.startswith("Correct: the claim equals")
+    near = run_cli(["model", "llama-3-70b", "--quantity", "params", "--claim", "70.6e9"])
+    assert near.code == 0 and "within 1%" in near.out
+    gib = sp.Rational(2 * params, 2**30)  # the weights in GiB, typed as if GB
+    wrong = run_cli(
+        ["model", "llama-3-70b", "--quantity", "weights_bytes", "--claim", f"{float(gib):.6g}e9"]
+    )
+    assert wrong.code == 1 and "GiB" in wrong.out
+
+
+def test_a_symbolic_claim_in_the_free_dims():
+    r = run_cli(["model", "llama-3-8b", "--quantity", "kv_bytes", "--claim", "131072*B*S"])
+    assert r.code == 0, r
+
+
+@pytest.mark.parametrize(
+    ("flags", "needle"),
+    [
+        (["--quantity", "params"], "give both"),
+        (["--quantity", "ridge", "--claim", "3"], "unknown quantity"),
+        (["--quantity", "fits", "--claim", "yes"], "not derived"),
+        (["--quantity", "params", "--claim", "__import__('os')"], "claim"),
+        (["--quantity", "params", "--claim", "1", "--rtol", "2"], "--rtol"),
+    ],
+)
+def test_claim_refusals_are_one_line(flags, needle):
+    _one_line_exit_2(["model", "gpt2-small", *flags], needle)

@@ -3,6 +3,9 @@
     derive model llama-3-70b --chip tpu-v5e --devices 16 --set B=32 --set S=8192
     derive model mixtral-8x7b --peak 9.89e14 --bandwidth 3.35e12 --capacity 80e9 --format json
     derive model gpt2-small --chip a100 --train-tokens 3e11 --mfu 0.4 --devices 8
+    derive model gpt2-small --quantity params --claim 124e6 --rtol 0.01
+
+Exit codes: 0 (a judged claim is right), 1 a judged claim is wrong, 2 bad input.
 
 Every number is parsed exactly (:mod:`derive.problem.decimals`); nothing typed is evaluated.
 """
@@ -14,6 +17,8 @@ import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from derive.errors import ProblemError
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
@@ -70,6 +75,15 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
         metavar="BYTES|RECIPE",
         help="training-state bytes per parameter, or a recipe: adam-mixed (2+2+12), adam-fp32, sgd-mixed",
     )
+    p.add_argument(
+        "--quantity",
+        metavar="Q",
+        help="with --claim: the quantity claimed (params, kv_bytes_per_token, max_batch, …)",
+    )
+    p.add_argument("--claim", metavar="TEXT", help="a claimed value or formula to judge exactly")
+    p.add_argument(
+        "--rtol", default="0.01", metavar="R", help="relative tolerance for numbers (default 0.01)"
+    )
     p.add_argument("--format", choices=("md", "json", "tex"), default="md")
     p.set_defaults(handler=run_model)
 
@@ -98,10 +112,33 @@ def model_analysis(args: argparse.Namespace) -> ModelAnalysis:
     return analyse_model(bind_model(spec, registry.get(args.model)))
 
 
+def _judge(args: argparse.Namespace) -> int:
+    """``--quantity Q --claim TEXT``: 0 right, 1 wrong (the verdict on stdout)."""
+    from derive.commands.model_claim import judge_model_claim, parse_rtol
+    from derive.present.model_view import JSON_KEYS
+
+    if args.quantity not in JSON_KEYS:
+        raise ProblemError(
+            f"--quantity {args.quantity}", f"unknown quantity; known: {', '.join(JSON_KEYS)}"
+        )
+    rtol = parse_rtol(args.rtol)
+    verdict = judge_model_claim(model_analysis(args), args.quantity, args.claim, rtol)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(verdict.as_json(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        word = "Correct" if verdict.correct else "Incorrect"
+        sys.stdout.write(f"{word}: {verdict.sentence}.\n")
+    return 0 if verdict.correct else 1
+
+
 def run_model(args: argparse.Namespace) -> int:
     """``derive model``: the worked solution (Markdown or LaTeX) or the JSON report."""
     from derive.present.model_view import model_json, model_latex, model_markdown
 
+    if (args.quantity is None) != (args.claim is None):
+        raise ProblemError("--quantity / --claim", "give both, to judge a claimed quantity")
+    if args.claim is not None:
+        return _judge(args)
     analysis = model_analysis(args)
     if args.format == "json":
         sys.stdout.write(json.dumps(model_json(analysis), indent=2, ensure_ascii=False) + "\n")
