@@ -4,6 +4,9 @@
 - ``expand``: a model as kernels with tensors tagged by role (weight, KV cache, activation).
 - ``counts``: parameter formulas per block and for the globals.
 - ``binding``: a model problem as typed (:class:`ModelSpec`) bound exactly.
+- ``symbols``: the notation table (symbol → LaTeX → meaning) every formula is written in.
+- ``records``: :class:`Quantity`, :class:`ModelStep`, :class:`ModelAnalysis` and the sheet.
+- ``counting``, ``serving``: the derivation steps (parameters, bytes, FLOPs; memory, limits, training).
 - ``analysis``: :func:`analyse_model`, every derived quantity with its formula and value.
 - ``registry``: loading model files (built-ins in ``models/`` and the user's).
 
