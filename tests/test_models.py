@@ -443,3 +443,23 @@ def test_a_symbolic_claim_in_the_free_dims():
 )
 def test_claim_refusals_are_one_line(flags, needle):
     _one_line_exit_2(["model", "gpt2-small", *flags], needle)
+
+
+def test_chips_carry_their_hbm_capacity_exactly():
+    from derive.problem.chips import load_chips
+
+    want = {"tpu-v5e": 16, "tpu-v5p": 95, "tpu-v6e": 32, "v100": 32, "a100": 80, "h100": 80,
+            "h200": 141, "b200": 192}  # fmt: skip
+    chips = load_chips()
+    for name, gb in want.items():
+        cap = chips[name].capacity
+        assert cap is not None and cap.value == gb * 10**9 and cap.source and cap.edition
+    listing = json.loads(run_cli(["chips", "--format", "json"]).out)
+    assert listing["h200"]["hbm_capacity_bytes"] == str(141 * 10**9)
+    assert "| 80e9 |" in run_cli(["chips"]).out
+
+
+def test_int4_weights_are_half_a_byte():
+    a = analysis("llama-3-8b", dtypes=("weights=int4",))
+    assert a.value("weights_bytes") == a.value("params") / 2
+    assert a.value("kv_bytes_per_token") == 2 * 32 * 8 * 128 * 2  # kv stays bf16
