@@ -25,7 +25,7 @@ from derive.declare.operator import dims
 from derive.model.symbols import batch, context
 from derive.model.transformer import Mlp, Norm, Transformer
 
-__all__ = ["Block", "Expansion", "Kernel", "ModelTensor", "Role", "expand", "tokens"]
+__all__ = ["Block", "Expansion", "Kernel", "KernelOp", "ModelTensor", "Role", "expand", "tokens"]
 
 (tokens,) = dims("T")
 
@@ -50,6 +50,17 @@ class Block(str, Enum):
     MLP = "mlp"
     NORMS = "norms"
     GLOBALS = "globals"
+
+
+class KernelOp(str, Enum):
+    """What a kernel computes (the derive operator it corresponds to)."""
+
+    MATMUL = "matmul"  # a projection: activations × a weight matrix
+    MOE_MATMUL = "moe_matmul"  # the same for each token's top-k of E experts
+    ATTENTION = "attention"  # scores and values over S positions of KV cache
+    LAYERNORM = "layernorm"
+    RMSNORM = "rmsnorm"
+    EMBEDDING = "embedding"  # a table lookup: read, not multiplied
 
 
 @dataclass(frozen=True)
@@ -83,7 +94,7 @@ class Kernel:
     """
 
     name: str
-    operator: str
+    operator: KernelOp
     block: Block
     per_layer: bool
     reads: tuple[ModelTensor, ...]
@@ -137,7 +148,9 @@ def _linear(
     reads = [_a(x, d_in), _w(f"W_{name}", d_in, d_out)]
     if m.bias:
         reads.append(_w(f"b_{name}", d_out))
-    return Kernel(name, "matmul", block, True, tuple(reads), (_a(y, d_out),), _weight_flops(reads))
+    return Kernel(
+        name, KernelOp.MATMUL, block, True, tuple(reads), (_a(y, d_out),), _weight_flops(reads)
+    )
 
 
 def _norm(m: Transformer, name: str, block: Block, per_layer: bool) -> tuple[Kernel, ...]:
@@ -146,7 +159,7 @@ def _norm(m: Transformer, name: str, block: Block, per_layer: bool) -> tuple[Ker
     weights = [_w(f"gamma_{name}", m.d_model)]
     if m.norm_kind is Norm.LAYERNORM:
         weights.append(_w(f"beta_{name}", m.d_model))
-    op = "layernorm" if m.norm_kind is Norm.LAYERNORM else "rmsnorm"
+    op = KernelOp.LAYERNORM if m.norm_kind is Norm.LAYERNORM else KernelOp.RMSNORM
     x = _a(f"x_{name}", m.d_model)
     out = (_a(f"y_{name}", m.d_model),)
     return (Kernel(name, op, block, per_layer, (x, *weights), out, _weight_flops(weights)),)
@@ -161,7 +174,7 @@ def _attention(m: Transformer) -> tuple[Kernel, ...]:
     )
     core = Kernel(
         "attention",
-        "attention",
+        KernelOp.ATTENTION,
         at,
         True,
         (_a("q", h * dh), *cache),
@@ -190,7 +203,7 @@ def _mlp(m: Transformer) -> tuple[Kernel, ...]:
     e, k = m.experts, m.top_k
     router = Kernel(
         "router",
-        "matmul",
+        KernelOp.MATMUL,
         mb,
         True,
         (_a("y_mlp_norm", d), _w("W_router", d, e)),
@@ -206,7 +219,7 @@ def _mlp(m: Transformer) -> tuple[Kernel, ...]:
         kernels.append(
             Kernel(
                 f"experts_{n}",
-                "moe_matmul",
+                KernelOp.MOE_MATMUL,
                 mb,
                 True,
                 tuple(reads),
@@ -224,7 +237,7 @@ def expand(m: Transformer) -> Expansion:
     lookup = [_w("embedding", v, d)]
     if m.positions is not None:
         lookup.append(_w("positions", m.positions, d))
-    kernels = [Kernel("embed", "embedding", gl, False, tuple(lookup), (_a("x", d),), 0)]
+    kernels = [Kernel("embed", KernelOp.EMBEDDING, gl, False, tuple(lookup), (_a("x", d),), 0)]
     kernels += _norm(m, "attn_norm", Block.NORMS, True)
     kernels += _attention(m)
     kernels += _norm(m, "mlp_norm", Block.NORMS, True)
@@ -234,7 +247,7 @@ def expand(m: Transformer) -> Expansion:
     kernels.append(
         Kernel(
             "head",
-            "matmul",
+            KernelOp.MATMUL,
             gl,
             False,
             (_a("x_final", d), head),
