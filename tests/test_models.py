@@ -463,3 +463,29 @@ def test_int4_weights_are_half_a_byte():
     a = analysis("llama-3-8b", dtypes=("weights=int4",))
     assert a.value("weights_bytes") == a.value("params") / 2
     assert a.value("kv_bytes_per_token") == 2 * 32 * 8 * 128 * 2  # kv stays bf16
+
+
+GOLDEN_MODEL = {
+    "model-mixtral.md": ["model", "mixtral-8x7b", "--chip", "h100", "--devices", "8", "--set",
+                         "B=16", "--set", "S=4096", "--train-tokens", "1e12", "--mfu", "0.5",
+                         "--state-bytes", "adam-mixed", "--measured-tokens-per-s", "3000"],
+    "model-gpt2.json": ["model", "gpt2-small", "--chip", "a100", "--set", "B=8", "--set", "S=1024",
+                        "--format", "json"],
+    "model-70b-v100.tex": ["model", "llama-3-70b", "--chip", "v100", "--set", "S=4096",
+                           "--format", "tex"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_MODEL))
+def test_model_golden(name: str, update_golden: bool):
+    from conftest import ROOT
+
+    r = run_cli(GOLDEN_MODEL[name])
+    assert r.code == 0, r
+    path = ROOT / "tests" / "golden" / name
+    if update_golden:
+        path.write_text(r.out, encoding="utf-8")
+    assert path.exists(), "run pytest --update-golden and review the diff"
+    assert r.out == path.read_text(encoding="utf-8"), (
+        f"{name} differs from tests/golden: review, then pytest --update-golden"
+    )

@@ -46,8 +46,8 @@ def parameters(sheet: Sheet, p: ModelProblem) -> None:
             if m.is_moe
             else ""
         )
-        + "; each norm its γ"
-        + (" and β" if m.norm_kind.vectors == 2 else "")
+        + "; each norm its scale"
+        + (" and shift" if m.norm_kind.vectors == 2 else "")
         + ".",
         *block_qs,
         parts=parts,

@@ -131,9 +131,13 @@ def _train_time(sheet: Sheet, p: ModelProblem) -> None:
         qs.append(sheet.q("train_days", sym("train_seconds") / 86400, Unit.DAYS))
     sheet.step(
         "Training compute and time",
-        "F_train = 6·P_act·D; T = F_train / (N·π·η)",
+        "F_train = 6·P_act·D; T = F_train / (N·π·MFU)",
         "Training on D tokens"
-        + (", at a fraction η of the peak π of each of N devices." if p.mfu is not None else "."),
+        + (
+            ", at the assumed MFU (the fraction of the peak π reached) on each of N devices."
+            if p.mfu is not None
+            else "."
+        ),
         *qs,
         notes=notes,
     )

@@ -8,6 +8,7 @@ list is present (``null`` when it was not derived) as ``{exact, value, unit, for
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sympy as sp
@@ -176,6 +177,24 @@ def _line(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> ModelLine:
     return ModelLine(lhs, tuple(forms), human(q.value, q.unit), q.key)
 
 
+_NAME_PART = re.compile(r"([Wb])_(\w+)|γ|β")
+
+
+def _name_rich(name: str) -> Rich:
+    """A weight's name with its symbols as math: ``W_q, b_q`` → $W_{q}$, $b_{q}$; γ, β."""
+    out: list[str | Math] = []
+    last = 0
+    for m in _NAME_PART.finditer(name):
+        out.append(name[last : m.start()])
+        if m.group(1):
+            out.append(Math(rf"{m.group(1)}_{{\mathrm{{{m.group(2)}}}}}"))
+        else:
+            out.append(Math(r"\gamma" if m.group(0) == "γ" else r"\beta"))
+        last = m.end()
+    out.append(name[last:])
+    return rich(*out)
+
+
 def _part_rows(step: ModelStep, values: dict[sp.Symbol, sp.Basic]) -> tuple[tuple, ...]:
     """A header, then one row of rich cells per part: block, weights, formula, value."""
     if not step.parts:
@@ -187,7 +206,7 @@ def _part_rows(step: ModelStep, values: dict[sp.Symbol, sp.Basic]) -> tuple[tupl
         if pt.active != pt.formula:
             count = count + rich(" (a token uses ", Math(tex(pt.active, symbol_names=names)), ")")
         value = rich(Math(tex(pt.formula.xreplace(values))))
-        rows.append((rich(pt.block.value), rich(pt.name), count, value))
+        rows.append((rich(pt.block.value), _name_rich(pt.name), count, value))
     return tuple(rows)
 
 
