@@ -9,7 +9,12 @@ FLOPs, bytes, arithmetic intensity, ridge point, crossover and times exactly.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from derive.errors import DeriveError
+
+if TYPE_CHECKING:
+    from derive.model_pipeline import ModelDerivation
 
 __all__ = [
     "Composite",
@@ -20,6 +25,7 @@ __all__ = [
     "__version__",
     "dims",
     "solve",
+    "solve_model",
 ]
 
 __version__ = "0.1.0"
@@ -54,3 +60,10 @@ def solve(*args, **kwargs):
     from derive.pipeline import solve as _solve
 
     return _solve(*args, **kwargs)
+
+
+def solve_model(*args: Any, **kwargs: Any) -> ModelDerivation:
+    """Derive a whole model; see :func:`derive.model_pipeline.solve_model`."""
+    from derive.model_pipeline import solve_model as _solve_model
+
+    return _solve_model(*args, **kwargs)

@@ -489,3 +489,13 @@ def test_model_golden(name: str, update_golden: bool):
     assert r.out == path.read_text(encoding="utf-8"), (
         f"{name} differs from tests/golden: review, then pytest --update-golden"
     )
+
+
+def test_solve_model_from_python_and_notebooks():
+    import derive
+
+    d = derive.solve_model("llama-3-70b", chip="tpu-v5e", devices=16, set={"B": 32, "S": 8192})
+    want = analysis("llama-3-70b", chip="tpu-v5e", devices="16", sets=("B=32", "S=8192"))
+    assert d.analysis.value("max_batch") == want.value("max_batch")
+    assert d._repr_markdown_().startswith("## Model llama-3-70b") and "\\subsection" in d.latex()
+    assert d.as_json()["max_batch"]["exact"] == str(want.value("max_batch"))
