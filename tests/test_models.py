@@ -499,3 +499,8 @@ def test_solve_model_from_python_and_notebooks():
     assert d.analysis.value("max_batch") == want.value("max_batch")
     assert d._repr_markdown_().startswith("## Model llama-3-70b") and "\\subsection" in d.latex()
     assert d.as_json()["max_batch"]["exact"] == str(want.value("max_batch"))
+
+
+def test_a_context_beyond_the_learned_positions_is_flagged():
+    assert analysis("gpt2-small", sets=("S=2048",)).warnings
+    assert not analysis("gpt2-small", sets=("S=1024",)).warnings

@@ -78,10 +78,21 @@ def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
     return values
 
 
+def _check_context(sheet: Sheet, p: ModelProblem) -> None:
+    """A context longer than a learned position table cannot be run: say so."""
+    rows, length = sheet.values.get(sym("positions")), p.value_of(context)
+    if rows is not None and length is not None and rows.is_number and length > rows:
+        sheet.warnings.append(
+            f"The context S = {length} is longer than the model's {rows} learned positions: "
+            "the model cannot run it as declared (the counts still follow the formulas)."
+        )
+
+
 def analyse_model(p: ModelProblem) -> ModelAnalysis:
     """Derive every quantity the problem allows, in the order the worked solution shows them."""
     sheet = Sheet(_given(p))
     given = tuple(sorted(sheet.values.items(), key=lambda kv: kv[0].name))
+    _check_context(sheet, p)
     parameters(sheet, p)
     memory_of_weights_and_cache(sheet)
     flops(sheet, p)
