@@ -77,6 +77,7 @@ ASK_PHRASES = {
 }
 
 _GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
+_NAMES = tex_names()
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,8 @@ class ModelStepView:
 
 
 def _names() -> dict[sp.Symbol, str]:
-    return tex_names()
+    """Symbol → LaTeX name of the notation (built once)."""
+    return _NAMES
 
 
 def _value_tex(value: sp.Basic) -> str:
@@ -226,20 +228,16 @@ def _steps(a: ModelAnalysis) -> tuple[ModelStepView, ...]:
 
 
 def _given_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str], ...]:
-    """(symbol, meaning, value) for the architecture and the run."""
+    """(symbol, meaning, value) for the architecture and the run, in the notation's order."""
+    order = {key: i for i, key in enumerate(NOTATION)}
     rows = []
-    for s, v in a.given:
+    for s, v in sorted(a.given, key=lambda kv: order.get(kv[0].name, len(order))):
         if s in (batch, context):
             rows.append((tex(s), "batch (sequences)" if s == batch else "context (tokens)", tex(v)))
-            continue
-        n = NOTATION[s.name]
-        rows.append((n.latex, n.meaning, tex(v)))
-    order = {key: i for i, key in enumerate(NOTATION)}
-    return tuple(sorted(rows, key=lambda r: order.get(_key_of(r[0]), len(order))))
-
-
-def _key_of(latex: str) -> str:
-    return next((n.key for n in NOTATION.values() if n.latex == latex), latex)
+        else:
+            n = NOTATION[s.name]
+            rows.append((n.latex, n.meaning, tex(v)))
+    return tuple(rows)
 
 
 def _hardware_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str, str], ...]:
