@@ -16,7 +16,7 @@ from derive.errors import DeriveError
 if TYPE_CHECKING:
     from derive.declare.composite import Composite
     from derive.declare.operator import Operator, Tensor, dims
-    from derive.pipeline import Derivation
+    from derive.pipeline import Derivation, ModelDerivation
 
 __all__ = [
     "CheckResult",
@@ -26,12 +26,14 @@ __all__ = [
     "Operator",
     "StepResult",
     "Tensor",
+    "Transformer",
     "Verdict",
     "__version__",
     "check",
     "check_derivation",
     "dims",
     "solve",
+    "solve_model",
 ]
 
 __version__ = "0.1.0"
@@ -47,6 +49,7 @@ _LAZY = {
     "DerivationResult": "checking.api",
     "StepResult": "checking.api",
     "Verdict": "checking.verdict",
+    "Transformer": "model.transformer",
 }
 
 
@@ -83,3 +86,10 @@ def check_derivation(*args, **kwargs):
     from derive.checking.api import check_derivation as _check_derivation
 
     return _check_derivation(*args, **kwargs)
+
+
+def solve_model(*args: Any, **kwargs: Any) -> ModelDerivation:
+    """Derive a whole model; see :func:`derive.pipeline.solve_model`."""
+    from derive.pipeline import solve_model as _solve_model
+
+    return _solve_model(*args, **kwargs)

@@ -108,6 +108,11 @@ _LATER = {
         "add_compare_parser",
         "compare chips and compute dtypes for one problem",
     ),
+    "model": (
+        "model",
+        "add_model_parser",
+        "a whole model: parameters, KV cache, memory fit, training",
+    ),
     "sweep": (
         "sweep",
         "add_sweep_parser",

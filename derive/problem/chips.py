@@ -46,7 +46,7 @@ def custom_figure(text: str, what: str) -> Figure:
 
 @dataclass(frozen=True)
 class Chip:
-    """A chip: dense compute peaks per dtype, HBM bandwidth and link bandwidth (one way)."""
+    """A chip: dense compute peaks per dtype, HBM bandwidth, link bandwidth (one way), HBM capacity."""
 
     name: str
     title: str
@@ -56,6 +56,7 @@ class Chip:
     link: Figure | None
     sparse: tuple[tuple[str, Figure], ...] = ()
     """Vendors' 2:4-sparsity figures per dtype: recorded only to name the mistake, never a peak."""
+    capacity: Figure | None = None  # HBM bytes per chip (decimal: 80e9 is 80 GB)
 
     def peak_dtypes(self) -> tuple[str, ...]:
         """Dtypes with a peak on this chip."""
@@ -101,7 +102,7 @@ def _chip(name: str, table: object) -> Chip:
         raise ChipDataError(f"chip {name!r}", "must be a table")
     peaks: list[tuple[str, Figure]] = []
     sparse: list[tuple[str, Figure]] = []
-    hbm = link = None
+    hbm = link = capacity = None
     for key, raw in table.items():
         peak_key = _PEAK_KEY.match(key)
         if key in ("title", "link_name"):
@@ -115,10 +116,12 @@ def _chip(name: str, table: object) -> Chip:
             hbm = _figure(name, key, raw)
         elif key == "link_bytes_per_s":
             link = _figure(name, key, raw)
+        elif key == "hbm_capacity_bytes":
+            capacity = _figure(name, key, raw)
         else:
             raise ChipDataError(
                 f"chip {name!r} key {key!r}",
-                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, link_bytes_per_s)",
+                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s)",
             )
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
@@ -130,6 +133,7 @@ def _chip(name: str, table: object) -> Chip:
         hbm,
         link,
         tuple(sparse),
+        capacity,
     )
 
 
