@@ -1,0 +1,311 @@
+"""The workbook: a problem set read once, and everything the pages show, prepared at start.
+
+:func:`load_source` reads a set (a file, or the built-in one) and refuses Python
+operator files unless trusted; :func:`build_workbook` derives every problem once and
+keeps, per problem, the JSON of ``GET /api/problems/{id}`` and the worked steps
+(Markdown as the answer key prints them, and HTML with math left for KaTeX). Nothing
+here depends on a request, so the server answers these from memory.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+
+from derive.checking.quantities import describe, expected
+from derive.declare.registry import Registry, load_registry
+from derive.errors import DeriveError, ProblemError
+from derive.pipeline import Derivation, derive_spec
+from derive.present.render import render
+from derive.present.view import view_of
+from derive.problem.problem_set import ProblemEntry, ProblemSet, parse_problem_set
+from derive.solution.builder import select_steps
+from derive.solution.steps import Math
+
+__all__ = [
+    "BUILTIN_SET",
+    "Asked",
+    "Page",
+    "SetSource",
+    "Workbook",
+    "build_workbook",
+    "load_source",
+    "question_html",
+]
+
+BUILTIN_SET = "data/problems/rooflines.toml"
+
+# ask topic (a problem set's ``ask`` key, a step's topic) -> the quantities a student types.
+_ASKED: dict[str, tuple[str, ...]] = {
+    "flops": ("flops",),
+    "bytes": ("bytes",),
+    "intensity": ("intensity",),
+    "intensity_regime": ("intensity_regime",),
+    "ridge": ("ridge",),
+    "crossover": ("crossover",),
+    "crossover_regime": ("crossover",),
+    "times": ("t_math", "t_mem"),
+    "network": ("network_bytes", "network_intensity", "network_crossover", "t_comms"),
+}
+# quantity -> (label, LaTeX symbol, what to type).
+_LABELS: dict[str, tuple[str, str, str]] = {
+    "flops": ("FLOPs", r"\text{FLOPs}", "a formula in the dims, e.g. 2BDF"),
+    "bytes": ("Bytes moved", r"\text{bytes}", "bytes read and written, e.g. 2BD + 2DF + 2BF"),
+    "intensity": ("Arithmetic intensity", "I", "FLOPs per byte, exact"),
+    "intensity_regime": ("Intensity at leading order", r"I_{\text{lead}}", "e.g. B"),
+    "ridge": ("Ridge point", r"\pi / \beta", "FLOPs per byte, a number"),
+    "crossover": ("Crossover", "{x}^*", "where it becomes compute-bound, e.g. 240"),
+    "t_math": ("Compute time", r"T_{\text{math}}", "seconds, a formula in the dims"),
+    "t_mem": ("Memory time", r"T_{\text{mem}}", "seconds, a formula in the dims"),
+    "network_bytes": ("Bytes over the link", r"\text{bytes}_{\text{link}}", "a formula"),
+    "network_intensity": ("Link intensity", r"I_{\text{link}}", "FLOPs per link byte"),
+    "network_crossover": ("Link crossover", "{x}^*_{\\text{link}}", "a number or formula"),
+    "t_comms": ("Communication time", r"T_{\text{comms}}", "seconds"),
+}
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class SetSource:
+    """What a worker needs to read the set again: its text, its name, its folder, trust."""
+
+    text: str
+    origin: str
+    base: str | None
+    trust: bool = False
+
+
+def load_source(path: str | None, trust: bool = False) -> tuple[SetSource, ProblemSet]:
+    """Read a problem-set file (None: the built-in set) and parse it.
+
+    Raises:
+        ProblemError: unreadable, malformed, or names Python operator files without ``trust``.
+    """
+    if path is None:
+        text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
+        source = SetSource(text, "rooflines.toml", None, trust)
+    else:
+        file = Path(path)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ProblemError(f"problem set {path!r}", "no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ProblemError(f"problem set {path!r}", f"cannot be read: {exc}") from None
+        source = SetSource(text, str(file), str(file.parent), trust)
+    return source, parse_source(source)
+
+
+def parse_source(source: SetSource) -> ProblemSet:
+    """The problem set of a source; operator files only when trusted."""
+    pset = parse_problem_set(source.text, source.origin, Path(source.base) if source.base else None)
+    if pset.operators and not source.trust:
+        raise ProblemError(
+            f"{source.origin}: key 'operators'",
+            "the set loads Python operator files, which run as code; "
+            "start the server with --trust if you wrote them or trust who did",
+        )
+    return pset
+
+
+def registry_of(pset: ProblemSet) -> Registry:
+    """The operators a set uses: the shipped ones, plus its own files (already trusted)."""
+    return load_registry(pset.operators)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One answer box: the quantity checked, its label, its symbol, and a placeholder."""
+
+    quantity: str
+    label: str
+    latex: str
+    placeholder: str
+
+
+@dataclass(frozen=True)
+class Page:
+    """One problem, prepared: its detail JSON and its steps (Markdown and HTML)."""
+
+    entry: ProblemEntry
+    asked: tuple[Asked, ...]
+    detail: dict
+    steps_markdown: tuple[str, ...]
+    steps_html: tuple[str, ...]
+    step_titles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Workbook:
+    """A set, prepared for serving."""
+
+    title: str
+    text: str
+    pages: dict[str, Page]
+    hints: bool
+    show_expected: bool
+
+    def page(self, problem: object) -> Page:
+        """The page of a problem id.
+
+        Raises:
+            ProblemError: not an id of this set (ids are case-sensitive, never paths).
+        """
+        if not isinstance(problem, str) or not _ID_RE.match(problem) or problem not in self.pages:
+            shown = problem[:80] if isinstance(problem, str) else type(problem).__name__
+            raise ProblemError(f"problem {shown!r}", "no such problem in this set")
+        return self.pages[problem]
+
+    def index(self) -> dict:
+        """The JSON of ``GET /api/problems``."""
+        return {
+            "title": self.title,
+            "text_html": question_html(self.text),
+            "hints": self.hints,
+            "expected_shown": self.show_expected,
+            "problems": [
+                {
+                    "id": p.entry.id,
+                    "title": p.entry.title,
+                    "asked": [a.quantity for a in p.asked],
+                    "steps": len(p.steps_html),
+                }
+                for p in self.pages.values()
+            ],
+        }
+
+
+@lru_cache(maxsize=1)
+def _html_env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=True,
+    )
+    env.filters["rich"] = _html_rich
+    return env
+
+
+def _html_rich(parts: tuple | str) -> jinja2.utils.markupsafe.Markup:
+    """Rich text as HTML: prose escaped, math as ``\\(…\\)`` for KaTeX."""
+    if isinstance(parts, str):
+        parts = (parts,)
+    out = "".join(
+        f"\\({html.escape(p.latex)}\\)" if isinstance(p, Math) else html.escape(p) for p in parts
+    )
+    return jinja2.utils.markupsafe.Markup(out)
+
+
+_INLINE = (
+    (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
+    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"), r"<em>\1</em>"),
+    (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
+    (re.compile(r"\$\$(.+?)\$\$"), r"\\[\1\\]"),
+    (re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$"), r"\\(\1\\)"),
+)
+
+
+def question_html(text: str) -> str:
+    """A question's text (Markdown with ``$math$``) as HTML paragraphs; everything escaped first.
+
+    >>> question_html("What is **I** for $B = 1$?")
+    '<p>What is <strong>I</strong> for \\\\(B = 1\\\\)?</p>'
+    """
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    out = []
+    for para in paragraphs:
+        body = html.escape(para, quote=False)
+        for pattern, repl in _INLINE:
+            body = pattern.sub(repl, body)
+        out.append(f"<p>{body}</p>")
+    return "\n".join(out)
+
+
+def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
+    topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
+    quantities = dict.fromkeys(q for t in topics for q in _ASKED.get(t, ()))
+    x = str(d.analysis.problem.solve_for)
+    out = []
+    for q in quantities:
+        try:
+            if expected(d.analysis, q).value is None:
+                continue
+        except DeriveError:
+            continue
+        label, symbol, placeholder = _LABELS.get(q, (describe(q), r"\text{?}", ""))
+        out.append(Asked(q, label, symbol.replace("{x}", x), placeholder))
+    return tuple(out)
+
+
+def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
+    solution = select_steps(d.solution, entry.ask)
+    view = view_of(solution, entry.title, entry.text)
+    env = _html_env()
+    last = len(solution.steps)
+    steps_html = tuple(
+        env.get_template("step.html.j2").render(
+            index=i,
+            step=step,
+            warnings=solution.warnings if i == last else (),
+            verdict=solution.verdict if i == last else (),
+        )
+        for i, step in enumerate(solution.steps, 1)
+    )
+    markdown = render("solution.md.j2", "md", view=view, level=1)
+    chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
+    asked = _asked(entry, d)
+    detail = {
+        "id": entry.id,
+        "title": entry.title,
+        "question": entry.text,
+        "question_html": question_html(entry.text),
+        "givens_html": env.get_template("givens.html.j2").render(view=view),
+        "operator": d.analysis.problem.operator.name,
+        "solve_for": str(d.analysis.problem.solve_for),
+        "regime": d.analysis.problem.regime.text if d.analysis.problem.regime else None,
+        "asked": [
+            {
+                "quantity": a.quantity,
+                "label": a.label,
+                "latex": a.latex,
+                "placeholder": a.placeholder,
+            }
+            for a in asked
+        ],
+        "steps": len(steps_html),
+        "hints": hints,
+    }
+    return Page(
+        entry,
+        asked,
+        detail,
+        tuple(c.strip("\n") + "\n" for c in chunks),
+        steps_html,
+        tuple(s.heading for s in solution.steps),
+    )
+
+
+def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = True) -> Workbook:
+    """Derive every problem of the set once and prepare its page.
+
+    Raises:
+        DeriveError: a problem of the set cannot be derived (named by its id).
+    """
+    registry = registry_of(pset)
+    pages = {}
+    for entry in pset.problems:
+        try:
+            d = derive_spec(entry.spec, registry)
+        except DeriveError as exc:
+            raise ProblemError(f"{pset.source}: problem {entry.id!r}", str(exc)) from None
+        pages[entry.id] = _page(entry, d, hints)
+    return Workbook(pset.title, pset.text, pages, hints, show_expected)
