@@ -22,7 +22,6 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -68,15 +67,23 @@ def _ok(data: dict) -> JSONResponse:
     return JSONResponse(data, headers={"cache-control": "no-store"})
 
 
-class _SecurityHeaders:
-    """Pure ASGI middleware: the same safe headers on every response."""
+class _Guard:
+    """Pure ASGI middleware: safe headers on every response; only allowed ``Host`` names."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...] | None = None) -> None:
         self.app = app
+        self.allowed_hosts = allowed_hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if self.allowed_hosts is not None and _host(scope) not in self.allowed_hosts:
+            refusal = _error(
+                400,
+                f"Host header: not one this server answers to ({', '.join(self.allowed_hosts)})",
+            )
+            await refusal(scope, receive, send)
             return
 
         async def send_with_headers(message: Message) -> None:
@@ -86,6 +93,12 @@ class _SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _host(scope: Scope) -> str:
+    """The ``Host`` header's name, without the port."""
+    raw = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+    return raw[: raw.index("]") + 1] if raw.startswith("[") and "]" in raw else raw.split(":")[0]
 
 
 def create_app(
@@ -192,9 +205,7 @@ def create_app(
         Route("/api/check-derivation", check_derivation, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(_SecurityHeaders)]
-    if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    middleware = [Middleware(_Guard, allowed_hosts=allowed_hosts)]
     return Starlette(
         routes=routes,
         middleware=middleware,

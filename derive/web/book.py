@@ -53,20 +53,26 @@ _ASKED: dict[str, tuple[str, ...]] = {
     "times": ("t_math", "t_mem"),
     "network": ("network_bytes", "network_intensity", "network_crossover", "t_comms"),
 }
-# quantity -> (label, LaTeX symbol, what to type).
+# quantity -> (label, LaTeX symbol ("" when the label says it), what to type: {dims} filled in).
+_FORMULA, _NUMBER, _SECONDS = "a formula in {dims}", "a number", "seconds: a formula in {dims}"
+_CROSS = "a number{others}"
 _LABELS: dict[str, tuple[str, str, str]] = {
-    "flops": ("FLOPs", r"\text{FLOPs}", "a formula in the dims, e.g. 2BDF"),
-    "bytes": ("Bytes moved", r"\text{bytes}", "bytes read and written, e.g. 2BD + 2DF + 2BF"),
-    "intensity": ("Arithmetic intensity", "I", "FLOPs per byte, exact"),
-    "intensity_regime": ("Intensity at leading order", r"I_{\text{lead}}", "e.g. B"),
-    "ridge": ("Ridge point", r"\pi / \beta", "FLOPs per byte, a number"),
-    "crossover": ("Crossover", "{x}^*", "where it becomes compute-bound, e.g. 240"),
-    "t_math": ("Compute time", r"T_{\text{math}}", "seconds, a formula in the dims"),
-    "t_mem": ("Memory time", r"T_{\text{mem}}", "seconds, a formula in the dims"),
-    "network_bytes": ("Bytes over the link", r"\text{bytes}_{\text{link}}", "a formula"),
-    "network_intensity": ("Link intensity", r"I_{\text{link}}", "FLOPs per link byte"),
-    "network_crossover": ("Link crossover", "{x}^*_{\\text{link}}", "a number or formula"),
-    "t_comms": ("Communication time", r"T_{\text{comms}}", "seconds"),
+    "flops": ("FLOPs", "", _FORMULA),
+    "bytes": ("Bytes moved", "", _FORMULA),
+    "intensity": ("Arithmetic intensity", "I", _FORMULA),
+    "intensity_regime": ("Intensity at leading order", "I", _FORMULA),
+    "ridge": ("Ridge point", r"\pi / \beta", _NUMBER),
+    "crossover": ("Crossover", "{x}^*", _CROSS),
+    "t_math": ("Compute time", r"T_{\text{math}}", _SECONDS),
+    "t_mem": ("Memory time", r"T_{\text{mem}}", _SECONDS),
+    "network_bytes": ("Bytes over the link", "", _FORMULA),
+    "network_intensity": ("Link intensity", r"I_{\text{link}}", _FORMULA),
+    "network_crossover": (
+        "Link crossover",
+        r"{x}^*_{\text{link}}",
+        "a number, or a formula in {dims}",
+    ),
+    "t_comms": ("Communication time", r"T_{\text{comms}}", _SECONDS),
 }
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -234,6 +240,11 @@ def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
     topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
     quantities = dict.fromkeys(q for t in topics for q in _ASKED.get(t, ()))
     x = str(d.analysis.problem.solve_for)
+    bound = {dim for dim, _ in d.analysis.problem.bound}
+    free = [dim.name for dim in d.analysis.problem.operator.dims if dim not in bound]
+    dims = ", ".join(free) or "the dims"
+    others = ", ".join(name for name in free if name != x)
+    others = f", or a formula in {others}" if others else ""
     out = []
     for q in quantities:
         try:
@@ -241,8 +252,8 @@ def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
                 continue
         except DeriveError:
             continue
-        label, symbol, placeholder = _LABELS.get(q, (describe(q), r"\text{?}", ""))
-        out.append(Asked(q, label, symbol.replace("{x}", x), placeholder))
+        label, symbol, what = _LABELS.get(q, (describe(q), "", _FORMULA))
+        out.append(Asked(q, label, symbol.replace("{x}", x), what.format(dims=dims, others=others)))
     return tuple(out)
 
 
