@@ -231,6 +231,16 @@ def test_check_hides_expected(client_hidden):
     assert "expected" not in d
 
 
+def test_hidden_diagnosis_does_not_give_the_answer_away(client, client_hidden):
+    body = {"problem": "q1", "quantity": "crossover", "answer": "481"}
+    shown, hidden = (c.post("/api/check", json=body).json() for c in (client, client_hidden))
+    assert shown["verdict"] == hidden["verdict"] == "incorrect"
+    leading = _q1_crossover()  # printed by the checker as p/q ≈ decimal
+    assert any(str(leading) in d for d in shown["diagnosis"])
+    assert not any(str(leading) in d for d in hidden["diagnosis"])
+    assert any("(hidden)" in d for d in hidden["diagnosis"])
+
+
 def test_unknown_quantity_is_422(client):
     line = _is_error(
         client.post("/api/check", json={"problem": "q1", "quantity": "speed", "answer": "1"}), 422

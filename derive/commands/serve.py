@@ -117,8 +117,10 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
         if not loopback:
+            where = socket.gethostname() if args.host in ("0.0.0.0", "::", "") else shown
             print(
-                f"  listening on {args.host}: anyone who can reach this machine can use the workbook",
+                f"  students open http://{where}:{port}/ — listening on {args.host}: "
+                "anyone who can reach this machine can use the workbook",
                 flush=True,
             )
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=30)

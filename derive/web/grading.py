@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 from derive.checking.chain import MAX_CHAIN_LINES, _clean, check_chain
 from derive.checking.context import DEFAULT_RTOL, Context
-from derive.checking.judge import read_claim
-from derive.checking.quantities import QUANTITIES
+from derive.checking.diagnose import value_text
+from derive.checking.judge import approx_or, read_claim
+from derive.checking.quantities import QUANTITIES, Target
 from derive.commands.check import parse_rtol
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ParseError, ProblemError
@@ -152,11 +153,14 @@ class Grader:
         judged = judge_expr(ctx, quantity, parsed.expr)
         fields = claim_json(ctx, parsed, judged)
         shown = not self.hide_expected and judged.expected.value is not None
+        diagnosis = tuple(fields["diagnosis"])
+        if self.hide_expected and judged.verdict != "correct":
+            diagnosis = _redact(diagnosis, (judged.expected, judged.leading))
         return CheckResult(
             fields["verdict"],
             fields["claimed"],
             tex(parsed.expr),
-            tuple(fields["diagnosis"]),
+            diagnosis,
             _with_decimal(fields["expected"], fields["expected_value"]) if shown else None,
             tex(judged.expected.value) if shown else None,
         )
@@ -179,14 +183,43 @@ class Grader:
         except ParseError as exc:
             return DerivationResult(UNREADABLE, None, None, (), (reason_of(exc),))
         target = None if self.hide_expected or result.expected is None else result.expected.value
+        steps = tuple(LineMark(s.line, s.text, s.ok, s.why) for s in result.steps)
+        diagnosis = result.diagnosis
+        if self.hide_expected:
+            targets = (result.expected, result.leading)
+            steps = tuple(
+                LineMark(m.line, m.text, m.ok, _redact((m.why,), targets)[0]) for m in steps
+            )
+            diagnosis = _redact(diagnosis, targets)
         return DerivationResult(
             result.verdict,
             result.quantity,
             result.first_wrong_line,
-            tuple(LineMark(s.line, s.text, s.ok, s.why) for s in result.steps),
-            result.diagnosis,
+            steps,
+            diagnosis,
             None if target is None else str(target),
         )
+
+
+def _redact(sentences: tuple[str, ...], targets: tuple[Target | None, ...]) -> tuple[str, ...]:
+    """The sentences with every expected value the checker printed replaced by ``(hidden)``.
+
+    The checker writes expected values only through ``value_text`` (with or without the
+    crossover's integer threshold), so those exact strings are what is removed. Until
+    ``derive.check`` has its own hidden mode (issue 15), this keeps ``--hide-expected`` honest.
+    """
+    shown = {
+        text
+        for t in targets
+        if t is not None and t.value is not None
+        for text in (value_text(t), approx_or(t), str(t.value))
+    }
+    out = []
+    for sentence in sentences:
+        for text in sorted(shown, key=len, reverse=True):
+            sentence = sentence.replace(text, "(hidden)")
+        out.append(sentence)
+    return tuple(out)
 
 
 def _with_decimal(exact: str | None, decimal: str | None) -> str | None:
