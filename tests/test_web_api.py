@@ -60,7 +60,7 @@ def client_hidden():
 def _is_error(response, status: int) -> str:
     assert response.status_code == status, response.text
     body = response.json()
-    assert set(body) == {"error"}
+    assert set(body) == {"error"} and response.headers["content-type"] == "application/json"
     line = body["error"]
     assert line and "\n" not in line and "Traceback" not in line
     return line
@@ -381,6 +381,15 @@ def test_time_limit_kills_and_replaces_the_worker():
         pool.settings = PoolSettings(workers=1, timeout=30.0)
         r = c.post("/api/check", json={"problem": "q2", "quantity": "flops", "answer": "2BDF"})
         assert r.status_code == 200 and r.json()["verdict"] == "correct"
+    pool.close()
+
+
+def test_a_full_queue_is_503():
+    c, pool = _client()
+    pool.settings = PoolSettings(workers=1, timeout=5.0, queue=0)
+    with c:
+        body = {"problem": "q2", "quantity": "flops", "answer": "2BDF"}
+        assert "try again" in _is_error(c.post("/api/check", json=body), 503)
     pool.close()
 
 

@@ -8,6 +8,10 @@ derive, so a restart costs tens of ms), and the request gets a one-line error. R
 wait for a free worker in order; past a bounded queue the server says it is busy.
 
 Workers keep no state but a cache of analysed problems: a restart loses nothing.
+Measured here: a restart takes ~40–60 ms and the first check after it ~20–45 ms (the
+problem is analysed again); a round trip through the pipe ~0.2 ms; a check 1–110 ms
+(median ~7 ms). As with any forkserver program, the main module must be import-safe
+(``if __name__ == "__main__":``), which ``derive`` and ``python -m derive`` are.
 """
 
 from __future__ import annotations
@@ -115,7 +119,13 @@ class _Worker:
         if not self.conn.poll(_START_TIMEOUT):
             self.kill()
             raise CheckAbortedError("worker", f"did not start within {_START_TIMEOUT:.0f} s")
-        kind, payload = self.conn.recv()
+        try:
+            kind, payload = self.conn.recv()
+        except (EOFError, OSError):
+            self.kill()
+            raise CheckAbortedError(
+                "worker", "exited while starting (is the main module import-safe?)"
+            ) from None
         if kind != "ready":
             raise CheckAbortedError("worker", str(payload))
         self.ready = True
