@@ -94,6 +94,10 @@ def test_problem_detail(client):
     quantities = [a["quantity"] for a in data["asked"]]
     assert {"flops", "bytes", "intensity", "crossover"} <= set(quantities)
     assert "8.2 \\times 10^{11}" in data["givens_html"]  # the set's bandwidth, as given
+    givens = data["givens"]
+    assert givens["operator"] == BY_ID["q1"]["operator"] and givens["compute_dtype"] == "int8"
+    assert [t["name"] for t in givens["tensors"]] == ["X", "Y", "Z"]
+    assert {h["symbol"] for h in givens["hardware"]} == {"\\pi", "\\beta"}
     assert "<script" not in data["givens_html"] + data["question_html"]
     assert data["steps"] >= 5
 

@@ -23,7 +23,7 @@ from derive.declare.registry import Registry, load_registry
 from derive.errors import DeriveError, ProblemError
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
-from derive.present.view import view_of
+from derive.present.view import SolutionView, view_of
 from derive.problem.problem_set import ProblemEntry, ProblemSet, parse_problem_set
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
@@ -257,6 +257,35 @@ def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
     return tuple(out)
 
 
+def _givens(view: SolutionView) -> dict:
+    """The givens as data: math fields are LaTeX, the rest plain text."""
+    p = view.solution.analysis.problem
+    return {
+        "operator": p.operator.name,
+        "chip": p.chip.name if p.chip else None,
+        "chip_title": p.chip.title if p.chip else None,
+        "compute_dtype": p.compute_dtype,
+        "compute_reason": view.compute_reason,
+        "solve_for": view.x,
+        "bound": list(view.bound),
+        "tensors": [
+            {"name": t.name, "role": t.role, "shape": t.shape, "dtype": t.dtype, "width": t.width}
+            for t in view.tensors
+        ],
+        "hardware": [
+            {
+                "name": h.name,
+                "symbol": h.symbol,
+                "value": h.value,
+                "unit": h.unit,
+                "source": h.source,
+            }
+            for h in view.hardware
+        ],
+        "regime": p.regime.text if p.regime else None,
+    }
+
+
 def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
     solution = select_steps(d.solution, entry.ask)
     view = view_of(solution, entry.title, entry.text)
@@ -279,6 +308,7 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
         "title": entry.title,
         "question": entry.text,
         "question_html": question_html(entry.text),
+        "givens": _givens(view),
         "givens_html": env.get_template("givens.html.j2").render(view=view),
         "operator": d.analysis.problem.operator.name,
         "solve_for": str(d.analysis.problem.solve_for),
