@@ -28,7 +28,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from derive.errors import DeriveError, ProblemError
+from derive.errors import DeriveError, UnknownNameError
 from derive.web.bodies import (
     CHECK_SCHEMA,
     DERIVATION_SCHEMA,
@@ -184,7 +184,7 @@ def create_app(
             return _error(503, reason_of(exc))
         if isinstance(exc, CheckAbortedError):
             return _error(422, reason_of(exc))
-        if isinstance(exc, ProblemError) and exc.what.startswith("problem "):
+        if isinstance(exc, UnknownNameError):  # only Workbook.page raises it here
             return _error(404, reason_of(exc))
         return _error(422, reason_of(exc))
 

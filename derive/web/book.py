@@ -20,7 +20,7 @@ import jinja2
 
 from derive.checking.quantities import describe, expected
 from derive.declare.registry import Registry, load_registry
-from derive.errors import DeriveError, ProblemError
+from derive.errors import DeriveError, ProblemError, UnknownNameError
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
@@ -161,11 +161,11 @@ class Workbook:
         """The page of a problem id.
 
         Raises:
-            ProblemError: not an id of this set (ids are case-sensitive, never paths).
+            UnknownNameError: not an id of this set (ids are case-sensitive, never paths).
         """
         if not isinstance(problem, str) or not _ID_RE.match(problem) or problem not in self.pages:
             shown = problem[:80] if isinstance(problem, str) else type(problem).__name__
-            raise ProblemError(f"problem {shown!r}", "no such problem in this set")
+            raise UnknownNameError(f"problem {shown!r}", "no such problem in this set")
         return self.pages[problem]
 
     def index(self) -> dict:
