@@ -118,6 +118,7 @@ _LATER = {
         "add_sweep_parser",
         "evaluate derived quantities over a grid of dims, as CSV",
     ),
+    "serve": ("serve", "add_serve_parser", "serve a problem set as a workbook in the browser"),
 }
 
 
