@@ -18,6 +18,8 @@ asserts a time. Measurements:
 (e) a 10^6-point sweep: ``sweep_arrays`` alone, and with the CSV text written by derive's
     numpy writer and, side by side, by Python's %-formatting (the same text): the writer
     stays only while it saves at least 20 % of the sweep.
+(f) ``derive model`` of a 70B-class model with every quantity (cold) against
+    ``derive solve matmul`` (cold).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ NAIVE = HERE / "naive_sympy.py"
 if str(ROOT) not in sys.path:  # run from a checkout: measure this tree's derive
     sys.path.insert(0, str(ROOT))
 
-GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0}
+GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0, "f": 1.5}
 
 
 def _env(root: Path = ROOT) -> dict:
@@ -271,6 +273,20 @@ def measure_sweep(side: int, repeats: int) -> dict:
     }
 
 
+MODEL_COMMAND = [
+    "-m", "derive", "model", "llama-3-70b", "--chip", "h100", "--devices", "8",
+    "--set", "B=32", "--set", "S=8192", "--train-tokens", "15e12", "--mfu", "0.4",
+    "--measured-tokens-per-s", "400", "--state-bytes", "adam-mixed",
+]  # fmt: skip
+MATMUL_COMMAND = ["-m", "derive", "solve", "matmul", "--dtype", "bf16", "--chip", "h100"]
+
+
+def measure_model(repeats: int) -> dict:
+    """(f): the full worked solution of a 70B-class model, cold, against a single matmul's, cold."""
+    model, matmul = best_interleaved([MODEL_COMMAND, MATMUL_COMMAND], repeats)
+    return {"model": model, "matmul": matmul}
+
+
 def profile_key(top: int = 25) -> str:
     """cProfile of one in-process key build of set20 (after imports); the top functions by own and total time."""
     import cProfile
@@ -318,7 +334,15 @@ def prepare(tmp: Path, root: Path = ROOT) -> None:
     cache is opt-in, see derive/present/render.py, so it is off here as for a user).
     """
     subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(root / "derive"), str(root / "operators")],
+        [
+            sys.executable,
+            "-m",
+            "compileall",
+            "-q",
+            str(root / "derive"),
+            str(root / "operators"),
+            str(root / "models"),
+        ],
         check=True,
     )
     cold(key_command(SET20, tmp / "warmup"), root)
@@ -426,6 +450,18 @@ def main(argv: list[str] | None = None) -> int:
                 f"{s['csv'] / s['plain']:.2f}",
                 "<= 0.8",
                 s["csv"] <= 0.8 * s["plain"],
+            )
+        )
+        f = measure_model(repeats)
+        rf = f["model"] / f["matmul"]
+        rows.append(
+            _row(
+                "(f) derive model llama-3-70b vs solve matmul, cold",
+                f"{f['model']:.2f} s",
+                f"{f['matmul']:.2f} s",
+                f"{rf:.2f}",
+                "< 1.5",
+                rf < GOALS["f"],
             )
         )
     print(table(rows))

@@ -17,17 +17,25 @@ if TYPE_CHECKING:
     from derive.declare.collective import Collective
     from derive.declare.composite import Composite
     from derive.declare.operator import Operator, Tensor, dims
-    from derive.pipeline import Derivation
+    from derive.pipeline import Derivation, ModelDerivation
 
 __all__ = [
+    "CheckResult",
     "Collective",
     "Composite",
+    "DerivationResult",
     "DeriveError",
     "Operator",
+    "StepResult",
     "Tensor",
+    "Transformer",
+    "Verdict",
     "__version__",
+    "check",
+    "check_derivation",
     "dims",
     "solve",
+    "solve_model",
 ]
 
 __version__ = "0.1.0"
@@ -40,6 +48,11 @@ _LAZY = {
     "dims": "declare.operator",
     "Composite": "declare.composite",
     "Collective": "declare.collective",
+    "CheckResult": "checking.api",
+    "DerivationResult": "checking.api",
+    "StepResult": "checking.api",
+    "Verdict": "checking.verdict",
+    "Transformer": "model.transformer",
 }
 
 
@@ -62,3 +75,24 @@ def solve(*args: Any, **kwargs: Any) -> Derivation:
     from derive.pipeline import solve as _solve
 
     return _solve(*args, **kwargs)
+
+
+def check(*args, **kwargs):
+    """Judge one claim about one quantity of a problem; see :func:`derive.checking.api.check`."""
+    from derive.checking.api import check as _check
+
+    return _check(*args, **kwargs)
+
+
+def check_derivation(*args, **kwargs):
+    """Check a multi-line derivation; see :func:`derive.checking.api.check_derivation`."""
+    from derive.checking.api import check_derivation as _check_derivation
+
+    return _check_derivation(*args, **kwargs)
+
+
+def solve_model(*args: Any, **kwargs: Any) -> ModelDerivation:
+    """Derive a whole model; see :func:`derive.pipeline.solve_model`."""
+    from derive.pipeline import solve_model as _solve_model
+
+    return _solve_model(*args, **kwargs)

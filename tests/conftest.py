@@ -12,6 +12,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_CASES = ROOT.parent / "shared" / "cases"
 CASES = ROOT / "tests" / "cases"
+# a diagnosis that fails inside derive check raises instead of being left out (see derive.checking.diagnose.strict)
+os.environ.setdefault("DERIVE_CHECK_STRICT", "1")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -106,7 +106,7 @@ CASES: dict[str, list[str]] = {
         r"\frac{2BDQ}{2BD}",
         "Q",
         "x",
-        r"\pi",
+        r"\gamma",  # \pi and \beta are the problem's peak and bandwidth (issue 15): readable
         r"\mathrm{B_x}",
         "sin(B)",
         "e",
@@ -221,3 +221,64 @@ def test_bidi_and_zero_width_subprocess(tmp_path):
         r = _subprocess(BASE + ["--claim", text], tmp_path)
         _assert_refused(r.returncode, r.stdout, r.stderr)
         assert "\u202e" not in r.stderr and "\x1b" not in r.stderr  # escaped in the message
+
+
+# ---- units and relations as attack vectors (issue 15) ---------------------------------------
+
+UNIT_AND_RELATION_ATTACKS = [
+    "1 ms^{10^{10}}",
+    "1 ms^{-10^{10}}",
+    " = ".join(["B"] * 100_000),
+    "B \\geq " * 20_000 + "1",
+    "1 " + "M" * 10_000 + "B",
+    "1 " + "\\mu " * 5_000 + "s",
+    "1 " + "\\text{" + "s" * 10_000 + "}",
+    "1 ms/ms/ms/ms",
+    "1 GiB^{999999}",
+    "~" * 3_000,
+    "≈ ≈ 1",
+    "B ≥ 121 ≥ 3",
+    "B -> 121",
+    "B => 121",
+    "10⁹⁹⁹⁹⁹⁹⁹⁹⁹",
+    "1 x 10^10^10^10",
+    "\\pi^{\\beta}",
+    "\\text{FLOPs}",
+]
+
+
+@pytest.mark.parametrize("text", UNIT_AND_RELATION_ATTACKS, ids=lambda t: t[:30])
+def test_units_and_relations_as_attack_vectors(text, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    start = time.monotonic()
+    r = run_cli(BASE[:-1] + ["crossover", "--claim", text])
+    assert time.monotonic() - start < SECONDS
+    _assert_refused(r.code, r.out, r.err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unreadable_json_is_printed_and_still_exits_2(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_cli(BASE + ["--claim", r"\frac{2BDF}{2BD+", "--format", "json"])
+    assert r.code == 2 and r.err.startswith("error: ") and r.err.count("\n") == 1
+    import json
+
+    data = json.loads(r.out)
+    assert data["verdict"] == "unreadable" and data["position"] >= 1 and data["reason"]
+
+
+def test_hostile_answers_file_rows_are_unreadable_not_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "set.toml").write_text(
+        'title = "t"\n[[problem]]\nid = "q"\ntitle = "q"\noperator = "matmul"\n'
+        'dtype = "bf16"\nchip = "tpu-v5e"\n',
+        encoding="utf-8",
+    )
+    rows = ["who,problem,quantity,claim"] + [
+        f'x,q,ridge,"{c}"' for c in CASES["code injection"][:6] + ["1 ms^{10^{10}}"]
+    ]
+    (tmp_path / "a.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    r = run_cli(["check", "--problem-set", "set.toml", "--answers", "a.csv"])
+    assert r.code == 1 and "could not be read" in r.err
+    assert r.out.count("unreadable") == 7
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "set.toml"]

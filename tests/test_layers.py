@@ -17,7 +17,7 @@ from conftest import ROOT
 PACKAGE = ROOT / "derive"
 
 # Stage order, earliest first; stages on one line are one stage (they may import each other).
-# ``model`` (whole models) and ``web`` (the workbook server) are the packages planned next.
+# ``model`` is whole models; ``web`` the workbook server.
 ORDER: tuple[tuple[str, ...], ...] = (
     ("errors", "resources"),
     ("declare",),
@@ -29,8 +29,8 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("present", "figures"),
     ("checking",),
     ("pipeline",),
+    ("web",),  # the workbook server; ``derive serve`` (commands) starts it
     ("commands",),
-    ("web",),
     ("__init__", "__main__"),  # the package's face: the public API and ``python -m derive``
 )
 RANK = {stage: rank for rank, stages in enumerate(ORDER) for stage in stages}

@@ -1,11 +1,18 @@
 """Checking: judge a claimed quantity, or a whole derivation, exactly.
 
-- ``quantities``: what can be claimed (``QUANTITIES``) and the expected value of each.
-- ``judge``: one claim → a :class:`Judgement`; ``chain``: a derivation, line by line.
+- ``api``: the Python API, :func:`derive.check` and :func:`derive.check_derivation`
+  (frozen records, a :class:`~derive.checking.verdict.Verdict` enum, thread-safe).
+- ``claims``: a claim read for one problem and quantity (units converted, left side named,
+  ``\\pi``/``\\beta`` replaced); the text itself is taken apart by :mod:`derive.formula.answer`.
+- ``quantities``: what can be claimed (``QUANTITIES``, each a :class:`Kind` on a :class:`Roof`)
+  and the expected value of each.
+- ``judge``: one claim → a :class:`Judgement`; ``chain``: a derivation, step by step
+  (``derivation_text`` reads its text).
 - ``matching``: exact proof, tolerance and threshold comparisons.
 - ``diagnose``, ``variants``, ``terms``, ``regimes``, ``words``: why a wrong claim is wrong.
+- ``shown``: expected values as the worked solution prints them; the answer kept back.
 - ``verdict_text``: the verdict as text or JSON.
 
 Claims are read only by :mod:`derive.formula`; nothing here evaluates text.
-The command ``derive check`` is :mod:`derive.commands.check`.
+The command ``derive check`` is :mod:`derive.commands.check` (and ``grade`` for CSVs).
 """

@@ -16,27 +16,50 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import sympy as sp
 
 from derive.analysis.leading_order import leading_order
+from derive.checking.claims import read_step, same_quantity
 from derive.checking.context import Context
+from derive.checking.derivation_text import (
+    MAX_CHAIN_BYTES,
+    MAX_CHAIN_LINES,
+    read_chain,
+    read_chain_text,
+    split_lines,
+)
 from derive.checking.diagnose import diagnose, exact_is, value_text
-from derive.checking.judge import CORRECT, INCORRECT, LEADING, read_claim
-from derive.checking.matching import Match, as_percent, constant_ratio, equal, match, relative_error
+from derive.checking.judge import CORRECT, INCORRECT, LEADING
+from derive.checking.matching import (
+    How,
+    Match,
+    as_percent,
+    constant_ratio,
+    equal,
+    match,
+    relative_error,
+)
 from derive.checking.names import quantity_named
 from derive.checking.quantities import Target, describe, expected, leading
+from derive.checking.verdict import Verdict
 from derive.checking.words import compact, exact_decimal
-from derive.errors import LimitError, ParseError, ProblemError, RegimeError
+from derive.errors import ParseError, ProblemError, RegimeError
 from derive.formula import split_relations
 from derive.formula.relations import APPROX, EQUALS
 from derive.problem.regime import Regime
 
-__all__ = ["MAX_CHAIN_BYTES", "MAX_CHAIN_LINES", "ChainResult", "Step", "check_chain", "read_chain"]
+__all__ = [
+    "MAX_CHAIN_BYTES",
+    "MAX_CHAIN_LINES",
+    "ChainResult",
+    "Step",
+    "check_chain",
+    "read_chain",
+    "read_chain_text",
+    "split_lines",
+]
 
-MAX_CHAIN_LINES = 200
-MAX_CHAIN_BYTES = 100_000
 _LEAD_REL = re.compile(r"^(=|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])|\\sim(?![A-Za-z])|\u2248|~)")
 
 
@@ -55,7 +78,7 @@ class Step:
 class ChainResult:
     """The verdict on a derivation, every step, and the first wrong line."""
 
-    verdict: str
+    verdict: Verdict
     quantity: str | None
     first: sp.Expr | None
     expected: Target | None
@@ -63,52 +86,8 @@ class ChainResult:
     steps: tuple[Step, ...]
     first_wrong_line: int | None
     diagnosis: tuple[str, ...]
-
-
-def read_chain(path: str) -> list[tuple[int, str]]:
-    """The numbered, cleaned lines of a derivation file.
-
-    Raises:
-        ProblemError: missing or not a regular file; LimitError: too big or too many lines;
-        ParseError: not UTF-8 text, or no derivation in it.
-    """
-    what = f"--chain {path!r}"
-    p = Path(path)
-    if not p.is_file():
-        raise ProblemError(
-            what, "no such file (give a text file with one derivation step per line)"
-        )
-    with p.open("rb") as fh:
-        data = fh.read(MAX_CHAIN_BYTES + 1)
-    if len(data) > MAX_CHAIN_BYTES:
-        raise LimitError(what, f"larger than {MAX_CHAIN_BYTES // 1000} KB")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ParseError(what, f"not UTF-8 text (byte {e.start + 1})") from None
-    if "\x00" in text:
-        raise ParseError(what, "not a text file (contains NUL bytes)")
-    raw = text.lstrip("\ufeff").split("\n")
-    if len(raw) > MAX_CHAIN_LINES + 1 or (len(raw) == MAX_CHAIN_LINES + 1 and raw[-1].strip()):
-        raise LimitError(what, f"more than {MAX_CHAIN_LINES} lines")
-    lines = [(n, _clean(line)) for n, line in enumerate(raw, 1)]
-    lines = [(n, s) for n, s in lines if s and not s.startswith(("%", "#"))]
-    if not lines:
-        raise ParseError(
-            what, "no derivation in the file (write e.g. I = \\frac{2BDF}{2BD+DF+2BF})"
-        )
-    return lines
-
-
-def _clean(line: str) -> str:
-    s = line.rstrip("\r").strip().replace("&", " ")
-    if s.endswith("\\\\"):
-        s = s[:-2]
-    s = s.strip()
-    for a, b in (("$$", "$$"), ("$", "$"), ("\\[", "\\]")):
-        if len(s) >= len(a) + len(b) and s.startswith(a) and s.endswith(b):
-            s = s[len(a) : -len(b)].strip()
-    return s
+    wrong_lines: tuple[int, ...] = ()
+    quantities: tuple[str, ...] = ()
 
 
 def _leading_form(expr: sp.Expr, regime: Regime) -> sp.Expr:
@@ -142,27 +121,53 @@ def _equal_step(ctx: Context, left: sp.Expr, right: sp.Expr) -> tuple[bool, str]
     return False, why
 
 
-def _approx_step(ctx: Context, left: sp.Expr, right: sp.Expr) -> tuple[bool, str]:
+def _rounding(ctx: Context, left: sp.Expr, right: sp.Expr) -> str | None:
+    """``\\frac{4925}{41} \\approx 120.12``: two numbers within the tolerance (why it holds), else None."""
+    b = ctx.bound
+    lv, rv = (left.subs(b), right.subs(b)) if b else (left, right)
+    rel = relative_error(rv, lv)
+    if rel is None or rel > ctx.rtol:
+        return None
+    return (
+        f"rounded: within the {as_percent(ctx.rtol)} tolerance (relative error {as_percent(rel)})"
+    )
+
+
+def _approx_step(ctx: Context, left: sp.Expr, right: sp.Expr) -> tuple[bool, str, bool]:
+    """An ``\\approx`` step: (holds, why, a leading-order step rather than a rounding)."""
+    rounded = _rounding(ctx, left, right)
+    if rounded is not None:
+        return True, rounded, False
+    b = ctx.bound
+    if equal(left, right) or (b and equal(left.subs(b), right.subs(b))):
+        return True, "the two sides are equal (= would do)", False
     regime = ctx.analysis.problem.regime
     if regime is None:
         return (
             False,
-            "'\\approx' needs a regime: give --regime (e.g. 'B << D, F') to say which dims are large",
+            "'\\approx' needs a regime: give --regime (e.g. 'B << D, F') to say which dims are large"
+            " (a rounded number must be within the tolerance)",
+            False,
         )
     try:
         lead_left, lead_right = _leading_form(left, regime), _leading_form(right, regime)
     except RegimeError as e:
-        return False, e.why
+        return False, e.why, False
     if not equal(lead_left, lead_right):
-        return False, (
-            f"not a leading-order step under {regime.text}: the left side is ≈ {compact(lead_left)}, "
-            f"the right side ≈ {compact(lead_right)}"
+        return (
+            False,
+            (
+                f"not a leading-order step under {regime.text}: the left side is ≈ {compact(lead_left)}, "
+                f"the right side ≈ {compact(lead_right)}"
+            ),
+            False,
         )
     if equal(right, lead_left):
-        return True, f"the leading-order form of the left side under {regime.text}"
+        return True, f"the leading-order form of the left side under {regime.text}", True
     return (
         True,
         f"same leading order as the left side under {regime.text} (both ≈ {compact(lead_left)})",
+        True,
     )
 
 
@@ -178,13 +183,13 @@ def _start_step(
     at_lead = (
         lead is not None and lead.value is not None and match(claim, lead, ctx.rtol) is not None
     )
+    m = match(claim, target, ctx.rtol) or (
+        match(first, Target(target.symbolic), ctx.rtol) if target.symbolic is not None else None
+    )
+    if m is not None and (rel == EQUALS or m.how is not How.EXACT):
+        return True, "" if m.how is How.EXACT else _how(m, ctx), lead, False
     if rel == EQUALS:
-        m = match(claim, target, ctx.rtol) or (
-            match(first, Target(target.symbolic), ctx.rtol) if target.symbolic is not None else None
-        )
-        if m is not None:
-            return True, "" if m.how == "exact" else _how(m, ctx), lead, False
-        if at_lead:
+        if at_lead and regime is not None:
             return (
                 True,
                 f"the leading-order {what} under {regime.text} ({exact_is(what, target)})",
@@ -197,10 +202,12 @@ def _start_step(
             lead,
             False,
         )
+    if m is not None:
+        return True, "the two sides are equal (= would do)", lead, False
     if regime is None:
         return (
             False,
-            "'\\approx' needs a regime: give --regime to say which dims are large",
+            f"this is not the {what}: " + "; ".join(diagnose(ctx, quantity, first, claim, target)),
             lead,
             False,
         )
@@ -216,7 +223,7 @@ def _start_step(
 
 def _how(m: Match, ctx: Context) -> str:
     """Why a start that is not exactly equal still counts (threshold or tolerance)."""
-    if m.how == "threshold":
+    if m.how is How.THRESHOLD:
         return "the smallest compute-bound integer"
     return f"equal within the {as_percent(ctx.rtol)} tolerance (relative error {as_percent(m.relative_error)})"
 
@@ -237,7 +244,7 @@ def _split_line(
         if not line:
             raise ParseError(f"line {n}", "a relation with nothing after it")
     segs, rels = split_relations(line, syntax, f"line {n}")
-    name = quantity_named(segs[0], ctx) if lead_rel is None else None
+    name = _named_in_line(ctx, segs[0], rels) if lead_rel is None else None
     if name is not None:
         if not rels:
             raise ParseError(
@@ -253,69 +260,100 @@ def _split_line(
     return None, "", segs, [before] + rels
 
 
+def _named_in_line(ctx: Context, first_segment: str, rels: list) -> str | None:
+    """The quantity a line's first side names; the bare dim a crossover is solved for names the crossover."""
+    name = quantity_named(first_segment, ctx)
+    if name is None and rels and first_segment.strip() == ctx.analysis.problem.solve_for.name:
+        return "crossover"
+    return name
+
+
+@dataclass
+class _Walk:
+    """The state of a walk through a derivation (local to one call)."""
+
+    steps: list[Step]
+    named: list[str]
+    prev: sp.Expr | None = None
+    prev_text: str = ""
+    first: sp.Expr | None = None
+    lead: Target | None = None
+    used_leading: bool = False
+
+
 def check_chain(
     ctx: Context, lines: list[tuple[int, str]], syntax: str, quantity: str | None
 ) -> ChainResult:
-    """Check every step of a derivation (lines from :func:`read_chain`)."""
-    steps: list[Step] = []
-    named = prev = prev_text = first = lead = None
-    used_approx = False
+    """Check every step of a derivation (lines from :func:`split_lines`).
+
+    A line whose left side names a quantity (``\\text{bytes} = …``, ``B^* = …``) starts that
+    quantity: its first expression is set against the quantity's exact value, and the
+    steps after it continue from there. A derivation may so move from FLOPs to bytes to
+    the intensity to the crossover.
+    """
+    w = _Walk([], [])
     for n, line in lines:
-        name, name_text, segs, rels = _split_line(ctx, n, line, syntax, prev is None)
-        exprs = [read_claim(ctx.symbols, s, syntax, f"line {n}").expr for s in segs]
-        if name is not None and named is not None and name != named:
-            raise ParseError(
-                f"line {n}",
-                f"names the {describe(name)}, but the derivation is about the {describe(named)}",
-            )
-        if name is not None and prev is None:
-            named = name
-            if quantity is not None and quantity != name:
+        name, name_text, segs, rels = _split_line(ctx, n, line, syntax, w.prev is None)
+        exprs = [read_step(ctx, s, syntax, f"line {n}") for s in segs]
+        if name is not None:
+            if quantity is not None and not w.named and not same_quantity(name, quantity):
                 raise ProblemError(
                     "--chain with --quantity",
                     f"the derivation names the {describe(name)} but --quantity is {quantity}",
                 )
-            ok, why, lead, lead_used = _start_step(ctx, name, rels[0], exprs[0])
-            used_approx |= lead_used
+            w.named.append(quantity if quantity is not None and not w.named else name)
+            ok, why, lead, lead_used = _start_step(ctx, w.named[-1], rels[0], exprs[0])
+            w.lead = w.lead or lead
+            w.used_leading |= lead_used
             sign = "=" if rels[0] == EQUALS else "\\approx"
-            steps.append(Step(n, f"{name_text} {sign} {segs[0]}", "start", ok, why))
-            used_approx |= rels[0] == APPROX
-            prev, prev_text, first = exprs[0], segs[0], exprs[0]
+            w.steps.append(Step(n, f"{name_text} {sign} {segs[0]}", "start", ok, why))
+            w.prev, w.prev_text = exprs[0], segs[0]
+            w.first = exprs[0] if w.first is None else w.first
             exprs, segs, rels = exprs[1:], segs[1:], rels[1:]
-        elif prev is None:
-            prev, prev_text, first = exprs[0], segs[0], exprs[0]
+        elif w.prev is None:
+            w.prev, w.prev_text, w.first = exprs[0], segs[0], exprs[0]
             if quantity is not None:
-                named = quantity
-                ok, why, lead, lead_used = _start_step(ctx, quantity, EQUALS, prev)
-                used_approx |= lead_used
-                steps.append(Step(n, segs[0], "start", ok, why))
+                w.named.append(quantity)
+                ok, why, w.lead, lead_used = _start_step(ctx, quantity, EQUALS, w.prev)
+                w.used_leading |= lead_used
+                w.steps.append(Step(n, segs[0], "start", ok, why))
             exprs, segs, rels = exprs[1:], segs[1:], rels[1:]
         for expr, seg, rel in zip(exprs, segs, rels):
-            ok, why = (_equal_step if rel == EQUALS else _approx_step)(ctx, prev, expr)
-            used_approx |= rel == APPROX
+            if rel == EQUALS:
+                ok, why = _equal_step(ctx, w.prev, expr)
+            else:
+                ok, why, lead_used = _approx_step(ctx, w.prev, expr)
+                w.used_leading |= lead_used and ok
             sign = "=" if rel == EQUALS else "\\approx"
-            steps.append(Step(n, f"{prev_text} {sign} {seg}", rel, ok, why))
-            prev, prev_text = expr, seg
-    wrong = next((s for s in steps if not s.ok), None)
-    verdict = INCORRECT if wrong else (LEADING if used_approx else CORRECT)
+            w.steps.append(Step(n, f"{w.prev_text} {sign} {seg}", rel, ok, why))
+            w.prev, w.prev_text = expr, seg
+    return _result(ctx, w)
+
+
+def _result(ctx: Context, w: _Walk) -> ChainResult:
+    wrong = [s for s in w.steps if not s.ok]
+    verdict = INCORRECT if wrong else (LEADING if w.used_leading else CORRECT)
+    prev = w.prev if w.prev is not None else sp.Integer(0)
     end = exact_decimal(prev) if prev.is_Rational else compact(prev)
     diagnosis = (
-        [f"line {wrong.line}: {wrong.why}"]
+        [f"line {s.line}: {s.why}" for s in wrong]
         if wrong
         else [f"every step holds; the derivation ends at {end}"]
     )
-    if named is None:
+    if not w.named:
         diagnosis.append(
             "no quantity is named (start with I = ..., or give --quantity), so only the steps were checked"
         )
-    exp = expected(ctx.analysis, named) if named else None
+    named = w.named[0] if w.named else None
     return ChainResult(
         verdict,
         named,
-        first,
-        exp,
-        lead,
-        tuple(steps),
-        wrong.line if wrong else None,
+        w.first,
+        expected(ctx.analysis, named) if named else None,
+        w.lead,
+        tuple(w.steps),
+        wrong[0].line if wrong else None,
         tuple(diagnosis),
+        tuple(dict.fromkeys(s.line for s in wrong)),
+        tuple(dict.fromkeys(w.named)),
     )

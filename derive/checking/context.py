@@ -8,11 +8,27 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.declare.registry import Registry
+from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
+from derive.problem.decimals import parse_decimal
 
-__all__ = ["DEFAULT_RTOL", "Context"]
+__all__ = ["DEFAULT_RTOL", "Context", "parse_rtol"]
 
 DEFAULT_RTOL = "0.01"
+
+
+def parse_rtol(text: str) -> sp.Rational:
+    """The tolerance as an exact rational in (0, 1).
+
+    Raises:
+        ProblemError: not a decimal, or not strictly between 0 and 1.
+    """
+    value = parse_decimal(text, "--rtol")
+    if not 0 < value < 1:
+        raise ProblemError(
+            f"--rtol {text}", "must be a decimal greater than 0 and less than 1 (0.01 is 1%)"
+        )
+    return value
 
 
 @dataclass(frozen=True)

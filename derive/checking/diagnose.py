@@ -11,7 +11,7 @@ answer). When none applies, a plain sentence says how the claim differs.
 
 from __future__ import annotations
 
-import contextlib
+import os
 
 import sympy as sp
 
@@ -19,6 +19,7 @@ from derive.analysis.leading_order import leading_order
 from derive.checking.context import Context
 from derive.checking.matching import as_percent, constant_ratio, equal, match, relative_error
 from derive.checking.quantities import (
+    Kind,
     Target,
     basis_of,
     describe,
@@ -29,12 +30,12 @@ from derive.checking.quantities import (
 )
 from derive.checking.regimes import candidate_regimes
 from derive.checking.terms import moved, term_diagnoses
-from derive.checking.variants import ROUNDED, dtype_variants, hardware_variants
-from derive.checking.words import approx, compact, plural
+from derive.checking.variants import ROUNDED, dtype_variants, flop_variants, hardware_variants
+from derive.checking.words import approx, compact, formula_text, plural
 from derive.errors import DeriveError
 from derive.problem.regime import Regime
 
-__all__ = ["diagnose", "exact_is", "value_text"]
+__all__ = ["diagnose", "exact_is", "strict", "value_text"]
 
 _POWERS = tuple(k for k in range(-15, 16) if k)
 _NAMED = (sp.Integer(2), sp.Rational(1, 2), sp.Integer(8), sp.Rational(1, 8)) + tuple(
@@ -52,7 +53,7 @@ def value_text(t: Target | None) -> str:
         return "none"
     if t.value is None:
         return t.note or "none"
-    text = approx(t.value) if t.value.is_number else compact(t.value)
+    text = approx(t.value) if t.value.is_number else formula_text(t.value)
     return text + (
         f" (smallest compute-bound integer {t.threshold})" if t.threshold is not None else ""
     )
@@ -69,11 +70,14 @@ def _regime_sentence(
     ctx: Context, quantity: str, claim: sp.Expr, target: Target, primary: bool = True
 ) -> str | None:
     """Under which candidate regime the claim is the leading order; ``primary`` when that is the main finding."""
-    if kind_of(quantity) == "ridge" or quantity == "intensity_regime":
+    if kind_of(quantity) == Kind.RIDGE or quantity == "intensity_regime":
         return None
     a, given = ctx.analysis, ctx.analysis.problem.regime
     what = describe(quantity)
+    bound = set(ctx.bound)
     for regime in candidate_regimes(a.problem.operator.dims, skip=given):
+        if bound & set(regime.growing):
+            continue  # a bound dim is a number: it does not grow
         t = leading(a, quantity, regime)
         if (
             t is None
@@ -98,7 +102,7 @@ def _regime_sentence(
 
 def _dropped(ctx: Context, quantity: str, regime: Regime) -> str:
     """`` (which drops the read of X[B,D] (2BD bytes))`` for byte quantities, else empty."""
-    if kind_of(quantity) not in ("den", "ratio", "t_den", "cross"):
+    if kind_of(quantity) not in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME, Kind.CROSSOVER):
         return ""
     terms = basis_of(ctx.analysis, roof_of(quantity)).terms
     try:
@@ -114,18 +118,21 @@ def _named_factor(ctx: Context, quantity: str, c: sp.Rational) -> str:
     what, doc = describe(quantity), ctx.analysis.problem.operator.doc
     mac = "multiply-accumulate" in doc
     kind = kind_of(quantity)
-    if c == 2 and kind == "num" and mac:
+    if c == 2 and kind == Kind.FLOPS and mac:
         return "your FLOPs are 2× the expected: 2 FLOPs per multiply-accumulate counted twice (a multiply-accumulate is 2 FLOPs)"
-    if c == sp.Rational(1, 2) and kind == "num" and mac:
-        return "your FLOPs are half the expected: a multiply-accumulate is 2 FLOPs (one multiply, one add), not 1"
+    if c == sp.Rational(1, 2) and kind in (Kind.FLOPS, Kind.COMPUTE_TIME) and mac:
+        return (
+            f"MACs counted as one FLOP: your {what} {'are' if plural(what) else 'is'} half the expected "
+            "(a multiply-accumulate is 2 FLOPs, one multiply and one add)"
+        )
     flop_twice, flop_once = (
-        ("FLOPs counted twice per multiply-accumulate", "1 FLOP per multiply-accumulate")
+        ("FLOPs counted twice per multiply-accumulate", "MACs counted as one FLOP")
         if mac
         else ("FLOPs doubled", "FLOPs halved")
     )
-    if c == 2 and kind == "ratio":
+    if c == 2 and kind == Kind.INTENSITY:
         return f"your {what} is 2× the expected: {flop_twice}, or bytes halved"
-    if c == sp.Rational(1, 2) and kind == "ratio":
+    if c == sp.Rational(1, 2) and kind == Kind.INTENSITY:
         return f"your {what} is half the expected: {flop_once}, or every byte counted twice"
     is_ = "are" if plural(what) else "is"
     if c in (8, sp.Rational(1, 8)):
@@ -153,7 +160,7 @@ def _factor_sentence(ctx: Context, quantity: str, claim: sp.Expr, value: sp.Expr
 
 def _inverted(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> str | None:
     """A ridge claimed as bandwidth / peak."""
-    if kind_of(quantity) != "ridge" or target.value is None:
+    if kind_of(quantity) != Kind.RIDGE or target.value is None:
         return None
     if match(claim, Target(1 / target.value), ctx.rtol):
         return f"this is β/π (bandwidth over peak), the inverse of the ridge point; the ridge point is π/β = {approx(target.value)} FLOPs per byte"
@@ -168,6 +175,7 @@ def _variant_sentences(
     a = ctx.analysis
     basis = basis_of(a, roof_of(quantity), regime)
     for family in (
+        flop_variants(a, quantity, basis),
         hardware_variants(a, quantity, basis),
         dtype_variants(a, quantity, ctx.spec, ctx.registry, regime),
     ):
@@ -188,6 +196,13 @@ def _variant_sentences(
                     break
         out += found
     return out
+
+
+def _unless_said(factor: str | None, variants: list[str]) -> str | None:
+    """The factor sentence, unless a variant already names MACs counted as one FLOP."""
+    if factor and factor.startswith("MACs") and any(v.startswith("MACs") for v in variants):
+        return None
+    return factor
 
 
 def _fallback(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> str:
@@ -230,10 +245,11 @@ def _leading_findings(
     prefix = f"at leading order under {regime.text}: "
     variants = _variant_sentences(ctx, quantity, claim, lead, regime)
     factor = _factor_sentence(ctx, quantity, claim, lead.value)
-    if variants and factor and not factor.startswith("your FLOPs"):
+    if variants and factor and not factor.startswith(("your FLOPs", "MACs")):
         factor = None
-    out = [prefix + s for s in ([factor] if factor else []) + variants]
-    if kind_of(quantity) in ("den", "ratio", "t_den"):
+    factor = _unless_said(factor, variants)
+    out: list[str | None] = [prefix + s for s in ([factor] if factor else []) + variants]
+    if kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME):
         basis = basis_of(a, roof_of(quantity), regime)
         out += [
             prefix + text
@@ -258,10 +274,14 @@ def _findings(
     inverted = _inverted(ctx, quantity, claim, target)
     variants = _variant_sentences(ctx, quantity, claim, target) if target.value is not None else []
     factor = None if target.value is None else _factor_sentence(ctx, quantity, claim, target.value)
-    if inverted or (variants and factor and not factor.startswith("your FLOPs")):
+    if inverted or (variants and factor and not factor.startswith(("your FLOPs", "MACs"))):
         factor = None  # a more specific finding names the cause of the factor
+    factor = _unless_said(factor, variants)
     terms: list[tuple[str, bool]] = []
-    if kind_of(quantity) in ("den", "ratio", "t_den") and quantity != "intensity_regime":
+    if (
+        kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME)
+        and quantity != "intensity_regime"
+    ):
         terms = term_diagnoses(
             kind_of(quantity), raw, basis_of(a, roof_of(quantity)), hardware_of(a), ctx.bound
         )
@@ -281,12 +301,28 @@ def diagnose(
     """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``."""
     a = ctx.analysis
     out: list[str] = []
-    if quantity == "intensity_regime" and equal(
-        claim, sp.cancel(a.memory.intensity.subs(ctx.bound))
+    regime = a.problem.regime
+    if (
+        quantity == "intensity_regime"
+        and regime is not None
+        and equal(claim, sp.cancel(a.memory.intensity.subs(ctx.bound)))
     ):
         out.append(
-            f"this is the exact intensity; at leading order under {a.problem.regime.text} it is {value_text(target)}"
+            f"this is the exact intensity; at leading order under {regime.text} it is {value_text(target)}"
         )
-    with contextlib.suppress(DeriveError):
+    try:
         out += [s for s in _findings(ctx, quantity, raw, claim, target) if s]
+    except DeriveError:
+        if strict():
+            raise
     return out or [_fallback(ctx, quantity, claim, target)]
+
+
+def strict() -> bool:
+    """True when ``DERIVE_CHECK_STRICT=1``: a finding that fails raises instead of being left out.
+
+    The test suite sets it (tests/conftest.py), so a diagnosis that breaks is a failing
+    test, not a silently shorter diagnosis. Exceptions that are not a DeriveError always
+    propagate: they are bugs.
+    """
+    return os.environ.get("DERIVE_CHECK_STRICT") == "1"

@@ -10,20 +10,32 @@ quantity's leading order under that regime instead. Anything else is
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
+from derive.checking.claims import Claim, dimension_of, same_quantity
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
-from derive.checking.matching import Match, as_percent, check_size, match, relative_error
-from derive.checking.quantities import Target, describe, expected, kind_of, leading
+from derive.checking.matching import How, Match, as_percent, check_size, match, relative_error
+from derive.checking.quantities import Kind, Target, describe, expected, kind_of, leading
+from derive.checking.verdict import Verdict
 from derive.formula import Parsed, parse_formula
+from derive.formula.answer import Relation
 from derive.formula.limits import show
+from derive.formula.units import describe_dimension, unit_alternatives
 
-__all__ = ["CORRECT", "INCORRECT", "LEADING", "Judgement", "judge", "judge_expr", "read_claim"]
+__all__ = [
+    "CORRECT",
+    "INCORRECT",
+    "LEADING",
+    "Judgement",
+    "judge_claim",
+    "judge_expr",
+    "read_claim",
+]
 
-CORRECT, LEADING, INCORRECT = "correct", "correct-leading-order", "incorrect"
+CORRECT, LEADING, INCORRECT = Verdict.CORRECT, Verdict.LEADING, Verdict.INCORRECT
 
 
 @dataclass(frozen=True)
@@ -36,7 +48,7 @@ class Judgement:
         relative_error: for numbers, |claim − exact| / |exact|.
     """
 
-    verdict: str
+    verdict: Verdict
     quantity: str
     claimed: sp.Expr
     value: sp.Expr
@@ -65,11 +77,11 @@ def _correct_sentence(
 ) -> str:
     what = describe(quantity)
     regime = ctx.analysis.problem.regime
-    prefix = f"this is the leading-order {what} under {regime.text}" if lead else ""
-    if m.how == "threshold":
+    prefix = f"this is the leading-order {what} under {regime.text}" if lead and regime else ""
+    if m.how is How.THRESHOLD:
         var = ctx.analysis.problem.solve_for
         core = f"{claim} is the smallest integer {var} that is compute-bound; the {'leading-order ' if lead else ''}crossover is {approx_or(t)}"
-    elif m.how == "tolerance":
+    elif m.how is How.TOLERANCE:
         core = f"within {as_percent(ctx.rtol)} of the {'leading-order' if lead else 'exact'} {what} {approx_or(t)} (relative error {as_percent(m.relative_error)})"
     else:
         core = "" if lead else f"the claim equals the exact {what}"
@@ -83,19 +95,56 @@ def approx_or(t: Target) -> str:
 
 def _regime_warning(ctx: Context) -> str | None:
     a = ctx.analysis
-    if a.regime_holds is False:
+    if a.regime_holds is False and a.problem.regime is not None:
         broken = ", ".join(name for name, ok in a.regime_checks if not ok)
         return f"but the regime {a.problem.regime.text} does not hold at the leading-order crossover ({broken} fails)"
     return None
 
 
-def judge_expr(ctx: Context, quantity: str, raw: sp.Expr) -> Judgement:
-    """Judge an expression (already read) as a claim about ``quantity``."""
+def _related(
+    claim: sp.Expr, target: Target | None, relation: Relation, rtol: sp.Rational
+) -> Match | None:
+    """How a claim ``B rel claim`` matches a crossover: ``B > 120`` is the threshold 121 too."""
+    if target is None:
+        return None
+    if (
+        relation is Relation.GREATER
+        and target.threshold is not None
+        and claim.is_Integer
+        and int(claim) + 1 == target.threshold
+    ):
+        rel = relative_error(claim, target.value) if target.value is not None else None
+        return Match(How.THRESHOLD, rel)
+    return match(claim, target, rtol)
+
+
+def _wrong_side(ctx: Context, claim: sp.Expr, relation: Relation, targets: list[Target]) -> str:
+    """``B \\leq 121`` states the memory-bound side of the crossover."""
+    var = ctx.analysis.problem.solve_for
+    near = next((t for t in targets if match(claim, t, ctx.rtol) is not None), None)
+    side = f"; it is compute-bound for {var} above the crossover, not below" if near else ""
+    said = f"{var} {relation.value} {claim} says where the operator is memory-bound{side}"
+    if near is not None:
+        said += f" (write {var} \\geq {near.threshold if near.threshold is not None else approx_or(near)})"
+    return said
+
+
+def judge_expr(
+    ctx: Context, quantity: str, raw: sp.Expr, relation: Relation = Relation.EQUALS
+) -> Judgement:
+    """Judge an expression (already read) as a claim about ``quantity``.
+
+    ``relation`` is how the claim relates to the quantity; an inequality is read only for
+    a crossover (``B \\geq 121`` claims the threshold, ``B > 120.12`` the crossover).
+    """
     a = ctx.analysis
     target = expected(a, quantity)
     lead = leading(a, quantity, a.problem.regime)
     claim = raw.subs(ctx.bound) if ctx.bound else raw
-    m = match(claim, target, ctx.rtol)
+    if relation in (Relation.LESS, Relation.LESS_EQUAL):
+        side = _wrong_side(ctx, claim, relation, [t for t in (target, lead) if t is not None])
+        return Judgement(INCORRECT, quantity, raw, claim, target, lead, None, None, (side,))
+    m = _related(claim, target, relation, ctx.rtol)
     rel = relative_error(claim, target.value) if target.value is not None else None
     if m is not None:
         return Judgement(
@@ -109,13 +158,17 @@ def judge_expr(ctx: Context, quantity: str, raw: sp.Expr) -> Judgement:
             rel,
             (_correct_sentence(ctx, quantity, m, claim, target, False),),
         )
-    lm = match(claim, lead, ctx.rtol) if lead is not None and lead.value is not None else None
-    if lm is not None:
-        said = [
+    lm = (
+        _related(claim, lead, relation, ctx.rtol)
+        if lead is not None and lead.value is not None
+        else None
+    )
+    if lm is not None and lead is not None:
+        said: list[str | None] = [
             _correct_sentence(ctx, quantity, lm, claim, lead, True),
             f"without the regime {exact_is(describe(quantity), target)}",
         ]
-        if kind_of(quantity) == "cross":
+        if kind_of(quantity) == Kind.CROSSOVER:
             said.append(_regime_warning(ctx))
         return Judgement(
             LEADING, quantity, raw, claim, target, lead, lm, rel, tuple(s for s in said if s)
@@ -133,7 +186,72 @@ def judge_expr(ctx: Context, quantity: str, raw: sp.Expr) -> Judgement:
     )
 
 
-def judge(ctx: Context, quantity: str, text: str, syntax: str = "auto") -> tuple[Parsed, Judgement]:
-    """Read and judge one claim."""
-    parsed = read_claim(ctx.symbols, text, syntax)
-    return parsed, judge_expr(ctx, quantity, parsed.expr)
+def _unit_sentence(quantity: str, claim: Claim) -> str:
+    """Why a unit does not fit the quantity: ``ms is a time; the intensity is in FLOPs/byte``."""
+    assert claim.unit is not None
+    said, _ = describe_dimension(claim.unit.dimension)
+    want, base = describe_dimension(dimension_of(quantity))
+    unit = f" in {base}" if base else " (a number, no unit)"
+    return f"the unit {claim.unit.text} is {said}; the {describe(quantity)} is {want}{unit}"
+
+
+def _confusions(ctx: Context, quantity: str, claim: Claim, target: Target) -> list[str]:
+    """Another unit under which the number is right: GB for GiB, ms for s."""
+    if claim.unit is None or target.value is None:
+        return []
+    number = claim.expr / claim.unit.factor
+    number = number.subs(ctx.bound) if ctx.bound else number
+    out = []
+    for spelled, factor in unit_alternatives(claim.unit):
+        if match(number * factor, target, ctx.rtol) is not None:
+            _, base = describe_dimension(claim.unit.dimension)
+            out.append(
+                f"the number is right in {spelled}, but you wrote {claim.unit.text}"
+                f" (1 {claim.unit.text} = {_power(claim.unit.factor)} {base}, "
+                f"1 {spelled} = {_power(factor)} {base})"
+            )
+    return out
+
+
+def _power(factor: sp.Rational) -> str:
+    """``10^-3``, ``2^30``, or the number itself."""
+    for base in (10, 2):
+        for k in range(-30, 61):
+            if k and sp.Integer(base) ** k == factor:
+                return f"{base}^{k}"
+    return str(factor)
+
+
+def judge_claim(ctx: Context, quantity: str, claim: Claim) -> Judgement:
+    """Judge a claim read by :func:`~derive.checking.claims.read_claim_for`: its unit, its left side, its value."""
+    if claim.unit is not None and claim.unit.dimension is not dimension_of(quantity):
+        target = expected(ctx.analysis, quantity)
+        value = claim.expr.subs(ctx.bound) if ctx.bound else claim.expr
+        return Judgement(
+            INCORRECT,
+            quantity,
+            claim.expr,
+            value,
+            target,
+            leading(ctx.analysis, quantity, ctx.analysis.problem.regime),
+            None,
+            None,
+            (_unit_sentence(quantity, claim),),
+        )
+    j = judge_expr(ctx, quantity, claim.expr, claim.relation)
+    said = list(j.diagnosis)
+    verdict = j.verdict
+    if verdict is INCORRECT:
+        confusions = _confusions(ctx, quantity, claim, j.expected)
+        if confusions:  # the unit explains the factor: drop the power-of-ten sentence
+            said = [s for s in said if "a power of ten slipped" not in s and "is off by" not in s]
+        said = confusions + said
+    if claim.named is not None and not same_quantity(claim.named, quantity):
+        right = verdict is not INCORRECT
+        said = [
+            f"the left side {claim.answer.name} names the {describe(claim.named)}, "
+            f"but the quantity asked is the {describe(quantity)}"
+            + (" (the value itself is right)" if right else "")
+        ] + ([] if right else said)
+        verdict = INCORRECT
+    return replace(j, verdict=verdict, diagnosis=tuple(said))

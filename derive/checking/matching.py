@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
 
 import sympy as sp
 
@@ -18,6 +19,7 @@ from derive.errors import LimitError
 
 __all__ = [
     "MAX_EXPANSION",
+    "How",
     "Match",
     "as_percent",
     "check_size",
@@ -53,11 +55,19 @@ _POINT_PRIMES = (
 )
 
 
+class How(Enum):
+    """How a claim matched: equal exactly, the integer threshold of a crossover, or within the tolerance."""
+
+    EXACT = "exact"
+    THRESHOLD = "threshold"
+    TOLERANCE = "tolerance"
+
+
 @dataclass(frozen=True)
 class Match:
-    """How a claim matched a target: ``exact``, ``threshold`` or ``tolerance``."""
+    """How a claim matched a target, and the relative error for numbers."""
 
-    how: str
+    how: How
     relative_error: sp.Rational | None = None
 
 
@@ -161,14 +171,14 @@ def match(claim: sp.Expr, target: Target | None, rtol: sp.Rational) -> Match | N
     if target is None:
         return None
     if target.value is not None and equal(claim, target.value):
-        return Match("exact", sp.Integer(0) if target.value.is_number else None)
+        return Match(How.EXACT, sp.Integer(0) if target.value.is_number else None)
     if target.threshold is not None and claim.is_Integer and int(claim) == target.threshold:
         rel = relative_error(claim, target.value) if target.value is not None else None
-        return Match("threshold", rel)
+        return Match(How.THRESHOLD, rel)
     if target.value is not None:
         rel = relative_error(claim, target.value)
         if rel is not None and rel <= rtol:
-            return Match("tolerance", rel)
+            return Match(How.TOLERANCE, rel)
     return None
 
 

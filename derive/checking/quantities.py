@@ -11,6 +11,7 @@ different numbers, so they cannot drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 import sympy as sp
 
@@ -26,6 +27,8 @@ __all__ = [
     "QUANTITIES",
     "Basis",
     "Hardware",
+    "Kind",
+    "Roof",
     "Target",
     "basis_of",
     "compute",
@@ -37,23 +40,42 @@ __all__ = [
     "roof_of",
 ]
 
-# quantity -> (kind, roof). Kinds: num (FLOPs), den (bytes), ratio (intensity), ridge,
-# cross (crossover), t_num (FLOPs / peak), t_den (bytes / bandwidth).
-MEMORY, NETWORK = "memory", "network"
-_TABLE: dict[str, tuple[str, str]] = {
-    "flops": ("num", MEMORY),
-    "bytes": ("den", MEMORY),
-    "intensity": ("ratio", MEMORY),
-    "intensity_regime": ("ratio", MEMORY),
-    "ridge": ("ridge", MEMORY),
-    "crossover": ("cross", MEMORY),
-    "t_math": ("t_num", MEMORY),
-    "t_mem": ("t_den", MEMORY),
-    "network_bytes": ("den", NETWORK),
-    "network_intensity": ("ratio", NETWORK),
-    "network_ridge": ("ridge", NETWORK),
-    "network_crossover": ("cross", NETWORK),
-    "t_comms": ("t_den", NETWORK),
+
+class Kind(Enum):
+    """What computation a quantity is, from a basis (FLOPs over bytes) and hardware numbers."""
+
+    FLOPS = "num"  # the numerator: FLOPs
+    BYTES = "den"  # the denominator: bytes
+    INTENSITY = "ratio"  # FLOPs / bytes
+    RIDGE = "ridge"  # peak / bandwidth
+    CROSSOVER = "cross"  # where FLOPs / bytes = peak / bandwidth, solved for one dim
+    COMPUTE_TIME = "t_num"  # FLOPs / peak
+    TRANSFER_TIME = "t_den"  # bytes / bandwidth
+
+
+class Roof(Enum):
+    """Which bandwidth a quantity's roof uses."""
+
+    MEMORY = "memory"
+    NETWORK = "network"
+
+
+MEMORY, NETWORK = Roof.MEMORY, Roof.NETWORK
+# quantity -> (kind, roof)
+_TABLE: dict[str, tuple[Kind, Roof]] = {
+    "flops": (Kind.FLOPS, MEMORY),
+    "bytes": (Kind.BYTES, MEMORY),
+    "intensity": (Kind.INTENSITY, MEMORY),
+    "intensity_regime": (Kind.INTENSITY, MEMORY),
+    "ridge": (Kind.RIDGE, MEMORY),
+    "crossover": (Kind.CROSSOVER, MEMORY),
+    "t_math": (Kind.COMPUTE_TIME, MEMORY),
+    "t_mem": (Kind.TRANSFER_TIME, MEMORY),
+    "network_bytes": (Kind.BYTES, NETWORK),
+    "network_intensity": (Kind.INTENSITY, NETWORK),
+    "network_ridge": (Kind.RIDGE, NETWORK),
+    "network_crossover": (Kind.CROSSOVER, NETWORK),
+    "t_comms": (Kind.TRANSFER_TIME, NETWORK),
 }
 QUANTITIES: tuple[str, ...] = tuple(_TABLE)
 
@@ -79,12 +101,12 @@ def describe(quantity: str) -> str:
     return _NAMES.get(quantity, quantity)
 
 
-def kind_of(quantity: str) -> str:
+def kind_of(quantity: str) -> Kind:
     """The kind of computation a quantity is (``ratio``, ``cross``, ...)."""
     return _TABLE[quantity][0]
 
 
-def roof_of(quantity: str) -> str:
+def roof_of(quantity: str) -> Roof:
     """``memory`` or ``network``."""
     return _TABLE[quantity][1]
 
@@ -113,7 +135,7 @@ class Basis:
     num: sp.Expr
     den: sp.Expr
     terms: tuple[ByteTerm, ...]
-    roof: str
+    roof: Roof
 
 
 @dataclass(frozen=True)
@@ -124,7 +146,7 @@ class Hardware:
     memory: sp.Rational
     link: sp.Rational | None
 
-    def bandwidth(self, roof: str) -> sp.Rational | None:
+    def bandwidth(self, roof: Roof) -> sp.Rational | None:
         """The bandwidth of a roof."""
         return self.memory if roof == MEMORY else self.link
 
@@ -135,7 +157,7 @@ def hardware_of(a: Analysis) -> Hardware:
     return Hardware(p.peak.value, p.bandwidth.value, p.link.value if p.link else None)
 
 
-def basis_of(a: Analysis, roof: str, regime: Regime | None = None) -> Basis:
+def basis_of(a: Analysis, roof: Roof, regime: Regime | None = None) -> Basis:
     """The exact basis of a roof, or its leading order under ``regime`` (with the byte terms it keeps).
 
     Raises:
@@ -147,7 +169,7 @@ def basis_of(a: Analysis, roof: str, regime: Regime | None = None) -> Basis:
             f"operator {a.problem.operator.name!r}",
             "sends nothing over the interconnect, so it has no network quantities",
         )
-    terms = a.memory.terms if roof == MEMORY else a.network.terms
+    terms = a.network.terms if roof == NETWORK and a.network is not None else a.memory.terms
     total = sp.Add(*(t.bytes for t in terms))
     if regime is None:
         return Basis(a.flops, total, terms, roof)
@@ -183,7 +205,7 @@ def _crossover_target(c: Crossover) -> Target:
     )
 
 
-def compute(kind: str, basis: Basis, hw: Hardware, a: Analysis) -> Target:
+def compute(kind: Kind, basis: Basis, hw: Hardware, a: Analysis) -> Target:
     """One quantity from a basis and hardware numbers, with the problem's bound dims.
 
     Raises:
@@ -192,12 +214,12 @@ def compute(kind: str, basis: Basis, hw: Hardware, a: Analysis) -> Target:
     p = a.problem
     sub_all, sub_x = p.bound_subs(), p.bound_subs(except_dim=p.solve_for)
     bw = hw.bandwidth(basis.roof)
-    if bw is None and kind in ("ridge", "cross", "t_den"):
+    if bw is None and kind in (Kind.RIDGE, Kind.CROSSOVER, Kind.TRANSFER_TIME):
         raise ProblemError(
             "network quantity",
             "no link bandwidth is known; give --link-bandwidth BYTES_PER_S or a chip with a link",
         )
-    if kind == "cross":
+    if kind == Kind.CROSSOVER:
         return _crossover_target(
             solve_crossover(
                 *reduced_parts(basis.num.subs(sub_x), basis.den.subs(sub_x)),
@@ -207,14 +229,14 @@ def compute(kind: str, basis: Basis, hw: Hardware, a: Analysis) -> Target:
             )
         )
     symbolic = {
-        "num": basis.num,
-        "den": basis.den,
-        "ratio": sp.cancel(basis.num / basis.den),
-        "ridge": hw.peak / bw if bw else None,
-        "t_num": basis.num / hw.peak,
-        "t_den": basis.den / bw if bw else None,
+        Kind.FLOPS: basis.num,
+        Kind.BYTES: basis.den,
+        Kind.INTENSITY: sp.cancel(basis.num / basis.den),
+        Kind.RIDGE: hw.peak / bw if bw else None,
+        Kind.COMPUTE_TIME: basis.num / hw.peak,
+        Kind.TRANSFER_TIME: basis.den / bw if bw else None,
     }[kind]
-    value = sp.cancel(symbolic.subs(sub_all)) if kind == "ratio" else symbolic.subs(sub_all)
+    value = sp.cancel(symbolic.subs(sub_all)) if kind == Kind.INTENSITY else symbolic.subs(sub_all)
     return Target(value, symbolic)
 
 
@@ -230,14 +252,14 @@ def expected(a: Analysis, quantity: str) -> Target:
                 "--quantity intensity_regime",
                 "needs --regime (the leading order is taken under a regime)",
             )
-        return compute("ratio", basis_of(a, MEMORY, a.problem.regime), hardware_of(a), a)
+        return compute(Kind.INTENSITY, basis_of(a, MEMORY, a.problem.regime), hardware_of(a), a)
     return compute(kind_of(quantity), basis_of(a, roof_of(quantity)), hardware_of(a), a)
 
 
 def leading(a: Analysis, quantity: str, regime: Regime | None) -> Target | None:
     """The quantity at leading order under ``regime`` (None where that means nothing)."""
     kind = kind_of(quantity)
-    if regime is None or kind == "ridge" or quantity == "intensity_regime":
+    if regime is None or kind == Kind.RIDGE or quantity == "intensity_regime":
         return None
     try:
         return compute(kind, basis_of(a, roof_of(quantity), regime), hardware_of(a), a)

@@ -14,16 +14,16 @@ import sympy as sp
 
 from derive.analysis.analyse import ByteTerm
 from derive.checking.matching import expansion_size
-from derive.checking.quantities import Basis, Hardware
+from derive.checking.quantities import Basis, Hardware, Kind
 from derive.checking.words import compact, exact_decimal, per_element, tensor_label
 
 __all__ = ["implied_bytes", "moved", "term_diagnoses"]
 
 # (subject, verb "leave out", verb "count", verb "include")
 _NOUN = {
-    "den": ("your bytes", "leave", "count", "include"),
-    "ratio": ("your denominator", "leaves", "counts", "includes"),
-    "t_den": ("the bytes behind your time", "leave", "count", "include"),
+    Kind.BYTES: ("your bytes", "leave", "count", "include"),
+    Kind.INTENSITY: ("your denominator", "leaves", "counts", "includes"),
+    Kind.TRANSFER_TIME: ("the bytes behind your time", "leave", "count", "include"),
 }
 _ROLE = {"read": "the read of", "write": "the write-back of", "sent": "the send of"}
 _WIDTH_NAMES = (
@@ -46,16 +46,16 @@ class _Group:
         return sp.Add(*(t.width * k for t, k in self.terms))
 
 
-def implied_bytes(kind: str, claim: sp.Expr, basis: Basis, hw: Hardware) -> sp.Expr | None:
+def implied_bytes(kind: Kind, claim: sp.Expr, basis: Basis, hw: Hardware) -> sp.Expr | None:
     """The bytes the claim stands for, given that its FLOPs (or bandwidth) are right."""
     if claim == 0:
         return None
-    if kind == "den":
+    if kind == Kind.BYTES:
         return claim
-    if kind == "ratio":
+    if kind == Kind.INTENSITY:
         return sp.cancel(basis.num / claim)
     bw = hw.bandwidth(basis.roof)
-    return claim * bw if kind == "t_den" and bw else None
+    return claim * bw if kind == Kind.TRANSFER_TIME and bw else None
 
 
 MAX_FINDINGS = 2
@@ -142,7 +142,7 @@ def _many_tensors(mono: sp.Expr, group: _Group, got: sp.Rational, noun: tuple[st
 
 
 def term_diagnoses(
-    kind: str, claim: sp.Expr, basis: Basis, hw: Hardware, bound: dict
+    kind: Kind, claim: sp.Expr, basis: Basis, hw: Hardware, bound: dict
 ) -> list[tuple[str, bool]]:
     """Sentences naming each tensor whose bytes the claim gets wrong (empty if it cannot tell).
 
@@ -162,7 +162,7 @@ def term_diagnoses(
     got, groups = _split(implied.subs(subs)), _groups(basis.terms, subs)
     if got is None or groups is None or any(c < 0 for c in got.values()):
         return []
-    noun = _NOUN.get(kind, _NOUN["den"])
+    noun = _NOUN.get(kind, _NOUN[Kind.BYTES])
     right = [m for m, g in groups.items() if got.get(m, 0) == g.expected]
     wrong = [m for m, g in groups.items() if got.get(m, 0) != g.expected]
     extra = [m for m in got if m not in groups]
@@ -175,6 +175,8 @@ def term_diagnoses(
     out = []
     for mono in wrong:
         g, have = groups[mono], got.get(mono, sp.Integer(0))
+        if len(g.terms) > 1 and not (have * mono).as_coeff_Mul()[0].is_Integer:
+            continue  # a fraction of a byte: not a miscount of these tensors
         text = (
             _one_tensor(*g.terms[0], have, noun)
             if len(g.terms) == 1

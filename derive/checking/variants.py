@@ -19,6 +19,7 @@ from derive.checking.quantities import (
     NETWORK,
     Basis,
     Hardware,
+    Kind,
     basis_of,
     compute,
     describe,
@@ -32,13 +33,21 @@ from derive.errors import DeriveError
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.regime import Regime
 
-__all__ = ["ROUNDED", "Variant", "dtype_variants", "hardware_variants", "round_sig", "sig_text"]
+__all__ = [
+    "ROUNDED",
+    "Variant",
+    "dtype_variants",
+    "flop_variants",
+    "hardware_variants",
+    "round_sig",
+    "sig_text",
+]
 
 Variant = tuple[str, object]  # (sentence stem, Target)
 ROUNDED = " rounded to "
 """In the stem of every rounding variant (and no other)."""
-_HW_KINDS = frozenset({"ridge", "cross", "t_num", "t_den"})
-_DTYPE_KINDS = frozenset({"den", "ratio", "cross", "t_den"})
+_HW_KINDS = frozenset({Kind.RIDGE, Kind.CROSSOVER, Kind.COMPUTE_TIME, Kind.TRANSFER_TIME})
+_DTYPE_KINDS = frozenset({Kind.BYTES, Kind.INTENSITY, Kind.CROSSOVER, Kind.TRANSFER_TIME})
 
 
 def _pow10(e: int) -> sp.Rational:
@@ -66,7 +75,7 @@ def sig_text(mant: int, e: int) -> str:
 
 
 def _rounded(value: sp.Rational) -> list[tuple[int, sp.Rational, str]]:
-    out = []
+    out: list[tuple[int, sp.Rational, str]] = []
     for digits in (3, 2, 1):
         r, mant, e = round_sig(value, digits)
         if r != value and all(r != v for _, v, _ in out):
@@ -81,7 +90,7 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
         return
     hw, p = hardware_of(a), a.problem
     bw_name = "β" if roof == MEMORY else "the link bandwidth"
-    peak_uses = kind in ("ridge", "cross", "t_num")
+    peak_uses = kind in (Kind.RIDGE, Kind.CROSSOVER, Kind.COMPUTE_TIME)
 
     def run(h: Hardware) -> object | None:
         try:
@@ -89,6 +98,14 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
         except DeriveError:
             return None
 
+    sparse = dict(p.chip.sparse) if p.chip is not None else {}
+    if peak_uses and p.compute_dtype in sparse:
+        fig = sparse[p.compute_dtype]
+        yield (
+            f"this uses the {p.chip.name} {p.compute_dtype} sparse figure ({fig.text}, with 2:4 structured "  # type: ignore[union-attr]
+            f"sparsity) as the peak; the dense {p.compute_dtype} peak is {sci(hw.peak)}",
+            run(replace(hw, peak=fig.value)),
+        )
     if peak_uses and p.chip is not None:
         for dtype, fig in p.chip.peaks:
             if fig.value != hw.peak:
@@ -96,12 +113,7 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
                     f"this uses the {dtype} peak ({fig.text}); the compute dtype is {p.compute_dtype} ({p.compute_reason})",
                     run(replace(hw, peak=fig.value)),
                 )
-    if peak_uses:
-        yield (
-            f"this uses the sparse peak ({sci(2 * hw.peak)}); the sparse peak is 2× the dense one and must not be used",
-            run(replace(hw, peak=2 * hw.peak)),
-        )
-    if kind != "t_num":
+    if kind != Kind.COMPUTE_TIME:
         if roof == MEMORY and hw.link is not None:
             yield (
                 f"this uses the link bandwidth ({sci(hw.link)} B/s) instead of the HBM bandwidth ({sci(hw.memory)} B/s)",
@@ -114,13 +126,32 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
             )
     bw = hw.bandwidth(roof)
     peaks = [(None, hw.peak, "")] + (_rounded(hw.peak) if peak_uses else [])
-    bws = [(None, bw, "")] + (_rounded(bw) if kind != "t_num" and bw is not None else [])
+    bws = [(None, bw, "")] + (_rounded(bw) if kind != Kind.COMPUTE_TIME and bw is not None else [])
     combos = [(pk, b) for pk in peaks for b in bws if pk[0] or b[0]]
     combos.sort(key=lambda c: (bool(c[0][0]) + bool(c[1][0]), -(c[0][0] or 9) - (c[1][0] or 9)))
     for (pd, pv, pt), (bd, bv, bt) in combos:
         said = ([f"π{ROUNDED}{pt}"] if pd else []) + ([f"{bw_name}{ROUNDED}{bt}"] if bd else [])
         h = replace(hw, peak=pv, **({"memory": bv} if roof == MEMORY else {"link": bv}))
         yield f"this matches the {describe(quantity)} with {' and '.join(said)}", run(h)
+
+
+def flop_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Variant]:
+    """Multiply-accumulates counted as one FLOP: the same quantity with half the FLOPs."""
+    kind = kind_of(quantity)
+    if (
+        kind not in (Kind.INTENSITY, Kind.CROSSOVER, Kind.COMPUTE_TIME)
+        or "multiply-accumulate" not in a.problem.operator.doc
+    ):
+        return
+    try:
+        target = compute(kind, replace(basis, num=basis.num / 2), hardware_of(a), a)
+    except DeriveError:
+        return
+    yield (
+        f"MACs counted as one FLOP: this is the {describe(quantity)} with half the FLOPs "
+        "(a multiply-accumulate is 2 FLOPs, one multiply and one add)",
+        target,
+    )
 
 
 def dtype_variants(

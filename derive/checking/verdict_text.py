@@ -8,14 +8,15 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.checking.chain import ChainResult
+from derive.checking.claims import Claim
 from derive.checking.context import Context
 from derive.checking.judge import Judgement
 from derive.checking.matching import as_percent, relative_error
 from derive.checking.quantities import Target
-from derive.formula import Parsed
+from derive.checking.shown import show_expected
 from derive.problem.decimals import fmt_decimal
 
-__all__ = ["chain_json", "chain_text", "claim_json", "claim_text"]
+__all__ = ["chain_json", "chain_text", "claim_json", "claim_text", "unreadable_json"]
 
 
 def _s(expr: sp.Expr | None) -> str | None:
@@ -28,8 +29,10 @@ def _decimal(expr: sp.Expr | None) -> str | None:
     )
 
 
-def _target_json(t: Target | None, prefix: str) -> dict:
-    """``prefix`` (exact), ``prefix_value`` (a decimal for display) and ``prefix_threshold``; None when absent."""
+def _target_json(t: Target | None, prefix: str, hidden: bool = False) -> dict:
+    """``prefix`` (exact), ``prefix_value`` (a decimal for display) and ``prefix_threshold``; None when absent or hidden."""
+    if hidden:
+        t = None
     return {
         prefix: _s(t.value) if t else None,
         f"{prefix}_value": _decimal(t.value) if t else None,
@@ -37,30 +40,53 @@ def _target_json(t: Target | None, prefix: str) -> dict:
     }
 
 
-def claim_json(ctx: Context, parsed: Parsed, j: Judgement) -> dict:
-    """The JSON object of ``derive check --claim``."""
+def unreadable_json(quantity: str | None, claim: str, reason: str, position: int | None) -> dict:
+    """The JSON object for a claim (or derivation) that cannot be read."""
+    return {
+        "verdict": "unreadable",
+        "quantity": quantity,
+        "claim": claim,
+        "reason": reason,
+        "position": position,
+        "diagnosis": [],
+    }
+
+
+def claim_json(
+    ctx: Context,
+    claim: Claim,
+    j: Judgement,
+    diagnosis: tuple[str, ...] | None = None,
+    hidden: bool = False,
+) -> dict:
+    """The JSON object of ``derive check --claim`` (``hidden``: no expected values, ``diagnosis`` as kept)."""
     p = ctx.analysis.problem
+    parsed = claim.parsed
     lead_rel = (
         relative_error(j.value, j.leading.value)
         if j.leading is not None and j.leading.value is not None
         else None
     )
     out = {
-        "verdict": j.verdict,
+        "verdict": j.verdict.value,
         "quantity": j.quantity,
         "claimed": str(j.claimed),
         "claimed_with_bound_dims": str(j.value) if j.value != j.claimed else None,
+        "read_as": claim.read_as(),
+        "unit": claim.unit.text if claim.unit else None,
         "syntax": parsed.syntax,
         "syntax_decided": parsed.decided,
-        **_target_json(j.expected, "expected"),
-        "expected_note": j.expected.note or None,
-        **_target_json(j.leading, "expected_leading_order"),
+        **_target_json(j.expected, "expected", hidden),
+        "expected_text": None if hidden else show_expected(j.expected, j.quantity),
+        "expected_note": None if hidden else j.expected.note or None,
+        **_target_json(j.leading, "expected_leading_order", hidden),
+        "expected_hidden": hidden,
         "relative_error": as_percent(j.relative_error) if j.relative_error is not None else None,
         "relative_error_exact": _s(j.relative_error),
         "relative_error_leading_order": as_percent(lead_rel) if lead_rel is not None else None,
         "rtol": str(ctx.rtol),
-        "matched": j.match.how if j.match else None,
-        "diagnosis": list(j.diagnosis),
+        "matched": j.match.how.value if j.match else None,
+        "diagnosis": list(j.diagnosis if diagnosis is None else diagnosis),
         "operator": p.operator.name,
         "regime": p.regime.text if p.regime else None,
         "set": {d.name: int(v) for d, v in p.bound},
@@ -68,70 +94,75 @@ def claim_json(ctx: Context, parsed: Parsed, j: Judgement) -> dict:
     return out
 
 
-def _show(t: Target | None) -> str:
-    if t is None:
-        return "none"
-    if t.value is None:
-        return t.note or "none"
-    text = str(t.value)
-    dec = _decimal(t.value)
-    text += f" ≈ {dec}" if dec else ""
-    return text + (
-        f" (smallest compute-bound integer: {t.threshold})" if t.threshold is not None else ""
-    )
+def _show(t: Target | None, quantity: str) -> str:
+    return show_expected(t, quantity) or "none"
 
 
-def claim_text(ctx: Context, parsed: Parsed, j: Judgement) -> str:
+def claim_text(
+    ctx: Context,
+    claim: Claim,
+    j: Judgement,
+    diagnosis: tuple[str, ...] | None = None,
+    hidden: bool = False,
+) -> str:
     """A few readable lines: verdict, how the claim was read, what was expected, the diagnosis."""
     p = ctx.analysis.problem
     lines = [
-        f"verdict: {j.verdict}",
+        f"verdict: {j.verdict.value}",
         f"quantity: {j.quantity}",
-        f"claim read as: {j.claimed}   ({parsed.decided})",
+        f"claim read as: {claim.read_as()}   ({claim.parsed.decided})",
     ]
     if j.value != j.claimed:
         lines.append(f"with bound dims: {j.value}")
-    lines.append(f"expected: {_show(j.expected)}")
-    if j.leading is not None:
-        lines.append(f"leading order under {p.regime.text}: {_show(j.leading)}")
-    if j.relative_error is not None and j.relative_error != 0:
+    if not hidden:
+        lines.append(f"expected: {_show(j.expected, j.quantity)}")
+        if j.leading is not None and p.regime is not None:
+            lines.append(f"leading order under {p.regime.text}: {_show(j.leading, j.quantity)}")
+    if j.relative_error is not None and j.relative_error != 0 and not hidden:
         lines.append(
             f"relative error: {as_percent(j.relative_error)} (tolerance {as_percent(ctx.rtol)})"
         )
-    if j.diagnosis:
+    said = j.diagnosis if diagnosis is None else diagnosis
+    if said:
         lines.append("diagnosis:")
-        lines += [f"  - {d}" for d in j.diagnosis]
+        lines += [f"  - {d}" for d in said]
     return "\n".join(lines) + "\n"
 
 
-def chain_json(ctx: Context, r: ChainResult) -> dict:
+def chain_json(
+    ctx: Context, r: ChainResult, diagnosis: tuple[str, ...] | None = None, hidden: bool = False
+) -> dict:
     """The JSON object of ``derive check --chain``."""
     p = ctx.analysis.problem
     return {
-        "verdict": r.verdict,
+        "verdict": r.verdict.value,
         "quantity": r.quantity,
+        "quantities": list(r.quantities),
         "claimed": _s(r.first),
-        "expected": _s(r.expected.value) if r.expected else None,
-        "expected_leading_order": _s(r.leading.value) if r.leading else None,
-        "diagnosis": list(r.diagnosis),
+        "expected": _s(r.expected.value) if r.expected and not hidden else None,
+        "expected_leading_order": _s(r.leading.value) if r.leading and not hidden else None,
+        "expected_hidden": hidden,
+        "diagnosis": list(r.diagnosis if diagnosis is None else diagnosis),
         "steps": [
             {"line": s.line, "text": s.text, "relation": s.relation, "ok": s.ok, "why": s.why}
             for s in r.steps
         ],
         "first_wrong_line": r.first_wrong_line,
+        "wrong_lines": list(r.wrong_lines),
         "operator": p.operator.name,
         "regime": p.regime.text if p.regime else None,
         "set": {d.name: int(v) for d, v in p.bound},
     }
 
 
-def chain_text(ctx: Context, r: ChainResult) -> str:
+def chain_text(
+    ctx: Context, r: ChainResult, diagnosis: tuple[str, ...] | None = None, hidden: bool = False
+) -> str:
     """The chain's verdict, then one line per step (✓ or ✗), then the diagnosis."""
-    lines = [f"verdict: {r.verdict}"]
+    lines = [f"verdict: {r.verdict.value}"]
     if r.quantity:
-        lines.append(
-            f"quantity: {r.quantity}" + (f" (expected {_show(r.expected)})" if r.expected else "")
-        )
+        shown = f" (expected {_show(r.expected, r.quantity)})" if r.expected and not hidden else ""
+        lines.append(f"quantity: {r.quantity}{shown}")
     for s in r.steps:
         mark = "ok " if s.ok else "WRONG"
         lines.append(f"line {s.line}: {mark} {s.text}")
@@ -139,7 +170,8 @@ def chain_text(ctx: Context, r: ChainResult) -> str:
             lines.append(f"    {s.why}")
     if r.first_wrong_line is not None:
         lines.append(f"first wrong step: line {r.first_wrong_line}")
-    if r.diagnosis:
+    said = r.diagnosis if diagnosis is None else diagnosis
+    if said:
         lines.append("diagnosis:")
-        lines += [f"  - {d}" for d in r.diagnosis]
+        lines += [f"  - {d}" for d in said]
     return "\n".join(lines) + "\n"

@@ -9,7 +9,16 @@ import sympy as sp
 from derive.declare.operator import Tensor
 from derive.problem.decimals import fmt_decimal
 
-__all__ = ["approx", "compact", "exact_decimal", "per_element", "plural", "sci", "tensor_label"]
+__all__ = [
+    "approx",
+    "compact",
+    "exact_decimal",
+    "formula_text",
+    "per_element",
+    "plural",
+    "sci",
+    "tensor_label",
+]
 
 _SINGLE = re.compile(r"^[A-Za-z]$")
 
@@ -78,3 +87,24 @@ def tensor_label(t: Tensor) -> str:
 def per_element(width: sp.Expr) -> str:
     """``1 byte per element``, ``2 bytes per element``, ``0.5 bytes per element``."""
     return f"{exact_decimal(width)} byte{'' if width == 1 else 's'} per element"
+
+
+_BIG = 10**6
+
+
+def formula_text(value: sp.Expr) -> str:
+    """A formula as people write it: ``BDF / 9.85e13`` when its coefficient is a hardware number.
+
+    >>> B, D = sp.symbols("B D", positive=True)
+    >>> formula_text(B * D / 98500000000000)
+    'BD / 9.85e13'
+    """
+    coeff, rest = value.as_coeff_Mul()
+    if coeff.is_Rational and coeff > 0 and rest.free_symbols:
+        if coeff.p == 1 and coeff.q >= _BIG:
+            return f"{compact(rest)} / {sci(sp.Integer(coeff.q))}"
+        if coeff.q == 1 and coeff.p >= _BIG:
+            return f"{sci(sp.Integer(coeff.p))} {compact(rest)}"
+        if coeff.q >= _BIG and coeff.p < _BIG:
+            return f"{coeff.p}{compact(rest)} / {sci(sp.Integer(coeff.q))}"
+    return compact(value)

@@ -4,10 +4,14 @@
 
     derive check matmul --dtype bf16 --dtype Y=int8 --chip tpu-v5e \\
         --quantity intensity --claim '\\frac{2BDF}{2BD+2DF+2BF}'
+    derive check --problem-set set.toml --problem q2 --quantity crossover --claim 'B \\geq 121'
+    derive check --problem-set set.toml --answers answers.csv -o verdicts.csv
 
-Exit codes: 0 the claim (or every step) is right, 1 it is wrong, 2 the claim,
-the file or the problem cannot be read (one line on stderr). Claims are read
-only by :mod:`derive.formula`; nothing here evaluates text.
+Exit codes: 0 the claim (or every step) is right, or every row of ``--answers`` was
+read; 1 it is wrong (or some rows could not be read); 2 the claim, the file or the
+problem cannot be read (one line on stderr; with ``--format json`` the verdict
+``unreadable`` is also printed). Claims are read only by :mod:`derive.formula`;
+nothing here evaluates text.
 """
 
 from __future__ import annotations
@@ -18,25 +22,37 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import sympy as sp
-
-from derive.checking.context import DEFAULT_RTOL, Context
+from derive.checking.context import DEFAULT_RTOL, parse_rtol
 from derive.checking.quantities import QUANTITIES
-from derive.errors import ProblemError
-from derive.formula import SYNTAXES, Parsed
-from derive.problem.decimals import parse_decimal
+from derive.errors import DeriveError, ParseError, ProblemError
+from derive.formula import SYNTAXES
+from derive.problem.binding import ProblemSpec
+from derive.problem.problem_set import ProblemEntry, ProblemSet
 
-__all__ = ["add_check_parser", "build_context", "parse_rtol", "run"]
+__all__ = ["add_check_parser", "parse_rtol", "problem_of", "run"]
+
+_PROBLEM_FLAGS = (
+    "dtype",
+    "compute",
+    "chip",
+    "peak",
+    "bandwidth",
+    "link_bandwidth",
+    "regime",
+    "set",
+    "solve_for",
+)
 
 
 def add_check_parser(
-    sub, add_problem_flags: Callable[[argparse.ArgumentParser], None]
+    sub: argparse._SubParsersAction,
+    add_problem_flags: Callable[..., None],
 ) -> argparse.ArgumentParser:
     """Register ``derive check`` on the CLI's subparsers."""
     p = sub.add_parser(
         "check", help="judge a claimed quantity or a whole derivation against the exact answer"
     )
-    add_problem_flags(p)
+    add_problem_flags(p, operator_optional=True)
     p.add_argument(
         "--quantity",
         choices=QUANTITIES,
@@ -49,7 +65,26 @@ def add_check_parser(
     p.add_argument(
         "--chain",
         metavar="FILE",
-        help="a derivation, one step per line ('=' exact, '\\approx' leading order)",
+        help="a derivation, one step per line ('=' exact, '\\approx' leading order or rounding)",
+    )
+    p.add_argument(
+        "--problem-set",
+        metavar="SET",
+        help="a problem-set TOML file: judge against one of its problems (--problem ID)",
+    )
+    p.add_argument("--problem", metavar="ID", help="the id of a problem of --problem-set")
+    p.add_argument(
+        "--answers",
+        metavar="CSV",
+        help="grade many answers against --problem-set (columns: who, problem, quantity, claim)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="with --answers: write the verdicts' CSV here"
+    )
+    p.add_argument(
+        "--hide-expected",
+        action="store_true",
+        help="give only the verdict and the diagnosis, never the expected answer",
     )
     p.add_argument(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
@@ -65,73 +100,156 @@ def add_check_parser(
     return p
 
 
-def parse_rtol(text: str) -> sp.Rational:
-    """The tolerance as an exact rational in (0, 1).
-
-    Raises:
-        ProblemError: not a decimal, or not strictly between 0 and 1.
-    """
-    value = parse_decimal(text, "--rtol")
-    if not 0 < value < 1:
-        raise ProblemError(
-            f"--rtol {text}", "must be a decimal greater than 0 and less than 1 (0.01 is 1%)"
-        )
-    return value
-
-
-def build_context(
-    args: argparse.Namespace, claim: str | None = None
-) -> tuple[Context, Parsed | None]:
-    """Bind and analyse the problem named by the flags; a claim is read first (cheap refusals first)."""
-    from derive.analysis.analyse import analyse
-    from derive.checking.judge import read_claim
-    from derive.commands.cli import spec_from_args
-    from derive.declare.registry import load_registry
-    from derive.problem.binding import bind
-
-    rtol = parse_rtol(args.rtol)
-    spec = spec_from_args(args)
-    registry = load_registry(tuple(Path(p) for p in args.operators))
-    op = registry.get(spec.operator)
-    parsed = (
-        read_claim({d.name: d for d in op.dims}, claim, args.syntax) if claim is not None else None
-    )
-    return Context(analyse(bind(spec, op)), spec, registry, rtol), parsed
-
-
 def _write(data: dict | str) -> None:
     sys.stdout.write(
         json.dumps(data, indent=2, ensure_ascii=False) + "\n" if isinstance(data, dict) else data
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    """The handler of ``derive check``: 0 right, 1 wrong; errors raise :class:`DeriveError` (exit 2)."""
-    from derive.checking import verdict_text as report
-    from derive.checking.chain import check_chain, read_chain
-    from derive.checking.judge import INCORRECT, judge_expr
+def _operators(args: argparse.Namespace, extra: tuple[Path, ...] = ()) -> tuple[str, ...]:
+    return tuple(str(p) for p in extra) + tuple(args.operators)
 
-    if (args.claim is None) == (args.chain is None):
-        raise ProblemError("--claim / --chain", "give exactly one of --claim TEXT or --chain FILE")
-    if args.claim is not None and args.quantity is None:
+
+def problem_of(args: argparse.Namespace) -> tuple[ProblemSpec, tuple[str, ...]]:
+    """The problem the flags name (an operator and its flags, or a problem of a set) and its operator files."""
+    from derive.commands.cli import spec_from_args
+
+    if args.problem_set is None:
+        if args.problem is not None:
+            raise ProblemError("--problem", "needs --problem-set SET (the file the id is in)")
+        if args.operator is None:
+            raise ProblemError(
+                "derive check", "give an OPERATOR and its flags, or --problem-set SET --problem ID"
+            )
+        return spec_from_args(args), _operators(args)
+    given = [f"--{f.replace('_', '-')}" for f in _PROBLEM_FLAGS if getattr(args, f, None)]
+    if args.operator is not None or given:
+        what = args.operator if args.operator is not None else given[0]
+        raise ProblemError(
+            f"derive check --problem-set with {what}",
+            "the problem comes from the set; give --problem ID and no operator or problem flags",
+        )
+    pset = _load_set(args.problem_set)
+    if args.problem is None:
+        ids = ", ".join(p.id for p in pset.problems)
+        raise ProblemError("--problem-set", f"needs --problem ID (one of {ids})")
+    return _entry(pset, args.problem).spec, _operators(args, pset.operators)
+
+
+def _load_set(path: str) -> ProblemSet:
+    from derive.problem.problem_set import load_problem_set
+
+    return load_problem_set(Path(path))
+
+
+def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry:
+    for entry in pset.problems:
+        if entry.id.lower() == str(problem_id).lower():
+            return entry
+    ids = ", ".join(p.id for p in pset.problems)
+    raise ProblemError(f"problem {problem_id!r}", f"no such problem in the set; its ids are {ids}")
+
+
+def _claim(args: argparse.Namespace) -> int:
+    from derive.checking import verdict_text as report
+    from derive.checking.api import ClaimDetail, check
+    from derive.checking.verdict import Verdict
+
+    if args.quantity is None:
         raise ProblemError(
             "--quantity", f"--claim needs --quantity (one of {', '.join(QUANTITIES)})"
         )
-    if args.chain is not None:
-        lines = read_chain(args.chain)
-        ctx, _ = build_context(args)
-        result = check_chain(ctx, lines, args.syntax, args.quantity)
-        _write(
-            report.chain_json(ctx, result)
-            if args.format == "json"
-            else report.chain_text(ctx, result)
-        )
-        return 1 if result.verdict == INCORRECT else 0
-    ctx, parsed = build_context(args, args.claim)
-    verdict = judge_expr(ctx, args.quantity, parsed.expr)
-    _write(
-        report.claim_json(ctx, parsed, verdict)
-        if args.format == "json"
-        else report.claim_text(ctx, parsed, verdict)
+    spec, operators = problem_of(args)
+    result = check(
+        spec,
+        args.quantity,
+        args.claim,
+        rtol=args.rtol,
+        hide_expected=args.hide_expected,
+        syntax=args.syntax,
+        operators=operators,
     )
-    return 1 if verdict.verdict == INCORRECT else 0
+    if result.verdict is Verdict.UNREADABLE:
+        if args.format == "json":
+            _write(
+                report.unreadable_json(
+                    args.quantity, args.claim, result.reason or "", result.position
+                )
+            )
+        error = result.detail
+        raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
+    detail = result.detail
+    assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
+    ctx, claim, judgement = detail.context, detail.claim, detail.judgement
+    hidden = args.hide_expected
+    _write(
+        report.claim_json(ctx, claim, judgement, result.diagnosis, hidden)
+        if args.format == "json"
+        else report.claim_text(ctx, claim, judgement, result.diagnosis, hidden)
+    )
+    return 1 if result.verdict is Verdict.INCORRECT else 0
+
+
+def _derivation(args: argparse.Namespace) -> int:
+    from derive.checking import verdict_text as report
+    from derive.checking.api import ChainDetail, check_derivation
+    from derive.checking.chain import read_chain_text
+    from derive.checking.verdict import Verdict
+
+    text = read_chain_text(args.chain)
+    spec, operators = problem_of(args)
+    result = check_derivation(
+        spec,
+        text,
+        quantity=args.quantity,
+        rtol=args.rtol,
+        hide_expected=args.hide_expected,
+        syntax=args.syntax,
+        operators=operators,
+        what=f"--chain {args.chain!r}",
+    )
+    if result.verdict is Verdict.UNREADABLE:
+        if args.format == "json":
+            data = report.unreadable_json(
+                args.quantity, args.chain, result.reason or "", result.position
+            )
+            _write({**data, "line": result.line})
+        error = result.detail
+        raise (
+            error if isinstance(error, DeriveError) else ParseError("--chain", result.reason or "")
+        )
+    detail = result.detail
+    assert isinstance(detail, ChainDetail)  # every checked derivation carries its detail
+    ctx, chain = detail.context, detail.chain
+    hidden = args.hide_expected
+    _write(
+        report.chain_json(ctx, chain, result.diagnosis, hidden)
+        if args.format == "json"
+        else report.chain_text(ctx, chain, result.diagnosis, hidden)
+    )
+    return 1 if result.verdict is Verdict.INCORRECT else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """The handler of ``derive check``: 0 right, 1 wrong; errors raise :class:`DeriveError` (exit 2)."""
+    parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
+    given = [n for n in ("claim", "chain", "answers") if getattr(args, n) is not None]
+    if len(given) != 1:
+        raise ProblemError(
+            "--claim / --chain / --answers",
+            "give exactly one of --claim TEXT, --chain FILE or --answers CSV",
+        )
+    if args.output is not None and args.answers is None:
+        raise ProblemError("--output", "only --answers writes a file (the verdicts' CSV)")
+    if args.answers is not None:
+        from derive.commands.grade import grade
+
+        if args.problem_set is None:
+            raise ProblemError("--answers", "needs --problem-set SET (the problems the rows name)")
+        if args.problem is not None or args.quantity is not None:
+            raise ProblemError(
+                "--answers",
+                "each row names its problem and quantity; give no --problem or --quantity",
+            )
+        return grade(args)
+    return _claim(args) if args.claim is not None else _derivation(args)

@@ -30,7 +30,9 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[_Parser]"
 class ProblemFlags(Protocol):
     """:func:`add_problem_flags`, handed to the command modules that describe a problem."""
 
-    def __call__(self, parser: argparse.ArgumentParser, chip: bool = True) -> None: ...
+    def __call__(
+        self, parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+    ) -> None: ...
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,11 +46,10 @@ def add_problem_flags(
     parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
 ) -> None:
     """The flags that describe a problem (shared by solve, check, compare)."""
-    parser.add_argument(
-        "operator",
-        nargs="?" if operator_optional else None,
-        help="operator name (see 'derive operators')",
-    )
+    if operator_optional:  # derive check --problem-set takes the problem from the set
+        parser.add_argument("operator", nargs="?", help="operator name (see 'derive operators')")
+    else:
+        parser.add_argument("operator", help="operator name (see 'derive operators')")
     parser.add_argument(
         "--operators",
         action="append",
@@ -139,11 +140,17 @@ _LATER = {
         "add_compare_parser",
         "compare chips and compute dtypes for one problem",
     ),
+    "model": (
+        "model",
+        "add_model_parser",
+        "a whole model: parameters, KV cache, memory fit, training",
+    ),
     "sweep": (
         "sweep",
         "add_sweep_parser",
         "evaluate derived quantities over a grid of dims, as CSV",
     ),
+    "serve": ("serve", "add_serve_parser", "serve a problem set as a workbook in the browser"),
 }
 
 

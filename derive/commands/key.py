@@ -310,11 +310,24 @@ def build_key(
         summary.append(_row(entry, derivation.analysis))
         if plot:
             files[plot.file] = _mark_svg(plot.svg)
+    model_rows: tuple = ()
+    if (
+        problem_set.models
+    ):  # the models chapter: model = "NAME" problems, after the operator problems
+        from derive.commands.model_key import model_chapter
+
+        chapter = model_chapter(problem_set, len(done) + 1)
+        items, questions, model_rows = (
+            items + list(chapter.items),
+            questions + list(chapter.questions),
+            chapter.rows,
+        )
     common = {
         "version": __version__,
         "source": Path(problem_set.source).name,
         "title": problem_set.title,
         "text": problem_set.text,
+        "model_rows": model_rows,
     }
     files[f"{stem}.md"] = render(
         "key.md.j2", "md", summary=summary, figures=figures, items=items, **common

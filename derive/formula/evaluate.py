@@ -28,6 +28,8 @@ from derive.formula.parser import Name, Node, Num, Power, Product, Sum
 __all__ = ["Bound", "Evaluator", "evaluate", "resolve"]
 
 Symbols = Mapping[str, sp.Symbol]
+_GIVEN_NAMES = ("pi", "beta", "FLOPs", "FLOP", "flops", "bytes", "Bytes")
+"""Names a checker may add to the dims (the problem's peak, bandwidth, FLOPs and bytes)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,12 @@ def _known(symbols: Symbols) -> str:
     """The known names, sorted, for messages."""
     if not symbols:
         return "no symbols are known here"
-    return "the operator's dims are " + ", ".join(sorted(symbols))
+    dims = [n for n in sorted(symbols) if n not in _GIVEN_NAMES]
+    given = [n for n in _GIVEN_NAMES if n in symbols]
+    text = "the operator's dims are " + ", ".join(dims)
+    if "pi" in given:
+        text += "; \\pi and \\beta are the peak and the bandwidth"
+    return text
 
 
 def resolve(name: Name, symbols: Symbols) -> tuple[sp.Symbol, ...]:

@@ -30,13 +30,15 @@ from derive.formula.limits import MAX_DEPTH, RejectError, at
 from derive.formula.relations import APPROX_MACROS, REFUSED_MACROS
 from derive.formula.tokens import Token, count_check, lex, relation_error
 
-__all__ = ["ALLOWED", "latex_tokens"]
+__all__ = ["ALLOWED", "GREEK_NAMES", "latex_tokens"]
 
 ALLOWED = "allowed: \\frac, \\cdot, \\times, ^, \\left(...\\right), spacing"
 _FRACS = frozenset({"frac", "dfrac", "tfrac"})
 _NAME_WRAPPERS = frozenset({"mathrm", "text"})
 _SPACING = frozenset({",", ";", ":", "!", " ", "quad", "qquad"})
 _TIMES = frozenset({"cdot", "times"})
+GREEK_NAMES = frozenset({"pi", "beta"})
+"""Greek letters read as names (the caller decides what they stand for: a chip's peak, its bandwidth)."""
 _RELATIONS = APPROX_MACROS | REFUSED_MACROS
 _WRAPPED_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*$")
 _DELIMITERS = {"left": ("open", "([", "\\left"), "right": ("close", ")]", "\\right")}
@@ -124,6 +126,8 @@ class _Flattener:
             self.out.append(Token(name, "\\" + name, node.pos))
         elif name in _NAME_WRAPPERS:
             self.out.append(Token("exact", _wrapped_name(node), node.pos))
+        elif name in GREEK_NAMES:
+            self.out.append(Token("exact", name, node.pos))
         elif name in _RELATIONS:
             raise relation_error("\\" + name, node.pos)
         elif name not in _SPACING:

@@ -90,6 +90,11 @@ class _Parser:
         """The next token, or None at the end."""
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
+    def here(self) -> int:
+        """The position of the next token, or the end of the input."""
+        tok = self.peek()
+        return tok.pos if tok is not None else self.end
+
     def peek_op(self, ops: str) -> Token | None:
         """The next token if it is one of the operators ``ops``."""
         tok = self.peek()
@@ -121,7 +126,7 @@ class _Parser:
     # -- grammar ------------------------------------------------------------
     def sum(self) -> Node:
         """``term (("+" | "-") term)*``."""
-        pos = self.peek().pos if self.peek() else self.end
+        pos = self.here()
         terms: list[tuple[int, Node]] = [(1, self.term())]
         while (op := self.peek_op("+-")) is not None:
             self.take()
@@ -130,7 +135,7 @@ class _Parser:
 
     def term(self) -> Node:
         """``unary (("*" | "/") unary)*``."""
-        pos = self.peek().pos if self.peek() else self.end
+        pos = self.here()
         factors: list[tuple[bool, Node, int]] = [(False, self.unary(), pos)]
         while (op := self.peek_op("*/")) is not None:
             self.take()
@@ -147,7 +152,7 @@ class _Parser:
 
     def unary(self) -> Node:
         """``("+" | "-")* product``."""
-        pos = self.peek().pos if self.peek() else self.end
+        pos = self.here()
         sign = self.signs()
         node = self.product()
         return node if sign == 1 else Sum(((-1, node),), pos)
@@ -180,7 +185,7 @@ class _Parser:
 
     def exponent(self) -> Node:
         """``("+" | "-")* power``: ``2^-1``, ``10^{14}``, ``2^3^2`` = ``2^(3^2)``."""
-        pos = self.peek().pos if self.peek() else self.end
+        pos = self.here()
         sign = self.signs()
         node = self.power()
         return node if sign == 1 else Sum(((-1, node),), pos)
@@ -192,7 +197,8 @@ class _Parser:
             raise self.fail("a number, a name or '('")
         self.take()
         if tok.kind == "num":
-            return Num(tok.value, tok.pos)  # type: ignore[arg-type]
+            assert tok.value is not None  # the lexer gives every number its value
+            return Num(tok.value, tok.pos)
         if tok.kind in ("name", "exact"):
             return self.name(tok)
         if tok.kind == "frac":

@@ -134,6 +134,13 @@ def _single(text: str, i: int, end: int, latex: bool) -> tuple[Token, int]:
         raise RejectError(
             f"unexpected '\\' {at(i)} (this is read as plain text; LaTeX needs syntax 'latex')"
         )
+    if c == "$":
+        raise RejectError(f"math delimiters '$' {at(i)} (write the formula without them)")
+    if c == "," and 0 < i < end - 1 and text[i - 1].isdigit() and text[i + 1].isdigit():
+        raise RejectError(
+            f"a comma {at(i)} (write numbers without thousands separators, as in 1000, "
+            "and decimals with a point, as in 0.5)"
+        )
     allowed = _PLAIN_ALLOWED + (", [ ]" if latex else "")
     raise RejectError(f"unexpected character '{escape_char(c)}' {at(i)} (allowed: {allowed})")
 

@@ -21,6 +21,7 @@ def chips_json() -> dict[str, object]:
         out[name] = {
             "title": chip.title,
             "hbm_bytes_per_s": str(chip.hbm.value),
+            "hbm_capacity_bytes": str(chip.capacity.value) if chip.capacity else None,
             "link_bytes_per_s": str(chip.link.value) if chip.link else None,
             "link_name": chip.link_name,
             "peaks": {
@@ -41,17 +42,19 @@ def chips_markdown() -> str:
     lines = [
         "# Chips",
         "",
-        "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte.",
+        "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte. "
+        "HBM capacity in bytes per chip, decimal (80e9 B = 80 GB = 74.5 GiB).",
         "",
-        "| chip | dtype | peak (FLOP/s) | HBM (B/s) | ridge | link (B/s, one way) | source |",
-        "|---|---|---|---|---|---|---|",
+        "| chip | dtype | peak (FLOP/s) | HBM (B/s) | HBM capacity (B) | ridge | link (B/s, one way) | source |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, chip in load_chips().items():
         for dtype, peak in chip.peaks:
             ridge = chip.ridge(dtype)
             link = f"{chip.link_name} {chip.link.text}" if chip.link else "—"
+            capacity = chip.capacity.text if chip.capacity else "—"
             lines.append(
-                f"| {name} | {dtype} | {peak.text} | {chip.hbm.text} | ${tex(ridge)}$ ≈ {fmt_decimal(ridge)} | {link} | {md_escape(peak.cite())} |"
+                f"| {name} | {dtype} | {peak.text} | {chip.hbm.text} | {capacity} | ${tex(ridge)}$ ≈ {fmt_decimal(ridge)} | {link} | {md_escape(peak.cite())} |"
             )
     return "\n".join(lines) + "\n"
 

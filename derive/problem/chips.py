@@ -20,6 +20,7 @@ from derive.problem.toml_file import loads_toml
 __all__ = ["Chip", "Figure", "chip_names", "custom_figure", "get_chip", "load_chips"]
 
 _PEAK_KEY = re.compile(r"^peak_([a-z0-9_]+?)_(flop|op)_per_s$")
+_SPARSE_KEY = re.compile(r"^sparse_([a-z0-9_]+?)_(flop|op)_per_s$")
 _FIGURE_KEYS = {"value", "source", "edition", "note"}
 
 
@@ -45,7 +46,7 @@ def custom_figure(text: str, what: str) -> Figure:
 
 @dataclass(frozen=True)
 class Chip:
-    """A chip: dense compute peaks per dtype, HBM bandwidth and link bandwidth (one way)."""
+    """A chip: dense compute peaks per dtype, HBM bandwidth, link bandwidth (one way), HBM capacity."""
 
     name: str
     title: str
@@ -53,6 +54,9 @@ class Chip:
     peaks: tuple[tuple[str, Figure], ...]
     hbm: Figure
     link: Figure | None
+    sparse: tuple[tuple[str, Figure], ...] = ()
+    """Vendors' 2:4-sparsity figures per dtype: recorded only to name the mistake, never a peak."""
+    capacity: Figure | None = None  # HBM bytes per chip (decimal: 80e9 is 80 GB)
 
     def peak_dtypes(self) -> tuple[str, ...]:
         """Dtypes with a peak on this chip."""
@@ -97,21 +101,27 @@ def _chip(name: str, table: object) -> Chip:
     if not isinstance(table, dict):
         raise ChipDataError(f"chip {name!r}", "must be a table")
     peaks: list[tuple[str, Figure]] = []
-    hbm = link = None
+    sparse: list[tuple[str, Figure]] = []
+    hbm = link = capacity = None
     for key, raw in table.items():
         peak_key = _PEAK_KEY.match(key)
         if key in ("title", "link_name"):
             continue
+        sparse_match = _SPARSE_KEY.match(key)
         if peak_key:
             peaks.append((peak_key.group(1), _figure(name, key, raw)))
+        elif sparse_match:
+            sparse.append((sparse_match.group(1), _figure(name, key, raw)))
         elif key == "hbm_bytes_per_s":
             hbm = _figure(name, key, raw)
         elif key == "link_bytes_per_s":
             link = _figure(name, key, raw)
+        elif key == "hbm_capacity_bytes":
+            capacity = _figure(name, key, raw)
         else:
             raise ChipDataError(
                 f"chip {name!r} key {key!r}",
-                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, hbm_bytes_per_s, link_bytes_per_s)",
+                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s)",
             )
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
@@ -122,6 +132,8 @@ def _chip(name: str, table: object) -> Chip:
         tuple(peaks),
         hbm,
         link,
+        tuple(sparse),
+        capacity,
     )
 
 

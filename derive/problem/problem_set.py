@@ -13,11 +13,14 @@ from pathlib import Path
 
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
+from derive.problem.model_spec import ModelSpec
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
 from derive.problem.toml_file import loads_toml
 
 __all__ = [
     "ASK_KEYS",
+    "MODEL_ASK_KEYS",
+    "ModelEntry",
     "PlotSeries",
     "PlotSpec",
     "ProblemEntry",
@@ -46,6 +49,47 @@ ASK_KEYS = (
     "collectives",
     "measured",
 )
+# A whole-model problem (``model = "NAME"``): the flags of ``derive model`` as keys.
+MODEL_ASK_KEYS = (
+    "params",
+    "params_active",
+    "params_embedding",
+    "weights_bytes",
+    "kv_bytes_per_token",
+    "kv_bytes",
+    "flops_per_token",
+    "memory_total",
+    "memory_per_device",
+    "fits",
+    "headroom_per_device",
+    "max_batch",
+    "min_devices",
+    "max_context",
+    "train_state_bytes",
+    "train_flops",
+    "train_seconds",
+    "train_days",
+    "mfu",
+)
+_MODEL_PROBLEM = {
+    "id": str,
+    "title": str,
+    "text": str,
+    "model": str,
+    "chip": str,
+    "peak": str,
+    "bandwidth": str,
+    "capacity": str,
+    "devices": int,
+    "dtype": str,
+    "dtypes": dict,
+    "set": dict,
+    "train_tokens": str,
+    "mfu": str,
+    "measured_tokens_per_s": str,
+    "state_bytes": str,
+    "ask": list,
+}
 _TOP = {"title": str, "operators": list, "problem": list, "text": str}
 _PROBLEM = {
     "id": str,
@@ -103,14 +147,26 @@ class ProblemEntry:
 
 
 @dataclass(frozen=True)
+class ModelEntry:
+    """One whole-model problem of a set (``model = "NAME"``)."""
+
+    id: str
+    title: str
+    text: str
+    spec: ModelSpec
+    ask: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ProblemSet:
-    """A parsed problem set."""
+    """A parsed problem set: operator problems, then whole-model problems (a models chapter)."""
 
     title: str
     text: str
     operators: tuple[Path, ...]
     problems: tuple[ProblemEntry, ...]
     source: str
+    models: tuple[ModelEntry, ...] = ()
 
 
 def _type_name(kind: type) -> str:
@@ -172,15 +228,18 @@ def _plot(raw: dict, where: str) -> PlotSpec:
     return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
 
 
-def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:
+def _head(
+    raw: object, index: int, origin: str, seen: set[str], schema: dict, required: str
+) -> tuple[str, str, dict]:
+    """The checks every problem shares: a table, known keys, a fresh id; returns (id, where, raw)."""
     where = f"{origin}: problem {index + 1}"
     if not isinstance(raw, dict):
         raise ProblemError(where, "each [[problem]] must be a table")
     pid = raw.get("id")
     if isinstance(pid, str) and ID_RE.match(pid):
         where = f"{origin}: problem {pid!r}"
-    _check_keys(raw, _PROBLEM, where)
-    for key in ("id", "title", "operator"):
+    _check_keys(raw, schema, where)
+    for key in ("id", "title", required):
         if key not in raw:
             raise ProblemError(where, f"missing key {key!r}")
     if not isinstance(pid, str) or not ID_RE.match(pid):
@@ -191,11 +250,48 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     if pid.lower() in seen:
         raise ProblemError(f"{where}: key 'id'", "duplicate id (ids are unique ignoring case)")
     seen.add(pid.lower())
-    if "dtype" in raw and "dtypes" in raw:
-        raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
     for key in ("title", "text"):
         if len(raw.get(key, "")) > MAX_TEXT:
             raise ProblemError(f"{where}: key {key!r}", f"longer than {MAX_TEXT} characters")
+    return pid, where, raw
+
+
+def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> ModelEntry:
+    pid, where, table = _head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
+    if "dtype" in table and "dtypes" in table:
+        raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
+    dtypes = ((table["dtype"],) if "dtype" in table else ()) + _str_map(
+        table.get("dtypes", {}), where, "dtypes", str
+    )
+    ask = tuple(table.get("ask", ()))
+    for item in ask:
+        if item not in MODEL_ASK_KEYS:
+            raise ProblemError(
+                f"{where}: key 'ask'",
+                f"unknown quantity {item!r}; allowed: {', '.join(MODEL_ASK_KEYS)}",
+            )
+    devices = table.get("devices")
+    spec = ModelSpec(
+        model=table["model"],
+        chip=table.get("chip"),
+        peak=table.get("peak"),
+        bandwidth=table.get("bandwidth"),
+        capacity=table.get("capacity"),
+        devices=None if devices is None else str(devices),
+        dtypes=dtypes,
+        sets=_str_map(table.get("set", {}), where, "set", int),
+        train_tokens=table.get("train_tokens"),
+        mfu=table.get("mfu"),
+        measured_tokens_per_s=table.get("measured_tokens_per_s"),
+        state_bytes=table.get("state_bytes"),
+    )
+    return ModelEntry(pid, table["title"], table.get("text", ""), spec, ask)
+
+
+def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:
+    pid, where, raw = _head(raw, index, origin, seen, _PROBLEM, "operator")
+    if "dtype" in raw and "dtypes" in raw:
+        raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
     dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + _str_map(
         raw.get("dtypes", {}), where, "dtypes", str
     )
@@ -241,8 +337,15 @@ def parse_problem_set(text: str, origin: str, base: Path | None = None) -> Probl
             raise ProblemError(f"{origin}: key 'operators'", "must be a list of paths (strings)")
         ops.append((base or Path(".")) / p)
     seen: set[str] = set()
-    entries = tuple(_problem(raw, i, origin, seen) for i, raw in enumerate(problems))
-    return ProblemSet(data["title"], data.get("text", ""), tuple(ops), entries, origin)
+    entries, models = [], []
+    for i, raw in enumerate(problems):
+        if isinstance(raw, dict) and "model" in raw and "operator" not in raw:
+            models.append(_model_problem(raw, i, origin, seen))
+        else:
+            entries.append(_problem(raw, i, origin, seen))
+    return ProblemSet(
+        data["title"], data.get("text", ""), tuple(ops), tuple(entries), origin, tuple(models)
+    )
 
 
 def load_problem_set(path: Path) -> ProblemSet:

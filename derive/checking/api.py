@@ -1,0 +1,343 @@
+"""The Python API for programs that grade: ``derive.check`` and ``derive.check_derivation``.
+
+::
+
+    >>> import derive
+    >>> from derive.problem.binding import ProblemSpec
+    >>> spec = ProblemSpec("matmul", dtypes=("bf16",), chip="tpu-v5e")
+    >>> derive.check(spec, "ridge", "240.2 FLOPs/byte").verdict
+    <Verdict.CORRECT: 'correct'>
+
+Both functions take a :class:`~derive.problem.binding.ProblemSpec` or a problem of a
+problem set (:class:`~derive.problem.problem_set.ProblemEntry`), need no argparse, and
+return frozen records. A claim that cannot be read is a verdict (``UNREADABLE``, with
+the reason and the position), not an exception; a problem that cannot be bound, an
+unknown quantity or a bad tolerance raise :class:`~derive.errors.DeriveError` (those
+are the caller's mistakes, not the student's).
+
+Thread safety: nothing here is shared and mutable. Analysed problems are cached with
+``functools.lru_cache`` (its bookkeeping is locked; a problem analysed by two threads at
+once is analysed twice, and both results are equal and immutable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+import sympy as sp
+
+from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
+from derive.checking.verdict import Verdict
+from derive.errors import ParseError, ProblemError
+from derive.formula.answer import position_of
+from derive.problem.binding import ProblemSpec
+from derive.problem.problem_set import ProblemEntry
+
+if TYPE_CHECKING:
+    from derive.checking.chain import ChainResult
+    from derive.checking.claims import Claim
+    from derive.checking.judge import Judgement
+    from derive.declare.registry import Registry
+
+__all__ = [
+    "CheckResult",
+    "DerivationResult",
+    "StepResult",
+    "Verdict",
+    "check",
+    "check_derivation",
+    "context_for",
+]
+
+Problem: TypeAlias = ProblemSpec | ProblemEntry
+Tolerance: TypeAlias = str | Fraction | sp.Rational
+
+
+@dataclass(frozen=True)
+class ClaimDetail:
+    """What the command line prints beyond the record: the context, the claim read, the judgement."""
+
+    context: Context
+    claim: Claim
+    judgement: Judgement
+
+
+@dataclass(frozen=True)
+class ChainDetail:
+    """The context and the internal result of a derivation."""
+
+    context: Context
+    chain: ChainResult
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict on one claim.
+
+    Attributes:
+        verdict: correct, correct-leading-order, incorrect or unreadable.
+        quantity: the quantity judged (``intensity``, ``crossover``, ...).
+        claim: the claim as typed.
+        read_as: how it was read (``B ≥ 121``, ``0.14 ms = 7/50000 s``); None when unreadable.
+        diagnosis: why, one sentence each (empty when unreadable).
+        expected: the exact answer as the worked solution prints it, then a decimal with its
+            unit (``9850/41 ≈ 240.24 FLOPs/byte``); None when hidden or unreadable.
+        reason: why the claim could not be read (unreadable only).
+        position: where reading stopped, counted from 1 (unreadable only, when known).
+        relative_error: for numbers, the relative error as a percentage (``0.71%``).
+    """
+
+    verdict: Verdict
+    quantity: str
+    claim: str
+    read_as: str | None
+    diagnosis: tuple[str, ...]
+    expected: str | None
+    reason: str | None = None
+    position: int | None = None
+    relative_error: str | None = None
+    detail: ClaimDetail | ParseError | None = field(default=None, repr=False, compare=False)
+    """The internal judgement (for the command line's JSON), or the refusal; not part of the API."""
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One checked step of a derivation: its line (from 1), text, relation, whether it holds, why."""
+
+    line: int
+    text: str
+    relation: str
+    ok: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class DerivationResult:
+    """The verdict on a derivation, every step, and every wrong line (the first first)."""
+
+    verdict: Verdict
+    quantity: str | None
+    steps: tuple[StepResult, ...]
+    wrong_lines: tuple[int, ...]
+    diagnosis: tuple[str, ...]
+    expected: str | None
+    reason: str | None = None
+    position: int | None = None
+    line: int | None = None
+    detail: ChainDetail | ParseError | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def first_wrong_line(self) -> int | None:
+        """The first wrong line, or None."""
+        return self.wrong_lines[0] if self.wrong_lines else None
+
+
+def _spec_of(problem: Problem) -> ProblemSpec:
+    if isinstance(problem, ProblemEntry):
+        return problem.spec
+    if isinstance(problem, ProblemSpec):
+        return problem
+    raise ProblemError(
+        "problem",
+        f"expected a ProblemSpec or a problem of a problem set, got {type(problem).__name__}",
+    )
+
+
+def _rtol(rtol: Tolerance) -> sp.Rational:
+    if isinstance(rtol, str):
+        return parse_rtol(rtol)
+    value = sp.Rational(rtol.numerator, rtol.denominator) if isinstance(rtol, Fraction) else rtol
+    if not isinstance(value, sp.Rational):
+        raise ProblemError(
+            f"rtol {rtol!r}", 'give it as decimal text ("0.01") or a Fraction: floats are not exact'
+        )
+    if not 0 < value < 1:
+        raise ProblemError(f"rtol {rtol}", "must be a number greater than 0 and less than 1")
+    return value
+
+
+@lru_cache(maxsize=32)
+def _registry(operators: tuple[str, ...]) -> Registry:
+    from derive.declare.registry import load_registry
+
+    return load_registry(tuple(Path(p) for p in operators))
+
+
+@lru_cache(maxsize=256)
+def _context(spec: ProblemSpec, operators: tuple[str, ...], rtol: sp.Rational) -> Context:
+    from derive.analysis.analyse import analyse
+    from derive.problem.binding import bind
+
+    registry = _registry(operators)
+    return Context(analyse(bind(spec, registry.get(spec.operator))), spec, registry, rtol)
+
+
+def context_for(
+    problem: Problem, rtol: Tolerance = DEFAULT_RTOL, operators: Sequence[str | Path] = ()
+) -> Context:
+    """The analysed problem a check needs (cached).
+
+    Raises:
+        DeriveError: the problem cannot be bound, or the tolerance is not in (0, 1).
+    """
+    return _context(_spec_of(problem), tuple(str(p) for p in operators), _rtol(rtol))
+
+
+def _check_quantity(quantity: str) -> None:
+    from derive.checking.quantities import QUANTITIES
+
+    if quantity not in QUANTITIES:
+        raise ProblemError(
+            f"quantity {quantity!r}", f"unknown quantity; known: {', '.join(QUANTITIES)}"
+        )
+
+
+def check(
+    problem: Problem,
+    quantity: str,
+    claim: str,
+    *,
+    rtol: Tolerance = DEFAULT_RTOL,
+    hide_expected: bool = False,
+    syntax: str = "auto",
+    operators: Sequence[str | Path] = (),
+) -> CheckResult:
+    """Judge one claim about one quantity of a problem.
+
+    Args:
+        problem: a ProblemSpec, or a problem of a problem set.
+        quantity: one of :data:`derive.checking.quantities.QUANTITIES`.
+        claim: what the student typed (``240 FLOPs/byte``, ``B \\geq 121``, ``\\frac{2BDF}{...}``).
+        rtol: relative tolerance for numbers (text such as ``"0.01"``, or an exact fraction).
+        hide_expected: leave the expected answer out (verdict and diagnosis only; a diagnosis
+            that would state the answer is left out too).
+        syntax: ``auto``, ``latex`` or ``plain``.
+        operators: operator files the problem's operator is declared in (besides the built-ins).
+
+    Raises:
+        DeriveError: the problem, the quantity or the tolerance is wrong (not the claim).
+    """
+    from derive.checking.claims import read_claim_for
+    from derive.checking.judge import judge_claim
+    from derive.checking.shown import hide, show_expected
+
+    _check_quantity(quantity)
+    ctx = context_for(problem, rtol, operators)
+    try:
+        read = read_claim_for(ctx, quantity, claim, syntax)
+    except ParseError as e:
+        return CheckResult(
+            Verdict.UNREADABLE,
+            quantity,
+            claim,
+            None,
+            (),
+            None,
+            e.why,
+            position_of(e.why),
+            detail=e,
+        )
+    j = judge_claim(ctx, quantity, read)
+    from derive.checking.matching import as_percent
+
+    return CheckResult(
+        j.verdict,
+        quantity,
+        claim,
+        read.read_as(),
+        hide(j.diagnosis, j.expected, j.leading) if hide_expected else j.diagnosis,
+        None if hide_expected else show_expected(j.expected, quantity),
+        relative_error=as_percent(j.relative_error) if j.relative_error is not None else None,
+        detail=ClaimDetail(ctx, read, j),
+    )
+
+
+def check_derivation(
+    problem: Problem,
+    lines: Sequence[str] | str,
+    *,
+    quantity: str | None = None,
+    rtol: Tolerance = DEFAULT_RTOL,
+    hide_expected: bool = False,
+    syntax: str = "auto",
+    operators: Sequence[str | Path] = (),
+    what: str = "derivation",
+) -> DerivationResult:
+    """Check every step of a multi-line derivation (LaTeX ``align``, ``&=``, ``\\\\`` welcome).
+
+    Args:
+        problem: a ProblemSpec, or a problem of a problem set.
+        lines: the derivation, as one text or a list of lines.
+        quantity: the quantity the first line is about, when its left side does not say.
+        what: how to name the derivation in errors (``--chain 'steps.tex'``).
+
+    Raises:
+        DeriveError: the problem, the quantity or the tolerance is wrong (not the derivation).
+    """
+    from derive.checking.chain import check_chain, split_lines
+    from derive.checking.shown import show_expected
+
+    if quantity is not None:
+        _check_quantity(quantity)
+    ctx = context_for(problem, rtol, operators)
+    text = lines if isinstance(lines, str) else "\n".join(lines)
+    try:
+        numbered = split_lines(text, what)
+        r = check_chain(ctx, numbered, syntax, quantity)
+    except ParseError as e:
+        return DerivationResult(
+            Verdict.UNREADABLE,
+            quantity,
+            (),
+            (),
+            (),
+            None,
+            e.why,
+            position_of(e.why),
+            _line_of(e.what),
+            detail=e,
+        )
+    if hide_expected:
+        r = _hidden(ctx, r)
+    steps = tuple(StepResult(s.line, s.text, s.relation, s.ok, s.why) for s in r.steps)
+    expected = None if r.expected is None else show_expected(r.expected, r.quantity or "")
+    return DerivationResult(
+        r.verdict,
+        r.quantity,
+        steps,
+        r.wrong_lines,
+        r.diagnosis,
+        expected,
+        detail=ChainDetail(ctx, r),
+    )
+
+
+def _hidden(ctx: Context, r: ChainResult) -> ChainResult:
+    """A derivation's result with every expected value kept back (steps and diagnosis alike)."""
+    from dataclasses import replace
+
+    from derive.checking.quantities import expected, leading
+    from derive.checking.shown import hide
+
+    a = ctx.analysis
+    targets = [t for q in r.quantities for t in (expected(a, q), leading(a, q, a.problem.regime))]
+
+    def kept(why: str) -> str:
+        said = hide((why,), *targets) if why else ()
+        return said[0] if said else ("" if not why else "(kept back: it states the expected value)")
+
+    steps = tuple(replace(s, why=kept(s.why)) for s in r.steps)
+    diagnosis = hide(r.diagnosis, *targets)
+    return replace(r, steps=steps, diagnosis=diagnosis, expected=None, leading=None)
+
+
+def _line_of(what: str) -> int | None:
+    import re
+
+    m = re.search(r"\bline (\d+)", what)
+    return int(m.group(1)) if m else None

@@ -1,0 +1,108 @@
+"""Expected values as the worked solution prints them, and diagnoses with the answer kept back.
+
+A number prints exact, then as a decimal with its unit (``9850/41 ≈ 240.24 FLOPs/byte``,
+``68719476736/98500000000000 ≈ 6.9766e-4 s (0.69766 ms)``). A formula whose coefficient
+is a hardware number prints the way a person writes it: ``BDF / 9.85e13 s``, not
+``B*D*F/98500000000000``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.checking.claims import dimension_of
+from derive.checking.quantities import Target
+from derive.checking.words import approx, compact, exact_decimal, formula_text
+from derive.formula.units import Dimension, describe_dimension
+from derive.problem.decimals import fmt_decimal
+
+__all__ = ["hide", "show_expected", "show_value"]
+
+
+def _unit(quantity: str) -> str:
+    if not quantity:
+        return ""
+    unit = describe_dimension(dimension_of(quantity))[1]
+    return f" {unit}" if unit else ""
+
+
+def _number(value: sp.Rational, unit: str, dimension: Dimension | None) -> str:
+    if value.is_Integer:
+        text = str(int(value))
+        if abs(int(value)) >= 10**7:
+            mantissa, exponent = f"{float(value):.4e}".split("e")
+            text += f" ≈ {mantissa}e{int(exponent)}"
+        return text + unit
+    exact = exact_decimal(value)
+    text = exact if "/" not in exact and len(exact) <= 12 else f"{value} ≈ {fmt_decimal(value)}"
+    text += unit
+    if dimension is Dimension.TIME and value < 1:
+        for name, scale in (("ms", 10**3), ("µs", 10**6), ("ns", 10**9)):
+            if value * scale >= 1 or name == "ns":
+                text += f" ({fmt_decimal(value * scale)} {name})"
+                break
+    return text
+
+
+def show_value(value: sp.Expr, quantity: str) -> str:
+    """A value of ``quantity`` as the worked solution prints it, with its unit."""
+    unit = _unit(quantity)
+    dimension = dimension_of(quantity) if quantity else None
+    if value.is_Rational:
+        return _number(value, unit, dimension)
+    if value.is_number:
+        return approx(value) + unit
+    return formula_text(value) + unit
+
+
+def show_expected(t: Target | None, quantity: str) -> str | None:
+    """The expected value (exact, then a decimal with its unit), or what happens instead."""
+    if t is None:
+        return None
+    if t.value is None:
+        return t.note or None
+    text = show_value(t.value, quantity)
+    if t.threshold is not None:
+        text += f" (smallest compute-bound integer: {t.threshold})"
+    return text
+
+
+def _forms(t: Target | None) -> list[str]:
+    """Ways the value of ``t`` may appear in a sentence."""
+    if t is None or t.value is None:
+        return []
+    v = t.value
+    forms = {str(v), compact(v), approx(v)}
+    if v.is_Rational:
+        forms |= {exact_decimal(v), fmt_decimal(v)}
+    if t.threshold is not None:
+        forms.add(f"integer {t.threshold}")
+    return [f for f in forms if len(f) >= 2]
+
+
+def hide(
+    diagnosis: tuple[str, ...],
+    expected: Target | None,
+    leading: Target | None = None,
+    *more: Target | None,
+) -> tuple[str, ...]:
+    """The diagnosis with the answer kept back: ``— exact is …`` clauses cut, sentences stating it dropped.
+
+    ``more`` are further targets whose values must not be stated (the other quantities of a derivation).
+    """
+    forms = [f for t in (expected, leading, *more) for f in _forms(t)]
+    out = []
+    for sentence in diagnosis:
+        for cut in (
+            " — exact is ",
+            " — leading order is ",
+            "; without that regime",
+            "; without the regime",
+        ):
+            sentence = sentence.split(cut)[0]
+        if sentence.startswith(("the exact ", "without the regime")):
+            continue
+        if any(f in sentence for f in forms):
+            continue
+        out.append(sentence)
+    return tuple(out)

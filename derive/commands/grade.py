@@ -1,0 +1,130 @@
+"""``derive check --problem-set SET --answers answers.csv``: grade many answers at once.
+
+The answers are a CSV file with a header row and the columns ``who, problem, quantity,
+claim`` (other columns are ignored). Every row is judged with :func:`derive.check` and
+one row per answer is written, with the csv module, to stdout or ``-o FILE``: ``who,
+problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, position``
+(``diagnosis`` joins its sentences with `` | ``; ``expected`` is empty with
+``--hide-expected``). Rows come out in the order they came in.
+
+A file that is not such a CSV, a row naming a problem the set does not have or a
+quantity derive does not know, is refused before anything is written (exit 2). An
+answer that cannot be read is a row with the verdict ``unreadable``; the exit code is 0
+when every answer was read and 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+
+from derive.errors import LimitError, ProblemError
+
+__all__ = ["COLUMNS", "MAX_ANSWERS", "MAX_ANSWERS_BYTES", "OUTPUT_COLUMNS", "grade"]
+
+COLUMNS = ("who", "problem", "quantity", "claim")
+OUTPUT_COLUMNS = COLUMNS + ("verdict", "read_as", "expected", "diagnosis", "reason", "position")
+MAX_ANSWERS = 20_000
+MAX_ANSWERS_BYTES = 10_000_000
+_MAX_CELL = 10_000
+
+
+def _read_rows(path: str) -> list[dict[str, str]]:
+    what = f"--answers {path!r}"
+    p = Path(path)
+    if not p.is_file():
+        raise ProblemError(
+            what, "no such file (give a CSV with columns who, problem, quantity, claim)"
+        )
+    with p.open("rb") as fh:
+        data = fh.read(MAX_ANSWERS_BYTES + 1)
+    if len(data) > MAX_ANSWERS_BYTES:
+        raise LimitError(what, f"larger than {MAX_ANSWERS_BYTES // 1_000_000} MB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ProblemError(what, f"not UTF-8 text (byte {e.start + 1})") from None
+    if "\x00" in text:
+        raise ProblemError(what, "not a text file (contains NUL bytes)")
+    csv.field_size_limit(_MAX_CELL)
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        missing = [c for c in COLUMNS if c not in header]
+        if missing:
+            raise ProblemError(
+                what,
+                f"missing column(s) {', '.join(missing)}; the header must name {', '.join(COLUMNS)}",
+            )
+        reader.fieldnames = header
+        rows: list[dict[str, str]] = []
+        for row in reader:
+            if len(rows) >= MAX_ANSWERS:
+                raise LimitError(what, f"more than {MAX_ANSWERS} answers")
+            rows.append({c: (row.get(c) or "").strip() for c in COLUMNS})
+    except csv.Error as e:
+        raise ProblemError(what, f"not a valid CSV (line {reader.line_num}: {e})") from None
+    return rows
+
+
+def grade(args: argparse.Namespace) -> int:
+    """Grade every answer of ``args.answers`` against ``args.problem_set``; see the module docstring."""
+    from derive.checking.api import check
+    from derive.checking.quantities import QUANTITIES
+    from derive.checking.verdict import Verdict
+    from derive.commands.check import _entry, _load_set, _operators
+
+    rows = _read_rows(args.answers)
+    pset = _load_set(args.problem_set)
+    operators = _operators(args, pset.operators)
+    for n, row in enumerate(rows, 2):
+        if row["quantity"] not in QUANTITIES:
+            raise ProblemError(
+                f"--answers line {n}: quantity {row['quantity']!r}",
+                f"unknown quantity; known: {', '.join(QUANTITIES)}",
+            )
+        _entry(pset, row["problem"])
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(OUTPUT_COLUMNS)
+    unread = 0
+    for row in rows:
+        r = check(
+            _entry(pset, row["problem"]),
+            row["quantity"],
+            row["claim"],
+            rtol=args.rtol,
+            hide_expected=args.hide_expected,
+            syntax=args.syntax,
+            operators=operators,
+        )
+        unread += r.verdict is Verdict.UNREADABLE
+        writer.writerow(
+            [
+                row["who"],
+                row["problem"],
+                row["quantity"],
+                row["claim"],
+                r.verdict.value,
+                r.read_as or "",
+                r.expected or "",
+                " | ".join(r.diagnosis),
+                r.reason or "",
+                "" if r.position is None else r.position,
+            ]
+        )
+    text = out.getvalue()
+    if args.output is not None:
+        from derive.commands.sweep import write_atomic
+
+        write_atomic(Path(args.output), [text.encode("utf-8")])
+    else:
+        sys.stdout.write(text)
+    if unread:
+        sys.stderr.write(
+            f"{unread} of {len(rows)} answers could not be read (verdict unreadable)\n"
+        )
+    return 1 if unread else 0

@@ -1,0 +1,149 @@
+"""``derive model MODEL``: a whole model's parameters, KV cache, memory fit and training totals.
+
+    derive model llama-3-70b --chip tpu-v5e --devices 16 --set B=32 --set S=8192
+    derive model mixtral-8x7b --peak 9.89e14 --bandwidth 3.35e12 --capacity 80e9 --format json
+    derive model gpt2-small --chip a100 --train-tokens 3e11 --mfu 0.4 --devices 8
+    derive model gpt2-small --quantity params --claim 124e6 --rtol 0.01
+
+Exit codes: 0 (a judged claim is right), 1 a judged claim is wrong, 2 bad input.
+
+Every number is parsed exactly (:mod:`derive.problem.decimals`); nothing typed is evaluated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from derive.errors import ProblemError
+
+if TYPE_CHECKING:
+    from derive.model.analysis import ModelAnalysis
+
+__all__ = ["add_model_parser", "model_analysis", "run_model"]
+
+
+def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
+    """The ``model`` subcommand and its flags (``add_problem_flags`` is not used: the flags differ)."""
+    p = sub.add_parser(
+        "model",
+        help="a whole model: parameters, KV cache, memory fit, training totals",
+        description="Derive a whole model's parameters, KV cache, memory on N devices and training totals, exactly.",
+    )
+    p.add_argument(
+        "model",
+        help="model name (built-ins: gpt2-small, llama-3-8b, llama-3-70b, llama-2-70b, mixtral-8x7b)",
+    )
+    p.add_argument(
+        "--operators",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a Python file declaring Transformer models (and operators); repeatable",
+    )
+    p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
+    p.add_argument(
+        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 9.89e14"
+    )
+    p.add_argument("--bandwidth", metavar="BYTES_PER_S", help="HBM bandwidth instead of a chip")
+    p.add_argument(
+        "--capacity", metavar="BYTES", help="HBM bytes per device (overrides the chip's), e.g. 80e9"
+    )
+    p.add_argument("--devices", metavar="N", help="devices holding the model (default 1)")
+    p.add_argument(
+        "--dtype",
+        action="append",
+        default=[],
+        metavar="ROLE=DTYPE",
+        help="weights=, kv= or activations= a dtype (default bf16; a bare dtype sets all three)",
+    )
+    p.add_argument(
+        "--set", action="append", default=[], metavar="DIM=INT", help="bind B, S or a model dim"
+    )
+    p.add_argument("--train-tokens", metavar="D", help="training tokens, e.g. 15e12")
+    p.add_argument("--mfu", metavar="ETA", help="model FLOPs utilisation in (0, 1], e.g. 0.4")
+    p.add_argument(
+        "--measured-tokens-per-s",
+        metavar="R",
+        help="measured training tokens per second per device",
+    )
+    p.add_argument(
+        "--state-bytes",
+        metavar="BYTES|RECIPE",
+        help="training-state bytes per parameter, or a recipe: adam-mixed (2+2+12), adam-fp32, sgd-mixed",
+    )
+    p.add_argument(
+        "--quantity",
+        metavar="Q",
+        help="with --claim: the quantity claimed (params, kv_bytes_per_token, max_batch, …)",
+    )
+    p.add_argument("--claim", metavar="TEXT", help="a claimed value or formula to judge exactly")
+    p.add_argument(
+        "--rtol", default="0.01", metavar="R", help="relative tolerance for numbers (default 0.01)"
+    )
+    p.add_argument("--format", choices=("md", "json", "tex"), default="md")
+    p.set_defaults(handler=run_model)
+
+
+def model_analysis(args: argparse.Namespace) -> ModelAnalysis:
+    """Load, bind and analyse the model the flags name."""
+    from derive.model.analysis import analyse_model
+    from derive.model.binding import ModelSpec, bind_model
+    from derive.model.registry import load_models
+
+    registry = load_models(tuple(Path(p) for p in args.operators))
+    spec = ModelSpec(
+        model=args.model,
+        chip=args.chip,
+        peak=args.peak,
+        bandwidth=args.bandwidth,
+        capacity=args.capacity,
+        devices=args.devices,
+        dtypes=tuple(args.dtype),
+        sets=tuple(args.set),
+        train_tokens=args.train_tokens,
+        mfu=args.mfu,
+        measured_tokens_per_s=args.measured_tokens_per_s,
+        state_bytes=args.state_bytes,
+    )
+    return analyse_model(bind_model(spec, registry.get(args.model)))
+
+
+def _judge(args: argparse.Namespace) -> int:
+    """``--quantity Q --claim TEXT``: 0 right, 1 wrong (the verdict on stdout)."""
+    from derive.commands.model_claim import judge_model_claim, parse_rtol
+    from derive.present.model_view import JSON_KEYS
+
+    if args.quantity not in JSON_KEYS:
+        raise ProblemError(
+            f"--quantity {args.quantity}", f"unknown quantity; known: {', '.join(JSON_KEYS)}"
+        )
+    rtol = parse_rtol(args.rtol)
+    verdict = judge_model_claim(model_analysis(args), args.quantity, args.claim, rtol)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(verdict.as_json(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        word = "Correct" if verdict.correct else "Incorrect"
+        sys.stdout.write(f"{word}: {verdict.sentence}.\n")
+    return 0 if verdict.correct else 1
+
+
+def run_model(args: argparse.Namespace) -> int:
+    """``derive model``: the worked solution (Markdown or LaTeX) or the JSON report."""
+    from derive.present.model_view import model_json, model_latex, model_markdown
+
+    if (args.quantity is None) != (args.claim is None):
+        raise ProblemError("--quantity / --claim", "give both, to judge a claimed quantity")
+    if args.claim is not None:
+        return _judge(args)
+    analysis = model_analysis(args)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(model_json(analysis), indent=2, ensure_ascii=False) + "\n")
+    elif args.format == "tex":
+        sys.stdout.write(model_latex(analysis))
+    else:
+        sys.stdout.write(model_markdown(analysis))
+    return 0

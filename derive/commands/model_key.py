@@ -1,0 +1,94 @@
+"""The models chapter of an answer key: a problem set's ``model = "NAME"`` problems.
+
+:func:`model_chapter` derives each whole-model problem, keeps the steps its ``ask``
+needs, and returns what the key templates print: items (Markdown and LaTeX worked
+solutions), questions and the rows of the models-at-a-glance table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from derive.errors import ProblemError
+from derive.model.analysis import ModelAnalysis, analyse_model, select_quantities
+from derive.model.binding import bind_model
+from derive.model.registry import load_models
+from derive.present.model_view import ASK_PHRASES, glance, model_latex, model_markdown
+from derive.problem.problem_set import ModelEntry, ProblemSet
+
+__all__ = ["ModelChapter", "ModelRow", "model_chapter"]
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One row of the models-at-a-glance table."""
+
+    id: str
+    anchor: str
+    model: str
+    hardware: str
+    answers: str
+    answers_tex: str
+
+
+@dataclass(frozen=True)
+class ModelChapter:
+    """What the key templates print for the model problems."""
+
+    items: tuple[dict, ...]
+    questions: tuple[dict, ...]
+    rows: tuple[ModelRow, ...]
+
+
+def _analysis(entry: ModelEntry, operators: tuple[Path, ...]) -> ModelAnalysis:
+    registry = load_models(operators)
+    full = analyse_model(bind_model(entry.spec, registry.get(entry.spec.model)))
+    missing = [k for k in entry.ask if full.quantity(k) is None]
+    if missing:
+        why = dict(full.left_out).get(missing[0]) or "; ".join(w for _, w in full.left_out)
+        raise ProblemError(
+            f"problem {entry.id!r}: ask {missing[0]!r}",
+            f"cannot be derived from what the problem gives ({why or 'not derivable'})",
+        )
+    return select_quantities(full, entry.ask)
+
+
+def model_chapter(pset: ProblemSet, first_number: int) -> ModelChapter:
+    """Derive and render every model problem of the set, numbered from ``first_number``."""
+    items, questions, rows = [], [], []
+    for i, entry in enumerate(pset.models, start=first_number):
+        a = _analysis(entry, pset.operators)
+        title = f"Problem {i} ({entry.id}): {entry.title}"
+        md = model_markdown(a, title, entry.text, level=2)
+        items.append(
+            {
+                "anchor": entry.id.lower(),
+                "body": md.rstrip("\n"),
+                "tex": model_latex(a, title, entry.text).rstrip("\n"),
+                "plot": None,
+            }
+        )
+        asks = entry.ask or tuple(
+            q.key for s in a.steps for q in s.quantities if q.key in ASK_PHRASES
+        )
+        questions.append(
+            {
+                "title": entry.title,
+                "text": entry.text,
+                "model_body": model_markdown(a, entry.title, entry.text, level=2, givens_only=True),
+                "asks": tuple(ASK_PHRASES[k] for k in asks),
+            }
+        )
+        text, tex_text = glance(a, asks)
+        rows.append(
+            ModelRow(
+                entry.id,
+                entry.id.lower(),
+                a.problem.model.name,
+                a.problem.hardware_name,
+                text,
+                tex_text,
+            )
+        )
+    return ModelChapter(tuple(items), tuple(questions), tuple(rows))

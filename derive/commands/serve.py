@@ -1,0 +1,132 @@
+"""``derive serve``: a workbook of a problem set in the browser, with instant checking.
+
+::
+
+    derive serve [SET.toml] [--host 127.0.0.1] [--port 8000] [--hide-expected] [--no-hints]
+
+No set: the built-in rooflines set. Binds to 127.0.0.1 unless told otherwise and says
+what it serves and where. Needs the ``web`` extra (``pip install 'derive-roofline[web]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import ipaddress
+import socket
+import sys
+import time
+
+from derive.errors import ProblemError
+
+__all__ = ["add_serve_parser", "run"]
+
+
+def add_serve_parser(
+    sub: argparse._SubParsersAction, add_problem_flags: object = None
+) -> argparse.ArgumentParser:
+    """Register ``derive serve`` on the CLI's subparsers (problem flags are not used)."""
+    p = sub.add_parser("serve", help="serve a problem set as a workbook in the browser")
+    p.add_argument("set", nargs="?", metavar="SET.toml", help="problem set (default: built-in)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    p.add_argument(
+        "--hide-expected", action="store_true", help="never send the expected answer to students"
+    )
+    p.add_argument("--no-hints", action="store_true", help="turn off hints and solutions")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="allow the set's Python operator files (they run as code)",
+    )
+    p.add_argument(
+        "--workers", type=int, default=2, metavar="N", help="checking processes (default 2)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="hard time limit of one check in seconds (default 5)",
+    )
+    p.set_defaults(handler=run)
+    return p
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket, or one line saying why not."""
+    if not 0 <= port <= 65535:
+        raise ProblemError(f"--port {port}", "must be 0 to 65535")
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:
+        family = socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        why = (
+            "already in use (try another --port)" if exc.errno == errno.EADDRINUSE else exc.strerror
+        )
+        raise ProblemError(f"--host {host} --port {port}", f"cannot listen: {why}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def run(args: argparse.Namespace) -> int:
+    """Prepare the workbook, start the checking workers, serve until interrupted."""
+    try:
+        import uvicorn
+
+        from derive.web.app import LOOPBACK_HOSTS, create_app
+        from derive.web.book import build_workbook, load_source
+        from derive.web.pool import PoolSettings, WorkerPool
+    except ImportError as exc:
+        raise ProblemError(
+            "derive serve",
+            f"needs the web extra ({exc.name} is missing): pip install 'derive-roofline[web]'",
+        ) from None
+    if not 1 <= args.workers <= 32:
+        raise ProblemError(f"--workers {args.workers}", "must be 1 to 32")
+    if not 0.1 <= args.timeout <= 600:
+        raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
+    started = time.perf_counter()
+    source, pset = load_source(args.set, args.trust)
+    book = build_workbook(pset, hints=not args.no_hints, show_expected=not args.hide_expected)
+    sock = _bind(args.host, args.port)
+    pool = WorkerPool(
+        source,
+        PoolSettings(workers=args.workers, timeout=args.timeout),
+        hide_expected=args.hide_expected,
+    )
+    try:
+        pool.wait_ready()
+        loopback = args.host in LOOPBACK_HOSTS
+        app = create_app(book, pool, LOOPBACK_HOSTS if loopback else None)
+        port = sock.getsockname()[1]
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        print(
+            f"derive serve: {pset.title!r}, {len(book.pages)} problems from {source.origin}\n"
+            f"  at http://{shown}:{port}/  (ready in {time.perf_counter() - started:.1f} s; Ctrl+C stops)\n"
+            f"  hints and solutions {'off' if args.no_hints else 'on'}; expected answers "
+            f"{'hidden' if args.hide_expected else 'shown'}; checks in {args.workers} worker "
+            f"processes, at most {args.timeout:g} s each",
+            flush=True,
+        )
+        if not loopback:
+            where = socket.gethostname() if args.host in ("0.0.0.0", "::", "") else shown
+            print(
+                f"  students open http://{where}:{port}/ — listening on {args.host}: "
+                "anyone who can reach this machine can use the workbook",
+                flush=True,
+            )
+        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=30)
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        pool.close()
+        sock.close()
+    sys.stdout.flush()
+    return 0

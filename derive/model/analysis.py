@@ -1,0 +1,108 @@
+"""Whole-model analysis: one pure function from a bound model problem to a frozen record.
+
+:func:`analyse_model` derives, in order, each quantity as a formula in the
+notation's symbols (:mod:`derive.model.symbols`) and its exact value, the values
+of earlier quantities substituted into later ones (*symbolic = numbers = result*):
+parameters (per block and global), weights and KV-cache bytes, FLOPs per token,
+memory on ``N`` devices with the fit, the largest batch and context and the fewest
+devices, training state, training time at an MFU or the MFU a measured rate implies.
+A quantity that needs something not given (a capacity, a bound ``S``) is left out
+and the record says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import sympy as sp
+
+from derive.model.binding import ModelProblem
+from derive.model.counting import flops, memory_of_weights_and_cache, parameters
+from derive.model.counts import substitutions
+from derive.model.expand import Role
+from derive.model.records import ModelAnalysis, ModelStep, Quantity, Sheet, Unit
+from derive.model.serving import fit, training
+from derive.model.symbols import batch, context, sym
+
+__all__ = [
+    "ModelAnalysis",
+    "ModelStep",
+    "Quantity",
+    "Unit",
+    "analyse_model",
+    "select_quantities",
+]
+
+
+def select_quantities(a: ModelAnalysis, ask: tuple[str, ...]) -> ModelAnalysis:
+    """The steps that derive the asked quantities and every quantity they use (all when none asked)."""
+    if not ask:
+        return a
+    by_key = {q.key: q for step in a.steps for q in step.quantities}
+    needed: set[str] = set()
+    todo = [k for k in ask if k in by_key]
+    while todo:
+        key = todo.pop()
+        if key in needed:
+            continue
+        needed.add(key)
+        todo += [s.name for s in by_key[key].formula.free_symbols if s.name in by_key]
+    steps = tuple(st for st in a.steps if any(q.key in needed for q in st.quantities))
+    left_out = tuple((k, why) for k, why in a.left_out if k in ask)
+    return replace(a, steps=steps, left_out=left_out)
+
+
+def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
+    values: dict[sp.Symbol, sp.Basic] = {}
+    bound = dict(p.bound)
+    for s, v in substitutions(p.model).items():
+        values[s] = v.xreplace(bound)
+    for dim in (batch, context):
+        if dim in bound:
+            values[dim] = bound[dim]
+    values[sym("w_weights")] = p.dtype(Role.WEIGHT).width
+    values[sym("w_kv")] = p.dtype(Role.KV_CACHE).width
+    values[sym("devices")] = p.devices
+    if p.capacity is not None:
+        values[sym("capacity")] = p.capacity.value
+    if p.peak is not None:
+        values[sym("peak")] = p.peak.value
+    if p.train_tokens is not None:
+        values[sym("tokens")] = p.train_tokens.value
+    if p.mfu is not None:
+        values[sym("mfu_given")] = p.mfu.value
+    if p.measured_tokens_per_s is not None:
+        values[sym("tokens_per_s")] = p.measured_tokens_per_s.value
+    if p.state is not None:
+        values[sym("state_bytes")] = p.state.bytes_per_param
+    return values
+
+
+def _check_context(sheet: Sheet, p: ModelProblem) -> None:
+    """A context longer than a learned position table cannot be run: say so."""
+    rows, length = sheet.values.get(sym("positions")), p.value_of(context)
+    if rows is not None and length is not None and rows.is_number and length > rows:
+        sheet.warnings.append(
+            f"The context S = {length} is longer than the model's {rows} learned positions: "
+            "the model cannot run it as declared (the counts still follow the formulas)."
+        )
+
+
+def analyse_model(p: ModelProblem) -> ModelAnalysis:
+    """Derive every quantity the problem allows, in the order the worked solution shows them."""
+    sheet = Sheet(_given(p))
+    given = tuple(sorted(sheet.values.items(), key=lambda kv: kv[0].name))
+    _check_context(sheet, p)
+    parameters(sheet, p)
+    memory_of_weights_and_cache(sheet)
+    flops(sheet, p)
+    fit(sheet, p)
+    training(sheet, p)
+    return ModelAnalysis(
+        p,
+        given,
+        tuple(sheet.steps),
+        tuple(sheet.verdicts),
+        tuple(sheet.warnings),
+        tuple(sheet.left_out),
+    )

@@ -1,0 +1,243 @@
+"""A model problem: a model with dtypes, hardware, devices, bound dims and a training run.
+
+``ModelSpec`` holds what the user typed, as text; :func:`bind_model` checks each
+piece and returns an exact :class:`ModelProblem`. Numbers go through
+:mod:`derive.problem.decimals`; nothing typed is evaluated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.errors import ProblemError, UnknownNameError
+from derive.model.expand import Role
+from derive.model.symbols import batch, context
+from derive.model.transformer import Transformer
+from derive.problem.chips import Chip, Figure, custom_figure, get_chip
+from derive.problem.decimals import parse_positive_int
+from derive.problem.dtypes import Dtype, get_dtype
+from derive.problem.model_spec import ModelSpec
+
+__all__ = ["RECIPES", "ModelProblem", "ModelSpec", "StateRecipe", "bind_model"]
+
+MAX_ITEMS = 64
+DEFAULT_DTYPE = "bf16"
+
+
+@dataclass(frozen=True)
+class StateRecipe:
+    """Training-state bytes per parameter, as named parts (``adam-mixed``: 2 + 2 + 12)."""
+
+    name: str
+    parts: tuple[tuple[str, sp.Rational], ...]
+
+    @property
+    def bytes_per_param(self) -> sp.Rational:
+        """The sum of the parts."""
+        return sp.Add(*(b for _, b in self.parts))
+
+
+RECIPES: dict[str, StateRecipe] = {
+    r.name: r
+    for r in (
+        StateRecipe(
+            "adam-mixed",
+            (
+                ("bf16 weights", sp.Integer(2)),
+                ("bf16 gradients", sp.Integer(2)),
+                ("fp32 master weights, Adam m and v", sp.Integer(12)),
+            ),
+        ),
+        StateRecipe(
+            "adam-fp32",
+            (
+                ("fp32 weights", sp.Integer(4)),
+                ("fp32 gradients", sp.Integer(4)),
+                ("Adam m and v in fp32", sp.Integer(8)),
+            ),
+        ),
+        StateRecipe(
+            "sgd-mixed",
+            (
+                ("bf16 weights", sp.Integer(2)),
+                ("bf16 gradients", sp.Integer(2)),
+                ("fp32 master weights", sp.Integer(4)),
+            ),
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class ModelProblem:
+    """A bound model problem: exact numbers, every name checked."""
+
+    model: Transformer
+    chip: Chip | None
+    capacity: Figure | None
+    peak: Figure | None
+    compute_dtype: str
+    bandwidth: Figure | None
+    devices: sp.Integer
+    dtypes: tuple[tuple[Role, Dtype], ...]
+    bound: tuple[tuple[sp.Symbol, sp.Integer], ...]
+    train_tokens: Figure | None
+    mfu: Figure | None
+    measured_tokens_per_s: Figure | None
+    state: StateRecipe | None
+
+    def dtype(self, role: Role) -> Dtype:
+        """The dtype bound to a role."""
+        return dict(self.dtypes)[role]
+
+    def value_of(self, dim: sp.Symbol) -> sp.Integer | None:
+        """The value a dim is bound to, or None."""
+        return dict(self.bound).get(dim)
+
+    @property
+    def hardware_name(self) -> str:
+        """The chip's name, ``given numbers`` or ``no hardware``."""
+        if self.chip:
+            return self.chip.name
+        return "given numbers" if self.capacity or self.peak else "no hardware"
+
+
+_ROLE_KEYS = {r.flag: r for r in Role}
+
+
+def _bind_dtypes(specs: tuple[str, ...]) -> tuple[tuple[Role, Dtype], ...]:
+    chosen = {r: get_dtype(DEFAULT_DTYPE) for r in Role}
+    for spec in specs:
+        if not isinstance(spec, str):
+            raise ProblemError("--dtype", f"expected text like weights=int8, got {spec!r}")
+        key, eq, name = (s.strip() for s in spec.partition("="))
+        if not eq:
+            key, name = "", key
+        if key and key not in _ROLE_KEYS:
+            raise UnknownNameError(
+                f"--dtype {spec}", f"unknown role {key!r}; roles are {', '.join(_ROLE_KEYS)}"
+            )
+        try:
+            dt = get_dtype(name)
+        except UnknownNameError as exc:
+            raise UnknownNameError(f"--dtype {spec}", exc.why) from None
+        for role in [_ROLE_KEYS[key]] if key else list(Role):
+            chosen[role] = dt
+    return tuple((r, chosen[r]) for r in Role)
+
+
+def _bind_sets(
+    model: Transformer, sets: tuple[str, ...]
+) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:
+    known = {d.name: d for d in (batch, context, *model.free_dims)}
+    bound: dict[sp.Symbol, sp.Integer] = {}
+    for item in sets:
+        if not isinstance(item, str) or "=" not in item:
+            raise ProblemError(f"--set {item}", "expected DIM=INT, e.g. B=32 or S=8192")
+        name, _, value = (s.strip() for s in item.partition("="))
+        if name not in known:
+            raise UnknownNameError(
+                f"--set {item}",
+                f"model {model.name!r} has no dim {name!r}; its dims are {', '.join(known)}",
+            )
+        bound[known[name]] = parse_positive_int(value, f"--set {name}")
+    return tuple((d, bound[d]) for d in known.values() if d in bound)
+
+
+def _devices(text: str | None) -> sp.Integer:
+    if text is None:
+        return sp.Integer(1)
+    if not isinstance(text, str) or not re.fullmatch(r"\s*\+?\d{1,9}\s*", text) or int(text) <= 0:
+        raise ProblemError(f"--devices {text}", "the number of devices is a positive integer")
+    return sp.Integer(int(text))
+
+
+def _fraction(text: str | None, what: str) -> Figure | None:
+    if text is None:
+        return None
+    fig = custom_figure(text, what)
+    if fig.value > 1:
+        raise ProblemError(f"{what} {text}", "a utilisation is a fraction in (0, 1], e.g. 0.4")
+    return fig
+
+
+def _state(text: str | None) -> StateRecipe | None:
+    if text is None:
+        return None
+    if isinstance(text, str) and text.strip().lower() in RECIPES:
+        return RECIPES[text.strip().lower()]
+    if isinstance(text, str) and not re.fullmatch(r"\s*[+-]?[\d._]*(?:[eE][+-]?\d+)?\s*", text):
+        raise UnknownNameError(
+            f"--state-bytes {text}",
+            f"give bytes per parameter (e.g. 16) or a recipe: {', '.join(RECIPES)}",
+        )
+    value = custom_figure(text, "--state-bytes").value
+    return StateRecipe(f"{text.strip()} bytes per parameter", (("given", value),))
+
+
+def _hardware(spec: ModelSpec, compute: str, needs_peak: bool) -> tuple:
+    capacity = custom_figure(spec.capacity, "--capacity") if spec.capacity is not None else None
+    if spec.chip is not None:
+        if spec.peak is not None or spec.bandwidth is not None:
+            raise ProblemError(
+                "--chip with --peak/--bandwidth",
+                "give either a chip or --peak and --bandwidth (and --capacity), not both",
+            )
+        chip = get_chip(spec.chip)
+        try:
+            peak = chip.peak(compute) if needs_peak else None
+        except UnknownNameError as exc:
+            have = ", ".join(chip.peak_dtypes())
+            raise UnknownNameError(
+                exc.what,
+                f"the chip has no {compute} peak; it has {have} (choose one with --dtype activations=DTYPE)",
+            ) from None
+        return chip, capacity or chip.capacity, peak, chip.hbm
+    peak = custom_figure(spec.peak, "--peak") if spec.peak is not None else None
+    bandwidth = custom_figure(spec.bandwidth, "--bandwidth") if spec.bandwidth is not None else None
+    return None, capacity, peak, bandwidth
+
+
+def bind_model(spec: ModelSpec, model: Transformer) -> ModelProblem:
+    """Validate a spec against its model and the catalogues; the result is exact."""
+    for name in ("dtypes", "sets"):
+        if len(getattr(spec, name)) > MAX_ITEMS:
+            raise ProblemError(f"--{name[:-1]}", f"at most {MAX_ITEMS} given")
+    dtypes = _bind_dtypes(tuple(spec.dtypes))
+    compute = dict(dtypes)[Role.ACTIVATION].compute_as
+    tokens = (
+        custom_figure(spec.train_tokens, "--train-tokens")
+        if spec.train_tokens is not None
+        else None
+    )
+    mfu = _fraction(spec.mfu, "--mfu")
+    measured = (
+        custom_figure(spec.measured_tokens_per_s, "--measured-tokens-per-s")
+        if spec.measured_tokens_per_s is not None
+        else None
+    )
+    needs_peak = mfu is not None or measured is not None
+    chip, capacity, peak, bandwidth = _hardware(spec, compute, needs_peak)
+    if needs_peak and peak is None:
+        raise ProblemError(
+            "--mfu/--measured-tokens-per-s",
+            "a training time or an MFU needs a peak: give --chip or --peak",
+        )
+    return ModelProblem(
+        model=model,
+        chip=chip,
+        capacity=capacity,
+        peak=peak,
+        compute_dtype=compute,
+        bandwidth=bandwidth,
+        devices=_devices(spec.devices),
+        dtypes=dtypes,
+        bound=_bind_sets(model, tuple(spec.sets)),
+        train_tokens=tokens,
+        mfu=mfu,
+        measured_tokens_per_s=measured,
+        state=_state(spec.state_bytes),
+    )

@@ -1,0 +1,70 @@
+"""Loading model files: every module-level ``Transformer`` is registered by name.
+
+A model file is a Python module like an operator file (it may declare both), so
+``--operators PATH`` loads either. The built-in models are ``models/*.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from derive.declare.registry import load_operator_file
+from derive.errors import OperatorFileError, UnknownNameError
+from derive.model.transformer import Transformer
+from derive.resources import resource_dir
+
+__all__ = ["ModelRegistry", "builtin_model_files", "load_models"]
+
+
+@dataclass(frozen=True)
+class ModelRegistry:
+    """Models by name, in load order (built-ins first, then user files)."""
+
+    models: tuple[Transformer, ...]
+
+    def names(self) -> tuple[str, ...]:
+        """Model names in load order."""
+        return tuple(m.name for m in self.models)
+
+    def get(self, name: str) -> Transformer:
+        """The model called ``name`` (case-insensitive); the error lists what exists."""
+        key = name.lower() if isinstance(name, str) else ""
+        for m in self.models:
+            if m.name.lower() == key:
+                return m
+        raise UnknownNameError(
+            f"model {name!r}", f"unknown model; known: {', '.join(self.names())}"
+        )
+
+
+def builtin_model_files() -> tuple[Path, ...]:
+    """The shipped model modules, sorted by file name."""
+    return tuple(
+        sorted(p for p in resource_dir("models").glob("*.py") if not p.name.startswith("_"))
+    )
+
+
+def load_models(
+    paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True
+) -> ModelRegistry:
+    """Load the built-in models (optional) and the given files, refusing duplicate names."""
+    files = (builtin_model_files() if include_builtins else ()) + tuple(Path(p) for p in paths)
+    seen: dict[str, Path] = {}
+    models: list[Transformer] = []
+    for path in files:
+        module = load_operator_file(path)
+        for key, value in vars(module).items():
+            if key.startswith("_") or not isinstance(value, Transformer):
+                continue
+            lower = value.name.lower()
+            if lower in seen:
+                if any(m is value for m in models):
+                    continue
+                raise OperatorFileError(
+                    f"model {value.name!r} in {str(path)!r}",
+                    f"duplicate name: already declared in {str(seen[lower])!r} (names are unique ignoring case)",
+                )
+            seen[lower] = path
+            models.append(value)
+    return ModelRegistry(tuple(models))

@@ -1,0 +1,164 @@
+"""Derivation steps of serving and training: memory on N devices, limits, training totals."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.model.binding import ModelProblem
+from derive.model.records import Quantity, Sheet, Unit
+from derive.model.symbols import batch, context, sym
+from derive.problem.decimals import fmt_decimal
+
+__all__ = ["fit", "training"]
+
+
+def fit(sheet: Sheet, p: ModelProblem) -> None:
+    if p.capacity is None:
+        sheet.left_out.append(("memory_total", "no capacity: give --chip or --capacity"))
+        return
+    C, N = sym("capacity"), sym("devices")
+    total = sheet.q("memory_total", sym("weights_bytes") + sym("kv_bytes"), Unit.BYTES)
+    per = sheet.q("memory_per_device", sym("memory_total") / N, Unit.BYTES)
+    qs = [total, per]
+    notes = [
+        "Weights and KV cache are spread evenly over the N devices; activations and framework memory are not counted."
+    ]
+    if sheet.known("memory_per_device"):
+        qs.append(sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN))
+        qs.append(sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES))
+    else:
+        sheet.left_out.append(("fits", "memory depends on dims left free: bind them with --set"))
+    sheet.step(
+        "Memory on the devices",
+        "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C",
+        "Serving keeps the weights and the KV cache of every sequence in HBM.",
+        *qs,
+        notes=notes,
+    )
+    _limits(sheet, p)
+
+
+def _limits(sheet: Sheet, p: ModelProblem) -> None:
+    C, N = sym("capacity"), sym("devices")
+    W, m_kv = sym("weights_bytes"), sym("kv_bytes_per_token")
+    if not sheet.known("weights_bytes", "kv_bytes_per_token"):
+        sheet.left_out.append(("max_batch", "the model has free dims: bind them with --set"))
+        return
+    spare = N * C - W
+    weights_fit = bool(spare.xreplace(sheet.values) >= 0)
+    qs: list[Quantity] = []
+    notes: list[str] = []
+    if not weights_fit:
+        values = sheet.values
+        weights, room = values[W], (N * C).xreplace(values)
+        need = sp.ceiling(weights / values[C])
+        sheet.verdicts.append(
+            f"Does not fit: the weights alone ({fmt_decimal(weights / 10**9)} GB) exceed the "
+            f"capacity of {values[N]} device(s), N·C = {fmt_decimal(room / 10**9)} GB, so no batch "
+            f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
+        )
+    if context in sheet.values:
+        qs.append(
+            sheet.q("max_batch", _largest(spare, m_kv * context, weights_fit), Unit.SEQUENCES)
+        )
+        if weights_fit and sheet.values[sym("max_batch")] == 0:
+            sheet.verdicts.append(
+                "Does not fit: the weights fit, but not one sequence's KV cache at this context (max_batch = 0)."
+            )
+    else:
+        sheet.left_out.append(("max_batch", "needs a context: --set S=…"))
+    if batch in sheet.values:
+        qs.append(sheet.q("max_context", _largest(spare, m_kv * batch, weights_fit), Unit.TOKENS))
+    else:
+        sheet.left_out.append(("max_context", "needs a batch: --set B=…"))
+    if batch in sheet.values and context in sheet.values:
+        qs.append(sheet.q("min_devices", sp.ceiling((W + sym("kv_bytes")) / C), Unit.DEVICES))
+    else:
+        sheet.left_out.append(("min_devices", "needs a batch and a context: --set B=… --set S=…"))
+    if not qs:
+        return
+    notes.append(
+        "B_max and S_max are the largest integers with M_W + m_kv·B·S ≤ N·C; N_min the smallest integer with M_W + M_kv ≤ N·C."
+    )
+    sheet.step(
+        "Largest batch, longest context, fewest devices",
+        "solve M_W + m_kv·B·S ≤ N·C for the integer unknown",
+        "The KV cache grows with B·S; what is left of N·C after the weights bounds it.",
+        *qs,
+        notes=notes,
+    )
+
+
+def _largest(spare: sp.Expr, per_unit: sp.Expr, weights_fit: bool) -> sp.Expr:
+    """⌊(N·C − M_W) / per_unit⌋, or 0 when the weights alone do not fit."""
+    return sp.floor(spare / per_unit) if weights_fit else sp.Integer(0)
+
+
+def training(sheet: Sheet, p: ModelProblem) -> None:
+    N = sym("devices")
+    if p.state is not None:
+        q = sheet.q("train_state_bytes", sym("state_bytes") * sym("params") / N, Unit.BYTES)
+        parts = " + ".join(f"{b} ({name})" for name, b in p.state.parts)
+        sheet.step(
+            "Training state",
+            "bytes per parameter × parameters, sharded over N devices",
+            f"Recipe {p.state.name}: {parts} bytes per parameter.",
+            q,
+        )
+    if p.train_tokens is not None:
+        _train_time(sheet, p)
+    _implied_mfu(sheet, p)
+
+
+def _train_time(sheet: Sheet, p: ModelProblem) -> None:
+    N = sym("devices")
+    qs = [sheet.q("train_flops", 6 * sym("params_active") * sym("tokens"), Unit.FLOPS)]
+    notes = [
+        "6 = 2 (forward) + 4 (backward: gradients for the activations and for the weights, 2 each) "
+        "FLOPs per parameter a token uses, per token; attention's S-dependent FLOPs are not in 6N."
+    ]
+    if p.mfu is not None:
+        time = sym("train_flops") / (N * sym("peak") * sym("mfu_given"))
+    elif p.measured_tokens_per_s is not None:
+        time = sym("tokens") / (N * sym("tokens_per_s"))
+        notes.append(
+            "With a measured rate r per device, the time is D / (N·r), whatever the FLOP convention."
+        )
+    else:
+        time = None
+    if time is not None:
+        qs.append(sheet.q("train_seconds", time, Unit.SECONDS))
+        qs.append(sheet.q("train_days", sym("train_seconds") / 86400, Unit.DAYS))
+    sheet.step(
+        "Training compute and time",
+        "F_train = 6·P_act·D; T = F_train / (N·π·MFU)",
+        "Training on D tokens"
+        + (
+            ", at the assumed MFU (the fraction of the peak π reached) on each of N devices."
+            if p.mfu is not None
+            else "."
+        ),
+        *qs,
+        notes=notes,
+    )
+
+
+def _implied_mfu(sheet: Sheet, p: ModelProblem) -> None:
+    if p.measured_tokens_per_s is None:
+        return
+    q = sheet.q("mfu", 6 * sym("params_active") * sym("tokens_per_s") / sym("peak"), Unit.FRACTION)
+    notes = []
+    if q.is_number and q.value > 1:
+        sheet.warnings.append(
+            f"IMPOSSIBLE: the implied MFU is {float(q.value):.3g} > 1, faster than the chip's peak. "
+            "This is the signature of a wrong FLOP convention (a multiply-add counted as 1 FLOP, a "
+            "sparse peak), tokens per second counted over all devices instead of one, or the wrong model."
+        )
+        notes.append("An MFU above 1 cannot happen: check the measurement and the convention.")
+    sheet.step(
+        "Implied MFU",
+        "MFU = 6·P_act·r / π, r the measured tokens per second per device",
+        "The FLOPs the measured rate needs, as a fraction of the peak.",
+        q,
+        notes=notes,
+    )

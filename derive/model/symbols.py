@@ -1,0 +1,109 @@
+"""The notation of a model's derivation: one table, symbol → LaTeX → meaning.
+
+Formulas are written in these symbols (``2·L·h_kv·d_h·w_kv``) and shown that way;
+numbers are substituted for them only when a line is evaluated. The architecture's
+symbols are positive but not integer, so they never collide with a user's dims
+(which are positive integers): a field declared as the dim ``L`` is substituted for
+the symbol ``L`` like any number. ``B`` and ``S`` are the dims of the problem itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.declare.operator import dims
+
+__all__ = ["NOTATION", "Notation", "batch", "context", "sym", "tex_names"]
+
+
+@dataclass(frozen=True)
+class Notation:
+    """One symbol: its key, LaTeX name and meaning."""
+
+    key: str
+    latex: str
+    meaning: str
+    symbol: sp.Symbol
+
+
+batch, context = dims("B S")
+
+_TABLE: tuple[tuple[str, str, str], ...] = (
+    # the architecture (fields of Transformer)
+    ("layers", "L", "blocks"),
+    ("d_model", "d", "width of the residual stream"),
+    ("heads", "h", "query heads"),
+    ("kv_heads", r"h_{\mathrm{kv}}", "key/value heads"),
+    ("head_dim", r"d_{h}", "width of a head"),
+    ("d_ff", "f", "hidden width of the MLP (one expert)"),
+    ("vocab", "V", "vocabulary"),
+    ("positions", r"n_{\mathrm{pos}}", "rows of the learned position table"),
+    ("experts", "E", "experts per MoE layer"),
+    ("top_k", "k", "experts active per token"),
+    # per-block and global parameter counts
+    ("P_attn", r"P_{\mathrm{attn}}", "attention parameters of one block"),
+    ("P_mlp", r"P_{\mathrm{mlp}}", "MLP parameters of one block (all experts and the router)"),
+    ("P_mlp_active", r"P_{\mathrm{mlp,act}}", "MLP parameters one token uses in one block"),
+    ("P_norm", r"P_{\mathrm{norm}}", "norm parameters of one block"),
+    ("P_block", r"P_{\mathrm{block}}", "parameters of one block"),
+    ("P_block_active", r"P_{\mathrm{block,act}}", "parameters one token uses in one block"),
+    ("P_embed", r"P_{\mathrm{emb}}", "token embedding table"),
+    ("P_pos", r"P_{\mathrm{pos}}", "position table"),
+    ("P_head", r"P_{\mathrm{head}}", "untied output head"),
+    ("P_final", r"P_{\mathrm{final}}", "final norm"),
+    # the derived quantities (JSON keys)
+    ("params", "P", "total parameters"),
+    ("params_active", r"P_{\mathrm{act}}", "parameters used per token"),
+    ("params_embedding", r"P_{\mathrm{lookup}}", "embedding and position tables (a lookup)"),
+    ("P_matmul", r"P_{\mathrm{matmul}}", "weights a token is multiplied by"),
+    ("weights_bytes", r"M_{W}", "bytes of the weights"),
+    ("kv_bytes_per_token", r"m_{\mathrm{kv}}", "KV-cache bytes per token of context"),
+    ("kv_bytes", r"M_{\mathrm{kv}}", "KV-cache bytes of B sequences of S tokens"),
+    ("flops_matmuls", r"F_{\mathrm{matmul}}", "matmul FLOPs per token"),
+    ("flops_attention", r"F_{\mathrm{attn}}", "attention FLOPs per token (scores and values)"),
+    ("flops_per_token", r"F_{\mathrm{token}}", "forward FLOPs per token at context S"),
+    ("flops_2n", r"F_{2N}", "the 2N shortcut"),
+    ("memory_total", r"M", "weights and KV cache"),
+    ("memory_per_device", r"M_{\mathrm{dev}}", "memory per device"),
+    ("fits", r"\mathrm{fits}", "whether the memory per device is within the capacity"),
+    ("headroom_per_device", r"H_{\mathrm{dev}}", "capacity left per device"),
+    ("max_batch", r"B_{\max}", "largest batch that fits at context S"),
+    ("max_context", r"S_{\max}", "longest context that fits at batch B"),
+    ("min_devices", r"N_{\min}", "fewest devices that hold weights and KV cache"),
+    ("train_state_bytes", r"M_{\mathrm{train}}", "training state per device"),
+    ("train_flops", r"F_{\mathrm{train}}", "training FLOPs"),
+    ("train_seconds", r"T_{\mathrm{train}}", "training time"),
+    ("train_days", r"T_{\mathrm{days}}", "training time in days"),
+    ("mfu", r"\mathrm{MFU}", "model FLOPs utilisation implied by a measured rate"),
+    # hardware, dtypes and the run
+    ("capacity", "C", "HBM capacity per device"),
+    ("devices", "N", "devices"),
+    ("peak", r"\pi", "dense peak per device"),
+    ("w_weights", r"w_{W}", "bytes per weight"),
+    ("w_kv", r"w_{\mathrm{kv}}", "bytes per KV-cache element"),
+    ("state_bytes", r"s", "training-state bytes per parameter"),
+    ("tokens", "D", "training tokens"),
+    ("mfu_given", r"\eta", "model FLOPs utilisation assumed"),
+    ("tokens_per_s", r"r", "measured tokens per second per device"),
+)
+
+NOTATION: dict[str, Notation] = {
+    key: Notation(key, latex, meaning, sp.Symbol(key, positive=True))
+    for key, latex, meaning in _TABLE
+}
+
+
+def sym(key: str) -> sp.Symbol:
+    """The symbol of a notation key (``sym("layers")`` is shown as ``L``)."""
+    if key == "B":
+        return batch
+    if key == "S":
+        return context
+    return NOTATION[key].symbol
+
+
+def tex_names() -> dict[sp.Symbol, str]:
+    """Symbol → LaTeX name, for sympy's printer."""
+    return {n.symbol: n.latex for n in NOTATION.values()}

@@ -1,0 +1,405 @@
+"""A whole model's worked solution and JSON report (``derive model``).
+
+Every line reads *symbolic = numbers = result ≈ human units*. Bytes are shown in
+both decimal and binary units, each named (GB = 10^9 B, GiB = 2^30 B), never one
+passed off as the other. JSON keys are a contract: every quantity of the issue's
+list is present (``null`` when it was not derived) as ``{exact, value, unit, formula}``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
+from derive.model.symbols import NOTATION, batch, context, sym, tex_names
+from derive.present.render import md_escape, render, tex_escape
+from derive.problem.decimals import fmt_decimal
+from derive.solution.notation import tex, tex_decimal, tex_text_number
+from derive.solution.steps import Math, Rich, rich
+
+__all__ = [
+    "ASK_PHRASES",
+    "JSON_KEYS",
+    "ModelLine",
+    "glance",
+    "model_json",
+    "model_latex",
+    "model_markdown",
+]
+
+# The quantities of the JSON contract, in order.
+JSON_KEYS = (
+    "params",
+    "params_active",
+    "params_embedding",
+    "weights_bytes",
+    "kv_bytes_per_token",
+    "kv_bytes",
+    "flops_per_token",
+    "memory_total",
+    "memory_per_device",
+    "fits",
+    "headroom_per_device",
+    "max_batch",
+    "min_devices",
+    "max_context",
+    "train_state_bytes",
+    "train_flops",
+    "train_seconds",
+    "train_days",
+    "mfu",
+)
+
+# What a question asks for each quantity (a problem set's ``ask``).
+ASK_PHRASES = {
+    "params": "the total number of parameters",
+    "params_active": "the parameters one token uses",
+    "params_embedding": "the parameters of the embedding and position tables",
+    "weights_bytes": "the bytes of the weights",
+    "kv_bytes_per_token": "the KV-cache bytes per token of context",
+    "kv_bytes": "the KV-cache bytes of the batch at its context",
+    "flops_per_token": "the forward FLOPs per token (matmuls and attention), against the 2N shortcut",
+    "memory_total": "the memory of weights and KV cache",
+    "memory_per_device": "the memory per device",
+    "fits": "whether it fits",
+    "headroom_per_device": "the capacity left per device",
+    "max_batch": "the largest batch that fits at this context",
+    "min_devices": "the fewest devices that hold weights and KV cache",
+    "max_context": "the longest context that fits at this batch",
+    "train_state_bytes": "the training-state bytes per device",
+    "train_flops": "the training FLOPs",
+    "train_seconds": "the training time",
+    "train_days": "the training time in days",
+    "mfu": "the MFU the measured rate implies",
+}
+
+_GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
+_NAMES = tex_names()
+
+
+@dataclass(frozen=True)
+class ModelLine:
+    """One displayed equation: ``lhs = symbolic = numbers = result ≈ approx``."""
+
+    lhs: str
+    forms: tuple[str, ...]
+    approx: str | None
+    key: str
+
+
+@dataclass(frozen=True)
+class ModelStepView:
+    """A step as the templates print it."""
+
+    title: str
+    rule: str
+    reason: str
+    lines: tuple[ModelLine, ...]
+    notes: tuple[str, ...]
+    table: tuple[tuple, ...]
+
+
+def _names() -> dict[sp.Symbol, str]:
+    """Symbol → LaTeX name of the notation (built once)."""
+    return _NAMES
+
+
+def _value_tex(value: sp.Basic) -> str:
+    if isinstance(value, sp.logic.boolalg.BooleanAtom):
+        return r"\text{yes}" if bool(value) else r"\text{no}"
+    return tex(value)
+
+
+def _numbers_tex(formula: sp.Basic, values: dict[sp.Symbol, sp.Basic]) -> str:
+    names = dict(_names())
+    for s in formula.free_symbols:
+        if s in values:
+            v = values[s]
+            text = tex(v)
+            simple = not (v.is_Add or (v.is_number and v < 0))
+            names[s] = text if simple else rf"\left({text}\right)"
+    return tex(formula, symbol_names=names, mul_symbol="dot")
+
+
+def human(value: sp.Basic, unit: Unit) -> str | None:
+    """An approximate decimal with its unit, for display (bytes in GB and GiB)."""
+    if not isinstance(value, sp.Expr) or not value.is_number:
+        return None
+    if unit in (Unit.BYTES, Unit.BYTES_PER_TOKEN):
+        suffix = r"\ \text{B/token}" if unit is Unit.BYTES_PER_TOKEN else ""
+        if abs(value) >= 10**6:
+            gb, gib = _approx(value / _GB, 5), _approx(value / _GIB, 5)
+            return rf"{gb}\ \text{{GB}}\ ({gib}\ \text{{GiB}}){suffix}"
+        return None if value.is_Integer else tex_decimal(value) + suffix
+    if unit is Unit.DAYS or unit is Unit.SECONDS or unit is Unit.FRACTION:
+        word = {Unit.DAYS: r"\ \text{days}", Unit.SECONDS: r"\ \text{s}", Unit.FRACTION: ""}[unit]
+        return _approx(value, 4) + word
+    if value.is_Integer and abs(value) < 10**7:
+        return None
+    return _approx(value, 5)
+
+
+def _approx(value: sp.Expr, digits: int) -> str:
+    """A rounded decimal for display; integers of 8 digits or more in scientific form."""
+    if value.is_Integer and abs(value) >= 10**7:
+        mantissa, exponent = f"{float(value):.{digits - 1}e}".split("e")
+        return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+    return tex_decimal(value, digits)
+
+
+def _truncated(value: sp.Expr, places: int = 3) -> str:
+    """A positive number cut (not rounded) after ``places`` decimals: 42.8019… → ``42.801``."""
+    n = int(sp.floor(value * 10**places))
+    return f"{n // 10**places}.{n % 10**places:0{places}d}"
+
+
+def _line(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> ModelLine:
+    names = _names()
+    lhs = NOTATION[q.key].latex
+    symbolic = tex(q.formula, symbol_names=names)
+    forms = [symbolic]
+    numbers = _numbers_tex(q.formula, values)
+    if numbers != symbolic:
+        forms.append(numbers)
+    rounding = {
+        sp.floor: (r"\left\lfloor ", r" \right\rfloor"),
+        sp.ceiling: (r"\left\lceil ", r" \right\rceil"),
+    }
+    if q.formula.func in rounding and q.value.is_number:
+        inner = q.formula.args[0].xreplace(values)
+        if inner.is_number and not inner.is_Integer:
+            left, right = rounding[q.formula.func]
+            forms.append(f"{left}{_truncated(inner)}\\ldots{right}")
+    result = _value_tex(q.value)
+    if result != forms[-1]:
+        forms.append(result)
+    return ModelLine(lhs, tuple(forms), human(q.value, q.unit), q.key)
+
+
+_NAME_PART = re.compile(r"([Wb])_(\w+)|γ|β")
+
+
+def _name_rich(name: str) -> Rich:
+    """A weight's name with its symbols as math: ``W_q, b_q`` → $W_{q}$, $b_{q}$; γ, β."""
+    out: list[str | Math] = []
+    last = 0
+    for m in _NAME_PART.finditer(name):
+        out.append(name[last : m.start()])
+        if m.group(1):
+            out.append(Math(rf"{m.group(1)}_{{\mathrm{{{m.group(2)}}}}}"))
+        else:
+            out.append(Math(r"\gamma" if m.group(0) == "γ" else r"\beta"))
+        last = m.end()
+    out.append(name[last:])
+    return rich(*out)
+
+
+def _part_rows(step: ModelStep, values: dict[sp.Symbol, sp.Basic]) -> tuple[tuple, ...]:
+    """A header, then one row of rich cells per part: block, weights, formula, value."""
+    if not step.parts:
+        return ()
+    names = _names()
+    rows: list[tuple] = [("block", "weights", "count", "value")]
+    for pt in step.parts:
+        count: Rich = rich(Math(tex(pt.formula, symbol_names=names)))
+        if pt.active != pt.formula:
+            count = count + rich(" (a token uses ", Math(tex(pt.active, symbol_names=names)), ")")
+        value = rich(Math(tex(pt.formula.xreplace(values))))
+        rows.append((rich(pt.block.value), _name_rich(pt.name), count, value))
+    return tuple(rows)
+
+
+def _steps(a: ModelAnalysis) -> tuple[ModelStepView, ...]:
+    values: dict[sp.Symbol, sp.Basic] = dict(a.given)
+    out = []
+    for step in a.steps:
+        rows = _part_rows(step, values)
+        lines = []
+        for q in step.quantities:
+            lines.append(_line(q, values))
+            values[sym(q.key)] = q.value
+        out.append(
+            ModelStepView(step.title, step.rule, step.reason, tuple(lines), step.notes, rows)
+        )
+    return tuple(out)
+
+
+def _given_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str], ...]:
+    """(symbol, meaning, value) for the architecture and the run, in the notation's order."""
+    order = {key: i for i, key in enumerate(NOTATION)}
+    rows = []
+    for s, v in sorted(a.given, key=lambda kv: order.get(kv[0].name, len(order))):
+        if s in (batch, context):
+            rows.append((tex(s), "batch (sequences)" if s == batch else "context (tokens)", tex(v)))
+        else:
+            n = NOTATION[s.name]
+            rows.append((n.latex, n.meaning, tex(v)))
+    return tuple(rows)
+
+
+def _hardware_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str, str], ...]:
+    p = a.problem
+    rows = []
+    if p.capacity is not None:
+        rows.append(
+            (
+                "HBM capacity per device",
+                "C",
+                tex_text_number(p.capacity.text) + r"\ \text{B}",
+                p.capacity.cite(),
+            )
+        )
+    if p.peak is not None:
+        rows.append(
+            (
+                f"peak ({p.compute_dtype})",
+                r"\pi",
+                tex_text_number(p.peak.text) + r"\ \text{FLOP/s}",
+                p.peak.cite(),
+            )
+        )
+    return tuple(rows)
+
+
+def _title(a: ModelAnalysis) -> str:
+    p = a.problem
+    where = "" if p.hardware_name == "no hardware" else f" on {p.hardware_name}"
+    n = f" ×{p.devices}" if p.devices != 1 and where else ""
+    return f"Model {p.model.name}{where}{n}"
+
+
+def _context(a: ModelAnalysis, title: str | None, text: str) -> dict:
+    p = a.problem
+    dtypes = ", ".join(f"{r.flag} {dt.name} ({tex(dt.width)} B)" for r, dt in p.dtypes)
+    return dict(
+        title=title or _title(a),
+        text=text,
+        model=p.model,
+        describe=p.model.describe(),
+        chip=p.chip,
+        devices=int(p.devices),
+        dtypes=dtypes,
+        bound=tuple(f"{d.name} = {v}" for d, v in p.bound),
+        given=_given_rows(a),
+        hardware=_hardware_rows(a),
+        steps=_steps(a),
+        verdicts=a.verdicts,
+        warnings=a.warnings,
+        left_out=a.left_out,
+    )
+
+
+def model_markdown(
+    a: ModelAnalysis,
+    title: str | None = None,
+    text: str = "",
+    level: int = 1,
+    givens_only: bool = False,
+) -> str:
+    """The worked solution as Markdown (``givens_only``: the question, without the steps)."""
+    return render(
+        "model.md.j2", "md", level=level, givens_only=givens_only, **_context(a, title, text)
+    )
+
+
+def _short(q: Quantity) -> str:
+    if isinstance(q.value, sp.logic.boolalg.BooleanAtom):
+        return "yes" if bool(q.value) else "no"
+    if not q.value.is_number:
+        return str(q.value)
+    if q.value.is_Integer and abs(q.value) >= 10**12:
+        text = f"{float(q.value):.5g}".replace("e+", "e")
+    else:
+        text = str(q.value) if q.value.is_Integer else fmt_decimal(q.value)
+    if q.unit is Unit.BYTES and abs(q.value) >= 10**6:
+        text += f" B ≈ {fmt_decimal(q.value / _GB)} GB"
+    elif q.unit in (Unit.SECONDS, Unit.DAYS):
+        text += f" {q.unit.value}"
+    return text
+
+
+def glance(a: ModelAnalysis, keys: tuple[str, ...]) -> tuple[str, str]:
+    """The answers to ``keys`` on one line, for Markdown and for LaTeX."""
+    parts = []
+    for key in keys:
+        q = a.quantity(key)
+        if q is not None:
+            parts.append(f"{key} = {_short(q)}")
+    text = "; ".join(parts) or "—"
+    return md_escape(text), tex_escape(text)
+
+
+def model_latex(a: ModelAnalysis, title: str | None = None, text: str = "") -> str:
+    """The worked solution as a LaTeX fragment."""
+    return render("model.tex.j2", "tex", givens_only=False, **_context(a, title, text))
+
+
+def _quantity_json(q: Quantity | None) -> dict | None:
+    if q is None:
+        return None
+    value: object
+    if isinstance(q.value, sp.logic.boolalg.BooleanAtom):
+        return {
+            "exact": bool(q.value),
+            "value": bool(q.value),
+            "unit": q.unit.value,
+            "formula": str(q.formula),
+        }
+    value = float(q.value) if q.value.is_number else None
+    if q.unit in (Unit.SEQUENCES, Unit.TOKENS, Unit.DEVICES) and q.value.is_Integer:
+        value = int(q.value)
+    return {"exact": str(q.value), "value": value, "unit": q.unit.value, "formula": str(q.formula)}
+
+
+def model_json(a: ModelAnalysis) -> dict:
+    """Every derived quantity under its contract key (``null`` when not derived)."""
+    p = a.problem
+    m = p.model
+    out: dict[str, object] = {
+        "model": m.name,
+        "architecture": {
+            "layers": str(m.layers),
+            "d_model": str(m.d_model),
+            "heads": str(m.heads),
+            "kv_heads": str(m.kv_heads),
+            "head_dim": str(m.head_dim),
+            "d_ff": str(m.d_ff),
+            "mlp": m.mlp_kind.value,
+            "vocab": str(m.vocab),
+            "tied_embeddings": m.tied_embeddings,
+            "positions": None if m.positions is None else str(m.positions),
+            "bias": m.bias,
+            "norm": None if m.norm_kind.value == "none" else m.norm_kind.value,
+            "experts": None if m.experts is None else str(m.experts),
+            "top_k": None if m.top_k is None else str(m.top_k),
+        },
+        "chip": p.chip.name if p.chip else None,
+        "capacity": None if p.capacity is None else str(p.capacity.value),
+        "peak": None if p.peak is None else str(p.peak.value),
+        "compute_dtype": p.compute_dtype,
+        "devices": int(p.devices),
+        "dtypes": {r.flag: dt.name for r, dt in p.dtypes},
+        "set": {d.name: int(v) for d, v in p.bound},
+    }
+    for key in JSON_KEYS:
+        out[key] = _quantity_json(a.quantity(key))
+    fpt = out["flops_per_token"]
+    if isinstance(fpt, dict):
+        fpt["parts"] = {
+            "matmuls": _quantity_json(a.quantity("flops_matmuls")),
+            "attention": _quantity_json(a.quantity("flops_attention")),
+        }
+        fpt["shortcut_2n"] = _quantity_json(a.quantity("flops_2n"))
+    out["breakdown"] = {
+        q.key: _quantity_json(q)
+        for step in a.steps
+        for q in step.quantities
+        if q.key.startswith("P_")
+    }
+    out["verdicts"] = list(a.verdicts)
+    out["warnings"] = list(a.warnings)
+    out["left_out"] = {key: why for key, why in a.left_out}
+    return out

@@ -1,0 +1,29 @@
+"""A whole-model problem as typed (``derive model`` flags or a problem set's ``model = …`` entry).
+
+Every field is text, as the user wrote it; :func:`derive.model.binding.bind_model`
+checks it against the model and the catalogues.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ModelSpec"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model problem as typed: every field is text (or a tuple of text)."""
+
+    model: str
+    chip: str | None = None
+    peak: str | None = None
+    bandwidth: str | None = None
+    capacity: str | None = None
+    devices: str | None = None
+    dtypes: tuple[str, ...] = ()
+    sets: tuple[str, ...] = ()
+    train_tokens: str | None = None
+    mfu: str | None = None
+    measured_tokens_per_s: str | None = None
+    state_bytes: str | None = None

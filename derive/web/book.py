@@ -1,0 +1,352 @@
+"""The workbook: a problem set read once, and everything the pages show, prepared at start.
+
+:func:`load_source` reads a set (a file, or the built-in one) and refuses Python
+operator files unless trusted; :func:`build_workbook` derives every problem once and
+keeps, per problem, the JSON of ``GET /api/problems/{id}`` and the worked steps
+(Markdown as the answer key prints them, and HTML with math left for KaTeX). Nothing
+here depends on a request, so the server answers these from memory.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+
+from derive.checking.quantities import describe, expected
+from derive.declare.registry import Registry, load_registry
+from derive.errors import DeriveError, ProblemError, UnknownNameError
+from derive.pipeline import Derivation, derive_spec
+from derive.present.render import render
+from derive.present.view import SolutionView, view_of
+from derive.problem.problem_set import ProblemEntry, ProblemSet, parse_problem_set
+from derive.solution.builder import select_steps
+from derive.solution.steps import Math
+
+__all__ = [
+    "BUILTIN_SET",
+    "Asked",
+    "Page",
+    "SetSource",
+    "Workbook",
+    "build_workbook",
+    "load_source",
+    "question_html",
+]
+
+BUILTIN_SET = "data/problems/rooflines.toml"
+
+# ask topic (a problem set's ``ask`` key, a step's topic) -> the quantities a student types.
+_ASKED: dict[str, tuple[str, ...]] = {
+    "flops": ("flops",),
+    "bytes": ("bytes",),
+    "intensity": ("intensity",),
+    "intensity_regime": ("intensity_regime",),
+    "ridge": ("ridge",),
+    "crossover": ("crossover",),
+    "crossover_regime": ("crossover",),
+    "times": ("t_math", "t_mem"),
+    "network": ("network_bytes", "network_intensity", "network_crossover", "t_comms"),
+}
+# quantity -> (label, LaTeX symbol ("" when the label says it), what to type: {dims} filled in).
+_FORMULA, _NUMBER, _SECONDS = "a formula in {dims}", "a number", "seconds: a formula in {dims}"
+_CROSS = "a number{others}"
+_LABELS: dict[str, tuple[str, str, str]] = {
+    "flops": ("FLOPs", "", _FORMULA),
+    "bytes": ("Bytes moved", "", _FORMULA),
+    "intensity": ("Arithmetic intensity", "I", _FORMULA),
+    "intensity_regime": ("Intensity at leading order", "I", _FORMULA),
+    "ridge": ("Ridge point", r"\pi / \beta", _NUMBER),
+    "crossover": ("Crossover", "{x}^*", _CROSS),
+    "t_math": ("Compute time", r"T_{\text{math}}", _SECONDS),
+    "t_mem": ("Memory time", r"T_{\text{mem}}", _SECONDS),
+    "network_bytes": ("Bytes over the link", "", _FORMULA),
+    "network_intensity": ("Link intensity", r"I_{\text{link}}", _FORMULA),
+    "network_crossover": (
+        "Link crossover",
+        r"{x}^*_{\text{link}}",
+        "a number, or a formula in {dims}",
+    ),
+    "t_comms": ("Communication time", r"T_{\text{comms}}", _SECONDS),
+}
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class SetSource:
+    """What a worker needs to read the set again: its text, its name, its folder, trust."""
+
+    text: str
+    origin: str
+    base: str | None
+    trust: bool = False
+
+
+def load_source(path: str | None, trust: bool = False) -> tuple[SetSource, ProblemSet]:
+    """Read a problem-set file (None: the built-in set) and parse it.
+
+    Raises:
+        ProblemError: unreadable, malformed, or names Python operator files without ``trust``.
+    """
+    if path is None:
+        text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
+        source = SetSource(text, "rooflines.toml", None, trust)
+    else:
+        file = Path(path)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ProblemError(f"problem set {path!r}", "no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ProblemError(f"problem set {path!r}", f"cannot be read: {exc}") from None
+        source = SetSource(text, str(file), str(file.parent), trust)
+    return source, parse_source(source)
+
+
+def parse_source(source: SetSource) -> ProblemSet:
+    """The problem set of a source; operator files only when trusted."""
+    pset = parse_problem_set(source.text, source.origin, Path(source.base) if source.base else None)
+    if pset.operators and not source.trust:
+        raise ProblemError(
+            f"{source.origin}: key 'operators'",
+            "the set loads Python operator files, which run as code; "
+            "start the server with --trust if you wrote them or trust who did",
+        )
+    return pset
+
+
+def registry_of(pset: ProblemSet) -> Registry:
+    """The operators a set uses: the shipped ones, plus its own files (already trusted)."""
+    return load_registry(pset.operators)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One answer box: the quantity checked, its label, its symbol, and a placeholder."""
+
+    quantity: str
+    label: str
+    latex: str
+    placeholder: str
+
+
+@dataclass(frozen=True)
+class Page:
+    """One problem, prepared: its detail JSON and its steps (Markdown and HTML)."""
+
+    entry: ProblemEntry
+    asked: tuple[Asked, ...]
+    detail: dict
+    steps_markdown: tuple[str, ...]
+    steps_html: tuple[str, ...]
+    step_titles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Workbook:
+    """A set, prepared for serving."""
+
+    title: str
+    text: str
+    pages: dict[str, Page]
+    hints: bool
+    show_expected: bool
+
+    def page(self, problem: object) -> Page:
+        """The page of a problem id.
+
+        Raises:
+            UnknownNameError: not an id of this set (ids are case-sensitive, never paths).
+        """
+        if not isinstance(problem, str) or not _ID_RE.match(problem) or problem not in self.pages:
+            shown = problem[:80] if isinstance(problem, str) else type(problem).__name__
+            raise UnknownNameError(f"problem {shown!r}", "no such problem in this set")
+        return self.pages[problem]
+
+    def index(self) -> dict:
+        """The JSON of ``GET /api/problems``."""
+        return {
+            "title": self.title,
+            "text_html": question_html(self.text),
+            "hints": self.hints,
+            "expected_shown": self.show_expected,
+            "problems": [
+                {
+                    "id": p.entry.id,
+                    "title": p.entry.title,
+                    "asked": [a.quantity for a in p.asked],
+                    "steps": len(p.steps_html),
+                }
+                for p in self.pages.values()
+            ],
+        }
+
+
+@lru_cache(maxsize=1)
+def _html_env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=True,
+    )
+    env.filters["rich"] = _html_rich
+    return env
+
+
+def _html_rich(parts: tuple | str) -> jinja2.utils.markupsafe.Markup:
+    """Rich text as HTML: prose escaped, math as ``\\(…\\)`` for KaTeX."""
+    if isinstance(parts, str):
+        parts = (parts,)
+    out = "".join(
+        f"\\({html.escape(p.latex)}\\)" if isinstance(p, Math) else html.escape(p) for p in parts
+    )
+    return jinja2.utils.markupsafe.Markup(out)
+
+
+_INLINE = (
+    (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
+    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"), r"<em>\1</em>"),
+    (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
+    (re.compile(r"\$\$(.+?)\$\$"), r"\\[\1\\]"),
+    (re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$"), r"\\(\1\\)"),
+)
+
+
+def question_html(text: str) -> str:
+    """A question's text (Markdown with ``$math$``) as HTML paragraphs; everything escaped first.
+
+    >>> question_html("What is **I** for $B = 1$?")
+    '<p>What is <strong>I</strong> for \\\\(B = 1\\\\)?</p>'
+    """
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    out = []
+    for para in paragraphs:
+        body = html.escape(para, quote=False)
+        for pattern, repl in _INLINE:
+            body = pattern.sub(repl, body)
+        out.append(f"<p>{body}</p>")
+    return "\n".join(out)
+
+
+def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
+    topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
+    quantities = dict.fromkeys(q for t in topics for q in _ASKED.get(t, ()))
+    x = str(d.analysis.problem.solve_for)
+    bound = {dim for dim, _ in d.analysis.problem.bound}
+    free = [dim.name for dim in d.analysis.problem.operator.dims if dim not in bound]
+    dims = ", ".join(free) or "the dims"
+    others = ", ".join(name for name in free if name != x)
+    others = f", or a formula in {others}" if others else ""
+    out = []
+    for q in quantities:
+        try:
+            if expected(d.analysis, q).value is None:
+                continue
+        except DeriveError:
+            continue
+        label, symbol, what = _LABELS.get(q, (describe(q), "", _FORMULA))
+        out.append(Asked(q, label, symbol.replace("{x}", x), what.format(dims=dims, others=others)))
+    return tuple(out)
+
+
+def _givens(view: SolutionView) -> dict:
+    """The givens as data: math fields are LaTeX, the rest plain text."""
+    p = view.solution.analysis.problem
+    return {
+        "operator": p.operator.name,
+        "chip": p.chip.name if p.chip else None,
+        "chip_title": p.chip.title if p.chip else None,
+        "compute_dtype": p.compute_dtype,
+        "compute_reason": view.compute_reason,
+        "solve_for": view.x,
+        "bound": list(view.bound),
+        "tensors": [
+            {"name": t.name, "role": t.role, "shape": t.shape, "dtype": t.dtype, "width": t.width}
+            for t in view.tensors
+        ],
+        "hardware": [
+            {
+                "name": h.name,
+                "symbol": h.symbol,
+                "value": h.value,
+                "unit": h.unit,
+                "source": h.source,
+            }
+            for h in view.hardware
+        ],
+        "regime": p.regime.text if p.regime else None,
+    }
+
+
+def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
+    solution = select_steps(d.solution, entry.ask)
+    view = view_of(solution, entry.title, entry.text)
+    env = _html_env()
+    last = len(solution.steps)
+    steps_html = tuple(
+        env.get_template("step.html.j2").render(
+            index=i,
+            step=step,
+            warnings=solution.warnings if i == last else (),
+            verdict=solution.verdict if i == last else (),
+        )
+        for i, step in enumerate(solution.steps, 1)
+    )
+    markdown = render("solution.md.j2", "md", view=view, level=1)
+    chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
+    asked = _asked(entry, d)
+    detail = {
+        "id": entry.id,
+        "title": entry.title,
+        "question": entry.text,
+        "question_html": question_html(entry.text),
+        "givens": _givens(view),
+        "givens_html": env.get_template("givens.html.j2").render(view=view),
+        "operator": d.analysis.problem.operator.name,
+        "solve_for": str(d.analysis.problem.solve_for),
+        "regime": d.analysis.problem.regime.text if d.analysis.problem.regime else None,
+        "asked": [
+            {
+                "quantity": a.quantity,
+                "label": a.label,
+                "latex": a.latex,
+                "placeholder": a.placeholder,
+            }
+            for a in asked
+        ],
+        "steps": len(steps_html),
+        "hints": hints,
+    }
+    return Page(
+        entry,
+        asked,
+        detail,
+        tuple(c.strip("\n") + "\n" for c in chunks),
+        steps_html,
+        tuple(s.heading for s in solution.steps),
+    )
+
+
+def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = True) -> Workbook:
+    """Derive every problem of the set once and prepare its page.
+
+    Raises:
+        DeriveError: a problem of the set cannot be derived (named by its id).
+    """
+    registry = registry_of(pset)
+    pages = {}
+    for entry in pset.problems:
+        try:
+            d = derive_spec(entry.spec, registry)
+        except DeriveError as exc:
+            raise ProblemError(f"{pset.source}: problem {entry.id!r}", str(exc)) from None
+        pages[entry.id] = _page(entry, d, hints)
+    return Workbook(pset.title, pset.text, pages, hints, show_expected)

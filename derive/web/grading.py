@@ -1,0 +1,198 @@
+"""The one door from the workbook into the checker: read, check, check a derivation.
+
+Every call the web server makes into derive's checking goes through :class:`Grader`,
+which calls the public checking API (:func:`derive.check`, :func:`derive.check_derivation`)
+and hands back plain frozen records of strings (picklable, so they cross the
+worker-process boundary as they are). Hiding the expected answer is the checker's own
+``hide_expected`` mode.
+
+Nothing typed is evaluated: answers are read by :mod:`derive.formula` only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from derive.checking.api import check, check_derivation, context_for
+from derive.checking.claims import read_claim_for
+from derive.checking.context import DEFAULT_RTOL, Context
+from derive.checking.judge import read_claim
+from derive.checking.quantities import QUANTITIES
+from derive.checking.verdict import Verdict
+from derive.errors import DeriveError, ParseError, ProblemError
+from derive.problem.problem_set import ProblemEntry
+from derive.solution.notation import tex
+
+__all__ = [
+    "UNREADABLE",
+    "CheckResult",
+    "DerivationResult",
+    "Grader",
+    "LineMark",
+    "Reading",
+    "reason_of",
+]
+
+UNREADABLE = Verdict.UNREADABLE.value
+"""The verdict on an answer derive cannot read."""
+
+
+def reason_of(error: DeriveError) -> str:
+    """An error as one line without the CLI's ``error:`` prefix."""
+    return error.one_line().removeprefix("error: ")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How an answer was read (the live preview): the expression, or why it cannot be read."""
+
+    ok: bool
+    read_as: str | None = None
+    latex: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict on one answer, with the fields of ``POST /api/check``.
+
+    Attributes:
+        verdict: correct, correct-leading-order, incorrect or unreadable.
+        read_as: the answer as read (``B ≥ 121``, ``0.14 ms = 7/50000 s``); None when unreadable.
+        read_as_latex: the value read, as LaTeX, for display.
+        diagnosis: one sentence per finding (the reason it cannot be read, when unreadable).
+        expected: the expected value as the worked solution prints it; None when hidden.
+        expected_latex: the expected value as LaTeX; None when hidden or unknown.
+    """
+
+    verdict: str
+    read_as: str | None
+    read_as_latex: str | None
+    diagnosis: tuple[str, ...]
+    expected: str | None = None
+    expected_latex: str | None = None
+
+
+@dataclass(frozen=True)
+class LineMark:
+    """One checked step of a derivation: its line number, what was compared, whether it holds."""
+
+    line: int
+    text: str
+    ok: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class DerivationResult:
+    """The verdict on a derivation, each step, and the first wrong line (1-based, None if none)."""
+
+    verdict: str
+    quantity: str | None
+    first_wrong_line: int | None
+    steps: tuple[LineMark, ...]
+    diagnosis: tuple[str, ...]
+    expected: str | None = None
+
+
+@dataclass
+class Grader:
+    """Checks answers to the problems of one set; one per worker process."""
+
+    problems: dict[str, ProblemEntry]
+    operators: tuple[Path, ...] = ()
+    hide_expected: bool = False
+    rtol: str = DEFAULT_RTOL
+
+    def _entry(self, problem: str) -> ProblemEntry:
+        entry = self.problems.get(problem)
+        if entry is None:
+            raise ProblemError(f"problem {problem!r}", "no such problem in this set")
+        return entry
+
+    def context(self, problem: str) -> Context:
+        """The analysed problem ``problem`` (an id of the set; cached by the checking API)."""
+        return context_for(self._entry(problem), self.rtol, self.operators)
+
+    def read(self, problem: str, answer: str, quantity: str | None = None) -> Reading:
+        """How ``answer`` reads (no judging: cheap, for the preview).
+
+        With a ``quantity`` the answer is read as a claim about it (units, a named left side,
+        a relation); without, as a plain formula over the problem's dims.
+        """
+        ctx = self.context(problem)
+        try:
+            if quantity in QUANTITIES:
+                claim = read_claim_for(ctx, quantity, answer)
+                return Reading(True, claim.read_as(), tex(claim.expr))
+            parsed = read_claim(ctx.symbols, answer, "auto", "answer")
+        except ParseError as exc:
+            return Reading(False, reason=reason_of(exc))
+        return Reading(True, str(parsed.expr), tex(parsed.expr))
+
+    def check(self, problem: str, quantity: str, answer: str) -> CheckResult:
+        """Judge ``answer`` as the problem's ``quantity``; an unreadable answer is a verdict.
+
+        Raises:
+            ProblemError: unknown quantity; DeriveError: the quantity does not apply here.
+        """
+        result = check(
+            self._entry(problem),
+            quantity,
+            answer,
+            rtol=self.rtol,
+            hide_expected=self.hide_expected,
+            operators=self.operators,
+        )
+        if result.verdict is Verdict.UNREADABLE:
+            return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
+        detail = result.detail
+        value = getattr(detail, "claim", None)
+        expected = getattr(getattr(detail, "judgement", None), "expected", None)
+        return CheckResult(
+            result.verdict.value,
+            result.read_as,
+            tex(value.expr) if value is not None else None,
+            result.diagnosis,
+            result.expected,
+            None
+            if self.hide_expected or expected is None or expected.value is None
+            else tex(expected.value),
+        )
+
+    def check_derivation(self, problem: str, lines: tuple[str, ...]) -> DerivationResult:
+        """Check every step of a derivation typed one step per line."""
+        if not any(line.strip() for line in lines):
+            return DerivationResult(
+                UNREADABLE,
+                None,
+                None,
+                (),
+                ("no derivation: write one step per line, e.g. I = \\frac{2BDF}{2BD+DF+2BF}",),
+            )
+        result = check_derivation(
+            self._entry(problem),
+            list(lines),
+            rtol=self.rtol,
+            hide_expected=self.hide_expected,
+            operators=self.operators,
+        )
+        if result.verdict is Verdict.UNREADABLE:
+            where = f"line {result.line}: " if result.line else ""
+            return DerivationResult(
+                UNREADABLE,
+                result.quantity,
+                None,
+                (),
+                (where + (result.reason or "cannot be read"),),
+            )
+        steps = tuple(LineMark(s.line, s.text, s.ok, s.why) for s in result.steps)
+        return DerivationResult(
+            result.verdict.value,
+            result.quantity,
+            result.first_wrong_line,
+            steps,
+            result.diagnosis,
+            result.expected,
+        )

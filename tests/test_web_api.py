@@ -1,0 +1,412 @@
+"""The workbook's HTTP API (issue 17): every endpoint, every error status, hostile bodies.
+
+Runs the real app (real worker processes) through starlette's TestClient. Expected
+values are computed here from the set's own numbers with naive sympy, never copied.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from importlib import resources
+
+import pytest
+import sympy as sp
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient
+
+from derive.web.app import LOOPBACK_HOSTS, create_app
+from derive.web.book import BUILTIN_SET, build_workbook, load_source
+from derive.web.pool import PoolSettings, WorkerPool
+
+B, D, F = sp.symbols("B D F", positive=True, integer=True)
+SET = tomllib.loads(resources.files("derive").joinpath(BUILTIN_SET).read_text("utf-8"))
+BY_ID = {p["id"]: p for p in SET["problem"]}
+ERROR_STATUSES = {400, 403, 404, 405, 413, 422}
+
+
+def _client(hints: bool = True, show: bool = True, timeout: float = 5.0, workers: int = 1):
+    source, pset = load_source(None)
+    book = build_workbook(pset, hints=hints, show_expected=show)
+    pool = WorkerPool(source, PoolSettings(workers=workers, timeout=timeout), not show)
+    pool.wait_ready()
+    return TestClient(create_app(book, pool, LOOPBACK_HOSTS), base_url="http://127.0.0.1"), pool
+
+
+@pytest.fixture(scope="module")
+def client():
+    c, pool = _client(workers=2)
+    with c:
+        yield c
+    pool.close()
+
+
+@pytest.fixture(scope="module")
+def client_hidden():
+    c, pool = _client(hints=False, show=False)
+    with c:
+        yield c
+    pool.close()
+
+
+def _is_error(response, status: int) -> str:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and response.headers["content-type"] == "application/json"
+    line = body["error"]
+    assert line and "\n" not in line and "Traceback" not in line
+    return line
+
+
+def _q1_crossover() -> sp.Rational:
+    """q1: int8 everywhere, I ≈ 2BDF/DF = 2B under B ≪ D, F, so B* = (π/β)/2."""
+    q1 = BY_ID["q1"]
+    return sp.Rational(q1["peak"]) / sp.Rational(q1["bandwidth"]) / 2
+
+
+# ---- GET ----------------------------------------------------------------------------
+
+
+def test_problems_lists_the_set(client):
+    r = client.get("/api/problems")
+    assert r.status_code == 200
+    data = r.json()
+    assert data["title"] == SET["title"]
+    # the workbook serves the operator problems; whole-model problems are not served yet
+    assert [p["id"] for p in data["problems"]] == [
+        p["id"] for p in SET["problem"] if "operator" in p
+    ]
+    assert all(p["asked"] and p["steps"] > 0 for p in data["problems"])
+    assert data["hints"] is True and data["expected_shown"] is True
+
+
+def test_problem_detail(client):
+    r = client.get("/api/problems/q1")
+    assert r.status_code == 200
+    data = r.json()
+    assert data["id"] == "q1" and data["title"] == BY_ID["q1"]["title"]
+    assert data["question"] == BY_ID["q1"]["text"]
+    quantities = [a["quantity"] for a in data["asked"]]
+    assert {"flops", "bytes", "intensity", "crossover"} <= set(quantities)
+    assert "8.2 \\times 10^{11}" in data["givens_html"]  # the set's bandwidth, as given
+    givens = data["givens"]
+    assert givens["operator"] == BY_ID["q1"]["operator"] and givens["compute_dtype"] == "int8"
+    assert [t["name"] for t in givens["tensors"]] == ["X", "Y", "Z"]
+    assert {h["symbol"] for h in givens["hardware"]} == {"\\pi", "\\beta"}
+    assert "<script" not in data["givens_html"] + data["question_html"]
+    assert data["steps"] >= 5
+
+
+def test_network_problem_asks_for_link_quantities(client):
+    data = client.get("/api/problems/network-sharded").json()
+    assert next(a["quantity"] for a in data["asked"]) == "flops"
+    assert any(a["quantity"].startswith("network") for a in data["asked"])
+
+
+def test_every_step_of_every_problem(client):
+    for p in client.get("/api/problems").json()["problems"]:
+        for k in range(1, p["steps"] + 1):
+            r = client.get(f"/api/problems/{p['id']}/steps/{k}")
+            assert r.status_code == 200, (p["id"], k)
+            step = r.json()
+            assert step["k"] == k and step["steps"] == p["steps"]
+            assert step["html"].startswith(f"<h3>Step {k} ")
+            assert step["markdown"].startswith(f"## Step {k} ")
+
+
+@pytest.mark.parametrize("k", ["0", "99", "abc", "1e3", "-1", "01x", "9" * 30])
+def test_step_out_of_range_is_404(client, k):
+    assert "no such step" in _is_error(client.get(f"/api/problems/q1/steps/{k}"), 404)
+
+
+def test_steps_are_403_when_hints_are_off(client_hidden):
+    _is_error(client_hidden.get("/api/problems/q1/steps/1"), 403)
+    assert client_hidden.get("/api/problems").json()["hints"] is False
+
+
+@pytest.mark.parametrize(
+    "pid",
+    [
+        "nope",
+        "Q1",
+        "..",
+        "..%2F..%2Fetc%2Fpasswd",
+        "q1%2F..%2Fq2",
+        "%00",
+        "q1%00",
+        "a" * 300,
+        "%2e%2e",
+        "~root",
+        "q1.toml",
+    ],
+)
+def test_unknown_and_path_like_ids_are_404(client, pid):
+    _is_error(client.get(f"/api/problems/{pid}"), 404)
+    r = client.post("/api/check", json={"problem": pid, "quantity": "flops", "answer": "1"})
+    assert r.status_code in (404, 422)  # 422: an id longer than any id can be
+    _is_error(r, r.status_code)
+
+
+def test_unknown_route_and_wrong_method_are_json(client):
+    _is_error(client.get("/api/nothing"), 404)
+    _is_error(client.get("/api/check"), 405)
+    _is_error(client.delete("/api/problems"), 405)
+
+
+def test_page_and_assets_are_served(client):
+    r = client.get("/")
+    assert r.status_code == 200 and "workbook.js" in r.text
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    for path in (
+        "/static/workbook.js",
+        "/static/workbook.css",
+        "/static/katex/katex.min.js",
+        "/static/katex/katex.min.css",
+        "/static/katex/contrib/auto-render.min.js",
+        "/static/katex/fonts/KaTeX_Main-Regular.woff2",
+    ):
+        assert client.get(path).status_code == 200, path
+    _is_error(client.get("/static/../pyproject.toml"), 404)
+
+
+def test_foreign_host_header_is_refused(client):
+    _is_error(client.get("/api/problems", headers={"host": "evil.example"}), 400)
+    assert client.get("/api/problems", headers={"host": "localhost:8000"}).status_code == 200
+
+
+# ---- POST /api/check -----------------------------------------------------------------
+
+
+def test_check_right_answers(client):
+    flops = client.post(
+        "/api/check", json={"problem": "q1", "quantity": "flops", "answer": str(2 * B * D * F)}
+    ).json()
+    assert flops["verdict"] == "correct"
+    assert flops["read_as"] in ("2BDF", str(2 * B * D * F))  # the checker's compact form
+    assert flops["diagnosis"] and "expected" in flops
+    threshold = int(sp.ceiling(_q1_crossover()))
+    cross = client.post(
+        "/api/check", json={"problem": "q1", "quantity": "crossover", "answer": str(threshold)}
+    ).json()
+    assert cross["verdict"] in ("correct", "correct-leading-order")
+
+
+def test_check_wrong_answer_has_a_diagnosis(client):
+    wrong = 2 * _q1_crossover()  # the ridge point, a classic slip
+    r = client.post(
+        "/api/check",
+        json={"problem": "q1", "quantity": "crossover", "answer": str(sp.ceiling(wrong))},
+    )
+    data = r.json()
+    assert r.status_code == 200 and data["verdict"] == "incorrect"
+    assert data["diagnosis"] and data["expected"]
+
+
+def test_check_unreadable_is_a_verdict(client):
+    data = client.post(
+        "/api/check", json={"problem": "q1", "quantity": "flops", "answer": "2BDF +"}
+    ).json()
+    assert data["verdict"] == "unreadable" and data["read_as"] is None
+    assert len(data["diagnosis"]) == 1 and "\n" not in data["diagnosis"][0]
+
+
+def test_check_never_evaluates(client):
+    for answer in ("__import__('os').system('true')", "exec('1')", "B.__class__", "lambda: 1"):
+        data = client.post(
+            "/api/check", json={"problem": "q1", "quantity": "flops", "answer": answer}
+        ).json()
+        assert data["verdict"] == "unreadable", answer
+
+
+def test_check_hides_expected(client_hidden):
+    data = client_hidden.post(
+        "/api/check", json={"problem": "q1", "quantity": "crossover", "answer": "7"}
+    ).json()
+    assert data["verdict"] == "incorrect"
+    assert "expected" not in data and "expected_latex" not in data
+    d = client_hidden.post(
+        "/api/check-derivation", json={"problem": "q1", "lines": ["I = 2B"]}
+    ).json()
+    assert "expected" not in d
+
+
+def test_hidden_diagnosis_does_not_give_the_answer_away(client, client_hidden):
+    body = {"problem": "q1", "quantity": "crossover", "answer": "481"}
+    shown, hidden = (c.post("/api/check", json=body).json() for c in (client, client_hidden))
+    assert shown["verdict"] == hidden["verdict"] == "incorrect"
+    leading = _q1_crossover()  # printed by the checker as p/q ≈ decimal
+    assert any(str(leading) in d for d in shown["diagnosis"])
+    assert not any(str(leading) in d for d in hidden["diagnosis"])
+    assert "expected" not in hidden
+
+
+def test_unknown_quantity_is_422(client):
+    line = _is_error(
+        client.post("/api/check", json={"problem": "q1", "quantity": "speed", "answer": "1"}), 422
+    )
+    assert "known: flops" in line
+
+
+def test_read_previews(client):
+    ok = client.post("/api/read", json={"problem": "q1", "answer": "\\frac{2BDF}{2BD}"}).json()
+    assert ok == {"ok": True, "read_as": "F", "latex": "F", "reason": None}
+    bad = client.post("/api/read", json={"problem": "q1", "answer": "2BDQ"}).json()
+    assert bad["ok"] is False and bad["reason"]
+
+
+# ---- POST /api/check-derivation ------------------------------------------------------
+
+
+def test_derivation_marks_first_wrong_line(client):
+    lines = [f"I = {sp.latex(2 * B * D * F / (B * D + D * F + B * F))}", "\\approx 2B", "= 3B"]
+    data = client.post("/api/check-derivation", json={"problem": "q1", "lines": lines}).json()
+    assert data["verdict"] == "incorrect" and data["first_wrong_line"] == 3
+    assert [s["ok"] for s in data["steps"]][-1] is False
+
+
+def test_derivation_right(client):
+    lines = [f"I = {sp.latex(2 * B * D * F / (B * D + D * F + B * F))}", "\\approx 2B"]
+    data = client.post("/api/check-derivation", json={"problem": "q1", "lines": lines}).json()
+    assert data["verdict"] in ("correct", "correct-leading-order")
+    assert data["first_wrong_line"] is None
+
+
+def test_derivation_empty_or_unreadable(client):
+    empty = client.post("/api/check-derivation", json={"problem": "q1", "lines": ["", "  "]})
+    assert empty.json()["verdict"] == "unreadable"
+    bad = client.post("/api/check-derivation", json={"problem": "q1", "lines": ["I = 2B +"]})
+    assert bad.json()["verdict"] == "unreadable"
+
+
+# ---- hostile bodies -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/api/check", "/api/read", "/api/check-derivation"])
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        (b"", 400),
+        (b"{", 400),
+        (b"\xff\xfe", 400),
+        (b"NaN-ish", 400),
+        (b"[" * 30000 + b"]" * 30000, 400),
+        (b'{"a":' * 10000 + b"1" + b"}" * 10000, 400),
+        (b"[]", 422),
+        (b'"text"', 422),
+        (b"null", 422),
+        (b"{}", 422),
+        (b'{"problem": 1, "quantity": "flops", "answer": "1", "lines": []}', 422),
+    ],
+)
+def test_bad_bodies(client, path, body, status):
+    _is_error(client.post(path, content=body), status)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"problem": "q1", "quantity": "flops", "answer": 2},
+        {"problem": "q1", "quantity": "flops", "answer": None},
+        {"problem": "q1", "quantity": "flops", "answer": ["2BDF"]},
+        {"problem": ["q1"], "quantity": "flops", "answer": "1"},
+        {"problem": "q1", "quantity": {"x": 1}, "answer": "1"},
+        {"problem": "q1", "quantity": "flops"},
+        {"problem": "q1", "quantity": "flops", "answer": "1", "extra": 1},
+        {"problem": "q1", "quantity": "flops", "answer": "1" * 2001},
+    ],
+)
+def test_wrong_types_are_422(client, body):
+    _is_error(client.post("/api/check", json=body), 422)
+
+
+@pytest.mark.parametrize(
+    "lines", ["I = 2B", [1, 2], [["I = 2B"]], ["x"] * 201, ["1" * 2001], None, {"0": "I"}]
+)
+def test_derivation_wrong_types_are_422(client, lines):
+    _is_error(client.post("/api/check-derivation", json={"problem": "q1", "lines": lines}), 422)
+
+
+def test_one_megabyte_answer_is_413(client):
+    body = json.dumps({"problem": "q1", "quantity": "flops", "answer": "B" * 1_000_000})
+    line = _is_error(client.post("/api/check", content=body), 413)
+    assert "64 KiB" in line
+
+
+def test_oversize_streamed_body_is_413_without_content_length(client):
+    def chunks():
+        for _ in range(100):
+            yield b"x" * 4096
+
+    _is_error(client.post("/api/check", content=chunks()), 413)
+
+
+def test_lying_content_length(client):
+    r = client.post("/api/check", content=b"{}", headers={"content-length": "999999999"})
+    _is_error(r, 413)
+
+
+def test_a_bounded_loop_of_garbage(client):
+    """2,000 random bodies: every answer is a result or a one-line JSON error, never a 5xx."""
+    rng = random.Random(17)
+    alphabet = '{}[]":,\\ 0123456789abcdefBDF^_+-*/()=.\x00\xff' + "é≈∞"
+    keys = ["problem", "quantity", "answer", "lines", "x", ""]
+    values = ["q1", "flops", "2BDF", "../q1", 1, None, [], {}, "\\frac{", "B" * 50, True]
+    paths = ["/api/check", "/api/read", "/api/check-derivation"]
+    for i in range(2000):
+        if i % 2:
+            body = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 80))).encode(
+                "utf-8", "surrogatepass"
+            )
+        else:
+            obj = {rng.choice(keys): rng.choice(values) for _ in range(rng.randrange(0, 5))}
+            body = json.dumps(obj).encode()
+        r = client.post(rng.choice(paths), content=body)
+        assert r.status_code == 200 or r.status_code in ERROR_STATUSES, (body, r.text)
+        if r.status_code != 200:
+            _is_error(r, r.status_code)
+
+
+# ---- the hard time limit and worker restarts -----------------------------------------
+
+
+def test_time_limit_kills_and_replaces_the_worker():
+    c, pool = _client(timeout=1e-6)
+    with c:
+        line = _is_error(
+            c.post("/api/check", json={"problem": "q2", "quantity": "flops", "answer": "2BDF"}),
+            422,
+        )
+        assert "longer than" in line
+        pool.settings = PoolSettings(workers=1, timeout=30.0)
+        r = c.post("/api/check", json={"problem": "q2", "quantity": "flops", "answer": "2BDF"})
+        assert r.status_code == 200 and r.json()["verdict"] == "correct"
+    pool.close()
+
+
+def test_a_full_queue_is_503():
+    c, pool = _client()
+    pool.settings = PoolSettings(workers=1, timeout=5.0, queue=0)
+    with c:
+        body = {"problem": "q2", "quantity": "flops", "answer": "2BDF"}
+        assert "try again" in _is_error(c.post("/api/check", json=body), 503)
+    pool.close()
+
+
+def test_a_dead_worker_is_replaced():
+    c, pool = _client()
+    with c:
+        body = {"problem": "q2", "quantity": "flops", "answer": "2BDF"}
+        assert c.post("/api/check", json=body).status_code == 200
+        pool._workers[0].process.kill()
+        pool._workers[0].process.join()
+        assert "stopped unexpectedly" in _is_error(c.post("/api/check", json=body), 422)
+        assert c.post("/api/check", json=body).json()["verdict"] == "correct"
+    pool.close()

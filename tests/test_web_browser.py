@@ -1,0 +1,150 @@
+"""The workbook in a real browser: Debian's Chromium driven by Playwright against a live server.
+
+Opens a problem, types a right answer and a wrong one, sees the verdicts and the diagnosis,
+reveals a hint, reloads and finds the progress kept. Screenshots go to the temp folder
+(``derive-web-*.png``). Skipped only when /usr/bin/chromium is absent and CI is not set;
+under CI it must run. Playwright's own browser download is never used.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+import sympy as sp
+from conftest import ROOT, in_ci
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = Path(tempfile.gettempdir())
+
+if not CHROMIUM.exists():
+    if in_ci():
+        pytest.fail("CI is set but /usr/bin/chromium is missing (.ci/run installs it)")
+    pytest.skip(
+        "no /usr/bin/chromium (apt-get install chromium); runs under CI", allow_module_level=True
+    )
+if in_ci():
+    from playwright.sync_api import sync_playwright
+else:
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+
+B, D, F = sp.symbols("B D F")
+
+
+@pytest.fixture(scope="module")
+def server():
+    """``derive serve`` on a free loopback port; yields its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "derive", "serve", "--port", "0", "--workers", "1"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
+    url, seen = None, []
+    while url is None:
+        try:
+            line = lines.get(timeout=60)
+        except queue.Empty:
+            break
+        seen.append(line)
+        m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+        url = m.group(1) if m else None
+    if url is None:
+        proc.kill()
+        pytest.fail(f"derive serve did not start: {''.join(seen)}")
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        context = browser.new_context(viewport={"width": 1100, "height": 900})
+        pg = context.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        pg.errors = errors
+        yield pg
+        browser.close()
+
+
+def test_work_a_problem_and_keep_progress(server, page):
+    page.goto(server)
+    page.wait_for_selector(".problems li")
+    assert page.locator(".problems li").count() >= 10
+    page.screenshot(path=str(SHOTS / "derive-web-index.png"))
+
+    page.click("a[data-id=q1]")
+    page.wait_for_selector("#answer-flops")
+    assert page.locator(".katex").count() > 5  # givens rendered by the vendored KaTeX
+
+    # A right answer, checked with Enter, with the live preview first.
+    page.fill("#answer-flops", str(2 * B * D * F))
+    page.wait_for_selector("[data-quantity=flops] .preview .katex")
+    page.press("#answer-flops", "Enter")
+    right = page.wait_for_selector("[data-quantity=flops] .verdict.correct")
+    assert "Right" in right.inner_text()
+
+    # A wrong one (the ridge point for the crossover), checked with the button.
+    q1_ridge = sp.Rational("3.94e14") / sp.Rational("8.2e11")
+    page.fill("#answer-crossover", str(sp.ceiling(q1_ridge)))
+    page.click("[data-quantity=crossover] button")
+    wrong = page.wait_for_selector("[data-quantity=crossover] .verdict.incorrect")
+    assert "Not right" in wrong.inner_text()
+    assert page.locator("[data-quantity=crossover] .verdict li").count() >= 1
+
+    # An unreadable one: the preview says why before any check.
+    page.fill("#answer-bytes", "2BD +")
+    page.wait_for_selector("[data-quantity=bytes] .preview .bad")
+
+    # A hint: the first step of the worked solution.
+    page.click("#hint")
+    page.wait_for_selector(".steps .step")
+    assert "Step 1" in page.locator(".steps .step").first.inner_text()
+
+    # A derivation with a wrong last line.
+    page.fill("#derivation", "I = \\frac{2BDF}{BD+DF+BF}\n\\approx 2B\n= 3B")
+    page.click("#check-derivation")
+    page.wait_for_selector("ol.lines li.wrong")
+    assert page.locator("ol.lines li.wrong").first.get_attribute("data-line") == "3"
+    page.screenshot(path=str(SHOTS / "derive-web-problem.png"), full_page=True)
+
+    # Reload: answers, verdicts, the hint and the derivation are still there.
+    page.reload()
+    page.wait_for_selector("#answer-flops")
+    assert page.input_value("#answer-flops") == str(2 * B * D * F)
+    assert page.input_value("#answer-crossover") == str(sp.ceiling(q1_ridge))
+    page.wait_for_selector("[data-quantity=flops] .verdict.correct")
+    page.wait_for_selector("[data-quantity=crossover] .verdict.incorrect")
+    page.wait_for_selector(".steps .step")
+    assert "3B" in page.input_value("#derivation")
+
+    # The index counts one right answer for q1.
+    page.click("text=← All problems")
+    meter = page.wait_for_selector("a[data-id=q1] .meter")
+    assert meter.inner_text().startswith("1 / ")
+    assert page.errors == []
