@@ -34,6 +34,7 @@ ALLOWED_FROM = {
     "derive.analysis.measured": {"Measured", "Verdict"},
     "derive.analysis.collectives": {"CollectiveTime"},
     "derive.analysis.kernel_numbers": {"KernelNumbers"},
+    "derive.model.phase": {"Phase", "PhaseAnalysis"},
     "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
 }
 ALLOWED_PREFIXES = ("derive.solution.", "derive.problem.", "derive.declare.", "__future__")

@@ -56,6 +56,8 @@ class Kernel:
         parts: the parts it runs (its own name for a single part).
         comms_overlapped: True when its transfer runs under its compute.
         latency_steps: link-latency steps of its collectives (ring steps).
+        launches: how many times it is launched (a block's kernel: once per layer); its
+            counts are the totals over the launches, and each launch pays the overhead.
     """
 
     name: str
@@ -66,6 +68,7 @@ class Kernel:
     parts: tuple[str, ...] = ()
     comms_overlapped: bool = False
     latency_steps: int = 0
+    launches: int = 1
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,11 @@ class StepTime:
     ceilings: Ceilings
 
     @property
+    def launches(self) -> int:
+        """Kernel launches in the step (a block's kernel counts once per layer)."""
+        return sum(time.kernel.launches for time in self.kernels)
+
+    @property
     def nominal_lower(self) -> sp.Expr:
         """Σ_k max(FLOPs_k/π, bytes_k/β): the lower bound at the ceilings themselves, no overheads."""
         return sp.Add(
@@ -196,7 +204,7 @@ def _kernel_time(kernel: Kernel, ceilings: Ceilings) -> KernelTime:
     t_comms = ZERO
     if kernel.comms_bytes != 0 and ceilings.link is not None:
         t_comms = kernel.comms_bytes / ceilings.link + kernel.latency_steps * ceilings.link_latency
-    latency = ceilings.launch_overhead
+    latency = ceilings.launch_overhead * kernel.launches
     overlapped = sp.Max(t_math, t_mem, t_comms) + latency
     serial = sp.Max(t_math, t_mem) + t_comms + latency
     return KernelTime(
@@ -235,7 +243,7 @@ def compose(kernels: tuple[Kernel, ...], ceilings: Ceilings) -> StepTime:
         t_math=t_math,
         t_mem=t_mem,
         t_comms=sp.Add(*(time.t_comms for time in times)),
-        launch_overhead=ceilings.launch_overhead * len(kernels),
+        launch_overhead=ceilings.launch_overhead * sum(kernel.launches for kernel in kernels),
         t_lower=t_lower,
         t_lower_overlapped=sp.Add(*(time.t_lower_overlapped for time in times)),
         t_lower_serial=sp.Add(*(time.t_lower_serial for time in times)),

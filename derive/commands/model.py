@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from derive.commands.model_phase import add_phase_flags, phase_json, phase_markdown, phase_of
 from derive.errors import ProblemError
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
         "--rtol", default="0.01", metavar="R", help="relative tolerance for numbers (default 0.01)"
     )
     p.add_argument("--format", choices=("md", "json", "tex"), default="md")
+    add_phase_flags(p)
     p.set_defaults(handler=run_model)
 
 
@@ -140,10 +142,16 @@ def run_model(args: argparse.Namespace) -> int:
     if args.claim is not None:
         return _judge(args)
     analysis = model_analysis(args)
+    phase = phase_of(args, analysis)
     if args.format == "json":
-        sys.stdout.write(json.dumps(model_json(analysis), indent=2, ensure_ascii=False) + "\n")
+        report = model_json(analysis) | ({"serving": phase_json(phase)} if phase else {})
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.format == "tex":
+        if phase is not None:
+            raise ProblemError("--phase with --format tex", "a serving step prints as md or json")
         sys.stdout.write(model_latex(analysis))
     else:
         sys.stdout.write(model_markdown(analysis))
+        if phase is not None:
+            sys.stdout.write("\n" + phase_markdown(phase, analysis))
     return 0

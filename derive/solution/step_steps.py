@@ -15,7 +15,7 @@ from derive.problem.decimals import fmt_decimal
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
-__all__ = ["is_plain", "step_steps"]
+__all__ = ["is_plain", "kernel_steps", "step_steps"]
 
 _T = {
     "math": r"T_{\text{math},k}",
@@ -90,7 +90,7 @@ def _binding_note(step: StepTime) -> Rich:
     return rich(f"Binding by kernel, {'; '.join(parts)}. The step is {step.binding.value}-bound.")
 
 
-def _notes(step: StepTime, kernels: int) -> list[Rich]:
+def _notes(step: StepTime) -> list[Rich]:
     ceilings = step.ceilings
     notes = [_binding_note(step)]
     if ceilings.compute_efficiency != 1 or ceilings.memory_efficiency != 1:
@@ -107,7 +107,7 @@ def _notes(step: StepTime, kernels: int) -> list[Rich]:
     if step.launch_overhead != 0:
         notes.append(
             rich(
-                f"Each of the {kernels} kernels adds a launch overhead of "
+                f"Each of the {step.launches} kernel launches adds a launch overhead of "
                 f"{fmt_decimal(ceilings.launch_overhead)} s ({fmt_decimal(step.launch_overhead)} s in all)."
             )
         )
@@ -194,16 +194,23 @@ def step_steps(analysis: Analysis) -> list[tuple[Step, str]]:
     step = analysis.step
     if step is None or is_plain(step):
         return []
+    return kernel_steps(step)
+
+
+def kernel_steps(
+    step: StepTime, what: str = "each part is launched on its own, fused parts run as one kernel"
+) -> list[tuple[Step, str]]:
+    """The per-kernel table and the summed bounds of any step (a layer's, a model phase's)."""
     count = len(step.kernels)
     table = Step(
         StepKind.STEP,
         "a step is its kernels in order; each overlaps its own compute and memory, not its neighbours'",
         rich(
-            f"{count} kernel{'s' if count != 1 else ''}: each part is launched on its own, fused parts run as one kernel; "
+            f"{count} kernel{'s' if count != 1 else ''}: {what}; "
             "T_math = FLOPs/π, T_mem = bytes/β, T_comms = bytes sent/β_link + link latency × steps."
         ),
         (),
-        tuple(_notes(step, count)),
+        tuple(_notes(step)),
         table=_table(step),
     )
     notes: list[Rich] = []

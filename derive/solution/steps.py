@@ -35,6 +35,7 @@ class StepKind(Enum):
     STEP = "Time of the step"  # Σ over kernels of each kernel's own roofline bound
     COLLECTIVE = "Collectives"  # ring bytes per device and link time of each collective
     MEASURED = "Measured run"  # MFU = achieved / peak, MBU = achieved / bandwidth
+    SERVING = "Serving rates"  # tokens/s = tokens in flight / step time
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,121 @@
+"""``derive model MODEL --phase decode|prefill [--tp N]``: one serving step of a model.
+
+Adds the phase flags to ``derive model`` and, when ``--phase`` is given, derives the step
+(:mod:`derive.model.phase`) and appends its worked solution (Markdown) or its keys (JSON):
+``step``, ``tokens_per_s``, ``inter_token_latency`` (decode), ``ttft`` and
+``prefill_tokens_per_s`` (prefill), the decode ``crossover`` (and ``crossover_regime``,
+``crossover_step``), and ``mfu``/``mbu`` from ``--measured-time``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from derive.errors import ProblemError
+
+if TYPE_CHECKING:
+    from derive.model.analysis import ModelAnalysis
+    from derive.model.phase import PhaseAnalysis
+
+__all__ = ["add_phase_flags", "phase_json", "phase_markdown", "phase_of"]
+
+_TIMING = (
+    ("--efficiency", "derate both ceilings by η in (0, 1]"),
+    ("--compute-efficiency", "derate the compute peak only"),
+    ("--memory-efficiency", "derate the memory bandwidth only"),
+    ("--launch-overhead", "latency added to every kernel launch, e.g. 5us"),
+    ("--link-latency", "latency per ring step of an all-reduce, e.g. 1us"),
+    ("--measured-time", "a measured time of the step (gives MFU and MBU)"),
+)
+
+
+def add_phase_flags(parser: Any) -> None:
+    """``--phase``, ``--tp`` and the step's timing flags on ``derive model``."""
+    parser.add_argument(
+        "--phase",
+        choices=("decode", "prefill"),
+        help="time one serving step: decode (B sequences, one token each, KV of S read) or prefill (B prompts of S tokens)",
+    )
+    parser.add_argument(
+        "--tp", metavar="N", help="tensor-parallel degree (default and only value: --devices)"
+    )
+    for flag, helptext in _TIMING:
+        parser.add_argument(flag, metavar="X", help=helptext)
+
+
+def phase_of(args: argparse.Namespace, analysis: ModelAnalysis) -> PhaseAnalysis | None:
+    """The phase the flags ask for, derived on the bound model problem (None without --phase)."""
+    from derive.model.phase import analyse_phase, parse_phase
+    from derive.problem.timing import TimingSpec, bind_timing
+
+    if getattr(args, "phase", None) is None:
+        used = [flag for flag, _ in _TIMING if getattr(args, flag[2:].replace("-", "_"), None)]
+        if used or getattr(args, "tp", None) is not None:
+            raise ProblemError(
+                (used or ["--tp"])[0], "times a serving step: give --phase decode|prefill"
+            )
+        return None
+    timing = bind_timing(
+        TimingSpec(
+            **{
+                flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"))
+                for flag, _ in _TIMING
+            }
+        )
+    )
+    return analyse_phase(analysis.problem, parse_phase(args.phase), args.tp, timing)
+
+
+def _peak_text(analysis: ModelAnalysis) -> tuple[str, str]:
+    problem = analysis.problem
+    peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
+    if peak is None or problem.bandwidth is None:
+        raise ProblemError("--phase", "a step's time needs a peak and a bandwidth: give --chip")
+    return peak.text, problem.bandwidth.text
+
+
+def phase_markdown(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
+    """The phase's worked solution, as a Markdown section after the model's."""
+    from derive.present.render import render
+    from derive.solution.phase_steps import phase_steps, phase_verdict
+    from derive.solution.steps import rich
+
+    peak, bandwidth = _peak_text(analysis)
+    given = rich(
+        f"{analysis.problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
+        f"tensor parallel over {phase.tp} device(s); counts and times per device."
+    )
+    return render(
+        "kernel.md.j2",
+        "md",
+        title=f"{phase.phase.value.capitalize()} step",
+        given=given,
+        steps=phase_steps(phase, peak, bandwidth),
+        verdict=phase_verdict(phase),
+        level=2,
+    )
+
+
+def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
+    """The phase's keys (exact strings; ``null`` where a key is for the other phase)."""
+    from derive.model.phase import Phase
+    from derive.present.json_export import crossover_json, measured_json, step_json
+
+    decode = phase.phase is Phase.DECODE
+    measured = phase.measured
+    return {
+        "phase": phase.phase.value,
+        "tp": phase.tp,
+        "step": step_json(phase.step),
+        "tokens_per_s": str(phase.tokens_per_s) if decode else None,
+        "inter_token_latency": str(phase.latency) if decode else None,
+        "ttft": None if decode else str(phase.latency),
+        "prefill_tokens_per_s": None if decode else str(phase.tokens_per_s),
+        "crossover": crossover_json(phase.crossover),
+        "crossover_regime": crossover_json(phase.crossover_regime),
+        "crossover_step": crossover_json(phase.crossover_step),
+        "step_mfu": None if measured is None or measured.mfu is None else str(measured.mfu),
+        "step_mbu": None if measured is None or measured.mbu is None else str(measured.mbu),
+        "measured": measured_json(measured),
+    }

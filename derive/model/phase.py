@@ -1,0 +1,310 @@
+"""Serving phases of a model: the time of one decode or prefill step on a tensor-parallel group.
+
+A phase turns the model's kernels (:mod:`derive.model.expand`) into the kernels of one
+step on one device of a group of ``tp`` devices (:mod:`derive.analysis.step`):
+
+- decode: ``B`` sequences, one new token each (``B`` tokens in flight), attention reads
+  the KV cache of ``S`` positions per sequence;
+- prefill: ``B`` prompts of ``S`` tokens (``B·S`` tokens in flight), attention over the
+  ``S`` positions of the prompt (counted in full: the causal mask is not halved).
+
+Tensor parallelism (Megatron): the Q/K/V, gate/up and head projections are split by
+output columns, the O and down projections by input rows; attention splits its heads
+and the KV cache; norms, the embedding lookup and a MoE router are replicated. Each row
+split is followed by an all-reduce of its output activations (two per layer), ring
+algorithm, waited for. A block's kernels run once per layer (``launches = layers``).
+Conventions: weights are read once per step (every expert's for a MoE), the embedding
+reads one row per token, the FLOPs are the expansion's (2 per weight element used, 4·h·d_h·S
+per token for attention).
+
+The decode crossover is the batch at which the weight-streaming matmuls become
+compute-bound, solved exactly for ``B`` with ``S`` bound (and at leading order,
+``B ≪ d``: activations negligible against weights); the step crossover is the same for
+the whole step's summed FLOPs and bytes, ``never`` when the KV reads keep it memory-bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import sympy as sp
+
+from derive.analysis.crossover import Crossover, reduced_parts, solve_crossover
+from derive.analysis.measured import Measured, measure
+from derive.analysis.step import Ceilings, Kernel, StepTime, compose
+from derive.declare.collective import CollectiveKind
+from derive.errors import ProblemError
+from derive.model.binding import ModelProblem
+from derive.model.expand import Kernel as ModelKernel
+from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
+from derive.model.symbols import batch, context
+from derive.problem.decimals import parse_positive_int
+from derive.problem.timing import Timing
+
+__all__ = ["Phase", "PhaseAnalysis", "analyse_phase", "parse_phase"]
+
+_ROW_SPLIT = frozenset({"o", "down", "experts_down"})
+_REPLICATED = frozenset({"router"})
+_MATMULS = frozenset({KernelOp.MATMUL, KernelOp.MOE_MATMUL})
+
+
+class Phase(Enum):
+    """The serving phases."""
+
+    DECODE = "decode"
+    PREFILL = "prefill"
+
+
+def parse_phase(text: str) -> Phase:
+    """``decode`` or ``prefill``; anything else is a one-line error."""
+    try:
+        return Phase(text)
+    except ValueError:
+        raise ProblemError(f"--phase {text}", "a phase is decode or prefill") from None
+
+
+@dataclass(frozen=True)
+class PhaseAnalysis:
+    """One serving step of a model on one device of a tensor-parallel group.
+
+    Attributes:
+        phase: decode or prefill.
+        tp: devices in the tensor-parallel group.
+        batch: B; ``context``: S; ``tokens``: tokens in flight (B, or B·S).
+        step: the step's kernels, times and bounds per device.
+        tokens_per_s: decode: B / t_lower; prefill: B·S / t_lower (``prefill_tokens_per_s``).
+        latency: decode: the inter-token latency; prefill: the time to first token.
+        matmul_flops, matmul_bytes: the weight-streaming matmuls' counts per device, in B.
+        step_flops, step_bytes: the whole step's counts per device, in B.
+        crossover: B at which the matmuls become compute-bound (decode only).
+        crossover_regime: the same at leading order, B ≪ d (weights only in the bytes).
+        crossover_step: B at which the whole step's summed counts become compute-bound.
+        measured: what a measured step time implies.
+    """
+
+    phase: Phase
+    tp: int
+    batch: sp.Integer
+    context: sp.Integer
+    tokens: sp.Integer
+    step: StepTime
+    tokens_per_s: sp.Expr
+    latency: sp.Expr
+    matmul_flops: sp.Expr
+    matmul_bytes: sp.Expr
+    step_flops: sp.Expr
+    step_bytes: sp.Expr
+    crossover: Crossover | None
+    crossover_regime: Crossover | None
+    crossover_step: Crossover | None
+    measured: Measured | None
+    ridge: sp.Rational
+
+
+def _expr(value: sp.Expr | int) -> sp.Expr:
+    """An int field (the lookup's 0 FLOPs) as a sympy integer; an expression as it is."""
+    return sp.Integer(value) if isinstance(value, int) else value
+
+
+def _number(value: sp.Expr, bound: dict[sp.Symbol, sp.Integer], what: str) -> sp.Expr:
+    value = _expr(value).xreplace(bound)
+    if not value.is_number:
+        raise ProblemError(what, "bind every dim of the model with --set to time a step")
+    return value
+
+
+def _share(tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool) -> sp.Rational:
+    """The fraction of a tensor one device holds or moves under tensor parallelism."""
+    if (
+        tp == 1
+        or kernel.name in _REPLICATED
+        or kernel.operator
+        not in (
+            *_MATMULS,
+            KernelOp.ATTENTION,
+        )
+    ):
+        return sp.Integer(1)
+    if tensor.role is not Role.ACTIVATION or kernel.operator is KernelOp.ATTENTION:
+        return sp.Rational(1, tp)  # weights, KV cache and attention's heads are split
+    row = kernel.name in _ROW_SPLIT
+    return sp.Rational(1, tp) if (row and read) or (not row and not read) else sp.Integer(1)
+
+
+def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int) -> sp.Expr:
+    total = sp.Integer(0)
+    for tensors, read in ((kernel.reads, True), (kernel.writes, False)):
+        for tensor in tensors:
+            elements = tensor.elements
+            if kernel.operator is KernelOp.EMBEDDING and tensor.role is Role.WEIGHT:
+                elements = tokens * tensor.shape[-1]  # a lookup reads one row per token
+            width = problem.dtype(tensor.role).width
+            total += elements * width * _share(tensor, kernel, tp, read)
+    return total
+
+
+def _comms(kernel: ModelKernel, problem: ModelProblem, tp: int) -> tuple[sp.Expr, int]:
+    """The all-reduce after a row split: bytes one device sends, and its ring steps."""
+    if tp == 1 or kernel.name not in _ROW_SPLIT:
+        return sp.Integer(0), 0
+    kind = CollectiveKind.ALL_REDUCE
+    size = sp.Add(*(t.elements * problem.dtype(t.role).width for t in kernel.writes))
+    return kind.fraction(tp) * size, kind.steps(tp)
+
+
+@dataclass(frozen=True)
+class _Counts:
+    """A model kernel's counts per device, in B (S and the model's dims bound)."""
+
+    kernel: ModelKernel
+    flops: sp.Expr
+    bytes: sp.Expr
+    comms: sp.Expr
+    steps: int
+    launches: int
+
+
+def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
+    model = problem.model
+    bound = {dim: value for dim, value in problem.bound if dim is not batch}
+    layers = int(_number(model.layers, bound, "the model's layers"))
+    in_flight = batch if phase is Phase.DECODE else batch * context
+    per_token = {tokens: in_flight}
+    out = []
+    for kernel in expand(model).kernels:
+        repeat = layers if kernel.per_layer else 1
+        split = sp.Integer(1) if kernel.name in _REPLICATED else sp.Rational(1, tp)
+        if kernel.operator not in (*_MATMULS, KernelOp.ATTENTION):
+            split = sp.Integer(1)
+        comms, steps = _comms(kernel, problem, tp)
+        out.append(
+            _Counts(
+                kernel=kernel,
+                flops=sp.expand(
+                    repeat * split * _expr(kernel.flops).xreplace(per_token).xreplace(bound)
+                ),
+                bytes=sp.expand(
+                    repeat * _bytes(kernel, problem, tp).xreplace(per_token).xreplace(bound)
+                ),
+                comms=sp.expand(repeat * comms.xreplace(per_token).xreplace(bound)),
+                steps=repeat * steps,
+                launches=repeat,
+            )
+        )
+    return tuple(out)
+
+
+def _check_split(problem: ModelProblem, tp: int) -> None:
+    model = problem.model
+    bound = dict(problem.bound)
+    for field in ("heads", "kv_heads"):
+        value = _number(getattr(model, field), bound, f"the model's {field}")
+        if value % tp != 0:
+            raise ProblemError(
+                f"--tp {tp}",
+                f"{model.name} has {value} {field.replace('_', ' ')}, not divisible by {tp}",
+            )
+
+
+def _tp(problem: ModelProblem, text: str | None) -> int:
+    devices = int(problem.devices)
+    if text is None:
+        return devices
+    tp = int(parse_positive_int(text, "--tp"))
+    if tp != devices:
+        raise ProblemError(
+            f"--tp {text}",
+            f"one tensor-parallel group over every device: --tp equals --devices ({devices})",
+        )
+    return tp
+
+
+def analyse_phase(
+    problem: ModelProblem, phase: Phase, tp_text: str | None, timing: Timing
+) -> PhaseAnalysis:
+    """The time of one step of ``phase`` per device, its rates and the decode crossover."""
+    peak_figure = problem.peak
+    if peak_figure is None and problem.chip is not None:
+        peak_figure = problem.chip.peak(problem.compute_dtype)
+    if peak_figure is None or problem.bandwidth is None:
+        raise ProblemError(
+            "--phase",
+            "a step's time needs a peak and a bandwidth: give --chip (or --peak and --bandwidth)",
+        )
+    b_value, s_value = problem.value_of(batch), problem.value_of(context)
+    if b_value is None or s_value is None:
+        raise ProblemError("--phase", "a step needs a batch and a context: --set B=… --set S=…")
+    tp = _tp(problem, tp_text)
+    _check_split(problem, tp)
+    counts = _counts(problem, phase, tp)
+    at_b = {batch: b_value}
+    link = problem.chip.link.value if problem.chip is not None and problem.chip.link else None
+    ceilings = Ceilings(
+        peak=peak_figure.value,
+        bandwidth=problem.bandwidth.value,
+        link=link if tp > 1 else None,
+        compute_efficiency=timing.compute_efficiency,
+        memory_efficiency=timing.memory_efficiency,
+        launch_overhead=timing.launch_overhead,
+        link_latency=timing.link_latency,
+    )
+    kernels = tuple(
+        Kernel(
+            name=count.kernel.name + (f" ×{count.launches}" if count.launches > 1 else ""),
+            flops=count.flops.xreplace(at_b),
+            bytes=count.bytes.xreplace(at_b),
+            comms_bytes=count.comms.xreplace(at_b),
+            parts=(count.kernel.name,),
+            latency_steps=count.steps,
+            launches=count.launches,
+        )
+        for count in counts
+    )
+    step = compose(kernels, ceilings)
+    in_flight = b_value if phase is Phase.DECODE else b_value * s_value
+    matmuls = [count for count in counts if count.kernel.operator in _MATMULS]
+    mm_flops = sp.Add(*(count.flops for count in matmuls))
+    mm_bytes = sp.Add(*(count.bytes for count in matmuls))
+    all_flops = sp.Add(*(count.flops for count in counts))
+    all_bytes = sp.Add(*(count.bytes for count in counts))
+    peak, bandwidth = peak_figure.value, problem.bandwidth.value
+    decode = phase is Phase.DECODE
+    return PhaseAnalysis(
+        phase=phase,
+        tp=tp,
+        batch=b_value,
+        context=s_value,
+        tokens=in_flight,
+        step=step,
+        tokens_per_s=in_flight / step.t_lower,
+        latency=step.t_lower,
+        matmul_flops=mm_flops,
+        matmul_bytes=mm_bytes,
+        step_flops=all_flops,
+        step_bytes=all_bytes,
+        crossover=(
+            solve_crossover(*reduced_parts(mm_flops, mm_bytes), peak, bandwidth, batch)
+            if decode
+            else None
+        ),
+        crossover_regime=(
+            solve_crossover(mm_flops, mm_bytes.xreplace({batch: 0}), peak, bandwidth, batch)
+            if decode
+            else None
+        ),
+        crossover_step=(
+            solve_crossover(*reduced_parts(all_flops, all_bytes), peak, bandwidth, batch)
+            if decode
+            else None
+        ),
+        measured=measure(
+            timing,
+            flops=step.flops,
+            moved=step.bytes,
+            peak=peak,
+            bandwidth=bandwidth,
+            lower_bound=step.nominal_lower,
+        ),
+        ridge=peak / bandwidth,
+    )
