@@ -138,3 +138,35 @@ def test_phase_flags_without_a_phase_and_bad_tp_exit_2():
         ]
     )
     assert result.code == 2 and "not divisible by 3" in result.err
+
+
+def test_the_builtin_key_has_a_serving_chapter_with_its_figure():
+    from tests.test_keys import builtin_files
+
+    files = builtin_files()
+    figure = files["rooflines-serve-70b-decode-serving.svg"]
+    assert "S = 2048" in figure and "S = 32768" in figure and "B* ≈" in figure
+    key = files["rooflines.md"]
+    assert "## Problem 21 (serve-70b-decode)" in key and "Serving rates" in key
+    assert "](rooflines-serve-70b-decode-serving.svg)" in key
+    assert r"\begin{tikzpicture}" in files["rooflines.tex"].split("serve-70b-decode")[-1]
+
+
+def test_serving_keys_in_a_set_are_checked(tmp_path):
+    base = 'title = "s"\n[[problem]]\nid = "p"\ntitle = "t"\nmodel = "llama-2-70b"\nchip = "h100"\n'
+    for extra, message in (
+        ("tp = 8\n", "add phase"),
+        ('phase = "train"\n', "decode or prefill"),
+        ('phase = "prefill"\nserving_plot = { to = 8, contexts = [8] }\n', "decode rate"),
+        ('phase = "decode"\nserving_plot = { to = 8, contexts = [] }\n', "contexts"),
+        ('phase = "decode"\nlaunch_overhead = "5 min"\n', "not a duration"),
+        ('phase = "decode"\nask = ["tokens_per_hour"]\n', "unknown quantity"),
+    ):
+        path = tmp_path / "set.toml"
+        path.write_text(base + extra)
+        result = run_cli(["key", str(path), "-o", str(tmp_path / "out")])
+        assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, (
+            extra,
+            result,
+        )
+        assert "problem 'p'" in result.err

@@ -316,7 +316,10 @@ def build_key(
     ):  # the models chapter: model = "NAME" problems, after the operator problems
         from derive.commands.model_key import model_chapter
 
-        chapter = model_chapter(problem_set, len(done) + 1)
+        chapter = model_chapter(problem_set, len(done) + 1, stem)
+        for item in chapter.items:  # a serving problem's figure
+            if item["plot"] is not None:
+                files[item["plot"].file] = _mark_svg(item["plot"].svg)
         items, questions, model_rows = (
             items + list(chapter.items),
             questions + list(chapter.questions),

@@ -18,7 +18,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from derive.commands.model_phase import add_phase_flags, phase_json, phase_markdown, phase_of
+from derive.commands.model_phase import (
+    add_phase_flags,
+    phase_json,
+    phase_latex,
+    phase_markdown,
+    phase_of,
+)
 from derive.errors import ProblemError
 
 if TYPE_CHECKING:
@@ -147,9 +153,9 @@ def run_model(args: argparse.Namespace) -> int:
         report = model_json(analysis) | ({"serving": phase_json(phase)} if phase else {})
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.format == "tex":
-        if phase is not None:
-            raise ProblemError("--phase with --format tex", "a serving step prints as md or json")
         sys.stdout.write(model_latex(analysis))
+        if phase is not None:
+            sys.stdout.write("\n" + phase_latex(phase, analysis))
     else:
         sys.stdout.write(model_markdown(analysis))
         if phase is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from derive.commands.serving_key import serving_part
 from derive.errors import ProblemError
 from derive.model.analysis import ModelAnalysis, analyse_model, select_quantities
 from derive.model.binding import bind_model
@@ -41,46 +42,72 @@ class ModelChapter:
     rows: tuple[ModelRow, ...]
 
 
+def _model_ask(entry: ModelEntry) -> tuple[str, ...]:
+    """The model quantities asked (a serving problem asking only for its step shows the bytes it reads)."""
+    if entry.serving is None:
+        return entry.ask
+    from derive.problem.serving_spec import SERVING_ASK_KEYS
+
+    asked = tuple(key for key in entry.ask if key not in SERVING_ASK_KEYS)
+    return asked or (("weights_bytes", "kv_bytes") if entry.ask else ())
+
+
 def _analysis(entry: ModelEntry, operators: tuple[Path, ...]) -> ModelAnalysis:
     registry = load_models(operators)
     full = analyse_model(bind_model(entry.spec, registry.get(entry.spec.model)))
-    missing = [k for k in entry.ask if full.quantity(k) is None]
+    ask = _model_ask(entry)
+    missing = [k for k in ask if full.quantity(k) is None]
     if missing:
         why = dict(full.left_out).get(missing[0]) or "; ".join(w for _, w in full.left_out)
         raise ProblemError(
             f"problem {entry.id!r}: ask {missing[0]!r}",
             f"cannot be derived from what the problem gives ({why or 'not derivable'})",
         )
-    return select_quantities(full, entry.ask)
+    return select_quantities(full, ask)
 
 
-def model_chapter(pset: ProblemSet, first_number: int) -> ModelChapter:
+def model_chapter(pset: ProblemSet, first_number: int, stem: str = "") -> ModelChapter:
     """Derive and render every model problem of the set, numbered from ``first_number``."""
     items, questions, rows = [], [], []
     for i, entry in enumerate(pset.models, start=first_number):
         a = _analysis(entry, pset.operators)
         title = f"Problem {i} ({entry.id}): {entry.title}"
         md = model_markdown(a, title, entry.text, level=2)
+        tex = model_latex(a, title, entry.text)
+        serving = (
+            serving_part(a, entry.serving, entry.ask, stem, entry.id, entry.title)
+            if entry.serving is not None
+            else None
+        )
+        if serving is not None:
+            md, tex = (
+                md.rstrip("\n") + "\n\n" + serving.markdown,
+                tex.rstrip("\n") + "\n\n" + serving.latex,
+            )
         items.append(
             {
                 "anchor": entry.id.lower(),
                 "body": md.rstrip("\n"),
-                "tex": model_latex(a, title, entry.text).rstrip("\n"),
-                "plot": None,
+                "tex": tex.rstrip("\n"),
+                "plot": serving.figure if serving is not None else None,
             }
         )
-        asks = entry.ask or tuple(
+        asks = tuple(k for k in _model_ask(entry) if k in ASK_PHRASES) or tuple(
             q.key for s in a.steps for q in s.quantities if q.key in ASK_PHRASES
         )
         questions.append(
             {
                 "title": entry.title,
                 "text": entry.text,
-                "model_body": model_markdown(a, entry.title, entry.text, level=2, givens_only=True),
-                "asks": tuple(ASK_PHRASES[k] for k in asks),
+                "model_body": model_markdown(a, entry.title, entry.text, level=2, givens_only=True)
+                + (f"\n**Serving step.** {serving.given}\n" if serving is not None else ""),
+                "asks": tuple(ASK_PHRASES[k] for k in asks)
+                + (serving.asks if serving is not None else ()),
             }
         )
         text, tex_text = glance(a, asks)
+        if serving is not None:
+            text, tex_text = f"{text}; {serving.glance}", f"{tex_text}; {serving.glance_tex}"
         rows.append(
             ModelRow(
                 entry.id,

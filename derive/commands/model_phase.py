@@ -18,7 +18,14 @@ if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import PhaseAnalysis
 
-__all__ = ["add_phase_flags", "phase_json", "phase_markdown", "phase_of"]
+__all__ = [
+    "add_phase_flags",
+    "phase_given",
+    "phase_json",
+    "phase_latex",
+    "phase_markdown",
+    "phase_of",
+]
 
 _TIMING = (
     ("--efficiency", "derate both ceilings by η in (0, 1]"),
@@ -75,26 +82,49 @@ def _peak_text(analysis: ModelAnalysis) -> tuple[str, str]:
     return peak.text, problem.bandwidth.text
 
 
-def phase_markdown(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
-    """The phase's worked solution, as a Markdown section after the model's."""
-    from derive.present.render import render
+def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
+    """The serving step's givens in one sentence: the phase, the group and the ceilings."""
+    problem = analysis.problem
+    peak, bandwidth = _peak_text(analysis)
+    chip = problem.chip
+    link = (
+        f", β_link = {chip.link.text} B/s ({chip.link_name}, one way)"
+        if chip is not None and chip.link is not None and phase.tp > 1
+        else ""
+    )
+    return (
+        f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
+        f"tensor parallel over {phase.tp} device(s); counts and times per device; "
+        f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}."
+    )
+
+
+def _context(phase: PhaseAnalysis, analysis: ModelAnalysis) -> dict[str, object]:
     from derive.solution.phase_steps import phase_steps, phase_verdict
     from derive.solution.steps import rich
 
     peak, bandwidth = _peak_text(analysis)
-    given = rich(
-        f"{analysis.problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
-        f"tensor parallel over {phase.tp} device(s); counts and times per device."
-    )
-    return render(
-        "kernel.md.j2",
-        "md",
-        title=f"{phase.phase.value.capitalize()} step",
-        given=given,
-        steps=phase_steps(phase, peak, bandwidth),
-        verdict=phase_verdict(phase),
-        level=2,
-    )
+    given = rich(phase_given(phase, analysis))
+    return {
+        "title": f"{phase.phase.value.capitalize()} step",
+        "given": given,
+        "steps": phase_steps(phase, peak, bandwidth),
+        "verdict": phase_verdict(phase),
+    }
+
+
+def phase_markdown(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2) -> str:
+    """The phase's worked solution, as a Markdown section after the model's."""
+    from derive.present.render import render
+
+    return render("kernel.md.j2", "md", level=level, **_context(phase, analysis))
+
+
+def phase_latex(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
+    """The phase's worked solution, as a LaTeX fragment after the model's."""
+    from derive.present.render import render
+
+    return render("kernel.tex.j2", "tex", **_context(phase, analysis))
 
 
 def phase_json(phase: PhaseAnalysis) -> dict[str, object]:

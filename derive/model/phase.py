@@ -25,7 +25,7 @@ the whole step's summed FLOPs and bytes, ``never`` when the KV reads keep it mem
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import sympy as sp
@@ -42,7 +42,14 @@ from derive.model.symbols import batch, context
 from derive.problem.decimals import parse_positive_int
 from derive.problem.timing import Timing
 
-__all__ = ["Phase", "PhaseAnalysis", "analyse_phase", "parse_phase"]
+__all__ = [
+    "Phase",
+    "PhaseAnalysis",
+    "analyse_phase",
+    "at_batch_and_context",
+    "decode_rates",
+    "parse_phase",
+]
 
 _ROW_SPLIT = frozenset({"o", "down", "experts_down"})
 _REPLICATED = frozenset({"router"})
@@ -220,10 +227,69 @@ def _tp(problem: ModelProblem, text: str | None) -> int:
     return tp
 
 
+def _ceilings(problem: ModelProblem, peak: sp.Rational, tp: int, timing: Timing) -> Ceilings:
+    link = problem.chip.link.value if problem.chip is not None and problem.chip.link else None
+    return Ceilings(
+        peak=peak,
+        bandwidth=problem.bandwidth.value if problem.bandwidth is not None else peak,
+        link=link if tp > 1 else None,
+        compute_efficiency=timing.compute_efficiency,
+        memory_efficiency=timing.memory_efficiency,
+        launch_overhead=timing.launch_overhead,
+        link_latency=timing.link_latency,
+    )
+
+
+def _step_at(counts: tuple[_Counts, ...], b_value: sp.Integer, ceilings: Ceilings) -> StepTime:
+    at_b = {batch: b_value}
+    return compose(
+        tuple(
+            Kernel(
+                name=count.kernel.name + (f" ×{count.launches}" if count.launches > 1 else ""),
+                flops=count.flops.xreplace(at_b),
+                bytes=count.bytes.xreplace(at_b),
+                comms_bytes=count.comms.xreplace(at_b),
+                parts=(count.kernel.name,),
+                latency_steps=count.steps,
+                launches=count.launches,
+            )
+            for count in counts
+        ),
+        ceilings,
+    )
+
+
+def decode_rates(
+    problem: ModelProblem, tp_text: str | None, timing: Timing, batches: tuple[int, ...]
+) -> tuple[sp.Rational, ...]:
+    """Decode tokens/s (B / t_lower) at each batch, the context and the rest as bound."""
+    peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
+    if peak is None or problem.bandwidth is None:
+        raise ProblemError("--phase", "a step's time needs a peak and a bandwidth: give --chip")
+    tp = _tp(problem, tp_text)
+    _check_split(problem, tp)
+    counts = _counts(problem, Phase.DECODE, tp)
+    ceilings = _ceilings(problem, peak.value, tp, timing)
+    return tuple(sp.Integer(b) / _step_at(counts, sp.Integer(b), ceilings).t_lower for b in batches)
+
+
+def at_batch_and_context(problem: ModelProblem, b: int, s: int) -> ModelProblem:
+    """The same problem with ``B`` and ``S`` bound to other values (a plot's points)."""
+    others = tuple((dim, value) for dim, value in problem.bound if dim not in (batch, context))
+    return replace(problem, bound=(*others, (batch, sp.Integer(b)), (context, sp.Integer(s))))
+
+
 def analyse_phase(
-    problem: ModelProblem, phase: Phase, tp_text: str | None, timing: Timing
+    problem: ModelProblem,
+    phase: Phase,
+    tp_text: str | None,
+    timing: Timing,
+    crossovers: bool = True,
 ) -> PhaseAnalysis:
-    """The time of one step of ``phase`` per device, its rates and the decode crossover."""
+    """The time of one step of ``phase`` per device, its rates and the decode crossover.
+
+    ``crossovers=False`` skips solving the crossovers (a plot's many points need only the step).
+    """
     peak_figure = problem.peak
     if peak_figure is None and problem.chip is not None:
         peak_figure = problem.chip.peak(problem.compute_dtype)
@@ -238,30 +304,8 @@ def analyse_phase(
     tp = _tp(problem, tp_text)
     _check_split(problem, tp)
     counts = _counts(problem, phase, tp)
-    at_b = {batch: b_value}
-    link = problem.chip.link.value if problem.chip is not None and problem.chip.link else None
-    ceilings = Ceilings(
-        peak=peak_figure.value,
-        bandwidth=problem.bandwidth.value,
-        link=link if tp > 1 else None,
-        compute_efficiency=timing.compute_efficiency,
-        memory_efficiency=timing.memory_efficiency,
-        launch_overhead=timing.launch_overhead,
-        link_latency=timing.link_latency,
-    )
-    kernels = tuple(
-        Kernel(
-            name=count.kernel.name + (f" ×{count.launches}" if count.launches > 1 else ""),
-            flops=count.flops.xreplace(at_b),
-            bytes=count.bytes.xreplace(at_b),
-            comms_bytes=count.comms.xreplace(at_b),
-            parts=(count.kernel.name,),
-            latency_steps=count.steps,
-            launches=count.launches,
-        )
-        for count in counts
-    )
-    step = compose(kernels, ceilings)
+    ceilings = _ceilings(problem, peak_figure.value, tp, timing)
+    step = _step_at(counts, b_value, ceilings)
     in_flight = b_value if phase is Phase.DECODE else b_value * s_value
     matmuls = [count for count in counts if count.kernel.operator in _MATMULS]
     mm_flops = sp.Add(*(count.flops for count in matmuls))
@@ -269,7 +313,7 @@ def analyse_phase(
     all_flops = sp.Add(*(count.flops for count in counts))
     all_bytes = sp.Add(*(count.bytes for count in counts))
     peak, bandwidth = peak_figure.value, problem.bandwidth.value
-    decode = phase is Phase.DECODE
+    decode = phase is Phase.DECODE and crossovers
     return PhaseAnalysis(
         phase=phase,
         tp=tp,

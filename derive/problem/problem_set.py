@@ -14,6 +14,7 @@ from pathlib import Path
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.model_spec import ModelSpec
+from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
 from derive.problem.toml_file import loads_toml
 
@@ -89,6 +90,7 @@ _MODEL_PROBLEM = {
     "measured_tokens_per_s": str,
     "state_bytes": str,
     "ask": list,
+    **SERVING_KEYS,
 }
 _TOP = {"title": str, "operators": list, "problem": list, "text": str}
 _PROBLEM = {
@@ -155,6 +157,7 @@ class ModelEntry:
     text: str
     spec: ModelSpec
     ask: tuple[str, ...]
+    serving: ServingSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -264,11 +267,13 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
         table.get("dtypes", {}), where, "dtypes", str
     )
     ask = tuple(table.get("ask", ()))
+    serving = serving_spec(table, where)
+    allowed = MODEL_ASK_KEYS + (SERVING_ASK_KEYS if serving is not None else ())
     for item in ask:
-        if item not in MODEL_ASK_KEYS:
+        if item not in allowed:
             raise ProblemError(
                 f"{where}: key 'ask'",
-                f"unknown quantity {item!r}; allowed: {', '.join(MODEL_ASK_KEYS)}",
+                f"unknown quantity {item!r}; allowed: {', '.join(allowed)}",
             )
     devices = table.get("devices")
     spec = ModelSpec(
@@ -285,7 +290,7 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
         measured_tokens_per_s=table.get("measured_tokens_per_s"),
         state_bytes=table.get("state_bytes"),
     )
-    return ModelEntry(pid, table["title"], table.get("text", ""), spec, ask)
+    return ModelEntry(pid, table["title"], table.get("text", ""), spec, ask, serving)
 
 
 def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:

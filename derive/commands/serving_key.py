@@ -1,0 +1,154 @@
+"""The serving part of a model problem in an answer key: the step, its rates, a figure.
+
+A ``model = "NAME"`` problem with ``phase = "decode"`` (or ``"prefill"``) gets, after the
+model's worked solution, the serving step's (:mod:`derive.model.phase`); with
+``serving_plot`` a figure of decode tokens/s against the batch, one curve per context
+length, the matmuls' crossover marked (SVG for the Markdown, TikZ for the LaTeX).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.commands.key import Figure
+from derive.commands.model_phase import phase_given, phase_latex, phase_markdown
+from derive.commands.output_files import safe_name
+from derive.figures.model import Series, SweepFigure
+from derive.figures.svg import sweep_svg
+from derive.figures.tikz import sweep_tikz
+from derive.model.analysis import ModelAnalysis
+from derive.model.phase import (
+    Phase,
+    PhaseAnalysis,
+    analyse_phase,
+    at_batch_and_context,
+    decode_rates,
+    parse_phase,
+)
+from derive.present.render import md_escape, tex_escape
+from derive.problem.decimals import fmt_decimal
+from derive.problem.serving_spec import ServingPlot, ServingSpec
+from derive.problem.timing import bind_timing
+
+__all__ = ["SERVING_PHRASES", "ServingPart", "serving_part"]
+
+SERVING_PHRASES = {
+    "step": "the time of one step, kernel by kernel",
+    "tokens_per_s": "the decode rate in tokens per second",
+    "inter_token_latency": "the inter-token latency",
+    "ttft": "the time to first token",
+    "prefill_tokens_per_s": "the prefill rate in tokens per second",
+    "crossover": "the batch at which decode becomes compute-bound",
+    "measured": "the MFU and MBU of the measured step",
+}
+
+
+@dataclass(frozen=True)
+class ServingPart:
+    """What a serving problem adds to its key item."""
+
+    markdown: str
+    latex: str
+    figure: Figure | None
+    glance: str
+    glance_tex: str
+    given: str
+    asks: tuple[str, ...]
+
+
+def _batches(plot: ServingPlot, marks: list[sp.Expr]) -> tuple[int, ...]:
+    points = {plot.start, plot.stop}
+    power = 1
+    while power <= plot.stop:
+        if power >= plot.start:
+            points.add(power)
+        power *= 2
+    for mark in marks:
+        for value in (int(sp.floor(mark)), int(sp.ceiling(mark))):
+            if plot.start <= value <= plot.stop:
+                points.add(value)
+    return tuple(sorted(points))
+
+
+def _figure(
+    analysis: ModelAnalysis,
+    spec: ServingSpec,
+    phase: PhaseAnalysis,
+    stem: str,
+    pid: str,
+    title: str,
+) -> Figure:
+    plot = spec.plot
+    assert plot is not None
+    timing = bind_timing(spec.timing)
+    cross = phase.crossover
+    mark = (
+        cross.exact if cross is not None and cross.is_number and cross.exact is not None else None
+    )
+    batches = _batches(plot, [mark] if mark is not None else [])
+    series = []
+    for index, length in enumerate(plot.contexts):
+        problem = at_batch_and_context(analysis.problem, plot.start, length)
+        rates = decode_rates(problem, spec.tp, timing, batches)
+        series.append(
+            Series(
+                f"S = {length}",
+                tuple(sp.Integer(b) for b in batches),
+                rates,
+                mark if index == 0 else None,
+            )
+        )
+    caption = (
+        f"{title}: decode tokens/s against the batch B on {phase.tp} device(s) "
+        "(the step's lower bound; memory capacity not checked), the matmuls' crossover B* marked"
+    )
+    figure = SweepFigure(f"{title}: decode tokens/s against B", "B", "tokens/s", tuple(series))
+    return Figure(
+        safe_name(f"{stem}-{pid}-serving.svg"), caption, sweep_svg(figure), sweep_tikz(figure)
+    )
+
+
+def _glance(phase: PhaseAnalysis) -> str:
+    bound = f"{phase.step.binding.value}-bound, step at least {fmt_decimal(phase.step.t_lower)} s"
+    if phase.phase is Phase.DECODE:
+        cross = phase.crossover
+        where = (
+            f"; compute-bound matmuls from B = {cross.min_compute_bound}"
+            if cross is not None and cross.min_compute_bound is not None
+            else ""
+        )
+        return f"{fmt_decimal(phase.tokens_per_s)} tokens/s ({bound}){where}"
+    return f"TTFT {fmt_decimal(phase.latency)} s ({bound})"
+
+
+def serving_part(
+    analysis: ModelAnalysis,
+    spec: ServingSpec,
+    ask: tuple[str, ...],
+    stem: str,
+    pid: str,
+    title: str,
+) -> ServingPart:
+    """The serving step of a model problem, rendered for the key."""
+    phase = analyse_phase(
+        analysis.problem, parse_phase(spec.phase), spec.tp, bind_timing(spec.timing)
+    )
+    figure = _figure(analysis, spec, phase, stem, pid, title) if spec.plot is not None else None
+    decode = phase.phase is Phase.DECODE
+    default = (
+        ("step", "tokens_per_s", "inter_token_latency", "crossover")
+        if decode
+        else ("step", "ttft", "prefill_tokens_per_s")
+    )
+    asks = tuple(key for key in ask if key in SERVING_PHRASES) or default
+    return ServingPart(
+        markdown=phase_markdown(phase, analysis, level=3),
+        latex=phase_latex(phase, analysis),
+        figure=figure,
+        given=md_escape(phase_given(phase, analysis)),
+        glance=md_escape(_glance(phase)),
+        glance_tex=tex_escape(_glance(phase)),
+        asks=tuple(SERVING_PHRASES[key] for key in asks),
+    )

@@ -1,0 +1,111 @@
+"""A model problem's serving step, as typed in a problem set (``phase = "decode"`` …).
+
+Keys of a ``model = "NAME"`` problem: ``phase`` (``decode`` or ``prefill``), ``tp`` (an
+integer), the timing keys of :data:`derive.problem.timing.TIMING_KEYS` (text), and
+``serving_plot = { from = 1, to = 1024, contexts = [2048, 32768] }``: tokens/s against
+the batch for each context, the decode crossover marked. Checked here so an error names
+the problem; derived by :mod:`derive.model.phase`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from derive.errors import DeriveError, ProblemError
+from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
+
+__all__ = ["SERVING_ASK_KEYS", "SERVING_KEYS", "ServingPlot", "ServingSpec", "serving_spec"]
+
+SERVING_KEYS: dict[str, type] = {
+    "phase": str,
+    "tp": int,
+    "serving_plot": dict,
+    **{name: str for name in TIMING_KEYS},
+}
+"""The keys a model problem takes for its serving step, with their TOML types."""
+
+SERVING_ASK_KEYS = (
+    "step",
+    "tokens_per_s",
+    "inter_token_latency",
+    "ttft",
+    "prefill_tokens_per_s",
+    "crossover",
+    "measured",
+)
+"""What a serving problem may ask for besides the model's quantities."""
+
+MAX_CONTEXTS = 6
+MAX_BATCH = 1 << 20
+
+
+@dataclass(frozen=True)
+class ServingPlot:
+    """Tokens/s against the batch, one curve per context length."""
+
+    start: int
+    stop: int
+    contexts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ServingSpec:
+    """The serving step of a model problem, as typed."""
+
+    phase: str
+    tp: str | None = None
+    timing: TimingSpec = field(default_factory=TimingSpec)
+    plot: ServingPlot | None = None
+
+
+def _plot(raw: dict, where: str) -> ServingPlot:
+    allowed = {"from", "to", "contexts"}
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise ProblemError(
+            f"{where}: serving_plot key {unknown[0]!r}", "allowed: from, to, contexts"
+        )
+    start, stop, contexts = raw.get("from", 1), raw.get("to"), raw.get("contexts")
+    if (
+        not isinstance(start, int)
+        or not isinstance(stop, int)
+        or isinstance(start, bool)
+        or isinstance(stop, bool)
+    ):
+        raise ProblemError(f"{where}: serving_plot", "from and to are integers (batch sizes)")
+    if not 1 <= start < stop <= MAX_BATCH:
+        raise ProblemError(f"{where}: serving_plot", f"needs 1 <= from < to <= {MAX_BATCH}")
+    if (
+        not isinstance(contexts, list)
+        or not 1 <= len(contexts) <= MAX_CONTEXTS
+        or not all(isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in contexts)
+    ):
+        raise ProblemError(
+            f"{where}: serving_plot contexts",
+            f"a list of 1 to {MAX_CONTEXTS} positive integers (context lengths S)",
+        )
+    return ServingPlot(start, stop, tuple(contexts))
+
+
+def serving_spec(table: dict, where: str) -> ServingSpec | None:
+    """The serving keys of a model problem's table (None when it has no ``phase``)."""
+    given = [key for key in SERVING_KEYS if key in table]
+    if "phase" not in table:
+        if given:
+            raise ProblemError(
+                f"{where}: key {given[0]!r}",
+                'times a serving step: add phase = "decode" or "prefill"',
+            )
+        return None
+    if table["phase"] not in ("decode", "prefill"):
+        raise ProblemError(f"{where}: key 'phase'", "decode or prefill")
+    tp = table.get("tp")
+    timing = TimingSpec(**{name: table.get(name) for name in TIMING_KEYS})
+    try:
+        bind_timing(timing)
+    except DeriveError as error:
+        raise ProblemError(f"{where}: {error.what}", error.why) from None
+    plot = _plot(table["serving_plot"], where) if "serving_plot" in table else None
+    if plot is not None and table["phase"] != "decode":
+        raise ProblemError(f"{where}: serving_plot", 'plots the decode rate: phase = "decode"')
+    return ServingSpec(table["phase"], None if tp is None else str(tp), timing, plot)
