@@ -154,3 +154,34 @@ def test_fusing_two_kernels_never_raises_t_lower(counts, where, kept):
     assert (
         compose(_kernels(fused), _ceilings).t_lower <= compose(_kernels(counts), _ceilings).t_lower
     )
+
+
+def test_sweep_sums_a_composites_kernels_like_solve():
+    sets = ["T=512", "S=512", "d_model=4096", "d_ff=11008", "N=32", "K=32", "H=128"]
+    flags = [f"--set={s}" for s in sets]
+    sweep = run_cli(
+        [
+            "sweep",
+            "transformer_block",
+            "--dtype",
+            "bf16",
+            "--chip",
+            "h100",
+            *flags,
+            "--over",
+            "B=8,64",
+        ]
+    )
+    assert sweep.code == 0, sweep
+    header, *rows = sweep.out.strip().splitlines()
+    column = header.split(",").index("t_lower_s")
+    for row in rows:
+        batch = row.split(",")[0]
+        data = json.loads(
+            run_cli(
+                ["solve", "transformer_block", "--dtype", "bf16", "--chip", "h100", *flags]
+                + [f"--set=B={batch}", "--format", "json"]
+            ).out
+        )
+        exact = float(sp.Rational(data["t_lower"]))
+        assert abs(float(row.split(",")[column]) - exact) <= 1e-8 * exact

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sp
 
 from derive.analysis.crossover import sign_on_positive
+from derive.analysis.step_kernels import kernels_of
 from derive.errors import OutputError, ProblemError, UnknownNameError
 
 __all__ = [
@@ -238,6 +239,13 @@ class _Sweep:
         )
         compiled = lambda e: sp.lambdify(self.syms, e, modules="numpy", dummify=True)  # noqa: E731
         self._flops, self._bytes = compiled(flops), compiled(byts)
+        # a composite's kernels each take their own max(T_math, T_mem): t_lower_s sums them
+        kernels = kernels_of(problem, analysis.memory.terms, ())
+        self._kernels = (
+            [(compiled(kernel.flops), compiled(kernel.bytes)) for kernel in kernels]
+            if len(kernels) > 1
+            else []
+        )
         self._comm = compiled(comm) if comm is not None else None
         peak, bandwidth = problem.peak.value, problem.bandwidth.value
         self.peak, self.bandwidth = float(peak), float(bandwidth)
@@ -271,7 +279,20 @@ class _Sweep:
         intensity = out["intensity"] = flops / byts
         t_math = out["t_math_s"] = flops / self.peak
         t_mem = out["t_mem_s"] = byts / self.bandwidth
-        out["t_lower_s"] = np.maximum(t_math, t_mem)
+        out["t_lower_s"] = (
+            sum(
+                (
+                    np.maximum(
+                        self._values(kernel_flops, args, flops.shape) / self.peak,
+                        self._values(kernel_bytes, args, flops.shape) / self.bandwidth,
+                    )
+                    for kernel_flops, kernel_bytes in self._kernels
+                ),
+                np.zeros(flops.shape),
+            )
+            if self._kernels
+            else np.maximum(t_math, t_mem)
+        )
         attainable = out["attainable_flop_per_s"] = np.minimum(
             self.peak, intensity * self.bandwidth
         )
@@ -280,6 +301,12 @@ class _Sweep:
         if comm is not None:
             out["t_comms_s"] = comm / self.link
         return out
+
+    @staticmethod
+    def _values(
+        fn: Callable[..., Any], args: tuple[np.ndarray, ...], shape: tuple[int, ...]
+    ) -> np.ndarray:
+        return np.broadcast_to(np.asarray(fn(*args), dtype=np.float64), shape)
 
     def _compute_bound(
         self, t_math: np.ndarray, t_mem: np.ndarray, args: tuple[np.ndarray, ...]
