@@ -31,7 +31,7 @@ ALLOWED_FROM = {
     "derive.analysis.parts": {"Fusion", "LayerBreakdown", "PartRow"},
     "derive.analysis.leading_order": {"LeadingOrder"},
     "derive.analysis.step": {"Binding", "KernelTime", "StepTime"},
-    "derive.analysis.measured": {"Measured", "Verdict"},
+    "derive.analysis.measured": {"Measured", "MeasuredVerdict"},
     "derive.analysis.collectives": {"CollectiveTime"},
     "derive.analysis.kernel_numbers": {"KernelNumbers"},
     "derive.model.phase": {"Phase", "PhaseAnalysis"},

@@ -17,10 +17,10 @@ import sympy as sp
 
 from derive.problem.timing import Timing
 
-__all__ = ["Measured", "Verdict", "measure"]
+__all__ = ["Measured", "MeasuredVerdict", "measure"]
 
 
-class Verdict(Enum):
+class MeasuredVerdict(Enum):
     """Whether a measurement fits under the roofline."""
 
     POSSIBLE = "possible"
@@ -52,7 +52,7 @@ class Measured:
     intensity: sp.Expr | None
     ridge: sp.Expr
     lower_bound: sp.Expr | None
-    verdict: Verdict
+    verdict: MeasuredVerdict
     beats: tuple[str, ...]
 
 
@@ -96,6 +96,6 @@ def measure(
         intensity=intensity,
         ridge=peak / bandwidth,
         lower_bound=lower_bound,
-        verdict=Verdict.IMPOSSIBLE if beats else Verdict.POSSIBLE,
+        verdict=MeasuredVerdict.IMPOSSIBLE if beats else MeasuredVerdict.POSSIBLE,
         beats=tuple(beats),
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.analysis.measured import Measured, Verdict
+from derive.analysis.measured import Measured, MeasuredVerdict
 from derive.problem.decimals import fmt_decimal
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
@@ -95,7 +95,7 @@ def measured_step(
             ),
         ]
     notes: list[Rich] = []
-    if measured.verdict is Verdict.IMPOSSIBLE:
+    if measured.verdict is MeasuredVerdict.IMPOSSIBLE:
         beaten = " and the ".join(measured.beats)
         notes.append(
             rich(
