@@ -111,6 +111,14 @@ def _notes(step: StepTime) -> list[Rich]:
                 f"{fmt_decimal(ceilings.launch_overhead)} s ({fmt_decimal(step.launch_overhead)} s in all)."
             )
         )
+    if _has_comms(step):
+        notes.append(
+            rich(
+                "A kernel's transfer is waited for (+ T_comms) when declared as a Collective, and "
+                "overlaps its compute (max(…, T_comms)) when declared overlap=True or as a plain comms tensor "
+                "(the network roofline's third ceiling); both sums are shown."
+            )
+        )
     if step.comms_unpriced:
         notes.append(
             rich("Bytes are sent but no link bandwidth is given (--link-bandwidth): T_comms = 0.")
@@ -194,6 +202,8 @@ def step_steps(analysis: Analysis) -> list[tuple[Step, str]]:
     step = analysis.step
     if step is None or is_plain(step):
         return []
+    if len(step.kernels) == 1:
+        return kernel_steps(step, "the operator runs as one kernel")
     return kernel_steps(step)
 
 
