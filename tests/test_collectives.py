@@ -104,6 +104,9 @@ def test_all_reduce_of_an_8192_square_bf16_tensor_over_8_devices(tmp_path):
     copy_time = max(Fraction(8192 * 8192, 989 * 10**12), Fraction(2 * size, 335 * 10**10))
     assert Fraction(data["step"]["t_lower"]) == copy_time + time
     assert data["step"]["binding"] == "comms"
+    (reduce,) = data["collectives"]
+    assert (reduce["kind"], reduce["group"], reduce["steps"]) == ("all_reduce", 8, 14)
+    assert Fraction(reduce["size"]) == size and Fraction(reduce["sent"]) == sent
     text = run_cli(argv).out
     assert "ring all-reduce: 2(P−1)/P × size sent per device" in text
 

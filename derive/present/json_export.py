@@ -163,6 +163,20 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         or None,
         "network": _network(analysis),
         "step": step_json(analysis.step),
+        "collectives": [
+            {
+                "tensor": item.collective.name,
+                "kind": item.collective.kind.value,
+                "group": item.collective.group,
+                "overlap": item.collective.overlap,
+                "size": str(item.size),
+                "sent": str(item.sent),
+                "steps": item.steps,
+                "t_comms": _s(item.time),
+            }
+            for item in analysis.collectives
+        ]
+        or None,
         "mfu": _s(analysis.measured.mfu) if analysis.measured is not None else None,
         "mbu": _s(analysis.measured.mbu) if analysis.measured is not None else None,
         "measured": measured_json(analysis.measured),
