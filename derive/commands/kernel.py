@@ -23,6 +23,8 @@ def _compute(args: argparse.Namespace) -> str:
         return get_dtype(args.compute).compute_as
     if len(args.dtype) == 1 and "=" not in args.dtype[0]:
         return get_dtype(args.dtype[0]).compute_as
+    if args.peak is not None and not args.dtype:
+        return "given"  # the peak typed is the one used, whatever the dtype
     if args.dtype:
         raise ProblemError(
             "--dtype", "a kernel by its numbers takes one dtype (or --compute DTYPE) for its peak"
