@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
+import os
 import sys
 from importlib import import_module
 from pathlib import Path
+from typing import TextIO
 
 from derive.errors import DeriveError, ProblemError
 
@@ -229,15 +232,63 @@ def run() -> int:
     return main()
 
 
+class _StdoutError(Exception):
+    """Standard output could not be written (a full disk, a closed pipe, ...)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class _GuardedStdout:
+    """Standard output whose write errors are told apart from every other OSError.
+
+    ``derive key > /dev/full`` fails inside ``write`` (or at the last flush); the CLI
+    reports that once, as a line on stderr with exit 2, rather than as a traceback.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise _StdoutError(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise _StdoutError(exc) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null so the interpreter's exit flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # stdout is not a file (captured in a test): nothing is flushed at exit
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
-            stream.reconfigure(encoding="utf-8")
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+    stdout = sys.stdout
+    sys.stdout = _GuardedStdout(stdout)
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(_command_of(argv)).parse_args(argv)
-        return _dispatch(args)
+        code = _dispatch(args)
+        sys.stdout.flush()
+        return code
     except DeriveError as exc:
         sys.stderr.write(exc.one_line() + "\n")
         return 2
@@ -245,4 +296,15 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("error: interrupted\n")
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except _StdoutError as exc:
+        sys.stdout = stdout
+        _silence_stdout()
+        if isinstance(exc.error, BrokenPipeError):
+            return 0
+        why = exc.error.strerror or str(exc.error)
+        sys.stderr.write(f"error: standard output: cannot write: {why}\n")
+        return 2
+    finally:
+        sys.stdout = stdout

@@ -1,7 +1,7 @@
 """Answer keys: a problem set in; the key, the questions, LaTeX and figures out.
 
 ``build_key`` renders every file in memory (a failure writes nothing);
-``write_files`` puts them in place atomically.
+``write_files`` publishes them as one set (see :mod:`derive.commands.output_files`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sympy as sp
 
 from derive import __version__
 from derive.analysis.analyse import Analysis
+from derive.analysis.crossover import Crossover
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
 from derive.declare.registry import Registry, load_registry
 from derive.errors import ProblemError
@@ -206,6 +207,17 @@ def _plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
     return tuple(sorted(xs))
 
 
+def _plot_mark(c: Crossover | None) -> sp.Expr | None:
+    """Where a curve meets the roof, to mark on a log axis: a positive number, else nothing.
+
+    A crossover of 0 means compute-bound from the smallest value on (a dim the intensity
+    falls with, such as P of ``matmul_sharded``, E of ``moe_matmul`` or K of ``attention``):
+    the curve starts on the roof, and a log axis has no 0 to mark.
+    """
+    exact = c.exact if c is not None and c.is_number else None
+    return exact if exact is not None and exact.is_positive is True else None
+
+
 def _plot_figure(stem: str, entry: ProblemEntry, registry: Registry) -> Figure:
     plot = entry.plot
     series_data = []
@@ -219,8 +231,7 @@ def _plot_figure(stem: str, entry: ProblemEntry, registry: Registry) -> Figure:
                 f"problem {entry.id!r} plot series {s.label!r}",
                 f"bind every dim but {x} (free: {', '.join(sorted(map(str, intensity.free_symbols - {x})))})",
             )
-        c = a.memory.crossover
-        series_data.append((s.label, intensity, x, c.exact if c.is_number else None, a))
+        series_data.append((s.label, intensity, x, _plot_mark(a.memory.crossover), a))
     marks = [c for *_, c, _ in series_data if c is not None]
     xs = _plot_xs(plot.start, plot.stop, marks)
     P, W = series_data[0][4].problem.peak.value, series_data[0][4].problem.bandwidth.value
@@ -314,8 +325,9 @@ def _strip_header(body: str) -> str:
 def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = None) -> int:
     """``derive key FILE``: write the key files for a problem set."""
     pset = load_problem_set(path)
-    files = build_key(pset, stem or path.stem)
-    for written in write_files(out_dir, files, force):
+    stem = safe_name(stem or path.stem)
+    files = build_key(pset, stem)
+    for written in write_files(out_dir, files, force, stem=stem):
         print(f"wrote {written}")
     return 0
 
@@ -324,7 +336,7 @@ def run_builtin_key(out_dir: Path = Path("out"), force: bool = False) -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
     pset = parse_problem_set(text, "rooflines.toml")
-    for written in write_files(out_dir, build_key(pset, "rooflines"), force):
+    for written in write_files(out_dir, build_key(pset, "rooflines"), force, stem="rooflines"):
         print(f"wrote {written}")
     return 0
 

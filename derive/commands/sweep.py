@@ -39,6 +39,7 @@ import sympy as sp
 
 from derive.analysis.crossover import sign_on_positive
 from derive.errors import OutputError, ProblemError, UnknownNameError
+from derive.input_files import file_kind
 
 __all__ = [
     "COLUMNS",
@@ -491,8 +492,10 @@ def write_atomic(path: Path, chunks: Iterable[bytes]) -> None:
     what = f"output file {str(path)!r}"
     if path.is_symlink():
         raise OutputError(what, "is a symbolic link; derive never writes through links")
-    if path.is_dir():
-        raise OutputError(what, "is a folder")
+    if path.exists() and not path.is_file():
+        raise OutputError(
+            what, f"is {file_kind(path.stat().st_mode)}; derive writes only regular files"
+        )
     folder = path.parent
     if not folder.is_dir():
         raise OutputError(what, f"folder {str(folder)!r} does not exist")

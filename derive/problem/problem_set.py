@@ -13,7 +13,7 @@ from pathlib import Path
 
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
-from derive.problem.toml_file import loads_toml
+from derive.problem.toml_file import loads_toml, read_toml_text
 
 __all__ = [
     "ASK_KEYS",
@@ -237,10 +237,5 @@ def parse_problem_set(text: str, origin: str, base: Path | None = None) -> Probl
 
 def load_problem_set(path: Path) -> ProblemSet:
     """Read and parse a problem-set file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProblemError(f"problem set {str(path)!r}", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(f"problem set {str(path)!r}", f"cannot be read: {exc}") from None
+    text = read_toml_text(path, f"problem set {str(path)!r}")
     return parse_problem_set(text, str(path), path.parent)
