@@ -149,5 +149,5 @@ def test_manifest_checks_with_sha256sum(tmp_path: Path, sets):
 
 def test_damaged_journal_is_one_line(tmp_path: Path):
     (tmp_path / JOURNAL).write_text('{"staging": "../../etc", "files": [], "stale": []}')
-    r = run_cli(["key", str(ROOT / "tests" / "sets" / "unseen.toml"), "-o", str(tmp_path)])
+    r = run_cli(["key", str(ROOT / "benchmarks" / "set20.toml"), "-o", str(tmp_path)])
     assert r.code == 2 and "damaged" in r.err and r.err.count("\n") == 1

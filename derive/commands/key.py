@@ -16,7 +16,7 @@ from derive import __version__
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import Crossover
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
-from derive.declare.registry import Registry, load_registry
+from derive.declare.registry import Registry
 from derive.errors import ProblemError
 from derive.figures import (
     TIKZ_PACKAGES,
@@ -37,6 +37,7 @@ from derive.present.render import md_rich, render
 from derive.present.view import view_of
 from derive.problem.decimals import fmt_decimal
 from derive.problem.problem_set import ProblemEntry, ProblemSet, load_problem_set, parse_problem_set
+from derive.set_registry import set_registry
 from derive.solution.builder import select_steps, verdict_rich
 
 __all__ = ["BUILTIN_SET", "add_key_parser", "build_key", "run_builtin_key", "run_key"]
@@ -257,7 +258,7 @@ def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
 def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> dict[str, str]:
     """Render every file of the key for a problem set, in memory: name → text."""
     stem = safe_name(stem)
-    registry = registry or load_registry(pset.operators)
+    registry = registry or set_registry(pset, trust=True)
     done = [(entry, derive_spec(entry.spec, registry)) for entry in pset.problems]
     figures = _roofline_figures(stem, done)
     items, questions, summary, files = [], [], [], {}
@@ -322,11 +323,13 @@ def _strip_header(body: str) -> str:
     return "\n".join(line for line in body.splitlines() if not line.startswith("%")) + "\n"
 
 
-def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = None) -> int:
-    """``derive key FILE``: write the key files for a problem set."""
+def run_key(
+    path: Path, out_dir: Path, force: bool = False, stem: str | None = None, trust: bool = False
+) -> int:
+    """``derive key FILE``: write the key files for a problem set (its Python only if ``trust``)."""
     pset = load_problem_set(path)
     stem = safe_name(stem or path.stem)
-    files = build_key(pset, stem)
+    files = build_key(pset, stem, set_registry(pset, trust))
     for written in write_files(out_dir, files, force, stem=stem):
         print(f"wrote {written}")
     return 0
@@ -353,4 +356,13 @@ def add_key_parser(sub) -> None:
     p.add_argument(
         "--force", action="store_true", help="overwrite files that derive did not generate"
     )
-    p.set_defaults(handler=lambda args: run_key(Path(args.file), Path(args.output), args.force))
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="run the Python files the set names in 'operators' (a set is data otherwise)",
+    )
+    p.set_defaults(
+        handler=lambda args: run_key(
+            Path(args.file), Path(args.output), args.force, trust=args.trust
+        )
+    )

@@ -1,7 +1,8 @@
 """Problem sets: a TOML file of problems (the keys are a contract).
 
-Top level: ``title``, optional ``operators`` (paths relative to the file), ``[[problem]]``
-tables. Every key is checked: an unknown key, a wrong type or a TOML syntax error is a
+Top level: ``title``, optional ``operators`` (Python files, paths relative to the file; run
+only when trusted), optional ``[[operator]]`` tables (operators as data, see
+:mod:`derive.problem.operator_tables`), ``[[problem]]`` tables. Every key is checked: an unknown key, a wrong type or a TOML syntax error is a
 one-line error naming the file, the problem id and the key.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
+from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.toml_file import loads_toml, read_toml_text
 
 __all__ = [
@@ -42,7 +44,7 @@ ASK_KEYS = (
     "attainable",
     "network",
 )
-_TOP = {"title": str, "operators": list, "problem": list, "text": str}
+_TOP = {"title": str, "operators": list, "operator": list, "problem": list, "text": str}
 _PROBLEM = {
     "id": str,
     "title": str,
@@ -106,6 +108,7 @@ class ProblemSet:
     operators: tuple[Path, ...]
     problems: tuple[ProblemEntry, ...]
     source: str
+    operator_tables: tuple[OperatorTable, ...] = ()
 
 
 def _type_name(t: type) -> str:
@@ -232,7 +235,8 @@ def parse_problem_set(text: str, origin: str, base: Path | None = None) -> Probl
         ops.append((base or Path(".")) / p)
     seen: set[str] = set()
     entries = tuple(_problem(raw, i, origin, seen) for i, raw in enumerate(problems))
-    return ProblemSet(data["title"], data.get("text", ""), tuple(ops), entries, origin)
+    tables = parse_operator_tables(data["operator"], origin) if "operator" in data else ()
+    return ProblemSet(data["title"], data.get("text", ""), tuple(ops), entries, origin, tables)
 
 
 def load_problem_set(path: Path) -> ProblemSet:
