@@ -12,6 +12,7 @@ import io
 import json
 import os
 import sys
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
 from typing import TextIO
@@ -73,6 +74,11 @@ def add_problem_flags(p: argparse.ArgumentParser, chip: bool = True) -> None:
     )
     p.add_argument(
         "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
+    )
+    p.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        help="seconds the derivation (and judgement) may take (default $DERIVE_TIME_LIMIT or 10)",
     )
 
 
@@ -188,15 +194,35 @@ def _cmd_operators(args: argparse.Namespace) -> int:
     return 0
 
 
+# Commands whose whole run (derive, judge, render) goes under the time budget; sweep puts
+# its derivation under it (its CSV streams), key each problem (derive.commands.key).
+_BUDGETED = ("solve", "check", "compare")
+
+
+def _costly_input(args: argparse.Namespace) -> str:
+    """How a time-limit error names the input that was too costly."""
+    if getattr(args, "claim", None) is not None:
+        return f"--claim {args.claim!r}"
+    if getattr(args, "chain", None) is not None:
+        return f"--chain {args.chain!r}"
+    return f"derive {args.command} {args.operator}"
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command is None:
         from derive.commands.key import run_builtin_key
 
         return run_builtin_key()
     handlers = {"solve": _cmd_solve, "chips": _cmd_chips, "operators": _cmd_operators}
-    if args.command in handlers:
-        return handlers[args.command](args)
-    return args.handler(args)
+    handler: Callable[[argparse.Namespace], int] | None = handlers.get(args.command)
+    if handler is None:  # a command module's handler (``.get`` with it as default is eager)
+        handler = args.handler
+    if args.command in _BUDGETED:
+        from derive.deadline import run_command_with_deadline, time_limit
+
+        seconds = time_limit(args.time_limit)
+        return run_command_with_deadline(handler, args, seconds=seconds, what=_costly_input(args))
+    return handler(args)
 
 
 def load_engine() -> None:

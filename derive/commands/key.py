@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from importlib import resources
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from derive import __version__
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import Crossover
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
+from derive.commands.progress import ProgressBar
+from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, run_each, time_limit
 from derive.declare.registry import Registry
 from derive.errors import ProblemError
 from derive.figures import (
@@ -34,13 +39,20 @@ from derive.figures import (
 from derive.pipeline import Derivation, derive_spec
 from derive.present.notation import tex, tex_decimal
 from derive.present.render import md_rich, render
-from derive.present.view import view_of
+from derive.present.view import SolutionView, view_of
 from derive.problem.decimals import fmt_decimal
 from derive.problem.problem_set import ProblemEntry, ProblemSet, load_problem_set, parse_problem_set
 from derive.set_registry import set_registry
 from derive.solution.builder import select_steps, verdict_rich
 
-__all__ = ["BUILTIN_SET", "add_key_parser", "build_key", "run_builtin_key", "run_key"]
+__all__ = [
+    "BUILTIN_SET",
+    "KeyOptions",
+    "add_key_parser",
+    "build_key",
+    "run_builtin_key",
+    "run_key",
+]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
 PACKAGES = ("amsmath", "amssymb", "booktabs") + tuple(TIKZ_PACKAGES)
@@ -168,25 +180,40 @@ def _point(entry: ProblemEntry, a: Analysis) -> Point | None:
     return None
 
 
-def _roofline_figures(stem: str, done: list[tuple[ProblemEntry, Derivation]]) -> list[Figure]:
-    groups: dict[str, list[tuple[ProblemEntry, Analysis]]] = {}
-    for entry, d in done:
-        groups.setdefault(_hardware_key(d.analysis), []).append((entry, d.analysis))
+@dataclass(frozen=True)
+class _Placement:
+    """What the roofline figure of a problem's hardware needs from the problem (exact numbers)."""
+
+    hardware: str
+    title: str
+    bandwidth: sp.Rational
+    ceilings: tuple[Ceiling, ...]
+    point: Point | None
+
+
+def _placement(entry: ProblemEntry, a: Analysis) -> _Placement:
+    p = a.problem
+    title = (
+        f"Roofline of {p.chip.title}"
+        if p.chip
+        else f"Roofline for peak {p.peak.text} FLOP/s, bandwidth {p.bandwidth.text} B/s"
+    )
+    return _Placement(_hardware_key(a), title, p.bandwidth.value, _ceilings(a), _point(entry, a))
+
+
+def _roofline_figures(stem: str, placements: list[_Placement]) -> list[Figure]:
+    groups: dict[str, list[_Placement]] = {}
+    for placement in placements:
+        groups.setdefault(placement.hardware, []).append(placement)
     figures = []
-    for key, members in groups.items():
-        a = members[0][1]
-        name = key
-        title = (
-            f"Roofline of {a.problem.chip.title}"
-            if a.problem.chip
-            else f"Roofline for peak {a.problem.peak.text} FLOP/s, bandwidth {a.problem.bandwidth.text} B/s"
-        )
-        points = tuple(p for p in (_point(e, an) for e, an in members) if p is not None)
-        fig = RooflineFigure(title, a.problem.bandwidth.value, _ceilings(a), points)
+    for name, members in groups.items():
+        first = members[0]
+        points = tuple(m.point for m in members if m.point is not None)
+        fig = RooflineFigure(first.title, first.bandwidth, first.ceilings, points)
         figures.append(
             Figure(
                 safe_name(f"{stem}-roofline-{name}.svg"),
-                title + ", with the problems placed on it",
+                first.title + ", with the problems placed on it",
                 roofline_svg(fig),
                 roofline_tikz(fig),
             )
@@ -255,32 +282,109 @@ def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
     return tuple(ASK_PHRASES[t] for t in topics if t in ASK_PHRASES)
 
 
-def build_key(pset: ProblemSet, stem: str, registry: Registry | None = None) -> dict[str, str]:
-    """Render every file of the key for a problem set, in memory: name → text."""
+@dataclass(frozen=True)
+class _QuestionView:
+    """The part of a solution's view the questions template prints (strings, cheap to pickle)."""
+
+    problem: object
+    tensors: tuple
+    hardware: tuple
+    bound: tuple[str, ...]
+    regime: tuple
+
+
+@dataclass(frozen=True)
+class _OperatorName:
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class _ProblemName:
+    operator: _OperatorName
+    regime: bool
+
+
+def _question_view(view: SolutionView) -> _QuestionView:
+    operator = view.problem.operator  # type: ignore[attr-defined]
+    return _QuestionView(
+        _ProblemName(_OperatorName(operator.name, operator.doc), bool(view.problem.regime)),  # type: ignore[attr-defined]
+        view.tensors,
+        view.hardware,
+        view.bound,
+        view.regime,
+    )
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """One problem of a key, derived and rendered: what a worker process sends back.
+
+    Only text and exact numbers: unpickling sympy expressions costs more than deriving them.
+    """
+
+    item: dict
+    question: dict
+    row: Row
+    placement: _Placement
+
+
+def _build_problem(pset: ProblemSet, stem: str, registry: Registry, index: int) -> _Problem:
+    """Derive and render problem ``index`` of the set (pure: the same in any process)."""
+    entry = pset.problems[index]
+    d = derive_spec(entry.spec, registry)
+    solution = select_steps(d.solution, entry.ask)
+    view = view_of(solution, f"Problem {index + 1} ({entry.id}): {entry.title}", entry.text)
+    item = {
+        "anchor": entry.id.lower(),
+        "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
+        "tex": render("solution.tex.j2", "tex", view=view).rstrip("\n"),
+        "plot": _plot_figure(stem, entry, registry) if entry.plot else None,
+    }
+    question = {
+        "title": entry.title,
+        "text": entry.text,
+        "view": _question_view(view),
+        "asks": _asks(entry, d),
+    }
+    return _Problem(item, question, _row(entry, d.analysis), _placement(entry, d.analysis))
+
+
+def build_key(
+    pset: ProblemSet,
+    stem: str,
+    registry: Registry | None = None,
+    *,
+    time_limit: float | None = None,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, str]:
+    """Render every file of the key for a problem set, in memory: name → text.
+
+    Args:
+        pset: the problem set.
+        stem: the files' common name.
+        registry: the operators (default: :func:`~derive.set_registry.set_registry`, trusted).
+        time_limit: seconds each problem may take (None: no limit); past it a
+            :class:`~derive.errors.TimeLimitError` names the problem.
+        jobs: worker processes deriving problems at once (output is the same for any number).
+        progress: called as ``progress(done, total)`` after each problem.
+    """
     stem = safe_name(stem)
     registry = registry or set_registry(pset, trust=True)
-    done = [(entry, derive_spec(entry.spec, registry)) for entry in pset.problems]
-    figures = _roofline_figures(stem, done)
-    items, questions, summary, files = [], [], [], {}
-    for i, (entry, d) in enumerate(done, start=1):
-        solution = select_steps(d.solution, entry.ask)
-        title = f"Problem {i} ({entry.id}): {entry.title}"
-        view = view_of(solution, title, entry.text)
-        plot = _plot_figure(stem, entry, registry) if entry.plot else None
-        items.append(
-            {
-                "anchor": entry.id.lower(),
-                "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
-                "tex": render("solution.tex.j2", "tex", view=view).rstrip("\n"),
-                "plot": plot,
-            }
-        )
-        questions.append(
-            {"title": entry.title, "text": entry.text, "view": view, "asks": _asks(entry, d)}
-        )
-        summary.append(_row(entry, d.analysis))
-        if plot:
-            files[plot.file] = _mark_svg(plot.svg)
+    parts = run_each(
+        partial(_build_problem, pset, stem, registry),
+        len(pset.problems),
+        seconds=time_limit,
+        name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",
+        jobs=jobs,
+        on_done=progress,
+    )
+    figures = _roofline_figures(stem, [part.placement for part in parts])
+    items = [part.item for part in parts]
+    questions = [part.question for part in parts]
+    summary = [part.row for part in parts]
+    files = {item["plot"].file: _mark_svg(item["plot"].svg) for item in items if item["plot"]}
     common = {
         "version": __version__,
         "source": Path(pset.source).name,
@@ -323,25 +427,50 @@ def _strip_header(body: str) -> str:
     return "\n".join(line for line in body.splitlines() if not line.startswith("%")) + "\n"
 
 
-def run_key(
-    path: Path, out_dir: Path, force: bool = False, stem: str | None = None, trust: bool = False
-) -> int:
-    """``derive key FILE``: write the key files for a problem set (its Python only if ``trust``)."""
-    pset = load_problem_set(path)
-    stem = safe_name(stem or path.stem)
-    files = build_key(pset, stem, set_registry(pset, trust))
+@dataclass(frozen=True)
+class KeyOptions:
+    """How ``derive key`` runs: trust, the budget per problem, workers, progress."""
+
+    trust: bool = False
+    time_limit: float | None = None
+    jobs: int = 1
+    quiet: bool = True
+
+
+def _write_key(pset: ProblemSet, stem: str, out_dir: Path, force: bool, options: KeyOptions) -> int:
+    registry = set_registry(pset, options.trust)
+    bar = ProgressBar(f"derive key {stem}", quiet=options.quiet)
+    try:
+        files = build_key(
+            pset, stem, registry, time_limit=options.time_limit, jobs=options.jobs, progress=bar
+        )
+    finally:
+        bar.close()
     for written in write_files(out_dir, files, force, stem=stem):
         print(f"wrote {written}")
     return 0
 
 
-def run_builtin_key(out_dir: Path = Path("out"), force: bool = False) -> int:
+def run_key(
+    path: Path,
+    out_dir: Path,
+    force: bool = False,
+    stem: str | None = None,
+    options: KeyOptions = KeyOptions(),
+) -> int:
+    """``derive key FILE``: write the key files for a problem set (its Python only if trusted)."""
+    pset = load_problem_set(path)
+    return _write_key(pset, safe_name(stem or path.stem), out_dir, force, options)
+
+
+def run_builtin_key(
+    out_dir: Path = Path("out"), force: bool = False, options: KeyOptions | None = None
+) -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
     pset = parse_problem_set(text, "rooflines.toml")
-    for written in write_files(out_dir, build_key(pset, "rooflines"), force, stem="rooflines"):
-        print(f"wrote {written}")
-    return 0
+    options = options or KeyOptions(time_limit=time_limit(), jobs=default_jobs(), quiet=False)
+    return _write_key(pset, "rooflines", out_dir, force, options)
 
 
 def add_key_parser(sub) -> None:
@@ -361,8 +490,28 @@ def add_key_parser(sub) -> None:
         action="store_true",
         help="run the Python files the set names in 'operators' (a set is data otherwise)",
     )
-    p.set_defaults(
-        handler=lambda args: run_key(
-            Path(args.file), Path(args.output), args.force, trust=args.trust
-        )
+    p.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        help=f"seconds each problem may take (default ${ENV_VAR} or {DEFAULT_SECONDS:g})",
     )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="worker processes deriving problems at once (default: every core)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar on a terminal")
+    p.set_defaults(handler=_run_key_args)
+
+
+def _run_key_args(args: argparse.Namespace) -> int:
+    if args.jobs is not None and not 1 <= args.jobs <= 256:
+        raise ProblemError(f"--jobs {args.jobs}", "must be from 1 to 256")
+    options = KeyOptions(
+        trust=args.trust,
+        time_limit=time_limit(args.time_limit),
+        jobs=args.jobs or default_jobs(),
+        quiet=args.quiet,
+    )
+    return run_key(Path(args.file), Path(args.output), args.force, options=options)

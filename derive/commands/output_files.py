@@ -34,6 +34,7 @@ import re
 import secrets
 import shutil
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -274,9 +275,21 @@ def _write_new(path: Path, text: str, kill: _KillSwitch) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
     kill.step()
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_all(paths: list[Path]) -> None:
+    """Flush files to disk, many at once: the file system commits concurrent syncs together."""
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        list(pool.map(_fsync_file, paths))
 
 
 def _stage(out_dir: Path, files: dict[str, str], stale: tuple[str, ...], kill: _KillSwitch) -> None:
@@ -289,6 +302,7 @@ def _stage(out_dir: Path, files: dict[str, str], stale: tuple[str, ...], kill: _
             _write_new(staging / name, text, kill)
         journal = _Journal(staging.name, tuple(files), stale)
         _write_new(staging / JOURNAL, journal.to_json(), kill)
+        _fsync_all([staging / name for name in [*files, JOURNAL]])  # data on disk before the commit
         _fsync_dir(staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

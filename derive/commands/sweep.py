@@ -567,7 +567,12 @@ def run_sweep(args) -> int:
     if free:
         raise ProblemError(f"sweep of {op.name}", _unbound(free))
     grid_of(axes)  # the size check, before any algebra
-    chunks = sweep_csv_chunks(analyse(problem), axes)
+    from derive.deadline import run_with_deadline, time_limit
+
+    analysis = run_with_deadline(
+        analyse, problem, seconds=time_limit(args.time_limit), what=f"derive sweep {op.name}"
+    )
+    chunks = sweep_csv_chunks(analysis, axes)
     if args.output:
         write_atomic(Path(args.output), chunks)
     else:
