@@ -311,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = _GuardedStdout(stdout)
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
+        for arg in argv:  # no command line can carry one; main(argv) from Python can
+            if "\x00" in arg:
+                raise ProblemError(f"argument {arg!r}", "contains a NUL character")
         args = build_parser(_command_of(argv)).parse_args(argv)
         code = _dispatch(args)
         sys.stdout.flush()
