@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from derive.errors import DeriveError, ProblemError, TimeLimitError
+from derive.errors import DeriveError, LimitError, ProblemError, TimeLimitError
 
 __all__ = [
     "DEFAULT_SECONDS",
@@ -64,7 +64,7 @@ _STOP = -1
 
 
 class WorkerCrashError(RuntimeError):
-    """The work raised something that is not a DeriveError (a bug), or its worker died."""
+    """The work raised something that is not a DeriveError: a bug, shown with its traceback."""
 
 
 def time_limit(flag: str | None = None) -> float:
@@ -105,7 +105,8 @@ def run_with_deadline(func: Callable[..., T], *args: Any, seconds: float | None,
     Raises:
         TimeLimitError: the budget ran out (names ``what``).
         DeriveError: whatever ``func`` raised, re-raised as itself.
-        WorkerCrashError: ``func`` raised something else, or the worker died.
+        LimitError: the worker was killed from outside (out of memory, a signal).
+        WorkerCrashError: ``func`` raised something that is not a DeriveError (a bug).
     """
     return run_each(lambda _: func(*args), 1, seconds=seconds, name=lambda _: what, jobs=1)[0]
 
@@ -231,8 +232,10 @@ def _inline(
 class _Pool:
     """Forked workers fed one item at a time, each item under the same budget."""
 
-    def __init__(self, func: Callable[[int], object], count: int, jobs: int) -> None:
-        self.func, self.count = func, count
+    def __init__(
+        self, func: Callable[[int], object], count: int, jobs: int, name: Callable[[int], str]
+    ) -> None:
+        self.func, self.count, self.name = func, count, name
         self.workers: list[_Worker] = []
         self.selector = selectors.DefaultSelector()
         for _ in range(max(1, min(jobs, count))):
@@ -250,7 +253,7 @@ class _Pool:
         _write_all(worker.tasks, _TASK.pack(_STOP))
 
     def messages(self, worker: _Worker) -> list[tuple]:
-        """Complete messages read from a worker's pipe (raises WorkerCrashError at end of file)."""
+        """Complete messages read from a worker's pipe (LimitError if it died mid-item)."""
         while True:
             try:
                 chunk = os.read(worker.results, 1 << 20)
@@ -260,8 +263,10 @@ class _Pool:
                 _, status = os.waitpid(worker.pid, 0)
                 worker.pid = 0
                 self.selector.unregister(worker.results)
-                if worker.item is not None:
-                    raise WorkerCrashError(f"a worker process stopped: {_status(status)}")
+                if worker.item is not None:  # killed from outside (the OOM killer, a user)
+                    raise LimitError(
+                        self.name(worker.item), f"its worker process stopped: {_status(status)}"
+                    )
                 break
             worker.buffer += chunk
         out = []
@@ -317,7 +322,8 @@ def run_each(
     Raises:
         TimeLimitError: an item ran past ``seconds``; every worker is stopped.
         DeriveError: the first error an item raised, in the order items finish.
-        WorkerCrashError: a bug in the work, or a worker died.
+        LimitError: a worker was killed from outside (out of memory, a signal).
+        WorkerCrashError: a bug in the work (an exception that is not a DeriveError).
     """
     jobs = default_jobs() if jobs is None else jobs
     if count == 0:
@@ -326,7 +332,7 @@ def run_each(
         return _inline(func, count, on_done)
     results: list[Any] = [None] * count
     pending = deque(range(count))
-    pool = _Pool(func, count, jobs)
+    pool = _Pool(func, count, jobs, name)
     done = 0
     try:
         for worker in pool.workers:

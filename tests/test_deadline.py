@@ -76,8 +76,10 @@ def test_derive_errors_cross_as_themselves():
 def test_bugs_and_dead_workers_are_not_derive_errors():
     with pytest.raises(WorkerCrashError, match="ZeroDivisionError"):
         run_with_deadline(lambda: 1 / 0, seconds=30, what="w")
-    with pytest.raises(WorkerCrashError, match="exit code 3"):
+    with pytest.raises(LimitError, match="exit code 3"):
         run_with_deadline(os._exit, 3, seconds=30, what="w")
+    with pytest.raises(LimitError, match="SIGKILL"):
+        run_with_deadline(lambda: os.kill(os.getpid(), 9), seconds=30, what="w")
     with pytest.raises(WorkerCrashError, match=r"pickle|lambda|local object"):
         run_with_deadline(lambda: lambda: 1, seconds=30, what="w")
 

@@ -185,7 +185,7 @@ def grid_of(axes: list[Axis]) -> dict[sp.Symbol, np.ndarray]:
     return grid_block(axes, 0, grid_size(axes))
 
 
-def grid_block(axes: list[Axis], start: int, stop: int) -> dict[sp.Symbol, np.ndarray]:
+def grid_block(axes: list[Axis], start: int, stop: int) -> dict:
     """Rows ``start`` to ``stop`` of :func:`grid_of`, built without the rest of the grid."""
     index = np.unravel_index(
         np.arange(start, stop, dtype=np.int64), tuple(len(ax.values) for ax in axes)
