@@ -27,6 +27,7 @@ The budget: ``--time-limit SECONDS`` on the command line, else the environment v
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import pickle
@@ -192,6 +193,7 @@ def _spawn(func: Callable[[int], object], inherited: list[int]) -> _Worker:
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child (coverage does not follow forks)
+        gc.freeze()  # the child's collections leave the parent's objects (and their pages) alone
         code = 0
         try:
             for fd in [task_w, result_r, *inherited]:
