@@ -20,6 +20,16 @@ runs in-process and the budget is not enforced.
 The budget: ``--time-limit SECONDS`` on the command line, else the environment variable
 ``DERIVE_TIME_LIMIT``, else :data:`DEFAULT_SECONDS`.
 
+Applying it elsewhere (results must pickle: sympy expressions and frozen records do)::
+
+    from derive.deadline import run_with_deadline, time_limit
+    verdict = run_with_deadline(judge_expr, ctx, quantity, expr,
+                                seconds=time_limit(), what=f"--claim {text!r}")
+
+Forking from a process with other threads (a threaded web server) is safe for the work
+itself, but a lock another thread held at the fork stays held in the worker; the worker then
+waits until its budget kills it, a spurious time-out rather than a hang.
+
 >>> run_with_deadline(sum, [1, 2, 3], seconds=30, what="a sum")
 6
 """
