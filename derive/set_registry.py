@@ -80,12 +80,20 @@ def declare_operator(table: OperatorTable) -> Operator:
         raise DeclarationError(f"{where}: {exc.what}", exc.why) from None
 
 
-def set_registry(pset: ProblemSet, trust: bool) -> Registry:
+def _declare_all(tables: tuple[OperatorTable, ...]) -> tuple[Operator, ...]:
+    return tuple(declare_operator(table) for table in tables)
+
+
+def set_registry(pset: ProblemSet, trust: bool, time_limit: float | None = None) -> Registry:
     """Built-in operators, the set's ``[[operator]]`` tables, and its Python files if trusted.
+
+    With ``time_limit``, the tables are read in a worker under that budget
+    (:mod:`derive.deadline`), like every other derivation.
 
     Raises:
         ProblemError: the set names a Python file and ``trust`` is false; an operator name
             declared twice.
+        TimeLimitError: reading the tables took longer than ``time_limit`` seconds.
     """
     if pset.operators and not trust:
         raise ProblemError(
@@ -94,15 +102,22 @@ def set_registry(pset: ProblemSet, trust: bool) -> Registry:
             "declare the operators as [[operator]] tables to share a set without code",
         )
     registry = load_registry(pset.operators)
+    tables = pset.operator_tables
+    if not tables:
+        return registry
+    if time_limit is None:
+        declared = _declare_all(tables)
+    else:
+        from derive.deadline import run_with_deadline
+
+        what = f"problem set {pset.source!r}: [[operator]] tables"
+        declared = run_with_deadline(_declare_all, tables, seconds=time_limit, what=what)
     taken = {name.lower() for name in registry.names()}
-    declared = []
-    for table in pset.operator_tables:
-        op = declare_operator(table)
+    for table, op in zip(tables, declared):
         if op.name.lower() in taken:
             raise ProblemError(
                 f"{table.where}: key 'name'",
                 "an operator of that name exists already (names are unique ignoring case)",
             )
         taken.add(op.name.lower())
-        declared.append(op)
-    return Registry(registry.operators + tuple(declared))
+    return Registry(registry.operators + declared)

@@ -140,3 +140,23 @@ def test_fuzzed_formulas_never_crash(flops: str, shape: str):
         set_registry(parse_problem_set(text, "fuzz.toml"), trust=False)
     except DeriveError as exc:
         assert "\n" not in exc.one_line()
+
+
+def test_formula_count_is_capped(tmp_path: Path):
+    shape = "[" + ", ".join(['"B"'] * 16) + "]"
+    tensors = ", ".join(f'{{ name = "T{i}", shape = {shape} }}' for i in range(64))
+    tables = "".join(
+        f'[[operator]]\nname = "op{j}"\ndims = ["B"]\nflops = "B"\nreads = [ {tensors} ]\n'
+        for j in range(8)
+    )
+    path = tmp_path / "many.toml"
+    path.write_text('title = "t"\n' + tables + PROBLEM)
+    r = run_cli(["key", str(path), "-o", str(tmp_path / "out")])
+    assert r.code == 2 and "at most 4096" in r.err and r.err.count("\n") == 1, r
+
+
+def test_tables_are_read_under_the_budget(tmp_path: Path):
+    path = tmp_path / "set.toml"
+    path.write_text(table())
+    r = run_cli(["key", str(path), "-o", str(tmp_path / "out"), "--time-limit", "1e-9"])
+    assert r.code == 2 and "[[operator]] tables" in r.err and "time limit" in r.err, r

@@ -438,7 +438,7 @@ class KeyOptions:
 
 
 def _write_key(pset: ProblemSet, stem: str, out_dir: Path, force: bool, options: KeyOptions) -> int:
-    registry = set_registry(pset, options.trust)
+    registry = set_registry(pset, options.trust, options.time_limit)
     bar = ProgressBar(f"derive key {stem}", quiet=options.quiet)
     try:
         files = build_key(

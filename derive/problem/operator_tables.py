@@ -22,12 +22,19 @@ from dataclasses import dataclass
 
 from derive.errors import ProblemError
 
-__all__ = ["MAX_OPERATORS", "OperatorTable", "TensorTable", "parse_operator_tables"]
+__all__ = [
+    "MAX_FORMULAS",
+    "MAX_OPERATORS",
+    "OperatorTable",
+    "TensorTable",
+    "parse_operator_tables",
+]
 
 MAX_OPERATORS = 64
 MAX_TENSORS = 64
 MAX_DIMS = 32
 MAX_RANK = 16
+MAX_FORMULAS = 4096  # FLOPs and shape entries in all of a set's tables: bounds the parsing
 _OPERATOR: dict[str, type] = {
     "name": str,
     "dims": list,
@@ -138,4 +145,13 @@ def parse_operator_tables(raw: object, origin: str) -> tuple[OperatorTable, ...]
     """
     if not isinstance(raw, list) or len(raw) > MAX_OPERATORS:
         raise ProblemError(f"{origin}: key 'operator'", f"1 to {MAX_OPERATORS} [[operator]] tables")
-    return tuple(_operator(table, i, origin) for i, table in enumerate(raw))
+    tables = tuple(_operator(table, i, origin) for i, table in enumerate(raw))
+    formulas = sum(
+        1 + sum(len(t.shape) for t in (*op.reads, *op.writes, *op.comms)) for op in tables
+    )
+    if formulas > MAX_FORMULAS:
+        raise ProblemError(
+            f"{origin}: key 'operator'",
+            f"{formulas} formulas (FLOPs and shape entries); at most {MAX_FORMULAS} in a set",
+        )
+    return tables
