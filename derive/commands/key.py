@@ -201,7 +201,17 @@ def _placement(entry: ProblemEntry, a: Analysis) -> _Placement:
     return _Placement(_hardware_key(a), title, p.bandwidth.value, _ceilings(a), _point(entry, a))
 
 
-def _roofline_figures(stem: str, placements: list[_Placement]) -> list[Figure]:
+def _roofline_figures(
+    stem: str,
+    placements: list[_Placement],
+    *,
+    source: str,
+    time_limit: float | None = None,
+    jobs: int = 1,
+) -> list[Figure]:
+    """One roofline per hardware, its problems placed on it; the SVG and the TikZ of every
+    figure are drawn as separate items of the worker pool (label placement grows with the
+    square of the points: 500 problems on one chip take seconds)."""
     groups: dict[str, list[_Placement]] = {}
     for placement in placements:
         groups.setdefault(placement.hardware, []).append(placement)
@@ -209,16 +219,23 @@ def _roofline_figures(stem: str, placements: list[_Placement]) -> list[Figure]:
     for name, members in groups.items():
         first = members[0]
         points = tuple(m.point for m in members if m.point is not None)
-        fig = RooflineFigure(first.title, first.bandwidth, first.ceilings, points)
-        figures.append(
-            Figure(
-                safe_name(f"{stem}-roofline-{name}.svg"),
-                first.title + ", with the problems placed on it",
-                roofline_svg(fig),
-                roofline_tikz(fig),
-            )
+        figures.append((name, RooflineFigure(first.title, first.bandwidth, first.ceilings, points)))
+    drawn = run_each(
+        lambda k: (roofline_tikz if k % 2 else roofline_svg)(figures[k // 2][1]),
+        2 * len(figures),
+        seconds=time_limit,
+        name=lambda k: f"{source}: roofline figure of {figures[k // 2][0]}",
+        jobs=jobs,
+    )
+    return [
+        Figure(
+            safe_name(f"{stem}-roofline-{name}.svg"),
+            fig.title + ", with the problems placed on it",
+            drawn[2 * i],
+            drawn[2 * i + 1],
         )
-    return figures
+        for i, (name, fig) in enumerate(figures)
+    ]
 
 
 def _plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
@@ -380,7 +397,13 @@ def build_key(
         jobs=jobs,
         on_done=progress,
     )
-    figures = _roofline_figures(stem, [part.placement for part in parts])
+    figures = _roofline_figures(
+        stem,
+        [part.placement for part in parts],
+        source=pset.source,
+        time_limit=time_limit,
+        jobs=jobs,
+    )
     items = [part.item for part in parts]
     questions = [part.question for part in parts]
     summary = [part.row for part in parts]
