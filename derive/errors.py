@@ -18,6 +18,7 @@ __all__ = [
     "ParseError",
     "ProblemError",
     "RegimeError",
+    "TimeLimitError",
     "UnknownNameError",
 ]
 
@@ -76,6 +77,10 @@ class ParseError(DeriveError, ValueError):
 
 class LimitError(ParseError):
     """Typed text exceeds a size limit (length, depth, digits, magnitude)."""
+
+
+class TimeLimitError(LimitError):
+    """A derivation or a judgement ran past its time budget (see :mod:`derive.deadline`)."""
 
 
 class RegimeError(DeriveError, ValueError):

@@ -19,10 +19,10 @@ PACKAGE = ROOT / "derive"
 # Stage order, earliest first; stages on one line are one stage (they may import each other).
 # ``model`` is whole models; ``web`` the workbook server.
 ORDER: tuple[tuple[str, ...], ...] = (
-    ("errors", "resources"),
+    ("errors", "resources", "deadline"),  # the error hierarchy, shipped files, time budgets
     ("declare",),
+    ("formula",),  # reading typed text: exact decimals and derive's whitelisted math parser
     ("problem",),
-    ("formula",),
     ("analysis",),
     ("model",),
     ("solution",),

@@ -23,6 +23,7 @@ def _key(tmp: Path, out: str, **env) -> dict[str, bytes]:
             "derive",
             "key",
             str(ROOT / "tests" / "sets" / "unseen.toml"),
+            "--trust",
             "-o",
             str(tmp / out),
         ],

@@ -37,7 +37,13 @@ ALLOWED_FROM = {
     "derive.model.phase": {"Phase", "PhaseAnalysis"},
     "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
 }
-ALLOWED_PREFIXES = ("derive.solution.", "derive.problem.", "derive.declare.", "__future__")
+ALLOWED_PREFIXES = (
+    "derive.solution.",
+    "derive.problem.",
+    "derive.declare.",
+    "derive.formula.decimals",
+    "__future__",
+)
 COMPUTING_NAMES = {"analyse", "breakdown", "substitute", "cancel", "cancel_at", "cancel_ratio"}
 
 

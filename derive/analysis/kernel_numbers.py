@@ -14,8 +14,8 @@ import sympy as sp
 from derive.analysis.measured import Measured, measure
 from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.errors import ProblemError
+from derive.formula.decimals import parse_positive
 from derive.problem.chips import Figure
-from derive.problem.decimals import parse_positive
 from derive.problem.timing import Timing
 
 __all__ = ["KernelNumbers", "NumbersSpec", "kernel_numbers"]

@@ -9,8 +9,8 @@ import sympy as sp
 from derive.analysis.analyse import Analysis
 from derive.declare.registry import Registry
 from derive.errors import ProblemError
+from derive.formula.decimals import parse_decimal
 from derive.problem.binding import ProblemSpec
-from derive.problem.decimals import parse_decimal
 
 __all__ = ["DEFAULT_RTOL", "Context", "parse_rtol"]
 

@@ -184,6 +184,6 @@ def match(claim: sp.Expr, target: Target | None, rtol: sp.Rational) -> Match | N
 
 def as_percent(rel: sp.Rational) -> str:
     """An exact relative error printed as a percentage (``0.71%``)."""
-    from derive.problem.decimals import fmt_decimal
+    from derive.formula.decimals import fmt_decimal
 
     return f"{fmt_decimal(rel * 100, 3)}%"

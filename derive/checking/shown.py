@@ -13,8 +13,8 @@ import sympy as sp
 from derive.checking.claims import dimension_of
 from derive.checking.quantities import Target
 from derive.checking.words import approx, compact, exact_decimal, formula_text
+from derive.formula.decimals import fmt_decimal
 from derive.formula.units import Dimension, describe_dimension
-from derive.problem.decimals import fmt_decimal
 
 __all__ = ["hide", "show_expected", "show_value"]
 

@@ -14,7 +14,7 @@ from derive.checking.judge import Judgement
 from derive.checking.matching import as_percent, relative_error
 from derive.checking.quantities import Target
 from derive.checking.shown import show_expected
-from derive.problem.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal
 
 __all__ = ["chain_json", "chain_text", "claim_json", "claim_text", "unreadable_json"]
 

@@ -7,7 +7,7 @@ import re
 import sympy as sp
 
 from derive.declare.operator import Tensor
-from derive.problem.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal
 
 __all__ = [
     "approx",

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
+import os
 import sys
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Protocol, TextIO, TypeAlias
 
 from derive.errors import DeriveError, ProblemError
 
@@ -92,6 +94,11 @@ def add_problem_flags(
     )
     parser.add_argument(
         "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
+    )
+    parser.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        help="seconds the derivation (and judgement) may take (default $DERIVE_TIME_LIMIT or 10)",
     )
     add_timing_flags(parser)
 
@@ -260,15 +267,34 @@ def _cmd_operators(args: argparse.Namespace) -> int:
     return 0
 
 
+# Commands whose whole run (derive, judge, render) goes under the time budget; sweep puts
+# its derivation under it (its CSV streams), key each problem (derive.commands.key).
+_BUDGETED = ("solve", "check", "compare")
+
+
+def _costly_input(args: argparse.Namespace) -> str:
+    """How a time-limit error names the input that was too costly."""
+    if getattr(args, "claim", None) is not None:
+        return f"--claim {args.claim!r}"
+    if getattr(args, "chain", None) is not None:
+        return f"--chain {args.chain!r}"
+    return f"derive {args.command} {args.operator}"
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command is None:
         from derive.commands.key import run_builtin_key
 
         return run_builtin_key()
     handlers = {"solve": _cmd_solve, "chips": _cmd_chips, "operators": _cmd_operators}
-    if args.command in handlers:
-        return handlers[args.command](args)
-    handler: Callable[[argparse.Namespace], int] = args.handler
+    handler: Callable[[argparse.Namespace], int] | None = handlers.get(args.command)
+    if handler is None:  # a command module's handler (``.get`` with it as default is eager)
+        handler = args.handler
+    if args.command in _BUDGETED:
+        from derive.deadline import run_command_with_deadline, time_limit
+
+        seconds = time_limit(args.time_limit)
+        return run_command_with_deadline(handler, args, seconds=seconds, what=_costly_input(args))
     return handler(args)
 
 
@@ -305,15 +331,66 @@ def run() -> int:
     return main()
 
 
+class _StdoutError(Exception):
+    """Standard output could not be written (a full disk, a closed pipe, ...)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class _GuardedStdout:
+    """Standard output whose write errors are told apart from every other OSError.
+
+    ``derive key > /dev/full`` fails inside ``write`` (or at the last flush); the CLI
+    reports that once, as a line on stderr with exit 2, rather than as a traceback.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise _StdoutError(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise _StdoutError(exc) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null so the interpreter's exit flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # stdout is not a file (captured in a test): nothing is flushed at exit
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
-            stream.reconfigure(encoding="utf-8")
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+    stdout = sys.stdout
+    sys.stdout = _GuardedStdout(stdout)
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
+        for arg in argv:  # no command line can carry one; main(argv) from Python can
+            if "\x00" in arg:
+                raise ProblemError(f"argument {arg!r}", "contains a NUL character")
         args = build_parser(_command_of(argv)).parse_args(argv)
-        return _dispatch(args)
+        code = _dispatch(args)
+        sys.stdout.flush()
+        return code
     except DeriveError as exc:
         sys.stderr.write(exc.one_line() + "\n")
         return 2
@@ -321,4 +398,15 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("error: interrupted\n")
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except _StdoutError as exc:
+        sys.stdout = stdout
+        _silence_stdout()
+        if isinstance(exc.error, BrokenPipeError):
+            return 0
+        why = exc.error.strerror or str(exc.error)
+        sys.stderr.write(f"error: standard output: cannot write: {why}\n")
+        return 2
+    finally:
+        sys.stdout = stdout

@@ -29,9 +29,9 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
 from derive.commands.compare_ratios import Ratios, ratios_to
 from derive.errors import ProblemError
+from derive.formula.decimals import fmt_decimal
 from derive.present.render import md_escape, tex_escape
 from derive.problem.chips import Chip, chip_names, get_chip
-from derive.problem.decimals import fmt_decimal
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
 if TYPE_CHECKING:

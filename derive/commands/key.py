@@ -1,12 +1,15 @@
 """Answer keys: a problem set in; the key, the questions, LaTeX and figures out.
 
 ``build_key`` renders every file in memory (a failure writes nothing);
-``write_files`` puts them in place atomically.
+``write_files`` publishes them as one set (see :mod:`derive.commands.output_files`).
 """
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,9 +18,11 @@ import sympy as sp
 
 from derive import __version__
 from derive.analysis.analyse import Analysis
-from derive.analysis.crossover import NEVER
+from derive.analysis.crossover import Crossover
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
-from derive.declare.registry import Registry, load_registry
+from derive.commands.progress import ProgressBar
+from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, run_each, time_limit
+from derive.declare.registry import Registry
 from derive.errors import ProblemError
 from derive.figures import (
     TIKZ_PACKAGES,
@@ -32,10 +37,10 @@ from derive.figures import (
     sweep_svg,
     sweep_tikz,
 )
+from derive.formula.decimals import fmt_decimal
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import md_rich, render
-from derive.present.view import view_of
-from derive.problem.decimals import fmt_decimal
+from derive.present.view import SolutionView, view_of
 from derive.problem.problem_set import (
     PlotSpec,
     ProblemEntry,
@@ -43,13 +48,21 @@ from derive.problem.problem_set import (
     load_problem_set,
     parse_problem_set,
 )
+from derive.problem.set_registry import set_registry
 from derive.solution.builder import select_steps, verdict_rich
 from derive.solution.notation import tex, tex_decimal
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
 
-__all__ = ["BUILTIN_SET", "add_key_parser", "build_key", "run_builtin_key", "run_key"]
+__all__ = [
+    "BUILTIN_SET",
+    "KeyOptions",
+    "add_key_parser",
+    "build_key",
+    "run_builtin_key",
+    "run_key",
+]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
 PACKAGES = ("amsmath", "amssymb", "booktabs") + tuple(TIKZ_PACKAGES)
@@ -100,11 +113,10 @@ class Row:
     threshold_tex: str
 
 
-def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
-    crossover, leading = analysis.headline
-    ridge = analysis.memory.ridge
-    network = analysis.network
-    link = False
+def _row(entry: ProblemEntry, a: Analysis) -> Row:
+    c, leading = a.headline
+    ridge = a.memory.ridge
+    network, link = a.network, False
     if (
         entry.ask
         and "network" in entry.ask
@@ -112,115 +124,128 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
         and network is not None
         and network.crossover is not None
     ):
-        crossover, leading, ridge, link = network.crossover, False, network.ridge, True
+        c, leading, ridge, link = network.crossover, False, network.ridge, True
     approx = lambda v: "" if v.is_Integer else f" ≈ {fmt_decimal(v)}"  # noqa: E731
     tapprox = lambda v: "" if v.is_Integer else rf" \approx {tex_decimal(v)}"  # noqa: E731
-    if crossover.exact is not None and crossover.exact.is_Rational:
+    if c.exact is not None and c.exact.is_Rational:
+        cross, cross_tex = f"{c.exact}{approx(c.exact)}", f"${c.exact}{tapprox(c.exact)}$"
+    elif c.exact is not None and c.exact.is_number:
         cross, cross_tex = (
-            f"{crossover.exact}{approx(crossover.exact)}",
-            f"${crossover.exact}{tapprox(crossover.exact)}$",
+            f"${tex(c.exact)}${approx(c.exact)}",
+            f"${tex(c.exact)}{tapprox(c.exact)}$",
         )
-    elif crossover.exact is not None and crossover.exact.is_number:
-        cross, cross_tex = (
-            f"${tex(crossover.exact)}${approx(crossover.exact)}",
-            f"${tex(crossover.exact)}{tapprox(crossover.exact)}$",
-        )
-    elif crossover.exact is not None:
-        cross, cross_tex = f"${tex(crossover.exact)}$", f"${tex(crossover.exact)}$"
+    elif c.exact is not None:
+        cross, cross_tex = f"${tex(c.exact)}$", f"${tex(c.exact)}$"
     else:
-        cross = cross_tex = crossover.status
+        cross = cross_tex = c.status
     suffix = " (leading order)" if leading else " (link)" if link else ""
-    threshold = (
-        f"{crossover.variable} ≥ {crossover.min_compute_bound}"
-        if crossover.min_compute_bound is not None and crossover.status != NEVER
+    thr = (
+        f"{c.variable} ≥ {c.min_compute_bound}"
+        if c.min_compute_bound is not None and c.status != "never"
         else "—"
     )
-    threshold_tex = (
-        f"${tex(crossover.variable)} \\ge {crossover.min_compute_bound}$"
-        if threshold != "—"
-        else "---"
-    )
+    thr_tex = f"${tex(c.variable)} \\ge {c.min_compute_bound}$" if thr != "—" else "---"
     return Row(
         entry.id,
         entry.id.lower(),
-        analysis.problem.hardware_name,
+        a.problem.hardware_name,
         f"{ridge}{approx(ridge)}",
         cross + suffix,
-        threshold,
-        md_rich(verdict_rich(crossover, ridge, "")),
+        thr,
+        md_rich(verdict_rich(c, ridge, "")),
         f"${ridge}{tapprox(ridge)}$",
         cross_tex + suffix,
-        threshold_tex,
+        thr_tex,
     )
 
 
-def _hardware_key(analysis: Analysis) -> str:
-    problem = analysis.problem
-    return (
-        problem.chip.name if problem.chip else f"given-{problem.peak.text}-{problem.bandwidth.text}"
-    )
+def _hardware_key(a: Analysis) -> str:
+    p = a.problem
+    return p.chip.name if p.chip else f"given-{p.peak.text}-{p.bandwidth.text}"
 
 
-def _ceilings(analysis: Analysis) -> tuple[Ceiling, ...]:
-    problem = analysis.problem
-    if problem.chip is None:
-        return (Ceiling(problem.compute_dtype, problem.peak.value),)
+def _ceilings(a: Analysis) -> tuple[Ceiling, ...]:
+    p = a.problem
+    if p.chip is None:
+        return (Ceiling(p.compute_dtype, p.peak.value),)
     merged: dict[sp.Rational, list[str]] = {}
-    for dtype, peak in problem.chip.peaks:
-        merged.setdefault(peak.value, []).append(dtype)
+    for dtype, fig in p.chip.peaks:
+        merged.setdefault(fig.value, []).append(dtype)
     return tuple(
         Ceiling("/".join(names), value)
         for value, names in sorted(merged.items(), key=lambda kv: kv[0])
     )
 
 
-def _point(entry: ProblemEntry, analysis: Analysis) -> Point | None:
-    if analysis.all_bound:
-        return Point(entry.id, analysis.intensity_at_point, analysis.attainable)
-    crossover, _ = analysis.headline
-    if crossover.exact is not None and crossover.exact.is_number:
+def _point(entry: ProblemEntry, a: Analysis) -> Point | None:
+    if a.all_bound:
+        return Point(entry.id, a.intensity_at_point, a.attainable)
+    c, _ = a.headline
+    if c.exact is not None and c.exact.is_number:
         return Point(
-            f"{entry.id} ({crossover.variable}* = {fmt_decimal(crossover.exact, 4)})",
-            analysis.memory.ridge,
-            analysis.problem.peak.value,
+            f"{entry.id} ({c.variable}* = {fmt_decimal(c.exact, 4)})",
+            a.memory.ridge,
+            a.problem.peak.value,
         )
     return None
 
 
-def _roofline_figures(stem: str, done: list[tuple[ProblemEntry, Derivation]]) -> list[Figure]:
-    groups: dict[str, list[tuple[ProblemEntry, Analysis]]] = {}
-    for entry, derivation in done:
-        groups.setdefault(_hardware_key(derivation.analysis), []).append(
-            (entry, derivation.analysis)
-        )
+@dataclass(frozen=True)
+class _Placement:
+    """What the roofline figure of a problem's hardware needs from the problem (exact numbers)."""
+
+    hardware: str
+    title: str
+    bandwidth: sp.Rational
+    ceilings: tuple[Ceiling, ...]
+    point: Point | None
+
+
+def _placement(entry: ProblemEntry, a: Analysis) -> _Placement:
+    p = a.problem
+    title = (
+        f"Roofline of {p.chip.title}"
+        if p.chip
+        else f"Roofline for peak {p.peak.text} FLOP/s, bandwidth {p.bandwidth.text} B/s"
+    )
+    return _Placement(_hardware_key(a), title, p.bandwidth.value, _ceilings(a), _point(entry, a))
+
+
+def _roofline_figures(
+    stem: str,
+    placements: list[_Placement],
+    *,
+    source: str,
+    time_limit: float | None = None,
+    jobs: int = 1,
+) -> list[Figure]:
+    """One roofline per hardware, its problems placed on it; the SVG and the TikZ of every
+    figure are drawn as separate items of the worker pool (label placement grows with the
+    square of the points: 500 problems on one chip take seconds)."""
+    groups: dict[str, list[_Placement]] = {}
+    for placement in placements:
+        groups.setdefault(placement.hardware, []).append(placement)
     figures = []
-    for key, members in groups.items():
-        analysis = members[0][1]
-        name = key
-        title = (
-            f"Roofline of {analysis.problem.chip.title}"
-            if analysis.problem.chip
-            else f"Roofline for peak {analysis.problem.peak.text} FLOP/s, bandwidth {analysis.problem.bandwidth.text} B/s"
+    for name, members in groups.items():
+        first = members[0]
+        points = tuple(m.point for m in members if m.point is not None)
+        figures.append((name, RooflineFigure(first.title, first.bandwidth, first.ceilings, points)))
+    drawn = run_each(
+        lambda k: (roofline_tikz if k % 2 else roofline_svg)(figures[k // 2][1]),
+        2 * len(figures),
+        seconds=time_limit,
+        name=lambda k: f"{source}: roofline figure of {figures[k // 2][0]}",
+        jobs=jobs,
+    )
+    return [
+        Figure(
+            safe_name(f"{stem}-roofline-{name}.svg"),
+            fig.title + ", with the problems placed on it",
+            drawn[2 * i],
+            drawn[2 * i + 1],
         )
-        points = tuple(
-            point
-            for point in (
-                _point(member_entry, member_analysis) for member_entry, member_analysis in members
-            )
-            if point is not None
-        )
-        figure = RooflineFigure(
-            title, analysis.problem.bandwidth.value, _ceilings(analysis), points
-        )
-        figures.append(
-            Figure(
-                safe_name(f"{stem}-roofline-{name}.svg"),
-                title + ", with the problems placed on it",
-                roofline_svg(figure),
-                roofline_tikz(figure),
-            )
-        )
-    return figures
+        for i, (name, fig) in enumerate(figures)
+    ]
 
 
 def _plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
@@ -237,86 +262,166 @@ def _plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
     return tuple(sorted(xs))
 
 
+def _plot_mark(c: Crossover | None) -> sp.Expr | None:
+    """Where a curve meets the roof, to mark on a log axis: a positive number, else nothing.
+
+    A crossover of 0 means compute-bound from the smallest value on (a dim the intensity
+    falls with, such as P of ``matmul_sharded``, E of ``moe_matmul`` or K of ``attention``):
+    the curve starts on the roof, and a log axis has no 0 to mark.
+    """
+    exact = c.exact if c is not None and c.is_number else None
+    return exact if exact is not None and exact.is_positive is True else None
+
+
 def _plot_figure(stem: str, entry: ProblemEntry, plot: PlotSpec, registry: Registry) -> Figure:
     series_data = []
-    for series_spec in plot.series:
-        spec = replace(entry.spec, sets=entry.spec.sets + series_spec.sets, solve_for=plot.over)
-        analysis = derive_spec(spec, registry).analysis
-        x = analysis.problem.solve_for
-        intensity = analysis.memory.intensity.subs(analysis.problem.bound_subs(except_dim=x))
+    for s in plot.series:
+        spec = replace(entry.spec, sets=entry.spec.sets + s.sets, solve_for=plot.over)
+        a = derive_spec(spec, registry).analysis
+        x = a.problem.solve_for
+        intensity = a.memory.intensity.subs(a.problem.bound_subs(except_dim=x))
         if intensity.free_symbols - {x}:
             raise ProblemError(
-                f"problem {entry.id!r} plot series {series_spec.label!r}",
+                f"problem {entry.id!r} plot series {s.label!r}",
                 f"bind every dim but {x} (free: {', '.join(sorted(map(str, intensity.free_symbols - {x})))})",
             )
-        crossover = analysis.memory.crossover
-        mark = crossover.exact if crossover is not None and crossover.is_number else None
-        series_data.append((series_spec.label, intensity, x, mark, analysis))
-    marks = [mark for *_, mark, _ in series_data if mark is not None]
+        series_data.append((s.label, intensity, x, _plot_mark(a.memory.crossover), a))
+    marks = [c for *_, c, _ in series_data if c is not None]
     xs = _plot_xs(plot.start, plot.stop, marks)
-    problem = series_data[0][4].problem
-    peak, bandwidth = problem.peak.value, problem.bandwidth.value
+    P, W = series_data[0][4].problem.peak.value, series_data[0][4].problem.bandwidth.value
     series = tuple(
         Series(
             label,
             tuple(sp.Integer(v) for v in xs),
-            tuple(sp.Min(peak, intensity.subs(x, v) * bandwidth) for v in xs),
-            mark,
+            tuple(sp.Min(P, intensity.subs(x, v) * W) for v in xs),
+            cross,
         )
-        for label, intensity, x, mark, _ in series_data
+        for label, intensity, x, cross, _ in series_data
     )
     title = plot.title or f"{entry.title}: attainable FLOP/s against {plot.over}"
-    figure = SweepFigure(title, plot.over, "attainable FLOP/s", series, peak)
-    return Figure(
-        safe_name(f"{stem}-{entry.id}-plot.svg"), title, sweep_svg(figure), sweep_tikz(figure)
-    )
+    fig = SweepFigure(title, plot.over, "attainable FLOP/s", series, P)
+    return Figure(safe_name(f"{stem}-{entry.id}-plot.svg"), title, sweep_svg(fig), sweep_tikz(fig))
 
 
-def _asks(entry: ProblemEntry, derivation: Derivation) -> tuple[str, ...]:
-    topics = entry.ask or tuple(dict.fromkeys(step.topic for step in derivation.solution.steps))
+def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
+    topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
     return tuple(ASK_PHRASES[t] for t in topics if t in ASK_PHRASES)
 
 
+@dataclass(frozen=True)
+class _QuestionView:
+    """The part of a solution's view the questions template prints (strings, cheap to pickle)."""
+
+    problem: object
+    tensors: tuple
+    hardware: tuple
+    bound: tuple[str, ...]
+    regime: tuple
+
+
+@dataclass(frozen=True)
+class _OperatorName:
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class _ProblemName:
+    operator: _OperatorName
+    regime: bool
+
+
+def _question_view(view: SolutionView) -> _QuestionView:
+    operator = view.problem.operator  # type: ignore[attr-defined]
+    return _QuestionView(
+        _ProblemName(_OperatorName(operator.name, operator.doc), bool(view.problem.regime)),  # type: ignore[attr-defined]
+        view.tensors,
+        view.hardware,
+        view.bound,
+        view.regime,
+    )
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """One problem of a key, derived and rendered: what a worker process sends back.
+
+    Only text and exact numbers: unpickling sympy expressions costs more than deriving them.
+    """
+
+    item: dict
+    question: dict
+    row: Row
+    placement: _Placement
+
+
+def _build_problem(pset: ProblemSet, stem: str, registry: Registry, index: int) -> _Problem:
+    """Derive and render problem ``index`` of the set (pure: the same in any process)."""
+    entry = pset.problems[index]
+    d = derive_spec(entry.spec, registry)
+    solution = select_steps(d.solution, entry.ask)
+    view = view_of(solution, f"Problem {index + 1} ({entry.id}): {entry.title}", entry.text)
+    item = {
+        "anchor": entry.id.lower(),
+        "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
+        "tex": render("solution.tex.j2", "tex", view=view).rstrip("\n"),
+        "plot": _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None,
+    }
+    question = {
+        "title": entry.title,
+        "text": entry.text,
+        "view": _question_view(view),
+        "asks": _asks(entry, d),
+    }
+    return _Problem(item, question, _row(entry, d.analysis), _placement(entry, d.analysis))
+
+
 def build_key(
-    problem_set: ProblemSet, stem: str, registry: Registry | None = None
+    pset: ProblemSet,
+    stem: str,
+    registry: Registry | None = None,
+    *,
+    time_limit: float | None = None,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, str]:
-    """Render every file of the key for a problem set, in memory: name → text."""
+    """Render every file of the key for a problem set, in memory: name → text.
+
+    Args:
+        pset: the problem set.
+        stem: the files' common name.
+        registry: the operators (default: :func:`~derive.problem.set_registry.set_registry`, trusted).
+        time_limit: seconds each problem may take (None: no limit); past it a
+            :class:`~derive.errors.TimeLimitError` names the problem.
+        jobs: worker processes deriving problems at once (output is the same for any number).
+        progress: called as ``progress(done, total)`` after each problem.
+    """
     stem = safe_name(stem)
-    registry = registry or load_registry(problem_set.operators)
-    done = [(entry, derive_spec(entry.spec, registry)) for entry in problem_set.problems]
-    figures = _roofline_figures(stem, done)
-    items, questions, summary, files = [], [], [], {}
-    for number, (entry, derivation) in enumerate(done, start=1):
-        solution = select_steps(derivation.solution, entry.ask)
-        title = f"Problem {number} ({entry.id}): {entry.title}"
-        view = view_of(solution, title, entry.text)
-        plot = _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
-        items.append(
-            {
-                "anchor": entry.id.lower(),
-                "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
-                "tex": render("solution.tex.j2", "tex", view=view).rstrip("\n"),
-                "plot": plot,
-            }
-        )
-        questions.append(
-            {
-                "title": entry.title,
-                "text": entry.text,
-                "view": view,
-                "asks": _asks(entry, derivation),
-            }
-        )
-        summary.append(_row(entry, derivation.analysis))
-        if plot:
-            files[plot.file] = _mark_svg(plot.svg)
+    registry = registry or set_registry(pset, trust=True)
+    parts = run_each(
+        partial(_build_problem, pset, stem, registry),
+        len(pset.problems),
+        seconds=time_limit,
+        name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",
+        jobs=jobs,
+        on_done=progress,
+    )
+    figures = _roofline_figures(
+        stem,
+        [part.placement for part in parts],
+        source=pset.source,
+        time_limit=time_limit,
+        jobs=jobs,
+    )
+    items = [part.item for part in parts]
+    questions = [part.question for part in parts]
+    summary = [part.row for part in parts]
+    files = {item["plot"].file: _mark_svg(item["plot"].svg) for item in items if item["plot"]}
     model_rows: tuple = ()
-    if (
-        problem_set.models
-    ):  # the models chapter: model = "NAME" problems, after the operator problems
+    if pset.models:  # the models chapter: model = "NAME" problems, after the operator problems
         from derive.commands.model_key import model_chapter
 
-        chapter = model_chapter(problem_set, len(done) + 1, stem)
+        chapter = model_chapter(pset, len(parts) + 1, stem)
         for item in chapter.items:  # a serving problem's figure
             if item["plot"] is not None:
                 files[item["plot"].file] = _mark_svg(item["plot"].svg)
@@ -327,9 +432,9 @@ def build_key(
         )
     common = {
         "version": __version__,
-        "source": Path(problem_set.source).name,
-        "title": problem_set.title,
-        "text": problem_set.text,
+        "source": Path(pset.source).name,
+        "title": pset.title,
+        "text": pset.text,
         "model_rows": model_rows,
     }
     files[f"{stem}.md"] = render(
@@ -350,8 +455,8 @@ def build_key(
     files[f"{stem}.tex"] = render(
         "standalone.tex.j2", "tex", body=_strip_header(body), preamble=PREAMBLE, **common
     )
-    for figure in figures:
-        files[figure.file] = _mark_svg(figure.svg)
+    for f in figures:
+        files[f.file] = _mark_svg(f.svg)
     return dict(sorted(files.items()))
 
 
@@ -368,36 +473,91 @@ def _strip_header(body: str) -> str:
     return "\n".join(line for line in body.splitlines() if not line.startswith("%")) + "\n"
 
 
-def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = None) -> int:
-    """``derive key FILE``: write the key files for a problem set."""
-    problem_set = load_problem_set(path)
-    files = build_key(problem_set, stem or path.stem)
-    for written in write_files(out_dir, files, force):
+@dataclass(frozen=True)
+class KeyOptions:
+    """How ``derive key`` runs: trust, the budget per problem, workers, progress."""
+
+    trust: bool = False
+    time_limit: float | None = None
+    jobs: int = 1
+    quiet: bool = True
+
+
+def _write_key(pset: ProblemSet, stem: str, out_dir: Path, force: bool, options: KeyOptions) -> int:
+    registry = set_registry(pset, options.trust, options.time_limit)
+    bar = ProgressBar(f"derive key {stem}", quiet=options.quiet)
+    try:
+        files = build_key(
+            pset, stem, registry, time_limit=options.time_limit, jobs=options.jobs, progress=bar
+        )
+    finally:
+        bar.close()
+    for written in write_files(out_dir, files, force, stem=stem):
         print(f"wrote {written}")
     return 0
 
 
-def run_builtin_key(out_dir: Path = Path("out"), force: bool = False) -> int:
+def run_key(
+    path: Path,
+    out_dir: Path,
+    force: bool = False,
+    stem: str | None = None,
+    options: KeyOptions = KeyOptions(),
+) -> int:
+    """``derive key FILE``: write the key files for a problem set (its Python only if trusted)."""
+    pset = load_problem_set(path)
+    return _write_key(pset, safe_name(stem or path.stem), out_dir, force, options)
+
+
+def run_builtin_key(
+    out_dir: Path = Path("out"), force: bool = False, options: KeyOptions | None = None
+) -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
-    problem_set = parse_problem_set(text, "rooflines.toml")
-    for written in write_files(out_dir, build_key(problem_set, "rooflines"), force):
-        print(f"wrote {written}")
-    return 0
+    pset = parse_problem_set(text, "rooflines.toml")
+    options = options or KeyOptions(time_limit=time_limit(), jobs=default_jobs(), quiet=False)
+    return _write_key(pset, "rooflines", out_dir, force, options)
 
 
 def add_key_parser(sub: Subparsers) -> None:
     """Register ``derive key FILE [-o DIR] [--force]``."""
-    parser = sub.add_parser(
+    p = sub.add_parser(
         "key", help="write an answer key, questions, LaTeX and figures for a problem set"
     )
-    parser.add_argument("file", help="problem set (TOML)")
-    parser.add_argument(
+    p.add_argument("file", help="problem set (TOML)")
+    p.add_argument(
         "-o", "--output", default="out", metavar="DIR", help="output folder (default out/)"
     )
-    parser.add_argument(
+    p.add_argument(
         "--force", action="store_true", help="overwrite files that derive did not generate"
     )
-    parser.set_defaults(
-        handler=lambda args: run_key(Path(args.file), Path(args.output), args.force)
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="run the Python files the set names in 'operators' (a set is data otherwise)",
     )
+    p.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        help=f"seconds each problem may take (default ${ENV_VAR} or {DEFAULT_SECONDS:g})",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="worker processes deriving problems at once (default: every core)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar on a terminal")
+    p.set_defaults(handler=_run_key_args)
+
+
+def _run_key_args(args: argparse.Namespace) -> int:
+    if args.jobs is not None and not 1 <= args.jobs <= 256:
+        raise ProblemError(f"--jobs {args.jobs}", "must be from 1 to 256")
+    options = KeyOptions(
+        trust=args.trust,
+        time_limit=time_limit(args.time_limit),
+        jobs=args.jobs or default_jobs(),
+        quiet=args.quiet,
+    )
+    return run_key(Path(args.file), Path(args.output), args.force, options=options)

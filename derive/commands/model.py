@@ -7,7 +7,7 @@
 
 Exit codes: 0 (a judged claim is right), 1 a judged claim is wrong, 2 bad input.
 
-Every number is parsed exactly (:mod:`derive.problem.decimals`); nothing typed is evaluated.
+Every number is parsed exactly (:mod:`derive.formula.decimals`); nothing typed is evaluated.
 """
 
 from __future__ import annotations

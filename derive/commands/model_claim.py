@@ -15,9 +15,9 @@ import sympy as sp
 
 from derive.errors import ProblemError
 from derive.formula import parse_formula
+from derive.formula.decimals import fmt_decimal, parse_decimal
 from derive.model.analysis import ModelAnalysis
 from derive.model.symbols import batch, context
-from derive.problem.decimals import fmt_decimal, parse_decimal
 
 __all__ = ["ClaimVerdict", "judge_model_claim", "parse_rtol"]
 

@@ -18,6 +18,7 @@ from derive.commands.output_files import safe_name
 from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
+from derive.formula.decimals import fmt_decimal
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import (
     Phase,
@@ -28,7 +29,6 @@ from derive.model.phase import (
     parse_phase,
 )
 from derive.present.render import md_escape, tex_escape
-from derive.problem.decimals import fmt_decimal
 from derive.problem.serving_spec import ServingPlot, ServingSpec
 from derive.problem.timing import bind_timing
 

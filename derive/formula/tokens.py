@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.errors import ParseError
+from derive.formula.decimals import parse_decimal
 from derive.formula.limits import MAX_LITERAL_DIGITS, MAX_TOKENS, RejectError, at, escape_char
-from derive.problem.decimals import parse_decimal
 
 __all__ = ["RELATION_CHARS", "Token", "count_check", "lex", "relation_error"]
 

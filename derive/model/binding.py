@@ -2,7 +2,7 @@
 
 ``ModelSpec`` holds what the user typed, as text; :func:`bind_model` checks each
 piece and returns an exact :class:`ModelProblem`. Numbers go through
-:mod:`derive.problem.decimals`; nothing typed is evaluated.
+:mod:`derive.formula.decimals`; nothing typed is evaluated.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.errors import ProblemError, UnknownNameError
+from derive.formula.decimals import parse_positive_int
 from derive.model.expand import Role
 from derive.model.symbols import batch, context
 from derive.model.transformer import Transformer
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
-from derive.problem.decimals import parse_positive_int
 from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.model_spec import ModelSpec
 

@@ -35,11 +35,11 @@ from derive.analysis.measured import Measured, measure
 from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.declare.collective import CollectiveKind
 from derive.errors import ProblemError
+from derive.formula.decimals import parse_positive_int
 from derive.model.binding import ModelProblem
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
 from derive.model.symbols import batch, context
-from derive.problem.decimals import parse_positive_int
 from derive.problem.timing import Timing
 
 __all__ = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.formula.decimals import fmt_decimal
 from derive.model.binding import ModelProblem
 from derive.model.records import Quantity, Sheet, Unit
 from derive.model.symbols import batch, context, sym
-from derive.problem.decimals import fmt_decimal
 
 __all__ = ["fit", "training"]
 

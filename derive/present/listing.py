@@ -6,9 +6,9 @@ import sympy as sp
 
 from derive.declare.operator import Tensor
 from derive.declare.registry import Registry
+from derive.formula.decimals import fmt_decimal
 from derive.present.render import md_escape
 from derive.problem.chips import load_chips
-from derive.problem.decimals import fmt_decimal
 from derive.solution.notation import tex
 
 __all__ = ["chips_json", "chips_markdown", "operators_json", "operators_markdown"]

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.formula.decimals import fmt_decimal
 from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
 from derive.model.symbols import NOTATION, batch, context, sym, tex_names
 from derive.present.render import md_escape, render, tex_escape
-from derive.problem.decimals import fmt_decimal
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Math, Rich, rich
 

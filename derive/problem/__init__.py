@@ -2,7 +2,7 @@
 
 - ``binding``: :class:`ProblemSpec` (what the user asked) and :func:`bind` → :class:`Problem`.
 - ``dtypes``, ``chips``: the catalogues (chips are data: ``derive/data/chips.toml``).
-- ``decimals``: exact decimals from text (``"1.97e14"`` → 197000000000000).
 - ``regime``: asymptotic regimes (``"B << D, F"``) parsed into records.
-- ``problem_set``, ``toml_file``: problem-set files.
+- ``problem_set``, ``toml_file``, ``input_files``: problem-set files, read with bounds.
+- ``operator_tables``, ``set_registry``: operators declared as data in a set; trust for Python files.
 """

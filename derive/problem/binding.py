@@ -2,7 +2,7 @@
 
 ``ProblemSpec`` holds what the user typed, as text; ``bind`` validates every
 piece against the operator and the catalogues and returns an exact ``Problem``.
-Nothing here evaluates user text: numbers go through :mod:`derive.problem.decimals`.
+Nothing here evaluates user text: numbers go through :mod:`derive.formula.decimals`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import sympy as sp
 
 from derive.declare.operator import NAME_RE, Operator
 from derive.errors import ProblemError, UnknownNameError
+from derive.formula.decimals import parse_positive_int
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
-from derive.problem.decimals import parse_positive_int
 from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.regime import Regime, parse_regime
 from derive.problem.timing import Timing, TimingSpec, bind_timing

@@ -14,7 +14,7 @@ from importlib import resources
 import sympy as sp
 
 from derive.errors import ChipDataError, UnknownNameError
-from derive.problem.decimals import parse_positive
+from derive.formula.decimals import parse_positive
 from derive.problem.toml_file import loads_toml
 
 __all__ = ["Chip", "Figure", "chip_names", "custom_figure", "get_chip", "load_chips"]

@@ -1,7 +1,8 @@
 """Problem sets: a TOML file of problems (the keys are a contract).
 
-Top level: ``title``, optional ``operators`` (paths relative to the file), ``[[problem]]``
-tables. Every key is checked: an unknown key, a wrong type or a TOML syntax error is a
+Top level: ``title``, optional ``operators`` (Python files, paths relative to the file; run
+only when trusted), optional ``[[operator]]`` tables (operators as data, see
+:mod:`derive.problem.operator_tables`), ``[[problem]]`` tables. Every key is checked: an unknown key, a wrong type or a TOML syntax error is a
 one-line error naming the file, the problem id and the key.
 """
 
@@ -14,9 +15,10 @@ from pathlib import Path
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.model_spec import ModelSpec
+from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
-from derive.problem.toml_file import loads_toml
+from derive.problem.toml_file import loads_toml, read_toml_text
 
 __all__ = [
     "ASK_KEYS",
@@ -92,7 +94,7 @@ _MODEL_PROBLEM = {
     "ask": list,
     **SERVING_KEYS,
 }
-_TOP = {"title": str, "operators": list, "problem": list, "text": str}
+_TOP = {"title": str, "operators": list, "operator": list, "problem": list, "text": str}
 _PROBLEM = {
     "id": str,
     "title": str,
@@ -170,6 +172,7 @@ class ProblemSet:
     problems: tuple[ProblemEntry, ...]
     source: str
     models: tuple[ModelEntry, ...] = ()
+    operator_tables: tuple[OperatorTable, ...] = ()
 
 
 def _type_name(kind: type) -> str:
@@ -348,17 +351,19 @@ def parse_problem_set(text: str, origin: str, base: Path | None = None) -> Probl
             models.append(_model_problem(raw, i, origin, seen))
         else:
             entries.append(_problem(raw, i, origin, seen))
+    tables = parse_operator_tables(data["operator"], origin) if "operator" in data else ()
     return ProblemSet(
-        data["title"], data.get("text", ""), tuple(ops), tuple(entries), origin, tuple(models)
+        data["title"],
+        data.get("text", ""),
+        tuple(ops),
+        tuple(entries),
+        origin,
+        tuple(models),
+        tables,
     )
 
 
 def load_problem_set(path: Path) -> ProblemSet:
     """Read and parse a problem-set file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProblemError(f"problem set {str(path)!r}", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(f"problem set {str(path)!r}", f"cannot be read: {exc}") from None
+    text = read_toml_text(path, f"problem set {str(path)!r}")
     return parse_problem_set(text, str(path), path.parent)

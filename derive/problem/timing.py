@@ -1,7 +1,7 @@
 """What a step's time takes besides the ceilings: efficiencies, overheads, measurements.
 
 ``TimingSpec`` holds the flags as typed (text); :func:`bind_timing` parses each one
-exactly (numbers through :mod:`derive.problem.decimals`, durations through the small
+exactly (numbers through :mod:`derive.formula.decimals`, durations through the small
 whitelisted unit parser :func:`parse_duration`) into a frozen :class:`Timing`.
 
 >>> parse_duration("5us", "--launch-overhead")
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.errors import ProblemError
-from derive.problem.decimals import parse_decimal, parse_positive
+from derive.formula.decimals import parse_decimal, parse_positive
 
 __all__ = [
     "DURATION_UNITS",

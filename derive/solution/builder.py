@@ -14,7 +14,7 @@ from derive.analysis.analyse import Analysis, IntensityForm, Roofline, Threshold
 from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from derive.analysis.leading_order import LeadingOrder
 from derive.analysis.parts import Fusion, LayerBreakdown
-from derive.problem.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal
 from derive.problem.regime import REGIME_FACTOR, Regime
 from derive.solution.collective_steps import collective_steps
 from derive.solution.measured_steps import measured_step

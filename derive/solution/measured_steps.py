@@ -8,7 +8,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.measured import Measured, MeasuredVerdict
-from derive.problem.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 

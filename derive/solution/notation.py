@@ -13,7 +13,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from derive.problem.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal
 
 __all__ = ["str_sum", "tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"]
 

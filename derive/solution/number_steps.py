@@ -8,7 +8,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
-from derive.problem.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich

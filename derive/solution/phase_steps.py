@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.formula.decimals import fmt_decimal
 from derive.model.phase import Phase, PhaseAnalysis
-from derive.problem.decimals import fmt_decimal
 from derive.solution.builder import verdict_text
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number

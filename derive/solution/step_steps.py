@@ -11,7 +11,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.step import Binding, StepTime
-from derive.problem.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
