@@ -17,6 +17,8 @@ from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
 __all__ = ["is_plain", "kernel_steps", "step_steps"]
 
+MICROSECONDS_PER_SECOND = 10**6
+
 _T = {
     "math": r"T_{\text{math},k}",
     "mem": r"T_{\text{mem},k}",
@@ -44,7 +46,13 @@ def _approx(value: sp.Expr) -> str:
     return tex_decimal(value) + r"\ \text{s}"
 
 
+MAX_TERMS_SHOWN = 6  # longer sums are read off the table (one row per kernel)
+
+
 def _decimal_sum(values: list[sp.Expr]) -> str:
+    """The per-kernel numbers summed, when there are few enough to read on one line."""
+    if len(values) > MAX_TERMS_SHOWN:
+        return ""
     return " + ".join(tex_decimal(value) for value in values)
 
 
@@ -52,25 +60,29 @@ def _has_comms(step: StepTime) -> bool:
     return step.comms_bytes != 0 and not step.comms_unpriced
 
 
+def _us(value: sp.Expr) -> Math:
+    """A time in microseconds, 4 significant digits (the exact seconds are in the JSON)."""
+    return Math(tex_decimal(value * MICROSECONDS_PER_SECOND, 4))
+
+
 def _table(step: StepTime) -> tuple:
+    """Kernel, its times in µs, its bound, what it binds on, its share of T_lower.
+
+    FLOPs and bytes per kernel are in the JSON (``step.kernels``) and, for a layer, in the
+    per-part table; here the times, so the table fits a page.
+    """
     comms = _has_comms(step)
-    header: tuple[str, ...] = ("kernel", "FLOPs", "bytes", "T_math", "T_mem")
-    header += ("T_comms",) if comms else ()
-    header += ("bound", "binds on", "share")
+    header: tuple[str, ...] = ("kernel", "T_math (µs)", "T_mem (µs)")
+    header += ("T_comms (µs)",) if comms else ()
+    header += ("bound (µs)", "binds on", "share")
     rows = []
     for time in step.kernels:
         kernel = time.kernel
         name = kernel.name + (" (fused)" if kernel.fused else "")
-        row: tuple[Rich, ...] = (
-            rich(name),
-            rich(Math(tex(kernel.flops))),
-            rich(Math(tex(kernel.bytes))),
-            rich(_sec(time.t_math)),
-            rich(_sec(time.t_mem)),
-        )
-        row += (rich(_sec(time.t_comms)),) if comms else ()
+        row: tuple[Rich, ...] = (rich(name), rich(_us(time.t_math)), rich(_us(time.t_mem)))
+        row += (rich(_us(time.t_comms)),) if comms else ()
         row += (
-            rich(_sec(time.t_lower)),
+            rich(_us(time.t_lower)),
             rich(time.binding.value),
             rich(f"{fmt_decimal(100 * time.share, 3)} %"),
         )
