@@ -19,7 +19,8 @@ asserts a time. Measurements:
     numpy writer and, side by side, by Python's %-formatting (the same text): the writer
     stays only while it saves at least 20 % of the sweep.
 (f) ``derive model`` of a 70B-class model with every quantity (cold) against
-    ``derive solve matmul`` (cold).
+    ``derive solve matmul`` (cold);
+(g) the cold start of every command against ``import sympy`` (goal: within 2x).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ NAIVE = HERE / "naive_sympy.py"
 if str(ROOT) not in sys.path:  # run from a checkout: measure this tree's derive
     sys.path.insert(0, str(ROOT))
 
-GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0, "f": 1.5}
+GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0, "f": 1.5, "g": 2.0}
 
 
 def _env(root: Path = ROOT) -> dict:
@@ -281,6 +282,40 @@ MODEL_COMMAND = [
 MATMUL_COMMAND = ["-m", "derive", "solve", "matmul", "--dtype", "bf16", "--chip", "h100"]
 
 
+COMMANDS = {
+    "derive --help": ["-m", "derive", "--help"],
+    "derive chips": ["-m", "derive", "chips"],
+    "derive operators": ["-m", "derive", "operators"],
+    "derive solve": ["-m", "derive", "solve", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e"],
+    "derive check": [
+        "-m", "derive", "check", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e",
+        "--quantity", "ridge", "--claim", "240",
+    ],
+    "derive compare": ["-m", "derive", "compare", "matmul", "--dtype", "bf16", "--chips", "h100,a100"],
+    "derive model": ["-m", "derive", "model", "gpt2-small"],
+    "derive serve --help": ["-m", "derive", "serve", "--help"],
+}  # fmt: skip
+
+
+def measure_cold_start(repeats: int) -> dict:
+    """(g): each command cold against ``import sympy`` (interleaved; a command may fail: timed anyway)."""
+    names = ["import sympy", *COMMANDS]
+    argvs = [["-c", "import sympy"], *COMMANDS.values()]
+    best = [float("inf")] * len(argvs)
+    for _ in range(repeats):
+        for i, argv in enumerate(argvs):
+            t = time.perf_counter()
+            subprocess.run(
+                [sys.executable, *argv],
+                cwd=ROOT,
+                env=_env(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            best[i] = min(best[i], time.perf_counter() - t)
+    return dict(zip(names, best))
+
+
 def measure_model(repeats: int) -> dict:
     """(f): the full worked solution of a 70B-class model, cold, against a single matmul's, cold."""
     model, matmul = best_interleaved([MODEL_COMMAND, MATMUL_COMMAND], repeats)
@@ -464,6 +499,19 @@ def main(argv: list[str] | None = None) -> int:
                 rf < GOALS["f"],
             )
         )
+        starts = measure_cold_start(repeats)
+        base = starts.pop("import sympy")
+        for name, seconds in starts.items():
+            rows.append(
+                _row(
+                    f"(g) cold start: {name}",
+                    f"{seconds:.2f} s",
+                    f"{base:.2f} s",
+                    f"{seconds / base:.2f}",
+                    "<= 2",
+                    seconds / base <= GOALS["g"],
+                )
+            )
     print(table(rows))
     print(
         f"\nbest of {repeats}, cold processes interleaved; python {sys.version.split()[0]}; {os.cpu_count()} CPUs;"

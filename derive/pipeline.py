@@ -15,18 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from derive.analysis.analyse import Analysis, analyse
 from derive.declare.registry import Registry, load_registry
-from derive.model.analysis import ModelAnalysis, analyse_model
-from derive.model.binding import bind_model
-from derive.model.registry import load_models
-from derive.present.model_view import model_json, model_latex, model_markdown
 from derive.present.render import render
 from derive.present.view import view_of
 from derive.problem.binding import ProblemSpec, bind
-from derive.problem.model_spec import ModelSpec
 from derive.solution.builder import Solution, build_solution
+
+if TYPE_CHECKING:  # whole models load on first use: solve and the commands do not pay for them
+    from derive.model.analysis import ModelAnalysis
 
 __all__ = ["Derivation", "ModelDerivation", "derive_spec", "solve", "solve_model"]
 
@@ -115,14 +114,20 @@ class ModelDerivation:
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
+        from derive.present.model_view import model_markdown
+
         return model_markdown(self.analysis, title, text, level=level)
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
+        from derive.present.model_view import model_latex
+
         return model_latex(self.analysis, title, text)
 
     def as_json(self) -> dict:
         """The JSON object of ``derive model --format json``."""
+        from derive.present.model_view import model_json
+
         return model_json(self.analysis)
 
     def _repr_markdown_(self) -> str:
@@ -159,6 +164,11 @@ def solve_model(
     ``dtypes`` may be ``{"weights": "int8"}`` or ``("weights=int8",)``; ``set`` may be
     ``{"B": 32, "S": 8192}``; hardware numbers are strings so they stay exact.
     """
+    from derive.model.analysis import analyse_model
+    from derive.model.binding import bind_model
+    from derive.model.registry import load_models
+    from derive.problem.model_spec import ModelSpec
+
     spec = ModelSpec(
         model=model,
         chip=chip,
