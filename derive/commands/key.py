@@ -147,7 +147,7 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
         f"{ridge}{approx(ridge)}",
         cross + suffix,
         threshold,
-        md_rich(verdict_rich(crossover, ridge, "")),
+        md_rich(verdict_rich(crossover, ridge, "", leading=leading)),
         f"${ridge}{tapprox(ridge)}$",
         cross_tex + suffix,
         threshold_tex,

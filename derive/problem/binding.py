@@ -101,7 +101,7 @@ def _bind_dtypes(op: Operator, specs: tuple[str, ...]) -> tuple[tuple[str, Dtype
 def _compute_dtype(op: Operator, dtypes: dict[str, Dtype], override: str | None) -> tuple[str, str]:
     if override:
         dt = get_dtype(override)
-        return dt.compute_as, f"given with --compute {override}"
+        return dt.compute_as, "as given" if dt.compute_as == override else f"given as {override}"
     reads = [t.name for t in op.reads] or [t.name for t in op.writes]
     best = max(reads, key=lambda n: (dtypes[n].width, -reads.index(n)))
     dt = dtypes[best]
