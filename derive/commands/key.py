@@ -52,9 +52,9 @@ if TYPE_CHECKING:
 __all__ = ["BUILTIN_SET", "add_key_parser", "build_key", "run_builtin_key", "run_key"]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
-PACKAGES = ("amsmath", "amssymb", "booktabs") + tuple(TIKZ_PACKAGES)
+PACKAGES = ("amsmath", "amssymb", "booktabs", "tabularx") + tuple(TIKZ_PACKAGES)
 PREAMBLE = (
-    (r"\usepackage{amsmath,amssymb,booktabs}",)
+    (r"\usepackage{amsmath,amssymb,booktabs,tabularx}",)
     + tuple(TIKZ_PREAMBLE)
     + (r"\usepackage[margin=2.5cm]{geometry}",)
 )
@@ -82,6 +82,11 @@ class Figure:
     caption: str
     svg: str
     tikz: str
+
+    @property
+    def label(self) -> str:
+        """The LaTeX label: ``fig:`` and the file's name without ``.svg``."""
+        return "fig:" + self.file.removesuffix(".svg")
 
 
 @dataclass(frozen=True)
@@ -295,7 +300,9 @@ def build_key(
             {
                 "anchor": entry.id.lower(),
                 "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
-                "tex": render("solution.tex.j2", "tex", view=view).rstrip("\n"),
+                "tex": render(
+                    "solution.tex.j2", "tex", view=view, label=f"{stem}:{entry.id}"
+                ).rstrip("\n"),
                 "plot": plot,
             }
         )
@@ -323,6 +330,7 @@ def build_key(
     body = render(
         "appendix.tex.j2",
         "tex",
+        stem=stem,
         summary=summary,
         figures=figures,
         items=items,

@@ -22,7 +22,15 @@ import jinja2
 from derive.resources import resource_dir
 from derive.solution.steps import Math
 
-__all__ = ["environment", "md_escape", "md_rich", "render", "tex_escape", "tex_rich"]
+__all__ = [
+    "environment",
+    "md_escape",
+    "md_rich",
+    "render",
+    "tex_break_sum",
+    "tex_escape",
+    "tex_rich",
+]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
 _TEX_MAP = {
@@ -108,6 +116,90 @@ def tex_rich(parts: str | Iterable[str | Math]) -> str:
     )
 
 
+_TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
+BREAK_WIDTH = 30  # about what fits beside ``T_mem =`` in a two-column article's column
+
+
+def _tex_width(tex: str) -> float:
+    """A rough printed width of LaTeX math, in characters (a fraction counts its wider side)."""
+    width, tokens, i = 0.0, _TEX_TOKEN.findall(tex), 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == r"\frac":
+            num, i = _group(tokens, i + 1)
+            den, i = _group(tokens, i)
+            width += max(_tex_width(num), _tex_width(den))
+            continue
+        if token in ("_", "^"):
+            body, i = _group(tokens, i + 1)
+            width += 0.7 * _tex_width(body)
+            continue
+        if token in ("{", "}") or token.isspace() or token in (r"\left", r"\right", r"\,", r"\ "):
+            pass
+        elif token in (r"\cdot", r"\times", r"\approx", r"\le", r"\ge"):
+            width += 2.2
+        elif token.startswith("\\"):
+            width += 1.0
+        else:
+            width += 1.25 if token.isupper() else 1.0 + (1.2 if token in "+-=" else 0.0)
+        i += 1
+    return width
+
+
+def _group(tokens: list[str], i: int) -> tuple[str, int]:
+    """The LaTeX of the braced group (or single token) at ``tokens[i]``, and the index after it."""
+    if i >= len(tokens):
+        return "", i
+    if tokens[i] != "{":
+        return tokens[i], i + 1
+    depth, j = 0, i
+    while j < len(tokens):
+        depth += {"{": 1, "}": -1}.get(tokens[j], 0)
+        if depth == 0:
+            return "".join(tokens[i + 1 : j]), j + 1
+        j += 1
+    return "".join(tokens[i + 1 :]), j
+
+
+def tex_is_wide(tex: str, width: int = BREAK_WIDTH // 3) -> bool:
+    """True when LaTeX math is wider than ``width`` characters (see :func:`tex_break_sum`)."""
+    return _tex_width(tex) > width
+
+
+def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
+    """A long sum broken into ``align*`` lines at its top-level ``+`` and ``-`` signs.
+
+    Each line holds as many terms as fit in ``width`` (see :func:`_tex_width`); the
+    continuation lines start ``&\\qquad + …``. Short formulas come back unchanged; a
+    fraction too wide to break is set in text style (``\\tfrac``).
+    """
+    if _tex_width(tex) <= width:
+        return tex
+    tokens = _TEX_TOKEN.findall(tex)
+    numerator, after = _group(tokens, 1)
+    denominator, end = _group(tokens, after)
+    if tokens[:1] == [r"\frac"] and end == len(tokens):  # one fraction
+        if _tex_width(numerator) > width and _tex_width(denominator) <= width // 2:
+            broken = tex_break_sum(numerator, width)  # a long sum over a short number
+            return rf"\bigl({broken}\bigr) \big/ \bigl({denominator}\bigr)"
+        return r"\tfrac" + tex[len(r"\frac") :]
+    terms, depth, start = [], 0, 0
+    for match in re.finditer(r"[{}]|\\left|\\right| [+-] ", tex):
+        token = match.group(0)
+        depth += {"{": 1, "}": -1, r"\left": 1, r"\right": -1}.get(token, 0)
+        if depth == 0 and token.strip() in "+-":
+            terms.append(tex[start : match.start()])
+            start = match.start() + 1
+    terms.append(tex[start:])
+    lines: list[str] = []
+    for term in terms:
+        if lines and _tex_width(lines[-1] + " " + term) <= width:
+            lines[-1] += " " + term
+        else:
+            lines.append(term)
+    return " \\\\\n  &\\qquad ".join(lines)
+
+
 def _md_cell(text: str) -> str:
     return md_escape(text)
 
@@ -183,13 +275,16 @@ def environment(fmt: str) -> jinja2.Environment:
             comment_end_string="#>",
             **common,
         )
-        filters = dict(rich=tex_rich, e=tex_escape)
+        filters = dict(rich=tex_rich, e=tex_escape, breaksum=tex_break_sum)
+        env_tests = dict(wide=tex_is_wide)
     else:
         raise ValueError(fmt)
     env = jinja2.Environment(
         loader=loader, bytecode_cache=_bytecode_cache(settings, tuple(sorted(filters))), **settings
     )
     env.filters.update(filters)
+    if fmt == "tex":
+        env.tests.update(env_tests)
     return env
 
 
