@@ -77,3 +77,37 @@ def test_every_problem_and_figure_has_a_label():
     for name in svgs:
         assert rf"\label{{fig:{name.removesuffix('.svg')}}}" in appendix
     assert "width=10cm" not in appendix and r"width=\linewidth" in appendix
+
+
+def test_every_problem_is_on_its_chips_figure():
+    """Never-compute-bound problems too: drawn at the largest intensity they approach."""
+    files = build_key(load_problem_set(SETS["teacher"]), "teacher")
+    h200 = files["teacher-roofline-h200.svg"]
+    assert "attention-h200 (never compute-bound" in h200
+    assert "<polygon" in h200  # the problem's marker
+    for chip, problem in (("tpu-v6e", "norm-v6e"), ("tpu-v5p", "matmul-4096-v5p")):
+        assert problem in files[f"teacher-roofline-{chip}.svg"]
+
+
+def test_a_link_row_says_so():
+    files = build_key(load_problem_set(SETS["teacher"]), "teacher")
+    row = next(line for line in files["teacher.md"].splitlines() if "[sharded-v5e]" in line)
+    assert "(link)" in row and "on the link: compute-bound" in row
+
+
+def test_the_questions_sheet_compiles(tmp_path: Path):
+    pdflatex = _pdflatex()
+    files = build_key(load_problem_set(SETS["teacher"]), "teacher")
+    sheet = files["teacher-questions.tex"]
+    assert "crossover 19790" not in sheet and "Verdict" not in sheet  # no answers
+    (tmp_path / "q.tex").write_text(sheet, encoding="utf-8")
+    run = subprocess.run(
+        [pdflatex, "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "q.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    log = (tmp_path / "q.log").read_text(encoding="latin-1")
+    assert run.returncode == 0, log[-3000:]
+    assert not OVERFULL.findall(log)

@@ -152,7 +152,7 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
         f"{ridge}{approx(ridge)}",
         cross + suffix,
         threshold,
-        md_rich(verdict_rich(crossover, ridge, "", leading=leading)),
+        md_rich(verdict_rich(crossover, ridge, "on the link: " if link else "", leading=leading)),
         f"${ridge}{tapprox(ridge)}$",
         cross_tex + suffix,
         threshold_tex,
@@ -180,6 +180,8 @@ def _ceilings(analysis: Analysis) -> tuple[Ceiling, ...]:
 
 
 def _point(entry: ProblemEntry, analysis: Analysis) -> Point | None:
+    """Where a problem sits on its chip's roofline: at the bound dims, at its crossover, or
+    (never compute-bound) at the largest intensity it approaches, labelled as such."""
     if analysis.all_bound:
         return Point(entry.id, analysis.intensity_at_point, analysis.attainable)
     crossover, _ = analysis.headline
@@ -188,6 +190,14 @@ def _point(entry: ProblemEntry, analysis: Analysis) -> Point | None:
             f"{entry.id} ({crossover.variable}* = {fmt_decimal(crossover.exact, 4)})",
             analysis.memory.ridge,
             analysis.problem.peak.value,
+        )
+    top = crossover.supremum_all if crossover.supremum_all is not None else crossover.supremum
+    if crossover.status == NEVER and top is not None and top.is_number and top > 0:
+        peak, bandwidth = analysis.problem.peak.value, analysis.problem.bandwidth.value
+        return Point(
+            f"{entry.id} (never compute-bound: I ≤ {fmt_decimal(top, 4)})",
+            top,
+            min(peak, top * bandwidth),
         )
     return None
 
@@ -207,20 +217,24 @@ def _roofline_figures(stem: str, done: list[tuple[ProblemEntry, Derivation]]) ->
             if analysis.problem.chip
             else f"Roofline for peak {analysis.problem.peak.text} FLOP/s, bandwidth {analysis.problem.bandwidth.text} B/s"
         )
-        points = tuple(
-            point
-            for point in (
-                _point(member_entry, member_analysis) for member_entry, member_analysis in members
+        placed = [
+            (member_entry.id, _point(member_entry, member_analysis))
+            for member_entry, member_analysis in members
+        ]
+        points = tuple(point for _, point in placed if point is not None)
+        unplaced = [pid for pid, point in placed if point is None]
+        caption = title + (", with the problems placed on it" if points else "")
+        if unplaced:
+            caption += (
+                f"; not placed ({', '.join(unplaced)}): the answer depends on dims left unbound"
             )
-            if point is not None
-        )
         figure = RooflineFigure(
             title, analysis.problem.bandwidth.value, _ceilings(analysis), points
         )
         figures.append(
             Figure(
                 safe_name(f"{stem}-roofline-{name}.svg"),
-                title + ", with the problems placed on it",
+                caption,
                 roofline_svg(figure),
                 roofline_tikz(figure),
             )
@@ -327,6 +341,9 @@ def build_key(
         "key.md.j2", "md", summary=summary, figures=figures, items=items, **common
     )
     files[f"{stem}-questions.md"] = render("questions.md.j2", "md", questions=questions, **common)
+    files[f"{stem}-questions.tex"] = render(
+        "questions.tex.j2", "tex", questions=questions, preamble=PREAMBLE, **common
+    )
     body = render(
         "appendix.tex.j2",
         "tex",
