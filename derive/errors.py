@@ -8,6 +8,9 @@ is not a ``DeriveError`` reaching the CLI is a bug.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "ChipDataError",
     "DeclarationError",
@@ -19,6 +22,7 @@ __all__ = [
     "ProblemError",
     "RegimeError",
     "UnknownNameError",
+    "did_you_mean",
 ]
 
 
@@ -88,3 +92,24 @@ class ChipDataError(DeriveError, ValueError):
 
 class OutputError(DeriveError, OSError):
     """Writing output would be unsafe (outside the folder, over a foreign file)."""
+
+
+def did_you_mean(name: object, choices: Iterable[str]) -> str:
+    """``"; did you mean 'h100'?"`` for a close name (case, hyphens and typos), else ``""``.
+
+    >>> did_you_mean("h-100", ["h100", "h200", "a100"])
+    "; did you mean 'h100'?"
+    >>> did_you_mean("zzz", ["h100"])
+    ''
+    """
+    if not isinstance(name, str):
+        return ""
+    options = list(dict.fromkeys(choices))
+    folded = {option.lower().replace("-", "").replace("_", ""): option for option in options}
+    key = name.lower().replace("-", "").replace("_", "")
+    if key in folded and folded[key] != name:
+        return f"; did you mean {folded[key]!r}?"
+    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    if not close:
+        close = [folded[k] for k in difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)]
+    return f"; did you mean {close[0]!r}?" if close and close[0] != name else ""
