@@ -16,19 +16,31 @@ from derive.errors import DeriveError
 if TYPE_CHECKING:
     from derive.declare.composite import Composite
     from derive.declare.operator import Operator, Tensor, dims
-    from derive.pipeline import Derivation
+    from derive.pipeline import Derivation, solve
 
-__all__ = ["Composite", "DeriveError", "Operator", "Tensor", "__version__", "dims", "solve"]
+__all__ = [
+    "Composite",
+    "Derivation",
+    "DeriveError",
+    "Operator",
+    "Tensor",
+    "__version__",
+    "dims",
+    "solve",
+]
 
 __version__ = "0.1.0"
 
-# The declaration API is imported on first use (PEP 562), so that ``import derive.commands.cli``
-# does not import sympy: the command line imports it itself, see ``cli.load_engine``.
+# The public API is imported on first use (PEP 562), so that ``import derive.commands.cli``
+# does not import sympy: the command line imports it itself, see ``cli.load_engine``. Each
+# name is the real object (``help(derive.solve)`` shows its signature and docstring).
 _LAZY = {
     "Operator": "declare.operator",
     "Tensor": "declare.operator",
     "dims": "declare.operator",
     "Composite": "declare.composite",
+    "solve": "pipeline",
+    "Derivation": "pipeline",
 }
 
 
@@ -44,10 +56,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
-
-
-def solve(*args: Any, **kwargs: Any) -> Derivation:
-    """Derive an operator's roofline; see :func:`derive.pipeline.solve`."""
-    from derive.pipeline import solve as _solve
-
-    return _solve(*args, **kwargs)
