@@ -20,6 +20,7 @@ __all__ = [
     "OutputError",
     "ParseError",
     "ProblemError",
+    "ProblemSetError",
     "RegimeError",
     "UnknownNameError",
     "did_you_mean",
@@ -72,6 +73,22 @@ class UnknownNameError(DeriveError, KeyError):
 
 class ProblemError(DeriveError, ValueError):
     """A problem (CLI flags or a problem-set entry) is inconsistent or out of range."""
+
+
+class ProblemSetError(ProblemError):
+    """Every error found in one problem-set file (up to a cap), reported together.
+
+    ``what`` names the file and ``why`` counts the errors; :meth:`one_line` prints one
+    ``error: …`` line per error, each naming the file, the problem and the key.
+    """
+
+    def __init__(self, what: str, why: str, errors: tuple[DeriveError, ...] = ()) -> None:
+        super().__init__(what, why)
+        self.errors = tuple(errors)
+
+    def one_line(self) -> str:
+        """One line per error (the file's errors, in file order)."""
+        return "\n".join(error.one_line() for error in self.errors) or super().one_line()
 
 
 class ParseError(DeriveError, ValueError):

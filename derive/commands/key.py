@@ -18,7 +18,7 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
 from derive.declare.registry import Registry, load_registry
-from derive.errors import ProblemError
+from derive.errors import DeriveError, ProblemError
 from derive.figures import (
     TIKZ_PACKAGES,
     TIKZ_PREAMBLE,
@@ -40,8 +40,10 @@ from derive.problem.problem_set import (
     PlotSpec,
     ProblemEntry,
     ProblemSet,
+    in_file_terms,
     load_problem_set,
     parse_problem_set,
+    raise_collected,
 )
 from derive.solution.builder import select_steps, verdict_rich
 from derive.solution.notation import tex, tex_decimal
@@ -302,14 +304,27 @@ def build_key(
     """Render every file of the key for a problem set, in memory: name → text."""
     stem = safe_name(stem)
     registry = registry or load_registry(problem_set.operators)
-    done = [(entry, derive_spec(entry.spec, registry)) for entry in problem_set.problems]
+    done, plots, errors = [], {}, []
+    for entry in problem_set.problems:  # every problem's errors, in the file's own terms
+        try:
+            done.append((entry, derive_spec(entry.spec, registry)))
+        except DeriveError as exc:
+            errors.append(in_file_terms(exc, problem_set.source, entry.id))
+            continue
+        try:
+            plots[entry.id] = (
+                _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
+            )
+        except DeriveError as exc:
+            errors.append(in_file_terms(exc, problem_set.source, entry.id, "plot"))
+    raise_collected(problem_set.source, errors)
     figures = _roofline_figures(stem, done)
     items, questions, summary, files = [], [], [], {}
     for number, (entry, derivation) in enumerate(done, start=1):
         solution = select_steps(derivation.solution, entry.ask)
         title = f"Problem {number} ({entry.id}): {entry.title}"
         view = view_of(solution, title, entry.text)
-        plot = _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
+        plot = plots[entry.id]
         items.append(
             {
                 "anchor": entry.id.lower(),
@@ -390,6 +405,10 @@ def run_builtin_key(out_dir: Path = Path("out"), force: bool = False) -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
     problem_set = parse_problem_set(text, "rooflines.toml")
+    print(
+        f"derive {__version__}: no command given, so writing the built-in answer key "
+        f"({problem_set.title}) into {out_dir.resolve()}; 'derive --help' lists the commands"
+    )
     for written in write_files(out_dir, build_key(problem_set, "rooflines"), force):
         print(f"wrote {written}")
     return 0

@@ -1,17 +1,19 @@
 """Problem sets: a TOML file of problems (the keys are a contract).
 
-Top level: ``title``, optional ``operators`` (paths relative to the file), ``[[problem]]``
+Top level: optional ``title`` (default: the file's name), optional ``operators`` (paths relative to the file), ``[[problem]]``
 tables. Every key is checked: an unknown key, a wrong type or a TOML syntax error is a
-one-line error naming the file, the problem id and the key.
+one-line error naming the file, the problem id and the key; every error in the file
+is reported at once (up to :data:`MAX_ERRORS`). A problem's ``title`` defaults to its id.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from derive.errors import ProblemError
+from derive.errors import DeriveError, ProblemError, ProblemSetError
 from derive.problem.binding import ProblemSpec
 from derive.problem.toml_file import loads_toml
 
@@ -21,6 +23,7 @@ __all__ = [
     "PlotSpec",
     "ProblemEntry",
     "ProblemSet",
+    "in_file_terms",
     "load_problem_set",
     "parse_problem_set",
 ]
@@ -28,6 +31,35 @@ __all__ = [
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_PROBLEMS = 500
 MAX_TEXT = 20_000
+MAX_ERRORS = 20  # errors reported at once from one file
+EXPECT_KEYS = (
+    "flops",
+    "bytes",
+    "intensity",
+    "intensity_bound",
+    "intensity_regime",
+    "intensity_regime_bound",
+    "ridge",
+    "t_math",
+    "t_mem",
+    "crossover",
+    "crossover_regime",
+    "crossover_status",
+    "min_compute_bound",
+    "min_compute_bound_regime",
+)
+# what a problem's keys are called on the command line, for errors found after parsing
+_FLAG_KEYS = (
+    ("--link-bandwidth", "link_bandwidth"),
+    ("--bandwidth", "bandwidth"),
+    ("--peak", "peak"),
+    ("--chip", "chip"),
+    ("--compute", "compute"),
+    ("--solve-for", "solve_for"),
+    ("--regime", "regime"),
+    ("--dtype", "dtypes"),
+    ("--set", "set"),
+)
 ASK_KEYS = (
     "flops",
     "bytes",
@@ -175,7 +207,7 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     if isinstance(pid, str) and ID_RE.match(pid):
         where = f"{origin}: problem {pid!r}"
     _check_keys(raw, _PROBLEM, where)
-    for key in ("id", "title", "operator"):
+    for key in ("id", "operator"):
         if key not in raw:
             raise ProblemError(where, f"missing key {key!r}")
     if not isinstance(pid, str) or not ID_RE.match(pid):
@@ -194,6 +226,12 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + _str_map(
         raw.get("dtypes", {}), where, "dtypes", str
     )
+    for key in raw.get("expect", {}):
+        if key not in EXPECT_KEYS:
+            raise ProblemError(
+                f"{where}: key 'expect'",
+                f"unknown quantity {key!r}; allowed: {', '.join(EXPECT_KEYS)}",
+            )
     ask = tuple(raw.get("ask", ()))
     for item in ask:
         if item not in ASK_KEYS:
@@ -213,15 +251,13 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
         solve_for=raw.get("solve_for"),
     )
     plot = _plot(raw["plot"], where) if "plot" in raw else None
-    return ProblemEntry(pid, raw["title"], raw.get("text", ""), spec, ask, plot)
+    return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot)
 
 
 def parse_problem_set(text: str, origin: str, base: Path | None = None) -> ProblemSet:
     """Parse problem-set TOML text; ``base`` resolves ``operators`` paths."""
     data = loads_toml(text, origin)
     _check_keys(data, _TOP, origin)
-    if "title" not in data:
-        raise ProblemError(origin, "missing key 'title'")
     problems = data.get("problem", [])
     if not problems or len(problems) > MAX_PROBLEMS:
         raise ProblemError(origin, f"needs 1 to {MAX_PROBLEMS} [[problem]] tables")
@@ -231,8 +267,58 @@ def parse_problem_set(text: str, origin: str, base: Path | None = None) -> Probl
             raise ProblemError(f"{origin}: key 'operators'", "must be a list of paths (strings)")
         ops.append((base or Path(".")) / p)
     seen: set[str] = set()
-    entries = tuple(_problem(raw, i, origin, seen) for i, raw in enumerate(problems))
-    return ProblemSet(data["title"], data.get("text", ""), tuple(ops), entries, origin)
+    entries, errors = [], []
+    for i, raw in enumerate(problems):
+        try:
+            entries.append(_problem(raw, i, origin, seen))
+        except ProblemError as exc:
+            errors.append(exc)
+    raise_collected(origin, errors)
+    title = data.get("title", Path(origin).stem)
+    return ProblemSet(title, data.get("text", ""), tuple(ops), tuple(entries), origin)
+
+
+def raise_collected(origin: str, errors: Sequence[DeriveError]) -> None:
+    """Raise the errors found in one file together (the first :data:`MAX_ERRORS`), if any."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        shown = list(errors[:MAX_ERRORS])
+        if len(errors) > MAX_ERRORS:
+            more = len(errors) - MAX_ERRORS
+            shown.append(ProblemError(origin, f"{more} more error(s) not shown"))
+        raise ProblemSetError(origin, f"{len(errors)} errors", tuple(shown))
+
+
+def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "") -> ProblemError:
+    """An error found after parsing (binding, deriving), said in the file's own terms.
+
+    ``--set B=0`` becomes ``<file>: problem 'q1': key 'set' (B=0)``; flags in the reason
+    become keys. ``key`` names the key when the caller knows it (``plot``).
+    """
+    what, why = exc.what, exc.why
+    for flag, name in _FLAG_KEYS:
+        why = why.replace(flag, name)
+    detail = what
+    for flag, name in _FLAG_KEYS:
+        if what.startswith(flag):
+            key, detail = key or name, what[len(flag) :].strip()
+            break
+    else:
+        for word in ("chip", "dtype", "operator", "regime"):
+            if what.startswith(f"{word} "):
+                key, detail = key or word, what[len(word) + 1 :]
+                break
+    if key == "plot" and what.startswith(("--solve-for", "--set")):
+        key = "plot.over" if what.startswith("--solve-for") else "plot.series"
+    missing = re.match(r"tensor '([^']+)' has no dtype", why)
+    if missing:
+        key, detail = "dtypes", ""
+        name = missing.group(1)
+        why = f'tensor {name!r} has no dtype; give dtype = "…" for every tensor or dtypes = {{ {name} = "…" }}'
+
+    where = f"{origin}: problem {problem_id!r}" + (f": key {key!r}" if key else "")
+    return ProblemError(where + (f" ({detail})" if detail else ""), why)
 
 
 def load_problem_set(path: Path) -> ProblemSet:
