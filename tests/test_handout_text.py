@@ -163,3 +163,20 @@ def test_an_intensity_free_of_the_dim_is_compared_not_solved():
     assert r"2 \approx \frac{19700}{41}" not in out
     assert "B → ∞" not in out
     assert "does not depend on B" in out
+
+
+def test_bound_dims_do_not_stay_symbolic_in_the_leading_order_step():
+    """T, N, K, H bound: the leading order N·T/K is also shown as its number, NT/K at the values."""
+    out = _solve(
+        "attention", "--dtype", "bf16", "--chip", "h200", "--regime", "S -> oo", "--set", "T=1",
+        "--set", "N=32", "--set", "K=8", "--set", "H=128",
+    )  # fmt: skip
+    step = out.split("Leading order", 1)[1].split("## Step", 1)[0]
+    assert rf"$$I \approx {sp.Rational(1 * 32, 8)}$$" in step
+
+
+def test_a_memory_bound_problem_does_not_say_so_twice():
+    out = _solve(
+        "layernorm", "--dtype", "bf16", "--chip", "a100", "--set", "B=4096", "--set", "D=8192"
+    )
+    assert out.count("memory-bound") == 1

@@ -145,6 +145,15 @@ def _intensity_step(analysis: Analysis) -> Step:
     )
 
 
+def _leading_lines(analysis: Analysis, frac: str, lead: LeadingOrder) -> tuple[Line, ...]:
+    """``I ≈ kept/kept = ratio``, then the ratio at the bound dims when any appear in it."""
+    lines = [Line.of(INTENSITY, frac, tex(lead.ratio), relation=r"\approx")]
+    bound, at_bound = analysis.problem.bound_subs(), analysis.intensity_regime_bound
+    if bound and at_bound is not None and lead.ratio.free_symbols & set(bound):
+        lines.append(Line.of(INTENSITY, tex(at_bound), relation=r"\approx", approx=_num(at_bound)))
+    return tuple(lines)
+
+
 def _collected(analysis: Analysis, kept: tuple[sp.Expr, ...], side: str) -> tuple[sp.Expr, ...]:
     """The kept denominator as the analysis collected it (``4BHKS``, not ``2BHKS + 2BHKS``)."""
     collected = analysis.leading_den_collected if side == "denominator" else ()
@@ -196,7 +205,7 @@ def _leading_step(analysis: Analysis, lead: LeadingOrder, regime: Regime) -> Ste
         rich(
             f"Regime {regime.pretty}: {regime.describe()}. Scale {grow} and keep the highest power of t above and below."
         ),
-        (Line.of(INTENSITY, frac, tex(lead.ratio), relation=r"\approx"),),
+        _leading_lines(analysis, frac, lead),
         tuple(notes),
     )
 
@@ -245,11 +254,23 @@ def _crossover_notes(cross: Crossover, ridge: sp.Expr, depends: bool = True) -> 
     if not depends and cross.status in (NEVER, ALWAYS):
         side = "below" if cross.status == NEVER else "at or above"
         bound = "memory-bound" if cross.status == NEVER else "compute-bound"
-        return (
+        notes = [
             rich(
                 f"I does not depend on {x}: it is {side} the ridge for every {x}, so {bound} throughout."
-            ),
-        )
+            )
+        ]
+        top = cross.supremum_all if cross.supremum_all is not None else cross.supremum
+        if cross.status == NEVER and top is not None and cross.shortfall is not None:
+            notes.append(
+                rich(
+                    "I never exceeds ",
+                    _m(top),
+                    f", {fmt_decimal(cross.shortfall, 4)}× below the ridge ",
+                    _m(ridge),
+                    ".",
+                )
+            )
+        return tuple(notes)
     if cross.status == NEVER:
         out = [
             rich(f"No crossover: {cross.note}.")
@@ -703,9 +724,11 @@ def _verdict(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
     ):
         where = ", ".join(f"{dim} = {value}" for dim, value in problem.bound)
         kind = "compute-bound" if analysis.compute_bound_at_point else "memory-bound"
+        decided = exact.status == (ALWAYS if analysis.compute_bound_at_point else NEVER)
+        kind = "" if decided else f"{kind}, "  # already said: bound the same way everywhere
         out.append(
             rich(
-                f"At {where}: {kind}, runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * analysis.fraction_of_peak, 4)} % of peak."
+                f"At {where}: {kind}runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * analysis.fraction_of_peak, 4)} % of peak."
             )
         )
     if analysis.network is not None and analysis.network.crossover is not None:
