@@ -102,6 +102,13 @@ chip = "h100"
 [problem.plot]
 over = "Q"
 series = [ { label = "x", set = { D = 4096, F = 4096 } } ]
+
+[[problem]]
+id = "d"
+operator = "matmul"
+dtype = "bf16"
+chip = "h100"
+expect = { nonsense = 3 }
 """
 
 
@@ -110,11 +117,12 @@ def test_every_error_in_a_problem_set_is_reported_in_its_own_terms(tmp_path: Pat
     path.write_text(BAD, encoding="utf-8")
     result = run_cli(["key", str(path), "-o", str(tmp_path / "out")])
     assert result.code == 2 and not (tmp_path / "out").exists()
-    lines = result.err.splitlines()
-    assert len(lines) == 3 and all(line.startswith(f"error: {path}: problem ") for line in lines)
-    assert "problem 'a': key 'chip'" in lines[0] and "did you mean 'h100'?" in lines[0]
-    assert "problem 'b': key 'set' (B=0)" in lines[1]
-    assert "problem 'c': key 'plot.over' (Q)" in lines[2]
+    lines = result.err.splitlines()  # the parse error first, then what binding found
+    assert len(lines) == 4 and all(line.startswith(f"error: {path}: problem ") for line in lines)
+    assert "problem 'd': key 'expect'" in lines[0] and "nonsense" in lines[0]
+    assert "problem 'a': key 'chip'" in lines[1] and "did you mean 'h100'?" in lines[1]
+    assert "problem 'b': key 'set' (B=0)" in lines[2]
+    assert "problem 'c': key 'plot.over' (Q)" in lines[3]
     assert "--" not in result.err
 
 

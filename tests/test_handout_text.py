@@ -180,3 +180,9 @@ def test_a_memory_bound_problem_does_not_say_so_twice():
         "layernorm", "--dtype", "bf16", "--chip", "a100", "--set", "B=4096", "--set", "D=8192"
     )
     assert out.count("memory-bound") == 1
+
+
+def test_latex_prose_keeps_double_hyphens():
+    from derive.present.render import tex_escape
+
+    assert tex_escape("--compute") == "-{}-compute"

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -299,12 +300,19 @@ def _asks(entry: ProblemEntry, derivation: Derivation) -> tuple[str, ...]:
 
 
 def build_key(
-    problem_set: ProblemSet, stem: str, registry: Registry | None = None
+    problem_set: ProblemSet,
+    stem: str,
+    registry: Registry | None = None,
+    errors: Sequence[DeriveError] = (),
 ) -> dict[str, str]:
-    """Render every file of the key for a problem set, in memory: name → text."""
+    """Render every file of the key for a problem set, in memory: name → text.
+
+    ``errors`` are errors already found in the file (parsing); they are raised together
+    with the ones found here, one line each.
+    """
     stem = safe_name(stem)
     registry = registry or load_registry(problem_set.operators)
-    done, plots, errors = [], {}, []
+    done, plots, errors = [], {}, list(errors)
     for entry in problem_set.problems:  # every problem's errors, in the file's own terms
         try:
             done.append((entry, derive_spec(entry.spec, registry)))
@@ -394,8 +402,9 @@ def _strip_header(body: str) -> str:
 
 def run_key(path: Path, out_dir: Path, force: bool = False, stem: str | None = None) -> int:
     """``derive key FILE``: write the key files for a problem set."""
-    problem_set = load_problem_set(path)
-    files = build_key(problem_set, stem or path.stem)
+    errors: list[DeriveError] = []
+    problem_set = load_problem_set(path, errors)
+    files = build_key(problem_set, stem or path.stem, errors=errors)
     for written in write_files(out_dir, files, force):
         print(f"wrote {written}")
     return 0

@@ -80,6 +80,8 @@ def md_escape(text: str) -> str:
 
 def _tex_char(match: re.Match[str]) -> str:
     ch = match.group(0)
+    if ch == "-":
+        return "-{}"
     if ch in _TEX_MAP:
         return _TEX_MAP[ch]
     if ch == "\n":
@@ -87,7 +89,8 @@ def _tex_char(match: re.Match[str]) -> str:
     return ch if ch in "éèàüöäçñ" else "?"  # other control characters and non-ASCII
 
 
-_TEX_SPECIAL = re.compile("[" + re.escape("".join(_TEX_MAP)) + r"]|[^\x20-\x7e]")
+# a hyphen before a hyphen gets an empty group, so "--flag" does not print as an en dash
+_TEX_SPECIAL = re.compile("-(?=-)|[" + re.escape("".join(_TEX_MAP)) + r"]|[^\x20-\x7e]")
 
 
 def tex_escape(text: str) -> str:

@@ -254,8 +254,15 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot)
 
 
-def parse_problem_set(text: str, origin: str, base: Path | None = None) -> ProblemSet:
-    """Parse problem-set TOML text; ``base`` resolves ``operators`` paths."""
+def parse_problem_set(
+    text: str, origin: str, base: Path | None = None, errors: list[DeriveError] | None = None
+) -> ProblemSet:
+    """Parse problem-set TOML text; ``base`` resolves ``operators`` paths.
+
+    A problem with an error is left out and its error appended to ``errors`` when that
+    list is given (so a caller can add the errors it finds later and report them all);
+    otherwise every problem's errors are raised together.
+    """
     data = loads_toml(text, origin)
     _check_keys(data, _TOP, origin)
     problems = data.get("problem", [])
@@ -267,13 +274,16 @@ def parse_problem_set(text: str, origin: str, base: Path | None = None) -> Probl
             raise ProblemError(f"{origin}: key 'operators'", "must be a list of paths (strings)")
         ops.append((base or Path(".")) / p)
     seen: set[str] = set()
-    entries, errors = [], []
+    entries, found = [], []
     for i, raw in enumerate(problems):
         try:
             entries.append(_problem(raw, i, origin, seen))
         except ProblemError as exc:
-            errors.append(exc)
-    raise_collected(origin, errors)
+            found.append(exc)
+    if errors is None:
+        raise_collected(origin, found)
+    else:
+        errors.extend(found)
     title = data.get("title", Path(origin).stem)
     return ProblemSet(title, data.get("text", ""), tuple(ops), tuple(entries), origin)
 
@@ -321,12 +331,12 @@ def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "")
     return ProblemError(where + (f" ({detail})" if detail else ""), why)
 
 
-def load_problem_set(path: Path) -> ProblemSet:
-    """Read and parse a problem-set file."""
+def load_problem_set(path: Path, errors: list[DeriveError] | None = None) -> ProblemSet:
+    """Read and parse a problem-set file (``errors``: see :func:`parse_problem_set`)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ProblemError(f"problem set {str(path)!r}", "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ProblemError(f"problem set {str(path)!r}", f"cannot be read: {exc}") from None
-    return parse_problem_set(text, str(path), path.parent)
+    return parse_problem_set(text, str(path), path.parent, errors)
