@@ -21,6 +21,7 @@ from tests.conftest import ROOT, in_ci
 SETS = {
     "teacher": ROOT / "tests" / "sets" / "teacher.toml",
     "unseen": ROOT / "tests" / "sets" / "unseen.toml",
+    "layers": ROOT / "tests" / "sets" / "layers.toml",
     "rooflines": ROOT / "derive" / "data" / "problems" / "rooflines.toml",
 }
 OVERFULL = re.compile(r"^Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)", re.M)

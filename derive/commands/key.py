@@ -34,7 +34,7 @@ from derive.figures import (
     sweep_tikz,
 )
 from derive.pipeline import Derivation, derive_spec
-from derive.present.render import md_rich, render
+from derive.present.render import md_rich, render, tex_is_wide, tex_slashed
 from derive.present.view import view_of
 from derive.problem.decimals import fmt_decimal
 from derive.problem.problem_set import (
@@ -133,8 +133,14 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
             f"${tex(crossover.exact)}${approx(crossover.exact)}",
             f"${tex(crossover.exact)}{tapprox(crossover.exact)}$",
         )
-    elif crossover.exact is not None:
-        cross, cross_tex = f"${tex(crossover.exact)}$", f"${tex(crossover.exact)}$"
+    elif crossover.exact is not None:  # a formula: written (a)/(b) so a narrow cell can break it
+        formula = tex(crossover.exact)
+        cross = f"${formula}$"
+        cross_tex = (
+            "a formula in the other dims (in the problem)"
+            if tex_is_wide(formula, 24)
+            else f"${tex_slashed(formula)}$"
+        )
     else:
         cross = cross_tex = crossover.status
     suffix = " (leading order)" if leading else " (link)" if link else ""

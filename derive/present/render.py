@@ -30,6 +30,9 @@ __all__ = [
     "tex_break_sum",
     "tex_escape",
     "tex_rich",
+    "tex_rich_narrow",
+    "tex_slashed",
+    "tex_table_is_wide",
 ]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
@@ -121,6 +124,7 @@ def tex_rich(parts: str | Iterable[str | Math]) -> str:
 
 _TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
 BREAK_WIDTH = 30  # about what fits beside ``T_mem =`` in a two-column article's column
+_NEXT_LINE = " \\\\\n  &\\qquad "  # a continuation line of an align* row
 
 
 def _tex_width(tex: str) -> float:
@@ -169,6 +173,52 @@ def tex_is_wide(tex: str, width: int = BREAK_WIDTH // 3) -> bool:
     return _tex_width(tex) > width
 
 
+def _one_fraction(tex: str) -> tuple[str, str, str] | None:
+    """``(sign, numerator, denominator)`` when ``tex`` is one ``\\frac`` (maybe negated)."""
+    sign = "- " if tex.startswith(r"- \frac{") else ""
+    tokens = _TEX_TOKEN.findall(tex[len(sign) :])
+    if tokens[:1] != [r"\frac"]:
+        return None
+    numerator, after = _group(tokens, 1)
+    denominator, end = _group(tokens, after)
+    return (sign, numerator, denominator) if end == len(tokens) else None
+
+
+def tex_slashed(tex: str, width: int = BREAK_WIDTH // 2) -> str:
+    """Each wide top-level fraction written ``(a)/(b)`` and ``\\left(`` … ``\\right)`` as plain
+    brackets, so inline math in a narrow cell or a verdict can break at its ``+`` and ``-``
+    signs (a ``\\frac`` or a ``\\left``…``\\right`` group cannot break).
+
+    >>> tex_slashed(r"B \\ge \\frac{2 D F G}{41 D F - 9850 D - 9850 F}")
+    'B \\\\ge (2 D F G)/(41 D F - 9850 D - 9850 F)'
+    """
+    if _tex_width(tex) <= width:
+        return tex
+    tokens, out, i = _TEX_TOKEN.findall(tex), [], 0
+    while i < len(tokens):
+        if tokens[i] in (r"\left", r"\right"):  # plain brackets: TeX may break inside them
+            i += 1
+        elif tokens[i] == r"\frac":
+            numerator, after = _group(tokens, i + 1)
+            denominator, end = _group(tokens, after)
+            whole = "".join(tokens[i:end])
+            wide = _tex_width(whole) > width
+            plain = [
+                side.replace(r"\left(", "(").replace(r"\right)", ")")
+                for side in (numerator, denominator)
+            ]
+            out.append(f"({plain[0]})/({plain[1]})" if wide else whole)
+            i = end
+        elif tokens[i] == "{":  # a group (a sub- or superscript): left as it is
+            body, end = _group(tokens, i)
+            out.append("{" + body + "}")
+            i = end
+        else:
+            out.append(tokens[i])
+            i += 1
+    return "".join(out)
+
+
 def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
     """A long sum broken into ``align*`` lines at its top-level ``+`` and ``-`` signs.
 
@@ -178,14 +228,18 @@ def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
     """
     if _tex_width(tex) <= width:
         return tex
-    tokens = _TEX_TOKEN.findall(tex)
-    numerator, after = _group(tokens, 1)
-    denominator, end = _group(tokens, after)
-    if tokens[:1] == [r"\frac"] and end == len(tokens):  # one fraction
-        if _tex_width(numerator) > width and _tex_width(denominator) <= width // 2:
-            broken = tex_break_sum(numerator, width)  # a long sum over a short number
-            return rf"\bigl({broken}\bigr) \big/ \bigl({denominator}\bigr)"
-        return r"\tfrac" + tex[len(r"\frac") :]
+    fraction = _one_fraction(tex)
+    if fraction is not None:
+        sign, numerator, denominator = fraction
+        wide_num, wide_den = _tex_width(numerator) > width, _tex_width(denominator) > width
+        if not (wide_num or wide_den):
+            return sign + r"\tfrac" + tex[len(sign) + len(r"\frac") :]
+        top = tex_break_sum(numerator, width)
+        if not wide_den and _tex_width(denominator) <= width // 2:  # a long sum over a number
+            slash = _NEXT_LINE if _NEXT_LINE in top else " "
+            return sign + rf"\bigl({top}\bigr)" + slash + rf"\big/ \bigl({denominator}\bigr)"
+        bottom = tex_break_sum(denominator, width)
+        return sign + rf"\bigl({top}\bigr)" + _NEXT_LINE + rf"\big/ \bigl({bottom}\bigr)"
     terms, depth, start = [], 0, 0
     for match in re.finditer(r"[{}]|\\left|\\right| [+-] ", tex):
         token = match.group(0)
@@ -200,7 +254,28 @@ def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
             lines[-1] += " " + term
         else:
             lines.append(term)
-    return " \\\\\n  &\\qquad ".join(lines)
+    return _NEXT_LINE.join(lines)
+
+
+def tex_rich_narrow(parts: str | Iterable[str | Math]) -> str:
+    """Rich text as LaTeX for a narrow table cell: wide fractions written ``(a)/(b)``."""
+    if isinstance(parts, str):
+        return tex_escape(parts)
+    return "".join(
+        f"${tex_slashed(part.latex)}$" if isinstance(part, Math) else tex_escape(part)
+        for part in parts
+    )
+
+
+def tex_table_is_wide(table: tuple, width: int = 12) -> bool:
+    """True when a table (a header row, then rows of rich cells) holds a formula wider
+    than ``width`` characters: too wide for a table cell in a two-column paper."""
+    return any(
+        isinstance(part, Math) and _tex_width(part.latex) > width
+        for row in table[1:]
+        for cell in row
+        for part in (cell if isinstance(cell, tuple) else ())
+    )
 
 
 def _md_cell(text: str) -> str:
@@ -278,8 +353,8 @@ def environment(fmt: str) -> jinja2.Environment:
             comment_end_string="#>",
             **common,
         )
-        filters = dict(rich=tex_rich, e=tex_escape, breaksum=tex_break_sum)
-        env_tests = dict(wide=tex_is_wide)
+        filters = dict(rich=tex_rich, e=tex_escape, breaksum=tex_break_sum, narrow=tex_rich_narrow)
+        env_tests = dict(wide=tex_is_wide, widetable=tex_table_is_wide)
     else:
         raise ValueError(fmt)
     env = jinja2.Environment(
