@@ -257,12 +257,13 @@ def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
     return _NEXT_LINE.join(lines)
 
 
-def tex_rich_narrow(parts: str | Iterable[str | Math]) -> str:
-    """Rich text as LaTeX for a narrow table cell: wide fractions written ``(a)/(b)``."""
+def tex_rich_narrow(parts: str | Iterable[str | Math], width: int = BREAK_WIDTH // 2) -> str:
+    """Rich text as LaTeX for a narrow place (a table cell, a column's verdict): fractions
+    wider than ``width`` characters written ``(a)/(b)`` (see :func:`tex_slashed`)."""
     if isinstance(parts, str):
         return tex_escape(parts)
     return "".join(
-        f"${tex_slashed(part.latex)}$" if isinstance(part, Math) else tex_escape(part)
+        f"${tex_slashed(part.latex, width)}$" if isinstance(part, Math) else tex_escape(part)
         for part in parts
     )
 
