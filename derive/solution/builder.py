@@ -316,7 +316,7 @@ def _crossover_step(
     what: str,
     depends: bool = True,
 ) -> Step:
-    rule = "T_math = T_mem ⇔ I = π/β, solved exactly"
+    rule = "T_math = T_mem ⇔ I = π/β, solved exactly" if depends else "T_math ≥ T_mem ⇔ I ≥ π/β"
     bound = " with the bound dims substituted" if subs else ""
     reason = (
         rich(f"Set the {what} equal to the ridge and solve for {cross.variable}{bound}.")
