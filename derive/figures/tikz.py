@@ -31,7 +31,7 @@ TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compa
 _W_CM, _H_CM = 6.0, 4.2
 _PT_PER_CM = 28.4528
 METRICS = Metrics(
-    width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=3.8, line_h=8.0, marker_r=2.2
+    width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=4.2, line_h=8.5, marker_r=2.2
 )
 PALETTE = ("blue!80!black", "red!80!black", "green!50!black", "violet", "orange!90!black", "brown")
 
