@@ -14,17 +14,28 @@ from typing import TYPE_CHECKING, Any
 from derive.errors import DeriveError
 
 if TYPE_CHECKING:
+    from derive.checking.api import (
+        CheckResult,
+        DerivationResult,
+        StepResult,
+        check,
+        check_derivation,
+    )
+    from derive.checking.verdict import Verdict
     from derive.declare.collective import Collective
     from derive.declare.composite import Composite
     from derive.declare.operator import Operator, Tensor, dims
-    from derive.pipeline import Derivation, ModelDerivation
+    from derive.model.transformer import Transformer
+    from derive.pipeline import Derivation, ModelDerivation, solve, solve_model
 
 __all__ = [
     "CheckResult",
     "Collective",
     "Composite",
+    "Derivation",
     "DerivationResult",
     "DeriveError",
+    "ModelDerivation",
     "Operator",
     "StepResult",
     "Tensor",
@@ -40,19 +51,26 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-# The declaration API is imported on first use (PEP 562), so that ``import derive.commands.cli``
-# does not import sympy: the command line imports it itself, see ``cli.load_engine``.
+# The public API is imported on first use (PEP 562), so that ``import derive.commands.cli``
+# does not import sympy: the command line imports it itself, see ``cli.load_engine``. Each
+# name is the real object (``help(derive.solve)`` shows its signature and docstring).
 _LAZY = {
     "Operator": "declare.operator",
     "Tensor": "declare.operator",
     "dims": "declare.operator",
     "Composite": "declare.composite",
     "Collective": "declare.collective",
+    "Transformer": "model.transformer",
+    "solve": "pipeline",
+    "Derivation": "pipeline",
+    "solve_model": "pipeline",
+    "ModelDerivation": "pipeline",
+    "check": "checking.api",
+    "check_derivation": "checking.api",
     "CheckResult": "checking.api",
     "DerivationResult": "checking.api",
     "StepResult": "checking.api",
     "Verdict": "checking.verdict",
-    "Transformer": "model.transformer",
 }
 
 
@@ -68,31 +86,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
-
-
-def solve(*args: Any, **kwargs: Any) -> Derivation:
-    """Derive an operator's roofline; see :func:`derive.pipeline.solve`."""
-    from derive.pipeline import solve as _solve
-
-    return _solve(*args, **kwargs)
-
-
-def check(*args, **kwargs):
-    """Judge one claim about one quantity of a problem; see :func:`derive.checking.api.check`."""
-    from derive.checking.api import check as _check
-
-    return _check(*args, **kwargs)
-
-
-def check_derivation(*args, **kwargs):
-    """Check a multi-line derivation; see :func:`derive.checking.api.check_derivation`."""
-    from derive.checking.api import check_derivation as _check_derivation
-
-    return _check_derivation(*args, **kwargs)
-
-
-def solve_model(*args: Any, **kwargs: Any) -> ModelDerivation:
-    """Derive a whole model; see :func:`derive.pipeline.solve_model`."""
-    from derive.pipeline import solve_model as _solve_model
-
-    return _solve_model(*args, **kwargs)

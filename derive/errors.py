@@ -8,6 +8,9 @@ is not a ``DeriveError`` reaching the CLI is a bug.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "ChipDataError",
     "DeclarationError",
@@ -17,9 +20,11 @@ __all__ = [
     "OutputError",
     "ParseError",
     "ProblemError",
+    "ProblemSetError",
     "RegimeError",
     "TimeLimitError",
     "UnknownNameError",
+    "did_you_mean",
 ]
 
 
@@ -71,6 +76,22 @@ class ProblemError(DeriveError, ValueError):
     """A problem (CLI flags or a problem-set entry) is inconsistent or out of range."""
 
 
+class ProblemSetError(ProblemError):
+    """Every error found in one problem-set file (up to a cap), reported together.
+
+    ``what`` names the file and ``why`` counts the errors; :meth:`one_line` prints one
+    ``error: …`` line per error, each naming the file, the problem and the key.
+    """
+
+    def __init__(self, what: str, why: str, errors: tuple[DeriveError, ...] = ()) -> None:
+        super().__init__(what, why)
+        self.errors = tuple(errors)
+
+    def one_line(self) -> str:
+        """One line per error (the file's errors, in file order)."""
+        return "\n".join(error.one_line() for error in self.errors) or super().one_line()
+
+
 class ParseError(DeriveError, ValueError):
     """Typed text (a formula, a number, a regime) cannot be read."""
 
@@ -93,3 +114,24 @@ class ChipDataError(DeriveError, ValueError):
 
 class OutputError(DeriveError, OSError):
     """Writing output would be unsafe (outside the folder, over a foreign file)."""
+
+
+def did_you_mean(name: object, choices: Iterable[str]) -> str:
+    """``"; did you mean 'h100'?"`` for a close name (case, hyphens and typos), else ``""``.
+
+    >>> did_you_mean("h-100", ["h100", "h200", "a100"])
+    "; did you mean 'h100'?"
+    >>> did_you_mean("zzz", ["h100"])
+    ''
+    """
+    if not isinstance(name, str):
+        return ""
+    options = list(dict.fromkeys(choices))
+    folded = {option.lower().replace("-", "").replace("_", ""): option for option in options}
+    key = name.lower().replace("-", "").replace("_", "")
+    if key in folded and folded[key] != name:
+        return f"; did you mean {folded[key]!r}?"
+    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    if not close:
+        close = [folded[k] for k in difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)]
+    return f"; did you mean {close[0]!r}?" if close and close[0] != name else ""

@@ -1,8 +1,12 @@
 """The pipeline, in one place: spec → bind → analyse → steps → render.
 
 >>> d = solve("matmul", dtypes=("bf16", "Y=int8"), chip="tpu-v5e", regime="B << D, F")
->>> d.analysis.crossover_regime.min_compute_bound
+>>> d.crossover_regime.min_compute_bound
 121
+>>> d.intensity_regime, d.ridge
+(2*B, 9850/41)
+>>> d
+<Derivation matmul (X bf16, Y int8, Z bf16) on tpu-v5e: compute-bound for B ≥ 121 (crossover at leading order 4925/41 ≈ 120.12)>
 
 Whole models the same way:
 
@@ -17,12 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import sympy as sp
+
 from derive.analysis.analyse import Analysis, analyse
+from derive.analysis.crossover import Crossover
+from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
 from derive.present.render import render
 from derive.present.view import view_of
 from derive.problem.binding import ProblemSpec, bind
-from derive.solution.builder import Solution, build_solution
+from derive.solution.builder import Solution, build_solution, verdict_text
 
 if TYPE_CHECKING:  # whole models load on first use: solve and the commands do not pay for them
     from derive.model.analysis import ModelAnalysis
@@ -30,15 +38,106 @@ if TYPE_CHECKING:  # whole models load on first use: solve and the commands do n
 __all__ = ["Derivation", "ModelDerivation", "derive_spec", "solve", "solve_model"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Derivation:
     """A derived problem: the exact analysis and its worked solution.
 
-    Shows itself in Jupyter as the worked solution.
+    The quantities of ``derive solve --format json`` are attributes of the same name, as
+    exact sympy values (``d.intensity``, ``d.t_mem``, ``d.crossover.exact``). Shows itself
+    in Jupyter as the worked solution; ``repr`` is one line.
     """
 
     analysis: Analysis
     solution: Solution
+
+    def __repr__(self) -> str:
+        problem = self.analysis.problem
+        dtypes = ", ".join(f"{name} {dtype.name}" for name, dtype in problem.dtypes)
+        crossover, leading = self.analysis.headline
+        verdict = verdict_text(crossover, self.analysis.memory.ridge, leading=leading)
+        return (
+            f"<Derivation {problem.operator.name} ({dtypes}) on {problem.hardware_name}: {verdict}>"
+        )
+
+    @property
+    def flops(self) -> sp.Expr:
+        """FLOPs, as declared."""
+        return self.analysis.flops
+
+    @property
+    def bytes(self) -> sp.Expr:
+        """Bytes moved through memory, every tensor once."""
+        return self.analysis.memory.bytes
+
+    @property
+    def intensity(self) -> sp.Expr:
+        """FLOPs / bytes, in lowest terms."""
+        return self.analysis.memory.intensity
+
+    @property
+    def intensity_bound(self) -> sp.Expr | None:
+        """The intensity with the bound dims substituted."""
+        return self.analysis.intensity_bound
+
+    @property
+    def intensity_regime(self) -> sp.Expr | None:
+        """The leading-order intensity under the regime (None without one)."""
+        return self.analysis.intensity_regime
+
+    @property
+    def intensity_regime_bound(self) -> sp.Expr | None:
+        """The leading-order intensity with the bound dims substituted."""
+        return self.analysis.intensity_regime_bound
+
+    @property
+    def ridge(self) -> sp.Expr | None:
+        """Peak / HBM bandwidth."""
+        return self.analysis.memory.ridge
+
+    @property
+    def crossover(self) -> Crossover:
+        """The exact crossover (status, root, smallest compute-bound integer)."""
+        return self.analysis.crossover
+
+    @property
+    def crossover_regime(self) -> Crossover | None:
+        """The crossover at leading order (None without a regime)."""
+        return self.analysis.crossover_regime
+
+    @property
+    def regime_holds(self) -> bool | None:
+        """Whether the leading-order answer respects the regime it assumed."""
+        return self.analysis.regime_holds
+
+    @property
+    def t_math(self) -> sp.Expr:
+        """FLOPs / peak, in seconds (a formula while dims are unbound)."""
+        return self.analysis.t_math
+
+    @property
+    def t_mem(self) -> sp.Expr | None:
+        """Bytes / bandwidth, in seconds."""
+        return self.analysis.memory.time
+
+    @property
+    def t_lower(self) -> sp.Expr | None:
+        """max(T_math, T_mem) when every dim is bound."""
+        return self.analysis.t_lower
+
+    @property
+    def t_upper(self) -> sp.Expr | None:
+        """T_math + T_mem when every dim is bound."""
+        return self.analysis.t_upper
+
+    @property
+    def attainable(self) -> sp.Expr | None:
+        """min(peak, I·bandwidth) when every dim is bound."""
+        return self.analysis.attainable
+
+    @property
+    def fraction_of_peak(self) -> sp.Expr | None:
+        """Attainable / peak when every dim is bound."""
+        return self.analysis.fraction_of_peak
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
@@ -68,7 +167,7 @@ def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation:
 
 
 def solve(
-    operator: str,
+    operator: str | Operator,
     *,
     dtype: str | None = None,
     dtypes: tuple[str, ...] | list[str] | dict[str, str] = (),
@@ -84,15 +183,30 @@ def solve(
 ) -> Derivation:
     """Derive a problem from Python, with the same arguments as ``derive solve``.
 
-    ``dtypes`` may be ``{"Y": "int8"}`` or ``("bf16", "Y=int8")``; ``set`` may be
-    ``{"D": 4096}`` or ``("D=4096",)``; hardware numbers are strings so they stay exact.
+    Args:
+        operator: a registered operator's name (``"matmul"``) or an ``Operator`` or
+            ``Composite`` object, registered or not.
+        dtype: one dtype for every tensor (``"bf16"``).
+        dtypes: ``{"Y": "int8"}`` or ``("bf16", "Y=int8")``.
+        compute: the compute dtype whose peak is used (default: the widest read).
+        chip: a chip name (``derive chips``), or else ``peak`` and ``bandwidth``.
+        peak: FLOP/s as decimal text (``"1.97e14"``), kept exact.
+        bandwidth: HBM bytes/s as decimal text.
+        link_bandwidth: interconnect bytes/s (one way) as decimal text.
+        regime: an asymptotic regime (``"B << D, F"``).
+        set: bound dims, ``{"D": 4096}`` or ``("D=4096",)``.
+        solve_for: the dim to solve the crossover for (default ``B`` or the first dim).
+        operators: operator files to load besides the built-in ones.
+
+    Returns:
+        The :class:`Derivation`: exact quantities as attributes, the worked solution.
     """
     items = (
         tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
     )
     sets = tuple(f"{k}={v}" for k, v in set.items()) if isinstance(set, dict) else tuple(set)
     spec = ProblemSpec(
-        operator,
+        operator.name if isinstance(operator, Operator) else operator,
         ((dtype,) if dtype else ()) + items,
         compute,
         chip,
@@ -103,6 +217,9 @@ def solve(
         sets,
         solve_for,
     )
+    if isinstance(operator, Operator):
+        analysis = analyse(bind(spec, operator))
+        return Derivation(analysis, build_solution(analysis))
     return derive_spec(spec, load_registry(tuple(Path(path) for path in operators)))
 
 

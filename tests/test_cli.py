@@ -34,7 +34,7 @@ def test_issue_example_ends_with_verdict():
     assert (
         r.out.rstrip()
         .rstrip("*")
-        .endswith("compute-bound for B ≥ 121 (exact crossover 4925/41 ≈ 120.12)")
+        .endswith("compute-bound for B ≥ 121 (crossover at leading order 4925/41 ≈ 120.12)")
     )
     # bytes in the order a person writes them: X, Y, Z
     assert "2 B D + D F + 2 B F" in r.out

@@ -164,7 +164,12 @@ def test_coincident_points_share_one_label():
 
 
 def test_tikz_escapes_labels():
-    tikz = roofline_tikz(roofline()) + sweep_tikz(sweep())
+    """Labels are escaped; the title is not drawn (the LaTeX caption carries it)."""
+    nasty_point = RooflineFigure(
+        "t", BW, (Ceiling("bf16", BF16),), (Point(NASTY, BF16 / BW, BF16),)
+    )
+    assert "title=" not in roofline_tikz(roofline()) + sweep_tikz(sweep())
+    tikz = roofline_tikz(nasty_point) + sweep_tikz(sweep())
     assert r"\end{document}" not in tikz.replace(r"\textbackslash{}end\{document\}", "")
     assert r"50\% of \$x\$ \& \#1 \_ \textasciicircum{} \textasciitilde{} \{\}" in tikz
     assert "loglogaxis" in tikz and r"\addplot {" not in tikz and "\\begin{tikzpicture}" in tikz
@@ -228,7 +233,7 @@ def test_tikz_compiles(tmp_path: Path):
 
 def _place_naive(requests, area, hard, soft):
     """place_labels with the plain all-pairs crossing count (the reference for the bisection)."""
-    from derive.figures.place import Box
+    from derive.figures.place import Box, _inside
 
     placed = []
 
@@ -252,7 +257,7 @@ def _place_naive(requests, area, hard, soft):
             if choice is not None:
                 break
             choice = best([b.shifted(sign * step * r.h) for b in boxes for sign in (-1, 1)])
-        placed.append(choice if choice is not None else boxes[0])
+        placed.append(choice if choice is not None else _inside(boxes[0], area))
     return placed
 
 

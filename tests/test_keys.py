@@ -210,7 +210,9 @@ def test_unseen_set_compiles_as_document_and_appendix(tmp_path: Path):
     _compile(tmp_path, "paper.tex", paper)
 
 
-@pytest.mark.parametrize("name", ["unseen.md", "unseen-questions.md", "unseen-appendix.tex"])
+@pytest.mark.parametrize(
+    "name", ["unseen.md", "unseen-questions.md", "unseen-questions.tex", "unseen-appendix.tex"]
+)
 def test_golden(name: str, update_golden: bool):
     files = build_key(load_problem_set(SETS / "unseen.toml"), "unseen")
     path = GOLDEN / name

@@ -456,7 +456,8 @@ def test_chips_carry_their_hbm_capacity_exactly():
         assert cap is not None and cap.value == gb * 10**9 and cap.source and cap.edition
     listing = json.loads(run_cli(["chips", "--format", "json"]).out)
     assert listing["h200"]["hbm_capacity_bytes"] == str(141 * 10**9)
-    assert "| 80e9 |" in run_cli(["chips"]).out
+    assert "| 80e9 |" in run_cli(["chips", "--format", "md"]).out
+    assert " 80e9 " in run_cli(["chips"]).out
 
 
 def test_int4_weights_are_half_a_byte():

@@ -29,7 +29,15 @@ from derive.declare.operator import Tensor
 from derive.problem.binding import Problem
 from derive.problem.regime import REGIME_FACTOR
 
-__all__ = ["Analysis", "ByteTerm", "IntensityForm", "Roofline", "Threshold", "analyse"]
+__all__ = [
+    "Analysis",
+    "ByteTerm",
+    "IntensityForm",
+    "Roofline",
+    "Threshold",
+    "analyse",
+    "collect_in_order",
+]
 
 Values = dict[sp.Symbol, sp.Integer]
 
@@ -61,7 +69,8 @@ class IntensityForm:
 
     Attributes:
         flops: the FLOPs with those dims substituted.
-        terms: each tensor's bytes with those dims substituted, in declaration order.
+        terms: each tensor's bytes with those dims substituted, in declaration order, like
+            terms combined (``4BHNT + 4BHKS``, not ``2BHNT + 2BHKS + 2BHKS + 2BHNT``).
         lowest: the intensity with those dims substituted, in lowest terms.
         as_declared: True when FLOPs / Σ terms is already in lowest terms (``lowest``'s
             denominator is the same polynomial as the bytes), so it is written term by term.
@@ -108,6 +117,14 @@ class Roofline:
     written_of_x: IntensityForm
     intensity_of_x: sp.Expr
     threshold: Threshold | None
+    terms_collected: tuple[sp.Expr, ...] = ()
+    terms_bound_collected: tuple[sp.Expr, ...] = ()
+    depends_on_x: bool = True
+
+    @property
+    def bytes_collected(self) -> tuple[sp.Expr, ...]:
+        """The bytes with like terms combined, in declaration order (``4BHNT + 4BHKS``)."""
+        return self.terms_collected or tuple(term.bytes for term in self.terms)
 
 
 @dataclass(frozen=True)
@@ -141,6 +158,10 @@ class Analysis:
     step: StepTime | None = None
     collectives: tuple[CollectiveTime, ...] = ()
     measured: Measured | None = None
+    intensity_bound: sp.Expr | None = None
+    intensity_regime_bound: sp.Expr | None = None
+    regime_depends_on_x: bool = True
+    leading_den_collected: tuple[sp.Expr, ...] = ()
 
     @property
     def crossover(self) -> Crossover:
@@ -213,7 +234,22 @@ def _written(
     """FLOPs / Σ terms at ``values``, and whether that is already in lowest terms."""
     at_flops, at_total = substitute(flops, values), substitute(total, values)
     as_declared = algebra.same_polynomial(sp.fraction(lowest)[1], at_total)
-    return IntensityForm(at_flops, tuple(substitute(t, values) for t in terms), lowest, as_declared)
+    at_terms = collect_in_order(tuple(substitute(t, values) for t in terms))
+    return IntensityForm(at_flops, at_terms, lowest, as_declared)
+
+
+def collect_in_order(terms: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
+    """Like terms combined, each where it first appears (``2a + 2b + 2b + 2a`` → ``4a + 4b``).
+
+    >>> a, b = sp.symbols("a b")
+    >>> collect_in_order((2 * a, 2 * b, 2 * b, 2 * a))
+    (4*a, 4*b)
+    """
+    combined: dict[sp.Expr, sp.Expr] = {}
+    for term in terms:
+        coeff, monomial = term.as_coeff_Mul()
+        combined[monomial] = combined.get(monomial, sp.Integer(0)) + coeff
+    return tuple(coeff * monomial for monomial, coeff in combined.items() if coeff != 0)
 
 
 def _threshold(intensity_of_x: sp.Expr, cross: Crossover | None) -> Threshold | None:
@@ -270,6 +306,11 @@ def _roofline(
         ),
         intensity_of_x=intensity_of_x,
         threshold=_threshold(intensity_of_x, cross),
+        terms_collected=collect_in_order(term_bytes),
+        terms_bound_collected=collect_in_order(
+            tuple(substitute(term, values_all) for term in term_bytes)
+        ),
+        depends_on_x=setting.x in intensity_of_x.free_symbols,
     )
 
 
@@ -313,7 +354,8 @@ def analyse(problem: Problem) -> Analysis:
     t_math = substitute(flops, values_all) / peak
     t_mem = memory.bytes_bound / bandwidth
     numeric = bool(t_math.is_number and t_mem.is_number)
-    at_point = algebra.cancel(substitute(memory.intensity, values_all)) if numeric else None
+    intensity_bound = algebra.cancel_at(memory.intensity, values_all)
+    at_point = intensity_bound if numeric else None
     attainable = sp.Min(peak, at_point * bandwidth) if at_point is not None else None
 
     network = None
@@ -364,6 +406,16 @@ def analyse(problem: Problem) -> Analysis:
             peak=peak,
             bandwidth=bandwidth,
             lower_bound=step.nominal_lower if step is not None else None,
+        ),
+        intensity_bound=intensity_bound,
+        intensity_regime_bound=(
+            algebra.cancel_at(intensity_regime, values_all)
+            if intensity_regime is not None
+            else None
+        ),
+        leading_den_collected=collect_in_order(leading.kept_den) if leading is not None else (),
+        regime_depends_on_x=(
+            intensity_regime_of_x is None or x in intensity_regime_of_x.free_symbols
         ),
     )
     if isinstance(op, Composite) and op.parts:

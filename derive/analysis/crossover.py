@@ -464,13 +464,13 @@ def _decide_in_x(in_x: _InX, x: sp.Symbol, ridge: sp.Expr) -> Crossover:
             x,
             g,
             exact=exact,
-            note="whether the root is positive depends on the other dims; bind them with --set",
+            note="whether the root is positive depends on the other dims; give them values to decide",
         )
     return Crossover(
         UNDETERMINED,
         x,
         g,
-        note=f"degree {degree} in {x} with unbound dims; bind them with --set to solve exactly",
+        note=f"degree {degree} in {x} with unbound dims; give them values to solve exactly",
     )
 
 

@@ -111,14 +111,15 @@ def _rows(problem: Problem, memory: Roofline) -> tuple[PartRow, ...]:
 def unfused_problem(problem: Problem) -> Problem | None:
     """The same problem on the layer unfused, or None when the layer fuses nothing.
 
-    Tensors only the unfused layer has (the intermediates) take the dtype of the
-    layer's first read tensor.
+    Tensors only the unfused layer has (the intermediates) take their own dtype
+    (declared, ``--dtype up_Z=bf16`` or a bare ``--dtype``), else the dtype of the layer's
+    first read tensor.
     """
     layer = _composite(problem)
     if not layer.fused:
         return None
     plain = unfused(layer)
-    dtypes = dict(problem.dtypes)
+    dtypes = dict(problem.dtypes) | dict(problem.intermediate_dtypes)
     fallback = dtypes[layer.reads[0].name] if layer.reads else next(iter(dtypes.values()))
     bound_dtypes = tuple((name, dtypes.get(name, fallback)) for name in plain.tensor_names)
     return replace(problem, operator=plain, dtypes=bound_dtypes)

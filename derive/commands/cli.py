@@ -163,9 +163,14 @@ _LATER = {
 
 def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     """The argument parser of ``derive``; ``command`` limits which command modules load."""
+    from derive import __version__
+
     parser = _Parser(
-        prog="derive", description="Exact, step-by-step roofline analysis of ML operators."
+        prog="derive",
+        description="Exact, step-by-step roofline analysis of ML operators. With no command, "
+        "writes the built-in answer key (the rooflines chapter) into ./out/.",
     )
+    parser.add_argument("--version", action="version", version=f"derive {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
     add_problem_flags(solve, operator_optional=True)
@@ -177,10 +182,10 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
         solve.add_argument(flag, metavar="N", help=helptext)
     solve.add_argument("--format", choices=("md", "json"), default="md")
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
-    chips.add_argument("--format", choices=("md", "json"), default="md")
+    chips.add_argument("--format", choices=("text", "md", "json"), default="text")
     ops = sub.add_parser("operators", help="list operators with their shapes")
     ops.add_argument("--operators", action="append", default=[], metavar="PATH")
-    ops.add_argument("--format", choices=("md", "json"), default="md")
+    ops.add_argument("--format", choices=("text", "md", "json"), default="text")
     _add_later_commands(sub, command)
     return parser
 
@@ -198,8 +203,8 @@ def _add_later_commands(sub: Subparsers, command: str | None = "") -> None:
 def _command_of(argv: list[str]) -> str:
     """The command word in argv ("" when it cannot be told, so every command loads)."""
     first = next((a for a in argv if not a.startswith("-")), None)
-    if first is None:
-        return "" if any(a in ("-h", "--help") for a in argv) else "none"
+    if first is None:  # bare derive, derive --help, derive --version: no command module
+        return "none"
     return (
         first if first in _LATER else ("none" if first in ("solve", "chips", "operators") else "")
     )
@@ -246,24 +251,28 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_chips(args: argparse.Namespace) -> int:
-    from derive.present.listing import chips_json, chips_markdown
+    from derive.present import listing
 
-    sys.stdout.write(
-        json.dumps(chips_json(), indent=2) + "\n" if args.format == "json" else chips_markdown()
-    )
+    if args.format == "json":
+        sys.stdout.write(json.dumps(listing.chips_json(), indent=2) + "\n")
+    else:
+        sys.stdout.write(listing.chips_markdown() if args.format == "md" else listing.chips_text())
     return 0
 
 
 def _cmd_operators(args: argparse.Namespace) -> int:
     from derive.declare.registry import load_registry
-    from derive.present.listing import operators_json, operators_markdown
+    from derive.present import listing
 
     registry = load_registry(tuple(Path(path) for path in args.operators))
-    sys.stdout.write(
-        json.dumps(operators_json(registry), indent=2, ensure_ascii=False) + "\n"
-        if args.format == "json"
-        else operators_markdown(registry)
-    )
+    if args.format == "json":
+        sys.stdout.write(
+            json.dumps(listing.operators_json(registry), indent=2, ensure_ascii=False) + "\n"
+        )
+    elif args.format == "md":
+        sys.stdout.write(listing.operators_markdown(registry))
+    else:
+        sys.stdout.write(listing.operators_text(registry))
     return 0
 
 
@@ -326,8 +335,12 @@ def load_engine() -> None:
 
 
 def run() -> int:
-    """The ``derive`` command (console script and ``python -m derive``): :func:`load_engine`, then :func:`main`."""
-    load_engine()
+    """The ``derive`` command (console script and ``python -m derive``): :func:`load_engine`, then :func:`main`.
+
+    ``--help`` and ``--version`` need no engine, so they answer without importing sympy.
+    """
+    if not any(arg in ("-h", "--help", "--version") for arg in sys.argv[1:]):
+        load_engine()
     return main()
 
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from importlib import resources
@@ -18,12 +18,12 @@ import sympy as sp
 
 from derive import __version__
 from derive.analysis.analyse import Analysis
-from derive.analysis.crossover import Crossover
+from derive.analysis.crossover import NEVER, Crossover
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
 from derive.commands.progress import ProgressBar
 from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, run_each, time_limit
 from derive.declare.registry import Registry
-from derive.errors import ProblemError
+from derive.errors import DeriveError, ProblemError
 from derive.figures import (
     TIKZ_PACKAGES,
     TIKZ_PREAMBLE,
@@ -39,14 +39,16 @@ from derive.figures import (
 )
 from derive.formula.decimals import fmt_decimal
 from derive.pipeline import Derivation, derive_spec
-from derive.present.render import md_rich, render
+from derive.present.render import md_rich, render, tex_is_wide, tex_slashed
 from derive.present.view import SolutionView, view_of
 from derive.problem.problem_set import (
     PlotSpec,
     ProblemEntry,
     ProblemSet,
+    in_file_terms,
     load_problem_set,
     parse_problem_set,
+    raise_collected,
 )
 from derive.problem.set_registry import set_registry
 from derive.solution.builder import select_steps, verdict_rich
@@ -65,9 +67,9 @@ __all__ = [
 ]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
-PACKAGES = ("amsmath", "amssymb", "booktabs") + tuple(TIKZ_PACKAGES)
+PACKAGES = ("amsmath", "amssymb", "booktabs", "tabularx") + tuple(TIKZ_PACKAGES)
 PREAMBLE = (
-    (r"\usepackage{amsmath,amssymb,booktabs}",)
+    (r"\usepackage{amsmath,amssymb,booktabs,tabularx}",)
     + tuple(TIKZ_PREAMBLE)
     + (r"\usepackage[margin=2.5cm]{geometry}",)
 )
@@ -96,6 +98,11 @@ class Figure:
     svg: str
     tikz: str
 
+    @property
+    def label(self) -> str:
+        """The LaTeX label: ``fig:`` and the file's name without ``.svg``."""
+        return "fig:" + self.file.removesuffix(".svg")
+
 
 @dataclass(frozen=True)
 class Row:
@@ -113,10 +120,11 @@ class Row:
     threshold_tex: str
 
 
-def _row(entry: ProblemEntry, a: Analysis) -> Row:
-    c, leading = a.headline
-    ridge = a.memory.ridge
-    network, link = a.network, False
+def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
+    crossover, leading = analysis.headline
+    ridge = analysis.memory.ridge
+    network = analysis.network
+    link = False
     if (
         entry.ask
         and "network" in entry.ask
@@ -124,38 +132,51 @@ def _row(entry: ProblemEntry, a: Analysis) -> Row:
         and network is not None
         and network.crossover is not None
     ):
-        c, leading, ridge, link = network.crossover, False, network.ridge, True
+        crossover, leading, ridge, link = network.crossover, False, network.ridge, True
     approx = lambda v: "" if v.is_Integer else f" ≈ {fmt_decimal(v)}"  # noqa: E731
     tapprox = lambda v: "" if v.is_Integer else rf" \approx {tex_decimal(v)}"  # noqa: E731
-    if c.exact is not None and c.exact.is_Rational:
-        cross, cross_tex = f"{c.exact}{approx(c.exact)}", f"${c.exact}{tapprox(c.exact)}$"
-    elif c.exact is not None and c.exact.is_number:
+    if crossover.exact is not None and crossover.exact.is_Rational:
         cross, cross_tex = (
-            f"${tex(c.exact)}${approx(c.exact)}",
-            f"${tex(c.exact)}{tapprox(c.exact)}$",
+            f"{crossover.exact}{approx(crossover.exact)}",
+            f"${crossover.exact}{tapprox(crossover.exact)}$",
         )
-    elif c.exact is not None:
-        cross, cross_tex = f"${tex(c.exact)}$", f"${tex(c.exact)}$"
+    elif crossover.exact is not None and crossover.exact.is_number:
+        cross, cross_tex = (
+            f"${tex(crossover.exact)}${approx(crossover.exact)}",
+            f"${tex(crossover.exact)}{tapprox(crossover.exact)}$",
+        )
+    elif crossover.exact is not None:  # a formula: written (a)/(b) so a narrow cell can break it
+        formula = tex(crossover.exact)
+        cross = f"${formula}$"
+        cross_tex = (
+            "a formula in the other dims (in the problem)"
+            if tex_is_wide(formula, 24)
+            else f"${tex_slashed(formula)}$"
+        )
     else:
-        cross = cross_tex = c.status
+        cross = cross_tex = crossover.status
     suffix = " (leading order)" if leading else " (link)" if link else ""
-    thr = (
-        f"{c.variable} ≥ {c.min_compute_bound}"
-        if c.min_compute_bound is not None and c.status != "never"
+    threshold = (
+        f"{crossover.variable} ≥ {crossover.min_compute_bound}"
+        if crossover.min_compute_bound is not None and crossover.status != NEVER
         else "—"
     )
-    thr_tex = f"${tex(c.variable)} \\ge {c.min_compute_bound}$" if thr != "—" else "---"
+    threshold_tex = (
+        f"${tex(crossover.variable)} \\ge {crossover.min_compute_bound}$"
+        if threshold != "—"
+        else "---"
+    )
     return Row(
         entry.id,
         entry.id.lower(),
-        a.problem.hardware_name,
+        analysis.problem.hardware_name,
         f"{ridge}{approx(ridge)}",
         cross + suffix,
-        thr,
-        md_rich(verdict_rich(c, ridge, "")),
+        threshold,
+        md_rich(verdict_rich(crossover, ridge, "on the link: " if link else "", leading=leading)),
         f"${ridge}{tapprox(ridge)}$",
         cross_tex + suffix,
-        thr_tex,
+        threshold_tex,
     )
 
 
@@ -177,15 +198,25 @@ def _ceilings(a: Analysis) -> tuple[Ceiling, ...]:
     )
 
 
-def _point(entry: ProblemEntry, a: Analysis) -> Point | None:
-    if a.all_bound:
-        return Point(entry.id, a.intensity_at_point, a.attainable)
-    c, _ = a.headline
-    if c.exact is not None and c.exact.is_number:
+def _point(entry: ProblemEntry, analysis: Analysis) -> Point | None:
+    """Where a problem sits on its chip's roofline: at the bound dims, at its crossover, or
+    (never compute-bound) at the largest intensity it approaches, labelled as such."""
+    if analysis.all_bound:
+        return Point(entry.id, analysis.intensity_at_point, analysis.attainable)
+    crossover, _ = analysis.headline
+    if crossover.exact is not None and crossover.exact.is_number:
         return Point(
-            f"{entry.id} ({c.variable}* = {fmt_decimal(c.exact, 4)})",
-            a.memory.ridge,
-            a.problem.peak.value,
+            f"{entry.id} ({crossover.variable}* = {fmt_decimal(crossover.exact, 4)})",
+            analysis.memory.ridge,
+            analysis.problem.peak.value,
+        )
+    top = crossover.supremum_all if crossover.supremum_all is not None else crossover.supremum
+    if crossover.status == NEVER and top is not None and top.is_number and top > 0:
+        peak, bandwidth = analysis.problem.peak.value, analysis.problem.bandwidth.value
+        return Point(
+            f"{entry.id} (never compute-bound: I ≤ {fmt_decimal(top, 4)})",
+            top,
+            min(peak, top * bandwidth),
         )
     return None
 
@@ -199,6 +230,7 @@ class _Placement:
     bandwidth: sp.Rational
     ceilings: tuple[Ceiling, ...]
     point: Point | None
+    problem_id: str = ""
 
 
 def _placement(entry: ProblemEntry, a: Analysis) -> _Placement:
@@ -208,7 +240,9 @@ def _placement(entry: ProblemEntry, a: Analysis) -> _Placement:
         if p.chip
         else f"Roofline for peak {p.peak.text} FLOP/s, bandwidth {p.bandwidth.text} B/s"
     )
-    return _Placement(_hardware_key(a), title, p.bandwidth.value, _ceilings(a), _point(entry, a))
+    return _Placement(
+        _hardware_key(a), title, p.bandwidth.value, _ceilings(a), _point(entry, a), entry.id
+    )
 
 
 def _roofline_figures(
@@ -226,9 +260,17 @@ def _roofline_figures(
     for placement in placements:
         groups.setdefault(placement.hardware, []).append(placement)
     figures = []
+    captions = []
     for name, members in groups.items():
         first = members[0]
         points = tuple(m.point for m in members if m.point is not None)
+        unplaced = [m.problem_id for m in members if m.point is None]
+        caption = first.title + (", with the problems placed on it" if points else "")
+        if unplaced:
+            caption += (
+                f"; not placed ({', '.join(unplaced)}): the answer depends on dims left unbound"
+            )
+        captions.append(caption)
         figures.append((name, RooflineFigure(first.title, first.bandwidth, first.ceilings, points)))
     drawn = run_each(
         lambda k: (roofline_tikz if k % 2 else roofline_svg)(figures[k // 2][1]),
@@ -240,7 +282,7 @@ def _roofline_figures(
     return [
         Figure(
             safe_name(f"{stem}-roofline-{name}.svg"),
-            fig.title + ", with the problems placed on it",
+            captions[i],
             drawn[2 * i],
             drawn[2 * i + 1],
         )
@@ -355,17 +397,30 @@ class _Problem:
     placement: _Placement
 
 
-def _build_problem(pset: ProblemSet, stem: str, registry: Registry, index: int) -> _Problem:
-    """Derive and render problem ``index`` of the set (pure: the same in any process)."""
+def _build_problem(
+    pset: ProblemSet, stem: str, registry: Registry, index: int
+) -> _Problem | ProblemError:
+    """Derive and render problem ``index`` of the set (pure: the same in any process).
+
+    An error in the problem comes back as a value, said in the file's own terms, so that
+    every problem's errors are reported together.
+    """
     entry = pset.problems[index]
-    d = derive_spec(entry.spec, registry)
+    try:
+        d = derive_spec(entry.spec, registry)
+    except DeriveError as exc:
+        return in_file_terms(exc, pset.source, entry.id)
+    try:
+        plot = _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
+    except DeriveError as exc:
+        return in_file_terms(exc, pset.source, entry.id, "plot")
     solution = select_steps(d.solution, entry.ask)
     view = view_of(solution, f"Problem {index + 1} ({entry.id}): {entry.title}", entry.text)
     item = {
         "anchor": entry.id.lower(),
         "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
-        "tex": render("solution.tex.j2", "tex", view=view).rstrip("\n"),
-        "plot": _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None,
+        "tex": render("solution.tex.j2", "tex", view=view, label=f"{stem}:{entry.id}").rstrip("\n"),
+        "plot": plot,
     }
     question = {
         "title": entry.title,
@@ -384,6 +439,7 @@ def build_key(
     time_limit: float | None = None,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    errors: Sequence[DeriveError] = (),
 ) -> dict[str, str]:
     """Render every file of the key for a problem set, in memory: name → text.
 
@@ -395,10 +451,12 @@ def build_key(
             :class:`~derive.errors.TimeLimitError` names the problem.
         jobs: worker processes deriving problems at once (output is the same for any number).
         progress: called as ``progress(done, total)`` after each problem.
+        errors: errors already found in the file (parsing); they are raised together with
+            the ones found here, one line each.
     """
     stem = safe_name(stem)
     registry = registry or set_registry(pset, trust=True)
-    parts = run_each(
+    built = run_each(
         partial(_build_problem, pset, stem, registry),
         len(pset.problems),
         seconds=time_limit,
@@ -406,6 +464,10 @@ def build_key(
         jobs=jobs,
         on_done=progress,
     )
+    raise_collected(
+        pset.source, [*errors, *(part for part in built if isinstance(part, ProblemError))]
+    )
+    parts = [part for part in built if isinstance(part, _Problem)]
     figures = _roofline_figures(
         stem,
         [part.placement for part in parts],
@@ -441,9 +503,13 @@ def build_key(
         "key.md.j2", "md", summary=summary, figures=figures, items=items, **common
     )
     files[f"{stem}-questions.md"] = render("questions.md.j2", "md", questions=questions, **common)
+    files[f"{stem}-questions.tex"] = render(
+        "questions.tex.j2", "tex", questions=questions, preamble=PREAMBLE, **common
+    )
     body = render(
         "appendix.tex.j2",
         "tex",
+        stem=stem,
         summary=summary,
         figures=figures,
         items=items,
@@ -483,12 +549,25 @@ class KeyOptions:
     quiet: bool = True
 
 
-def _write_key(pset: ProblemSet, stem: str, out_dir: Path, force: bool, options: KeyOptions) -> int:
+def _write_key(
+    pset: ProblemSet,
+    stem: str,
+    out_dir: Path,
+    force: bool,
+    options: KeyOptions,
+    errors: Sequence[DeriveError] = (),
+) -> int:
     registry = set_registry(pset, options.trust, options.time_limit)
     bar = ProgressBar(f"derive key {stem}", quiet=options.quiet)
     try:
         files = build_key(
-            pset, stem, registry, time_limit=options.time_limit, jobs=options.jobs, progress=bar
+            pset,
+            stem,
+            registry,
+            time_limit=options.time_limit,
+            jobs=options.jobs,
+            progress=bar,
+            errors=errors,
         )
     finally:
         bar.close()
@@ -505,8 +584,9 @@ def run_key(
     options: KeyOptions = KeyOptions(),
 ) -> int:
     """``derive key FILE``: write the key files for a problem set (its Python only if trusted)."""
-    pset = load_problem_set(path)
-    return _write_key(pset, safe_name(stem or path.stem), out_dir, force, options)
+    errors: list[DeriveError] = []
+    pset = load_problem_set(path, errors)
+    return _write_key(pset, safe_name(stem or path.stem), out_dir, force, options, errors)
 
 
 def run_builtin_key(
@@ -515,6 +595,10 @@ def run_builtin_key(
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
     pset = parse_problem_set(text, "rooflines.toml")
+    print(
+        f"derive {__version__}: no command given, so writing the built-in answer key "
+        f"({pset.title}) into {out_dir.resolve()}; 'derive --help' lists the commands"
+    )
     options = options or KeyOptions(time_limit=time_limit(), jobs=default_jobs(), quiet=False)
     return _write_key(pset, "rooflines", out_dir, force, options)
 

@@ -101,6 +101,7 @@ def model_chapter(pset: ProblemSet, first_number: int, stem: str = "") -> ModelC
                 "text": entry.text,
                 "model_body": model_markdown(a, entry.title, entry.text, level=2, givens_only=True)
                 + (f"\n**Serving step.** {serving.given}\n" if serving is not None else ""),
+                "model_tex": model_latex(a, entry.title, entry.text, givens_only=True),
                 "asks": tuple(ASK_PHRASES[k] for k in asks)
                 + (serving.asks if serving is not None else ()),
             }

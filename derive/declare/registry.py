@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from derive.declare.operator import Operator
-from derive.errors import DeriveError, OperatorFileError, UnknownNameError
+from derive.errors import DeriveError, OperatorFileError, UnknownNameError, did_you_mean
 from derive.resources import resource_dir
 
 __all__ = ["Registry", "builtin_operator_files", "load_operator_file", "load_registry"]
@@ -43,7 +43,9 @@ class Registry:
             if op.name.lower() == key:
                 return op
         raise UnknownNameError(
-            f"operator {name!r}", f"unknown operator; known: {', '.join(self.names())}"
+            f"operator {name!r}",
+            f"unknown operator; known: {', '.join(self.names())}"
+            + did_you_mean(name, self.names()),
         )
 
 

@@ -61,7 +61,7 @@ def place_labels(
     (samples along drawn lines). Tiers, first success wins: the first candidate that
     clears everything; the candidate crossing the fewest soft samples; the same two
     with the candidates nudged a line at a time (down first, then up); finally the
-    first candidate as is. Ties go to the earlier candidate, so placement is stable."""
+    first candidate, moved inside the area. Ties go to the earlier candidate, so placement is stable."""
     placed: list[Box] = []
 
     ax0, ay0, ax1, ay1 = area
@@ -125,8 +125,16 @@ def place_labels(
             if choice is not None:
                 break
             choice = best([b.shifted(sign * step * r.h) for b in boxes for sign in (-1, 1)])
-        placed.append(choice if choice is not None else boxes[0])
+        placed.append(choice if choice is not None else _inside(boxes[0], area))
     return placed
+
+
+def _inside(box: Box, area: Box) -> Box:
+    """The box moved (not resized) to lie inside ``area`` where it can: a label that found
+    no free place overlaps others rather than running off the figure (and the page)."""
+    dx = min(0.0, area.x1 - box.x1) or max(0.0, area.x0 - box.x0)
+    dy = min(0.0, area.y1 - box.y1) or max(0.0, area.y0 - box.y0)
+    return Box(box.x0 + dx, box.y0 + dy, box.x1 + dx, box.y1 + dy)
 
 
 def polyline_obstacles(

@@ -26,11 +26,12 @@ __all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz", "tex
 TIKZ_PACKAGES: tuple[str, ...] = ("pgfplots",)
 TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compat=1.16}")
 
-# plot area 10cm x 7cm (``scale only axis``), labels in \footnotesize (8pt in a 10pt document)
-_W_CM, _H_CM = 10.0, 7.0
+# labels are placed for a 6cm x 4.2cm plot area (a two-column article's column, less the
+# tick labels); the axis is drawn \linewidth wide, so in one column they only get more room
+_W_CM, _H_CM = 6.0, 4.2
 _PT_PER_CM = 28.4528
 METRICS = Metrics(
-    width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=4.3, line_h=9.0, marker_r=2.2
+    width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=4.2, line_h=8.5, marker_r=2.2
 )
 PALETTE = ("blue!80!black", "red!80!black", "green!50!black", "violet", "orange!90!black", "brown")
 
@@ -123,7 +124,7 @@ def _label(lb: Label) -> str:
     """A label node whose box's lower-left corner lands where the placer put it; multi-line
     labels are left-aligned, one placer line per line (a white backing keeps them legible)."""
     lines = lb.text.split("\n")
-    style = f"inner sep=0pt, font=\\footnotesize, text={_color(lb.color)}, fill=white, fill opacity=0.75, text opacity=1"
+    style = f"inner sep=0pt, font=\\scriptsize, text={_color(lb.color)}, fill=white, fill opacity=0.75, text opacity=1"
     if len(lines) == 1:
         place, body = (
             f"anchor=base west, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy + 2.0)}pt",
@@ -138,10 +139,9 @@ def _label(lb: Label) -> str:
 
 
 def _render(scene: Scene) -> str:
-    opts = [
-        "scale only axis",
-        f"width={_W_CM:g}cm",
-        f"height={_H_CM:g}cm",
+    opts = [  # the column's width, whatever the document
+        "width=\\linewidth-8pt",  # pgfplots' estimate of the tick labels' room falls ~8pt short
+        f"height={_H_CM / _W_CM:g}\\linewidth",
         f"xmin=1e{scene.x_dec[0]}",
         f"xmax=1e{scene.x_dec[1]}",
         f"ymin=1e{scene.y_dec[0]}",
@@ -151,7 +151,6 @@ def _render(scene: Scene) -> str:
         "grid=both",
         "major grid style={black!25}",
         "minor grid style={black!8}",
-        f"title={{{_tex_escape(scene.title)}}}",
         f"xlabel={{{_tex_escape(scene.x_label)}}}",
         f"ylabel={{{_tex_escape(scene.y_label)}}}",
         "clip=false",

@@ -13,7 +13,14 @@ import sympy as sp
 
 from derive.errors import LimitError, ParseError
 
-__all__ = ["MAX_DIGITS", "fmt_decimal", "parse_decimal", "parse_positive", "parse_positive_int"]
+__all__ = [
+    "MAX_DIGITS",
+    "fmt_decimal",
+    "fmt_exact_decimal",
+    "parse_decimal",
+    "parse_positive",
+    "parse_positive_int",
+]
 
 MAX_DIGITS = 60
 MAX_EXPONENT = 60
@@ -81,6 +88,30 @@ def fmt_decimal(value: sp.Expr, digits: int = 5) -> str:
         decimals = max(0, digits - 1 - int(_floor_log10(abs(f))))
         return f"{f:.{decimals}f}"
     return f"{f:.{digits - 1}e}"
+
+
+def fmt_exact_decimal(value: sp.Expr, digits: int = 5) -> str:
+    """A number exactly when its decimal ends (``1/2`` -> ``0.5``, ``17/32`` -> ``0.53125``),
+    else rounded as :func:`fmt_decimal`.
+
+    >>> fmt_exact_decimal(sp.Rational(1, 2)), fmt_exact_decimal(sp.Rational(33, 32))
+    ('0.5', '1.03125')
+    >>> fmt_exact_decimal(sp.Rational(1, 3))
+    '0.33333'
+    """
+    value = sp.Rational(value) if isinstance(value, int) else value
+    if value.is_Rational and not value.is_Integer:
+        q = int(value.q)
+        twos = (q & -q).bit_length() - 1
+        rest, fives = q >> twos, 0
+        while rest % 5 == 0:
+            rest, fives = rest // 5, fives + 1
+        if rest == 1:
+            places = max(twos, fives)
+            scaled = int(value.p) * 10**places // q
+            sign, digits_text = ("-" if scaled < 0 else ""), str(abs(scaled)).rjust(places + 1, "0")
+            return f"{sign}{digits_text[:-places]}.{digits_text[-places:]}"
+    return fmt_decimal(value, digits)
 
 
 def _floor_log10(x: float) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sympy as sp
 
 from derive.declare.operator import Tensor
@@ -11,7 +13,23 @@ from derive.present.render import md_escape
 from derive.problem.chips import load_chips
 from derive.solution.notation import tex
 
-__all__ = ["chips_json", "chips_markdown", "operators_json", "operators_markdown"]
+__all__ = [
+    "chips_json",
+    "chips_markdown",
+    "chips_text",
+    "operators_json",
+    "operators_markdown",
+    "operators_text",
+]
+
+
+def _text_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
+    """Columns padded to their widest cell, two spaces apart (for a terminal: no escapes)."""
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+        for row in (header, *rows)
+    ]
 
 
 def chips_json() -> dict[str, object]:
@@ -59,6 +77,44 @@ def chips_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def chips_text() -> str:
+    """Every chip's ceilings and ridge points as a plain-text table."""
+    rows = []
+    for name, chip in load_chips().items():
+        for dtype, peak in chip.peaks:
+            ridge = chip.ridge(dtype)
+            link = f"{chip.link_name} {chip.link.text}" if chip.link else "-"
+            approx = "" if ridge.is_Integer else f" ≈ {fmt_decimal(ridge)}"
+            capacity = chip.capacity.text if chip.capacity else "-"
+            rows.append(
+                (
+                    name,
+                    dtype,
+                    peak.text,
+                    chip.hbm.text,
+                    capacity,
+                    f"{ridge}{approx}",
+                    link,
+                    peak.cite(),
+                )
+            )
+    header = (
+        "chip",
+        "dtype",
+        "peak FLOP/s",
+        "HBM B/s",
+        "HBM capacity B",
+        "ridge",
+        "link B/s",
+        "source",
+    )
+    intro = (
+        "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte. "
+        "HBM capacity in bytes per chip, decimal (80e9 B = 80 GB = 74.5 GiB)."
+    )
+    return "\n".join([intro, "", *_text_table(header, rows)]) + "\n"
+
+
 def _shape(shape: tuple[sp.Expr, ...]) -> str:
     return "[" + ", ".join(str(extent) for extent in shape) + "]"
 
@@ -95,3 +151,17 @@ def operators_markdown(registry: Registry) -> str:
             f"| {operator.name} | {md_escape(_tensors(operator.reads))} | {md_escape(_tensors(operator.writes))} | {md_escape(_tensors(operator.comms))} | ${tex(operator.flops)}$ | {md_escape(operator.doc)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def operators_text(registry: Registry) -> str:
+    """Operators as plain text: name and FLOPs, then the tensors read, written and sent, and the doc."""
+    lines: list[str] = []
+    for op in registry.operators:
+        lines.append(f"{op.name}  (FLOPs {op.flops})")
+        for label, tensors in (("reads", op.reads), ("writes", op.writes), ("comms", op.comms)):
+            if tensors:
+                lines.append(f"    {label:<7}{_tensors(tensors)}")
+        if op.doc:
+            lines.append(f"    {op.doc}")
+        lines.append("")
+    return "\n".join(lines)

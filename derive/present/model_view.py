@@ -332,9 +332,11 @@ def glance(a: ModelAnalysis, keys: tuple[str, ...]) -> tuple[str, str]:
     return md_escape(text), tex_escape(text)
 
 
-def model_latex(a: ModelAnalysis, title: str | None = None, text: str = "") -> str:
-    """The worked solution as a LaTeX fragment."""
-    return render("model.tex.j2", "tex", givens_only=False, **_context(a, title, text))
+def model_latex(
+    a: ModelAnalysis, title: str | None = None, text: str = "", givens_only: bool = False
+) -> str:
+    """The worked solution as a LaTeX fragment (``givens_only``: the question, for a sheet)."""
+    return render("model.tex.j2", "tex", givens_only=givens_only, **_context(a, title, text))
 
 
 def _quantity_json(q: Quantity | None) -> dict | None:

@@ -22,7 +22,18 @@ import jinja2
 from derive.resources import resource_dir
 from derive.solution.steps import Math
 
-__all__ = ["environment", "md_escape", "md_rich", "render", "tex_escape", "tex_rich"]
+__all__ = [
+    "environment",
+    "md_escape",
+    "md_rich",
+    "render",
+    "tex_break_sum",
+    "tex_escape",
+    "tex_rich",
+    "tex_rich_narrow",
+    "tex_slashed",
+    "tex_table_is_wide",
+]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
 _TEX_MAP = {
@@ -76,6 +87,8 @@ def md_escape(text: str) -> str:
 
 def _tex_char(match: re.Match[str]) -> str:
     ch = match.group(0)
+    if ch == "-":
+        return "-{}"
     if ch in _TEX_MAP:
         return _TEX_MAP[ch]
     if ch == "\n":
@@ -83,7 +96,8 @@ def _tex_char(match: re.Match[str]) -> str:
     return ch if ch in "éèàüöäçñ" else "?"  # other control characters and non-ASCII
 
 
-_TEX_SPECIAL = re.compile("[" + re.escape("".join(_TEX_MAP)) + r"]|[^\x20-\x7e]")
+# a hyphen before a hyphen gets an empty group, so "--flag" does not print as an en dash
+_TEX_SPECIAL = re.compile("-(?=-)|[" + re.escape("".join(_TEX_MAP)) + r"]|[^\x20-\x7e]")
 
 
 def tex_escape(text: str) -> str:
@@ -109,6 +123,163 @@ def tex_rich(parts: str | Iterable[str | Math]) -> str:
         return tex_escape(parts)
     return "".join(
         f"${part.latex}$" if isinstance(part, Math) else tex_escape(part) for part in parts
+    )
+
+
+_TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
+BREAK_WIDTH = 30  # about what fits beside ``T_mem =`` in a two-column article's column
+_NEXT_LINE = " \\\\\n  &\\qquad "  # a continuation line of an align* row
+
+
+def _tex_width(tex: str) -> float:
+    """A rough printed width of LaTeX math, in characters (a fraction counts its wider side)."""
+    width, tokens, i = 0.0, _TEX_TOKEN.findall(tex), 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == r"\frac":
+            num, i = _group(tokens, i + 1)
+            den, i = _group(tokens, i)
+            width += max(_tex_width(num), _tex_width(den))
+            continue
+        if token in ("_", "^"):
+            body, i = _group(tokens, i + 1)
+            width += 0.7 * _tex_width(body)
+            continue
+        if token in ("{", "}") or token.isspace() or token in (r"\left", r"\right", r"\,", r"\ "):
+            pass
+        elif token in (r"\cdot", r"\times", r"\approx", r"\le", r"\ge"):
+            width += 2.2
+        elif token.startswith("\\"):
+            width += 1.0
+        else:
+            width += 1.25 if token.isupper() else 1.0 + (1.2 if token in "+-=" else 0.0)
+        i += 1
+    return width
+
+
+def _group(tokens: list[str], i: int) -> tuple[str, int]:
+    """The LaTeX of the braced group (or single token) at ``tokens[i]``, and the index after it."""
+    if i >= len(tokens):
+        return "", i
+    if tokens[i] != "{":
+        return tokens[i], i + 1
+    depth, j = 0, i
+    while j < len(tokens):
+        depth += {"{": 1, "}": -1}.get(tokens[j], 0)
+        if depth == 0:
+            return "".join(tokens[i + 1 : j]), j + 1
+        j += 1
+    return "".join(tokens[i + 1 :]), j
+
+
+def tex_is_wide(tex: str, width: int = BREAK_WIDTH // 3) -> bool:
+    """True when LaTeX math is wider than ``width`` characters (see :func:`tex_break_sum`)."""
+    return _tex_width(tex) > width
+
+
+def _one_fraction(tex: str) -> tuple[str, str, str] | None:
+    """``(sign, numerator, denominator)`` when ``tex`` is one ``\\frac`` (maybe negated)."""
+    sign = "- " if tex.startswith(r"- \frac{") else ""
+    tokens = _TEX_TOKEN.findall(tex[len(sign) :])
+    if tokens[:1] != [r"\frac"]:
+        return None
+    numerator, after = _group(tokens, 1)
+    denominator, end = _group(tokens, after)
+    return (sign, numerator, denominator) if end == len(tokens) else None
+
+
+def tex_slashed(tex: str, width: int = BREAK_WIDTH // 2) -> str:
+    """Each wide top-level fraction written ``(a)/(b)`` and ``\\left(`` … ``\\right)`` as plain
+    brackets, so inline math in a narrow cell or a verdict can break at its ``+`` and ``-``
+    signs (a ``\\frac`` or a ``\\left``…``\\right`` group cannot break).
+
+    >>> tex_slashed(r"B \\ge \\frac{2 D F G}{41 D F - 9850 D - 9850 F}")
+    'B \\\\ge (2 D F G)/(41 D F - 9850 D - 9850 F)'
+    """
+    if _tex_width(tex) <= width:
+        return tex
+    tokens, out, i = _TEX_TOKEN.findall(tex), [], 0
+    while i < len(tokens):
+        if tokens[i] in (r"\left", r"\right"):  # plain brackets: TeX may break inside them
+            i += 1
+        elif tokens[i] == r"\frac":
+            numerator, after = _group(tokens, i + 1)
+            denominator, end = _group(tokens, after)
+            whole = "".join(tokens[i:end])
+            wide = _tex_width(whole) > width
+            plain = [
+                side.replace(r"\left(", "(").replace(r"\right)", ")")
+                for side in (numerator, denominator)
+            ]
+            out.append(f"({plain[0]})/({plain[1]})" if wide else whole)
+            i = end
+        elif tokens[i] == "{":  # a group (a sub- or superscript): left as it is
+            body, end = _group(tokens, i)
+            out.append("{" + body + "}")
+            i = end
+        else:
+            out.append(tokens[i])
+            i += 1
+    return "".join(out)
+
+
+def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
+    """A long sum broken into ``align*`` lines at its top-level ``+`` and ``-`` signs.
+
+    Each line holds as many terms as fit in ``width`` (see :func:`_tex_width`); the
+    continuation lines start ``&\\qquad + …``. Short formulas come back unchanged; a
+    fraction too wide to break is set in text style (``\\tfrac``).
+    """
+    if _tex_width(tex) <= width:
+        return tex
+    fraction = _one_fraction(tex)
+    if fraction is not None:
+        sign, numerator, denominator = fraction
+        wide_num, wide_den = _tex_width(numerator) > width, _tex_width(denominator) > width
+        if not (wide_num or wide_den):
+            return sign + r"\tfrac" + tex[len(sign) + len(r"\frac") :]
+        top = tex_break_sum(numerator, width)
+        if not wide_den and _tex_width(denominator) <= width // 2:  # a long sum over a number
+            slash = _NEXT_LINE if _NEXT_LINE in top else " "
+            return sign + rf"\bigl({top}\bigr)" + slash + rf"\big/ \bigl({denominator}\bigr)"
+        bottom = tex_break_sum(denominator, width)
+        return sign + rf"\bigl({top}\bigr)" + _NEXT_LINE + rf"\big/ \bigl({bottom}\bigr)"
+    terms, depth, start = [], 0, 0
+    for match in re.finditer(r"[{}]|\\left|\\right| [+-] ", tex):
+        token = match.group(0)
+        depth += {"{": 1, "}": -1, r"\left": 1, r"\right": -1}.get(token, 0)
+        if depth == 0 and token.strip() in "+-":
+            terms.append(tex[start : match.start()])
+            start = match.start() + 1
+    terms.append(tex[start:])
+    lines: list[str] = []
+    for term in terms:
+        if lines and _tex_width(lines[-1] + " " + term) <= width:
+            lines[-1] += " " + term
+        else:
+            lines.append(term)
+    return _NEXT_LINE.join(lines)
+
+
+def tex_rich_narrow(parts: str | Iterable[str | Math], width: int = BREAK_WIDTH // 2) -> str:
+    """Rich text as LaTeX for a narrow place (a table cell, a column's verdict): fractions
+    wider than ``width`` characters written ``(a)/(b)`` (see :func:`tex_slashed`)."""
+    if isinstance(parts, str):
+        return tex_escape(parts)
+    return "".join(
+        f"${tex_slashed(part.latex, width)}$" if isinstance(part, Math) else tex_escape(part)
+        for part in parts
+    )
+
+
+def tex_table_is_wide(table: tuple, width: int = 12) -> bool:
+    """True when a table (a header row, then rows of rich cells) holds a formula wider
+    than ``width`` characters: too wide for a table cell in a two-column paper."""
+    return any(
+        isinstance(part, Math) and _tex_width(part.latex) > width
+        for row in table[1:]
+        for cell in row
+        for part in (cell if isinstance(cell, tuple) else ())
     )
 
 
@@ -187,13 +358,16 @@ def environment(fmt: str) -> jinja2.Environment:
             comment_end_string="#>",
             **common,
         )
-        filters = dict(rich=tex_rich, e=tex_escape)
+        filters = dict(rich=tex_rich, e=tex_escape, breaksum=tex_break_sum, narrow=tex_rich_narrow)
+        env_tests = dict(wide=tex_is_wide, widetable=tex_table_is_wide)
     else:
         raise ValueError(fmt)
     env = jinja2.Environment(
         loader=loader, bytecode_cache=_bytecode_cache(settings, tuple(sorted(filters))), **settings
     )
     env.filters.update(filters)
+    if fmt == "tex":
+        env.tests.update(env_tests)
     return env
 
 

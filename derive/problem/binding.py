@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from derive.declare.operator import NAME_RE, Operator
-from derive.errors import ProblemError, UnknownNameError
+from derive.declare.composite import Composite, unfused
+from derive.declare.operator import NAME_RE, Operator, Tensor
+from derive.errors import ProblemError, UnknownNameError, did_you_mean
 from derive.formula.decimals import parse_positive_int
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.dtypes import Dtype, get_dtype
@@ -57,6 +58,7 @@ class Problem:
     bound: tuple[tuple[sp.Symbol, sp.Integer], ...]
     solve_for: sp.Symbol
     timing: Timing = field(default_factory=Timing)
+    intermediate_dtypes: tuple[tuple[str, Dtype], ...] = ()
 
     def bound_subs(self, except_dim: sp.Symbol | None = None) -> dict[sp.Symbol, sp.Integer]:
         """Bound dims → values, optionally leaving one dim free."""
@@ -68,43 +70,64 @@ class Problem:
         return self.chip.name if self.chip else "given numbers"
 
 
-def _bind_dtypes(op: Operator, specs: tuple[str, ...]) -> tuple[tuple[str, Dtype], ...]:
+def _intermediates(op: Operator) -> tuple[Tensor, ...]:
+    """Tensors only a fused layer's unfused twin moves (the intermediates kept on chip)."""
+    if not isinstance(op, Composite) or not op.fused:
+        return ()
+    names = set(op.tensor_names)
+    twin = unfused(op)
+    return tuple({t.name: t for t in twin.tensors if t.name not in names}.values())
+
+
+def _bind_dtypes(
+    op: Operator, specs: tuple[str, ...]
+) -> tuple[tuple[tuple[str, Dtype], ...], tuple[tuple[str, Dtype], ...]]:
+    """The dtype of every tensor, and of every intermediate of a fused layer's unfused twin.
+
+    A width fixed in the declaration (``Tensor(..., width=1)``) is kept under a bare
+    ``--dtype``; only ``--dtype NAME=DTYPE`` for that tensor replaces it.
+    """
     chosen: dict[str, Dtype] = {}
-    declared = {t.name: t.width for t in op.tensors if t.width is not None}
-    names = op.tensor_names
+    inner = _intermediates(op)
+    tensors = {t.name: t for t in (*op.tensors, *inner)}
+    declared = {name: t.width for name, t in tensors.items() if t.width is not None}
+    names, inner_names = op.tensor_names, tuple(t.name for t in inner)
     for spec in specs:
         if not isinstance(spec, str):
             raise ProblemError("--dtype", f"expected text like bf16 or Y=int8, got {spec!r}")
         if "=" in spec:
             tensor, _, dtype = (s.strip() for s in spec.partition("="))
-            if tensor not in names:
+            if tensor not in tensors:
+                known = ", ".join(names + inner_names)
                 raise UnknownNameError(
                     f"--dtype {spec}",
-                    f"operator {op.name!r} has no tensor {tensor!r}; its tensors are {', '.join(names)}",
+                    f"operator {op.name!r} has no tensor {tensor!r}; its tensors are {known}"
+                    + did_you_mean(tensor, names + inner_names),
                 )
             chosen[tensor] = get_dtype(dtype)
         else:
             dt = get_dtype(spec)
-            chosen.update({n: dt for n in names})
+            chosen.update({n: dt for n in tensors if n not in declared})
     missing = [n for n in names if n not in chosen and n not in declared]
     if missing:
         raise ProblemError(
             f"operator {op.name!r}",
             f"tensor {missing[0]!r} has no dtype; give --dtype DTYPE for all tensors or --dtype {missing[0]}=DTYPE",
         )
-    out = []
-    for n in names:
-        if n in chosen:
-            out.append((n, chosen[n]))
-        else:
-            out.append((n, Dtype(f"{declared[n]} B", declared[n], "")))
-    return tuple(out)
+
+    def bound(name: str) -> Dtype:
+        return chosen[name] if name in chosen else Dtype(f"{declared[name]} B", declared[name], "")
+
+    return (
+        tuple((n, bound(n)) for n in names),
+        tuple((n, bound(n)) for n in inner_names if n in chosen or n in declared),
+    )
 
 
 def _compute_dtype(op: Operator, dtypes: dict[str, Dtype], override: str | None) -> tuple[str, str]:
     if override:
         dt = get_dtype(override)
-        return dt.compute_as, f"given with --compute {override}"
+        return dt.compute_as, "as given" if dt.compute_as == override else f"given as {override}"
     reads = [t.name for t in op.reads] or [t.name for t in op.writes]
     best = max(reads, key=lambda n: (dtypes[n].width, -reads.index(n)))
     dt = dtypes[best]
@@ -186,7 +209,7 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
             f"operator {op.name!r}",
             "it only communicates: time it as a part of a Composite (after the kernel whose output it sends)",
         )
-    dtypes = _bind_dtypes(op, tuple(spec.dtypes))
+    dtypes, intermediates = _bind_dtypes(op, tuple(spec.dtypes))
     compute, reason = _compute_dtype(op, dict(dtypes), spec.compute)
     chip, peak, bandwidth, link = _hardware(spec, compute)
     regime = parse_regime(spec.regime, op.dims) if spec.regime else None
@@ -203,4 +226,5 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
         _bind_sets(op, tuple(spec.sets)),
         _solve_for(op, spec.solve_for),
         bind_timing(spec.timing),
+        intermediates,
     )

@@ -13,7 +13,7 @@ from importlib import resources
 
 import sympy as sp
 
-from derive.errors import ChipDataError, UnknownNameError
+from derive.errors import ChipDataError, UnknownNameError, did_you_mean
 from derive.formula.decimals import parse_positive
 from derive.problem.toml_file import loads_toml
 
@@ -165,4 +165,7 @@ def get_chip(name: str) -> Chip:
     for chip_name, chip in load_chips().items():
         if isinstance(name, str) and chip_name.lower() == name.strip().lower():
             return chip
-    raise UnknownNameError(f"chip {name!r}", f"unknown chip; known: {', '.join(load_chips())}")
+    raise UnknownNameError(
+        f"chip {name!r}",
+        f"unknown chip; known: {', '.join(load_chips())}" + did_you_mean(name, load_chips()),
+    )

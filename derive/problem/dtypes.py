@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.errors import UnknownNameError
+from derive.errors import UnknownNameError, did_you_mean
 
 __all__ = ["DTYPES", "Dtype", "dtype_names", "get_dtype"]
 
@@ -54,5 +54,8 @@ def get_dtype(name: str) -> Dtype:
     """Look a dtype up by name (case-insensitive)."""
     dt = DTYPES.get(name.strip().lower()) if isinstance(name, str) else None
     if dt is None:
-        raise UnknownNameError(f"dtype {name!r}", f"unknown dtype; known: {', '.join(DTYPES)}")
+        raise UnknownNameError(
+            f"dtype {name!r}",
+            f"unknown dtype; known: {', '.join(DTYPES)}" + did_you_mean(name, DTYPES),
+        )
     return dt

@@ -1,18 +1,21 @@
 """Problem sets: a TOML file of problems (the keys are a contract).
 
-Top level: ``title``, optional ``operators`` (Python files, paths relative to the file; run
-only when trusted), optional ``[[operator]]`` tables (operators as data, see
-:mod:`derive.problem.operator_tables`), ``[[problem]]`` tables. Every key is checked: an unknown key, a wrong type or a TOML syntax error is a
-one-line error naming the file, the problem id and the key.
+Top level: optional ``title`` (default: the file's name), optional ``operators`` (Python
+files, paths relative to the file; run only when trusted), optional ``[[operator]]`` tables
+(operators as data, see :mod:`derive.problem.operator_tables`), ``[[problem]]`` tables.
+Every key is checked: an unknown key, a wrong type or a TOML syntax error is a one-line
+error naming the file, the problem id and the key; every error in the file is reported at
+once (up to :data:`MAX_ERRORS`). A problem's ``title`` defaults to its id.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from derive.errors import DeriveError, ProblemError
+from derive.errors import DeriveError, ProblemError, ProblemSetError
 from derive.problem.binding import ProblemSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.operator_tables import OperatorTable, parse_operator_tables
@@ -28,6 +31,7 @@ __all__ = [
     "PlotSpec",
     "ProblemEntry",
     "ProblemSet",
+    "in_file_terms",
     "load_problem_set",
     "parse_problem_set",
 ]
@@ -35,6 +39,35 @@ __all__ = [
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_PROBLEMS = 500
 MAX_TEXT = 20_000
+MAX_ERRORS = 20  # errors reported at once from one file
+EXPECT_KEYS = (
+    "flops",
+    "bytes",
+    "intensity",
+    "intensity_bound",
+    "intensity_regime",
+    "intensity_regime_bound",
+    "ridge",
+    "t_math",
+    "t_mem",
+    "crossover",
+    "crossover_regime",
+    "crossover_status",
+    "min_compute_bound",
+    "min_compute_bound_regime",
+)
+# what a problem's keys are called on the command line, for errors found after parsing
+_FLAG_KEYS = (
+    ("--link-bandwidth", "link_bandwidth"),
+    ("--bandwidth", "bandwidth"),
+    ("--peak", "peak"),
+    ("--chip", "chip"),
+    ("--compute", "compute"),
+    ("--solve-for", "solve_for"),
+    ("--regime", "regime"),
+    ("--dtype", "dtypes"),
+    ("--set", "set"),
+)
 ASK_KEYS = (
     "flops",
     "bytes",
@@ -245,7 +278,7 @@ def _head(
     if isinstance(pid, str) and ID_RE.match(pid):
         where = f"{origin}: problem {pid!r}"
     _check_keys(raw, schema, where)
-    for key in ("id", "title", required):
+    for key in ("id", required):
         if key not in raw:
             raise ProblemError(where, f"missing key {key!r}")
     if not isinstance(pid, str) or not ID_RE.match(pid):
@@ -293,7 +326,7 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
         measured_tokens_per_s=table.get("measured_tokens_per_s"),
         state_bytes=table.get("state_bytes"),
     )
-    return ModelEntry(pid, table["title"], table.get("text", ""), spec, ask, serving)
+    return ModelEntry(pid, table.get("title", pid), table.get("text", ""), spec, ask, serving)
 
 
 def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:
@@ -303,6 +336,12 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + _str_map(
         raw.get("dtypes", {}), where, "dtypes", str
     )
+    for key in raw.get("expect", {}):
+        if key not in EXPECT_KEYS:
+            raise ProblemError(
+                f"{where}: key 'expect'",
+                f"unknown quantity {key!r}; allowed: {', '.join(EXPECT_KEYS)}",
+            )
     ask = tuple(raw.get("ask", ()))
     for item in ask:
         if item not in ASK_KEYS:
@@ -327,15 +366,20 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     except DeriveError as error:
         raise ProblemError(f"{where}: {error.what}", error.why) from None
     plot = _plot(raw["plot"], where) if "plot" in raw else None
-    return ProblemEntry(pid, raw["title"], raw.get("text", ""), spec, ask, plot)
+    return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot)
 
 
-def parse_problem_set(text: str, origin: str, base: Path | None = None) -> ProblemSet:
-    """Parse problem-set TOML text; ``base`` resolves ``operators`` paths."""
+def parse_problem_set(
+    text: str, origin: str, base: Path | None = None, errors: list[DeriveError] | None = None
+) -> ProblemSet:
+    """Parse problem-set TOML text; ``base`` resolves ``operators`` paths.
+
+    A problem with an error is left out and its error appended to ``errors`` when that
+    list is given (so a caller can add the errors it finds later and report them all);
+    otherwise every problem's errors are raised together.
+    """
     data = loads_toml(text, origin)
     _check_keys(data, _TOP, origin)
-    if "title" not in data:
-        raise ProblemError(origin, "missing key 'title'")
     problems = data.get("problem", [])
     if not problems or len(problems) > MAX_PROBLEMS:
         raise ProblemError(origin, f"needs 1 to {MAX_PROBLEMS} [[problem]] tables")
@@ -345,15 +389,25 @@ def parse_problem_set(text: str, origin: str, base: Path | None = None) -> Probl
             raise ProblemError(f"{origin}: key 'operators'", "must be a list of paths (strings)")
         ops.append((base or Path(".")) / p)
     seen: set[str] = set()
-    entries, models = [], []
+    entries: list[ProblemEntry] = []
+    models: list[ModelEntry] = []
+    found: list[DeriveError] = []
     for i, raw in enumerate(problems):
-        if isinstance(raw, dict) and "model" in raw and "operator" not in raw:
-            models.append(_model_problem(raw, i, origin, seen))
-        else:
-            entries.append(_problem(raw, i, origin, seen))
+        try:
+            if isinstance(raw, dict) and "model" in raw and "operator" not in raw:
+                models.append(_model_problem(raw, i, origin, seen))
+            else:
+                entries.append(_problem(raw, i, origin, seen))
+        except ProblemError as exc:
+            found.append(exc)
+    if errors is None:
+        raise_collected(origin, found)
+    else:
+        errors.extend(found)
     tables = parse_operator_tables(data["operator"], origin) if "operator" in data else ()
+    title = data.get("title", Path(origin).stem)
     return ProblemSet(
-        data["title"],
+        title,
         data.get("text", ""),
         tuple(ops),
         tuple(entries),
@@ -363,7 +417,53 @@ def parse_problem_set(text: str, origin: str, base: Path | None = None) -> Probl
     )
 
 
-def load_problem_set(path: Path) -> ProblemSet:
-    """Read and parse a problem-set file."""
+def raise_collected(origin: str, errors: Sequence[DeriveError]) -> None:
+    """Raise the errors found in one file together (the first :data:`MAX_ERRORS`), if any."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        shown = list(errors[:MAX_ERRORS])
+        if len(errors) > MAX_ERRORS:
+            more = len(errors) - MAX_ERRORS
+            shown.append(ProblemError(origin, f"{more} more error(s) not shown"))
+        raise ProblemSetError(origin, f"{len(errors)} errors", tuple(shown))
+
+
+def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "") -> ProblemError:
+    """An error found after parsing (binding, deriving), said in the file's own terms.
+
+    ``--set B=0`` becomes ``<file>: problem 'q1': key 'set' (B=0)``; flags in the reason
+    become keys. ``key`` names the key when the caller knows it (``plot``).
+    """
+    what, why = exc.what, exc.why
+    for flag, name in _FLAG_KEYS:
+        why = why.replace(flag, name)
+    detail = what
+    for flag, name in _FLAG_KEYS:
+        if what.startswith(flag):
+            key, detail = key or name, what[len(flag) :].strip()
+            break
+    else:
+        for word in ("chip", "dtype", "operator", "regime"):
+            if what.startswith(f"{word} "):
+                key, detail = key or word, what[len(word) + 1 :]
+                break
+    if key == "plot" and what.startswith(("--solve-for", "--set")):
+        key = "plot.over" if what.startswith("--solve-for") else "plot.series"
+    missing = re.match(r"tensor '([^']+)' has no dtype", why)
+    if missing:
+        key, detail = "dtypes", ""
+        name = missing.group(1)
+        why = f'tensor {name!r} has no dtype; give dtype = "…" for every tensor or dtypes = {{ {name} = "…" }}'
+
+    where = f"{origin}: problem {problem_id!r}" + (f": key {key!r}" if key else "")
+    return ProblemError(where + (f" ({detail})" if detail else ""), why)
+
+
+def load_problem_set(path: Path, errors: list[DeriveError] | None = None) -> ProblemSet:
+    """Read (bounded: a regular file, a size cap) and parse a problem-set file.
+
+    ``errors``: see :func:`parse_problem_set`.
+    """
     text = read_toml_text(path, f"problem set {str(path)!r}")
-    return parse_problem_set(text, str(path), path.parent)
+    return parse_problem_set(text, str(path), path.parent, errors)

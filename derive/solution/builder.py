@@ -14,7 +14,7 @@ from derive.analysis.analyse import Analysis, IntensityForm, Roofline, Threshold
 from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from derive.analysis.leading_order import LeadingOrder
 from derive.analysis.parts import Fusion, LayerBreakdown
-from derive.formula.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal, fmt_exact_decimal
 from derive.problem.regime import REGIME_FACTOR, Regime
 from derive.solution.collective_steps import collective_steps
 from derive.solution.measured_steps import measured_step
@@ -75,13 +75,23 @@ def _bytes_lines(roof: Roofline, lhs: str, bound: dict[sp.Symbol, sp.Integer]) -
         if has_width_symbol
         else ""
     )
-    lines = [Line.of(lhs, symbolic, subbed, tex_sum([term.bytes for term in terms]))]
+    collected = roof.bytes_collected
+    per_tensor = tex_sum([term.bytes for term in terms])
+    lines = [
+        Line.of(
+            lhs,
+            symbolic,
+            subbed,
+            per_tensor,
+            tex_sum(collected) if len(collected) < len(terms) else "",
+        )
+    ]
     if bound and roof.bytes.free_symbols & set(bound):
         lines.append(
             Line.of(
                 lhs,
                 " + ".join(tex_sub(term.bytes, bound) for term in terms),
-                tex(roof.bytes_bound),
+                tex_sum(roof.terms_bound_collected),
             )
         )
     return lines
@@ -90,7 +100,7 @@ def _bytes_lines(roof: Roofline, lhs: str, bound: dict[sp.Symbol, sp.Integer]) -
 def _bytes_step(analysis: Analysis) -> Step:
     terms = analysis.memory.terms
     listing = "; ".join(
-        f"{term.tensor.name} ({term.role}, {term.dtype}, {fmt_decimal(term.width)} B/element)"
+        f"{term.tensor.name} ({term.role}, {term.dtype}, {fmt_exact_decimal(term.width)} B/element)"
         for term in terms
     )
     return Step(
@@ -109,46 +119,87 @@ def _ratio_tex(form: IntensityForm) -> str:
 
 
 def _intensity_step(analysis: Analysis) -> Step:
-    terms = tuple(term.bytes for term in analysis.memory.terms)
-    frac = rf"\frac{{{tex(analysis.flops)}}}{{{tex_sum(terms)}}}"
+    memory = analysis.memory
+    frac = rf"\frac{{{tex(analysis.flops)}}}{{{tex_sum(memory.bytes_collected)}}}"
     lines = [
         Line.of(
             INTENSITY,
             r"\frac{\text{FLOPs}}{\text{bytes}}",
             frac,
-            _ratio_tex(analysis.memory.written),
+            _ratio_tex(memory.written),
         )
     ]
+    bound, at_bound = analysis.problem.bound_subs(), analysis.intensity_bound
+    if bound and at_bound is not None and memory.intensity.free_symbols & set(bound):
+        lines.append(
+            Line.of(
+                INTENSITY,
+                tex_sub(memory.intensity, bound) if at_bound.is_number else "",
+                tex(at_bound),
+                approx=_num(at_bound),
+            )
+        )
+    where = " and then at the bound dims" if len(lines) > 1 else ""
     return Step(
         StepKind.INTENSITY,
         "I = FLOPs / bytes",
-        rich("FLOPs done per byte moved, in lowest terms."),
+        rich(f"FLOPs done per byte moved, in lowest terms{where}."),
         tuple(lines),
     )
 
 
+def _leading_lines(analysis: Analysis, frac: str, lead: LeadingOrder) -> tuple[Line, ...]:
+    """``I ≈ kept/kept = ratio``, then the ratio at the bound dims when any appear in it."""
+    lines = [Line.of(INTENSITY, frac, tex(lead.ratio), relation=r"\approx")]
+    bound, at_bound = analysis.problem.bound_subs(), analysis.intensity_regime_bound
+    if bound and at_bound is not None and lead.ratio.free_symbols & set(bound):
+        lines.append(Line.of(INTENSITY, tex(at_bound), relation=r"\approx", approx=_num(at_bound)))
+    return tuple(lines)
+
+
+def _collected(analysis: Analysis, kept: tuple[sp.Expr, ...], side: str) -> tuple[sp.Expr, ...]:
+    """The kept denominator as the analysis collected it (``4BHKS``, not ``2BHKS + 2BHKS``)."""
+    collected = analysis.leading_den_collected if side == "denominator" else ()
+    return collected if collected and len(collected) < len(kept) else kept
+
+
+def _dropped_tensors(analysis: Analysis, dropped: tuple[sp.Expr, ...]) -> str:
+    """The tensors whose bytes were dropped, each named once even when two move equal bytes."""
+    pool, names = list(dropped), []
+    for term in analysis.memory.terms:
+        if term.bytes in pool:
+            pool.remove(term.bytes)
+            names.append(term.tensor.name)
+    if pool or not names:
+        return ""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _leading_step(analysis: Analysis, lead: LeadingOrder, regime: Regime) -> Step:
     grow = ", ".join(f"{dim} → t{dim}" for dim in regime.growing)
-    frac = rf"\frac{{{tex_sum(lead.kept_num)}}}{{{tex_sum(lead.kept_den)}}}"
-    names = {term.bytes: term.tensor.name for term in analysis.memory.terms}
+    frac = rf"\frac{{{tex_sum(lead.kept_num)}}}{{{tex_sum(_collected(analysis, lead.kept_den, 'denominator'))}}}"
     notes = []
     for side, dropped, kept, order in (
         ("numerator", lead.dropped_num, lead.kept_num, lead.num_order),
         ("denominator", lead.dropped_den, lead.kept_den, lead.den_order),
     ):
         if dropped:
-            named = ", ".join(f"{names[term]}" for term in dropped if term in names)
-            who = f" (bytes of {named})" if named and side == "denominator" else ""
+            named = _dropped_tensors(analysis, dropped) if side == "denominator" else ""
+            who = f" (bytes of {named})" if named else ""
             notes.append(
                 rich(
                     f"Dropped from the {side}: ",
                     Math(tex_sum(dropped)),
                     who,
-                    " grows more slowly than the kept ",
-                    Math(tex_sum(kept)),
+                    " grows more slowly than the kept "
+                    if len(dropped) == 1
+                    else " grow more slowly than the kept ",
+                    Math(tex_sum(_collected(analysis, kept, side))),
                     " (order ",
                     Math(f"t^{{{order}}}"),
-                    "), so it is negligible as t → ∞.",
+                    "), so it is negligible as t → ∞."
+                    if len(dropped) == 1
+                    else "), so they are negligible as t → ∞.",
                 )
             )
     return Step(
@@ -157,7 +208,7 @@ def _leading_step(analysis: Analysis, lead: LeadingOrder, regime: Regime) -> Ste
         rich(
             f"Regime {regime.pretty}: {regime.describe()}. Scale {grow} and keep the highest power of t above and below."
         ),
-        (Line.of(INTENSITY, frac, tex(lead.ratio), relation=r"\approx"),),
+        _leading_lines(analysis, frac, lead),
         tuple(notes),
     )
 
@@ -183,18 +234,46 @@ def _ridge_step(analysis: Analysis) -> Step:
 
 
 def _crossover_lines(
-    shown: str, ridge: sp.Expr, cross: Crossover, relation: str = "="
+    shown: str, ridge: sp.Expr, cross: Crossover, relation: str = "=", depends: bool = True
 ) -> tuple[Line, ...]:
-    """``I(x) = I*`` (``shown`` is the intensity's LaTeX) and the root, when there is one."""
+    """``I(x) = I*`` (``shown`` is the intensity's LaTeX) and the root, when there is one.
+
+    An intensity that does not depend on x is compared with the ridge, not solved.
+    """
     x = cross.variable
+    if not depends:
+        return (
+            Line.of(INTENSITY, shown, relation=relation),
+            Line.of(r"I^{*}", tex(ridge), approx=_num(ridge)),
+        )
     lines = [Line.of(shown, tex(ridge), relation=relation)]
     if cross.exact is not None:
         lines.append(Line.of(f"{tex(x)}^{{*}}", tex(cross.exact), approx=_num(cross.exact)))
     return tuple(lines)
 
 
-def _crossover_notes(cross: Crossover, ridge: sp.Expr) -> tuple[Rich, ...]:
+def _crossover_notes(cross: Crossover, ridge: sp.Expr, depends: bool = True) -> tuple[Rich, ...]:
     x = cross.variable
+    if not depends and cross.status in (NEVER, ALWAYS):
+        side = "below" if cross.status == NEVER else "at or above"
+        bound = "memory-bound" if cross.status == NEVER else "compute-bound"
+        notes = [
+            rich(
+                f"I does not depend on {x}: it is {side} the ridge for every {x}, so {bound} throughout."
+            )
+        ]
+        top = cross.supremum_all if cross.supremum_all is not None else cross.supremum
+        if cross.status == NEVER and top is not None and cross.shortfall is not None:
+            notes.append(
+                rich(
+                    "I never exceeds ",
+                    _m(top),
+                    f", {fmt_decimal(cross.shortfall, 4)}× below the ridge ",
+                    _m(ridge),
+                    ".",
+                )
+            )
+        return tuple(notes)
     if cross.status == NEVER:
         out = [
             rich(f"No crossover: {cross.note}.")
@@ -220,7 +299,7 @@ def _crossover_notes(cross: Crossover, ridge: sp.Expr) -> tuple[Rich, ...]:
     if cross.status == ALWAYS:
         return (rich(f"I ≥ I* for every {x} > 0: compute-bound everywhere."),)
     notes = []
-    if cross.condition is not None:
+    if cross.condition is not None and depends:
         notes.append(
             rich(
                 "The root exists (is positive) only when ", Math(tex(cross.condition) + " > 0"), "."
@@ -232,20 +311,30 @@ def _crossover_notes(cross: Crossover, ridge: sp.Expr) -> tuple[Rich, ...]:
 
 
 def _crossover_step(
-    kind: StepKind, shown: str, ridge: sp.Expr, cross: Crossover, subs: dict, what: str
+    kind: StepKind,
+    shown: str,
+    ridge: sp.Expr,
+    cross: Crossover,
+    subs: dict,
+    what: str,
+    depends: bool = True,
 ) -> Step:
-    rule = "T_math = T_mem ⇔ I = π/β, solved exactly"
-    reason = rich(
-        f"Set the {what} equal to the ridge and solve for {cross.variable}"
-        + (" with the bound dims substituted." if subs else ".")
+    rule = "T_math = T_mem ⇔ I = π/β, solved exactly" if depends else "T_math ≥ T_mem ⇔ I ≥ π/β"
+    bound = " with the bound dims substituted" if subs else ""
+    reason = (
+        rich(f"Set the {what} equal to the ridge and solve for {cross.variable}{bound}.")
+        if depends
+        else rich(
+            f"The {what}{bound} does not depend on {cross.variable}: compare it with the ridge."
+        )
     )
     rel = r"\approx" if kind == StepKind.CROSSOVER_REGIME else "="
     return Step(
         kind,
         rule,
         reason,
-        _crossover_lines(shown, ridge, cross, rel),
-        _crossover_notes(cross, ridge),
+        _crossover_lines(shown, ridge, cross, rel, depends),
+        _crossover_notes(cross, ridge, depends),
     )
 
 
@@ -327,7 +416,7 @@ def _times_step(analysis: Analysis) -> Step:
             r"\frac{\text{bytes}}{\beta}",
             rf"\frac{{{_ordered(analysis.memory)}}}{{{bandwidth}}}",
             _value(analysis.memory.time)
-            or rf"\frac{{{tex(analysis.memory.bytes_bound)}}}{{{bandwidth}}}",
+            or rf"\frac{{{tex_sum(analysis.memory.terms_bound_collected)}}}{{{bandwidth}}}",
             approx=_sec(analysis.memory.time),
         ),
     )
@@ -389,7 +478,7 @@ def _attainable_step(analysis: Analysis) -> Step:
             r"\text{attainable}",
             r"\min(\pi, I \beta)",
             tex(analysis.attainable),
-            approx=_num(analysis.attainable) or tex_decimal(analysis.attainable),
+            approx=_num(analysis.attainable),
         ),
         Line.of(
             r"\text{fraction of peak}",
@@ -419,9 +508,7 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
     )
     notes: list[Rich] = []
     if net.ridge is None or net.crossover is None or net.time is None or problem.link is None:
-        notes.append(
-            rich("No link bandwidth given (--link-bandwidth), so no network ridge or time.")
-        )
+        notes.append(rich("No link bandwidth given, so no network ridge or time."))
     else:
         lines.append(
             Line.of(
@@ -542,9 +629,15 @@ def _fusion_step(fused: Analysis, fusion: Fusion) -> Step:
 
 
 def verdict_text(
-    cross: Crossover | None, ridge: sp.Expr | None, bound_name: str = "compute-bound"
+    cross: Crossover | None,
+    ridge: sp.Expr | None,
+    bound_name: str = "compute-bound",
+    leading: bool = False,
 ) -> str:
-    """The one-line verdict for a crossover, e.g. ``compute-bound for B ≥ 121 (exact crossover 4925/41 ≈ 120.12)``."""
+    """The one-line verdict for a crossover, e.g. ``compute-bound for B ≥ 121 (exact crossover 4925/41 ≈ 120.12)``.
+
+    A leading-order crossover is called ``crossover at leading order``, never ``exact``.
+    """
     if cross is None:
         return "no verdict (no bandwidth given)"
     x = cross.variable
@@ -552,7 +645,8 @@ def verdict_text(
         return f"{cross.note.replace('compute-bound', bound_name, 1)}; the smallest is {x} = {cross.min_compute_bound}"
     if cross.status == CROSSES and cross.min_compute_bound is not None and cross.exact is not None:
         approx = "" if cross.exact.is_Integer else f" ≈ {fmt_decimal(cross.exact)}"
-        return f"{bound_name} for {x} ≥ {cross.min_compute_bound} (exact crossover {cross.exact}{approx})"
+        which = "crossover at leading order" if leading else "exact crossover"
+        return f"{bound_name} for {x} ≥ {cross.min_compute_bound} ({which} {cross.exact}{approx})"
     if cross.status == CROSSES and cross.condition is not None:
         return f"{bound_name} for {x} ≥ {cross.exact} (when {cross.condition} > 0)"
     if cross.status == CROSSES:
@@ -568,7 +662,9 @@ def verdict_text(
     return f"undetermined: {cross.note}"
 
 
-def verdict_rich(cross: Crossover | None, ridge: sp.Expr | None, prefix: str) -> Rich:
+def verdict_rich(
+    cross: Crossover | None, ridge: sp.Expr | None, prefix: str, leading: bool = False
+) -> Rich:
     """The verdict as rich text: formulas as math, numbers as in :func:`verdict_text`."""
     if (
         cross is not None
@@ -599,7 +695,9 @@ def verdict_rich(cross: Crossover | None, ridge: sp.Expr | None, prefix: str) ->
             ".",
         )
     return rich(
-        prefix + verdict_text(cross, ridge) + ("" if prefix.startswith("Verdict (") else ".")
+        prefix
+        + verdict_text(cross, ridge, leading=leading)
+        + ("" if prefix.startswith("Verdict (") else ".")
     )
 
 
@@ -609,12 +707,18 @@ def _verdict(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
     warn: list[Rich] = []
     exact, lead = analysis.crossover, analysis.crossover_regime
     regime = problem.regime.pretty if problem.regime is not None else ""
-    lead_decided = lead is not None and lead.status != UNDETERMINED
-    if exact.is_number or exact.status != CROSSES or not lead_decided:
+    # a leading-order verdict only where the exact one is undecided and the regime holds
+    lead_usable = (
+        lead is not None and lead.status != UNDETERMINED and analysis.regime_holds is not False
+    )
+    exact_decided = exact.is_number or exact.status in (NEVER, ALWAYS)
+    if exact_decided or exact.status != CROSSES or not lead_usable:
         out.append(verdict_rich(exact, analysis.memory.ridge, "Verdict: "))
-    if lead_decided and (not exact.is_number or exact.status != CROSSES):
+    if lead_usable and not exact_decided:
         out.append(
-            verdict_rich(lead, analysis.memory.ridge, f"Verdict (leading order, {regime}): ")
+            verdict_rich(
+                lead, analysis.memory.ridge, f"Verdict (leading order, {regime}): ", leading=True
+            )
         )
     if (
         analysis.all_bound
@@ -622,14 +726,15 @@ def _verdict(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]:
         and analysis.fraction_of_peak is not None
     ):
         where = ", ".join(f"{dim} = {value}" for dim, value in problem.bound)
-        kind = (
-            f"{analysis.step.binding.value}-bound"
-            if analysis.step is not None
-            else ("compute-bound" if analysis.compute_bound_at_point else "memory-bound")
-        )
+        step = analysis.step  # a step of kernels is bound as its kernels are
+        fraction = step.fraction_of_peak if step is not None else analysis.fraction_of_peak
+        bound = "compute-bound" if analysis.compute_bound_at_point else "memory-bound"
+        kind = f"{step.binding.value}-bound" if step is not None else bound
+        decided = exact.status == (ALWAYS if analysis.compute_bound_at_point else NEVER)
+        kind = "" if decided and kind == bound else f"{kind}, "  # already said: bound so everywhere
         out.append(
             rich(
-                f"At {where}: {kind}, runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * (analysis.step.fraction_of_peak if analysis.step is not None else analysis.fraction_of_peak), 4)} % of peak."
+                f"At {where}: {kind}runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * fraction, 4)} % of peak."
             )
         )
     if analysis.network is not None and analysis.network.crossover is not None:
@@ -658,7 +763,13 @@ def _crossover_steps(analysis: Analysis) -> list[tuple[Step, str]]:
     steps = [
         (
             _crossover_step(
-                StepKind.CROSSOVER, shown, ridge, cross, bound_but_x, "exact intensity"
+                StepKind.CROSSOVER,
+                shown,
+                ridge,
+                cross,
+                bound_but_x,
+                "exact intensity",
+                analysis.memory.depends_on_x,
             ),
             "crossover",
         )
@@ -677,6 +788,7 @@ def _crossover_steps(analysis: Analysis) -> list[tuple[Step, str]]:
                     lead,
                     bound_but_x,
                     "leading-order intensity",
+                    analysis.regime_depends_on_x,
                 ),
                 "crossover_regime",
             )
