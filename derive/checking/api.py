@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from derive.checking.chain import ChainResult
     from derive.checking.claims import Claim
     from derive.checking.judge import Judgement
+    from derive.checking.model_claims import ModelClaim, ModelJudgement
     from derive.declare.registry import Registry
     from derive.model.analysis import ModelAnalysis
 
@@ -79,8 +80,8 @@ class ModelDetail:
     """What the command line prints beyond the record of a model claim."""
 
     analysis: ModelAnalysis
-    claim: object
-    judgement: object
+    claim: ModelClaim
+    judgement: ModelJudgement
 
 
 @dataclass(frozen=True)
