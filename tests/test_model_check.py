@@ -102,6 +102,8 @@ def test_an_mfu_claim_from_a_measured_rate():
     assert _verdict(derive.check(spec, "mfu", str(mfu))) == "correct"
     rounded = f"{float(mfu):.3f}"
     assert _verdict(derive.check(spec, "mfu", rounded)) == "correct"
+    percent = derive.check(spec, "mfu", f"{float(100 * mfu):.1f}%")
+    assert _verdict(percent) == "correct" and percent.read_as.endswith(f"% = {rounded}")
     assert _verdict(derive.check(spec, "mfu", f"{float(mfu) / 2:.3f}")) == "incorrect"
 
 
@@ -198,6 +200,8 @@ def test_a_problem_set_and_an_answers_csv_name_model_problems(tmp_path):
         (["check", "gpt2-small", "--quantity", "params", "--regime", "B<<D", "--claim", "1"], "--regime"),
         (["check", "matmul", "--capacity", "1e9", "--quantity", "ridge", "--claim", "1"], "--capacity"),
         (["check", "nosuch", "--quantity", "params", "--claim", "1"], "unknown model"),
+        (["check", "gpt2-small", "--quantity", "flops", "--claim", "1"], "is a whole model"),
+        (["check", "gpt2-small", "--chip", "a100", "--set", "B=1", "--set", "S=1024", "--quantity", "fits", "--claim", "maybe"], "yes or no"),
         (["check", "gpt2-small", "--quantity", "params", "--chain", "x.txt"], "--claim"),
         (["check", "gpt2-small", "--devices", "0", "--quantity", "params", "--claim", "1"], "devices"),
     ],

@@ -4,7 +4,8 @@ The claim is read only by :mod:`derive.formula` (:func:`~derive.formula.answer.r
 with the whitelisted unit reader): a number or a formula in the dims the problem leaves
 free, optionally with a unit that measures what the quantity measures (``1.5 GB``,
 ``48 KiB``, ``30 days``, ``2.1e21 FLOPs``); per-token and count words (``/token``,
-``parameters``, ``sequences``, ``devices``) may follow. It is right when it equals the
+``parameters``, ``sequences``, ``devices``) may follow, and a fraction (``mfu``) may be a
+percentage (``42%``). It is right when it equals the
 exact value, or, for numbers, lies within the tolerance. A wrong number gets a diagnosis
 when its ratio to the answer is a known slip: GiB written as GB (or back), a factor 2
 (K and V, two FLOPs per multiply-add), the 2N shortcut, total for active parameters.
@@ -71,6 +72,7 @@ _WORDS: dict[Unit, str] = {
     Unit.SEQUENCES: r"sequences?",
     Unit.DEVICES: r"devices?|chips?",
 }
+_PERCENT = re.compile(r"\s*\\?%\s*$")
 _YES, _NO = ("yes", "true", "fits", "it fits"), ("no", "false", "does not fit", "it does not fit")
 _GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
 
@@ -174,6 +176,11 @@ def read_model_claim(
         # a bare B after a value is the batch dim unless bytes are asked and B is bound
         return unit.text != "B" or (_MEASURE[q.unit][0] is Dimension.BYTES and batch_bound)
 
+    percent = (
+        q.unit is Unit.FRACTION and bool(_PERCENT.search(body)) and bool(_PERCENT.sub("", body))
+    )
+    if percent:
+        body = _PERCENT.sub("", body)
     answer = read_answer(body, parse, unit_ok)
     if answer.relation.is_order:
         raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
@@ -194,6 +201,9 @@ def read_model_claim(
         read_as += f" {answer.unit.text}"
         if answer.unit.factor != 1 and answer.unit.dimension is _MEASURE[q.unit][0]:
             read_as += f" = {_plain(value)} {_unit_word(q.unit)}"
+    if percent:
+        value = raw / 100
+        read_as += f"% = {_plain(value)}"
     check_size(value, f"claim {show(text)}")
     return ModelClaim(text, raw, value, answer.unit, read_as)
 
@@ -203,9 +213,8 @@ def _plain(expr: sp.Basic) -> str:
 
 
 def _unit_word(unit: Unit) -> str:
-    return {Unit.PARAMS: "parameters", Unit.BYTES: "bytes", Unit.FLOPS: "FLOPs"}.get(
-        unit, unit.value
-    )
+    words = {Unit.PARAMS: "parameters", Unit.BYTES: "bytes", Unit.FLOPS: "FLOPs", Unit.FRACTION: ""}
+    return words.get(unit, unit.value)
 
 
 def shown_expected(q: Quantity) -> str:
@@ -214,8 +223,8 @@ def shown_expected(q: Quantity) -> str:
         return "yes (it fits)" if bool(q.value) else "no (it does not fit)"
     value = q.value
     if not value.is_number:
-        return f"{value} {_unit_word(q.unit)}"
-    text = f"{_plain(value)} {_unit_word(q.unit)}"
+        return f"{value} {_unit_word(q.unit)}".rstrip()
+    text = f"{_plain(value)} {_unit_word(q.unit)}".rstrip()
     if _MEASURE[q.unit][0] is Dimension.BYTES and abs(value) >= 1000:
         k = min(4, int(sp.floor(sp.log(abs(value), 1000))))
         dec, binary = ("", "kB", "MB", "GB", "TB")[k], ("", "KiB", "MiB", "GiB", "TiB")[k]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from derive.checking.context import DEFAULT_RTOL, parse_rtol
 from derive.checking.quantities import QUANTITIES
-from derive.errors import DeriveError, ParseError, ProblemError
+from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
 from derive.problem.binding import ProblemSpec
 from derive.problem.model_spec import ModelSpec
@@ -296,15 +296,19 @@ def _claim(args: argparse.Namespace) -> int:
             f"a whole-model quantity, but problem {args.problem!r} is an operator problem "
             f"(its quantities: {', '.join(QUANTITIES)})",
         )
-    result = check(
-        spec,
-        args.quantity,
-        args.claim,
-        rtol=args.rtol,
-        hide_expected=args.hide_expected,
-        syntax=args.syntax,
-        operators=operators,
-    )
+    try:
+        result = check(
+            spec,
+            args.quantity,
+            args.claim,
+            rtol=args.rtol,
+            hide_expected=args.hide_expected,
+            syntax=args.syntax,
+            operators=operators,
+        )
+    except UnknownNameError:
+        _refuse_a_model_name(args, operators)
+        raise
     if result.verdict is Verdict.UNREADABLE:
         if args.format == "json":
             _write(
@@ -324,6 +328,19 @@ def _claim(args: argparse.Namespace) -> int:
         else report.claim_text(ctx, claim, judgement, result.diagnosis, hidden)
     )
     return 1 if result.verdict is Verdict.INCORRECT else 0
+
+
+def _refuse_a_model_name(args: argparse.Namespace, operators: tuple[str, ...]) -> None:
+    """An unknown operator that is a model's name: say which quantities a model has."""
+    from derive.model.registry import load_models
+
+    name = args.operator
+    models = load_models(tuple(Path(p) for p in operators)).names()
+    if name is not None and name.lower() in {m.lower() for m in models}:
+        raise ProblemError(
+            f"derive check {name} --quantity {args.quantity}",
+            f"{name} is a whole model; its quantities are {', '.join(MODEL_ASK_KEYS)}",
+        )
 
 
 def _derivation(args: argparse.Namespace) -> int:
