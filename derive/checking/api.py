@@ -212,26 +212,13 @@ def context_for(
     return _context(_spec_of(problem), tuple(str(p) for p in operators), _rtol(rtol))
 
 
-@lru_cache(maxsize=64)
-def _model_analysis(spec: ModelSpec, operators: tuple[str, ...]) -> ModelAnalysis:
-    from derive.model.analysis import analyse_model
-    from derive.model.binding import bind_model
-    from derive.model.registry import load_models
-
-    registry = load_models(tuple(Path(p) for p in operators))
-    return analyse_model(bind_model(spec, registry.get(spec.model)))
-
-
 def model_analysis_for(
     problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
 ) -> ModelAnalysis:
-    """The analysed whole-model problem a check needs (cached).
+    """The analysed whole-model problem a check needs (cached); see :mod:`derive.checking.model_claims`."""
+    from derive.checking.model_claims import model_analysis_for as analysed
 
-    Raises:
-        DeriveError: the model is unknown or the problem cannot be bound.
-    """
-    spec = problem.spec if isinstance(problem, ModelEntry) else problem
-    return _model_analysis(spec, tuple(str(p) for p in operators))
+    return analysed(problem, operators)
 
 
 def _check_model(

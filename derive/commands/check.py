@@ -26,6 +26,13 @@ from pathlib import Path
 
 from derive.checking.context import DEFAULT_RTOL, parse_rtol
 from derive.checking.quantities import QUANTITIES
+from derive.commands.check_model import (
+    MODEL_FLAGS,
+    add_model_flags,
+    model_claim,
+    model_spec_of,
+    refuse_a_model_name,
+)
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
 from derive.problem.binding import ProblemSpec
@@ -48,17 +55,6 @@ _PROBLEM_FLAGS = (
     "set",
     "solve_for",
 )
-# flags only a whole model takes (``derive check MODEL --quantity params …``), and the
-# operator flags a model does not
-_MODEL_FLAGS = (
-    "capacity",
-    "devices",
-    "train_tokens",
-    "mfu",
-    "measured_tokens_per_s",
-    "state_bytes",
-)
-_OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
 
 
 def add_check_parser(
@@ -70,7 +66,7 @@ def add_check_parser(
         "check", help="judge a claimed quantity or a whole derivation against the exact answer"
     )
     add_problem_flags(p, operator_optional=True)
-    _add_model_flags(p)
+    add_model_flags(p)
     p.add_argument(
         "--quantity",
         choices=ALL_QUANTITIES,
@@ -119,20 +115,6 @@ def add_check_parser(
     return p
 
 
-def _add_model_flags(p: argparse.ArgumentParser) -> None:
-    """The flags of ``derive model`` that ``derive check MODEL`` takes besides the shared ones."""
-    p.add_argument("--capacity", metavar="BYTES", help="model: HBM bytes per device, e.g. 80e9")
-    p.add_argument("--devices", metavar="N", help="model: devices holding the model (default 1)")
-    p.add_argument("--train-tokens", metavar="D", help="model: training tokens, e.g. 15e12")
-    p.add_argument("--mfu", metavar="ETA", help="model: FLOPs utilisation in (0, 1], e.g. 0.4")
-    p.add_argument(
-        "--measured-tokens-per-s", metavar="R", help="model: measured tokens/s per device"
-    )
-    p.add_argument(
-        "--state-bytes", metavar="BYTES|RECIPE", help="model: training-state bytes per parameter"
-    )
-
-
 def _write(data: dict | str) -> None:
     sys.stdout.write(
         json.dumps(data, indent=2, ensure_ascii=False) + "\n" if isinstance(data, dict) else data
@@ -148,32 +130,6 @@ Problem = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry
 
 def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
     return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
-
-
-def _model_spec(args: argparse.Namespace) -> ModelSpec:
-    """``derive check MODEL …``: the model problem the flags describe."""
-    refused = _given(args, _OPERATOR_ONLY)
-    if refused:
-        raise ProblemError(
-            f"derive check {args.operator} {refused[0]}",
-            f"{args.quantity} is a whole-model quantity and a model takes no {refused[0]} "
-            "(its flags: --chip or --peak/--bandwidth/--capacity, --devices, --dtype ROLE=DTYPE, "
-            "--set, --train-tokens, --mfu, --measured-tokens-per-s, --state-bytes)",
-        )
-    return ModelSpec(
-        model=args.operator,
-        chip=args.chip,
-        peak=args.peak,
-        bandwidth=args.bandwidth,
-        capacity=args.capacity,
-        devices=args.devices,
-        dtypes=tuple(args.dtype),
-        sets=tuple(args.set),
-        train_tokens=args.train_tokens,
-        mfu=args.mfu,
-        measured_tokens_per_s=args.measured_tokens_per_s,
-        state_bytes=args.state_bytes,
-    )
 
 
 def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
@@ -193,15 +149,15 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
                 "give an OPERATOR (or a MODEL) and its flags, or --problem-set SET --problem ID",
             )
         if args.quantity in MODEL_ASK_KEYS:
-            return _model_spec(args), _operators(args)
-        model_only = _given(args, _MODEL_FLAGS)
+            return model_spec_of(args), _operators(args)
+        model_only = _given(args, MODEL_FLAGS)
         if model_only:
             raise ProblemError(
                 model_only[0],
                 f"only a whole model takes it (with a model quantity: {', '.join(MODEL_ASK_KEYS)})",
             )
         return spec_from_args(args), _operators(args)
-    given = _given(args, _PROBLEM_FLAGS + _MODEL_FLAGS)
+    given = _given(args, _PROBLEM_FLAGS + MODEL_FLAGS)
     if args.operator is not None or given:
         what = args.operator if args.operator is not None else given[0]
         raise ProblemError(
@@ -242,41 +198,6 @@ def is_model(problem: object) -> bool:
     return isinstance(problem, ModelSpec | ModelEntry)
 
 
-def _model_claim(
-    args: argparse.Namespace, problem: ModelSpec | ModelEntry, operators: tuple[str, ...]
-) -> int:
-    from derive.checking import model_verdict_text as report
-    from derive.checking import verdict_text
-    from derive.checking.api import check
-    from derive.checking.verdict import Verdict
-
-    result = check(
-        problem,
-        args.quantity,
-        args.claim,
-        rtol=args.rtol,
-        hide_expected=args.hide_expected,
-        syntax=args.syntax,
-        operators=operators,
-    )
-    if result.verdict is Verdict.UNREADABLE:
-        if args.format == "json":
-            _write(
-                verdict_text.unreadable_json(
-                    args.quantity, args.claim, result.reason or "", result.position
-                )
-            )
-        error = result.detail
-        raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
-    rtol = parse_rtol(args.rtol)
-    _write(
-        report.model_claim_json(result, rtol)
-        if args.format == "json"
-        else report.model_claim_text(result, rtol)
-    )
-    return 1 if result.verdict is Verdict.INCORRECT else 0
-
-
 def _claim(args: argparse.Namespace) -> int:
     from derive.checking import verdict_text as report
     from derive.checking.api import ClaimDetail, check
@@ -289,7 +210,7 @@ def _claim(args: argparse.Namespace) -> int:
     spec, operators = problem_of(args)
     if is_model(spec):
         assert isinstance(spec, ModelSpec | ModelEntry)
-        return _model_claim(args, spec, operators)
+        return model_claim(args, spec, operators)
     if args.quantity in MODEL_ASK_KEYS:
         raise ProblemError(
             f"--quantity {args.quantity}",
@@ -307,7 +228,7 @@ def _claim(args: argparse.Namespace) -> int:
             operators=operators,
         )
     except UnknownNameError:
-        _refuse_a_model_name(args, operators)
+        refuse_a_model_name(args, operators)
         raise
     if result.verdict is Verdict.UNREADABLE:
         if args.format == "json":
@@ -328,19 +249,6 @@ def _claim(args: argparse.Namespace) -> int:
         else report.claim_text(ctx, claim, judgement, result.diagnosis, hidden)
     )
     return 1 if result.verdict is Verdict.INCORRECT else 0
-
-
-def _refuse_a_model_name(args: argparse.Namespace, operators: tuple[str, ...]) -> None:
-    """An unknown operator that is a model's name: say which quantities a model has."""
-    from derive.model.registry import load_models
-
-    name = args.operator
-    models = load_models(tuple(Path(p) for p in operators)).names()
-    if name is not None and name.lower() in {m.lower() for m in models}:
-        raise ProblemError(
-            f"derive check {name} --quantity {args.quantity}",
-            f"{name} is a whole model; its quantities are {', '.join(MODEL_ASK_KEYS)}",
-        )
 
 
 def _derivation(args: argparse.Namespace) -> int:
