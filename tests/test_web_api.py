@@ -80,11 +80,16 @@ def test_problems_lists_the_set(client):
     assert r.status_code == 200
     data = r.json()
     assert data["title"] == SET["title"]
-    # the workbook serves the operator problems; whole-model problems are not served yet
+    # every problem of the set: the operator problems, then the whole-model ones; a serving
+    # step (phase = ...) asks for step times, which the checker does not judge yet
     assert [p["id"] for p in data["problems"]] == [
         p["id"] for p in SET["problem"] if "operator" in p
+    ] + [
+        p["id"] for p in SET["problem"] if "model" in p and "operator" not in p and "phase" not in p
     ]
     assert all(p["asked"] and p["steps"] > 0 for p in data["problems"])
+    kinds = {p["id"]: p["kind"] for p in data["problems"]}
+    assert kinds["q1"] == "operator" and kinds["model-gpt2-params"] == "model"
     assert data["hints"] is True and data["expected_shown"] is True
 
 
@@ -410,3 +415,97 @@ def test_a_dead_worker_is_replaced():
         assert "stopped unexpectedly" in _is_error(c.post("/api/check", json=body), 422)
         assert c.post("/api/check", json=body).json()["verdict"] == "correct"
     pool.close()
+
+
+# ---- whole-model problems -------------------------------------------------------------
+# GPT-2 small and Llama 3 70B counted naively from their architecture numbers.
+
+
+def _gpt2_small_params() -> int:
+    L, d, f, V, positions = 12, 768, 3072, 50257, 1024
+    block = (4 * d * d + 4 * d) + (2 * d * f + f + d) + 2 * (2 * d)  # attention, MLP, 2 layernorms
+    return L * block + V * d + positions * d + 2 * d  # tied head, learned positions, final norm
+
+
+def _llama3_70b_params() -> int:
+    L, d, heads, kv, dh, f, V = 80, 8192, 64, 8, 128, 28672, 128256
+    return L * (2 * d * heads * dh + 2 * d * kv * dh + 3 * d * f + 2 * d) + 2 * V * d + d
+
+
+def test_a_model_problem_has_givens_answer_boxes_and_steps(client):
+    data = client.get("/api/problems/model-gpt2-params").json()
+    assert data["kind"] == "model" and data["model"] == "gpt2-small"
+    assert data["derivation"] is False
+    assert [a["quantity"] for a in data["asked"]] == BY_ID["model-gpt2-params"]["ask"]
+    sizes = {row["meaning"]: row["value"] for row in data["givens"]["sizes"]}
+    assert sizes["blocks"] == "12" and sizes["vocabulary"] == "50257"
+    assert "50257" in data["givens_html"] and "<script" not in data["givens_html"]
+    step = client.get(f"/api/problems/model-gpt2-params/steps/{data['steps']}").json()
+    assert str(_gpt2_small_params()) in step["html"] + step["markdown"]
+    fit = client.get("/api/problems/model-70b-v5e-fit").json()
+    assert {h["symbol"] for h in fit["givens"]["hardware"]} == {"C"}
+    assert fit["givens"]["chip"] == "tpu-v5e" and fit["givens"]["devices"] == 16
+
+
+def test_a_model_problem_checks_a_right_and_a_wrong_answer(client):
+    params = _gpt2_small_params()
+    right = client.post(
+        "/api/check",
+        json={"problem": "model-gpt2-params", "quantity": "params", "answer": str(params)},
+    ).json()
+    assert right["verdict"] == "correct" and right["expected"].startswith(str(params))
+    assert right["expected_latex"] == str(params)
+    wrong = client.post(
+        "/api/check",
+        json={"problem": "model-gpt2-params", "quantity": "params", "answer": "85e6"},
+    ).json()
+    assert wrong["verdict"] == "incorrect" and str(params) in wrong["diagnosis"][0]
+    unreadable = client.post(
+        "/api/check",
+        json={"problem": "model-gpt2-params", "quantity": "params", "answer": "__import__('os')"},
+    ).json()
+    assert unreadable["verdict"] == "unreadable" and len(unreadable["diagnosis"]) == 1
+
+
+def test_a_model_problem_names_a_gb_gib_slip(client):
+    kv_per_token = (
+        2 * 32 * 8 * 128 * 2
+    )  # Llama 3 8B: 2 (K, V) · layers · kv heads · head dim · bf16
+    total = kv_per_token * 16 * 8192  # B = 16 sequences of S = 8192
+    in_gib = sp.Rational(total, 2**30)
+    body = {"problem": "model-gqa-kv", "quantity": "kv_bytes", "answer": f"{in_gib} GiB"}
+    assert client.post("/api/check", json=body).json()["verdict"] == "correct"
+    slip = client.post("/api/check", json={**body, "answer": f"{in_gib} GB"}).json()
+    assert slip["verdict"] == "incorrect"
+    assert any("read as GiB it would be right" in d for d in slip["diagnosis"])
+    fits = client.post(
+        "/api/check", json={"problem": "model-70b-v5e-fit", "quantity": "max_batch",
+                            "answer": str((16 * 16 * 10**9 - 2 * _llama3_70b_params())
+                                          // (2 * 80 * 8 * 128 * 2 * 8192))},
+    ).json()  # fmt: skip
+    assert fits["verdict"] == "correct"
+
+
+def test_a_model_problem_reads_previews_and_refuses_derivations(client):
+    ok = client.post(
+        "/api/read", json={"problem": "model-gqa-kv", "answer": "128 KiB", "quantity": "kv_bytes_per_token"}
+    ).json()  # fmt: skip
+    assert ok["ok"] is True and ok["read_as"] == "128 KiB = 131072 B/token"
+    bad = client.post("/api/read", json={"problem": "model-gqa-kv", "answer": "2+"}).json()
+    assert bad["ok"] is False and bad["reason"]
+    d = client.post("/api/check-derivation", json={"problem": "model-gqa-kv", "lines": ["P = 1"]})
+    assert d.status_code == 200 and d.json()["verdict"] == "unreadable"
+    line = _is_error(
+        client.post(
+            "/api/check", json={"problem": "model-gqa-kv", "quantity": "flops", "answer": "1"}
+        ),
+        422,
+    )
+    assert "known: params" in line
+
+
+def test_a_model_problem_hides_the_expected_answer(client_hidden):
+    body = {"problem": "model-gpt2-params", "quantity": "params", "answer": "85e6"}
+    data = client_hidden.post("/api/check", json=body).json()
+    assert data["verdict"] == "incorrect" and "expected" not in data
+    assert not any(str(_gpt2_small_params()) in d for d in data["diagnosis"])

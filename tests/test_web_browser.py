@@ -148,3 +148,31 @@ def test_work_a_problem_and_keep_progress(server, page):
     meter = page.wait_for_selector("a[data-id=q1] .meter")
     assert meter.inner_text().startswith("1 / ")
     assert page.errors == []
+
+
+def test_work_a_whole_model_problem(server, page):
+    """A model problem: its givens, a right and a GB/GiB-slipped answer, a hint; no derivation box."""
+    L, d, f, V, positions = 12, 768, 3072, 50257, 1024  # GPT-2 small, counted naively
+    block = (4 * d * d + 4 * d) + (2 * d * f + f + d) + 2 * (2 * d)
+    params = L * block + V * d + positions * d + 2 * d
+    page.goto(server + "#/p/model-gpt2-params")
+    page.wait_for_selector("#answer-params")
+    assert "50257" in page.locator(".givens-box").inner_text()
+    assert page.locator("#derivation").count() == 0
+
+    page.fill("#answer-params", str(params))
+    page.wait_for_selector("[data-quantity=params] .preview .katex")
+    page.press("#answer-params", "Enter")
+    page.wait_for_selector("[data-quantity=params] .verdict.correct")
+
+    page.goto(server + "#/p/model-gqa-kv")
+    page.wait_for_selector("#answer-kv_bytes_per_token")
+    kib = 2 * 32 * 8 * 128 * 2 // 1024  # Llama 3 8B's bf16 KV cache per token, in KiB
+    page.fill("#answer-kv_bytes_per_token", f"{kib} KB")
+    page.click("[data-quantity=kv_bytes_per_token] button")
+    wrong = page.wait_for_selector("[data-quantity=kv_bytes_per_token] .verdict.incorrect")
+    assert "KiB" in wrong.inner_text()
+    page.click("#hint")
+    page.wait_for_selector(".steps .step")
+    page.screenshot(path=str(SHOTS / "derive-web-model.png"), full_page=True)
+    assert page.errors == []

@@ -12,6 +12,8 @@
 - ``diagnose``, ``variants``, ``terms``, ``regimes``, ``words``: why a wrong claim is wrong.
 - ``shown``: expected values as the worked solution prints them; the answer kept back.
 - ``verdict_text``: the verdict as text or JSON.
+- ``model_claims``: a claim about a whole-model quantity (``params``, ``kv_bytes_per_token``,
+  ``max_batch``, ``mfu``, …), read and judged; ``model_verdict_text`` prints it.
 
 Claims are read only by :mod:`derive.formula`; nothing here evaluates text.
 The command ``derive check`` is :mod:`derive.commands.check` (and ``grade`` for CSVs).

@@ -10,7 +10,11 @@
 
 Both functions take a :class:`~derive.problem.binding.ProblemSpec` or a problem of a
 problem set (:class:`~derive.problem.problem_set.ProblemEntry`), need no argparse, and
-return frozen records. A claim that cannot be read is a verdict (``UNREADABLE``, with
+return frozen records. :func:`check` also takes a whole-model problem
+(:class:`~derive.problem.model_spec.ModelSpec`, or a set's
+:class:`~derive.problem.problem_set.ModelEntry`) and a model quantity (``params``,
+``kv_bytes_per_token``, ``max_batch``, ``mfu``, …; see
+:mod:`derive.checking.model_claims`). A claim that cannot be read is a verdict (``UNREADABLE``, with
 the reason and the position), not an exception; a problem that cannot be bound, an
 unknown quantity or a bad tolerance raise :class:`~derive.errors.DeriveError` (those
 are the caller's mistakes, not the student's).
@@ -36,13 +40,16 @@ from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula.answer import position_of
 from derive.problem.binding import ProblemSpec
-from derive.problem.problem_set import ProblemEntry
+from derive.problem.model_spec import ModelSpec
+from derive.problem.problem_set import ModelEntry, ProblemEntry
 
 if TYPE_CHECKING:
     from derive.checking.chain import ChainResult
     from derive.checking.claims import Claim
     from derive.checking.judge import Judgement
+    from derive.checking.model_claims import ModelClaim, ModelJudgement
     from derive.declare.registry import Registry
+    from derive.model.analysis import ModelAnalysis
 
 __all__ = [
     "CheckResult",
@@ -52,9 +59,10 @@ __all__ = [
     "check",
     "check_derivation",
     "context_for",
+    "model_analysis_for",
 ]
 
-Problem: TypeAlias = ProblemSpec | ProblemEntry
+Problem: TypeAlias = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry
 Tolerance: TypeAlias = str | Fraction | sp.Rational
 
 
@@ -65,6 +73,15 @@ class ClaimDetail:
     context: Context
     claim: Claim
     judgement: Judgement
+
+
+@dataclass(frozen=True)
+class ModelDetail:
+    """What the command line prints beyond the record of a model claim."""
+
+    analysis: ModelAnalysis
+    claim: ModelClaim
+    judgement: ModelJudgement
 
 
 @dataclass(frozen=True)
@@ -101,7 +118,9 @@ class CheckResult:
     reason: str | None = None
     position: int | None = None
     relative_error: str | None = None
-    detail: ClaimDetail | ParseError | None = field(default=None, repr=False, compare=False)
+    detail: ClaimDetail | ModelDetail | ParseError | None = field(
+        default=None, repr=False, compare=False
+    )
     """The internal judgement (for the command line's JSON), or the refusal; not part of the API."""
 
 
@@ -142,9 +161,14 @@ def _spec_of(problem: Problem) -> ProblemSpec:
         return problem.spec
     if isinstance(problem, ProblemSpec):
         return problem
+    if isinstance(problem, ModelEntry | ModelSpec):
+        raise ProblemError(
+            "problem", "a whole-model problem: only single claims are checked (derive.check)"
+        )
     raise ProblemError(
         "problem",
-        f"expected a ProblemSpec or a problem of a problem set, got {type(problem).__name__}",
+        "expected a ProblemSpec, a ModelSpec or a problem of a problem set, "
+        f"got {type(problem).__name__}",
     )
 
 
@@ -188,6 +212,50 @@ def context_for(
     return _context(_spec_of(problem), tuple(str(p) for p in operators), _rtol(rtol))
 
 
+def model_analysis_for(
+    problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
+) -> ModelAnalysis:
+    """The analysed whole-model problem a check needs (cached); see :mod:`derive.checking.model_claims`."""
+    from derive.checking.model_claims import model_analysis_for as analysed
+
+    return analysed(problem, operators)
+
+
+def _check_model(
+    problem: ModelSpec | ModelEntry,
+    quantity: str,
+    claim: str,
+    rtol: sp.Rational,
+    hide_expected: bool,
+    syntax: str,
+    operators: Sequence[str | Path],
+) -> CheckResult:
+    from derive.checking.matching import as_percent
+    from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
+
+    a = model_analysis_for(problem, operators)
+    model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
+    try:
+        read = read_model_claim(a, quantity, claim, syntax)
+    except ParseError as e:
+        why = e.why
+        return CheckResult(
+            Verdict.UNREADABLE, quantity, claim, None, (), None, why, position_of(why), detail=e
+        )
+    j = judge_model_claim(a, quantity, read, rtol)
+    error = j.relative_error
+    return CheckResult(
+        j.verdict,
+        quantity,
+        claim,
+        read.read_as,
+        j.hidden_diagnosis if hide_expected else j.diagnosis,
+        None if hide_expected else j.expected,
+        relative_error=None if error is None else as_percent(error),
+        detail=ModelDetail(a, read, j),
+    )
+
+
 def _check_quantity(quantity: str) -> None:
     from derive.checking.quantities import QUANTITIES
 
@@ -210,8 +278,9 @@ def check(
     """Judge one claim about one quantity of a problem.
 
     Args:
-        problem: a ProblemSpec, or a problem of a problem set.
-        quantity: one of :data:`derive.checking.quantities.QUANTITIES`.
+        problem: a ProblemSpec or a ModelSpec, or a problem of a problem set (either kind).
+        quantity: one of :data:`derive.checking.quantities.QUANTITIES` (an operator
+            problem) or of :data:`derive.checking.model_claims.MODEL_QUANTITIES` (a model).
         claim: what the student typed (``240 FLOPs/byte``, ``B \\geq 121``, ``\\frac{2BDF}{...}``).
         rtol: relative tolerance for numbers (text such as ``"0.01"``, or an exact fraction).
         hide_expected: leave the expected answer out (verdict and diagnosis only; a diagnosis
@@ -226,6 +295,8 @@ def check(
     from derive.checking.judge import judge_claim
     from derive.checking.shown import hide, show_expected
 
+    if isinstance(problem, ModelSpec | ModelEntry):
+        return _check_model(problem, quantity, claim, _rtol(rtol), hide_expected, syntax, operators)
     _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)
     try:

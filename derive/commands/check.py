@@ -5,6 +5,8 @@
     derive check matmul --dtype bf16 --dtype Y=int8 --chip tpu-v5e \\
         --quantity intensity --claim '\\frac{2BDF}{2BD+2DF+2BF}'
     derive check --problem-set set.toml --problem q2 --quantity crossover --claim 'B \\geq 121'
+    derive check gpt2-small --chip a100 --quantity params --claim 124e6
+    derive check llama-3-8b --quantity kv_bytes_per_token --claim '128 KiB/token'
     derive check --problem-set set.toml --answers answers.csv -o verdicts.csv
 
 Exit codes: 0 the claim (or every step) is right, or every row of ``--answers`` was
@@ -24,12 +26,23 @@ from pathlib import Path
 
 from derive.checking.context import DEFAULT_RTOL, parse_rtol
 from derive.checking.quantities import QUANTITIES
-from derive.errors import DeriveError, ParseError, ProblemError
+from derive.commands.check_model import (
+    MODEL_FLAGS,
+    add_model_flags,
+    model_claim,
+    model_spec_of,
+    refuse_a_model_name,
+)
+from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
 from derive.problem.binding import ProblemSpec
-from derive.problem.problem_set import ProblemEntry, ProblemSet
+from derive.problem.model_spec import ModelSpec
+from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry, ProblemEntry, ProblemSet
 
-__all__ = ["add_check_parser", "parse_rtol", "problem_of", "run"]
+__all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
+
+ALL_QUANTITIES = QUANTITIES + MODEL_ASK_KEYS
+"""What ``--quantity`` may name: an operator's quantities, then a whole model's."""
 
 _PROBLEM_FLAGS = (
     "dtype",
@@ -53,11 +66,13 @@ def add_check_parser(
         "check", help="judge a claimed quantity or a whole derivation against the exact answer"
     )
     add_problem_flags(p, operator_optional=True)
+    add_model_flags(p)
     p.add_argument(
         "--quantity",
-        choices=QUANTITIES,
+        choices=ALL_QUANTITIES,
         metavar="Q",
-        help=f"the quantity claimed: {', '.join(QUANTITIES)}",
+        help=f"the quantity claimed: {', '.join(QUANTITIES)}; "
+        f"of a whole model (OPERATOR names a model): {', '.join(MODEL_ASK_KEYS)}",
     )
     p.add_argument(
         "--claim", metavar="TEXT", help="the claimed value or formula, LaTeX or plain text"
@@ -110,8 +125,19 @@ def _operators(args: argparse.Namespace, extra: tuple[Path, ...] = ()) -> tuple[
     return tuple(str(p) for p in extra) + tuple(args.operators)
 
 
-def problem_of(args: argparse.Namespace) -> tuple[ProblemSpec, tuple[str, ...]]:
-    """The problem the flags name (an operator and its flags, or a problem of a set) and its operator files."""
+Problem = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry
+
+
+def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
+    return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
+
+
+def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
+    """The problem the flags name and its operator (or model) files.
+
+    An OPERATOR and its flags; a model and its flags when ``--quantity`` is a whole-model
+    quantity (``params``, ``max_batch``, …); or a problem of a set (either kind).
+    """
     from derive.commands.cli import spec_from_args
 
     if args.problem_set is None:
@@ -119,10 +145,19 @@ def problem_of(args: argparse.Namespace) -> tuple[ProblemSpec, tuple[str, ...]]:
             raise ProblemError("--problem", "needs --problem-set SET (the file the id is in)")
         if args.operator is None:
             raise ProblemError(
-                "derive check", "give an OPERATOR and its flags, or --problem-set SET --problem ID"
+                "derive check",
+                "give an OPERATOR (or a MODEL) and its flags, or --problem-set SET --problem ID",
+            )
+        if args.quantity in MODEL_ASK_KEYS:
+            return model_spec_of(args), _operators(args)
+        model_only = _given(args, MODEL_FLAGS)
+        if model_only:
+            raise ProblemError(
+                model_only[0],
+                f"only a whole model takes it (with a model quantity: {', '.join(MODEL_ASK_KEYS)})",
             )
         return spec_from_args(args), _operators(args)
-    given = [f"--{f.replace('_', '-')}" for f in _PROBLEM_FLAGS if getattr(args, f, None)]
+    given = _given(args, _PROBLEM_FLAGS + MODEL_FLAGS)
     if args.operator is not None or given:
         what = args.operator if args.operator is not None else given[0]
         raise ProblemError(
@@ -131,9 +166,15 @@ def problem_of(args: argparse.Namespace) -> tuple[ProblemSpec, tuple[str, ...]]:
         )
     pset = _load_set(args.problem_set)
     if args.problem is None:
-        ids = ", ".join(p.id for p in pset.problems)
-        raise ProblemError("--problem-set", f"needs --problem ID (one of {ids})")
-    return _entry(pset, args.problem).spec, _operators(args, pset.operators)
+        raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
+    entry = _entry(pset, args.problem)
+    return (entry.spec if isinstance(entry, ProblemEntry) else entry), _operators(
+        args, pset.operators
+    )
+
+
+def _ids(pset: ProblemSet) -> str:
+    return ", ".join([p.id for p in pset.problems] + [m.id for m in pset.models])
 
 
 def _load_set(path: str) -> ProblemSet:
@@ -142,12 +183,19 @@ def _load_set(path: str) -> ProblemSet:
     return load_problem_set(Path(path))
 
 
-def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry:
-    for entry in pset.problems:
+def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | ModelEntry:
+    entries: tuple[ProblemEntry | ModelEntry, ...] = (*pset.problems, *pset.models)
+    for entry in entries:
         if entry.id.lower() == str(problem_id).lower():
             return entry
-    ids = ", ".join(p.id for p in pset.problems)
-    raise ProblemError(f"problem {problem_id!r}", f"no such problem in the set; its ids are {ids}")
+    raise ProblemError(
+        f"problem {problem_id!r}", f"no such problem in the set; its ids are {_ids(pset)}"
+    )
+
+
+def is_model(problem: object) -> bool:
+    """True for a whole-model problem (typed, or of a set)."""
+    return isinstance(problem, ModelSpec | ModelEntry)
 
 
 def _claim(args: argparse.Namespace) -> int:
@@ -157,18 +205,31 @@ def _claim(args: argparse.Namespace) -> int:
 
     if args.quantity is None:
         raise ProblemError(
-            "--quantity", f"--claim needs --quantity (one of {', '.join(QUANTITIES)})"
+            "--quantity", f"--claim needs --quantity (one of {', '.join(ALL_QUANTITIES)})"
         )
     spec, operators = problem_of(args)
-    result = check(
-        spec,
-        args.quantity,
-        args.claim,
-        rtol=args.rtol,
-        hide_expected=args.hide_expected,
-        syntax=args.syntax,
-        operators=operators,
-    )
+    if is_model(spec):
+        assert isinstance(spec, ModelSpec | ModelEntry)
+        return model_claim(args, spec, operators)
+    if args.quantity in MODEL_ASK_KEYS:
+        raise ProblemError(
+            f"--quantity {args.quantity}",
+            f"a whole-model quantity, but problem {args.problem!r} is an operator problem "
+            f"(its quantities: {', '.join(QUANTITIES)})",
+        )
+    try:
+        result = check(
+            spec,
+            args.quantity,
+            args.claim,
+            rtol=args.rtol,
+            hide_expected=args.hide_expected,
+            syntax=args.syntax,
+            operators=operators,
+        )
+    except UnknownNameError:
+        refuse_a_model_name(args, operators)
+        raise
     if result.verdict is Verdict.UNREADABLE:
         if args.format == "json":
             _write(
@@ -196,8 +257,12 @@ def _derivation(args: argparse.Namespace) -> int:
     from derive.checking.chain import read_chain_text
     from derive.checking.verdict import Verdict
 
-    text = read_chain_text(args.chain)
     spec, operators = problem_of(args)
+    if is_model(spec):
+        raise ProblemError(
+            "--chain", "a whole-model problem is checked one quantity at a time: give --claim"
+        )
+    text = read_chain_text(args.chain)
     result = check_derivation(
         spec,
         text,

@@ -1,7 +1,8 @@
 """``derive check --problem-set SET --answers answers.csv``: grade many answers at once.
 
 The answers are a CSV file with a header row and the columns ``who, problem, quantity,
-claim`` (other columns are ignored). Every row is judged with :func:`derive.check` and
+claim`` (other columns are ignored); a row may name an operator problem or a
+whole-model problem of the set (``quantity`` then ``params``, ``max_batch``, …). Every row is judged with :func:`derive.check` and
 one row per answer is written, with the csv module, to stdout or ``-o FILE``: ``who,
 problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, position``
 (``diagnosis`` joins its sentences with `` | ``; ``expected`` is empty with
@@ -75,18 +76,20 @@ def grade(args: argparse.Namespace) -> int:
     from derive.checking.api import check
     from derive.checking.quantities import QUANTITIES
     from derive.checking.verdict import Verdict
-    from derive.commands.check import _entry, _load_set, _operators
+    from derive.commands.check import _entry, _load_set, _operators, is_model
+    from derive.problem.problem_set import MODEL_ASK_KEYS
 
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set)
     operators = _operators(args, pset.operators)
     for n, row in enumerate(rows, 2):
-        if row["quantity"] not in QUANTITIES:
+        entry = _entry(pset, row["problem"])
+        known, kind = (MODEL_ASK_KEYS, "model") if is_model(entry) else (QUANTITIES, "operator")
+        if row["quantity"] not in known:
             raise ProblemError(
                 f"--answers line {n}: quantity {row['quantity']!r}",
-                f"unknown quantity; known: {', '.join(QUANTITIES)}",
+                f"unknown quantity for the {kind} problem {entry.id!r}; known: {', '.join(known)}",
             )
-        _entry(pset, row["problem"])
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(OUTPUT_COLUMNS)

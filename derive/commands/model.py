@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from derive.commands.model_phase import (
@@ -25,12 +24,13 @@ from derive.commands.model_phase import (
     phase_markdown,
     phase_of,
 )
-from derive.errors import ProblemError
+from derive.errors import DeriveError, ParseError, ProblemError
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
+    from derive.problem.model_spec import ModelSpec
 
-__all__ = ["add_model_parser", "model_analysis", "run_model"]
+__all__ = ["add_model_parser", "model_analysis", "model_spec", "run_model"]
 
 
 def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
@@ -96,14 +96,11 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.set_defaults(handler=run_model)
 
 
-def model_analysis(args: argparse.Namespace) -> ModelAnalysis:
-    """Load, bind and analyse the model the flags name."""
-    from derive.model.analysis import analyse_model
-    from derive.model.binding import ModelSpec, bind_model
-    from derive.model.registry import load_models
+def model_spec(args: argparse.Namespace) -> ModelSpec:
+    """The model problem the flags describe, as typed (``derive model`` and ``derive check MODEL``)."""
+    from derive.problem.model_spec import ModelSpec
 
-    registry = load_models(tuple(Path(p) for p in args.operators))
-    spec = ModelSpec(
+    return ModelSpec(
         model=args.model,
         chip=args.chip,
         peak=args.peak,
@@ -117,26 +114,44 @@ def model_analysis(args: argparse.Namespace) -> ModelAnalysis:
         measured_tokens_per_s=args.measured_tokens_per_s,
         state_bytes=args.state_bytes,
     )
-    return analyse_model(bind_model(spec, registry.get(args.model)))
+
+
+def model_analysis(args: argparse.Namespace) -> ModelAnalysis:
+    """Load, bind and analyse the model the flags name."""
+    from derive.checking.api import model_analysis_for
+
+    return model_analysis_for(model_spec(args), tuple(args.operators))
 
 
 def _judge(args: argparse.Namespace) -> int:
-    """``--quantity Q --claim TEXT``: 0 right, 1 wrong (the verdict on stdout)."""
-    from derive.commands.model_claim import judge_model_claim, parse_rtol
-    from derive.present.model_view import JSON_KEYS
+    """``--quantity Q --claim TEXT``: 0 right, 1 wrong (the verdict on stdout); judged by :func:`derive.check`."""
+    from derive.checking.api import check
+    from derive.checking.verdict import Verdict
 
-    if args.quantity not in JSON_KEYS:
-        raise ProblemError(
-            f"--quantity {args.quantity}", f"unknown quantity; known: {', '.join(JSON_KEYS)}"
-        )
-    rtol = parse_rtol(args.rtol)
-    verdict = judge_model_claim(model_analysis(args), args.quantity, args.claim, rtol)
+    result = check(
+        model_spec(args), args.quantity, args.claim, rtol=args.rtol, operators=args.operators
+    )
+    if result.verdict is Verdict.UNREADABLE:
+        error = result.detail
+        raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
+    sentence = "; ".join(result.diagnosis)
     if args.format == "json":
-        sys.stdout.write(json.dumps(verdict.as_json(), indent=2, ensure_ascii=False) + "\n")
+        exact = getattr(getattr(result.detail, "judgement", None), "exact", None)
+        verdict = {
+            "quantity": result.quantity,
+            "claim": result.claim,
+            "verdict": result.verdict.value,
+            "exact": exact,
+            "explanation": sentence,
+            "read_as": result.read_as,
+            "expected": result.expected,
+            "relative_error": result.relative_error,
+        }
+        sys.stdout.write(json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
     else:
-        word = "Correct" if verdict.correct else "Incorrect"
-        sys.stdout.write(f"{word}: {verdict.sentence}.\n")
-    return 0 if verdict.correct else 1
+        word = "Correct" if result.verdict is Verdict.CORRECT else "Incorrect"
+        sys.stdout.write(f"{word}: {sentence}.\n")
+    return 0 if result.verdict is Verdict.CORRECT else 1
 
 
 def run_model(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ __all__ = [
     "model_json",
     "model_latex",
     "model_markdown",
+    "model_template_context",
 ]
 
 # The quantities of the JSON contract, in order.
@@ -290,6 +291,11 @@ def _context(a: ModelAnalysis, title: str | None, text: str) -> dict:
         warnings=a.warnings,
         left_out=a.left_out,
     )
+
+
+def model_template_context(a: ModelAnalysis, title: str | None = None, text: str = "") -> dict:
+    """What the model templates print (givens, hardware, steps as views), for other front ends."""
+    return _context(a, title, text)
 
 
 def model_markdown(

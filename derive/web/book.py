@@ -1,5 +1,7 @@
 """The workbook: a problem set read once, and everything the pages show, prepared at start.
 
+Operator problems are prepared here; whole-model problems by :mod:`derive.web.model_pages`.
+
 :func:`load_source` reads a set (a file, or the built-in one) and refuses Python
 operator files unless trusted; :func:`build_workbook` derives every problem once and
 keeps, per problem, the JSON of ``GET /api/problems/{id}`` and the worked steps
@@ -24,7 +26,7 @@ from derive.errors import DeriveError, ProblemError, UnknownNameError
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
-from derive.problem.problem_set import ProblemEntry, ProblemSet, parse_problem_set
+from derive.problem.problem_set import ModelEntry, ProblemEntry, ProblemSet, parse_problem_set
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
 
@@ -35,6 +37,7 @@ __all__ = [
     "SetSource",
     "Workbook",
     "build_workbook",
+    "html_env",
     "load_source",
     "question_html",
 ]
@@ -137,9 +140,9 @@ class Asked:
 
 @dataclass(frozen=True)
 class Page:
-    """One problem, prepared: its detail JSON and its steps (Markdown and HTML)."""
+    """One problem (an operator's or a whole model's), prepared: its detail JSON and its steps."""
 
-    entry: ProblemEntry
+    entry: ProblemEntry | ModelEntry
     asked: tuple[Asked, ...]
     detail: dict
     steps_markdown: tuple[str, ...]
@@ -179,6 +182,7 @@ class Workbook:
                 {
                     "id": p.entry.id,
                     "title": p.entry.title,
+                    "kind": p.detail["kind"],
                     "asked": [a.quantity for a in p.asked],
                     "steps": len(p.steps_html),
                 }
@@ -188,7 +192,8 @@ class Workbook:
 
 
 @lru_cache(maxsize=1)
-def _html_env() -> jinja2.Environment:
+def html_env() -> jinja2.Environment:
+    """The HTML environment of the workbook's templates (autoescaped, strict, TeX-safe filters)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
         undefined=jinja2.StrictUndefined,
@@ -289,7 +294,7 @@ def _givens(view: SolutionView) -> dict:
 def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
     solution = select_steps(d.solution, entry.ask)
     view = view_of(solution, entry.title, entry.text)
-    env = _html_env()
+    env = html_env()
     last = len(solution.steps)
     steps_html = tuple(
         env.get_template("step.html.j2").render(
@@ -306,6 +311,7 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
     detail = {
         "id": entry.id,
         "title": entry.title,
+        "kind": "operator",
         "question": entry.text,
         "question_html": question_html(entry.text),
         "givens": _givens(view),
@@ -324,6 +330,7 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
         ],
         "steps": len(steps_html),
         "hints": hints,
+        "derivation": True,
     }
     return Page(
         entry,
@@ -336,11 +343,13 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
 
 
 def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = True) -> Workbook:
-    """Derive every problem of the set once and prepare its page.
+    """Derive every problem of the set once (operator problems, then whole models) and prepare its page.
 
     Raises:
         DeriveError: a problem of the set cannot be derived (named by its id).
     """
+    from derive.web.model_pages import model_page
+
     registry = registry_of(pset)
     pages = {}
     for entry in pset.problems:
@@ -349,4 +358,11 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         except DeriveError as exc:
             raise ProblemError(f"{pset.source}: problem {entry.id!r}", str(exc)) from None
         pages[entry.id] = _page(entry, d, hints)
+    for model in pset.models:
+        try:
+            page = model_page(model, pset.operators, hints)
+        except DeriveError as exc:
+            raise ProblemError(f"{pset.source}: problem {model.id!r}", exc.why) from None
+        if page.asked:  # a serving problem asks step times, which derive check cannot judge yet
+            pages[model.id] = page
     return Workbook(pset.title, pset.text, pages, hints, show_expected)

@@ -14,14 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from derive.checking.api import check, check_derivation, context_for
+from sympy.logic.boolalg import BooleanAtom
+
+from derive.checking.api import CheckResult as ApiCheckResult
+from derive.checking.api import (
+    ModelDetail,
+    check,
+    check_derivation,
+    context_for,
+    model_analysis_for,
+)
 from derive.checking.claims import read_claim_for
 from derive.checking.context import DEFAULT_RTOL, Context
 from derive.checking.judge import read_claim
 from derive.checking.quantities import QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import DeriveError, ParseError, ProblemError
-from derive.problem.problem_set import ProblemEntry
+from derive.problem.problem_set import ModelEntry, ProblemEntry
 from derive.solution.notation import tex
 
 __all__ = [
@@ -100,20 +109,36 @@ class DerivationResult:
 class Grader:
     """Checks answers to the problems of one set; one per worker process."""
 
-    problems: dict[str, ProblemEntry]
+    problems: dict[str, ProblemEntry | ModelEntry]
     operators: tuple[Path, ...] = ()
     hide_expected: bool = False
     rtol: str = DEFAULT_RTOL
 
-    def _entry(self, problem: str) -> ProblemEntry:
+    def _entry(self, problem: str) -> ProblemEntry | ModelEntry:
         entry = self.problems.get(problem)
         if entry is None:
             raise ProblemError(f"problem {problem!r}", "no such problem in this set")
         return entry
 
     def context(self, problem: str) -> Context:
-        """The analysed problem ``problem`` (an id of the set; cached by the checking API)."""
-        return context_for(self._entry(problem), self.rtol, self.operators)
+        """The analysed operator problem ``problem`` (an id of the set; cached by the checking API)."""
+        entry = self._entry(problem)
+        if isinstance(entry, ModelEntry):
+            raise ProblemError(f"problem {problem!r}", "a whole-model problem has no roofline")
+        return context_for(entry, self.rtol, self.operators)
+
+    def _read_model(self, entry: ModelEntry, answer: str, quantity: str | None) -> Reading:
+        from derive.checking.model_claims import MODEL_QUANTITIES, read_model_claim
+
+        a = model_analysis_for(entry, self.operators)
+        asked = quantity if quantity in MODEL_QUANTITIES and a.quantity(quantity) else None
+        asked = asked or next((k for k in entry.ask if a.quantity(k)), None) or "params"
+        try:
+            claim = read_model_claim(a, asked, answer)
+        except ParseError as exc:
+            return Reading(False, reason=reason_of(exc))
+        shown = None if isinstance(claim.value, BooleanAtom) else tex(claim.value)
+        return Reading(True, claim.read_as, shown)
 
     def read(self, problem: str, answer: str, quantity: str | None = None) -> Reading:
         """How ``answer`` reads (no judging: cheap, for the preview).
@@ -121,6 +146,9 @@ class Grader:
         With a ``quantity`` the answer is read as a claim about it (units, a named left side,
         a relation); without, as a plain formula over the problem's dims.
         """
+        entry = self._entry(problem)
+        if isinstance(entry, ModelEntry):
+            return self._read_model(entry, answer, quantity)
         ctx = self.context(problem)
         try:
             if quantity in QUANTITIES:
@@ -148,6 +176,8 @@ class Grader:
         if result.verdict is Verdict.UNREADABLE:
             return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
         detail = result.detail
+        if isinstance(detail, ModelDetail):
+            return self._model_result(result, detail)
         value = getattr(detail, "claim", None)
         expected = getattr(getattr(detail, "judgement", None), "expected", None)
         return CheckResult(
@@ -161,8 +191,31 @@ class Grader:
             else tex(expected.value),
         )
 
+    def _model_result(self, result: ApiCheckResult, detail: ModelDetail) -> CheckResult:
+        """A model claim's record: its value and the exact answer as LaTeX (truth values as words)."""
+        from derive.checking.model_claims import model_quantity
+
+        value = detail.claim.value
+        exact = model_quantity(detail.analysis, result.quantity).value
+        return CheckResult(
+            result.verdict.value,
+            result.read_as,
+            None if isinstance(value, BooleanAtom) else tex(value),
+            result.diagnosis,
+            result.expected,
+            None if self.hide_expected or isinstance(exact, BooleanAtom) else tex(exact),
+        )
+
     def check_derivation(self, problem: str, lines: tuple[str, ...]) -> DerivationResult:
         """Check every step of a derivation typed one step per line."""
+        if isinstance(self._entry(problem), ModelEntry):
+            return DerivationResult(
+                UNREADABLE,
+                None,
+                None,
+                (),
+                ("a whole-model problem is checked one quantity at a time, in its answer boxes",),
+            )
         if not any(line.strip() for line in lines):
             return DerivationResult(
                 UNREADABLE,

@@ -338,7 +338,9 @@ async function showProblem(id) {
   question.className = "question";
   const givens = fragment(problem.givens_html);
   const answers = el("section", { class: "card" }, el("h2", { text: "Your answers" }),
-    el("p", { class: "muted", text: "Type a formula in the dims (LaTeX or plain: 2BDF, \\frac{B}{2}, 2*B*D*F) or a number; press Enter or Check." }),
+    el("p", { class: "muted", text: problem.kind === "model"
+      ? "Type a number (124e6, 1.5e12), with a unit where it has one (40 GB, 128 KiB, 30 days), or yes/no; press Enter or Check."
+      : "Type a formula in the dims (LaTeX or plain: 2BDF, \\frac{B}{2}, 2*B*D*F) or a number; press Enter or Check." }),
     ...problem.asked.map((a) => answerRow(problem, a, progress)));
   const next = SET.problems[index + 1];
   main.replaceChildren(
@@ -347,7 +349,8 @@ async function showProblem(id) {
     el("h1", { text: `Problem ${index + 1}: ${problem.title}` }),
     el("section", { class: "card" }, question,
       el("details", { class: "givens-box", open: "" }, el("summary", { text: "Given" }), givens)),
-    answers, solutionSection(problem), derivationSection(problem, progress));
+    answers, solutionSection(problem),
+    ...(problem.derivation === false ? [] : [derivationSection(problem, progress)]));
   updateOverall();
 }
 

@@ -1,0 +1,352 @@
+"""Judging a claim about a whole-model quantity (``params``, ``kv_bytes_per_token``, ``mfu``, …).
+
+The claim is read only by :mod:`derive.formula` (:func:`~derive.formula.answer.read_answer`
+with the whitelisted unit reader): a number or a formula in the dims the problem leaves
+free, optionally with a unit that measures what the quantity measures (``1.5 GB``,
+``48 KiB``, ``30 days``, ``2.1e21 FLOPs``); per-token and count words (``/token``,
+``parameters``, ``sequences``, ``devices``) may follow, and a fraction (``mfu``) may be a
+percentage (``42%``). It is right when it equals the
+exact value, or, for numbers, lies within the tolerance. A wrong number gets a diagnosis
+when its ratio to the answer is a known slip: GiB written as GB (or back), a factor 2
+(K and V, two FLOPs per multiply-add), the 2N shortcut, total for active parameters.
+``fits`` takes yes or no.
+
+:func:`read_model_claim` raises :class:`~derive.errors.ParseError` for a claim that
+cannot be read (the caller makes it the ``unreadable`` verdict); a quantity the problem
+did not derive raises :class:`~derive.errors.ProblemError` (the caller's mistake).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import sympy as sp
+
+from derive.checking.verdict import Verdict
+from derive.checking.words import exact_decimal
+from derive.errors import ParseError, ProblemError
+from derive.formula import parse_formula
+from derive.formula.answer import read_answer
+from derive.formula.decimals import fmt_decimal
+from derive.formula.limits import show
+from derive.formula.units import Dimension, describe_dimension, unit_alternatives
+from derive.formula.units import Unit as WrittenUnit
+from derive.model.analysis import ModelAnalysis, Quantity, Unit, analyse_model
+from derive.model.binding import bind_model
+from derive.model.registry import load_models
+from derive.model.symbols import batch, context
+from derive.present.model_view import JSON_KEYS
+from derive.problem.model_spec import ModelSpec
+from derive.problem.problem_set import ModelEntry
+
+__all__ = [
+    "MODEL_QUANTITIES",
+    "ModelClaim",
+    "ModelJudgement",
+    "judge_model_claim",
+    "model_analysis_for",
+    "model_quantity",
+    "read_model_claim",
+    "shown_expected",
+]
+
+MODEL_QUANTITIES: tuple[str, ...] = JSON_KEYS
+"""Every whole-model quantity a claim may be about (the JSON keys of ``derive model``)."""
+
+_DAY = 86400
+# quantity unit -> (what a written unit must measure, base units per one of the quantity's unit)
+_MEASURE: dict[Unit, tuple[Dimension, int]] = {
+    Unit.PARAMS: (Dimension.COUNT, 1),
+    Unit.BYTES: (Dimension.BYTES, 1),
+    Unit.BYTES_PER_TOKEN: (Dimension.BYTES, 1),
+    Unit.FLOPS: (Dimension.FLOPS, 1),
+    Unit.FLOPS_PER_TOKEN: (Dimension.FLOPS, 1),
+    Unit.SECONDS: (Dimension.TIME, 1),
+    Unit.DAYS: (Dimension.TIME, _DAY),
+    Unit.FRACTION: (Dimension.COUNT, 1),
+    Unit.SEQUENCES: (Dimension.COUNT, 1),
+    Unit.TOKENS: (Dimension.COUNT, 1),
+    Unit.DEVICES: (Dimension.COUNT, 1),
+}
+# words that may follow a value of a quantity in this unit (dropped before reading)
+_WORDS: dict[Unit, str] = {
+    Unit.PARAMS: r"params|parameters|weights",
+    Unit.BYTES_PER_TOKEN: r"/\s*tokens?|per\s+tokens?",
+    Unit.FLOPS_PER_TOKEN: r"/\s*tokens?|per\s+tokens?",
+    Unit.SEQUENCES: r"sequences?",
+    Unit.DEVICES: r"devices?|chips?",
+}
+_PERCENT = re.compile(r"\s*\\?%\s*$")
+_YES, _NO = ("yes", "true", "fits", "it fits"), ("no", "false", "does not fit", "it does not fit")
+_GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
+
+
+@dataclass(frozen=True)
+class ModelClaim:
+    """A claim read for one model quantity.
+
+    Attributes:
+        text: as typed.
+        raw: the value as written (before its unit).
+        value: the value in the quantity's own unit (bytes, seconds, days, …), or a truth value.
+        unit: the unit written, if any.
+        read_as: how it was read, in one line (``48 KiB = 49152 bytes``).
+    """
+
+    text: str
+    raw: sp.Basic
+    value: sp.Basic
+    unit: WrittenUnit | None
+    read_as: str
+
+
+@dataclass(frozen=True)
+class ModelJudgement:
+    """The verdict on one model claim.
+
+    Attributes:
+        verdict: correct or incorrect.
+        exact: the exact value as text (``124439808``, ``True``).
+        expected: the exact value with its unit and a decimal (``124439808 parameters``).
+        diagnosis: why, one sentence each, stating the answer.
+        hidden_diagnosis: the same without the answer (for ``hide_expected``).
+        relative_error: for numbers, the exact relative error.
+    """
+
+    verdict: Verdict
+    exact: str
+    expected: str
+    diagnosis: tuple[str, ...]
+    hidden_diagnosis: tuple[str, ...]
+    relative_error: sp.Rational | None = None
+
+
+@lru_cache(maxsize=64)
+def _model_analysis(spec: ModelSpec, operators: tuple[str, ...]) -> ModelAnalysis:
+    registry = load_models(tuple(Path(p) for p in operators))
+    return analyse_model(bind_model(spec, registry.get(spec.model)))
+
+
+def model_analysis_for(
+    problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
+) -> ModelAnalysis:
+    """The analysed whole-model problem a check needs (cached).
+
+    Raises:
+        DeriveError: the model is unknown or the problem cannot be bound.
+    """
+    spec = problem.spec if isinstance(problem, ModelEntry) else problem
+    return _model_analysis(spec, tuple(str(p) for p in operators))
+
+
+def model_quantity(a: ModelAnalysis, quantity: str) -> Quantity:
+    """The derived quantity ``quantity``.
+
+    Raises:
+        ProblemError: unknown, or not derived for this problem (the reason named).
+    """
+    if quantity not in MODEL_QUANTITIES:
+        raise ProblemError(
+            f"quantity {quantity!r}", f"unknown quantity; known: {', '.join(MODEL_QUANTITIES)}"
+        )
+    q = a.quantity(quantity)
+    if q is None:
+        why = dict(a.left_out).get(quantity) or "; ".join(w for _, w in a.left_out)
+        raise ProblemError(
+            f"--quantity {quantity}", f"not derived for this problem ({why or 'not asked'})"
+        )
+    return q
+
+
+def _is_truth(value: sp.Basic) -> bool:
+    return isinstance(value, sp.logic.boolalg.BooleanAtom)
+
+
+def _names(a: ModelAnalysis) -> dict[str, sp.Symbol]:
+    return {d.name: d for d in (batch, context, *a.problem.model.free_dims)}
+
+
+def read_model_claim(
+    a: ModelAnalysis, quantity: str, text: str, syntax: str = "auto"
+) -> ModelClaim:
+    """Read ``text`` as a claim about ``quantity`` (derived by ``a``).
+
+    Raises:
+        ParseError: unreadable (with a position where there is one); LimitError: too large;
+        ProblemError: the quantity is unknown or was not derived.
+    """
+    from derive.checking.matching import check_size
+
+    q = model_quantity(a, quantity)
+    if not isinstance(text, str):
+        raise ParseError("claim", f"expected text, got {type(text).__name__}")
+    if _is_truth(q.value):
+        said = " ".join(text.strip().lower().split())
+        if said not in _YES + _NO:
+            raise ParseError(f"claim {show(text)}", f"for {quantity}, claim yes or no")
+        return ModelClaim(text, sp.true, sp.true if said in _YES else sp.false, None, said)
+    names = _names(a)
+    words = _WORDS.get(q.unit)
+    body = re.sub(rf"\s*(?:{words})\s*$", "", text, flags=re.I) if words else text
+    batch_bound = a.problem.value_of(batch) is not None
+
+    def parse(value: str, what: str) -> tuple[sp.Expr, str]:
+        parsed = parse_formula(value, names, syntax, what)
+        return parsed.expr, parsed.syntax
+
+    def unit_ok(unit: WrittenUnit, head: str) -> bool:
+        # a bare B after a value is the batch dim unless bytes are asked and B is bound
+        return unit.text != "B" or (_MEASURE[q.unit][0] is Dimension.BYTES and batch_bound)
+
+    percent = (
+        q.unit is Unit.FRACTION and bool(_PERCENT.search(body)) and bool(_PERCENT.sub("", body))
+    )
+    if percent:
+        body = _PERCENT.sub("", body)
+    answer = read_answer(body, parse, unit_ok)
+    if answer.relation.is_order:
+        raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
+    if answer.name is not None and answer.name.replace(" ", "") not in (
+        quantity,
+        f"\\text{{{quantity}}}",
+    ):
+        raise ParseError(
+            f"claim {show(text)}",
+            f"the left side {show(answer.name)} does not name {quantity} "
+            f"(write the value alone, or as {quantity} = …)",
+        )
+    raw = answer.expr
+    value = raw
+    read_as = _plain(raw)
+    if answer.unit is not None:
+        value = raw * answer.unit.factor / _MEASURE[q.unit][1]
+        read_as += f" {answer.unit.text}"
+        if answer.unit.factor != 1 and answer.unit.dimension is _MEASURE[q.unit][0]:
+            read_as += f" = {_plain(value)} {_unit_word(q.unit)}"
+    if percent:
+        value = raw / 100
+        read_as += f"% = {_plain(value)}"
+    check_size(value, f"claim {show(text)}")
+    return ModelClaim(text, raw, value, answer.unit, read_as)
+
+
+def _plain(expr: sp.Basic) -> str:
+    return exact_decimal(expr) if expr.is_Rational else str(expr)
+
+
+def _unit_word(unit: Unit) -> str:
+    words = {Unit.PARAMS: "parameters", Unit.BYTES: "bytes", Unit.FLOPS: "FLOPs", Unit.FRACTION: ""}
+    return words.get(unit, unit.value)
+
+
+def shown_expected(q: Quantity) -> str:
+    """The exact value with its unit, and a decimal in human units (GB and GiB both named)."""
+    if _is_truth(q.value):
+        return "yes (it fits)" if bool(q.value) else "no (it does not fit)"
+    value = q.value
+    if not value.is_number:
+        return f"{value} {_unit_word(q.unit)}".rstrip()
+    text = f"{_plain(value)} {_unit_word(q.unit)}".rstrip()
+    if _MEASURE[q.unit][0] is Dimension.BYTES and abs(value) >= 1000:
+        k = min(4, int(sp.floor(sp.log(abs(value), 1000))))
+        dec, binary = ("", "kB", "MB", "GB", "TB")[k], ("", "KiB", "MiB", "GiB", "TiB")[k]
+        text += (
+            f" ≈ {fmt_decimal(value / sp.Integer(1000) ** k)} {dec}"
+            f" = {fmt_decimal(value / sp.Integer(1024) ** k)} {binary}"
+        )
+    elif value.is_Integer and abs(value) >= 10**7:
+        exponent = len(str(abs(int(value)))) - 1
+        text += f" ≈ {fmt_decimal(value / sp.Integer(10) ** exponent)}e{exponent}"
+    elif not value.is_Integer:
+        text += f" ≈ {fmt_decimal(value)}"
+    return text
+
+
+def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -> str:
+    """A known slip that explains a wrong number, or ""."""
+    quantity, target, value, unit = q.key, q.value, claim.value, claim.unit
+    measure, base = _MEASURE[q.unit]
+    if unit is not None and unit.dimension is measure:
+        for other, factor in unit_alternatives(unit):
+            if abs(claim.raw * factor / base - target) <= rtol * abs(target):
+                return (
+                    f"read as {other} it would be right: 1 {unit.text} is "
+                    f"{exact_decimal(unit.factor)} B, 1 {other} is {exact_decimal(factor)} B"
+                    if unit.dimension is Dimension.BYTES
+                    else f"read as {other} it would be right"
+                )
+    if quantity == "flops_per_token" and value == a.value("flops_2n"):
+        return "that is the 2N shortcut, not the matmul and attention FLOPs"
+    if quantity == "params" and value == a.value("params_active") != target:
+        return "that is the active parameters; the total counts every expert"
+    if quantity == "params_active" and value == a.value("params") != target:
+        return "that is the total; a token uses only its top-k experts"
+    ratio = value / target
+    slips = (
+        (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
+        (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
+        (sp.Rational(1, 2), "the claim is half the answer (one of K and V? one FLOP per multiply-add?)"),
+        (sp.Integer(2), "the claim is twice the answer"),
+    )  # fmt: skip
+    return next((why for r, why in slips if abs(ratio - r) <= rtol * r), "")
+
+
+def judge_model_claim(
+    a: ModelAnalysis, quantity: str, claim: ModelClaim, rtol: sp.Rational
+) -> ModelJudgement:
+    """Judge a claim read by :func:`read_model_claim` against the exact value."""
+    from derive.checking.matching import as_percent
+
+    q = model_quantity(a, quantity)
+    expected = shown_expected(q)
+    exact = str(q.value)
+    if _is_truth(q.value):
+        right = bool(claim.value) == bool(q.value)
+        said = f"it {'fits' if bool(q.value) else 'does not fit'}"
+        verdict = Verdict.CORRECT if right else Verdict.INCORRECT
+        return ModelJudgement(verdict, exact, expected, (said,), () if not right else (said,))
+    target = q.value
+    value = claim.value
+    unit = claim.unit
+    measure = _MEASURE[q.unit][0]
+    if unit is not None and unit.dimension is not measure:
+        what = describe_dimension(unit.dimension)[0]
+        wants = describe_dimension(measure)[0]
+        why = f"{unit.text} measures {what}, but {quantity} is {wants}" + (
+            f" (in {_unit_word(q.unit)})" if measure is not Dimension.COUNT else ""
+        )
+        return ModelJudgement(Verdict.INCORRECT, exact, expected, (why,), (why,))
+    if sp.expand(value - target) == 0:
+        return ModelJudgement(
+            Verdict.CORRECT,
+            exact,
+            expected,
+            (f"the claim equals the exact {quantity}, {exact}",),
+            (f"the claim equals the exact {quantity}",),
+            sp.Integer(0) if target.is_number else None,
+        )
+    if value.is_number and target.is_number and target != 0:
+        error = abs(value - target) / abs(target)
+        percent = as_percent(error)
+        if error <= rtol:
+            within = f"within {fmt_decimal(100 * rtol, 3)}%"
+            return ModelJudgement(
+                Verdict.CORRECT, exact, expected,
+                (f"{within} of the exact {quantity} {exact} (relative error {percent})",),
+                (f"{within} of the exact {quantity} (relative error {percent})",),
+                error,
+            )  # fmt: skip
+        hint = _slip(a, q, claim, rtol)
+        approx = "" if target.is_Integer else f" (≈ {fmt_decimal(target)})"
+        said = f"the exact {quantity} is {exact}{approx}; the claim is off by {percent}"
+        hidden = f"the claim is off by {percent}"
+        if hint:
+            said, hidden = f"{said}: {hint}", f"{hidden}: {hint}"
+        return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,), error)
+    said = f"the exact {quantity} is {exact}"
+    hidden = f"the claim is not the {quantity} derived"
+    return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,))

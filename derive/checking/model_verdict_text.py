@@ -1,0 +1,64 @@
+"""Printing the check of a whole-model claim: a few readable lines, or the JSON object.
+
+The shape follows :mod:`derive.checking.verdict_text` (``verdict``, ``quantity``,
+``read_as``, ``expected``, ``relative_error``, ``diagnosis``), with the model's name
+in place of the operator's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from derive.formula.decimals import fmt_decimal
+
+if TYPE_CHECKING:
+    from derive.checking.api import CheckResult
+
+__all__ = ["model_claim_json", "model_claim_text"]
+
+
+def _exact(result: CheckResult) -> str | None:
+    return getattr(getattr(result.detail, "judgement", None), "exact", None)
+
+
+def _model(result: CheckResult) -> str | None:
+    analysis = getattr(result.detail, "analysis", None)
+    return None if analysis is None else analysis.problem.model.name
+
+
+def model_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
+    """The verdict in a few lines (``expected`` left out when it was hidden)."""
+    lines = [
+        f"verdict: {result.verdict.value}",
+        f"quantity: {result.quantity}",
+        f"claim read as: {result.read_as}",
+    ]
+    if result.expected is not None:
+        lines.append(f"expected: {result.expected}")
+    if result.relative_error is not None:
+        lines.append(
+            f"relative error: {result.relative_error} (tolerance {fmt_decimal(100 * rtol, 3)}%)"
+        )
+    lines.append("diagnosis:")
+    lines += [f"  - {why}" for why in result.diagnosis]
+    return "\n".join(lines) + "\n"
+
+
+def model_claim_json(result: CheckResult, rtol: sp.Rational) -> dict:
+    """The verdict as JSON (exact values as strings; expected values None when hidden)."""
+    hidden = result.expected is None
+    return {
+        "verdict": result.verdict.value,
+        "quantity": result.quantity,
+        "claim": result.claim,
+        "read_as": result.read_as,
+        "expected": None if hidden else _exact(result),
+        "expected_text": result.expected,
+        "expected_hidden": hidden,
+        "relative_error": result.relative_error,
+        "rtol": str(rtol),
+        "diagnosis": list(result.diagnosis),
+        "model": _model(result),
+    }

@@ -1,0 +1,131 @@
+"""``derive check MODEL``: the whole-model side of ``derive check``.
+
+When ``--quantity`` is a model's (``params``, ``kv_bytes_per_token``, ``max_batch``, …)
+the positional names a model and takes the flags of ``derive model``; the claim is
+judged by :func:`derive.check` with a :class:`~derive.problem.model_spec.ModelSpec` (or a
+set's model problem) and printed by :mod:`derive.checking.model_verdict_text`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from derive.checking.context import parse_rtol
+from derive.errors import DeriveError, ParseError, ProblemError
+from derive.problem.model_spec import ModelSpec
+from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
+
+__all__ = ["MODEL_FLAGS", "add_model_flags", "model_claim", "model_spec_of", "refuse_a_model_name"]
+
+# flags only a whole model takes (``derive check MODEL --quantity params …``), and the
+# operator flags a model does not
+MODEL_FLAGS = (
+    "capacity",
+    "devices",
+    "train_tokens",
+    "mfu",
+    "measured_tokens_per_s",
+    "state_bytes",
+)
+_OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
+
+
+def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
+    return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
+
+
+def _write(data: dict | str) -> None:
+    sys.stdout.write(
+        json.dumps(data, indent=2, ensure_ascii=False) + "\n" if isinstance(data, dict) else data
+    )
+
+
+def add_model_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of ``derive model`` that ``derive check MODEL`` takes besides the shared ones."""
+    p.add_argument("--capacity", metavar="BYTES", help="model: HBM bytes per device, e.g. 80e9")
+    p.add_argument("--devices", metavar="N", help="model: devices holding the model (default 1)")
+    p.add_argument("--train-tokens", metavar="D", help="model: training tokens, e.g. 15e12")
+    p.add_argument("--mfu", metavar="ETA", help="model: FLOPs utilisation in (0, 1], e.g. 0.4")
+    p.add_argument(
+        "--measured-tokens-per-s", metavar="R", help="model: measured tokens/s per device"
+    )
+    p.add_argument(
+        "--state-bytes", metavar="BYTES|RECIPE", help="model: training-state bytes per parameter"
+    )
+
+
+def model_spec_of(args: argparse.Namespace) -> ModelSpec:
+    """``derive check MODEL …``: the model problem the flags describe."""
+    refused = _given(args, _OPERATOR_ONLY)
+    if refused:
+        raise ProblemError(
+            f"derive check {args.operator} {refused[0]}",
+            f"{args.quantity} is a whole-model quantity and a model takes no {refused[0]} "
+            "(its flags: --chip or --peak/--bandwidth/--capacity, --devices, --dtype ROLE=DTYPE, "
+            "--set, --train-tokens, --mfu, --measured-tokens-per-s, --state-bytes)",
+        )
+    return ModelSpec(
+        model=args.operator,
+        chip=args.chip,
+        peak=args.peak,
+        bandwidth=args.bandwidth,
+        capacity=args.capacity,
+        devices=args.devices,
+        dtypes=tuple(args.dtype),
+        sets=tuple(args.set),
+        train_tokens=args.train_tokens,
+        mfu=args.mfu,
+        measured_tokens_per_s=args.measured_tokens_per_s,
+        state_bytes=args.state_bytes,
+    )
+
+
+def model_claim(
+    args: argparse.Namespace, problem: ModelSpec | ModelEntry, operators: tuple[str, ...]
+) -> int:
+    from derive.checking import model_verdict_text as report
+    from derive.checking import verdict_text
+    from derive.checking.api import check
+    from derive.checking.verdict import Verdict
+
+    result = check(
+        problem,
+        args.quantity,
+        args.claim,
+        rtol=args.rtol,
+        hide_expected=args.hide_expected,
+        syntax=args.syntax,
+        operators=operators,
+    )
+    if result.verdict is Verdict.UNREADABLE:
+        if args.format == "json":
+            _write(
+                verdict_text.unreadable_json(
+                    args.quantity, args.claim, result.reason or "", result.position
+                )
+            )
+        error = result.detail
+        raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
+    rtol = parse_rtol(args.rtol)
+    _write(
+        report.model_claim_json(result, rtol)
+        if args.format == "json"
+        else report.model_claim_text(result, rtol)
+    )
+    return 1 if result.verdict is Verdict.INCORRECT else 0
+
+
+def refuse_a_model_name(args: argparse.Namespace, operators: tuple[str, ...]) -> None:
+    """An unknown operator that is a model's name: say which quantities a model has."""
+    from derive.model.registry import load_models
+
+    name = args.operator
+    models = load_models(tuple(Path(p) for p in operators)).names()
+    if name is not None and name.lower() in {m.lower() for m in models}:
+        raise ProblemError(
+            f"derive check {name} --quantity {args.quantity}",
+            f"{name} is a whole model; its quantities are {', '.join(MODEL_ASK_KEYS)}",
+        )

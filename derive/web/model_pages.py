@@ -1,0 +1,147 @@
+"""Workbook pages for a set's whole-model problems (``model = "NAME"``).
+
+A model page has the same shape as an operator page (``GET /api/problems/{id}``):
+the question, the givens (the model's sizes, dtypes, devices and hardware with
+sources), one answer box per asked quantity (``params``, ``kv_bytes_per_token``,
+``max_batch``, …) and the steps of the model's worked solution as hints. It adds
+``"kind": "model"`` and ``"derivation": false`` (a model is checked one quantity at a
+time). Answers are checked by :func:`derive.check` like any other.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from derive.checking.api import model_analysis_for
+from derive.errors import DeriveError, ProblemError
+from derive.model.analysis import ModelAnalysis, Unit, select_quantities
+from derive.model.symbols import NOTATION
+from derive.present.model_view import (
+    ASK_PHRASES,
+    JSON_KEYS,
+    model_markdown,
+    model_template_context,
+)
+from derive.problem.problem_set import ModelEntry
+from derive.web.book import Asked, Page, html_env, question_html
+
+__all__ = ["model_page"]
+
+_BYTES = "bytes: a number with a unit (GB, GiB, KiB, …){dims}"
+_PLACEHOLDERS = {
+    Unit.PARAMS: "a number (124e6){dims}",
+    Unit.BYTES: _BYTES,
+    Unit.BYTES_PER_TOKEN: _BYTES,
+    Unit.FLOPS: "FLOPs: a number (2.1e21){dims}",
+    Unit.FLOPS_PER_TOKEN: "FLOPs per token: a number{dims}",
+    Unit.SECONDS: "a time (s, ms, days)",
+    Unit.DAYS: "days (or a time with its unit)",
+    Unit.FRACTION: "a fraction, e.g. 0.42",
+    Unit.SEQUENCES: "a whole number of sequences",
+    Unit.TOKENS: "a whole number of tokens",
+    Unit.DEVICES: "a whole number of devices",
+    Unit.BOOLEAN: "yes or no",
+}
+
+
+def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
+    names = ", ".join(d.name for d in _free(a))
+    free = f" or a formula in {names}" if names else ""
+    out = []
+    for key in entry.ask or JSON_KEYS:
+        q = a.quantity(key)
+        if q is None:
+            continue
+        phrase = ASK_PHRASES.get(key, key)
+        label = phrase[0].upper() + phrase[1:]
+        out.append(Asked(key, label, NOTATION[key].latex, _PLACEHOLDERS[q.unit].format(dims=free)))
+    return tuple(out)
+
+
+def _free(a: ModelAnalysis) -> tuple:
+    from derive.model.symbols import batch, context
+
+    bound = {d for d, _ in a.problem.bound}
+    return tuple(d for d in (batch, context, *a.problem.model.free_dims) if d not in bound)
+
+
+def _givens(context: dict) -> dict:
+    """The givens as data: symbols and values are LaTeX, the rest plain text."""
+    chip = context["chip"]
+    return {
+        "model": context["model"].name,
+        "describe": context["describe"],
+        "chip": chip.name if chip else None,
+        "chip_title": chip.title if chip else None,
+        "devices": context["devices"],
+        "dtypes": context["dtypes"],
+        "bound": list(context["bound"]),
+        "sizes": [{"symbol": s, "meaning": m, "value": v} for s, m, v in context["given"]],
+        "hardware": [
+            {"name": n, "symbol": s, "value": v, "source": src}
+            for n, s, v, src in context["hardware"]
+        ],
+    }
+
+
+def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> Page:
+    """Derive one model problem and prepare its page.
+
+    Raises:
+        ProblemError: the problem cannot be derived (named by its id).
+    """
+    try:
+        full = model_analysis_for(entry, operators)
+    except DeriveError as exc:
+        raise ProblemError(f"problem {entry.id!r}", str(exc)) from None
+    a = select_quantities(full, entry.ask)
+    context = model_template_context(a, entry.title, entry.text)
+    env = html_env()
+    steps = context["steps"]
+    last = len(steps)
+    steps_html = tuple(
+        env.get_template("model_step.html.j2").render(
+            index=i,
+            step=step,
+            warnings=a.warnings if i == last else (),
+            verdict=a.verdicts if i == last else (),
+        )
+        for i, step in enumerate(steps, 1)
+    )
+    markdown = model_markdown(a, entry.title, entry.text, level=1)
+    chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
+    asked = _asked(entry, full)
+    detail = {
+        "id": entry.id,
+        "title": entry.title,
+        "kind": "model",
+        "question": entry.text,
+        "question_html": question_html(entry.text),
+        "givens": _givens(context),
+        "givens_html": env.get_template("model_givens.html.j2").render(**context),
+        "operator": None,
+        "model": full.problem.model.name,
+        "solve_for": None,
+        "regime": None,
+        "asked": [
+            {
+                "quantity": x.quantity,
+                "label": x.label,
+                "latex": x.latex,
+                "placeholder": x.placeholder,
+            }
+            for x in asked
+        ],
+        "steps": len(steps_html),
+        "hints": hints,
+        "derivation": False,
+    }
+    return Page(
+        entry,
+        asked,
+        detail,
+        tuple(c.strip("\n") + "\n" for c in chunks),
+        steps_html,
+        tuple(step.title for step in steps),
+    )
