@@ -17,6 +17,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
 from derive.model.symbols import NOTATION, batch, context, sym, tex_names
 from derive.present.render import md_escape, render, tex_escape
+from derive.problem.problem_set import MODEL_ASK_KEYS
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Math, Rich, rich
 
@@ -31,28 +32,8 @@ __all__ = [
     "model_template_context",
 ]
 
-# The quantities of the JSON contract, in order.
-JSON_KEYS = (
-    "params",
-    "params_active",
-    "params_embedding",
-    "weights_bytes",
-    "kv_bytes_per_token",
-    "kv_bytes",
-    "flops_per_token",
-    "memory_total",
-    "memory_per_device",
-    "fits",
-    "headroom_per_device",
-    "max_batch",
-    "min_devices",
-    "max_context",
-    "train_state_bytes",
-    "train_flops",
-    "train_seconds",
-    "train_days",
-    "mfu",
-)
+# The quantities of the JSON contract, in order: the keys a model problem may ask for.
+JSON_KEYS = MODEL_ASK_KEYS
 
 # What a question asks for each quantity (a problem set's ``ask``).
 ASK_PHRASES = {
