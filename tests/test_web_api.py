@@ -80,13 +80,11 @@ def test_problems_lists_the_set(client):
     assert r.status_code == 200
     data = r.json()
     assert data["title"] == SET["title"]
-    # every problem of the set: the operator problems, then the whole-model ones; a serving
-    # step (phase = ...) asks for step times, which the checker does not judge yet
+    # every problem of the set: the operator problems, then the whole-model ones (serving
+    # steps, phase = ..., included: their times and rates are checked too)
     assert [p["id"] for p in data["problems"]] == [
         p["id"] for p in SET["problem"] if "operator" in p
-    ] + [
-        p["id"] for p in SET["problem"] if "model" in p and "operator" not in p and "phase" not in p
-    ]
+    ] + [p["id"] for p in SET["problem"] if "model" in p and "operator" not in p]
     assert all(p["asked"] and p["steps"] > 0 for p in data["problems"])
     kinds = {p["id"]: p["kind"] for p in data["problems"]}
     assert kinds["q1"] == "operator" and kinds["model-gpt2-params"] == "model"
@@ -509,3 +507,23 @@ def test_a_model_problem_hides_the_expected_answer(client_hidden):
     data = client_hidden.post("/api/check", json=body).json()
     assert data["verdict"] == "incorrect" and "expected" not in data
     assert not any(str(_gpt2_small_params()) in d for d in data["diagnosis"])
+
+
+def test_a_serving_problem_has_boxes_and_checks_a_right_and_a_wrong_rate(client):
+    from tests.test_serving import _step
+
+    data = client.get("/api/problems/serve-70b-decode").json()
+    boxes = [a["quantity"] for a in data["asked"]]
+    assert boxes == ["t_lower", "tokens_per_s", "inter_token_latency", "crossover"]
+    assert data["steps"] > 0
+    problem = BY_ID["serve-70b-decode"]
+    batch, context = problem["set"]["B"], problem["set"]["S"]
+    lower, _ = _step(batch, batch, context)  # t_lower per device, kernel by kernel
+    rate = batch / lower
+    body = {"problem": "serve-70b-decode", "quantity": "tokens_per_s"}
+    right = client.post("/api/check", json={**body, "answer": f"{float(rate):.6g} tokens/s"}).json()
+    assert right["verdict"] == "correct", right
+    wrong = client.post("/api/check", json={**body, "answer": f"{float(rate) / 2:.6g}"}).json()
+    assert wrong["verdict"] == "incorrect" and wrong["diagnosis"], wrong
+    ttft = client.get("/api/problems/serve-70b-prefill").json()
+    assert [a["quantity"] for a in ttft["asked"]] == ["ttft", "prefill_tokens_per_s"]

@@ -27,7 +27,7 @@ once is analysed twice, and both results are equal and immutable).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -232,8 +232,15 @@ def _check_model(
 ) -> CheckResult:
     from derive.checking.matching import as_percent
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
+    from derive.checking.serving_claims import (
+        SERVING_QUANTITIES,
+        claims_analysis_for,
+        judge_crossover,
+        phase_for,
+        serving_slips,
+    )
 
-    a = model_analysis_for(problem, operators)
+    a = claims_analysis_for(problem, operators)
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
     try:
         read = read_model_claim(a, quantity, claim, syntax)
@@ -242,7 +249,13 @@ def _check_model(
         return CheckResult(
             Verdict.UNREADABLE, quantity, claim, None, (), None, why, position_of(why), detail=e
         )
-    j = judge_model_claim(a, quantity, read, rtol)
+    phase = phase_for(problem, operators) if quantity in SERVING_QUANTITIES else None
+    j = judge_crossover(phase, read, read.relation) if phase and quantity == "crossover" else None
+    if j is None:
+        j = judge_model_claim(a, quantity, read, rtol)
+    if j.verdict is Verdict.INCORRECT and phase is not None:
+        slips = serving_slips(phase, quantity, read.value, rtol)
+        j = replace(j, diagnosis=j.diagnosis + slips, hidden_diagnosis=j.hidden_diagnosis + slips)
     error = j.relative_error
     return CheckResult(
         j.verdict,
@@ -390,8 +403,6 @@ def check_derivation(
 
 def _hidden(ctx: Context, r: ChainResult) -> ChainResult:
     """A derivation's result with every expected value kept back (steps and diagnosis alike)."""
-    from dataclasses import replace
-
     from derive.checking.quantities import expected, leading
     from derive.checking.shown import hide
 

@@ -41,8 +41,11 @@ _DIMENSIONS = {
     Kind.CROSSOVER: Dimension.COUNT,
     Kind.COMPUTE_TIME: Dimension.TIME,
     Kind.TRANSFER_TIME: Dimension.TIME,
+    Kind.STEP_TIME: Dimension.TIME,
+    Kind.UTILISATION: Dimension.COUNT,
 }
 _FAMILY = {
+    "t_lower_overlapped": "t_lower",
     "intensity_regime": "intensity",
     "network_intensity": "intensity",
     "network_bytes": "bytes",
@@ -73,6 +76,7 @@ class Claim:
         expr: the value in base units with ``\\pi``/``\\beta`` replaced by the problem's numbers.
         named: the quantity the left side names, or None without a left side.
         parsed: the value as a :class:`Parsed` (syntax and how it was chosen).
+        percent: True when the value was written as a percentage (``42%``: ``expr`` is 0.42).
     """
 
     text: str
@@ -81,6 +85,7 @@ class Claim:
     expr: sp.Expr
     named: str | None
     parsed: Parsed
+    percent: bool = False
 
     @property
     def unit(self) -> Unit | None:
@@ -98,6 +103,8 @@ class Claim:
         if not self.answer.name and self.answer.marked_approx:
             left = "≈ "
         text = left + _shown(self.raw)
+        if self.percent:
+            return f"{text}% = {_shown(self.expr)}"
         if self.unit is not None:
             text += f" {self.unit.text}"
             if self.unit.factor != 1:
@@ -161,7 +168,12 @@ def _example(quantity: str, x: str) -> str:
         Kind.BYTES: "\\text{bytes} = 2BD + 2DF + 2BF",
         Kind.COMPUTE_TIME: "T_{math} = 0.14 ms",
         Kind.TRANSFER_TIME: "T_{mem} = 0.14 ms",
+        Kind.STEP_TIME: "T_{lower} = 2.5 ms",
+        Kind.UTILISATION: "\\text{MFU} = 0.42 or 42\\%",
     }[kind_of(quantity)]
+
+
+_PERCENT = re.compile(r"\s*\\?%\s*$")
 
 
 def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto") -> Claim:
@@ -188,7 +200,9 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
             return True
         return dimension_of(quantity) is Dimension.BYTES and bound >= set(dims)
 
-    answer = read_answer(text, parse, unit_ok)
+    percent = kind_of(quantity) == Kind.UTILISATION and bool(_PERCENT.search(text))
+    body = _PERCENT.sub("", text) if percent else text
+    answer = read_answer(body, parse, unit_ok)
     parsed = decided[answer.value]
     if answer.relation.is_order and kind_of(quantity) != Kind.CROSSOVER:
         raise ParseError(
@@ -209,8 +223,10 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
     expr = raw.subs(_givens(ctx, quantity)) if raw.free_symbols & {PEAK, BANDWIDTH} else raw
     if answer.unit is not None and answer.unit.factor != 1:
         expr = expr * answer.unit.factor
+    if percent:
+        expr = expr / 100
     check_size(expr, f"claim {show(text)}")
-    return Claim(text, answer, raw, expr, named, parsed)
+    return Claim(text, answer, raw, expr, named, parsed, percent)
 
 
 _DEFINITIONS = ("FLOPs", "FLOP", "flops", "bytes", "Bytes")

@@ -19,6 +19,7 @@ from derive.analysis.leading_order import leading_order
 from derive.checking.context import Context
 from derive.checking.matching import as_percent, constant_ratio, equal, match, relative_error
 from derive.checking.quantities import (
+    STEP_KINDS,
     Kind,
     Target,
     basis_of,
@@ -300,6 +301,16 @@ def diagnose(
 ) -> list[str]:
     """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``."""
     a = ctx.analysis
+    if kind_of(quantity) in STEP_KINDS:
+        from derive.checking.step_slips import step_slips
+
+        slips = step_slips(ctx, quantity, claim, target)
+        factor = (
+            None
+            if slips or target.value is None
+            else _factor_sentence(ctx, quantity, claim, target.value)
+        )
+        return slips or [factor or _fallback(ctx, quantity, claim, target)]
     out: list[str] = []
     regime = a.problem.regime
     if (

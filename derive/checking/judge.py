@@ -192,6 +192,8 @@ def _unit_sentence(quantity: str, claim: Claim) -> str:
     said, _ = describe_dimension(claim.unit.dimension)
     want, base = describe_dimension(dimension_of(quantity))
     unit = f" in {base}" if base else " (a number, no unit)"
+    if kind_of(quantity) == Kind.UTILISATION:
+        want, unit = "a fraction of its ceiling", " (0.42, or 42%)"
     return f"the unit {claim.unit.text} is {said}; the {describe(quantity)} is {want}{unit}"
 
 

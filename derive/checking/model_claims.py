@@ -26,11 +26,12 @@ from pathlib import Path
 
 import sympy as sp
 
+from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.checking.words import exact_decimal
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
-from derive.formula.answer import read_answer
+from derive.formula.answer import Relation, read_answer
 from derive.formula.decimals import fmt_decimal
 from derive.formula.limits import show
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
@@ -70,6 +71,7 @@ _MEASURE: dict[Unit, tuple[Dimension, int]] = {
     Unit.FRACTION: (Dimension.COUNT, 1),
     Unit.SEQUENCES: (Dimension.COUNT, 1),
     Unit.TOKENS: (Dimension.COUNT, 1),
+    Unit.TOKENS_PER_S: (Dimension.TOKEN_RATE, 1),
     Unit.DEVICES: (Dimension.COUNT, 1),
 }
 # words that may follow a value of a quantity in this unit (dropped before reading)
@@ -95,6 +97,7 @@ class ModelClaim:
         value: the value in the quantity's own unit (bytes, seconds, days, …), or a truth value.
         unit: the unit written, if any.
         read_as: how it was read, in one line (``48 KiB = 49152 bytes``).
+        relation: how the value relates to the quantity (``B \\geq 367`` for a crossover).
     """
 
     text: str
@@ -102,6 +105,7 @@ class ModelClaim:
     value: sp.Basic
     unit: WrittenUnit | None
     read_as: str
+    relation: Relation = Relation.EQUALS
 
 
 @dataclass(frozen=True)
@@ -149,13 +153,14 @@ def model_quantity(a: ModelAnalysis, quantity: str) -> Quantity:
     Raises:
         ProblemError: unknown, or not derived for this problem (the reason named).
     """
-    if quantity not in MODEL_QUANTITIES:
-        raise ProblemError(
-            f"quantity {quantity!r}", f"unknown quantity; known: {', '.join(MODEL_QUANTITIES)}"
-        )
+    if quantity not in MODEL_QUANTITIES + SERVING_QUANTITIES:
+        known = ", ".join(dict.fromkeys(MODEL_QUANTITIES + SERVING_QUANTITIES))
+        raise ProblemError(f"quantity {quantity!r}", f"unknown quantity; known: {known}")
     q = a.quantity(quantity)
     if q is None:
-        why = dict(a.left_out).get(quantity) or "; ".join(w for _, w in a.left_out)
+        why = dict(a.left_out).get(quantity) or "; ".join(
+            dict.fromkeys(w for k, w in a.left_out if k not in SERVING_QUANTITIES)
+        )
         raise ProblemError(
             f"--quantity {quantity}", f"not derived for this problem ({why or 'not asked'})"
         )
@@ -208,11 +213,13 @@ def read_model_claim(
     if percent:
         body = _PERCENT.sub("", body)
     answer = read_answer(body, parse, unit_ok)
-    if answer.relation.is_order:
+    crossover = quantity == "crossover"
+    if answer.relation.is_order and not crossover:
         raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
     if answer.name is not None and answer.name.replace(" ", "") not in (
         quantity,
         f"\\text{{{quantity}}}",
+        *(("B", "B^*", "B^{*}", "B_*") if crossover else ()),
     ):
         raise ParseError(
             f"claim {show(text)}",
@@ -231,7 +238,9 @@ def read_model_claim(
         value = raw / 100
         read_as += f"% = {_plain(value)}"
     check_size(value, f"claim {show(text)}")
-    return ModelClaim(text, raw, value, answer.unit, read_as)
+    if answer.name is not None and answer.relation is not Relation.EQUALS:
+        read_as = f"{answer.name} {answer.relation.value} {read_as}"
+    return ModelClaim(text, raw, value, answer.unit, read_as, answer.relation)
 
 
 def _plain(expr: sp.Basic) -> str:

@@ -43,6 +43,11 @@ for _quantity, _spellings in {
     "network_intensity": ("network_intensity", "i_network", "i_net", "i_comms", "i_comm"),
     "network_ridge": ("network_ridge", "ridge_network"),
     "network_crossover": ("network_crossover", "crossover_network"),
+    "t_lower": ("t_lower", "t_low", "t_lowerbound", "t_min", "t_step", "t_lower,serial"),
+    "t_lower_overlapped": ("t_lower_overlapped", "t_lower,overlapped", "t_overlapped"),
+    "t_upper": ("t_upper", "t_up", "t_upperbound", "t_max"),
+    "mfu": ("mfu", "eta_mfu"),
+    "mbu": ("mbu", "eta_mbu"),
 }.items():
     for _s in _spellings:
         NAMES[_s] = _quantity

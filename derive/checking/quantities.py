@@ -25,6 +25,7 @@ __all__ = [
     "MEMORY",
     "NETWORK",
     "QUANTITIES",
+    "STEP_KINDS",
     "Basis",
     "Hardware",
     "Kind",
@@ -51,6 +52,12 @@ class Kind(Enum):
     CROSSOVER = "cross"  # where FLOPs / bytes = peak / bandwidth, solved for one dim
     COMPUTE_TIME = "t_num"  # FLOPs / peak
     TRANSFER_TIME = "t_den"  # bytes / bandwidth
+    STEP_TIME = "step_time"  # a bound of the step's kernels: Σ per-kernel times
+    UTILISATION = "utilisation"  # a measured rate over its ceiling (MFU, MBU)
+
+
+STEP_KINDS = frozenset({Kind.STEP_TIME, Kind.UTILISATION})
+"""Kinds read from the step (``analysis.step``) or the measurement, not from a basis."""
 
 
 class Roof(Enum):
@@ -76,6 +83,11 @@ _TABLE: dict[str, tuple[Kind, Roof]] = {
     "network_ridge": (Kind.RIDGE, NETWORK),
     "network_crossover": (Kind.CROSSOVER, NETWORK),
     "t_comms": (Kind.TRANSFER_TIME, NETWORK),
+    "t_lower": (Kind.STEP_TIME, MEMORY),
+    "t_lower_overlapped": (Kind.STEP_TIME, MEMORY),
+    "t_upper": (Kind.STEP_TIME, MEMORY),
+    "mfu": (Kind.UTILISATION, MEMORY),
+    "mbu": (Kind.UTILISATION, MEMORY),
 }
 QUANTITIES: tuple[str, ...] = tuple(_TABLE)
 
@@ -93,6 +105,11 @@ _NAMES = {
     "network_ridge": "network ridge point",
     "network_crossover": "network crossover",
     "t_comms": "T_comms",
+    "t_lower": "step lower bound T_lower",
+    "t_lower_overlapped": "overlapped lower bound T_lower",
+    "t_upper": "step upper bound T_upper",
+    "mfu": "MFU",
+    "mbu": "MBU",
 }
 
 
@@ -240,12 +257,37 @@ def compute(kind: Kind, basis: Basis, hw: Hardware, a: Analysis) -> Target:
     return Target(value, symbolic)
 
 
+def _step_target(a: Analysis, quantity: str) -> Target:
+    """A step bound (``analysis.step``) or a utilisation (``analysis.measured``), exactly.
+
+    Raises:
+        ProblemError: a dim left free (no step time), or no measurement for MFU/MBU.
+    """
+    if kind_of(quantity) == Kind.UTILISATION:
+        value = getattr(a.measured, quantity) if a.measured is not None else None
+        if value is None:
+            rate = "--measured-flops-per-s" if quantity == "mfu" else "--measured-bytes-per-s"
+            raise ProblemError(
+                f"--quantity {quantity}", f"needs a measurement: --measured-time TIME or {rate} R"
+            )
+        return Target(value, value)
+    if a.step is None:
+        raise ProblemError(
+            f"--quantity {quantity}", "a step's time needs every dim bound: --set DIM=INT for each"
+        )
+    value = getattr(a.step, quantity)
+    return Target(value, value)
+
+
 def expected(a: Analysis, quantity: str) -> Target:
     """The exact expected value of a quantity.
 
     Raises:
-        ProblemError: a quantity that does not apply (``intensity_regime`` without a regime, network without comms).
+        ProblemError: a quantity that does not apply (``intensity_regime`` without a regime,
+            network without comms, a step time with a dim free, MFU without a measurement).
     """
+    if kind_of(quantity) in STEP_KINDS:
+        return _step_target(a, quantity)
     if quantity == "intensity_regime":
         if a.problem.regime is None:
             raise ProblemError(
@@ -259,7 +301,7 @@ def expected(a: Analysis, quantity: str) -> Target:
 def leading(a: Analysis, quantity: str, regime: Regime | None) -> Target | None:
     """The quantity at leading order under ``regime`` (None where that means nothing)."""
     kind = kind_of(quantity)
-    if regime is None or kind == Kind.RIDGE or quantity == "intensity_regime":
+    if regime is None or kind in (Kind.RIDGE, *STEP_KINDS) or quantity == "intensity_regime":
         return None
     try:
         return compute(kind, basis_of(a, roof_of(quantity), regime), hardware_of(a), a)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.checking.claims import dimension_of
-from derive.checking.quantities import Target
+from derive.checking.quantities import Kind, Target, kind_of
 from derive.checking.words import approx, compact, exact_decimal, formula_text
 from derive.formula.decimals import fmt_decimal
 from derive.formula.units import Dimension, describe_dimension
@@ -48,6 +48,8 @@ def show_value(value: sp.Expr, quantity: str) -> str:
     """A value of ``quantity`` as the worked solution prints it, with its unit."""
     unit = _unit(quantity)
     dimension = dimension_of(quantity) if quantity else None
+    if value.is_Rational and quantity and kind_of(quantity) == Kind.UTILISATION:
+        return f"{_number(value, unit, dimension)} ({fmt_decimal(value * 100)}%)"
     if value.is_Rational:
         return _number(value, unit, dimension)
     if value.is_number:

@@ -26,9 +26,11 @@ from pathlib import Path
 
 from derive.checking.context import DEFAULT_RTOL, parse_rtol
 from derive.checking.quantities import QUANTITIES
+from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.commands.check_model import (
     MODEL_FLAGS,
     add_model_flags,
+    is_model_claim,
     model_claim,
     model_spec_of,
     refuse_a_model_name,
@@ -41,8 +43,8 @@ from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry, ProblemEntry,
 
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
 
-ALL_QUANTITIES = QUANTITIES + MODEL_ASK_KEYS
-"""What ``--quantity`` may name: an operator's quantities, then a whole model's."""
+ALL_QUANTITIES = tuple(dict.fromkeys(QUANTITIES + MODEL_ASK_KEYS + SERVING_QUANTITIES))
+"""What ``--quantity`` may name: an operator's quantities, then a whole model's and its serving step's."""
 
 _PROBLEM_FLAGS = (
     "dtype",
@@ -72,7 +74,8 @@ def add_check_parser(
         choices=ALL_QUANTITIES,
         metavar="Q",
         help=f"the quantity claimed: {', '.join(QUANTITIES)}; "
-        f"of a whole model (OPERATOR names a model): {', '.join(MODEL_ASK_KEYS)}",
+        f"of a whole model (OPERATOR names a model): {', '.join(MODEL_ASK_KEYS)}; "
+        f"of its serving step (--phase): {', '.join(SERVING_QUANTITIES)}",
     )
     p.add_argument(
         "--claim", metavar="TEXT", help="the claimed value or formula, LaTeX or plain text"
@@ -148,7 +151,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
                 "derive check",
                 "give an OPERATOR (or a MODEL) and its flags, or --problem-set SET --problem ID",
             )
-        if args.quantity in MODEL_ASK_KEYS:
+        if is_model_claim(args, _operators(args)):
             return model_spec_of(args), _operators(args)
         model_only = _given(args, MODEL_FLAGS)
         if model_only:
@@ -211,7 +214,7 @@ def _claim(args: argparse.Namespace) -> int:
     if is_model(spec):
         assert isinstance(spec, ModelSpec | ModelEntry)
         return model_claim(args, spec, operators)
-    if args.quantity in MODEL_ASK_KEYS:
+    if args.quantity not in QUANTITIES:
         raise ProblemError(
             f"--quantity {args.quantity}",
             f"a whole-model quantity, but problem {args.problem!r} is an operator problem "

@@ -14,11 +14,19 @@ import sys
 from pathlib import Path
 
 from derive.checking.context import parse_rtol
+from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.errors import DeriveError, ParseError, ProblemError
 from derive.problem.model_spec import ModelSpec
 from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
 
-__all__ = ["MODEL_FLAGS", "add_model_flags", "model_claim", "model_spec_of", "refuse_a_model_name"]
+__all__ = [
+    "MODEL_FLAGS",
+    "add_model_flags",
+    "is_model_claim",
+    "model_claim",
+    "model_spec_of",
+    "refuse_a_model_name",
+]
 
 # flags only a whole model takes (``derive check MODEL --quantity params …``), and the
 # operator flags a model does not
@@ -29,6 +37,19 @@ MODEL_FLAGS = (
     "mfu",
     "measured_tokens_per_s",
     "state_bytes",
+    "phase",
+    "tp",
+)
+# the timing flags, which a model takes only for a serving step (--phase)
+_TIMING = (
+    "efficiency",
+    "compute_efficiency",
+    "memory_efficiency",
+    "launch_overhead",
+    "link_latency",
+    "measured_time",
+    "measured_flops_per_s",
+    "measured_bytes_per_s",
 )
 _OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
 
@@ -55,10 +76,37 @@ def add_model_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--state-bytes", metavar="BYTES|RECIPE", help="model: training-state bytes per parameter"
     )
+    p.add_argument(
+        "--phase",
+        choices=("decode", "prefill"),
+        help="model: judge a serving step's quantity (t_lower, tokens_per_s, ttft, crossover, …)",
+    )
+    p.add_argument("--tp", metavar="N", help="model: tensor-parallel degree (equals --devices)")
 
 
-def model_spec_of(args: argparse.Namespace) -> ModelSpec:
-    """``derive check MODEL …``: the model problem the flags describe."""
+def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool:
+    """True when ``derive check NAME --quantity Q`` is about a whole model.
+
+    A quantity only a model has (``params``, ``tokens_per_s``, …) or ``--phase`` says so; a
+    quantity both have (``mfu``, ``t_lower``, ``crossover``) is a model's when NAME is one.
+    """
+    from derive.checking.quantities import QUANTITIES
+    from derive.model.registry import load_models
+
+    if args.phase is not None or args.tp is not None:
+        return True
+    if args.quantity is None:
+        return False  # a derivation (--chain) names its quantity itself: an operator's
+    if args.quantity not in QUANTITIES:
+        return True
+    if args.quantity not in MODEL_ASK_KEYS + SERVING_QUANTITIES or args.operator is None:
+        return False
+    names = load_models(tuple(Path(p) for p in operators)).names()
+    return args.operator.lower() in {m.lower() for m in names}
+
+
+def model_spec_of(args: argparse.Namespace) -> ModelSpec | ModelEntry:
+    """``derive check MODEL …``: the model problem the flags describe (with ``--phase``, its serving step)."""
     refused = _given(args, _OPERATOR_ONLY)
     if refused:
         raise ProblemError(
@@ -67,7 +115,7 @@ def model_spec_of(args: argparse.Namespace) -> ModelSpec:
             "(its flags: --chip or --peak/--bandwidth/--capacity, --devices, --dtype ROLE=DTYPE, "
             "--set, --train-tokens, --mfu, --measured-tokens-per-s, --state-bytes)",
         )
-    return ModelSpec(
+    spec = ModelSpec(
         model=args.operator,
         chip=args.chip,
         peak=args.peak,
@@ -81,6 +129,16 @@ def model_spec_of(args: argparse.Namespace) -> ModelSpec:
         measured_tokens_per_s=args.measured_tokens_per_s,
         state_bytes=args.state_bytes,
     )
+    timing = _given(args, _TIMING)
+    if args.phase is None:
+        if timing:
+            raise ProblemError(timing[0], "times a serving step: give --phase decode|prefill")
+        return spec
+    from derive.commands.cli import timing_from_args
+    from derive.problem.serving_spec import ServingSpec
+
+    serving = ServingSpec(args.phase, args.tp, timing_from_args(args))
+    return ModelEntry(args.operator, args.operator, "", spec, (), serving)
 
 
 def model_claim(

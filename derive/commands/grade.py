@@ -75,9 +75,10 @@ def grade(args: argparse.Namespace) -> int:
     """Grade every answer of ``args.answers`` against ``args.problem_set``; see the module docstring."""
     from derive.checking.api import check
     from derive.checking.quantities import QUANTITIES
+    from derive.checking.serving_claims import SERVING_QUANTITIES
     from derive.checking.verdict import Verdict
     from derive.commands.check import _entry, _load_set, _operators, is_model
-    from derive.problem.problem_set import MODEL_ASK_KEYS
+    from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
 
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set)
@@ -85,6 +86,8 @@ def grade(args: argparse.Namespace) -> int:
     for n, row in enumerate(rows, 2):
         entry = _entry(pset, row["problem"])
         known, kind = (MODEL_ASK_KEYS, "model") if is_model(entry) else (QUANTITIES, "operator")
+        if isinstance(entry, ModelEntry) and entry.serving is not None:
+            known = MODEL_ASK_KEYS + SERVING_QUANTITIES
         if row["quantity"] not in known:
             raise ProblemError(
                 f"--answers line {n}: quantity {row['quantity']!r}",

@@ -32,6 +32,7 @@ class Unit(str, Enum):
     FRACTION = "1"
     SEQUENCES = "sequences"
     TOKENS = "tokens"
+    TOKENS_PER_S = "tokens/s"
     DEVICES = "devices"
     BOOLEAN = "bool"
 

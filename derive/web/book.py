@@ -363,6 +363,5 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
             page = model_page(model, pset.operators, hints)
         except DeriveError as exc:
             raise ProblemError(f"{pset.source}: problem {model.id!r}", exc.why) from None
-        if page.asked:  # a serving problem asks step times, which derive check cannot judge yet
-            pages[model.id] = page
+        pages[model.id] = page
     return Workbook(pset.title, pset.text, pages, hints, show_expected)

@@ -22,7 +22,6 @@ from derive.checking.api import (
     check,
     check_derivation,
     context_for,
-    model_analysis_for,
 )
 from derive.checking.claims import read_claim_for
 from derive.checking.context import DEFAULT_RTOL, Context
@@ -129,9 +128,11 @@ class Grader:
 
     def _read_model(self, entry: ModelEntry, answer: str, quantity: str | None) -> Reading:
         from derive.checking.model_claims import MODEL_QUANTITIES, read_model_claim
+        from derive.checking.serving_claims import SERVING_QUANTITIES, claims_analysis_for
 
-        a = model_analysis_for(entry, self.operators)
-        asked = quantity if quantity in MODEL_QUANTITIES and a.quantity(quantity) else None
+        a = claims_analysis_for(entry, self.operators)
+        known = MODEL_QUANTITIES + SERVING_QUANTITIES
+        asked = quantity if quantity in known and a.quantity(quantity) else None
         asked = asked or next((k for k in entry.ask if a.quantity(k)), None) or "params"
         try:
             claim = read_model_claim(a, asked, answer)

@@ -14,6 +14,12 @@ import re
 from pathlib import Path
 
 from derive.checking.api import model_analysis_for
+from derive.checking.serving_claims import (
+    SERVING_ASKED,
+    SERVING_BOXES,
+    claims_analysis_for,
+    phase_for,
+)
 from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
 from derive.model.symbols import NOTATION
@@ -40,16 +46,23 @@ _PLACEHOLDERS = {
     Unit.FRACTION: "a fraction, e.g. 0.42",
     Unit.SEQUENCES: "a whole number of sequences",
     Unit.TOKENS: "a whole number of tokens",
+    Unit.TOKENS_PER_S: "tokens per second",
     Unit.DEVICES: "a whole number of devices",
     Unit.BOOLEAN: "yes or no",
 }
 
 
 def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
+    """One box per asked quantity; a serving ask (``step``, ``crossover``, …) boxes its quantities."""
     names = ", ".join(d.name for d in _free(a))
     free = f" or a formula in {names}" if names else ""
     out = []
     for key in entry.ask or JSON_KEYS:
+        if entry.serving is not None and key in SERVING_ASKED:
+            for quantity in SERVING_ASKED[key]:
+                if a.quantity(quantity) is not None:
+                    out.append(Asked(quantity, *SERVING_BOXES[quantity]))
+            continue
         q = a.quantity(key)
         if q is None:
             continue
@@ -85,6 +98,58 @@ def _givens(context: dict) -> dict:
     }
 
 
+def _serving_steps(
+    entry: ModelEntry, operators: tuple[Path, ...], first: int
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The serving step's worked steps (Markdown chunks, HTML, titles), numbered from ``first``."""
+    from derive.present.render import render
+    from derive.solution.phase_steps import phase_steps, phase_verdict
+
+    phase = phase_for(entry, operators)
+    if phase is None:
+        return (), (), ()
+    problem = model_analysis_for(entry, operators).problem
+    peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
+    if peak is None or problem.bandwidth is None:
+        return (), (), ()
+    steps = phase_steps(phase, peak.text, problem.bandwidth.text)
+    given = (
+        f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
+        f"tensor parallel over {phase.tp} device(s); counts and times per device."
+    )
+    verdict = phase_verdict(phase)
+    markdown = render(
+        "kernel.md.j2",
+        "md",
+        level=1,
+        title="Serving step",
+        given=given,
+        steps=steps,
+        verdict=verdict,
+    )
+    renumbered = re.sub(
+        r"\n## Step (\d+) — ",
+        lambda m: f"\n## Step {int(m.group(1)) + first - 1} — ",
+        markdown,
+    )
+    chunks = re.split(r"\n(?=## Step \d+ — )", renumbered)[1:]
+    env = html_env()
+    html = tuple(
+        env.get_template("step.html.j2").render(
+            index=first + i,
+            step=step,
+            warnings=(),
+            verdict=verdict if i == len(steps) - 1 else (),
+        )
+        for i, step in enumerate(steps)
+    )
+    return (
+        tuple(c.strip("\n") + "\n" for c in chunks),
+        html,
+        tuple(step.heading for step in steps),
+    )
+
+
 def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> Page:
     """Derive one model problem and prepare its page.
 
@@ -111,7 +176,9 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
     )
     markdown = model_markdown(a, entry.title, entry.text, level=1)
     chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
-    asked = _asked(entry, full)
+    asked = _asked(entry, claims_analysis_for(entry, operators))
+    serving_md, serving_html, serving_titles = _serving_steps(entry, operators, len(steps) + 1)
+    steps_html += serving_html
     detail = {
         "id": entry.id,
         "title": entry.title,
@@ -141,7 +208,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         entry,
         asked,
         detail,
-        tuple(c.strip("\n") + "\n" for c in chunks),
+        tuple(c.strip("\n") + "\n" for c in chunks) + serving_md,
         steps_html,
-        tuple(step.title for step in steps),
+        tuple(step.title for step in steps) + serving_titles,
     )

@@ -1,0 +1,243 @@
+"""Claims about a model's serving step (a problem with ``phase``, or ``derive check MODEL --phase``).
+
+The step is derived by :mod:`derive.model.phase`; its quantities join the model's own
+(:mod:`derive.checking.model_claims`) as one more step of the analysis, named as the
+JSON of ``derive model --phase`` names them:
+
+- ``t_lower``, ``t_upper``: the step's bounds per device (``serving.step.t_lower``);
+- ``tokens_per_s`` and ``inter_token_latency`` (decode), ``ttft`` and
+  ``prefill_tokens_per_s`` (prefill);
+- ``crossover``: the batch at which decode's weight-streaming matmuls become
+  compute-bound; ``B \\geq 367`` (or ``367``) claims the smallest such batch, ``B > 366``
+  the same, and ``B \\leq …`` the memory-bound side (wrong);
+- ``step_mfu``, ``step_mbu``: what a ``measured_time`` of the step implies.
+
+A quantity of the other phase (``ttft`` on a decode step) is left out with the reason,
+so asking for it is the caller's mistake, not a wrong claim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from derive.checking.verdict import Verdict
+from derive.formula.answer import Relation
+
+if TYPE_CHECKING:
+    from derive.checking.model_claims import ModelClaim, ModelJudgement
+    from derive.model.analysis import ModelAnalysis
+    from derive.model.phase import PhaseAnalysis
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.problem_set import ModelEntry
+
+__all__ = [
+    "SERVING_ASKED",
+    "SERVING_BOXES",
+    "SERVING_QUANTITIES",
+    "claims_analysis_for",
+    "judge_crossover",
+    "phase_for",
+    "serving_slips",
+]
+
+SERVING_QUANTITIES = (
+    "t_lower",
+    "t_upper",
+    "tokens_per_s",
+    "inter_token_latency",
+    "ttft",
+    "prefill_tokens_per_s",
+    "crossover",
+    "step_mfu",
+    "step_mbu",
+)
+"""The quantities of a serving step a claim may be about."""
+
+SERVING_ASKED: dict[str, tuple[str, ...]] = {
+    "step": ("t_lower",),
+    "tokens_per_s": ("tokens_per_s",),
+    "inter_token_latency": ("inter_token_latency",),
+    "ttft": ("ttft",),
+    "prefill_tokens_per_s": ("prefill_tokens_per_s",),
+    "crossover": ("crossover",),
+    "measured": ("step_mfu", "step_mbu"),
+}
+"""A serving problem's ``ask`` → the quantities a student types (one answer box each)."""
+
+_SECONDS = "a time with its unit (s, ms, µs)"
+SERVING_BOXES: dict[str, tuple[str, str, str]] = {
+    "t_lower": ("Lower bound of the step's time, per device", r"T_{\text{lower}}", _SECONDS),
+    "t_upper": ("Upper bound of the step's time, per device", r"T_{\text{upper}}", _SECONDS),
+    "tokens_per_s": ("Decode rate", r"\text{tokens/s}", "tokens per second (4.5e3 tokens/s)"),
+    "inter_token_latency": ("Inter-token latency", r"T_{\text{token}}", _SECONDS),
+    "ttft": ("Time to first token", r"T_{\text{TTFT}}", _SECONDS),
+    "prefill_tokens_per_s": ("Prefill rate", r"\text{tokens/s}", "tokens per second"),
+    "crossover": ("Batch at which decode becomes compute-bound", "B^*", "a number, or B ≥ …"),
+    "step_mfu": ("MFU of the measured step", r"\text{MFU}", "a fraction (0.42) or 42%"),
+    "step_mbu": ("MBU of the measured step", r"\text{MBU}", "a fraction (0.42) or 42%"),
+}
+"""Answer box of each serving quantity: (label, LaTeX symbol, placeholder)."""
+
+
+@lru_cache(maxsize=64)
+def _phase(entry: ModelEntry, operators: tuple[str, ...]) -> PhaseAnalysis:
+    from derive.checking.model_claims import model_analysis_for
+    from derive.model.phase import analyse_phase, parse_phase
+    from derive.problem.timing import bind_timing
+
+    serving = entry.serving
+    assert serving is not None
+    a = model_analysis_for(entry, operators)
+    return analyse_phase(
+        a.problem, parse_phase(serving.phase), serving.tp, bind_timing(serving.timing)
+    )
+
+
+def phase_for(
+    problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
+) -> PhaseAnalysis | None:
+    """The serving step of a problem with ``phase`` (cached), or None.
+
+    Raises:
+        DeriveError: the step cannot be derived (a dim free, ``--tp`` not --devices, …).
+    """
+    from derive.problem.problem_set import ModelEntry
+
+    if not isinstance(problem, ModelEntry) or problem.serving is None:
+        return None
+    return _phase(problem, tuple(str(p) for p in operators))
+
+
+def _quantities(phase: PhaseAnalysis) -> tuple[list, list[tuple[str, str]]]:
+    from derive.model.phase import Phase
+    from derive.model.records import Quantity, Unit
+
+    decode = phase.phase is Phase.DECODE
+    values: dict[str, tuple[sp.Expr | None, Unit, str]] = {
+        "t_lower": (phase.step.t_lower, Unit.SECONDS, ""),
+        "t_upper": (phase.step.t_upper, Unit.SECONDS, ""),
+        "tokens_per_s": (phase.tokens_per_s if decode else None, Unit.TOKENS_PER_S, "decode"),
+        "inter_token_latency": (phase.latency if decode else None, Unit.SECONDS, "decode"),
+        "ttft": (None if decode else phase.latency, Unit.SECONDS, "prefill"),
+        "prefill_tokens_per_s": (
+            None if decode else phase.tokens_per_s,
+            Unit.TOKENS_PER_S,
+            "prefill",
+        ),
+    }
+    cross = phase.crossover
+    values["crossover"] = (
+        cross.exact if cross is not None and cross.is_number else None,
+        Unit.SEQUENCES,
+        "decode (and a crossover that happens)"
+        if cross is None
+        else (cross.note or f"the matmuls' crossover is {cross.status}"),
+    )
+    m = phase.measured
+    values["step_mfu"] = (m.mfu if m else None, Unit.FRACTION, "a measured time (measured_time)")
+    values["step_mbu"] = (m.mbu if m else None, Unit.FRACTION, "a measured time (measured_time)")
+    kept, left_out = [], []
+    for key, (value, unit, needs) in values.items():
+        if value is None:
+            left_out.append((key, f"the {phase.phase.value} step has no {key}; it needs {needs}"))
+        else:
+            kept.append(Quantity(key, value, value, unit))
+    return kept, left_out
+
+
+def _with_serving(a: ModelAnalysis, phase: PhaseAnalysis) -> ModelAnalysis:
+    from derive.model.records import ModelStep
+
+    kept, left_out = _quantities(phase)
+    step = ModelStep(f"{phase.phase.value.capitalize()} step", "", "", tuple(kept))
+    return replace(a, steps=(*a.steps, step), left_out=(*a.left_out, *left_out))
+
+
+def claims_analysis_for(
+    problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
+) -> ModelAnalysis:
+    """The model's analysis with the serving step's quantities added when it has a ``phase``."""
+    from derive.checking.model_claims import model_analysis_for
+
+    a = model_analysis_for(problem, operators)
+    phase = phase_for(problem, operators)
+    if phase is None:
+        why = "a serving step's quantity: give --phase decode|prefill (phase = … in a set)"
+        return replace(a, left_out=(*a.left_out, *((key, why) for key in SERVING_QUANTITIES)))
+    no_serving = tuple((key, why) for key, why in a.left_out if key not in SERVING_QUANTITIES)
+    return _with_serving(replace(a, left_out=no_serving), phase)
+
+
+def judge_crossover(
+    phase: PhaseAnalysis, claim: ModelClaim, relation: Relation
+) -> ModelJudgement | None:
+    """The verdict on a crossover claim that states the threshold or a side (None: judge the number)."""
+    from derive.checking.model_claims import ModelJudgement, shown_expected
+    from derive.checking.words import approx
+    from derive.model.records import Quantity, Unit
+
+    cross = phase.crossover
+    if cross is None or cross.exact is None or not claim.value.is_number:
+        return None
+    threshold = cross.min_compute_bound
+    exact = str(cross.exact)
+    expected = shown_expected(Quantity("crossover", cross.exact, cross.exact, Unit.SEQUENCES))
+    expected += f" (smallest compute-bound batch: {threshold})"
+    value = claim.value
+    if relation in (Relation.LESS, Relation.LESS_EQUAL):
+        why = (
+            f"B {relation.value} {claim.raw} says where decode is memory-bound; it is "
+            "compute-bound above the crossover (write B \\geq …)"
+        )
+        return ModelJudgement(Verdict.INCORRECT, exact, expected, (why,), (why,))
+    states = value + 1 if relation is Relation.GREATER and value.is_Integer else value
+    if threshold is not None and states == threshold and value.is_Integer:
+        said = (
+            f"{threshold} is the smallest batch at which the matmuls are compute-bound; "
+            f"the crossover is B* = {approx(cross.exact)}"
+        )
+        hidden = "that is the smallest batch at which the matmuls are compute-bound"
+        return ModelJudgement(Verdict.CORRECT, exact, expected, (said,), (hidden,))
+    return None
+
+
+def serving_slips(
+    phase: PhaseAnalysis, quantity: str, value: sp.Basic, rtol: sp.Rational
+) -> tuple[str, ...]:
+    """Known slips a wrong serving number matches: the single roofline, T_upper, per-device rates."""
+    if not isinstance(value, sp.Expr) or not value.is_number:
+        return ()
+    step, tokens = phase.step, phase.tokens
+    single = step.single_roofline_t_lower
+    slips: dict[str, tuple[tuple[sp.Expr | None, str], ...]] = {
+        "t_lower": (
+            (single, "that is the single roofline, max(Σ T_math, Σ T_mem), not the sum per kernel"),
+            (step.t_upper, "that is T_upper (nothing overlapped), not the lower bound"),
+        ),
+        "tokens_per_s": (
+            (tokens / single, "that divides by the single roofline, not the sum per kernel"),
+            (tokens / step.t_upper, "that divides by T_upper, not T_lower"),
+            (1 / step.t_lower, "that is one sequence's rate; a decode step makes B tokens"),
+            (phase.tp * tokens / step.t_lower, "that multiplies by the devices: B tokens per step is the group's rate"),
+        ),
+        "ttft": ((single, "that is the single roofline, not the sum per kernel"),),
+        "inter_token_latency": ((single, "that is the single roofline, not the sum per kernel"),),
+        "crossover": (
+            (
+                phase.crossover_regime.exact if phase.crossover_regime else None,
+                "that is the leading-order crossover (B ≪ d: the activations' bytes dropped); "
+                "the exact one counts them",
+            ),
+        ),
+    }  # fmt: skip
+    out = []
+    for slip, why in slips.get(quantity, ()):
+        if slip is not None and slip != 0 and abs(value - slip) <= rtol * abs(slip):
+            out.append(why)
+    return tuple(out)

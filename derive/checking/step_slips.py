@@ -1,0 +1,215 @@
+"""Why a claimed step bound or utilisation is wrong: the classic slips, each recomputed exactly.
+
+A step of kernels is easy to get almost right. Each slip is the same quantity computed
+the wrong way from the same analysis (:mod:`derive.analysis.step`,
+:mod:`derive.analysis.measured`); a claim that matches one is named by it:
+
+- ``t_lower``: the single roofline of the whole step, ``max(Σ T_math, Σ T_mem)``, given
+  for a step of several kernels (the max over the layer instead of the sum per kernel);
+  the upper bound; every transfer overlapped when the collectives are waited for; the
+  launch overhead or the efficiencies left out; ``Σ T_math`` or ``Σ T_mem`` alone;
+- ``t_lower_overlapped``: the serial sum (each transfer waited for);
+- ``t_upper``: the lower bound;
+- ``mfu``/``mbu``: a percentage written without ``%``, the sparse peak, the derated
+  ceiling, FLOPs counted once per multiply-accumulate, MFU and MBU swapped, the
+  roofline's fraction of peak instead of the measured one.
+
+Each sentence ends with `` — exact is …`` so the answer can be kept back
+(:func:`derive.checking.shown.hide` cuts that clause).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import sympy as sp
+
+from derive.analysis.analyse import Analysis
+from derive.analysis.step import StepTime, compose
+from derive.checking.context import Context
+from derive.checking.matching import match
+from derive.checking.quantities import Target
+from derive.checking.words import approx, sci
+from derive.formula.decimals import fmt_decimal
+
+__all__ = ["step_slips"]
+
+Slip = tuple[sp.Expr | None, str]  # (the value the slip gives, its sentence stem)
+
+
+def _seconds(value: sp.Expr) -> str:
+    """A time for prose: ``2.5018e-3 s (2.5018 ms)``."""
+    if not value.is_Rational or value <= 0:
+        return f"{value} s"
+    for name, scale in (("s", 1), ("ms", 10**3), ("µs", 10**6), ("ns", 10**9)):
+        if value * scale >= 1 or name == "ns":
+            return f"{fmt_decimal(value * scale)} {name}"
+    return f"{value} s"  # pragma: no cover - the loop always returns
+
+
+def _nominal(step: StepTime) -> StepTime | None:
+    """The same step at the nominal ceilings (no efficiency), or None when nothing is derated."""
+    c = step.ceilings
+    if c.compute_efficiency == 1 and c.memory_efficiency == 1:
+        return None
+    kernels = tuple(time.kernel for time in step.kernels)
+    return compose(kernels, replace(c, compute_efficiency=sp.Integer(1), memory_efficiency=1))
+
+
+def _time_slips(quantity: str, step: StepTime) -> list[Slip]:
+    n = len(step.kernels)
+    single = (
+        step.single_roofline_t_lower,
+        f"this is the single roofline of the whole step, max(Σ T_math, Σ T_mem) = "
+        f"{_seconds(step.single_roofline_t_lower)}: it treats the {n} kernels as one, but each "
+        "kernel overlaps only its own compute and memory, so the bound is the sum per kernel, "
+        "Σ_k max(T_math,k, T_mem,k)",
+    )
+    upper = (
+        step.t_upper,
+        "this is T_upper, every time added with nothing overlapped (Σ T_math + T_mem + T_comms)",
+    )
+    if quantity == "t_upper":
+        return [
+            (
+                step.t_lower,
+                "this is the lower bound (each kernel's compute and memory overlapped); the upper "
+                "bound adds them: Σ_k (T_math,k + T_mem,k + T_comms,k)",
+            ),
+            single,
+        ]
+    if quantity == "t_lower_overlapped":
+        return [
+            (
+                step.t_lower_serial,
+                "this is the serial sum, each kernel's transfer waited for, "
+                "Σ_k [max(T_math,k, T_mem,k) + T_comms,k]; overlapped, a kernel's communication runs "
+                "under its own compute and memory: Σ_k max(T_math,k, T_mem,k, T_comms,k)",
+            ),
+            single,
+            upper,
+        ]
+    out: list[Slip] = [single, upper]
+    out.append(
+        (
+            step.t_lower_overlapped,
+            "this takes every transfer as overlapped with its kernel's compute; the collectives "
+            "here are waited for, so each kernel adds its T_comms",
+        )
+    )
+    if step.launch_overhead != 0:
+        out.append(
+            (
+                step.t_lower - step.launch_overhead,
+                f"the launch overhead is left out: {step.launches} launches add "
+                f"{_seconds(step.launch_overhead)}",
+            )
+        )
+    nominal = _nominal(step)
+    if nominal is not None:
+        out.append(
+            (
+                nominal.t_lower,
+                "this is the bound at the nominal ceilings; the efficiency given derates them "
+                "(π·η_c and β·η_m)",
+            )
+        )
+    out.append((step.t_math, "this is Σ T_math alone; memory-bound kernels take T_mem"))
+    out.append((step.t_mem, "this is Σ T_mem alone; compute-bound kernels take T_math"))
+    return out
+
+
+def _utilisation_slips(a: Analysis, quantity: str, value: sp.Expr) -> list[Slip]:
+    m = a.measured
+    assert m is not None  # the target exists, so the measurement does
+    p = a.problem
+    out: list[Slip] = [
+        (
+            value * 100,
+            f"this looks like a percentage written without the % sign (write "
+            f"{fmt_decimal(value * 100)}% or {fmt_decimal(value)})",
+        )
+    ]
+    other = "mbu" if quantity == "mfu" else "mfu"
+    swapped = getattr(m, other)
+    if swapped is not None:
+        out.append(
+            (
+                swapped,
+                "this is the MBU (achieved bytes/s over β), not the MFU"
+                if quantity == "mfu"
+                else "this is the MFU (achieved FLOP/s over π), not the MBU",
+            )
+        )
+    if quantity == "mbu":
+        eta = p.timing.memory_efficiency
+        if eta != 1 and m.bytes_per_s is not None:
+            out.append(
+                (
+                    m.bytes_per_s / (p.bandwidth.value * eta),
+                    "this divides by the derated bandwidth β·η; MBU is against the nominal β",
+                )
+            )
+        return out
+    flops_per_s = m.flops_per_s
+    assert flops_per_s is not None
+    sparse = dict(p.chip.sparse) if p.chip is not None else {}
+    if p.compute_dtype in sparse:
+        figure = sparse[p.compute_dtype]
+        out.append(
+            (
+                flops_per_s / figure.value,
+                f"this divides by the {p.chip.name} {p.compute_dtype} sparse figure "  # type: ignore[union-attr]
+                f"({figure.text} FLOP/s, 2:4 structured sparsity); MFU is against the dense peak "
+                f"{sci(p.peak.value)} FLOP/s",
+            )
+        )
+    eta = p.timing.compute_efficiency
+    if eta != 1:
+        out.append(
+            (
+                flops_per_s / (p.peak.value * eta),
+                "this divides by the derated peak π·η; MFU is against the nominal peak π",
+            )
+        )
+    mac = "multiply-accumulate" in p.operator.doc or "matmul" in p.operator.name
+    out.append(
+        (
+            value / 2,
+            "MACs counted as one FLOP: this is half the MFU (a multiply-accumulate is 2 FLOPs)"
+            if mac
+            else "this is half the MFU: FLOPs counted once where the operator counts two",
+        )
+    )
+    if a.step is not None:
+        out.append(
+            (
+                a.step.fraction_of_peak,
+                "this is the fraction of peak the roofline allows, FLOPs / (T_lower·π), not "
+                "the measured MFU (FLOPs / (T_measured·π))",
+            )
+        )
+    return out
+
+
+def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[str]:
+    """Sentences naming the slips ``claim`` matches (empty when none does)."""
+    a = ctx.analysis
+    value = target.value
+    if value is None or not claim.is_number:
+        return []
+    if quantity in ("mfu", "mbu"):
+        slips = _utilisation_slips(a, quantity, value)
+        exact = approx(value)
+    else:
+        assert a.step is not None  # the target exists, so the step does
+        slips = _time_slips(quantity, a.step)
+        exact = _seconds(value)
+    out, said = [], [value]
+    for slip, stem in slips:
+        if slip is None or any(slip == other for other in said):
+            continue  # the same value is already explained (Σ T_math is the single roofline)
+        if match(claim, Target(slip), ctx.rtol) is not None:
+            out.append(f"{stem} — exact is {exact}")
+            said.append(slip)
+    return out
