@@ -115,20 +115,9 @@ def model_spec_of(args: argparse.Namespace) -> ModelSpec | ModelEntry:
             "(its flags: --chip or --peak/--bandwidth/--capacity, --devices, --dtype ROLE=DTYPE, "
             "--set, --train-tokens, --mfu, --measured-tokens-per-s, --state-bytes)",
         )
-    spec = ModelSpec(
-        model=args.operator,
-        chip=args.chip,
-        peak=args.peak,
-        bandwidth=args.bandwidth,
-        capacity=args.capacity,
-        devices=args.devices,
-        dtypes=tuple(args.dtype),
-        sets=tuple(args.set),
-        train_tokens=args.train_tokens,
-        mfu=args.mfu,
-        measured_tokens_per_s=args.measured_tokens_per_s,
-        state_bytes=args.state_bytes,
-    )
+    from derive.commands.model import model_spec
+
+    spec = model_spec(args, model=args.operator)
     timing = _given(args, _TIMING)
     if args.phase is None:
         if timing:

@@ -96,12 +96,15 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.set_defaults(handler=run_model)
 
 
-def model_spec(args: argparse.Namespace) -> ModelSpec:
-    """The model problem the flags describe, as typed (``derive model`` and ``derive check MODEL``)."""
+def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
+    """The model problem the flags describe, as typed (``derive model`` and ``derive check MODEL``).
+
+    ``model`` names the model when the command's positional is not ``args.model``.
+    """
     from derive.problem.model_spec import ModelSpec
 
     return ModelSpec(
-        model=args.model,
+        model=model if model is not None else args.model,
         chip=args.chip,
         peak=args.peak,
         bandwidth=args.bandwidth,
