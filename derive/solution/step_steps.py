@@ -66,7 +66,7 @@ def _us(value: sp.Expr) -> Math:
     return Math(tex_decimal(value * MICROSECONDS_PER_SECOND, 3))
 
 
-SMALLEST_SHARE_SHOWN = sp.Rational(1, 1000)  # 0.1 %
+PER_MILLE = 1000  # a share under 1/1000 (0.1 %) shows as <0.1
 
 
 def _percent(share: sp.Expr) -> str:
@@ -78,7 +78,7 @@ def _percent(share: sp.Expr) -> str:
     """
     if share == 0:
         return "0"
-    if share < SMALLEST_SHARE_SHOWN:
+    if share * PER_MILLE < 1:
         return "<0.1"
     return f"{float(100 * share):.1f}"
 
