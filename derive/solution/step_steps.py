@@ -150,9 +150,7 @@ def _notes(step: StepTime) -> list[Rich]:
             )
         )
     if step.comms_unpriced:
-        notes.append(
-            rich("Bytes are sent but no link bandwidth is given: T_comms = 0.")
-        )
+        notes.append(rich("Bytes are sent but no link bandwidth is given: T_comms = 0."))
     return notes
 
 
