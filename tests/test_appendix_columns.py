@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from derive.commands.key import PREAMBLE, build_key
+from derive.present.render import tex_column_widths
 from derive.problem.problem_set import load_problem_set
 from tests.conftest import ROOT, in_ci
 
@@ -112,3 +114,19 @@ def test_the_questions_sheet_compiles(tmp_path: Path):
     log = (tmp_path / "q.log").read_text(encoding="latin-1")
     assert run.returncode == 0, log[-3000:]
     assert not OVERFULL.findall(log)
+
+
+def test_column_widths_fill_the_line():
+    """Each table's ``\\hsize`` factors sum to its number of columns (tabularx's rule)."""
+    headers = [
+        ("part", "operator", "FLOPs", "bytes", "intensity", "time", "share"),
+        ("kernel", "T_math (µs)", "T_mem (µs)", "bound (µs)", "binds on", "share (%)"),
+        ("kernel", "T_math", "T_mem", "T_comms", "bound", "binds on", "share (%)"),
+        ("block", "weights", "count", "value"),
+        ("a", "b", "c"),
+    ]
+    for header in headers:
+        widths = tex_column_widths(header)
+        columns = len(header) - (1 if header[1] == "operator" else 0)
+        assert len(widths) == columns
+        assert sum(Fraction(w) for w in widths) == columns

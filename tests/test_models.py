@@ -373,6 +373,20 @@ def test_a_problem_set_with_a_model_problem_writes_its_worked_solution():
     assert "\\subsection{Problem 1 (fit)" in files["models-appendix.tex"]
 
 
+def test_a_key_says_what_was_not_derived_without_cli_flags():
+    """Issue 16: a key from a TOML set says why in the problem's terms, not ``--set B=…``."""
+    from derive.commands.key import build_key
+    from derive.problem.problem_set import parse_problem_set
+
+    text = MODEL_SET.replace(
+        'set = { B = 32, S = 8192 }\nask = ["max_batch"]', "set = { S = 8192 }"
+    )
+    files = build_key(parse_problem_set(text, "models.toml"), "models")
+    for name in ("models.md", "models.tex", "models-appendix.tex"):
+        assert "needs a batch B" in files[name]
+        assert "--set" not in files[name] and "-{}-set" not in files[name]
+
+
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [

@@ -73,6 +73,8 @@ class ModelAnalysis:
     steps: tuple[ModelStep, ...]
     verdicts: tuple[str, ...]
     warnings: tuple[str, ...]
+    # (key, why not derived): printed in documents, so said in the problem's terms
+    # ("needs a batch B"), never in one front end's flags
     left_out: tuple[tuple[str, str], ...]
 
     def quantity(self, key: str) -> Quantity | None:

@@ -14,7 +14,7 @@ __all__ = ["fit", "training"]
 
 def fit(sheet: Sheet, p: ModelProblem) -> None:
     if p.capacity is None:
-        sheet.left_out.append(("memory_total", "no capacity: give --chip or --capacity"))
+        sheet.left_out.append(("memory_total", "no HBM capacity: needs a chip or a capacity"))
         return
     C, N = sym("capacity"), sym("devices")
     total = sheet.q("memory_total", sym("weights_bytes") + sym("kv_bytes"), Unit.BYTES)
@@ -27,7 +27,7 @@ def fit(sheet: Sheet, p: ModelProblem) -> None:
         qs.append(sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN))
         qs.append(sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES))
     else:
-        sheet.left_out.append(("fits", "memory depends on dims left free: bind them with --set"))
+        sheet.left_out.append(("fits", "the memory depends on dims left free: needs their values"))
     sheet.step(
         "Memory on the devices",
         "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C",
@@ -42,7 +42,7 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
     C, N = sym("capacity"), sym("devices")
     W, m_kv = sym("weights_bytes"), sym("kv_bytes_per_token")
     if not sheet.known("weights_bytes", "kv_bytes_per_token"):
-        sheet.left_out.append(("max_batch", "the model has free dims: bind them with --set"))
+        sheet.left_out.append(("max_batch", "the model has dims left free: needs their values"))
         return
     spare = N * C - W
     weights_fit = bool(spare.xreplace(sheet.values) >= 0)
@@ -66,15 +66,15 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
                 "Does not fit: the weights fit, but not one sequence's KV cache at this context (max_batch = 0)."
             )
     else:
-        sheet.left_out.append(("max_batch", "needs a context: --set S=…"))
+        sheet.left_out.append(("max_batch", "needs a context S"))
     if batch in sheet.values:
         qs.append(sheet.q("max_context", _largest(spare, m_kv * batch, weights_fit), Unit.TOKENS))
     else:
-        sheet.left_out.append(("max_context", "needs a batch: --set B=…"))
+        sheet.left_out.append(("max_context", "needs a batch B"))
     if batch in sheet.values and context in sheet.values:
         qs.append(sheet.q("min_devices", sp.ceiling((W + sym("kv_bytes")) / C), Unit.DEVICES))
     else:
-        sheet.left_out.append(("min_devices", "needs a batch and a context: --set B=… --set S=…"))
+        sheet.left_out.append(("min_devices", "needs a batch B and a context S"))
     if not qs:
         return
     notes.append(

@@ -70,6 +70,7 @@ class ModelLine:
     forms: tuple[str, ...]
     approx: str | None
     key: str
+    relation: str = "="
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ __all__ = [
     "md_rich",
     "render",
     "tex_break_sum",
+    "tex_breakable",
+    "tex_column_widths",
     "tex_escape",
     "tex_rich",
     "tex_rich_narrow",
@@ -283,6 +285,51 @@ def tex_table_is_wide(table: tuple, width: int = 12) -> bool:
     )
 
 
+_TEX_INLINE_MATH = re.compile(r"(\$[^$]*\$)")
+
+
+def tex_breakable(tex: str) -> str:
+    """LaTeX of a name in a narrow cell, allowed to break after each ``_`` and ``+`` of its
+    prose (``attn_norm``, ``up+act+down``); its math is left as it is.
+
+    >>> tex_breakable(r"up+act+down (fused) $a+b$")
+    'up+\\\\allowbreak{}act+\\\\allowbreak{}down (fused) $a+b$'
+    """
+    pieces = _TEX_INLINE_MATH.split(tex)
+    for i in range(0, len(pieces), 2):  # the prose between the math
+        pieces[i] = pieces[i].replace("\\_", "\\_\\allowbreak{}").replace("+", "+\\allowbreak{}")
+    return "".join(pieces)
+
+
+# Relative widths of a table's tabularx columns (they sum to the number of columns), by
+# the table's header: the name columns get the room, short words and percentages less.
+_COLUMN_WIDTHS: tuple[tuple[Callable[[tuple[str, ...]], bool], tuple[str, ...]], ...] = (
+    # a layer's parts: part (operator), FLOPs, bytes, intensity, time, share
+    (
+        lambda h: len(h) == 7 and h[1] == "operator",
+        ("1.0", "1.25", "1.25", "0.85", "1.0", "0.65"),
+    ),
+    # a step's kernels: kernel, T_math, T_mem[, T_comms], bound, binds on, share
+    (lambda h: len(h) == 6 and h[0] == "kernel", ("1.3", "1", "1", "1", "1.07", "0.63")),
+    (
+        lambda h: len(h) == 7 and h[0] == "kernel",
+        ("1.4", "0.9", "0.9", "1.12", "0.9", "1.15", "0.63"),
+    ),
+    # a model's weights: block, weights, count, value
+    (lambda h: tuple(h) == ("block", "weights", "count", "value"), ("0.8", "1.1", "1.2", "0.9")),
+)
+
+
+def tex_column_widths(header: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``\\hsize`` factors of a table's X columns, from its header row (a part and
+    its operator share one column); equal widths for a table not in the list."""
+    for matches, widths in _COLUMN_WIDTHS:
+        if matches(tuple(header)):
+            return widths
+    merged = len(header) > 2 and header[1] == "operator"
+    return ("1",) * (len(header) - (1 if merged else 0))
+
+
 def _md_cell(text: str) -> str:
     return md_escape(text)
 
@@ -344,7 +391,7 @@ def environment(fmt: str) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    filters: dict[str, Callable[..., str]]
+    filters: dict[str, Callable[..., object]]
     if fmt == "md":
         settings = dict(common)
         filters = dict(rich=md_rich, e=md_escape, cell=_md_cell)
@@ -358,7 +405,14 @@ def environment(fmt: str) -> jinja2.Environment:
             comment_end_string="#>",
             **common,
         )
-        filters = dict(rich=tex_rich, e=tex_escape, breaksum=tex_break_sum, narrow=tex_rich_narrow)
+        filters = dict(
+            rich=tex_rich,
+            e=tex_escape,
+            breaksum=tex_break_sum,
+            narrow=tex_rich_narrow,
+            breakable=tex_breakable,
+            colwidths=tex_column_widths,
+        )
         env_tests = dict(wide=tex_is_wide, widetable=tex_table_is_wide)
     else:
         raise ValueError(fmt)

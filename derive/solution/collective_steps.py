@@ -68,7 +68,7 @@ def collective_steps(analysis: Analysis) -> list[tuple[Step, str]]:
             )
         )
     if link_text is None:
-        notes.append(rich("No link bandwidth given (--link-bandwidth), so no transfer time."))
+        notes.append(rich("No link bandwidth given, so no transfer time."))
     return [
         (
             Step(

@@ -61,8 +61,26 @@ def _has_comms(step: StepTime) -> bool:
 
 
 def _us(value: sp.Expr) -> Math:
-    """A time in microseconds, 4 significant digits (the exact seconds are in the JSON)."""
-    return Math(tex_decimal(value * MICROSECONDS_PER_SECOND, 4))
+    """A time in microseconds, 3 significant digits, short enough for a column of a
+    two-column paper (the exact seconds are in the JSON)."""
+    return Math(tex_decimal(value * MICROSECONDS_PER_SECOND, 3))
+
+
+PER_MILLE = 1000  # a share under 1/1000 (0.1 %) shows as <0.1
+
+
+def _percent(share: sp.Expr) -> str:
+    """A kernel's share of the step in per cent with one decimal: ``51.3``; a share under
+    0.1 % (but not none) as ``<0.1`` rather than a misleading ``0.0``.
+
+    >>> _percent(sp.Rational(1, 2)), _percent(sp.Rational(1, 30000)), _percent(sp.Integer(0))
+    ('50.0', '<0.1', '0')
+    """
+    if share == 0:
+        return "0"
+    if share * PER_MILLE < 1:
+        return "<0.1"
+    return f"{float(100 * share):.1f}"
 
 
 def _table(step: StepTime) -> tuple:
@@ -74,7 +92,7 @@ def _table(step: StepTime) -> tuple:
     comms = _has_comms(step)
     header: tuple[str, ...] = ("kernel", "T_math (µs)", "T_mem (µs)")
     header += ("T_comms (µs)",) if comms else ()
-    header += ("bound (µs)", "binds on", "share")
+    header += ("bound (µs)", "binds on", "share (%)")
     rows = []
     for time in step.kernels:
         kernel = time.kernel
@@ -84,7 +102,7 @@ def _table(step: StepTime) -> tuple:
         row += (
             rich(_us(time.t_lower)),
             rich(time.binding.value),
-            rich(f"{fmt_decimal(100 * time.share, 3)} %"),
+            rich(_percent(time.share)),
         )
         rows.append(row)
     return (header, *rows)
@@ -132,9 +150,7 @@ def _notes(step: StepTime) -> list[Rich]:
             )
         )
     if step.comms_unpriced:
-        notes.append(
-            rich("Bytes are sent but no link bandwidth is given (--link-bandwidth): T_comms = 0.")
-        )
+        notes.append(rich("Bytes are sent but no link bandwidth is given: T_comms = 0."))
     return notes
 
 
