@@ -305,7 +305,16 @@ def _crossover_notes(cross: Crossover, ridge: sp.Expr, depends: bool = True) -> 
                 "The root exists (is positive) only when ", Math(tex(cross.condition) + " > 0"), "."
             )
         )
-    if cross.note:
+    if cross.status == UNDETERMINED and cross.condition is not None:  # the condition as maths
+        x = cross.variable
+        notes.append(
+            rich(
+                f"{x} drops out: compute-bound for every {x} exactly when ",
+                Math(tex(cross.condition) + r" \ge 0"),
+                ", which depends on the other dims.",
+            )
+        )
+    elif cross.note:
         notes.append(rich(cross.note))
     return tuple(notes)
 
