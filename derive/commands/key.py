@@ -545,21 +545,8 @@ class KeyOptions:
 
     trust: bool = False
     time_limit: float | None = None
-    jobs: int | None = None  # None: :func:`auto_jobs`
+    jobs: int = 1
     quiet: bool = True
-
-
-def auto_jobs(problem_set: ProblemSet) -> int:
-    """Workers for a key when not told: every core for a big key, one process otherwise.
-
-    A worker pool pays for itself only on big keys: on 2 cores, keys of 92 and 230 distinct
-    problems took 13 % and 7 % longer with 2 workers than with 1 (each worker warms its
-    own caches and sends its results back), while 500 plotted problems took 1.7x less
-    (``benchmarks/big_jobs.py``). A plot costs about ten plain problems.
-    """
-    plotted = sum(1 for entry in problem_set.problems if entry.plot is not None)
-    weight = len(problem_set.problems) + 10 * plotted
-    return default_jobs() if weight >= 400 else 1
 
 
 def _write_key(
@@ -578,7 +565,7 @@ def _write_key(
             stem,
             registry,
             time_limit=options.time_limit,
-            jobs=options.jobs or auto_jobs(pset),
+            jobs=options.jobs,
             progress=bar,
             errors=errors,
         )
@@ -612,7 +599,7 @@ def run_builtin_key(
         f"derive {__version__}: no command given, so writing the built-in answer key "
         f"({pset.title}) into {out_dir.resolve()}; 'derive --help' lists the commands"
     )
-    options = options or KeyOptions(time_limit=time_limit(), quiet=False)
+    options = options or KeyOptions(time_limit=time_limit(), jobs=default_jobs(), quiet=False)
     return _write_key(pset, "rooflines", out_dir, force, options)
 
 
@@ -642,7 +629,7 @@ def add_key_parser(sub: Subparsers) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="worker processes deriving problems at once (default: every core for a big key, else 1)",
+        help="worker processes deriving problems at once (default: every core)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar on a terminal")
     p.set_defaults(handler=_run_key_args)
@@ -654,7 +641,7 @@ def _run_key_args(args: argparse.Namespace) -> int:
     options = KeyOptions(
         trust=args.trust,
         time_limit=time_limit(args.time_limit),
-        jobs=args.jobs,
+        jobs=args.jobs or default_jobs(),
         quiet=args.quiet,
     )
     return run_key(Path(args.file), Path(args.output), args.force, options=options)
