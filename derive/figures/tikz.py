@@ -9,6 +9,8 @@ latex-base, latex-recommended and pictures collections.
 
 from __future__ import annotations
 
+import re
+
 from derive.figures.layout import (
     Coord,
     Label,
@@ -20,6 +22,7 @@ from derive.figures.layout import (
     sweep_scene,
 )
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord
+from derive.present.render import tex_escape
 
 __all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz", "tex_escape_label"]
 
@@ -35,50 +38,11 @@ METRICS = Metrics(
 )
 PALETTE = ("blue!80!black", "red!80!black", "green!50!black", "violet", "orange!90!black", "brown")
 
-_TEX = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "$": r"\$",
-    "&": r"\&",
-    "#": r"\#",
-    "%": r"\%",
-    "_": r"\_",
-    "^": r"\textasciicircum{}",
-    "~": r"\textasciitilde{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-    "[": "{[}",
-    "]": "{]}",
-    '"': "''",
-    "≈": r"$\approx$",
-    "≤": r"$\leq$",
-    "≥": r"$\geq$",
-    "×": r"$\times$",
-    "·": r"$\cdot$",
-    "−": "$-$",
-    "–": "--",
-    "—": "---",
-    "…": r"\ldots{}",
-    "∞": r"$\infty$",
-}
-
 
 def _tex_escape(text: str) -> str:
-    """LaTeX-escape a label so it prints literally under pdflatex: TeX specials escaped,
-    a few math symbols as math, other non-ASCII (and control characters) as ``?``."""
-    out = []
-    for ch in str(text):
-        if ch in _TEX:
-            out.append(_TEX[ch])
-        elif ch in "\n\t\r":
-            out.append(" ")
-        elif ord(ch) < 128 and ch.isprintable():
-            out.append(ch)
-        else:
-            out.append("?")
-    return "".join(out)
+    """LaTeX-escape a label so it prints literally under pdflatex: the one escaper of every
+    LaTeX text derive writes (:func:`derive.present.render.tex_escape`), line breaks as spaces."""
+    return tex_escape(re.sub(r"[\n\t\r]", " ", str(text)))
 
 
 tex_escape_label = _tex_escape
