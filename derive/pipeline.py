@@ -30,7 +30,8 @@ from derive.declare.registry import Registry, load_registry
 from derive.present.render import render
 from derive.present.view import view_of
 from derive.problem.binding import ProblemSpec, bind
-from derive.solution.builder import Solution, build_solution, verdict_text
+from derive.solution.builder import Solution, build_solution
+from derive.solution.verdicts import verdict_text
 
 if TYPE_CHECKING:  # whole models load on first use: solve and the commands do not pay for them
     from derive.model.analysis import ModelAnalysis

@@ -169,7 +169,7 @@ def test_threshold_walks_back_over_a_touching_root():
 def test_compute_bound_only_below_a_root_says_so():
     """g ≥ 0 on (0, 5] only: the verdict names the range instead of claiming x ≥ 1."""
     from derive.analysis.crossover import CROSSES, solve_crossover
-    from derive.solution.builder import verdict_text
+    from derive.solution.verdicts import verdict_text
 
     x = sp.Symbol("x", positive=True, integer=True)
     c = solve_crossover(sp.Integer(50), 2 * x, 10, 1, x)  # g = 50 − 20x ≥ 0 for x ≤ 5/2

@@ -51,8 +51,9 @@ from derive.problem.problem_set import (
     raise_collected,
 )
 from derive.problem.set_registry import set_registry
-from derive.solution.builder import select_steps, verdict_rich
+from derive.solution.builder import select_steps
 from derive.solution.notation import tex, tex_decimal
+from derive.solution.verdicts import verdict_rich
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers

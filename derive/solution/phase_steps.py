@@ -9,11 +9,11 @@ import sympy as sp
 
 from derive.formula.decimals import fmt_decimal
 from derive.model.phase import Phase, PhaseAnalysis
-from derive.solution.builder import verdict_text
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_steps import kernel_steps
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
+from derive.solution.verdicts import verdict_text
 
 __all__ = ["phase_steps", "phase_verdict"]
 

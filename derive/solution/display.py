@@ -1,0 +1,27 @@
+"""How a step shows a value: as maths, as a rounded decimal, as a ratio; the step symbols."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.analysis.analyse import IntensityForm
+from derive.solution.notation import tex, tex_decimal, tex_sum
+from derive.solution.steps import Math
+
+FLOPS, BYTES, INTENSITY, RIDGE = r"\text{FLOPs}", r"\text{bytes}", "I", r"\frac{\pi}{\beta}"
+
+
+def math_of(expr: sp.Expr) -> Math:
+    return Math(tex(expr))
+
+
+def rounded(expr: sp.Expr) -> str | None:
+    """A rounded decimal for a number that is not an integer; None otherwise."""
+    return tex_decimal(expr) if expr.is_number and not expr.is_Integer else None
+
+
+def ratio_tex(form: IntensityForm) -> str:
+    """FLOPs / Σ terms with the terms in declaration order when that is already in lowest terms."""
+    if form.as_declared:
+        return rf"\frac{{{tex(form.flops)}}}{{{tex_sum(form.terms)}}}"
+    return tex(form.lowest)
