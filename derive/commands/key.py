@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sympy as sp
-
 from derive import __version__
 from derive.analysis.analyse import Analysis
-from derive.analysis.crossover import NEVER, Crossover
+from derive.analysis.crossover import NEVER
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
 from derive.commands.progress import ProgressBar
 from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, run_each, time_limit
@@ -27,22 +25,12 @@ from derive.errors import DeriveError, ProblemError
 from derive.figures import (
     TIKZ_PACKAGES,
     TIKZ_PREAMBLE,
-    Ceiling,
-    Point,
-    RooflineFigure,
-    Series,
-    SweepFigure,
-    roofline_svg,
-    roofline_tikz,
-    sweep_svg,
-    sweep_tikz,
 )
 from derive.formula.decimals import fmt_decimal
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import md_rich, render, tex_is_wide, tex_slashed
 from derive.present.view import SolutionView, view_of
 from derive.problem.problem_set import (
-    PlotSpec,
     ProblemEntry,
     ProblemSet,
     in_file_terms,
@@ -57,6 +45,8 @@ from derive.solution.verdicts import verdict_rich
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
+
+from derive.commands.key_figures import Placement, placement, plot_figure, roofline_figures
 
 __all__ = [
     "BUILTIN_SET",
@@ -88,21 +78,6 @@ ASK_PHRASES = {
     "attainable": "the attainable FLOP/s and the fraction of peak",
     "network": "the network roofline: link intensity, ridge, crossover and T_comms",
 }
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A rendered figure: its SVG file for Markdown and its TikZ for LaTeX."""
-
-    file: str
-    caption: str
-    svg: str
-    tikz: str
-
-    @property
-    def label(self) -> str:
-        """The LaTeX label: ``fig:`` and the file's name without ``.svg``."""
-        return "fig:" + self.file.removesuffix(".svg")
 
 
 @dataclass(frozen=True)
@@ -181,171 +156,6 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
     )
 
 
-def _hardware_key(a: Analysis) -> str:
-    p = a.problem
-    return p.chip.name if p.chip else f"given-{p.peak.text}-{p.bandwidth.text}"
-
-
-def _ceilings(a: Analysis) -> tuple[Ceiling, ...]:
-    p = a.problem
-    if p.chip is None:
-        return (Ceiling(p.compute_dtype, p.peak.value),)
-    merged: dict[sp.Rational, list[str]] = {}
-    for dtype, fig in p.chip.peaks:
-        merged.setdefault(fig.value, []).append(dtype)
-    return tuple(
-        Ceiling("/".join(names), value)
-        for value, names in sorted(merged.items(), key=lambda kv: kv[0])
-    )
-
-
-def _point(entry: ProblemEntry, analysis: Analysis) -> Point | None:
-    """Where a problem sits on its chip's roofline: at the bound dims, at its crossover, or
-    (never compute-bound) at the largest intensity it approaches, labelled as such."""
-    if analysis.all_bound:
-        return Point(entry.id, analysis.intensity_at_point, analysis.attainable)
-    crossover, _ = analysis.headline
-    if crossover.exact is not None and crossover.exact.is_number:
-        return Point(
-            f"{entry.id} ({crossover.variable}* = {fmt_decimal(crossover.exact, 4)})",
-            analysis.memory.ridge,
-            analysis.problem.peak.value,
-        )
-    top = crossover.supremum_all if crossover.supremum_all is not None else crossover.supremum
-    if crossover.status == NEVER and top is not None and top.is_number and top > 0:
-        peak, bandwidth = analysis.problem.peak.value, analysis.problem.bandwidth.value
-        return Point(
-            f"{entry.id} (never compute-bound: I ≤ {fmt_decimal(top, 4)})",
-            top,
-            min(peak, top * bandwidth),
-        )
-    return None
-
-
-@dataclass(frozen=True)
-class _Placement:
-    """What the roofline figure of a problem's hardware needs from the problem (exact numbers)."""
-
-    hardware: str
-    title: str
-    bandwidth: sp.Rational
-    ceilings: tuple[Ceiling, ...]
-    point: Point | None
-    problem_id: str = ""
-
-
-def _placement(entry: ProblemEntry, a: Analysis) -> _Placement:
-    p = a.problem
-    title = (
-        f"Roofline of {p.chip.title}"
-        if p.chip
-        else f"Roofline for peak {p.peak.text} FLOP/s, bandwidth {p.bandwidth.text} B/s"
-    )
-    return _Placement(
-        _hardware_key(a), title, p.bandwidth.value, _ceilings(a), _point(entry, a), entry.id
-    )
-
-
-def _roofline_figures(
-    stem: str,
-    placements: list[_Placement],
-    *,
-    source: str,
-    time_limit: float | None = None,
-    jobs: int = 1,
-) -> list[Figure]:
-    """One roofline per hardware, its problems placed on it; the SVG and the TikZ of every
-    figure are drawn as separate items of the worker pool (label placement grows with the
-    square of the points: 500 problems on one chip take seconds)."""
-    groups: dict[str, list[_Placement]] = {}
-    for placement in placements:
-        groups.setdefault(placement.hardware, []).append(placement)
-    figures = []
-    captions = []
-    for name, members in groups.items():
-        first = members[0]
-        points = tuple(m.point for m in members if m.point is not None)
-        unplaced = [m.problem_id for m in members if m.point is None]
-        caption = first.title + (", with the problems placed on it" if points else "")
-        if unplaced:
-            caption += (
-                f"; not placed ({', '.join(unplaced)}): the answer depends on dims left unbound"
-            )
-        captions.append(caption)
-        figures.append((name, RooflineFigure(first.title, first.bandwidth, first.ceilings, points)))
-    drawn = run_each(
-        lambda k: (roofline_tikz if k % 2 else roofline_svg)(figures[k // 2][1]),
-        2 * len(figures),
-        seconds=time_limit,
-        name=lambda k: f"{source}: roofline figure of {figures[k // 2][0]}",
-        jobs=jobs,
-    )
-    return [
-        Figure(
-            safe_name(f"{stem}-roofline-{name}.svg"),
-            captions[i],
-            drawn[2 * i],
-            drawn[2 * i + 1],
-        )
-        for i, (name, fig) in enumerate(figures)
-    ]
-
-
-def _plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
-    xs = {start, stop}
-    k = 1
-    while k <= stop:
-        if k >= start:
-            xs.add(k)
-        k *= 2
-    for m in marks:
-        for v in (int(sp.floor(m)), int(sp.ceiling(m))):
-            if start <= v <= stop:
-                xs.add(v)
-    return tuple(sorted(xs))
-
-
-def _plot_mark(c: Crossover | None) -> sp.Expr | None:
-    """Where a curve meets the roof, to mark on a log axis: a positive number, else nothing.
-
-    A crossover of 0 means compute-bound from the smallest value on (a dim the intensity
-    falls with, such as P of ``matmul_sharded``, E of ``moe_matmul`` or K of ``attention``):
-    the curve starts on the roof, and a log axis has no 0 to mark.
-    """
-    exact = c.exact if c is not None and c.is_number else None
-    return exact if exact is not None and exact.is_positive is True else None
-
-
-def _plot_figure(stem: str, entry: ProblemEntry, plot: PlotSpec, registry: Registry) -> Figure:
-    series_data = []
-    for s in plot.series:
-        spec = replace(entry.spec, sets=entry.spec.sets + s.sets, solve_for=plot.over)
-        a = derive_spec(spec, registry).analysis
-        x = a.problem.solve_for
-        intensity = a.memory.intensity.subs(a.problem.bound_subs(except_dim=x))
-        if intensity.free_symbols - {x}:
-            raise ProblemError(
-                f"problem {entry.id!r} plot series {s.label!r}",
-                f"bind every dim but {x} (free: {', '.join(sorted(map(str, intensity.free_symbols - {x})))})",
-            )
-        series_data.append((s.label, intensity, x, _plot_mark(a.memory.crossover), a))
-    marks = [c for *_, c, _ in series_data if c is not None]
-    xs = _plot_xs(plot.start, plot.stop, marks)
-    P, W = series_data[0][4].problem.peak.value, series_data[0][4].problem.bandwidth.value
-    series = tuple(
-        Series(
-            label,
-            tuple(sp.Integer(v) for v in xs),
-            tuple(sp.Min(P, intensity.subs(x, v) * W) for v in xs),
-            cross,
-        )
-        for label, intensity, x, cross, _ in series_data
-    )
-    title = plot.title or f"{entry.title}: attainable FLOP/s against {plot.over}"
-    fig = SweepFigure(title, plot.over, "attainable FLOP/s", series, P)
-    return Figure(safe_name(f"{stem}-{entry.id}-plot.svg"), title, sweep_svg(fig), sweep_tikz(fig))
-
-
 def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
     topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
     return tuple(ASK_PHRASES[t] for t in topics if t in ASK_PHRASES)
@@ -395,7 +205,7 @@ class _Problem:
     item: dict
     question: dict
     row: Row
-    placement: _Placement
+    placement: Placement
 
 
 def _build_problem(
@@ -412,7 +222,7 @@ def _build_problem(
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id)
     try:
-        plot = _plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
+        plot = plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id, "plot")
     solution = select_steps(d.solution, entry.ask)
@@ -429,7 +239,7 @@ def _build_problem(
         "view": _question_view(view),
         "asks": _asks(entry, d),
     }
-    return _Problem(item, question, _row(entry, d.analysis), _placement(entry, d.analysis))
+    return _Problem(item, question, _row(entry, d.analysis), placement(entry, d.analysis))
 
 
 def build_key(
@@ -469,7 +279,7 @@ def build_key(
         pset.source, [*errors, *(part for part in built if isinstance(part, ProblemError))]
     )
     parts = [part for part in built if isinstance(part, _Problem)]
-    figures = _roofline_figures(
+    figures = roofline_figures(
         stem,
         [part.placement for part in parts],
         source=pset.source,

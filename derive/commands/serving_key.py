@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.commands.key import Figure
+from derive.commands.key_figures import Figure
 from derive.commands.model_phase import phase_given, phase_latex, phase_markdown
 from derive.commands.output_files import safe_name
 from derive.figures.model import Series, SweepFigure
