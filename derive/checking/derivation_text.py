@@ -10,10 +10,10 @@ as for claims (:func:`derive.formula.answer.rewrite_notation`).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from derive.errors import LimitError, ParseError, ProblemError
+from derive.errors import LimitError, ParseError
 from derive.formula.answer import rewrite_notation
+from derive.problem.input_files import read_text_file
 
 __all__ = ["MAX_CHAIN_BYTES", "MAX_CHAIN_LINES", "read_chain", "read_chain_text", "split_lines"]
 
@@ -33,23 +33,12 @@ def read_chain_text(path: str) -> str:
         ProblemError: missing or not a regular file; LimitError: too big or too many lines;
         ParseError: not UTF-8 text, or no derivation in it.
     """
-    what = f"--chain {path!r}"
-    p = Path(path)
-    if not p.is_file():
-        raise ProblemError(
-            what, "no such file (give a text file with one derivation step per line)"
-        )
-    with p.open("rb") as fh:
-        data = fh.read(MAX_CHAIN_BYTES + 1)
-    if len(data) > MAX_CHAIN_BYTES:
-        raise LimitError(what, f"larger than {MAX_CHAIN_BYTES // 1000} KB")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ParseError(what, f"not UTF-8 text (byte {e.start + 1})") from None
-    if "\x00" in text:
-        raise ParseError(what, "not a text file (contains NUL bytes)")
-    return text
+    return read_text_file(
+        path,
+        f"--chain {path!r}",
+        MAX_CHAIN_BYTES,
+        hint="give a text file with one derivation step per line",
+    )
 
 
 _ENVIRONMENT = re.compile(

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from derive.errors import LimitError, ProblemError
+from derive.problem.input_files import read_text_file
 
 __all__ = ["COLUMNS", "MAX_ANSWERS", "MAX_ANSWERS_BYTES", "OUTPUT_COLUMNS", "grade"]
 
@@ -35,21 +36,12 @@ _MAX_CELL = 10_000
 
 def _read_rows(path: str) -> list[dict[str, str]]:
     what = f"--answers {path!r}"
-    p = Path(path)
-    if not p.is_file():
-        raise ProblemError(
-            what, "no such file (give a CSV with columns who, problem, quantity, claim)"
-        )
-    with p.open("rb") as fh:
-        data = fh.read(MAX_ANSWERS_BYTES + 1)
-    if len(data) > MAX_ANSWERS_BYTES:
-        raise LimitError(what, f"larger than {MAX_ANSWERS_BYTES // 1_000_000} MB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ProblemError(what, f"not UTF-8 text (byte {e.start + 1})") from None
-    if "\x00" in text:
-        raise ProblemError(what, "not a text file (contains NUL bytes)")
+    text = read_text_file(
+        path,
+        what,
+        MAX_ANSWERS_BYTES,
+        hint="give a CSV with columns who, problem, quantity, claim",
+    )
     csv.field_size_limit(_MAX_CELL)
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""))

@@ -34,11 +34,11 @@ def file_kind(mode: int) -> str:
     return next((word for test, word in _KINDS if test(mode)), "not a regular file")
 
 
-def _open_regular(path: Path, what: str, limit: int) -> int:
+def _open_regular(path: Path, what: str, limit: int, hint: str) -> int:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise ProblemError(what, "no such file") from None
+        raise ProblemError(what, f"no such file{f' ({hint})' if hint else ''}") from None
     except NotADirectoryError:
         raise ProblemError(what, "no such file (a parent of it is a file, not a folder)") from None
     except OSError as exc:
@@ -58,20 +58,21 @@ def _open_regular(path: Path, what: str, limit: int) -> int:
     return fd
 
 
-def read_text_file(path: Path | str, what: str, limit: int) -> str:
+def read_text_file(path: Path | str, what: str, limit: int, hint: str = "") -> str:
     """The UTF-8 text of a regular file of at most ``limit`` bytes (a leading BOM dropped).
 
     Args:
         path: the file.
         what: how errors name it, e.g. ``"problem set 'x.toml'"``.
         limit: the largest size accepted, in bytes.
+        hint: what to give instead, said when the file is missing.
 
     Raises:
         ProblemError: missing, unreadable, or not a regular file (a folder, FIFO, device).
         LimitError: larger than ``limit``.
         ParseError: not UTF-8 text, or it contains NUL bytes.
     """
-    fd = _open_regular(Path(path), what, limit)
+    fd = _open_regular(Path(path), what, limit, hint)
     try:
         with os.fdopen(fd, "rb") as fh:
             data = fh.read(limit + 1)
