@@ -9,14 +9,11 @@ import sympy as sp
 
 from derive.analysis.measured import Measured, MeasuredVerdict
 from derive.formula.decimals import fmt_decimal
-from derive.solution.notation import tex, tex_decimal
+from derive.solution.display import rounded
+from derive.solution.notation import tex
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 
 __all__ = ["measured_step"]
-
-
-def _approx(value: sp.Expr) -> str | None:
-    return tex_decimal(value) if value.is_number and not value.is_Integer else None
 
 
 def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None) -> list[Line]:
@@ -33,7 +30,7 @@ def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None
                 r"\text{FLOP/s}",
                 *forms,
                 tex(measured.flops_per_s),
-                approx=_approx(measured.flops_per_s),
+                approx=rounded(measured.flops_per_s),
             )
         )
     if measured.bytes_per_s is not None:
@@ -47,7 +44,7 @@ def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None
                 r"\text{bytes/s}",
                 *forms,
                 tex(measured.bytes_per_s),
-                approx=_approx(measured.bytes_per_s),
+                approx=rounded(measured.bytes_per_s),
             )
         )
     return lines
@@ -65,7 +62,7 @@ def measured_step(
                 r"\frac{\text{FLOP/s}}{\pi}",
                 rf"\frac{{{tex(measured.flops_per_s)}}}{{{peak}}}",
                 tex(measured.mfu),
-                approx=_approx(measured.mfu),
+                approx=rounded(measured.mfu),
             )
         )
     if measured.mbu is not None and measured.bytes_per_s is not None:
@@ -75,7 +72,7 @@ def measured_step(
                 r"\frac{\text{bytes/s}}{\beta}",
                 rf"\frac{{{tex(measured.bytes_per_s)}}}{{{bandwidth}}}",
                 tex(measured.mbu),
-                approx=_approx(measured.mbu),
+                approx=rounded(measured.mbu),
             )
         )
     if measured.intensity is not None and measured.mbu is not None and measured.mfu is not None:
@@ -84,14 +81,14 @@ def measured_step(
                 r"I_{\text{implied}}",
                 r"\frac{\text{FLOP/s}}{\text{bytes/s}}",
                 tex(measured.intensity),
-                approx=_approx(measured.intensity),
+                approx=rounded(measured.intensity),
             ),
             Line.of(
                 r"\text{MFU}",
                 r"\text{MBU} \cdot \frac{I}{\pi / \beta}",
                 rf"{tex(measured.mbu)} \cdot \frac{{{tex(measured.intensity)}}}{{{tex(measured.ridge)}}}",
                 tex(measured.mfu),
-                approx=_approx(measured.mfu),
+                approx=rounded(measured.mfu),
             ),
         ]
     notes: list[Rich] = []

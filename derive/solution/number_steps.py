@@ -5,19 +5,14 @@ Reads :class:`~derive.analysis.kernel_numbers.KernelNumbers`; computes nothing.
 
 from __future__ import annotations
 
-import sympy as sp
-
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.formula.decimals import fmt_decimal
+from derive.solution.display import rounded
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 
 __all__ = ["number_steps", "numbers_given", "numbers_verdict"]
-
-
-def _approx(value: sp.Expr) -> str | None:
-    return tex_decimal(value) if value.is_number and not value.is_Integer else None
 
 
 def numbers_given(kernel: KernelNumbers) -> Rich:
@@ -42,7 +37,7 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
                 r"\frac{\text{FLOPs}}{\text{bytes}}",
                 rf"\frac{{{tex(kernel.flops)}}}{{{tex(kernel.bytes)}}}",
                 tex(kernel.intensity),
-                approx=_approx(kernel.intensity),
+                approx=rounded(kernel.intensity),
             )
         )
     else:
@@ -52,7 +47,7 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
             r"\frac{\pi}{\beta}",
             rf"\frac{{{peak}}}{{{bandwidth}}}",
             tex(kernel.ridge),
-            approx=_approx(kernel.ridge),
+            approx=rounded(kernel.ridge),
         )
     )
     timing = kernel.timing
@@ -63,7 +58,7 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
                 r"\frac{\pi \eta_c}{\beta \eta_m}",
                 rf"\frac{{{peak} \cdot {tex(timing.compute_efficiency)}}}{{{bandwidth} \cdot {tex(timing.memory_efficiency)}}}",
                 tex(kernel.effective_ridge),
-                approx=_approx(kernel.effective_ridge),
+                approx=rounded(kernel.effective_ridge),
             )
         )
         notes.append(
@@ -83,7 +78,7 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
             r"\text{fraction of peak}",
             r"\frac{\text{attainable}}{\pi}",
             tex(kernel.fraction_of_peak),
-            approx=_approx(kernel.fraction_of_peak),
+            approx=rounded(kernel.fraction_of_peak),
         ),
     ]
     return Step(
