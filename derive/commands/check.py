@@ -19,8 +19,6 @@ nothing here evaluates text.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,6 +32,8 @@ from derive.commands.check_model import (
     model_claim,
     model_spec_of,
     refuse_a_model_name,
+    refuse_unreadable,
+    write_out,
 )
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
@@ -116,12 +116,6 @@ def add_check_parser(
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(handler=run)
     return p
-
-
-def _write(data: dict | str) -> None:
-    sys.stdout.write(
-        json.dumps(data, indent=2, ensure_ascii=False) + "\n" if isinstance(data, dict) else data
-    )
 
 
 def _operators(args: argparse.Namespace, extra: tuple[Path, ...] = ()) -> tuple[str, ...]:
@@ -234,19 +228,12 @@ def _claim(args: argparse.Namespace) -> int:
         refuse_a_model_name(args, operators)
         raise
     if result.verdict is Verdict.UNREADABLE:
-        if args.format == "json":
-            _write(
-                report.unreadable_json(
-                    args.quantity, args.claim, result.reason or "", result.position
-                )
-            )
-        error = result.detail
-        raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
+        refuse_unreadable(args, result)
     detail = result.detail
     assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
     ctx, claim, judgement = detail.context, detail.claim, detail.judgement
     hidden = args.hide_expected
-    _write(
+    write_out(
         report.claim_json(ctx, claim, judgement, result.diagnosis, hidden)
         if args.format == "json"
         else report.claim_text(ctx, claim, judgement, result.diagnosis, hidden)
@@ -281,7 +268,7 @@ def _derivation(args: argparse.Namespace) -> int:
             data = report.unreadable_json(
                 args.quantity, args.chain, result.reason or "", result.position
             )
-            _write({**data, "line": result.line})
+            write_out({**data, "line": result.line})
         error = result.detail
         raise (
             error if isinstance(error, DeriveError) else ParseError("--chain", result.reason or "")
@@ -290,7 +277,7 @@ def _derivation(args: argparse.Namespace) -> int:
     assert isinstance(detail, ChainDetail)  # every checked derivation carries its detail
     ctx, chain = detail.context, detail.chain
     hidden = args.hide_expected
-    _write(
+    write_out(
         report.chain_json(ctx, chain, result.diagnosis, hidden)
         if args.format == "json"
         else report.chain_text(ctx, chain, result.diagnosis, hidden)

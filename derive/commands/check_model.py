@@ -12,12 +12,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from derive.checking.context import parse_rtol
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.errors import DeriveError, ParseError, ProblemError
 from derive.problem.model_spec import ModelSpec
 from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
+from derive.problem.timing import TIMING_KEYS
+
+if TYPE_CHECKING:
+    from derive.checking.api import CheckResult
 
 __all__ = [
     "MODEL_FLAGS",
@@ -40,17 +45,6 @@ MODEL_FLAGS = (
     "phase",
     "tp",
 )
-# the timing flags, which a model takes only for a serving step (--phase)
-_TIMING = (
-    "efficiency",
-    "compute_efficiency",
-    "memory_efficiency",
-    "launch_overhead",
-    "link_latency",
-    "measured_time",
-    "measured_flops_per_s",
-    "measured_bytes_per_s",
-)
 _OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
 
 
@@ -58,10 +52,25 @@ def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
     return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
 
 
-def _write(data: dict | str) -> None:
+def write_out(data: dict | str) -> None:
+    """A check's report on stdout: a JSON object, or text as it is."""
     sys.stdout.write(
         json.dumps(data, indent=2, ensure_ascii=False) + "\n" if isinstance(data, dict) else data
     )
+
+
+def refuse_unreadable(args: argparse.Namespace, result: CheckResult) -> NoReturn:
+    """An unreadable claim: its JSON verdict with ``--format json``, then its one-line error."""
+    from derive.checking import verdict_text
+
+    if args.format == "json":
+        write_out(
+            verdict_text.unreadable_json(
+                args.quantity, args.claim, result.reason or "", result.position
+            )
+        )
+    error = result.detail
+    raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
 
 
 def add_model_flags(p: argparse.ArgumentParser) -> None:
@@ -118,7 +127,7 @@ def model_spec_of(args: argparse.Namespace) -> ModelSpec | ModelEntry:
     from derive.commands.model import model_spec
 
     spec = model_spec(args, model=args.operator)
-    timing = _given(args, _TIMING)
+    timing = _given(args, TIMING_KEYS)  # a model takes them only for a serving step
     if args.phase is None:
         if timing:
             raise ProblemError(timing[0], "times a serving step: give --phase decode|prefill")
@@ -134,7 +143,6 @@ def model_claim(
     args: argparse.Namespace, problem: ModelSpec | ModelEntry, operators: tuple[str, ...]
 ) -> int:
     from derive.checking import model_verdict_text as report
-    from derive.checking import verdict_text
     from derive.checking.api import check
     from derive.checking.verdict import Verdict
 
@@ -148,16 +156,9 @@ def model_claim(
         operators=operators,
     )
     if result.verdict is Verdict.UNREADABLE:
-        if args.format == "json":
-            _write(
-                verdict_text.unreadable_json(
-                    args.quantity, args.claim, result.reason or "", result.position
-                )
-            )
-        error = result.detail
-        raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
+        refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
-    _write(
+    write_out(
         report.model_claim_json(result, rtol)
         if args.format == "json"
         else report.model_claim_text(result, rtol)
