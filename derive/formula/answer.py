@@ -19,7 +19,7 @@ Nothing is evaluated; every refusal is a :class:`~derive.errors.ParseError` with
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -296,10 +296,3 @@ def position_of(why: str) -> int | None:
     """The first position a message names (counted from 1), or None."""
     m = _POSITION.search(why)
     return int(m.group(1)) if m else None
-
-
-def symbol_table(
-    base: Mapping[str, sp.Symbol], extra: Mapping[str, sp.Symbol]
-) -> dict[str, sp.Symbol]:
-    """The operator's dims and the extra names (``pi``, ``beta``); a dim wins a clash."""
-    return {**extra, **base}
