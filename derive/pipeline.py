@@ -161,9 +161,14 @@ class Derivation:
         return self.latex()
 
 
+def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
+    """Bind and analyse one problem, without its worked solution (a plot's series)."""
+    return analyse(bind(spec, registry.get(spec.operator)))
+
+
 def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation:
     """Bind, analyse and build the steps for one problem."""
-    analysis = analyse(bind(spec, registry.get(spec.operator)))
+    analysis = analyse_spec(spec, registry)
     return Derivation(analysis, build_solution(analysis))
 
 

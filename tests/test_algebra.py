@@ -415,3 +415,35 @@ def test_crossover_status_prints_as_the_contract_strings():
         assert json.dumps({"status": status}) == json.dumps({"status": text})
         assert pickle.loads(pickle.dumps(status)) is status
     assert [s.value for s in CrossoverStatus] == strings
+
+
+@SETTINGS
+@given(polys, polys, st.lists(rational_values, min_size=4, max_size=4))
+def test_exact_value_is_xreplace(num, den, vals):
+    """Every symbol given a rational: the Fraction exact_value gives is the Rational sympy
+    gives (None only where sympy's answer is not a finite rational: 0/0, a division by zero)."""
+    from fractions import Fraction
+
+    from derive.analysis.algebra import exact_value
+
+    e = num / den if den != 0 else num
+    values = dict(zip(SYMS, vals))
+    want = e.xreplace(values)
+    got = exact_value(e, {s: Fraction(int(v.p), int(v.q)) for s, v in values.items()})
+    if got is None:
+        assert not want.is_Rational
+    else:
+        assert sp.Rational(got.numerator, got.denominator) == want
+
+
+def test_exact_value_refuses_what_is_not_a_rational_function():
+    from fractions import Fraction
+
+    from derive.analysis.algebra import exact_value
+
+    assert exact_value(sp.sqrt(B), {B: Fraction(4)}) is None
+    assert exact_value(B + D, {B: Fraction(4)}) is None  # D has no value
+    assert exact_value(1 / (B - 2), {B: Fraction(2)}) is None  # sympy says zoo
+    assert exact_value(sp.Max(B, 3), {B: Fraction(4)}) is None
+    assert exact_value(sp.Float(0.5) * B, {B: Fraction(4)}) is None
+    assert exact_value(B**-2 * D, {B: Fraction(2), D: Fraction(3)}) == Fraction(3, 4)

@@ -4,9 +4,11 @@ the plots a problem asks for (attainable FLOP/s against a dim), as SVG and TikZ.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import sympy as sp
 
+from derive.analysis.algebra import exact_value
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
 from derive.commands.output_files import safe_name
@@ -25,7 +27,7 @@ from derive.figures import (
     sweep_tikz,
 )
 from derive.formula.decimals import fmt_decimal
-from derive.pipeline import derive_spec
+from derive.pipeline import analyse_spec
 from derive.problem.problem_set import (
     PlotSpec,
     ProblemEntry,
@@ -182,11 +184,36 @@ def _plot_mark(c: Crossover | None) -> sp.Expr | None:
     return exact if exact is not None and exact.is_positive is True else None
 
 
+def _attainable(
+    intensity: sp.Expr, x: sp.Symbol, xs: tuple[int, ...], peak: sp.Expr, bandwidth: sp.Expr
+) -> tuple[sp.Expr, ...]:
+    """``min(peak, intensity(v) · bandwidth)`` at each ``v`` of ``xs``, exactly.
+
+    A rational intensity is evaluated with Fractions (the same Rationals sympy's
+    ``Min(peak, intensity.subs(x, v) * bandwidth)`` gives, which tests/test_key_figures.py
+    checks); anything else, or a point where it divides by zero, goes to sympy.
+    """
+    exact_roof = (
+        (Fraction(int(peak.p), int(peak.q)), Fraction(int(bandwidth.p), int(bandwidth.q)))
+        if isinstance(peak, sp.Rational) and isinstance(bandwidth, sp.Rational)
+        else None
+    )
+    ys: list[sp.Expr] = []
+    for v in xs:
+        value = exact_value(intensity, {x: Fraction(v)}) if exact_roof else None
+        if value is None or exact_roof is None:
+            ys.append(sp.Min(peak, intensity.subs(x, v) * bandwidth))
+        else:
+            y = min(exact_roof[0], value * exact_roof[1])
+            ys.append(sp.Rational(y.numerator, y.denominator))
+    return tuple(ys)
+
+
 def plot_figure(stem: str, entry: ProblemEntry, plot: PlotSpec, registry: Registry) -> Figure:
     series_data = []
     for s in plot.series:
         spec = replace(entry.spec, sets=entry.spec.sets + s.sets, solve_for=plot.over)
-        a = derive_spec(spec, registry).analysis
+        a = analyse_spec(spec, registry)
         x = a.problem.solve_for
         intensity = a.memory.intensity.subs(a.problem.bound_subs(except_dim=x))
         if intensity.free_symbols - {x}:
@@ -202,7 +229,7 @@ def plot_figure(stem: str, entry: ProblemEntry, plot: PlotSpec, registry: Regist
         Series(
             label,
             tuple(sp.Integer(v) for v in xs),
-            tuple(sp.Min(P, intensity.subs(x, v) * W) for v in xs),
+            _attainable(intensity, x, xs, P, W),
             cross,
         )
         for label, intensity, x, cross, _ in series_data
