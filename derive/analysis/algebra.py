@@ -14,6 +14,7 @@ that is not a polynomial in its symbols falls back to sympy itself.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -31,7 +32,6 @@ __all__ = [
     "cancel",
     "cancel_at",
     "cancel_ratio",
-    "exact_value",
     "expand",
     "factor",
     "gens_of",
@@ -41,6 +41,7 @@ __all__ = [
     "to_expr",
     "to_fraction",
     "to_poly",
+    "values_at",
 ]
 
 
@@ -385,25 +386,43 @@ def _rational_value(expr: sp.Basic, values: dict, used: list) -> Fraction:
     raise _NotRationalError
 
 
-def exact_value(expr: sp.Expr, values: dict[sp.Symbol, Fraction]) -> Fraction | None:
-    """The exact value of ``expr`` with ``values`` put in, as a Fraction, or None.
+def values_at(expr: sp.Expr, x: sp.Symbol, points: Sequence[int]) -> list[Fraction | None] | None:
+    """The exact value of ``expr`` at ``x = v`` for each ``v`` of ``points``, as Fractions.
 
-    None when ``expr`` is not a rational function of symbols that all have values (a
-    root, a Max, a symbol left free) or divides by zero there: the caller asks sympy.
-    Where it answers, it is the value ``expr.xreplace(values)`` has (tests/test_algebra.py),
-    without building a sympy number per operation: a plot evaluates one intensity at
-    some forty points per series.
+    ``expr`` is read once as a ratio of two polynomials in ``x`` (``sympy.fraction``, then
+    the ring), and each point costs a few integer operations instead of a sympy number per
+    operation: a plot evaluates one intensity at some forty points per series. None when
+    ``expr`` is not such a ratio (a root, a Max, another symbol left free): the caller asks
+    sympy; a None in the list where the denominator vanishes (sympy's answer there is not
+    a number). Where it answers, it is the Rational ``expr.subs(x, v)`` gives
+    (tests/test_algebra.py).
 
     >>> B = sp.Symbol("B", positive=True)
-    >>> exact_value(2 * B / (B + 4), {B: Fraction(4)})
-    Fraction(1, 1)
-    >>> exact_value(sp.sqrt(B), {B: Fraction(4)}) is None
+    >>> values_at(2 * B / (B + 4), B, [4, 12])
+    [Fraction(1, 1), Fraction(3, 2)]
+    >>> values_at(sp.sqrt(B), B, [4]) is None
     True
     """
-    try:
-        return _rational_value(expr, values, [])
-    except _NotRationalError:
+    num, den = sp.fraction(expr)
+    R = ring_of((x,))
+    top, bottom = to_poly(num, R), to_poly(den, R)
+    if top is None or bottom is None:
         return None
+    top_terms, top_scale = _integer_terms(top)
+    bottom_terms, bottom_scale = _integer_terms(bottom)
+    out: list[Fraction | None] = []
+    for v in points:
+        q = sum(c * v**k for k, c in bottom_terms) * top_scale
+        out.append(Fraction(sum(c * v**k for k, c in top_terms) * bottom_scale, q) if q else None)
+    return out
+
+
+def _integer_terms(p: PolyElement) -> tuple[list[tuple[int, int]], int]:
+    """A polynomial in one generator as integer terms ``(power, coefficient)`` over one
+    common denominator: ``p = sum(c · x**k) / scale``."""
+    terms = [(k, to_fraction(c)) for (k,), c in p.terms()]
+    scale = math.lcm(*(c.denominator for _, c in terms)) if terms else 1
+    return [(k, int(c * scale)) for k, c in terms], scale
 
 
 def substitute(expr: sp.Expr, values: dict) -> sp.Expr:

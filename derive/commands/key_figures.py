@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from derive.analysis.algebra import exact_value
+from derive.analysis.algebra import values_at
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
 from derive.commands.output_files import safe_name
@@ -193,18 +193,21 @@ def _attainable(
     ``Min(peak, intensity.subs(x, v) * bandwidth)`` gives, which tests/test_key_figures.py
     checks); anything else, or a point where it divides by zero, goes to sympy.
     """
-    exact_roof = (
-        (Fraction(int(peak.p), int(peak.q)), Fraction(int(bandwidth.p), int(bandwidth.q)))
+    exact = (
+        values_at(intensity, x, xs)
         if isinstance(peak, sp.Rational) and isinstance(bandwidth, sp.Rational)
         else None
     )
+    if exact is None:
+        exact = [None] * len(xs)
+    roof = Fraction(int(peak.p), int(peak.q)) if isinstance(peak, sp.Rational) else None
+    slope = Fraction(int(bandwidth.p), int(bandwidth.q)) if roof is not None else None
     ys: list[sp.Expr] = []
-    for v in xs:
-        value = exact_value(intensity, {x: Fraction(v)}) if exact_roof else None
-        if value is None or exact_roof is None:
+    for v, value in zip(xs, exact):
+        if value is None or roof is None or slope is None:
             ys.append(sp.Min(peak, intensity.subs(x, v) * bandwidth))
         else:
-            y = min(exact_roof[0], value * exact_roof[1])
+            y = min(roof, value * slope)
             ys.append(sp.Rational(y.numerator, y.denominator))
     return tuple(ys)
 
