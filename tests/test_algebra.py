@@ -449,3 +449,49 @@ def test_values_at_refuses_what_is_not_a_ratio_of_polynomials():
     assert values_at(1 / (B - 2), B, [2, 3]) == [None, Fraction(1)]  # sympy says zoo at 2
     assert values_at(B**-2 * 3, B, [2]) == [Fraction(3, 4)]
     assert values_at(sp.Integer(5), B, [1, 2]) == [Fraction(5), Fraction(5)]
+
+
+def _factor_multiset(factors) -> dict:
+    """Factors by their terms (a ring element's cached hash can go stale inside sympy's
+    division, so elements themselves make poor dict keys)."""
+    out: dict = {}
+    for poly, multiplicity in factors:
+        key = frozenset(poly.items())
+        out[key] = out.get(key, 0) + multiplicity
+    return out
+
+
+@SETTINGS
+@given(st.lists(factors, min_size=1, max_size=4), st.sampled_from([1, -1, 6, -4]))
+def test_integer_factors_is_factor_list(parts, scale):
+    """The degree-1 shortcut finds the factors sympy's factor_list finds, normalised alike."""
+    from sympy.polys.domains import ZZ
+
+    from derive.analysis.algebra import integer_factors, ring_of
+
+    e = sp.expand(scale * sp.Mul(*parts))
+    if e == 0:
+        return
+    _, cleared = ring_of(SYMS).from_expr(e).clear_denoms()
+    p = cleared.set_ring(ring_of(SYMS).clone(domain=ZZ))
+    want = _factor_multiset(p.factor_list()[1])
+    assert _factor_multiset(integer_factors(p)) == want
+
+
+def test_integer_factors_degree_one_cases():
+    from sympy.polys.domains import ZZ
+
+    from derive.analysis.algebra import integer_factors, ring_of
+
+    R = ring_of(SYMS).clone(domain=ZZ)
+    b, d, f, p = R.gens
+    for poly in (
+        3 * b * d + 3 * b * f,  # a common factor (b), content 3, then d + f
+        (d + f) * (2 * b + d * f),  # gcd(slope, constant) = d + f
+        -(d**2 + f**2) * (b + 1),  # a factor of degree 2 in every dim: factor_list for it
+        (d + 1) ** 2 * (d * b - f),
+        b**3 * d * (p - 1),
+        R(7),
+        (b + d) * (b - d),  # degree 2 in b and in d: factor_list
+    ):
+        assert _factor_multiset(integer_factors(poly)) == _factor_multiset(poly.factor_list()[1])

@@ -35,6 +35,7 @@ __all__ = [
     "expand",
     "factor",
     "gens_of",
+    "integer_factors",
     "ring_of",
     "same_polynomial",
     "substitute",
@@ -311,8 +312,45 @@ def _integer_factors(p: PolyElement) -> tuple[Fraction, list[tuple[PolyElement, 
     normalisation); the leading coefficient is kept whole, the constant is found from it.
     """
     _, cleared = p.clear_denoms()
-    _, factors = cleared.set_ring(p.ring.clone(domain=ZZ)).factor_list()
-    return to_fraction(p.LC), factors
+    return to_fraction(p.LC), integer_factors(cleared.set_ring(p.ring.clone(domain=ZZ)))
+
+
+def integer_factors(p: PolyElement) -> list[tuple[PolyElement, int]]:
+    """The irreducible factors of ``p`` (over ZZ, not zero) with their multiplicities, as
+    sympy's ``factor_list`` gives them: each primitive with a positive leading coefficient
+    (the list may be in another order; tests/test_algebra.py compares the two).
+
+    The crossover's closed form has many dims and is often of degree 1 in one of them,
+    where no general factoring (Wang's algorithm, ~12 ms a call) is needed: a primitive
+    ``a·x + b`` is irreducible once ``gcd(a, b) = 1``, else it is ``gcd · (a·x + b)/gcd``
+    and only the gcd, which has fewer dims, is factored further. Powers of a single dim
+    are split off first, as sympy does; anything else goes to ``factor_list``.
+    """
+    R = p.ring
+    tail = p.tail_degrees()
+    factors = [(R.gens[i], k) for i, k in enumerate(tail) if k]
+    if any(tail):
+        p = R.from_dict(
+            {tuple(e - t for e, t in zip(monom, tail)): c for monom, c in p.iterterms()}
+        )
+    _, p = p.primitive()
+    if p.LC < 0:
+        p = -p
+    if p.is_ground:
+        return factors
+    for i in range(R.ngens):
+        if p.degree(i) != 1:
+            continue
+        slope = R.from_dict(
+            {monom[:i] + (0,) + monom[i + 1 :]: c for monom, c in p.iterterms() if monom[i] == 1}
+        )
+        constant = p - slope * R.gens[i]
+        common = slope.gcd(constant)
+        if common.is_ground:
+            return [*factors, (p, 1)]
+        rest = p.exquo(common)
+        return [*factors, *integer_factors(common), (-rest if rest.LC < 0 else rest, 1)]
+    return [*factors, *p.factor_list()[1]]
 
 
 def to_fraction(c: Any) -> Fraction:
