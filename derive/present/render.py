@@ -133,30 +133,78 @@ BREAK_WIDTH = 30  # about what fits beside ``T_mem =`` in a two-column article's
 _NEXT_LINE = " \\\\\n  &\\qquad "  # a continuation line of an align* row
 
 
-def _tex_width(tex: str) -> float:
-    """A rough printed width of LaTeX math, in characters (a fraction counts its wider side)."""
-    width, tokens, i = 0.0, _TEX_TOKEN.findall(tex), 0
-    while i < len(tokens):
+def _tex_width(tex: str, start: float = 0.0) -> float:
+    """A rough printed width of LaTeX math, in characters (a fraction counts its wider side).
+
+    ``start`` is added first, so ``_tex_width(b, _tex_width(a)) == _tex_width(a + " " + b)``
+    exactly, floats and all, when ``a`` ends outside any group: a line grows one term at a time.
+    """
+    tokens = _TEX_TOKEN.findall(tex)
+    return _tokens_width(tokens, 0, len(tokens), start)
+
+
+_ZERO_WIDTH = frozenset(("{", "}", r"\left", r"\right", r"\,", r"\ "))
+_WIDE_TOKENS = frozenset((r"\cdot", r"\times", r"\approx", r"\le", r"\ge"))
+
+
+def _token_width(token: str) -> float:
+    if token in _ZERO_WIDTH or token.isspace():
+        return 0.0
+    if token in _WIDE_TOKENS:
+        return 2.2
+    if token.startswith("\\"):
+        return 1.0
+    return 1.25 if token.isupper() else 1.0 + (1.2 if token in "+-=" else 0.0)
+
+
+_TOKEN_WIDTHS: dict[str, float] = {}
+
+
+def _tokens_width(tokens: list[str], i: int, end: int, width: float = 0.0) -> float:
+    """The width of ``tokens[i:end]`` (see :func:`_tex_width`), read in place: a group is
+    measured where it lies, not joined into text and read again."""
+    widths = _TOKEN_WIDTHS
+    while i < end:
         token = tokens[i]
         if token == r"\frac":
-            num, i = _group(tokens, i + 1)
-            den, i = _group(tokens, i)
-            width += max(_tex_width(num), _tex_width(den))
+            num_start, num_end, i = _group_span(tokens, i + 1, end)
+            den_start, den_end, i = _group_span(tokens, i, end)
+            width += max(
+                _tokens_width(tokens, num_start, num_end),
+                _tokens_width(tokens, den_start, den_end),
+            )
             continue
-        if token in ("_", "^"):
-            body, i = _group(tokens, i + 1)
-            width += 0.7 * _tex_width(body)
+        if token == "_" or token == "^":
+            body_start, body_end, i = _group_span(tokens, i + 1, end)
+            width += 0.7 * _tokens_width(tokens, body_start, body_end)
             continue
-        if token in ("{", "}") or token.isspace() or token in (r"\left", r"\right", r"\,", r"\ "):
-            pass
-        elif token in (r"\cdot", r"\times", r"\approx", r"\le", r"\ge"):
-            width += 2.2
-        elif token.startswith("\\"):
-            width += 1.0
-        else:
-            width += 1.25 if token.isupper() else 1.0 + (1.2 if token in "+-=" else 0.0)
+        known = widths.get(token)
+        if known is None:
+            known = widths[token] = _token_width(token)
+        if known:  # adding 0.0 would change nothing, but skip it as the reference does
+            width += known
         i += 1
     return width
+
+
+def _group_span(tokens: list[str], i: int, end: int) -> tuple[int, int, int]:
+    """Where the braced group (or single token) at ``tokens[i]`` lies, as :func:`_group`
+    reads it within ``tokens[:end]``: ``(first, stop, index after it)``."""
+    if i >= end:
+        return i, i, i
+    if tokens[i] != "{":
+        return i, i + 1, i + 1
+    depth, j = 0, i
+    while j < end:
+        token = tokens[j]
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1, j, j + 1
+        j += 1
+    return i + 1, end, end
 
 
 def _group(tokens: list[str], i: int) -> tuple[str, int]:
@@ -255,11 +303,16 @@ def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
             start = match.start() + 1
     terms.append(tex[start:])
     lines: list[str] = []
+    line_width = 0.0
     for term in terms:
-        if lines and _tex_width(lines[-1] + " " + term) <= width:
-            lines[-1] += " " + term
-        else:
-            lines.append(term)
+        if lines:
+            joined = _tex_width(term, line_width)  # the width of lines[-1] + " " + term
+            if joined <= width:
+                lines[-1] += " " + term
+                line_width = joined
+                continue
+        lines.append(term)
+        line_width = _tex_width(term)
     return _NEXT_LINE.join(lines)
 
 
