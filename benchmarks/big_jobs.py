@@ -1,6 +1,6 @@
-"""Big jobs, before and after: a 500-problem key, 500 plotted problems and a 10^7-point sweep.
+"""Big jobs, before and after: 500-problem keys (cheap, plotted, whole layers) and a 10^7-point sweep.
 
-    git worktree add /tmp/before 3536931
+    git worktree add /tmp/before ef171ac                # the tree before issue 18
     python benchmarks/big_jobs.py /tmp/before          # this tree against /tmp/before
 
 Each command runs as a fresh process from each tree, the trees taking turns, best of
@@ -12,6 +12,8 @@ key files and the same CSV. The sets:
   the first 500 problems: cheap problems, so start-up and the serial rendering weigh.
 * ``plotted500``: 500 problems each with a plot of 2-3 series over 1..65536 (matmul,
   attention, matmul_sharded on distinct hardware numbers): per-problem work dominates.
+* ``blocks500``: 500 ``transformer_block`` problems, each on its own hardware numbers: a
+  composite's parts, its fused and unfused crossovers and its long LaTeX lines.
 * ``sweep``: ``derive sweep matmul … --over B=1..10000000`` to a file.
 """
 
@@ -30,6 +32,7 @@ from run import ROOT, SET20, _env, distinct_set, prepare
 
 SWEEP = ["sweep", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "D=4096"]
 SWEEP += ["--set", "F=4096", "--over", "B=1..10000000"]
+KEYS = ("distinct500", "plotted500", "blocks500")
 PLOTTED = (
     ("matmul", "B", {"D": 4096, "F": 4096}, ({"D": 4096, "F": 4096}, {"D": 1024, "F": 1024})),
     (
@@ -77,6 +80,23 @@ def plotted_set(count: int, dest: Path) -> None:
     dest.write_text("\n".join(lines), encoding="utf-8")
 
 
+def blocks_set(count: int, dest: Path) -> None:
+    """``count`` transformer blocks, each on its own hardware numbers."""
+    lines = [f'title = "{count} transformer blocks"', ""]
+    for r in range(count):
+        lines += [
+            "[[problem]]",
+            f'id = "b{r}"',
+            f'title = "transformer block, copy {r}"',
+            'operator = "transformer_block"',
+            'dtype = "bf16"',
+            f'peak = "{197 + r}e12"',
+            f'bandwidth = "{819 + r}e9"',
+            "",
+        ]
+    dest.write_text("\n".join(lines), encoding="utf-8")
+
+
 def first_problems(source: Path, count: int, dest: Path) -> None:
     """The title and the first ``count`` [[problem]] tables of a generated set."""
     parts = source.read_text(encoding="utf-8").split("[[problem]]")
@@ -116,11 +136,12 @@ def main(argv: list[str] | None = None) -> int:
         distinct_set(SET20, 22, tmp / "all.toml")
         first_problems(tmp / "all.toml", 500, tmp / "distinct500.toml")
         plotted_set(500, tmp / "plotted500.toml")
+        blocks_set(500, tmp / "blocks500.toml")
         for name, root in trees.items():
             prepare(tmp / f"warmup-{name}", root)
         jobs = {
             f"{job} ({name})": (job, name, root)
-            for job in ("distinct500", "plotted500", "sweep")
+            for job in KEYS + ("sweep",)
             for name, root in trees.items()
         }
         best: dict[str, tuple[float, float, int]] = {}
@@ -137,10 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'command':<26}{'wall s':>9}{'CPU s':>9}{'peak MB':>10}")
         for label, (wall, cpu, kb) in best.items():
             print(f"{label:<26}{wall:>9.2f}{cpu:>9.2f}{kb / 1024:>10.0f}")
-        for job in ("distinct500", "plotted500", "sweep"):
+        for job in KEYS + ("sweep",):
             before, after = best[f"{job} (before)"][0], best[f"{job} (after)"][0]
             print(f"{job}: after is {before / after:.2f}x as fast as before")
-        for job in ("distinct500", "plotted500"):
+        for job in KEYS:
             a, b = tmp / f"{job}-before", tmp / f"{job}-after"
             names = sorted(p.name for p in a.iterdir() if not p.name.startswith("."))
             same = filecmp.cmpfiles(a, b, names, shallow=False)[0] == names
