@@ -19,6 +19,7 @@ from typing import Any
 
 import jinja2
 
+from derive.present.compiled_templates import FORMATS, compiled_loader
 from derive.resources import resource_dir
 from derive.solution.steps import Math
 
@@ -406,8 +407,9 @@ def _bytecode_cache(
 ) -> jinja2.BytecodeCache | None:
     """Compiled templates cached in the folder ``DERIVE_TEMPLATE_CACHE`` names; off by default.
 
-    Compiling the templates is ~25 ms of a ~0.33 s cold key (8 %), too little to write
-    into a user's home folder unasked, so the cache is opt-in. Inside the folder, the
+    Used only when the templates compiled ahead of time are not current (an edited
+    template, another jinja release): compiling them is then ~40 ms of a cold key, too
+    little to write into a user's home folder unasked, so the cache is opt-in. Inside the folder, the
     cache sits in a subfolder named by a hash of derive's version, the environment's
     settings and filter names, and the jinja and Python versions; jinja itself checks
     each template's source checksum, so an edited template is recompiled. The subfolder
@@ -433,10 +435,10 @@ def _bytecode_cache(
     return _QuietBytecodeCache(str(folder))
 
 
-@lru_cache(maxsize=2)
-def environment(fmt: str) -> jinja2.Environment:
-    """The jinja environment for ``md`` or ``tex``."""
-    loader = jinja2.FileSystemLoader(str(resource_dir("templates")))
+def _configuration(
+    fmt: str,
+) -> tuple[dict[str, Any], dict[str, Callable[..., object]], dict[str, Callable[..., bool]]]:
+    """The settings, filters and tests of the ``md`` or ``tex`` environment."""
     common: dict[str, Any] = dict(
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -444,11 +446,9 @@ def environment(fmt: str) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    filters: dict[str, Callable[..., object]]
     if fmt == "md":
-        settings = dict(common)
-        filters = dict(rich=md_rich, e=md_escape, cell=_md_cell)
-    elif fmt == "tex":
+        return dict(common), dict(rich=md_rich, e=md_escape, cell=_md_cell), {}
+    if fmt == "tex":
         settings = dict(
             block_start_string="<%",
             block_end_string="%>",
@@ -458,7 +458,7 @@ def environment(fmt: str) -> jinja2.Environment:
             comment_end_string="#>",
             **common,
         )
-        filters = dict(
+        filters: dict[str, Callable[..., object]] = dict(
             rich=tex_rich,
             e=tex_escape,
             breaksum=tex_break_sum,
@@ -466,16 +466,34 @@ def environment(fmt: str) -> jinja2.Environment:
             breakable=tex_breakable,
             colwidths=tex_column_widths,
         )
-        env_tests = dict(wide=tex_is_wide, widetable=tex_table_is_wide)
-    else:
-        raise ValueError(fmt)
+        return settings, filters, dict(wide=tex_is_wide, widetable=tex_table_is_wide)
+    raise ValueError(fmt)
+
+
+def _environment(fmt: str, *, compiled: bool) -> jinja2.Environment:
+    settings, filters, tests = _configuration(fmt)
+    loader = compiled_loader(fmt, settings) if compiled else None
     env = jinja2.Environment(
-        loader=loader, bytecode_cache=_bytecode_cache(settings, tuple(sorted(filters))), **settings
+        loader=loader or jinja2.FileSystemLoader(str(resource_dir("templates"))),
+        bytecode_cache=None if loader else _bytecode_cache(settings, tuple(sorted(filters))),
+        **settings,
     )
     env.filters.update(filters)
-    if fmt == "tex":
-        env.tests.update(env_tests)
+    env.tests.update(tests)
     return env
+
+
+@lru_cache(maxsize=2)
+def environment(fmt: str) -> jinja2.Environment:
+    """The jinja environment for ``md`` or ``tex``: the templates compiled ahead of time when
+    they are current (:mod:`derive.present.compiled_templates`), else read from source."""
+    return _environment(fmt, compiled=True)
+
+
+def source_environments() -> dict[str, tuple[jinja2.Environment, dict[str, Any]]]:
+    """Each format's environment reading the template sources, with its settings (what
+    :func:`~derive.present.compiled_templates.write_compiled` compiles)."""
+    return {fmt: (_environment(fmt, compiled=False), _configuration(fmt)[0]) for fmt in FORMATS}
 
 
 def render(template: str, fmt: str, **context: Any) -> str:

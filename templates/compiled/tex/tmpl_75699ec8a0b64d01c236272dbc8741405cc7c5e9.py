@@ -1,0 +1,192 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'solution.tex.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_view = resolve('view')
+    l_0_label = resolve('label')
+    l_0_align = l_0_table = l_0_p = missing
+    try:
+        t_1 = environment.filters['batch']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'batch' found.")
+    try:
+        t_2 = environment.filters['e']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'e' found.")
+    try:
+        t_3 = environment.filters['narrow']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'narrow' found.")
+    try:
+        t_4 = environment.filters['replace']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'replace' found.")
+    try:
+        t_5 = environment.filters['rich']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
+            raise TemplateRuntimeError("No filter named 'rich' found.")
+    try:
+        t_6 = environment.tests['defined']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
+    pass
+    included_template = environment.get_template('fit.tex.j2', 'solution.tex.j2')._get_default_module(context)
+    l_0_align = getattr(included_template, 'align', missing)
+    if l_0_align is missing:
+        l_0_align = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'solution.tex.j2') does not export the requested name 'align'", name='align')
+    l_0_table = getattr(included_template, 'table', missing)
+    if l_0_table is missing:
+        l_0_table = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'solution.tex.j2') does not export the requested name 'table'", name='table')
+    context.vars.update({'align': l_0_align, 'table': l_0_table})
+    context.exported_vars.difference_update(('align', 'table'))
+    l_0_p = environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'problem')
+    context.vars['p'] = l_0_p
+    context.exported_vars.add('p')
+    yield '\\subsection{'
+    yield str(t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'title')))
+    yield '}\n'
+    if (t_6((undefined(name='label') if l_0_label is missing else l_0_label)) and (undefined(name='label') if l_0_label is missing else l_0_label)):
+        pass
+        yield '\\label{'
+        yield str((undefined(name='label') if l_0_label is missing else l_0_label))
+        yield '}\n'
+    if environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'text'):
+        pass
+        yield str(t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'text')))
+        yield '\n\n'
+    yield '\\paragraph{Given.} Operator \\texttt{'
+    yield str(t_2(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'operator'), 'name')))
+    yield '}'
+    if environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'):
+        pass
+        yield ' on '
+        yield str(t_2(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'title')))
+        yield ' (\\texttt{'
+        yield str(t_2(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'name')))
+        yield '})'
+    yield '; compute dtype '
+    yield str(t_2(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'compute_dtype')))
+    yield ' ('
+    yield str(t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'compute_reason')))
+    yield '); solving for $'
+    yield str(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'x'))
+    yield '$'
+    if environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'bound'):
+        pass
+        yield '; bound: '
+        l_1_loop = missing
+        for l_1_d, l_1_loop in LoopContext(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'bound'), undefined):
+            _loop_vars = {}
+            pass
+            yield '$'
+            yield str(l_1_d)
+            yield '$'
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 12 in 'solution.tex.j2' evaluated to false and no else section was defined.")))
+        l_1_loop = l_1_d = missing
+    yield '.\n\n{\\small\n'
+    for l_1_tensors in t_1(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tensors'), 16):
+        _loop_vars = {}
+        pass
+        yield '\\noindent\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash\\hsize=1.2\\hsize}X>{\\raggedright\\arraybackslash}X>{\\raggedright\\arraybackslash\\hsize=0.8\\hsize}X@{}}\n\\toprule\ntensor (role) & shape & dtype, bytes per element \\\\\n\\midrule\n'
+        for l_2_t in l_1_tensors:
+            _loop_vars = {}
+            pass
+            yield str(t_4(context.eval_ctx, t_2(environment.getattr(l_2_t, 'name')), '\\_', '\\_\\allowbreak{}'))
+            yield ' ('
+            yield str(environment.getattr(l_2_t, 'role'))
+            yield ') & $'
+            yield str(environment.getattr(l_2_t, 'shape'))
+            yield '$ & '
+            yield str(t_2(environment.getattr(l_2_t, 'dtype')))
+            yield ', $'
+            yield str(environment.getattr(l_2_t, 'width'))
+            yield '$ \\\\\n'
+        l_2_t = missing
+        yield '\\bottomrule\n\\end{tabularx}\n'
+    l_1_tensors = missing
+    yield '\n\\smallskip\n\\noindent\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash}X>{\\raggedright\\arraybackslash}X>{\\raggedright\\arraybackslash\\footnotesize}X@{}}\n\\toprule\nhardware & value & source \\\\\n\\midrule\n'
+    for l_1_h in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'hardware'):
+        _loop_vars = {}
+        pass
+        yield str(t_2(environment.getattr(l_1_h, 'name')))
+        yield ', $'
+        yield str(environment.getattr(l_1_h, 'symbol'))
+        yield '$ & $'
+        yield str(environment.getattr(l_1_h, 'value'))
+        yield '$ '
+        yield str(t_2(environment.getattr(l_1_h, 'unit')))
+        yield ' & '
+        yield str(t_2(environment.getattr(l_1_h, 'source')))
+        yield ' \\\\\n'
+    l_1_h = missing
+    yield '\\bottomrule\n\\end{tabularx}\\par}\n\\medskip\n'
+    if environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'regime'):
+        pass
+        yield '\nRegime: '
+        yield str(t_5(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'regime')))
+        yield '.\n'
+    l_1_loop = missing
+    for l_1_step, l_1_loop in LoopContext(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'steps'), undefined):
+        _loop_vars = {}
+        pass
+        yield '\n\\paragraph{Step '
+        yield str(environment.getattr(l_1_loop, 'index'))
+        yield ': '
+        yield str(t_2(environment.getattr(l_1_step, 'heading')))
+        yield '.} \\emph{Rule: '
+        yield str(t_2(environment.getattr(l_1_step, 'rule')))
+        yield '.} '
+        yield str(t_5(environment.getattr(l_1_step, 'reason')))
+        yield '\n'
+        if environment.getattr(l_1_step, 'lines'):
+            pass
+            yield str(context.call((undefined(name='align') if l_0_align is missing else l_0_align), environment.getattr(l_1_step, 'lines'), _loop_vars=_loop_vars))
+        if environment.getattr(l_1_step, 'table'):
+            pass
+            yield str(context.call((undefined(name='table') if l_0_table is missing else l_0_table), environment.getattr(l_1_step, 'table'), _loop_vars=_loop_vars))
+        if environment.getattr(l_1_step, 'notes'):
+            pass
+            yield '\\begin{itemize}\n'
+            for l_2_n in environment.getattr(l_1_step, 'notes'):
+                _loop_vars = {}
+                pass
+                yield '\\item '
+                yield str(t_3(l_2_n, 28))
+                yield '\n'
+            l_2_n = missing
+            yield '\\end{itemize}\n'
+    l_1_loop = l_1_step = missing
+    for l_1_w in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'warnings'):
+        _loop_vars = {}
+        pass
+        yield '\n\\noindent\\fbox{\\parbox{\\dimexpr\\linewidth-2\\fboxsep-2\\fboxrule}{\\raggedright\\textbf{'
+        yield str(t_3(l_1_w, 28))
+        yield '}}}\n'
+    l_1_w = missing
+    for l_1_v in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'verdict'):
+        _loop_vars = {}
+        pass
+        yield '\n{\\raggedright\\noindent\\textbf{'
+        yield str(t_3(l_1_v, 28))
+        yield '}\\par}\n'
+    l_1_v = missing
+
+blocks = {}
+debug_info = '2=50&3=59&4=63&5=65&6=68&8=70&9=72&12=75&16=104&21=108&22=111&33=125&34=128&39=140&41=143&43=146&45=150&46=158&47=161&48=164&50=167&51=171&56=176&58=180&60=183&62=187'

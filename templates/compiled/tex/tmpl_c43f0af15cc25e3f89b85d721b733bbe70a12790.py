@@ -1,0 +1,191 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'model.tex.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_givens_only = resolve('givens_only')
+    l_0_title = resolve('title')
+    l_0_text = resolve('text')
+    l_0_model = resolve('model')
+    l_0_describe = resolve('describe')
+    l_0_dtypes = resolve('dtypes')
+    l_0_chip = resolve('chip')
+    l_0_devices = resolve('devices')
+    l_0_hardware = resolve('hardware')
+    l_0_bound = resolve('bound')
+    l_0_given = resolve('given')
+    l_0_steps = resolve('steps')
+    l_0_left_out = resolve('left_out')
+    l_0_warnings = resolve('warnings')
+    l_0_verdicts = resolve('verdicts')
+    l_0_align = l_0_table = missing
+    try:
+        t_1 = environment.filters['batch']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'batch' found.")
+    try:
+        t_2 = environment.filters['e']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'e' found.")
+    try:
+        t_3 = environment.filters['join']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'join' found.")
+    pass
+    included_template = environment.get_template('fit.tex.j2', 'model.tex.j2')._get_default_module(context)
+    l_0_align = getattr(included_template, 'align', missing)
+    if l_0_align is missing:
+        l_0_align = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'model.tex.j2') does not export the requested name 'align'", name='align')
+    l_0_table = getattr(included_template, 'table', missing)
+    if l_0_table is missing:
+        l_0_table = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'model.tex.j2') does not export the requested name 'table'", name='table')
+    context.vars.update({'align': l_0_align, 'table': l_0_table})
+    context.exported_vars.difference_update(('align', 'table'))
+    if (not (undefined(name='givens_only') if l_0_givens_only is missing else l_0_givens_only)):
+        pass
+        yield '\\subsection{'
+        yield str(t_2((undefined(name='title') if l_0_title is missing else l_0_title)))
+        yield '}\n'
+        if (undefined(name='text') if l_0_text is missing else l_0_text):
+            pass
+            yield str(t_2((undefined(name='text') if l_0_text is missing else l_0_text)))
+            yield '\n\n'
+    if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'):
+        pass
+        yield str(t_2(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc')))
+        yield '\n\n'
+    yield '\\paragraph{Given.} Model \\texttt{'
+    yield str(t_2(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'name')))
+    yield '} ('
+    yield str(t_2((undefined(name='describe') if l_0_describe is missing else l_0_describe)))
+    yield '); dtypes: '
+    yield str(t_2((undefined(name='dtypes') if l_0_dtypes is missing else l_0_dtypes)))
+    if (undefined(name='chip') if l_0_chip is missing else l_0_chip):
+        pass
+        yield '; '
+        yield str((undefined(name='devices') if l_0_devices is missing else l_0_devices))
+        yield ' $\\times$ '
+        yield str(t_2(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'title')))
+        yield ' (\\texttt{'
+        yield str(t_2(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'name')))
+        yield '})'
+    elif (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
+        pass
+        yield '; '
+        yield str((undefined(name='devices') if l_0_devices is missing else l_0_devices))
+        yield ' device'
+        yield str(('s' if ((undefined(name='devices') if l_0_devices is missing else l_0_devices) != 1) else cond_expr_undefined("the inline if-expression on line 14 in 'model.tex.j2' evaluated to false and no else section was defined.")))
+    if (undefined(name='bound') if l_0_bound is missing else l_0_bound):
+        pass
+        yield '; bound: '
+        yield str(t_2(t_3(context.eval_ctx, (undefined(name='bound') if l_0_bound is missing else l_0_bound), ', ')))
+    yield '. Units: GB $= 10^9$ B and GiB $= 2^{30}$ B, both named where used.\n\n{\\small\n'
+    for l_1_rows in t_1((undefined(name='given') if l_0_given is missing else l_0_given), 16):
+        _loop_vars = {}
+        pass
+        yield '\\noindent\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash\\hsize=0.5\\hsize}X>{\\raggedright\\arraybackslash\\hsize=1.6\\hsize}X>{\\raggedright\\arraybackslash\\hsize=0.9\\hsize}X@{}}\n\\toprule\nsymbol & meaning & value \\\\\n\\midrule\n'
+        for (l_2_s, l_2_meaning, l_2_value) in l_1_rows:
+            _loop_vars = {}
+            pass
+            yield '$'
+            yield str(l_2_s)
+            yield '$ & '
+            yield str(t_2(l_2_meaning))
+            yield ' & $'
+            yield str(l_2_value)
+            yield '$ \\\\\n'
+        l_2_s = l_2_meaning = l_2_value = missing
+        yield '\\bottomrule\n\\end{tabularx}\n'
+    l_1_rows = missing
+    if (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
+        pass
+        yield '\n\\smallskip\n\\noindent\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash}X>{\\raggedright\\arraybackslash}X>{\\raggedright\\arraybackslash\\footnotesize}X@{}}\n\\toprule\nhardware & value & source \\\\\n\\midrule\n'
+        for (l_1_name, l_1_s, l_1_value, l_1_source) in (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
+            _loop_vars = {}
+            pass
+            yield str(t_2(l_1_name))
+            yield ', $'
+            yield str(l_1_s)
+            yield '$ & $'
+            yield str(l_1_value)
+            yield '$ & '
+            yield str(t_2(l_1_source))
+            yield ' \\\\\n'
+        l_1_name = l_1_s = l_1_value = l_1_source = missing
+        yield '\\bottomrule\n\\end{tabularx}\n'
+    yield '\\par}\n\\medskip\n'
+    if (not (undefined(name='givens_only') if l_0_givens_only is missing else l_0_givens_only)):
+        pass
+        l_1_loop = missing
+        for l_1_step, l_1_loop in LoopContext((undefined(name='steps') if l_0_steps is missing else l_0_steps), undefined):
+            _loop_vars = {}
+            pass
+            yield '\n\\paragraph{Step '
+            yield str(environment.getattr(l_1_loop, 'index'))
+            yield ': '
+            yield str(t_2(environment.getattr(l_1_step, 'title')))
+            yield '.} \\emph{Rule: '
+            yield str(t_2(environment.getattr(l_1_step, 'rule')))
+            yield '.} '
+            yield str(t_2(environment.getattr(l_1_step, 'reason')))
+            yield '\n'
+            if environment.getattr(l_1_step, 'table'):
+                pass
+                yield str(context.call((undefined(name='table') if l_0_table is missing else l_0_table), environment.getattr(l_1_step, 'table'), fold_wide=False, _loop_vars=_loop_vars))
+            if environment.getattr(l_1_step, 'lines'):
+                pass
+                yield str(context.call((undefined(name='align') if l_0_align is missing else l_0_align), environment.getattr(l_1_step, 'lines'), _loop_vars=_loop_vars))
+            if environment.getattr(l_1_step, 'notes'):
+                pass
+                yield '\\begin{itemize}\n'
+                for l_2_n in environment.getattr(l_1_step, 'notes'):
+                    _loop_vars = {}
+                    pass
+                    yield '\\item '
+                    yield str(t_2(l_2_n))
+                    yield '\n'
+                l_2_n = missing
+                yield '\\end{itemize}\n'
+        l_1_loop = l_1_step = missing
+        if (undefined(name='left_out') if l_0_left_out is missing else l_0_left_out):
+            pass
+            yield '\nNot derived: '
+            l_1_loop = missing
+            for (l_1_key, l_1_why), l_1_loop in LoopContext((undefined(name='left_out') if l_0_left_out is missing else l_0_left_out), undefined):
+                _loop_vars = {}
+                pass
+                yield '\\texttt{'
+                yield str(t_2(l_1_key))
+                yield '} ('
+                yield str(t_2(l_1_why))
+                yield ')'
+                yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 60 in 'model.tex.j2' evaluated to false and no else section was defined.")))
+            l_1_loop = l_1_key = l_1_why = missing
+            yield '.\n'
+        for l_1_w in (undefined(name='warnings') if l_0_warnings is missing else l_0_warnings):
+            _loop_vars = {}
+            pass
+            yield '\n\\noindent\\fbox{\\parbox{\\dimexpr\\linewidth-2\\fboxsep-2\\fboxrule}{\\raggedright\\textbf{'
+            yield str(t_2(l_1_w))
+            yield '}}}\n'
+        l_1_w = missing
+        for l_1_v in (undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts):
+            _loop_vars = {}
+            pass
+            yield '\n{\\raggedright\\noindent\\textbf{'
+            yield str(t_2(l_1_v))
+            yield '}\\par}\n'
+        l_1_v = missing
+
+blocks = {}
+debug_info = '2=45&3=54&4=57&5=59&6=61&10=63&11=65&14=68&18=93&23=97&24=101&29=110&36=113&37=116&44=127&45=130&47=134&48=142&49=145&50=148&52=151&53=155&58=160&60=164&62=175&64=179&66=182&68=186'

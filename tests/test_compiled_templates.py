@@ -1,0 +1,87 @@
+"""The templates compiled ahead of time are current, are used, and change no output.
+
+When this fails after editing a template: ``python -m derive.present.compiled_templates``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from derive.present import compiled_templates, render
+from derive.present.compiled_templates import FORMATS, MANIFEST, compiled_folder, fingerprint
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = "run: python -m derive.present.compiled_templates"
+
+
+def test_manifest_matches_the_template_sources():
+    """Every template of each format, and only those, compiled from its current source."""
+    manifest = json.loads((compiled_folder() / MANIFEST).read_text(encoding="utf-8"))
+    for fmt in FORMATS:
+        settings = render._configuration(fmt)[0]
+        want = fingerprint(fmt, settings)
+        assert manifest[fmt]["templates"] == want["templates"], FIX
+        assert manifest[fmt]["settings"] == want["settings"], FIX
+        modules = sorted(p.name for p in (compiled_folder() / fmt).glob("tmpl_*.py"))
+        assert len(modules) == len(want["templates"]), FIX
+
+
+@pytest.mark.skipif(
+    json.loads((compiled_folder() / MANIFEST).read_text(encoding="utf-8"))["md"]["jinja2"]
+    != jinja2.__version__,
+    reason="compiled with another jinja release: derive compiles the sources instead",
+)
+def test_compiled_modules_are_what_jinja_writes_now(tmp_path, monkeypatch):
+    """Compiling afresh gives the committed modules byte for byte (and they are in use)."""
+    copy = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(compiled_templates, "compiled_folder", lambda: copy / "compiled")
+    compiled_templates.write_compiled(render.source_environments())
+    for fmt in (*FORMATS, ""):
+        committed = compiled_folder() / fmt
+        fresh = copy / "compiled" / fmt
+        names = sorted(p.name for p in fresh.iterdir() if p.is_file())
+        assert names == sorted(p.name for p in committed.iterdir() if p.is_file()), FIX
+        for name in names:
+            assert (fresh / name).read_bytes() == (committed / name).read_bytes(), FIX
+    for fmt in FORMATS:
+        assert isinstance(render.environment(fmt).loader, jinja2.ModuleLoader)
+
+
+def test_a_stale_manifest_falls_back_to_the_sources(tmp_path, monkeypatch):
+    folder = tmp_path / "compiled"
+    shutil.copytree(compiled_folder(), folder, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(compiled_templates, "compiled_folder", lambda: folder)
+    settings = render._configuration("md")[0]
+    assert compiled_templates.compiled_loader("md", settings) is not None
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    manifest["md"]["templates"]["key.md.j2"] = "0" * 64  # as if key.md.j2 were edited since
+    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    assert compiled_templates.compiled_loader("md", settings) is None
+    assert compiled_templates.compiled_loader("tex", render._configuration("tex")[0])
+    (folder / MANIFEST).write_text("{not json", encoding="utf-8")
+    assert compiled_templates.compiled_loader("tex", render._configuration("tex")[0]) is None
+    (folder / MANIFEST).unlink()
+    assert compiled_templates.compiled_loader("tex", render._configuration("tex")[0]) is None
+
+
+def test_compiled_and_source_templates_render_alike():
+    """The same context through both loaders: the worked solution, a model and a key."""
+    from derive import solve
+    from derive.present.view import view_of
+
+    d = solve("transformer_block", dtype="bf16", chip="h100")
+    for fmt in FORMATS:
+        source = render._environment(fmt, compiled=False)
+        compiled = render._environment(fmt, compiled=True)
+        assert isinstance(compiled.loader, jinja2.ModuleLoader)
+        view = view_of(d.solution, "A block", "")
+        name = f"solution.{fmt}.j2"
+        assert compiled.get_template(name).render(view=view, level=2) == source.get_template(
+            name
+        ).render(view=view, level=2)
