@@ -256,7 +256,7 @@ def test_hostile_input_is_refused_fast(category: str, text: str) -> None:
         ("B == D", "not an expression: a relation '=='"),
         (
             r"\frac{2BDQ}{2BD}",
-            "unknown symbol 'Q' in 'BDQ' at position 8 (the operator's dims are B, D, F)",
+            "unknown symbol 'Q' in 'BDQ' at position 8 (the problem's dims are B, D, F)",
         ),
         ("B/0", "division by zero at position 2"),
         (r"\frac{1}{0}", "division by zero"),
