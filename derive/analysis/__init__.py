@@ -4,5 +4,7 @@
 - ``crossover``: where T_math = T_mem, solved exactly, with verdicts.
 - ``leading_order``: the intensity under an asymptotic regime.
 - ``parts``: the per-part breakdown of a composite layer.
-- ``algebra``: the fast polynomial-ring algebra behind all of it (sympy is its reference).
+- ``algebra``: the fast polynomial-ring algebra behind all of it (sympy is its reference):
+  reading into rings and back; ``algebra_ratios`` cancels and factors, ``algebra_substitution``
+  substitutes numbers.
 """

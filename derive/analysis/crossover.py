@@ -24,14 +24,8 @@ from typing import Any
 import sympy as sp
 from sympy.polys.rings import PolyElement
 
-from derive.analysis.algebra import (
-    cancel_ratio,
-    factor,
-    gens_of,
-    ring_of,
-    to_expr,
-    to_poly,
-)
+from derive.analysis.algebra import gens_of, ring_of, to_expr, to_poly
+from derive.analysis.algebra_ratios import cancel_ratio, factor
 
 __all__ = [
     "ALWAYS",
