@@ -100,7 +100,7 @@ def _fields(c):
 )
 def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
     """The ring reading of g and sympy's (its reference) agree on every field, symbolic or bound."""
-    from derive.analysis.crossover import _solve, solve_crossover
+    from derive.analysis.crossover_solve import _solve, solve_crossover
 
     bound = {s: sp.Integer(v) for s, v in bound.items() if s != x}
     f, b = flops.subs(bound), byts.subs(bound)
@@ -113,17 +113,18 @@ def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
 @given(st.lists(st.integers(-30, 30), min_size=2, max_size=5).filter(lambda c: c[0] != 0))
 def test_exact_numeric_solve_is_sympys(coefficients):
     """The Fraction solve of a numeric g (rational roots) is sympy's real_roots-and-subs solve."""
-    from derive.analysis.crossover import _numeric, _numeric_sympy
+    from derive.analysis.crossover_roots import _numeric_sympy, numeric_crossover
 
     x = sp.Symbol("x", positive=True, integer=True)
     g = sp.Poly.from_list([sp.Integer(c) for c in coefficients], x).as_expr()
     coeffs = tuple(sp.Poly(g, x).all_coeffs())
-    assert _fields(_numeric(g, x, coeffs)) == _fields(_numeric_sympy(g, x))
+    assert _fields(numeric_crossover(g, x, coeffs)) == _fields(_numeric_sympy(g, x))
 
 
 def test_compute_bound_only_below_one_is_never_for_integers():
     """g ≥ 0 only on (0, r) with r < 1: no integer is compute-bound (this used to loop forever)."""
-    from derive.analysis.crossover import NEVER, solve_crossover
+    from derive.analysis.crossover import NEVER
+    from derive.analysis.crossover_solve import solve_crossover
 
     D = sp.Symbol("D", positive=True, integer=True)
     flops, byts = sp.Integer(1000), 10 * D**2 + 5 * D + 1  # intensity falls with D
@@ -135,7 +136,8 @@ def test_compute_bound_only_below_one_is_never_for_integers():
 
 def test_compute_bound_on_a_middle_interval():
     """Roots 2 and 5, compute-bound between them: the smallest integer is 2, found exactly."""
-    from derive.analysis.crossover import CROSSES, _solve, solve_crossover
+    from derive.analysis.crossover import CROSSES
+    from derive.analysis.crossover_solve import _solve, solve_crossover
 
     N = sp.Symbol("N", positive=True, integer=True)
     flops, byts = 7 * N, N**2 + 10  # 7N − (N² + 10) ≥ 0 on [2, 5]
@@ -148,7 +150,8 @@ def test_compute_bound_on_a_middle_interval():
 
 def test_touching_the_ridge_is_not_a_crossover():
     """g = −(x − 3)²: compute and memory time tie at x = 3 only; memory-bound elsewhere."""
-    from derive.analysis.crossover import NEVER, solve_crossover
+    from derive.analysis.crossover import NEVER
+    from derive.analysis.crossover_solve import solve_crossover
 
     x = sp.Symbol("x", positive=True, integer=True)
     c = solve_crossover(6 * x, x**2 + 9, 1, 1, x)  # plain ints are accepted too
@@ -157,7 +160,8 @@ def test_touching_the_ridge_is_not_a_crossover():
 
 def test_threshold_walks_back_over_a_touching_root():
     """g = (x − 4)²(x − 5): every integer from 4 on has g ≥ 0, so the threshold is 4, not 5."""
-    from derive.analysis.crossover import CROSSES, solve_crossover
+    from derive.analysis.crossover import CROSSES
+    from derive.analysis.crossover_solve import solve_crossover
 
     x = sp.Symbol("x", positive=True, integer=True)
     flops, byts = x**3 + 56 * x, 13 * x**2 + 80
@@ -169,7 +173,8 @@ def test_threshold_walks_back_over_a_touching_root():
 
 def test_compute_bound_only_below_a_root_says_so():
     """g ≥ 0 on (0, 5] only: the verdict names the range instead of claiming x ≥ 1."""
-    from derive.analysis.crossover import CROSSES, solve_crossover
+    from derive.analysis.crossover import CROSSES
+    from derive.analysis.crossover_solve import solve_crossover
     from derive.solution.verdicts import verdict_text
 
     x = sp.Symbol("x", positive=True, integer=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy as sp
 
-from derive.analysis.crossover import sign_on_positive
+from derive.analysis.crossover_bounds import sign_on_positive
 from derive.analysis.step_kernels import kernels_of
 from derive.commands.csv_numbers import csv_rows, plain_rows
 from derive.commands.sweep_grid import Axis, grid_block, grid_size
