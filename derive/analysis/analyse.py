@@ -15,10 +15,11 @@ from functools import cached_property
 
 import sympy as sp
 
-from derive.analysis import algebra
-from derive.analysis.algebra import substitute
+from derive.analysis import algebra, algebra_ratios
+from derive.analysis.algebra_substitution import substitute
 from derive.analysis.collectives import CollectiveTime, collective_times
-from derive.analysis.crossover import CROSSES, Crossover, reduced_parts, solve_crossover
+from derive.analysis.crossover import CROSSES, Crossover
+from derive.analysis.crossover_solve import reduced_parts, solve_crossover
 from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.analysis.measured import Measured, measure
 from derive.analysis.parts import LayerBreakdown, breakdown, unfused_problem
@@ -278,7 +279,7 @@ def _roofline(
     flops, values_of_x, values_all = setting.flops, setting.values_of_x, setting.values_all
     total = sp.Add(*(term.bytes for term in terms))
     term_bytes = tuple(term.bytes for term in terms)
-    intensity = algebra.cancel_ratio(flops, total)
+    intensity = algebra_ratios.cancel_ratio(flops, total)
     ridge = setting.peak / bandwidth if bandwidth is not None else None
     cross = time = None
     bytes_bound = substitute(total, values_all)
@@ -290,7 +291,7 @@ def _roofline(
             setting.x,
         )
         time = bytes_bound / bandwidth
-    intensity_of_x = algebra.cancel_at(intensity, values_of_x)
+    intensity_of_x = algebra_ratios.cancel_at(intensity, values_of_x)
     return Roofline(
         terms=terms,
         bytes=total,
@@ -336,7 +337,7 @@ def analyse(problem: Problem) -> Analysis:
     if problem.regime is not None:
         leading = leading_order(flops, tuple(term.bytes for term in memory.terms), problem.regime)
         intensity_regime = leading.ratio
-        intensity_regime_of_x = algebra.cancel_at(intensity_regime, values_of_x)
+        intensity_regime_of_x = algebra_ratios.cancel_at(intensity_regime, values_of_x)
         cross_regime = solve_crossover(
             *reduced_parts(
                 substitute(leading.numerator, values_of_x),
@@ -354,7 +355,7 @@ def analyse(problem: Problem) -> Analysis:
     t_math = substitute(flops, values_all) / peak
     t_mem = memory.bytes_bound / bandwidth
     numeric = bool(t_math.is_number and t_mem.is_number)
-    intensity_bound = algebra.cancel_at(memory.intensity, values_all)
+    intensity_bound = algebra_ratios.cancel_at(memory.intensity, values_all)
     at_point = intensity_bound if numeric else None
     attainable = sp.Min(peak, at_point * bandwidth) if at_point is not None else None
 
@@ -409,7 +410,7 @@ def analyse(problem: Problem) -> Analysis:
         ),
         intensity_bound=intensity_bound,
         intensity_regime_bound=(
-            algebra.cancel_at(intensity_regime, values_all)
+            algebra_ratios.cancel_at(intensity_regime, values_all)
             if intensity_regime is not None
             else None
         ),

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from derive.analysis.algebra import cancel_ratio, substitute
+from derive.analysis.algebra_ratios import cancel_ratio
+from derive.analysis.algebra_substitution import substitute
 from derive.declare.composite import Composite, unfused
 from derive.problem.binding import Problem
 

@@ -16,7 +16,8 @@ from enum import Enum
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, ByteTerm
-from derive.analysis.crossover import ALWAYS, NEVER, Crossover, reduced_parts, solve_crossover
+from derive.analysis.crossover import ALWAYS, NEVER, Crossover
+from derive.analysis.crossover_solve import reduced_parts, solve_crossover
 from derive.analysis.leading_order import leading_order
 from derive.errors import ProblemError, RegimeError
 from derive.problem.regime import Regime

@@ -116,7 +116,7 @@ def grade(args: argparse.Namespace) -> int:
         )
     text = out.getvalue()
     if args.output is not None:
-        from derive.commands.sweep import write_atomic
+        from derive.commands.atomic_file import write_atomic
 
         write_atomic(Path(args.output), [text.encode("utf-8")])
     else:

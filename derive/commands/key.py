@@ -33,11 +33,10 @@ from derive.present.view import SolutionView, view_of
 from derive.problem.problem_set import (
     ProblemEntry,
     ProblemSet,
-    in_file_terms,
     load_problem_set,
     parse_problem_set,
-    raise_collected,
 )
+from derive.problem.set_errors import in_file_terms, raise_collected
 from derive.problem.set_registry import set_registry
 from derive.solution.builder import select_steps
 from derive.solution.notation import tex, tex_decimal

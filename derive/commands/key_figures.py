@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from derive.analysis.algebra import values_at
+from derive.analysis.algebra_substitution import values_at
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
 from derive.commands.output_files import safe_name

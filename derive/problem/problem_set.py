@@ -4,22 +4,23 @@ Top level: optional ``title`` (default: the file's name), optional ``operators``
 files, paths relative to the file; run only when trusted), optional ``[[operator]]`` tables
 (operators as data, see :mod:`derive.problem.operator_tables`), ``[[problem]]`` tables.
 Every key is checked: an unknown key, a wrong type or a TOML syntax error is a one-line
-error naming the file, the problem id and the key; every error in the file is reported at
-once (up to :data:`MAX_ERRORS`). A problem's ``title`` defaults to its id.
+error naming the file, the problem id and the key (the checks: :mod:`derive.problem.set_checks`);
+every error in the file is reported at once (up to :data:`~derive.problem.set_errors.MAX_ERRORS`).
+A problem's ``title`` defaults to its id.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from derive.errors import DeriveError, ProblemError, ProblemSetError
+from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
+from derive.problem.set_checks import check_keys, problem_head, str_map
+from derive.problem.set_errors import raise_collected
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
 from derive.problem.toml_file import loads_toml, read_toml_text
 
@@ -31,15 +32,11 @@ __all__ = [
     "PlotSpec",
     "ProblemEntry",
     "ProblemSet",
-    "in_file_terms",
     "load_problem_set",
     "parse_problem_set",
 ]
 
-ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_PROBLEMS = 500
-MAX_TEXT = 20_000
-MAX_ERRORS = 20  # errors reported at once from one file
 EXPECT_KEYS = (
     "flops",
     "bytes",
@@ -55,18 +52,6 @@ EXPECT_KEYS = (
     "crossover_status",
     "min_compute_bound",
     "min_compute_bound_regime",
-)
-# what a problem's keys are called on the command line, for errors found after parsing
-_FLAG_KEYS = (
-    ("--link-bandwidth", "link_bandwidth"),
-    ("--bandwidth", "bandwidth"),
-    ("--peak", "peak"),
-    ("--chip", "chip"),
-    ("--compute", "compute"),
-    ("--solve-for", "solve_for"),
-    ("--regime", "regime"),
-    ("--dtype", "dtypes"),
-    ("--set", "set"),
 )
 ASK_KEYS = (
     "flops",
@@ -208,40 +193,8 @@ class ProblemSet:
     operator_tables: tuple[OperatorTable, ...] = ()
 
 
-def _type_name(kind: type) -> str:
-    return {str: "a string", int: "an integer", list: "a list", dict: "a table"}[kind]
-
-
-def _check_keys(table: dict, schema: dict, where: str) -> None:
-    for key, value in table.items():
-        if key not in schema:
-            raise ProblemError(
-                f"{where}: key {key!r}", f"unknown key; allowed: {', '.join(schema)}"
-            )
-        want = schema[key]
-        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise ProblemError(
-                f"{where}: key {key!r}",
-                f"must be {_type_name(want)}"
-                + (
-                    ' (hardware numbers are strings, e.g. "1.97e14")'
-                    if key in ("peak", "bandwidth", "link_bandwidth")
-                    else ""
-                ),
-            )
-
-
-def _str_map(value: dict, where: str, key: str, values: type) -> tuple[str, ...]:
-    out = []
-    for k, v in value.items():
-        if not isinstance(v, values) or isinstance(v, bool):
-            raise ProblemError(f"{where}: key {key!r}", f"entry {k!r} must be {_type_name(values)}")
-        out.append(f"{k}={v}")
-    return tuple(out)
-
-
 def _plot(raw: dict, where: str) -> PlotSpec:
-    _check_keys(raw, _PLOT, f"{where} plot")
+    check_keys(raw, _PLOT, f"{where} plot")
     for key in ("over", "series"):
         if key not in raw:
             raise ProblemError(f"{where} plot", f"missing key {key!r}")
@@ -255,11 +208,11 @@ def _plot(raw: dict, where: str) -> PlotSpec:
                 f"{where} plot series {i + 1}",
                 'must be a table { label = "…", set = { D = 4096 } }',
             )
-        _check_keys(s, _SERIES, f"{where} plot series {i + 1}")
+        check_keys(s, _SERIES, f"{where} plot series {i + 1}")
         series.append(
             PlotSeries(
                 s.get("label", f"series {i + 1}"),
-                _str_map(s.get("set", {}), f"{where} plot series {i + 1}", "set", int),
+                str_map(s.get("set", {}), f"{where} plot series {i + 1}", "set", int),
             )
         )
     if not series or len(series) > 12:
@@ -267,39 +220,11 @@ def _plot(raw: dict, where: str) -> PlotSpec:
     return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
 
 
-def _head(
-    raw: object, index: int, origin: str, seen: set[str], schema: dict, required: str
-) -> tuple[str, str, dict]:
-    """The checks every problem shares: a table, known keys, a fresh id; returns (id, where, raw)."""
-    where = f"{origin}: problem {index + 1}"
-    if not isinstance(raw, dict):
-        raise ProblemError(where, "each [[problem]] must be a table")
-    pid = raw.get("id")
-    if isinstance(pid, str) and ID_RE.match(pid):
-        where = f"{origin}: problem {pid!r}"
-    _check_keys(raw, schema, where)
-    for key in ("id", required):
-        if key not in raw:
-            raise ProblemError(where, f"missing key {key!r}")
-    if not isinstance(pid, str) or not ID_RE.match(pid):
-        raise ProblemError(
-            f"{where}: key 'id'",
-            "ids are 1-64 letters, digits, '-' or '_', starting with a letter or digit",
-        )
-    if pid.lower() in seen:
-        raise ProblemError(f"{where}: key 'id'", "duplicate id (ids are unique ignoring case)")
-    seen.add(pid.lower())
-    for key in ("title", "text"):
-        if len(raw.get(key, "")) > MAX_TEXT:
-            raise ProblemError(f"{where}: key {key!r}", f"longer than {MAX_TEXT} characters")
-    return pid, where, raw
-
-
 def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> ModelEntry:
-    pid, where, table = _head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
+    pid, where, table = problem_head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
     if "dtype" in table and "dtypes" in table:
         raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
-    dtypes = ((table["dtype"],) if "dtype" in table else ()) + _str_map(
+    dtypes = ((table["dtype"],) if "dtype" in table else ()) + str_map(
         table.get("dtypes", {}), where, "dtypes", str
     )
     ask = tuple(table.get("ask", ()))
@@ -320,7 +245,7 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
         capacity=table.get("capacity"),
         devices=None if devices is None else str(devices),
         dtypes=dtypes,
-        sets=_str_map(table.get("set", {}), where, "set", int),
+        sets=str_map(table.get("set", {}), where, "set", int),
         train_tokens=table.get("train_tokens"),
         mfu=table.get("mfu"),
         measured_tokens_per_s=table.get("measured_tokens_per_s"),
@@ -330,10 +255,10 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
 
 
 def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:
-    pid, where, raw = _head(raw, index, origin, seen, _PROBLEM, "operator")
+    pid, where, raw = problem_head(raw, index, origin, seen, _PROBLEM, "operator")
     if "dtype" in raw and "dtypes" in raw:
         raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
-    dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + _str_map(
+    dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + str_map(
         raw.get("dtypes", {}), where, "dtypes", str
     )
     for key in raw.get("expect", {}):
@@ -357,7 +282,7 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
         bandwidth=raw.get("bandwidth"),
         link_bandwidth=raw.get("link_bandwidth"),
         regime=raw.get("regime"),
-        sets=_str_map(raw.get("set", {}), where, "set", int),
+        sets=str_map(raw.get("set", {}), where, "set", int),
         solve_for=raw.get("solve_for"),
         timing=TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS}),
     )
@@ -379,7 +304,7 @@ def parse_problem_set(
     otherwise every problem's errors are raised together.
     """
     data = loads_toml(text, origin)
-    _check_keys(data, _TOP, origin)
+    check_keys(data, _TOP, origin)
     problems = data.get("problem", [])
     if not problems or len(problems) > MAX_PROBLEMS:
         raise ProblemError(origin, f"needs 1 to {MAX_PROBLEMS} [[problem]] tables")
@@ -415,49 +340,6 @@ def parse_problem_set(
         tuple(models),
         tables,
     )
-
-
-def raise_collected(origin: str, errors: Sequence[DeriveError]) -> None:
-    """Raise the errors found in one file together (the first :data:`MAX_ERRORS`), if any."""
-    if len(errors) == 1:
-        raise errors[0]
-    if errors:
-        shown = list(errors[:MAX_ERRORS])
-        if len(errors) > MAX_ERRORS:
-            more = len(errors) - MAX_ERRORS
-            shown.append(ProblemError(origin, f"{more} more error(s) not shown"))
-        raise ProblemSetError(origin, f"{len(errors)} errors", tuple(shown))
-
-
-def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "") -> ProblemError:
-    """An error found after parsing (binding, deriving), said in the file's own terms.
-
-    ``--set B=0`` becomes ``<file>: problem 'q1': key 'set' (B=0)``; flags in the reason
-    become keys. ``key`` names the key when the caller knows it (``plot``).
-    """
-    what, why = exc.what, exc.why
-    for flag, name in _FLAG_KEYS:
-        why = why.replace(flag, name)
-    detail = what
-    for flag, name in _FLAG_KEYS:
-        if what.startswith(flag):
-            key, detail = key or name, what[len(flag) :].strip()
-            break
-    else:
-        for word in ("chip", "dtype", "operator", "regime"):
-            if what.startswith(f"{word} "):
-                key, detail = key or word, what[len(word) + 1 :]
-                break
-    if key == "plot" and what.startswith(("--solve-for", "--set")):
-        key = "plot.over" if what.startswith("--solve-for") else "plot.series"
-    missing = re.match(r"tensor '([^']+)' has no dtype", why)
-    if missing:
-        key, detail = "dtypes", ""
-        name = missing.group(1)
-        why = f'tensor {name!r} has no dtype; give dtype = "…" for every tensor or dtypes = {{ {name} = "…" }}'
-
-    where = f"{origin}: problem {problem_id!r}" + (f": key {key!r}" if key else "")
-    return ProblemError(where + (f" ({detail})" if detail else ""), why)
 
 
 def load_problem_set(path: Path, errors: list[DeriveError] | None = None) -> ProblemSet:

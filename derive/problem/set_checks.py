@@ -1,0 +1,76 @@
+"""Validation of problem-set tables: known keys of the right types, well-formed unique ids.
+
+Each check raises a :class:`~derive.errors.ProblemError` naming the file, the problem
+and the key; :mod:`derive.problem.problem_set` collects them per problem.
+"""
+
+from __future__ import annotations
+
+import re
+
+from derive.errors import ProblemError
+
+__all__ = ["ID_RE", "MAX_TEXT", "check_keys", "problem_head", "str_map", "type_name"]
+
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+MAX_TEXT = 20_000
+
+
+def type_name(kind: type) -> str:
+    return {str: "a string", int: "an integer", list: "a list", dict: "a table"}[kind]
+
+
+def check_keys(table: dict, schema: dict, where: str) -> None:
+    for key, value in table.items():
+        if key not in schema:
+            raise ProblemError(
+                f"{where}: key {key!r}", f"unknown key; allowed: {', '.join(schema)}"
+            )
+        want = schema[key]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise ProblemError(
+                f"{where}: key {key!r}",
+                f"must be {type_name(want)}"
+                + (
+                    ' (hardware numbers are strings, e.g. "1.97e14")'
+                    if key in ("peak", "bandwidth", "link_bandwidth")
+                    else ""
+                ),
+            )
+
+
+def str_map(value: dict, where: str, key: str, values: type) -> tuple[str, ...]:
+    out = []
+    for k, v in value.items():
+        if not isinstance(v, values) or isinstance(v, bool):
+            raise ProblemError(f"{where}: key {key!r}", f"entry {k!r} must be {type_name(values)}")
+        out.append(f"{k}={v}")
+    return tuple(out)
+
+
+def problem_head(
+    raw: object, index: int, origin: str, seen: set[str], schema: dict, required: str
+) -> tuple[str, str, dict]:
+    """The checks every problem shares: a table, known keys, a fresh id; returns (id, where, raw)."""
+    where = f"{origin}: problem {index + 1}"
+    if not isinstance(raw, dict):
+        raise ProblemError(where, "each [[problem]] must be a table")
+    pid = raw.get("id")
+    if isinstance(pid, str) and ID_RE.match(pid):
+        where = f"{origin}: problem {pid!r}"
+    check_keys(raw, schema, where)
+    for key in ("id", required):
+        if key not in raw:
+            raise ProblemError(where, f"missing key {key!r}")
+    if not isinstance(pid, str) or not ID_RE.match(pid):
+        raise ProblemError(
+            f"{where}: key 'id'",
+            "ids are 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+        )
+    if pid.lower() in seen:
+        raise ProblemError(f"{where}: key 'id'", "duplicate id (ids are unique ignoring case)")
+    seen.add(pid.lower())
+    for key in ("title", "text"):
+        if len(raw.get(key, "")) > MAX_TEXT:
+            raise ProblemError(f"{where}: key {key!r}", f"longer than {MAX_TEXT} characters")
+    return pid, where, raw
