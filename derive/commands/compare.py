@@ -20,7 +20,6 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 import sympy as sp
@@ -49,6 +48,7 @@ __all__ = [
     "compare_latex",
     "compare_markdown",
     "compare_rows",
+    "crossover_tex",
     "num_tex",
     "seconds_tex",
     "table_latex",
@@ -143,7 +143,7 @@ def num_tex(value: sp.Expr) -> str:
     return tex(value) + (rf" \approx {approx}" if approx else "")
 
 
-def _cross_tex(crossover: Crossover) -> tuple[str | None, str]:
+def crossover_tex(crossover: Crossover) -> Cell:
     """(math, words) for a crossover cell: math is None for a bare status."""
     if crossover.exact is not None and crossover.exact.is_number:
         return num_tex(crossover.exact), ""
@@ -197,7 +197,7 @@ def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[Cell]:
     """Each cell as (math or None, words)."""
     analysis = row.analysis
     crossover, leading = row.headline
-    math, words = _cross_tex(crossover)
+    math, words = crossover_tex(crossover)
     cells = [
         (None, row.chip.name),
         (None, row.compute),
@@ -217,7 +217,7 @@ def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[Cell]:
     if network:
         net = analysis.network
         if net is not None and net.crossover is not None:
-            nm, nw = _cross_tex(net.crossover)
+            nm, nw = crossover_tex(net.crossover)
             cells.append((nm, nw))
             if all_bound:
                 cells.append((seconds_tex(net.time), ""))
@@ -337,15 +337,17 @@ def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) ->
 def run_compare(args: argparse.Namespace) -> int:
     """``derive compare``: one table over chips and compute dtypes."""
     from derive.commands.cli import spec_from_args
-    from derive.declare.registry import load_registry
+    from derive.commands.compare_model import compare_target, run_compare_model
 
     if args.peak is not None or args.bandwidth is not None:
         raise ProblemError(
             "derive compare --peak/--bandwidth",
             "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
         )
+    registry = compare_target(args)
+    if registry is None:  # a model: one serving step per chip
+        return run_compare_model(args)
     spec = replace(spec_from_args(args), compute=None)
-    registry = load_registry(tuple(Path(path) for path in args.operators))
     rows = compare_rows(spec, registry, args.chips, args.compute)
     ratios = None
     if args.baseline is not None:
@@ -364,11 +366,17 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None:
-    """Register ``derive compare OPERATOR [problem flags] [--chips a,b] [--format md|tex|json]``."""
+    """Register ``derive compare OPERATOR|MODEL [flags] [--chips a,b] [--baseline CHIP] [--format md|tex|json]``."""
+    from derive.commands.compare_model import add_model_compare_flags
+
     parser = sub.add_parser(
-        "compare", help="one problem on many chips: a row per chip and compute dtype"
+        "compare",
+        help="one problem on many chips: a row per chip and compute dtype",
+        description="One operator (a row per chip and compute dtype) or one model's serving "
+        "step (MODEL --phase decode|prefill: a row per chip, with tokens/s) on many chips, exactly.",
     )
     add_problem_flags(parser, chip=False)
+    add_model_compare_flags(parser)
     parser.add_argument(
         "--chips",
         metavar="A,B",
@@ -377,7 +385,7 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
     parser.add_argument(
         "--baseline",
         metavar="CHIP",
-        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup)",
+        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s)",
     )
     parser.add_argument("--format", choices=("md", "tex", "json"), default="md")
     parser.set_defaults(handler=run_compare)

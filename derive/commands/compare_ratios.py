@@ -98,6 +98,11 @@ def ratios_to(rows: list[CompareRow], baseline: list[CompareRow]) -> list[Ratios
     return out
 
 
+_FOLLOWS_WORDS = {
+    Follows.MIXED: "is mixed: it follows neither ratio alone (kernels bound on different ceilings, or on the link)"
+}
+
+
 def follows_note(ratios: list[Ratios]) -> str:
     """One line per row whose speedup is known: which ceiling it follows."""
     lines = []
@@ -107,6 +112,6 @@ def follows_note(ratios: list[Ratios]) -> str:
         lines.append(
             f"- {ratio.chip} ({ratio.row_compute}) against {ratio.baseline} ({ratio.compute}): compute ×{fmt_decimal(ratio.peak, 3)}, "
             f"bandwidth ×{fmt_decimal(ratio.bandwidth, 3)}; the speedup ×{fmt_decimal(ratio.speedup, 3)} "
-            f"follows {ratio.follows.value}"
+            + _FOLLOWS_WORDS.get(ratio.follows, f"follows {ratio.follows.value}")
         )
     return ("\n" + "\n".join(lines) + "\n") if lines else ""
