@@ -12,6 +12,7 @@ import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import in_ci, run_cli
@@ -76,7 +77,7 @@ def _step(chip: str, batch: int, context: int, prefill: bool = False) -> dict[st
     }
 
 
-def _json(argv: list[str]) -> list[dict]:
+def _json(argv: list[str]) -> Any:
     r = run_cli(argv + ["--format", "json"])
     assert r.code == 0 and r.err == "", r
     return json.loads(r.out)
@@ -211,3 +212,18 @@ def test_tex_compiles(tmp_path: Path):
         timeout=300,
     )
     assert p.returncode == 0, p.stdout[-2000:]
+
+
+def test_a_declared_model_matches_derive_model_on_each_chip(tmp_path: Path):
+    path = tmp_path / "tiny.py"
+    path.write_text(
+        "from derive import Transformer\n"
+        "tiny = Transformer(name='tiny', layers=2, d_model=64, heads=4, d_ff=256, vocab=1000)\n",
+        encoding="utf-8",
+    )
+    given = ["--operators", str(path), "--phase", "decode", "--set", "B=4", "--set", "S=128"]
+    rows = _json(["compare", "tiny", "--chips", "h100,b200", *given])
+    for row in rows:
+        serving = _json(["model", "tiny", "--chip", row["chip"], *given])["serving"]
+        assert Fraction(row["tokens_per_s"]["exact"]) == Fraction(serving["tokens_per_s"])
+        assert Fraction(row["t_lower"]["exact"]) == Fraction(serving["step"]["t_lower"])

@@ -374,6 +374,9 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
         help="one problem on many chips: a row per chip and compute dtype",
         description="One operator (a row per chip and compute dtype) or one model's serving "
         "step (MODEL --phase decode|prefill: a row per chip, with tokens/s) on many chips, exactly.",
+        epilog="The positional names an operator or a model (gpt2-small, llama-3-8b, llama-3-70b, "
+        "llama-2-70b, mixtral-8x7b, or one declared in --operators PATH). A model takes --phase, "
+        "--devices, --tp, --dtype ROLE=DTYPE (weights=, kv=, activations=) and --set B=… --set S=….",
     )
     add_problem_flags(parser, chip=False)
     add_model_compare_flags(parser)
