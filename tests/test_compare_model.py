@@ -113,7 +113,7 @@ def test_decode_rows_and_ratios_against_a_baseline_match_a_hand_count():
         # a memory-bound step gains the bandwidth ratio, not the peak's
         assert tokens_ratio == bandwidth != peak and ratios["follows"] == "bandwidth"
     text = run_cli(DECODE).out
-    assert "| tokens/s | inter-token latency (s) | crossover B\\* | peak ×a100 |" in text
+    assert "| tokens/s | inter-token latency (s) | matmul crossover B\\* | peak ×a100 |" in text
     assert "- h100 (bf16) against a100 (bf16): compute ×3.17, bandwidth ×1.64" in text
     assert "the speedup ×1.64 follows bandwidth" in text
 

@@ -15,7 +15,8 @@ T_lower speedup (the same tokens are in flight on every chip), with the same sen
 saying which ceiling the speedup follows.
 
 Whether the positional names an operator or a model is decided here
-(:func:`compare_target`); flags that only mean something for the other kind are refused.
+(:func:`compare_target`; an operator wins a name both declare); flags that only mean
+something for the other kind are refused.
 """
 
 from __future__ import annotations
@@ -234,7 +235,7 @@ def _columns(decode: bool, link: bool, baseline: str | None) -> list[str]:
     cols += ["ridge (FLOP/B)"]
     cols += ["T_lower (s)", "T_upper (s)", "bound"]
     if decode:
-        cols += ["tokens/s", "inter-token latency (s)", "crossover B*"]
+        cols += ["tokens/s", "inter-token latency (s)", "matmul crossover B*"]
     else:
         cols += ["prefill tokens/s", "TTFT (s)"]
     if baseline is not None:
@@ -317,7 +318,7 @@ def model_compare_json(
     out: list[dict[str, object]] = []
     for index, row in enumerate(rows):
         phase, problem, step = row.phase, row.analysis.problem, row.phase.step
-        decode = row.decode
+        decode, measured = row.decode, row.phase.measured
         item: dict[str, object] = {
             "chip": row.chip.name,
             "title": row.chip.title,
@@ -342,6 +343,8 @@ def model_compare_json(
             "prefill_tokens_per_s": None if decode else quantity_json(phase.tokens_per_s),
             "ttft": None if decode else quantity_json(phase.latency),
             "crossover": _crossover_json(phase),
+            "step_mfu": quantity_json(measured.mfu) if measured else None,
+            "step_mbu": quantity_json(measured.mbu) if measured else None,
             "step": step_json(step),
         }
         if ratios is not None:

@@ -99,7 +99,7 @@ def ratios_to(rows: list[CompareRow], baseline: list[CompareRow]) -> list[Ratios
 
 
 _FOLLOWS_WORDS = {
-    Follows.MIXED: "is mixed: it follows neither ratio alone (kernels bound on different ceilings, or on the link)"
+    Follows.MIXED: "is mixed: it follows neither ratio alone (kernels bound on different ceilings, on the link, or fixed latencies)"
 }
 
 
