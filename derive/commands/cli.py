@@ -145,7 +145,7 @@ _LATER = {
     "compare": (
         "compare",
         "add_compare_parser",
-        "compare chips and compute dtypes for one problem",
+        "compare chips for one operator (and compute dtypes) or one model's serving step",
     ),
     "model": (
         "model",

@@ -20,14 +20,14 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
-from derive.commands.compare_ratios import Ratios, ratios_to
+from derive.commands.compare_json import bound_of, compare_json
+from derive.commands.compare_ratios import Ratios, follows_note, ratios_to
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.present.render import md_escape, tex_escape
@@ -40,15 +40,25 @@ if TYPE_CHECKING:
     from derive.problem.binding import ProblemSpec
 
 __all__ = [
+    "Cell",
     "CompareRow",
     "add_compare_parser",
+    "chips_of",
     "compare_json",
     "compare_latex",
     "compare_markdown",
     "compare_rows",
+    "crossover_tex",
+    "num_tex",
+    "seconds_tex",
+    "table_latex",
+    "table_markdown",
 ]
 
 MAX_CHIPS = 64
+
+Cell: TypeAlias = tuple[str | None, str]
+"""A table cell: (LaTeX math or None, words)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,7 @@ class CompareRow:
         return self.analysis.headline
 
 
-def _chips(text: str | None) -> tuple[Chip, ...]:
+def chips_of(text: str | None) -> tuple[Chip, ...]:
     if text is None:
         return tuple(get_chip(n) for n in chip_names())
     names = [n.strip() for n in text.split(",")]
@@ -106,7 +116,7 @@ def compare_rows(
     want = get_dtype(only_compute).compute_as if only_compute else None
     rows: list[CompareRow] = []
     done: dict[tuple[sp.Rational, sp.Rational, str | None], Analysis] = {}
-    for chip in _chips(chips):
+    for chip in chips_of(chips):
         for dtype, peak in chip.peaks:
             if want is not None and dtype != want:
                 continue
@@ -127,16 +137,16 @@ def _approx(value: sp.Expr) -> str | None:
     return None if value.is_Integer else tex_decimal(value)
 
 
-def _num_tex(value: sp.Expr) -> str:
+def num_tex(value: sp.Expr) -> str:
     """Exact, then ≈ decimal when it is not an integer (LaTeX math)."""
     approx = _approx(value)
     return tex(value) + (rf" \approx {approx}" if approx else "")
 
 
-def _cross_tex(crossover: Crossover) -> tuple[str | None, str]:
+def crossover_tex(crossover: Crossover) -> Cell:
     """(math, words) for a crossover cell: math is None for a bare status."""
     if crossover.exact is not None and crossover.exact.is_number:
-        return _num_tex(crossover.exact), ""
+        return num_tex(crossover.exact), ""
     if crossover.exact is not None:
         return tex(crossover.exact), ""
     return None, crossover.status
@@ -150,18 +160,12 @@ def _threshold(crossover: Crossover) -> str | None:
     )
 
 
-def _seconds(value: sp.Expr) -> str:
+def seconds_tex(value: sp.Expr) -> str:
     return tex_decimal(value)
 
 
 def _percent(value: sp.Expr) -> str:
     return fmt_decimal(100 * value, 3)
-
-
-def _bound(analysis: Analysis) -> str:
-    if analysis.step is not None:
-        return analysis.step.binding.value
-    return "compute" if bool(analysis.t_math >= analysis.memory.time) else "memory"
 
 
 def _network(rows: list[CompareRow]) -> bool:
@@ -189,34 +193,34 @@ def _header(rows: list[CompareRow]) -> tuple[str, list[tuple[str, str]]]:
     return problem.operator.name, parts
 
 
-def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[tuple[str | None, str]]:
+def _cells(row: CompareRow, all_bound: bool, network: bool) -> list[Cell]:
     """Each cell as (math or None, words)."""
     analysis = row.analysis
     crossover, leading = row.headline
-    math, words = _cross_tex(crossover)
+    math, words = crossover_tex(crossover)
     cells = [
         (None, row.chip.name),
         (None, row.compute),
         (tex_text_number(row.chip.peak(row.compute).text), ""),
         (tex_text_number(row.chip.hbm.text), ""),
-        (_num_tex(analysis.memory.ridge), ""),
+        (num_tex(analysis.memory.ridge), ""),
         (math, " ".join(w for w in (words, "(leading order)" if leading else "") if w)),
         (_threshold(crossover), "" if _threshold(crossover) else "—"),
     ]
     if all_bound:
         cells += [
-            (_seconds(analysis.t_math), ""),
-            (_seconds(analysis.memory.time), ""),
-            (None, _bound(analysis)),
+            (seconds_tex(analysis.t_math), ""),
+            (seconds_tex(analysis.memory.time), ""),
+            (None, bound_of(analysis)),
             (None, _percent(analysis.fraction_of_peak) + "%"),
         ]
     if network:
         net = analysis.network
         if net is not None and net.crossover is not None:
-            nm, nw = _cross_tex(net.crossover)
+            nm, nw = crossover_tex(net.crossover)
             cells.append((nm, nw))
             if all_bound:
-                cells.append((_seconds(net.time), ""))
+                cells.append((seconds_tex(net.time), ""))
         else:
             cells += [(None, "—")] + ([(None, "—")] if all_bound else [])
     return cells
@@ -242,7 +246,7 @@ def _columns(rows: list[CompareRow], all_bound: bool, network: bool) -> list[str
 
 def _layout(
     rows: list[CompareRow], ratios: list[Ratios] | None = None
-) -> tuple[list[str], list[list[tuple[str | None, str]]]]:
+) -> tuple[list[str], list[list[Cell]]]:
     all_bound = rows[0].analysis.all_bound
     network = _network(rows)
     cols = _columns(rows, all_bound, network)
@@ -252,12 +256,12 @@ def _layout(
         cols += ["speedup (T_lower)", "follows"] if all_bound else []
         for cells, ratio in zip(body, ratios, strict=True):
             cells += [
-                (_num_tex(ratio.peak), ""),
-                (_num_tex(ratio.bandwidth), ""),
-                (_num_tex(ratio.ridge), ""),
+                (num_tex(ratio.peak), ""),
+                (num_tex(ratio.bandwidth), ""),
+                (num_tex(ratio.ridge), ""),
             ]
             if all_bound and ratio.speedup is not None:
-                cells += [(_num_tex(ratio.speedup), ""), (None, ratio.follows.value)]
+                cells += [(num_tex(ratio.speedup), ""), (None, ratio.follows.value)]
             elif all_bound:
                 cells += [(None, "—"), (None, "—")]
     return cols, body
@@ -266,13 +270,12 @@ def _layout(
 # --- formats ----------------------------------------------------------------------------------------
 
 
-def compare_markdown(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
-    """A Markdown table (math in ``$…$``) under a heading naming the problem."""
-    op, parts = _header(rows)
-    cols, body = _layout(rows, ratios)
-    chips = len({r.chip.name for r in rows})
+def table_markdown(
+    title: str, parts: list[tuple[str, str]], cols: list[str], body: list[list[Cell]]
+) -> str:
+    """A Markdown table (math in ``$…$``) under a ``##`` heading and a sentence of givens."""
     lines = [
-        f"## Compare: {md_escape(op)} across {chips} chip{'s' if chips > 1 else ''}",
+        f"## {md_escape(title)}",
         "",
         "; ".join(f"{md_escape(k)}: {md_escape(v)}" for k, v in parts) + ".",
         "",
@@ -288,13 +291,13 @@ def compare_markdown(rows: list[CompareRow], ratios: list[Ratios] | None = None)
     return "\n".join(lines) + "\n"
 
 
-def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
+def table_latex(
+    title: str, parts: list[tuple[str, str]], cols: list[str], body: list[list[Cell]]
+) -> str:
     """A booktabs ``tabular`` fragment; every user string goes through ``tex_escape``."""
-    op, parts = _header(rows)
-    cols, body = _layout(rows, ratios)
     align = "ll" + "r" * (len(cols) - 2)
     out = [
-        f"% derive compare: {tex_escape(op)}; "
+        f"% derive {tex_escape(title)}; "
         + "; ".join(f"{tex_escape(k)}: {tex_escape(v)}" for k, v in parts),
         rf"\begin{{tabular}}{{{align}}}",
         r"\toprule",
@@ -311,76 +314,21 @@ def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) ->
     return "\n".join(out) + "\n"
 
 
-def _q(value: sp.Expr | None) -> dict[str, object] | None:
-    if value is None:
-        return None
-    return {"exact": str(value), "value": float(value) if value.is_number else None}
+def _title(rows: list[CompareRow], op: str) -> str:
+    chips = len({r.chip.name for r in rows})
+    return f"Compare: {op} across {chips} chip{'s' if chips > 1 else ''}"
 
 
-def _crossover_json(crossover: Crossover, leading: bool) -> dict[str, object]:
-    exact = crossover.exact
-    return {
-        "variable": crossover.variable.name,
-        "status": crossover.status,
-        "exact": None if exact is None else str(exact),
-        "value": float(exact) if exact is not None and exact.is_number else None,
-        "min_compute_bound": crossover.min_compute_bound,
-        "leading_order": leading,
-    }
+def compare_markdown(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
+    """A Markdown table (math in ``$…$``) under a heading naming the problem."""
+    op, parts = _header(rows)
+    return table_markdown(_title(rows, op), parts, *_layout(rows, ratios))
 
 
-def _ratios_json(ratio: Ratios) -> dict[str, object]:
-    return {
-        "baseline": ratio.baseline,
-        "baseline_compute_dtype": ratio.compute,
-        "peak": _q(ratio.peak),
-        "bandwidth": _q(ratio.bandwidth),
-        "ridge": _q(ratio.ridge),
-        "t_lower_speedup": _q(ratio.speedup),
-        "follows": ratio.follows.value if ratio.speedup is not None else None,
-    }
-
-
-def compare_json(
-    rows: list[CompareRow], ratios: list[Ratios] | None = None
-) -> list[dict[str, object]]:
-    """One object per row: exact values as sympy ``str`` with a float ``value`` beside each."""
-    out: list[dict[str, object]] = []
-    for index, row in enumerate(rows):
-        analysis, problem = row.analysis, row.analysis.problem
-        crossover, leading = row.headline
-        numeric = analysis.all_bound
-        net = analysis.network
-        out.append(
-            {
-                "chip": row.chip.name,
-                "title": row.chip.title,
-                "compute_dtype": row.compute,
-                "operator": problem.operator.name,
-                "dtypes": {name: dtype.name for name, dtype in problem.dtypes},
-                "regime": problem.regime.text if problem.regime else None,
-                "set": {dim.name: int(value) for dim, value in problem.bound},
-                "peak": _q(row.chip.peak(row.compute).value),
-                "bandwidth": _q(row.chip.hbm.value),
-                "ridge": _q(analysis.memory.ridge),
-                "crossover": _crossover_json(crossover, leading),
-                "t_math": _q(analysis.t_math) if numeric else None,
-                "t_mem": _q(analysis.memory.time) if numeric else None,
-                "bound": _bound(analysis) if numeric else None,
-                "attainable": _q(analysis.attainable) if numeric else None,
-                "fraction_of_peak": _q(analysis.fraction_of_peak) if numeric else None,
-                "network": None
-                if net is None or net.crossover is None
-                else {
-                    "ridge": _q(net.ridge),
-                    "crossover": _crossover_json(net.crossover, False),
-                    "t_comms": _q(net.time) if numeric else None,
-                },
-                "t_lower": _q(analysis.t_lower) if numeric else None,
-                **({"ratios": _ratios_json(ratios[index])} if ratios is not None else {}),
-            }
-        )
-    return out
+def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
+    """A booktabs ``tabular`` fragment; every user string goes through ``tex_escape``."""
+    op, parts = _header(rows)
+    return table_latex(f"compare: {op}", parts, *_layout(rows, ratios))
 
 
 # --- command ----------------------------------------------------------------------------------------
@@ -389,15 +337,17 @@ def compare_json(
 def run_compare(args: argparse.Namespace) -> int:
     """``derive compare``: one table over chips and compute dtypes."""
     from derive.commands.cli import spec_from_args
-    from derive.declare.registry import load_registry
+    from derive.commands.compare_model import compare_target, run_compare_model
 
     if args.peak is not None or args.bandwidth is not None:
         raise ProblemError(
             "derive compare --peak/--bandwidth",
             "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
         )
+    registry = compare_target(args)
+    if registry is None:  # a model: one serving step per chip
+        return run_compare_model(args)
     spec = replace(spec_from_args(args), compute=None)
-    registry = load_registry(tuple(Path(path) for path in args.operators))
     rows = compare_rows(spec, registry, args.chips, args.compute)
     ratios = None
     if args.baseline is not None:
@@ -411,16 +361,25 @@ def run_compare(args: argparse.Namespace) -> int:
     elif args.format == "tex":
         sys.stdout.write(compare_latex(rows, ratios))
     else:
-        sys.stdout.write(compare_markdown(rows, ratios) + (_follows_note(ratios) if ratios else ""))
+        sys.stdout.write(compare_markdown(rows, ratios) + (follows_note(ratios) if ratios else ""))
     return 0
 
 
 def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None:
-    """Register ``derive compare OPERATOR [problem flags] [--chips a,b] [--format md|tex|json]``."""
+    """Register ``derive compare OPERATOR|MODEL [flags] [--chips a,b] [--baseline CHIP] [--format md|tex|json]``."""
+    from derive.commands.compare_model import add_model_compare_flags
+
     parser = sub.add_parser(
-        "compare", help="one problem on many chips: a row per chip and compute dtype"
+        "compare",
+        help="one problem on many chips: a row per chip and compute dtype",
+        description="One operator (a row per chip and compute dtype) or one model's serving "
+        "step (MODEL --phase decode|prefill: a row per chip, with tokens/s) on many chips, exactly.",
+        epilog="The positional names an operator or a model (gpt2-small, llama-3-8b, llama-3-70b, "
+        "llama-2-70b, mixtral-8x7b, or one declared in --operators PATH). A model takes --phase, "
+        "--devices, --tp, --dtype ROLE=DTYPE (weights=, kv=, activations=) and --set B=… --set S=….",
     )
     add_problem_flags(parser, chip=False)
+    add_model_compare_flags(parser)
     parser.add_argument(
         "--chips",
         metavar="A,B",
@@ -429,21 +388,7 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
     parser.add_argument(
         "--baseline",
         metavar="CHIP",
-        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup)",
+        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s)",
     )
     parser.add_argument("--format", choices=("md", "tex", "json"), default="md")
     parser.set_defaults(handler=run_compare)
-
-
-def _follows_note(ratios: list[Ratios]) -> str:
-    """One line per row whose speedup is known: which ceiling it follows."""
-    lines = []
-    for ratio in ratios:
-        if ratio.speedup is None:
-            continue
-        lines.append(
-            f"- {ratio.chip} ({ratio.row_compute}) against {ratio.baseline} ({ratio.compute}): compute ×{fmt_decimal(ratio.peak, 3)}, "
-            f"bandwidth ×{fmt_decimal(ratio.bandwidth, 3)}; the speedup ×{fmt_decimal(ratio.speedup, 3)} "
-            f"follows {ratio.follows.value}"
-        )
-    return ("\n" + "\n".join(lines) + "\n") if lines else ""

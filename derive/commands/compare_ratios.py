@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.errors import ProblemError
+from derive.formula.decimals import fmt_decimal
 
 if TYPE_CHECKING:
     from derive.commands.compare import CompareRow
+    from derive.problem.chips import Chip
 
-__all__ = ["Follows", "Ratios", "ratios_to"]
+__all__ = ["Follows", "Ratios", "follows_note", "ratio_of", "ratios_to"]
 
 
 class Follows(Enum):
@@ -58,6 +60,27 @@ def _follows(speedup: sp.Expr | None, peak: sp.Expr, bandwidth: sp.Expr) -> Foll
     return Follows.BANDWIDTH if speedup == bandwidth else Follows.MIXED
 
 
+def ratio_of(
+    row: tuple[Chip, str, sp.Expr | None], base: tuple[Chip, str, sp.Expr | None]
+) -> Ratios:
+    """A row against a baseline row, each given as (chip, compute dtype, T_lower or None)."""
+    (chip, compute, mine), (base_chip, base_compute, theirs) = row, base
+    peak = chip.peak(compute).value / base_chip.peak(base_compute).value
+    bandwidth = chip.hbm.value / base_chip.hbm.value
+    speedup = theirs / mine if mine is not None and theirs is not None else None
+    return Ratios(
+        chip=chip.name,
+        row_compute=compute,
+        baseline=base_chip.name,
+        compute=base_compute,
+        peak=peak,
+        bandwidth=bandwidth,
+        ridge=peak / bandwidth,
+        speedup=speedup,
+        follows=_follows(speedup, peak, bandwidth),
+    )
+
+
 def ratios_to(rows: list[CompareRow], baseline: list[CompareRow]) -> list[Ratios]:
     """One :class:`Ratios` per row against the baseline chip's rows."""
     if not baseline:
@@ -66,21 +89,29 @@ def ratios_to(rows: list[CompareRow], baseline: list[CompareRow]) -> list[Ratios
     out = []
     for row in rows:
         base = by_dtype.get(row.compute, baseline[0])
-        peak = row.chip.peak(row.compute).value / base.chip.peak(base.compute).value
-        bandwidth = row.chip.hbm.value / base.chip.hbm.value
-        mine, theirs = row.analysis.t_lower, base.analysis.t_lower
-        speedup = theirs / mine if mine is not None and theirs is not None else None
         out.append(
-            Ratios(
-                chip=row.chip.name,
-                row_compute=row.compute,
-                baseline=base.chip.name,
-                compute=base.compute,
-                peak=peak,
-                bandwidth=bandwidth,
-                ridge=peak / bandwidth,
-                speedup=speedup,
-                follows=_follows(speedup, peak, bandwidth),
+            ratio_of(
+                (row.chip, row.compute, row.analysis.t_lower),
+                (base.chip, base.compute, base.analysis.t_lower),
             )
         )
     return out
+
+
+_FOLLOWS_WORDS = {
+    Follows.MIXED: "is mixed: it follows neither ratio alone (kernels bound on different ceilings, on the link, or fixed latencies)"
+}
+
+
+def follows_note(ratios: list[Ratios]) -> str:
+    """One line per row whose speedup is known: which ceiling it follows."""
+    lines = []
+    for ratio in ratios:
+        if ratio.speedup is None:
+            continue
+        lines.append(
+            f"- {ratio.chip} ({ratio.row_compute}) against {ratio.baseline} ({ratio.compute}): compute ×{fmt_decimal(ratio.peak, 3)}, "
+            f"bandwidth ×{fmt_decimal(ratio.bandwidth, 3)}; the speedup ×{fmt_decimal(ratio.speedup, 3)} "
+            + _FOLLOWS_WORDS.get(ratio.follows, f"follows {ratio.follows.value}")
+        )
+    return ("\n" + "\n".join(lines) + "\n") if lines else ""

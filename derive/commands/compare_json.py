@@ -1,0 +1,101 @@
+"""``derive compare --format json``: one object per row, exact values beside floats.
+
+Each quantity is ``{"exact": sympy str, "value": float}``; the keys are a contract
+(add freely, never rename). The model comparison (:mod:`derive.commands.compare_model`)
+writes the same shape with its serving keys added.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+if TYPE_CHECKING:
+    from derive.analysis.analyse import Analysis
+    from derive.analysis.crossover import Crossover
+    from derive.commands.compare import CompareRow
+    from derive.commands.compare_ratios import Ratios
+
+__all__ = ["bound_of", "compare_json", "quantity_json", "ratios_json"]
+
+
+def bound_of(analysis: Analysis) -> str:
+    """The ceiling the problem binds on: the step's binding, else by T_math against T_mem."""
+    if analysis.step is not None:
+        return analysis.step.binding.value
+    return "compute" if bool(analysis.t_math >= analysis.memory.time) else "memory"
+
+
+def quantity_json(value: sp.Expr | None) -> dict[str, object] | None:
+    """An exact value as ``{"exact", "value"}`` (None stays None)."""
+    if value is None:
+        return None
+    return {"exact": str(value), "value": float(value) if value.is_number else None}
+
+
+def _crossover_json(crossover: Crossover, leading: bool) -> dict[str, object]:
+    exact = crossover.exact
+    return {
+        "variable": crossover.variable.name,
+        "status": crossover.status,
+        "exact": None if exact is None else str(exact),
+        "value": float(exact) if exact is not None and exact.is_number else None,
+        "min_compute_bound": crossover.min_compute_bound,
+        "leading_order": leading,
+    }
+
+
+def ratios_json(ratio: Ratios) -> dict[str, object]:
+    """A row's ratios to its baseline row."""
+    return {
+        "baseline": ratio.baseline,
+        "baseline_compute_dtype": ratio.compute,
+        "peak": quantity_json(ratio.peak),
+        "bandwidth": quantity_json(ratio.bandwidth),
+        "ridge": quantity_json(ratio.ridge),
+        "t_lower_speedup": quantity_json(ratio.speedup),
+        "follows": ratio.follows.value if ratio.speedup is not None else None,
+    }
+
+
+def compare_json(
+    rows: list[CompareRow], ratios: list[Ratios] | None = None
+) -> list[dict[str, object]]:
+    """One object per row: exact values as sympy ``str`` with a float ``value`` beside each."""
+    out: list[dict[str, object]] = []
+    for index, row in enumerate(rows):
+        analysis, problem = row.analysis, row.analysis.problem
+        crossover, leading = row.headline
+        numeric = analysis.all_bound
+        net = analysis.network
+        out.append(
+            {
+                "chip": row.chip.name,
+                "title": row.chip.title,
+                "compute_dtype": row.compute,
+                "operator": problem.operator.name,
+                "dtypes": {name: dtype.name for name, dtype in problem.dtypes},
+                "regime": problem.regime.text if problem.regime else None,
+                "set": {dim.name: int(value) for dim, value in problem.bound},
+                "peak": quantity_json(row.chip.peak(row.compute).value),
+                "bandwidth": quantity_json(row.chip.hbm.value),
+                "ridge": quantity_json(analysis.memory.ridge),
+                "crossover": _crossover_json(crossover, leading),
+                "t_math": quantity_json(analysis.t_math) if numeric else None,
+                "t_mem": quantity_json(analysis.memory.time) if numeric else None,
+                "bound": bound_of(analysis) if numeric else None,
+                "attainable": quantity_json(analysis.attainable) if numeric else None,
+                "fraction_of_peak": quantity_json(analysis.fraction_of_peak) if numeric else None,
+                "network": None
+                if net is None or net.crossover is None
+                else {
+                    "ridge": quantity_json(net.ridge),
+                    "crossover": _crossover_json(net.crossover, False),
+                    "t_comms": quantity_json(net.time) if numeric else None,
+                },
+                "t_lower": quantity_json(analysis.t_lower) if numeric else None,
+                **({"ratios": ratios_json(ratios[index])} if ratios is not None else {}),
+            }
+        )
+    return out
