@@ -30,7 +30,8 @@ TIKZ_PACKAGES: tuple[str, ...] = ("pgfplots",)
 TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compat=1.16}")
 
 # labels are placed for a 6cm x 4.2cm plot area (a two-column article's column, less the
-# tick labels); the axis is drawn \linewidth wide, so in one column they only get more room
+# tick labels); the plot area is drawn the column's width less its labels, at this aspect ratio,
+# so in one column they only get more room
 _W_CM, _H_CM = 6.0, 4.2
 _PT_PER_CM = 28.4528
 METRICS = Metrics(
@@ -102,10 +103,32 @@ def _label(lb: Label) -> str:
     return f"\\node[{place}] at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{body}}};"
 
 
+def _tick_width(exponent: str) -> str:
+    """pgfmath's measure of the tick label ``10^exponent`` in the document's own font."""
+    return f'width("$10^{{{exponent}}}$")'
+
+
+def _axis_width(scene: Scene) -> str:
+    """The plot area's width as a pgfmath expression: the column's width less what the labels
+    take, measured by TeX in the document's font (pgfplots' own estimate is a fixed 45pt, short
+    by ~8pt at 10pt type and ~12pt at 11pt, which made the standalone key's figures overfull).
+
+    Outside the axis sit the widest y tick label, the y label with its separations (2.71em at
+    10, 11 and 12pt type, measured; 2.8em here) and half the last x tick label, centred on the
+    right edge. A one-decade axis gets fractional tick labels (``10^{2.2}``).
+    """
+    y_lo, y_hi = scene.y_dec
+    y_ticks = [str(y_lo), str(y_hi)] + ([f"{y_lo}.2"] if y_hi - y_lo == 1 else [])
+    widest_y = ",".join(_tick_width(t) for t in y_ticks)
+    return f"\\linewidth-max({widest_y})-0.5*{_tick_width(str(scene.x_dec[1]))}-2.8em"
+
+
 def _render(scene: Scene) -> str:
-    opts = [  # the column's width, whatever the document
-        "width=\\linewidth-8pt",  # pgfplots' estimate of the tick labels' room falls ~8pt short
-        f"height={_H_CM / _W_CM:g}\\linewidth",
+    axis_width = _axis_width(scene)
+    opts = [  # the column's width, whatever the document and its type size
+        "scale only axis",
+        f"width={{{axis_width}}}",
+        f"height={{{_H_CM / _W_CM:g}*({axis_width})}}",  # the placer's aspect ratio
         f"xmin=1e{scene.x_dec[0]}",
         f"xmax=1e{scene.x_dec[1]}",
         f"ymin=1e{scene.y_dec[0]}",
