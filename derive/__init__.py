@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from derive.declare.operator import Operator, Tensor, dims
     from derive.model.transformer import Transformer
     from derive.pipeline import Derivation, ModelDerivation, solve, solve_model
+    from derive.problem.kernel_spec import KernelSpec
 
 __all__ = [
     "CheckResult",
@@ -35,6 +36,7 @@ __all__ = [
     "Derivation",
     "DerivationResult",
     "DeriveError",
+    "KernelSpec",
     "ModelDerivation",
     "Operator",
     "StepResult",
@@ -61,6 +63,7 @@ _LAZY = {
     "Composite": "declare.composite",
     "Collective": "declare.collective",
     "Transformer": "model.transformer",
+    "KernelSpec": "problem.kernel_spec",
     "solve": "pipeline",
     "Derivation": "pipeline",
     "solve_model": "pipeline",

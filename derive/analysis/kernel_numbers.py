@@ -15,10 +15,12 @@ from derive.analysis.measured import Measured, measure
 from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.errors import ProblemError
 from derive.formula.decimals import parse_positive
-from derive.problem.chips import Figure
-from derive.problem.timing import Timing
+from derive.problem.binding import bind_hardware
+from derive.problem.chips import Chip, Figure
+from derive.problem.kernel_spec import KernelSpec
+from derive.problem.timing import Timing, bind_timing
 
-__all__ = ["KernelNumbers", "NumbersSpec", "kernel_numbers"]
+__all__ = ["KernelNumbers", "NumbersSpec", "kernel_numbers", "kernel_of"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class KernelNumbers:
         binding: "compute" when I ≥ the effective ridge, else "memory".
         step: the kernel's times and bounds (None without both counts).
         measured: what a measurement implies (None without one).
+        timing: the efficiencies, overhead and measurements, exact.
+        chip: the chip the ceilings come from (None for typed numbers).
     """
 
     flops: sp.Rational | None
@@ -60,10 +64,34 @@ class KernelNumbers:
     step: StepTime | None
     measured: Measured | None
     timing: Timing
+    chip: Chip | None = None
+
+
+def kernel_of(spec: KernelSpec) -> KernelNumbers:
+    """Bind a kernel typed by its numbers (hardware, dtype, timing) and derive it.
+
+    Raises:
+        DeriveError: a count, a hardware number or a timing flag is not valid.
+    """
+    compute = spec.compute_dtype()
+    chip, peak, bandwidth, _ = bind_hardware(spec.hardware(), compute)
+    return kernel_numbers(
+        NumbersSpec(spec.flops, spec.bytes, spec.intensity),
+        peak,
+        bandwidth,
+        compute,
+        bind_timing(spec.timing),
+        chip,
+    )
 
 
 def kernel_numbers(
-    spec: NumbersSpec, peak: Figure, bandwidth: Figure, compute_dtype: str, timing: Timing
+    spec: NumbersSpec,
+    peak: Figure,
+    bandwidth: Figure,
+    compute_dtype: str,
+    timing: Timing,
+    chip: Chip | None = None,
 ) -> KernelNumbers:
     """Parse the counts exactly and derive the kernel's roofline, times and measurement."""
     if spec.intensity is not None and (spec.flops is not None or spec.bytes is not None):
@@ -112,4 +140,5 @@ def kernel_numbers(
             lower_bound=step.nominal_lower if step is not None else None,
         ),
         timing=timing,
+        chip=chip,
     )

@@ -14,6 +14,9 @@
 - ``verdict_text``: the verdict as text or JSON.
 - ``model_claims``: a claim about a whole-model quantity (``params``, ``kv_bytes_per_token``,
   ``max_batch``, ``mfu``, …), read and judged; ``model_verdict_text`` prints it.
+- ``kernel_claims``, ``kernel_slips``, ``kernel_check``: a claim about a kernel given by its
+  numbers (``derive check --flops … --bytes …``; a :class:`~derive.problem.kernel_spec.KernelSpec`
+  from Python): its quantities, the slips named, and the verdict printed.
 
 Claims are read only by :mod:`derive.formula`; nothing here evaluates text.
 The command ``derive check`` is :mod:`derive.commands.check` (and ``grade`` for CSVs).

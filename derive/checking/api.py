@@ -14,7 +14,8 @@ return frozen records. :func:`check` also takes a whole-model problem
 (:class:`~derive.problem.model_spec.ModelSpec`, or a set's
 :class:`~derive.problem.problem_set.ModelEntry`) and a model quantity (``params``,
 ``kv_bytes_per_token``, ``max_batch``, ``mfu``, …; see
-:mod:`derive.checking.model_claims`). A claim that cannot be read is a verdict (``UNREADABLE``, with
+:mod:`derive.checking.model_claims`), and a kernel given by its numbers
+(:class:`~derive.problem.kernel_spec.KernelSpec`; see :mod:`derive.checking.kernel_claims`). A claim that cannot be read is a verdict (``UNREADABLE``, with
 the reason and the position), not an exception; a problem that cannot be bound, an
 unknown quantity or a bad tolerance raise :class:`~derive.errors.DeriveError` (those
 are the caller's mistakes, not the student's).
@@ -40,6 +41,7 @@ from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula.answer import position_of
 from derive.problem.binding import ProblemSpec
+from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.problem_set import ModelEntry, ProblemEntry
 
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from derive.checking.chain import ChainResult
     from derive.checking.claims import Claim
     from derive.checking.judge import Judgement
+    from derive.checking.kernel_check import KernelDetail
     from derive.checking.model_claims import ModelClaim, ModelJudgement
     from derive.declare.registry import Registry
     from derive.model.analysis import ModelAnalysis
@@ -62,7 +65,7 @@ __all__ = [
     "model_analysis_for",
 ]
 
-Problem: TypeAlias = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry
+Problem: TypeAlias = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec
 Tolerance: TypeAlias = str | Fraction | sp.Rational
 
 
@@ -118,7 +121,7 @@ class CheckResult:
     reason: str | None = None
     position: int | None = None
     relative_error: str | None = None
-    detail: ClaimDetail | ModelDetail | ParseError | None = field(
+    detail: ClaimDetail | ModelDetail | KernelDetail | ParseError | None = field(
         default=None, repr=False, compare=False
     )
     """The internal judgement (for the command line's JSON), or the refusal; not part of the API."""
@@ -161,13 +164,16 @@ def _spec_of(problem: Problem) -> ProblemSpec:
         return problem.spec
     if isinstance(problem, ProblemSpec):
         return problem
-    if isinstance(problem, ModelEntry | ModelSpec):
-        raise ProblemError(
-            "problem", "a whole-model problem: only single claims are checked (derive.check)"
+    if isinstance(problem, ModelEntry | ModelSpec | KernelSpec):
+        what = (
+            "a kernel by its numbers"
+            if isinstance(problem, KernelSpec)
+            else "a whole-model problem"
         )
+        raise ProblemError("problem", f"{what}: only single claims are checked (derive.check)")
     raise ProblemError(
         "problem",
-        "expected a ProblemSpec, a ModelSpec or a problem of a problem set, "
+        "expected a ProblemSpec, a ModelSpec, a KernelSpec or a problem of a problem set, "
         f"got {type(problem).__name__}",
     )
 
@@ -291,9 +297,11 @@ def check(
     """Judge one claim about one quantity of a problem.
 
     Args:
-        problem: a ProblemSpec or a ModelSpec, or a problem of a problem set (either kind).
+        problem: a ProblemSpec or a ModelSpec, or a problem of a problem set (either kind),
+            or a :class:`~derive.problem.kernel_spec.KernelSpec` (a kernel by its numbers).
         quantity: one of :data:`derive.checking.quantities.QUANTITIES` (an operator
-            problem) or of :data:`derive.checking.model_claims.MODEL_QUANTITIES` (a model).
+            problem), of :data:`derive.checking.model_claims.MODEL_QUANTITIES` (a model) or
+            of :data:`derive.checking.kernel_claims.KERNEL_QUANTITIES` (a kernel).
         claim: what the student typed (``240 FLOPs/byte``, ``B \\geq 121``, ``\\frac{2BDF}{...}``).
         rtol: relative tolerance for numbers (text such as ``"0.01"``, or an exact fraction).
         hide_expected: leave the expected answer out (verdict and diagnosis only; a diagnosis
@@ -310,6 +318,10 @@ def check(
 
     if isinstance(problem, ModelSpec | ModelEntry):
         return _check_model(problem, quantity, claim, _rtol(rtol), hide_expected, syntax, operators)
+    if isinstance(problem, KernelSpec):
+        from derive.checking.kernel_check import check_kernel
+
+        return check_kernel(problem, quantity, claim, _rtol(rtol), hide_expected, syntax)
     _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)
     try:

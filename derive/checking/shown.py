@@ -16,7 +16,7 @@ from derive.checking.words import approx, compact, exact_decimal, formula_text
 from derive.formula.decimals import fmt_decimal
 from derive.formula.units import Dimension, describe_dimension
 
-__all__ = ["hide", "show_expected", "show_value"]
+__all__ = ["hide", "show_expected", "show_number", "show_value"]
 
 
 def _unit(quantity: str) -> str:
@@ -42,6 +42,13 @@ def _number(value: sp.Rational, unit: str, dimension: Dimension | None) -> str:
                 text += f" ({fmt_decimal(value * scale)} {name})"
                 break
     return text
+
+
+def show_number(value: sp.Rational, dimension: Dimension, fraction: bool = False) -> str:
+    """A number in ``dimension``'s base unit as the worked solution prints it (a fraction also as a percentage)."""
+    unit = describe_dimension(dimension)[1]
+    text = _number(value, f" {unit}" if unit else "", dimension)
+    return f"{text} ({fmt_decimal(value * 100)}%)" if fraction else text
 
 
 def show_value(value: sp.Expr, quantity: str) -> str:

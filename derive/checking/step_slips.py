@@ -20,24 +20,35 @@ Each sentence ends with `` — exact is …`` so the answer can be kept back
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
+from derive.analysis.measured import Measured
 from derive.analysis.step import StepTime, compose
 from derive.checking.context import Context
 from derive.checking.matching import match
 from derive.checking.quantities import Target
 from derive.checking.words import approx, sci
 from derive.formula.decimals import fmt_decimal
+from derive.problem.chips import Chip, Figure
+from derive.problem.timing import Timing
 
-__all__ = ["step_slips"]
+__all__ = [
+    "Ceiling",
+    "seconds",
+    "slip_sentences",
+    "sparse_figure",
+    "step_slips",
+    "time_slips",
+    "utilisation_slips",
+]
 
 Slip = tuple[sp.Expr | None, str]  # (the value the slip gives, its sentence stem)
 
 
-def _seconds(value: sp.Expr) -> str:
+def seconds(value: sp.Expr) -> str:
     """A time for prose: ``2.5018e-3 s (2.5018 ms)``."""
     if not value.is_Rational or value <= 0:
         return f"{value} s"
@@ -56,12 +67,17 @@ def _nominal(step: StepTime) -> StepTime | None:
     return compose(kernels, replace(c, compute_efficiency=sp.Integer(1), memory_efficiency=1))
 
 
-def _time_slips(quantity: str, step: StepTime) -> list[Slip]:
+def time_slips(quantity: str, step: StepTime) -> list[Slip]:
+    """The slips of a claimed step bound (``t_lower``, ``t_lower_overlapped``, ``t_upper``).
+
+    The single roofline is a slip only for a step of several kernels: for one kernel it is
+    that kernel's own bound (less its launch overhead, a slip named on its own).
+    """
     n = len(step.kernels)
     single = (
-        step.single_roofline_t_lower,
+        step.single_roofline_t_lower if n > 1 else None,
         f"this is the single roofline of the whole step, max(Σ T_math, Σ T_mem) = "
-        f"{_seconds(step.single_roofline_t_lower)}: it treats the {n} kernels as one, but each "
+        f"{seconds(step.single_roofline_t_lower)}: it treats the {n} kernels as one, but each "
         "kernel overlaps only its own compute and memory, so the bound is the sum per kernel, "
         "Σ_k max(T_math,k, T_mem,k)",
     )
@@ -102,7 +118,7 @@ def _time_slips(quantity: str, step: StepTime) -> list[Slip]:
             (
                 step.t_lower - step.launch_overhead,
                 f"the launch overhead is left out: {step.launches} launches add "
-                f"{_seconds(step.launch_overhead)}",
+                f"{seconds(step.launch_overhead)}",
             )
         )
     nominal = _nominal(step)
@@ -119,10 +135,50 @@ def _time_slips(quantity: str, step: StepTime) -> list[Slip]:
     return out
 
 
-def _utilisation_slips(a: Analysis, quantity: str, value: sp.Expr) -> list[Slip]:
-    m = a.measured
-    assert m is not None  # the target exists, so the measurement does
+@dataclass(frozen=True)
+class Ceiling:
+    """What a measured rate is read against: the ceilings, their efficiencies, the chip's sparse figure.
+
+    Attributes:
+        peak, bandwidth: π and β (exact).
+        compute_dtype: the dtype whose peak π is.
+        timing: the efficiencies given (η_c, η_m).
+        chip: the chip (for its sparse figure), or None for typed numbers.
+        mac: True when the FLOPs are multiply-accumulates (a MAC is 2 FLOPs).
+        fraction_of_peak: what the roofline allows, FLOPs / (T_lower·π), when known.
+    """
+
+    peak: sp.Rational
+    bandwidth: sp.Rational
+    compute_dtype: str
+    timing: Timing
+    chip: Chip | None
+    mac: bool
+    fraction_of_peak: sp.Expr | None
+
+
+def _ceiling_of(a: Analysis) -> Ceiling:
     p = a.problem
+    return Ceiling(
+        peak=p.peak.value,
+        bandwidth=p.bandwidth.value,
+        compute_dtype=p.compute_dtype,
+        timing=p.timing,
+        chip=p.chip,
+        mac="multiply-accumulate" in p.operator.doc or "matmul" in p.operator.name,
+        fraction_of_peak=a.step.fraction_of_peak if a.step is not None else None,
+    )
+
+
+def sparse_figure(chip: Chip | None, compute_dtype: str, dense: sp.Rational) -> Figure | None:
+    """The chip's 2:4 sparse figure for ``compute_dtype`` when it differs from the dense peak."""
+    sparse = dict(chip.sparse) if chip is not None else {}
+    figure = sparse.get(compute_dtype)
+    return figure if figure is not None and figure.value != dense else None
+
+
+def utilisation_slips(quantity: str, value: sp.Expr, m: Measured, c: Ceiling) -> list[Slip]:
+    """The slips of an MFU or MBU claim (``value`` is the exact one)."""
     out: list[Slip] = [
         (
             value * 100,
@@ -142,53 +198,68 @@ def _utilisation_slips(a: Analysis, quantity: str, value: sp.Expr) -> list[Slip]
             )
         )
     if quantity == "mbu":
-        eta = p.timing.memory_efficiency
+        eta = c.timing.memory_efficiency
         if eta != 1 and m.bytes_per_s is not None:
             out.append(
                 (
-                    m.bytes_per_s / (p.bandwidth.value * eta),
+                    m.bytes_per_s / (c.bandwidth * eta),
                     "this divides by the derated bandwidth β·η; MBU is against the nominal β",
                 )
             )
         return out
     flops_per_s = m.flops_per_s
     assert flops_per_s is not None
-    sparse = dict(p.chip.sparse) if p.chip is not None else {}
-    if p.compute_dtype in sparse:
-        figure = sparse[p.compute_dtype]
+    figure = sparse_figure(c.chip, c.compute_dtype, c.peak)
+    if figure is not None:
         out.append(
             (
                 flops_per_s / figure.value,
-                f"this divides by the {p.chip.name} {p.compute_dtype} sparse figure "  # type: ignore[union-attr]
+                f"this divides by the {c.chip.name} {c.compute_dtype} sparse figure "  # type: ignore[union-attr]
                 f"({figure.text} FLOP/s, 2:4 structured sparsity); MFU is against the dense peak "
-                f"{sci(p.peak.value)} FLOP/s",
+                f"{sci(c.peak)} FLOP/s",
             )
         )
-    eta = p.timing.compute_efficiency
+    eta = c.timing.compute_efficiency
     if eta != 1:
         out.append(
             (
-                flops_per_s / (p.peak.value * eta),
+                flops_per_s / (c.peak * eta),
                 "this divides by the derated peak π·η; MFU is against the nominal peak π",
             )
         )
-    mac = "multiply-accumulate" in p.operator.doc or "matmul" in p.operator.name
     out.append(
         (
             value / 2,
             "MACs counted as one FLOP: this is half the MFU (a multiply-accumulate is 2 FLOPs)"
-            if mac
+            if c.mac
             else "this is half the MFU: FLOPs counted once where the operator counts two",
         )
     )
-    if a.step is not None:
+    if c.fraction_of_peak is not None:
         out.append(
             (
-                a.step.fraction_of_peak,
+                c.fraction_of_peak,
                 "this is the fraction of peak the roofline allows, FLOPs / (T_lower·π), not "
                 "the measured MFU (FLOPs / (T_measured·π))",
             )
         )
+    return out
+
+
+def slip_sentences(
+    slips: list[Slip], claim: sp.Expr, value: sp.Expr, exact: str, rtol: sp.Rational
+) -> list[str]:
+    """The sentences of the slips ``claim`` matches, each ending `` — exact is {exact}``.
+
+    A slip that gives the exact value, or a value an earlier slip already explained, is skipped.
+    """
+    out, said = [], [value]
+    for slip, stem in slips:
+        if slip is None or any(slip == other for other in said):
+            continue  # the same value is already explained (Σ T_math is the single roofline)
+        if match(claim, Target(slip), rtol) is not None:
+            out.append(f"{stem} — exact is {exact}")
+            said.append(slip)
     return out
 
 
@@ -199,17 +270,11 @@ def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> l
     if value is None or not claim.is_number:
         return []
     if quantity in ("mfu", "mbu"):
-        slips = _utilisation_slips(a, quantity, value)
+        assert a.measured is not None  # the target exists, so the measurement does
+        slips = utilisation_slips(quantity, value, a.measured, _ceiling_of(a))
         exact = approx(value)
     else:
         assert a.step is not None  # the target exists, so the step does
-        slips = _time_slips(quantity, a.step)
-        exact = _seconds(value)
-    out, said = [], [value]
-    for slip, stem in slips:
-        if slip is None or any(slip == other for other in said):
-            continue  # the same value is already explained (Σ T_math is the single roofline)
-        if match(claim, Target(slip), ctx.rtol) is not None:
-            out.append(f"{stem} — exact is {exact}")
-            said.append(slip)
-    return out
+        slips = time_slips(quantity, a.step)
+        exact = seconds(value)
+    return slip_sentences(slips, claim, value, exact, ctx.rtol)

@@ -23,8 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from derive.checking.context import DEFAULT_RTOL, parse_rtol
+from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
 from derive.checking.serving_claims import SERVING_QUANTITIES
+from derive.commands.check_kernel import KERNEL_ONLY, kernel_claim, refuse_kernel_mix
 from derive.commands.check_model import (
     MODEL_FLAGS,
     add_model_flags,
@@ -43,8 +45,10 @@ from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry, ProblemEntry,
 
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
 
-ALL_QUANTITIES = tuple(dict.fromkeys(QUANTITIES + MODEL_ASK_KEYS + SERVING_QUANTITIES))
-"""What ``--quantity`` may name: an operator's quantities, then a whole model's and its serving step's."""
+ALL_QUANTITIES = tuple(
+    dict.fromkeys(QUANTITIES + MODEL_ASK_KEYS + SERVING_QUANTITIES + KERNEL_QUANTITIES)
+)
+"""What ``--quantity`` may name: an operator's quantities, a whole model's, its serving step's, a kernel's."""
 
 _PROBLEM_FLAGS = (
     "dtype",
@@ -67,7 +71,10 @@ def add_check_parser(
     p = sub.add_parser(
         "check", help="judge a claimed quantity or a whole derivation against the exact answer"
     )
+    from derive.commands.cli import add_kernel_flags
+
     add_problem_flags(p, operator_optional=True)
+    add_kernel_flags(p)
     add_model_flags(p)
     p.add_argument(
         "--quantity",
@@ -75,7 +82,8 @@ def add_check_parser(
         metavar="Q",
         help=f"the quantity claimed: {', '.join(QUANTITIES)}; "
         f"of a whole model (OPERATOR names a model): {', '.join(MODEL_ASK_KEYS)}; "
-        f"of its serving step (--phase): {', '.join(SERVING_QUANTITIES)}",
+        f"of its serving step (--phase): {', '.join(SERVING_QUANTITIES)}; "
+        f"of a kernel by its numbers (--flops/--bytes): {', '.join(KERNEL_QUANTITIES)}",
     )
     p.add_argument(
         "--claim", metavar="TEXT", help="the claimed value or formula, LaTeX or plain text"
@@ -204,6 +212,12 @@ def _claim(args: argparse.Namespace) -> int:
         raise ProblemError(
             "--quantity", f"--claim needs --quantity (one of {', '.join(ALL_QUANTITIES)})"
         )
+    if args.quantity in KERNEL_ONLY:
+        raise ProblemError(
+            f"--quantity {args.quantity}",
+            "a quantity of a kernel by its numbers: give --flops and --bytes (or --intensity) "
+            "and a chip, without an operator, model or problem set",
+        )
     spec, operators = problem_of(args)
     if is_model(spec):
         assert isinstance(spec, ModelSpec | ModelEntry)
@@ -288,6 +302,10 @@ def _derivation(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """The handler of ``derive check``: 0 right, 1 wrong; errors raise :class:`DeriveError` (exit 2)."""
     parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
+    from derive.commands.cli import is_kernel
+
+    if is_kernel(args):
+        refuse_kernel_mix(args)  # an operator, a set or a derivation with a kernel's numbers
     given = [n for n in ("claim", "chain", "answers") if getattr(args, n) is not None]
     if len(given) != 1:
         raise ProblemError(
@@ -307,4 +325,6 @@ def run(args: argparse.Namespace) -> int:
                 "each row names its problem and quantity; give no --problem or --quantity",
             )
         return grade(args)
+    if is_kernel(args):
+        return kernel_claim(args)
     return _claim(args) if args.claim is not None else _derivation(args)

@@ -23,7 +23,17 @@ if TYPE_CHECKING:
     from derive.problem.binding import ProblemSpec
     from derive.problem.timing import TimingSpec
 
-__all__ = ["ProblemFlags", "Subparsers", "build_parser", "load_engine", "main", "run"]
+__all__ = [
+    "KERNEL_FLAGS",
+    "ProblemFlags",
+    "Subparsers",
+    "add_kernel_flags",
+    "build_parser",
+    "is_kernel",
+    "load_engine",
+    "main",
+    "run",
+]
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[_Parser]"
 """What ``ArgumentParser.add_subparsers`` returns: each command module adds its parser to it."""
@@ -121,6 +131,25 @@ def add_timing_flags(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, metavar=metavar, help=helptext)
 
 
+KERNEL_FLAGS = (
+    ("--flops", "a kernel by its numbers: its FLOPs (no operator), e.g. 1e12"),
+    ("--bytes", "a kernel by its numbers: the bytes it moves, e.g. 2.5e9"),
+    ("--intensity", "a kernel by its intensity alone, FLOPs per byte"),
+)
+"""The flags that give a kernel by its numbers (``derive solve`` and ``derive check``)."""
+
+
+def add_kernel_flags(parser: argparse.ArgumentParser) -> None:
+    """``--flops``, ``--bytes`` and ``--intensity``: a kernel by its numbers, no operator."""
+    for flag, helptext in KERNEL_FLAGS:
+        parser.add_argument(flag, metavar="N", help=helptext)
+
+
+def is_kernel(args: argparse.Namespace) -> bool:
+    """True when the flags give a kernel by its numbers."""
+    return any(getattr(args, flag[2:], None) is not None for flag, _ in KERNEL_FLAGS)
+
+
 def timing_from_args(args: argparse.Namespace) -> TimingSpec:
     """The timing flags as typed."""
     from derive.problem.timing import TimingSpec
@@ -174,12 +203,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
     add_problem_flags(solve, operator_optional=True)
-    for flag, helptext in (
-        ("--flops", "a kernel by its numbers: its FLOPs (no operator), e.g. 1e12"),
-        ("--bytes", "a kernel by its numbers: the bytes it moves, e.g. 2.5e9"),
-        ("--intensity", "a kernel by its intensity alone, FLOPs per byte"),
-    ):
-        solve.add_argument(flag, metavar="N", help=helptext)
+    add_kernel_flags(solve)
     solve.add_argument("--format", choices=("md", "json"), default="md")
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     chips.add_argument("--format", choices=("text", "md", "json"), default="text")
@@ -230,7 +254,7 @@ def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    if args.flops is not None or args.bytes is not None or args.intensity is not None:
+    if is_kernel(args):
         from derive.commands.kernel import run_kernel_numbers
 
         return run_kernel_numbers(args)

@@ -6,30 +6,32 @@ import argparse
 import json
 import sys
 
-from derive.analysis.kernel_numbers import KernelNumbers, NumbersSpec, kernel_numbers
+from derive.analysis.kernel_numbers import KernelNumbers, kernel_of
 from derive.errors import ProblemError
 from derive.present.json_export import measured_json, step_json
 from derive.present.render import render
-from derive.problem.binding import ProblemSpec, bind_hardware
-from derive.problem.dtypes import get_dtype
-from derive.problem.timing import bind_timing
+from derive.problem.kernel_spec import KernelSpec
 from derive.solution.number_steps import number_steps, numbers_given, numbers_verdict
 
-__all__ = ["kernel_json", "kernel_markdown", "run_kernel_numbers"]
+__all__ = ["kernel_json", "kernel_markdown", "kernel_spec_of", "run_kernel_numbers"]
 
 
-def _compute(args: argparse.Namespace) -> str:
-    if args.compute:
-        return get_dtype(args.compute).compute_as
-    if len(args.dtype) == 1 and "=" not in args.dtype[0]:
-        return get_dtype(args.dtype[0]).compute_as
-    if args.peak is not None and not args.dtype:
-        return "given"  # the peak typed is the one used, whatever the dtype
-    if args.dtype:
-        raise ProblemError(
-            "--dtype", "a kernel by its numbers takes one dtype (or --compute DTYPE) for its peak"
-        )
-    return "bf16"  # the peak a kernel's numbers are read against unless --compute says otherwise
+def kernel_spec_of(args: argparse.Namespace) -> KernelSpec:
+    """The kernel the flags of ``derive solve``/``derive check`` describe (``--flops``, ``--chip``, …)."""
+    from derive.commands.cli import timing_from_args
+
+    return KernelSpec(
+        flops=args.flops,
+        bytes=args.bytes,
+        intensity=args.intensity,
+        chip=args.chip,
+        peak=args.peak,
+        bandwidth=args.bandwidth,
+        link_bandwidth=args.link_bandwidth,
+        compute=args.compute,
+        dtypes=tuple(args.dtype),
+        timing=timing_from_args(args),
+    )
 
 
 def kernel_markdown(kernel: KernelNumbers) -> str:
@@ -69,29 +71,12 @@ def kernel_json(kernel: KernelNumbers) -> dict[str, object]:
 
 def run_kernel_numbers(args: argparse.Namespace) -> int:
     """Derive and print a kernel given by ``--flops``/``--bytes`` or ``--intensity``."""
-    from derive.commands.cli import timing_from_args
-
     if args.operator is not None:
         raise ProblemError(
             f"derive solve {args.operator}",
             "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
         )
-    compute = _compute(args)
-    spec = ProblemSpec(
-        operator="kernel",
-        chip=args.chip,
-        peak=args.peak,
-        bandwidth=args.bandwidth,
-        link_bandwidth=args.link_bandwidth,
-    )
-    _, peak, bandwidth, _ = bind_hardware(spec, compute)
-    kernel = kernel_numbers(
-        NumbersSpec(args.flops, args.bytes, args.intensity),
-        peak,
-        bandwidth,
-        compute,
-        bind_timing(timing_from_args(args)),
-    )
+    kernel = kernel_of(kernel_spec_of(args))
     if args.format == "json":
         sys.stdout.write(json.dumps(kernel_json(kernel), indent=2, ensure_ascii=False) + "\n")
     else:

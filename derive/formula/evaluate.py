@@ -55,7 +55,7 @@ def _known(symbols: Symbols) -> str:
         return "no symbols are known here"
     dims = [n for n in sorted(symbols) if n not in _GIVEN_NAMES]
     given = [n for n in _GIVEN_NAMES if n in symbols]
-    text = "the problem's dims are " + ", ".join(dims)
+    text = "the problem's dims are " + ", ".join(dims) if dims else "the problem has no dims"
     if "pi" in given:
         text += "; \\pi and \\beta are the peak and the bandwidth"
     return text

@@ -1,0 +1,144 @@
+"""``derive.check`` for a kernel given by its numbers, and how its verdict prints.
+
+::
+
+    >>> import derive
+    >>> from derive.problem.kernel_spec import KernelSpec
+    >>> kernel = KernelSpec(flops="1e12", bytes="2.5e9", chip="h100")
+    >>> derive.check(kernel, "intensity", "400 FLOPs/byte").verdict
+    <Verdict.CORRECT: 'correct'>
+
+The kernel is derived once per spec (cached, immutable); the claim is read and judged by
+:mod:`derive.checking.kernel_claims`. The verdict is a
+:class:`~derive.checking.api.CheckResult` like every other claim's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from derive.analysis.kernel_numbers import KernelNumbers, kernel_of
+from derive.checking.kernel_claims import (
+    KernelClaim,
+    KernelJudgement,
+    judge_kernel_claim,
+    read_kernel_claim,
+    shown_expected,
+)
+from derive.checking.matching import as_percent
+from derive.checking.quantities import Target
+from derive.checking.shown import hide
+from derive.checking.verdict import Verdict
+from derive.errors import ParseError
+from derive.formula.answer import position_of
+from derive.formula.decimals import fmt_decimal
+from derive.problem.kernel_spec import KernelSpec
+
+if TYPE_CHECKING:
+    from derive.checking.api import CheckResult
+
+__all__ = ["KernelDetail", "check_kernel", "kernel_claim_json", "kernel_claim_text", "kernel_for"]
+
+
+@dataclass(frozen=True)
+class KernelDetail:
+    """What the command line prints beyond the record of a kernel claim."""
+
+    kernel: KernelNumbers
+    claim: KernelClaim
+    judgement: KernelJudgement
+
+
+@lru_cache(maxsize=64)
+def kernel_for(spec: KernelSpec) -> KernelNumbers:
+    """The kernel a spec describes, derived (cached).
+
+    Raises:
+        DeriveError: a count, a hardware number or a timing flag is not valid.
+    """
+    return kernel_of(spec)
+
+
+def check_kernel(
+    spec: KernelSpec,
+    quantity: str,
+    claim: str,
+    rtol: sp.Rational,
+    hide_expected: bool = False,
+    syntax: str = "auto",
+) -> CheckResult:
+    """Judge one claim about one quantity of a kernel given by its numbers.
+
+    Raises:
+        DeriveError: the kernel cannot be derived, or it has no such quantity.
+    """
+    from derive.checking.api import CheckResult
+
+    kernel = kernel_for(spec)
+    try:
+        read = read_kernel_claim(kernel, quantity, claim, syntax)
+    except ParseError as e:
+        return CheckResult(
+            Verdict.UNREADABLE, quantity, claim, None, (), None, e.why, position_of(e.why), detail=e
+        )
+    j = judge_kernel_claim(kernel, quantity, read, rtol)
+    diagnosis = hide(j.diagnosis, Target(j.exact)) if hide_expected else j.diagnosis
+    return CheckResult(
+        j.verdict,
+        quantity,
+        claim,
+        read.read_as,
+        diagnosis,
+        None if hide_expected else shown_expected(quantity, j.exact),
+        relative_error=None if j.relative_error is None else as_percent(j.relative_error),
+        detail=KernelDetail(kernel, read, j),
+    )
+
+
+def _kernel_json(kernel: KernelNumbers) -> dict[str, object]:
+    """The kernel judged against: its counts and ceilings (exact strings)."""
+    return {
+        "flops": None if kernel.flops is None else str(kernel.flops),
+        "bytes": None if kernel.bytes is None else str(kernel.bytes),
+        "intensity": str(kernel.intensity),
+        "chip": None if kernel.chip is None else kernel.chip.name,
+        "compute_dtype": kernel.compute_dtype,
+        "peak": str(kernel.peak.value),
+        "bandwidth": str(kernel.bandwidth.value),
+    }
+
+
+def kernel_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object]:
+    """The verdict as JSON (exact values as strings; expected values None when hidden)."""
+    detail = result.detail
+    assert isinstance(detail, KernelDetail)  # a judged kernel claim carries its detail
+    hidden = result.expected is None
+    j, claim = detail.judgement, detail.claim
+    return {
+        "verdict": result.verdict.value,
+        "quantity": result.quantity,
+        "claim": result.claim,
+        "read_as": result.read_as,
+        "claimed": str(claim.value),
+        "unit": claim.answer.unit.text if claim.answer.unit else None,
+        "expected": None if hidden else str(j.exact),
+        "expected_value": None if hidden or j.exact.is_Integer else fmt_decimal(j.exact),
+        "expected_text": result.expected,
+        "expected_hidden": hidden,
+        "relative_error": result.relative_error,
+        "rtol": str(rtol),
+        "matched": None if j.how is None else j.how.value,
+        "diagnosis": list(result.diagnosis),
+        "kernel": _kernel_json(detail.kernel),
+    }
+
+
+def kernel_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
+    """The verdict in a few lines, as a model claim's prints."""
+    from derive.checking.model_verdict_text import model_claim_text
+
+    return model_claim_text(result, rtol)

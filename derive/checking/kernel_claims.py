@@ -1,0 +1,322 @@
+"""Judging a claim about a kernel given by its numbers (``derive check --flops … --bytes … --chip …``).
+
+The kernel is derived by :func:`derive.analysis.kernel_numbers.kernel_of`, as for
+``derive solve --flops …``; its quantities are named as that command's JSON names them:
+
+- ``intensity``, ``ridge``, ``effective_ridge`` (π·η_c / (β·η_m)), in FLOPs/byte;
+- ``attainable`` (FLOP/s) and ``fraction_of_peak`` (attainable / π);
+- ``t_math``, ``t_mem``, ``t_lower``, ``t_upper`` (the step's, with the launch overhead and
+  the efficiencies), in seconds: these need both counts (``--flops`` and ``--bytes``);
+- ``mfu``, ``mbu``: what a measured run implies.
+
+A claim is a number, read as every claim is (:func:`derive.formula.answer.read_answer`):
+a unit that must measure what the quantity measures (converted exactly), ``\\pi`` and
+``\\beta`` for the chip's peak and bandwidth, a percentage for a fraction, a left side
+that names the quantity (``T_{lower} = 1.27 ms``). It is right when it equals the exact
+value or lies within the tolerance; a wrong one is explained by the slips of
+:mod:`derive.checking.kernel_slips`, a unit confusion or a power of ten.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.analysis.kernel_numbers import KernelNumbers
+from derive.checking.claims import BANDWIDTH, PEAK
+from derive.checking.matching import How, as_percent, check_size, match, relative_error
+from derive.checking.names import NAMES, normalise_name
+from derive.checking.quantities import Target
+from derive.checking.shown import show_number
+from derive.checking.verdict import Verdict
+from derive.checking.words import approx, exact_decimal, sci
+from derive.errors import ParseError, ProblemError
+from derive.formula import parse_formula
+from derive.formula.answer import Answer, read_answer
+from derive.formula.limits import show
+from derive.formula.units import Dimension, describe_dimension, unit_alternatives
+
+__all__ = [
+    "KERNEL_QUANTITIES",
+    "KernelClaim",
+    "KernelJudgement",
+    "exact_text",
+    "judge_kernel_claim",
+    "kernel_quantities",
+    "kernel_value",
+    "read_kernel_claim",
+    "shown_expected",
+]
+
+
+@dataclass(frozen=True)
+class _Quantity:
+    """What a kernel quantity measures, its name in prose and what it needs."""
+
+    dimension: Dimension
+    name: str
+    needs: str = ""
+    fraction: bool = False
+
+
+_COUNTS = "both counts, --flops and --bytes (an intensity alone gives no times)"
+_MEASURED = "a measured run: --measured-time TIME (with both counts) or --measured-{}-per-s R"
+_TABLE: dict[str, _Quantity] = {
+    "intensity": _Quantity(Dimension.INTENSITY, "intensity"),
+    "ridge": _Quantity(Dimension.INTENSITY, "ridge point π/β"),
+    "effective_ridge": _Quantity(Dimension.INTENSITY, "derated ridge point π·η_c/(β·η_m)"),
+    "attainable": _Quantity(Dimension.FLOP_RATE, "attainable FLOP/s"),
+    "fraction_of_peak": _Quantity(Dimension.COUNT, "fraction of peak", fraction=True),
+    "t_math": _Quantity(Dimension.TIME, "T_math", _COUNTS),
+    "t_mem": _Quantity(Dimension.TIME, "T_mem", _COUNTS),
+    "t_lower": _Quantity(Dimension.TIME, "lower bound T_lower", _COUNTS),
+    "t_upper": _Quantity(Dimension.TIME, "upper bound T_upper", _COUNTS),
+    "mfu": _Quantity(Dimension.COUNT, "MFU", _MEASURED.format("flops"), fraction=True),
+    "mbu": _Quantity(Dimension.COUNT, "MBU", _MEASURED.format("bytes"), fraction=True),
+}
+KERNEL_QUANTITIES: tuple[str, ...] = tuple(_TABLE)
+"""Every quantity of a kernel by its numbers a claim may be about (the JSON keys of ``derive solve --flops``)."""
+
+_MORE_NAMES = {
+    "attainable": ("attainable", "p_attainable", "p", "perf", "performance", "attainableflop/s"),
+    "fraction_of_peak": ("fraction_of_peak", "fractionofpeak", "fraction", "f_peak"),
+    "effective_ridge": ("effective_ridge", "ridge_eff", "ridge_effective", "i_ridge,eff"),
+}
+_NAMED = {**NAMES, **{s: q for q, spellings in _MORE_NAMES.items() for s in spellings}}
+_PERCENT = re.compile(r"\s*\\?%\s*$")
+
+
+def kernel_value(kernel: KernelNumbers, quantity: str) -> sp.Rational | None:
+    """The exact value of ``quantity`` for ``kernel``, or None when the kernel has none."""
+    step, measured = kernel.step, kernel.measured
+    values: dict[str, sp.Expr | None] = {
+        "intensity": kernel.intensity,
+        "ridge": kernel.ridge,
+        "effective_ridge": kernel.effective_ridge,
+        "attainable": kernel.attainable,
+        "fraction_of_peak": kernel.fraction_of_peak,
+        "t_math": step.t_math if step else None,
+        "t_mem": step.t_mem if step else None,
+        "t_lower": step.t_lower if step else None,
+        "t_upper": step.t_upper if step else None,
+        "mfu": measured.mfu if measured else None,
+        "mbu": measured.mbu if measured else None,
+    }
+    return values.get(quantity)
+
+
+def kernel_quantities(kernel: KernelNumbers) -> tuple[str, ...]:
+    """The quantities this kernel has (times need both counts, MFU/MBU a measurement)."""
+    return tuple(q for q in KERNEL_QUANTITIES if kernel_value(kernel, q) is not None)
+
+
+def _target(kernel: KernelNumbers, quantity: str) -> sp.Rational:
+    """The exact value, or a ProblemError naming what the kernel lacks and what it has."""
+    has = ", ".join(kernel_quantities(kernel))
+    if quantity not in _TABLE:
+        raise ProblemError(
+            f"--quantity {quantity}",
+            f"not a quantity of a kernel by its numbers; this kernel's are {has}",
+        )
+    value = kernel_value(kernel, quantity)
+    if value is None:
+        raise ProblemError(
+            f"--quantity {quantity}", f"needs {_TABLE[quantity].needs}; this kernel's are {has}"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class KernelClaim:
+    """A claim read for one kernel quantity.
+
+    Attributes:
+        text: as typed.
+        answer: the text taken apart.
+        value: the value in the quantity's base unit (FLOPs/byte, FLOP/s, s, a fraction).
+        named: the quantity the left side names, or None without one.
+        read_as: how it was read, in one line (``1.27 ms = 0.00127 s``).
+    """
+
+    text: str
+    answer: Answer
+    value: sp.Expr
+    named: str | None
+    read_as: str
+
+
+def _named(quantity: str, name: str, text: str) -> str:
+    """The quantity a left side names, or a ParseError saying how to write it."""
+    key = normalise_name(name)
+    found = _NAMED.get(key)
+    if found is None and key in ("t", "time") and _TABLE[quantity].dimension is Dimension.TIME:
+        found = quantity  # a bare T names whichever time is asked
+    if found is None:
+        raise ParseError(
+            f"claim {show(text)}",
+            f"the left side {show(name)} does not name the {_TABLE[quantity].name} "
+            f"(write the value alone, or as {quantity} = …)",
+        )
+    return found
+
+
+def read_kernel_claim(
+    kernel: KernelNumbers, quantity: str, text: str, syntax: str = "auto"
+) -> KernelClaim:
+    """Read ``text`` as a claim about ``quantity`` of ``kernel``.
+
+    Raises:
+        ParseError: unreadable (with a position where there is one); LimitError: too large;
+        ProblemError: the kernel has no such quantity.
+    """
+    _target(kernel, quantity)
+    if not isinstance(text, str):
+        raise ParseError("claim", f"expected text, got {type(text).__name__}")
+    symbols = {"pi": PEAK, "beta": BANDWIDTH}
+
+    def parse(value: str, what: str) -> tuple[sp.Expr, str]:
+        parsed = parse_formula(value, symbols, syntax, what)
+        return parsed.expr, parsed.syntax
+
+    percent = _TABLE[quantity].fraction and bool(_PERCENT.search(text))
+    answer = read_answer(_PERCENT.sub("", text) if percent else text, parse)
+    if answer.relation.is_order:
+        raise ParseError(
+            f"claim {show(text)}", f"give the {_TABLE[quantity].name} as a value, not an inequality"
+        )
+    named = _named(quantity, answer.name, text) if answer.name is not None else None
+    raw = answer.expr
+    value = raw.subs({PEAK: kernel.peak.value, BANDWIDTH: kernel.bandwidth.value})
+    read_as = _shown(raw)
+    if answer.unit is not None:
+        value = value * answer.unit.factor
+        read_as += f" {answer.unit.text}"
+        if answer.unit.factor != 1:
+            read_as += f" = {_shown(value)} {describe_dimension(answer.unit.dimension)[1]}"
+    elif value != raw:
+        read_as += f" = {_shown(value)}"
+    if percent:
+        value = value / 100
+        read_as += f"% = {_shown(value)}"
+    if answer.name is not None:
+        read_as = f"{answer.name} = {read_as}"
+    check_size(value, f"claim {show(text)}")
+    return KernelClaim(text, answer, value, named, read_as)
+
+
+def shown_expected(quantity: str, value: sp.Rational) -> str:
+    """The exact value with its unit and a decimal (a fraction also as a percentage)."""
+    q = _TABLE[quantity]
+    return show_number(value, q.dimension, q.fraction)
+
+
+def exact_text(value: sp.Rational) -> str:
+    """The exact value for prose: ``9.89e14`` for a large integer, else ``p/q ≈ 1.2``."""
+    return sci(value) if value.is_Integer else approx(value)
+
+
+def _shown(expr: sp.Expr) -> str:
+    return exact_decimal(expr) if expr.is_Rational else str(expr).replace("pi", "π")
+
+
+@dataclass(frozen=True)
+class KernelJudgement:
+    """The verdict on one kernel claim.
+
+    Attributes:
+        verdict: correct or incorrect.
+        exact: the exact value.
+        diagnosis: why, one sentence each (a clause `` — exact is …`` states the answer).
+        relative_error: the exact relative error (None when the unit is wrong).
+        how: how a right claim matched (exactly or within the tolerance).
+    """
+
+    verdict: Verdict
+    exact: sp.Rational
+    diagnosis: tuple[str, ...]
+    relative_error: sp.Rational | None = None
+    how: How | None = None
+
+
+def _wrong_unit(quantity: str, claim: KernelClaim) -> str:
+    unit = claim.answer.unit
+    assert unit is not None
+    said = describe_dimension(unit.dimension)[0]
+    q = _TABLE[quantity]
+    if q.fraction:
+        return f"the unit {unit.text} is {said}; the {q.name} is a fraction (0.42, or 42%)"
+    want, base = describe_dimension(q.dimension)
+    return f"the unit {unit.text} is {said}; the {q.name} is {want} in {base}"
+
+
+def _confusions(claim: KernelClaim, exact: sp.Rational, rtol: sp.Rational) -> list[str]:
+    """Another unit under which the number is right: GB for GiB, ms for s."""
+    unit = claim.answer.unit
+    if unit is None:
+        return []
+    out = []
+    for spelled, factor in unit_alternatives(unit):
+        if match(claim.value / unit.factor * factor, Target(exact), rtol) is not None:
+            out.append(
+                f"the number is right in {spelled}, but you wrote {unit.text} — exact is {exact_text(exact)}"
+            )
+    return out
+
+
+def _factor(what: str, claim: sp.Expr, exact: sp.Rational, rtol: sp.Rational) -> str | None:
+    """A power of ten, bits for bytes, or a factor of two between the claim and the answer."""
+    if not claim.is_Rational or claim == 0:
+        return None
+    ratio = claim / exact
+    for k in [k for k in range(-15, 16) if k]:
+        if abs(ratio / sp.Integer(10) ** k - 1) <= rtol:
+            return f"your {what} is off by a factor of 10^{k}: a power of ten slipped (check exponents and units)"
+    for factor in (sp.Integer(8), sp.Rational(1, 8)):
+        if abs(ratio / factor - 1) <= rtol:
+            return f"your {what} is off by a factor of {factor}: bits and bytes confused (8 bits per byte)"
+    for factor, said in ((sp.Integer(2), "twice"), (sp.Rational(1, 2), "half")):
+        if abs(ratio / factor - 1) <= rtol:
+            return f"your {what} is {said} the answer"
+    return None
+
+
+def judge_kernel_claim(
+    kernel: KernelNumbers, quantity: str, claim: KernelClaim, rtol: sp.Rational
+) -> KernelJudgement:
+    """Judge a claim read by :func:`read_kernel_claim` against the exact value."""
+    from derive.checking.kernel_slips import kernel_slip_sentences
+
+    exact = _target(kernel, quantity)
+    q = _TABLE[quantity]
+    unit = claim.answer.unit
+    if unit is not None and unit.dimension is not q.dimension:
+        return KernelJudgement(Verdict.INCORRECT, exact, (_wrong_unit(quantity, claim),))
+    value = claim.value
+    error = relative_error(value, exact)
+    if claim.named is not None and claim.named != quantity:
+        named = _TABLE[claim.named].name if claim.named in _TABLE else claim.named
+        said = f"the left side {claim.answer.name} names the {named}, but the quantity asked is the {q.name}"
+        return KernelJudgement(Verdict.INCORRECT, exact, (said,), error)
+    m = match(value, Target(exact), rtol)
+    if m is not None:
+        said = (
+            f"the claim equals the exact {q.name}"
+            if m.how is How.EXACT
+            else f"within {as_percent(rtol)} of the exact {q.name} (relative error "
+            f"{as_percent(m.relative_error or sp.Integer(0))}) — exact is {exact_text(exact)}"
+        )
+        return KernelJudgement(Verdict.CORRECT, exact, (said,), error, m.how)
+    found = _confusions(claim, exact, rtol) + kernel_slip_sentences(
+        kernel, quantity, value, exact, rtol
+    )
+    if not found:
+        factor = _factor(q.name, value, exact, rtol)
+        off = (
+            f"your {approx(value)} is off by {as_percent(error)} (tolerance {as_percent(rtol)})"
+            if error is not None
+            else "your claim is not a number"
+        )
+        found = [f"{factor or off} — exact is {exact_text(exact)}"]
+    return KernelJudgement(Verdict.INCORRECT, exact, tuple(found), error)
