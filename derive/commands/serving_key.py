@@ -100,8 +100,13 @@ def _figure(
                 mark if index == 0 else None,
             )
         )
+    devices = (
+        f"{phase.tp} device(s)"
+        if phase.replicas == 1
+        else f"{phase.replicas * phase.tp} devices ({phase.replicas} replicas of {phase.tp}, B each)"
+    )
     caption = (
-        f"{title}: decode tokens/s against the batch B on {phase.tp} device(s) "
+        f"{title}: decode tokens/s against the batch B on {devices} "
         "(the step's lower bound; memory capacity not checked), the matmuls' crossover B* marked"
     )
     figure = SweepFigure(f"{title}: decode tokens/s against B", "B", "tokens/s", tuple(series))
