@@ -178,3 +178,17 @@ def test_a_set_and_check_take_a_measured_rate(tmp_path):
     assert right.code == 0, right
     wrong = run_cli([*argv, "--claim", f"{float(2 * mfu):.6g}"])
     assert wrong.code == 1, wrong
+
+
+def test_the_builtin_key_reads_a_measured_rate_of_two_replicas():
+    from tests.test_keys import builtin_files
+
+    key = builtin_files()["rooflines.md"]
+    problem = key[key.index("(serve-70b-measured):") :]
+    time = Fraction(2 * 64, 8000)
+    assert "measured: 8000 tokens/s for the whole cluster" in problem
+    assert (
+        rf"\frac{{2 \cdot 64}}{{8000}} = \frac{{{time.numerator}}}{{{time.denominator}}}" in problem
+    )
+    mfu = _flops(64, 8192) / time / PEAK
+    assert rf"\frac{{{mfu.numerator}}}{{{mfu.denominator}}}" in problem

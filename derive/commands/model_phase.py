@@ -116,8 +116,25 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
     return (
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
         f"tensor parallel over {phase.tp} device(s){replicas}; counts and times per device; "
-        f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}."
+        f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}"
+        f"{_measured_given(phase)}."
     )
+
+
+def _measured_given(phase: PhaseAnalysis) -> str:
+    """The measurement as given: the cluster's rate or the step's time (empty without one)."""
+    from derive.formula.decimals import fmt_decimal
+
+    measured = phase.measured
+    if measured is None:
+        return ""
+    if phase.measured_tokens_per_s is not None:
+        return (
+            f"; measured: {fmt_decimal(phase.measured_tokens_per_s)} tokens/s for the whole cluster"
+        )
+    if measured.time is not None:
+        return f"; measured: a step of {fmt_decimal(measured.time)} s"
+    return "; measured rates as given"
 
 
 def _context(phase: PhaseAnalysis, analysis: ModelAnalysis) -> dict[str, object]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.analysis.measured import MeasuredVerdict
 from derive.commands.key_figures import Figure
 from derive.commands.model_phase import phase_given, phase_latex, phase_markdown
 from derive.commands.output_files import safe_name
@@ -124,8 +125,19 @@ def _glance(phase: PhaseAnalysis) -> str:
             if cross is not None and cross.min_compute_bound is not None
             else ""
         )
-        return f"{fmt_decimal(phase.tokens_per_s)} tokens/s ({bound}){where}"
-    return f"TTFT {fmt_decimal(phase.latency)} s ({bound})"
+        return f"{fmt_decimal(phase.tokens_per_s)} tokens/s ({bound}){where}{_measured(phase)}"
+    return f"TTFT {fmt_decimal(phase.latency)} s ({bound}){_measured(phase)}"
+
+
+def _measured(phase: PhaseAnalysis) -> str:
+    """What a measurement implies, for the glance (empty without one)."""
+    measured = phase.measured
+    if measured is None or measured.mfu is None or measured.mbu is None:
+        return ""
+    word = "" if measured.verdict is MeasuredVerdict.POSSIBLE else ", impossible"
+    return (
+        f"; measured: MFU {fmt_decimal(measured.mfu, 3)}, MBU {fmt_decimal(measured.mbu, 3)}{word}"
+    )
 
 
 def serving_part(
