@@ -208,7 +208,7 @@ def test_the_api_judges_a_serving_problem():
         (["transformer_block", "--chip", "h100", "--dtype", "bf16", "--quantity", "t_lower", "--claim", "1"], "every dim bound"),
         ([*_LLAMA, "--set=B=1", "--set=S=8", "--phase", "decode", "--quantity", "ttft", "--claim", "1"], "needs prefill"),
         (["llama-2-70b", "--chip", "h100", "--launch-overhead", "5us", "--quantity", "params", "--claim", "1"], "give --phase"),
-        (["llama-2-70b", "--chip", "h100", "--devices", "8", "--tp", "4", "--set=B=1", "--set=S=8", "--phase", "decode", "--quantity", "t_lower", "--claim", "1"], "--tp equals --devices"),
+        (["llama-2-70b", "--chip", "h100", "--devices", "8", "--tp", "16", "--set=B=1", "--set=S=8", "--phase", "decode", "--quantity", "t_lower", "--claim", "1"], "divides --devices (8)"),
         (["matmul", "--chip", "h100", "--dtype", "bf16", "--set=B=8", "--set=D=8", "--set=F=8", "--measured-time", "1s", "--quantity", "mfu", "--claim", "__import__('os')"], "claim"),
         (["matmul", "--chip", "h100", "--dtype", "bf16", "--set=B=8", "--set=D=8", "--set=F=8", "--quantity", "tokens_per_s", "--claim", "1"], "unknown model"),
         ([*_LLAMA, "--set=B=1", "--set=S=8", "--phase", "decode", "--quantity", "crossover", "--claim", "B \\geq 1e99999"], "claim"),

@@ -116,7 +116,10 @@ def test_phase_flags_without_a_phase_and_bad_tp_exit_2():
     ]
     for extra, message in (
         (["--launch-overhead", "5us"], "give --phase"),
-        (["--phase", "decode", "--tp", "4"], "--tp equals --devices"),
+        (
+            ["--phase", "decode", "--tp", "3"],
+            "divides --devices (8) into replicas: one of 1, 2, 4, 8",
+        ),
         (["--phase", "decode", "--measured-time", "0"], "must be positive"),
     ):
         result = run_cli(base + extra)

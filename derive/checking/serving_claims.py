@@ -10,7 +10,8 @@ JSON of ``derive model --phase`` names them:
 - ``crossover``: the batch at which decode's weight-streaming matmuls become
   compute-bound; ``B \\geq 367`` (or ``367``) claims the smallest such batch, ``B > 366``
   the same, and ``B \\leq …`` the memory-bound side (wrong);
-- ``step_mfu``, ``step_mbu``: what a ``measured_time`` of the step implies.
+- ``step_mfu``, ``step_mbu``: what a ``measured_time`` of the step implies, or a
+  ``measured_tokens_per_s`` (the cluster's serving rate: time = replicas × tokens / rate).
 
 A quantity of the other phase (``ttft`` on a decode step) is left out with the reason,
 so asking for it is the caller's mistake, not a wrong claim.
@@ -140,8 +141,9 @@ def _quantities(phase: PhaseAnalysis) -> tuple[list, list[tuple[str, str]]]:
         else (cross.note or f"the matmuls' crossover is {cross.status}"),
     )
     m = phase.measured
-    values["step_mfu"] = (m.mfu if m else None, Unit.FRACTION, "a measured time (measured_time)")
-    values["step_mbu"] = (m.mbu if m else None, Unit.FRACTION, "a measured time (measured_time)")
+    needs = "a measured time or rate (measured_time, measured_tokens_per_s)"
+    values["step_mfu"] = (m.mfu if m else None, Unit.FRACTION, needs)
+    values["step_mbu"] = (m.mbu if m else None, Unit.FRACTION, needs)
     kept, left_out = [], []
     for key, (value, unit, needs) in values.items():
         if value is None:
@@ -224,7 +226,11 @@ def serving_slips(
             (tokens / single, "that divides by the single roofline, not the sum per kernel"),
             (tokens / step.t_upper, "that divides by T_upper, not T_lower"),
             (1 / step.t_lower, "that is one sequence's rate; a decode step makes B tokens"),
-            (phase.tp * tokens / step.t_lower, "that multiplies by the devices: B tokens per step is the group's rate"),
+            (phase.tp * phase.tokens_per_s, "that multiplies by the devices: B tokens per step is the group's rate"),
+            (
+                tokens / step.t_lower if phase.replicas > 1 else None,
+                "that is one replica's rate; each of the replicas makes B tokens per step",
+            ),
         ),
         "ttft": ((single, "that is the single roofline, not the sum per kernel"),),
         "inter_token_latency": ((single, "that is the single roofline, not the sum per kernel"),),

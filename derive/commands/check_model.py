@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -80,7 +81,9 @@ def add_model_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train-tokens", metavar="D", help="model: training tokens, e.g. 15e12")
     p.add_argument("--mfu", metavar="ETA", help="model: FLOPs utilisation in (0, 1], e.g. 0.4")
     p.add_argument(
-        "--measured-tokens-per-s", metavar="R", help="model: measured tokens/s per device"
+        "--measured-tokens-per-s",
+        metavar="R",
+        help="model: measured tokens/s (training, per device; with --phase, the cluster's serving rate)",
     )
     p.add_argument(
         "--state-bytes", metavar="BYTES|RECIPE", help="model: training-state bytes per parameter"
@@ -90,7 +93,9 @@ def add_model_flags(p: argparse.ArgumentParser) -> None:
         choices=("decode", "prefill"),
         help="model: judge a serving step's quantity (t_lower, tokens_per_s, ttft, crossover, …)",
     )
-    p.add_argument("--tp", metavar="N", help="model: tensor-parallel degree (equals --devices)")
+    p.add_argument(
+        "--tp", metavar="T", help="model: tensor-parallel degree, a divisor of --devices"
+    )
 
 
 def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool:
@@ -135,7 +140,10 @@ def model_spec_of(args: argparse.Namespace) -> ModelSpec | ModelEntry:
     from derive.commands.cli import timing_from_args
     from derive.problem.serving_spec import ServingSpec
 
-    serving = ServingSpec(args.phase, args.tp, timing_from_args(args))
+    serving_timing = replace(
+        timing_from_args(args), measured_tokens_per_s=args.measured_tokens_per_s
+    )
+    serving = ServingSpec(args.phase, args.tp, serving_timing)
     return ModelEntry(args.operator, args.operator, "", spec, (), serving)
 
 

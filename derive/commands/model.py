@@ -75,7 +75,9 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--measured-tokens-per-s",
         metavar="R",
-        help="measured training tokens per second per device",
+        help="measured tokens per second: without --phase, the training rate per device; with "
+        "--phase, the serving rate of the whole cluster (every replica), as derive's own tokens_per_s "
+        "(decode) or prefill_tokens_per_s (prefill)",
     )
     p.add_argument(
         "--state-bytes",
@@ -99,9 +101,13 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
 def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
     """The model problem the flags describe, as typed (``derive model`` and ``derive check MODEL``).
 
-    ``model`` names the model when the command's positional is not ``args.model``.
+    ``model`` names the model when the command's positional is not ``args.model``. With
+    ``--phase``, ``--measured-tokens-per-s`` is the serving step's measured rate (it goes to
+    the phase's timing, :func:`derive.commands.model_phase.phase_timing`), not a training rate.
     """
     from derive.problem.model_spec import ModelSpec
+
+    serving = getattr(args, "phase", None) is not None
 
     return ModelSpec(
         model=model if model is not None else args.model,
@@ -114,8 +120,9 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
         sets=tuple(args.set),
         train_tokens=args.train_tokens,
         mfu=args.mfu,
-        measured_tokens_per_s=args.measured_tokens_per_s,
+        measured_tokens_per_s=None if serving else args.measured_tokens_per_s,
         state_bytes=args.state_bytes,
+        tp=getattr(args, "tp", None),
     )
 
 

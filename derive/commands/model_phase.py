@@ -4,7 +4,8 @@ Adds the phase flags to ``derive model`` and, when ``--phase`` is given, derives
 (:mod:`derive.model.phase`) and appends its worked solution (Markdown) or its keys (JSON):
 ``step``, ``tokens_per_s``, ``inter_token_latency`` (decode), ``ttft`` and
 ``prefill_tokens_per_s`` (prefill), the decode ``crossover`` (and ``crossover_regime``,
-``crossover_step``), and ``mfu``/``mbu`` from ``--measured-time``.
+``crossover_step``), ``replicas`` (``--devices`` over ``--tp``), and ``step_mfu``/``step_mbu``
+from ``--measured-time`` or ``--measured-tokens-per-s`` (the cluster's serving rate).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from derive.errors import ProblemError
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import PhaseAnalysis
+    from derive.problem.timing import TimingSpec
 
 __all__ = [
     "add_phase_flags",
@@ -25,6 +27,7 @@ __all__ = [
     "phase_latex",
     "phase_markdown",
     "phase_of",
+    "phase_timing",
 ]
 
 _TIMING = (
@@ -33,7 +36,10 @@ _TIMING = (
     ("--memory-efficiency", "derate the memory bandwidth only"),
     ("--launch-overhead", "latency added to every kernel launch, e.g. 5us"),
     ("--link-latency", "latency per ring step of an all-reduce, e.g. 1us"),
-    ("--measured-time", "a measured time of the step (gives MFU and MBU)"),
+    (
+        "--measured-time",
+        "a measured time of the step (gives MFU and MBU); or give --measured-tokens-per-s",
+    ),
 )
 
 
@@ -45,7 +51,10 @@ def add_phase_flags(parser: Any) -> None:
         help="time one serving step: decode (B sequences, one token each, KV of S read) or prefill (B prompts of S tokens)",
     )
     parser.add_argument(
-        "--tp", metavar="N", help="tensor-parallel degree (default and only value: --devices)"
+        "--tp",
+        metavar="T",
+        help="tensor-parallel degree, a divisor of --devices (default --devices); "
+        "--devices/T data-parallel replicas each serve their own B sequences",
     )
     for flag, helptext in _TIMING:
         parser.add_argument(flag, metavar="X", help=helptext)
@@ -54,7 +63,7 @@ def add_phase_flags(parser: Any) -> None:
 def phase_of(args: argparse.Namespace, analysis: ModelAnalysis) -> PhaseAnalysis | None:
     """The phase the flags ask for, derived on the bound model problem (None without --phase)."""
     from derive.model.phase import analyse_phase, parse_phase
-    from derive.problem.timing import TimingSpec, bind_timing
+    from derive.problem.timing import bind_timing
 
     if getattr(args, "phase", None) is None:
         used = [flag for flag, _ in _TIMING if getattr(args, flag[2:].replace("-", "_"), None)]
@@ -63,15 +72,21 @@ def phase_of(args: argparse.Namespace, analysis: ModelAnalysis) -> PhaseAnalysis
                 (used or ["--tp"])[0], "times a serving step: give --phase decode|prefill"
             )
         return None
-    timing = bind_timing(
-        TimingSpec(
-            **{
-                flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"))
-                for flag, _ in _TIMING
-            }
-        )
-    )
+    timing = bind_timing(phase_timing(args))
     return analyse_phase(analysis.problem, parse_phase(args.phase), args.tp, timing)
+
+
+def phase_timing(args: argparse.Namespace) -> TimingSpec:
+    """The step's timing flags as typed, with ``--measured-tokens-per-s`` as the serving rate."""
+    from derive.problem.timing import TimingSpec
+
+    return TimingSpec(
+        **{
+            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
+            for flag, _ in _TIMING
+        },
+        measured_tokens_per_s=getattr(args, "measured_tokens_per_s", None),
+    )
 
 
 def _peak_text(analysis: ModelAnalysis) -> tuple[str, str]:
@@ -92,11 +107,34 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
         if chip is not None and chip.link is not None and phase.tp > 1
         else ""
     )
+    replicas = (
+        f", {phase.replicas} data-parallel replicas of it on {phase.replicas * phase.tp} devices "
+        "(B sequences each; rates for all replicas)"
+        if phase.replicas > 1
+        else ""
+    )
     return (
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
-        f"tensor parallel over {phase.tp} device(s); counts and times per device; "
-        f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}."
+        f"tensor parallel over {phase.tp} device(s){replicas}; counts and times per device; "
+        f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}"
+        f"{_measured_given(phase)}."
     )
+
+
+def _measured_given(phase: PhaseAnalysis) -> str:
+    """The measurement as given: the cluster's rate or the step's time (empty without one)."""
+    from derive.formula.decimals import fmt_decimal
+
+    measured = phase.measured
+    if measured is None:
+        return ""
+    if phase.measured_tokens_per_s is not None:
+        return (
+            f"; measured: {fmt_decimal(phase.measured_tokens_per_s)} tokens/s for the whole cluster"
+        )
+    if measured.time is not None:
+        return f"; measured: a step of {fmt_decimal(measured.time)} s"
+    return "; measured rates as given"
 
 
 def _context(phase: PhaseAnalysis, analysis: ModelAnalysis) -> dict[str, object]:
@@ -137,6 +175,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
     return {
         "phase": phase.phase.value,
         "tp": phase.tp,
+        "replicas": phase.replicas,
         "step": step_json(phase.step),
         "tokens_per_s": str(phase.tokens_per_s) if decode else None,
         "inter_token_latency": str(phase.latency) if decode else None,
@@ -148,4 +187,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         "step_mfu": None if measured is None or measured.mfu is None else str(measured.mfu),
         "step_mbu": None if measured is None or measured.mbu is None else str(measured.mbu),
         "measured": measured_json(measured),
+        "measured_tokens_per_s": (
+            None if phase.measured_tokens_per_s is None else str(phase.measured_tokens_per_s)
+        ),
     }

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.analysis.measured import MeasuredVerdict
 from derive.commands.key_figures import Figure
 from derive.commands.model_phase import phase_given, phase_latex, phase_markdown
 from derive.commands.output_files import safe_name
@@ -100,8 +101,13 @@ def _figure(
                 mark if index == 0 else None,
             )
         )
+    devices = (
+        f"{phase.tp} device(s)"
+        if phase.replicas == 1
+        else f"{phase.replicas * phase.tp} devices ({phase.replicas} replicas of {phase.tp}, B each)"
+    )
     caption = (
-        f"{title}: decode tokens/s against the batch B on {phase.tp} device(s) "
+        f"{title}: decode tokens/s against the batch B on {devices} "
         "(the step's lower bound; memory capacity not checked), the matmuls' crossover B* marked"
     )
     figure = SweepFigure(f"{title}: decode tokens/s against B", "B", "tokens/s", tuple(series))
@@ -119,8 +125,19 @@ def _glance(phase: PhaseAnalysis) -> str:
             if cross is not None and cross.min_compute_bound is not None
             else ""
         )
-        return f"{fmt_decimal(phase.tokens_per_s)} tokens/s ({bound}){where}"
-    return f"TTFT {fmt_decimal(phase.latency)} s ({bound})"
+        return f"{fmt_decimal(phase.tokens_per_s)} tokens/s ({bound}){where}{_measured(phase)}"
+    return f"TTFT {fmt_decimal(phase.latency)} s ({bound}){_measured(phase)}"
+
+
+def _measured(phase: PhaseAnalysis) -> str:
+    """What a measurement implies, for the glance (empty without one)."""
+    measured = phase.measured
+    if measured is None or measured.mfu is None or measured.mbu is None:
+        return ""
+    word = "" if measured.verdict is MeasuredVerdict.POSSIBLE else ", impossible"
+    return (
+        f"; measured: MFU {fmt_decimal(measured.mfu, 3)}, MBU {fmt_decimal(measured.mbu, 3)}{word}"
+    )
 
 
 def serving_part(

@@ -63,6 +63,8 @@ def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
     values[sym("w_weights")] = p.dtype(Role.WEIGHT).width
     values[sym("w_kv")] = p.dtype(Role.KV_CACHE).width
     values[sym("devices")] = p.devices
+    if p.replicas > 1:
+        values[sym("tp")] = p.tp
     if p.capacity is not None:
         values[sym("capacity")] = p.capacity.value
     if p.peak is not None:

@@ -21,7 +21,7 @@ from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.model_spec import ModelSpec
 
-__all__ = ["RECIPES", "ModelProblem", "ModelSpec", "StateRecipe", "bind_model"]
+__all__ = ["RECIPES", "ModelProblem", "ModelSpec", "StateRecipe", "bind_model", "bind_tp"]
 
 MAX_ITEMS = 64
 DEFAULT_DTYPE = "bf16"
@@ -88,6 +88,12 @@ class ModelProblem:
     mfu: Figure | None
     measured_tokens_per_s: Figure | None
     state: StateRecipe | None
+    tp: sp.Integer
+
+    @property
+    def replicas(self) -> sp.Integer:
+        """Data-parallel replicas: the devices over the tensor-parallel degree (1 by default)."""
+        return sp.Integer(self.devices // self.tp)
 
     def dtype(self, role: Role) -> Dtype:
         """The dtype bound to a role."""
@@ -153,6 +159,31 @@ def _devices(text: str | None) -> sp.Integer:
     if not isinstance(text, str) or not re.fullmatch(r"\s*\+?\d{1,9}\s*", text) or int(text) <= 0:
         raise ProblemError(f"--devices {text}", "the number of devices is a positive integer")
     return sp.Integer(int(text))
+
+
+MAX_DIVISORS_SHOWN = 12
+
+
+def bind_tp(text: str | None, devices: sp.Integer) -> sp.Integer:
+    """The tensor-parallel degree T: a divisor of the devices N (default N: one group).
+
+    >>> bind_tp("8", sp.Integer(16)), bind_tp(None, sp.Integer(16))
+    (8, 16)
+    """
+    if text is None:
+        return devices
+    if isinstance(text, str) and re.fullmatch(r"\s*\+?\d{1,9}\s*", text):
+        tp = int(text)
+        if 0 < tp <= devices and devices % tp == 0:
+            return sp.Integer(tp)
+    allowed = [str(d) for d in sp.divisors(int(devices))]
+    shown = ", ".join(allowed[:MAX_DIVISORS_SHOWN]) + (
+        ", …" if len(allowed) > MAX_DIVISORS_SHOWN else ""
+    )
+    raise ProblemError(
+        f"--tp {text}",
+        f"the tensor-parallel degree divides --devices ({devices}) into replicas: one of {shown}",
+    )
 
 
 def _fraction(text: str | None, what: str) -> Figure | None:
@@ -221,6 +252,7 @@ def bind_model(spec: ModelSpec, model: Transformer) -> ModelProblem:
     )
     needs_peak = mfu is not None or measured is not None
     chip, capacity, peak, bandwidth = _hardware(spec, compute, needs_peak)
+    devices = _devices(spec.devices)
     if needs_peak and peak is None:
         raise ProblemError(
             "--mfu/--measured-tokens-per-s",
@@ -233,11 +265,12 @@ def bind_model(spec: ModelSpec, model: Transformer) -> ModelProblem:
         peak=peak,
         compute_dtype=compute,
         bandwidth=bandwidth,
-        devices=_devices(spec.devices),
+        devices=devices,
         dtypes=dtypes,
         bound=_bind_sets(model, tuple(spec.sets)),
         train_tokens=tokens,
         mfu=mfu,
         measured_tokens_per_s=measured,
         state=_state(spec.state_bytes),
+        tp=bind_tp(spec.tp, devices),
     )

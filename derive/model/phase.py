@@ -8,6 +8,10 @@ step on one device of a group of ``tp`` devices (:mod:`derive.analysis.step`):
 - prefill: ``B`` prompts of ``S`` tokens (``B·S`` tokens in flight), attention over the
   ``S`` positions of the prompt (counted in full: the causal mask is not halved).
 
+Data parallelism: ``devices`` = ``replicas`` × ``tp``; each replica is a tensor-parallel
+group serving its own ``B`` sequences, so the step per device is one group's and the
+cluster's rates are ``replicas`` times one group's.
+
 Tensor parallelism (Megatron): the Q/K/V, gate/up and head projections are split by
 output columns, the O and down projections by input rows; attention splits its heads
 and the KV cache; norms, the embedding lookup and a MoE router are replicated. Each row
@@ -36,8 +40,7 @@ from derive.analysis.measured import Measured, measure
 from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.declare.collective import CollectiveKind
 from derive.errors import ProblemError
-from derive.formula.decimals import parse_positive_int
-from derive.model.binding import ModelProblem
+from derive.model.binding import ModelProblem, bind_tp
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
 from derive.model.symbols import batch, context
@@ -79,16 +82,21 @@ class PhaseAnalysis:
     Attributes:
         phase: decode or prefill.
         tp: devices in the tensor-parallel group.
-        batch: B; ``context``: S; ``tokens``: tokens in flight (B, or B·S).
+        batch: B; ``context``: S; ``tokens``: tokens in flight in one group (B, or B·S).
         step: the step's kernels, times and bounds per device.
-        tokens_per_s: decode: B / t_lower; prefill: B·S / t_lower (``prefill_tokens_per_s``).
+        tokens_per_s: the cluster's rate, replicas × tokens / t_lower (decode: B per step and
+            replica; prefill: B·S, ``prefill_tokens_per_s``).
         latency: decode: the inter-token latency; prefill: the time to first token.
         matmul_flops, matmul_bytes: the weight-streaming matmuls' counts per device, in B.
         step_flops, step_bytes: the whole step's counts per device, in B.
         crossover: B at which the matmuls become compute-bound (decode only).
         crossover_regime: the same at leading order, B ≪ d (weights only in the bytes).
         crossover_step: B at which the whole step's summed counts become compute-bound.
-        measured: what a measured step time implies.
+        measured: what a measured step time (or rate) implies.
+        ridge: π / β.
+        replicas: data-parallel replicas, devices / tp (1: one group over every device).
+        measured_tokens_per_s: the measured rate of the cluster, when the step's time was
+            measured as a rate (the measured time is then replicas × tokens / rate).
     """
 
     phase: Phase
@@ -108,6 +116,8 @@ class PhaseAnalysis:
     crossover_step: Crossover | None
     measured: Measured | None
     ridge: sp.Rational
+    replicas: int = 1
+    measured_tokens_per_s: sp.Rational | None = None
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:
@@ -216,16 +226,8 @@ def _check_split(problem: ModelProblem, tp: int) -> None:
 
 
 def _tp(problem: ModelProblem, text: str | None) -> int:
-    devices = int(problem.devices)
-    if text is None:
-        return devices
-    tp = int(parse_positive_int(text, "--tp"))
-    if tp != devices:
-        raise ProblemError(
-            f"--tp {text}",
-            f"one tensor-parallel group over every device: --tp equals --devices ({devices})",
-        )
-    return tp
+    """The tensor-parallel degree: ``text`` when given (it divides the devices), else the problem's."""
+    return int(bind_tp(text, problem.devices) if text is not None else problem.tp)
 
 
 def _ceilings(problem: ModelProblem, peak: sp.Rational, tp: int, timing: Timing) -> Ceilings:
@@ -263,7 +265,7 @@ def _step_at(counts: tuple[_Counts, ...], b_value: sp.Integer, ceilings: Ceiling
 def decode_rates(
     problem: ModelProblem, tp_text: str | None, timing: Timing, batches: tuple[int, ...]
 ) -> tuple[sp.Rational, ...]:
-    """Decode tokens/s (B / t_lower) at each batch, the context and the rest as bound."""
+    """Decode tokens/s of the cluster (replicas × B / t_lower) at each batch, the rest as bound."""
     peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
     if peak is None or problem.bandwidth is None:
         raise ProblemError("--phase", "a step's time needs a peak and a bandwidth: give --chip")
@@ -271,7 +273,11 @@ def decode_rates(
     _check_split(problem, tp)
     counts = _counts(problem, Phase.DECODE, tp)
     ceilings = _ceilings(problem, peak.value, tp, timing)
-    return tuple(sp.Integer(b) / _step_at(counts, sp.Integer(b), ceilings).t_lower for b in batches)
+    replicas = int(problem.devices) // tp
+    return tuple(
+        replicas * sp.Integer(b) / _step_at(counts, sp.Integer(b), ceilings).t_lower
+        for b in batches
+    )
 
 
 def at_batch_and_context(problem: ModelProblem, b: int, s: int) -> ModelProblem:
@@ -315,6 +321,10 @@ def analyse_phase(
     all_bytes = sp.Add(*(count.bytes for count in counts))
     peak, bandwidth = peak_figure.value, problem.bandwidth.value
     decode = phase is Phase.DECODE and crossovers
+    replicas = int(problem.devices) // tp
+    rate = timing.measured_tokens_per_s
+    if rate is not None:  # the cluster's rate: each replica makes its tokens in one step
+        timing = replace(timing, measured_time=replicas * in_flight / rate)
     return PhaseAnalysis(
         phase=phase,
         tp=tp,
@@ -322,7 +332,7 @@ def analyse_phase(
         context=s_value,
         tokens=in_flight,
         step=step,
-        tokens_per_s=in_flight / step.t_lower,
+        tokens_per_s=replicas * in_flight / step.t_lower,
         latency=step.t_lower,
         matmul_flops=mm_flops,
         matmul_bytes=mm_bytes,
@@ -352,4 +362,6 @@ def analyse_phase(
             lower_bound=step.nominal_lower,
         ),
         ridge=peak / bandwidth,
+        replicas=replicas,
+        measured_tokens_per_s=rate,
     )

@@ -16,13 +16,20 @@ def fit(sheet: Sheet, p: ModelProblem) -> None:
     if p.capacity is None:
         sheet.left_out.append(("memory_total", "no HBM capacity: needs a chip or a capacity"))
         return
-    C, N = sym("capacity"), sym("devices")
+    C, N = _group(p)
     total = sheet.q("memory_total", sym("weights_bytes") + sym("kv_bytes"), Unit.BYTES)
     per = sheet.q("memory_per_device", sym("memory_total") / N, Unit.BYTES)
     qs = [total, per]
     notes = [
         "Weights and KV cache are spread evenly over the N devices; activations and framework memory are not counted."
     ]
+    if p.replicas > 1:
+        notes = [
+            f"Data parallel: {p.devices} devices are {p.replicas} replicas of a tensor-parallel group "
+            f"of N_tp = {p.tp}; each replica holds its own copy of the weights and the KV cache of its "
+            "B sequences, spread evenly over its N_tp devices; activations and framework memory are "
+            "not counted."
+        ]
     if sheet.known("memory_per_device"):
         qs.append(sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN))
         qs.append(sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES))
@@ -30,7 +37,9 @@ def fit(sheet: Sheet, p: ModelProblem) -> None:
         sheet.left_out.append(("fits", "the memory depends on dims left free: needs their values"))
     sheet.step(
         "Memory on the devices",
-        "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C",
+        "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C"
+        if p.replicas == 1
+        else "M = M_W + M_kv per replica, spread over its N_tp devices; it fits when M/N_tp ≤ C",
         "Serving keeps the weights and the KV cache of every sequence in HBM.",
         *qs,
         notes=notes,
@@ -38,8 +47,13 @@ def fit(sheet: Sheet, p: ModelProblem) -> None:
     _limits(sheet, p)
 
 
+def _group(p: ModelProblem) -> tuple[sp.Symbol, sp.Symbol]:
+    """C and the devices holding one copy of the model: N, or N_tp with data-parallel replicas."""
+    return sym("capacity"), sym("devices") if p.replicas == 1 else sym("tp")
+
+
 def _limits(sheet: Sheet, p: ModelProblem) -> None:
-    C, N = sym("capacity"), sym("devices")
+    C, N = _group(p)
     W, m_kv = sym("weights_bytes"), sym("kv_bytes_per_token")
     if not sheet.known("weights_bytes", "kv_bytes_per_token"):
         sheet.left_out.append(("max_batch", "the model has dims left free: needs their values"))
@@ -54,7 +68,8 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
         need = sp.ceiling(weights / values[C])
         sheet.verdicts.append(
             f"Does not fit: the weights alone ({fmt_decimal(weights / 10**9)} GB) exceed the "
-            f"capacity of {values[N]} device(s), N·C = {fmt_decimal(room / 10**9)} GB, so no batch "
+            f"capacity of {values[N]} device(s){'' if p.replicas == 1 else ' (one replica)'}, "
+            f"{'N' if p.replicas == 1 else 'N_tp'}·C = {fmt_decimal(room / 10**9)} GB, so no batch "
             f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
         )
     if context in sheet.values:
@@ -77,13 +92,17 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
         sheet.left_out.append(("min_devices", "needs a batch B and a context S"))
     if not qs:
         return
+    group = "N" if p.replicas == 1 else "N_tp"
     notes.append(
         "B_max and S_max are the largest integers with M_W + m_kv·B·S ≤ N·C; N_min the smallest integer with M_W + M_kv ≤ N·C."
+        if p.replicas == 1
+        else "Per replica: B_max and S_max are the largest integers with M_W + m_kv·B·S ≤ N_tp·C; "
+        "N_min the smallest group with M_W + M_kv ≤ N_min·C."
     )
     sheet.step(
         "Largest batch, longest context, fewest devices",
-        "solve M_W + m_kv·B·S ≤ N·C for the integer unknown",
-        "The KV cache grows with B·S; what is left of N·C after the weights bounds it.",
+        f"solve M_W + m_kv·B·S ≤ {group}·C for the integer unknown",
+        f"The KV cache grows with B·S; what is left of {group}·C after the weights bounds it.",
         *qs,
         notes=notes,
     )

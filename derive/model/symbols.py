@@ -80,6 +80,7 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     # hardware, dtypes and the run
     ("capacity", "C", "HBM capacity per device"),
     ("devices", "N", "devices"),
+    ("tp", r"N_{\mathrm{tp}}", "devices of one tensor-parallel group (a data-parallel replica)"),
     ("peak", r"\pi", "dense peak per device"),
     ("w_weights", r"w_{W}", "bytes per weight"),
     ("w_kv", r"w_{\mathrm{kv}}", "bytes per KV-cache element"),

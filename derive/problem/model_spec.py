@@ -27,3 +27,4 @@ class ModelSpec:
     mfu: str | None = None
     measured_tokens_per_s: str | None = None
     state_bytes: str | None = None
+    tp: str | None = None

@@ -248,8 +248,10 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
         sets=str_map(table.get("set", {}), where, "set", int),
         train_tokens=table.get("train_tokens"),
         mfu=table.get("mfu"),
-        measured_tokens_per_s=table.get("measured_tokens_per_s"),
+        # with a phase, the rate is the serving step's (in serving.timing), not training's
+        measured_tokens_per_s=None if serving else table.get("measured_tokens_per_s"),
         state_bytes=table.get("state_bytes"),
+        tp=None if serving is None or serving.tp is None else serving.tp,
     )
     return ModelEntry(pid, table.get("title", pid), table.get("text", ""), spec, ask, serving)
 

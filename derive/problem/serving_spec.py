@@ -1,7 +1,9 @@
 """A model problem's serving step, as typed in a problem set (``phase = "decode"`` …).
 
 Keys of a ``model = "NAME"`` problem: ``phase`` (``decode`` or ``prefill``), ``tp`` (an
-integer), the timing keys of :data:`derive.problem.timing.TIMING_KEYS` (text), and
+integer dividing ``devices``: ``devices / tp`` data-parallel replicas), the model's own
+``measured_tokens_per_s`` (with a phase: the serving rate of the whole cluster, as the
+step's ``tokens_per_s`` or ``prefill_tokens_per_s``), the timing keys of :data:`derive.problem.timing.TIMING_KEYS` (text), and
 ``serving_plot = { from = 1, to = 1024, contexts = [2048, 32768] }``: tokens/s against
 the batch for each context, the decode crossover marked. Checked here so an error names
 the problem; derived by :mod:`derive.model.phase`.
@@ -100,7 +102,10 @@ def serving_spec(table: dict, where: str) -> ServingSpec | None:
     if table["phase"] not in ("decode", "prefill"):
         raise ProblemError(f"{where}: key 'phase'", "decode or prefill")
     tp = table.get("tp")
-    timing = TimingSpec(**{name: table.get(name) for name in TIMING_KEYS})
+    timing = TimingSpec(
+        **{name: table.get(name) for name in TIMING_KEYS},
+        measured_tokens_per_s=table.get("measured_tokens_per_s"),
+    )
     try:
         bind_timing(timing)
     except DeriveError as error:

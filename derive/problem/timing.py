@@ -85,6 +85,7 @@ class TimingSpec:
     measured_time: str | None = None
     measured_flops_per_s: str | None = None
     measured_bytes_per_s: str | None = None
+    measured_tokens_per_s: str | None = None
 
 
 _ZERO, _ONE = sp.Integer(0), sp.Integer(1)
@@ -99,7 +100,11 @@ TIMING_KEYS = (
     "measured_flops_per_s",
     "measured_bytes_per_s",
 )
-"""The timing keys of a problem set's problem (text values), named like the flags."""
+"""The timing keys of a problem set's problem (text values), named like the flags.
+
+``measured_tokens_per_s`` is not among them: a model problem has it already (a training
+rate), and it is a serving step's measured rate only when the problem has a ``phase``.
+"""
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,8 @@ class Timing:
         measured_time: a measured time of the step, in seconds.
         measured_flops_per_s: a measured compute rate.
         measured_bytes_per_s: a measured memory rate.
+        measured_tokens_per_s: a serving step's measured rate, tokens per second of the
+            whole cluster (a model phase turns it into a measured time; nothing else reads it).
     """
 
     compute_efficiency: sp.Rational = _ONE
@@ -123,6 +130,7 @@ class Timing:
     measured_time: sp.Rational | None = None
     measured_flops_per_s: sp.Rational | None = None
     measured_bytes_per_s: sp.Rational | None = None
+    measured_tokens_per_s: sp.Rational | None = None
 
     @property
     def derated(self) -> bool:
@@ -158,6 +166,11 @@ def bind_timing(spec: TimingSpec) -> Timing:
         if spec.memory_efficiency is not None
         else both
     )
+    if spec.measured_time is not None and spec.measured_tokens_per_s is not None:
+        raise ProblemError(
+            "--measured-time with --measured-tokens-per-s",
+            "a serving step takes one measurement of its time: give its time or its rate, not both",
+        )
     return Timing(
         compute_efficiency=compute if compute is not None else sp.Integer(1),
         memory_efficiency=memory if memory is not None else sp.Integer(1),
@@ -184,6 +197,11 @@ def bind_timing(spec: TimingSpec) -> Timing:
         measured_bytes_per_s=(
             parse_positive(spec.measured_bytes_per_s, "--measured-bytes-per-s")
             if spec.measured_bytes_per_s is not None
+            else None
+        ),
+        measured_tokens_per_s=(
+            parse_positive(spec.measured_tokens_per_s, "--measured-tokens-per-s")
+            if spec.measured_tokens_per_s is not None
             else None
         ),
     )

@@ -5,6 +5,8 @@ Reads :class:`~derive.model.phase.PhaseAnalysis`; computes nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
 from derive.formula.decimals import fmt_decimal
@@ -22,14 +24,25 @@ def _sec(value: sp.Expr) -> str:
     return tex_decimal(value) + r"\ \text{s}"
 
 
+_REPLICAS = r"\text{replicas} \cdot "
+
+
+def _times_replicas(phase: PhaseAnalysis) -> tuple[str, str]:
+    """The symbolic and numeric factor of the replicas (empty with one group)."""
+    if phase.replicas == 1:
+        return "", ""
+    return _REPLICAS, rf"{phase.replicas} \cdot "
+
+
 def _rates(phase: PhaseAnalysis) -> Step:
     t_lower = tex(phase.step.t_lower)
+    times, times_n = _times_replicas(phase)
     if phase.phase is Phase.DECODE:
         lines = (
             Line.of(
                 r"\text{tokens/s}",
-                r"\frac{B}{T_{\text{lower}}}",
-                rf"\frac{{{phase.batch}}}{{{t_lower}}}",
+                times + r"\frac{B}{T_{\text{lower}}}",
+                times_n + rf"\frac{{{phase.batch}}}{{{t_lower}}}",
                 tex(phase.tokens_per_s),
                 approx=tex_decimal(phase.tokens_per_s),
             ),
@@ -46,13 +59,18 @@ def _rates(phase: PhaseAnalysis) -> Step:
             Line.of(r"\text{TTFT}", r"T_{\text{lower}}", t_lower, approx=_sec(phase.latency)),
             Line.of(
                 r"\text{prefill tokens/s}",
-                r"\frac{B \cdot S}{T_{\text{lower}}}",
-                rf"\frac{{{phase.tokens}}}{{{t_lower}}}",
+                times + r"\frac{B \cdot S}{T_{\text{lower}}}",
+                times_n + rf"\frac{{{phase.tokens}}}{{{t_lower}}}",
                 tex(phase.tokens_per_s),
                 approx=tex_decimal(phase.tokens_per_s),
             ),
         )
         reason = "The B prompts of S tokens are read in one step; the first token follows it."
+    if phase.replicas > 1:
+        reason += (
+            f" Each of the {phase.replicas} data-parallel replicas runs its own step at the same "
+            "time, so the cluster's rate is the replicas times one group's."
+        )
     return Step(
         StepKind.SERVING,
         "rate = tokens in flight / step time, at the step's lower bound (an upper bound on the rate)",
@@ -124,10 +142,44 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
     if cross is not None:
         steps.append(cross)
     if phase.measured is not None:
-        steps.append(
-            measured_step(phase.measured, phase.step.flops, phase.step.bytes, peak, bandwidth)
-        )
+        step = measured_step(phase.measured, phase.step.flops, phase.step.bytes, peak, bandwidth)
+        steps.append(_from_rate(phase, step))
     return tuple(steps)
+
+
+def _from_rate(phase: PhaseAnalysis, step: Step) -> Step:
+    """A measured rate's step: first the step time it implies, then MFU and MBU as for a time."""
+    rate, measured = phase.measured_tokens_per_s, phase.measured
+    if rate is None or measured is None or measured.time is None:
+        return step
+    times, times_n = _times_replicas(phase)
+    tokens = "B" if phase.phase is Phase.DECODE else r"B \cdot S"
+    line = Line.of(
+        r"T_{\text{measured}}",
+        rf"\frac{{{times}{tokens}}}{{\text{{tokens/s}}_{{\text{{measured}}}}}}",
+        rf"\frac{{{times_n}{phase.tokens}}}{{{tex(rate)}}}",
+        tex(measured.time),
+        approx=_sec(measured.time),
+    )
+    notes = step.notes
+    if measured.lower_bound is not None and measured.time < measured.lower_bound:
+        most = phase.replicas * phase.tokens / measured.lower_bound
+        notes = (
+            *notes,
+            rich(f"At that bound the cluster makes at most {fmt_decimal(most)} tokens/s."),
+        )
+    return replace(
+        step,
+        notes=notes,
+        rule="T_measured = tokens per step ÷ measured tokens/s; then " + step.rule,
+        reason=rich(
+            "A measured rate of the whole cluster is a measured step time: each step makes "
+            + ("B tokens" if phase.phase is Phase.DECODE else "B·S prompt tokens")
+            + (" in each replica" if phase.replicas > 1 else "")
+            + ". The rates it achieved, as fractions of the nominal ceilings."
+        ),
+        lines=(line, *step.lines),
+    )
 
 
 def phase_verdict(phase: PhaseAnalysis) -> tuple[Rich, ...]:
@@ -136,9 +188,14 @@ def phase_verdict(phase: PhaseAnalysis) -> tuple[Rich, ...]:
         rate = f"{fmt_decimal(phase.tokens_per_s)} tokens/s, inter-token latency {fmt_decimal(phase.latency)} s"
     else:
         rate = f"TTFT {fmt_decimal(phase.latency)} s, {fmt_decimal(phase.tokens_per_s)} prefill tokens/s"
+    where = (
+        f"{phase.tp} device(s)"
+        if phase.replicas == 1
+        else f"{phase.replicas * phase.tp} devices ({phase.replicas} replicas of {phase.tp})"
+    )
     return (
         rich(
-            f"{phase.phase.value.capitalize()} at B = {phase.batch}, S = {phase.context} on {phase.tp} device(s): "
+            f"{phase.phase.value.capitalize()} at B = {phase.batch}, S = {phase.context} on {where}: "
             f"{phase.step.binding.value}-bound, step ≥ {fmt_decimal(phase.step.t_lower)} s, {rate}."
         ),
     )
