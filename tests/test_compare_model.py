@@ -7,15 +7,13 @@ and chips.toml's decimal text, with :class:`fractions.Fraction`.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import in_ci, run_cli
+from conftest import run_cli
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -189,29 +187,6 @@ def test_bad_input_exits_2_with_one_line(argv, needle):
 def test_output_is_deterministic():
     for fmt in ("md", "tex", "json"):
         assert run_cli(DECODE + ["--format", fmt]).out == run_cli(DECODE + ["--format", fmt]).out
-
-
-def test_tex_compiles(tmp_path: Path):
-    if shutil.which("pdflatex") is None:
-        if in_ci():
-            pytest.fail("pdflatex is missing under CI")
-        pytest.skip("pdflatex not installed")
-    r = run_cli(DECODE + ["--format", "tex"])
-    assert r.code == 0 and "\\begin{tabular}" in r.out, r
-    doc = (
-        "\\documentclass{article}\n\\usepackage{amsmath,booktabs}\n"
-        "\\usepackage[landscape,margin=1cm]{geometry}\n"
-        "\\begin{document}\n\\tiny\n" + r.out + "\\end{document}\n"
-    )
-    (tmp_path / "t.tex").write_text(doc, encoding="utf-8")
-    p = subprocess.run(
-        ["pdflatex", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "t.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert p.returncode == 0, p.stdout[-2000:]
 
 
 def test_a_declared_model_matches_derive_model_on_each_chip(tmp_path: Path):

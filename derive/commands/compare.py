@@ -28,9 +28,10 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
 from derive.commands.compare_json import bound_of, compare_json
 from derive.commands.compare_ratios import Ratios, follows_note, ratios_to
+from derive.commands.compare_tex import compare_tex, operator_groups
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
-from derive.present.render import md_escape, tex_escape
+from derive.present.render import md_escape
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
@@ -51,7 +52,6 @@ __all__ = [
     "crossover_tex",
     "num_tex",
     "seconds_tex",
-    "table_latex",
     "table_markdown",
 ]
 
@@ -291,29 +291,6 @@ def table_markdown(
     return "\n".join(lines) + "\n"
 
 
-def table_latex(
-    title: str, parts: list[tuple[str, str]], cols: list[str], body: list[list[Cell]]
-) -> str:
-    """A booktabs ``tabular`` fragment; every user string goes through ``tex_escape``."""
-    align = "ll" + "r" * (len(cols) - 2)
-    out = [
-        f"% derive {tex_escape(title)}; "
-        + "; ".join(f"{tex_escape(k)}: {tex_escape(v)}" for k, v in parts),
-        rf"\begin{{tabular}}{{{align}}}",
-        r"\toprule",
-        " & ".join(tex_escape(c) for c in cols) + r" \\",
-        r"\midrule",
-    ]
-    for cells in body:
-        text = []
-        for math, words in cells:
-            cell = f"${math}$" if math is not None else ""
-            text.append((cell + (" " if cell and words else "") + tex_escape(words)).strip())
-        out.append(" & ".join(text) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(out) + "\n"
-
-
 def _title(rows: list[CompareRow], op: str) -> str:
     chips = len({r.chip.name for r in rows})
     return f"Compare: {op} across {chips} chip{'s' if chips > 1 else ''}"
@@ -326,9 +303,15 @@ def compare_markdown(rows: list[CompareRow], ratios: list[Ratios] | None = None)
 
 
 def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
-    """A booktabs ``tabular`` fragment; every user string goes through ``tex_escape``."""
+    """A LaTeX fragment: a table per group of columns, each fitting a paper's column
+    (:mod:`derive.commands.compare_tex`); every user string goes through ``tex_escape``."""
     op, parts = _header(rows)
-    return table_latex(f"compare: {op}", parts, *_layout(rows, ratios))
+    return compare_tex(
+        f"compare: {op}",
+        parts,
+        *_layout(rows, ratios),
+        operator_groups(rows[0].analysis.problem.solve_for.name, ratios),
+    )
 
 
 # --- command ----------------------------------------------------------------------------------------

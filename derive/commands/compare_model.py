@@ -34,11 +34,11 @@ from derive.commands.compare import (
     crossover_tex,
     num_tex,
     seconds_tex,
-    table_latex,
     table_markdown,
 )
 from derive.commands.compare_json import quantity_json, ratios_json
 from derive.commands.compare_ratios import Ratios, follows_note, ratio_of
+from derive.commands.compare_tex import compare_tex, model_groups
 from derive.errors import OperatorFileError, ProblemError, UnknownNameError, did_you_mean
 from derive.solution.notation import tex_text_number
 
@@ -294,9 +294,11 @@ def model_compare_markdown(
 def model_compare_latex(
     rows: list[ModelRow], ratios: list[Ratios] | None = None, skipped: tuple[str, ...] = ()
 ) -> str:
-    """A booktabs ``tabular`` fragment (every user string escaped)."""
+    """A LaTeX fragment: a table per group of columns, each fitting a paper's column
+    (:mod:`derive.commands.compare_tex`; every user string escaped)."""
     title, parts = _header(rows, skipped)
-    return table_latex(title.replace("Compare", "compare", 1), parts, *_layout(rows, ratios))
+    title = title.replace("Compare", "compare", 1)
+    return compare_tex(title, parts, *_layout(rows, ratios), model_groups(ratios))
 
 
 def _crossover_json(phase: PhaseAnalysis) -> dict[str, object] | None:

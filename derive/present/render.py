@@ -36,6 +36,7 @@ __all__ = [
     "tex_rich_narrow",
     "tex_slashed",
     "tex_table_is_wide",
+    "tex_width",
 ]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
@@ -221,6 +222,11 @@ def _group(tokens: list[str], i: int) -> tuple[str, int]:
             return "".join(tokens[i + 1 : j]), j + 1
         j += 1
     return "".join(tokens[i + 1 :]), j
+
+
+def tex_width(tex: str) -> float:
+    """A rough printed width of LaTeX math, in characters (a fraction counts its wider side)."""
+    return _tex_width(tex)
 
 
 def tex_is_wide(tex: str, width: int = BREAK_WIDTH // 3) -> bool:

@@ -137,15 +137,20 @@ def root(context, missing=missing):
         return concat(t_13)
     context.exported_vars.add('align')
     context.vars['align'] = l_0_align = Macro(environment, macro, 'align', ('lines',), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_rows, l_1_fold_wide):
+    def macro(l_1_rows, l_1_fold_wide, l_1_widths, l_1_stretch, l_1_caption):
         t_14 = []
         l_1_header = resolve('header')
         l_1_merged = resolve('merged')
-        l_1_widths = resolve('widths')
         if l_1_rows is missing:
             l_1_rows = undefined("parameter 'rows' was not provided", name='rows')
         if l_1_fold_wide is missing:
             l_1_fold_wide = True
+        if l_1_widths is missing:
+            l_1_widths = None
+        if l_1_stretch is missing:
+            l_1_stretch = None
+        if l_1_caption is missing:
+            l_1_caption = None
         pass
         if (l_1_fold_wide and t_12(l_1_rows)):
             pass
@@ -179,7 +184,7 @@ def root(context, missing=missing):
             pass
             l_1_header = environment.getitem(l_1_rows, 0)
             l_1_merged = ((t_7((undefined(name='header') if l_1_header is missing else l_1_header)) > 2) and (environment.getitem((undefined(name='header') if l_1_header is missing else l_1_header), 1) == 'operator'))
-            l_1_widths = t_4((undefined(name='header') if l_1_header is missing else l_1_header))
+            l_1_widths = (l_1_widths or t_4((undefined(name='header') if l_1_header is missing else l_1_header)))
             t_14.append(
                 '\\par\n',
             )
@@ -188,9 +193,19 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 t_14.append(
-                    '{\\scriptsize\\setlength{\\tabcolsep}{2pt}\n\\noindent\\begin{tabularx}{\\linewidth}{@{}',
+                    '{\\scriptsize\\setlength{\\tabcolsep}{2pt}',
                 )
-                for l_3_w in (undefined(name='widths') if l_1_widths is missing else l_1_widths):
+                if l_1_stretch:
+                    pass
+                    t_14.extend((
+                        '\\renewcommand{\\arraystretch}{',
+                        str(l_1_stretch),
+                        '}',
+                    ))
+                t_14.append(
+                    '\n\\noindent\\begin{tabularx}{\\linewidth}{@{}',
+                )
+                for l_3_w in l_1_widths:
                     _loop_vars = {}
                     pass
                     t_14.extend((
@@ -200,7 +215,19 @@ def root(context, missing=missing):
                     ))
                 l_3_w = missing
                 t_14.append(
-                    '@{}}\n\\toprule\n',
+                    '@{}}\n',
+                )
+                if (l_1_caption and environment.getattr(l_2_loop, 'first')):
+                    pass
+                    t_14.extend((
+                        '\\multicolumn{',
+                        str(t_7(l_1_widths)),
+                        '}{@{}>{\\raggedright\\arraybackslash}p{\\linewidth}@{}}{\\footnotesize ',
+                        str(t_5(l_1_caption)),
+                        '} \\\\\n',
+                    ))
+                t_14.append(
+                    '\\toprule\n',
                 )
                 if (undefined(name='merged') if l_1_merged is missing else l_1_merged):
                     pass
@@ -237,7 +264,7 @@ def root(context, missing=missing):
                             pass
                             t_14.extend((
                                 str(t_9(l_4_c)),
-                                str((' & ' if (not environment.getattr(l_4_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 37 in 'fit.tex.j2' evaluated to false and no else section was defined."))),
+                                str((' & ' if (not environment.getattr(l_4_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 41 in 'fit.tex.j2' evaluated to false and no else section was defined."))),
                             ))
                         l_4_loop = l_4_c = missing
                     else:
@@ -263,7 +290,7 @@ def root(context, missing=missing):
             l_2_loop = l_2_chunk = missing
         return concat(t_14)
     context.exported_vars.add('table')
-    context.vars['table'] = l_0_table = Macro(environment, macro, 'table', ('rows', 'fold_wide'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['table'] = l_0_table = Macro(environment, macro, 'table', ('rows', 'fold_wide', 'widths', 'stretch', 'caption'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=84&6=93&7=96&8=106&9=120&10=127&14=140&15=150&18=156&19=161&24=180&25=181&26=182&30=187&32=193&34=205&36=223&37=226'
+debug_info = '4=84&6=93&7=96&8=106&9=120&10=127&14=140&15=155&18=161&19=166&24=185&25=186&26=187&30=192&31=198&32=208&33=220&35=224&38=232&40=250&41=253'

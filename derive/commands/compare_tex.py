@@ -1,0 +1,258 @@
+"""``derive compare --format tex``: the comparison as LaTeX tables that fit a paper's column.
+
+The Markdown table has a column per quantity, up to 17 with ``--baseline``: far wider
+than a page. The LaTeX fragment splits those columns into groups (the chips' ceilings,
+the crossover, the times, the ratios to the baseline chip, the speedup …), each a
+``tabularx`` at ``\\linewidth`` whose first row is its title and whose rows start with the
+chip and its compute dtype, laid out by ``templates/compare.tex.j2`` with the answer
+key's table macro (``fit.tex.j2``): cells at ``\\scriptsize`` that wrap, a formula's wide
+fraction written ``(a)/(b)`` so it breaks at its signs, a fraction of two integers as a
+``\\tfrac``, rows spaced so stacked fractions do not touch, and column widths planned
+for a two-column article's column (:func:`_widths`). Every column lands in exactly one
+group (:func:`tex_tables` refuses a layout that would drop one), so every exact value of
+the Markdown table is in the LaTeX too; a decimal goes beside its exact value, or under
+it when the cell is too narrow.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from derive.present.render import render, tex_slashed, tex_width
+from derive.solution.steps import Math
+
+if TYPE_CHECKING:
+    from derive.commands.compare_ratios import Ratios
+
+__all__ = [
+    "ColumnGroup",
+    "TexTable",
+    "compare_tex",
+    "model_groups",
+    "operator_groups",
+    "tex_tables",
+]
+
+Cell = tuple[str | None, str]  # as derive.commands.compare.Cell: (LaTeX math or None, words)
+RichCell = tuple[str | Math, ...]
+
+KEY_COLUMNS = 2  # chip, compute dtype: at the head of every table
+CELL_CAP = 12.0  # a cell wider than this (in characters) is left to wrap
+LINE = 55  # characters of \scriptsize prose across a two-column article's column (230 pt), with a margin
+SCRIPT = 0.75  # a \tfrac's digits against the cell's
+_NUMBER_FRACTION = re.compile(r"^(- )?\\frac(\{\d+\}\{\d+\})$")
+_APPROX = r" \approx "
+
+
+@dataclass(frozen=True)
+class ColumnGroup:
+    """A table of the fragment: its title and the headers of its columns, in order.
+
+    Headers absent from the comparison are skipped; a group with none is left out.
+    ``compute_notes`` (one per row, or empty) is added to each row's compute dtype cell.
+    """
+
+    title: str
+    headers: tuple[str, ...]
+    compute_notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TexTable:
+    """One ``tabularx``: a title, the header row then rows of rich cells, the X columns' widths."""
+
+    title: str
+    rows: tuple[tuple[str | RichCell, ...], ...]
+    widths: tuple[str, ...]
+
+
+def _rich(cell: Cell) -> RichCell:
+    """A cell as rich text: an exact value's ``≈ decimal`` is its own piece, so it can wrap
+    under it, and a fraction of two integers is a ``\\tfrac`` (a narrow cell would write a
+    long ``\\frac`` as ``(a)/(b)``, which is wider and, with no sign, cannot break)."""
+    math, words = cell
+    parts: list[str | Math] = []
+    if math is not None:
+        exact, approx, decimal = math.partition(_APPROX)
+        parts.append(Math(_NUMBER_FRACTION.sub(r"\1\\tfrac\2", exact)))
+        if approx:
+            parts += [" ", Math(_APPROX.lstrip() + decimal)]
+    if words:
+        parts += [" "] * bool(parts) + [words]
+    return tuple(parts)
+
+
+def _math_width(latex: str) -> float:
+    """The printed width of a piece of math, in characters (a ``\\tfrac``'s digits are small)."""
+    if r"\tfrac" in latex:
+        return SCRIPT * tex_width(latex.replace(r"\tfrac", r"\frac"))
+    return tex_width(latex)
+
+
+def _pieces(cell: RichCell) -> list[float]:
+    """The widths of the pieces a cell's lines cannot break inside (TeX breaks inline math
+    after a + or - sign and after a ``\\times``)."""
+    widths: list[float] = []
+    for part in cell:
+        if isinstance(part, Math):
+            slashed = tex_slashed(part.latex).replace(" - ", " + ").replace(r" \times ", " + ")
+            widths += [_math_width(term) for term in slashed.split(" + ")]
+        else:
+            widths += [float(len(word)) for word in part.split()]
+    return widths or [0.0]
+
+
+def _cell_width(cell: RichCell) -> float:
+    return sum(_math_width(p.latex) if isinstance(p, Math) else len(p) for p in cell)
+
+
+def _widths(header: tuple[str, ...], body: list[tuple[RichCell, ...]]) -> tuple[str, ...]:
+    """``\\hsize`` factors (summing exactly to the number of columns), planned for a line of
+    :data:`LINE` characters: each column gets its widest unbreakable piece (or its header's
+    longest word), then the room left goes to the columns whose cells would rather not
+    wrap, up to :data:`CELL_CAP` each. On a wider line every column widens in proportion."""
+    least, wanted = [], []
+    for index, name in enumerate(header):
+        cells = [row[index] for row in body]
+        floor = max([max(_pieces(c)) for c in cells] + [len(w) for w in name.split()])
+        least.append(floor)
+        want = max(min(_cell_width(c), CELL_CAP) for c in cells)
+        wanted.append(floor if index < KEY_COLUMNS else max(floor, want))
+    room = LINE - len(header) - sum(least)  # a column's padding is about a character
+    extra = [w - f for w, f in zip(wanted, least, strict=True)]
+    if room <= 0:
+        shares = least
+    elif room < sum(extra):
+        shares = [f + room * e / sum(extra) for f, e in zip(least, extra, strict=True)]
+    else:
+        spare = room - sum(extra)
+        shares = [w + spare * w / sum(wanted) for w in wanted]
+    total = sum(shares)
+    factors = [Fraction(round(100 * w * len(header) / total), 100) for w in shares]
+    widest = shares.index(max(shares))
+    factors[widest] += len(header) - sum(factors)  # exactly the number of columns
+    return tuple(f"{float(f):.2f}" for f in factors)
+
+
+def tex_tables(
+    cols: list[str], body: list[list[Cell]], groups: tuple[ColumnGroup, ...]
+) -> list[TexTable]:
+    """The comparison's columns split into one table per group, the key columns in each.
+
+    Raises:
+        ValueError: a column in no group or in two (a layout bug: a value would be lost).
+    """
+    placed = [h for g in groups for h in g.headers if h in cols]
+    value_columns = cols[KEY_COLUMNS:]
+    if sorted(placed) != sorted(value_columns):
+        raise ValueError(f"compare columns {value_columns} not grouped once each: {placed}")
+    tables = []
+    for group in groups:
+        indices = [cols.index(h) for h in group.headers if h in cols]
+        if not indices:
+            continue
+        rows = []
+        for number, cells in enumerate(body):
+            key = [_rich(cell) for cell in cells[:KEY_COLUMNS]]
+            if group.compute_notes and group.compute_notes[number]:
+                key[-1] = (*key[-1], " " + group.compute_notes[number])
+            rows.append(tuple(key + [_rich(cells[i]) for i in indices]))
+        header = tuple(cols[:KEY_COLUMNS] + [cols[i] for i in indices])
+        tables.append(TexTable(group.title, (header, *rows), _widths(header, rows)))
+    return tables
+
+
+# --- the groups of each kind of comparison ---------------------------------------------------------
+
+
+def operator_groups(variable: str, ratios: list[Ratios] | None) -> tuple[ColumnGroup, ...]:
+    """An operator's tables (:mod:`derive.commands.compare`): the chips' ceilings, the
+    crossovers in ``variable``, the times, and with a baseline the ratios and the speedup."""
+    groups = [
+        ColumnGroup("The chips' ceilings", ("peak (FLOP/s)", "HBM (B/s)", "ridge (FLOP/B)")),
+        ColumnGroup(
+            f"Crossover {variable}* (exact, with the smallest compute-bound integer)",
+            (
+                f"crossover {variable}*",
+                f"min compute-bound {variable}",
+                f"link crossover {variable}*",
+            ),
+        ),
+        ColumnGroup(
+            "Times, the bound and the fraction of peak",
+            ("T_math (s)", "T_mem (s)", "T_comms (s)", "bound", "of peak"),
+        ),
+    ]
+    if ratios:
+        base = ratios[0].baseline
+        notes = tuple("" if r.compute == r.row_compute else f"({r.compute})" for r in ratios)
+        groups += [
+            ColumnGroup(
+                f"Ratios to {base}: each row ÷ {base}'s row of its compute dtype (or of the "
+                "dtype in brackets)",
+                (f"peak ×{base}", "HBM ×", "ridge ×"),
+                notes,
+            ),
+            ColumnGroup(
+                f"Speedup over {base}: T_lower on {base} ÷ T_lower on the row, and the "
+                "ceiling whose ratio it equals",
+                ("speedup (T_lower)", "follows"),
+                notes,
+            ),
+        ]
+    return tuple(groups)
+
+
+def model_groups(ratios: list[Ratios] | None) -> tuple[ColumnGroup, ...]:
+    """A model's tables (:mod:`derive.commands.compare_model`): the chips' ceilings, the
+    step's bounds, its serving numbers, and with a baseline the ratios and the speedup."""
+    groups = [
+        ColumnGroup(
+            "The chips' ceilings",
+            ("peak (FLOP/s)", "HBM (B/s)", "link (B/s)", "ridge (FLOP/B)"),
+        ),
+        ColumnGroup("The step's bounds", ("T_lower (s)", "T_upper (s)", "bound")),
+        ColumnGroup(
+            "Serving",
+            (
+                "tokens/s",
+                "inter-token latency (s)",
+                "matmul crossover B*",
+                "prefill tokens/s",
+                "TTFT (s)",
+            ),
+        ),
+    ]
+    if ratios:
+        base = ratios[0].baseline
+        groups += [
+            ColumnGroup(
+                f"Ratios to {base}: each row ÷ {base}'s", (f"peak ×{base}", "HBM ×", "ridge ×")
+            ),
+            ColumnGroup(
+                f"Speedup over {base}: T_lower on {base} ÷ T_lower on the row (the tokens/s "
+                "ratio), and the ceiling whose ratio it equals",
+                ("speedup (T_lower)", "tokens/s ×", "follows"),
+            ),
+        ]
+    return tuple(groups)
+
+
+def compare_tex(
+    title: str,
+    parts: list[tuple[str, str]],
+    cols: list[str],
+    body: list[list[Cell]],
+    groups: tuple[ColumnGroup, ...],
+) -> str:
+    """The LaTeX fragment: a comment naming the problem, then one table per group."""
+    return render(
+        "compare.tex.j2",
+        "tex",
+        title=title,
+        parts=parts,
+        tables=tex_tables(cols, body, groups),
+    )
