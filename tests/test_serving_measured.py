@@ -192,3 +192,26 @@ def test_the_builtin_key_reads_a_measured_rate_of_two_replicas():
     )
     mfu = _flops(64, 8192) / time / PEAK
     assert rf"\frac{{{mfu.numerator}}}{{{mfu.denominator}}}" in problem
+
+
+def test_derive_model_judges_a_serving_claim_with_its_phase():
+    """``derive model … --phase decode --quantity tokens_per_s --claim …`` judges the step's
+    rate, as ``derive check`` does (it used to ask for the --phase it was given)."""
+    lower, _ = _step(64, 64, 8192)
+    rate = 64 / lower
+    base = ["llama-2-70b", "--chip", "h100", "--devices", "8", "--phase", "decode"]
+    base += ["--set", "B=64", "--set", "S=8192", "--quantity", "tokens_per_s"]
+    exact = f"{rate.numerator}/{rate.denominator}"
+    right = run_cli(["model", *base, "--claim", exact])
+    assert right.code == 0, right
+    assert right.out.startswith("Correct")
+    wrong = run_cli(["model", *base, "--claim", "2000"])
+    assert wrong.code == 1 and wrong.out.startswith("Incorrect"), wrong
+    checked = run_cli(["check", *base, "--claim", "2000"])
+    assert checked.code == 1, checked
+    assert (
+        "--launch-overhead"
+        in run_cli(
+            ["model", *base[:5], "--launch-overhead", "5us", "--quantity", "params", "--claim", "1"]
+        ).err
+    )  # timing without --phase: one line

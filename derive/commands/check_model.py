@@ -131,7 +131,15 @@ def model_spec_of(args: argparse.Namespace) -> ModelSpec | ModelEntry:
         )
     from derive.commands.model import model_spec
 
-    spec = model_spec(args, model=args.operator)
+    return with_serving_step(args, model_spec(args, model=args.operator), args.operator)
+
+
+def with_serving_step(
+    args: argparse.Namespace, spec: ModelSpec, name: str
+) -> ModelSpec | ModelEntry:
+    """The model problem ``spec``, with its serving step when ``--phase`` is given (its
+    timing flags and measured rate): what ``derive check MODEL`` and ``derive model
+    --quantity`` judge a claim against."""
     timing = _given(args, TIMING_KEYS)  # a model takes them only for a serving step
     if args.phase is None:
         if timing:
@@ -144,7 +152,7 @@ def model_spec_of(args: argparse.Namespace) -> ModelSpec | ModelEntry:
         timing_from_args(args), measured_tokens_per_s=args.measured_tokens_per_s
     )
     serving = ServingSpec(args.phase, args.tp, serving_timing)
-    return ModelEntry(args.operator, args.operator, "", spec, (), serving)
+    return ModelEntry(name, name, "", spec, (), serving)
 
 
 def model_claim(

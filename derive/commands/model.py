@@ -137,10 +137,10 @@ def _judge(args: argparse.Namespace) -> int:
     """``--quantity Q --claim TEXT``: 0 right, 1 wrong (the verdict on stdout); judged by :func:`derive.check`."""
     from derive.checking.api import check
     from derive.checking.verdict import Verdict
+    from derive.commands.check_model import with_serving_step
 
-    result = check(
-        model_spec(args), args.quantity, args.claim, rtol=args.rtol, operators=args.operators
-    )
+    problem = with_serving_step(args, model_spec(args), args.model)
+    result = check(problem, args.quantity, args.claim, rtol=args.rtol, operators=args.operators)
     if result.verdict is Verdict.UNREADABLE:
         error = result.detail
         raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
