@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from derive.analysis.kernel_numbers import KernelNumbers, kernel_of
+from derive.analysis.kernel_numbers import kernel_of
 from derive.commands.key_figures import Placement, kernel_placement
 from derive.commands.key_rows import Row, kernel_row
 from derive.errors import DeriveError
 from derive.present.render import md_escape, md_rich, render, tex_escape, tex_rich
-from derive.problem.problem_set import KernelEntry, ProblemSet
+from derive.problem.kernel_problems import kernel_asks
+from derive.problem.problem_set import ProblemSet
 from derive.problem.set_errors import in_file_terms, raise_collected
-from derive.problem.timing import TimingSpec
-from derive.solution.number_steps import number_steps, numbers_given, numbers_verdict
-from derive.solution.steps import Rich, Step, StepKind, rich
+from derive.solution.number_steps import kernel_given, kernel_steps, numbers_verdict
 
-__all__ = ["KERNEL_PHRASES", "KernelChapter", "kernel_chapter", "kernel_given", "kernel_steps"]
+__all__ = ["KERNEL_PHRASES", "KernelChapter", "kernel_chapter"]
 
 KERNEL_PHRASES = {
     "intensity": "the arithmetic intensity",
@@ -38,39 +37,6 @@ KERNEL_PHRASES = {
 }
 """What a questions sheet asks for each kernel quantity."""
 
-_STEP_OF = {
-    **dict.fromkeys(("t_math", "t_mem", "t_lower", "t_upper"), StepKind.BOUNDS),
-    **dict.fromkeys(("mfu", "mbu"), StepKind.MEASURED),
-}
-_TIMING_WORDS = (
-    ("efficiency", "efficiency η = {} of both ceilings"),
-    ("compute_efficiency", "compute efficiency η_c = {}"),
-    ("memory_efficiency", "memory efficiency η_m = {}"),
-    ("launch_overhead", "launch overhead {} per kernel"),
-    ("measured_time", "measured time {}"),
-    ("measured_flops_per_s", "measured {} FLOP/s"),
-    ("measured_bytes_per_s", "measured {} bytes/s"),
-)
-
-
-def kernel_given(kernel: KernelNumbers, timing: TimingSpec) -> Rich:
-    """The givens: the counts and the ceilings, then the timing keys as typed (one sentence)."""
-    typed = [words.format(getattr(timing, key)) for key, words in _TIMING_WORDS]
-    given = [text for text, (key, _) in zip(typed, _TIMING_WORDS) if getattr(timing, key)]
-    sentence = "; ".join(given)
-    more = f" {sentence[:1].upper()}{sentence[1:]}." if given else ""
-    return numbers_given(kernel) + rich(more)
-
-
-def kernel_steps(kernel: KernelNumbers, ask: tuple[str, ...]) -> tuple[Step, ...]:
-    """The steps answering ``ask`` (all without one); the roofline step always stays (it says
-    which ceiling binds)."""
-    steps = number_steps(kernel)
-    if not ask:
-        return steps
-    kinds = {_STEP_OF.get(quantity, StepKind.ATTAINABLE) for quantity in ask}
-    return tuple(s for s in steps if s.kind in kinds or s.kind is StepKind.ATTAINABLE)
-
 
 @dataclass(frozen=True)
 class KernelChapter:
@@ -80,17 +46,6 @@ class KernelChapter:
     questions: tuple[dict, ...]
     rows: tuple[Row, ...]
     placements: tuple[Placement, ...]
-
-
-def _asked(entry: KernelEntry, kernel: KernelNumbers) -> tuple[str, ...]:
-    if entry.ask:
-        return entry.ask
-    has = ["intensity", "ridge", "attainable"]
-    if kernel.step is not None:
-        has += ["t_lower", "t_upper"]
-    if kernel.measured is not None:
-        has += [q for q in ("mfu", "mbu") if getattr(kernel.measured, q) is not None]
-    return tuple(has)
 
 
 def kernel_chapter(pset: ProblemSet, first_number: int, stem: str) -> KernelChapter:
@@ -135,7 +90,7 @@ def kernel_chapter(pset: ProblemSet, first_number: int, stem: str) -> KernelChap
                 "model_body": f"{text_md}**Given.** {md_rich(given)}",
                 "model_tex": (f"{tex_escape(entry.text)}\n\n" if entry.text else "")
                 + rf"\paragraph{{Given.}} {tex_rich(given)}",
-                "asks": tuple(KERNEL_PHRASES[q] for q in _asked(entry, kernel)),
+                "asks": tuple(KERNEL_PHRASES[q] for q in kernel_asks(entry)),
             }
         )
         rows.append(kernel_row(entry.id, kernel))

@@ -31,6 +31,7 @@ __all__ = [
     "KERNEL_ASK_KEYS",
     "KERNEL_TIMING_KEYS",
     "KernelEntry",
+    "kernel_asks",
     "kernel_problem",
     "kernel_quantities_of",
 ]
@@ -105,6 +106,16 @@ def kernel_quantities_of(spec: KernelSpec) -> tuple[str, ...]:
         "mbu": timing.measured_bytes_per_s is not None or (timed and spec.bytes is not None),
     }
     return tuple(key for key in KERNEL_ASK_KEYS if has.get(key, True))
+
+
+def kernel_asks(entry: KernelEntry) -> tuple[str, ...]:
+    """What a problem asks: its ``ask``, else the kernel's headline quantities (intensity,
+    ridge, attainable; the bounds with both counts; MFU/MBU with a measurement)."""
+    if entry.ask:
+        return entry.ask
+    headline = ("intensity", "ridge", "attainable", "t_lower", "t_upper", "mfu", "mbu")
+    has = kernel_quantities_of(entry.spec)
+    return tuple(key for key in headline if key in has)
 
 
 def _counts(table: object, where: str) -> tuple[str | None, str | None, str | None]:
