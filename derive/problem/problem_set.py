@@ -6,7 +6,9 @@ files, paths relative to the file; run only when trusted), optional ``[[operator
 Every key is checked: an unknown key, a wrong type or a TOML syntax error is a one-line
 error naming the file, the problem id and the key (the checks: :mod:`derive.problem.set_checks`);
 every error in the file is reported at once (up to :data:`~derive.problem.set_errors.MAX_ERRORS`).
-A problem's ``title`` defaults to its id.
+A problem's ``title`` defaults to its id. A problem is an operator's (``operator = …``), a
+whole model's (``model = …``) or a kernel's given by its numbers (``kernel = { flops, bytes }``,
+see :mod:`derive.problem.kernel_problems`).
 """
 
 from __future__ import annotations
