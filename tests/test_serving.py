@@ -150,7 +150,15 @@ def test_the_builtin_key_has_a_serving_chapter_with_its_figure():
     figure = files["rooflines-serve-70b-decode-serving.svg"]
     assert "S = 2048" in figure and "S = 32768" in figure and "B* ≈" in figure
     key = files["rooflines.md"]
-    assert "## Problem 21 (serve-70b-decode)" in key and "Serving rates" in key
+    from importlib import resources
+
+    from derive.commands.key import BUILTIN_SET
+    from derive.problem.problem_set import parse_problem_set
+
+    text = resources.files("derive").joinpath(BUILTIN_SET).read_text("utf-8")
+    order = [entry.id for entry in parse_problem_set(text, "rooflines.toml").entries()]
+    number = order.index("serve-70b-decode") + 1  # operators, kernels, then models
+    assert f"## Problem {number} (serve-70b-decode)" in key and "Serving rates" in key
     assert "](rooflines-serve-70b-decode-serving.svg)" in key
     tex = files["rooflines.tex"]
     assert r"\begin{tikzpicture}" in tex[tex.index("(serve-70b-decode):") :]

@@ -80,14 +80,18 @@ def test_problems_lists_the_set(client):
     assert r.status_code == 200
     data = r.json()
     assert data["title"] == SET["title"]
-    # every problem of the set: the operator problems, then the whole-model ones (serving
-    # steps, phase = ..., included: their times and rates are checked too)
+    # every problem of the set: the operator problems, the kernels given by their numbers,
+    # then the whole-model ones (serving steps, phase = ..., included: their times and
+    # rates are checked too)
     assert [p["id"] for p in data["problems"]] == [
         p["id"] for p in SET["problem"] if "operator" in p
-    ] + [p["id"] for p in SET["problem"] if "model" in p and "operator" not in p]
+    ] + [p["id"] for p in SET["problem"] if "kernel" in p] + [
+        p["id"] for p in SET["problem"] if "model" in p and "operator" not in p
+    ]
     assert all(p["asked"] and p["steps"] > 0 for p in data["problems"])
     kinds = {p["id"]: p["kind"] for p in data["problems"]}
     assert kinds["q1"] == "operator" and kinds["model-gpt2-params"] == "model"
+    assert kinds["kernel-h100-measured"] == "kernel"
     assert data["hints"] is True and data["expected_shown"] is True
 
 
@@ -527,3 +531,68 @@ def test_a_serving_problem_has_boxes_and_checks_a_right_and_a_wrong_rate(client)
     assert wrong["verdict"] == "incorrect" and wrong["diagnosis"], wrong
     ttft = client.get("/api/problems/serve-70b-prefill").json()
     assert [a["quantity"] for a in ttft["asked"]] == ["ttft", "prefill_tokens_per_s"]
+
+
+# ---- kernels given by their numbers ----------------------------------------------------
+# Values computed here with Fractions from the set's own counts and the chip's datasheet
+# numbers (H100 SXM: dense bf16 9.89e14 FLOP/s, 3.35e12 bytes/s).
+
+
+def _kernel_truths() -> dict:
+    from fractions import Fraction
+
+    kernel = BY_ID["kernel-h100-measured"]
+    flops, moved = Fraction(kernel["kernel"]["flops"]), Fraction(kernel["kernel"]["bytes"])
+    peak, bandwidth = Fraction("9.89e14"), Fraction("3.35e12")
+    measured = Fraction(13, 10_000)  # "1.3ms"
+    assert kernel["measured_time"] == "1.3ms"
+    return {
+        "intensity": flops / moved,
+        "t_lower": max(flops / peak, moved / bandwidth),
+        "mfu": flops / measured / peak,
+    }
+
+
+def test_a_kernel_problem_has_its_boxes_givens_and_steps(client):
+    data = client.get("/api/problems/kernel-h100-measured").json()
+    assert data["kind"] == "kernel" and data["derivation"] is False
+    assert [a["quantity"] for a in data["asked"]] == BY_ID["kernel-h100-measured"]["ask"]
+    assert data["givens"]["chip"] == "h100" and data["givens"]["kernel"]["flops"] == "1e12"
+    assert data["givens"]["timing"] == {"measured_time": "1.3ms"}
+    assert data["steps"] == 3  # the roofline, the bounds, the measured run
+    step = client.get(f"/api/problems/kernel-h100-measured/steps/{data['steps']}").json()
+    assert "MFU" in step["markdown"]
+
+
+def test_a_kernel_problem_checks_right_and_wrong_answers(client):
+    truths = _kernel_truths()
+    body = {"problem": "kernel-h100-measured"}
+    t_lower_ms = float(truths["t_lower"] * 1000)
+    right = client.post(
+        "/api/check", json={**body, "quantity": "t_lower", "answer": f"{t_lower_ms:.6g} ms"}
+    ).json()
+    assert right["verdict"] == "correct", right
+    mfu = client.post(
+        "/api/check", json={**body, "quantity": "mfu", "answer": f"{float(truths['mfu']):.4f}"}
+    ).json()
+    assert mfu["verdict"] == "correct", mfu
+    wrong = client.post(
+        "/api/check",
+        json={**body, "quantity": "intensity", "answer": str(truths["intensity"] * 2)},
+    ).json()
+    assert wrong["verdict"] == "incorrect" and wrong["diagnosis"]
+    read = client.post("/api/read", json={**body, "quantity": "mfu", "answer": "78%"}).json()
+    assert read["ok"] is True and read["read_as"].startswith("78%")
+    chain = client.post("/api/check-derivation", json={**body, "lines": ["I = 400"]}).json()
+    assert chain["verdict"] == "unreadable" and "one quantity at a time" in chain["diagnosis"][0]
+    line = _is_error(
+        client.post("/api/check", json={**body, "quantity": "params", "answer": "1"}), 422
+    )
+    assert "kernel" in line
+
+
+def test_a_kernel_problem_hides_the_expected_answer(client_hidden):
+    body = {"problem": "kernel-h100-measured", "quantity": "t_lower", "answer": "1 s"}
+    data = client_hidden.post("/api/check", json=body).json()
+    assert data["verdict"] == "incorrect" and "expected" not in data
+    assert not any("989" in d for d in data["diagnosis"])

@@ -43,7 +43,7 @@ from derive.formula.answer import position_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import ModelEntry, ProblemEntry
+from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry
 
 if TYPE_CHECKING:
     from derive.checking.chain import ChainResult
@@ -65,7 +65,7 @@ __all__ = [
     "model_analysis_for",
 ]
 
-Problem: TypeAlias = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec
+Problem: TypeAlias = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec | KernelEntry
 Tolerance: TypeAlias = str | Fraction | sp.Rational
 
 
@@ -164,10 +164,10 @@ def _spec_of(problem: Problem) -> ProblemSpec:
         return problem.spec
     if isinstance(problem, ProblemSpec):
         return problem
-    if isinstance(problem, ModelEntry | ModelSpec | KernelSpec):
+    if isinstance(problem, ModelEntry | ModelSpec | KernelSpec | KernelEntry):
         what = (
             "a kernel by its numbers"
-            if isinstance(problem, KernelSpec)
+            if isinstance(problem, KernelSpec | KernelEntry)
             else "a whole-model problem"
         )
         raise ProblemError("problem", f"{what}: only single claims are checked (derive.check)")
@@ -298,7 +298,8 @@ def check(
 
     Args:
         problem: a ProblemSpec or a ModelSpec, or a problem of a problem set (either kind),
-            or a :class:`~derive.problem.kernel_spec.KernelSpec` (a kernel by its numbers).
+            or a :class:`~derive.problem.kernel_spec.KernelSpec` (a kernel by its numbers; a
+            set's :class:`~derive.problem.kernel_problems.KernelEntry` too).
         quantity: one of :data:`derive.checking.quantities.QUANTITIES` (an operator
             problem), of :data:`derive.checking.model_claims.MODEL_QUANTITIES` (a model) or
             of :data:`derive.checking.kernel_claims.KERNEL_QUANTITIES` (a kernel).
@@ -318,10 +319,11 @@ def check(
 
     if isinstance(problem, ModelSpec | ModelEntry):
         return _check_model(problem, quantity, claim, _rtol(rtol), hide_expected, syntax, operators)
-    if isinstance(problem, KernelSpec):
+    if isinstance(problem, KernelSpec | KernelEntry):
         from derive.checking.kernel_check import check_kernel
 
-        return check_kernel(problem, quantity, claim, _rtol(rtol), hide_expected, syntax)
+        spec = problem.spec if isinstance(problem, KernelEntry) else problem
+        return check_kernel(spec, quantity, claim, _rtol(rtol), hide_expected, syntax)
     _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)
     try:

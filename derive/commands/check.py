@@ -26,7 +26,12 @@ from derive.checking.context import DEFAULT_RTOL, parse_rtol
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
 from derive.checking.serving_claims import SERVING_QUANTITIES
-from derive.commands.check_kernel import KERNEL_ONLY, kernel_claim, refuse_kernel_mix
+from derive.commands.check_kernel import (
+    KERNEL_ONLY,
+    judge_kernel,
+    kernel_claim,
+    refuse_kernel_mix,
+)
 from derive.commands.check_model import (
     MODEL_FLAGS,
     add_model_flags,
@@ -40,8 +45,15 @@ from derive.commands.check_model import (
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
 from derive.problem.binding import ProblemSpec
+from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry, ProblemEntry, ProblemSet
+from derive.problem.problem_set import (
+    MODEL_ASK_KEYS,
+    KernelEntry,
+    ModelEntry,
+    ProblemEntry,
+    ProblemSet,
+)
 
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
 
@@ -130,7 +142,7 @@ def _operators(args: argparse.Namespace, extra: tuple[Path, ...] = ()) -> tuple[
     return tuple(str(p) for p in extra) + tuple(args.operators)
 
 
-Problem = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry
+Problem = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec
 
 
 def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
@@ -141,7 +153,8 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     """The problem the flags name and its operator (or model) files.
 
     An OPERATOR and its flags; a model and its flags when ``--quantity`` is a whole-model
-    quantity (``params``, ``max_batch``, …); or a problem of a set (either kind).
+    quantity (``params``, ``max_batch``, …); or a problem of a set (any kind: a set's kernel
+    comes back as its :class:`~derive.problem.kernel_spec.KernelSpec`).
     """
     from derive.commands.cli import spec_from_args
 
@@ -173,13 +186,13 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
     entry = _entry(pset, args.problem)
-    return (entry.spec if isinstance(entry, ProblemEntry) else entry), _operators(
+    return (entry.spec if isinstance(entry, ProblemEntry | KernelEntry) else entry), _operators(
         args, pset.operators
     )
 
 
 def _ids(pset: ProblemSet) -> str:
-    return ", ".join([p.id for p in pset.problems] + [m.id for m in pset.models])
+    return ", ".join(entry.id for entry in pset.entries())
 
 
 def _load_set(path: str) -> ProblemSet:
@@ -188,9 +201,8 @@ def _load_set(path: str) -> ProblemSet:
     return load_problem_set(Path(path))
 
 
-def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | ModelEntry:
-    entries: tuple[ProblemEntry | ModelEntry, ...] = (*pset.problems, *pset.models)
-    for entry in entries:
+def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | KernelEntry | ModelEntry:
+    for entry in pset.entries():
         if entry.id.lower() == str(problem_id).lower():
             return entry
     raise ProblemError(
@@ -212,7 +224,7 @@ def _claim(args: argparse.Namespace) -> int:
         raise ProblemError(
             "--quantity", f"--claim needs --quantity (one of {', '.join(ALL_QUANTITIES)})"
         )
-    if args.quantity in KERNEL_ONLY:
+    if args.quantity in KERNEL_ONLY and args.problem_set is None:
         raise ProblemError(
             f"--quantity {args.quantity}",
             "a quantity of a kernel by its numbers: give --flops and --bytes (or --intensity) "
@@ -222,6 +234,14 @@ def _claim(args: argparse.Namespace) -> int:
     if is_model(spec):
         assert isinstance(spec, ModelSpec | ModelEntry)
         return model_claim(args, spec, operators)
+    if isinstance(spec, KernelSpec):
+        return judge_kernel(args, spec, f"problem {args.problem!r} (a kernel by its numbers)")
+    if args.quantity in KERNEL_ONLY:
+        raise ProblemError(
+            f"--quantity {args.quantity}",
+            f"a quantity of a kernel by its numbers, but problem {args.problem!r} is an "
+            f"operator problem (its quantities: {', '.join(QUANTITIES)})",
+        )
     if args.quantity not in QUANTITIES:
         raise ProblemError(
             f"--quantity {args.quantity}",
@@ -262,10 +282,11 @@ def _derivation(args: argparse.Namespace) -> int:
     from derive.checking.verdict import Verdict
 
     spec, operators = problem_of(args)
-    if is_model(spec):
-        raise ProblemError(
-            "--chain", "a whole-model problem is checked one quantity at a time: give --claim"
+    if is_model(spec) or isinstance(spec, KernelSpec):
+        what = (
+            "a kernel by its numbers" if isinstance(spec, KernelSpec) else "a whole-model problem"
         )
+        raise ProblemError("--chain", f"{what} is checked one quantity at a time: give --claim")
     text = read_chain_text(args.chain)
     result = check_derivation(
         spec,

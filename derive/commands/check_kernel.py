@@ -15,8 +15,9 @@ from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
 from derive.commands.check_model import MODEL_FLAGS, refuse_unreadable, write_out
 from derive.errors import ProblemError
+from derive.problem.kernel_spec import KernelSpec
 
-__all__ = ["KERNEL_ONLY", "kernel_claim", "refuse_kernel_mix"]
+__all__ = ["KERNEL_ONLY", "judge_kernel", "kernel_claim", "refuse_kernel_mix"]
 
 KERNEL_ONLY = tuple(q for q in KERNEL_QUANTITIES if q not in QUANTITIES)
 """Quantities only a kernel by its numbers has (``attainable``, ``fraction_of_peak``, …)."""
@@ -66,22 +67,32 @@ def refuse_kernel_mix(args: argparse.Namespace) -> None:
 
 def kernel_claim(args: argparse.Namespace) -> int:
     """Judge ``--claim`` about ``--quantity`` of the kernel the flags give: 0 right, 1 wrong."""
-    from derive.checking.api import check
-    from derive.checking.kernel_check import kernel_claim_json, kernel_claim_text
-    from derive.checking.verdict import Verdict
     from derive.commands.kernel import kernel_spec_of
 
     refuse_kernel_mix(args)
+    return judge_kernel(args, kernel_spec_of(args), _KERNEL)
+
+
+def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
+    """Judge ``--claim`` about ``--quantity`` of ``spec`` (``what`` names the kernel); 0 right, 1 wrong.
+
+    The kernel comes from the flags (:func:`kernel_claim`) or from a problem set's ``kernel``
+    problem (``--problem-set SET --problem ID``).
+    """
+    from derive.checking.api import check
+    from derive.checking.kernel_check import kernel_claim_json, kernel_claim_text
+    from derive.checking.verdict import Verdict
+
     allowed = ", ".join(KERNEL_QUANTITIES)
     if args.quantity is None:
         raise ProblemError("--quantity", f"--claim needs --quantity (one of {allowed})")
     if args.quantity not in KERNEL_QUANTITIES:
         raise ProblemError(
             f"--quantity {args.quantity}",
-            f"not a quantity of {_KERNEL}; its quantities are {allowed}",
+            f"not a quantity of {what}; its quantities are {allowed}",
         )
     result = check(
-        kernel_spec_of(args),
+        spec,
         args.quantity,
         args.claim,
         rtol=args.rtol,

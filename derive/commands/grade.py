@@ -1,8 +1,8 @@
 """``derive check --problem-set SET --answers answers.csv``: grade many answers at once.
 
 The answers are a CSV file with a header row and the columns ``who, problem, quantity,
-claim`` (other columns are ignored); a row may name an operator problem or a
-whole-model problem of the set (``quantity`` then ``params``, ``max_batch``, …). Every row is judged with :func:`derive.check` and
+claim`` (other columns are ignored); a row may name an operator problem, a kernel
+given by its numbers or a whole-model problem of the set (``quantity`` then ``params``, ``max_batch``, …). Every row is judged with :func:`derive.check` and
 one row per answer is written, with the csv module, to stdout or ``-o FILE``: ``who,
 problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, position``
 (``diagnosis`` joins its sentences with `` | ``; ``expected`` is empty with
@@ -70,7 +70,7 @@ def grade(args: argparse.Namespace) -> int:
     from derive.checking.serving_claims import SERVING_QUANTITIES
     from derive.checking.verdict import Verdict
     from derive.commands.check import _entry, _load_set, _operators, is_model
-    from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
+    from derive.problem.problem_set import MODEL_ASK_KEYS, KernelEntry, ModelEntry
 
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set)
@@ -80,6 +80,10 @@ def grade(args: argparse.Namespace) -> int:
         known, kind = (MODEL_ASK_KEYS, "model") if is_model(entry) else (QUANTITIES, "operator")
         if isinstance(entry, ModelEntry) and entry.serving is not None:
             known = MODEL_ASK_KEYS + SERVING_QUANTITIES
+        if isinstance(entry, KernelEntry):
+            from derive.problem.kernel_problems import kernel_quantities_of
+
+            known, kind = kernel_quantities_of(entry.spec), "kernel"
         if row["quantity"] not in known:
             raise ProblemError(
                 f"--answers line {n}: quantity {row['quantity']!r}",

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from derive import __version__
-from derive.analysis.analyse import Analysis
-from derive.analysis.crossover import NEVER
 from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
 from derive.commands.progress import ProgressBar
 from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, run_each, time_limit
@@ -26,9 +24,8 @@ from derive.figures import (
     TIKZ_PACKAGES,
     TIKZ_PREAMBLE,
 )
-from derive.formula.decimals import fmt_decimal
 from derive.pipeline import Derivation, derive_spec
-from derive.present.render import md_rich, render, tex_is_wide, tex_slashed
+from derive.present.render import render
 from derive.present.view import SolutionView, view_of
 from derive.problem.problem_set import (
     ProblemEntry,
@@ -39,13 +36,13 @@ from derive.problem.problem_set import (
 from derive.problem.set_errors import in_file_terms, raise_collected
 from derive.problem.set_registry import set_registry
 from derive.solution.builder import select_steps
-from derive.solution.notation import tex, tex_decimal
-from derive.solution.verdicts import verdict_rich
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
 
+from derive.commands.kernel_key import kernel_chapter
 from derive.commands.key_figures import Placement, placement, plot_figure, roofline_figures
+from derive.commands.key_rows import Row, operator_row
 
 __all__ = [
     "BUILTIN_SET",
@@ -77,82 +74,6 @@ ASK_PHRASES = {
     "attainable": "the attainable FLOP/s and the fraction of peak",
     "network": "the network roofline: link intensity, ridge, crossover and T_comms",
 }
-
-
-@dataclass(frozen=True)
-class Row:
-    """One row of the answers-at-a-glance table."""
-
-    id: str
-    anchor: str
-    hardware: str
-    ridge: str
-    crossover: str
-    threshold: str
-    verdict: str
-    ridge_tex: str
-    crossover_tex: str
-    threshold_tex: str
-
-
-def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
-    crossover, leading = analysis.headline
-    ridge = analysis.memory.ridge
-    network = analysis.network
-    link = False
-    if (
-        entry.ask
-        and "network" in entry.ask
-        and "crossover" not in entry.ask
-        and network is not None
-        and network.crossover is not None
-    ):
-        crossover, leading, ridge, link = network.crossover, False, network.ridge, True
-    approx = lambda v: "" if v.is_Integer else f" ≈ {fmt_decimal(v)}"  # noqa: E731
-    tapprox = lambda v: "" if v.is_Integer else rf" \approx {tex_decimal(v)}"  # noqa: E731
-    if crossover.exact is not None and crossover.exact.is_Rational:
-        cross, cross_tex = (
-            f"{crossover.exact}{approx(crossover.exact)}",
-            f"${crossover.exact}{tapprox(crossover.exact)}$",
-        )
-    elif crossover.exact is not None and crossover.exact.is_number:
-        cross, cross_tex = (
-            f"${tex(crossover.exact)}${approx(crossover.exact)}",
-            f"${tex(crossover.exact)}{tapprox(crossover.exact)}$",
-        )
-    elif crossover.exact is not None:  # a formula: written (a)/(b) so a narrow cell can break it
-        formula = tex(crossover.exact)
-        cross = f"${formula}$"
-        cross_tex = (
-            "a formula in the other dims (in the problem)"
-            if tex_is_wide(formula, 24)
-            else f"${tex_slashed(formula)}$"
-        )
-    else:
-        cross = cross_tex = crossover.status
-    suffix = " (leading order)" if leading else " (link)" if link else ""
-    threshold = (
-        f"{crossover.variable} ≥ {crossover.min_compute_bound}"
-        if crossover.min_compute_bound is not None and crossover.status != NEVER
-        else "—"
-    )
-    threshold_tex = (
-        f"${tex(crossover.variable)} \\ge {crossover.min_compute_bound}$"
-        if threshold != "—"
-        else "---"
-    )
-    return Row(
-        entry.id,
-        entry.id.lower(),
-        analysis.problem.hardware_name,
-        f"{ridge}{approx(ridge)}",
-        cross + suffix,
-        threshold,
-        md_rich(verdict_rich(crossover, ridge, "on the link: " if link else "", leading=leading)),
-        f"${ridge}{tapprox(ridge)}$",
-        cross_tex + suffix,
-        threshold_tex,
-    )
 
 
 def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
@@ -238,7 +159,7 @@ def _build_problem(
         "view": _question_view(view),
         "asks": _asks(entry, d),
     }
-    return _Problem(item, question, _row(entry, d.analysis), placement(entry, d.analysis))
+    return _Problem(item, question, operator_row(entry, d.analysis), placement(entry, d.analysis))
 
 
 def build_key(
@@ -278,22 +199,23 @@ def build_key(
         pset.source, [*errors, *(part for part in built if isinstance(part, ProblemError))]
     )
     parts = [part for part in built if isinstance(part, _Problem)]
+    kernels = kernel_chapter(pset, len(parts) + 1, stem)  # after the operators: cheap, here
     figures = roofline_figures(
         stem,
-        [part.placement for part in parts],
+        [part.placement for part in parts] + list(kernels.placements),
         source=pset.source,
         time_limit=time_limit,
         jobs=jobs,
     )
-    items = [part.item for part in parts]
-    questions = [part.question for part in parts]
-    summary = [part.row for part in parts]
+    items = [part.item for part in parts] + list(kernels.items)
+    questions = [part.question for part in parts] + list(kernels.questions)
+    summary = [part.row for part in parts] + list(kernels.rows)
     files = {item["plot"].file: _mark_svg(item["plot"].svg) for item in items if item["plot"]}
     model_rows: tuple = ()
     if pset.models:  # the models chapter: model = "NAME" problems, after the operator problems
         from derive.commands.model_key import model_chapter
 
-        chapter = model_chapter(pset, len(parts) + 1, stem)
+        chapter = model_chapter(pset, len(items) + 1, stem)
         for item in chapter.items:  # a serving problem's figure
             if item["plot"] is not None:
                 files[item["plot"].file] = _mark_svg(item["plot"].svg)

@@ -11,6 +11,7 @@ import sympy as sp
 from derive.analysis.algebra_substitution import values_at
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
+from derive.analysis.kernel_numbers import KernelNumbers
 from derive.commands.output_files import safe_name
 from derive.deadline import run_each
 from derive.declare.registry import Registry
@@ -28,6 +29,8 @@ from derive.figures import (
 )
 from derive.formula.decimals import fmt_decimal
 from derive.pipeline import analyse_spec
+from derive.problem.chips import Chip
+from derive.problem.chips import Figure as ChipFigure
 from derive.problem.problem_set import (
     PlotSpec,
     ProblemEntry,
@@ -49,21 +52,27 @@ class Figure:
         return "fig:" + self.file.removesuffix(".svg")
 
 
-def _hardware_key(a: Analysis) -> str:
-    p = a.problem
-    return p.chip.name if p.chip else f"given-{p.peak.text}-{p.bandwidth.text}"
+def _hardware_key(chip: Chip | None, peak: ChipFigure, bandwidth: ChipFigure) -> str:
+    return chip.name if chip else f"given-{peak.text}-{bandwidth.text}"
 
 
-def _ceilings(a: Analysis) -> tuple[Ceiling, ...]:
-    p = a.problem
-    if p.chip is None:
-        return (Ceiling(p.compute_dtype, p.peak.value),)
+def _ceilings(chip: Chip | None, compute_dtype: str, peak: ChipFigure) -> tuple[Ceiling, ...]:
+    if chip is None:
+        return (Ceiling(compute_dtype, peak.value),)
     merged: dict[sp.Rational, list[str]] = {}
-    for dtype, fig in p.chip.peaks:
+    for dtype, fig in chip.peaks:
         merged.setdefault(fig.value, []).append(dtype)
     return tuple(
         Ceiling("/".join(names), value)
         for value, names in sorted(merged.items(), key=lambda kv: kv[0])
+    )
+
+
+def _title(chip: Chip | None, peak: ChipFigure, bandwidth: ChipFigure) -> str:
+    return (
+        f"Roofline of {chip.title}"
+        if chip
+        else f"Roofline for peak {peak.text} FLOP/s, bandwidth {bandwidth.text} B/s"
     )
 
 
@@ -103,14 +112,30 @@ class Placement:
 
 
 def placement(entry: ProblemEntry, a: Analysis) -> Placement:
+    """Where an operator problem goes: its chip's figure, at its point (if it has one)."""
     p = a.problem
-    title = (
-        f"Roofline of {p.chip.title}"
-        if p.chip
-        else f"Roofline for peak {p.peak.text} FLOP/s, bandwidth {p.bandwidth.text} B/s"
-    )
     return Placement(
-        _hardware_key(a), title, p.bandwidth.value, _ceilings(a), _point(entry, a), entry.id
+        _hardware_key(p.chip, p.peak, p.bandwidth),
+        _title(p.chip, p.peak, p.bandwidth),
+        p.bandwidth.value,
+        _ceilings(p.chip, p.compute_dtype, p.peak),
+        _point(entry, a),
+        entry.id,
+    )
+
+
+def kernel_placement(problem_id: str, kernel: KernelNumbers) -> Placement:
+    """A kernel given by its numbers on its chip's figure: at its intensity, under the
+    nominal roof min(π, I·β) the figure draws (efficiencies derate the kernel, not the chip)."""
+    peak, bandwidth = kernel.peak, kernel.bandwidth
+    point = Point(problem_id, kernel.intensity, min(peak.value, kernel.intensity * bandwidth.value))
+    return Placement(
+        _hardware_key(kernel.chip, peak, bandwidth),
+        _title(kernel.chip, peak, bandwidth),
+        bandwidth.value,
+        _ceilings(kernel.chip, kernel.compute_dtype, peak),
+        point,
+        problem_id,
     )
 
 

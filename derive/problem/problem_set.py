@@ -6,7 +6,9 @@ files, paths relative to the file; run only when trusted), optional ``[[operator
 Every key is checked: an unknown key, a wrong type or a TOML syntax error is a one-line
 error naming the file, the problem id and the key (the checks: :mod:`derive.problem.set_checks`);
 every error in the file is reported at once (up to :data:`~derive.problem.set_errors.MAX_ERRORS`).
-A problem's ``title`` defaults to its id.
+A problem's ``title`` defaults to its id. A problem is an operator's (``operator = …``), a
+whole model's (``model = …``) or a kernel's given by its numbers (``kernel = { flops, bytes }``,
+see :mod:`derive.problem.kernel_problems`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
+from derive.problem.kernel_problems import KernelEntry, kernel_problem
 from derive.problem.model_spec import ModelSpec
 from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
@@ -27,6 +30,7 @@ from derive.problem.toml_file import loads_toml, read_toml_text
 __all__ = [
     "ASK_KEYS",
     "MODEL_ASK_KEYS",
+    "KernelEntry",
     "ModelEntry",
     "PlotSeries",
     "PlotSpec",
@@ -182,7 +186,7 @@ class ModelEntry:
 
 @dataclass(frozen=True)
 class ProblemSet:
-    """A parsed problem set: operator problems, then whole-model problems (a models chapter)."""
+    """A parsed problem set: operator problems, kernels given by their numbers, then whole models."""
 
     title: str
     text: str
@@ -191,6 +195,11 @@ class ProblemSet:
     source: str
     models: tuple[ModelEntry, ...] = ()
     operator_tables: tuple[OperatorTable, ...] = ()
+    kernels: tuple[KernelEntry, ...] = ()
+
+    def entries(self) -> tuple[ProblemEntry | KernelEntry | ModelEntry, ...]:
+        """Every problem, in the key's order: operators, kernels, models."""
+        return (*self.problems, *self.kernels, *self.models)
 
 
 def _plot(raw: dict, where: str) -> PlotSpec:
@@ -318,10 +327,13 @@ def parse_problem_set(
     seen: set[str] = set()
     entries: list[ProblemEntry] = []
     models: list[ModelEntry] = []
+    kernels: list[KernelEntry] = []
     found: list[DeriveError] = []
     for i, raw in enumerate(problems):
         try:
-            if isinstance(raw, dict) and "model" in raw and "operator" not in raw:
+            if isinstance(raw, dict) and "kernel" in raw:
+                kernels.append(kernel_problem(raw, i, origin, seen))
+            elif isinstance(raw, dict) and "model" in raw and "operator" not in raw:
                 models.append(_model_problem(raw, i, origin, seen))
             else:
                 entries.append(_problem(raw, i, origin, seen))
@@ -341,6 +353,7 @@ def parse_problem_set(
         origin,
         tuple(models),
         tables,
+        tuple(kernels),
     )
 
 

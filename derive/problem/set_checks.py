@@ -61,7 +61,8 @@ def problem_head(
     check_keys(raw, schema, where)
     for key in ("id", required):
         if key not in raw:
-            raise ProblemError(where, f"missing key {key!r}")
+            kinds = " (a problem is an operator, a model or a kernel)" if key == "operator" else ""
+            raise ProblemError(where, f"missing key {key!r}{kinds}")
     if not isinstance(pid, str) or not ID_RE.match(pid):
         raise ProblemError(
             f"{where}: key 'id'",

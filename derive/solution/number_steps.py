@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.formula.decimals import fmt_decimal
+from derive.problem.timing import TimingSpec
 from derive.solution.display import rounded
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 
-__all__ = ["number_steps", "numbers_given", "numbers_verdict"]
+__all__ = ["kernel_given", "kernel_steps", "number_steps", "numbers_given", "numbers_verdict"]
 
 
 def numbers_given(kernel: KernelNumbers) -> Rich:
@@ -161,3 +162,37 @@ def numbers_verdict(kernel: KernelNumbers) -> tuple[Rich, ...]:
             f"{fmt_decimal(kernel.effective_ridge)}){runtime}, {fmt_decimal(100 * kernel.fraction_of_peak, 4)} % of peak."
         ),
     )
+
+
+_STEP_OF = {
+    **dict.fromkeys(("t_math", "t_mem", "t_lower", "t_upper"), StepKind.BOUNDS),
+    **dict.fromkeys(("mfu", "mbu"), StepKind.MEASURED),
+}
+_TIMING_WORDS = (
+    ("efficiency", "efficiency η = {} of both ceilings"),
+    ("compute_efficiency", "compute efficiency η_c = {}"),
+    ("memory_efficiency", "memory efficiency η_m = {}"),
+    ("launch_overhead", "launch overhead {} per kernel"),
+    ("measured_time", "measured time {}"),
+    ("measured_flops_per_s", "measured {} FLOP/s"),
+    ("measured_bytes_per_s", "measured {} bytes/s"),
+)
+
+
+def kernel_given(kernel: KernelNumbers, timing: TimingSpec) -> Rich:
+    """The givens: the counts and the ceilings, then the timing keys as typed (one sentence)."""
+    typed = [words.format(getattr(timing, key)) for key, words in _TIMING_WORDS]
+    given = [text for text, (key, _) in zip(typed, _TIMING_WORDS) if getattr(timing, key)]
+    sentence = "; ".join(given)
+    more = f" {sentence[:1].upper()}{sentence[1:]}." if given else ""
+    return numbers_given(kernel) + rich(more)
+
+
+def kernel_steps(kernel: KernelNumbers, ask: tuple[str, ...]) -> tuple[Step, ...]:
+    """The steps answering ``ask`` (all without one); the roofline step always stays (it says
+    which ceiling binds)."""
+    steps = number_steps(kernel)
+    if not ask:
+        return steps
+    kinds = {_STEP_OF.get(quantity, StepKind.ATTAINABLE) for quantity in ask}
+    return tuple(s for s in steps if s.kind in kinds or s.kind is StepKind.ATTAINABLE)

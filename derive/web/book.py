@@ -1,6 +1,7 @@
 """The workbook: a problem set read once, and everything the pages show, prepared at start.
 
-Operator problems are prepared here; whole-model problems by :mod:`derive.web.model_pages`.
+Operator problems are prepared here; whole-model problems by :mod:`derive.web.model_pages`,
+kernels given by their numbers by :mod:`derive.web.kernel_pages`.
 
 :func:`load_source` reads a set (a file, or the built-in one) and refuses Python
 operator files unless trusted; :func:`build_workbook` derives every problem once and
@@ -26,7 +27,13 @@ from derive.errors import DeriveError, ProblemError, UnknownNameError
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
-from derive.problem.problem_set import ModelEntry, ProblemEntry, ProblemSet, parse_problem_set
+from derive.problem.problem_set import (
+    KernelEntry,
+    ModelEntry,
+    ProblemEntry,
+    ProblemSet,
+    parse_problem_set,
+)
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
 
@@ -140,9 +147,9 @@ class Asked:
 
 @dataclass(frozen=True)
 class Page:
-    """One problem (an operator's or a whole model's), prepared: its detail JSON and its steps."""
+    """One problem (an operator's, a kernel's or a whole model's), prepared: its detail JSON and its steps."""
 
-    entry: ProblemEntry | ModelEntry
+    entry: ProblemEntry | KernelEntry | ModelEntry
     asked: tuple[Asked, ...]
     detail: dict
     steps_markdown: tuple[str, ...]
@@ -343,11 +350,12 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
 
 
 def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = True) -> Workbook:
-    """Derive every problem of the set once (operator problems, then whole models) and prepare its page.
+    """Derive every problem of the set once (operators, kernels, whole models) and prepare its page.
 
     Raises:
         DeriveError: a problem of the set cannot be derived (named by its id).
     """
+    from derive.web.kernel_pages import kernel_page
     from derive.web.model_pages import model_page
 
     registry = registry_of(pset)
@@ -358,6 +366,11 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         except DeriveError as exc:
             raise ProblemError(f"{pset.source}: problem {entry.id!r}", str(exc)) from None
         pages[entry.id] = _page(entry, d, hints)
+    for kernel in pset.kernels:
+        try:
+            pages[kernel.id] = kernel_page(kernel, hints)
+        except DeriveError as exc:
+            raise ProblemError(f"{pset.source}: problem {kernel.id!r}", exc.why) from None
     for model in pset.models:
         try:
             page = model_page(model, pset.operators, hints)

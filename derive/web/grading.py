@@ -26,10 +26,11 @@ from derive.checking.api import (
 from derive.checking.claims import read_claim_for
 from derive.checking.context import DEFAULT_RTOL, Context
 from derive.checking.judge import read_claim
+from derive.checking.kernel_check import KernelDetail
 from derive.checking.quantities import QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import DeriveError, ParseError, ProblemError
-from derive.problem.problem_set import ModelEntry, ProblemEntry
+from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry
 from derive.solution.notation import tex
 
 __all__ = [
@@ -108,12 +109,12 @@ class DerivationResult:
 class Grader:
     """Checks answers to the problems of one set; one per worker process."""
 
-    problems: dict[str, ProblemEntry | ModelEntry]
+    problems: dict[str, ProblemEntry | KernelEntry | ModelEntry]
     operators: tuple[Path, ...] = ()
     hide_expected: bool = False
     rtol: str = DEFAULT_RTOL
 
-    def _entry(self, problem: str) -> ProblemEntry | ModelEntry:
+    def _entry(self, problem: str) -> ProblemEntry | KernelEntry | ModelEntry:
         entry = self.problems.get(problem)
         if entry is None:
             raise ProblemError(f"problem {problem!r}", "no such problem in this set")
@@ -122,8 +123,10 @@ class Grader:
     def context(self, problem: str) -> Context:
         """The analysed operator problem ``problem`` (an id of the set; cached by the checking API)."""
         entry = self._entry(problem)
-        if isinstance(entry, ModelEntry):
-            raise ProblemError(f"problem {problem!r}", "a whole-model problem has no roofline")
+        if isinstance(entry, ModelEntry | KernelEntry):
+            raise ProblemError(
+                f"problem {problem!r}", "only an operator problem has a roofline over its dims"
+            )
         return context_for(entry, self.rtol, self.operators)
 
     def _read_model(self, entry: ModelEntry, answer: str, quantity: str | None) -> Reading:
@@ -141,6 +144,19 @@ class Grader:
         shown = None if isinstance(claim.value, BooleanAtom) else tex(claim.value)
         return Reading(True, claim.read_as, shown)
 
+    def _read_kernel(self, entry: KernelEntry, answer: str, quantity: str | None) -> Reading:
+        from derive.checking.kernel_check import kernel_for
+        from derive.checking.kernel_claims import read_kernel_claim
+        from derive.problem.kernel_problems import kernel_asks, kernel_quantities_of
+
+        has = kernel_quantities_of(entry.spec)
+        asked = quantity if quantity in has else kernel_asks(entry)[0]
+        try:
+            claim = read_kernel_claim(kernel_for(entry.spec), asked, answer)
+        except ParseError as exc:
+            return Reading(False, reason=reason_of(exc))
+        return Reading(True, claim.read_as, tex(claim.value))
+
     def read(self, problem: str, answer: str, quantity: str | None = None) -> Reading:
         """How ``answer`` reads (no judging: cheap, for the preview).
 
@@ -150,6 +166,8 @@ class Grader:
         entry = self._entry(problem)
         if isinstance(entry, ModelEntry):
             return self._read_model(entry, answer, quantity)
+        if isinstance(entry, KernelEntry):
+            return self._read_kernel(entry, answer, quantity)
         ctx = self.context(problem)
         try:
             if quantity in QUANTITIES:
@@ -179,6 +197,15 @@ class Grader:
         detail = result.detail
         if isinstance(detail, ModelDetail):
             return self._model_result(result, detail)
+        if isinstance(detail, KernelDetail):
+            return CheckResult(
+                result.verdict.value,
+                result.read_as,
+                tex(detail.claim.value),
+                result.diagnosis,
+                result.expected,
+                None if self.hide_expected else tex(detail.judgement.exact),
+            )
         value = getattr(detail, "claim", None)
         expected = getattr(getattr(detail, "judgement", None), "expected", None)
         return CheckResult(
@@ -209,13 +236,19 @@ class Grader:
 
     def check_derivation(self, problem: str, lines: tuple[str, ...]) -> DerivationResult:
         """Check every step of a derivation typed one step per line."""
-        if isinstance(self._entry(problem), ModelEntry):
+        entry = self._entry(problem)
+        if isinstance(entry, ModelEntry | KernelEntry):
+            what = (
+                "a kernel by its numbers"
+                if isinstance(entry, KernelEntry)
+                else "a whole-model problem"
+            )
             return DerivationResult(
                 UNREADABLE,
                 None,
                 None,
                 (),
-                ("a whole-model problem is checked one quantity at a time, in its answer boxes",),
+                (f"{what} is checked one quantity at a time, in its answer boxes",),
             )
         if not any(line.strip() for line in lines):
             return DerivationResult(

@@ -69,7 +69,7 @@ def serve_jobs(conn: Connection, source: SetSource, hide_expected: bool) -> None
         pset = parse_source(source)
         registry_of(pset)  # the set's operator files load (or refuse) before the worker is ready
         grader = Grader(
-            {**{p.id: p for p in pset.problems}, **{m.id: m for m in pset.models}},
+            {entry.id: entry for entry in pset.entries()},
             pset.operators,
             hide_expected=hide_expected,
         )

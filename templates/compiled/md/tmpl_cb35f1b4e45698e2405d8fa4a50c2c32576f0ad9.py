@@ -9,6 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_level = resolve('level')
     l_0_title = resolve('title')
+    l_0_text = resolve('text')
     l_0_given = resolve('given')
     l_0_steps = resolve('steps')
     l_0_verdict = resolve('verdict')
@@ -31,13 +32,19 @@ def root(context, missing=missing):
         @internalcode
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'rich' found.")
+    try:
+        t_4 = environment.tests['defined']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
     pass
     def macro(l_1_l):
-        t_4 = []
+        t_5 = []
         if l_1_l is missing:
             l_1_l = undefined("parameter 'l' was not provided", name='l')
         pass
-        t_4.extend((
+        t_5.extend((
             '$$',
             str(environment.getattr(l_1_l, 'lhs')),
             ' ',
@@ -47,20 +54,25 @@ def root(context, missing=missing):
         ))
         if environment.getattr(l_1_l, 'approx'):
             pass
-            t_4.extend((
+            t_5.extend((
                 ' \\approx ',
                 str(environment.getattr(l_1_l, 'approx')),
             ))
-        t_4.append(
+        t_5.append(
             '$$\n',
         )
-        return concat(t_4)
+        return concat(t_5)
     context.exported_vars.add('line')
     context.vars['line'] = l_0_line = Macro(environment, macro, 'line', ('l',), False, False, False, context.eval_ctx.autoescape)
     yield str(('#' * (undefined(name='level') if l_0_level is missing else l_0_level)))
     yield ' '
     yield str(t_1((undefined(name='title') if l_0_title is missing else l_0_title)))
-    yield '\n\n**Given.** '
+    yield '\n\n'
+    if (t_4((undefined(name='text') if l_0_text is missing else l_0_text)) and (undefined(name='text') if l_0_text is missing else l_0_text)):
+        pass
+        yield str(t_1((undefined(name='text') if l_0_text is missing else l_0_text)))
+        yield '\n\n'
+    yield '**Given.** '
     yield str(t_3((undefined(name='given') if l_0_given is missing else l_0_given)))
     yield '\n'
     l_1_loop = missing
@@ -105,7 +117,7 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield str(t_3(l_3_c))
-                    yield str((' | ' if (not environment.getattr(l_3_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 21 in 'kernel.md.j2' evaluated to false and no else section was defined.")))
+                    yield str((' | ' if (not environment.getattr(l_3_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 25 in 'kernel.md.j2' evaluated to false and no else section was defined.")))
                 l_3_loop = l_3_c = missing
                 yield ' |\n'
             l_2_loop = l_2_row = missing
@@ -128,4 +140,4 @@ def root(context, missing=missing):
     l_1_v = missing
 
 blocks = {}
-debug_info = '1=35&2=42&4=60&6=64&7=67&9=71&11=77&13=81&14=84&16=87&17=90&18=92&20=99&21=104&25=113&26=117&30=122&31=126'
+debug_info = '1=42&2=49&4=67&6=71&7=73&10=76&11=79&13=83&15=89&17=93&18=96&20=99&21=102&22=104&24=111&25=116&29=125&30=129&34=134&35=138'

@@ -7,7 +7,9 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
+    l_0_label = resolve('label')
     l_0_title = resolve('title')
+    l_0_text = resolve('text')
     l_0_given = resolve('given')
     l_0_steps = resolve('steps')
     l_0_verdict = resolve('verdict')
@@ -30,19 +32,39 @@ def root(context, missing=missing):
         @internalcode
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'rich' found.")
+    try:
+        t_4 = environment.tests['defined']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
     pass
     included_template = environment.get_template('fit.tex.j2', 'kernel.tex.j2')._get_default_module(context)
     l_0_align = getattr(included_template, 'align', missing)
     if l_0_align is missing:
-        l_0_align = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'kernel.tex.j2') does not export the requested name 'align'", name='align')
+        l_0_align = undefined(f"the template {included_template.__name__!r} (imported on line 3 in 'kernel.tex.j2') does not export the requested name 'align'", name='align')
     l_0_table = getattr(included_template, 'table', missing)
     if l_0_table is missing:
-        l_0_table = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'kernel.tex.j2') does not export the requested name 'table'", name='table')
+        l_0_table = undefined(f"the template {included_template.__name__!r} (imported on line 3 in 'kernel.tex.j2') does not export the requested name 'table'", name='table')
     context.vars.update({'align': l_0_align, 'table': l_0_table})
     context.exported_vars.difference_update(('align', 'table'))
-    yield '\\subsubsection*{'
-    yield str(t_1((undefined(name='title') if l_0_title is missing else l_0_title)))
-    yield '}\n\n\\paragraph{Given.} '
+    if (t_4((undefined(name='label') if l_0_label is missing else l_0_label)) and (undefined(name='label') if l_0_label is missing else l_0_label)):
+        pass
+        yield '\\subsection{'
+        yield str(t_1((undefined(name='title') if l_0_title is missing else l_0_title)))
+        yield '}\n\\label{'
+        yield str((undefined(name='label') if l_0_label is missing else l_0_label))
+        yield '}\n'
+    else:
+        pass
+        yield '\\subsubsection*{'
+        yield str(t_1((undefined(name='title') if l_0_title is missing else l_0_title)))
+        yield '}\n'
+    if (t_4((undefined(name='text') if l_0_text is missing else l_0_text)) and (undefined(name='text') if l_0_text is missing else l_0_text)):
+        pass
+        yield str(t_1((undefined(name='text') if l_0_text is missing else l_0_text)))
+        yield '\n\n'
+    yield '\n\\paragraph{Given.} '
     yield str(t_3((undefined(name='given') if l_0_given is missing else l_0_given)))
     yield '\n'
     l_1_loop = missing
@@ -85,4 +107,4 @@ def root(context, missing=missing):
     l_1_v = missing
 
 blocks = {}
-debug_info = '2=34&3=44&5=46&6=49&8=53&9=61&10=64&11=67&13=70&14=74&19=79&21=83'
+debug_info = '3=42&4=51&5=54&6=56&8=61&10=63&11=65&15=68&16=71&18=75&19=83&20=86&21=89&23=92&24=96&29=101&31=105'

@@ -1,0 +1,120 @@
+"""The rows of a key's answers-at-a-glance table: one per operator problem or kernel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from derive.analysis.analyse import Analysis
+from derive.analysis.crossover import NEVER
+from derive.analysis.kernel_numbers import KernelNumbers
+from derive.formula.decimals import fmt_decimal
+from derive.present.render import md_rich, tex_is_wide, tex_slashed
+from derive.problem.problem_set import ProblemEntry
+from derive.solution.notation import tex, tex_decimal
+from derive.solution.verdicts import verdict_rich
+
+__all__ = ["Row", "kernel_row", "operator_row"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the answers-at-a-glance table."""
+
+    id: str
+    anchor: str
+    hardware: str
+    ridge: str
+    crossover: str
+    threshold: str
+    verdict: str
+    ridge_tex: str
+    crossover_tex: str
+    threshold_tex: str
+
+
+def operator_row(entry: ProblemEntry, analysis: Analysis) -> Row:
+    """The row of an operator problem: its ridge, crossover, threshold and verdict."""
+    crossover, leading = analysis.headline
+    ridge = analysis.memory.ridge
+    network = analysis.network
+    link = False
+    if (
+        entry.ask
+        and "network" in entry.ask
+        and "crossover" not in entry.ask
+        and network is not None
+        and network.crossover is not None
+    ):
+        crossover, leading, ridge, link = network.crossover, False, network.ridge, True
+    approx = lambda v: "" if v.is_Integer else f" ≈ {fmt_decimal(v)}"  # noqa: E731
+    tapprox = lambda v: "" if v.is_Integer else rf" \approx {tex_decimal(v)}"  # noqa: E731
+    if crossover.exact is not None and crossover.exact.is_Rational:
+        cross, cross_tex = (
+            f"{crossover.exact}{approx(crossover.exact)}",
+            f"${crossover.exact}{tapprox(crossover.exact)}$",
+        )
+    elif crossover.exact is not None and crossover.exact.is_number:
+        cross, cross_tex = (
+            f"${tex(crossover.exact)}${approx(crossover.exact)}",
+            f"${tex(crossover.exact)}{tapprox(crossover.exact)}$",
+        )
+    elif crossover.exact is not None:  # a formula: written (a)/(b) so a narrow cell can break it
+        formula = tex(crossover.exact)
+        cross = f"${formula}$"
+        cross_tex = (
+            "a formula in the other dims (in the problem)"
+            if tex_is_wide(formula, 24)
+            else f"${tex_slashed(formula)}$"
+        )
+    else:
+        cross = cross_tex = crossover.status
+    suffix = " (leading order)" if leading else " (link)" if link else ""
+    threshold = (
+        f"{crossover.variable} ≥ {crossover.min_compute_bound}"
+        if crossover.min_compute_bound is not None and crossover.status != NEVER
+        else "—"
+    )
+    threshold_tex = (
+        f"${tex(crossover.variable)} \\ge {crossover.min_compute_bound}$"
+        if threshold != "—"
+        else "---"
+    )
+    return Row(
+        entry.id,
+        entry.id.lower(),
+        analysis.problem.hardware_name,
+        f"{ridge}{approx(ridge)}",
+        cross + suffix,
+        threshold,
+        md_rich(verdict_rich(crossover, ridge, "on the link: " if link else "", leading=leading)),
+        f"${ridge}{tapprox(ridge)}$",
+        cross_tex + suffix,
+        threshold_tex,
+    )
+
+
+def kernel_row(problem_id: str, kernel: KernelNumbers) -> Row:
+    """The row of a kernel given by its numbers: no dims, so no crossover; its intensity decides."""
+    ridge = kernel.ridge
+    against = (
+        f"the ridge {fmt_decimal(ridge)}"
+        if kernel.effective_ridge == ridge
+        else f"the derated ridge {fmt_decimal(kernel.effective_ridge)}"
+    )
+    approx = "" if ridge.is_Integer else f" ≈ {fmt_decimal(ridge)}"
+    tapprox = "" if ridge.is_Integer else rf" \approx {tex_decimal(ridge)}"
+    intensity = fmt_decimal(kernel.intensity)
+    bound = f" ≥ {fmt_decimal(kernel.step.t_lower)} s" if kernel.step is not None else ""
+    return Row(
+        problem_id,
+        problem_id.lower(),
+        kernel.chip.name if kernel.chip else "given numbers",
+        f"{ridge}{approx}",
+        f"— (a kernel by its numbers: I = {intensity})",
+        "—",
+        f"{kernel.binding}-bound (I = {intensity} against {against})"
+        + (f", runtime{bound}" if bound else ""),
+        f"${ridge}{tapprox}$",
+        f"none (a kernel, $I = {tex_decimal(kernel.intensity)}$): {kernel.binding}-bound",
+        "---",
+    )

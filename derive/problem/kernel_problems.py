@@ -1,0 +1,243 @@
+"""A problem set's kernels given by their numbers: ``kernel = { flops = "1e12", bytes = "2.5e9" }``.
+
+A ``[[problem]]`` with a ``kernel`` table is the problem of ``derive solve --flops …``: the
+counts (``flops`` and ``bytes``, or ``intensity``; decimal text read by
+:mod:`derive.formula.decimals`), the hardware (``chip``, or ``peak`` and ``bandwidth``;
+``dtype`` or ``compute`` for the peak) and the timing keys a kernel takes
+(:data:`KERNEL_TIMING_KEYS`). ``ask`` and ``expect`` name the kernel's quantities
+(:data:`KERNEL_ASK_KEYS`, the names ``derive check`` uses for a kernel). Everything is
+checked here, so an error names the file, the problem and the key; nothing is evaluated.
+
+>>> entry = kernel_problem(
+...     {"id": "k", "kernel": {"flops": "1e12", "bytes": "2.5e9"}, "chip": "h100"}, 0, "s.toml", set()
+... )
+>>> entry.spec.flops, entry.ask
+('1e12', ())
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from derive.errors import DeriveError, ProblemError
+from derive.formula.decimals import parse_positive
+from derive.problem.binding import bind_hardware
+from derive.problem.kernel_spec import KernelSpec
+from derive.problem.set_checks import problem_head
+from derive.problem.set_errors import in_file_terms
+from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
+
+__all__ = [
+    "KERNEL_ASK_KEYS",
+    "KERNEL_TIMING_KEYS",
+    "KernelEntry",
+    "kernel_asks",
+    "kernel_problem",
+    "kernel_quantities_of",
+]
+
+KERNEL_ASK_KEYS = (
+    "intensity",
+    "ridge",
+    "effective_ridge",
+    "attainable",
+    "fraction_of_peak",
+    "t_math",
+    "t_mem",
+    "t_lower",
+    "t_upper",
+    "mfu",
+    "mbu",
+)
+"""A kernel's quantities (``ask``, ``expect``): the names ``derive check`` judges for a kernel."""
+
+KERNEL_TIMING_KEYS = tuple(key for key in TIMING_KEYS if key != "link_latency")
+"""The timing keys a kernel takes (a kernel has no collective, so no ``link_latency``)."""
+
+_COUNTS = ("flops", "bytes", "intensity")
+_KERNEL_PROBLEM: dict[str, type] = {
+    "id": str,
+    "title": str,
+    "text": str,
+    "kernel": dict,
+    "chip": str,
+    "peak": str,
+    "bandwidth": str,
+    "dtype": str,
+    "compute": str,
+    "ask": list,
+    "expect": dict,
+    **{name: str for name in KERNEL_TIMING_KEYS},
+}
+_TIMES = ("t_math", "t_mem", "t_lower", "t_upper")
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    """One kernel-by-its-numbers problem of a set.
+
+    Attributes:
+        id, title, text: as in every problem.
+        spec: the kernel as typed (what ``derive solve --flops …`` takes).
+        ask: the quantities asked (empty: every quantity the kernel has).
+        expect: checked answers (quantity → decimal text), as operator problems' ``expect``.
+    """
+
+    id: str
+    title: str
+    text: str
+    spec: KernelSpec
+    ask: tuple[str, ...] = ()
+    expect: tuple[tuple[str, str], ...] = ()
+
+
+def kernel_quantities_of(spec: KernelSpec) -> tuple[str, ...]:
+    """The quantities a kernel has: times need both counts, MFU/MBU a measurement they can use.
+
+    >>> kernel_quantities_of(KernelSpec(intensity="20", chip="h100"))
+    ('intensity', 'ridge', 'effective_ridge', 'attainable', 'fraction_of_peak')
+    """
+    counts = spec.flops is not None and spec.bytes is not None
+    timing = spec.timing
+    timed = timing.measured_time is not None
+    has = {
+        **dict.fromkeys(_TIMES, counts),
+        "mfu": timing.measured_flops_per_s is not None or (timed and spec.flops is not None),
+        "mbu": timing.measured_bytes_per_s is not None or (timed and spec.bytes is not None),
+    }
+    return tuple(key for key in KERNEL_ASK_KEYS if has.get(key, True))
+
+
+def kernel_asks(entry: KernelEntry) -> tuple[str, ...]:
+    """What a problem asks: its ``ask``, else the kernel's headline quantities (intensity,
+    ridge, attainable; the bounds with both counts; MFU/MBU with a measurement)."""
+    if entry.ask:
+        return entry.ask
+    headline = ("intensity", "ridge", "attainable", "t_lower", "t_upper", "mfu", "mbu")
+    has = kernel_quantities_of(entry.spec)
+    return tuple(key for key in headline if key in has)
+
+
+def _counts(table: object, where: str) -> tuple[str | None, str | None, str | None]:
+    """The ``kernel`` table's counts, each parsed exactly (positive decimal text)."""
+    what = f"{where}: key 'kernel'"
+    assert isinstance(table, dict)  # problem_head checked the type
+    for key, value in table.items():
+        if key not in _COUNTS:
+            raise ProblemError(
+                f"{where}: key 'kernel.{key}'", f"unknown key; allowed: {', '.join(_COUNTS)}"
+            )
+        if not isinstance(value, str):
+            raise ProblemError(
+                f"{where}: key 'kernel.{key}'",
+                'must be a string (counts are decimal text, e.g. "1e12", so they stay exact)',
+            )
+    given = {key: table.get(key) for key in _COUNTS}
+    if given["intensity"] is not None and (
+        given["flops"] is not None or given["bytes"] is not None
+    ):
+        raise ProblemError(what, "give flops and bytes, or intensity, not both")
+    if given["intensity"] is None and (given["flops"] is None or given["bytes"] is None):
+        raise ProblemError(
+            what,
+            'needs flops and bytes (kernel = { flops = "1e12", bytes = "2.5e9" }) or intensity',
+        )
+    for key, text in given.items():
+        if text is not None:
+            try:
+                parse_positive(text, key)
+            except DeriveError as error:
+                raise ProblemError(f"{where}: key 'kernel.{key}' ({text!r})", error.why) from None
+    return given["flops"], given["bytes"], given["intensity"]
+
+
+def _names(raw: dict, key: str, where: str, allowed: tuple[str, ...], has: tuple[str, ...]) -> None:
+    for name in raw.get(key, ()):
+        if name not in KERNEL_ASK_KEYS:
+            raise ProblemError(
+                f"{where}: key {key!r}",
+                f"unknown quantity {name!r}; a kernel's quantities: {', '.join(allowed)}",
+            )
+        if name not in has:
+            raise ProblemError(
+                f"{where}: key {key!r}",
+                f"this kernel has no {name!r} ("
+                + (
+                    "the times need both counts, flops and bytes"
+                    if name in _TIMES
+                    else "it needs measured_time with the counts, or measured_flops_per_s "
+                    "(mfu) / measured_bytes_per_s (mbu)"
+                )
+                + f"); its quantities: {', '.join(has)}",
+            )
+
+
+def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> KernelEntry:
+    """Check and read one ``[[problem]]`` table with a ``kernel`` key.
+
+    Raises:
+        ProblemError: naming the file, the problem and the key.
+    """
+    assert isinstance(raw, dict)  # the caller sends tables with a 'kernel' key here
+    for other in ("operator", "model"):
+        if other in raw:
+            pid = raw.get("id")
+            named = f"problem {pid!r}" if isinstance(pid, str) else f"problem {index + 1}"
+            raise ProblemError(
+                f"{origin}: {named}: key {other!r}",
+                "a problem is an operator, a model or a kernel, not two",
+            )
+    pid, where, table = problem_head(raw, index, origin, seen, _KERNEL_PROBLEM, "kernel")
+    flops, moved, intensity = _counts(table["kernel"], where)
+    if "dtype" in table and "compute" in table:
+        raise ProblemError(where, "give 'dtype' or 'compute', not both")
+    spec = KernelSpec(
+        flops=flops,
+        bytes=moved,
+        intensity=intensity,
+        chip=table.get("chip"),
+        peak=table.get("peak"),
+        bandwidth=table.get("bandwidth"),
+        compute=table.get("compute"),
+        dtypes=(table["dtype"],) if "dtype" in table else (),
+        timing=TimingSpec(**{name: table.get(name) for name in KERNEL_TIMING_KEYS}),
+    )
+    try:
+        bind_hardware(spec.hardware(), spec.compute_dtype())
+    except DeriveError as error:
+        raise in_file_terms(error, origin, pid) from None
+    try:
+        bind_timing(spec.timing)
+    except DeriveError as error:  # "--launch-overhead 5 parsecs" names the key launch_overhead
+        flag, _, detail = error.what.partition(" ")
+        why = error.why
+        for name in TIMING_KEYS:
+            why = why.replace("--" + name.replace("_", "-"), name)
+        key = flag.lstrip("-").replace("-", "_")
+        raise ProblemError(
+            f"{where}: key {key!r}" + (f" ({detail})" if detail else ""), why
+        ) from None
+    has = kernel_quantities_of(spec)
+    _names(table, "ask", where, KERNEL_ASK_KEYS, has)
+    _names(table, "expect", where, KERNEL_ASK_KEYS, has)
+    expect = []
+    for name, value in table.get("expect", {}).items():
+        try:
+            if not isinstance(value, str):
+                raise ProblemError(name, "must be a string")
+            for part in value.split("/", 1):
+                parse_positive(part.strip(), name)
+        except DeriveError:
+            raise ProblemError(
+                f"{where}: key 'expect' ({name})",
+                'an exact value as text: a positive decimal or a fraction ("1/989", "0.0025")',
+            ) from None
+        expect.append((name, value))
+    return KernelEntry(
+        pid,
+        table.get("title", pid),
+        table.get("text", ""),
+        spec,
+        tuple(table.get("ask", ())),
+        tuple(expect),
+    )

@@ -1,0 +1,121 @@
+"""Workbook pages for a set's kernels given by their numbers (``kernel = { flops, bytes }``).
+
+A kernel page has the shape of every page (``GET /api/problems/{id}``): the question, the
+givens (the counts, the ceilings with their sources, the timing keys as typed), one answer
+box per asked quantity (``intensity``, ``t_lower``, ``mfu``, …: the names ``derive check``
+judges for a kernel) and the steps of the worked solution ``derive solve --flops`` prints,
+as hints. It adds ``"kind": "kernel"`` and ``"derivation": false`` (a kernel is checked one
+quantity at a time). Answers are checked by :func:`derive.check` like any other.
+"""
+
+from __future__ import annotations
+
+import re
+
+from derive.checking.kernel_check import kernel_for
+from derive.errors import DeriveError, ProblemError
+from derive.present.render import render
+from derive.problem.kernel_problems import KernelEntry, kernel_asks
+from derive.solution.number_steps import kernel_given, kernel_steps, numbers_verdict
+from derive.web.book import Asked, Page, html_env, question_html
+
+__all__ = ["KERNEL_BOXES", "kernel_page"]
+
+_RATIO, _TIME, _FRACTION = (
+    "FLOPs/byte: a number",
+    "a time with its unit (1.2 ms, 850 us)",
+    "a fraction (0.78) or a percentage (78%)",
+)
+KERNEL_BOXES: dict[str, tuple[str, str, str]] = {
+    "intensity": ("Arithmetic intensity", "I", _RATIO),
+    "ridge": ("Ridge point", r"\pi / \beta", _RATIO),
+    "effective_ridge": ("Derated ridge point", r"\pi \eta_c / (\beta \eta_m)", _RATIO),
+    "attainable": ("Attainable FLOP/s", "", "FLOP/s: a number (9.89e14)"),
+    "fraction_of_peak": ("Fraction of peak", "", _FRACTION),
+    "t_math": ("Compute time", r"T_{\text{math}}", _TIME),
+    "t_mem": ("Memory time", r"T_{\text{mem}}", _TIME),
+    "t_lower": ("Lower bound on the runtime", r"T_{\text{lower}}", _TIME),
+    "t_upper": ("Upper bound on the runtime", r"T_{\text{upper}}", _TIME),
+    "mfu": ("MFU of the measured run", r"\text{MFU}", _FRACTION),
+    "mbu": ("MBU of the measured run", r"\text{MBU}", _FRACTION),
+}
+"""A kernel quantity's answer box: its label, its LaTeX symbol ("" when the label says it), a placeholder."""
+
+
+def _givens(entry: KernelEntry) -> dict:
+    """The givens as data: the counts and timing keys as typed, the ceilings with their sources."""
+    kernel = kernel_for(entry.spec)
+    spec, timing = entry.spec, entry.spec.timing
+    return {
+        "kernel": {"flops": spec.flops, "bytes": spec.bytes, "intensity": spec.intensity},
+        "chip": kernel.chip.name if kernel.chip else None,
+        "chip_title": kernel.chip.title if kernel.chip else None,
+        "compute_dtype": kernel.compute_dtype,
+        "hardware": [
+            {"name": name, "symbol": symbol, "value": figure.text, "source": figure.cite()}
+            for name, symbol, figure in (
+                ("peak", r"\pi", kernel.peak),
+                ("memory bandwidth", r"\beta", kernel.bandwidth),
+            )
+        ],
+        "timing": {key: value for key, value in vars(timing).items() if value is not None},
+    }
+
+
+def kernel_page(entry: KernelEntry, hints: bool) -> Page:
+    """Derive one kernel problem and prepare its page.
+
+    Raises:
+        ProblemError: the kernel cannot be derived (named by its id).
+    """
+    try:
+        kernel = kernel_for(entry.spec)
+    except DeriveError as exc:
+        raise ProblemError(f"problem {entry.id!r}", exc.why) from None
+    given = kernel_given(kernel, entry.spec.timing)
+    steps = kernel_steps(kernel, entry.ask)
+    verdict = numbers_verdict(kernel)
+    env = html_env()
+    steps_html = tuple(
+        env.get_template("step.html.j2").render(
+            index=i, step=step, warnings=(), verdict=verdict if i == len(steps) else ()
+        )
+        for i, step in enumerate(steps, 1)
+    )
+    markdown = render(
+        "kernel.md.j2", "md", level=1, title=entry.title, given=given, steps=steps, verdict=verdict
+    )
+    chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
+    asked = tuple(Asked(q, *KERNEL_BOXES[q]) for q in kernel_asks(entry))
+    detail = {
+        "id": entry.id,
+        "title": entry.title,
+        "kind": "kernel",
+        "question": entry.text,
+        "question_html": question_html(entry.text),
+        "givens": _givens(entry),
+        "givens_html": f'<p class="given-line">{env.filters["rich"](given)}</p>',
+        "operator": None,
+        "solve_for": None,
+        "regime": None,
+        "asked": [
+            {
+                "quantity": a.quantity,
+                "label": a.label,
+                "latex": a.latex,
+                "placeholder": a.placeholder,
+            }
+            for a in asked
+        ],
+        "steps": len(steps_html),
+        "hints": hints,
+        "derivation": False,
+    }
+    return Page(
+        entry,
+        asked,
+        detail,
+        tuple(c.strip("\n") + "\n" for c in chunks),
+        steps_html,
+        tuple(step.heading for step in steps),
+    )
