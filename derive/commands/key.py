@@ -79,6 +79,13 @@ ASK_PHRASES = {
 }
 
 
+def _tex_ratio(value: object) -> str:
+    """A rational as ``p/q`` math that may break after its slash in a narrow cell, but only
+    if it must: the penalty, 900, is above the 500 of a break after the ``\\approx`` next to it.
+    """
+    return str(value).replace("/", r"/\penalty900 ", 1)
+
+
 @dataclass(frozen=True)
 class Row:
     """One row of the answers-at-a-glance table."""
@@ -113,7 +120,7 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
     if crossover.exact is not None and crossover.exact.is_Rational:
         cross, cross_tex = (
             f"{crossover.exact}{approx(crossover.exact)}",
-            f"${crossover.exact}{tapprox(crossover.exact)}$",
+            f"${_tex_ratio(crossover.exact)}{tapprox(crossover.exact)}$",
         )
     elif crossover.exact is not None and crossover.exact.is_number:
         cross, cross_tex = (
@@ -149,7 +156,7 @@ def _row(entry: ProblemEntry, analysis: Analysis) -> Row:
         cross + suffix,
         threshold,
         md_rich(verdict_rich(crossover, ridge, "on the link: " if link else "", leading=leading)),
-        f"${ridge}{tapprox(ridge)}$",
+        f"${_tex_ratio(ridge)}{tapprox(ridge)}$",
         cross_tex + suffix,
         threshold_tex,
     )

@@ -187,9 +187,11 @@ def root(context, missing=missing):
             for l_2_chunk, l_2_loop in LoopContext(t_1(l_1_rows[1:], 16), undefined):
                 _loop_vars = {}
                 pass
-                t_14.append(
-                    '{\\scriptsize\\setlength{\\tabcolsep}{2pt}\n\\noindent\\begin{tabularx}{\\linewidth}{@{}',
-                )
+                t_14.extend((
+                    '{\\scriptsize\\setlength{\\tabcolsep}{',
+                    str(('1pt' if (t_7((undefined(name='widths') if l_1_widths is missing else l_1_widths)) > 6) else '2pt')),
+                    '}\n\\noindent\\begin{tabularx}{\\linewidth}{@{}',
+                ))
                 for l_3_w in (undefined(name='widths') if l_1_widths is missing else l_1_widths):
                     _loop_vars = {}
                     pass
@@ -237,7 +239,7 @@ def root(context, missing=missing):
                             pass
                             t_14.extend((
                                 str(t_9(l_4_c)),
-                                str((' & ' if (not environment.getattr(l_4_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 37 in 'fit.tex.j2' evaluated to false and no else section was defined."))),
+                                str((' & ' if (not environment.getattr(l_4_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 38 in 'fit.tex.j2' evaluated to false and no else section was defined."))),
                             ))
                         l_4_loop = l_4_c = missing
                     else:
@@ -266,4 +268,4 @@ def root(context, missing=missing):
     context.vars['table'] = l_0_table = Macro(environment, macro, 'table', ('rows', 'fold_wide'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=84&6=93&7=96&8=106&9=120&10=127&14=140&15=150&18=156&19=161&24=180&25=181&26=182&30=187&32=193&34=205&36=223&37=226'
+debug_info = '4=84&6=93&7=96&8=106&9=120&10=127&14=140&15=150&18=156&19=161&24=180&25=181&26=182&30=187&32=192&33=195&35=207&37=225&38=228'
