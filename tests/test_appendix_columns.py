@@ -1,6 +1,6 @@
 """The appendix drops into a paper (issue 16): ``\\input`` into a two-column and a
-one-column ``article`` compiles with no overfull box over 1 pt, and every problem and
-figure has a ``\\label``.
+one-column ``article`` at 10, 11 or 12pt type compiles with no overfull box over 1 pt, and
+every problem and figure has a ``\\label``.
 
 The compile tests skip only when pdflatex is absent outside CI (``.ci/run`` installs TeX Live).
 """
@@ -38,20 +38,39 @@ def _pdflatex() -> str:
     return found
 
 
-def _paper(stem: str, columns: str) -> str:
-    lines = [rf"\documentclass[{columns}]{{article}}", *PREAMBLE[:-1]]  # the paper's own margins
+# The paper's layouts: one column (its width in ems is the same on A4 and letter paper),
+# and two columns on A4, whose columns are narrower than letter's (221 pt against 230 pt).
+LAYOUTS = {
+    f"{size}-{columns}": f"{size},{columns}" + (",a4paper" if columns == "twocolumn" else "")
+    for size in ("10pt", "11pt", "12pt")
+    for columns in ("onecolumn", "twocolumn")
+}
+
+
+def _paper(stem: str, options: str) -> str:
+    lines = [rf"\documentclass[{options}]{{article}}", *PREAMBLE[:-1]]  # the paper's own margins
     return "\n".join(
         [*lines, r"\begin{document}", rf"\input{{{stem}-appendix}}", r"\end{document}", ""]
     )
 
 
-@pytest.mark.parametrize("columns", ["twocolumn", "onecolumn"])
+@pytest.fixture(scope="module")
+def keys() -> dict[str, dict[str, str]]:
+    """Each set's key files, built once for all the layouts (lazily: a set at its first use)."""
+    return {}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @pytest.mark.parametrize("name", sorted(SETS))
-def test_the_appendix_fits_the_column(tmp_path: Path, name: str, columns: str):
+def test_the_appendix_fits_the_column(
+    tmp_path: Path, keys: dict[str, dict[str, str]], name: str, layout: str
+):
     pdflatex = _pdflatex()
-    for file, text in build_key(load_problem_set(SETS[name]), name).items():
+    if name not in keys:
+        keys[name] = build_key(load_problem_set(SETS[name]), name)
+    for file, text in keys[name].items():
         (tmp_path / file).write_text(text, encoding="utf-8")
-    (tmp_path / "paper.tex").write_text(_paper(name, columns), encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(_paper(name, LAYOUTS[layout]), encoding="utf-8")
     run = subprocess.run(
         [pdflatex, "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "paper.tex"],
         cwd=tmp_path,

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derive.present.render import _tex_width, tex_break_sum
+from derive.present.render import _tex_width, tex_break_sum, tex_slashed
 
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
 
@@ -119,3 +119,27 @@ def test_break_sum_lines_grow_as_the_whole_text_would_measure(terms, width):
     first = _tex_width(terms[0])
     for term in terms[1:]:
         assert _tex_width(term, first) == _reference_width(terms[0] + " " + term)
+
+
+_LINE_BREAK = " \\\\\n  &\\qquad "
+
+
+def test_a_bracketed_sum_too_wide_for_a_line_breaks_inside_its_brackets():
+    """A ``\\left[``…``\\right]`` group cannot break: when its term alone is too wide, its
+    brackets are sized ``\\bigl``…``\\bigr`` and the sum inside breaks like any other."""
+    tex = r"\sum_k \left[\max(T_{\text{math},k}, T_{\text{mem},k}) + T_{\text{comms},k}\right]"
+    assert _tex_width(tex) > 24
+    lines = tex_break_sum(tex, 24).split(_LINE_BREAK)
+    assert lines == [
+        r"\sum_k \bigl[\max(T_{\text{math},k}, T_{\text{mem},k})",
+        r"+ T_{\text{comms},k}\bigr]",
+    ]
+    assert tex_break_sum(tex, 40) == tex  # it fits: left as it is
+    nested = r"2 \left(a + \frac{\left(b + c\right)}{d}\right)"
+    assert r"\frac{\left(b + c\right)}{d}" in tex_break_sum(nested, 4)  # inside braces: kept
+
+
+def test_a_wide_slashed_fraction_may_break_after_its_slash():
+    tex = r"B \ge \frac{2 D F G}{41 D F - 9850 D - 9850 F}"
+    assert tex_slashed(tex) == r"B \ge (2 D F G)/\allowbreak (41 D F - 9850 D - 9850 F)"
+    assert tex_slashed(r"\frac{B}{2}") == r"\frac{B}{2}"  # narrow: a fraction still

@@ -32,6 +32,13 @@ class Row:
     threshold_tex: str
 
 
+def tex_ratio(value: object) -> str:
+    """A rational as ``p/q`` math that may break after its slash in a narrow cell, but only
+    if it must: the penalty, 900, is above the 500 of a break after the ``\\approx`` next to it.
+    """
+    return str(value).replace("/", r"/\penalty900 ", 1)
+
+
 def operator_row(entry: ProblemEntry, analysis: Analysis) -> Row:
     """The row of an operator problem: its ridge, crossover, threshold and verdict."""
     crossover, leading = analysis.headline
@@ -51,7 +58,7 @@ def operator_row(entry: ProblemEntry, analysis: Analysis) -> Row:
     if crossover.exact is not None and crossover.exact.is_Rational:
         cross, cross_tex = (
             f"{crossover.exact}{approx(crossover.exact)}",
-            f"${crossover.exact}{tapprox(crossover.exact)}$",
+            f"${tex_ratio(crossover.exact)}{tapprox(crossover.exact)}$",
         )
     elif crossover.exact is not None and crossover.exact.is_number:
         cross, cross_tex = (
@@ -87,7 +94,7 @@ def operator_row(entry: ProblemEntry, analysis: Analysis) -> Row:
         cross + suffix,
         threshold,
         md_rich(verdict_rich(crossover, ridge, "on the link: " if link else "", leading=leading)),
-        f"${ridge}{tapprox(ridge)}$",
+        f"${tex_ratio(ridge)}{tapprox(ridge)}$",
         cross_tex + suffix,
         threshold_tex,
     )
@@ -114,7 +121,7 @@ def kernel_row(problem_id: str, kernel: KernelNumbers) -> Row:
         "—",
         f"{kernel.binding}-bound (I = {intensity} against {against})"
         + (f", runtime{bound}" if bound else ""),
-        f"${ridge}{tapprox}$",
+        f"${tex_ratio(ridge)}{tapprox}$",
         f"none (a kernel, $I = {tex_decimal(kernel.intensity)}$): {kernel.binding}-bound",
         "---",
     )

@@ -117,10 +117,23 @@ def _axis_width(scene: Scene) -> str:
     10, 11 and 12pt type, measured; 2.8em here) and half the last x tick label, centred on the
     right edge. A one-decade axis gets fractional tick labels (``10^{2.2}``).
     """
+    widest_y, half_x = _outside_axis(scene)
+    return f"\\linewidth-{widest_y}-{half_x}-2.8em"
+
+
+def _outside_axis(scene: Scene) -> tuple[str, str]:
+    """The widest y tick label and half the last x tick label, as pgfmath expressions."""
     y_lo, y_hi = scene.y_dec
     y_ticks = [str(y_lo), str(y_hi)] + ([f"{y_lo}.2"] if y_hi - y_lo == 1 else [])
-    widest_y = ",".join(_tick_width(t) for t in y_ticks)
-    return f"\\linewidth-max({widest_y})-0.5*{_tick_width(str(scene.x_dec[1]))}-2.8em"
+    widest_y = f"max({','.join(_tick_width(t) for t in y_ticks)})"
+    return widest_y, f"0.5*{_tick_width(str(scene.x_dec[1]))}"
+
+
+def _legend_shift(scene: Scene) -> str:
+    """How far left of the axis's centre the whole figure's centre lies: the legend is set
+    there, so a one-row legend wider than the plot area may use the room of the y labels."""
+    widest_y, half_x = _outside_axis(scene)
+    return f"0.5*({half_x}-{widest_y}-2.8em)"
 
 
 def _render(scene: Scene) -> str:
@@ -143,12 +156,14 @@ def _render(scene: Scene) -> str:
         "clip=false",
     ]
     if scene.legend:
-        # below the x label, in one row: TeX's fonts are wider than the SVG's, so an
-        # in-axis legend could cover the crossover labels
+        # below the x label, in one row centred on the figure: TeX's fonts are wider than
+        # the SVG's, so an in-axis legend could cover the crossover labels
         opts += [
             "legend cell align=left",
             "legend columns=-1",
-            "legend style={font=\\footnotesize, at={(0.5,-0.2)}, anchor=north, /tikz/every even column/.append style={column sep=1em}}",
+            "legend style={font=\\footnotesize, at={(0.5,-0.2)}, anchor=north, "
+            f"xshift={{{_legend_shift(scene)}}}, "
+            "/tikz/every even column/.append style={column sep=1em}}",
         ]
     body: list[str] = []
     for i, ln in enumerate(scene.lines):  # the first len(legend) lines are the legend's series

@@ -131,7 +131,13 @@ def tex_rich(parts: str | Iterable[str | Math]) -> str:
 
 
 _TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
-BREAK_WIDTH = 30  # about what fits beside ``T_mem =`` in a two-column article's column
+BREAK_WIDTH = 30  # the unit of the narrow-place widths below (in characters, see _tex_width)
+# A line of a display, beside its left side: a character of _tex_width prints 0.5 to 0.7 em
+# wide, so 24 fit with ``T_mem =`` and the ``\qquad`` of a continuation line in a column
+# of about 20 em: a two-column article's at 11pt type (A4 or letter) and all wider ones.
+DISPLAY_WIDTH = 24
+# A left side wider than this gets a line of its own (``I_{aggregate}`` does).
+SIDE_WIDTH = 8
 _NEXT_LINE = " \\\\\n  &\\qquad "  # a continuation line of an align* row
 
 
@@ -229,7 +235,7 @@ def tex_width(tex: str) -> float:
     return _tex_width(tex)
 
 
-def tex_is_wide(tex: str, width: int = BREAK_WIDTH // 3) -> bool:
+def tex_is_wide(tex: str, width: int = SIDE_WIDTH) -> bool:
     """True when LaTeX math is wider than ``width`` characters (see :func:`tex_break_sum`)."""
     return _tex_width(tex) > width
 
@@ -246,12 +252,12 @@ def _one_fraction(tex: str) -> tuple[str, str, str] | None:
 
 
 def tex_slashed(tex: str, width: int = BREAK_WIDTH // 2) -> str:
-    """Each wide top-level fraction written ``(a)/(b)`` and ``\\left(`` … ``\\right)`` as plain
+    """Each wide top-level fraction written ``(a)/(b)`` (with a break allowed after the slash) and ``\\left(`` … ``\\right)`` as plain
     brackets, so inline math in a narrow cell or a verdict can break at its ``+`` and ``-``
     signs (a ``\\frac`` or a ``\\left``…``\\right`` group cannot break).
 
     >>> tex_slashed(r"B \\ge \\frac{2 D F G}{41 D F - 9850 D - 9850 F}")
-    'B \\\\ge (2 D F G)/(41 D F - 9850 D - 9850 F)'
+    'B \\\\ge (2 D F G)/\\\\allowbreak (41 D F - 9850 D - 9850 F)'
     """
     if _tex_width(tex) <= width:
         return tex
@@ -268,7 +274,7 @@ def tex_slashed(tex: str, width: int = BREAK_WIDTH // 2) -> str:
                 side.replace(r"\left(", "(").replace(r"\right)", ")")
                 for side in (numerator, denominator)
             ]
-            out.append(f"({plain[0]})/({plain[1]})" if wide else whole)
+            out.append(f"({plain[0]})/\\allowbreak ({plain[1]})" if wide else whole)
             i = end
         elif tokens[i] == "{":  # a group (a sub- or superscript): left as it is
             body, end = _group(tokens, i)
@@ -280,11 +286,41 @@ def tex_slashed(tex: str, width: int = BREAK_WIDTH // 2) -> str:
     return "".join(out)
 
 
-def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
+def _top_level_terms(tex: str) -> list[str]:
+    """``tex`` cut before each ``+`` and ``-`` outside any group and ``\\left``…``\\right``."""
+    terms, depth, start = [], 0, 0
+    for match in re.finditer(r"[{}]|\\left|\\right| [+-] ", tex):
+        token = match.group(0)
+        depth += {"{": 1, "}": -1, r"\left": 1, r"\right": -1}.get(token, 0)
+        if depth == 0 and token.strip() in "+-":
+            terms.append(tex[start : match.start()])
+            start = match.start() + 1
+    terms.append(tex[start:])
+    return terms
+
+
+def _unsized(tex: str) -> str:
+    """``tex`` with its ``\\left``…``\\right`` brackets outside any braced group sized
+    ``\\bigl``…``\\bigr``: unlike a ``\\left`` group, these can break across lines.
+
+    >>> _unsized(r"\\sum_k \\left[a + \\frac{\\left(b\\right)}{c}\\right]")
+    '\\\\sum_k \\\\bigl[a + \\\\frac{\\\\left(b\\\\right)}{c}\\\\bigr]'
+    """
+    out, depth = [], 0
+    for token in _TEX_TOKEN.findall(tex):
+        depth += {"{": 1, "}": -1}.get(token, 0)
+        sized = {r"\left": r"\bigl", r"\right": r"\bigr"}.get(token) if depth == 0 else None
+        out.append(sized or token)
+    return "".join(out)
+
+
+def tex_break_sum(tex: str, width: int = DISPLAY_WIDTH) -> str:
     """A long sum broken into ``align*`` lines at its top-level ``+`` and ``-`` signs.
 
     Each line holds as many terms as fit in ``width`` (see :func:`_tex_width`); the
-    continuation lines start ``&\\qquad + …``. Short formulas come back unchanged; a
+    continuation lines start ``&\\qquad + …``; a term too wide for a line that holds a
+    ``\\left``…``\\right`` group is broken inside it too (sized ``\\bigl``…``\\bigr``).
+    Short formulas come back unchanged; a
     fraction too wide to break is set in text style (``\\tfrac``).
     """
     if _tex_width(tex) <= width:
@@ -301,14 +337,12 @@ def tex_break_sum(tex: str, width: int = BREAK_WIDTH) -> str:
             return sign + rf"\bigl({top}\bigr)" + slash + rf"\big/ \bigl({denominator}\bigr)"
         bottom = tex_break_sum(denominator, width)
         return sign + rf"\bigl({top}\bigr)" + _NEXT_LINE + rf"\big/ \bigl({bottom}\bigr)"
-    terms, depth, start = [], 0, 0
-    for match in re.finditer(r"[{}]|\\left|\\right| [+-] ", tex):
-        token = match.group(0)
-        depth += {"{": 1, "}": -1, r"\left": 1, r"\right": -1}.get(token, 0)
-        if depth == 0 and token.strip() in "+-":
-            terms.append(tex[start : match.start()])
-            start = match.start() + 1
-    terms.append(tex[start:])
+    terms: list[str] = []
+    for term in _top_level_terms(tex):
+        if _tex_width(term) > width and r"\left" in term:  # its brackets must break too
+            terms.extend(_top_level_terms(_unsized(term)))
+        else:
+            terms.append(term)
     lines: list[str] = []
     line_width = 0.0
     for term in terms:
@@ -373,7 +407,7 @@ _COLUMN_WIDTHS: tuple[tuple[Callable[[tuple[str, ...]], bool], tuple[str, ...]],
     (lambda h: len(h) == 6 and h[0] == "kernel", ("1.3", "1", "1", "1", "1.07", "0.63")),
     (
         lambda h: len(h) == 7 and h[0] == "kernel",
-        ("1.4", "0.9", "0.9", "1.12", "0.9", "1.15", "0.63"),
+        ("1.25", "1.0", "0.95", "1.2", "0.85", "1.07", "0.68"),
     ),
     # a model's weights: block, weights, count, value
     (lambda h: tuple(h) == ("block", "weights", "count", "value"), ("0.8", "1.1", "1.2", "0.9")),

@@ -172,7 +172,7 @@ def _bounds_lines(step: StepTime) -> list[Line]:
     lines = [
         Line.of(
             r"T_{\text{lower}}",
-            rf"\sum_k \left[{inner}\right]",
+            rf"\sum_k \left[{inner}\right]" if " + " in inner else rf"\sum_k {inner}",
             _decimal_sum([time.t_lower for time in step.kernels]),
             tex(step.t_lower),
             approx=_approx(step.t_lower),

@@ -93,7 +93,7 @@ def root(context, missing=missing):
     for l_1_rows in t_1((undefined(name='given') if l_0_given is missing else l_0_given), 16):
         _loop_vars = {}
         pass
-        yield '\\noindent\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash\\hsize=0.5\\hsize}X>{\\raggedright\\arraybackslash\\hsize=1.6\\hsize}X>{\\raggedright\\arraybackslash\\hsize=0.9\\hsize}X@{}}\n\\toprule\nsymbol & meaning & value \\\\\n\\midrule\n'
+        yield '\\noindent\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash\\hsize=0.55\\hsize}X>{\\raggedright\\arraybackslash\\hsize=1.55\\hsize}X>{\\raggedright\\arraybackslash\\hsize=0.9\\hsize}X@{}}\n\\toprule\nsymbol & meaning & value \\\\\n\\midrule\n'
         for (l_2_s, l_2_meaning, l_2_value) in l_1_rows:
             _loop_vars = {}
             pass
