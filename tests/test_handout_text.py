@@ -186,3 +186,37 @@ def test_latex_prose_keeps_double_hyphens():
     from derive.present.render import tex_escape
 
     assert tex_escape("--compute") == "-{}-compute"
+
+
+def test_a_measured_kernel_reads_without_nested_fractions_or_echoed_integers():
+    """The measured time prints as typed (0.0013, not 13/10000 inside a fraction), an exact
+    integer gets no '≈' copy of itself, and the givens name the measurement."""
+    result = run_cli(
+        [
+            "solve",
+            "--flops",
+            "1e12",
+            "--bytes",
+            "2.5e9",
+            "--chip",
+            "h100",
+            "--measured-time",
+            "1.3ms",
+        ]
+    )
+    assert result.code == 0, result
+    text = result.out
+    assert "Measured time 1.3ms" in text
+    assert r"\frac{10^{12}}{0.0013}" in text
+    assert r"{\frac" not in text  # no fraction set inside another
+    assert r"9.89 \times 10^{14} \approx" not in text
+    assert "989000000000000" not in text
+
+
+def test_as_given_prints_ending_decimals_and_keeps_other_fractions():
+    from derive.solution.measured_steps import as_given
+
+    assert as_given(sp.Rational(13, 10000)) == "0.0013"
+    assert as_given(sp.Rational(2, 125)) == "0.016"
+    assert as_given(sp.Rational(1, 3)) == r"\frac{1}{3}"
+    assert as_given(sp.Integer(3)) == "3"

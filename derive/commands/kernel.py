@@ -11,7 +11,8 @@ from derive.errors import ProblemError
 from derive.present.json_export import measured_json, step_json
 from derive.present.render import render
 from derive.problem.kernel_spec import KernelSpec
-from derive.solution.number_steps import number_steps, numbers_given, numbers_verdict
+from derive.problem.timing import TimingSpec
+from derive.solution.number_steps import kernel_given, number_steps, numbers_verdict
 
 __all__ = ["kernel_json", "kernel_markdown", "kernel_spec_of", "run_kernel_numbers"]
 
@@ -34,13 +35,14 @@ def kernel_spec_of(args: argparse.Namespace) -> KernelSpec:
     )
 
 
-def kernel_markdown(kernel: KernelNumbers) -> str:
-    """The worked solution of a kernel by its numbers, as Markdown."""
+def kernel_markdown(kernel: KernelNumbers, timing: TimingSpec | None = None) -> str:
+    """The worked solution of a kernel by its numbers, as Markdown (its timing flags, as
+    typed, among the givens)."""
     return render(
         "kernel.md.j2",
         "md",
         title="A kernel by its numbers",
-        given=numbers_given(kernel),
+        given=kernel_given(kernel, timing or TimingSpec()),
         steps=number_steps(kernel),
         verdict=numbers_verdict(kernel),
         level=1,
@@ -76,9 +78,10 @@ def run_kernel_numbers(args: argparse.Namespace) -> int:
             f"derive solve {args.operator}",
             "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
         )
-    kernel = kernel_of(kernel_spec_of(args))
+    spec = kernel_spec_of(args)
+    kernel = kernel_of(spec)
     if args.format == "json":
         sys.stdout.write(json.dumps(kernel_json(kernel), indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(kernel_markdown(kernel))
+        sys.stdout.write(kernel_markdown(kernel, spec.timing))
     return 0

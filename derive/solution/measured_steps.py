@@ -8,12 +8,28 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.measured import Measured, MeasuredVerdict
-from derive.formula.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal, fmt_exact_decimal
 from derive.solution.display import rounded
-from derive.solution.notation import tex
+from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 
 __all__ = ["measured_step"]
+
+
+def as_given(value: sp.Expr) -> str:
+    """A measured number as it was typed, a decimal (``0.0013``), when its decimal ends;
+    else its exact fraction. A fraction inside a fraction prints too small to read."""
+    if value.is_Rational and not value.is_Integer:
+        q = int(value.q)
+        while q % 10 == 0:
+            q //= 10
+        while q % 2 == 0:
+            q //= 2
+        while q % 5 == 0:
+            q //= 5
+        if q == 1:
+            return tex_text_number(fmt_exact_decimal(value))
+    return tex(value)
 
 
 def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None) -> list[Line]:
@@ -21,7 +37,10 @@ def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None
     time = measured.time
     if measured.flops_per_s is not None:
         forms = (
-            [r"\frac{\text{FLOPs}}{T_{\text{measured}}}", rf"\frac{{{tex(flops)}}}{{{tex(time)}}}"]
+            [
+                r"\frac{\text{FLOPs}}{T_{\text{measured}}}",
+                rf"\frac{{{tex(flops)}}}{{{as_given(time)}}}",
+            ]
             if time is not None and flops is not None
             else []
         )
@@ -35,7 +54,10 @@ def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None
         )
     if measured.bytes_per_s is not None:
         forms = (
-            [r"\frac{\text{bytes}}{T_{\text{measured}}}", rf"\frac{{{tex(moved)}}}{{{tex(time)}}}"]
+            [
+                r"\frac{\text{bytes}}{T_{\text{measured}}}",
+                rf"\frac{{{tex(moved)}}}{{{as_given(time)}}}",
+            ]
             if time is not None and moved is not None
             else []
         )
@@ -60,7 +82,9 @@ def measured_step(
             Line.of(
                 r"\text{MFU}",
                 r"\frac{\text{FLOP/s}}{\pi}",
-                rf"\frac{{{tex(measured.flops_per_s)}}}{{{peak}}}",
+                rf"\frac{{{tex(flops)}}}{{{as_given(measured.time)} \cdot {peak}}}"
+                if measured.time is not None and flops is not None
+                else rf"\frac{{{tex(measured.flops_per_s)}}}{{{peak}}}",
                 tex(measured.mfu),
                 approx=rounded(measured.mfu),
             )
@@ -70,7 +94,9 @@ def measured_step(
             Line.of(
                 r"\text{MBU}",
                 r"\frac{\text{bytes/s}}{\beta}",
-                rf"\frac{{{tex(measured.bytes_per_s)}}}{{{bandwidth}}}",
+                rf"\frac{{{tex(moved)}}}{{{as_given(measured.time)} \cdot {bandwidth}}}"
+                if measured.time is not None and moved is not None
+                else rf"\frac{{{tex(measured.bytes_per_s)}}}{{{bandwidth}}}",
                 tex(measured.mbu),
                 approx=rounded(measured.mbu),
             )
@@ -86,7 +112,8 @@ def measured_step(
             Line.of(
                 r"\text{MFU}",
                 r"\text{MBU} \cdot \frac{I}{\pi / \beta}",
-                rf"{tex(measured.mbu)} \cdot \frac{{{tex(measured.intensity)}}}{{{tex(measured.ridge)}}}",
+                r"\text{MBU} \cdot I \cdot \frac{\beta}{\pi}",
+                rf"{tex(measured.mbu)} \cdot {tex(measured.intensity)} \cdot \frac{{{bandwidth}}}{{{peak}}}",
                 tex(measured.mfu),
                 approx=rounded(measured.mfu),
             ),

@@ -11,21 +11,23 @@ from derive.problem.timing import TimingSpec
 from derive.solution.display import rounded
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
-from derive.solution.steps import Line, Rich, Step, StepKind, rich
+from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
 __all__ = ["kernel_given", "kernel_steps", "number_steps", "numbers_given", "numbers_verdict"]
 
 
 def numbers_given(kernel: KernelNumbers) -> Rich:
     """The given line: counts and ceilings with their sources."""
-    counts = (
-        f"FLOPs = {kernel.flops}, bytes = {kernel.bytes}"
-        if kernel.flops is not None
-        else f"intensity = {kernel.intensity} FLOPs/byte"
+    counts: Rich = (
+        rich("FLOPs ", Math(f"= {tex(kernel.flops)}"), ", bytes ", Math(f"= {tex(kernel.bytes)}"))
+        if kernel.flops is not None and kernel.bytes is not None
+        else rich("intensity ", Math(f"= {tex(kernel.intensity)}"), " FLOPs/byte")
     )
     return rich(
-        f"A kernel by its numbers ({counts}); {kernel.compute_dtype} peak π = {kernel.peak.text} FLOP/s "
-        f"({kernel.peak.cite()}), memory bandwidth β = {kernel.bandwidth.text} bytes/s ({kernel.bandwidth.cite()})."
+        "A kernel by its numbers (",
+        *counts,
+        f"); {kernel.compute_dtype} peak π = {kernel.peak.text} FLOP/s "
+        f"({kernel.peak.cite()}), memory bandwidth β = {kernel.bandwidth.text} bytes/s ({kernel.bandwidth.cite()}).",
     )
 
 
@@ -73,7 +75,7 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
             r"\text{attainable}",
             r"\min(\pi \eta_c, I \beta \eta_m)" if timing.derated else r"\min(\pi, I \beta)",
             tex(kernel.attainable),
-            approx=tex_decimal(kernel.attainable),
+            approx=rounded(kernel.attainable),
         ),
         Line.of(
             r"\text{fraction of peak}",
