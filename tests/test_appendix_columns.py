@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from derive.commands.key import PREAMBLE, build_key
-from derive.present.render import tex_column_widths
+from derive.present.tex_layout import tex_column_widths
 from derive.problem.problem_set import load_problem_set
 from tests.conftest import ROOT, in_ci
 

@@ -183,7 +183,7 @@ def test_a_memory_bound_problem_does_not_say_so_twice():
 
 
 def test_latex_prose_keeps_double_hyphens():
-    from derive.present.render import tex_escape
+    from derive.present.escape import tex_escape
 
     assert tex_escape("--compute") == "-{}-compute"
 

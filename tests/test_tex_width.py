@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derive.present.render import _tex_width, tex_break_sum, tex_slashed
+from derive.present.tex_layout import _tex_width, tex_break_sum, tex_slashed
 
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
 
@@ -143,3 +143,15 @@ def test_a_wide_slashed_fraction_may_break_after_its_slash():
     tex = r"B \ge \frac{2 D F G}{41 D F - 9850 D - 9850 F}"
     assert tex_slashed(tex) == r"B \ge (2 D F G)/\allowbreak (41 D F - 9850 D - 9850 F)"
     assert tex_slashed(r"\frac{B}{2}") == r"\frac{B}{2}"  # narrow: a fraction still
+
+
+def test_a_long_product_breaks_at_its_top_level_dots():
+    """Three fractions multiplied do not fit a column: the line breaks before a top-level
+    ``\\cdot`` (never one inside a group), and the pieces rejoin to the formula."""
+    product = r"\frac{19403778}{26171875} \cdot \frac{310395136}{9701889} \cdot \frac{3.35 \times 10^{12}}{9.89 \times 10^{14}}"
+    broken = tex_break_sum(product)
+    lines = broken.split(" \\\\\n  &\\qquad ")
+    assert len(lines) == 2 and lines[1].startswith(r"\cdot ")
+    assert " ".join(lines) == product
+    short = r"2 \cdot B \cdot D"
+    assert tex_break_sum(short) == short

@@ -31,7 +31,7 @@ from derive.commands.compare_ratios import Ratios, follows_note, ratios_to
 from derive.commands.compare_tex import compare_tex, operator_groups
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
-from derive.present.render import md_escape
+from derive.present.escape import md_escape
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 

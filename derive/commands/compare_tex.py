@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from derive.present.render import render, tex_slashed, tex_width
+from derive.present.render import render
+from derive.present.tex_layout import tex_slashed, tex_width
 from derive.solution.steps import Math
 
 if TYPE_CHECKING:

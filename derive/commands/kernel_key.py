@@ -14,7 +14,8 @@ from derive.analysis.kernel_numbers import kernel_of
 from derive.commands.key_figures import Placement, kernel_placement
 from derive.commands.key_rows import Row, kernel_row
 from derive.errors import DeriveError
-from derive.present.render import md_escape, md_rich, render, tex_escape, tex_rich
+from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
+from derive.present.render import render
 from derive.problem.kernel_problems import kernel_asks
 from derive.problem.problem_set import ProblemSet
 from derive.problem.set_errors import in_file_terms, raise_collected

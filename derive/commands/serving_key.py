@@ -29,7 +29,7 @@ from derive.model.phase import (
     decode_rates,
     parse_phase,
 )
-from derive.present.render import md_escape, tex_escape
+from derive.present.escape import md_escape, tex_escape
 from derive.problem.serving_spec import ServingPlot, ServingSpec
 from derive.problem.timing import bind_timing
 

@@ -22,7 +22,7 @@ from derive.figures.layout import (
     sweep_scene,
 )
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord
-from derive.present.render import tex_escape
+from derive.present.escape import tex_escape
 
 __all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz", "tex_escape_label"]
 
@@ -42,7 +42,7 @@ PALETTE = ("blue!80!black", "red!80!black", "green!50!black", "violet", "orange!
 
 def _tex_escape(text: str) -> str:
     """LaTeX-escape a label so it prints literally under pdflatex: the one escaper of every
-    LaTeX text derive writes (:func:`derive.present.render.tex_escape`), line breaks as spaces."""
+    LaTeX text derive writes (:func:`derive.present.escape.tex_escape`), line breaks as spaces."""
     return tex_escape(re.sub(r"[\n\t\r]", " ", str(text)))
 
 

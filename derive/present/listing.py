@@ -9,7 +9,7 @@ import sympy as sp
 from derive.declare.operator import Tensor
 from derive.declare.registry import Registry
 from derive.formula.decimals import fmt_decimal
-from derive.present.render import md_escape
+from derive.present.escape import md_escape
 from derive.problem.chips import load_chips
 from derive.solution.notation import tex
 

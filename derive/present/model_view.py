@@ -16,7 +16,8 @@ import sympy as sp
 from derive.formula.decimals import fmt_decimal
 from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
 from derive.model.symbols import NOTATION, batch, context, sym, tex_names
-from derive.present.render import md_escape, render, tex_escape
+from derive.present.escape import md_escape, tex_escape
+from derive.present.render import render
 from derive.problem.problem_set import MODEL_ASK_KEYS
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Math, Rich, rich
