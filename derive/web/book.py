@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -326,15 +326,7 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
         "operator": d.analysis.problem.operator.name,
         "solve_for": str(d.analysis.problem.solve_for),
         "regime": d.analysis.problem.regime.text if d.analysis.problem.regime else None,
-        "asked": [
-            {
-                "quantity": a.quantity,
-                "label": a.label,
-                "latex": a.latex,
-                "placeholder": a.placeholder,
-            }
-            for a in asked
-        ],
+        "asked": [asdict(box) for box in asked],  # quantity, label, latex, placeholder
         "steps": len(steps_html),
         "hints": hints,
         "derivation": True,

@@ -11,6 +11,7 @@ quantity at a time). Answers are checked by :func:`derive.check` like any other.
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 
 from derive.checking.kernel_check import kernel_for
 from derive.errors import DeriveError, ProblemError
@@ -98,15 +99,7 @@ def kernel_page(entry: KernelEntry, hints: bool) -> Page:
         "operator": None,
         "solve_for": None,
         "regime": None,
-        "asked": [
-            {
-                "quantity": a.quantity,
-                "label": a.label,
-                "latex": a.latex,
-                "placeholder": a.placeholder,
-            }
-            for a in asked
-        ],
+        "asked": [asdict(box) for box in asked],  # quantity, label, latex, placeholder
         "steps": len(steps_html),
         "hints": hints,
         "derivation": False,

@@ -11,6 +11,7 @@ time). Answers are checked by :func:`derive.check` like any other.
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 from derive.checking.api import model_analysis_for
@@ -191,15 +192,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         "model": full.problem.model.name,
         "solve_for": None,
         "regime": None,
-        "asked": [
-            {
-                "quantity": x.quantity,
-                "label": x.label,
-                "latex": x.latex,
-                "placeholder": x.placeholder,
-            }
-            for x in asked
-        ],
+        "asked": [asdict(box) for box in asked],  # quantity, label, latex, placeholder
         "steps": len(steps_html),
         "hints": hints,
         "derivation": False,
