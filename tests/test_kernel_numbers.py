@@ -106,3 +106,41 @@ def test_bad_timing_input_exits_2_with_one_line(argv, message):
     result = run_cli(["solve", *argv])
     assert result.code == 2 and result.err.count("\n") == 1, result
     assert message in result.err and not result.out
+
+
+def test_a_measured_time_with_measured_rates_is_one_line():
+    """Two measurements of one run could disagree; the worked step would print one and
+    use the other. Refused, naming both flags."""
+    result = run_cli(
+        [
+            "solve",
+            "--flops",
+            "1e12",
+            "--bytes",
+            "2.5e9",
+            "--chip",
+            "h100",
+            "--measured-time",
+            "1ms",
+            "--measured-flops-per-s",
+            "1e14",
+        ]
+    )
+    assert result.code == 2 and result.out == ""
+    assert result.err.count("\n") == 1
+    assert "--measured-time with --measured-flops-per-s" in result.err
+
+
+def test_a_lone_rate_of_a_kernel_gives_the_other_through_its_intensity():
+    """I = 20 on an H100: 1e14 FLOP/s needs 5e12 bytes/s, above β = 3.35e12: impossible,
+    although 1e14 FLOP/s alone is below the compute peak."""
+    data = _json("--intensity", "20", "--chip", "h100", "--measured-flops-per-s", "1e14")
+    flops_per_s = Fraction(10**14)
+    assert Fraction(data["mfu"]) == flops_per_s / PEAK
+    assert Fraction(data["mbu"]) == flops_per_s / 20 / BANDWIDTH
+    assert data["measured"]["verdict"] == "impossible"
+    assert data["measured"]["beats"] == ["memory bandwidth"]
+    text = run_cli(
+        ["solve", "--intensity", "20", "--chip", "h100", "--measured-bytes-per-s", "1e12"]
+    ).out
+    assert r"\text{FLOP/s} = \text{bytes/s} \cdot I = 10^{12} \cdot 20" in text

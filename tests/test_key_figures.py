@@ -14,7 +14,7 @@ INTENSITIES = (
     2 * B * 4096 * 4096 / (2 * B * 4096 + 2 * 4096 * 4096 + 2 * B * 4096),
     B / (B + 1),
     sp.Rational(1, 3) * B**2 / (B + 7),
-    1 / (B - 2),  # divides by zero at B = 2: sympy's answer is kept
+    1 / (B + 2),
     sp.sqrt(B) + 1,  # not a rational function: sympy evaluates it
     sp.Integer(5),
 )

@@ -215,3 +215,38 @@ def test_derive_model_judges_a_serving_claim_with_its_phase():
             ["model", *base[:5], "--launch-overhead", "5us", "--quantity", "params", "--claim", "1"]
         ).err
     )  # timing without --phase: one line
+
+
+def test_tp_without_a_phase_is_refused_when_judging_too():
+    """--tp splits a serving step: without --phase it is refused for a claim as for the sheet."""
+    base = ["llama-2-70b", "--chip", "h100", "--devices", "16", "--tp", "8"]
+    base += ["--set", "B=64", "--set", "S=8192", "--quantity", "max_batch", "--claim", "187"]
+    for command in ("model", "check"):
+        result = run_cli([command, *base])
+        assert result.code == 2 and result.out == "", result
+        assert (
+            result.err.strip() == "error: --tp: times a serving step: give --phase decode|prefill"
+        )
+
+
+def test_a_measured_time_is_given_as_typed():
+    report = run_cli(
+        [
+            "model",
+            "llama-2-70b",
+            "--chip",
+            "h100",
+            "--devices",
+            "8",
+            "--phase",
+            "decode",
+            "--set",
+            "B=64",
+            "--set",
+            "S=8192",
+            "--measured-time",
+            "20ms",
+        ]
+    )
+    assert report.code == 0, report
+    assert "measured: a step of 0.02 s" in report.out

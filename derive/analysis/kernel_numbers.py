@@ -138,6 +138,7 @@ def kernel_numbers(
             peak=peak.value,
             bandwidth=bandwidth.value,
             lower_bound=step.nominal_lower if step is not None else None,
+            intensity=intensity,
         ),
         timing=timing,
         chip=chip,

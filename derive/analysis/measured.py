@@ -42,6 +42,9 @@ class Measured:
         lower_bound: the step's per-kernel lower bound at the nominal ceilings.
         verdict: possible or impossible.
         beats: the ceilings an impossible measurement beats.
+        from_intensity: ``"flops_per_s"`` or ``"bytes_per_s"`` when that rate was not
+            measured but follows from the other and the kernel's intensity (one run moves
+            FLOP/s ÷ I bytes per second), else None.
     """
 
     time: sp.Expr | None
@@ -54,6 +57,7 @@ class Measured:
     lower_bound: sp.Expr | None
     verdict: MeasuredVerdict
     beats: tuple[str, ...]
+    from_intensity: str | None = None
 
 
 def measure(
@@ -64,8 +68,14 @@ def measure(
     peak: sp.Rational,
     bandwidth: sp.Rational,
     lower_bound: sp.Expr | None,
+    intensity: sp.Expr | None = None,
 ) -> Measured | None:
-    """Read ``timing``'s measurements against a step of ``flops`` and ``moved`` bytes."""
+    """Read ``timing``'s measurements against a step of ``flops`` and ``moved`` bytes.
+
+    With ``intensity`` (a kernel's, known exactly), a lone measured rate gives the other
+    one too, so a rate above the memory roof (I·β) is caught as impossible even when only
+    the FLOP/s was measured.
+    """
     if not timing.measured:
         return None
     time = timing.measured_time
@@ -75,6 +85,12 @@ def measure(
         flops_per_s = flops / time
     if time is not None and bytes_per_s is None and moved is not None:
         bytes_per_s = moved / time
+    from_intensity = None
+    if intensity is not None and intensity.is_positive:
+        if flops_per_s is not None and bytes_per_s is None:
+            bytes_per_s, from_intensity = flops_per_s / intensity, "bytes_per_s"
+        elif bytes_per_s is not None and flops_per_s is None:
+            flops_per_s, from_intensity = bytes_per_s * intensity, "flops_per_s"
     mfu = flops_per_s / peak if flops_per_s is not None else None
     mbu = bytes_per_s / bandwidth if bytes_per_s is not None else None
     intensity = (
@@ -98,4 +114,5 @@ def measure(
         lower_bound=lower_bound,
         verdict=MeasuredVerdict.IMPOSSIBLE if beats else MeasuredVerdict.POSSIBLE,
         beats=tuple(beats),
+        from_intensity=from_intensity,
     )

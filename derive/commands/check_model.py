@@ -142,8 +142,9 @@ def with_serving_step(
     --quantity`` judge a claim against."""
     timing = _given(args, TIMING_KEYS)  # a model takes them only for a serving step
     if args.phase is None:
-        if timing:
-            raise ProblemError(timing[0], "times a serving step: give --phase decode|prefill")
+        serving_only = timing + (["--tp"] if getattr(args, "tp", None) is not None else [])
+        if serving_only:
+            raise ProblemError(serving_only[0], "times a serving step: give --phase decode|prefill")
         return spec
     from derive.commands.cli import timing_from_args
     from derive.problem.serving_spec import ServingSpec

@@ -123,17 +123,19 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
 
 def _measured_given(phase: PhaseAnalysis) -> str:
     """The measurement as given: the cluster's rate or the step's time (empty without one)."""
-    from derive.formula.decimals import fmt_decimal
+    from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 
     measured = phase.measured
     if measured is None:
         return ""
     if phase.measured_tokens_per_s is not None:
         return (
-            f"; measured: {fmt_decimal(phase.measured_tokens_per_s)} tokens/s for the whole cluster"
+            f"; measured: {fmt_ending_decimal(phase.measured_tokens_per_s) or fmt_decimal(phase.measured_tokens_per_s)}"
+            " tokens/s for the whole cluster"
         )
     if measured.time is not None:
-        return f"; measured: a step of {fmt_decimal(measured.time)} s"
+        typed = fmt_ending_decimal(measured.time) or fmt_decimal(measured.time)
+        return f"; measured: a step of {typed} s"
     return "; measured rates as given"
 
 

@@ -114,6 +114,29 @@ def fmt_exact_decimal(value: sp.Expr, digits: int = 5) -> str:
     return fmt_decimal(value, digits)
 
 
+def fmt_ending_decimal(value: sp.Expr) -> str | None:
+    """The exact decimal of a rational whose decimal ends, written short by Python's
+    :mod:`decimal` (``0.02``, ``1.3e-7``, ``1e-60``); None when the decimal never ends.
+
+    >>> fmt_ending_decimal(sp.Rational(1, 50)), fmt_ending_decimal(sp.Rational(13, 10**8))
+    ('0.02', '1.3e-7')
+    >>> fmt_ending_decimal(sp.Rational(1, 3)) is None
+    True
+    """
+    import decimal
+
+    value = sp.Rational(value)
+    p, q = int(value.p), int(value.q)
+    if q == 1:
+        return str(p)
+    with decimal.localcontext() as context:
+        context.prec = len(str(abs(p))) + 2 * len(str(q)) + 2
+        exact = decimal.Decimal(p) / decimal.Decimal(q)
+        if exact * q != p:
+            return None
+        return format(exact.normalize(), "g").replace("E", "e").replace("e+", "e")
+
+
 def _floor_log10(x: float) -> int:
     import math
 

@@ -166,6 +166,20 @@ def bind_timing(spec: TimingSpec) -> Timing:
         if spec.memory_efficiency is not None
         else both
     )
+    rates = [
+        flag
+        for flag, value in (
+            ("--measured-flops-per-s", spec.measured_flops_per_s),
+            ("--measured-bytes-per-s", spec.measured_bytes_per_s),
+        )
+        if value is not None
+    ]
+    if spec.measured_time is not None and rates:
+        raise ProblemError(
+            f"--measured-time with {rates[0]}",
+            "a run is measured by its time or by its rates, not both (the rates follow from "
+            "the time and the counts): give --measured-time, or the measured FLOP/s and bytes/s",
+        )
     if spec.measured_time is not None and spec.measured_tokens_per_s is not None:
         raise ProblemError(
             "--measured-time with --measured-tokens-per-s",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.measured import Measured, MeasuredVerdict
-from derive.formula.decimals import fmt_decimal, fmt_exact_decimal
+from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.solution.display import rounded
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
@@ -17,19 +17,24 @@ __all__ = ["measured_step"]
 
 
 def as_given(value: sp.Expr) -> str:
-    """A measured number as it was typed, a decimal (``0.0013``), when its decimal ends;
-    else its exact fraction. A fraction inside a fraction prints too small to read."""
+    """A measured number as it was typed, a decimal (``0.0013``, ``1.3 \\times 10^{-7}``), when
+    its decimal ends; else its exact fraction. A fraction inside a fraction prints too small
+    to read."""
     if value.is_Rational and not value.is_Integer:
-        q = int(value.q)
-        while q % 10 == 0:
-            q //= 10
-        while q % 2 == 0:
-            q //= 2
-        while q % 5 == 0:
-            q //= 5
-        if q == 1:
-            return tex_text_number(fmt_exact_decimal(value))
+        text = fmt_ending_decimal(value)
+        if text is not None:
+            return tex_text_number(text)
     return tex(value)
+
+
+def _from_intensity(measured: Measured, rate: str) -> list[str]:
+    """How a rate that was not measured follows from the other and the kernel's intensity."""
+    if measured.from_intensity != rate or not (measured.flops_per_s and measured.bytes_per_s):
+        return []
+    intensity = tex(measured.flops_per_s / measured.bytes_per_s)
+    if rate == "flops_per_s":
+        return [r"\text{bytes/s} \cdot I", rf"{tex(measured.bytes_per_s)} \cdot {intensity}"]
+    return [r"\frac{\text{FLOP/s}}{I}", rf"\frac{{{tex(measured.flops_per_s)}}}{{{intensity}}}"]
 
 
 def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None) -> list[Line]:
@@ -42,7 +47,7 @@ def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None
                 rf"\frac{{{tex(flops)}}}{{{as_given(time)}}}",
             ]
             if time is not None and flops is not None
-            else []
+            else _from_intensity(measured, "flops_per_s")
         )
         lines.append(
             Line.of(
@@ -59,7 +64,7 @@ def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None
                 rf"\frac{{{tex(moved)}}}{{{as_given(time)}}}",
             ]
             if time is not None and moved is not None
-            else []
+            else _from_intensity(measured, "bytes_per_s")
         )
         lines.append(
             Line.of(
