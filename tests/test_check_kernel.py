@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,7 @@ PEAK, SPARSE, HBM = Fraction(989 * 10**12), Fraction(1979 * 10**12), Fraction(33
 FLOPS, BYTES = Fraction(10**12), Fraction(25 * 10**8)
 ETA, LAUNCH, MEASURED = Fraction(4, 5), Fraction(1, 10**4), Fraction(3, 1000)
 KERNEL = ["--flops", "1e12", "--bytes", "2.5e9", "--chip", "h100"]
+ROOFLINES = Path(derive.__file__).parent / "data" / "problems" / "rooflines.toml"
 TIMED = [*KERNEL, "--efficiency", "0.8", "--launch-overhead", "100us", "--measured-time", "3ms"]
 
 T_MATH, T_MEM = FLOPS / (PEAK * ETA), BYTES / (HBM * ETA)
@@ -197,6 +199,9 @@ def test_python_api_checks_a_kernel_spec():
         ([*KERNEL, "--quantity", "t_lower", "--claim", "B"], "no dims"),
         (["--flops", "0", "--bytes", "1", "--chip", "h100", "--quantity", "t_lower", "--claim", "1"], "--flops"),
         ([*KERNEL, "--quantity", "t_lower"], "exactly one of --claim"),
+        ([*KERNEL, "--link-latency", "1us", "--quantity", "t_lower", "--claim", "1"], "no collective"),
+        (["--problem-set", str(ROOFLINES), "--problem", "kernel-h100-measured", "--quantity", "t_lower",
+          "--claim", "1/989 s", "--efficiency", "0.5"], "fixes the problem's numbers"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_and_exit_2(argv, says):
@@ -204,3 +209,37 @@ def test_bad_input_is_one_line_and_exit_2(argv, says):
     assert result.code == 2 and result.out == ""
     assert result.err.startswith("error: ") and result.err.count("\n") == 1, result.err
     assert says in result.err
+
+
+def test_a_kernel_spec_without_timing_is_one_with_none():
+    """``timing=None`` is "no timing": the same kernel, the same value, no traceback."""
+    untimed = derive.KernelSpec(flops="1e12", bytes="2.5e9", chip="h100", timing=None)
+    assert untimed == derive.KernelSpec(flops="1e12", bytes="2.5e9", chip="h100")
+    assert untimed.timing == TimingSpec()
+
+
+@pytest.mark.parametrize(
+    ("timing", "what", "says"),
+    [
+        (TimingSpec(measured_tokens_per_s="5"), "--measured-tokens-per-s", "no tokens"),
+        (TimingSpec(link_latency="1us"), "--link-latency", "no collective"),
+        ("0.8", "KernelSpec timing", "expected a TimingSpec"),
+    ],
+)
+def test_a_kernel_spec_refuses_timing_it_cannot_use(timing, what, says):
+    """A kernel has no tokens and no collective: such timing would be silently ignored."""
+    with pytest.raises(ProblemError) as caught:
+        derive.KernelSpec(flops="1e12", bytes="2.5e9", chip="h100", timing=timing)
+    assert caught.value.what == what and says in caught.value.why
+    assert "\n" not in str(caught.value)
+
+
+def test_a_measured_time_of_a_kernel_by_its_intensity_alone_is_refused():
+    """With only I, a time divides no count; a measured rate still gives MFU or MBU."""
+    with pytest.raises(ProblemError, match="intensity alone"):
+        derive.KernelSpec(intensity="20", chip="h100", timing=TimingSpec(measured_time="1ms"))
+    spec = derive.KernelSpec(
+        intensity="20", chip="h100", timing=TimingSpec(measured_flops_per_s="1e13")
+    )
+    mfu = Fraction(10**13) / PEAK
+    assert derive.check(spec, "mfu", str(mfu)).verdict.value == "correct"

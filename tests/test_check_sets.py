@@ -67,6 +67,39 @@ def test_set_misuse_is_refused(homework, argv, says):
     assert r.code == 2 and says in r.err and r.err.count("\n") == 1
 
 
+_TIMING_FLAGS = (
+    ("--efficiency", "0.5"),
+    ("--compute-efficiency", "0.5"),
+    ("--memory-efficiency", "0.5"),
+    ("--launch-overhead", "5us"),
+    ("--link-latency", "1us"),
+    ("--measured-time", "1ms"),
+    ("--measured-flops-per-s", "1e12"),
+    ("--measured-bytes-per-s", "1e9"),
+)
+
+
+@pytest.mark.parametrize(("flag", "value"), _TIMING_FLAGS)
+def test_a_timing_flag_with_a_problem_of_the_set_is_refused(homework, flag, value):
+    """The set fixes the problem's numbers: a timing flag would be silently ignored."""
+    argv = ["check", "--problem-set", "set.toml", "--problem", "q2", "--quantity", "ridge"]
+    r = run_cli([*argv, "--claim", "1", flag, value])
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1, r
+    assert r.err.startswith(f"error: derive check --problem-set with {flag}: "), r.err
+    assert "fixes the problem's numbers" in r.err and "no timing flags" in r.err
+
+
+@pytest.mark.parametrize("flag", ["--efficiency", "--chip"])
+def test_answers_with_a_problem_or_timing_flag_are_refused(homework, flag):
+    """Grading reads every number from the set too: a flag it would ignore is refused."""
+    (homework / "answers.csv").write_text(_answers([["ann", "q2", "ridge", "1"]]), "utf-8")
+    out = homework / "verdicts.csv"
+    argv = ["check", "--problem-set", "set.toml", "--answers", "answers.csv", "-o", str(out)]
+    r = run_cli([*argv, flag, "0.5" if flag == "--efficiency" else "h100"])
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1, r
+    assert r.err.startswith(f"error: derive check --problem-set with {flag}: ") and not out.exists()
+
+
 def _answers(rows: list[list[str]]) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows([["who", "problem", "quantity", "claim"], *rows])

@@ -100,6 +100,14 @@ def test_memory_rates_alone_give_mbu():
             "not a duration",
         ),
         (["--chip", "h100"], "give an operator"),
+        (
+            ["--flops", "1e12", "--bytes", "1e9", "--chip", "h100", "--link-latency", "1us"],
+            "--link-latency: a kernel by its numbers has no collective",
+        ),
+        (
+            ["--intensity", "20", "--chip", "h100", "--measured-time", "1ms"],
+            "--measured-time: a kernel given by its intensity alone",
+        ),
     ],
 )
 def test_bad_timing_input_exits_2_with_one_line(argv, message):

@@ -294,6 +294,16 @@ _HEAD = '[[problem]]\nid = "k"\nchip = "h100"\n'
             "negative",
         ),
         ('kernel = { intensity = "20" }\nmeasured_time = "0s"', "'measured_time'", "positive"),
+        (
+            'kernel = { intensity = "20" }\nmeasured_time = "1ms"',
+            "'measured_time'",
+            "intensity alone",
+        ),
+        (
+            'kernel = { flops = "1e12", bytes = "2.5e9" }\ndtype = "weights=fp8"',
+            "'dtype'",
+            "one dtype",
+        ),
         ('kernel = { intensity = "20" }\ndtype = "bf17"', "'dtype'", "unknown dtype"),
         ('kernel = { intensity = "20" }\nchip = "h1000"', "", "chip"),
     ],

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+import pytest
+
 from tests.conftest import run_cli
 from tests.test_serving import DH, FF, HBM, HEADS, KV, LAYERS, PEAK, VOCAB, D, N, _step
 
@@ -250,3 +252,34 @@ def test_a_measured_time_is_given_as_typed():
     )
     assert report.code == 0, report
     assert "measured: a step of 0.02 s" in report.out
+
+
+@pytest.mark.parametrize(
+    ("keys", "says"),
+    [
+        ("devices = 16\ntp = 3", "key 'tp' (3): the tensor-parallel degree divides devices (16)"),
+        ("tp = 2", "key 'tp' (2): the tensor-parallel degree divides devices (1)"),
+        ("devices = 0\ntp = 1", "key 'devices' (0): the number of devices is a positive integer"),
+        (
+            'devices = 8\nmeasured_time = "1ms"\nmeasured_tokens_per_s = "100"',
+            "key 'measured_time' with key 'measured_tokens_per_s': ",
+        ),
+        (
+            'devices = 8\nlaunch_overhead = "5 min"',
+            "key 'launch_overhead' ('5 min'): not a duration",
+        ),
+    ],
+)
+def test_a_bad_serving_problem_names_file_problem_and_key(tmp_path, keys, says):
+    """Read with the set, not at bind time: the error names the file, the problem, the key."""
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        '[[problem]]\nid = "s"\nmodel = "llama-2-70b"\nchip = "h100"\n'
+        f'set = {{ B = 64, S = 8192 }}\nphase = "decode"\n{keys}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    result = run_cli(["key", str(path), "-o", str(out)])
+    assert result.code == 2 and result.out == "" and result.err.count("\n") == 1, result
+    assert result.err.startswith(f"error: {path}: problem 's': {says}"), result.err
+    assert "--" not in result.err and not out.exists()

@@ -175,13 +175,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
                 f"only a whole model takes it (with a model quantity: {', '.join(MODEL_ASK_KEYS)})",
             )
         return spec_from_args(args), _operators(args)
-    given = _given(args, _PROBLEM_FLAGS + MODEL_FLAGS)
-    if args.operator is not None or given:
-        what = args.operator if args.operator is not None else given[0]
-        raise ProblemError(
-            f"derive check --problem-set with {what}",
-            "the problem comes from the set; give --problem ID and no operator or problem flags",
-        )
+    refuse_set_flags(args)
     pset = _load_set(args.problem_set)
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
@@ -189,6 +183,34 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     return (entry.spec if isinstance(entry, ProblemEntry | KernelEntry) else entry), _operators(
         args, pset.operators
     )
+
+
+def refuse_set_flags(args: argparse.Namespace) -> None:
+    """Refuse an operator, a problem flag or a timing flag with ``--problem-set``, in one line.
+
+    The set fixes each problem's numbers, its efficiencies, overheads and measurements
+    included; a flag that would change them would be silently ignored.
+
+    Raises:
+        ProblemError: an operator, or any flag of :data:`_PROBLEM_FLAGS`, ``MODEL_FLAGS``
+            or ``TIMING_KEYS`` given with ``--problem-set``.
+    """
+    from derive.problem.timing import TIMING_KEYS
+
+    given = _given(args, _PROBLEM_FLAGS + MODEL_FLAGS)
+    if args.operator is not None or given:
+        what = args.operator if args.operator is not None else given[0]
+        raise ProblemError(
+            f"derive check --problem-set with {what}",
+            "the problem comes from the set; give --problem ID and no operator or problem flags",
+        )
+    timing = _given(args, TIMING_KEYS)
+    if timing:
+        raise ProblemError(
+            f"derive check --problem-set with {timing[0]}",
+            "the problem set fixes the problem's numbers (its efficiencies, overheads and "
+            "measurements are keys of the problem); give --problem ID and no timing flags",
+        )
 
 
 def _ids(pset: ProblemSet) -> str:
@@ -345,6 +367,7 @@ def run(args: argparse.Namespace) -> int:
                 "--answers",
                 "each row names its problem and quantity; give no --problem or --quantity",
             )
+        refuse_set_flags(args)
         return grade(args)
     if is_kernel(args):
         return kernel_claim(args)

@@ -25,7 +25,7 @@ from derive.problem.binding import bind_hardware
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.set_checks import problem_head
 from derive.problem.set_errors import in_file_terms
-from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
+from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
 __all__ = [
     "KERNEL_ASK_KEYS",
@@ -191,32 +191,27 @@ def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> Kern
     flops, moved, intensity = _counts(table["kernel"], where)
     if "dtype" in table and "compute" in table:
         raise ProblemError(where, "give 'dtype' or 'compute', not both")
-    spec = KernelSpec(
-        flops=flops,
-        bytes=moved,
-        intensity=intensity,
-        chip=table.get("chip"),
-        peak=table.get("peak"),
-        bandwidth=table.get("bandwidth"),
-        compute=table.get("compute"),
-        dtypes=(table["dtype"],) if "dtype" in table else (),
-        timing=TimingSpec(**{name: table.get(name) for name in KERNEL_TIMING_KEYS}),
-    )
+    timing = TimingSpec(**{name: table.get(name) for name in KERNEL_TIMING_KEYS})
+    try:  # each value first, then what the kernel cannot use; errors name the key
+        bind_timing(timing)
+        spec = KernelSpec(
+            flops=flops,
+            bytes=moved,
+            intensity=intensity,
+            chip=table.get("chip"),
+            peak=table.get("peak"),
+            bandwidth=table.get("bandwidth"),
+            compute=table.get("compute"),
+            dtypes=(table["dtype"],) if "dtype" in table else (),
+            timing=timing,
+        )
+    except DeriveError as error:  # "--launch-overhead 5 parsecs" names the key launch_overhead
+        raise timing_error_in_keys(error, where) from None
     try:
         bind_hardware(spec.hardware(), spec.compute_dtype())
-    except DeriveError as error:
-        raise in_file_terms(error, origin, pid) from None
-    try:
-        bind_timing(spec.timing)
-    except DeriveError as error:  # "--launch-overhead 5 parsecs" names the key launch_overhead
-        flag, _, detail = error.what.partition(" ")
-        why = error.why
-        for name in TIMING_KEYS:
-            why = why.replace("--" + name.replace("_", "-"), name)
-        key = flag.lstrip("-").replace("-", "_")
-        raise ProblemError(
-            f"{where}: key {key!r}" + (f" ({detail})" if detail else ""), why
-        ) from None
+    except DeriveError as error:  # a kernel's key is 'dtype' (one dtype), never 'dtypes'
+        dtype = error.what.startswith("--dtype")
+        raise in_file_terms(error, origin, pid, "dtype" if dtype else "") from None
     has = kernel_quantities_of(spec)
     _names(table, "ask", where, KERNEL_ASK_KEYS, has)
     _names(table, "expect", where, KERNEL_ASK_KEYS, has)

@@ -46,6 +46,42 @@ class KernelSpec:
     dtypes: tuple[str, ...] = ()
     timing: TimingSpec = field(default_factory=TimingSpec)
 
+    def __post_init__(self) -> None:
+        """Refuse timing a kernel cannot use; ``timing=None`` means no timing.
+
+        Raises:
+            ProblemError: a timing that is not a :class:`TimingSpec`, a link latency (a
+                kernel has no collective), a measured token rate (it has no tokens), or a
+                measured time of a kernel given by its intensity alone (no count to divide).
+        """
+        if self.timing is None:
+            object.__setattr__(self, "timing", TimingSpec())
+        if not isinstance(self.timing, TimingSpec):
+            raise ProblemError(
+                "KernelSpec timing",
+                f"expected a TimingSpec (or None for no timing), got {type(self.timing).__name__}",
+            )
+        allowed = (
+            "its timing: --efficiency, --compute-efficiency, --memory-efficiency, "
+            "--launch-overhead, --measured-time, --measured-flops-per-s, --measured-bytes-per-s"
+        )
+        if self.timing.link_latency is not None:
+            raise ProblemError(
+                "--link-latency", f"a kernel by its numbers has no collective to wait on; {allowed}"
+            )
+        if self.timing.measured_tokens_per_s is not None:
+            raise ProblemError(
+                "--measured-tokens-per-s", f"a kernel by its numbers has no tokens; {allowed}"
+            )
+        counted = self.flops is not None or self.bytes is not None
+        if self.timing.measured_time is not None and self.intensity is not None and not counted:
+            raise ProblemError(
+                "--measured-time",
+                "a kernel given by its intensity alone has no FLOPs or bytes to divide by "
+                "a time; give the counts (flops and bytes) with it, or a measured rate "
+                "(--measured-flops-per-s gives MFU, --measured-bytes-per-s MBU)",
+            )
+
     def compute_dtype(self) -> str:
         """The dtype whose peak the kernel is read against (bf16 unless a dtype says otherwise).
 

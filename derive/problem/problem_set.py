@@ -24,7 +24,7 @@ from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
 from derive.problem.set_checks import check_keys, problem_head, str_map
 from derive.problem.set_errors import raise_collected
-from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
+from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 from derive.problem.toml_file import loads_toml, read_toml_text
 
 __all__ = [
@@ -246,6 +246,10 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
                 f"unknown quantity {item!r}; allowed: {', '.join(allowed)}",
             )
     devices = table.get("devices")
+    if devices is not None and not 0 < devices < 10**9:
+        raise ProblemError(
+            f"{where}: key 'devices' ({devices})", "the number of devices is a positive integer"
+        )
     spec = ModelSpec(
         model=table["model"],
         chip=table.get("chip"),
@@ -300,7 +304,7 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     try:
         bind_timing(spec.timing)  # checked here so the error names the problem
     except DeriveError as error:
-        raise ProblemError(f"{where}: {error.what}", error.why) from None
+        raise timing_error_in_keys(error, where) from None
     plot = _plot(raw["plot"], where) if "plot" in raw else None
     return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot)
 

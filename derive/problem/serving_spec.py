@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import sympy as sp
+
 from derive.errors import DeriveError, ProblemError
-from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing
+from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
 __all__ = ["SERVING_ASK_KEYS", "SERVING_KEYS", "ServingPlot", "ServingSpec", "serving_spec"]
 
@@ -89,6 +91,25 @@ def _plot(raw: dict, where: str) -> ServingPlot:
     return ServingPlot(start, stop, tuple(contexts))
 
 
+MAX_DIVISORS_SHOWN = 12
+
+
+def _check_tp(tp: object, devices: object, where: str) -> None:
+    """Refuse a ``tp`` that does not divide ``devices`` (a bad ``devices`` is reported when bound)."""
+    if not isinstance(devices, int) or isinstance(devices, bool) or devices <= 0:
+        return
+    if isinstance(tp, int) and not isinstance(tp, bool) and 0 < tp <= devices and devices % tp == 0:
+        return
+    allowed = [str(d) for d in sp.divisors(devices)]
+    shown = ", ".join(allowed[:MAX_DIVISORS_SHOWN]) + (
+        ", …" if len(allowed) > MAX_DIVISORS_SHOWN else ""
+    )
+    raise ProblemError(
+        f"{where}: key 'tp' ({tp})",
+        f"the tensor-parallel degree divides devices ({devices}) into replicas: one of {shown}",
+    )
+
+
 def serving_spec(table: dict, where: str) -> ServingSpec | None:
     """The serving keys of a model problem's table (None when it has no ``phase``)."""
     given = [key for key in SERVING_KEYS if key in table]
@@ -102,6 +123,8 @@ def serving_spec(table: dict, where: str) -> ServingSpec | None:
     if table["phase"] not in ("decode", "prefill"):
         raise ProblemError(f"{where}: key 'phase'", "decode or prefill")
     tp = table.get("tp")
+    if tp is not None:
+        _check_tp(tp, table.get("devices", 1), where)
     timing = TimingSpec(
         **{name: table.get(name) for name in TIMING_KEYS},
         measured_tokens_per_s=table.get("measured_tokens_per_s"),
@@ -109,7 +132,7 @@ def serving_spec(table: dict, where: str) -> ServingSpec | None:
     try:
         bind_timing(timing)
     except DeriveError as error:
-        raise ProblemError(f"{where}: {error.what}", error.why) from None
+        raise timing_error_in_keys(error, where) from None
     plot = _plot(table["serving_plot"], where) if "serving_plot" in table else None
     if plot is not None and table["phase"] != "decode":
         raise ProblemError(f"{where}: serving_plot", 'plots the decode rate: phase = "decode"')

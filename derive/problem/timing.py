@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.errors import ProblemError
+from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_decimal, parse_positive
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "TimingSpec",
     "bind_timing",
     "parse_duration",
+    "timing_error_in_keys",
 ]
 
 DURATION_UNITS: dict[str, sp.Rational] = {
@@ -226,3 +227,28 @@ def _positive_duration(text: str, what: str) -> sp.Rational:
     if value == 0:
         raise ProblemError(f"{what} {text}", "a measured time must be positive")
     return value
+
+
+def _key(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def timing_error_in_keys(error: DeriveError, where: str) -> ProblemError:
+    """A timing flag's error said in a problem set's keys, under ``where`` (file and problem).
+
+    ``--launch-overhead 5 parsecs`` becomes ``<where>: key 'launch_overhead' (5 parsecs)``,
+    ``--measured-time with --measured-tokens-per-s`` becomes ``<where>: key 'measured_time'
+    with key 'measured_tokens_per_s'``; flags in the reason become keys.
+
+    >>> timing_error_in_keys(ProblemError("--efficiency 2", "in (0, 1]"), "s.toml: problem 'q'").what
+    "s.toml: problem 'q': key 'efficiency' (2)"
+    """
+    why = error.why
+    for name in (*TIMING_KEYS, "measured_tokens_per_s"):
+        why = why.replace("--" + name.replace("_", "-"), name)
+    flag, _, detail = error.what.partition(" ")
+    if detail.startswith("with --"):
+        what = f"key {_key(flag)!r} with key {_key(detail[len('with ') :])!r}"
+    else:
+        what = f"key {_key(flag)!r}" + (f" ({detail})" if detail else "")
+    return ProblemError(f"{where}: {what}", why)
