@@ -37,6 +37,11 @@ COMMANDS = {
         *["compare", "llama-2-70b", "--phase", "prefill", "--chips", "h100,b200"],
         *["--devices", "8", "--baseline", "a100", "--set", "B=2", "--set", "S=2048"],
     ],
+    # data-parallel replicas, three chips against a fourth: the widest speedup fractions
+    "model-replicas-baseline": [
+        *["compare", "llama-3-8b", "--phase", "prefill", "--chips", "h100,b200,tpu-v5e"],
+        *["--baseline", "a100", "--set", "B=1", "--set", "S=4096", "--devices", "8", "--tp", "4"],
+    ],
 }
 OVERFULL = re.compile(r"^Overfull \\[hv]box .*$", re.M)
 NEEDS = re.compile(r"^% needs (\\usepackage\{[a-z,]+\})$", re.M)
@@ -129,7 +134,10 @@ def _tex_of(value: Fraction) -> str:
     return rf"$\tfrac{{{value.numerator}}}{{{value.denominator}}}$"
 
 
-@pytest.mark.parametrize("name", ["operator-baseline", "model-baseline", "operator-bound-baseline"])
+@pytest.mark.parametrize(
+    "name",
+    ["operator-baseline", "model-baseline", "model-replicas-baseline", "operator-bound-baseline"],
+)
 def test_every_exact_ratio_is_in_the_tex(fragments: dict[str, str], name: str):
     """Each row's ratios to a100, recomputed from chips.toml's decimal text, in its row."""
     rows = json.loads(run_cli([*COMMANDS[name], "--format", "json"]).out)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from derive.commands.compare_ratios import Ratios
 
 __all__ = [
+    "SPEEDUP",
     "ColumnGroup",
     "TexTable",
     "compare_tex",
@@ -44,6 +45,9 @@ KEY_COLUMNS = 2  # chip, compute dtype: at the head of every table
 CELL_CAP = 12.0  # a cell wider than this (in characters) is left to wrap
 LINE = 55  # characters of \scriptsize prose across a two-column article's column (230 pt), with a margin
 SCRIPT = 0.75  # a \tfrac's digits against the cell's
+SPEEDUP = "speedup (T_lower) = tokens/s ×"
+"""A model comparison's one column of both ratios: the same tokens are in flight on every
+chip, so the tokens/s ratio is the T_lower speedup (its JSON keeps both keys)."""
 _NUMBER_FRACTION = re.compile(r"^(- )?\\frac(\{\d+\}\{\d+\})$")
 _APPROX = r" \approx "
 
@@ -236,7 +240,7 @@ def model_groups(ratios: list[Ratios] | None) -> tuple[ColumnGroup, ...]:
             ColumnGroup(
                 f"Speedup over {base}: T_lower on {base} ÷ T_lower on the row (the tokens/s "
                 "ratio), and the ceiling whose ratio it equals",
-                ("speedup (T_lower)", "tokens/s ×", "follows"),
+                (SPEEDUP, "follows"),
             ),
         ]
     return tuple(groups)
