@@ -42,7 +42,7 @@ from derive.commands.compare import (
 )
 from derive.commands.compare_json import quantity_json, ratios_json
 from derive.commands.compare_ratios import Ratios, follows_note, ratio_of
-from derive.commands.compare_tex import SPEEDUP, compare_tex, model_groups
+from derive.commands.compare_tex import LINE_ANY_SIZE, SPEEDUP, compare_tex, model_groups
 from derive.commands.model_phase import group_given
 from derive.errors import OperatorFileError, ProblemError, UnknownNameError, did_you_mean
 from derive.solution.notation import tex_decimal, tex_text_number
@@ -307,7 +307,7 @@ def model_compare_latex(
     (:mod:`derive.commands.compare_tex`; every user string escaped)."""
     title, parts = _header(rows, skipped)
     title = title.replace("Compare", "compare", 1)
-    return compare_tex(title, parts, *_layout(rows, ratios), model_groups(ratios))
+    return compare_tex(title, parts, *_layout(rows, ratios), model_groups(ratios), LINE_ANY_SIZE)
 
 
 def _crossover_json(phase: PhaseAnalysis) -> dict[str, object] | None:
