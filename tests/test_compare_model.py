@@ -6,8 +6,10 @@ and chips.toml's decimal text, with :class:`fractions.Fraction`.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
+from contextlib import redirect_stdout
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,10 @@ def test_decode_rows_and_ratios_against_a_baseline_match_a_hand_count():
         assert Fraction(ratios["t_lower_speedup"]["exact"]) == base["t_lower"] / want["t_lower"]
         # a memory-bound step gains the bandwidth ratio, not the peak's
         assert tokens_ratio == bandwidth != peak and ratios["follows"] == "bandwidth"
+        # the same tokens are in flight on every chip: one ratio, two keys
+        assert Fraction(ratios["t_lower_speedup"]["exact"]) == tokens_ratio
+        assert ratios["prefill_tokens_per_s"] is None
+        assert "step_mfu" not in row and "step_mbu" not in row  # no measurement in a compare
     text = run_cli(DECODE).out
     assert "| tokens/s | inter-token latency (s) | matmul crossover B\\* | peak ×a100 |" in text
     assert "- h100 (bf16) against a100 (bf16): compute ×3.17, bandwidth ×1.64" in text
@@ -129,6 +135,64 @@ def test_prefill_rows_give_prefill_tokens_per_s_and_ttft():
     text = run_cli(argv + ["--set", "B=2", "--set", "S=2048"]).out
     assert text.startswith("## Compare: llama-3-8b prefill across 2 chips\n")
     assert "| prefill tokens/s | TTFT (s) |" in text and "crossover" not in text
+
+
+def test_one_column_is_both_the_speedup_and_the_tokens_per_s_ratio():
+    """The T_lower speedup and the tokens/s ratio are equal, so Markdown shows them once."""
+    argv = ["compare", "llama-3-8b", "--phase", "prefill", "--chips", "h100", "--baseline"]
+    argv += ["a100", "--set", "B=1", "--set", "S=4096"]
+    (row,) = _json(argv)
+    speedup = _step("a100", 1, 4096, True)["t_lower"] / _step("h100", 1, 4096, True)["t_lower"]
+    ratios = row["ratios"]
+    assert Fraction(ratios["t_lower_speedup"]["exact"]) == speedup
+    assert Fraction(ratios["prefill_tokens_per_s"]["exact"]) == speedup
+    assert ratios["tokens_per_s"] is None
+    lines = run_cli(argv).out.splitlines()
+    header = lines[4].split(" | ")
+    assert header[-2:] == ["speedup (T\\_lower) = tokens/s ×", "follows |"]
+    assert not any("tokens/s ×" in cell for cell in header[:-2])
+    cells = lines[6].split(" | ")
+    assert len(cells) == len(header)
+    exact = rf"$\frac{{{speedup.numerator}}}{{{speedup.denominator}}} \approx "
+    assert cells[-2].startswith(exact) and [cell for cell in cells if cell == cells[-2]] == [
+        cells[-2]
+    ]
+
+
+def test_data_parallel_replicas_are_named_and_their_rates_are_the_clusters():
+    """--devices 2 --tp 1: two replicas of one device; the step is one device's (the hand
+    count at tensor parallel 1) and tokens/s is both replicas' (2·B / T_lower)."""
+    argv = ["compare", "llama-3-8b", "--phase", "decode", "--chips", "h100", "--devices", "2"]
+    argv += ["--tp", "1", "--set", "B=32", "--set", "S=8192"]
+    (row,) = _json(argv)
+    want = _step("h100", 32, 8192)
+    assert (row["devices"], row["tp"], row["replicas"]) == (2, 1, 2)
+    assert Fraction(row["t_lower"]["exact"]) == want["t_lower"]
+    assert Fraction(row["tokens_per_s"]["exact"]) == 2 * 32 / want["t_lower"]
+    group = "over 1 device(s), 2 data-parallel replicas of it on 2 devices"
+    text = run_cli(argv).out
+    assert f"tensor parallel: {group} (B sequences each; rates for all replicas);" in text
+    assert f"{group} (B sequences each" in run_cli([*argv, "--format", "tex"]).out
+    # the words derive model gives the same step
+    model = ["model", "llama-3-8b", "--chip", "h100", "--phase", "decode"]
+    model += argv[argv.index("--devices") :]
+    assert f"tensor parallel {group} (B sequences each" in run_cli(model).out
+    # one group of all the devices (--tp defaults to --devices): no replicas named
+    one_group = [*argv[: argv.index("--tp")], "--set", "B=32", "--set", "S=8192"]
+    (row,) = _json(one_group)
+    assert (row["devices"], row["tp"], row["replicas"]) == (2, 2, 1)
+    assert "tensor parallel: over 2 device(s); counts" in run_cli(one_group).out
+
+
+def test_the_tp_help_allows_replicas():
+    from derive.commands.cli import main
+
+    out = io.StringIO()
+    with redirect_stdout(out), pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = " ".join(out.getvalue().split())
+    assert "default and only value" not in text
+    assert "a divisor of --devices (default --devices)" in text
 
 
 def test_every_chip_by_default_leaving_out_those_without_the_dtype():
@@ -173,6 +237,44 @@ def test_tensor_parallel_adds_the_link_column():
             "one chip",
         ),
         (["compare", "llama-3-8b", "--phase", "serve"], "invalid choice"),
+        (
+            ["compare", "llama-3-8b", "--phase", "prefill", "--chips", "h100", "--set", "B=1"]
+            + ["--set", "S=4096", "--measured-time", "1ms"],
+            "--measured-time with model 'llama-3-8b': a measured time is one run on one chip, "
+            "not a comparison across chips; give it to derive model llama-3-8b --chip CHIP "
+            "--phase decode|prefill --measured-time T",
+        ),
+        (
+            ["compare", "llama-3-8b", "--phase", "decode", "--set", "B=1", "--set", "S=8"]
+            + ["--measured-tokens-per-s", "6000"],
+            "unrecognized arguments: --measured-tokens-per-s",
+        ),
+        (
+            ["compare", "llama-3-8b", "--phase", "decode", "--measured-flops-per-s", "1e14"],
+            "--measured-flops-per-s with model",
+        ),
+        # each error names the flag typed: --tp defaults to --devices
+        (
+            ["compare", "llama-3-8b", "--phase", "decode", "--set", "B=1", "--set", "S=1"]
+            + ["--devices", "999999999"],
+            "error: --devices 999999999: llama-3-8b has 32 heads, not divisible by 999999999",
+        ),
+        (
+            ["compare", "llama-3-8b", "--phase", "decode", "--set", "B=1", "--set", "S=1"]
+            + ["--devices", "6", "--tp", "3"],
+            "error: --tp 3: llama-3-8b has 32 heads, not divisible by 3\n",
+        ),
+        (
+            ["model", "llama-3-8b", "--chip", "h100", "--phase", "decode", "--set", "B=1"]
+            + ["--set", "S=1", "--devices", "3"],
+            "error: --devices 3: llama-3-8b has 32 heads",
+        ),
+        (
+            ["compare", "llama-3-8b", "--phase", "decode", "--set", "B=1", "--set", "S=1"]
+            + ["--baseline", ""],
+            "error: --baseline '': one chip",
+        ),
+        (["compare", "matmul", "--dtype", "bf16", "--baseline", " "], "error: --baseline ' ':"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(argv, needle):

@@ -1,6 +1,6 @@
 """``derive compare --format tex`` drops into a paper: its fragment ``\\input`` into a
-one-column and a two-column 10pt ``article`` compiles with no overfull box, and still
-shows every exact value of the comparison.
+one-column and a two-column 10pt ``article`` (a model's also 11 and 12pt) compiles with no
+overfull box, and still shows every exact value of the comparison.
 
 The compile tests skip only when pdflatex is absent outside CI (``.ci/run`` installs TeX Live).
 """
@@ -37,6 +37,11 @@ COMMANDS = {
         *["compare", "llama-2-70b", "--phase", "prefill", "--chips", "h100,b200"],
         *["--devices", "8", "--baseline", "a100", "--set", "B=2", "--set", "S=2048"],
     ],
+    # data-parallel replicas, three chips against a fourth: the widest speedup fractions
+    "model-replicas-baseline": [
+        *["compare", "llama-3-8b", "--phase", "prefill", "--chips", "h100,b200,tpu-v5e"],
+        *["--baseline", "a100", "--set", "B=1", "--set", "S=4096", "--devices", "8", "--tp", "4"],
+    ],
 }
 OVERFULL = re.compile(r"^Overfull \\[hv]box .*$", re.M)
 NEEDS = re.compile(r"^% needs (\\usepackage\{[a-z,]+\})$", re.M)
@@ -64,13 +69,26 @@ def _pdflatex() -> str:
 @pytest.mark.parametrize("columns", ["onecolumn", "twocolumn"])
 def test_the_fragments_fit_a_paper(tmp_path: Path, fragments: dict[str, str], columns: str):
     """Each fragment, with only the packages its own comment names, in a plain article."""
+    _fits(tmp_path, fragments, "10pt", columns)
+
+
+@pytest.mark.parametrize("size", ["11pt", "12pt"])
+@pytest.mark.parametrize("columns", ["onecolumn", "twocolumn"])
+def test_a_models_fragments_fit_11_and_12pt_papers(
+    tmp_path: Path, fragments: dict[str, str], size: str, columns: str
+):
+    """A model's tables are planned for the 8pt \\scriptsize of 11 and 12pt papers too."""
+    _fits(tmp_path, {k: v for k, v in fragments.items() if k.startswith("model")}, size, columns)
+
+
+def _fits(tmp_path: Path, fragments: dict[str, str], size: str, columns: str) -> None:
     pdflatex = _pdflatex()
     needs = {NEEDS.search(text).group(1) for text in fragments.values()}  # type: ignore[union-attr]
     body = []
     for name, text in fragments.items():
         (tmp_path / f"{name}.tex").write_text(text, encoding="utf-8")
         body += [f"Before the {name} table, a line of prose.", "", rf"\input{{{name}}}", ""]
-    paper = [rf"\documentclass[10pt,{columns}]{{article}}", *sorted(needs), r"\begin{document}"]
+    paper = [rf"\documentclass[{size},{columns}]{{article}}", *sorted(needs), r"\begin{document}"]
     (tmp_path / "paper.tex").write_text(
         "\n".join([*paper, *body, r"\end{document}", ""]), encoding="utf-8"
     )
@@ -129,7 +147,10 @@ def _tex_of(value: Fraction) -> str:
     return rf"$\tfrac{{{value.numerator}}}{{{value.denominator}}}$"
 
 
-@pytest.mark.parametrize("name", ["operator-baseline", "model-baseline", "operator-bound-baseline"])
+@pytest.mark.parametrize(
+    "name",
+    ["operator-baseline", "model-baseline", "model-replicas-baseline", "operator-bound-baseline"],
+)
 def test_every_exact_ratio_is_in_the_tex(fragments: dict[str, str], name: str):
     """Each row's ratios to a100, recomputed from chips.toml's decimal text, in its row."""
     rows = json.loads(run_cli([*COMMANDS[name], "--format", "json"]).out)

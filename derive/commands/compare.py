@@ -44,6 +44,7 @@ __all__ = [
     "Cell",
     "CompareRow",
     "add_compare_parser",
+    "baseline_of",
     "chips_of",
     "compare_json",
     "compare_latex",
@@ -90,6 +91,16 @@ def chips_of(text: str | None) -> tuple[Chip, ...]:
         if chip not in chips:
             chips.append(chip)
     return tuple(chips)
+
+
+def baseline_of(text: str) -> Chip:
+    """The one chip ``--baseline`` names (an error names ``--baseline``, not ``--chips``)."""
+    if "," in text or not text.strip():
+        raise ProblemError(
+            f"--baseline {text!r}",
+            f"one chip, e.g. --baseline a100; known: {', '.join(chip_names())}",
+        )
+    return get_chip(text)
 
 
 def compare_rows(
@@ -334,9 +345,8 @@ def run_compare(args: argparse.Namespace) -> int:
     rows = compare_rows(spec, registry, args.chips, args.compute)
     ratios = None
     if args.baseline is not None:
-        if "," in args.baseline:
-            raise ProblemError(f"--baseline {args.baseline}", "one chip, e.g. --baseline a100")
-        ratios = ratios_to(rows, compare_rows(spec, registry, args.baseline, args.compute))
+        baseline = baseline_of(args.baseline).name
+        ratios = ratios_to(rows, compare_rows(spec, registry, baseline, args.compute))
     if args.format == "json":
         sys.stdout.write(
             json.dumps(compare_json(rows, ratios), indent=2, ensure_ascii=False) + "\n"

@@ -6,13 +6,16 @@ One row per chip (``--chips a,b`` in the order given, default every chip): the m
 bound with that chip exactly as ``derive model MODEL --chip CHIP`` binds it (same
 ``--dtype``, ``--set``, ``--devices``, ``--tp`` and timing flags; the compute dtype is the
 model's, not a choice), and the step is derived by :func:`derive.model.phase.analyse_phase`
-(through :func:`derive.commands.model_phase.phase_of`). Columns: peak, HBM bandwidth,
-ridge, the step's T_lower and T_upper, the ceiling it binds on, then decode tokens/s and
-the inter-token latency (decode; and the matmuls' crossover B*) or prefill tokens/s and
-the TTFT (prefill). ``--baseline CHIP`` adds the operator comparison's ratio columns
-(:func:`derive.commands.compare_ratios.ratio_of`) and the tokens/s ratio, which equals the
-T_lower speedup (the same tokens are in flight on every chip), with the same sentence
-saying which ceiling the speedup follows.
+(through :func:`derive.commands.model_phase.phase_of`). The givens name the devices in
+``derive model``'s words (:func:`derive.commands.model_phase.group_given`: the group and
+its data-parallel replicas). Columns: peak, HBM bandwidth, ridge, the step's T_lower and
+T_upper, the ceiling it binds on, then decode tokens/s and the inter-token latency
+(decode; and the matmuls' crossover B*) or prefill tokens/s and the TTFT (prefill), the
+rates the cluster's. ``--baseline CHIP`` adds the operator comparison's ratio columns
+(:func:`derive.commands.compare_ratios.ratio_of`) and one column that is both the T_lower
+speedup and the tokens/s ratio (equal: the same tokens are in flight on every chip), with
+the same sentence saying which ceiling the speedup follows. ``--measured-time`` is refused:
+a measured time is one run on one chip (``derive model … --measured-time`` judges it).
 
 Whether the positional names an operator or a model is decided here
 (:func:`compare_target`; an operator wins a name both declare); flags that only mean
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from derive.commands.compare import (
     Cell,
+    baseline_of,
     chips_of,
     crossover_tex,
     num_tex,
@@ -38,9 +42,10 @@ from derive.commands.compare import (
 )
 from derive.commands.compare_json import quantity_json, ratios_json
 from derive.commands.compare_ratios import Ratios, follows_note, ratio_of
-from derive.commands.compare_tex import compare_tex, model_groups
+from derive.commands.compare_tex import LINE_ANY_SIZE, SPEEDUP, compare_tex, model_groups
+from derive.commands.model_phase import group_given
 from derive.errors import OperatorFileError, ProblemError, UnknownNameError, did_you_mean
-from derive.solution.notation import tex_text_number
+from derive.solution.notation import tex_decimal, tex_text_number
 
 if TYPE_CHECKING:
     from derive.declare.registry import Registry
@@ -82,7 +87,8 @@ def add_model_compare_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tp",
         metavar="N",
-        help="a model: tensor-parallel degree (default and only value: --devices)",
+        help="a model: tensor-parallel degree T, a divisor of --devices (default --devices); "
+        "--devices/T data-parallel replicas each serve their own B sequences",
     )
 
 
@@ -126,6 +132,12 @@ def compare_target(args: argparse.Namespace) -> Registry | None:
         raise ProblemError(
             f"{flag} with model {name!r}",
             "an operator's flag; a model takes --phase, --devices, --tp, --dtype ROLE=DTYPE, --set",
+        )
+    if getattr(args, "measured_time", None) is not None:
+        raise ProblemError(
+            f"--measured-time with model {name!r}",
+            "a measured time is one run on one chip, not a comparison across chips; "
+            f"give it to derive model {name} --chip CHIP --phase decode|prefill --measured-time T",
         )
     if args.phase is None:
         raise ProblemError(
@@ -194,9 +206,7 @@ def model_rows(args: argparse.Namespace) -> tuple[list[ModelRow], list[Ratios] |
         raise ProblemError(f"derive compare {args.operator}", "no chip has a peak in its dtype")
     if args.baseline is None:
         return rows, None
-    if "," in args.baseline:
-        raise ProblemError(f"--baseline {args.baseline}", "one chip, e.g. --baseline a100")
-    (chip,) = chips_of(args.baseline)
+    chip = baseline_of(args.baseline)
     base = next((row for row in rows if row.chip == chip), None) or _row(args, chip)
     assert base is not None  # a named chip has a row or raised
     return rows, [
@@ -226,7 +236,7 @@ def _header(rows: list[ModelRow], skipped: tuple[str, ...]) -> tuple[str, list[t
         ("batch", f"B = {phase.batch}"),
         ("context", f"S = {phase.context}"),
         ("dtypes", dtypes),
-        ("tensor parallel", f"over {phase.tp} device(s); counts and times per device"),
+        ("tensor parallel", f"{group_given(phase)}; counts and times per device"),
     ] + ([(f"no {first.compute} peak, left out", ", ".join(skipped))] if skipped else [])
 
 
@@ -239,8 +249,7 @@ def _columns(decode: bool, link: bool, baseline: str | None) -> list[str]:
     else:
         cols += ["prefill tokens/s", "TTFT (s)"]
     if baseline is not None:
-        cols += [f"peak ×{baseline}", "HBM ×", "ridge ×", "speedup (T_lower)", "tokens/s ×"]
-        cols += ["follows"]
+        cols += [f"peak ×{baseline}", "HBM ×", "ridge ×", SPEEDUP, "follows"]
     return cols
 
 
@@ -259,13 +268,13 @@ def _cells(row: ModelRow, ratio: Ratios | None) -> list[Cell]:
         (seconds_tex(phase.step.t_lower), ""),
         (seconds_tex(phase.step.t_upper), ""),
         (None, phase.step.binding.value),
-        (seconds_tex(phase.tokens_per_s), ""),
+        (tex_decimal(phase.tokens_per_s), ""),
         (seconds_tex(phase.latency), ""),
     ]
     if row.decode:
         cells.append(crossover_tex(phase.crossover) if phase.crossover else (None, "—"))
     if ratio is not None:
-        ratios = (ratio.peak, ratio.bandwidth, ratio.ridge, ratio.speedup, ratio.speedup)
+        ratios = (ratio.peak, ratio.bandwidth, ratio.ridge, ratio.speedup)
         cells += [(num_tex(value), "") if value is not None else (None, "—") for value in ratios]
         cells.append((None, ratio.follows.value))
     return cells
@@ -298,7 +307,7 @@ def model_compare_latex(
     (:mod:`derive.commands.compare_tex`; every user string escaped)."""
     title, parts = _header(rows, skipped)
     title = title.replace("Compare", "compare", 1)
-    return compare_tex(title, parts, *_layout(rows, ratios), model_groups(ratios))
+    return compare_tex(title, parts, *_layout(rows, ratios), model_groups(ratios), LINE_ANY_SIZE)
 
 
 def _crossover_json(phase: PhaseAnalysis) -> dict[str, object] | None:
@@ -320,7 +329,7 @@ def model_compare_json(
     out: list[dict[str, object]] = []
     for index, row in enumerate(rows):
         phase, problem, step = row.phase, row.analysis.problem, row.phase.step
-        decode, measured = row.decode, row.phase.measured
+        decode = row.decode
         item: dict[str, object] = {
             "chip": row.chip.name,
             "title": row.chip.title,
@@ -331,6 +340,7 @@ def model_compare_json(
             "set": {dim.name: int(value) for dim, value in problem.bound},
             "devices": int(problem.devices),
             "tp": phase.tp,
+            "replicas": phase.replicas,
             "peak": quantity_json(row.chip.peak(row.compute).value),
             "bandwidth": quantity_json(row.chip.hbm.value),
             "ridge": quantity_json(phase.ridge),
@@ -345,8 +355,6 @@ def model_compare_json(
             "prefill_tokens_per_s": None if decode else quantity_json(phase.tokens_per_s),
             "ttft": None if decode else quantity_json(phase.latency),
             "crossover": _crossover_json(phase),
-            "step_mfu": quantity_json(measured.mfu) if measured else None,
-            "step_mbu": quantity_json(measured.mbu) if measured else None,
             "step": step_json(step),
         }
         if ratios is not None:

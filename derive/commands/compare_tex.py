@@ -8,10 +8,11 @@ chip and its compute dtype, laid out by ``templates/compare.tex.j2`` with the an
 key's table macro (``fit.tex.j2``): cells at ``\\scriptsize`` that wrap, a formula's wide
 fraction written ``(a)/(b)`` so it breaks at its signs, a fraction of two integers as a
 ``\\tfrac``, rows spaced so stacked fractions do not touch, and column widths planned
-for a two-column article's column (:func:`_widths`). Every column lands in exactly one
-group (:func:`tex_tables` refuses a layout that would drop one), so every exact value of
-the Markdown table is in the LaTeX too; a decimal goes beside its exact value, or under
-it when the cell is too narrow.
+for a two-column article's column (:func:`_widths`; a model's for the larger
+``\\scriptsize`` of 11 and 12pt papers too, :data:`LINE_ANY_SIZE`). Every column lands
+in exactly one group (:func:`tex_tables` refuses a layout that would drop one), so every
+exact value of the Markdown table is in the LaTeX too; a decimal goes beside its exact
+value, or under it when the cell is too narrow.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from derive.commands.compare_ratios import Ratios
 
 __all__ = [
+    "SPEEDUP",
     "ColumnGroup",
     "TexTable",
     "compare_tex",
@@ -43,7 +45,11 @@ RichCell = tuple[str | Math, ...]
 KEY_COLUMNS = 2  # chip, compute dtype: at the head of every table
 CELL_CAP = 12.0  # a cell wider than this (in characters) is left to wrap
 LINE = 55  # characters of \scriptsize prose across a two-column article's column (230 pt), with a margin
+LINE_ANY_SIZE = 48  # the same at 11 and 12pt, whose \scriptsize is 8pt, not 7pt (a model's tables)
 SCRIPT = 0.75  # a \tfrac's digits against the cell's
+SPEEDUP = "speedup (T_lower) = tokens/s ×"
+"""A model comparison's one column of both ratios: the same tokens are in flight on every
+chip, so the tokens/s ratio is the T_lower speedup (its JSON keeps both keys)."""
 _NUMBER_FRACTION = re.compile(r"^(- )?\\frac(\{\d+\}\{\d+\})$")
 _APPROX = r" \approx "
 
@@ -110,9 +116,11 @@ def _cell_width(cell: RichCell) -> float:
     return sum(_math_width(p.latex) if isinstance(p, Math) else len(p) for p in cell)
 
 
-def _widths(header: tuple[str, ...], body: list[tuple[RichCell, ...]]) -> tuple[str, ...]:
+def _widths(
+    header: tuple[str, ...], body: list[tuple[RichCell, ...]], line: int = LINE
+) -> tuple[str, ...]:
     """``\\hsize`` factors (summing exactly to the number of columns), planned for a line of
-    :data:`LINE` characters: each column gets its widest unbreakable piece (or its header's
+    ``line`` characters (:data:`LINE`, or :data:`LINE_ANY_SIZE` to fit 11 and 12pt papers too): each column gets its widest unbreakable piece (or its header's
     longest word), then the room left goes to the columns whose cells would rather not
     wrap, up to :data:`CELL_CAP` each. On a wider line every column widens in proportion."""
     least, wanted = [], []
@@ -122,7 +130,7 @@ def _widths(header: tuple[str, ...], body: list[tuple[RichCell, ...]]) -> tuple[
         least.append(floor)
         want = max(min(_cell_width(c), CELL_CAP) for c in cells)
         wanted.append(floor if index < KEY_COLUMNS else max(floor, want))
-    room = LINE - len(header) - sum(least)  # a column's padding is about a character
+    room = line - len(header) - sum(least)  # a column's padding is about a character
     extra = [w - f for w, f in zip(wanted, least, strict=True)]
     if room <= 0:
         shares = least
@@ -139,7 +147,7 @@ def _widths(header: tuple[str, ...], body: list[tuple[RichCell, ...]]) -> tuple[
 
 
 def tex_tables(
-    cols: list[str], body: list[list[Cell]], groups: tuple[ColumnGroup, ...]
+    cols: list[str], body: list[list[Cell]], groups: tuple[ColumnGroup, ...], line: int = LINE
 ) -> list[TexTable]:
     """The comparison's columns split into one table per group, the key columns in each.
 
@@ -162,7 +170,7 @@ def tex_tables(
                 key[-1] = (*key[-1], " " + group.compute_notes[number])
             rows.append(tuple(key + [_rich(cells[i]) for i in indices]))
         header = tuple(cols[:KEY_COLUMNS] + [cols[i] for i in indices])
-        tables.append(TexTable(group.title, (header, *rows), _widths(header, rows)))
+        tables.append(TexTable(group.title, (header, *rows), _widths(header, rows, line)))
     return tables
 
 
@@ -236,7 +244,7 @@ def model_groups(ratios: list[Ratios] | None) -> tuple[ColumnGroup, ...]:
             ColumnGroup(
                 f"Speedup over {base}: T_lower on {base} ÷ T_lower on the row (the tokens/s "
                 "ratio), and the ceiling whose ratio it equals",
-                ("speedup (T_lower)", "tokens/s ×", "follows"),
+                (SPEEDUP, "follows"),
             ),
         ]
     return tuple(groups)
@@ -248,12 +256,14 @@ def compare_tex(
     cols: list[str],
     body: list[list[Cell]],
     groups: tuple[ColumnGroup, ...],
+    line: int = LINE,
 ) -> str:
-    """The LaTeX fragment: a comment naming the problem, then one table per group."""
+    """The LaTeX fragment: a comment naming the problem, then one table per group, its
+    columns planned for a line of ``line`` characters (:func:`_widths`)."""
     return render(
         "compare.tex.j2",
         "tex",
         title=title,
         parts=parts,
-        tables=tex_tables(cols, body, groups),
+        tables=tex_tables(cols, body, groups, line),
     )

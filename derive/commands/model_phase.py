@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_phase_flags",
+    "group_given",
     "phase_given",
     "phase_json",
     "phase_latex",
@@ -107,18 +108,27 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
         if chip is not None and chip.link is not None and phase.tp > 1
         else ""
     )
+    return (
+        f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
+        f"tensor parallel {group_given(phase)}; counts and times per device; "
+        f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}"
+        f"{_measured_given(phase)}."
+    )
+
+
+def group_given(phase: PhaseAnalysis) -> str:
+    """The devices of the step as ``derive model`` words them after "tensor parallel":
+    the group, and with data parallelism its replicas and the devices of all of them.
+
+    The step's counts and times are one device's; its rates are all the replicas'.
+    """
     replicas = (
         f", {phase.replicas} data-parallel replicas of it on {phase.replicas * phase.tp} devices "
         "(B sequences each; rates for all replicas)"
         if phase.replicas > 1
         else ""
     )
-    return (
-        f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
-        f"tensor parallel over {phase.tp} device(s){replicas}; counts and times per device; "
-        f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}"
-        f"{_measured_given(phase)}."
-    )
+    return f"over {phase.tp} device(s){replicas}"
 
 
 def _measured_given(phase: PhaseAnalysis) -> str:

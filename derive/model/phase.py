@@ -213,15 +213,19 @@ def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]
     return tuple(out)
 
 
-def _check_split(problem: ModelProblem, tp: int) -> None:
+def _check_split(problem: ModelProblem, tp: int, tp_text: str | None) -> None:
+    """Refuse a degree that does not split the heads, naming the flag that set it: ``--tp``,
+    or ``--devices`` when the degree is its default (all the devices)."""
     model = problem.model
     bound = dict(problem.bound)
+    typed = tp_text is not None or problem.tp != problem.devices
     for field in ("heads", "kv_heads"):
         value = _number(getattr(model, field), bound, f"the model's {field}")
         if value % tp != 0:
             raise ProblemError(
-                f"--tp {tp}",
-                f"{model.name} has {value} {field.replace('_', ' ')}, not divisible by {tp}",
+                f"--tp {tp}" if typed else f"--devices {problem.devices}",
+                f"{model.name} has {value} {field.replace('_', ' ')}, not divisible by {tp}"
+                + ("" if typed else " (the tensor-parallel degree --tp defaults to --devices)"),
             )
 
 
@@ -270,7 +274,7 @@ def decode_rates(
     if peak is None or problem.bandwidth is None:
         raise ProblemError("--phase", "a step's time needs a peak and a bandwidth: give --chip")
     tp = _tp(problem, tp_text)
-    _check_split(problem, tp)
+    _check_split(problem, tp, tp_text)
     counts = _counts(problem, Phase.DECODE, tp)
     ceilings = _ceilings(problem, peak.value, tp, timing)
     replicas = int(problem.devices) // tp
@@ -309,7 +313,7 @@ def analyse_phase(
     if b_value is None or s_value is None:
         raise ProblemError("--phase", "a step needs a batch and a context: --set B=… --set S=…")
     tp = _tp(problem, tp_text)
-    _check_split(problem, tp)
+    _check_split(problem, tp, tp_text)
     counts = _counts(problem, phase, tp)
     ceilings = _ceilings(problem, peak_figure.value, tp, timing)
     step = _step_at(counts, b_value, ceilings)
