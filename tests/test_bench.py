@@ -156,3 +156,17 @@ def test_naive_sympy_agrees_with_derive_on_set20():
             if c["status"] == "crosses" and c["exact"] is not None:
                 assert _same(c["exact"], want["network_crossover"], names), entry.id
     assert checked >= 30
+
+
+def test_fast_paths_put_the_library_back(tmp_path: Path, monkeypatch):
+    """benchmarks/fast_paths.py's library setups run, and give the fast paths' files (a tiny
+    run: a smoke test of the script, not a timing)."""
+    monkeypatch.syspath_prepend(str(BENCH))  # it imports big_jobs and run as scripts do
+    fast_paths = _module("fast_paths")
+    for name, setup in fast_paths.LIBRARY.items():
+        problem_set = tmp_path / f"{name}.toml"
+        fast_paths.SETS[name](3, problem_set)
+        fast_paths._key("", problem_set, tmp_path / f"{name}-fast")
+        fast_paths._key(setup, problem_set, tmp_path / f"{name}-library")
+        for path in sorted((tmp_path / f"{name}-fast").iterdir()):
+            assert path.read_bytes() == (tmp_path / f"{name}-library" / path.name).read_bytes()
