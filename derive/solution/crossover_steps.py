@@ -33,6 +33,20 @@ def crossover_lines(
     return tuple(lines)
 
 
+def _shortfall_note(cross: Crossover, ridge: sp.Expr) -> Rich | None:
+    """How far below the ridge the intensity stays, when it has a top and a shortfall."""
+    top = cross.supremum_all if cross.supremum_all is not None else cross.supremum
+    if top is None or cross.shortfall is None:
+        return None
+    return rich(
+        "I never exceeds ",
+        math_of(top),
+        f", {fmt_decimal(cross.shortfall, 4)}× below the ridge ",
+        math_of(ridge),
+        ".",
+    )
+
+
 def crossover_notes(cross: Crossover, ridge: sp.Expr, depends: bool = True) -> tuple[Rich, ...]:
     x = cross.variable
     if not depends and cross.status in (NEVER, ALWAYS):
@@ -43,17 +57,9 @@ def crossover_notes(cross: Crossover, ridge: sp.Expr, depends: bool = True) -> t
                 f"I does not depend on {x}: it is {side} the ridge for every {x}, so {bound} throughout."
             )
         ]
-        top = cross.supremum_all if cross.supremum_all is not None else cross.supremum
-        if cross.status == NEVER and top is not None and cross.shortfall is not None:
-            notes.append(
-                rich(
-                    "I never exceeds ",
-                    math_of(top),
-                    f", {fmt_decimal(cross.shortfall, 4)}× below the ridge ",
-                    math_of(ridge),
-                    ".",
-                )
-            )
+        shortfall = _shortfall_note(cross, ridge)
+        if cross.status == NEVER and shortfall is not None:
+            notes.append(shortfall)
         return tuple(notes)
     if cross.status == NEVER:
         out = [
@@ -65,17 +71,9 @@ def crossover_notes(cross: Crossover, ridge: sp.Expr, depends: bool = True) -> t
         ]
         if cross.supremum is not None:
             out.append(rich(f"As {x} → ∞, I → ", math_of(cross.supremum), "."))
-        top = cross.supremum_all if cross.supremum_all is not None else cross.supremum
-        if top is not None and cross.shortfall is not None:
-            out.append(
-                rich(
-                    "I never exceeds ",
-                    math_of(top),
-                    f", {fmt_decimal(cross.shortfall, 4)}× below the ridge ",
-                    math_of(ridge),
-                    ".",
-                )
-            )
+        shortfall = _shortfall_note(cross, ridge)
+        if shortfall is not None:
+            out.append(shortfall)
         return tuple(out)
     if cross.status == ALWAYS:
         return (rich(f"I ≥ I* for every {x} > 0: compute-bound everywhere."),)
