@@ -37,43 +37,30 @@ def _from_intensity(measured: Measured, rate: str) -> list[str]:
     return [r"\frac{\text{FLOP/s}}{I}", rf"\frac{{{tex(measured.flops_per_s)}}}{{{intensity}}}"]
 
 
-def _rate_lines(measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None) -> list[Line]:
+# per rate: the Measured field, its label, what it counts, its utilisation field, its ceiling
+_RATES = (
+    ("flops_per_s", r"\text{FLOP/s}", r"\text{FLOPs}", "mfu", r"\text{MFU}", r"\pi"),
+    ("bytes_per_s", r"\text{bytes/s}", r"\text{bytes}", "mbu", r"\text{MBU}", r"\beta"),
+)
+
+
+def _rate_lines(measured: Measured, counts: tuple[sp.Expr | None, sp.Expr | None]) -> list[Line]:
+    """Each achieved rate: the count over the measured time, or the other rate through I."""
     lines = []
     time = measured.time
-    if measured.flops_per_s is not None:
+    for (key, label, counted, *_), count in zip(_RATES, counts):
+        rate = getattr(measured, key)
+        if rate is None:
+            continue
         forms = (
             [
-                r"\frac{\text{FLOPs}}{T_{\text{measured}}}",
-                rf"\frac{{{tex(flops)}}}{{{as_given(time)}}}",
+                rf"\frac{{{counted}}}{{T_{{\text{{measured}}}}}}",
+                rf"\frac{{{tex(count)}}}{{{as_given(time)}}}",
             ]
-            if time is not None and flops is not None
-            else _from_intensity(measured, "flops_per_s")
+            if time is not None and count is not None
+            else _from_intensity(measured, key)
         )
-        lines.append(
-            Line.of(
-                r"\text{FLOP/s}",
-                *forms,
-                tex(measured.flops_per_s),
-                approx=rounded(measured.flops_per_s),
-            )
-        )
-    if measured.bytes_per_s is not None:
-        forms = (
-            [
-                r"\frac{\text{bytes}}{T_{\text{measured}}}",
-                rf"\frac{{{tex(moved)}}}{{{as_given(time)}}}",
-            ]
-            if time is not None and moved is not None
-            else _from_intensity(measured, "bytes_per_s")
-        )
-        lines.append(
-            Line.of(
-                r"\text{bytes/s}",
-                *forms,
-                tex(measured.bytes_per_s),
-                approx=rounded(measured.bytes_per_s),
-            )
-        )
+        lines.append(Line.of(label, *forms, tex(rate), approx=rounded(rate)))
     return lines
 
 
@@ -81,29 +68,23 @@ def measured_step(
     measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None, peak: str, bandwidth: str
 ) -> Step:
     """MFU = FLOP/s ÷ π, MBU = bytes/s ÷ β, and MFU = MBU · I / (π/β) (topic ``measured``)."""
-    lines = _rate_lines(measured, flops, moved)
-    if measured.mfu is not None and measured.flops_per_s is not None:
+    counts = (flops, moved)
+    lines = _rate_lines(measured, counts)
+    for (key, label, _, share, share_label, ceiling), count, roof in zip(
+        _RATES, counts, (peak, bandwidth)
+    ):
+        rate, utilisation = getattr(measured, key), getattr(measured, share)
+        if utilisation is None or rate is None:
+            continue
         lines.append(
             Line.of(
-                r"\text{MFU}",
-                r"\frac{\text{FLOP/s}}{\pi}",
-                rf"\frac{{{tex(flops)}}}{{{as_given(measured.time)} \cdot {peak}}}"
-                if measured.time is not None and flops is not None
-                else rf"\frac{{{tex(measured.flops_per_s)}}}{{{peak}}}",
-                tex(measured.mfu),
-                approx=rounded(measured.mfu),
-            )
-        )
-    if measured.mbu is not None and measured.bytes_per_s is not None:
-        lines.append(
-            Line.of(
-                r"\text{MBU}",
-                r"\frac{\text{bytes/s}}{\beta}",
-                rf"\frac{{{tex(moved)}}}{{{as_given(measured.time)} \cdot {bandwidth}}}"
-                if measured.time is not None and moved is not None
-                else rf"\frac{{{tex(measured.bytes_per_s)}}}{{{bandwidth}}}",
-                tex(measured.mbu),
-                approx=rounded(measured.mbu),
+                share_label,
+                rf"\frac{{{label}}}{{{ceiling}}}",
+                rf"\frac{{{tex(count)}}}{{{as_given(measured.time)} \cdot {roof}}}"
+                if measured.time is not None and count is not None
+                else rf"\frac{{{tex(rate)}}}{{{roof}}}",
+                tex(utilisation),
+                approx=rounded(utilisation),
             )
         )
     if measured.intensity is not None and measured.mbu is not None and measured.mfu is not None:
