@@ -21,7 +21,15 @@ from derive.solution.crossover_steps import (
     crossover_steps,
     regime_step,
 )
-from derive.solution.display import BYTES, FLOPS, INTENSITY, RIDGE, ratio_tex, rounded
+from derive.solution.display import (
+    BYTES,
+    FLOPS,
+    INTENSITY,
+    RIDGE,
+    attainable_lines,
+    ratio_tex,
+    rounded,
+)
 from derive.solution.layer_steps import parts_steps
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
@@ -298,18 +306,7 @@ def _attainable_step(analysis: Analysis) -> Step:
             tex(analysis.intensity_at_point),
             approx=rounded(analysis.intensity_at_point),
         ),
-        Line.of(
-            r"\text{attainable}",
-            r"\min(\pi, I \beta)",
-            tex(analysis.attainable),
-            approx=rounded(analysis.attainable),
-        ),
-        Line.of(
-            r"\text{fraction of peak}",
-            r"\frac{\text{attainable}}{\pi}",
-            tex(analysis.fraction_of_peak),
-            approx=rounded(analysis.fraction_of_peak),
-        ),
+        *attainable_lines(analysis.attainable, analysis.fraction_of_peak),
     )
     return Step(
         StepKind.ATTAINABLE,

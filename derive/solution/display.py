@@ -6,7 +6,7 @@ import sympy as sp
 
 from derive.analysis.analyse import IntensityForm
 from derive.solution.notation import tex, tex_decimal, tex_sum
-from derive.solution.steps import Math
+from derive.solution.steps import Line, Math
 
 FLOPS, BYTES, INTENSITY, RIDGE = r"\text{FLOPs}", r"\text{bytes}", "I", r"\frac{\pi}{\beta}"
 
@@ -25,3 +25,18 @@ def ratio_tex(form: IntensityForm) -> str:
     if form.as_declared:
         return rf"\frac{{{tex(form.flops)}}}{{{tex_sum(form.terms)}}}"
     return tex(form.lowest)
+
+
+def attainable_lines(
+    attainable: sp.Expr, fraction_of_peak: sp.Expr, rule: str = r"\min(\pi, I \beta)"
+) -> tuple[Line, Line]:
+    """The roofline's two results: the attainable FLOP/s (``rule``) and its share of the peak."""
+    return (
+        Line.of(r"\text{attainable}", rule, tex(attainable), approx=rounded(attainable)),
+        Line.of(
+            r"\text{fraction of peak}",
+            r"\frac{\text{attainable}}{\pi}",
+            tex(fraction_of_peak),
+            approx=rounded(fraction_of_peak),
+        ),
+    )

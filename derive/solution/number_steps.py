@@ -8,7 +8,7 @@ from __future__ import annotations
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.formula.decimals import fmt_decimal
 from derive.problem.timing import TimingSpec
-from derive.solution.display import rounded
+from derive.solution.display import attainable_lines, rounded
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
@@ -71,17 +71,10 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
             )
         )
     lines += [
-        Line.of(
-            r"\text{attainable}",
+        *attainable_lines(
+            kernel.attainable,
+            kernel.fraction_of_peak,
             r"\min(\pi \eta_c, I \beta \eta_m)" if timing.derated else r"\min(\pi, I \beta)",
-            tex(kernel.attainable),
-            approx=rounded(kernel.attainable),
-        ),
-        Line.of(
-            r"\text{fraction of peak}",
-            r"\frac{\text{attainable}}{\pi}",
-            tex(kernel.fraction_of_peak),
-            approx=rounded(kernel.fraction_of_peak),
         ),
     ]
     return Step(
