@@ -6,6 +6,8 @@ import time
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from derive.errors import LimitError, ParseError
 from derive.formula import SYNTAXES, Parsed, parse_formula, split_relations
@@ -378,3 +380,23 @@ def test_split_then_parse() -> None:
     sides, _ = split_relations(r"I = \frac{2BDF}{2BD+0.5DF+2BF} \approx \frac{2BDF}{0.5DF} = 4B")
     exprs = [parse_formula(s, {**SYMBOLS, "I": I_sym}).expr for s in sides]
     assert exprs[2] == exprs[3] == 4 * B
+
+
+@given(
+    st.integers(-(10**20), 10**20),
+    st.integers(0, 80),
+    st.integers(0, 80),
+)
+@settings(max_examples=300, deadline=None)
+def test_ending_decimals_are_exact(numerator, twos, fives):
+    """A rational whose decimal ends prints exactly: in full (fmt_exact_decimal) and short
+    (fmt_ending_decimal); both read back as the same number."""
+    from fractions import Fraction
+
+    from derive.formula.decimals import fmt_ending_decimal, fmt_exact_decimal
+
+    value = sp.Rational(numerator, 2**twos * 5**fives)
+    full, short = fmt_exact_decimal(value), fmt_ending_decimal(value)
+    assert short is not None and "e" not in full
+    assert Fraction(full) == Fraction(short) == Fraction(int(value.p), int(value.q))
+    assert fmt_ending_decimal(sp.Rational(3 * numerator + 1, 3)) is None

@@ -6,6 +6,7 @@ into an exact sympy ``Rational`` without ever going through a float or eval.
 
 from __future__ import annotations
 
+import decimal
 import re
 from fractions import Fraction
 
@@ -90,9 +91,20 @@ def fmt_decimal(value: sp.Expr, digits: int = 5) -> str:
     return f"{f:.{digits - 1}e}"
 
 
+def _ending_decimal(value: sp.Rational) -> decimal.Decimal | None:
+    """``value`` as an exact :class:`decimal.Decimal` when its decimal ends, else None."""
+    p, q = int(value.p), int(value.q)
+    with decimal.localcontext() as context:
+        # q = 2^a 5^b has max(a, b) <= 3.33 * digits(q) + 1 places: room for all of them
+        context.prec = len(str(abs(p))) + 4 * len(str(q)) + 4
+        quotient = decimal.Decimal(p) / decimal.Decimal(q)
+        # as_integer_ratio is exact (a product in the context would round back to p)
+        return quotient.normalize() if quotient.as_integer_ratio() == (p, q) else None
+
+
 def fmt_exact_decimal(value: sp.Expr, digits: int = 5) -> str:
     """A number exactly when its decimal ends (``1/2`` -> ``0.5``, ``17/32`` -> ``0.53125``),
-    else rounded as :func:`fmt_decimal`.
+    written out in full, else rounded as :func:`fmt_decimal`.
 
     >>> fmt_exact_decimal(sp.Rational(1, 2)), fmt_exact_decimal(sp.Rational(33, 32))
     ('0.5', '1.03125')
@@ -101,16 +113,9 @@ def fmt_exact_decimal(value: sp.Expr, digits: int = 5) -> str:
     """
     value = sp.Rational(value) if isinstance(value, int) else value
     if value.is_Rational and not value.is_Integer:
-        q = int(value.q)
-        twos = (q & -q).bit_length() - 1
-        rest, fives = q >> twos, 0
-        while rest % 5 == 0:
-            rest, fives = rest // 5, fives + 1
-        if rest == 1:
-            places = max(twos, fives)
-            scaled = int(value.p) * 10**places // q
-            sign, digits_text = ("-" if scaled < 0 else ""), str(abs(scaled)).rjust(places + 1, "0")
-            return f"{sign}{digits_text[:-places]}.{digits_text[-places:]}"
+        exact = _ending_decimal(value)
+        if exact is not None:
+            return format(exact, "f")
     return fmt_decimal(value, digits)
 
 
@@ -123,18 +128,13 @@ def fmt_ending_decimal(value: sp.Expr) -> str | None:
     >>> fmt_ending_decimal(sp.Rational(1, 3)) is None
     True
     """
-    import decimal
-
     value = sp.Rational(value)
-    p, q = int(value.p), int(value.q)
-    if q == 1:
-        return str(p)
-    with decimal.localcontext() as context:
-        context.prec = len(str(abs(p))) + 2 * len(str(q)) + 2
-        exact = decimal.Decimal(p) / decimal.Decimal(q)
-        if exact * q != p:
-            return None
-        return format(exact.normalize(), "g").replace("E", "e").replace("e+", "e")
+    if value.is_Integer:
+        return str(int(value.p))
+    exact = _ending_decimal(value)
+    if exact is None:
+        return None
+    return format(exact, "g").replace("E", "e").replace("e+", "e")
 
 
 def _floor_log10(x: float) -> int:
