@@ -22,6 +22,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("errors", "resources", "deadline"),  # the error hierarchy, shipped files, time budgets
     ("declare",),
     ("formula",),  # reading typed text: exact decimals and derive's whitelisted math parser
+    ("catalogue",),  # what derive knows by name: problem kinds, quantities
     ("problem",),
     ("analysis",),
     ("model",),

@@ -1,0 +1,35 @@
+"""The closed set of problem kinds derive answers.
+
+>>> ProblemKind("serving").label
+'a serving step'
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+__all__ = ["ProblemKind"]
+
+
+class ProblemKind(Enum):
+    """A kind of problem; its value is the word a problem set and JSON use."""
+
+    OPERATOR = "operator"  # an operator declared over symbolic dims, bound to dtypes and a chip
+    KERNEL = "kernel"  # a kernel given by its numbers (FLOPs, bytes or an intensity)
+    MODEL = "model"  # a whole model: parameters, memory, training totals
+    SERVING = "serving"  # one prefill or decode step of a model on a group of devices
+    TRAINING = "training"  # one training step of a model on a cluster (dp, tp, pp, ZeRO)
+
+    @property
+    def label(self) -> str:
+        """How a sentence names a problem of this kind."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    ProblemKind.OPERATOR: "an operator",
+    ProblemKind.KERNEL: "a kernel given by its numbers",
+    ProblemKind.MODEL: "a whole model",
+    ProblemKind.SERVING: "a serving step",
+    ProblemKind.TRAINING: "a training step on a cluster",
+}
