@@ -17,7 +17,7 @@ Whole models the same way:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,8 +35,19 @@ from derive.solution.verdicts import verdict_text
 
 if TYPE_CHECKING:  # whole models load on first use: solve and the commands do not pay for them
     from derive.model.analysis import ModelAnalysis
+    from derive.problem.problem_set import ProblemSet
+    from derive.problem.question_spec import QuestionSpec
+    from derive.questions.records import Known, Questions
 
-__all__ = ["Derivation", "ModelDerivation", "derive_spec", "solve", "solve_model"]
+__all__ = [
+    "Derivation",
+    "ModelDerivation",
+    "answer_set_questions",
+    "derive_spec",
+    "entry_quantities",
+    "solve",
+    "solve_model",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -50,6 +61,7 @@ class Derivation:
 
     analysis: Analysis
     solution: Solution
+    questions: Questions | None = None
 
     def __repr__(self) -> str:
         problem = self.analysis.problem
@@ -142,17 +154,19 @@ class Derivation:
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
-        return render("solution.md.j2", "md", view=view_of(self.solution, title, text), level=level)
+        md = render("solution.md.j2", "md", view=view_of(self.solution, title, text), level=level)
+        return _with_questions_md(md, self.questions, level)
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
-        return render("solution.tex.j2", "tex", view=view_of(self.solution, title, text))
+        tex = render("solution.tex.j2", "tex", view=view_of(self.solution, title, text))
+        return _with_questions_tex(tex, self.questions)
 
     def as_json(self) -> dict:
         """The JSON object of ``derive solve --format json``."""
         from derive.present.json_export import to_json
 
-        return to_json(self.analysis)
+        return _with_questions_json(to_json(self.analysis), self.questions)
 
     def _repr_markdown_(self) -> str:
         return self.markdown()
@@ -186,6 +200,10 @@ def solve(
     set: dict[str, int] | tuple[str, ...] = (),
     solve_for: str | None = None,
     operators: tuple[str | Path, ...] = (),
+    given: Mapping[str, str] | tuple[str, ...] = (),
+    define: Mapping[str, str] | tuple[str, ...] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
 ) -> Derivation:
     """Derive a problem from Python, with the same arguments as ``derive solve``.
 
@@ -203,9 +221,13 @@ def solve(
         set: bound dims, ``{"D": 4096}`` or ``("D=4096",)``.
         solve_for: the dim to solve the crossover for (default ``B`` or the first dim).
         operators: operator files to load besides the built-in ones.
+        given: named values with optional units, ``{"price": "2.49 $/h"}``.
+        define: defined quantities, ``{"cost": "price * t_lower"}`` (derive's safe parser).
+        equations: ``["t_lower = 1 ms"]``, solved exactly for ``unknowns`` (``["B"]``).
 
     Returns:
-        The :class:`Derivation`: exact quantities as attributes, the worked solution.
+        The :class:`Derivation`: exact quantities as attributes, the worked solution
+        (``d.questions`` holds the given, defined and solved quantities).
     """
     items = (
         tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
@@ -225,8 +247,15 @@ def solve(
     )
     if isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
-        return Derivation(analysis, build_solution(analysis))
-    return derive_spec(spec, load_registry(tuple(Path(path) for path in operators)))
+        d = Derivation(analysis, build_solution(analysis))
+    else:
+        d = derive_spec(spec, load_registry(tuple(Path(path) for path in operators)))
+    questions = question_spec_of(given, define, equations, unknowns)
+    if questions is None:
+        return d
+    from derive.questions.quantities import operator_quantities
+
+    return replace(d, questions=answer_one(questions, operator_quantities(d.analysis)))
 
 
 @dataclass(frozen=True)
@@ -234,24 +263,26 @@ class ModelDerivation:
     """A derived whole model: the exact analysis, shown in Jupyter as its worked solution."""
 
     analysis: ModelAnalysis
+    questions: Questions | None = None
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
         from derive.present.model_view import model_markdown
 
-        return model_markdown(self.analysis, title, text, level=level)
+        md = model_markdown(self.analysis, title, text, level=level)
+        return _with_questions_md(md, self.questions, level)
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
         from derive.present.model_view import model_latex
 
-        return model_latex(self.analysis, title, text)
+        return _with_questions_tex(model_latex(self.analysis, title, text), self.questions)
 
     def as_json(self) -> dict:
         """The JSON object of ``derive model --format json``."""
         from derive.present.model_view import model_json
 
-        return model_json(self.analysis)
+        return _with_questions_json(model_json(self.analysis), self.questions)
 
     def _repr_markdown_(self) -> str:
         return self.markdown()
@@ -281,11 +312,17 @@ def solve_model(
     measured_tokens_per_s: str | None = None,
     state_bytes: str | None = None,
     operators: tuple[str | Path, ...] = (),
+    given: Mapping[str, str] | tuple[str, ...] = (),
+    define: Mapping[str, str] | tuple[str, ...] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
 ) -> ModelDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
 
     ``dtypes`` may be ``{"weights": "int8"}`` or ``("weights=int8",)``; ``set`` may be
     ``{"B": 32, "S": 8192}``; hardware numbers are strings so they stay exact.
+    ``given``, ``define``, ``equations`` and ``unknowns`` are as :func:`solve`'s, over the
+    model's quantities (``weights_bytes``, ``train_seconds``, ``memory_total``, …).
     """
     from derive.model.analysis import analyse_model
     from derive.model.binding import bind_model
@@ -307,4 +344,141 @@ def solve_model(
         state_bytes=state_bytes,
     )
     registry = load_models(tuple(Path(p) for p in operators))
-    return ModelDerivation(analyse_model(bind_model(spec, registry.get(model))))
+    analysis = analyse_model(bind_model(spec, registry.get(model)))
+    questions = question_spec_of(given, define, equations, unknowns)
+    if questions is None:
+        return ModelDerivation(analysis)
+    from derive.questions.quantities import model_quantities
+
+    return ModelDerivation(analysis, answer_one(questions, model_quantities(analysis)))
+
+
+# -- questions: givens, defined quantities, equations --------------------------------------
+
+
+def question_spec_of(
+    given: Mapping[str, str] | tuple[str, ...] | list[str] = (),
+    define: Mapping[str, str] | tuple[str, ...] | list[str] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
+) -> QuestionSpec | None:
+    """The questions of ``--given/--define/--equation/--unknown`` (or the Python keywords)."""
+    from derive.problem.question_spec import question_spec_from_flags
+
+    return question_spec_from_flags(_items(given), _items(define), equations, unknowns)
+
+
+def answer_one(spec: QuestionSpec, own: Mapping[str, Known] | None = None) -> Questions:
+    """Answer one problem's questions over its own quantities (none: givens alone)."""
+    from derive.questions.solve import answer_questions
+
+    return answer_questions(spec, own or {})
+
+
+def answer_for(
+    spec: QuestionSpec, analysis: Analysis | ModelAnalysis | None, phase: object = None
+) -> Questions:
+    """A problem's questions over an operator's, a model's (and serving step's) quantities."""
+    from derive.model.phase import PhaseAnalysis
+    from derive.questions import quantities
+
+    own: dict[str, Known] = {}
+    if isinstance(analysis, Analysis):
+        own = quantities.operator_quantities(analysis)
+    elif analysis is not None:
+        own = quantities.model_quantities(analysis)
+    if isinstance(phase, PhaseAnalysis):
+        own.update(quantities.phase_quantities(phase))
+    return answer_one(spec, own)
+
+
+def solve_questions(
+    given: Mapping[str, str] | tuple[str, ...] = (),
+    define: Mapping[str, str] | tuple[str, ...] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
+) -> Questions:
+    """A problem of givens, definitions and equations alone (``derive solve --given …``)."""
+    from derive.errors import ProblemError
+
+    spec = question_spec_of(given, define, equations, unknowns)
+    if spec is None or not spec.answers:
+        raise ProblemError(
+            "derive solve", "give an operator, or --define or --equation with --unknown"
+        )
+    return answer_one(spec)
+
+
+def entry_quantities(
+    pset: ProblemSet, pid: str, registry: Registry | None = None
+) -> dict[str, Known]:
+    """The dims and quantities of problem ``pid`` of a set, by their JSON names."""
+    from derive.model.analysis import analyse_model
+    from derive.model.binding import bind_model
+    from derive.model.phase import analyse_phase, parse_phase
+    from derive.model.registry import load_models
+    from derive.problem.problem_set import ModelEntry, ProblemEntry
+    from derive.problem.timing import bind_timing
+    from derive.questions import quantities
+
+    entry = next(e for e in pset.every_entry() if e.id == pid)
+    if isinstance(entry, ProblemEntry):
+        from derive.problem.set_registry import set_registry
+
+        registry = registry or set_registry(pset, trust=False)
+        return quantities.operator_quantities(analyse_spec(entry.spec, registry))
+    if isinstance(entry, ModelEntry):
+        models = load_models(pset.operators)
+        a = analyse_model(bind_model(entry.spec, models.get(entry.spec.model)))
+        table = quantities.model_quantities(a)
+        if entry.serving is not None:
+            phase = analyse_phase(
+                a.problem,
+                parse_phase(entry.serving.phase),
+                entry.serving.tp,
+                bind_timing(entry.serving.timing),
+                crossovers=False,
+            )
+            table.update(quantities.phase_quantities(phase))
+        return table
+    return {}
+
+
+def answer_set_questions(
+    pset: ProblemSet, registry: Registry | None = None
+) -> dict[str, Questions]:
+    """Every problem's givens, definitions and equations answered, by problem id.
+
+    Raises:
+        ProblemError: one line naming the file, the problem and the key.
+    """
+    from derive.questions.set_answers import answer_set
+
+    problems = [(e.id, getattr(e, "questions", None)) for e in pset.every_entry()]
+    if not any(spec is not None for _, spec in problems):
+        return {}
+    return answer_set(problems, lambda pid: entry_quantities(pset, pid, registry))
+
+
+def _with_questions_md(md: str, questions: Questions | None, level: int) -> str:
+    if questions is None:
+        return md
+    from derive.present.questions_view import questions_markdown
+
+    return md.rstrip("\n") + "\n\n" + questions_markdown(questions, level + 1)
+
+
+def _with_questions_tex(tex: str, questions: Questions | None) -> str:
+    if questions is None:
+        return tex
+    from derive.present.questions_view import questions_latex
+
+    return tex.rstrip("\n") + "\n\n" + questions_latex(questions)
+
+
+def _with_questions_json(out: dict, questions: Questions | None) -> dict:
+    if questions is None:
+        return out
+    from derive.present.questions_view import questions_json
+
+    return {**out, **questions_json(questions)}

@@ -26,6 +26,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("problem",),
     ("analysis",),
     ("model",),
+    ("questions",),  # givens, defined quantities and equations over the analyses' quantities
     ("solution",),
     ("present", "figures"),
     ("checking",),

@@ -125,6 +125,34 @@ _TIMING_FLAGS = (
 )
 
 
+_QUESTION_FLAGS = (
+    ("--given", "NAME=VALUE", "a named value with an optional unit, e.g. price='2.49 $/h'"),
+    ("--define", "NAME=FORMULA", "a defined quantity, e.g. cost='price * devices * t_lower'"),
+    ("--equation", "'LHS = RHS'", "an equation solved exactly for the --unknown names"),
+    ("--unknown", "X", "a name the equations are solved for (a new name or a free dim)"),
+)
+
+
+def add_question_flags(parser: argparse.ArgumentParser) -> None:
+    """``--given``, ``--define``, ``--equation``, ``--unknown`` (each repeatable)."""
+    for flag, metavar, helptext in _QUESTION_FLAGS:
+        parser.add_argument(
+            flag, action="append", default=[], metavar=metavar, help=helptext + " (repeatable)"
+        )
+
+
+def question_spec_from_args(args: argparse.Namespace) -> object:
+    """The questions the flags ask (a QuestionSpec), or None."""
+    from derive.pipeline import question_spec_of
+
+    return question_spec_of(
+        tuple(getattr(args, "given", ())),
+        tuple(getattr(args, "define", ())),
+        tuple(getattr(args, "equation", ())),
+        tuple(getattr(args, "unknown", ())),
+    )
+
+
 def add_timing_flags(parser: argparse.ArgumentParser) -> None:
     """Efficiencies, overheads and measurements (exact: durations take s, ms, us, ns)."""
     for flag, metavar, helptext in _TIMING_FLAGS:
@@ -204,6 +232,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
     add_problem_flags(solve, operator_optional=True)
     add_kernel_flags(solve)
+    add_question_flags(solve)
     solve.add_argument("--format", choices=("md", "json"), default="md")
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     chips.add_argument("--format", choices=("text", "md", "json"), default="text")
@@ -258,19 +287,44 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from derive.commands.kernel import run_kernel_numbers
 
         return run_kernel_numbers(args)
+    questions = question_spec_from_args(args)
+    if args.operator is None and questions is not None:
+        return _cmd_questions(args, questions)
     if args.operator is None:
         raise ProblemError(
-            "derive solve", "give an operator, or a kernel by --flops and --bytes (or --intensity)"
+            "derive solve",
+            "give an operator, a kernel by --flops and --bytes (or --intensity), "
+            "or --define or --equation with --unknown",
         )
+    from dataclasses import replace
+
     from derive.declare.registry import load_registry
-    from derive.pipeline import derive_spec
+    from derive.pipeline import answer_for, derive_spec
 
     registry = load_registry(tuple(Path(path) for path in args.operators))
     derivation = derive_spec(spec_from_args(args), registry)
+    if questions is not None:
+        answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
+        derivation = replace(derivation, questions=answered)
     if args.format == "json":
         sys.stdout.write(json.dumps(derivation.as_json(), indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(derivation.markdown(level=1))
+    return 0
+
+
+def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
+    """``derive solve --given … --equation … --unknown …``: givens and equations alone."""
+    from derive.pipeline import answer_one
+    from derive.present.questions_view import questions_json, questions_markdown
+
+    answered = answer_one(questions)  # type: ignore[arg-type]
+    if not answered.derived and answered.solving is None:
+        raise ProblemError("derive solve", "give --define or --equation with --unknown")
+    if args.format == "json":
+        sys.stdout.write(json.dumps(questions_json(answered), indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(questions_markdown(answered, level=1))
     return 0
 
 
@@ -311,7 +365,7 @@ def _costly_input(args: argparse.Namespace) -> str:
         return f"--claim {args.claim!r}"
     if getattr(args, "chain", None) is not None:
         return f"--chain {args.chain!r}"
-    return f"derive {args.command} {args.operator}"
+    return f"derive {args.command} {getattr(args, 'operator', None) or 'questions'}"
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -224,6 +224,12 @@ def build_key(
             questions + list(chapter.questions),
             chapter.rows,
         )
+    if any(getattr(e, "questions", None) is not None for e in pset.entries()):
+        from derive.commands.questions_key import questions_part
+
+        part = questions_part(pset, items, questions, registry, time_limit, stem)
+        items, questions = items + list(part.items), questions + list(part.questions)
+        model_rows = tuple(model_rows) + part.rows
     common = {
         "version": __version__,
         "source": Path(pset.source).name,

@@ -95,6 +95,9 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     )
     p.add_argument("--format", choices=("md", "json", "tex"), default="md")
     add_phase_flags(p)
+    from derive.commands.cli import add_question_flags
+
+    add_question_flags(p)
     p.set_defaults(handler=run_model)
 
 
@@ -172,17 +175,29 @@ def run_model(args: argparse.Namespace) -> int:
         raise ProblemError("--quantity / --claim", "give both, to judge a claimed quantity")
     if args.claim is not None:
         return _judge(args)
+    from derive.commands.cli import question_spec_from_args
+    from derive.pipeline import answer_for
+    from derive.present.questions_view import questions_json, questions_latex, questions_markdown
+
     analysis = model_analysis(args)
     phase = phase_of(args, analysis)
+    spec = question_spec_from_args(args)
+    questions = None if spec is None else answer_for(spec, analysis, phase)  # type: ignore[arg-type]
     if args.format == "json":
         report = model_json(analysis) | ({"serving": phase_json(phase)} if phase else {})
+        if questions is not None:
+            report |= questions_json(questions)
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.format == "tex":
         sys.stdout.write(model_latex(analysis))
         if phase is not None:
             sys.stdout.write("\n" + phase_latex(phase, analysis))
+        if questions is not None:
+            sys.stdout.write("\n" + questions_latex(questions))
     else:
         sys.stdout.write(model_markdown(analysis))
         if phase is not None:
             sys.stdout.write("\n" + phase_markdown(phase, analysis))
+        if questions is not None:
+            sys.stdout.write("\n" + questions_markdown(questions))
     return 0

@@ -44,11 +44,12 @@ class ModelChapter:
 
 def _model_ask(entry: ModelEntry) -> tuple[str, ...]:
     """The model quantities asked (a serving problem asking only for its step shows the bytes it reads)."""
+    defined = entry.questions.answers if entry.questions is not None else ()
     if entry.serving is None:
-        return entry.ask
+        return tuple(key for key in entry.ask if key not in defined)
     from derive.problem.serving_spec import SERVING_ASK_KEYS
 
-    asked = tuple(key for key in entry.ask if key not in SERVING_ASK_KEYS)
+    asked = tuple(key for key in entry.ask if key not in SERVING_ASK_KEYS + defined)
     return asked or (("weights_bytes", "kv_bytes") if entry.ask else ())
 
 

@@ -1,0 +1,232 @@
+"""A problem's givens, defined quantities and solved unknowns, shown: Markdown, LaTeX, JSON.
+
+Each derived quantity is one worked line, *symbolic = numbers = result*, with units:
+``cost = price · devices · train_seconds = (2.49 $/h) · 1024 · (1.9e6 s) = 1.3e6 $``.
+The JSON object is ``{"given": …, "defined": {name: {exact, value, unit, formula}},
+"equations": …}`` (``defined`` holds the defined quantities and the unknowns: a contract).
+"""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
+from derive.formula.units import base_text
+from derive.present.escape import md_escape, tex_escape
+from derive.questions.read import display_symbol
+from derive.questions.records import Answer, Known, Questions, Role
+from derive.solution.notation import tex, tex_text_number
+
+__all__ = [
+    "glance_text",
+    "questions_asks",
+    "questions_given",
+    "questions_json",
+    "questions_latex",
+    "questions_markdown",
+    "value_text",
+]
+
+_TYPED = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(.*?)\s*$")
+_SHORT = 24
+
+
+def _name_tex(name: str) -> str:
+    if "." in name:
+        pid, _, quantity = name.partition(".")
+        return rf"{_name_tex(quantity)}^{{(\text{{{tex_escape(pid)}}})}}"
+    if len(name) == 1:
+        return name
+    head, _, tail = name.partition("_")
+    if len(head) == 1 and tail and "_" not in tail:
+        return rf"{head}_{{\mathrm{{{tail}}}}}"
+    return rf"\mathrm{{{tex_escape(name)}}}"
+
+
+def _unit_tex(unit: str) -> str:
+    return rf"\ \text{{{tex_escape(unit)}}}" if unit else ""
+
+
+def _number_tex(value: sp.Expr) -> str:
+    """An exact number shown short: in full when its decimal ends soon, else rounded."""
+    if value.is_Rational:
+        ending = fmt_ending_decimal(value)
+        if ending is not None and len(ending) <= 12:
+            return tex_text_number(ending)
+    return tex_text_number(fmt_decimal(value))
+
+
+def _result_tex(value: sp.Expr, unit: str) -> str:
+    """``= exact \\approx decimal`` with the unit."""
+    if not value.is_number:
+        return f"= {tex(value)}{_unit_tex(unit)}"
+    exact = tex(value)
+    rounded = tex_text_number(fmt_decimal(value))
+    ending = fmt_ending_decimal(value) if value.is_Rational else None
+    if ending is not None and len(ending) <= 12:
+        return f"= {tex_text_number(ending)}{_unit_tex(unit)}"
+    if len(str(value)) <= _SHORT:
+        return f"= {exact} \\approx {rounded}{_unit_tex(unit)}"
+    return f"\\approx {rounded}{_unit_tex(unit)}"
+
+
+def _given_tex(answer: Answer) -> str:
+    m = _TYPED.match(answer.text)
+    if m is not None:
+        return tex_text_number(m.group(1)) + _unit_tex(m.group(2).strip())
+    return _number_tex(answer.value) + _unit_tex(answer.unit)
+
+
+def _known_tex(k: Known) -> str:
+    if not k.value.is_number:
+        return tex(k.value)
+    return _number_tex(k.value / k.measure.factor) + _unit_tex(k.measure.text)
+
+
+def _symbol_names(q: Questions, numbers: bool) -> dict[sp.Symbol, str]:
+    """Each name's symbol -> its LaTeX name, or its value with its unit (the numbers line)."""
+    names: dict[sp.Symbol, str] = {}
+    for k in q.used:
+        names[display_symbol(k.name)] = _known_tex(k) if numbers else _name_tex(k.name)
+    for a in q.answers:
+        shown = _given_tex(a) if a.role is Role.GIVEN else _number_tex(a.value) + _unit_tex(a.unit)
+        names[display_symbol(a.name)] = shown if numbers else _name_tex(a.name)
+    if numbers:
+        names = {
+            s: (v if re.fullmatch(r"[0-9]+", v) else rf"\left({v}\right)") for s, v in names.items()
+        }
+    for answer in q.answers:
+        for s in answer.formula.free_symbols:
+            if isinstance(s, sp.Symbol) and s.name.startswith("unit:"):
+                names[s] = rf"\text{{{tex_escape(s.name[5:])}}}"
+    return names
+
+
+def _line(q: Questions, a: Answer) -> str:
+    """``name = formula = numbers = result`` in LaTeX."""
+    lhs = _name_tex(a.name)
+    if a.role is Role.GIVEN:
+        return f"{lhs} = {_given_tex(a)}"
+    if a.role is Role.UNKNOWN:
+        line = f"{lhs} {_result_tex(a.formula, a.unit)}"
+        if a.value != a.formula:
+            line += rf" \quad\Rightarrow\quad {lhs} = {tex(a.value)}"
+        return line
+    formula = tex(a.formula, _symbol_names(q, False), mul_symbol="dot")
+    numbers = tex(a.formula, _symbol_names(q, True), mul_symbol="dot")
+    return f"{lhs} = {formula} = {numbers} {_result_tex(a.value, a.unit)}"
+
+
+def _why(a: Answer) -> str:
+    if a.role is Role.UNKNOWN:
+        return f"Solved exactly from {a.text}." + (
+            f" {a.note[0].upper()}{a.note[1:]}." if a.note else ""
+        )
+    if a.role is Role.DEFINED:
+        unit = f" The unit follows from the formula: {a.unit}." if a.unit else " A pure number."
+        return f"Defined as {a.text}.{unit}"
+    return ""
+
+
+def _solving_text(q: Questions) -> str:
+    s = q.solving
+    if s is None:
+        return ""
+    text = "Equations: " + "; ".join(s.equations) + f". Verdict: {s.verdict}."
+    return text
+
+
+def questions_markdown(q: Questions, level: int = 3) -> str:
+    """The givens and each derived quantity as Markdown (a section of a worked solution)."""
+    hashes = "#" * level
+    out = [f"{hashes} Given, defined and solved", ""]
+    givens = [a for a in q.answers if a.role is Role.GIVEN]
+    if givens:
+        out += ["**Given.** " + "; ".join(f"${_line(q, a)}$" for a in givens) + ".", ""]
+    if q.solving is not None:
+        out += [md_escape(_solving_text(q)), ""]
+    for a in q.derived:
+        out += [f"$${_line(q, a)}$$", "", md_escape(_why(a)), ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def questions_latex(q: Questions) -> str:
+    """The same as a LaTeX fragment."""
+    out = [r"\subsubsection*{Given, defined and solved}"]
+    givens = [a for a in q.answers if a.role is Role.GIVEN]
+    if givens:
+        out.append(r"\textbf{Given.} " + "; ".join(f"${_line(q, a)}$" for a in givens) + ".")
+        out.append("")
+    if q.solving is not None:
+        out += [tex_escape(_solving_text(q)), ""]
+    for a in q.derived:
+        out += [r"\[", _line(q, a), r"\]", tex_escape(_why(a)), ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def value_text(a: Answer) -> str:
+    """``1.3e6 $``: a rounded value and its unit, for tables (display only)."""
+    if not a.value.is_number:
+        return str(a.value)
+    return f"{fmt_decimal(a.value)} {a.unit}".rstrip()
+
+
+def glance_text(q: Questions, asked: tuple[str, ...] = ()) -> str:
+    """One line for the answers at a glance: ``cost = 1.3e6 $; N = 6.9e10``."""
+    shown = [a for a in q.derived if not asked or a.name in asked]
+    if q.solving is not None and q.solving.verdict != "solved":
+        return q.solving.verdict
+    return "; ".join(f"{a.name} = {value_text(a)}" for a in shown)
+
+
+def questions_given(q: Questions) -> str:
+    """What the question sheet says is given (values, equations), without any answer."""
+    parts = [f"{a.name} = {a.text}" for a in q.answers if a.role is Role.GIVEN]
+    if q.solving is not None:
+        parts.append("equations: " + "; ".join(q.solving.equations))
+    return "; ".join(parts)
+
+
+def questions_asks(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What the question sheet asks: each derived quantity named, without its value."""
+    out = []
+    for a in q.derived:
+        if asked and a.name not in asked:
+            continue
+        if a.role is Role.UNKNOWN:
+            out.append(f"{a.name}, from the equations ({a.measure.describe()})")
+        else:
+            out.append(f"{a.name} = {a.text} ({a.measure.describe()})")
+    return tuple(out)
+
+
+def _json_value(a: Answer) -> dict[str, object]:
+    value = a.value
+    number = float(value) if value.is_number else None
+    if value.is_Integer:
+        number = int(value)
+    formula = str(a.formula) if a.role is Role.DEFINED else a.text
+    return {
+        "exact": str(value),
+        "value": number,
+        "unit": base_text(a.measure.exponents),
+        "formula": formula,
+        **({"note": a.note} if a.note else {}),
+    }
+
+
+def questions_json(q: Questions) -> dict[str, object]:
+    """``{"given", "defined", "equations"}``: the JSON of a problem's questions."""
+    return {
+        "given": {a.name: _json_value(a) for a in q.answers if a.role is Role.GIVEN},
+        "defined": {a.name: _json_value(a) for a in q.derived},
+        "equations": None
+        if q.solving is None
+        else {
+            "equations": list(q.solving.equations),
+            "verdict": q.solving.verdict,
+            "note": q.solving.note or None,
+        },
+    }

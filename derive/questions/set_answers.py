@@ -1,0 +1,80 @@
+"""The questions of a whole problem set, answered in the order their references need.
+
+A problem's formulas may name ``<id>.<quantity>`` of another problem, its defined
+quantities and unknowns included, so the problems are answered in an order where each
+comes after the problems it names; a cycle of references between problems is refused,
+naming it. A problem's own quantities are asked for (``quantities(id)``) only when it
+has questions or another problem names it: deriving is the costly part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from derive.errors import ProblemError
+from derive.problem.question_spec import QuestionSpec
+from derive.questions.records import Known, Questions
+from derive.questions.solve import answer_questions, references_of
+
+__all__ = ["answer_set", "as_known"]
+
+
+def as_known(questions: Questions) -> dict[str, Known]:
+    """A problem's answers as quantities another problem may name."""
+    return {
+        a.name: Known(a.name, a.value, a.measure, f"a {a.role.value} quantity")
+        for a in questions.answers
+    }
+
+
+def answer_set(
+    problems: Sequence[tuple[str, QuestionSpec | None]],
+    quantities: Callable[[str], Mapping[str, Known]],
+) -> dict[str, Questions]:
+    """Answer every problem's questions; ``quantities(id)`` gives a problem's own quantities.
+
+    Raises:
+        ProblemError: a cycle of references between problems, or any problem's own error.
+    """
+    specs = dict(problems)
+    ids = {pid: pid for pid in specs}
+    refs = {
+        pid: tuple(r for r in references_of(spec, ids) if r != pid)
+        for pid, spec in specs.items()
+        if spec is not None
+    }
+    order: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(pid: str, path: list[str]) -> None:
+        if state.get(pid) == 2:
+            return
+        if state.get(pid) == 1:
+            cycle = [*path[path.index(pid) :], pid]
+            spec = specs[path[-1]]
+            assert spec is not None  # only problems with questions name others
+            raise ProblemError(spec.label("define"), "a cycle of references: " + " -> ".join(cycle))
+        state[pid] = 1
+        for ref in refs.get(pid, ()):
+            visit(ref, [*path, pid])
+        state[pid] = 2
+        order.append(pid)
+
+    for pid in specs:
+        visit(pid, [])
+    tables: dict[str, dict[str, Known]] = {}
+
+    def table(pid: str) -> dict[str, Known]:
+        if pid not in tables:
+            tables[pid] = dict(quantities(pid))
+        return tables[pid]
+
+    answered: dict[str, Questions] = {}
+    for pid in order:
+        spec = specs[pid]
+        if spec is None:
+            continue
+        others = {ref: table(ref) for ref in refs[pid]}
+        answered[pid] = answer_questions(spec, table(pid), others, pid)
+        table(pid).update(as_known(answered[pid]))
+    return answered
