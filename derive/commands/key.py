@@ -224,7 +224,7 @@ def build_key(
             questions + list(chapter.questions),
             chapter.rows,
         )
-    if any(getattr(e, "questions", None) is not None for e in pset.entries()):
+    if any(getattr(e, "questions", None) is not None for e in pset.every_entry()):
         from derive.commands.questions_key import questions_part
 
         part = questions_part(pset, items, questions, registry, time_limit, stem)

@@ -1,0 +1,253 @@
+"""Givens with units, defined quantities and equations (issue 23).
+
+Every expected value is computed here independently, with Fractions and the textbook
+formulas (T_math = 2BDF/π, T_mem = 2(BD + DF + BF)/β for a bf16 matmul), from the
+hardware numbers the problem gives, never copied from derive's output.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from derive.pipeline import answer_set_questions, solve, solve_questions
+from derive.problem.problem_set import parse_problem_set
+from tests.conftest import run_cli
+
+MS = Fraction(1, 1000)
+
+
+def _rate(analysis) -> tuple[Fraction, Fraction]:
+    p = analysis.problem
+    return Fraction(str(p.peak.value)), Fraction(str(p.bandwidth.value))
+
+
+def _t_lower(b: int, d: int, f: int, peak: Fraction, bw: Fraction) -> Fraction:
+    return max(Fraction(2 * b * d * f) / peak, Fraction(2 * (b * d + d * f + b * f)) / bw)
+
+
+def test_piecewise_solve_takes_the_branch_that_binds():
+    d = solve(
+        "matmul",
+        dtype="bf16",
+        chip="h100",
+        set={"D": 8192, "F": 8192},
+        equations=["t_lower <= 1 ms"],
+        unknowns=["B"],
+    )
+    peak, bw = _rate(d.analysis)
+    largest = max(
+        b for b in range(1, 20000) if _t_lower(b, 8192, 8192, peak, bw) <= MS
+    )  # by hand: every batch tried
+    answer = d.questions.answer("B")
+    assert answer.value == largest
+    assert _t_lower(largest + 1, 8192, 8192, peak, bw) > MS
+    math_root = MS * peak / (2 * 8192 * 8192)
+    mem_root = (MS * bw / 2 - 8192 * 8192) / (2 * 8192)
+    binds = "t_math" if math_root < mem_root else "t_mem"
+    assert f"branch {binds}" in answer.note
+    assert answer.formula == sp.Rational(min(math_root, mem_root))
+
+
+def test_two_equation_system():
+    q = solve_questions(
+        given={"C": "5.76e23"}, equations=["C = 6*N*D", "D = 20*N"], unknowns=["N", "D"]
+    )
+    n, d = q.answer("N").value, q.answer("D").value
+    c = Fraction(576 * 10**21)
+    assert n > 0 and d > 0
+    assert sp.Rational(c) == 6 * n * d and d == 20 * n  # exact, sqrt included
+    assert n**2 == sp.Rational(c / 120)
+    assert "other roots" in q.answer("N").note  # the negative pair is named
+
+
+def test_cross_problem_ratio():
+    text = """
+[[problem]]
+id = "mm-h100"
+operator = "matmul"
+dtype = "bf16"
+chip = "h100"
+set = { B = 4096, D = 8192, F = 8192 }
+
+[[problem]]
+id = "mm-a100"
+operator = "matmul"
+dtype = "bf16"
+chip = "a100"
+set = { B = 4096, D = 8192, F = 8192 }
+define = { slowdown = "t_lower / mm-h100.t_lower" }
+"""
+    pset = parse_problem_set(text, "ratio.toml")
+    answered = answer_set_questions(pset)
+    h100 = solve("matmul", dtype="bf16", chip="h100", set={"B": 4096, "D": 8192, "F": 8192})
+    a100 = solve("matmul", dtype="bf16", chip="a100", set={"B": 4096, "D": 8192, "F": 8192})
+    want = _t_lower(4096, 8192, 8192, *_rate(a100.analysis)) / _t_lower(
+        4096, 8192, 8192, *_rate(h100.analysis)
+    )
+    got = answered["mm-a100"].answer("slowdown")
+    assert got.value == sp.Rational(want) and got.unit == ""
+
+
+def test_units_convert_exactly():
+    q = solve_questions(
+        given={"price": "2.49 $/h", "t": "3 days", "mem": "2 GiB", "p": "700 W"},
+        define={
+            "cost": "price * t",
+            "ratio": "mem / (1 GB)",
+            "energy": "p * t",
+            "per_ms": "cost / (1 ms)",
+        },
+    )
+    cost = Fraction(249, 100) * 3 * 24  # $ per hour × hours
+    assert q.answer("cost").value == sp.Rational(cost) and q.answer("cost").unit == "$"
+    assert q.answer("ratio").value == sp.Rational(2 * 2**30, 10**9)
+    assert q.answer("energy").value == 700 * 3 * 86400 and q.answer("energy").unit == "J"
+    assert q.answer("per_ms").value == sp.Rational(cost * 1000) and q.answer("per_ms").unit == "$/s"
+
+
+def test_model_quantities_by_json_name():
+    from derive.pipeline import solve_model
+
+    m = solve_model(
+        "llama-3-8b",
+        chip="h100",
+        devices=1024,
+        train_tokens="15e12",
+        mfu="0.4",
+        given={"price": "2.49 $/h"},
+        define={"cost": "price * devices * train_seconds"},
+    )
+    seconds = Fraction(str(m.analysis.value("train_seconds")))
+    assert m.questions.answer("cost").value == sp.Rational(
+        Fraction(249, 100) / 3600 * 1024 * seconds
+    )
+    assert m.as_json()["defined"]["cost"]["unit"] == "$"
+
+
+def test_a_free_dim_as_unknown():
+    from derive.pipeline import solve_model
+
+    m = solve_model(
+        "llama-3-8b",
+        chip="h100",
+        set={"B": 16},
+        equations=["memory_total <= 80 GB"],
+        unknowns=["S"],
+    )
+    fits = solve_model(
+        "llama-3-8b", chip="h100", set={"B": 16, "S": int(m.questions.answer("S").value)}
+    )
+    over = solve_model(
+        "llama-3-8b", chip="h100", set={"B": 16, "S": int(m.questions.answer("S").value) + 1}
+    )
+    assert fits.analysis.value("memory_total") <= 80 * 10**9 < over.analysis.value("memory_total")
+
+
+def test_refused_unit_mismatch():
+    with pytest.raises(ValueError, match=r"units do not add up.*a time \(s\).*a byte count"):
+        solve_questions(given={"t": "1 s", "b": "1 GB"}, define={"x": "t + b"})
+
+
+def test_no_solution_is_a_verdict():
+    q = solve_questions(equations=["x^2 + 1 = 0"], unknowns=["x"])
+    assert q.solving.verdict == "no solution"
+
+
+BASE = """
+[[problem]]
+id = "p"
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "why"),
+    [
+        ('define = { a = "b * 2" }', "define", r"unknown name 'b'.*names here"),
+        ('define = { a = "b", b = "a" }', "define", r"a cycle of definitions: a -> b -> a"),
+        (
+            'given = { x = "2" }\nequations = ["x = 2"]\nunknowns = ["y"]',
+            "equations",
+            r"names no unknown",
+        ),
+        ('equations = ["x = 2"]\nunknowns = ["x", "y"]', "unknowns", r"appears in no equation"),
+        ('equations = ["x + 1 = 0"]\nunknowns = ["x"]', "unknowns", r"no positive real solution"),
+        ('given = { t = "1 s" }\ndefine = { a = "t + 2 GB" }', "define", r"units do not add up"),
+        ('define = { a = "' + "1" * 100_000 + '" }', "define", r"100000 characters"),
+    ],
+)
+def test_bad_input_is_one_line_naming_file_problem_and_key(tmp_path: Path, body, key, why):
+    path = tmp_path / "set.toml"
+    path.write_text(BASE.format(body=body), encoding="utf-8")
+    result = run_cli(["key", str(path), "-o", str(tmp_path / "out")])
+    assert result.code == 2, result
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert str(path) in lines[0] and "problem 'p'" in lines[0] and f"key {key!r}" in lines[0]
+    assert re.search(why, lines[0]), lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_cycle_of_references_between_problems(tmp_path: Path):
+    path = tmp_path / "set.toml"
+    path.write_text(
+        '[[problem]]\nid = "a"\ndefine = { x = "b.y" }\n\n[[problem]]\nid = "b"\ndefine = { y = "a.x" }\n',
+        encoding="utf-8",
+    )
+    result = run_cli(["key", str(path), "-o", str(tmp_path / "out")])
+    assert result.code == 2 and "a cycle of references: a -> b -> a" in result.err
+
+
+def test_command_line_shape_without_an_operator():
+    result = run_cli(
+        [
+            "solve",
+            "--given",
+            "step=70 ms",
+            "--given",
+            "share=62 %",
+            "--define",
+            "new_step=step * (1 - share) + step * share / 1.8",
+            "--format",
+            "json",
+        ]
+    )
+    assert result.code == 0, result
+    import json
+
+    got = json.loads(result.out)["defined"]["new_step"]
+    want = Fraction(70, 1000) * (1 - Fraction(62, 100)) + Fraction(70, 1000) * Fraction(
+        62, 100
+    ) / Fraction(18, 10)
+    assert sp.Rational(got["exact"]) == sp.Rational(want) and got["unit"] == "s"
+    assert math.isclose(got["value"], float(want))
+
+
+DOC_BLOCKS = re.findall(
+    r"```python\n(.*?)```",
+    (Path(__file__).parent.parent / "docs" / "questions.md").read_text(encoding="utf-8"),
+    re.S,
+)
+
+
+@pytest.mark.parametrize("index", range(len(DOC_BLOCKS)))
+def test_the_docs_python_blocks_run(index: int):
+    exec(compile(DOC_BLOCKS[index], f"docs/questions.md python block {index + 1}", "exec"), {})
+
+
+def test_the_docs_toml_block_is_a_valid_set():
+    block = re.search(
+        r"```toml\n(.*?)```",
+        (Path(__file__).parent.parent / "docs" / "questions.md").read_text(encoding="utf-8"),
+        re.S,
+    ).group(1)
+    pset = parse_problem_set(block, "questions.toml")
+    answered = answer_set_questions(pset)
+    assert answered["chinchilla"].answer("N").value > 0
+    assert answered["mm-a100"].answer("speedup").value > 1
