@@ -413,35 +413,9 @@ def entry_quantities(
     pset: ProblemSet, pid: str, registry: Registry | None = None
 ) -> dict[str, Known]:
     """The dims and quantities of problem ``pid`` of a set, by their JSON names."""
-    from derive.model.analysis import analyse_model
-    from derive.model.binding import bind_model
-    from derive.model.phase import analyse_phase, parse_phase
-    from derive.model.registry import load_models
-    from derive.problem.problem_set import ModelEntry, ProblemEntry
-    from derive.problem.timing import bind_timing
-    from derive.questions import quantities
+    from derive.questions.set_answers import entry_quantities as quantities_of
 
-    entry = next(e for e in pset.every_entry() if e.id == pid)
-    if isinstance(entry, ProblemEntry):
-        from derive.problem.set_registry import set_registry
-
-        registry = registry or set_registry(pset, trust=False)
-        return quantities.operator_quantities(analyse_spec(entry.spec, registry))
-    if isinstance(entry, ModelEntry):
-        models = load_models(pset.operators)
-        a = analyse_model(bind_model(entry.spec, models.get(entry.spec.model)))
-        table = quantities.model_quantities(a)
-        if entry.serving is not None:
-            phase = analyse_phase(
-                a.problem,
-                parse_phase(entry.serving.phase),
-                entry.serving.tp,
-                bind_timing(entry.serving.timing),
-                crossovers=False,
-            )
-            table.update(quantities.phase_quantities(phase))
-        return table
-    return {}
+    return quantities_of(pset, pid, registry)
 
 
 def answer_set_questions(
@@ -452,12 +426,9 @@ def answer_set_questions(
     Raises:
         ProblemError: one line naming the file, the problem and the key.
     """
-    from derive.questions.set_answers import answer_set
+    from derive.questions.set_answers import answer_problem_set
 
-    problems = [(e.id, getattr(e, "questions", None)) for e in pset.every_entry()]
-    if not any(spec is not None for _, spec in problems):
-        return {}
-    return answer_set(problems, lambda pid: entry_quantities(pset, pid, registry))
+    return answer_problem_set(pset, registry)
 
 
 def _with_questions_md(md: str, questions: Questions | None, level: int) -> str:

@@ -251,3 +251,74 @@ def test_the_docs_toml_block_is_a_valid_set():
     answered = answer_set_questions(pset)
     assert answered["chinchilla"].answer("N").value > 0
     assert answered["mm-a100"].answer("speedup").value > 1
+
+
+BUILTIN = str(Path(__file__).parent.parent / "derive" / "data" / "problems" / "rooflines.toml")
+
+
+def _train_cost() -> Fraction:
+    from derive.pipeline import solve_model
+
+    m = solve_model("llama-3-8b", chip="h100", devices=1024, train_tokens="15e12", mfu="0.4")
+    return Fraction(249, 100) / 3600 * 1024 * Fraction(str(m.analysis.value("train_seconds")))
+
+
+def test_check_a_defined_quantity_and_name_a_forgotten_conversion():
+    cost = _train_cost()
+    right = run_cli(
+        [
+            "check",
+            "--problem-set",
+            BUILTIN,
+            "--problem",
+            "train-cost",
+            "--quantity",
+            "cost",
+            "--claim",
+            f"{float(cost):.6e} $",
+        ]
+    )
+    assert right.code == 0, right
+    hours_as_seconds = run_cli(
+        [
+            "check",
+            "--problem-set",
+            BUILTIN,
+            "--problem",
+            "train-cost",
+            "--quantity",
+            "cost",
+            "--claim",
+            f"cost = {float(cost * 3600):.6e} $",
+        ]
+    )
+    assert hours_as_seconds.code == 1 and "an hour taken as a second" in hours_as_seconds.out
+    wrong_unit = run_cli(
+        [
+            "check",
+            "--problem-set",
+            BUILTIN,
+            "--problem",
+            "train-cost",
+            "--quantity",
+            "cost",
+            "--claim",
+            f"{float(cost):.6e} s",
+        ]
+    )
+    assert wrong_unit.code == 1 and "a time (s)" in wrong_unit.out
+
+
+def test_answers_grading_reads_defined_quantities(tmp_path: Path):
+    cost = _train_cost()
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\n"
+        f"ana,train-cost,cost,{float(cost):.6e} $\n"
+        f"bo,train-cost,cost,{float(cost) / 3600:.6e} $\n",
+        encoding="utf-8",
+    )
+    result = run_cli(["check", "--problem-set", BUILTIN, "--answers", str(answers)])
+    assert result.code == 0, result
+    rows = result.out.strip().splitlines()[1:]
+    assert rows[0].split(",")[4] == "correct" and rows[1].split(",")[4] == "incorrect"

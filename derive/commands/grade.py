@@ -75,7 +75,11 @@ def grade(args: argparse.Namespace) -> int:
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set)
     operators = _operators(args, pset.operators)
+    from derive.checking.api import check_defined, defined_names
+
     for n, row in enumerate(rows, 2):
+        if row["quantity"] in defined_names(pset, row["problem"]):
+            continue
         entry = _entry(pset, row["problem"])
         known, kind = (MODEL_ASK_KEYS, "model") if is_model(entry) else (QUANTITIES, "operator")
         if isinstance(entry, ModelEntry) and entry.serving is not None:
@@ -94,15 +98,25 @@ def grade(args: argparse.Namespace) -> int:
     writer.writerow(OUTPUT_COLUMNS)
     unread = 0
     for row in rows:
-        r = check(
-            _entry(pset, row["problem"]),
-            row["quantity"],
-            row["claim"],
-            rtol=args.rtol,
-            hide_expected=args.hide_expected,
-            syntax=args.syntax,
-            operators=operators,
-        )
+        if row["quantity"] in defined_names(pset, row["problem"]):
+            r = check_defined(
+                pset,
+                row["problem"],
+                row["quantity"],
+                row["claim"],
+                rtol=args.rtol,
+                hide_expected=args.hide_expected,
+            )
+        else:
+            r = check(
+                _entry(pset, row["problem"]),
+                row["quantity"],
+                row["claim"],
+                rtol=args.rtol,
+                hide_expected=args.hide_expected,
+                syntax=args.syntax,
+                operators=operators,
+            )
         unread += r.verdict is Verdict.UNREADABLE
         writer.writerow(
             [

@@ -10,13 +10,18 @@ has questions or another problem names it: deriving is the costly part.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from derive.errors import ProblemError
 from derive.problem.question_spec import QuestionSpec
 from derive.questions.records import Known, Questions
 from derive.questions.solve import answer_questions, references_of
 
-__all__ = ["answer_set", "as_known"]
+if TYPE_CHECKING:
+    from derive.declare.registry import Registry
+    from derive.problem.problem_set import ProblemSet
+
+__all__ = ["answer_problem_set", "answer_set", "as_known", "entry_quantities"]
 
 
 def as_known(questions: Questions) -> dict[str, Known]:
@@ -78,3 +83,52 @@ def answer_set(
         answered[pid] = answer_questions(spec, table(pid), others, pid)
         table(pid).update(as_known(answered[pid]))
     return answered
+
+
+def entry_quantities(
+    pset: ProblemSet, pid: str, registry: Registry | None = None
+) -> dict[str, Known]:
+    """The dims and quantities of problem ``pid`` of a set, by their JSON names."""
+    from derive.analysis.analyse import analyse
+    from derive.model.analysis import analyse_model
+    from derive.model.binding import bind_model
+    from derive.model.phase import analyse_phase, parse_phase
+    from derive.model.registry import load_models
+    from derive.problem.binding import bind
+    from derive.problem.problem_set import ModelEntry, ProblemEntry
+    from derive.problem.set_registry import set_registry
+    from derive.problem.timing import bind_timing
+    from derive.questions import quantities
+
+    entry = next(e for e in pset.every_entry() if e.id == pid)
+    if isinstance(entry, ProblemEntry):
+        registry = registry or set_registry(pset, trust=False)
+        analysis = analyse(bind(entry.spec, registry.get(entry.spec.operator)))
+        return quantities.operator_quantities(analysis)
+    if isinstance(entry, ModelEntry):
+        models = load_models(pset.operators)
+        a = analyse_model(bind_model(entry.spec, models.get(entry.spec.model)))
+        table = quantities.model_quantities(a)
+        if entry.serving is not None:
+            phase = analyse_phase(
+                a.problem,
+                parse_phase(entry.serving.phase),
+                entry.serving.tp,
+                bind_timing(entry.serving.timing),
+                crossovers=False,
+            )
+            table.update(quantities.phase_quantities(phase))
+        return table
+    return {}
+
+
+def answer_problem_set(pset: ProblemSet, registry: Registry | None = None) -> dict[str, Questions]:
+    """Every problem's givens, definitions and equations answered, by problem id.
+
+    Raises:
+        ProblemError: one line naming the file, the problem and the key.
+    """
+    problems = [(e.id, getattr(e, "questions", None)) for e in pset.every_entry()]
+    if not any(spec is not None for _, spec in problems):
+        return {}
+    return answer_set(problems, lambda pid: entry_quantities(pset, pid, registry))
