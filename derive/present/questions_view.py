@@ -15,6 +15,7 @@ import sympy as sp
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.units import base_text
 from derive.present.escape import md_escape, tex_escape
+from derive.present.tex_layout import DISPLAY_WIDTH, tex_break_sum, tex_is_wide, tex_slashed
 from derive.questions.read import display_symbol
 from derive.questions.records import Answer, Known, Questions, Role
 from derive.solution.notation import tex, tex_text_number
@@ -46,7 +47,8 @@ def _name_tex(name: str) -> str:
 
 
 def _unit_tex(unit: str) -> str:
-    return rf"\ \text{{{tex_escape(unit)}}}" if unit else ""
+    """A unit after a number; ``$`` is written USD (a dollar sign would end Markdown math)."""
+    return rf"\ \text{{{tex_escape(unit.replace('$', 'USD'))}}}" if unit else ""
 
 
 def _number_tex(value: sp.Expr) -> str:
@@ -58,18 +60,17 @@ def _number_tex(value: sp.Expr) -> str:
     return tex_text_number(fmt_decimal(value))
 
 
-def _result_tex(value: sp.Expr, unit: str) -> str:
-    """``= exact \\approx decimal`` with the unit."""
+def _result_forms(value: sp.Expr, unit: str) -> tuple[list[str], str]:
+    """The exact result and its rounded decimal (``""`` when the exact one is a decimal)."""
     if not value.is_number:
-        return f"= {tex(value)}{_unit_tex(unit)}"
-    exact = tex(value)
-    rounded = tex_text_number(fmt_decimal(value))
+        return [f"{tex(value)}{_unit_tex(unit)}"], ""
+    rounded = tex_text_number(fmt_decimal(value)) + _unit_tex(unit)
     ending = fmt_ending_decimal(value) if value.is_Rational else None
     if ending is not None and len(ending) <= 12:
-        return f"= {tex_text_number(ending)}{_unit_tex(unit)}"
+        return [f"{tex_text_number(ending)}{_unit_tex(unit)}"], ""
     if len(str(value)) <= _SHORT:
-        return f"= {exact} \\approx {rounded}{_unit_tex(unit)}"
-    return f"\\approx {rounded}{_unit_tex(unit)}"
+        return [tex(value)], rounded
+    return [], rounded
 
 
 def _given_tex(answer: Answer) -> str:
@@ -104,19 +105,44 @@ def _symbol_names(q: Questions, numbers: bool) -> dict[sp.Symbol, str]:
     return names
 
 
-def _line(q: Questions, a: Answer) -> str:
-    """``name = formula = numbers = result`` in LaTeX."""
+def _forms(q: Questions, a: Answer) -> tuple[str, list[str], str, str]:
+    """``(name, [formula, numbers, exact], rounded, then)`` of one worked line, in LaTeX.
+
+    ``then`` is an unknown's count (``B = 7368``) when it differs from the exact root.
+    """
     lhs = _name_tex(a.name)
     if a.role is Role.GIVEN:
-        return f"{lhs} = {_given_tex(a)}"
+        return lhs, [_given_tex(a)], "", ""
     if a.role is Role.UNKNOWN:
-        line = f"{lhs} {_result_tex(a.formula, a.unit)}"
-        if a.value != a.formula:
-            line += rf" \quad\Rightarrow\quad {lhs} = {tex(a.value)}"
-        return line
+        exact, rounded = _result_forms(a.formula, a.unit)
+        then = f"{lhs} = {tex(a.value)}" if a.value != a.formula else ""
+        return lhs, exact, rounded, then
     formula = tex(a.formula, _symbol_names(q, False), mul_symbol="dot")
     numbers = tex(a.formula, _symbol_names(q, True), mul_symbol="dot")
-    return f"{lhs} = {formula} = {numbers} {_result_tex(a.value, a.unit)}"
+    exact, rounded = _result_forms(a.value, a.unit)
+    return lhs, [formula, numbers, *exact], rounded, ""
+
+
+def _line(q: Questions, a: Answer) -> str:
+    """``name = formula = numbers = result`` on one line (Markdown, inline givens)."""
+    lhs, forms, rounded, then = _forms(q, a)
+    line = " = ".join([lhs, *forms]) + (f" \\approx {rounded}" if rounded else "")
+    return line + (rf" \quad\Rightarrow\quad {then}" if then else "")
+
+
+def _align(q: Questions, a: Answer) -> str:
+    """The same in ``align*``, one form a line, long sums broken (fits a two-column paper)."""
+    lhs, forms, rounded, then = _forms(q, a)
+    rows = [f"&= {tex_break_sum(tex_slashed(f, DISPLAY_WIDTH))}" for f in forms]
+    if rounded:
+        rows.append(f"&\\approx {rounded}")
+    if tex_is_wide(lhs):  # a long name gets a line of its own, as the worked solutions do
+        rows.insert(0, f"&\\phantom{{=}}\\ {lhs}")
+    else:
+        rows[0] = f"{lhs} {rows[0]}"
+    if then:
+        rows.append(f"&\\Rightarrow {then}")
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
 
 def _why(a: Answer) -> str:
@@ -162,7 +188,7 @@ def questions_latex(q: Questions) -> str:
     if q.solving is not None:
         out += [tex_escape(_solving_text(q)), ""]
     for a in q.derived:
-        out += [r"\[", _line(q, a), r"\]", tex_escape(_why(a)), ""]
+        out += [_align(q, a), tex_escape(_why(a)), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
