@@ -125,6 +125,9 @@ def measured_json(measured: Measured | None) -> dict[str, object] | None:
         "mfu": _s(measured.mfu),
         "mbu": _s(measured.mbu),
         "intensity": _s(measured.intensity),
+        "kernel_intensity": _s(measured.kernel_intensity),
+        "needed_bytes_per_s": _s(measured.needed_bytes_per_s),
+        "needed_flops_per_s": _s(measured.needed_flops_per_s),
         "verdict": measured.verdict.value,
         "beats": list(measured.beats),
     }
