@@ -60,3 +60,34 @@ def test_15_the_verdict_gives_the_steps_fraction_of_peak_with_launch_overhead():
     verdict = _solve(*argv, "--launch-overhead", "500us", fmt="md").strip().splitlines()[-1]
     assert f"{float(100 * fraction):.4g} % of peak" in verdict
     assert "100 % of peak" not in verdict
+
+
+COMPOSITE_WITH_A_COLLECTIVE = """
+from derive import Collective, Composite, Operator, Tensor, dims
+B, F = dims("B F")
+all_reduce = Operator(name="tp_all_reduce", flops=0,
+                      comms=[Collective("all_reduce", Tensor("Y", (B, F)), group=8)])
+copy = Operator(name="copy", flops=B * F, reads=[Tensor("X", (B, F))], writes=[Tensor("Y", (B, F))])
+copy_then_reduce = Composite(name="copy_then_reduce",
+                             parts=[("copy", copy, {}), ("reduce", all_reduce, {})])
+"""
+
+
+def test_16_a_composite_with_a_collective_reads_true(tmp_path):
+    """The per-part table times the all-reduce (it dominates), the link roofline compares
+    two numbers instead of setting them equal, and the link (not memory) binds there."""
+    path = tmp_path / "ops.py"
+    path.write_text(COMPOSITE_WITH_A_COLLECTIVE)
+    argv = ["copy_then_reduce", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+    argv += ["--set", "B=8192", "--set", "F=8192", "--link-latency", "2us"]
+    text = _solve(*argv, fmt="md")
+    size = 8192 * 8192 * 2
+    reduce_time = Fraction(14, 8) * size / Fraction(45 * 10**10) + 14 * Fraction(2, 10**6)
+    copy_time = max(Fraction(8192 * 8192, 989 * 10**12), Fraction(2 * size, 335 * 10**10))
+    share = reduce_time / (reduce_time + copy_time)
+    assert share > Fraction(1, 2)  # the premise: the all-reduce is most of the runtime
+    assert "reduce (dominant)" in text and "reduce dominates" in text
+    assert f"{float(100 * share):.3g} %" in text
+    assert r"\frac{2}{7} = \frac{19780}{9}" not in text  # a false equation, once printed
+    assert r"\frac{2}{7} < \frac{19780}{9}" in text
+    assert "Network: link-bound for every B" in text and "Network: memory-bound" not in text
