@@ -10,7 +10,6 @@ from derive.formula.decimals import fmt_decimal
 from derive.solution.notation import tex
 from derive.solution.steps import Math, Rich, rich
 
-
 _INTENSITY_OF = {"memory": "intensity", "link": "link intensity"}
 
 
