@@ -91,3 +91,35 @@ def test_16_a_composite_with_a_collective_reads_true(tmp_path):
     assert r"\frac{2}{7} = \frac{19780}{9}" not in text  # a false equation, once printed
     assert r"\frac{2}{7} < \frac{19780}{9}" in text
     assert "Network: link-bound for every B" in text and "Network: memory-bound" not in text
+
+
+def test_17_a_collectives_group_may_be_a_dim(tmp_path):
+    """Collective(group=P) with P a dim: `--set P=8` gives what group=8 gives; P = 1 is
+    refused; left free, P stays in the formulas (no traceback, no root 'B* = 0')."""
+    path = tmp_path / "ops.py"
+    path.write_text(
+        COMPOSITE_WITH_A_COLLECTIVE.replace(
+            'B, F = dims("B F")', 'B, F, P = dims("B F P")'
+        ).replace("group=8", "group=P")
+    )
+    argv = ["copy_then_reduce", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+    argv += ["--set", "B=8192", "--set", "F=8192", "--link-latency", "2us"]
+    data = json.loads(_solve(*argv, "--set", "P=8"))
+    (reduce,) = data["collectives"]
+    size = 8192 * 8192 * 2
+    assert (reduce["group"], reduce["steps"]) == (8, 14)
+    assert Fraction(reduce["sent"]) == Fraction(2 * 7, 8) * size
+    refused = run_cli(["solve", *argv, "--set", "P=1"])
+    assert refused.code == 2 and refused.err.count("\n") == 1 and "--set P=1" in refused.err
+    free = _solve(*argv[:-4], "--link-latency", "2us", fmt="md")  # B, F and P free
+    assert "B^{*} = 0" not in free and "P is the dim P" in free
+    free_json = json.loads(_solve(*argv[:-4], "--link-latency", "2us"))
+    assert free_json["collectives"][0]["group"] == "P"
+
+
+def test_a_collective_with_free_dims_has_no_traceback(tmp_path):
+    path = tmp_path / "ops.py"
+    path.write_text(COMPOSITE_WITH_A_COLLECTIVE)
+    argv = ["copy_then_reduce", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+    text = _solve(*argv, "--link-latency", "2us", fmt="md")
+    assert r"\frac{7 B F}{9 \times 10^{11}}" in text  # T of the all-reduce, in B and F

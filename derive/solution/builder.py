@@ -341,7 +341,7 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
                 approx=rounded(net.ridge),
             )
         )
-        depends = net.crossover.variable in net.intensity_of_x.free_symbols
+        depends = not net.intensity_of_x.is_number
         if depends:
             lines.extend(crossover_lines(tex(net.intensity_of_x), net.ridge, net.crossover))
         else:  # a number against a number: compared, never set equal
