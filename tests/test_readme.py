@@ -220,6 +220,13 @@ def test_every_block_is_checked_or_says_why_not():
 # --- the pages ----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_every_marker_is_right_before_a_block(page: Path):
+    text = page.read_text(encoding="utf-8")
+    for marker in re.finditer(r"<!-- (file|not run):[^>]*-->\n(.*)", text):
+        assert marker.group(2).startswith("```"), f"{page.name}: {marker.group(0)!r}"
+
+
 def test_the_readme_is_one_screen():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
     assert lines <= README_MAX_LINES, f"README.md has {lines} lines (at most {README_MAX_LINES})"
