@@ -229,18 +229,6 @@ def test_command_line_shape_without_an_operator():
     assert math.isclose(got["value"], float(want))
 
 
-DOC_BLOCKS = re.findall(
-    r"```python\n(.*?)```",
-    (Path(__file__).parent.parent / "docs" / "questions.md").read_text(encoding="utf-8"),
-    re.S,
-)
-
-
-@pytest.mark.parametrize("index", range(len(DOC_BLOCKS)))
-def test_the_docs_python_blocks_run(index: int):
-    exec(compile(DOC_BLOCKS[index], f"docs/questions.md python block {index + 1}", "exec"), {})
-
-
 def test_the_docs_toml_block_is_a_valid_set():
     block = re.search(
         r"```toml\n(.*?)```",

@@ -233,7 +233,7 @@ def _json_value(a: Answer) -> dict[str, object]:
     number = float(value) if value.is_number else None
     if value.is_Integer:
         number = int(value)
-    formula = str(a.formula) if a.role is Role.DEFINED else a.text
+    formula = a.text  # as typed: a defined quantity's formula, an unknown's equations
     return {
         "exact": str(value),
         "value": number,
