@@ -310,3 +310,40 @@ def test_answers_grading_reads_defined_quantities(tmp_path: Path):
     assert result.code == 0, result
     rows = result.out.strip().splitlines()[1:]
     assert rows[0].split(",")[4] == "correct" and rows[1].split(",")[4] == "incorrect"
+
+
+AMDAHL = """
+[[problem]]
+id = "amdahl"
+title = "An Amdahl update"
+given = { step = "70 ms", share = "62 %" }
+define = { new_step = "step * (1 - share) + step * share / 1.8" }
+EXPECT
+"""
+
+
+def _amdahl() -> Fraction:
+    return Fraction(70, 1000) * (1 - Fraction(62, 100)) + Fraction(70, 1000) * Fraction(
+        62, 100
+    ) / Fraction(18, 10)
+
+
+def test_key_shows_the_step_the_glance_and_a_sheet_without_the_value(tmp_path: Path):
+    from derive.commands.key import build_key
+
+    files = build_key(parse_problem_set(AMDAHL.replace("EXPECT", ""), "amdahl.toml"), "amdahl")
+    value = f"{float(_amdahl()):.5g}"
+    assert "new\\_step" in files["amdahl.md"] and value in files["amdahl.md"]  # step and glance
+    sheet = files["amdahl-questions.md"]
+    assert "new\\_step" in sheet and value not in sheet and "step = 70 ms" in sheet
+
+
+def test_expect_of_a_defined_quantity_is_checked(tmp_path: Path):
+    from derive.commands.key import build_key
+    from derive.errors import ProblemError
+
+    good = AMDAHL.replace("EXPECT", f'expect = {{ new_step = "{float(_amdahl()) * 1000:.6g} ms" }}')
+    build_key(parse_problem_set(good, "amdahl.toml"), "amdahl")
+    bad = AMDAHL.replace("EXPECT", 'expect = { new_step = "46 ms" }')
+    with pytest.raises(ProblemError, match=r"key 'expect' \(new_step\): expected 46 ms"):
+        build_key(parse_problem_set(bad, "amdahl.toml"), "amdahl")

@@ -143,6 +143,8 @@ def add_question_flags(parser: argparse.ArgumentParser) -> None:
 
 def question_spec_from_args(args: argparse.Namespace) -> object:
     """The questions the flags ask (a QuestionSpec), or None."""
+    if not any(getattr(args, name, None) for name in ("given", "define", "equation", "unknown")):
+        return None  # nothing to read: the reader is not even imported (cold start)
     from derive.pipeline import question_spec_of
 
     return question_spec_of(

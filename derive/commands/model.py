@@ -176,16 +176,28 @@ def run_model(args: argparse.Namespace) -> int:
     if args.claim is not None:
         return _judge(args)
     from derive.commands.cli import question_spec_from_args
-    from derive.pipeline import answer_for
-    from derive.present.questions_view import questions_json, questions_latex, questions_markdown
 
     analysis = model_analysis(args)
     phase = phase_of(args, analysis)
     spec = question_spec_from_args(args)
-    questions = None if spec is None else answer_for(spec, analysis, phase)  # type: ignore[arg-type]
+    questions = None
+    if spec is not None:  # solving runs under the time budget, as derive solve does
+        from derive.deadline import run_with_deadline, time_limit
+        from derive.pipeline import answer_for
+
+        questions = run_with_deadline(
+            answer_for,
+            spec,
+            analysis,
+            phase,
+            seconds=time_limit(),
+            what=f"derive model {args.model}",
+        )
     if args.format == "json":
         report = model_json(analysis) | ({"serving": phase_json(phase)} if phase else {})
         if questions is not None:
+            from derive.present.questions_view import questions_json
+
             report |= questions_json(questions)
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.format == "tex":
@@ -193,11 +205,15 @@ def run_model(args: argparse.Namespace) -> int:
         if phase is not None:
             sys.stdout.write("\n" + phase_latex(phase, analysis))
         if questions is not None:
+            from derive.present.questions_view import questions_latex
+
             sys.stdout.write("\n" + questions_latex(questions))
     else:
         sys.stdout.write(model_markdown(analysis))
         if phase is not None:
             sys.stdout.write("\n" + phase_markdown(phase, analysis))
         if questions is not None:
+            from derive.present.questions_view import questions_markdown
+
             sys.stdout.write("\n" + questions_markdown(questions))
     return 0

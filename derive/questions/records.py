@@ -17,7 +17,7 @@ import sympy as sp
 
 from derive.formula.units import Measure, base_text
 
-__all__ = ["Answer", "Known", "Questions", "Role", "Solving"]
+__all__ = ["Answer", "DefinedRow", "Known", "Questions", "Role", "Solving", "defined_row"]
 
 
 class Role(Enum):
@@ -121,3 +121,34 @@ class Questions:
     def derived(self) -> tuple[Answer, ...]:
         """The defined quantities and unknowns (not the givens)."""
         return tuple(a for a in self.answers if a.role is not Role.GIVEN)
+
+
+@dataclass(frozen=True)
+class DefinedRow:
+    """A defined quantity or unknown as a row of the catalogue of quantities, made at run time.
+
+    The fields mirror a catalogue row (``derive.catalogue``): its name, how prose names it,
+    its unit, where its value sits in the JSON report (``defined.<name>``) and what takes
+    it: ``ask``, ``expect`` and ``derive check --problem-set … --quantity NAME`` (the
+    workbook has no answer box for it yet).
+    """
+
+    name: str
+    prose: str
+    unit: str
+    json: str
+    ask: bool = True
+    expect: bool = True
+    check: bool = True
+    workbook: bool = False
+
+
+def defined_row(answer: Answer) -> DefinedRow:
+    """The catalogue row of a defined quantity or unknown."""
+    what = "unknown" if answer.role is Role.UNKNOWN else "defined quantity"
+    return DefinedRow(
+        answer.name,
+        f"{what} {answer.name} ({answer.measure.describe()})",
+        answer.unit,
+        f"defined.{answer.name}",
+    )
