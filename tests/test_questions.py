@@ -247,8 +247,12 @@ BUILTIN = str(Path(__file__).parent.parent / "derive" / "data" / "problems" / "r
 def _train_cost() -> Fraction:
     from derive.pipeline import solve_model
 
-    m = solve_model("llama-3-8b", chip="h100", devices=1024, train_tokens="15e12", mfu="0.4")
-    return Fraction(249, 100) / 3600 * 1024 * Fraction(str(m.analysis.value("train_seconds")))
+    # the built-in train-cost names model-70b-training's quantities: Llama 3 70B, 2048 H100s
+    m = solve_model("llama-3-70b", chip="h100", devices=2048, train_tokens="15e12", mfu="0.4")
+    params = Fraction(str(m.analysis.value("params_active")))
+    peak = Fraction(str(m.analysis.problem.peak.value))
+    seconds = 6 * params * 15 * 10**12 / (2048 * peak * Fraction(4, 10))  # T = 6ND / (N_dev π η)
+    return Fraction(249, 100) / 3600 * 2048 * seconds
 
 
 def test_check_a_defined_quantity_and_name_a_forgotten_conversion():

@@ -229,7 +229,7 @@ def build_key(
 
         part = questions_part(pset, items, questions, registry, time_limit, stem)
         items, questions = items + list(part.items), questions + list(part.questions)
-        model_rows = tuple(model_rows) + part.rows
+        model_rows = part.glance_rows(tuple(model_rows))
     common = {
         "version": __version__,
         "source": Path(pset.source).name,

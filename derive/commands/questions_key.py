@@ -8,7 +8,7 @@ the key's last chapter ("Costs, budgets and what-ifs" in the built-in key).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -29,6 +29,11 @@ from derive.problem.problem_set import ProblemSet
 __all__ = ["QuestionRow", "QuestionsPart", "questions_part"]
 
 _EXPECT_RTOL = sp.Rational(1, 200)
+CHAPTER = "Costs, budgets and what-ifs"
+CHAPTER_TEXT = (
+    "Problems of givens, defined quantities and equations alone: each line is derived "
+    "exactly, with its units, from the givens and from other problems' quantities."
+)
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,20 @@ class QuestionsPart:
     items: tuple[dict, ...]
     questions: tuple[dict, ...]
     rows: tuple[QuestionRow, ...]
+    glances: tuple[tuple[str, str, str], ...] = ()  # (id, Markdown, LaTeX) of other rows
+
+    def glance_rows(self, rows: tuple) -> tuple:
+        """The models' rows with their problems' defined answers added, then the new rows."""
+        extra = {pid: (md, tex) for pid, md, tex in self.glances}
+        out = []
+        for row in rows:
+            if row.id in extra:
+                md, tex = extra[row.id]
+                row = replace(
+                    row, answers=f"{row.answers}; {md}", answers_tex=f"{row.answers_tex}; {tex}"
+                )
+            out.append(row)
+        return (*out, *self.rows)
 
 
 def _check_expect(pset: ProblemSet, answered: dict) -> None:
@@ -94,6 +113,7 @@ def questions_part(
         return QuestionsPart((), (), ())
     _check_expect(pset, answered)
     by_anchor = {item["anchor"]: i for i, item in enumerate(items)}
+    glances = []
     entries = list(pset.entries())
     for entry, question in zip(entries, questions):
         q = answered.get(entry.id)
@@ -107,7 +127,11 @@ def questions_part(
             "tex": item["tex"] + "\n\n" + questions_latex(q).rstrip("\n"),
         }
         question["asks"] = tuple(question["asks"]) + questions_asks(q, entry.ask)
-    new_items, new_questions, rows = [], [], []
+        glance = glance_text(q, entry.ask)
+        glances.append((entry.id, md_escape(glance), tex_escape(glance)))
+    new_items: list[dict] = []
+    new_questions: list[dict] = []
+    rows: list[QuestionRow] = []
     first = len(items) + 1
     for number, alone in enumerate(pset.questions, start=first):
         q = answered[alone.id]
@@ -138,4 +162,10 @@ def questions_part(
         rows.append(
             QuestionRow(alone.id, alone.id.lower(), "—", "—", md_escape(glance), tex_escape(glance))
         )
-    return QuestionsPart(tuple(new_items), tuple(new_questions), tuple(rows))
+    if new_items:  # the chapter of problems of givens and equations alone
+        new_items[0] = {
+            **new_items[0],
+            "body": f"## {CHAPTER}\n\n{CHAPTER_TEXT}\n\n" + new_items[0]["body"],
+            "tex": f"\\subsection*{{{CHAPTER}}}\n{CHAPTER_TEXT}\n\n" + new_items[0]["tex"],
+        }
+    return QuestionsPart(tuple(new_items), tuple(new_questions), tuple(rows), tuple(glances))

@@ -170,7 +170,12 @@ def questions_markdown(q: Questions, level: int = 3) -> str:
     out = [f"{hashes} Given, defined and solved", ""]
     givens = [a for a in q.answers if a.role is Role.GIVEN]
     if givens:
-        out += ["**Given.** " + "; ".join(f"${_line(q, a)}$" for a in givens) + ".", ""]
+        out += ["| given | value | in base units |", "|---|---|---|"]
+        out += [
+            f"| ${_name_tex(a.name)}$ | ${_given_tex(a)}$ | ${_number_tex(a.value)}{_unit_tex(a.unit)}$ |"
+            for a in givens
+        ]
+        out.append("")
     if q.solving is not None:
         out += [md_escape(_solving_text(q)), ""]
     for a in q.derived:
@@ -183,8 +188,14 @@ def questions_latex(q: Questions) -> str:
     out = [r"\subsubsection*{Given, defined and solved}"]
     givens = [a for a in q.answers if a.role is Role.GIVEN]
     if givens:
-        out.append(r"\textbf{Given.} " + "; ".join(f"${_line(q, a)}$" for a in givens) + ".")
-        out.append("")
+        column = r">{\raggedright\arraybackslash}X"
+        out += [
+            r"{\small",
+            rf"\noindent\begin{{tabularx}}{{\linewidth}}{{@{{}}{column}{column}@{{}}}}",
+        ]
+        out += [r"\toprule", r"given & value \\", r"\midrule"]
+        out += [f"${_name_tex(a.name)}$ & ${_given_tex(a)}$ \\\\" for a in givens]
+        out += [r"\bottomrule", r"\end{tabularx}\par}", ""]
     if q.solving is not None:
         out += [tex_escape(_solving_text(q)), ""]
     for a in q.derived:
