@@ -15,7 +15,7 @@ import sympy as sp
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.units import base_text
 from derive.present.escape import md_escape, tex_escape
-from derive.present.tex_layout import DISPLAY_WIDTH, tex_break_sum, tex_is_wide, tex_slashed
+from derive.present.tex_layout import tex_break_sum, tex_is_wide
 from derive.questions.read import display_symbol
 from derive.questions.records import Answer, Known, Questions, Role
 from derive.solution.notation import tex, tex_text_number
@@ -133,7 +133,7 @@ def _line(q: Questions, a: Answer) -> str:
 def _align(q: Questions, a: Answer) -> str:
     """The same in ``align*``, one form a line, long sums broken (fits a two-column paper)."""
     lhs, forms, rounded, then = _forms(q, a)
-    rows = [f"&= {tex_break_sum(tex_slashed(f, DISPLAY_WIDTH))}" for f in forms]
+    rows = [f"&= {tex_break_sum(f)}" for f in forms]
     if rounded:
         rows.append(f"&\\approx {rounded}")
     if tex_is_wide(lhs):  # a long name gets a line of its own, as the worked solutions do
