@@ -351,3 +351,31 @@ def test_expect_of_a_defined_quantity_is_checked(tmp_path: Path):
     bad = AMDAHL.replace("EXPECT", 'expect = { new_step = "46 ms" }')
     with pytest.raises(ProblemError, match=r"key 'expect' \(new_step\): expected 46 ms"):
         build_key(parse_problem_set(bad, "amdahl.toml"), "amdahl")
+
+
+def test_a_kernel_problem_takes_questions(tmp_path: Path):
+    path = tmp_path / "k.toml"
+    path.write_text(
+        '[[problem]]\nid = "k"\nkernel = { flops = "1e12", bytes = "2.5e9" }\nchip = "h100"\n'
+        'given = { runs = "1000" }\ndefine = { total = "runs * t_lower" }\nask = ["intensity", "total"]\n',
+        encoding="utf-8",
+    )
+    pset = parse_problem_set(path.read_text(encoding="utf-8"), str(path))
+    peak = Fraction(str(solve("matmul", dtype="bf16", chip="h100").analysis.problem.peak.value))
+    bw = Fraction(str(solve("matmul", dtype="bf16", chip="h100").analysis.problem.bandwidth.value))
+    want = 1000 * max(Fraction(10**12) / peak, Fraction(25 * 10**8) / bw)
+    assert answer_set_questions(pset)["k"].answer("total").value == sp.Rational(want)
+    claim = run_cli(
+        [
+            "check",
+            "--problem-set",
+            str(path),
+            "--problem",
+            "k",
+            "--quantity",
+            "total",
+            "--claim",
+            f"{float(want) * 1000:.6g} ms",
+        ]
+    )
+    assert claim.code == 0, claim

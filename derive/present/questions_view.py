@@ -210,8 +210,14 @@ def value_text(a: Answer) -> str:
     return f"{fmt_decimal(a.value)} {a.unit}".rstrip()
 
 
+def _asked(q: Questions, asked: tuple[str, ...]) -> tuple[str, ...]:
+    """The derived names an ``ask`` names; none named means every one is asked."""
+    return tuple(name for name in asked if q.answer(name) is not None)
+
+
 def glance_text(q: Questions, asked: tuple[str, ...] = ()) -> str:
     """One line for the answers at a glance: ``cost = 1.3e6 $; N = 6.9e10``."""
+    asked = _asked(q, asked)
     shown = [a for a in q.derived if not asked or a.name in asked]
     if q.solving is not None and q.solving.verdict != "solved":
         return q.solving.verdict
@@ -229,6 +235,7 @@ def questions_given(q: Questions) -> str:
 def questions_asks(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What the question sheet asks: each derived quantity named, without its value."""
     out = []
+    asked = _asked(q, asked)
     for a in q.derived:
         if asked and a.name not in asked:
             continue

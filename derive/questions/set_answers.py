@@ -90,11 +90,13 @@ def entry_quantities(
 ) -> dict[str, Known]:
     """The dims and quantities of problem ``pid`` of a set, by their JSON names."""
     from derive.analysis.analyse import analyse
+    from derive.analysis.kernel_numbers import kernel_of
     from derive.model.analysis import analyse_model
     from derive.model.binding import bind_model
     from derive.model.phase import analyse_phase, parse_phase
     from derive.model.registry import load_models
     from derive.problem.binding import bind
+    from derive.problem.kernel_problems import KernelEntry
     from derive.problem.problem_set import ModelEntry, ProblemEntry
     from derive.problem.set_registry import set_registry
     from derive.problem.timing import bind_timing
@@ -119,6 +121,8 @@ def entry_quantities(
             )
             table.update(quantities.phase_quantities(phase))
         return table
+    if isinstance(entry, KernelEntry):
+        return quantities.kernel_quantities(kernel_of(entry.spec))
     return {}
 
 
