@@ -379,3 +379,23 @@ def test_a_kernel_problem_takes_questions(tmp_path: Path):
         ]
     )
     assert claim.code == 0, claim
+
+
+def test_the_workbook_boxes_and_grades_a_defined_quantity():
+    from derive.web.book import build_workbook
+    from derive.web.grading import Grader
+
+    pset = parse_problem_set(
+        '[[problem]]\nid = "mm"\noperator = "matmul"\ndtype = "bf16"\nchip = "h100"\n'
+        'set = { B = 4096, D = 8192, F = 8192 }\ngiven = { runs = "1000" }\n'
+        'define = { total = "runs * t_lower" }\nask = ["times", "total"]\n',
+        "mm.toml",
+    )
+    page = build_workbook(pset).pages["mm"]
+    assert "total" in [a.quantity for a in page.asked]
+    assert "total" in [a["quantity"] for a in page.detail["asked"]]
+    peak, bw = _rate(solve("matmul", dtype="bf16", chip="h100").analysis)
+    want = 1000 * _t_lower(4096, 8192, 8192, peak, bw)
+    grader = Grader({e.id: e for e in pset.entries()}, problem_set=pset)
+    assert grader.check("mm", "total", f"{float(want):.6g} s").verdict == "correct"
+    assert grader.check("mm", "total", f"{float(want) * 1000:.6g} s").verdict == "incorrect"

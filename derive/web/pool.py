@@ -71,6 +71,7 @@ def serve_jobs(conn: Connection, source: SetSource, hide_expected: bool) -> None
             {entry.id: entry for entry in pset.entries()},
             pset.operators,
             hide_expected=hide_expected,
+            problem_set=pset,
         )
     except DeriveError as exc:
         conn.send(("error", reason_of(exc)))
