@@ -399,3 +399,17 @@ def test_the_workbook_boxes_and_grades_a_defined_quantity():
     grader = Grader({e.id: e for e in pset.entries()}, problem_set=pset)
     assert grader.check("mm", "total", f"{float(want):.6g} s").verdict == "correct"
     assert grader.check("mm", "total", f"{float(want) * 1000:.6g} s").verdict == "incorrect"
+
+
+def test_intensity_equals_ridge_is_the_crossover():
+    """Two paths to one number: the crossover derive solves, and the equation I = π/β."""
+    d = solve(
+        "matmul",
+        dtype="bf16",
+        chip="h100",
+        set={"D": 8192, "F": 8192},
+        equations=["intensity = ridge"],
+        unknowns=["B"],
+    )
+    b = d.questions.answer("B")
+    assert b.formula == d.crossover.exact and b.value == d.crossover.min_compute_bound

@@ -140,8 +140,15 @@ def operator_quantities(a: Analysis) -> dict[str, Known]:
     }
     bound = p.bound_subs()
     table = _table(_dims(p.operator.dims, bound))
-    table.update(_table(_known(k, v, UNITS[k], origin) for k, v in values.items()))
-    table["t_lower"] = _lower(a.t_math, a.memory.time, a.t_lower)
+    table.update(
+        _table(
+            _known(k, None if v is None else v.xreplace(bound), UNITS[k], origin)
+            for k, v in values.items()
+        )
+    )
+    t_mem = a.memory.time
+    if t_mem is not None:
+        table["t_lower"] = _lower(a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower)
     return table
 
 
