@@ -258,6 +258,13 @@ def _claim(args: argparse.Namespace) -> int:
         pset = _load_set(args.problem_set)
         if args.quantity in defined_names(pset, args.problem):
             return _defined_claim(args, pset)
+        alone = {e.id.lower(): e for e in pset.questions}.get(str(args.problem).lower())
+        if alone is not None:
+            raise ProblemError(
+                f"--quantity {args.quantity}",
+                f"problem {alone.id!r} is givens and equations alone; its quantities: "
+                + ", ".join(alone.questions.answers),
+            )
     _known_quantity(args.quantity)
     spec, operators = problem_of(args)
     if is_model(spec):
