@@ -16,7 +16,7 @@ from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.units import base_text
 from derive.present.escape import md_escape, tex_escape
 from derive.present.tex_layout import tex_break_sum, tex_is_wide
-from derive.questions.read import display_symbol
+from derive.questions.read import display_symbol, names_in
 from derive.questions.records import Answer, Known, Questions, Role
 from derive.solution.notation import tex, tex_text_number
 
@@ -232,17 +232,39 @@ def questions_given(q: Questions) -> str:
     return "; ".join(parts)
 
 
+def _sides(equation: str) -> str:
+    """An equation's two sides as one expression, so its names can be listed."""
+    for sign in ("<=", ">=", "\u2264", "\u2265", "="):
+        equation = equation.replace(sign, " + ")
+    return equation
+
+
 def questions_asks(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What the question sheet asks: each derived quantity named, without its value."""
+    """What the question sheet asks: each derived quantity named, without its value.
+
+    A line says the formula or the equations and the givens they use, so a sheet whose
+    problem has no table of givens (an operator's, a model's) still gives them.
+    """
+    givens = {a.name: a for a in q.answers if a.role is Role.GIVEN}
     out = []
     asked = _asked(q, asked)
     for a in q.derived:
         if asked and a.name not in asked:
             continue
         if a.role is Role.UNKNOWN:
-            out.append(f"{a.name}, from the equations ({a.measure.describe()})")
+            used = [
+                g
+                for g in givens.values()
+                if any(g.name in names_in(_sides(t)) for t in a.text.split("; "))
+            ]
+            head = f"{a.name}, from {a.text}"
         else:
-            out.append(f"{a.name} = {a.text} ({a.measure.describe()})")
+            used = [
+                givens[s.name] for s in sorted(a.formula.free_symbols, key=str) if s.name in givens
+            ]
+            head = f"{a.name} = {a.text}"
+        where = ", where " + ", ".join(f"{g.name} = {g.text}" for g in used) if used else ""
+        out.append(f"{head}{where} ({a.measure.describe()})")
     return tuple(out)
 
 
