@@ -413,3 +413,15 @@ def test_intensity_equals_ridge_is_the_crossover():
     )
     b = d.questions.answer("B")
     assert b.formula == d.crossover.exact and b.value == d.crossover.min_compute_bound
+
+
+def test_solving_is_bounded_by_the_time_budget(tmp_path: Path):
+    path = tmp_path / "hard.toml"
+    path.write_text(
+        '[[problem]]\nid = "hard"\nequations = ["x^61 + 3*x^17 + 5 = 2*y^13", "y^7 + x^3 = 11"]\n'
+        'unknowns = ["x", "y"]\n',
+        encoding="utf-8",
+    )
+    result = run_cli(["key", str(path), "-o", str(tmp_path / "out"), "--time-limit", "1"])
+    assert result.code == 2 and "time limit" in result.err and str(path) in result.err
+    assert len(result.err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
