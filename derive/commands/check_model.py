@@ -159,6 +159,9 @@ def with_serving_step(
 def model_claim(
     args: argparse.Namespace, problem: ModelSpec | ModelEntry, operators: tuple[str, ...]
 ) -> int:
+    """Judge ``--claim`` on a model problem and print the verdict: the one format of
+    ``derive check MODEL`` and ``derive model --claim`` (text, or JSON with ``--format json``).
+    0 right (or right at leading order), 1 wrong."""
     from derive.checking import model_verdict_text as report
     from derive.checking.api import check
     from derive.checking.verdict import Verdict
@@ -168,8 +171,8 @@ def model_claim(
         args.quantity,
         args.claim,
         rtol=args.rtol,
-        hide_expected=args.hide_expected,
-        syntax=args.syntax,
+        hide_expected=getattr(args, "hide_expected", False),
+        syntax=getattr(args, "syntax", "auto"),
         operators=operators,
     )
     if result.verdict is Verdict.UNREADABLE:

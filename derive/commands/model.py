@@ -24,7 +24,7 @@ from derive.commands.model_phase import (
     phase_markdown,
     phase_of,
 )
-from derive.errors import DeriveError, ParseError, ProblemError
+from derive.errors import ProblemError
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
@@ -134,34 +134,11 @@ def model_analysis(args: argparse.Namespace) -> ModelAnalysis:
 
 
 def _judge(args: argparse.Namespace) -> int:
-    """``--quantity Q --claim TEXT``: 0 right, 1 wrong (the verdict on stdout); judged by :func:`derive.check`."""
-    from derive.checking.api import check
-    from derive.checking.verdict import Verdict
-    from derive.commands.check_model import with_serving_step
+    """``--quantity Q --claim TEXT``: judged and printed as ``derive check MODEL`` does (one format)."""
+    from derive.commands.check_model import model_claim, with_serving_step
 
     problem = with_serving_step(args, model_spec(args), args.model)
-    result = check(problem, args.quantity, args.claim, rtol=args.rtol, operators=args.operators)
-    if result.verdict is Verdict.UNREADABLE:
-        error = result.detail
-        raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
-    sentence = "; ".join(result.diagnosis)
-    if args.format == "json":
-        exact = getattr(getattr(result.detail, "judgement", None), "exact", None)
-        verdict = {
-            "quantity": result.quantity,
-            "claim": result.claim,
-            "verdict": result.verdict.value,
-            "exact": exact,
-            "explanation": sentence,
-            "read_as": result.read_as,
-            "expected": result.expected,
-            "relative_error": result.relative_error,
-        }
-        sys.stdout.write(json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
-    else:
-        word = "Correct" if result.verdict is Verdict.CORRECT else "Incorrect"
-        sys.stdout.write(f"{word}: {sentence}.\n")
-    return 0 if result.verdict is Verdict.CORRECT else 1
+    return model_claim(args, problem, tuple(args.operators))
 
 
 def run_model(args: argparse.Namespace) -> int:
