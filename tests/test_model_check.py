@@ -152,7 +152,13 @@ def test_derive_check_model_on_the_command_line():
     assert via_model.code == 0 and via_model.out.startswith("verdict: correct\n")
     for flags in ([], ["--format", "json"]):
         claim = ["--quantity", "params", "--claim", "1e8", *flags]
-        assert run_cli(["model", "gpt2-small", *claim]) == run_cli(["check", "gpt2-small", *claim])
+        via_model, via_check = (
+            run_cli(["model", "gpt2-small", *claim]),
+            run_cli(["check", "gpt2-small", *claim]),
+        )
+        assert (
+            (via_model.code, via_model.out) == (via_check.code, via_check.out) == (1, via_check.out)
+        )
 
 
 _SET = """
