@@ -329,7 +329,7 @@ def profile_key(top: int = 25) -> str:
     import io
     import pstats
 
-    from derive.commands.key import build_key
+    from derive.pipeline.key import build_key
     from derive.problem.problem_set import load_problem_set
 
     pset = load_problem_set(SET20)

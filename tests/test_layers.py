@@ -28,8 +28,8 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("model",),
     ("solution",),
     ("present", "figures"),
-    ("checking",),
-    ("pipeline",),
+    ("pipeline",),  # one entry per problem kind, and the cache of what it analysed
+    ("checking",),  # judges claims against the pipeline's analyses
     ("web",),  # the workbook server; ``derive serve`` (commands) starts it
     ("commands",),
     ("__init__", "__main__"),  # the package's face: the public API and ``python -m derive``

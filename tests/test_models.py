@@ -360,7 +360,7 @@ ask = ["max_batch"]
 
 
 def test_a_problem_set_with_a_model_problem_writes_its_worked_solution():
-    from derive.commands.key import build_key
+    from derive.pipeline.key import build_key
     from derive.problem.problem_set import parse_problem_set
 
     pset = parse_problem_set(MODEL_SET, "models.toml")
@@ -375,7 +375,7 @@ def test_a_problem_set_with_a_model_problem_writes_its_worked_solution():
 
 def test_a_key_says_what_was_not_derived_without_cli_flags():
     """Issue 16: a key from a TOML set says why in the problem's terms, not ``--set B=…``."""
-    from derive.commands.key import build_key
+    from derive.pipeline.key import build_key
     from derive.problem.problem_set import parse_problem_set
 
     text = MODEL_SET.replace(

@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -51,7 +50,6 @@ if TYPE_CHECKING:
     from derive.checking.judge import Judgement
     from derive.checking.kernel_check import KernelDetail
     from derive.checking.model_claims import ModelClaim, ModelJudgement
-    from derive.declare.registry import Registry
     from derive.model.analysis import ModelAnalysis
 
 __all__ = [
@@ -191,20 +189,10 @@ def _rtol(rtol: Tolerance) -> sp.Rational:
     return value
 
 
-@lru_cache(maxsize=32)
-def _registry(operators: tuple[str, ...]) -> Registry:
-    from derive.declare.registry import load_registry
-
-    return load_registry(tuple(Path(p) for p in operators))
-
-
-@lru_cache(maxsize=256)
 def _context(spec: ProblemSpec, operators: tuple[str, ...], rtol: sp.Rational) -> Context:
-    from derive.analysis.analyse import analyse
-    from derive.problem.binding import bind
+    from derive.pipeline.cache import operator_analysis, registry
 
-    registry = _registry(operators)
-    return Context(analyse(bind(spec, registry.get(spec.operator))), spec, registry, rtol)
+    return Context(operator_analysis(spec, operators), spec, registry(operators), rtol)
 
 
 def context_for(

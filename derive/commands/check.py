@@ -33,8 +33,6 @@ from derive.commands.check_kernel import (
     refuse_kernel_mix,
 )
 from derive.commands.check_model import (
-    MODEL_FLAGS,
-    add_model_flags,
     is_model_claim,
     model_claim,
     model_spec_of,
@@ -42,6 +40,7 @@ from derive.commands.check_model import (
     refuse_unreadable,
     write_out,
 )
+from derive.commands.options import MODEL_FLAGS, add_model_flags
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
 from derive.problem.binding import ProblemSpec
@@ -83,7 +82,7 @@ def add_check_parser(
     p = sub.add_parser(
         "check", help="judge a claimed quantity or a whole derivation against the exact answer"
     )
-    from derive.commands.cli import add_kernel_flags
+    from derive.commands.options import add_kernel_flags
 
     add_problem_flags(p, operator_optional=True)
     add_kernel_flags(p)
@@ -156,7 +155,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     quantity (``params``, ``max_batch``, …); or a problem of a set (any kind: a set's kernel
     comes back as its :class:`~derive.problem.kernel_spec.KernelSpec`).
     """
-    from derive.commands.cli import spec_from_args
+    from derive.commands.options import spec_from_args
 
     if args.problem_set is None:
         if args.problem is not None:
@@ -345,7 +344,7 @@ def _derivation(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """The handler of ``derive check``: 0 right, 1 wrong; errors raise :class:`DeriveError` (exit 2)."""
     parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
-    from derive.commands.cli import is_kernel
+    from derive.commands.options import is_kernel
 
     if is_kernel(args):
         refuse_kernel_mix(args)  # an operator, a set or a derivation with a kernel's numbers

@@ -13,7 +13,8 @@ import argparse
 from derive.checking.context import parse_rtol
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
-from derive.commands.check_model import MODEL_FLAGS, refuse_unreadable, write_out
+from derive.commands.check_model import refuse_unreadable, write_out
+from derive.commands.options import MODEL_FLAGS
 from derive.errors import ProblemError
 from derive.problem.kernel_spec import KernelSpec
 

@@ -26,26 +26,12 @@ if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
 __all__ = [
-    "MODEL_FLAGS",
-    "add_model_flags",
     "is_model_claim",
     "model_claim",
     "model_spec_of",
     "refuse_a_model_name",
 ]
 
-# flags only a whole model takes (``derive check MODEL --quantity params …``), and the
-# operator flags a model does not
-MODEL_FLAGS = (
-    "capacity",
-    "devices",
-    "train_tokens",
-    "mfu",
-    "measured_tokens_per_s",
-    "state_bytes",
-    "phase",
-    "tp",
-)
 _OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
 
 
@@ -72,30 +58,6 @@ def refuse_unreadable(args: argparse.Namespace, result: CheckResult) -> NoReturn
         )
     error = result.detail
     raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
-
-
-def add_model_flags(p: argparse.ArgumentParser) -> None:
-    """The flags of ``derive model`` that ``derive check MODEL`` takes besides the shared ones."""
-    p.add_argument("--capacity", metavar="BYTES", help="model: HBM bytes per device, e.g. 80e9")
-    p.add_argument("--devices", metavar="N", help="model: devices holding the model (default 1)")
-    p.add_argument("--train-tokens", metavar="D", help="model: training tokens, e.g. 15e12")
-    p.add_argument("--mfu", metavar="ETA", help="model: FLOPs utilisation in (0, 1], e.g. 0.4")
-    p.add_argument(
-        "--measured-tokens-per-s",
-        metavar="R",
-        help="model: measured tokens/s (training, per device; with --phase, the cluster's serving rate)",
-    )
-    p.add_argument(
-        "--state-bytes", metavar="BYTES|RECIPE", help="model: training-state bytes per parameter"
-    )
-    p.add_argument(
-        "--phase",
-        choices=("decode", "prefill"),
-        help="model: judge a serving step's quantity (t_lower, tokens_per_s, ttft, crossover, …)",
-    )
-    p.add_argument(
-        "--tp", metavar="T", help="model: tensor-parallel degree, a divisor of --devices"
-    )
 
 
 def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool:
@@ -146,7 +108,7 @@ def with_serving_step(
         if serving_only:
             raise ProblemError(serving_only[0], "times a serving step: give --phase decode|prefill")
         return spec
-    from derive.commands.cli import timing_from_args
+    from derive.commands.options import timing_from_args
     from derive.problem.serving_spec import ServingSpec
 
     serving_timing = replace(

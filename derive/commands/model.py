@@ -17,20 +17,14 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from derive.commands.model_phase import (
-    add_phase_flags,
-    phase_json,
-    phase_latex,
-    phase_markdown,
-    phase_of,
-)
+from derive.commands.options import add_phase_flags, serving_of
 from derive.errors import ProblemError
+from derive.pipeline import derive_model, derive_serving
 
 if TYPE_CHECKING:
-    from derive.model.analysis import ModelAnalysis
     from derive.problem.model_spec import ModelSpec
 
-__all__ = ["add_model_parser", "model_analysis", "model_spec", "run_model"]
+__all__ = ["add_model_parser", "model_spec", "run_model"]
 
 
 def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
@@ -103,7 +97,7 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
 
     ``model`` names the model when the command's positional is not ``args.model``. With
     ``--phase``, ``--measured-tokens-per-s`` is the serving step's measured rate (it goes to
-    the phase's timing, :func:`derive.commands.model_phase.phase_timing`), not a training rate.
+    the phase's timing, :func:`derive.present.serving_step.phase_timing`), not a training rate.
     """
     from derive.problem.model_spec import ModelSpec
 
@@ -126,13 +120,6 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
     )
 
 
-def model_analysis(args: argparse.Namespace) -> ModelAnalysis:
-    """Load, bind and analyse the model the flags name."""
-    from derive.checking.api import model_analysis_for
-
-    return model_analysis_for(model_spec(args), tuple(args.operators))
-
-
 def _judge(args: argparse.Namespace) -> int:
     """``--quantity Q --claim TEXT``: judged and printed as ``derive check MODEL`` does (one format)."""
     from derive.commands.check_model import model_claim, with_serving_step
@@ -143,23 +130,23 @@ def _judge(args: argparse.Namespace) -> int:
 
 def run_model(args: argparse.Namespace) -> int:
     """``derive model``: the worked solution (Markdown or LaTeX) or the JSON report."""
-    from derive.present.model_view import model_json, model_latex, model_markdown
-
     if (args.quantity is None) != (args.claim is None):
         raise ProblemError("--quantity / --claim", "give both, to judge a claimed quantity")
     if args.claim is not None:
         return _judge(args)
-    analysis = model_analysis(args)
-    phase = phase_of(args, analysis)
+    spec = model_spec(args)
+    model = derive_model(spec, args.operators)
+    serving = serving_of(args)
+    step = None if serving is None else derive_serving(spec, serving, args.operators)
     if args.format == "json":
-        report = model_json(analysis) | ({"serving": phase_json(phase)} if phase else {})
+        report = model.as_json() | ({"serving": step.as_json()} if step else {})
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.format == "tex":
-        sys.stdout.write(model_latex(analysis))
-        if phase is not None:
-            sys.stdout.write("\n" + phase_latex(phase, analysis))
+        sys.stdout.write(model.latex())
+        if step is not None:
+            sys.stdout.write("\n" + step.latex())
     else:
-        sys.stdout.write(model_markdown(analysis))
-        if phase is not None:
-            sys.stdout.write("\n" + phase_markdown(phase, analysis))
+        sys.stdout.write(model.markdown(level=1))
+        if step is not None:
+            sys.stdout.write("\n" + step.markdown())
     return 0

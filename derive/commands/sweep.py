@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from derive.errors import ProblemError
 
 if TYPE_CHECKING:
-    from derive.commands.cli import ProblemFlags, Subparsers
+    from derive.commands.cli import Subparsers
+    from derive.commands.options import ProblemFlags
     from derive.commands.sweep_grid import Axis
     from derive.declare.operator import Operator
 
@@ -42,7 +43,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     """``derive sweep``: parse, check the grid against the problem, evaluate, write CSV."""
     from derive.analysis.analyse import analyse
     from derive.commands.atomic_file import write_atomic
-    from derive.commands.cli import spec_from_args
+    from derive.commands.options import spec_from_args
     from derive.commands.sweep_grid import grid_size
     from derive.commands.sweep_values import sweep_csv_chunks, unbound_dims
     from derive.declare.registry import load_registry

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.analysis.kernel_numbers import kernel_of
-from derive.commands.key_figures import Placement, kernel_placement
-from derive.commands.key_rows import Row, kernel_row
 from derive.errors import DeriveError
 from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
+from derive.present.key.figures import Placement, kernel_placement
+from derive.present.key.rows import Row, kernel_row
 from derive.present.render import render
 from derive.problem.kernel_problems import kernel_asks
 from derive.problem.problem_set import ProblemSet

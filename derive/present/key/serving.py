@@ -13,9 +13,6 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.analysis.measured import MeasuredVerdict
-from derive.commands.key_figures import Figure
-from derive.commands.model_phase import phase_given, phase_latex, phase_markdown
-from derive.commands.output_files import safe_name
 from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
@@ -30,6 +27,9 @@ from derive.model.phase import (
     parse_phase,
 )
 from derive.present.escape import md_escape, tex_escape
+from derive.present.key.figures import Figure
+from derive.present.key.names import safe_name
+from derive.present.serving_step import phase_given, phase_latex, phase_markdown
 from derive.problem.serving_spec import ServingPlot, ServingSpec
 from derive.problem.timing import bind_timing
 

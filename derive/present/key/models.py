@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from derive.commands.serving_key import serving_part
 from derive.errors import ProblemError
 from derive.model.analysis import ModelAnalysis, analyse_model, select_quantities
 from derive.model.binding import bind_model
 from derive.model.registry import load_models
+from derive.present.key.serving import serving_part
 from derive.present.model_view import ASK_PHRASES, glance, model_latex, model_markdown
 from derive.problem.problem_set import ModelEntry, ProblemSet
 

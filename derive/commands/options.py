@@ -1,0 +1,285 @@
+"""The flags of derive's commands, each group declared once.
+
+A command's parser adds the groups it takes: the problem of an operator
+(:func:`add_problem_flags`), the timing of a step (:func:`add_timing_flags`), a kernel
+by its numbers (:func:`add_kernel_flags`), a model's serving step (:func:`add_phase_flags`),
+the whole-model flags ``derive check MODEL`` takes (:func:`add_model_flags`) and the output
+format (:func:`add_format_flag`). The readers beside them turn parsed flags into the typed
+specs of :mod:`derive.problem` (:func:`spec_from_args`, :func:`timing_from_args`,
+:func:`serving_of`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from derive.errors import ProblemError
+
+if TYPE_CHECKING:
+    from derive.problem.binding import ProblemSpec
+    from derive.problem.serving_spec import ServingSpec
+    from derive.problem.timing import TimingSpec
+
+__all__ = [
+    "KERNEL_FLAGS",
+    "MODEL_FLAGS",
+    "ProblemFlags",
+    "add_format_flag",
+    "add_kernel_flags",
+    "add_model_flags",
+    "add_phase_flags",
+    "add_problem_flags",
+    "add_timing_flags",
+    "is_kernel",
+    "phase_timing",
+    "serving_of",
+    "spec_from_args",
+    "timing_from_args",
+]
+
+
+# flags only a whole model takes (``derive check MODEL --quantity params …``), and the
+# operator flags a model does not
+MODEL_FLAGS = (
+    "capacity",
+    "devices",
+    "train_tokens",
+    "mfu",
+    "measured_tokens_per_s",
+    "state_bytes",
+    "phase",
+    "tp",
+)
+
+
+def add_model_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of ``derive model`` that ``derive check MODEL`` takes besides the shared ones."""
+    p.add_argument("--capacity", metavar="BYTES", help="model: HBM bytes per device, e.g. 80e9")
+    p.add_argument("--devices", metavar="N", help="model: devices holding the model (default 1)")
+    p.add_argument("--train-tokens", metavar="D", help="model: training tokens, e.g. 15e12")
+    p.add_argument("--mfu", metavar="ETA", help="model: FLOPs utilisation in (0, 1], e.g. 0.4")
+    p.add_argument(
+        "--measured-tokens-per-s",
+        metavar="R",
+        help="model: measured tokens/s (training, per device; with --phase, the cluster's serving rate)",
+    )
+    p.add_argument(
+        "--state-bytes", metavar="BYTES|RECIPE", help="model: training-state bytes per parameter"
+    )
+    p.add_argument(
+        "--phase",
+        choices=("decode", "prefill"),
+        help="model: judge a serving step's quantity (t_lower, tokens_per_s, ttft, crossover, …)",
+    )
+    p.add_argument(
+        "--tp", metavar="T", help="model: tensor-parallel degree, a divisor of --devices"
+    )
+
+
+def add_format_flag(
+    parser: argparse.ArgumentParser, choices: Sequence[str], default: str | None = None
+) -> None:
+    """``--format``: the output format, one of ``choices`` (the first is the default)."""
+    parser.add_argument("--format", choices=tuple(choices), default=default or choices[0])
+
+
+class ProblemFlags(Protocol):
+    """:func:`add_problem_flags`, handed to the command modules that describe a problem."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+    ) -> None: ...
+
+
+def add_problem_flags(
+    parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+) -> None:
+    """The flags that describe a problem (shared by solve, check, compare)."""
+    if operator_optional:  # derive check --problem-set takes the problem from the set
+        parser.add_argument("operator", nargs="?", help="operator name (see 'derive operators')")
+    else:
+        parser.add_argument("operator", help="operator name (see 'derive operators')")
+    parser.add_argument(
+        "--operators",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a Python file of Operator declarations (repeatable)",
+    )
+    parser.add_argument(
+        "--dtype",
+        action="append",
+        default=[],
+        metavar="[T=]DTYPE",
+        help="bind every tensor, or tensor T (repeatable; later wins)",
+    )
+    parser.add_argument(
+        "--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)"
+    )
+    if chip:
+        parser.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
+    parser.add_argument(
+        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14"
+    )
+    parser.add_argument(
+        "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
+    )
+    parser.add_argument(
+        "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
+    )
+    parser.add_argument(
+        "--regime",
+        metavar="R",
+        help="asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="DIM=INT",
+        help="bind a dim to a positive integer (repeatable)",
+    )
+    parser.add_argument(
+        "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
+    )
+    parser.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        help="seconds the derivation (and judgement) may take (default $DERIVE_TIME_LIMIT or 10)",
+    )
+    add_timing_flags(parser)
+
+
+_TIMING_FLAGS = (
+    ("--efficiency", "ETA", "derate both ceilings: peak·η and bandwidth·η, η in (0, 1]"),
+    ("--compute-efficiency", "ETA", "derate the compute peak only"),
+    ("--memory-efficiency", "ETA", "derate the memory bandwidth only"),
+    ("--launch-overhead", "TIME", "latency added to every kernel of the step, e.g. 5us"),
+    ("--link-latency", "TIME", "latency per step of a collective (a ring hop), e.g. 1us"),
+    ("--measured-time", "TIME", "a measured time of the step (gives MFU and MBU)"),
+    ("--measured-flops-per-s", "FLOP_PER_S", "a measured compute rate"),
+    ("--measured-bytes-per-s", "BYTES_PER_S", "a measured memory rate"),
+)
+
+
+def add_timing_flags(parser: argparse.ArgumentParser) -> None:
+    """Efficiencies, overheads and measurements (exact: durations take s, ms, us, ns)."""
+    for flag, metavar, helptext in _TIMING_FLAGS:
+        parser.add_argument(flag, metavar=metavar, help=helptext)
+
+
+KERNEL_FLAGS = (
+    ("--flops", "a kernel by its numbers: its FLOPs (no operator), e.g. 1e12"),
+    ("--bytes", "a kernel by its numbers: the bytes it moves, e.g. 2.5e9"),
+    ("--intensity", "a kernel by its intensity alone, FLOPs per byte"),
+)
+"""The flags that give a kernel by its numbers (``derive solve`` and ``derive check``)."""
+
+
+def add_kernel_flags(parser: argparse.ArgumentParser) -> None:
+    """``--flops``, ``--bytes`` and ``--intensity``: a kernel by its numbers, no operator."""
+    for flag, helptext in KERNEL_FLAGS:
+        parser.add_argument(flag, metavar="N", help=helptext)
+
+
+def is_kernel(args: argparse.Namespace) -> bool:
+    """True when the flags give a kernel by its numbers."""
+    return any(getattr(args, flag[2:], None) is not None for flag, _ in KERNEL_FLAGS)
+
+
+def timing_from_args(args: argparse.Namespace) -> TimingSpec:
+    """The timing flags as typed."""
+    from derive.problem.timing import TimingSpec
+
+    return TimingSpec(
+        **{
+            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
+            for flag, _, _ in _TIMING_FLAGS
+        }
+    )
+
+
+def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
+    """A ProblemSpec from parsed flags."""
+    from derive.problem.binding import ProblemSpec
+
+    return ProblemSpec(
+        operator=args.operator,
+        dtypes=tuple(args.dtype),
+        compute=args.compute,
+        chip=getattr(args, "chip", None),
+        peak=args.peak,
+        bandwidth=args.bandwidth,
+        link_bandwidth=args.link_bandwidth,
+        regime=args.regime,
+        sets=tuple(args.set),
+        solve_for=args.solve_for,
+        timing=timing_from_args(args),
+    )
+
+
+_SERVING_TIMING_FLAGS = (
+    ("--efficiency", "derate both ceilings by η in (0, 1]"),
+    ("--compute-efficiency", "derate the compute peak only"),
+    ("--memory-efficiency", "derate the memory bandwidth only"),
+    ("--launch-overhead", "latency added to every kernel launch, e.g. 5us"),
+    ("--link-latency", "latency per ring step of an all-reduce, e.g. 1us"),
+    (
+        "--measured-time",
+        "a measured time of the step (gives MFU and MBU); or give --measured-tokens-per-s",
+    ),
+)
+
+
+def add_phase_flags(parser: argparse.ArgumentParser) -> None:
+    """``--phase``, ``--tp`` and the step's timing flags on ``derive model``."""
+    parser.add_argument(
+        "--phase",
+        choices=("decode", "prefill"),
+        help="time one serving step: decode (B sequences, one token each, KV of S read) or prefill (B prompts of S tokens)",
+    )
+    parser.add_argument(
+        "--tp",
+        metavar="T",
+        help="tensor-parallel degree, a divisor of --devices (default --devices); "
+        "--devices/T data-parallel replicas each serve their own B sequences",
+    )
+    for flag, helptext in _SERVING_TIMING_FLAGS:
+        parser.add_argument(flag, metavar="X", help=helptext)
+
+
+def serving_of(args: argparse.Namespace) -> ServingSpec | None:
+    """The serving step the flags ask for, as typed (None without ``--phase``).
+
+    Raises:
+        ProblemError: a step's flag (a timing flag or ``--tp``) given without ``--phase``.
+    """
+    from derive.problem.serving_spec import ServingSpec
+
+    if getattr(args, "phase", None) is None:
+        used = [
+            flag
+            for flag, _ in _SERVING_TIMING_FLAGS
+            if getattr(args, flag[2:].replace("-", "_"), None)
+        ]
+        if used or getattr(args, "tp", None) is not None:
+            raise ProblemError(
+                (used or ["--tp"])[0], "times a serving step: give --phase decode|prefill"
+            )
+        return None
+    return ServingSpec(args.phase, args.tp, phase_timing(args))
+
+
+def phase_timing(args: argparse.Namespace) -> TimingSpec:
+    """The step's timing flags as typed, with ``--measured-tokens-per-s`` as the serving rate."""
+    from derive.problem.timing import TimingSpec
+
+    return TimingSpec(
+        **{
+            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
+            for flag, _ in _SERVING_TIMING_FLAGS
+        },
+        measured_tokens_per_s=getattr(args, "measured_tokens_per_s", None),
+    )

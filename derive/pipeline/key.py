@@ -1,0 +1,84 @@
+"""``derive key``'s derivations: every problem of a set derived (in worker processes, each
+within its time budget), then handed to :mod:`derive.present.key.files` for the files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+
+from derive.deadline import run_each
+from derive.declare.registry import Registry
+from derive.errors import DeriveError, ProblemError
+from derive.pipeline import analyse_spec, derive_spec
+from derive.present.key.figures import plot_figure
+from derive.present.key.files import ProblemPart, key_files, problem_part
+from derive.present.key.names import safe_name
+from derive.problem.problem_set import ProblemSet
+from derive.problem.set_errors import in_file_terms, raise_collected
+from derive.problem.set_registry import set_registry
+
+__all__ = ["build_key"]
+
+
+def _build_problem(
+    pset: ProblemSet, stem: str, registry: Registry, index: int
+) -> ProblemPart | ProblemError:
+    """Derive and render problem ``index`` of the set (pure: the same in any process).
+
+    An error in the problem comes back as a value, said in the file's own terms, so that
+    every problem's errors are reported together.
+    """
+    entry = pset.problems[index]
+    try:
+        d = derive_spec(entry.spec, registry)
+    except DeriveError as exc:
+        return in_file_terms(exc, pset.source, entry.id)
+    try:
+        plot = (
+            plot_figure(stem, entry, entry.plot, lambda spec: analyse_spec(spec, registry))
+            if entry.plot
+            else None
+        )
+    except DeriveError as exc:
+        return in_file_terms(exc, pset.source, entry.id, "plot")
+    return problem_part(pset, stem, index, d.analysis, d.solution, plot)
+
+
+def build_key(
+    pset: ProblemSet,
+    stem: str,
+    registry: Registry | None = None,
+    *,
+    time_limit: float | None = None,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    errors: Sequence[DeriveError] = (),
+) -> dict[str, str]:
+    """Render every file of the key for a problem set, in memory: name → text.
+
+    Args:
+        pset: the problem set.
+        stem: the files' common name.
+        registry: the operators (default: :func:`~derive.problem.set_registry.set_registry`, trusted).
+        time_limit: seconds each problem may take (None: no limit); past it a
+            :class:`~derive.errors.TimeLimitError` names the problem.
+        jobs: worker processes deriving problems at once (output is the same for any number).
+        progress: called as ``progress(done, total)`` after each problem.
+        errors: errors already found in the file (parsing); they are raised together with
+            the ones found here, one line each.
+    """
+    stem = safe_name(stem)
+    registry = registry or set_registry(pset, trust=True)
+    built = run_each(
+        partial(_build_problem, pset, stem, registry),
+        len(pset.problems),
+        seconds=time_limit,
+        name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",
+        jobs=jobs,
+        on_done=progress,
+    )
+    raise_collected(
+        pset.source, [*errors, *(part for part in built if isinstance(part, ProblemError))]
+    )
+    parts = [part for part in built if isinstance(part, ProblemPart)]
+    return key_files(pset, stem, parts, time_limit=time_limit, jobs=jobs)
