@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import sympy as sp
 
+from derive.checking import model_verdict_text, verdict_text
+from derive.checking.chain import read_chain_text
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
+from derive.checking.kernel_check import kernel_claim_json, kernel_claim_text
+from derive.checking.kernel_claims import KERNEL_QUANTITIES
+from derive.checking.quantities import QUANTITIES
+from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula.answer import position_of
@@ -53,6 +59,10 @@ if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
 
 __all__ = [
+    "DEFAULT_RTOL",
+    "KERNEL_QUANTITIES",
+    "QUANTITIES",
+    "SERVING_QUANTITIES",
     "CheckResult",
     "DerivationResult",
     "StepResult",
@@ -60,7 +70,13 @@ __all__ = [
     "check",
     "check_derivation",
     "context_for",
+    "kernel_claim_json",
+    "kernel_claim_text",
     "model_analysis_for",
+    "model_verdict_text",
+    "parse_rtol",
+    "read_chain_text",
+    "verdict_text",
 ]
 
 Problem: TypeAlias = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec | KernelEntry

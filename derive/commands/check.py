@@ -22,10 +22,13 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from derive.checking.context import DEFAULT_RTOL, parse_rtol
-from derive.checking.kernel_claims import KERNEL_QUANTITIES
-from derive.checking.quantities import QUANTITIES
-from derive.checking.serving_claims import SERVING_QUANTITIES
+from derive.checking.api import (
+    DEFAULT_RTOL,
+    KERNEL_QUANTITIES,
+    QUANTITIES,
+    SERVING_QUANTITIES,
+    parse_rtol,
+)
 from derive.commands.check_kernel import (
     KERNEL_ONLY,
     judge_kernel,
@@ -237,9 +240,8 @@ def is_model(problem: object) -> bool:
 
 
 def _claim(args: argparse.Namespace) -> int:
-    from derive.checking import verdict_text as report
-    from derive.checking.api import ClaimDetail, check
-    from derive.checking.verdict import Verdict
+    from derive.checking.api import ClaimDetail, Verdict, check
+    from derive.checking.api import verdict_text as report
 
     if args.quantity is None:
         raise ProblemError(
@@ -297,10 +299,8 @@ def _claim(args: argparse.Namespace) -> int:
 
 
 def _derivation(args: argparse.Namespace) -> int:
-    from derive.checking import verdict_text as report
-    from derive.checking.api import ChainDetail, check_derivation
-    from derive.checking.chain import read_chain_text
-    from derive.checking.verdict import Verdict
+    from derive.checking.api import ChainDetail, Verdict, check_derivation, read_chain_text
+    from derive.checking.api import verdict_text as report
 
     spec, operators = problem_of(args)
     if is_model(spec) or isinstance(spec, KernelSpec):

@@ -12,11 +12,9 @@ import argparse
 import json
 import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from derive.checking.context import parse_rtol
-from derive.checking.serving_claims import SERVING_QUANTITIES
+from derive.checking.api import SERVING_QUANTITIES, parse_rtol
 from derive.errors import DeriveError, ParseError, ProblemError
 from derive.problem.model_spec import ModelSpec
 from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
@@ -48,7 +46,7 @@ def write_out(data: dict | str) -> None:
 
 def refuse_unreadable(args: argparse.Namespace, result: CheckResult) -> NoReturn:
     """An unreadable claim: its JSON verdict with ``--format json``, then its one-line error."""
-    from derive.checking import verdict_text
+    from derive.checking.api import verdict_text
 
     if args.format == "json":
         write_out(
@@ -66,8 +64,8 @@ def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool
     A quantity only a model has (``params``, ``tokens_per_s``, …) or ``--phase`` says so; a
     quantity both have (``mfu``, ``t_lower``, ``crossover``) is a model's when NAME is one.
     """
-    from derive.checking.quantities import QUANTITIES
-    from derive.model.registry import load_models
+    from derive.checking.api import QUANTITIES
+    from derive.pipeline import model_names
 
     if args.phase is not None or args.tp is not None:
         return True
@@ -77,7 +75,7 @@ def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool
         return True
     if args.quantity not in MODEL_ASK_KEYS + SERVING_QUANTITIES or args.operator is None:
         return False
-    names = load_models(tuple(Path(p) for p in operators)).names()
+    names = model_names(operators)
     return args.operator.lower() in {m.lower() for m in names}
 
 
@@ -124,9 +122,8 @@ def model_claim(
     """Judge ``--claim`` on a model problem and print the verdict: the one format of
     ``derive check MODEL`` and ``derive model --claim`` (text, or JSON with ``--format json``).
     0 right (or right at leading order), 1 wrong."""
-    from derive.checking import model_verdict_text as report
-    from derive.checking.api import check
-    from derive.checking.verdict import Verdict
+    from derive.checking.api import Verdict, check
+    from derive.checking.api import model_verdict_text as report
 
     result = check(
         problem,
@@ -150,10 +147,10 @@ def model_claim(
 
 def refuse_a_model_name(args: argparse.Namespace, operators: tuple[str, ...]) -> None:
     """An unknown operator that is a model's name: say which quantities a model has."""
-    from derive.model.registry import load_models
+    from derive.pipeline import model_names
 
     name = args.operator
-    models = load_models(tuple(Path(p) for p in operators)).names()
+    models = model_names(operators)
     if name is not None and name.lower() in {m.lower() for m in models}:
         raise ProblemError(
             f"derive check {name} --quantity {args.quantity}",

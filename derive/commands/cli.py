@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Callable
 from importlib import import_module
-from pathlib import Path
 from typing import TextIO, TypeAlias
 
 from derive.commands.options import (
@@ -126,11 +125,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         raise ProblemError(
             "derive solve", "give an operator, or a kernel by --flops and --bytes (or --intensity)"
         )
-    from derive.declare.registry import load_registry
-    from derive.pipeline import derive_spec
+    from derive.pipeline import derive_spec, operator_registry
 
-    registry = load_registry(tuple(Path(path) for path in args.operators))
-    derivation = derive_spec(spec_from_args(args), registry)
+    derivation = derive_spec(spec_from_args(args), operator_registry(args.operators))
     if args.format == "json":
         sys.stdout.write(json.dumps(derivation.as_json(), indent=2, ensure_ascii=False) + "\n")
     else:
@@ -149,10 +146,10 @@ def _cmd_chips(args: argparse.Namespace) -> int:
 
 
 def _cmd_operators(args: argparse.Namespace) -> int:
-    from derive.declare.registry import load_registry
+    from derive.pipeline import operator_registry
     from derive.present import listing
 
-    registry = load_registry(tuple(Path(path) for path in args.operators))
+    registry = operator_registry(args.operators)
     if args.format == "json":
         sys.stdout.write(
             json.dumps(listing.operators_json(registry), indent=2, ensure_ascii=False) + "\n"

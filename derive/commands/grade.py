@@ -65,10 +65,7 @@ def _read_rows(path: str) -> list[dict[str, str]]:
 
 def grade(args: argparse.Namespace) -> int:
     """Grade every answer of ``args.answers`` against ``args.problem_set``; see the module docstring."""
-    from derive.checking.api import check
-    from derive.checking.quantities import QUANTITIES
-    from derive.checking.serving_claims import SERVING_QUANTITIES
-    from derive.checking.verdict import Verdict
+    from derive.checking.api import QUANTITIES, SERVING_QUANTITIES, Verdict, check
     from derive.commands.check import _entry, _load_set, _operators, is_model
     from derive.problem.problem_set import MODEL_ASK_KEYS, KernelEntry, ModelEntry
 

@@ -199,10 +199,8 @@ def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation:
 
 
 def operator_registry(operators: Sequence[str | Path] = ()) -> Registry:
-    """The built-in operators and those declared in ``operators`` (Python files), loaded once."""
-    from derive.pipeline.cache import registry
-
-    return registry(tuple(str(p) for p in operators))
+    """The built-in operators and those declared in ``operators`` (Python files), read now."""
+    return load_registry(tuple(Path(p) for p in operators))
 
 
 def model_names(operators: Sequence[str | Path] = ()) -> tuple[str, ...]:
