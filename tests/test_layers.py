@@ -115,6 +115,7 @@ COMMANDS_MAY_IMPORT: dict[str, str] = {
     "derive.present": "the documents a command prints or writes",
     "derive.checking.api": "derive check judges claims through the checker's public API",
     "derive.problem": "the typed specs a command builds from its flags, and problem sets",
+    "derive.catalogue": "the problem kinds a command dispatches on (a table keyed by kind)",
     "derive.errors": "the one-line errors a command raises",
     "derive.deadline": "the time budget a command runs under (--time-limit, --jobs)",
     "derive.formula": "the claim syntaxes derive check offers (--syntax)",

@@ -15,10 +15,10 @@ import pytest
 import sympy as sp
 from conftest import run_cli
 
+from derive.pipeline import solve
 from derive.present.sweep.csv import format_csv
 from derive.present.sweep.grid import log_points, parse_over
 from derive.present.sweep.values import COLUMNS, sweep_arrays, sweep_csv
-from derive.pipeline import solve
 
 BASE = ["sweep", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "F=8192"]
 B, D, F = sp.symbols("B D F", positive=True, integer=True)

@@ -136,8 +136,7 @@ def model_analysis_for(
     """
     from derive.pipeline.cache import model_analysis
 
-    spec = problem.spec if isinstance(problem, ModelEntry) else problem
-    return model_analysis(spec, tuple(str(p) for p in operators))
+    return model_analysis(problem.spec, tuple(str(p) for p in operators))
 
 
 def model_quantity(a: ModelAnalysis, quantity: str) -> Quantity:

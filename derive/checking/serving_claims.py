@@ -93,12 +93,10 @@ def phase_for(
     Raises:
         DeriveError: the step cannot be derived (a dim free, ``--tp`` not --devices, …).
     """
-    from derive.problem.problem_set import ModelEntry
-
-    if not isinstance(problem, ModelEntry) or problem.serving is None:
-        return None
     from derive.pipeline.cache import serving_analysis
 
+    if problem.serving is None:  # a typed model, or a set's model without a phase
+        return None
     return serving_analysis(problem.spec, problem.serving, tuple(str(p) for p in operators))
 
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
+from derive.catalogue import ProblemKind
 from derive.checking.api import (
     DEFAULT_RTOL,
     KERNEL_QUANTITIES,
@@ -46,7 +48,7 @@ from derive.commands.check_model import (
 from derive.commands.options import MODEL_FLAGS, add_model_flags
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
-from derive.problem.binding import ProblemSpec
+from derive.pipeline.kinds import Problem, kind_of
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.problem_set import (
@@ -144,9 +146,6 @@ def _operators(args: argparse.Namespace, extra: tuple[Path, ...] = ()) -> tuple[
     return tuple(str(p) for p in extra) + tuple(args.operators)
 
 
-Problem = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec
-
-
 def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
     return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
 
@@ -181,10 +180,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     pset = _load_set(args.problem_set)
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
-    entry = _entry(pset, args.problem)
-    return (entry.spec if isinstance(entry, ProblemEntry | KernelEntry) else entry), _operators(
-        args, pset.operators
-    )
+    return _entry(pset, args.problem), _operators(args, pset.operators)
 
 
 def refuse_set_flags(args: argparse.Namespace) -> None:
@@ -234,15 +230,12 @@ def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | KernelEntry | Mo
     )
 
 
-def is_model(problem: object) -> bool:
-    """True for a whole-model problem (typed, or of a set)."""
-    return isinstance(problem, ModelSpec | ModelEntry)
+def is_model(problem: Problem) -> bool:
+    """True for a whole-model problem (typed, or of a set; with its serving step or not)."""
+    return problem.kind in (ProblemKind.MODEL, ProblemKind.SERVING)
 
 
 def _claim(args: argparse.Namespace) -> int:
-    from derive.checking.api import ClaimDetail, Verdict, check
-    from derive.checking.api import verdict_text as report
-
     if args.quantity is None:
         raise ProblemError(
             "--quantity", f"--claim needs --quantity (one of {', '.join(ALL_QUANTITIES)})"
@@ -253,12 +246,24 @@ def _claim(args: argparse.Namespace) -> int:
             "a quantity of a kernel by its numbers: give --flops and --bytes (or --intensity) "
             "and a chip, without an operator, model or problem set",
         )
-    spec, operators = problem_of(args)
-    if is_model(spec):
-        assert isinstance(spec, ModelSpec | ModelEntry)
-        return model_claim(args, spec, operators)
-    if isinstance(spec, KernelSpec):
-        return judge_kernel(args, spec, f"problem {args.problem!r} (a kernel by its numbers)")
+    problem, operators = problem_of(args)
+    claim = _CLAIMS.get(problem.kind, _operator_claim)
+    return claim(args, problem, operators)
+
+
+def _model_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
+    return model_claim(args, cast(ModelSpec | ModelEntry, problem), operators)
+
+
+def _kernel_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
+    spec = cast(KernelSpec, problem.spec)  # the kernel kind's spec
+    return judge_kernel(args, spec, f"problem {args.problem!r} (a kernel by its numbers)")
+
+
+def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
+    from derive.checking.api import ClaimDetail, Verdict, check
+    from derive.checking.api import verdict_text as report
+
     if args.quantity in KERNEL_ONLY:
         raise ProblemError(
             f"--quantity {args.quantity}",
@@ -298,16 +303,24 @@ def _claim(args: argparse.Namespace) -> int:
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
 
+_CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...]], int]] = {
+    ProblemKind.KERNEL: _kernel_claim,
+    ProblemKind.MODEL: _model_claim,
+    ProblemKind.SERVING: _model_claim,
+}
+"""How ``--claim`` is judged and printed for a problem of each kind (an operator's by default)."""
+
+
 def _derivation(args: argparse.Namespace) -> int:
     from derive.checking.api import ChainDetail, Verdict, check_derivation, read_chain_text
     from derive.checking.api import verdict_text as report
 
     spec, operators = problem_of(args)
-    if is_model(spec) or isinstance(spec, KernelSpec):
-        what = (
-            "a kernel by its numbers" if isinstance(spec, KernelSpec) else "a whole-model problem"
+    kind = kind_of(spec)
+    if not kind.chains:
+        raise ProblemError(
+            "--chain", f"{kind.noun} is checked one quantity at a time: give --claim"
         )
-        raise ProblemError("--chain", f"{what} is checked one quantity at a time: give --claim")
     text = read_chain_text(args.chain)
     result = check_derivation(
         spec,
