@@ -156,3 +156,11 @@ def test_the_checker_sees_imports_inside_functions():
         "derive.pipeline",
         "derive.present",
     }
+
+
+def test_the_flag_groups_default_tolerance_is_the_checkers():
+    """``commands.options`` spells the default ``--rtol`` so that ``--help`` loads no sympy."""
+    from derive.checking.api import DEFAULT_RTOL
+    from derive.commands.options import DEFAULT_RTOL as FLAG_DEFAULT
+
+    assert FLAG_DEFAULT == DEFAULT_RTOL

@@ -25,7 +25,6 @@ from typing import cast
 
 from derive.catalogue import ProblemKind
 from derive.checking.api import (
-    DEFAULT_RTOL,
     KERNEL_QUANTITIES,
     QUANTITIES,
     SERVING_QUANTITIES,
@@ -45,7 +44,12 @@ from derive.commands.check_model import (
     refuse_unreadable,
     write_out,
 )
-from derive.commands.options import MODEL_FLAGS, add_model_flags
+from derive.commands.options import (
+    MODEL_FLAGS,
+    add_format_flag,
+    add_model_flags,
+    add_tolerance_flag,
+)
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
 from derive.pipeline.kinds import Problem, kind_of
@@ -91,7 +95,7 @@ def add_check_parser(
 
     add_problem_flags(p, operator_optional=True)
     add_kernel_flags(p)
-    add_model_flags(p)
+    add_model_flags(p, prefix="model: ")
     p.add_argument(
         "--quantity",
         choices=ALL_QUANTITIES,
@@ -131,13 +135,8 @@ def add_check_parser(
     p.add_argument(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
-    p.add_argument(
-        "--rtol",
-        default=DEFAULT_RTOL,
-        metavar="R",
-        help="relative tolerance for numbers (default 0.01 = 1%%)",
-    )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_tolerance_flag(p)
+    add_format_flag(p, ("text", "json"))
     p.set_defaults(handler=run)
     return p
 

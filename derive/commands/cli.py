@@ -19,6 +19,7 @@ from typing import TextIO, TypeAlias
 from derive.commands.options import (
     add_format_flag,
     add_kernel_flags,
+    add_operators_flag,
     add_problem_flags,
     is_kernel,
     spec_from_args,
@@ -88,10 +89,10 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_kernel_flags(solve)
     add_format_flag(solve, ("md", "json"))
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
-    chips.add_argument("--format", choices=("text", "md", "json"), default="text")
+    add_format_flag(chips, ("text", "md", "json"))
     ops = sub.add_parser("operators", help="list operators with their shapes")
-    ops.add_argument("--operators", action="append", default=[], metavar="PATH")
-    ops.add_argument("--format", choices=("text", "md", "json"), default="text")
+    add_operators_flag(ops)
+    add_format_flag(ops, ("text", "md", "json"))
     _add_later_commands(sub, command)
     return parser
 

@@ -12,6 +12,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from derive.commands.options import add_format_flag
 from derive.errors import ProblemError
 from derive.pipeline.compare import compare_rows
 from derive.present.compare.json import compare_json
@@ -83,5 +84,5 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
         metavar="CHIP",
         help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s)",
     )
-    parser.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    add_format_flag(parser, ("md", "tex", "json"))
     parser.set_defaults(handler=run_compare)

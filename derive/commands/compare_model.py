@@ -29,7 +29,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from derive.commands.options import serving_of
+from derive.commands.options import add_model_flags, serving_of
 from derive.errors import OperatorFileError, ProblemError, UnknownNameError, did_you_mean
 from derive.pipeline import model_names, operator_registry
 from derive.pipeline.compare import model_rows
@@ -64,18 +64,7 @@ _MODEL_ONLY = (("phase", "--phase"), ("devices", "--devices"), ("tp", "--tp"))
 
 def add_model_compare_flags(parser: argparse.ArgumentParser) -> None:
     """``--phase``, ``--devices`` and ``--tp`` on ``derive compare`` (models only)."""
-    parser.add_argument(
-        "--phase",
-        choices=("decode", "prefill"),
-        help="a model: compare one serving step, decode or prefill (as 'derive model --phase')",
-    )
-    parser.add_argument("--devices", metavar="N", help="a model: devices holding it (default 1)")
-    parser.add_argument(
-        "--tp",
-        metavar="N",
-        help="a model: tensor-parallel degree T, a divisor of --devices (default --devices); "
-        "--devices/T data-parallel replicas each serve their own B sequences",
-    )
+    add_model_flags(parser, ("--phase", "--devices", "--tp"), prefix="a model: ")
 
 
 def _given(args: argparse.Namespace, flags: tuple[tuple[str, str], ...]) -> str | None:

@@ -17,9 +17,16 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from derive.commands.options import add_phase_flags, serving_of
+from derive.commands.options import (
+    add_format_flag,
+    add_hardware_flags,
+    add_model_flags,
+    add_operators_flag,
+    add_serving_timing_flags,
+    add_tolerance_flag,
+    serving_of,
+)
 from derive.errors import ProblemError
-from derive.pipeline import derive_model, derive_serving
 
 if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
@@ -38,22 +45,8 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
         "model",
         help="model name (built-ins: gpt2-small, llama-3-8b, llama-3-70b, llama-2-70b, mixtral-8x7b)",
     )
-    p.add_argument(
-        "--operators",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a Python file declaring Transformer models (and operators); repeatable",
-    )
-    p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
-    p.add_argument(
-        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 9.89e14"
-    )
-    p.add_argument("--bandwidth", metavar="BYTES_PER_S", help="HBM bandwidth instead of a chip")
-    p.add_argument(
-        "--capacity", metavar="BYTES", help="HBM bytes per device (overrides the chip's), e.g. 80e9"
-    )
-    p.add_argument("--devices", metavar="N", help="devices holding the model (default 1)")
+    add_operators_flag(p, "a Python file declaring Transformer models (and operators); repeatable")
+    add_hardware_flags(p, link=False)
     p.add_argument(
         "--dtype",
         action="append",
@@ -64,31 +57,16 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--set", action="append", default=[], metavar="DIM=INT", help="bind B, S or a model dim"
     )
-    p.add_argument("--train-tokens", metavar="D", help="training tokens, e.g. 15e12")
-    p.add_argument("--mfu", metavar="ETA", help="model FLOPs utilisation in (0, 1], e.g. 0.4")
-    p.add_argument(
-        "--measured-tokens-per-s",
-        metavar="R",
-        help="measured tokens per second: without --phase, the training rate per device; with "
-        "--phase, the serving rate of the whole cluster (every replica), as derive's own tokens_per_s "
-        "(decode) or prefill_tokens_per_s (prefill)",
-    )
-    p.add_argument(
-        "--state-bytes",
-        metavar="BYTES|RECIPE",
-        help="training-state bytes per parameter, or a recipe: adam-mixed (2+2+12), adam-fp32, sgd-mixed",
-    )
+    add_model_flags(p)
+    add_serving_timing_flags(p)
     p.add_argument(
         "--quantity",
         metavar="Q",
         help="with --claim: the quantity claimed (params, kv_bytes_per_token, max_batch, …)",
     )
     p.add_argument("--claim", metavar="TEXT", help="a claimed value or formula to judge exactly")
-    p.add_argument(
-        "--rtol", default="0.01", metavar="R", help="relative tolerance for numbers (default 0.01)"
-    )
-    p.add_argument("--format", choices=("md", "json", "tex"), default="md")
-    add_phase_flags(p)
+    add_tolerance_flag(p)
+    add_format_flag(p, ("md", "json", "tex"))
     p.set_defaults(handler=run_model)
 
 
@@ -134,6 +112,8 @@ def run_model(args: argparse.Namespace) -> int:
         raise ProblemError("--quantity / --claim", "give both, to judge a claimed quantity")
     if args.claim is not None:
         return _judge(args)
+    from derive.pipeline import derive_model, derive_serving
+
     spec = model_spec(args)
     model = derive_model(spec, args.operators)
     serving = serving_of(args)

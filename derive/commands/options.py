@@ -22,16 +22,24 @@ if TYPE_CHECKING:
     from derive.problem.serving_spec import ServingSpec
     from derive.problem.timing import TimingSpec
 
+DEFAULT_RTOL = "0.01"
+"""The checker's default tolerance (``derive.checking.api.DEFAULT_RTOL``; a test keeps the two
+equal): spelled here so that ``derive model --help`` need not load the checker and sympy."""
+
 __all__ = [
+    "DEFAULT_RTOL",
     "KERNEL_FLAGS",
     "MODEL_FLAGS",
     "ProblemFlags",
     "add_format_flag",
+    "add_hardware_flags",
     "add_kernel_flags",
     "add_model_flags",
-    "add_phase_flags",
+    "add_operators_flag",
     "add_problem_flags",
+    "add_serving_timing_flags",
     "add_timing_flags",
+    "add_tolerance_flag",
     "is_kernel",
     "phase_timing",
     "serving_of",
@@ -40,42 +48,59 @@ __all__ = [
 ]
 
 
-# flags only a whole model takes (``derive check MODEL --quantity params …``), and the
-# operator flags a model does not
-MODEL_FLAGS = (
-    "capacity",
-    "devices",
-    "train_tokens",
-    "mfu",
-    "measured_tokens_per_s",
-    "state_bytes",
-    "phase",
-    "tp",
-)
-
-
-def add_model_flags(p: argparse.ArgumentParser) -> None:
-    """The flags of ``derive model`` that ``derive check MODEL`` takes besides the shared ones."""
-    p.add_argument("--capacity", metavar="BYTES", help="model: HBM bytes per device, e.g. 80e9")
-    p.add_argument("--devices", metavar="N", help="model: devices holding the model (default 1)")
-    p.add_argument("--train-tokens", metavar="D", help="model: training tokens, e.g. 15e12")
-    p.add_argument("--mfu", metavar="ETA", help="model: FLOPs utilisation in (0, 1], e.g. 0.4")
-    p.add_argument(
+_MODEL_FLAG_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("--capacity", "BYTES", "HBM bytes per device (overrides the chip's), e.g. 80e9"),
+    ("--devices", "N", "devices holding the model (default 1)"),
+    ("--train-tokens", "D", "training tokens, e.g. 15e12"),
+    ("--mfu", "ETA", "model FLOPs utilisation in (0, 1], e.g. 0.4"),
+    (
         "--measured-tokens-per-s",
-        metavar="R",
-        help="model: measured tokens/s (training, per device; with --phase, the cluster's serving rate)",
-    )
-    p.add_argument(
-        "--state-bytes", metavar="BYTES|RECIPE", help="model: training-state bytes per parameter"
-    )
-    p.add_argument(
+        "R",
+        "measured tokens per second: without --phase, the training rate per device; with "
+        "--phase, the serving rate of the whole cluster (every replica), as derive's own "
+        "tokens_per_s (decode) or prefill_tokens_per_s (prefill)",
+    ),
+    (
+        "--state-bytes",
+        "BYTES|RECIPE",
+        "training-state bytes per parameter, or a recipe: adam-mixed (2+2+12), adam-fp32, sgd-mixed",
+    ),
+    (
         "--phase",
-        choices=("decode", "prefill"),
-        help="model: judge a serving step's quantity (t_lower, tokens_per_s, ttft, crossover, …)",
-    )
-    p.add_argument(
-        "--tp", metavar="T", help="model: tensor-parallel degree, a divisor of --devices"
-    )
+        "decode|prefill",
+        "time one serving step: decode (B sequences, one token each, KV of S read) or prefill "
+        "(B prompts of S tokens)",
+    ),
+    (
+        "--tp",
+        "T",
+        "tensor-parallel degree, a divisor of --devices (default --devices); "
+        "--devices/T data-parallel replicas each serve their own B sequences",
+    ),
+)
+"""Every flag only a whole model takes: (flag, metavar, help), declared once."""
+
+MODEL_FLAGS = tuple(flag[2:].replace("-", "_") for flag, _, _ in _MODEL_FLAG_ROWS)
+"""Their attribute names (``derive check`` refuses them for an operator problem)."""
+
+_PHASES = ("decode", "prefill")
+
+
+def add_model_flags(
+    parser: argparse.ArgumentParser, flags: Sequence[str] = (), prefix: str = ""
+) -> None:
+    """The model flags ``flags`` (default: every one), each help text after ``prefix``.
+
+    ``derive model`` takes them all; ``derive check`` all, said as "model: …" (its
+    positional may name an operator); ``derive compare`` ``--phase``, ``--devices`` and ``--tp``.
+    """
+    for flag, metavar, helptext in _MODEL_FLAG_ROWS:
+        if flags and flag not in flags:
+            continue
+        if flag == "--phase":
+            parser.add_argument(flag, choices=_PHASES, help=prefix + helptext)
+        else:
+            parser.add_argument(flag, metavar=metavar, help=prefix + helptext)
 
 
 def add_format_flag(
@@ -93,6 +118,42 @@ class ProblemFlags(Protocol):
     ) -> None: ...
 
 
+def add_operators_flag(
+    parser: argparse.ArgumentParser,
+    helptext: str = "a Python file of Operator declarations (repeatable)",
+) -> None:
+    """``--operators PATH`` (repeatable): files that declare operators (or models) besides the built-ins."""
+    parser.add_argument("--operators", action="append", default=[], metavar="PATH", help=helptext)
+
+
+def add_hardware_flags(
+    parser: argparse.ArgumentParser, chip: bool = True, link: bool = True
+) -> None:
+    """The hardware: ``--chip``, or the numbers ``--peak`` and ``--bandwidth`` (and ``--link-bandwidth``)."""
+    if chip:
+        parser.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
+    parser.add_argument(
+        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14"
+    )
+    parser.add_argument(
+        "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
+    )
+    if link:
+        parser.add_argument(
+            "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
+        )
+
+
+def add_tolerance_flag(parser: argparse.ArgumentParser) -> None:
+    """``--rtol R``: the relative tolerance a claimed number is judged with."""
+    parser.add_argument(
+        "--rtol",
+        default=DEFAULT_RTOL,
+        metavar="R",
+        help="relative tolerance for numbers (default 0.01 = 1%%)",
+    )
+
+
 def add_problem_flags(
     parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
 ) -> None:
@@ -101,13 +162,7 @@ def add_problem_flags(
         parser.add_argument("operator", nargs="?", help="operator name (see 'derive operators')")
     else:
         parser.add_argument("operator", help="operator name (see 'derive operators')")
-    parser.add_argument(
-        "--operators",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a Python file of Operator declarations (repeatable)",
-    )
+    add_operators_flag(parser)
     parser.add_argument(
         "--dtype",
         action="append",
@@ -118,17 +173,7 @@ def add_problem_flags(
     parser.add_argument(
         "--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)"
     )
-    if chip:
-        parser.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
-    parser.add_argument(
-        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14"
-    )
-    parser.add_argument(
-        "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
-    )
-    parser.add_argument(
-        "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
-    )
+    add_hardware_flags(parser, chip=chip)
     parser.add_argument(
         "--regime",
         metavar="R",
@@ -233,19 +278,8 @@ _SERVING_TIMING_FLAGS = (
 )
 
 
-def add_phase_flags(parser: argparse.ArgumentParser) -> None:
-    """``--phase``, ``--tp`` and the step's timing flags on ``derive model``."""
-    parser.add_argument(
-        "--phase",
-        choices=("decode", "prefill"),
-        help="time one serving step: decode (B sequences, one token each, KV of S read) or prefill (B prompts of S tokens)",
-    )
-    parser.add_argument(
-        "--tp",
-        metavar="T",
-        help="tensor-parallel degree, a divisor of --devices (default --devices); "
-        "--devices/T data-parallel replicas each serve their own B sequences",
-    )
+def add_serving_timing_flags(parser: argparse.ArgumentParser) -> None:
+    """The timing flags of a model's serving step (``derive model --phase``)."""
     for flag, helptext in _SERVING_TIMING_FLAGS:
         parser.add_argument(flag, metavar="X", help=helptext)
 
