@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from derive.deadline import run_each
 from derive.declare.registry import Registry
@@ -16,6 +17,12 @@ from derive.present.key.names import safe_name
 from derive.problem.problem_set import ProblemSet
 from derive.problem.set_errors import in_file_terms, raise_collected
 from derive.problem.set_registry import set_registry
+
+if TYPE_CHECKING:
+    from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.model.analysis import ModelAnalysis
+    from derive.model.phase import PhaseAnalysis
+    from derive.problem.problem_set import ModelEntry
 
 __all__ = ["build_key"]
 
@@ -42,6 +49,46 @@ def _build_problem(
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id, "plot")
     return problem_part(pset, stem, index, d.analysis, d.solution, plot)
+
+
+def _model(
+    entry: ModelEntry, operators: tuple[str, ...]
+) -> tuple[ModelAnalysis, PhaseAnalysis | None]:
+    """A model problem's analysis, with the steps its ``ask`` needs, and its serving step.
+
+    Raises:
+        ProblemError: the problem asks for a quantity it does not give enough to derive.
+    """
+    from derive.model.analysis import select_quantities
+    from derive.pipeline.cache import model_analysis, serving_analysis
+    from derive.present.key.models import model_ask
+
+    full = model_analysis(entry.spec, operators)
+    ask = model_ask(entry)
+    missing = [k for k in ask if full.quantity(k) is None]
+    if missing:
+        why = dict(full.left_out).get(missing[0]) or "; ".join(w for _, w in full.left_out)
+        raise ProblemError(
+            f"problem {entry.id!r}: ask {missing[0]!r}",
+            f"cannot be derived from what the problem gives ({why or 'not derivable'})",
+        )
+    serving = entry.serving
+    phase = None if serving is None else serving_analysis(entry.spec, serving, operators)
+    return select_quantities(full, ask), phase
+
+
+def _kernels(pset: ProblemSet) -> list[KernelNumbers]:
+    """Every kernel problem of the set, derived (errors collected, in the file's own terms)."""
+    from derive.pipeline.cache import kernel_analysis
+
+    kernels, errors = [], []
+    for entry in pset.kernels:
+        try:
+            kernels.append(kernel_analysis(entry.spec))
+        except DeriveError as error:
+            errors.append(in_file_terms(error, pset.source, entry.id))
+    raise_collected(pset.source, errors)
+    return kernels
 
 
 def build_key(
@@ -81,4 +128,9 @@ def build_key(
         pset.source, [*errors, *(part for part in built if isinstance(part, ProblemError))]
     )
     parts = [part for part in built if isinstance(part, ProblemPart)]
-    return key_files(pset, stem, parts, time_limit=time_limit, jobs=jobs)
+    kernels = _kernels(pset)  # after the operators: cheap, here
+    operators = tuple(str(path) for path in pset.operators)
+    models = [_model(entry, operators) for entry in pset.models]
+    return key_files(
+        pset, stem, parts, kernels=kernels, models=models, time_limit=time_limit, jobs=jobs
+    )

@@ -27,6 +27,10 @@ from derive.solution.builder import Solution, select_steps
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.model.analysis import ModelAnalysis
+    from derive.model.phase import PhaseAnalysis
+
 __all__ = ["ASK_PHRASES", "PACKAGES", "PREAMBLE", "ProblemPart", "key_files", "problem_part"]
 
 PACKAGES = ("amsmath", "amssymb", "booktabs", "tabularx") + tuple(TIKZ_PACKAGES)
@@ -138,31 +142,35 @@ def key_files(
     stem: str,
     parts: Sequence[ProblemPart],
     *,
+    kernels: Sequence[KernelNumbers] = (),
+    models: Sequence[tuple[ModelAnalysis, PhaseAnalysis | None]] = (),
     time_limit: float | None = None,
     jobs: int = 1,
 ) -> dict[str, str]:
-    """Every file of the key, in memory (name → text), from the set's derived operator problems.
+    """Every file of the key, in memory (name → text), from the set's derived problems.
 
-    The kernels' and models' chapters follow the operator problems; the roofline figures
+    ``parts`` are the operator problems, rendered; ``kernels`` the set's kernels and
+    ``models`` its model problems (each analysis with its serving step or None), derived,
+    in the set's order. Their chapters follow the operator problems; the roofline figures
     are drawn ``jobs`` at a time, each within ``time_limit`` seconds.
     """
-    kernels = kernel_chapter(pset, len(parts) + 1, stem)  # after the operators: cheap, here
+    chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
     figures = roofline_figures(
         stem,
-        [part.placement for part in parts] + list(kernels.placements),
+        [part.placement for part in parts] + list(chapter_of_kernels.placements),
         source=pset.source,
         time_limit=time_limit,
         jobs=jobs,
     )
-    items = [part.item for part in parts] + list(kernels.items)
-    questions = [part.question for part in parts] + list(kernels.questions)
-    summary = [part.row for part in parts] + list(kernels.rows)
+    items = [part.item for part in parts] + list(chapter_of_kernels.items)
+    questions = [part.question for part in parts] + list(chapter_of_kernels.questions)
+    summary = [part.row for part in parts] + list(chapter_of_kernels.rows)
     files = {item["plot"].file: _mark_svg(item["plot"].svg) for item in items if item["plot"]}
     model_rows: tuple = ()
     if pset.models:  # the models chapter: model = "NAME" problems, after the operator problems
         from derive.present.key.models import model_chapter
 
-        chapter = model_chapter(pset, len(items) + 1, stem)
+        chapter = model_chapter(pset, models, len(items) + 1, stem)
         for item in chapter.items:  # a serving problem's figure
             if item["plot"] is not None:
                 files[item["plot"].file] = _mark_svg(item["plot"].svg)

@@ -21,10 +21,8 @@ from derive.model.analysis import ModelAnalysis
 from derive.model.phase import (
     Phase,
     PhaseAnalysis,
-    analyse_phase,
     at_batch_and_context,
     decode_rates,
-    parse_phase,
 )
 from derive.present.escape import md_escape, tex_escape
 from derive.present.key.figures import Figure
@@ -142,16 +140,14 @@ def _measured(phase: PhaseAnalysis) -> str:
 
 def serving_part(
     analysis: ModelAnalysis,
+    phase: PhaseAnalysis,
     spec: ServingSpec,
     ask: tuple[str, ...],
     stem: str,
     pid: str,
     title: str,
 ) -> ServingPart:
-    """The serving step of a model problem, rendered for the key."""
-    phase = analyse_phase(
-        analysis.problem, parse_phase(spec.phase), spec.tp, bind_timing(spec.timing)
-    )
+    """The serving step of a model problem (``phase``, derived by the pipeline), rendered for the key."""
     figure = _figure(analysis, spec, phase, stem, pid, title) if spec.plot is not None else None
     decode = phase.phase is Phase.DECODE
     default = (
