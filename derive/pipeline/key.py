@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
+import sympy as sp
+
 from derive.deadline import run_each
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ProblemError
@@ -20,9 +22,12 @@ from derive.problem.set_registry import set_registry
 
 if TYPE_CHECKING:
     from derive.analysis.kernel_numbers import KernelNumbers
-    from derive.model.analysis import ModelAnalysis
+    from derive.figures.model import Series
+    from derive.model.binding import ModelProblem
     from derive.model.phase import PhaseAnalysis
+    from derive.present.key.models import DerivedModel
     from derive.problem.problem_set import ModelEntry
+    from derive.problem.serving_spec import ServingPlot, ServingSpec
 
 __all__ = ["build_key"]
 
@@ -51,10 +56,9 @@ def _build_problem(
     return problem_part(pset, stem, index, d.analysis, d.solution, plot)
 
 
-def _model(
-    entry: ModelEntry, operators: tuple[str, ...]
-) -> tuple[ModelAnalysis, PhaseAnalysis | None]:
-    """A model problem's analysis, with the steps its ``ask`` needs, and its serving step.
+def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
+    """A model problem's analysis, with the steps its ``ask`` needs, its serving step and
+    the curves of its serving plot.
 
     Raises:
         ProblemError: the problem asks for a quantity it does not give enough to derive.
@@ -72,9 +76,60 @@ def _model(
             f"problem {entry.id!r}: ask {missing[0]!r}",
             f"cannot be derived from what the problem gives ({why or 'not derivable'})",
         )
+    from derive.present.key.models import DerivedModel
+
     serving = entry.serving
-    phase = None if serving is None else serving_analysis(entry.spec, serving, operators)
-    return select_quantities(full, ask), phase
+    if serving is None:
+        return DerivedModel(select_quantities(full, ask))
+    phase = serving_analysis(entry.spec, serving, operators)
+    series = () if serving.plot is None else _serving_series(full.problem, serving, phase)
+    return DerivedModel(select_quantities(full, ask), phase, series)
+
+
+def _batches(plot: ServingPlot, marks: list[sp.Expr]) -> tuple[int, ...]:
+    points = {plot.start, plot.stop}
+    power = 1
+    while power <= plot.stop:
+        if power >= plot.start:
+            points.add(power)
+        power *= 2
+    for mark in marks:
+        for value in (int(sp.floor(mark)), int(sp.ceiling(mark))):
+            if plot.start <= value <= plot.stop:
+                points.add(value)
+    return tuple(sorted(points))
+
+
+def _serving_series(
+    problem: ModelProblem, serving: ServingSpec, phase: PhaseAnalysis
+) -> tuple[Series, ...]:
+    """Decode tokens/s against the batch, one curve per context of the serving plot; the
+    first curve marks the matmuls' crossover B* (when it is a number)."""
+    from derive.figures.model import Series
+    from derive.model.phase import at_batch_and_context, decode_rates
+    from derive.problem.timing import bind_timing
+
+    plot = serving.plot
+    assert plot is not None  # called for a problem with a serving plot
+    timing = bind_timing(serving.timing)
+    cross = phase.crossover
+    mark = (
+        cross.exact if cross is not None and cross.is_number and cross.exact is not None else None
+    )
+    batches = _batches(plot, [mark] if mark is not None else [])
+    series = []
+    for index, length in enumerate(plot.contexts):
+        at = at_batch_and_context(problem, plot.start, length)
+        rates = decode_rates(at, serving.tp, timing, batches)
+        series.append(
+            Series(
+                f"S = {length}",
+                tuple(sp.Integer(b) for b in batches),
+                rates,
+                mark if index == 0 else None,
+            )
+        )
+    return tuple(series)
 
 
 def _kernels(pset: ProblemSet) -> list[KernelNumbers]:

@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from derive.analysis.kernel_numbers import KernelNumbers
-    from derive.model.analysis import ModelAnalysis
-    from derive.model.phase import PhaseAnalysis
+    from derive.present.key.models import DerivedModel
 
 __all__ = ["ASK_PHRASES", "PACKAGES", "PREAMBLE", "ProblemPart", "key_files", "problem_part"]
 
@@ -143,15 +142,14 @@ def key_files(
     parts: Sequence[ProblemPart],
     *,
     kernels: Sequence[KernelNumbers] = (),
-    models: Sequence[tuple[ModelAnalysis, PhaseAnalysis | None]] = (),
+    models: Sequence[DerivedModel] = (),
     time_limit: float | None = None,
     jobs: int = 1,
 ) -> dict[str, str]:
     """Every file of the key, in memory (name → text), from the set's derived problems.
 
     ``parts`` are the operator problems, rendered; ``kernels`` the set's kernels and
-    ``models`` its model problems (each analysis with its serving step or None), derived,
-    in the set's order. Their chapters follow the operator problems; the roofline figures
+    ``models`` its model problems, derived, in the set's order. Their chapters follow the operator problems; the roofline figures
     are drawn ``jobs`` at a time, each within ``time_limit`` seconds.
     """
     chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)

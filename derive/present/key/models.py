@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import PhaseAnalysis
 from derive.present.key.serving import serving_part
@@ -17,7 +18,7 @@ from derive.present.model_view import ASK_PHRASES, glance, model_latex, model_ma
 from derive.problem.problem_set import ModelEntry, ProblemSet
 from derive.problem.serving_spec import SERVING_ASK_KEYS
 
-__all__ = ["ModelChapter", "ModelRow", "model_ask", "model_chapter"]
+__all__ = ["DerivedModel", "ModelChapter", "ModelRow", "model_ask", "model_chapter"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,16 @@ class ModelRow:
     hardware: str
     answers: str
     answers_tex: str
+
+
+@dataclass(frozen=True)
+class DerivedModel:
+    """A model problem as the pipeline derived it: its analysis (the steps its ``ask``
+    needs), its serving step (None without a ``phase``) and its serving plot's curves."""
+
+    analysis: ModelAnalysis
+    phase: PhaseAnalysis | None = None
+    series: tuple[Series, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,23 +62,25 @@ def model_ask(entry: ModelEntry) -> tuple[str, ...]:
 
 def model_chapter(
     pset: ProblemSet,
-    derived: Sequence[tuple[ModelAnalysis, PhaseAnalysis | None]],
+    derived: Sequence[DerivedModel],
     first_number: int,
     stem: str = "",
 ) -> ModelChapter:
     """Render every model problem of the set, numbered from ``first_number``.
 
-    ``derived`` holds each problem's analysis (its steps those its ``ask`` needs) and its
-    serving step (None without a ``phase``), in the set's order.
+    ``derived`` holds each problem as the pipeline derived it, in the set's order.
     """
     items, questions, rows = [], [], []
     numbered = enumerate(zip(pset.models, derived, strict=True), start=first_number)
-    for i, (entry, (a, phase)) in numbered:
+    for i, (entry, model) in numbered:
+        a, phase = model.analysis, model.phase
         title = f"Problem {i} ({entry.id}): {entry.title}"
         md = model_markdown(a, title, entry.text, level=2)
         tex = model_latex(a, title, entry.text)
         serving = (
-            serving_part(a, phase, entry.serving, entry.ask, stem, entry.id, entry.title)
+            serving_part(
+                a, phase, model.series, entry.serving, entry.ask, stem, entry.id, entry.title
+            )
             if entry.serving is not None and phase is not None
             else None
         )
