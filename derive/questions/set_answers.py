@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from sympy import Rational
+
 from derive.errors import ProblemError
 from derive.problem.question_spec import QuestionSpec
 from derive.questions.records import Known, Questions
@@ -21,7 +23,17 @@ if TYPE_CHECKING:
     from derive.declare.registry import Registry
     from derive.problem.problem_set import ProblemSet
 
-__all__ = ["answer_problem_set", "answer_set", "as_known", "entry_quantities"]
+__all__ = [
+    "EXPECT_RTOL",
+    "answer_problem_set",
+    "answer_set",
+    "as_known",
+    "check_expect",
+    "entry_quantities",
+]
+
+EXPECT_RTOL = Rational(1, 200)
+"""How close a derived value must come to a problem's ``expect`` (0.5 %)."""
 
 
 def as_known(questions: Questions) -> dict[str, Known]:
@@ -136,3 +148,29 @@ def answer_problem_set(pset: ProblemSet, registry: Registry | None = None) -> di
     if not any(spec is not None for _, spec in problems):
         return {}
     return answer_set(problems, lambda pid: entry_quantities(pset, pid, registry))
+
+
+def check_expect(pset: ProblemSet, answered: Mapping[str, Questions]) -> None:
+    """A problem's ``expect`` of a defined quantity must match its exact value (to 0.5 %)."""
+    from derive.formula.limits import RejectError
+    from derive.questions.read import read_formula
+
+    for entry in pset.every_entry():
+        spec = getattr(entry, "questions", None)
+        if spec is None or entry.id not in answered:
+            continue
+        for name, text in spec.expect:
+            got = answered[entry.id].answer(name)
+            try:
+                want = read_formula(text, {})
+            except RejectError as reject:
+                raise ProblemError(spec.label("expect", name), reject.why) from None
+            if got is None or not got.value.is_number:
+                raise ProblemError(spec.label("expect", name), "the key derives no number for it")
+            if want.measure.exponents != got.measure.exponents or abs(
+                got.value - want.value
+            ) > EXPECT_RTOL * abs(got.value):
+                raise ProblemError(
+                    spec.label("expect", name),
+                    f"expected {text}, derived {float(got.value):.6g} {got.unit}".rstrip(),
+                )

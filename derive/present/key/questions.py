@@ -1,21 +1,16 @@
 """The questions of an answer key: givens, defined quantities and equations of every problem.
 
-:func:`questions_part` answers every problem's questions (the pipeline, under the time
-budget), adds each one's worked lines to the problem's item, its asks to the question
-sheet and its answers to the glance; the problems of givens and equations alone become
-the key's last chapter ("Costs, budgets and what-ifs" in the built-in key).
+:func:`questions_part` takes every problem's answered questions (the pipeline answers them,
+under the time budget), adds each one's worked lines to the problem's item, its asks to the
+question sheet and its answers to the glance; the problems of givens and equations alone
+become the key's last chapter, "Costs, budgets and what-ifs".
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-import sympy as sp
-
-from derive.deadline import run_with_deadline
-from derive.declare.registry import Registry
-from derive.errors import ProblemError
-from derive.pipeline import answer_set_questions
 from derive.present.escape import md_escape, tex_escape
 from derive.present.questions_view import (
     glance_text,
@@ -25,10 +20,10 @@ from derive.present.questions_view import (
     questions_markdown,
 )
 from derive.problem.problem_set import ProblemSet
+from derive.questions.records import Questions
 
 __all__ = ["QuestionRow", "QuestionsPart", "questions_part"]
 
-_EXPECT_RTOL = sp.Rational(1, 200)
 CHAPTER = "Costs, budgets and what-ifs"
 CHAPTER_TEXT = (
     "Problems of givens, defined quantities and equations alone: each line is derived "
@@ -71,47 +66,17 @@ class QuestionsPart:
         return (*out, *self.rows)
 
 
-def _check_expect(pset: ProblemSet, answered: dict) -> None:
-    """A problem's ``expect`` of a defined quantity must match its exact value (to 0.5 %)."""
-    from derive.formula.limits import RejectError
-    from derive.questions.read import read_formula
-
-    for entry in pset.every_entry():
-        spec = getattr(entry, "questions", None)
-        if spec is None or entry.id not in answered:
-            continue
-        for name, text in spec.expect:
-            got = answered[entry.id].answer(name)
-            try:
-                want = read_formula(text, {})
-            except RejectError as reject:
-                raise ProblemError(spec.label("expect", name), reject.why) from None
-            if got is None or not got.value.is_number:
-                raise ProblemError(spec.label("expect", name), "the key derives no number for it")
-            if want.measure.exponents != got.measure.exponents or abs(
-                got.value - want.value
-            ) > _EXPECT_RTOL * abs(got.value):
-                raise ProblemError(
-                    spec.label("expect", name),
-                    f"expected {text}, derived {float(got.value):.6g} {got.unit}".rstrip(),
-                )
-
-
 def questions_part(
     pset: ProblemSet,
     items: list[dict],
     questions: list[dict],
-    registry: Registry,
-    time_limit: float | None,
+    answered: Mapping[str, Questions],
     stem: str = "",
 ) -> QuestionsPart:
-    """Answer the set's questions; extend ``items`` and ``questions`` in place; the new chapter."""
-    answered = run_with_deadline(
-        answer_set_questions, pset, registry, seconds=time_limit, what=f"{pset.source}: questions"
-    )
+    """Show the set's answered questions: extend ``items`` and ``questions`` in place, and
+    return the chapter of problems of givens and equations alone and the glance rows."""
     if not answered:
         return QuestionsPart((), (), ())
-    _check_expect(pset, answered)
     by_anchor = {item["anchor"]: i for i, item in enumerate(items)}
     glances = []
     entries = list(pset.entries())
