@@ -31,8 +31,8 @@ from derive.commands.options import (
 from derive.errors import ProblemError
 
 if TYPE_CHECKING:
-    from derive.problem.model_spec import ModelSpec
     from derive.present.questions_view import Questions
+    from derive.problem.model_spec import ModelSpec
 
 __all__ = ["add_model_parser", "model_spec", "run_model"]
 
