@@ -1,0 +1,101 @@
+"""Reading the catalogue: a row by name, a kind's names for one use, spellings, suggestions.
+
+>>> from derive.catalogue import ProblemKind, Use
+>>> names_for(ProblemKind.KERNEL, Use.ASK)[:3]
+('intensity', 'ridge', 'effective_ridge')
+>>> quantity("ridge").prose
+'ridge point'
+>>> did_you_mean("rige", names_for(ProblemKind.OPERATOR, Use.ASK))
+" (did you mean 'ridge'?)"
+"""
+
+from __future__ import annotations
+
+import difflib
+from functools import cache
+
+from derive.catalogue.kinds import ProblemKind
+from derive.catalogue.records import Box, Quantity, Use
+from derive.catalogue.table import QUANTITIES
+
+__all__ = [
+    "box_of",
+    "did_you_mean",
+    "find",
+    "names_for",
+    "phrase_of",
+    "quantity",
+    "rows_for",
+    "shown_by",
+    "spelling_map",
+]
+
+_BY_NAME: dict[str, Quantity] = {row.name: row for row in QUANTITIES}
+
+
+def find(name: str) -> Quantity | None:
+    """The row named ``name``, or None."""
+    return _BY_NAME.get(name)
+
+
+def quantity(name: str) -> Quantity:
+    """The row named ``name``.
+
+    Raises:
+        KeyError: no such quantity.
+    """
+    return _BY_NAME[name]
+
+
+@cache
+def rows_for(kind: ProblemKind, use: Use) -> tuple[Quantity, ...]:
+    """The rows a problem of ``kind`` takes for ``use``, in the catalogue's order."""
+    return tuple(row for row in QUANTITIES if use in row.uses(kind))
+
+
+@cache
+def names_for(kind: ProblemKind, use: Use) -> tuple[str, ...]:
+    """The names a problem of ``kind`` takes for ``use`` (``ask`` keys, checked quantities …)."""
+    return tuple(row.name for row in rows_for(kind, use))
+
+
+def phrase_of(kind: ProblemKind, name: str) -> str:
+    """What a question sheet asks for ``name`` in a problem of ``kind`` ("" when nothing)."""
+    row = find(name)
+    at = next((a for a in row.at if a.kind is kind), None) if row else None
+    return at.phrase if at else ""
+
+
+def box_of(kind: ProblemKind, name: str) -> Box | None:
+    """The answer box of ``name`` in a problem of ``kind`` (None: it has none there)."""
+    row = find(name)
+    at = next((a for a in row.at if a.kind is kind), None) if row else None
+    return at.box if at else None
+
+
+def shown_by(kind: ProblemKind, ask: str) -> tuple[str, ...]:
+    """The quantities whose answer boxes an ``ask`` shows in a problem of ``kind``."""
+    row = find(ask)
+    at = next((a for a in row.at if a.kind is kind), None) if row else None
+    if at is None:
+        return ()
+    if at.shows is not None:
+        return at.shows
+    return (ask,) if Use.BOX in at.uses else ()
+
+
+@cache
+def spelling_map(*kinds: ProblemKind) -> dict[str, str]:
+    """Every spelling of a quantity ``derive check`` judges in any of ``kinds`` → its name."""
+    return {
+        spelling: row.name
+        for row in QUANTITIES
+        if any(Use.CHECK in row.uses(kind) for kind in kinds)
+        for spelling in row.spellings()
+    }
+
+
+def did_you_mean(word: str, names: tuple[str, ...]) -> str:
+    """`` (did you mean 'ridge'?)`` for the closest of ``names``, or "" when none is close."""
+    close = difflib.get_close_matches(word.lower(), names, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

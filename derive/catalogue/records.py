@@ -1,0 +1,140 @@
+"""The records of the quantity catalogue: one :class:`Quantity` per name derive answers.
+
+A quantity is declared once, in :mod:`derive.catalogue.table`; every stage from
+``problem`` on reads its facts from the row instead of spelling them again:
+
+- ``name``: the key everywhere (a problem set's ``ask``/``expect``, ``--quantity``, JSON);
+- ``aliases``: other spellings a derivation's left side may use (``I``, ``\\pi/\\beta``);
+- ``latex``/``plain``: its symbol; ``dimension``: what it measures (None: an ask topic,
+  a group of steps rather than one value);
+- ``prose``: how a sentence names it (``ridge point``); ``rule``: the rule its step prints;
+- ``computation``/``roof``: how the checker computes it from FLOPs over bytes;
+- ``at``: per problem kind, what takes it (:class:`Use`: ``ask``, ``expect``, ``derive
+  check``, the workbook's answer box), the question sheet's phrase, the box, and the
+  quantities an ask shows;
+- ``slips``: the names of the slips its checker knows (the code stays in ``checking/``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, Flag
+
+from derive.catalogue.kinds import ProblemKind
+from derive.formula.units import Dimension
+
+__all__ = ["At", "Box", "Computation", "Quantity", "Roof", "Use"]
+
+
+class Use(Flag):
+    """What takes a quantity in one kind of problem."""
+
+    NONE = 0
+    ASK = 1  # a problem set's ``ask`` (a question sheet asks it; the key shows its steps)
+    EXPECT = 2  # a problem set's ``expect`` (an answer checked when the key is built)
+    CHECK = 4  # ``derive check --quantity NAME`` judges a claim about it
+    BOX = 8  # the workbook shows an answer box for it
+
+
+class Computation(Enum):
+    """What computation a checked quantity is, from FLOPs over bytes and hardware numbers."""
+
+    FLOPS = "num"  # the numerator: FLOPs
+    BYTES = "den"  # the denominator: bytes
+    INTENSITY = "ratio"  # FLOPs / bytes
+    RIDGE = "ridge"  # peak / bandwidth
+    CROSSOVER = "cross"  # where FLOPs / bytes = peak / bandwidth, solved for one dim
+    COMPUTE_TIME = "t_num"  # FLOPs / peak
+    TRANSFER_TIME = "t_den"  # bytes / bandwidth
+    STEP_TIME = "step_time"  # a bound of the step's kernels: Σ per-kernel times
+    UTILISATION = "utilisation"  # a measured rate over its ceiling (MFU, MBU)
+
+
+class Roof(Enum):
+    """Which bandwidth a quantity's roof uses."""
+
+    MEMORY = "memory"
+    NETWORK = "network"
+
+
+@dataclass(frozen=True)
+class Box:
+    """A workbook answer box: its label, LaTeX symbol ("" when the label says it), placeholder.
+
+    An operator's placeholder may hold ``{dims}`` (the free dims) and ``{others}``
+    (the free dims besides the one a crossover is solved for); a symbol may hold ``{x}``.
+    """
+
+    label: str
+    latex: str
+    placeholder: str
+
+
+@dataclass(frozen=True)
+class At:
+    """A quantity in one kind of problem.
+
+    Attributes:
+        kind: the kind of problem.
+        uses: what takes it there.
+        phrase: what a question sheet asks for it ("the ridge point of the hardware").
+        box: its workbook answer box there, if it has one.
+        shows: for an ask, the quantities whose boxes it shows (None: itself, when boxed).
+        prose: how a sentence names it there, when not as the row's ``prose``.
+        needs: what a problem of this kind must give for it to have a value ("" always has).
+    """
+
+    kind: ProblemKind
+    uses: Use
+    phrase: str = ""
+    box: Box | None = None
+    shows: tuple[str, ...] | None = None
+    prose: str = ""
+    needs: str = ""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One quantity derive answers, declared once (see the module docstring)."""
+
+    name: str
+    prose: str
+    dimension: Dimension | None
+    at: tuple[At, ...]
+    latex: str = ""
+    plain: str = ""
+    aliases: tuple[str, ...] = ()
+    rule: str = ""
+    computation: Computation | None = None
+    roof: Roof = Roof.MEMORY
+    slips: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        kinds = [a.kind for a in self.at]
+        if len(set(kinds)) != len(kinds):
+            raise ValueError(f"quantity {self.name!r}: a kind is listed twice")
+        if self.name in self.aliases:
+            raise ValueError(f"quantity {self.name!r}: its name is listed as an alias")
+
+    def uses(self, kind: ProblemKind) -> Use:
+        """What takes this quantity in a problem of ``kind`` (``Use.NONE`` when nothing)."""
+        return next((a.uses for a in self.at if a.kind is kind), Use.NONE)
+
+    def in_kind(self, kind: ProblemKind) -> At:
+        """The quantity in a problem of ``kind``.
+
+        Raises:
+            KeyError: the kind has no such quantity.
+        """
+        found = next((a for a in self.at if a.kind is kind), None)
+        if found is None:
+            raise KeyError(f"{self.name} in {kind.value}")
+        return found
+
+    def prose_in(self, kind: ProblemKind) -> str:
+        """How a sentence names it in a problem of ``kind`` (``ridge point π/β`` for a kernel)."""
+        return next((a.prose for a in self.at if a.kind is kind and a.prose), self.prose)
+
+    def spellings(self) -> tuple[str, ...]:
+        """Every spelling a left side may use for it: its name first, then its aliases."""
+        return (self.name, *self.aliases)
