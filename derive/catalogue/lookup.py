@@ -3,10 +3,10 @@
 >>> from derive.catalogue import ProblemKind, Use
 >>> names_for(ProblemKind.KERNEL, Use.ASK)[:3]
 ('intensity', 'ridge', 'effective_ridge')
->>> quantity("ridge").prose
-'ridge point'
->>> did_you_mean("rige", names_for(ProblemKind.OPERATOR, Use.ASK))
-" (did you mean 'ridge'?)"
+>>> quantity("t_comms").prose
+'T_comms'
+>>> did_you_mean("t_mth", names_for(ProblemKind.KERNEL, Use.ASK))
+" (did you mean 't_math'?)"
 """
 
 from __future__ import annotations
@@ -95,7 +95,9 @@ def spelling_map(*kinds: ProblemKind) -> dict[str, str]:
     }
 
 
-def did_you_mean(word: str, names: tuple[str, ...]) -> str:
+def did_you_mean(word: object, names: tuple[str, ...]) -> str:
     """`` (did you mean 'ridge'?)`` for the closest of ``names``, or "" when none is close."""
+    if not isinstance(word, str):
+        return ""
     close = difflib.get_close_matches(word.lower(), names, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""

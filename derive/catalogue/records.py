@@ -12,13 +12,15 @@ A quantity is declared once, in :mod:`derive.catalogue.table`; every stage from
 - ``at``: per problem kind, what takes it (:class:`Use`: ``ask``, ``expect``, ``derive
   check``, the workbook's answer box), the question sheet's phrase, the box, and the
   quantities an ask shows;
-- ``slips``: the names of the slips its checker knows (the code stays in ``checking/``).
+- ``slips``: the names of the slips its checker knows (the code stays in ``checking/``);
+- ``family``: the quantity whose names a left side may also use for it (``I`` for the
+  network intensity).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, Flag
+from enum import Enum, Flag, auto
 
 from derive.catalogue.kinds import ProblemKind
 from derive.formula.units import Dimension
@@ -39,15 +41,15 @@ class Use(Flag):
 class Computation(Enum):
     """What computation a checked quantity is, from FLOPs over bytes and hardware numbers."""
 
-    FLOPS = "num"  # the numerator: FLOPs
-    BYTES = "den"  # the denominator: bytes
-    INTENSITY = "ratio"  # FLOPs / bytes
-    RIDGE = "ridge"  # peak / bandwidth
-    CROSSOVER = "cross"  # where FLOPs / bytes = peak / bandwidth, solved for one dim
-    COMPUTE_TIME = "t_num"  # FLOPs / peak
-    TRANSFER_TIME = "t_den"  # bytes / bandwidth
-    STEP_TIME = "step_time"  # a bound of the step's kernels: Σ per-kernel times
-    UTILISATION = "utilisation"  # a measured rate over its ceiling (MFU, MBU)
+    FLOPS = auto()  # the numerator: FLOPs
+    BYTES = auto()  # the denominator: bytes
+    INTENSITY = auto()  # FLOPs / bytes
+    RIDGE = auto()  # peak / bandwidth
+    CROSSOVER = auto()  # where FLOPs / bytes = peak / bandwidth, solved for one dim
+    COMPUTE_TIME = auto()  # FLOPs / peak
+    TRANSFER_TIME = auto()  # bytes / bandwidth
+    STEP_TIME = auto()  # a bound of the step's kernels: Σ per-kernel times
+    UTILISATION = auto()  # a measured rate over its ceiling (MFU, MBU)
 
 
 class Roof(Enum):
@@ -108,6 +110,7 @@ class Quantity:
     computation: Computation | None = None
     roof: Roof = Roof.MEMORY
     slips: tuple[str, ...] = ()
+    family: str = ""
 
     def __post_init__(self) -> None:
         kinds = [a.kind for a in self.at]

@@ -97,6 +97,7 @@ INTENSITY_REGIME = _row(
     ),
     plain="I", latex="I", rule="leading order under a one-parameter scaling",
     aliases=("i_regime", "i_leading", "i_lead"), computation=_C.INTENSITY,
+    family=INTENSITY.name,
 )  # fmt: skip
 INTENSITY_REGIME_BOUND = _row(
     "intensity_regime_bound", "leading-order intensity at the bound dims", _D.INTENSITY,
@@ -211,18 +212,19 @@ NETWORK_BYTES = _row(
     "network_bytes", "network bytes", _D.BYTES,
     At(OP, CHECK | BOX, box=Box("Bytes over the link", "", _FORMULA)),
     aliases=("bytes_network", "bytes_comms", "bytes_net"),
-    computation=_C.BYTES, roof=Roof.NETWORK,
+    computation=_C.BYTES, roof=Roof.NETWORK, family=BYTES.name,
 )  # fmt: skip
 NETWORK_INTENSITY = _row(
     "network_intensity", "network intensity", _D.INTENSITY,
     At(OP, CHECK | BOX, box=Box("Link intensity", r"I_{\text{link}}", _FORMULA)),
     latex=r"I_{\text{link}}", plain="I_link",
     aliases=("i_network", "i_net", "i_comms", "i_comm"),
-    computation=_C.INTENSITY, roof=Roof.NETWORK,
+    computation=_C.INTENSITY, roof=Roof.NETWORK, family=INTENSITY.name,
 )  # fmt: skip
 NETWORK_RIDGE = _row(
     "network_ridge", "network ridge point", _D.INTENSITY, At(OP, CHECK),
     aliases=("ridge_network",), computation=_C.RIDGE, roof=Roof.NETWORK,
+    family=RIDGE.name,
 )  # fmt: skip
 NETWORK_CROSSOVER = _row(
     "network_crossover", "network crossover", _D.COUNT,
@@ -233,14 +235,14 @@ NETWORK_CROSSOVER = _row(
         ),
     ),
     latex=r"{x}^*_{\text{link}}", aliases=("crossover_network",),
-    computation=_C.CROSSOVER, roof=Roof.NETWORK,
+    computation=_C.CROSSOVER, roof=Roof.NETWORK, family=CROSSOVER.name,
 )  # fmt: skip
 T_COMMS = _row(
     "t_comms", "T_comms", _D.TIME,
     At(OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS)),
     latex=r"T_{\text{comms}}", plain="T_comms",
     aliases=("t_comm", "tcomms", "t_network", "t_net", "t_ici"),
-    computation=_C.TRANSFER_TIME, roof=Roof.NETWORK,
+    computation=_C.TRANSFER_TIME, roof=Roof.NETWORK, family=T_MEM.name,
 )  # fmt: skip
 
 # --- the bounds of a step (an operator's kernels, a kernel, a serving step) ----------
@@ -265,7 +267,7 @@ T_LOWER = _row(
 T_LOWER_OVERLAPPED = _row(
     "t_lower_overlapped", "overlapped lower bound T_lower", _D.TIME, At(OP, CHECK),
     aliases=("t_lower,overlapped", "t_overlapped"), computation=_C.STEP_TIME,
-    slips=("serial_sum",),
+    slips=("serial_sum",), family=T_LOWER.name,
 )  # fmt: skip
 T_UPPER = _row(
     "t_upper", "step upper bound T_upper", _D.TIME,

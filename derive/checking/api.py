@@ -5,7 +5,7 @@
     >>> import derive
     >>> from derive.problem.binding import ProblemSpec
     >>> spec = ProblemSpec("matmul", dtypes=("bf16",), chip="tpu-v5e")
-    >>> derive.check(spec, "ridge", "240.2 FLOPs/byte").verdict
+    >>> derive.check(spec, "intensity", "BDF/(BD + DF + BF)").verdict
     <Verdict.CORRECT: 'correct'>
 
 Both functions take a :class:`~derive.problem.binding.ProblemSpec` or a problem of a
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import sympy as sp
 
+from derive.catalogue.table import CROSSOVER
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
@@ -256,7 +257,11 @@ def _check_model(
             Verdict.UNREADABLE, quantity, claim, None, (), None, why, position_of(why), detail=e
         )
     phase = phase_for(problem, operators) if quantity in SERVING_QUANTITIES else None
-    j = judge_crossover(phase, read, read.relation) if phase and quantity == "crossover" else None
+    j = (
+        judge_crossover(phase, read, read.relation)
+        if phase and quantity == CROSSOVER.name
+        else None
+    )
     if j is None:
         j = judge_model_claim(a, quantity, read, rtol)
     if j.verdict is Verdict.INCORRECT and phase is not None:

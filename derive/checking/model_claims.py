@@ -26,6 +26,7 @@ from pathlib import Path
 
 import sympy as sp
 
+from derive.catalogue.table import CROSSOVER
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.checking.words import exact_decimal
@@ -213,7 +214,7 @@ def read_model_claim(
     if percent:
         body = _PERCENT.sub("", body)
     answer = read_answer(body, parse, unit_ok)
-    crossover = quantity == "crossover"
+    crossover = quantity == CROSSOVER.name
     if answer.relation.is_order and not crossover:
         raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
     if answer.name is not None and answer.name.replace(" ", "") not in (
