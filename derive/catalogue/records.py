@@ -84,6 +84,8 @@ class At:
         shows: for an ask, the quantities whose boxes it shows (None: itself, when boxed).
         prose: how a sentence names it there, when not as the row's ``prose``.
         needs: what a problem of this kind must give for it to have a value ("" always has).
+        json: where its value sits in this kind's JSON report, a dotted path (""
+            the name; a serving step's reports sit under ``serving``).
     """
 
     kind: ProblemKind
@@ -93,6 +95,7 @@ class At:
     shows: tuple[str, ...] | None = None
     prose: str = ""
     needs: str = ""
+    json: str = ""
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,12 @@ class Quantity:
     def prose_in(self, kind: ProblemKind) -> str:
         """How a sentence names it in a problem of ``kind`` (``ridge point π/β`` for a kernel)."""
         return next((a.prose for a in self.at if a.kind is kind and a.prose), self.prose)
+
+    def json_path(self, kind: ProblemKind) -> tuple[str, ...]:
+        """The keys that lead to its value in the JSON report of a problem of ``kind``."""
+        at = self.in_kind(kind)
+        default = f"serving.{self.name}" if kind is ProblemKind.SERVING else self.name
+        return tuple((at.json or default).split("."))
 
     def spellings(self) -> tuple[str, ...]:
         """Every spelling a left side may use for it: its name first, then its aliases."""

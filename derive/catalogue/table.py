@@ -130,10 +130,12 @@ CROSSOVER = _row(
     At(
         OP, ALL, "the exact crossover and the smallest compute-bound integer value",
         Box("Crossover", "{x}^*", "a number{others}"),
+        json="crossover.exact",
     ),
     At(
         SERVING, ASK | CHECK | BOX, "the batch at which decode becomes compute-bound",
         Box("Batch at which decode becomes compute-bound", "B^*", "a number, or B ≥ …"),
+        json="serving.crossover.exact",
     ),
     plain="x*", latex="{x}^*", computation=_C.CROSSOVER,
     slips=("leading_order", "threshold_side", "other_dtype"),
@@ -144,18 +146,21 @@ CROSSOVER_REGIME = _row(
         OP, ASK | EXPECT,
         "the crossover at leading order and the smallest compute-bound integer value",
         shows=(CROSSOVER.name,),
+        json="crossover_regime.exact",
     ),
     plain="x*",
 )  # fmt: skip
 CROSSOVER_STATUS = _row(
-    "crossover_status", "whether a crossover exists", None, At(OP, EXPECT),
+    "crossover_status", "whether a crossover exists", None,
+    At(OP, EXPECT, json="crossover.status"),
 )  # fmt: skip
 MIN_COMPUTE_BOUND = _row(
-    "min_compute_bound", "smallest compute-bound integer", _D.COUNT, At(OP, EXPECT),
+    "min_compute_bound", "smallest compute-bound integer", _D.COUNT,
+    At(OP, EXPECT, json="crossover.min_compute_bound"),
 )  # fmt: skip
 MIN_COMPUTE_BOUND_REGIME = _row(
     "min_compute_bound_regime", "smallest compute-bound integer at leading order", _D.COUNT,
-    At(OP, EXPECT),
+    At(OP, EXPECT, json="crossover_regime.min_compute_bound"),
 )  # fmt: skip
 REGIME_HOLDS = _row(
     "regime_holds", "whether the regime holds", None,
@@ -191,7 +196,7 @@ FRACTION_OF_PEAK = _row(
 T_MATH = _row(
     "t_math", "T_math", _D.TIME,
     At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MATH_BOX, _SECONDS)),
-    At(KERNEL, ALL, "T_math", Box(*_T_MATH_BOX, _TIME), needs=_COUNTS),
+    At(KERNEL, ALL, "T_math", Box(*_T_MATH_BOX, _TIME), needs=_COUNTS, json="step.t_math"),
     plain="T_math", latex=r"T_{\text{math}}",
     aliases=("tmath", "t_compute", "t_comp", "t_flops", "flops/pi", "fracflopspi"),
     computation=_C.COMPUTE_TIME,
@@ -200,7 +205,7 @@ T_MATH = _row(
 T_MEM = _row(
     "t_mem", "T_mem", _D.TIME,
     At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MEM_BOX, _SECONDS)),
-    At(KERNEL, ALL, "T_mem", Box(*_T_MEM_BOX, _TIME), needs=_COUNTS),
+    At(KERNEL, ALL, "T_mem", Box(*_T_MEM_BOX, _TIME), needs=_COUNTS, json="step.t_mem"),
     plain="T_mem", latex=r"T_{\text{mem}}",
     aliases=("tmem", "t_memory", "bytes/beta", "fracbytesbeta"),
     computation=_C.TRANSFER_TIME, slips=("the_other_time", "nominal_ceiling"),
@@ -210,19 +215,23 @@ T_MEM = _row(
 
 NETWORK_BYTES = _row(
     "network_bytes", "network bytes", _D.BYTES,
-    At(OP, CHECK | BOX, box=Box("Bytes over the link", "", _FORMULA)),
+    At(OP, CHECK | BOX, box=Box("Bytes over the link", "", _FORMULA), json="network.bytes"),
     aliases=("bytes_network", "bytes_comms", "bytes_net"),
     computation=_C.BYTES, roof=Roof.NETWORK, family=BYTES.name,
 )  # fmt: skip
 NETWORK_INTENSITY = _row(
     "network_intensity", "network intensity", _D.INTENSITY,
-    At(OP, CHECK | BOX, box=Box("Link intensity", r"I_{\text{link}}", _FORMULA)),
+    At(
+        OP, CHECK | BOX, box=Box("Link intensity", r"I_{\text{link}}", _FORMULA),
+        json="network.intensity",
+    ),
     latex=r"I_{\text{link}}", plain="I_link",
     aliases=("i_network", "i_net", "i_comms", "i_comm"),
     computation=_C.INTENSITY, roof=Roof.NETWORK, family=INTENSITY.name,
 )  # fmt: skip
 NETWORK_RIDGE = _row(
-    "network_ridge", "network ridge point", _D.INTENSITY, At(OP, CHECK),
+    "network_ridge", "network ridge point", _D.INTENSITY,
+    At(OP, CHECK, json="network.ridge"),
     aliases=("ridge_network",), computation=_C.RIDGE, roof=Roof.NETWORK,
     family=RIDGE.name,
 )  # fmt: skip
@@ -233,13 +242,17 @@ NETWORK_CROSSOVER = _row(
         box=Box(
             "Link crossover", r"{x}^*_{\text{link}}", "a number, or a formula in {dims}"
         ),
+        json="network.crossover.exact",
     ),
     latex=r"{x}^*_{\text{link}}", aliases=("crossover_network",),
     computation=_C.CROSSOVER, roof=Roof.NETWORK, family=CROSSOVER.name,
 )  # fmt: skip
 T_COMMS = _row(
     "t_comms", "T_comms", _D.TIME,
-    At(OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS)),
+    At(
+        OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS),
+        json="network.t_comms",
+    ),
     latex=r"T_{\text{comms}}", plain="T_comms",
     aliases=("t_comm", "tcomms", "t_network", "t_net", "t_ici"),
     computation=_C.TRANSFER_TIME, roof=Roof.NETWORK, family=T_MEM.name,
@@ -253,11 +266,12 @@ T_LOWER = _row(
     At(
         KERNEL, ALL, "the lower bound on the runtime, T_lower",
         Box("Lower bound on the runtime", r"T_{\text{lower}}", _TIME),
-        prose="lower bound T_lower", needs=_COUNTS,
+        prose="lower bound T_lower", needs=_COUNTS, json="step.t_lower",
     ),
     At(
         SERVING, CHECK | BOX,
         box=Box("Lower bound of the step's time, per device", r"T_{\text{lower}}", _STEP_SECONDS),
+        json="serving.step.t_lower",
     ),
     latex=r"T_{\text{lower}}", plain="T_lower",
     aliases=("t_low", "t_lowerbound", "t_min", "t_step", "t_lower,serial"),
@@ -265,7 +279,8 @@ T_LOWER = _row(
     slips=("t_upper", "single_roofline", "launch_overhead_left_out", "one_time_alone"),
 )  # fmt: skip
 T_LOWER_OVERLAPPED = _row(
-    "t_lower_overlapped", "overlapped lower bound T_lower", _D.TIME, At(OP, CHECK),
+    "t_lower_overlapped", "overlapped lower bound T_lower", _D.TIME,
+    At(OP, CHECK, json="step.t_lower_overlapped"),
     aliases=("t_lower,overlapped", "t_overlapped"), computation=_C.STEP_TIME,
     slips=("serial_sum",), family=T_LOWER.name,
 )  # fmt: skip
@@ -275,11 +290,12 @@ T_UPPER = _row(
     At(
         KERNEL, ALL, "the upper bound on the runtime, T_upper",
         Box("Upper bound on the runtime", r"T_{\text{upper}}", _TIME),
-        prose="upper bound T_upper", needs=_COUNTS,
+        prose="upper bound T_upper", needs=_COUNTS, json="step.t_upper",
     ),
     At(
         SERVING, CHECK | BOX,
         box=Box("Upper bound of the step's time, per device", r"T_{\text{upper}}", _STEP_SECONDS),
+        json="serving.step.t_upper",
     ),
     latex=r"T_{\text{upper}}", plain="T_upper",
     aliases=("t_up", "t_upperbound", "t_max"), computation=_C.STEP_TIME,

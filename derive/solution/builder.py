@@ -12,6 +12,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.leading_order import LeadingOrder
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_exact_decimal
 from derive.problem.regime import Regime
 from derive.solution.collective_steps import collective_steps
@@ -64,7 +65,7 @@ def _flops_step(analysis: Analysis) -> Step:
         ]
     return Step(
         StepKind.FLOPS,
-        "the operator's FLOP count",
+        q.FLOPS.rule,
         rich(op.doc or f"FLOPs of {op.name} as declared."),
         tuple(lines),
     )
@@ -109,7 +110,7 @@ def _bytes_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.BYTES,
-        "bytes = Σ width × elements over every tensor read or written",
+        q.BYTES.rule,
         rich(f"Each tensor moves once through memory: {listing}."),
         tuple(_bytes_lines(analysis.memory, BYTES, analysis.problem.bound_subs())),
     )
@@ -139,7 +140,7 @@ def _intensity_step(analysis: Analysis) -> Step:
     where = " and then at the bound dims" if len(lines) > 1 else ""
     return Step(
         StepKind.INTENSITY,
-        "I = FLOPs / bytes",
+        q.INTENSITY.rule,
         rich(f"FLOPs done per byte moved, in lowest terms{where}."),
         tuple(lines),
     )
@@ -203,7 +204,7 @@ def _leading_step(analysis: Analysis, lead: LeadingOrder, regime: Regime) -> Ste
             )
     return Step(
         StepKind.LEADING_ORDER,
-        "leading order under a one-parameter scaling",
+        q.INTENSITY_REGIME.rule,
         rich(
             f"Regime {regime.pretty}: {regime.describe()}. Scale {grow} and keep the highest power of t above and below."
         ),
@@ -224,7 +225,7 @@ def _ridge_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.RIDGE,
-        "ridge = peak / bandwidth",
+        q.RIDGE.rule,
         rich(
             f"The intensity at which compute time equals memory time on this hardware ({problem.compute_dtype} peak over HBM bandwidth)."
         ),
@@ -254,7 +255,7 @@ def _times_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.TIMES,
-        "T_math = FLOPs / π, T_mem = bytes / β",
+        q.TIMES.rule,
         rich("Time at peak compute and time at full memory bandwidth, in seconds."),
         lines,
     )
@@ -292,7 +293,7 @@ def _bounds_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.BOUNDS,
-        "max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
+        q.BOUNDS.rule,
         rich("Perfect overlap of compute and memory gives the lower bound; none gives the upper."),
         lines,
     )
@@ -310,7 +311,7 @@ def _attainable_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.ATTAINABLE,
-        "attainable FLOP/s = min(π, I·β)",
+        q.ATTAINABLE.rule,
         rich(f"The roofline at the bound dims ({problem.compute_dtype} peak)."),
         lines,
     )
@@ -356,7 +357,7 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
         notes.extend(crossover_notes(net.crossover, net.ridge))
     return Step(
         StepKind.NETWORK,
-        "the same roofline against the interconnect: I_link = FLOPs / bytes sent",
+        q.NETWORK.rule,
         rich("Bytes sent over the chip interconnect (one way) instead of bytes through memory."),
         tuple(lines),
         tuple(notes),
@@ -366,14 +367,14 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
 def build_solution(analysis: Analysis) -> Solution:
     """The worked solution of an analysis, step by step (each step tagged with its topic)."""
     steps = [
-        (_flops_step(analysis), "flops"),
-        (_bytes_step(analysis), "bytes"),
-        (_intensity_step(analysis), "intensity"),
+        (_flops_step(analysis), q.FLOPS.name),
+        (_bytes_step(analysis), q.BYTES.name),
+        (_intensity_step(analysis), q.INTENSITY.name),
     ]
     regime = analysis.problem.regime
     if analysis.leading is not None and regime is not None:
-        steps.append((_leading_step(analysis, analysis.leading, regime), "intensity_regime"))
-    steps.append((_ridge_step(analysis), "ridge"))
+        steps.append((_leading_step(analysis, analysis.leading, regime), q.INTENSITY_REGIME.name))
+    steps.append((_ridge_step(analysis), q.RIDGE.name))
     steps += crossover_steps(analysis)
     lead = analysis.crossover_regime
     if (
@@ -382,13 +383,13 @@ def build_solution(analysis: Analysis) -> Solution:
         and lead is not None
         and lead.exact is not None
     ):
-        steps.append((regime_step(analysis, regime, lead.exact), "regime_holds"))
-    steps.append((_times_step(analysis), "times"))
+        steps.append((regime_step(analysis, regime, lead.exact), q.REGIME_HOLDS.name))
+    steps.append((_times_step(analysis), q.TIMES.name))
     if analysis.all_bound:
-        steps += step_steps(analysis) or [(_bounds_step(analysis), "bounds")]
-        steps.append((_attainable_step(analysis), "attainable"))
+        steps += step_steps(analysis) or [(_bounds_step(analysis), q.BOUNDS.name)]
+        steps.append((_attainable_step(analysis), q.ATTAINABLE.name))
     if analysis.network is not None:
-        steps.append((_network_step(analysis, analysis.network), "network"))
+        steps.append((_network_step(analysis, analysis.network), q.NETWORK.name))
     steps += collective_steps(analysis)
     if analysis.measured is not None:
         problem, step = analysis.problem, analysis.step
@@ -401,7 +402,7 @@ def build_solution(analysis: Analysis) -> Solution:
                     tex_text_number(problem.peak.text),
                     tex_text_number(problem.bandwidth.text),
                 ),
-                "measured",
+                q.MEASURED.name,
             )
         )
     if analysis.layer is not None:
