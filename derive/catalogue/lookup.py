@@ -24,6 +24,7 @@ __all__ = [
     "find",
     "names_for",
     "phrase_of",
+    "phrases",
     "quantity",
     "rows_for",
     "shown_by",
@@ -64,6 +65,14 @@ def phrase_of(kind: ProblemKind, name: str) -> str:
     row = find(name)
     at = next((a for a in row.at if a.kind is kind), None) if row else None
     return at.phrase if at else ""
+
+
+@cache
+def phrases(kind: ProblemKind) -> dict[str, str]:
+    """Every ``ask`` of ``kind`` a question sheet words → its phrase, in the catalogue's order."""
+    return {
+        row.name: at.phrase for row in rows_for(kind, Use.ASK) if (at := row.in_kind(kind)).phrase
+    }
 
 
 def box_of(kind: ProblemKind, name: str) -> Box | None:

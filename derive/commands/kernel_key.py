@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.analysis.kernel_numbers import kernel_of
+from derive.catalogue import ProblemKind, phrases
 from derive.commands.key_figures import Placement, kernel_placement
 from derive.commands.key_rows import Row, kernel_row
 from derive.errors import DeriveError
@@ -23,19 +24,7 @@ from derive.solution.number_steps import kernel_given, kernel_steps, numbers_ver
 
 __all__ = ["KERNEL_PHRASES", "KernelChapter", "kernel_chapter"]
 
-KERNEL_PHRASES = {
-    "intensity": "the arithmetic intensity",
-    "ridge": "the ridge point of the hardware",
-    "effective_ridge": "the ridge point of the derated ceilings",
-    "attainable": "the attainable FLOP/s",
-    "fraction_of_peak": "the fraction of peak",
-    "t_math": "T_math",
-    "t_mem": "T_mem",
-    "t_lower": "the lower bound on the runtime, T_lower",
-    "t_upper": "the upper bound on the runtime, T_upper",
-    "mfu": "the MFU the measurement implies",
-    "mbu": "the MBU the measurement implies",
-}
+KERNEL_PHRASES = phrases(ProblemKind.KERNEL)
 """What a questions sheet asks for each kernel quantity."""
 
 
