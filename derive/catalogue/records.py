@@ -50,6 +50,7 @@ class Computation(Enum):
     TRANSFER_TIME = auto()  # bytes / bandwidth
     STEP_TIME = auto()  # a bound of the step's kernels: Σ per-kernel times
     UTILISATION = auto()  # a measured rate over its ceiling (MFU, MBU)
+    ANALYSED = auto()  # read from the analysis: the attribute of the quantity's name, exact
 
 
 class Roof(Enum):

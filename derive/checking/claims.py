@@ -48,8 +48,9 @@ _DIMENSIONS = {
 
 
 def dimension_of(quantity: str) -> Dimension:
-    """What a quantity measures."""
-    return _DIMENSIONS[kind_of(quantity)]
+    """What a quantity measures (its catalogue row's dimension)."""
+    row = find(quantity)
+    return row.dimension if row is not None and row.dimension else _DIMENSIONS[kind_of(quantity)]
 
 
 def same_quantity(named: str, quantity: str) -> bool:
@@ -167,6 +168,7 @@ def _example(quantity: str, x: str) -> str:
         Kind.TRANSFER_TIME: "T_{mem} = 0.14 ms",
         Kind.STEP_TIME: "T_{lower} = 2.5 ms",
         Kind.UTILISATION: "\\text{MFU} = 0.42 or 42\\%",
+        Kind.ANALYSED: f"{quantity} = …",
     }[kind_of(quantity)]
 
 

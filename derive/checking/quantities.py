@@ -48,8 +48,8 @@ __all__ = [
 Kind = Computation
 """What computation a quantity is (the catalogue's :class:`~derive.catalogue.Computation`)."""
 
-STEP_KINDS = frozenset({Kind.STEP_TIME, Kind.UTILISATION})
-"""Kinds read from the step (``analysis.step``) or the measurement, not from a basis."""
+STEP_KINDS = frozenset({Kind.STEP_TIME, Kind.UTILISATION, Kind.ANALYSED})
+"""Kinds read from the step (``analysis.step``), the measurement or the analysis, not from a basis."""
 
 MEMORY, NETWORK = Roof.MEMORY, Roof.NETWORK
 QUANTITIES: tuple[str, ...] = names_for(ProblemKind.OPERATOR, Use.CHECK)
@@ -214,11 +214,20 @@ def compute(kind: Kind, basis: Basis, hw: Hardware, a: Analysis) -> Target:
 
 
 def _step_target(a: Analysis, quantity: str) -> Target:
-    """A step bound (``analysis.step``) or a utilisation (``analysis.measured``), exactly.
+    """A step bound (``analysis.step``), a utilisation (``analysis.measured``) or a value
+    the analysis computed (``analysis.<quantity>``), exactly.
 
     Raises:
         ProblemError: a dim left free (no step time), or no measurement for MFU/MBU.
     """
+    if kind_of(quantity) == Kind.ANALYSED:
+        value = getattr(a, quantity)
+        if value is None:
+            raise ProblemError(
+                f"--quantity {quantity}",
+                f"the {describe(quantity)} needs every dim bound: --set DIM=INT for each",
+            )
+        return Target(value, value)
     if kind_of(quantity) == Kind.UTILISATION:
         value = getattr(a.measured, quantity) if a.measured is not None else None
         if value is None:

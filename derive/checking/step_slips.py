@@ -30,7 +30,7 @@ from derive.analysis.step import StepTime, compose
 from derive.catalogue import table as q
 from derive.checking.context import Context
 from derive.checking.matching import match
-from derive.checking.quantities import Target
+from derive.checking.quantities import Kind, Target, kind_of
 from derive.checking.words import approx, sci
 from derive.formula.decimals import fmt_decimal
 from derive.problem.chips import Chip, Figure
@@ -274,6 +274,8 @@ def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> l
         assert a.measured is not None  # the target exists, so the measurement does
         slips = utilisation_slips(quantity, value, a.measured, _ceiling_of(a))
         exact = approx(value)
+    elif kind_of(quantity) is Kind.ANALYSED:
+        return []  # read from the analysis: no slip of its own is known yet
     else:
         assert a.step is not None  # the target exists, so the step does
         slips = time_slips(quantity, a.step)
