@@ -176,14 +176,12 @@ BOUNDS = _row(
     At(OP, ASK, "lower and upper bounds on the runtime"),
     rule="max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
 )  # fmt: skip
+_ATTAINABLE_BOX = Box("Attainable FLOP/s", "", "FLOP/s: a number (9.89e14)")
 ATTAINABLE = _row(
     "attainable", "attainable FLOP/s", _D.FLOP_RATE,
-    At(OP, ASK, "the attainable FLOP/s and the fraction of peak"),
-    At(
-        KERNEL, ALL, "the attainable FLOP/s",
-        Box("Attainable FLOP/s", "", "FLOP/s: a number (9.89e14)"),
-    ),
-    plain="P", rule="attainable FLOP/s = min(π, I·β)",
+    At(OP, ALL, "the attainable FLOP/s and the fraction of peak", _ATTAINABLE_BOX),
+    At(KERNEL, ALL, "the attainable FLOP/s", _ATTAINABLE_BOX),
+    plain="P", rule="attainable FLOP/s = min(π, I·β)", computation=_C.ANALYSED,
     aliases=("p_attainable", "p", "perf", "performance", "attainableflop/s"),
     slips=("larger_ceiling", "nominal_ceilings", "sparse_peak"),
 )  # fmt: skip
