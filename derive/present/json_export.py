@@ -129,6 +129,9 @@ def measured_json(measured: Measured | None) -> dict[str, object] | None:
         q.MFU.name: _s(measured.mfu),
         q.MBU.name: _s(measured.mbu),
         q.INTENSITY.name: _s(measured.intensity),
+        "kernel_intensity": _s(measured.kernel_intensity),
+        "needed_bytes_per_s": _s(measured.needed_bytes_per_s),
+        "needed_flops_per_s": _s(measured.needed_flops_per_s),
         "verdict": measured.verdict.value,
         "beats": list(measured.beats),
     }
@@ -173,11 +176,11 @@ def to_json(analysis: Analysis) -> dict[str, object]:
             {
                 "tensor": item.collective.name,
                 "kind": item.collective.kind.value,
-                "group": item.collective.group,
+                "group": int(item.group) if item.group.is_Integer else str(item.group),
                 "overlap": item.collective.overlap,
                 "size": str(item.size),
                 "sent": str(item.sent),
-                "steps": item.steps,
+                "steps": int(item.steps) if item.steps.is_Integer else str(item.steps),
                 q.T_COMMS.name: _s(item.time),
             }
             for item in analysis.collectives
