@@ -49,7 +49,7 @@ def operator_row(entry: ProblemEntry, analysis: Analysis) -> Row:
     link = False
     if (
         entry.ask
-        and "network" in entry.ask
+        and q.NETWORK.name in entry.ask
         and q.CROSSOVER.name not in entry.ask
         and network is not None
         and network.crossover is not None
