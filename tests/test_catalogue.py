@@ -153,6 +153,14 @@ def test_an_ask_shows_only_boxed_quantities_of_its_kind():
             assert set(shown_by(kind, ask)) <= boxed, (kind, ask)
 
 
+def test_a_model_quantity_has_its_notation():
+    from derive.model.symbols import NOTATION
+
+    for row in rows_for(MODEL, Use.ASK):
+        assert row.latex and row.meaning, row.name
+        assert NOTATION[row.name].latex == row.latex  # the model's notation reads the row
+
+
 def test_every_ask_has_a_phrase_where_a_question_sheet_asks_it():
     for kind in (KERNEL, MODEL, SERVING):
         for row in rows_for(kind, Use.ASK):

@@ -7,7 +7,8 @@ A quantity is declared once, in :mod:`derive.catalogue.table`; every stage from
 - ``aliases``: other spellings a derivation's left side may use (``I``, ``\\pi/\\beta``);
 - ``latex``/``plain``: its symbol; ``dimension``: what it measures (None: an ask topic,
   a group of steps rather than one value);
-- ``prose``: how a sentence names it (``ridge point``); ``rule``: the rule its step prints;
+- ``prose``: how a sentence names it (``ridge point``); ``meaning``: what it is, in a
+  notation table (a model's quantities); ``rule``: the rule its step prints;
 - ``computation``/``roof``: how the checker computes it from FLOPs over bytes;
 - ``at``: per problem kind, what takes it (:class:`Use`: ``ask``, ``expect``, ``derive
   check``, the workbook's answer box), the question sheet's phrase, the box, and the
@@ -115,6 +116,7 @@ class Quantity:
     roof: Roof = Roof.MEMORY
     slips: tuple[str, ...] = ()
     family: str = ""
+    meaning: str = ""
 
     def __post_init__(self) -> None:
         kinds = [a.kind for a in self.at]

@@ -363,42 +363,120 @@ STEP_MBU = _row(
 )  # fmt: skip
 
 # --- a whole model (``derive model``; the JSON contract's keys, in order) -------------
-# Their symbols are the model's notation (:mod:`derive.model.symbols`); a model page
-# builds each box from the phrase, that symbol and the unit of the value.
+# Each row holds the model's notation of it (symbol, meaning), which
+# :mod:`derive.model.symbols` reads; a model page builds each box from the phrase, that
+# symbol and the unit of the value.
 
 _MODEL = ASK | CHECK | BOX
 
 
-def _model(name: str, phrase: str, dimension: Dimension | None) -> Quantity:
-    return _row(name, phrase.removeprefix("the "), dimension, At(MODEL, _MODEL, phrase))
+def _model(
+    name: str, phrase: str, dimension: Dimension | None, latex: str, meaning: str
+) -> Quantity:
+    at = At(MODEL, _MODEL, phrase)
+    return _row(name, phrase.removeprefix("the "), dimension, at, latex=latex, meaning=meaning)
 
 
-PARAMS = _model("params", "the total number of parameters", _D.COUNT)
-PARAMS_ACTIVE = _model("params_active", "the parameters one token uses", _D.COUNT)
+PARAMS = _model("params", "the total number of parameters", _D.COUNT, "P", "total parameters")
+PARAMS_ACTIVE = _model(
+    "params_active",
+    "the parameters one token uses",
+    _D.COUNT,
+    r"P_{\mathrm{act}}",
+    "parameters used per token",
+)
 PARAMS_EMBEDDING = _model(
-    "params_embedding", "the parameters of the embedding and position tables", _D.COUNT
+    "params_embedding",
+    "the parameters of the embedding and position tables",
+    _D.COUNT,
+    r"P_{\mathrm{lookup}}",
+    "embedding and position tables (a lookup)",
 )
-WEIGHTS_BYTES = _model("weights_bytes", "the bytes of the weights", _D.BYTES)
+WEIGHTS_BYTES = _model(
+    "weights_bytes", "the bytes of the weights", _D.BYTES, "M_{W}", "bytes of the weights"
+)
 KV_BYTES_PER_TOKEN = _model(
-    "kv_bytes_per_token", "the KV-cache bytes per token of context", _D.BYTES
+    "kv_bytes_per_token",
+    "the KV-cache bytes per token of context",
+    _D.BYTES,
+    r"m_{\mathrm{kv}}",
+    "KV-cache bytes per token of context",
 )
-KV_BYTES = _model("kv_bytes", "the KV-cache bytes of the batch at its context", _D.BYTES)
+KV_BYTES = _model(
+    "kv_bytes",
+    "the KV-cache bytes of the batch at its context",
+    _D.BYTES,
+    r"M_{\mathrm{kv}}",
+    "KV-cache bytes of B sequences of S tokens",
+)
 FLOPS_PER_TOKEN = _model(
     "flops_per_token",
     "the forward FLOPs per token (matmuls and attention), against the 2N shortcut",
     _D.FLOPS,
+    r"F_{\mathrm{token}}",
+    "forward FLOPs per token at context S",
 )
-MEMORY_TOTAL = _model("memory_total", "the memory of weights and KV cache", _D.BYTES)
-MEMORY_PER_DEVICE = _model("memory_per_device", "the memory per device", _D.BYTES)
-FITS = _model("fits", "whether it fits", None)
-HEADROOM_PER_DEVICE = _model("headroom_per_device", "the capacity left per device", _D.BYTES)
-MAX_BATCH = _model("max_batch", "the largest batch that fits at this context", _D.COUNT)
-MIN_DEVICES = _model("min_devices", "the fewest devices that hold weights and KV cache", _D.COUNT)
-MAX_CONTEXT = _model("max_context", "the longest context that fits at this batch", _D.COUNT)
-TRAIN_STATE_BYTES = _model("train_state_bytes", "the training-state bytes per device", _D.BYTES)
-TRAIN_FLOPS = _model("train_flops", "the training FLOPs", _D.FLOPS)
-TRAIN_SECONDS = _model("train_seconds", "the training time", _D.TIME)
-TRAIN_DAYS = _model("train_days", "the training time in days", _D.TIME)
+MEMORY_TOTAL = _model(
+    "memory_total", "the memory of weights and KV cache", _D.BYTES, "M", "weights and KV cache"
+)
+MEMORY_PER_DEVICE = _model(
+    "memory_per_device", "the memory per device", _D.BYTES, r"M_{\mathrm{dev}}", "memory per device"
+)
+FITS = _model(
+    "fits",
+    "whether it fits",
+    None,
+    r"\mathrm{fits}",
+    "whether the memory per device is within the capacity",
+)
+HEADROOM_PER_DEVICE = _model(
+    "headroom_per_device",
+    "the capacity left per device",
+    _D.BYTES,
+    r"H_{\mathrm{dev}}",
+    "capacity left per device",
+)
+MAX_BATCH = _model(
+    "max_batch",
+    "the largest batch that fits at this context",
+    _D.COUNT,
+    r"B_{\max}",
+    "largest batch that fits at context S",
+)
+MIN_DEVICES = _model(
+    "min_devices",
+    "the fewest devices that hold weights and KV cache",
+    _D.COUNT,
+    r"N_{\min}",
+    "fewest devices that hold weights and KV cache",
+)
+MAX_CONTEXT = _model(
+    "max_context",
+    "the longest context that fits at this batch",
+    _D.COUNT,
+    r"S_{\max}",
+    "longest context that fits at batch B",
+)
+TRAIN_STATE_BYTES = _model(
+    "train_state_bytes",
+    "the training-state bytes per device",
+    _D.BYTES,
+    r"M_{\mathrm{train}}",
+    "training state per device",
+)
+TRAIN_FLOPS = _model(
+    "train_flops", "the training FLOPs", _D.FLOPS, r"F_{\mathrm{train}}", "training FLOPs"
+)
+TRAIN_SECONDS = _model(
+    "train_seconds", "the training time", _D.TIME, r"T_{\mathrm{train}}", "training time"
+)
+TRAIN_DAYS = _model(
+    "train_days",
+    "the training time in days",
+    _D.TIME,
+    r"T_{\mathrm{days}}",
+    "training time in days",
+)
 
 # --- utilisation of a measured run (an operator's step, a kernel, a model's training) --
 
@@ -410,7 +488,8 @@ MFU = _row(
         Box("MFU of the measured run", r"\text{MFU}", _FRACTION), needs=_MEASURED.format("flops"),
     ),
     At(MODEL, _MODEL, "the MFU the measured rate implies"),
-    latex=r"\text{MFU}", plain="MFU", aliases=("eta_mfu",), computation=_C.UTILISATION,
+    latex=r"\mathrm{MFU}", plain="MFU", aliases=("eta_mfu",), computation=_C.UTILISATION,
+    meaning="model FLOPs utilisation implied by a measured rate",
     slips=("sparse_peak", "mfu_mbu_swapped", "mac_counted_once", "percent_without_sign"),
 )  # fmt: skip
 MBU = _row(
