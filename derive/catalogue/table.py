@@ -352,6 +352,7 @@ MEASURED = _row(
     At(OP, ASK),
     At(SERVING, ASK, "the MFU and MBU of the measured step", shows=("step_mfu", "step_mbu")),
 )  # fmt: skip
+PARTS = _row("parts", "the breakdown of a composite part by part", None, At(OP, ASK))
 _STEP_FRACTION = "a fraction (0.42) or 42%"
 STEP_MFU = _row(
     "step_mfu", "MFU of the measured step", _D.COUNT,

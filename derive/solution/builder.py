@@ -414,7 +414,7 @@ def build_solution(analysis: Analysis) -> Solution:
             )
         )
     if analysis.layer is not None:
-        steps += [(step, "parts") for step in parts_steps(analysis.layer, analysis)]
+        steps += [(step, q.PARTS.name) for step in parts_steps(analysis.layer, analysis)]
     verdict, warnings = verdicts_of(analysis)
     return Solution(
         analysis, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings
