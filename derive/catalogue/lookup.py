@@ -15,7 +15,7 @@ import difflib
 from functools import cache
 
 from derive.catalogue.kinds import ProblemKind
-from derive.catalogue.records import Box, Quantity, Use
+from derive.catalogue.records import At, Box, Quantity, Use
 from derive.catalogue.table import QUANTITIES
 
 __all__ = [
@@ -48,6 +48,12 @@ def quantity(name: str) -> Quantity:
     return _BY_NAME[name]
 
 
+def _at(kind: ProblemKind, name: str) -> At | None:
+    """The row named ``name`` in a problem of ``kind``, or None (no such row, or not there)."""
+    row = find(name)
+    return next((a for a in row.at if a.kind is kind), None) if row is not None else None
+
+
 @cache
 def rows_for(kind: ProblemKind, use: Use) -> tuple[Quantity, ...]:
     """The rows a problem of ``kind`` takes for ``use``, in the catalogue's order."""
@@ -62,8 +68,7 @@ def names_for(kind: ProblemKind, use: Use) -> tuple[str, ...]:
 
 def phrase_of(kind: ProblemKind, name: str) -> str:
     """What a question sheet asks for ``name`` in a problem of ``kind`` ("" when nothing)."""
-    row = find(name)
-    at = next((a for a in row.at if a.kind is kind), None) if row else None
+    at = _at(kind, name)
     return at.phrase if at else ""
 
 
@@ -77,15 +82,13 @@ def phrases(kind: ProblemKind) -> dict[str, str]:
 
 def box_of(kind: ProblemKind, name: str) -> Box | None:
     """The answer box of ``name`` in a problem of ``kind`` (None: it has none there)."""
-    row = find(name)
-    at = next((a for a in row.at if a.kind is kind), None) if row else None
+    at = _at(kind, name)
     return at.box if at else None
 
 
 def shown_by(kind: ProblemKind, ask: str) -> tuple[str, ...]:
     """The quantities whose answer boxes an ``ask`` shows in a problem of ``kind``."""
-    row = find(ask)
-    at = next((a for a in row.at if a.kind is kind), None) if row else None
+    at = _at(kind, ask)
     if at is None:
         return ()
     if at.shows is not None:

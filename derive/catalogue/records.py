@@ -20,6 +20,7 @@ A quantity is declared once, in :mod:`derive.catalogue.table`; every stage from
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum, Flag, auto
 
@@ -27,6 +28,8 @@ from derive.catalogue.kinds import ProblemKind
 from derive.formula.units import Dimension
 
 __all__ = ["At", "Box", "Computation", "Quantity", "Roof", "Use"]
+
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 class Use(Flag):
@@ -119,6 +122,8 @@ class Quantity:
     meaning: str = ""
 
     def __post_init__(self) -> None:
+        if not _NAME.fullmatch(self.name):
+            raise ValueError(f"quantity {self.name!r}: a name is lower-case letters, digits and _")
         kinds = [a.kind for a in self.at]
         if len(set(kinds)) != len(kinds):
             raise ValueError(f"quantity {self.name!r}: a kind is listed twice")
