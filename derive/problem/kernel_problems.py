@@ -84,6 +84,11 @@ class KernelEntry:
     ask: tuple[str, ...] = ()
     expect: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def kind(self) -> ProblemKind:
+        """A kernel given by its numbers."""
+        return ProblemKind.KERNEL
+
 
 def kernel_quantities_of(spec: KernelSpec) -> tuple[str, ...]:
     """The quantities a kernel has: times need both counts, MFU/MBU a measurement they can use.

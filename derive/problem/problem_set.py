@@ -127,6 +127,11 @@ class ProblemEntry:
     ask: tuple[str, ...]
     plot: PlotSpec | None
 
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem."""
+        return ProblemKind.OPERATOR
+
 
 @dataclass(frozen=True)
 class ModelEntry:
@@ -138,6 +143,11 @@ class ModelEntry:
     spec: ModelSpec
     ask: tuple[str, ...]
     serving: ServingSpec | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A serving step when the problem has one (``phase``), else a whole model."""
+        return ProblemKind.MODEL if self.serving is None else ProblemKind.SERVING
 
 
 @dataclass(frozen=True)
