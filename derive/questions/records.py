@@ -12,12 +12,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from derive.formula.units import Measure, base_text
 
-__all__ = ["Answer", "DefinedRow", "Known", "Questions", "Role", "Solving", "defined_row"]
+if TYPE_CHECKING:
+    from derive.catalogue.kinds import ProblemKind
+    from derive.catalogue.records import Quantity as CatalogueQuantity
+
+__all__ = [
+    "Answer",
+    "DefinedRow",
+    "Known",
+    "Questions",
+    "Role",
+    "Solving",
+    "catalogue_row",
+    "defined_row",
+]
 
 
 class Role(Enum):
@@ -141,6 +155,36 @@ class DefinedRow:
     expect: bool = True
     check: bool = True
     workbook: bool = False
+
+
+def catalogue_row(answer: Answer, kind: ProblemKind) -> CatalogueQuantity | None:
+    """A defined quantity as a row of :mod:`derive.catalogue`, made at run time, or None
+    when its name is not a catalogue name (the catalogue's names are lower-case: ``N`` is not).
+
+    The row is taken by ``ask``, ``expect`` and ``derive check`` in a problem of ``kind``;
+    its value sits at ``defined.<name>`` of that kind's JSON report.
+    """
+    from derive.catalogue.records import At, Use
+    from derive.catalogue.records import Quantity as Row
+    from derive.formula.units import Dimension
+
+    row = defined_row(answer)
+    try:
+        dimension: Dimension | None = Dimension(answer.measure.exponents[:4])
+    except ValueError:
+        dimension = None
+    if any(answer.measure.exponents[4:]):
+        dimension = None  # dollars and joules have no Dimension of the answer reader
+    uses = Use.ASK | Use.EXPECT | Use.CHECK
+    try:
+        return Row(
+            answer.name,
+            row.prose,
+            dimension,
+            (At(kind, uses, phrase=row.prose, json=row.json),),
+        )
+    except ValueError:
+        return None
 
 
 def defined_row(answer: Answer) -> DefinedRow:
