@@ -17,8 +17,9 @@ output columns, the O and down projections by input rows; attention splits its h
 and the KV cache; norms, the embedding lookup and a MoE router are replicated. Each row
 split is followed by an all-reduce of its output activations (two per layer), ring
 algorithm, waited for. A block's kernels run once per layer (``launches = layers``).
-Conventions: weights are read once per step (every expert's for a MoE), the embedding
-reads one row per token, the FLOPs are the expansion's (2 per weight element used, 4·h·d_h·S
+Conventions: weights are read once per step, the embedding reads one row per token, a MoE
+layer reads the experts its T tokens touch (at least k, at most min(E, k·T); derive takes the
+upper bound min(E, k·T), see :class:`ExpertsRead`), the FLOPs are the expansion's (2 per weight element used, 4·h·d_h·S
 per token for attention).
 
 The decode crossover is the batch at which the weight-streaming matmuls become
@@ -47,6 +48,7 @@ from derive.model.symbols import batch, context
 from derive.problem.timing import Timing
 
 __all__ = [
+    "ExpertsRead",
     "Phase",
     "PhaseAnalysis",
     "analyse_phase",
@@ -76,6 +78,47 @@ def parse_phase(text: str) -> Phase:
 
 
 @dataclass(frozen=True)
+class ExpertsRead:
+    """The experts one MoE layer reads in a step of T tokens (decode: T = B; prefill: T = B·S).
+
+    Each token routes to k of the E experts, so the step touches at least k experts (every
+    token picks the same ones) and at most min(E, k·T) (no two tokens share one). derive's
+    convention is the upper bound, ``read``; under uniform routing the expected count is
+    ``uniform`` = E·(1 − (1 − k/E)^T), between the two.
+
+    Attributes:
+        experts: E; ``top_k``: k; ``tokens``: T, the tokens in flight in the step.
+        lower: k, the fewest experts read; ``read``: min(E, k·T), the convention.
+        uniform: E·(1 − (1 − k/E)^T), the expectation under uniform routing.
+    """
+
+    experts: sp.Integer
+    top_k: sp.Integer
+    tokens: sp.Integer
+    lower: sp.Integer
+    read: sp.Integer
+    uniform: sp.Rational
+
+
+def experts_read(experts: sp.Integer, top_k: sp.Integer, in_flight: sp.Integer) -> ExpertsRead:
+    """The experts a step of ``in_flight`` tokens reads per MoE layer (both bounds, the expectation).
+
+    >>> r = experts_read(sp.Integer(8), sp.Integer(2), sp.Integer(1))
+    >>> r.lower, r.read, r.uniform
+    (2, 2, 2)
+    """
+    e, k = sp.Integer(experts), sp.Integer(top_k)
+    return ExpertsRead(
+        experts=e,
+        top_k=k,
+        tokens=sp.Integer(in_flight),
+        lower=k,
+        read=sp.Min(e, k * in_flight),
+        uniform=e * (1 - (1 - k / e) ** sp.Integer(in_flight)),
+    )
+
+
+@dataclass(frozen=True)
 class PhaseAnalysis:
     """One serving step of a model on one device of a tensor-parallel group.
 
@@ -97,6 +140,7 @@ class PhaseAnalysis:
         replicas: data-parallel replicas, devices / tp (1: one group over every device).
         measured_tokens_per_s: the measured rate of the cluster, when the step's time was
             measured as a rate (the measured time is then replicas × tokens / rate).
+        experts_read: for a MoE, the experts one layer reads in this step (None otherwise).
     """
 
     phase: Phase
@@ -118,6 +162,7 @@ class PhaseAnalysis:
     ridge: sp.Rational
     replicas: int = 1
     measured_tokens_per_s: sp.Rational | None = None
+    experts_read: ExpertsRead | None = None
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:
@@ -157,6 +202,9 @@ def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int) -> sp.Expr:
             elements = tensor.elements
             if kernel.operator is KernelOp.EMBEDDING and tensor.role is Role.WEIGHT:
                 elements = tokens * tensor.shape[-1]  # a lookup reads one row per token
+            elif kernel.operator is KernelOp.MOE_MATMUL and tensor.role is Role.WEIGHT:
+                experts = tensor.shape[0]  # the step reads the experts its tokens touch
+                elements = elements / experts * sp.Min(experts, problem.model.top_k * tokens)
             width = problem.dtype(tensor.role).width
             total += elements * width * _share(tensor, kernel, tp, read)
     return total
@@ -284,6 +332,46 @@ def decode_rates(
     )
 
 
+def _branch(expr: sp.Expr, every_expert: bool) -> sp.Expr:
+    """``expr`` with each min(E, k·B) taken on one side: E (k·B ≥ E) or k·B (k·B < E)."""
+    return expr.replace(
+        lambda e: isinstance(e, sp.Min),
+        lambda e: next(a for a in e.args if (batch in a.free_symbols) != every_expert),
+    )
+
+
+def _crossover_in_b(
+    flops: sp.Expr, bytes_: sp.Expr, peak: sp.Rational, bandwidth: sp.Rational, leading: bool
+) -> Crossover:
+    """Solve for B where the bytes hold min(E, k·B) (a MoE's experts read), branch by branch.
+
+    Solved first where every expert is read (k·B ≥ E, where a crossover usually lies); if the
+    root falls below E/k, the other branch (each token's own k experts) is solved instead.
+    ``leading`` drops the activations' bytes (B → 0 after the branch is chosen).
+    """
+
+    def solve(every_expert: bool) -> Crossover:
+        b = _branch(bytes_, every_expert)
+        if leading:
+            return solve_crossover(flops, b.xreplace({batch: 0}), peak, bandwidth, batch)
+        return solve_crossover(*reduced_parts(flops, b), peak, bandwidth, batch)
+
+    full = solve(True)
+    knees = [_knee(m) for m in sp.preorder_traversal(bytes_) if isinstance(m, sp.Min)]
+    if not knees or full.min_compute_bound is None or full.min_compute_bound >= max(knees):
+        return full
+    below = solve(False)
+    found = below.min_compute_bound
+    return below if found is not None and found < max(knees) else full
+
+
+def _knee(minimum: sp.Min) -> sp.Expr:
+    """E/k, the batch from which min(E, k·B) reads every expert."""
+    every = next(a for a in minimum.args if batch not in a.free_symbols)
+    per_token = next(a for a in minimum.args if batch in a.free_symbols)
+    return every / sp.Poly(per_token, batch).LC()
+
+
 def at_batch_and_context(problem: ModelProblem, b: int, s: int) -> ModelProblem:
     """The same problem with ``B`` and ``S`` bound to other values (a plot's points)."""
     others = tuple((dim, value) for dim, value in problem.bound if dim not in (batch, context))
@@ -343,17 +431,13 @@ def analyse_phase(
         step_flops=all_flops,
         step_bytes=all_bytes,
         crossover=(
-            solve_crossover(*reduced_parts(mm_flops, mm_bytes), peak, bandwidth, batch)
-            if decode
-            else None
+            _crossover_in_b(mm_flops, mm_bytes, peak, bandwidth, leading=False) if decode else None
         ),
         crossover_regime=(
-            solve_crossover(mm_flops, mm_bytes.xreplace({batch: 0}), peak, bandwidth, batch)
-            if decode
-            else None
+            _crossover_in_b(mm_flops, mm_bytes, peak, bandwidth, leading=True) if decode else None
         ),
         crossover_step=(
-            solve_crossover(*reduced_parts(all_flops, all_bytes), peak, bandwidth, batch)
+            _crossover_in_b(all_flops, all_bytes, peak, bandwidth, leading=False)
             if decode
             else None
         ),
@@ -368,4 +452,17 @@ def analyse_phase(
         ridge=peak / bandwidth,
         replicas=replicas,
         measured_tokens_per_s=rate,
+        experts_read=_experts_read(problem, in_flight),
+    )
+
+
+def _experts_read(problem: ModelProblem, in_flight: sp.Integer) -> ExpertsRead | None:
+    model = problem.model
+    if not model.is_moe:
+        return None
+    bound = dict(problem.bound)
+    return experts_read(
+        _number(model.experts, bound, "the model's experts"),
+        _number(model.top_k, bound, "the model's top_k"),
+        in_flight,
     )
