@@ -110,14 +110,30 @@ def test_implied_mfu_above_one_is_loud():
 
 
 def test_flops_per_token_parts_and_the_2n_shortcut():
-    """GPT-2 small at S = 1024: matmuls 2·(P − lookup + tied head) and attention 4·L·h·d_h·S."""
+    """GPT-2 small at S = 1024: matmuls 2·(P − lookup − norms + tied head), attention 4·L·h·d_h·S."""
     L, d, V, n_pos, S = 12, 768, 50257, 1024, 1024
     a = analysis("gpt2-small", sets=(f"S={S}",))
     params = a.value("params")
-    assert a.value("flops_matmuls") == 2 * (params - V * d - n_pos * d + d * V)
+    norms = L * 2 * 2 * d + 2 * d  # two layernorms (γ, β) per block and the final one
+    assert a.value("flops_matmuls") == 2 * (params - V * d - n_pos * d - norms + d * V)
     assert a.value("flops_attention") == 4 * L * 12 * 64 * S
     assert a.value("flops_per_token") == a.value("flops_matmuls") + a.value("flops_attention")
     assert a.value("flops_2n") == 2 * params
+
+
+def test_llama_3_8b_flops_per_token_by_hand():
+    """Llama-3-8B at S = 8192: 2 per matmul weight (q, k, v, o, gate, up, down, head), no norms."""
+    L, d, h, kv, dh, f, V, S = 32, 4096, 32, 8, 128, 14336, 128256, 8192
+    attn = d * h * dh + 2 * d * kv * dh + h * dh * d
+    mlp = 3 * d * f
+    matmuls = 2 * (L * (attn + mlp) + d * V)
+    attention = 4 * L * h * dh * S
+    a = analysis("llama-3-8b", sets=(f"S={S}",))
+    assert a.value("flops_matmuls") == matmuls
+    assert a.value("flops_per_token") == matmuls + attention
+    norms = L * 2 * d + d  # 65 RMS scales: not matmul weights
+    assert 2 * norms == 532480
+    assert a.value("flops_2n") - a.value("flops_matmuls") == 2 * (norms + V * d)
 
 
 # --- properties over random architectures ---------------------------------------------------

@@ -8,6 +8,7 @@ from derive.model.binding import ModelProblem
 from derive.model.counts import block_parts, global_parts
 from derive.model.records import Sheet, Unit
 from derive.model.symbols import batch, context, sym
+from derive.model.transformer import Norm
 
 __all__ = ["flops", "memory_of_weights_and_cache", "parameters"]
 
@@ -113,6 +114,8 @@ def flops(sheet: Sheet, p: ModelProblem) -> None:
     m = p.model
     d, V, L = sym("d_model"), sym("vocab"), sym("layers")
     matmul_params = sym("params_active") - sym("params_embedding")
+    if m.norm_kind is not Norm.NONE:  # a norm's scale multiplies elementwise: not a matmul
+        matmul_params = matmul_params - L * sym("P_norm") - sym("P_final")
     if m.tied_embeddings:
         matmul_params = matmul_params + d * V
     pm = sheet.q("P_matmul", matmul_params, Unit.PARAMS)
@@ -126,15 +129,16 @@ def flops(sheet: Sheet, p: ModelProblem) -> None:
     f2n = sheet.q("flops_2n", 2 * sym("params_active"), Unit.FLOPS_PER_TOKEN)
     notes = [
         "Convention: 2 FLOPs per multiply-accumulate. A token is multiplied by every weight it uses "
-        "except the lookup tables (embedding, positions), which are read, not multiplied"
+        "except the lookup tables (embedding, positions), which are read, not multiplied, and "
+        "the norms' scales and shifts, applied elementwise"
         + (
             "; the tied head's d·V matmul happens although its weights are the embedding's"
             if m.tied_embeddings
             else ""
         )
         + ". Attention at context S adds, per layer, the scores q·k over S positions (2·h·d_h·S) "
-        "and the weighted sum of the values (2·h·d_h·S). Biases and norm scales count 2 each like "
-        "any weight; softmax and other elementwise work is not counted.",
+        "and the weighted sum of the values (2·h·d_h·S). Biases count 2 each like any weight; "
+        "norms, softmax and other elementwise work are not counted.",
     ]
     ratio = sheet.values[sym("flops_per_token")] / sheet.values[sym("flops_2n")]
     if ratio.is_number:
@@ -148,7 +152,7 @@ def flops(sheet: Sheet, p: ModelProblem) -> None:
         )
     sheet.step(
         "FLOPs per token",
-        "F_token = 2·P_matmul (matmuls) + 4·L·h·d_h·S (attention)",
+        "F_token = 2·P_matmul (matmuls) + 4·L·h·d_h·S (attention); P_matmul leaves out lookups and norms",
         "The forward pass of one token at context S, in two named parts.",
         pm,
         fm,

@@ -87,10 +87,9 @@ class Kernel:
     """One operator of the model: what it is, where it sits, what it reads and writes.
 
     ``flops`` counts the forward FLOPs for ``T`` tokens at context ``S`` by the
-    convention of the worked solution: 2 per weight element a token uses (a
-    multiply-accumulate in a matmul; a bias or a norm's γ, β counted alike), 4·h·d_h·S
-    per token for attention's scores and values, 0 for the lookup; softmax and other
-    elementwise work is not counted.
+    convention of the worked solution: 2 per weight element a token uses in a matmul (a
+    multiply-accumulate; a bias counted alike), 4·h·d_h·S per token for attention's scores
+    and values, 0 for the lookup; norms, softmax and other elementwise work are not counted.
     """
 
     name: str
@@ -162,7 +161,8 @@ def _norm(m: Transformer, name: str, block: Block, per_layer: bool) -> tuple[Ker
     op = KernelOp.LAYERNORM if m.norm_kind is Norm.LAYERNORM else KernelOp.RMSNORM
     x = _a(f"x_{name}", m.d_model)
     out = (_a(f"y_{name}", m.d_model),)
-    return (Kernel(name, op, block, per_layer, (x, *weights), out, _weight_flops(weights)),)
+    # elementwise: its scale (and shift) are not multiplied like a matmul's weights
+    return (Kernel(name, op, block, per_layer, (x, *weights), out, sp.Integer(0)),)
 
 
 def _attention(m: Transformer) -> tuple[Kernel, ...]:

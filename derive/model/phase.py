@@ -14,7 +14,8 @@ cluster's rates are ``replicas`` times one group's.
 
 Tensor parallelism (Megatron): the Q/K/V, gate/up and head projections are split by
 output columns, the O and down projections by input rows; attention splits its heads
-and the KV cache; norms, the embedding lookup and a MoE router are replicated. Each row
+and the KV cache (beyond h_kv devices, each holds one KV head, replicated); norms, the
+embedding lookup and a MoE router are replicated. Each row
 split is followed by an all-reduce of its output activations (two per layer), ring
 algorithm, waited for. A block's kernels run once per layer (``launches = layers``).
 Conventions: weights are read once per step, the embedding reads one row per token, a MoE
@@ -49,6 +50,7 @@ from derive.problem.timing import Timing
 
 __all__ = [
     "ExpertsRead",
+    "kv_ways",
     "Phase",
     "PhaseAnalysis",
     "analyse_phase",
@@ -141,6 +143,8 @@ class PhaseAnalysis:
         measured_tokens_per_s: the measured rate of the cluster, when the step's time was
             measured as a rate (the measured time is then replicas × tokens / rate).
         experts_read: for a MoE, the experts one layer reads in this step (None otherwise).
+        kv_ways: devices the KV heads are split over, min(tp, h_kv); below tp, each device
+            holds one KV head, replicated tp/h_kv times.
     """
 
     phase: Phase
@@ -163,6 +167,7 @@ class PhaseAnalysis:
     replicas: int = 1
     measured_tokens_per_s: sp.Rational | None = None
     experts_read: ExpertsRead | None = None
+    kv_ways: int = 1
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:
@@ -177,8 +182,25 @@ def _number(value: sp.Expr, bound: dict[sp.Symbol, sp.Integer], what: str) -> sp
     return value
 
 
-def _share(tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool) -> sp.Rational:
-    """The fraction of a tensor one device holds or moves under tensor parallelism."""
+_KV_PROJECTIONS = frozenset({"k", "v"})
+
+
+def _ways(kernel: ModelKernel, tensor: ModelTensor | None, tp: int, kv_ways: int) -> int:
+    """The devices a kernel's tensor is split over: ``kv_ways`` for the K/V heads, else ``tp``."""
+    if kernel.name in _KV_PROJECTIONS or (tensor is not None and tensor.role is Role.KV_CACHE):
+        return kv_ways
+    return tp
+
+
+def _share(
+    tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool, kv_ways: int
+) -> sp.Rational:
+    """The fraction of a tensor one device holds or moves under tensor parallelism.
+
+    K/V heads split over ``kv_ways`` = min(tp, h_kv) devices: beyond h_kv each device holds
+    one KV head (its projections and its cache), replicated tp/h_kv times.
+    """
+    tp = _ways(kernel, tensor, tp, kv_ways)
     if (
         tp == 1
         or kernel.name in _REPLICATED
@@ -195,7 +217,7 @@ def _share(tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool) -> sp.
     return sp.Rational(1, tp) if (row and read) or (not row and not read) else sp.Integer(1)
 
 
-def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int) -> sp.Expr:
+def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int, kv_ways: int) -> sp.Expr:
     total = sp.Integer(0)
     for tensors, read in ((kernel.reads, True), (kernel.writes, False)):
         for tensor in tensors:
@@ -206,7 +228,7 @@ def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int) -> sp.Expr:
                 experts = tensor.shape[0]  # the step reads the experts its tokens touch
                 elements = elements / experts * sp.Min(experts, problem.model.top_k * tokens)
             width = problem.dtype(tensor.role).width
-            total += elements * width * _share(tensor, kernel, tp, read)
+            total += elements * width * _share(tensor, kernel, tp, read, kv_ways)
     return total
 
 
@@ -231,16 +253,24 @@ class _Counts:
     launches: int
 
 
+def kv_ways(problem: ModelProblem, tp: int) -> int:
+    """Devices the KV heads are split over: min(tp, h_kv) (beyond h_kv, a head per device)."""
+    kv = int(_number(problem.model.kv_heads, dict(problem.bound), "the model's kv_heads"))
+    return min(tp, kv)
+
+
 def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
     model = problem.model
     bound = {dim: value for dim, value in problem.bound if dim is not batch}
     layers = int(_number(model.layers, bound, "the model's layers"))
+    kv = kv_ways(problem, tp)
     in_flight = batch if phase is Phase.DECODE else batch * context
     per_token = {tokens: in_flight}
     out = []
     for kernel in expand(model).kernels:
         repeat = layers if kernel.per_layer else 1
-        split = sp.Integer(1) if kernel.name in _REPLICATED else sp.Rational(1, tp)
+        ways = _ways(kernel, None, tp, kv)
+        split = sp.Integer(1) if kernel.name in _REPLICATED else sp.Rational(1, ways)
         if kernel.operator not in (*_MATMULS, KernelOp.ATTENTION):
             split = sp.Integer(1)
         comms, steps = _comms(kernel, problem, tp)
@@ -251,7 +281,7 @@ def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]
                     repeat * split * _expr(kernel.flops).xreplace(per_token).xreplace(bound)
                 ),
                 bytes=sp.expand(
-                    repeat * _bytes(kernel, problem, tp).xreplace(per_token).xreplace(bound)
+                    repeat * _bytes(kernel, problem, tp, kv).xreplace(per_token).xreplace(bound)
                 ),
                 comms=sp.expand(repeat * comms.xreplace(per_token).xreplace(bound)),
                 steps=repeat * steps,
@@ -263,18 +293,29 @@ def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]
 
 def _check_split(problem: ModelProblem, tp: int, tp_text: str | None) -> None:
     """Refuse a degree that does not split the heads, naming the flag that set it: ``--tp``,
-    or ``--devices`` when the degree is its default (all the devices)."""
+    or ``--devices`` when the degree is its default (all the devices).
+
+    The query heads are split tp ways; the KV heads tp ways up to h_kv, and beyond it each
+    device holds one (tp a multiple of h_kv, each head replicated tp/h_kv times).
+    """
     model = problem.model
     bound = dict(problem.bound)
     typed = tp_text is not None or problem.tp != problem.devices
-    for field in ("heads", "kv_heads"):
-        value = _number(getattr(model, field), bound, f"the model's {field}")
-        if value % tp != 0:
-            raise ProblemError(
-                f"--tp {tp}" if typed else f"--devices {problem.devices}",
-                f"{model.name} has {value} {field.replace('_', ' ')}, not divisible by {tp}"
-                + ("" if typed else " (the tensor-parallel degree --tp defaults to --devices)"),
-            )
+    heads = _number(model.heads, bound, "the model's heads")
+    kv = _number(model.kv_heads, bound, "the model's kv_heads")
+    why = None
+    if heads % tp:
+        why = f"{model.name} has {heads} heads, not divisible by {tp}"
+    elif kv % tp and tp % kv:
+        why = (
+            f"{model.name} has {kv} kv heads: {tp} neither divides them nor is a multiple of "
+            "them (beyond the KV heads, each device holds one, replicated)"
+        )
+    if why is not None:
+        raise ProblemError(
+            f"--tp {tp}" if typed else f"--devices {problem.devices}",
+            why + ("" if typed else " (the tensor-parallel degree --tp defaults to --devices)"),
+        )
 
 
 def _tp(problem: ModelProblem, text: str | None) -> int:
@@ -453,6 +494,7 @@ def analyse_phase(
         replicas=replicas,
         measured_tokens_per_s=rate,
         experts_read=_experts_read(problem, in_flight),
+        kv_ways=kv_ways(problem, tp),
     )
 
 

@@ -177,6 +177,12 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
         f"the model's kernels on one of {phase.tp} devices (tensor parallel), "
         "a block's kernels once per layer (×L)"
     )
+    if phase.kv_ways < phase.tp:
+        what += (
+            f"; the model's {phase.kv_ways} KV heads are fewer than the {phase.tp} devices, so each "
+            f"device holds one KV head (its K and V projections and its KV cache), replicated "
+            f"{phase.tp // phase.kv_ways} times"
+        )
     experts = _experts(phase)
     steps = [] if experts is None else [experts]
     steps += [step for step, _ in kernel_steps(phase.step, what)]
