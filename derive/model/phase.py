@@ -50,12 +50,12 @@ from derive.problem.timing import Timing
 
 __all__ = [
     "ExpertsRead",
-    "kv_ways",
     "Phase",
     "PhaseAnalysis",
     "analyse_phase",
     "at_batch_and_context",
     "decode_rates",
+    "kv_ways",
     "parse_phase",
 ]
 
