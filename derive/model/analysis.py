@@ -96,7 +96,7 @@ def analyse_model(p: ModelProblem) -> ModelAnalysis:
     given = tuple(sorted(sheet.values.items(), key=lambda kv: kv[0].name))
     _check_context(sheet, p)
     parameters(sheet, p)
-    memory_of_weights_and_cache(sheet)
+    memory_of_weights_and_cache(sheet, p)
     flops(sheet, p)
     fit(sheet, p)
     training(sheet, p)

@@ -46,6 +46,7 @@ from derive.model.binding import ModelProblem, bind_tp
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
 from derive.model.symbols import batch, context
+from derive.model.transformer import Transformer
 from derive.problem.timing import Timing
 
 __all__ = [
@@ -59,8 +60,9 @@ __all__ = [
     "parse_phase",
 ]
 
-_ROW_SPLIT = frozenset({"o", "down", "experts_down"})
-_REPLICATED = frozenset({"router"})
+_ROW_SPLIT = frozenset({"o", "down", "experts_down", "shared_down", "dense_down"})
+# replicated on every device: the router, and latent attention's shared projections
+_REPLICATED = frozenset({"router", "q_a", "kv_a"})
 _MATMULS = frozenset({KernelOp.MATMUL, KernelOp.MOE_MATMUL})
 
 
@@ -192,6 +194,11 @@ def _ways(kernel: ModelKernel, tensor: ModelTensor | None, tp: int, kv_ways: int
     return tp
 
 
+def _kv_ways_of(model: Transformer, tp: int, kv_heads: int) -> int:
+    """min(tp, h_kv); 1 for latent attention, whose one latent serves every head (replicated)."""
+    return 1 if model.is_mla else min(tp, kv_heads)
+
+
 def _share(
     tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool, kv_ways: int
 ) -> sp.Rational:
@@ -256,19 +263,18 @@ class _Counts:
 def kv_ways(problem: ModelProblem, tp: int) -> int:
     """Devices the KV heads are split over: min(tp, h_kv) (beyond h_kv, a head per device)."""
     kv = int(_number(problem.model.kv_heads, dict(problem.bound), "the model's kv_heads"))
-    return min(tp, kv)
+    return _kv_ways_of(problem.model, tp, kv)
 
 
 def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
     model = problem.model
     bound = {dim: value for dim, value in problem.bound if dim is not batch}
-    layers = int(_number(model.layers, bound, "the model's layers"))
     kv = kv_ways(problem, tp)
     in_flight = batch if phase is Phase.DECODE else batch * context
     per_token = {tokens: in_flight}
     out = []
     for kernel in expand(model).kernels:
-        repeat = layers if kernel.per_layer else 1
+        repeat = int(_number(kernel.copies(model), bound, "the model's layers"))
         ways = _ways(kernel, None, tp, kv)
         split = sp.Integer(1) if kernel.name in _REPLICATED else sp.Rational(1, ways)
         if kernel.operator not in (*_MATMULS, KernelOp.ATTENTION):
@@ -306,7 +312,7 @@ def _check_split(problem: ModelProblem, tp: int, tp_text: str | None) -> None:
     why = None
     if heads % tp:
         why = f"{model.name} has {heads} heads, not divisible by {tp}"
-    elif kv % tp and tp % kv:
+    elif kv % tp and tp % kv and not model.is_mla:
         why = (
             f"{model.name} has {kv} kv heads: {tp} neither divides them nor is a multiple of "
             "them (beyond the KV heads, each device holds one, replicated)"
