@@ -1,7 +1,8 @@
 """Loading model files: every module-level ``Transformer`` is registered by name.
 
 A model file is a Python module like an operator file (it may declare both), so
-``--operators PATH`` loads either. The built-in models are ``models/*.py``.
+``--operators PATH`` loads either. The built-in models are ``models/*.py``. A model may also
+be named by the path of a Hugging Face ``config.json`` (:mod:`derive.model.config_file`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from derive.declare.registry import load_operator_file
 from derive.errors import OperatorFileError, UnknownNameError
+from derive.model.config_file import is_config_path, load_config_model
 from derive.model.transformer import Transformer
 from derive.resources import resource_dir
 
@@ -28,11 +30,14 @@ class ModelRegistry:
         return tuple(m.name for m in self.models)
 
     def get(self, name: str) -> Transformer:
-        """The model called ``name`` (case-insensitive); the error lists what exists."""
+        """The model called ``name`` (case-insensitive), or the one a config path names
+        (a ``config.json`` or a folder holding one); the error lists what exists."""
         key = name.lower() if isinstance(name, str) else ""
         for m in self.models:
             if m.name.lower() == key:
                 return m
+        if is_config_path(name):
+            return load_config_model(name)
         raise UnknownNameError(
             f"model {name!r}", f"unknown model; known: {', '.join(self.names())}"
         )

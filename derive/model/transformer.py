@@ -161,6 +161,8 @@ class Transformer:
             keys and values through a latent of rank r_kv cached with a decoupled rope key of
             width d_R; a head's query/key width is d_nope + d_R (``head_dim`` is set to it).
         doc: one line on what the model is and where its numbers come from.
+        source: for a model read from a config, (field, the config's field) pairs: the
+            givens name each size by the config's own field name.
     """
 
     name: str
@@ -196,6 +198,7 @@ class Transformer:
     qk_nope_head_dim: sp.Expr = None
     v_head_dim: sp.Expr = None
     doc: str = ""
+    source: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not MODEL_NAME_RE.match(self.name):
@@ -210,6 +213,13 @@ class Transformer:
         self._check_layers()
         if not isinstance(self.doc, str):
             raise DeclarationError(f"model {self.name!r} doc", "must be a string")
+        if not isinstance(self.source, tuple) or not all(
+            isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            for pair in self.source
+        ):
+            raise DeclarationError(
+                f"model {self.name!r} source", "must be (field, config field) pairs"
+            )
 
     def _set(self, field: str, value: object) -> None:
         object.__setattr__(self, field, value)

@@ -214,13 +214,15 @@ def _steps(a: ModelAnalysis) -> tuple[ModelStepView, ...]:
 def _given_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str], ...]:
     """(symbol, meaning, value) for the architecture and the run, in the notation's order."""
     order = {key: i for i, key in enumerate(NOTATION)}
+    config = dict(a.problem.model.source)  # a config's own field names, when read from one
     rows = []
     for s, v in sorted(a.given, key=lambda kv: order.get(kv[0].name, len(order))):
         if s in (batch, context):
             rows.append((tex(s), "batch (sequences)" if s == batch else "context (tokens)", tex(v)))
         else:
             n = NOTATION[s.name]
-            rows.append((n.latex, n.meaning, tex(v)))
+            meaning = n.meaning + (f" (config: {config[s.name]})" if s.name in config else "")
+            rows.append((n.latex, meaning, tex(v)))
     return tuple(rows)
 
 
