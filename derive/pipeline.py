@@ -307,4 +307,4 @@ def solve_model(
         state_bytes=state_bytes,
     )
     registry = load_models(tuple(Path(p) for p in operators))
-    return ModelDerivation(analyse_model(bind_model(spec, registry.get(model))))
+    return ModelDerivation(analyse_model(bind_model(spec, registry.resolve(spec))))

@@ -132,7 +132,7 @@ class ModelJudgement:
 @lru_cache(maxsize=64)
 def _model_analysis(spec: ModelSpec, operators: tuple[str, ...]) -> ModelAnalysis:
     registry = load_models(tuple(Path(p) for p in operators))
-    return analyse_model(bind_model(spec, registry.get(spec.model)))
+    return analyse_model(bind_model(spec, registry.resolve(spec)))
 
 
 def model_analysis_for(

@@ -54,7 +54,7 @@ def _model_ask(entry: ModelEntry) -> tuple[str, ...]:
 
 def _analysis(entry: ModelEntry, operators: tuple[Path, ...]) -> ModelAnalysis:
     registry = load_models(operators)
-    full = analyse_model(bind_model(entry.spec, registry.get(entry.spec.model)))
+    full = analyse_model(bind_model(entry.spec, registry.resolve(entry.spec)))
     ask = _model_ask(entry)
     missing = [k for k in ask if full.quantity(k) is None]
     if missing:

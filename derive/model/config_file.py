@@ -334,7 +334,7 @@ def config_model(data: dict[str, object], where: str, name: str) -> Transformer:
                 source += [("window", "sliding_window"), ("windowed_layers", _window_source(data))]
     if fields.get("shared_experts") is None:
         fields.pop("shared_experts", None)
-    doc = f"from {where} (model_type {kind})"
+    doc = f"read from its config.json (model_type {kind})"
     try:
         return Transformer(name=name, doc=doc, source=tuple(source), **fields)  # type: ignore[arg-type]
     except DeclarationError as exc:

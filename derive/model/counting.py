@@ -22,7 +22,7 @@ _BLOCKS = (
 
 
 def _block_reason(p: ModelProblem) -> str:
-    m = p.model
+    m = p.transformer
     attention = (
         "Latent attention has "
         + ("the q_a bottleneck and q_b, " if m.q_lora_rank is not None else "the q projection, ")
@@ -49,7 +49,7 @@ def _block_reason(p: ModelProblem) -> str:
 
 
 def parameters(sheet: Sheet, p: ModelProblem) -> None:
-    m = p.model
+    m = p.transformer
     parts = block_parts(m)
     by_block = {key: [pt for pt in parts if pt.block.value == block] for key, block in _BLOCKS}
     block_qs = [
@@ -138,7 +138,7 @@ def _positions(m: Transformer) -> sp.Expr:
 
 
 def memory_of_weights_and_cache(sheet: Sheet, p: ModelProblem) -> None:
-    m = p.model
+    m = p.transformer
     w = sheet.q("weights_bytes", sym("params") * sym("w_weights"), Unit.BYTES)
     sheet.step(
         "Weights in memory",
@@ -198,7 +198,7 @@ def _attention_note(m: Transformer) -> str:
 
 
 def flops(sheet: Sheet, p: ModelProblem) -> None:
-    m = p.model
+    m = p.transformer
     d, V, L = sym("d_model"), sym("vocab"), sym("layers")
     matmul_params = sym("params_active") - sym("params_embedding")
     if m.norm_kind is not Norm.NONE:  # a norm's scale multiplies elementwise: not a matmul

@@ -45,6 +45,7 @@ from derive.errors import ProblemError
 from derive.model.binding import ModelProblem, bind_tp
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
+from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
 from derive.model.symbols import batch, context
 from derive.model.transformer import Transformer
 from derive.problem.timing import Timing
@@ -233,7 +234,7 @@ def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int, kv_ways: int) ->
                 elements = tokens * tensor.shape[-1]  # a lookup reads one row per token
             elif kernel.operator is KernelOp.MOE_MATMUL and tensor.role is Role.WEIGHT:
                 experts = tensor.shape[0]  # the step reads the experts its tokens touch
-                elements = elements / experts * sp.Min(experts, problem.model.top_k * tokens)
+                elements = elements / experts * sp.Min(experts, problem.transformer.top_k * tokens)
             width = problem.dtype(tensor.role).width
             total += elements * width * _share(tensor, kernel, tp, read, kv_ways)
     return total
@@ -262,12 +263,12 @@ class _Counts:
 
 def kv_ways(problem: ModelProblem, tp: int) -> int:
     """Devices the KV heads are split over: min(tp, h_kv) (beyond h_kv, a head per device)."""
-    kv = int(_number(problem.model.kv_heads, dict(problem.bound), "the model's kv_heads"))
-    return _kv_ways_of(problem.model, tp, kv)
+    kv = int(_number(problem.transformer.kv_heads, dict(problem.bound), "the model's kv_heads"))
+    return _kv_ways_of(problem.transformer, tp, kv)
 
 
 def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
-    model = problem.model
+    model = problem.transformer
     bound = {dim: value for dim, value in problem.bound if dim is not batch}
     kv = kv_ways(problem, tp)
     in_flight = batch if phase is Phase.DECODE else batch * context
@@ -304,7 +305,7 @@ def _check_split(problem: ModelProblem, tp: int, tp_text: str | None) -> None:
     The query heads are split tp ways; the KV heads tp ways up to h_kv, and beyond it each
     device holds one (tp a multiple of h_kv, each head replicated tp/h_kv times).
     """
-    model = problem.model
+    model = problem.transformer
     bound = dict(problem.bound)
     typed = tp_text is not None or problem.tp != problem.devices
     heads = _number(model.heads, bound, "the model's heads")
@@ -436,6 +437,8 @@ def analyse_phase(
 
     ``crossovers=False`` skips solving the crossovers (a plot's many points need only the step).
     """
+    if isinstance(problem.model, SizedModel):
+        raise ProblemError("--phase", f"a serving step {NEEDS_ARCHITECTURE}")
     peak_figure = problem.peak
     if peak_figure is None and problem.chip is not None:
         peak_figure = problem.chip.peak(problem.compute_dtype)
@@ -505,7 +508,7 @@ def analyse_phase(
 
 
 def _experts_read(problem: ModelProblem, in_flight: sp.Integer) -> ExpertsRead | None:
-    model = problem.model
+    model = problem.transformer
     if not model.is_moe:
         return None
     bound = dict(problem.bound)

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from derive.declare.registry import load_operator_file
-from derive.errors import OperatorFileError, UnknownNameError
+from derive.errors import OperatorFileError, ProblemError, UnknownNameError
 from derive.model.config_file import is_config_path, load_config_model
+from derive.model.sized import SizedModel, sized_model
 from derive.model.transformer import Transformer
+from derive.problem.model_spec import ModelSpec
 from derive.resources import resource_dir
 
 __all__ = ["ModelRegistry", "builtin_model_files", "load_models"]
@@ -41,6 +43,25 @@ class ModelRegistry:
         raise UnknownNameError(
             f"model {name!r}", f"unknown model; known: {', '.join(self.names())}"
         )
+
+    def resolve(self, spec: ModelSpec) -> Transformer | SizedModel:
+        """The model a problem names: by its size (``params``), its name or a config path."""
+        if spec.params is not None:
+            if spec.model:
+                raise ProblemError(
+                    f"--params {spec.params}",
+                    f"give a model ({spec.model!r}) or its size, not both",
+                )
+            return sized_model(spec.params, spec.params_active)
+        if spec.params_active is not None:
+            raise ProblemError(
+                f"--params-active {spec.params_active}", "goes with --params (the total)"
+            )
+        if not spec.model:
+            raise ProblemError(
+                "model", "give a model's name, a config.json, or its size with --params"
+            )
+        return self.get(spec.model)
 
 
 def builtin_model_files() -> tuple[Path, ...]:

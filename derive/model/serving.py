@@ -72,7 +72,7 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
             f"{'N' if p.replicas == 1 else 'N_tp'}·C = {fmt_decimal(room / 10**9)} GB, so no batch "
             f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
         )
-    windowed = p.model.window is not None
+    windowed = p.transformer.window is not None
     per_sequence = sym("kv_bytes") / batch if windowed else m_kv * context
     if context in sheet.values and (not windowed or batch in sheet.values):
         qs.append(sheet.q("max_batch", _largest(spare, per_sequence, weights_fit), Unit.SEQUENCES))

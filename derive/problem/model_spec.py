@@ -28,3 +28,6 @@ class ModelSpec:
     measured_tokens_per_s: str | None = None
     state_bytes: str | None = None
     tp: str | None = None
+    # a model by its size alone (``--params``; ``model`` is then empty)
+    params: str | None = None
+    params_active: str | None = None

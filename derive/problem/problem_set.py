@@ -100,7 +100,7 @@ _MODEL_PROBLEM = {
     "id": str,
     "title": str,
     "text": str,
-    "model": str,
+    "model": (str, dict),
     "chip": str,
     "peak": str,
     "bandwidth": str,
@@ -229,8 +229,35 @@ def _plot(raw: dict, where: str) -> PlotSpec:
     return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
 
 
-def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> ModelEntry:
+_SIZE = {"params": str, "params_active": str}
+
+
+def _model_named(
+    value: str | dict, where: str, base: Path | None
+) -> tuple[str, str | None, str | None]:
+    """(model, params, params_active): a name, a config path (relative to the set's folder),
+    or ``{ params = "70e9", params_active = "37e9" }``, a model by its size alone."""
+    if isinstance(value, dict):
+        check_keys(value, _SIZE, f"{where}: key 'model'")
+        if "params" not in value:
+            raise ProblemError(
+                f"{where}: key 'model'", 'a model by its size is { params = "70e9" }'
+            )
+        return "", value["params"], value.get("params_active")
+    if (
+        base is not None
+        and (value.endswith(".json") or "/" in value)
+        and not Path(value).is_absolute()
+    ):
+        return str(base / value), None, None
+    return value, None, None
+
+
+def _model_problem(
+    raw: object, index: int, origin: str, seen: set[str], base: Path | None = None
+) -> ModelEntry:
     pid, where, table = problem_head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
+    model, params, params_active = _model_named(table["model"], where, base)
     if "dtype" in table and "dtypes" in table:
         raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
     dtypes = ((table["dtype"],) if "dtype" in table else ()) + str_map(
@@ -251,7 +278,9 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
             f"{where}: key 'devices' ({devices})", "the number of devices is a positive integer"
         )
     spec = ModelSpec(
-        model=table["model"],
+        model=model,
+        params=params,
+        params_active=params_active,
         chip=table.get("chip"),
         peak=table.get("peak"),
         bandwidth=table.get("bandwidth"),
@@ -338,7 +367,7 @@ def parse_problem_set(
             if isinstance(raw, dict) and "kernel" in raw:
                 kernels.append(kernel_problem(raw, i, origin, seen))
             elif isinstance(raw, dict) and "model" in raw and "operator" not in raw:
-                models.append(_model_problem(raw, i, origin, seen))
+                models.append(_model_problem(raw, i, origin, seen, base))
             else:
                 entries.append(_problem(raw, i, origin, seen))
         except ProblemError as exc:
