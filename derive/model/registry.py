@@ -14,6 +14,7 @@ from derive.declare.registry import load_operator_file
 from derive.errors import OperatorFileError, ProblemError, UnknownNameError
 from derive.model.config_file import is_config_path, load_config_model
 from derive.model.sized import SizedModel, sized_model
+from derive.model.tables import table_model
 from derive.model.transformer import Transformer
 from derive.problem.model_spec import ModelSpec
 from derive.resources import resource_dir
@@ -57,6 +58,8 @@ class ModelRegistry:
             raise ProblemError(
                 f"--params-active {spec.params_active}", "goes with --params (the total)"
             )
+        if spec.table is not None:
+            return table_model(spec.table)
         if not spec.model:
             raise ProblemError(
                 "model", "give a model's name, a config.json, or its size with --params"

@@ -22,6 +22,7 @@ from enum import Enum
 import sympy as sp
 
 from derive.declare.operator import is_dim
+from derive.declare.registry import ModelDeclaration
 from derive.errors import DeclarationError
 
 __all__ = [
@@ -126,7 +127,7 @@ def _numbers(*values: sp.Expr) -> bool:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Transformer:
+class Transformer(ModelDeclaration):
     """A decoder-only transformer, declared by its sizes.
 
     Args:

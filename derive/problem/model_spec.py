@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from derive.problem.model_tables import ModelTable
+
 __all__ = ["ModelSpec"]
 
 
@@ -31,3 +33,5 @@ class ModelSpec:
     # a model by its size alone (``--params``; ``model`` is then empty)
     params: str | None = None
     params_active: str | None = None
+    # the set's ``[[model]]`` table of that name, when the model is declared as data there
+    table: ModelTable | None = None

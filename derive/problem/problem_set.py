@@ -2,7 +2,8 @@
 
 Top level: optional ``title`` (default: the file's name), optional ``operators`` (Python
 files, paths relative to the file; run only when trusted), optional ``[[operator]]`` tables
-(operators as data, see :mod:`derive.problem.operator_tables`), ``[[problem]]`` tables.
+(operators as data, see :mod:`derive.problem.operator_tables`), optional ``[[model]]`` tables
+(whole models as data, see :mod:`derive.problem.model_tables`), ``[[problem]]`` tables.
 Every key is checked: an unknown key, a wrong type or a TOML syntax error is a one-line
 error naming the file, the problem id and the key (the checks: :mod:`derive.problem.set_checks`);
 every error in the file is reported at once (up to :data:`~derive.problem.set_errors.MAX_ERRORS`).
@@ -20,6 +21,7 @@ from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_problems import KernelEntry, kernel_problem
 from derive.problem.model_spec import ModelSpec
+from derive.problem.model_tables import ModelTable, parse_model_tables
 from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
 from derive.problem.set_checks import check_keys, problem_head, str_map
@@ -116,7 +118,14 @@ _MODEL_PROBLEM = {
     "ask": list,
     **SERVING_KEYS,
 }
-_TOP = {"title": str, "operators": list, "operator": list, "problem": list, "text": str}
+_TOP = {
+    "title": str,
+    "operators": list,
+    "operator": list,
+    "model": list,
+    "problem": list,
+    "text": str,
+}
 _PROBLEM = {
     "id": str,
     "title": str,
@@ -254,10 +263,16 @@ def _model_named(
 
 
 def _model_problem(
-    raw: object, index: int, origin: str, seen: set[str], base: Path | None = None
+    raw: object,
+    index: int,
+    origin: str,
+    seen: set[str],
+    base: Path | None = None,
+    tables: tuple[ModelTable, ...] = (),
 ) -> ModelEntry:
     pid, where, table = problem_head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
     model, params, params_active = _model_named(table["model"], where, base)
+    declared = next((t for t in tables if t.name.lower() == model.lower()), None)
     if "dtype" in table and "dtypes" in table:
         raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
     dtypes = ((table["dtype"],) if "dtype" in table else ()) + str_map(
@@ -281,6 +296,7 @@ def _model_problem(
         model=model,
         params=params,
         params_active=params_active,
+        table=declared,
         chip=table.get("chip"),
         peak=table.get("peak"),
         bandwidth=table.get("bandwidth"),
@@ -357,6 +373,7 @@ def parse_problem_set(
         if not isinstance(p, str):
             raise ProblemError(f"{origin}: key 'operators'", "must be a list of paths (strings)")
         ops.append((base or Path(".")) / p)
+    model_tables = parse_model_tables(data["model"], origin) if "model" in data else ()
     seen: set[str] = set()
     entries: list[ProblemEntry] = []
     models: list[ModelEntry] = []
@@ -367,7 +384,7 @@ def parse_problem_set(
             if isinstance(raw, dict) and "kernel" in raw:
                 kernels.append(kernel_problem(raw, i, origin, seen))
             elif isinstance(raw, dict) and "model" in raw and "operator" not in raw:
-                models.append(_model_problem(raw, i, origin, seen, base))
+                models.append(_model_problem(raw, i, origin, seen, base, model_tables))
             else:
                 entries.append(_problem(raw, i, origin, seen))
         except ProblemError as exc:
