@@ -35,6 +35,7 @@ from derive.problem.problem_set import (
 )
 from derive.problem.set_errors import in_file_terms, raise_collected
 from derive.problem.set_registry import set_registry
+from derive.resources import resource_dir
 from derive.solution.builder import select_steps
 
 if TYPE_CHECKING:
@@ -326,7 +327,8 @@ def run_builtin_key(
 ) -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
-    pset = parse_problem_set(text, "rooflines.toml")
+    # the set's folder resolves its config.json paths (configs/…)
+    pset = parse_problem_set(text, "rooflines.toml", resource_dir("data") / "problems")
     print(
         f"derive {__version__}: no command given, so writing the built-in answer key "
         f"({pset.title}) into {out_dir.resolve()}; 'derive --help' lists the commands"

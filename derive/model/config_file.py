@@ -25,6 +25,7 @@ from derive.errors import DeclarationError, LimitError, ParseError, ProblemError
 from derive.model.config_map import FAMILIES, IGNORED, REQUIRED, Family, Field, Kind, LayerRule
 from derive.model.transformer import Transformer
 from derive.problem.input_files import read_text_file
+from derive.resources import resource_dir
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -352,7 +353,14 @@ def _window_source(data: dict[str, object]) -> str:
 
 
 def load_config_model(text: str) -> Transformer:
-    """The model a config path names (a ``config.json`` or a folder holding one)."""
+    """The model a config path names (a ``config.json`` or a folder holding one).
+
+    A relative path is looked up from the current folder, then among the configs shipped
+    with derive's built-in problem set (``configs/deepseek-v3.json``).
+    """
     path = _config_file(text)
     where = f"config {str(path)!r}"
+    shipped = resource_dir("data") / "problems" / path
+    if not path.is_absolute() and not path.exists() and shipped.is_file():
+        path = shipped
     return config_model(read_config(path, where), where, _model_name(path))
