@@ -182,3 +182,22 @@ def test_a_671b_moe_decode_step_reads_its_latent_cache():
     q_and_out = 61 * (128 * (512 + 64) + 128 * 512) * 2 // 8
     assert int(attention["bytes"]) == latent + q_and_out
     assert Fraction(attention["flops"]) == Fraction(61 * 2 * 128 * (2 * 512 + 64) * 4096, 8)
+
+
+def test_the_mapping_page_is_current():
+    """docs/model-configs.md is generated from the tables: regenerate it when they change."""
+    from derive.present.model_configs_doc import model_configs_markdown
+
+    page = Path(__file__).parent.parent / "docs" / "model-configs.md"
+    assert page.read_text(encoding="utf-8") == model_configs_markdown(), (
+        "run: python -m derive.present.model_configs_doc docs/model-configs.md"
+    )
+
+
+def test_every_supported_model_type_has_a_config_here():
+    from derive.model.config_map import FAMILIES
+
+    seen = set()
+    for path in CONFIGS.rglob("*.json"):
+        seen.add(json.loads(path.read_text())["model_type"])
+    assert seen == set(FAMILIES)
