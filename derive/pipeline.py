@@ -281,8 +281,13 @@ def solve_model(
     measured_tokens_per_s: str | None = None,
     state_bytes: str | None = None,
     operators: tuple[str | Path, ...] = (),
+    params: str | None = None,
+    params_active: str | None = None,
 ) -> ModelDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
+
+    ``model`` is a name or a config.json path; ``model=""`` with ``params="70e9"`` (and
+    ``params_active``) is a model by its size alone.
 
     ``dtypes`` may be ``{"weights": "int8"}`` or ``("weights=int8",)``; ``set`` may be
     ``{"B": 32, "S": 8192}``; hardware numbers are strings so they stay exact.
@@ -305,6 +310,8 @@ def solve_model(
         mfu=mfu,
         measured_tokens_per_s=measured_tokens_per_s,
         state_bytes=state_bytes,
+        params=params,
+        params_active=params_active,
     )
     registry = load_models(tuple(Path(p) for p in operators))
     return ModelDerivation(analyse_model(bind_model(spec, registry.resolve(spec))))

@@ -104,6 +104,7 @@ def compare_target(args: argparse.Namespace) -> Registry | None:
         ProblemError: a flag given that only means something for the other kind.
     """
     from derive.declare.registry import load_registry
+    from derive.model.config_file import is_config_path
     from derive.model.registry import load_models
 
     name, paths = args.operator, tuple(Path(path) for path in args.operators)
@@ -118,7 +119,8 @@ def compare_target(args: argparse.Namespace) -> Registry | None:
             raise ProblemError(f"{flag} with operator {name!r}", "only a model has a serving step")
         return registry
     models = load_models(paths)
-    if name.lower() not in (n.lower() for n in models.names()):
+    known = name.lower() in (n.lower() for n in models.names())
+    if not known and not is_config_path(name):  # a config.json names a model too
         if refused is not None:
             raise refused
         operators = registry.names() if registry is not None else ()

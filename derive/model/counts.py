@@ -107,7 +107,7 @@ def _latent_attention(m: Transformer) -> list[Part]:
     """MLA: q through a rank-r_q bottleneck (or one projection), k and v through a latent of
     rank r_kv projected with the decoupled rope key (d_rope), expanded per head, then o."""
     at = Block.ATTENTION
-    q_width = h * (d_nope + d_rope)
+    q_width = h * dh  # a head's query is d_nope + d_R = d_h wide
     if m.q_lora_rank is None:
         parts = [_part(at, "W_q", d * q_width)]
     else:
@@ -117,7 +117,8 @@ def _latent_attention(m: Transformer) -> list[Part]:
         ]
     return parts + [
         _part(at, _label(m, "kv_a", "kv_a"), d * (r_kv + d_rope) + _bias(m, "kv_a", r_kv + d_rope)),
-        _part(at, "W_kv_b", r_kv * h * (d_nope + d_v)),
+        # keys and values per head from the latent (a sum: it breaks across lines in print)
+        _part(at, "W_kv_b", r_kv * h * d_nope + r_kv * h * d_v),
         _part(at, _label(m, "o", "o"), h * d_v * d + _bias(m, "o", d)),
     ]
 
