@@ -30,6 +30,13 @@ def fit(sheet: Sheet, p: ModelProblem) -> None:
             "B sequences, spread evenly over its N_tp devices; activations and framework memory are "
             "not counted."
         ]
+    kv_heads = p.transformer.kv_heads
+    if not p.transformer.is_mla and kv_heads.is_number and p.tp > kv_heads:
+        notes.append(
+            f"The group of {p.tp} devices is larger than the model's {kv_heads} KV heads: tensor "
+            "parallelism would replicate them (each device holds one head's cache, M_kv/h_kv); "
+            "this fit spreads the cache evenly instead, a lower bound on the memory per device."
+        )
     if sheet.known("memory_per_device"):
         qs.append(sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN))
         qs.append(sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES))
