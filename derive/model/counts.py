@@ -66,15 +66,9 @@ def _part(block: Block, name: str, formula: sp.Expr, active: sp.Expr | None = No
 
 def substitutions(m: Transformer) -> dict[sp.Symbol, sp.Expr]:
     """The architecture's symbols → the model's values (numbers or the user's dims)."""
-    out = {
-        L: m.layers,
-        d: m.d_model,
-        h: m.heads,
-        kv: m.kv_heads,
-        dh: m.head_dim,
-        f: m.d_ff,
-        V: m.vocab,
-    }
+    out = {L: m.layers, d: m.d_model, h: m.heads, dh: m.head_dim, f: m.d_ff, V: m.vocab}
+    if not m.is_mla:  # latent attention caches a latent, not keys and values per KV head
+        out[kv] = m.kv_heads
     for field, symbol in _OPTIONAL:
         value = getattr(m, field)
         if value is not None:

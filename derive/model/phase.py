@@ -94,7 +94,8 @@ class ExpertsRead:
     Attributes:
         experts: E; ``top_k``: k; ``tokens``: T, the tokens in flight in the step.
         lower: k, the fewest experts read; ``read``: min(E, k·T), the convention.
-        uniform: E·(1 − (1 − k/E)^T), the expectation under uniform routing.
+        uniform: E·(1 − (1 − k/E)^T), the expectation under uniform routing (exact; the
+            power is left unevaluated when T > 256, its fraction having about T digits).
     """
 
     experts: sp.Integer
@@ -103,6 +104,9 @@ class ExpertsRead:
     lower: sp.Integer
     read: sp.Integer
     uniform: sp.Rational
+
+
+EXACT_POWER = 256  # above it, (1 − k/E)^T stays a power: its fraction would have ~T digits
 
 
 def experts_read(experts: sp.Integer, top_k: sp.Integer, in_flight: sp.Integer) -> ExpertsRead:
@@ -119,7 +123,7 @@ def experts_read(experts: sp.Integer, top_k: sp.Integer, in_flight: sp.Integer) 
         tokens=sp.Integer(in_flight),
         lower=k,
         read=sp.Min(e, k * in_flight),
-        uniform=e * (1 - (1 - k / e) ** sp.Integer(in_flight)),
+        uniform=e * (1 - sp.Pow(1 - k / e, in_flight, evaluate=in_flight <= EXACT_POWER)),
     )
 
 

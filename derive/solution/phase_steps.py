@@ -146,7 +146,8 @@ def _experts(phase: PhaseAnalysis) -> Step | None:
         Line.of(
             r"E_{\text{read}}^{\text{uniform}}",
             rf"E \cdot \left(1 - \left(1 - \frac{{k}}{{E}}\right)^{{{t}}}\right)",
-            tex(read.uniform),
+            # the exact fraction has about T digits: shown while it is short
+            tex(read.uniform) if len(str(read.uniform)) <= 24 else "",
             approx=tex_decimal(read.uniform),
         ),
     )
