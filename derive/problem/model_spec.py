@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from derive.catalogue import ProblemKind
 from derive.problem.model_tables import ModelTable
 
 __all__ = ["ModelSpec"]
@@ -35,3 +36,18 @@ class ModelSpec:
     params_active: str | None = None
     # the set's ``[[model]]`` table of that name, when the model is declared as data there
     table: ModelTable | None = None
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
+        return self
+
+    @property
+    def serving(self) -> None:
+        """No serving step: a typed model has none (a set's entry with ``phase`` has one)."""
+        return None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A whole model (a serving step is a :class:`~derive.problem.problem_set.ModelEntry`'s)."""
+        return ProblemKind.MODEL

@@ -34,7 +34,6 @@ from derive.problem.problem_set import (
     ProblemSet,
     parse_problem_set,
 )
-from derive.resources import resource_dir
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
 
@@ -106,8 +105,7 @@ def load_source(path: str | None, trust: bool = False) -> tuple[SetSource, Probl
     """
     if path is None:
         text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
-        base = str(resource_dir("data") / "problems")  # resolves the set's config.json paths
-        source = SetSource(text, "rooflines.toml", base, trust)
+        source = SetSource(text, "rooflines.toml", None, trust)
     else:
         file = Path(path)
         try:
