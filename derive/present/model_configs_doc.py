@@ -23,7 +23,11 @@ reads for each `model_type`, the symbols they become, and the fields it ignores 
 
 ```console
 $ derive model derive/data/problems/configs/deepseek-v3.json --quantity params --claim 671e9
-Correct: within 1% of the exact params 671026404352 (relative error 0.00393%).
+verdict: correct
+quantity: params
+claim read as: 671000000000
+expected: 671026404352 parameters ≈ 6.7103e11
+…
 ```
 
 `derive model PATH` reads a Hugging Face `config.json` (or a folder holding one) as data:
