@@ -323,3 +323,12 @@ def test_training_flops_with_2n_are_named_too():
     spec = ModelSpec("llama-3-8b", chip="h100", train_tokens=str(tokens))
     r = derive.check(spec, "train_flops", f"{Decimal(flops_2n):.4e} FLOPs")
     assert r.verdict.value == "incorrect" and "factor of 3" in r.diagnosis[0]
+
+
+def test_the_ridge_given_as_a_serving_crossover_is_named():
+    ridge = H100_PEAK / H100_BW  # 295.22: B ≥ 296 states the ridge, not a batch
+    claim = rf"B \geq {int(ridge) + 1}"
+    argv = ["llama-2-70b", "--chip", "h100", "--devices", "8", "--tp", "8", "--set", "B=64"]
+    argv += ["--set", "S=8192", "--phase", "decode", "--dtype", "weights=int8"]
+    r = run_cli(["check", *argv, "--quantity", "crossover", "--claim", claim])
+    assert r.code == 1 and "that is the ridge point π/β" in r.out
