@@ -332,3 +332,11 @@ def test_the_ridge_given_as_a_serving_crossover_is_named():
     argv += ["--set", "S=8192", "--phase", "decode", "--dtype", "weights=int8"]
     r = run_cli(["check", *argv, "--quantity", "crossover", "--claim", claim])
     assert r.code == 1 and "that is the ridge point π/β" in r.out
+
+
+def test_the_ridge_is_not_a_slip_where_it_is_the_leading_order_crossover():
+    """bf16 matmul: I ≈ B when B << D, F, so B* = π/β at leading order; the ridge is no slip there."""
+    ridge = H100_PEAK / H100_BW
+    r = derive.check(MM_FREE, "crossover", str(sig(ridge, 5)))
+    assert not any(d.startswith("this is the ridge point") for d in r.diagnosis)
+    assert any("leading-order crossover when B << D, F" in d for d in r.diagnosis)

@@ -305,7 +305,7 @@ def _ridge_for_crossover(ctx: Context, quantity: str, claim: sp.Expr) -> str | N
         return None
     ridge = "network_ridge" if roof_of(quantity) == NETWORK else "ridge"
     t = expected(ctx.analysis, ridge)
-    if t.value is None or match(claim, t, ctx.rtol) is None:
+    if t.value is None or match(claim, t, ctx.rtol) is None or _ridge_is_leading(ctx, quantity, t):
         return None
     var = ctx.analysis.problem.solve_for
     return (
@@ -313,6 +313,18 @@ def _ridge_for_crossover(ctx: Context, quantity: str, claim: sp.Expr) -> str | N
         f"{describe(quantity)}: the {describe(quantity)} is the {var} at which the intensity "
         f"reaches the {describe(ridge)} (solve I({var}) = π/β for {var})"
     )
+
+
+def _ridge_is_leading(ctx: Context, quantity: str, ridge: Target) -> bool:
+    """True when the ridge is the crossover at leading order in some regime (I ≈ B: bf16 matmuls)."""
+    a, bound = ctx.analysis, set(ctx.bound)
+    regimes = [a.problem.regime] if a.problem.regime else []
+    regimes += [r for r in candidate_regimes(a.problem.operator.dims) if not bound & set(r.growing)]
+    for regime in regimes:
+        t = leading(a, quantity, regime)
+        if t is not None and t.value is not None and match(t.value, ridge, ctx.rtol):
+            return True
+    return False
 
 
 def _first(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[str]:

@@ -46,7 +46,7 @@ class Scale:
 
 
 _WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
-_LETTERS = {"K": 3, "k": 3, "M": 6, "B": 9, "bn": 9, "T": 12}
+_LETTERS = {"K": 3, "k": 3, "M": 6, "B": 9, "bn": 9, "Bn": 9, "T": 12}
 _NAME_OF = {k: w for w, k in _WORDS.items()}
 SCALES: dict[str, Scale] = {
     **{w: Scale(w, w, sp.Integer(10) ** k, False) for w, k in _WORDS.items()},
