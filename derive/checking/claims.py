@@ -237,8 +237,11 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
 
 def _scale_reading(ctx: Context, quantity: str) -> ScaleReading:
     """How ``8B``, ``15T``, ``2 billion`` are read for ``quantity`` (a fraction is never a count)."""
-    value = expected(ctx.analysis, quantity).value
-    number = value is not None and value.is_number
+
+    def number() -> bool:
+        value = expected(ctx.analysis, quantity).value
+        return value is not None and value.is_number
+
     dimension = None if kind_of(quantity) == Kind.UTILISATION else dimension_of(quantity)
     return ScaleReading.of(quantity, dimension, number, frozenset(ctx.symbols))
 

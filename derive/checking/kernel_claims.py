@@ -183,7 +183,9 @@ def read_kernel_claim(
 
     percent = _TABLE[quantity].fraction and bool(_PERCENT.search(text))
     q = _TABLE[quantity]
-    scales = ScaleReading.of(quantity, None if q.fraction else q.dimension, True, frozenset())
+    scales = ScaleReading.of(
+        quantity, None if q.fraction else q.dimension, lambda: True, frozenset()
+    )
     answer = read_answer(_PERCENT.sub("", text) if percent else text, parse, scale_ok=scales.allows)
     if answer.relation.is_order:
         raise ParseError(

@@ -220,7 +220,7 @@ def read_model_claim(
     if percent:
         body = _PERCENT.sub("", body)
     measure = None if q.unit in _NOT_COUNTS else _MEASURE[q.unit][0]
-    scales = ScaleReading.of(quantity, measure, q.value.is_number, frozenset(names))
+    scales = ScaleReading.of(quantity, measure, lambda: q.value.is_number, frozenset(names))
     answer = read_answer(body, parse, unit_ok, scale_ok=scales.allows)
     crossover = quantity == "crossover"
     if answer.relation.is_order and not crossover:

@@ -16,6 +16,7 @@ depends on the quantity asked, which only the checker knows:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from derive.formula.answer import Answer
@@ -44,20 +45,25 @@ class ScaleReading:
     Attributes:
         quantity: the quantity's name, for the note (``params``).
         count: the quantity is a count (letters may be scales).
-        number: its answer is a number, not a formula in dims left free.
+        number: whether its answer is a number, not a formula in dims left free (asked only
+            when a suffix letter is also a dim: the answer may be costly to work out).
         dims: the names of the problem's dims (a letter among them collides).
         in_bytes: the quantity is measured in bytes (``B`` is the byte unit).
     """
 
     quantity: str
     count: bool
-    number: bool
+    number: Callable[[], bool]
     dims: frozenset[str]
     in_bytes: bool = False
 
     @classmethod
     def of(
-        cls, quantity: str, dimension: Dimension | None, number: bool, dims: frozenset[str]
+        cls,
+        quantity: str,
+        dimension: Dimension | None,
+        number: Callable[[], bool],
+        dims: frozenset[str],
     ) -> ScaleReading:
         """The reading for a quantity measuring ``dimension`` (None: a fraction, never a count)."""
         count = dimension in COUNT_DIMENSIONS
@@ -72,7 +78,7 @@ class ScaleReading:
             return True
         if not self.count or self._letter_is_unit(scale):
             return False
-        return scale.text not in self.dims or self.number
+        return scale.text not in self.dims or self.number()
 
     def note(self, answer: Answer) -> str | None:
         """Which reading was taken, when a suffix letter is also a dim of the problem; else None."""
