@@ -27,6 +27,16 @@ from pathlib import Path
 
 import sympy as sp
 
+from derive.catalogue.table import (
+    CROSSOVER,
+    FLOPS_PER_TOKEN,
+    MFU,
+    PARAMS,
+    PARAMS_ACTIVE,
+    TRAIN_DAYS,
+    TRAIN_FLOPS,
+    TRAIN_SECONDS,
+)
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.verdict import Verdict
@@ -214,7 +224,7 @@ def read_model_claim(
     measure = None if q.unit in _NOT_COUNTS else _MEASURE[q.unit][0]
     scales = ScaleReading.of(quantity, measure, lambda: q.value.is_number, frozenset(names))
     answer = read_answer(body, parse, unit_ok, scale_ok=scales.allows)
-    crossover = quantity == "crossover"
+    crossover = quantity == CROSSOVER.name
     if answer.relation.is_order and not crossover:
         raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
     if answer.name is not None and answer.name.replace(" ", "") not in (
@@ -295,11 +305,11 @@ def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -
                     if unit.dimension is Dimension.BYTES
                     else f"read as {other} it would be right"
                 )
-    if quantity == "flops_per_token" and value == a.value("flops_2n"):
+    if quantity == FLOPS_PER_TOKEN.name and value == a.value("flops_2n"):
         return "that is the 2N shortcut, not the matmul and attention FLOPs"
-    if quantity == "params" and value == a.value("params_active") != target:
+    if quantity == PARAMS.name and value == a.value(PARAMS_ACTIVE.name) != target:
         return "that is the active parameters; the total counts every expert"
-    if quantity == "params_active" and value == a.value("params") != target:
+    if quantity == PARAMS_ACTIVE.name and value == a.value(PARAMS.name) != target:
         return "that is the total; a token uses only its top-k experts"
     ratio = value / target
     if _uses_flops_per_token(a, quantity) and abs(ratio - sp.Rational(1, 3)) <= rtol / 3:
@@ -318,8 +328,8 @@ def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -
 
 def _uses_flops_per_token(a: ModelAnalysis, quantity: str) -> bool:
     """True for a training quantity computed from 6N FLOPs per token (a time only at a given MFU)."""
-    return quantity in ("mfu", "train_flops") or (
-        quantity in ("train_seconds", "train_days") and a.problem.mfu is not None
+    return quantity in (MFU.name, TRAIN_FLOPS.name) or (
+        quantity in (TRAIN_SECONDS.name, TRAIN_DAYS.name) and a.problem.mfu is not None
     )
 
 
