@@ -61,7 +61,13 @@ _ASKED: dict[str, tuple[str, ...]] = {
     "crossover": ("crossover",),
     "crossover_regime": ("crossover",),
     "times": ("t_math", "t_mem"),
-    "network": ("network_bytes", "network_intensity", "network_crossover", "t_comms"),
+    "network": (
+        "network_bytes",
+        "network_intensity",
+        "network_ridge",
+        "network_crossover",
+        "t_comms",
+    ),
 }
 # quantity -> (label, LaTeX symbol ("" when the label says it), what to type: {dims} filled in).
 _FORMULA, _NUMBER, _SECONDS = "a formula in {dims}", "a number", "seconds: a formula in {dims}"
@@ -77,6 +83,7 @@ _LABELS: dict[str, tuple[str, str, str]] = {
     "t_mem": ("Memory time", r"T_{\text{mem}}", _SECONDS),
     "network_bytes": ("Bytes over the link", "", _FORMULA),
     "network_intensity": ("Link intensity", r"I_{\text{link}}", _FORMULA),
+    "network_ridge": ("Link ridge point", r"\pi / \beta_{\text{link}}", _NUMBER),
     "network_crossover": (
         "Link crossover",
         r"{x}^*_{\text{link}}",
