@@ -674,7 +674,7 @@ def test_a_number_for_a_formula_says_a_formula_is_expected(client):
     q3 = BY_ID["q3-d4096"]["set"]
     body = {"problem": "q3-d4096", "quantity": "t_mem", "answer": "1.2 ms"}
     (sentence,) = client.post("/api/check", json=body).json()["diagnosis"]
-    assert "formula in B " in sentence and f"D = {q3['D']}" in sentence
+    assert "formula in B " in sentence and f"gives D = {q3['D']}" in sentence
     assert "--set" not in sentence
 
 

@@ -354,7 +354,7 @@ def formula_expected(ctx: Context, quantity: str, value: sp.Expr) -> str:
     dims = [d for d in ctx.analysis.problem.operator.dims if d in value.free_symbols]
     names = ", ".join(d.name for d in dims)
     bound = ", ".join(f"{d.name} = {v}" for d, v in ctx.bound.items())
-    binds = f"the question binds {bound}" if bound else "no dim is bound"
+    binds = f"the question gives {bound}" if bound else "the question gives no dim a value"
     is_ = "are" if plural(describe(quantity)) else "is"
     return (
         f"a number cannot be checked here: the {describe(quantity)} {is_} a formula in {names} "

@@ -35,6 +35,7 @@ _RELATIONS = {
     Relation.LESS: "<",
 }
 _NAME = re.compile(r"([A-Za-z])(?:_\{?([A-Za-z0-9]+)\}?)?(\^\{?\*\}?)?")
+_FULL_DIGITS = 16  # a longer integer is shown as derive's LaTeX shows it (a power of ten)
 _TEXT_SPECIALS = re.compile(r"([\\{}$&#^_%~])")
 
 
@@ -73,9 +74,12 @@ def _name_tex(name: str) -> str:
 
 
 def _value_tex(value: sp.Basic) -> str:
-    """An exact value: a terminating decimal as a decimal (``0.0125``), else derive's LaTeX."""
+    """An exact value as a verdict prints it: an integer in full (``140000000000``), a
+    terminating decimal as a decimal (``0.0125``), anything else in derive's LaTeX."""
     from derive.checking.words import exact_decimal
 
+    if isinstance(value, sp.Integer) and len(str(value)) <= _FULL_DIGITS:
+        return str(value)
     if isinstance(value, sp.Rational) and not value.is_Integer and "/" not in exact_decimal(value):
         return exact_decimal(value)
     return tex(value)
