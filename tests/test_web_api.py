@@ -707,9 +707,7 @@ def test_every_quantity_the_question_sheet_finds_has_a_box(client):
     from derive.present.model_view import ASK_PHRASES
 
     sheet = (ROOT / "out" / "rooflines-questions.md").read_text("utf-8")
-    by_phrase = {v: k for k, v in ASK_PHRASES.items()} | {
-        v: k for k, v in SERVING_PHRASES.items()
-    }
+    by_phrase = {v: k for k, v in ASK_PHRASES.items()} | {v: k for k, v in SERVING_PHRASES.items()}
     titles = {p["title"]: p["id"] for p in client.get("/api/problems").json()["problems"]}
     sections = re.split(r"\n## \d+\. ", sheet)[1:]
     checked = 0
