@@ -722,3 +722,10 @@ def test_every_quantity_the_question_sheet_finds_has_a_box(client):
             assert set(SERVING_ASKED.get(key, (key,))) <= boxes, (pid, phrase, boxes)
         checked += 1
     assert checked == sum(1 for p in SET["problem"] if p["id"].startswith("serve-"))
+
+
+def test_the_manual_counts_the_built_in_set_right(client):
+    """Item 5: docs/workbook.md's count of the built-in set's problems is the set's."""
+    page = (ROOT / "docs" / "workbook.md").read_text("utf-8")
+    (said,) = re.findall(r"serves the built-in one \((\d+) problems", page)
+    assert int(said) == len(client.get("/api/problems").json()["problems"]) == len(SET["problem"])
