@@ -229,7 +229,10 @@ NETWORK_INTENSITY = _row(
 )  # fmt: skip
 NETWORK_RIDGE = _row(
     "network_ridge", "network ridge point", _D.INTENSITY,
-    At(OP, CHECK, json="network.ridge"),
+    At(
+        OP, CHECK | BOX, box=Box("Link ridge point", r"\pi / \beta_{\text{link}}", _NUMBER),
+        json="network.ridge",
+    ),
     aliases=("ridge_network",), computation=_C.RIDGE, roof=Roof.NETWORK,
     family=RIDGE.name,
 )  # fmt: skip
@@ -303,7 +306,13 @@ NETWORK = _row(
     "network", "the network roofline", None,
     At(
         OP, ASK, "the network roofline: link intensity, ridge, crossover and T_comms",
-        shows=(NETWORK_BYTES.name, NETWORK_INTENSITY.name, NETWORK_CROSSOVER.name, T_COMMS.name),
+        shows=(
+            NETWORK_BYTES.name,
+            NETWORK_INTENSITY.name,
+            NETWORK_RIDGE.name,
+            NETWORK_CROSSOVER.name,
+            T_COMMS.name,
+        ),
     ),
     rule="the same roofline against the interconnect: I_link = FLOPs / bytes sent",
 )  # fmt: skip

@@ -40,7 +40,7 @@ from derive.checking.words import approx, compact, formula_text, plural
 from derive.errors import DeriveError
 from derive.problem.regime import Regime
 
-__all__ = ["diagnose", "exact_is", "strict", "value_text"]
+__all__ = ["diagnose", "exact_is", "formula_expected", "strict", "value_text"]
 
 _POWERS = tuple(k for k in range(-15, 16) if k)
 _NAMED = (sp.Integer(2), sp.Rational(1, 2), sp.Integer(8), sp.Rational(1, 8)) + tuple(
@@ -348,6 +348,8 @@ def _diagnose(
     ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
 ) -> list[str]:
     a = ctx.analysis
+    if _only_formulas(ctx, quantity, target) and not claim.free_symbols:
+        return [formula_expected(ctx, quantity, target.value)]
     if kind_of(quantity) in STEP_KINDS:
         from derive.checking.step_slips import step_slips
 
@@ -374,6 +376,37 @@ def _diagnose(
         if strict():
             raise
     return out or [_fallback(ctx, quantity, claim, target)]
+
+
+def _only_formulas(ctx: Context, quantity: str, target: Target) -> bool:
+    """True when the quantity is a formula here, at leading order under the regime given too."""
+    if target.value is None or not target.value.free_symbols:
+        return False
+    regime = ctx.analysis.problem.regime
+    if regime is None or quantity == "intensity_regime":
+        return True
+    try:
+        lead = leading(ctx.analysis, quantity, regime)
+    except DeriveError:
+        return True
+    return lead is None or lead.value is None or bool(lead.value.free_symbols)
+
+
+def formula_expected(ctx: Context, quantity: str, value: sp.Expr) -> str:
+    """A number given for a quantity that is a formula here: which dims it is a formula in.
+
+    No slip is guessed from the number (it can be any formula's value); the dims the
+    question binds are named, since with every dim bound the quantity would be a number.
+    """
+    dims = [d for d in ctx.analysis.problem.operator.dims if d in value.free_symbols]
+    names = ", ".join(d.name for d in dims)
+    bound = ", ".join(f"{d.name} = {v}" for d, v in ctx.bound.items())
+    binds = f"the question gives {bound}" if bound else "the question gives no dim a value"
+    is_ = "are" if plural(describe(quantity)) else "is"
+    return (
+        f"a number cannot be checked here: the {describe(quantity)} {is_} a formula in {names} "
+        f"({binds}); type it in {names}"
+    )
 
 
 def strict() -> bool:

@@ -64,6 +64,7 @@ __all__ = [
     "model_quantity",
     "read_model_claim",
     "shown_expected",
+    "unit_word",
 ]
 
 MODEL_QUANTITIES: tuple[str, ...] = JSON_KEYS
@@ -245,9 +246,9 @@ def read_model_claim(
         value = raw * answer.unit.factor / _MEASURE[q.unit][1]
         read_as += f" {answer.unit.text}"
         if (answer.unit.factor != 1 or scaled) and answer.unit.dimension is _MEASURE[q.unit][0]:
-            read_as += f" = {_plain(value)} {_unit_word(q.unit)}".rstrip()
+            read_as += f" = {_plain(value)} {unit_word(q.unit)}".rstrip()
     elif scaled:
-        read_as += f" = {_plain(value)} {_unit_word(q.unit)}".rstrip()
+        read_as += f" = {_plain(value)} {unit_word(q.unit)}".rstrip()
     if percent:
         value = raw / 100
         read_as += f"% = {_plain(value)}"
@@ -264,7 +265,8 @@ def _plain(expr: sp.Basic) -> str:
     return exact_decimal(expr) if expr.is_Rational else str(expr)
 
 
-def _unit_word(unit: Unit) -> str:
+def unit_word(unit: Unit) -> str:
+    """A model quantity's unit in words, as a verdict prints it (``bytes``, ``parameters``)."""
     words = {Unit.PARAMS: "parameters", Unit.BYTES: "bytes", Unit.FLOPS: "FLOPs", Unit.FRACTION: ""}
     return words.get(unit, unit.value)
 
@@ -275,8 +277,8 @@ def shown_expected(q: Quantity) -> str:
         return "yes (it fits)" if bool(q.value) else "no (it does not fit)"
     value = q.value
     if not value.is_number:
-        return f"{value} {_unit_word(q.unit)}".rstrip()
-    text = f"{_plain(value)} {_unit_word(q.unit)}".rstrip()
+        return f"{value} {unit_word(q.unit)}".rstrip()
+    text = f"{_plain(value)} {unit_word(q.unit)}".rstrip()
     if _MEASURE[q.unit][0] is Dimension.BYTES and abs(value) >= 1000:
         k = min(4, int(sp.floor(sp.log(abs(value), 1000))))
         dec, binary = ("", "kB", "MB", "GB", "TB")[k], ("", "KiB", "MiB", "GiB", "TiB")[k]
@@ -365,7 +367,7 @@ def judge_model_claim(
         what = describe_dimension(unit.dimension)[0]
         wants = describe_dimension(measure)[0]
         why = f"{unit.text} measures {what}, but {quantity} is {wants}" + (
-            f" (in {_unit_word(q.unit)})" if measure is not Dimension.COUNT else ""
+            f" (in {unit_word(q.unit)})" if measure is not Dimension.COUNT else ""
         )
         return ModelJudgement(Verdict.INCORRECT, exact, expected, (why,), (why,))
     if sp.expand(value - target) == 0:
