@@ -246,7 +246,7 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         tokens_per_device=b,
         critical=critical,
         critical_tokens_per_device=b_star,
-        compute_bound=b_star is not None and b >= b_star,
+        compute_bound=bool(b_star is not None and b >= b_star),
         tp_layer_params=layer,
         tp_width=width,
         tp_critical_width=critical_width,

@@ -73,7 +73,7 @@ class ActivationTerm:
 TERMS: tuple[ActivationTerm, ...] = (
     ActivationTerm("attention norm input", "2sbh", ACTIVATION_BYTES, Where.REPLICATED),
     ActivationTerm("QKV projection input", "2sbh", ACTIVATION_BYTES, Where.REPLICATED),
-    ActivationTerm("Q and K (for QKᵀ)", "4sbh", ACTIVATION_BYTES, Where.SPLIT),
+    ActivationTerm("Q and K (for the scores)", "4sbh", ACTIVATION_BYTES, Where.SPLIT),
     ActivationTerm("softmax output", "2as²b", ACTIVATION_BYTES, Where.SPLIT, core=True),
     ActivationTerm(
         "softmax dropout mask", "as²b", MASK_BYTES, Where.SPLIT, core=True, dropout=True
@@ -99,7 +99,7 @@ def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
     if model.is_moe:
         hidden = hidden * p.arch("top_k")  # each token's k experts keep theirs
     table = {
-        "Q and K (for QKᵀ)": (h + kv) * dh,
+        "Q and K (for the scores)": (h + kv) * dh,
         "softmax output": h * p.seq,
         "softmax dropout mask": h * p.seq,
         "softmax dropout output": h * p.seq,
