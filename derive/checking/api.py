@@ -245,8 +245,11 @@ def _check_model(
         phase_for,
         serving_slips,
     )
+    from derive.checking.training_claims import training_analysis_for, with_training
 
-    a = claims_analysis_for(problem, operators)
+    a = with_training(
+        claims_analysis_for(problem, operators), training_analysis_for(problem, operators)
+    )
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
     try:
         read = read_model_claim(a, quantity, claim, syntax)

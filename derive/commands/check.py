@@ -54,11 +54,14 @@ from derive.problem.problem_set import (
     ProblemEntry,
     ProblemSet,
 )
+from derive.problem.train_spec import TRAIN_CHECK_KEYS
 
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
 
 ALL_QUANTITIES = tuple(
-    dict.fromkeys(QUANTITIES + MODEL_ASK_KEYS + SERVING_QUANTITIES + KERNEL_QUANTITIES)
+    dict.fromkeys(
+        QUANTITIES + MODEL_ASK_KEYS + SERVING_QUANTITIES + TRAIN_CHECK_KEYS + KERNEL_QUANTITIES
+    )
 )
 """What ``--quantity`` may name: an operator's quantities, a whole model's, its serving step's, a kernel's."""
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from derive.commands.serving_key import serving_part
+from derive.commands.training_key import training_part
 from derive.errors import ProblemError
 from derive.model.analysis import ModelAnalysis, analyse_model, select_quantities
 from derive.model.binding import bind_model
@@ -43,7 +44,13 @@ class ModelChapter:
 
 
 def _model_ask(entry: ModelEntry) -> tuple[str, ...]:
-    """The model quantities asked (a serving problem asking only for its step shows the bytes it reads)."""
+    """The model quantities asked (a serving problem asking only for its step shows the bytes it
+    reads; a training problem asking only for its run shows the parameters)."""
+    if entry.train is not None:
+        from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS
+
+        run = TRAIN_ASK_KEYS + TRAIN_CHECK_KEYS
+        return tuple(key for key in entry.ask if key not in run) or ("params",)
     if entry.serving is None:
         return entry.ask
     from derive.problem.serving_spec import SERVING_ASK_KEYS
@@ -84,12 +91,24 @@ def model_chapter(pset: ProblemSet, first_number: int, stem: str = "") -> ModelC
                 md.rstrip("\n") + "\n\n" + serving.markdown,
                 tex.rstrip("\n") + "\n\n" + serving.latex,
             )
+        training = (
+            training_part(a, entry.train, entry.ask, stem, entry.id, entry.title)
+            if entry.train is not None
+            else None
+        )
+        if training is not None:
+            md, tex = (
+                md.rstrip("\n") + "\n\n" + training.markdown,
+                tex.rstrip("\n") + "\n\n" + training.latex,
+            )
+        part = serving if serving is not None else training
+        label = "Serving step" if serving is not None else "Training run"
         items.append(
             {
                 "anchor": entry.id.lower(),
                 "body": md.rstrip("\n"),
                 "tex": tex.rstrip("\n"),
-                "plot": serving.figure if serving is not None else None,
+                "plot": part.figure if part is not None else None,
             }
         )
         asks = tuple(k for k in _model_ask(entry) if k in ASK_PHRASES) or tuple(
@@ -100,15 +119,15 @@ def model_chapter(pset: ProblemSet, first_number: int, stem: str = "") -> ModelC
                 "title": entry.title,
                 "text": entry.text,
                 "model_body": model_markdown(a, entry.title, entry.text, level=2, givens_only=True)
-                + (f"\n**Serving step.** {serving.given}\n" if serving is not None else ""),
+                + (f"\n**{label}.** {part.given}\n" if part is not None else ""),
                 "model_tex": model_latex(a, entry.title, entry.text, givens_only=True),
                 "asks": tuple(ASK_PHRASES[k] for k in asks)
-                + (serving.asks if serving is not None else ()),
+                + (part.asks if part is not None else ()),
             }
         )
         text, tex_text = glance(a, asks)
-        if serving is not None:
-            text, tex_text = f"{text}; {serving.glance}", f"{tex_text}; {serving.glance_tex}"
+        if part is not None:
+            text, tex_text = f"{text}; {part.glance}", f"{tex_text}; {part.glance_tex}"
         rows.append(
             ModelRow(
                 entry.id,

@@ -13,6 +13,7 @@ see :mod:`derive.problem.kernel_problems`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from derive.problem.set_checks import check_keys, problem_head, str_map
 from derive.problem.set_errors import raise_collected
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 from derive.problem.toml_file import loads_toml, read_toml_text
+from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS, TrainSpec, train_spec
 
 __all__ = [
     "ASK_KEYS",
@@ -114,6 +116,9 @@ _MODEL_PROBLEM = {
     "measured_tokens_per_s": str,
     "state_bytes": str,
     "ask": list,
+    "train": dict,
+    "train_plot": dict,
+    "expect": dict,
     **SERVING_KEYS,
 }
 _TOP = {"title": str, "operators": list, "operator": list, "problem": list, "text": str}
@@ -182,6 +187,8 @@ class ModelEntry:
     spec: ModelSpec
     ask: tuple[str, ...]
     serving: ServingSpec | None = None
+    train: TrainSpec | None = None
+    expect: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -238,7 +245,16 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
     )
     ask = tuple(table.get("ask", ()))
     serving = serving_spec(table, where)
-    allowed = MODEL_ASK_KEYS + (SERVING_ASK_KEYS if serving is not None else ())
+    train = train_spec(table, where)
+    if train is not None and serving is not None:
+        raise ProblemError(
+            f"{where}: key 'train'", "a problem is a serving step or a training run, not both"
+        )
+    allowed = (
+        MODEL_ASK_KEYS
+        + (SERVING_ASK_KEYS if serving is not None else ())
+        + (TRAIN_ASK_KEYS if train is not None else ())
+    )
     for item in ask:
         if item not in allowed:
             raise ProblemError(
@@ -266,7 +282,38 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
         state_bytes=table.get("state_bytes"),
         tp=None if serving is None or serving.tp is None else serving.tp,
     )
-    return ModelEntry(pid, table.get("title", pid), table.get("text", ""), spec, ask, serving)
+    expect = _model_expect(table, where, train)
+    return ModelEntry(
+        pid, table.get("title", pid), table.get("text", ""), spec, ask, serving, train, expect
+    )
+
+
+def _model_expect(table: dict, where: str, train: TrainSpec | None) -> tuple[tuple[str, str], ...]:
+    """A training problem's ``expect``: exact values as text, for the training quantities."""
+    raw = table.get("expect")
+    if raw is None:
+        return ()
+    if train is None:
+        raise ProblemError(
+            f"{where}: key 'expect'",
+            "a model problem states expectations of a training run: give 'train'",
+        )
+    out = []
+    for name, value in raw.items():
+        if name not in TRAIN_CHECK_KEYS:
+            raise ProblemError(
+                f"{where}: key 'expect'",
+                f"unknown quantity {name!r}; allowed: {', '.join(TRAIN_CHECK_KEYS)}",
+            )
+        if not isinstance(value, str) or not re.fullmatch(
+            r"\s*[0-9.eE+]+\s*(/\s*[0-9.eE+]+\s*)?", value
+        ):
+            raise ProblemError(
+                f"{where}: key 'expect' ({name})",
+                'an exact value as text: a decimal or a fraction ("1/989", "0.0025")',
+            )
+        out.append((name, value.strip()))
+    return tuple(out)
 
 
 def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:

@@ -17,6 +17,7 @@ from derive.errors import ProblemError
 
 __all__ = [
     "TRAIN_ASK_KEYS",
+    "TRAIN_CHECK_KEYS",
     "TRAIN_KEYS",
     "TrainPlot",
     "TrainSpec",
@@ -54,6 +55,29 @@ TRAIN_ASK_KEYS = (
     "compare_strategies",
 )
 """What a training problem may ask for besides the model's quantities."""
+
+TRAIN_CHECK_KEYS = (
+    "memory_per_device",
+    "memory_weights",
+    "memory_grads",
+    "memory_optimizer",
+    "activations",
+    "fits",
+    "headroom_per_device",
+    "comms_bytes_per_device",
+    "comms_dp",
+    "comms_tp",
+    "comms_pp",
+    "comms_ep",
+    "t_math",
+    "t_comms",
+    "t_lower",
+    "t_upper",
+    "bubble_fraction",
+    "mfu",
+    "critical_tokens_per_device",
+)
+"""The quantities of a training run a claim (``derive check``) or an ``expect`` may name."""
 
 MAX_PLOT_TOKENS = 1 << 40
 

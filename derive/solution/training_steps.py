@@ -103,6 +103,9 @@ def _params(a: TrainingAnalysis) -> Step:
             r"\frac{P_{\mathrm{attn}} + P_{\mathrm{mlp}}}{tp}"
             if not model.is_moe
             else r"\frac{P_{\mathrm{attn}}}{tp}",
+            rf"\frac{{{tex(p.arch('P_attn'))} + {tex(p.arch('P_mlp'))}}}{{{p.tp}}}"
+            if not model.is_moe
+            else rf"\frac{{{tex(p.arch('P_attn'))}}}{{{p.tp}}}",
             tex(pd.block_split),
         ),
         Line.of(
@@ -126,6 +129,9 @@ def _params(a: TrainingAnalysis) -> Step:
             r"\frac{L}{pp} \left(P_{\text{split}} + P_{\text{repl}}"
             + (r" + P_{\text{experts}}" if model.is_moe else "")
             + r"\right) + P_{\text{ends}}",
+            rf"{_n(pd.layers)} \cdot \left({tex(pd.block_split)} + {tex(pd.block_replicated)}"
+            + (rf" + {tex(pd.block_experts)}" if model.is_moe else "")
+            + rf"\right) + {tex(pd.ends)}",
             tex(pd.total),
             approx=tex_decimal(pd.total),
         ),

@@ -47,6 +47,7 @@ __all__ = [
     "TrainingAnalysis",
     "analyse_training",
     "compare_strategies",
+    "t_lower_at",
 ]
 
 FORWARD_FLOPS = 2  # per parameter a token uses, per token
@@ -324,3 +325,18 @@ def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], Str
     fitting = [r for r in ran if r.analysis is not None and r.analysis.fits is not False]
     winner = min(fitting, key=lambda r: r.analysis.t_lower if r.analysis else 0, default=None)
     return tuple(rows), winner
+
+
+def t_lower_at(a: TrainingAnalysis, tokens: sp.Rational) -> sp.Rational:
+    """T_lower at another number of tokens per DP rank, everything else as in ``a``.
+
+    Each pass is max(c·b, D + K·b) with the run's own per-token compute c, fixed comms D and
+    per-token comms K (:class:`Critical`); the pipeline bubble is left out, as in the
+    critical batch, so with pp = 1 this is ``a.t_lower`` at ``a.tokens_per_device``.
+    """
+    return sp.Add(
+        *(
+            sp.Max(c.compute_per_token * tokens, c.comms_fixed + c.comms_per_token * tokens)
+            for c in a.critical
+        )
+    )
