@@ -321,3 +321,104 @@ def test_the_critical_batch_is_where_the_bound_switches(zero, recompute, num):
 
 def test_zero_stage_enum_is_closed():
     assert [int(z) for z in ZeroStage] == [0, 1, 2, 3]
+
+
+# --- problem sets ---------------------------------------------------------------------
+
+SET = """title = "training"
+[[problem]]
+id = "t8b"
+model = "llama-3-8b"
+chip = "h100"
+train = { dp = 8, zero = ZERO, recompute = "none", batch_tokens = 4194304, seq = 4096 }
+ask = ["memory_per_device", "critical_tokens_per_device"]
+"""
+
+
+def _entry(zero: str = "1"):
+    from derive.problem.problem_set import parse_problem_set
+
+    return parse_problem_set(SET.replace("ZERO", zero), "set.toml").models[0]
+
+
+def test_a_set_problem_checks_training_quantities_through_the_api():
+    import derive
+
+    entry = _entry()
+    right = derive.check(entry, "critical_tokens_per_device", "1923")
+    assert right.verdict.value == "correct"
+    weights = derive.check(entry, "memory_weights", f"{2 * P_8B} bytes")
+    assert weights.verdict.value == "correct"
+    wrong = derive.check(entry, "comms_dp", f"{4 * P_8B}")  # forgot the ring's 7/8
+    assert wrong.verdict.value == "incorrect"
+    # memory_per_device is the run's (weights, grads, optimizer, activations), not serving's
+    total = 4 * P_8B + Fraction(12 * P_8B, 8) + L * _korthikanti_llama(4096, 1)
+    assert Fraction(derive.check(entry, "memory_per_device", "1").expected.split()[0]) == total
+
+
+def _korthikanti_llama(s: int, b: int) -> Fraction:
+    """Llama 3 8B's layer without recomputation, tp = 1, bf16, no dropout, by hand."""
+    replicated = 4 * 2 * s * b * D  # two norm inputs, QKV input, MLP input
+    qk = 2 * s * b * (H + KV) * DH
+    softmax = 2 * b * H * s * s
+    v, out = 2 * s * b * KV * DH, 2 * s * b * H * DH
+    mlp = 4 * 2 * s * b * F  # gate, up, act(gate), product
+    return Fraction(replicated + qk + softmax + v + out + mlp)
+
+
+def test_set_errors_name_the_file_problem_and_key(cli, tmp_path):
+    path = tmp_path / "set.toml"
+    path.write_text(SET.replace("ZERO", "4"))
+    r = cli(
+        [
+            "check",
+            "--problem-set",
+            str(path),
+            "--problem",
+            "t8b",
+            "--quantity",
+            "t_lower",
+            "--claim",
+            "1",
+        ]
+    )
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert "problem 't8b': train key 'zero'" in r.err
+    path.write_text(SET.replace("ZERO", "1").replace("seq = 4096", "seq = 4096, warp = 2"))
+    r = cli(
+        [
+            "check",
+            "--problem-set",
+            str(path),
+            "--problem",
+            "t8b",
+            "--quantity",
+            "t_lower",
+            "--claim",
+            "1",
+        ]
+    )
+    assert r.code == 2 and "train key 'warp'" in r.err
+
+
+def test_builtin_training_problems_meet_their_expectations():
+    from derive.checking.training_claims import training_analysis_for, training_values
+    from derive.problem.problem_set import load_problem_set
+    from conftest import ROOT
+
+    builtin = load_problem_set(ROOT / "derive" / "data" / "problems" / "rooflines.toml")
+    entries = [e for e in builtin.models if e.train is not None]
+    assert len(entries) >= 3
+    by_id = {e.id: e for e in entries}
+    # independently: 7/8 · 9.89e14 / 5e10 and (pp − 1)/(M + pp − 1) with M = 4194304/(2·4096)
+    assert (
+        Fraction(dict(by_id["train-8b-network"].expect)["critical_tokens_per_device"])
+        == Fraction(7, 8) * H100_PEAK / NETWORK
+    )
+    assert Fraction(dict(by_id["train-70b-pipeline"].expect)["bubble_fraction"]) == Fraction(
+        3, 512 + 3
+    )
+    for entry in entries:
+        values = training_values(training_analysis_for(entry))
+        for key, text in entry.expect:
+            assert _fr(values[key]) == Fraction(text), (entry.id, key)
