@@ -696,7 +696,11 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
                 degrees,
                 rich(f"{fmt_decimal(a.memory.total / GB)} GB{fit}"),
                 rich(f"{fmt_decimal(a.comms.total / GB)} GB"),
-                rich("never" if star is None else f"{fmt_decimal(star)} tokens"),
+                rich(
+                    "never"
+                    if star is None
+                    else "any batch" if star == 0 else f"{fmt_decimal(star)} tokens"
+                ),
                 rich(f"{fmt_decimal(a.t_lower)} s"),
             )
         )
