@@ -402,9 +402,10 @@ def test_set_errors_name_the_file_problem_and_key(cli, tmp_path):
 
 
 def test_builtin_training_problems_meet_their_expectations():
+    from conftest import ROOT
+
     from derive.checking.training_claims import training_analysis_for, training_values
     from derive.problem.problem_set import load_problem_set
-    from conftest import ROOT
 
     builtin = load_problem_set(ROOT / "derive" / "data" / "problems" / "rooflines.toml")
     entries = [e for e in builtin.models if e.train is not None]

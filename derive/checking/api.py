@@ -240,16 +240,13 @@ def _check_model(
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
     from derive.checking.serving_claims import (
         SERVING_QUANTITIES,
-        claims_analysis_for,
         judge_crossover,
         phase_for,
         serving_slips,
     )
-    from derive.checking.training_claims import training_analysis_for, with_training
+    from derive.checking.training_claims import all_claims_analysis_for
 
-    a = with_training(
-        claims_analysis_for(problem, operators), training_analysis_for(problem, operators)
-    )
+    a = all_claims_analysis_for(problem, operators)
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
     try:
         read = read_model_claim(a, quantity, claim, syntax)

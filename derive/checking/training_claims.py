@@ -25,7 +25,15 @@ if TYPE_CHECKING:
     from derive.problem.problem_set import ModelEntry
     from derive.training.analysis import TrainingAnalysis
 
-__all__ = ["TRAINING_QUANTITIES", "training_analysis_for", "with_training"]
+__all__ = [
+    "TRAINING_ASKED",
+    "TRAINING_BOXES",
+    "TRAINING_QUANTITIES",
+    "all_claims_analysis_for",
+    "training_analysis_for",
+    "training_values",
+    "with_training",
+]
 
 TRAINING_QUANTITIES = TRAIN_CHECK_KEYS
 """The quantities of a training run a claim may be about."""
@@ -115,3 +123,56 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
     step = ModelStep("Training run", "", "", tuple(kept))
     others = tuple((k, w) for k, w in a.left_out if k not in ours)
     return replace(a, steps=(*steps, step), left_out=(*others, *left_out))
+
+
+def all_claims_analysis_for(
+    problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
+) -> ModelAnalysis:
+    """The model's analysis with its serving step's or training run's quantities added."""
+    from derive.checking.serving_claims import claims_analysis_for
+
+    return with_training(
+        claims_analysis_for(problem, operators), training_analysis_for(problem, operators)
+    )
+
+
+_BYTES = "bytes: a number with a unit (GB, GiB, …)"
+_SECONDS = "a time with its unit (s, ms)"
+TRAINING_BOXES: dict[str, tuple[str, str, str]] = {
+    "memory_per_device": ("Memory per device", r"M_{\text{dev}}", _BYTES),
+    "memory_weights": ("Weights per device", r"M_{W}", _BYTES),
+    "memory_grads": ("Gradients per device", r"M_{G}", _BYTES),
+    "memory_optimizer": ("Optimizer state per device", r"M_{O}", _BYTES),
+    "activations": ("Activations per device", r"M_{A}", _BYTES),
+    "fits": ("Does it fit?", r"\text{fits}", "yes or no"),
+    "headroom_per_device": ("Headroom per device", "H", _BYTES),
+    "comms_bytes_per_device": ("Bytes sent per device per step", "V", _BYTES),
+    "comms_dp": ("DP bytes per device per step", r"V_{\text{dp}}", _BYTES),
+    "comms_tp": ("TP bytes per device per step", r"V_{\text{tp}}", _BYTES),
+    "comms_pp": ("PP bytes per device per step", r"V_{\text{pp}}", _BYTES),
+    "comms_ep": ("EP bytes per device per step", r"V_{\text{ep}}", _BYTES),
+    "t_math": ("Compute time of a step", r"T_{\text{math}}", _SECONDS),
+    "t_comms": ("Communication time of a step", r"T_{\text{comms}}", _SECONDS),
+    "t_lower": ("Lower bound of the step's time", r"T_{\text{lower}}", _SECONDS),
+    "t_upper": ("Upper bound of the step's time", r"T_{\text{upper}}", _SECONDS),
+    "bubble_fraction": ("Pipeline bubble", r"\text{bubble}", "a fraction, e.g. 0.05"),
+    "mfu": ("MFU of the measured step", r"\mathrm{MFU}", "a fraction (0.42) or 42%"),
+    "critical_tokens_per_device": ("Critical batch per DP rank", "b^{*}", "tokens per DP rank"),
+}
+"""Answer box of each training quantity: (label, LaTeX symbol, placeholder)."""
+
+TRAINING_ASKED: dict[str, tuple[str, ...]] = {
+    "memory_per_device": ("memory_per_device",),
+    "activations": ("activations",),
+    "fit": ("fits",),
+    "comms_bytes_per_device": ("comms_bytes_per_device",),
+    "t_math": ("t_math",),
+    "t_comms": ("t_comms",),
+    "t_lower": ("t_lower",),
+    "t_upper": ("t_upper",),
+    "bubble_fraction": ("bubble_fraction",),
+    "mfu": ("mfu",),
+    "critical_tokens_per_device": ("critical_tokens_per_device",),
+    "compare_strategies": (),
+}
+"""A training problem's ``ask`` → the quantities a student types (one answer box each)."""

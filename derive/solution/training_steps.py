@@ -699,7 +699,9 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
                 rich(
                     "never"
                     if star is None
-                    else "any batch" if star == 0 else f"{fmt_decimal(star)} tokens"
+                    else "any batch"
+                    if star == 0
+                    else f"{fmt_decimal(star)} tokens"
                 ),
                 rich(f"{fmt_decimal(a.t_lower)} s"),
             )

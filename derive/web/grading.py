@@ -131,10 +131,11 @@ class Grader:
 
     def _read_model(self, entry: ModelEntry, answer: str, quantity: str | None) -> Reading:
         from derive.checking.model_claims import MODEL_QUANTITIES, read_model_claim
-        from derive.checking.serving_claims import SERVING_QUANTITIES, claims_analysis_for
+        from derive.checking.serving_claims import SERVING_QUANTITIES
+        from derive.checking.training_claims import TRAINING_QUANTITIES, all_claims_analysis_for
 
-        a = claims_analysis_for(entry, self.operators)
-        known = MODEL_QUANTITIES + SERVING_QUANTITIES
+        a = all_claims_analysis_for(entry, self.operators)
+        known = MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES
         asked = quantity if quantity in known and a.quantity(quantity) else None
         asked = asked or next((k for k in entry.ask if a.quantity(k)), None) or "params"
         try:

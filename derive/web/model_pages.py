@@ -15,11 +15,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from derive.checking.api import model_analysis_for
-from derive.checking.serving_claims import (
-    SERVING_ASKED,
-    SERVING_BOXES,
-    claims_analysis_for,
-    phase_for,
+from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES, phase_for
+from derive.checking.training_claims import (
+    TRAINING_ASKED,
+    TRAINING_BOXES,
+    all_claims_analysis_for,
+    training_analysis_for,
 )
 from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
@@ -59,6 +60,11 @@ def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
     free = f" or a formula in {names}" if names else ""
     out = []
     for key in entry.ask or JSON_KEYS:
+        if entry.train is not None and key in TRAINING_ASKED:
+            for quantity in TRAINING_ASKED[key]:
+                if a.quantity(quantity) is not None:
+                    out.append(Asked(quantity, *TRAINING_BOXES[quantity]))
+            continue
         if entry.serving is not None and key in SERVING_ASKED:
             for quantity in SERVING_ASKED[key]:
                 if a.quantity(quantity) is not None:
@@ -71,6 +77,15 @@ def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
         label = phrase[0].upper() + phrase[1:]
         out.append(Asked(key, label, NOTATION[key].latex, _PLACEHOLDERS[q.unit].format(dims=free)))
     return tuple(out)
+
+
+def _model_ask(entry: ModelEntry) -> tuple[str, ...]:
+    """The model's own quantities a training problem asks (its parameters when none)."""
+    if entry.train is None:
+        return entry.ask
+    return tuple(k for k in entry.ask if k not in TRAINING_ASKED and k not in TRAINING_BOXES) or (
+        "params",
+    )
 
 
 def _free(a: ModelAnalysis) -> tuple:
@@ -103,7 +118,6 @@ def _serving_steps(
     entry: ModelEntry, operators: tuple[Path, ...], first: int
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The serving step's worked steps (Markdown chunks, HTML, titles), numbered from ``first``."""
-    from derive.present.render import render
     from derive.solution.phase_steps import phase_steps, phase_verdict
 
     phase = phase_for(entry, operators)
@@ -118,12 +132,34 @@ def _serving_steps(
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
         f"tensor parallel over {phase.tp} device(s); counts and times per device."
     )
-    verdict = phase_verdict(phase)
+    return _more_steps("Serving step", given, steps, phase_verdict(phase), first)
+
+
+def _training_steps(
+    entry: ModelEntry, operators: tuple[Path, ...], first: int
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The training run's worked steps (only those its ``ask`` needs), numbered from ``first``."""
+    from derive.present.training_view import training_selected_steps
+    from derive.solution.training_steps import training_given, training_verdict
+
+    run = training_analysis_for(entry, operators)
+    if run is None:
+        return (), (), ()
+    steps = training_selected_steps(run, ask=tuple(k for k in entry.ask if k in TRAINING_ASKED))
+    return _more_steps("Training run", training_given(run), steps, training_verdict(run), first)
+
+
+def _more_steps(
+    title: str, given: object, steps: tuple, verdict: tuple, first: int
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Typed steps after the model's (Markdown chunks, HTML, titles), numbered from ``first``."""
+    from derive.present.render import render
+
     markdown = render(
         "kernel.md.j2",
         "md",
         level=1,
-        title="Serving step",
+        title=title,
         given=given,
         steps=steps,
         verdict=verdict,
@@ -161,7 +197,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         full = model_analysis_for(entry, operators)
     except DeriveError as exc:
         raise ProblemError(f"problem {entry.id!r}", str(exc)) from None
-    a = select_quantities(full, entry.ask)
+    a = select_quantities(full, _model_ask(entry))
     context = model_template_context(a, entry.title, entry.text)
     env = html_env()
     steps = context["steps"]
@@ -177,8 +213,9 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
     )
     markdown = model_markdown(a, entry.title, entry.text, level=1)
     chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
-    asked = _asked(entry, claims_analysis_for(entry, operators))
-    serving_md, serving_html, serving_titles = _serving_steps(entry, operators, len(steps) + 1)
+    asked = _asked(entry, all_claims_analysis_for(entry, operators))
+    more = _training_steps if entry.train is not None else _serving_steps
+    serving_md, serving_html, serving_titles = more(entry, operators, len(steps) + 1)
     steps_html += serving_html
     detail = {
         "id": entry.id,
