@@ -104,6 +104,32 @@ def test_korthikanti_gpt_activations_term_by_term(tp):
     assert _fr(sel) == sbh * (10 + Fraction(24, tp))
 
 
+@pytest.mark.parametrize("tp", [2, 4])
+def test_korthikanti_with_sequence_parallelism(tp):
+    """Sequence parallelism splits the replicated terms too: sbh(34/t + 5as/(ht)), 34/t, 2/t."""
+    model = analyse_model(bind_model(ModelSpec(model="gpt-like", chip="h100"), _gpt()))
+    s, b, h, a_heads = 2048, 2, 1024, 16
+    spec = TrainSpec(
+        tp=str(tp),
+        batch_tokens=str(s * b * 4),
+        seq=str(s),
+        micro_batch_size=str(b),
+        sequence_parallel="true",
+    )
+    run = replace(bind_training(spec, model), dropout=True)
+    sbh = s * b * h
+
+    def per_layer(mode: Recompute) -> Fraction:
+        return _fr(analyse_training(replace(run, recompute=mode)).memory.activations_per_layer)
+
+    assert per_layer(Recompute.NONE) == sbh * (Fraction(34, tp) + Fraction(5 * a_heads * s, h * tp))
+    assert per_layer(Recompute.SELECTIVE) == sbh * Fraction(34, tp)
+    assert per_layer(Recompute.FULL) == Fraction(2 * sbh, tp)
+    # the all-reduces become all-gathers and reduce-scatters: the same bytes
+    plain = analyse_training(replace(run, sequence_parallel=False))
+    assert analyse_training(run).comms.of("tp") == plain.comms.of("tp")
+
+
 def test_dp_and_zero3_comms_per_step():
     ring = Fraction(7, 8)
     dp = _run(dp=8, zero=1)
@@ -177,6 +203,7 @@ BASE = ["train", "llama-3-8b", "--chip", "h100", "--batch-tokens", "4194304", "-
         (["--pp", "4", "--batch-tokens", "8192", "--microbatches", "2"], "--microbatches 2"),
         (["--ep", "2"], "--ep 2"),
         (["--recompute", "half"], "--recompute half"),
+        (["--tp", "2", "--pp", "3"], "--pp 3"),
         (["--measured-step-time", "fast"], "--measured-step-time"),
     ],
 )

@@ -74,6 +74,11 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     for flag, metavar, helptext in _RUN_FLAGS:
         p.add_argument(flag, metavar=metavar, help=helptext)
     p.add_argument(
+        "--sequence-parallel",
+        action="store_true",
+        help="Megatron's sequence parallelism: norms' activations split over TP too; all-reduces as all-gather + reduce-scatter",
+    )
+    p.add_argument(
         "--compare-strategies",
         action="store_true",
         help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices",
@@ -99,10 +104,11 @@ def run_train(args: argparse.Namespace) -> int:
         state_bytes=args.state_bytes,
     )
     run = TrainSpec(
+        sequence_parallel="true" if args.sequence_parallel else None,
         **{
             flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"))
             for flag, _, _ in _RUN_FLAGS
-        }
+        },
     )
     d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
     if args.format == "json":

@@ -262,6 +262,9 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
                 f"unknown quantity {item!r}; allowed: {', '.join(allowed)}",
             )
     devices = table.get("devices")
+    if devices is None and train is not None:  # the run's N = dp·tp·pp, for the model's givens
+        degrees = [int(getattr(train, k) or 1) for k in ("dp", "tp", "pp")]
+        devices = degrees[0] * degrees[1] * degrees[2] if all(d > 0 for d in degrees) else None
     if devices is not None and not 0 < devices < 10**9:
         raise ProblemError(
             f"{where}: key 'devices' ({devices})", "the number of devices is a positive integer"

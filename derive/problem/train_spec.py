@@ -37,6 +37,7 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "microbatches": (int,),
     "link_bandwidth": (str,),
     "measured_step_time": (str,),
+    "sequence_parallel": (bool,),
 }
 """The keys of a problem's ``train`` table, with their TOML types."""
 
@@ -106,6 +107,7 @@ class TrainSpec:
     microbatches: str | None = None
     link_bandwidth: str | None = None
     measured_step_time: str | None = None
+    sequence_parallel: str | None = None
     origin: str | None = None
     plot: TrainPlot | None = None
 
@@ -148,8 +150,9 @@ def train_spec(table: dict, where: str) -> TrainSpec | None:
                 f"{where}: train key {key!r}", f"unknown key; allowed: {', '.join(TRAIN_KEYS)}"
             )
         types = TRAIN_KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, types):
-            kinds = " or ".join("an integer" if t is int else "text" for t in types)
+        if isinstance(value, bool) != (bool in types) or not isinstance(value, types):
+            words = {int: "an integer", str: "text", bool: "true or false"}
+            kinds = " or ".join(words[t] for t in types)
             raise ProblemError(f"{where}: train key {key!r}", f"must be {kinds}, got {value!r}")
     plot = _plot(table["train_plot"], where) if "train_plot" in table else None
     names = {f.name for f in fields(TrainSpec)} - {"origin", "plot"}

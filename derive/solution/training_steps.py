@@ -51,7 +51,9 @@ def training_given(a: TrainingAnalysis) -> Rich:
     return rich(
         f"{p.model.problem.model.name} trained {where}with dp = {p.dp}, tp = {p.tp}, pp = {p.pp}"
         + (f", ep = {p.ep}" if p.ep > 1 else "")
-        + f" (N = {p.devices} devices), ZeRO stage {int(p.zero)}, recomputation {p.recompute.value}; "
+        + f" (N = {p.devices} devices)"
+        + (", sequence parallel" if p.sequence_parallel else "")
+        + f", ZeRO stage {int(p.zero)}, recomputation {p.recompute.value}; "
         f"{p.batch_tokens} tokens per step in sequences of S = {p.seq}, micro-batches of "
         f"{p.micro_batch} sequence(s); π = {p.peak_text} FLOP/s per device, β_link = "
         f"{p.link_text} B/s ({p.link_name}, one way)"
@@ -235,11 +237,18 @@ def _activations(a: TrainingAnalysis) -> Step:
             "Terms of Korthikanti et al. (2022), 'Reducing Activation Recomputation in Large Transformer Models', §4.1, for this "
             "model's layer: h query and h_kv KV heads of d_h, an MLP of width f"
             + (
-                " (gated: gate, up, act(gate) and their product; a token's k experts each)"
+                " (gated: gate, up, act(gate) and their product"
                 if p.model.problem.model.mlp_kind.value == "gated"
-                else " (its input and output of the activation)"
+                else " (the activation's input and output"
             )
-            + "; bf16, 2 bytes. The model trains without dropout, so the paper's dropout masks and output are not counted; "
+            + ("; a token's k experts each)" if p.model.problem.model.is_moe else ")")
+            + "; bf16, 2 bytes. "
+            + (
+                "Sequence parallelism splits the norms' and the projections' inputs over the TP group too. "
+                if p.sequence_parallel
+                else "Without sequence parallelism the norms' and the projections' inputs are whole on every TP rank. "
+            )
+            + "The model trains without dropout, so the paper's dropout masks and output are not counted; "
             "the embedding, the final norm, the logits and the loss are outside the layers and not counted."
         ),
         rich(
@@ -384,6 +393,11 @@ def _comms(a: TrainingAnalysis) -> Step:
         rich(
             "TP (Megatron): two all-reduces of a micro-batch's activations per layer forward (after attention and after the MLP), "
             "two backward"
+            + (
+                " (with sequence parallelism each is an all-gather and a reduce-scatter: the same bytes)"
+                if p.sequence_parallel
+                else ""
+            )
             + (
                 ", two more backward for the recomputed forward"
                 if p.recompute is Recompute.FULL

@@ -76,6 +76,8 @@ class TrainingProblem:
         peak, link, capacity: FLOP/s per device, link bytes/s (one way), HBM bytes (or None).
         state: the state's bytes per parameter, split.
         measured_time: a measured step time in seconds (or None).
+        sequence_parallel: Megatron's sequence parallelism: the norms' and the dropouts' tensors
+            split over the TP group too, each all-reduce an all-gather and a reduce-scatter.
         dropout: count the dropout masks and outputs (Korthikanti et al.'s GPT), off for
             derive's models, which train without dropout.
     """
@@ -100,6 +102,7 @@ class TrainingProblem:
     state: StateSplit
     measured_time: sp.Rational | None
     spec: TrainSpec
+    sequence_parallel: bool = False
     dropout: bool = False
 
     @property
@@ -267,6 +270,9 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         raise ProblemError(
             spec.where("link_bandwidth"), "give the link bandwidth (bytes/s, one way), e.g. 4.5e11"
         )
+    sp_text = (spec.sequence_parallel or "false").strip().lower()
+    if sp_text not in ("true", "false"):
+        raise ProblemError(spec.where("sequence_parallel"), "true or false")
     measured = None
     if spec.measured_step_time is not None:
         measured = parse_duration(spec.measured_step_time, spec.where("measured_step_time"))
@@ -293,4 +299,5 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         state=_state(problem.state),
         measured_time=measured,
         spec=spec,
+        sequence_parallel=sp_text == "true",
     )

@@ -16,7 +16,8 @@ Activation Recomputation in Large Transformer Models", §4.1, term by term for t
 own layer (width ``d``, ``h`` query and ``h_kv`` KV heads of ``d_h``, MLP width ``f``, gated
 or plain, ``k`` experts per token), bf16 (2 bytes), masks 1 byte: :data:`TERMS`. With GPT's
 choices (``f = 4d``, plain MLP, MHA, dropout) they sum to the paper's
-``S·b·d·(10 + 24/t + 5·h·S/(d·t))``. The 1F1B pipeline schedule keeps ``pp`` micro-batches in
+``S·b·d·(10 + 24/t + 5·h·S/(d·t))``; with sequence parallelism the replicated terms are split
+over the TP group too (``S·b·d·(34/t + 5·h·S/(d·t))``). The 1F1B pipeline schedule keeps ``pp`` micro-batches in
 flight on the first stage, each of ``L/pp`` layers: ``L`` layers' worth in all.
 """
 
@@ -112,18 +113,19 @@ def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
 
 def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr], ...]:
     """The terms this run keeps, each with its bytes per layer and micro-batch on one device."""
+    tp = sp.Integer(p.tp)
     if p.recompute is Recompute.FULL:
-        full = ActivationTerm(
-            "layer input (full recomputation)", "2sbh", ACTIVATION_BYTES, Where.REPLICATED
-        )
-        return ((full, ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model")),)
+        where = Where.SPLIT if p.sequence_parallel else Where.REPLICATED
+        full = ActivationTerm("layer input (full recomputation)", "2sbh", ACTIVATION_BYTES, where)
+        share = tp if p.sequence_parallel else sp.Integer(1)
+        return ((full, ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model") / share),)
     out = []
     for term in TERMS:
         if term.dropout and not p.dropout:
             continue
         if term.core and p.recompute is Recompute.SELECTIVE:
             continue
-        split = sp.Integer(p.tp) if term.where is Where.SPLIT else sp.Integer(1)
+        split = tp if term.where is Where.SPLIT or p.sequence_parallel else sp.Integer(1)
         out.append(
             (term, term.width * p.seq * p.micro_batch * _elements_per_token(term, p) / split)
         )
