@@ -450,3 +450,31 @@ def test_builtin_training_problems_meet_their_expectations():
         values = training_values(training_analysis_for(entry))
         for key, text in entry.expect:
             assert _fr(values[key]) == Fraction(text), (entry.id, key)
+
+
+# --- golden files: the rendered output, reviewed in git ---------------------------------
+
+GOLDEN_TRAIN = {
+    "train-8b-zero1.md": BASE + ["--dp", "8", "--zero", "1", "--measured-step-time", "40s"],
+    "train-70b-pipeline.json": [
+        "train", "llama-3-70b", "--chip", "h100", "--dp", "2", "--tp", "8", "--pp", "4",
+        "--zero", "1", "--recompute", "selective", "--batch-tokens", "4194304", "--seq", "4096",
+        "--format", "json",
+    ],
+    "train-8b-strategies.tex": BASE + ["--dp", "8", "--compare-strategies", "--format", "tex"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_TRAIN))
+def test_train_golden(name: str, update_golden: bool, cli):
+    from conftest import ROOT
+
+    r = cli(GOLDEN_TRAIN[name])
+    assert r.code == 0, r
+    path = ROOT / "tests" / "golden" / name
+    if update_golden:
+        path.write_text(r.out, encoding="utf-8")
+    assert path.exists(), "run pytest --update-golden and review the diff"
+    assert r.out == path.read_text(encoding="utf-8"), (
+        f"{name} differs from tests/golden: review, then pytest --update-golden"
+    )

@@ -17,7 +17,7 @@ from derive.training.binding import Recompute, ZeroStage
 
 __all__ = ["training_given", "training_steps", "training_verdict"]
 
-GB = sp.Integer(10) ** 9
+GB = 10**9
 
 
 def _gb(value: sp.Expr) -> str:
