@@ -478,3 +478,30 @@ def test_train_golden(name: str, update_golden: bool, cli):
     assert r.out == path.read_text(encoding="utf-8"), (
         f"{name} differs from tests/golden: review, then pytest --update-golden"
     )
+
+
+_TEXT = st.one_of(
+    st.sampled_from(["0", "1", "2", "3", "4", "8", "-1", "1.5", "1e3", "", " ", "x", "9" * 30]),
+    st.text(max_size=6),
+)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    flag=st.sampled_from(
+        [
+            "--dp", "--tp", "--pp", "--ep", "--zero", "--recompute", "--batch-tokens", "--seq",
+            "--micro-batch-size", "--microbatches", "--link-bandwidth", "--measured-step-time",
+            "--state-bytes", "--capacity",
+        ]
+    ),
+    value=_TEXT,
+)  # fmt: skip
+def test_any_flag_value_is_answered_or_refused_in_one_line(flag, value):
+    from conftest import run_cli
+
+    r = run_cli([*BASE, "--dp", "8", flag, value, "--format", "json"])
+    assert r.code in (0, 2), r
+    if r.code == 2:
+        assert r.err.startswith("error: ") and r.err.count("\n") == 1, r
+    assert "Traceback" not in r.err

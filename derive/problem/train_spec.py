@@ -111,6 +111,12 @@ class TrainSpec:
     origin: str | None = None
     plot: TrainPlot | None = None
 
+    def name(self, field: str) -> str:
+        """The flag (``--batch-tokens``) or the problem's key, without the value typed."""
+        if self.origin is not None:
+            return f"{self.origin}: train key {field!r}"
+        return "--" + field.replace("_", "-")
+
     def where(self, field: str) -> str:
         """Where the user wrote ``field``: the flag with its value, or the problem's key."""
         if self.origin is not None:

@@ -221,7 +221,7 @@ def _batch(
         raise ProblemError(spec.where("batch_tokens"), "give the tokens per step, e.g. 4194304")
     if spec.seq is None:
         raise ProblemError(spec.where("seq"), "give the sequence length S, e.g. 4096")
-    tokens = parse_positive(spec.batch_tokens, spec.where("batch_tokens"))
+    tokens = parse_positive(spec.batch_tokens, spec.name("batch_tokens"))
     if not tokens.is_integer:
         raise ProblemError(spec.where("batch_tokens"), "a number of tokens is a whole number")
     seq = sp.Integer(_int(spec, "seq", 1))
@@ -262,7 +262,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     if peak is None:
         raise ProblemError("--chip", "a training step's time needs a peak: give --chip or --peak")
     if spec.link_bandwidth is not None:
-        link_value = parse_positive(spec.link_bandwidth, spec.where("link_bandwidth"))
+        link_value = parse_positive(spec.link_bandwidth, spec.name("link_bandwidth"))
         link_text, link_name = spec.link_bandwidth.strip(), "given link"
     elif chip is not None and chip.link is not None:
         link_value, link_text, link_name = chip.link.value, chip.link.text, chip.link_name
@@ -275,7 +275,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         raise ProblemError(spec.where("sequence_parallel"), "true or false")
     measured = None
     if spec.measured_step_time is not None:
-        measured = parse_duration(spec.measured_step_time, spec.where("measured_step_time"))
+        measured = parse_duration(spec.measured_step_time, spec.name("measured_step_time"))
         if measured <= 0:
             raise ProblemError(spec.where("measured_step_time"), "a step takes a positive time")
     return TrainingProblem(
