@@ -284,8 +284,8 @@ def _tp_choice(p: TrainingProblem, n: int) -> int | None:
 def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], StrategyRow | None]:
     """DP, FSDP, TP, FSDP+TP and PP on the run's N devices and batch; and the winner.
 
-    The winner is the row that fits with the smallest t_lower (any row's smallest when no
-    capacity is known); None when no row fits.
+    The winner is the row that fits with the smallest t_lower, ties broken by t_upper (the
+    one that sends less); any row's when no capacity is known; None when no row fits.
     """
     n = p.devices
     t = _tp_choice(p, n)
@@ -323,7 +323,11 @@ def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], Str
         rows.append(StrategyRow(name, dp, tp, pp, zero, analyse_training(run)))
     ran = [r for r in rows if r.analysis is not None]
     fitting = [r for r in ran if r.analysis is not None and r.analysis.fits is not False]
-    winner = min(fitting, key=lambda r: r.analysis.t_lower if r.analysis else 0, default=None)
+    winner = min(
+        fitting,
+        key=lambda r: (r.analysis.t_lower, r.analysis.t_upper) if r.analysis else (0, 0),
+        default=None,
+    )
     return tuple(rows), winner
 
 

@@ -264,6 +264,8 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     if spec.link_bandwidth is not None:
         link_value = parse_positive(spec.link_bandwidth, spec.name("link_bandwidth"))
         link_text, link_name = spec.link_bandwidth.strip(), "given link"
+        if chip is not None and chip.link is not None and chip.link.value == link_value:
+            link_name = chip.link_name
     elif chip is not None and chip.link is not None:
         link_value, link_text, link_name = chip.link.value, chip.link.text, chip.link_name
     else:
