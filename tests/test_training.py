@@ -505,3 +505,37 @@ def test_any_flag_value_is_answered_or_refused_in_one_line(flag, value):
     if r.code == 2:
         assert r.err.startswith("error: ") and r.err.count("\n") == 1, r
     assert "Traceback" not in r.err
+
+
+def test_t_lower_at_the_run_s_own_batch_is_its_t_lower():
+    from derive.training.analysis import t_lower_at
+
+    for zero in (1, 3):
+        a = _run(dp=8, zero=zero, recompute="none", link_bandwidth="5e10", batch_tokens=8 * 8192)
+        assert t_lower_at(a, a.tokens_per_device) == a.t_lower
+
+
+PLOT_SET = """title = "plot"
+[[problem]]
+id = "net"
+title = "over a network"
+model = "llama-3-8b"
+chip = "h100"
+train = { dp = 8, zero = 3, recompute = "none", batch_tokens = 65536, seq = 4096, link_bandwidth = "5e10" }
+train_plot = { from = 1024, to = 1048576 }
+ask = ["critical_tokens_per_device", "t_lower"]
+"""
+
+
+def test_the_key_draws_t_lower_for_dp_and_fsdp_with_the_critical_batches(cli, tmp_path):
+    (tmp_path / "set.toml").write_text(PLOT_SET)
+    r = cli(["key", str(tmp_path / "set.toml"), "-o", str(tmp_path / "out"), "--quiet"])
+    assert r.code == 0, r
+    svg = (tmp_path / "out" / "set-net-training.svg").read_text()
+    assert "DP (ZeRO ≤ 2)" in svg and "FSDP (ZeRO-3)" in svg
+    # both marks at 7/8 · 9.89e14 / 5e10 = 17307.5 tokens per DP rank
+    assert svg.count("b* ≈ 1.731e4") == 2
+    tex = (tmp_path / "out" / "set.tex").read_text()
+    assert "DP (ZeRO" in tex and "tikzpicture" in tex
+    md = (tmp_path / "out" / "set.md").read_text()
+    assert "set-net-training.svg" in md and "Critical batch" in md

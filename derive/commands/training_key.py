@@ -100,12 +100,12 @@ def _figure(a: TrainingAnalysis, plot: TrainPlot, stem: str, pid: str, title: st
         )
     p = a.problem
     caption = (
-        f"{title}: T_lower of a step against the tokens per DP rank on dp·tp·pp = "
+        f"{title}: T_lower of a step against the tokens per DP rank b on dp·tp·pp = "
         f"{p.dp}·{p.tp}·{p.pp} devices, β_link = {p.link_text} B/s; each curve's critical batch marked"
     )
     figure = SweepFigure(
-        f"{title}: T_lower against tokens per DP rank",
-        "tokens per DP rank",
+        f"{title}: T_lower against b",
+        "b",
         "T_lower (s)",
         tuple(series),
     )
