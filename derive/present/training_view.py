@@ -64,7 +64,7 @@ def _context(
 
 
 def _title(a: TrainingAnalysis) -> str:
-    return f"Training {a.problem.model.problem.model.name} on {a.problem.devices} devices"
+    return f"Training {a.problem.transformer.name} on {a.problem.devices} devices"
 
 
 def training_markdown(
@@ -119,7 +119,7 @@ def training_json(
     """The JSON report of ``derive train --format json``."""
     p, m, c = a.problem, a.memory, a.comms
     report: dict[str, object] = {
-        "model": p.model.problem.model.name,
+        "model": p.transformer.name,
         "devices": p.devices,
         "dp": p.dp,
         "tp": p.tp,

@@ -81,7 +81,7 @@ def devices_step(a: TrainingAnalysis) -> Step:
 
 def params_step(a: TrainingAnalysis) -> Step:
     p, pd = a.problem, a.params
-    model = p.model.problem.model
+    model = p.transformer
     lines = [
         Line.of(r"\frac{L}{pp}", rf"\frac{{{p.arch('layers')}}}{{{p.pp}}}", tex(pd.layers)),
         Line.of(
@@ -222,10 +222,10 @@ def activations_step(a: TrainingAnalysis) -> Step:
             "model's layer: h query and h_kv KV heads of d_h, an MLP of width f"
             + (
                 " (gated: gate, up, act(gate) and their product"
-                if p.model.problem.model.mlp_kind.value == "gated"
+                if p.transformer.mlp_kind.value == "gated"
                 else " (the activation's input and output"
             )
-            + ("; a token's k experts each)" if p.model.problem.model.is_moe else ")")
+            + ("; a token's k experts each)" if p.transformer.is_moe else ")")
             + "; bf16, 2 bytes. "
             + (
                 "Sequence parallelism splits the norms' and the projections' inputs over the TP group too. "

@@ -20,6 +20,7 @@ from derive.formula.decimals import parse_positive
 from derive.model.analysis import ModelAnalysis
 from derive.model.binding import RECIPES, StateRecipe
 from derive.model.symbols import sym
+from derive.model.transformer import Transformer
 from derive.problem.timing import parse_duration
 from derive.problem.train_spec import TrainSpec
 
@@ -104,6 +105,11 @@ class TrainingProblem:
     spec: TrainSpec
     sequence_parallel: bool = False
     dropout: bool = False
+
+    @property
+    def transformer(self) -> Transformer:
+        """The model's declaration (its architecture's choices: MLP kind, MoE, tied head)."""
+        return self.model.problem.model
 
     @property
     def devices(self) -> int:

@@ -95,7 +95,7 @@ TERMS: tuple[ActivationTerm, ...] = (
 def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
     """Elements per token of a term for this model (the attention core's scale with S)."""
     d, h, kv, dh, f = (p.arch(k) for k in ("d_model", "heads", "kv_heads", "head_dim", "d_ff"))
-    model = p.model.problem.model
+    model = p.transformer
     hidden = (4 if model.mlp_kind is Mlp.GATED else 2) * f  # gate, up, act(gate), product | in, out
     if model.is_moe:
         hidden = hidden * p.arch("top_k")  # each token's k experts keep theirs
@@ -162,7 +162,7 @@ class ParamsPerDevice:
 def params_per_device(p: TrainingProblem) -> ParamsPerDevice:
     """The parameters one device holds, by the placement the module docstring states."""
     tp, pp = sp.Integer(p.tp), sp.Integer(p.pp)
-    model = p.model.problem.model
+    model = p.transformer
     router = p.arch("d_model") * p.arch("experts") if model.is_moe else sp.Integer(0)
     mlp = p.arch("P_mlp")
     experts = (mlp - router) if model.is_moe else sp.Integer(0)
