@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,25 +38,16 @@ TRAINING_QUANTITIES = TRAIN_CHECK_KEYS
 """The quantities of a training run a claim may be about."""
 
 
-@lru_cache(maxsize=64)
-def _training(entry: ModelEntry, operators: tuple[str, ...]) -> TrainingAnalysis:
-    from derive.checking.model_claims import model_analysis_for
-    from derive.training.analysis import analyse_training
-    from derive.training.binding import bind_training
-
-    assert entry.train is not None
-    return analyse_training(bind_training(entry.train, model_analysis_for(entry, operators)))
-
-
 def training_analysis_for(
     problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
 ) -> TrainingAnalysis | None:
-    """The training run of a problem with ``train`` (cached), or None."""
-    from derive.problem.problem_set import ModelEntry
+    """The training run of a problem with ``train`` (cached by the pipeline), or None."""
+    from derive.pipeline.cache import training_analysis
 
-    if not isinstance(problem, ModelEntry) or problem.train is None:
+    train = problem.train
+    if train is None:  # a typed model, or a set's model without a training run
         return None
-    return _training(problem, tuple(str(p) for p in operators))
+    return training_analysis(problem.spec, train, tuple(str(p) for p in operators))
 
 
 def _values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:

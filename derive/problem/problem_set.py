@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from derive.catalogue import ProblemKind
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_problems import KernelEntry, kernel_problem
@@ -176,6 +177,11 @@ class ProblemEntry:
     ask: tuple[str, ...]
     plot: PlotSpec | None
 
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem."""
+        return ProblemKind.OPERATOR
+
 
 @dataclass(frozen=True)
 class ModelEntry:
@@ -189,6 +195,13 @@ class ModelEntry:
     serving: ServingSpec | None = None
     train: TrainSpec | None = None
     expect: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A serving step (``phase``) or a training run (``train``) when it has one, else a whole model."""
+        if self.train is not None:
+            return ProblemKind.TRAINING
+        return ProblemKind.MODEL if self.serving is None else ProblemKind.SERVING
 
 
 @dataclass(frozen=True)

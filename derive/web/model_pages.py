@@ -14,17 +14,16 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
-from derive.checking.api import model_analysis_for
-from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES, phase_for
+from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES
 from derive.checking.training_claims import (
     TRAINING_ASKED,
     TRAINING_BOXES,
     all_claims_analysis_for,
-    training_analysis_for,
 )
 from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
 from derive.model.symbols import NOTATION
+from derive.pipeline import derive_model, derive_serving, derive_training
 from derive.present.model_view import (
     ASK_PHRASES,
     JSON_KEYS,
@@ -120,10 +119,10 @@ def _serving_steps(
     """The serving step's worked steps (Markdown chunks, HTML, titles), numbered from ``first``."""
     from derive.solution.phase_steps import phase_steps, phase_verdict
 
-    phase = phase_for(entry, operators)
-    if phase is None:
+    if entry.serving is None:
         return (), (), ()
-    problem = model_analysis_for(entry, operators).problem
+    step = derive_serving(entry.spec, entry.serving, operators)
+    phase, problem = step.phase, step.analysis.problem
     peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
     if peak is None or problem.bandwidth is None:
         return (), (), ()
@@ -142,9 +141,9 @@ def _training_steps(
     from derive.present.training_view import training_selected_steps
     from derive.solution.training_steps import training_given, training_verdict
 
-    run = training_analysis_for(entry, operators)
-    if run is None:
+    if entry.train is None:
         return (), (), ()
+    run = derive_training(entry.spec, entry.train, operators).analysis
     steps = training_selected_steps(run, ask=tuple(k for k in entry.ask if k in TRAINING_ASKED))
     return _more_steps("Training run", training_given(run), steps, training_verdict(run), first)
 
@@ -194,7 +193,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         ProblemError: the problem cannot be derived (named by its id).
     """
     try:
-        full = model_analysis_for(entry, operators)
+        full = derive_model(entry.spec, operators).analysis
     except DeriveError as exc:
         raise ProblemError(f"problem {entry.id!r}", str(exc)) from None
     a = select_quantities(full, _model_ask(entry))

@@ -5,32 +5,24 @@ the training run's (:mod:`derive.training`), only the steps its ``ask`` needs; w
 ``compare_strategies`` asked, the strategies side by side; with ``train_plot`` a figure of
 T_lower against the tokens per DP rank for DP (ZeRO ≤ 2) and FSDP (ZeRO-3) on the run's
 devices, each curve's critical batch marked (SVG for the Markdown, TikZ for the LaTeX).
+The run, the strategies and the curves are derived by :mod:`derive.pipeline.key`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-import sympy as sp
-
-from derive.commands.key_figures import Figure
-from derive.commands.output_files import safe_name
 from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
 from derive.formula.decimals import fmt_decimal
-from derive.model.analysis import ModelAnalysis
 from derive.present.escape import md_escape, tex_escape
+from derive.present.key.figures import Figure
+from derive.present.key.names import safe_name
 from derive.present.training_view import training_latex, training_markdown
-from derive.problem.train_spec import TrainPlot, TrainSpec
+from derive.problem.train_spec import TrainSpec
 from derive.solution.training_steps import training_given
-from derive.training.analysis import (
-    TrainingAnalysis,
-    analyse_training,
-    compare_strategies,
-    t_lower_at,
-)
-from derive.training.binding import bind_training
+from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = ["TRAINING_PHRASES", "TrainingPart", "training_part"]
 
@@ -63,78 +55,50 @@ class TrainingPart:
     asks: tuple[str, ...]
 
 
-def _points(plot: TrainPlot, marks: list[sp.Rational]) -> tuple[int, ...]:
-    points = {plot.start, plot.stop}
-    power = 1
-    while power <= plot.stop:
-        if power >= plot.start:
-            points.add(power)
-        power *= 2
-    for mark in marks:
-        for value in (int(sp.floor(mark)), int(sp.ceiling(mark))):
-            if plot.start <= value <= plot.stop:
-                points.add(value)
-    return tuple(sorted(points))
-
-
-def _variant(a: TrainingAnalysis, zero: int) -> TrainingAnalysis:
-    spec = replace(a.problem.spec, zero=str(zero))
-    return analyse_training(bind_training(spec, a.problem.model))
-
-
-def _figure(a: TrainingAnalysis, plot: TrainPlot, stem: str, pid: str, title: str) -> Figure:
-    runs = (("DP (ZeRO ≤ 2)", _variant(a, 1)), ("FSDP (ZeRO-3)", _variant(a, 3)))
-    marks = [r.critical_tokens_per_device for _, r in runs if r.critical_tokens_per_device]
-    xs = _points(plot, [m for m in marks if m is not None])
-    series = []
-    for label, run in runs:
-        star = run.critical_tokens_per_device
-        mark = star if star is not None and plot.start <= star <= plot.stop else None
-        series.append(
-            Series(
-                label,
-                tuple(sp.Integer(x) for x in xs),
-                tuple(t_lower_at(run, sp.Integer(x)) for x in xs),
-                mark,
-            )
-        )
+def _figure(
+    a: TrainingAnalysis, series: tuple[Series, ...], stem: str, pid: str, title: str
+) -> Figure:
     p = a.problem
     caption = (
         f"{title}: T_lower of a step against the tokens per DP rank b on dp·tp·pp = "
         f"{p.dp}·{p.tp}·{p.pp} devices, β_link = {p.link_text} B/s; each curve's critical batch marked"
     )
-    figure = SweepFigure(
-        f"{title}: T_lower against b",
-        "b",
-        "T_lower (s)",
-        tuple(series),
-    )
+    figure = SweepFigure(f"{title}: T_lower against b", "b", "T_lower (s)", series)
     return Figure(
         safe_name(f"{stem}-{pid}-training.svg"), caption, sweep_svg(figure), sweep_tikz(figure)
     )
 
 
 def _glance(a: TrainingAnalysis) -> str:
-    fit = "" if a.fits is None else ("fits, " if a.fits else "does not fit, ")
+    fit = "no capacity" if a.fits is None else ("fits" if a.fits else "does not fit")
     star = a.critical_tokens_per_device
     bound = "compute-bound" if a.compute_bound else "communication-bound"
     where = f", b* ≈ {fmt_decimal(star)} tokens/rank" if star is not None else ""
     mfu = f", MFU {fmt_decimal(a.mfu, 3)}" if a.mfu is not None else ""
     return (
-        f"{fmt_decimal(a.memory.total / 10**9)} GB/device ({fit.rstrip(', ') or 'no capacity'}); "
+        f"{fmt_decimal(a.memory.total / 10**9)} GB/device ({fit}); "
         f"step ≥ {fmt_decimal(a.t_lower)} s, {bound}{where}{mfu}"
     )
 
 
 def training_part(
-    model: ModelAnalysis, spec: TrainSpec, ask: tuple[str, ...], stem: str, pid: str, title: str
+    a: TrainingAnalysis,
+    rows: tuple[StrategyRow, ...],
+    winner: StrategyRow | None,
+    series: tuple[Series, ...],
+    spec: TrainSpec,
+    ask: tuple[str, ...],
+    names: tuple[str, str, str],
 ) -> TrainingPart:
-    """The training run of a model problem, rendered for the key."""
-    a = analyse_training(bind_training(spec, model))
-    rows, winner = compare_strategies(a.problem) if "compare_strategies" in ask else ((), None)
+    """The training run of a model problem, rendered for the key.
+
+    ``names`` is the key's stem, the problem's id and its title (the figure's file and caption).
+    """
+    stem, pid, title = names
     asked = tuple(k for k in ask if k in TRAINING_PHRASES)
-    figure = _figure(a, spec.plot, stem, pid, title) if spec.plot is not None else None
+    figure = _figure(a, series, stem, pid, title) if spec.plot is not None and series else None
     heading = f"Training run: {title}"
+    default = ("memory_per_device", "t_lower", "critical_tokens_per_device")
     return TrainingPart(
         markdown=training_markdown(a, rows, winner, title=heading, ask=asked, level=3),
         latex=training_latex(a, rows, winner, title=heading, ask=asked),
@@ -142,8 +106,5 @@ def training_part(
         given=md_escape("".join(x for x in training_given(a) if isinstance(x, str))),
         glance=md_escape(_glance(a)),
         glance_tex=tex_escape(_glance(a)),
-        asks=tuple(
-            TRAINING_PHRASES[k]
-            for k in (asked or ("memory_per_device", "t_lower", "critical_tokens_per_device"))
-        ),
+        asks=tuple(TRAINING_PHRASES[k] for k in (asked or default)),
     )
