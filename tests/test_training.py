@@ -539,3 +539,16 @@ def test_the_key_draws_t_lower_for_dp_and_fsdp_with_the_critical_batches(cli, tm
     assert "DP (ZeRO" in tex and "tikzpicture" in tex
     md = (tmp_path / "out" / "set.md").read_text()
     assert "set-net-training.svg" in md and "Critical batch" in md
+
+
+def test_a_training_problem_is_its_own_kind():
+    from derive.catalogue import ProblemKind
+    from derive.pipeline.kinds import kind_of
+
+    entry = _entry()
+    assert entry.kind is ProblemKind.TRAINING
+    kind = kind_of(entry)
+    assert kind.asks(entry) == ("memory_per_device", "critical_tokens_per_device")
+    derived = kind.derive(entry)
+    assert "Critical batch" in derived.markdown()
+    assert Fraction(derived.as_json()["memory_per_device"]["weights"]) == 2 * P_8B

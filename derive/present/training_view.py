@@ -144,6 +144,7 @@ def training_json(
         "smallest_dp": a.smallest_dp,
         "smallest_zero": None if a.smallest_zero is None else int(a.smallest_zero),
         "comms_bytes_per_device": {key: _s(c.of(key)) for key in ("dp", "tp", "pp", "ep")},
+        "comms_bytes_total": _s(c.total),
         "flops_model": _s(a.flops_model),
         "flops_recompute": _s(a.flops_recompute),
         "t_math": _s(a.t_math),
