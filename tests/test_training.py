@@ -552,3 +552,55 @@ def test_a_training_problem_is_its_own_kind():
     derived = kind.derive(entry)
     assert "Critical batch" in derived.markdown()
     assert Fraction(derived.as_json()["memory_per_device"]["weights"]) == 2 * P_8B
+
+
+# --- models as derive model takes them: a config.json, a size alone ----------------------
+
+
+def test_a_config_json_trains_like_the_built_in_model(cli):
+    from conftest import ROOT
+
+    config = str(ROOT / "tests" / "data" / "configs" / "llama-3-8b" / "config.json")
+    run = [
+        "--chip",
+        "h100",
+        "--dp",
+        "8",
+        "--zero",
+        "1",
+        "--batch-tokens",
+        "4194304",
+        "--seq",
+        "4096",
+    ]
+    from_config = cli(["train", config, *run, "--format", "json"])
+    assert from_config.code == 0, from_config
+    report = json.loads(from_config.out)
+    assert Fraction(report["memory_per_device"]["weights"]) == 2 * P_8B  # counted by hand above
+    assert Fraction(report["critical_tokens_per_device"]) == Fraction(34615, 27)
+
+
+def test_a_model_known_by_its_size_trains_with_dp_and_zero_only(cli):
+    run = [
+        "--chip",
+        "h100",
+        "--dp",
+        "64",
+        "--zero",
+        "3",
+        "--batch-tokens",
+        "4194304",
+        "--seq",
+        "4096",
+    ]
+    r = cli(["train", "--params", "70e9", *run, "--format", "json"])
+    assert r.code == 0, r
+    report = json.loads(r.out)
+    p = 70 * 10**9
+    assert Fraction(report["memory_per_device"]["total"]) == Fraction(16 * p, 64)
+    assert report["memory_per_device"]["activations"] is None  # no width, no layers
+    assert Fraction(report["comms_bytes_per_device"]["dp"]) == 3 * Fraction(63, 64) * 2 * p
+    refused = cli(["train", "--params", "70e9", *run, "--tp", "2"])
+    assert refused.code == 2 and refused.err.startswith("error: --tp 2: ")
+    selective = cli(["train", "--params", "70e9", *run, "--recompute", "selective"])
+    assert selective.code == 2 and selective.err.startswith("error: --recompute selective: ")

@@ -6,6 +6,8 @@
         --batch-tokens 4194304 --seq 4096 --measured-step-time 20s --format json
     derive train llama-3-70b --chip h100 --dp 4 --tp 8 --pp 2 --batch-tokens 4194304 \\
         --seq 4096 --compare-strategies
+    derive train path/to/config.json --chip h100 --dp 8 --zero 3 --batch-tokens 4194304 --seq 4096
+    derive train --params 70e9 --chip h100 --dp 64 --zero 3 --batch-tokens 4194304 --seq 4096
 
 The flags and the JSON keys are a contract (issue 25). The command parses the flags, calls
 :func:`derive.pipeline.derive_training` and hands the result to :mod:`derive.present`.
@@ -45,7 +47,22 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         description="Derive a training step of a model on dp·tp·pp devices: memory per device "
         "(ZeRO, activations), bytes sent per step, step-time bounds, the critical batch, exactly.",
     )
-    p.add_argument("model", help="model name (see 'derive model')")
+    p.add_argument(
+        "model",
+        nargs="?",
+        default="",
+        help="a model as 'derive model' takes it: a name, a config.json (or its folder); or give --params",
+    )
+    p.add_argument(
+        "--params",
+        metavar="P",
+        help="a model by its size alone, e.g. 70e9 (no architecture: dp and ZeRO only, activations not counted)",
+    )
+    p.add_argument(
+        "--params-active",
+        metavar="P_ACT",
+        help="with --params: the parameters a token uses (a mixture of experts), e.g. 37e9",
+    )
     p.add_argument(
         "--operators",
         action="append",
@@ -102,6 +119,8 @@ def run_train(args: argparse.Namespace) -> int:
         dtypes=tuple(args.dtype),
         sets=tuple(args.set),
         state_bytes=args.state_bytes,
+        params=args.params,
+        params_active=args.params_active,
     )
     run = TrainSpec(
         sequence_parallel="true" if args.sequence_parallel else None,

@@ -64,7 +64,7 @@ def _context(
 
 
 def _title(a: TrainingAnalysis) -> str:
-    return f"Training {a.problem.transformer.name} on {a.problem.devices} devices"
+    return f"Training {a.problem.model_name} on {a.problem.devices} devices"
 
 
 def training_markdown(
@@ -119,7 +119,7 @@ def training_json(
     """The JSON report of ``derive train --format json``."""
     p, m, c = a.problem, a.memory, a.comms
     report: dict[str, object] = {
-        "model": p.transformer.name,
+        "model": p.model_name,
         "devices": p.devices,
         "dp": p.dp,
         "tp": p.tp,
@@ -136,7 +136,7 @@ def training_json(
             "weights": _s(m.weights),
             "grads": _s(m.grads),
             "optimizer": _s(m.optimizer),
-            "activations": _s(m.activations),
+            "activations": _s(m.activations) if m.activations_counted else None,
             "total": _s(m.total),
         },
         "fits": a.fits,

@@ -79,9 +79,38 @@ def devices_step(a: TrainingAnalysis) -> Step:
     )
 
 
+def _sized_params_step(a: TrainingAnalysis) -> Step:
+    """A model known by its size alone: every parameter on the device (dp and ZeRO only)."""
+    return Step(
+        StepKind.MEMORY,
+        "without an architecture the model is not split: each device holds every parameter",
+        rich(
+            "The model is known by its size alone, so it trains with data parallelism (and ZeRO) only."
+        ),
+        (Line.of(r"P_{\text{dev}}", "P", tex(a.params.total)),),
+        title="Parameters per device",
+        topic="memory_per_device",
+    )
+
+
+def _sized_activations_step() -> Step:
+    return Step(
+        StepKind.ACTIVATIONS,
+        "activations per layer and micro-batch need the model's width and layers",
+        rich(
+            "The model is known by its size alone: its activations are not counted (M_A = 0 below), "
+            "so the memory per device is a lower bound."
+        ),
+        title="Activations",
+        topic="activations",
+    )
+
+
 def params_step(a: TrainingAnalysis) -> Step:
     p, pd = a.problem, a.params
     model = p.transformer
+    if model is None:
+        return _sized_params_step(a)
     lines = [
         Line.of(r"\frac{L}{pp}", rf"\frac{{{p.arch('layers')}}}{{{p.pp}}}", tex(pd.layers)),
         Line.of(
@@ -189,6 +218,9 @@ def state_step(a: TrainingAnalysis) -> Step:
 
 def activations_step(a: TrainingAnalysis) -> Step:
     p, m = a.problem, a.memory
+    model = p.transformer
+    if model is None:
+        return _sized_activations_step()
     table: list[tuple] = [
         ("tensor kept (one layer, one micro-batch)", "Korthikanti et al.", "bytes per device")
     ]
@@ -222,10 +254,10 @@ def activations_step(a: TrainingAnalysis) -> Step:
             "model's layer: h query and h_kv KV heads of d_h, an MLP of width f"
             + (
                 " (gated: gate, up, act(gate) and their product"
-                if p.transformer.mlp_kind.value == "gated"
+                if model.mlp_kind.value == "gated"
                 else " (the activation's input and output"
             )
-            + ("; a token's k experts each)" if p.transformer.is_moe else ")")
+            + ("; a token's k experts each)" if model.is_moe else ")")
             + "; bf16, 2 bytes. "
             + (
                 "Sequence parallelism splits the norms' and the projections' inputs over the TP group too. "

@@ -35,7 +35,7 @@ def training_given(a: TrainingAnalysis) -> Rich:
     chip = p.model.problem.chip
     where = f"on {chip.title} " if chip is not None else ""
     return rich(
-        f"{p.transformer.name} trained {where}with dp = {p.dp}, tp = {p.tp}, pp = {p.pp}"
+        f"{p.model_name} trained {where}with dp = {p.dp}, tp = {p.tp}, pp = {p.pp}"
         + (f", ep = {p.ep}" if p.ep > 1 else "")
         + f" (N = {p.devices} devices)"
         + (", sequence parallel" if p.sequence_parallel else "")
@@ -87,7 +87,7 @@ def _comms(a: TrainingAnalysis) -> Step:
             approx=gigabytes(c.of("pp")),
         ),
     ]
-    if p.transformer.is_moe:
+    if p.is_moe:
         lines.append(
             Line.of(
                 r"V_{\text{ep}}",

@@ -177,7 +177,7 @@ def _smallest_zero(p: TrainingProblem, params: ParamsPerDevice) -> ZeroStage | N
 
 
 def _tp_widths(p: TrainingProblem) -> tuple[sp.Rational, sp.Rational | None, sp.Rational | None]:
-    key = "P_block_active" if p.transformer.is_moe else "P_block"
+    key = "P_block_active" if p.is_moe else "P_block"
     layer = p.arch(key) - p.arch("P_norm")
     if p.tp == 1:
         return layer, None, None

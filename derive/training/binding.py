@@ -19,6 +19,7 @@ from derive.errors import ProblemError
 from derive.formula.decimals import parse_positive
 from derive.model.analysis import ModelAnalysis
 from derive.model.binding import RECIPES, StateRecipe
+from derive.model.sized import NEEDS_ARCHITECTURE
 from derive.model.symbols import sym
 from derive.model.transformer import Transformer
 from derive.problem.timing import parse_duration
@@ -107,9 +108,21 @@ class TrainingProblem:
     dropout: bool = False
 
     @property
-    def transformer(self) -> Transformer:
-        """The model's declaration (its architecture's choices: MLP kind, MoE, tied head)."""
-        return self.model.problem.model
+    def transformer(self) -> Transformer | None:
+        """The model's declaration (MLP kind, MoE, tied head); None for a model known by its
+        size alone (``--params``), which has no architecture."""
+        model = self.model.problem.model
+        return model if isinstance(model, Transformer) else None
+
+    @property
+    def model_name(self) -> str:
+        """The model's name (a model known by its size is named after it: ``params-70e9``)."""
+        return self.model.problem.model.name
+
+    @property
+    def is_moe(self) -> bool:
+        """True for a mixture of experts (a model known by its size is not split into experts)."""
+        return self.transformer is not None and self.transformer.is_moe
 
     @property
     def devices(self) -> int:
@@ -187,6 +200,21 @@ def _number(problem_model: ModelAnalysis, key: str) -> sp.Expr:
     return value
 
 
+def _check_sized(model: ModelAnalysis, spec: TrainSpec, degrees: dict[str, int]) -> None:
+    """A model known by its size alone trains with dp and ZeRO only: no layer to split or keep."""
+    for field, degree in degrees.items():
+        if degree > 1:
+            raise ProblemError(
+                spec.where(field),
+                f"{field} = {degree} splits the model's layers: {NEEDS_ARCHITECTURE}",
+            )
+    if spec.recompute is not None and spec.recompute.strip() == Recompute.SELECTIVE.value:
+        raise ProblemError(
+            spec.where("recompute"),
+            f"selective recomputation recomputes the attention core: {NEEDS_ARCHITECTURE}",
+        )
+
+
 def _check_splits(
     model: ModelAnalysis, spec: TrainSpec, tp: int, pp: int, ep: int, dp: int
 ) -> None:
@@ -207,7 +235,7 @@ def _check_splits(
             f"{name} has {layers} layers, not divisible by pp = {pp} (equal stages)",
         )
     if ep > 1:
-        if not model.problem.model.is_moe:
+        if not model.problem.transformer.is_moe:
             raise ProblemError(
                 spec.where("ep"), f"expert parallelism needs a mixture of experts; {name} has none"
             )
@@ -260,7 +288,10 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     dp, tp, pp = (_int(spec, f, 1) for f in ("dp", "tp", "pp"))
     ep = _int(spec, "ep", 1)
     zero, recompute = _zero(spec), _recompute(spec)
-    _check_splits(model, spec, tp, pp, ep, dp)
+    if isinstance(model.problem.model, Transformer):
+        _check_splits(model, spec, tp, pp, ep, dp)
+    else:
+        _check_sized(model, spec, {"tp": tp, "pp": pp, "ep": ep})
     tokens, seq, micro, count = _batch(spec, dp, pp)
     problem = model.problem
     chip = problem.chip

@@ -95,8 +95,7 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
     tp_frac = CollectiveKind.ALL_REDUCE.fraction(p.tp) if p.tp > 1 else sp.Integer(0)
     tp_fwd, tp_bwd = 2, 2 + (2 if p.recompute is Recompute.FULL else 0)
     pp_msg = p.microbatches * act / p.tp if p.pp > 1 else sp.Integer(0)
-    model = p.transformer
-    ep_size = p.arch("top_k") * act / p.tp if model.is_moe else sp.Integer(0)
+    ep_size = p.arch("top_k") * act / p.tp if p.is_moe else sp.Integer(0)
     ep_each = 2 * visits * _ring(p.ep) * ep_size
     dp_fwd, dp_bwd = _dp(p, params)
     return Comms(

@@ -96,6 +96,7 @@ def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
     """Elements per token of a term for this model (the attention core's scale with S)."""
     d, h, kv, dh, f = (p.arch(k) for k in ("d_model", "heads", "kv_heads", "head_dim", "d_ff"))
     model = p.transformer
+    assert model is not None  # terms are only counted for a model with an architecture
     hidden = (4 if model.mlp_kind is Mlp.GATED else 2) * f  # gate, up, act(gate), product | in, out
     if model.is_moe:
         hidden = hidden * p.arch("top_k")  # each token's k experts keep theirs
@@ -113,6 +114,8 @@ def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
 
 def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr], ...]:
     """The terms this run keeps, each with its bytes per layer and micro-batch on one device."""
+    if p.transformer is None:  # a model known by its size alone: no width, no layers
+        return ()
     tp = sp.Integer(p.tp)
     if p.recompute is Recompute.FULL:
         where = Where.SPLIT if p.sequence_parallel else Where.REPLICATED
@@ -163,6 +166,9 @@ def params_per_device(p: TrainingProblem) -> ParamsPerDevice:
     """The parameters one device holds, by the placement the module docstring states."""
     tp, pp = sp.Integer(p.tp), sp.Integer(p.pp)
     model = p.transformer
+    if model is None:  # known by its size alone: every parameter on the device (dp only)
+        total, zero = p.arch("params"), sp.Integer(0)
+        return ParamsPerDevice(zero, zero, zero, zero, total, total, zero)
     router = p.arch("d_model") * p.arch("experts") if model.is_moe else sp.Integer(0)
     mlp = p.arch("P_mlp")
     experts = (mlp - router) if model.is_moe else sp.Integer(0)
@@ -196,6 +202,7 @@ class Memory:
     activations: sp.Rational
     activations_per_layer: sp.Rational
     in_flight: sp.Integer
+    activations_counted: bool = True  # False for a model known by its size alone
 
     @property
     def total(self) -> sp.Rational:
@@ -222,4 +229,5 @@ def memory_of(p: TrainingProblem, params: ParamsPerDevice) -> Memory:
         activations=in_flight * params.layers * per_layer,
         activations_per_layer=per_layer,
         in_flight=in_flight,
+        activations_counted=p.transformer is not None,
     )

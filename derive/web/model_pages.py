@@ -14,6 +14,7 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
+from derive.catalogue import quantity as catalogued
 from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES
 from derive.checking.training_claims import (
     TRAINING_ASKED,
@@ -22,7 +23,6 @@ from derive.checking.training_claims import (
 )
 from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
-from derive.model.symbols import NOTATION
 from derive.pipeline import derive_model, derive_serving, derive_training
 from derive.present.model_view import (
     ASK_PHRASES,
@@ -74,7 +74,8 @@ def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
             continue
         phrase = ASK_PHRASES.get(key, key)
         label = phrase[0].upper() + phrase[1:]
-        out.append(Asked(key, label, NOTATION[key].latex, _PLACEHOLDERS[q.unit].format(dims=free)))
+        symbol = catalogued(key).latex
+        out.append(Asked(key, label, symbol, _PLACEHOLDERS[q.unit].format(dims=free)))
     return tuple(out)
 
 
