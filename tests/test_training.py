@@ -604,3 +604,15 @@ def test_a_model_known_by_its_size_trains_with_dp_and_zero_only(cli):
     assert refused.code == 2 and refused.err.startswith("error: --tp 2: ")
     selective = cli(["train", "--params", "70e9", *run, "--recompute", "selective"])
     assert selective.code == 2 and selective.err.startswith("error: --recompute selective: ")
+
+
+def test_a_moe_config_with_dense_first_layers_and_shared_experts_trains():
+    """DeepSeek-V3 from its shipped config: the routed experts (58 MoE layers of 256 experts of
+    3·d·f, by hand) are split over tp·ep; every other block weight over tp."""
+    a = solve_training(
+        "configs/deepseek-v3.json", chip="h100", dp=64, ep=64, tp=8, zero=1,
+        batch_tokens=16777216, seq=4096,
+    ).analysis  # fmt: skip
+    routed = (61 - 3) * 256 * 3 * 7168 * 2048
+    assert _fr(a.params.experts) * 8 * 64 == routed
+    assert a.fits is not None and _fr(a.memory.total) > 0

@@ -106,6 +106,30 @@ def _sized_activations_step() -> Step:
     )
 
 
+def _split_line(a: TrainingAnalysis) -> Line:
+    """P_split: one block's TP-split weights (per layer, on average when the blocks differ)."""
+    p, pd = a.problem, a.params
+    if p.arch("dense_layers") or p.arch("shared_experts"):  # blocks differ: an average
+        return Line.of(
+            r"P_{\text{split}}",
+            r"\frac{P_{\text{blocks}} - P_{\text{routed}} - P_{\text{repl}}}{L \cdot tp}",
+            tex(pd.block_split),
+        )
+    if p.is_moe:
+        return Line.of(
+            r"P_{\text{split}}",
+            r"\frac{P_{\mathrm{attn}}}{tp}",
+            rf"\frac{{{tex(p.arch('P_attn'))}}}{{{p.tp}}}",
+            tex(pd.block_split),
+        )
+    return Line.of(
+        r"P_{\text{split}}",
+        r"\frac{P_{\mathrm{attn}} + P_{\mathrm{mlp}}}{tp}",
+        rf"\frac{{{tex(p.arch('P_attn'))} + {tex(p.arch('P_mlp'))}}}{{{p.tp}}}",
+        tex(pd.block_split),
+    )
+
+
 def params_step(a: TrainingAnalysis) -> Step:
     p, pd = a.problem, a.params
     model = p.transformer
@@ -113,16 +137,7 @@ def params_step(a: TrainingAnalysis) -> Step:
         return _sized_params_step(a)
     lines = [
         Line.of(r"\frac{L}{pp}", rf"\frac{{{p.arch('layers')}}}{{{p.pp}}}", tex(pd.layers)),
-        Line.of(
-            r"P_{\text{split}}",
-            r"\frac{P_{\mathrm{attn}} + P_{\mathrm{mlp}}}{tp}"
-            if not model.is_moe
-            else r"\frac{P_{\mathrm{attn}}}{tp}",
-            rf"\frac{{{tex(p.arch('P_attn'))} + {tex(p.arch('P_mlp'))}}}{{{p.tp}}}"
-            if not model.is_moe
-            else rf"\frac{{{tex(p.arch('P_attn'))}}}{{{p.tp}}}",
-            tex(pd.block_split),
-        ),
+        _split_line(a),
         Line.of(
             r"P_{\text{repl}}",
             r"P_{\mathrm{norm}}" + (r" + d \cdot E" if model.is_moe else ""),
@@ -133,7 +148,7 @@ def params_step(a: TrainingAnalysis) -> Step:
         lines.append(
             Line.of(
                 r"P_{\text{experts}}",
-                r"\frac{P_{\mathrm{mlp}} - d \cdot E}{tp \cdot ep}",
+                r"\frac{(L - L_{\text{dense}}) \cdot P_{\text{routed}}}{L \cdot tp \cdot ep}",
                 tex(pd.block_experts),
             )
         )

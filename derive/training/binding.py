@@ -130,7 +130,8 @@ class TrainingProblem:
         return self.dp * self.tp * self.pp
 
     def arch(self, key: str) -> sp.Expr:
-        """A number of the model (``layers``, ``d_model``…): a given or a derived quantity."""
+        """A number of the model (``layers``, ``d_model``…): a given or a derived quantity (0
+        when the model has none: no position table, no experts, latent attention's KV heads)."""
         value = self.model.value(key)
         if value is None:
             value = dict(self.model.given).get(sym(key), sp.Integer(0))
@@ -220,7 +221,9 @@ def _check_splits(
 ) -> None:
     """TP splits heads, KV heads and f; PP the layers; EP the experts and the DP group."""
     name = model.problem.model.name
-    for field in ("heads", "kv_heads", "d_ff"):
+    mla = model.problem.transformer.is_mla
+    fields = ("heads", "d_ff") if mla else ("heads", "kv_heads", "d_ff")
+    for field in fields:  # latent attention (MLA) has no KV heads: its latent is whole
         value = _number(model, field)
         if value % tp:
             raise ProblemError(

@@ -95,6 +95,7 @@ TERMS: tuple[ActivationTerm, ...] = (
 def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
     """Elements per token of a term for this model (the attention core's scale with S)."""
     d, h, kv, dh, f = (p.arch(k) for k in ("d_model", "heads", "kv_heads", "head_dim", "d_ff"))
+    kv = kv or h  # latent attention expands its latent into keys and values for every head
     model = p.transformer
     assert model is not None  # terms are only counted for a model with an architecture
     hidden = (4 if model.mlp_kind is Mlp.GATED else 2) * f  # gate, up, act(gate), product | in, out
@@ -162,33 +163,55 @@ class ParamsPerDevice:
         return self.dense + self.experts
 
 
+def _routed_experts(p: TrainingProblem) -> tuple[sp.Expr, sp.Expr]:
+    """(one block's routed expert matrices, its router): the experts a token may be sent to.
+
+    One expert is (P_mlp − P_mlp,act)/(E − k): the stored MLP less the one a token uses, over
+    the experts it does not use (shared experts and the router are in both and cancel).
+    """
+    if not p.is_moe:
+        return sp.Integer(0), sp.Integer(0)
+    experts, top_k = p.arch("experts"), p.arch("top_k")
+    router = p.arch("d_model") * experts
+    mlp, active = p.arch("P_mlp"), p.arch("P_mlp_active")
+    one = (mlp - active) / (experts - top_k) if experts != top_k else (mlp - router) / experts
+    return experts * one, router
+
+
 def params_per_device(p: TrainingProblem) -> ParamsPerDevice:
-    """The parameters one device holds, by the placement the module docstring states."""
+    """The parameters one device holds, by the placement the module docstring states.
+
+    The blocks are counted from the model's total (its parameters less the globals), so
+    blocks that differ (dense first layers) are spread evenly over the stages.
+    """
     tp, pp = sp.Integer(p.tp), sp.Integer(p.pp)
     model = p.transformer
     if model is None:  # known by its size alone: every parameter on the device (dp only)
         total, zero = p.arch("params"), sp.Integer(0)
         return ParamsPerDevice(zero, zero, zero, zero, total, total, zero)
-    router = p.arch("d_model") * p.arch("experts") if model.is_moe else sp.Integer(0)
-    mlp = p.arch("P_mlp")
-    experts = (mlp - router) if model.is_moe else sp.Integer(0)
-    dense_mlp = sp.Integer(0) if model.is_moe else mlp
-    block_split = (p.arch("P_attn") + dense_mlp) / tp
-    block_replicated = p.arch("P_norm") + router
-    block_experts = experts / (tp * p.ep)
     embed, pos, head, final = (p.arch(k) for k in ("P_embed", "P_pos", "P_head", "P_final"))
+    layers = p.arch("layers")
+    expert_layers = layers - p.arch("dense_layers")
+    routed, router = _routed_experts(p)
+    blocks = p.arch("params") - (embed + pos + head + final)
+    experts_total = expert_layers * routed
+    replicated_total = layers * p.arch("P_norm") + expert_layers * router
+    split_total = blocks - experts_total - replicated_total
+    block_split = split_total / (layers * tp)
+    block_replicated = replicated_total / layers
+    block_experts = experts_total / (layers * tp * p.ep)
     first = embed / tp + pos
     last = head / tp + final + (embed / tp if model.tied_embeddings else 0)
     ends = first + head / tp + final if p.pp == 1 else sp.Max(first, last)
-    layers = p.arch("layers") / pp
+    per_stage = layers / pp
     return ParamsPerDevice(
-        layers=layers,
+        layers=per_stage,
         block_split=block_split,
         block_replicated=block_replicated,
         block_experts=block_experts,
         ends=ends,
-        dense=layers * (block_split + block_replicated) + ends,
-        experts=layers * block_experts,
+        dense=per_stage * (block_split + block_replicated) + ends,
+        experts=per_stage * block_experts,
     )
 
 
