@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind, Use, box_of, names_for, shown_by
 from derive.problem.train_spec import TRAIN_CHECK_KEYS
 
 if TYPE_CHECKING:
@@ -126,43 +127,14 @@ def all_claims_analysis_for(
     )
 
 
-_BYTES = "bytes: a number with a unit (GB, GiB, …)"
-_SECONDS = "a time with its unit (s, ms)"
 TRAINING_BOXES: dict[str, tuple[str, str, str]] = {
-    "memory_per_device": ("Memory per device", r"M_{\text{dev}}", _BYTES),
-    "memory_weights": ("Weights per device", r"M_{W}", _BYTES),
-    "memory_grads": ("Gradients per device", r"M_{G}", _BYTES),
-    "memory_optimizer": ("Optimizer state per device", r"M_{O}", _BYTES),
-    "activations": ("Activations per device", r"M_{A}", _BYTES),
-    "fits": ("Does it fit?", r"\text{fits}", "yes or no"),
-    "headroom_per_device": ("Headroom per device", "H", _BYTES),
-    "comms_bytes_per_device": ("Bytes sent per device per step", "V", _BYTES),
-    "comms_dp": ("DP bytes per device per step", r"V_{\text{dp}}", _BYTES),
-    "comms_tp": ("TP bytes per device per step", r"V_{\text{tp}}", _BYTES),
-    "comms_pp": ("PP bytes per device per step", r"V_{\text{pp}}", _BYTES),
-    "comms_ep": ("EP bytes per device per step", r"V_{\text{ep}}", _BYTES),
-    "t_math": ("Compute time of a step", r"T_{\text{math}}", _SECONDS),
-    "t_comms": ("Communication time of a step", r"T_{\text{comms}}", _SECONDS),
-    "t_lower": ("Lower bound of the step's time", r"T_{\text{lower}}", _SECONDS),
-    "t_upper": ("Upper bound of the step's time", r"T_{\text{upper}}", _SECONDS),
-    "bubble_fraction": ("Pipeline bubble", r"\text{bubble}", "a fraction, e.g. 0.05"),
-    "mfu": ("MFU of the measured step", r"\mathrm{MFU}", "a fraction (0.42) or 42%"),
-    "critical_tokens_per_device": ("Critical batch per DP rank", "b^{*}", "tokens per DP rank"),
+    name: (box.label, box.latex, box.placeholder)
+    for name in TRAINING_QUANTITIES
+    if (box := box_of(ProblemKind.TRAINING, name)) is not None
 }
-"""Answer box of each training quantity: (label, LaTeX symbol, placeholder)."""
+"""Answer box of each training quantity: (label, LaTeX symbol, placeholder), from the catalogue."""
 
 TRAINING_ASKED: dict[str, tuple[str, ...]] = {
-    "memory_per_device": ("memory_per_device",),
-    "activations": ("activations",),
-    "fit": ("fits",),
-    "comms_bytes_per_device": ("comms_bytes_per_device",),
-    "t_math": ("t_math",),
-    "t_comms": ("t_comms",),
-    "t_lower": ("t_lower",),
-    "t_upper": ("t_upper",),
-    "bubble_fraction": ("bubble_fraction",),
-    "mfu": ("mfu",),
-    "critical_tokens_per_device": ("critical_tokens_per_device",),
-    "compare_strategies": (),
+    ask: shown_by(ProblemKind.TRAINING, ask) for ask in names_for(ProblemKind.TRAINING, Use.ASK)
 }
 """A training problem's ``ask`` → the quantities a student types (one answer box each)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from derive.catalogue import ProblemKind, Use, names_for
 from derive.errors import ProblemError
 
 __all__ = [
@@ -41,44 +42,11 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
 }
 """The keys of a problem's ``train`` table, with their TOML types."""
 
-TRAIN_ASK_KEYS = (
-    "memory_per_device",
-    "activations",
-    "fit",
-    "comms_bytes_per_device",
-    "t_math",
-    "t_comms",
-    "t_lower",
-    "t_upper",
-    "bubble_fraction",
-    "mfu",
-    "critical_tokens_per_device",
-    "compare_strategies",
-)
-"""What a training problem may ask for besides the model's quantities."""
+TRAIN_ASK_KEYS = names_for(ProblemKind.TRAINING, Use.ASK)
+"""What a training problem may ask for besides the model's quantities (the catalogue's rows)."""
 
-TRAIN_CHECK_KEYS = (
-    "memory_per_device",
-    "memory_weights",
-    "memory_grads",
-    "memory_optimizer",
-    "activations",
-    "fits",
-    "headroom_per_device",
-    "comms_bytes_per_device",
-    "comms_dp",
-    "comms_tp",
-    "comms_pp",
-    "comms_ep",
-    "t_math",
-    "t_comms",
-    "t_lower",
-    "t_upper",
-    "bubble_fraction",
-    "mfu",
-    "critical_tokens_per_device",
-)
-"""The quantities of a training run a claim (``derive check``) or an ``expect`` may name."""
+TRAIN_CHECK_KEYS = names_for(ProblemKind.TRAINING, Use.CHECK)
+"""The quantities of a training run a claim (``derive check``) or an ``expect`` may name (the catalogue's rows)."""
 
 MAX_PLOT_TOKENS = 1 << 40
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from derive.catalogue import ProblemKind, Use, names_for, phrase_of
 from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
@@ -27,19 +28,9 @@ from derive.training.analysis import StrategyRow, TrainingAnalysis
 __all__ = ["TRAINING_PHRASES", "TrainingPart", "training_part"]
 
 TRAINING_PHRASES = {
-    "memory_per_device": "the memory per device (weights, gradients, optimizer state, activations)",
-    "activations": "the activations per device",
-    "fit": "whether it fits, and the smallest dp and ZeRO stage that do",
-    "comms_bytes_per_device": "the bytes each device sends per step",
-    "t_math": "the compute and communication times of a step",
-    "t_comms": "the communication time of a step",
-    "t_lower": "the lower and upper bounds on the step's time",
-    "t_upper": "the upper bound on the step's time",
-    "bubble_fraction": "the pipeline bubble",
-    "mfu": "the MFU of the measured step",
-    "critical_tokens_per_device": "the critical batch per DP rank",
-    "compare_strategies": "DP, FSDP, TP, FSDP+TP and PP compared",
+    name: phrase_of(ProblemKind.TRAINING, name) for name in names_for(ProblemKind.TRAINING, Use.ASK)
 }
+"""What a question sheet asks for each of a training problem's ``ask`` keys (the catalogue's)."""
 
 
 @dataclass(frozen=True)
