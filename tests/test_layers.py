@@ -26,6 +26,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("problem",),
     ("analysis",),
     ("model",),
+    ("training",),  # a model trained on a cluster: memory, comms, step time per strategy
     ("questions",),  # givens, defined quantities and equations over the analyses' quantities
     ("solution",),
     ("present", "figures"),
