@@ -290,7 +290,7 @@ def _model_problem(
     )
     ask = tuple(table.get("ask", ()))
     serving = serving_spec(table, where)
-    questions = _questions(table, where, ())
+    questions = _questions(table, where, TRAIN_CHECK_KEYS)
     train = train_spec(table, where)
     if train is not None and serving is not None:
         raise ProblemError(
