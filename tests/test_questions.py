@@ -247,7 +247,7 @@ BUILTIN = str(Path(__file__).parent.parent / "derive" / "data" / "problems" / "r
 def _train_cost() -> Fraction:
     from derive.pipeline import solve_model
 
-    # the built-in train-cost names model-70b-training's quantities: Llama 3 70B, 2048 H100s
+    # the built-in cost-of-training names model-70b-training's quantities: Llama 3 70B, 2048 H100s
     m = solve_model("llama-3-70b", chip="h100", devices=2048, train_tokens="15e12", mfu="0.4")
     params = Fraction(str(m.analysis.value("params_active")))
     peak = Fraction(str(m.analysis.problem.peak.value))
@@ -263,7 +263,7 @@ def test_check_a_defined_quantity_and_name_a_forgotten_conversion():
             "--problem-set",
             BUILTIN,
             "--problem",
-            "train-cost",
+            "cost-of-training",
             "--quantity",
             "cost",
             "--claim",
@@ -277,7 +277,7 @@ def test_check_a_defined_quantity_and_name_a_forgotten_conversion():
             "--problem-set",
             BUILTIN,
             "--problem",
-            "train-cost",
+            "cost-of-training",
             "--quantity",
             "cost",
             "--claim",
@@ -291,7 +291,7 @@ def test_check_a_defined_quantity_and_name_a_forgotten_conversion():
             "--problem-set",
             BUILTIN,
             "--problem",
-            "train-cost",
+            "cost-of-training",
             "--quantity",
             "cost",
             "--claim",
@@ -306,8 +306,8 @@ def test_answers_grading_reads_defined_quantities(tmp_path: Path):
     answers = tmp_path / "answers.csv"
     answers.write_text(
         "who,problem,quantity,claim\n"
-        f"ana,train-cost,cost,{float(cost):.6e} $\n"
-        f"bo,train-cost,cost,{float(cost) / 3600:.6e} $\n",
+        f"ana,cost-of-training,cost,{float(cost):.6e} $\n"
+        f"bo,cost-of-training,cost,{float(cost) / 3600:.6e} $\n",
         encoding="utf-8",
     )
     result = run_cli(["check", "--problem-set", BUILTIN, "--answers", str(answers)])
