@@ -26,11 +26,23 @@ if TYPE_CHECKING:
     from derive.declare.composite import Composite
     from derive.declare.operator import Operator, Tensor, dims
     from derive.model.transformer import Transformer
-    from derive.pipeline import Derivation, ModelDerivation, solve, solve_model
+    from derive.pipeline import (
+        Derivation,
+        ModelDerivation,
+        ServingDerivation,
+        chips,
+        solve,
+        solve_model,
+    )
+    from derive.problem.binding import ProblemSpec
+    from derive.problem.chips import Chip
     from derive.problem.kernel_spec import KernelSpec
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.timing import TimingSpec
 
 __all__ = [
     "CheckResult",
+    "Chip",
     "Collective",
     "Composite",
     "Derivation",
@@ -38,14 +50,19 @@ __all__ = [
     "DeriveError",
     "KernelSpec",
     "ModelDerivation",
+    "ModelSpec",
     "Operator",
+    "ProblemSpec",
+    "ServingDerivation",
     "StepResult",
     "Tensor",
+    "TimingSpec",
     "Transformer",
     "Verdict",
     "__version__",
     "check",
     "check_derivation",
+    "chips",
     "dims",
     "solve",
     "solve_model",
@@ -64,6 +81,12 @@ _LAZY = {
     "Collective": "declare.collective",
     "Transformer": "model.transformer",
     "KernelSpec": "problem.kernel_spec",
+    "ProblemSpec": "problem.binding",
+    "ModelSpec": "problem.model_spec",
+    "TimingSpec": "problem.timing",
+    "Chip": "problem.chips",
+    "chips": "pipeline",
+    "ServingDerivation": "pipeline",
     "solve": "pipeline",
     "Derivation": "pipeline",
     "solve_model": "pipeline",
@@ -88,4 +111,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public face: ``__all__`` (not the helpers this module imports for itself)."""
+    return sorted(__all__)

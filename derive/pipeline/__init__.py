@@ -31,11 +31,14 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis, analyse
 from derive.analysis.crossover import Crossover
+from derive.catalogue import ProblemKind
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
+from derive.errors import ProblemError
 from derive.present.render import render
 from derive.present.view import view_of
 from derive.problem.binding import ProblemSpec, bind
+from derive.problem.chips import Chip, load_chips
 from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
 
@@ -53,6 +56,7 @@ __all__ = [
     "ModelDerivation",
     "Registry",
     "ServingDerivation",
+    "chips",
     "derive_kernel",
     "derive_model",
     "derive_operator",
@@ -69,13 +73,26 @@ __all__ = [
 class Derivation:
     """A derived problem: the exact analysis and its worked solution.
 
-    The quantities of ``derive solve --format json`` are attributes of the same name, as
-    exact sympy values (``d.intensity``, ``d.t_mem``, ``d.crossover.exact``). Shows itself
-    in Jupyter as the worked solution; ``repr`` is one line.
+    The quantities of ``derive solve --format json`` are attributes of the same name. One
+    rule: a quantity is an exact sympy value (``d.intensity``, ``d.t_lower``, ``d.ridge``;
+    ``None`` where it needs a dim left unbound), except the two crossovers, which are
+    :class:`~derive.analysis.crossover.Crossover` records (``d.crossover.exact``,
+    ``d.crossover_regime.min_compute_bound``): a crossover is a root and an integer
+    threshold together. Shows itself in Jupyter as the worked solution; ``repr`` is one
+    line. ``derive.check(d, quantity, claim)`` judges a claim about it.
     """
 
     analysis: Analysis
     solution: Solution
+    spec: ProblemSpec | None = None
+    """The problem as typed (what ``derive.check`` re-derives variants from)."""
+    operators: tuple[str, ...] = ()
+    """The operator files the problem's operator came from."""
+
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem (``derive.check`` takes a derivation as its problem)."""
+        return ProblemKind.OPERATOR
 
     def __repr__(self) -> str:
         problem = self.analysis.problem
@@ -195,7 +212,16 @@ def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
 def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation:
     """Bind, analyse and build the steps for one problem."""
     analysis = analyse_spec(spec, registry)
-    return Derivation(analysis, build_solution(analysis))
+    return Derivation(analysis, build_solution(analysis), spec)
+
+
+def chips() -> tuple[Chip, ...]:
+    """Every chip derive knows, in catalogue order (``derive chips``), as frozen records.
+
+    >>> [chip.name for chip in chips()][:2]
+    ['tpu-v5e', 'tpu-v5p']
+    """
+    return tuple(load_chips().values())
 
 
 def operator_registry(operators: Sequence[str | Path] = ()) -> Registry:
@@ -217,8 +243,9 @@ def derive_operator(spec: ProblemSpec, operators: Sequence[str | Path] = ()) -> 
     """
     from derive.pipeline.cache import operator_analysis
 
-    analysis = operator_analysis(spec, tuple(str(p) for p in operators))
-    return Derivation(analysis, build_solution(analysis))
+    names = tuple(str(p) for p in operators)
+    analysis = operator_analysis(spec, names)
+    return Derivation(analysis, build_solution(analysis), spec, names)
 
 
 def solve(
@@ -274,8 +301,10 @@ def solve(
     )
     if isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
-        return Derivation(analysis, build_solution(analysis))
-    return derive_spec(spec, load_registry(tuple(Path(path) for path in operators)))
+        return Derivation(analysis, build_solution(analysis), spec)
+    names = tuple(str(path) for path in operators)
+    derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
+    return Derivation(derivation.analysis, derivation.solution, spec, names)
 
 
 @dataclass(frozen=True)
@@ -283,6 +312,13 @@ class ModelDerivation:
     """A derived whole model: the exact analysis, shown in Jupyter as its worked solution."""
 
     analysis: ModelAnalysis
+    spec: ModelSpec | None = None
+    """The problem as typed (``derive.check`` takes a model derivation as its problem)."""
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A whole-model problem."""
+        return ProblemKind.MODEL
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
@@ -313,7 +349,7 @@ def derive_model(spec: ModelSpec, operators: Sequence[str | Path] = ()) -> Model
     """A whole-model problem (the built-in models and those of ``operators``), derived (cached)."""
     from derive.pipeline.cache import model_analysis
 
-    return ModelDerivation(model_analysis(spec, tuple(str(p) for p in operators)))
+    return ModelDerivation(model_analysis(spec, tuple(str(p) for p in operators)), spec)
 
 
 @dataclass(frozen=True)
@@ -399,17 +435,51 @@ def solve_model(
     mfu: str | None = None,
     measured_tokens_per_s: str | None = None,
     state_bytes: str | None = None,
+    phase: str | None = None,
+    tp: int | str | None = None,
+    efficiency: str | None = None,
+    compute_efficiency: str | None = None,
+    memory_efficiency: str | None = None,
+    launch_overhead: str | None = None,
+    link_latency: str | None = None,
+    measured_time: str | None = None,
     operators: tuple[str | Path, ...] = (),
-) -> ModelDerivation:
+) -> ModelDerivation | ServingDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
 
     ``dtypes`` may be ``{"weights": "int8"}`` or ``("weights=int8",)``; ``set`` may be
     ``{"B": 32, "S": 8192}``; hardware numbers are strings so they stay exact.
+
+    With ``phase="decode"`` or ``"prefill"`` (``--phase``), the result is one serving step,
+    a :class:`ServingDerivation` (``.analysis`` the model's, ``.phase`` the step's); ``tp``
+    and the timing keywords (``efficiency``, ``launch_overhead="5us"``, ``measured_time``,
+    …) are those of ``derive model --phase``, and ``measured_tokens_per_s`` is then the
+    step's measured serving rate, as on the command line.
+
+    Raises:
+        DeriveError: a bad value, named by its flag; a step's keyword without ``phase``.
     """
     from derive.model.analysis import analyse_model
     from derive.model.binding import bind_model
     from derive.model.registry import load_models
     from derive.problem.model_spec import ModelSpec
+    from derive.problem.serving_spec import ServingSpec
+    from derive.problem.timing import TimingSpec
+
+    step = {
+        "efficiency": efficiency,
+        "compute_efficiency": compute_efficiency,
+        "memory_efficiency": memory_efficiency,
+        "launch_overhead": launch_overhead,
+        "link_latency": link_latency,
+        "measured_time": measured_time,
+    }
+    if phase is not None and phase not in ("decode", "prefill"):
+        raise ProblemError(f"phase {phase!r}", "decode or prefill")
+    if phase is None:
+        given = [name for name, value in step.items() if value is not None]
+        if given or tp is not None:
+            raise ProblemError((given or ["tp"])[0], 'times a serving step: give phase="decode"')
 
     spec = ModelSpec(
         model=model,
@@ -422,8 +492,13 @@ def solve_model(
         sets=_items(set),
         train_tokens=train_tokens,
         mfu=mfu,
-        measured_tokens_per_s=measured_tokens_per_s,
+        measured_tokens_per_s=None if phase is not None else measured_tokens_per_s,
         state_bytes=state_bytes,
+        tp=None if tp is None else str(tp),
     )
+    if phase is not None:
+        timing = TimingSpec(**step, measured_tokens_per_s=measured_tokens_per_s)
+        serving = ServingSpec(phase, None if tp is None else str(tp), timing)
+        return derive_serving(spec, serving, operators)
     registry = load_models(tuple(Path(p) for p in operators))
-    return ModelDerivation(analyse_model(bind_model(spec, registry.get(model))))
+    return ModelDerivation(analyse_model(bind_model(spec, registry.get(model))), spec)

@@ -1,0 +1,196 @@
+"""Issue 26 items 18–21: compare rows, the Python API, operator files, sweep and model gaps.
+
+Expected values are computed here (Fractions, counts by hand), never copied from derive.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import sympy as sp
+
+from tests.conftest import ROOT, run_cli
+
+# --- item 20: the composite example of docs/composites.md loads with --operators -----------------
+
+
+def _first_python_block(page: Path) -> str:
+    match = re.search(r"```python\n(.*?)```", page.read_text(), re.S)
+    assert match is not None
+    return match.group(1)
+
+
+def test_composite_example_of_the_docs_loads_as_an_operators_file(tmp_path: Path) -> None:
+    path = tmp_path / "mlp.py"
+    path.write_text(_first_python_block(ROOT / "docs" / "composites.md"))
+    r = run_cli(["solve", "mlp", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"])
+    assert r.code == 0, r
+    r = run_cli(
+        ["solve", "mlp", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+        + ["--format", "json"]
+    )
+    B, d = sp.symbols("B d", positive=True, integer=True)
+    # up: 2·B·d·4d, act: relu over 4Bd elements (one FLOP each), down: 2·B·4d·d
+    expected = 2 * B * d * 4 * d + 4 * B * d + 2 * B * 4 * d * d
+    flops = sp.sympify(json.loads(r.out)["flops"], locals={"B": B, "d": d})
+    assert sp.expand(flops - expected) == 0
+
+
+def test_an_imported_operator_is_not_a_new_declaration(tmp_path: Path) -> None:
+    (tmp_path / "base.py").write_text(
+        "from derive import Operator, Tensor, dims\nN, = dims('N')\n"
+        "scale = Operator(name='scale', flops=N, reads=[Tensor('x', (N,))], writes=[Tensor('y', (N,))])\n"
+    )
+    (tmp_path / "more.py").write_text(
+        "from derive import Composite\nfrom derive.declare.registry import load_operator_file\n"
+        f"scale = load_operator_file({str(tmp_path / 'base.py')!r}).scale\n"
+        "twice = Composite(name='twice', parts=[('a', scale, {}), ('b', scale, {})])\n"
+    )
+    r = run_cli(
+        ["solve", "twice", "--operators", str(tmp_path / "base.py")]
+        + ["--operators", str(tmp_path / "more.py"), "--dtype", "bf16", "--chip", "h100"]
+    )
+    assert r.code == 0, r
+
+
+def test_a_different_operator_under_a_builtin_name_is_still_refused(tmp_path: Path) -> None:
+    path = tmp_path / "ops.py"
+    path.write_text(
+        "from derive import Operator, Tensor, dims\nfrom derive.declare.registry import load_registry\n"
+        "matmul = load_registry().get('matmul')\nB, = dims('B')\n"
+        "mine = Operator(name='MatMul', flops=B, reads=[Tensor('x', (B,))])\n"
+    )
+    r = run_cli(["solve", "matmul", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"])
+    assert r.code == 2 and "duplicate" in r.err, r
+
+
+# --- item 19: the Python API ------------------------------------------------------------------------
+
+
+def _gpt2_small_params() -> int:
+    """GPT-2 small's parameters by hand: embeddings, 12 blocks (attention, MLP, 2 norms), final norm."""
+    vocab, d, ctx, layers = 50257, 768, 1024, 12
+    attention = 3 * d * d + 3 * d + d * d + d
+    mlp = d * 4 * d + 4 * d + 4 * d * d + d
+    norms = 2 * 2 * d
+    return vocab * d + ctx * d + layers * (attention + mlp + norms) + 2 * d
+
+
+def test_solve_model_reaches_a_serving_step_with_the_cli_keywords() -> None:
+    import derive
+
+    kwargs = {"chip": "h100", "devices": 8, "set": {"B": 64, "S": 4096}}
+    step = derive.solve_model("llama-3-70b", **kwargs, phase="decode", tp=2, launch_overhead="5us")
+    assert isinstance(step, derive.ServingDerivation)
+    assert step.as_json()["replicas"] == 8 // 2
+    flags = ["--chip", "h100", "--devices", "8", "--set", "B=64", "--set", "S=4096"]
+    r = run_cli(
+        ["model", "llama-3-70b", *flags, "--phase", "decode", "--tp", "2"]
+        + ["--launch-overhead", "5us", "--format", "json"]
+    )
+    assert json.loads(r.out)["serving"] == step.as_json()
+
+
+def test_solve_model_refuses_a_step_keyword_without_a_phase() -> None:
+    import pytest
+
+    import derive
+
+    with pytest.raises(derive.DeriveError, match="tp"):
+        derive.solve_model("gpt2-small", chip="h100", tp=2)
+    with pytest.raises(derive.DeriveError, match="decode or prefill"):
+        derive.solve_model("gpt2-small", chip="h100", phase="train")
+
+
+def test_every_quantity_attribute_follows_one_rule() -> None:
+    """Each attribute is an exact sympy value (or None), except the crossovers: records with .exact."""
+    import derive
+    from derive.analysis.crossover import Crossover
+
+    d = derive.solve("matmul", dtype="bf16", chip="h100", set={"B": 8, "D": 64, "F": 64})
+    crossovers = {"crossover", "crossover_regime"}
+    for name in derive.Derivation.__dict__:
+        value = getattr(d, name)
+        if name.startswith("_") or callable(value) or name in ("kind", "spec", "operators"):
+            continue
+        if name in crossovers:
+            assert value is None or isinstance(value, Crossover), name
+        elif name != "regime_holds":
+            assert value is None or isinstance(value, sp.Basic), name
+    # t_lower = max(FLOPs/peak, bytes/bandwidth) by hand, exactly
+    flops, moved = 2 * 8 * 64 * 64, 2 * (8 * 64 + 64 * 64 + 8 * 64)
+    t_lower = max(sp.Rational(flops, 989 * 10**12), sp.Rational(moved, 335 * 10**10))
+    assert d.t_lower == t_lower
+    assert "crossover" in derive.Derivation.__doc__ and ".exact" in derive.Derivation.__doc__
+
+
+def test_check_takes_a_derivation_or_a_name() -> None:
+    import derive
+
+    d = derive.solve("matmul", dtype="bf16", chip="h100")
+    assert derive.check(d, "intensity", "BDF/(BD + DF + BF)").verdict is derive.Verdict.CORRECT
+    ridge = sp.Rational(989 * 10**12, 335 * 10**10)
+    assert derive.check(d, "ridge", str(ridge)).verdict is derive.Verdict.CORRECT
+    model = derive.solve_model("gpt2-small", chip="h100")
+    params = str(_gpt2_small_params())
+    assert derive.check(model, "params", params).verdict is derive.Verdict.CORRECT
+    assert derive.check("gpt2-small", "params", params).verdict is derive.Verdict.CORRECT
+    assert derive.check_derivation(
+        d, "I = 2BDF/(2BD + 2DF + 2BF) = BDF/(BD + DF + BF)"
+    ).verdict is (derive.Verdict.CORRECT)
+
+
+def test_check_takes_a_derivation_of_an_operator_object() -> None:
+    import derive
+    from derive import Operator, Tensor, dims
+
+    (N,) = dims("N")
+    op = Operator(name="scale_api", flops=N, reads=[Tensor("x", (N,))], writes=[Tensor("y", (N,))])
+    d = derive.solve(op, dtype="bf16", chip="h100")
+    # N FLOPs over 2N + 2N bytes of bf16
+    assert derive.check(d, "intensity", str(sp.Rational(1, 4))).verdict is derive.Verdict.CORRECT
+
+
+def test_chips_are_records_in_catalogue_order() -> None:
+    import tomllib
+
+    import derive
+
+    data = tomllib.loads((ROOT / "derive" / "data" / "chips.toml").read_text())
+    chips = derive.chips()
+    assert all(isinstance(chip, derive.Chip) for chip in chips)
+    names = [name for name, table in data.items() if isinstance(table, dict) and "title" in table]
+    assert [chip.name for chip in chips] == names
+
+
+def test_the_public_face_is_all_and_every_name_resolves() -> None:
+    import derive
+
+    assert dir(derive) == sorted(derive.__all__)
+    assert not {"Any", "TYPE_CHECKING", "annotations"} & set(dir(derive))
+    for name in derive.__all__:
+        assert getattr(derive, name) is not None
+    from derive.problem.timing import TimingSpec
+
+    assert derive.TimingSpec is TimingSpec
+
+
+def test_derive_registry_is_an_alias_of_its_new_home(tmp_path: Path) -> None:
+    import derive.registry
+    from derive.declare import registry
+
+    for name in derive.registry.__all__:
+        assert getattr(derive.registry, name) is getattr(registry, name)
+    path = tmp_path / "old.py"
+    path.write_text(
+        "from derive import Composite\nfrom derive.registry import load_registry\n"
+        "matmul = load_registry().get('matmul')\n"
+        "twice = Composite(name='twice_mm', parts=[('a', matmul, {}), ('b', matmul, {})])\n"
+    )
+    r = run_cli(
+        ["solve", "twice_mm", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+    )
+    assert r.code == 0, r
+    assert derive.registry.load_registry([path]).get("twice_mm").name == "twice_mm"
