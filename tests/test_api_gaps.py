@@ -194,3 +194,76 @@ def test_derive_registry_is_an_alias_of_its_new_home(tmp_path: Path) -> None:
     )
     assert r.code == 0, r
     assert derive.registry.load_registry([path]).get("twice_mm").name == "twice_mm"
+
+
+# --- item 21: sweep and model command gaps ----------------------------------------------------------
+
+
+def test_solve_of_a_model_points_to_derive_model() -> None:
+    r = run_cli(["solve", "llama-3-8b", "--dtype", "bf16", "--chip", "h100"])
+    assert r.code == 2 and r.err.count("\n") == 1, r
+    assert "llama-3-8b is a model" in r.err and "derive model llama-3-8b" in r.err
+
+
+def test_sweep_of_a_model_says_what_works() -> None:
+    r = run_cli(["sweep", "llama-3-8b", "--dtype", "bf16", "--chip", "h100", "--over", "B=1..8"])
+    assert r.code == 2 and r.err.count("\n") == 1 and not r.out, r
+    assert "is a model" in r.err and "--phase decode" in r.err and "serving_plot" in r.err
+
+
+def test_model_quantity_without_a_claim_prints_the_quantities_asked() -> None:
+    r = run_cli(["model", "gpt2-small", "--quantity", "params"])
+    assert r.code == 0, r
+    assert r.out.startswith(f"params: {_gpt2_small_params()} parameters")
+    # llama-3-8b's KV cache per token: 2 (K and V) × 32 layers × 8 KV heads × 128 × 2 bytes
+    kv = 2 * 32 * 8 * 128 * 2
+    r = run_cli(
+        ["model", "llama-3-8b", "--quantity", "params,kv_bytes_per_token", "--format", "json"]
+    )
+    assert r.code == 0, r
+    values = json.loads(r.out)
+    assert values["kv_bytes_per_token"] == str(kv) and set(values) == {
+        "params",
+        "kv_bytes_per_token",
+    }
+    r = run_cli(["model", "gpt2-small", "--quantity", "nope"])
+    assert r.code == 2 and "unknown quantity" in r.err, r
+    r = run_cli(["model", "gpt2-small", "--claim", "3"])
+    assert r.code == 2 and "--quantity" in r.err, r
+
+
+def test_sweep_plots_attainable_flops_against_the_swept_dim(tmp_path: Path) -> None:
+    from fractions import Fraction
+
+    svg, csv = tmp_path / "mm.svg", tmp_path / "mm.csv"
+    flags = ["--dtype", "bf16", "--chip", "h100", "--set", "D=4096", "--set", "F=4096"]
+    r = run_cli(
+        ["sweep", "matmul", *flags, "--over", "B=1..100000", "--plot", str(svg)] + ["-o", str(csv)]
+    )
+    assert r.code == 0, r
+    text = svg.read_text()
+    assert text.startswith("<svg") or "<svg" in text[:200]
+    assert "attainable FLOP/s" in text and text.count("<circle") <= 200 + 10
+    # the crossover of BDF/(BD + DF + BF) = π/β: B* = rDF / (DF − r(D + F))
+    r_ = Fraction(989 * 10**12, 335 * 10**10)
+    d = f = 4096
+    crossover = r_ * d * f / (d * f - r_ * (d + f))
+    assert f"{float(crossover):.4g}" in text
+    assert len(csv.read_text().splitlines()) == 100000 + 1
+    tex = tmp_path / "mm.tex"
+    r = run_cli(["sweep", "matmul", *flags, "--over", "B=1..64", "--plot", str(tex)])
+    assert r.code == 0 and "loglogaxis" in tex.read_text(), r
+
+
+def test_sweep_plot_refusals_write_nothing(tmp_path: Path) -> None:
+    flags = ["--dtype", "bf16", "--chip", "h100", "--set", "D=4096"]
+    svg = tmp_path / "mm.svg"
+    r = run_cli(
+        ["sweep", "matmul", *flags, "--over", "F=1..9", "--over", "B=1..9"] + ["--plot", str(svg)]
+    )
+    assert r.code == 2 and "one --over" in r.err and not svg.exists() and not r.out, r
+    r = run_cli(
+        ["sweep", "matmul", *flags, "--set", "F=8", "--over", "B=1..9"]
+        + ["--plot", str(tmp_path / "mm.png")]
+    )
+    assert r.code == 2 and ".svg" in r.err and not r.out, r

@@ -78,6 +78,7 @@ __all__ = [
     "kernel_claim_json",
     "kernel_claim_text",
     "model_analysis_for",
+    "model_values",
     "model_verdict_text",
     "parse_rtol",
     "read_chain_text",
@@ -262,6 +263,25 @@ def model_analysis_for(
     from derive.checking.model_claims import model_analysis_for as analysed
 
     return analysed(problem, operators)
+
+
+def model_values(
+    problem: ModelSpec | ModelEntry, quantities: Sequence[str], operators: Sequence[str | Path] = ()
+) -> tuple[tuple[str, str, str], ...]:
+    """Each quantity asked of a model problem (or its serving step): name, exact text, shown.
+
+    The shown text is what a claim's ``expected:`` line prints (``124439808 parameters ≈
+    1.2444e8``); ``derive model --quantity Q`` without ``--claim`` prints it.
+
+    Raises:
+        ProblemError: an unknown quantity, or one not derived for this problem.
+    """
+    from derive.checking.model_claims import model_quantity, shown_expected
+    from derive.checking.serving_claims import claims_analysis_for
+
+    a = claims_analysis_for(problem, operators)
+    found = [(name, model_quantity(a, name)) for name in quantities]
+    return tuple((name, str(q.value), shown_expected(q)) for name, q in found)
 
 
 def _check_model(

@@ -34,7 +34,7 @@ from derive.analysis.crossover import Crossover
 from derive.catalogue import ProblemKind
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
-from derive.errors import ProblemError
+from derive.errors import ProblemError, UnknownNameError
 from derive.present.render import render
 from derive.present.view import view_of
 from derive.problem.binding import ProblemSpec, bind
@@ -64,6 +64,7 @@ __all__ = [
     "derive_spec",
     "model_names",
     "operator_registry",
+    "registry_naming",
     "solve",
     "solve_model",
 ]
@@ -227,6 +228,27 @@ def chips() -> tuple[Chip, ...]:
 def operator_registry(operators: Sequence[str | Path] = ()) -> Registry:
     """The built-in operators and those declared in ``operators`` (Python files), read now."""
     return load_registry(tuple(Path(p) for p in operators))
+
+
+def registry_naming(
+    name: str, operators: Sequence[str | Path] = (), *, instead: str = ""
+) -> Registry:
+    """The operators, refusing ``name`` in one line when it names a model rather than an operator.
+
+    ``instead`` is what to run for a model (``{name}`` is the model); by default
+    ``derive model {name}``.
+
+    Raises:
+        UnknownNameError: ``name`` is a model's, not an operator's.
+    """
+    registry = operator_registry(operators)
+    known = {operator.lower() for operator in registry.names()}
+    if name.lower() not in known and name.lower() in {m.lower() for m in model_names(operators)}:
+        advice = (instead or "try derive model {name}").format(name=name)
+        raise UnknownNameError(
+            f"operator {name!r}", f"{name} is a model, not an operator: {advice}"
+        )
+    return registry
 
 
 def model_names(operators: Sequence[str | Path] = ()) -> tuple[str, ...]:
