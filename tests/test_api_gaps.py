@@ -267,3 +267,110 @@ def test_sweep_plot_refusals_write_nothing(tmp_path: Path) -> None:
         + ["--plot", str(tmp_path / "mm.png")]
     )
     assert r.code == 2 and ".svg" in r.err and not r.out, r
+
+
+# --- item 18: zero counts, compare rows of given numbers, a dtype as the baseline ----------------
+
+PEAK_H100_BF16, PEAK_H100_FP8, HBM_H100 = 989 * 10**12, 1979 * 10**12, 335 * 10**10
+
+
+def _kernel_json(*argv: str) -> dict:
+    r = run_cli(["solve", *argv, "--chip", "h100", "--format", "json"])
+    assert r.code == 0, r
+    return json.loads(r.out)
+
+
+def test_a_kernel_of_flops_alone_is_compute_bound() -> None:
+    from fractions import Fraction
+
+    data = _kernel_json("--flops", "1e12", "--bytes", "0")
+    assert data["binding"] == "compute"
+    assert Fraction(data["step"]["t_lower"]) == Fraction(10**12, PEAK_H100_BF16)
+    assert Fraction(data["fraction_of_peak"]) == 1
+    r = run_cli(["solve", "--flops", "1e12", "--bytes", "0", "--chip", "h100"])
+    assert "I = ∞" in r.out and "approx inf" not in r.out, r
+    r = run_cli(
+        ["solve", "--flops", "1e12", "--bytes", "0", "--chip", "h100"] + ["--measured-time", "2ms"]
+    )
+    assert r.code == 0 and "MFU" in r.out, r
+
+
+def test_a_kernel_of_bytes_alone_is_memory_bound() -> None:
+    from fractions import Fraction
+
+    data = _kernel_json("--flops", "0", "--bytes", "1e9")
+    assert data["binding"] == "memory" and Fraction(data["intensity"]) == 0
+    assert Fraction(data["step"]["t_lower"]) == Fraction(10**9, HBM_H100)
+
+
+def test_only_what_divides_by_zero_is_refused_naming_the_flag() -> None:
+    r = run_cli(["solve", "--flops", "0", "--bytes", "0", "--chip", "h100"])
+    assert r.code == 2 and "--flops 0 --bytes 0" in r.err and r.err.count("\n") == 1, r
+    r = run_cli(["solve", "--flops", "-1", "--bytes", "1e9", "--chip", "h100"])
+    assert r.code == 2 and "--flops" in r.err, r
+
+
+def test_an_operator_of_zero_flops_that_moves_bytes_is_solved(tmp_path: Path) -> None:
+    from fractions import Fraction
+
+    path = tmp_path / "copy.py"
+    path.write_text(
+        "from derive import Collective, Operator, Tensor, dims\nN, = dims('N')\n"
+        "copy = Operator(name='copy', flops=0, reads=[Tensor('x', (N,))], writes=[Tensor('y', (N,))])\n"
+        "send = Operator(name='send', flops=0, reads=[Tensor('x', (N,))],\n"
+        "    comms=[Collective('all_gather', Tensor('x', (N,)), group=8)])\n"
+    )
+    r = run_cli(
+        ["solve", "copy", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+        + ["--set", "N=4096", "--format", "json"]
+    )
+    assert r.code == 0, r
+    data = json.loads(r.out)
+    assert Fraction(data["t_lower"]) == Fraction(2 * 4096 * 2, HBM_H100)  # x read, y written
+    r = run_cli(
+        ["solve", "send", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+        + ["--set", "N=4096"]
+    )
+    assert r.code == 0, r
+
+
+def test_compare_takes_a_row_of_given_numbers_beside_the_chips() -> None:
+    from fractions import Fraction
+
+    flags = ["--dtype", "bf16", "--chips", "h100", "--compute", "bf16"]
+    sets = ["--set", "B=4096", "--set", "D=8192", "--set", "F=8192"]
+    r = run_cli(
+        ["compare", "matmul", *flags, *sets, "--peak", "1e15", "--bandwidth", "4e12"]
+        + ["--format", "json"]
+    )
+    assert r.code == 0, r
+    rows = json.loads(r.out)
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    assert [row["chip"] for row in rows] == ["h100", "given"]
+    given = rows[1]
+    assert Fraction(given["ridge"]["exact"]) == Fraction(10**15, 4 * 10**12)
+    r = run_cli(["compare", "matmul", *flags, "--peak", "1e15"])
+    assert r.code == 2 and "--peak/--bandwidth" in r.err, r
+
+
+def test_compare_fp8_against_bf16_on_one_chip() -> None:
+    from fractions import Fraction
+
+    B = D = F = 8192
+    r = run_cli(
+        ["compare", "matmul", "--dtype", "fp8", "--chips", "h100", "--compute", "fp8"]
+        + ["--set", f"B={B}", "--set", f"D={D}", "--set", f"F={F}"]
+        + ["--baseline", "h100:bf16", "--format", "json"]
+    )
+    assert r.code == 0, r
+
+    def t_lower(width: int, peak: int) -> Fraction:
+        moved = width * (B * D + D * F + B * F)
+        return max(Fraction(2 * B * D * F, peak), Fraction(moved, HBM_H100))
+
+    speedup = t_lower(2, PEAK_H100_BF16) / t_lower(1, PEAK_H100_FP8)
+    assert str(speedup.numerator) in r.out and str(speedup.denominator) in r.out
+    r = run_cli(
+        ["compare", "matmul", "--dtype", "fp8", "--chips", "h100", "--baseline", "h100:fp64"]
+    )
+    assert r.code == 2 and "--baseline" in r.err, r

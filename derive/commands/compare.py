@@ -17,7 +17,7 @@ from derive.errors import ProblemError
 from derive.pipeline.compare import compare_rows
 from derive.present.compare.json import compare_json
 from derive.present.compare.ratios import follows_note, ratios_to
-from derive.present.compare.table import baseline_of, compare_latex, compare_markdown
+from derive.present.compare.table import baseline_parts, compare_latex, compare_markdown
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
@@ -34,20 +34,25 @@ def run_compare(args: argparse.Namespace) -> int:
     from derive.commands.compare_model import compare_target, run_compare_model
     from derive.commands.options import spec_from_args
 
-    if args.peak is not None or args.bandwidth is not None:
-        raise ProblemError(
-            "derive compare --peak/--bandwidth",
-            "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
-        )
     registry = compare_target(args)
     if registry is None:  # a model: one serving step per chip
+        if args.peak is not None or args.bandwidth is not None:
+            raise ProblemError(
+                "derive compare MODEL --peak/--bandwidth",
+                "a model is compared on chips; choose them with --chips a,b (default: every chip)",
+            )
         return run_compare_model(args)
     spec = replace(spec_from_args(args), compute=None)
     rows = compare_rows(spec, registry, args.chips, args.compute)
     ratios = None
     if args.baseline is not None:
-        baseline = baseline_of(args.baseline).name
-        ratios = ratios_to(rows, compare_rows(spec, registry, baseline, args.compute))
+        chip, dtype = baseline_parts(args.baseline)
+        named = replace(spec, peak=None, bandwidth=None)  # the baseline is a chip's row
+        if dtype is None:
+            ratios = ratios_to(rows, compare_rows(named, registry, chip.name, args.compute))
+        else:  # the problem in that dtype, at its peak: fp8 against bf16 on one chip
+            base = replace(named, dtypes=(dtype,))
+            ratios = ratios_to(rows, compare_rows(base, registry, chip.name, dtype))
     if args.format == "json":
         sys.stdout.write(
             json.dumps(compare_json(rows, ratios), indent=2, ensure_ascii=False) + "\n"
@@ -81,8 +86,9 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
     )
     parser.add_argument(
         "--baseline",
-        metavar="CHIP",
-        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s)",
+        metavar="CHIP[:DTYPE]",
+        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s); "
+        "CHIP:DTYPE compares against the problem in DTYPE at its peak (--dtype fp8 --baseline h100:bf16)",
     )
     add_format_flag(parser, ("md", "tex", "json"))
     parser.set_defaults(handler=run_compare)
