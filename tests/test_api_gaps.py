@@ -374,3 +374,27 @@ def test_compare_fp8_against_bf16_on_one_chip() -> None:
         ["compare", "matmul", "--dtype", "fp8", "--chips", "h100", "--baseline", "h100:fp64"]
     )
     assert r.code == 2 and "--baseline" in r.err, r
+
+
+def test_compare_takes_a_kernel_by_its_numbers() -> None:
+    from fractions import Fraction
+
+    r = run_cli(
+        ["compare", "--flops", "1e12", "--bytes", "2.5e9", "--chips", "h100"]
+        + ["--compute", "fp8", "--peak", "1e15", "--bandwidth", "4e12", "--format", "json"]
+    )
+    assert r.code == 0, r
+    h100, given = json.loads(r.out)
+    assert (h100["chip"], given["chip"]) == ("h100", "given")
+    # I = 400 FLOP/B: memory-bound under the fp8 ridge 1979e12/3.35e12 ≈ 590.7
+    assert h100["binding"] == "memory"
+    assert Fraction(h100["attainable"]) == 400 * HBM_H100
+    t_lower = max(Fraction(10**12, PEAK_H100_FP8), Fraction(25 * 10**8, HBM_H100))
+    assert Fraction(h100["t_lower"]) == t_lower
+    assert Fraction(given["t_lower"]) == max(
+        Fraction(10**12, 10**15), Fraction(25 * 10**8, 4 * 10**12)
+    )
+    r = run_cli(["compare", "--flops", "1e12", "--bytes", "1e9", "--chips", "h100"])
+    assert r.code == 0 and "| h100 | bf16 | 9.89e14 |" in r.out, r
+    r = run_cli(["compare", "matmul", "--flops", "1e12", "--bytes", "1e9"])
+    assert r.code == 2 and "not both" in r.err, r

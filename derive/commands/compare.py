@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from derive.commands.options import add_format_flag
+from derive.commands.options import add_format_flag, add_kernel_flags
 from derive.errors import ProblemError
 from derive.pipeline.compare import compare_rows
 from derive.present.compare.json import compare_json
@@ -32,7 +32,14 @@ __all__ = ["add_compare_parser", "run_compare"]
 def run_compare(args: argparse.Namespace) -> int:
     """``derive compare``: one table over chips and compute dtypes."""
     from derive.commands.compare_model import compare_target, run_compare_model
-    from derive.commands.options import spec_from_args
+    from derive.commands.options import is_kernel, spec_from_args
+
+    if is_kernel(args):
+        return _compare_kernel(args)
+    if args.operator is None:
+        raise ProblemError(
+            "derive compare", "give an operator, a model, or a kernel by --flops and --bytes"
+        )
 
     registry = compare_target(args)
     if registry is None:  # a model: one serving step per chip
@@ -64,6 +71,29 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_kernel(args: argparse.Namespace) -> int:
+    """``derive compare --flops F --bytes Q [--chips a,b] [--peak P --bandwidth W]``."""
+    from derive.commands.kernel import kernel_spec_of
+    from derive.pipeline.compare import kernel_rows
+    from derive.present.compare.kernels import kernel_compare_json, kernel_compare_markdown
+
+    if args.operator is not None:
+        raise ProblemError(
+            f"derive compare {args.operator}",
+            "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
+        )
+    if args.baseline is not None or args.format == "tex":
+        flag = "--baseline" if args.baseline is not None else "--format tex"
+        raise ProblemError(flag, "a kernel by its numbers is compared as a Markdown or JSON table")
+    rows = kernel_rows(kernel_spec_of(args), args.chips)
+    if args.format == "json":
+        text = json.dumps(kernel_compare_json(rows), indent=2, ensure_ascii=False) + "\n"
+        sys.stdout.write(text)
+    else:
+        sys.stdout.write(kernel_compare_markdown(rows))
+    return 0
+
+
 def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None:
     """Register ``derive compare OPERATOR|MODEL [flags] [--chips a,b] [--baseline CHIP] [--format md|tex|json]``."""
     from derive.commands.compare_model import add_model_compare_flags
@@ -77,7 +107,8 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
         "llama-2-70b, mixtral-8x7b, or one declared in --operators PATH). A model takes --phase, "
         "--devices, --tp, --dtype ROLE=DTYPE (weights=, kv=, activations=) and --set B=… --set S=….",
     )
-    add_problem_flags(parser, chip=False)
+    add_problem_flags(parser, chip=False, operator_optional=True)
+    add_kernel_flags(parser)
     add_model_compare_flags(parser)
     parser.add_argument(
         "--chips",

@@ -12,6 +12,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.errors import ProblemError
+from derive.present.compare.kernels import KernelRow
 from derive.present.compare.models import ModelRow
 from derive.present.compare.ratios import Ratios, ratio_of
 from derive.present.compare.table import CompareRow, baseline_of, chips_of
@@ -20,10 +21,11 @@ if TYPE_CHECKING:
     from derive.declare.registry import Registry
     from derive.problem.binding import ProblemSpec
     from derive.problem.chips import Chip
+    from derive.problem.kernel_spec import KernelSpec
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["compare_rows", "model_rows"]
+__all__ = ["compare_rows", "kernel_rows", "model_rows"]
 
 
 _GIVEN = "given"
@@ -55,6 +57,30 @@ def _given_chip(spec: ProblemSpec) -> Chip | None:
         custom_figure(spec.bandwidth, "--bandwidth"),
         link,
     )
+
+
+def kernel_rows(spec: KernelSpec, chips: str | None = None) -> list[KernelRow]:
+    """A kernel by its numbers on every chip and compute dtype (``--compute`` keeps one), and
+    on the typed ``--peak``/``--bandwidth`` as a last row named ``given``."""
+    from derive.pipeline import derive_kernel
+    from derive.problem.dtypes import get_dtype
+
+    want = get_dtype(spec.compute).compute_as if spec.compute else None
+    named = replace(spec, peak=None, bandwidth=None, compute=None, dtypes=())
+    rows = [
+        KernelRow(
+            chip.name, dtype, derive_kernel(replace(named, chip=chip.name, compute=dtype)).kernel
+        )
+        for chip in chips_of(chips)
+        for dtype, _ in chip.peaks
+        if want is None or dtype == want
+    ]
+    if spec.peak is not None or spec.bandwidth is not None:
+        typed = replace(spec, chip=None, compute=None, dtypes=())
+        rows.append(KernelRow(_GIVEN, _GIVEN, derive_kernel(typed).kernel))
+    if not rows:
+        raise ProblemError(f"--compute {spec.compute}", f"none of the chips has a {want} peak")
+    return rows
 
 
 def compare_rows(
