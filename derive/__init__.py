@@ -30,9 +30,11 @@ if TYPE_CHECKING:
         Derivation,
         ModelDerivation,
         ServingDerivation,
+        TrainingDerivation,
         chips,
         solve,
         solve_model,
+        solve_training,
     )
     from derive.problem.binding import ProblemSpec
     from derive.problem.chips import Chip
@@ -57,6 +59,7 @@ __all__ = [
     "StepResult",
     "Tensor",
     "TimingSpec",
+    "TrainingDerivation",
     "Transformer",
     "Verdict",
     "__version__",
@@ -66,6 +69,7 @@ __all__ = [
     "dims",
     "solve",
     "solve_model",
+    "solve_training",
 ]
 
 __version__ = "0.1.0"
@@ -91,6 +95,8 @@ _LAZY = {
     "Derivation": "pipeline",
     "solve_model": "pipeline",
     "ModelDerivation": "pipeline",
+    "solve_training": "pipeline",
+    "TrainingDerivation": "pipeline",
     "check": "checking.api",
     "check_derivation": "checking.api",
     "CheckResult": "checking.api",
