@@ -141,9 +141,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         )
     from dataclasses import replace
 
-    from derive.pipeline import answer_for, derive_spec, operator_registry
+    from derive.pipeline import answer_for, derive_spec, registry_naming
 
-    derivation = derive_spec(spec_from_args(args), operator_registry(args.operators))
+    derivation = derive_spec(spec_from_args(args), registry_naming(args.operator, args.operators))
     if questions is not None:
         answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
         derivation = replace(derivation, questions=answered)
