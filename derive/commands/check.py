@@ -134,6 +134,11 @@ def add_check_parser(
         help="relative tolerance for numbers (default 0.01 = 1%%)",
     )
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="allow the Python operator files a --problem-set names (they run as code)",
+    )
     p.set_defaults(handler=run)
     return p
 
@@ -176,7 +181,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
             )
         return spec_from_args(args), _operators(args)
     refuse_set_flags(args)
-    pset = _load_set(args.problem_set)
+    pset = _load_set(args.problem_set, args.trust)
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
     entry = _entry(pset, args.problem)
@@ -217,10 +222,14 @@ def _ids(pset: ProblemSet) -> str:
     return ", ".join(entry.id for entry in pset.entries())
 
 
-def _load_set(path: str) -> ProblemSet:
+def _load_set(path: str, trust: bool) -> ProblemSet:
+    """The set at ``path``; refused when it names Python operator files and ``trust`` is false."""
     from derive.problem.problem_set import load_problem_set
+    from derive.problem.set_registry import require_trust
 
-    return load_problem_set(Path(path))
+    pset = load_problem_set(Path(path))
+    require_trust(pset, trust)
+    return pset
 
 
 def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | KernelEntry | ModelEntry:

@@ -73,7 +73,7 @@ def grade(args: argparse.Namespace) -> int:
     from derive.problem.problem_set import MODEL_ASK_KEYS, KernelEntry, ModelEntry
 
     rows = _read_rows(args.answers)
-    pset = _load_set(args.problem_set)
+    pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
     for n, row in enumerate(rows, 2):
         entry = _entry(pset, row["problem"])

@@ -34,6 +34,7 @@ from derive.problem.problem_set import (
     ProblemSet,
     parse_problem_set,
 )
+from derive.problem.set_registry import require_trust
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
 
@@ -121,12 +122,7 @@ def load_source(path: str | None, trust: bool = False) -> tuple[SetSource, Probl
 def parse_source(source: SetSource) -> ProblemSet:
     """The problem set of a source; operator files only when trusted."""
     pset = parse_problem_set(source.text, source.origin, Path(source.base) if source.base else None)
-    if pset.operators and not source.trust:
-        raise ProblemError(
-            f"{source.origin}: key 'operators'",
-            "the set loads Python operator files, which run as code; "
-            "start the server with --trust if you wrote them or trust who did",
-        )
+    require_trust(pset, source.trust)
     return pset
 
 
