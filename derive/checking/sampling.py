@@ -30,8 +30,9 @@ probability at most ``d/p`` (the Schwartz–Zippel lemma; it needs ``N`` nonzero
 which holds unless every coefficient is a multiple of ``p``, a number of 39 digits). With
 ``p = 2^127 − 1``, degrees below 10^9 (the parser's limits keep them far lower) and
 :data:`POINTS` independent points, a wrong claim passes with probability below
-``(10^9 / 2^127)^3 < 10^-86``. Points are drawn from a generator seeded with a hash of the
-two expressions, so a verdict is the same on every run and every machine.
+``(10^9 / 2^127)^3 < 10^-86``. The first point is fixed; the next ones are drawn from a generator
+seeded with the residues at the first, so a verdict is the same on every run and every
+machine, and no claim can be written to vanish at points known in advance.
 
 **Irrational constants.** ``2^{1/2}`` (and a root of a sum, which the claim parser refuses
 today) has no exact residue, so such expressions are evaluated with mpmath at two
@@ -56,7 +57,9 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections.abc import Iterator
 from enum import Enum
+from functools import lru_cache
 
 import mpmath
 import sympy as sp
@@ -90,20 +93,29 @@ class _PoleError(Exception):
     """A denominator vanishes at this point."""
 
 
-def _rng(*exprs: sp.Expr) -> random.Random:
-    """A generator seeded by the expressions themselves: the same points on every run."""
-    text = "|".join(sp.srepr(e) for e in exprs)
-    return random.Random(int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big"))
+def _seeded(*values: object) -> random.Random:
+    """A generator seeded by values the caller computed from the expressions (reproducible)."""
+    digest = hashlib.sha256(repr(values).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+@lru_cache(maxsize=4096)
+def _degrees_of(expr: sp.Expr) -> tuple[tuple[sp.Symbol, int], ...]:
+    """Each symbol of ``expr`` with the lcm of the denominators of the exponents it is raised to."""
+    degrees: dict[sp.Symbol, int] = {s: 1 for s in expr.free_symbols}
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Pow) and node.base.is_Symbol and node.exp.is_Rational:
+            q = int(node.exp.q)
+            degrees[node.base] = degrees[node.base] * q // math.gcd(degrees[node.base], q)
+    return tuple(degrees.items())
 
 
 def _root_degrees(exprs: tuple[sp.Expr, ...]) -> dict[sp.Symbol, int]:
     """Each symbol's ``L``: the lcm of the denominators of the exponents it is raised to."""
-    degrees: dict[sp.Symbol, int] = {s: 1 for e in exprs for s in e.free_symbols}
+    degrees: dict[sp.Symbol, int] = {}
     for e in exprs:
-        for node in sp.preorder_traversal(e):
-            if isinstance(node, sp.Pow) and node.base.is_Symbol and node.exp.is_Rational:
-                q = int(node.exp.q)
-                degrees[node.base] = degrees[node.base] * q // math.gcd(degrees[node.base], q)
+        for symbol, q in _degrees_of(e):
+            degrees[symbol] = degrees.get(symbol, 1) * q // math.gcd(degrees.get(symbol, 1), q)
     return degrees
 
 
@@ -188,22 +200,40 @@ class _Numeric:
         return out
 
 
-def _modular(a: sp.Expr, b: sp.Expr, rng: random.Random) -> Sameness:
-    degrees = _root_degrees((a, b))
+def _modular_points(
+    exprs: tuple[sp.Expr, ...],
+) -> Iterator[tuple[int, ...]]:
+    """The residues of ``exprs`` at successive points, skipping points where one has a pole.
+
+    The first point comes from a fixed seed; the others from a seed made of the residues
+    there, so the points are reproducible yet depend on the expressions (no claim can be
+    built to vanish at points known in advance).
+    """
+    degrees = _root_degrees(exprs)
     symbols = sorted(degrees, key=lambda s: s.name)
-    agreed = 0
-    for _ in range(_TRIES):
-        roots = {s: rng.randrange(2, PRIME - 1) for s in symbols}
-        ev = _Modular(roots, degrees)
+    rng = random.Random(PRIME)
+    for attempt in range(_TRIES):
+        ev = _Modular({s: rng.randrange(2, PRIME - 1) for s in symbols}, degrees)
         try:
-            if ev.value(a) != ev.value(b):
-                return Sameness.DIFFERENT
+            values = tuple(ev.value(e) for e in exprs)
         except _PoleError:
             continue
+        yield values
+        if attempt == 0:
+            rng = _seeded(*values)
+        if not symbols:
+            return
+
+
+def _modular(a: sp.Expr, b: sp.Expr) -> Sameness:
+    agreed = 0
+    for x, y in _modular_points((a, b)):
+        if x != y:
+            return Sameness.DIFFERENT
         agreed += 1
-        if agreed == POINTS or not symbols:
+        if agreed == POINTS:
             return Sameness.SAME
-    return Sameness.UNDECIDED
+    return Sameness.SAME if agreed and not (a.free_symbols | b.free_symbols) else Sameness.UNDECIDED
 
 
 def _numeric_at(a: sp.Expr, b: sp.Expr, point: dict[sp.Symbol, sp.Rational]) -> Sameness:
@@ -222,7 +252,8 @@ def _numeric_at(a: sp.Expr, b: sp.Expr, point: dict[sp.Symbol, sp.Rational]) -> 
     return Sameness.DIFFERENT if stable and big else Sameness.UNDECIDED
 
 
-def _numeric(a: sp.Expr, b: sp.Expr, rng: random.Random) -> Sameness:
+def _numeric(a: sp.Expr, b: sp.Expr) -> Sameness:
+    rng = _seeded(str(a), str(b))  # rare (irrational constants): the printed forms seed it
     symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
     said: list[Sameness] = []
     for _ in range(_TRIES):
@@ -250,13 +281,12 @@ def compare(a: sp.Expr, b: sp.Expr) -> Sameness:
     DIFFERENT is a proof; SAME is exact-modular agreement (Schwartz–Zippel) or numerical
     agreement to :data:`SAME_DIGITS` digits; UNDECIDED leaves it to symbolic algebra.
     """
-    rng = _rng(a, b)
     try:
-        return _modular(a, b, rng)
+        return _modular(a, b)
     except _NotExactError:
         pass
     try:
-        return _numeric(a, b, rng)
+        return _numeric(a, b)
     except _NotExactError:
         return Sameness.UNDECIDED
 
@@ -280,22 +310,17 @@ def ratio_constant(a: sp.Expr, b: sp.Expr) -> sp.Rational | Sameness | None:
     residues prove it is not constant; the same residue everywhere is read back as a
     fraction (rational reconstruction: numerator and denominator below 2^63).
     """
-    rng = _rng(a, b)
-    degrees = _root_degrees((a, b))
-    symbols = sorted(degrees, key=lambda s: s.name)
     seen: set[int] = set()
     checks = 0
     try:
-        for _ in range(_TRIES):
-            ev = _Modular({s: rng.randrange(2, PRIME - 1) for s in symbols}, degrees)
-            try:
-                seen.add(ev.value(a) * _inverse(ev.value(b)) % PRIME)
-            except _PoleError:
+        for x, y in _modular_points((a, b)):
+            if y == 0:
                 continue
+            seen.add(x * _inverse(y) % PRIME)
             if len(seen) > 1:
                 return None
             checks += 1
-            if checks == POINTS or not symbols:
+            if checks == POINTS:
                 break
     except _NotExactError:
         return Sameness.UNDECIDED

@@ -61,8 +61,11 @@ def _bind(host: str, port: int) -> socket.socket:
         family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
     except ValueError:
         family = socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, so asyncio sets TCP_NODELAY on every connection: without it each
+    # keep-alive response waited ~40 ms for a delayed ACK (issue 27's throughput)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -81,9 +84,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
+        from derive.declare.registry import pin_operator_files
         from derive.web.app import LOOPBACK_HOSTS, create_app
         from derive.web.book import build_workbook, load_source
         from derive.web.pool import PoolSettings, WorkerPool
+        from derive.web.protocol import TimedH11Protocol
     except ImportError as exc:
         raise ProblemError(
             "derive serve",
@@ -94,11 +99,12 @@ def run(args: argparse.Namespace) -> int:
     if not 0.1 <= args.timeout <= 600:
         raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
     started = time.perf_counter()
+    pin_operator_files()  # a trusted file runs once, here; every worker holds what it declared
     source, pset = load_source(args.set, args.trust)
     book = build_workbook(pset, hints=not args.no_hints, show_expected=not args.hide_expected)
     sock = _bind(args.host, args.port)
     pool = WorkerPool(
-        source,
+        pset,
         PoolSettings(workers=args.workers, timeout=args.timeout),
         hide_expected=args.hide_expected,
     )
@@ -113,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
             f"  at http://{shown}:{port}/  (ready in {time.perf_counter() - started:.1f} s; Ctrl+C stops)\n"
             f"  hints and solutions {'off' if args.no_hints else 'on'}; expected answers "
             f"{'hidden' if args.hide_expected else 'shown'}; checks in {args.workers} worker "
-            f"processes, at most {args.timeout:g} s each",
+            f"processes, at most {args.timeout:g} s each, shared fairly between students",
             flush=True,
         )
         if not loopback:
@@ -123,7 +129,13 @@ def run(args: argparse.Namespace) -> int:
                 "anyone who can reach this machine can use the workbook",
                 flush=True,
             )
-        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=30)
+        config = uvicorn.Config(
+            app,
+            http=TimedH11Protocol,  # headers within 10 s; the app times bodies
+            log_level="warning",
+            access_log=False,
+            timeout_keep_alive=30,
+        )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         pool.close()

@@ -18,7 +18,13 @@ from derive.declare.operator import Operator
 from derive.errors import DeriveError, OperatorFileError, UnknownNameError, did_you_mean
 from derive.resources import resource_dir
 
-__all__ = ["Registry", "builtin_operator_files", "load_operator_file", "load_registry"]
+__all__ = [
+    "Registry",
+    "builtin_operator_files",
+    "load_operator_file",
+    "load_registry",
+    "pin_operator_files",
+]
 
 # the files a load_registry in progress has run, by resolved path (None outside one)
 _session: ContextVar[dict[Path, ModuleType] | None] = ContextVar(
@@ -99,7 +105,7 @@ def load_operator_file(path: Path | str) -> ModuleType:
     Outside a registry load, every call runs the file afresh.
     """
     path = Path(path)
-    loaded = _session.get()
+    loaded = _session.get() if _pinned is None else _pinned
     key = path.resolve()
     if loaded is not None and key in loaded:
         return loaded[key]
@@ -107,6 +113,21 @@ def load_operator_file(path: Path | str) -> ModuleType:
     if loaded is not None:
         loaded[key] = module
     return module
+
+
+_pinned: dict[Path, ModuleType] | None = None
+
+
+def pin_operator_files() -> None:
+    """From now on, each operators file runs at most once in this process.
+
+    ``derive serve`` calls it before reading its set: a trusted file runs once, in the
+    server, and every checking worker (forked from the server) holds the very same
+    declarations, so an edit to the file while serving cannot give two verdicts.
+    """
+    global _pinned
+    if _pinned is None:
+        _pinned = {}
 
 
 def _operators_in(module: ModuleType) -> list[Operator]:
