@@ -247,11 +247,11 @@ async def _students(args: argparse.Namespace, host: str, port: int, pid: int | N
     return report
 
 
-SLOW_CLAIMS = (
-    "(B^{1/31}+B^{1/29})^{-2}",
-    "(B^{1/99}+D^{1/97}+F^{1/89}+3)^{20}",
-    "(B+D+F+1)^{12}",
-    "(B^{1/31}+D^{1/29}+F^{1/23})^{-5}",
+SLOW_CLAIMS = (  # {k} makes every claim new, so none is answered from the server's memory
+    "({k}B^{{1/31}}+B^{{1/29}})^{{-2}}",
+    "(B^{{1/99}}+D^{{1/97}}+F^{{1/89}}+{k})^{{20}}",
+    "(B+D+F+{k})^{{12}}",
+    "(B^{{1/31}}+D^{{1/29}}+F^{{1/23}}+{k})^{{-5}}",
 )
 
 
@@ -269,8 +269,11 @@ async def _flood(args: argparse.Namespace, host: str, port: int) -> dict:
     async def flooder(n: int) -> None:
         client = Client(host, port)
         client.cookie = first.cookie  # one client (one browser) on many connections
+        k = 1
         while time.perf_counter() < deadline:
-            body = {"problem": problem, "quantity": quantity, "answer": SLOW_CLAIMS[n % 4]}
+            k += 1
+            claim = SLOW_CLAIMS[n % len(SLOW_CLAIMS)].format(k=1000 * n + k)
+            body = {"problem": problem, "quantity": quantity, "answer": claim}
             try:
                 status, _ = await client.request("POST", "/api/check", body)
             except (OSError, asyncio.IncompleteReadError, ValueError):
@@ -334,7 +337,8 @@ def _print(report: dict, label: str) -> None:
         p = report["probe"] or {}
         print(
             f"{label}: flood of {report['flood_connections']} connections, {report['seconds']} s: "
-            f"{report['flood_requests']} slow claims sent, {report['flood_judged']} judged, "
+            f"{report['flood_requests']} distinct slow claims sent, {report['flood_judged']} "
+            "judged, "
             f"{report['flood_refused_429']} refused (429); another client's check: "
             f"median {p.get('median_ms')} ms, p99 {p.get('p99_ms')} ms, max {p.get('max_ms')} ms, "
             f"failed {report['probe_failed']}"

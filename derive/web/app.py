@@ -124,7 +124,7 @@ class _Guard:
         if scope["method"] not in ("POST", "PUT", "PATCH", "DELETE"):
             return None
         origin = headers.get(b"origin")
-        if origin is not None and not _same_origin(origin, host):
+        if origin is not None and not _same_origin(origin, host, scope.get("scheme", "http")):
             return _error(403, f"Origin {origin[:80]!r}: requests from other sites are refused")
         if headers.get(b"sec-fetch-site", "same-origin") not in ("same-origin", "none"):
             return _error(403, "Sec-Fetch-Site: requests from other sites are refused")
@@ -140,19 +140,20 @@ def _host_name(raw: str) -> str:
     return raw[: raw.index("]") + 1] if raw.startswith("[") and "]" in raw else raw.split(":")[0]
 
 
-def _same_origin(origin: str, host: str) -> bool:
-    """True when ``Origin`` (``http://127.0.0.1:8000``) names the host and port the request went to."""
+def _same_origin(origin: str, host: str, scheme: str) -> bool:
+    """True when ``Origin`` (``http://127.0.0.1:8000``) is the scheme, host and port asked."""
     try:
         named, asked = urlsplit(origin.strip()), urlsplit("//" + host.strip())
         ports = named.port, asked.port
     except ValueError:
         return False
-    if named.scheme not in ("http", "https") or not named.hostname:
+    defaults = {"http": 80, "https": 443}
+    if named.scheme not in defaults or not named.hostname:
         return False
-    default = 80 if named.scheme == "http" else 443
-    return (named.hostname.lower(), ports[0] or default) == (
+    return (named.scheme, named.hostname.lower(), ports[0] or defaults[named.scheme]) == (
+        scheme,
         (asked.hostname or "").lower(),
-        ports[1] or default,
+        ports[1] or defaults.get(scheme, 80),
     )
 
 

@@ -35,6 +35,7 @@ from derive.problem.problem_set import (
     parse_problem_set,
 )
 from derive.problem.set_registry import require_trust
+from derive.problem.toml_file import read_toml_text
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
 
@@ -102,19 +103,16 @@ def load_source(path: str | None, trust: bool = False) -> tuple[SetSource, Probl
     """Read a problem-set file (None: the built-in set) and parse it.
 
     Raises:
-        ProblemError: unreadable, malformed, or names Python operator files without ``trust``.
+        ProblemError: unreadable, not a regular file (``/dev/zero``, a FIFO), malformed, or
+            names Python operator files without ``trust``. LimitError: too large.
     """
     if path is None:
         text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
         source = SetSource(text, "rooflines.toml", None, trust)
     else:
         file = Path(path)
-        try:
-            text = file.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ProblemError(f"problem set {path!r}", "no such file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ProblemError(f"problem set {path!r}", f"cannot be read: {exc}") from None
+        # the reader derive key uses: a regular file, size-capped, a FIFO never waited on
+        text = read_toml_text(file, f"problem set {path!r}")
         source = SetSource(text, str(file), str(file.parent), trust)
     return source, parse_source(source)
 
