@@ -54,6 +54,7 @@ from derive.problem.problem_set import (
     ProblemEntry,
     ProblemSet,
 )
+from derive.problem.set_errors import in_file_terms, said_as_flags
 
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
 
@@ -264,7 +265,12 @@ def _claim(args: argparse.Namespace) -> int:
     spec, operators = problem_of(args)
     if is_model(spec):
         assert isinstance(spec, ModelSpec | ModelEntry)
-        return model_claim(args, spec, operators)
+        try:
+            return model_claim(args, spec, operators)
+        except DeriveError as exc:
+            if isinstance(spec, ModelEntry) and said_as_flags(exc):  # the set's key, not a flag
+                raise in_file_terms(exc, args.problem_set, spec.id) from None
+            raise
     if isinstance(spec, KernelSpec):
         return judge_kernel(args, spec, f"problem {args.problem!r} (a kernel by its numbers)")
     if args.quantity in KERNEL_ONLY:
@@ -364,6 +370,8 @@ def run(args: argparse.Namespace) -> int:
             "--claim / --chain / --answers",
             "give exactly one of --claim TEXT, --chain FILE or --answers CSV",
         )
+    if args.output is not None and not args.output.strip():
+        raise ProblemError("-o ''", "an empty file name; give the verdicts' CSV a name")
     if args.output is not None and args.answers is None:
         raise ProblemError("--output", "only --answers writes a file (the verdicts' CSV)")
     if args.answers is not None:

@@ -24,6 +24,7 @@ from derive.figures import (
     TIKZ_PACKAGES,
     TIKZ_PREAMBLE,
 )
+from derive.formula.decimals import ascii_int
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
@@ -359,7 +360,7 @@ def add_key_parser(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--jobs",
-        type=int,
+        type=ascii_int,
         metavar="N",
         help="worker processes deriving problems at once (default: every core)",
     )
@@ -368,6 +369,8 @@ def add_key_parser(sub: Subparsers) -> None:
 
 
 def _run_key_args(args: argparse.Namespace) -> int:
+    if not args.output.strip():  # Path("") is the working folder: never write there unasked
+        raise ProblemError("-o ''", "an empty folder name; give a folder (-o . for this one)")
     if args.jobs is not None and not 1 <= args.jobs <= 256:
         raise ProblemError(f"--jobs {args.jobs}", "must be from 1 to 256")
     options = KeyOptions(

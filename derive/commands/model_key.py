@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from derive.commands.serving_key import serving_part
-from derive.errors import ProblemError
+from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, analyse_model, select_quantities
 from derive.model.binding import bind_model
 from derive.model.registry import load_models
 from derive.present.model_view import ASK_PHRASES, glance, model_latex, model_markdown
 from derive.problem.problem_set import ModelEntry, ProblemSet
+from derive.problem.set_errors import in_file_terms, raise_collected
 
 __all__ = ["ModelChapter", "ModelRow", "model_chapter"]
 
@@ -60,7 +61,7 @@ def _analysis(entry: ModelEntry, operators: tuple[Path, ...]) -> ModelAnalysis:
     if missing:
         why = dict(full.left_out).get(missing[0]) or "; ".join(w for _, w in full.left_out)
         raise ProblemError(
-            f"problem {entry.id!r}: ask {missing[0]!r}",
+            f"ask {missing[0]!r}",
             f"cannot be derived from what the problem gives ({why or 'not derivable'})",
         )
     return select_quantities(full, ask)
@@ -69,8 +70,15 @@ def _analysis(entry: ModelEntry, operators: tuple[Path, ...]) -> ModelAnalysis:
 def model_chapter(pset: ProblemSet, first_number: int, stem: str = "") -> ModelChapter:
     """Derive and render every model problem of the set, numbered from ``first_number``."""
     items, questions, rows = [], [], []
+    analyses, errors = {}, []
+    for entry in pset.models:  # every problem's error at once, in the file's own terms
+        try:
+            analyses[entry.id] = _analysis(entry, pset.operators)
+        except DeriveError as exc:
+            errors.append(in_file_terms(exc, pset.source, entry.id))
+    raise_collected(pset.source, errors)
     for i, entry in enumerate(pset.models, start=first_number):
-        a = _analysis(entry, pset.operators)
+        a = analyses[entry.id]
         title = f"Problem {i} ({entry.id}): {entry.title}"
         md = model_markdown(a, title, entry.text, level=2)
         tex = model_latex(a, title, entry.text)

@@ -18,6 +18,7 @@ import sys
 import time
 
 from derive.errors import ProblemError
+from derive.formula.decimals import ascii_float, ascii_int
 
 __all__ = ["add_serve_parser", "run"]
 
@@ -29,7 +30,7 @@ def add_serve_parser(
     p = sub.add_parser("serve", help="serve a problem set as a workbook in the browser")
     p.add_argument("set", nargs="?", metavar="SET.toml", help="problem set (default: built-in)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    p.add_argument("--port", type=ascii_int, default=8000, help="port (default 8000; 0: any free)")
     p.add_argument(
         "--hide-expected", action="store_true", help="never send the expected answer to students"
     )
@@ -40,11 +41,11 @@ def add_serve_parser(
         help="allow the set's Python operator files (they run as code)",
     )
     p.add_argument(
-        "--workers", type=int, default=2, metavar="N", help="checking processes (default 2)"
+        "--workers", type=ascii_int, default=2, metavar="N", help="checking processes (default 2)"
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=ascii_float,
         default=5.0,
         metavar="S",
         help="hard time limit of one check in seconds (default 5)",

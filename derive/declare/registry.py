@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -64,7 +65,9 @@ def builtin_operator_files() -> tuple[Path, ...]:
 
 def _load_module(path: Path) -> ModuleType:
     if not path.is_file():
-        raise OperatorFileError(f"operators file {str(path)!r}", "no such file")
+        exists = os.path.lexists(path)  # /dev/zero, a folder, a FIFO exist: say what they are
+        why = "not a regular file; give a Python file" if exists else "no such file"
+        raise OperatorFileError(f"operators file {str(path)!r}", why)
     if path.suffix != ".py":
         raise OperatorFileError(
             f"operators file {str(path)!r}", "an operators file is a Python module ending in .py"

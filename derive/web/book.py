@@ -23,7 +23,7 @@ import jinja2
 
 from derive.checking.quantities import describe, expected
 from derive.declare.registry import Registry, load_registry
-from derive.errors import DeriveError, ProblemError, UnknownNameError
+from derive.errors import DeriveError, UnknownNameError
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
@@ -34,6 +34,7 @@ from derive.problem.problem_set import (
     ProblemSet,
     parse_problem_set,
 )
+from derive.problem.set_errors import in_file_terms
 from derive.problem.set_registry import require_trust
 from derive.problem.toml_file import read_toml_text
 from derive.solution.builder import select_steps
@@ -350,17 +351,17 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         try:
             d = derive_spec(entry.spec, registry)
         except DeriveError as exc:
-            raise ProblemError(f"{pset.source}: problem {entry.id!r}", str(exc)) from None
+            raise in_file_terms(exc, pset.source, entry.id) from None
         pages[entry.id] = _page(entry, d, hints)
     for kernel in pset.kernels:
         try:
             pages[kernel.id] = kernel_page(kernel, hints)
         except DeriveError as exc:
-            raise ProblemError(f"{pset.source}: problem {kernel.id!r}", exc.why) from None
+            raise in_file_terms(exc, pset.source, kernel.id) from None
     for model in pset.models:
         try:
             page = model_page(model, pset.operators, hints)
         except DeriveError as exc:
-            raise ProblemError(f"{pset.source}: problem {model.id!r}", exc.why) from None
+            raise in_file_terms(exc, pset.source, model.id) from None
         pages[model.id] = page
     return Workbook(pset.title, pset.text, pages, hints, show_expected)
