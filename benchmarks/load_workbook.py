@@ -3,6 +3,8 @@
 ::
 
     .venv/bin/python benchmarks/load_workbook.py [--seconds 60] [--students 50] [--think 1.0]
+    .venv/bin/python benchmarks/load_workbook.py --think 0 --students 30 --before /tmp/old
+    .venv/bin/python benchmarks/load_workbook.py --flood 20 --seconds 20
 
 Starts ``derive serve`` on a free loopback port (or uses ``--url http://127.0.0.1:PORT/``;
 loopback only), learns one right answer per problem and quantity from the API, then runs
@@ -12,9 +14,16 @@ and then checks a derivation, and pauses ``--think`` seconds on average between 
 (0: no pause, the server saturated). Answers are a realistic mix: half right (exact
 formulas, LaTeX, rounded decimals), a third wrong (classic slips), the rest unreadable.
 
-Reports requests/s, median and 99th-percentile latency per endpoint and overall, errors
-(any non-200 or broken connection), and the server's resident memory (the server and its
-worker processes) at start and end. Bounded in count and time; nothing leaves 127.0.0.1.
+Each student first opens the page (and keeps its cookie, as a browser does: the server
+tells students apart by it). Reports requests/s, checks/s (``/api/check``), median and
+99th-percentile latency per endpoint and overall, errors (any non-200 or broken
+connection), and the server's resident memory (the server and its worker processes) at
+start and end. ``--before DIR`` runs the same load against the server of another checkout
+first (e.g. ``git archive ce42029 | tar -x -C /tmp/old``) and prints both, side by side
+under the same machine load. ``--flood N`` replaces the students: one client sends
+distinct slow claims on N connections while another checks a right answer every 0.25 s;
+it reports the other client's latency and how the flood was answered (judged, or refused
+with 429). Bounded in count and time; nothing leaves 127.0.0.1.
 """
 
 from __future__ import annotations
