@@ -126,10 +126,12 @@ CHIP = ["--chip", "tpu-v5e"]
     ],
     ids=lambda a: " ".join(a[:6]) if isinstance(a, list) else a,
 )
-def test_every_numeric_flag_refuses_non_ascii_digits_and_underscores(argv, digits, tmp_path):
+def test_every_numeric_flag_refuses_non_ascii_digits_and_underscores(
+    argv, digits, tmp_path, monkeypatch
+):
     if "serve" in argv:
         pytest.importorskip("starlette")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     line = _one_line(run_cli([a.replace("{}", digits) for a in argv]))
     assert digits in line
 
@@ -164,8 +166,8 @@ def test_an_output_folder_that_is_a_file_says_so(tmp_path: Path):
     assert "is a file, not a folder" in line and "not a regular file" not in line
 
 
-def test_an_empty_output_name_writes_nothing(tmp_path: Path):
-    os.chdir(tmp_path)
+def test_an_empty_output_name_writes_nothing(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert "-o ''" in _one_line(run_cli(["key", "set.toml", "-o", ""]))
     argv = ["check", "--problem-set", "x.toml", "--answers", "a.csv", "-o", ""]
     assert "-o ''" in _one_line(run_cli(argv))

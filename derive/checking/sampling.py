@@ -60,8 +60,9 @@ import random
 from collections.abc import Iterator
 from enum import Enum
 from functools import lru_cache
+from typing import Any
 
-import mpmath
+import mpmath  # type: ignore[import-untyped]
 import sympy as sp
 
 __all__ = ["DIGITS", "POINTS", "PRIME", "SAME_DIGITS", "Sameness", "compare", "ratio_constant"]
@@ -166,9 +167,9 @@ class _Numeric:
 
     def __init__(self, point: dict[sp.Symbol, sp.Rational]) -> None:
         self.point = point
-        self.memo: dict[sp.Basic, object] = {}
+        self.memo: dict[sp.Basic, Any] = {}
 
-    def value(self, node: sp.Basic) -> object:
+    def value(self, node: sp.Basic) -> Any:
         if node in self.memo:
             return self.memo[node]
         if node.is_Rational:
@@ -237,7 +238,8 @@ def _modular(a: sp.Expr, b: sp.Expr) -> Sameness:
 
 
 def _numeric_at(a: sp.Expr, b: sp.Expr, point: dict[sp.Symbol, sp.Rational]) -> Sameness:
-    diffs, scales = [], []
+    diffs: list[Any] = []
+    scales: list[Any] = []
     for digits in (DIGITS, 2 * DIGITS):
         with mpmath.workdps(digits):
             ev = _Numeric(point)

@@ -268,8 +268,8 @@ def _claim(args: argparse.Namespace) -> int:
         try:
             return model_claim(args, spec, operators)
         except DeriveError as exc:
-            if isinstance(spec, ModelEntry) and said_as_flags(exc):  # the set's key, not a flag
-                raise in_file_terms(exc, args.problem_set, spec.id) from None
+            if args.problem_set and isinstance(spec, ModelEntry) and said_as_flags(exc):
+                raise in_file_terms(exc, args.problem_set, spec.id) from None  # the set's key
             raise
     if isinstance(spec, KernelSpec):
         return judge_kernel(args, spec, f"problem {args.problem!r} (a kernel by its numbers)")
