@@ -85,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from derive.declare.registry import pin_operator_files
         from derive.web.app import LOOPBACK_HOSTS, create_app
         from derive.web.book import build_workbook, load_source
         from derive.web.pool import PoolSettings, WorkerPool
@@ -100,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0.1 <= args.timeout <= 600:
         raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
     started = time.perf_counter()
-    pin_operator_files()  # a trusted file runs once, here; every worker holds what it declared
-    source, pset = load_source(args.set, args.trust)
+    # a trusted file runs once, here; every worker holds what it declared
+    source, pset = load_source(args.set, args.trust, pin_files=True)
     book = build_workbook(pset, hints=not args.no_hints, show_expected=not args.hide_expected)
     sock = _bind(args.host, args.port)
     pool = WorkerPool(

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind
 from derive.declare.composite import Composite, unfused
 from derive.declare.operator import NAME_RE, Operator, Tensor
 from derive.errors import ProblemError, UnknownNameError, did_you_mean
@@ -40,6 +41,16 @@ class ProblemSpec:
     sets: tuple[str, ...] = ()
     solve_for: str | None = None
     timing: TimingSpec = field(default_factory=TimingSpec)
+
+    @property
+    def spec(self) -> ProblemSpec:
+        """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
+        return self
+
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem."""
+        return ProblemKind.OPERATOR
 
 
 @dataclass(frozen=True)
@@ -188,6 +199,18 @@ def _bind_sets(op: Operator, sets: tuple[str, ...]) -> tuple[tuple[sp.Symbol, sp
     return tuple((d, bound[d]) for d in op.dims if d in bound)
 
 
+def _check_groups(op: Operator, bound: tuple[tuple[sp.Symbol, sp.Integer], ...]) -> None:
+    """A collective's group P that is a dim is at least 2 devices once bound."""
+    values = dict(bound)
+    for tensor in op.comms:
+        for dim in getattr(tensor, "group_dims", ()):
+            if dim in values and values[dim] < 2:
+                raise ProblemError(
+                    f"--set {dim.name}={values[dim]}",
+                    f"{dim.name} is the group of the collective sending {tensor.name!r}: at least 2 devices",
+                )
+
+
 def _solve_for(op: Operator, name: str | None) -> sp.Symbol:
     if name is None:
         return op.dim("B") or op.dims[0]
@@ -213,6 +236,8 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
     compute, reason = _compute_dtype(op, dict(dtypes), spec.compute)
     chip, peak, bandwidth, link = _hardware(spec, compute)
     regime = parse_regime(spec.regime, op.dims) if spec.regime else None
+    sets = _bind_sets(op, tuple(spec.sets))
+    _check_groups(op, sets)
     return Problem(
         op,
         dtypes,
@@ -223,7 +248,7 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
         link,
         chip,
         regime,
-        _bind_sets(op, tuple(spec.sets)),
+        sets,
         _solve_for(op, spec.solve_for),
         bind_timing(spec.timing),
         intermediates,

@@ -22,7 +22,7 @@ from pathlib import Path
 import jinja2
 
 from derive.checking.quantities import describe, expected
-from derive.declare.registry import Registry, load_registry
+from derive.declare.registry import Registry, load_registry, pin_operator_files
 from derive.errors import DeriveError, UnknownNameError
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
@@ -100,13 +100,21 @@ class SetSource:
     trust: bool = False
 
 
-def load_source(path: str | None, trust: bool = False) -> tuple[SetSource, ProblemSet]:
+def load_source(
+    path: str | None, trust: bool = False, pin_files: bool = False
+) -> tuple[SetSource, ProblemSet]:
     """Read a problem-set file (None: the built-in set) and parse it.
+
+    ``pin_files`` (the server): from now on each operators file runs at most once in this
+    process (:func:`~derive.declare.registry.pin_operator_files`), so every worker forked
+    from it holds the declarations read here.
 
     Raises:
         ProblemError: unreadable, not a regular file (``/dev/zero``, a FIFO), malformed, or
             names Python operator files without ``trust``. LimitError: too large.
     """
+    if pin_files:
+        pin_operator_files()
     if path is None:
         text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
         source = SetSource(text, "rooflines.toml", None, trust)
