@@ -41,6 +41,7 @@ ALLOWED_PREFIXES = (
     "derive.solution.",
     "derive.problem.",
     "derive.declare.",
+    "derive.catalogue",  # the names and rules of quantities: data, nothing computed
     "derive.formula.decimals",
     "__future__",
 )

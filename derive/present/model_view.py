@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind, phrase_of
 from derive.formula.decimals import fmt_decimal
 from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
 from derive.model.symbols import NOTATION, batch, context, sym, tex_names
@@ -37,27 +38,7 @@ __all__ = [
 JSON_KEYS = MODEL_ASK_KEYS
 
 # What a question asks for each quantity (a problem set's ``ask``).
-ASK_PHRASES = {
-    "params": "the total number of parameters",
-    "params_active": "the parameters one token uses",
-    "params_embedding": "the parameters of the embedding and position tables",
-    "weights_bytes": "the bytes of the weights",
-    "kv_bytes_per_token": "the KV-cache bytes per token of context",
-    "kv_bytes": "the KV-cache bytes of the batch at its context",
-    "flops_per_token": "the forward FLOPs per token (matmuls and attention), against the 2N shortcut",
-    "memory_total": "the memory of weights and KV cache",
-    "memory_per_device": "the memory per device",
-    "fits": "whether it fits",
-    "headroom_per_device": "the capacity left per device",
-    "max_batch": "the largest batch that fits at this context",
-    "min_devices": "the fewest devices that hold weights and KV cache",
-    "max_context": "the longest context that fits at this batch",
-    "train_state_bytes": "the training-state bytes per device",
-    "train_flops": "the training FLOPs",
-    "train_seconds": "the training time",
-    "train_days": "the training time in days",
-    "mfu": "the MFU the measured rate implies",
-}
+ASK_PHRASES = {name: phrase_of(ProblemKind.MODEL, name) for name in JSON_KEYS}
 
 _GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
 _NAMES = tex_names()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_problems import KernelEntry, kernel_problem
@@ -42,61 +42,10 @@ __all__ = [
 ]
 
 MAX_PROBLEMS = 500
-EXPECT_KEYS = (
-    "flops",
-    "bytes",
-    "intensity",
-    "intensity_bound",
-    "intensity_regime",
-    "intensity_regime_bound",
-    "ridge",
-    "t_math",
-    "t_mem",
-    "crossover",
-    "crossover_regime",
-    "crossover_status",
-    "min_compute_bound",
-    "min_compute_bound_regime",
-)
-ASK_KEYS = (
-    "flops",
-    "bytes",
-    "intensity",
-    "intensity_regime",
-    "ridge",
-    "crossover",
-    "crossover_regime",
-    "regime_holds",
-    "times",
-    "bounds",
-    "attainable",
-    "network",
-    "step",
-    "collectives",
-    "measured",
-)
+EXPECT_KEYS = names_for(ProblemKind.OPERATOR, Use.EXPECT)
+ASK_KEYS = names_for(ProblemKind.OPERATOR, Use.ASK)
 # A whole-model problem (``model = "NAME"``): the flags of ``derive model`` as keys.
-MODEL_ASK_KEYS = (
-    "params",
-    "params_active",
-    "params_embedding",
-    "weights_bytes",
-    "kv_bytes_per_token",
-    "kv_bytes",
-    "flops_per_token",
-    "memory_total",
-    "memory_per_device",
-    "fits",
-    "headroom_per_device",
-    "max_batch",
-    "min_devices",
-    "max_context",
-    "train_state_bytes",
-    "train_flops",
-    "train_seconds",
-    "train_days",
-    "mfu",
-)
+MODEL_ASK_KEYS = names_for(ProblemKind.MODEL, Use.ASK)
 _MODEL_PROBLEM = {
     "id": str,
     "title": str,
@@ -140,6 +89,12 @@ _PROBLEM = {
 }
 _PLOT = {"over": str, "from": int, "to": int, "series": list, "title": str}
 _SERIES = {"label": str, "set": dict}
+
+
+def unknown_quantity(where: str, name: object, allowed: tuple[str, ...]) -> ProblemError:
+    """The error of an ``ask`` or ``expect`` naming no quantity of its kind, with a suggestion."""
+    hint = did_you_mean(name, allowed)
+    return ProblemError(where, f"unknown quantity {name!r}{hint}; allowed: {', '.join(allowed)}")
 
 
 @dataclass(frozen=True)
@@ -252,10 +207,7 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
     allowed = MODEL_ASK_KEYS + (SERVING_ASK_KEYS if serving is not None else ())
     for item in ask:
         if item not in allowed:
-            raise ProblemError(
-                f"{where}: key 'ask'",
-                f"unknown quantity {item!r}; allowed: {', '.join(allowed)}",
-            )
+            raise unknown_quantity(f"{where}: key 'ask'", item, allowed)
     devices = table.get("devices")
     if devices is not None and not 0 < devices < 10**9:
         raise ProblemError(
@@ -289,16 +241,11 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     )
     for key in raw.get("expect", {}):
         if key not in EXPECT_KEYS:
-            raise ProblemError(
-                f"{where}: key 'expect'",
-                f"unknown quantity {key!r}; allowed: {', '.join(EXPECT_KEYS)}",
-            )
+            raise unknown_quantity(f"{where}: key 'expect'", key, EXPECT_KEYS)
     ask = tuple(raw.get("ask", ()))
     for item in ask:
         if item not in ASK_KEYS:
-            raise ProblemError(
-                f"{where}: key 'ask'", f"unknown quantity {item!r}; allowed: {', '.join(ASK_KEYS)}"
-            )
+            raise unknown_quantity(f"{where}: key 'ask'", item, ASK_KEYS)
     spec = ProblemSpec(
         operator=raw["operator"],
         dtypes=dtypes,
