@@ -304,14 +304,19 @@ class WorkerPool:
         except (EOFError, OSError):
             worker.kill()
             answer = ("failed", "the check stopped unexpectedly; please try again")
+        job = worker.job
+        if job is not None and time.monotonic() - job.started > self.settings.timeout:
+            answer = self._late()  # it answered, but after the limit (the timer was not first)
         self._finish(worker, answer)
+
+    def _late(self) -> tuple[str, str]:
+        return ("failed", f"the check took longer than {self.settings.timeout:g} s and was stopped")
 
     def _overtime(self, worker: _Worker) -> None:
         worker.timer = None
         self._release(worker)
         worker.kill()
-        limit = f"{self.settings.timeout:g}"
-        self._finish(worker, ("failed", f"the check took longer than {limit} s and was stopped"))
+        self._finish(worker, self._late())
 
     def _finish(self, worker: _Worker, answer: tuple[str, Any]) -> None:
         job, worker.job = worker.job, None
