@@ -30,6 +30,13 @@ def fit(sheet: Sheet, p: ModelProblem) -> None:
             "B sequences, spread evenly over its N_tp devices; activations and framework memory are "
             "not counted."
         ]
+    kv_heads = p.transformer.kv_heads
+    if not p.transformer.is_mla and kv_heads.is_number and p.tp > kv_heads:
+        notes.append(
+            f"The group of {p.tp} devices is larger than the model's {kv_heads} KV heads: tensor "
+            "parallelism would replicate them (each device holds one head's cache, M_kv/h_kv); "
+            "this fit spreads the cache evenly instead, a lower bound on the memory per device."
+        )
     if sheet.known("memory_per_device"):
         qs.append(sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN))
         qs.append(sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES))
@@ -72,17 +79,21 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
             f"{'N' if p.replicas == 1 else 'N_tp'}·C = {fmt_decimal(room / 10**9)} GB, so no batch "
             f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
         )
-    if context in sheet.values:
-        qs.append(
-            sheet.q("max_batch", _largest(spare, m_kv * context, weights_fit), Unit.SEQUENCES)
-        )
+    windowed = p.transformer.window is not None
+    per_sequence = sym("kv_bytes") / batch if windowed else m_kv * context
+    if context in sheet.values and (not windowed or batch in sheet.values):
+        qs.append(sheet.q("max_batch", _largest(spare, per_sequence, weights_fit), Unit.SEQUENCES))
         if weights_fit and sheet.values[sym("max_batch")] == 0:
             sheet.verdicts.append(
                 "Does not fit: the weights fit, but not one sequence's KV cache at this context (max_batch = 0)."
             )
     else:
-        sheet.left_out.append(("max_batch", "needs a context S"))
-    if batch in sheet.values:
+        sheet.left_out.append(
+            ("max_batch", "needs a context S" + (" and a batch B" if windowed else ""))
+        )
+    if batch in sheet.values and windowed:
+        _longest_windowed(sheet, p, spare, weights_fit, qs)
+    elif batch in sheet.values:
         qs.append(sheet.q("max_context", _largest(spare, m_kv * batch, weights_fit), Unit.TOKENS))
     else:
         sheet.left_out.append(("max_context", "needs a batch B"))
@@ -106,6 +117,31 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
         *qs,
         notes=notes,
     )
+
+
+def _longest_windowed(
+    sheet: Sheet, p: ModelProblem, spare: sp.Expr, weights_fit: bool, qs: list[Quantity]
+) -> None:
+    """S_max with windowed layers: within the window every layer's cache grows (m_kv per
+    token); beyond it only the L − L_win full layers' (m_kv·(L − L_win)/L per token)."""
+    L, L_win, window = sym("layers"), sym("windowed_layers"), sym("window")
+    m_kv, per_seq_room = sym("kv_bytes_per_token"), spare / batch
+    values = sheet.values
+    if not weights_fit:
+        qs.append(sheet.q("max_context", sp.Integer(0), Unit.TOKENS))
+        return
+    if values[L] == values[L_win] and bool((per_seq_room - m_kv * window).xreplace(values) >= 0):
+        sheet.left_out.append(
+            (
+                "max_context",
+                "every layer is windowed: the cache stops growing at the window, so any context fits",
+            )
+        )
+        return
+    beyond = window + sp.floor((per_seq_room - m_kv * window) / (m_kv * (L - L_win) / L))
+    within = sp.floor(per_seq_room / m_kv)
+    room_beyond = bool((per_seq_room - m_kv * window).xreplace(values) >= 0)
+    qs.append(sheet.q("max_context", beyond if room_beyond else within, Unit.TOKENS))
 
 
 def _largest(spare: sp.Expr, per_unit: sp.Expr, weights_fit: bool) -> sp.Expr:

@@ -16,7 +16,9 @@ import sympy as sp
 from derive.catalogue import ProblemKind, phrase_of
 from derive.formula.decimals import fmt_decimal
 from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
+from derive.model.sized import SizedModel
 from derive.model.symbols import NOTATION, batch, context, sym, tex_names
+from derive.model.transformer import OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
 from derive.present.render import render
 from derive.problem.problem_set import MODEL_ASK_KEYS
@@ -195,13 +197,15 @@ def _steps(a: ModelAnalysis) -> tuple[ModelStepView, ...]:
 def _given_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str], ...]:
     """(symbol, meaning, value) for the architecture and the run, in the notation's order."""
     order = {key: i for i, key in enumerate(NOTATION)}
+    config = dict(a.problem.model.source)  # a config's own field names, when read from one
     rows = []
     for s, v in sorted(a.given, key=lambda kv: order.get(kv[0].name, len(order))):
         if s in (batch, context):
             rows.append((tex(s), "batch (sequences)" if s == batch else "context (tokens)", tex(v)))
         else:
             n = NOTATION[s.name]
-            rows.append((n.latex, n.meaning, tex(v)))
+            meaning = n.meaning + (f" (config: {config[s.name]})" if s.name in config else "")
+            rows.append((n.latex, meaning, tex(v)))
     return tuple(rows)
 
 
@@ -326,28 +330,45 @@ def _quantity_json(q: Quantity | None) -> dict | None:
     return {"exact": str(q.value), "value": value, "unit": q.unit.value, "formula": str(q.formula)}
 
 
+def _optional(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _architecture_json(m: Transformer | SizedModel) -> dict[str, object] | None:
+    """The architecture's fields as exact strings (None for a model known by its size alone)."""
+    if isinstance(m, SizedModel):
+        return None
+    out: dict[str, object] = {
+        "layers": str(m.layers),
+        "d_model": str(m.d_model),
+        "heads": str(m.heads),
+        "kv_heads": str(m.kv_heads),
+        "head_dim": str(m.head_dim),
+        "d_ff": str(m.d_ff),
+        "mlp": m.mlp_kind.value,
+        "vocab": str(m.vocab),
+        "tied_embeddings": m.tied_embeddings,
+        "positions": _optional(m.positions),
+        "bias": m.bias,
+        "norm": None if m.norm_kind.value == "none" else m.norm_kind.value,
+        "experts": _optional(m.experts),
+        "top_k": _optional(m.top_k),
+    }
+    for flag in ("qkv_bias", "attention_bias", "mlp_bias", "qk_norm", "router_bias"):
+        out[flag] = getattr(m, flag)
+    out["norms_per_block"] = m.norms_per_block
+    for field in OPTIONAL_SIZE_FIELDS[3:]:
+        out[field] = _optional(getattr(m, field))
+    return out
+
+
 def model_json(a: ModelAnalysis) -> dict:
     """Every derived quantity under its contract key (``null`` when not derived)."""
     p = a.problem
     m = p.model
     out: dict[str, object] = {
         "model": m.name,
-        "architecture": {
-            "layers": str(m.layers),
-            "d_model": str(m.d_model),
-            "heads": str(m.heads),
-            "kv_heads": str(m.kv_heads),
-            "head_dim": str(m.head_dim),
-            "d_ff": str(m.d_ff),
-            "mlp": m.mlp_kind.value,
-            "vocab": str(m.vocab),
-            "tied_embeddings": m.tied_embeddings,
-            "positions": None if m.positions is None else str(m.positions),
-            "bias": m.bias,
-            "norm": None if m.norm_kind.value == "none" else m.norm_kind.value,
-            "experts": None if m.experts is None else str(m.experts),
-            "top_k": None if m.top_k is None else str(m.top_k),
-        },
+        "architecture": _architecture_json(m),
         "chip": p.chip.name if p.chip else None,
         "capacity": None if p.capacity is None else str(p.capacity.value),
         "peak": None if p.peak is None else str(p.peak.value),

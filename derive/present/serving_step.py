@@ -140,4 +140,18 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         "measured_tokens_per_s": (
             None if phase.measured_tokens_per_s is None else str(phase.measured_tokens_per_s)
         ),
+        "experts_read": _experts_json(phase),
+    }
+
+
+def _experts_json(phase: PhaseAnalysis) -> dict[str, str] | None:
+    """A MoE step's experts read per layer: both bounds, the convention and the expectation."""
+    read = phase.experts_read
+    if read is None:
+        return None
+    return {
+        "lower": str(read.lower),
+        "upper": str(read.read),
+        "read": str(read.read),
+        "uniform": str(read.uniform),
     }

@@ -2,7 +2,8 @@
 
 Top level: optional ``title`` (default: the file's name), optional ``operators`` (Python
 files, paths relative to the file; run only when trusted), optional ``[[operator]]`` tables
-(operators as data, see :mod:`derive.problem.operator_tables`), ``[[problem]]`` tables.
+(operators as data, see :mod:`derive.problem.operator_tables`), optional ``[[model]]`` tables
+(whole models as data, see :mod:`derive.problem.model_tables`), ``[[problem]]`` tables.
 Every key is checked: an unknown key, a wrong type or a TOML syntax error is a one-line
 error naming the file, the problem id and the key (the checks: :mod:`derive.problem.set_checks`);
 every error in the file is reported at once (up to :data:`~derive.problem.set_errors.MAX_ERRORS`).
@@ -21,6 +22,7 @@ from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_problems import KernelEntry, kernel_problem
 from derive.problem.model_spec import ModelSpec
+from derive.problem.model_tables import ModelTable, parse_model_tables
 from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
 from derive.problem.set_checks import check_keys, problem_head, str_map
@@ -50,7 +52,7 @@ _MODEL_PROBLEM = {
     "id": str,
     "title": str,
     "text": str,
-    "model": str,
+    "model": (str, dict),
     "chip": str,
     "peak": str,
     "bandwidth": str,
@@ -66,7 +68,14 @@ _MODEL_PROBLEM = {
     "ask": list,
     **SERVING_KEYS,
 }
-_TOP = {"title": str, "operators": list, "operator": list, "problem": list, "text": str}
+_TOP = {
+    "title": str,
+    "operators": list,
+    "operator": list,
+    "model": list,
+    "problem": list,
+    "text": str,
+}
 _PROBLEM = {
     "id": str,
     "title": str,
@@ -195,8 +204,41 @@ def _plot(raw: dict, where: str) -> PlotSpec:
     return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
 
 
-def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> ModelEntry:
+_SIZE = {"params": str, "params_active": str}
+
+
+def _model_named(
+    value: str | dict, where: str, base: Path | None
+) -> tuple[str, str | None, str | None]:
+    """(model, params, params_active): a name, a config path (relative to the set's folder),
+    or ``{ params = "70e9", params_active = "37e9" }``, a model by its size alone."""
+    if isinstance(value, dict):
+        check_keys(value, _SIZE, f"{where}: key 'model'")
+        if "params" not in value:
+            raise ProblemError(
+                f"{where}: key 'model'", 'a model by its size is { params = "70e9" }'
+            )
+        return "", value["params"], value.get("params_active")
+    if (
+        base is not None
+        and (value.endswith(".json") or "/" in value)
+        and not Path(value).is_absolute()
+    ):
+        return str(base / value), None, None
+    return value, None, None
+
+
+def _model_problem(
+    raw: object,
+    index: int,
+    origin: str,
+    seen: set[str],
+    base: Path | None = None,
+    tables: tuple[ModelTable, ...] = (),
+) -> ModelEntry:
     pid, where, table = problem_head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
+    model, params, params_active = _model_named(table["model"], where, base)
+    declared = next((t for t in tables if t.name.lower() == model.lower()), None)
     if "dtype" in table and "dtypes" in table:
         raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
     dtypes = ((table["dtype"],) if "dtype" in table else ()) + str_map(
@@ -214,7 +256,10 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
             f"{where}: key 'devices' ({devices})", "the number of devices is a positive integer"
         )
     spec = ModelSpec(
-        model=table["model"],
+        model=model,
+        params=params,
+        params_active=params_active,
+        table=declared,
         chip=table.get("chip"),
         peak=table.get("peak"),
         bandwidth=table.get("bandwidth"),
@@ -286,6 +331,7 @@ def parse_problem_set(
         if not isinstance(p, str):
             raise ProblemError(f"{origin}: key 'operators'", "must be a list of paths (strings)")
         ops.append((base or Path(".")) / p)
+    model_tables = parse_model_tables(data["model"], origin) if "model" in data else ()
     seen: set[str] = set()
     entries: list[ProblemEntry] = []
     models: list[ModelEntry] = []
@@ -296,7 +342,7 @@ def parse_problem_set(
             if isinstance(raw, dict) and "kernel" in raw:
                 kernels.append(kernel_problem(raw, i, origin, seen))
             elif isinstance(raw, dict) and "model" in raw and "operator" not in raw:
-                models.append(_model_problem(raw, i, origin, seen))
+                models.append(_model_problem(raw, i, origin, seen, base, model_tables))
             else:
                 entries.append(_problem(raw, i, origin, seen))
         except ProblemError as exc:

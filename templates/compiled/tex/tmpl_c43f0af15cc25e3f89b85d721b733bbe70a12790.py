@@ -30,16 +30,22 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'batch' found.")
     try:
-        t_2 = environment.filters['e']
+        t_2 = environment.filters['breakable']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'e' found.")
+            raise TemplateRuntimeError("No filter named 'breakable' found.")
     try:
-        t_3 = environment.filters['join']
+        t_3 = environment.filters['e']
     except KeyError:
         @internalcode
         def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'e' found.")
+    try:
+        t_4 = environment.filters['join']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'join' found.")
     pass
     included_template = environment.get_template('fit.tex.j2', 'model.tex.j2')._get_default_module(context)
@@ -54,30 +60,30 @@ def root(context, missing=missing):
     if (not (undefined(name='givens_only') if l_0_givens_only is missing else l_0_givens_only)):
         pass
         yield '\\subsection{'
-        yield str(t_2((undefined(name='title') if l_0_title is missing else l_0_title)))
+        yield str(t_3((undefined(name='title') if l_0_title is missing else l_0_title)))
         yield '}\n'
         if (undefined(name='text') if l_0_text is missing else l_0_text):
             pass
-            yield str(t_2((undefined(name='text') if l_0_text is missing else l_0_text)))
+            yield str(t_3((undefined(name='text') if l_0_text is missing else l_0_text)))
             yield '\n\n'
     if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'):
         pass
-        yield str(t_2(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc')))
+        yield str(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc')))
         yield '\n\n'
     yield '\\paragraph{Given.} Model \\texttt{'
-    yield str(t_2(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'name')))
+    yield str(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'name')))
     yield '} ('
-    yield str(t_2((undefined(name='describe') if l_0_describe is missing else l_0_describe)))
+    yield str(t_3((undefined(name='describe') if l_0_describe is missing else l_0_describe)))
     yield '); dtypes: '
-    yield str(t_2((undefined(name='dtypes') if l_0_dtypes is missing else l_0_dtypes)))
+    yield str(t_3((undefined(name='dtypes') if l_0_dtypes is missing else l_0_dtypes)))
     if (undefined(name='chip') if l_0_chip is missing else l_0_chip):
         pass
         yield '; '
         yield str((undefined(name='devices') if l_0_devices is missing else l_0_devices))
         yield ' $\\times$ '
-        yield str(t_2(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'title')))
+        yield str(t_3(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'title')))
         yield ' (\\texttt{'
-        yield str(t_2(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'name')))
+        yield str(t_3(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'name')))
         yield '})'
     elif (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
         pass
@@ -88,7 +94,7 @@ def root(context, missing=missing):
     if (undefined(name='bound') if l_0_bound is missing else l_0_bound):
         pass
         yield '; bound: '
-        yield str(t_2(t_3(context.eval_ctx, (undefined(name='bound') if l_0_bound is missing else l_0_bound), ', ')))
+        yield str(t_3(t_4(context.eval_ctx, (undefined(name='bound') if l_0_bound is missing else l_0_bound), ', ')))
     yield '. Units: GB $= 10^9$ B and GiB $= 2^{30}$ B, both named where used.\n\n{\\small\n'
     for l_1_rows in t_1((undefined(name='given') if l_0_given is missing else l_0_given), 16):
         _loop_vars = {}
@@ -100,7 +106,7 @@ def root(context, missing=missing):
             yield '$'
             yield str(l_2_s)
             yield '$ & '
-            yield str(t_2(l_2_meaning))
+            yield str(t_2(t_3(l_2_meaning)))
             yield ' & $'
             yield str(l_2_value)
             yield '$ \\\\\n'
@@ -113,13 +119,13 @@ def root(context, missing=missing):
         for (l_1_name, l_1_s, l_1_value, l_1_source) in (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
             _loop_vars = {}
             pass
-            yield str(t_2(l_1_name))
+            yield str(t_3(l_1_name))
             yield ', $'
             yield str(l_1_s)
             yield '$ & $'
             yield str(l_1_value)
             yield '$ & '
-            yield str(t_2(l_1_source))
+            yield str(t_3(l_1_source))
             yield ' \\\\\n'
         l_1_name = l_1_s = l_1_value = l_1_source = missing
         yield '\\bottomrule\n\\end{tabularx}\n'
@@ -133,11 +139,11 @@ def root(context, missing=missing):
             yield '\n\\paragraph{Step '
             yield str(environment.getattr(l_1_loop, 'index'))
             yield ': '
-            yield str(t_2(environment.getattr(l_1_step, 'title')))
+            yield str(t_3(environment.getattr(l_1_step, 'title')))
             yield '.} \\emph{Rule: '
-            yield str(t_2(environment.getattr(l_1_step, 'rule')))
+            yield str(t_3(environment.getattr(l_1_step, 'rule')))
             yield '.} '
-            yield str(t_2(environment.getattr(l_1_step, 'reason')))
+            yield str(t_3(environment.getattr(l_1_step, 'reason')))
             yield '\n'
             if environment.getattr(l_1_step, 'table'):
                 pass
@@ -152,7 +158,7 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield '\\item '
-                    yield str(t_2(l_2_n))
+                    yield str(t_3(l_2_n))
                     yield '\n'
                 l_2_n = missing
                 yield '\\end{itemize}\n'
@@ -165,9 +171,9 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '\\texttt{'
-                yield str(t_2(l_1_key))
+                yield str(t_3(l_1_key))
                 yield '} ('
-                yield str(t_2(l_1_why))
+                yield str(t_3(l_1_why))
                 yield ')'
                 yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 60 in 'model.tex.j2' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_key = l_1_why = missing
@@ -176,16 +182,16 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '\n\\noindent\\fbox{\\parbox{\\dimexpr\\linewidth-2\\fboxsep-2\\fboxrule}{\\raggedright\\textbf{'
-            yield str(t_2(l_1_w))
+            yield str(t_3(l_1_w))
             yield '}}}\n'
         l_1_w = missing
         for l_1_v in (undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts):
             _loop_vars = {}
             pass
             yield '\n{\\raggedright\\noindent\\textbf{'
-            yield str(t_2(l_1_v))
+            yield str(t_3(l_1_v))
             yield '}\\par}\n'
         l_1_v = missing
 
 blocks = {}
-debug_info = '2=45&3=54&4=57&5=59&6=61&10=63&11=65&14=68&18=93&23=97&24=101&29=110&36=113&37=116&44=127&45=130&47=134&48=142&49=145&50=148&52=151&53=155&58=160&60=164&62=175&64=179&66=182&68=186'
+debug_info = '2=51&3=60&4=63&5=65&6=67&10=69&11=71&14=74&18=99&23=103&24=107&29=116&36=119&37=122&44=133&45=136&47=140&48=148&49=151&50=154&52=157&53=161&58=166&60=170&62=181&64=185&66=188&68=192'
