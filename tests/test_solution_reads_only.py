@@ -35,6 +35,8 @@ ALLOWED_FROM = {
     "derive.analysis.collectives": {"CollectiveTime"},
     "derive.analysis.kernel_numbers": {"KernelNumbers"},
     "derive.model.phase": {"Phase", "PhaseAnalysis"},
+    "derive.training.analysis": {"Critical", "StrategyRow", "TrainingAnalysis"},
+    "derive.training.binding": {"Recompute", "ZeroStage"},
     "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
 }
 ALLOWED_PREFIXES = (

@@ -360,8 +360,8 @@ def _diagnose(
     a = ctx.analysis
     if _only_formulas(ctx, quantity, target) and not claim.free_symbols:
         # no slip is guessed from a number; only a regime in which it is the answer is named
-        named = _regime_sentence(ctx, quantity, claim, target, primary=True)
-        return [s for s in (named, formula_expected(ctx, quantity, target.value)) if s]
+        in_regime = _regime_sentence(ctx, quantity, claim, target, primary=True)
+        return [s for s in (in_regime, formula_expected(ctx, quantity, target.value)) if s]
     if kind_of(quantity) in STEP_KINDS:
         from derive.checking.step_slips import step_slips
 

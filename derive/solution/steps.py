@@ -36,6 +36,12 @@ class StepKind(Enum):
     COLLECTIVE = "Collectives"  # ring bytes per device and link time of each collective
     MEASURED = "Measured run"  # MFU = achieved / peak, MBU = achieved / bandwidth
     SERVING = "Serving rates"  # tokens/s = tokens in flight / step time
+    PARALLELISM = "Devices and batch"  # N = dp·tp·pp; tokens per DP rank; micro-batches
+    MEMORY = "Memory per device"  # parameters held, state sharded by ZeRO, the fit
+    ACTIVATIONS = "Activations"  # Korthikanti et al. (2022), term by term
+    COMMUNICATION = "Communication per step"  # ring collectives of each parallelism
+    CRITICAL_BATCH = "Critical batch"  # tokens per DP rank where a pass's compute equals its comms
+    STRATEGIES = "Strategies compared"  # DP, FSDP, TP, FSDP+TP, PP on the same devices
 
 
 @dataclass(frozen=True)
