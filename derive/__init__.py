@@ -29,15 +29,22 @@ if TYPE_CHECKING:
     from derive.pipeline import (
         Derivation,
         ModelDerivation,
+        ServingDerivation,
         TrainingDerivation,
+        chips,
         solve,
         solve_model,
         solve_training,
     )
+    from derive.problem.binding import ProblemSpec
+    from derive.problem.chips import Chip
     from derive.problem.kernel_spec import KernelSpec
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.timing import TimingSpec
 
 __all__ = [
     "CheckResult",
+    "Chip",
     "Collective",
     "Composite",
     "Derivation",
@@ -45,15 +52,20 @@ __all__ = [
     "DeriveError",
     "KernelSpec",
     "ModelDerivation",
+    "ModelSpec",
     "Operator",
+    "ProblemSpec",
+    "ServingDerivation",
     "StepResult",
     "Tensor",
+    "TimingSpec",
     "TrainingDerivation",
     "Transformer",
     "Verdict",
     "__version__",
     "check",
     "check_derivation",
+    "chips",
     "dims",
     "solve",
     "solve_model",
@@ -73,6 +85,12 @@ _LAZY = {
     "Collective": "declare.collective",
     "Transformer": "model.transformer",
     "KernelSpec": "problem.kernel_spec",
+    "ProblemSpec": "problem.binding",
+    "ModelSpec": "problem.model_spec",
+    "TimingSpec": "problem.timing",
+    "Chip": "problem.chips",
+    "chips": "pipeline",
+    "ServingDerivation": "pipeline",
     "solve": "pipeline",
     "Derivation": "pipeline",
     "solve_model": "pipeline",
@@ -99,4 +117,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public face: ``__all__`` (not the helpers this module imports for itself)."""
+    return sorted(__all__)

@@ -197,7 +197,7 @@ def test_python_api_checks_a_kernel_spec():
         ([*KERNEL, "--problem-set", "x.toml", "--problem", "q1", "--quantity", "t_lower", "--claim", "1"], "not both"),
         ([*KERNEL, "--quantity", "t_lower", "--claim", "1 +"], "position"),
         ([*KERNEL, "--quantity", "t_lower", "--claim", "B"], "no dims"),
-        (["--flops", "0", "--bytes", "1", "--chip", "h100", "--quantity", "t_lower", "--claim", "1"], "--flops"),
+        (["--flops", "0", "--bytes", "0", "--chip", "h100", "--quantity", "t_lower", "--claim", "1"], "--flops 0 --bytes 0"),
         ([*KERNEL, "--quantity", "t_lower"], "exactly one of --claim"),
         ([*KERNEL, "--link-latency", "1us", "--quantity", "t_lower", "--claim", "1"], "no collective"),
         (["--problem-set", str(ROOFLINES), "--problem", "kernel-h100-measured", "--quantity", "t_lower",

@@ -21,6 +21,7 @@ PACKAGE = ROOT / "derive"
 ORDER: tuple[tuple[str, ...], ...] = (
     ("errors", "resources", "deadline"),  # the error hierarchy, shipped files, time budgets
     ("declare",),
+    ("registry",),  # a compatibility alias of declare.registry (the flat module before the move)
     ("formula",),  # reading typed text: exact decimals and derive's whitelisted math parser
     ("catalogue",),  # what derive knows by name: problem kinds, quantities
     ("problem",),

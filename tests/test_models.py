@@ -499,7 +499,7 @@ def test_a_symbolic_claim_in_the_free_dims():
 @pytest.mark.parametrize(
     ("flags", "needle"),
     [
-        (["--quantity", "params"], "give both"),
+        (["--claim", "3"], "--quantity"),
         (["--quantity", "ridge", "--claim", "3"], "unknown quantity"),
         (["--quantity", "fits", "--claim", "yes"], "not derived"),
         (["--quantity", "params", "--claim", "__import__('os')"], "claim"),

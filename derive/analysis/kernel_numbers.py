@@ -13,8 +13,8 @@ import sympy as sp
 
 from derive.analysis.measured import Measured, measure
 from derive.analysis.step import Ceilings, Kernel, StepTime, compose
-from derive.errors import ProblemError
-from derive.formula.decimals import parse_positive
+from derive.errors import ParseError, ProblemError
+from derive.formula.decimals import parse_decimal, parse_positive
 from derive.problem.binding import bind_hardware
 from derive.problem.chips import Chip, Figure
 from derive.problem.kernel_spec import KernelSpec
@@ -85,6 +85,20 @@ def kernel_of(spec: KernelSpec) -> KernelNumbers:
     )
 
 
+def _count(text: str | None, flag: str) -> sp.Rational | None:
+    """A kernel's count, 0 allowed (a kernel that only computes, or only moves bytes).
+
+    Raises:
+        ParseError: not a decimal, or negative (named by ``flag``).
+    """
+    if text is None:
+        return None
+    value = parse_decimal(text, flag)
+    if value < 0:
+        raise ParseError(f"{flag} {text!r}", "a count is zero or more")
+    return value
+
+
 def kernel_numbers(
     spec: NumbersSpec,
     peak: Figure,
@@ -98,10 +112,15 @@ def kernel_numbers(
         raise ProblemError("--intensity", "give --flops and --bytes, or --intensity, not both")
     if spec.intensity is None and (spec.flops is None or spec.bytes is None):
         raise ProblemError("--flops/--bytes", "give both --flops and --bytes (or --intensity)")
-    flops = parse_positive(spec.flops, "--flops") if spec.flops is not None else None
-    moved = parse_positive(spec.bytes, "--bytes") if spec.bytes is not None else None
+    flops = _count(spec.flops, "--flops")
+    moved = _count(spec.bytes, "--bytes")
     if flops is not None and moved is not None:
-        intensity = flops / moved
+        if flops == 0 and moved == 0:
+            raise ProblemError(
+                "--flops 0 --bytes 0",
+                "a kernel that computes nothing and moves nothing has no roofline",
+            )
+        intensity = flops / moved if moved != 0 else sp.oo
     else:
         intensity = parse_positive(spec.intensity or "", "--intensity")
     ceilings = Ceilings(

@@ -101,7 +101,7 @@ def measure(
         bytes_per_s = moved / time
     from_intensity = None
     kernel_intensity = needed_bytes = needed_flops = None
-    if intensity is not None and intensity.is_positive:
+    if intensity is not None and intensity.is_positive and intensity.is_finite:
         if flops_per_s is not None and bytes_per_s is None:
             bytes_per_s, from_intensity = flops_per_s / intensity, "bytes_per_s"
         elif bytes_per_s is not None and flops_per_s is None:
@@ -115,8 +115,8 @@ def measure(
             needed_bytes, needed_flops = flops_per_s / intensity, bytes_per_s * intensity
     mfu = flops_per_s / peak if flops_per_s is not None else None
     mbu = bytes_per_s / bandwidth if bytes_per_s is not None else None
-    intensity = (
-        flops_per_s / bytes_per_s if flops_per_s is not None and bytes_per_s is not None else None
+    intensity = (  # no intensity of the rates when no bytes moved (a kernel of FLOPs alone)
+        flops_per_s / bytes_per_s if flops_per_s is not None and bytes_per_s else None
     )
     beats = []
     if mfu is not None and mfu > 1:

@@ -49,6 +49,7 @@ from derive.checking.training_claims import TRAINING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula.answer import position_of
+from derive.pipeline import Derivation, ModelDerivation
 from derive.pipeline.kinds import kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
@@ -79,6 +80,7 @@ __all__ = [
     "kernel_claim_json",
     "kernel_claim_text",
     "model_analysis_for",
+    "model_values",
     "model_verdict_text",
     "parse_rtol",
     "read_chain_text",
@@ -200,6 +202,40 @@ def _rtol(rtol: Tolerance) -> sp.Rational:
     return value
 
 
+def _as_problem(
+    problem: Problem | Derivation | ModelDerivation | str, operators: Sequence[str | Path]
+) -> tuple[Problem | Derivation, Sequence[str | Path]]:
+    """A name or a derivation as the problem it answers, with its operator files."""
+    if isinstance(problem, str):
+        from derive.pipeline import model_names
+
+        if problem.lower() in (name.lower() for name in model_names(operators)):
+            return ModelSpec(model=problem), operators
+        return ProblemSpec(problem), operators
+    if isinstance(problem, ModelDerivation):
+        if problem.spec is None:
+            raise ProblemError("problem", "a ModelDerivation without its spec: use solve_model")
+        return problem.spec, operators
+    if isinstance(problem, Derivation):
+        if problem.spec is None:
+            raise ProblemError("problem", "a Derivation without its spec: use derive.solve")
+        return problem, tuple(operators) or problem.operators
+    return problem, operators
+
+
+def _derivation_context(d: Derivation, operators: tuple[str, ...], rtol: sp.Rational) -> Context:
+    """A derivation's own analysis; its operator joins the registry when it was an object."""
+    from derive.declare.registry import Registry
+    from derive.pipeline.cache import registry
+
+    assert d.spec is not None  # _as_problem refused one without
+    known = registry(operators)
+    operator = d.analysis.problem.operator
+    if operator.name.lower() not in (name.lower() for name in known.names()):
+        known = Registry((*known.operators, operator))
+    return Context(d.analysis, d.spec, known, rtol)
+
+
 def _context(spec: ProblemSpec, operators: tuple[str, ...], rtol: sp.Rational) -> Context:
     from derive.pipeline.cache import operator_analysis, registry
 
@@ -207,14 +243,19 @@ def _context(spec: ProblemSpec, operators: tuple[str, ...], rtol: sp.Rational) -
 
 
 def context_for(
-    problem: Problem, rtol: Tolerance = DEFAULT_RTOL, operators: Sequence[str | Path] = ()
+    problem: Problem | Derivation,
+    rtol: Tolerance = DEFAULT_RTOL,
+    operators: Sequence[str | Path] = (),
 ) -> Context:
     """The analysed problem a check needs (cached).
 
     Raises:
         DeriveError: the problem cannot be bound, or the tolerance is not in (0, 1).
     """
-    return _context(_spec_of(problem), tuple(str(p) for p in operators), _rtol(rtol))
+    names = tuple(str(p) for p in operators)
+    if isinstance(problem, Derivation):
+        return _derivation_context(problem, names, _rtol(rtol))
+    return _context(_spec_of(problem), names, _rtol(rtol))
 
 
 def model_analysis_for(
@@ -224,6 +265,25 @@ def model_analysis_for(
     from derive.checking.model_claims import model_analysis_for as analysed
 
     return analysed(problem, operators)
+
+
+def model_values(
+    problem: ModelSpec | ModelEntry, quantities: Sequence[str], operators: Sequence[str | Path] = ()
+) -> tuple[tuple[str, str, str], ...]:
+    """Each quantity asked of a model problem (or its serving step): name, exact text, shown.
+
+    The shown text is what a claim's ``expected:`` line prints (``124439808 parameters ≈
+    1.2444e8``); ``derive model --quantity Q`` without ``--claim`` prints it.
+
+    Raises:
+        ProblemError: an unknown quantity, or one not derived for this problem.
+    """
+    from derive.checking.model_claims import model_quantity, shown_expected
+    from derive.checking.serving_claims import claims_analysis_for
+
+    a = claims_analysis_for(problem, operators)
+    found = [(name, model_quantity(a, name)) for name in quantities]
+    return tuple((name, str(q.value), shown_expected(q)) for name, q in found)
 
 
 def _check_model(
@@ -290,7 +350,7 @@ def _check_quantity(quantity: str) -> None:
 
 
 def check(
-    problem: Problem,
+    problem: Problem | Derivation | ModelDerivation | str,
     quantity: str,
     claim: str,
     *,
@@ -304,7 +364,9 @@ def check(
     Args:
         problem: a ProblemSpec or a ModelSpec, or a problem of a problem set (either kind),
             or a :class:`~derive.problem.kernel_spec.KernelSpec` (a kernel by its numbers; a
-            set's :class:`~derive.problem.kernel_problems.KernelEntry` too).
+            set's :class:`~derive.problem.kernel_problems.KernelEntry` too); or what
+            ``derive.solve`` / ``derive.solve_model`` returned (its problem is judged); or a
+            name: a model's (``"gpt2-small"``), else an operator's, as typed with no flags.
         quantity: one of :data:`derive.checking.quantities.QUANTITIES` (an operator
             problem), of :data:`derive.checking.model_claims.MODEL_QUANTITIES` (a model) or
             of :data:`derive.checking.kernel_claims.KERNEL_QUANTITIES` (a kernel).
@@ -318,7 +380,8 @@ def check(
     Raises:
         DeriveError: the problem, the quantity or the tolerance is wrong (not the claim).
     """
-    judge = _JUDGES.get(kind_of(problem).kind)
+    problem, operators = _as_problem(problem, operators)
+    judge = _JUDGES.get(problem.kind if isinstance(problem, Derivation) else kind_of(problem).kind)
     if judge is None:
         raise ProblemError("problem", f"{problem.kind.label}: its claims are not checked yet")
     return judge(problem, quantity, claim, rtol, hide_expected, syntax, operators)
@@ -397,7 +460,7 @@ _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
 
 
 def check_derivation(
-    problem: Problem,
+    problem: Problem | Derivation | ModelDerivation | str,
     lines: Sequence[str] | str,
     *,
     quantity: str | None = None,
@@ -421,6 +484,7 @@ def check_derivation(
     from derive.checking.chain import check_chain, split_lines
     from derive.checking.shown import show_expected
 
+    problem, operators = _as_problem(problem, operators)
     if quantity is not None:
         _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)

@@ -131,9 +131,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         raise ProblemError(
             "derive solve", "give an operator, or a kernel by --flops and --bytes (or --intensity)"
         )
-    from derive.pipeline import derive_spec, operator_registry
+    from derive.pipeline import derive_spec, registry_naming
 
-    derivation = derive_spec(spec_from_args(args), operator_registry(args.operators))
+    derivation = derive_spec(spec_from_args(args), registry_naming(args.operator, args.operators))
     if args.format == "json":
         sys.stdout.write(json.dumps(derivation.as_json(), indent=2, ensure_ascii=False) + "\n")
     else:

@@ -12,12 +12,12 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from derive.commands.options import add_format_flag
+from derive.commands.options import add_format_flag, add_kernel_flags
 from derive.errors import ProblemError
 from derive.pipeline.compare import compare_rows
 from derive.present.compare.json import compare_json
 from derive.present.compare.ratios import follows_note, ratios_to
-from derive.present.compare.table import baseline_of, compare_latex, compare_markdown
+from derive.present.compare.table import baseline_parts, compare_latex, compare_markdown
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
@@ -32,22 +32,34 @@ __all__ = ["add_compare_parser", "run_compare"]
 def run_compare(args: argparse.Namespace) -> int:
     """``derive compare``: one table over chips and compute dtypes."""
     from derive.commands.compare_model import compare_target, run_compare_model
-    from derive.commands.options import spec_from_args
+    from derive.commands.options import is_kernel, spec_from_args
 
-    if args.peak is not None or args.bandwidth is not None:
+    if is_kernel(args):
+        return _compare_kernel(args)
+    if args.operator is None:
         raise ProblemError(
-            "derive compare --peak/--bandwidth",
-            "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
+            "derive compare", "give an operator, a model, or a kernel by --flops and --bytes"
         )
+
     registry = compare_target(args)
     if registry is None:  # a model: one serving step per chip
+        if args.peak is not None or args.bandwidth is not None:
+            raise ProblemError(
+                "derive compare MODEL --peak/--bandwidth",
+                "a model is compared on chips; choose them with --chips a,b (default: every chip)",
+            )
         return run_compare_model(args)
     spec = replace(spec_from_args(args), compute=None)
     rows = compare_rows(spec, registry, args.chips, args.compute)
     ratios = None
     if args.baseline is not None:
-        baseline = baseline_of(args.baseline).name
-        ratios = ratios_to(rows, compare_rows(spec, registry, baseline, args.compute))
+        chip, dtype = baseline_parts(args.baseline)
+        named = replace(spec, peak=None, bandwidth=None)  # the baseline is a chip's row
+        if dtype is None:
+            ratios = ratios_to(rows, compare_rows(named, registry, chip.name, args.compute))
+        else:  # the problem in that dtype, at its peak: fp8 against bf16 on one chip
+            base = replace(named, dtypes=(dtype,))
+            ratios = ratios_to(rows, compare_rows(base, registry, chip.name, dtype))
     if args.format == "json":
         sys.stdout.write(
             json.dumps(compare_json(rows, ratios), indent=2, ensure_ascii=False) + "\n"
@@ -56,6 +68,29 @@ def run_compare(args: argparse.Namespace) -> int:
         sys.stdout.write(compare_latex(rows, ratios))
     else:
         sys.stdout.write(compare_markdown(rows, ratios) + (follows_note(ratios) if ratios else ""))
+    return 0
+
+
+def _compare_kernel(args: argparse.Namespace) -> int:
+    """``derive compare --flops F --bytes Q [--chips a,b] [--peak P --bandwidth W]``."""
+    from derive.commands.kernel import kernel_spec_of
+    from derive.pipeline.compare import kernel_rows
+    from derive.present.compare.kernels import kernel_compare_json, kernel_compare_markdown
+
+    if args.operator is not None:
+        raise ProblemError(
+            f"derive compare {args.operator}",
+            "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
+        )
+    if args.baseline is not None or args.format == "tex":
+        flag = "--baseline" if args.baseline is not None else "--format tex"
+        raise ProblemError(flag, "a kernel by its numbers is compared as a Markdown or JSON table")
+    rows = kernel_rows(kernel_spec_of(args), args.chips)
+    if args.format == "json":
+        text = json.dumps(kernel_compare_json(rows), indent=2, ensure_ascii=False) + "\n"
+        sys.stdout.write(text)
+    else:
+        sys.stdout.write(kernel_compare_markdown(rows))
     return 0
 
 
@@ -72,7 +107,8 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
         "llama-2-70b, mixtral-8x7b, or one declared in --operators PATH). A model takes --phase, "
         "--devices, --tp, --dtype ROLE=DTYPE (weights=, kv=, activations=) and --set B=… --set S=….",
     )
-    add_problem_flags(parser, chip=False)
+    add_problem_flags(parser, chip=False, operator_optional=True)
+    add_kernel_flags(parser)
     add_model_compare_flags(parser)
     parser.add_argument(
         "--chips",
@@ -81,8 +117,9 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
     )
     parser.add_argument(
         "--baseline",
-        metavar="CHIP",
-        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s)",
+        metavar="CHIP[:DTYPE]",
+        help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s); "
+        "CHIP:DTYPE compares against the problem in DTYPE at its peak (--dtype fp8 --baseline h100:bf16)",
     )
     add_format_flag(parser, ("md", "tex", "json"))
     parser.set_defaults(handler=run_compare)

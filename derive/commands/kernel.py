@@ -21,7 +21,7 @@ def kernel_spec_of(args: argparse.Namespace) -> KernelSpec:
         flops=args.flops,
         bytes=args.bytes,
         intensity=args.intensity,
-        chip=args.chip,
+        chip=getattr(args, "chip", None),  # derive compare takes --chips instead
         peak=args.peak,
         bandwidth=args.bandwidth,
         link_bandwidth=args.link_bandwidth,

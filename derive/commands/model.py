@@ -77,7 +77,8 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--quantity",
         metavar="Q",
-        help="with --claim: the quantity claimed (params, kv_bytes_per_token, max_batch, …)",
+        help="print these quantities (params,kv_bytes_per_token,max_batch,…; comma list), "
+        "or with --claim the quantity claimed",
     )
     p.add_argument("--claim", metavar="TEXT", help="a claimed value or formula to judge exactly")
     add_tolerance_flag(p)
@@ -123,12 +124,35 @@ def _judge(args: argparse.Namespace) -> int:
     return model_claim(args, problem, tuple(args.operators))
 
 
+def _values(args: argparse.Namespace) -> int:
+    """``--quantity Q[,Q…]`` without ``--claim``: each quantity asked, one line (JSON: exact text)."""
+    from derive.checking.api import model_values
+    from derive.commands.check_model import with_serving_step
+
+    names = [name.strip() for name in args.quantity.split(",") if name.strip()]
+    if not names:
+        raise ProblemError(
+            f"--quantity {args.quantity!r}", "name a quantity (params, max_batch, …)"
+        )
+    problem = with_serving_step(args, model_spec(args), args.model)
+    values = model_values(problem, names, tuple(args.operators))
+    if args.format == "json":
+        report = {name: exact for name, exact, _ in values}
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("".join(f"{name}: {shown}\n" for name, _, shown in values))
+    return 0
+
+
 def run_model(args: argparse.Namespace) -> int:
-    """``derive model``: the worked solution (Markdown or LaTeX) or the JSON report."""
-    if (args.quantity is None) != (args.claim is None):
-        raise ProblemError("--quantity / --claim", "give both, to judge a claimed quantity")
+    """``derive model``: the worked solution (Markdown or LaTeX), the JSON report, the
+    quantities asked (``--quantity``), or a judged claim (``--quantity`` and ``--claim``)."""
+    if args.claim is not None and args.quantity is None:
+        raise ProblemError("--claim", "name the quantity claimed with --quantity Q")
     if args.claim is not None:
         return _judge(args)
+    if args.quantity is not None:
+        return _values(args)
     from derive.pipeline import derive_model, derive_serving
 
     spec = model_spec(args)

@@ -154,9 +154,9 @@ class Operator:
                 "the name must be an identifier (letters, digits, _; not starting with a digit)",
             )
         where = f"operator {self.name!r}"
-        comms_only = not self.reads and not self.writes and bool(self.comms)
-        if comms_only and isinstance(self.flops, (int, sp.Integer)) and self.flops == 0:
-            object.__setattr__(self, "flops", sp.Integer(0))  # a collective alone computes nothing
+        if isinstance(self.flops, (int, sp.Integer)) and self.flops == 0:
+            # a copy, a send: it moves its tensors and computes nothing (FLOPs 0, intensity 0)
+            object.__setattr__(self, "flops", sp.Integer(0))
         else:
             object.__setattr__(self, "flops", _as_expr(self.flops, f"{where} flops"))
         for part in ("reads", "writes", "comms"):

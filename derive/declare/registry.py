@@ -157,9 +157,16 @@ def _declares_models(module: ModuleType) -> bool:
 def load_registry(
     paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True
 ) -> Registry:
-    """Load the built-in operators (optional) and the given files, refusing duplicate names."""
+    """Load the built-in operators (optional) and the given files, refusing duplicate names.
+
+    A module-level name bound to an operator declared before it (a built-in the file took
+    from ``load_registry()``, or one it imported) is not a new declaration: only a
+    different operator under a name already taken is refused.
+    """
     builtins = builtin_operator_files() if include_builtins else ()
     files = builtins + tuple(Path(p) for p in paths)
+    if _session.get() is not None:  # a file loading the registry shares its files' modules
+        return _register(files, builtins)
     token = _session.set({})
     try:
         return _register(files, builtins)
@@ -181,8 +188,8 @@ def _register(files: tuple[Path, ...], builtins: tuple[Path, ...]) -> Registry:
         for op in found:
             key = op.name.lower()
             if key in seen:
-                if seen[key][0] is op:
-                    continue
+                if seen[key][0] is op or seen[key][0] == op:
+                    continue  # a name bound to an operator already declared, not a new one
                 raise OperatorFileError(
                     f"operator {op.name!r} in {str(path)!r}",
                     f"duplicate name: already declared in {str(seen[key][1])!r} (names are unique ignoring case)",

@@ -31,11 +31,14 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis, analyse
 from derive.analysis.crossover import Crossover
+from derive.catalogue import ProblemKind
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
+from derive.errors import ProblemError, UnknownNameError
 from derive.present.render import render
 from derive.present.view import view_of
 from derive.problem.binding import ProblemSpec, bind
+from derive.problem.chips import Chip, load_chips
 from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
 
@@ -56,6 +59,7 @@ __all__ = [
     "Registry",
     "ServingDerivation",
     "TrainingDerivation",
+    "chips",
     "derive_kernel",
     "derive_model",
     "derive_operator",
@@ -65,6 +69,7 @@ __all__ = [
     "model_names",
     "names_a_config",
     "operator_registry",
+    "registry_naming",
     "solve",
     "solve_model",
     "solve_training",
@@ -75,13 +80,26 @@ __all__ = [
 class Derivation:
     """A derived problem: the exact analysis and its worked solution.
 
-    The quantities of ``derive solve --format json`` are attributes of the same name, as
-    exact sympy values (``d.intensity``, ``d.t_mem``, ``d.crossover.exact``). Shows itself
-    in Jupyter as the worked solution; ``repr`` is one line.
+    The quantities of ``derive solve --format json`` are attributes of the same name. One
+    rule: a quantity is an exact sympy value (``d.intensity``, ``d.t_lower``, ``d.ridge``;
+    ``None`` where it needs a dim left unbound), except the two crossovers, which are
+    :class:`~derive.analysis.crossover.Crossover` records (``d.crossover.exact``,
+    ``d.crossover_regime.min_compute_bound``): a crossover is a root and an integer
+    threshold together. Shows itself in Jupyter as the worked solution; ``repr`` is one
+    line. ``derive.check(d, quantity, claim)`` judges a claim about it.
     """
 
     analysis: Analysis
     solution: Solution
+    spec: ProblemSpec | None = None
+    """The problem as typed (what ``derive.check`` re-derives variants from)."""
+    operators: tuple[str, ...] = ()
+    """The operator files the problem's operator came from."""
+
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem (``derive.check`` takes a derivation as its problem)."""
+        return ProblemKind.OPERATOR
 
     def __repr__(self) -> str:
         problem = self.analysis.problem
@@ -201,12 +219,42 @@ def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
 def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation:
     """Bind, analyse and build the steps for one problem."""
     analysis = analyse_spec(spec, registry)
-    return Derivation(analysis, build_solution(analysis))
+    return Derivation(analysis, build_solution(analysis), spec)
+
+
+def chips() -> tuple[Chip, ...]:
+    """Every chip derive knows, in catalogue order (``derive chips``), as frozen records.
+
+    >>> [chip.name for chip in chips()][:2]
+    ['tpu-v5e', 'tpu-v5p']
+    """
+    return tuple(load_chips().values())
 
 
 def operator_registry(operators: Sequence[str | Path] = ()) -> Registry:
     """The built-in operators and those declared in ``operators`` (Python files), read now."""
     return load_registry(tuple(Path(p) for p in operators))
+
+
+def registry_naming(
+    name: str, operators: Sequence[str | Path] = (), *, instead: str = ""
+) -> Registry:
+    """The operators, refusing ``name`` in one line when it names a model rather than an operator.
+
+    ``instead`` is what to run for a model (``{name}`` is the model); by default
+    ``derive model {name}``.
+
+    Raises:
+        UnknownNameError: ``name`` is a model's, not an operator's.
+    """
+    registry = operator_registry(operators)
+    known = {operator.lower() for operator in registry.names()}
+    if name.lower() not in known and name.lower() in {m.lower() for m in model_names(operators)}:
+        advice = (instead or "try derive model {name}").format(name=name)
+        raise UnknownNameError(
+            f"operator {name!r}", f"{name} is a model, not an operator: {advice}"
+        )
+    return registry
 
 
 def model_names(operators: Sequence[str | Path] = ()) -> tuple[str, ...]:
@@ -230,8 +278,9 @@ def derive_operator(spec: ProblemSpec, operators: Sequence[str | Path] = ()) -> 
     """
     from derive.pipeline.cache import operator_analysis
 
-    analysis = operator_analysis(spec, tuple(str(p) for p in operators))
-    return Derivation(analysis, build_solution(analysis))
+    names = tuple(str(p) for p in operators)
+    analysis = operator_analysis(spec, names)
+    return Derivation(analysis, build_solution(analysis), spec, names)
 
 
 def solve(
@@ -287,8 +336,10 @@ def solve(
     )
     if isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
-        return Derivation(analysis, build_solution(analysis))
-    return derive_spec(spec, load_registry(tuple(Path(path) for path in operators)))
+        return Derivation(analysis, build_solution(analysis), spec)
+    names = tuple(str(path) for path in operators)
+    derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
+    return Derivation(derivation.analysis, derivation.solution, spec, names)
 
 
 @dataclass(frozen=True)
@@ -296,6 +347,13 @@ class ModelDerivation:
     """A derived whole model: the exact analysis, shown in Jupyter as its worked solution."""
 
     analysis: ModelAnalysis
+    spec: ModelSpec | None = None
+    """The problem as typed (``derive.check`` takes a model derivation as its problem)."""
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A whole-model problem."""
+        return ProblemKind.MODEL
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
@@ -326,7 +384,7 @@ def derive_model(spec: ModelSpec, operators: Sequence[str | Path] = ()) -> Model
     """A whole-model problem (the built-in models and those of ``operators``), derived (cached)."""
     from derive.pipeline.cache import model_analysis
 
-    return ModelDerivation(model_analysis(spec, tuple(str(p) for p in operators)))
+    return ModelDerivation(model_analysis(spec, tuple(str(p) for p in operators)), spec)
 
 
 @dataclass(frozen=True)
@@ -412,10 +470,18 @@ def solve_model(
     mfu: str | None = None,
     measured_tokens_per_s: str | None = None,
     state_bytes: str | None = None,
+    phase: str | None = None,
+    tp: int | str | None = None,
+    efficiency: str | None = None,
+    compute_efficiency: str | None = None,
+    memory_efficiency: str | None = None,
+    launch_overhead: str | None = None,
+    link_latency: str | None = None,
+    measured_time: str | None = None,
     operators: tuple[str | Path, ...] = (),
     params: str | None = None,
     params_active: str | None = None,
-) -> ModelDerivation:
+) -> ModelDerivation | ServingDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
 
     ``model`` is a name or a config.json path; ``model=""`` with ``params="70e9"`` (and
@@ -423,11 +489,37 @@ def solve_model(
 
     ``dtypes`` may be ``{"weights": "int8"}`` or ``("weights=int8",)``; ``set`` may be
     ``{"B": 32, "S": 8192}``; hardware numbers are strings so they stay exact.
+
+    With ``phase="decode"`` or ``"prefill"`` (``--phase``), the result is one serving step,
+    a :class:`ServingDerivation` (``.analysis`` the model's, ``.phase`` the step's); ``tp``
+    and the timing keywords (``efficiency``, ``launch_overhead="5us"``, ``measured_time``,
+    …) are those of ``derive model --phase``, and ``measured_tokens_per_s`` is then the
+    step's measured serving rate, as on the command line.
+
+    Raises:
+        DeriveError: a bad value, named by its flag; a step's keyword without ``phase``.
     """
     from derive.model.analysis import analyse_model
     from derive.model.binding import bind_model
     from derive.model.registry import load_models
     from derive.problem.model_spec import ModelSpec
+    from derive.problem.serving_spec import ServingSpec
+    from derive.problem.timing import TimingSpec
+
+    step = {
+        "efficiency": efficiency,
+        "compute_efficiency": compute_efficiency,
+        "memory_efficiency": memory_efficiency,
+        "launch_overhead": launch_overhead,
+        "link_latency": link_latency,
+        "measured_time": measured_time,
+    }
+    if phase is not None and phase not in ("decode", "prefill"):
+        raise ProblemError(f"phase {phase!r}", "decode or prefill")
+    if phase is None:
+        given = [name for name, value in step.items() if value is not None]
+        if given or tp is not None:
+            raise ProblemError((given or ["tp"])[0], 'times a serving step: give phase="decode"')
 
     spec = ModelSpec(
         model=model,
@@ -440,13 +532,18 @@ def solve_model(
         sets=_items(set),
         train_tokens=train_tokens,
         mfu=mfu,
-        measured_tokens_per_s=measured_tokens_per_s,
+        measured_tokens_per_s=None if phase is not None else measured_tokens_per_s,
         state_bytes=state_bytes,
+        tp=None if tp is None else str(tp),
         params=params,
         params_active=params_active,
     )
+    if phase is not None:
+        timing = TimingSpec(**step, measured_tokens_per_s=measured_tokens_per_s)
+        serving = ServingSpec(phase, None if tp is None else str(tp), timing)
+        return derive_serving(spec, serving, operators)
     registry = load_models(tuple(Path(p) for p in operators))
-    return ModelDerivation(analyse_model(bind_model(spec, registry.resolve(spec))))
+    return ModelDerivation(analyse_model(bind_model(spec, registry.resolve(spec))), spec)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.errors import ProblemError
+from derive.present.compare.kernels import KernelRow
 from derive.present.compare.models import ModelRow
 from derive.present.compare.ratios import Ratios, ratio_of
 from derive.present.compare.table import CompareRow, baseline_of, chips_of
@@ -20,10 +21,66 @@ if TYPE_CHECKING:
     from derive.declare.registry import Registry
     from derive.problem.binding import ProblemSpec
     from derive.problem.chips import Chip
+    from derive.problem.kernel_spec import KernelSpec
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["compare_rows", "model_rows"]
+__all__ = ["compare_rows", "kernel_rows", "model_rows"]
+
+
+_GIVEN = "given"
+"""The compute column of the row of typed numbers (its peak is the one typed)."""
+
+
+def _given_chip(spec: ProblemSpec) -> Chip | None:
+    """``--peak``/``--bandwidth`` as a chip of one peak, for a row beside the named chips.
+
+    Raises:
+        ProblemError: one of the two without the other.
+    """
+    from derive.problem.chips import Chip, custom_figure
+
+    if spec.peak is None and spec.bandwidth is None:
+        return None
+    if spec.peak is None or spec.bandwidth is None:
+        raise ProblemError(
+            "derive compare --peak/--bandwidth",
+            "give both, for a row of your numbers beside the chips",
+        )
+    link = custom_figure(spec.link_bandwidth, "--link-bandwidth") if spec.link_bandwidth else None
+    peak = custom_figure(spec.peak, "--peak")
+    return Chip(
+        _GIVEN,
+        "given numbers",
+        "link",
+        ((_GIVEN, peak),),
+        custom_figure(spec.bandwidth, "--bandwidth"),
+        link,
+    )
+
+
+def kernel_rows(spec: KernelSpec, chips: str | None = None) -> list[KernelRow]:
+    """A kernel by its numbers on every chip and compute dtype (``--compute`` keeps one), and
+    on the typed ``--peak``/``--bandwidth`` as a last row named ``given``."""
+    from derive.pipeline import derive_kernel
+    from derive.problem.dtypes import get_dtype
+
+    want = get_dtype(spec.compute).compute_as if spec.compute else None
+    named = replace(spec, peak=None, bandwidth=None, compute=None, dtypes=())
+    rows = [
+        KernelRow(
+            chip.name, dtype, derive_kernel(replace(named, chip=chip.name, compute=dtype)).kernel
+        )
+        for chip in chips_of(chips)
+        for dtype, _ in chip.peaks
+        if want is None or dtype == want
+    ]
+    if spec.peak is not None or spec.bandwidth is not None:
+        typed = replace(spec, chip=None, compute=None, dtypes=())
+        rows.append(KernelRow(_GIVEN, _GIVEN, derive_kernel(typed).kernel))
+    if not rows:
+        raise ProblemError(f"--compute {spec.compute}", f"none of the chips has a {want} peak")
+    return rows
 
 
 def compare_rows(
@@ -41,12 +98,9 @@ def compare_rows(
     from derive.problem.binding import bind
     from derive.problem.dtypes import get_dtype
 
-    if spec.peak is not None or spec.bandwidth is not None:
-        raise ProblemError(
-            "derive compare --peak/--bandwidth",
-            "compare uses chips, not given numbers; choose them with --chips a,b (default: every chip)",
-        )
+    given = _given_chip(spec)
     operator = registry.get(spec.operator)
+    typed, spec = spec, replace(spec, peak=None, bandwidth=None)
     want = get_dtype(only_compute).compute_as if only_compute else None
     rows: list[CompareRow] = []
     done: dict[tuple[sp.Rational, sp.Rational, str | None], Analysis] = {}
@@ -59,6 +113,10 @@ def compare_rows(
             if key not in done:  # chips and dtypes with the same numbers share one analysis
                 done[key] = analyse(bind(replace(spec, chip=chip.name, compute=dtype), operator))
             rows.append(CompareRow(chip, dtype, done[key]))
+    if given is not None:  # the numbers typed, as one more row after the chips
+        rows.append(
+            CompareRow(given, _GIVEN, analyse(bind(replace(typed, compute=None), operator)))
+        )
     if not rows:
         raise ProblemError(f"--compute {only_compute}", f"none of the chips has a {want} peak")
     return rows

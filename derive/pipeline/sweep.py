@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from derive.analysis.analyse import Analysis
 from derive.declare.operator import Operator
 from derive.errors import ProblemError
 from derive.present.sweep.grid import Axis
 from derive.problem.binding import ProblemSpec
 
-__all__ = ["sweep_chunks"]
+__all__ = ["sweep_analysis", "sweep_chunks", "sweep_outputs"]
 
 
 def _axes(overs: Sequence[str], operator: Operator) -> list[Axis]:
@@ -37,13 +38,52 @@ def sweep_chunks(
     """The CSV of ``derive sweep`` in chunks: ``spec`` analysed once, evaluated over ``overs``.
 
     Raises:
+        DeriveError: as :func:`sweep_analysis`.
+    """
+    from derive.present.sweep.values import sweep_csv_chunks
+
+    analysis, axes = sweep_analysis(spec, operators, overs, seconds)
+    return sweep_csv_chunks(analysis, axes)
+
+
+def sweep_outputs(
+    spec: ProblemSpec,
+    operators: Sequence[str | Path],
+    overs: Sequence[str],
+    seconds: float | None,
+    plot: str | None = None,
+) -> tuple[Iterator[bytes], str | None]:
+    """The CSV chunks and, for ``--plot PATH``, the figure (SVG or TikZ by the suffix):
+    attainable FLOP/s against the one swept dim. One analysis serves both.
+
+    Raises:
+        DeriveError: as :func:`sweep_analysis`; a suffix other than .svg/.tex; two --over.
+    """
+    from derive.present.sweep.plot import plot_format, sweep_plot
+    from derive.present.sweep.values import sweep_csv_chunks
+
+    fmt = None if plot is None else plot_format(plot)
+    analysis, axes = sweep_analysis(spec, operators, overs, seconds)
+    figure = None if fmt is None else sweep_plot(analysis, axes, fmt)
+    return sweep_csv_chunks(analysis, axes), figure
+
+
+def sweep_analysis(
+    spec: ProblemSpec,
+    operators: Sequence[str | Path],
+    overs: Sequence[str],
+    seconds: float | None,
+) -> tuple[Analysis, list[Axis]]:
+    """``spec`` bound and analysed once (within ``seconds``), and the grid checked against it.
+
+    Raises:
         DeriveError: no ``--over``, a dim swept twice or both swept and set, a dim left
             free, a grid too large, or the analysis past ``seconds``.
     """
     from derive.analysis.analyse import analyse
     from derive.declare.registry import load_registry
     from derive.present.sweep.grid import grid_size
-    from derive.present.sweep.values import sweep_csv_chunks, unbound_dims
+    from derive.present.sweep.values import unbound_dims
     from derive.problem.binding import bind
 
     registry = load_registry(tuple(Path(path) for path in operators))
@@ -69,4 +109,4 @@ def sweep_chunks(
     analysis = run_with_deadline(
         analyse, problem, seconds=seconds, what=f"derive sweep {operator.name}"
     )
-    return sweep_csv_chunks(analysis, axes)
+    return analysis, axes

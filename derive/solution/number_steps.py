@@ -5,6 +5,8 @@ Reads :class:`~derive.analysis.kernel_numbers.KernelNumbers`; computes nothing.
 
 from __future__ import annotations
 
+import sympy as sp
+
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
@@ -34,7 +36,9 @@ def numbers_given(kernel: KernelNumbers) -> Rich:
 
 def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
     lines = []
-    if kernel.flops is not None and kernel.bytes is not None:
+    if kernel.bytes == 0:  # FLOPs with no bytes: the intensity is unbounded
+        lines.append(Line.of("I", r"\frac{\text{FLOPs}}{\text{bytes}}", r"\infty"))
+    elif kernel.flops is not None and kernel.bytes is not None:
         lines.append(
             Line.of(
                 "I",
@@ -81,7 +85,12 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
     return Step(
         StepKind.ATTAINABLE,
         "attainable FLOP/s = min(π, I·β)",
-        rich(f"The kernel is {kernel.binding}-bound: its intensity against the ridge."),
+        rich(
+            "The kernel moves no bytes: its intensity is unbounded, so it is compute-bound "
+            "whatever the ridge."
+            if kernel.bytes == 0
+            else f"The kernel is {kernel.binding}-bound: its intensity against the ridge."
+        ),
         tuple(lines),
         tuple(notes),
     )
@@ -149,6 +158,11 @@ def number_steps(kernel: KernelNumbers) -> tuple[Step, ...]:
     return tuple(steps)
 
 
+def _intensity_text(intensity: sp.Expr) -> str:
+    """The intensity as a decimal; ∞ for a kernel that moves no bytes."""
+    return "∞" if intensity == sp.oo else fmt_decimal(intensity)
+
+
 def numbers_verdict(kernel: KernelNumbers) -> tuple[Rich, ...]:
     """One line: bound, runtime and fraction of peak (the step's, launch overhead included,
     when the kernel is timed, as its JSON ``step.fraction_of_peak`` says)."""
@@ -156,7 +170,7 @@ def numbers_verdict(kernel: KernelNumbers) -> tuple[Rich, ...]:
     fraction = kernel.step.fraction_of_peak if kernel.step is not None else kernel.fraction_of_peak
     return (
         rich(
-            f"Verdict: {kernel.binding}-bound (I = {fmt_decimal(kernel.intensity)} against the ridge "
+            f"Verdict: {kernel.binding}-bound (I = {_intensity_text(kernel.intensity)} against the ridge "
             f"{fmt_decimal(kernel.effective_ridge)}){runtime}, {fmt_decimal(100 * fraction, 4)} % of peak."
         ),
     )

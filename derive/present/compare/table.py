@@ -83,6 +83,28 @@ def chips_of(text: str | None) -> tuple[Chip, ...]:
     return tuple(chips)
 
 
+def baseline_parts(text: str) -> tuple[Chip, str | None]:
+    """``--baseline CHIP`` or ``CHIP:DTYPE`` (the problem in DTYPE at DTYPE's peak on CHIP:
+    fp8 against bf16 on one chip is ``--dtype fp8 --chips h100 --baseline h100:bf16``).
+
+    Raises:
+        ProblemError: not one chip, an unknown dtype, or a dtype the chip has no peak for.
+    """
+    from derive.problem.dtypes import get_dtype
+
+    name, colon, dtype = text.partition(":")
+    chip = baseline_of(name)
+    if not colon:
+        return chip, None
+    compute = get_dtype(dtype.strip()).compute_as
+    if compute not in chip.peak_dtypes():
+        raise ProblemError(
+            f"--baseline {text!r}",
+            f"{chip.name} has no {compute} peak; it has {', '.join(chip.peak_dtypes())}",
+        )
+    return chip, dtype.strip()
+
+
 def baseline_of(text: str) -> Chip:
     """The one chip ``--baseline`` names (an error names ``--baseline``, not ``--chips``)."""
     if "," in text or not text.strip():

@@ -1,0 +1,94 @@
+"""``derive compare --flops F --bytes Q``: a kernel by its numbers, one row per chip and peak.
+
+Each row is the kernel's roofline on that chip at that compute dtype's peak (and a row of
+typed ``--peak``/``--bandwidth`` numbers, named ``given``): exact values in the JSON,
+decimals in the Markdown table.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.analysis.kernel_numbers import KernelNumbers
+from derive.formula.decimals import fmt_decimal
+
+__all__ = ["KernelRow", "kernel_compare_json", "kernel_compare_markdown"]
+
+
+@dataclass(frozen=True)
+class KernelRow:
+    """One chip (or the typed numbers) and compute dtype: the kernel derived there."""
+
+    chip: str
+    compute: str
+    kernel: KernelNumbers
+
+
+def _decimal(value: sp.Expr | None) -> str:
+    if value is None:
+        return "—"
+    if value == sp.oo:
+        return "∞"
+    if value.is_Integer and abs(value) >= 10**6:  # a count or a ceiling: 9.89e14, not 15 digits
+        return re.sub(r"e\+?0*(\d)", r"e\1", f"{float(value):.5g}")
+    return fmt_decimal(value)
+
+
+def kernel_compare_markdown(rows: list[KernelRow]) -> str:
+    """The table: ceilings, ridge, the kernel's intensity, bound, attainable, T_lower."""
+    first = rows[0].kernel
+    counts = (
+        f"FLOPs {_decimal(first.flops)}, bytes {_decimal(first.bytes)}"
+        if first.flops is not None and first.bytes is not None
+        else f"intensity {_decimal(first.intensity)} FLOPs/byte"
+    )
+    lines = [
+        "## Compare: a kernel by its numbers",
+        "",
+        f"{counts}; one row per chip and compute dtype.",
+        "",
+        "| chip | compute | peak (FLOP/s) | HBM (B/s) | ridge (FLOP/B) | I (FLOP/B) | bound "
+        "| attainable (FLOP/s) | of peak | T_lower (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        k = row.kernel
+        t_lower = k.step.t_lower if k.step is not None else None
+        cells = [
+            row.chip,
+            row.compute,
+            _decimal(k.peak.value),
+            _decimal(k.bandwidth.value),
+            _decimal(k.ridge),
+            _decimal(k.intensity),
+            k.binding,
+            _decimal(k.attainable),
+            f"{fmt_decimal(100 * k.fraction_of_peak, 4)}%",
+            _decimal(t_lower),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def kernel_compare_json(rows: list[KernelRow]) -> list[dict]:
+    """One object per row, every quantity as an exact string (``oo`` for an unbounded I)."""
+    return [
+        {
+            "chip": row.chip,
+            "compute_dtype": row.compute,
+            "flops": None if row.kernel.flops is None else str(row.kernel.flops),
+            "bytes": None if row.kernel.bytes is None else str(row.kernel.bytes),
+            "peak": str(row.kernel.peak.value),
+            "bandwidth": str(row.kernel.bandwidth.value),
+            "ridge": str(row.kernel.ridge),
+            "intensity": str(row.kernel.intensity),
+            "binding": row.kernel.binding,
+            "attainable": str(row.kernel.attainable),
+            "fraction_of_peak": str(row.kernel.fraction_of_peak),
+            "t_lower": None if row.kernel.step is None else str(row.kernel.step.t_lower),
+        }
+        for row in rows
+    ]
