@@ -3,6 +3,8 @@
 ::
 
     .venv/bin/python benchmarks/load_workbook.py [--seconds 60] [--students 50] [--think 1.0]
+    .venv/bin/python benchmarks/load_workbook.py --think 0 --students 30 --before /tmp/old
+    .venv/bin/python benchmarks/load_workbook.py --flood 20 --seconds 20
 
 Starts ``derive serve`` on a free loopback port (or uses ``--url http://127.0.0.1:PORT/``;
 loopback only), learns one right answer per problem and quantity from the API, then runs
@@ -12,9 +14,16 @@ and then checks a derivation, and pauses ``--think`` seconds on average between 
 (0: no pause, the server saturated). Answers are a realistic mix: half right (exact
 formulas, LaTeX, rounded decimals), a third wrong (classic slips), the rest unreadable.
 
-Reports requests/s, median and 99th-percentile latency per endpoint and overall, errors
-(any non-200 or broken connection), and the server's resident memory (the server and its
-worker processes) at start and end. Bounded in count and time; nothing leaves 127.0.0.1.
+Each student first opens the page (and keeps its cookie, as a browser does: the server
+tells students apart by it). Reports requests/s, checks/s (``/api/check``), median and
+99th-percentile latency per endpoint and overall, errors (any non-200 or broken
+connection), and the server's resident memory (the server and its worker processes) at
+start and end. ``--before DIR`` runs the same load against the server of another checkout
+first (e.g. ``git archive ce42029 | tar -x -C /tmp/old``) and prints both, side by side
+under the same machine load. ``--flood N`` replaces the students: one client sends
+distinct slow claims on N connections while another checks a right answer every 0.25 s;
+it reports the other client's latency and how the flood was answered (judged, or refused
+with 429). Bounded in count and time; nothing leaves 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -55,14 +64,16 @@ class Client:
         self.host, self.port = host, port
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.cookie = ""  # the workbook's client cookie, kept like a browser keeps it
 
     async def request(self, method: str, path: str, body: object = None) -> tuple[int, dict]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         payload = b"" if body is None else json.dumps(body).encode()
+        cookie = f"Cookie: {self.cookie}\r\n" if self.cookie else ""
         head = (
             f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(payload)}\r\n\r\n"
+            f"{cookie}Content-Length: {len(payload)}\r\n\r\n"
         )
         self.writer.write(head.encode() + payload)
         await self.writer.drain()
@@ -76,7 +87,11 @@ class Client:
             name, _, value = line.decode("latin-1").partition(":")
             if name.lower() == "content-length":
                 length = int(value)
+            if name.lower() == "set-cookie":
+                self.cookie = value.strip().split(";")[0]
         data = await self.reader.readexactly(length)
+        if path == "/":
+            return status, {}
         return status, json.loads(data) if data else {}
 
     def close(self) -> None:
@@ -154,6 +169,7 @@ async def student(
         if think > 0 and left > 0:
             await asyncio.sleep(min(left, rng.uniform(0.5, 1.5) * think * scale))
 
+    await client.request("GET", "/")  # open the workbook page (a browser gets its cookie here)
     await asyncio.sleep(rng.uniform(0, max(think, 0.01)))  # students do not start in step
     while time.perf_counter() < deadline:
         problem, quantity, answers = rng.choice(items)
@@ -182,10 +198,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def start_server(workers: int) -> tuple[subprocess.Popen, str]:
+def start_server(workers: int, tree: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """``derive serve`` of the checkout ``tree`` (``python -m derive`` run from its root)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "derive", "serve", "--port", "0", "--workers", str(workers)],
-        cwd=ROOT,
+        cwd=tree,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -198,37 +215,28 @@ def start_server(workers: int) -> tuple[subprocess.Popen, str]:
     raise SystemExit(f"error: derive serve did not start (exit {proc.wait()})")
 
 
-async def main_async(args: argparse.Namespace) -> dict:
-    proc = None
-    if args.url:
-        url, pid = args.url, args.pid
-    else:
-        proc, url = start_server(args.workers)
-        pid = proc.pid
-    parts = urlsplit(url)
-    if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
-        raise SystemExit("error: --url: loopback only (127.0.0.1)")
-    host, port = parts.hostname, parts.port or 80
-    try:
-        warm = Client(host, port)
-        items = await learn(warm)
-        warm.close()
-        rss_start = rss_kib(pid) if pid else None
-        log: list[tuple[str, float, int]] = []
-        started = time.perf_counter()
-        deadline = started + args.seconds
-        await asyncio.gather(
-            *(
-                student(n, host, port, items, deadline, args.think, log)
-                for n in range(args.students)
-            )
-        )
-        elapsed = time.perf_counter() - started
-        rss_end = rss_kib(pid) if pid else None
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(10)
+def _timings(times: list[float]) -> dict:
+    return {
+        "n": len(times),
+        "median_ms": round(1000 * statistics.median(times), 1),
+        "p99_ms": round(1000 * percentile(times, 0.99), 1),
+        "max_ms": round(1000 * max(times), 1),
+    }
+
+
+async def _students(args: argparse.Namespace, host: str, port: int, pid: int | None) -> dict:
+    warm = Client(host, port)
+    items = await learn(warm)
+    warm.close()
+    rss_start = rss_kib(pid) if pid else None
+    log: list[tuple[str, float, int]] = []
+    started = time.perf_counter()
+    deadline = started + args.seconds
+    await asyncio.gather(
+        *(student(n, host, port, items, deadline, args.think, log) for n in range(args.students))
+    )
+    elapsed = time.perf_counter() - started
+    rss_end = rss_kib(pid) if pid else None
     report = {
         "students": args.students,
         "seconds": round(elapsed, 1),
@@ -236,6 +244,7 @@ async def main_async(args: argparse.Namespace) -> dict:
         "workers": args.workers,
         "requests": len(log),
         "requests_per_s": round(len(log) / elapsed, 1),
+        "checks_per_s": round(sum(1 for k, _, _ in log if k == "check") / elapsed, 1),
         "errors": sum(1 for _, _, s in log if s != 200),
         "rss_start_mib": round(rss_start / 1024, 1) if rss_start else None,
         "rss_end_mib": round(rss_end / 1024, 1) if rss_end else None,
@@ -243,13 +252,124 @@ async def main_async(args: argparse.Namespace) -> dict:
     for kind in ("all", "read", "check", "derivation"):
         times = [t for k, t, _ in log if kind in ("all", k)]
         if times:
-            report[kind] = {
-                "n": len(times),
-                "median_ms": round(1000 * statistics.median(times), 1),
-                "p99_ms": round(1000 * percentile(times, 0.99), 1),
-                "max_ms": round(1000 * max(times), 1),
-            }
+            report[kind] = _timings(times)
     return report
+
+
+SLOW_CLAIMS = (  # {k} makes every claim new, so none is answered from the server's memory
+    "({k}B^{{1/31}}+B^{{1/29}})^{{-2}}",
+    "(B^{{1/99}}+D^{{1/97}}+F^{{1/89}}+{k})^{{20}}",
+    "(B+D+F+{k})^{{12}}",
+    "(B^{{1/31}}+D^{{1/29}}+F^{{1/23}}+{k})^{{-5}}",
+)
+
+
+async def _flood(args: argparse.Namespace, host: str, port: int) -> dict:
+    """One client floods ``--flood`` concurrent slow claims; another checks a right answer every 0.25 s."""
+    probe = Client(host, port)
+    items = await learn(probe)
+    problem, quantity, answers = next(i for i in items if i[1] == "intensity")
+    await probe.request("GET", "/")
+    first = Client(host, port)
+    await first.request("GET", "/")
+    deadline = time.perf_counter() + args.seconds
+    statuses: list[int] = []
+
+    async def flooder(n: int) -> None:
+        client = Client(host, port)
+        client.cookie = first.cookie  # one client (one browser) on many connections
+        k = 1
+        while time.perf_counter() < deadline:
+            k += 1
+            claim = SLOW_CLAIMS[n % len(SLOW_CLAIMS)].format(k=1000 * n + k)
+            body = {"problem": problem, "quantity": quantity, "answer": claim}
+            try:
+                status, _ = await client.request("POST", "/api/check", body)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                status = 0
+                client.close()
+                client.writer = None
+            statuses.append(status)
+        client.close()
+
+    probes: list[float] = []
+    failed = 0
+
+    async def prober() -> None:
+        nonlocal failed
+        await asyncio.sleep(1.0)  # the flood is under way
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            body = {"problem": problem, "quantity": quantity, "answer": answers["right"][0]}
+            status, _ = await probe.request("POST", "/api/check", body)
+            probes.append(time.perf_counter() - started)
+            failed += status != 200
+            await asyncio.sleep(0.25)
+
+    await asyncio.gather(prober(), *(flooder(n) for n in range(args.flood)))
+    probe.close()
+    return {
+        "flood_connections": args.flood,
+        "seconds": args.seconds,
+        "flood_requests": len(statuses),
+        "flood_refused_429": statuses.count(429),
+        "flood_judged": statuses.count(200),
+        "probe_failed": failed,
+        "probe": _timings(probes) if probes else None,
+    }
+
+
+async def run_once(args: argparse.Namespace, tree: Path | None) -> dict:
+    """The scenario against a server of ``tree`` (None: ``--url``)."""
+    proc = None
+    if tree is None:
+        url, pid = args.url, args.pid
+    else:
+        proc, url = start_server(args.workers, tree)
+        pid = proc.pid
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise SystemExit("error: --url: loopback only (127.0.0.1)")
+    host, port = parts.hostname, parts.port or 80
+    try:
+        if args.flood:
+            return await _flood(args, host, port)
+        return await _students(args, host, port, pid)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+
+
+def _print(report: dict, label: str) -> None:
+    if "flood_connections" in report:
+        p = report["probe"] or {}
+        print(
+            f"{label}: flood of {report['flood_connections']} connections, {report['seconds']} s: "
+            f"{report['flood_requests']} distinct slow claims sent, {report['flood_judged']} "
+            "judged, "
+            f"{report['flood_refused_429']} refused (429); another client's check: "
+            f"median {p.get('median_ms')} ms, p99 {p.get('p99_ms')} ms, max {p.get('max_ms')} ms, "
+            f"failed {report['probe_failed']}"
+        )
+        return
+    print(
+        f"{label}: {report['students']} students, {report['seconds']} s, think "
+        f"{report['think_s']} s, {report['workers']} workers: {report['requests']} requests, "
+        f"{report['requests_per_s']} req/s, {report['checks_per_s']} checks/s, "
+        f"errors {report['errors']}"
+    )
+    for kind in ("all", "read", "check", "derivation"):
+        if kind in report:
+            r = report[kind]
+            print(
+                f"  {kind:<10} n={r['n']:<6} median {r['median_ms']:>7.1f} ms   "
+                f"p99 {r['p99_ms']:>7.1f} ms   max {r['max_ms']:>7.1f} ms"
+            )
+    print(
+        f"  server RSS (with workers): {report['rss_start_mib']} MiB at start, "
+        f"{report['rss_end_mib']} MiB at end"
+    )
 
 
 def main() -> int:
@@ -260,29 +380,37 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="checking processes of the server")
     parser.add_argument("--url", help="an already running server on 127.0.0.1 (default: start one)")
     parser.add_argument("--pid", type=int, help="its process id, to report its memory")
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="another checkout (e.g. git archive of an older commit): run the same load "
+        "against its server first, then this tree's, and print both",
+    )
+    parser.add_argument(
+        "--flood",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of students: one client sends slow claims on N connections while "
+        "another checks a right answer every 0.25 s",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON only")
     args = parser.parse_args()
     if not 0 < args.seconds <= MAX_SECONDS or not 0 < args.students <= MAX_STUDENTS:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}], --students in (0, {MAX_STUDENTS}]")
-    report = asyncio.run(main_async(args))
+    if not 0 <= args.flood <= MAX_STUDENTS:
+        parser.error(f"--flood must be in [0, {MAX_STUDENTS}]")
+    runs: list[tuple[str, Path | None]] = []
+    if args.before:
+        runs.append(("before", Path(args.before).resolve()))
+    runs.append(("after" if args.before else "this tree", None if args.url else ROOT))
+    reports = {label: asyncio.run(run_once(args, tree)) for label, tree in runs}
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(reports, indent=2))
         return 0
-    print(
-        f"{report['students']} students, {report['seconds']} s, think {report['think_s']} s, "
-        f"{report['workers']} workers: {report['requests']} requests, "
-        f"{report['requests_per_s']} req/s, errors {report['errors']}"
-    )
-    for kind in ("all", "read", "check", "derivation"):
-        if kind in report:
-            r = report[kind]
-            print(
-                f"  {kind:<10} n={r['n']:<6} median {r['median_ms']:>7.1f} ms   "
-                f"p99 {r['p99_ms']:>7.1f} ms   max {r['max_ms']:>7.1f} ms"
-            )
-    print(
-        f"  server RSS (with workers): {report['rss_start_mib']} MiB at start, {report['rss_end_mib']} MiB at end"
-    )
+    print(f"machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} at the end")
+    for label, report in reports.items():
+        _print(report, label)
     return 0
 
 

@@ -41,6 +41,7 @@ import gc
 import io
 import os
 import pickle
+import re
 import selectors
 import signal
 import struct
@@ -90,10 +91,8 @@ def time_limit(flag: str | None = None) -> float:
     text, what = (flag, "--time-limit") if flag is not None else (os.environ.get(ENV_VAR), ENV_VAR)
     if text is None or (flag is None and not text.strip()):
         return DEFAULT_SECONDS
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = float("nan")
+    plain = re.fullmatch(r"\s*\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*", text, re.ASCII)
+    seconds = float(text) if plain else float("nan")  # ASCII digits only: not "١٠" or "1_0"
     if not 0 < seconds <= MAX_SECONDS:  # also refuses nan
         raise ProblemError(
             f"{what} {text!r}",

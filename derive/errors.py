@@ -9,6 +9,7 @@ is not a ``DeriveError`` reaching the CLI is a bug.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 __all__ = [
@@ -26,6 +27,19 @@ __all__ = [
     "UnknownNameError",
     "did_you_mean",
 ]
+
+
+MAX_WORD = 200
+"""Characters of one word (no spaces) an error message echoes in full."""
+_LONG_WORD = re.compile(rf"\S{{{MAX_WORD + 1},}}")
+
+
+def _shorten(m: re.Match[str]) -> str:
+    """The start of a long word and its length; the quote and colon after it are kept."""
+    word = m.group(0)
+    tail = re.search(r"\W*$", word).group(0)  # type: ignore[union-attr]  # always matches
+    body = word[: len(word) - len(tail)]
+    return f"{body[:60]}… ({len(body)} characters){tail}"
 
 
 class DeriveError(Exception):
@@ -52,8 +66,12 @@ class DeriveError(Exception):
         return type(self), (self.what, self.why), extra
 
     def one_line(self) -> str:
-        """The message as the CLI prints it: a single line, control characters escaped."""
-        text = f"error: {self.what}: {self.why}"
+        """The message as the CLI prints it: a single line, control characters escaped.
+
+        A word longer than :data:`MAX_WORD` characters (a 10,000-character name, a
+        5,000-digit number) is shown by its start and its length, not echoed in full.
+        """
+        text = _LONG_WORD.sub(_shorten, f"error: {self.what}: {self.why}")
         return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

@@ -459,7 +459,7 @@ def test_asking_what_cannot_be_derived_is_one_error(tmp_path):
     path.write_text(
         'title = "t"\n[[problem]]\nid = "a"\ntitle = "a"\nmodel = "gpt2-small"\nask = ["fits"]\n'
     )
-    _one_line_exit_2(["key", str(path), "-o", str(tmp_path / "out")], "ask 'fits'")
+    _one_line_exit_2(["key", str(path), "-o", str(tmp_path / "out")], "key 'ask' ('fits')")
     assert not (tmp_path / "out").exists()
 
 

@@ -7,8 +7,10 @@ values are computed here from the set's own numbers with naive sympy, never copi
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import signal
 from importlib import resources
 
 import pytest
@@ -32,13 +34,14 @@ from derive.web.pool import PoolSettings, WorkerPool
 B, D, F = sp.symbols("B D F", positive=True, integer=True)
 SET = tomllib.loads(resources.files("derive").joinpath(BUILTIN_SET).read_text("utf-8"))
 BY_ID = {p["id"]: p for p in SET["problem"]}
-ERROR_STATUSES = {400, 403, 404, 405, 413, 422}
+JSON = {"content-type": "application/json"}
+ERROR_STATUSES = {400, 403, 404, 405, 413, 415, 422}
 
 
 def _client(hints: bool = True, show: bool = True, timeout: float = 5.0, workers: int = 1):
-    source, pset = load_source(None)
+    _, pset = load_source(None)
     book = build_workbook(pset, hints=hints, show_expected=show)
-    pool = WorkerPool(source, PoolSettings(workers=workers, timeout=timeout), not show)
+    pool = WorkerPool(pset, PoolSettings(workers=workers, timeout=timeout), not show)
     pool.wait_ready()
     return TestClient(create_app(book, pool, LOOPBACK_HOSTS), base_url="http://127.0.0.1"), pool
 
@@ -316,7 +319,7 @@ def test_derivation_empty_or_unreadable(client):
     ],
 )
 def test_bad_bodies(client, path, body, status):
-    _is_error(client.post(path, content=body), status)
+    _is_error(client.post(path, content=body, headers=JSON), status)
 
 
 @pytest.mark.parametrize(
@@ -345,7 +348,7 @@ def test_derivation_wrong_types_are_422(client, lines):
 
 def test_one_megabyte_answer_is_413(client):
     body = json.dumps({"problem": "q1", "quantity": "flops", "answer": "B" * 1_000_000})
-    line = _is_error(client.post("/api/check", content=body), 413)
+    line = _is_error(client.post("/api/check", content=body, headers=JSON), 413)
     assert "64 KiB" in line
 
 
@@ -354,11 +357,11 @@ def test_oversize_streamed_body_is_413_without_content_length(client):
         for _ in range(100):
             yield b"x" * 4096
 
-    _is_error(client.post("/api/check", content=chunks()), 413)
+    _is_error(client.post("/api/check", content=chunks(), headers=JSON), 413)
 
 
 def test_lying_content_length(client):
-    r = client.post("/api/check", content=b"{}", headers={"content-length": "999999999"})
+    r = client.post("/api/check", content=b"{}", headers={**JSON, "content-length": "999999999"})
     _is_error(r, 413)
 
 
@@ -377,7 +380,7 @@ def test_a_bounded_loop_of_garbage(client):
         else:
             obj = {rng.choice(keys): rng.choice(values) for _ in range(rng.randrange(0, 5))}
             body = json.dumps(obj).encode()
-        r = client.post(rng.choice(paths), content=body)
+        r = client.post(rng.choice(paths), content=body, headers=JSON)
         assert r.status_code == 200 or r.status_code in ERROR_STATUSES, (body, r.text)
         if r.status_code != 200:
             _is_error(r, r.status_code)
@@ -400,24 +403,30 @@ def test_time_limit_kills_and_replaces_the_worker():
     pool.close()
 
 
-def test_a_full_queue_is_503():
+def test_a_full_queue_is_429_with_retry_after():
     c, pool = _client()
     pool.settings = PoolSettings(workers=1, timeout=5.0, queue=0)
     with c:
         body = {"problem": "q2", "quantity": "flops", "answer": "2BDF"}
-        assert "try again" in _is_error(c.post("/api/check", json=body), 503)
+        r = c.post("/api/check", json=body)
+        assert "try again" in _is_error(r, 429)
+        assert int(r.headers["retry-after"]) >= 1
     pool.close()
 
 
 def test_a_dead_worker_is_replaced():
     c, pool = _client()
     with c:
-        body = {"problem": "q2", "quantity": "flops", "answer": "2BDF"}
-        assert c.post("/api/check", json=body).status_code == 200
-        pool._workers[0].process.kill()
-        pool._workers[0].process.join()
-        assert "stopped unexpectedly" in _is_error(c.post("/api/check", json=body), 422)
-        assert c.post("/api/check", json=body).json()["verdict"] == "correct"
+
+        def body(answer: str) -> dict:
+            return {"problem": "q2", "quantity": "flops", "answer": answer}
+
+        assert c.post("/api/check", json=body("2BDF")).status_code == 200
+        os.kill(pool._workers[0].pid, signal.SIGKILL)
+        os.waitpid(pool._workers[0].pid, 0)
+        assert "stopped unexpectedly" in _is_error(c.post("/api/check", json=body("2 B D F")), 422)
+        assert c.post("/api/check", json=body("2*B*D*F")).json()["verdict"] == "correct"
+        assert c.post("/api/check", json=body("2BDF")).json()["verdict"] == "correct"  # remembered
     pool.close()
 
 

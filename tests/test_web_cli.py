@@ -75,3 +75,22 @@ def test_question_text_is_escaped():
     html = question_html('<script>alert(1)</script> & "q" **bold** $x < 1$')
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<strong>bold</strong>" in html and "\\(x &lt; 1\\)" in html
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "folder", "large"])
+def test_a_set_that_is_not_a_small_regular_file_is_one_line(kind, tmp_path):
+    """serve reads the set as key does: /dev/zero, a FIFO without a writer, a folder, 3 MB."""
+    import os
+
+    path = {
+        "dev-zero": "/dev/zero",
+        "fifo": str(tmp_path / "set.toml"),
+        "folder": str(tmp_path),
+        "large": str(tmp_path / "big.toml"),
+    }[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    if kind == "large":
+        (tmp_path / "big.toml").write_text("#" * 3_000_000)
+    line = _one_line_error(run_cli(["serve", path, "--port", "0"]))
+    assert path in line or repr(path) in line

@@ -18,7 +18,14 @@ import sympy as sp
 from derive.analysis.leading_order import leading_order
 from derive.catalogue import table as q
 from derive.checking.context import Context
-from derive.checking.matching import as_percent, constant_ratio, equal, match, relative_error
+from derive.checking.matching import (
+    as_percent,
+    cheap,
+    constant_ratio,
+    equal,
+    match,
+    relative_error,
+)
 from derive.checking.quantities import (
     NETWORK,
     STEP_KINDS,
@@ -229,6 +236,8 @@ def _fallback(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> st
 
 def _is_monomial(expr: sp.Expr) -> bool:
     """True for a claim like ``2B`` or ``N/2``: the shape of a leading-order answer."""
+    if not cheap(expr):  # a large sum, or roots: not a leading-order answer, and costly to cancel
+        return False
     num, den = sp.fraction(sp.cancel(sp.together(expr)))
     return len(sp.Add.make_args(num)) == 1 and len(sp.Add.make_args(den)) == 1
 
@@ -254,7 +263,7 @@ def _leading_findings(
         factor = None
     factor = _unless_said(factor, variants)
     out: list[str | None] = [prefix + s for s in ([factor] if factor else []) + variants]
-    if kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME):
+    if kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME) and cheap(claim):
         basis = basis_of(a, roof_of(quantity), regime)
         out += [
             prefix + text
@@ -286,6 +295,7 @@ def _findings(
     if (
         kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME)
         and quantity != q.INTENSITY_REGIME.name
+        and cheap(raw)  # term by term only for a claim cancel reads in milliseconds
     ):
         terms = term_diagnoses(
             kind_of(quantity), raw, basis_of(a, roof_of(quantity)), hardware_of(a), ctx.bound

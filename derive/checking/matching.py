@@ -1,9 +1,11 @@
-"""Comparing a claim with an expected value: exact proof, tolerance, threshold.
+"""Comparing a claim with an expected value: equal as functions, tolerance, threshold.
 
-Equality of expressions is proved with ``sp.cancel(a - b) == 0`` (dims are
-positive, so rational functions in them are equal exactly when their difference
-cancels). A deterministic exact-rational point is tried first: a nonzero
-difference there proves inequality at once; a zero never replaces the proof.
+Two expressions are compared at random points first (:mod:`derive.checking.sampling`): a
+point where they differ proves them different with no symbolic work; agreement at every
+point makes them equal but for a negligible probability (Schwartz–Zippel), and is proved
+by ``sp.cancel(a - b) == 0`` when that is cheap (a rational function of at most
+:data:`CHEAP_TERMS` terms: dims are positive, so rational functions in them are equal
+exactly when their difference cancels). See docs/judging.md.
 """
 
 from __future__ import annotations
@@ -15,44 +17,29 @@ from enum import Enum
 import sympy as sp
 
 from derive.checking.quantities import Target
+from derive.checking.sampling import Sameness, compare, ratio_constant
 from derive.errors import LimitError
 
 __all__ = [
+    "CHEAP_TERMS",
     "MAX_EXPANSION",
     "How",
     "Match",
     "as_percent",
+    "cheap",
     "check_size",
     "constant_ratio",
     "equal",
     "expansion_size",
+    "has_root",
     "match",
     "relative_error",
 ]
 
 MAX_EXPANSION = 2_000
 """Refuse to compare a claim whose expansion could exceed this many terms."""
-
-_POINT_PRIMES = (
-    101,
-    113,
-    127,
-    131,
-    137,
-    149,
-    151,
-    157,
-    163,
-    167,
-    173,
-    179,
-    181,
-    191,
-    193,
-    197,
-    199,
-    211,
-)
+CHEAP_TERMS = 200
+"""A difference that expands to at most this many terms (and has no roots) is proved by cancel."""
 
 
 class How(Enum):
@@ -123,25 +110,42 @@ def check_size(expr: sp.Expr, what: str) -> None:
         )
 
 
-def _point(expr: sp.Expr) -> dict[sp.Symbol, sp.Rational]:
-    syms = sorted(expr.free_symbols, key=lambda s: s.name)
-    return {
-        s: sp.Rational(_POINT_PRIMES[i % len(_POINT_PRIMES)], 7 + i) for i, s in enumerate(syms)
-    }
+def has_root(expr: sp.Expr) -> bool:
+    """True when ``expr`` raises something to a power that is not an integer (``B^{1/31}``)."""
+    return any(
+        isinstance(node, sp.Pow) and not node.exp.is_Integer for node in sp.preorder_traversal(expr)
+    )
+
+
+def cheap(expr: sp.Expr) -> bool:
+    """True when ``cancel`` proves or refutes ``expr == 0`` in milliseconds: a rational function
+    of at most :data:`CHEAP_TERMS` expanded terms (roots make cancel's gcds explode)."""
+    return expansion_size(expr) <= CHEAP_TERMS and not has_root(expr)
+
+
+def _cancels(diff: sp.Expr) -> bool:
+    return sp.cancel(sp.together(diff)) == 0
 
 
 def equal(a: sp.Expr, b: sp.Expr) -> bool:
-    """True when ``a`` and ``b`` are the same rational function (proved by cancel)."""
+    """True when ``a`` and ``b`` are the same function of the dims.
+
+    Decided at random points first (:func:`derive.checking.sampling.compare`): a point where
+    they differ settles it; agreement is proved by ``cancel`` when that is cheap, and taken as
+    it is otherwise (Schwartz–Zippel); only when the points cannot tell does ``cancel`` run on
+    an expensive difference (under the command's time budget).
+    """
     diff = a - b
     if diff == 0:
         return True
-    if diff.free_symbols:
-        at = diff.subs(_point(diff))
-        if at.is_Rational and at != 0:
-            return False
-    elif diff.is_Rational:
+    if diff.is_Rational:
         return False
-    return sp.cancel(sp.together(diff)) == 0
+    said = compare(a, b)
+    if said is Sameness.DIFFERENT:
+        return False
+    if said is Sameness.SAME and not cheap(diff):
+        return True
+    return _cancels(diff)
 
 
 def relative_error(claim: sp.Expr, value: sp.Expr) -> sp.Rational | None:
@@ -152,17 +156,22 @@ def relative_error(claim: sp.Expr, value: sp.Expr) -> sp.Rational | None:
 
 
 def constant_ratio(claim: sp.Expr, value: sp.Expr) -> sp.Rational | None:
-    """claim / value when it is a nonzero rational constant, else None."""
+    """claim / value when it is a nonzero rational constant, else None.
+
+    Decided at random points like :func:`equal`: two different ratios settle that it is
+    not constant; a constant ratio is read back exactly, and proved by ``cancel`` when cheap.
+    """
     if value == 0 or claim == 0:
         return None
     ratio = claim / value
-    if ratio.free_symbols:
-        pt = _point(ratio)
-        first = ratio.subs(pt)
-        second = ratio.subs({s: v * 3 / 2 + 1 for s, v in pt.items()})
-        if first.is_Rational and second.is_Rational and first != second:
-            return None
-        ratio = sp.cancel(sp.together(ratio))
+    if not ratio.free_symbols:
+        return ratio if ratio.is_Rational else None
+    said = ratio_constant(claim, value)
+    if said is None:
+        return None
+    if isinstance(said, sp.Rational) and not cheap(ratio):
+        return said if said != 0 else None
+    ratio = sp.cancel(sp.together(ratio))
     return ratio if ratio.is_Rational and ratio != 0 else None
 
 

@@ -11,6 +11,7 @@ different numbers, so they cannot drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
@@ -178,6 +179,12 @@ def _crossover_target(c: Crossover) -> Target:
     )
 
 
+@lru_cache(maxsize=4096)
+def _cancelled(expr: sp.Expr) -> sp.Expr:
+    """``cancel(expr)``, remembered: a diagnosis asks for the same intensities many times."""
+    return sp.cancel(expr)
+
+
 def compute(kind: Kind, basis: Basis, hw: Hardware, a: Analysis) -> Target:
     """One quantity from a basis and hardware numbers, with the problem's bound dims.
 
@@ -204,12 +211,12 @@ def compute(kind: Kind, basis: Basis, hw: Hardware, a: Analysis) -> Target:
     symbolic = {
         Kind.FLOPS: basis.num,
         Kind.BYTES: basis.den,
-        Kind.INTENSITY: sp.cancel(basis.num / basis.den),
+        Kind.INTENSITY: _cancelled(basis.num / basis.den),
         Kind.RIDGE: hw.peak / bw if bw else None,
         Kind.COMPUTE_TIME: basis.num / hw.peak,
         Kind.TRANSFER_TIME: basis.den / bw if bw else None,
     }[kind]
-    value = sp.cancel(symbolic.subs(sub_all)) if kind == Kind.INTENSITY else symbolic.subs(sub_all)
+    value = _cancelled(symbolic.subs(sub_all)) if kind == Kind.INTENSITY else symbolic.subs(sub_all)
     return Target(value, symbolic)
 
 

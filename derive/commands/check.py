@@ -63,6 +63,7 @@ from derive.problem.problem_set import (
     ProblemEntry,
     ProblemSet,
 )
+from derive.problem.set_errors import in_file_terms, said_as_flags
 
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
 
@@ -140,6 +141,11 @@ def add_check_parser(
     )
     add_tolerance_flag(p)
     add_format_flag(p, ("text", "json"))
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="allow the Python operator files a --problem-set names (they run as code)",
+    )
     p.set_defaults(handler=run)
     return p
 
@@ -179,7 +185,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
             )
         return spec_from_args(args), _operators(args)
     refuse_set_flags(args)
-    pset = _load_set(args.problem_set)
+    pset = _load_set(args.problem_set, args.trust)
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
     return _entry(pset, args.problem), _operators(args, pset.operators)
@@ -217,10 +223,14 @@ def _ids(pset: ProblemSet) -> str:
     return ", ".join(entry.id for entry in pset.entries())
 
 
-def _load_set(path: str) -> ProblemSet:
+def _load_set(path: str, trust: bool) -> ProblemSet:
+    """The set at ``path``; refused when it names Python operator files and ``trust`` is false."""
     from derive.problem.problem_set import load_problem_set
+    from derive.problem.set_registry import require_trust
 
-    return load_problem_set(Path(path))
+    pset = load_problem_set(Path(path))
+    require_trust(pset, trust)
+    return pset
 
 
 def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | KernelEntry | ModelEntry:
@@ -251,7 +261,7 @@ def _claim(args: argparse.Namespace) -> int:
     if args.problem_set is not None and args.problem is not None:
         from derive.checking.api import defined_names
 
-        pset = _load_set(args.problem_set)
+        pset = _load_set(args.problem_set, args.trust)
         if args.quantity in defined_names(pset, args.problem):
             return _defined_claim(args, pset)
         alone = {e.id.lower(): e for e in pset.questions}.get(str(args.problem).lower())
@@ -268,7 +278,12 @@ def _claim(args: argparse.Namespace) -> int:
 
 
 def _model_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
-    return model_claim(args, cast(ModelSpec | ModelEntry, problem), operators)
+    try:
+        return model_claim(args, cast(ModelSpec | ModelEntry, problem), operators)
+    except DeriveError as exc:
+        if args.problem_set and isinstance(problem, ModelEntry) and said_as_flags(exc):
+            raise in_file_terms(exc, args.problem_set, problem.id) from None  # the set's key
+        raise
 
 
 def _kernel_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
@@ -434,6 +449,8 @@ def run(args: argparse.Namespace) -> int:
             "--claim / --chain / --answers",
             "give exactly one of --claim TEXT, --chain FILE or --answers CSV",
         )
+    if args.output is not None and not args.output.strip():
+        raise ProblemError("-o ''", "an empty file name; give the verdicts' CSV a name")
     if args.output is not None and args.answers is None:
         raise ProblemError("--output", "only --answers writes a file (the verdicts' CSV)")
     if args.answers is not None:

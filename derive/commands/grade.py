@@ -92,7 +92,7 @@ def grade(args: argparse.Namespace) -> int:
     from derive.commands.check import _entry, _load_set, _operators
 
     rows = _read_rows(args.answers)
-    pset = _load_set(args.problem_set)
+    pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
     from derive.checking.api import check_defined, defined_names
 

@@ -19,6 +19,7 @@ from derive.commands.output_files import safe_name, write_files
 from derive.commands.progress import ProgressBar
 from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, time_limit
 from derive.errors import DeriveError, ProblemError
+from derive.formula.decimals import ascii_int
 from derive.pipeline.key import build_key
 from derive.problem.problem_set import ProblemSet, load_problem_set, parse_problem_set
 from derive.problem.set_registry import set_registry
@@ -125,7 +126,7 @@ def add_key_parser(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--jobs",
-        type=int,
+        type=ascii_int,
         metavar="N",
         help="worker processes deriving problems at once (default: every core)",
     )
@@ -134,6 +135,8 @@ def add_key_parser(sub: Subparsers) -> None:
 
 
 def _run_key_args(args: argparse.Namespace) -> int:
+    if not args.output.strip():  # Path("") is the working folder: never write there unasked
+        raise ProblemError("-o ''", "an empty folder name; give a folder (-o . for this one)")
     if args.jobs is not None and not 1 <= args.jobs <= 256:
         raise ProblemError(f"--jobs {args.jobs}", "must be from 1 to 256")
     options = KeyOptions(

@@ -191,11 +191,17 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def _roll_forward(out_dir: Path, journal: _Journal, kill: _KillSwitch) -> list[str]:
-    """Finish a committed publish (idempotent); returns the stale names removed."""
+    """Finish a committed publish (idempotent); returns the stale names removed.
+
+    Only a real staging folder is published from: a staging name that is a symbolic link
+    (planted beside a journal) would move files from anywhere into the output folder, so
+    its files are left where they are, and so is any entry of it that is not a regular file.
+    """
     staging = out_dir / journal.staging
-    for name in journal.files:
+    real = os.path.isdir(staging) and not os.path.islink(staging)
+    for name in journal.files if real else ():
         source = staging / name
-        if os.path.lexists(source):
+        if os.path.lexists(source) and stat.S_ISREG(os.lstat(source).st_mode):
             os.replace(source, out_dir / name)
             kill.step()
     removed = []
@@ -208,7 +214,10 @@ def _roll_forward(out_dir: Path, journal: _Journal, kill: _KillSwitch) -> list[s
     _fsync_dir(out_dir)
     (out_dir / JOURNAL).unlink()
     kill.step()
-    shutil.rmtree(staging, ignore_errors=True)
+    if real:
+        shutil.rmtree(staging, ignore_errors=True)
+    elif os.path.islink(staging):
+        staging.unlink()  # the link only, never what it points to
     kill.step()
     return removed
 

@@ -18,6 +18,7 @@ import sys
 import time
 
 from derive.errors import ProblemError
+from derive.formula.decimals import ascii_float, ascii_int
 
 __all__ = ["add_serve_parser", "run"]
 
@@ -29,7 +30,7 @@ def add_serve_parser(
     p = sub.add_parser("serve", help="serve a problem set as a workbook in the browser")
     p.add_argument("set", nargs="?", metavar="SET.toml", help="problem set (default: built-in)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    p.add_argument("--port", type=ascii_int, default=8000, help="port (default 8000; 0: any free)")
     p.add_argument(
         "--hide-expected", action="store_true", help="never send the expected answer to students"
     )
@@ -40,11 +41,11 @@ def add_serve_parser(
         help="allow the set's Python operator files (they run as code)",
     )
     p.add_argument(
-        "--workers", type=int, default=2, metavar="N", help="checking processes (default 2)"
+        "--workers", type=ascii_int, default=2, metavar="N", help="checking processes (default 2)"
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=ascii_float,
         default=5.0,
         metavar="S",
         help="hard time limit of one check in seconds (default 5)",
@@ -61,8 +62,11 @@ def _bind(host: str, port: int) -> socket.socket:
         family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
     except ValueError:
         family = socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, so asyncio sets TCP_NODELAY on every connection: without it each
+    # keep-alive response waited ~40 ms for a delayed ACK (issue 27's throughput)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -84,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         from derive.web.app import LOOPBACK_HOSTS, create_app
         from derive.web.book import build_workbook, load_source
         from derive.web.pool import PoolSettings, WorkerPool
+        from derive.web.protocol import TimedH11Protocol
     except ImportError as exc:
         raise ProblemError(
             "derive serve",
@@ -94,11 +99,12 @@ def run(args: argparse.Namespace) -> int:
     if not 0.1 <= args.timeout <= 600:
         raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
     started = time.perf_counter()
-    source, pset = load_source(args.set, args.trust)
+    # a trusted file runs once, here; every worker holds what it declared
+    source, pset = load_source(args.set, args.trust, pin_files=True)
     book = build_workbook(pset, hints=not args.no_hints, show_expected=not args.hide_expected)
     sock = _bind(args.host, args.port)
     pool = WorkerPool(
-        source,
+        pset,
         PoolSettings(workers=args.workers, timeout=args.timeout),
         hide_expected=args.hide_expected,
     )
@@ -113,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
             f"  at http://{shown}:{port}/  (ready in {time.perf_counter() - started:.1f} s; Ctrl+C stops)\n"
             f"  hints and solutions {'off' if args.no_hints else 'on'}; expected answers "
             f"{'hidden' if args.hide_expected else 'shown'}; checks in {args.workers} worker "
-            f"processes, at most {args.timeout:g} s each",
+            f"processes, at most {args.timeout:g} s each, shared fairly between students",
             flush=True,
         )
         if not loopback:
@@ -123,7 +129,13 @@ def run(args: argparse.Namespace) -> int:
                 "anyone who can reach this machine can use the workbook",
                 flush=True,
             )
-        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=30)
+        config = uvicorn.Config(
+            app,
+            http=TimedH11Protocol,  # headers within 10 s; the app times bodies
+            log_level="warning",
+            access_log=False,
+            timeout_keep_alive=30,
+        )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         pool.close()

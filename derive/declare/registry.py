@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ __all__ = [
     "builtin_operator_files",
     "load_operator_file",
     "load_registry",
+    "pin_operator_files",
 ]
 
 # the files a load_registry in progress has run, by resolved path (None outside one)
@@ -64,7 +66,9 @@ def builtin_operator_files() -> tuple[Path, ...]:
 
 def _load_module(path: Path) -> ModuleType:
     if not path.is_file():
-        raise OperatorFileError(f"operators file {str(path)!r}", "no such file")
+        exists = os.path.lexists(path)  # /dev/zero, a folder, a FIFO exist: say what they are
+        why = "not a regular file; give a Python file" if exists else "no such file"
+        raise OperatorFileError(f"operators file {str(path)!r}", why)
     if path.suffix != ".py":
         raise OperatorFileError(
             f"operators file {str(path)!r}", "an operators file is a Python module ending in .py"
@@ -105,7 +109,7 @@ def load_operator_file(path: Path | str) -> ModuleType:
     Outside a registry load, every call runs the file afresh.
     """
     path = Path(path)
-    loaded = _session.get()
+    loaded = _session.get() if _pinned is None else _pinned
     key = path.resolve()
     if loaded is not None and key in loaded:
         return loaded[key]
@@ -113,6 +117,21 @@ def load_operator_file(path: Path | str) -> ModuleType:
     if loaded is not None:
         loaded[key] = module
     return module
+
+
+_pinned: dict[Path, ModuleType] | None = None
+
+
+def pin_operator_files() -> None:
+    """From now on, each operators file runs at most once in this process.
+
+    ``derive serve`` calls it before reading its set: a trusted file runs once, in the
+    server, and every checking worker (forked from the server) holds the very same
+    declarations, so an edit to the file while serving cannot give two verdicts.
+    """
+    global _pinned
+    if _pinned is None:
+        _pinned = {}
 
 
 def _operators_in(module: ModuleType) -> list[Operator]:

@@ -137,11 +137,16 @@ def rewrite_notation(text: str) -> str:
     """Rewrite notation people use into the parser's: superscripts, ``x 10^``, π, β, ``240.``.
 
     >>> rewrite_notation("3.47·10⁻⁵")
-    '3.47 * 10^{-5}'
+    '3.47 * 10^(-5)'
     >>> rewrite_notation("3.47 x 10^-5")
     '3.47 * 10^-5'
     """
-    s = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group(0).translate(_SUPERSCRIPTS) + "}", text)
+    # ^{…} in LaTeX, ^(…) in plain text: "B²" is plain text, and is said to be read as such
+    latex = "\\" in text or "{" in text or "}" in text
+    opening, closing = ("^{", "}") if latex else ("^(", ")")
+    s = _SUPERSCRIPT_RUN.sub(
+        lambda m: opening + m.group(0).translate(_SUPERSCRIPTS) + closing, text
+    )
     s = _TIMES_TEN.sub(" * ", s)
     s = s.replace("\u03c0", "\\pi ").replace("\u03b2", "\\beta ")
     s = _THOUSANDS.sub("", s)

@@ -25,7 +25,8 @@ __all__ = [
 
 MAX_DIGITS = 60
 MAX_EXPONENT = 60
-_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+# ASCII digits only (re.ASCII): "١٦" or "１６" and "1_000" are refused by every numeric flag
+_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$", re.ASCII)
 
 
 def parse_decimal(text: str, what: str = "number") -> sp.Rational:
@@ -38,7 +39,7 @@ def parse_decimal(text: str, what: str = "number") -> sp.Rational:
     """
     if not isinstance(text, str):
         raise ParseError(what, f"expected a number written as text, got {type(text).__name__}")
-    s = text.strip().replace("_", "")
+    s = text.strip()
     m = _DECIMAL.match(s)
     if not m or not (m.group(2) or m.group(3)):
         raise ParseError(
@@ -67,9 +68,36 @@ def parse_positive(text: str, what: str) -> sp.Rational:
 def parse_positive_int(text: str, what: str) -> sp.Integer:
     """A positive integer (a bound dim); ``3.5``, ``0``, ``-4`` are refused."""
     s = text.strip()
-    if not re.fullmatch(rf"\+?\d{{1,{MAX_DIGITS}}}", s) or int(s) <= 0:
+    if not re.fullmatch(rf"\+?\d{{1,{MAX_DIGITS}}}", s, re.ASCII) or int(s) <= 0:
         raise ParseError(f"{what}={text}", "dims are positive integers (e.g. D=4096)")
     return sp.Integer(int(s))
+
+
+def ascii_int(text: str) -> int:
+    """``int(text)`` for ASCII digits only (an argparse type: ``int`` takes ``٣`` and ``1_0``).
+
+    >>> ascii_int("8000")
+    8000
+    """
+    if not re.fullmatch(r"\s*[+-]?\d{1,18}\s*", text, re.ASCII):
+        raise ValueError(text)
+    return int(text)
+
+
+def ascii_float(text: str) -> float:
+    """``float(text)`` for an ASCII decimal only (an argparse type, like :func:`ascii_int`).
+
+    >>> ascii_float("2.5")
+    2.5
+    """
+    m = _DECIMAL.match(text.strip())
+    if not m or not (m.group(2) or m.group(3)):
+        raise ValueError(text)
+    return float(text)
+
+
+ascii_int.__name__ = "int"  # argparse says "invalid int value: '٣'", as for any bad integer
+ascii_float.__name__ = "float"
 
 
 def fmt_decimal(value: sp.Expr, digits: int = 5) -> str:

@@ -165,7 +165,11 @@ def _bind_sets(
 def _devices(text: str | None) -> sp.Integer:
     if text is None:
         return sp.Integer(1)
-    if not isinstance(text, str) or not re.fullmatch(r"\s*\+?\d{1,9}\s*", text) or int(text) <= 0:
+    if (
+        not isinstance(text, str)
+        or not re.fullmatch(r"\s*\+?\d{1,9}\s*", text, re.ASCII)
+        or int(text) <= 0
+    ):
         raise ProblemError(f"--devices {text}", "the number of devices is a positive integer")
     return sp.Integer(int(text))
 
@@ -181,7 +185,7 @@ def bind_tp(text: str | None, devices: sp.Integer) -> sp.Integer:
     """
     if text is None:
         return devices
-    if isinstance(text, str) and re.fullmatch(r"\s*\+?\d{1,9}\s*", text):
+    if isinstance(text, str) and re.fullmatch(r"\s*\+?\d{1,9}\s*", text, re.ASCII):
         tp = int(text)
         if 0 < tp <= devices and devices % tp == 0:
             return sp.Integer(tp)

@@ -24,6 +24,7 @@ import sympy as sp
 from derive.declare.operator import is_dim
 from derive.declare.registry import ModelDeclaration
 from derive.errors import DeclarationError
+from derive.formula.limits import show
 
 __all__ = [
     "FLAG_FIELDS",
@@ -119,6 +120,10 @@ def _size(model: str, field: str, value: object) -> sp.Expr:
         )
     if expr.is_number and not (expr.is_integer and expr.is_positive):
         raise DeclarationError(where, f"must be a positive integer, got {expr}")
+    if expr.is_positive is not True:  # -L, or L - 1 (zero at L = 1): a count is never that
+        raise DeclarationError(
+            where, f"must be positive for every value of its dims, got {show(str(expr))}"
+        )
     return expr
 
 

@@ -76,7 +76,7 @@ def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
     if missing:
         why = dict(full.left_out).get(missing[0]) or "; ".join(w for _, w in full.left_out)
         raise ProblemError(
-            f"problem {entry.id!r}: ask {missing[0]!r}",
+            f"ask {missing[0]!r}",
             f"cannot be derived from what the problem gives ({why or 'not derivable'})",
         )
     from derive.present.key.models import DerivedModel
@@ -240,7 +240,13 @@ def build_key(
     parts = [part for part in built if isinstance(part, ProblemPart)]
     kernels = _kernels(pset)  # after the operators: cheap, here
     operators = tuple(str(path) for path in pset.operators)
-    models = [_model(entry, operators) for entry in pset.models]
+    models, failed = [], []
+    for entry in pset.models:  # every model problem's error at once, in the file's own terms
+        try:
+            models.append(_model(entry, operators))
+        except DeriveError as exc:
+            failed.append(in_file_terms(exc, pset.source, entry.id))
+    raise_collected(pset.source, failed)
     answered = _questions(pset, registry, time_limit)
     return key_files(
         pset,

@@ -7,6 +7,8 @@ descriptor, and read at most ``limit + 1`` bytes.
 
 >>> file_kind(0o010644)
 'a FIFO (named pipe)'
+>>> file_kind(0o100644)
+'a file'
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ _KINDS = (
 
 def file_kind(mode: int) -> str:
     """What a file that is not a regular file is, in words (from its ``st_mode``)."""
+    if stat.S_ISREG(mode):
+        return "a file"
     return next((word for test, word in _KINDS if test(mode)), "not a regular file")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from derive.errors import ProblemError
+from derive.formula.limits import show
 
 __all__ = ["ID_RE", "MAX_TEXT", "check_keys", "problem_head", "str_map", "type_name"]
 
@@ -76,4 +77,18 @@ def problem_head(
     for key in ("title", "text"):
         if len(raw.get(key, "")) > MAX_TEXT:
             raise ProblemError(f"{where}: key {key!r}", f"longer than {MAX_TEXT} characters")
+    _refuse_repeats(raw.get("ask", ()), f"{where}: key 'ask'")
     return pid, where, raw
+
+
+def _refuse_repeats(items: object, where: str) -> None:
+    """A quantity asked twice is a slip (and 100,000 of them once made a 13 MB key)."""
+    if not isinstance(items, list):
+        return  # the type is check_keys' to refuse
+    seen: set[object] = set()
+    for item in items:
+        if not isinstance(item, str):
+            return
+        if item in seen:
+            raise ProblemError(where, f"{show(item)} is asked twice; list each quantity once")
+        seen.add(item)

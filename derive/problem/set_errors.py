@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from derive.errors import DeriveError, ProblemError, ProblemSetError
 
-__all__ = ["MAX_ERRORS", "in_file_terms", "raise_collected"]
+__all__ = ["MAX_ERRORS", "in_file_terms", "raise_collected", "said_as_flags"]
 
 MAX_ERRORS = 20  # errors reported at once from one file
 # what a problem's keys are called on the command line, for errors found after parsing
@@ -21,6 +21,13 @@ _FLAG_KEYS = (
     ("--regime", "regime"),
     ("--dtype", "dtypes"),
     ("--set", "set"),
+    ("--devices", "devices"),
+    ("--mfu", "mfu"),
+    ("--train-tokens", "train_tokens"),
+    ("--capacity", "capacity"),
+    ("--state-bytes", "state_bytes"),
+    ("--measured-tokens-per-s", "measured_tokens_per_s"),
+    ("--tp", "tp"),
 )
 
 
@@ -51,7 +58,7 @@ def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "")
             key, detail = key or name, what[len(flag) :].strip()
             break
     else:
-        for word in ("chip", "dtype", "operator", "regime"):
+        for word in ("chip", "dtype", "operator", "regime", "ask", "model"):
             if what.startswith(f"{word} "):
                 key, detail = key or word, what[len(word) + 1 :]
                 break
@@ -65,3 +72,8 @@ def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "")
 
     where = f"{origin}: problem {problem_id!r}" + (f": key {key!r}" if key else "")
     return ProblemError(where + (f" ({detail})" if detail else ""), why)
+
+
+def said_as_flags(exc: DeriveError) -> bool:
+    """True when an error names a command-line flag (``--mfu 1.5``): a problem's own input."""
+    return any(exc.what.startswith(flag) for flag, _ in _FLAG_KEYS)

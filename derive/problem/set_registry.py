@@ -35,7 +35,7 @@ from derive.formula.decimals import parse_decimal
 from derive.problem.operator_tables import OperatorTable, TensorTable
 from derive.problem.problem_set import ProblemSet
 
-__all__ = ["declare_operator", "set_registry"]
+__all__ = ["declare_operator", "require_trust", "set_registry"]
 
 
 def _tensor(table: TensorTable, symbols: dict, where: str) -> Tensor:
@@ -84,6 +84,24 @@ def _declare_all(tables: tuple[OperatorTable, ...]) -> tuple[Operator, ...]:
     return tuple(declare_operator(table) for table in tables)
 
 
+def require_trust(pset: ProblemSet, trust: bool) -> None:
+    """Refuse a set that names Python operator files unless the caller trusts it.
+
+    Every command that reads a set calls this before anything could import one of its
+    files (``derive key``, ``derive check --problem-set`` and ``--answers``, ``derive serve``).
+
+    Raises:
+        ProblemError: the set names a Python file and ``trust`` is false (names the file
+            and the flag).
+    """
+    if pset.operators and not trust:
+        raise ProblemError(
+            f"problem set {pset.source!r}: operators file {str(pset.operators[0])!r}",
+            "is Python code, which derive runs only with --trust; "
+            "declare the operators as [[operator]] tables to share a set without code",
+        )
+
+
 def set_registry(pset: ProblemSet, trust: bool, time_limit: float | None = None) -> Registry:
     """Built-in operators, the set's ``[[operator]]`` tables, and its Python files if trusted.
 
@@ -95,12 +113,7 @@ def set_registry(pset: ProblemSet, trust: bool, time_limit: float | None = None)
             declared twice.
         TimeLimitError: reading the tables took longer than ``time_limit`` seconds.
     """
-    if pset.operators and not trust:
-        raise ProblemError(
-            f"problem set {pset.source!r}: operators file {str(pset.operators[0])!r}",
-            "is Python code, which derive runs only with --trust; "
-            "declare the operators as [[operator]] tables to share a set without code",
-        )
+    require_trust(pset, trust)
     registry = load_registry(pset.operators)
     tables = pset.operator_tables
     if not tables:

@@ -10,14 +10,31 @@ API (issue 17)::
     POST /api/check-derivation          {"problem", "lines"} → verdict, steps, first_wrong_line
     POST /api/read                      {"problem", "answer"[, "quantity"]} → how the answer reads (live preview)
 
-Errors are ``{"error": "<one line>"}`` with a 4xx status (5xx only for a bug or a busy
-server), never a stack trace. Checks go to :class:`~derive.web.pool.WorkerPool`.
+Errors are ``{"error": "<one line>"}`` with a 4xx status (5xx only for a bug), never a
+stack trace; 429 with ``Retry-After`` when this client or the server has too many checks
+waiting. Checks go to :class:`~derive.web.pool.WorkerPool`, fairly per client
+(:func:`client_key`: the address and the ``derive_client`` cookie the page sets); previews
+(``/api/read``: reading only, no judging) are answered in the server process.
+
+Hardening (issue 27): a state-changing request (POST) must be ``application/json`` (415
+otherwise) and, when it carries ``Origin`` or ``Sec-Fetch-Site``, come from this very
+origin (403 otherwise), so a page on another site cannot make a student's browser check
+claims; ``Host`` names are compared without case; a body must arrive within
+:data:`BODY_SECONDS` (408; the header timeout is the server's, see
+:mod:`derive.commands.serve`); a check whose client has gone is cancelled.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
+import re
+import secrets
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -43,10 +60,14 @@ from derive.web.book import Workbook
 from derive.web.grading import reason_of
 from derive.web.pool import CheckAbortedError, ServerBusyError, WorkerPool
 
-__all__ = ["LOOPBACK_HOSTS", "create_app"]
+__all__ = ["BODY_SECONDS", "CLIENT_COOKIE", "LOOPBACK_HOSTS", "client_key", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+BODY_SECONDS = 10.0
+"""Seconds a request body may take to arrive (a slow sender holds a connection, not a worker)."""
+CLIENT_COOKIE = "derive_client"
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 _SECURITY_HEADERS = [
     (
         b"content-security-policy",
@@ -78,11 +99,8 @@ class _Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.allowed_hosts is not None and _host(scope) not in self.allowed_hosts:
-            refusal = _error(
-                400,
-                f"Host header: not one this server answers to ({', '.join(self.allowed_hosts)})",
-            )
+        refusal = self._refusal(scope)
+        if refusal is not None:
             await refusal(scope, receive, send)
             return
 
@@ -94,11 +112,88 @@ class _Guard:
 
         await self.app(scope, receive, send_with_headers)
 
+    def _refusal(self, scope: Scope) -> Response | None:
+        """Why a request is refused before it reaches a route (None: it is not)."""
+        headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get(b"host", "")
+        if self.allowed_hosts is not None and _host_name(host) not in self.allowed_hosts:
+            return _error(
+                400,
+                f"Host header: not one this server answers to ({', '.join(self.allowed_hosts)})",
+            )
+        if scope["method"] not in ("POST", "PUT", "PATCH", "DELETE"):
+            return None
+        origin = headers.get(b"origin")
+        if origin is not None and not _same_origin(origin, host, scope.get("scheme", "http")):
+            return _error(403, f"Origin {origin[:80]!r}: requests from other sites are refused")
+        if headers.get(b"sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+            return _error(403, "Sec-Fetch-Site: requests from other sites are refused")
+        media = headers.get(b"content-type", "").split(";")[0].strip().lower()
+        if scope["method"] == "POST" and media != "application/json":
+            return _error(415, "Content-Type: must be application/json")
+        return None
 
-def _host(scope: Scope) -> str:
-    """The ``Host`` header's name, without the port."""
-    raw = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+
+def _host_name(raw: str) -> str:
+    """The ``Host`` header's name, without the port, in lower case (host names ignore case)."""
+    raw = raw.strip().lower()
     return raw[: raw.index("]") + 1] if raw.startswith("[") and "]" in raw else raw.split(":")[0]
+
+
+def _same_origin(origin: str, host: str, scheme: str) -> bool:
+    """True when ``Origin`` (``http://127.0.0.1:8000``) is the scheme, host and port asked."""
+    try:
+        named, asked = urlsplit(origin.strip()), urlsplit("//" + host.strip())
+        ports = named.port, asked.port
+    except ValueError:
+        return False
+    defaults = {"http": 80, "https": 443}
+    if named.scheme not in defaults or not named.hostname:
+        return False
+    return (named.scheme, named.hostname.lower(), ports[0] or defaults[named.scheme]) == (
+        scheme,
+        (asked.hostname or "").lower(),
+        ports[1] or defaults.get(scheme, 80),
+    )
+
+
+def client_key(request: Request) -> tuple[str, str]:
+    """Who is asking, for fairness: the peer's address and the workbook's cookie (if any).
+
+    The page sets the cookie, so students behind one address (a classroom's network) are
+    told apart; a client without it is its address.
+    """
+    address = request.client.host if request.client else "?"
+    token = request.cookies.get(CLIENT_COOKIE, "")
+    return address, token if _TOKEN.match(token) else ""
+
+
+async def _unless_gone(request: Request, work: Awaitable[Any]) -> Any:
+    """Await ``work``, cancelling it if the client disconnects first (its check is abandoned)."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        done, _ = await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if task in done:
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, DeriveError):
+        await task
+    raise _ClientGoneError("request", "the client closed the connection")
+
+
+async def _disconnected(request: Request) -> None:
+    """Return when the ASGI server reports that the client has gone (the body is read already)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+class _ClientGoneError(DeriveError, ConnectionError):
+    """The client went away while its check waited or ran."""
 
 
 def create_app(
@@ -115,8 +210,19 @@ def create_app(
     """
 
     async def body_of(request: Request, schema: tuple[Field, ...]) -> dict:
-        raw = await read_limited(request.stream(), request.headers.get("content-length"))
+        try:
+            raw = await asyncio.wait_for(
+                read_limited(request.stream(), request.headers.get("content-length")),
+                BODY_SECONDS,
+            )
+        except asyncio.TimeoutError:
+            raise BadRequestError(
+                408, "request body", f"did not arrive within {BODY_SECONDS:g} s"
+            ) from None
         return validate(parse_body(raw), schema)
+
+    async def judged(request: Request, method: str, *args: object) -> Any:
+        return await _unless_gone(request, pool.run(method, *args, client=client_key(request)))
 
     async def problems(request: Request) -> Response:
         return _ok(book.index())
@@ -147,7 +253,7 @@ def create_app(
     async def check(request: Request) -> Response:
         body = await body_of(request, CHECK_SCHEMA)
         page = book.page(body["problem"])
-        result = await pool.run("check", page.entry.id, body["quantity"], body["answer"])
+        result = await judged(request, "check", page.entry.id, body["quantity"], body["answer"])
         out = {
             "verdict": result.verdict,
             "read_as": result.read_as,
@@ -162,27 +268,34 @@ def create_app(
     async def read(request: Request) -> Response:
         body = await body_of(request, READ_SCHEMA)
         page = book.page(body["problem"])
-        reading = await pool.run("read", page.entry.id, body["answer"], body.get("quantity"))
+        reading = pool.grader.read(page.entry.id, body["answer"], body.get("quantity"))
         return _ok(dataclasses.asdict(reading))
 
     async def check_derivation(request: Request) -> Response:
         body = await body_of(request, DERIVATION_SCHEMA)
         page = book.page(body["problem"])
-        result = await pool.run("check_derivation", page.entry.id, tuple(body["lines"]))
+        result = await judged(request, "check_derivation", page.entry.id, tuple(body["lines"]))
         out = dataclasses.asdict(result)
         if not book.show_expected:
             del out["expected"]
         return _ok(out)
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "workbook.html", headers={"cache-control": "no-cache"})
+        response = FileResponse(STATIC / "workbook.html", headers={"cache-control": "no-cache"})
+        if not _TOKEN.match(request.cookies.get(CLIENT_COOKIE, "")):
+            response.set_cookie(
+                CLIENT_COOKIE, secrets.token_urlsafe(16), httponly=True, samesite="strict"
+            )
+        return response
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, DeriveError)
         if isinstance(exc, BadRequestError):
             return _error(exc.status, reason_of(exc))
         if isinstance(exc, ServerBusyError):
-            return _error(503, reason_of(exc))
+            busy = _error(429, reason_of(exc))
+            busy.headers["retry-after"] = str(exc.retry_after)
+            return busy
         if isinstance(exc, CheckAbortedError):
             return _error(422, reason_of(exc))
         if isinstance(exc, UnknownNameError):  # only Workbook.page raises it here

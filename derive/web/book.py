@@ -23,8 +23,8 @@ import jinja2
 
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
 from derive.checking.quantities import describe, expected
-from derive.declare.registry import Registry, load_registry
-from derive.errors import DeriveError, ProblemError, UnknownNameError
+from derive.declare.registry import Registry, load_registry, pin_operator_files
+from derive.errors import DeriveError, UnknownNameError
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
@@ -35,6 +35,9 @@ from derive.problem.problem_set import (
     ProblemSet,
     parse_problem_set,
 )
+from derive.problem.set_errors import in_file_terms
+from derive.problem.set_registry import require_trust
+from derive.problem.toml_file import read_toml_text
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
 
@@ -65,23 +68,28 @@ class SetSource:
     trust: bool = False
 
 
-def load_source(path: str | None, trust: bool = False) -> tuple[SetSource, ProblemSet]:
+def load_source(
+    path: str | None, trust: bool = False, pin_files: bool = False
+) -> tuple[SetSource, ProblemSet]:
     """Read a problem-set file (None: the built-in set) and parse it.
 
+    ``pin_files`` (the server): from now on each operators file runs at most once in this
+    process (:func:`~derive.declare.registry.pin_operator_files`), so every worker forked
+    from it holds the declarations read here.
+
     Raises:
-        ProblemError: unreadable, malformed, or names Python operator files without ``trust``.
+        ProblemError: unreadable, not a regular file (``/dev/zero``, a FIFO), malformed, or
+            names Python operator files without ``trust``. LimitError: too large.
     """
+    if pin_files:
+        pin_operator_files()
     if path is None:
         text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
         source = SetSource(text, "rooflines.toml", None, trust)
     else:
         file = Path(path)
-        try:
-            text = file.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ProblemError(f"problem set {path!r}", "no such file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ProblemError(f"problem set {path!r}", f"cannot be read: {exc}") from None
+        # the reader derive key uses: a regular file, size-capped, a FIFO never waited on
+        text = read_toml_text(file, f"problem set {path!r}")
         source = SetSource(text, str(file), str(file.parent), trust)
     return source, parse_source(source)
 
@@ -89,12 +97,7 @@ def load_source(path: str | None, trust: bool = False) -> tuple[SetSource, Probl
 def parse_source(source: SetSource) -> ProblemSet:
     """The problem set of a source; operator files only when trusted."""
     pset = parse_problem_set(source.text, source.origin, Path(source.base) if source.base else None)
-    if pset.operators and not source.trust:
-        raise ProblemError(
-            f"{source.origin}: key 'operators'",
-            "the set loads Python operator files, which run as code; "
-            "start the server with --trust if you wrote them or trust who did",
-        )
+    require_trust(pset, source.trust)
     return pset
 
 
@@ -325,18 +328,18 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         try:
             d = derive_spec(entry.spec, registry)
         except DeriveError as exc:
-            raise ProblemError(f"{pset.source}: problem {entry.id!r}", str(exc)) from None
+            raise in_file_terms(exc, pset.source, entry.id) from None
         pages[entry.id] = _page(entry, d, hints)
     for kernel in pset.kernels:
         try:
             pages[kernel.id] = kernel_page(kernel, hints)
         except DeriveError as exc:
-            raise ProblemError(f"{pset.source}: problem {kernel.id!r}", exc.why) from None
+            raise in_file_terms(exc, pset.source, kernel.id) from None
     for model in pset.models:
         try:
             page = model_page(model, pset.operators, hints)
         except DeriveError as exc:
-            raise ProblemError(f"{pset.source}: problem {model.id!r}", exc.why) from None
+            raise in_file_terms(exc, pset.source, model.id) from None
         pages[model.id] = page
     pages = _with_defined_boxes(pset, pages)
     return Workbook(pset.title, pset.text, pages, hints, show_expected)

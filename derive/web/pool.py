@@ -1,39 +1,60 @@
-"""Checks run in worker processes, each with a hard time limit.
+"""Checks run in warm worker processes, fairly between clients, each under a hard time limit.
 
-A check is short (a few ms), but sympy on an adversarial expression could run for
-long, and a thread cannot be stopped. So each check goes to one of a fixed number of
-worker processes over a pipe; if no answer comes within the time limit, that worker is
-killed and a fresh one started (from a fork server that has already imported sympy and
-derive, so a restart costs tens of ms), and the request gets a one-line error. Requests
-wait for a free worker in order; past a bounded queue the server says it is busy.
+Judging ends (numeric-first, :mod:`derive.checking.sampling`), but sympy on an adversarial
+claim may still run long and a thread cannot be stopped, so checks run in worker
+processes that can be killed. What the design keeps small is the cost per request:
 
-Workers keep no state but a cache of analysed problems: a restart loses nothing (the
-problem is analysed again; what a restart, a round trip and a check cost is in
-benchmarks/README.md). As with any forkserver program, the main module must be import-safe
-(``if __name__ == "__main__":``), which ``derive`` and ``python -m derive`` are.
+* **Warm, identical workers.** The server reads the set once (a trusted operators file runs
+  once: :func:`~derive.declare.registry.pin_operator_files`), builds one
+  :class:`~derive.web.grading.Grader` and analyses every problem; then it forks the
+  workers, which start with those very declarations and caches. A worker killed at the
+  time limit is forked again from the same server in milliseconds, never reading the set.
+* **Cheap IPC, no threads.** Each worker has a socket pair; the event loop watches the
+  server's end (``loop.add_reader``) and a timer per job enforces the time limit. A round
+  trip is a pickle each way (~0.1 ms).
+* **Fair between clients.** Jobs wait in one queue per client (:func:`client_key` in the
+  app: the address and the workbook's cookie); a free worker takes the next job
+  round-robin over clients, and a client has at most ``client_running`` jobs running, so
+  a flood from one client leaves a worker to everyone else.
+* **Early refusal.** A client with ``client_queue`` jobs waiting or running, a full queue,
+  or an expected wait above ``max_wait`` seconds get :class:`ServerBusyError` at once
+  (HTTP 429 with ``Retry-After``) instead of making everyone wait.
+* **A verdict is judged once.** Judging is deterministic (:mod:`derive.checking.sampling`
+  seeds its points from the claim), and a class types the same few answers, so the server
+  remembers the last ``cache`` verdicts by question and answers a repeat without a worker.
+* **Abandoned checks stop.** A job whose request is cancelled (its client has gone) leaves
+  the queue, or, when running, its worker is killed and forked again.
+
+Where the time went before (issue 27, measured with benchmarks/load_workbook.py): every
+keep-alive response waited ~40 ms for a delayed ACK (the listening socket lacked
+``TCP_NODELAY``, see :mod:`derive.commands.serve`), and each check crossed a thread and a
+forkserver worker; a warm check itself costs 1–20 ms.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import asyncio
+import contextlib
+import gc
+import math
+import os
+import signal
 import sys
-import threading
+import time
 import traceback
-from collections import deque
-from dataclasses import dataclass
-from multiprocessing.connection import Connection
+from collections import OrderedDict, deque
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
-import anyio
-import anyio.to_thread
-
 from derive.errors import DeriveError
-from derive.web.book import SetSource
+from derive.problem.problem_set import ProblemSet
+from derive.web.grading import Grader
 
-__all__ = ["CheckAbortedError", "PoolSettings", "ServerBusyError", "WorkerPool", "serve_jobs"]
+__all__ = ["CheckAbortedError", "PoolSettings", "ServerBusyError", "WorkerPool", "grader_of"]
 
 _METHODS = ("read", "check", "check_derivation")
-_START_TIMEOUT = 120.0
 
 
 class CheckAbortedError(DeriveError, RuntimeError):
@@ -44,173 +65,295 @@ class CheckAbortedError(DeriveError, RuntimeError):
 
 
 class ServerBusyError(DeriveError, RuntimeError):
-    """Too many checks are waiting for a worker."""
+    """Too many checks are waiting (for this client, or in all); try again after ``retry_after`` s."""
+
+    def __init__(self, what: str, why: str, retry_after: int = 1) -> None:
+        self.retry_after = retry_after
+        super().__init__(what, why)
 
     def __reduce__(self):
-        return (type(self), (self.what, self.why))
+        return (type(self), (self.what, self.why, self.retry_after))
 
 
 @dataclass(frozen=True)
 class PoolSettings:
-    """How many workers, how long a check may run, how many requests may wait."""
+    """Workers, the time limit of a check, and the limits of the queue (overall and per client)."""
 
     workers: int = 2
     timeout: float = 5.0
     queue: int = 256
+    client_queue: int = 8
+    client_running: int = 1
+    max_wait: float = 10.0
+    cache: int = 20_000
 
 
-def serve_jobs(conn: Connection, source: SetSource, hide_expected: bool) -> None:
-    """A worker's loop: read the set, say ready, then answer ``(method, args)`` jobs forever."""
-    from derive.web.book import parse_source, registry_of
-    from derive.web.grading import Grader, reason_of
+def grader_of(pset: ProblemSet, hide_expected: bool = False) -> Grader:
+    """The set's grader with every problem analysed (so workers forked from here start warm)."""
+    grader = Grader(
+        {entry.id: entry for entry in pset.entries()},
+        pset.operators,
+        hide_expected=hide_expected,
+        problem_set=pset,  # a problem's defined quantities are judged against the set
+    )
+    for entry in pset.entries():  # a problem that cannot be read says so when it is checked
+        with contextlib.suppress(DeriveError):
+            grader.read(entry.id, "1")
+    return grader
 
-    try:
-        pset = parse_source(source)
-        registry_of(pset)  # the set's operator files load (or refuse) before the worker is ready
-        grader = Grader(
-            {entry.id: entry for entry in pset.entries()},
-            pset.operators,
-            hide_expected=hide_expected,
-            problem_set=pset,
-        )
-    except DeriveError as exc:
-        conn.send(("error", reason_of(exc)))
-        return
-    conn.send(("ready", None))
+
+def _serve(conn: Connection, grader: Grader) -> None:
+    """A worker's loop: answer ``(method, args)`` jobs with ``(kind, payload)`` until the pipe closes."""
     while True:
         try:
             method, args = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
+        except (EOFError, OSError):
             return
         try:
             if method not in _METHODS:
                 raise ValueError(f"unknown method {method!r}")
             conn.send(("ok", getattr(grader, method)(*args)))
         except DeriveError as exc:
+            from derive.web.grading import reason_of
+
             conn.send(("error", reason_of(exc)))
         except Exception as exc:  # a bug in derive: logged here, one line to the client
             traceback.print_exc(file=sys.stderr)
             conn.send(("bug", f"internal error while checking ({type(exc).__name__})"))
 
 
+def _child(conn: Connection, grader: Grader) -> None:  # pragma: no cover - runs in the child
+    """The forked worker: keep only its pipe and the standard streams, then serve."""
+    code = 0
+    try:
+        keep = conn.fileno()
+        os.closerange(3, keep)  # the server's sockets and connections are not the worker's
+        os.closerange(keep + 1, 1 << 16)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the server's to handle
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        gc.freeze()  # the worker's collections leave the server's pages alone
+        _serve(conn, grader)
+    except BaseException:
+        code = 70
+    finally:
+        os._exit(code)
+
+
+@dataclass(eq=False)
+class _Job:
+    method: str
+    args: tuple
+    client: Hashable
+    future: asyncio.Future
+    worker: _Worker | None = None
+    started: float = 0.0
+
+
+@dataclass(eq=False)
 class _Worker:
-    """One worker process and the parent's end of its pipe."""
+    """One forked worker: its process id, the server's end of its pipe, the job it runs."""
 
-    def __init__(self, mp: Any, source: SetSource, hide_expected: bool) -> None:
-        self._mp = mp
-        self._args = (source, hide_expected)
-        self._start()
+    grader: Grader
+    pid: int = 0
+    conn: Connection | None = None
+    job: _Job | None = None
+    timer: asyncio.TimerHandle | None = field(default=None, repr=False)
 
-    def _start(self) -> None:
-        parent, child = self._mp.Pipe()
-        self.process = self._mp.Process(
-            target=serve_jobs, args=(child, *self._args), daemon=True, name="derive-check"
-        )
-        self.process.start()
+    def start(self) -> None:
+        parent, child = Pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            parent.close()
+            _child(child, self.grader)
         child.close()
-        self.conn = parent
-        self.ready = False
-
-    def wait_ready(self) -> None:
-        """Block until the worker has read the set.
-
-        Raises:
-            CheckAbortedError: it failed to start, or did not start in time.
-        """
-        if self.ready:
-            return
-        if not self.conn.poll(_START_TIMEOUT):
-            self.kill()
-            raise CheckAbortedError("worker", f"did not start within {_START_TIMEOUT:.0f} s")
-        try:
-            kind, payload = self.conn.recv()
-        except (EOFError, OSError):
-            self.kill()
-            raise CheckAbortedError(
-                "worker", "exited while starting (is the main module import-safe?)"
-            ) from None
-        if kind != "ready":
-            raise CheckAbortedError("worker", str(payload))
-        self.ready = True
-
-    def call(self, job: tuple, timeout: float) -> tuple[str, Any]:
-        """Send one job and wait at most ``timeout`` seconds for its answer."""
-        try:
-            self.wait_ready()
-            self.conn.send(job)
-            if self.conn.poll(timeout):
-                return self.conn.recv()
-        except (EOFError, OSError):
-            self.restart()
-            return ("failed", "the check stopped unexpectedly; please try again")
-        self.restart()
-        return ("failed", f"the check took longer than {timeout:g} s and was stopped")
+        self.pid, self.conn = pid, parent
 
     def kill(self) -> None:
         """Stop the process (SIGKILL: a runaway sympy call does not listen to anything else)."""
-        self.process.kill()
-        self.process.join(5)
-        self.conn.close()
-
-    def restart(self) -> None:
-        """Replace the process with a fresh one."""
-        self.kill()
-        self._start()
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.pid = 0
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 class WorkerPool:
-    """A fixed set of worker processes and a bounded queue in front of them."""
+    """Warm worker processes fed fairly from one queue per client (see the module docstring)."""
 
     def __init__(
-        self, source: SetSource, settings: PoolSettings, hide_expected: bool = False
+        self, pset: ProblemSet, settings: PoolSettings, hide_expected: bool = False
     ) -> None:
         self.settings = settings
-        mp = multiprocessing.get_context("forkserver")
-        mp.set_forkserver_preload(["derive.web.grading"])
-        self._workers = [_Worker(mp, source, hide_expected) for _ in range(settings.workers)]
+        self.grader = grader_of(pset, hide_expected)
+        self._workers = [_Worker(self.grader) for _ in range(settings.workers)]
+        for worker in self._workers:
+            worker.start()
         self._idle: deque[_Worker] = deque(self._workers)
-        self._lock = threading.Lock()
+        self._queues: dict[Hashable, deque[_Job]] = {}  # insertion order is the rotation
+        self._running: dict[Hashable, int] = {}
         self._waiting = 0
-        self._slots: anyio.CapacityLimiter | None = None
-        self._threads: anyio.CapacityLimiter | None = None
+        self._service = 0.01  # a moving average of a job's seconds, for Retry-After
+        self._answers: OrderedDict[tuple, Any] = OrderedDict()  # verdicts, least recent first
 
     def wait_ready(self) -> None:
-        """Block until every worker has read the set (errors in the set show here, at start)."""
-        for worker in self._workers:
-            worker.wait_ready()
+        """The workers are forked warm: ready as soon as they exist (kept for callers)."""
 
-    async def run(self, method: str, *args: object) -> Any:
+    def _refuse(self, client: Hashable) -> None:
+        s = self.settings
+        mine = len(self._queues.get(client, ())) + self._running.get(client, 0)
+        if mine >= s.client_queue:
+            raise ServerBusyError(
+                "server", f"you have {mine} checks waiting; wait for their verdicts", 1
+            )
+        wait = self._waiting * self._service / max(1, len(self._workers))
+        if self._waiting >= s.queue or wait > s.max_wait:
+            retry = max(1, math.ceil(wait))
+            raise ServerBusyError(
+                "server", f"too many checks waiting; try again in {retry} s", retry
+            )
+
+    async def run(self, method: str, *args: object, client: Hashable = None) -> Any:
+        """A remembered verdict for the same question, else :meth:`judge` in a worker."""
+        key = (method, args)
+        if key in self._answers:
+            self._answers.move_to_end(key)
+            return self._answers[key]
+        result = await self.judge(method, *args, client=client)
+        self._answers[key] = result
+        if len(self._answers) > self.settings.cache:
+            self._answers.popitem(last=False)
+        return result
+
+    async def judge(self, method: str, *args: object, client: Hashable = None) -> Any:
         """Run ``Grader.<method>(*args)`` in a worker; its record, or a DeriveError re-raised.
 
+        Cancelling the call (the client has gone) drops the job, or stops its worker.
+
         Raises:
-            ServerBusyError: the queue is full.
+            ServerBusyError: this client, or the whole queue, is over its limit.
             CheckAbortedError: the time limit passed, or the worker died.
             DeriveError: the checker refused the input (the worker's one line).
         """
-        if self._slots is None:
-            self._slots = anyio.CapacityLimiter(self.settings.workers)
-            self._threads = anyio.CapacityLimiter(self.settings.workers)
-        if self._waiting >= self.settings.queue:
-            raise ServerBusyError("server", "too many checks waiting; try again in a moment")
+        self._refuse(client)
+        job = _Job(method, args, client, asyncio.get_running_loop().create_future())
+        self._queues.setdefault(client, deque()).append(job)
         self._waiting += 1
+        self._dispatch()
         try:
-            async with self._slots:
-                with self._lock:
-                    worker = self._idle.popleft()
-                try:
-                    kind, payload = await anyio.to_thread.run_sync(
-                        worker.call, (method, args), self.settings.timeout, limiter=self._threads
-                    )
-                finally:
-                    with self._lock:
-                        self._idle.append(worker)
-        finally:
-            self._waiting -= 1
+            kind, payload = await job.future
+        except asyncio.CancelledError:
+            self._cancel(job)
+            raise
         if kind == "ok":
             return payload
         if kind == "error":
             raise _RefusedError(payload)
         raise CheckAbortedError("check", payload)
+
+    def _next_job(self) -> _Job | None:
+        """The first waiting job in client rotation whose client may start another one."""
+        for client, queue in self._queues.items():
+            if queue and self._running.get(client, 0) < self.settings.client_running:
+                job = queue.popleft()
+                del self._queues[client]  # to the back of the rotation
+                if queue:
+                    self._queues[client] = queue
+                self._waiting -= 1
+                return job
+        return None
+
+    def _dispatch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._idle:
+            job = self._next_job()
+            if job is None:
+                return
+            worker = self._idle.popleft()
+            if worker.conn is None:
+                worker.start()
+            assert worker.conn is not None
+            job.worker, job.started = worker, time.monotonic()
+            worker.job = job
+            self._running[job.client] = self._running.get(job.client, 0) + 1
+            try:
+                worker.conn.send((job.method, job.args))
+            except (OSError, EOFError):
+                worker.kill()
+                self._finish(worker, ("failed", "the check stopped unexpectedly; please try again"))
+                continue
+            loop.add_reader(worker.conn.fileno(), self._on_answer, worker)
+            worker.timer = loop.call_later(self.settings.timeout, self._overtime, worker)
+
+    def _release(self, worker: _Worker) -> None:
+        if worker.conn is not None:
+            asyncio.get_running_loop().remove_reader(worker.conn.fileno())
+        if worker.timer is not None:
+            worker.timer.cancel()
+            worker.timer = None
+
+    def _on_answer(self, worker: _Worker) -> None:
+        self._release(worker)
+        assert worker.conn is not None
+        try:
+            answer = worker.conn.recv()
+        except (EOFError, OSError):
+            worker.kill()
+            answer = ("failed", "the check stopped unexpectedly; please try again")
+        job = worker.job
+        if job is not None and time.monotonic() - job.started > self.settings.timeout:
+            answer = self._late()  # it answered, but after the limit (the timer was not first)
+        self._finish(worker, answer)
+
+    def _late(self) -> tuple[str, str]:
+        return ("failed", f"the check took longer than {self.settings.timeout:g} s and was stopped")
+
+    def _overtime(self, worker: _Worker) -> None:
+        worker.timer = None
+        self._release(worker)
+        worker.kill()
+        self._finish(worker, self._late())
+
+    def _finish(self, worker: _Worker, answer: tuple[str, Any]) -> None:
+        job, worker.job = worker.job, None
+        if job is not None:
+            left = self._running.get(job.client, 1) - 1
+            if left:
+                self._running[job.client] = left
+            else:
+                self._running.pop(job.client, None)
+                if not self._queues.get(job.client, True):
+                    del self._queues[job.client]
+            self._service = 0.9 * self._service + 0.1 * (time.monotonic() - job.started)
+            if not job.future.done():
+                job.future.set_result(answer)
+        if worker.conn is None:
+            worker.start()  # forked again from this warm server
+        self._idle.append(worker)
+        self._dispatch()
+
+    def _cancel(self, job: _Job) -> None:
+        """Drop a job whose client has gone: out of its queue, or its worker stopped."""
+        worker = job.worker
+        if worker is None:
+            queue = self._queues.get(job.client)
+            if queue is not None and job in queue:
+                queue.remove(job)
+                self._waiting -= 1
+                if not queue and not self._running.get(job.client):
+                    del self._queues[job.client]
+            return
+        if worker.job is job:
+            self._release(worker)
+            worker.kill()
+            self._finish(worker, ("failed", "cancelled"))
 
     def close(self) -> None:
         """Stop every worker."""
