@@ -27,8 +27,8 @@ from derive.analysis.analyse import Analysis, analyse
 from derive.analysis.crossover import Crossover
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
-from derive.present.render import render
-from derive.present.view import view_of
+from derive.present.formats import Document, render
+from derive.present.view import solution_document
 from derive.problem.binding import ProblemSpec, bind
 from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
@@ -140,13 +140,17 @@ class Derivation:
         """Attainable / peak when every dim is bound."""
         return self.analysis.fraction_of_peak
 
+    def document(self, title: str | None = None, text: str = "", level: int = 2) -> Document:
+        """The worked solution as a document, for :func:`~derive.present.formats.render`."""
+        return solution_document(self.solution, title, text, level)
+
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
-        return render("solution.md.j2", "md", view=view_of(self.solution, title, text), level=level)
+        return render(self.document(title, text, level), "md")
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
-        return render("solution.tex.j2", "tex", view=view_of(self.solution, title, text))
+        return render(self.document(title, text), "tex")
 
     def as_json(self) -> dict:
         """The JSON object of ``derive solve --format json``."""
@@ -235,17 +239,19 @@ class ModelDerivation:
 
     analysis: ModelAnalysis
 
+    def document(self, title: str | None = None, text: str = "", level: int = 2) -> Document:
+        """The worked solution as a document, for :func:`~derive.present.formats.render`."""
+        from derive.present.model_view import model_document
+
+        return model_document(self.analysis, title, text, level=level)
+
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
-        from derive.present.model_view import model_markdown
-
-        return model_markdown(self.analysis, title, text, level=level)
+        return render(self.document(title, text, level), "md")
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
-        from derive.present.model_view import model_latex
-
-        return model_latex(self.analysis, title, text)
+        return render(self.document(title, text), "tex")
 
     def as_json(self) -> dict:
         """The JSON object of ``derive model --format json``."""

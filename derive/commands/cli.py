@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KERNEL_FLAGS",
+    "REPORT_FORMATS",
     "ProblemFlags",
     "Subparsers",
+    "add_format_flag",
     "add_kernel_flags",
     "build_parser",
     "is_kernel",
@@ -145,6 +147,21 @@ def add_kernel_flags(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, metavar="N", help=helptext)
 
 
+REPORT_FORMATS = ("md", "tex", "json")
+"""The ``--format`` choices of a report (the names of :data:`derive.present.formats.FORMATS`,
+written out so that parsing flags does not load the renderers; a test keeps them equal)."""
+
+
+def add_format_flag(parser: argparse.ArgumentParser) -> None:
+    """``--format md|tex|json``: the report's format (:mod:`derive.present.formats`)."""
+    parser.add_argument(
+        "--format",
+        choices=REPORT_FORMATS,
+        default="md",
+        help="md (Markdown, math in $…$), tex (a LaTeX fragment) or json (default md)",
+    )
+
+
 def is_kernel(args: argparse.Namespace) -> bool:
     """True when the flags give a kernel by its numbers."""
     return any(getattr(args, flag[2:], None) is not None for flag, _ in KERNEL_FLAGS)
@@ -204,7 +221,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
     add_problem_flags(solve, operator_optional=True)
     add_kernel_flags(solve)
-    solve.add_argument("--format", choices=("md", "json"), default="md")
+    add_format_flag(solve)
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     chips.add_argument("--format", choices=("text", "md", "json"), default="text")
     ops = sub.add_parser("operators", help="list operators with their shapes")
@@ -266,11 +283,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from derive.pipeline import derive_spec
 
     registry = load_registry(tuple(Path(path) for path in args.operators))
+    from derive.present.formats import render
+
     derivation = derive_spec(spec_from_args(args), registry)
-    if args.format == "json":
-        sys.stdout.write(json.dumps(derivation.as_json(), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(derivation.markdown(level=1))
+    sys.stdout.write(render(derivation.document(level=1), args.format))
     return 0
 
 

@@ -17,7 +17,6 @@ crossover (and T_comms) too.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeAlias
@@ -32,6 +31,7 @@ from derive.commands.compare_tex import compare_tex, operator_groups
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.present.escape import md_escape
+from derive.present.formats import Document, render
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
@@ -325,6 +325,17 @@ def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) ->
     )
 
 
+def compare_document(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> Document:
+    """The comparison as a document: its tables are built in code for Markdown and LaTeX."""
+    return Document(
+        written={
+            "md": lambda: compare_markdown(rows, ratios) + (follows_note(ratios) if ratios else ""),
+            "tex": lambda: compare_latex(rows, ratios),
+        },
+        data=lambda: compare_json(rows, ratios),
+    )
+
+
 # --- command ----------------------------------------------------------------------------------------
 
 
@@ -347,19 +358,13 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.baseline is not None:
         baseline = baseline_of(args.baseline).name
         ratios = ratios_to(rows, compare_rows(spec, registry, baseline, args.compute))
-    if args.format == "json":
-        sys.stdout.write(
-            json.dumps(compare_json(rows, ratios), indent=2, ensure_ascii=False) + "\n"
-        )
-    elif args.format == "tex":
-        sys.stdout.write(compare_latex(rows, ratios))
-    else:
-        sys.stdout.write(compare_markdown(rows, ratios) + (follows_note(ratios) if ratios else ""))
+    sys.stdout.write(render(compare_document(rows, ratios), args.format))
     return 0
 
 
 def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None:
     """Register ``derive compare OPERATOR|MODEL [flags] [--chips a,b] [--baseline CHIP] [--format md|tex|json]``."""
+    from derive.commands.cli import add_format_flag
     from derive.commands.compare_model import add_model_compare_flags
 
     parser = sub.add_parser(
@@ -383,5 +388,5 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
         metavar="CHIP",
         help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s)",
     )
-    parser.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    add_format_flag(parser)
     parser.set_defaults(handler=run_compare)

@@ -25,7 +25,6 @@ something for the other kind are refused.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,7 @@ from derive.commands.compare_ratios import Ratios, follows_note, ratio_of
 from derive.commands.compare_tex import LINE_ANY_SIZE, SPEEDUP, compare_tex, model_groups
 from derive.commands.model_phase import group_given
 from derive.errors import OperatorFileError, ProblemError, UnknownNameError, did_you_mean
+from derive.present.formats import Document, render
 from derive.solution.notation import tex_decimal, tex_text_number
 
 if TYPE_CHECKING:
@@ -373,11 +373,12 @@ def run_compare_model(args: argparse.Namespace) -> int:
     rows, ratios = model_rows(args)
     shown = {row.chip.name for row in rows}
     skipped = tuple(chip.name for chip in chips_of(args.chips) if chip.name not in shown)
-    if args.format == "json":
-        report = model_compare_json(rows, ratios)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    elif args.format == "tex":
-        sys.stdout.write(model_compare_latex(rows, ratios, skipped))
-    else:
-        sys.stdout.write(model_compare_markdown(rows, ratios, skipped))
+    document = Document(
+        written={
+            "md": lambda: model_compare_markdown(rows, ratios, skipped),
+            "tex": lambda: model_compare_latex(rows, ratios, skipped),
+        },
+        data=lambda: model_compare_json(rows, ratios),
+    )
+    sys.stdout.write(render(document, args.format))
     return 0

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from derive.analysis.kernel_numbers import KernelNumbers, kernel_of
 from derive.errors import ProblemError
+from derive.present.formats import Document, render
 from derive.present.json_export import measured_json, step_json
-from derive.present.render import render
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.timing import TimingSpec
 from derive.solution.number_steps import kernel_given, number_steps, numbers_verdict
 
-__all__ = ["kernel_json", "kernel_markdown", "kernel_spec_of", "run_kernel_numbers"]
+__all__ = [
+    "kernel_document",
+    "kernel_json",
+    "kernel_markdown",
+    "kernel_spec_of",
+    "run_kernel_numbers",
+]
 
 
 def kernel_spec_of(args: argparse.Namespace) -> KernelSpec:
@@ -35,18 +40,25 @@ def kernel_spec_of(args: argparse.Namespace) -> KernelSpec:
     )
 
 
-def kernel_markdown(kernel: KernelNumbers, timing: TimingSpec | None = None) -> str:
-    """The worked solution of a kernel by its numbers, as Markdown (its timing flags, as
-    typed, among the givens)."""
-    return render(
-        "kernel.md.j2",
-        "md",
-        title="A kernel by its numbers",
-        given=kernel_given(kernel, timing or TimingSpec()),
-        steps=number_steps(kernel),
-        verdict=numbers_verdict(kernel),
-        level=1,
+def kernel_document(kernel: KernelNumbers, timing: TimingSpec | None = None) -> Document:
+    """The worked solution of a kernel by its numbers (its timing flags, as typed, among the
+    givens), in the templates of a list of steps (``kernel.*.j2``); JSON: :func:`kernel_json`."""
+    return Document(
+        template="kernel",
+        context=dict(
+            title="A kernel by its numbers",
+            given=kernel_given(kernel, timing or TimingSpec()),
+            steps=number_steps(kernel),
+            verdict=numbers_verdict(kernel),
+            level=1,
+        ),
+        data=lambda: kernel_json(kernel),
     )
+
+
+def kernel_markdown(kernel: KernelNumbers, timing: TimingSpec | None = None) -> str:
+    """The worked solution of a kernel by its numbers, as Markdown."""
+    return render(kernel_document(kernel, timing), "md")
 
 
 def kernel_json(kernel: KernelNumbers) -> dict[str, object]:
@@ -80,8 +92,5 @@ def run_kernel_numbers(args: argparse.Namespace) -> int:
         )
     spec = kernel_spec_of(args)
     kernel = kernel_of(spec)
-    if args.format == "json":
-        sys.stdout.write(json.dumps(kernel_json(kernel), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(kernel_markdown(kernel, spec.timing))
+    sys.stdout.write(render(kernel_document(kernel, spec.timing), args.format))
     return 0

@@ -17,13 +17,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from derive.commands.model_phase import (
-    add_phase_flags,
-    phase_json,
-    phase_latex,
-    phase_markdown,
-    phase_of,
-)
+from derive.commands.model_phase import add_phase_flags, phase_document, phase_of
 from derive.errors import DeriveError, ParseError, ProblemError
 
 if TYPE_CHECKING:
@@ -35,6 +29,8 @@ __all__ = ["add_model_parser", "model_analysis", "model_spec", "run_model"]
 
 def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     """The ``model`` subcommand and its flags (``add_problem_flags`` is not used: the flags differ)."""
+    from derive.commands.cli import add_format_flag
+
     p = sub.add_parser(
         "model",
         help="a whole model: parameters, KV cache, memory fit, training totals",
@@ -93,7 +89,7 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--rtol", default="0.01", metavar="R", help="relative tolerance for numbers (default 0.01)"
     )
-    p.add_argument("--format", choices=("md", "json", "tex"), default="md")
+    add_format_flag(p)
     add_phase_flags(p)
     p.set_defaults(handler=run_model)
 
@@ -166,7 +162,8 @@ def _judge(args: argparse.Namespace) -> int:
 
 def run_model(args: argparse.Namespace) -> int:
     """``derive model``: the worked solution (Markdown or LaTeX) or the JSON report."""
-    from derive.present.model_view import model_json, model_latex, model_markdown
+    from derive.present.formats import render
+    from derive.present.model_view import model_document
 
     if (args.quantity is None) != (args.claim is None):
         raise ProblemError("--quantity / --claim", "give both, to judge a claimed quantity")
@@ -174,15 +171,6 @@ def run_model(args: argparse.Namespace) -> int:
         return _judge(args)
     analysis = model_analysis(args)
     phase = phase_of(args, analysis)
-    if args.format == "json":
-        report = model_json(analysis) | ({"serving": phase_json(phase)} if phase else {})
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    elif args.format == "tex":
-        sys.stdout.write(model_latex(analysis))
-        if phase is not None:
-            sys.stdout.write("\n" + phase_latex(phase, analysis))
-    else:
-        sys.stdout.write(model_markdown(analysis))
-        if phase is not None:
-            sys.stdout.write("\n" + phase_markdown(phase, analysis))
+    serving = () if phase is None else (("serving", phase_document(phase, analysis)),)
+    sys.stdout.write(render(model_document(analysis, sections=serving), args.format))
     return 0

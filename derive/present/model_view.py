@@ -17,7 +17,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
 from derive.model.symbols import NOTATION, batch, context, sym, tex_names
 from derive.present.escape import md_escape, tex_escape
-from derive.present.render import render
+from derive.present.formats import Document, render
 from derive.problem.problem_set import MODEL_ASK_KEYS
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Math, Rich, rich
@@ -27,6 +27,7 @@ __all__ = [
     "JSON_KEYS",
     "ModelLine",
     "glance",
+    "model_document",
     "model_json",
     "model_latex",
     "model_markdown",
@@ -281,6 +282,24 @@ def model_template_context(a: ModelAnalysis, title: str | None = None, text: str
     return _context(a, title, text)
 
 
+def model_document(
+    a: ModelAnalysis,
+    title: str | None = None,
+    text: str = "",
+    level: int = 1,
+    givens_only: bool = False,
+    sections: tuple[tuple[str, Document], ...] = (),
+) -> Document:
+    """The worked solution as a document (``model.*.j2``; JSON: :func:`model_json`);
+    ``givens_only``: the question, without the steps; ``sections`` follow it."""
+    return Document(
+        template="model",
+        context=dict(level=level, givens_only=givens_only, **_context(a, title, text)),
+        data=lambda: model_json(a),
+        sections=sections,
+    )
+
+
 def model_markdown(
     a: ModelAnalysis,
     title: str | None = None,
@@ -289,9 +308,7 @@ def model_markdown(
     givens_only: bool = False,
 ) -> str:
     """The worked solution as Markdown (``givens_only``: the question, without the steps)."""
-    return render(
-        "model.md.j2", "md", level=level, givens_only=givens_only, **_context(a, title, text)
-    )
+    return render(model_document(a, title, text, level, givens_only), "md")
 
 
 def _short(q: Quantity) -> str:
@@ -325,7 +342,7 @@ def model_latex(
     a: ModelAnalysis, title: str | None = None, text: str = "", givens_only: bool = False
 ) -> str:
     """The worked solution as a LaTeX fragment (``givens_only``: the question, for a sheet)."""
-    return render("model.tex.j2", "tex", givens_only=givens_only, **_context(a, title, text))
+    return render(model_document(a, title, text, givens_only=givens_only), "tex")
 
 
 def _quantity_json(q: Quantity | None) -> dict | None:
