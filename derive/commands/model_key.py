@@ -15,7 +15,13 @@ from derive.errors import ProblemError
 from derive.model.analysis import ModelAnalysis, analyse_model, select_quantities
 from derive.model.binding import bind_model
 from derive.model.registry import load_models
-from derive.present.model_view import ASK_PHRASES, glance, model_latex, model_markdown
+from derive.present.model_view import (
+    ASK_PHRASES,
+    glance,
+    model_latex,
+    model_markdown,
+    shown_quantities,
+)
 from derive.problem.problem_set import ModelEntry, ProblemSet
 
 __all__ = ["ModelChapter", "ModelRow", "model_chapter"]
@@ -93,7 +99,7 @@ def model_chapter(pset: ProblemSet, first_number: int, stem: str = "") -> ModelC
             }
         )
         asks = tuple(k for k in _model_ask(entry) if k in ASK_PHRASES) or tuple(
-            q.key for s in a.steps for q in s.quantities if q.key in ASK_PHRASES
+            q.key for q in shown_quantities(a) if q.key in ASK_PHRASES
         )
         questions.append(
             {

@@ -144,11 +144,11 @@ def root(context, missing=missing):
             yield ' Step '
             yield str(environment.getattr(l_1_loop, 'index'))
             yield ' — '
-            yield str(t_1(environment.getattr(l_1_step, 'title')))
+            yield str(t_1(environment.getattr(l_1_step, 'heading')))
             yield '\n\n*Rule: '
             yield str(t_1(environment.getattr(l_1_step, 'rule')))
             yield '.* '
-            yield str(t_1(environment.getattr(l_1_step, 'reason')))
+            yield str(t_3(environment.getattr(l_1_step, 'reason')))
             yield '\n\n'
             if environment.getattr(l_1_step, 'table'):
                 pass
@@ -186,7 +186,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '- '
-                yield str(t_1(l_2_n))
+                yield str(t_3(l_2_n))
                 yield '\n'
             l_2_n = missing
         l_1_loop = l_1_step = missing

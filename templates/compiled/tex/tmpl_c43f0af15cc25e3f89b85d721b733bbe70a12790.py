@@ -41,6 +41,12 @@ def root(context, missing=missing):
         @internalcode
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'join' found.")
+    try:
+        t_4 = environment.filters['rich']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'rich' found.")
     pass
     included_template = environment.get_template('fit.tex.j2', 'model.tex.j2')._get_default_module(context)
     l_0_align = getattr(included_template, 'align', missing)
@@ -133,11 +139,11 @@ def root(context, missing=missing):
             yield '\n\\paragraph{Step '
             yield str(environment.getattr(l_1_loop, 'index'))
             yield ': '
-            yield str(t_2(environment.getattr(l_1_step, 'title')))
+            yield str(t_2(environment.getattr(l_1_step, 'heading')))
             yield '.} \\emph{Rule: '
             yield str(t_2(environment.getattr(l_1_step, 'rule')))
             yield '.} '
-            yield str(t_2(environment.getattr(l_1_step, 'reason')))
+            yield str(t_4(environment.getattr(l_1_step, 'reason')))
             yield '\n'
             if environment.getattr(l_1_step, 'table'):
                 pass
@@ -152,7 +158,7 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield '\\item '
-                    yield str(t_2(l_2_n))
+                    yield str(t_4(l_2_n))
                     yield '\n'
                 l_2_n = missing
                 yield '\\end{itemize}\n'
@@ -188,4 +194,4 @@ def root(context, missing=missing):
         l_1_v = missing
 
 blocks = {}
-debug_info = '2=45&3=54&4=57&5=59&6=61&10=63&11=65&14=68&18=93&23=97&24=101&29=110&36=113&37=116&44=127&45=130&47=134&48=142&49=145&50=148&52=151&53=155&58=160&60=164&62=175&64=179&66=182&68=186'
+debug_info = '2=51&3=60&4=63&5=65&6=67&10=69&11=71&14=74&18=99&23=103&24=107&29=116&36=119&37=122&44=133&45=136&47=140&48=148&49=151&50=154&52=157&53=161&58=166&60=170&62=181&64=185&66=188&68=192'
