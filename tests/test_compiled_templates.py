@@ -82,15 +82,22 @@ def test_a_stale_manifest_falls_back_to_the_sources(tmp_path, monkeypatch):
 def test_compiled_and_source_templates_render_alike():
     """The same context through both loaders: the worked solution, a model and a key."""
     from derive import solve
+    from derive.present.report import Entry, Report
     from derive.present.view import view_of
 
     d = solve("transformer_block", dtype="bf16", chip="h100")
+    report = Report((Entry("verdict", "correct", ("a detail",)),), (("diagnosis", ("a", "b")),))
     for fmt in FORMATS:
         source = render._environment(fmt, compiled=False)
         compiled = render._environment(fmt, compiled=True)
         assert isinstance(compiled.loader, jinja2.ModuleLoader)
         view = view_of(d.solution, "A block", "")
-        name = f"solution.{fmt}.j2"
-        assert compiled.get_template(name).render(view=view, level=2) == source.get_template(
-            name
-        ).render(view=view, level=2)
+        suffix = ALL_FORMATS[fmt].template_suffix
+        for name, context in (
+            ("solution", {"view": view, "level": 2}),
+            ("report", {"report": report}),
+        ):
+            if not (ROOT / "templates" / f"{name}{suffix}").exists():
+                continue  # plain text has report templates only
+            rendered = compiled.get_template(name + suffix).render(**context)
+            assert rendered == source.get_template(name + suffix).render(**context)

@@ -36,6 +36,18 @@ COMMANDS = {
         *["--set", "B=8", "--set", "S=4096"],
     ],
 }
+# derive check, once per kind of report, in each of its formats (text is its default)
+CHECKS = {
+    "check-claim": ["check", "matmul", "--dtype", "bf16", "--chip", "h100"]
+    + ["--quantity", "ridge", "--claim", "295"],
+    "check-chain": ["check", "matmul", "--dtype", "bf16", "--chip", "h100"]
+    + ["--quantity", "intensity", "--chain", "CHAIN"],
+    "check-model": ["check", "llama-3-8b", "--chip", "h100", "--quantity", "params"]
+    + ["--claim", "8e9"],
+    "check-kernel": ["check", "--flops", "1e12", "--bytes", "1e9", "--chip", "h100"]
+    + ["--quantity", "intensity", "--claim", "1000"],
+}
+CHECK_FORMATS = ("text", *REPORT_FORMATS)
 # the H100's bf16 ridge from its datasheet's decimal text, computed here: 9.89e14 / 3.35e12
 H100_RIDGE = Fraction("9.89e14") / Fraction("3.35e12")
 
@@ -51,12 +63,28 @@ def outputs() -> dict[tuple[str, str], str]:
     return out
 
 
-def test_the_flag_offers_the_table():
-    assert tuple(FORMATS) == REPORT_FORMATS
+@pytest.fixture(scope="module")
+def checks(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], str]:
+    chain = tmp_path_factory.mktemp("chain") / "intensity.txt"
+    chain.write_text("I = 2BDF / (2BD + 2DF + 2BF)\n", encoding="utf-8")
+    out = {}
+    for name, argv in CHECKS.items():
+        for fmt in CHECK_FORMATS:
+            args = [str(chain) if a == "CHAIN" else a for a in argv]
+            result = run_cli([*args, "--format", fmt])
+            assert result.code == 0 and not result.err, (name, fmt, result)
+            out[name, fmt] = result.out
+    return out
+
+
+def test_the_flags_offer_the_table():
+    assert set(FORMATS) == {*REPORT_FORMATS, "text"}
+    assert REPORT_FORMATS == ("md", "tex", "json")
     assert {name: f.suffix for name, f in FORMATS.items()} == {
         "md": ".md",
         "tex": ".tex",
         "json": ".json",
+        "text": ".txt",
     }
 
 
@@ -99,11 +127,27 @@ def test_render_joins_sections_and_nests_their_json():
     assert json.loads(render(outer, FORMATS["json"])) == {"a": 1, "more": {"b": 2}}
 
 
-def test_every_latex_fragment_compiles_in_the_appendix_preamble(tmp_path: Path, outputs: dict):
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_a_check_says_the_same_verdict_in_every_format(checks: dict, name: str):
+    """The text is what the terminal always showed; the other formats carry the same lines."""
+    verdict = json.loads(checks[name, "json"])["verdict"]
+    assert checks[name, "text"].startswith(f"verdict: {verdict}\n")
+    assert checks[name, "md"].startswith(f"- **verdict:** {verdict}\n")
+    assert checks[name, "tex"].startswith("\\begin{description}\n\\item[verdict:] " + verdict)
+    for line in checks[name, "text"].splitlines():
+        label, _, value = line.strip(" -").partition(": ")
+        assert label in checks[name, "md"] and value in checks[name, "md"], line
+
+
+def test_every_latex_fragment_compiles_in_the_appendix_preamble(
+    tmp_path: Path, outputs: dict, checks: dict
+):
     pdflatex = _pdflatex()
     body = []
-    for name in COMMANDS:
-        (tmp_path / f"{name}.tex").write_text(outputs[name, "tex"], encoding="utf-8")
+    fragments = {name: outputs[name, "tex"] for name in COMMANDS}
+    fragments |= {name: checks[name, "tex"] for name in CHECKS}
+    for name, text in fragments.items():
+        (tmp_path / f"{name}.tex").write_text(text, encoding="utf-8")
         body.append(rf"\input{{{name}}}")
     paper = [r"\documentclass[11pt]{article}", *PREAMBLE, r"\begin{document}", *body]
     (tmp_path / "paper.tex").write_text("\n".join([*paper, r"\end{document}", ""]), "utf-8")

@@ -41,6 +41,7 @@ from derive.commands.check_model import (
     refuse_a_model_name,
     refuse_unreadable,
     write_out,
+    write_report,
 )
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
@@ -83,7 +84,7 @@ def add_check_parser(
     p = sub.add_parser(
         "check", help="judge a claimed quantity or a whole derivation against the exact answer"
     )
-    from derive.commands.cli import add_kernel_flags
+    from derive.commands.cli import REPORT_FORMATS, add_kernel_flags
 
     add_problem_flags(p, operator_optional=True)
     add_kernel_flags(p)
@@ -133,7 +134,12 @@ def add_check_parser(
         metavar="R",
         help="relative tolerance for numbers (default 0.01 = 1%%)",
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format",
+        choices=("text", *REPORT_FORMATS),
+        default="text",
+        help="text (default), md, tex (a LaTeX fragment) or json",
+    )
     p.set_defaults(handler=run)
     return p
 
@@ -289,10 +295,10 @@ def _claim(args: argparse.Namespace) -> int:
     assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
     ctx, claim, judgement = detail.context, detail.claim, detail.judgement
     hidden = args.hide_expected
-    write_out(
-        report.claim_json(ctx, claim, judgement, result.diagnosis, hidden)
-        if args.format == "json"
-        else report.claim_text(ctx, claim, judgement, result.diagnosis, hidden)
+    write_report(
+        args,
+        report.claim_report(ctx, claim, judgement, result.diagnosis, hidden),
+        lambda: report.claim_json(ctx, claim, judgement, result.diagnosis, hidden),
     )
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
@@ -334,10 +340,10 @@ def _derivation(args: argparse.Namespace) -> int:
     assert isinstance(detail, ChainDetail)  # every checked derivation carries its detail
     ctx, chain = detail.context, detail.chain
     hidden = args.hide_expected
-    write_out(
-        report.chain_json(ctx, chain, result.diagnosis, hidden)
-        if args.format == "json"
-        else report.chain_text(ctx, chain, result.diagnosis, hidden)
+    write_report(
+        args,
+        report.chain_report(ctx, chain, result.diagnosis, hidden),
+        lambda: report.chain_json(ctx, chain, result.diagnosis, hidden),
     )
     return 1 if result.verdict is Verdict.INCORRECT else 0
 

@@ -13,7 +13,7 @@ import argparse
 from derive.checking.context import parse_rtol
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
-from derive.commands.check_model import MODEL_FLAGS, refuse_unreadable, write_out
+from derive.commands.check_model import MODEL_FLAGS, refuse_unreadable, write_report
 from derive.errors import ProblemError
 from derive.problem.kernel_spec import KernelSpec
 
@@ -80,7 +80,7 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
     problem (``--problem-set SET --problem ID``).
     """
     from derive.checking.api import check
-    from derive.checking.kernel_check import kernel_claim_json, kernel_claim_text
+    from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report
     from derive.checking.verdict import Verdict
 
     allowed = ", ".join(KERNEL_QUANTITIES)
@@ -102,9 +102,5 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
-    write_out(
-        kernel_claim_json(result, rtol)
-        if args.format == "json"
-        else kernel_claim_text(result, rtol)
-    )
+    write_report(args, kernel_claim_report(result, rtol), lambda: kernel_claim_json(result, rtol))
     return 1 if result.verdict is Verdict.INCORRECT else 0

@@ -63,7 +63,8 @@ def compiled_loader(fmt: str, settings: dict[str, Any]) -> jinja2.BaseLoader | N
         current = manifest.get(fmt) == fingerprint(fmt, settings)
     except (OSError, ValueError, AttributeError):
         return None
-    return jinja2.ModuleLoader(str(folder / fmt)) if current else None
+    # a manifest without its modules (a package that left them out) is not current either
+    return jinja2.ModuleLoader(str(folder / fmt)) if current and (folder / fmt).is_dir() else None
 
 
 def suffix_filter(suffix: str) -> Callable[[str], bool]:

@@ -12,7 +12,7 @@ JSON, and the sections that follow it (a model's serving step).
     >>> format_named("tex").suffix
     '.tex'
     >>> sorted(FORMATS)
-    ['json', 'md', 'tex']
+    ['json', 'md', 'tex', 'text']
 """
 
 from __future__ import annotations
@@ -136,6 +136,16 @@ def _identity(text: str) -> str:
     return str(text)
 
 
+def _plain_rich(parts: str | tuple) -> str:
+    """Rich text as plain text: prose as it is, math as its LaTeX source."""
+    if isinstance(parts, str):
+        return parts
+    return "".join(getattr(part, "latex", part) for part in parts)
+
+
+_TEXT = JinjaSyntax(delimiters={}, filters=dict(rich=_plain_rich, e=_identity))
+
+
 _MARKDOWN = JinjaSyntax(
     delimiters={},
     filters=dict(rich=md_rich, e=md_escape, cell=md_escape),
@@ -180,6 +190,14 @@ FORMATS: dict[str, Format] = {
             escape=tex_escape,
             writer=_templated,
             jinja=_LATEX,
+        ),
+        Format(
+            name="text",
+            suffix=".txt",
+            meaning="plain text for a terminal",
+            escape=_identity,
+            writer=_templated,
+            jinja=_TEXT,
         ),
         Format(
             name="json",

@@ -14,7 +14,7 @@ import contextlib
 import hashlib
 import os
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +96,7 @@ def _environment(fmt: str, *, compiled: bool) -> jinja2.Environment:
     return env
 
 
-@lru_cache(maxsize=2)
+@cache
 def environment(fmt: str) -> jinja2.Environment:
     """The jinja environment for ``md`` or ``tex``: the templates compiled ahead of time when
     they are current (:mod:`derive.present.compiled_templates`), else read from source."""

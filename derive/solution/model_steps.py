@@ -11,7 +11,6 @@ problem that asks for some, when it holds one the asked ones use). Computes noth
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -310,7 +309,7 @@ def _approx(value: sp.Expr, digits: int) -> str:
 
 def _truncated(value: sp.Expr, places: int = 3) -> str:
     """A positive number cut (not rounded) after ``places`` decimals: 42.8019… → ``42.801``."""
-    n = int(math.floor(value * 10**places))
+    n = int(value * 10**places // 1)  # sympy floors a Rational exactly
     return f"{n // 10**places}.{n % 10**places:0{places}d}"
 
 
