@@ -119,9 +119,9 @@ def integer_factors(p: PolyElement) -> list[tuple[PolyElement, int]]:
     (the list may be in another order; tests/test_algebra.py compares the two).
 
     The crossover's closed form has many dims and is often of degree 1 in one of them,
-    where no general factoring (Wang's algorithm, ~12 ms a call) is needed: a primitive
-    ``a·x + b`` is irreducible once ``gcd(a, b) = 1``, else it is ``gcd · (a·x + b)/gcd``
-    and only the gcd, which has fewer dims, is factored further. Powers of a single dim
+    where no general factoring (Wang's algorithm, costly per call: benchmarks/README.md) is
+    needed: a primitive ``a·x + b`` is irreducible once ``gcd(a, b) = 1``, else it is
+    ``gcd · (a·x + b)/gcd`` and only the gcd, which has fewer dims, is factored further. Powers of a single dim
     are split off first, as sympy does; anything else goes to ``factor_list``.
     """
     R = p.ring

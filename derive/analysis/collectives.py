@@ -27,6 +27,7 @@ class CollectiveTime:
         collective: the declaration (kind, group P, the tensor).
         dtype: the tensor's dtype name.
         size: bytes of the full tensor (width × elements before the ring factor).
+        group: P at the bound dims (an integer, or the dim P while it is free).
         fraction: bytes sent per device over size: 2(P−1)/P or (P−1)/P.
         sent: bytes one device sends, fraction × size.
         steps: ring steps, 2(P−1) or P−1.
@@ -38,9 +39,10 @@ class CollectiveTime:
     collective: Collective
     dtype: str
     size: sp.Expr
-    fraction: sp.Rational
+    group: sp.Expr
+    fraction: sp.Expr
     sent: sp.Expr
-    steps: int
+    steps: sp.Expr
     link_time: sp.Expr | None
     latency_time: sp.Expr
     time: sp.Expr | None
@@ -58,18 +60,27 @@ def collective_times(problem: Problem, tensors: Sequence[object]) -> tuple[Colle
         dtype = dtypes[tensor.name]
         width = tensor.width if tensor.width is not None else dtype.width
         size = substitute(width * tensor.size, bound)
-        fraction = tensor.kind.fraction(tensor.group)
+        group = (
+            substitute(sp.Integer(tensor.group), bound)
+            if isinstance(tensor.group, int)
+            else substitute(tensor.group, bound)
+        )
+        fraction = substitute(tensor.kind.fraction(tensor.group), bound)
+        steps = substitute(
+            sp.Integer(tensor.steps) if isinstance(tensor.steps, int) else tensor.steps, bound
+        )
         sent = fraction * size
         link_time = sent / link if link is not None else None
-        latency_time = tensor.steps * latency
+        latency_time = steps * latency
         out.append(
             CollectiveTime(
                 collective=tensor,
                 dtype=dtype.name,
                 size=size,
+                group=group,
                 fraction=fraction,
                 sent=sent,
-                steps=tensor.steps,
+                steps=steps,
                 link_time=link_time,
                 latency_time=latency_time,
                 time=link_time + latency_time if link_time is not None else None,

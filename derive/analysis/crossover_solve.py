@@ -123,8 +123,17 @@ def _never(in_x: _InX, x: sp.Symbol, ridge: sp.Expr) -> Crossover:
 
 
 def _decide_in_x(in_x: _InX, x: sp.Symbol, ridge: sp.Expr) -> Crossover:
-    """The one decision tree: identically zero, signs, numbers, then degree 0 or 1 in x."""
+    """The one decision tree: identically zero, signs, numbers, then degree 0 or 1 in x.
+
+    A factor x^k of g is dropped first: x > 0, so it changes no sign, and its root 0 is no
+    crossover (``B·F·(P·β − (4P − 4)·π)`` is "B drops out", not "B* = 0").
+    """
     g, coefficients, signs = in_x.g, in_x.coefficients, in_x.signs
+    power = 0
+    while len(coefficients) > 1 and coefficients[-1] == 0:
+        coefficients, signs, power = coefficients[:-1], signs[:-1], power + 1
+    if power:
+        g = sp.expand(g / x**power)
     if not coefficients:
         return Crossover(
             ALWAYS,

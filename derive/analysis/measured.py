@@ -45,6 +45,15 @@ class Measured:
         from_intensity: ``"flops_per_s"`` or ``"bytes_per_s"`` when that rate was not
             measured but follows from the other and the kernel's intensity (one run moves
             FLOP/s ÷ I bytes per second), else None.
+        kernel_intensity: the kernel's own intensity when both rates were measured and
+            their ratio is not it (the pair cannot be one run of this kernel); each rate is
+            then also read through it (``needed_bytes_per_s``, ``needed_flops_per_s``).
+        needed_bytes_per_s: FLOP/s ÷ I, the memory traffic the measured FLOP/s needs at
+            the kernel's intensity (with ``kernel_intensity``).
+        needed_flops_per_s: bytes/s · I, the FLOP/s the measured traffic carries at the
+            kernel's intensity (with ``kernel_intensity``).
+        needed_bytes_share: needed_bytes_per_s ÷ β (above 1: impossible).
+        needed_flops_share: needed_flops_per_s ÷ π (above 1: impossible).
     """
 
     time: sp.Expr | None
@@ -58,6 +67,11 @@ class Measured:
     verdict: MeasuredVerdict
     beats: tuple[str, ...]
     from_intensity: str | None = None
+    kernel_intensity: sp.Expr | None = None
+    needed_bytes_per_s: sp.Expr | None = None
+    needed_flops_per_s: sp.Expr | None = None
+    needed_bytes_share: sp.Expr | None = None
+    needed_flops_share: sp.Expr | None = None
 
 
 def measure(
@@ -86,11 +100,19 @@ def measure(
     if time is not None and bytes_per_s is None and moved is not None:
         bytes_per_s = moved / time
     from_intensity = None
+    kernel_intensity = needed_bytes = needed_flops = None
     if intensity is not None and intensity.is_positive:
         if flops_per_s is not None and bytes_per_s is None:
             bytes_per_s, from_intensity = flops_per_s / intensity, "bytes_per_s"
         elif bytes_per_s is not None and flops_per_s is None:
             flops_per_s, from_intensity = bytes_per_s * intensity, "flops_per_s"
+        elif (
+            flops_per_s is not None
+            and bytes_per_s is not None
+            and flops_per_s / bytes_per_s != intensity
+        ):
+            kernel_intensity = intensity
+            needed_bytes, needed_flops = flops_per_s / intensity, bytes_per_s * intensity
     mfu = flops_per_s / peak if flops_per_s is not None else None
     mbu = bytes_per_s / bandwidth if bytes_per_s is not None else None
     intensity = (
@@ -101,6 +123,10 @@ def measure(
         beats.append("compute peak")
     if mbu is not None and mbu > 1:
         beats.append("memory bandwidth")
+    if needed_bytes is not None and needed_bytes > bandwidth and "memory bandwidth" not in beats:
+        beats.append("memory bandwidth at the kernel's intensity")
+    if needed_flops is not None and needed_flops > peak and "compute peak" not in beats:
+        beats.append("compute peak at the kernel's intensity")
     if not beats and time is not None and lower_bound is not None and time < lower_bound:
         beats.append("per-kernel lower bound")
     return Measured(
@@ -115,4 +141,9 @@ def measure(
         verdict=MeasuredVerdict.IMPOSSIBLE if beats else MeasuredVerdict.POSSIBLE,
         beats=tuple(beats),
         from_intensity=from_intensity,
+        kernel_intensity=kernel_intensity,
+        needed_bytes_per_s=needed_bytes,
+        needed_flops_per_s=needed_flops,
+        needed_bytes_share=needed_bytes / bandwidth if needed_bytes is not None else None,
+        needed_flops_share=needed_flops / peak if needed_flops is not None else None,
     )

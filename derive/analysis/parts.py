@@ -9,6 +9,7 @@ calls it once and keeps the result on the :class:`~derive.analysis.analyse.Analy
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ import sympy as sp
 
 from derive.analysis.algebra_ratios import cancel_ratio
 from derive.analysis.algebra_substitution import substitute
+from derive.analysis.collectives import CollectiveTime
 from derive.declare.composite import Composite, unfused
 from derive.problem.binding import Problem
 
@@ -59,11 +61,16 @@ class Fusion:
 
 @dataclass(frozen=True)
 class LayerBreakdown:
-    """Per-part rows, the dominant part, and the unfused layer for comparison."""
+    """Per-part rows, the dominant part, and the unfused layer for comparison.
+
+    ``with_comms``: some part sends a collective, so part times include its T_comms
+    (added when the part waits for it, overlapped under max when declared ``overlap=True``).
+    """
 
     rows: tuple[PartRow, ...]
     dominant: str | None
     fusion: Fusion | None
+    with_comms: bool = False
 
     @property
     def unfused(self) -> Analysis | None:
@@ -77,8 +84,27 @@ def _composite(problem: Problem) -> Composite:
     return problem.operator
 
 
-def _rows(problem: Problem, memory: Roofline) -> tuple[PartRow, ...]:
+def _comms_of(layer: Composite, collectives: Sequence[CollectiveTime]) -> dict[str, tuple]:
+    """Per part label: (waited-for comms time, overlapped comms time) of its timed collectives."""
+    out: dict[str, tuple] = {}
+    for timed in collectives:
+        if timed.time is None:
+            continue
+        label = layer.part_of(timed.collective.name)
+        waited, overlapped = out.get(label, (sp.Integer(0), sp.Integer(0)))
+        if timed.collective.overlap:
+            overlapped = sp.Max(overlapped, timed.time)
+        else:
+            waited = waited + timed.time
+        out[label] = (waited, overlapped)
+    return out
+
+
+def _rows(
+    problem: Problem, memory: Roofline, collectives: Sequence[CollectiveTime] = ()
+) -> tuple[PartRow, ...]:
     layer = _composite(problem)
+    comms = _comms_of(layer, collectives)
     bound = problem.bound_subs()
     peak, bandwidth = problem.peak.value, problem.bandwidth.value
     rows = []
@@ -99,6 +125,9 @@ def _rows(problem: Problem, memory: Roofline) -> tuple[PartRow, ...]:
             if (flops / peak).is_number and part_bytes.is_number
             else flops / peak
         )
+        if part.label in comms and time.is_number:
+            waited, overlapped = comms[part.label]
+            time = sp.Max(time, overlapped) + waited
         intensity = cancel_ratio(flops, part_bytes) if part_bytes != 0 else sp.oo
         rows.append(
             PartRow(part.label, part.operator.name, flops, part_bytes, intensity, time, None)
@@ -144,8 +173,10 @@ def _fusion(fused: Analysis, plain: Analysis) -> Fusion:
 
 def breakdown(analysis: Analysis, plain: Analysis | None) -> LayerBreakdown:
     """The per-part breakdown of a composite's analysis (``plain``: the layer unfused, if fused)."""
-    rows = _rows(analysis.problem, analysis.memory)
+    timed = tuple(c for c in analysis.collectives if c.time is not None)
+    rows = _rows(analysis.problem, analysis.memory, timed)
     dominant = None
     if rows and rows[0].share is not None:
         dominant = max(rows, key=lambda row: row.share if row.share is not None else 0).label
-    return LayerBreakdown(rows, dominant, _fusion(analysis, plain) if plain is not None else None)
+    fusion = _fusion(analysis, plain) if plain is not None else None
+    return LayerBreakdown(rows, dominant, fusion, with_comms=bool(timed))

@@ -67,7 +67,7 @@ class Kernel:
     fused: bool = False
     parts: tuple[str, ...] = ()
     comms_overlapped: bool = False
-    latency_steps: int = 0
+    latency_steps: sp.Expr = ZERO
     launches: int = 1
 
 

@@ -92,8 +92,9 @@ def _kernel(
         fused=len(parts) > 1,
         parts=parts,
         comms_overlapped=_overlapped([term.tensor for term in comms]),
-        latency_steps=sum(
-            term.tensor.steps for term in comms if isinstance(term.tensor, Collective)
+        latency_steps=substitute(
+            sp.Add(*(term.tensor.steps for term in comms if isinstance(term.tensor, Collective))),
+            bound,
         ),
     )
 

@@ -180,7 +180,7 @@ def timing_from_args(args: argparse.Namespace) -> TimingSpec:
 
 
 # Commands that live in their own modules, each offering ``add_<name>_parser``; only the
-# one being run is imported (the others cost a quarter second of start-up together).
+# one being run is imported (the others' start-up cost: benchmarks/README.md).
 _LATER = {
     "key": (
         "key",
@@ -351,8 +351,8 @@ def load_engine() -> None:
     """Import sympy and the engine with the cycle collector paused, then freeze what they made.
 
     Importing sympy creates a few hundred thousand objects that live until the process ends,
-    and each full collection walks all of them again: about a tenth of a cold ``derive key``
-    went to the collector (callgrind, set20). A command-line run is one short process, so
+    and each full collection walks all of them again (what that cost a cold ``derive key``
+    is in benchmarks/README.md). A command-line run is one short process, so
     here the collector is paused while those objects are made and they are then moved to the
     permanent generation (``gc.freeze``); collections walk only what the run allocates.
     Only :func:`run` (the ``derive`` command) calls this, and it does nothing when the engine

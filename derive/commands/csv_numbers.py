@@ -1,8 +1,8 @@
 """CSV text of number columns with numpy: integers as ``%d``, floats as C's ``%.9g``.
 
-Vectorised printf, about 2.7 times as fast as Python's %-formatting row by row
-(:func:`plain_rows`, the library reference it is tested against); ``derive sweep``
-writes its rows with it.
+Vectorised printf, faster than Python's %-formatting row by row (:func:`plain_rows`, the
+library reference it is tested against; figures in benchmarks/README.md, row (e));
+``derive sweep`` writes its rows with it.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def format_csv(
     """CSV text: the header, then one row per point; each column is ``("int", int64)`` or ``("g", float64)``.
 
     ``plain=True`` formats with Python's ``%d`` and ``%.9g`` instead of the numpy writer:
-    the same text (the tests hold the two equal), about 2.7 times as slow.
+    the same text (the tests hold the two equal), slower (benchmarks/README.md, row (e)).
     """
     rows = plain_rows(columns) if plain else csv_rows(columns)
     return ((",".join(header) + "\n").encode("ascii") + rows).decode("ascii")
@@ -157,10 +157,10 @@ def plain_rows(columns: list[tuple[str, np.ndarray]]) -> bytes:
 
 def csv_rows(columns: list[tuple[str, np.ndarray]]) -> bytes:
     """The rows of a CSV as ASCII bytes, built with numpy in chunks of rows: each value's
-    characters go to slot rows, then the NULs of unused slots are squeezed out. About
-    four times faster than ``numpy.savetxt`` and 2.7 times faster than :func:`plain_rows`
-    (10^6 rows: 0.67 s against 1.83 s of a 1.0 s against 2.2 s ``derive sweep``; see
-    ``benchmarks/run.py``), which is why it is kept."""
+    characters go to slot rows, then the NULs of unused slots are squeezed out. Faster than
+    ``numpy.savetxt`` and than :func:`plain_rows` by more than the repository's 20 % rule asks
+    (row (e) of ``benchmarks/run.py``; figures in benchmarks/README.md), which is why it is
+    kept."""
     n = len(columns[0][1]) if columns else 0
     parts = []
     slots = np.empty((32 * len(columns), min(n, _CHUNK) or 1), dtype=np.uint8)

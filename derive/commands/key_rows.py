@@ -94,7 +94,15 @@ def operator_row(entry: ProblemEntry, analysis: Analysis) -> Row:
         f"{ridge}{approx(ridge)}",
         cross + suffix,
         threshold,
-        md_rich(verdict_rich(crossover, ridge, "on the link: " if link else "", leading=leading)),
+        md_rich(
+            verdict_rich(
+                crossover,
+                ridge,
+                "on the link: " if link else "",
+                leading=leading,
+                below="link" if link else "memory",
+            )
+        ),
         f"${tex_ratio(ridge)}{tapprox(ridge)}$",
         cross_tex + suffix,
         threshold_tex,

@@ -18,16 +18,25 @@ latency (``--link-latency``) times :attr:`Collective.steps`.
 >>> reduce = Collective("all_reduce", Tensor("Y", (B, F)), group=8)
 >>> reduce.elements, reduce.steps
 (7*B*F/4, 14)
+
+The group may be a dim, as the Scaling Book writes its formulas in P (``--set P=8``
+binds it; a bound P is at least 2):
+
+>>> (P,) = dims("P")
+>>> gather = Collective("all_gather", Tensor("X", (B, F)), group=P)
+>>> gather.elements, gather.steps
+(B*F*(P - 1)/P, P - 1)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import sympy as sp
 
-from derive.declare.operator import Tensor
+from derive.declare.operator import Tensor, is_dim
 from derive.errors import DeclarationError
 
 __all__ = ["Collective", "CollectiveKind"]
@@ -41,13 +50,17 @@ class CollectiveKind(Enum):
     REDUCE_SCATTER = "reduce_scatter"  # (P−1)/P × size, P−1 steps
     ALL_TO_ALL = "all_to_all"  # (P−1)/P × size, P−1 steps
 
-    def steps(self, group: int) -> int:
-        """Steps of the ring algorithm over ``group`` devices."""
+    def steps(self, group: Any) -> Any:
+        """Steps of the ring algorithm over ``group`` devices (an int, or an expression in P)."""
         return 2 * (group - 1) if self is CollectiveKind.ALL_REDUCE else group - 1
 
-    def fraction(self, group: int) -> sp.Rational:
+    def fraction(self, group: Any) -> sp.Expr:
         """Bytes one device sends, as a fraction of the full tensor."""
-        return sp.Rational(self.steps(group), group)
+        return (
+            sp.Integer(self.steps(group)) / group
+            if isinstance(group, int)
+            else sp.cancel(self.steps(group) / group)
+        )
 
     @property
     def rule(self) -> str:
@@ -78,18 +91,23 @@ class Collective(Tensor):
     Args:
         kind: ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"all_to_all"``.
         tensor: the tensor at its full size (name, shape, width are its own).
-        group: P, the number of devices in the group (an integer ≥ 2).
+        group: P, the number of devices in the group: an integer ≥ 2, or a dim (a
+            positive integer symbol from :func:`~derive.dims`) bound like any other.
         overlap: True when the transfer runs under its kernel's compute (the step
             takes max(T_math, T_mem, T_comms)); False (default) when the kernel waits
             for it (max(T_math, T_mem) + T_comms).
     """
 
     kind: CollectiveKind = CollectiveKind.ALL_REDUCE
-    group: int = 2
+    group: int | sp.Symbol = 2
     overlap: bool = False
 
     def __init__(
-        self, kind: str | CollectiveKind, tensor: Tensor, group: int, overlap: bool = False
+        self,
+        kind: str | CollectiveKind,
+        tensor: Tensor,
+        group: int | sp.Symbol,
+        overlap: bool = False,
     ) -> None:
         checked = _kind(kind)
         if not isinstance(tensor, Tensor) or isinstance(tensor, Collective):
@@ -99,9 +117,11 @@ class Collective(Tensor):
         where = f"collective {checked.value} of {tensor.name!r}"
         if isinstance(group, sp.Integer):
             group = int(group)
-        if isinstance(group, bool) or not isinstance(group, int) or group < 2:
+        symbolic = is_dim(group)
+        if not symbolic and (isinstance(group, bool) or not isinstance(group, int) or group < 2):
             raise DeclarationError(
-                f"{where} group", f"P is an integer number of devices, at least 2; got {group!r}"
+                f"{where} group",
+                f"P is an integer number of devices, at least 2, or a dim; got {group!r}",
             )
         if not isinstance(overlap, bool):
             raise DeclarationError(f"{where} overlap", "is True or False")
@@ -121,9 +141,15 @@ class Collective(Tensor):
         return self.kind.fraction(self.group) * self.size
 
     @property
-    def steps(self) -> int:
-        """Steps of the ring algorithm (each costs one link latency)."""
-        return self.kind.steps(self.group)
+    def steps(self) -> Any:
+        """Steps of the ring algorithm (each costs one link latency): an int, or in P."""
+        steps = self.kind.steps(self.group)
+        return steps if isinstance(steps, int) else sp.factor(steps)
+
+    @property
+    def group_dims(self) -> tuple[sp.Symbol, ...]:
+        """The dim the group is, if it is one."""
+        return (self.group,) if isinstance(self.group, sp.Symbol) else ()
 
     def renamed(self, name: str, shape: tuple[sp.Expr, ...]) -> Collective:
         """The same collective on a renamed, reshaped tensor (a composite's part)."""

@@ -209,12 +209,16 @@ class Operator:
 
     @cached_property
     def dims(self) -> tuple[sp.Symbol, ...]:
-        """The operator's dims, in order of first appearance in the shapes."""
+        """The operator's dims, in order of first appearance in the shapes (then the group
+        of a collective sent over P devices, when P is a dim)."""
         seen: dict[sp.Symbol, None] = {}
         for t in self.tensors:
             for s in t.shape:
                 for sym in sorted(s.free_symbols, key=lambda x: x.name):
                     seen.setdefault(sym, None)
+        for t in self.comms:
+            for sym in getattr(t, "group_dims", ()):
+                seen.setdefault(sym, None)
         return tuple(seen)
 
     def dim(self, name: str) -> sp.Symbol | None:

@@ -1,7 +1,7 @@
 """Templates compiled ahead of time, with jinja's own compiler, shipped beside their sources.
 
 jinja parses a template and generates Python for it the first time it is used, in every
-process: ~40 ms of a cold ``derive key`` of 0.36 s. ``Environment.compile_templates``
+process (its share of a cold ``derive key``: benchmarks/README.md). ``Environment.compile_templates``
 writes that Python out once; ``jinja2.ModuleLoader`` imports it, and Python keeps the
 bytecode as it does for any module. So ``templates/compiled/<fmt>/`` holds jinja's output
 for each format, and ``templates/compiled/manifest.json`` what it was made from: the jinja

@@ -125,6 +125,9 @@ def measured_json(measured: Measured | None) -> dict[str, object] | None:
         "mfu": _s(measured.mfu),
         "mbu": _s(measured.mbu),
         "intensity": _s(measured.intensity),
+        "kernel_intensity": _s(measured.kernel_intensity),
+        "needed_bytes_per_s": _s(measured.needed_bytes_per_s),
+        "needed_flops_per_s": _s(measured.needed_flops_per_s),
         "verdict": measured.verdict.value,
         "beats": list(measured.beats),
     }
@@ -169,11 +172,11 @@ def to_json(analysis: Analysis) -> dict[str, object]:
             {
                 "tensor": item.collective.name,
                 "kind": item.collective.kind.value,
-                "group": item.collective.group,
+                "group": int(item.group) if item.group.is_Integer else str(item.group),
                 "overlap": item.collective.overlap,
                 "size": str(item.size),
                 "sent": str(item.sent),
-                "steps": item.steps,
+                "steps": int(item.steps) if item.steps.is_Integer else str(item.steps),
                 "t_comms": _s(item.time),
             }
             for item in analysis.collectives

@@ -47,10 +47,11 @@ def _bytecode_cache(
     """Compiled templates cached in the folder ``DERIVE_TEMPLATE_CACHE`` names; off by default.
 
     Used only when the templates compiled ahead of time are not current (an edited
-    template, another jinja release): compiling them is then ~40 ms of a cold key, too
-    little to write into a user's home folder unasked, so the cache is opt-in. Inside the folder, the
-    cache sits in a subfolder named by a hash of derive's version, the environment's
-    settings and filter names, and the jinja and Python versions; jinja itself checks
+    template, another jinja release): compiling them then costs a small part of a cold key
+    (benchmarks/README.md), too little to write into a user's home folder unasked, so the
+    cache is opt-in. Inside the folder, the cache sits in a subfolder named by a hash of
+    derive's version, the environment's settings and filter names, and the jinja and
+    Python versions; jinja itself checks
     each template's source checksum, so an edited template is recompiled. The subfolder
     must be the user's own and not writable by others (compiled code is executed), else
     there is no cache. ``DERIVE_NO_CACHE=1`` turns it off. Output never depends on it.

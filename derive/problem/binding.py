@@ -188,6 +188,18 @@ def _bind_sets(op: Operator, sets: tuple[str, ...]) -> tuple[tuple[sp.Symbol, sp
     return tuple((d, bound[d]) for d in op.dims if d in bound)
 
 
+def _check_groups(op: Operator, bound: tuple[tuple[sp.Symbol, sp.Integer], ...]) -> None:
+    """A collective's group P that is a dim is at least 2 devices once bound."""
+    values = dict(bound)
+    for tensor in op.comms:
+        for dim in getattr(tensor, "group_dims", ()):
+            if dim in values and values[dim] < 2:
+                raise ProblemError(
+                    f"--set {dim.name}={values[dim]}",
+                    f"{dim.name} is the group of the collective sending {tensor.name!r}: at least 2 devices",
+                )
+
+
 def _solve_for(op: Operator, name: str | None) -> sp.Symbol:
     if name is None:
         return op.dim("B") or op.dims[0]
@@ -213,6 +225,8 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
     compute, reason = _compute_dtype(op, dict(dtypes), spec.compute)
     chip, peak, bandwidth, link = _hardware(spec, compute)
     regime = parse_regime(spec.regime, op.dims) if spec.regime else None
+    sets = _bind_sets(op, tuple(spec.sets))
+    _check_groups(op, sets)
     return Problem(
         op,
         dtypes,
@@ -223,7 +237,7 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
         link,
         chip,
         regime,
-        _bind_sets(op, tuple(spec.sets)),
+        sets,
         _solve_for(op, spec.solve_for),
         bind_timing(spec.timing),
         intermediates,

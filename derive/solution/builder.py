@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
+from derive.analysis.crossover import NEVER
 from derive.analysis.leading_order import LeadingOrder
 from derive.formula.decimals import fmt_exact_decimal
 from derive.problem.regime import Regime
@@ -340,7 +341,14 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
                 approx=rounded(net.ridge),
             )
         )
-        lines.extend(crossover_lines(tex(net.intensity_of_x), net.ridge, net.crossover))
+        depends = not net.intensity_of_x.is_number
+        if depends:
+            lines.extend(crossover_lines(tex(net.intensity_of_x), net.ridge, net.crossover))
+        else:  # a number against a number: compared, never set equal
+            below = net.crossover.status == NEVER
+            lines.append(
+                Line.of(tex(net.intensity_of_x), tex(net.ridge), relation="<" if below else r"\ge")
+            )
         if net.crossover.min_compute_bound is not None:
             lines.append(
                 Line.of(rf"{tex(problem.solve_for)}_{{\min}}", str(net.crossover.min_compute_bound))
@@ -353,7 +361,7 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
                 approx=_sec(net.time),
             )
         )
-        notes.extend(crossover_notes(net.crossover, net.ridge))
+        notes.extend(crossover_notes(net.crossover, net.ridge, depends, below="link"))
     return Step(
         StepKind.NETWORK,
         "the same roofline against the interconnect: I_link = FLOPs / bytes sent",

@@ -5,6 +5,8 @@ Reads :class:`~derive.analysis.collectives.CollectiveTime` records; computes not
 
 from __future__ import annotations
 
+import sympy as sp
+
 from derive.analysis.analyse import Analysis
 from derive.analysis.collectives import CollectiveTime
 from derive.declare.collective import CollectiveKind
@@ -14,16 +16,25 @@ from derive.solution.steps import Line, Rich, Step, StepKind, rich
 __all__ = ["collective_steps"]
 
 
+def _factor(value: sp.Expr) -> str:
+    """A number as is; an expression in parentheses, as a factor of a product."""
+    return tex(value) if value.is_Atom else rf"\left({tex(value)}\right)"
+
+
 def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Line]:
     collective = item.collective
     name = collective.name.replace("_", r"\_")
-    group = collective.group
+    group = item.group
     all_reduce = collective.kind is CollectiveKind.ALL_REDUCE
     factor = r"\frac{2(P-1)}{P}" if all_reduce else r"\frac{P-1}{P}"
     factor_numbers = (
-        rf"\frac{{2 \cdot {group - 1}}}{{{group}}}"
-        if all_reduce
-        else rf"\frac{{{group - 1}}}{{{group}}}"
+        (
+            rf"\frac{{2 \cdot {tex(group - 1)}}}{{{tex(group)}}}"
+            if all_reduce
+            else rf"\frac{{{tex(group - 1)}}}{{{tex(group)}}}"
+        )
+        if group.is_Integer
+        else tex(item.fraction)
     )
     lines = [
         Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
@@ -40,9 +51,9 @@ def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Li
             Line.of(
                 rf"T_{{\text{{{name}}}}}",
                 rf"\frac{{\text{{sent}}}}{{\beta_{{\text{{link}}}}}} + {steps}\, t_{{\text{{hop}}}}",
-                rf"\frac{{{tex(item.sent)}}}{{{link_text}}} + {item.steps} \times {latency}",
+                rf"\frac{{{tex(item.sent)}}}{{{link_text}}} + {_factor(item.steps)} \times {latency}",
                 tex(item.time),
-                approx=tex_decimal(item.time) + r"\ \text{s}",
+                approx=tex_decimal(item.time) + r"\ \text{s}" if item.time.is_number else None,
             )
         )
     return lines
@@ -62,7 +73,9 @@ def collective_steps(analysis: Analysis) -> list[tuple[Step, str]]:
         collective = item.collective
         notes.append(
             rich(
-                f"{collective.name}: {collective.kind.rule}; P = {collective.group}, {item.dtype}"
+                f"{collective.name}: {collective.kind.rule}; "
+                + (f"P = {item.group}" if item.group.is_Integer else f"P is the dim {item.group}")
+                + f", {item.dtype}"
                 + ("" if collective.overlap else "; the kernel waits for it (not overlapped)")
                 + "."
             )

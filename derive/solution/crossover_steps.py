@@ -47,11 +47,15 @@ def _shortfall_note(cross: Crossover, ridge: sp.Expr) -> Rich | None:
     )
 
 
-def crossover_notes(cross: Crossover, ridge: sp.Expr, depends: bool = True) -> tuple[Rich, ...]:
+def crossover_notes(
+    cross: Crossover, ridge: sp.Expr, depends: bool = True, below: str = "memory"
+) -> tuple[Rich, ...]:
+    """What the crossover's status means (``below``: what binds under the ridge, ``"link"`` on
+    the network roofline)."""
     x = cross.variable
     if not depends and cross.status in (NEVER, ALWAYS):
         side = "below" if cross.status == NEVER else "at or above"
-        bound = "memory-bound" if cross.status == NEVER else "compute-bound"
+        bound = f"{below}-bound" if cross.status == NEVER else "compute-bound"
         notes = [
             rich(
                 f"I does not depend on {x}: it is {side} the ridge for every {x}, so {bound} throughout."

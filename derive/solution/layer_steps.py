@@ -37,7 +37,7 @@ def parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:
     notes = (
         (
             rich(
-                f"{layer.dominant} dominates: it takes the largest share of the summed per-part times max(T_math, T_mem)."
+                f"{layer.dominant} dominates: it takes the largest share of the summed per-part times {_PART_TIME[layer.with_comms]}."
             ),
         )
         if layer.dominant
@@ -49,7 +49,7 @@ def parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:
     steps = [
         Step(
             StepKind.PARTS,
-            "layer = Σ parts; each part timed at max(T_math, T_mem)",
+            f"layer = Σ parts; each part timed at {_PART_TIME[layer.with_comms]}",
             reason,
             (),
             notes,
@@ -59,6 +59,10 @@ def parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:
     if layer.fusion is not None:
         steps.append(fusion_step(fused, layer.fusion))
     return steps
+
+
+# a part's time: its roofline, plus the collectives it sends when some part sends one
+_PART_TIME = {False: "max(T_math, T_mem)", True: "max(T_math, T_mem) + T_comms"}
 
 
 def _intensity_cell(value: sp.Expr) -> Rich:

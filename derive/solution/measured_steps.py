@@ -64,6 +64,47 @@ def _rate_lines(measured: Measured, counts: tuple[sp.Expr | None, sp.Expr | None
     return lines
 
 
+def _kernel_intensity_lines(measured: Measured, peak: str, bandwidth: str) -> list[Line]:
+    """Each measured rate read through the kernel's own intensity, when the pair disagrees with it."""
+    if measured.kernel_intensity is None:
+        return []
+    intensity = tex(measured.kernel_intensity)
+    pairs = (
+        (
+            r"\text{bytes/s}_{\text{needed}}",
+            r"\frac{\text{FLOP/s}}{I}",
+            rf"\frac{{{tex(measured.flops_per_s)}}}{{{intensity}}}",
+            measured.needed_bytes_per_s,
+            measured.needed_bytes_share,
+            bandwidth,
+            r"\beta",
+        ),
+        (
+            r"\text{FLOP/s}_{\text{carried}}",
+            r"\text{bytes/s} \cdot I",
+            rf"{tex(measured.bytes_per_s)} \cdot {intensity}",
+            measured.needed_flops_per_s,
+            measured.needed_flops_share,
+            peak,
+            r"\pi",
+        ),
+    )
+    lines = []
+    for label, rule, numbers, value, share, ceiling, symbol in pairs:
+        if value is None or share is None:
+            continue
+        lines.append(Line.of(label, rule, numbers, tex(value), approx=rounded(value)))
+        lines.append(
+            Line.of(
+                rf"\frac{{{label}}}{{{symbol}}}",
+                rf"\frac{{{tex(value)}}}{{{ceiling}}}",
+                tex(share),
+                approx=rounded(share),
+            )
+        )
+    return lines
+
+
 def measured_step(
     measured: Measured, flops: sp.Expr | None, moved: sp.Expr | None, peak: str, bandwidth: str
 ) -> Step:
@@ -104,7 +145,16 @@ def measured_step(
                 approx=rounded(measured.mfu),
             ),
         ]
+    lines += _kernel_intensity_lines(measured, peak, bandwidth)
     notes: list[Rich] = []
+    if measured.kernel_intensity is not None and measured.intensity is not None:
+        notes.append(
+            rich(
+                f"The two rates imply I = {fmt_decimal(measured.intensity)}, not this kernel's "
+                f"I = {fmt_decimal(measured.kernel_intensity)}: they cannot both be one run of "
+                "this kernel, so each rate is also read through the kernel's intensity."
+            )
+        )
     if measured.verdict is MeasuredVerdict.IMPOSSIBLE:
         beaten = " and the ".join(measured.beats)
         notes.append(

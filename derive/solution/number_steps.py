@@ -149,12 +149,14 @@ def number_steps(kernel: KernelNumbers) -> tuple[Step, ...]:
 
 
 def numbers_verdict(kernel: KernelNumbers) -> tuple[Rich, ...]:
-    """One line: bound, runtime and fraction of peak."""
+    """One line: bound, runtime and fraction of peak (the step's, launch overhead included,
+    when the kernel is timed, as its JSON ``step.fraction_of_peak`` says)."""
     runtime = f", runtime ≥ {fmt_decimal(kernel.step.t_lower)} s" if kernel.step is not None else ""
+    fraction = kernel.step.fraction_of_peak if kernel.step is not None else kernel.fraction_of_peak
     return (
         rich(
             f"Verdict: {kernel.binding}-bound (I = {fmt_decimal(kernel.intensity)} against the ridge "
-            f"{fmt_decimal(kernel.effective_ridge)}){runtime}, {fmt_decimal(100 * kernel.fraction_of_peak, 4)} % of peak."
+            f"{fmt_decimal(kernel.effective_ridge)}){runtime}, {fmt_decimal(100 * fraction, 4)} % of peak."
         ),
     )
 

@@ -10,16 +10,21 @@ from derive.formula.decimals import fmt_decimal
 from derive.solution.notation import tex
 from derive.solution.steps import Math, Rich, rich
 
+_INTENSITY_OF = {"memory": "intensity", "link": "link intensity"}
+
 
 def verdict_text(
     cross: Crossover | None,
     ridge: sp.Expr | None,
     bound_name: str = "compute-bound",
     leading: bool = False,
+    below: str = "memory",
 ) -> str:
     """The one-line verdict for a crossover, e.g. ``compute-bound for B ≥ 121 (exact crossover 4925/41 ≈ 120.12)``.
 
     A leading-order crossover is called ``crossover at leading order``, never ``exact``.
+    ``below`` names what binds under the ridge: ``"memory"``, or ``"link"`` for the network
+    roofline (the interconnect binds there, not HBM).
     """
     if cross is None:
         return "no verdict (no bandwidth given)"
@@ -36,7 +41,7 @@ def verdict_text(
         return f"{bound_name} for {x} ≥ {cross.exact}"
     if cross.status == NEVER:
         return (
-            f"memory-bound for every {x}: the intensity never reaches the ridge {ridge}"
+            f"{below}-bound for every {x}: the {_INTENSITY_OF[below]} never reaches the ridge {ridge}"
             if bound_name == "compute-bound"
             else f"link-bound for every {x}"
         )
@@ -46,7 +51,11 @@ def verdict_text(
 
 
 def verdict_rich(
-    cross: Crossover | None, ridge: sp.Expr | None, prefix: str, leading: bool = False
+    cross: Crossover | None,
+    ridge: sp.Expr | None,
+    prefix: str,
+    leading: bool = False,
+    below: str = "memory",
 ) -> Rich:
     """The verdict as rich text: formulas as math, numbers as in :func:`verdict_text`."""
     if (
@@ -79,7 +88,7 @@ def verdict_rich(
         )
     return rich(
         prefix
-        + verdict_text(cross, ridge, leading=leading)
+        + verdict_text(cross, ridge, leading=leading, below=below)
         + ("" if prefix.startswith("Verdict (") else ".")
     )
 
@@ -121,7 +130,11 @@ def verdicts_of(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]
             )
         )
     if analysis.network is not None and analysis.network.crossover is not None:
-        out.append(verdict_rich(analysis.network.crossover, analysis.network.ridge, "Network: "))
+        out.append(
+            verdict_rich(
+                analysis.network.crossover, analysis.network.ridge, "Network: ", below="link"
+            )
+        )
     if analysis.regime_holds is False and lead is not None and lead.exact is not None:
         warn.append(
             rich(

@@ -7,10 +7,9 @@ killed and a fresh one started (from a fork server that has already imported sym
 derive, so a restart costs tens of ms), and the request gets a one-line error. Requests
 wait for a free worker in order; past a bounded queue the server says it is busy.
 
-Workers keep no state but a cache of analysed problems: a restart loses nothing.
-Measured here: a restart takes ~40–60 ms and the first check after it ~20–45 ms (the
-problem is analysed again); a round trip through the pipe ~0.2 ms; a check 1–110 ms
-(median ~7 ms). As with any forkserver program, the main module must be import-safe
+Workers keep no state but a cache of analysed problems: a restart loses nothing (the
+problem is analysed again; what a restart, a round trip and a check cost is in
+benchmarks/README.md). As with any forkserver program, the main module must be import-safe
 (``if __name__ == "__main__":``), which ``derive`` and ``python -m derive`` are.
 """
 
