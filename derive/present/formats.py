@@ -51,8 +51,8 @@ class JinjaSyntax:
     """A templated format's jinja environment: delimiters and options, filters, tests.
 
     Every environment is strict (``StrictUndefined``), trims blocks and keeps the trailing
-    newline; ``e`` (escape) and ``rich`` (prose with math) are the filters every template
-    uses, so each format names its own.
+    newline. ``rich`` (prose with math) is a filter every template uses, so each format
+    names its own; ``e`` is the format's :attr:`Format.escape`.
     """
 
     delimiters: Mapping[str, str]
@@ -96,8 +96,8 @@ class Format:
 
     name: str  # the value of --format
     suffix: str  # of files written in it; its templates are <stem><suffix>.j2
-    meaning: str  # one line for --help and the docs
-    escape: Callable[[str], str]  # user text as this format prints it
+    meaning: str  # what it is, in one line (the unknown-format error lists them)
+    escape: Callable[[str], str]  # user text as this format prints it (the ``e`` filter)
     writer: Callable[[Document, Format], str]  # how a document becomes text
     jinja: JinjaSyntax | None = None  # templated formats only
 
@@ -143,12 +143,12 @@ def _plain_rich(parts: str | tuple) -> str:
     return "".join(getattr(part, "latex", part) for part in parts)
 
 
-_TEXT = JinjaSyntax(delimiters={}, filters=dict(rich=_plain_rich, e=_identity))
+_TEXT = JinjaSyntax(delimiters={}, filters=dict(rich=_plain_rich))
 
 
 _MARKDOWN = JinjaSyntax(
     delimiters={},
-    filters=dict(rich=md_rich, e=md_escape, cell=md_escape),
+    filters=dict(rich=md_rich, cell=md_escape),
 )
 
 # LaTeX uses << >>, <% %>, <# #> (as sphinx does) so TeX braces never collide with jinja's.
@@ -163,7 +163,6 @@ _LATEX = JinjaSyntax(
     ),
     filters=dict(
         rich=tex_rich,
-        e=tex_escape,
         breaksum=tex_break_sum,
         narrow=tex_rich_narrow,
         breakable=tex_breakable,
@@ -215,9 +214,8 @@ def format_named(name: str) -> Format:
     try:
         return FORMATS[name]
     except KeyError:
-        raise ProblemError(
-            "--format", f"unknown format {name!r}; known: {', '.join(FORMATS)}"
-        ) from None
+        known = "; ".join(f"{f.name} ({f.meaning})" for f in FORMATS.values())
+        raise ProblemError("--format", f"unknown format {name!r}; known: {known}") from None
 
 
 def templated_formats() -> tuple[Format, ...]:

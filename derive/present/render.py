@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import os
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -83,16 +84,21 @@ def _syntax(fmt: str) -> JinjaSyntax:
     return syntax
 
 
+def _filters(fmt: str) -> dict[str, Callable[..., object]]:
+    """The format's filters: its syntax's, and ``e``, its escaping of user text."""
+    return {**_syntax(fmt).filters, "e": FORMATS[fmt].escape}
+
+
 def _environment(fmt: str, *, compiled: bool) -> jinja2.Environment:
     syntax = _syntax(fmt)
     settings = syntax.settings
     loader = compiled_loader(fmt, settings) if compiled else None
     env = jinja2.Environment(
         loader=loader or jinja2.FileSystemLoader(str(resource_dir("templates"))),
-        bytecode_cache=None if loader else _bytecode_cache(settings, tuple(sorted(syntax.filters))),
+        bytecode_cache=None if loader else _bytecode_cache(settings, tuple(sorted(_filters(fmt)))),
         **settings,
     )
-    env.filters.update(syntax.filters)
+    env.filters.update(_filters(fmt))
     env.tests.update(syntax.tests)
     return env
 
