@@ -160,3 +160,9 @@ def test_every_latex_fragment_compiles_in_the_appendix_preamble(
     )
     log = (tmp_path / "paper.log").read_text(encoding="latin-1")
     assert run.returncode == 0 and "\n! " not in log, log[-3000:]
+
+
+def test_a_document_built_in_code_says_which_form_it_lacks():
+    table = Document(written={"md": lambda: "| a |\n"}, data=dict)
+    with pytest.raises(ValueError, match="no tex form"):
+        render(table, "tex")

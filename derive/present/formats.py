@@ -111,6 +111,8 @@ def _templated(document: Document, fmt: Format) -> str:
     """The document's template for ``fmt``, then each section's, a blank line between."""
     if fmt.name in document.written:
         text = document.written[fmt.name]()
+    elif not document.template:  # a command offered a format this document is not built in
+        raise ValueError(f"no {fmt.name} form of this document (it is built in code)")
     else:
         from derive.present.render import render as render_template
 
