@@ -31,7 +31,7 @@ from run import ROOT, _env
 
 LIBRARY = {
     "values_at": (
-        "import sympy as sp, derive.commands.key_figures as K\n"
+        "import sympy as sp, derive.present.key.figures as K\n"
         "K._attainable = lambda i, x, xs, p, b: tuple(sp.Min(p, i.subs(x, v) * b) for v in xs)\n"
     ),
     "integer_factors": (

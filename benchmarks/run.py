@@ -245,9 +245,9 @@ def measure_composite(tmp: Path, repeats: int) -> dict:
 
 def measure_sweep(side: int, repeats: int) -> dict:
     """(e): matmul over B = 1..side × D = 1..side (F = 8192, bf16 on h100)."""
-    from derive.commands.sweep_grid import grid_of, parse_over
-    from derive.commands.sweep_values import sweep_arrays, sweep_csv
     from derive.pipeline import solve
+    from derive.present.sweep.grid import grid_of, parse_over
+    from derive.present.sweep.values import sweep_arrays, sweep_csv
 
     a = solve("matmul", dtype="bf16", chip="h100", set={"F": 8192}).analysis
     axes = [
@@ -329,7 +329,7 @@ def profile_key(top: int = 25) -> str:
     import io
     import pstats
 
-    from derive.commands.key import build_key
+    from derive.pipeline.key import build_key
     from derive.problem.problem_set import load_problem_set
 
     pset = load_problem_set(SET20)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from derive.commands.key import PREAMBLE, build_key
+from derive.pipeline.key import build_key
+from derive.present.key.files import PREAMBLE
 from derive.present.tex_layout import tex_column_widths
 from derive.problem.problem_set import load_problem_set
 from tests.conftest import ROOT, in_ci

@@ -280,10 +280,10 @@ def test_hide_expected_in_a_derivation_keeps_every_value_back():
 
 
 def test_concurrent_first_checks_bind_each_problem_safely():
-    from derive.checking import api
+    from derive.pipeline import cache
 
-    api._context.cache_clear()
-    api._registry.cache_clear()
+    cache.operator_analysis.cache_clear()
+    cache.registry.cache_clear()
     specs = [ProblemSpec("matmul", dtypes=("bf16",), chip=c) for c in ("tpu-v5e", "h100", "a100")]
     with ThreadPoolExecutor(max_workers=12) as pool:
         results = list(pool.map(lambda s: derive.check(s, "ridge", "1"), specs * 4))

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import in_ci, run_cli
 
-from derive.commands.compare_tex import ColumnGroup, tex_tables
+from derive.present.compare.tex import ColumnGroup, tex_tables
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from derive import __version__
-from derive.commands.key import build_key
+from derive.pipeline.key import build_key
 from derive.problem.problem_set import parse_problem_set
 from tests.conftest import ROOT, run_cli
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from derive.commands.cli import REPORT_FORMATS
-from derive.commands.key import PREAMBLE
+from derive.commands.options import REPORT_FORMATS
 from derive.errors import ProblemError
 from derive.present.formats import FORMATS, Document, format_named, render
+from derive.present.key.files import PREAMBLE
 from tests.test_appendix_columns import _pdflatex
 
 # each report command, once per kind of document it writes

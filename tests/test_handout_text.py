@@ -11,7 +11,7 @@ import re
 
 import sympy as sp
 
-from derive.commands.key import build_key
+from derive.pipeline.key import build_key
 from derive.problem.problem_set import parse_problem_set
 from tests.conftest import run_cli
 

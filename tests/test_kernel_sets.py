@@ -16,8 +16,9 @@ from conftest import run_cli
 import derive
 from derive.analysis.kernel_numbers import kernel_of
 from derive.checking.kernel_claims import KERNEL_QUANTITIES, kernel_value
-from derive.commands.key import BUILTIN_SET, build_key
+from derive.commands.key import BUILTIN_SET
 from derive.errors import DeriveError
+from derive.pipeline.key import build_key
 from derive.problem.kernel_problems import KERNEL_ASK_KEYS
 from derive.problem.problem_set import parse_problem_set
 

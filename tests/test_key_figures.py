@@ -6,7 +6,7 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derive.commands.key_figures import _attainable
+from derive.present.key.figures import _attainable
 
 B, D = sp.symbols("B D", positive=True, integer=True)
 

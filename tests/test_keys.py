@@ -12,7 +12,8 @@ import pytest
 from conftest import ROOT, in_ci, run_cli
 from pylatexenc.latexwalker import LatexWalker
 
-from derive.commands.key import BUILTIN_SET, build_key
+from derive.commands.key import BUILTIN_SET
+from derive.pipeline.key import build_key
 from derive.problem.problem_set import load_problem_set, parse_problem_set
 
 SETS = ROOT / "tests" / "sets"

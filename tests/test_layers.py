@@ -28,8 +28,8 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("model",),
     ("solution",),
     ("present", "figures"),
-    ("checking",),
-    ("pipeline",),
+    ("pipeline",),  # one entry per problem kind, and the cache of what it analysed
+    ("checking",),  # judges claims against the pipeline's analyses
     ("web",),  # the workbook server; ``derive serve`` (commands) starts it
     ("commands",),
     ("__init__", "__main__"),  # the package's face: the public API and ``python -m derive``
@@ -107,6 +107,38 @@ def test_allow_list_is_current():
     assert not stale, f"no longer needed, remove from ALLOWED: {stale}"
 
 
+# What the command layer may import: it parses flags, calls the pipeline and hands the result
+# to ``present``; it never analyses, builds steps or reaches into a stage's internals.
+COMMANDS_MAY_IMPORT: dict[str, str] = {
+    "derive.commands": "the command modules themselves (flags, files, the CLI)",
+    "derive.pipeline": "the way in: one entry per problem kind, the key, compare and sweep",
+    "derive.present": "the documents a command prints or writes",
+    "derive.checking.api": "derive check judges claims through the checker's public API",
+    "derive.problem": "the typed specs a command builds from its flags, and problem sets",
+    "derive.catalogue": "the problem kinds a command dispatches on (a table keyed by kind)",
+    "derive.errors": "the one-line errors a command raises",
+    "derive.deadline": "the time budget a command runs under (--time-limit, --jobs)",
+    "derive.formula": "the claim syntaxes derive check offers (--syntax)",
+    "derive.web": "derive serve starts the workbook server",
+}
+
+
+def test_commands_import_only_the_pipeline_present_and_the_checking_api():
+    """No command imports ``analysis``, ``model``, ``solution``, ``declare`` or a checker's internals."""
+    found = []
+    for path in sorted((PACKAGE / "commands").rglob("*.py")):
+        module = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for imported in imported_modules(tree, module, path.name == "__init__.py"):
+            allowed = any(
+                imported == prefix or imported.startswith(prefix + ".")
+                for prefix in COMMANDS_MAY_IMPORT
+            )
+            if not allowed:
+                found.append(f"  {module} imports {imported}")
+    assert not found, "commands reach past the pipeline:\n" + "\n".join(sorted(found))
+
+
 def test_the_checker_sees_imports_inside_functions():
     source = (
         "from derive import __version__, errors\n"
@@ -124,3 +156,11 @@ def test_the_checker_sees_imports_inside_functions():
         "derive.pipeline",
         "derive.present",
     }
+
+
+def test_the_flag_groups_default_tolerance_is_the_checkers():
+    """``commands.options`` spells the default ``--rtol`` so that ``--help`` loads no sympy."""
+    from derive.checking.api import DEFAULT_RTOL
+    from derive.commands.options import DEFAULT_RTOL as FLAG_DEFAULT
+
+    assert FLAG_DEFAULT == DEFAULT_RTOL

@@ -149,7 +149,16 @@ def test_derive_check_model_on_the_command_line():
     assert j.code == 1 and data["verdict"] == "incorrect" and data["expected"] == str(params)
     assert data["model"] == "gpt2-small"
     via_model = run_cli(["model", "gpt2-small", "--quantity", "params", "--claim", str(params)])
-    assert via_model.code == 0 and via_model.out.startswith("Correct: the claim equals")
+    assert via_model.code == 0 and via_model.out.startswith("verdict: correct\n")
+    for flags in ([], ["--format", "json"]):
+        claim = ["--quantity", "params", "--claim", "1e8", *flags]
+        via_model, via_check = (
+            run_cli(["model", "gpt2-small", *claim]),
+            run_cli(["check", "gpt2-small", *claim]),
+        )
+        assert (
+            (via_model.code, via_model.out) == (via_check.code, via_check.out) == (1, via_check.out)
+        )
 
 
 _SET = """

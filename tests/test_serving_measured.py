@@ -206,11 +206,11 @@ def test_derive_model_judges_a_serving_claim_with_its_phase():
     exact = f"{rate.numerator}/{rate.denominator}"
     right = run_cli(["model", *base, "--claim", exact])
     assert right.code == 0, right
-    assert right.out.startswith("Correct")
+    assert right.out.startswith("verdict: correct\n")
     wrong = run_cli(["model", *base, "--claim", "2000"])
-    assert wrong.code == 1 and wrong.out.startswith("Incorrect"), wrong
+    assert wrong.code == 1 and wrong.out.startswith("verdict: incorrect\n"), wrong
     checked = run_cli(["check", *base, "--claim", "2000"])
-    assert checked.code == 1, checked
+    assert (checked.code, checked.out) == (1, wrong.out)  # one verdict, one format
     assert (
         "--launch-overhead"
         in run_cli(

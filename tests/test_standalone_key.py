@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from derive.commands.key import build_key
+from derive.pipeline.key import build_key
 from derive.problem.problem_set import load_problem_set
 from tests.test_appendix_columns import SETS, _pdflatex
 

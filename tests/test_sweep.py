@@ -15,10 +15,10 @@ import pytest
 import sympy as sp
 from conftest import run_cli
 
-from derive.commands.csv_numbers import format_csv
-from derive.commands.sweep_grid import log_points, parse_over
-from derive.commands.sweep_values import COLUMNS, sweep_arrays, sweep_csv
 from derive.pipeline import solve
+from derive.present.sweep.csv import format_csv
+from derive.present.sweep.grid import log_points, parse_over
+from derive.present.sweep.values import COLUMNS, sweep_arrays, sweep_csv
 
 BASE = ["sweep", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "F=8192"]
 B, D, F = sp.symbols("B D F", positive=True, integer=True)
@@ -224,7 +224,7 @@ def test_compute_bound_is_exact_at_a_tie():
 
 
 def test_near_ties_are_decided_in_exact_integers():
-    from derive.commands.sweep_values import _Sweep
+    from derive.present.sweep.values import _Sweep
 
     # FLOPs·β − bytes·π = 10^20·B − (3·10^20 + 1): float64 sees a tie at B = 3, the integers do not
     sweep = object.__new__(_Sweep)
@@ -409,8 +409,8 @@ def test_a_failed_grid_writes_nothing(tmp_path: Path):
 
 
 def test_blocks_join_seamlessly(monkeypatch):
-    import derive.commands.csv_numbers as csv_numbers
-    import derive.commands.sweep_values as sweep_values
+    import derive.present.sweep.csv as csv_numbers
+    import derive.present.sweep.values as sweep_values
 
     argv = BASE + ["--over", "B=1..37", "--over", "D=1,7,4096"]
     whole = run_cli(argv).out

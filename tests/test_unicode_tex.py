@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from derive.commands.key import build_key
+from derive.pipeline.key import build_key
 from derive.present.escape import tex_escape
 from derive.problem.problem_set import load_problem_set
 from tests.conftest import in_ci

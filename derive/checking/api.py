@@ -27,19 +27,27 @@ once is analysed twice, and both results are equal and immutable).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from types import MappingProxyType
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind
+from derive.checking import model_verdict_text, verdict_text
+from derive.checking.chain import read_chain_text
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
+from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report, kernel_claim_text
+from derive.checking.kernel_claims import KERNEL_QUANTITIES
+from derive.checking.quantities import QUANTITIES
+from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula.answer import position_of
+from derive.pipeline.kinds import kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
@@ -51,10 +59,13 @@ if TYPE_CHECKING:
     from derive.checking.judge import Judgement
     from derive.checking.kernel_check import KernelDetail
     from derive.checking.model_claims import ModelClaim, ModelJudgement
-    from derive.declare.registry import Registry
     from derive.model.analysis import ModelAnalysis
 
 __all__ = [
+    "DEFAULT_RTOL",
+    "KERNEL_QUANTITIES",
+    "QUANTITIES",
+    "SERVING_QUANTITIES",
     "CheckResult",
     "DerivationResult",
     "StepResult",
@@ -62,7 +73,14 @@ __all__ = [
     "check",
     "check_derivation",
     "context_for",
+    "kernel_claim_json",
+    "kernel_claim_report",
+    "kernel_claim_text",
     "model_analysis_for",
+    "model_verdict_text",
+    "parse_rtol",
+    "read_chain_text",
+    "verdict_text",
 ]
 
 Problem: TypeAlias = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec | KernelEntry
@@ -160,22 +178,11 @@ class DerivationResult:
 
 
 def _spec_of(problem: Problem) -> ProblemSpec:
-    if isinstance(problem, ProblemEntry):
-        return problem.spec
-    if isinstance(problem, ProblemSpec):
-        return problem
-    if isinstance(problem, ModelEntry | ModelSpec | KernelSpec | KernelEntry):
-        what = (
-            "a kernel by its numbers"
-            if isinstance(problem, KernelSpec | KernelEntry)
-            else "a whole-model problem"
-        )
-        raise ProblemError("problem", f"{what}: only single claims are checked (derive.check)")
-    raise ProblemError(
-        "problem",
-        "expected a ProblemSpec, a ModelSpec, a KernelSpec or a problem of a problem set, "
-        f"got {type(problem).__name__}",
-    )
+    """An operator problem's spec (only an operator problem has a context of dims)."""
+    kind = kind_of(problem)
+    if kind.kind is not ProblemKind.OPERATOR:
+        raise ProblemError("problem", f"{kind.noun}: only single claims are checked (derive.check)")
+    return cast(ProblemSpec, problem.spec)  # the operator kind's spec
 
 
 def _rtol(rtol: Tolerance) -> sp.Rational:
@@ -191,20 +198,10 @@ def _rtol(rtol: Tolerance) -> sp.Rational:
     return value
 
 
-@lru_cache(maxsize=32)
-def _registry(operators: tuple[str, ...]) -> Registry:
-    from derive.declare.registry import load_registry
-
-    return load_registry(tuple(Path(p) for p in operators))
-
-
-@lru_cache(maxsize=256)
 def _context(spec: ProblemSpec, operators: tuple[str, ...], rtol: sp.Rational) -> Context:
-    from derive.analysis.analyse import analyse
-    from derive.problem.binding import bind
+    from derive.pipeline.cache import operator_analysis, registry
 
-    registry = _registry(operators)
-    return Context(analyse(bind(spec, registry.get(spec.operator))), spec, registry, rtol)
+    return Context(operator_analysis(spec, operators), spec, registry(operators), rtol)
 
 
 def context_for(
@@ -231,11 +228,13 @@ def _check_model(
     problem: ModelSpec | ModelEntry,
     quantity: str,
     claim: str,
-    rtol: sp.Rational,
+    tolerance: Tolerance,
     hide_expected: bool,
     syntax: str,
     operators: Sequence[str | Path],
 ) -> CheckResult:
+    """A claim about a whole model, or about its serving step (the quantities of both)."""
+    rtol = _rtol(tolerance)
     from derive.checking.matching import as_percent
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
     from derive.checking.serving_claims import (
@@ -313,17 +312,41 @@ def check(
     Raises:
         DeriveError: the problem, the quantity or the tolerance is wrong (not the claim).
     """
+    judge = _JUDGES.get(kind_of(problem).kind)
+    if judge is None:
+        raise ProblemError("problem", f"{problem.kind.label}: its claims are not checked yet")
+    return judge(problem, quantity, claim, rtol, hide_expected, syntax, operators)
+
+
+def _check_kernel(
+    problem: KernelSpec | KernelEntry,
+    quantity: str,
+    claim: str,
+    rtol: Tolerance,
+    hide_expected: bool,
+    syntax: str,
+    operators: Sequence[str | Path],
+) -> CheckResult:
+    """A claim about a kernel given by its numbers (a kernel declares no operator)."""
+    from derive.checking.kernel_check import check_kernel
+
+    return check_kernel(problem.spec, quantity, claim, _rtol(rtol), hide_expected, syntax)
+
+
+def _check_operator(
+    problem: ProblemSpec | ProblemEntry,
+    quantity: str,
+    claim: str,
+    rtol: Tolerance,
+    hide_expected: bool,
+    syntax: str,
+    operators: Sequence[str | Path],
+) -> CheckResult:
+    """A claim about an operator problem, judged in its context of dims."""
     from derive.checking.claims import read_claim_for
     from derive.checking.judge import judge_claim
     from derive.checking.shown import hide, show_expected
 
-    if isinstance(problem, ModelSpec | ModelEntry):
-        return _check_model(problem, quantity, claim, _rtol(rtol), hide_expected, syntax, operators)
-    if isinstance(problem, KernelSpec | KernelEntry):
-        from derive.checking.kernel_check import check_kernel
-
-        spec = problem.spec if isinstance(problem, KernelEntry) else problem
-        return check_kernel(spec, quantity, claim, _rtol(rtol), hide_expected, syntax)
     _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)
     try:
@@ -353,6 +376,17 @@ def check(
         relative_error=as_percent(j.relative_error) if j.relative_error is not None else None,
         detail=ClaimDetail(ctx, read, j),
     )
+
+
+_JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
+    {
+        ProblemKind.OPERATOR: _check_operator,
+        ProblemKind.KERNEL: _check_kernel,
+        ProblemKind.MODEL: _check_model,
+        ProblemKind.SERVING: _check_model,
+    }
+)
+"""How a claim about a problem of each kind is judged; a kind without a row is not checked yet."""
 
 
 def check_derivation(

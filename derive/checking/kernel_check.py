@@ -16,12 +16,11 @@ The kernel is derived once per spec (cached, immutable); the claim is read and j
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from derive.analysis.kernel_numbers import KernelNumbers, kernel_of
+from derive.analysis.kernel_numbers import KernelNumbers
 from derive.checking.kernel_claims import (
     KernelClaim,
     KernelJudgement,
@@ -61,14 +60,15 @@ class KernelDetail:
     judgement: KernelJudgement
 
 
-@lru_cache(maxsize=64)
 def kernel_for(spec: KernelSpec) -> KernelNumbers:
-    """The kernel a spec describes, derived (cached).
+    """The kernel a spec describes, derived (cached by :mod:`derive.pipeline.cache`).
 
     Raises:
         DeriveError: a count, a hardware number or a timing flag is not valid.
     """
-    return kernel_of(spec)
+    from derive.pipeline.cache import kernel_analysis
+
+    return kernel_analysis(spec)
 
 
 def check_kernel(

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import sympy as sp
@@ -36,9 +35,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.limits import show
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
 from derive.formula.units import Unit as WrittenUnit
-from derive.model.analysis import ModelAnalysis, Quantity, Unit, analyse_model
-from derive.model.binding import bind_model
-from derive.model.registry import load_models
+from derive.model.analysis import ModelAnalysis, Quantity, Unit
 from derive.model.symbols import batch, context
 from derive.present.model_view import JSON_KEYS
 from derive.problem.model_spec import ModelSpec
@@ -129,12 +126,6 @@ class ModelJudgement:
     relative_error: sp.Rational | None = None
 
 
-@lru_cache(maxsize=64)
-def _model_analysis(spec: ModelSpec, operators: tuple[str, ...]) -> ModelAnalysis:
-    registry = load_models(tuple(Path(p) for p in operators))
-    return analyse_model(bind_model(spec, registry.get(spec.model)))
-
-
 def model_analysis_for(
     problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
 ) -> ModelAnalysis:
@@ -143,8 +134,9 @@ def model_analysis_for(
     Raises:
         DeriveError: the model is unknown or the problem cannot be bound.
     """
-    spec = problem.spec if isinstance(problem, ModelEntry) else problem
-    return _model_analysis(spec, tuple(str(p) for p in operators))
+    from derive.pipeline.cache import model_analysis
+
+    return model_analysis(problem.spec, tuple(str(p) for p in operators))
 
 
 def model_quantity(a: ModelAnalysis, quantity: str) -> Quantity:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,20 +85,6 @@ SERVING_BOXES: dict[str, tuple[str, str, str]] = {
 """Answer box of each serving quantity: (label, LaTeX symbol, placeholder)."""
 
 
-@lru_cache(maxsize=64)
-def _phase(entry: ModelEntry, operators: tuple[str, ...]) -> PhaseAnalysis:
-    from derive.checking.model_claims import model_analysis_for
-    from derive.model.phase import analyse_phase, parse_phase
-    from derive.problem.timing import bind_timing
-
-    serving = entry.serving
-    assert serving is not None
-    a = model_analysis_for(entry, operators)
-    return analyse_phase(
-        a.problem, parse_phase(serving.phase), serving.tp, bind_timing(serving.timing)
-    )
-
-
 def phase_for(
     problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
 ) -> PhaseAnalysis | None:
@@ -108,11 +93,11 @@ def phase_for(
     Raises:
         DeriveError: the step cannot be derived (a dim free, ``--tp`` not --devices, …).
     """
-    from derive.problem.problem_set import ModelEntry
+    from derive.pipeline.cache import serving_analysis
 
-    if not isinstance(problem, ModelEntry) or problem.serving is None:
+    if problem.serving is None:  # a typed model, or a set's model without a phase
         return None
-    return _phase(problem, tuple(str(p) for p in operators))
+    return serving_analysis(problem.spec, problem.serving, tuple(str(p) for p in operators))
 
 
 def _quantities(phase: PhaseAnalysis) -> tuple[list, list[tuple[str, str]]]:

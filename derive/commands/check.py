@@ -21,11 +21,15 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
-from derive.checking.context import DEFAULT_RTOL, parse_rtol
-from derive.checking.kernel_claims import KERNEL_QUANTITIES
-from derive.checking.quantities import QUANTITIES
-from derive.checking.serving_claims import SERVING_QUANTITIES
+from derive.catalogue import ProblemKind
+from derive.checking.api import (
+    KERNEL_QUANTITIES,
+    QUANTITIES,
+    SERVING_QUANTITIES,
+    parse_rtol,
+)
 from derive.commands.check_kernel import (
     KERNEL_ONLY,
     judge_kernel,
@@ -33,8 +37,6 @@ from derive.commands.check_kernel import (
     refuse_kernel_mix,
 )
 from derive.commands.check_model import (
-    MODEL_FLAGS,
-    add_model_flags,
     is_model_claim,
     model_claim,
     model_spec_of,
@@ -43,9 +45,16 @@ from derive.commands.check_model import (
     write_out,
     write_report,
 )
+from derive.commands.options import (
+    MODEL_FLAGS,
+    REPORT_FORMATS,
+    add_format_flag,
+    add_model_flags,
+    add_tolerance_flag,
+)
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
 from derive.formula import SYNTAXES
-from derive.problem.binding import ProblemSpec
+from derive.pipeline.kinds import Problem, kind_of
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.problem_set import (
@@ -84,11 +93,11 @@ def add_check_parser(
     p = sub.add_parser(
         "check", help="judge a claimed quantity or a whole derivation against the exact answer"
     )
-    from derive.commands.cli import REPORT_FORMATS, add_kernel_flags
+    from derive.commands.options import add_kernel_flags
 
     add_problem_flags(p, operator_optional=True)
     add_kernel_flags(p)
-    add_model_flags(p)
+    add_model_flags(p, prefix="model: ")
     p.add_argument(
         "--quantity",
         choices=ALL_QUANTITIES,
@@ -128,27 +137,14 @@ def add_check_parser(
     p.add_argument(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
-    p.add_argument(
-        "--rtol",
-        default=DEFAULT_RTOL,
-        metavar="R",
-        help="relative tolerance for numbers (default 0.01 = 1%%)",
-    )
-    p.add_argument(
-        "--format",
-        choices=("text", *REPORT_FORMATS),
-        default="text",
-        help="text (default), md, tex (a LaTeX fragment) or json",
-    )
+    add_tolerance_flag(p)
+    add_format_flag(p, ("text", *REPORT_FORMATS))
     p.set_defaults(handler=run)
     return p
 
 
 def _operators(args: argparse.Namespace, extra: tuple[Path, ...] = ()) -> tuple[str, ...]:
     return tuple(str(p) for p in extra) + tuple(args.operators)
-
-
-Problem = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec
 
 
 def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
@@ -162,7 +158,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     quantity (``params``, ``max_batch``, …); or a problem of a set (any kind: a set's kernel
     comes back as its :class:`~derive.problem.kernel_spec.KernelSpec`).
     """
-    from derive.commands.cli import spec_from_args
+    from derive.commands.options import spec_from_args
 
     if args.problem_set is None:
         if args.problem is not None:
@@ -185,10 +181,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     pset = _load_set(args.problem_set)
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
-    entry = _entry(pset, args.problem)
-    return (entry.spec if isinstance(entry, ProblemEntry | KernelEntry) else entry), _operators(
-        args, pset.operators
-    )
+    return _entry(pset, args.problem), _operators(args, pset.operators)
 
 
 def refuse_set_flags(args: argparse.Namespace) -> None:
@@ -238,16 +231,12 @@ def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | KernelEntry | Mo
     )
 
 
-def is_model(problem: object) -> bool:
-    """True for a whole-model problem (typed, or of a set)."""
-    return isinstance(problem, ModelSpec | ModelEntry)
+def is_model(problem: Problem) -> bool:
+    """True for a whole-model problem (typed, or of a set; with its serving step or not)."""
+    return problem.kind in (ProblemKind.MODEL, ProblemKind.SERVING)
 
 
 def _claim(args: argparse.Namespace) -> int:
-    from derive.checking import verdict_text as report
-    from derive.checking.api import ClaimDetail, check
-    from derive.checking.verdict import Verdict
-
     if args.quantity is None:
         raise ProblemError(
             "--quantity", f"--claim needs --quantity (one of {', '.join(ALL_QUANTITIES)})"
@@ -258,12 +247,24 @@ def _claim(args: argparse.Namespace) -> int:
             "a quantity of a kernel by its numbers: give --flops and --bytes (or --intensity) "
             "and a chip, without an operator, model or problem set",
         )
-    spec, operators = problem_of(args)
-    if is_model(spec):
-        assert isinstance(spec, ModelSpec | ModelEntry)
-        return model_claim(args, spec, operators)
-    if isinstance(spec, KernelSpec):
-        return judge_kernel(args, spec, f"problem {args.problem!r} (a kernel by its numbers)")
+    problem, operators = problem_of(args)
+    claim = _CLAIMS.get(problem.kind, _operator_claim)
+    return claim(args, problem, operators)
+
+
+def _model_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
+    return model_claim(args, cast(ModelSpec | ModelEntry, problem), operators)
+
+
+def _kernel_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
+    spec = cast(KernelSpec, problem.spec)  # the kernel kind's spec
+    return judge_kernel(args, spec, f"problem {args.problem!r} (a kernel by its numbers)")
+
+
+def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
+    from derive.checking.api import ClaimDetail, Verdict, check
+    from derive.checking.api import verdict_text as report
+
     if args.quantity in KERNEL_ONLY:
         raise ProblemError(
             f"--quantity {args.quantity}",
@@ -303,18 +304,24 @@ def _claim(args: argparse.Namespace) -> int:
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
 
+_CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...]], int]] = {
+    ProblemKind.KERNEL: _kernel_claim,
+    ProblemKind.MODEL: _model_claim,
+    ProblemKind.SERVING: _model_claim,
+}
+"""How ``--claim`` is judged and printed for a problem of each kind (an operator's by default)."""
+
+
 def _derivation(args: argparse.Namespace) -> int:
-    from derive.checking import verdict_text as report
-    from derive.checking.api import ChainDetail, check_derivation
-    from derive.checking.chain import read_chain_text
-    from derive.checking.verdict import Verdict
+    from derive.checking.api import ChainDetail, Verdict, check_derivation, read_chain_text
+    from derive.checking.api import verdict_text as report
 
     spec, operators = problem_of(args)
-    if is_model(spec) or isinstance(spec, KernelSpec):
-        what = (
-            "a kernel by its numbers" if isinstance(spec, KernelSpec) else "a whole-model problem"
+    kind = kind_of(spec)
+    if not kind.chains:
+        raise ProblemError(
+            "--chain", f"{kind.noun} is checked one quantity at a time: give --claim"
         )
-        raise ProblemError("--chain", f"{what} is checked one quantity at a time: give --claim")
     text = read_chain_text(args.chain)
     result = check_derivation(
         spec,
@@ -351,7 +358,7 @@ def _derivation(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """The handler of ``derive check``: 0 right, 1 wrong; errors raise :class:`DeriveError` (exit 2)."""
     parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
-    from derive.commands.cli import is_kernel
+    from derive.commands.options import is_kernel
 
     if is_kernel(args):
         refuse_kernel_mix(args)  # an operator, a set or a derivation with a kernel's numbers

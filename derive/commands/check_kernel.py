@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import argparse
 
-from derive.checking.context import parse_rtol
-from derive.checking.kernel_claims import KERNEL_QUANTITIES
-from derive.checking.quantities import QUANTITIES
-from derive.commands.check_model import MODEL_FLAGS, refuse_unreadable, write_report
+from derive.checking.api import KERNEL_QUANTITIES, QUANTITIES, parse_rtol
+from derive.commands.check_model import refuse_unreadable, write_report
+from derive.commands.options import MODEL_FLAGS
 from derive.errors import ProblemError
 from derive.problem.kernel_spec import KernelSpec
 
@@ -79,9 +78,7 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
     The kernel comes from the flags (:func:`kernel_claim`) or from a problem set's ``kernel``
     problem (``--problem-set SET --problem ID``).
     """
-    from derive.checking.api import check
-    from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report
-    from derive.checking.verdict import Verdict
+    from derive.checking.api import Verdict, check, kernel_claim_json, kernel_claim_report
 
     allowed = ", ".join(KERNEL_QUANTITIES)
     if args.quantity is None:

@@ -13,11 +13,9 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from derive.checking.context import parse_rtol
-from derive.checking.serving_claims import SERVING_QUANTITIES
+from derive.checking.api import SERVING_QUANTITIES, parse_rtol
 from derive.errors import DeriveError, ParseError, ProblemError
 from derive.problem.model_spec import ModelSpec
 from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
@@ -28,26 +26,12 @@ if TYPE_CHECKING:
     from derive.present.report import Report
 
 __all__ = [
-    "MODEL_FLAGS",
-    "add_model_flags",
     "is_model_claim",
     "model_claim",
     "model_spec_of",
     "refuse_a_model_name",
 ]
 
-# flags only a whole model takes (``derive check MODEL --quantity params …``), and the
-# operator flags a model does not
-MODEL_FLAGS = (
-    "capacity",
-    "devices",
-    "train_tokens",
-    "mfu",
-    "measured_tokens_per_s",
-    "state_bytes",
-    "phase",
-    "tp",
-)
 _OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
 
 
@@ -72,7 +56,7 @@ def write_report(args: argparse.Namespace, report: Report, data: Callable[[], di
 
 def refuse_unreadable(args: argparse.Namespace, result: CheckResult) -> NoReturn:
     """An unreadable claim: its JSON verdict with ``--format json``, then its one-line error."""
-    from derive.checking import verdict_text
+    from derive.checking.api import verdict_text
 
     if args.format == "json":
         write_out(
@@ -84,38 +68,14 @@ def refuse_unreadable(args: argparse.Namespace, result: CheckResult) -> NoReturn
     raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
 
 
-def add_model_flags(p: argparse.ArgumentParser) -> None:
-    """The flags of ``derive model`` that ``derive check MODEL`` takes besides the shared ones."""
-    p.add_argument("--capacity", metavar="BYTES", help="model: HBM bytes per device, e.g. 80e9")
-    p.add_argument("--devices", metavar="N", help="model: devices holding the model (default 1)")
-    p.add_argument("--train-tokens", metavar="D", help="model: training tokens, e.g. 15e12")
-    p.add_argument("--mfu", metavar="ETA", help="model: FLOPs utilisation in (0, 1], e.g. 0.4")
-    p.add_argument(
-        "--measured-tokens-per-s",
-        metavar="R",
-        help="model: measured tokens/s (training, per device; with --phase, the cluster's serving rate)",
-    )
-    p.add_argument(
-        "--state-bytes", metavar="BYTES|RECIPE", help="model: training-state bytes per parameter"
-    )
-    p.add_argument(
-        "--phase",
-        choices=("decode", "prefill"),
-        help="model: judge a serving step's quantity (t_lower, tokens_per_s, ttft, crossover, …)",
-    )
-    p.add_argument(
-        "--tp", metavar="T", help="model: tensor-parallel degree, a divisor of --devices"
-    )
-
-
 def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool:
     """True when ``derive check NAME --quantity Q`` is about a whole model.
 
     A quantity only a model has (``params``, ``tokens_per_s``, …) or ``--phase`` says so; a
     quantity both have (``mfu``, ``t_lower``, ``crossover``) is a model's when NAME is one.
     """
-    from derive.checking.quantities import QUANTITIES
-    from derive.model.registry import load_models
+    from derive.checking.api import QUANTITIES
+    from derive.pipeline import model_names
 
     if args.phase is not None or args.tp is not None:
         return True
@@ -125,7 +85,7 @@ def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool
         return True
     if args.quantity not in MODEL_ASK_KEYS + SERVING_QUANTITIES or args.operator is None:
         return False
-    names = load_models(tuple(Path(p) for p in operators)).names()
+    names = model_names(operators)
     return args.operator.lower() in {m.lower() for m in names}
 
 
@@ -156,7 +116,7 @@ def with_serving_step(
         if serving_only:
             raise ProblemError(serving_only[0], "times a serving step: give --phase decode|prefill")
         return spec
-    from derive.commands.cli import timing_from_args
+    from derive.commands.options import timing_from_args
     from derive.problem.serving_spec import ServingSpec
 
     serving_timing = replace(
@@ -169,17 +129,19 @@ def with_serving_step(
 def model_claim(
     args: argparse.Namespace, problem: ModelSpec | ModelEntry, operators: tuple[str, ...]
 ) -> int:
-    from derive.checking import model_verdict_text as report
-    from derive.checking.api import check
-    from derive.checking.verdict import Verdict
+    """Judge ``--claim`` on a model problem and print the verdict: the one format of
+    ``derive check MODEL`` and ``derive model --claim`` (text, or JSON with ``--format json``).
+    0 right (or right at leading order), 1 wrong."""
+    from derive.checking.api import Verdict, check
+    from derive.checking.api import model_verdict_text as report
 
     result = check(
         problem,
         args.quantity,
         args.claim,
         rtol=args.rtol,
-        hide_expected=args.hide_expected,
-        syntax=args.syntax,
+        hide_expected=getattr(args, "hide_expected", False),
+        syntax=getattr(args, "syntax", "auto"),
         operators=operators,
     )
     if result.verdict is Verdict.UNREADABLE:
@@ -193,10 +155,10 @@ def model_claim(
 
 def refuse_a_model_name(args: argparse.Namespace, operators: tuple[str, ...]) -> None:
     """An unknown operator that is a model's name: say which quantities a model has."""
-    from derive.model.registry import load_models
+    from derive.pipeline import model_names
 
     name = args.operator
-    models = load_models(tuple(Path(p) for p in operators)).names()
+    models = model_names(operators)
     if name is not None and name.lower() in {m.lower() for m in models}:
         raise ProblemError(
             f"derive check {name} --quantity {args.quantity}",

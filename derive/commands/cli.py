@@ -14,24 +14,22 @@ import os
 import sys
 from collections.abc import Callable
 from importlib import import_module
-from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TextIO, TypeAlias
+from typing import TextIO, TypeAlias
 
+from derive.commands.options import (
+    REPORT_FORMATS,
+    add_format_flag,
+    add_kernel_flags,
+    add_operators_flag,
+    add_problem_flags,
+    is_kernel,
+    spec_from_args,
+)
 from derive.errors import DeriveError, ProblemError
 
-if TYPE_CHECKING:
-    from derive.problem.binding import ProblemSpec
-    from derive.problem.timing import TimingSpec
-
 __all__ = [
-    "KERNEL_FLAGS",
-    "REPORT_FORMATS",
-    "ProblemFlags",
     "Subparsers",
-    "add_format_flag",
-    "add_kernel_flags",
     "build_parser",
-    "is_kernel",
     "load_engine",
     "main",
     "run",
@@ -41,142 +39,11 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[_Parser]"
 """What ``ArgumentParser.add_subparsers`` returns: each command module adds its parser to it."""
 
 
-class ProblemFlags(Protocol):
-    """:func:`add_problem_flags`, handed to the command modules that describe a problem."""
-
-    def __call__(
-        self, parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
-    ) -> None: ...
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit 2 through our error path."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ProblemError(self.prog, f"{message} (see {self.prog} --help)")
-
-
-def add_problem_flags(
-    parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
-) -> None:
-    """The flags that describe a problem (shared by solve, check, compare)."""
-    if operator_optional:  # derive check --problem-set takes the problem from the set
-        parser.add_argument("operator", nargs="?", help="operator name (see 'derive operators')")
-    else:
-        parser.add_argument("operator", help="operator name (see 'derive operators')")
-    parser.add_argument(
-        "--operators",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a Python file of Operator declarations (repeatable)",
-    )
-    parser.add_argument(
-        "--dtype",
-        action="append",
-        default=[],
-        metavar="[T=]DTYPE",
-        help="bind every tensor, or tensor T (repeatable; later wins)",
-    )
-    parser.add_argument(
-        "--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)"
-    )
-    if chip:
-        parser.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
-    parser.add_argument(
-        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14"
-    )
-    parser.add_argument(
-        "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
-    )
-    parser.add_argument(
-        "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
-    )
-    parser.add_argument(
-        "--regime",
-        metavar="R",
-        help="asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'",
-    )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="DIM=INT",
-        help="bind a dim to a positive integer (repeatable)",
-    )
-    parser.add_argument(
-        "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
-    )
-    parser.add_argument(
-        "--time-limit",
-        metavar="SECONDS",
-        help="seconds the derivation (and judgement) may take (default $DERIVE_TIME_LIMIT or 10)",
-    )
-    add_timing_flags(parser)
-
-
-_TIMING_FLAGS = (
-    ("--efficiency", "ETA", "derate both ceilings: peak·η and bandwidth·η, η in (0, 1]"),
-    ("--compute-efficiency", "ETA", "derate the compute peak only"),
-    ("--memory-efficiency", "ETA", "derate the memory bandwidth only"),
-    ("--launch-overhead", "TIME", "latency added to every kernel of the step, e.g. 5us"),
-    ("--link-latency", "TIME", "latency per step of a collective (a ring hop), e.g. 1us"),
-    ("--measured-time", "TIME", "a measured time of the step (gives MFU and MBU)"),
-    ("--measured-flops-per-s", "FLOP_PER_S", "a measured compute rate"),
-    ("--measured-bytes-per-s", "BYTES_PER_S", "a measured memory rate"),
-)
-
-
-def add_timing_flags(parser: argparse.ArgumentParser) -> None:
-    """Efficiencies, overheads and measurements (exact: durations take s, ms, us, ns)."""
-    for flag, metavar, helptext in _TIMING_FLAGS:
-        parser.add_argument(flag, metavar=metavar, help=helptext)
-
-
-KERNEL_FLAGS = (
-    ("--flops", "a kernel by its numbers: its FLOPs (no operator), e.g. 1e12"),
-    ("--bytes", "a kernel by its numbers: the bytes it moves, e.g. 2.5e9"),
-    ("--intensity", "a kernel by its intensity alone, FLOPs per byte"),
-)
-"""The flags that give a kernel by its numbers (``derive solve`` and ``derive check``)."""
-
-
-def add_kernel_flags(parser: argparse.ArgumentParser) -> None:
-    """``--flops``, ``--bytes`` and ``--intensity``: a kernel by its numbers, no operator."""
-    for flag, helptext in KERNEL_FLAGS:
-        parser.add_argument(flag, metavar="N", help=helptext)
-
-
-REPORT_FORMATS = ("md", "tex", "json")
-"""The ``--format`` choices of a report (the names of :data:`derive.present.formats.FORMATS`,
-written out so that parsing flags does not load the renderers; a test keeps them equal)."""
-
-
-def add_format_flag(parser: argparse.ArgumentParser) -> None:
-    """``--format md|tex|json``: the report's format (:mod:`derive.present.formats`)."""
-    parser.add_argument(
-        "--format",
-        choices=REPORT_FORMATS,
-        default="md",
-        help="md (Markdown, math in $…$), tex (a LaTeX fragment) or json (default md)",
-    )
-
-
-def is_kernel(args: argparse.Namespace) -> bool:
-    """True when the flags give a kernel by its numbers."""
-    return any(getattr(args, flag[2:], None) is not None for flag, _ in KERNEL_FLAGS)
-
-
-def timing_from_args(args: argparse.Namespace) -> TimingSpec:
-    """The timing flags as typed."""
-    from derive.problem.timing import TimingSpec
-
-    return TimingSpec(
-        **{
-            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
-            for flag, _, _ in _TIMING_FLAGS
-        }
-    )
 
 
 # Commands that live in their own modules, each offering ``add_<name>_parser``; only the
@@ -221,12 +88,12 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
     add_problem_flags(solve, operator_optional=True)
     add_kernel_flags(solve)
-    add_format_flag(solve)
+    add_format_flag(solve, REPORT_FORMATS)
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
-    chips.add_argument("--format", choices=("text", "md", "json"), default="text")
+    add_format_flag(chips, ("text", "md", "json"))
     ops = sub.add_parser("operators", help="list operators with their shapes")
-    ops.add_argument("--operators", action="append", default=[], metavar="PATH")
-    ops.add_argument("--format", choices=("text", "md", "json"), default="text")
+    add_operators_flag(ops)
+    add_format_flag(ops, ("text", "md", "json"))
     _add_later_commands(sub, command)
     return parser
 
@@ -251,25 +118,6 @@ def _command_of(argv: list[str]) -> str:
     )
 
 
-def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
-    """A ProblemSpec from parsed flags."""
-    from derive.problem.binding import ProblemSpec
-
-    return ProblemSpec(
-        operator=args.operator,
-        dtypes=tuple(args.dtype),
-        compute=args.compute,
-        chip=getattr(args, "chip", None),
-        peak=args.peak,
-        bandwidth=args.bandwidth,
-        link_bandwidth=args.link_bandwidth,
-        regime=args.regime,
-        sets=tuple(args.set),
-        solve_for=args.solve_for,
-        timing=timing_from_args(args),
-    )
-
-
 def _cmd_solve(args: argparse.Namespace) -> int:
     if is_kernel(args):
         from derive.commands.kernel import run_kernel_numbers
@@ -279,13 +127,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         raise ProblemError(
             "derive solve", "give an operator, or a kernel by --flops and --bytes (or --intensity)"
         )
-    from derive.declare.registry import load_registry
-    from derive.pipeline import derive_spec
-
-    registry = load_registry(tuple(Path(path) for path in args.operators))
+    from derive.pipeline import derive_spec, operator_registry
     from derive.present.formats import render
 
-    derivation = derive_spec(spec_from_args(args), registry)
+    derivation = derive_spec(spec_from_args(args), operator_registry(args.operators))
     sys.stdout.write(render(derivation.document(level=1), args.format))
     return 0
 
@@ -301,10 +146,10 @@ def _cmd_chips(args: argparse.Namespace) -> int:
 
 
 def _cmd_operators(args: argparse.Namespace) -> int:
-    from derive.declare.registry import load_registry
+    from derive.pipeline import operator_registry
     from derive.present import listing
 
-    registry = load_registry(tuple(Path(path) for path in args.operators))
+    registry = operator_registry(args.operators)
     if args.format == "json":
         sys.stdout.write(
             json.dumps(listing.operators_json(registry), indent=2, ensure_ascii=False) + "\n"

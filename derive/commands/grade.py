@@ -20,10 +20,17 @@ import argparse
 import csv
 import io
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
+from derive.catalogue import ProblemKind
+from derive.checking.api import QUANTITIES, SERVING_QUANTITIES
 from derive.errors import LimitError, ProblemError
+from derive.pipeline.kinds import Problem
 from derive.problem.input_files import read_text_file
+from derive.problem.kernel_spec import KernelSpec
+from derive.problem.problem_set import MODEL_ASK_KEYS
 
 __all__ = ["COLUMNS", "MAX_ANSWERS", "MAX_ANSWERS_BYTES", "OUTPUT_COLUMNS", "grade"]
 
@@ -63,27 +70,32 @@ def _read_rows(path: str) -> list[dict[str, str]]:
     return rows
 
 
+def _kernel_known(entry: Problem) -> tuple[str, tuple[str, ...]]:
+    from derive.problem.kernel_problems import kernel_quantities_of
+
+    return "kernel", kernel_quantities_of(cast(KernelSpec, entry.spec))
+
+
+_KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
+    ProblemKind.OPERATOR: lambda entry: ("operator", QUANTITIES),
+    ProblemKind.KERNEL: _kernel_known,
+    ProblemKind.MODEL: lambda entry: ("model", MODEL_ASK_KEYS),
+    ProblemKind.SERVING: lambda entry: ("model", MODEL_ASK_KEYS + SERVING_QUANTITIES),
+}
+"""How a row's problem is named in an error, and the quantities its answers may claim, per kind."""
+
+
 def grade(args: argparse.Namespace) -> int:
     """Grade every answer of ``args.answers`` against ``args.problem_set``; see the module docstring."""
-    from derive.checking.api import check
-    from derive.checking.quantities import QUANTITIES
-    from derive.checking.serving_claims import SERVING_QUANTITIES
-    from derive.checking.verdict import Verdict
-    from derive.commands.check import _entry, _load_set, _operators, is_model
-    from derive.problem.problem_set import MODEL_ASK_KEYS, KernelEntry, ModelEntry
+    from derive.checking.api import Verdict, check
+    from derive.commands.check import _entry, _load_set, _operators
 
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set)
     operators = _operators(args, pset.operators)
     for n, row in enumerate(rows, 2):
         entry = _entry(pset, row["problem"])
-        known, kind = (MODEL_ASK_KEYS, "model") if is_model(entry) else (QUANTITIES, "operator")
-        if isinstance(entry, ModelEntry) and entry.serving is not None:
-            known = MODEL_ASK_KEYS + SERVING_QUANTITIES
-        if isinstance(entry, KernelEntry):
-            from derive.problem.kernel_problems import kernel_quantities_of
-
-            known, kind = kernel_quantities_of(entry.spec), "kernel"
+        kind, known = _KNOWN[entry.kind](entry)
         if row["quantity"] not in known:
             raise ProblemError(
                 f"--answers line {n}: quantity {row['quantity']!r}",

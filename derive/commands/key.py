@@ -1,274 +1,40 @@
-"""Answer keys: a problem set in; the key, the questions, LaTeX and figures out.
+"""``derive key``: a problem set in; the key, the questions, LaTeX and figures out.
 
-``build_key`` renders every file in memory (a failure writes nothing);
-``write_files`` publishes them as one set (see :mod:`derive.commands.output_files`).
+:func:`derive.pipeline.key.build_key` derives every problem and renders every file in
+memory (a failure writes nothing); ``write_files`` publishes them as one set (see
+:mod:`derive.commands.output_files`).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from derive import __version__
-from derive.commands.output_files import GENERATED_MARK, safe_name, write_files
+from derive.commands.output_files import safe_name, write_files
 from derive.commands.progress import ProgressBar
-from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, run_each, time_limit
-from derive.declare.registry import Registry
+from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, time_limit
 from derive.errors import DeriveError, ProblemError
-from derive.figures import (
-    TIKZ_PACKAGES,
-    TIKZ_PREAMBLE,
-)
-from derive.pipeline import Derivation, derive_spec
-from derive.present.render import render
-from derive.present.view import SolutionView, view_of
-from derive.problem.problem_set import (
-    ProblemEntry,
-    ProblemSet,
-    load_problem_set,
-    parse_problem_set,
-)
-from derive.problem.set_errors import in_file_terms, raise_collected
+from derive.pipeline.key import build_key
+from derive.problem.problem_set import ProblemSet, load_problem_set, parse_problem_set
 from derive.problem.set_registry import set_registry
-from derive.solution.builder import select_steps
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
-
-from derive.commands.kernel_key import kernel_chapter
-from derive.commands.key_figures import Placement, placement, plot_figure, roofline_figures
-from derive.commands.key_rows import Row, operator_row
 
 __all__ = [
     "BUILTIN_SET",
     "KeyOptions",
     "add_key_parser",
-    "build_key",
     "run_builtin_key",
     "run_key",
 ]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
-PACKAGES = ("amsmath", "amssymb", "booktabs", "tabularx") + tuple(TIKZ_PACKAGES)
-PREAMBLE = (
-    (r"\usepackage{amsmath,amssymb,booktabs,tabularx}",)
-    + tuple(TIKZ_PREAMBLE)
-    + (r"\usepackage[margin=2.5cm]{geometry}",)
-)
-ASK_PHRASES = {
-    "flops": "the FLOPs",
-    "bytes": "the bytes moved through memory",
-    "intensity": "the arithmetic intensity",
-    "intensity_regime": "the leading-order intensity under the regime",
-    "ridge": "the ridge point of the hardware",
-    "crossover": "the exact crossover and the smallest compute-bound integer value",
-    "crossover_regime": "the crossover at leading order and the smallest compute-bound integer value",
-    "regime_holds": "whether the answer respects the regime assumed",
-    "times": "T_math and T_mem",
-    "bounds": "lower and upper bounds on the runtime",
-    "attainable": "the attainable FLOP/s and the fraction of peak",
-    "network": "the network roofline: link intensity, ridge, crossover and T_comms",
-}
-
-
-def _asks(entry: ProblemEntry, d: Derivation) -> tuple[str, ...]:
-    topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
-    return tuple(ASK_PHRASES[t] for t in topics if t in ASK_PHRASES)
-
-
-@dataclass(frozen=True)
-class _QuestionView:
-    """The part of a solution's view the questions template prints (strings, cheap to pickle)."""
-
-    problem: object
-    tensors: tuple
-    hardware: tuple
-    bound: tuple[str, ...]
-    regime: tuple
-
-
-@dataclass(frozen=True)
-class _OperatorName:
-    name: str
-    doc: str
-
-
-@dataclass(frozen=True)
-class _ProblemName:
-    operator: _OperatorName
-    regime: bool
-
-
-def _question_view(view: SolutionView) -> _QuestionView:
-    operator = view.problem.operator  # type: ignore[attr-defined]
-    return _QuestionView(
-        _ProblemName(_OperatorName(operator.name, operator.doc), bool(view.problem.regime)),  # type: ignore[attr-defined]
-        view.tensors,
-        view.hardware,
-        view.bound,
-        view.regime,
-    )
-
-
-@dataclass(frozen=True)
-class _Problem:
-    """One problem of a key, derived and rendered: what a worker process sends back.
-
-    Only text and exact numbers: unpickling sympy expressions costs more than deriving them.
-    """
-
-    item: dict
-    question: dict
-    row: Row
-    placement: Placement
-
-
-def _build_problem(
-    pset: ProblemSet, stem: str, registry: Registry, index: int
-) -> _Problem | ProblemError:
-    """Derive and render problem ``index`` of the set (pure: the same in any process).
-
-    An error in the problem comes back as a value, said in the file's own terms, so that
-    every problem's errors are reported together.
-    """
-    entry = pset.problems[index]
-    try:
-        d = derive_spec(entry.spec, registry)
-    except DeriveError as exc:
-        return in_file_terms(exc, pset.source, entry.id)
-    try:
-        plot = plot_figure(stem, entry, entry.plot, registry) if entry.plot else None
-    except DeriveError as exc:
-        return in_file_terms(exc, pset.source, entry.id, "plot")
-    solution = select_steps(d.solution, entry.ask)
-    view = view_of(solution, f"Problem {index + 1} ({entry.id}): {entry.title}", entry.text)
-    item = {
-        "anchor": entry.id.lower(),
-        "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
-        "tex": render("solution.tex.j2", "tex", view=view, label=f"{stem}:{entry.id}").rstrip("\n"),
-        "plot": plot,
-    }
-    question = {
-        "title": entry.title,
-        "text": entry.text,
-        "view": _question_view(view),
-        "asks": _asks(entry, d),
-    }
-    return _Problem(item, question, operator_row(entry, d.analysis), placement(entry, d.analysis))
-
-
-def build_key(
-    pset: ProblemSet,
-    stem: str,
-    registry: Registry | None = None,
-    *,
-    time_limit: float | None = None,
-    jobs: int = 1,
-    progress: Callable[[int, int], None] | None = None,
-    errors: Sequence[DeriveError] = (),
-) -> dict[str, str]:
-    """Render every file of the key for a problem set, in memory: name → text.
-
-    Args:
-        pset: the problem set.
-        stem: the files' common name.
-        registry: the operators (default: :func:`~derive.problem.set_registry.set_registry`, trusted).
-        time_limit: seconds each problem may take (None: no limit); past it a
-            :class:`~derive.errors.TimeLimitError` names the problem.
-        jobs: worker processes deriving problems at once (output is the same for any number).
-        progress: called as ``progress(done, total)`` after each problem.
-        errors: errors already found in the file (parsing); they are raised together with
-            the ones found here, one line each.
-    """
-    stem = safe_name(stem)
-    registry = registry or set_registry(pset, trust=True)
-    built = run_each(
-        partial(_build_problem, pset, stem, registry),
-        len(pset.problems),
-        seconds=time_limit,
-        name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",
-        jobs=jobs,
-        on_done=progress,
-    )
-    raise_collected(
-        pset.source, [*errors, *(part for part in built if isinstance(part, ProblemError))]
-    )
-    parts = [part for part in built if isinstance(part, _Problem)]
-    kernels = kernel_chapter(pset, len(parts) + 1, stem)  # after the operators: cheap, here
-    figures = roofline_figures(
-        stem,
-        [part.placement for part in parts] + list(kernels.placements),
-        source=pset.source,
-        time_limit=time_limit,
-        jobs=jobs,
-    )
-    items = [part.item for part in parts] + list(kernels.items)
-    questions = [part.question for part in parts] + list(kernels.questions)
-    summary = [part.row for part in parts] + list(kernels.rows)
-    files = {item["plot"].file: _mark_svg(item["plot"].svg) for item in items if item["plot"]}
-    model_rows: tuple = ()
-    if pset.models:  # the models chapter: model = "NAME" problems, after the operator problems
-        from derive.commands.model_key import model_chapter
-
-        chapter = model_chapter(pset, len(items) + 1, stem)
-        for item in chapter.items:  # a serving problem's figure
-            if item["plot"] is not None:
-                files[item["plot"].file] = _mark_svg(item["plot"].svg)
-        items, questions, model_rows = (
-            items + list(chapter.items),
-            questions + list(chapter.questions),
-            chapter.rows,
-        )
-    common = {
-        "version": __version__,
-        "source": Path(pset.source).name,
-        "title": pset.title,
-        "text": pset.text,
-        "model_rows": model_rows,
-    }
-    files[f"{stem}.md"] = render(
-        "key.md.j2", "md", summary=summary, figures=figures, items=items, **common
-    )
-    files[f"{stem}-questions.md"] = render("questions.md.j2", "md", questions=questions, **common)
-    files[f"{stem}-questions.tex"] = render(
-        "questions.tex.j2", "tex", questions=questions, preamble=PREAMBLE, **common
-    )
-    body = render(
-        "appendix.tex.j2",
-        "tex",
-        stem=stem,
-        summary=summary,
-        figures=figures,
-        items=items,
-        packages=PACKAGES,
-        preamble=PREAMBLE,
-        **common,
-    )
-    files[f"{stem}-appendix.tex"] = body
-    files[f"{stem}.tex"] = render(
-        "standalone.tex.j2", "tex", body=_strip_header(body), preamble=PREAMBLE, **common
-    )
-    for f in figures:
-        files[f.file] = _mark_svg(f.svg)
-    return dict(sorted(files.items()))
-
-
-def _mark_svg(svg: str) -> str:
-    """Put derive's generated-file mark right after the XML declaration (or first)."""
-    mark = f"<!-- {GENERATED_MARK} {__version__}; do not edit: run derive key -->\n"
-    if svg.startswith("<?xml"):
-        head, _, rest = svg.partition("\n")
-        return f"{head}\n{mark}{rest}"
-    return mark + svg
-
-
-def _strip_header(body: str) -> str:
-    return "\n".join(line for line in body.splitlines() if not line.startswith("%")) + "\n"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind
 from derive.declare.composite import Composite, unfused
 from derive.declare.operator import NAME_RE, Operator, Tensor
 from derive.errors import ProblemError, UnknownNameError, did_you_mean
@@ -40,6 +41,16 @@ class ProblemSpec:
     sets: tuple[str, ...] = ()
     solve_for: str | None = None
     timing: TimingSpec = field(default_factory=TimingSpec)
+
+    @property
+    def spec(self) -> ProblemSpec:
+        """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
+        return self
+
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem."""
+        return ProblemKind.OPERATOR
 
 
 @dataclass(frozen=True)

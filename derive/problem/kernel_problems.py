@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from derive.catalogue import ProblemKind
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_positive
 from derive.problem.binding import bind_hardware
@@ -89,6 +90,11 @@ class KernelEntry:
     spec: KernelSpec
     ask: tuple[str, ...] = ()
     expect: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A kernel given by its numbers."""
+        return ProblemKind.KERNEL
 
 
 def kernel_quantities_of(spec: KernelSpec) -> tuple[str, ...]:

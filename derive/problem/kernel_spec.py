@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.dtypes import get_dtype
@@ -45,6 +46,16 @@ class KernelSpec:
     compute: str | None = None
     dtypes: tuple[str, ...] = ()
     timing: TimingSpec = field(default_factory=TimingSpec)
+
+    @property
+    def spec(self) -> KernelSpec:
+        """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
+        return self
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A kernel given by its numbers."""
+        return ProblemKind.KERNEL
 
     def __post_init__(self) -> None:
         """Refuse timing a kernel cannot use; ``timing=None`` means no timing.

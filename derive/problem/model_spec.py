@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from derive.catalogue import ProblemKind
+
 __all__ = ["ModelSpec"]
 
 
@@ -28,3 +30,18 @@ class ModelSpec:
     measured_tokens_per_s: str | None = None
     state_bytes: str | None = None
     tp: str | None = None
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
+        return self
+
+    @property
+    def serving(self) -> None:
+        """No serving step: a typed model has none (a set's entry with ``phase`` has one)."""
+        return None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A whole model (a serving step is a :class:`~derive.problem.problem_set.ModelEntry`'s)."""
+        return ProblemKind.MODEL

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from derive.catalogue import ProblemKind
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_problems import KernelEntry, kernel_problem
@@ -171,6 +172,11 @@ class ProblemEntry:
     ask: tuple[str, ...]
     plot: PlotSpec | None
 
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem."""
+        return ProblemKind.OPERATOR
+
 
 @dataclass(frozen=True)
 class ModelEntry:
@@ -182,6 +188,11 @@ class ModelEntry:
     spec: ModelSpec
     ask: tuple[str, ...]
     serving: ServingSpec | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A serving step when the problem has one (``phase``), else a whole model."""
+        return ProblemKind.MODEL if self.serving is None else ProblemKind.SERVING
 
 
 @dataclass(frozen=True)

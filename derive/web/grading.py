@@ -11,11 +11,14 @@ Nothing typed is evaluated: answers are read by :mod:`derive.formula` only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from sympy.logic.boolalg import BooleanAtom
 
+from derive.catalogue import ProblemKind
 from derive.checking.api import CheckResult as ApiCheckResult
 from derive.checking.api import (
     ModelDetail,
@@ -30,6 +33,7 @@ from derive.checking.kernel_check import KernelDetail
 from derive.checking.quantities import QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import DeriveError, ParseError, ProblemError
+from derive.pipeline.kinds import kind_of
 from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry
 from derive.solution.notation import tex
 
@@ -123,7 +127,7 @@ class Grader:
     def context(self, problem: str) -> Context:
         """The analysed operator problem ``problem`` (an id of the set; cached by the checking API)."""
         entry = self._entry(problem)
-        if isinstance(entry, ModelEntry | KernelEntry):
+        if entry.kind is not ProblemKind.OPERATOR:
             raise ProblemError(
                 f"problem {problem!r}", "only an operator problem has a roofline over its dims"
             )
@@ -164,11 +168,11 @@ class Grader:
         a relation); without, as a plain formula over the problem's dims.
         """
         entry = self._entry(problem)
-        if isinstance(entry, ModelEntry):
-            return self._read_model(entry, answer, quantity)
-        if isinstance(entry, KernelEntry):
-            return self._read_kernel(entry, answer, quantity)
-        ctx = self.context(problem)
+        reader = _READERS.get(entry.kind, Grader._read_operator)
+        return reader(self, entry, answer, quantity)
+
+    def _read_operator(self, entry: ProblemEntry, answer: str, quantity: str | None) -> Reading:
+        ctx = context_for(entry, self.rtol, self.operators)
         try:
             if quantity in QUANTITIES:
                 claim = read_claim_for(ctx, quantity, answer)
@@ -184,8 +188,9 @@ class Grader:
         Raises:
             ProblemError: unknown quantity; DeriveError: the quantity does not apply here.
         """
+        entry = self._entry(problem)
         result = check(
-            self._entry(problem),
+            entry,
             quantity,
             answer,
             rtol=self.rtol,
@@ -194,18 +199,23 @@ class Grader:
         )
         if result.verdict is Verdict.UNREADABLE:
             return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
+        return _RESULTS.get(entry.kind, Grader._operator_result)(self, result)
+
+    def _kernel_result(self, result: ApiCheckResult) -> CheckResult:
+        """A kernel claim's record: its value and the exact answer as LaTeX."""
+        detail = cast(KernelDetail, result.detail)  # the kernel kind's detail
+        return CheckResult(
+            result.verdict.value,
+            result.read_as,
+            tex(detail.claim.value),
+            result.diagnosis,
+            result.expected,
+            None if self.hide_expected else tex(detail.judgement.exact),
+        )
+
+    def _operator_result(self, result: ApiCheckResult) -> CheckResult:
+        """An operator claim's record: the claim and the expected answer as LaTeX."""
         detail = result.detail
-        if isinstance(detail, ModelDetail):
-            return self._model_result(result, detail)
-        if isinstance(detail, KernelDetail):
-            return CheckResult(
-                result.verdict.value,
-                result.read_as,
-                tex(detail.claim.value),
-                result.diagnosis,
-                result.expected,
-                None if self.hide_expected else tex(detail.judgement.exact),
-            )
         value = getattr(detail, "claim", None)
         expected = getattr(getattr(detail, "judgement", None), "expected", None)
         return CheckResult(
@@ -219,10 +229,11 @@ class Grader:
             else tex(expected.value),
         )
 
-    def _model_result(self, result: ApiCheckResult, detail: ModelDetail) -> CheckResult:
+    def _model_result(self, result: ApiCheckResult) -> CheckResult:
         """A model claim's record: its value and the exact answer as LaTeX (truth values as words)."""
         from derive.checking.model_claims import model_quantity
 
+        detail = cast(ModelDetail, result.detail)  # the model and serving kinds' detail
         value = detail.claim.value
         exact = model_quantity(detail.analysis, result.quantity).value
         return CheckResult(
@@ -236,19 +247,14 @@ class Grader:
 
     def check_derivation(self, problem: str, lines: tuple[str, ...]) -> DerivationResult:
         """Check every step of a derivation typed one step per line."""
-        entry = self._entry(problem)
-        if isinstance(entry, ModelEntry | KernelEntry):
-            what = (
-                "a kernel by its numbers"
-                if isinstance(entry, KernelEntry)
-                else "a whole-model problem"
-            )
+        kind = kind_of(self._entry(problem))
+        if not kind.chains:
             return DerivationResult(
                 UNREADABLE,
                 None,
                 None,
                 (),
-                (f"{what} is checked one quantity at a time, in its answer boxes",),
+                (f"{kind.noun} is checked one quantity at a time, in its answer boxes",),
             )
         if not any(line.strip() for line in lines):
             return DerivationResult(
@@ -283,3 +289,18 @@ class Grader:
             result.diagnosis,
             result.expected,
         )
+
+
+_READERS: dict[ProblemKind, Callable[..., Reading]] = {
+    ProblemKind.KERNEL: Grader._read_kernel,
+    ProblemKind.MODEL: Grader._read_model,
+    ProblemKind.SERVING: Grader._read_model,
+}
+"""How the preview reads an answer to a problem of each kind (an operator's by default)."""
+
+_RESULTS: dict[ProblemKind, Callable[[Grader, ApiCheckResult], CheckResult]] = {
+    ProblemKind.KERNEL: Grader._kernel_result,
+    ProblemKind.MODEL: Grader._model_result,
+    ProblemKind.SERVING: Grader._model_result,
+}
+"""How a judged claim about a problem of each kind becomes the workbook's record (an operator's by default)."""

@@ -14,16 +14,11 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
-from derive.checking.api import model_analysis_for
-from derive.checking.serving_claims import (
-    SERVING_ASKED,
-    SERVING_BOXES,
-    claims_analysis_for,
-    phase_for,
-)
+from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES, claims_analysis_for
 from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
 from derive.model.symbols import NOTATION
+from derive.pipeline import derive_model, derive_serving
 from derive.present.model_view import (
     ASK_PHRASES,
     JSON_KEYS,
@@ -106,10 +101,10 @@ def _serving_steps(
     from derive.present.render import render
     from derive.solution.phase_steps import phase_steps, phase_verdict
 
-    phase = phase_for(entry, operators)
-    if phase is None:
+    if entry.serving is None:
         return (), (), ()
-    problem = model_analysis_for(entry, operators).problem
+    step = derive_serving(entry.spec, entry.serving, operators)
+    phase, problem = step.phase, step.analysis.problem
     peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
     if peak is None or problem.bandwidth is None:
         return (), (), ()
@@ -158,7 +153,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         ProblemError: the problem cannot be derived (named by its id).
     """
     try:
-        full = model_analysis_for(entry, operators)
+        full = derive_model(entry.spec, operators).analysis
     except DeriveError as exc:
         raise ProblemError(f"problem {entry.id!r}", str(exc)) from None
     a = select_quantities(full, entry.ask)

@@ -19,7 +19,7 @@ from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 
 if TYPE_CHECKING:
-    from derive.commands.compare import CompareRow
+    from derive.present.compare.table import CompareRow
     from derive.problem.chips import Chip
 
 __all__ = ["Follows", "Ratios", "follows_note", "ratio_of", "ratios_to"]

@@ -1,20 +1,19 @@
 """The models chapter of an answer key: a problem set's ``model = "NAME"`` problems.
 
-:func:`model_chapter` derives each whole-model problem, keeps the steps its ``ask``
-needs, and returns what the key templates print: items (Markdown and LaTeX worked
+:func:`model_chapter` renders each whole-model problem (derived by
+:mod:`derive.pipeline.key`, with the steps its ``ask`` needs) and returns what the key templates print: items (Markdown and LaTeX worked
 solutions), questions and the rows of the models-at-a-glance table.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from derive.commands.serving_key import serving_part
-from derive.errors import ProblemError
-from derive.model.analysis import ModelAnalysis, analyse_model, select_quantities
-from derive.model.binding import bind_model
-from derive.model.registry import load_models
+from derive.figures.model import Series
+from derive.model.analysis import ModelAnalysis
+from derive.model.phase import PhaseAnalysis
+from derive.present.key.serving import serving_part
 from derive.present.model_view import (
     ASK_PHRASES,
     glance,
@@ -23,8 +22,9 @@ from derive.present.model_view import (
     shown_quantities,
 )
 from derive.problem.problem_set import ModelEntry, ProblemSet
+from derive.problem.serving_spec import SERVING_ASK_KEYS
 
-__all__ = ["ModelChapter", "ModelRow", "model_chapter"]
+__all__ = ["DerivedModel", "ModelChapter", "ModelRow", "model_ask", "model_chapter"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,16 @@ class ModelRow:
 
 
 @dataclass(frozen=True)
+class DerivedModel:
+    """A model problem as the pipeline derived it: its analysis (the steps its ``ask``
+    needs), its serving step (None without a ``phase``) and its serving plot's curves."""
+
+    analysis: ModelAnalysis
+    phase: PhaseAnalysis | None = None
+    series: tuple[Series, ...] = ()
+
+
+@dataclass(frozen=True)
 class ModelChapter:
     """What the key templates print for the model problems."""
 
@@ -48,41 +58,36 @@ class ModelChapter:
     rows: tuple[ModelRow, ...]
 
 
-def _model_ask(entry: ModelEntry) -> tuple[str, ...]:
+def model_ask(entry: ModelEntry) -> tuple[str, ...]:
     """The model quantities asked (a serving problem asking only for its step shows the bytes it reads)."""
     if entry.serving is None:
         return entry.ask
-    from derive.problem.serving_spec import SERVING_ASK_KEYS
-
     asked = tuple(key for key in entry.ask if key not in SERVING_ASK_KEYS)
     return asked or (("weights_bytes", "kv_bytes") if entry.ask else ())
 
 
-def _analysis(entry: ModelEntry, operators: tuple[Path, ...]) -> ModelAnalysis:
-    registry = load_models(operators)
-    full = analyse_model(bind_model(entry.spec, registry.get(entry.spec.model)))
-    ask = _model_ask(entry)
-    missing = [k for k in ask if full.quantity(k) is None]
-    if missing:
-        why = dict(full.left_out).get(missing[0]) or "; ".join(w for _, w in full.left_out)
-        raise ProblemError(
-            f"problem {entry.id!r}: ask {missing[0]!r}",
-            f"cannot be derived from what the problem gives ({why or 'not derivable'})",
-        )
-    return select_quantities(full, ask)
+def model_chapter(
+    pset: ProblemSet,
+    derived: Sequence[DerivedModel],
+    first_number: int,
+    stem: str = "",
+) -> ModelChapter:
+    """Render every model problem of the set, numbered from ``first_number``.
 
-
-def model_chapter(pset: ProblemSet, first_number: int, stem: str = "") -> ModelChapter:
-    """Derive and render every model problem of the set, numbered from ``first_number``."""
+    ``derived`` holds each problem as the pipeline derived it, in the set's order.
+    """
     items, questions, rows = [], [], []
-    for i, entry in enumerate(pset.models, start=first_number):
-        a = _analysis(entry, pset.operators)
+    numbered = enumerate(zip(pset.models, derived, strict=True), start=first_number)
+    for i, (entry, model) in numbered:
+        a, phase = model.analysis, model.phase
         title = f"Problem {i} ({entry.id}): {entry.title}"
         md = model_markdown(a, title, entry.text, level=2)
         tex = model_latex(a, title, entry.text)
         serving = (
-            serving_part(a, entry.serving, entry.ask, stem, entry.id, entry.title)
-            if entry.serving is not None
+            serving_part(
+                a, phase, model.series, entry.serving, entry.ask, stem, entry.id, entry.title
+            )
+            if entry.serving is not None and phase is not None
             else None
         )
         if serving is not None:
@@ -98,7 +103,7 @@ def model_chapter(pset: ProblemSet, first_number: int, stem: str = "") -> ModelC
                 "plot": serving.figure if serving is not None else None,
             }
         )
-        asks = tuple(k for k in _model_ask(entry) if k in ASK_PHRASES) or tuple(
+        asks = tuple(k for k in model_ask(entry) if k in ASK_PHRASES) or tuple(
             q.key for q in shown_quantities(a) if q.key in ASK_PHRASES
         )
         questions.append(

@@ -1,7 +1,7 @@
-"""``derive model MODEL --phase decode|prefill [--tp N]``: one serving step of a model.
+"""One serving step of a model (``derive model MODEL --phase decode|prefill``), as a document.
 
-Adds the phase flags to ``derive model`` and, when ``--phase`` is given, derives the step
-(:mod:`derive.model.phase`) and appends its worked solution (Markdown) or its keys (JSON):
+The step (:mod:`derive.model.phase`, derived by the pipeline) as its worked solution
+(Markdown or LaTeX, after the model's) or its keys (JSON):
 ``step``, ``tokens_per_s``, ``inter_token_latency`` (decode), ``ttft`` and
 ``prefill_tokens_per_s`` (prefill), the decode ``crossover`` (and ``crossover_regime``,
 ``crossover_step``), ``replicas`` (``--devices`` over ``--tp``), and ``step_mfu``/``step_mbu``
@@ -10,8 +10,7 @@ from ``--measured-time`` or ``--measured-tokens-per-s`` (the cluster's serving r
 
 from __future__ import annotations
 
-import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from derive.errors import ProblemError
 
@@ -19,77 +18,15 @@ if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import PhaseAnalysis
     from derive.present.formats import Document
-    from derive.problem.timing import TimingSpec
 
 __all__ = [
-    "add_phase_flags",
     "group_given",
     "phase_document",
     "phase_given",
     "phase_json",
     "phase_latex",
     "phase_markdown",
-    "phase_of",
-    "phase_timing",
 ]
-
-_TIMING = (
-    ("--efficiency", "derate both ceilings by η in (0, 1]"),
-    ("--compute-efficiency", "derate the compute peak only"),
-    ("--memory-efficiency", "derate the memory bandwidth only"),
-    ("--launch-overhead", "latency added to every kernel launch, e.g. 5us"),
-    ("--link-latency", "latency per ring step of an all-reduce, e.g. 1us"),
-    (
-        "--measured-time",
-        "a measured time of the step (gives MFU and MBU); or give --measured-tokens-per-s",
-    ),
-)
-
-
-def add_phase_flags(parser: Any) -> None:
-    """``--phase``, ``--tp`` and the step's timing flags on ``derive model``."""
-    parser.add_argument(
-        "--phase",
-        choices=("decode", "prefill"),
-        help="time one serving step: decode (B sequences, one token each, KV of S read) or prefill (B prompts of S tokens)",
-    )
-    parser.add_argument(
-        "--tp",
-        metavar="T",
-        help="tensor-parallel degree, a divisor of --devices (default --devices); "
-        "--devices/T data-parallel replicas each serve their own B sequences",
-    )
-    for flag, helptext in _TIMING:
-        parser.add_argument(flag, metavar="X", help=helptext)
-
-
-def phase_of(args: argparse.Namespace, analysis: ModelAnalysis) -> PhaseAnalysis | None:
-    """The phase the flags ask for, derived on the bound model problem (None without --phase)."""
-    from derive.model.phase import analyse_phase, parse_phase
-    from derive.problem.timing import bind_timing
-
-    if getattr(args, "phase", None) is None:
-        used = [flag for flag, _ in _TIMING if getattr(args, flag[2:].replace("-", "_"), None)]
-        if used or getattr(args, "tp", None) is not None:
-            raise ProblemError(
-                (used or ["--tp"])[0], "times a serving step: give --phase decode|prefill"
-            )
-        return None
-    timing = bind_timing(phase_timing(args))
-    return analyse_phase(analysis.problem, parse_phase(args.phase), args.tp, timing)
-
-
-def phase_timing(args: argparse.Namespace) -> TimingSpec:
-    """The step's timing flags as typed, with ``--measured-tokens-per-s`` as the serving rate."""
-    from derive.problem.timing import TimingSpec
-
-    return TimingSpec(
-        **{
-            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
-            for flag, _ in _TIMING
-        },
-        measured_tokens_per_s=getattr(args, "measured_tokens_per_s", None),
-    )
 
 
 def _peak_text(analysis: ModelAnalysis) -> tuple[str, str]:

@@ -14,8 +14,8 @@ import sympy as sp
 if TYPE_CHECKING:
     from derive.analysis.analyse import Analysis
     from derive.analysis.crossover import Crossover
-    from derive.commands.compare import CompareRow
-    from derive.commands.compare_ratios import Ratios
+    from derive.present.compare.ratios import Ratios
+    from derive.present.compare.table import CompareRow
 
 __all__ = ["bound_of", "compare_json", "quantity_json", "ratios_json"]
 

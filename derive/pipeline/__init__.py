@@ -12,11 +12,17 @@ Whole models the same way:
 
 >>> solve_model("gpt2-small").analysis.value("params")
 124439808
+
+One entry per problem kind, each returning a frozen derivation that renders itself:
+:func:`derive_spec` (an operator), :func:`derive_kernel` (a kernel by its numbers),
+:func:`derive_model` (a whole model) and :func:`derive_serving` (one serving step of a
+model). They read :mod:`derive.pipeline.cache`, so the checker and the commands share
+one analysis of a problem; :mod:`derive.pipeline.kinds` puts the four behind one protocol.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,9 +40,29 @@ from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
 
 if TYPE_CHECKING:  # whole models load on first use: solve and the commands do not pay for them
+    from derive.analysis.kernel_numbers import KernelNumbers
     from derive.model.analysis import ModelAnalysis
+    from derive.model.phase import PhaseAnalysis
+    from derive.problem.kernel_spec import KernelSpec
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["Derivation", "ModelDerivation", "derive_spec", "solve", "solve_model"]
+__all__ = [
+    "Derivation",
+    "KernelDerivation",
+    "ModelDerivation",
+    "Registry",
+    "ServingDerivation",
+    "derive_kernel",
+    "derive_model",
+    "derive_operator",
+    "derive_serving",
+    "derive_spec",
+    "model_names",
+    "operator_registry",
+    "solve",
+    "solve_model",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -176,6 +202,29 @@ def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation:
     return Derivation(analysis, build_solution(analysis))
 
 
+def operator_registry(operators: Sequence[str | Path] = ()) -> Registry:
+    """The built-in operators and those declared in ``operators`` (Python files), read now."""
+    return load_registry(tuple(Path(p) for p in operators))
+
+
+def model_names(operators: Sequence[str | Path] = ()) -> tuple[str, ...]:
+    """The names of the built-in models and of those declared in ``operators``."""
+    from derive.model.registry import load_models
+
+    return load_models(tuple(Path(p) for p in operators)).names()
+
+
+def derive_operator(spec: ProblemSpec, operators: Sequence[str | Path] = ()) -> Derivation:
+    """An operator problem (the built-in operators and those of ``operators``), derived.
+
+    The analysis comes from :mod:`derive.pipeline.cache`, shared with the checker.
+    """
+    from derive.pipeline.cache import operator_analysis
+
+    analysis = operator_analysis(spec, tuple(str(p) for p in operators))
+    return Derivation(analysis, build_solution(analysis))
+
+
 def solve(
     operator: str | Operator,
     *,
@@ -264,6 +313,84 @@ class ModelDerivation:
 
     def _repr_latex_(self) -> str:
         return self.latex()
+
+
+def derive_model(spec: ModelSpec, operators: Sequence[str | Path] = ()) -> ModelDerivation:
+    """A whole-model problem (the built-in models and those of ``operators``), derived (cached)."""
+    from derive.pipeline.cache import model_analysis
+
+    return ModelDerivation(model_analysis(spec, tuple(str(p) for p in operators)))
+
+
+@dataclass(frozen=True)
+class ServingDerivation:
+    """One serving step of a whole model: the model's analysis and the step's."""
+
+    analysis: ModelAnalysis
+    phase: PhaseAnalysis
+
+    def document(self, level: int = 2) -> Document:
+        """The step's worked solution as a document, a section after the model's."""
+        from derive.present.serving_step import phase_document
+
+        return phase_document(self.phase, self.analysis, level=level)
+
+    def markdown(self, level: int = 2) -> str:
+        """The step's worked solution, as a Markdown section after the model's."""
+        return render(self.document(level), "md")
+
+    def latex(self) -> str:
+        """The step's worked solution, as a LaTeX fragment after the model's."""
+        from derive.present.serving_step import phase_latex
+
+        return phase_latex(self.phase, self.analysis)
+
+    def as_json(self) -> dict:
+        """The step's keys (``derive model --phase … --format json``, under ``serving``)."""
+        from derive.present.serving_step import phase_json
+
+        return phase_json(self.phase)
+
+
+def derive_serving(
+    spec: ModelSpec, serving: ServingSpec, operators: Sequence[str | Path] = ()
+) -> ServingDerivation:
+    """One serving step (decode or prefill) of a whole-model problem, derived (cached)."""
+    from derive.pipeline.cache import model_analysis, serving_analysis
+
+    names = tuple(str(p) for p in operators)
+    return ServingDerivation(model_analysis(spec, names), serving_analysis(spec, serving, names))
+
+
+@dataclass(frozen=True)
+class KernelDerivation:
+    """A kernel given by its numbers: its counts, ceilings and step, and the timing as typed."""
+
+    kernel: KernelNumbers
+    spec: KernelSpec
+
+    def document(self) -> Document:
+        """The worked solution as a document (``derive solve --flops … --bytes …``)."""
+        from derive.present.kernel_view import kernel_document
+
+        return kernel_document(self.kernel, self.spec.timing)
+
+    def markdown(self) -> str:
+        """The worked solution (``derive solve --flops … --bytes …``)."""
+        return render(self.document(), "md")
+
+    def as_json(self) -> dict:
+        """Every quantity, as exact strings (``derive solve --flops … --format json``)."""
+        from derive.present.kernel_view import kernel_json
+
+        return kernel_json(self.kernel)
+
+
+def derive_kernel(spec: KernelSpec) -> KernelDerivation:
+    """A kernel given by its numbers, derived (cached)."""
+    from derive.pipeline.cache import kernel_analysis
+
+    return KernelDerivation(kernel_analysis(spec), spec)
 
 
 def _items(value: Mapping[str, object] | tuple[str, ...] | list[str]) -> tuple[str, ...]:

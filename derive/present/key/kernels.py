@@ -1,24 +1,23 @@
 """The kernels of an answer key: a problem set's ``kernel = { flops, bytes }`` problems.
 
-Each is derived as ``derive solve --flops …`` derives it
-(:func:`~derive.analysis.kernel_numbers.kernel_of`), its worked solution rendered as that
-command renders it (the steps its ``ask`` needs), with a row in the answers-at-a-glance
+Each is derived by the pipeline as ``derive solve --flops …`` derives it
+(:func:`derive.pipeline.derive_kernel`), its worked solution rendered as that command
+renders it (the steps its ``ask`` needs), with a row in the answers-at-a-glance
 table and a point on its chip's roofline figure (at its intensity).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from derive.analysis.kernel_numbers import kernel_of
-from derive.commands.key_figures import Placement, kernel_placement
-from derive.commands.key_rows import Row, kernel_row
-from derive.errors import DeriveError
+from derive.analysis.kernel_numbers import KernelNumbers
 from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
+from derive.present.key.figures import Placement, kernel_placement
+from derive.present.key.rows import Row, kernel_row
 from derive.present.render import render
 from derive.problem.kernel_problems import kernel_asks
 from derive.problem.problem_set import ProblemSet
-from derive.problem.set_errors import in_file_terms, raise_collected
 from derive.solution.number_steps import kernel_given, kernel_steps, numbers_verdict
 
 __all__ = ["KERNEL_PHRASES", "KernelChapter", "kernel_chapter"]
@@ -49,21 +48,13 @@ class KernelChapter:
     placements: tuple[Placement, ...]
 
 
-def kernel_chapter(pset: ProblemSet, first_number: int, stem: str) -> KernelChapter:
-    """Derive and render every kernel problem of the set, numbered from ``first_number``.
-
-    Raises:
-        ProblemError: a problem cannot be derived (said in the file's own terms; the set's
-            parser has already checked every key, so this is rare).
-    """
+def kernel_chapter(
+    pset: ProblemSet, kernels: Sequence[KernelNumbers], first_number: int, stem: str
+) -> KernelChapter:
+    """Render every kernel problem of the set (``kernels``: each derived, in the set's
+    order), numbered from ``first_number``."""
     items, questions, rows, placements = [], [], [], []
-    errors: list[DeriveError] = []
-    for number, entry in enumerate(pset.kernels, start=first_number):
-        try:
-            kernel = kernel_of(entry.spec)
-        except DeriveError as error:
-            errors.append(in_file_terms(error, pset.source, entry.id))
-            continue
+    for number, (entry, kernel) in enumerate(zip(pset.kernels, kernels, strict=True), first_number):
         title = f"Problem {number} ({entry.id}): {entry.title}"
         given = kernel_given(kernel, entry.spec.timing)
         context = {
@@ -96,5 +87,4 @@ def kernel_chapter(pset: ProblemSet, first_number: int, stem: str) -> KernelChap
         )
         rows.append(kernel_row(entry.id, kernel))
         placements.append(kernel_placement(entry.id, kernel))
-    raise_collected(pset.source, errors)
     return KernelChapter(tuple(items), tuple(questions), tuple(rows), tuple(placements))

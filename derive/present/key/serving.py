@@ -10,12 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
 from derive.analysis.measured import MeasuredVerdict
-from derive.commands.key_figures import Figure
-from derive.commands.model_phase import phase_given, phase_latex, phase_markdown
-from derive.commands.output_files import safe_name
 from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
@@ -24,14 +19,12 @@ from derive.model.analysis import ModelAnalysis
 from derive.model.phase import (
     Phase,
     PhaseAnalysis,
-    analyse_phase,
-    at_batch_and_context,
-    decode_rates,
-    parse_phase,
 )
 from derive.present.escape import md_escape, tex_escape
-from derive.problem.serving_spec import ServingPlot, ServingSpec
-from derive.problem.timing import bind_timing
+from derive.present.key.figures import Figure
+from derive.present.key.names import safe_name
+from derive.present.serving_step import phase_given, phase_latex, phase_markdown
+from derive.problem.serving_spec import ServingSpec
 
 __all__ = ["SERVING_PHRASES", "ServingPart", "serving_part"]
 
@@ -59,48 +52,9 @@ class ServingPart:
     asks: tuple[str, ...]
 
 
-def _batches(plot: ServingPlot, marks: list[sp.Expr]) -> tuple[int, ...]:
-    points = {plot.start, plot.stop}
-    power = 1
-    while power <= plot.stop:
-        if power >= plot.start:
-            points.add(power)
-        power *= 2
-    for mark in marks:
-        for value in (int(sp.floor(mark)), int(sp.ceiling(mark))):
-            if plot.start <= value <= plot.stop:
-                points.add(value)
-    return tuple(sorted(points))
-
-
 def _figure(
-    analysis: ModelAnalysis,
-    spec: ServingSpec,
-    phase: PhaseAnalysis,
-    stem: str,
-    pid: str,
-    title: str,
+    series: tuple[Series, ...], phase: PhaseAnalysis, stem: str, pid: str, title: str
 ) -> Figure:
-    plot = spec.plot
-    assert plot is not None
-    timing = bind_timing(spec.timing)
-    cross = phase.crossover
-    mark = (
-        cross.exact if cross is not None and cross.is_number and cross.exact is not None else None
-    )
-    batches = _batches(plot, [mark] if mark is not None else [])
-    series = []
-    for index, length in enumerate(plot.contexts):
-        problem = at_batch_and_context(analysis.problem, plot.start, length)
-        rates = decode_rates(problem, spec.tp, timing, batches)
-        series.append(
-            Series(
-                f"S = {length}",
-                tuple(sp.Integer(b) for b in batches),
-                rates,
-                mark if index == 0 else None,
-            )
-        )
     devices = (
         f"{phase.tp} device(s)"
         if phase.replicas == 1
@@ -110,7 +64,7 @@ def _figure(
         f"{title}: decode tokens/s against the batch B on {devices} "
         "(the step's lower bound; memory capacity not checked), the matmuls' crossover B* marked"
     )
-    figure = SweepFigure(f"{title}: decode tokens/s against B", "B", "tokens/s", tuple(series))
+    figure = SweepFigure(f"{title}: decode tokens/s against B", "B", "tokens/s", series)
     return Figure(
         safe_name(f"{stem}-{pid}-serving.svg"), caption, sweep_svg(figure), sweep_tikz(figure)
     )
@@ -142,17 +96,20 @@ def _measured(phase: PhaseAnalysis) -> str:
 
 def serving_part(
     analysis: ModelAnalysis,
+    phase: PhaseAnalysis,
+    series: tuple[Series, ...],
     spec: ServingSpec,
     ask: tuple[str, ...],
     stem: str,
     pid: str,
     title: str,
 ) -> ServingPart:
-    """The serving step of a model problem, rendered for the key."""
-    phase = analyse_phase(
-        analysis.problem, parse_phase(spec.phase), spec.tp, bind_timing(spec.timing)
-    )
-    figure = _figure(analysis, spec, phase, stem, pid, title) if spec.plot is not None else None
+    """The serving step of a model problem, rendered for the key.
+
+    ``phase`` is the step and ``series`` the curves of its ``serving_plot`` (empty without
+    one), both derived by the pipeline (:mod:`derive.pipeline.key`).
+    """
+    figure = _figure(series, phase, stem, pid, title) if spec.plot is not None else None
     decode = phase.phase is Phase.DECODE
     default = (
         ("step", "tokens_per_s", "inter_token_latency", "crossover")

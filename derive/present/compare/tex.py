@@ -27,7 +27,7 @@ from derive.present.tex_layout import tex_slashed, tex_width
 from derive.solution.steps import Math
 
 if TYPE_CHECKING:
-    from derive.commands.compare_ratios import Ratios
+    from derive.present.compare.ratios import Ratios
 
 __all__ = [
     "SPEEDUP",

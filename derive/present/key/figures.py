@@ -3,6 +3,7 @@ the plots a problem asks for (attainable FLOP/s against a dim), as SVG and TikZ.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -12,9 +13,7 @@ from derive.analysis.algebra_substitution import values_at
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER, Crossover
 from derive.analysis.kernel_numbers import KernelNumbers
-from derive.commands.output_files import safe_name
 from derive.deadline import run_each
-from derive.declare.registry import Registry
 from derive.errors import ProblemError
 from derive.figures import (
     Ceiling,
@@ -28,7 +27,8 @@ from derive.figures import (
     sweep_tikz,
 )
 from derive.formula.decimals import fmt_decimal
-from derive.pipeline import analyse_spec
+from derive.present.key.names import safe_name
+from derive.problem.binding import ProblemSpec
 from derive.problem.chips import Chip
 from derive.problem.chips import Figure as ChipFigure
 from derive.problem.problem_set import (
@@ -237,11 +237,14 @@ def _attainable(
     return tuple(ys)
 
 
-def plot_figure(stem: str, entry: ProblemEntry, plot: PlotSpec, registry: Registry) -> Figure:
+def plot_figure(
+    stem: str, entry: ProblemEntry, plot: PlotSpec, analyse: Callable[[ProblemSpec], Analysis]
+) -> Figure:
+    """The problem's plot: each series analysed by ``analyse`` (the pipeline's), as a figure."""
     series_data = []
     for s in plot.series:
         spec = replace(entry.spec, sets=entry.spec.sets + s.sets, solve_for=plot.over)
-        a = analyse_spec(spec, registry)
+        a = analyse(spec)
         x = a.problem.solve_for
         intensity = a.memory.intensity.subs(a.problem.bound_subs(except_dim=x))
         if intensity.free_symbols - {x}:

@@ -7,7 +7,7 @@ sweep is a table of numbers for plots and spreadsheets:
 
 * dims are exact integers (at most 10^15, so float64 holds them exactly);
 * every other column is float64, printed like C's ``%.9g`` (9 significant digits,
-  :mod:`derive.commands.csv_numbers`);
+  :mod:`derive.present.sweep.csv`);
 * ``compute_bound`` is exact: it is the sign of FLOPs·β − bytes·π, compared in
   float64 and, where the two sides agree to 9 digits (a near-tie), re-evaluated
   in exact integer arithmetic, so a tie (which counts as compute-bound) is a tie.
@@ -23,9 +23,9 @@ import sympy as sp
 
 from derive.analysis.crossover_bounds import sign_on_positive
 from derive.analysis.step_kernels import kernels_of
-from derive.commands.csv_numbers import csv_rows, plain_rows
-from derive.commands.sweep_grid import Axis, grid_block, grid_size
 from derive.errors import ProblemError
+from derive.present.sweep.csv import csv_rows, plain_rows
+from derive.present.sweep.grid import Axis, grid_block, grid_size
 
 if TYPE_CHECKING:
     from derive.analysis.analyse import Analysis

@@ -1,0 +1,325 @@
+"""The flags of derive's commands, each group declared once.
+
+A command's parser adds the groups it takes: the problem of an operator
+(:func:`add_problem_flags`), the timing of a step (:func:`add_timing_flags`), a kernel
+by its numbers (:func:`add_kernel_flags`), a model's serving step (:func:`add_phase_flags`),
+the whole-model flags ``derive check MODEL`` takes (:func:`add_model_flags`) and the output
+format (:func:`add_format_flag`). The readers beside them turn parsed flags into the typed
+specs of :mod:`derive.problem` (:func:`spec_from_args`, :func:`timing_from_args`,
+:func:`serving_of`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from derive.errors import ProblemError
+
+if TYPE_CHECKING:
+    from derive.problem.binding import ProblemSpec
+    from derive.problem.serving_spec import ServingSpec
+    from derive.problem.timing import TimingSpec
+
+DEFAULT_RTOL = "0.01"
+"""The checker's default tolerance (``derive.checking.api.DEFAULT_RTOL``; a test keeps the two
+equal): spelled here so that ``derive model --help`` need not load the checker and sympy."""
+
+__all__ = [
+    "DEFAULT_RTOL",
+    "KERNEL_FLAGS",
+    "MODEL_FLAGS",
+    "REPORT_FORMATS",
+    "ProblemFlags",
+    "add_format_flag",
+    "add_hardware_flags",
+    "add_kernel_flags",
+    "add_model_flags",
+    "add_operators_flag",
+    "add_problem_flags",
+    "add_serving_timing_flags",
+    "add_timing_flags",
+    "add_tolerance_flag",
+    "is_kernel",
+    "phase_timing",
+    "serving_of",
+    "spec_from_args",
+    "timing_from_args",
+]
+
+
+_MODEL_FLAG_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("--capacity", "BYTES", "HBM bytes per device (overrides the chip's), e.g. 80e9"),
+    ("--devices", "N", "devices holding the model (default 1)"),
+    ("--train-tokens", "D", "training tokens, e.g. 15e12"),
+    ("--mfu", "ETA", "model FLOPs utilisation in (0, 1], e.g. 0.4"),
+    (
+        "--measured-tokens-per-s",
+        "R",
+        "measured tokens per second: without --phase, the training rate per device; with "
+        "--phase, the serving rate of the whole cluster (every replica), as derive's own "
+        "tokens_per_s (decode) or prefill_tokens_per_s (prefill)",
+    ),
+    (
+        "--state-bytes",
+        "BYTES|RECIPE",
+        "training-state bytes per parameter, or a recipe: adam-mixed (2+2+12), adam-fp32, sgd-mixed",
+    ),
+    (
+        "--phase",
+        "decode|prefill",
+        "time one serving step: decode (B sequences, one token each, KV of S read) or prefill "
+        "(B prompts of S tokens)",
+    ),
+    (
+        "--tp",
+        "T",
+        "tensor-parallel degree, a divisor of --devices (default --devices); "
+        "--devices/T data-parallel replicas each serve their own B sequences",
+    ),
+)
+"""Every flag only a whole model takes: (flag, metavar, help), declared once."""
+
+MODEL_FLAGS = tuple(flag[2:].replace("-", "_") for flag, _, _ in _MODEL_FLAG_ROWS)
+"""Their attribute names (``derive check`` refuses them for an operator problem)."""
+
+_PHASES = ("decode", "prefill")
+
+
+def add_model_flags(
+    parser: argparse.ArgumentParser, flags: Sequence[str] = (), prefix: str = ""
+) -> None:
+    """The model flags ``flags`` (default: every one), each help text after ``prefix``.
+
+    ``derive model`` takes them all; ``derive check`` all, said as "model: …" (its
+    positional may name an operator); ``derive compare`` ``--phase``, ``--devices`` and ``--tp``.
+    """
+    for flag, metavar, helptext in _MODEL_FLAG_ROWS:
+        if flags and flag not in flags:
+            continue
+        if flag == "--phase":
+            parser.add_argument(flag, choices=_PHASES, help=prefix + helptext)
+        else:
+            parser.add_argument(flag, metavar=metavar, help=prefix + helptext)
+
+
+REPORT_FORMATS = ("md", "tex", "json")
+"""The ``--format`` choices of a report (the names of :data:`derive.present.formats.FORMATS`,
+written out so that parsing flags does not load the renderers; a test keeps them equal)."""
+
+
+def add_format_flag(
+    parser: argparse.ArgumentParser, choices: Sequence[str], default: str | None = None
+) -> None:
+    """``--format``: the output format, one of ``choices`` (the first is the default)."""
+    parser.add_argument("--format", choices=tuple(choices), default=default or choices[0])
+
+
+class ProblemFlags(Protocol):
+    """:func:`add_problem_flags`, handed to the command modules that describe a problem."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+    ) -> None: ...
+
+
+def add_operators_flag(
+    parser: argparse.ArgumentParser,
+    helptext: str = "a Python file of Operator declarations (repeatable)",
+) -> None:
+    """``--operators PATH`` (repeatable): files that declare operators (or models) besides the built-ins."""
+    parser.add_argument("--operators", action="append", default=[], metavar="PATH", help=helptext)
+
+
+def add_hardware_flags(
+    parser: argparse.ArgumentParser, chip: bool = True, link: bool = True
+) -> None:
+    """The hardware: ``--chip``, or the numbers ``--peak`` and ``--bandwidth`` (and ``--link-bandwidth``)."""
+    if chip:
+        parser.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
+    parser.add_argument(
+        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14"
+    )
+    parser.add_argument(
+        "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
+    )
+    if link:
+        parser.add_argument(
+            "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
+        )
+
+
+def add_tolerance_flag(parser: argparse.ArgumentParser) -> None:
+    """``--rtol R``: the relative tolerance a claimed number is judged with."""
+    parser.add_argument(
+        "--rtol",
+        default=DEFAULT_RTOL,
+        metavar="R",
+        help="relative tolerance for numbers (default 0.01 = 1%%)",
+    )
+
+
+def add_problem_flags(
+    parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
+) -> None:
+    """The flags that describe a problem (shared by solve, check, compare)."""
+    if operator_optional:  # derive check --problem-set takes the problem from the set
+        parser.add_argument("operator", nargs="?", help="operator name (see 'derive operators')")
+    else:
+        parser.add_argument("operator", help="operator name (see 'derive operators')")
+    add_operators_flag(parser)
+    parser.add_argument(
+        "--dtype",
+        action="append",
+        default=[],
+        metavar="[T=]DTYPE",
+        help="bind every tensor, or tensor T (repeatable; later wins)",
+    )
+    parser.add_argument(
+        "--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)"
+    )
+    add_hardware_flags(parser, chip=chip)
+    parser.add_argument(
+        "--regime",
+        metavar="R",
+        help="asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="DIM=INT",
+        help="bind a dim to a positive integer (repeatable)",
+    )
+    parser.add_argument(
+        "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
+    )
+    parser.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        help="seconds the derivation (and judgement) may take (default $DERIVE_TIME_LIMIT or 10)",
+    )
+    add_timing_flags(parser)
+
+
+_TIMING_FLAGS = (
+    ("--efficiency", "ETA", "derate both ceilings: peak·η and bandwidth·η, η in (0, 1]"),
+    ("--compute-efficiency", "ETA", "derate the compute peak only"),
+    ("--memory-efficiency", "ETA", "derate the memory bandwidth only"),
+    ("--launch-overhead", "TIME", "latency added to every kernel of the step, e.g. 5us"),
+    ("--link-latency", "TIME", "latency per step of a collective (a ring hop), e.g. 1us"),
+    ("--measured-time", "TIME", "a measured time of the step (gives MFU and MBU)"),
+    ("--measured-flops-per-s", "FLOP_PER_S", "a measured compute rate"),
+    ("--measured-bytes-per-s", "BYTES_PER_S", "a measured memory rate"),
+)
+
+
+def add_timing_flags(parser: argparse.ArgumentParser) -> None:
+    """Efficiencies, overheads and measurements (exact: durations take s, ms, us, ns)."""
+    for flag, metavar, helptext in _TIMING_FLAGS:
+        parser.add_argument(flag, metavar=metavar, help=helptext)
+
+
+KERNEL_FLAGS = (
+    ("--flops", "a kernel by its numbers: its FLOPs (no operator), e.g. 1e12"),
+    ("--bytes", "a kernel by its numbers: the bytes it moves, e.g. 2.5e9"),
+    ("--intensity", "a kernel by its intensity alone, FLOPs per byte"),
+)
+"""The flags that give a kernel by its numbers (``derive solve`` and ``derive check``)."""
+
+
+def add_kernel_flags(parser: argparse.ArgumentParser) -> None:
+    """``--flops``, ``--bytes`` and ``--intensity``: a kernel by its numbers, no operator."""
+    for flag, helptext in KERNEL_FLAGS:
+        parser.add_argument(flag, metavar="N", help=helptext)
+
+
+def is_kernel(args: argparse.Namespace) -> bool:
+    """True when the flags give a kernel by its numbers."""
+    return any(getattr(args, flag[2:], None) is not None for flag, _ in KERNEL_FLAGS)
+
+
+def timing_from_args(args: argparse.Namespace) -> TimingSpec:
+    """The timing flags as typed."""
+    from derive.problem.timing import TimingSpec
+
+    return TimingSpec(
+        **{
+            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
+            for flag, _, _ in _TIMING_FLAGS
+        }
+    )
+
+
+def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
+    """A ProblemSpec from parsed flags."""
+    from derive.problem.binding import ProblemSpec
+
+    return ProblemSpec(
+        operator=args.operator,
+        dtypes=tuple(args.dtype),
+        compute=args.compute,
+        chip=getattr(args, "chip", None),
+        peak=args.peak,
+        bandwidth=args.bandwidth,
+        link_bandwidth=args.link_bandwidth,
+        regime=args.regime,
+        sets=tuple(args.set),
+        solve_for=args.solve_for,
+        timing=timing_from_args(args),
+    )
+
+
+_SERVING_TIMING_FLAGS = (
+    ("--efficiency", "derate both ceilings by η in (0, 1]"),
+    ("--compute-efficiency", "derate the compute peak only"),
+    ("--memory-efficiency", "derate the memory bandwidth only"),
+    ("--launch-overhead", "latency added to every kernel launch, e.g. 5us"),
+    ("--link-latency", "latency per ring step of an all-reduce, e.g. 1us"),
+    (
+        "--measured-time",
+        "a measured time of the step (gives MFU and MBU); or give --measured-tokens-per-s",
+    ),
+)
+
+
+def add_serving_timing_flags(parser: argparse.ArgumentParser) -> None:
+    """The timing flags of a model's serving step (``derive model --phase``)."""
+    for flag, helptext in _SERVING_TIMING_FLAGS:
+        parser.add_argument(flag, metavar="X", help=helptext)
+
+
+def serving_of(args: argparse.Namespace) -> ServingSpec | None:
+    """The serving step the flags ask for, as typed (None without ``--phase``).
+
+    Raises:
+        ProblemError: a step's flag (a timing flag or ``--tp``) given without ``--phase``.
+    """
+    from derive.problem.serving_spec import ServingSpec
+
+    if getattr(args, "phase", None) is None:
+        used = [
+            flag
+            for flag, _ in _SERVING_TIMING_FLAGS
+            if getattr(args, flag[2:].replace("-", "_"), None)
+        ]
+        if used or getattr(args, "tp", None) is not None:
+            raise ProblemError(
+                (used or ["--tp"])[0], "times a serving step: give --phase decode|prefill"
+            )
+        return None
+    return ServingSpec(args.phase, args.tp, phase_timing(args))
+
+
+def phase_timing(args: argparse.Namespace) -> TimingSpec:
+    """The step's timing flags as typed, with ``--measured-tokens-per-s`` as the serving rate."""
+    from derive.problem.timing import TimingSpec
+
+    return TimingSpec(
+        **{
+            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
+            for flag, _ in _SERVING_TIMING_FLAGS
+        },
+        measured_tokens_per_s=getattr(args, "measured_tokens_per_s", None),
+    )

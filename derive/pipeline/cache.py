@@ -1,0 +1,100 @@
+"""The analyses derive has already done in this process, one cache per problem kind.
+
+Every way in (the commands, the checker, the workbook) asks here, so a problem bound and
+analysed once is not analysed again: the checker judging ten claims about one problem, or
+``derive model`` and ``derive check MODEL`` in one process, share one analysis.
+
+Thread safety: ``functools.lru_cache`` locks its bookkeeping; a problem analysed by two
+threads at once is analysed twice, and both results are equal and immutable.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from derive.analysis.analyse import Analysis
+    from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.declare.registry import Registry
+    from derive.model.analysis import ModelAnalysis
+    from derive.model.phase import PhaseAnalysis
+    from derive.problem.binding import ProblemSpec
+    from derive.problem.kernel_spec import KernelSpec
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.serving_spec import ServingSpec
+
+__all__ = [
+    "kernel_analysis",
+    "model_analysis",
+    "operator_analysis",
+    "registry",
+    "serving_analysis",
+]
+
+
+@lru_cache(maxsize=32)
+def registry(operators: tuple[str, ...]) -> Registry:
+    """The built-in operators and those of ``operators`` (Python files), loaded once."""
+    from derive.declare.registry import load_registry
+
+    return load_registry(tuple(Path(p) for p in operators))
+
+
+@lru_cache(maxsize=256)
+def operator_analysis(spec: ProblemSpec, operators: tuple[str, ...]) -> Analysis:
+    """An operator problem, bound and analysed.
+
+    Raises:
+        DeriveError: the operator is unknown or the problem cannot be bound.
+    """
+    from derive.analysis.analyse import analyse
+    from derive.problem.binding import bind
+
+    return analyse(bind(spec, registry(operators).get(spec.operator)))
+
+
+@lru_cache(maxsize=64)
+def kernel_analysis(spec: KernelSpec) -> KernelNumbers:
+    """A kernel given by its numbers, derived.
+
+    Raises:
+        DeriveError: a count, a hardware number or a timing flag is not valid.
+    """
+    from derive.analysis.kernel_numbers import kernel_of
+
+    return kernel_of(spec)
+
+
+@lru_cache(maxsize=64)
+def model_analysis(spec: ModelSpec, operators: tuple[str, ...]) -> ModelAnalysis:
+    """A whole-model problem, bound and analysed.
+
+    Raises:
+        DeriveError: the model is unknown or the problem cannot be bound.
+    """
+    from derive.model.analysis import analyse_model
+    from derive.model.binding import bind_model
+    from derive.model.registry import load_models
+
+    models = load_models(tuple(Path(p) for p in operators))
+    return analyse_model(bind_model(spec, models.get(spec.model)))
+
+
+@lru_cache(maxsize=64)
+def serving_analysis(
+    spec: ModelSpec, serving: ServingSpec, operators: tuple[str, ...]
+) -> PhaseAnalysis:
+    """One serving step (decode or prefill) of a whole-model problem.
+
+    Raises:
+        DeriveError: the step cannot be derived (a dim free, ``tp`` not dividing the devices, …).
+    """
+    from derive.model.phase import analyse_phase, parse_phase
+    from derive.problem.timing import bind_timing
+
+    problem = model_analysis(spec, operators).problem
+    return analyse_phase(
+        problem, parse_phase(serving.phase), serving.tp, bind_timing(serving.timing)
+    )

@@ -1,0 +1,191 @@
+"""``derive key``'s derivations: every problem of a set derived (in worker processes, each
+within its time budget), then handed to :mod:`derive.present.key.files` for the files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from derive.deadline import run_each
+from derive.declare.registry import Registry
+from derive.errors import DeriveError, ProblemError
+from derive.pipeline import analyse_spec, derive_spec
+from derive.present.key.figures import plot_figure
+from derive.present.key.files import ProblemPart, key_files, problem_part
+from derive.present.key.names import safe_name
+from derive.problem.problem_set import ProblemSet
+from derive.problem.set_errors import in_file_terms, raise_collected
+from derive.problem.set_registry import set_registry
+
+if TYPE_CHECKING:
+    from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.figures.model import Series
+    from derive.model.binding import ModelProblem
+    from derive.model.phase import PhaseAnalysis
+    from derive.present.key.models import DerivedModel
+    from derive.problem.problem_set import ModelEntry
+    from derive.problem.serving_spec import ServingPlot, ServingSpec
+
+__all__ = ["build_key"]
+
+
+def _build_problem(
+    pset: ProblemSet, stem: str, registry: Registry, index: int
+) -> ProblemPart | ProblemError:
+    """Derive and render problem ``index`` of the set (pure: the same in any process).
+
+    An error in the problem comes back as a value, said in the file's own terms, so that
+    every problem's errors are reported together.
+    """
+    entry = pset.problems[index]
+    try:
+        d = derive_spec(entry.spec, registry)
+    except DeriveError as exc:
+        return in_file_terms(exc, pset.source, entry.id)
+    try:
+        plot = (
+            plot_figure(stem, entry, entry.plot, lambda spec: analyse_spec(spec, registry))
+            if entry.plot
+            else None
+        )
+    except DeriveError as exc:
+        return in_file_terms(exc, pset.source, entry.id, "plot")
+    return problem_part(pset, stem, index, d.analysis, d.solution, plot)
+
+
+def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
+    """A model problem's analysis, with the steps its ``ask`` needs, its serving step and
+    the curves of its serving plot.
+
+    Raises:
+        ProblemError: the problem asks for a quantity it does not give enough to derive.
+    """
+    from derive.model.analysis import select_quantities
+    from derive.pipeline.cache import model_analysis, serving_analysis
+    from derive.present.key.models import model_ask
+
+    full = model_analysis(entry.spec, operators)
+    ask = model_ask(entry)
+    missing = [k for k in ask if full.quantity(k) is None]
+    if missing:
+        why = dict(full.left_out).get(missing[0]) or "; ".join(w for _, w in full.left_out)
+        raise ProblemError(
+            f"problem {entry.id!r}: ask {missing[0]!r}",
+            f"cannot be derived from what the problem gives ({why or 'not derivable'})",
+        )
+    from derive.present.key.models import DerivedModel
+
+    serving = entry.serving
+    if serving is None:
+        return DerivedModel(select_quantities(full, ask))
+    phase = serving_analysis(entry.spec, serving, operators)
+    series = () if serving.plot is None else _serving_series(full.problem, serving, phase)
+    return DerivedModel(select_quantities(full, ask), phase, series)
+
+
+def _batches(plot: ServingPlot, marks: list[sp.Expr]) -> tuple[int, ...]:
+    points = {plot.start, plot.stop}
+    power = 1
+    while power <= plot.stop:
+        if power >= plot.start:
+            points.add(power)
+        power *= 2
+    for mark in marks:
+        for value in (int(sp.floor(mark)), int(sp.ceiling(mark))):
+            if plot.start <= value <= plot.stop:
+                points.add(value)
+    return tuple(sorted(points))
+
+
+def _serving_series(
+    problem: ModelProblem, serving: ServingSpec, phase: PhaseAnalysis
+) -> tuple[Series, ...]:
+    """Decode tokens/s against the batch, one curve per context of the serving plot; the
+    first curve marks the matmuls' crossover B* (when it is a number)."""
+    from derive.figures.model import Series
+    from derive.model.phase import at_batch_and_context, decode_rates
+    from derive.problem.timing import bind_timing
+
+    plot = serving.plot
+    assert plot is not None  # called for a problem with a serving plot
+    timing = bind_timing(serving.timing)
+    cross = phase.crossover
+    mark = (
+        cross.exact if cross is not None and cross.is_number and cross.exact is not None else None
+    )
+    batches = _batches(plot, [mark] if mark is not None else [])
+    series = []
+    for index, length in enumerate(plot.contexts):
+        at = at_batch_and_context(problem, plot.start, length)
+        rates = decode_rates(at, serving.tp, timing, batches)
+        series.append(
+            Series(
+                f"S = {length}",
+                tuple(sp.Integer(b) for b in batches),
+                rates,
+                mark if index == 0 else None,
+            )
+        )
+    return tuple(series)
+
+
+def _kernels(pset: ProblemSet) -> list[KernelNumbers]:
+    """Every kernel problem of the set, derived (errors collected, in the file's own terms)."""
+    from derive.pipeline.cache import kernel_analysis
+
+    kernels, errors = [], []
+    for entry in pset.kernels:
+        try:
+            kernels.append(kernel_analysis(entry.spec))
+        except DeriveError as error:
+            errors.append(in_file_terms(error, pset.source, entry.id))
+    raise_collected(pset.source, errors)
+    return kernels
+
+
+def build_key(
+    pset: ProblemSet,
+    stem: str,
+    registry: Registry | None = None,
+    *,
+    time_limit: float | None = None,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    errors: Sequence[DeriveError] = (),
+) -> dict[str, str]:
+    """Render every file of the key for a problem set, in memory: name → text.
+
+    Args:
+        pset: the problem set.
+        stem: the files' common name.
+        registry: the operators (default: :func:`~derive.problem.set_registry.set_registry`, trusted).
+        time_limit: seconds each problem may take (None: no limit); past it a
+            :class:`~derive.errors.TimeLimitError` names the problem.
+        jobs: worker processes deriving problems at once (output is the same for any number).
+        progress: called as ``progress(done, total)`` after each problem.
+        errors: errors already found in the file (parsing); they are raised together with
+            the ones found here, one line each.
+    """
+    stem = safe_name(stem)
+    registry = registry or set_registry(pset, trust=True)
+    built = run_each(
+        partial(_build_problem, pset, stem, registry),
+        len(pset.problems),
+        seconds=time_limit,
+        name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",
+        jobs=jobs,
+        on_done=progress,
+    )
+    raise_collected(
+        pset.source, [*errors, *(part for part in built if isinstance(part, ProblemError))]
+    )
+    parts = [part for part in built if isinstance(part, ProblemPart)]
+    kernels = _kernels(pset)  # after the operators: cheap, here
+    operators = tuple(str(path) for path in pset.operators)
+    models = [_model(entry, operators) for entry in pset.models]
+    return key_files(
+        pset, stem, parts, kernels=kernels, models=models, time_limit=time_limit, jobs=jobs
+    )

@@ -1,0 +1,59 @@
+"""Every kind of problem derive answers, behind one protocol (:class:`Kind`).
+
+Each spec and problem-set entry carries its :class:`~derive.catalogue.ProblemKind`
+(``problem.kind``); :data:`KINDS` maps it to the kind's implementation, one module each:
+
+>>> from derive.problem.kernel_spec import KernelSpec
+>>> problem = KernelSpec(intensity="20", chip="h100")
+>>> kind_of(problem).noun
+'a kernel by its numbers'
+>>> kind_of(problem).derive(problem).kernel.attainable  # 20 FLOPs/byte · 3.35e12 B/s
+67000000000000
+
+To add a kind (a training step): write ``training.py`` here with a frozen class that
+implements :class:`Kind` (its ``derive`` calls its pipeline entry), and add its row to
+:data:`KINDS`; the checker judges its claims once ``derive.checking.api`` has its row too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from derive.catalogue import ProblemKind
+from derive.errors import ProblemError
+from derive.pipeline.kinds.kernel import KernelKind
+from derive.pipeline.kinds.model import ModelKind
+from derive.pipeline.kinds.operator import OperatorKind
+from derive.pipeline.kinds.protocol import Derived, Kind, Problem
+from derive.pipeline.kinds.serving import ServingKind
+
+__all__ = ["KINDS", "Derived", "Kind", "Problem", "kind_of"]
+
+KINDS: Mapping[ProblemKind, Kind] = MappingProxyType(
+    {
+        ProblemKind.OPERATOR: OperatorKind(),
+        ProblemKind.KERNEL: KernelKind(),
+        ProblemKind.MODEL: ModelKind(),
+        ProblemKind.SERVING: ServingKind(),
+    }
+)
+"""The implementation of each kind derive answers (training joins with its own module)."""
+
+
+def kind_of(problem: Problem) -> Kind:
+    """The kind of a problem (a spec or a set's entry).
+
+    Raises:
+        ProblemError: not a problem, or a kind derive does not answer yet.
+    """
+    kind = getattr(problem, "kind", None)
+    if not isinstance(kind, ProblemKind):
+        raise ProblemError(
+            "problem",
+            "expected a ProblemSpec, a ModelSpec, a KernelSpec or a problem of a problem set, "
+            f"got {type(problem).__name__}",
+        )
+    if kind not in KINDS:
+        raise ProblemError("problem", f"{kind.label}: not derived yet")
+    return KINDS[kind]

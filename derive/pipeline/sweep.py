@@ -1,0 +1,72 @@
+"""``derive sweep``'s derivation: the problem bound, the grid checked against it, the
+problem analysed once (within its time budget) and evaluated over the grid as CSV chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from derive.declare.operator import Operator
+from derive.errors import ProblemError
+from derive.present.sweep.grid import Axis
+from derive.problem.binding import ProblemSpec
+
+__all__ = ["sweep_chunks"]
+
+
+def _axes(overs: Sequence[str], operator: Operator) -> list[Axis]:
+    from derive.present.sweep.grid import parse_over
+
+    axes: list[Axis] = []
+    for text in overs:
+        ax = parse_over(text, operator.dims)
+        if any(a.dim == ax.dim for a in axes):
+            raise ProblemError(
+                f"--over {ax.dim.name}", "the dim is swept twice; give one --over per dim"
+            )
+        axes.append(ax)
+    return axes
+
+
+def sweep_chunks(
+    spec: ProblemSpec,
+    operators: Sequence[str | Path],
+    overs: Sequence[str],
+    seconds: float | None,
+) -> Iterator[bytes]:
+    """The CSV of ``derive sweep`` in chunks: ``spec`` analysed once, evaluated over ``overs``.
+
+    Raises:
+        DeriveError: no ``--over``, a dim swept twice or both swept and set, a dim left
+            free, a grid too large, or the analysis past ``seconds``.
+    """
+    from derive.analysis.analyse import analyse
+    from derive.declare.registry import load_registry
+    from derive.present.sweep.grid import grid_size
+    from derive.present.sweep.values import sweep_csv_chunks, unbound_dims
+    from derive.problem.binding import bind
+
+    registry = load_registry(tuple(Path(path) for path in operators))
+    operator = registry.get(spec.operator)
+    if not overs:
+        raise ProblemError("derive sweep", "give at least one --over DIM=A..B")
+    axes = _axes(overs, operator)
+    problem = bind(spec, operator)
+    bound = problem.bound_subs()
+    clash = [ax.dim.name for ax in axes if ax.dim in bound]
+    if clash:
+        raise ProblemError(
+            f"--over {clash[0]}",
+            f"{clash[0]} is bound with --set; a dim is either swept or set, not both",
+        )
+    swept = {ax.dim for ax in axes}
+    free = [d.name for d in operator.dims if d not in bound and d not in swept]
+    if free:
+        raise ProblemError(f"sweep of {operator.name}", unbound_dims(free))
+    grid_size(axes)  # the size check, before any algebra
+    from derive.deadline import run_with_deadline
+
+    analysis = run_with_deadline(
+        analyse, problem, seconds=seconds, what=f"derive sweep {operator.name}"
+    )
+    return sweep_csv_chunks(analysis, axes)

@@ -1,0 +1,55 @@
+"""A kernel given by its numbers (``derive solve --flops … --bytes …``), as a document:
+its worked solution (Markdown, LaTeX) or every quantity as exact strings (JSON)."""
+
+from __future__ import annotations
+
+from derive.analysis.kernel_numbers import KernelNumbers
+from derive.present.formats import Document, render
+from derive.present.json_export import measured_json, step_json
+from derive.problem.timing import TimingSpec
+from derive.solution.number_steps import kernel_given, number_steps, numbers_verdict
+
+__all__ = ["kernel_document", "kernel_json", "kernel_markdown"]
+
+
+def kernel_document(kernel: KernelNumbers, timing: TimingSpec | None = None) -> Document:
+    """The worked solution of a kernel by its numbers (its timing flags, as typed, among the
+    givens), in the templates of a list of steps (``kernel.*.j2``); JSON: :func:`kernel_json`."""
+    return Document(
+        template="kernel",
+        context=dict(
+            title="A kernel by its numbers",
+            given=kernel_given(kernel, timing or TimingSpec()),
+            steps=number_steps(kernel),
+            verdict=numbers_verdict(kernel),
+            level=1,
+        ),
+        data=lambda: kernel_json(kernel),
+    )
+
+
+def kernel_markdown(kernel: KernelNumbers, timing: TimingSpec | None = None) -> str:
+    """The worked solution of a kernel by its numbers, as Markdown."""
+    return render(kernel_document(kernel, timing), "md")
+
+
+def kernel_json(kernel: KernelNumbers) -> dict[str, object]:
+    """Every quantity of a kernel by its numbers (exact strings)."""
+    measured = kernel.measured
+    return {
+        "flops": None if kernel.flops is None else str(kernel.flops),
+        "bytes": None if kernel.bytes is None else str(kernel.bytes),
+        "intensity": str(kernel.intensity),
+        "compute_dtype": kernel.compute_dtype,
+        "peak": str(kernel.peak.value),
+        "bandwidth": str(kernel.bandwidth.value),
+        "ridge": str(kernel.ridge),
+        "effective_ridge": str(kernel.effective_ridge),
+        "attainable": str(kernel.attainable),
+        "fraction_of_peak": str(kernel.fraction_of_peak),
+        "binding": kernel.binding,
+        "step": step_json(kernel.step),
+        "mfu": None if measured is None or measured.mfu is None else str(measured.mfu),
+        "mbu": None if measured is None or measured.mbu is None else str(measured.mbu),
+        "measured": measured_json(measured),
+    }

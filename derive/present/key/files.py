@@ -1,0 +1,224 @@
+"""The files of an answer key, assembled from its derived problems.
+
+:func:`problem_part` renders one derived operator problem (its worked solution, question,
+summary row and place on a roofline figure); :func:`key_files` adds the kernels' and
+models' chapters and the roofline figures, and renders every file of the key in memory.
+The pipeline (:func:`derive.pipeline.key.build_key`) derives the problems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from derive import __version__
+from derive.analysis.analyse import Analysis
+from derive.figures import TIKZ_PACKAGES, TIKZ_PREAMBLE
+from derive.present.key.figures import Figure, Placement, placement, roofline_figures
+from derive.present.key.kernels import kernel_chapter
+from derive.present.key.names import GENERATED_MARK
+from derive.present.key.rows import Row, operator_row
+from derive.present.render import render
+from derive.present.view import SolutionView, view_of
+from derive.problem.problem_set import ProblemEntry, ProblemSet
+from derive.solution.builder import Solution, select_steps
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.present.key.models import DerivedModel
+
+__all__ = ["ASK_PHRASES", "PACKAGES", "PREAMBLE", "ProblemPart", "key_files", "problem_part"]
+
+PACKAGES = ("amsmath", "amssymb", "booktabs", "tabularx") + tuple(TIKZ_PACKAGES)
+PREAMBLE = (
+    (r"\usepackage{amsmath,amssymb,booktabs,tabularx}",)
+    + tuple(TIKZ_PREAMBLE)
+    + (r"\usepackage[margin=2.5cm]{geometry}",)
+)
+ASK_PHRASES = {
+    "flops": "the FLOPs",
+    "bytes": "the bytes moved through memory",
+    "intensity": "the arithmetic intensity",
+    "intensity_regime": "the leading-order intensity under the regime",
+    "ridge": "the ridge point of the hardware",
+    "crossover": "the exact crossover and the smallest compute-bound integer value",
+    "crossover_regime": "the crossover at leading order and the smallest compute-bound integer value",
+    "regime_holds": "whether the answer respects the regime assumed",
+    "times": "T_math and T_mem",
+    "bounds": "lower and upper bounds on the runtime",
+    "attainable": "the attainable FLOP/s and the fraction of peak",
+    "network": "the network roofline: link intensity, ridge, crossover and T_comms",
+}
+
+
+def _asks(entry: ProblemEntry, solution: Solution) -> tuple[str, ...]:
+    topics = entry.ask or tuple(dict.fromkeys(s.topic for s in solution.steps))
+    return tuple(ASK_PHRASES[t] for t in topics if t in ASK_PHRASES)
+
+
+@dataclass(frozen=True)
+class _QuestionView:
+    """The part of a solution's view the questions template prints (strings, cheap to pickle)."""
+
+    problem: object
+    tensors: tuple
+    hardware: tuple
+    bound: tuple[str, ...]
+    regime: tuple
+
+
+@dataclass(frozen=True)
+class _OperatorName:
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class _ProblemName:
+    operator: _OperatorName
+    regime: bool
+
+
+def _question_view(view: SolutionView) -> _QuestionView:
+    operator = view.problem.operator  # type: ignore[attr-defined]
+    return _QuestionView(
+        _ProblemName(_OperatorName(operator.name, operator.doc), bool(view.problem.regime)),  # type: ignore[attr-defined]
+        view.tensors,
+        view.hardware,
+        view.bound,
+        view.regime,
+    )
+
+
+@dataclass(frozen=True)
+class ProblemPart:
+    """One problem of a key, derived and rendered: what a worker process sends back.
+
+    Only text and exact numbers: unpickling sympy expressions costs more than deriving them.
+    """
+
+    item: dict
+    question: dict
+    row: Row
+    placement: Placement
+
+
+def problem_part(
+    pset: ProblemSet,
+    stem: str,
+    index: int,
+    analysis: Analysis,
+    solution: Solution,
+    plot: Figure | None,
+) -> ProblemPart:
+    """Problem ``index`` of the set, derived (its analysis and full solution), rendered."""
+    entry = pset.problems[index]
+    view = view_of(
+        select_steps(solution, entry.ask),
+        f"Problem {index + 1} ({entry.id}): {entry.title}",
+        entry.text,
+    )
+    item = {
+        "anchor": entry.id.lower(),
+        "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
+        "tex": render("solution.tex.j2", "tex", view=view, label=f"{stem}:{entry.id}").rstrip("\n"),
+        "plot": plot,
+    }
+    question = {
+        "title": entry.title,
+        "text": entry.text,
+        "view": _question_view(view),
+        "asks": _asks(entry, solution),
+    }
+    return ProblemPart(item, question, operator_row(entry, analysis), placement(entry, analysis))
+
+
+def key_files(
+    pset: ProblemSet,
+    stem: str,
+    parts: Sequence[ProblemPart],
+    *,
+    kernels: Sequence[KernelNumbers] = (),
+    models: Sequence[DerivedModel] = (),
+    time_limit: float | None = None,
+    jobs: int = 1,
+) -> dict[str, str]:
+    """Every file of the key, in memory (name → text), from the set's derived problems.
+
+    ``parts`` are the operator problems, rendered; ``kernels`` the set's kernels and
+    ``models`` its model problems, derived, in the set's order. Their chapters follow the operator problems; the roofline figures
+    are drawn ``jobs`` at a time, each within ``time_limit`` seconds.
+    """
+    chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
+    figures = roofline_figures(
+        stem,
+        [part.placement for part in parts] + list(chapter_of_kernels.placements),
+        source=pset.source,
+        time_limit=time_limit,
+        jobs=jobs,
+    )
+    items = [part.item for part in parts] + list(chapter_of_kernels.items)
+    questions = [part.question for part in parts] + list(chapter_of_kernels.questions)
+    summary = [part.row for part in parts] + list(chapter_of_kernels.rows)
+    files = {item["plot"].file: _mark_svg(item["plot"].svg) for item in items if item["plot"]}
+    model_rows: tuple = ()
+    if pset.models:  # the models chapter: model = "NAME" problems, after the operator problems
+        from derive.present.key.models import model_chapter
+
+        chapter = model_chapter(pset, models, len(items) + 1, stem)
+        for item in chapter.items:  # a serving problem's figure
+            if item["plot"] is not None:
+                files[item["plot"].file] = _mark_svg(item["plot"].svg)
+        items, questions, model_rows = (
+            items + list(chapter.items),
+            questions + list(chapter.questions),
+            chapter.rows,
+        )
+    common = {
+        "version": __version__,
+        "source": Path(pset.source).name,
+        "title": pset.title,
+        "text": pset.text,
+        "model_rows": model_rows,
+    }
+    files[f"{stem}.md"] = render(
+        "key.md.j2", "md", summary=summary, figures=figures, items=items, **common
+    )
+    files[f"{stem}-questions.md"] = render("questions.md.j2", "md", questions=questions, **common)
+    files[f"{stem}-questions.tex"] = render(
+        "questions.tex.j2", "tex", questions=questions, preamble=PREAMBLE, **common
+    )
+    body = render(
+        "appendix.tex.j2",
+        "tex",
+        stem=stem,
+        summary=summary,
+        figures=figures,
+        items=items,
+        packages=PACKAGES,
+        preamble=PREAMBLE,
+        **common,
+    )
+    files[f"{stem}-appendix.tex"] = body
+    files[f"{stem}.tex"] = render(
+        "standalone.tex.j2", "tex", body=_strip_header(body), preamble=PREAMBLE, **common
+    )
+    for f in figures:
+        files[f.file] = _mark_svg(f.svg)
+    return dict(sorted(files.items()))
+
+
+def _mark_svg(svg: str) -> str:
+    """Put derive's generated-file mark right after the XML declaration (or first)."""
+    mark = f"<!-- {GENERATED_MARK} {__version__}; do not edit: run derive key -->\n"
+    if svg.startswith("<?xml"):
+        head, _, rest = svg.partition("\n")
+        return f"{head}\n{mark}{rest}"
+    return mark + svg
+
+
+def _strip_header(body: str) -> str:
+    return "\n".join(line for line in body.splitlines() if not line.startswith("%")) + "\n"
