@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import gc
 import io
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -137,27 +136,19 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _cmd_chips(args: argparse.Namespace) -> int:
     from derive.present import listing
+    from derive.present.formats import render
 
-    if args.format == "json":
-        sys.stdout.write(json.dumps(listing.chips_json(), indent=2) + "\n")
-    else:
-        sys.stdout.write(listing.chips_markdown() if args.format == "md" else listing.chips_text())
+    sys.stdout.write(render(listing.chips_document(), args.format))
     return 0
 
 
 def _cmd_operators(args: argparse.Namespace) -> int:
     from derive.pipeline import operator_registry
     from derive.present import listing
+    from derive.present.formats import render
 
     registry = operator_registry(args.operators)
-    if args.format == "json":
-        sys.stdout.write(
-            json.dumps(listing.operators_json(registry), indent=2, ensure_ascii=False) + "\n"
-        )
-    elif args.format == "md":
-        sys.stdout.write(listing.operators_markdown(registry))
-    else:
-        sys.stdout.write(listing.operators_text(registry))
+    sys.stdout.write(render(listing.operators_document(registry), args.format))
     return 0
 
 
