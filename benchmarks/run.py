@@ -20,7 +20,10 @@ asserts a time. Measurements:
     stays only while it saves at least 20 % of the sweep.
 (f) ``derive model`` of a 70B-class model with every quantity (cold) against
     ``derive solve matmul`` (cold);
-(g) the cold start of every command against ``import sympy`` (goal: within 2x).
+(g) the cold start of every command against ``import sympy`` (goal: within 2x);
+(h) ``derive model`` of a config-loaded 671B MoE with latent attention (DeepSeek-V3's
+    config.json, read and derived, cold) against ``derive model llama-3-8b`` (cold; goal:
+    within 1.5x).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ NAIVE = HERE / "naive_sympy.py"
 if str(ROOT) not in sys.path:  # run from a checkout: measure this tree's derive
     sys.path.insert(0, str(ROOT))
 
-GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0, "f": 1.5, "g": 2.0}
+GOALS = {"a": 0.4, "b": 2.5, "c": 15.0, "e": 1.0, "f": 1.5, "g": 2.0, "h": 1.5}
 
 
 def _env(root: Path = ROOT) -> dict:
@@ -323,6 +326,19 @@ def measure_model(repeats: int) -> dict:
     return {"model": model, "matmul": matmul}
 
 
+CONFIG_671B = ROOT / "derive" / "data" / "problems" / "configs" / "deepseek-v3.json"
+CONFIG_COMMAND = ["-m", "derive", "model", str(CONFIG_671B), "--chip", "h100", "--devices", "8"]
+CONFIG_COMMAND += ["--dtype", "weights=fp8", "--set", "B=8", "--set", "S=8192"]
+LLAMA_8B_COMMAND = ["-m", "derive", "model", "llama-3-8b", "--chip", "h100", "--devices", "8"]
+LLAMA_8B_COMMAND += ["--set", "B=8", "--set", "S=8192"]
+
+
+def measure_config_model(repeats: int) -> dict:
+    """(h): a 671B MoE read from its config.json and derived, cold, against llama-3-8b, cold."""
+    config, builtin = best_interleaved([CONFIG_COMMAND, LLAMA_8B_COMMAND], repeats)
+    return {"config": config, "builtin": builtin}
+
+
 def profile_key(top: int = 25) -> str:
     """cProfile of one in-process key build of set20 (after imports); the top functions by own and total time."""
     import cProfile
@@ -498,6 +514,18 @@ def main(argv: list[str] | None = None) -> int:
                 f"{rf:.2f}",
                 "< 1.5",
                 rf < GOALS["f"],
+            )
+        )
+        h = measure_config_model(repeats)
+        rh = h["config"] / h["builtin"]
+        rows.append(
+            _row(
+                "(h) derive model <671B MoE config.json> vs llama-3-8b, cold",
+                f"{h['config']:.2f} s",
+                f"{h['builtin']:.2f} s",
+                f"{rh:.2f}",
+                "<= 1.5",
+                rh <= GOALS["h"],
             )
         )
         starts = measure_cold_start(repeats)

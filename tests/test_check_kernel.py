@@ -191,7 +191,7 @@ def test_python_api_checks_a_kernel_spec():
         ([*KERNEL, "--quantity", "crossover", "--claim", "1"], "its quantities are intensity"),
         (["--intensity", "20", "--chip", "h100", "--quantity", "t_mem", "--claim", "1"], "both counts"),
         ([*KERNEL, "--quantity", "mfu", "--claim", "0.3"], "measured run"),
-        (["matmul", "--chip", "h100", "--quantity", "attainable", "--claim", "1"], "a kernel by its numbers"),
+        (["matmul", "--chip", "h100", "--quantity", "effective_ridge", "--claim", "1"], "a kernel by its numbers"),
         ([*KERNEL, "--set", "B=3", "--quantity", "t_lower", "--claim", "1"], "has no dims"),
         ([*KERNEL, "--chain", "steps.tex"], "one quantity at a time"),
         ([*KERNEL, "--problem-set", "x.toml", "--problem", "q1", "--quantity", "t_lower", "--claim", "1"], "not both"),

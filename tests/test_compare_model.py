@@ -51,7 +51,7 @@ def _kernels(batch: int, context: int, prefill: bool) -> list[tuple[int, int]]:
     def matmul(n_in: int, n_out: int) -> tuple[int, int]:
         return 2 * tokens * n_in * n_out, (n_in * n_out + tokens * n_in + tokens * n_out) * w
 
-    norm = (2 * tokens * D, (2 * tokens * D + D) * w)
+    norm = (0, (2 * tokens * D + D) * w)  # elementwise: no FLOPs counted
     attention = (
         4 * tokens * HEADS * D_HEAD * context,
         (2 * tokens * D + 2 * batch * context * kv) * w,

@@ -19,7 +19,7 @@ from derive.model.analysis import analyse_model
 from derive.model.binding import ModelSpec, bind_model
 from derive.model.expand import Role, expand
 from derive.model.registry import load_models
-from derive.model.symbols import batch, context, sym
+from derive.model.symbols import context, sym
 
 MODELS = load_models()
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -110,14 +110,30 @@ def test_implied_mfu_above_one_is_loud():
 
 
 def test_flops_per_token_parts_and_the_2n_shortcut():
-    """GPT-2 small at S = 1024: matmuls 2·(P − lookup + tied head) and attention 4·L·h·d_h·S."""
+    """GPT-2 small at S = 1024: matmuls 2·(P − lookup − norms + tied head), attention 4·L·h·d_h·S."""
     L, d, V, n_pos, S = 12, 768, 50257, 1024, 1024
     a = analysis("gpt2-small", sets=(f"S={S}",))
     params = a.value("params")
-    assert a.value("flops_matmuls") == 2 * (params - V * d - n_pos * d + d * V)
+    norms = L * 2 * 2 * d + 2 * d  # two layernorms (γ, β) per block and the final one
+    assert a.value("flops_matmuls") == 2 * (params - V * d - n_pos * d - norms + d * V)
     assert a.value("flops_attention") == 4 * L * 12 * 64 * S
     assert a.value("flops_per_token") == a.value("flops_matmuls") + a.value("flops_attention")
     assert a.value("flops_2n") == 2 * params
+
+
+def test_llama_3_8b_flops_per_token_by_hand():
+    """Llama-3-8B at S = 8192: 2 per matmul weight (q, k, v, o, gate, up, down, head), no norms."""
+    L, d, h, kv, dh, f, V, S = 32, 4096, 32, 8, 128, 14336, 128256, 8192
+    attn = d * h * dh + 2 * d * kv * dh + h * dh * d
+    mlp = 3 * d * f
+    matmuls = 2 * (L * (attn + mlp) + d * V)
+    attention = 4 * L * h * dh * S
+    a = analysis("llama-3-8b", sets=(f"S={S}",))
+    assert a.value("flops_matmuls") == matmuls
+    assert a.value("flops_per_token") == matmuls + attention
+    norms = L * 2 * d + d  # 65 RMS scales: not matmul weights
+    assert 2 * norms == 532480
+    assert a.value("flops_2n") - a.value("flops_matmuls") == 2 * (norms + V * d)
 
 
 # --- properties over random architectures ---------------------------------------------------
@@ -127,13 +143,33 @@ def test_flops_per_token_parts_and_the_2n_shortcut():
 def transformers(draw):
     kv = draw(st.integers(1, 4))
     experts = draw(st.one_of(st.none(), st.integers(1, 8)))
+    layers = draw(st.integers(1, 6))
+    moe = {}
+    if experts is not None:
+        dense = draw(st.one_of(st.none(), st.integers(0, layers)))
+        moe = dict(
+            shared_experts=draw(st.one_of(st.none(), st.integers(1, 2))),
+            dense_layers=None if dense == 0 else dense,
+            d_ff_dense=None if not dense else draw(st.one_of(st.none(), st.integers(1, 64))),
+            router_bias=draw(st.booleans()),
+        )
+    window = draw(st.one_of(st.none(), st.integers(1, 16)))
+    mla = {}
+    if draw(st.booleans()):
+        mla = dict(
+            q_lora_rank=draw(st.one_of(st.none(), st.integers(1, 16))),
+            kv_lora_rank=draw(st.integers(1, 16)),
+            qk_rope_head_dim=draw(st.integers(1, 8)),
+            qk_nope_head_dim=draw(st.integers(1, 8)),
+            v_head_dim=draw(st.integers(1, 8)),
+        )
     return Transformer(
         name="random",
-        layers=draw(st.integers(1, 6)),
+        layers=layers,
         d_model=draw(st.integers(1, 64)),
         heads=kv * draw(st.integers(1, 4)),
         kv_heads=kv,
-        head_dim=draw(st.integers(1, 32)),
+        head_dim=None if mla else draw(st.integers(1, 32)),
         d_ff=draw(st.integers(1, 128)),
         mlp=draw(st.sampled_from(["gated", "plain"])),
         vocab=draw(st.integers(1, 500)),
@@ -143,24 +179,31 @@ def transformers(draw):
         norm=draw(st.sampled_from(["rms", "layernorm", None])),
         experts=experts,
         top_k=None if experts is None else draw(st.integers(1, experts)),
+        qkv_bias=draw(st.booleans()),
+        attention_bias=draw(st.booleans()),
+        mlp_bias=draw(st.booleans()),
+        qk_norm=draw(st.booleans()) and not mla,
+        norms_per_block=draw(st.sampled_from([2, 4])),
+        window=window,
+        windowed_layers=None if window is None else draw(st.integers(1, layers)),
+        **moe,
+        **mla,
     )
 
 
 @SETTINGS
-@given(transformers())
-def test_counts_equal_naive_sums_over_the_expanded_tensors(m):
-    a = analysis(m, sets=("S=7",))
+@given(transformers(), st.integers(1, 24))
+def test_counts_equal_naive_sums_over_the_expanded_tensors(m, s):
+    a = analysis(m, sets=(f"S={s}",))
     ex = expand(m)
     weights = ex.weights()
-    assert a.value("params") == sum(t.elements * (m.layers if per else 1) for t, per in weights)
-    assert a.value("params_active") == sum(
-        t.active * (m.layers if per else 1) for t, per in weights
-    )
-    kv_tokens = sum(t.elements * (m.layers if per else 1) for t, per in ex.tensors(Role.KV_CACHE))
-    assert a.value("kv_bytes_per_token") * batch * context == 2 * kv_tokens  # bf16: 2 bytes
+    assert a.value("params") == sum(t.elements * copies for t, copies in weights)
+    assert a.value("params_active") == sum(t.active * copies for t, copies in weights)
+    kv = sum(t.elements * copies for t, copies in ex.tensors(Role.KV_CACHE))
+    assert sp.expand(a.value("kv_bytes") - 2 * kv.subs({context: s})) == 0  # bf16: 2 bytes
     (T,) = dims("T")
-    flops = sum(k.flops * (m.layers if k.per_layer else 1) for k in ex.kernels)
-    assert a.value("flops_per_token") == sp.expand(flops.subs({T: 1, context: 7}))
+    flops = sum(k.flops * k.copies(m) for k in ex.kernels)
+    assert a.value("flops_per_token") == sp.expand(flops.subs({T: 1, context: s}))
 
 
 @SETTINGS
@@ -176,7 +219,11 @@ def test_max_batch_is_maximal_and_min_devices_minimal(m, capacity, devices, b, s
     weights, per_token = a.value("weights_bytes"), a.value("kv_bytes_per_token")
 
     def fits(batch_size: int, n: int, seq: int = s) -> bool:
-        return weights + per_token * batch_size * seq <= n * capacity
+        if m.window is None:
+            return weights + per_token * batch_size * seq <= n * capacity
+        full, windowed = m.layers - m.windowed_layers, m.windowed_layers
+        cached = per_token / m.layers * (full * seq + windowed * min(seq, m.window))
+        return weights + cached * batch_size <= n * capacity
 
     best = a.value("max_batch")
     if fits(0, devices):
@@ -184,8 +231,11 @@ def test_max_batch_is_maximal_and_min_devices_minimal(m, capacity, devices, b, s
     else:
         assert best == 0 and a.verdicts
     longest = a.value("max_context")
-    assert longest == 0 or fits(b, devices, longest)
-    assert not fits(b, devices, longest + 1)
+    if longest is None:  # every layer windowed and the window fits: any context does
+        assert m.windowed_layers == m.layers and fits(b, devices, 10**12)
+    else:
+        assert longest == 0 or fits(b, devices, longest)
+        assert not fits(b, devices, longest + 1)
     n = a.value("min_devices")
     assert fits(b, n) and (n == 1 or not fits(b, n - 1))
     assert bool(a.value("fits")) == fits(b, devices)

@@ -24,38 +24,41 @@ def _time(flops: int | Fraction, moved: int | Fraction, sent: int | Fraction = 0
     return max(Fraction(flops) / PEAK, Fraction(moved) / HBM) + Fraction(sent) / LINK
 
 
-def _step(tokens: int, batch: int, context: int) -> tuple[Fraction, Fraction]:
-    """(t_lower, bytes) per device for ``tokens`` in flight over a KV of ``context``."""
-    t, q, kv = tokens, HEADS * DH, KV * DH
-    all_reduce = Fraction(2 * (N - 1), N) * t * D * W
+def _step(tokens: int, batch: int, context: int, n: int = N) -> tuple[Fraction, Fraction]:
+    """(t_lower, bytes) per device for ``tokens`` in flight over a KV of ``context``, on n devices.
+
+    The KV heads split min(n, KV) ways: beyond KV devices each holds one head (replicated).
+    """
+    t, q, kv, m = tokens, HEADS * DH, KV * DH, min(n, KV)
+    all_reduce = Fraction(2 * (n - 1), n) * t * D * W
     layer = [
-        (2 * t * D, W * (t * D + D + t * D), 0),  # attention norm (replicated)
-        (2 * t * D * q // N, W * (t * D + D * q // N + t * q // N), 0),  # q: column split
-        (2 * t * D * kv // N, W * (t * D + D * kv // N + t * kv // N), 0),  # k
-        (2 * t * D * kv // N, W * (t * D + D * kv // N + t * kv // N), 0),  # v
+        (0, W * (t * D + D + t * D), 0),  # attention norm (replicated, elementwise)
+        (2 * t * D * q // n, W * (t * D + D * q // n + t * q // n), 0),  # q: column split
+        (2 * t * D * kv // m, W * (t * D + D * kv // m + t * kv // m), 0),  # k
+        (2 * t * D * kv // m, W * (t * D + D * kv // m + t * kv // m), 0),  # v
         (
-            4 * t * q * context // N,
-            W * (t * q // N + 2 * batch * context * kv // N + t * q // N),
+            4 * t * q * context // n,
+            W * (t * q // n + 2 * batch * context * kv // m + t * q // n),
             0,
         ),  # attention: heads and KV split
-        (2 * t * q * D // N, W * (t * q // N + q * D // N + t * D), all_reduce),  # o: row split
-        (2 * t * D, W * (t * D + D + t * D), 0),  # MLP norm
-        (2 * t * D * FF // N, W * (t * D + D * FF // N + t * FF // N), 0),  # gate
-        (2 * t * D * FF // N, W * (t * D + D * FF // N + t * FF // N), 0),  # up
-        (2 * t * FF * D // N, W * (t * FF // N + FF * D // N + t * D), all_reduce),  # down
+        (2 * t * q * D // n, W * (t * q // n + q * D // n + t * D), all_reduce),  # o: row split
+        (0, W * (t * D + D + t * D), 0),  # MLP norm
+        (2 * t * D * FF // n, W * (t * D + D * FF // n + t * FF // n), 0),  # gate
+        (2 * t * D * FF // n, W * (t * D + D * FF // n + t * FF // n), 0),  # up
+        (2 * t * FF * D // n, W * (t * FF // n + FF * D // n + t * D), all_reduce),  # down
     ]
     globals_ = [
         (0, W * (t * D + t * D), 0),  # embedding: one row per token
-        (2 * t * D, W * (t * D + D + t * D), 0),  # final norm
-        (2 * t * D * VOCAB // N, W * (t * D + D * VOCAB // N + t * VOCAB // N), 0),  # head
+        (0, W * (t * D + D + t * D), 0),  # final norm
+        (2 * t * D * VOCAB // n, W * (t * D + D * VOCAB // n + t * VOCAB // n), 0),  # head
     ]
     lower = LAYERS * sum(_time(*k) for k in layer) + sum(_time(*k) for k in globals_)
     moved = LAYERS * sum(k[1] for k in layer) + sum(k[1] for k in globals_)
     return lower, Fraction(moved)
 
 
-def _serve(phase: str, batch: int, context: int) -> dict:
-    argv = ["model", "llama-2-70b", "--chip", "h100", "--devices", "8", "--phase", phase]
+def _serve(phase: str, batch: int, context: int, n: int = N) -> dict:
+    argv = ["model", "llama-2-70b", "--chip", "h100", "--devices", str(n), "--phase", phase]
     argv += ["--set", f"B={batch}", "--set", f"S={context}", "--format", "json"]
     result = run_cli(argv)
     assert result.code == 0, result
@@ -73,6 +76,18 @@ def test_a_decode_step_of_a_70b_model_on_8_chips():
     assert (
         serving["crossover_step"]["status"] == "never"
     )  # 8k of KV per sequence keeps it memory-bound
+
+
+def test_tp_beyond_the_kv_heads_replicates_them_one_per_device():
+    serving = _serve("decode", 16, 4096, n=16)  # 16 devices, 8 KV heads: one head each
+    lower, moved = _step(16, 16, 4096, n=16)
+    assert Fraction(serving["step"]["bytes"]) == moved
+    assert Fraction(serving["step"]["t_lower"]) == lower
+    argv = ["model", "llama-2-70b", "--chip", "h100", "--devices", "16", "--phase", "decode"]
+    result = run_cli(argv + ["--set", "B=16", "--set", "S=4096"])
+    assert result.code == 0 and "each device holds one KV head" in result.out
+    result = run_cli(argv + ["--tp", "16", "--set", "B=1", "--set", "S=8"])
+    assert result.code == 0
 
 
 def test_a_prefill_ttft_on_8_chips():

@@ -4,7 +4,7 @@ Expected values are computed here with Fractions from Llama-2-70B's shapes and t
 decimal figures (the constants and the per-device bytes and lower bound of
 ``tests/test_serving.py``); the FLOPs per device are counted below kernel by kernel with
 the FLOP convention derive documents (2 per weight element, 4·h·d_h·S per token for
-attention, 2·d per token for a norm). A measured rate R of the cluster makes the step time
+attention, 0 for a norm: elementwise, not counted). A measured rate R of the cluster makes the step time
 replicas·B/R (decode) or replicas·B·S/R (prefill); MFU = FLOPs/(T·π), MBU = bytes/(T·β).
 """
 
@@ -23,14 +23,14 @@ def _flops(tokens: int, context: int) -> int:
     """The step's FLOPs on one of N devices (tensor parallel), ``tokens`` in flight."""
     t, q, kv = tokens, HEADS * DH, KV * DH
     layer = (
-        2 * t * D  # attention norm (replicated)
+        0  # attention norm (replicated, elementwise: not counted)
         + 2 * t * D * (q + 2 * kv) // N  # q, k, v: column split
         + 4 * t * q * context // N  # attention: heads split
         + 2 * t * q * D // N  # o: row split
-        + 2 * t * D  # MLP norm
+        + 0  # MLP norm
         + 3 * 2 * t * D * FF // N  # gate, up, down
     )
-    return LAYERS * layer + 2 * t * D + 2 * t * D * VOCAB // N  # final norm and head
+    return LAYERS * layer + 0 + 2 * t * D * VOCAB // N  # final norm (0) and head
 
 
 def _serve(*extra: str, devices: int = 8, phase: str = "decode", batch: int = 64) -> dict:

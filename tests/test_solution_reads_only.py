@@ -37,6 +37,7 @@ ALLOWED_FROM = {
     "derive.model.phase": {"Phase", "PhaseAnalysis"},
     "derive.model.binding": {"ModelProblem"},
     "derive.model.records": {"ModelAnalysis", "Quantity", "Unit"},
+    "derive.model.sized": {"SizedModel"},
     "derive.model.symbols": {"NOTATION", "sym", "tex_names"},  # the notation table
     "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
 }
@@ -44,6 +45,7 @@ ALLOWED_PREFIXES = (
     "derive.solution.",
     "derive.problem.",
     "derive.declare.",
+    "derive.catalogue",  # the names and rules of quantities: data, nothing computed
     "derive.formula.decimals",
     "__future__",
 )

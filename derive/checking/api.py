@@ -5,7 +5,7 @@
     >>> import derive
     >>> from derive.problem.binding import ProblemSpec
     >>> spec = ProblemSpec("matmul", dtypes=("bf16",), chip="tpu-v5e")
-    >>> derive.check(spec, "ridge", "240.2 FLOPs/byte").verdict
+    >>> derive.check(spec, "intensity", "BDF/(BD + DF + BF)").verdict
     <Verdict.CORRECT: 'correct'>
 
 Both functions take a :class:`~derive.problem.binding.ProblemSpec` or a problem of a
@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, TypeAlias, cast
 import sympy as sp
 
 from derive.catalogue import ProblemKind
+from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
 from derive.checking.chain import read_chain_text
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
@@ -255,7 +256,11 @@ def _check_model(
             Verdict.UNREADABLE, quantity, claim, None, (), None, why, position_of(why), detail=e
         )
     phase = phase_for(problem, operators) if quantity in SERVING_QUANTITIES else None
-    j = judge_crossover(phase, read, read.relation) if phase and quantity == "crossover" else None
+    j = (
+        judge_crossover(phase, read, read.relation)
+        if phase and quantity == CROSSOVER.name
+        else None
+    )
     if j is None:
         j = judge_model_claim(a, quantity, read, rtol)
     if j.verdict is Verdict.INCORRECT and phase is not None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.analysis.leading_order import leading_order
+from derive.catalogue.table import CROSSOVER
 from derive.checking.claims import read_step, same_quantity
 from derive.checking.context import Context
 from derive.checking.derivation_text import (
@@ -264,7 +265,7 @@ def _named_in_line(ctx: Context, first_segment: str, rels: list) -> str | None:
     """The quantity a line's first side names; the bare dim a crossover is solved for names the crossover."""
     name = quantity_named(first_segment, ctx)
     if name is None and rels and first_segment.strip() == ctx.analysis.problem.solve_for.name:
-        return "crossover"
+        return CROSSOVER.name
     return name
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.catalogue import find
 from derive.checking.context import Context
 from derive.checking.names import normalise_name, quantity_named
 from derive.checking.quantities import NETWORK, Kind, describe, kind_of, roof_of
@@ -44,25 +45,22 @@ _DIMENSIONS = {
     Kind.STEP_TIME: Dimension.TIME,
     Kind.UTILISATION: Dimension.COUNT,
 }
-_FAMILY = {
-    "t_lower_overlapped": "t_lower",
-    "intensity_regime": "intensity",
-    "network_intensity": "intensity",
-    "network_bytes": "bytes",
-    "network_ridge": "ridge",
-    "network_crossover": "crossover",
-    "t_comms": "t_mem",
-}
 
 
 def dimension_of(quantity: str) -> Dimension:
-    """What a quantity measures."""
-    return _DIMENSIONS[kind_of(quantity)]
+    """What a quantity measures (its catalogue row's dimension)."""
+    row = find(quantity)
+    return row.dimension if row is not None and row.dimension else _DIMENSIONS[kind_of(quantity)]
 
 
 def same_quantity(named: str, quantity: str) -> bool:
     """True when a left side naming ``named`` may answer ``quantity`` (``I`` for the network intensity)."""
-    return named == quantity or _FAMILY.get(quantity) == named or _FAMILY.get(named) == quantity
+    return named == quantity or _family(quantity) == named or _family(named) == quantity
+
+
+def _family(name: str) -> str:
+    row = find(name)
+    return row.family if row is not None else ""
 
 
 @dataclass(frozen=True)
@@ -170,6 +168,7 @@ def _example(quantity: str, x: str) -> str:
         Kind.TRANSFER_TIME: "T_{mem} = 0.14 ms",
         Kind.STEP_TIME: "T_{lower} = 2.5 ms",
         Kind.UTILISATION: "\\text{MFU} = 0.42 or 42\\%",
+        Kind.ANALYSED: f"{quantity} = …",
     }[kind_of(quantity)]
 
 

@@ -16,6 +16,7 @@ import os
 import sympy as sp
 
 from derive.analysis.leading_order import leading_order
+from derive.catalogue import table as q
 from derive.checking.context import Context
 from derive.checking.matching import as_percent, constant_ratio, equal, match, relative_error
 from derive.checking.quantities import (
@@ -71,7 +72,7 @@ def _regime_sentence(
     ctx: Context, quantity: str, claim: sp.Expr, target: Target, primary: bool = True
 ) -> str | None:
     """Under which candidate regime the claim is the leading order; ``primary`` when that is the main finding."""
-    if kind_of(quantity) == Kind.RIDGE or quantity == "intensity_regime":
+    if kind_of(quantity) == Kind.RIDGE or quantity == q.INTENSITY_REGIME.name:
         return None
     a, given = ctx.analysis, ctx.analysis.problem.regime
     what = describe(quantity)
@@ -235,12 +236,12 @@ def _leading_findings(
     """With a regime given, how the claim misses the leading order (the answer the user was after)."""
     a = ctx.analysis
     regime = a.problem.regime
-    lead = target if quantity == "intensity_regime" else leading(a, quantity, regime)
+    lead = target if quantity == q.INTENSITY_REGIME.name else leading(a, quantity, regime)
     if (
         regime is None
         or lead is None
         or lead.value is None
-        or (quantity != "intensity_regime" and equal(lead.value, target.value))
+        or (quantity != q.INTENSITY_REGIME.name and equal(lead.value, target.value))
     ):
         return []
     prefix = f"at leading order under {regime.text}: "
@@ -265,7 +266,7 @@ def _findings(
     ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
 ) -> list[str | None]:
     a = ctx.analysis
-    if quantity == "intensity_regime":
+    if quantity == q.INTENSITY_REGIME.name:
         return _leading_findings(ctx, quantity, claim, target)
     lead = _leading_findings(ctx, quantity, claim, target)
     if lead:
@@ -281,7 +282,7 @@ def _findings(
     terms: list[tuple[str, bool]] = []
     if (
         kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME)
-        and quantity != "intensity_regime"
+        and quantity != q.INTENSITY_REGIME.name
     ):
         terms = term_diagnoses(
             kind_of(quantity), raw, basis_of(a, roof_of(quantity)), hardware_of(a), ctx.bound
@@ -314,7 +315,7 @@ def diagnose(
     out: list[str] = []
     regime = a.problem.regime
     if (
-        quantity == "intensity_regime"
+        quantity == q.INTENSITY_REGIME.name
         and regime is not None
         and equal(claim, sp.cancel(a.memory.intensity.subs(ctx.bound)))
     ):

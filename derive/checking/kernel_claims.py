@@ -25,9 +25,11 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import ProblemKind, Quantity, Use, find, rows_for, spelling_map
+from derive.catalogue import table as q
 from derive.checking.claims import BANDWIDTH, PEAK
 from derive.checking.matching import How, as_percent, check_size, match, relative_error
-from derive.checking.names import NAMES, normalise_name
+from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
 from derive.checking.shown import show_number
 from derive.checking.verdict import Verdict
@@ -61,50 +63,40 @@ class _Quantity:
     fraction: bool = False
 
 
-_COUNTS = "both counts, --flops and --bytes (an intensity alone gives no times)"
-_MEASURED = "a measured run: --measured-time TIME (with both counts) or --measured-{}-per-s R"
 _TABLE: dict[str, _Quantity] = {
-    "intensity": _Quantity(Dimension.INTENSITY, "intensity"),
-    "ridge": _Quantity(Dimension.INTENSITY, "ridge point π/β"),
-    "effective_ridge": _Quantity(Dimension.INTENSITY, "derated ridge point π·η_c/(β·η_m)"),
-    "attainable": _Quantity(Dimension.FLOP_RATE, "attainable FLOP/s"),
-    "fraction_of_peak": _Quantity(Dimension.COUNT, "fraction of peak", fraction=True),
-    "t_math": _Quantity(Dimension.TIME, "T_math", _COUNTS),
-    "t_mem": _Quantity(Dimension.TIME, "T_mem", _COUNTS),
-    "t_lower": _Quantity(Dimension.TIME, "lower bound T_lower", _COUNTS),
-    "t_upper": _Quantity(Dimension.TIME, "upper bound T_upper", _COUNTS),
-    "mfu": _Quantity(Dimension.COUNT, "MFU", _MEASURED.format("flops"), fraction=True),
-    "mbu": _Quantity(Dimension.COUNT, "MBU", _MEASURED.format("bytes"), fraction=True),
+    row.name: _Quantity(
+        row.dimension or Dimension.COUNT,
+        row.prose_in(ProblemKind.KERNEL),
+        row.in_kind(ProblemKind.KERNEL).needs,
+        fraction=row.dimension is Dimension.COUNT,
+    )
+    for row in rows_for(ProblemKind.KERNEL, Use.CHECK)
 }
 KERNEL_QUANTITIES: tuple[str, ...] = tuple(_TABLE)
 """Every quantity of a kernel by its numbers a claim may be about (the JSON keys of ``derive solve --flops``)."""
 
-_MORE_NAMES = {
-    "attainable": ("attainable", "p_attainable", "p", "perf", "performance", "attainableflop/s"),
-    "fraction_of_peak": ("fraction_of_peak", "fractionofpeak", "fraction", "f_peak"),
-    "effective_ridge": ("effective_ridge", "ridge_eff", "ridge_effective", "i_ridge,eff"),
-}
-_NAMED = {**NAMES, **{s: q for q, spellings in _MORE_NAMES.items() for s in spellings}}
+_NAMED = spelling_map(ProblemKind.OPERATOR, ProblemKind.KERNEL)
 _PERCENT = re.compile(r"\s*\\?%\s*$")
 
 
 def kernel_value(kernel: KernelNumbers, quantity: str) -> sp.Rational | None:
     """The exact value of ``quantity`` for ``kernel``, or None when the kernel has none."""
     step, measured = kernel.step, kernel.measured
-    values: dict[str, sp.Expr | None] = {
-        "intensity": kernel.intensity,
-        "ridge": kernel.ridge,
-        "effective_ridge": kernel.effective_ridge,
-        "attainable": kernel.attainable,
-        "fraction_of_peak": kernel.fraction_of_peak,
-        "t_math": step.t_math if step else None,
-        "t_mem": step.t_mem if step else None,
-        "t_lower": step.t_lower if step else None,
-        "t_upper": step.t_upper if step else None,
-        "mfu": measured.mfu if measured else None,
-        "mbu": measured.mbu if measured else None,
+    values: dict[Quantity, sp.Expr | None] = {
+        q.INTENSITY: kernel.intensity,
+        q.RIDGE: kernel.ridge,
+        q.EFFECTIVE_RIDGE: kernel.effective_ridge,
+        q.ATTAINABLE: kernel.attainable,
+        q.FRACTION_OF_PEAK: kernel.fraction_of_peak,
+        q.T_MATH: step.t_math if step else None,
+        q.T_MEM: step.t_mem if step else None,
+        q.T_LOWER: step.t_lower if step else None,
+        q.T_UPPER: step.t_upper if step else None,
+        q.MFU: measured.mfu if measured else None,
+        q.MBU: measured.mbu if measured else None,
     }
-    return values.get(quantity)
+    row = find(quantity)
+    return values.get(row) if row is not None else None
 
 
 def kernel_quantities(kernel: KernelNumbers) -> tuple[str, ...]:

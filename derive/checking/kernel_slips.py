@@ -24,6 +24,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import table as q
 from derive.checking.kernel_claims import exact_text
 from derive.checking.step_slips import (
     Ceiling,
@@ -39,6 +40,7 @@ from derive.formula.decimals import fmt_decimal
 
 __all__ = ["kernel_slip_sentences", "kernel_slips"]
 
+_TIMED = tuple(row.name for row in (q.T_MATH, q.T_MEM, q.T_LOWER, q.T_UPPER))
 _NOMINAL = "this is at the nominal ceilings; the efficiency given derates them (π·η_c and β·η_m)"
 _MAC = "MACs counted as one FLOP: this is half the FLOPs (a multiply-accumulate is 2 FLOPs)"
 _INVERSE = "this is β/π (bandwidth over peak), the inverse of the ridge point π/β"
@@ -63,13 +65,13 @@ def _roofline_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
     eta_c, eta_m = timing.compute_efficiency, timing.memory_efficiency
     sparse, sparse_said = _sparse_note(kernel)
     derated = timing.derated
-    if quantity == "intensity":
+    if quantity == q.INTENSITY.name:
         return [
             (1 / intensity, "this is bytes/FLOPs, the inverse of the intensity (FLOPs/bytes)"),
             (intensity / 2, _MAC.replace("the FLOPs", "the intensity")),
             (kernel.ridge, "this is the chip's ridge point π/β, not the kernel's FLOPs/bytes"),
         ]
-    if quantity == "ridge":
+    if quantity == q.RIDGE.name:
         return [
             (1 / kernel.ridge, _INVERSE),
             (
@@ -79,7 +81,7 @@ def _roofline_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
             (None if sparse is None else sparse / bandwidth, sparse_said),
             (intensity, "this is the kernel's intensity (FLOPs/bytes), not the chip's ridge π/β"),
         ]
-    if quantity == "effective_ridge":
+    if quantity == q.EFFECTIVE_RIDGE.name:
         return [
             (
                 kernel.ridge,
@@ -96,7 +98,7 @@ def _roofline_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
         else "this is the larger of the two ceilings, π and I·β; the attainable rate is the "
         "smaller, min(π, I·β)"
     )
-    if quantity == "attainable":
+    if quantity == q.ATTAINABLE.name:
         return [
             (larger, wrong_max),
             (nominal if derated else None, _NOMINAL),
@@ -126,21 +128,21 @@ def _time_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
     peak, bandwidth = kernel.peak.value, kernel.bandwidth.value
     eta_c, eta_m = timing.compute_efficiency, timing.memory_efficiency
     sparse, sparse_said = _sparse_note(kernel)
-    if quantity == "t_math":
+    if quantity == q.T_MATH.name:
         return [
             (step.t_mem, "this is T_mem (bytes/β), not T_math (FLOPs/π)"),
             (kernel.flops / peak if eta_c != 1 else None, _NOMINAL),
             (None if sparse is None else kernel.flops / (sparse * eta_c), sparse_said),
             (step.t_math / 2, _MAC.replace("the FLOPs", "T_math")),
         ]
-    if quantity == "t_mem":
+    if quantity == q.T_MEM.name:
         return [
             (step.t_math, "this is T_math (FLOPs/π), not T_mem (bytes/β)"),
             (kernel.bytes / bandwidth if eta_m != 1 else None, _NOMINAL),
         ]
     halved = sp.Max(step.t_math / 2, step.t_mem) + step.launch_overhead
     out = time_slips(quantity, step)
-    if quantity == "t_upper":
+    if quantity == q.T_UPPER.name:
         halved = step.t_math / 2 + step.t_mem + step.launch_overhead
     out.append((halved, _MAC.replace("half the FLOPs", "the bound with half the FLOPs")))
     return out
@@ -148,7 +150,7 @@ def _time_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
 
 def kernel_slips(kernel: KernelNumbers, quantity: str, value: sp.Expr) -> list[Slip]:
     """The slips of a claim about ``quantity`` of ``kernel`` (``value`` is the exact one)."""
-    if quantity in ("mfu", "mbu"):
+    if quantity in (q.MFU.name, q.MBU.name):
         assert kernel.measured is not None  # the target exists, so the measurement does
         ceiling = Ceiling(
             peak=kernel.peak.value,
@@ -160,7 +162,7 @@ def kernel_slips(kernel: KernelNumbers, quantity: str, value: sp.Expr) -> list[S
             fraction_of_peak=kernel.step.fraction_of_peak if kernel.step is not None else None,
         )
         return utilisation_slips(quantity, value, kernel.measured, ceiling)
-    if quantity in ("t_math", "t_mem", "t_lower", "t_upper"):
+    if quantity in _TIMED:
         return _time_slips(kernel, quantity)
     return _roofline_slips(kernel, quantity)
 
@@ -171,6 +173,6 @@ def kernel_slip_sentences(
     """Sentences naming the slips ``claim`` matches (empty when none does)."""
     if not claim.is_number:
         return []
-    timed = quantity in ("t_math", "t_mem", "t_lower", "t_upper")
+    timed = quantity in _TIMED
     exact = seconds(value) if timed else exact_text(value)
     return slip_sentences(kernel_slips(kernel, quantity, value), claim, value, exact, rtol)

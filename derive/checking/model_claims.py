@@ -25,6 +25,7 @@ from pathlib import Path
 
 import sympy as sp
 
+from derive.catalogue.table import CROSSOVER, FLOPS_PER_TOKEN, PARAMS, PARAMS_ACTIVE
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.checking.words import exact_decimal
@@ -205,7 +206,7 @@ def read_model_claim(
     if percent:
         body = _PERCENT.sub("", body)
     answer = read_answer(body, parse, unit_ok)
-    crossover = quantity == "crossover"
+    crossover = quantity == CROSSOVER.name
     if answer.relation.is_order and not crossover:
         raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
     if answer.name is not None and answer.name.replace(" ", "") not in (
@@ -280,11 +281,11 @@ def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -
                     if unit.dimension is Dimension.BYTES
                     else f"read as {other} it would be right"
                 )
-    if quantity == "flops_per_token" and value == a.value("flops_2n"):
+    if quantity == FLOPS_PER_TOKEN.name and value == a.value("flops_2n"):
         return "that is the 2N shortcut, not the matmul and attention FLOPs"
-    if quantity == "params" and value == a.value("params_active") != target:
+    if quantity == PARAMS.name and value == a.value(PARAMS_ACTIVE.name) != target:
         return "that is the active parameters; the total counts every expert"
-    if quantity == "params_active" and value == a.value("params") != target:
+    if quantity == PARAMS_ACTIVE.name and value == a.value(PARAMS.name) != target:
         return "that is the total; a token uses only its top-k experts"
     ratio = value / target
     slips = (

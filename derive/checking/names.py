@@ -4,53 +4,16 @@ from __future__ import annotations
 
 import re
 
+from derive.catalogue import ProblemKind, spelling_map
+from derive.catalogue import table as q
 from derive.checking.context import Context
 from derive.errors import ParseError
 from derive.formula import parse_formula
 
 __all__ = ["NAMES", "normalise_name", "quantity_named"]
 
-NAMES: dict[str, str] = {}
-for _quantity, _spellings in {
-    "intensity": (
-        "i",
-        "intensity",
-        "ai",
-        "arithmeticintensity",
-        "arithmetic_intensity",
-        "i_mem",
-        "i_memory",
-        "flops/bytes",
-        "fracflopsbytes",
-    ),
-    "intensity_regime": ("intensity_regime", "i_regime", "i_leading", "i_lead"),
-    "flops": ("flops", "flop", "#flops", "n_flops", "flopcount"),
-    "bytes": (
-        "bytes",
-        "byte",
-        "bytesmoved",
-        "bytes_moved",
-        "bytes_mem",
-        "bytes_memory",
-        "memorybytes",
-    ),
-    "ridge": ("ridge", "ridgepoint", "ridge_point", "i_ridge", "pi/beta", "fracpibeta", "i_*"),
-    "crossover": ("crossover",),
-    "t_math": ("t_math", "tmath", "t_compute", "t_comp", "t_flops", "flops/pi", "fracflopspi"),
-    "t_mem": ("t_mem", "tmem", "t_memory", "bytes/beta", "fracbytesbeta"),
-    "t_comms": ("t_comms", "t_comm", "tcomms", "t_network", "t_net", "t_ici"),
-    "network_bytes": ("network_bytes", "bytes_network", "bytes_comms", "bytes_net"),
-    "network_intensity": ("network_intensity", "i_network", "i_net", "i_comms", "i_comm"),
-    "network_ridge": ("network_ridge", "ridge_network"),
-    "network_crossover": ("network_crossover", "crossover_network"),
-    "t_lower": ("t_lower", "t_low", "t_lowerbound", "t_min", "t_step", "t_lower,serial"),
-    "t_lower_overlapped": ("t_lower_overlapped", "t_lower,overlapped", "t_overlapped"),
-    "t_upper": ("t_upper", "t_up", "t_upperbound", "t_max"),
-    "mfu": ("mfu", "eta_mfu"),
-    "mbu": ("mbu", "eta_mbu"),
-}.items():
-    for _s in _spellings:
-        NAMES[_s] = _quantity
+NAMES: dict[str, str] = spelling_map(ProblemKind.OPERATOR)
+"""Every spelling of a quantity an operator's check judges → its name (from the catalogue)."""
 
 _MACROS = re.compile(r"\\(?:text|mathrm|mathit|mathsf|mathbf|textrm|textit|operatorname)\s*")
 
@@ -77,7 +40,7 @@ def quantity_named(text: str, ctx: Context) -> str | None:
         f"{x}_crossover",
         f"{x}^*_crit",
     ):
-        found = "crossover"
+        found = q.CROSSOVER.name
     if found is None:
         return None
     try:

@@ -11,7 +11,6 @@ different numbers, so they cannot drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 import sympy as sp
 
@@ -19,6 +18,9 @@ from derive.analysis.analyse import Analysis, ByteTerm
 from derive.analysis.crossover import ALWAYS, NEVER, Crossover
 from derive.analysis.crossover_solve import reduced_parts, solve_crossover
 from derive.analysis.leading_order import leading_order
+from derive.catalogue import Computation, ProblemKind, Roof, Use, names_for
+from derive.catalogue import quantity as catalogued
+from derive.catalogue import table as q
 from derive.errors import ProblemError, RegimeError
 from derive.problem.regime import Regime
 
@@ -43,90 +45,43 @@ __all__ = [
 ]
 
 
-class Kind(Enum):
-    """What computation a quantity is, from a basis (FLOPs over bytes) and hardware numbers."""
+Kind = Computation
+"""What computation a quantity is (the catalogue's :class:`~derive.catalogue.Computation`)."""
 
-    FLOPS = "num"  # the numerator: FLOPs
-    BYTES = "den"  # the denominator: bytes
-    INTENSITY = "ratio"  # FLOPs / bytes
-    RIDGE = "ridge"  # peak / bandwidth
-    CROSSOVER = "cross"  # where FLOPs / bytes = peak / bandwidth, solved for one dim
-    COMPUTE_TIME = "t_num"  # FLOPs / peak
-    TRANSFER_TIME = "t_den"  # bytes / bandwidth
-    STEP_TIME = "step_time"  # a bound of the step's kernels: Σ per-kernel times
-    UTILISATION = "utilisation"  # a measured rate over its ceiling (MFU, MBU)
-
-
-STEP_KINDS = frozenset({Kind.STEP_TIME, Kind.UTILISATION})
-"""Kinds read from the step (``analysis.step``) or the measurement, not from a basis."""
-
-
-class Roof(Enum):
-    """Which bandwidth a quantity's roof uses."""
-
-    MEMORY = "memory"
-    NETWORK = "network"
-
+STEP_KINDS = frozenset({Kind.STEP_TIME, Kind.UTILISATION, Kind.ANALYSED})
+"""Kinds read from the step (``analysis.step``), the measurement or the analysis, not from a basis."""
 
 MEMORY, NETWORK = Roof.MEMORY, Roof.NETWORK
-# quantity -> (kind, roof)
-_TABLE: dict[str, tuple[Kind, Roof]] = {
-    "flops": (Kind.FLOPS, MEMORY),
-    "bytes": (Kind.BYTES, MEMORY),
-    "intensity": (Kind.INTENSITY, MEMORY),
-    "intensity_regime": (Kind.INTENSITY, MEMORY),
-    "ridge": (Kind.RIDGE, MEMORY),
-    "crossover": (Kind.CROSSOVER, MEMORY),
-    "t_math": (Kind.COMPUTE_TIME, MEMORY),
-    "t_mem": (Kind.TRANSFER_TIME, MEMORY),
-    "network_bytes": (Kind.BYTES, NETWORK),
-    "network_intensity": (Kind.INTENSITY, NETWORK),
-    "network_ridge": (Kind.RIDGE, NETWORK),
-    "network_crossover": (Kind.CROSSOVER, NETWORK),
-    "t_comms": (Kind.TRANSFER_TIME, NETWORK),
-    "t_lower": (Kind.STEP_TIME, MEMORY),
-    "t_lower_overlapped": (Kind.STEP_TIME, MEMORY),
-    "t_upper": (Kind.STEP_TIME, MEMORY),
-    "mfu": (Kind.UTILISATION, MEMORY),
-    "mbu": (Kind.UTILISATION, MEMORY),
-}
-QUANTITIES: tuple[str, ...] = tuple(_TABLE)
-
-_NAMES = {
-    "flops": "FLOPs",
-    "bytes": "bytes",
-    "intensity": "intensity",
-    "intensity_regime": "leading-order intensity",
-    "ridge": "ridge point",
-    "crossover": "crossover",
-    "t_math": "T_math",
-    "t_mem": "T_mem",
-    "network_bytes": "network bytes",
-    "network_intensity": "network intensity",
-    "network_ridge": "network ridge point",
-    "network_crossover": "network crossover",
-    "t_comms": "T_comms",
-    "t_lower": "step lower bound T_lower",
-    "t_lower_overlapped": "overlapped lower bound T_lower",
-    "t_upper": "step upper bound T_upper",
-    "mfu": "MFU",
-    "mbu": "MBU",
-}
+QUANTITIES: tuple[str, ...] = names_for(ProblemKind.OPERATOR, Use.CHECK)
+"""What ``derive check`` judges for an operator, in the catalogue's order."""
 
 
 def describe(quantity: str) -> str:
     """The quantity's name for prose (``T_math``, ``ridge point``)."""
-    return _NAMES.get(quantity, quantity)
+    return catalogued(quantity).prose if quantity in QUANTITIES else quantity
+
+
+def _computation(quantity: str) -> Kind:
+    """The row's computation (every quantity an operator's check takes has one)."""
+    found = catalogued(quantity).computation
+    assert found is not None, quantity
+    return found
 
 
 def kind_of(quantity: str) -> Kind:
-    """The kind of computation a quantity is (``ratio``, ``cross``, ...)."""
-    return _TABLE[quantity][0]
+    """The kind of computation a quantity is (``ratio``, ``cross``, ...).
+
+    Raises:
+        KeyError: not a quantity ``derive check`` judges for an operator.
+    """
+    if quantity not in QUANTITIES:
+        raise KeyError(quantity)
+    return _computation(quantity)
 
 
 def roof_of(quantity: str) -> Roof:
     """``memory`` or ``network``."""
-    return _TABLE[quantity][1]
+    return catalogued(quantity).roof
 
 
 @dataclass(frozen=True)
@@ -259,15 +214,24 @@ def compute(kind: Kind, basis: Basis, hw: Hardware, a: Analysis) -> Target:
 
 
 def _step_target(a: Analysis, quantity: str) -> Target:
-    """A step bound (``analysis.step``) or a utilisation (``analysis.measured``), exactly.
+    """A step bound (``analysis.step``), a utilisation (``analysis.measured``) or a value
+    the analysis computed (``analysis.<quantity>``), exactly.
 
     Raises:
         ProblemError: a dim left free (no step time), or no measurement for MFU/MBU.
     """
+    if kind_of(quantity) == Kind.ANALYSED:
+        value = getattr(a, quantity)
+        if value is None:
+            raise ProblemError(
+                f"--quantity {quantity}",
+                f"the {describe(quantity)} needs every dim bound: --set DIM=INT for each",
+            )
+        return Target(value, value)
     if kind_of(quantity) == Kind.UTILISATION:
         value = getattr(a.measured, quantity) if a.measured is not None else None
         if value is None:
-            rate = "--measured-flops-per-s" if quantity == "mfu" else "--measured-bytes-per-s"
+            rate = "--measured-flops-per-s" if quantity == q.MFU.name else "--measured-bytes-per-s"
             raise ProblemError(
                 f"--quantity {quantity}", f"needs a measurement: --measured-time TIME or {rate} R"
             )
@@ -289,10 +253,10 @@ def expected(a: Analysis, quantity: str) -> Target:
     """
     if kind_of(quantity) in STEP_KINDS:
         return _step_target(a, quantity)
-    if quantity == "intensity_regime":
+    if quantity == q.INTENSITY_REGIME.name:
         if a.problem.regime is None:
             raise ProblemError(
-                "--quantity intensity_regime",
+                f"--quantity {quantity}",
                 "needs --regime (the leading order is taken under a regime)",
             )
         return compute(Kind.INTENSITY, basis_of(a, MEMORY, a.problem.regime), hardware_of(a), a)
@@ -302,7 +266,7 @@ def expected(a: Analysis, quantity: str) -> Target:
 def leading(a: Analysis, quantity: str, regime: Regime | None) -> Target | None:
     """The quantity at leading order under ``regime`` (None where that means nothing)."""
     kind = kind_of(quantity)
-    if regime is None or kind in (Kind.RIDGE, *STEP_KINDS) or quantity == "intensity_regime":
+    if regime is None or kind in (Kind.RIDGE, *STEP_KINDS) or quantity == q.INTENSITY_REGIME.name:
         return None
     try:
         return compute(kind, basis_of(a, roof_of(quantity), regime), hardware_of(a), a)

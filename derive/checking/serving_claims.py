@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind, Use, box_of, names_for, rows_for, shown_by
+from derive.catalogue import table as q
 from derive.checking.verdict import Verdict
 from derive.formula.answer import Relation
 
@@ -46,41 +48,18 @@ __all__ = [
     "serving_slips",
 ]
 
-SERVING_QUANTITIES = (
-    "t_lower",
-    "t_upper",
-    "tokens_per_s",
-    "inter_token_latency",
-    "ttft",
-    "prefill_tokens_per_s",
-    "crossover",
-    "step_mfu",
-    "step_mbu",
-)
+SERVING_QUANTITIES = names_for(ProblemKind.SERVING, Use.CHECK)
 """The quantities of a serving step a claim may be about."""
 
 SERVING_ASKED: dict[str, tuple[str, ...]] = {
-    "step": ("t_lower",),
-    "tokens_per_s": ("tokens_per_s",),
-    "inter_token_latency": ("inter_token_latency",),
-    "ttft": ("ttft",),
-    "prefill_tokens_per_s": ("prefill_tokens_per_s",),
-    "crossover": ("crossover",),
-    "measured": ("step_mfu", "step_mbu"),
+    ask: shown_by(ProblemKind.SERVING, ask) for ask in names_for(ProblemKind.SERVING, Use.ASK)
 }
 """A serving problem's ``ask`` → the quantities a student types (one answer box each)."""
 
-_SECONDS = "a time with its unit (s, ms, µs)"
 SERVING_BOXES: dict[str, tuple[str, str, str]] = {
-    "t_lower": ("Lower bound of the step's time, per device", r"T_{\text{lower}}", _SECONDS),
-    "t_upper": ("Upper bound of the step's time, per device", r"T_{\text{upper}}", _SECONDS),
-    "tokens_per_s": ("Decode rate", r"\text{tokens/s}", "tokens per second (4.5e3 tokens/s)"),
-    "inter_token_latency": ("Inter-token latency", r"T_{\text{token}}", _SECONDS),
-    "ttft": ("Time to first token", r"T_{\text{TTFT}}", _SECONDS),
-    "prefill_tokens_per_s": ("Prefill rate", r"\text{tokens/s}", "tokens per second"),
-    "crossover": ("Batch at which decode becomes compute-bound", "B^*", "a number, or B ≥ …"),
-    "step_mfu": ("MFU of the measured step", r"\text{MFU}", "a fraction (0.42) or 42%"),
-    "step_mbu": ("MBU of the measured step", r"\text{MBU}", "a fraction (0.42) or 42%"),
+    row.name: (box.label, box.latex, box.placeholder)
+    for row in rows_for(ProblemKind.SERVING, Use.BOX)
+    if (box := box_of(ProblemKind.SERVING, row.name)) is not None
 }
 """Answer box of each serving quantity: (label, LaTeX symbol, placeholder)."""
 
@@ -106,19 +85,19 @@ def _quantities(phase: PhaseAnalysis) -> tuple[list, list[tuple[str, str]]]:
 
     decode = phase.phase is Phase.DECODE
     values: dict[str, tuple[sp.Expr | None, Unit, str]] = {
-        "t_lower": (phase.step.t_lower, Unit.SECONDS, ""),
-        "t_upper": (phase.step.t_upper, Unit.SECONDS, ""),
-        "tokens_per_s": (phase.tokens_per_s if decode else None, Unit.TOKENS_PER_S, "decode"),
-        "inter_token_latency": (phase.latency if decode else None, Unit.SECONDS, "decode"),
-        "ttft": (None if decode else phase.latency, Unit.SECONDS, "prefill"),
-        "prefill_tokens_per_s": (
+        q.T_LOWER.name: (phase.step.t_lower, Unit.SECONDS, ""),
+        q.T_UPPER.name: (phase.step.t_upper, Unit.SECONDS, ""),
+        q.TOKENS_PER_S.name: (phase.tokens_per_s if decode else None, Unit.TOKENS_PER_S, "decode"),
+        q.INTER_TOKEN_LATENCY.name: (phase.latency if decode else None, Unit.SECONDS, "decode"),
+        q.TTFT.name: (None if decode else phase.latency, Unit.SECONDS, "prefill"),
+        q.PREFILL_TOKENS_PER_S.name: (
             None if decode else phase.tokens_per_s,
             Unit.TOKENS_PER_S,
             "prefill",
         ),
     }
     cross = phase.crossover
-    values["crossover"] = (
+    values[q.CROSSOVER.name] = (
         cross.exact if cross is not None and cross.is_number else None,
         Unit.SEQUENCES,
         "decode (and a crossover that happens)"
@@ -127,8 +106,8 @@ def _quantities(phase: PhaseAnalysis) -> tuple[list, list[tuple[str, str]]]:
     )
     m = phase.measured
     needs = "a measured time or rate (measured_time, measured_tokens_per_s)"
-    values["step_mfu"] = (m.mfu if m else None, Unit.FRACTION, needs)
-    values["step_mbu"] = (m.mbu if m else None, Unit.FRACTION, needs)
+    values[q.STEP_MFU.name] = (m.mfu if m else None, Unit.FRACTION, needs)
+    values[q.STEP_MBU.name] = (m.mbu if m else None, Unit.FRACTION, needs)
     kept, left_out = [], []
     for key, (value, unit, needs) in values.items():
         if value is None:
@@ -171,7 +150,7 @@ def judge_crossover(
         return None
     threshold = cross.min_compute_bound
     exact = str(cross.exact)
-    expected = shown_expected(Quantity("crossover", cross.exact, cross.exact, Unit.SEQUENCES))
+    expected = shown_expected(Quantity(q.CROSSOVER.name, cross.exact, cross.exact, Unit.SEQUENCES))
     expected += f" (smallest compute-bound batch: {threshold})"
     value = claim.value
     if relation in (Relation.LESS, Relation.LESS_EQUAL):
@@ -200,11 +179,11 @@ def serving_slips(
     step, tokens = phase.step, phase.tokens
     single = step.single_roofline_t_lower
     slips: dict[str, tuple[tuple[sp.Expr | None, str], ...]] = {
-        "t_lower": (
+        q.T_LOWER.name: (
             (single, "that is the single roofline, max(Σ T_math, Σ T_mem), not the sum per kernel"),
             (step.t_upper, "that is T_upper (nothing overlapped), not the lower bound"),
         ),
-        "tokens_per_s": (
+        q.TOKENS_PER_S.name: (
             (tokens / single, "that divides by the single roofline, not the sum per kernel"),
             (tokens / step.t_upper, "that divides by T_upper, not T_lower"),
             (1 / step.t_lower, "that is one sequence's rate; a decode step makes B tokens"),
@@ -214,9 +193,9 @@ def serving_slips(
                 "that is one replica's rate; each of the replicas makes B tokens per step",
             ),
         ),
-        "ttft": ((single, "that is the single roofline, not the sum per kernel"),),
-        "inter_token_latency": ((single, "that is the single roofline, not the sum per kernel"),),
-        "crossover": (
+        q.TTFT.name: ((single, "that is the single roofline, not the sum per kernel"),),
+        q.INTER_TOKEN_LATENCY.name: ((single, "that is the single roofline, not the sum per kernel"),),
+        q.CROSSOVER.name: (
             (
                 phase.crossover_regime.exact if phase.crossover_regime else None,
                 "that is the leading-order crossover (B ≪ d: the activations' bytes dropped); "

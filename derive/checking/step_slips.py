@@ -27,9 +27,10 @@ import sympy as sp
 from derive.analysis.analyse import Analysis
 from derive.analysis.measured import Measured
 from derive.analysis.step import StepTime, compose
+from derive.catalogue import table as q
 from derive.checking.context import Context
 from derive.checking.matching import match
-from derive.checking.quantities import Target
+from derive.checking.quantities import Kind, Target, kind_of
 from derive.checking.words import approx, sci
 from derive.formula.decimals import fmt_decimal
 from derive.problem.chips import Chip, Figure
@@ -85,7 +86,7 @@ def time_slips(quantity: str, step: StepTime) -> list[Slip]:
         step.t_upper,
         "this is T_upper, every time added with nothing overlapped (Σ T_math + T_mem + T_comms)",
     )
-    if quantity == "t_upper":
+    if quantity == q.T_UPPER.name:
         return [
             (
                 step.t_lower,
@@ -94,7 +95,7 @@ def time_slips(quantity: str, step: StepTime) -> list[Slip]:
             ),
             single,
         ]
-    if quantity == "t_lower_overlapped":
+    if quantity == q.T_LOWER_OVERLAPPED.name:
         return [
             (
                 step.t_lower_serial,
@@ -186,18 +187,18 @@ def utilisation_slips(quantity: str, value: sp.Expr, m: Measured, c: Ceiling) ->
             f"{fmt_decimal(value * 100)}% or {fmt_decimal(value)})",
         )
     ]
-    other = "mbu" if quantity == "mfu" else "mfu"
+    other = q.MBU.name if quantity == q.MFU.name else q.MFU.name
     swapped = getattr(m, other)
     if swapped is not None:
         out.append(
             (
                 swapped,
                 "this is the MBU (achieved bytes/s over β), not the MFU"
-                if quantity == "mfu"
+                if quantity == q.MFU.name
                 else "this is the MFU (achieved FLOP/s over π), not the MBU",
             )
         )
-    if quantity == "mbu":
+    if quantity == q.MBU.name:
         eta = c.timing.memory_efficiency
         if eta != 1 and m.bytes_per_s is not None:
             out.append(
@@ -269,10 +270,12 @@ def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> l
     value = target.value
     if value is None or not claim.is_number:
         return []
-    if quantity in ("mfu", "mbu"):
+    if quantity in (q.MFU.name, q.MBU.name):
         assert a.measured is not None  # the target exists, so the measurement does
         slips = utilisation_slips(quantity, value, a.measured, _ceiling_of(a))
         exact = approx(value)
+    elif kind_of(quantity) is Kind.ANALYSED:
+        return []  # read from the analysis: no slip of its own is known yet
     else:
         assert a.step is not None  # the target exists, so the step does
         slips = time_slips(quantity, a.step)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from derive.commands.options import add_model_flags, serving_of
 from derive.errors import OperatorFileError, ProblemError, UnknownNameError, did_you_mean
-from derive.pipeline import model_names, operator_registry
+from derive.pipeline import model_names, names_a_config, operator_registry
 from derive.pipeline.compare import model_rows
 from derive.present.compare.models import model_compare_document
 from derive.present.compare.table import chips_of
@@ -86,7 +86,7 @@ def compare_target(args: argparse.Namespace) -> Registry | None:
             raise ProblemError(f"{flag} with operator {name!r}", "only a model has a serving step")
         return registry
     models = model_names(paths)
-    if name.lower() not in (n.lower() for n in models):
+    if name.lower() not in (n.lower() for n in models) and not names_a_config(name):
         if refused is not None:
             raise refused
         operators = registry.names() if registry is not None else ()

@@ -92,7 +92,7 @@ def run_builtin_key(
 ) -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
-    pset = parse_problem_set(text, "rooflines.toml")
+    pset = parse_problem_set(text, "rooflines.toml")  # its configs/… are the shipped ones
     print(
         f"derive {__version__}: no command given, so writing the built-in answer key "
         f"({pset.title}) into {out_dir.resolve()}; 'derive --help' lists the commands"

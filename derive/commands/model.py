@@ -4,6 +4,8 @@
     derive model mixtral-8x7b --peak 9.89e14 --bandwidth 3.35e12 --capacity 80e9 --format json
     derive model gpt2-small --chip a100 --train-tokens 3e11 --mfu 0.4 --devices 8
     derive model gpt2-small --quantity params --claim 124e6 --rtol 0.01
+    derive model path/to/config.json --chip h100 --devices 8 --set B=8 --set S=4096
+    derive model --params 70e9 --chip h100 --devices 8 --train-tokens 2e12 --mfu 0.4
 
 Exit codes: 0 (a judged claim is right), 1 a judged claim is wrong, 2 bad input.
 
@@ -45,7 +47,20 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     )
     p.add_argument(
         "model",
-        help="model name (built-ins: gpt2-small, llama-3-8b, llama-3-70b, llama-2-70b, mixtral-8x7b)",
+        nargs="?",
+        default="",
+        help="model name (built-ins: gpt2-small, llama-3-8b, llama-3-70b, llama-2-70b, "
+        "mixtral-8x7b), a Hugging Face config.json, or a folder holding one; or give --params",
+    )
+    p.add_argument(
+        "--params",
+        metavar="P",
+        help="a model by its size alone, e.g. 70e9 parameters (no architecture: weights, fit, training)",
+    )
+    p.add_argument(
+        "--params-active",
+        metavar="P_ACT",
+        help="with --params: the parameters a token uses (a mixture of experts), e.g. 37e9",
     )
     add_operators_flag(p, "a Python file declaring Transformer models (and operators); repeatable")
     add_hardware_flags(p, link=False)
@@ -97,6 +112,8 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
         measured_tokens_per_s=None if serving else args.measured_tokens_per_s,
         state_bytes=args.state_bytes,
         tp=getattr(args, "tp", None),
+        params=getattr(args, "params", None),
+        params_active=getattr(args, "params_active", None),
     )
 
 

@@ -18,7 +18,13 @@ from derive.declare.operator import Operator
 from derive.errors import DeriveError, OperatorFileError, UnknownNameError, did_you_mean
 from derive.resources import resource_dir
 
-__all__ = ["Registry", "builtin_operator_files", "load_operator_file", "load_registry"]
+__all__ = [
+    "ModelDeclaration",
+    "Registry",
+    "builtin_operator_files",
+    "load_operator_file",
+    "load_registry",
+]
 
 # the files a load_registry in progress has run, by resolved path (None outside one)
 _session: ContextVar[dict[Path, ModuleType] | None] = ContextVar(
@@ -113,6 +119,22 @@ def _operators_in(module: ModuleType) -> list[Operator]:
     return [v for k, v in vars(module).items() if not k.startswith("_") and isinstance(v, Operator)]
 
 
+class ModelDeclaration:
+    """A marker base: a module-level declaration of a whole model (``derive.Transformer``).
+
+    A file that declares only models is a valid operators file: ``--operators`` in a set
+    loads models and operators alike (the models are read by ``derive.model.registry``).
+    """
+
+    __slots__ = ()
+
+
+def _declares_models(module: ModuleType) -> bool:
+    return any(
+        isinstance(v, ModelDeclaration) for k, v in vars(module).items() if not k.startswith("_")
+    )
+
+
 def load_registry(
     paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True
 ) -> Registry:
@@ -130,10 +152,12 @@ def _register(files: tuple[Path, ...], builtins: tuple[Path, ...]) -> Registry:
     seen: dict[str, tuple[Operator, Path]] = {}
     ops: list[Operator] = []
     for path in files:
-        found = _operators_in(load_operator_file(path))
-        if not found and path not in builtins:
+        module = load_operator_file(path)
+        found = _operators_in(module)
+        if not found and path not in builtins and not _declares_models(module):
             raise OperatorFileError(
-                f"operators file {str(path)!r}", "declares no module-level Operator"
+                f"operators file {str(path)!r}",
+                "declares no module-level Operator (nor a Transformer model)",
             )
         for op in found:
             key = op.name.lower()

@@ -22,6 +22,8 @@ from derive.model.counts import block_parts, substitutions
 from derive.model.expand import Role
 from derive.model.records import ModelAnalysis, Quantity, Sheet, Unit
 from derive.model.serving import fit, training
+from derive.model.sized import SizedModel
+from derive.model.sized_steps import by_size
 from derive.model.symbols import batch, context, sym
 
 __all__ = [
@@ -46,8 +48,9 @@ def select_quantities(a: ModelAnalysis, ask: tuple[str, ...]) -> ModelAnalysis:
 def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
     values: dict[sp.Symbol, sp.Basic] = {}
     bound = dict(p.bound)
-    for s, v in substitutions(p.model).items():
-        values[s] = v.xreplace(bound)
+    if not isinstance(p.model, SizedModel):  # a size is the first step's, not a given
+        for s, v in substitutions(p.model).items():
+            values[s] = v.xreplace(bound)
     for dim in (batch, context):
         if dim in bound:
             values[dim] = bound[dim]
@@ -85,17 +88,20 @@ def analyse_model(p: ModelProblem) -> ModelAnalysis:
     """Derive every quantity the problem allows, in the order the worked solution shows them."""
     sheet = Sheet(_given(p))
     given = tuple(sorted(sheet.values.items(), key=lambda kv: kv[0].name))
-    _check_context(sheet, p)
-    parameters(sheet, p)
-    memory_of_weights_and_cache(sheet)
-    flops(sheet, p)
-    fit(sheet, p)
+    if isinstance(p.model, SizedModel):
+        by_size(sheet, p)
+    else:
+        _check_context(sheet, p)
+        parameters(sheet, p)
+        memory_of_weights_and_cache(sheet, p)
+        flops(sheet, p)
+        fit(sheet, p)
     training(sheet, p)
     return ModelAnalysis(
         problem=p,
         given=given,
         quantities=tuple(sheet.derived),
-        parts=tuple(block_parts(p.model)),
+        parts=() if isinstance(p.model, SizedModel) else tuple(block_parts(p.model)),
         verdicts=tuple(sheet.verdicts),
         warnings=tuple(sheet.warnings),
         left_out=tuple(sheet.left_out),

@@ -15,6 +15,7 @@ import sympy as sp
 from derive.errors import ProblemError, UnknownNameError
 from derive.formula.decimals import parse_positive_int
 from derive.model.expand import Role
+from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
 from derive.model.symbols import batch, context
 from derive.model.transformer import Transformer
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
@@ -73,9 +74,10 @@ RECIPES: dict[str, StateRecipe] = {
 
 @dataclass(frozen=True)
 class ModelProblem:
-    """A bound model problem: exact numbers, every name checked."""
+    """A bound model problem: exact numbers, every name checked (``model`` may be known by
+    its size alone: a :class:`~derive.model.sized.SizedModel`)."""
 
-    model: Transformer
+    model: Transformer | SizedModel
     chip: Chip | None
     capacity: Figure | None
     peak: Figure | None
@@ -89,6 +91,13 @@ class ModelProblem:
     measured_tokens_per_s: Figure | None
     state: StateRecipe | None
     tp: sp.Integer
+
+    @property
+    def transformer(self) -> Transformer:
+        """The model's architecture; a model known by its size alone has none (one line)."""
+        if isinstance(self.model, SizedModel):
+            raise ProblemError(f"model {self.model.name}", NEEDS_ARCHITECTURE)
+        return self.model
 
     @property
     def replicas(self) -> sp.Integer:
@@ -136,7 +145,7 @@ def _bind_dtypes(specs: tuple[str, ...]) -> tuple[tuple[Role, Dtype], ...]:
 
 
 def _bind_sets(
-    model: Transformer, sets: tuple[str, ...]
+    model: Transformer | SizedModel, sets: tuple[str, ...]
 ) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:
     known = {d.name: d for d in (batch, context, *model.free_dims)}
     bound: dict[sp.Symbol, sp.Integer] = {}
@@ -232,7 +241,7 @@ def _hardware(spec: ModelSpec, compute: str, needs_peak: bool) -> tuple:
     return None, capacity, peak, bandwidth
 
 
-def bind_model(spec: ModelSpec, model: Transformer) -> ModelProblem:
+def bind_model(spec: ModelSpec, model: Transformer | SizedModel) -> ModelProblem:
     """Validate a spec against its model and the catalogues; the result is exact."""
     for name in ("dtypes", "sets"):
         if len(getattr(spec, name)) > MAX_ITEMS:

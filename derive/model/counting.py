@@ -1,8 +1,7 @@
 """What a model stores and computes, quantity by quantity: parameters, bytes, FLOPs per token.
 
-Each function derives its quantities on the sheet of :func:`~derive.model.analysis.analyse_model`
-(a formula in the notation's symbols and its exact value); the worked solution's steps that
-show them are :mod:`derive.solution.model_steps`.
+Each function derives its quantities on the sheet of :func:`~derive.model.analysis.analyse_model`;
+the worked solution's steps that show them, and say why, are :mod:`derive.solution.model_steps`.
 """
 
 from __future__ import annotations
@@ -13,60 +12,101 @@ from derive.model.binding import ModelProblem
 from derive.model.counts import block_parts, global_parts
 from derive.model.records import Sheet, Unit
 from derive.model.symbols import batch, context, sym
+from derive.model.transformer import Norm, Transformer
 
 __all__ = ["flops", "memory_of_weights_and_cache", "parameters"]
 
 
+_BLOCKS = (
+    ("P_attn", "attention"),
+    ("P_mlp", "mlp"),
+    ("P_norm", "norms"),
+    ("P_mlp_dense", "mlp_dense"),
+)
+
+
 def parameters(sheet: Sheet, p: ModelProblem) -> None:
-    """One block's parameters by part, the globals, the total, the active and the lookup tables."""
-    m = p.model
+    m = p.transformer
     parts = block_parts(m)
-    by_block = {
-        key: [pt for pt in parts if pt.block.value == block]
-        for key, block in (("P_attn", "attention"), ("P_mlp", "mlp"), ("P_norm", "norms"))
-    }
-    keys = [key for key, ps in by_block.items() if ps]
-    for key in keys:
-        sheet.q(key, sp.Add(*(pt.formula for pt in by_block[key])), Unit.PARAMS)
+    by_block = {key: [pt for pt in parts if pt.block.value == block] for key, block in _BLOCKS}
+    block_qs = [
+        sheet.q(key, sp.Add(*(pt.formula for pt in ps)), Unit.PARAMS)
+        for key, ps in by_block.items()
+        if ps
+    ]
+    keys = [q.key for q in block_qs if q.key != "P_mlp_dense"]
     active_key = "P_mlp"
     if m.is_moe:
-        sheet.q("P_mlp_active", sp.Add(*(pt.active for pt in by_block["P_mlp"])), Unit.PARAMS)
+        block_qs.append(
+            sheet.q("P_mlp_active", sp.Add(*(pt.active for pt in by_block["P_mlp"])), Unit.PARAMS)
+        )
         active_key = "P_mlp_active"
-    sheet.q("P_block", sp.Add(*(sym(k) for k in keys)), Unit.PARAMS)
+    block_qs.append(sheet.q("P_block", sp.Add(*(sym(k) for k in keys)), Unit.PARAMS))
     if m.is_moe:
         active = [sym(active_key if k == "P_mlp" else k) for k in keys]
-        sheet.q("P_block_active", sp.Add(*active), Unit.PARAMS)
+        block_qs.append(sheet.q("P_block_active", sp.Add(*active), Unit.PARAMS))
+    if m.dense_layers is not None:
+        dense = [sym("P_mlp_dense" if k == "P_mlp" else k) for k in keys]
+        block_qs.append(sheet.q("P_block_dense", sp.Add(*dense), Unit.PARAMS))
     globals_ = global_parts(m)
     for key, pt in globals_:
         sheet.q(key, pt.formula, Unit.PARAMS)
     g_keys = [k for k, _ in globals_]
     lookup = [k for k in g_keys if k in ("P_embed", "P_pos")]
     L = sym("layers")
-    sheet.q("params", L * sym("P_block") + sp.Add(*(sym(k) for k in g_keys)), Unit.PARAMS)
+    glob = sp.Add(*(sym(k) for k in g_keys))
     block_active = sym("P_block_active" if m.is_moe else "P_block")
-    sheet.q("params_active", L * block_active + sp.Add(*(sym(k) for k in g_keys)), Unit.PARAMS)
+    if m.dense_layers is None:
+        total, used = L * sym("P_block"), L * block_active
+    else:
+        L_d = sym("dense_layers")
+        total = (L - L_d) * sym("P_block") + L_d * sym("P_block_dense")
+        used = (L - L_d) * block_active + L_d * sym("P_block_dense")
+    sheet.q("params", total + glob, Unit.PARAMS)
+    sheet.q("params_active", used + glob, Unit.PARAMS)
     sheet.q("params_embedding", sp.Add(*(sym(k) for k in lookup)), Unit.PARAMS)
 
 
-def memory_of_weights_and_cache(sheet: Sheet) -> None:
-    """The weights' bytes, and the KV cache's per token and for B sequences of S positions."""
+def _positions(m: Transformer) -> sp.Expr:
+    """Σ over layers of the positions a layer attends to (and caches) at context S."""
+    L = sym("layers")
+    if m.window is None:
+        return L * context
+    L_win = sym("windowed_layers")
+    return (L - L_win) * context + L_win * sp.Min(context, sym("window"))
+
+
+def memory_of_weights_and_cache(sheet: Sheet, p: ModelProblem) -> None:
+    """The weights' bytes, and the KV cache's per token and for B sequences at context S."""
+    m = p.transformer
     sheet.q("weights_bytes", sym("params") * sym("w_weights"), Unit.BYTES)
     L, kv, dh = sym("layers"), sym("kv_heads"), sym("head_dim")
-    sheet.q("kv_bytes_per_token", 2 * L * kv * dh * sym("w_kv"), Unit.BYTES_PER_TOKEN)
-    sheet.q("kv_bytes", sym("kv_bytes_per_token") * batch * context, Unit.BYTES)
+    if m.is_mla:
+        per_layer = (sym("kv_lora_rank") + sym("qk_rope_head_dim")) * sym("w_kv")
+    else:
+        per_layer = 2 * kv * dh * sym("w_kv")
+    sheet.q("kv_bytes_per_token", L * per_layer, Unit.BYTES_PER_TOKEN)
+    if m.window is None:
+        sheet.q("kv_bytes", sym("kv_bytes_per_token") * batch * context, Unit.BYTES)
+    else:
+        sheet.q("kv_bytes", per_layer * batch * _positions(m), Unit.BYTES)
 
 
 def flops(sheet: Sheet, p: ModelProblem) -> None:
-    """FLOPs per token: the matmuls (2 per multiplied weight), attention at S, the 2N shortcut."""
-    m = p.model
+    m = p.transformer
     d, V, L = sym("d_model"), sym("vocab"), sym("layers")
     matmul_params = sym("params_active") - sym("params_embedding")
+    if m.norm_kind is not Norm.NONE:  # a norm's scale multiplies elementwise: not a matmul
+        matmul_params = matmul_params - L * sym("P_norm") - sym("P_final")
     if m.tied_embeddings:
         matmul_params = matmul_params + d * V
     sheet.q("P_matmul", matmul_params, Unit.PARAMS)
     sheet.q("flops_matmuls", 2 * sym("P_matmul"), Unit.FLOPS_PER_TOKEN)
-    sheet.q(
-        "flops_attention", 4 * L * sym("heads") * sym("head_dim") * context, Unit.FLOPS_PER_TOKEN
-    )
+    h = sym("heads")
+    if m.is_mla:  # scores over the latent and the rope key, values over the latent
+        per_position = 2 * h * (2 * sym("kv_lora_rank") + sym("qk_rope_head_dim"))
+    else:
+        per_position = 4 * h * sym("head_dim")
+    sheet.q("flops_attention", per_position * _positions(m), Unit.FLOPS_PER_TOKEN)
     sheet.q("flops_per_token", sym("flops_matmuls") + sym("flops_attention"), Unit.FLOPS_PER_TOKEN)
     sheet.q("flops_2n", 2 * sym("params_active"), Unit.FLOPS_PER_TOKEN)

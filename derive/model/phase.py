@@ -14,11 +14,13 @@ cluster's rates are ``replicas`` times one group's.
 
 Tensor parallelism (Megatron): the Q/K/V, gate/up and head projections are split by
 output columns, the O and down projections by input rows; attention splits its heads
-and the KV cache; norms, the embedding lookup and a MoE router are replicated. Each row
+and the KV cache (beyond h_kv devices, each holds one KV head, replicated); norms, the
+embedding lookup and a MoE router are replicated. Each row
 split is followed by an all-reduce of its output activations (two per layer), ring
 algorithm, waited for. A block's kernels run once per layer (``launches = layers``).
-Conventions: weights are read once per step (every expert's for a MoE), the embedding
-reads one row per token, the FLOPs are the expansion's (2 per weight element used, 4·h·d_h·S
+Conventions: weights are read once per step, the embedding reads one row per token, a MoE
+layer reads the experts its T tokens touch (at least k, at most min(E, k·T); derive takes the
+upper bound min(E, k·T), see :class:`ExpertsRead`), the FLOPs are the expansion's (2 per weight element used, 4·h·d_h·S
 per token for attention).
 
 The decode crossover is the batch at which the weight-streaming matmuls become
@@ -43,20 +45,25 @@ from derive.errors import ProblemError
 from derive.model.binding import ModelProblem, bind_tp
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
+from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
 from derive.model.symbols import batch, context
+from derive.model.transformer import Transformer
 from derive.problem.timing import Timing
 
 __all__ = [
+    "ExpertsRead",
     "Phase",
     "PhaseAnalysis",
     "analyse_phase",
     "at_batch_and_context",
     "decode_rates",
+    "kv_ways",
     "parse_phase",
 ]
 
-_ROW_SPLIT = frozenset({"o", "down", "experts_down"})
-_REPLICATED = frozenset({"router"})
+_ROW_SPLIT = frozenset({"o", "down", "experts_down", "shared_down", "dense_down"})
+# replicated on every device: the router, and latent attention's shared projections
+_REPLICATED = frozenset({"router", "q_a", "kv_a"})
 _MATMULS = frozenset({KernelOp.MATMUL, KernelOp.MOE_MATMUL})
 
 
@@ -73,6 +80,51 @@ def parse_phase(text: str) -> Phase:
         return Phase(text)
     except ValueError:
         raise ProblemError(f"--phase {text}", "a phase is decode or prefill") from None
+
+
+@dataclass(frozen=True)
+class ExpertsRead:
+    """The experts one MoE layer reads in a step of T tokens (decode: T = B; prefill: T = B·S).
+
+    Each token routes to k of the E experts, so the step touches at least k experts (every
+    token picks the same ones) and at most min(E, k·T) (no two tokens share one). derive's
+    convention is the upper bound, ``read``; under uniform routing the expected count is
+    ``uniform`` = E·(1 − (1 − k/E)^T), between the two.
+
+    Attributes:
+        experts: E; ``top_k``: k; ``tokens``: T, the tokens in flight in the step.
+        lower: k, the fewest experts read; ``read``: min(E, k·T), the convention.
+        uniform: E·(1 − (1 − k/E)^T), the expectation under uniform routing (exact; the
+            power is left unevaluated when T > 256, its fraction having about T digits).
+    """
+
+    experts: sp.Integer
+    top_k: sp.Integer
+    tokens: sp.Integer
+    lower: sp.Integer
+    read: sp.Integer
+    uniform: sp.Rational
+
+
+EXACT_POWER = 256  # above it, (1 − k/E)^T stays a power: its fraction would have ~T digits
+
+
+def experts_read(experts: sp.Integer, top_k: sp.Integer, in_flight: sp.Integer) -> ExpertsRead:
+    """The experts a step of ``in_flight`` tokens reads per MoE layer (both bounds, the expectation).
+
+    >>> r = experts_read(sp.Integer(8), sp.Integer(2), sp.Integer(1))
+    >>> r.lower, r.read, r.uniform
+    (2, 2, 2)
+    """
+    e, k = sp.Integer(experts), sp.Integer(top_k)
+    return ExpertsRead(
+        experts=e,
+        top_k=k,
+        tokens=sp.Integer(in_flight),
+        lower=k,
+        read=sp.Min(e, k * in_flight),
+        uniform=e * (1 - sp.Pow(1 - k / e, in_flight, evaluate=in_flight <= EXACT_POWER)),
+    )
 
 
 @dataclass(frozen=True)
@@ -97,6 +149,9 @@ class PhaseAnalysis:
         replicas: data-parallel replicas, devices / tp (1: one group over every device).
         measured_tokens_per_s: the measured rate of the cluster, when the step's time was
             measured as a rate (the measured time is then replicas × tokens / rate).
+        experts_read: for a MoE, the experts one layer reads in this step (None otherwise).
+        kv_ways: devices the KV heads are split over, min(tp, h_kv); below tp, each device
+            holds one KV head, replicated tp/h_kv times.
     """
 
     phase: Phase
@@ -118,6 +173,8 @@ class PhaseAnalysis:
     ridge: sp.Rational
     replicas: int = 1
     measured_tokens_per_s: sp.Rational | None = None
+    experts_read: ExpertsRead | None = None
+    kv_ways: int = 1
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:
@@ -132,8 +189,30 @@ def _number(value: sp.Expr, bound: dict[sp.Symbol, sp.Integer], what: str) -> sp
     return value
 
 
-def _share(tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool) -> sp.Rational:
-    """The fraction of a tensor one device holds or moves under tensor parallelism."""
+_KV_PROJECTIONS = frozenset({"k", "v"})
+
+
+def _ways(kernel: ModelKernel, tensor: ModelTensor | None, tp: int, kv_ways: int) -> int:
+    """The devices a kernel's tensor is split over: ``kv_ways`` for the K/V heads, else ``tp``."""
+    if kernel.name in _KV_PROJECTIONS or (tensor is not None and tensor.role is Role.KV_CACHE):
+        return kv_ways
+    return tp
+
+
+def _kv_ways_of(model: Transformer, tp: int, kv_heads: int) -> int:
+    """min(tp, h_kv); 1 for latent attention, whose one latent serves every head (replicated)."""
+    return 1 if model.is_mla else min(tp, kv_heads)
+
+
+def _share(
+    tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool, kv_ways: int
+) -> sp.Rational:
+    """The fraction of a tensor one device holds or moves under tensor parallelism.
+
+    K/V heads split over ``kv_ways`` = min(tp, h_kv) devices: beyond h_kv each device holds
+    one KV head (its projections and its cache), replicated tp/h_kv times.
+    """
+    tp = _ways(kernel, tensor, tp, kv_ways)
     if (
         tp == 1
         or kernel.name in _REPLICATED
@@ -150,15 +229,18 @@ def _share(tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool) -> sp.
     return sp.Rational(1, tp) if (row and read) or (not row and not read) else sp.Integer(1)
 
 
-def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int) -> sp.Expr:
+def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int, kv_ways: int) -> sp.Expr:
     total = sp.Integer(0)
     for tensors, read in ((kernel.reads, True), (kernel.writes, False)):
         for tensor in tensors:
             elements = tensor.elements
             if kernel.operator is KernelOp.EMBEDDING and tensor.role is Role.WEIGHT:
                 elements = tokens * tensor.shape[-1]  # a lookup reads one row per token
+            elif kernel.operator is KernelOp.MOE_MATMUL and tensor.role is Role.WEIGHT:
+                experts = tensor.shape[0]  # the step reads the experts its tokens touch
+                elements = elements / experts * sp.Min(experts, problem.transformer.top_k * tokens)
             width = problem.dtype(tensor.role).width
-            total += elements * width * _share(tensor, kernel, tp, read)
+            total += elements * width * _share(tensor, kernel, tp, read, kv_ways)
     return total
 
 
@@ -183,16 +265,23 @@ class _Counts:
     launches: int
 
 
+def kv_ways(problem: ModelProblem, tp: int) -> int:
+    """Devices the KV heads are split over: min(tp, h_kv) (beyond h_kv, a head per device)."""
+    kv = int(_number(problem.transformer.kv_heads, dict(problem.bound), "the model's kv_heads"))
+    return _kv_ways_of(problem.transformer, tp, kv)
+
+
 def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
-    model = problem.model
+    model = problem.transformer
     bound = {dim: value for dim, value in problem.bound if dim is not batch}
-    layers = int(_number(model.layers, bound, "the model's layers"))
+    kv = kv_ways(problem, tp)
     in_flight = batch if phase is Phase.DECODE else batch * context
     per_token = {tokens: in_flight}
     out = []
     for kernel in expand(model).kernels:
-        repeat = layers if kernel.per_layer else 1
-        split = sp.Integer(1) if kernel.name in _REPLICATED else sp.Rational(1, tp)
+        repeat = int(_number(kernel.copies(model), bound, "the model's layers"))
+        ways = _ways(kernel, None, tp, kv)
+        split = sp.Integer(1) if kernel.name in _REPLICATED else sp.Rational(1, ways)
         if kernel.operator not in (*_MATMULS, KernelOp.ATTENTION):
             split = sp.Integer(1)
         comms, steps = _comms(kernel, problem, tp)
@@ -203,7 +292,7 @@ def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]
                     repeat * split * _expr(kernel.flops).xreplace(per_token).xreplace(bound)
                 ),
                 bytes=sp.expand(
-                    repeat * _bytes(kernel, problem, tp).xreplace(per_token).xreplace(bound)
+                    repeat * _bytes(kernel, problem, tp, kv).xreplace(per_token).xreplace(bound)
                 ),
                 comms=sp.expand(repeat * comms.xreplace(per_token).xreplace(bound)),
                 steps=repeat * steps,
@@ -215,18 +304,29 @@ def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]
 
 def _check_split(problem: ModelProblem, tp: int, tp_text: str | None) -> None:
     """Refuse a degree that does not split the heads, naming the flag that set it: ``--tp``,
-    or ``--devices`` when the degree is its default (all the devices)."""
-    model = problem.model
+    or ``--devices`` when the degree is its default (all the devices).
+
+    The query heads are split tp ways; the KV heads tp ways up to h_kv, and beyond it each
+    device holds one (tp a multiple of h_kv, each head replicated tp/h_kv times).
+    """
+    model = problem.transformer
     bound = dict(problem.bound)
     typed = tp_text is not None or problem.tp != problem.devices
-    for field in ("heads", "kv_heads"):
-        value = _number(getattr(model, field), bound, f"the model's {field}")
-        if value % tp != 0:
-            raise ProblemError(
-                f"--tp {tp}" if typed else f"--devices {problem.devices}",
-                f"{model.name} has {value} {field.replace('_', ' ')}, not divisible by {tp}"
-                + ("" if typed else " (the tensor-parallel degree --tp defaults to --devices)"),
-            )
+    heads = _number(model.heads, bound, "the model's heads")
+    kv = _number(model.kv_heads, bound, "the model's kv_heads")
+    why = None
+    if heads % tp:
+        why = f"{model.name} has {heads} heads, not divisible by {tp}"
+    elif kv % tp and tp % kv and not model.is_mla:
+        why = (
+            f"{model.name} has {kv} kv heads: {tp} neither divides them nor is a multiple of "
+            "them (beyond the KV heads, each device holds one, replicated)"
+        )
+    if why is not None:
+        raise ProblemError(
+            f"--tp {tp}" if typed else f"--devices {problem.devices}",
+            why + ("" if typed else " (the tensor-parallel degree --tp defaults to --devices)"),
+        )
 
 
 def _tp(problem: ModelProblem, text: str | None) -> int:
@@ -284,6 +384,46 @@ def decode_rates(
     )
 
 
+def _branch(expr: sp.Expr, every_expert: bool) -> sp.Expr:
+    """``expr`` with each min(E, k·B) taken on one side: E (k·B ≥ E) or k·B (k·B < E)."""
+    return expr.replace(
+        lambda e: isinstance(e, sp.Min),
+        lambda e: next(a for a in e.args if (batch in a.free_symbols) != every_expert),
+    )
+
+
+def _crossover_in_b(
+    flops: sp.Expr, bytes_: sp.Expr, peak: sp.Rational, bandwidth: sp.Rational, leading: bool
+) -> Crossover:
+    """Solve for B where the bytes hold min(E, k·B) (a MoE's experts read), branch by branch.
+
+    Solved first where every expert is read (k·B ≥ E, where a crossover usually lies); if the
+    root falls below E/k, the other branch (each token's own k experts) is solved instead.
+    ``leading`` drops the activations' bytes (B → 0 after the branch is chosen).
+    """
+
+    def solve(every_expert: bool) -> Crossover:
+        b = _branch(bytes_, every_expert)
+        if leading:
+            return solve_crossover(flops, b.xreplace({batch: 0}), peak, bandwidth, batch)
+        return solve_crossover(*reduced_parts(flops, b), peak, bandwidth, batch)
+
+    full = solve(True)
+    knees = [_knee(m) for m in sp.preorder_traversal(bytes_) if isinstance(m, sp.Min)]
+    if not knees or full.min_compute_bound is None or full.min_compute_bound >= max(knees):
+        return full
+    below = solve(False)
+    found = below.min_compute_bound
+    return below if found is not None and found < max(knees) else full
+
+
+def _knee(minimum: sp.Min) -> sp.Expr:
+    """E/k, the batch from which min(E, k·B) reads every expert."""
+    every = next(a for a in minimum.args if batch not in a.free_symbols)
+    per_token = next(a for a in minimum.args if batch in a.free_symbols)
+    return every / sp.Poly(per_token, batch).LC()
+
+
 def at_batch_and_context(problem: ModelProblem, b: int, s: int) -> ModelProblem:
     """The same problem with ``B`` and ``S`` bound to other values (a plot's points)."""
     others = tuple((dim, value) for dim, value in problem.bound if dim not in (batch, context))
@@ -301,6 +441,8 @@ def analyse_phase(
 
     ``crossovers=False`` skips solving the crossovers (a plot's many points need only the step).
     """
+    if isinstance(problem.model, SizedModel):
+        raise ProblemError("--phase", f"a serving step {NEEDS_ARCHITECTURE}")
     peak_figure = problem.peak
     if peak_figure is None and problem.chip is not None:
         peak_figure = problem.chip.peak(problem.compute_dtype)
@@ -343,17 +485,13 @@ def analyse_phase(
         step_flops=all_flops,
         step_bytes=all_bytes,
         crossover=(
-            solve_crossover(*reduced_parts(mm_flops, mm_bytes), peak, bandwidth, batch)
-            if decode
-            else None
+            _crossover_in_b(mm_flops, mm_bytes, peak, bandwidth, leading=False) if decode else None
         ),
         crossover_regime=(
-            solve_crossover(mm_flops, mm_bytes.xreplace({batch: 0}), peak, bandwidth, batch)
-            if decode
-            else None
+            _crossover_in_b(mm_flops, mm_bytes, peak, bandwidth, leading=True) if decode else None
         ),
         crossover_step=(
-            solve_crossover(*reduced_parts(all_flops, all_bytes), peak, bandwidth, batch)
+            _crossover_in_b(all_flops, all_bytes, peak, bandwidth, leading=False)
             if decode
             else None
         ),
@@ -368,4 +506,18 @@ def analyse_phase(
         ridge=peak / bandwidth,
         replicas=replicas,
         measured_tokens_per_s=rate,
+        experts_read=_experts_read(problem, in_flight),
+        kv_ways=kv_ways(problem, tp),
+    )
+
+
+def _experts_read(problem: ModelProblem, in_flight: sp.Integer) -> ExpertsRead | None:
+    model = problem.transformer
+    if not model.is_moe:
+        return None
+    bound = dict(problem.bound)
+    return experts_read(
+        _number(model.experts, bound, "the model's experts"),
+        _number(model.top_k, bound, "the model's top_k"),
+        in_flight,
     )

@@ -1,7 +1,8 @@
 """Loading model files: every module-level ``Transformer`` is registered by name.
 
 A model file is a Python module like an operator file (it may declare both), so
-``--operators PATH`` loads either. The built-in models are ``models/*.py``.
+``--operators PATH`` loads either. The built-in models are ``models/*.py``. A model may also
+be named by the path of a Hugging Face ``config.json`` (:mod:`derive.model.config_file`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from derive.declare.registry import load_operator_file
-from derive.errors import OperatorFileError, UnknownNameError
+from derive.errors import OperatorFileError, ProblemError, UnknownNameError
+from derive.model.config_file import is_config_path, load_config_model
+from derive.model.sized import SizedModel, sized_model
+from derive.model.tables import table_model
 from derive.model.transformer import Transformer
+from derive.problem.model_spec import ModelSpec
 from derive.resources import resource_dir
 
 __all__ = ["ModelRegistry", "builtin_model_files", "load_models"]
@@ -28,14 +33,38 @@ class ModelRegistry:
         return tuple(m.name for m in self.models)
 
     def get(self, name: str) -> Transformer:
-        """The model called ``name`` (case-insensitive); the error lists what exists."""
+        """The model called ``name`` (case-insensitive), or the one a config path names
+        (a ``config.json`` or a folder holding one); the error lists what exists."""
         key = name.lower() if isinstance(name, str) else ""
         for m in self.models:
             if m.name.lower() == key:
                 return m
+        if is_config_path(name):
+            return load_config_model(name)
         raise UnknownNameError(
             f"model {name!r}", f"unknown model; known: {', '.join(self.names())}"
         )
+
+    def resolve(self, spec: ModelSpec) -> Transformer | SizedModel:
+        """The model a problem names: by its size (``params``), its name or a config path."""
+        if spec.params is not None:
+            if spec.model:
+                raise ProblemError(
+                    f"--params {spec.params}",
+                    f"give a model ({spec.model!r}) or its size, not both",
+                )
+            return sized_model(spec.params, spec.params_active)
+        if spec.params_active is not None:
+            raise ProblemError(
+                f"--params-active {spec.params_active}", "goes with --params (the total)"
+            )
+        if spec.table is not None:
+            return table_model(spec.table)
+        if not spec.model:
+            raise ProblemError(
+                "model", "give a model's name, a config.json, or its size with --params"
+            )
+        return self.get(spec.model)
 
 
 def builtin_model_files() -> tuple[Path, ...]:

@@ -1,8 +1,7 @@
 """What serving and training need, quantity by quantity: memory on N devices, limits, training.
 
 Each function derives its quantities on the sheet of :func:`~derive.model.analysis.analyse_model`
-and says what it left out and why; the worked solution's steps that show them are
-:mod:`derive.solution.model_steps`.
+and says what it left out and why; the steps that show them are :mod:`derive.solution.model_steps`.
 """
 
 from __future__ import annotations
@@ -11,23 +10,23 @@ import sympy as sp
 
 from derive.formula.decimals import fmt_decimal
 from derive.model.binding import ModelProblem
-from derive.model.records import Sheet, Unit
+from derive.model.records import Quantity, Sheet, Unit
 from derive.model.symbols import batch, context, sym
 
 __all__ = ["fit", "training"]
 
 
 def fit(sheet: Sheet, p: ModelProblem) -> None:
-    """Weights and KV cache on the devices, whether they fit, and the limits of the fit."""
     if p.capacity is None:
         sheet.left_out.append(("memory_total", "no HBM capacity: needs a chip or a capacity"))
         return
     C, N = _group(p)
-    sheet.q("memory_total", sym("weights_bytes") + sym("kv_bytes"), Unit.BYTES)
-    sheet.q("memory_per_device", sym("memory_total") / N, Unit.BYTES)
+    total = sheet.q("memory_total", sym("weights_bytes") + sym("kv_bytes"), Unit.BYTES)
+    per = sheet.q("memory_per_device", sym("memory_total") / N, Unit.BYTES)
+    qs = [total, per]
     if sheet.known("memory_per_device"):
-        sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN)
-        sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES)
+        qs.append(sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN))
+        qs.append(sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES))
     else:
         sheet.left_out.append(("fits", "the memory depends on dims left free: needs their values"))
     _limits(sheet, p)
@@ -39,7 +38,6 @@ def _group(p: ModelProblem) -> tuple[sp.Symbol, sp.Symbol]:
 
 
 def _limits(sheet: Sheet, p: ModelProblem) -> None:
-    """The largest batch at S, the longest context at B, the fewest devices at both."""
     C, N = _group(p)
     W, m_kv = sym("weights_bytes"), sym("kv_bytes_per_token")
     if not sheet.known("weights_bytes", "kv_bytes_per_token"):
@@ -47,6 +45,7 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
         return
     spare = N * C - W
     weights_fit = bool(spare.xreplace(sheet.values) >= 0)
+    qs: list[Quantity] = []
     if not weights_fit:
         values = sheet.values
         weights, room = values[W], (N * C).xreplace(values)
@@ -57,22 +56,53 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
             f"{'N' if p.replicas == 1 else 'N_tp'}·C = {fmt_decimal(room / 10**9)} GB, so no batch "
             f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
         )
-    if context in sheet.values:
-        sheet.q("max_batch", _largest(spare, m_kv * context, weights_fit), Unit.SEQUENCES)
+    windowed = p.transformer.window is not None
+    per_sequence = sym("kv_bytes") / batch if windowed else m_kv * context
+    if context in sheet.values and (not windowed or batch in sheet.values):
+        qs.append(sheet.q("max_batch", _largest(spare, per_sequence, weights_fit), Unit.SEQUENCES))
         if weights_fit and sheet.values[sym("max_batch")] == 0:
             sheet.verdicts.append(
                 "Does not fit: the weights fit, but not one sequence's KV cache at this context (max_batch = 0)."
             )
     else:
-        sheet.left_out.append(("max_batch", "needs a context S"))
-    if batch in sheet.values:
-        sheet.q("max_context", _largest(spare, m_kv * batch, weights_fit), Unit.TOKENS)
+        sheet.left_out.append(
+            ("max_batch", "needs a context S" + (" and a batch B" if windowed else ""))
+        )
+    if batch in sheet.values and windowed:
+        _longest_windowed(sheet, p, spare, weights_fit, qs)
+    elif batch in sheet.values:
+        qs.append(sheet.q("max_context", _largest(spare, m_kv * batch, weights_fit), Unit.TOKENS))
     else:
         sheet.left_out.append(("max_context", "needs a batch B"))
     if batch in sheet.values and context in sheet.values:
-        sheet.q("min_devices", sp.ceiling((W + sym("kv_bytes")) / C), Unit.DEVICES)
+        qs.append(sheet.q("min_devices", sp.ceiling((W + sym("kv_bytes")) / C), Unit.DEVICES))
     else:
         sheet.left_out.append(("min_devices", "needs a batch B and a context S"))
+
+
+def _longest_windowed(
+    sheet: Sheet, p: ModelProblem, spare: sp.Expr, weights_fit: bool, qs: list[Quantity]
+) -> None:
+    """S_max with windowed layers: within the window every layer's cache grows (m_kv per
+    token); beyond it only the L − L_win full layers' (m_kv·(L − L_win)/L per token)."""
+    L, L_win, window = sym("layers"), sym("windowed_layers"), sym("window")
+    m_kv, per_seq_room = sym("kv_bytes_per_token"), spare / batch
+    values = sheet.values
+    if not weights_fit:
+        qs.append(sheet.q("max_context", sp.Integer(0), Unit.TOKENS))
+        return
+    if values[L] == values[L_win] and bool((per_seq_room - m_kv * window).xreplace(values) >= 0):
+        sheet.left_out.append(
+            (
+                "max_context",
+                "every layer is windowed: the cache stops growing at the window, so any context fits",
+            )
+        )
+        return
+    beyond = window + sp.floor((per_seq_room - m_kv * window) / (m_kv * (L - L_win) / L))
+    within = sp.floor(per_seq_room / m_kv)
+    room_beyond = bool((per_seq_room - m_kv * window).xreplace(values) >= 0)
+    qs.append(sheet.q("max_context", beyond if room_beyond else within, Unit.TOKENS))
 
 
 def _largest(spare: sp.Expr, per_unit: sp.Expr, weights_fit: bool) -> sp.Expr:
@@ -81,7 +111,6 @@ def _largest(spare: sp.Expr, per_unit: sp.Expr, weights_fit: bool) -> sp.Expr:
 
 
 def training(sheet: Sheet, p: ModelProblem) -> None:
-    """Training state per device, training FLOPs and time, and the MFU a measured rate implies."""
     N = sym("devices")
     if p.state is not None:
         sheet.q("train_state_bytes", sym("state_bytes") * sym("params") / N, Unit.BYTES)
@@ -92,15 +121,16 @@ def training(sheet: Sheet, p: ModelProblem) -> None:
 
 def _train_time(sheet: Sheet, p: ModelProblem) -> None:
     N = sym("devices")
-    sheet.q("train_flops", 6 * sym("params_active") * sym("tokens"), Unit.FLOPS)
+    qs = [sheet.q("train_flops", 6 * sym("params_active") * sym("tokens"), Unit.FLOPS)]
     if p.mfu is not None:
         time = sym("train_flops") / (N * sym("peak") * sym("mfu_given"))
     elif p.measured_tokens_per_s is not None:
         time = sym("tokens") / (N * sym("tokens_per_s"))
     else:
-        return
-    sheet.q("train_seconds", time, Unit.SECONDS)
-    sheet.q("train_days", sym("train_seconds") / 86400, Unit.DAYS)
+        time = None
+    if time is not None:
+        qs.append(sheet.q("train_seconds", time, Unit.SECONDS))
+        qs.append(sheet.q("train_days", sym("train_seconds") / 86400, Unit.DAYS))
 
 
 def _implied_mfu(sheet: Sheet, p: ModelProblem) -> None:

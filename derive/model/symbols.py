@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.catalogue import Quantity
+from derive.catalogue import table as q
 from derive.declare.operator import dims
 
 __all__ = ["NOTATION", "Notation", "batch", "context", "sym", "tex_names"]
@@ -30,6 +32,12 @@ class Notation:
 
 batch, context = dims("B S")
 
+
+def _notation(row: Quantity) -> tuple[str, str, str]:
+    """A quantity of the catalogue as a row of this table: its name, symbol and meaning."""
+    return row.name, row.latex, row.meaning
+
+
 _TABLE: tuple[tuple[str, str, str], ...] = (
     # the architecture (fields of Transformer)
     ("layers", "L", "blocks"),
@@ -40,8 +48,18 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("d_ff", "f", "hidden width of the MLP (one expert)"),
     ("vocab", "V", "vocabulary"),
     ("positions", r"n_{\mathrm{pos}}", "rows of the learned position table"),
-    ("experts", "E", "experts per MoE layer"),
-    ("top_k", "k", "experts active per token"),
+    ("experts", "E", "routed experts per MoE layer"),
+    ("top_k", "k", "routed experts active per token"),
+    ("shared_experts", r"n_{s}", "shared experts every token uses (one MLP of width n_s·f)"),
+    ("dense_layers", r"L_{\mathrm{dense}}", "blocks with a dense MLP instead of experts"),
+    ("d_ff_dense", r"f_{\mathrm{dense}}", "hidden width of the dense layers' MLP"),
+    ("q_lora_rank", r"r_{q}", "rank of the query bottleneck (latent attention)"),
+    ("kv_lora_rank", r"r_{\mathrm{kv}}", "rank of the cached key/value latent"),
+    ("qk_rope_head_dim", r"d_{R}", "width of the decoupled rope key (and its query part)"),
+    ("qk_nope_head_dim", r"d_{\mathrm{nope}}", "width of a head's query/key without rope"),
+    ("v_head_dim", r"d_{v}", "width of a value head"),
+    ("window", r"S_{\mathrm{win}}", "positions a windowed layer attends to"),
+    ("windowed_layers", r"L_{\mathrm{win}}", "layers with sliding-window attention"),
     # per-block and global parameter counts
     ("P_attn", r"P_{\mathrm{attn}}", "attention parameters of one block"),
     ("P_mlp", r"P_{\mathrm{mlp}}", "MLP parameters of one block (all experts and the router)"),
@@ -49,34 +67,36 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("P_norm", r"P_{\mathrm{norm}}", "norm parameters of one block"),
     ("P_block", r"P_{\mathrm{block}}", "parameters of one block"),
     ("P_block_active", r"P_{\mathrm{block,act}}", "parameters one token uses in one block"),
+    ("P_mlp_dense", r"P_{\mathrm{mlp,dense}}", "MLP parameters of one dense block"),
+    ("P_block_dense", r"P_{\mathrm{block,dense}}", "parameters of one dense block"),
     ("P_embed", r"P_{\mathrm{emb}}", "token embedding table"),
     ("P_pos", r"P_{\mathrm{pos}}", "position table"),
     ("P_head", r"P_{\mathrm{head}}", "untied output head"),
     ("P_final", r"P_{\mathrm{final}}", "final norm"),
-    # the derived quantities (JSON keys)
-    ("params", "P", "total parameters"),
-    ("params_active", r"P_{\mathrm{act}}", "parameters used per token"),
-    ("params_embedding", r"P_{\mathrm{lookup}}", "embedding and position tables (a lookup)"),
+    # the derived quantities (JSON keys; their notation is the catalogue's)
+    _notation(q.PARAMS),
+    _notation(q.PARAMS_ACTIVE),
+    _notation(q.PARAMS_EMBEDDING),
     ("P_matmul", r"P_{\mathrm{matmul}}", "weights a token is multiplied by"),
-    ("weights_bytes", r"M_{W}", "bytes of the weights"),
-    ("kv_bytes_per_token", r"m_{\mathrm{kv}}", "KV-cache bytes per token of context"),
-    ("kv_bytes", r"M_{\mathrm{kv}}", "KV-cache bytes of B sequences of S tokens"),
+    _notation(q.WEIGHTS_BYTES),
+    _notation(q.KV_BYTES_PER_TOKEN),
+    _notation(q.KV_BYTES),
     ("flops_matmuls", r"F_{\mathrm{matmul}}", "matmul FLOPs per token"),
     ("flops_attention", r"F_{\mathrm{attn}}", "attention FLOPs per token (scores and values)"),
-    ("flops_per_token", r"F_{\mathrm{token}}", "forward FLOPs per token at context S"),
+    _notation(q.FLOPS_PER_TOKEN),
     ("flops_2n", r"F_{2N}", "the 2N shortcut"),
-    ("memory_total", r"M", "weights and KV cache"),
-    ("memory_per_device", r"M_{\mathrm{dev}}", "memory per device"),
-    ("fits", r"\mathrm{fits}", "whether the memory per device is within the capacity"),
-    ("headroom_per_device", r"H_{\mathrm{dev}}", "capacity left per device"),
-    ("max_batch", r"B_{\max}", "largest batch that fits at context S"),
-    ("max_context", r"S_{\max}", "longest context that fits at batch B"),
-    ("min_devices", r"N_{\min}", "fewest devices that hold weights and KV cache"),
-    ("train_state_bytes", r"M_{\mathrm{train}}", "training state per device"),
-    ("train_flops", r"F_{\mathrm{train}}", "training FLOPs"),
-    ("train_seconds", r"T_{\mathrm{train}}", "training time"),
-    ("train_days", r"T_{\mathrm{days}}", "training time in days"),
-    ("mfu", r"\mathrm{MFU}", "model FLOPs utilisation implied by a measured rate"),
+    _notation(q.MEMORY_TOTAL),
+    _notation(q.MEMORY_PER_DEVICE),
+    _notation(q.FITS),
+    _notation(q.HEADROOM_PER_DEVICE),
+    _notation(q.MAX_BATCH),
+    _notation(q.MAX_CONTEXT),
+    _notation(q.MIN_DEVICES),
+    _notation(q.TRAIN_STATE_BYTES),
+    _notation(q.TRAIN_FLOPS),
+    _notation(q.TRAIN_SECONDS),
+    _notation(q.TRAIN_DAYS),
+    _notation(q.MFU),
     # hardware, dtypes and the run
     ("capacity", "C", "HBM capacity per device"),
     ("devices", "N", "devices"),

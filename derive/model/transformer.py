@@ -22,9 +22,18 @@ from enum import Enum
 import sympy as sp
 
 from derive.declare.operator import is_dim
+from derive.declare.registry import ModelDeclaration
 from derive.errors import DeclarationError
 
-__all__ = ["RESERVED_DIMS", "SIZE_FIELDS", "Mlp", "Norm", "Transformer"]
+__all__ = [
+    "FLAG_FIELDS",
+    "OPTIONAL_SIZE_FIELDS",
+    "RESERVED_DIMS",
+    "SIZE_FIELDS",
+    "Mlp",
+    "Norm",
+    "Transformer",
+]
 
 MODEL_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -33,6 +42,33 @@ RESERVED_DIMS = ("B", "S")
 
 # Size fields in declaration order: each a positive integer or an expression in dims.
 SIZE_FIELDS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "d_ff", "vocab")
+# Optional size fields (None when the architecture does not have the part).
+OPTIONAL_SIZE_FIELDS = (
+    "positions",
+    "experts",
+    "top_k",
+    "shared_experts",
+    "dense_layers",
+    "d_ff_dense",
+    "window",
+    "windowed_layers",
+    "q_lora_rank",
+    "kv_lora_rank",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "v_head_dim",
+)
+# The fields of multi-head latent attention (DeepSeek-V2/V3): given together (q_lora_rank optional).
+MLA_FIELDS = ("kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
+FLAG_FIELDS = (
+    "tied_embeddings",
+    "bias",
+    "qkv_bias",
+    "attention_bias",
+    "mlp_bias",
+    "qk_norm",
+    "router_bias",
+)
 
 
 class Mlp(str, Enum):
@@ -91,7 +127,7 @@ def _numbers(*values: sp.Expr) -> bool:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Transformer:
+class Transformer(ModelDeclaration):
     """A decoder-only transformer, declared by its sizes.
 
     Args:
@@ -107,10 +143,27 @@ class Transformer:
         tied_embeddings: the output head reuses the embedding table (untied adds d·V).
         positions: rows of a learned position table (GPT-2: 1024), or None.
         bias: biases on every linear layer of the blocks (the head has none).
+        qkv_bias: biases on the q, k and v projections only (Qwen2).
+        attention_bias: biases on the q, k, v and o projections (MLA: on q_a, kv_a and o).
+        mlp_bias: biases on the MLP's projections (every expert's and the shared experts').
         norm: ``"rms"`` (weight), ``"layernorm"`` (weight + bias) or None; 2 per block + 1 final.
-        experts: E copies of the MLP (a mixture of experts), with a d·E router; or None.
-        top_k: experts active per token (required with ``experts``).
+        norms_per_block: 2 (before attention and MLP) or 4 (also after each: Gemma 2).
+        qk_norm: a norm of width d_h on the queries and on the keys of every block (Qwen3).
+        experts: E routed copies of the MLP (a mixture of experts), with a d·E router; or None.
+        top_k: routed experts active per token (required with ``experts``).
+        shared_experts: n_s experts every token uses, one MLP of width n_s·f (DeepSeek).
+        dense_layers: blocks with a dense MLP instead of the experts (DeepSeek's first_k_dense_replace).
+        d_ff_dense: hidden width of those dense MLPs (default ``d_ff``).
+        router_bias: the router adds a bias of E per block.
+        window: sliding-window attention: the positions a windowed layer attends to (and caches).
+        windowed_layers: how many layers are windowed (default all; Gemma 2 alternates: L/2).
+        q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim: multi-head
+            latent attention (DeepSeek-V2/V3): queries through a rank-r_q bottleneck (optional),
+            keys and values through a latent of rank r_kv cached with a decoupled rope key of
+            width d_R; a head's query/key width is d_nope + d_R (``head_dim`` is set to it).
         doc: one line on what the model is and where its numbers come from.
+        source: for a model read from a config, (field, the config's field) pairs: the
+            givens name each size by the config's own field name.
     """
 
     name: str
@@ -129,7 +182,24 @@ class Transformer:
     norm: Norm | str | None = Norm.RMS
     experts: sp.Expr = None
     top_k: sp.Expr = None
+    qkv_bias: bool = False
+    attention_bias: bool = False
+    mlp_bias: bool = False
+    norms_per_block: int = 2
+    qk_norm: bool = False
+    shared_experts: sp.Expr = None
+    dense_layers: sp.Expr = None
+    d_ff_dense: sp.Expr = None
+    router_bias: bool = False
+    window: sp.Expr = None
+    windowed_layers: sp.Expr = None
+    q_lora_rank: sp.Expr = None
+    kv_lora_rank: sp.Expr = None
+    qk_rope_head_dim: sp.Expr = None
+    qk_nope_head_dim: sp.Expr = None
+    v_head_dim: sp.Expr = None
     doc: str = ""
+    source: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not MODEL_NAME_RE.match(self.name):
@@ -141,8 +211,16 @@ class Transformer:
         self._set_sizes()
         self._check_heads()
         self._check_experts()
+        self._check_layers()
         if not isinstance(self.doc, str):
             raise DeclarationError(f"model {self.name!r} doc", "must be a string")
+        if not isinstance(self.source, tuple) or not all(
+            isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            for pair in self.source
+        ):
+            raise DeclarationError(
+                f"model {self.name!r} source", "must be (field, config field) pairs"
+            )
 
     def _set(self, field: str, value: object) -> None:
         object.__setattr__(self, field, value)
@@ -161,14 +239,44 @@ class Transformer:
             raise DeclarationError(
                 f"{where} norm", f"must be 'rms', 'layernorm' or None, got {self.norm!r}"
             ) from None
-        for flag in ("tied_embeddings", "bias"):
+        for flag in FLAG_FIELDS:
             if not isinstance(getattr(self, flag), bool):
                 raise DeclarationError(
                     f"{where} {flag}", f"must be True or False, got {getattr(self, flag)!r}"
                 )
+        if isinstance(self.norms_per_block, bool) or self.norms_per_block not in (2, 4):
+            raise DeclarationError(
+                f"{where} norms_per_block",
+                f"must be 2 (before attention and MLP) or 4 (also after each), got {self.norms_per_block!r}",
+            )
 
     def _set_sizes(self) -> None:
         if self.kv_heads is None:
+            self._set("kv_heads", self.heads)
+        mla = [f for f in MLA_FIELDS if getattr(self, f) is not None]
+        if mla and len(mla) != len(MLA_FIELDS):
+            missing = next(f for f in MLA_FIELDS if getattr(self, f) is None)
+            raise DeclarationError(
+                f"model {self.name!r} {missing}",
+                f"latent attention needs {', '.join(MLA_FIELDS)} together",
+            )
+        if self.q_lora_rank is not None and not mla:
+            raise DeclarationError(
+                f"model {self.name!r} q_lora_rank",
+                "is a part of latent attention: give kv_lora_rank",
+            )
+        if mla:
+            nope = _size(self.name, "qk_nope_head_dim", self.qk_nope_head_dim)
+            rope = _size(self.name, "qk_rope_head_dim", self.qk_rope_head_dim)
+            if (
+                self.head_dim is not None
+                and _size(self.name, "head_dim", self.head_dim) != nope + rope
+            ):
+                raise DeclarationError(
+                    f"model {self.name!r} head_dim",
+                    "with latent attention a head's query/key width is qk_nope_head_dim + qk_rope_head_dim",
+                )
+            self._set("head_dim", nope + rope)
             self._set("kv_heads", self.heads)
         if self.head_dim is None:
             d, h = (_size(self.name, f, getattr(self, f)) for f in ("d_model", "heads"))
@@ -180,7 +288,7 @@ class Transformer:
             self._set("head_dim", d / h)
         for field in SIZE_FIELDS:
             self._set(field, _size(self.name, field, getattr(self, field)))
-        for field in ("positions", "experts", "top_k"):
+        for field in OPTIONAL_SIZE_FIELDS:
             if getattr(self, field) is not None:
                 self._set(field, _size(self.name, field, getattr(self, field)))
 
@@ -206,6 +314,49 @@ class Transformer:
                 f"top_k {top_k} exceeds experts {experts} (a token uses at most every expert)",
             )
 
+    def _check_layers(self) -> None:
+        """Dense layers, shared experts and their width need experts; windowed layers a window."""
+        where = f"model {self.name!r}"
+        for field in ("shared_experts", "dense_layers", "d_ff_dense", "router_bias"):
+            if getattr(self, field) not in (None, False) and not self.is_moe:
+                raise DeclarationError(
+                    f"{where} {field}", "is a part of a mixture of experts: give experts and top_k"
+                )
+        if self.d_ff_dense is not None and self.dense_layers is None:
+            raise DeclarationError(
+                f"{where} d_ff_dense", "is the width of the dense layers: give dense_layers"
+            )
+        if self.windowed_layers is not None and self.window is None:
+            raise DeclarationError(f"{where} windowed_layers", "needs a window")
+        if self.window is not None and self.windowed_layers is None:
+            self._set("windowed_layers", self.layers)
+        for field in ("dense_layers", "windowed_layers"):
+            value = getattr(self, field)
+            if value is not None and _numbers(value, self.layers) and value > self.layers:
+                raise DeclarationError(
+                    f"{where} {field}", f"{value} exceeds the model's {self.layers} layers"
+                )
+
+    def biased(self, projection: str) -> bool:
+        """Whether a projection has a bias: ``q k v`` (and MLA's ``q_a kv_a``), ``o`` or ``mlp``."""
+        if self.bias:
+            return projection not in ("q_b", "kv_b", "q_full")
+        if projection in ("q", "k", "v"):
+            return self.qkv_bias or self.attention_bias
+        if projection in ("o", "q_a", "kv_a"):
+            return self.attention_bias
+        return self.mlp_bias if projection == "mlp" else False
+
+    @property
+    def is_mla(self) -> bool:
+        """True for multi-head latent attention."""
+        return self.kv_lora_rank is not None
+
+    @property
+    def moe_layers(self) -> sp.Expr:
+        """Blocks whose MLP is the experts: L − dense_layers (all L without dense layers)."""
+        return self.layers - (self.dense_layers or 0)
+
     @property
     def mlp_kind(self) -> Mlp:
         """The MLP as its enum (``mlp`` after validation)."""
@@ -225,7 +376,7 @@ class Transformer:
     def free_dims(self) -> tuple[sp.Symbol, ...]:
         """The dims the declaration leaves free, sorted by name."""
         syms: set[sp.Symbol] = set()
-        for field in SIZE_FIELDS + ("positions", "experts", "top_k"):
+        for field in SIZE_FIELDS + OPTIONAL_SIZE_FIELDS:
             value = getattr(self, field)
             if value is not None:
                 syms |= value.free_symbols
@@ -238,10 +389,31 @@ class Transformer:
             parts.append(f"GQA {self.heads}/{self.kv_heads} heads")
         norm = self.norm_kind
         parts.append("no norms" if norm is Norm.NONE else f"{norm.value} norms")
-        parts.append("biases" if self.bias else "no biases")
+        biases = [
+            name
+            for name, flag in (
+                ("qkv", self.qkv_bias),
+                ("attention", self.attention_bias),
+                ("MLP", self.mlp_bias),
+            )
+            if flag
+        ]
+        parts.append(
+            "biases" if self.bias else f"{' and '.join(biases)} biases" if biases else "no biases"
+        )
         parts.append("tied head" if self.tied_embeddings else "untied head")
         if self.positions is not None:
             parts.append(f"{self.positions} learned positions")
         if self.is_moe:
             parts.append(f"{self.experts} experts, top {self.top_k}")
+        if self.shared_experts is not None:
+            parts.append(f"{self.shared_experts} shared")
+        if self.dense_layers is not None:
+            parts.append(f"{self.dense_layers} dense layers")
+        if self.is_mla:
+            parts.append(f"latent attention (r_kv {self.kv_lora_rank})")
+        if self.window is not None:
+            parts.append(f"window {self.window} on {self.windowed_layers} layers")
+        if self.qk_norm:
+            parts.append("q/k norms")
         return ", ".join(parts)

@@ -59,6 +59,7 @@ __all__ = [
     "derive_serving",
     "derive_spec",
     "model_names",
+    "names_a_config",
     "operator_registry",
     "solve",
     "solve_model",
@@ -212,6 +213,13 @@ def model_names(operators: Sequence[str | Path] = ()) -> tuple[str, ...]:
     from derive.model.registry import load_models
 
     return load_models(tuple(Path(p) for p in operators)).names()
+
+
+def names_a_config(name: str) -> bool:
+    """Whether a model argument is a config.json path (or a folder holding one), not a name."""
+    from derive.model.config_file import is_config_path
+
+    return is_config_path(name)
 
 
 def derive_operator(spec: ProblemSpec, operators: Sequence[str | Path] = ()) -> Derivation:
@@ -414,8 +422,13 @@ def solve_model(
     measured_tokens_per_s: str | None = None,
     state_bytes: str | None = None,
     operators: tuple[str | Path, ...] = (),
+    params: str | None = None,
+    params_active: str | None = None,
 ) -> ModelDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
+
+    ``model`` is a name or a config.json path; ``model=""`` with ``params="70e9"`` (and
+    ``params_active``) is a model by its size alone.
 
     ``dtypes`` may be ``{"weights": "int8"}`` or ``("weights=int8",)``; ``set`` may be
     ``{"B": 32, "S": 8192}``; hardware numbers are strings so they stay exact.
@@ -438,6 +451,8 @@ def solve_model(
         mfu=mfu,
         measured_tokens_per_s=measured_tokens_per_s,
         state_bytes=state_bytes,
+        params=params,
+        params_active=params_active,
     )
     registry = load_models(tuple(Path(p) for p in operators))
-    return ModelDerivation(analyse_model(bind_model(spec, registry.get(model))))
+    return ModelDerivation(analyse_model(bind_model(spec, registry.resolve(spec))))

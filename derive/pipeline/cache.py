@@ -79,7 +79,7 @@ def model_analysis(spec: ModelSpec, operators: tuple[str, ...]) -> ModelAnalysis
     from derive.model.registry import load_models
 
     models = load_models(tuple(Path(p) for p in operators))
-    return analyse_model(bind_model(spec, models.get(spec.model)))
+    return analyse_model(bind_model(spec, models.resolve(spec)))
 
 
 @lru_cache(maxsize=64)

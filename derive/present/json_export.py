@@ -1,5 +1,8 @@
 """The JSON report of ``derive solve --format json`` (a contract: keys are kept).
 
+A key that is a quantity is its catalogue row's name (``q.RIDGE.name``), so the
+report, ``derive check`` and a problem set's ``ask`` and ``expect`` name it alike.
+
 Expressions are strings in sympy's ``str()`` syntax; ``value`` fields are
 decimals for display (the only floats derive emits).
 """
@@ -12,6 +15,7 @@ from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.crossover import CROSSES, Crossover
 from derive.analysis.measured import Measured
 from derive.analysis.step import StepTime
+from derive.catalogue import table as q
 from derive.solution.notation import str_sum
 
 __all__ = ["crossover_json", "measured_json", "step_json", "to_json"]
@@ -62,12 +66,12 @@ def _network(analysis: Analysis) -> dict[str, object] | None:
     if net is None:
         return None
     return {
-        "bytes": str_sum([t.bytes for t in net.terms]),
+        q.BYTES.name: str_sum([t.bytes for t in net.terms]),
         "bytes_terms": _terms_json(net),
-        "intensity": str(net.intensity),
-        "ridge": _s(net.ridge),
-        "t_comms": _s(net.time),
-        "crossover": crossover_json(net.crossover),
+        q.INTENSITY.name: str(net.intensity),
+        q.RIDGE.name: _s(net.ridge),
+        q.T_COMMS.name: _s(net.time),
+        q.CROSSOVER.name: crossover_json(net.crossover),
     }
 
 
@@ -76,21 +80,21 @@ def step_json(step: StepTime | None) -> dict[str, object] | None:
     if step is None:
         return None
     return {
-        "flops": str(step.flops),
-        "bytes": str(step.bytes),
+        q.FLOPS.name: str(step.flops),
+        q.BYTES.name: str(step.bytes),
         "comms_bytes": str(step.comms_bytes),
-        "t_math": str(step.t_math),
-        "t_mem": str(step.t_mem),
-        "t_comms": str(step.t_comms),
+        q.T_MATH.name: str(step.t_math),
+        q.T_MEM.name: str(step.t_mem),
+        q.T_COMMS.name: str(step.t_comms),
         "launch_overhead": str(step.launch_overhead),
-        "t_lower": str(step.t_lower),
-        "t_lower_overlapped": str(step.t_lower_overlapped),
+        q.T_LOWER.name: str(step.t_lower),
+        q.T_LOWER_OVERLAPPED.name: str(step.t_lower_overlapped),
         "t_lower_serial": str(step.t_lower_serial),
-        "t_upper": str(step.t_upper),
+        q.T_UPPER.name: str(step.t_upper),
         "binding": step.binding.value,
         "aggregate_intensity": str(step.aggregate_intensity),
         "single_roofline_t_lower": str(step.single_roofline_t_lower),
-        "fraction_of_peak": str(step.fraction_of_peak),
+        q.FRACTION_OF_PEAK.name: str(step.fraction_of_peak),
         "compute_efficiency": str(step.ceilings.compute_efficiency),
         "memory_efficiency": str(step.ceilings.memory_efficiency),
         "kernels": [
@@ -98,14 +102,14 @@ def step_json(step: StepTime | None) -> dict[str, object] | None:
                 "name": time.kernel.name,
                 "parts": list(time.kernel.parts),
                 "fused": time.kernel.fused,
-                "flops": str(time.kernel.flops),
-                "bytes": str(time.kernel.bytes),
+                q.FLOPS.name: str(time.kernel.flops),
+                q.BYTES.name: str(time.kernel.bytes),
                 "comms_bytes": str(time.kernel.comms_bytes),
-                "t_math": str(time.t_math),
-                "t_mem": str(time.t_mem),
-                "t_comms": str(time.t_comms),
-                "t_lower": str(time.t_lower),
-                "t_upper": str(time.t_upper),
+                q.T_MATH.name: str(time.t_math),
+                q.T_MEM.name: str(time.t_mem),
+                q.T_COMMS.name: str(time.t_comms),
+                q.T_LOWER.name: str(time.t_lower),
+                q.T_UPPER.name: str(time.t_upper),
                 "binding": time.binding.value,
                 "share": str(time.share),
             }
@@ -122,9 +126,9 @@ def measured_json(measured: Measured | None) -> dict[str, object] | None:
         "time": _s(measured.time),
         "flops_per_s": _s(measured.flops_per_s),
         "bytes_per_s": _s(measured.bytes_per_s),
-        "mfu": _s(measured.mfu),
-        "mbu": _s(measured.mbu),
-        "intensity": _s(measured.intensity),
+        q.MFU.name: _s(measured.mfu),
+        q.MBU.name: _s(measured.mbu),
+        q.INTENSITY.name: _s(measured.intensity),
         "kernel_intensity": _s(measured.kernel_intensity),
         "needed_bytes_per_s": _s(measured.needed_bytes_per_s),
         "needed_flops_per_s": _s(measured.needed_flops_per_s),
@@ -147,28 +151,28 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         "link_bandwidth": _s(problem.link.value if problem.link else None),
         "regime": problem.regime.text if problem.regime else None,
         "set": {d.name: int(v) for d, v in problem.bound},
-        "flops": str(analysis.flops),
-        "bytes": str_sum([t.bytes for t in analysis.memory.terms]),
+        q.FLOPS.name: str(analysis.flops),
+        q.BYTES.name: str_sum([t.bytes for t in analysis.memory.terms]),
         "bytes_terms": _terms_json(analysis.memory),
-        "intensity": str(analysis.memory.intensity),
-        "intensity_bound": _s(analysis.intensity_bound),
-        "intensity_regime": _s(analysis.intensity_regime),
-        "intensity_regime_bound": _s(analysis.intensity_regime_bound),
-        "ridge": str(analysis.memory.ridge),
-        "t_math": str(analysis.t_math),
-        "t_mem": str(analysis.memory.time),
-        "t_lower": _s(analysis.t_lower),
-        "t_upper": _s(analysis.t_upper),
-        "attainable": _s(analysis.attainable),
-        "fraction_of_peak": _s(analysis.fraction_of_peak),
-        "crossover": crossover_json(analysis.memory.crossover),
-        "crossover_regime": crossover_json(analysis.crossover_regime),
-        "regime_holds": analysis.regime_holds,
+        q.INTENSITY.name: str(analysis.memory.intensity),
+        q.INTENSITY_BOUND.name: _s(analysis.intensity_bound),
+        q.INTENSITY_REGIME.name: _s(analysis.intensity_regime),
+        q.INTENSITY_REGIME_BOUND.name: _s(analysis.intensity_regime_bound),
+        q.RIDGE.name: str(analysis.memory.ridge),
+        q.T_MATH.name: str(analysis.t_math),
+        q.T_MEM.name: str(analysis.memory.time),
+        q.T_LOWER.name: _s(analysis.t_lower),
+        q.T_UPPER.name: _s(analysis.t_upper),
+        q.ATTAINABLE.name: _s(analysis.attainable),
+        q.FRACTION_OF_PEAK.name: _s(analysis.fraction_of_peak),
+        q.CROSSOVER.name: crossover_json(analysis.memory.crossover),
+        q.CROSSOVER_REGIME.name: crossover_json(analysis.crossover_regime),
+        q.REGIME_HOLDS.name: analysis.regime_holds,
         "regime_checks": [{"check": name, "holds": ok} for name, ok in analysis.regime_checks]
         or None,
-        "network": _network(analysis),
-        "step": step_json(analysis.step),
-        "collectives": [
+        q.NETWORK.name: _network(analysis),
+        q.STEP.name: step_json(analysis.step),
+        q.COLLECTIVES.name: [
             {
                 "tensor": item.collective.name,
                 "kind": item.collective.kind.value,
@@ -177,12 +181,12 @@ def to_json(analysis: Analysis) -> dict[str, object]:
                 "size": str(item.size),
                 "sent": str(item.sent),
                 "steps": int(item.steps) if item.steps.is_Integer else str(item.steps),
-                "t_comms": _s(item.time),
+                q.T_COMMS.name: _s(item.time),
             }
             for item in analysis.collectives
         ]
         or None,
-        "mfu": _s(analysis.measured.mfu) if analysis.measured is not None else None,
-        "mbu": _s(analysis.measured.mbu) if analysis.measured is not None else None,
-        "measured": measured_json(analysis.measured),
+        q.MFU.name: _s(analysis.measured.mfu) if analysis.measured is not None else None,
+        q.MBU.name: _s(analysis.measured.mbu) if analysis.measured is not None else None,
+        q.MEASURED.name: measured_json(analysis.measured),
     }

@@ -4,6 +4,7 @@ its worked solution (Markdown, LaTeX) or every quantity as exact strings (JSON).
 from __future__ import annotations
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import table as q
 from derive.present.formats import Document, render
 from derive.present.json_export import measured_json, step_json
 from derive.problem.timing import TimingSpec
@@ -37,19 +38,19 @@ def kernel_json(kernel: KernelNumbers) -> dict[str, object]:
     """Every quantity of a kernel by its numbers (exact strings)."""
     measured = kernel.measured
     return {
-        "flops": None if kernel.flops is None else str(kernel.flops),
-        "bytes": None if kernel.bytes is None else str(kernel.bytes),
-        "intensity": str(kernel.intensity),
+        q.FLOPS.name: None if kernel.flops is None else str(kernel.flops),
+        q.BYTES.name: None if kernel.bytes is None else str(kernel.bytes),
+        q.INTENSITY.name: str(kernel.intensity),
         "compute_dtype": kernel.compute_dtype,
         "peak": str(kernel.peak.value),
         "bandwidth": str(kernel.bandwidth.value),
-        "ridge": str(kernel.ridge),
-        "effective_ridge": str(kernel.effective_ridge),
-        "attainable": str(kernel.attainable),
-        "fraction_of_peak": str(kernel.fraction_of_peak),
+        q.RIDGE.name: str(kernel.ridge),
+        q.EFFECTIVE_RIDGE.name: str(kernel.effective_ridge),
+        q.ATTAINABLE.name: str(kernel.attainable),
+        q.FRACTION_OF_PEAK.name: str(kernel.fraction_of_peak),
         "binding": kernel.binding,
-        "step": step_json(kernel.step),
-        "mfu": None if measured is None or measured.mfu is None else str(measured.mfu),
-        "mbu": None if measured is None or measured.mbu is None else str(measured.mbu),
-        "measured": measured_json(measured),
+        q.STEP.name: step_json(kernel.step),
+        q.MFU.name: None if measured is None or measured.mfu is None else str(measured.mfu),
+        q.MBU.name: None if measured is None or measured.mbu is None else str(measured.mbu),
+        q.MEASURED.name: measured_json(measured),
     }

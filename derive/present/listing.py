@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.declare.operator import Tensor
 from derive.declare.registry import Registry
 from derive.formula.decimals import fmt_decimal
@@ -48,7 +49,7 @@ def chips_json() -> dict[str, object]:
             "peaks": {
                 dtype: {
                     "flop_per_s": str(peak.value),
-                    "ridge": str(chip.ridge(dtype)),
+                    q.RIDGE.name: str(chip.ridge(dtype)),
                     "source": peak.source,
                     "edition": peak.edition,
                 }
@@ -107,7 +108,7 @@ def chips_text() -> str:
         "peak FLOP/s",
         "HBM B/s",
         "HBM capacity B",
-        "ridge",
+        q.RIDGE.name,
         "link B/s",
         "source",
     )

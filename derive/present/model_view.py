@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind, phrase_of
 from derive.formula.decimals import fmt_decimal
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
+from derive.model.sized import SizedModel
 from derive.model.symbols import NOTATION, batch, context
+from derive.model.transformer import OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
 from derive.present.formats import Document, render
 from derive.problem.problem_set import MODEL_ASK_KEYS
@@ -35,27 +38,7 @@ __all__ = [
 JSON_KEYS = MODEL_ASK_KEYS
 
 # What a question asks for each quantity (a problem set's ``ask``).
-ASK_PHRASES = {
-    "params": "the total number of parameters",
-    "params_active": "the parameters one token uses",
-    "params_embedding": "the parameters of the embedding and position tables",
-    "weights_bytes": "the bytes of the weights",
-    "kv_bytes_per_token": "the KV-cache bytes per token of context",
-    "kv_bytes": "the KV-cache bytes of the batch at its context",
-    "flops_per_token": "the forward FLOPs per token (matmuls and attention), against the 2N shortcut",
-    "memory_total": "the memory of weights and KV cache",
-    "memory_per_device": "the memory per device",
-    "fits": "whether it fits",
-    "headroom_per_device": "the capacity left per device",
-    "max_batch": "the largest batch that fits at this context",
-    "min_devices": "the fewest devices that hold weights and KV cache",
-    "max_context": "the longest context that fits at this batch",
-    "train_state_bytes": "the training-state bytes per device",
-    "train_flops": "the training FLOPs",
-    "train_seconds": "the training time",
-    "train_days": "the training time in days",
-    "mfu": "the MFU the measured rate implies",
-}
+ASK_PHRASES = {name: phrase_of(ProblemKind.MODEL, name) for name in JSON_KEYS}
 
 _GB = sp.Integer(10) ** 9
 
@@ -63,13 +46,15 @@ _GB = sp.Integer(10) ** 9
 def _given_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str], ...]:
     """(symbol, meaning, value) for the architecture and the run, in the notation's order."""
     order = {key: i for i, key in enumerate(NOTATION)}
+    config = dict(a.problem.model.source)  # a config's own field names, when read from one
     rows = []
     for s, v in sorted(a.given, key=lambda kv: order.get(kv[0].name, len(order))):
         if s in (batch, context):
             rows.append((tex(s), "batch (sequences)" if s == batch else "context (tokens)", tex(v)))
         else:
             n = NOTATION[s.name]
-            rows.append((n.latex, n.meaning, tex(v)))
+            meaning = n.meaning + (f" (config: {config[s.name]})" if s.name in config else "")
+            rows.append((n.latex, meaning, tex(v)))
     return tuple(rows)
 
 
@@ -210,28 +195,45 @@ def _quantity_json(q: Quantity | None) -> dict | None:
     return {"exact": str(q.value), "value": value, "unit": q.unit.value, "formula": str(q.formula)}
 
 
+def _optional(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _architecture_json(m: Transformer | SizedModel) -> dict[str, object] | None:
+    """The architecture's fields as exact strings (None for a model known by its size alone)."""
+    if isinstance(m, SizedModel):
+        return None
+    out: dict[str, object] = {
+        "layers": str(m.layers),
+        "d_model": str(m.d_model),
+        "heads": str(m.heads),
+        "kv_heads": str(m.kv_heads),
+        "head_dim": str(m.head_dim),
+        "d_ff": str(m.d_ff),
+        "mlp": m.mlp_kind.value,
+        "vocab": str(m.vocab),
+        "tied_embeddings": m.tied_embeddings,
+        "positions": _optional(m.positions),
+        "bias": m.bias,
+        "norm": None if m.norm_kind.value == "none" else m.norm_kind.value,
+        "experts": _optional(m.experts),
+        "top_k": _optional(m.top_k),
+    }
+    for flag in ("qkv_bias", "attention_bias", "mlp_bias", "qk_norm", "router_bias"):
+        out[flag] = getattr(m, flag)
+    out["norms_per_block"] = m.norms_per_block
+    for field in OPTIONAL_SIZE_FIELDS[3:]:
+        out[field] = _optional(getattr(m, field))
+    return out
+
+
 def model_json(a: ModelAnalysis) -> dict:
     """Every derived quantity under its contract key (``null`` when not derived)."""
     p = a.problem
     m = p.model
     out: dict[str, object] = {
         "model": m.name,
-        "architecture": {
-            "layers": str(m.layers),
-            "d_model": str(m.d_model),
-            "heads": str(m.heads),
-            "kv_heads": str(m.kv_heads),
-            "head_dim": str(m.head_dim),
-            "d_ff": str(m.d_ff),
-            "mlp": m.mlp_kind.value,
-            "vocab": str(m.vocab),
-            "tied_embeddings": m.tied_embeddings,
-            "positions": None if m.positions is None else str(m.positions),
-            "bias": m.bias,
-            "norm": None if m.norm_kind.value == "none" else m.norm_kind.value,
-            "experts": None if m.experts is None else str(m.experts),
-            "top_k": None if m.top_k is None else str(m.top_k),
-        },
+        "architecture": _architecture_json(m),
         "chip": p.chip.name if p.chip else None,
         "capacity": None if p.capacity is None else str(p.capacity.value),
         "peak": None if p.peak is None else str(p.peak.value),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from derive.catalogue import table as q
 from derive.errors import ProblemError
 
 if TYPE_CHECKING:
@@ -139,18 +140,32 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         "phase": phase.phase.value,
         "tp": phase.tp,
         "replicas": phase.replicas,
-        "step": step_json(phase.step),
-        "tokens_per_s": str(phase.tokens_per_s) if decode else None,
-        "inter_token_latency": str(phase.latency) if decode else None,
-        "ttft": None if decode else str(phase.latency),
-        "prefill_tokens_per_s": None if decode else str(phase.tokens_per_s),
-        "crossover": crossover_json(phase.crossover),
-        "crossover_regime": crossover_json(phase.crossover_regime),
+        q.STEP.name: step_json(phase.step),
+        q.TOKENS_PER_S.name: str(phase.tokens_per_s) if decode else None,
+        q.INTER_TOKEN_LATENCY.name: str(phase.latency) if decode else None,
+        q.TTFT.name: None if decode else str(phase.latency),
+        q.PREFILL_TOKENS_PER_S.name: None if decode else str(phase.tokens_per_s),
+        q.CROSSOVER.name: crossover_json(phase.crossover),
+        q.CROSSOVER_REGIME.name: crossover_json(phase.crossover_regime),
         "crossover_step": crossover_json(phase.crossover_step),
-        "step_mfu": None if measured is None or measured.mfu is None else str(measured.mfu),
-        "step_mbu": None if measured is None or measured.mbu is None else str(measured.mbu),
-        "measured": measured_json(measured),
+        q.STEP_MFU.name: None if measured is None or measured.mfu is None else str(measured.mfu),
+        q.STEP_MBU.name: None if measured is None or measured.mbu is None else str(measured.mbu),
+        q.MEASURED.name: measured_json(measured),
         "measured_tokens_per_s": (
             None if phase.measured_tokens_per_s is None else str(phase.measured_tokens_per_s)
         ),
+        "experts_read": _experts_json(phase),
+    }
+
+
+def _experts_json(phase: PhaseAnalysis) -> dict[str, str] | None:
+    """A MoE step's experts read per layer: both bounds, the convention and the expectation."""
+    read = phase.experts_read
+    if read is None:
+        return None
+    return {
+        "lower": str(read.lower),
+        "upper": str(read.read),
+        "read": str(read.read),
+        "uniform": str(read.uniform),
     }

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Use, did_you_mean, names_for, rows_for
+from derive.catalogue import table as q
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_positive
+from derive.formula.units import Dimension
 from derive.problem.binding import bind_hardware
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.set_checks import problem_head
@@ -37,19 +39,7 @@ __all__ = [
     "kernel_quantities_of",
 ]
 
-KERNEL_ASK_KEYS = (
-    "intensity",
-    "ridge",
-    "effective_ridge",
-    "attainable",
-    "fraction_of_peak",
-    "t_math",
-    "t_mem",
-    "t_lower",
-    "t_upper",
-    "mfu",
-    "mbu",
-)
+KERNEL_ASK_KEYS = names_for(ProblemKind.KERNEL, Use.ASK)
 """A kernel's quantities (``ask``, ``expect``): the names ``derive check`` judges for a kernel."""
 
 KERNEL_TIMING_KEYS = tuple(key for key in TIMING_KEYS if key != "link_latency")
@@ -70,7 +60,10 @@ _KERNEL_PROBLEM: dict[str, type] = {
     "expect": dict,
     **{name: str for name in KERNEL_TIMING_KEYS},
 }
-_TIMES = ("t_math", "t_mem", "t_lower", "t_upper")
+_TIMES = tuple(
+    r.name for r in rows_for(ProblemKind.KERNEL, Use.ASK) if r.dimension is Dimension.TIME
+)
+_HEADLINE = (q.INTENSITY, q.RIDGE, q.ATTAINABLE, q.T_LOWER, q.T_UPPER, q.MFU, q.MBU)
 
 
 @dataclass(frozen=True)
@@ -108,8 +101,8 @@ def kernel_quantities_of(spec: KernelSpec) -> tuple[str, ...]:
     timed = timing.measured_time is not None
     has = {
         **dict.fromkeys(_TIMES, counts),
-        "mfu": timing.measured_flops_per_s is not None or (timed and spec.flops is not None),
-        "mbu": timing.measured_bytes_per_s is not None or (timed and spec.bytes is not None),
+        q.MFU.name: timing.measured_flops_per_s is not None or (timed and spec.flops is not None),
+        q.MBU.name: timing.measured_bytes_per_s is not None or (timed and spec.bytes is not None),
     }
     return tuple(key for key in KERNEL_ASK_KEYS if has.get(key, True))
 
@@ -119,9 +112,8 @@ def kernel_asks(entry: KernelEntry) -> tuple[str, ...]:
     ridge, attainable; the bounds with both counts; MFU/MBU with a measurement)."""
     if entry.ask:
         return entry.ask
-    headline = ("intensity", "ridge", "attainable", "t_lower", "t_upper", "mfu", "mbu")
     has = kernel_quantities_of(entry.spec)
-    return tuple(key for key in headline if key in has)
+    return tuple(row.name for row in _HEADLINE if row.name in has)
 
 
 def _counts(table: object, where: str) -> tuple[str | None, str | None, str | None]:
@@ -162,7 +154,8 @@ def _names(raw: dict, key: str, where: str, allowed: tuple[str, ...], has: tuple
         if name not in KERNEL_ASK_KEYS:
             raise ProblemError(
                 f"{where}: key {key!r}",
-                f"unknown quantity {name!r}; a kernel's quantities: {', '.join(allowed)}",
+                f"unknown quantity {name!r}{did_you_mean(name, allowed)}; "
+                f"a kernel's quantities: {', '.join(allowed)}",
             )
         if name not in has:
             raise ProblemError(

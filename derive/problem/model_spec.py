@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.catalogue import ProblemKind
+from derive.problem.model_tables import ModelTable
 
 __all__ = ["ModelSpec"]
 
@@ -30,6 +31,11 @@ class ModelSpec:
     measured_tokens_per_s: str | None = None
     state_bytes: str | None = None
     tp: str | None = None
+    # a model by its size alone (``--params``; ``model`` is then empty)
+    params: str | None = None
+    params_active: str | None = None
+    # the set's ``[[model]]`` table of that name, when the model is declared as data there
+    table: ModelTable | None = None
 
     @property
     def spec(self) -> ModelSpec:

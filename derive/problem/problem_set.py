@@ -2,7 +2,8 @@
 
 Top level: optional ``title`` (default: the file's name), optional ``operators`` (Python
 files, paths relative to the file; run only when trusted), optional ``[[operator]]`` tables
-(operators as data, see :mod:`derive.problem.operator_tables`), ``[[problem]]`` tables.
+(operators as data, see :mod:`derive.problem.operator_tables`), optional ``[[model]]`` tables
+(whole models as data, see :mod:`derive.problem.model_tables`), ``[[problem]]`` tables.
 Every key is checked: an unknown key, a wrong type or a TOML syntax error is a one-line
 error naming the file, the problem id and the key (the checks: :mod:`derive.problem.set_checks`);
 every error in the file is reported at once (up to :data:`~derive.problem.set_errors.MAX_ERRORS`).
@@ -16,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_problems import KernelEntry, kernel_problem
 from derive.problem.model_spec import ModelSpec
+from derive.problem.model_tables import ModelTable, parse_model_tables
 from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
 from derive.problem.set_checks import check_keys, problem_head, str_map
@@ -42,66 +44,15 @@ __all__ = [
 ]
 
 MAX_PROBLEMS = 500
-EXPECT_KEYS = (
-    "flops",
-    "bytes",
-    "intensity",
-    "intensity_bound",
-    "intensity_regime",
-    "intensity_regime_bound",
-    "ridge",
-    "t_math",
-    "t_mem",
-    "crossover",
-    "crossover_regime",
-    "crossover_status",
-    "min_compute_bound",
-    "min_compute_bound_regime",
-)
-ASK_KEYS = (
-    "flops",
-    "bytes",
-    "intensity",
-    "intensity_regime",
-    "ridge",
-    "crossover",
-    "crossover_regime",
-    "regime_holds",
-    "times",
-    "bounds",
-    "attainable",
-    "network",
-    "step",
-    "collectives",
-    "measured",
-)
+EXPECT_KEYS = names_for(ProblemKind.OPERATOR, Use.EXPECT)
+ASK_KEYS = names_for(ProblemKind.OPERATOR, Use.ASK)
 # A whole-model problem (``model = "NAME"``): the flags of ``derive model`` as keys.
-MODEL_ASK_KEYS = (
-    "params",
-    "params_active",
-    "params_embedding",
-    "weights_bytes",
-    "kv_bytes_per_token",
-    "kv_bytes",
-    "flops_per_token",
-    "memory_total",
-    "memory_per_device",
-    "fits",
-    "headroom_per_device",
-    "max_batch",
-    "min_devices",
-    "max_context",
-    "train_state_bytes",
-    "train_flops",
-    "train_seconds",
-    "train_days",
-    "mfu",
-)
+MODEL_ASK_KEYS = names_for(ProblemKind.MODEL, Use.ASK)
 _MODEL_PROBLEM = {
     "id": str,
     "title": str,
     "text": str,
-    "model": str,
+    "model": (str, dict),
     "chip": str,
     "peak": str,
     "bandwidth": str,
@@ -117,7 +68,14 @@ _MODEL_PROBLEM = {
     "ask": list,
     **SERVING_KEYS,
 }
-_TOP = {"title": str, "operators": list, "operator": list, "problem": list, "text": str}
+_TOP = {
+    "title": str,
+    "operators": list,
+    "operator": list,
+    "model": list,
+    "problem": list,
+    "text": str,
+}
 _PROBLEM = {
     "id": str,
     "title": str,
@@ -140,6 +98,12 @@ _PROBLEM = {
 }
 _PLOT = {"over": str, "from": int, "to": int, "series": list, "title": str}
 _SERIES = {"label": str, "set": dict}
+
+
+def unknown_quantity(where: str, name: object, allowed: tuple[str, ...]) -> ProblemError:
+    """The error of an ``ask`` or ``expect`` naming no quantity of its kind, with a suggestion."""
+    hint = did_you_mean(name, allowed)
+    return ProblemError(where, f"unknown quantity {name!r}{hint}; allowed: {', '.join(allowed)}")
 
 
 @dataclass(frozen=True)
@@ -240,8 +204,41 @@ def _plot(raw: dict, where: str) -> PlotSpec:
     return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
 
 
-def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> ModelEntry:
+_SIZE = {"params": str, "params_active": str}
+
+
+def _model_named(
+    value: str | dict, where: str, base: Path | None
+) -> tuple[str, str | None, str | None]:
+    """(model, params, params_active): a name, a config path (relative to the set's folder),
+    or ``{ params = "70e9", params_active = "37e9" }``, a model by its size alone."""
+    if isinstance(value, dict):
+        check_keys(value, _SIZE, f"{where}: key 'model'")
+        if "params" not in value:
+            raise ProblemError(
+                f"{where}: key 'model'", 'a model by its size is { params = "70e9" }'
+            )
+        return "", value["params"], value.get("params_active")
+    if (
+        base is not None
+        and (value.endswith(".json") or "/" in value)
+        and not Path(value).is_absolute()
+    ):
+        return str(base / value), None, None
+    return value, None, None
+
+
+def _model_problem(
+    raw: object,
+    index: int,
+    origin: str,
+    seen: set[str],
+    base: Path | None = None,
+    tables: tuple[ModelTable, ...] = (),
+) -> ModelEntry:
     pid, where, table = problem_head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
+    model, params, params_active = _model_named(table["model"], where, base)
+    declared = next((t for t in tables if t.name.lower() == model.lower()), None)
     if "dtype" in table and "dtypes" in table:
         raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
     dtypes = ((table["dtype"],) if "dtype" in table else ()) + str_map(
@@ -252,17 +249,17 @@ def _model_problem(raw: object, index: int, origin: str, seen: set[str]) -> Mode
     allowed = MODEL_ASK_KEYS + (SERVING_ASK_KEYS if serving is not None else ())
     for item in ask:
         if item not in allowed:
-            raise ProblemError(
-                f"{where}: key 'ask'",
-                f"unknown quantity {item!r}; allowed: {', '.join(allowed)}",
-            )
+            raise unknown_quantity(f"{where}: key 'ask'", item, allowed)
     devices = table.get("devices")
     if devices is not None and not 0 < devices < 10**9:
         raise ProblemError(
             f"{where}: key 'devices' ({devices})", "the number of devices is a positive integer"
         )
     spec = ModelSpec(
-        model=table["model"],
+        model=model,
+        params=params,
+        params_active=params_active,
+        table=declared,
         chip=table.get("chip"),
         peak=table.get("peak"),
         bandwidth=table.get("bandwidth"),
@@ -289,16 +286,11 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     )
     for key in raw.get("expect", {}):
         if key not in EXPECT_KEYS:
-            raise ProblemError(
-                f"{where}: key 'expect'",
-                f"unknown quantity {key!r}; allowed: {', '.join(EXPECT_KEYS)}",
-            )
+            raise unknown_quantity(f"{where}: key 'expect'", key, EXPECT_KEYS)
     ask = tuple(raw.get("ask", ()))
     for item in ask:
         if item not in ASK_KEYS:
-            raise ProblemError(
-                f"{where}: key 'ask'", f"unknown quantity {item!r}; allowed: {', '.join(ASK_KEYS)}"
-            )
+            raise unknown_quantity(f"{where}: key 'ask'", item, ASK_KEYS)
     spec = ProblemSpec(
         operator=raw["operator"],
         dtypes=dtypes,
@@ -339,6 +331,7 @@ def parse_problem_set(
         if not isinstance(p, str):
             raise ProblemError(f"{origin}: key 'operators'", "must be a list of paths (strings)")
         ops.append((base or Path(".")) / p)
+    model_tables = parse_model_tables(data["model"], origin) if "model" in data else ()
     seen: set[str] = set()
     entries: list[ProblemEntry] = []
     models: list[ModelEntry] = []
@@ -349,7 +342,7 @@ def parse_problem_set(
             if isinstance(raw, dict) and "kernel" in raw:
                 kernels.append(kernel_problem(raw, i, origin, seen))
             elif isinstance(raw, dict) and "model" in raw and "operator" not in raw:
-                models.append(_model_problem(raw, i, origin, seen))
+                models.append(_model_problem(raw, i, origin, seen, base, model_tables))
             else:
                 entries.append(_problem(raw, i, origin, seen))
         except ProblemError as exc:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind, Use, names_for
 from derive.errors import DeriveError, ProblemError
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
@@ -28,15 +29,7 @@ SERVING_KEYS: dict[str, type] = {
 }
 """The keys a model problem takes for its serving step, with their TOML types."""
 
-SERVING_ASK_KEYS = (
-    "step",
-    "tokens_per_s",
-    "inter_token_latency",
-    "ttft",
-    "prefill_tokens_per_s",
-    "crossover",
-    "measured",
-)
+SERVING_ASK_KEYS = names_for(ProblemKind.SERVING, Use.ASK)
 """What a serving problem may ask for besides the model's quantities."""
 
 MAX_CONTEXTS = 6

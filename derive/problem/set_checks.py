@@ -16,7 +16,9 @@ ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_TEXT = 20_000
 
 
-def type_name(kind: type) -> str:
+def type_name(kind: type | tuple[type, ...]) -> str:
+    if isinstance(kind, tuple):
+        return " or ".join(type_name(k) for k in kind)
     return {str: "a string", int: "an integer", list: "a list", dict: "a table"}[kind]
 
 

@@ -13,6 +13,7 @@ import sympy as sp
 from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.crossover import NEVER
 from derive.analysis.leading_order import LeadingOrder
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_exact_decimal
 from derive.problem.regime import Regime
 from derive.solution.collective_steps import collective_steps
@@ -65,7 +66,7 @@ def _flops_step(analysis: Analysis) -> Step:
         ]
     return Step(
         StepKind.FLOPS,
-        "the operator's FLOP count",
+        q.FLOPS.rule,
         rich(op.doc or f"FLOPs of {op.name} as declared."),
         tuple(lines),
     )
@@ -110,7 +111,7 @@ def _bytes_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.BYTES,
-        "bytes = Σ width × elements over every tensor read or written",
+        q.BYTES.rule,
         rich(f"Each tensor moves once through memory: {listing}."),
         tuple(_bytes_lines(analysis.memory, BYTES, analysis.problem.bound_subs())),
     )
@@ -140,7 +141,7 @@ def _intensity_step(analysis: Analysis) -> Step:
     where = " and then at the bound dims" if len(lines) > 1 else ""
     return Step(
         StepKind.INTENSITY,
-        "I = FLOPs / bytes",
+        q.INTENSITY.rule,
         rich(f"FLOPs done per byte moved, in lowest terms{where}."),
         tuple(lines),
     )
@@ -204,7 +205,7 @@ def _leading_step(analysis: Analysis, lead: LeadingOrder, regime: Regime) -> Ste
             )
     return Step(
         StepKind.LEADING_ORDER,
-        "leading order under a one-parameter scaling",
+        q.INTENSITY_REGIME.rule,
         rich(
             f"Regime {regime.pretty}: {regime.describe()}. Scale {grow} and keep the highest power of t above and below."
         ),
@@ -225,7 +226,7 @@ def _ridge_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.RIDGE,
-        "ridge = peak / bandwidth",
+        q.RIDGE.rule,
         rich(
             f"The intensity at which compute time equals memory time on this hardware ({problem.compute_dtype} peak over HBM bandwidth)."
         ),
@@ -255,7 +256,7 @@ def _times_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.TIMES,
-        "T_math = FLOPs / π, T_mem = bytes / β",
+        q.TIMES.rule,
         rich("Time at peak compute and time at full memory bandwidth, in seconds."),
         lines,
     )
@@ -293,7 +294,7 @@ def _bounds_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.BOUNDS,
-        "max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
+        q.BOUNDS.rule,
         rich("Perfect overlap of compute and memory gives the lower bound; none gives the upper."),
         lines,
     )
@@ -311,7 +312,7 @@ def _attainable_step(analysis: Analysis) -> Step:
     )
     return Step(
         StepKind.ATTAINABLE,
-        "attainable FLOP/s = min(π, I·β)",
+        q.ATTAINABLE.rule,
         rich(f"The roofline at the bound dims ({problem.compute_dtype} peak)."),
         lines,
     )
@@ -364,7 +365,7 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
         notes.extend(crossover_notes(net.crossover, net.ridge, depends, below="link"))
     return Step(
         StepKind.NETWORK,
-        "the same roofline against the interconnect: I_link = FLOPs / bytes sent",
+        q.NETWORK.rule,
         rich("Bytes sent over the chip interconnect (one way) instead of bytes through memory."),
         tuple(lines),
         tuple(notes),
@@ -374,14 +375,14 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
 def build_solution(analysis: Analysis) -> Solution:
     """The worked solution of an analysis, step by step (each step tagged with its topic)."""
     steps = [
-        (_flops_step(analysis), "flops"),
-        (_bytes_step(analysis), "bytes"),
-        (_intensity_step(analysis), "intensity"),
+        (_flops_step(analysis), q.FLOPS.name),
+        (_bytes_step(analysis), q.BYTES.name),
+        (_intensity_step(analysis), q.INTENSITY.name),
     ]
     regime = analysis.problem.regime
     if analysis.leading is not None and regime is not None:
-        steps.append((_leading_step(analysis, analysis.leading, regime), "intensity_regime"))
-    steps.append((_ridge_step(analysis), "ridge"))
+        steps.append((_leading_step(analysis, analysis.leading, regime), q.INTENSITY_REGIME.name))
+    steps.append((_ridge_step(analysis), q.RIDGE.name))
     steps += crossover_steps(analysis)
     lead = analysis.crossover_regime
     if (
@@ -390,13 +391,13 @@ def build_solution(analysis: Analysis) -> Solution:
         and lead is not None
         and lead.exact is not None
     ):
-        steps.append((regime_step(analysis, regime, lead.exact), "regime_holds"))
-    steps.append((_times_step(analysis), "times"))
+        steps.append((regime_step(analysis, regime, lead.exact), q.REGIME_HOLDS.name))
+    steps.append((_times_step(analysis), q.TIMES.name))
     if analysis.all_bound:
-        steps += step_steps(analysis) or [(_bounds_step(analysis), "bounds")]
-        steps.append((_attainable_step(analysis), "attainable"))
+        steps += step_steps(analysis) or [(_bounds_step(analysis), q.BOUNDS.name)]
+        steps.append((_attainable_step(analysis), q.ATTAINABLE.name))
     if analysis.network is not None:
-        steps.append((_network_step(analysis, analysis.network), "network"))
+        steps.append((_network_step(analysis, analysis.network), q.NETWORK.name))
     steps += collective_steps(analysis)
     if analysis.measured is not None:
         problem, step = analysis.problem, analysis.step
@@ -409,11 +410,11 @@ def build_solution(analysis: Analysis) -> Solution:
                     tex_text_number(problem.peak.text),
                     tex_text_number(problem.bandwidth.text),
                 ),
-                "measured",
+                q.MEASURED.name,
             )
         )
     if analysis.layer is not None:
-        steps += [(step, "parts") for step in parts_steps(analysis.layer, analysis)]
+        steps += [(step, q.PARTS.name) for step in parts_steps(analysis.layer, analysis)]
     verdict, warnings = verdicts_of(analysis)
     return Solution(
         analysis, tuple(replace(step, topic=topic) for step, topic in steps), verdict, warnings

@@ -9,6 +9,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.collectives import CollectiveTime
+from derive.catalogue import table as q
 from derive.declare.collective import CollectiveKind
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
@@ -94,6 +95,6 @@ def collective_steps(analysis: Analysis) -> list[tuple[Step, str]]:
                 tuple(lines),
                 tuple(notes),
             ),
-            "collectives",
+            q.COLLECTIVES.name,
         )
     ]

@@ -7,6 +7,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis, Threshold
 from derive.analysis.crossover import ALWAYS, NEVER, UNDETERMINED, Crossover
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.problem.regime import REGIME_FACTOR, Regime
 from derive.solution.display import INTENSITY, math_of, ratio_tex, rounded
@@ -210,11 +211,11 @@ def crossover_steps(analysis: Analysis) -> list[tuple[Step, str]]:
                 "exact intensity",
                 analysis.memory.depends_on_x,
             ),
-            "crossover",
+            q.CROSSOVER.name,
         )
     ]
     if analysis.memory.threshold is not None:
-        steps.append((threshold_step(analysis.memory.threshold, ridge, cross), "crossover"))
+        steps.append((threshold_step(analysis.memory.threshold, ridge, cross), q.CROSSOVER.name))
     lead = analysis.crossover_regime
     if lead is not None and analysis.intensity_regime_of_x is not None:
         shown = tex(analysis.intensity_regime_of_x)
@@ -229,11 +230,11 @@ def crossover_steps(analysis: Analysis) -> list[tuple[Step, str]]:
                     "leading-order intensity",
                     analysis.regime_depends_on_x,
                 ),
-                "crossover_regime",
+                q.CROSSOVER_REGIME.name,
             )
         )
         if analysis.threshold_regime is not None:
             steps.append(
-                (threshold_step(analysis.threshold_regime, ridge, lead), "crossover_regime")
+                (threshold_step(analysis.threshold_regime, ridge, lead), q.CROSSOVER_REGIME.name)
             )
     return steps

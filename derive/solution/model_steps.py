@@ -19,11 +19,12 @@ import sympy as sp
 
 from derive.model.binding import ModelProblem
 from derive.model.records import ModelAnalysis, Quantity, Unit
+from derive.model.sized import SizedModel
 from derive.model.symbols import NOTATION, sym, tex_names
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
-__all__ = ["STEPS", "ModelStepRule", "human", "model_steps", "shown_quantities"]
+__all__ = ["SIZED_STEPS", "STEPS", "ModelStepRule", "human", "model_steps", "shown_quantities"]
 
 _GB, _GIB = 10**9, 2**30
 _NAMES = tex_names()
@@ -46,20 +47,30 @@ class ModelStepRule:
 
 
 def _block_reason(p: ModelProblem) -> str:
-    m = p.model
-    return (
-        "Attention has the q, k, v and o projections; the MLP its "
+    m = p.transformer
+    attention = (
+        "Latent attention has "
+        + ("the q_a bottleneck and q_b, " if m.q_lora_rank is not None else "the q projection, ")
+        + "kv_a (the latent and the rope key), kv_b (keys and values per head) and o"
+        if m.is_mla
+        else "Attention has the q, k, v and o projections"
+    )
+    mlp = (
+        "; the MLP its "
         + ("gate, up and down" if m.mlp_kind.matrices == 3 else "up and down")
         + " matrices"
-        + (
-            " for each of E experts, plus a d·E router (no bias), of which a token uses k experts"
-            if m.is_moe
-            else ""
-        )
-        + "; each norm its scale"
-        + (" and shift" if m.norm_kind.vectors == 2 else "")
-        + "."
     )
+    if m.is_moe:
+        mlp += " for each of E routed experts, of which a token uses k"
+        if m.shared_experts is not None:
+            mlp += ", plus n_s shared experts every token uses (one MLP of width n_s·f)"
+        mlp += ", and a d·E router" + (" with a bias" if m.router_bias else " (no bias)")
+        if m.dense_layers is not None:
+            mlp += "; the first L_dense blocks have a dense MLP instead (P_mlp,dense)"
+    norms = "; each norm its scale" + (" and shift" if m.norm_kind.vectors == 2 else "")
+    if m.qk_norm:
+        norms += " (the q and k norms have width d_h)"
+    return attention + mlp + norms + "."
 
 
 def _globals_reason(p: ModelProblem) -> str:
@@ -67,34 +78,118 @@ def _globals_reason(p: ModelProblem) -> str:
         "The token embedding is a table of V rows of width d"
         + (
             "; the head is tied to it (it reads the same table, stored once)"
-            if p.model.tied_embeddings
+            if p.transformer.tied_embeddings
             else "; the output head is a separate d·V matrix (no bias)"
         )
         + "."
     )
 
 
+def _params_rule(p: ModelProblem) -> str:
+    return (
+        "P = L·P_block"
+        if p.transformer.dense_layers is None
+        else "P = (L − L_dense)·P_block + L_dense·P_block,dense"
+    ) + " + the globals; P_act counts what one token uses; P_lookup the tables read by lookup"
+
+
 def _params_reason(p: ModelProblem) -> str:
-    return "Every block is the same, so the blocks contribute L times one block." + (
-        " A token runs k of the E experts, so it uses fewer parameters than the model stores."
-        if p.model.is_moe
-        else ""
+    m = p.transformer
+    reason = (
+        "Every block is the same, so the blocks contribute L times one block."
+        if m.dense_layers is None
+        else "L_dense blocks are dense and L − L_dense have the experts; each kind contributes its count times one block."
+    )
+    if m.is_moe:
+        reason += " A token runs k of the E routed experts"
+        reason += " and every shared expert" if m.shared_experts is not None else ""
+        reason += ", so it uses fewer parameters than the model stores."
+    return reason
+
+
+def _kv_rule(p: ModelProblem) -> str:
+    m = p.transformer
+    rule = (
+        "(r_kv latent + d_R rope key) × L layers × bytes per element, per token"
+        if m.is_mla
+        else "2 (a key and a value) × L layers × h_kv heads × d_h per head × bytes per element, per token"
+    )
+    return rule + (
+        "; a windowed layer keeps min(S, S_win) positions" if m.window is not None else ""
+    )
+
+
+def _kv_reason(p: ModelProblem) -> str:
+    m = p.transformer
+    reason = (
+        "Latent attention caches, per position and layer, one latent of rank r_kv (keys and "
+        "values of every head are expanded from it) and one rope key of width d_R shared by the heads"
+        if m.is_mla
+        else "Each position of context keeps one key and one value vector per KV head in every layer"
+    )
+    if m.window is None:
+        return reason + "; B sequences of S positions keep B·S of them."
+    return reason + (
+        "; B sequences keep S positions in each of the L − L_win full layers and "
+        "min(S, S_win) in each of the L_win windowed layers."
+    )
+
+
+def _kv_notes(a: ModelAnalysis) -> tuple[str, ...]:
+    if a.problem.transformer.window is None:
+        return ()
+    return (
+        "m_kv is the bytes per token while the context is within the window; beyond it only "
+        "the full layers' cache grows.",
+    )
+
+
+def _attention_note(p: ModelProblem) -> str:
+    """What attention's FLOPs count, per layer and position of context."""
+    m = p.transformer
+    if m.is_mla:
+        text = (
+            "Latent attention at context S adds, per layer, in its absorbed form (kv_b folded into "
+            "the query and the output, as decode runs it): the scores over the latent and the rope "
+            "key (2·h·(r_kv + d_R) per position) and the weighted sum of the latents (2·h·r_kv)."
+        )
+    else:
+        text = (
+            "Attention at context S adds, per layer, the scores q·k over S positions (2·h·d_h·S) "
+            "and the weighted sum of the values (2·h·d_h·S)."
+        )
+    if m.window is not None:
+        text += " A windowed layer attends to min(S, S_win) positions instead of S."
+    return text
+
+
+def _flops_rule(p: ModelProblem) -> str:
+    m = p.transformer
+    if m.is_mla:
+        attention = "2·h·(2·r_kv + d_R)·Σ_layers positions"
+    else:
+        attention = "4·h·d_h·Σ_layers positions" if m.window is not None else "4·L·h·d_h·S"
+    return (
+        f"F_token = 2·P_matmul (matmuls) + {attention} (attention); "
+        "P_matmul leaves out lookups and norms"
     )
 
 
 def _flops_notes(a: ModelAnalysis) -> tuple[str, ...]:
-    tied = a.problem.model.tied_embeddings
+    tied = a.problem.transformer.tied_embeddings
     convention = (
         "Convention: 2 FLOPs per multiply-accumulate. A token is multiplied by every weight it uses "
-        "except the lookup tables (embedding, positions), which are read, not multiplied"
+        "except the lookup tables (embedding, positions), which are read, not multiplied, and "
+        "the norms' scales and shifts, applied elementwise"
         + (
             "; the tied head's d·V matmul happens although its weights are the embedding's"
             if tied
             else ""
         )
-        + ". Attention at context S adds, per layer, the scores q·k over S positions (2·h·d_h·S) "
-        "and the weighted sum of the values (2·h·d_h·S). Biases and norm scales count 2 each like "
-        "any weight; softmax and other elementwise work is not counted."
+        + ". "
+        + _attention_note(a.problem)
+        + " Biases count 2 each like any weight; norms, softmax and other elementwise work are "
+        "not counted."
     )
     flops, shortcut = a.value("flops_per_token"), a.value("flops_2n")
     assert isinstance(flops, sp.Expr) and isinstance(shortcut, sp.Expr)
@@ -113,16 +208,24 @@ def _flops_notes(a: ModelAnalysis) -> tuple[str, ...]:
 
 def _fit_notes(a: ModelAnalysis) -> tuple[str, ...]:
     p = a.problem
+    notes = [
+        "Weights and KV cache are spread evenly over the N devices; activations and framework memory are not counted."
+    ]
     if p.replicas > 1:
-        return (
+        notes = [
             f"Data parallel: {p.devices} devices are {p.replicas} replicas of a tensor-parallel group "
             f"of N_tp = {p.tp}; each replica holds its own copy of the weights and the KV cache of its "
             "B sequences, spread evenly over its N_tp devices; activations and framework memory are "
-            "not counted.",
+            "not counted."
+        ]
+    kv_heads = p.transformer.kv_heads
+    if not p.transformer.is_mla and kv_heads.is_number and p.tp > kv_heads:
+        notes.append(
+            f"The group of {p.tp} devices is larger than the model's {kv_heads} KV heads: tensor "
+            "parallelism would replicate them (each device holds one head's cache, M_kv/h_kv); "
+            "this fit spreads the cache evenly instead, a lower bound on the memory per device."
         )
-    return (
-        "Weights and KV cache are spread evenly over the N devices; activations and framework memory are not counted.",
-    )
+    return tuple(notes)
 
 
 def _group(p: ModelProblem) -> str:
@@ -166,74 +269,7 @@ def _mfu_notes(a: ModelAnalysis) -> tuple[str, ...]:
     return ()
 
 
-STEPS: tuple[ModelStepRule, ...] = (
-    ModelStepRule(
-        StepKind.BLOCK_PARAMETERS,
-        ("P_attn", "P_mlp", "P_norm", "P_mlp_active", "P_block", "P_block_active"),
-        lambda p: "a block's parameters are the elements of its weight tensors",
-        _block_reason,
-        parts=True,
-    ),
-    ModelStepRule(
-        StepKind.GLOBAL_PARAMETERS,
-        ("P_embed", "P_pos", "P_head", "P_final"),
-        lambda p: (
-            "the embedding table is V·d; a learned position table n_pos·d; an untied head d·V; the final norm"
-        ),
-        _globals_reason,
-    ),
-    ModelStepRule(
-        StepKind.PARAMETERS,
-        ("params", "params_active", "params_embedding"),
-        lambda p: (
-            "P = L·P_block + the globals; P_act counts what one token uses; P_lookup the tables read by lookup"
-        ),
-        _params_reason,
-    ),
-    ModelStepRule(
-        StepKind.WEIGHTS,
-        ("weights_bytes",),
-        lambda p: "bytes = parameters × bytes per weight",
-        lambda p: "Every parameter is stored once at the weight width.",
-    ),
-    ModelStepRule(
-        StepKind.KV_CACHE,
-        ("kv_bytes_per_token", "kv_bytes"),
-        lambda p: (
-            "2 (a key and a value) × L layers × h_kv heads × d_h per head × bytes per element, per token"
-        ),
-        lambda p: (
-            "Each position of context keeps one key and one value vector per KV head in every layer; "
-            "B sequences of S positions keep B·S of them."
-        ),
-    ),
-    ModelStepRule(
-        StepKind.MODEL_FLOPS,
-        ("P_matmul", "flops_matmuls", "flops_attention", "flops_per_token", "flops_2n"),
-        lambda p: "F_token = 2·P_matmul (matmuls) + 4·L·h·d_h·S (attention)",
-        lambda p: "The forward pass of one token at context S, in two named parts.",
-        _flops_notes,
-    ),
-    ModelStepRule(
-        StepKind.MEMORY_FIT,
-        ("memory_total", "memory_per_device", "fits", "headroom_per_device"),
-        lambda p: (
-            "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C"
-            if p.replicas == 1
-            else "M = M_W + M_kv per replica, spread over its N_tp devices; it fits when M/N_tp ≤ C"
-        ),
-        lambda p: "Serving keeps the weights and the KV cache of every sequence in HBM.",
-        _fit_notes,
-    ),
-    ModelStepRule(
-        StepKind.LIMITS,
-        ("max_batch", "max_context", "min_devices"),
-        lambda p: f"solve M_W + m_kv·B·S ≤ {_group(p)}·C for the integer unknown",
-        lambda p: (
-            f"The KV cache grows with B·S; what is left of {_group(p)}·C after the weights bounds it."
-        ),
-        _limits_notes,
-    ),
+_TRAINING_ROWS: tuple[ModelStepRule, ...] = (
     ModelStepRule(
         StepKind.TRAINING_STATE,
         ("train_state_bytes",),
@@ -261,6 +297,121 @@ STEPS: tuple[ModelStepRule, ...] = (
         lambda p: "The FLOPs the measured rate needs, as a fraction of the peak.",
         _mfu_notes,
     ),
+)
+
+STEPS: tuple[ModelStepRule, ...] = (
+    ModelStepRule(
+        StepKind.BLOCK_PARAMETERS,
+        (
+            "P_attn",
+            "P_mlp",
+            "P_norm",
+            "P_mlp_dense",
+            "P_mlp_active",
+            "P_block",
+            "P_block_active",
+            "P_block_dense",
+        ),
+        lambda p: "a block's parameters are the elements of its weight tensors",
+        _block_reason,
+        parts=True,
+    ),
+    ModelStepRule(
+        StepKind.GLOBAL_PARAMETERS,
+        ("P_embed", "P_pos", "P_head", "P_final"),
+        lambda p: (
+            "the embedding table is V·d; a learned position table n_pos·d; an untied head d·V; the final norm"
+        ),
+        _globals_reason,
+    ),
+    ModelStepRule(
+        StepKind.PARAMETERS,
+        ("params", "params_active", "params_embedding"),
+        _params_rule,
+        _params_reason,
+    ),
+    ModelStepRule(
+        StepKind.WEIGHTS,
+        ("weights_bytes",),
+        lambda p: "bytes = parameters × bytes per weight",
+        lambda p: "Every parameter is stored once at the weight width.",
+    ),
+    ModelStepRule(
+        StepKind.KV_CACHE,
+        ("kv_bytes_per_token", "kv_bytes"),
+        _kv_rule,
+        _kv_reason,
+        _kv_notes,
+    ),
+    ModelStepRule(
+        StepKind.MODEL_FLOPS,
+        ("P_matmul", "flops_matmuls", "flops_attention", "flops_per_token", "flops_2n"),
+        _flops_rule,
+        lambda p: "The forward pass of one token at context S, in two named parts.",
+        _flops_notes,
+    ),
+    ModelStepRule(
+        StepKind.MEMORY_FIT,
+        ("memory_total", "memory_per_device", "fits", "headroom_per_device"),
+        lambda p: (
+            "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C"
+            if p.replicas == 1
+            else "M = M_W + M_kv per replica, spread over its N_tp devices; it fits when M/N_tp ≤ C"
+        ),
+        lambda p: "Serving keeps the weights and the KV cache of every sequence in HBM.",
+        _fit_notes,
+    ),
+    ModelStepRule(
+        StepKind.LIMITS,
+        ("max_batch", "max_context", "min_devices"),
+        lambda p: f"solve M_W + m_kv·B·S ≤ {_group(p)}·C for the integer unknown",
+        lambda p: (
+            f"The KV cache grows with B·S; what is left of {_group(p)}·C after the weights bounds it."
+        ),
+        _limits_notes,
+    ),
+    *_TRAINING_ROWS,
+)
+
+
+def _sized_reason(p: ModelProblem) -> str:
+    model = p.model
+    assert isinstance(model, SizedModel)
+    return "The model is known by its size alone" + (
+        "; a token uses fewer parameters than it stores (a mixture of experts)."
+        if model.params_active != model.params
+        else "; every token uses every parameter (P_act = P)."
+    )
+
+
+# A model known by its size alone (derive.model.sized_steps): its size is given, and only the
+# weights are in memory (the KV cache needs an architecture).
+SIZED_STEPS: tuple[ModelStepRule, ...] = (
+    ModelStepRule(
+        StepKind.PARAMETERS,
+        ("params", "params_active"),
+        lambda p: "given: the model's size (P) and the parameters a token uses (P_act)",
+        _sized_reason,
+    ),
+    ModelStepRule(
+        StepKind.WEIGHTS,
+        ("weights_bytes",),
+        lambda p: "bytes = parameters × bytes per weight",
+        lambda p: "Every parameter is stored once at the weight width.",
+    ),
+    ModelStepRule(
+        StepKind.MEMORY_FIT,
+        ("memory_total", "memory_per_device", "fits", "headroom_per_device", "min_devices"),
+        lambda p: "M = M_W spread over N devices; it fits when M/N ≤ C; N_min = ⌈M_W / C⌉",
+        lambda p: (
+            "Serving keeps the weights in HBM; the KV cache needs an architecture and is not counted."
+        ),
+        lambda a: (
+            "Only the weights are counted: the KV cache, activations and framework memory come on "
+            "top, so the fit is necessary, not sufficient.",
+        ),
+    ),
+    *_TRAINING_ROWS,
 )
 
 
@@ -388,7 +539,7 @@ def _shown_rows(a: ModelAnalysis) -> tuple[tuple[ModelStepRule, tuple[Quantity, 
     """Each step shown, with its quantities: those with a quantity the asked ones use."""
     needed = _needed(a)
     out = []
-    for row in STEPS:
+    for row in SIZED_STEPS if isinstance(a.problem.model, SizedModel) else STEPS:
         quantities = tuple(q for q in a.quantities if q.key in row.keys)
         if any(q.key in needed for q in quantities):
             out.append((row, quantities))

@@ -6,6 +6,7 @@ Reads :class:`~derive.analysis.kernel_numbers.KernelNumbers`; computes nothing.
 from __future__ import annotations
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.problem.timing import TimingSpec
 from derive.solution.display import attainable_lines, rounded
@@ -162,8 +163,8 @@ def numbers_verdict(kernel: KernelNumbers) -> tuple[Rich, ...]:
 
 
 _STEP_OF = {
-    **dict.fromkeys(("t_math", "t_mem", "t_lower", "t_upper"), StepKind.BOUNDS),
-    **dict.fromkeys(("mfu", "mbu"), StepKind.MEASURED),
+    **dict.fromkeys((r.name for r in (q.T_MATH, q.T_MEM, q.T_LOWER, q.T_UPPER)), StepKind.BOUNDS),
+    **dict.fromkeys((q.MFU.name, q.MBU.name), StepKind.MEASURED),
 }
 _TIMING_WORDS = (
     ("efficiency", "efficiency η = {} of both ceilings"),

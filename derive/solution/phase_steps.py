@@ -129,6 +129,48 @@ def _crossover(phase: PhaseAnalysis) -> Step | None:
     )
 
 
+def _experts(phase: PhaseAnalysis) -> Step | None:
+    """The experts one MoE layer reads in the step: both bounds, the convention, the expectation."""
+    read = phase.experts_read
+    if read is None:
+        return None
+    t = "B" if phase.phase is Phase.DECODE else r"B \cdot S"
+    lines = (
+        Line.of(r"E_{\text{read}}^{\min}", "k", tex(read.lower)),
+        Line.of(
+            r"E_{\text{read}}",
+            rf"\min(E,\ k \cdot {t})",
+            rf"\min({read.experts},\ {read.top_k} \cdot {read.tokens})",
+            tex(read.read),
+        ),
+        Line.of(
+            r"E_{\text{read}}^{\text{uniform}}",
+            rf"E \cdot \left(1 - \left(1 - \frac{{k}}{{E}}\right)^{{{t}}}\right)",
+            # the exact fraction has about T digits: shown while it is short
+            tex(read.uniform) if len(str(read.uniform)) <= 24 else "",
+            approx=tex_decimal(read.uniform),
+        ),
+    )
+    notes = (
+        rich(
+            f"Convention: each layer reads min(E, k·T) = {read.read} of its {read.experts} experts' "
+            f"weights, the upper bound; at least k = {read.lower} are read (every token routed to the "
+            "same experts). Uniform routing would read the expectation shown, between the two."
+        ),
+    )
+    return Step(
+        StepKind.BYTES,
+        "a MoE layer reads the experts its T tokens touch: k ≤ experts read ≤ min(E, k·T)",
+        rich(
+            f"Each of the T = {read.tokens} tokens in flight runs k = {read.top_k} of the "
+            f"E = {read.experts} experts; an expert no token touches is not read."
+        ),
+        lines,
+        notes,
+        title="Experts read per layer",
+    )
+
+
 def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tuple[Step, ...]:
     """Every step of a serving phase, in order."""
     peak, bandwidth = tex_text_number(peak_text), tex_text_number(bandwidth_text)
@@ -136,7 +178,15 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
         f"the model's kernels on one of {phase.tp} devices (tensor parallel), "
         "a block's kernels once per layer (×L)"
     )
-    steps = [step for step, _ in kernel_steps(phase.step, what)]
+    if phase.kv_ways < phase.tp:
+        what += (
+            f"; the model's {phase.kv_ways} KV heads are fewer than the {phase.tp} devices, so each "
+            f"device holds one KV head (its K and V projections and its KV cache), replicated "
+            f"{phase.tp // phase.kv_ways} times"
+        )
+    experts = _experts(phase)
+    steps = [] if experts is None else [experts]
+    steps += [step for step, _ in kernel_steps(phase.step, what)]
     steps.append(_rates(phase))
     cross = _crossover(phase)
     if cross is not None:

@@ -11,6 +11,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.step import Binding, StepTime
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
@@ -267,4 +268,4 @@ def kernel_steps(
         tuple(_bounds_lines(step)),
         tuple(notes),
     )
-    return [(table, "step"), (bounds, "bounds")]
+    return [(table, q.STEP.name), (bounds, q.BOUNDS.name)]

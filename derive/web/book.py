@@ -21,6 +21,7 @@ from pathlib import Path
 
 import jinja2
 
+from derive.catalogue import Box, ProblemKind, box_of, shown_by
 from derive.checking.quantities import describe, expected
 from derive.declare.registry import Registry, load_registry
 from derive.errors import DeriveError, ProblemError, UnknownNameError
@@ -51,39 +52,6 @@ __all__ = [
 
 BUILTIN_SET = "data/problems/rooflines.toml"
 
-# ask topic (a problem set's ``ask`` key, a step's topic) -> the quantities a student types.
-_ASKED: dict[str, tuple[str, ...]] = {
-    "flops": ("flops",),
-    "bytes": ("bytes",),
-    "intensity": ("intensity",),
-    "intensity_regime": ("intensity_regime",),
-    "ridge": ("ridge",),
-    "crossover": ("crossover",),
-    "crossover_regime": ("crossover",),
-    "times": ("t_math", "t_mem"),
-    "network": ("network_bytes", "network_intensity", "network_crossover", "t_comms"),
-}
-# quantity -> (label, LaTeX symbol ("" when the label says it), what to type: {dims} filled in).
-_FORMULA, _NUMBER, _SECONDS = "a formula in {dims}", "a number", "seconds: a formula in {dims}"
-_CROSS = "a number{others}"
-_LABELS: dict[str, tuple[str, str, str]] = {
-    "flops": ("FLOPs", "", _FORMULA),
-    "bytes": ("Bytes moved", "", _FORMULA),
-    "intensity": ("Arithmetic intensity", "I", _FORMULA),
-    "intensity_regime": ("Intensity at leading order", "I", _FORMULA),
-    "ridge": ("Ridge point", r"\pi / \beta", _NUMBER),
-    "crossover": ("Crossover", "{x}^*", _CROSS),
-    "t_math": ("Compute time", r"T_{\text{math}}", _SECONDS),
-    "t_mem": ("Memory time", r"T_{\text{mem}}", _SECONDS),
-    "network_bytes": ("Bytes over the link", "", _FORMULA),
-    "network_intensity": ("Link intensity", r"I_{\text{link}}", _FORMULA),
-    "network_crossover": (
-        "Link crossover",
-        r"{x}^*_{\text{link}}",
-        "a number, or a formula in {dims}",
-    ),
-    "t_comms": ("Communication time", r"T_{\text{comms}}", _SECONDS),
-}
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -250,7 +218,7 @@ def question_html(text: str) -> str:
 
 def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
     topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
-    quantities = dict.fromkeys(q for t in topics for q in _ASKED.get(t, ()))
+    quantities = dict.fromkeys(q for t in topics for q in shown_by(ProblemKind.OPERATOR, t))
     x = str(d.analysis.problem.solve_for)
     bound = {dim for dim, _ in d.analysis.problem.bound}
     free = [dim.name for dim in d.analysis.problem.operator.dims if dim not in bound]
@@ -264,8 +232,9 @@ def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
                 continue
         except DeriveError:
             continue
-        label, symbol, what = _LABELS.get(q, (describe(q), "", _FORMULA))
-        out.append(Asked(q, label, symbol.replace("{x}", x), what.format(dims=dims, others=others)))
+        box = box_of(ProblemKind.OPERATOR, q) or Box(describe(q), "", "a formula in {dims}")
+        symbol, what = box.latex.replace("{x}", x), box.placeholder
+        out.append(Asked(q, box.label, symbol, what.format(dims=dims, others=others)))
     return tuple(out)
 
 
@@ -318,7 +287,7 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
     detail = {
         "id": entry.id,
         "title": entry.title,
-        "kind": "operator",
+        "kind": ProblemKind.OPERATOR.value,
         "question": entry.text,
         "question_html": question_html(entry.text),
         "givens": _givens(view),

@@ -19,6 +19,7 @@ from typing import cast
 from sympy.logic.boolalg import BooleanAtom
 
 from derive.catalogue import ProblemKind
+from derive.catalogue.table import PARAMS
 from derive.checking.api import CheckResult as ApiCheckResult
 from derive.checking.api import (
     ModelDetail,
@@ -140,7 +141,7 @@ class Grader:
         a = claims_analysis_for(entry, self.operators)
         known = MODEL_QUANTITIES + SERVING_QUANTITIES
         asked = quantity if quantity in known and a.quantity(quantity) else None
-        asked = asked or next((k for k in entry.ask if a.quantity(k)), None) or "params"
+        asked = asked or next((k for k in entry.ask if a.quantity(k)), None) or PARAMS.name
         try:
             claim = read_model_claim(a, asked, answer)
         except ParseError as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 
+from derive.catalogue import ProblemKind, Use, box_of, rows_for
 from derive.checking.kernel_check import kernel_for
 from derive.errors import DeriveError, ProblemError
 from derive.present.render import render
@@ -22,23 +23,10 @@ from derive.web.book import Asked, Page, html_env, question_html
 
 __all__ = ["KERNEL_BOXES", "kernel_page"]
 
-_RATIO, _TIME, _FRACTION = (
-    "FLOPs/byte: a number",
-    "a time with its unit (1.2 ms, 850 us)",
-    "a fraction (0.78) or a percentage (78%)",
-)
 KERNEL_BOXES: dict[str, tuple[str, str, str]] = {
-    "intensity": ("Arithmetic intensity", "I", _RATIO),
-    "ridge": ("Ridge point", r"\pi / \beta", _RATIO),
-    "effective_ridge": ("Derated ridge point", r"\pi \eta_c / (\beta \eta_m)", _RATIO),
-    "attainable": ("Attainable FLOP/s", "", "FLOP/s: a number (9.89e14)"),
-    "fraction_of_peak": ("Fraction of peak", "", _FRACTION),
-    "t_math": ("Compute time", r"T_{\text{math}}", _TIME),
-    "t_mem": ("Memory time", r"T_{\text{mem}}", _TIME),
-    "t_lower": ("Lower bound on the runtime", r"T_{\text{lower}}", _TIME),
-    "t_upper": ("Upper bound on the runtime", r"T_{\text{upper}}", _TIME),
-    "mfu": ("MFU of the measured run", r"\text{MFU}", _FRACTION),
-    "mbu": ("MBU of the measured run", r"\text{MBU}", _FRACTION),
+    row.name: (box.label, box.latex, box.placeholder)
+    for row in rows_for(ProblemKind.KERNEL, Use.BOX)
+    if (box := box_of(ProblemKind.KERNEL, row.name)) is not None
 }
 """A kernel quantity's answer box: its label, its LaTeX symbol ("" when the label says it), a placeholder."""
 

@@ -14,10 +14,10 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
+from derive.catalogue import quantity as catalogued
 from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES, claims_analysis_for
 from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
-from derive.model.symbols import NOTATION
 from derive.pipeline import derive_model, derive_serving
 from derive.present.model_view import (
     ASK_PHRASES,
@@ -64,7 +64,8 @@ def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
             continue
         phrase = ASK_PHRASES.get(key, key)
         label = phrase[0].upper() + phrase[1:]
-        out.append(Asked(key, label, NOTATION[key].latex, _PLACEHOLDERS[q.unit].format(dims=free)))
+        symbol = catalogued(key).latex
+        out.append(Asked(key, label, symbol, _PLACEHOLDERS[q.unit].format(dims=free)))
     return tuple(out)
 
 

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from derive.catalogue import table as q
+
 if TYPE_CHECKING:
     from derive.analysis.analyse import Analysis
     from derive.analysis.crossover import Crossover
@@ -53,7 +55,7 @@ def ratios_json(ratio: Ratios) -> dict[str, object]:
         "baseline_compute_dtype": ratio.compute,
         "peak": quantity_json(ratio.peak),
         "bandwidth": quantity_json(ratio.bandwidth),
-        "ridge": quantity_json(ratio.ridge),
+        q.RIDGE.name: quantity_json(ratio.ridge),
         "t_lower_speedup": quantity_json(ratio.speedup),
         "follows": ratio.follows.value if ratio.speedup is not None else None,
     }
@@ -80,21 +82,23 @@ def compare_json(
                 "set": {dim.name: int(value) for dim, value in problem.bound},
                 "peak": quantity_json(row.chip.peak(row.compute).value),
                 "bandwidth": quantity_json(row.chip.hbm.value),
-                "ridge": quantity_json(analysis.memory.ridge),
-                "crossover": _crossover_json(crossover, leading),
-                "t_math": quantity_json(analysis.t_math) if numeric else None,
-                "t_mem": quantity_json(analysis.memory.time) if numeric else None,
+                q.RIDGE.name: quantity_json(analysis.memory.ridge),
+                q.CROSSOVER.name: _crossover_json(crossover, leading),
+                q.T_MATH.name: quantity_json(analysis.t_math) if numeric else None,
+                q.T_MEM.name: quantity_json(analysis.memory.time) if numeric else None,
                 "bound": bound_of(analysis) if numeric else None,
-                "attainable": quantity_json(analysis.attainable) if numeric else None,
-                "fraction_of_peak": quantity_json(analysis.fraction_of_peak) if numeric else None,
-                "network": None
+                q.ATTAINABLE.name: quantity_json(analysis.attainable) if numeric else None,
+                q.FRACTION_OF_PEAK.name: quantity_json(analysis.fraction_of_peak)
+                if numeric
+                else None,
+                q.NETWORK.name: None
                 if net is None or net.crossover is None
                 else {
-                    "ridge": quantity_json(net.ridge),
-                    "crossover": _crossover_json(net.crossover, False),
-                    "t_comms": quantity_json(net.time) if numeric else None,
+                    q.RIDGE.name: quantity_json(net.ridge),
+                    q.CROSSOVER.name: _crossover_json(net.crossover, False),
+                    q.T_COMMS.name: quantity_json(net.time) if numeric else None,
                 },
-                "t_lower": quantity_json(analysis.t_lower) if numeric else None,
+                q.T_LOWER.name: quantity_json(analysis.t_lower) if numeric else None,
                 **({"ratios": ratios_json(ratios[index])} if ratios is not None else {}),
             }
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from derive.catalogue import table as q
 from derive.present.compare.json import quantity_json, ratios_json
 from derive.present.compare.ratios import Ratios, follows_note
 from derive.present.compare.table import (
@@ -200,26 +201,26 @@ def model_compare_json(
             "replicas": phase.replicas,
             "peak": quantity_json(row.chip.peak(row.compute).value),
             "bandwidth": quantity_json(row.chip.hbm.value),
-            "ridge": quantity_json(phase.ridge),
-            "t_math": quantity_json(step.t_math),
-            "t_mem": quantity_json(step.t_mem),
-            "t_lower": quantity_json(step.t_lower),
-            "t_upper": quantity_json(step.t_upper),
+            q.RIDGE.name: quantity_json(phase.ridge),
+            q.T_MATH.name: quantity_json(step.t_math),
+            q.T_MEM.name: quantity_json(step.t_mem),
+            q.T_LOWER.name: quantity_json(step.t_lower),
+            q.T_UPPER.name: quantity_json(step.t_upper),
             "bound": step.binding.value,
-            "fraction_of_peak": quantity_json(step.fraction_of_peak),
-            "tokens_per_s": quantity_json(phase.tokens_per_s) if decode else None,
-            "inter_token_latency": quantity_json(phase.latency) if decode else None,
-            "prefill_tokens_per_s": None if decode else quantity_json(phase.tokens_per_s),
-            "ttft": None if decode else quantity_json(phase.latency),
-            "crossover": _crossover_json(phase),
-            "step": step_json(step),
+            q.FRACTION_OF_PEAK.name: quantity_json(step.fraction_of_peak),
+            q.TOKENS_PER_S.name: quantity_json(phase.tokens_per_s) if decode else None,
+            q.INTER_TOKEN_LATENCY.name: quantity_json(phase.latency) if decode else None,
+            q.PREFILL_TOKENS_PER_S.name: None if decode else quantity_json(phase.tokens_per_s),
+            q.TTFT.name: None if decode else quantity_json(phase.latency),
+            q.CROSSOVER.name: _crossover_json(phase),
+            q.STEP.name: step_json(step),
         }
         if ratios is not None:
             ratio = ratios[index]
             speedup = ratio.speedup if decode else None
             item["ratios"] = ratios_json(ratio) | {
-                "tokens_per_s": quantity_json(speedup),
-                "prefill_tokens_per_s": None if decode else quantity_json(ratio.speedup),
+                q.TOKENS_PER_S.name: quantity_json(speedup),
+                q.PREFILL_TOKENS_PER_S.name: None if decode else quantity_json(ratio.speedup),
             }
         out.append(item)
     return out

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from derive import __version__
 from derive.analysis.analyse import Analysis
+from derive.catalogue import ProblemKind, phrases
 from derive.figures import TIKZ_PACKAGES, TIKZ_PREAMBLE
 from derive.present.key.figures import Figure, Placement, placement, roofline_figures
 from derive.present.key.kernels import kernel_chapter
@@ -38,20 +39,7 @@ PREAMBLE = (
     + tuple(TIKZ_PREAMBLE)
     + (r"\usepackage[margin=2.5cm]{geometry}",)
 )
-ASK_PHRASES = {
-    "flops": "the FLOPs",
-    "bytes": "the bytes moved through memory",
-    "intensity": "the arithmetic intensity",
-    "intensity_regime": "the leading-order intensity under the regime",
-    "ridge": "the ridge point of the hardware",
-    "crossover": "the exact crossover and the smallest compute-bound integer value",
-    "crossover_regime": "the crossover at leading order and the smallest compute-bound integer value",
-    "regime_holds": "whether the answer respects the regime assumed",
-    "times": "T_math and T_mem",
-    "bounds": "lower and upper bounds on the runtime",
-    "attainable": "the attainable FLOP/s and the fraction of peak",
-    "network": "the network roofline: link intensity, ridge, crossover and T_comms",
-}
+ASK_PHRASES = phrases(ProblemKind.OPERATOR)
 
 
 def _asks(entry: ProblemEntry, solution: Solution) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import ProblemKind, phrases
 from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
 from derive.present.key.figures import Placement, kernel_placement
 from derive.present.key.rows import Row, kernel_row
@@ -22,19 +23,7 @@ from derive.solution.number_steps import kernel_given, kernel_steps, numbers_ver
 
 __all__ = ["KERNEL_PHRASES", "KernelChapter", "kernel_chapter"]
 
-KERNEL_PHRASES = {
-    "intensity": "the arithmetic intensity",
-    "ridge": "the ridge point of the hardware",
-    "effective_ridge": "the ridge point of the derated ceilings",
-    "attainable": "the attainable FLOP/s",
-    "fraction_of_peak": "the fraction of peak",
-    "t_math": "T_math",
-    "t_mem": "T_mem",
-    "t_lower": "the lower bound on the runtime, T_lower",
-    "t_upper": "the upper bound on the runtime, T_upper",
-    "mfu": "the MFU the measurement implies",
-    "mbu": "the MBU the measurement implies",
-}
+KERNEL_PHRASES = phrases(ProblemKind.KERNEL)
 """What a questions sheet asks for each kernel quantity."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from derive.catalogue import table as q
 from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import PhaseAnalysis
@@ -63,7 +64,7 @@ def model_ask(entry: ModelEntry) -> tuple[str, ...]:
     if entry.serving is None:
         return entry.ask
     asked = tuple(key for key in entry.ask if key not in SERVING_ASK_KEYS)
-    return asked or (("weights_bytes", "kv_bytes") if entry.ask else ())
+    return asked or ((q.WEIGHTS_BYTES.name, q.KV_BYTES.name) if entry.ask else ())
 
 
 def model_chapter(

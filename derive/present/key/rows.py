@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover import NEVER
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.present.escape import md_rich
 from derive.present.tex_layout import tex_is_wide, tex_slashed
@@ -48,8 +49,8 @@ def operator_row(entry: ProblemEntry, analysis: Analysis) -> Row:
     link = False
     if (
         entry.ask
-        and "network" in entry.ask
-        and "crossover" not in entry.ask
+        and q.NETWORK.name in entry.ask
+        and q.CROSSOVER.name not in entry.ask
         and network is not None
         and network.crossover is not None
     ):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.analysis.measured import MeasuredVerdict
+from derive.catalogue import ProblemKind, phrases
+from derive.catalogue import table as q
 from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
@@ -28,15 +30,7 @@ from derive.problem.serving_spec import ServingSpec
 
 __all__ = ["SERVING_PHRASES", "ServingPart", "serving_part"]
 
-SERVING_PHRASES = {
-    "step": "the time of one step, kernel by kernel",
-    "tokens_per_s": "the decode rate in tokens per second",
-    "inter_token_latency": "the inter-token latency",
-    "ttft": "the time to first token",
-    "prefill_tokens_per_s": "the prefill rate in tokens per second",
-    "crossover": "the batch at which decode becomes compute-bound",
-    "measured": "the MFU and MBU of the measured step",
-}
+SERVING_PHRASES = phrases(ProblemKind.SERVING)
 
 
 @dataclass(frozen=True)
@@ -112,9 +106,9 @@ def serving_part(
     figure = _figure(series, phase, stem, pid, title) if spec.plot is not None else None
     decode = phase.phase is Phase.DECODE
     default = (
-        ("step", "tokens_per_s", "inter_token_latency", "crossover")
+        tuple(r.name for r in (q.STEP, q.TOKENS_PER_S, q.INTER_TOKEN_LATENCY, q.CROSSOVER))
         if decode
-        else ("step", "ttft", "prefill_tokens_per_s")
+        else tuple(r.name for r in (q.STEP, q.TTFT, q.PREFILL_TOKENS_PER_S))
     )
     asks = tuple(key for key in ask if key in SERVING_PHRASES) or default
     return ServingPart(

@@ -30,16 +30,22 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'batch' found.")
     try:
-        t_2 = environment.filters['e']
+        t_2 = environment.filters['breakable']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'e' found.")
+            raise TemplateRuntimeError("No filter named 'breakable' found.")
     try:
-        t_3 = environment.filters['join']
+        t_3 = environment.filters['e']
     except KeyError:
         @internalcode
         def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'e' found.")
+    try:
+        t_4 = environment.filters['join']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'join' found.")
     pass
     l_0_steps_tex = context.vars['steps_tex'] = environment.get_template('steps.tex.j2', 'model.tex.j2')._get_default_module(context)
@@ -47,30 +53,30 @@ def root(context, missing=missing):
     if (not (undefined(name='givens_only') if l_0_givens_only is missing else l_0_givens_only)):
         pass
         yield '\\subsection{'
-        yield str(t_2((undefined(name='title') if l_0_title is missing else l_0_title)))
+        yield str(t_3((undefined(name='title') if l_0_title is missing else l_0_title)))
         yield '}\n'
         if (undefined(name='text') if l_0_text is missing else l_0_text):
             pass
-            yield str(t_2((undefined(name='text') if l_0_text is missing else l_0_text)))
+            yield str(t_3((undefined(name='text') if l_0_text is missing else l_0_text)))
             yield '\n\n'
     if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'):
         pass
-        yield str(t_2(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc')))
+        yield str(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc')))
         yield '\n\n'
     yield '\\paragraph{Given.} Model \\texttt{'
-    yield str(t_2(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'name')))
+    yield str(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'name')))
     yield '} ('
-    yield str(t_2((undefined(name='describe') if l_0_describe is missing else l_0_describe)))
+    yield str(t_3((undefined(name='describe') if l_0_describe is missing else l_0_describe)))
     yield '); dtypes: '
-    yield str(t_2((undefined(name='dtypes') if l_0_dtypes is missing else l_0_dtypes)))
+    yield str(t_3((undefined(name='dtypes') if l_0_dtypes is missing else l_0_dtypes)))
     if (undefined(name='chip') if l_0_chip is missing else l_0_chip):
         pass
         yield '; '
         yield str((undefined(name='devices') if l_0_devices is missing else l_0_devices))
         yield ' $\\times$ '
-        yield str(t_2(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'title')))
+        yield str(t_3(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'title')))
         yield ' (\\texttt{'
-        yield str(t_2(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'name')))
+        yield str(t_3(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'name')))
         yield '})'
     elif (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
         pass
@@ -81,7 +87,7 @@ def root(context, missing=missing):
     if (undefined(name='bound') if l_0_bound is missing else l_0_bound):
         pass
         yield '; bound: '
-        yield str(t_2(t_3(context.eval_ctx, (undefined(name='bound') if l_0_bound is missing else l_0_bound), ', ')))
+        yield str(t_3(t_4(context.eval_ctx, (undefined(name='bound') if l_0_bound is missing else l_0_bound), ', ')))
     yield '. Units: GB $= 10^9$ B and GiB $= 2^{30}$ B, both named where used.\n\n{\\small\n'
     for l_1_rows in t_1((undefined(name='given') if l_0_given is missing else l_0_given), 16):
         _loop_vars = {}
@@ -93,7 +99,7 @@ def root(context, missing=missing):
             yield '$'
             yield str(l_2_s)
             yield '$ & '
-            yield str(t_2(l_2_meaning))
+            yield str(t_2(t_3(l_2_meaning)))
             yield ' & $'
             yield str(l_2_value)
             yield '$ \\\\\n'
@@ -106,13 +112,13 @@ def root(context, missing=missing):
         for (l_1_name, l_1_s, l_1_value, l_1_source) in (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
             _loop_vars = {}
             pass
-            yield str(t_2(l_1_name))
+            yield str(t_3(l_1_name))
             yield ', $'
             yield str(l_1_s)
             yield '$ & $'
             yield str(l_1_value)
             yield '$ & '
-            yield str(t_2(l_1_source))
+            yield str(t_3(l_1_source))
             yield ' \\\\\n'
         l_1_name = l_1_s = l_1_value = l_1_source = missing
         yield '\\bottomrule\n\\end{tabularx}\n'
@@ -133,9 +139,9 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '\\texttt{'
-                yield str(t_2(l_1_key))
+                yield str(t_3(l_1_key))
                 yield '} ('
-                yield str(t_2(l_1_why))
+                yield str(t_3(l_1_why))
                 yield ')'
                 yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 50 in 'model.tex.j2' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_key = l_1_why = missing
@@ -144,16 +150,16 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '\n\\noindent\\fbox{\\parbox{\\dimexpr\\linewidth-2\\fboxsep-2\\fboxrule}{\\raggedright\\textbf{'
-            yield str(t_2(l_1_w))
+            yield str(t_3(l_1_w))
             yield '}}}\n'
         l_1_w = missing
         for l_1_v in (undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts):
             _loop_vars = {}
             pass
             yield '\n{\\raggedright\\noindent\\textbf{'
-            yield str(t_2(l_1_v))
+            yield str(t_3(l_1_v))
             yield '}\\par}\n'
         l_1_v = missing
 
 blocks = {}
-debug_info = '2=45&3=47&4=50&5=52&6=54&10=56&11=58&14=61&18=86&23=90&24=94&29=103&36=106&37=109&44=120&45=123&46=126&48=128&50=132&52=143&54=147&56=150&58=154'
+debug_info = '2=51&3=53&4=56&5=58&6=60&10=62&11=64&14=67&18=92&23=96&24=100&29=109&36=112&37=115&44=126&45=129&46=132&48=134&50=138&52=149&54=153&56=156&58=160'

@@ -1,0 +1,508 @@
+"""Every quantity derive answers, one row each (the records: :mod:`derive.catalogue.records`).
+
+The rows are Python, not a data file: each is a constant the code names (``RIDGE.name``,
+checked by mypy and an import, where a misspelt string would be a silent miss), and its
+fields are enums (:class:`~derive.catalogue.kinds.ProblemKind`,
+:class:`~derive.formula.units.Dimension`, :class:`~derive.catalogue.records.Use`) that a
+data file would spell as strings again. The order of the rows is the order every list
+of names is printed in (a kind's ``ask`` keys, the JSON of a whole model, the kernel's
+answer boxes).
+
+To add a quantity: add its row here (the name is its JSON key), compute it where its
+kind is analysed, and print it where its step is written; ``docs/architecture.md``
+("Adding a quantity") walks through one.
+"""
+
+from __future__ import annotations
+
+from derive.catalogue.kinds import ProblemKind
+from derive.catalogue.records import At, Box, Computation, Quantity, Roof, Use
+from derive.formula.units import Dimension
+
+__all__ = ["QUANTITIES"]
+
+_ROWS: list[Quantity] = []
+
+
+def _row(name: str, prose: str, dimension: Dimension | None, *at: At, **facts: object) -> Quantity:
+    """Declare one row (in the catalogue's order) and return it."""
+    row = Quantity(name, prose, dimension, at, **facts)  # type: ignore[arg-type]
+    _ROWS.append(row)
+    return row
+
+
+OP, KERNEL, MODEL, SERVING = (
+    ProblemKind.OPERATOR,
+    ProblemKind.KERNEL,
+    ProblemKind.MODEL,
+    ProblemKind.SERVING,
+)
+ASK, EXPECT, CHECK, BOX = Use.ASK, Use.EXPECT, Use.CHECK, Use.BOX
+ALL = ASK | EXPECT | CHECK | BOX
+_D = Dimension
+_C = Computation
+
+# What an answer box asks a student to type (``{dims}``, ``{others}``: see records.Box).
+_FORMULA, _NUMBER, _SECONDS = "a formula in {dims}", "a number", "seconds: a formula in {dims}"
+_RATIO, _TIME, _FRACTION = (
+    "FLOPs/byte: a number",
+    "a time with its unit (1.2 ms, 850 us)",
+    "a fraction (0.78) or a percentage (78%)",
+)
+_STEP_SECONDS = "a time with its unit (s, ms, µs)"
+_RIDGE_BOX = ("Ridge point", r"\pi / \beta")
+_T_MATH_BOX = ("Compute time", r"T_{\text{math}}")
+_T_MEM_BOX = ("Memory time", r"T_{\text{mem}}")
+_COUNTS = "both counts, --flops and --bytes (an intensity alone gives no times)"
+_MEASURED = "a measured run: --measured-time TIME (with both counts) or --measured-{}-per-s R"
+
+# --- the roofline of one operator or kernel -------------------------------------------
+
+FLOPS = _row(
+    "flops", "FLOPs", _D.FLOPS,
+    At(OP, ALL, "the FLOPs", Box("FLOPs", "", _FORMULA)),
+    plain="FLOPs", latex=r"\text{FLOPs}", rule="the operator's FLOP count",
+    aliases=("flop", "#flops", "n_flops", "flopcount"), computation=_C.FLOPS,
+    slips=("mac_counted_once", "other_dtype", "per_tensor_terms"),
+)  # fmt: skip
+BYTES = _row(
+    "bytes", "bytes", _D.BYTES,
+    At(OP, ALL, "the bytes moved through memory", Box("Bytes moved", "", _FORMULA)),
+    plain="bytes", latex=r"\text{bytes}",
+    rule="bytes = Σ width × elements over every tensor read or written",
+    aliases=("byte", "bytesmoved", "bytes_moved", "bytes_mem", "bytes_memory", "memorybytes"),
+    computation=_C.BYTES, slips=("other_dtype", "per_tensor_terms", "leading_order"),
+)  # fmt: skip
+INTENSITY = _row(
+    "intensity", "intensity", _D.INTENSITY,
+    At(OP, ALL, "the arithmetic intensity", Box("Arithmetic intensity", "I", _FORMULA)),
+    At(KERNEL, ALL, "the arithmetic intensity", Box("Arithmetic intensity", "I", _RATIO)),
+    plain="I", latex="I", rule="I = FLOPs / bytes",
+    aliases=(
+        "i", "ai", "arithmeticintensity", "arithmetic_intensity", "i_mem", "i_memory",
+        "flops/bytes", "fracflopsbytes",
+    ),
+    computation=_C.INTENSITY,
+    slips=("inverse", "mac_counted_once", "the_ridge", "other_dtype", "leading_order"),
+)  # fmt: skip
+INTENSITY_BOUND = _row(
+    "intensity_bound", "intensity at the bound dims", _D.INTENSITY, At(OP, EXPECT),
+    plain="I",
+)  # fmt: skip
+INTENSITY_REGIME = _row(
+    "intensity_regime", "leading-order intensity", _D.INTENSITY,
+    At(
+        OP, ALL, "the leading-order intensity under the regime",
+        Box("Intensity at leading order", "I", _FORMULA),
+    ),
+    plain="I", latex="I", rule="leading order under a one-parameter scaling",
+    aliases=("i_regime", "i_leading", "i_lead"), computation=_C.INTENSITY,
+    family=INTENSITY.name,
+)  # fmt: skip
+INTENSITY_REGIME_BOUND = _row(
+    "intensity_regime_bound", "leading-order intensity at the bound dims", _D.INTENSITY,
+    At(OP, EXPECT), plain="I",
+)  # fmt: skip
+RIDGE = _row(
+    "ridge", "ridge point", _D.INTENSITY,
+    At(OP, ALL, "the ridge point of the hardware", Box(*_RIDGE_BOX, _NUMBER)),
+    At(
+        KERNEL, ALL, "the ridge point of the hardware", Box(*_RIDGE_BOX, _RATIO),
+        prose="ridge point π/β",
+    ),
+    plain="π/β", latex=r"\pi / \beta", rule="ridge = peak / bandwidth",
+    aliases=("ridgepoint", "ridge_point", "i_ridge", "pi/beta", "fracpibeta", "i_*"),
+    computation=_C.RIDGE,
+    slips=("inverse", "derated_ridge", "sparse_peak", "kernel_intensity", "other_dtype"),
+)  # fmt: skip
+EFFECTIVE_RIDGE = _row(
+    "effective_ridge", "derated ridge point π·η_c/(β·η_m)", _D.INTENSITY,
+    At(
+        KERNEL, ALL, "the ridge point of the derated ceilings",
+        Box("Derated ridge point", r"\pi \eta_c / (\beta \eta_m)", _RATIO),
+    ),
+    plain="π·η_c/(β·η_m)", latex=r"\pi \eta_c / (\beta \eta_m)",
+    aliases=("ridge_eff", "ridge_effective", "i_ridge,eff"),
+    slips=("nominal_ridge", "inverse"),
+)  # fmt: skip
+CROSSOVER = _row(
+    "crossover", "crossover", _D.COUNT,
+    At(
+        OP, ALL, "the exact crossover and the smallest compute-bound integer value",
+        Box("Crossover", "{x}^*", "a number{others}"),
+        json="crossover.exact",
+    ),
+    At(
+        SERVING, ASK | CHECK | BOX, "the batch at which decode becomes compute-bound",
+        Box("Batch at which decode becomes compute-bound", "B^*", "a number, or B ≥ …"),
+        json="serving.crossover.exact",
+    ),
+    plain="x*", latex="{x}^*", computation=_C.CROSSOVER,
+    slips=("leading_order", "threshold_side", "other_dtype"),
+)  # fmt: skip
+CROSSOVER_REGIME = _row(
+    "crossover_regime", "crossover at leading order", _D.COUNT,
+    At(
+        OP, ASK | EXPECT,
+        "the crossover at leading order and the smallest compute-bound integer value",
+        shows=(CROSSOVER.name,),
+        json="crossover_regime.exact",
+    ),
+    plain="x*",
+)  # fmt: skip
+CROSSOVER_STATUS = _row(
+    "crossover_status", "whether a crossover exists", None,
+    At(OP, EXPECT, json="crossover.status"),
+)  # fmt: skip
+MIN_COMPUTE_BOUND = _row(
+    "min_compute_bound", "smallest compute-bound integer", _D.COUNT,
+    At(OP, EXPECT, json="crossover.min_compute_bound"),
+)  # fmt: skip
+MIN_COMPUTE_BOUND_REGIME = _row(
+    "min_compute_bound_regime", "smallest compute-bound integer at leading order", _D.COUNT,
+    At(OP, EXPECT, json="crossover_regime.min_compute_bound"),
+)  # fmt: skip
+REGIME_HOLDS = _row(
+    "regime_holds", "whether the regime holds", None,
+    At(OP, ASK, "whether the answer respects the regime assumed"),
+)  # fmt: skip
+TIMES = _row(
+    "times", "T_math and T_mem", None,
+    At(OP, ASK, "T_math and T_mem", shows=("t_math", "t_mem")),
+    rule="T_math = FLOPs / π, T_mem = bytes / β",
+)  # fmt: skip
+BOUNDS = _row(
+    "bounds", "bounds on the runtime", None,
+    At(OP, ASK, "lower and upper bounds on the runtime"),
+    rule="max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
+)  # fmt: skip
+_ATTAINABLE_BOX = Box("Attainable FLOP/s", "", "FLOP/s: a number (9.89e14)")
+ATTAINABLE = _row(
+    "attainable", "attainable FLOP/s", _D.FLOP_RATE,
+    At(OP, ALL, "the attainable FLOP/s and the fraction of peak", _ATTAINABLE_BOX),
+    At(KERNEL, ALL, "the attainable FLOP/s", _ATTAINABLE_BOX),
+    plain="P", rule="attainable FLOP/s = min(π, I·β)", computation=_C.ANALYSED,
+    aliases=("p_attainable", "p", "perf", "performance", "attainableflop/s"),
+    slips=("larger_ceiling", "nominal_ceilings", "sparse_peak"),
+)  # fmt: skip
+FRACTION_OF_PEAK = _row(
+    "fraction_of_peak", "fraction of peak", _D.COUNT,
+    At(KERNEL, ALL, "the fraction of peak", Box("Fraction of peak", "", _FRACTION)),
+    plain="P/π", aliases=("fractionofpeak", "fraction", "f_peak"),
+    slips=("percent_without_sign", "larger_ceiling", "nominal_ceilings", "sparse_peak"),
+)  # fmt: skip
+T_MATH = _row(
+    "t_math", "T_math", _D.TIME,
+    At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MATH_BOX, _SECONDS)),
+    At(KERNEL, ALL, "T_math", Box(*_T_MATH_BOX, _TIME), needs=_COUNTS, json="step.t_math"),
+    plain="T_math", latex=r"T_{\text{math}}",
+    aliases=("tmath", "t_compute", "t_comp", "t_flops", "flops/pi", "fracflopspi"),
+    computation=_C.COMPUTE_TIME,
+    slips=("the_other_time", "nominal_ceiling", "sparse_peak", "mac_counted_once"),
+)  # fmt: skip
+T_MEM = _row(
+    "t_mem", "T_mem", _D.TIME,
+    At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MEM_BOX, _SECONDS)),
+    At(KERNEL, ALL, "T_mem", Box(*_T_MEM_BOX, _TIME), needs=_COUNTS, json="step.t_mem"),
+    plain="T_mem", latex=r"T_{\text{mem}}",
+    aliases=("tmem", "t_memory", "bytes/beta", "fracbytesbeta"),
+    computation=_C.TRANSFER_TIME, slips=("the_other_time", "nominal_ceiling"),
+)  # fmt: skip
+
+# --- the interconnect's roofline of an operator that sends bytes between chips --------
+
+NETWORK_BYTES = _row(
+    "network_bytes", "network bytes", _D.BYTES,
+    At(OP, CHECK | BOX, box=Box("Bytes over the link", "", _FORMULA), json="network.bytes"),
+    aliases=("bytes_network", "bytes_comms", "bytes_net"),
+    computation=_C.BYTES, roof=Roof.NETWORK, family=BYTES.name,
+)  # fmt: skip
+NETWORK_INTENSITY = _row(
+    "network_intensity", "network intensity", _D.INTENSITY,
+    At(
+        OP, CHECK | BOX, box=Box("Link intensity", r"I_{\text{link}}", _FORMULA),
+        json="network.intensity",
+    ),
+    latex=r"I_{\text{link}}", plain="I_link",
+    aliases=("i_network", "i_net", "i_comms", "i_comm"),
+    computation=_C.INTENSITY, roof=Roof.NETWORK, family=INTENSITY.name,
+)  # fmt: skip
+NETWORK_RIDGE = _row(
+    "network_ridge", "network ridge point", _D.INTENSITY,
+    At(OP, CHECK, json="network.ridge"),
+    aliases=("ridge_network",), computation=_C.RIDGE, roof=Roof.NETWORK,
+    family=RIDGE.name,
+)  # fmt: skip
+NETWORK_CROSSOVER = _row(
+    "network_crossover", "network crossover", _D.COUNT,
+    At(
+        OP, CHECK | BOX,
+        box=Box(
+            "Link crossover", r"{x}^*_{\text{link}}", "a number, or a formula in {dims}"
+        ),
+        json="network.crossover.exact",
+    ),
+    latex=r"{x}^*_{\text{link}}", aliases=("crossover_network",),
+    computation=_C.CROSSOVER, roof=Roof.NETWORK, family=CROSSOVER.name,
+)  # fmt: skip
+T_COMMS = _row(
+    "t_comms", "T_comms", _D.TIME,
+    At(
+        OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS),
+        json="network.t_comms",
+    ),
+    latex=r"T_{\text{comms}}", plain="T_comms",
+    aliases=("t_comm", "tcomms", "t_network", "t_net", "t_ici"),
+    computation=_C.TRANSFER_TIME, roof=Roof.NETWORK, family=T_MEM.name,
+)  # fmt: skip
+
+# --- the bounds of a step (an operator's kernels, a kernel, a serving step) ----------
+
+T_LOWER = _row(
+    "t_lower", "step lower bound T_lower", _D.TIME,
+    At(OP, CHECK),
+    At(
+        KERNEL, ALL, "the lower bound on the runtime, T_lower",
+        Box("Lower bound on the runtime", r"T_{\text{lower}}", _TIME),
+        prose="lower bound T_lower", needs=_COUNTS, json="step.t_lower",
+    ),
+    At(
+        SERVING, CHECK | BOX,
+        box=Box("Lower bound of the step's time, per device", r"T_{\text{lower}}", _STEP_SECONDS),
+        json="serving.step.t_lower",
+    ),
+    latex=r"T_{\text{lower}}", plain="T_lower",
+    aliases=("t_low", "t_lowerbound", "t_min", "t_step", "t_lower,serial"),
+    computation=_C.STEP_TIME,
+    slips=("t_upper", "single_roofline", "launch_overhead_left_out", "one_time_alone"),
+)  # fmt: skip
+T_LOWER_OVERLAPPED = _row(
+    "t_lower_overlapped", "overlapped lower bound T_lower", _D.TIME,
+    At(OP, CHECK, json="step.t_lower_overlapped"),
+    aliases=("t_lower,overlapped", "t_overlapped"), computation=_C.STEP_TIME,
+    slips=("serial_sum",), family=T_LOWER.name,
+)  # fmt: skip
+T_UPPER = _row(
+    "t_upper", "step upper bound T_upper", _D.TIME,
+    At(OP, CHECK),
+    At(
+        KERNEL, ALL, "the upper bound on the runtime, T_upper",
+        Box("Upper bound on the runtime", r"T_{\text{upper}}", _TIME),
+        prose="upper bound T_upper", needs=_COUNTS, json="step.t_upper",
+    ),
+    At(
+        SERVING, CHECK | BOX,
+        box=Box("Upper bound of the step's time, per device", r"T_{\text{upper}}", _STEP_SECONDS),
+        json="serving.step.t_upper",
+    ),
+    latex=r"T_{\text{upper}}", plain="T_upper",
+    aliases=("t_up", "t_upperbound", "t_max"), computation=_C.STEP_TIME,
+    slips=("t_lower", "launch_overhead_left_out"),
+)  # fmt: skip
+NETWORK = _row(
+    "network", "the network roofline", None,
+    At(
+        OP, ASK, "the network roofline: link intensity, ridge, crossover and T_comms",
+        shows=(NETWORK_BYTES.name, NETWORK_INTENSITY.name, NETWORK_CROSSOVER.name, T_COMMS.name),
+    ),
+    rule="the same roofline against the interconnect: I_link = FLOPs / bytes sent",
+)  # fmt: skip
+STEP = _row(
+    "step", "the step's time", None,
+    At(OP, ASK),
+    At(SERVING, ASK, "the time of one step, kernel by kernel", shows=(T_LOWER.name,)),
+)  # fmt: skip
+
+# --- a serving step (a model problem with ``phase``) ----------------------------------
+
+TOKENS_PER_S = _row(
+    "tokens_per_s", "decode rate", _D.TOKEN_RATE,
+    At(
+        SERVING, ASK | CHECK | BOX, "the decode rate in tokens per second",
+        Box("Decode rate", r"\text{tokens/s}", "tokens per second (4.5e3 tokens/s)"),
+    ),
+    slips=("single_roofline", "t_upper", "one_sequence", "times_devices", "one_replica"),
+)  # fmt: skip
+INTER_TOKEN_LATENCY = _row(
+    "inter_token_latency", "inter-token latency", _D.TIME,
+    At(
+        SERVING, ASK | CHECK | BOX, "the inter-token latency",
+        Box("Inter-token latency", r"T_{\text{token}}", _STEP_SECONDS),
+    ),
+    slips=("single_roofline",),
+)  # fmt: skip
+TTFT = _row(
+    "ttft", "time to first token", _D.TIME,
+    At(
+        SERVING, ASK | CHECK | BOX, "the time to first token",
+        Box("Time to first token", r"T_{\text{TTFT}}", _STEP_SECONDS),
+    ),
+    slips=("single_roofline",),
+)  # fmt: skip
+PREFILL_TOKENS_PER_S = _row(
+    "prefill_tokens_per_s", "prefill rate", _D.TOKEN_RATE,
+    At(
+        SERVING, ASK | CHECK | BOX, "the prefill rate in tokens per second",
+        Box("Prefill rate", r"\text{tokens/s}", "tokens per second"),
+    ),
+)  # fmt: skip
+COLLECTIVES = _row("collectives", "the collectives", None, At(OP, ASK))
+MEASURED = _row(
+    "measured", "the measured run", None,
+    At(OP, ASK),
+    At(SERVING, ASK, "the MFU and MBU of the measured step", shows=("step_mfu", "step_mbu")),
+)  # fmt: skip
+PARTS = _row("parts", "the breakdown of a composite part by part", None, At(OP, ASK))
+_STEP_FRACTION = "a fraction (0.42) or 42%"
+STEP_MFU = _row(
+    "step_mfu", "MFU of the measured step", _D.COUNT,
+    At(SERVING, CHECK | BOX, box=Box("MFU of the measured step", r"\text{MFU}", _STEP_FRACTION)),
+)  # fmt: skip
+STEP_MBU = _row(
+    "step_mbu", "MBU of the measured step", _D.COUNT,
+    At(SERVING, CHECK | BOX, box=Box("MBU of the measured step", r"\text{MBU}", _STEP_FRACTION)),
+)  # fmt: skip
+
+# --- a whole model (``derive model``; the JSON contract's keys, in order) -------------
+# Each row holds the model's notation of it (symbol, meaning), which
+# :mod:`derive.model.symbols` reads; a model page builds each box from the phrase, that
+# symbol and the unit of the value.
+
+_MODEL = ASK | CHECK | BOX
+
+
+def _model(
+    name: str, phrase: str, dimension: Dimension | None, latex: str, meaning: str
+) -> Quantity:
+    at = At(MODEL, _MODEL, phrase)
+    return _row(name, phrase.removeprefix("the "), dimension, at, latex=latex, meaning=meaning)
+
+
+PARAMS = _model("params", "the total number of parameters", _D.COUNT, "P", "total parameters")
+PARAMS_ACTIVE = _model(
+    "params_active",
+    "the parameters one token uses",
+    _D.COUNT,
+    r"P_{\mathrm{act}}",
+    "parameters used per token",
+)
+PARAMS_EMBEDDING = _model(
+    "params_embedding",
+    "the parameters of the embedding and position tables",
+    _D.COUNT,
+    r"P_{\mathrm{lookup}}",
+    "embedding and position tables (a lookup)",
+)
+WEIGHTS_BYTES = _model(
+    "weights_bytes", "the bytes of the weights", _D.BYTES, "M_{W}", "bytes of the weights"
+)
+KV_BYTES_PER_TOKEN = _model(
+    "kv_bytes_per_token",
+    "the KV-cache bytes per token of context",
+    _D.BYTES,
+    r"m_{\mathrm{kv}}",
+    "KV-cache bytes per token of context",
+)
+KV_BYTES = _model(
+    "kv_bytes",
+    "the KV-cache bytes of the batch at its context",
+    _D.BYTES,
+    r"M_{\mathrm{kv}}",
+    "KV-cache bytes of B sequences of S tokens",
+)
+FLOPS_PER_TOKEN = _model(
+    "flops_per_token",
+    "the forward FLOPs per token (matmuls and attention), against the 2N shortcut",
+    _D.FLOPS,
+    r"F_{\mathrm{token}}",
+    "forward FLOPs per token at context S",
+)
+MEMORY_TOTAL = _model(
+    "memory_total", "the memory of weights and KV cache", _D.BYTES, "M", "weights and KV cache"
+)
+MEMORY_PER_DEVICE = _model(
+    "memory_per_device", "the memory per device", _D.BYTES, r"M_{\mathrm{dev}}", "memory per device"
+)
+FITS = _model(
+    "fits",
+    "whether it fits",
+    None,
+    r"\mathrm{fits}",
+    "whether the memory per device is within the capacity",
+)
+HEADROOM_PER_DEVICE = _model(
+    "headroom_per_device",
+    "the capacity left per device",
+    _D.BYTES,
+    r"H_{\mathrm{dev}}",
+    "capacity left per device",
+)
+MAX_BATCH = _model(
+    "max_batch",
+    "the largest batch that fits at this context",
+    _D.COUNT,
+    r"B_{\max}",
+    "largest batch that fits at context S",
+)
+MIN_DEVICES = _model(
+    "min_devices",
+    "the fewest devices that hold weights and KV cache",
+    _D.COUNT,
+    r"N_{\min}",
+    "fewest devices that hold weights and KV cache",
+)
+MAX_CONTEXT = _model(
+    "max_context",
+    "the longest context that fits at this batch",
+    _D.COUNT,
+    r"S_{\max}",
+    "longest context that fits at batch B",
+)
+TRAIN_STATE_BYTES = _model(
+    "train_state_bytes",
+    "the training-state bytes per device",
+    _D.BYTES,
+    r"M_{\mathrm{train}}",
+    "training state per device",
+)
+TRAIN_FLOPS = _model(
+    "train_flops", "the training FLOPs", _D.FLOPS, r"F_{\mathrm{train}}", "training FLOPs"
+)
+TRAIN_SECONDS = _model(
+    "train_seconds", "the training time", _D.TIME, r"T_{\mathrm{train}}", "training time"
+)
+TRAIN_DAYS = _model(
+    "train_days",
+    "the training time in days",
+    _D.TIME,
+    r"T_{\mathrm{days}}",
+    "training time in days",
+)
+
+# --- utilisation of a measured run (an operator's step, a kernel, a model's training) --
+
+MFU = _row(
+    "mfu", "MFU", _D.COUNT,
+    At(OP, CHECK),
+    At(
+        KERNEL, ALL, "the MFU the measurement implies",
+        Box("MFU of the measured run", r"\text{MFU}", _FRACTION), needs=_MEASURED.format("flops"),
+    ),
+    At(MODEL, _MODEL, "the MFU the measured rate implies"),
+    latex=r"\mathrm{MFU}", plain="MFU", aliases=("eta_mfu",), computation=_C.UTILISATION,
+    meaning="model FLOPs utilisation implied by a measured rate",
+    slips=("sparse_peak", "mfu_mbu_swapped", "mac_counted_once", "percent_without_sign"),
+)  # fmt: skip
+MBU = _row(
+    "mbu", "MBU", _D.COUNT,
+    At(OP, CHECK),
+    At(
+        KERNEL, ALL, "the MBU the measurement implies",
+        Box("MBU of the measured run", r"\text{MBU}", _FRACTION), needs=_MEASURED.format("bytes"),
+    ),
+    latex=r"\text{MBU}", plain="MBU", aliases=("eta_mbu",), computation=_C.UTILISATION,
+    slips=("mfu_mbu_swapped", "percent_without_sign"),
+)  # fmt: skip
+
+QUANTITIES: tuple[Quantity, ...] = tuple(_ROWS)
+"""Every row, in the catalogue's order."""

@@ -1,0 +1,88 @@
+"""A model known only by its size: ``derive model --params 70e9 [--params-active 37e9]``.
+
+Without an architecture derive still derives what needs only the parameter count: the
+weights' bytes, the memory per device and the fit, the fewest devices that hold the
+weights, the training state, FLOPs and time, and the MFU a measured rate implies. What
+needs an architecture (the KV cache, FLOPs per token by part, serving steps, the largest
+batch) is left out, each saying so (:data:`NEEDS_ARCHITECTURE`).
+
+>>> m = sized_model("70e9", None)
+>>> m.name, m.params, m.params_active
+('params-70e9', 70000000000, 70000000000)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.errors import ProblemError
+from derive.formula.decimals import parse_positive
+
+__all__ = ["NEEDS_ARCHITECTURE", "SizedModel", "sized_model"]
+
+NEEDS_ARCHITECTURE = "needs an architecture (a model's name or config.json), not only a size"
+MAX_PARAMS = 10**16
+
+
+@dataclass(frozen=True)
+class SizedModel:
+    """A model given by its total parameters and the parameters a token uses."""
+
+    name: str
+    params: sp.Integer
+    params_active: sp.Integer
+    params_text: str
+    active_text: str | None = None
+
+    @property
+    def free_dims(self) -> tuple[sp.Symbol, ...]:
+        """No dims: the size is a number."""
+        return ()
+
+    @property
+    def source(self) -> tuple[tuple[str, str], ...]:
+        """No config fields."""
+        return ()
+
+    @property
+    def doc(self) -> str:
+        """One line on where the size came from."""
+        return "given by its size alone (--params)"
+
+    def describe(self) -> str:
+        """One line: the size, and that there is no architecture."""
+        active = f", {self.active_text} active per token" if self.active_text else ""
+        return f"{self.params_text} parameters{active}; no architecture"
+
+
+def _count(text: object, flag: str) -> sp.Integer:
+    if not isinstance(text, str):
+        raise ProblemError(flag, f"expected a number as text, e.g. 70e9, got {text!r}")
+    value = parse_positive(text, f"{flag} {text}")
+    if not value.is_Integer or value > MAX_PARAMS:
+        raise ProblemError(
+            f"{flag} {text}", f"a parameter count is a whole number of at most {MAX_PARAMS:.0e}"
+        )
+    return sp.Integer(value)
+
+
+def sized_model(params: str, params_active: str | None) -> SizedModel:
+    """The model ``--params`` (and ``--params-active``) describe, checked exactly."""
+    total = _count(params, "--params")
+    active = total if params_active is None else _count(params_active, "--params-active")
+    if active > total:
+        raise ProblemError(
+            f"--params-active {params_active}",
+            f"exceeds --params {params} (a token uses at most every parameter)",
+        )
+    name = "params-" + re.sub(r"[^A-Za-z0-9_.-]", "", params.strip())[:56]
+    return SizedModel(
+        name,
+        total,
+        active,
+        params.strip(),
+        None if params_active is None else params_active.strip(),
+    )
