@@ -8,15 +8,16 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from conftest import ROOT
 
-from derive.model.analysis import analyse_model, select_quantities
-from derive.model.binding import bind_model
+from derive.model.analysis import select_quantities
 from derive.model.records import ModelAnalysis
-from derive.model.registry import load_models
+from derive.pipeline import derive_model
 from derive.problem.model_spec import ModelSpec
-from derive.solution.model_steps import STEPS, model_steps, shown_quantities
+from derive.solution.model_steps import SIZED_STEPS, STEPS, model_steps, shown_quantities
 from derive.solution.steps import Line, Step, StepKind
 
+CONFIGS = ROOT / "derive" / "data" / "problems" / "configs"
 PROBLEMS = {
     "gpt2-small": ModelSpec("gpt2-small"),
     "mixtral-fit": ModelSpec("mixtral-8x7b", chip="h100", devices="8", sets=("B=16", "S=4096")),
@@ -31,11 +32,19 @@ PROBLEMS = {
     "gpt2-measured": ModelSpec(
         "gpt2-small", chip="a100", train_tokens="3e11", measured_tokens_per_s="1e5"
     ),
+    # latent attention, shared experts, dense first layers (a config.json)
+    "deepseek-v3": ModelSpec(
+        str(CONFIGS / "deepseek-v3.json"), chip="h100", devices="16", sets=("B=8", "S=4096")
+    ),
+    # sliding windows
+    "mistral-7b": ModelSpec(str(CONFIGS / "mistral-7b.json"), chip="h100", sets=("B=8", "S=32768")),
+    # a model known by its size alone
+    "sized": ModelSpec("", chip="h100", devices="2", params="70e9", train_tokens="1e12", mfu="0.4"),
 }
 
 
 def _analysis(spec: ModelSpec) -> ModelAnalysis:
-    return analyse_model(bind_model(spec, load_models(()).get(spec.model)))
+    return derive_model(spec).analysis
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +70,13 @@ def test_every_quantity_is_shown_once_in_a_typed_step(analyses, name):
     assert all(isinstance(line, Line) for step in steps for line in step.lines)
     kinds = [step.kind for step in steps]
     assert len(set(kinds)) == len(kinds)
-    assert kinds == sorted(kinds, key=[row.kind for row in STEPS].index)  # the table's order
+    table = SIZED_STEPS if name == "sized" else STEPS
+    assert kinds == sorted(kinds, key=[row.kind for row in table].index)  # the table's order
 
 
-def test_the_table_names_each_quantity_once():
-    keys = [key for row in STEPS for key in row.keys]
+@pytest.mark.parametrize("table", [STEPS, SIZED_STEPS], ids=["architecture", "sized"])
+def test_each_table_names_each_quantity_once(table):
+    keys = [key for row in table for key in row.keys]
     assert len(keys) == len(set(keys))
 
 
