@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from importlib import resources
 
 import pytest
@@ -21,6 +22,7 @@ except ImportError:  # Python 3.10
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
+from conftest import ROOT
 from starlette.testclient import TestClient
 
 from derive.web.app import LOOPBACK_HOSTS, create_app
@@ -518,7 +520,15 @@ def test_a_serving_problem_has_boxes_and_checks_a_right_and_a_wrong_rate(client)
 
     data = client.get("/api/problems/serve-70b-decode").json()
     boxes = [a["quantity"] for a in data["asked"]]
-    assert boxes == ["t_lower", "tokens_per_s", "inter_token_latency", "crossover"]
+    # the bytes the step reads (as its question sheet's "Find:" asks), then the step's quantities
+    assert boxes == [
+        "weights_bytes",
+        "kv_bytes",
+        "t_lower",
+        "tokens_per_s",
+        "inter_token_latency",
+        "crossover",
+    ]
     assert data["steps"] > 0
     problem = BY_ID["serve-70b-decode"]
     batch, context = problem["set"]["B"], problem["set"]["S"]
@@ -530,7 +540,12 @@ def test_a_serving_problem_has_boxes_and_checks_a_right_and_a_wrong_rate(client)
     wrong = client.post("/api/check", json={**body, "answer": f"{float(rate) / 2:.6g}"}).json()
     assert wrong["verdict"] == "incorrect" and wrong["diagnosis"], wrong
     ttft = client.get("/api/problems/serve-70b-prefill").json()
-    assert [a["quantity"] for a in ttft["asked"]] == ["ttft", "prefill_tokens_per_s"]
+    assert [a["quantity"] for a in ttft["asked"]] == [
+        "weights_bytes",
+        "kv_bytes",
+        "ttft",
+        "prefill_tokens_per_s",
+    ]
 
 
 # ---- kernels given by their numbers ----------------------------------------------------
@@ -596,3 +611,121 @@ def test_a_kernel_problem_hides_the_expected_answer(client_hidden):
     data = client_hidden.post("/api/check", json=body).json()
     assert data["verdict"] == "incorrect" and "expected" not in data
     assert not any("989" in d for d in data["diagnosis"])
+
+
+# ---- issue 26: the workbook as a class meets it on day one --------------------------
+
+CHIPS = tomllib.loads(resources.files("derive").joinpath("data/chips.toml").read_text("utf-8"))
+
+
+def _tex_number(text: str) -> sp.Rational:
+    """A number as the givens print it (``9.89 \\times 10^{14}``), read back exactly."""
+    mantissa, _, power = text.partition(" \\times 10^{")
+    return sp.Rational(mantissa) * sp.Integer(10) ** int(power.rstrip("}") or 0)
+
+
+def test_a_serving_problem_gives_the_ceilings_its_step_time_needs(client):
+    """Item 1: the peak, the HBM bandwidth and the link bandwidth, with their sources."""
+    data = client.get("/api/problems/serve-70b-decode").json()
+    h100 = CHIPS["h100"]
+    rows = {h["symbol"]: h for h in data["givens"]["hardware"]}
+    for symbol, key in (
+        ("\\pi", "peak_bf16_flop_per_s"),
+        ("\\beta", "hbm_bytes_per_s"),
+        ("\\beta_{\\text{link}}", "link_bytes_per_s"),
+    ):
+        value = rows[symbol]["value"].split("\\ \\text")[0]
+        assert _tex_number(value) == sp.Rational(h100[key]["value"]), symbol
+        assert rows[symbol]["source"]
+        assert f"\\({symbol}\\)" in data["givens_html"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "quantity", "answer", "shown"),
+    [
+        # typed with a unit: the unit echoed, the exact value in the quantity's unit beside it
+        ("serve-70b-decode", "t_lower", "12.5 ms", ("12.5", "ms", "0.0125", "s")),
+        ("model-gqa-kv", "kv_bytes", "16 GiB", ("16", "GiB", str(16 * 2**30), "bytes")),
+        ("kernel-h100-measured", "t_lower", "1.2 ms", ("1.2", "ms", "0.0012")),
+        ("q2", "t_mem", "1.2 ms", ("1.2", "ms", "0.0012")),
+        # a relation is echoed with its left side
+        ("serve-70b-decode", "crossover", "B >= 121", ("B \\geq 121",)),
+        ("q2", "crossover", "B >= 121", ("B \\geq 121",)),
+    ],
+)
+def test_the_echo_keeps_what_was_typed_with_its_unit(client, problem, quantity, answer, shown):
+    """Item 2: the check and the preview both echo the answer as typed, not a bare value."""
+    body = {"problem": problem, "quantity": quantity, "answer": answer}
+    checked = client.post("/api/check", json=body).json()["read_as_latex"]
+    preview = client.post("/api/read", json=body).json()["latex"]
+    assert checked == preview
+    for part in shown:
+        assert part in checked, (part, checked)
+
+
+def test_a_number_for_a_formula_says_a_formula_is_expected(client):
+    """Item 3: no invented slip; the dims the formula is in, and those the question binds."""
+    body = {"problem": "q2", "quantity": "t_mem", "answer": "1.2 ms"}
+    data = client.post("/api/check", json=body).json()
+    assert data["verdict"] == "incorrect"
+    (sentence,) = data["diagnosis"]
+    assert "formula in B, D, F" in sentence
+    assert "tensor" not in sentence and "leave" not in sentence
+    q3 = BY_ID["q3-d4096"]["set"]
+    body = {"problem": "q3-d4096", "quantity": "t_mem", "answer": "1.2 ms"}
+    (sentence,) = client.post("/api/check", json=body).json()["diagnosis"]
+    assert "formula in B " in sentence and f"gives D = {q3['D']}" in sentence
+    assert "--set" not in sentence
+
+
+def test_a_leading_order_number_is_still_judged(client):
+    """Item 3's guard: under a regime that makes the quantity a number, a number is judged."""
+    body = {"problem": "q1", "quantity": "crossover", "answer": f"B >= {_q1_crossover_int()}"}
+    assert client.post("/api/check", json=body).json()["verdict"] == "correct-leading-order"
+
+
+def _q1_crossover_int() -> int:
+    return int(sp.ceiling(_q1_crossover()))
+
+
+def test_the_derivation_example_answers_no_problem(client, client_hidden):
+    """Item 4: the placeholder and the empty-derivation message show syntax, not q2's answer."""
+    script = client.get("/static/workbook.js").text
+    example = script.split("const DERIVATION_EXAMPLE = ", 1)[1].split(";\n", 1)[0]
+    message = client_hidden.post(
+        "/api/check-derivation", json={"problem": "q2", "lines": [""]}
+    ).json()["diagnosis"][0]
+    for shown in (example, message):
+        assert "\\frac" in shown and "BDF" not in shown and "2B" not in shown
+        assert not {"B", "D", "F"} & set(re.findall(r"\b([A-Z])\b", shown))
+
+
+def test_every_quantity_the_question_sheet_finds_has_a_box(client):
+    """Item 5: a serving problem's "Find:" (the weights' and KV bytes, the step's quantities)."""
+    from derive.checking.serving_claims import SERVING_ASKED
+    from derive.present.key.serving import SERVING_PHRASES
+    from derive.present.model_view import ASK_PHRASES
+
+    sheet = (ROOT / "out" / "rooflines-questions.md").read_text("utf-8")
+    by_phrase = {v: k for k, v in ASK_PHRASES.items()} | {v: k for k, v in SERVING_PHRASES.items()}
+    titles = {p["title"]: p["id"] for p in client.get("/api/problems").json()["problems"]}
+    sections = re.split(r"\n## \d+\. ", sheet)[1:]
+    checked = 0
+    for section in sections:
+        pid = titles.get(section.splitlines()[0].replace("\\", ""))
+        if pid is None or not pid.startswith("serve-"):
+            continue
+        finds = re.findall(r"^- (.*)$", section.split("Find:")[-1], re.M)
+        boxes = {a["quantity"] for a in client.get(f"/api/problems/{pid}").json()["asked"]}
+        for phrase in finds:
+            key = by_phrase[phrase]
+            assert set(SERVING_ASKED.get(key, (key,))) <= boxes, (pid, phrase, boxes)
+        checked += 1
+    assert checked == sum(1 for p in SET["problem"] if p["id"].startswith("serve-"))
+
+
+def test_the_manual_counts_the_built_in_set_right(client):
+    """Item 5: docs/workbook.md's count of the built-in set's problems is the set's."""
+    page = (ROOT / "docs" / "workbook.md").read_text("utf-8")
+    (said,) = re.findall(r"serves the built-in one \((\d+) problems", page)
+    assert int(said) == len(client.get("/api/problems").json()["problems"]) == len(SET["problem"])

@@ -176,3 +176,35 @@ def test_work_a_whole_model_problem(server, page):
     page.wait_for_selector(".steps .step")
     page.screenshot(path=str(SHOTS / "derive-web-model.png"), full_page=True)
     assert page.errors == []
+
+
+def test_day_one_reads_right(server, page):
+    """Issue 26 items 1-5 as a student sees them: the ceilings given, the echo with its unit,
+    a number for a formula answered plainly, a neutral derivation example, a box per "Find:"."""
+    page.goto(server + "#/p/serve-70b-decode")
+    page.wait_for_selector("#answer-t_lower")
+    givens = page.locator(".givens-box").inner_text()
+    assert "HBM bandwidth" in givens and "link bandwidth" in givens and "peak (bf16)" in givens
+    for quantity in ("weights_bytes", "kv_bytes", "t_lower", "tokens_per_s", "crossover"):
+        assert page.locator(f"#answer-{quantity}").count() == 1
+
+    page.fill("#answer-t_lower", "12.5 ms")
+    preview = page.wait_for_selector("[data-quantity=t_lower] .preview .katex")
+    assert "ms" in preview.inner_text() and "0.0125" in preview.inner_text()
+    page.press("#answer-t_lower", "Enter")
+    verdict = page.wait_for_selector("[data-quantity=t_lower] .verdict")
+    assert "ms" in verdict.inner_text()
+    page.fill("#answer-crossover", "B >= 121")
+    page.press("#answer-crossover", "Enter")
+    verdict = page.wait_for_selector("[data-quantity=crossover] .verdict")
+    assert "≥" in verdict.inner_text()
+
+    page.goto(server + "#/p/q2")
+    page.wait_for_selector("#answer-t_mem")
+    placeholder = page.get_attribute("#derivation", "placeholder") or ""
+    assert "\\approx" in placeholder and "BDF" not in placeholder and "B" not in placeholder
+    page.fill("#answer-t_mem", "1.2 ms")
+    page.press("#answer-t_mem", "Enter")
+    said = page.wait_for_selector("[data-quantity=t_mem] .verdict li").inner_text()
+    assert "formula in B, D, F" in said and "tensor" not in said
+    assert page.errors == []

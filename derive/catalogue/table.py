@@ -111,7 +111,7 @@ RIDGE = _row(
         prose="ridge point π/β",
     ),
     plain="π/β", latex=r"\pi / \beta", rule="ridge = peak / bandwidth",
-    aliases=("ridgepoint", "ridge_point", "i_ridge", "pi/beta", "fracpibeta", "i_*"),
+    aliases=("ridgepoint", "ridge_point", "i_ridge", "pi/beta", "fracpibeta", "i_*", "i^*"),
     computation=_C.RIDGE,
     slips=("inverse", "derated_ridge", "sparse_peak", "kernel_intensity", "other_dtype"),
 )  # fmt: skip
@@ -138,7 +138,7 @@ CROSSOVER = _row(
         json="serving.crossover.exact",
     ),
     plain="x*", latex="{x}^*", computation=_C.CROSSOVER,
-    slips=("leading_order", "threshold_side", "other_dtype"),
+    slips=("leading_order", "threshold_side", "other_dtype", "ridge_for_crossover"),
 )  # fmt: skip
 CROSSOVER_REGIME = _row(
     "crossover_regime", "crossover at leading order", _D.COUNT,
@@ -229,7 +229,10 @@ NETWORK_INTENSITY = _row(
 )  # fmt: skip
 NETWORK_RIDGE = _row(
     "network_ridge", "network ridge point", _D.INTENSITY,
-    At(OP, CHECK, json="network.ridge"),
+    At(
+        OP, CHECK | BOX, box=Box("Link ridge point", r"\pi / \beta_{\text{link}}", _NUMBER),
+        json="network.ridge",
+    ),
     aliases=("ridge_network",), computation=_C.RIDGE, roof=Roof.NETWORK,
     family=RIDGE.name,
 )  # fmt: skip
@@ -303,7 +306,13 @@ NETWORK = _row(
     "network", "the network roofline", None,
     At(
         OP, ASK, "the network roofline: link intensity, ridge, crossover and T_comms",
-        shows=(NETWORK_BYTES.name, NETWORK_INTENSITY.name, NETWORK_CROSSOVER.name, T_COMMS.name),
+        shows=(
+            NETWORK_BYTES.name,
+            NETWORK_INTENSITY.name,
+            NETWORK_RIDGE.name,
+            NETWORK_CROSSOVER.name,
+            T_COMMS.name,
+        ),
     ),
     rule="the same roofline against the interconnect: I_link = FLOPs / bytes sent",
 )  # fmt: skip
@@ -491,7 +500,10 @@ MFU = _row(
     At(MODEL, _MODEL, "the MFU the measured rate implies"),
     latex=r"\mathrm{MFU}", plain="MFU", aliases=("eta_mfu",), computation=_C.UTILISATION,
     meaning="model FLOPs utilisation implied by a measured rate",
-    slips=("sparse_peak", "mfu_mbu_swapped", "mac_counted_once", "percent_without_sign"),
+    slips=(
+        "sparse_peak", "mfu_mbu_swapped", "mac_counted_once", "percent_without_sign",
+        "two_n_for_six_n",
+    ),
 )  # fmt: skip
 MBU = _row(
     "mbu", "MBU", _D.COUNT,

@@ -8,7 +8,8 @@ given their meaning for one problem and one quantity:
   and is converted exactly into FLOPs, bytes, seconds or FLOPs per byte;
 - a left side must name the quantity asked (``I``, ``T_{math}``, ``B^*``, or the dim a
   crossover is solved for); a left side that names nothing is refused;
-- an inequality (``B \\geq 121``) is read only for a crossover.
+- an inequality (``B \\geq 121``) is read only for a crossover;
+- a size suffix (``8.59B``, ``2 billion``) is read as :mod:`derive.checking.scales` says.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import sympy as sp
 from derive.catalogue import find
 from derive.checking.context import Context
 from derive.checking.names import normalise_name, quantity_named
-from derive.checking.quantities import NETWORK, Kind, describe, kind_of, roof_of
+from derive.checking.quantities import NETWORK, Kind, describe, expected, kind_of, roof_of
+from derive.checking.scales import ScaleReading
 from derive.errors import ParseError
 from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Answer, Relation, read_answer
@@ -75,6 +77,7 @@ class Claim:
         named: the quantity the left side names, or None without a left side.
         parsed: the value as a :class:`Parsed` (syntax and how it was chosen).
         percent: True when the value was written as a percentage (``42%``: ``expr`` is 0.42).
+        note: which reading was taken when a size suffix is also a dim (``8B``), or None.
     """
 
     text: str
@@ -84,6 +87,7 @@ class Claim:
     named: str | None
     parsed: Parsed
     percent: bool = False
+    note: str | None = None
 
     @property
     def unit(self) -> Unit | None:
@@ -100,16 +104,17 @@ class Claim:
         left = f"{self.answer.name} {self.relation.value} " if self.answer.name else ""
         if not self.answer.name and self.answer.marked_approx:
             left = "≈ "
-        text = left + _shown(self.raw)
+        scaled = self.answer.scale is not None
+        text = left + (self.answer.value_as_typed if scaled else _shown(self.raw))
         if self.percent:
             return f"{text}% = {_shown(self.expr)}"
         if self.unit is not None:
             text += f" {self.unit.text}"
-            if self.unit.factor != 1:
-                text += f" = {_shown(self.expr)} {_base(self.unit.dimension)}"
-        elif self.expr != self.raw:
+            if self.unit.factor != 1 or scaled:
+                text += f" = {_shown(self.expr)} {_base(self.unit.dimension)}".rstrip()
+        elif self.expr != self.raw or scaled:
             text += f" = {_shown(self.expr)}"
-        return text
+        return text + (f"   ({self.note})" if self.note else "")
 
 
 def _shown(expr: sp.Expr) -> str:
@@ -201,7 +206,8 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
 
     percent = kind_of(quantity) == Kind.UTILISATION and bool(_PERCENT.search(text))
     body = _PERCENT.sub("", text) if percent else text
-    answer = read_answer(body, parse, unit_ok)
+    scales = _scale_reading(ctx, quantity)
+    answer = read_answer(body, parse, unit_ok, scale_ok=scales.allows)
     parsed = decided[answer.value]
     if answer.relation.is_order and kind_of(quantity) != Kind.CROSSOVER:
         raise ParseError(
@@ -225,7 +231,18 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
     if percent:
         expr = expr / 100
     check_size(expr, f"claim {show(text)}")
-    return Claim(text, answer, raw, expr, named, parsed, percent)
+    return Claim(text, answer, raw, expr, named, parsed, percent, scales.note(answer))
+
+
+def _scale_reading(ctx: Context, quantity: str) -> ScaleReading:
+    """How ``8B``, ``15T``, ``2 billion`` are read for ``quantity`` (a fraction is never a count)."""
+
+    def number() -> bool:
+        value = expected(ctx.analysis, quantity).value
+        return value is not None and value.is_number
+
+    dimension = None if kind_of(quantity) == Kind.UTILISATION else dimension_of(quantity)
+    return ScaleReading.of(quantity, dimension, number, frozenset(ctx.symbols))
 
 
 _DEFINITIONS = ("FLOPs", "FLOP", "flops", "bytes", "Bytes")

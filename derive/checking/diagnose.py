@@ -20,24 +20,27 @@ from derive.catalogue import table as q
 from derive.checking.context import Context
 from derive.checking.matching import as_percent, constant_ratio, equal, match, relative_error
 from derive.checking.quantities import (
+    NETWORK,
     STEP_KINDS,
     Kind,
     Target,
     basis_of,
     describe,
+    expected,
     hardware_of,
     kind_of,
     leading,
     roof_of,
 )
 from derive.checking.regimes import candidate_regimes
+from derive.checking.rounding import sig_fig_sentence
 from derive.checking.terms import moved, term_diagnoses
 from derive.checking.variants import ROUNDED, dtype_variants, flop_variants, hardware_variants
 from derive.checking.words import approx, compact, formula_text, plural
 from derive.errors import DeriveError
 from derive.problem.regime import Regime
 
-__all__ = ["diagnose", "exact_is", "strict", "value_text"]
+__all__ = ["diagnose", "exact_is", "formula_expected", "strict", "value_text"]
 
 _POWERS = tuple(k for k in range(-15, 16) if k)
 _NAMED = (sp.Integer(2), sp.Rational(1, 2), sp.Integer(8), sp.Rational(1, 8)) + tuple(
@@ -297,11 +300,56 @@ def _findings(
     return [factor, inverted] + variants + [text for text, _ in terms] + [regime]
 
 
+def _ridge_for_crossover(ctx: Context, quantity: str, claim: sp.Expr) -> str | None:
+    """A crossover answered with the ridge point's value (π/β is an intensity, not a batch)."""
+    if kind_of(quantity) != Kind.CROSSOVER or not claim.is_number:
+        return None
+    ridge = (q.NETWORK_RIDGE if roof_of(quantity) == NETWORK else q.RIDGE).name
+    t = expected(ctx.analysis, ridge)
+    if t.value is None or match(claim, t, ctx.rtol) is None or _ridge_is_leading(ctx, quantity, t):
+        return None
+    var = ctx.analysis.problem.solve_for
+    return (
+        f"this is the {describe(ridge)} π/β = {approx(t.value)} FLOPs/byte, not the "
+        f"{describe(quantity)}: the {describe(quantity)} is the {var} at which the intensity "
+        f"reaches the {describe(ridge)} (solve I({var}) = π/β for {var})"
+    )
+
+
+def _ridge_is_leading(ctx: Context, quantity: str, ridge: Target) -> bool:
+    """True when the ridge is the crossover at leading order in some regime (I ≈ B: bf16 matmuls)."""
+    a, bound = ctx.analysis, set(ctx.bound)
+    regimes = [a.problem.regime] if a.problem.regime else []
+    regimes += [r for r in candidate_regimes(a.problem.operator.dims) if not bound & set(r.growing)]
+    for regime in regimes:
+        t = leading(a, quantity, regime)
+        if t is not None and t.value is not None and match(t.value, ridge, ctx.rtol):
+            return True
+    return False
+
+
+def _first(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[str]:
+    """Findings that come before every other: the ridge given for a crossover, a number right to 2 s.f."""
+    found = [_ridge_for_crossover(ctx, quantity, claim)]
+    if target.value is not None and claim.is_Rational and target.value.is_Rational:
+        found.append(sig_fig_sentence(claim, target.value, ctx.rtol))
+    return [s for s in found if s]
+
+
 def diagnose(
     ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
 ) -> list[str]:
     """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``."""
+    first = _first(ctx, quantity, claim, target)
+    return first + [s for s in _diagnose(ctx, quantity, raw, claim, target) if s not in first]
+
+
+def _diagnose(
+    ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
+) -> list[str]:
     a = ctx.analysis
+    if _only_formulas(ctx, quantity, target) and not claim.free_symbols:
+        return [formula_expected(ctx, quantity, target.value)]
     if kind_of(quantity) in STEP_KINDS:
         from derive.checking.step_slips import step_slips
 
@@ -328,6 +376,37 @@ def diagnose(
         if strict():
             raise
     return out or [_fallback(ctx, quantity, claim, target)]
+
+
+def _only_formulas(ctx: Context, quantity: str, target: Target) -> bool:
+    """True when the quantity is a formula here, at leading order under the regime given too."""
+    if target.value is None or not target.value.free_symbols:
+        return False
+    regime = ctx.analysis.problem.regime
+    if regime is None or quantity == "intensity_regime":
+        return True
+    try:
+        lead = leading(ctx.analysis, quantity, regime)
+    except DeriveError:
+        return True
+    return lead is None or lead.value is None or bool(lead.value.free_symbols)
+
+
+def formula_expected(ctx: Context, quantity: str, value: sp.Expr) -> str:
+    """A number given for a quantity that is a formula here: which dims it is a formula in.
+
+    No slip is guessed from the number (it can be any formula's value); the dims the
+    question binds are named, since with every dim bound the quantity would be a number.
+    """
+    dims = [d for d in ctx.analysis.problem.operator.dims if d in value.free_symbols]
+    names = ", ".join(d.name for d in dims)
+    bound = ", ".join(f"{d.name} = {v}" for d, v in ctx.bound.items())
+    binds = f"the question gives {bound}" if bound else "the question gives no dim a value"
+    is_ = "are" if plural(describe(quantity)) else "is"
+    return (
+        f"a number cannot be checked here: the {describe(quantity)} {is_} a formula in {names} "
+        f"({binds}); type it in {names}"
+    )
 
 
 def strict() -> bool:

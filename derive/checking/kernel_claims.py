@@ -31,6 +31,7 @@ from derive.checking.claims import BANDWIDTH, PEAK
 from derive.checking.matching import How, as_percent, check_size, match, relative_error
 from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
+from derive.checking.scales import ScaleReading
 from derive.checking.shown import show_number
 from derive.checking.verdict import Verdict
 from derive.checking.words import approx, exact_decimal, sci
@@ -173,7 +174,11 @@ def read_kernel_claim(
         return parsed.expr, parsed.syntax
 
     percent = _TABLE[quantity].fraction and bool(_PERCENT.search(text))
-    answer = read_answer(_PERCENT.sub("", text) if percent else text, parse)
+    q = _TABLE[quantity]
+    scales = ScaleReading.of(
+        quantity, None if q.fraction else q.dimension, lambda: True, frozenset()
+    )
+    answer = read_answer(_PERCENT.sub("", text) if percent else text, parse, scale_ok=scales.allows)
     if answer.relation.is_order:
         raise ParseError(
             f"claim {show(text)}", f"give the {_TABLE[quantity].name} as a value, not an inequality"
@@ -181,13 +186,14 @@ def read_kernel_claim(
     named = _named(quantity, answer.name, text) if answer.name is not None else None
     raw = answer.expr
     value = raw.subs({PEAK: kernel.peak.value, BANDWIDTH: kernel.bandwidth.value})
-    read_as = _shown(raw)
+    scaled = answer.scale is not None
+    read_as = answer.value_as_typed if scaled else _shown(raw)
     if answer.unit is not None:
         value = value * answer.unit.factor
         read_as += f" {answer.unit.text}"
-        if answer.unit.factor != 1:
+        if answer.unit.factor != 1 or scaled:
             read_as += f" = {_shown(value)} {describe_dimension(answer.unit.dimension)[1]}"
-    elif value != raw:
+    elif value != raw or scaled:
         read_as += f" = {_shown(value)}"
     if percent:
         value = value / 100
@@ -210,7 +216,11 @@ def exact_text(value: sp.Rational) -> str:
 
 
 def _shown(expr: sp.Expr) -> str:
-    return exact_decimal(expr) if expr.is_Rational else str(expr).replace("pi", "π")
+    return (
+        exact_decimal(expr)
+        if expr.is_Rational
+        else str(expr).replace("beta", "β").replace("pi", "π")
+    )
 
 
 @dataclass(frozen=True)
@@ -274,6 +284,17 @@ def _factor(what: str, claim: sp.Expr, exact: sp.Rational, rtol: sp.Rational) ->
     return None
 
 
+def _rounded(claim: KernelClaim, exact: sp.Rational, rtol: sp.Rational) -> list[str]:
+    """``right to 2 s.f.``, judged on the number as written (in its unit, before a percent)."""
+    from derive.checking.rounding import sig_fig_sentence
+
+    raw, value = claim.answer.expr, claim.value
+    if not raw.is_Rational or raw == 0 or not value.is_Rational or value == 0:
+        return []
+    said = sig_fig_sentence(raw, exact * raw / value, rtol)
+    return [said] if said else []
+
+
 def judge_kernel_claim(
     kernel: KernelNumbers, quantity: str, claim: KernelClaim, rtol: sp.Rational
 ) -> KernelJudgement:
@@ -300,9 +321,12 @@ def judge_kernel_claim(
             f"{as_percent(m.relative_error or sp.Integer(0))}) — exact is {exact_text(exact)}"
         )
         return KernelJudgement(Verdict.CORRECT, exact, (said,), error, m.how)
-    found = _confusions(claim, exact, rtol) + kernel_slip_sentences(
-        kernel, quantity, value, exact, rtol
-    )
+    found = _rounded(claim, exact, rtol) + _confusions(claim, exact, rtol)
+    found += kernel_slip_sentences(kernel, quantity, value, exact, rtol)
+    if len(found) == 1 and found[0].startswith("right to"):
+        found.append(
+            f"your {approx(value)} is off by {as_percent(error)} — exact is {exact_text(exact)}"
+        )
     if not found:
         factor = _factor(q.name, value, exact, rtol)
         off = (

@@ -4,11 +4,13 @@ The claim is read only by :mod:`derive.formula` (:func:`~derive.formula.answer.r
 with the whitelisted unit reader): a number or a formula in the dims the problem leaves
 free, optionally with a unit that measures what the quantity measures (``1.5 GB``,
 ``48 KiB``, ``30 days``, ``2.1e21 FLOPs``); per-token and count words (``/token``,
-``parameters``, ``sequences``, ``devices``) may follow, and a fraction (``mfu``) may be a
+``parameters``, ``sequences``, ``devices``) may follow, a count may carry a size suffix
+(``8B``, ``124 million``; :mod:`derive.checking.scales`), and a fraction (``mfu``) may be a
 percentage (``42%``). It is right when it equals the
 exact value, or, for numbers, lies within the tolerance. A wrong number gets a diagnosis
 when its ratio to the answer is a known slip: GiB written as GB (or back), a factor 2
-(K and V, two FLOPs per multiply-add), the 2N shortcut, total for active parameters.
+(K and V, two FLOPs per multiply-add), the 2N shortcut, total for active parameters, 2N
+FLOPs per token for training's 6N (a third), a number right to 2 significant figures.
 ``fits`` takes yes or no.
 
 :func:`read_model_claim` raises :class:`~derive.errors.ParseError` for a claim that
@@ -25,7 +27,17 @@ from pathlib import Path
 
 import sympy as sp
 
-from derive.catalogue.table import CROSSOVER, FLOPS_PER_TOKEN, PARAMS, PARAMS_ACTIVE
+from derive.catalogue.table import (
+    CROSSOVER,
+    FLOPS_PER_TOKEN,
+    MFU,
+    PARAMS,
+    PARAMS_ACTIVE,
+    TRAIN_DAYS,
+    TRAIN_FLOPS,
+    TRAIN_SECONDS,
+)
+from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.checking.words import exact_decimal
@@ -34,6 +46,7 @@ from derive.formula import parse_formula
 from derive.formula.answer import Relation, read_answer
 from derive.formula.decimals import fmt_decimal
 from derive.formula.limits import show
+from derive.formula.scales import Scale
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
 from derive.formula.units import Unit as WrittenUnit
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
@@ -51,6 +64,7 @@ __all__ = [
     "model_quantity",
     "read_model_claim",
     "shown_expected",
+    "unit_word",
 ]
 
 MODEL_QUANTITIES: tuple[str, ...] = JSON_KEYS
@@ -81,6 +95,7 @@ _WORDS: dict[Unit, str] = {
     Unit.DEVICES: r"devices?|chips?",
 }
 _PERCENT = re.compile(r"\s*\\?%\s*$")
+_NOT_COUNTS = frozenset({Unit.FRACTION, Unit.SECONDS, Unit.DAYS})
 _YES, _NO = ("yes", "true", "fits", "it fits"), ("no", "false", "does not fit", "it does not fit")
 _GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
 
@@ -96,6 +111,7 @@ class ModelClaim:
         unit: the unit written, if any.
         read_as: how it was read, in one line (``48 KiB = 49152 bytes``).
         relation: how the value relates to the quantity (``B \\geq 367`` for a crossover).
+        scale: the size suffix read after the number (``8B``: billion), if any.
     """
 
     text: str
@@ -104,6 +120,7 @@ class ModelClaim:
     unit: WrittenUnit | None
     read_as: str
     relation: Relation = Relation.EQUALS
+    scale: Scale | None = None
 
 
 @dataclass(frozen=True)
@@ -205,7 +222,9 @@ def read_model_claim(
     )
     if percent:
         body = _PERCENT.sub("", body)
-    answer = read_answer(body, parse, unit_ok)
+    measure = None if q.unit in _NOT_COUNTS else _MEASURE[q.unit][0]
+    scales = ScaleReading.of(quantity, measure, lambda: q.value.is_number, frozenset(names))
+    answer = read_answer(body, parse, unit_ok, scale_ok=scales.allows)
     crossover = quantity == CROSSOVER.name
     if answer.relation.is_order and not crossover:
         raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
@@ -221,26 +240,33 @@ def read_model_claim(
         )
     raw = answer.expr
     value = raw
-    read_as = _plain(raw)
+    scaled = answer.scale is not None
+    read_as = answer.value_as_typed if scaled else _plain(raw)
     if answer.unit is not None:
         value = raw * answer.unit.factor / _MEASURE[q.unit][1]
         read_as += f" {answer.unit.text}"
-        if answer.unit.factor != 1 and answer.unit.dimension is _MEASURE[q.unit][0]:
-            read_as += f" = {_plain(value)} {_unit_word(q.unit)}"
+        if (answer.unit.factor != 1 or scaled) and answer.unit.dimension is _MEASURE[q.unit][0]:
+            read_as += f" = {_plain(value)} {unit_word(q.unit)}".rstrip()
+    elif scaled:
+        read_as += f" = {_plain(value)} {unit_word(q.unit)}".rstrip()
     if percent:
         value = raw / 100
         read_as += f"% = {_plain(value)}"
     check_size(value, f"claim {show(text)}")
     if answer.name is not None and answer.relation is not Relation.EQUALS:
         read_as = f"{answer.name} {answer.relation.value} {read_as}"
-    return ModelClaim(text, raw, value, answer.unit, read_as, answer.relation)
+    note = scales.note(answer)
+    if note:
+        read_as += f"   ({note})"
+    return ModelClaim(text, raw, value, answer.unit, read_as, answer.relation, answer.scale)
 
 
 def _plain(expr: sp.Basic) -> str:
     return exact_decimal(expr) if expr.is_Rational else str(expr)
 
 
-def _unit_word(unit: Unit) -> str:
+def unit_word(unit: Unit) -> str:
+    """A model quantity's unit in words, as a verdict prints it (``bytes``, ``parameters``)."""
     words = {Unit.PARAMS: "parameters", Unit.BYTES: "bytes", Unit.FLOPS: "FLOPs", Unit.FRACTION: ""}
     return words.get(unit, unit.value)
 
@@ -251,8 +277,8 @@ def shown_expected(q: Quantity) -> str:
         return "yes (it fits)" if bool(q.value) else "no (it does not fit)"
     value = q.value
     if not value.is_number:
-        return f"{value} {_unit_word(q.unit)}".rstrip()
-    text = f"{_plain(value)} {_unit_word(q.unit)}".rstrip()
+        return f"{value} {unit_word(q.unit)}".rstrip()
+    text = f"{_plain(value)} {unit_word(q.unit)}".rstrip()
     if _MEASURE[q.unit][0] is Dimension.BYTES and abs(value) >= 1000:
         k = min(4, int(sp.floor(sp.log(abs(value), 1000))))
         dec, binary = ("", "kB", "MB", "GB", "TB")[k], ("", "KiB", "MiB", "GiB", "TiB")[k]
@@ -288,6 +314,11 @@ def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -
     if quantity == PARAMS_ACTIVE.name and value == a.value(PARAMS.name) != target:
         return "that is the total; a token uses only its top-k experts"
     ratio = value / target
+    if _uses_flops_per_token(a, quantity) and abs(ratio - sp.Rational(1, 3)) <= rtol / 3:
+        return (
+            "that uses 2N FLOPs per token (a forward pass) where training takes 6N "
+            "(2 forward + 4 backward): the factor of 3"
+        )
     slips = (
         (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
         (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
@@ -295,6 +326,23 @@ def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -
         (sp.Integer(2), "the claim is twice the answer"),
     )  # fmt: skip
     return next((why for r, why in slips if abs(ratio - r) <= rtol * r), "")
+
+
+def _uses_flops_per_token(a: ModelAnalysis, quantity: str) -> bool:
+    """True for a training quantity computed from 6N FLOPs per token (a time only at a given MFU)."""
+    return quantity in (MFU.name, TRAIN_FLOPS.name) or (
+        quantity in (TRAIN_SECONDS.name, TRAIN_DAYS.name) and a.problem.mfu is not None
+    )
+
+
+def _rounded(claim: ModelClaim, target: sp.Expr, rtol: sp.Rational) -> str | None:
+    """``right to 2 s.f.``, judged on the number as written (in its unit, before a percent)."""
+    from derive.checking.rounding import sig_fig_sentence
+
+    raw, value = claim.raw, claim.value
+    if not isinstance(raw, sp.Expr) or not raw.is_Rational or raw == 0 or value == 0:
+        return None
+    return sig_fig_sentence(raw, target * raw / value, rtol)
 
 
 def judge_model_claim(
@@ -319,7 +367,7 @@ def judge_model_claim(
         what = describe_dimension(unit.dimension)[0]
         wants = describe_dimension(measure)[0]
         why = f"{unit.text} measures {what}, but {quantity} is {wants}" + (
-            f" (in {_unit_word(q.unit)})" if measure is not Dimension.COUNT else ""
+            f" (in {unit_word(q.unit)})" if measure is not Dimension.COUNT else ""
         )
         return ModelJudgement(Verdict.INCORRECT, exact, expected, (why,), (why,))
     if sp.expand(value - target) == 0:
@@ -348,7 +396,11 @@ def judge_model_claim(
         hidden = f"the claim is off by {percent}"
         if hint:
             said, hidden = f"{said}: {hint}", f"{hidden}: {hint}"
-        return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,), error)
+        rounded = _rounded(claim, target, rtol)
+        first = (rounded,) if rounded else ()
+        return ModelJudgement(
+            Verdict.INCORRECT, exact, expected, (*first, said), (*first, hidden), error
+        )
     said = f"the exact {quantity} is {exact}"
     hidden = f"the claim is not the {quantity} derived"
     return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,))

@@ -170,6 +170,12 @@ def judge_crossover(
     return None
 
 
+def _ridge_differs(phase: PhaseAnalysis) -> bool:
+    """True when the ridge is not also the leading-order crossover (it is for bf16 weights)."""
+    lead = phase.crossover_regime.exact if phase.crossover_regime else None
+    return lead is None or lead != phase.ridge
+
+
 def serving_slips(
     phase: PhaseAnalysis, quantity: str, value: sp.Basic, rtol: sp.Rational
 ) -> tuple[str, ...]:
@@ -200,6 +206,11 @@ def serving_slips(
                 phase.crossover_regime.exact if phase.crossover_regime else None,
                 "that is the leading-order crossover (B ≪ d: the activations' bytes dropped); "
                 "the exact one counts them",
+            ),
+            (
+                phase.ridge if _ridge_differs(phase) else None,
+                "that is the ridge point π/β (FLOPs per byte), not a batch: the crossover is the "
+                "B at which the matmuls' intensity reaches it",
             ),
         ),
     }  # fmt: skip

@@ -5,12 +5,14 @@ answers. :func:`read_answer` takes such a text apart *before* anything is parsed
 
 1. the usual text checks (length, printable characters) run first, on the whole text;
 2. light rewriting of notation: Unicode superscripts (``10⁻⁵`` -> ``10^{-5}``), ``x 10^``
-   and ``×10^`` between a number and a power of ten, ``π``/``β``, a trailing full stop;
+   and ``×10^`` between a number and a power of ten, ``π``/``β``, a trailing full stop
+   (after a number, a name, a unit or a closing bracket: ``\\frac{BDF}{BD + DF + BF}.``);
 3. a leading ``\\approx``, ``≈`` or ``~`` marks a rounded value;
 4. the text is split at its top-level relations (``=``, ``\\approx``, ``\\geq``, ``>``, ...):
    the first side may name the quantity, the last side is the value;
-5. a unit at the end of the value (``ms``, ``GiB``, ``FLOPs/byte``) is split off when what
-   precedes it reads as a formula;
+5. a size suffix after the number (``8B``, ``2 billion``; :mod:`derive.formula.scales`) is
+   read as a scale where the caller allows it, then a unit at the end of the value (``ms``,
+   ``GiB``, ``FLOPs/byte``) is split off when what precedes it reads as a formula;
 6. every side is parsed by :func:`derive.formula.parse_formula` with its limits.
 
 Nothing is evaluated; every refusal is a :class:`~derive.errors.ParseError` with a position.
@@ -27,6 +29,7 @@ import sympy as sp
 
 from derive.errors import ParseError
 from derive.formula.limits import RejectError, at, check_text, show
+from derive.formula.scales import Scale, split_scale
 from derive.formula.units import Unit, parse_unit
 
 __all__ = [
@@ -87,7 +90,7 @@ _REFUSED_SIGNS = ("==", "!=", "\u2260", "\u226a", "\u226b", "->", "=>")
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
 _TIMES_TEN = re.compile(r"(?<=[0-9.])\s*(?:x|×|\\times|\*|·|\\cdot)\s*(?=10\s*\^)")
-_TRAILING_STOP = re.compile(r"(?<=[0-9])\.\s*$")
+_TRAILING_STOP = re.compile(r"(?<=[0-9A-Za-z)}\]])\.\s*$")
 _THOUSANDS = re.compile(r"(?<=[0-9])\{,\}(?=[0-9]{3})")
 _LEADING_APPROX = re.compile(
     r"^\s*(?:\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])|\\sim(?![A-Za-z])|\u2248|~)\s*"
@@ -109,6 +112,7 @@ class Answer:
         expr: the value, parsed.
         unit: the unit written after the value, or None.
         syntax: ``latex`` or ``plain``, how the value was read.
+        scale: a size suffix read after the number (``8B``, ``2 billion``), already in ``expr``.
     """
 
     text: str
@@ -119,6 +123,14 @@ class Answer:
     expr: sp.Expr
     unit: Unit | None
     syntax: str
+    scale: Scale | None = None
+
+    @property
+    def value_as_typed(self) -> str:
+        """The value with its scale as written (``8B``, ``2 billion``), without its unit."""
+        if self.scale is None:
+            return self.value
+        return f"{self.value}{' ' if not self.scale.letter else ''}{self.scale.text}"
 
 
 def rewrite_notation(text: str) -> str:
@@ -219,6 +231,7 @@ def read_answer(
     parse: Callable[[str, str], tuple[sp.Expr, str]],
     unit_ok: Callable[[Unit, str], bool] | None = None,
     what: str = "claim",
+    scale_ok: Callable[[Scale], bool] | None = None,
 ) -> Answer:
     """Take an answer apart and parse its value (and every other side) with ``parse``.
 
@@ -227,6 +240,8 @@ def read_answer(
         parse: ``(text, what) -> (expr, syntax)``; raises ParseError (the caller's symbols).
         unit_ok: whether a unit may be split off a value head (e.g. a bare ``B`` that is a dim).
         what: how to name the input in errors.
+        scale_ok: whether a size suffix after the number (``8B``, ``2 billion``) is read as
+            a scale; none is read without it.
 
     Raises:
         ParseError: unreadable (with the position), LimitError: too large.
@@ -264,6 +279,9 @@ def read_answer(
     def parse_head(head: str) -> object:
         return parse(head, what)
 
+    scaled = _scaled(value_text, scale_ok)
+    if scaled is not None:
+        value_text = scaled[0]
     value, unit = split_unit(value_text, parse_head, unit_ok or (lambda u, h: True))
     try:
         expr, syntax = parse(value, what)
@@ -275,13 +293,32 @@ def read_answer(
         raise type(e)(f"{what} {show(text)}", why) from None
     approx = bool(approx_mark) or Relation.APPROX in relations
     relation = relations[-1] if relations else (Relation.APPROX if approx_mark else Relation.EQUALS)
-    return Answer(rewritten, name, relation, approx, value, expr, unit, syntax)
+    scale = scaled[1] if scaled is not None else None
+    if scale is not None:
+        expr = expr * scale.factor
+    return Answer(rewritten, name, relation, approx, value, expr, unit, syntax, scale)
+
+
+def _scaled(value: str, scale_ok: Callable[[Scale], bool] | None) -> tuple[str, Scale] | None:
+    """The value without its size suffix (the number and any unit after it), and the suffix.
+
+    None when there is no suffix, the caller refuses it, or what follows is not a unit.
+    """
+    if scale_ok is None:
+        return None
+    found = split_scale(value)
+    if found is None or not scale_ok(found.scale):
+        return None
+    if found.rest and parse_unit(found.rest) is None:
+        return None
+    return f"{found.number} {found.rest}".strip(), found.scale
 
 
 _POSITION = re.compile(r"at position (\d+)")
 _NUMBER_THEN_WORD = re.compile(r"^\s*[0-9][0-9.]*(?:[eE][+-]?[0-9]+)?\s+[A-Za-zµμ\\]")
 KNOWN_UNITS = (
-    "s, ms, µs, ns, days, B, kB, MB, GB, TB, KiB, MiB, GiB, FLOPs, GFLOP, TFLOP, FLOPs/byte"
+    "s, ms, µs, ns, days, B, kB, MB, GB, TB, KiB, MiB, GiB, FLOPs, GFLOP, TFLOP, FLOPs/byte, "
+    "tokens/s, tok/s, words such as microseconds or gigabytes"
 )
 
 

@@ -109,9 +109,23 @@ _BASES: dict[str, tuple[tuple[int, int, int, int], str, int, str]] = {
     "hours": ((0, 0, 1, 0), "h", 3600, "none"),
     "day": ((0, 0, 1, 0), "day", 86400, "none"),
     "days": ((0, 0, 1, 0), "days", 86400, "none"),
+    "week": ((0, 0, 1, 0), "weeks", 604800, "none"),
     "token": ((0, 0, 0, 1), "token", 1, "dec"),
     "tokens": ((0, 0, 0, 1), "tokens", 1, "dec"),
 }
+# Units spelled out in words, and short forms, each read as the atom the table above spells
+# (kept apart from ``_BASES`` so unit arithmetic elsewhere can grow that table on its own).
+_SPELLED: dict[str, str] = {
+    **{f"{word}{plural}": atom for word, atom in (
+        ("nanosecond", "ns"), ("microsecond", "µs"), ("millisecond", "ms"), ("minute", "min"),
+        ("hour", "h"), ("week", "week"), ("kilobyte", "kB"), ("megabyte", "MB"),
+        ("gigabyte", "GB"), ("terabyte", "TB"), ("petabyte", "PB"), ("kibibyte", "KiB"),
+        ("mebibyte", "MiB"), ("gibibyte", "GiB"), ("tebibyte", "TiB"),
+    ) for plural in ("", "s")},
+    "mins": "min", "hr": "h", "hrs": "h", "usec": "µs", "usecs": "µs", "msec": "ms",
+    "msecs": "ms", "nsec": "ns", "nsecs": "ns", "tok": "tokens", "toks": "tokens",
+    "wk": "week",
+}  # fmt: skip
 _SPELLING_MACROS = re.compile(r"\\(?:text|mathrm|mathit|textrm|operatorname)\s*\{([^{}]*)\}")
 _PER = re.compile(r"\s+per\s+")
 _SPACES = re.compile(r"\\[,;:! ]|\\quad|\\qquad|~|\s")
@@ -128,6 +142,7 @@ def _normalise(text: str) -> str:
 
 def _atom(text: str) -> tuple[tuple[int, int, int, int], str, sp.Rational, str] | None:
     """(exponents, spelling, factor, prefix) of one atom, or None."""
+    text = _SPELLED.get(text, _SPELLED.get(text.lower(), text) if len(text) > 3 else text)
     for base, (dims, spelled, factor, allowed) in _BASES.items():
         if not text.endswith(base):
             continue

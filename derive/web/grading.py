@@ -27,13 +27,16 @@ from derive.checking.api import (
     check_derivation,
     context_for,
 )
-from derive.checking.claims import read_claim_for
+from derive.checking.claims import dimension_of, read_claim_for
 from derive.checking.context import DEFAULT_RTOL, Context
+from derive.checking.echo import echo_of
 from derive.checking.judge import read_claim
 from derive.checking.kernel_check import KernelDetail
 from derive.checking.quantities import QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import DeriveError, ParseError, ProblemError
+from derive.formula.units import describe_dimension
+from derive.model.analysis import ModelAnalysis
 from derive.pipeline.kinds import kind_of
 from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry
 from derive.solution.notation import tex
@@ -50,6 +53,12 @@ __all__ = [
 
 UNREADABLE = Verdict.UNREADABLE.value
 """The verdict on an answer derive cannot read."""
+
+DERIVATION_EXAMPLE = (
+    r"I = \frac{4ab}{2a + 2b} on line 1, = \frac{2ab}{a + b} on line 2, "
+    r"\approx 2a (a leading-order step) on line 3"
+)
+"""How a derivation is written, in letters no problem uses (the page's placeholder is the same)."""
 
 
 def reason_of(error: DeriveError) -> str:
@@ -146,8 +155,7 @@ class Grader:
             claim = read_model_claim(a, asked, answer)
         except ParseError as exc:
             return Reading(False, reason=reason_of(exc))
-        shown = None if isinstance(claim.value, BooleanAtom) else tex(claim.value)
-        return Reading(True, claim.read_as, shown)
+        return Reading(True, claim.read_as, echo_of(claim, _model_unit(a, asked)))
 
     def _read_kernel(self, entry: KernelEntry, answer: str, quantity: str | None) -> Reading:
         from derive.checking.kernel_check import kernel_for
@@ -160,7 +168,7 @@ class Grader:
             claim = read_kernel_claim(kernel_for(entry.spec), asked, answer)
         except ParseError as exc:
             return Reading(False, reason=reason_of(exc))
-        return Reading(True, claim.read_as, tex(claim.value))
+        return Reading(True, claim.read_as, echo_of(claim))
 
     def read(self, problem: str, answer: str, quantity: str | None = None) -> Reading:
         """How ``answer`` reads (no judging: cheap, for the preview).
@@ -177,7 +185,7 @@ class Grader:
         try:
             if quantity in QUANTITIES:
                 claim = read_claim_for(ctx, quantity, answer)
-                return Reading(True, claim.read_as(), tex(claim.expr))
+                return Reading(True, claim.read_as(), echo_of(claim, _operator_unit(quantity)))
             parsed = read_claim(ctx.symbols, answer, "auto", "answer")
         except ParseError as exc:
             return Reading(False, reason=reason_of(exc))
@@ -208,7 +216,7 @@ class Grader:
         return CheckResult(
             result.verdict.value,
             result.read_as,
-            tex(detail.claim.value),
+            echo_of(detail.claim),
             result.diagnosis,
             result.expected,
             None if self.hide_expected else tex(detail.judgement.exact),
@@ -222,7 +230,7 @@ class Grader:
         return CheckResult(
             result.verdict.value,
             result.read_as,
-            tex(value.expr) if value is not None else None,
+            echo_of(value, _operator_unit(result.quantity)) if value is not None else None,
             result.diagnosis,
             result.expected,
             None
@@ -235,12 +243,11 @@ class Grader:
         from derive.checking.model_claims import model_quantity
 
         detail = cast(ModelDetail, result.detail)  # the model and serving kinds' detail
-        value = detail.claim.value
         exact = model_quantity(detail.analysis, result.quantity).value
         return CheckResult(
             result.verdict.value,
             result.read_as,
-            None if isinstance(value, BooleanAtom) else tex(value),
+            echo_of(detail.claim, _model_unit(detail.analysis, result.quantity)),
             result.diagnosis,
             result.expected,
             None if self.hide_expected or isinstance(exact, BooleanAtom) else tex(exact),
@@ -263,7 +270,7 @@ class Grader:
                 None,
                 None,
                 (),
-                ("no derivation: write one step per line, e.g. I = \\frac{2BDF}{2BD+DF+2BF}",),
+                (f"no derivation: write one step per line, e.g. {DERIVATION_EXAMPLE}",),
             )
         result = check_derivation(
             self._entry(problem),
@@ -290,6 +297,21 @@ class Grader:
             result.diagnosis,
             result.expected,
         )
+
+
+def _operator_unit(quantity: str) -> str:
+    """The unit an operator quantity is checked in (``s``, ``bytes``; empty for a count)."""
+    return describe_dimension(dimension_of(quantity))[1] if quantity in QUANTITIES else ""
+
+
+def _model_unit(a: ModelAnalysis, quantity: str) -> str:
+    """The unit a model quantity is checked in, in words (``bytes``, ``parameters``, ``s``)."""
+    from derive.checking.model_claims import model_quantity, unit_word
+
+    try:
+        return unit_word(model_quantity(a, quantity).unit)
+    except DeriveError:
+        return ""
 
 
 _READERS: dict[ProblemKind, Callable[..., Reading]] = {

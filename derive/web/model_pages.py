@@ -18,14 +18,17 @@ from derive.catalogue import quantity as catalogued
 from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES, claims_analysis_for
 from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
-from derive.pipeline import derive_model, derive_serving
+from derive.pipeline import ServingDerivation, derive_model, derive_serving
+from derive.present.key.models import model_ask
 from derive.present.model_view import (
     ASK_PHRASES,
     JSON_KEYS,
     model_markdown,
     model_template_context,
 )
+from derive.present.serving_step import phase_given
 from derive.problem.problem_set import ModelEntry
+from derive.solution.notation import tex_text_number
 from derive.web.book import Asked, Page, html_env, question_html
 
 __all__ = ["model_page"]
@@ -49,11 +52,18 @@ _PLACEHOLDERS = {
 
 
 def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
-    """One box per asked quantity; a serving ask (``step``, ``crossover``, …) boxes its quantities."""
+    """One box per quantity the question sheet's "Find:" names.
+
+    A serving ask (``step``, ``crossover``, …) boxes its quantities; a serving problem also
+    boxes the bytes its step reads (the weights, the KV cache), as its question sheet asks.
+    """
     names = ", ".join(d.name for d in _free(a))
     free = f" or a formula in {names}" if names else ""
     out = []
-    for key in entry.ask or JSON_KEYS:
+    keys = entry.ask or JSON_KEYS
+    if entry.serving is not None and entry.ask:
+        keys = tuple(dict.fromkeys(model_ask(entry) + entry.ask))
+    for key in keys:
         if entry.serving is not None and key in SERVING_ASKED:
             for quantity in SERVING_ASKED[key]:
                 if a.quantity(quantity) is not None:
@@ -95,17 +105,54 @@ def _givens(context: dict) -> dict:
     }
 
 
+def _serving_hardware(step: ServingDerivation | None) -> tuple[tuple[str, str, str, str], ...]:
+    """The ceilings the step's time needs, as the question sheet gives them: π, β, β_link."""
+    if step is None:
+        return ()
+    problem = step.analysis.problem
+    chip = problem.chip
+    peak = problem.peak or (chip.peak(problem.compute_dtype) if chip else None)
+    rows = []
+    if peak is not None:
+        rows.append(
+            (
+                f"peak ({problem.compute_dtype})",
+                r"\pi",
+                tex_text_number(peak.text) + r"\ \text{FLOP/s}",
+                peak.cite(),
+            )
+        )
+    if problem.bandwidth is not None:
+        rows.append(
+            (
+                "HBM bandwidth",
+                r"\beta",
+                tex_text_number(problem.bandwidth.text) + r"\ \text{B/s}",
+                problem.bandwidth.cite(),
+            )
+        )
+    if chip is not None and chip.link is not None and step.phase.tp > 1:
+        rows.append(
+            (
+                f"link bandwidth ({chip.link_name}, one way)",
+                r"\beta_{\text{link}}",
+                tex_text_number(chip.link.text) + r"\ \text{B/s}",
+                chip.link.cite(),
+            )
+        )
+    return tuple(rows)
+
+
 def _serving_steps(
-    entry: ModelEntry, operators: tuple[Path, ...], first: int
+    serving: ServingDerivation | None, first: int
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The serving step's worked steps (Markdown chunks, HTML, titles), numbered from ``first``."""
     from derive.present.render import render
     from derive.solution.phase_steps import phase_steps, phase_verdict
 
-    if entry.serving is None:
+    if serving is None:
         return (), (), ()
-    step = derive_serving(entry.spec, entry.serving, operators)
-    phase, problem = step.phase, step.analysis.problem
+    phase, problem = serving.phase, serving.analysis.problem
     peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
     if peak is None or problem.bandwidth is None:
         return (), (), ()
@@ -157,8 +204,19 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         full = derive_model(entry.spec, operators).analysis
     except DeriveError as exc:
         raise ProblemError(f"problem {entry.id!r}", str(exc)) from None
-    a = select_quantities(full, entry.ask)
+    a = select_quantities(full, model_ask(entry))
     context = model_template_context(a, entry.title, entry.text)
+    serving = (
+        derive_serving(entry.spec, entry.serving, operators) if entry.serving is not None else None
+    )
+    if serving is not None:
+        named = {row[1] for row in context["hardware"]}
+        extra = tuple(row for row in _serving_hardware(serving) if row[1] not in named)
+        context = {
+            **context,
+            "hardware": context["hardware"] + extra,
+            "serving_given": phase_given(serving.phase, serving.analysis),
+        }
     env = html_env()
     steps = context["steps"]
     last = len(steps)
@@ -174,7 +232,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
     markdown = model_markdown(a, entry.title, entry.text, level=1)
     chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
     asked = _asked(entry, claims_analysis_for(entry, operators))
-    serving_md, serving_html, serving_titles = _serving_steps(entry, operators, len(steps) + 1)
+    serving_md, serving_html, serving_titles = _serving_steps(serving, len(steps) + 1)
     steps_html += serving_html
     detail = {
         "id": entry.id,

@@ -12,6 +12,8 @@ const VERDICTS = {
   "unreadable": "? Cannot read this answer",
 };
 const PREVIEW_DELAY_MS = 250;
+// The derivation box's example: its syntax only, in letters no problem uses (it answers nothing).
+const DERIVATION_EXAMPLE = "For example, one step per line:\nI = \\frac{4ab}{2a + 2b}\n  = \\frac{2ab}{a + b}\n  \\approx 2a   (when a \\ll b)";
 
 let SET = null; // GET /api/problems
 let storeKey = "derive-workbook";
@@ -289,7 +291,7 @@ function solutionSection(problem) {
 function derivationSection(problem, progress) {
   const area = el("textarea", {
     id: "derivation", spellcheck: "false", "aria-label": "your derivation",
-    placeholder: "I = \\frac{2BDF}{2BD + DF + 2BF}\n  \\approx \\frac{2BDF}{DF}\n  = 2B",
+    placeholder: DERIVATION_EXAMPLE,
   });
   area.value = problemProgress(progress, problem.id).derivation || "";
   const out = el("div", { class: "result" });

@@ -1,0 +1,106 @@
+"""When ``8B`` means 8 billion and when it means 8 × the dim B: the size suffixes of a claim.
+
+:mod:`derive.formula.scales` finds a suffix after a number; whether it is read as a scale
+depends on the quantity asked, which only the checker knows:
+
+- a word (``thousand``, ``million``, ``billion``, ``trillion``) is always a scale;
+- a letter (``K``, ``M``, ``B``/``bn``, ``T``) is a scale only where the quantity is a count
+  (parameters, tokens, FLOPs, bytes, rates of those), never for a time, an intensity or a
+  fraction (``2B`` is an intensity's leading order);
+- for bytes, ``B`` is the byte unit (``8 B`` is eight bytes);
+- a letter that is also a dim of the problem is a scale when the quantity's answer is a
+  number (``8B`` parameters: 8 × 10^9), and the dim when the answer is a formula in the
+  dims (``8B`` FLOPs for a matmul with B free: 8·B). Either way the echo says which reading
+  was taken (:meth:`ScaleReading.note`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from derive.formula.answer import Answer
+from derive.formula.scales import Scale, split_scale
+from derive.formula.units import Dimension
+
+__all__ = ["COUNT_DIMENSIONS", "ScaleReading"]
+
+COUNT_DIMENSIONS = frozenset(
+    {
+        Dimension.COUNT,
+        Dimension.FLOPS,
+        Dimension.BYTES,
+        Dimension.TOKEN_RATE,
+        Dimension.FLOP_RATE,
+        Dimension.BYTE_RATE,
+    }
+)
+"""What a quantity may measure for a suffix letter (``8B``, ``15T``) to be read as a scale."""
+
+
+@dataclass(frozen=True)
+class ScaleReading:
+    """How size suffixes are read for one quantity of one problem.
+
+    Attributes:
+        quantity: the quantity's name, for the note (``params``).
+        count: the quantity is a count (letters may be scales).
+        number: whether its answer is a number, not a formula in dims left free (asked only
+            when a suffix letter is also a dim: the answer may be costly to work out).
+        dims: the names of the problem's dims (a letter among them collides).
+        in_bytes: the quantity is measured in bytes (``B`` is the byte unit).
+    """
+
+    quantity: str
+    count: bool
+    number: Callable[[], bool]
+    dims: frozenset[str]
+    in_bytes: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        quantity: str,
+        dimension: Dimension | None,
+        number: Callable[[], bool],
+        dims: frozenset[str],
+    ) -> ScaleReading:
+        """The reading for a quantity measuring ``dimension`` (None: a fraction, never a count)."""
+        count = dimension in COUNT_DIMENSIONS
+        return cls(quantity, count, number, dims, dimension is Dimension.BYTES)
+
+    def _letter_is_unit(self, scale: Scale) -> bool:
+        return self.in_bytes and scale.text == "B"
+
+    def allows(self, scale: Scale) -> bool:
+        """Whether ``scale`` (found after a number) is read as a scale."""
+        if not scale.letter:
+            return True
+        if not self.count or self._letter_is_unit(scale):
+            return False
+        return scale.text not in self.dims or self.number()
+
+    def note(self, answer: Answer) -> str | None:
+        """Which reading was taken, when a suffix letter is also a dim of the problem; else None."""
+        scale = answer.scale
+        if scale is not None:
+            if not scale.letter or scale.text not in self.dims:
+                return None
+            return (
+                f"{answer.value_as_typed} read as {answer.value} {scale.name}: "
+                f"{self.quantity} is a count, so {scale.text} is not the dim {scale.text} here"
+            )
+        if answer.unit is not None or not self.count:
+            return None
+        found = split_scale(answer.value)
+        if found is None or found.rest or not found.scale.letter:
+            return None
+        letter = found.scale.text
+        if letter not in self.dims or self._letter_is_unit(found.scale):
+            return None
+        return (
+            f"{answer.value} read as {found.number} × the dim {letter}: {self.quantity} is a "
+            f"formula in {', '.join(sorted(self.dims))} here; for {found.number} "
+            f"{found.scale.name} write "
+            f"{found.number}e{len(str(found.scale.factor)) - 1}"
+        )
