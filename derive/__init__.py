@@ -26,7 +26,14 @@ if TYPE_CHECKING:
     from derive.declare.composite import Composite
     from derive.declare.operator import Operator, Tensor, dims
     from derive.model.transformer import Transformer
-    from derive.pipeline import Derivation, ModelDerivation, solve, solve_model
+    from derive.pipeline import (
+        Derivation,
+        ModelDerivation,
+        TrainingDerivation,
+        solve,
+        solve_model,
+        solve_training,
+    )
     from derive.problem.kernel_spec import KernelSpec
 
 __all__ = [
@@ -41,6 +48,7 @@ __all__ = [
     "Operator",
     "StepResult",
     "Tensor",
+    "TrainingDerivation",
     "Transformer",
     "Verdict",
     "__version__",
@@ -49,6 +57,7 @@ __all__ = [
     "dims",
     "solve",
     "solve_model",
+    "solve_training",
 ]
 
 __version__ = "0.1.0"
@@ -68,6 +77,8 @@ _LAZY = {
     "Derivation": "pipeline",
     "solve_model": "pipeline",
     "ModelDerivation": "pipeline",
+    "solve_training": "pipeline",
+    "TrainingDerivation": "pipeline",
     "check": "checking.api",
     "check_derivation": "checking.api",
     "CheckResult": "checking.api",

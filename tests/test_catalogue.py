@@ -23,11 +23,12 @@ from derive.problem.binding import ProblemSpec
 from derive.problem.problem_set import parse_problem_set
 from derive.problem.timing import TimingSpec
 
-OP, KERNEL, MODEL, SERVING = (
+OP, KERNEL, MODEL, SERVING, TRAINING = (
     ProblemKind.OPERATOR,
     ProblemKind.KERNEL,
     ProblemKind.MODEL,
     ProblemKind.SERVING,
+    ProblemKind.TRAINING,
 )
 
 # Operator problems that between them have every part of the report: a regime, a
@@ -59,7 +60,11 @@ def _reports(kind: ProblemKind) -> list[dict]:
         KERNEL: ["solve", *_KERNEL],
         MODEL: ["model", *_MODEL, "--train-tokens", "2e12", "--mfu", "0.4"],
         SERVING: ["model", *_MODEL, "--phase", "decode", "--measured-time", "30ms"],
-    }[kind]
+        TRAINING: [
+            "train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--batch-tokens", "4194304",
+            "--seq", "4096", "--measured-step-time", "40s",
+        ],
+    }[kind]  # fmt: skip
     result = run_cli([*argv, "--format", "json"])
     assert result.code == 0, result.err
     return [json.loads(result.out)]
@@ -88,7 +93,7 @@ def test_every_spelling_is_in_the_form_the_reader_normalises_to():
             assert normalise_name(spelling) == spelling, (row.name, spelling)
 
 
-@pytest.mark.parametrize("kind", [OP, KERNEL, MODEL, SERVING], ids=lambda k: k.value)
+@pytest.mark.parametrize("kind", [OP, KERNEL, MODEL, SERVING, TRAINING], ids=lambda k: k.value)
 def test_every_value_has_its_json_key(kind: ProblemKind):
     reports = _reports(kind)
     for row in rows_for(kind, Use.EXPECT) + rows_for(kind, Use.CHECK):
@@ -139,7 +144,7 @@ def test_every_kernel_quantity_is_computed():
 
 
 def test_boxed_quantities_have_their_box():
-    for kind in (OP, KERNEL, SERVING):
+    for kind in (OP, KERNEL, SERVING, TRAINING):
         for row in rows_for(kind, Use.BOX):
             assert row.in_kind(kind).box is not None, (kind, row.name)
 
@@ -162,7 +167,7 @@ def test_a_model_quantity_has_its_notation():
 
 
 def test_every_ask_has_a_phrase_where_a_question_sheet_asks_it():
-    for kind in (KERNEL, MODEL, SERVING):
+    for kind in (KERNEL, MODEL, SERVING, TRAINING):
         for row in rows_for(kind, Use.ASK):
             assert row.in_kind(kind).phrase, (kind, row.name)
 
@@ -173,3 +178,17 @@ def test_an_unknown_ask_suggests_the_nearest_name():
         parse_problem_set(text, "set.toml")
     assert "unknown quantity 'rige' (did you mean 'ridge'?)" in str(error.value)
     assert did_you_mean("zzzz", names_for(OP, Use.ASK)) == ""
+
+
+def test_every_training_check_quantity_is_computed():
+    """Each checked quantity of a training run has a value for a run with a capacity and a
+    measured step (the checker reads them from the run's analysis)."""
+    from derive.checking.training_claims import training_values
+    from derive.pipeline import solve_training
+
+    run = solve_training(
+        "llama-3-8b", chip="h100", dp=8, batch_tokens=4194304, seq=4096, measured_step_time="40s"
+    )
+    values = training_values(run.analysis)
+    assert set(values) == set(names_for(TRAINING, Use.CHECK))
+    assert [name for name, value in values.items() if value is None] == []

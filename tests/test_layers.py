@@ -26,6 +26,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("problem",),
     ("analysis",),
     ("model",),
+    ("training",),  # a model trained on a cluster: memory, comms, step time per strategy
     ("solution",),
     ("present", "figures"),
     ("pipeline",),  # one entry per problem kind, and the cache of what it analysed

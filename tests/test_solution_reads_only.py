@@ -39,6 +39,8 @@ ALLOWED_FROM = {
     "derive.model.records": {"ModelAnalysis", "Quantity", "Unit"},
     "derive.model.sized": {"SizedModel"},
     "derive.model.symbols": {"NOTATION", "sym", "tex_names"},  # the notation table
+    "derive.training.analysis": {"Critical", "StrategyRow", "TrainingAnalysis"},
+    "derive.training.binding": {"Recompute", "ZeroStage"},
     "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
 }
 ALLOWED_PREFIXES = (

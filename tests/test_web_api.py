@@ -548,6 +548,24 @@ def test_a_serving_problem_has_boxes_and_checks_a_right_and_a_wrong_rate(client)
     ]
 
 
+def test_a_training_problem_has_boxes_steps_and_checks_the_critical_batch(client):
+    from fractions import Fraction
+
+    data = client.get("/api/problems/train-8b-network").json()
+    boxes = [a["quantity"] for a in data["asked"]]
+    assert boxes == ["critical_tokens_per_device", "t_lower", "comms_bytes_per_device"]
+    assert data["steps"] > 3
+    train = BY_ID["train-8b-network"]["train"]
+    dp = train["dp"]
+    # ZeRO-3, no recomputation: b* = (dp − 1)/dp · π/β_link, the H100's bf16 peak 9.89e14
+    star = Fraction(dp - 1, dp) * Fraction("9.89e14") / Fraction(train["link_bandwidth"])
+    body = {"problem": "train-8b-network", "quantity": "critical_tokens_per_device"}
+    right = client.post("/api/check", json={**body, "answer": f"{float(star):.6g}"}).json()
+    assert right["verdict"] == "correct", right
+    wrong = client.post("/api/check", json={**body, "answer": f"{float(star) * 8 / 7:.6g}"}).json()
+    assert wrong["verdict"] == "incorrect", wrong
+
+
 # ---- kernels given by their numbers ----------------------------------------------------
 # Values computed here with Fractions from the set's own counts and the chip's datasheet
 # numbers (H100 SXM: dense bf16 9.89e14 FLOP/s, 3.35e12 bytes/s).

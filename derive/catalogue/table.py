@@ -31,11 +31,12 @@ def _row(name: str, prose: str, dimension: Dimension | None, *at: At, **facts: o
     return row
 
 
-OP, KERNEL, MODEL, SERVING = (
+OP, KERNEL, MODEL, SERVING, TRAINING = (
     ProblemKind.OPERATOR,
     ProblemKind.KERNEL,
     ProblemKind.MODEL,
     ProblemKind.SERVING,
+    ProblemKind.TRAINING,
 )
 ASK, EXPECT, CHECK, BOX = Use.ASK, Use.EXPECT, Use.CHECK, Use.BOX
 ALL = ASK | EXPECT | CHECK | BOX
@@ -55,6 +56,19 @@ _T_MATH_BOX = ("Compute time", r"T_{\text{math}}")
 _T_MEM_BOX = ("Memory time", r"T_{\text{mem}}")
 _COUNTS = "both counts, --flops and --bytes (an intensity alone gives no times)"
 _MEASURED = "a measured run: --measured-time TIME (with both counts) or --measured-{}-per-s R"
+
+# A training run's quantities (a model problem with ``train``; ``derive train``'s JSON).
+_TRAIN_CHECK = EXPECT | CHECK | BOX
+_TRAIN_ASKED = ASK | _TRAIN_CHECK
+_TRAIN_BYTES = "bytes: a number with a unit (GB, GiB, …)"
+_TRAIN_SECONDS = "a time with its unit (s, ms)"
+
+
+def _train(label: str, latex: str, placeholder: str, phrase: str = "", json: str = "") -> At:
+    """A quantity in a training problem: asked when it has a phrase, always checked and boxed."""
+    uses = _TRAIN_ASKED if phrase else _TRAIN_CHECK
+    return At(TRAINING, uses, phrase, Box(label, latex, placeholder), json=json)
+
 
 # --- the roofline of one operator or kernel -------------------------------------------
 
@@ -195,6 +209,10 @@ T_MATH = _row(
     "t_math", "T_math", _D.TIME,
     At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MATH_BOX, _SECONDS)),
     At(KERNEL, ALL, "T_math", Box(*_T_MATH_BOX, _TIME), needs=_COUNTS, json="step.t_math"),
+    _train(
+        "Compute time of a step", r"T_{\text{math}}", _TRAIN_SECONDS,
+        "the compute and communication times of a step",
+    ),
     plain="T_math", latex=r"T_{\text{math}}",
     aliases=("tmath", "t_compute", "t_comp", "t_flops", "flops/pi", "fracflopspi"),
     computation=_C.COMPUTE_TIME,
@@ -254,6 +272,10 @@ T_COMMS = _row(
         OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS),
         json="network.t_comms",
     ),
+    _train(
+        "Communication time of a step", r"T_{\text{comms}}", _TRAIN_SECONDS,
+        "the communication time of a step",
+    ),
     latex=r"T_{\text{comms}}", plain="T_comms",
     aliases=("t_comm", "tcomms", "t_network", "t_net", "t_ici"),
     computation=_C.TRANSFER_TIME, roof=Roof.NETWORK, family=T_MEM.name,
@@ -273,6 +295,10 @@ T_LOWER = _row(
         SERVING, CHECK | BOX,
         box=Box("Lower bound of the step's time, per device", r"T_{\text{lower}}", _STEP_SECONDS),
         json="serving.step.t_lower",
+    ),
+    _train(
+        "Lower bound of the step's time", r"T_{\text{lower}}", _TRAIN_SECONDS,
+        "the lower and upper bounds on the step's time",
     ),
     latex=r"T_{\text{lower}}", plain="T_lower",
     aliases=("t_low", "t_lowerbound", "t_min", "t_step", "t_lower,serial"),
@@ -297,6 +323,10 @@ T_UPPER = _row(
         SERVING, CHECK | BOX,
         box=Box("Upper bound of the step's time, per device", r"T_{\text{upper}}", _STEP_SECONDS),
         json="serving.step.t_upper",
+    ),
+    _train(
+        "Upper bound of the step's time", r"T_{\text{upper}}", _TRAIN_SECONDS,
+        "the upper bound on the step's time",
     ),
     latex=r"T_{\text{upper}}", plain="T_upper",
     aliases=("t_up", "t_upperbound", "t_max"), computation=_C.STEP_TIME,
@@ -381,10 +411,12 @@ _MODEL = ASK | CHECK | BOX
 
 
 def _model(
-    name: str, phrase: str, dimension: Dimension | None, latex: str, meaning: str
+    name: str, phrase: str, dimension: Dimension | None, latex: str, meaning: str, *more: At
 ) -> Quantity:
     at = At(MODEL, _MODEL, phrase)
-    return _row(name, phrase.removeprefix("the "), dimension, at, latex=latex, meaning=meaning)
+    return _row(
+        name, phrase.removeprefix("the "), dimension, at, *more, latex=latex, meaning=meaning
+    )
 
 
 PARAMS = _model("params", "the total number of parameters", _D.COUNT, "P", "total parameters")
@@ -430,7 +462,18 @@ MEMORY_TOTAL = _model(
     "memory_total", "the memory of weights and KV cache", _D.BYTES, "M", "weights and KV cache"
 )
 MEMORY_PER_DEVICE = _model(
-    "memory_per_device", "the memory per device", _D.BYTES, r"M_{\mathrm{dev}}", "memory per device"
+    "memory_per_device",
+    "the memory per device",
+    _D.BYTES,
+    r"M_{\mathrm{dev}}",
+    "memory per device",
+    _train(
+        "Memory per device",
+        r"M_{\text{dev}}",
+        _TRAIN_BYTES,
+        "the memory per device (weights, gradients, optimizer state, activations)",
+        json="memory_per_device.total",
+    ),
 )
 FITS = _model(
     "fits",
@@ -438,6 +481,7 @@ FITS = _model(
     None,
     r"\mathrm{fits}",
     "whether the memory per device is within the capacity",
+    _train("Does it fit?", r"\text{fits}", "yes or no"),
 )
 HEADROOM_PER_DEVICE = _model(
     "headroom_per_device",
@@ -445,6 +489,7 @@ HEADROOM_PER_DEVICE = _model(
     _D.BYTES,
     r"H_{\mathrm{dev}}",
     "capacity left per device",
+    _train("Headroom per device", "H", _TRAIN_BYTES),
 )
 MAX_BATCH = _model(
     "max_batch",
@@ -498,6 +543,10 @@ MFU = _row(
         Box("MFU of the measured run", r"\text{MFU}", _FRACTION), needs=_MEASURED.format("flops"),
     ),
     At(MODEL, _MODEL, "the MFU the measured rate implies"),
+    _train(
+        "MFU of the measured step", r"\mathrm{MFU}", "a fraction (0.42) or 42%",
+        "the MFU of the measured step",
+    ),
     latex=r"\mathrm{MFU}", plain="MFU", aliases=("eta_mfu",), computation=_C.UTILISATION,
     meaning="model FLOPs utilisation implied by a measured rate",
     slips=(
@@ -514,6 +563,72 @@ MBU = _row(
     ),
     latex=r"\text{MBU}", plain="MBU", aliases=("eta_mbu",), computation=_C.UTILISATION,
     slips=("mfu_mbu_swapped", "percent_without_sign"),
+)  # fmt: skip
+
+# --- a training step on a cluster (a model problem with ``train``; ``derive train``) ----
+
+MEMORY_WEIGHTS = _row(
+    "memory_weights", "weights per device", _D.BYTES,
+    _train("Weights per device", r"M_{W}", _TRAIN_BYTES, json="memory_per_device.weights"),
+)  # fmt: skip
+MEMORY_GRADS = _row(
+    "memory_grads", "gradients per device", _D.BYTES,
+    _train("Gradients per device", r"M_{G}", _TRAIN_BYTES, json="memory_per_device.grads"),
+)  # fmt: skip
+MEMORY_OPTIMIZER = _row(
+    "memory_optimizer", "optimizer state per device", _D.BYTES,
+    _train(
+        "Optimizer state per device", r"M_{O}", _TRAIN_BYTES, json="memory_per_device.optimizer"
+    ),
+)  # fmt: skip
+ACTIVATIONS = _row(
+    "activations", "activations per device", _D.BYTES,
+    _train(
+        "Activations per device", r"M_{A}", _TRAIN_BYTES, "the activations per device",
+        json="memory_per_device.activations",
+    ),
+)  # fmt: skip
+FIT = _row(
+    "fit", "the fit", None,
+    At(
+        TRAINING, ASK, "whether it fits, and the smallest dp and ZeRO stage that do",
+        shows=(FITS.name,),
+    ),
+)  # fmt: skip
+COMMS_BYTES_PER_DEVICE = _row(
+    "comms_bytes_per_device", "bytes sent per device per step", _D.BYTES,
+    _train(
+        "Bytes sent per device per step", "V", _TRAIN_BYTES,
+        "the bytes each device sends per step", json="comms_bytes_total",
+    ),
+)  # fmt: skip
+COMMS_DP, COMMS_TP, COMMS_PP, COMMS_EP = (
+    _row(
+        f"comms_{group}", f"{group.upper()} bytes per device per step", _D.BYTES,
+        _train(
+            f"{group.upper()} bytes per device per step", rf"V_{{\text{{{group}}}}}",
+            _TRAIN_BYTES, json=f"comms_bytes_per_device.{group}",
+        ),
+    )
+    for group in ("dp", "tp", "pp", "ep")
+)  # fmt: skip
+BUBBLE_FRACTION = _row(
+    "bubble_fraction", "pipeline bubble", _D.COUNT,
+    _train(
+        "Pipeline bubble", r"\text{bubble}", "a fraction, e.g. 0.05", "the pipeline bubble"
+    ),
+)  # fmt: skip
+CRITICAL_TOKENS_PER_DEVICE = _row(
+    "critical_tokens_per_device", "critical batch per DP rank", _D.COUNT,
+    _train(
+        "Critical batch per DP rank", "b^{*}", "tokens per DP rank",
+        "the critical batch per DP rank",
+    ),
+    aliases=("critical_batch", "b_star"),
+)  # fmt: skip
+COMPARE_STRATEGIES = _row(
+    "compare_strategies", "the strategies compared", None,
+    At(TRAINING, ASK, "DP, FSDP, TP, FSDP+TP and PP compared"),
 )  # fmt: skip
 
 QUANTITIES: tuple[Quantity, ...] = tuple(_ROWS)

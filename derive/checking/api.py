@@ -45,6 +45,7 @@ from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report,
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
 from derive.checking.serving_claims import SERVING_QUANTITIES
+from derive.checking.training_claims import TRAINING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula.answer import position_of
@@ -67,6 +68,7 @@ __all__ = [
     "KERNEL_QUANTITIES",
     "QUANTITIES",
     "SERVING_QUANTITIES",
+    "TRAINING_QUANTITIES",
     "CheckResult",
     "DerivationResult",
     "StepResult",
@@ -240,13 +242,13 @@ def _check_model(
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
     from derive.checking.serving_claims import (
         SERVING_QUANTITIES,
-        claims_analysis_for,
         judge_crossover,
         phase_for,
         serving_slips,
     )
+    from derive.checking.training_claims import all_claims_analysis_for
 
-    a = claims_analysis_for(problem, operators)
+    a = all_claims_analysis_for(problem, operators)
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
     try:
         read = read_model_claim(a, quantity, claim, syntax)
@@ -389,6 +391,7 @@ _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
         ProblemKind.KERNEL: _check_kernel,
         ProblemKind.MODEL: _check_model,
         ProblemKind.SERVING: _check_model,
+        ProblemKind.TRAINING: _check_model,
     }
 )
 """How a claim about a problem of each kind is judged; a kind without a row is not checked yet."""

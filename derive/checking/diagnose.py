@@ -349,7 +349,9 @@ def _diagnose(
 ) -> list[str]:
     a = ctx.analysis
     if _only_formulas(ctx, quantity, target) and not claim.free_symbols:
-        return [formula_expected(ctx, quantity, target.value)]
+        # no slip is guessed from a number; only a regime in which it is the answer is named
+        in_regime = _regime_sentence(ctx, quantity, claim, target, primary=True)
+        return [s for s in (in_regime, formula_expected(ctx, quantity, target.value)) if s]
     if kind_of(quantity) in STEP_KINDS:
         from derive.checking.step_slips import step_slips
 

@@ -163,8 +163,12 @@ def model_quantity(a: ModelAnalysis, quantity: str) -> Quantity:
     Raises:
         ProblemError: unknown, or not derived for this problem (the reason named).
     """
-    if quantity not in MODEL_QUANTITIES + SERVING_QUANTITIES:
-        known = ", ".join(dict.fromkeys(MODEL_QUANTITIES + SERVING_QUANTITIES))
+    from derive.checking.training_claims import TRAINING_QUANTITIES
+
+    if quantity not in MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES:
+        known = ", ".join(
+            dict.fromkeys(MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES)
+        )
         raise ProblemError(f"quantity {quantity!r}", f"unknown quantity; known: {known}")
     q = a.quantity(quantity)
     if q is None:

@@ -28,6 +28,7 @@ from derive.checking.api import (
     KERNEL_QUANTITIES,
     QUANTITIES,
     SERVING_QUANTITIES,
+    TRAINING_QUANTITIES,
     parse_rtol,
 )
 from derive.commands.check_kernel import (
@@ -68,7 +69,9 @@ from derive.problem.problem_set import (
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
 
 ALL_QUANTITIES = tuple(
-    dict.fromkeys(QUANTITIES + MODEL_ASK_KEYS + SERVING_QUANTITIES + KERNEL_QUANTITIES)
+    dict.fromkeys(
+        QUANTITIES + MODEL_ASK_KEYS + SERVING_QUANTITIES + TRAINING_QUANTITIES + KERNEL_QUANTITIES
+    )
 )
 """What ``--quantity`` may name: an operator's quantities, a whole model's, its serving step's, a kernel's."""
 
@@ -233,7 +236,7 @@ def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | KernelEntry | Mo
 
 def is_model(problem: Problem) -> bool:
     """True for a whole-model problem (typed, or of a set; with its serving step or not)."""
-    return problem.kind in (ProblemKind.MODEL, ProblemKind.SERVING)
+    return problem.kind in (ProblemKind.MODEL, ProblemKind.SERVING, ProblemKind.TRAINING)
 
 
 def _claim(args: argparse.Namespace) -> int:
@@ -308,6 +311,7 @@ _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...
     ProblemKind.KERNEL: _kernel_claim,
     ProblemKind.MODEL: _model_claim,
     ProblemKind.SERVING: _model_claim,
+    ProblemKind.TRAINING: _model_claim,
 }
 """How ``--claim`` is judged and printed for a problem of each kind (an operator's by default)."""
 

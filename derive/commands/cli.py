@@ -64,6 +64,11 @@ _LATER = {
         "add_model_parser",
         "a whole model: parameters, KV cache, memory fit, training",
     ),
+    "train": (
+        "train",
+        "add_train_parser",
+        "a model trained on a cluster: memory, communication, step time, critical batch",
+    ),
     "sweep": (
         "sweep",
         "add_sweep_parser",

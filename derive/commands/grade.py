@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import cast
 
 from derive.catalogue import ProblemKind
-from derive.checking.api import QUANTITIES, SERVING_QUANTITIES
+from derive.checking.api import QUANTITIES, SERVING_QUANTITIES, TRAINING_QUANTITIES
 from derive.errors import LimitError, ProblemError
 from derive.pipeline.kinds import Problem
 from derive.problem.input_files import read_text_file
@@ -81,6 +81,7 @@ _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
     ProblemKind.KERNEL: _kernel_known,
     ProblemKind.MODEL: lambda entry: ("model", MODEL_ASK_KEYS),
     ProblemKind.SERVING: lambda entry: ("model", MODEL_ASK_KEYS + SERVING_QUANTITIES),
+    ProblemKind.TRAINING: lambda entry: ("model", MODEL_ASK_KEYS + TRAINING_QUANTITIES),
 }
 """How a row's problem is named in an error, and the quantities its answers may claim, per kind."""
 

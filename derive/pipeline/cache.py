@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from derive.problem.kernel_spec import KernelSpec
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
+    from derive.problem.train_spec import TrainSpec
+    from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = [
     "kernel_analysis",
@@ -31,6 +33,8 @@ __all__ = [
     "operator_analysis",
     "registry",
     "serving_analysis",
+    "training_analysis",
+    "training_strategies",
 ]
 
 
@@ -98,3 +102,28 @@ def serving_analysis(
     return analyse_phase(
         problem, parse_phase(serving.phase), serving.tp, bind_timing(serving.timing)
     )
+
+
+@lru_cache(maxsize=64)
+def training_analysis(
+    spec: ModelSpec, train: TrainSpec, operators: tuple[str, ...]
+) -> TrainingAnalysis:
+    """A training run of a whole-model problem (``derive train``, a set's ``train = {…}``).
+
+    Raises:
+        DeriveError: the run cannot be bound (a degree that does not split the model, …).
+    """
+    from derive.training.analysis import analyse_training
+    from derive.training.binding import bind_training
+
+    return analyse_training(bind_training(train, model_analysis(spec, operators)))
+
+
+@lru_cache(maxsize=16)
+def training_strategies(
+    spec: ModelSpec, train: TrainSpec, operators: tuple[str, ...]
+) -> tuple[tuple[StrategyRow, ...], StrategyRow | None]:
+    """DP, FSDP, TP, FSDP+TP and PP on the run's devices and batch, and the winner."""
+    from derive.training.analysis import compare_strategies
+
+    return compare_strategies(training_analysis(spec, train, operators).problem)

@@ -23,11 +23,13 @@ from derive.problem.set_registry import set_registry
 if TYPE_CHECKING:
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.figures.model import Series
+    from derive.model.analysis import ModelAnalysis
     from derive.model.binding import ModelProblem
     from derive.model.phase import PhaseAnalysis
     from derive.present.key.models import DerivedModel
     from derive.problem.problem_set import ModelEntry
     from derive.problem.serving_spec import ServingPlot, ServingSpec
+    from derive.problem.train_spec import TrainPlot, TrainSpec
 
 __all__ = ["build_key"]
 
@@ -78,6 +80,8 @@ def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
         )
     from derive.present.key.models import DerivedModel
 
+    if entry.train is not None:
+        return _training(entry, select_quantities(full, ask), operators)
     serving = entry.serving
     if serving is None:
         return DerivedModel(select_quantities(full, ask))
@@ -86,7 +90,57 @@ def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
     return DerivedModel(select_quantities(full, ask), phase, series)
 
 
-def _batches(plot: ServingPlot, marks: list[sp.Expr]) -> tuple[int, ...]:
+def _training(entry: ModelEntry, model: ModelAnalysis, operators: tuple[str, ...]) -> DerivedModel:
+    """A training problem: its run, the strategies when asked, the curves of its plot."""
+    from derive.pipeline.cache import training_analysis, training_strategies
+    from derive.present.key.models import DerivedModel
+
+    train = entry.train
+    assert train is not None  # called for a problem with a training run
+    run = training_analysis(entry.spec, train, operators)
+    rows, winner = (
+        training_strategies(entry.spec, train, operators)
+        if "compare_strategies" in entry.ask
+        else ((), None)
+    )
+    series = () if train.plot is None else _training_series(entry, train, operators)
+    return DerivedModel(model, training=run, strategies=rows, winner=winner, series=series)
+
+
+def _training_series(
+    entry: ModelEntry, train: TrainSpec, operators: tuple[str, ...]
+) -> tuple[Series, ...]:
+    """T_lower against the tokens per DP rank b for DP (ZeRO ≤ 2) and FSDP (ZeRO-3) on the
+    run's devices, each curve marking its own critical batch (inside the plot's range)."""
+    from dataclasses import replace
+
+    from derive.figures.model import Series
+    from derive.pipeline.cache import training_analysis
+    from derive.training.analysis import t_lower_at
+
+    plot = train.plot
+    assert plot is not None  # called for a problem with a training plot
+    runs = [
+        (label, training_analysis(entry.spec, replace(train, zero=zero), operators))
+        for label, zero in (("DP (ZeRO ≤ 2)", "1"), ("FSDP (ZeRO-3)", "3"))
+    ]
+    stars = [run.critical_tokens_per_device for _, run in runs]
+    points = _batches(plot, [star for star in stars if star is not None])
+    series = []
+    for (label, run), star in zip(runs, stars, strict=True):
+        inside = star is not None and plot.start <= star <= plot.stop
+        series.append(
+            Series(
+                label,
+                tuple(sp.Integer(b) for b in points),
+                tuple(t_lower_at(run, sp.Integer(b)) for b in points),
+                star if inside else None,
+            )
+        )
+    return tuple(series)
+
+
+def _batches(plot: ServingPlot | TrainPlot, marks: list[sp.Expr]) -> tuple[int, ...]:
     points = {plot.start, plot.stop}
     power = 1
     while power <= plot.stop:

@@ -48,6 +48,11 @@ class ModelSpec:
         return None
 
     @property
+    def train(self) -> None:
+        """No training run: a typed model has none (a set's entry with ``train`` has one)."""
+        return None
+
+    @property
     def kind(self) -> ProblemKind:
         """A whole model (a serving step is a :class:`~derive.problem.problem_set.ModelEntry`'s)."""
         return ProblemKind.MODEL

@@ -14,6 +14,7 @@ see :mod:`derive.problem.kernel_problems`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from derive.problem.set_checks import check_keys, problem_head, str_map
 from derive.problem.set_errors import raise_collected
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 from derive.problem.toml_file import loads_toml, read_toml_text
+from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS, TrainSpec, train_spec
 
 __all__ = [
     "ASK_KEYS",
@@ -66,6 +68,9 @@ _MODEL_PROBLEM = {
     "measured_tokens_per_s": str,
     "state_bytes": str,
     "ask": list,
+    "train": dict,
+    "train_plot": dict,
+    "expect": dict,
     **SERVING_KEYS,
 }
 _TOP = {
@@ -152,10 +157,14 @@ class ModelEntry:
     spec: ModelSpec
     ask: tuple[str, ...]
     serving: ServingSpec | None = None
+    train: TrainSpec | None = None
+    expect: tuple[tuple[str, str], ...] = ()
 
     @property
     def kind(self) -> ProblemKind:
-        """A serving step when the problem has one (``phase``), else a whole model."""
+        """A serving step (``phase``) or a training run (``train``) when it has one, else a whole model."""
+        if self.train is not None:
+            return ProblemKind.TRAINING
         return ProblemKind.MODEL if self.serving is None else ProblemKind.SERVING
 
 
@@ -246,11 +255,23 @@ def _model_problem(
     )
     ask = tuple(table.get("ask", ()))
     serving = serving_spec(table, where)
-    allowed = MODEL_ASK_KEYS + (SERVING_ASK_KEYS if serving is not None else ())
+    train = train_spec(table, where)
+    if train is not None and serving is not None:
+        raise ProblemError(
+            f"{where}: key 'train'", "a problem is a serving step or a training run, not both"
+        )
+    allowed = (
+        MODEL_ASK_KEYS
+        + (SERVING_ASK_KEYS if serving is not None else ())
+        + (TRAIN_ASK_KEYS if train is not None else ())
+    )
     for item in ask:
         if item not in allowed:
             raise unknown_quantity(f"{where}: key 'ask'", item, allowed)
     devices = table.get("devices")
+    if devices is None and train is not None:  # the run's N = dp·tp·pp, for the model's givens
+        degrees = [int(getattr(train, k) or 1) for k in ("dp", "tp", "pp")]
+        devices = degrees[0] * degrees[1] * degrees[2] if all(d > 0 for d in degrees) else None
     if devices is not None and not 0 < devices < 10**9:
         raise ProblemError(
             f"{where}: key 'devices' ({devices})", "the number of devices is a positive integer"
@@ -274,7 +295,38 @@ def _model_problem(
         state_bytes=table.get("state_bytes"),
         tp=None if serving is None or serving.tp is None else serving.tp,
     )
-    return ModelEntry(pid, table.get("title", pid), table.get("text", ""), spec, ask, serving)
+    expect = _model_expect(table, where, train)
+    return ModelEntry(
+        pid, table.get("title", pid), table.get("text", ""), spec, ask, serving, train, expect
+    )
+
+
+def _model_expect(table: dict, where: str, train: TrainSpec | None) -> tuple[tuple[str, str], ...]:
+    """A training problem's ``expect``: exact values as text, for the training quantities."""
+    raw = table.get("expect")
+    if raw is None:
+        return ()
+    if train is None:
+        raise ProblemError(
+            f"{where}: key 'expect'",
+            "a model problem states expectations of a training run: give 'train'",
+        )
+    out = []
+    for name, value in raw.items():
+        if name not in TRAIN_CHECK_KEYS:
+            raise ProblemError(
+                f"{where}: key 'expect'",
+                f"unknown quantity {name!r}; allowed: {', '.join(TRAIN_CHECK_KEYS)}",
+            )
+        if not isinstance(value, str) or not re.fullmatch(
+            r"\s*[0-9.eE+]+\s*(/\s*[0-9.eE+]+\s*)?", value
+        ):
+            raise ProblemError(
+                f"{where}: key 'expect' ({name})",
+                'an exact value as text: a decimal or a fraction ("1/989", "0.0025")',
+            )
+        out.append((name, value.strip()))
+    return tuple(out)
 
 
 def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:

@@ -48,6 +48,12 @@ class StepKind(Enum):
     TRAINING_STATE = "Training state"  # bytes per parameter × parameters / N
     TRAINING = "Training compute and time"  # 6·P_act·D, over N·π·MFU
     IMPLIED_MFU = "Implied MFU"  # 6·P_act·r / π
+    PARALLELISM = "Devices and batch"  # N = dp·tp·pp; tokens per DP rank; micro-batches
+    MEMORY = "Memory per device"  # parameters held, state sharded by ZeRO, the fit
+    ACTIVATIONS = "Activations"  # Korthikanti et al. (2022), term by term
+    COMMUNICATION = "Communication per step"  # ring collectives of each parallelism
+    CRITICAL_BATCH = "Critical batch"  # tokens per DP rank where a pass's compute equals its comms
+    STRATEGIES = "Strategies compared"  # DP, FSDP, TP, FSDP+TP, PP on the same devices
 
 
 @dataclass(frozen=True)

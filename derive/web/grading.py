@@ -145,10 +145,11 @@ class Grader:
 
     def _read_model(self, entry: ModelEntry, answer: str, quantity: str | None) -> Reading:
         from derive.checking.model_claims import MODEL_QUANTITIES, read_model_claim
-        from derive.checking.serving_claims import SERVING_QUANTITIES, claims_analysis_for
+        from derive.checking.serving_claims import SERVING_QUANTITIES
+        from derive.checking.training_claims import TRAINING_QUANTITIES, all_claims_analysis_for
 
-        a = claims_analysis_for(entry, self.operators)
-        known = MODEL_QUANTITIES + SERVING_QUANTITIES
+        a = all_claims_analysis_for(entry, self.operators)
+        known = MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES
         asked = quantity if quantity in known and a.quantity(quantity) else None
         asked = asked or next((k for k in entry.ask if a.quantity(k)), None) or PARAMS.name
         try:
@@ -318,6 +319,7 @@ _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.KERNEL: Grader._read_kernel,
     ProblemKind.MODEL: Grader._read_model,
     ProblemKind.SERVING: Grader._read_model,
+    ProblemKind.TRAINING: Grader._read_model,
 }
 """How the preview reads an answer to a problem of each kind (an operator's by default)."""
 
@@ -325,5 +327,6 @@ _RESULTS: dict[ProblemKind, Callable[[Grader, ApiCheckResult], CheckResult]] = {
     ProblemKind.KERNEL: Grader._kernel_result,
     ProblemKind.MODEL: Grader._model_result,
     ProblemKind.SERVING: Grader._model_result,
+    ProblemKind.TRAINING: Grader._model_result,
 }
 """How a judged claim about a problem of each kind becomes the workbook's record (an operator's by default)."""

@@ -15,10 +15,15 @@ from dataclasses import asdict
 from pathlib import Path
 
 from derive.catalogue import quantity as catalogued
-from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES, claims_analysis_for
+from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES
+from derive.checking.training_claims import (
+    TRAINING_ASKED,
+    TRAINING_BOXES,
+    all_claims_analysis_for,
+)
 from derive.errors import DeriveError, ProblemError
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
-from derive.pipeline import ServingDerivation, derive_model, derive_serving
+from derive.pipeline import ServingDerivation, derive_model, derive_serving, derive_training
 from derive.present.key.models import model_ask
 from derive.present.model_view import (
     ASK_PHRASES,
@@ -64,6 +69,11 @@ def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
     if entry.serving is not None and entry.ask:
         keys = tuple(dict.fromkeys(model_ask(entry) + entry.ask))
     for key in keys:
+        if entry.train is not None and key in TRAINING_ASKED:
+            for quantity in TRAINING_ASKED[key]:
+                if a.quantity(quantity) is not None:
+                    out.append(Asked(quantity, *TRAINING_BOXES[quantity]))
+            continue
         if entry.serving is not None and key in SERVING_ASKED:
             for quantity in SERVING_ASKED[key]:
                 if a.quantity(quantity) is not None:
@@ -147,7 +157,6 @@ def _serving_steps(
     serving: ServingDerivation | None, first: int
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The serving step's worked steps (Markdown chunks, HTML, titles), numbered from ``first``."""
-    from derive.present.render import render
     from derive.solution.phase_steps import phase_steps, phase_verdict
 
     if serving is None:
@@ -161,12 +170,34 @@ def _serving_steps(
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
         f"tensor parallel over {phase.tp} device(s); counts and times per device."
     )
-    verdict = phase_verdict(phase)
+    return _more_steps("Serving step", given, steps, phase_verdict(phase), first)
+
+
+def _training_steps(
+    entry: ModelEntry, operators: tuple[Path, ...], first: int
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The training run's worked steps (only those its ``ask`` needs), numbered from ``first``."""
+    from derive.present.training_view import training_selected_steps
+    from derive.solution.training_steps import training_given, training_verdict
+
+    if entry.train is None:
+        return (), (), ()
+    run = derive_training(entry.spec, entry.train, operators).analysis
+    steps = training_selected_steps(run, ask=tuple(k for k in entry.ask if k in TRAINING_ASKED))
+    return _more_steps("Training run", training_given(run), steps, training_verdict(run), first)
+
+
+def _more_steps(
+    title: str, given: object, steps: tuple, verdict: tuple, first: int
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Typed steps after the model's (Markdown chunks, HTML, titles), numbered from ``first``."""
+    from derive.present.render import render
+
     markdown = render(
         "kernel.md.j2",
         "md",
         level=1,
-        title="Serving step",
+        title=title,
         given=given,
         steps=steps,
         verdict=verdict,
@@ -231,8 +262,12 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
     )
     markdown = model_markdown(a, entry.title, entry.text, level=1)
     chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
-    asked = _asked(entry, claims_analysis_for(entry, operators))
-    serving_md, serving_html, serving_titles = _serving_steps(serving, len(steps) + 1)
+    asked = _asked(entry, all_claims_analysis_for(entry, operators))
+    serving_md, serving_html, serving_titles = (
+        _training_steps(entry, operators, len(steps) + 1)
+        if entry.train is not None
+        else _serving_steps(serving, len(steps) + 1)
+    )
     steps_html += serving_html
     detail = {
         "id": entry.id,

@@ -27,6 +27,7 @@ from derive.pipeline.kinds.model import ModelKind
 from derive.pipeline.kinds.operator import OperatorKind
 from derive.pipeline.kinds.protocol import Derived, Kind, Problem
 from derive.pipeline.kinds.serving import ServingKind
+from derive.pipeline.kinds.training import TrainingKind
 
 __all__ = ["KINDS", "Derived", "Kind", "Problem", "kind_of"]
 
@@ -36,9 +37,10 @@ KINDS: Mapping[ProblemKind, Kind] = MappingProxyType(
         ProblemKind.KERNEL: KernelKind(),
         ProblemKind.MODEL: ModelKind(),
         ProblemKind.SERVING: ServingKind(),
+        ProblemKind.TRAINING: TrainingKind(),
     }
 )
-"""The implementation of each kind derive answers (training joins with its own module)."""
+"""The implementation of each kind derive answers."""
 
 
 def kind_of(problem: Problem) -> Kind:

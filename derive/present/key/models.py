@@ -15,6 +15,7 @@ from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import PhaseAnalysis
 from derive.present.key.serving import serving_part
+from derive.present.key.training import training_part
 from derive.present.model_view import (
     ASK_PHRASES,
     glance,
@@ -24,6 +25,8 @@ from derive.present.model_view import (
 )
 from derive.problem.problem_set import ModelEntry, ProblemSet
 from derive.problem.serving_spec import SERVING_ASK_KEYS
+from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS
+from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = ["DerivedModel", "ModelChapter", "ModelRow", "model_ask", "model_chapter"]
 
@@ -43,11 +46,15 @@ class ModelRow:
 @dataclass(frozen=True)
 class DerivedModel:
     """A model problem as the pipeline derived it: its analysis (the steps its ``ask``
-    needs), its serving step (None without a ``phase``) and its serving plot's curves."""
+    needs), its serving step (None without a ``phase``) or its training run (None without
+    ``train``, with the strategies when asked), and its plot's curves."""
 
     analysis: ModelAnalysis
     phase: PhaseAnalysis | None = None
     series: tuple[Series, ...] = ()
+    training: TrainingAnalysis | None = None
+    strategies: tuple[StrategyRow, ...] = ()
+    winner: StrategyRow | None = None
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,11 @@ class ModelChapter:
 
 
 def model_ask(entry: ModelEntry) -> tuple[str, ...]:
-    """The model quantities asked (a serving problem asking only for its step shows the bytes it reads)."""
+    """The model quantities asked (a serving problem asking only for its step shows the bytes it
+    reads; a training problem asking only for its run shows the parameters)."""
+    if entry.train is not None:
+        run = TRAIN_ASK_KEYS + TRAIN_CHECK_KEYS
+        return tuple(key for key in entry.ask if key not in run) or ("params",)
     if entry.serving is None:
         return entry.ask
     asked = tuple(key for key in entry.ask if key not in SERVING_ASK_KEYS)
@@ -96,12 +107,32 @@ def model_chapter(
                 md.rstrip("\n") + "\n\n" + serving.markdown,
                 tex.rstrip("\n") + "\n\n" + serving.latex,
             )
+        training = (
+            training_part(
+                model.training,
+                model.strategies,
+                model.winner,
+                model.series,
+                entry.train,
+                entry.ask,
+                (stem, entry.id, entry.title),
+            )
+            if entry.train is not None and model.training is not None
+            else None
+        )
+        if training is not None:
+            md, tex = (
+                md.rstrip("\n") + "\n\n" + training.markdown,
+                tex.rstrip("\n") + "\n\n" + training.latex,
+            )
+        part = serving if serving is not None else training
+        label = "Serving step" if serving is not None else "Training run"
         items.append(
             {
                 "anchor": entry.id.lower(),
                 "body": md.rstrip("\n"),
                 "tex": tex.rstrip("\n"),
-                "plot": serving.figure if serving is not None else None,
+                "plot": part.figure if part is not None else None,
             }
         )
         asks = tuple(k for k in model_ask(entry) if k in ASK_PHRASES) or tuple(
@@ -112,15 +143,15 @@ def model_chapter(
                 "title": entry.title,
                 "text": entry.text,
                 "model_body": model_markdown(a, entry.title, entry.text, level=2, givens_only=True)
-                + (f"\n**Serving step.** {serving.given}\n" if serving is not None else ""),
+                + (f"\n**{label}.** {part.given}\n" if part is not None else ""),
                 "model_tex": model_latex(a, entry.title, entry.text, givens_only=True),
                 "asks": tuple(ASK_PHRASES[k] for k in asks)
-                + (serving.asks if serving is not None else ()),
+                + (part.asks if part is not None else ()),
             }
         )
         text, tex_text = glance(a, asks)
-        if serving is not None:
-            text, tex_text = f"{text}; {serving.glance}", f"{tex_text}; {serving.glance_tex}"
+        if part is not None:
+            text, tex_text = f"{text}; {part.glance}", f"{tex_text}; {part.glance_tex}"
         rows.append(
             ModelRow(
                 entry.id,

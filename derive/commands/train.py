@@ -1,0 +1,140 @@
+"""``derive train MODEL``: a training step on a cluster, per parallelism strategy, exactly.
+
+    derive train llama-3-8b --chip h100 --dp 8 --zero 1 --recompute full \\
+        --batch-tokens 4194304 --seq 4096 --micro-batch-size 1
+    derive train llama-3-8b --chip h100 --link-bandwidth 5e10 --dp 8 --zero 3 \\
+        --batch-tokens 4194304 --seq 4096 --measured-step-time 20s --format json
+    derive train llama-3-70b --chip h100 --dp 4 --tp 8 --pp 2 --batch-tokens 4194304 \\
+        --seq 4096 --compare-strategies
+    derive train path/to/config.json --chip h100 --dp 8 --zero 3 --batch-tokens 4194304 --seq 4096
+    derive train --params 70e9 --chip h100 --dp 64 --zero 3 --batch-tokens 4194304 --seq 4096
+
+The flags and the JSON keys are a contract (issue 25). The command parses the flags, calls
+:func:`derive.pipeline.derive_training` and hands the result to :mod:`derive.present`.
+Exit codes: 0, or 2 for bad input (one line naming the flag).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+__all__ = ["add_train_parser", "run_train"]
+
+_RUN_FLAGS = (
+    ("--dp", "N", "data-parallel degree (default 1)"),
+    ("--tp", "N", "tensor-parallel degree (default 1); divides the heads, KV heads and MLP width"),
+    ("--pp", "N", "pipeline-parallel degree (default 1); divides the layers"),
+    ("--ep", "N", "expert-parallel degree of a MoE over the DP group (default 1)"),
+    ("--zero", "STAGE", "ZeRO stage over the DP group: 0 (default), 1, 2 or 3 (FSDP)"),
+    ("--recompute", "MODE", "activation recomputation: full (default), selective or none"),
+    ("--batch-tokens", "T", "tokens per optimizer step, all DP ranks together, e.g. 4194304"),
+    ("--seq", "S", "sequence length, e.g. 4096"),
+    ("--micro-batch-size", "B", "sequences per micro-batch (default 1)"),
+    ("--microbatches", "M", "micro-batches per DP rank per step (checked: T/(dp·b·S))"),
+    ("--link-bandwidth", "BYTES_PER_S", "link bandwidth per device, one way (default the chip's)"),
+    ("--measured-step-time", "TIME", "a measured step time, e.g. 20s (gives the MFU)"),
+)
+
+
+def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
+    """The ``train`` subcommand and its flags."""
+    p = sub.add_parser(
+        "train",
+        help="a model trained on a cluster: memory, communication, step time, critical batch",
+        description="Derive a training step of a model on dp·tp·pp devices: memory per device "
+        "(ZeRO, activations), bytes sent per step, step-time bounds, the critical batch, exactly.",
+    )
+    p.add_argument(
+        "model",
+        nargs="?",
+        default="",
+        help="a model as 'derive model' takes it: a name, a config.json (or its folder); or give --params",
+    )
+    p.add_argument(
+        "--params",
+        metavar="P",
+        help="a model by its size alone, e.g. 70e9 (no architecture: dp and ZeRO only, activations not counted)",
+    )
+    p.add_argument(
+        "--params-active",
+        metavar="P_ACT",
+        help="with --params: the parameters a token uses (a mixture of experts), e.g. 37e9",
+    )
+    p.add_argument(
+        "--operators",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a Python file declaring Transformer models; repeatable",
+    )
+    p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
+    p.add_argument("--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip")
+    p.add_argument(
+        "--capacity", metavar="BYTES", help="HBM bytes per device (overrides the chip's)"
+    )
+    p.add_argument(
+        "--dtype",
+        action="append",
+        default=[],
+        metavar="ROLE=DTYPE",
+        help="as for 'derive model' (the peak follows the activations' dtype)",
+    )
+    p.add_argument("--set", action="append", default=[], metavar="DIM=INT", help="bind a model dim")
+    p.add_argument(
+        "--state-bytes",
+        metavar="BYTES|RECIPE",
+        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed",
+    )
+    for flag, metavar, helptext in _RUN_FLAGS:
+        p.add_argument(flag, metavar=metavar, help=helptext)
+    p.add_argument(
+        "--sequence-parallel",
+        action="store_true",
+        help="Megatron's sequence parallelism: norms' activations split over TP too; all-reduces as all-gather + reduce-scatter",
+    )
+    p.add_argument(
+        "--compare-strategies",
+        action="store_true",
+        help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices",
+    )
+    p.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    p.set_defaults(handler=run_train)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """``derive train``: the worked solution (Markdown or LaTeX) or the JSON report."""
+    from derive.pipeline import derive_training
+    from derive.present.training_view import training_json, training_latex, training_markdown
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.train_spec import TrainSpec
+
+    model = ModelSpec(
+        model=args.model,
+        chip=args.chip,
+        peak=args.peak,
+        capacity=args.capacity,
+        dtypes=tuple(args.dtype),
+        sets=tuple(args.set),
+        state_bytes=args.state_bytes,
+        params=args.params,
+        params_active=args.params_active,
+    )
+    run = TrainSpec(
+        sequence_parallel="true" if args.sequence_parallel else None,
+        **{
+            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"))
+            for flag, _, _ in _RUN_FLAGS
+        },
+    )
+    d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
+    if args.format == "json":
+        report = training_json(d.analysis, d.strategies, d.winner)
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    elif args.format == "tex":
+        sys.stdout.write(training_latex(d.analysis, d.strategies, d.winner))
+    else:
+        sys.stdout.write(training_markdown(d.analysis, d.strategies, d.winner))
+    return 0

@@ -1,0 +1,101 @@
+"""The training part of a model problem in an answer key: the run, its steps, a figure.
+
+A ``model = "NAME"`` problem with ``train = { … }`` gets, after the model's worked solution,
+the training run's (:mod:`derive.training`), only the steps its ``ask`` needs; with
+``compare_strategies`` asked, the strategies side by side; with ``train_plot`` a figure of
+T_lower against the tokens per DP rank for DP (ZeRO ≤ 2) and FSDP (ZeRO-3) on the run's
+devices, each curve's critical batch marked (SVG for the Markdown, TikZ for the LaTeX).
+The run, the strategies and the curves are derived by :mod:`derive.pipeline.key`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from derive.catalogue import ProblemKind, Use, names_for, phrase_of
+from derive.figures.model import Series, SweepFigure
+from derive.figures.svg import sweep_svg
+from derive.figures.tikz import sweep_tikz
+from derive.formula.decimals import fmt_decimal
+from derive.present.escape import md_escape, tex_escape
+from derive.present.key.figures import Figure
+from derive.present.key.names import safe_name
+from derive.present.training_view import training_latex, training_markdown
+from derive.problem.train_spec import TrainSpec
+from derive.solution.training_steps import training_given
+from derive.training.analysis import StrategyRow, TrainingAnalysis
+
+__all__ = ["TRAINING_PHRASES", "TrainingPart", "training_part"]
+
+TRAINING_PHRASES = {
+    name: phrase_of(ProblemKind.TRAINING, name) for name in names_for(ProblemKind.TRAINING, Use.ASK)
+}
+"""What a question sheet asks for each of a training problem's ``ask`` keys (the catalogue's)."""
+
+
+@dataclass(frozen=True)
+class TrainingPart:
+    """What a training problem adds to its key item."""
+
+    markdown: str
+    latex: str
+    figure: Figure | None
+    glance: str
+    glance_tex: str
+    given: str
+    asks: tuple[str, ...]
+
+
+def _figure(
+    a: TrainingAnalysis, series: tuple[Series, ...], stem: str, pid: str, title: str
+) -> Figure:
+    p = a.problem
+    caption = (
+        f"{title}: T_lower of a step against the tokens per DP rank b on dp·tp·pp = "
+        f"{p.dp}·{p.tp}·{p.pp} devices, β_link = {p.link_text} B/s; each curve's critical batch marked"
+    )
+    figure = SweepFigure(f"{title}: T_lower against b", "b", "T_lower (s)", series)
+    return Figure(
+        safe_name(f"{stem}-{pid}-training.svg"), caption, sweep_svg(figure), sweep_tikz(figure)
+    )
+
+
+def _glance(a: TrainingAnalysis) -> str:
+    fit = "no capacity" if a.fits is None else ("fits" if a.fits else "does not fit")
+    star = a.critical_tokens_per_device
+    bound = "compute-bound" if a.compute_bound else "communication-bound"
+    where = f", b* ≈ {fmt_decimal(star)} tokens/rank" if star is not None else ""
+    mfu = f", MFU {fmt_decimal(a.mfu, 3)}" if a.mfu is not None else ""
+    return (
+        f"{fmt_decimal(a.memory.total / 10**9)} GB/device ({fit}); "
+        f"step ≥ {fmt_decimal(a.t_lower)} s, {bound}{where}{mfu}"
+    )
+
+
+def training_part(
+    a: TrainingAnalysis,
+    rows: tuple[StrategyRow, ...],
+    winner: StrategyRow | None,
+    series: tuple[Series, ...],
+    spec: TrainSpec,
+    ask: tuple[str, ...],
+    names: tuple[str, str, str],
+) -> TrainingPart:
+    """The training run of a model problem, rendered for the key.
+
+    ``names`` is the key's stem, the problem's id and its title (the figure's file and caption).
+    """
+    stem, pid, title = names
+    asked = tuple(k for k in ask if k in TRAINING_PHRASES)
+    figure = _figure(a, series, stem, pid, title) if spec.plot is not None and series else None
+    heading = f"Training run: {title}"
+    default = ("memory_per_device", "t_lower", "critical_tokens_per_device")
+    return TrainingPart(
+        markdown=training_markdown(a, rows, winner, title=heading, ask=asked, level=3),
+        latex=training_latex(a, rows, winner, title=heading, ask=asked),
+        figure=figure,
+        given=md_escape("".join(x for x in training_given(a) if isinstance(x, str))),
+        glance=md_escape(_glance(a)),
+        glance_tex=tex_escape(_glance(a)),
+        asks=tuple(TRAINING_PHRASES[k] for k in (asked or default)),
+    )

@@ -1,0 +1,168 @@
+"""A training step's documents: the worked solution (Markdown, LaTeX) and the JSON report.
+
+The JSON keys are a contract (issue 25): ``memory_per_device`` {weights, grads, optimizer,
+activations, total}, ``comms_bytes_per_device`` {dp, tp, pp, ep}, ``t_math``, ``t_comms``,
+``t_lower``, ``t_upper``, ``bubble_fraction``, ``mfu``, ``critical_tokens_per_device``;
+every value an exact number in sympy's ``str`` syntax (``null`` when not derived).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.present.render import render
+from derive.solution.steps import Step
+from derive.solution.training_steps import training_given, training_steps, training_verdict
+from derive.training.analysis import StrategyRow, TrainingAnalysis
+
+__all__ = ["training_json", "training_latex", "training_markdown", "training_selected_steps"]
+
+
+def _s(value: sp.Expr | int | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def training_selected_steps(
+    a: TrainingAnalysis,
+    rows: tuple[StrategyRow, ...] = (),
+    winner: StrategyRow | None = None,
+    ask: tuple[str, ...] = (),
+) -> tuple[Step, ...]:
+    """The steps, only those whose topic is asked when ``ask`` names training quantities.
+
+    The devices step always stays (every other step reads its N, b and M); ``t_lower`` keeps
+    the times it bounds, ``mfu`` the bounds it is judged against.
+    """
+    steps = training_steps(a, rows, winner)
+    wanted = set(ask)
+    if not wanted:
+        return steps
+    implied = {
+        "t_upper": "t_lower",
+        "t_comms": "t_math",
+        "bubble_fraction": "t_lower",
+        "fit": "memory_per_device",
+    }
+    wanted |= {implied[k] for k in ask if k in implied}
+    if "t_lower" in wanted or "mfu" in wanted:
+        wanted |= {"t_math", "t_lower"}
+    if "memory_per_device" in wanted:
+        wanted |= {"activations", "fit"}
+    return tuple(s for s in steps if not s.topic or s.topic in wanted)
+
+
+def _context(
+    a: TrainingAnalysis, steps: tuple[Step, ...], title: str, text: str
+) -> dict[str, object]:
+    return {
+        "title": title,
+        "text": text,
+        "given": training_given(a),
+        "steps": steps,
+        "verdict": training_verdict(a),
+    }
+
+
+def _title(a: TrainingAnalysis) -> str:
+    return f"Training {a.problem.model_name} on {a.problem.devices} devices"
+
+
+def training_markdown(
+    a: TrainingAnalysis,
+    rows: tuple[StrategyRow, ...] = (),
+    winner: StrategyRow | None = None,
+    *,
+    title: str | None = None,
+    text: str = "",
+    ask: tuple[str, ...] = (),
+    level: int = 2,
+) -> str:
+    """The worked solution as Markdown."""
+    steps = training_selected_steps(a, rows, winner, ask)
+    return render("kernel.md.j2", "md", level=level, **_context(a, steps, title or _title(a), text))
+
+
+def training_latex(
+    a: TrainingAnalysis,
+    rows: tuple[StrategyRow, ...] = (),
+    winner: StrategyRow | None = None,
+    *,
+    title: str | None = None,
+    text: str = "",
+    ask: tuple[str, ...] = (),
+) -> str:
+    """The worked solution as a LaTeX fragment."""
+    steps = training_selected_steps(a, rows, winner, ask)
+    return render("kernel.tex.j2", "tex", **_context(a, steps, title or _title(a), text))
+
+
+def _row_json(row: StrategyRow) -> dict[str, object]:
+    a = row.analysis
+    return {
+        "strategy": row.name,
+        "dp": row.dp,
+        "tp": row.tp,
+        "pp": row.pp,
+        "zero": int(row.zero),
+        "memory_per_device": None if a is None else _s(a.memory.total),
+        "fits": None if a is None else a.fits,
+        "comms_bytes_per_step": None if a is None else _s(a.comms.total),
+        "critical_tokens_per_device": None if a is None else _s(a.critical_tokens_per_device),
+        "t_lower": None if a is None else _s(a.t_lower),
+        "why_not": row.why_not or None,
+    }
+
+
+def training_json(
+    a: TrainingAnalysis, rows: tuple[StrategyRow, ...] = (), winner: StrategyRow | None = None
+) -> dict[str, object]:
+    """The JSON report of ``derive train --format json``."""
+    p, m, c = a.problem, a.memory, a.comms
+    report: dict[str, object] = {
+        "model": p.model_name,
+        "devices": p.devices,
+        "dp": p.dp,
+        "tp": p.tp,
+        "pp": p.pp,
+        "ep": p.ep,
+        "zero": int(p.zero),
+        "recompute": p.recompute.value,
+        "batch_tokens": _s(p.batch_tokens),
+        "seq": _s(p.seq),
+        "micro_batch_size": _s(p.micro_batch),
+        "microbatches": _s(p.microbatches),
+        "params_per_device": _s(a.params.total),
+        "memory_per_device": {
+            "weights": _s(m.weights),
+            "grads": _s(m.grads),
+            "optimizer": _s(m.optimizer),
+            "activations": _s(m.activations) if m.activations_counted else None,
+            "total": _s(m.total),
+        },
+        "fits": a.fits,
+        "headroom_per_device": _s(a.headroom),
+        "smallest_dp": a.smallest_dp,
+        "smallest_zero": None if a.smallest_zero is None else int(a.smallest_zero),
+        "comms_bytes_per_device": {key: _s(c.of(key)) for key in ("dp", "tp", "pp", "ep")},
+        "comms_bytes_total": _s(c.total),
+        "flops_model": _s(a.flops_model),
+        "flops_recompute": _s(a.flops_recompute),
+        "t_math": _s(a.t_math),
+        "t_comms": _s(a.t_comms),
+        "t_lower": _s(a.t_lower),
+        "t_upper": _s(a.t_upper),
+        "bubble_fraction": _s(a.bubble_fraction),
+        "mfu": _s(a.mfu),
+        "measured_verdict": None
+        if a.impossible is None
+        else ("impossible" if a.impossible else "possible"),
+        "tokens_per_device": _s(a.tokens_per_device),
+        "critical_tokens_per_device": _s(a.critical_tokens_per_device),
+        "compute_bound": a.compute_bound,
+        "tp_width_per_rank": _s(a.tp_width),
+        "tp_critical_width": _s(a.tp_critical_width),
+    }
+    if rows:
+        report["strategies"] = [_row_json(row) for row in rows]
+        report["winner"] = None if winner is None else winner.name
+    return report

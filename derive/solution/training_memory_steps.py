@@ -1,0 +1,355 @@
+"""Worked-solution steps of a training run's devices and memory: parameters held, state, activations, fit.
+
+Reads :class:`~derive.training.analysis.TrainingAnalysis`; computes nothing but the printing.
+The communication, time and critical-batch steps are in :mod:`derive.solution.training_steps`.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.solution.notation import tex, tex_decimal
+from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.training.analysis import TrainingAnalysis
+from derive.training.binding import Recompute, ZeroStage
+
+__all__ = [
+    "GB",
+    "activations_step",
+    "devices_step",
+    "fit_step",
+    "gigabytes",
+    "number",
+    "params_step",
+    "seconds",
+    "state_step",
+]
+
+
+GB = 10**9
+
+
+def gigabytes(value: sp.Expr) -> str:
+    return tex_decimal(value / GB) + r"\ \text{GB}"
+
+
+def seconds(value: sp.Expr) -> str:
+    return tex_decimal(value) + r"\ \text{s}"
+
+
+def number(value: sp.Expr) -> str:
+    """A number inside a substituted form (parenthesised unless a non-negative integer)."""
+    text = tex(value)
+    return text if value.is_Integer and value >= 0 else rf"\left({text}\right)"
+
+
+def _zero_words(zero: ZeroStage) -> str:
+    return {
+        ZeroStage.NONE: "no ZeRO: every DP rank holds the whole state of its shard of the model",
+        ZeroStage.OPTIMIZER: "ZeRO-1: the optimizer state is sharded over the DP group",
+        ZeroStage.GRADIENTS: "ZeRO-2: the optimizer state and the gradients are sharded over the DP group",
+        ZeroStage.WEIGHTS: "ZeRO-3 (FSDP): optimizer state, gradients and weights are sharded over the DP group",
+    }[zero]
+
+
+def devices_step(a: TrainingAnalysis) -> Step:
+    p = a.problem
+    return Step(
+        StepKind.PARALLELISM,
+        "N = dp·tp·pp; each DP rank takes b_dp = T/dp tokens per step in M = T/(dp·b_μ·S) micro-batches of b_μ sequences",
+        rich("A DP rank is one copy of the model, cut over tp·pp devices."),
+        (
+            Line.of(
+                "N", r"dp \cdot tp \cdot pp", rf"{p.dp} \cdot {p.tp} \cdot {p.pp}", str(p.devices)
+            ),
+            Line.of(
+                r"b_{\text{dp}}",
+                r"\frac{T}{dp}",
+                rf"\frac{{{tex(p.batch_tokens)}}}{{{p.dp}}}",
+                tex(a.tokens_per_device),
+            ),
+            Line.of(
+                "M",
+                r"\frac{T}{dp \cdot b_{\mu} \cdot S}",
+                rf"\frac{{{tex(p.batch_tokens)}}}{{{p.dp} \cdot {p.micro_batch} \cdot {p.seq}}}",
+                tex(p.microbatches),
+            ),
+        ),
+        title="Devices and batch",
+    )
+
+
+def _sized_params_step(a: TrainingAnalysis) -> Step:
+    """A model known by its size alone: every parameter on the device (dp and ZeRO only)."""
+    return Step(
+        StepKind.MEMORY,
+        "without an architecture the model is not split: each device holds every parameter",
+        rich(
+            "The model is known by its size alone, so it trains with data parallelism (and ZeRO) only."
+        ),
+        (Line.of(r"P_{\text{dev}}", "P", tex(a.params.total)),),
+        title="Parameters per device",
+        topic="memory_per_device",
+    )
+
+
+def _sized_activations_step() -> Step:
+    return Step(
+        StepKind.ACTIVATIONS,
+        "activations per layer and micro-batch need the model's width and layers",
+        rich(
+            "The model is known by its size alone: its activations are not counted (M_A = 0 below), "
+            "so the memory per device is a lower bound."
+        ),
+        title="Activations",
+        topic="activations",
+    )
+
+
+def _split_line(a: TrainingAnalysis) -> Line:
+    """P_split: one block's TP-split weights (per layer, on average when the blocks differ)."""
+    p, pd = a.problem, a.params
+    if p.arch("dense_layers") or p.arch("shared_experts"):  # blocks differ: an average
+        return Line.of(
+            r"P_{\text{split}}",
+            r"\frac{P_{\text{blocks}} - P_{\text{routed}} - P_{\text{repl}}}{L \cdot tp}",
+            tex(pd.block_split),
+        )
+    if p.is_moe:
+        return Line.of(
+            r"P_{\text{split}}",
+            r"\frac{P_{\mathrm{attn}}}{tp}",
+            rf"\frac{{{tex(p.arch('P_attn'))}}}{{{p.tp}}}",
+            tex(pd.block_split),
+        )
+    return Line.of(
+        r"P_{\text{split}}",
+        r"\frac{P_{\mathrm{attn}} + P_{\mathrm{mlp}}}{tp}",
+        rf"\frac{{{tex(p.arch('P_attn'))} + {tex(p.arch('P_mlp'))}}}{{{p.tp}}}",
+        tex(pd.block_split),
+    )
+
+
+def params_step(a: TrainingAnalysis) -> Step:
+    p, pd = a.problem, a.params
+    model = p.transformer
+    if model is None:
+        return _sized_params_step(a)
+    lines = [
+        Line.of(r"\frac{L}{pp}", rf"\frac{{{p.arch('layers')}}}{{{p.pp}}}", tex(pd.layers)),
+        _split_line(a),
+        Line.of(
+            r"P_{\text{repl}}",
+            r"P_{\mathrm{norm}}" + (r" + d \cdot E" if model.is_moe else ""),
+            tex(pd.block_replicated),
+        ),
+    ]
+    if model.is_moe:
+        lines.append(
+            Line.of(
+                r"P_{\text{experts}}",
+                r"\frac{(L - L_{\text{dense}}) \cdot P_{\text{routed}}}{L \cdot tp \cdot ep}",
+                tex(pd.block_experts),
+            )
+        )
+    lines += [
+        Line.of(r"P_{\text{ends}}", r"\text{globals of the heaviest stage}", tex(pd.ends)),
+        Line.of(
+            r"P_{\text{dev}}",
+            r"\frac{L}{pp} \left(P_{\text{split}} + P_{\text{repl}}"
+            + (r" + P_{\text{experts}}" if model.is_moe else "")
+            + r"\right) + P_{\text{ends}}",
+            rf"{number(pd.layers)} \cdot \left({tex(pd.block_split)} + {tex(pd.block_replicated)}"
+            + (rf" + {tex(pd.block_experts)}" if model.is_moe else "")
+            + rf"\right) + {tex(pd.ends)}",
+            tex(pd.total),
+            approx=tex_decimal(pd.total),
+        ),
+    ]
+    ends = (
+        "One stage holds every block and all the globals: the token embedding and the output head split over TP by vocabulary, "
+        "the final norm (and a position table) replicated."
+        if p.pp == 1
+        else "The first stage holds the token embedding (split over TP by vocabulary) and any position table; the last the head "
+        "(split by vocabulary) and the final norm"
+        + (", and a copy of the tied embedding" if model.tied_embeddings else "")
+        + "; the heavier of the two is counted."
+    )
+    return Step(
+        StepKind.MEMORY,
+        "TP splits each block's attention and MLP matrices (and their biases); norms are replicated; PP gives each stage L/pp blocks",
+        rich(ends),
+        tuple(lines),
+        notes=(
+            rich(
+                "Megatron keeps the row-parallel biases (b_o, b_down) whole on every TP rank; they are counted here as split, "
+                "a difference of at most 2·d parameters per block."
+            ),
+        )
+        if model.bias and p.tp > 1
+        else (),
+        title="Parameters per device",
+        topic="memory_per_device",
+    )
+
+
+def state_step(a: TrainingAnalysis) -> Step:
+    p, m, st = a.problem, a.memory, a.problem.state
+    lines = []
+    for key, label, width, value in (
+        ("weights", r"M_{W}", st.weights, m.weights),
+        ("grads", r"M_{G}", st.grads, m.grads),
+        ("optimizer", r"M_{O}", st.optimizer, m.optimizer),
+    ):
+        sharded = key in p.zero.shards
+        over = r"\frac{P_{\text{dev}}}{dp}" if sharded else r"P_{\text{dev}}"
+        numbers = rf"\frac{{{tex(a.params.total)}}}{{{p.dp}}}" if sharded else tex(a.params.total)
+        if sharded and a.params.experts:
+            over = r"\left(\frac{P_{\text{dense}}}{dp} + \frac{P_{\text{experts}}}{dp/ep}\right)"
+            numbers = ""
+        lines.append(
+            Line.of(
+                label,
+                rf"{tex(width)} \cdot {over}",
+                rf"{tex(width)} \cdot {numbers}" if numbers else "",
+                tex(value),
+                approx=gigabytes(value),
+            )
+        )
+    notes = [rich(st.note)] if st.note else []
+    return Step(
+        StepKind.MEMORY,
+        f"bytes per parameter × parameters held; {_zero_words(p.zero)}",
+        rich(
+            f"Mixed precision keeps {st.weights} bytes of weights, {st.grads} of gradients and {st.optimizer} of "
+            "optimizer state (fp32 master weights, Adam's m and v for adam-mixed) per parameter."
+        ),
+        tuple(lines),
+        notes=tuple(notes),
+        title="Training state per device",
+        topic="memory_per_device",
+    )
+
+
+def activations_step(a: TrainingAnalysis) -> Step:
+    p, m = a.problem, a.memory
+    model = p.transformer
+    if model is None:
+        return _sized_activations_step()
+    table: list[tuple] = [
+        ("tensor kept (one layer, one micro-batch)", "Korthikanti et al.", "bytes per device")
+    ]
+    for term, value in a.terms:
+        table.append(
+            (rich(term.name), rich(Math(term.paper.replace("²", "^2"))), rich(Math(tex(value))))
+        )
+    lines = (
+        Line.of(
+            r"A_{\text{layer}}",
+            r"\sum \text{terms}",
+            tex(m.activations_per_layer),
+            approx=gigabytes(m.activations_per_layer),
+        ),
+        Line.of(
+            r"M_{A}",
+            r"\min(M, pp) \cdot \frac{L}{pp} \cdot A_{\text{layer}}",
+            rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}",
+            tex(m.activations),
+            approx=gigabytes(m.activations),
+        ),
+    )
+    reason = {
+        Recompute.FULL: "Full recomputation keeps only each layer's input, S·b·d in bf16, and runs the layer's forward again in the backward pass.",
+        Recompute.SELECTIVE: "Selective recomputation keeps every tensor but the attention core's (the softmax and its S² tensors), which it recomputes.",
+        Recompute.NONE: "Without recomputation every tensor the backward pass reads is kept.",
+    }[p.recompute]
+    notes = [
+        rich(
+            "Terms of Korthikanti et al. (2022), 'Reducing Activation Recomputation in Large Transformer Models', §4.1, for this "
+            "model's layer: h query and h_kv KV heads of d_h, an MLP of width f"
+            + (
+                " (gated: gate, up, act(gate) and their product"
+                if model.mlp_kind.value == "gated"
+                else " (the activation's input and output"
+            )
+            + ("; a token's k experts each)" if model.is_moe else ")")
+            + "; bf16, 2 bytes. "
+            + (
+                "Sequence parallelism splits the norms' and the projections' inputs over the TP group too. "
+                if p.sequence_parallel
+                else "Without sequence parallelism the norms' and the projections' inputs are whole on every TP rank. "
+            )
+            + "The model trains without dropout, so the paper's dropout masks and output are not counted; "
+            "the embedding, the final norm, the logits and the loss are outside the layers and not counted."
+        ),
+        rich(
+            "The 1F1B pipeline schedule keeps pp micro-batches in flight on the first stage, each through L/pp layers."
+            if p.pp > 1
+            else "Micro-batches run one after another (gradient accumulation): one is in flight."
+        ),
+    ]
+    if p.recompute is Recompute.FULL:
+        notes.append(
+            rich(
+                "While a layer is recomputed its own full activations exist for a moment too; that one layer is not counted."
+            )
+        )
+    return Step(
+        StepKind.ACTIVATIONS,
+        "activations per layer and micro-batch, summed over the tensors the backward pass reads",
+        rich(reason),
+        lines,
+        notes=tuple(notes),
+        table=tuple(table),
+        title="Activations",
+        topic="activations",
+    )
+
+
+def fit_step(a: TrainingAnalysis) -> Step:
+    p, m = a.problem, a.memory
+    lines = [
+        Line.of(
+            r"M_{\text{dev}}",
+            r"M_{W} + M_{G} + M_{O} + M_{A}",
+            " + ".join(tex(v) for v in (m.weights, m.grads, m.optimizer, m.activations)),
+            tex(m.total),
+            approx=gigabytes(m.total),
+        )
+    ]
+    notes: list[Rich] = []
+    if p.capacity is not None and a.headroom is not None:
+        lines.append(
+            Line.of(
+                r"H",
+                r"C - M_{\text{dev}}",
+                rf"{tex(p.capacity)} - {tex(m.total)}",
+                tex(a.headroom),
+                approx=gigabytes(a.headroom),
+            )
+        )
+        notes.append(rich("It fits." if a.fits else "It does not fit."))
+        if a.smallest_dp is not None:
+            notes.append(
+                rich(f"The smallest dp that fits at this ZeRO stage, tp and pp: {a.smallest_dp}.")
+            )
+        else:
+            notes.append(
+                rich("No dp fits at this ZeRO stage: what it does not shard already exceeds C.")
+            )
+        notes.append(
+            rich(f"The smallest ZeRO stage that fits at dp = {p.dp}: {int(a.smallest_zero)}.")
+            if a.smallest_zero is not None
+            else rich(f"No ZeRO stage fits at dp = {p.dp}.")
+        )
+    return Step(
+        StepKind.MEMORY,
+        "M_dev = weights + gradients + optimizer state + activations; it fits when M_dev ≤ C",
+        rich(
+            "Framework buffers, the collectives' staging memory and fragmentation are not counted."
+        ),
+        tuple(lines),
+        notes=tuple(notes),
+        title="Memory per device and fit",
+        topic="fit",
+    )

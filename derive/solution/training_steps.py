@@ -1,0 +1,513 @@
+"""Worked-solution steps of a training step on a cluster: comms, times, critical batch, strategies.
+
+The devices and memory steps come from :mod:`derive.solution.training_memory_steps`.
+
+Reads :class:`~derive.training.analysis.TrainingAnalysis` (and the strategies compared);
+computes nothing but the printing. Each step's ``topic`` is the problem-set ``ask`` key it
+answers, so a problem's ``ask`` keeps only the steps it needs.
+"""
+
+from __future__ import annotations
+
+from derive.formula.decimals import fmt_decimal
+from derive.solution.notation import tex, tex_decimal, tex_text_number
+from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.training_memory_steps import (
+    GB,
+    activations_step,
+    devices_step,
+    fit_step,
+    gigabytes,
+    number,
+    params_step,
+    seconds,
+    state_step,
+)
+from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
+from derive.training.binding import Recompute, ZeroStage
+
+__all__ = ["training_given", "training_steps", "training_verdict"]
+
+
+def training_given(a: TrainingAnalysis) -> Rich:
+    """The run in one sentence: model, devices, parallelism, batch, ceilings."""
+    p = a.problem
+    chip = p.model.problem.chip
+    where = f"on {chip.title} " if chip is not None else ""
+    return rich(
+        f"{p.model_name} trained {where}with dp = {p.dp}, tp = {p.tp}, pp = {p.pp}"
+        + (f", ep = {p.ep}" if p.ep > 1 else "")
+        + f" (N = {p.devices} devices)"
+        + (", sequence parallel" if p.sequence_parallel else "")
+        + f", ZeRO stage {int(p.zero)}, recomputation {p.recompute.value}; "
+        f"{p.batch_tokens} tokens per step in sequences of S = {p.seq}, micro-batches of "
+        f"{p.micro_batch} sequence(s); π = {p.peak_text} FLOP/s per device, β_link = "
+        f"{p.link_text} B/s ({p.link_name}, one way)"
+        + (f", C = {fmt_decimal(p.capacity / GB)} GB of HBM" if p.capacity is not None else "")
+        + f"; state {p.state.name} ({p.state.weights} + {p.state.grads} + {p.state.optimizer} bytes per parameter)"
+        + (
+            f"; measured step {fmt_decimal(p.measured_time)} s"
+            if p.measured_time is not None
+            else ""
+        )
+        + "."
+    )
+
+
+def _comms(a: TrainingAnalysis) -> Step:
+    p, c = a.problem, a.comms
+    frac = tex(c.dp_fraction)
+    dp_rule = (
+        r"3 \cdot \frac{X - 1}{X} \cdot 2 \cdot P_{\text{dev}}"
+        if p.zero is ZeroStage.WEIGHTS
+        else r"2 \cdot \frac{X - 1}{X} \cdot 2 \cdot P_{\text{dev}}"
+    )
+    factor = 3 if p.zero is ZeroStage.WEIGHTS else 2
+    lines = [
+        Line.of(
+            r"V_{\text{dp}}",
+            dp_rule,
+            rf"{factor} \cdot {number(c.dp_fraction)} \cdot 2 \cdot {tex(a.params.total)}"
+            if not a.params.experts
+            else "",
+            tex(c.of("dp")),
+            approx=gigabytes(c.of("dp")),
+        ),
+        Line.of(
+            r"V_{\text{tp}}",
+            r"(n_{f} + n_{b}) \cdot M \cdot \frac{L}{pp} \cdot \frac{2(t - 1)}{t} \cdot 2 S b_{\mu} d",
+            rf"({c.tp_forward_count} + {c.tp_backward_count}) \cdot {number(c.layer_visits)} \cdot {number(c.tp_fraction)} \cdot {tex(c.activation_bytes)}",
+            tex(c.of("tp")),
+            approx=gigabytes(c.of("tp")),
+        ),
+        Line.of(
+            r"V_{\text{pp}}",
+            r"M \cdot \frac{2 S b_{\mu} d}{tp} \cdot (\text{1 or 2 directions})",
+            tex(c.of("pp")),
+            approx=gigabytes(c.of("pp")),
+        ),
+    ]
+    if p.is_moe:
+        lines.append(
+            Line.of(
+                r"V_{\text{ep}}",
+                r"4 \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
+                tex(c.of("ep")),
+                approx=gigabytes(c.of("ep")),
+            )
+        )
+    lines.append(
+        Line.of(
+            r"V",
+            r"V_{\text{dp}} + V_{\text{tp}} + V_{\text{pp}} + V_{\text{ep}}",
+            tex(c.total),
+            approx=gigabytes(c.total),
+        )
+    )
+    notes = (
+        rich(
+            "Ring collectives in bf16, bytes one device sends: an all-reduce 2(X−1)/X of the tensor, an all-gather or a "
+            f"reduce-scatter (X−1)/X; over the DP group X = dp = {p.dp}, (X−1)/X = ",
+            Math(frac),
+            ".",
+        ),
+        rich(
+            "DP: "
+            + (
+                "ZeRO-3 all-gathers the weights in the forward pass, again in the backward pass, and reduce-scatters the gradients."
+                if p.zero is ZeroStage.WEIGHTS
+                else "the gradients are all-reduced once per step in the backward pass (ZeRO-1/2 as a reduce-scatter and an all-gather: the same bytes)."
+            )
+            + " Gradients accumulate over the M micro-batches and are reduced once per step."
+        ),
+        rich(
+            "TP (Megatron): two all-reduces of a micro-batch's activations per layer forward (after attention and after the MLP), "
+            "two backward"
+            + (
+                " (with sequence parallelism each is an all-gather and a reduce-scatter: the same bytes)"
+                if p.sequence_parallel
+                else ""
+            )
+            + (
+                ", two more backward for the recomputed forward"
+                if p.recompute is Recompute.FULL
+                else ""
+            )
+            + ". PP: each micro-batch's activations forward and gradients backward, 1/tp per TP rank"
+            + (" (with pp = 2 the first stage sends only forward, shown)" if p.pp == 2 else "")
+            + "."
+        ),
+    )
+    return Step(
+        StepKind.COMMUNICATION,
+        "bytes sent per device per step, ring collectives of bf16 tensors",
+        rich(
+            "Each parallelism exchanges its own tensors: DP the gradients (and weights with ZeRO-3), TP activations, PP a stage's outputs."
+        ),
+        tuple(lines),
+        notes=notes,
+        title="Communication per step",
+        topic="comms_bytes_per_device",
+    )
+
+
+def _times(a: TrainingAnalysis) -> Step:
+    p = a.problem
+    n_peak = rf"{p.devices} \cdot {tex_text_number(p.peak_text)}"
+    lines = [
+        Line.of(
+            r"F_{\text{model}}",
+            r"6 \cdot P_{\mathrm{act}} \cdot T",
+            rf"6 \cdot {tex(a.params_active)} \cdot {tex(p.batch_tokens)}",
+            tex(a.flops_model),
+        ),
+    ]
+    recompute_rule = {
+        Recompute.FULL: r"2 \cdot P_{\mathrm{act}} \cdot T",
+        Recompute.SELECTIVE: r"4 \cdot L \cdot h \cdot d_{h} \cdot S \cdot T",
+        Recompute.NONE: "0",
+    }[p.recompute]
+    lines.append(Line.of(r"F_{\text{recompute}}", recompute_rule, tex(a.flops_recompute)))
+    lines += [
+        Line.of(
+            r"T_{\text{math}}",
+            r"\frac{F_{\text{model}} + F_{\text{recompute}}}{N \cdot \pi}",
+            rf"\frac{{{tex(a.flops_model + a.flops_recompute)}}}{{{n_peak}}}",
+            tex(a.t_math),
+            approx=seconds(a.t_math),
+        ),
+        Line.of(
+            r"T_{\text{comms}}",
+            r"\frac{V}{\beta_{\text{link}}}",
+            rf"\frac{{{tex(a.comms.total)}}}{{{tex_text_number(p.link_text)}}}",
+            tex(a.t_comms),
+            approx=seconds(a.t_comms),
+        ),
+    ]
+    return Step(
+        StepKind.TIMES,
+        "T_math = hardware FLOPs / (N·π); T_comms = bytes sent / β_link",
+        rich(
+            "6 = 2 (forward) + 4 (backward: the gradients of the activations and of the weights, 2 each) FLOPs per parameter "
+            "a token uses and per token. "
+            + {
+                Recompute.FULL: "Full recomputation runs the forward again: 2·P_act·T more hardware FLOPs, not model FLOPs.",
+                Recompute.SELECTIVE: "Selective recomputation runs the attention core's forward again (scores and values, 4·L·h·d_h·S per token): hardware FLOPs, not model FLOPs.",
+                Recompute.NONE: "Nothing is recomputed.",
+            }[p.recompute]
+        ),
+        tuple(lines),
+        notes=(
+            rich("Attention's S-dependent FLOPs are not in 6·P_act (the common 6N convention)."),
+        ),
+        title="FLOPs and times of the step",
+        topic="t_math",
+    )
+
+
+def _bounds(a: TrainingAnalysis) -> Step:
+    p, f, b = a.problem, a.forward, a.backward
+    lines = [
+        Line.of(
+            r"\text{bubble}",
+            r"\frac{pp - 1}{M + pp - 1}",
+            rf"\frac{{{p.pp - 1}}}{{{p.microbatches} + {p.pp - 1}}}",
+            tex(a.bubble_fraction),
+        ),
+        Line.of(
+            r"T_{\text{fwd}}",
+            r"\frac{M + pp - 1}{M} \cdot \frac{2 P_{\mathrm{act}} T}{N \pi}",
+            tex(f.compute),
+            approx=seconds(f.compute),
+        ),
+        Line.of(
+            r"T_{\text{bwd}}",
+            r"\frac{M + pp - 1}{M} \cdot \frac{4 P_{\mathrm{act}} T + F_{\text{recompute}}}{N \pi}",
+            tex(b.compute),
+            approx=seconds(b.compute),
+        ),
+        Line.of(
+            r"C_{\text{fwd}}",
+            r"\frac{V_{\text{fwd}}}{\beta_{\text{link}}}",
+            tex(f.comms),
+            approx=seconds(f.comms),
+        ),
+        Line.of(
+            r"C_{\text{bwd}}",
+            r"\frac{V_{\text{bwd}}}{\beta_{\text{link}}}",
+            tex(b.comms),
+            approx=seconds(b.comms),
+        ),
+        Line.of(
+            r"T_{\text{lower}}",
+            r"\max(T_{\text{fwd}}, C_{\text{fwd}}) + \max(T_{\text{bwd}}, C_{\text{bwd}})",
+            tex(a.t_lower),
+            approx=seconds(a.t_lower),
+        ),
+        Line.of(
+            r"T_{\text{upper}}",
+            r"T_{\text{fwd}} + T_{\text{bwd}} + C_{\text{fwd}} + C_{\text{bwd}}",
+            tex(a.t_upper),
+            approx=seconds(a.t_upper),
+        ),
+    ]
+    return Step(
+        StepKind.BOUNDS,
+        "a pass's communication overlaps only that pass's compute: T_lower = Σ_passes max(compute, comms), T_upper the serial sum",
+        rich(
+            "DP's gradient reduction overlaps the backward pass; ZeRO-3's weight gather the forward pass, its re-gather and "
+            "gradient reduce-scatter the backward pass. The pipeline's 1F1B schedule idles each stage for pp − 1 of M + pp − 1 "
+            "micro-batch slots, stretching the compute by (M + pp − 1)/M."
+        ),
+        tuple(lines),
+        title="Bounds on the step",
+        topic="t_lower",
+    )
+
+
+def _pass_line(c: Critical) -> Line:
+    if c.tokens is None:
+        return Line.of(
+            rf"b^{{*}}_{{\text{{{c.name}}}}}",
+            r"\text{never: the pass's comms grow as fast as its compute}",
+        )
+    return Line.of(
+        rf"b^{{*}}_{{\text{{{c.name}}}}}",
+        r"\frac{D}{c - K}",
+        rf"\frac{{{tex(c.comms_fixed)}}}{{{tex(c.compute_per_token)} - {number(c.comms_per_token)}}}"
+        if c.comms_fixed
+        else "",
+        tex(c.tokens),
+        approx=tex_decimal(c.tokens) if c.tokens else None,
+    )
+
+
+def _critical(a: TrainingAnalysis) -> Step:
+    p = a.problem
+    simple = p.zero is not ZeroStage.WEIGHTS
+    lines = []
+    if p.dp > 1:
+        lines.append(
+            Line.of(
+                r"\frac{4 P b}{\pi}",
+                r"\frac{2 \cdot \frac{X - 1}{X} \cdot 2 P}{\beta_{\text{link}}}",
+                relation="=",
+            )
+            if simple
+            else Line.of(
+                r"\frac{2 P b}{\pi}",
+                r"\frac{\frac{X - 1}{X} \cdot 2 P}{\beta_{\text{link}}}",
+                relation="=",
+            )
+        )
+        lines.append(
+            Line.of(
+                r"b^{*}_{\text{DP}}",
+                r"\frac{X - 1}{X} \cdot \frac{\pi}{\beta_{\text{link}}}",
+                rf"{number(a.comms.dp_fraction)} \cdot \frac{{{tex_text_number(p.peak_text)}}}{{{tex_text_number(p.link_text)}}}",
+                tex(a.comms.dp_fraction * p.peak / p.link),
+                approx=tex_decimal(a.comms.dp_fraction * p.peak / p.link),
+            )
+        )
+    lines += [_pass_line(c) for c in a.critical]
+    star = a.critical_tokens_per_device
+    lines.append(
+        Line.of(
+            r"b^{*}",
+            r"\max(b^{*}_{\text{fwd}}, b^{*}_{\text{bwd}})",
+            tex(star),
+            approx=tex_decimal(star) if star else None,
+        )
+        if star is not None
+        else Line.of(r"b^{*}", r"\text{none}")
+    )
+    notes: list[Rich] = [
+        rich(
+            "Per pass, in tokens per DP rank b: compute c·b (c = FLOPs per token / (tp·pp·π)), comms D + K·b (D: DP's bytes, "
+            "which do not grow with the batch; K·b: TP's, PP's and EP's, which do) over β_link; the pass is compute-bound from "
+            "b = D/(c − K). The exact per-pass values count the model's own P_dev (norms replicated, the heavier end stage) "
+            "and the recomputation's FLOPs; the pipeline bubble is left out."
+        ),
+        rich(
+            "The Scaling Book writes the DP condition as B/X > C/W: the same balance without the ring's (X−1)/X (→ 1 for "
+            "large X) and with W the bandwidth of all the links a chip uses for the collective (both directions of several "
+            "ICI links), where derive takes one link's one-way β_link."
+        ),
+    ]
+    if star is not None:
+        word = "compute-bound" if a.compute_bound else "communication-bound"
+        notes.append(
+            rich(
+                f"At b = {fmt_decimal(a.tokens_per_device)} tokens per DP rank the step is {word} (b* ≈ {fmt_decimal(star)})."
+            )
+        )
+    else:
+        notes.append(
+            rich(
+                "No batch makes every pass compute-bound: a pass's per-token comms (TP, PP, EP) outrun its compute."
+            )
+        )
+    if a.tp_width is not None and a.tp_critical_width is not None:
+        lines.append(
+            Line.of(
+                r"w_{\text{tp}}",
+                r"\frac{P_{\text{layer}}}{4 d \cdot tp}",
+                rf"\frac{{{tex(a.tp_layer_params)}}}{{4 \cdot {p.arch('d_model')} \cdot {p.tp}}}",
+                tex(a.tp_width),
+                approx=tex_decimal(a.tp_width),
+            )
+        )
+        lines.append(
+            Line.of(
+                r"w^{*}_{\text{tp}}",
+                r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}",
+                tex(a.tp_critical_width),
+                approx=tex_decimal(a.tp_critical_width),
+            )
+        )
+        word = "compute-bound" if a.tp_width >= a.tp_critical_width else "communication-bound"
+        notes.append(
+            rich(
+                "TP's analogue: a layer's forward compute 2·P_layer·S·b/(tp·π) against its two all-reduces 2·2(tp−1)/tp·2·S·b·d/β_link "
+                f"is independent of the batch; it stays compute-bound while the width per TP rank P_layer/(4·d·tp) ≥ (tp−1)/tp·π/β_link "
+                f"(the Scaling Book's F/Y > C/W). Here it is {word}."
+            )
+        )
+    return Step(
+        StepKind.CRITICAL_BATCH,
+        "the tokens per DP rank where a pass's compute equals its communication",
+        rich("Above the critical batch every pass's communication hides under its compute."),
+        tuple(lines),
+        notes=tuple(notes),
+        title="Critical batch",
+        topic="critical_tokens_per_device",
+    )
+
+
+def _measured(a: TrainingAnalysis) -> Step | None:
+    p = a.problem
+    if p.measured_time is None or a.mfu is None:
+        return None
+    lines = (
+        Line.of(
+            r"\mathrm{MFU}",
+            r"\frac{6 \cdot P_{\mathrm{act}} \cdot T}{N \cdot \pi \cdot T_{\text{step}}}",
+            rf"\frac{{{tex(a.flops_model)}}}{{{p.devices} \cdot {tex_text_number(p.peak_text)} \cdot {tex(p.measured_time)}}}",
+            tex(a.mfu),
+            approx=tex_decimal(a.mfu),
+        ),
+    )
+    verdict = (
+        "IMPOSSIBLE: the measured step is faster than the lower bound T_lower (or its MFU exceeds 1): check the timing, the batch and the convention."
+        if a.impossible
+        else "Possible: the measured step is no faster than the lower bound T_lower."
+    )
+    return Step(
+        StepKind.MEASURED,
+        "MFU = model FLOPs / (N · π · T_step); recomputation's FLOPs are hardware FLOPs, not counted",
+        rich("The fraction of the devices' peak the step's model FLOPs reach."),
+        lines,
+        notes=(rich(verdict),),
+        title="Measured step",
+        topic="mfu",
+    )
+
+
+def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> Step:
+    table: list[tuple] = [
+        (
+            "strategy",
+            "dp·tp·pp, ZeRO",
+            "memory per device",
+            "comms per step",
+            "critical batch",
+            "T_lower",
+        )
+    ]
+    for row in rows:
+        a = row.analysis
+        degrees = rich(f"{row.dp}·{row.tp}·{row.pp}, {int(row.zero)}") if row.tp else rich("—")
+        if a is None:
+            table.append(
+                (rich(row.name), degrees, rich(row.why_not), rich("—"), rich("—"), rich("—"))
+            )
+            continue
+        fit = "" if a.fits is None else (" (fits)" if a.fits else " (does not fit)")
+        star = a.critical_tokens_per_device
+        table.append(
+            (
+                rich(row.name),
+                degrees,
+                rich(f"{fmt_decimal(a.memory.total / GB)} GB{fit}"),
+                rich(f"{fmt_decimal(a.comms.total / GB)} GB"),
+                rich(
+                    "never"
+                    if star is None
+                    else "any batch"
+                    if star == 0
+                    else f"{fmt_decimal(star)} tokens"
+                ),
+                rich(f"{fmt_decimal(a.t_lower)} s"),
+            )
+        )
+    note = (
+        f"At this batch {winner.name} wins: the smallest T_lower among the strategies that fit."
+        if winner is not None
+        else "No strategy fits in memory at this batch."
+    )
+    return Step(
+        StepKind.STRATEGIES,
+        "each strategy on the same N devices and batch, derived as above",
+        rich(
+            "DP replicates the state; FSDP shards it (ZeRO-3); TP splits each layer; FSDP+TP both; PP splits the layers into stages."
+        ),
+        notes=(rich(note),),
+        table=tuple(table),
+        title="Strategies compared",
+        topic="compare_strategies",
+    )
+
+
+def training_steps(
+    a: TrainingAnalysis, rows: tuple[StrategyRow, ...] = (), winner: StrategyRow | None = None
+) -> tuple[Step, ...]:
+    """The worked solution of a training step, in order."""
+    steps = [
+        devices_step(a),
+        params_step(a),
+        state_step(a),
+        activations_step(a),
+        fit_step(a),
+        _comms(a),
+        _times(a),
+        _bounds(a),
+        _critical(a),
+    ]
+    measured = _measured(a)
+    if measured is not None:
+        steps.append(measured)
+    if rows:
+        steps.append(_strategies(rows, winner))
+    return tuple(steps)
+
+
+def training_verdict(a: TrainingAnalysis) -> tuple[Rich, ...]:
+    """One or two bold sentences: the fit and the bound of the step."""
+    out = []
+    if a.fits is not None:
+        out.append(
+            rich(
+                f"{'Fits' if a.fits else 'Does not fit'}: {fmt_decimal(a.memory.total / GB)} GB per device."
+            )
+        )
+    star = a.critical_tokens_per_device
+    bound = "compute-bound" if a.compute_bound else "communication-bound"
+    where = (
+        f", critical batch ≈ {fmt_decimal(star)} tokens per DP rank"
+        if star is not None
+        else ", no critical batch"
+    )
+    out.append(rich(f"Step at least {fmt_decimal(a.t_lower)} s, {bound}{where}."))
+    if a.impossible:
+        out.append(rich("The measured step is impossible: faster than the lower bound."))
+    return tuple(out)

@@ -1,0 +1,346 @@
+"""A training step on a cluster: one pure function from a bound run to a frozen record.
+
+:func:`analyse_training` derives, exactly: the parameters and memory per device
+(:mod:`derive.training.memory`) with the fit, the headroom and the smallest ``dp`` and
+ZeRO stage that fit; the bytes each device sends (:mod:`derive.training.comms`); the
+step's times; the critical batch; and what a measured step time implies.
+
+Times per device. ``F_model = 6·P_act·T`` for ``T`` tokens (2 forward + 4 backward FLOPs per
+parameter a token uses and per token: the backward pass computes the gradients of the
+activations and of the weights, 2 each); recomputation adds hardware FLOPs, not model
+FLOPs: the whole forward again (``2·P_act·T``) with ``full``, the attention core's forward
+(``4·L·h·d_h·S`` per token) with ``selective``. ``t_math = F_hw/(N·π)``, ``t_comms`` = bytes
+sent / ``β_link``. A pass's communication overlaps only that pass's compute, so
+``t_lower = Σ_passes max(compute, comms)`` and ``t_upper`` is the serial sum; with a
+pipeline both stretch the compute by ``(M + pp − 1)/M`` (the 1F1B bubble,
+``bubble_fraction = (pp − 1)/(M + pp − 1)``). MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
+
+Critical batch: in tokens per DP rank ``b``, a pass's compute is ``c·b`` and its comms
+``D + K·b`` (DP's bytes do not grow with the batch; TP's, PP's and EP's do), so it is
+compute-bound from ``b* = D/(c − K)`` (never when ``K ≥ c``); the step's critical batch is the
+larger of the two passes'. DP with ZeRO ≤ 2, tp = pp = 1 and a dense model:
+``4·P·b/π = 2·(X−1)/X·2·P/β`` gives ``b* = (X−1)/X · π/β``. The bubble is left out of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import sympy as sp
+
+from derive.errors import ProblemError
+from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
+from derive.training.comms import Comms, Pass, comms_of
+from derive.training.memory import (
+    ActivationTerm,
+    Memory,
+    ParamsPerDevice,
+    activation_terms,
+    memory_of,
+    params_per_device,
+)
+
+__all__ = [
+    "Critical",
+    "PassTime",
+    "StrategyRow",
+    "TrainingAnalysis",
+    "analyse_training",
+    "compare_strategies",
+    "t_lower_at",
+]
+
+FORWARD_FLOPS = 2  # per parameter a token uses, per token
+BACKWARD_FLOPS = 4
+
+
+@dataclass(frozen=True)
+class PassTime:
+    """One pass on one device: its compute (bubble included), its comms and its bound."""
+
+    name: str
+    flops: sp.Rational
+    compute: sp.Rational
+    comms: sp.Rational
+
+    @property
+    def bound(self) -> sp.Rational:
+        """max(compute, comms): the pass's communication overlaps its own compute only."""
+        return sp.Max(self.compute, self.comms)
+
+
+@dataclass(frozen=True)
+class Critical:
+    """A pass against the tokens per DP rank b: compute c·b, comms D + K·b (seconds).
+
+    ``tokens`` is ``D/(c − K)`` (0 without DP comms), or None when K ≥ c and D > 0: the
+    pass is communication-bound at every batch.
+    """
+
+    name: str
+    compute_per_token: sp.Rational
+    comms_fixed: sp.Rational
+    comms_per_token: sp.Rational
+    tokens: sp.Rational | None
+
+
+@dataclass(frozen=True)
+class TrainingAnalysis:
+    """Every derived quantity of a training step, exact.
+
+    Attributes follow the JSON keys of ``derive train --format json``; ``tp_width`` is the
+    matmul parameters of a layer over 4·d per TP rank, ``tp_critical_width`` the value at
+    which TP's all-reduces equal the layer's forward compute.
+    """
+
+    problem: TrainingProblem
+    params: ParamsPerDevice
+    memory: Memory
+    terms: tuple[tuple[ActivationTerm, sp.Rational], ...]
+    comms: Comms
+    flops_model: sp.Rational
+    flops_recompute: sp.Rational
+    recompute_per_token: sp.Rational
+    t_math: sp.Rational
+    t_comms: sp.Rational
+    forward: PassTime
+    backward: PassTime
+    stretch: sp.Rational
+    bubble_fraction: sp.Rational
+    t_lower: sp.Rational
+    t_upper: sp.Rational
+    mfu: sp.Rational | None
+    impossible: bool | None
+    tokens_per_device: sp.Rational
+    critical: tuple[Critical, ...]
+    critical_tokens_per_device: sp.Rational | None
+    compute_bound: bool
+    tp_layer_params: sp.Rational
+    tp_width: sp.Rational | None
+    tp_critical_width: sp.Rational | None
+    fits: bool | None
+    headroom: sp.Rational | None
+    smallest_dp: int | None
+    smallest_zero: ZeroStage | None
+
+    @property
+    def params_active(self) -> sp.Rational:
+        """P_act: parameters a token uses (the model's)."""
+        return self.problem.arch("params_active")
+
+
+def _critical(
+    name: str, flops_per_token: sp.Rational, pass_: Pass, p: TrainingProblem, b: sp.Rational
+) -> Critical:
+    c = flops_per_token / (p.tp * p.pp * p.peak)
+    fixed = pass_.dp / p.link
+    per_token = (pass_.tp + pass_.pp + pass_.ep) / p.link / b
+    if fixed == 0:
+        tokens: sp.Rational | None = sp.Integer(0) if per_token <= c else None
+    else:
+        tokens = fixed / (c - per_token) if per_token < c else None
+    return Critical(name, c, fixed, per_token, tokens)
+
+
+def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) -> int | None:
+    """The smallest dp (a multiple of ep) at which the memory per device fits, tp, pp, ZeRO fixed."""
+    if p.capacity is None:
+        return None
+    st = p.state
+    widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
+    sharded = sp.Add(
+        *(
+            w * (params.dense + params.experts * p.ep)
+            for k, w in widths.items()
+            if k in p.zero.shards
+        )
+    )
+    fixed = memory.activations + sp.Add(
+        *(w * params.total for k, w in widths.items() if k not in p.zero.shards)
+    )
+    room = p.capacity - fixed
+    if sharded == 0:
+        return 1 if room >= 0 else None
+    if room <= 0:
+        return None
+    dp = max(1, int(sp.ceiling(sharded / room)))
+    return -(-dp // p.ep) * p.ep
+
+
+def _smallest_zero(p: TrainingProblem, params: ParamsPerDevice) -> ZeroStage | None:
+    if p.capacity is None:
+        return None
+    for stage in ZeroStage:
+        if memory_of(replace(p, zero=stage), params).total <= p.capacity:
+            return stage
+    return None
+
+
+def _tp_widths(p: TrainingProblem) -> tuple[sp.Rational, sp.Rational | None, sp.Rational | None]:
+    key = "P_block_active" if p.is_moe else "P_block"
+    layer = p.arch(key) - p.arch("P_norm")
+    if p.tp == 1:
+        return layer, None, None
+    width = layer / (4 * p.arch("d_model") * p.tp)
+    return layer, width, sp.Rational(p.tp - 1, p.tp) * p.peak / p.link
+
+
+def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
+    """Derive memory, communication, times, the critical batch and the fit of a training step."""
+    params = params_per_device(p)
+    memory = memory_of(p, params)
+    comms = comms_of(p, params)
+    active, tokens = p.arch("params_active"), p.batch_tokens
+    n = p.devices
+    recompute_per_token = {
+        Recompute.FULL: FORWARD_FLOPS * active,
+        Recompute.SELECTIVE: 4 * p.arch("layers") * p.arch("heads") * p.arch("head_dim") * p.seq,
+        Recompute.NONE: sp.Integer(0),
+    }[p.recompute]
+    flops_model = (FORWARD_FLOPS + BACKWARD_FLOPS) * active * tokens
+    flops_recompute = recompute_per_token * tokens
+    stretch = sp.Rational(p.microbatches + p.pp - 1, p.microbatches)
+    fwd_flops = FORWARD_FLOPS * active * tokens
+    bwd_flops = BACKWARD_FLOPS * active * tokens + flops_recompute
+    forward = PassTime(
+        "forward", fwd_flops, stretch * fwd_flops / (n * p.peak), comms.forward.total / p.link
+    )
+    backward = PassTime(
+        "backward", bwd_flops, stretch * bwd_flops / (n * p.peak), comms.backward.total / p.link
+    )
+    t_lower = forward.bound + backward.bound
+    t_upper = forward.compute + backward.compute + forward.comms + backward.comms
+    b = tokens / p.dp
+    critical = (
+        _critical("forward", FORWARD_FLOPS * active, comms.forward, p, b),
+        _critical("backward", BACKWARD_FLOPS * active + recompute_per_token, comms.backward, p, b),
+    )
+    never = any(c.tokens is None for c in critical)
+    b_star = None if never else sp.Max(*(c.tokens for c in critical))
+    mfu = impossible = None
+    if p.measured_time is not None:
+        mfu = flops_model / (n * p.peak * p.measured_time)
+        impossible = bool(p.measured_time < t_lower or mfu > 1)
+    layer, width, critical_width = _tp_widths(p)
+    fits = headroom = None
+    if p.capacity is not None:
+        fits, headroom = bool(memory.total <= p.capacity), p.capacity - memory.total
+    return TrainingAnalysis(
+        problem=p,
+        params=params,
+        memory=memory,
+        terms=activation_terms(p),
+        comms=comms,
+        flops_model=flops_model,
+        flops_recompute=flops_recompute,
+        recompute_per_token=recompute_per_token,
+        t_math=(flops_model + flops_recompute) / (n * p.peak),
+        t_comms=comms.total / p.link,
+        forward=forward,
+        backward=backward,
+        stretch=stretch,
+        bubble_fraction=sp.Rational(p.pp - 1, p.microbatches + p.pp - 1),
+        t_lower=t_lower,
+        t_upper=t_upper,
+        mfu=mfu,
+        impossible=impossible,
+        tokens_per_device=b,
+        critical=critical,
+        critical_tokens_per_device=b_star,
+        compute_bound=bool(b_star is not None and b >= b_star),
+        tp_layer_params=layer,
+        tp_width=width,
+        tp_critical_width=critical_width,
+        fits=fits,
+        headroom=headroom,
+        smallest_dp=_smallest_dp(p, params, memory),
+        smallest_zero=_smallest_zero(p, params),
+    )
+
+
+@dataclass(frozen=True)
+class StrategyRow:
+    """One strategy on the same N devices: its degrees and analysis, or why it cannot run."""
+
+    name: str
+    dp: int
+    tp: int
+    pp: int
+    zero: ZeroStage
+    analysis: TrainingAnalysis | None
+    why_not: str = ""
+
+
+def _tp_choice(p: TrainingProblem, n: int) -> int | None:
+    """FSDP+TP's TP degree: the run's own, else the largest divisor of N below N, up to 8, that splits the model."""
+    if 1 < p.tp < n:
+        return p.tp
+    for t in range(min(8, n - 1), 1, -1):
+        if n % t == 0 and all(p.arch(k) % t == 0 for k in ("heads", "kv_heads", "d_ff")):
+            return t
+    return None
+
+
+def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], StrategyRow | None]:
+    """DP, FSDP, TP, FSDP+TP and PP on the run's N devices and batch; and the winner.
+
+    The winner is the row that fits with the smallest t_lower, ties broken by t_upper (the
+    one that sends less); any row's when no capacity is known; None when no row fits.
+    """
+    n = p.devices
+    t = _tp_choice(p, n)
+    plans = (
+        ("DP", n, 1, 1, ZeroStage.NONE),
+        ("FSDP", n, 1, 1, ZeroStage.WEIGHTS),
+        ("TP", 1, n, 1, ZeroStage.NONE),
+        ("FSDP+TP", n // t if t else 0, t or 0, 1, ZeroStage.WEIGHTS),
+        ("PP", 1, 1, n, ZeroStage.NONE),
+    )
+    rows = []
+    for name, dp, tp, pp, zero in plans:
+        if not tp:
+            rows.append(
+                StrategyRow(
+                    name, 0, 0, 0, zero, None, "no TP degree between 1 and N splits the model"
+                )
+            )
+            continue
+        spec = replace(
+            p.spec,
+            dp=str(dp),
+            tp=str(tp),
+            pp=str(pp),
+            ep=None,
+            zero=str(int(zero)),
+            microbatches=None,
+            origin=None,
+        )
+        try:
+            run = bind_training(spec, p.model)
+        except ProblemError as error:
+            rows.append(StrategyRow(name, dp, tp, pp, zero, None, f"{error.what}: {error.why}"))
+            continue
+        rows.append(StrategyRow(name, dp, tp, pp, zero, analyse_training(run)))
+    ran = [r for r in rows if r.analysis is not None]
+    fitting = [r for r in ran if r.analysis is not None and r.analysis.fits is not False]
+    winner = min(
+        fitting,
+        key=lambda r: (r.analysis.t_lower, r.analysis.t_upper) if r.analysis else (0, 0),
+        default=None,
+    )
+    return tuple(rows), winner
+
+
+def t_lower_at(a: TrainingAnalysis, tokens: sp.Rational) -> sp.Rational:
+    """T_lower at another number of tokens per DP rank, everything else as in ``a``.
+
+    Each pass is max(c·b, D + K·b) with the run's own per-token compute c, fixed comms D and
+    per-token comms K (:class:`Critical`); the pipeline bubble is left out, as in the
+    critical batch, so with pp = 1 this is ``a.t_lower`` at ``a.tokens_per_device``.
+    """
+    return sp.Add(
+        *(
+            sp.Max(c.compute_per_token * tokens, c.comms_fixed + c.comms_per_token * tokens)
+            for c in a.critical
+        )
+    )

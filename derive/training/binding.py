@@ -1,0 +1,345 @@
+"""A training run bound exactly: the model's analysis, the parallelism, the batch, the ceilings.
+
+:func:`bind_training` checks a :class:`~derive.problem.train_spec.TrainSpec` against the
+analysed model and names the flag or key at fault: ``dp·tp·pp`` must split the model where
+it must (``tp`` the heads, the KV heads and the MLP width; ``pp`` the layers; ``ep`` the
+experts and the DP group), the ZeRO stage is 0 to 3, the batch is a whole number of
+micro-batches on every DP rank, and a pipeline has at least ``pp`` micro-batches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+import sympy as sp
+
+from derive.errors import ProblemError
+from derive.formula.decimals import parse_positive
+from derive.model.analysis import ModelAnalysis
+from derive.model.binding import RECIPES, StateRecipe
+from derive.model.sized import NEEDS_ARCHITECTURE
+from derive.model.symbols import sym
+from derive.model.transformer import Transformer
+from derive.problem.timing import parse_duration
+from derive.problem.train_spec import TrainSpec
+
+__all__ = ["Recompute", "StateSplit", "TrainingProblem", "ZeroStage", "bind_training"]
+
+MAX_DEGREE = 1 << 20
+DEFAULT_RECIPE = "adam-mixed"
+
+
+class ZeroStage(IntEnum):
+    """What ZeRO shards over the data-parallel group (stage 3 is FSDP)."""
+
+    NONE = 0
+    OPTIMIZER = 1
+    GRADIENTS = 2
+    WEIGHTS = 3
+
+    @property
+    def shards(self) -> tuple[str, ...]:
+        """The parts of the state sharded at this stage."""
+        return ("optimizer", "grads", "weights")[: int(self)]
+
+
+class Recompute(str, Enum):
+    """Activation recomputation: what the forward pass keeps for the backward pass."""
+
+    FULL = "full"  # each layer's input; the layer's forward runs again in the backward pass
+    SELECTIVE = "selective"  # everything but the attention core (softmax and its S² tensors)
+    NONE = "none"  # every tensor the backward pass reads
+
+
+@dataclass(frozen=True)
+class StateSplit:
+    """Bytes per parameter of the training state in its three parts (ZeRO shards them apart)."""
+
+    name: str
+    weights: sp.Rational
+    grads: sp.Rational
+    optimizer: sp.Rational
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TrainingProblem:
+    """A bound training run: every number exact, every name checked.
+
+    Attributes:
+        model: the analysed model (its parameter counts are read from it, never recounted).
+        dp, tp, pp, ep: data-, tensor-, pipeline- and expert-parallel degrees (ep within dp).
+        zero: the ZeRO stage over the DP group.
+        recompute: activation recomputation.
+        batch_tokens: tokens per optimizer step (all DP ranks); seq: S; micro_batch: b
+            (sequences per micro-batch); microbatches: M per DP rank per step.
+        peak, link, capacity: FLOP/s per device, link bytes/s (one way), HBM bytes (or None).
+        state: the state's bytes per parameter, split.
+        measured_time: a measured step time in seconds (or None).
+        sequence_parallel: Megatron's sequence parallelism: the norms' and the dropouts' tensors
+            split over the TP group too, each all-reduce an all-gather and a reduce-scatter.
+        dropout: count the dropout masks and outputs (Korthikanti et al.'s GPT), off for
+            derive's models, which train without dropout.
+    """
+
+    model: ModelAnalysis
+    dp: int
+    tp: int
+    pp: int
+    ep: int
+    zero: ZeroStage
+    recompute: Recompute
+    batch_tokens: sp.Integer
+    seq: sp.Integer
+    micro_batch: sp.Integer
+    microbatches: sp.Integer
+    peak: sp.Rational
+    peak_text: str
+    link: sp.Rational
+    link_text: str
+    link_name: str
+    capacity: sp.Rational | None
+    state: StateSplit
+    measured_time: sp.Rational | None
+    spec: TrainSpec
+    sequence_parallel: bool = False
+    dropout: bool = False
+
+    @property
+    def transformer(self) -> Transformer | None:
+        """The model's declaration (MLP kind, MoE, tied head); None for a model known by its
+        size alone (``--params``), which has no architecture."""
+        model = self.model.problem.model
+        return model if isinstance(model, Transformer) else None
+
+    @property
+    def model_name(self) -> str:
+        """The model's name (a model known by its size is named after it: ``params-70e9``)."""
+        return self.model.problem.model.name
+
+    @property
+    def is_moe(self) -> bool:
+        """True for a mixture of experts (a model known by its size is not split into experts)."""
+        return self.transformer is not None and self.transformer.is_moe
+
+    @property
+    def devices(self) -> int:
+        """N = dp · tp · pp."""
+        return self.dp * self.tp * self.pp
+
+    def arch(self, key: str) -> sp.Expr:
+        """A number of the model (``layers``, ``d_model``…): a given or a derived quantity (0
+        when the model has none: no position table, no experts, latent attention's KV heads)."""
+        value = self.model.value(key)
+        if value is None:
+            value = dict(self.model.given).get(sym(key), sp.Integer(0))
+        return value
+
+
+def _int(spec: TrainSpec, field: str, default: int, low: int = 1) -> int:
+    text = getattr(spec, field)
+    if text is None:
+        return default
+    if not re.fullmatch(r"\s*\+?\d{1,12}\s*", text) or not low <= int(text) <= MAX_DEGREE:
+        raise ProblemError(spec.where(field), f"must be an integer from {low} to {MAX_DEGREE}")
+    return int(text)
+
+
+def _zero(spec: TrainSpec) -> ZeroStage:
+    text = spec.zero
+    if text is None:
+        return ZeroStage.NONE
+    if text.strip() not in ("0", "1", "2", "3"):
+        raise ProblemError(
+            spec.where("zero"),
+            "the ZeRO stage is 0 (none), 1 (optimizer), 2 (+ gradients) or 3 (+ weights: FSDP)",
+        )
+    return ZeroStage(int(text))
+
+
+def _recompute(spec: TrainSpec) -> Recompute:
+    if spec.recompute is None:
+        return Recompute.FULL
+    try:
+        return Recompute(spec.recompute.strip())
+    except ValueError:
+        raise ProblemError(spec.where("recompute"), "one of full, selective, none") from None
+
+
+def _state(recipe: StateRecipe | None) -> StateSplit:
+    recipe = recipe or RECIPES[DEFAULT_RECIPE]
+    if len(recipe.parts) == 3:
+        w, g, o = (b for _, b in recipe.parts)
+        return StateSplit(recipe.name, w, g, o)
+    total = recipe.bytes_per_param
+    if total < 4:
+        raise ProblemError(
+            "--state-bytes",
+            f"{total} bytes per parameter cannot hold bf16 weights and gradients (4 bytes): give a recipe",
+        )
+    return StateSplit(
+        recipe.name,
+        sp.Integer(2),
+        sp.Integer(2),
+        total - 4,
+        note=f"{total} bytes per parameter read as bf16 weights (2), bf16 gradients (2) "
+        f"and {total - 4} of optimizer state",
+    )
+
+
+def _number(problem_model: ModelAnalysis, key: str) -> sp.Expr:
+    value = problem_model.value(key)
+    if value is None:
+        value = dict(problem_model.given).get(sym(key))
+    if value is None or not value.is_number:
+        raise ProblemError(
+            f"model {problem_model.problem.model.name!r}",
+            "a training run needs every dim of the model bound: give --set",
+        )
+    return value
+
+
+def _check_sized(model: ModelAnalysis, spec: TrainSpec, degrees: dict[str, int]) -> None:
+    """A model known by its size alone trains with dp and ZeRO only: no layer to split or keep."""
+    for field, degree in degrees.items():
+        if degree > 1:
+            raise ProblemError(
+                spec.where(field),
+                f"{field} = {degree} splits the model's layers: {NEEDS_ARCHITECTURE}",
+            )
+    if spec.recompute is not None and spec.recompute.strip() == Recompute.SELECTIVE.value:
+        raise ProblemError(
+            spec.where("recompute"),
+            f"selective recomputation recomputes the attention core: {NEEDS_ARCHITECTURE}",
+        )
+
+
+def _check_splits(
+    model: ModelAnalysis, spec: TrainSpec, tp: int, pp: int, ep: int, dp: int
+) -> None:
+    """TP splits heads, KV heads and f; PP the layers; EP the experts and the DP group."""
+    name = model.problem.model.name
+    mla = model.problem.transformer.is_mla
+    fields = ("heads", "d_ff") if mla else ("heads", "kv_heads", "d_ff")
+    for field in fields:  # latent attention (MLA) has no KV heads: its latent is whole
+        value = _number(model, field)
+        if value % tp:
+            raise ProblemError(
+                spec.where("tp"),
+                f"{name} has {value} {field.replace('_', ' ')}, not divisible by tp = {tp} "
+                "(Megatron splits heads, KV heads and the MLP's width over the TP group)",
+            )
+    layers = _number(model, "layers")
+    if layers % pp:
+        raise ProblemError(
+            spec.where("pp"),
+            f"{name} has {layers} layers, not divisible by pp = {pp} (equal stages)",
+        )
+    if ep > 1:
+        if not model.problem.transformer.is_moe:
+            raise ProblemError(
+                spec.where("ep"), f"expert parallelism needs a mixture of experts; {name} has none"
+            )
+        experts = _number(model, "experts")
+        if experts % ep or dp % ep:
+            raise ProblemError(
+                spec.where("ep"),
+                f"ep = {ep} must divide the experts ({experts}) and dp ({dp}): the experts are spread over part of the DP group",
+            )
+
+
+def _batch(
+    spec: TrainSpec, dp: int, pp: int
+) -> tuple[sp.Integer, sp.Integer, sp.Integer, sp.Integer]:
+    """Tokens per step, S, b and M; the batch is a whole number of micro-batches per DP rank."""
+    if spec.batch_tokens is None:
+        raise ProblemError(spec.where("batch_tokens"), "give the tokens per step, e.g. 4194304")
+    if spec.seq is None:
+        raise ProblemError(spec.where("seq"), "give the sequence length S, e.g. 4096")
+    tokens = parse_positive(spec.batch_tokens, spec.name("batch_tokens"))
+    if not tokens.is_integer:
+        raise ProblemError(spec.where("batch_tokens"), "a number of tokens is a whole number")
+    seq = sp.Integer(_int(spec, "seq", 1))
+    micro = sp.Integer(_int(spec, "micro_batch_size", 1))
+    per_micro = dp * micro * seq
+    if tokens % per_micro:
+        raise ProblemError(
+            spec.where("batch_tokens"),
+            f"{tokens} tokens is not a multiple of dp · micro-batch · S = {dp} · {micro} · {seq} = {per_micro}",
+        )
+    count = sp.Integer(tokens // per_micro)
+    if spec.microbatches is not None:
+        given = _int(spec, "microbatches", 1)
+        if given != count:
+            raise ProblemError(
+                spec.where("microbatches"),
+                f"the batch gives {count} micro-batches per DP rank (batch / (dp · b · S)), not {given}",
+            )
+    if count < pp:
+        flag = "microbatches" if spec.microbatches is not None else "batch_tokens"
+        raise ProblemError(
+            spec.where(flag),
+            f"{count} micro-batch(es) per DP rank is below pp = {pp}: a pipeline needs at least pp in flight",
+        )
+    return sp.Integer(tokens), seq, micro, count
+
+
+def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
+    """Validate a training run against its analysed model; the result is exact."""
+    dp, tp, pp = (_int(spec, f, 1) for f in ("dp", "tp", "pp"))
+    ep = _int(spec, "ep", 1)
+    zero, recompute = _zero(spec), _recompute(spec)
+    if isinstance(model.problem.model, Transformer):
+        _check_splits(model, spec, tp, pp, ep, dp)
+    else:
+        _check_sized(model, spec, {"tp": tp, "pp": pp, "ep": ep})
+    tokens, seq, micro, count = _batch(spec, dp, pp)
+    problem = model.problem
+    chip = problem.chip
+    peak = problem.peak or (chip.peak(problem.compute_dtype) if chip is not None else None)
+    if peak is None:
+        raise ProblemError("--chip", "a training step's time needs a peak: give --chip or --peak")
+    if spec.link_bandwidth is not None:
+        link_value = parse_positive(spec.link_bandwidth, spec.name("link_bandwidth"))
+        link_text, link_name = spec.link_bandwidth.strip(), "given link"
+        if chip is not None and chip.link is not None and chip.link.value == link_value:
+            link_name = chip.link_name
+    elif chip is not None and chip.link is not None:
+        link_value, link_text, link_name = chip.link.value, chip.link.text, chip.link_name
+    else:
+        raise ProblemError(
+            spec.where("link_bandwidth"), "give the link bandwidth (bytes/s, one way), e.g. 4.5e11"
+        )
+    sp_text = (spec.sequence_parallel or "false").strip().lower()
+    if sp_text not in ("true", "false"):
+        raise ProblemError(spec.where("sequence_parallel"), "true or false")
+    measured = None
+    if spec.measured_step_time is not None:
+        measured = parse_duration(spec.measured_step_time, spec.name("measured_step_time"))
+        if measured <= 0:
+            raise ProblemError(spec.where("measured_step_time"), "a step takes a positive time")
+    return TrainingProblem(
+        model=model,
+        dp=dp,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        zero=zero,
+        recompute=recompute,
+        batch_tokens=tokens,
+        seq=seq,
+        micro_batch=micro,
+        microbatches=count,
+        peak=peak.value,
+        peak_text=peak.text,
+        link=link_value,
+        link_text=link_text,
+        link_name=link_name,
+        capacity=problem.capacity.value if problem.capacity is not None else None,
+        state=_state(problem.state),
+        measured_time=measured,
+        spec=spec,
+        sequence_parallel=sp_text == "true",
+    )

@@ -1,0 +1,256 @@
+"""Memory per device of a training run: parameters held, the state's three parts, activations.
+
+Parameters per device (before ZeRO). TP (Megatron) splits every block's attention and MLP
+matrices (with their biases) over ``tp``; each block's norms are replicated. PP gives each
+stage ``L/pp`` blocks. The token embedding sits on the first stage and the output head and
+final norm on the last, both split over ``tp`` by vocabulary (a learned position table is
+replicated); with ``pp = 1`` one stage holds all of them, with ``pp > 1`` the heavier end
+stage is counted (a tied head keeps its copy of the embedding on the last stage). A MoE's
+expert matrices are split over ``tp · ep``; its router is replicated like the norms.
+
+ZeRO shards, over the DP group (``dp``; ``dp/ep`` for expert weights), the optimizer state
+(stage 1), the gradients too (2) and the weights too (3, FSDP).
+
+Activations of one micro-batch and one layer follow Korthikanti et al. (2022), "Reducing
+Activation Recomputation in Large Transformer Models", §4.1, term by term for the model's
+own layer (width ``d``, ``h`` query and ``h_kv`` KV heads of ``d_h``, MLP width ``f``, gated
+or plain, ``k`` experts per token), bf16 (2 bytes), masks 1 byte: :data:`TERMS`. With GPT's
+choices (``f = 4d``, plain MLP, MHA, dropout) they sum to the paper's
+``S·b·d·(10 + 24/t + 5·h·S/(d·t))``; with sequence parallelism the replicated terms are split
+over the TP group too (``S·b·d·(34/t + 5·h·S/(d·t))``). The 1F1B pipeline schedule keeps ``pp`` micro-batches in
+flight on the first stage, each of ``L/pp`` layers: ``L`` layers' worth in all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import sympy as sp
+
+from derive.model.transformer import Mlp
+from derive.training.binding import Recompute, TrainingProblem, ZeroStage
+
+__all__ = [
+    "TERMS",
+    "ActivationTerm",
+    "Memory",
+    "ParamsPerDevice",
+    "Where",
+    "activation_terms",
+    "memory_of",
+    "params_per_device",
+]
+
+ACTIVATION_BYTES = sp.Integer(2)  # bf16
+MASK_BYTES = sp.Integer(1)
+
+
+class Where(Enum):
+    """How an activation tensor sits on a TP group."""
+
+    REPLICATED = "replicated on every TP rank"
+    SPLIT = "split over the TP group"
+
+
+@dataclass(frozen=True)
+class ActivationTerm:
+    """One tensor the backward pass reads, per layer and micro-batch.
+
+    ``per_token`` is its elements per token (S·b tokens) before the TP split, as a tuple of
+    the notation's keys and a factor; ``core`` marks the attention core's S² tensors (dropped
+    by selective recomputation); ``dropout`` the terms only a model with dropout has.
+    """
+
+    name: str
+    paper: str
+    width: sp.Integer
+    where: Where
+    core: bool = False
+    dropout: bool = False
+
+
+# Korthikanti et al. (2022) §4.1, in the paper's order; ``paper`` is its term for GPT.
+TERMS: tuple[ActivationTerm, ...] = (
+    ActivationTerm("attention norm input", "2sbh", ACTIVATION_BYTES, Where.REPLICATED),
+    ActivationTerm("QKV projection input", "2sbh", ACTIVATION_BYTES, Where.REPLICATED),
+    ActivationTerm("Q and K (for the scores)", "4sbh", ACTIVATION_BYTES, Where.SPLIT),
+    ActivationTerm("softmax output", "2as²b", ACTIVATION_BYTES, Where.SPLIT, core=True),
+    ActivationTerm(
+        "softmax dropout mask", "as²b", MASK_BYTES, Where.SPLIT, core=True, dropout=True
+    ),
+    ActivationTerm(
+        "softmax dropout output", "2as²b", ACTIVATION_BYTES, Where.SPLIT, core=True, dropout=True
+    ),
+    ActivationTerm("V", "2sbh", ACTIVATION_BYTES, Where.SPLIT),
+    ActivationTerm("output projection input", "2sbh", ACTIVATION_BYTES, Where.SPLIT),
+    ActivationTerm("attention dropout mask", "sbh", MASK_BYTES, Where.REPLICATED, dropout=True),
+    ActivationTerm("MLP norm input", "2sbh", ACTIVATION_BYTES, Where.REPLICATED),
+    ActivationTerm("MLP input", "2sbh", ACTIVATION_BYTES, Where.REPLICATED),
+    ActivationTerm("MLP hidden tensors", "16sbh", ACTIVATION_BYTES, Where.SPLIT),
+    ActivationTerm("MLP dropout mask", "sbh", MASK_BYTES, Where.REPLICATED, dropout=True),
+)
+
+
+def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
+    """Elements per token of a term for this model (the attention core's scale with S)."""
+    d, h, kv, dh, f = (p.arch(k) for k in ("d_model", "heads", "kv_heads", "head_dim", "d_ff"))
+    kv = kv or h  # latent attention expands its latent into keys and values for every head
+    model = p.transformer
+    assert model is not None  # terms are only counted for a model with an architecture
+    hidden = (4 if model.mlp_kind is Mlp.GATED else 2) * f  # gate, up, act(gate), product | in, out
+    if model.is_moe:
+        hidden = hidden * p.arch("top_k")  # each token's k experts keep theirs
+    table = {
+        "Q and K (for the scores)": (h + kv) * dh,
+        "softmax output": h * p.seq,
+        "softmax dropout mask": h * p.seq,
+        "softmax dropout output": h * p.seq,
+        "V": kv * dh,
+        "output projection input": h * dh,
+        "MLP hidden tensors": hidden,
+    }
+    return table.get(term.name, d)
+
+
+def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr], ...]:
+    """The terms this run keeps, each with its bytes per layer and micro-batch on one device."""
+    if p.transformer is None:  # a model known by its size alone: no width, no layers
+        return ()
+    tp = sp.Integer(p.tp)
+    if p.recompute is Recompute.FULL:
+        where = Where.SPLIT if p.sequence_parallel else Where.REPLICATED
+        full = ActivationTerm("layer input (full recomputation)", "2sbh", ACTIVATION_BYTES, where)
+        share = tp if p.sequence_parallel else sp.Integer(1)
+        return ((full, ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model") / share),)
+    out = []
+    for term in TERMS:
+        if term.dropout and not p.dropout:
+            continue
+        if term.core and p.recompute is Recompute.SELECTIVE:
+            continue
+        split = tp if term.where is Where.SPLIT or p.sequence_parallel else sp.Integer(1)
+        out.append(
+            (term, term.width * p.seq * p.micro_batch * _elements_per_token(term, p) / split)
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ParamsPerDevice:
+    """Parameters one device holds before ZeRO: the blocks of its stage and the globals.
+
+    Attributes:
+        layers: L/pp blocks per stage.
+        block_split: one block's parameters split over TP (attention and dense MLP), per device.
+        block_replicated: one block's norms (and a MoE router), on every TP rank.
+        block_experts: one block's expert matrices per device, split over tp · ep.
+        ends: the globals on the heaviest stage (embedding, positions, head, final norm).
+        dense: parameters sharded by ZeRO over dp; experts: over dp/ep.
+    """
+
+    layers: sp.Rational
+    block_split: sp.Rational
+    block_replicated: sp.Rational
+    block_experts: sp.Rational
+    ends: sp.Rational
+    dense: sp.Rational
+    experts: sp.Rational
+
+    @property
+    def total(self) -> sp.Rational:
+        """Every parameter on the device."""
+        return self.dense + self.experts
+
+
+def _routed_experts(p: TrainingProblem) -> tuple[sp.Expr, sp.Expr]:
+    """(one block's routed expert matrices, its router): the experts a token may be sent to.
+
+    One expert is (P_mlp − P_mlp,act)/(E − k): the stored MLP less the one a token uses, over
+    the experts it does not use (shared experts and the router are in both and cancel).
+    """
+    if not p.is_moe:
+        return sp.Integer(0), sp.Integer(0)
+    experts, top_k = p.arch("experts"), p.arch("top_k")
+    router = p.arch("d_model") * experts
+    mlp, active = p.arch("P_mlp"), p.arch("P_mlp_active")
+    one = (mlp - active) / (experts - top_k) if experts != top_k else (mlp - router) / experts
+    return experts * one, router
+
+
+def params_per_device(p: TrainingProblem) -> ParamsPerDevice:
+    """The parameters one device holds, by the placement the module docstring states.
+
+    The blocks are counted from the model's total (its parameters less the globals), so
+    blocks that differ (dense first layers) are spread evenly over the stages.
+    """
+    tp, pp = sp.Integer(p.tp), sp.Integer(p.pp)
+    model = p.transformer
+    if model is None:  # known by its size alone: every parameter on the device (dp only)
+        total, zero = p.arch("params"), sp.Integer(0)
+        return ParamsPerDevice(zero, zero, zero, zero, total, total, zero)
+    embed, pos, head, final = (p.arch(k) for k in ("P_embed", "P_pos", "P_head", "P_final"))
+    layers = p.arch("layers")
+    expert_layers = layers - p.arch("dense_layers")
+    routed, router = _routed_experts(p)
+    blocks = p.arch("params") - (embed + pos + head + final)
+    experts_total = expert_layers * routed
+    replicated_total = layers * p.arch("P_norm") + expert_layers * router
+    split_total = blocks - experts_total - replicated_total
+    block_split = split_total / (layers * tp)
+    block_replicated = replicated_total / layers
+    block_experts = experts_total / (layers * tp * p.ep)
+    first = embed / tp + pos
+    last = head / tp + final + (embed / tp if model.tied_embeddings else 0)
+    ends = first + head / tp + final if p.pp == 1 else sp.Max(first, last)
+    per_stage = layers / pp
+    return ParamsPerDevice(
+        layers=per_stage,
+        block_split=block_split,
+        block_replicated=block_replicated,
+        block_experts=block_experts,
+        ends=ends,
+        dense=per_stage * (block_split + block_replicated) + ends,
+        experts=per_stage * block_experts,
+    )
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Bytes per device: the state's three parts, activations, their total."""
+
+    weights: sp.Rational
+    grads: sp.Rational
+    optimizer: sp.Rational
+    activations: sp.Rational
+    activations_per_layer: sp.Rational
+    in_flight: sp.Integer
+    activations_counted: bool = True  # False for a model known by its size alone
+
+    @property
+    def total(self) -> sp.Rational:
+        """weights + grads + optimizer + activations."""
+        return self.weights + self.grads + self.optimizer + self.activations
+
+
+def _sharded(part: str, zero: ZeroStage, params: ParamsPerDevice, dp: int, ep: int) -> sp.Rational:
+    """Parameters' worth of one state part on a device: the sharded part over its DP group."""
+    if part not in zero.shards:
+        return params.total
+    return params.dense / dp + params.experts / sp.Rational(dp, ep)
+
+
+def memory_of(p: TrainingProblem, params: ParamsPerDevice) -> Memory:
+    """Memory per device: weights, gradients, optimizer state and the activations in flight."""
+    per_layer = sp.Add(*(b for _, b in activation_terms(p)))
+    in_flight = sp.Integer(min(p.pp, int(p.microbatches)))
+    st = p.state
+    return Memory(
+        weights=st.weights * _sharded("weights", p.zero, params, p.dp, p.ep),
+        grads=st.grads * _sharded("grads", p.zero, params, p.dp, p.ep),
+        optimizer=st.optimizer * _sharded("optimizer", p.zero, params, p.dp, p.ep),
+        activations=in_flight * params.layers * per_layer,
+        activations_per_layer=per_layer,
+        in_flight=in_flight,
+        activations_counted=p.transformer is not None,
+    )
