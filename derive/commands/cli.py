@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import gc
 import io
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from importlib import import_module
 from typing import TextIO, TypeAlias
 
 from derive.commands.options import (
+    REPORT_FORMATS,
     add_format_flag,
     add_kernel_flags,
     add_operators_flag,
@@ -92,7 +92,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
     add_problem_flags(solve, operator_optional=True)
     add_kernel_flags(solve)
-    add_format_flag(solve, ("md", "json"))
+    add_format_flag(solve, REPORT_FORMATS)
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     add_format_flag(chips, ("text", "md", "json"))
     ops = sub.add_parser("operators", help="list operators with their shapes")
@@ -132,38 +132,28 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             "derive solve", "give an operator, or a kernel by --flops and --bytes (or --intensity)"
         )
     from derive.pipeline import derive_spec, registry_naming
+    from derive.present.formats import render
 
     derivation = derive_spec(spec_from_args(args), registry_naming(args.operator, args.operators))
-    if args.format == "json":
-        sys.stdout.write(json.dumps(derivation.as_json(), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(derivation.markdown(level=1))
+    sys.stdout.write(render(derivation.document(level=1), args.format))
     return 0
 
 
 def _cmd_chips(args: argparse.Namespace) -> int:
     from derive.present import listing
+    from derive.present.formats import render
 
-    if args.format == "json":
-        sys.stdout.write(json.dumps(listing.chips_json(), indent=2) + "\n")
-    else:
-        sys.stdout.write(listing.chips_markdown() if args.format == "md" else listing.chips_text())
+    sys.stdout.write(render(listing.chips_document(), args.format))
     return 0
 
 
 def _cmd_operators(args: argparse.Namespace) -> int:
     from derive.pipeline import operator_registry
     from derive.present import listing
+    from derive.present.formats import render
 
     registry = operator_registry(args.operators)
-    if args.format == "json":
-        sys.stdout.write(
-            json.dumps(listing.operators_json(registry), indent=2, ensure_ascii=False) + "\n"
-        )
-    elif args.format == "md":
-        sys.stdout.write(listing.operators_markdown(registry))
-    else:
-        sys.stdout.write(listing.operators_text(registry))
+    sys.stdout.write(render(listing.operators_document(registry), args.format))
     return 0
 
 
