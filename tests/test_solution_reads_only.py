@@ -35,6 +35,10 @@ ALLOWED_FROM = {
     "derive.analysis.collectives": {"CollectiveTime"},
     "derive.analysis.kernel_numbers": {"KernelNumbers"},
     "derive.model.phase": {"Phase", "PhaseAnalysis"},
+    "derive.model.binding": {"ModelProblem"},
+    "derive.model.records": {"ModelAnalysis", "Quantity", "Unit"},
+    "derive.model.sized": {"SizedModel"},
+    "derive.model.symbols": {"NOTATION", "sym", "tex_names"},  # the notation table
     "derive.training.analysis": {"Critical", "StrategyRow", "TrainingAnalysis"},
     "derive.training.binding": {"Recompute", "ZeroStage"},
     "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},

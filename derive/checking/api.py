@@ -41,7 +41,7 @@ from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
 from derive.checking.chain import read_chain_text
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
-from derive.checking.kernel_check import kernel_claim_json, kernel_claim_text
+from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report, kernel_claim_text
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
 from derive.checking.serving_claims import SERVING_QUANTITIES
@@ -80,6 +80,7 @@ __all__ = [
     "context_for",
     "defined_names",
     "kernel_claim_json",
+    "kernel_claim_report",
     "kernel_claim_text",
     "model_analysis_for",
     "model_values",

@@ -35,12 +35,20 @@ from derive.checking.verdict import Verdict
 from derive.errors import ParseError
 from derive.formula.answer import position_of
 from derive.formula.decimals import fmt_decimal
+from derive.present.report import Report, report_text
 from derive.problem.kernel_spec import KernelSpec
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = ["KernelDetail", "check_kernel", "kernel_claim_json", "kernel_claim_text", "kernel_for"]
+__all__ = [
+    "KernelDetail",
+    "check_kernel",
+    "kernel_claim_json",
+    "kernel_claim_report",
+    "kernel_claim_text",
+    "kernel_for",
+]
 
 
 @dataclass(frozen=True)
@@ -137,8 +145,13 @@ def kernel_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, objec
     }
 
 
+def kernel_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
+    """The verdict as a report, as a model claim's."""
+    from derive.checking.model_verdict_text import model_claim_report
+
+    return model_claim_report(result, rtol)
+
+
 def kernel_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
     """The verdict in a few lines, as a model claim's prints."""
-    from derive.checking.model_verdict_text import model_claim_text
-
-    return model_claim_text(result, rtol)
+    return report_text(kernel_claim_report(result, rtol))

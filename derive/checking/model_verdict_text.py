@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.formula.decimals import fmt_decimal
+from derive.present.report import Entry, Report, report_text
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = ["model_claim_json", "model_claim_text"]
+__all__ = ["model_claim_json", "model_claim_report", "model_claim_text"]
 
 
 def _exact(result: CheckResult) -> str | None:
@@ -28,22 +29,24 @@ def _model(result: CheckResult) -> str | None:
     return None if analysis is None else analysis.problem.model.name
 
 
-def model_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
-    """The verdict in a few lines (``expected`` left out when it was hidden)."""
-    lines = [
-        f"verdict: {result.verdict.value}",
-        f"quantity: {result.quantity}",
-        f"claim read as: {result.read_as}",
+def model_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
+    """The verdict as a report (``expected`` left out when it was hidden)."""
+    entries = [
+        Entry("verdict", result.verdict.value),
+        Entry("quantity", str(result.quantity)),
+        Entry("claim read as", str(result.read_as)),
     ]
     if result.expected is not None:
-        lines.append(f"expected: {result.expected}")
+        entries.append(Entry("expected", result.expected))
     if result.relative_error is not None:
-        lines.append(
-            f"relative error: {result.relative_error} (tolerance {fmt_decimal(100 * rtol, 3)}%)"
-        )
-    lines.append("diagnosis:")
-    lines += [f"  - {why}" for why in result.diagnosis]
-    return "\n".join(lines) + "\n"
+        tolerance = f"{result.relative_error} (tolerance {fmt_decimal(100 * rtol, 3)}%)"
+        entries.append(Entry("relative error", tolerance))
+    return Report(tuple(entries), (("diagnosis", tuple(result.diagnosis)),))
+
+
+def model_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
+    """The verdict in a few lines (``expected`` left out when it was hidden)."""
+    return report_text(model_claim_report(result, rtol))
 
 
 def model_claim_json(result: CheckResult, rtol: sp.Rational) -> dict:

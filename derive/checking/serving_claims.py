@@ -118,11 +118,8 @@ def _quantities(phase: PhaseAnalysis) -> tuple[list, list[tuple[str, str]]]:
 
 
 def _with_serving(a: ModelAnalysis, phase: PhaseAnalysis) -> ModelAnalysis:
-    from derive.model.records import ModelStep
-
     kept, left_out = _quantities(phase)
-    step = ModelStep(f"{phase.phase.value.capitalize()} step", "", "", tuple(kept))
-    return replace(a, steps=(*a.steps, step), left_out=(*a.left_out, *left_out))
+    return replace(a, quantities=(*a.quantities, *kept), left_out=(*a.left_out, *left_out))
 
 
 def claims_analysis_for(

@@ -82,8 +82,8 @@ def training_values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
 
 
 def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis:
-    """The model's analysis with the run's quantities as its last step (the run's keys win)."""
-    from derive.model.records import ModelStep, Quantity, Unit
+    """The model's analysis with the run's quantities last (the run's keys win)."""
+    from derive.model.records import Quantity, Unit
 
     if t is None:
         why = "a training run's quantity: give the problem a train = { … } table"
@@ -108,12 +108,9 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
         else:
             kept.append(Quantity(key, value, value, unit))
     ours = {q.key for q in kept}
-    steps = tuple(
-        replace(s, quantities=tuple(q for q in s.quantities if q.key not in ours)) for s in a.steps
-    )
-    step = ModelStep("Training run", "", "", tuple(kept))
+    quantities = tuple(q for q in a.quantities if q.key not in ours)
     others = tuple((k, w) for k, w in a.left_out if k not in ours)
-    return replace(a, steps=(*steps, step), left_out=(*others, *left_out))
+    return replace(a, quantities=(*quantities, *kept), left_out=(*others, *left_out))
 
 
 def all_claims_analysis_for(

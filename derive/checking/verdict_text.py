@@ -15,8 +15,17 @@ from derive.checking.matching import as_percent, relative_error
 from derive.checking.quantities import Target
 from derive.checking.shown import show_expected
 from derive.formula.decimals import fmt_decimal
+from derive.present.report import Entry, Report, report_text
 
-__all__ = ["chain_json", "chain_text", "claim_json", "claim_text", "unreadable_json"]
+__all__ = [
+    "chain_json",
+    "chain_report",
+    "chain_text",
+    "claim_json",
+    "claim_report",
+    "claim_text",
+    "unreadable_json",
+]
 
 
 def _s(expr: sp.Expr | None) -> str | None:
@@ -106,27 +115,36 @@ def claim_text(
     hidden: bool = False,
 ) -> str:
     """A few readable lines: verdict, how the claim was read, what was expected, the diagnosis."""
+    return report_text(claim_report(ctx, claim, j, diagnosis, hidden))
+
+
+def claim_report(
+    ctx: Context,
+    claim: Claim,
+    j: Judgement,
+    diagnosis: tuple[str, ...] | None = None,
+    hidden: bool = False,
+) -> Report:
+    """The check of a claim as a report: verdict, reading, expected, error, diagnosis."""
     p = ctx.analysis.problem
-    lines = [
-        f"verdict: {j.verdict.value}",
-        f"quantity: {j.quantity}",
-        f"claim read as: {claim.read_as()}   ({claim.parsed.decided})",
+    entries = [
+        Entry("verdict", j.verdict.value),
+        Entry("quantity", j.quantity),
+        Entry("claim read as", f"{claim.read_as()}   ({claim.parsed.decided})"),
     ]
     if j.value != j.claimed:
-        lines.append(f"with bound dims: {j.value}")
+        entries.append(Entry("with bound dims", str(j.value)))
     if not hidden:
-        lines.append(f"expected: {_show(j.expected, j.quantity)}")
+        entries.append(Entry("expected", _show(j.expected, j.quantity)))
         if j.leading is not None and p.regime is not None:
-            lines.append(f"leading order under {p.regime.text}: {_show(j.leading, j.quantity)}")
+            entries.append(
+                Entry(f"leading order under {p.regime.text}", _show(j.leading, j.quantity))
+            )
     if j.relative_error is not None and j.relative_error != 0 and not hidden:
-        lines.append(
-            f"relative error: {as_percent(j.relative_error)} (tolerance {as_percent(ctx.rtol)})"
-        )
+        error = f"{as_percent(j.relative_error)} (tolerance {as_percent(ctx.rtol)})"
+        entries.append(Entry("relative error", error))
     said = j.diagnosis if diagnosis is None else diagnosis
-    if said:
-        lines.append("diagnosis:")
-        lines += [f"  - {d}" for d in said]
-    return "\n".join(lines) + "\n"
+    return Report(tuple(entries), (("diagnosis", tuple(said)),) if said else ())
 
 
 def chain_json(
@@ -159,19 +177,22 @@ def chain_text(
     ctx: Context, r: ChainResult, diagnosis: tuple[str, ...] | None = None, hidden: bool = False
 ) -> str:
     """The chain's verdict, then one line per step (✓ or ✗), then the diagnosis."""
-    lines = [f"verdict: {r.verdict.value}"]
+    return report_text(chain_report(ctx, r, diagnosis, hidden))
+
+
+def chain_report(
+    ctx: Context, r: ChainResult, diagnosis: tuple[str, ...] | None = None, hidden: bool = False
+) -> Report:
+    """The check of a derivation as a report: verdict, a line per step, the diagnosis."""
+    entries = [Entry("verdict", r.verdict.value)]
     if r.quantity:
         shown = f" (expected {_show(r.expected, r.quantity)})" if r.expected and not hidden else ""
-        lines.append(f"quantity: {r.quantity}{shown}")
+        entries.append(Entry("quantity", f"{r.quantity}{shown}"))
     for s in r.steps:
         mark = "ok " if s.ok else "WRONG"
-        lines.append(f"line {s.line}: {mark} {s.text}")
-        if not s.ok or s.why:
-            lines.append(f"    {s.why}")
+        why = (s.why,) if not s.ok or s.why else ()
+        entries.append(Entry(f"line {s.line}", f"{mark} {s.text}", why))
     if r.first_wrong_line is not None:
-        lines.append(f"first wrong step: line {r.first_wrong_line}")
+        entries.append(Entry("first wrong step", f"line {r.first_wrong_line}"))
     said = r.diagnosis if diagnosis is None else diagnosis
-    if said:
-        lines.append("diagnosis:")
-        lines += [f"  - {d}" for d in said]
-    return "\n".join(lines) + "\n"
+    return Report(tuple(entries), (("diagnosis", tuple(said)),) if said else ())

@@ -44,9 +44,11 @@ from derive.commands.check_model import (
     refuse_a_model_name,
     refuse_unreadable,
     write_out,
+    write_report,
 )
 from derive.commands.options import (
     MODEL_FLAGS,
+    REPORT_FORMATS,
     add_format_flag,
     add_model_flags,
     add_tolerance_flag,
@@ -140,7 +142,7 @@ def add_check_parser(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
     add_tolerance_flag(p)
-    add_format_flag(p, ("text", "json"))
+    add_format_flag(p, ("text", *REPORT_FORMATS))
     p.add_argument(
         "--trust",
         action="store_true",
@@ -326,10 +328,10 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
     assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
     ctx, claim, judgement = detail.context, detail.claim, detail.judgement
     hidden = args.hide_expected
-    write_out(
-        report.claim_json(ctx, claim, judgement, result.diagnosis, hidden)
-        if args.format == "json"
-        else report.claim_text(ctx, claim, judgement, result.diagnosis, hidden)
+    write_report(
+        args,
+        report.claim_report(ctx, claim, judgement, result.diagnosis, hidden),
+        lambda: report.claim_json(ctx, claim, judgement, result.diagnosis, hidden),
     )
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
@@ -426,10 +428,10 @@ def _derivation(args: argparse.Namespace) -> int:
     assert isinstance(detail, ChainDetail)  # every checked derivation carries its detail
     ctx, chain = detail.context, detail.chain
     hidden = args.hide_expected
-    write_out(
-        report.chain_json(ctx, chain, result.diagnosis, hidden)
-        if args.format == "json"
-        else report.chain_text(ctx, chain, result.diagnosis, hidden)
+    write_report(
+        args,
+        report.chain_report(ctx, chain, result.diagnosis, hidden),
+        lambda: report.chain_json(ctx, chain, result.diagnosis, hidden),
     )
     return 1 if result.verdict is Verdict.INCORRECT else 0
 

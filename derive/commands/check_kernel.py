@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from derive.checking.api import KERNEL_QUANTITIES, QUANTITIES, parse_rtol
-from derive.commands.check_model import refuse_unreadable, write_out
+from derive.commands.check_model import refuse_unreadable, write_report
 from derive.commands.options import MODEL_FLAGS
 from derive.errors import ProblemError
 from derive.problem.kernel_spec import KernelSpec
@@ -78,7 +78,7 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
     The kernel comes from the flags (:func:`kernel_claim`) or from a problem set's ``kernel``
     problem (``--problem-set SET --problem ID``).
     """
-    from derive.checking.api import Verdict, check, kernel_claim_json, kernel_claim_text
+    from derive.checking.api import Verdict, check, kernel_claim_json, kernel_claim_report
 
     allowed = ", ".join(KERNEL_QUANTITIES)
     if args.quantity is None:
@@ -99,9 +99,5 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
-    write_out(
-        kernel_claim_json(result, rtol)
-        if args.format == "json"
-        else kernel_claim_text(result, rtol)
-    )
+    write_report(args, kernel_claim_report(result, rtol), lambda: kernel_claim_json(result, rtol))
     return 1 if result.verdict is Verdict.INCORRECT else 0

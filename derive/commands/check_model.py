@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
@@ -22,6 +23,7 @@ from derive.problem.timing import TIMING_KEYS
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
+    from derive.present.report import Report
 
 __all__ = [
     "is_model_claim",
@@ -42,6 +44,14 @@ def write_out(data: dict | str) -> None:
     sys.stdout.write(
         json.dumps(data, indent=2, ensure_ascii=False) + "\n" if isinstance(data, dict) else data
     )
+
+
+def write_report(args: argparse.Namespace, report: Report, data: Callable[[], dict]) -> None:
+    """A check's report on stdout in the format ``--format`` names (text, md, tex or json)."""
+    from derive.present.formats import render
+    from derive.present.report import report_document
+
+    sys.stdout.write(render(report_document(report, data), args.format))
 
 
 def refuse_unreadable(args: argparse.Namespace, result: CheckResult) -> NoReturn:
@@ -137,10 +147,8 @@ def model_claim(
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
-    write_out(
-        report.model_claim_json(result, rtol)
-        if args.format == "json"
-        else report.model_claim_text(result, rtol)
+    write_report(
+        args, report.model_claim_report(result, rtol), lambda: report.model_claim_json(result, rtol)
     )
     return 1 if result.verdict is Verdict.INCORRECT else 0
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import gc
 import io
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from importlib import import_module
 from typing import TextIO, TypeAlias
 
 from derive.commands.options import (
+    REPORT_FORMATS,
     add_format_flag,
     add_kernel_flags,
     add_operators_flag,
@@ -95,7 +95,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_problem_flags(solve, operator_optional=True)
     add_kernel_flags(solve)
     add_question_flags(solve)
-    add_format_flag(solve, ("md", "json"))
+    add_format_flag(solve, REPORT_FORMATS)
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     add_format_flag(chips, ("text", "md", "json"))
     ops = sub.add_parser("operators", help="list operators with their shapes")
@@ -142,15 +142,15 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from derive.pipeline import answer_for, derive_spec, registry_naming
+    from derive.present.formats import render
+    from derive.present.questions_view import with_questions
 
     derivation = derive_spec(spec_from_args(args), registry_naming(args.operator, args.operators))
     if questions is not None:
         answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
         derivation = replace(derivation, questions=answered)
-    if args.format == "json":
-        sys.stdout.write(json.dumps(derivation.as_json(), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(derivation.markdown(level=1))
+    text = render(derivation.document(level=1), args.format)
+    sys.stdout.write(with_questions(text, derivation.questions, args.format))
     return 0
 
 
@@ -163,6 +163,8 @@ def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
     if not answered.derived and answered.solving is None:
         raise ProblemError("derive solve", "give --define or --equation with --unknown")
     if args.format == "json":
+        import json
+
         sys.stdout.write(json.dumps(questions_json(answered), indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(questions_markdown(answered, level=1))
@@ -171,27 +173,19 @@ def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
 
 def _cmd_chips(args: argparse.Namespace) -> int:
     from derive.present import listing
+    from derive.present.formats import render
 
-    if args.format == "json":
-        sys.stdout.write(json.dumps(listing.chips_json(), indent=2) + "\n")
-    else:
-        sys.stdout.write(listing.chips_markdown() if args.format == "md" else listing.chips_text())
+    sys.stdout.write(render(listing.chips_document(), args.format))
     return 0
 
 
 def _cmd_operators(args: argparse.Namespace) -> int:
     from derive.pipeline import operator_registry
     from derive.present import listing
+    from derive.present.formats import render
 
     registry = operator_registry(args.operators)
-    if args.format == "json":
-        sys.stdout.write(
-            json.dumps(listing.operators_json(registry), indent=2, ensure_ascii=False) + "\n"
-        )
-    elif args.format == "md":
-        sys.stdout.write(listing.operators_markdown(registry))
-    else:
-        sys.stdout.write(listing.operators_text(registry))
+    sys.stdout.write(render(listing.operators_document(registry), args.format))
     return 0
 
 

@@ -12,21 +12,18 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from derive.commands.options import add_format_flag, add_kernel_flags
+from derive.commands.options import REPORT_FORMATS, add_format_flag, add_kernel_flags
 from derive.errors import ProblemError
 from derive.pipeline.compare import compare_rows
-from derive.present.compare.json import compare_json
-from derive.present.compare.ratios import follows_note, ratios_to
-from derive.present.compare.table import baseline_parts, compare_latex, compare_markdown
+from derive.present.compare.ratios import ratios_to
+from derive.present.compare.table import baseline_parts, compare_document
+from derive.present.formats import render
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
     from derive.commands.options import ProblemFlags
 
 __all__ = ["add_compare_parser", "run_compare"]
-
-
-# --- command ----------------------------------------------------------------------------------------
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -60,14 +57,7 @@ def run_compare(args: argparse.Namespace) -> int:
         else:  # the problem in that dtype, at its peak: fp8 against bf16 on one chip
             base = replace(named, dtypes=(dtype,))
             ratios = ratios_to(rows, compare_rows(base, registry, chip.name, dtype))
-    if args.format == "json":
-        sys.stdout.write(
-            json.dumps(compare_json(rows, ratios), indent=2, ensure_ascii=False) + "\n"
-        )
-    elif args.format == "tex":
-        sys.stdout.write(compare_latex(rows, ratios))
-    else:
-        sys.stdout.write(compare_markdown(rows, ratios) + (follows_note(ratios) if ratios else ""))
+    sys.stdout.write(render(compare_document(rows, ratios), args.format))
     return 0
 
 
@@ -121,5 +111,5 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
         help="add ratio columns against this chip (peak, bandwidth, ridge, T_lower speedup; a model's tokens/s); "
         "CHIP:DTYPE compares against the problem in DTYPE at its peak (--dtype fp8 --baseline h100:bf16)",
     )
-    add_format_flag(parser, ("md", "tex", "json"))
+    add_format_flag(parser, REPORT_FORMATS)
     parser.set_defaults(handler=run_compare)

@@ -25,7 +25,6 @@ something for the other kind are refused.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -33,12 +32,9 @@ from derive.commands.options import add_model_flags, serving_of
 from derive.errors import OperatorFileError, ProblemError, UnknownNameError, did_you_mean
 from derive.pipeline import model_names, names_a_config, operator_registry
 from derive.pipeline.compare import model_rows
-from derive.present.compare.models import (
-    model_compare_json,
-    model_compare_latex,
-    model_compare_markdown,
-)
+from derive.present.compare.models import model_compare_document
 from derive.present.compare.table import chips_of
+from derive.present.formats import render
 from derive.problem.model_spec import ModelSpec
 
 if TYPE_CHECKING:
@@ -129,11 +125,5 @@ def run_compare_model(args: argparse.Namespace) -> int:
     rows, ratios = model_rows(spec, serving, args.operators, args.chips, args.baseline)
     shown = {row.chip.name for row in rows}
     skipped = tuple(chip.name for chip in chips_of(args.chips) if chip.name not in shown)
-    if args.format == "json":
-        report = model_compare_json(rows, ratios)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    elif args.format == "tex":
-        sys.stdout.write(model_compare_latex(rows, ratios, skipped))
-    else:
-        sys.stdout.write(model_compare_markdown(rows, ratios, skipped))
+    sys.stdout.write(render(model_compare_document(rows, ratios, skipped), args.format))
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from derive.errors import ProblemError
@@ -38,9 +37,8 @@ def run_kernel_numbers(args: argparse.Namespace) -> int:
             f"derive solve {args.operator}",
             "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
         )
+    from derive.present.formats import render
+
     derivation = derive_kernel(kernel_spec_of(args))
-    if args.format == "json":
-        sys.stdout.write(json.dumps(derivation.as_json(), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(derivation.markdown())
+    sys.stdout.write(render(derivation.document(), args.format))
     return 0

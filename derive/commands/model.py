@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from derive.commands.options import (
-    add_format_flag,
+    REPORT_FORMATS,
     add_hardware_flags,
     add_model_flags,
     add_operators_flag,
@@ -41,6 +42,8 @@ __all__ = ["add_model_parser", "model_spec", "run_model"]
 
 def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     """The ``model`` subcommand and its flags (``add_problem_flags`` is not used: the flags differ)."""
+    from derive.commands.cli import add_format_flag
+
     p = sub.add_parser(
         "model",
         help="a whole model: parameters, KV cache, memory fit, training totals",
@@ -85,7 +88,7 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     )
     p.add_argument("--claim", metavar="TEXT", help="a claimed value or formula to judge exactly")
     add_tolerance_flag(p)
-    add_format_flag(p, ("md", "json", "tex"))
+    add_format_flag(p, REPORT_FORMATS)
     add_question_flags(p)
     p.set_defaults(handler=run_model)
 
@@ -125,7 +128,13 @@ def _judge(args: argparse.Namespace) -> int:
     from derive.commands.check_model import model_claim, with_serving_step
 
     problem = with_serving_step(args, model_spec(args), args.model)
-    return model_claim(args, problem, tuple(args.operators))
+    # the verdict is derive check's: its text unless JSON is asked (model's default is md)
+    verdict_format = "json" if args.format == "json" else "text"
+    return model_claim(
+        argparse.Namespace(**{**vars(args), "format": verdict_format}),
+        problem,
+        tuple(args.operators),
+    )
 
 
 def _questions(args: argparse.Namespace, model: object, step: object) -> Questions | None:
@@ -176,33 +185,16 @@ def run_model(args: argparse.Namespace) -> int:
     if args.quantity is not None:
         return _values(args)
     from derive.pipeline import derive_model, derive_serving
+    from derive.present.formats import render
 
     spec = model_spec(args)
     model = derive_model(spec, args.operators)
     serving = serving_of(args)
     step = None if serving is None else derive_serving(spec, serving, args.operators)
     questions = _questions(args, model, step)
-    if args.format == "json":
-        report = model.as_json() | ({"serving": step.as_json()} if step else {})
-        if questions is not None:
-            from derive.present.questions_view import questions_json
+    from derive.present.questions_view import with_questions
 
-            report |= questions_json(questions)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    elif args.format == "tex":
-        sys.stdout.write(model.latex())
-        if step is not None:
-            sys.stdout.write("\n" + step.latex())
-        if questions is not None:
-            from derive.present.questions_view import questions_latex
-
-            sys.stdout.write("\n" + questions_latex(questions))
-    else:
-        sys.stdout.write(model.markdown(level=1))
-        if step is not None:
-            sys.stdout.write("\n" + step.markdown())
-        if questions is not None:
-            from derive.present.questions_view import questions_markdown
-
-            sys.stdout.write("\n" + questions_markdown(questions))
+    sections = () if step is None else (("serving", step.document()),)
+    text = render(replace(model.document(level=1), sections=sections), args.format)
+    sys.stdout.write(with_questions(text, questions, args.format))
     return 0

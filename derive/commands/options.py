@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_RTOL",
     "KERNEL_FLAGS",
     "MODEL_FLAGS",
+    "REPORT_FORMATS",
     "ProblemFlags",
     "add_format_flag",
     "add_hardware_flags",
@@ -103,6 +104,11 @@ def add_model_flags(
             parser.add_argument(flag, choices=_PHASES, help=prefix + helptext)
         else:
             parser.add_argument(flag, metavar=metavar, help=prefix + helptext)
+
+
+REPORT_FORMATS = ("md", "tex", "json")
+"""The ``--format`` choices of a report (the names of :data:`derive.present.formats.FORMATS`,
+written out so that parsing flags does not load the renderers; a test keeps them equal)."""
 
 
 def add_format_flag(

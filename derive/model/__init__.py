@@ -5,8 +5,9 @@
 - ``counts``: parameter formulas per block and for the globals.
 - ``binding``: a model problem as typed (:class:`ModelSpec`) bound exactly.
 - ``symbols``: the notation table (symbol → LaTeX → meaning) every formula is written in.
-- ``records``: :class:`Quantity`, :class:`ModelStep`, :class:`ModelAnalysis` and the sheet.
-- ``counting``, ``serving``: the derivation steps (parameters, bytes, FLOPs; memory, limits, training).
+- ``records``: :class:`Quantity`, :class:`ModelAnalysis` (frozen) and the sheet it is derived on.
+- ``counting``, ``serving``: the quantities (parameters, bytes, FLOPs; memory, limits, training);
+  the steps that show them are ``derive.solution.model_steps``.
 - ``analysis``: :func:`analyse_model`, every derived quantity with its formula and value.
 - ``registry``: loading model files (built-ins in ``models/`` and the user's).
 

@@ -18,9 +18,9 @@ import sympy as sp
 
 from derive.model.binding import ModelProblem
 from derive.model.counting import flops, memory_of_weights_and_cache, parameters
-from derive.model.counts import substitutions
+from derive.model.counts import block_parts, substitutions
 from derive.model.expand import Role
-from derive.model.records import ModelAnalysis, ModelStep, Quantity, Sheet, Unit
+from derive.model.records import ModelAnalysis, Quantity, Sheet, Unit
 from derive.model.serving import fit, training
 from derive.model.sized import SizedModel
 from derive.model.sized_steps import by_size
@@ -28,7 +28,6 @@ from derive.model.symbols import batch, context, sym
 
 __all__ = [
     "ModelAnalysis",
-    "ModelStep",
     "Quantity",
     "Unit",
     "analyse_model",
@@ -37,21 +36,13 @@ __all__ = [
 
 
 def select_quantities(a: ModelAnalysis, ask: tuple[str, ...]) -> ModelAnalysis:
-    """The steps that derive the asked quantities and every quantity they use (all when none asked)."""
+    """The analysis asked for some quantities: its worked solution shows the steps that derive
+    them and every quantity they use, and says only why an asked one was left out (all when
+    none asked)."""
     if not ask:
         return a
-    by_key = {q.key: q for step in a.steps for q in step.quantities}
-    needed: set[str] = set()
-    todo = [k for k in ask if k in by_key]
-    while todo:
-        key = todo.pop()
-        if key in needed:
-            continue
-        needed.add(key)
-        todo += [s.name for s in by_key[key].formula.free_symbols if s.name in by_key]
-    steps = tuple(st for st in a.steps if any(q.key in needed for q in st.quantities))
     left_out = tuple((k, why) for k, why in a.left_out if k in ask)
-    return replace(a, steps=steps, left_out=left_out)
+    return replace(a, left_out=left_out, ask=ask)
 
 
 def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
@@ -107,10 +98,11 @@ def analyse_model(p: ModelProblem) -> ModelAnalysis:
         fit(sheet, p)
     training(sheet, p)
     return ModelAnalysis(
-        p,
-        given,
-        tuple(sheet.steps),
-        tuple(sheet.verdicts),
-        tuple(sheet.warnings),
-        tuple(sheet.left_out),
+        problem=p,
+        given=given,
+        quantities=tuple(sheet.derived),
+        parts=() if isinstance(p.model, SizedModel) else tuple(block_parts(p.model)),
+        verdicts=tuple(sheet.verdicts),
+        warnings=tuple(sheet.warnings),
+        left_out=tuple(sheet.left_out),
     )

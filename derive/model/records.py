@@ -1,8 +1,10 @@
 """The records of a model's analysis, and the sheet that fills them one quantity at a time.
 
-A :class:`Quantity` is a formula in the notation's symbols with its exact value; a
-:class:`ModelStep` groups quantities under a rule; :class:`ModelAnalysis` is the whole.
-:class:`Sheet` is the running substitution the derivation steps write to.
+A :class:`Quantity` is a formula in the notation's symbols with its exact value;
+:class:`ModelAnalysis` is the whole, frozen: every quantity in the order it was derived.
+How they are shown, step by step, is the solution stage's
+(:mod:`derive.solution.model_steps`). :class:`Sheet` is the running substitution
+:func:`~derive.model.analysis.analyse_model` derives with; it never leaves it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from derive.model.binding import ModelProblem
 from derive.model.counts import Part
 from derive.model.symbols import sym
 
-__all__ = ["ModelAnalysis", "ModelStep", "Quantity", "Sheet", "Unit"]
+__all__ = ["ModelAnalysis", "Quantity", "Sheet", "Unit"]
 
 
 class Unit(str, Enum):
@@ -53,37 +55,25 @@ class Quantity:
 
 
 @dataclass(frozen=True)
-class ModelStep:
-    """A step of the worked solution: a rule, a reason, its quantities, notes, parts."""
-
-    title: str
-    rule: str
-    reason: str
-    quantities: tuple[Quantity, ...]
-    notes: tuple[str, ...] = ()
-    parts: tuple[Part, ...] = ()
-
-
-@dataclass(frozen=True)
 class ModelAnalysis:
-    """Every derived quantity of a model problem, in steps, with verdicts and warnings."""
+    """Every derived quantity of a model problem, in order, with verdicts and warnings."""
 
     problem: ModelProblem
     given: tuple[tuple[sp.Symbol, sp.Expr], ...]
-    steps: tuple[ModelStep, ...]
+    quantities: tuple[Quantity, ...]
+    parts: tuple[Part, ...]  # the weights of one block, part by part
     verdicts: tuple[str, ...]
     warnings: tuple[str, ...]
     # (key, why not derived): printed in documents, so said in the problem's terms
     # ("needs a batch B"), never in one front end's flags
     left_out: tuple[tuple[str, str], ...]
+    # the quantities a problem asks for (a key's problem): its worked solution shows
+    # those and what they use; () shows everything
+    ask: tuple[str, ...] = ()
 
     def quantity(self, key: str) -> Quantity | None:
         """The quantity called ``key`` (a JSON key such as ``params``), or None."""
-        for step in self.steps:
-            for q in step.quantities:
-                if q.key == key:
-                    return q
-        return None
+        return next((q for q in self.quantities if q.key == key), None)
 
     def value(self, key: str) -> sp.Basic | None:
         """The exact value of a quantity, or None when it was not derived."""
@@ -100,7 +90,7 @@ class Sheet:
     """
 
     values: dict[sp.Symbol, sp.Basic]
-    steps: list[ModelStep] = field(default_factory=list)
+    derived: list[Quantity] = field(default_factory=list)
     left_out: list[tuple[str, str]] = field(default_factory=list)
     verdicts: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -111,19 +101,8 @@ class Sheet:
         if isinstance(value, sp.Expr) and not value.is_number:
             value = sp.expand(value)
         self.values[sym(key)] = value
-        return Quantity(key, formula, value, unit)
-
-    def step(
-        self,
-        title: str,
-        rule: str,
-        reason: str,
-        *qs: Quantity,
-        notes: tuple[str, ...] | list[str] = (),
-        parts: tuple[Part, ...] = (),
-    ) -> None:
-        """Close a step of the worked solution over the given quantities."""
-        self.steps.append(ModelStep(title, rule, reason, tuple(qs), tuple(notes), tuple(parts)))
+        self.derived.append(Quantity(key, formula, value, unit))
+        return self.derived[-1]
 
     def known(self, *keys: str) -> bool:
         """True when every key's value is a number."""

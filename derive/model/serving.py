@@ -1,4 +1,8 @@
-"""Derivation steps of serving and training: memory on N devices, limits, training totals."""
+"""What serving and training need, quantity by quantity: memory on N devices, limits, training.
+
+Each function derives its quantities on the sheet of :func:`~derive.model.analysis.analyse_model`
+and says what it left out and why; the steps that show them are :mod:`derive.solution.model_steps`.
+"""
 
 from __future__ import annotations
 
@@ -20,37 +24,11 @@ def fit(sheet: Sheet, p: ModelProblem) -> None:
     total = sheet.q("memory_total", sym("weights_bytes") + sym("kv_bytes"), Unit.BYTES)
     per = sheet.q("memory_per_device", sym("memory_total") / N, Unit.BYTES)
     qs = [total, per]
-    notes = [
-        "Weights and KV cache are spread evenly over the N devices; activations and framework memory are not counted."
-    ]
-    if p.replicas > 1:
-        notes = [
-            f"Data parallel: {p.devices} devices are {p.replicas} replicas of a tensor-parallel group "
-            f"of N_tp = {p.tp}; each replica holds its own copy of the weights and the KV cache of its "
-            "B sequences, spread evenly over its N_tp devices; activations and framework memory are "
-            "not counted."
-        ]
-    kv_heads = p.transformer.kv_heads
-    if not p.transformer.is_mla and kv_heads.is_number and p.tp > kv_heads:
-        notes.append(
-            f"The group of {p.tp} devices is larger than the model's {kv_heads} KV heads: tensor "
-            "parallelism would replicate them (each device holds one head's cache, M_kv/h_kv); "
-            "this fit spreads the cache evenly instead, a lower bound on the memory per device."
-        )
     if sheet.known("memory_per_device"):
         qs.append(sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN))
         qs.append(sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES))
     else:
         sheet.left_out.append(("fits", "the memory depends on dims left free: needs their values"))
-    sheet.step(
-        "Memory on the devices",
-        "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C"
-        if p.replicas == 1
-        else "M = M_W + M_kv per replica, spread over its N_tp devices; it fits when M/N_tp ≤ C",
-        "Serving keeps the weights and the KV cache of every sequence in HBM.",
-        *qs,
-        notes=notes,
-    )
     _limits(sheet, p)
 
 
@@ -68,7 +46,6 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
     spare = N * C - W
     weights_fit = bool(spare.xreplace(sheet.values) >= 0)
     qs: list[Quantity] = []
-    notes: list[str] = []
     if not weights_fit:
         values = sheet.values
         weights, room = values[W], (N * C).xreplace(values)
@@ -101,22 +78,6 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
         qs.append(sheet.q("min_devices", sp.ceiling((W + sym("kv_bytes")) / C), Unit.DEVICES))
     else:
         sheet.left_out.append(("min_devices", "needs a batch B and a context S"))
-    if not qs:
-        return
-    group = "N" if p.replicas == 1 else "N_tp"
-    notes.append(
-        "B_max and S_max are the largest integers with M_W + m_kv·B·S ≤ N·C; N_min the smallest integer with M_W + M_kv ≤ N·C."
-        if p.replicas == 1
-        else "Per replica: B_max and S_max are the largest integers with M_W + m_kv·B·S ≤ N_tp·C; "
-        "N_min the smallest group with M_W + M_kv ≤ N_min·C."
-    )
-    sheet.step(
-        "Largest batch, longest context, fewest devices",
-        f"solve M_W + m_kv·B·S ≤ {group}·C for the integer unknown",
-        f"The KV cache grows with B·S; what is left of {group}·C after the weights bounds it.",
-        *qs,
-        notes=notes,
-    )
 
 
 def _longest_windowed(
@@ -152,14 +113,7 @@ def _largest(spare: sp.Expr, per_unit: sp.Expr, weights_fit: bool) -> sp.Expr:
 def training(sheet: Sheet, p: ModelProblem) -> None:
     N = sym("devices")
     if p.state is not None:
-        q = sheet.q("train_state_bytes", sym("state_bytes") * sym("params") / N, Unit.BYTES)
-        parts = " + ".join(f"{b} ({name})" for name, b in p.state.parts)
-        sheet.step(
-            "Training state",
-            "bytes per parameter × parameters, sharded over N devices",
-            f"Recipe {p.state.name}: {parts} bytes per parameter.",
-            q,
-        )
+        sheet.q("train_state_bytes", sym("state_bytes") * sym("params") / N, Unit.BYTES)
     if p.train_tokens is not None:
         _train_time(sheet, p)
     _implied_mfu(sheet, p)
@@ -168,52 +122,24 @@ def training(sheet: Sheet, p: ModelProblem) -> None:
 def _train_time(sheet: Sheet, p: ModelProblem) -> None:
     N = sym("devices")
     qs = [sheet.q("train_flops", 6 * sym("params_active") * sym("tokens"), Unit.FLOPS)]
-    notes = [
-        "6 = 2 (forward) + 4 (backward: gradients for the activations and for the weights, 2 each) "
-        "FLOPs per parameter a token uses, per token; attention's S-dependent FLOPs are not in 6N."
-    ]
     if p.mfu is not None:
         time = sym("train_flops") / (N * sym("peak") * sym("mfu_given"))
     elif p.measured_tokens_per_s is not None:
         time = sym("tokens") / (N * sym("tokens_per_s"))
-        notes.append(
-            "With a measured rate r per device, the time is D / (N·r), whatever the FLOP convention."
-        )
     else:
         time = None
     if time is not None:
         qs.append(sheet.q("train_seconds", time, Unit.SECONDS))
         qs.append(sheet.q("train_days", sym("train_seconds") / 86400, Unit.DAYS))
-    sheet.step(
-        "Training compute and time",
-        "F_train = 6·P_act·D; T = F_train / (N·π·MFU)",
-        "Training on D tokens"
-        + (
-            ", at the assumed MFU (the fraction of the peak π reached) on each of N devices."
-            if p.mfu is not None
-            else "."
-        ),
-        *qs,
-        notes=notes,
-    )
 
 
 def _implied_mfu(sheet: Sheet, p: ModelProblem) -> None:
     if p.measured_tokens_per_s is None:
         return
     q = sheet.q("mfu", 6 * sym("params_active") * sym("tokens_per_s") / sym("peak"), Unit.FRACTION)
-    notes = []
     if q.is_number and q.value > 1:
         sheet.warnings.append(
             f"IMPOSSIBLE: the implied MFU is {float(q.value):.3g} > 1, faster than the chip's peak. "
             "This is the signature of a wrong FLOP convention (a multiply-add counted as 1 FLOP, a "
             "sparse peak), tokens per second counted over all devices instead of one, or the wrong model."
         )
-        notes.append("An MFU above 1 cannot happen: check the measurement and the convention.")
-    sheet.step(
-        "Implied MFU",
-        "MFU = 6·P_act·r / π, r the measured tokens per second per device",
-        "The FLOPs the measured rate needs, as a fraction of the peak.",
-        q,
-        notes=notes,
-    )

@@ -1,4 +1,4 @@
-"""Derivation steps of a model known by its size alone: weights, memory, fit, fewest devices.
+"""The quantities of a model known by its size alone: weights, memory, fit, fewest devices.
 
 The training steps (:func:`derive.model.serving.training`) follow as for any model; what
 needs an architecture is left out with :data:`~derive.model.sized.NEEDS_ARCHITECTURE`.
@@ -28,46 +28,18 @@ ARCHITECTURE_QUANTITIES = (
 
 def by_size(sheet: Sheet, p: ModelProblem) -> None:
     """Parameters as given, the weights' bytes, and on a capacity the fit of the weights."""
-    P = sym("params")
     model = p.model
     assert isinstance(model, SizedModel)
-    sheet.step(
-        "Parameters",
-        "given: the model's size (P) and the parameters a token uses (P_act)",
-        "The model is known by its size alone"
-        + (
-            "; a token uses fewer parameters than it stores (a mixture of experts)."
-            if model.params_active != model.params
-            else "; every token uses every parameter (P_act = P)."
-        ),
-        sheet.q("params", model.params, Unit.PARAMS),
-        sheet.q("params_active", model.params_active, Unit.PARAMS),
-    )
-    sheet.step(
-        "Weights in memory",
-        "bytes = parameters × bytes per weight",
-        "Every parameter is stored once at the weight width.",
-        sheet.q("weights_bytes", P * sym("w_weights"), Unit.BYTES),
-    )
+    sheet.q("params", model.params, Unit.PARAMS)
+    sheet.q("params_active", model.params_active, Unit.PARAMS)
+    sheet.q("weights_bytes", sym("params") * sym("w_weights"), Unit.BYTES)
     sheet.left_out.extend((key, NEEDS_ARCHITECTURE) for key in ARCHITECTURE_QUANTITIES)
     if p.capacity is None:
         sheet.left_out.append(("memory_total", "no HBM capacity: needs a chip or a capacity"))
         return
     C, N = sym("capacity"), sym("devices") if p.replicas == 1 else sym("tp")
-    qs = [
-        sheet.q("memory_total", sym("weights_bytes"), Unit.BYTES),
-        sheet.q("memory_per_device", sym("memory_total") / N, Unit.BYTES),
-        sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN),
-        sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES),
-        sheet.q("min_devices", sp.ceiling(sym("weights_bytes") / C), Unit.DEVICES),
-    ]
-    sheet.step(
-        "Memory on the devices",
-        "M = M_W spread over N devices; it fits when M/N ≤ C; N_min = ⌈M_W / C⌉",
-        "Serving keeps the weights in HBM; the KV cache needs an architecture and is not counted.",
-        *qs,
-        notes=[
-            "Only the weights are counted: the KV cache, activations and framework memory come on "
-            "top, so the fit is necessary, not sufficient."
-        ],
-    )
+    sheet.q("memory_total", sym("weights_bytes"), Unit.BYTES)
+    sheet.q("memory_per_device", sym("memory_total") / N, Unit.BYTES)
+    sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN)
+    sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES)
+    sheet.q("min_devices", sp.ceiling(sym("weights_bytes") / C), Unit.DEVICES)

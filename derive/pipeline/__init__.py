@@ -35,8 +35,8 @@ from derive.catalogue import ProblemKind
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
 from derive.errors import ProblemError, UnknownNameError
-from derive.present.render import render
-from derive.present.view import view_of
+from derive.present.formats import Document, render
+from derive.present.view import solution_document
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.chips import Chip, load_chips
 from derive.solution.builder import Solution, build_solution
@@ -201,15 +201,19 @@ class Derivation:
         """Attainable / peak when every dim is bound."""
         return self.analysis.fraction_of_peak
 
+    def document(self, title: str | None = None, text: str = "", level: int = 2) -> Document:
+        """The worked solution as a document, for :func:`~derive.present.formats.render`."""
+        return solution_document(self.solution, title, text, level)
+
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
-        md = render("solution.md.j2", "md", view=view_of(self.solution, title, text), level=level)
-        return _with_questions_md(md, self.questions, level)
+        return _with_questions_md(
+            render(self.document(title, text, level), "md"), self.questions, level
+        )
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
-        tex = render("solution.tex.j2", "tex", view=view_of(self.solution, title, text))
-        return _with_questions_tex(tex, self.questions)
+        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
 
     def as_json(self) -> dict:
         """The JSON object of ``derive solve --format json``."""
@@ -385,18 +389,21 @@ class ModelDerivation:
         """A whole-model problem."""
         return ProblemKind.MODEL
 
+    def document(self, title: str | None = None, text: str = "", level: int = 2) -> Document:
+        """The worked solution as a document, for :func:`~derive.present.formats.render`."""
+        from derive.present.model_view import model_document
+
+        return model_document(self.analysis, title, text, level=level)
+
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
-        from derive.present.model_view import model_markdown
-
-        md = model_markdown(self.analysis, title, text, level=level)
-        return _with_questions_md(md, self.questions, level)
+        return _with_questions_md(
+            render(self.document(title, text, level), "md"), self.questions, level
+        )
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
-        from derive.present.model_view import model_latex
-
-        return _with_questions_tex(model_latex(self.analysis, title, text), self.questions)
+        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
 
     def as_json(self) -> dict:
         """The JSON object of ``derive model --format json``."""
@@ -425,11 +432,15 @@ class ServingDerivation:
     analysis: ModelAnalysis
     phase: PhaseAnalysis
 
+    def document(self, level: int = 2) -> Document:
+        """The step's worked solution as a document, a section after the model's."""
+        from derive.present.serving_step import phase_document
+
+        return phase_document(self.phase, self.analysis, level=level)
+
     def markdown(self, level: int = 2) -> str:
         """The step's worked solution, as a Markdown section after the model's."""
-        from derive.present.serving_step import phase_markdown
-
-        return phase_markdown(self.phase, self.analysis, level=level)
+        return render(self.document(level), "md")
 
     def latex(self) -> str:
         """The step's worked solution, as a LaTeX fragment after the model's."""
@@ -461,11 +472,15 @@ class KernelDerivation:
     kernel: KernelNumbers
     spec: KernelSpec
 
+    def document(self) -> Document:
+        """The worked solution as a document (``derive solve --flops … --bytes …``)."""
+        from derive.present.kernel_view import kernel_document
+
+        return kernel_document(self.kernel, self.spec.timing)
+
     def markdown(self) -> str:
         """The worked solution (``derive solve --flops … --bytes …``)."""
-        from derive.present.kernel_view import kernel_markdown
-
-        return kernel_markdown(self.kernel, self.spec.timing)
+        return render(self.document(), "md")
 
     def as_json(self) -> dict:
         """Every quantity, as exact strings (``derive solve --flops … --format json``)."""

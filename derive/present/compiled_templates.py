@@ -29,11 +29,11 @@ from typing import Any
 
 import jinja2
 
+from derive.present.formats import FORMATS
 from derive.resources import resource_dir
 
-__all__ = ["FORMATS", "compiled_folder", "compiled_loader", "fingerprint", "write_compiled"]
+__all__ = ["compiled_folder", "compiled_loader", "fingerprint", "write_compiled"]
 
-FORMATS = {"md": ".md.j2", "tex": ".tex.j2"}
 MANIFEST = "manifest.json"
 
 
@@ -50,7 +50,7 @@ def fingerprint(fmt: str, settings: dict[str, Any]) -> dict[str, Any]:
         "settings": repr(sorted(settings.items())),
         "templates": {
             path.name: hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(sources.glob("*" + FORMATS[fmt]))
+            for path in sorted(sources.glob("*" + FORMATS[fmt].template_suffix))
         },
     }
 
@@ -63,7 +63,8 @@ def compiled_loader(fmt: str, settings: dict[str, Any]) -> jinja2.BaseLoader | N
         current = manifest.get(fmt) == fingerprint(fmt, settings)
     except (OSError, ValueError, AttributeError):
         return None
-    return jinja2.ModuleLoader(str(folder / fmt)) if current else None
+    # a manifest without its modules (a package that left them out) is not current either
+    return jinja2.ModuleLoader(str(folder / fmt)) if current and (folder / fmt).is_dir() else None
 
 
 def suffix_filter(suffix: str) -> Callable[[str], bool]:
@@ -78,7 +79,7 @@ def write_compiled(environments: dict[str, tuple[jinja2.Environment, dict[str, A
     for fmt, (env, settings) in sorted(environments.items()):
         target = folder / fmt
         shutil.rmtree(target, ignore_errors=True)
-        suffix = FORMATS[fmt]
+        suffix = FORMATS[fmt].template_suffix
         env.compile_templates(
             str(target),
             filter_func=suffix_filter(suffix),

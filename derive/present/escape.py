@@ -1,13 +1,18 @@
 """Escaping user text for Markdown and LaTeX, and rich text (prose with math) in both.
 
 Every user string a template prints goes through these (the ``e`` and ``rich`` filters of
-:mod:`derive.present.render`).
+:mod:`derive.present.render`). LaTeX escaping reads derive's own table first (TeX specials,
+the math signs derive prints) and hands any other letter to pylatexenc's encoder, so
+"Žižek" prints as ``\\v{Z}i\\v{z}ek`` and compiles under pdflatex's default input.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
+
+from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from derive.solution.steps import Math
 
@@ -63,6 +68,26 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
+# Letters pdflatex's UTF-8 input reads as they are (kept raw, as derive always printed them).
+_TEX_RAW = frozenset("éèàüöäçñ")
+
+# pylatexenc's encoder for the rest of Unicode: accents as TeX accents (\\v{Z}), Greek as
+# math letters; a character it cannot encode (CJK, emoji) becomes "?", as it always did.
+_ENCODER = UnicodeToLatexEncoder(
+    non_ascii_only=True, unknown_char_policy=lambda ch: "?", unknown_char_warning=False
+)
+
+
+@lru_cache(maxsize=512)
+def _tex_letter(ch: str) -> str:
+    """One non-ASCII character derive's table lacks, as pdflatex can typeset it."""
+    if ch in _TEX_RAW:
+        return ch
+    if ch.isprintable() and ord(ch) > 0x7F:
+        return _ENCODER.unicode_to_latex(ch)
+    return "?"  # control characters
+
+
 def _tex_char(match: re.Match[str]) -> str:
     ch = match.group(0)
     if ch == "-":
@@ -71,7 +96,7 @@ def _tex_char(match: re.Match[str]) -> str:
         return _TEX_MAP[ch]
     if ch == "\n":
         return " "
-    return ch if ch in "éèàüöäçñ" else "?"  # other control characters and non-ASCII
+    return _tex_letter(ch)
 
 
 # a hyphen before a hyphen gets an empty group, so "--flag" does not print as an en dash
@@ -81,7 +106,11 @@ _TEX_SPECIAL = re.compile("-(?=-)|[" + re.escape("".join(_TEX_MAP)) + r"]|[^\x20
 def tex_escape(text: str) -> str:
     """Escape prose for LaTeX (pdflatex): TeX specials, and unicode math as math.
 
-    Characters pdflatex's default input cannot take are replaced by ``?``.
+    Other non-ASCII letters go through pylatexenc's encoder (``Ž`` → ``\\v{Z}``, ``ï`` →
+    ``{\\"\\i}``); what neither knows (control characters, CJK, emoji) prints as ``?``.
+
+    >>> print(tex_escape("Žižek's naïve Ångström, 5%"))
+    \\v{Z}i\\v{z}ek's na{\\"\\i}ve \\r{A}ngström, 5\\%
     """
     return _TEX_SPECIAL.sub(_tex_char, str(text))
 

@@ -1,30 +1,37 @@
 """A kernel given by its numbers (``derive solve --flops … --bytes …``), as a document:
-its worked solution (Markdown) or every quantity as exact strings (JSON)."""
+its worked solution (Markdown, LaTeX) or every quantity as exact strings (JSON)."""
 
 from __future__ import annotations
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
+from derive.present.formats import Document, render
 from derive.present.json_export import measured_json, step_json
-from derive.present.render import render
 from derive.problem.timing import TimingSpec
 from derive.solution.number_steps import kernel_given, number_steps, numbers_verdict
 
-__all__ = ["kernel_json", "kernel_markdown"]
+__all__ = ["kernel_document", "kernel_json", "kernel_markdown"]
+
+
+def kernel_document(kernel: KernelNumbers, timing: TimingSpec | None = None) -> Document:
+    """The worked solution of a kernel by its numbers (its timing flags, as typed, among the
+    givens), in the templates of a list of steps (``kernel.*.j2``); JSON: :func:`kernel_json`."""
+    return Document(
+        template="kernel",
+        context=dict(
+            title="A kernel by its numbers",
+            given=kernel_given(kernel, timing or TimingSpec()),
+            steps=number_steps(kernel),
+            verdict=numbers_verdict(kernel),
+            level=1,
+        ),
+        data=lambda: kernel_json(kernel),
+    )
 
 
 def kernel_markdown(kernel: KernelNumbers, timing: TimingSpec | None = None) -> str:
-    """The worked solution of a kernel by its numbers, as Markdown (its timing flags, as
-    typed, among the givens)."""
-    return render(
-        "kernel.md.j2",
-        "md",
-        title="A kernel by its numbers",
-        given=kernel_given(kernel, timing or TimingSpec()),
-        steps=number_steps(kernel),
-        verdict=numbers_verdict(kernel),
-        level=1,
-    )
+    """The worked solution of a kernel by its numbers, as Markdown."""
+    return render(kernel_document(kernel, timing), "md")
 
 
 def kernel_json(kernel: KernelNumbers) -> dict[str, object]:

@@ -11,13 +11,16 @@ from derive.declare.operator import Tensor
 from derive.declare.registry import Registry
 from derive.formula.decimals import fmt_decimal
 from derive.present.escape import md_escape
+from derive.present.formats import Document
 from derive.problem.chips import load_chips
 from derive.solution.notation import tex
 
 __all__ = [
+    "chips_document",
     "chips_json",
     "chips_markdown",
     "chips_text",
+    "operators_document",
     "operators_json",
     "operators_markdown",
     "operators_text",
@@ -166,3 +169,19 @@ def operators_text(registry: Registry) -> str:
             lines.append(f"    {op.doc}")
         lines.append("")
     return "\n".join(lines)
+
+
+def chips_document() -> Document:
+    """``derive chips``: the table as text (the default) or Markdown, or the JSON object."""
+    return Document(written={"text": chips_text, "md": chips_markdown}, data=chips_json)
+
+
+def operators_document(registry: Registry) -> Document:
+    """``derive operators``: the list as text (the default) or Markdown, or the JSON object."""
+    return Document(
+        written={
+            "text": lambda: operators_text(registry),
+            "md": lambda: operators_markdown(registry),
+        },
+        data=lambda: operators_json(registry),
+    )

@@ -8,32 +8,30 @@ list is present (``null`` when it was not derived) as ``{exact, value, unit, for
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 import sympy as sp
 
 from derive.catalogue import ProblemKind, phrase_of
 from derive.formula.decimals import fmt_decimal
-from derive.model.analysis import ModelAnalysis, ModelStep, Quantity, Unit
+from derive.model.analysis import ModelAnalysis, Quantity, Unit
 from derive.model.sized import SizedModel
-from derive.model.symbols import NOTATION, batch, context, sym, tex_names
+from derive.model.symbols import NOTATION, batch, context
 from derive.model.transformer import OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
-from derive.present.render import render
+from derive.present.formats import Document, render
 from derive.problem.problem_set import MODEL_ASK_KEYS
-from derive.solution.notation import tex, tex_decimal, tex_text_number
-from derive.solution.steps import Math, Rich, rich
+from derive.solution.model_steps import model_steps, shown_quantities
+from derive.solution.notation import tex, tex_text_number
 
 __all__ = [
     "ASK_PHRASES",
     "JSON_KEYS",
-    "ModelLine",
     "glance",
+    "model_document",
     "model_json",
     "model_latex",
     "model_markdown",
     "model_template_context",
+    "shown_quantities",
 ]
 
 # The quantities of the JSON contract, in order: the keys a model problem may ask for.
@@ -42,156 +40,7 @@ JSON_KEYS = MODEL_ASK_KEYS
 # What a question asks for each quantity (a problem set's ``ask``).
 ASK_PHRASES = {name: phrase_of(ProblemKind.MODEL, name) for name in JSON_KEYS}
 
-_GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
-_NAMES = tex_names()
-
-
-@dataclass(frozen=True)
-class ModelLine:
-    """One displayed equation: ``lhs = symbolic = numbers = result ≈ approx``."""
-
-    lhs: str
-    forms: tuple[str, ...]
-    approx: str | None
-    key: str
-    relation: str = "="
-
-
-@dataclass(frozen=True)
-class ModelStepView:
-    """A step as the templates print it."""
-
-    title: str
-    rule: str
-    reason: str
-    lines: tuple[ModelLine, ...]
-    notes: tuple[str, ...]
-    table: tuple[tuple, ...]
-
-
-def _names() -> dict[sp.Symbol, str]:
-    """Symbol → LaTeX name of the notation (built once)."""
-    return _NAMES
-
-
-def _value_tex(value: sp.Basic) -> str:
-    if isinstance(value, sp.logic.boolalg.BooleanAtom):
-        return r"\text{yes}" if bool(value) else r"\text{no}"
-    return tex(value)
-
-
-def _numbers_tex(formula: sp.Basic, values: dict[sp.Symbol, sp.Basic]) -> str:
-    names = dict(_names())
-    for s in formula.free_symbols:
-        if s in values:
-            v = values[s]
-            text = tex(v)
-            simple = not (v.is_Add or (v.is_number and v < 0))
-            names[s] = text if simple else rf"\left({text}\right)"
-    return tex(formula, symbol_names=names, mul_symbol="dot")
-
-
-def human(value: sp.Basic, unit: Unit) -> str | None:
-    """An approximate decimal with its unit, for display (bytes in GB and GiB)."""
-    if not isinstance(value, sp.Expr) or not value.is_number:
-        return None
-    if unit in (Unit.BYTES, Unit.BYTES_PER_TOKEN):
-        suffix = r"\ \text{B/token}" if unit is Unit.BYTES_PER_TOKEN else ""
-        if abs(value) >= 10**6:
-            gb, gib = _approx(value / _GB, 5), _approx(value / _GIB, 5)
-            return rf"{gb}\ \text{{GB}}\ ({gib}\ \text{{GiB}}){suffix}"
-        return None if value.is_Integer else tex_decimal(value) + suffix
-    if unit is Unit.DAYS or unit is Unit.SECONDS or unit is Unit.FRACTION:
-        word = {Unit.DAYS: r"\ \text{days}", Unit.SECONDS: r"\ \text{s}", Unit.FRACTION: ""}[unit]
-        return _approx(value, 4) + word
-    if value.is_Integer and abs(value) < 10**7:
-        return None
-    return _approx(value, 5)
-
-
-def _approx(value: sp.Expr, digits: int) -> str:
-    """A rounded decimal for display; integers of 8 digits or more in scientific form."""
-    if value.is_Integer and abs(value) >= 10**7:
-        mantissa, exponent = f"{float(value):.{digits - 1}e}".split("e")
-        return rf"{mantissa} \times 10^{{{int(exponent)}}}"
-    return tex_decimal(value, digits)
-
-
-def _truncated(value: sp.Expr, places: int = 3) -> str:
-    """A positive number cut (not rounded) after ``places`` decimals: 42.8019… → ``42.801``."""
-    n = int(sp.floor(value * 10**places))
-    return f"{n // 10**places}.{n % 10**places:0{places}d}"
-
-
-def _line(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> ModelLine:
-    names = _names()
-    lhs = NOTATION[q.key].latex
-    symbolic = tex(q.formula, symbol_names=names)
-    forms = [symbolic]
-    numbers = _numbers_tex(q.formula, values)
-    if numbers != symbolic:
-        forms.append(numbers)
-    rounding = {
-        sp.floor: (r"\left\lfloor ", r" \right\rfloor"),
-        sp.ceiling: (r"\left\lceil ", r" \right\rceil"),
-    }
-    if q.formula.func in rounding and q.value.is_number:
-        inner = q.formula.args[0].xreplace(values)
-        if inner.is_number and not inner.is_Integer:
-            left, right = rounding[q.formula.func]
-            forms.append(f"{left}{_truncated(inner)}\\ldots{right}")
-    result = _value_tex(q.value)
-    if result != forms[-1]:
-        forms.append(result)
-    return ModelLine(lhs, tuple(forms), human(q.value, q.unit), q.key)
-
-
-_NAME_PART = re.compile(r"([Wb])_(\w+)|γ|β")
-
-
-def _name_rich(name: str) -> Rich:
-    """A weight's name with its symbols as math: ``W_q, b_q`` → $W_{q}$, $b_{q}$; γ, β."""
-    out: list[str | Math] = []
-    last = 0
-    for m in _NAME_PART.finditer(name):
-        out.append(name[last : m.start()])
-        if m.group(1):
-            out.append(Math(rf"{m.group(1)}_{{\mathrm{{{m.group(2)}}}}}"))
-        else:
-            out.append(Math(r"\gamma" if m.group(0) == "γ" else r"\beta"))
-        last = m.end()
-    out.append(name[last:])
-    return rich(*out)
-
-
-def _part_rows(step: ModelStep, values: dict[sp.Symbol, sp.Basic]) -> tuple[tuple, ...]:
-    """A header, then one row of rich cells per part: block, weights, formula, value."""
-    if not step.parts:
-        return ()
-    names = _names()
-    rows: list[tuple] = [("block", "weights", "count", "value")]
-    for pt in step.parts:
-        count: Rich = rich(Math(tex(pt.formula, symbol_names=names)))
-        if pt.active != pt.formula:
-            count = count + rich(" (a token uses ", Math(tex(pt.active, symbol_names=names)), ")")
-        value = rich(Math(tex(pt.formula.xreplace(values))))
-        rows.append((rich(pt.block.value), _name_rich(pt.name), count, value))
-    return tuple(rows)
-
-
-def _steps(a: ModelAnalysis) -> tuple[ModelStepView, ...]:
-    values: dict[sp.Symbol, sp.Basic] = dict(a.given)
-    out = []
-    for step in a.steps:
-        rows = _part_rows(step, values)
-        lines = []
-        for q in step.quantities:
-            lines.append(_line(q, values))
-            values[sym(q.key)] = q.value
-        out.append(
-            ModelStepView(step.title, step.rule, step.reason, tuple(lines), step.notes, rows)
-        )
-    return tuple(out)
+_GB = sp.Integer(10) ** 9
 
 
 def _given_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str], ...]:
@@ -254,7 +103,7 @@ def _context(a: ModelAnalysis, title: str | None, text: str) -> dict:
         bound=tuple(f"{d.name} = {v}" for d, v in p.bound),
         given=_given_rows(a),
         hardware=_hardware_rows(a),
-        steps=_steps(a),
+        steps=model_steps(a),
         verdicts=a.verdicts,
         warnings=a.warnings,
         left_out=a.left_out,
@@ -266,6 +115,24 @@ def model_template_context(a: ModelAnalysis, title: str | None = None, text: str
     return _context(a, title, text)
 
 
+def model_document(
+    a: ModelAnalysis,
+    title: str | None = None,
+    text: str = "",
+    level: int = 1,
+    givens_only: bool = False,
+    sections: tuple[tuple[str, Document], ...] = (),
+) -> Document:
+    """The worked solution as a document (``model.*.j2``; JSON: :func:`model_json`);
+    ``givens_only``: the question, without the steps; ``sections`` follow it."""
+    return Document(
+        template="model",
+        context=dict(level=level, givens_only=givens_only, **_context(a, title, text)),
+        data=lambda: model_json(a),
+        sections=sections,
+    )
+
+
 def model_markdown(
     a: ModelAnalysis,
     title: str | None = None,
@@ -274,9 +141,7 @@ def model_markdown(
     givens_only: bool = False,
 ) -> str:
     """The worked solution as Markdown (``givens_only``: the question, without the steps)."""
-    return render(
-        "model.md.j2", "md", level=level, givens_only=givens_only, **_context(a, title, text)
-    )
+    return render(model_document(a, title, text, level, givens_only), "md")
 
 
 def _short(q: Quantity) -> str:
@@ -310,7 +175,7 @@ def model_latex(
     a: ModelAnalysis, title: str | None = None, text: str = "", givens_only: bool = False
 ) -> str:
     """The worked solution as a LaTeX fragment (``givens_only``: the question, for a sheet)."""
-    return render("model.tex.j2", "tex", givens_only=givens_only, **_context(a, title, text))
+    return render(model_document(a, title, text, givens_only=givens_only), "tex")
 
 
 def _quantity_json(q: Quantity | None) -> dict | None:
@@ -386,12 +251,7 @@ def model_json(a: ModelAnalysis) -> dict:
             "attention": _quantity_json(a.quantity("flops_attention")),
         }
         fpt["shortcut_2n"] = _quantity_json(a.quantity("flops_2n"))
-    out["breakdown"] = {
-        q.key: _quantity_json(q)
-        for step in a.steps
-        for q in step.quantities
-        if q.key.startswith("P_")
-    }
+    out["breakdown"] = {q.key: _quantity_json(q) for q in a.quantities if q.key.startswith("P_")}
     out["verdicts"] = list(a.verdicts)
     out["warnings"] = list(a.warnings)
     out["left_out"] = {key: why for key, why in a.left_out}

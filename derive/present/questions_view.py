@@ -28,6 +28,7 @@ __all__ = [
     "questions_latex",
     "questions_markdown",
     "value_text",
+    "with_questions",
 ]
 
 _TYPED = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(.*?)\s*$")
@@ -296,3 +297,17 @@ def questions_json(q: Questions) -> dict[str, object]:
             "note": q.solving.note or None,
         },
     }
+
+
+def with_questions(text: str, questions: Questions | None, fmt: str) -> str:
+    """A rendered report with a problem's questions added: JSON keys, or a section after it."""
+    if questions is None:
+        return text
+    if fmt == "json":
+        import json
+
+        report = {**json.loads(text), **questions_json(questions)}
+        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "tex":
+        return text.rstrip("\n") + "\n\n" + questions_latex(questions)
+    return text.rstrip("\n") + "\n\n" + questions_markdown(questions)

@@ -1,9 +1,11 @@
-"""Rendering: one jinja environment per format, configured explicitly.
+"""Rendering a template: one jinja environment per templated format, configured explicitly.
 
-Markdown keeps jinja's usual delimiters; LaTeX uses ``<< >>``, ``<% %>``, ``<# #>``
-(as sphinx does) so TeX braces never collide. Both use ``StrictUndefined`` and
-escape every user string (:mod:`derive.present.escape`); math is LaTeX in both
-(``$…$`` in Markdown), fitted to a column by :mod:`derive.present.tex_layout`.
+Each format's syntax (delimiters, filters, tests) is its record in
+:data:`derive.present.formats.FORMATS`: Markdown keeps jinja's usual delimiters; LaTeX uses
+``<< >>``, ``<% %>``, ``<# #>`` (as sphinx does) so TeX braces never collide. Both use
+``StrictUndefined`` and escape every user string (:mod:`derive.present.escape`); math is
+LaTeX in both (``$…$`` in Markdown), fitted to a column by :mod:`derive.present.tex_layout`.
+A whole document in any format is :func:`derive.present.formats.render`.
 """
 
 from __future__ import annotations
@@ -13,29 +15,17 @@ import hashlib
 import os
 import sys
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from derive.present.compiled_templates import FORMATS, compiled_loader
-from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
-from derive.present.tex_layout import (
-    tex_break_sum,
-    tex_breakable,
-    tex_column_widths,
-    tex_is_wide,
-    tex_rich_narrow,
-    tex_table_is_wide,
-)
+from derive.present.compiled_templates import compiled_loader
+from derive.present.formats import FORMATS, JinjaSyntax, templated_formats
 from derive.resources import resource_dir
 
 __all__ = ["environment", "render", "source_environments"]
-
-
-def _md_cell(text: str) -> str:
-    return md_escape(text)
 
 
 class _QuietBytecodeCache(jinja2.FileSystemBytecodeCache):
@@ -86,55 +76,34 @@ def _bytecode_cache(
     return _QuietBytecodeCache(str(folder))
 
 
-def _configuration(
-    fmt: str,
-) -> tuple[dict[str, Any], dict[str, Callable[..., object]], dict[str, Callable[..., bool]]]:
-    """The settings, filters and tests of the ``md`` or ``tex`` environment."""
-    common: dict[str, Any] = dict(
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-    if fmt == "md":
-        return dict(common), dict(rich=md_rich, e=md_escape, cell=_md_cell), {}
-    if fmt == "tex":
-        settings = dict(
-            block_start_string="<%",
-            block_end_string="%>",
-            variable_start_string="<<",
-            variable_end_string=">>",
-            comment_start_string="<#",
-            comment_end_string="#>",
-            **common,
-        )
-        filters: dict[str, Callable[..., object]] = dict(
-            rich=tex_rich,
-            e=tex_escape,
-            breaksum=tex_break_sum,
-            narrow=tex_rich_narrow,
-            breakable=tex_breakable,
-            colwidths=tex_column_widths,
-        )
-        return settings, filters, dict(wide=tex_is_wide, widetable=tex_table_is_wide)
-    raise ValueError(fmt)
+def _syntax(fmt: str) -> JinjaSyntax:
+    """The jinja syntax of a templated format (:data:`~derive.present.formats.FORMATS`)."""
+    syntax = FORMATS[fmt].jinja
+    if syntax is None:
+        raise ValueError(f"format {fmt!r} is not written from templates")
+    return syntax
+
+
+def _filters(fmt: str) -> dict[str, Callable[..., object]]:
+    """The format's filters: its syntax's, and ``e``, its escaping of user text."""
+    return {**_syntax(fmt).filters, "e": FORMATS[fmt].escape}
 
 
 def _environment(fmt: str, *, compiled: bool) -> jinja2.Environment:
-    settings, filters, tests = _configuration(fmt)
+    syntax = _syntax(fmt)
+    settings = syntax.settings
     loader = compiled_loader(fmt, settings) if compiled else None
     env = jinja2.Environment(
         loader=loader or jinja2.FileSystemLoader(str(resource_dir("templates"))),
-        bytecode_cache=None if loader else _bytecode_cache(settings, tuple(sorted(filters))),
+        bytecode_cache=None if loader else _bytecode_cache(settings, tuple(sorted(_filters(fmt)))),
         **settings,
     )
-    env.filters.update(filters)
-    env.tests.update(tests)
+    env.filters.update(_filters(fmt))
+    env.tests.update(syntax.tests)
     return env
 
 
-@lru_cache(maxsize=2)
+@cache
 def environment(fmt: str) -> jinja2.Environment:
     """The jinja environment for ``md`` or ``tex``: the templates compiled ahead of time when
     they are current (:mod:`derive.present.compiled_templates`), else read from source."""
@@ -144,9 +113,12 @@ def environment(fmt: str) -> jinja2.Environment:
 def source_environments() -> dict[str, tuple[jinja2.Environment, dict[str, Any]]]:
     """Each format's environment reading the template sources, with its settings (what
     :func:`~derive.present.compiled_templates.write_compiled` compiles)."""
-    return {fmt: (_environment(fmt, compiled=False), _configuration(fmt)[0]) for fmt in FORMATS}
+    return {
+        f.name: (_environment(f.name, compiled=False), _syntax(f.name).settings)
+        for f in templated_formats()
+    }
 
 
 def render(template: str, fmt: str, **context: Any) -> str:
-    """Render a template of the given format."""
+    """Render one template of a templated format (a document: :func:`~derive.present.formats.render`)."""
     return environment(fmt).get_template(template).render(**context)

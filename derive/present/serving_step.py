@@ -18,9 +18,11 @@ from derive.errors import ProblemError
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import PhaseAnalysis
+    from derive.present.formats import Document
 
 __all__ = [
     "group_given",
+    "phase_document",
     "phase_given",
     "phase_json",
     "phase_latex",
@@ -101,18 +103,30 @@ def _context(phase: PhaseAnalysis, analysis: ModelAnalysis) -> dict[str, object]
     }
 
 
+def phase_document(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2) -> Document:
+    """The phase's worked solution, a section after the model's (``kernel.*.j2``; JSON:
+    :func:`phase_json`)."""
+    from derive.present.formats import Document
+
+    return Document(
+        template="kernel",
+        context=dict(level=level, **_context(phase, analysis)),
+        data=lambda: phase_json(phase),
+    )
+
+
 def phase_markdown(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2) -> str:
     """The phase's worked solution, as a Markdown section after the model's."""
-    from derive.present.render import render
+    from derive.present.formats import render
 
-    return render("kernel.md.j2", "md", level=level, **_context(phase, analysis))
+    return render(phase_document(phase, analysis, level), "md")
 
 
 def phase_latex(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
     """The phase's worked solution, as a LaTeX fragment after the model's."""
-    from derive.present.render import render
+    from derive.present.formats import render
 
-    return render("kernel.tex.j2", "tex", **_context(phase, analysis))
+    return render(phase_document(phase, analysis), "tex")
 
 
 def phase_json(phase: PhaseAnalysis) -> dict[str, object]:

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.present.formats import Document
 from derive.solution.builder import Solution
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Math, Rich, rich
 
-__all__ = ["HardwareRow", "SolutionView", "TensorRow", "view_of"]
+__all__ = ["HardwareRow", "SolutionView", "TensorRow", "solution_document", "view_of"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,19 @@ def view_of(solution: Solution, title: str | None = None, text: str = "") -> Sol
         verdict=solution.verdict,
         warnings=solution.warnings,
         solution=solution,
+    )
+
+
+def solution_document(
+    solution: Solution, title: str | None = None, text: str = "", level: int = 2
+) -> Document:
+    """An operator's worked solution as a document (``solution.*.j2``; JSON: its analysis)."""
+    from derive.present.json_export import to_json
+
+    return Document(
+        template="solution",
+        context={"view": view_of(solution, title, text), "level": level},
+        data=lambda: to_json(solution.analysis),
     )
 
 

@@ -194,11 +194,10 @@ def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
         table["peak"] = Known("peak", p.peak.value, _m("FLOP/s"), origin)
     if p.bandwidth is not None:
         table["bandwidth"] = Known("bandwidth", p.bandwidth.value, _m("byte/s"), origin)
-    for step in a.steps:
-        for q in step.quantities:
-            found = _known(q.key, q.value, _MODEL_UNITS.get(q.unit, ""), origin)
-            if found is not None and q.unit in _MODEL_UNITS:
-                table[q.key] = found
+    for q in a.quantities:
+        found = _known(q.key, q.value, _MODEL_UNITS.get(q.unit, ""), origin)
+        if found is not None and q.unit in _MODEL_UNITS:
+            table[q.key] = found
     return table
 
 

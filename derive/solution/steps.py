@@ -36,6 +36,18 @@ class StepKind(Enum):
     COLLECTIVE = "Collectives"  # ring bytes per device and link time of each collective
     MEASURED = "Measured run"  # MFU = achieved / peak, MBU = achieved / bandwidth
     SERVING = "Serving rates"  # tokens/s = tokens in flight / step time
+    # a whole model (derive.solution.model_steps)
+    BLOCK_PARAMETERS = "Parameters of one block"  # Σ the elements of a block's weights
+    GLOBAL_PARAMETERS = "Parameters outside the blocks"  # embedding, positions, head, final norm
+    PARAMETERS = "Parameters"  # P = L·P_block + the globals
+    WEIGHTS = "Weights in memory"  # bytes = parameters × bytes per weight
+    KV_CACHE = "KV cache"  # 2·L·h_kv·d_h·w_kv per token
+    MODEL_FLOPS = "FLOPs per token"  # 2·P_matmul + 4·L·h·d_h·S
+    MEMORY_FIT = "Memory on the devices"  # (M_W + M_kv) / N ≤ C
+    LIMITS = "Largest batch, longest context, fewest devices"  # the integer unknown of the fit
+    TRAINING_STATE = "Training state"  # bytes per parameter × parameters / N
+    TRAINING = "Training compute and time"  # 6·P_act·D, over N·π·MFU
+    IMPLIED_MFU = "Implied MFU"  # 6·P_act·r / π
     PARALLELISM = "Devices and batch"  # N = dp·tp·pp; tokens per DP rank; micro-batches
     MEMORY = "Memory per device"  # parameters held, state sharded by ZeRO, the fit
     ACTIVATIONS = "Activations"  # Korthikanti et al. (2022), term by term

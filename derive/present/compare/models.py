@@ -25,6 +25,7 @@ from derive.present.compare.table import (
     table_markdown,
 )
 from derive.present.compare.tex import LINE_ANY_SIZE, SPEEDUP, compare_tex, model_groups
+from derive.present.formats import Document
 from derive.present.serving_step import group_given
 from derive.solution.notation import tex_decimal, tex_text_number
 
@@ -33,7 +34,13 @@ if TYPE_CHECKING:
     from derive.model.phase import PhaseAnalysis
     from derive.problem.chips import Chip
 
-__all__ = ["ModelRow", "model_compare_json", "model_compare_latex", "model_compare_markdown"]
+__all__ = [
+    "ModelRow",
+    "model_compare_document",
+    "model_compare_json",
+    "model_compare_latex",
+    "model_compare_markdown",
+]
 
 
 @dataclass(frozen=True)
@@ -135,6 +142,20 @@ def model_compare_markdown(
     title, parts = _header(rows, skipped)
     table = table_markdown(title, parts, *_layout(rows, ratios))
     return table + (follows_note(ratios) if ratios else "")
+
+
+def model_compare_document(
+    rows: list[ModelRow], ratios: list[Ratios] | None, skipped: tuple[str, ...] = ()
+) -> Document:
+    """The comparison of a model's serving step as a document: tables built in code for
+    Markdown and LaTeX, its JSON by :func:`model_compare_json`."""
+    return Document(
+        written={
+            "md": lambda: model_compare_markdown(rows, ratios, skipped),
+            "tex": lambda: model_compare_latex(rows, ratios, skipped),
+        },
+        data=lambda: model_compare_json(rows, ratios),
+    )
 
 
 def model_compare_latex(

@@ -29,6 +29,7 @@ from derive.present.compare.json import bound_of, compare_json
 from derive.present.compare.ratios import Ratios
 from derive.present.compare.tex import compare_tex, operator_groups
 from derive.present.escape import md_escape
+from derive.present.formats import Document
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
@@ -37,6 +38,7 @@ __all__ = [
     "CompareRow",
     "baseline_of",
     "chips_of",
+    "compare_document",
     "compare_json",
     "compare_latex",
     "compare_markdown",
@@ -285,6 +287,20 @@ def compare_markdown(rows: list[CompareRow], ratios: list[Ratios] | None = None)
     """A Markdown table (math in ``$…$``) under a heading naming the problem."""
     op, parts = _header(rows)
     return table_markdown(_title(rows, op), parts, *_layout(rows, ratios))
+
+
+def compare_document(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> Document:
+    """The comparison as a document: its tables are built in code for Markdown and LaTeX
+    (column groups fitted to a paper's width), its JSON by :func:`compare_json`."""
+    from derive.present.compare.ratios import follows_note
+
+    return Document(
+        written={
+            "md": lambda: compare_markdown(rows, ratios) + (follows_note(ratios) if ratios else ""),
+            "tex": lambda: compare_latex(rows, ratios),
+        },
+        data=lambda: compare_json(rows, ratios),
+    )
 
 
 def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:

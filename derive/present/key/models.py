@@ -16,7 +16,13 @@ from derive.model.analysis import ModelAnalysis
 from derive.model.phase import PhaseAnalysis
 from derive.present.key.serving import serving_part
 from derive.present.key.training import training_part
-from derive.present.model_view import ASK_PHRASES, glance, model_latex, model_markdown
+from derive.present.model_view import (
+    ASK_PHRASES,
+    glance,
+    model_latex,
+    model_markdown,
+    shown_quantities,
+)
 from derive.problem.problem_set import ModelEntry, ProblemSet
 from derive.problem.serving_spec import SERVING_ASK_KEYS
 from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS
@@ -131,7 +137,7 @@ def model_chapter(
             }
         )
         asks = tuple(k for k in model_ask(entry) if k in ASK_PHRASES) or tuple(
-            q.key for s in a.steps for q in s.quantities if q.key in ASK_PHRASES
+            q.key for q in shown_quantities(a) if q.key in ASK_PHRASES
         )
         questions.append(
             {

@@ -9,7 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_view = resolve('view')
     l_0_level = resolve('level')
-    l_0_line = l_0_p = missing
+    l_0_steps_md = l_0_p = missing
     try:
         t_1 = environment.filters['e']
     except KeyError:
@@ -17,43 +17,14 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'e' found.")
     try:
-        t_2 = environment.filters['join']
+        t_2 = environment.filters['rich']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
-    try:
-        t_3 = environment.filters['rich']
-    except KeyError:
-        @internalcode
-        def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'rich' found.")
     pass
-    def macro(l_1_l):
-        t_4 = []
-        if l_1_l is missing:
-            l_1_l = undefined("parameter 'l' was not provided", name='l')
-        pass
-        t_4.extend((
-            '$$',
-            str(environment.getattr(l_1_l, 'lhs')),
-            ' ',
-            str(environment.getattr(l_1_l, 'relation')),
-            ' ',
-            str(t_2(context.eval_ctx, environment.getattr(l_1_l, 'forms'), ' = ')),
-        ))
-        if environment.getattr(l_1_l, 'approx'):
-            pass
-            t_4.extend((
-                ' \\approx ',
-                str(environment.getattr(l_1_l, 'approx')),
-            ))
-        t_4.append(
-            '$$\n',
-        )
-        return concat(t_4)
-    context.exported_vars.add('line')
-    context.vars['line'] = l_0_line = Macro(environment, macro, 'line', ('l',), False, False, False, context.eval_ctx.autoescape)
+    l_0_steps_md = context.vars['steps_md'] = environment.get_template('steps.md.j2', 'solution.md.j2')._get_default_module(context)
+    context.exported_vars.discard('steps_md')
     l_0_p = environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'problem')
     context.vars['p'] = l_0_p
     context.exported_vars.add('p')
@@ -92,7 +63,7 @@ def root(context, missing=missing):
             yield '$'
             yield str(l_1_d)
             yield '$'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 11 in 'solution.md.j2' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 9 in 'solution.md.j2' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_d = missing
     yield '.\n\n| tensor | role | shape | dtype | bytes/element |\n|---|---|---|---|---|\n'
     for l_1_t in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tensors'):
@@ -129,78 +100,29 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'regime'):
         pass
         yield '\nRegime: '
-        yield str(t_3(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'regime')))
+        yield str(t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'regime')))
         yield '.\n'
     l_1_loop = missing
     for l_1_step, l_1_loop in LoopContext(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'steps'), undefined):
         _loop_vars = {}
         pass
-        yield '\n'
-        yield str(('#' * ((undefined(name='level') if l_0_level is missing else l_0_level) + 1)))
-        yield ' Step '
-        yield str(environment.getattr(l_1_loop, 'index'))
-        yield ' — '
-        yield str(environment.getattr(l_1_step, 'heading'))
-        yield '\n\n*Rule: '
-        yield str(t_1(environment.getattr(l_1_step, 'rule')))
-        yield '.* '
-        yield str(t_3(environment.getattr(l_1_step, 'reason')))
-        yield '\n\n'
-        for l_2_l in environment.getattr(l_1_step, 'lines'):
-            _loop_vars = {}
-            pass
-            yield str(context.call((undefined(name='line') if l_0_line is missing else l_0_line), l_2_l, _loop_vars=_loop_vars))
-            yield '\n'
-        l_2_l = missing
-        if environment.getattr(l_1_step, 'table'):
-            pass
-            yield '| '
-            yield str(t_2(context.eval_ctx, environment.getitem(environment.getattr(l_1_step, 'table'), 0), ' | '))
-            yield ' |\n|'
-            for l_2_h in environment.getitem(environment.getattr(l_1_step, 'table'), 0):
-                _loop_vars = {}
-                pass
-                yield '---|'
-            l_2_h = missing
-            yield '\n'
-            l_2_loop = missing
-            for l_2_row, l_2_loop in LoopContext(environment.getattr(l_1_step, 'table')[1:], undefined):
-                _loop_vars = {}
-                pass
-                yield '| '
-                l_3_loop = missing
-                for l_3_c, l_3_loop in LoopContext(l_2_row, undefined):
-                    _loop_vars = {}
-                    pass
-                    yield str(t_3(l_3_c))
-                    yield str((' | ' if (not environment.getattr(l_3_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 42 in 'solution.md.j2' evaluated to false and no else section was defined.")))
-                l_3_loop = l_3_c = missing
-                yield ' |\n'
-            l_2_loop = l_2_row = missing
-            yield '\n'
-        for l_2_n in environment.getattr(l_1_step, 'notes'):
-            _loop_vars = {}
-            pass
-            yield '- '
-            yield str(t_3(l_2_n))
-            yield '\n'
-        l_2_n = missing
+        yield str(context.call(environment.getattr((undefined(name='steps_md') if l_0_steps_md is missing else l_0_steps_md), 'step'), l_1_step, environment.getattr(l_1_loop, 'index'), (undefined(name='level') if l_0_level is missing else l_0_level), _loop_vars=_loop_vars))
     l_1_loop = l_1_step = missing
     yield '\n'
     for l_1_w in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'warnings'):
         _loop_vars = {}
         pass
         yield '> **'
-        yield str(t_3(l_1_w))
+        yield str(t_2(l_1_w))
         yield '**\n\n'
     l_1_w = missing
     for l_1_v in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'verdict'):
         _loop_vars = {}
         pass
         yield '**'
-        yield str(t_3(l_1_v))
+        yield str(t_2(l_1_v))
         yield '**\n\n'
     l_1_v = missing
 
 blocks = {}
-debug_info = '1=32&2=39&4=57&5=60&7=64&8=66&11=69&15=98&16=102&21=114&22=118&24=129&26=132&28=135&30=139&32=145&34=149&35=152&37=155&38=158&39=160&41=167&42=172&46=181&47=185&51=190&52=194&55=197&56=201'
+debug_info = '1=26&2=28&3=31&5=35&6=37&9=40&13=69&14=73&19=85&20=89&22=100&24=103&26=106&27=109&30=112&31=116&34=119&35=123'

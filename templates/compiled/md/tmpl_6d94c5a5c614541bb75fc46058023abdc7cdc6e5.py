@@ -23,7 +23,7 @@ def root(context, missing=missing):
     l_0_left_out = resolve('left_out')
     l_0_warnings = resolve('warnings')
     l_0_verdicts = resolve('verdicts')
-    l_0_line = missing
+    l_0_steps_md = missing
     try:
         t_1 = environment.filters['e']
     except KeyError:
@@ -36,36 +36,9 @@ def root(context, missing=missing):
         @internalcode
         def t_2(*unused):
             raise TemplateRuntimeError("No filter named 'join' found.")
-    try:
-        t_3 = environment.filters['rich']
-    except KeyError:
-        @internalcode
-        def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'rich' found.")
     pass
-    def macro(l_1_l):
-        t_4 = []
-        if l_1_l is missing:
-            l_1_l = undefined("parameter 'l' was not provided", name='l')
-        pass
-        t_4.extend((
-            '$$',
-            str(environment.getattr(l_1_l, 'lhs')),
-            ' = ',
-            str(t_2(context.eval_ctx, environment.getattr(l_1_l, 'forms'), ' = ')),
-        ))
-        if environment.getattr(l_1_l, 'approx'):
-            pass
-            t_4.extend((
-                ' \\approx ',
-                str(environment.getattr(l_1_l, 'approx')),
-            ))
-        t_4.append(
-            '$$\n',
-        )
-        return concat(t_4)
-    context.exported_vars.add('line')
-    context.vars['line'] = l_0_line = Macro(environment, macro, 'line', ('l',), False, False, False, context.eval_ctx.autoescape)
+    l_0_steps_md = context.vars['steps_md'] = environment.get_template('steps.md.j2', 'model.md.j2')._get_default_module(context)
+    context.exported_vars.discard('steps_md')
     if (not (undefined(name='givens_only') if l_0_givens_only is missing else l_0_givens_only)):
         pass
         yield str(('#' * (undefined(name='level') if l_0_level is missing else l_0_level)))
@@ -100,7 +73,7 @@ def root(context, missing=missing):
         yield '; '
         yield str((undefined(name='devices') if l_0_devices is missing else l_0_devices))
         yield ' device'
-        yield str(('s' if ((undefined(name='devices') if l_0_devices is missing else l_0_devices) != 1) else cond_expr_undefined("the inline if-expression on line 16 in 'model.md.j2' evaluated to false and no else section was defined.")))
+        yield str(('s' if ((undefined(name='devices') if l_0_devices is missing else l_0_devices) != 1) else cond_expr_undefined("the inline if-expression on line 14 in 'model.md.j2' evaluated to false and no else section was defined.")))
     if (undefined(name='bound') if l_0_bound is missing else l_0_bound):
         pass
         yield '; bound: '
@@ -139,56 +112,7 @@ def root(context, missing=missing):
         for l_1_step, l_1_loop in LoopContext((undefined(name='steps') if l_0_steps is missing else l_0_steps), undefined):
             _loop_vars = {}
             pass
-            yield '\n'
-            yield str(('#' * ((undefined(name='level') if l_0_level is missing else l_0_level) + 1)))
-            yield ' Step '
-            yield str(environment.getattr(l_1_loop, 'index'))
-            yield ' — '
-            yield str(t_1(environment.getattr(l_1_step, 'title')))
-            yield '\n\n*Rule: '
-            yield str(t_1(environment.getattr(l_1_step, 'rule')))
-            yield '.* '
-            yield str(t_1(environment.getattr(l_1_step, 'reason')))
-            yield '\n\n'
-            if environment.getattr(l_1_step, 'table'):
-                pass
-                yield '| '
-                yield str(t_2(context.eval_ctx, environment.getitem(environment.getattr(l_1_step, 'table'), 0), ' | '))
-                yield ' |\n|'
-                for l_2_h in environment.getitem(environment.getattr(l_1_step, 'table'), 0):
-                    _loop_vars = {}
-                    pass
-                    yield '---|'
-                l_2_h = missing
-                yield '\n'
-                l_2_loop = missing
-                for l_2_row, l_2_loop in LoopContext(environment.getattr(l_1_step, 'table')[1:], undefined):
-                    _loop_vars = {}
-                    pass
-                    yield '| '
-                    l_3_loop = missing
-                    for l_3_c, l_3_loop in LoopContext(l_2_row, undefined):
-                        _loop_vars = {}
-                        pass
-                        yield str(t_3(l_3_c))
-                        yield str((' | ' if (not environment.getattr(l_3_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 43 in 'model.md.j2' evaluated to false and no else section was defined.")))
-                    l_3_loop = l_3_c = missing
-                    yield ' |\n'
-                l_2_loop = l_2_row = missing
-                yield '\n'
-            for l_2_l in environment.getattr(l_1_step, 'lines'):
-                _loop_vars = {}
-                pass
-                yield str(context.call((undefined(name='line') if l_0_line is missing else l_0_line), l_2_l, _loop_vars=_loop_vars))
-                yield '\n'
-            l_2_l = missing
-            for l_2_n in environment.getattr(l_1_step, 'notes'):
-                _loop_vars = {}
-                pass
-                yield '- '
-                yield str(t_1(l_2_n))
-                yield '\n'
-            l_2_n = missing
+            yield str(context.call(environment.getattr((undefined(name='steps_md') if l_0_steps_md is missing else l_0_steps_md), 'step'), l_1_step, environment.getattr(l_1_loop, 'index'), (undefined(name='level') if l_0_level is missing else l_0_level), table_first=True, _loop_vars=_loop_vars))
         l_1_loop = l_1_step = missing
         if (undefined(name='left_out') if l_0_left_out is missing else l_0_left_out):
             pass
@@ -202,7 +126,7 @@ def root(context, missing=missing):
                 yield '` ('
                 yield str(t_1(l_1_why))
                 yield ')'
-                yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 56 in 'model.md.j2' evaluated to false and no else section was defined.")))
+                yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 35 in 'model.md.j2' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_key = l_1_why = missing
             yield '.\n'
         yield '\n'
@@ -222,4 +146,4 @@ def root(context, missing=missing):
         l_1_v = missing
 
 blocks = {}
-debug_info = '1=46&2=53&4=69&5=71&8=75&9=77&12=79&13=81&16=84&20=109&21=113&23=120&27=123&28=127&31=136&32=139&34=143&36=149&38=153&39=156&40=158&42=165&43=170&47=179&48=182&50=185&51=189&54=193&56=197&59=209&60=213&63=216&64=220'
+debug_info = '1=40&2=42&3=44&6=48&7=50&10=52&11=54&14=57&18=82&19=86&21=93&25=96&26=100&29=109&30=112&31=115&33=117&35=121&38=133&39=137&42=140&43=144'

@@ -9,7 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_view = resolve('view')
     l_0_label = resolve('label')
-    l_0_align = l_0_table = l_0_p = missing
+    l_0_steps_tex = l_0_p = missing
     try:
         t_1 = environment.filters['batch']
     except KeyError:
@@ -47,15 +47,8 @@ def root(context, missing=missing):
         def t_6(*unused):
             raise TemplateRuntimeError("No test named 'defined' found.")
     pass
-    included_template = environment.get_template('fit.tex.j2', 'solution.tex.j2')._get_default_module(context)
-    l_0_align = getattr(included_template, 'align', missing)
-    if l_0_align is missing:
-        l_0_align = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'solution.tex.j2') does not export the requested name 'align'", name='align')
-    l_0_table = getattr(included_template, 'table', missing)
-    if l_0_table is missing:
-        l_0_table = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'solution.tex.j2') does not export the requested name 'table'", name='table')
-    context.vars.update({'align': l_0_align, 'table': l_0_table})
-    context.exported_vars.difference_update(('align', 'table'))
+    l_0_steps_tex = context.vars['steps_tex'] = environment.get_template('steps.tex.j2', 'solution.tex.j2')._get_default_module(context)
+    context.exported_vars.discard('steps_tex')
     l_0_p = environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'problem')
     context.vars['p'] = l_0_p
     context.exported_vars.add('p')
@@ -146,32 +139,7 @@ def root(context, missing=missing):
     for l_1_step, l_1_loop in LoopContext(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'steps'), undefined):
         _loop_vars = {}
         pass
-        yield '\n\\paragraph{Step '
-        yield str(environment.getattr(l_1_loop, 'index'))
-        yield ': '
-        yield str(t_2(environment.getattr(l_1_step, 'heading')))
-        yield '.} \\emph{Rule: '
-        yield str(t_2(environment.getattr(l_1_step, 'rule')))
-        yield '.} '
-        yield str(t_5(environment.getattr(l_1_step, 'reason')))
-        yield '\n'
-        if environment.getattr(l_1_step, 'lines'):
-            pass
-            yield str(context.call((undefined(name='align') if l_0_align is missing else l_0_align), environment.getattr(l_1_step, 'lines'), _loop_vars=_loop_vars))
-        if environment.getattr(l_1_step, 'table'):
-            pass
-            yield str(context.call((undefined(name='table') if l_0_table is missing else l_0_table), environment.getattr(l_1_step, 'table'), _loop_vars=_loop_vars))
-        if environment.getattr(l_1_step, 'notes'):
-            pass
-            yield '\\begin{itemize}\n'
-            for l_2_n in environment.getattr(l_1_step, 'notes'):
-                _loop_vars = {}
-                pass
-                yield '\\item '
-                yield str(t_3(l_2_n, 28))
-                yield '\n'
-            l_2_n = missing
-            yield '\\end{itemize}\n'
+        yield str(context.call(environment.getattr((undefined(name='steps_tex') if l_0_steps_tex is missing else l_0_steps_tex), 'step'), l_1_step, environment.getattr(l_1_loop, 'index'), _loop_vars=_loop_vars))
     l_1_loop = l_1_step = missing
     for l_1_w in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'warnings'):
         _loop_vars = {}
@@ -189,4 +157,4 @@ def root(context, missing=missing):
     l_1_v = missing
 
 blocks = {}
-debug_info = '2=50&3=59&4=63&5=65&6=68&8=70&9=72&12=75&16=104&21=108&22=111&33=125&34=128&39=140&41=143&43=146&45=150&46=158&47=161&48=164&50=167&51=171&56=176&58=180&60=183&62=187'
+debug_info = '2=50&3=52&4=56&5=58&6=61&8=63&9=65&12=68&16=97&21=101&22=104&33=118&34=121&39=133&41=136&43=139&44=142&46=144&48=148&50=151&52=155'

@@ -22,7 +22,7 @@ def root(context, missing=missing):
     l_0_left_out = resolve('left_out')
     l_0_warnings = resolve('warnings')
     l_0_verdicts = resolve('verdicts')
-    l_0_align = l_0_table = missing
+    l_0_steps_tex = missing
     try:
         t_1 = environment.filters['batch']
     except KeyError:
@@ -48,15 +48,8 @@ def root(context, missing=missing):
         def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'join' found.")
     pass
-    included_template = environment.get_template('fit.tex.j2', 'model.tex.j2')._get_default_module(context)
-    l_0_align = getattr(included_template, 'align', missing)
-    if l_0_align is missing:
-        l_0_align = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'model.tex.j2') does not export the requested name 'align'", name='align')
-    l_0_table = getattr(included_template, 'table', missing)
-    if l_0_table is missing:
-        l_0_table = undefined(f"the template {included_template.__name__!r} (imported on line 2 in 'model.tex.j2') does not export the requested name 'table'", name='table')
-    context.vars.update({'align': l_0_align, 'table': l_0_table})
-    context.exported_vars.difference_update(('align', 'table'))
+    l_0_steps_tex = context.vars['steps_tex'] = environment.get_template('steps.tex.j2', 'model.tex.j2')._get_default_module(context)
+    context.exported_vars.discard('steps_tex')
     if (not (undefined(name='givens_only') if l_0_givens_only is missing else l_0_givens_only)):
         pass
         yield '\\subsection{'
@@ -136,32 +129,7 @@ def root(context, missing=missing):
         for l_1_step, l_1_loop in LoopContext((undefined(name='steps') if l_0_steps is missing else l_0_steps), undefined):
             _loop_vars = {}
             pass
-            yield '\n\\paragraph{Step '
-            yield str(environment.getattr(l_1_loop, 'index'))
-            yield ': '
-            yield str(t_3(environment.getattr(l_1_step, 'title')))
-            yield '.} \\emph{Rule: '
-            yield str(t_3(environment.getattr(l_1_step, 'rule')))
-            yield '.} '
-            yield str(t_3(environment.getattr(l_1_step, 'reason')))
-            yield '\n'
-            if environment.getattr(l_1_step, 'table'):
-                pass
-                yield str(context.call((undefined(name='table') if l_0_table is missing else l_0_table), environment.getattr(l_1_step, 'table'), fold_wide=False, _loop_vars=_loop_vars))
-            if environment.getattr(l_1_step, 'lines'):
-                pass
-                yield str(context.call((undefined(name='align') if l_0_align is missing else l_0_align), environment.getattr(l_1_step, 'lines'), _loop_vars=_loop_vars))
-            if environment.getattr(l_1_step, 'notes'):
-                pass
-                yield '\\begin{itemize}\n'
-                for l_2_n in environment.getattr(l_1_step, 'notes'):
-                    _loop_vars = {}
-                    pass
-                    yield '\\item '
-                    yield str(t_3(l_2_n))
-                    yield '\n'
-                l_2_n = missing
-                yield '\\end{itemize}\n'
+            yield str(context.call(environment.getattr((undefined(name='steps_tex') if l_0_steps_tex is missing else l_0_steps_tex), 'step'), l_1_step, environment.getattr(l_1_loop, 'index'), table_first=True, narrow_notes=False, _loop_vars=_loop_vars))
         l_1_loop = l_1_step = missing
         if (undefined(name='left_out') if l_0_left_out is missing else l_0_left_out):
             pass
@@ -175,7 +143,7 @@ def root(context, missing=missing):
                 yield '} ('
                 yield str(t_3(l_1_why))
                 yield ')'
-                yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 60 in 'model.tex.j2' evaluated to false and no else section was defined.")))
+                yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 50 in 'model.tex.j2' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_key = l_1_why = missing
             yield '.\n'
         for l_1_w in (undefined(name='warnings') if l_0_warnings is missing else l_0_warnings):
@@ -194,4 +162,4 @@ def root(context, missing=missing):
         l_1_v = missing
 
 blocks = {}
-debug_info = '2=51&3=60&4=63&5=65&6=67&10=69&11=71&14=74&18=99&23=103&24=107&29=116&36=119&37=122&44=133&45=136&47=140&48=148&49=151&50=154&52=157&53=161&58=166&60=170&62=181&64=185&66=188&68=192'
+debug_info = '2=51&3=53&4=56&5=58&6=60&10=62&11=64&14=67&18=92&23=96&24=100&29=109&36=112&37=115&44=126&45=129&46=132&48=134&50=138&52=149&54=153&56=156&58=160'

@@ -13,7 +13,7 @@ def root(context, missing=missing):
     l_0_given = resolve('given')
     l_0_steps = resolve('steps')
     l_0_verdict = resolve('verdict')
-    l_0_align = l_0_table = missing
+    l_0_steps_tex = missing
     try:
         t_1 = environment.filters['e']
     except KeyError:
@@ -39,15 +39,8 @@ def root(context, missing=missing):
         def t_4(*unused):
             raise TemplateRuntimeError("No test named 'defined' found.")
     pass
-    included_template = environment.get_template('fit.tex.j2', 'kernel.tex.j2')._get_default_module(context)
-    l_0_align = getattr(included_template, 'align', missing)
-    if l_0_align is missing:
-        l_0_align = undefined(f"the template {included_template.__name__!r} (imported on line 3 in 'kernel.tex.j2') does not export the requested name 'align'", name='align')
-    l_0_table = getattr(included_template, 'table', missing)
-    if l_0_table is missing:
-        l_0_table = undefined(f"the template {included_template.__name__!r} (imported on line 3 in 'kernel.tex.j2') does not export the requested name 'table'", name='table')
-    context.vars.update({'align': l_0_align, 'table': l_0_table})
-    context.exported_vars.difference_update(('align', 'table'))
+    l_0_steps_tex = context.vars['steps_tex'] = environment.get_template('steps.tex.j2', 'kernel.tex.j2')._get_default_module(context)
+    context.exported_vars.discard('steps_tex')
     if (t_4((undefined(name='label') if l_0_label is missing else l_0_label)) and (undefined(name='label') if l_0_label is missing else l_0_label)):
         pass
         yield '\\subsection{'
@@ -71,32 +64,7 @@ def root(context, missing=missing):
     for l_1_step, l_1_loop in LoopContext((undefined(name='steps') if l_0_steps is missing else l_0_steps), undefined):
         _loop_vars = {}
         pass
-        yield '\n\\paragraph{Step '
-        yield str(environment.getattr(l_1_loop, 'index'))
-        yield ': '
-        yield str(t_1(environment.getattr(l_1_step, 'heading')))
-        yield '.} \\emph{Rule: '
-        yield str(t_1(environment.getattr(l_1_step, 'rule')))
-        yield '.} '
-        yield str(t_3(environment.getattr(l_1_step, 'reason')))
-        yield '\n'
-        if environment.getattr(l_1_step, 'lines'):
-            pass
-            yield str(context.call((undefined(name='align') if l_0_align is missing else l_0_align), environment.getattr(l_1_step, 'lines'), _loop_vars=_loop_vars))
-        if environment.getattr(l_1_step, 'table'):
-            pass
-            yield str(context.call((undefined(name='table') if l_0_table is missing else l_0_table), environment.getattr(l_1_step, 'table'), _loop_vars=_loop_vars))
-        if environment.getattr(l_1_step, 'notes'):
-            pass
-            yield '\\begin{itemize}\n'
-            for l_2_n in environment.getattr(l_1_step, 'notes'):
-                _loop_vars = {}
-                pass
-                yield '\\item '
-                yield str(t_2(l_2_n, 28))
-                yield '\n'
-            l_2_n = missing
-            yield '\\end{itemize}\n'
+        yield str(context.call(environment.getattr((undefined(name='steps_tex') if l_0_steps_tex is missing else l_0_steps_tex), 'step'), l_1_step, environment.getattr(l_1_loop, 'index'), _loop_vars=_loop_vars))
     l_1_loop = l_1_step = missing
     for l_1_v in (undefined(name='verdict') if l_0_verdict is missing else l_0_verdict):
         _loop_vars = {}
@@ -107,4 +75,4 @@ def root(context, missing=missing):
     l_1_v = missing
 
 blocks = {}
-debug_info = '3=42&4=51&5=54&6=56&8=61&10=63&11=65&15=68&16=71&18=75&19=83&20=86&21=89&23=92&24=96&29=101&31=105'
+debug_info = '3=42&4=44&5=47&6=49&8=54&10=56&11=58&15=61&16=64&17=67&19=69&21=73'
