@@ -28,6 +28,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("analysis",),
     ("model",),
     ("training",),  # a model trained on a cluster: memory, comms, step time per strategy
+    ("questions",),  # givens, defined quantities and equations over the analyses' quantities
     ("solution",),
     ("present", "figures"),
     ("pipeline",),  # one entry per problem kind, and the cache of what it analysed

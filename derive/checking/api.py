@@ -54,7 +54,7 @@ from derive.pipeline.kinds import kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry
+from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 
 if TYPE_CHECKING:
     from derive.checking.chain import ChainResult
@@ -75,8 +75,10 @@ __all__ = [
     "StepResult",
     "Verdict",
     "check",
+    "check_defined",
     "check_derivation",
     "context_for",
+    "defined_names",
     "kernel_claim_json",
     "kernel_claim_report",
     "kernel_claim_text",
@@ -446,6 +448,36 @@ def _check_operator(
         relative_error=as_percent(j.relative_error) if j.relative_error is not None else None,
         detail=ClaimDetail(ctx, read, j),
     )
+
+
+def check_defined(
+    problem_set: ProblemSet,
+    problem: str,
+    quantity: str,
+    claim: str,
+    *,
+    rtol: Tolerance = DEFAULT_RTOL,
+    hide_expected: bool = False,
+) -> CheckResult:
+    """Judge one claim about a defined quantity or an unknown of a set's problem.
+
+    The quantity is one of the problem's ``define`` names or ``unknowns``; the claim a
+    number with its unit (``1.26e6 $``), optionally after ``name =``, or a formula over the
+    problem's names. A forgotten unit conversion (h and s, GB and GiB, …) is a named slip.
+
+    Raises:
+        DeriveError: the problem or the quantity is wrong (not the claim).
+    """
+    from derive.checking.defined_check import check_defined as judge
+
+    return judge(problem_set, problem, quantity, claim, _rtol(rtol), hide_expected)
+
+
+def defined_names(problem_set: ProblemSet, problem: str) -> tuple[str, ...]:
+    """The defined quantities and unknowns of a set's problem (empty when it has none)."""
+    from derive.checking.defined_check import defined_names as names
+
+    return names(problem_set, problem)
 
 
 _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(

@@ -104,12 +104,12 @@ def add_check_parser(
     add_model_flags(p, prefix="model: ")
     p.add_argument(
         "--quantity",
-        choices=ALL_QUANTITIES,
         metavar="Q",
         help=f"the quantity claimed: {', '.join(QUANTITIES)}; "
         f"of a whole model (OPERATOR names a model): {', '.join(MODEL_ASK_KEYS)}; "
         f"of its serving step (--phase): {', '.join(SERVING_QUANTITIES)}; "
-        f"of a kernel by its numbers (--flops/--bytes): {', '.join(KERNEL_QUANTITIES)}",
+        f"of a kernel by its numbers (--flops/--bytes): {', '.join(KERNEL_QUANTITIES)}; "
+        "with --problem-set, a problem's defined quantities and unknowns",
     )
     p.add_argument(
         "--claim", metavar="TEXT", help="the claimed value or formula, LaTeX or plain text"
@@ -260,6 +260,20 @@ def _claim(args: argparse.Namespace) -> int:
             "a quantity of a kernel by its numbers: give --flops and --bytes (or --intensity) "
             "and a chip, without an operator, model or problem set",
         )
+    if args.problem_set is not None and args.problem is not None:
+        from derive.checking.api import defined_names
+
+        pset = _load_set(args.problem_set, args.trust)
+        if args.quantity in defined_names(pset, args.problem):
+            return _defined_claim(args, pset)
+        alone = {e.id.lower(): e for e in pset.questions}.get(str(args.problem).lower())
+        if alone is not None:
+            raise ProblemError(
+                f"--quantity {args.quantity}",
+                f"problem {alone.id!r} is givens and equations alone; its quantities: "
+                + ", ".join(alone.questions.answers),
+            )
+    _known_quantity(args.quantity)
     problem, operators = problem_of(args)
     claim = _CLAIMS.get(problem.kind, _operator_claim)
     return claim(args, problem, operators)
@@ -322,6 +336,54 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
 
+def _known_quantity(quantity: str) -> None:
+    """Refuse a quantity no problem kind has (a set's defined names are read before)."""
+    if quantity not in ALL_QUANTITIES:
+        raise ProblemError(
+            "derive check",
+            f"argument --quantity: invalid choice: {quantity!r} (choose from "
+            + ", ".join(repr(q) for q in ALL_QUANTITIES)
+            + "; with --problem-set, a problem's defined quantities and unknowns)",
+        )
+
+
+def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
+    """A claim about a defined quantity or an unknown of a set's problem (issue 23)."""
+    import json
+    import sys
+
+    from derive.checking.api import Verdict, check_defined
+
+    result = check_defined(
+        pset,
+        args.problem,
+        args.quantity,
+        args.claim,
+        rtol=args.rtol,
+        hide_expected=args.hide_expected,
+    )
+    if result.verdict is Verdict.UNREADABLE:
+        raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
+    sentence = "; ".join(result.diagnosis)
+    if args.format == "json":
+        verdict = {
+            "quantity": result.quantity,
+            "claim": result.claim,
+            "verdict": result.verdict.value,
+            "explanation": sentence,
+            "read_as": result.read_as,
+            "expected": result.expected,
+            "relative_error": result.relative_error,
+        }
+        sys.stdout.write(json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
+    else:
+        word = "Correct" if result.verdict is Verdict.CORRECT else "Incorrect"
+        shown = f" (expected {result.expected})" if result.expected else ""
+        tail = f": {sentence}" if sentence else ""
+        sys.stdout.write(f"{word}: {result.quantity} read as {result.read_as}{shown}{tail}.\n")
+    return 0 if result.verdict is Verdict.CORRECT else 1
+
+
 _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...]], int]] = {
     ProblemKind.KERNEL: _kernel_claim,
     ProblemKind.MODEL: _model_claim,
@@ -376,6 +438,8 @@ def _derivation(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """The handler of ``derive check``: 0 right, 1 wrong; errors raise :class:`DeriveError` (exit 2)."""
+    if args.quantity is not None and (args.problem_set is None or args.claim is None):
+        _known_quantity(args.quantity)  # a set's defined names are claimed with --claim
     parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
     from derive.commands.options import is_kernel
 

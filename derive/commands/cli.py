@@ -21,7 +21,9 @@ from derive.commands.options import (
     add_kernel_flags,
     add_operators_flag,
     add_problem_flags,
+    add_question_flags,
     is_kernel,
+    question_spec_from_args,
     spec_from_args,
 )
 from derive.errors import DeriveError, ProblemError
@@ -92,6 +94,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="derive one operator's roofline with a worked solution")
     add_problem_flags(solve, operator_optional=True)
     add_kernel_flags(solve)
+    add_question_flags(solve)
     add_format_flag(solve, REPORT_FORMATS)
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     add_format_flag(chips, ("text", "md", "json"))
@@ -127,15 +130,44 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from derive.commands.kernel import run_kernel_numbers
 
         return run_kernel_numbers(args)
+    questions = question_spec_from_args(args)
+    if args.operator is None and questions is not None:
+        return _cmd_questions(args, questions)
     if args.operator is None:
         raise ProblemError(
-            "derive solve", "give an operator, or a kernel by --flops and --bytes (or --intensity)"
+            "derive solve",
+            "give an operator, a kernel by --flops and --bytes (or --intensity), "
+            "or --define or --equation with --unknown",
         )
-    from derive.pipeline import derive_spec, registry_naming
+    from dataclasses import replace
+
+    from derive.pipeline import answer_for, derive_spec, registry_naming
     from derive.present.formats import render
+    from derive.present.questions_view import with_questions
 
     derivation = derive_spec(spec_from_args(args), registry_naming(args.operator, args.operators))
-    sys.stdout.write(render(derivation.document(level=1), args.format))
+    if questions is not None:
+        answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
+        derivation = replace(derivation, questions=answered)
+    text = render(derivation.document(level=1), args.format)
+    sys.stdout.write(with_questions(text, derivation.questions, args.format))
+    return 0
+
+
+def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
+    """``derive solve --given … --equation … --unknown …``: givens and equations alone."""
+    from derive.pipeline import answer_one
+    from derive.present.questions_view import questions_json, questions_markdown
+
+    answered = answer_one(questions)  # type: ignore[arg-type]
+    if not answered.derived and answered.solving is None:
+        raise ProblemError("derive solve", "give --define or --equation with --unknown")
+    if args.format == "json":
+        import json
+
+        sys.stdout.write(json.dumps(questions_json(answered), indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(questions_markdown(answered, level=1))
     return 0
 
 
@@ -168,7 +200,7 @@ def _costly_input(args: argparse.Namespace) -> str:
         return f"--claim {args.claim!r}"
     if getattr(args, "chain", None) is not None:
         return f"--chain {args.chain!r}"
-    return f"derive {args.command} {args.operator}"
+    return f"derive {args.command} {getattr(args, 'operator', None) or 'questions'}"
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -94,7 +94,11 @@ def grade(args: argparse.Namespace) -> int:
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
+    from derive.checking.api import check_defined, defined_names
+
     for n, row in enumerate(rows, 2):
+        if row["quantity"] in defined_names(pset, row["problem"]):
+            continue
         entry = _entry(pset, row["problem"])
         kind, known = _KNOWN[entry.kind](entry)
         if row["quantity"] not in known:
@@ -107,15 +111,25 @@ def grade(args: argparse.Namespace) -> int:
     writer.writerow(OUTPUT_COLUMNS)
     unread = 0
     for row in rows:
-        r = check(
-            _entry(pset, row["problem"]),
-            row["quantity"],
-            row["claim"],
-            rtol=args.rtol,
-            hide_expected=args.hide_expected,
-            syntax=args.syntax,
-            operators=operators,
-        )
+        if row["quantity"] in defined_names(pset, row["problem"]):
+            r = check_defined(
+                pset,
+                row["problem"],
+                row["quantity"],
+                row["claim"],
+                rtol=args.rtol,
+                hide_expected=args.hide_expected,
+            )
+        else:
+            r = check(
+                _entry(pset, row["problem"]),
+                row["quantity"],
+                row["claim"],
+                rtol=args.rtol,
+                hide_expected=args.hide_expected,
+                syntax=args.syntax,
+                operators=operators,
+            )
         unread += r.verdict is Verdict.UNREADABLE
         writer.writerow(
             [

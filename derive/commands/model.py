@@ -25,13 +25,16 @@ from derive.commands.options import (
     add_hardware_flags,
     add_model_flags,
     add_operators_flag,
+    add_question_flags,
     add_serving_timing_flags,
     add_tolerance_flag,
+    question_spec_from_args,
     serving_of,
 )
 from derive.errors import ProblemError
 
 if TYPE_CHECKING:
+    from derive.present.questions_view import Questions
     from derive.problem.model_spec import ModelSpec
 
 __all__ = ["add_model_parser", "model_spec", "run_model"]
@@ -86,6 +89,7 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument("--claim", metavar="TEXT", help="a claimed value or formula to judge exactly")
     add_tolerance_flag(p)
     add_format_flag(p, REPORT_FORMATS)
+    add_question_flags(p)
     p.set_defaults(handler=run_model)
 
 
@@ -133,6 +137,24 @@ def _judge(args: argparse.Namespace) -> int:
     )
 
 
+def _questions(args: argparse.Namespace, model: object, step: object) -> Questions | None:
+    """``--given/--define/--equation/--unknown`` answered over the model's (and step's)
+    quantities, under the time budget as ``derive solve`` is (None without those flags)."""
+    spec = question_spec_from_args(args)
+    if spec is None:
+        return None
+    from derive.deadline import run_with_deadline, time_limit
+    from derive.pipeline import answer_for
+    from derive.problem.question_spec import QuestionSpec
+
+    assert isinstance(spec, QuestionSpec)
+    analysis = getattr(model, "analysis", None)
+    phase = getattr(step, "phase", None)
+    return run_with_deadline(
+        answer_for, spec, analysis, phase, seconds=time_limit(), what=f"derive model {args.model}"
+    )
+
+
 def _values(args: argparse.Namespace) -> int:
     """``--quantity Q[,Q…]`` without ``--claim``: each quantity asked, one line (JSON: exact text)."""
     from derive.checking.api import model_values
@@ -169,6 +191,10 @@ def run_model(args: argparse.Namespace) -> int:
     model = derive_model(spec, args.operators)
     serving = serving_of(args)
     step = None if serving is None else derive_serving(spec, serving, args.operators)
+    questions = _questions(args, model, step)
+    from derive.present.questions_view import with_questions
+
     sections = () if step is None else (("serving", step.document()),)
-    sys.stdout.write(render(replace(model.document(level=1), sections=sections), args.format))
+    text = render(replace(model.document(level=1), sections=sections), args.format)
+    sys.stdout.write(with_questions(text, questions, args.format))
     return 0

@@ -38,11 +38,13 @@ __all__ = [
     "add_model_flags",
     "add_operators_flag",
     "add_problem_flags",
+    "add_question_flags",
     "add_serving_timing_flags",
     "add_timing_flags",
     "add_tolerance_flag",
     "is_kernel",
     "phase_timing",
+    "question_spec_from_args",
     "serving_of",
     "spec_from_args",
     "timing_from_args",
@@ -322,4 +324,34 @@ def phase_timing(args: argparse.Namespace) -> TimingSpec:
             for flag, _ in _SERVING_TIMING_FLAGS
         },
         measured_tokens_per_s=getattr(args, "measured_tokens_per_s", None),
+    )
+
+
+_QUESTION_FLAGS = (
+    ("--given", "NAME=VALUE", "a named value with an optional unit, e.g. price='2.49 $/h'"),
+    ("--define", "NAME=FORMULA", "a defined quantity, e.g. cost='price * devices * t_lower'"),
+    ("--equation", "'LHS = RHS'", "an equation solved exactly for the --unknown names"),
+    ("--unknown", "X", "a name the equations are solved for (a new name or a free dim)"),
+)
+
+
+def add_question_flags(parser: argparse.ArgumentParser) -> None:
+    """``--given``, ``--define``, ``--equation``, ``--unknown`` (each repeatable; issue 23)."""
+    for flag, metavar, helptext in _QUESTION_FLAGS:
+        parser.add_argument(
+            flag, action="append", default=[], metavar=metavar, help=helptext + " (repeatable)"
+        )
+
+
+def question_spec_from_args(args: argparse.Namespace) -> object:
+    """The questions the flags ask (a QuestionSpec), or None."""
+    if not any(getattr(args, name, None) for name in ("given", "define", "equation", "unknown")):
+        return None  # nothing to read: the reader is not even imported (cold start)
+    from derive.pipeline import question_spec_of
+
+    return question_spec_of(
+        tuple(getattr(args, "given", ())),
+        tuple(getattr(args, "define", ())),
+        tuple(getattr(args, "equation", ())),
+        tuple(getattr(args, "unknown", ())),
     )

@@ -8,6 +8,15 @@ factor is an exact rational, so ``128 MiB`` is exactly 134217728 bytes.
 A unit is read from a short text by a table lookup, never evaluated. Its dimension is a
 tuple of exponents of (FLOP, byte, second, token), so ``FLOPs/byte`` is (1, -1, 0, 0).
 
+Units in arithmetic (the givens and defined quantities of :mod:`derive.questions`) are
+:class:`Measure` records: exponents over :data:`MEASURE_BASES` (the four above, dollars and
+joules) and an exact factor, multiplied and divided as the quantities are, so ``$/h × s``
+is ``$`` times exactly 1/3600 and adding a time to a byte count is refused by
+:meth:`Measure.same`. :func:`measure_atom` reads one unit name (``GiB``, ``ms``, ``h``,
+``$``, ``kW``, ``%``). derive reads its own units rather than pint's: pint has no FLOP,
+token or dollar, counts a byte as dimensionless, and costs ~0.23 s to import and load
+its registry on every cold start (measured with pint 0.24, ``non_int_type=Fraction``).
+
 >>> parse_unit("MiB").factor
 1048576
 >>> parse_unit(r"\\mu s").text
@@ -24,9 +33,12 @@ import sympy as sp
 
 __all__ = [
     "MAX_UNIT_LENGTH",
+    "MEASURE_BASES",
     "Dimension",
+    "Measure",
     "Unit",
     "describe_dimension",
+    "measure_atom",
     "parse_unit",
     "unit_alternatives",
 ]
@@ -219,3 +231,131 @@ def unit_alternatives(unit: Unit) -> list[tuple[str, sp.Rational]]:
             if sp.Integer(1000) ** k != unit.factor:
                 out.append((shown, sp.Integer(1000) ** k))
     return out
+
+
+# -- units in arithmetic ---------------------------------------------------------------
+
+MEASURE_BASES = ("FLOP", "byte", "s", "token", "$", "J")
+"""The base units of :class:`Measure` exponents, in order."""
+
+_DOLLAR = (0, 0, 0, 0, 1, 0)
+_JOULE = (0, 0, 0, 0, 0, 1)
+_WATT = (0, 0, -1, 0, 0, 1)
+# name -> (exponents, factor, canonical spelling): units beyond the answer reader's
+_MORE_ATOMS: dict[str, tuple[tuple[int, ...], sp.Rational, str]] = {
+    "$": (_DOLLAR, sp.Integer(1), "$"),
+    "USD": (_DOLLAR, sp.Integer(1), "$"),
+    "dollar": (_DOLLAR, sp.Integer(1), "$"),
+    "dollars": (_DOLLAR, sp.Integer(1), "$"),
+    "J": (_JOULE, sp.Integer(1), "J"),
+    "kJ": (_JOULE, sp.Integer(10) ** 3, "kJ"),
+    "MJ": (_JOULE, sp.Integer(10) ** 6, "MJ"),
+    "GJ": (_JOULE, sp.Integer(10) ** 9, "GJ"),
+    "W": (_WATT, sp.Integer(1), "W"),
+    "kW": (_WATT, sp.Integer(10) ** 3, "kW"),
+    "MW": (_WATT, sp.Integer(10) ** 6, "MW"),
+    "Wh": (_JOULE, sp.Integer(3600), "Wh"),
+    "kWh": (_JOULE, sp.Integer(3600) * 10**3, "kWh"),
+    "MWh": (_JOULE, sp.Integer(3600) * 10**6, "MWh"),
+    "percent": ((0,) * 6, sp.Rational(1, 100), "%"),
+    "hour": ((0, 0, 1, 0, 0, 0), sp.Integer(3600), "h"),
+    "hr": ((0, 0, 1, 0, 0, 0), sp.Integer(3600), "h"),
+}
+_NAMES: dict[tuple[int, ...], str] = {
+    (1, 0, 0, 0, 0, 0): "a FLOP count",
+    (0, 1, 0, 0, 0, 0): "a byte count",
+    (0, 0, 1, 0, 0, 0): "a time",
+    (0, 0, 0, 1, 0, 0): "a token count",
+    _DOLLAR: "a cost",
+    _JOULE: "an energy",
+    _WATT: "a power",
+    (1, -1, 0, 0, 0, 0): "an intensity",
+    (1, 0, -1, 0, 0, 0): "a compute rate",
+    (0, 1, -1, 0, 0, 0): "a bandwidth",
+    (0, 0, -1, 1, 0, 0): "a throughput",
+    (0, 0, -1, 0, 1, 0): "a cost rate",
+    (0, 0, 0, -1, 1, 0): "a cost per token",
+    (0, 0, 0, 0, 0, 0): "a number",
+}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A unit in arithmetic: exponents over :data:`MEASURE_BASES` and its exact factor to them.
+
+    Attributes:
+        exponents: one exponent per base unit (``$/h`` is ``(0, 0, -1, 0, 1, 0)``).
+        factor: base units per one of this unit (``$/h`` -> 1/3600 $/s).
+        text: how to write it (``$/h``); the base units' spelling when made by arithmetic.
+
+    >>> (measure_atom("$") / measure_atom("h") * measure_atom("s")).factor
+    1/3600
+    """
+
+    exponents: tuple[int, ...]
+    factor: sp.Rational = sp.S.One
+    text: str = ""
+
+    def __mul__(self, other: Measure) -> Measure:
+        exps = tuple(a + b for a, b in zip(self.exponents, other.exponents))
+        return Measure(exps, self.factor * other.factor, base_text(exps))
+
+    def __truediv__(self, other: Measure) -> Measure:
+        exps = tuple(a - b for a, b in zip(self.exponents, other.exponents))
+        return Measure(exps, self.factor / other.factor, base_text(exps))
+
+    def power(self, exponent: sp.Rational) -> Measure | None:
+        """This unit to a rational power, or None when an exponent would not be whole."""
+        exps = [e * exponent for e in self.exponents]
+        if any(not sp.Rational(e).is_integer for e in exps):
+            return None
+        whole = tuple(int(e) for e in exps)
+        return Measure(whole, self.factor**exponent, base_text(whole))
+
+    @property
+    def dimensionless(self) -> bool:
+        """True for a pure number (``%`` included)."""
+        return not any(self.exponents)
+
+    def describe(self) -> str:
+        """What it measures, in words, and its base unit: ``a time (s)``."""
+        name = _NAMES.get(self.exponents, "a quantity")
+        unit = base_text(self.exponents)
+        return f"{name} ({unit})" if unit else name
+
+
+def base_text(exponents: tuple[int, ...]) -> str:
+    """The spelling of exponents in base units: ``$/s``, ``FLOP/byte``, ``J``, '' for a number.
+
+    >>> base_text((1, 0, -1, 0, 0, 0))
+    'FLOP/s'
+    """
+    top = [_power(name, e) for name, e in zip(MEASURE_BASES, exponents) if e > 0]
+    bottom = [_power(name, -e) for name, e in zip(MEASURE_BASES, exponents) if e < 0]
+    head = "·".join(top) or ("1" if bottom else "")
+    if not bottom:
+        return head
+    tail = bottom[0] if len(bottom) == 1 else "(" + "·".join(bottom) + ")"
+    return f"{head}/{tail}"
+
+
+def _power(name: str, exponent: int) -> str:
+    return name if exponent == 1 else f"{name}^{exponent}"
+
+
+def measure_atom(text: str) -> Measure | None:
+    """The unit one name spells (``GiB``, ``ms``, ``h``, ``tokens``, ``$``, ``kW``), or None.
+
+    >>> measure_atom("GiB").factor
+    1073741824
+    >>> measure_atom("BDF") is None
+    True
+    """
+    if text in _MORE_ATOMS:
+        exps, factor, spelled = _MORE_ATOMS[text]
+        return Measure(exps, factor, spelled)
+    found = _atom(text.replace("µ", "u"))
+    if found is None:
+        return None
+    dims, spelled, factor, _ = found
+    return Measure((*dims, 0, 0), factor, spelled)

@@ -23,7 +23,7 @@ one analysis of a problem; :mod:`derive.pipeline.kinds` puts the four behind one
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,8 +48,11 @@ if TYPE_CHECKING:  # whole models load on first use: solve and the commands do n
     from derive.model.phase import PhaseAnalysis
     from derive.problem.kernel_spec import KernelSpec
     from derive.problem.model_spec import ModelSpec
+    from derive.problem.problem_set import ProblemSet
+    from derive.problem.question_spec import QuestionSpec
     from derive.problem.serving_spec import ServingSpec
     from derive.problem.train_spec import TrainSpec
+    from derive.questions.records import Known, Questions
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = [
@@ -59,6 +62,9 @@ __all__ = [
     "Registry",
     "ServingDerivation",
     "TrainingDerivation",
+    "answer_for",
+    "answer_one",
+    "answer_set_questions",
     "chips",
     "derive_kernel",
     "derive_model",
@@ -66,12 +72,15 @@ __all__ = [
     "derive_serving",
     "derive_spec",
     "derive_training",
+    "entry_quantities",
     "model_names",
     "names_a_config",
     "operator_registry",
+    "question_spec_of",
     "registry_naming",
     "solve",
     "solve_model",
+    "solve_questions",
     "solve_training",
 ]
 
@@ -95,6 +104,8 @@ class Derivation:
     """The problem as typed (what ``derive.check`` re-derives variants from)."""
     operators: tuple[str, ...] = ()
     """The operator files the problem's operator came from."""
+    questions: Questions | None = None
+    """Its given, defined and solved quantities (``given=``, ``define=``, ``equations=``)."""
 
     @property
     def kind(self) -> ProblemKind:
@@ -196,17 +207,19 @@ class Derivation:
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
-        return render(self.document(title, text, level), "md")
+        return _with_questions_md(
+            render(self.document(title, text, level), "md"), self.questions, level
+        )
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
-        return render(self.document(title, text), "tex")
+        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
 
     def as_json(self) -> dict:
         """The JSON object of ``derive solve --format json``."""
         from derive.present.json_export import to_json
 
-        return to_json(self.analysis)
+        return _with_questions_json(to_json(self.analysis), self.questions)
 
     def _repr_markdown_(self) -> str:
         return self.markdown()
@@ -301,6 +314,10 @@ def solve(
     set: dict[str, int] | tuple[str, ...] = (),
     solve_for: str | None = None,
     operators: tuple[str | Path, ...] = (),
+    given: Mapping[str, str] | tuple[str, ...] = (),
+    define: Mapping[str, str] | tuple[str, ...] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
 ) -> Derivation:
     """Derive a problem from Python, with the same arguments as ``derive solve``.
 
@@ -318,9 +335,13 @@ def solve(
         set: bound dims, ``{"D": 4096}`` or ``("D=4096",)``.
         solve_for: the dim to solve the crossover for (default ``B`` or the first dim).
         operators: operator files to load besides the built-in ones.
+        given: named values with optional units, ``{"price": "2.49 $/h"}``.
+        define: defined quantities, ``{"cost": "price * t_lower"}`` (derive's safe parser).
+        equations: ``["t_lower = 1 ms"]``, solved exactly for ``unknowns`` (``["B"]``).
 
     Returns:
-        The :class:`Derivation`: exact quantities as attributes, the worked solution.
+        The :class:`Derivation`: exact quantities as attributes, the worked solution
+        (``d.questions`` holds the given, defined and solved quantities).
     """
     items = (
         tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
@@ -340,10 +361,17 @@ def solve(
     )
     if isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
-        return Derivation(analysis, build_solution(analysis), spec)
-    names = tuple(str(path) for path in operators)
-    derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
-    return Derivation(derivation.analysis, derivation.solution, spec, names)
+        d = Derivation(analysis, build_solution(analysis), spec)
+    else:
+        names = tuple(str(path) for path in operators)
+        derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
+        d = Derivation(derivation.analysis, derivation.solution, spec, names)
+    questions = question_spec_of(given, define, equations, unknowns)
+    if questions is None:
+        return d
+    from derive.questions.quantities import operator_quantities
+
+    return replace(d, questions=answer_one(questions, operator_quantities(d.analysis)))
 
 
 @dataclass(frozen=True)
@@ -353,6 +381,8 @@ class ModelDerivation:
     analysis: ModelAnalysis
     spec: ModelSpec | None = None
     """The problem as typed (``derive.check`` takes a model derivation as its problem)."""
+    questions: Questions | None = None
+    """Its given, defined and solved quantities (``given=``, ``define=``, ``equations=``)."""
 
     @property
     def kind(self) -> ProblemKind:
@@ -367,17 +397,19 @@ class ModelDerivation:
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
-        return render(self.document(title, text, level), "md")
+        return _with_questions_md(
+            render(self.document(title, text, level), "md"), self.questions, level
+        )
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
-        return render(self.document(title, text), "tex")
+        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
 
     def as_json(self) -> dict:
         """The JSON object of ``derive model --format json``."""
         from derive.present.model_view import model_json
 
-        return model_json(self.analysis)
+        return _with_questions_json(model_json(self.analysis), self.questions)
 
     def _repr_markdown_(self) -> str:
         return self.markdown()
@@ -495,6 +527,10 @@ def solve_model(
     operators: tuple[str | Path, ...] = (),
     params: str | None = None,
     params_active: str | None = None,
+    given: Mapping[str, str] | tuple[str, ...] = (),
+    define: Mapping[str, str] | tuple[str, ...] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
 ) -> ModelDerivation | ServingDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
 
@@ -503,6 +539,8 @@ def solve_model(
 
     ``dtypes`` may be ``{"weights": "int8"}`` or ``("weights=int8",)``; ``set`` may be
     ``{"B": 32, "S": 8192}``; hardware numbers are strings so they stay exact.
+    ``given``, ``define``, ``equations`` and ``unknowns`` are as :func:`solve`'s, over the
+    model's quantities (``weights_bytes``, ``train_seconds``, ``memory_total``, …).
 
     With ``phase="decode"`` or ``"prefill"`` (``--phase``), the result is one serving step,
     a :class:`ServingDerivation` (``.analysis`` the model's, ``.phase`` the step's); ``tp``
@@ -531,9 +569,9 @@ def solve_model(
     if phase is not None and phase not in ("decode", "prefill"):
         raise ProblemError(f"phase {phase!r}", "decode or prefill")
     if phase is None:
-        given = [name for name, value in step.items() if value is not None]
-        if given or tp is not None:
-            raise ProblemError((given or ["tp"])[0], 'times a serving step: give phase="decode"')
+        timed = [name for name, value in step.items() if value is not None]
+        if timed or tp is not None:
+            raise ProblemError((timed or ["tp"])[0], 'times a serving step: give phase="decode"')
 
     spec = ModelSpec(
         model=model,
@@ -557,7 +595,117 @@ def solve_model(
         serving = ServingSpec(phase, None if tp is None else str(tp), timing)
         return derive_serving(spec, serving, operators)
     registry = load_models(tuple(Path(p) for p in operators))
-    return ModelDerivation(analyse_model(bind_model(spec, registry.resolve(spec))), spec)
+    analysis = analyse_model(bind_model(spec, registry.resolve(spec)))
+    questions = question_spec_of(given, define, equations, unknowns)
+    if questions is None:
+        return ModelDerivation(analysis, spec)
+    from derive.questions.quantities import model_quantities
+
+    return ModelDerivation(
+        analysis, spec, questions=answer_one(questions, model_quantities(analysis))
+    )
+
+
+# -- questions: givens, defined quantities, equations --------------------------------------
+
+
+def question_spec_of(
+    given: Mapping[str, str] | tuple[str, ...] | list[str] = (),
+    define: Mapping[str, str] | tuple[str, ...] | list[str] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
+) -> QuestionSpec | None:
+    """The questions of ``--given/--define/--equation/--unknown`` (or the Python keywords)."""
+    from derive.problem.question_spec import question_spec_from_flags
+
+    return question_spec_from_flags(_items(given), _items(define), equations, unknowns)
+
+
+def answer_one(spec: QuestionSpec, own: Mapping[str, Known] | None = None) -> Questions:
+    """Answer one problem's questions over its own quantities (none: givens alone)."""
+    from derive.questions.solve import answer_questions
+
+    return answer_questions(spec, own or {})
+
+
+def answer_for(
+    spec: QuestionSpec, analysis: Analysis | ModelAnalysis | None, phase: object = None
+) -> Questions:
+    """A problem's questions over an operator's, a model's (and serving step's) quantities."""
+    from derive.model.phase import PhaseAnalysis
+    from derive.questions import quantities
+
+    own: dict[str, Known] = {}
+    if isinstance(analysis, Analysis):
+        own = quantities.operator_quantities(analysis)
+    elif analysis is not None:
+        own = quantities.model_quantities(analysis)
+    if isinstance(phase, PhaseAnalysis):
+        own.update(quantities.phase_quantities(phase))
+    return answer_one(spec, own)
+
+
+def solve_questions(
+    given: Mapping[str, str] | tuple[str, ...] = (),
+    define: Mapping[str, str] | tuple[str, ...] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
+) -> Questions:
+    """A problem of givens, definitions and equations alone (``derive solve --given …``)."""
+    from derive.errors import ProblemError
+
+    spec = question_spec_of(given, define, equations, unknowns)
+    if spec is None or not spec.answers:
+        raise ProblemError(
+            "derive solve", "give an operator, or --define or --equation with --unknown"
+        )
+    return answer_one(spec)
+
+
+def entry_quantities(
+    pset: ProblemSet, pid: str, registry: Registry | None = None
+) -> dict[str, Known]:
+    """The dims and quantities of problem ``pid`` of a set, by their JSON names."""
+    from derive.questions.set_answers import entry_quantities as quantities_of
+
+    return quantities_of(pset, pid, registry)
+
+
+def answer_set_questions(
+    pset: ProblemSet, registry: Registry | None = None
+) -> dict[str, Questions]:
+    """Every problem's givens, definitions and equations answered, by problem id.
+
+    Raises:
+        ProblemError: one line naming the file, the problem and the key.
+    """
+    from derive.questions.set_answers import answer_problem_set
+
+    return answer_problem_set(pset, registry)
+
+
+def _with_questions_md(md: str, questions: Questions | None, level: int) -> str:
+    if questions is None:
+        return md
+    from derive.present.questions_view import questions_markdown
+
+    return md.rstrip("\n") + "\n\n" + questions_markdown(questions, level + 1)
+
+
+def _with_questions_tex(tex: str, questions: Questions | None) -> str:
+    if questions is None:
+        return tex
+    from derive.present.questions_view import questions_latex
+
+    return tex.rstrip("\n") + "\n\n" + questions_latex(questions)
+
+
+def _with_questions_json(out: dict, questions: Questions | None) -> dict:
+    if questions is None:
+        return out
+    from derive.present.questions_view import questions_json
+
+    return {**out, **questions_json(questions)}
 
 
 @dataclass(frozen=True)

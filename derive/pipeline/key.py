@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from derive.problem.problem_set import ModelEntry
     from derive.problem.serving_spec import ServingPlot, ServingSpec
     from derive.problem.train_spec import TrainPlot, TrainSpec
+    from derive.questions.records import Questions
 
 __all__ = ["build_key"]
 
@@ -246,6 +247,31 @@ def build_key(
         except DeriveError as exc:
             failed.append(in_file_terms(exc, pset.source, entry.id))
     raise_collected(pset.source, failed)
+    answered = _questions(pset, registry, time_limit)
     return key_files(
-        pset, stem, parts, kernels=kernels, models=models, time_limit=time_limit, jobs=jobs
+        pset,
+        stem,
+        parts,
+        kernels=kernels,
+        models=models,
+        time_limit=time_limit,
+        jobs=jobs,
+        answered=answered,
     )
+
+
+def _questions(
+    pset: ProblemSet, registry: Registry, time_limit: float | None
+) -> dict[str, Questions]:
+    """Every problem's givens, definitions and equations, answered within the time budget,
+    its ``expect`` of defined quantities checked (issue 23)."""
+    if not any(getattr(e, "questions", None) is not None for e in pset.every_entry()):
+        return {}
+    from derive.deadline import run_with_deadline
+    from derive.questions.set_answers import answer_problem_set, check_expect
+
+    answered = run_with_deadline(
+        answer_problem_set, pset, registry, seconds=time_limit, what=f"{pset.source}: questions"
+    )
+    check_expect(pset, answered)
+    return answered

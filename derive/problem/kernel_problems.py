@@ -26,6 +26,7 @@ from derive.formula.decimals import parse_positive
 from derive.formula.units import Dimension
 from derive.problem.binding import bind_hardware
 from derive.problem.kernel_spec import KernelSpec
+from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
 from derive.problem.set_checks import problem_head
 from derive.problem.set_errors import in_file_terms
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
@@ -59,6 +60,7 @@ _KERNEL_PROBLEM: dict[str, type] = {
     "ask": list,
     "expect": dict,
     **{name: str for name in KERNEL_TIMING_KEYS},
+    **QUESTION_KEYS,
 }
 _TIMES = tuple(
     r.name for r in rows_for(ProblemKind.KERNEL, Use.ASK) if r.dimension is Dimension.TIME
@@ -83,6 +85,7 @@ class KernelEntry:
     spec: KernelSpec
     ask: tuple[str, ...] = ()
     expect: tuple[tuple[str, str], ...] = ()
+    questions: QuestionSpec | None = None
 
     @property
     def kind(self) -> ProblemKind:
@@ -212,10 +215,16 @@ def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> Kern
         dtype = error.what.startswith("--dtype")
         raise in_file_terms(error, origin, pid, "dtype" if dtype else "") from None
     has = kernel_quantities_of(spec)
-    _names(table, "ask", where, KERNEL_ASK_KEYS, has)
-    _names(table, "expect", where, KERNEL_ASK_KEYS, has)
+    defined = _defined(table)
+    questions = question_spec(
+        table, where, {k: v for k, v in table.get("expect", {}).items() if k in defined}
+    )
+    own_ask = [name for name in table.get("ask", ()) if name not in defined]
+    own_expect = {k: v for k, v in table.get("expect", {}).items() if k not in defined}
+    _names({"ask": own_ask}, "ask", where, KERNEL_ASK_KEYS, has)
+    _names({"expect": own_expect}, "expect", where, KERNEL_ASK_KEYS, has)
     expect = []
-    for name, value in table.get("expect", {}).items():
+    for name, value in own_expect.items():
         try:
             if not isinstance(value, str):
                 raise ProblemError(name, "must be a string")
@@ -232,6 +241,14 @@ def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> Kern
         table.get("title", pid),
         table.get("text", ""),
         spec,
-        tuple(table.get("ask", ())),
+        tuple(own_ask),
         tuple(expect),
+        questions,
     )
+
+
+def _defined(table: dict) -> tuple[str, ...]:
+    """The names a kernel problem's ``define`` and ``unknowns`` add (they may be asked)."""
+    names = list(table.get("define", {})) if isinstance(table.get("define"), dict) else []
+    unknowns = table.get("unknowns", [])
+    return tuple(names + [u for u in unknowns if isinstance(u, str)])

@@ -9,7 +9,10 @@ error naming the file, the problem id and the key (the checks: :mod:`derive.prob
 every error in the file is reported at once (up to :data:`~derive.problem.set_errors.MAX_ERRORS`).
 A problem's ``title`` defaults to its id. A problem is an operator's (``operator = …``), a
 whole model's (``model = …``) or a kernel's given by its numbers (``kernel = { flops, bytes }``,
-see :mod:`derive.problem.kernel_problems`).
+see :mod:`derive.problem.kernel_problems`). Operator and model problems may add givens,
+defined quantities and equations (``given``, ``define``, ``equations``, ``unknowns``: see
+:mod:`derive.problem.question_spec`); a problem with none of operator, model or kernel is
+those alone (a :class:`QuestionEntry`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from derive.problem.kernel_problems import KernelEntry, kernel_problem
 from derive.problem.model_spec import ModelSpec
 from derive.problem.model_tables import ModelTable, parse_model_tables
 from derive.problem.operator_tables import OperatorTable, parse_operator_tables
+from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
 from derive.problem.set_checks import check_keys, problem_head, str_map
 from derive.problem.set_errors import raise_collected
@@ -41,6 +45,7 @@ __all__ = [
     "PlotSpec",
     "ProblemEntry",
     "ProblemSet",
+    "QuestionEntry",
     "load_problem_set",
     "parse_problem_set",
 ]
@@ -72,6 +77,7 @@ _MODEL_PROBLEM = {
     "train_plot": dict,
     "expect": dict,
     **SERVING_KEYS,
+    **QUESTION_KEYS,
 }
 _TOP = {
     "title": str,
@@ -100,6 +106,15 @@ _PROBLEM = {
     "plot": dict,
     "expect": dict,
     **{name: str for name in TIMING_KEYS},
+    **QUESTION_KEYS,
+}
+_QUESTION_PROBLEM = {
+    "id": str,
+    "title": str,
+    "text": str,
+    "ask": list,
+    "expect": dict,
+    **QUESTION_KEYS,
 }
 _PLOT = {"over": str, "from": int, "to": int, "series": list, "title": str}
 _SERIES = {"label": str, "set": dict}
@@ -140,11 +155,23 @@ class ProblemEntry:
     spec: ProblemSpec
     ask: tuple[str, ...]
     plot: PlotSpec | None
+    questions: QuestionSpec | None = None
 
     @property
     def kind(self) -> ProblemKind:
         """An operator problem."""
         return ProblemKind.OPERATOR
+
+
+@dataclass(frozen=True)
+class QuestionEntry:
+    """A problem of givens, definitions and equations alone (no operator, model or kernel)."""
+
+    id: str
+    title: str
+    text: str
+    ask: tuple[str, ...]
+    questions: QuestionSpec
 
 
 @dataclass(frozen=True)
@@ -159,6 +186,7 @@ class ModelEntry:
     serving: ServingSpec | None = None
     train: TrainSpec | None = None
     expect: tuple[tuple[str, str], ...] = ()
+    questions: QuestionSpec | None = None
 
     @property
     def kind(self) -> ProblemKind:
@@ -180,10 +208,17 @@ class ProblemSet:
     models: tuple[ModelEntry, ...] = ()
     operator_tables: tuple[OperatorTable, ...] = ()
     kernels: tuple[KernelEntry, ...] = ()
+    questions: tuple[QuestionEntry, ...] = ()
 
     def entries(self) -> tuple[ProblemEntry | KernelEntry | ModelEntry, ...]:
-        """Every problem, in the key's order: operators, kernels, models."""
+        """Every problem of a kind, in the key's order: operators, kernels, models."""
         return (*self.problems, *self.kernels, *self.models)
+
+    def every_entry(
+        self,
+    ) -> tuple[ProblemEntry | KernelEntry | ModelEntry | QuestionEntry, ...]:
+        """Every problem, the ones of givens and equations alone last."""
+        return (*self.entries(), *self.questions)
 
 
 def _plot(raw: dict, where: str) -> PlotSpec:
@@ -255,6 +290,7 @@ def _model_problem(
     )
     ask = tuple(table.get("ask", ()))
     serving = serving_spec(table, where)
+    questions = _questions(table, where, TRAIN_CHECK_KEYS)
     train = train_spec(table, where)
     if train is not None and serving is not None:
         raise ProblemError(
@@ -264,6 +300,7 @@ def _model_problem(
         MODEL_ASK_KEYS
         + (SERVING_ASK_KEYS if serving is not None else ())
         + (TRAIN_ASK_KEYS if train is not None else ())
+        + (questions.answers if questions is not None else ())
     )
     for item in ask:
         if item not in allowed:
@@ -295,9 +332,22 @@ def _model_problem(
         state_bytes=table.get("state_bytes"),
         tp=None if serving is None or serving.tp is None else serving.tp,
     )
-    expect = _model_expect(table, where, train)
+    defined = questions.answers if questions is not None else ()
+    own = {
+        **table,
+        "expect": {k: v for k, v in table.get("expect", {}).items() if k not in defined},
+    }
+    expect = _model_expect(own if own["expect"] else {**table, "expect": None}, where, train)
     return ModelEntry(
-        pid, table.get("title", pid), table.get("text", ""), spec, ask, serving, train, expect
+        pid,
+        table.get("title", pid),
+        table.get("text", ""),
+        spec,
+        ask,
+        serving,
+        train,
+        expect,
+        questions,
     )
 
 
@@ -336,13 +386,15 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + str_map(
         raw.get("dtypes", {}), where, "dtypes", str
     )
+    questions = _questions(raw, where, EXPECT_KEYS)
+    defined = questions.answers if questions is not None else ()
     for key in raw.get("expect", {}):
-        if key not in EXPECT_KEYS:
-            raise unknown_quantity(f"{where}: key 'expect'", key, EXPECT_KEYS)
+        if key not in EXPECT_KEYS + defined:
+            raise unknown_quantity(f"{where}: key 'expect'", key, EXPECT_KEYS + defined)
     ask = tuple(raw.get("ask", ()))
     for item in ask:
-        if item not in ASK_KEYS:
-            raise unknown_quantity(f"{where}: key 'ask'", item, ASK_KEYS)
+        if item not in ASK_KEYS + defined:
+            raise unknown_quantity(f"{where}: key 'ask'", item, ASK_KEYS + defined)
     spec = ProblemSpec(
         operator=raw["operator"],
         dtypes=dtypes,
@@ -361,7 +413,43 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     except DeriveError as error:
         raise timing_error_in_keys(error, where) from None
     plot = _plot(raw["plot"], where) if "plot" in raw else None
-    return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot)
+    return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot, questions)
+
+
+def _questions(table: dict, where: str, builtin: tuple[str, ...]) -> QuestionSpec | None:
+    """The givens, definitions and equations of a problem (``expect`` of defined names)."""
+    expect = {k: v for k, v in table.get("expect", {}).items() if k not in builtin}
+    spec = question_spec(table, where, expect)
+    if spec is None and expect:
+        raise ProblemError(f"{where}: key 'expect'", f"unknown quantity {next(iter(expect))!r}")
+    if spec is not None:
+        for name, _ in spec.expect:
+            if name not in spec.answers:
+                raise ProblemError(
+                    f"{where}: key 'expect' ({name})",
+                    f"not a defined quantity or unknown; those are: {', '.join(spec.answers)}",
+                )
+    return spec
+
+
+def _question_problem(raw: object, index: int, origin: str, seen: set[str]) -> QuestionEntry:
+    """A problem of givens, definitions and equations alone."""
+    pid, where, table = problem_head(raw, index, origin, seen, _QUESTION_PROBLEM, "id")
+    questions = _questions(table, where, ())
+    if questions is None or not questions.answers:
+        raise ProblemError(
+            where,
+            "a problem needs 'operator', 'model' or 'kernel', or else 'define' or "
+            "'equations' with 'unknowns' (a problem of givens and equations alone)",
+        )
+    ask = tuple(table.get("ask", ()))
+    for item in ask:
+        if item not in questions.answers:
+            raise ProblemError(
+                f"{where}: key 'ask'",
+                f"unknown quantity {item!r}; allowed: {', '.join(questions.answers)}",
+            )
+    return QuestionEntry(pid, table.get("title", pid), table.get("text", ""), ask, questions)
 
 
 def parse_problem_set(
@@ -388,6 +476,7 @@ def parse_problem_set(
     entries: list[ProblemEntry] = []
     models: list[ModelEntry] = []
     kernels: list[KernelEntry] = []
+    alone: list[QuestionEntry] = []
     found: list[DeriveError] = []
     for i, raw in enumerate(problems):
         try:
@@ -395,6 +484,8 @@ def parse_problem_set(
                 kernels.append(kernel_problem(raw, i, origin, seen))
             elif isinstance(raw, dict) and "model" in raw and "operator" not in raw:
                 models.append(_model_problem(raw, i, origin, seen, base, model_tables))
+            elif isinstance(raw, dict) and "operator" not in raw and set(raw) & set(QUESTION_KEYS):
+                alone.append(_question_problem(raw, i, origin, seen))
             else:
                 entries.append(_problem(raw, i, origin, seen))
         except ProblemError as exc:
@@ -414,6 +505,7 @@ def parse_problem_set(
         tuple(models),
         tables,
         tuple(kernels),
+        tuple(alone),
     )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -341,4 +341,26 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         except DeriveError as exc:
             raise in_file_terms(exc, pset.source, model.id) from None
         pages[model.id] = page
+    pages = _with_defined_boxes(pset, pages)
     return Workbook(pset.title, pset.text, pages, hints, show_expected)
+
+
+def _with_defined_boxes(pset: ProblemSet, pages: dict[str, Page]) -> dict[str, Page]:
+    """An answer box for each defined quantity and unknown of a page's problem (issue 23).
+
+    Problems of givens and equations alone have no page yet: their answers are checked
+    with ``derive check --problem-set`` and graded with ``--answers``.
+    """
+    out = dict(pages)
+    for entry in pset.entries():
+        spec = entry.questions
+        if spec is None or entry.id not in out:
+            continue
+        page = out[entry.id]
+        boxes = tuple(
+            Asked(name, f"{name} (defined)", "", "a number with its unit, e.g. 1.2e6 $ or 20 ms")
+            for name in spec.answers
+        )
+        detail = {**page.detail, "asked": [*page.detail["asked"], *(asdict(b) for b in boxes)]}
+        out[entry.id] = replace(page, asked=page.asked + boxes, detail=detail)
+    return out

@@ -38,7 +38,7 @@ from derive.errors import DeriveError, ParseError, ProblemError
 from derive.formula.units import describe_dimension
 from derive.model.analysis import ModelAnalysis
 from derive.pipeline.kinds import kind_of
-from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry
+from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 from derive.solution.notation import tex
 
 __all__ = [
@@ -127,6 +127,15 @@ class Grader:
     operators: tuple[Path, ...] = ()
     hide_expected: bool = False
     rtol: str = DEFAULT_RTOL
+    problem_set: ProblemSet | None = None  # for defined quantities (issue 23)
+
+    def _defined(self, problem: str, quantity: str | None) -> bool:
+        """True when ``quantity`` is a defined quantity or unknown of the problem."""
+        if self.problem_set is None or quantity is None:
+            return False
+        from derive.checking.api import defined_names
+
+        return quantity in defined_names(self.problem_set, problem)
 
     def _entry(self, problem: str) -> ProblemEntry | KernelEntry | ModelEntry:
         entry = self.problems.get(problem)
@@ -178,6 +187,8 @@ class Grader:
         a relation); without, as a plain formula over the problem's dims.
         """
         entry = self._entry(problem)
+        if self._defined(problem, quantity):
+            return Reading(True, answer.strip())  # read when judged (units, names)
         reader = _READERS.get(entry.kind, Grader._read_operator)
         return reader(self, entry, answer, quantity)
 
@@ -198,6 +209,23 @@ class Grader:
         Raises:
             ProblemError: unknown quantity; DeriveError: the quantity does not apply here.
         """
+        if self._defined(problem, quantity):
+            from derive.checking.api import check_defined
+
+            assert self.problem_set is not None  # _defined says so
+            found = check_defined(
+                self.problem_set,
+                problem,
+                quantity,
+                answer,
+                rtol=self.rtol,
+                hide_expected=self.hide_expected,
+            )
+            if found.verdict is Verdict.UNREADABLE:
+                return CheckResult(UNREADABLE, None, None, (found.reason or "cannot be read",))
+            return CheckResult(
+                found.verdict.value, found.read_as, None, found.diagnosis, found.expected
+            )
         entry = self._entry(problem)
         result = check(
             entry,

@@ -91,7 +91,10 @@ class PoolSettings:
 def grader_of(pset: ProblemSet, hide_expected: bool = False) -> Grader:
     """The set's grader with every problem analysed (so workers forked from here start warm)."""
     grader = Grader(
-        {entry.id: entry for entry in pset.entries()}, pset.operators, hide_expected=hide_expected
+        {entry.id: entry for entry in pset.entries()},
+        pset.operators,
+        hide_expected=hide_expected,
+        problem_set=pset,  # a problem's defined quantities are judged against the set
     )
     for entry in pset.entries():  # a problem that cannot be read says so when it is checked
         with contextlib.suppress(DeriveError):

@@ -8,6 +8,7 @@ The pipeline (:func:`derive.pipeline.key.build_key`) derives the problems.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.present.key.models import DerivedModel
+    from derive.questions.records import Questions
 
 __all__ = ["ASK_PHRASES", "PACKAGES", "PREAMBLE", "ProblemPart", "key_files", "problem_part"]
 
@@ -133,12 +135,15 @@ def key_files(
     models: Sequence[DerivedModel] = (),
     time_limit: float | None = None,
     jobs: int = 1,
+    answered: Mapping[str, Questions] | None = None,
 ) -> dict[str, str]:
     """Every file of the key, in memory (name → text), from the set's derived problems.
 
     ``parts`` are the operator problems, rendered; ``kernels`` the set's kernels and
     ``models`` its model problems, derived, in the set's order. Their chapters follow the operator problems; the roofline figures
-    are drawn ``jobs`` at a time, each within ``time_limit`` seconds.
+    are drawn ``jobs`` at a time, each within ``time_limit`` seconds. ``answered`` are
+    the problems' answered givens, definitions and equations, by id: their lines join their
+    problems, and the problems of givens and equations alone make the last chapter.
     """
     chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
     figures = roofline_figures(
@@ -165,6 +170,12 @@ def key_files(
             questions + list(chapter.questions),
             chapter.rows,
         )
+    if answered:
+        from derive.present.key.questions import questions_part
+
+        part = questions_part(pset, items, questions, answered, stem)
+        items, questions = items + list(part.items), questions + list(part.questions)
+        model_rows = part.glance_rows(tuple(model_rows))
     common = {
         "version": __version__,
         "source": Path(pset.source).name,

@@ -72,9 +72,10 @@ def model_ask(entry: ModelEntry) -> tuple[str, ...]:
     if entry.train is not None:
         run = TRAIN_ASK_KEYS + TRAIN_CHECK_KEYS
         return tuple(key for key in entry.ask if key not in run) or ("params",)
+    defined = entry.questions.answers if entry.questions is not None else ()
     if entry.serving is None:
-        return entry.ask
-    asked = tuple(key for key in entry.ask if key not in SERVING_ASK_KEYS)
+        return tuple(key for key in entry.ask if key not in defined)
+    asked = tuple(key for key in entry.ask if key not in SERVING_ASK_KEYS + defined)
     return asked or ((q.WEIGHTS_BYTES.name, q.KV_BYTES.name) if entry.ask else ())
 
 

@@ -1,0 +1,149 @@
+"""Checking a claim about a defined quantity or an unknown of a problem set (issue 23).
+
+A claim is read by the questions' reader (derive's safe parser with units): a number
+with a unit (``1.26e6 $``, ``20.6 days``), optionally after ``name =``, or a formula over
+the problem's names (``price * devices * train_seconds``). It is right when its unit
+measures what the quantity measures and its value is within the tolerance of the exact
+one. A wrong value is read for the usual slips: a forgotten unit conversion (an hour
+taken as a second, a GB as a GiB, days as hours: the ratio is exactly the conversion
+factor, named), a rounding (within 5 %), a factor of 2.
+"""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from derive.checking.api import CheckResult
+from derive.checking.verdict import Verdict
+from derive.errors import ProblemError
+from derive.formula.decimals import fmt_decimal
+from derive.formula.limits import RejectError
+from derive.problem.problem_set import ProblemSet
+from derive.questions.read import Value, read_formula
+from derive.questions.records import Answer, Questions
+from derive.questions.set_answers import answer_problem_set, as_known, entry_quantities
+
+__all__ = ["CONVERSIONS", "check_defined", "defined_names"]
+
+CONVERSIONS: tuple[tuple[sp.Rational, str], ...] = (
+    (sp.Integer(3600), "an hour taken as a second (h and s: a factor of 3600)"),
+    (sp.Integer(60), "a minute taken as a second, or an hour as a minute (a factor of 60)"),
+    (sp.Integer(86400), "a day taken as a second (days and s: a factor of 86400)"),
+    (sp.Integer(24), "a day taken as an hour (a factor of 24)"),
+    (sp.Integer(1000), "a unit prefix lost (ms and s, kW and W: a factor of 1000)"),
+    (sp.Integer(10) ** 6, "a unit prefix lost (µs and s, MB and B: a factor of 10^6)"),
+    (sp.Integer(10) ** 9, "a unit prefix lost (ns and s, GB and B: a factor of 10^9)"),
+    (sp.Rational(2**30, 10**9), "GiB taken for GB (a factor of 1.0737)"),
+    (sp.Rational(2**20, 10**6), "MiB taken for MB (a factor of 1.0486)"),
+    (sp.Integer(2), "a factor of 2"),
+)
+"""Ratios of a claim to the answer that name a slip (each also read the other way up)."""
+_ROUNDING = sp.Rational(5, 100)
+_NAMED = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)")
+
+
+def defined_names(pset: ProblemSet, problem: str) -> tuple[str, ...]:
+    """The defined quantities and unknowns of a problem of the set ('' when it has none)."""
+    for entry in pset.every_entry():
+        if entry.id.lower() == problem.lower():
+            spec = getattr(entry, "questions", None)
+            return spec.answers if spec is not None else ()
+    return ()
+
+
+def _questions(pset: ProblemSet, problem: str) -> tuple[Questions, dict]:
+    entry = next(e for e in pset.every_entry() if e.id.lower() == problem.lower())
+    answered = answer_problem_set(pset)
+    known = {**entry_quantities(pset, entry.id), **as_known(answered[entry.id])}
+    return answered[entry.id], known
+
+
+def _slip(ratio: sp.Expr, rtol: sp.Rational) -> str | None:
+    """The slip a ratio of claim to answer names, within the tolerance (and 1 %)."""
+    room = max(rtol, sp.Rational(1, 100))
+    for factor, why in CONVERSIONS:
+        for f in (factor, 1 / factor):
+            if abs(ratio / f - 1) <= room:
+                return why
+    return None
+
+
+def _shown(value: sp.Expr, unit: str) -> str:
+    return f"{fmt_decimal(value)} {unit}".rstrip()
+
+
+def check_defined(
+    pset: ProblemSet,
+    problem: str,
+    quantity: str,
+    claim: str,
+    rtol: sp.Rational,
+    hide_expected: bool = False,
+) -> CheckResult:
+    """Judge one claim about a defined quantity (or an unknown) of a problem of the set.
+
+    Raises:
+        ProblemError: the quantity is not one of the problem's defined names.
+    """
+    if quantity not in defined_names(pset, problem):
+        raise ProblemError(
+            f"--quantity {quantity}",
+            f"not a defined quantity of problem {problem!r} "
+            f"(its defined quantities: {', '.join(defined_names(pset, problem)) or 'none'})",
+        )
+    questions, known = _questions(pset, problem)
+    answer = questions.answer(quantity)
+    assert answer is not None  # a defined name is always answered
+    text = claim
+    named = _NAMED.match(claim)
+    if named is not None and named.group(1) == quantity:
+        text = claim[named.end() :]
+    try:
+        value = read_formula(text, {k: v for k, v in known.items() if k != quantity})
+    except RejectError as reject:
+        return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
+    return _judge(answer, value, claim, rtol, hide_expected)
+
+
+def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bool) -> CheckResult:
+    expected = None if hide else _shown(answer.value, answer.unit)
+    read_as = _shown(value.value, value.measure.text) if value.value.is_number else str(value.value)
+    same_unit = value.measure.exponents == answer.measure.exponents
+    bare = not any(value.measure.exponents)
+    if not same_unit and not bare:
+        why = (
+            f"the claim is {value.measure.describe()}, but {answer.name} is "
+            f"{answer.measure.describe()}"
+        )
+        return CheckResult(Verdict.INCORRECT, answer.name, claim, read_as, (why,), expected)
+    if not value.value.is_number or not answer.value.is_number or answer.value == 0:
+        ok = sp.simplify(value.value - answer.value) == 0
+        verdict = Verdict.CORRECT if ok else Verdict.INCORRECT
+        return CheckResult(verdict, answer.name, claim, read_as, (), expected)
+    error = abs(value.value - answer.value) / abs(answer.value)
+    percent = f"{float(error) * 100:.3g} %"
+    if error <= rtol:
+        note = () if same_unit else (f"read in base units ({answer.unit}): give the unit",)
+        return CheckResult(
+            Verdict.CORRECT, answer.name, claim, read_as, note, expected, relative_error=percent
+        )
+    diagnosis: list[str] = []
+    ratio = value.value / answer.value
+    slip = _slip(ratio, rtol)
+    if slip is not None:
+        diagnosis.append(f"off by a factor of {fmt_decimal(ratio)}: {slip}")
+    elif error <= _ROUNDING:
+        diagnosis.append(f"off by {percent}: rounded too early, or a given misread?")
+    else:
+        diagnosis.append(f"off by {percent}")
+    return CheckResult(
+        Verdict.INCORRECT,
+        answer.name,
+        claim,
+        read_as,
+        tuple(diagnosis),
+        expected,
+        relative_error=percent,
+    )

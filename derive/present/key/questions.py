@@ -1,0 +1,136 @@
+"""The questions of an answer key: givens, defined quantities and equations of every problem.
+
+:func:`questions_part` takes every problem's answered questions (the pipeline answers them,
+under the time budget), adds each one's worked lines to the problem's item, its asks to the
+question sheet and its answers to the glance; the problems of givens and equations alone
+become the key's last chapter, "Costs, budgets and what-ifs".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from derive.present.escape import md_escape, tex_escape
+from derive.present.questions_view import (
+    glance_text,
+    questions_asks,
+    questions_given,
+    questions_latex,
+    questions_markdown,
+)
+from derive.problem.problem_set import ProblemSet
+from derive.questions.records import Questions
+
+__all__ = ["QuestionRow", "QuestionsPart", "questions_part"]
+
+CHAPTER = "Costs, budgets and what-ifs"
+CHAPTER_TEXT = (
+    "Problems of givens, defined quantities and equations alone: each line is derived "
+    "exactly, with its units, from the givens and from other problems' quantities."
+)
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    """A row of the models-and-questions table at a glance."""
+
+    id: str
+    anchor: str
+    model: str
+    hardware: str
+    answers: str
+    answers_tex: str
+
+
+@dataclass(frozen=True)
+class QuestionsPart:
+    """The items, questions and rows a key gains from its problems' questions."""
+
+    items: tuple[dict, ...]
+    questions: tuple[dict, ...]
+    rows: tuple[QuestionRow, ...]
+    glances: tuple[tuple[str, str, str], ...] = ()  # (id, Markdown, LaTeX) of other rows
+
+    def glance_rows(self, rows: tuple) -> tuple:
+        """The models' rows with their problems' defined answers added, then the new rows."""
+        extra = {pid: (md, tex) for pid, md, tex in self.glances}
+        out = []
+        for row in rows:
+            if row.id in extra:
+                md, tex = extra[row.id]
+                row = replace(
+                    row, answers=f"{row.answers}; {md}", answers_tex=f"{row.answers_tex}; {tex}"
+                )
+            out.append(row)
+        return (*out, *self.rows)
+
+
+def questions_part(
+    pset: ProblemSet,
+    items: list[dict],
+    questions: list[dict],
+    answered: Mapping[str, Questions],
+    stem: str = "",
+) -> QuestionsPart:
+    """Show the set's answered questions: extend ``items`` and ``questions`` in place, and
+    return the chapter of problems of givens and equations alone and the glance rows."""
+    if not answered:
+        return QuestionsPart((), (), ())
+    by_anchor = {item["anchor"]: i for i, item in enumerate(items)}
+    glances = []
+    entries = list(pset.entries())
+    for entry, question in zip(entries, questions):
+        q = answered.get(entry.id)
+        index = by_anchor.get(entry.id.lower())
+        if q is None or index is None:
+            continue
+        item = items[index]
+        items[index] = {
+            **item,
+            "body": item["body"] + "\n\n" + questions_markdown(q, 3).rstrip("\n"),
+            "tex": item["tex"] + "\n\n" + questions_latex(q).rstrip("\n"),
+        }
+        question["asks"] = tuple(question["asks"]) + questions_asks(q, entry.ask)
+        glance = glance_text(q, entry.ask)
+        glances.append((entry.id, md_escape(glance), tex_escape(glance)))
+    new_items: list[dict] = []
+    new_questions: list[dict] = []
+    rows: list[QuestionRow] = []
+    first = len(items) + 1
+    for number, alone in enumerate(pset.questions, start=first):
+        q = answered[alone.id]
+        title = f"Problem {number} ({alone.id}): {alone.title}"
+        text = f"{md_escape(alone.text)}\n\n" if alone.text else ""
+        tex_text = f"{tex_escape(alone.text)}\n\n" if alone.text else ""
+        new_items.append(
+            {
+                "anchor": alone.id.lower(),
+                "body": f"## {md_escape(title)}\n\n{text}" + questions_markdown(q, 3).rstrip("\n"),
+                "tex": f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{alone.id}}}\n\n{tex_text}"
+                + questions_latex(q).rstrip("\n"),
+                "plot": None,
+            }
+        )
+        given = questions_given(q)
+        new_questions.append(
+            {
+                "title": alone.title,
+                "text": alone.text,
+                "model_body": text + (f"**Given.** {md_escape(given)}\n" if given else ""),
+                "model_tex": tex_text
+                + (f"\\textbf{{Given.}} {tex_escape(given)}\n" if given else ""),
+                "asks": questions_asks(q, alone.ask),
+            }
+        )
+        glance = glance_text(q, alone.ask)
+        rows.append(
+            QuestionRow(alone.id, alone.id.lower(), "—", "—", md_escape(glance), tex_escape(glance))
+        )
+    if new_items:  # the chapter of problems of givens and equations alone
+        new_items[0] = {
+            **new_items[0],
+            "body": f"## {CHAPTER}\n\n{CHAPTER_TEXT}\n\n" + new_items[0]["body"],
+            "tex": f"\\subsection*{{{CHAPTER}}}\n{CHAPTER_TEXT}\n\n" + new_items[0]["tex"],
+        }
+    return QuestionsPart(tuple(new_items), tuple(new_questions), tuple(rows), tuple(glances))

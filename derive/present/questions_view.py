@@ -1,0 +1,313 @@
+"""A problem's givens, defined quantities and solved unknowns, shown: Markdown, LaTeX, JSON.
+
+Each derived quantity is one worked line, *symbolic = numbers = result*, with units:
+``cost = price · devices · train_seconds = (2.49 $/h) · 1024 · (1.9e6 s) = 1.3e6 $``.
+The JSON object is ``{"given": …, "defined": {name: {exact, value, unit, formula}},
+"equations": …}`` (``defined`` holds the defined quantities and the unknowns: a contract).
+"""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
+from derive.formula.units import base_text
+from derive.present.escape import md_escape, tex_escape
+from derive.present.tex_layout import tex_break_sum, tex_is_wide
+from derive.questions.read import display_symbol, names_in
+from derive.questions.records import Answer, Known, Questions, Role
+from derive.solution.notation import tex, tex_text_number
+
+__all__ = [
+    "glance_text",
+    "questions_asks",
+    "questions_given",
+    "questions_json",
+    "questions_latex",
+    "questions_markdown",
+    "value_text",
+    "with_questions",
+]
+
+_TYPED = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(.*?)\s*$")
+_SHORT = 24
+
+
+def _name_tex(name: str) -> str:
+    if "." in name:
+        pid, _, quantity = name.partition(".")
+        return rf"{_name_tex(quantity)}^{{(\text{{{tex_escape(pid)}}})}}"
+    if len(name) == 1:
+        return name
+    head, _, tail = name.partition("_")
+    if len(head) == 1 and tail and "_" not in tail:
+        return rf"{head}_{{\mathrm{{{tail}}}}}"
+    return rf"\mathrm{{{tex_escape(name)}}}"
+
+
+def _unit_tex(unit: str) -> str:
+    """A unit after a number; ``$`` is written USD (a dollar sign would end Markdown math)."""
+    return rf"\ \text{{{tex_escape(unit.replace('$', 'USD'))}}}" if unit else ""
+
+
+def _number_tex(value: sp.Expr) -> str:
+    """An exact number shown short: in full when its decimal ends soon, else rounded."""
+    if value.is_Rational:
+        ending = fmt_ending_decimal(value)
+        if ending is not None and len(ending) <= 12:
+            return tex_text_number(ending)
+    return tex_text_number(fmt_decimal(value))
+
+
+def _result_forms(value: sp.Expr, unit: str) -> tuple[list[str], str]:
+    """The exact result and its rounded decimal (``""`` when the exact one is a decimal)."""
+    if not value.is_number:
+        return [f"{tex(value)}{_unit_tex(unit)}"], ""
+    rounded = tex_text_number(fmt_decimal(value)) + _unit_tex(unit)
+    ending = fmt_ending_decimal(value) if value.is_Rational else None
+    if ending is not None and len(ending) <= 12:
+        return [f"{tex_text_number(ending)}{_unit_tex(unit)}"], ""
+    if len(str(value)) <= _SHORT:
+        return [tex(value)], rounded
+    return [], rounded
+
+
+def _given_tex(answer: Answer) -> str:
+    m = _TYPED.match(answer.text)
+    if m is not None:
+        return tex_text_number(m.group(1)) + _unit_tex(m.group(2).strip())
+    return _number_tex(answer.value) + _unit_tex(answer.unit)
+
+
+def _known_tex(k: Known) -> str:
+    if not k.value.is_number:
+        return tex(k.value)
+    return _number_tex(k.value / k.measure.factor) + _unit_tex(k.measure.text)
+
+
+def _symbol_names(q: Questions, numbers: bool) -> dict[sp.Symbol, str]:
+    """Each name's symbol -> its LaTeX name, or its value with its unit (the numbers line)."""
+    names: dict[sp.Symbol, str] = {}
+    for k in q.used:
+        names[display_symbol(k.name)] = _known_tex(k) if numbers else _name_tex(k.name)
+    for a in q.answers:
+        shown = _given_tex(a) if a.role is Role.GIVEN else _number_tex(a.value) + _unit_tex(a.unit)
+        names[display_symbol(a.name)] = shown if numbers else _name_tex(a.name)
+    if numbers:
+        names = {
+            s: (v if re.fullmatch(r"[0-9]+", v) else rf"\left({v}\right)") for s, v in names.items()
+        }
+    for answer in q.answers:
+        for s in answer.formula.free_symbols:
+            if isinstance(s, sp.Symbol) and s.name.startswith("unit:"):
+                names[s] = rf"\text{{{tex_escape(s.name[5:])}}}"
+    return names
+
+
+def _forms(q: Questions, a: Answer) -> tuple[str, list[str], str, str]:
+    """``(name, [formula, numbers, exact], rounded, then)`` of one worked line, in LaTeX.
+
+    ``then`` is an unknown's count (``B = 7368``) when it differs from the exact root.
+    """
+    lhs = _name_tex(a.name)
+    if a.role is Role.GIVEN:
+        return lhs, [_given_tex(a)], "", ""
+    if a.role is Role.UNKNOWN:
+        exact, rounded = _result_forms(a.formula, a.unit)
+        then = f"{lhs} = {tex(a.value)}" if a.value != a.formula else ""
+        return lhs, exact, rounded, then
+    formula = tex(a.formula, _symbol_names(q, False), mul_symbol="dot")
+    numbers = tex(a.formula, _symbol_names(q, True), mul_symbol="dot")
+    exact, rounded = _result_forms(a.value, a.unit)
+    return lhs, [formula, numbers, *exact], rounded, ""
+
+
+def _line(q: Questions, a: Answer) -> str:
+    """``name = formula = numbers = result`` on one line (Markdown, inline givens)."""
+    lhs, forms, rounded, then = _forms(q, a)
+    line = " = ".join([lhs, *forms]) + (f" \\approx {rounded}" if rounded else "")
+    return line + (rf" \quad\Rightarrow\quad {then}" if then else "")
+
+
+def _align(q: Questions, a: Answer) -> str:
+    """The same in ``align*``, one form a line, long sums broken (fits a two-column paper)."""
+    lhs, forms, rounded, then = _forms(q, a)
+    rows = [f"&= {tex_break_sum(f)}" for f in forms]
+    if rounded:
+        rows.append(f"&\\approx {rounded}")
+    if tex_is_wide(lhs):  # a long name gets a line of its own, as the worked solutions do
+        rows.insert(0, f"&\\phantom{{=}}\\ {lhs}")
+    else:
+        rows[0] = f"{lhs} {rows[0]}"
+    if then:
+        rows.append(f"&\\Rightarrow {then}")
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+
+
+def _why(a: Answer) -> str:
+    if a.role is Role.UNKNOWN:
+        return f"Solved exactly from {a.text}." + (
+            f" {a.note[0].upper()}{a.note[1:]}." if a.note else ""
+        )
+    if a.role is Role.DEFINED:
+        unit = f" The unit follows from the formula: {a.unit}." if a.unit else " A pure number."
+        return f"Defined as {a.text}.{unit}"
+    return ""
+
+
+def _solving_text(q: Questions) -> str:
+    s = q.solving
+    if s is None:
+        return ""
+    text = "Equations: " + "; ".join(s.equations) + f". Verdict: {s.verdict}."
+    return text
+
+
+def questions_markdown(q: Questions, level: int = 3) -> str:
+    """The givens and each derived quantity as Markdown (a section of a worked solution)."""
+    hashes = "#" * level
+    out = [f"{hashes} Given, defined and solved", ""]
+    givens = [a for a in q.answers if a.role is Role.GIVEN]
+    if givens:
+        out += ["| given | value | in base units |", "|---|---|---|"]
+        out += [
+            f"| ${_name_tex(a.name)}$ | ${_given_tex(a)}$ | ${_number_tex(a.value)}{_unit_tex(a.unit)}$ |"
+            for a in givens
+        ]
+        out.append("")
+    if q.solving is not None:
+        out += [md_escape(_solving_text(q)), ""]
+    for a in q.derived:
+        out += [f"$${_line(q, a)}$$", "", md_escape(_why(a)), ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def questions_latex(q: Questions) -> str:
+    """The same as a LaTeX fragment."""
+    out = [r"\subsubsection*{Given, defined and solved}"]
+    givens = [a for a in q.answers if a.role is Role.GIVEN]
+    if givens:
+        column = r">{\raggedright\arraybackslash}X"
+        out += [
+            r"{\small",
+            rf"\noindent\begin{{tabularx}}{{\linewidth}}{{@{{}}{column}{column}@{{}}}}",
+        ]
+        out += [r"\toprule", r"given & value \\", r"\midrule"]
+        out += [f"${_name_tex(a.name)}$ & ${_given_tex(a)}$ \\\\" for a in givens]
+        out += [r"\bottomrule", r"\end{tabularx}\par}", ""]
+    if q.solving is not None:
+        out += [tex_escape(_solving_text(q)), ""]
+    for a in q.derived:
+        out += [_align(q, a), tex_escape(_why(a)), ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def value_text(a: Answer) -> str:
+    """``1.3e6 $``: a rounded value and its unit, for tables (display only)."""
+    if not a.value.is_number:
+        return str(a.value)
+    return f"{fmt_decimal(a.value)} {a.unit}".rstrip()
+
+
+def _asked(q: Questions, asked: tuple[str, ...]) -> tuple[str, ...]:
+    """The derived names an ``ask`` names; none named means every one is asked."""
+    return tuple(name for name in asked if q.answer(name) is not None)
+
+
+def glance_text(q: Questions, asked: tuple[str, ...] = ()) -> str:
+    """One line for the answers at a glance: ``cost = 1.3e6 $; N = 6.9e10``."""
+    asked = _asked(q, asked)
+    shown = [a for a in q.derived if not asked or a.name in asked]
+    if q.solving is not None and q.solving.verdict != "solved":
+        return q.solving.verdict
+    return "; ".join(f"{a.name} = {value_text(a)}" for a in shown)
+
+
+def questions_given(q: Questions) -> str:
+    """What the question sheet says is given (values, equations), without any answer."""
+    parts = [f"{a.name} = {a.text}" for a in q.answers if a.role is Role.GIVEN]
+    if q.solving is not None:
+        parts.append("equations: " + "; ".join(q.solving.equations))
+    return "; ".join(parts)
+
+
+def _sides(equation: str) -> str:
+    """An equation's two sides as one expression, so its names can be listed."""
+    for sign in ("<=", ">=", "\u2264", "\u2265", "="):
+        equation = equation.replace(sign, " + ")
+    return equation
+
+
+def questions_asks(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What the question sheet asks: each derived quantity named, without its value.
+
+    A line says the formula or the equations and the givens they use, so a sheet whose
+    problem has no table of givens (an operator's, a model's) still gives them.
+    """
+    givens = {a.name: a for a in q.answers if a.role is Role.GIVEN}
+    out = []
+    asked = _asked(q, asked)
+    for a in q.derived:
+        if asked and a.name not in asked:
+            continue
+        if a.role is Role.UNKNOWN:
+            used = [
+                g
+                for g in givens.values()
+                if any(g.name in names_in(_sides(t)) for t in a.text.split("; "))
+            ]
+            head = f"{a.name}, from {a.text}"
+        else:
+            used = [
+                givens[s.name] for s in sorted(a.formula.free_symbols, key=str) if s.name in givens
+            ]
+            head = f"{a.name} = {a.text}"
+        where = ", where " + ", ".join(f"{g.name} = {g.text}" for g in used) if used else ""
+        out.append(f"{head}{where} ({a.measure.describe()})")
+    return tuple(out)
+
+
+def _json_value(a: Answer) -> dict[str, object]:
+    value = a.value
+    number = float(value) if value.is_number else None
+    if value.is_Integer:
+        number = int(value)
+    formula = a.text  # as typed: a defined quantity's formula, an unknown's equations
+    return {
+        "exact": str(value),
+        "value": number,
+        "unit": base_text(a.measure.exponents),
+        "formula": formula,
+        **({"note": a.note} if a.note else {}),
+    }
+
+
+def questions_json(q: Questions) -> dict[str, object]:
+    """``{"given", "defined", "equations"}``: the JSON of a problem's questions."""
+    return {
+        "given": {a.name: _json_value(a) for a in q.answers if a.role is Role.GIVEN},
+        "defined": {a.name: _json_value(a) for a in q.derived},
+        "equations": None
+        if q.solving is None
+        else {
+            "equations": list(q.solving.equations),
+            "verdict": q.solving.verdict,
+            "note": q.solving.note or None,
+        },
+    }
+
+
+def with_questions(text: str, questions: Questions | None, fmt: str) -> str:
+    """A rendered report with a problem's questions added: JSON keys, or a section after it."""
+    if questions is None:
+        return text
+    if fmt == "json":
+        import json
+
+        report = {**json.loads(text), **questions_json(questions)}
+        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "tex":
+        return text.rstrip("\n") + "\n\n" + questions_latex(questions)
+    return text.rstrip("\n") + "\n\n" + questions_markdown(questions)

@@ -1,0 +1,220 @@
+"""A problem's quantities as a formula names them: by their JSON names, with their units.
+
+One function per kind of analysis turns it into :class:`~derive.questions.records.Known`
+records: the dims (free ones as symbols, so an equation may solve for them), the
+quantities of ``derive solve|model --format json`` by their keys, each with its unit from
+:data:`UNITS` and its exact value in base units (``train_days`` is stored in seconds).
+A lower bound with a dim left free is ``max(T_math, T_mem)``, kept piecewise with its
+branches named so a solve can say which one binds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import sympy as sp
+
+from derive.analysis.analyse import Analysis
+from derive.analysis.kernel_numbers import KernelNumbers
+from derive.analysis.step import StepTime
+from derive.formula.units import Measure, measure_atom
+from derive.model.phase import Phase, PhaseAnalysis
+from derive.model.records import ModelAnalysis, Unit
+from derive.questions.read import NUMBER
+from derive.questions.records import Known
+
+__all__ = [
+    "UNITS",
+    "kernel_quantities",
+    "model_quantities",
+    "operator_quantities",
+    "phase_quantities",
+]
+
+
+def _m(text: str) -> Measure:
+    """A measure from a unit text of at most one ``/`` (``FLOP/s``, ``byte/token``)."""
+    if not text:
+        return NUMBER
+    top, _, bottom = text.partition("/")
+    head = measure_atom(top)
+    assert head is not None, text
+    if not bottom:
+        return head
+    tail = measure_atom(bottom)
+    assert tail is not None, text
+    out = head / tail
+    return Measure(out.exponents, out.factor, text)
+
+
+UNITS: dict[str, str] = {
+    "flops": "FLOP",
+    "bytes": "byte",
+    "intensity": "FLOP/byte",
+    "ridge": "FLOP/byte",
+    "effective_ridge": "FLOP/byte",
+    "peak": "FLOP/s",
+    "bandwidth": "byte/s",
+    "link_bandwidth": "byte/s",
+    "t_math": "s",
+    "t_mem": "s",
+    "t_comms": "s",
+    "t_lower": "s",
+    "t_upper": "s",
+    "attainable": "FLOP/s",
+    "fraction_of_peak": "",
+    "tokens_per_s": "tokens/s",
+    "prefill_tokens_per_s": "tokens/s",
+    "inter_token_latency": "s",
+    "ttft": "s",
+    "step_flops": "FLOP",
+    "step_bytes": "byte",
+    "capacity": "byte",
+    "devices": "",
+}
+"""The unit of each quantity an operator, kernel or serving step exports (JSON names)."""
+
+_MODEL_UNITS = {
+    Unit.PARAMS: "",
+    Unit.BYTES: "byte",
+    Unit.BYTES_PER_TOKEN: "byte/token",
+    Unit.FLOPS: "FLOP",
+    Unit.FLOPS_PER_TOKEN: "FLOP/token",
+    Unit.SECONDS: "s",
+    Unit.DAYS: "days",
+    Unit.FRACTION: "",
+    Unit.SEQUENCES: "",
+    Unit.TOKENS: "tokens",
+    Unit.TOKENS_PER_S: "tokens/s",
+    Unit.DEVICES: "",
+}
+
+
+def _known(name: str, value: sp.Expr | None, unit: str, origin: str) -> Known | None:
+    if value is None or isinstance(value, sp.logic.boolalg.BooleanAtom):
+        return None
+    measure = _m(unit)
+    return Known(name, value * measure.factor, measure, origin)
+
+
+def _table(items: Iterable[Known | None]) -> dict[str, Known]:
+    return {k.name: k for k in items if k is not None}
+
+
+def _dims(symbols: Iterable[sp.Symbol], bound: dict[sp.Symbol, sp.Integer]) -> list[Known]:
+    return [Known(d.name, bound.get(d, d), NUMBER, "a dim") for d in symbols]
+
+
+def _lower(t_math: sp.Expr, t_mem: sp.Expr, t_lower: sp.Expr | None) -> Known:
+    """``t_lower``: the analysis's value, or ``max(T_math, T_mem)`` with a dim left free."""
+    seconds = _m("s")
+    if t_lower is not None and t_lower.is_number:
+        return Known("t_lower", t_lower, seconds, "a quantity of the problem")
+    return Known(
+        "t_lower",
+        sp.Max(t_math, t_mem),
+        seconds,
+        "a quantity of the problem",
+        branches=(("t_math", t_math), ("t_mem", t_mem)),
+    )
+
+
+def operator_quantities(a: Analysis) -> dict[str, Known]:
+    """An operator problem's dims and quantities (``derive solve --format json``)."""
+    p = a.problem
+    origin = "a quantity of the problem"
+    values: dict[str, sp.Expr | None] = {
+        "flops": a.flops,
+        "bytes": a.memory.bytes,
+        "intensity": a.memory.intensity,
+        "ridge": a.memory.ridge,
+        "peak": p.peak.value,
+        "bandwidth": p.bandwidth.value,
+        "link_bandwidth": p.link.value if p.link else None,
+        "t_math": a.t_math,
+        "t_mem": a.memory.time,
+        "t_upper": a.t_upper if a.t_upper is not None else a.t_math + a.memory.time,
+        "attainable": a.attainable,
+        "fraction_of_peak": a.fraction_of_peak,
+        "t_comms": a.network.time if a.network is not None else None,
+    }
+    bound = p.bound_subs()
+    table = _table(_dims(p.operator.dims, bound))
+    table.update(
+        _table(
+            _known(k, None if v is None else v.xreplace(bound), UNITS[k], origin)
+            for k, v in values.items()
+        )
+    )
+    t_mem = a.memory.time
+    if t_mem is not None:
+        table["t_lower"] = _lower(a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower)
+    return table
+
+
+def _step(step: StepTime | None, origin: str) -> list[Known | None]:
+    if step is None:
+        return []
+    return [
+        _known(k, getattr(step, k), "s", origin)
+        for k in ("t_math", "t_mem", "t_comms", "t_lower", "t_upper")
+    ]
+
+
+def kernel_quantities(k: KernelNumbers) -> dict[str, Known]:
+    """A kernel problem's quantities (``derive solve --flops … --bytes …``)."""
+    origin = "a quantity of the problem"
+    values = {
+        "flops": k.flops,
+        "bytes": k.bytes,
+        "intensity": k.intensity,
+        "ridge": k.ridge,
+        "effective_ridge": k.effective_ridge,
+        "peak": k.peak.value,
+        "bandwidth": k.bandwidth.value,
+        "attainable": k.attainable,
+        "fraction_of_peak": k.fraction_of_peak,
+    }
+    table = _table(_known(name, v, UNITS[name], origin) for name, v in values.items())
+    table.update(_table(_step(k.step, origin)))
+    return table
+
+
+def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
+    """A model problem's dims B and S and every quantity of its worked solution, by key."""
+    p = a.problem
+    origin = "a quantity of the problem"
+    from derive.model.symbols import batch, context
+
+    table = _table(_dims((batch, context), dict(p.bound)))
+    table["devices"] = Known("devices", p.devices, NUMBER, origin)
+    if p.capacity is not None:
+        table["capacity"] = Known("capacity", p.capacity.value, _m("byte"), origin)
+    if p.peak is not None:
+        table["peak"] = Known("peak", p.peak.value, _m("FLOP/s"), origin)
+    if p.bandwidth is not None:
+        table["bandwidth"] = Known("bandwidth", p.bandwidth.value, _m("byte/s"), origin)
+    for q in a.quantities:
+        found = _known(q.key, q.value, _MODEL_UNITS.get(q.unit, ""), origin)
+        if found is not None and q.unit in _MODEL_UNITS:
+            table[q.key] = found
+    return table
+
+
+def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
+    """A serving step's quantities (``derive model --phase``): its times and rates."""
+    origin = "a quantity of the serving step"
+    decode = phase.phase is Phase.DECODE
+    rate = "tokens_per_s" if decode else "prefill_tokens_per_s"
+    latency = "inter_token_latency" if decode else "ttft"
+    values = {
+        rate: phase.tokens_per_s,
+        latency: phase.latency,
+        "step_flops": phase.step_flops,
+        "step_bytes": phase.step_bytes,
+    }
+    table = _table(_step(phase.step, origin))
+    table.update(_table(_known(k, v, UNITS[k], origin) for k, v in values.items()))
+    table["tp"] = Known("tp", sp.Integer(phase.tp), NUMBER, origin)
+    table["replicas"] = Known("replicas", sp.Integer(phase.replicas), NUMBER, origin)
+    return table
