@@ -35,7 +35,7 @@ LIBRARY = {
         "K._attainable = lambda i, x, xs, p, b: tuple(sp.Min(p, i.subs(x, v) * b) for v in xs)\n"
     ),
     "integer_factors": (
-        "import derive.analysis.algebra_ratios as R\n"
+        "import derive.analysis.algebra.ratios as R\n"
         "R.integer_factors = lambda p: list(p.factor_list()[1])\n"
     ),
 }

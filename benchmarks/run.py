@@ -346,7 +346,7 @@ def profile_key(top: int = 25) -> str:
     import pstats
 
     from derive.pipeline.key import build_key
-    from derive.problem.problem_set import load_problem_set
+    from derive.problem.sets.problem_set import load_problem_set
 
     pset = load_problem_set(SET20)
     prof = cProfile.Profile()

@@ -1,4 +1,4 @@
-"""derive.analysis.algebra (and algebra_ratios, algebra_substitution) gives exactly what sympy gives, faster: checked on random polynomials.
+"""derive.analysis.algebra.rings (and algebra_ratios, algebra_substitution) gives exactly what sympy gives, faster: checked on random polynomials.
 
 The outputs must be the *same expressions* (same classes and args in order, see shape()),
 because keys and golden files print them.
@@ -10,8 +10,8 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derive.analysis.algebra import expand
-from derive.analysis.algebra_ratios import cancel, cancel_ratio
+from derive.analysis.algebra.ratios import cancel, cancel_ratio
+from derive.analysis.algebra.rings import expand
 
 B, D, F, P = sp.symbols("B D F P", positive=True, integer=True)
 
@@ -100,7 +100,7 @@ def _fields(c):
 )
 def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
     """The ring reading of g and sympy's (its reference) agree on every field, symbolic or bound."""
-    from derive.analysis.crossover_solve import _solve, solve_crossover
+    from derive.analysis.crossover.solve import _solve, solve_crossover
 
     bound = {s: sp.Integer(v) for s, v in bound.items() if s != x}
     f, b = flops.subs(bound), byts.subs(bound)
@@ -113,7 +113,7 @@ def test_ring_crossover_is_the_general_one(flops, byts, peak, bw, x, bound):
 @given(st.lists(st.integers(-30, 30), min_size=2, max_size=5).filter(lambda c: c[0] != 0))
 def test_exact_numeric_solve_is_sympys(coefficients):
     """The Fraction solve of a numeric g (rational roots) is sympy's real_roots-and-subs solve."""
-    from derive.analysis.crossover_roots import _numeric_sympy, numeric_crossover
+    from derive.analysis.crossover.roots import _numeric_sympy, numeric_crossover
 
     x = sp.Symbol("x", positive=True, integer=True)
     g = sp.Poly.from_list([sp.Integer(c) for c in coefficients], x).as_expr()
@@ -123,8 +123,8 @@ def test_exact_numeric_solve_is_sympys(coefficients):
 
 def test_compute_bound_only_below_one_is_never_for_integers():
     """g ≥ 0 only on (0, r) with r < 1: no integer is compute-bound (this used to loop forever)."""
-    from derive.analysis.crossover import NEVER
-    from derive.analysis.crossover_solve import solve_crossover
+    from derive.analysis.crossover.records import NEVER
+    from derive.analysis.crossover.solve import solve_crossover
 
     D = sp.Symbol("D", positive=True, integer=True)
     flops, byts = sp.Integer(1000), 10 * D**2 + 5 * D + 1  # intensity falls with D
@@ -136,8 +136,8 @@ def test_compute_bound_only_below_one_is_never_for_integers():
 
 def test_compute_bound_on_a_middle_interval():
     """Roots 2 and 5, compute-bound between them: the smallest integer is 2, found exactly."""
-    from derive.analysis.crossover import CROSSES
-    from derive.analysis.crossover_solve import _solve, solve_crossover
+    from derive.analysis.crossover.records import CROSSES
+    from derive.analysis.crossover.solve import _solve, solve_crossover
 
     N = sp.Symbol("N", positive=True, integer=True)
     flops, byts = 7 * N, N**2 + 10  # 7N − (N² + 10) ≥ 0 on [2, 5]
@@ -150,8 +150,8 @@ def test_compute_bound_on_a_middle_interval():
 
 def test_touching_the_ridge_is_not_a_crossover():
     """g = −(x − 3)²: compute and memory time tie at x = 3 only; memory-bound elsewhere."""
-    from derive.analysis.crossover import NEVER
-    from derive.analysis.crossover_solve import solve_crossover
+    from derive.analysis.crossover.records import NEVER
+    from derive.analysis.crossover.solve import solve_crossover
 
     x = sp.Symbol("x", positive=True, integer=True)
     c = solve_crossover(6 * x, x**2 + 9, 1, 1, x)  # plain ints are accepted too
@@ -160,8 +160,8 @@ def test_touching_the_ridge_is_not_a_crossover():
 
 def test_threshold_walks_back_over_a_touching_root():
     """g = (x − 4)²(x − 5): every integer from 4 on has g ≥ 0, so the threshold is 4, not 5."""
-    from derive.analysis.crossover import CROSSES
-    from derive.analysis.crossover_solve import solve_crossover
+    from derive.analysis.crossover.records import CROSSES
+    from derive.analysis.crossover.solve import solve_crossover
 
     x = sp.Symbol("x", positive=True, integer=True)
     flops, byts = x**3 + 56 * x, 13 * x**2 + 80
@@ -173,8 +173,8 @@ def test_threshold_walks_back_over_a_touching_root():
 
 def test_compute_bound_only_below_a_root_says_so():
     """g ≥ 0 on (0, 5] only: the verdict names the range instead of claiming x ≥ 1."""
-    from derive.analysis.crossover import CROSSES
-    from derive.analysis.crossover_solve import solve_crossover
+    from derive.analysis.crossover.records import CROSSES
+    from derive.analysis.crossover.solve import solve_crossover
     from derive.solution.verdicts import verdict_text
 
     x = sp.Symbol("x", positive=True, integer=True)
@@ -196,7 +196,7 @@ wide_monomials = st.tuples(wide_coeffs, st.lists(st.integers(0, 12), min_size=4,
 @given(st.lists(wide_monomials, min_size=0, max_size=6), st.permutations(range(4)))
 def test_to_expr_is_as_expr(terms, order):
     """The ring element written back is the very expression ``as_expr`` builds."""
-    from derive.analysis.algebra import ring_of, to_expr, to_poly
+    from derive.analysis.algebra.rings import ring_of, to_expr, to_poly
 
     syms = tuple(SYMS[i] for i in order)
     e = sp.Add(*(c * sp.Mul(*(s**k for s, k in zip(syms, exps))) for c, exps in terms))
@@ -206,7 +206,7 @@ def test_to_expr_is_as_expr(terms, order):
 
 
 def test_to_expr_edge_cases():
-    from derive.analysis.algebra import ring_of, to_expr, to_poly
+    from derive.analysis.algebra.rings import ring_of, to_expr, to_poly
 
     x, y, d_model = (
         sp.Symbol("x", positive=True),
@@ -236,7 +236,7 @@ def test_to_expr_edge_cases():
 @given(polys, polys, st.lists(st.integers(0, 9), min_size=4, max_size=4), st.integers(1, 4))
 def test_substitute_is_xreplace(num, den, vals, n_bound):
     """Numbers for every symbol give the same Rational as sympy; partial values the same expression."""
-    from derive.analysis.algebra_substitution import substitute
+    from derive.analysis.algebra.substitution import substitute
 
     e = num / den if den != 0 else num
     values = {s: sp.Integer(v) for s, v in zip(SYMS[:n_bound], vals)}
@@ -256,14 +256,14 @@ rational_values = st.builds(sp.Rational, st.integers(-9, 9), st.integers(1, 4))
 def test_substitute_expanded_is_xreplace(terms, values):
     """Some symbols of an expanded polynomial → rationals: the very expression xreplace builds
     (terms cancelling, merging, becoming constants or vanishing)."""
-    from derive.analysis.algebra_substitution import substitute
+    from derive.analysis.algebra.substitution import substitute
 
     e = _poly(terms)
     assert shape(substitute(e, values)) == shape(e.xreplace(values))
 
 
 def test_substitute_edge_cases():
-    from derive.analysis.algebra_substitution import substitute
+    from derive.analysis.algebra.substitution import substitute
 
     assert substitute(1 / (B - 2), {B: 2}) == sp.zoo  # sympy's answer, not an exception
     assert substitute(sp.sqrt(B) * D, {B: 4, D: 3}) == 6
@@ -290,7 +290,7 @@ def test_substitute_edge_cases():
 @given(polys, polys, factors, st.sampled_from([1, -1, 2, sp.Rational(3, 4)]))
 def test_factor_is_sympy_factor(num, den, common, scale):
     """The crossover's closed form is printed factored: the same expression as sympy.factor."""
-    from derive.analysis.algebra_ratios import factor
+    from derive.analysis.algebra.ratios import factor
 
     if den == 0:
         return
@@ -303,7 +303,7 @@ def test_factor_is_sympy_factor(num, den, common, scale):
 
 
 def test_factor_edge_cases():
-    from derive.analysis.algebra_ratios import factor
+    from derive.analysis.algebra.ratios import factor
 
     for e in (
         sp.Integer(3),
@@ -341,8 +341,8 @@ def test_review_edge_cases():
     """Inputs a review found: non-sympy values, nothing replaced, same-named symbols."""
     from fractions import Fraction
 
-    from derive.analysis.algebra_ratios import factor
-    from derive.analysis.algebra_substitution import substitute
+    from derive.analysis.algebra.ratios import factor
+    from derive.analysis.algebra.substitution import substitute
 
     assert substitute(2 * B, {B: 1.5}) == 2 * B.xreplace({B: 1.5})
     assert substitute(2 * B, {B: Fraction(1, 2)}) == (2 * B).xreplace({B: Fraction(1, 2)})
@@ -361,7 +361,7 @@ def test_review_edge_cases():
 @given(polys, polys, st.booleans())
 def test_same_polynomial_is_expand_of_the_difference(p, q, equal):
     """The ring comparison says what ``expand(a - b) == 0`` says, for written-differently equals too."""
-    from derive.analysis.algebra import same_polynomial
+    from derive.analysis.algebra.rings import same_polynomial
 
     a, b = (p * q, sp.expand(p * q)) if equal else (p, q)
     assert same_polynomial(a, b) == (sp.expand(a - b) == 0)
@@ -397,7 +397,7 @@ def test_quotient_shapes_are_sympys():
 )
 def test_cancel_at_is_cancel_of_the_substituted_ratio(num, den, values):
     """Substituting into each side and cancelling once gives what cancelling the substituted quotient gives."""
-    from derive.analysis.algebra_ratios import cancel_at
+    from derive.analysis.algebra.ratios import cancel_at
 
     if den == 0:
         return
@@ -413,7 +413,13 @@ def test_crossover_status_prints_as_the_contract_strings():
     import json
     import pickle
 
-    from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, CrossoverStatus
+    from derive.analysis.crossover.records import (
+        ALWAYS,
+        CROSSES,
+        NEVER,
+        UNDETERMINED,
+        CrossoverStatus,
+    )
 
     strings = ["crosses", "never", "always", "undetermined"]
     for status, text in zip((CROSSES, NEVER, ALWAYS, UNDETERMINED), strings):
@@ -429,7 +435,7 @@ def test_crossover_status_prints_as_the_contract_strings():
 def test_values_at_is_subs(num, den, points):
     """One symbol left: the Fraction values_at gives at each point is the Rational subs gives
     (None only where sympy's answer is not a number: a denominator that vanishes)."""
-    from derive.analysis.algebra_substitution import values_at
+    from derive.analysis.algebra.substitution import values_at
 
     e = (num / den if den != 0 else num).subs({D: 3, F: sp.Rational(1, 2), P: 7})
     got = values_at(e, B, points)
@@ -447,7 +453,7 @@ def test_values_at_is_subs(num, den, points):
 def test_values_at_refuses_what_is_not_a_ratio_of_polynomials():
     from fractions import Fraction
 
-    from derive.analysis.algebra_substitution import values_at
+    from derive.analysis.algebra.substitution import values_at
 
     assert values_at(sp.sqrt(B), B, [4]) is None
     assert values_at(B + D, B, [4]) is None  # D has no value
@@ -474,8 +480,8 @@ def test_integer_factors_is_factor_list(parts, scale):
     """The degree-1 shortcut finds the factors sympy's factor_list finds, normalised alike."""
     from sympy.polys.domains import ZZ
 
-    from derive.analysis.algebra import ring_of
-    from derive.analysis.algebra_ratios import integer_factors
+    from derive.analysis.algebra.ratios import integer_factors
+    from derive.analysis.algebra.rings import ring_of
 
     e = sp.expand(scale * sp.Mul(*parts))
     if e == 0:
@@ -489,8 +495,8 @@ def test_integer_factors_is_factor_list(parts, scale):
 def test_integer_factors_degree_one_cases():
     from sympy.polys.domains import ZZ
 
-    from derive.analysis.algebra import ring_of
-    from derive.analysis.algebra_ratios import integer_factors
+    from derive.analysis.algebra.ratios import integer_factors
+    from derive.analysis.algebra.rings import ring_of
 
     R = ring_of(SYMS).clone(domain=ZZ)
     b, d, f, p = R.gens

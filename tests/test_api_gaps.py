@@ -107,7 +107,7 @@ def test_solve_model_refuses_a_step_keyword_without_a_phase() -> None:
 def test_every_quantity_attribute_follows_one_rule() -> None:
     """Each attribute is an exact sympy value (or None), except the crossovers: records with .exact."""
     import derive
-    from derive.analysis.crossover import Crossover
+    from derive.analysis.crossover.records import Crossover
 
     d = derive.solve("matmul", dtype="bf16", chip="h100", set={"B": 8, "D": 64, "F": 64})
     crossovers = {"crossover", "crossover_regime"}

@@ -18,7 +18,7 @@ import pytest
 from derive.pipeline.key import build_key
 from derive.present.key.files import PREAMBLE
 from derive.present.tex_layout import tex_column_widths
-from derive.problem.problem_set import load_problem_set
+from derive.problem.sets.problem_set import load_problem_set
 from tests.conftest import ROOT, in_ci
 
 SETS = {

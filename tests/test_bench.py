@@ -54,7 +54,7 @@ def test_sweep_piece():
 
 
 def test_repeated_set_is_a_valid_problem_set(tmp_path: Path):
-    from derive.problem.problem_set import load_problem_set
+    from derive.problem.sets.problem_set import load_problem_set
 
     count = run.repeated_set(run.SET20, 3, tmp_path / "x3.toml")
     pset = load_problem_set(tmp_path / "x3.toml")
@@ -114,7 +114,7 @@ def _same(derived: str, roots: list, names) -> bool:
 def test_naive_sympy_agrees_with_derive_on_set20():
     from derive.declare.registry import load_registry
     from derive.pipeline import derive_spec
-    from derive.problem.problem_set import load_problem_set
+    from derive.problem.sets.problem_set import load_problem_set
 
     registry = load_registry()
     raw = {p["id"]: p for p in tomllib.loads(run.SET20.read_text())["problem"]}

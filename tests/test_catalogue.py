@@ -20,7 +20,7 @@ from derive.errors import ProblemError
 from derive.pipeline import derive_spec
 from derive.present.json_export import to_json
 from derive.problem.binding import ProblemSpec
-from derive.problem.problem_set import parse_problem_set
+from derive.problem.sets.problem_set import parse_problem_set
 from derive.problem.timing import TimingSpec
 
 OP, KERNEL, MODEL, SERVING, TRAINING = (

@@ -17,7 +17,7 @@ from derive import Verdict
 from derive.checking.api import ChainDetail
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
-from derive.problem.problem_set import parse_problem_set
+from derive.problem.sets.problem_set import parse_problem_set
 
 PEAK, HBM = sp.Rational(197 * 10**12), sp.Rational(82 * 10**10)
 MIXED = ProblemSpec("matmul", dtypes=("bf16", "Y=int8"), chip="tpu-v5e")

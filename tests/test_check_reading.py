@@ -167,7 +167,7 @@ set = { B = 64, S = 8192 }
 
 
 def test_tok_per_s_reads_as_tokens_per_second():
-    from derive.problem.problem_set import parse_problem_set
+    from derive.problem.sets.problem_set import parse_problem_set
 
     (serving,) = parse_problem_set(SERVING_SET, "serving.toml").entries()
     one = derive.check(serving, "tokens_per_s", "5000 tok/s")

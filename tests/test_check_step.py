@@ -17,8 +17,8 @@ import pytest
 import derive
 from derive.problem.binding import ProblemSpec
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import ModelEntry
 from derive.problem.serving_spec import ServingSpec
+from derive.problem.sets.problem_set import ModelEntry
 from derive.problem.timing import TimingSpec
 from tests.conftest import run_cli
 from tests.test_serving import DH, HEADS, KV, LAYERS, VOCAB, _step

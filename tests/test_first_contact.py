@@ -12,7 +12,7 @@ import pytest
 
 from derive import __version__
 from derive.pipeline.key import build_key
-from derive.problem.problem_set import parse_problem_set
+from derive.problem.sets.problem_set import parse_problem_set
 from tests.conftest import ROOT, run_cli
 
 

@@ -12,7 +12,7 @@ import re
 import sympy as sp
 
 from derive.pipeline.key import build_key
-from derive.problem.problem_set import parse_problem_set
+from derive.problem.sets.problem_set import parse_problem_set
 from tests.conftest import run_cli
 
 ATTENTION = ["solve", "attention", "--dtype", "bf16", "--chip", "h100", "--regime", "S -> oo"]

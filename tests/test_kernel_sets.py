@@ -19,8 +19,8 @@ from derive.checking.kernel_claims import KERNEL_QUANTITIES, kernel_value
 from derive.commands.key import BUILTIN_SET
 from derive.errors import DeriveError
 from derive.pipeline.key import build_key
-from derive.problem.kernel_problems import KERNEL_ASK_KEYS
-from derive.problem.problem_set import parse_problem_set
+from derive.problem.sets.kernels import KERNEL_ASK_KEYS
+from derive.problem.sets.problem_set import parse_problem_set
 
 try:
     import tomllib

@@ -14,7 +14,7 @@ from pylatexenc.latexwalker import LatexWalker
 
 from derive.commands.key import BUILTIN_SET
 from derive.pipeline.key import build_key
-from derive.problem.problem_set import load_problem_set, parse_problem_set
+from derive.problem.sets.problem_set import load_problem_set, parse_problem_set
 
 SETS = ROOT / "tests" / "sets"
 GOLDEN = ROOT / "tests" / "golden"

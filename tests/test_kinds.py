@@ -10,11 +10,11 @@ from derive.errors import ProblemError
 from derive.pipeline import derive_kernel, derive_operator, solve_model
 from derive.pipeline.kinds import KINDS, kind_of
 from derive.problem.binding import ProblemSpec
-from derive.problem.kernel_problems import KernelEntry
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import ModelEntry, ProblemEntry
 from derive.problem.serving_spec import ServingSpec
+from derive.problem.sets.kernels import KernelEntry
+from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
 
 MATMUL = ProblemSpec("matmul", dtypes=("bf16",), chip="h100")
 KERNEL = KernelSpec(flops="1e12", bytes="2.5e9", chip="h100")

@@ -16,7 +16,7 @@ import derive
 from derive.checking.model_claims import MODEL_QUANTITIES
 from derive.errors import ProblemError
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import MODEL_ASK_KEYS, parse_problem_set
+from derive.problem.sets.problem_set import MODEL_ASK_KEYS, parse_problem_set
 
 
 def _verdict(result) -> str:

@@ -411,7 +411,7 @@ ask = ["max_batch"]
 
 def test_a_problem_set_with_a_model_problem_writes_its_worked_solution():
     from derive.pipeline.key import build_key
-    from derive.problem.problem_set import parse_problem_set
+    from derive.problem.sets.problem_set import parse_problem_set
 
     pset = parse_problem_set(MODEL_SET, "models.toml")
     assert not pset.problems and [m.id for m in pset.models] == ["fit"]
@@ -426,7 +426,7 @@ def test_a_problem_set_with_a_model_problem_writes_its_worked_solution():
 def test_a_key_says_what_was_not_derived_without_cli_flags():
     """Issue 16: a key from a TOML set says why in the problem's terms, not ``--set B=…``."""
     from derive.pipeline.key import build_key
-    from derive.problem.problem_set import parse_problem_set
+    from derive.problem.sets.problem_set import parse_problem_set
 
     text = MODEL_SET.replace(
         'set = { B = 32, S = 8192 }\nask = ["max_batch"]', "set = { S = 8192 }"
@@ -446,7 +446,7 @@ def test_a_key_says_what_was_not_derived_without_cli_flags():
 )
 def test_model_problem_keys_are_checked(extra, needle):
     from derive.errors import ProblemError
-    from derive.problem.problem_set import parse_problem_set
+    from derive.problem.sets.problem_set import parse_problem_set
 
     text = 'title = "t"\n[[problem]]\nid = "a"\ntitle = "a"\nmodel = "gpt2-small"\n' + extra
     with pytest.raises(ProblemError) as err:
@@ -467,7 +467,7 @@ def test_the_builtin_key_has_a_models_chapter():
     from conftest import ROOT
 
     from derive.commands.key import BUILTIN_SET
-    from derive.problem.problem_set import parse_problem_set
+    from derive.problem.sets.problem_set import parse_problem_set
 
     pset = parse_problem_set((ROOT / "derive" / BUILTIN_SET).read_text(), "rooflines.toml")
     assert {"gpt2-small", "llama-3-70b", "mixtral-8x7b"} <= {m.spec.model for m in pset.models}

@@ -17,7 +17,7 @@ from conftest import ROOT, run_cli
 
 from derive.commands.output_files import JOURNAL, manifest_name, recover, write_files
 from derive.pipeline.key import build_key
-from derive.problem.problem_set import parse_problem_set
+from derive.problem.sets.problem_set import parse_problem_set
 
 OLD = """title = "old"
 [[problem]]

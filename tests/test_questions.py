@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from derive.pipeline import answer_set_questions, solve, solve_questions
-from derive.problem.problem_set import parse_problem_set
+from derive.problem.sets.problem_set import parse_problem_set
 from tests.conftest import run_cli
 
 MS = Fraction(1, 1000)

@@ -168,7 +168,7 @@ def test_the_builtin_key_has_a_serving_chapter_with_its_figure():
     from importlib import resources
 
     from derive.commands.key import BUILTIN_SET
-    from derive.problem.problem_set import parse_problem_set
+    from derive.problem.sets.problem_set import parse_problem_set
 
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text("utf-8")
     order = [entry.id for entry in parse_problem_set(text, "rooflines.toml").entries()]

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from derive import Operator, Tensor, dims
 from derive.errors import DeriveError
-from derive.problem.problem_set import parse_problem_set
-from derive.problem.set_registry import set_registry
+from derive.problem.sets.problem_set import parse_problem_set
+from derive.problem.sets.registry import set_registry
 
 SETS = ROOT / "tests" / "sets"
 PROBLEM = """

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from derive.pipeline.key import build_key
-from derive.problem.problem_set import load_problem_set
+from derive.problem.sets.problem_set import load_problem_set
 from tests.test_appendix_columns import SETS, _pdflatex
 
 OVERFULL = re.compile(r"^Overfull \\[hv]box \(.*$", re.M)

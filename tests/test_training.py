@@ -363,7 +363,7 @@ ask = ["memory_per_device", "critical_tokens_per_device"]
 
 
 def _entry(zero: str = "1"):
-    from derive.problem.problem_set import parse_problem_set
+    from derive.problem.sets.problem_set import parse_problem_set
 
     return parse_problem_set(SET.replace("ZERO", zero), "set.toml").models[0]
 
@@ -432,7 +432,7 @@ def test_builtin_training_problems_meet_their_expectations():
     from conftest import ROOT
 
     from derive.checking.training_claims import training_analysis_for, training_values
-    from derive.problem.problem_set import load_problem_set
+    from derive.problem.sets.problem_set import load_problem_set
 
     builtin = load_problem_set(ROOT / "derive" / "data" / "problems" / "rooflines.toml")
     entries = [e for e in builtin.models if e.train is not None]

@@ -16,7 +16,7 @@ import pytest
 
 from derive.pipeline.key import build_key
 from derive.present.escape import tex_escape
-from derive.problem.problem_set import load_problem_set
+from derive.problem.sets.problem_set import load_problem_set
 from tests.conftest import in_ci
 from tests.test_appendix_columns import _pdflatex
 

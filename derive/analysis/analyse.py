@@ -15,11 +15,12 @@ from functools import cached_property
 
 import sympy as sp
 
-from derive.analysis import algebra, algebra_ratios
-from derive.analysis.algebra_substitution import substitute
+from derive.analysis.algebra import ratios as algebra_ratios
+from derive.analysis.algebra import rings as algebra
+from derive.analysis.algebra.substitution import substitute
 from derive.analysis.collectives import CollectiveTime, collective_times
-from derive.analysis.crossover import CROSSES, Crossover
-from derive.analysis.crossover_solve import reduced_parts, solve_crossover
+from derive.analysis.crossover.records import CROSSES, Crossover
+from derive.analysis.crossover.solve import reduced_parts, solve_crossover
 from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.analysis.measured import Measured, measure
 from derive.analysis.parts import LayerBreakdown, breakdown, unfused_problem

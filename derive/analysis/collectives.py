@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.analysis.algebra_substitution import substitute
+from derive.analysis.algebra.substitution import substitute
 from derive.declare.collective import Collective
 from derive.problem.binding import Problem
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.analysis.algebra import expand
-from derive.analysis.algebra_ratios import cancel_ratio
+from derive.analysis.algebra.ratios import cancel_ratio
+from derive.analysis.algebra.rings import expand
 from derive.errors import RegimeError
 from derive.problem.regime import Regime
 

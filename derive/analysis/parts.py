@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from derive.analysis.algebra_ratios import cancel_ratio
-from derive.analysis.algebra_substitution import substitute
+from derive.analysis.algebra.ratios import cancel_ratio
+from derive.analysis.algebra.substitution import substitute
 from derive.analysis.collectives import CollectiveTime
 from derive.declare.composite import Composite, unfused
 from derive.problem.binding import Problem

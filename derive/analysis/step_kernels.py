@@ -14,7 +14,7 @@ from typing import Protocol
 
 import sympy as sp
 
-from derive.analysis.algebra_substitution import substitute
+from derive.analysis.algebra.substitution import substitute
 from derive.analysis.step import Ceilings, Kernel
 from derive.declare.collective import Collective
 from derive.declare.composite import Composite

@@ -9,10 +9,10 @@
     <Verdict.CORRECT: 'correct'>
 
 Both functions take a :class:`~derive.problem.binding.ProblemSpec` or a problem of a
-problem set (:class:`~derive.problem.problem_set.ProblemEntry`), need no argparse, and
+problem set (:class:`~derive.problem.sets.problem_set.ProblemEntry`), need no argparse, and
 return frozen records. :func:`check` also takes a whole-model problem
 (:class:`~derive.problem.model_spec.ModelSpec`, or a set's
-:class:`~derive.problem.problem_set.ModelEntry`) and a model quantity (``params``,
+:class:`~derive.problem.sets.problem_set.ModelEntry`) and a model quantity (``params``,
 ``kv_bytes_per_token``, ``max_batch``, ``mfu``, …; see
 :mod:`derive.checking.model_claims`), and a kernel given by its numbers
 (:class:`~derive.problem.kernel_spec.KernelSpec`; see :mod:`derive.checking.kernel_claims`). A claim that cannot be read is a verdict (``UNREADABLE``, with
@@ -54,7 +54,7 @@ from derive.pipeline.kinds import kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
+from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 
 if TYPE_CHECKING:
     from derive.checking.chain import ChainResult
@@ -367,7 +367,7 @@ def check(
     Args:
         problem: a ProblemSpec or a ModelSpec, or a problem of a problem set (either kind),
             or a :class:`~derive.problem.kernel_spec.KernelSpec` (a kernel by its numbers; a
-            set's :class:`~derive.problem.kernel_problems.KernelEntry` too); or what
+            set's :class:`~derive.problem.sets.kernels.KernelEntry` too); or what
             ``derive.solve`` / ``derive.solve_model`` returned (its problem is judged); or a
             name: a model's (``"gpt2-small"``), else an operator's, as typed with no flags.
         quantity: one of :data:`derive.checking.quantities.QUANTITIES` (an operator
@@ -416,8 +416,8 @@ def _check_operator(
 ) -> CheckResult:
     """A claim about an operator problem, judged in its context of dims."""
     from derive.checking.claims import read_claim_for
+    from derive.checking.expected_text import hide, show_expected
     from derive.checking.judge import judge_claim
-    from derive.checking.shown import hide, show_expected
 
     _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)
@@ -515,7 +515,7 @@ def check_derivation(
         DeriveError: the problem, the quantity or the tolerance is wrong (not the derivation).
     """
     from derive.checking.chain import check_chain, split_lines
-    from derive.checking.shown import show_expected
+    from derive.checking.expected_text import show_expected
 
     problem, operators = _as_problem(problem, operators)
     if quantity is not None:
@@ -555,8 +555,8 @@ def check_derivation(
 
 def _hidden(ctx: Context, r: ChainResult) -> ChainResult:
     """A derivation's result with every expected value kept back (steps and diagnosis alike)."""
+    from derive.checking.expected_text import hide
     from derive.checking.quantities import expected, leading
-    from derive.checking.shown import hide
 
     a = ctx.analysis
     targets = [t for q in r.quantities for t in (expected(a, q), leading(a, q, a.problem.regime))]

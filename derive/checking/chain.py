@@ -31,6 +31,7 @@ from derive.checking.derivation_text import (
     split_lines,
 )
 from derive.checking.diagnose import diagnose, exact_is, value_text
+from derive.checking.diagnosis_text import compact, exact_decimal
 from derive.checking.judge import CORRECT, INCORRECT, LEADING
 from derive.checking.matching import (
     How,
@@ -44,7 +45,6 @@ from derive.checking.matching import (
 from derive.checking.names import quantity_named
 from derive.checking.quantities import Target, describe, expected, leading
 from derive.checking.verdict import Verdict
-from derive.checking.words import compact, exact_decimal
 from derive.errors import ParseError, ProblemError, RegimeError
 from derive.formula import split_relations
 from derive.formula.relations import APPROX, EQUALS

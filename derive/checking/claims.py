@@ -119,7 +119,7 @@ class Claim:
 
 def _shown(expr: sp.Expr) -> str:
     """A number as a terminating decimal when it is one (``8.69``), a formula as people write it."""
-    from derive.checking.words import exact_decimal, formula_text
+    from derive.checking.diagnosis_text import exact_decimal, formula_text
 
     if expr.is_Rational:
         return exact_decimal(expr)

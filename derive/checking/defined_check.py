@@ -20,7 +20,7 @@ from derive.checking.verdict import Verdict
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.formula.limits import RejectError
-from derive.problem.problem_set import ProblemSet
+from derive.problem.sets.problem_set import ProblemSet
 from derive.questions.read import Value, read_formula
 from derive.questions.records import Answer, Questions
 from derive.questions.set_answers import answer_problem_set, as_known, entry_quantities

@@ -18,6 +18,7 @@ import sympy as sp
 from derive.analysis.leading_order import leading_order
 from derive.catalogue import table as q
 from derive.checking.context import Context
+from derive.checking.diagnosis_text import approx, compact, formula_text, plural
 from derive.checking.matching import (
     as_percent,
     cheap,
@@ -43,7 +44,6 @@ from derive.checking.regimes import candidate_regimes
 from derive.checking.rounding import sig_fig_sentence
 from derive.checking.terms import moved, term_diagnoses
 from derive.checking.variants import ROUNDED, dtype_variants, flop_variants, hardware_variants
-from derive.checking.words import approx, compact, formula_text, plural
 from derive.errors import DeriveError
 from derive.problem.regime import Regime
 

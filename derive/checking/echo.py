@@ -76,7 +76,7 @@ def _name_tex(name: str) -> str:
 def _value_tex(value: sp.Basic) -> str:
     """An exact value as a verdict prints it: an integer in full (``140000000000``), a
     terminating decimal as a decimal (``0.0125``), anything else in derive's LaTeX."""
-    from derive.checking.words import exact_decimal
+    from derive.checking.diagnosis_text import exact_decimal
 
     if isinstance(value, sp.Integer) and len(str(value)) <= _FULL_DIGITS:
         return str(value)

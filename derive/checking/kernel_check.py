@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.checking.expected_text import hide
 from derive.checking.kernel_claims import (
     KernelClaim,
     KernelJudgement,
@@ -30,7 +31,6 @@ from derive.checking.kernel_claims import (
 )
 from derive.checking.matching import as_percent
 from derive.checking.quantities import Target
-from derive.checking.shown import hide
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError
 from derive.formula.answer import position_of

@@ -28,13 +28,13 @@ from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import ProblemKind, Quantity, Use, find, rows_for, spelling_map
 from derive.catalogue import table as q
 from derive.checking.claims import BANDWIDTH, PEAK
+from derive.checking.diagnosis_text import approx, exact_decimal, sci
+from derive.checking.expected_text import show_number
 from derive.checking.matching import How, as_percent, check_size, match, relative_error
 from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
 from derive.checking.scales import ScaleReading
-from derive.checking.shown import show_number
 from derive.checking.verdict import Verdict
-from derive.checking.words import approx, exact_decimal, sci
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
 from derive.formula.answer import Answer, read_answer

@@ -25,6 +25,7 @@ import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
+from derive.checking.diagnosis_text import approx, sci
 from derive.checking.kernel_claims import exact_text
 from derive.checking.step_slips import (
     Ceiling,
@@ -35,7 +36,6 @@ from derive.checking.step_slips import (
     time_slips,
     utilisation_slips,
 )
-from derive.checking.words import approx, sci
 from derive.formula.decimals import fmt_decimal
 
 __all__ = ["kernel_slip_sentences", "kernel_slips"]

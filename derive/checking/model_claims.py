@@ -37,10 +37,10 @@ from derive.catalogue.table import (
     TRAIN_FLOPS,
     TRAIN_SECONDS,
 )
+from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.verdict import Verdict
-from derive.checking.words import exact_decimal
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
 from derive.formula.answer import Relation, read_answer
@@ -53,7 +53,7 @@ from derive.model.analysis import ModelAnalysis, Quantity, Unit
 from derive.model.symbols import batch, context
 from derive.present.model_view import JSON_KEYS
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import ModelEntry
+from derive.problem.sets.problem_set import ModelEntry
 
 __all__ = [
     "MODEL_QUANTITIES",

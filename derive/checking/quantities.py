@@ -16,8 +16,8 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, ByteTerm
-from derive.analysis.crossover import ALWAYS, NEVER, Crossover
-from derive.analysis.crossover_solve import reduced_parts, solve_crossover
+from derive.analysis.crossover.records import ALWAYS, NEVER, Crossover
+from derive.analysis.crossover.solve import reduced_parts, solve_crossover
 from derive.analysis.leading_order import leading_order
 from derive.catalogue import Computation, ProblemKind, Roof, Use, names_for
 from derive.catalogue import quantity as catalogued

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import PhaseAnalysis
     from derive.problem.model_spec import ModelSpec
-    from derive.problem.problem_set import ModelEntry
+    from derive.problem.sets.problem_set import ModelEntry
 
 __all__ = [
     "SERVING_ASKED",
@@ -141,8 +141,8 @@ def judge_crossover(
     phase: PhaseAnalysis, claim: ModelClaim, relation: Relation
 ) -> ModelJudgement | None:
     """The verdict on a crossover claim that states the threshold or a side (None: judge the number)."""
+    from derive.checking.diagnosis_text import approx
     from derive.checking.model_claims import ModelJudgement, shown_expected
-    from derive.checking.words import approx
     from derive.model.records import Quantity, Unit
 
     cross = phase.crossover

@@ -15,7 +15,7 @@ the wrong way from the same analysis (:mod:`derive.analysis.step`,
   roofline's fraction of peak instead of the measured one.
 
 Each sentence ends with `` — exact is …`` so the answer can be kept back
-(:func:`derive.checking.shown.hide` cuts that clause).
+(:func:`derive.checking.expected_text.hide` cuts that clause).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from derive.analysis.measured import Measured
 from derive.analysis.step import StepTime, compose
 from derive.catalogue import table as q
 from derive.checking.context import Context
+from derive.checking.diagnosis_text import approx, sci
 from derive.checking.matching import match
 from derive.checking.quantities import Kind, Target, kind_of
-from derive.checking.words import approx, sci
 from derive.formula.decimals import fmt_decimal
 from derive.problem.chips import Chip, Figure
 from derive.problem.timing import Timing

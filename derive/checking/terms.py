@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.analysis.analyse import ByteTerm
+from derive.checking.diagnosis_text import compact, exact_decimal, per_element, tensor_label
 from derive.checking.matching import expansion_size
 from derive.checking.quantities import Basis, Hardware, Kind
-from derive.checking.words import compact, exact_decimal, per_element, tensor_label
 
 __all__ = ["implied_bytes", "moved", "term_diagnoses"]
 

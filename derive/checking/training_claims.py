@@ -22,7 +22,7 @@ from derive.problem.train_spec import TRAIN_CHECK_KEYS
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
     from derive.problem.model_spec import ModelSpec
-    from derive.problem.problem_set import ModelEntry
+    from derive.problem.sets.problem_set import ModelEntry
     from derive.training.analysis import TrainingAnalysis
 
 __all__ = [

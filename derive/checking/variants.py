@@ -14,6 +14,7 @@ from dataclasses import replace
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, analyse
+from derive.checking.diagnosis_text import sci
 from derive.checking.quantities import (
     MEMORY,
     NETWORK,
@@ -27,7 +28,6 @@ from derive.checking.quantities import (
     kind_of,
     roof_of,
 )
-from derive.checking.words import sci
 from derive.declare.registry import Registry
 from derive.errors import DeriveError
 from derive.problem.binding import ProblemSpec, bind

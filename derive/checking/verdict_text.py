@@ -10,10 +10,10 @@ import sympy as sp
 from derive.checking.chain import ChainResult
 from derive.checking.claims import Claim
 from derive.checking.context import Context
+from derive.checking.expected_text import show_expected
 from derive.checking.judge import Judgement
 from derive.checking.matching import as_percent, relative_error
 from derive.checking.quantities import Target
-from derive.checking.shown import show_expected
 from derive.formula.decimals import fmt_decimal
 from derive.present.report import Entry, Report, report_text
 

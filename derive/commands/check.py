@@ -58,14 +58,14 @@ from derive.formula import SYNTAXES
 from derive.pipeline.kinds import Problem, kind_of
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import (
+from derive.problem.sets.errors import in_file_terms, said_as_flags
+from derive.problem.sets.problem_set import (
     MODEL_ASK_KEYS,
     KernelEntry,
     ModelEntry,
     ProblemEntry,
     ProblemSet,
 )
-from derive.problem.set_errors import in_file_terms, said_as_flags
 
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
 
@@ -227,8 +227,8 @@ def _ids(pset: ProblemSet) -> str:
 
 def _load_set(path: str, trust: bool) -> ProblemSet:
     """The set at ``path``; refused when it names Python operator files and ``trust`` is false."""
-    from derive.problem.problem_set import load_problem_set
-    from derive.problem.set_registry import require_trust
+    from derive.problem.sets.problem_set import load_problem_set
+    from derive.problem.sets.registry import require_trust
 
     pset = load_problem_set(Path(path))
     require_trust(pset, trust)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 from derive.checking.api import SERVING_QUANTITIES, parse_rtol
 from derive.errors import DeriveError, ParseError, ProblemError
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
+from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ModelEntry
 from derive.problem.timing import TIMING_KEYS
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from derive.errors import LimitError, ProblemError
 from derive.pipeline.kinds import Problem
 from derive.problem.input_files import read_text_file
 from derive.problem.kernel_spec import KernelSpec
-from derive.problem.problem_set import MODEL_ASK_KEYS
+from derive.problem.sets.problem_set import MODEL_ASK_KEYS
 
 __all__ = ["COLUMNS", "MAX_ANSWERS", "MAX_ANSWERS_BYTES", "OUTPUT_COLUMNS", "grade"]
 
@@ -71,7 +71,7 @@ def _read_rows(path: str) -> list[dict[str, str]]:
 
 
 def _kernel_known(entry: Problem) -> tuple[str, tuple[str, ...]]:
-    from derive.problem.kernel_problems import kernel_quantities_of
+    from derive.problem.sets.kernels import kernel_quantities_of
 
     return "kernel", kernel_quantities_of(cast(KernelSpec, entry.spec))
 

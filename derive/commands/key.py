@@ -21,8 +21,8 @@ from derive.deadline import DEFAULT_SECONDS, ENV_VAR, default_jobs, time_limit
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import ascii_int
 from derive.pipeline.key import build_key
-from derive.problem.problem_set import ProblemSet, load_problem_set, parse_problem_set
-from derive.problem.set_registry import set_registry
+from derive.problem.sets.problem_set import ProblemSet, load_problem_set, parse_problem_set
+from derive.problem.sets.registry import set_registry
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers

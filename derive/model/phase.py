@@ -36,8 +36,8 @@ from enum import Enum
 
 import sympy as sp
 
-from derive.analysis.crossover import Crossover
-from derive.analysis.crossover_solve import reduced_parts, solve_crossover
+from derive.analysis.crossover.records import Crossover
+from derive.analysis.crossover.solve import reduced_parts, solve_crossover
 from derive.analysis.measured import Measured, measure
 from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.declare.collective import CollectiveKind

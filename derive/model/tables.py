@@ -12,7 +12,7 @@ from dataclasses import fields
 from derive.declare.operator import dims
 from derive.errors import DeclarationError, ProblemError
 from derive.model.transformer import OPTIONAL_SIZE_FIELDS, SIZE_FIELDS, Transformer
-from derive.problem.model_tables import ModelTable
+from derive.problem.sets.model_tables import ModelTable
 
 __all__ = ["table_model"]
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, analyse
-from derive.analysis.crossover import Crossover
+from derive.analysis.crossover.records import Crossover
 from derive.catalogue import ProblemKind
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
@@ -48,9 +48,9 @@ if TYPE_CHECKING:  # whole models load on first use: solve and the commands do n
     from derive.model.phase import PhaseAnalysis
     from derive.problem.kernel_spec import KernelSpec
     from derive.problem.model_spec import ModelSpec
-    from derive.problem.problem_set import ProblemSet
     from derive.problem.question_spec import QuestionSpec
     from derive.problem.serving_spec import ServingSpec
+    from derive.problem.sets.problem_set import ProblemSet
     from derive.problem.train_spec import TrainSpec
     from derive.questions.records import Known, Questions
     from derive.training.analysis import StrategyRow, TrainingAnalysis
@@ -92,7 +92,7 @@ class Derivation:
     The quantities of ``derive solve --format json`` are attributes of the same name. One
     rule: a quantity is an exact sympy value (``d.intensity``, ``d.t_lower``, ``d.ridge``;
     ``None`` where it needs a dim left unbound), except the two crossovers, which are
-    :class:`~derive.analysis.crossover.Crossover` records (``d.crossover.exact``,
+    :class:`~derive.analysis.crossover.records.Crossover` records (``d.crossover.exact``,
     ``d.crossover_regime.min_compute_bound``): a crossover is a root and an integer
     threshold together. Shows itself in Jupyter as the worked solution; ``repr`` is one
     line. ``derive.check(d, quantity, claim)`` judges a claim about it.

@@ -16,9 +16,9 @@ from derive.pipeline import analyse_spec, derive_spec
 from derive.present.key.figures import plot_figure
 from derive.present.key.files import ProblemPart, key_files, problem_part
 from derive.present.key.names import safe_name
-from derive.problem.problem_set import ProblemSet
-from derive.problem.set_errors import in_file_terms, raise_collected
-from derive.problem.set_registry import set_registry
+from derive.problem.sets.errors import in_file_terms, raise_collected
+from derive.problem.sets.problem_set import ProblemSet
+from derive.problem.sets.registry import set_registry
 
 if TYPE_CHECKING:
     from derive.analysis.kernel_numbers import KernelNumbers
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from derive.model.binding import ModelProblem
     from derive.model.phase import PhaseAnalysis
     from derive.present.key.models import DerivedModel
-    from derive.problem.problem_set import ModelEntry
     from derive.problem.serving_spec import ServingPlot, ServingSpec
+    from derive.problem.sets.problem_set import ModelEntry
     from derive.problem.train_spec import TrainPlot, TrainSpec
     from derive.questions.records import Questions
 
@@ -216,7 +216,7 @@ def build_key(
     Args:
         pset: the problem set.
         stem: the files' common name.
-        registry: the operators (default: :func:`~derive.problem.set_registry.set_registry`, trusted).
+        registry: the operators (default: :func:`~derive.problem.sets.registry.set_registry`, trusted).
         time_limit: seconds each problem may take (None: no limit); past it a
             :class:`~derive.errors.TimeLimitError` names the problem.
         jobs: worker processes deriving problems at once (output is the same for any number).

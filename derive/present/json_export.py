@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
-from derive.analysis.crossover import CROSSES, Crossover
+from derive.analysis.crossover.records import CROSSES, Crossover
 from derive.analysis.measured import Measured
 from derive.analysis.step import StepTime
 from derive.catalogue import table as q

@@ -8,7 +8,7 @@ from derive.catalogue import table as q
 from derive.present.formats import Document, render
 from derive.present.json_export import measured_json, step_json
 from derive.problem.timing import TimingSpec
-from derive.solution.number_steps import kernel_given, number_steps, numbers_verdict
+from derive.solution.kernel_steps import kernel_given, number_steps, numbers_verdict
 
 __all__ = ["kernel_document", "kernel_json", "kernel_markdown"]
 

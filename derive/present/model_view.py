@@ -18,7 +18,7 @@ from derive.model.symbols import NOTATION, batch, context
 from derive.model.transformer import OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
 from derive.present.formats import Document, render
-from derive.problem.problem_set import MODEL_ASK_KEYS
+from derive.problem.sets.problem_set import MODEL_ASK_KEYS
 from derive.solution.model_steps import model_steps, shown_quantities
 from derive.solution.notation import tex, tex_text_number
 

@@ -90,7 +90,7 @@ def _measured_given(phase: PhaseAnalysis) -> str:
 
 
 def _context(phase: PhaseAnalysis, analysis: ModelAnalysis) -> dict[str, object]:
-    from derive.solution.phase_steps import phase_steps, phase_verdict
+    from derive.solution.serving_steps import phase_steps, phase_verdict
     from derive.solution.steps import rich
 
     peak, bandwidth = _peak_text(analysis)

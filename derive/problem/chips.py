@@ -15,7 +15,7 @@ import sympy as sp
 
 from derive.errors import ChipDataError, UnknownNameError, did_you_mean
 from derive.formula.decimals import parse_positive
-from derive.problem.toml_file import loads_toml
+from derive.problem.sets.toml_file import loads_toml
 
 __all__ = ["Chip", "Figure", "chip_names", "custom_figure", "get_chip", "load_chips"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.catalogue import ProblemKind
-from derive.problem.model_tables import ModelTable
+from derive.problem.sets.model_tables import ModelTable
 
 __all__ = ["ModelSpec"]
 
@@ -54,5 +54,5 @@ class ModelSpec:
 
     @property
     def kind(self) -> ProblemKind:
-        """A whole model (a serving step is a :class:`~derive.problem.problem_set.ModelEntry`'s)."""
+        """A whole model (a serving step is a :class:`~derive.problem.sets.problem_set.ModelEntry`'s)."""
         return ProblemKind.MODEL

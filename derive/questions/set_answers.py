@@ -21,7 +21,7 @@ from derive.questions.solve import answer_questions, references_of
 
 if TYPE_CHECKING:
     from derive.declare.registry import Registry
-    from derive.problem.problem_set import ProblemSet
+    from derive.problem.sets.problem_set import ProblemSet
 
 __all__ = [
     "EXPECT_RTOL",
@@ -108,9 +108,9 @@ def entry_quantities(
     from derive.model.phase import analyse_phase, parse_phase
     from derive.model.registry import load_models
     from derive.problem.binding import bind
-    from derive.problem.kernel_problems import KernelEntry
-    from derive.problem.problem_set import ModelEntry, ProblemEntry
-    from derive.problem.set_registry import set_registry
+    from derive.problem.sets.kernels import KernelEntry
+    from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
+    from derive.problem.sets.registry import set_registry
     from derive.problem.timing import bind_timing
     from derive.questions import quantities
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
-from derive.analysis.crossover import NEVER
+from derive.analysis.crossover.records import NEVER
 from derive.analysis.leading_order import LeadingOrder
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_exact_decimal
@@ -23,7 +23,12 @@ from derive.solution.crossover_steps import (
     crossover_steps,
     regime_step,
 )
-from derive.solution.display import (
+from derive.solution.layer_steps import parts_steps
+from derive.solution.measured_steps import measured_step
+from derive.solution.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
+from derive.solution.step_time_steps import step_steps
+from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.value_display import (
     BYTES,
     FLOPS,
     INTENSITY,
@@ -32,11 +37,6 @@ from derive.solution.display import (
     ratio_tex,
     rounded,
 )
-from derive.solution.layer_steps import parts_steps
-from derive.solution.measured_steps import measured_step
-from derive.solution.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
-from derive.solution.step_steps import step_steps
-from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.verdicts import verdicts_of
 
 __all__ = ["Solution", "build_solution", "select_steps"]

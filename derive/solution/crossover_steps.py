@@ -6,13 +6,13 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, Threshold
-from derive.analysis.crossover import ALWAYS, NEVER, UNDETERMINED, Crossover
+from derive.analysis.crossover.records import ALWAYS, NEVER, UNDETERMINED, Crossover
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.problem.regime import REGIME_FACTOR, Regime
-from derive.solution.display import INTENSITY, math_of, ratio_tex, rounded
 from derive.solution.notation import tex
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.value_display import INTENSITY, math_of, ratio_tex, rounded
 
 
 def crossover_lines(

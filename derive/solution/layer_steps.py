@@ -7,9 +7,9 @@ import sympy as sp
 from derive.analysis.analyse import Analysis
 from derive.analysis.parts import Fusion, LayerBreakdown
 from derive.formula.decimals import fmt_decimal
-from derive.solution.display import math_of, rounded
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.value_display import math_of, rounded
 
 
 def parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:

@@ -9,9 +9,9 @@ import sympy as sp
 
 from derive.analysis.measured import Measured, MeasuredVerdict
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
-from derive.solution.display import rounded
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
+from derive.solution.value_display import rounded
 
 __all__ = ["measured_step"]
 

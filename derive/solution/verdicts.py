@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
-from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
+from derive.analysis.crossover.records import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from derive.formula.decimals import fmt_decimal
 from derive.solution.notation import tex
 from derive.solution.steps import Math, Rich, rich

@@ -28,16 +28,16 @@ from derive.errors import DeriveError, UnknownNameError
 from derive.pipeline import Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
-from derive.problem.problem_set import (
+from derive.problem.sets.errors import in_file_terms
+from derive.problem.sets.problem_set import (
     KernelEntry,
     ModelEntry,
     ProblemEntry,
     ProblemSet,
     parse_problem_set,
 )
-from derive.problem.set_errors import in_file_terms
-from derive.problem.set_registry import require_trust
-from derive.problem.toml_file import read_toml_text
+from derive.problem.sets.registry import require_trust
+from derive.problem.sets.toml_file import read_toml_text
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
 

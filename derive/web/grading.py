@@ -38,7 +38,7 @@ from derive.errors import DeriveError, ParseError, ProblemError
 from derive.formula.units import describe_dimension
 from derive.model.analysis import ModelAnalysis
 from derive.pipeline.kinds import kind_of
-from derive.problem.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
+from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 from derive.solution.notation import tex
 
 __all__ = [
@@ -170,7 +170,7 @@ class Grader:
     def _read_kernel(self, entry: KernelEntry, answer: str, quantity: str | None) -> Reading:
         from derive.checking.kernel_check import kernel_for
         from derive.checking.kernel_claims import read_kernel_claim
-        from derive.problem.kernel_problems import kernel_asks, kernel_quantities_of
+        from derive.problem.sets.kernels import kernel_asks, kernel_quantities_of
 
         has = kernel_quantities_of(entry.spec)
         asked = quantity if quantity in has else kernel_asks(entry)[0]

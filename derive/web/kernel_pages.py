@@ -17,8 +17,8 @@ from derive.catalogue import ProblemKind, Use, box_of, rows_for
 from derive.checking.kernel_check import kernel_for
 from derive.errors import DeriveError, ProblemError
 from derive.present.render import render
-from derive.problem.kernel_problems import KernelEntry, kernel_asks
-from derive.solution.number_steps import kernel_given, kernel_steps, numbers_verdict
+from derive.problem.sets.kernels import KernelEntry, kernel_asks
+from derive.solution.kernel_steps import kernel_given, kernel_steps, numbers_verdict
 from derive.web.book import Asked, Page, html_env, question_html
 
 __all__ = ["KERNEL_BOXES", "kernel_page"]

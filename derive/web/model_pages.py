@@ -32,7 +32,7 @@ from derive.present.model_view import (
     model_template_context,
 )
 from derive.present.serving_step import phase_given
-from derive.problem.problem_set import ModelEntry
+from derive.problem.sets.problem_set import ModelEntry
 from derive.solution.notation import tex_text_number
 from derive.web.book import Asked, Page, html_env, question_html
 
@@ -157,7 +157,7 @@ def _serving_steps(
     serving: ServingDerivation | None, first: int
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The serving step's worked steps (Markdown chunks, HTML, titles), numbered from ``first``."""
-    from derive.solution.phase_steps import phase_steps, phase_verdict
+    from derive.solution.serving_steps import phase_steps, phase_verdict
 
     if serving is None:
         return (), (), ()

@@ -49,7 +49,7 @@ from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 from derive.errors import DeriveError
-from derive.problem.problem_set import ProblemSet
+from derive.problem.sets.problem_set import ProblemSet
 from derive.web.grading import Grader
 
 __all__ = ["CheckAbortedError", "PoolSettings", "ServerBusyError", "WorkerPool", "grader_of"]

@@ -10,8 +10,8 @@ from typing import cast
 from derive.catalogue import ProblemKind
 from derive.pipeline import KernelDerivation, derive_kernel
 from derive.pipeline.kinds.protocol import Problem
-from derive.problem.kernel_problems import KernelEntry, kernel_asks, kernel_quantities_of
 from derive.problem.kernel_spec import KernelSpec
+from derive.problem.sets.kernels import KernelEntry, kernel_asks, kernel_quantities_of
 
 __all__ = ["KernelKind"]
 

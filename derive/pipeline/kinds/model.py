@@ -11,7 +11,7 @@ from derive.catalogue import ProblemKind
 from derive.pipeline import ModelDerivation, derive_model
 from derive.pipeline.kinds.protocol import Problem
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import MODEL_ASK_KEYS
+from derive.problem.sets.problem_set import MODEL_ASK_KEYS
 
 __all__ = ["ModelKind", "model_spec_of"]
 

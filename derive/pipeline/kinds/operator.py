@@ -11,7 +11,7 @@ from derive.catalogue import ProblemKind
 from derive.pipeline import Derivation, derive_operator
 from derive.pipeline.kinds.protocol import Problem
 from derive.problem.binding import ProblemSpec
-from derive.problem.problem_set import ASK_KEYS
+from derive.problem.sets.problem_set import ASK_KEYS
 
 __all__ = ["OperatorKind"]
 

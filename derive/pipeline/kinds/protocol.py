@@ -13,10 +13,10 @@ from typing import Protocol, TypeAlias
 
 from derive.catalogue import ProblemKind
 from derive.problem.binding import ProblemSpec
-from derive.problem.kernel_problems import KernelEntry
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
-from derive.problem.problem_set import ModelEntry, ProblemEntry
+from derive.problem.sets.kernels import KernelEntry
+from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
 
 __all__ = ["Derived", "Kind", "Problem"]
 

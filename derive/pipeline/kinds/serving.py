@@ -12,8 +12,8 @@ from derive.errors import ProblemError
 from derive.pipeline import ServingDerivation, derive_serving
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
-from derive.problem.problem_set import MODEL_ASK_KEYS, ModelEntry
 from derive.problem.serving_spec import SERVING_ASK_KEYS
+from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ModelEntry
 
 __all__ = ["ServingKind"]
 

@@ -12,7 +12,7 @@ from derive.errors import ProblemError
 from derive.pipeline import TrainingDerivation, derive_training
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
-from derive.problem.problem_set import ModelEntry
+from derive.problem.sets.problem_set import ModelEntry
 from derive.problem.train_spec import TRAIN_ASK_KEYS
 
 __all__ = ["TrainingKind"]

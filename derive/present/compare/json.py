@@ -15,7 +15,7 @@ from derive.catalogue import table as q
 
 if TYPE_CHECKING:
     from derive.analysis.analyse import Analysis
-    from derive.analysis.crossover import Crossover
+    from derive.analysis.crossover.records import Crossover
     from derive.present.compare.ratios import Ratios
     from derive.present.compare.table import CompareRow
 

@@ -22,7 +22,7 @@ from typing import TypeAlias
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
-from derive.analysis.crossover import NEVER, Crossover
+from derive.analysis.crossover.records import NEVER, Crossover
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.present.compare.json import bound_of, compare_json

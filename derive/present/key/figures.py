@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import sympy as sp
 
-from derive.analysis.algebra_substitution import values_at
+from derive.analysis.algebra.substitution import values_at
 from derive.analysis.analyse import Analysis
-from derive.analysis.crossover import NEVER, Crossover
+from derive.analysis.crossover.records import NEVER, Crossover
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.deadline import run_each
 from derive.errors import ProblemError
@@ -31,7 +31,7 @@ from derive.present.key.names import safe_name
 from derive.problem.binding import ProblemSpec
 from derive.problem.chips import Chip
 from derive.problem.chips import Figure as ChipFigure
-from derive.problem.problem_set import (
+from derive.problem.sets.problem_set import (
     PlotSpec,
     ProblemEntry,
 )

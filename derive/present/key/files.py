@@ -23,7 +23,7 @@ from derive.present.key.names import GENERATED_MARK
 from derive.present.key.rows import Row, operator_row
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
-from derive.problem.problem_set import ProblemEntry, ProblemSet
+from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
 from derive.solution.builder import Solution, select_steps
 
 if TYPE_CHECKING:

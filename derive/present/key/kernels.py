@@ -17,9 +17,9 @@ from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
 from derive.present.key.figures import Placement, kernel_placement
 from derive.present.key.rows import Row, kernel_row
 from derive.present.render import render
-from derive.problem.kernel_problems import kernel_asks
-from derive.problem.problem_set import ProblemSet
-from derive.solution.number_steps import kernel_given, kernel_steps, numbers_verdict
+from derive.problem.sets.kernels import kernel_asks
+from derive.problem.sets.problem_set import ProblemSet
+from derive.solution.kernel_steps import kernel_given, kernel_steps, numbers_verdict
 
 __all__ = ["KERNEL_PHRASES", "KernelChapter", "kernel_chapter"]
 

@@ -23,8 +23,8 @@ from derive.present.model_view import (
     model_markdown,
     shown_quantities,
 )
-from derive.problem.problem_set import ModelEntry, ProblemSet
 from derive.problem.serving_spec import SERVING_ASK_KEYS
+from derive.problem.sets.problem_set import ModelEntry, ProblemSet
 from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 

@@ -19,7 +19,7 @@ from derive.present.questions_view import (
     questions_latex,
     questions_markdown,
 )
-from derive.problem.problem_set import ProblemSet
+from derive.problem.sets.problem_set import ProblemSet
 from derive.questions.records import Questions
 
 __all__ = ["QuestionRow", "QuestionsPart", "questions_part"]

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.analysis.analyse import Analysis
-from derive.analysis.crossover import NEVER
+from derive.analysis.crossover.records import NEVER
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.present.escape import md_rich
 from derive.present.tex_layout import tex_is_wide, tex_slashed
-from derive.problem.problem_set import ProblemEntry
+from derive.problem.sets.problem_set import ProblemEntry
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.verdicts import verdict_rich
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy as sp
 
-from derive.analysis.crossover_bounds import sign_on_positive
+from derive.analysis.crossover.bounds import sign_on_positive
 from derive.analysis.step_kernels import kernels_of
 from derive.errors import ProblemError
 from derive.present.sweep.csv import csv_rows, plain_rows

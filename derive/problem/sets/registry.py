@@ -8,7 +8,7 @@ as it does in Python. A set that names Python files (``operators = ["x.py"]``) r
 when the caller trusts it (``derive key --trust``); otherwise :func:`set_registry` refuses in
 one line that names the file and the flag.
 
->>> from derive.problem.problem_set import parse_problem_set
+>>> from derive.problem.sets.problem_set import parse_problem_set
 >>> pset = parse_problem_set('''title = "t"
 ... [[operator]]
 ... name = "axpy"
@@ -32,8 +32,8 @@ from derive.declare.operator import Operator, Tensor, dims
 from derive.declare.registry import Registry, load_registry
 from derive.errors import DeclarationError, ProblemError
 from derive.formula.decimals import parse_decimal
-from derive.problem.operator_tables import OperatorTable, TensorTable
-from derive.problem.problem_set import ProblemSet
+from derive.problem.sets.operator_tables import OperatorTable, TensorTable
+from derive.problem.sets.problem_set import ProblemSet
 
 __all__ = ["declare_operator", "require_trust", "set_registry"]
 

@@ -11,10 +11,10 @@ from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.problem.timing import TimingSpec
-from derive.solution.display import attainable_lines, rounded
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.value_display import attainable_lines, rounded
 
 __all__ = ["kernel_given", "kernel_steps", "number_steps", "numbers_given", "numbers_verdict"]
 

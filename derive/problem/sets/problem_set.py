@@ -2,14 +2,14 @@
 
 Top level: optional ``title`` (default: the file's name), optional ``operators`` (Python
 files, paths relative to the file; run only when trusted), optional ``[[operator]]`` tables
-(operators as data, see :mod:`derive.problem.operator_tables`), optional ``[[model]]`` tables
-(whole models as data, see :mod:`derive.problem.model_tables`), ``[[problem]]`` tables.
+(operators as data, see :mod:`derive.problem.sets.operator_tables`), optional ``[[model]]`` tables
+(whole models as data, see :mod:`derive.problem.sets.model_tables`), ``[[problem]]`` tables.
 Every key is checked: an unknown key, a wrong type or a TOML syntax error is a one-line
-error naming the file, the problem id and the key (the checks: :mod:`derive.problem.set_checks`);
-every error in the file is reported at once (up to :data:`~derive.problem.set_errors.MAX_ERRORS`).
+error naming the file, the problem id and the key (the checks: :mod:`derive.problem.sets.checks`);
+every error in the file is reported at once (up to :data:`~derive.problem.sets.errors.MAX_ERRORS`).
 A problem's ``title`` defaults to its id. A problem is an operator's (``operator = …``), a
 whole model's (``model = …``) or a kernel's given by its numbers (``kernel = { flops, bytes }``,
-see :mod:`derive.problem.kernel_problems`). Operator and model problems may add givens,
+see :mod:`derive.problem.sets.kernels`). Operator and model problems may add givens,
 defined quantities and equations (``given``, ``define``, ``equations``, ``unknowns``: see
 :mod:`derive.problem.question_spec`); a problem with none of operator, model or kernel is
 those alone (a :class:`QuestionEntry`).
@@ -24,16 +24,16 @@ from pathlib import Path
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
-from derive.problem.kernel_problems import KernelEntry, kernel_problem
 from derive.problem.model_spec import ModelSpec
-from derive.problem.model_tables import ModelTable, parse_model_tables
-from derive.problem.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
 from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
-from derive.problem.set_checks import check_keys, problem_head, str_map
-from derive.problem.set_errors import raise_collected
+from derive.problem.sets.checks import check_keys, problem_head, str_map
+from derive.problem.sets.errors import raise_collected
+from derive.problem.sets.kernels import KernelEntry, kernel_problem
+from derive.problem.sets.model_tables import ModelTable, parse_model_tables
+from derive.problem.sets.operator_tables import OperatorTable, parse_operator_tables
+from derive.problem.sets.toml_file import loads_toml, read_toml_text
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
-from derive.problem.toml_file import loads_toml, read_toml_text
 from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS, TrainSpec, train_spec
 
 __all__ = [

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.checking.claims import dimension_of
+from derive.checking.diagnosis_text import approx, compact, exact_decimal, formula_text
 from derive.checking.quantities import Kind, Target, kind_of
-from derive.checking.words import approx, compact, exact_decimal, formula_text
 from derive.formula.decimals import fmt_decimal
 from derive.formula.units import Dimension, describe_dimension
 

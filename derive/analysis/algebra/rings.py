@@ -7,10 +7,10 @@ dominated a cold key build. Here expressions are read straight into sympy's spar
 polynomial rings (``sympy.polys.rings``) and results written back as ``Expr``.
 
 This module reads expressions into rings and writes ring elements back;
-:mod:`derive.analysis.algebra_ratios` cancels and factors ratios on them, and
-:mod:`derive.analysis.algebra_substitution` substitutes numbers and evaluates.
+:mod:`derive.analysis.algebra.ratios` cancels and factors ratios on them, and
+:mod:`derive.analysis.algebra.substitution` substitutes numbers and evaluates.
 
-The results are the same expressions sympy returns: :func:`~derive.analysis.algebra_ratios.cancel_ratio` gives
+The results are the same expressions sympy returns: :func:`~derive.analysis.algebra.ratios.cancel_ratio` gives
 exactly ``sympy.cancel(num / den)`` (same generators, same ordering, the same
 canonical sign), which tests/test_algebra.py checks on random ratios. Anything
 that is not a polynomial in its symbols falls back to sympy itself.

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.polys.rings import PolyElement
 
-from derive.analysis.algebra import to_expr
-from derive.analysis.algebra_ratios import cancel_ratio
+from derive.analysis.algebra.ratios import cancel_ratio
+from derive.analysis.algebra.rings import to_expr
 
 __all__ = [
     "coefficients_by_power",

@@ -3,8 +3,8 @@ solved-for dim x, then one decision tree over its coefficients.
 
 ``g``'s coefficients are polynomials in the other dims. Signs of those coefficients
 over positive dims decide the status without sampling
-(:mod:`derive.analysis.crossover_bounds`); numbers for coefficients are decided from
-the roots (:mod:`derive.analysis.crossover_roots`).
+(:mod:`derive.analysis.crossover.bounds`); numbers for coefficients are decided from
+the roots (:mod:`derive.analysis.crossover.roots`).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.analysis.algebra import gens_of, ring_of, to_expr, to_poly
-from derive.analysis.algebra_ratios import cancel_ratio, factor
-from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
-from derive.analysis.crossover_bounds import (
+from derive.analysis.algebra.ratios import cancel_ratio, factor
+from derive.analysis.algebra.rings import gens_of, ring_of, to_expr, to_poly
+from derive.analysis.crossover.bounds import (
     coefficients_by_power,
     ring_sign,
     sign_on_positive,
     supremum_of,
     supremum_on_ring,
 )
-from derive.analysis.crossover_roots import numeric_crossover
+from derive.analysis.crossover.records import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
+from derive.analysis.crossover.roots import numeric_crossover
 
 __all__ = ["reduced_parts", "solve_crossover"]
 

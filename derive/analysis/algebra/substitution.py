@@ -12,7 +12,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy.polys.rings import PolyElement
 
-from derive.analysis.algebra import polynomial_expr, ring_of, to_fraction, to_poly
+from derive.analysis.algebra.rings import polynomial_expr, ring_of, to_fraction, to_poly
 
 __all__ = ["substitute", "values_at"]
 
@@ -158,8 +158,8 @@ def _substitute_expanded(expr: sp.Expr, values: dict) -> sp.Expr | None:
     An expanded polynomial (terms ``c·∏ s**k``, as ``Add``/``Mul`` leave them) with rational
     values for some symbols evaluates to the expanded polynomial in the others: each term's
     coefficient takes the values, terms left with the same powers add up. Written back the
-    way :func:`~derive.analysis.algebra.to_expr` writes a ring element
-    (:func:`~derive.analysis.algebra.polynomial_expr`), that is the expression ``xreplace``
+    way :func:`~derive.analysis.algebra.rings.to_expr` writes a ring element
+    (:func:`~derive.analysis.algebra.rings.polynomial_expr`), that is the expression ``xreplace``
     builds through ``flatten`` (tests/test_algebra.py), without ``flatten``'s general machinery.
     """
     acc: dict[tuple[sp.Expr, ...], Fraction] = {}

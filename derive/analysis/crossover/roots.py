@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy as sp
 
-from derive.analysis.crossover import ALWAYS, CROSSES, NEVER, Crossover
+from derive.analysis.crossover.records import ALWAYS, CROSSES, NEVER, Crossover
 
 __all__ = ["numeric_crossover"]
 

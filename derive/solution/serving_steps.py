@@ -13,7 +13,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.model.phase import Phase, PhaseAnalysis
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
-from derive.solution.step_steps import kernel_steps
+from derive.solution.step_time_steps import kernel_steps
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 from derive.solution.verdicts import verdict_text
 

@@ -1,7 +1,7 @@
 """Validation of problem-set tables: known keys of the right types, well-formed unique ids.
 
 Each check raises a :class:`~derive.errors.ProblemError` naming the file, the problem
-and the key; :mod:`derive.problem.problem_set` collects them per problem.
+and the key; :mod:`derive.problem.sets.problem_set` collects them per problem.
 """
 
 from __future__ import annotations

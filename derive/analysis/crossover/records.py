@@ -6,8 +6,8 @@ Compute-bound means T_math ≥ T_mem, i.e. FLOPs/π ≥ bytes/β, i.e.
 
 This module holds the verdict (:class:`CrossoverStatus`) and the record (:class:`Crossover`)
 that the solution, the presenters and the checks read. Solving is in
-:mod:`derive.analysis.crossover_solve` (the decision tree), :mod:`derive.analysis.crossover_roots`
-(g with numbers for coefficients) and :mod:`derive.analysis.crossover_bounds` (signs over
+:mod:`derive.analysis.crossover.solve` (the decision tree), :mod:`derive.analysis.crossover.roots`
+(g with numbers for coefficients) and :mod:`derive.analysis.crossover.bounds` (signs over
 positive dims, the supremum of the intensity).
 """
 

@@ -27,8 +27,8 @@ from derive.formula.units import Dimension
 from derive.problem.binding import bind_hardware
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
-from derive.problem.set_checks import problem_head
-from derive.problem.set_errors import in_file_terms
+from derive.problem.sets.checks import problem_head
+from derive.problem.sets.errors import in_file_terms
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 A shared set needs no Python: its operators are TOML tables whose shapes and FLOPs are
 formula *strings*. This module checks the tables' structure (keys, types, sizes) into
-frozen records; :mod:`derive.problem.set_registry` reads the formulas with derive's safe parser
+frozen records; :mod:`derive.problem.sets.registry` reads the formulas with derive's safe parser
 and builds each :class:`~derive.declare.operator.Operator`, validated exactly as in Python.
 
 .. code-block:: toml

@@ -1,7 +1,7 @@
 """Ratios of polynomials on the rings: lowest terms (``cancel``) and factoring (``factor``).
 
 Each gives the same expression as its sympy namesake (tests/test_algebra.py), read into
-sympy's sparse rings by :mod:`derive.analysis.algebra` instead of re-discovered by sympy's
+sympy's sparse rings by :mod:`derive.analysis.algebra.rings` instead of re-discovered by sympy's
 general simplifiers; anything that is not a ratio of polynomials falls back to sympy.
 """
 
@@ -15,7 +15,7 @@ from sympy.core.mul import _keep_coeff, _mulsort
 from sympy.polys.domains import ZZ
 from sympy.polys.rings import PolyElement
 
-from derive.analysis.algebra import (
+from derive.analysis.algebra.rings import (
     gens_of,
     poly_pair,
     ring_of,
@@ -23,7 +23,7 @@ from derive.analysis.algebra import (
     to_fraction,
     to_poly,
 )
-from derive.analysis.algebra_substitution import substitute
+from derive.analysis.algebra.substitution import substitute
 
 __all__ = ["cancel", "cancel_at", "cancel_ratio", "factor", "integer_factors"]
 

@@ -1,0 +1,1 @@
+"""Exact algebra on sympy's polynomial rings: rings, ratios in lowest terms, substitution."""

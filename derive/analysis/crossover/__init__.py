@@ -1,0 +1,1 @@
+"""The crossover: where compute time equals memory time, solved exactly (records, solver, roots, bounds)."""
