@@ -85,8 +85,34 @@ __all__ = [
 ]
 
 
+class _Shown:
+    """Markdown, LaTeX and Jupyter's views of a derivation, from its :meth:`document` and the
+    questions (givens, defined quantities, equations) that follow it."""
+
+    questions: Questions | None
+
+    def document(self, title: str | None = None, text: str = "", level: int = 2) -> Document:
+        raise NotImplementedError
+
+    def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
+        """The worked solution as Markdown."""
+        return _with_questions_md(
+            render(self.document(title, text, level), "md"), self.questions, level
+        )
+
+    def latex(self, title: str | None = None, text: str = "") -> str:
+        """The worked solution as a LaTeX fragment."""
+        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+    def _repr_latex_(self) -> str:
+        return self.latex()
+
+
 @dataclass(frozen=True, repr=False)
-class Derivation:
+class Derivation(_Shown):
     """A derived problem: the exact analysis and its worked solution.
 
     The quantities of ``derive solve --format json`` are attributes of the same name. One
@@ -205,27 +231,11 @@ class Derivation:
         """The worked solution as a document, for :func:`~derive.present.formats.render`."""
         return solution_document(self.solution, title, text, level)
 
-    def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
-        """The worked solution as Markdown."""
-        return _with_questions_md(
-            render(self.document(title, text, level), "md"), self.questions, level
-        )
-
-    def latex(self, title: str | None = None, text: str = "") -> str:
-        """The worked solution as a LaTeX fragment."""
-        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
-
     def as_json(self) -> dict:
         """The JSON object of ``derive solve --format json``."""
         from derive.present.json_export import to_json
 
         return _with_questions_json(to_json(self.analysis), self.questions)
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown()
-
-    def _repr_latex_(self) -> str:
-        return self.latex()
 
 
 def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
@@ -375,7 +385,7 @@ def solve(
 
 
 @dataclass(frozen=True)
-class ModelDerivation:
+class ModelDerivation(_Shown):
     """A derived whole model: the exact analysis, shown in Jupyter as its worked solution."""
 
     analysis: ModelAnalysis
@@ -395,27 +405,11 @@ class ModelDerivation:
 
         return model_document(self.analysis, title, text, level=level)
 
-    def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
-        """The worked solution as Markdown."""
-        return _with_questions_md(
-            render(self.document(title, text, level), "md"), self.questions, level
-        )
-
-    def latex(self, title: str | None = None, text: str = "") -> str:
-        """The worked solution as a LaTeX fragment."""
-        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
-
     def as_json(self) -> dict:
         """The JSON object of ``derive model --format json``."""
         from derive.present.model_view import model_json
 
         return _with_questions_json(model_json(self.analysis), self.questions)
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown()
-
-    def _repr_latex_(self) -> str:
-        return self.latex()
 
 
 def derive_model(spec: ModelSpec, operators: Sequence[str | Path] = ()) -> ModelDerivation:
