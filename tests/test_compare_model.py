@@ -169,7 +169,7 @@ def test_data_parallel_replicas_are_named_and_their_rates_are_the_clusters():
     assert (row["devices"], row["tp"], row["replicas"]) == (2, 1, 2)
     assert Fraction(row["t_lower"]["exact"]) == want["t_lower"]
     assert Fraction(row["tokens_per_s"]["exact"]) == 2 * 32 / want["t_lower"]
-    group = "over 1 device(s), 2 data-parallel replicas of it on 2 devices"
+    group = "over 1 device, 2 data-parallel replicas of it on 2 devices"
     text = run_cli(argv).out
     assert f"tensor parallel: {group} (B sequences each; rates for all replicas);" in text
     assert f"{group} (B sequences each" in run_cli([*argv, "--format", "tex"]).out
@@ -181,7 +181,7 @@ def test_data_parallel_replicas_are_named_and_their_rates_are_the_clusters():
     one_group = [*argv[: argv.index("--tp")], "--set", "B=32", "--set", "S=8192"]
     (row,) = _json(one_group)
     assert (row["devices"], row["tp"], row["replicas"]) == (2, 2, 1)
-    assert "tensor parallel: over 2 device(s); counts" in run_cli(one_group).out
+    assert "tensor parallel: over 2 devices; counts" in run_cli(one_group).out
 
 
 def test_the_tp_help_allows_replicas():

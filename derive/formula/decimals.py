@@ -16,6 +16,7 @@ from derive.errors import LimitError, ParseError
 
 __all__ = [
     "MAX_DIGITS",
+    "counted",
     "fmt_decimal",
     "fmt_exact_decimal",
     "parse_decimal",
@@ -169,3 +170,13 @@ def _floor_log10(x: float) -> int:
     import math
 
     return math.floor(math.log10(x))
+
+
+def counted(count: object, noun: str) -> str:
+    """A count with its noun, singular for one: ``counted(1, "device")`` → ``"1 device"``,
+    ``counted(8, "device")`` → ``"8 devices"`` (never "device(s)").
+
+    >>> counted(1, "device"), counted(8, "device")
+    ('1 device', '8 devices')
+    """
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.formula.decimals import fmt_decimal
+from derive.formula.decimals import counted, fmt_decimal
 from derive.model.binding import ModelProblem
 from derive.model.records import Quantity, Sheet, Unit
 from derive.model.symbols import batch, context, sym
@@ -52,7 +52,7 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
         need = sp.ceiling(weights / values[C])
         sheet.verdicts.append(
             f"Does not fit: the weights alone ({fmt_decimal(weights / 10**9)} GB) exceed the "
-            f"capacity of {values[N]} device(s){'' if p.replicas == 1 else ' (one replica)'}, "
+            f"capacity of {counted(values[N], 'device')}{'' if p.replicas == 1 else ' (one replica)'}, "
             f"{'N' if p.replicas == 1 else 'N_tp'}·C = {fmt_decimal(room / 10**9)} GB, so no batch "
             f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
         )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from derive.catalogue import table as q
 from derive.errors import ProblemError
+from derive.formula.decimals import counted
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
@@ -68,7 +69,7 @@ def group_given(phase: PhaseAnalysis) -> str:
         if phase.replicas > 1
         else ""
     )
-    return f"over {phase.tp} device(s){replicas}"
+    return f"over {counted(phase.tp, 'device')}{replicas}"
 
 
 def _measured_given(phase: PhaseAnalysis) -> str:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from derive.formula.decimals import fmt_decimal
+from derive.formula.decimals import counted, fmt_decimal
 from derive.model.phase import Phase, PhaseAnalysis
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
@@ -176,8 +176,9 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
     peak, bandwidth = tex_text_number(peak_text), tex_text_number(bandwidth_text)
     what = (
         f"the model's kernels on one of {phase.tp} devices (tensor parallel), "
-        "a block's kernels once per layer (×L)"
-    )
+        if phase.tp > 1
+        else "the model's kernels on one device, "
+    ) + "a block's kernels once per layer (×L)"
     if phase.kv_ways < phase.tp:
         what += (
             f"; the model's {phase.kv_ways} KV heads are fewer than the {phase.tp} devices, so each "
@@ -239,7 +240,7 @@ def phase_verdict(phase: PhaseAnalysis) -> tuple[Rich, ...]:
     else:
         rate = f"TTFT {fmt_decimal(phase.latency)} s, {fmt_decimal(phase.tokens_per_s)} prefill tokens/s"
     where = (
-        f"{phase.tp} device(s)"
+        counted(phase.tp, "device")
         if phase.replicas == 1
         else f"{phase.replicas * phase.tp} devices ({phase.replicas} replicas of {phase.tp})"
     )

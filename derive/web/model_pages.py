@@ -22,6 +22,7 @@ from derive.checking.training_claims import (
     all_claims_analysis_for,
 )
 from derive.errors import DeriveError, ProblemError
+from derive.formula.decimals import counted
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
 from derive.pipeline import ServingDerivation, derive_model, derive_serving, derive_training
 from derive.present.key.models import model_ask
@@ -168,7 +169,7 @@ def _serving_steps(
     steps = phase_steps(phase, peak.text, problem.bandwidth.text)
     given = (
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
-        f"tensor parallel over {phase.tp} device(s); counts and times per device."
+        f"tensor parallel over {counted(phase.tp, 'device')}; counts and times per device."
     )
     return _more_steps("Serving step", given, steps, phase_verdict(phase), first)
 

@@ -16,7 +16,7 @@ from derive.catalogue import table as q
 from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
-from derive.formula.decimals import fmt_decimal
+from derive.formula.decimals import counted, fmt_decimal
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import (
     Phase,
@@ -50,7 +50,7 @@ def _figure(
     series: tuple[Series, ...], phase: PhaseAnalysis, stem: str, pid: str, title: str
 ) -> Figure:
     devices = (
-        f"{phase.tp} device(s)"
+        counted(phase.tp, "device")
         if phase.replicas == 1
         else f"{phase.replicas * phase.tp} devices ({phase.replicas} replicas of {phase.tp}, B each)"
     )
