@@ -48,6 +48,11 @@ class CollectiveTime:
     time: sp.Expr | None
 
 
+def _as_expr(value: int | sp.Expr) -> sp.Expr:
+    """A group or step count as a sympy value: an int declared as such, or an expression in P."""
+    return sp.Integer(value) if isinstance(value, int) else value
+
+
 def collective_times(problem: Problem, tensors: Sequence[object]) -> tuple[CollectiveTime, ...]:
     """The collectives among ``tensors`` (a problem's comms), timed at its bound dims."""
     bound, dtypes = problem.bound_subs(), dict(problem.dtypes)
@@ -60,15 +65,9 @@ def collective_times(problem: Problem, tensors: Sequence[object]) -> tuple[Colle
         dtype = dtypes[tensor.name]
         width = tensor.width if tensor.width is not None else dtype.width
         size = substitute(width * tensor.size, bound)
-        group = (
-            substitute(sp.Integer(tensor.group), bound)
-            if isinstance(tensor.group, int)
-            else substitute(tensor.group, bound)
-        )
+        group = substitute(_as_expr(tensor.group), bound)
         fraction = substitute(tensor.kind.fraction(tensor.group), bound)
-        steps = substitute(
-            sp.Integer(tensor.steps) if isinstance(tensor.steps, int) else tensor.steps, bound
-        )
+        steps = substitute(_as_expr(tensor.steps), bound)
         sent = fraction * size
         link_time = sent / link if link is not None else None
         latency_time = steps * latency

@@ -84,9 +84,11 @@ def _composite(problem: Problem) -> Composite:
     return problem.operator
 
 
-def _comms_of(layer: Composite, collectives: Sequence[CollectiveTime]) -> dict[str, tuple]:
+def _comms_of(
+    layer: Composite, collectives: Sequence[CollectiveTime]
+) -> dict[str, tuple[sp.Expr, sp.Expr]]:
     """Per part label: (waited-for comms time, overlapped comms time) of its timed collectives."""
-    out: dict[str, tuple] = {}
+    out: dict[str, tuple[sp.Expr, sp.Expr]] = {}
     for timed in collectives:
         if timed.time is None:
             continue

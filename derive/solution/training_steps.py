@@ -214,41 +214,32 @@ def _bounds(a: TrainingAnalysis) -> Step:
             rf"\frac{{{p.pp - 1}}}{{{p.microbatches} + {p.pp - 1}}}",
             tex(a.bubble_fraction),
         ),
-        Line.of(
-            r"T_{\text{fwd}}",
-            r"\frac{M + pp - 1}{M} \cdot \frac{2 P_{\mathrm{act}} T}{N \pi}",
-            tex(f.compute),
-            approx=seconds(f.compute),
-        ),
-        Line.of(
-            r"T_{\text{bwd}}",
-            r"\frac{M + pp - 1}{M} \cdot \frac{4 P_{\mathrm{act}} T + F_{\text{recompute}}}{N \pi}",
-            tex(b.compute),
-            approx=seconds(b.compute),
-        ),
-        Line.of(
-            r"C_{\text{fwd}}",
-            r"\frac{V_{\text{fwd}}}{\beta_{\text{link}}}",
-            tex(f.comms),
-            approx=seconds(f.comms),
-        ),
-        Line.of(
-            r"C_{\text{bwd}}",
-            r"\frac{V_{\text{bwd}}}{\beta_{\text{link}}}",
-            tex(b.comms),
-            approx=seconds(b.comms),
-        ),
-        Line.of(
-            r"T_{\text{lower}}",
-            r"\max(T_{\text{fwd}}, C_{\text{fwd}}) + \max(T_{\text{bwd}}, C_{\text{bwd}})",
-            tex(a.t_lower),
-            approx=seconds(a.t_lower),
-        ),
-        Line.of(
-            r"T_{\text{upper}}",
-            r"T_{\text{fwd}} + T_{\text{bwd}} + C_{\text{fwd}} + C_{\text{bwd}}",
-            tex(a.t_upper),
-            approx=seconds(a.t_upper),
+        *(
+            Line.of(label, rule, tex(value), approx=seconds(value))
+            for label, rule, value in (
+                (
+                    r"T_{\text{fwd}}",
+                    r"\frac{M + pp - 1}{M} \cdot \frac{2 P_{\mathrm{act}} T}{N \pi}",
+                    f.compute,
+                ),
+                (
+                    r"T_{\text{bwd}}",
+                    r"\frac{M + pp - 1}{M} \cdot \frac{4 P_{\mathrm{act}} T + F_{\text{recompute}}}{N \pi}",
+                    b.compute,
+                ),
+                (r"C_{\text{fwd}}", r"\frac{V_{\text{fwd}}}{\beta_{\text{link}}}", f.comms),
+                (r"C_{\text{bwd}}", r"\frac{V_{\text{bwd}}}{\beta_{\text{link}}}", b.comms),
+                (
+                    r"T_{\text{lower}}",
+                    r"\max(T_{\text{fwd}}, C_{\text{fwd}}) + \max(T_{\text{bwd}}, C_{\text{bwd}})",
+                    a.t_lower,
+                ),
+                (
+                    r"T_{\text{upper}}",
+                    r"T_{\text{fwd}} + T_{\text{bwd}} + C_{\text{fwd}} + C_{\text{bwd}}",
+                    a.t_upper,
+                ),
+            )
         ),
     ]
     return Step(
