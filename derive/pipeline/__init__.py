@@ -45,7 +45,7 @@ from derive.solution.verdicts import verdict_text
 if TYPE_CHECKING:  # whole models load on first use: solve and the commands do not pay for them
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.model.analysis import ModelAnalysis
-    from derive.model.phase import PhaseAnalysis
+    from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.problem.kernel_spec import KernelSpec
     from derive.problem.model_spec import ModelSpec
     from derive.problem.question_spec import QuestionSpec
@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # whole models load on first use: solve and the commands do n
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = [
+    "DecodeCrossoverDerivation",
     "Derivation",
     "KernelDerivation",
     "ModelDerivation",
@@ -70,6 +71,7 @@ __all__ = [
     "derive_model",
     "derive_operator",
     "derive_serving",
+    "derive_serving_step",
     "derive_spec",
     "derive_training",
     "entry_quantities",
@@ -460,6 +462,49 @@ def derive_serving(
 
 
 @dataclass(frozen=True)
+class DecodeCrossoverDerivation:
+    """The decode crossover of a whole model asked without a batch: B solved, no step timed."""
+
+    analysis: ModelAnalysis
+    phase: DecodeCrossover
+
+    def document(self, level: int = 2) -> Document:
+        """The crossover's worked solution as a document, a section after the model's."""
+        from derive.present.serving_step import crossover_document
+
+        return crossover_document(self.phase, self.analysis, level=level)
+
+    def markdown(self, level: int = 2) -> str:
+        """The crossover's worked solution, as a Markdown section after the model's."""
+        return render(self.document(level), "md")
+
+    def latex(self) -> str:
+        """The crossover's worked solution, as a LaTeX fragment after the model's."""
+        return render(self.document(), "tex")
+
+    def as_json(self) -> dict:
+        """The crossover's keys (``derive model --phase decode --format json``, ``serving``)."""
+        from derive.present.serving_step import crossover_json
+
+        return crossover_json(self.phase)
+
+
+def derive_serving_step(
+    spec: ModelSpec, serving: ServingSpec, operators: Sequence[str | Path] = ()
+) -> ServingDerivation | DecodeCrossoverDerivation:
+    """A serving step, or for a decode whose batch is free its crossover alone (B solved
+    for, as an operator's crossover is): what ``derive model --phase`` prints."""
+    from derive.model.symbols import batch
+    from derive.pipeline.cache import decode_crossover_analysis, model_analysis
+
+    names = tuple(str(p) for p in operators)
+    analysis = model_analysis(spec, names)
+    if serving.phase == "decode" and analysis.problem.value_of(batch) is None:
+        return DecodeCrossoverDerivation(analysis, decode_crossover_analysis(spec, serving, names))
+    return derive_serving(spec, serving, operators)
+
+
+@dataclass(frozen=True)
 class KernelDerivation:
     """A kernel given by its numbers: its counts, ceilings and step, and the timing as typed."""
 
@@ -525,7 +570,7 @@ def solve_model(
     define: Mapping[str, str] | tuple[str, ...] = (),
     equations: tuple[str, ...] | list[str] = (),
     unknowns: tuple[str, ...] | list[str] = (),
-) -> ModelDerivation | ServingDerivation:
+) -> ModelDerivation | ServingDerivation | DecodeCrossoverDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
 
     ``model`` is a name or a config.json path; ``model=""`` with ``params="70e9"`` (and
@@ -540,7 +585,9 @@ def solve_model(
     a :class:`ServingDerivation` (``.analysis`` the model's, ``.phase`` the step's); ``tp``
     and the timing keywords (``efficiency``, ``launch_overhead="5us"``, ``measured_time``,
     …) are those of ``derive model --phase``, and ``measured_tokens_per_s`` is then the
-    step's measured serving rate, as on the command line.
+    step's measured serving rate, as on the command line. A decode without ``B`` in ``set``
+    is its crossover alone, a :class:`DecodeCrossoverDerivation` (B solved for, no step
+    timed); a prefill takes its prompt length as ``T`` or ``S``.
 
     Raises:
         DeriveError: a bad value, named by its flag; a step's keyword without ``phase``.
@@ -549,7 +596,7 @@ def solve_model(
     from derive.model.binding import bind_model
     from derive.model.registry import load_models
     from derive.problem.model_spec import ModelSpec
-    from derive.problem.serving_spec import ServingSpec
+    from derive.problem.serving_spec import ServingSpec, prompt_as_context
     from derive.problem.timing import TimingSpec
 
     step = {
@@ -575,7 +622,7 @@ def solve_model(
         capacity=capacity,
         devices=None if devices is None else str(devices),
         dtypes=_items(dtypes),
-        sets=_items(set),
+        sets=prompt_as_context(_items(set), phase, "set"),
         train_tokens=train_tokens,
         mfu=mfu,
         measured_tokens_per_s=None if phase is not None else measured_tokens_per_s,
@@ -587,7 +634,7 @@ def solve_model(
     if phase is not None:
         timing = TimingSpec(**step, measured_tokens_per_s=measured_tokens_per_s)
         serving = ServingSpec(phase, None if tp is None else str(tp), timing)
-        return derive_serving(spec, serving, operators)
+        return derive_serving_step(spec, serving, operators)
     registry = load_models(tuple(Path(p) for p in operators))
     analysis = analyse_model(bind_model(spec, registry.resolve(spec)))
     questions = question_spec_of(given, define, equations, unknowns)
