@@ -12,8 +12,12 @@ import json
 import math
 from fractions import Fraction
 
+import pytest
+import sympy as sp
+
 from tests.conftest import run_cli
 
+LINK = Fraction(45 * 10**10)
 PEAK, BANDWIDTH = Fraction(989 * 10**12), Fraction(335 * 10**10)
 
 # Llama 3 8B: 32 layers, d = 4096, 32 heads of 128, 8 KV heads, d_ff = 14336, vocab 128256.
@@ -36,6 +40,152 @@ def _refused(argv: list[str]) -> str:
     assert result.code == 2 and result.out == "", result
     assert result.err.startswith("error: ") and result.err.count("\n") == 1, result.err
     return result.err
+
+
+# (a) an operator that only communicates is timed on its link
+
+ALL_REDUCE = """
+from derive import Collective, Operator, Tensor, dims
+B, F, P = dims("B F P")
+tp_all_reduce = Operator(name="tp_all_reduce", flops=0,
+                         comms=[Collective("all_reduce", Tensor("Y", (B, F)), group=P)])
+"""
+
+
+@pytest.fixture
+def ops(tmp_path):
+    path = tmp_path / "ops.py"
+    path.write_text(ALL_REDUCE)
+    return ["solve", "tp_all_reduce", "--operators", str(path), "--dtype", "bf16"]
+
+
+def _ring_time(b: int, f: int, p: int, latency: Fraction) -> Fraction:
+    """A ring all-reduce: 2(P−1)/P × the tensor's bytes sent per device, 2(P−1) link hops."""
+    size = Fraction(2 * b * f)  # bf16
+    return Fraction(2 * (p - 1), p) * size / LINK + 2 * (p - 1) * latency
+
+
+def test_17_a_a_bare_all_reduce_is_timed_on_the_link(ops):
+    argv = [*ops, "--chip", "h100", "--set", "B=8192", "--set", "F=8192", "--set", "P=8"]
+    argv += ["--link-latency", "2us"]
+    data = json.loads(_ok([*argv, "--format", "json"]))
+    expected = _ring_time(8192, 8192, 8, Fraction(2, 10**6))
+    assert Fraction(data["t_comms"]) == Fraction(data["t_lower"]) == expected
+    assert data["binding"] == "link" and data["flops"] == "0"
+    assert data["intensity"] is None and data["crossover"] is None and data["ridge"] is None
+    (reduce,) = data["collectives"]
+    assert (reduce["group"], reduce["steps"]) == (8, 14)
+    text = _ok(argv)
+    assert "Link-bound (the interconnect binds)" in text and "no crossover" in text
+    for nonsense in ("Arithmetic intensity", "Ridge point", "Crossover", "FLOPs/byte", "T_math"):
+        assert nonsense not in text, nonsense
+    assert "2(P-1)" in text  # the collective's factor, shown
+
+
+def test_17_a_a_free_group_stays_in_the_time(ops):
+    data = json.loads(_ok([*ops, "--chip", "h100", "--format", "json"]))
+    b, f, p = sp.symbols("B F P", positive=True, integer=True)
+    # derive's own output string, read in the test (never user text)
+    got = sp.sympify(data["t_comms"], locals={"B": b, "F": f, "P": p})
+    by_hand = sp.Rational(2) * (p - 1) / p * 2 * b * f / sp.Integer(45 * 10**10)
+    assert sp.simplify(got - by_hand) == 0
+    assert data["collectives"][0]["group"] == "P"
+    bound = json.loads(_ok([*ops, "--chip", "h100", "--set", "P=8", "--format", "json"]))
+    assert sp.sympify(bound["t_comms"], locals={"B": b, "F": f}) == by_hand.subs(p, 8)
+
+
+def test_17_a_without_a_link_one_line_names_the_flag(ops):
+    err = _refused([*ops, "--peak", "1e15", "--bandwidth", "3e12"])
+    assert "--link-bandwidth" in err
+    given = json.loads(_ok([*ops, "--link-bandwidth", "1e11", "--set", "B=1024", "--set", "F=1024",
+                            "--set", "P=4", "--format", "json"]))  # fmt: skip
+    assert Fraction(given["t_comms"]) == Fraction(3, 2) * 2 * 1024 * 1024 / 10**11
+    assert "--regime" in _refused([*ops, "--chip", "h100", "--regime", "B >> 1"])
+    assert "--set P=1" in _refused([*ops, "--chip", "h100", "--set", "P=1"])
+
+
+def test_17_a_the_latex_compiles(ops, tmp_path):
+    import shutil
+    import subprocess
+
+    from derive.present.key.files import PREAMBLE
+
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex not installed")
+    body = _ok([*ops, "--chip", "h100", "--set", "P=8", "--format", "tex"])
+    (tmp_path / "body.tex").write_text(body)
+    doc = [r"\documentclass{article}", *PREAMBLE, r"\begin{document}", r"\input{body}"]
+    (tmp_path / "doc.tex").write_text("\n".join([*doc, r"\end{document}", ""]))
+    run = subprocess.run(
+        [pdflatex, "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "doc.tex"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "Link-bound" in body and r"\frac{2(P-1)}{P}" in body
+
+
+def test_17_a_from_python(tmp_path):
+    import derive
+
+    b, f = derive.dims("B F")
+    op = derive.Operator(
+        name="reduce_alone",
+        flops=0,
+        comms=[derive.Collective("all_reduce", derive.Tensor("Y", (b, f)), group=8)],
+    )
+    d = derive.solve(op, dtype="bf16", chip="h100", set={"B": 4096, "F": 4096})
+    assert d.t_comms == _ring_time(4096, 4096, 8, Fraction(0))
+    assert "Link-bound" in d.markdown()
+
+
+SET = """
+title = "Comms"
+operators = ["ops.py"]
+
+[[problem]]
+id = "ar"
+title = "A tensor-parallel all-reduce"
+text = "Eight H100s all-reduce an 8192 x 8192 bf16 activation over NVLink. How long does it take?"
+operator = "tp_all_reduce"
+dtype = "bf16"
+chip = "h100"
+set = { B = 8192, F = 8192, P = 8 }
+"""
+
+
+def test_17_a_a_set_keys_and_checks_it(tmp_path):
+    (tmp_path / "ops.py").write_text(ALL_REDUCE)
+    (tmp_path / "set.toml").write_text(SET)
+    out = tmp_path / "key"
+    assert run_cli(["key", str(tmp_path / "set.toml"), "--trust", "-o", str(out)]).code == 0
+    key = (out / "set.md").read_text()
+    assert "Link-bound (the interconnect binds)" in key and "none (no compute)" in key
+    questions = (out / "set-questions.md").read_text()
+    assert "T\\_comms" in questions or "T_comms" in questions
+    assert "229376" not in questions  # the sheet never shows the answer
+    exact = _ring_time(8192, 8192, 8, Fraction(0))
+    argv = ["check", "--problem-set", str(tmp_path / "set.toml"), "--trust", "--problem", "ar"]
+    right = run_cli([*argv, "--quantity", "t_comms", "--claim", f"{float(exact) * 1e6:.4g} us"])
+    assert right.code == 0, right
+    slip = run_cli([*argv, "--quantity", "t_comms", "--claim", f"{float(exact) * 1e3:.4g} us"])
+    assert slip.code == 1 and "right in ms" in slip.out
+    assert "--quantity crossover" in _refused([*argv, "--quantity", "crossover", "--claim", "1"])
+
+
+def test_17_a_derive_check_takes_the_python_derivation():
+    import derive
+
+    b, f = derive.dims("B F")
+    op = derive.Operator(
+        name="reduce_alone",
+        flops=0,
+        comms=[derive.Collective("all_reduce", derive.Tensor("Y", (b, f)), group=8)],
+    )
+    d = derive.solve(op, dtype="bf16", chip="h100", set={"B": 4096, "F": 4096})
+    exact = _ring_time(4096, 4096, 8, Fraction(0))
+    assert derive.check(d, "t_comms", f"{float(exact):.6g} s").verdict.value == "correct"
+    assert derive.check(d, "t_lower", f"{2 * float(exact):.6g} s").verdict.value == "incorrect"
 
 
 # (b) a prefill's prompt length is T
@@ -114,9 +264,7 @@ def _step_counts(s: int) -> tuple[Fraction, Fraction, Fraction]:
     """
     norms = 2 * LAYERS + 1
     flops = 2 * WEIGHTS + LAYERS * 4 * HEADS * HEAD_DIM * s
-    per_b = 2 * (
-        ACTIVATIONS + LAYERS * (2 * HEADS * HEAD_DIM + 2 * KV * s) + norms * 2 * D + 2 * D
-    )
+    per_b = 2 * (ACTIVATIONS + LAYERS * (2 * HEADS * HEAD_DIM + 2 * KV * s) + norms * 2 * D + 2 * D)
     return Fraction(flops), Fraction(per_b), Fraction(2 * WEIGHTS + 2 * norms * D)
 
 

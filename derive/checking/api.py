@@ -57,8 +57,10 @@ from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 
 if TYPE_CHECKING:
+    from derive.analysis.comms_only import CommsAnalysis
     from derive.checking.chain import ChainResult
     from derive.checking.claims import Claim
+    from derive.checking.comms_check import CommsDetail
     from derive.checking.judge import Judgement
     from derive.checking.kernel_check import KernelDetail
     from derive.checking.model_claims import ModelClaim, ModelJudgement
@@ -146,7 +148,7 @@ class CheckResult:
     reason: str | None = None
     position: int | None = None
     relative_error: str | None = None
-    detail: ClaimDetail | ModelDetail | KernelDetail | ParseError | None = field(
+    detail: ClaimDetail | ModelDetail | KernelDetail | CommsDetail | ParseError | None = field(
         default=None, repr=False, compare=False
     )
     """The internal judgement (for the command line's JSON), or the refusal; not part of the API."""
@@ -405,6 +407,26 @@ def _check_kernel(
     return check_kernel(problem.spec, quantity, claim, _rtol(rtol), hide_expected, syntax)
 
 
+def _comms_analysis(
+    problem: object, operators: Sequence[str | Path], quantity: str
+) -> CommsAnalysis | None:
+    """The time on the link of an operator that only communicates (None for any other)."""
+    from derive.checking.comms_check import comms_analysis
+    from derive.pipeline import CommsDerivation
+    from derive.pipeline.cache import registry
+    from derive.problem.comms_binding import only_communicates
+
+    if isinstance(problem, CommsDerivation):
+        return comms_analysis(problem, quantity)
+    spec = _spec_of(cast(Problem, problem))
+    operator = registry(tuple(str(p) for p in operators)).get(spec.operator)
+    if not only_communicates(operator):
+        return None
+    from derive.pipeline import derive_operator
+
+    return comms_analysis(derive_operator(spec, operators), quantity)
+
+
 def _check_operator(
     problem: ProblemSpec | ProblemEntry,
     quantity: str,
@@ -419,6 +441,11 @@ def _check_operator(
     from derive.checking.expected_text import hide, show_expected
     from derive.checking.judge import judge_claim
 
+    comms = _comms_analysis(problem, operators, quantity)
+    if comms is not None:
+        from derive.checking.comms_check import check_comms
+
+        return check_comms(comms, quantity, claim, _rtol(rtol), hide_expected, syntax)
     _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)
     try:

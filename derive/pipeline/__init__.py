@@ -39,10 +39,12 @@ from derive.present.formats import Document, render
 from derive.present.view import solution_document
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.chips import Chip, load_chips
+from derive.problem.comms_binding import only_communicates
 from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
 
 if TYPE_CHECKING:  # whole models load on first use: solve and the commands do not pay for them
+    from derive.analysis.comms_only import CommsAnalysis
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
@@ -56,6 +58,7 @@ if TYPE_CHECKING:  # whole models load on first use: solve and the commands do n
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = [
+    "CommsDerivation",
     "DecodeCrossoverDerivation",
     "Derivation",
     "KernelDerivation",
@@ -67,6 +70,7 @@ __all__ = [
     "answer_one",
     "answer_set_questions",
     "chips",
+    "derive_comms",
     "derive_kernel",
     "derive_model",
     "derive_operator",
@@ -245,10 +249,65 @@ def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
     return analyse(bind(spec, registry.get(spec.operator)))
 
 
-def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation:
-    """Bind, analyse and build the steps for one problem."""
-    analysis = analyse_spec(spec, registry)
+def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation | CommsDerivation:
+    """Bind, analyse and build the steps for one problem (an operator that only
+    communicates is timed on its link: a :class:`CommsDerivation`)."""
+    operator = registry.get(spec.operator)
+    if only_communicates(operator):
+        return derive_comms(spec, operator)
+    analysis = analyse(bind(spec, operator))
     return Derivation(analysis, build_solution(analysis), spec)
+
+
+@dataclass(frozen=True, repr=False)
+class CommsDerivation(_Shown):
+    """An operator that only communicates (a bare all-reduce), timed on the link.
+
+    ``d.analysis.time`` is T_comms, exact; there is no intensity, ridge or crossover (no
+    compute). Shows itself in Jupyter as the worked solution; ``repr`` is one line.
+    """
+
+    analysis: CommsAnalysis
+    spec: ProblemSpec | None = None
+    operators: tuple[str, ...] = ()
+    questions: Questions | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem."""
+        return ProblemKind.OPERATOR
+
+    @property
+    def t_comms(self) -> sp.Expr:
+        """The time on the link, T_comms (also the step's T_lower and T_upper)."""
+        return self.analysis.time
+
+    def __repr__(self) -> str:
+        problem = self.analysis.problem
+        return (
+            f"<CommsDerivation {problem.operator.name} on {problem.hardware_name}: "
+            f"link-bound, T_comms = {self.analysis.time}>"
+        )
+
+    def document(self, title: str | None = None, text: str = "", level: int = 1) -> Document:
+        """The worked solution as a document (its collectives, then the time on the link)."""
+        from derive.present.comms_view import comms_document
+
+        return comms_document(self.analysis, level=level)
+
+    def as_json(self) -> dict:
+        """Every quantity, as exact strings (``derive solve --format json``)."""
+        from derive.present.comms_view import comms_json
+
+        return comms_json(self.analysis)
+
+
+def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
+    """An operator that only communicates, bound and timed on its link."""
+    from derive.analysis.comms_only import analyse_comms
+    from derive.problem.comms_binding import bind_comms
+
+    return CommsDerivation(analyse_comms(bind_comms(spec, operator)), spec)
 
 
 def chips() -> tuple[Chip, ...]:
@@ -300,14 +359,19 @@ def names_a_config(name: str) -> bool:
     return is_config_path(name)
 
 
-def derive_operator(spec: ProblemSpec, operators: Sequence[str | Path] = ()) -> Derivation:
+def derive_operator(
+    spec: ProblemSpec, operators: Sequence[str | Path] = ()
+) -> Derivation | CommsDerivation:
     """An operator problem (the built-in operators and those of ``operators``), derived.
 
     The analysis comes from :mod:`derive.pipeline.cache`, shared with the checker.
     """
-    from derive.pipeline.cache import operator_analysis
+    from derive.pipeline.cache import operator_analysis, registry
 
     names = tuple(str(p) for p in operators)
+    operator = registry(names).get(spec.operator)
+    if only_communicates(operator):
+        return replace(derive_comms(spec, operator), operators=names)
     analysis = operator_analysis(spec, names)
     return Derivation(analysis, build_solution(analysis), spec, names)
 
@@ -330,7 +394,7 @@ def solve(
     define: Mapping[str, str] | tuple[str, ...] = (),
     equations: tuple[str, ...] | list[str] = (),
     unknowns: tuple[str, ...] | list[str] = (),
-) -> Derivation:
+) -> Derivation | CommsDerivation:
     """Derive a problem from Python, with the same arguments as ``derive solve``.
 
     Args:
@@ -371,12 +435,16 @@ def solve(
         sets,
         solve_for,
     )
+    if isinstance(operator, Operator) and only_communicates(operator):
+        return derive_comms(spec, operator)
     if isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
         d = Derivation(analysis, build_solution(analysis), spec)
     else:
         names = tuple(str(path) for path in operators)
         derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
+        if isinstance(derivation, CommsDerivation):
+            return replace(derivation, operators=names)
         d = Derivation(derivation.analysis, derivation.solution, spec, names)
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
@@ -673,13 +741,14 @@ def answer_for(
     spec: QuestionSpec, analysis: Analysis | ModelAnalysis | None, phase: object = None
 ) -> Questions:
     """A problem's questions over an operator's, a model's (and serving step's) quantities."""
+    from derive.model.analysis import ModelAnalysis
     from derive.model.phase import PhaseAnalysis
     from derive.questions import quantities
 
     own: dict[str, Known] = {}
     if isinstance(analysis, Analysis):
         own = quantities.operator_quantities(analysis)
-    elif analysis is not None:
+    elif isinstance(analysis, ModelAnalysis):
         own = quantities.model_quantities(analysis)
     if isinstance(phase, PhaseAnalysis):
         own.update(quantities.phase_quantities(phase))

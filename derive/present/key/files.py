@@ -93,7 +93,7 @@ class ProblemPart:
     item: dict
     question: dict
     row: Row
-    placement: Placement
+    placement: Placement | None  # None: nothing to place on a roofline (a transfer alone)
 
 
 def problem_part(
@@ -148,7 +148,8 @@ def key_files(
     chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
     figures = roofline_figures(
         stem,
-        [part.placement for part in parts] + list(chapter_of_kernels.placements),
+        [part.placement for part in parts if part.placement is not None]
+        + list(chapter_of_kernels.placements),
         source=pset.source,
         time_limit=time_limit,
         jobs=jobs,
