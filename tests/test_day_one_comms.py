@@ -295,6 +295,8 @@ def test_17_c_with_a_batch_the_step_is_as_before():
     assert Fraction(data["serving"]["crossover"]["exact"]) == _matmul_crossover()
     err = _refused(["model", "llama-3-8b", "--chip", "h100", "--phase", "prefill"])
     assert "--set B=" in err
+    timed = _refused([*DECODE, "--measured-time", "16ms"])  # no step to measure
+    assert "--measured-time 16ms" in timed and "--set B=" in timed
 
 
 def test_17_c_the_crossover_alone_renders_in_every_format():

@@ -418,6 +418,8 @@ def _comms_analysis(
 
     if isinstance(problem, CommsDerivation):
         return comms_analysis(problem, quantity)
+    if isinstance(problem, Derivation):  # derived with a roofline: it computes
+        return None
     spec = _spec_of(cast(Problem, problem))
     operator = registry(tuple(str(p) for p in operators)).get(spec.operator)
     if not only_communicates(operator):

@@ -417,7 +417,9 @@ def solve(
 
     Returns:
         The :class:`Derivation`: exact quantities as attributes, the worked solution
-        (``d.questions`` holds the given, defined and solved quantities).
+        (``d.questions`` holds the given, defined and solved quantities). An operator that
+        only communicates (a bare all-reduce) has no roofline: a :class:`CommsDerivation`,
+        its time on the link ``d.t_comms``.
     """
     items = (
         tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
@@ -557,6 +559,24 @@ class DecodeCrossoverDerivation:
         return crossover_json(self.phase)
 
 
+def _no_timing_without_a_step(serving: ServingSpec) -> None:
+    """Refuse a timing flag of a decode asked without a batch: no step is timed to use it."""
+    from dataclasses import fields
+
+    from derive.problem.timing import bind_timing
+
+    bind_timing(serving.timing)  # a bad value is named first, as for a step
+    for item in fields(serving.timing):
+        value = getattr(serving.timing, item.name)
+        if value is not None:
+            flag = "--" + item.name.replace("_", "-")
+            raise ProblemError(
+                f"{flag} {value}",
+                "times a step, and a decode without a batch gives only its crossover: "
+                "give --set B=…",
+            )
+
+
 def derive_serving_step(
     spec: ModelSpec, serving: ServingSpec, operators: Sequence[str | Path] = ()
 ) -> ServingDerivation | DecodeCrossoverDerivation:
@@ -568,6 +588,7 @@ def derive_serving_step(
     names = tuple(str(p) for p in operators)
     analysis = model_analysis(spec, names)
     if serving.phase == "decode" and analysis.problem.value_of(batch) is None:
+        _no_timing_without_a_step(serving)
         return DecodeCrossoverDerivation(analysis, decode_crossover_analysis(spec, serving, names))
     return derive_serving(spec, serving, operators)
 
