@@ -40,6 +40,12 @@ from derive.catalogue import ProblemKind
 from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
 from derive.checking.chain import read_chain_text
+from derive.checking.comms_check import (
+    COMMS_QUANTITIES,
+    CommsDetail,
+    comms_claim_json,
+    comms_claim_report,
+)
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
 from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report, kernel_claim_text
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
@@ -60,25 +66,28 @@ if TYPE_CHECKING:
     from derive.analysis.comms_only import CommsAnalysis
     from derive.checking.chain import ChainResult
     from derive.checking.claims import Claim
-    from derive.checking.comms_check import CommsDetail
     from derive.checking.judge import Judgement
     from derive.checking.kernel_check import KernelDetail
     from derive.checking.model_claims import ModelClaim, ModelJudgement
     from derive.model.analysis import ModelAnalysis
 
 __all__ = [
+    "COMMS_QUANTITIES",
     "DEFAULT_RTOL",
     "KERNEL_QUANTITIES",
     "QUANTITIES",
     "SERVING_QUANTITIES",
     "TRAINING_QUANTITIES",
     "CheckResult",
+    "CommsDetail",
     "DerivationResult",
     "StepResult",
     "Verdict",
     "check",
     "check_defined",
     "check_derivation",
+    "comms_claim_json",
+    "comms_claim_report",
     "context_for",
     "defined_names",
     "kernel_claim_json",

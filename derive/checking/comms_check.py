@@ -27,6 +27,7 @@ from derive.formula import parse_formula
 from derive.formula.answer import position_of, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
+from derive.present.report import Report
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
@@ -37,6 +38,7 @@ __all__ = [
     "check_comms",
     "comms_analysis",
     "comms_claim_json",
+    "comms_claim_report",
 ]
 
 COMMS_QUANTITIES = (q.T_COMMS.name, q.T_LOWER.name, q.T_UPPER.name)
@@ -163,3 +165,10 @@ def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object
         "operator": detail.analysis.problem.operator.name,
         "binding": "link",
     }
+
+
+def comms_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
+    """The verdict as a report, as a model claim's."""
+    from derive.checking.model_verdict_text import model_claim_report
+
+    return model_claim_report(result, rtol)

@@ -294,10 +294,16 @@ def _kernel_claim(args: argparse.Namespace, problem: Problem, operators: tuple[s
 
 
 def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
-    from derive.checking.api import ClaimDetail, Verdict, check
+    from derive.checking.api import (
+        COMMS_QUANTITIES,
+        ClaimDetail,
+        CommsDetail,
+        Verdict,
+        check,
+        comms_claim_json,
+        comms_claim_report,
+    )
     from derive.checking.api import verdict_text as report
-    from derive.checking.comms_check import COMMS_QUANTITIES, CommsDetail, comms_claim_json
-    from derive.checking.model_verdict_text import model_claim_report
 
     if args.quantity in KERNEL_ONLY and args.quantity not in COMMS_QUANTITIES:
         raise ProblemError(
@@ -329,7 +335,7 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
     detail = result.detail
     if isinstance(detail, CommsDetail):  # an operator that only communicates: a time
         rtol = parse_rtol(args.rtol)
-        write_report(args, model_claim_report(result, rtol), lambda: comms_claim_json(result, rtol))
+        write_report(args, comms_claim_report(result, rtol), lambda: comms_claim_json(result, rtol))
         return 1 if result.verdict is Verdict.INCORRECT else 0
     assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
     ctx, claim, judgement = detail.context, detail.claim, detail.judgement
