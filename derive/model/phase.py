@@ -195,6 +195,9 @@ class DecodeCrossover:
         crossover, crossover_regime, crossover_step: as in :class:`PhaseAnalysis`.
         context_limit: with S free, the S below which the whole step can turn compute-bound
             (the root of the crossover's condition, linear in S); None otherwise.
+        context_last: the largest integer S below ``context_limit`` (None with it).
+        step_fraction: with S free, the whole step's B*(S) as (numerator, denominator), the
+            numerator positive (``c / (a − b·S)``, not ``−c / (b·S − a)``); None otherwise.
         ridge: π / β.
     """
 
@@ -209,6 +212,8 @@ class DecodeCrossover:
     crossover_regime: Crossover
     crossover_step: Crossover
     context_limit: sp.Expr | None
+    context_last: sp.Integer | None
+    step_fraction: tuple[sp.Expr, sp.Expr] | None
     ridge: sp.Rational
 
 
@@ -498,6 +503,7 @@ def analyse_decode_crossover(problem: ModelProblem, tp_text: str | None) -> Deco
     all_flops = sp.Add(*(count.flops for count in counts))
     all_bytes = sp.Add(*(count.bytes for count in counts))
     whole = _crossover_in_b(all_flops, all_bytes, peak, bandwidth, leading=False)
+    limit = _context_limit(whole)
     return DecodeCrossover(
         tp=tp,
         replicas=int(problem.devices) // tp,
@@ -509,9 +515,21 @@ def analyse_decode_crossover(problem: ModelProblem, tp_text: str | None) -> Deco
         crossover=_crossover_in_b(mm_flops, mm_bytes, peak, bandwidth, leading=False),
         crossover_regime=_crossover_in_b(mm_flops, mm_bytes, peak, bandwidth, leading=True),
         crossover_step=whole,
-        context_limit=_context_limit(whole),
+        context_limit=limit,
+        context_last=None if limit is None else sp.ceiling(limit) - 1,
+        step_fraction=_positive_fraction(whole.exact) if limit is not None else None,
         ridge=peak / bandwidth,
     )
+
+
+def _positive_fraction(value: sp.Expr | None) -> tuple[sp.Expr, sp.Expr] | None:
+    """``value`` as (numerator, denominator) with a positive number on top."""
+    if value is None:
+        return None
+    numerator, denominator = sp.fraction(sp.together(value))
+    if numerator.is_number and numerator < 0:
+        return -numerator, sp.expand(-denominator)
+    return numerator, denominator
 
 
 def _context_limit(whole: Crossover) -> sp.Expr | None:

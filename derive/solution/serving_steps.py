@@ -121,8 +121,9 @@ def _crossover(phase: PhaseAnalysis | DecodeCrossover) -> Step | None:
         ),
         _whole_step(phase, whole),
     ]
-    if isinstance(phase, DecodeCrossover) and phase.context is None and whole.exact is not None:
-        lines.append(Line.of(r"B^{*}_{\text{step}}(S)", _positive_fraction(whole.exact)))
+    if isinstance(phase, DecodeCrossover) and phase.step_fraction is not None:
+        top, bottom = phase.step_fraction
+        lines.append(Line.of(r"B^{*}_{\text{step}}(S)", rf"\frac{{{tex(top)}}}{{{tex(bottom)}}}"))
     return Step(
         StepKind.CROSSOVER,
         "solve FLOPs(B)/π = bytes(B)/β exactly for B, the other dims bound",
@@ -140,12 +141,12 @@ def _whole_step(phase: PhaseAnalysis | DecodeCrossover, whole: Crossover) -> Ric
             f"{verdict_text(whole, phase.ridge)}."
         )
     limit = phase.context_limit if isinstance(phase, DecodeCrossover) else None
-    if limit is None:
+    last = phase.context_last if isinstance(phase, DecodeCrossover) else None
+    if limit is None or last is None:
         return rich(
             "The whole step, S free (attention's KV reads included): "
             f"{verdict_text(whole, phase.ridge)}; give --set S=… for its batch."
         )
-    last = sp.ceiling(limit) - 1
     return rich(
         "The whole step, S free (attention's KV reads included, growing with S): compute-bound "
         "for B ≥ ",
@@ -154,15 +155,6 @@ def _whole_step(phase: PhaseAnalysis | DecodeCrossover, whole: Crossover) -> Ric
         f"from S = {last + 1} on, the KV reads keep it memory-bound for every B. "
         "Give --set S=… for its batch at one context.",
     )
-
-
-def _positive_fraction(value: sp.Expr) -> str:
-    """A fraction with a negative numerator written with both signs flipped
-    (``\\frac{c}{a - b S}``, not ``-\\frac{c}{b S - a}``)."""
-    numerator, denominator = sp.fraction(sp.together(value))
-    if not (numerator.is_number and numerator < 0):
-        return tex(value)
-    return rf"\frac{{{tex(-numerator)}}}{{{tex(sp.expand(-denominator))}}}"
 
 
 def _experts(phase: PhaseAnalysis) -> Step | None:
