@@ -558,7 +558,11 @@ def analyse_phase(
     peak_figure, bandwidth_figure = _ceilings_of(problem)
     b_value, s_value = problem.value_of(batch), problem.value_of(context)
     if b_value is None or s_value is None:
-        crossover_only = " (decode without B gives the crossover batch)" if b_value is None else ""
+        crossover_only = (
+            " (derive model --phase decode without B gives its crossover alone)"
+            if b_value is None
+            else ""
+        )
         raise ProblemError(
             "--phase", f"a step needs a batch and a context: --set B=… --set S=…{crossover_only}"
         )
