@@ -299,6 +299,16 @@ def test_17_c_with_a_batch_the_step_is_as_before():
     assert "--measured-time 16ms" in timed and "--set B=" in timed
 
 
+def test_17_c_derive_check_judges_the_crossover_without_a_batch():
+    exact = _matmul_crossover()
+    argv = ["check", "llama-3-8b", "--chip", "h100", "--phase", "decode", "--quantity"]
+    right = run_cli([*argv, "crossover", "--claim", f"B \\geq {math.ceil(exact)}"])
+    assert right.code == 0, right
+    assert run_cli([*argv, "crossover", "--claim", f"{float(exact):.5g}"]).code == 0
+    assert run_cli([*argv, "crossover", "--claim", f"{math.ceil(exact) + 40}"]).code == 1
+    assert "--set B=" in _refused([*argv, "tokens_per_s", "--claim", "100"])
+
+
 def test_17_c_the_crossover_alone_renders_in_every_format():
     tex = _ok([*DECODE, "--format", "tex"])
     assert r"B^{*}_{\text{step}}(S)" in tex and "Decode crossover" in tex
