@@ -3,9 +3,9 @@
 One reading for every time derive prints for people (verdicts, prose, tables, the ``≈`` beside
 an exact value in a derivation); the exact seconds stay in the JSON and beside the reading.
 
-The unit is the largest of ns, µs, ms, s, min, h and days that the time reaches *after*
-rounding in it, so 999.96 µs reads ``1.000 ms``, not ``1000 µs`` (and 59.996 s, 0.9999 min,
-reads ``60.00 s``).
+The unit is the largest of ns, µs, ms, s, min, h and days whose reading, rounded in it, reaches
+the unit's threshold: 1 for the decimal units (999.96 µs reads ``1.000 ms``, not ``1000 µs``),
+10 min, 2 h and 2 days for the others, as people say "a 60 s step", "90 min", "36 h".
 The number has :data:`SIGNIFICANT` significant figures, rounded half up from the exact value
 (never through a float); trailing zeros are dropped only when the reading is exact
 (1/80 s is ``12.5 ms``, 0.012515 s is ``12.52 ms``).
@@ -18,27 +18,37 @@ The number has :data:`SIGNIFICANT` significant figures, rounded half up from the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 from fractions import Fraction
 
 import sympy as sp
 
-__all__ = ["SIGNIFICANT", "TimeUnit", "time_in", "time_tex", "time_text", "time_unit"]
+__all__ = [
+    "SIGNIFICANT",
+    "TimeUnit",
+    "column_unit",
+    "time_in",
+    "time_tex",
+    "time_text",
+    "time_unit",
+]
 
 SIGNIFICANT = 4
 """Significant figures of a time read by a person: enough to tell 34.06 s from 34.09 s."""
 
 
 class TimeUnit(Enum):
-    """A unit a person times things in: (text, LaTeX in math mode, seconds in one)."""
+    """A unit a person times things in: (text, LaTeX in math mode, seconds in one, the
+    smallest reading it is used from)."""
 
-    NS = ("ns", r"\text{ns}", Fraction(1, 10**9))
-    US = ("µs", r"\mu\text{s}", Fraction(1, 10**6))
-    MS = ("ms", r"\text{ms}", Fraction(1, 10**3))
-    S = ("s", r"\text{s}", Fraction(1))
-    MIN = ("min", r"\text{min}", Fraction(60))
-    H = ("h", r"\text{h}", Fraction(3600))
-    DAYS = ("days", r"\text{days}", Fraction(86400))
+    NS = ("ns", r"\text{ns}", Fraction(1, 10**9), 0)
+    US = ("µs", r"\mu\text{s}", Fraction(1, 10**6), 1)
+    MS = ("ms", r"\text{ms}", Fraction(1, 10**3), 1)
+    S = ("s", r"\text{s}", Fraction(1), 1)
+    MIN = ("min", r"\text{min}", Fraction(60), 10)
+    H = ("h", r"\text{h}", Fraction(3600), 2)
+    DAYS = ("days", r"\text{days}", Fraction(86400), 2)
 
     @property
     def text(self) -> str:
@@ -54,6 +64,11 @@ class TimeUnit(Enum):
     def seconds(self) -> Fraction:
         """Seconds in one of this unit."""
         return Fraction(self.value[2])
+
+    @property
+    def threshold(self) -> int:
+        """The smallest reading in this unit it is used for (10 min; below, seconds)."""
+        return int(self.value[3])
 
 
 _UNITS = tuple(TimeUnit)
@@ -91,10 +106,10 @@ def _reading(value: Fraction, unit: TimeUnit, digits: int) -> tuple[int, int]:
 
 
 def time_unit(seconds: Seconds, digits: int = SIGNIFICANT) -> TimeUnit:
-    """The unit a time is read in: the largest it reaches once rounded (ns below 1 ns).
+    """The unit a time is read in: the largest whose threshold it reaches once rounded in it.
 
-    >>> [time_unit(t).text for t in (Fraction(99996, 10**8), 3600, Fraction(1, 10**12))]
-    ['ms', 'h', 'ns']
+    >>> [time_unit(t).text for t in (Fraction(99996, 10**8), 60, 3600, 7200, Fraction(1, 10**12))]
+    ['ms', 's', 'min', 'h', 'ns']
     """
     value = abs(_exact(seconds))
     if value == 0:
@@ -102,9 +117,20 @@ def time_unit(seconds: Seconds, digits: int = SIGNIFICANT) -> TimeUnit:
     chosen = TimeUnit.NS
     for unit in _UNITS:
         mantissa, exponent = _reading(value, unit, digits)
-        if mantissa and Fraction(mantissa) * Fraction(10) ** exponent >= 1:
+        if mantissa and Fraction(mantissa) * Fraction(10) ** exponent >= unit.threshold:
             chosen = unit
     return chosen
+
+
+def column_unit(times: Iterable[Seconds], digits: int = SIGNIFICANT) -> TimeUnit:
+    """One unit for a column of times (its header says it): the smallest time's, so no cell
+    reads below 1; seconds for a column of zeros.
+
+    >>> column_unit([Fraction(1, 1340), Fraction(1, 1000), 0]).text
+    'µs'
+    """
+    nonzero = [value for value in (abs(_exact(t)) for t in times) if value != 0]
+    return time_unit(min(nonzero), digits) if nonzero else TimeUnit.S
 
 
 def _number(value: Fraction, unit: TimeUnit, digits: int) -> str:
