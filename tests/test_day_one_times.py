@@ -74,7 +74,7 @@ def _reference(seconds: Fraction) -> str:
         (Fraction(7200), "2 h"),
         (Fraction(172800), "2 days"),
         (Fraction(180261900, 23), "90.71 days"),  # a training run of months reads in days
-        (Fraction(1, 2 * 10**9), "0.5 ns"),
+        (Fraction(1, 2 * 10**9), "0.5 ns"),  # no ps: the checker does not read it
     ],
 )
 def test_the_reading_at_each_boundary(seconds: Fraction, text: str):

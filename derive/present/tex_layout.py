@@ -322,7 +322,7 @@ _COLUMN_WIDTHS: tuple[tuple[Callable[[tuple[str, ...]], bool], tuple[str, ...]],
     # a layer's parts: part (operator), FLOPs, bytes, intensity, time, share
     (
         lambda h: len(h) == 7 and h[1] == "operator",
-        ("1.0", "1.25", "1.25", "0.85", "1.0", "0.65"),
+        ("0.97", "1.2", "1.2", "0.91", "0.97", "0.75"),
     ),
     # a step's kernels: kernel, T_math, T_mem[, T_comms], bound, binds on, share
     (lambda h: len(h) == 6 and h[0] == "kernel", ("1.3", "1", "1", "1", "1.07", "0.63")),
