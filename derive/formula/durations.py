@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import Enum
 from fractions import Fraction
+from typing import TypeAlias
 
 import sympy as sp
 
@@ -73,7 +74,7 @@ class TimeUnit(Enum):
 
 _UNITS = tuple(TimeUnit)
 
-Seconds = Fraction | int | sp.Expr
+Seconds: TypeAlias = Fraction | int | sp.Expr
 
 
 def _exact(seconds: Seconds) -> Fraction:
