@@ -29,18 +29,18 @@ def _unit(quantity: str) -> str:
 
 
 def _number(value: sp.Rational, unit: str, dimension: Dimension | None) -> str:
+    exact = exact_decimal(value)
+    short = "/" not in exact and len(exact) <= 12
+    if dimension is Dimension.TIME and value > 0:  # the exact seconds, then a person's reading
+        text = (exact if short or value.is_Integer else str(value)) + unit
+        reading = time_text(value)
+        return text if reading == text else f"{text} ≈ {reading}"
     if value.is_Integer:
         text = str(int(value))
         if abs(int(value)) >= 10**7:
             mantissa, exponent = f"{float(value):.4e}".split("e")
             text += f" ≈ {mantissa}e{int(exponent)}"
         return text + unit
-    exact = exact_decimal(value)
-    short = "/" not in exact and len(exact) <= 12
-    if dimension is Dimension.TIME:  # the exact seconds, then the reading of a person
-        text = (exact if short else str(value)) + unit
-        reading = time_text(value)
-        return text if reading == text else f"{text} ≈ {reading}"
     text = exact if short else f"{value} ≈ {fmt_decimal(value)}"
     return text + unit
 
