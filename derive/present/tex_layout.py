@@ -289,9 +289,18 @@ def tex_rich_narrow(parts: str | Iterable[str | Math], width: int = BREAK_WIDTH 
     )
 
 
+PART_CELL = 9
+"""A layer's per-part table has six columns: a count of 10 digits (a billion FLOPs) or a
+cell as wide does not fit one of them in a two-column paper at 11pt."""
+
+
 def tex_table_is_wide(table: tuple, width: int = 12) -> bool:
     """True when a table (a header row, then rows of rich cells) holds a formula wider
-    than ``width`` characters: too wide for a table cell in a two-column paper."""
+    than ``width`` characters (:data:`PART_CELL` in a layer's per-part table): too wide for
+    a table cell in a two-column paper."""
+    header = table[0] if table else ()
+    if len(header) > 2 and header[1] == "operator":
+        width = min(width, PART_CELL)
     return any(
         isinstance(part, Math) and _tex_width(part.latex) > width
         for row in table[1:]
@@ -322,7 +331,7 @@ _COLUMN_WIDTHS: tuple[tuple[Callable[[tuple[str, ...]], bool], tuple[str, ...]],
     # a layer's parts: part (operator), FLOPs, bytes, intensity, time, share
     (
         lambda h: len(h) == 7 and h[1] == "operator",
-        ("0.97", "1.2", "1.2", "0.91", "0.97", "0.75"),
+        ("1.0", "1.25", "1.25", "0.85", "1.0", "0.65"),
     ),
     # a step's kernels: kernel, T_math, T_mem[, T_comms], bound, binds on, share
     (lambda h: len(h) == 6 and h[0] == "kernel", ("1.3", "1", "1", "1", "1.07", "0.63")),
