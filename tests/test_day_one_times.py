@@ -109,7 +109,8 @@ def test_any_time_reads_as_the_reference_and_back_within_half_a_figure(seconds: 
 def test_latex_and_columns():
     assert time_tex(Fraction(10329, 10**9)) == r"10.33\ \mu\text{s}"
     assert time_tex(Fraction(1, 80)) == r"12.5\ \text{ms}"
-    assert column_unit([Fraction(1, 1340), Fraction(1, 989)]) is TimeUnit.US
+    assert column_unit([Fraction(1, 1340), Fraction(1, 1001)]) is TimeUnit.US  # the largest's
+    assert column_unit([Fraction(1, 1340), Fraction(1, 989)]) is TimeUnit.MS
     assert column_unit([0]) is TimeUnit.S
 
 

@@ -124,14 +124,16 @@ def time_unit(seconds: Seconds, digits: int = SIGNIFICANT) -> TimeUnit:
 
 
 def column_unit(times: Iterable[Seconds], digits: int = SIGNIFICANT) -> TimeUnit:
-    """One unit for a column of times (its header says it): the smallest time's, so no cell
-    reads below 1; seconds for a column of zeros.
+    """One unit for a column of times (its header says it): the largest time's, so no cell
+    reads 1000 or more (as ``derive compare``'s tables choose); seconds for no time.
 
-    >>> column_unit([Fraction(1, 1340), Fraction(1, 1000), 0]).text
+    >>> column_unit([Fraction(1, 1340), Fraction(1, 1001), 0]).text
     'µs'
+    >>> column_unit([Fraction(1, 1340), Fraction(1, 1000)]).text
+    'ms'
     """
-    nonzero = [value for value in (abs(_exact(t)) for t in times) if value != 0]
-    return time_unit(min(nonzero), digits) if nonzero else TimeUnit.S
+    values = [abs(_exact(t)) for t in times]
+    return time_unit(max(values), digits) if any(values) else TimeUnit.S
 
 
 def _number(value: Fraction, unit: TimeUnit, digits: int) -> str:
