@@ -298,7 +298,7 @@ def tex_table_is_wide(table: tuple, width: int = 12) -> bool:
     """True when a table (a header row, then rows of rich cells) holds a formula wider
     than ``width`` characters (:data:`PART_CELL` in a layer's per-part table): too wide for
     a table cell in a two-column paper."""
-    header = table[0] if table else ()
+    header: tuple[str, ...] = tuple(table[0]) if table else ()
     if len(header) > 2 and header[1] == "operator":
         width = min(width, PART_CELL)
     return any(
