@@ -186,3 +186,78 @@ def test_11_a_serving_step_sits_on_its_chips_roofline():
     assert "serve-70b-prefill (prefill step)" in figure
     svg = _key()["rooflines-roofline-h100.svg"]
     assert "serve-70b-prefill (prefill step)" in svg  # the Markdown's figure too
+
+
+# --- item 12: derive compare --format tex for a paper --------------------------------------
+
+MATMUL = ["compare", "matmul", "--chips", "h100,a100,tpu-v5e", "--compute", "bf16"]
+MATMUL += ["--dtype", "bf16", "--set", "B=4096", "--set", "D=8192", "--set", "F=8192"]
+LLAMA = ["compare", "llama-2-70b", "--chips", "h100,a100", "--devices", "8"]
+LLAMA += ["--phase", "decode", "--set", "B=64", "--set", "S=8192", "--baseline", "a100"]
+
+
+def _tex(argv: list[str]) -> str:
+    r = run_cli([*argv, "--format", "tex"])
+    assert r.code == 0, r
+    return r.out
+
+
+def test_12_a_papers_table_rounds_and_keeps_the_exact_values_in_json():
+    """No exact fraction in the tables (the ridge 19780/67 prints 295.2); the JSON keeps it."""
+    tex = _tex(MATMUL)
+    assert "\\frac" not in tex and "\\tfrac" not in tex
+    ridge = Fraction(989 * 10**12) / Fraction(335 * 10**10)  # h100 bf16 peak / HBM
+    assert (
+        f"h100 & $9.89 \\times 10^{{14}}$ & $3.35 \\times 10^{{12}}$ & ${float(ridge):.1f}$" in tex
+    )
+    rows = json.loads(run_cli([*MATMUL, "--format", "json"]).out)
+    assert Fraction(rows[0]["ridge"]["exact"]) == ridge
+
+
+def test_12_each_time_column_has_one_unit_in_its_header():
+    """T_math of a 4096×8192×8192 bf16 matmul: 2·4096·8192·8192 FLOPs over each chip's peak,
+    all under a few ms: the column is in ms, each to 3 significant digits."""
+    tex = _tex(MATMUL)
+    assert "T\\_math (ms)" in tex and "(s)" not in tex.split("Times")[1].split("\\\\")[1]
+    flops = 2 * 4096 * 8192 * 8192
+    for chip, peak in (("h100", 989 * 10**12), ("a100", 312 * 10**12), ("tpu-v5e", 197 * 10**12)):
+        ms = Fraction(flops, peak) * 1000
+        times = tex.split("Times")[1].splitlines()
+        row = next(ln for ln in times if ln.startswith(f"{chip} & "))
+        assert f"${float(ms):.3g}$" in row, (chip, row)
+
+
+def test_12_a_column_of_one_value_is_said_once_and_status_words_are_explained():
+    """One compute dtype on every row: no compute column, the caption says bf16; the model's
+    'follows: mixed' and 'both' and the bound 'memory' each explained in their caption."""
+    tex = _tex(MATMUL)
+    assert "chip & compute" not in tex and "(compute: bf16" in tex
+    model = _tex(LLAMA)
+    assert "chip & compute" not in model
+    assert re.search(r"mixed: the speedup follows neither ratio alone", model)
+    assert "both: the two ratios are equal" in model
+    assert "bound: memory" in model and "memory: the HBM bandwidth binds" in model
+    assert "308662978710" not in model and "\\tfrac" not in model
+
+
+def test_12_the_fragment_compiles_in_a_paper(tmp_path: Path):
+    """The model comparison's fragment, \\input into a two-column article, compiles."""
+    if shutil.which("pdflatex") is None:
+        if in_ci():
+            pytest.fail("pdflatex is missing under CI")
+        pytest.skip("pdflatex not installed")
+    (tmp_path / "cmp.tex").write_text(_tex(LLAMA) + _tex(MATMUL), encoding="utf-8")
+    doc = (
+        "\\documentclass[10pt,twocolumn]{article}\n\\usepackage{amsmath,booktabs,tabularx}\n"
+        "\\begin{document}\n\\input{cmp}\n\\end{document}\n"
+    )
+    (tmp_path / "paper.tex").write_text(doc, encoding="utf-8")
+    p = subprocess.run(
+        ["pdflatex", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode", "paper.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert p.returncode == 0, p.stdout[-3000:]
+    assert "Overfull \\hbox" not in p.stdout

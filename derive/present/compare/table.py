@@ -27,7 +27,7 @@ from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.present.compare.json import bound_of, compare_json
 from derive.present.compare.ratios import Ratios
-from derive.present.compare.tex import compare_tex, operator_groups
+from derive.present.compare.tex import Exact, compare_tex, operator_groups
 from derive.present.escape import md_escape
 from derive.present.formats import Document
 from derive.problem.chips import Chip, chip_names, get_chip
@@ -125,9 +125,10 @@ def _approx(value: sp.Expr) -> str | None:
 
 
 def num_tex(value: sp.Expr) -> str:
-    """Exact, then ≈ decimal when it is not an integer (LaTeX math)."""
+    """Exact, then ≈ decimal when it is not an integer (LaTeX math, carrying the value: a
+    paper's table rounds it)."""
     approx = _approx(value)
-    return tex(value) + (rf" \approx {approx}" if approx else "")
+    return Exact(tex(value) + (rf" \approx {approx}" if approx else ""), value)
 
 
 def crossover_tex(crossover: Crossover) -> Cell:
@@ -148,7 +149,9 @@ def _threshold(crossover: Crossover) -> str | None:
 
 
 def seconds_tex(value: sp.Expr) -> str:
-    return tex_decimal(value)
+    """A time in seconds, 5 significant digits (carrying the value: a paper's table puts a
+    column of times in one unit chosen for it)."""
+    return Exact(tex_decimal(value), value)
 
 
 def _percent(value: sp.Expr) -> str:
