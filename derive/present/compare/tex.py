@@ -195,11 +195,12 @@ def _paper_column(header: str, cells: list[Cell]) -> tuple[str, list[Cell]]:
     if header.endswith(" (s)") and exact and len(exact) == len(cells):
         unit, scale = _time_unit([e.value for e in exact])
         step = sp.Rational(scale.numerator, scale.denominator)
-        scaled = [
+        scaled: list[Cell] = [
             (_rounded(e.value / step, TIME_DIGITS), words) for e, (_, words) in zip(exact, cells)
         ]
         return header.removesuffix(" (s)") + f" ({unit})", scaled
-    return header, [(_rounded(m.value) if isinstance(m, Exact) else m, w) for m, w in cells]
+    rounded: list[Cell] = [(_rounded(m.value) if isinstance(m, Exact) else m, w) for m, w in cells]
+    return header, rounded
 
 
 def _same(cells: list[Cell]) -> bool:
@@ -241,7 +242,7 @@ def tex_tables(
     keys = list(range(KEY_COLUMNS))
     if _same(compute[1]) and not any(any(n) for n in notes):
         keys.pop()  # one compute dtype on every row: said in the first caption
-    tables = []
+    tables: list[TexTable] = []
     for group, group_notes in zip(groups, notes):
         indices = [cols.index(h) for h in group.headers if h in cols]
         kept = [i for i in indices if not _same(columns[i][1])] or indices
