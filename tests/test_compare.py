@@ -107,7 +107,7 @@ def test_markdown_table():
     assert table[0].startswith(
         "| chip | compute | peak (FLOP/s) | HBM (B/s) | ridge (FLOP/B) | crossover B\\* |"
     )
-    assert "T\\_math (s)" in table[0] and "bound" in table[0]
+    assert "T\\_math (µs)" in table[0] and "bound" in table[0]  # a unit per column
     fp8 = next(line for line in table if line.startswith("| h100 | fp8 |"))
     assert r"$\frac{39580}{67} \approx 590.75$" in fp8
     assert r"$\frac{40529920}{127321} \approx 318.33$" in fp8 and "| $319$ |" in fp8
@@ -201,7 +201,7 @@ def test_link_columns_for_an_operator_with_comms():
         "F=8192",
     ]
     r = run_cli(argv)
-    assert r.code == 0 and "link crossover B\\*" in r.out and "T\\_comms (s)" in r.out
+    assert r.code == 0 and "link crossover B\\*" in r.out and "T\\_comms (µs)" in r.out
     data = _json(argv)
     net = data[0]["network"]
     assert Fraction(net["ridge"]["exact"]) == Fraction("9.89e14") / Fraction("4.5e11")

@@ -41,6 +41,7 @@ __all__ = [
     "model_groups",
     "operator_groups",
     "tex_tables",
+    "time_column",
 ]
 
 Cell = tuple[str | None, str]  # as derive.commands.compare.Cell: (LaTeX math or None, words)
@@ -188,17 +189,28 @@ def _time_unit(values: list[sp.Expr]) -> tuple[str, Fraction]:
     raise AssertionError("the last unit takes every time")  # pragma: no cover
 
 
+def time_column(header: str, cells: list[Cell], digits: int) -> tuple[str, list[Cell]] | None:
+    """A column of times (its header ends ``(s)``, every cell an :class:`Exact`) in one unit
+    chosen for it (:func:`_time_unit`), to ``digits`` significant digits, the unit in its
+    header: ``T_math (s)`` of 5.5587e-4 s becomes ``T_math (ms)`` of 0.556. None for any
+    other column. Markdown's tables and a paper's share it."""
+    exact = [c[0] for c in cells if isinstance(c[0], Exact)]
+    if not (header.endswith(" (s)") and exact and len(exact) == len(cells)):
+        return None
+    unit, scale = _time_unit([e.value for e in exact])
+    step = sp.Rational(scale.numerator, scale.denominator)
+    scaled: list[Cell] = [
+        (_rounded(e.value / step, digits), words) for e, (_, words) in zip(exact, cells)
+    ]
+    return header.removesuffix(" (s)") + f" ({unit})", scaled
+
+
 def _paper_column(header: str, cells: list[Cell]) -> tuple[str, list[Cell]]:
     """A column as a paper prints it: exact numbers rounded (the JSON keeps them exact), and
     a column of times in one unit chosen for it, named in its header (``T_math (ms)``)."""
-    exact = [c[0] for c in cells if isinstance(c[0], Exact)]
-    if header.endswith(" (s)") and exact and len(exact) == len(cells):
-        unit, scale = _time_unit([e.value for e in exact])
-        step = sp.Rational(scale.numerator, scale.denominator)
-        scaled: list[Cell] = [
-            (_rounded(e.value / step, TIME_DIGITS), words) for e, (_, words) in zip(exact, cells)
-        ]
-        return header.removesuffix(" (s)") + f" ({unit})", scaled
+    timed = time_column(header, cells, TIME_DIGITS)
+    if timed is not None:
+        return timed
     rounded: list[Cell] = [(_rounded(m.value) if isinstance(m, Exact) else m, w) for m, w in cells]
     return header, rounded
 
