@@ -259,7 +259,16 @@ def _place_naive(requests, area, hard, soft):
             if choice is not None:
                 break
             choice = best([b.shifted(sign * step * r.h) for b in boxes for sign in (-1, 1)])
-        placed.append(choice if choice is not None else _inside(boxes[0], area))
+        if choice is None:
+            tried = [_inside(b, area) for b in boxes]
+            tried += [
+                _inside(b.shifted(sign * step * r.h), area)
+                for step in range(1, 7)
+                for b in boxes
+                for sign in (-1, 1)
+            ]
+            choice = min(tried, key=lambda b: sum(b.overlaps(o) for o in hard + placed))
+        placed.append(choice)
     return placed
 
 

@@ -66,14 +66,15 @@ def place_labels(
     (samples along drawn lines). Tiers, first success wins: the first candidate that
     clears everything; the candidate crossing the fewest soft samples; the same two
     with the candidates nudged a line at a time (down first, then up); finally the
-    first candidate, moved inside the area. Ties go to the earlier candidate, so placement is stable.
+    candidate or nudge, moved inside the area, that overlaps the fewest labels and markers. Ties go to the earlier candidate, so placement is stable.
 
     ``growth`` above 1 places for a plot drawn at any size from the area's to ``growth``
     times it (a TikZ axis takes its column's width), where every anchor moves with the
     plot and every box keeps its size and its offset from its anchor (a label's anchor is
     its request's, a hard obstacle's its centre): a label is kept inside the area and clear
     of the others at every size in that range (see :func:`_collide`), not only at the area's;
-    a label that finds no such place is placed for the area's size alone, by the same tiers.
+    a label that finds no such place is placed for the area's size alone, by the same tiers;
+    one that finds none there either goes where it covers the fewest others (inside the area).
     """
     placed: list[Box] = []
     anchors: list[tuple[float, float]] = []  # of the placed labels
@@ -161,7 +162,16 @@ def place_labels(
                 choice = best(nudged, at, g)
             if choice is not None:
                 break
-        placed.append(choice if choice is not None else _inside(boxes[0], area))
+        if choice is None:  # the least covered of the candidates and their nudges, inside
+            tried = [_inside(b, area) for b in boxes]
+            tried += [
+                _inside(b.shifted(sign * step * r.h), area)
+                for step in range(1, 7)
+                for b in boxes
+                for sign in (-1, 1)
+            ]
+            choice = min(tried, key=lambda b: sum(b.overlaps(o) for o in (*hard, *placed)))
+        placed.append(choice)
         anchors.append(at)
     return placed
 

@@ -32,28 +32,27 @@ TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compa
 # The plot area is drawn the column's width less its labels, at the placer's aspect ratio. A
 # label sits at a fixed offset in points from its anchor, which moves with the axis, so one
 # placement serves a range of widths only: each band below places the labels for a plot area
-# from its design width up to _GROWTH times it (the placer keeps every label clear at every
-# width in that range), and TeX draws the band's picture that holds the column's width. The
-# first band's 6cm is a two-column article's column less its tick labels; a key's page is
-# about 14.7cm.
-_BANDS_CM = (6.0, 9.0, 13.5)
-_GROWTH = 1.5
+# from its design width up to its growth times it (the placer keeps every label clear at every
+# width in that range), and TeX draws the band's picture that holds the column's width. Plot
+# areas are about 6.5cm in a two-column 10pt article (narrow first bands, so its labels sit
+# near where they were placed), 10.5cm in a one-column one and 14.7cm on a key's page.
+_BANDS_CM = ((6.0, 1.15), (6.9, 1.3), (8.97, 1.5), (13.45, 1.5))  # (design width, growth)
 _ASPECT = 0.7  # height over width
 _PT_PER_CM = 28.4528
 
 
-def _metrics(width_cm: float) -> Metrics:
+def _metrics(width_cm: float, growth: float) -> Metrics:
     return Metrics(
         width=width_cm * _PT_PER_CM,
         height=_ASPECT * width_cm * _PT_PER_CM,
         char_w=4.2,  # 7pt Computer Modern averages 3.6-3.9pt a character on these labels
         line_h=8.5,
         marker_r=2.2,
-        growth=_GROWTH,
+        growth=growth,
     )
 
 
-BANDS = tuple(_metrics(w) for w in _BANDS_CM)
+BANDS = tuple(_metrics(w, g) for w, g in _BANDS_CM)
 METRICS = BANDS[0]
 _WIDTH_MACRO = "\\derivefigurewidth"  # the column's width less the axis's labels, set by TeX
 # the labels' type, at the placer's metrics whatever the document's size (\scriptsize is
