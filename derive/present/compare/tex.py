@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import column_unit
 from derive.present.render import render
 from derive.present.tex_layout import tex_slashed, tex_width
 from derive.solution.notation import tex_text_number
@@ -62,12 +63,6 @@ class Exact(str):
 
 PAPER_DIGITS = 4  # significant digits of a rounded number in a paper's table
 TIME_DIGITS = 3  # of a time, in the column's unit
-_TIME_UNITS = (  # (unit, seconds per unit, the largest value it is chosen for), smallest first
-    ("µs", Fraction(1, 10**6), Fraction(1, 10**3)),
-    ("ms", Fraction(1, 10**3), Fraction(1)),
-    ("s", Fraction(1), None),
-)
-
 KEY_COLUMNS = 2  # chip, compute dtype: at the head of every table
 CELL_CAP = 12.0  # a cell wider than this (in characters) is left to wrap
 LINE = 55  # characters of \scriptsize prose across a two-column article's column (230 pt), with a margin
@@ -177,32 +172,20 @@ def _rounded(value: sp.Expr, digits: int = PAPER_DIGITS) -> str:
     return tex_text_number(fmt_decimal(value, digits))
 
 
-def _time_unit(values: list[sp.Expr]) -> tuple[str, Fraction]:
-    """The unit a column of times reads best in: its largest value under 1 ms is in µs,
-    under 1 s in ms, else in s (every row of a column shares one unit)."""
-    largest = max(
-        Fraction(str(sp.Rational(v))) if v.is_Rational else Fraction(float(v)) for v in values
-    )
-    for unit, scale, below in _TIME_UNITS:
-        if below is None or largest < below:
-            return unit, scale
-    raise AssertionError("the last unit takes every time")  # pragma: no cover
-
-
 def time_column(header: str, cells: list[Cell], digits: int) -> tuple[str, list[Cell]] | None:
     """A column of times (its header ends ``(s)``, every cell an :class:`Exact`) in one unit
-    chosen for it (:func:`_time_unit`), to ``digits`` significant digits, the unit in its
+    chosen for it (:func:`~derive.formula.durations.column_unit`: the largest time's), to ``digits`` significant digits, the unit in its
     header: ``T_math (s)`` of 5.5587e-4 s becomes ``T_math (ms)`` of 0.556. None for any
     other column. Markdown's tables and a paper's share it."""
     exact = [c[0] for c in cells if isinstance(c[0], Exact)]
     if not (header.endswith(" (s)") and exact and len(exact) == len(cells)):
         return None
-    unit, scale = _time_unit([e.value for e in exact])
-    step = sp.Rational(scale.numerator, scale.denominator)
+    unit = column_unit(e.value for e in exact)
+    step = sp.Rational(unit.seconds.numerator, unit.seconds.denominator)
     scaled: list[Cell] = [
         (_rounded(e.value / step, digits), words) for e, (_, words) in zip(exact, cells)
     ]
-    return header.removesuffix(" (s)") + f" ({unit})", scaled
+    return header.removesuffix(" (s)") + f" ({unit.text})", scaled
 
 
 def _paper_column(header: str, cells: list[Cell]) -> tuple[str, list[Cell]]:
