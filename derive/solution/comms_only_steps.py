@@ -7,10 +7,11 @@ FLOP count, intensity, ridge or crossover to show: the steps say so once, in the
 from __future__ import annotations
 
 from derive.analysis.comms_only import CommsAnalysis
-from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.solution.collective_steps import collective_step
-from derive.solution.notation import tex, tex_decimal
+from derive.solution.notation import tex
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.value_display import reading_tex, seconds_tex
 
 __all__ = ["comms_given", "comms_steps", "comms_verdict"]
 
@@ -25,7 +26,7 @@ def comms_given(analysis: CommsAnalysis) -> Rich:
     where = f" ({problem.link_name})" if problem.link_name != "as given" else " (as given)"
     hardware = f" on {problem.chip.title}" if problem.chip is not None else ""
     latency = (
-        f", link latency {fmt_decimal(problem.timing.link_latency)} s a ring step"
+        f", link latency {time_text(problem.timing.link_latency)} a ring step"
         if problem.timing.link_latency
         else ", no link latency given (--link-latency)"
     )
@@ -42,13 +43,15 @@ def comms_given(analysis: CommsAnalysis) -> Rich:
 def _total(analysis: CommsAnalysis) -> Step:
     names = [item.collective.name.replace("_", r"\_") for item in analysis.collectives]
     parts = " + ".join(rf"T_{{\text{{{name}}}}}" for name in names)
-    approx = tex_decimal(analysis.time) + r"\ \text{s}" if analysis.time.is_number else None
+    exact = seconds_tex(analysis.time) if analysis.time.is_number else tex(analysis.time)
     line = Line.of(
         r"T_{\text{comms}}",
         parts,
-        " + ".join(tex(item.time) for item in analysis.collectives if item.time is not None),
-        tex(analysis.time),
-        approx=approx,
+        " + ".join(tex(item.time) for item in analysis.collectives if item.time is not None)
+        if len(analysis.collectives) > 1
+        else "",
+        exact,
+        approx=reading_tex(analysis.time),
     )
     return Step(
         StepKind.STEP,
@@ -81,7 +84,7 @@ def comms_steps(analysis: CommsAnalysis) -> tuple[Step, ...]:
 def comms_verdict(analysis: CommsAnalysis) -> tuple[Rich, ...]:
     """One line: the interconnect binds, and the time."""
     time: tuple[str | Math, ...] = (
-        (Math(_T_COMMS), f" = {fmt_decimal(analysis.time)} s")
+        (Math(_T_COMMS), f" = {time_text(analysis.time)}")
         if analysis.time.is_number
         else (Math(f"{_T_COMMS} = {tex(analysis.time)}"), " s")
     )

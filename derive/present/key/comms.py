@@ -6,7 +6,7 @@ from __future__ import annotations
 from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.present.comms_view import comms_document
 from derive.present.key.files import ProblemPart, _OperatorName, _ProblemName, _QuestionView
 from derive.present.key.rows import Row
@@ -58,7 +58,7 @@ def _question(analysis: CommsAnalysis) -> _QuestionView:
 
 def _row(pid: str, analysis: CommsAnalysis) -> Row:
     time = analysis.time
-    shown = f"T_comms = {fmt_decimal(time)} s" if time.is_number else f"T_comms = {time}"
+    shown = f"T_comms = {time_text(time)}" if time.is_number else f"T_comms = {time}"
     none = "none (no compute)"
     return Row(
         pid,
