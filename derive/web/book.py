@@ -128,6 +128,58 @@ class Page:
     step_titles: tuple[str, ...]
 
 
+_STEP_HEADING = re.compile(r"\n(?=## Step \d+ — )")
+
+
+def step_chunks(markdown: str) -> tuple[str, ...]:
+    """A worked solution's Markdown cut at its ``## Step N — `` headings (what is before the
+    first step dropped), one chunk a step, each ending in one newline."""
+    return tuple(c.strip("\n") + "\n" for c in _STEP_HEADING.split(markdown)[1:])
+
+
+def page_of(
+    entry: ProblemEntry | KernelEntry | ModelEntry,
+    kind: str,
+    asked: tuple[Asked, ...],
+    shown: tuple[object, str],
+    steps: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]],
+    hints: bool,
+    **fields: object,
+) -> Page:
+    """A problem's page of any kind: its detail JSON (the fields every kind has, then the
+    kind's own ``fields``: operator, solve_for, regime, model, derivation) and its steps.
+
+    ``shown`` is (the givens as data, the givens as HTML); ``steps`` is (the Markdown
+    chunks, the HTML, the titles), one of each a step."""
+    givens, givens_html = shown
+    steps_markdown, steps_html, titles = steps
+    detail = {
+        "id": entry.id,
+        "title": entry.title,
+        "kind": kind,
+        "question": entry.text,
+        "question_html": question_html(entry.text),
+        "givens": givens,
+        "givens_html": givens_html,
+        "operator": None,
+        "solve_for": None,
+        "regime": None,
+        "asked": [asdict(box) for box in asked],  # quantity, label, latex, placeholder
+        "steps": len(steps_html),
+        "hints": hints,
+        "derivation": False,
+    }
+    extra = {k: v for k, v in fields.items() if k not in detail}
+    detail.update({k: v for k, v in fields.items() if k in detail})
+    # a kind's own keys go after "operator", where the model's "model" always stood
+    ordered = {}
+    for key, value in detail.items():
+        ordered[key] = value
+        if key == "operator":
+            ordered.update(extra)
+    return Page(entry, asked, ordered, steps_markdown, steps_html, titles)
+
+
 @dataclass(frozen=True)
 class Workbook:
     """A set, prepared for serving."""
@@ -285,31 +337,17 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
         for i, step in enumerate(solution.steps, 1)
     )
     markdown = render("solution.md.j2", "md", view=view, level=1)
-    chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
-    asked = _asked(entry, d)
-    detail = {
-        "id": entry.id,
-        "title": entry.title,
-        "kind": ProblemKind.OPERATOR.value,
-        "question": entry.text,
-        "question_html": question_html(entry.text),
-        "givens": _givens(view),
-        "givens_html": env.get_template("givens.html.j2").render(view=view),
-        "operator": d.analysis.problem.operator.name,
-        "solve_for": str(d.analysis.problem.solve_for),
-        "regime": d.analysis.problem.regime.text if d.analysis.problem.regime else None,
-        "asked": [asdict(box) for box in asked],  # quantity, label, latex, placeholder
-        "steps": len(steps_html),
-        "hints": hints,
-        "derivation": True,
-    }
-    return Page(
+    return page_of(
         entry,
-        asked,
-        detail,
-        tuple(c.strip("\n") + "\n" for c in chunks),
-        steps_html,
-        tuple(s.heading for s in solution.steps),
+        ProblemKind.OPERATOR.value,
+        _asked(entry, d),
+        (_givens(view), env.get_template("givens.html.j2").render(view=view)),
+        (step_chunks(markdown), steps_html, tuple(s.heading for s in solution.steps)),
+        hints,
+        operator=d.analysis.problem.operator.name,
+        solve_for=str(d.analysis.problem.solve_for),
+        regime=d.analysis.problem.regime.text if d.analysis.problem.regime else None,
+        derivation=True,
     )
 
 

@@ -10,16 +10,13 @@ quantity at a time). Answers are checked by :func:`derive.check` like any other.
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict
-
 from derive.catalogue import ProblemKind, Use, box_of, rows_for
 from derive.checking.kernel_check import kernel_for
 from derive.errors import DeriveError, ProblemError
 from derive.present.render import render
 from derive.problem.sets.kernels import KernelEntry, kernel_asks
 from derive.solution.kernel_steps import kernel_given, kernel_steps, numbers_verdict
-from derive.web.book import Asked, Page, html_env, question_html
+from derive.web.book import Asked, Page, html_env, page_of, step_chunks
 
 __all__ = ["KERNEL_BOXES", "kernel_page"]
 
@@ -74,29 +71,12 @@ def kernel_page(entry: KernelEntry, hints: bool) -> Page:
     markdown = render(
         "kernel.md.j2", "md", level=1, title=entry.title, given=given, steps=steps, verdict=verdict
     )
-    chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
     asked = tuple(Asked(q, *KERNEL_BOXES[q]) for q in kernel_asks(entry))
-    detail = {
-        "id": entry.id,
-        "title": entry.title,
-        "kind": "kernel",
-        "question": entry.text,
-        "question_html": question_html(entry.text),
-        "givens": _givens(entry),
-        "givens_html": f'<p class="given-line">{env.filters["rich"](given)}</p>',
-        "operator": None,
-        "solve_for": None,
-        "regime": None,
-        "asked": [asdict(box) for box in asked],  # quantity, label, latex, placeholder
-        "steps": len(steps_html),
-        "hints": hints,
-        "derivation": False,
-    }
-    return Page(
+    return page_of(
         entry,
+        "kernel",
         asked,
-        detail,
-        tuple(c.strip("\n") + "\n" for c in chunks),
-        steps_html,
-        tuple(step.heading for step in steps),
+        (_givens(entry), f'<p class="given-line">{env.filters["rich"](given)}</p>'),
+        (step_chunks(markdown), steps_html, tuple(step.heading for step in steps)),
+        hints,
     )

@@ -11,7 +11,6 @@ time). Answers are checked by :func:`derive.check` like any other.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
 from pathlib import Path
 
 from derive.catalogue import quantity as catalogued
@@ -35,7 +34,7 @@ from derive.present.model_view import (
 from derive.present.serving_step import phase_given
 from derive.problem.sets.problem_set import ModelEntry
 from derive.solution.notation import tex_text_number
-from derive.web.book import Asked, Page, html_env, question_html
+from derive.web.book import Asked, Page, html_env, page_of, step_chunks
 
 __all__ = ["model_page"]
 
@@ -208,7 +207,6 @@ def _more_steps(
         lambda m: f"\n## Step {int(m.group(1)) + first - 1} — ",
         markdown,
     )
-    chunks = re.split(r"\n(?=## Step \d+ — )", renumbered)[1:]
     env = html_env()
     html = tuple(
         env.get_template("step.html.j2").render(
@@ -220,7 +218,7 @@ def _more_steps(
         for i, step in enumerate(steps)
     )
     return (
-        tuple(c.strip("\n") + "\n" for c in chunks),
+        step_chunks(renumbered),
         html,
         tuple(step.heading for step in steps),
     )
@@ -262,7 +260,6 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         for i, step in enumerate(steps, 1)
     )
     markdown = model_markdown(a, entry.title, entry.text, level=1)
-    chunks = re.split(r"\n(?=## Step \d+ — )", markdown)[1:]
     asked = _asked(entry, all_claims_analysis_for(entry, operators))
     serving_md, serving_html, serving_titles = (
         _training_steps(entry, operators, len(steps) + 1)
@@ -270,28 +267,16 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         else _serving_steps(serving, len(steps) + 1)
     )
     steps_html += serving_html
-    detail = {
-        "id": entry.id,
-        "title": entry.title,
-        "kind": "model",
-        "question": entry.text,
-        "question_html": question_html(entry.text),
-        "givens": _givens(context),
-        "givens_html": env.get_template("model_givens.html.j2").render(**context),
-        "operator": None,
-        "model": full.problem.model.name,
-        "solve_for": None,
-        "regime": None,
-        "asked": [asdict(box) for box in asked],  # quantity, label, latex, placeholder
-        "steps": len(steps_html),
-        "hints": hints,
-        "derivation": False,
-    }
-    return Page(
+    return page_of(
         entry,
+        "model",
         asked,
-        detail,
-        tuple(c.strip("\n") + "\n" for c in chunks) + serving_md,
-        steps_html,
-        tuple(step.title for step in steps) + serving_titles,
+        (_givens(context), env.get_template("model_givens.html.j2").render(**context)),
+        (
+            step_chunks(markdown) + serving_md,
+            steps_html,
+            tuple(step.title for step in steps) + serving_titles,
+        ),
+        hints,
+        model=full.problem.model.name,
     )
