@@ -49,6 +49,7 @@ ALLOWED_PREFIXES = (
     "derive.declare.",
     "derive.catalogue",  # the names and rules of quantities: data, nothing computed
     "derive.formula.decimals",
+    "derive.formula.durations",  # a time as a person reads it: printing, nothing computed
     "__future__",
 )
 COMPUTING_NAMES = {"analyse", "breakdown", "substitute", "cancel", "cancel_at", "cancel_ratio"}

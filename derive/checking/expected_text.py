@@ -1,7 +1,8 @@
 """Expected values as the worked solution prints them, and diagnoses with the answer kept back.
 
-A number prints exact, then as a decimal with its unit (``9850/41 ≈ 240.24 FLOPs/byte``,
-``68719476736/98500000000000 ≈ 6.9766e-4 s (0.69766 ms)``). A formula whose coefficient
+A number prints exact, then as a decimal with its unit (``9850/41 ≈ 240.24 FLOPs/byte``); a
+time prints its exact seconds, then the reading a person uses
+(``68719476736/98500000000000 s ≈ 697.7 µs``). A formula whose coefficient
 is a hardware number prints the way a person writes it: ``BDF / 9.85e13 s``, not
 ``B*D*F/98500000000000``.
 """
@@ -14,6 +15,7 @@ from derive.checking.claims import dimension_of
 from derive.checking.diagnosis_text import approx, compact, exact_decimal, formula_text
 from derive.checking.quantities import Kind, Target, kind_of
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.formula.units import Dimension, describe_dimension
 
 __all__ = ["hide", "show_expected", "show_number", "show_value"]
@@ -27,21 +29,20 @@ def _unit(quantity: str) -> str:
 
 
 def _number(value: sp.Rational, unit: str, dimension: Dimension | None) -> str:
+    exact = exact_decimal(value)
+    short = "/" not in exact and len(exact) <= 12
+    if dimension is Dimension.TIME and value > 0:  # the exact seconds, then a person's reading
+        text = (exact if short or value.is_Integer else str(value)) + unit
+        reading = time_text(value)
+        return text if reading == text else f"{text} ≈ {reading}"
     if value.is_Integer:
         text = str(int(value))
         if abs(int(value)) >= 10**7:
             mantissa, exponent = f"{float(value):.4e}".split("e")
             text += f" ≈ {mantissa}e{int(exponent)}"
         return text + unit
-    exact = exact_decimal(value)
-    text = exact if "/" not in exact and len(exact) <= 12 else f"{value} ≈ {fmt_decimal(value)}"
-    text += unit
-    if dimension is Dimension.TIME and value < 1:
-        for name, scale in (("ms", 10**3), ("µs", 10**6), ("ns", 10**9)):
-            if value * scale >= 1 or name == "ns":
-                text += f" ({fmt_decimal(value * scale)} {name})"
-                break
-    return text
+    text = exact if short else f"{value} ≈ {fmt_decimal(value)}"
+    return text + unit
 
 
 def show_number(value: sp.Rational, dimension: Dimension, fraction: bool = False) -> str:
@@ -84,6 +85,8 @@ def _forms(t: Target | None) -> list[str]:
     forms = {str(v), compact(v), approx(v)}
     if v.is_Rational:
         forms |= {exact_decimal(v), fmt_decimal(v)}
+    if v.is_Rational and v > 0:  # a time as prose prints it
+        forms.add(time_text(v))
     if t.threshold is not None:
         forms.add(f"integer {t.threshold}")
     return [f for f in forms if len(f) >= 2]

@@ -33,6 +33,7 @@ from derive.checking.diagnosis_text import approx, sci
 from derive.checking.matching import match
 from derive.checking.quantities import Kind, Target, kind_of
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.problem.chips import Chip, Figure
 from derive.problem.timing import Timing
 
@@ -50,13 +51,10 @@ Slip = tuple[sp.Expr | None, str]  # (the value the slip gives, its sentence ste
 
 
 def seconds(value: sp.Expr) -> str:
-    """A time for prose: ``2.5018e-3 s (2.5018 ms)``."""
+    """A time for prose, in the unit a person would use: ``2.502 ms``."""
     if not value.is_Rational or value <= 0:
         return f"{value} s"
-    for name, scale in (("s", 1), ("ms", 10**3), ("µs", 10**6), ("ns", 10**9)):
-        if value * scale >= 1 or name == "ns":
-            return f"{fmt_decimal(value * scale)} {name}"
-    return f"{value} s"  # pragma: no cover - the loop always returns
+    return time_text(value)
 
 
 def _nominal(step: StepTime) -> StepTime | None:

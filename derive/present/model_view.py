@@ -12,6 +12,7 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind, phrase_of
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
 from derive.model.sized import SizedModel
 from derive.model.symbols import NOTATION, batch, context
@@ -153,7 +154,9 @@ def _short(q: Quantity) -> str:
         text = str(q.value) if q.value.is_Integer else fmt_decimal(q.value)
     if q.unit is Unit.BYTES and abs(q.value) >= 10**6:
         text += f" B ≈ {fmt_decimal(q.value / _GB)} GB"
-    elif q.unit in (Unit.SECONDS, Unit.DAYS):
+    elif q.unit is Unit.SECONDS:
+        text = time_text(q.value)
+    elif q.unit is Unit.DAYS:
         text += f" {q.unit.value}"
     return text
 

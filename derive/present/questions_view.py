@@ -13,6 +13,7 @@ import re
 import sympy as sp
 
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
+from derive.formula.durations import TimeUnit, time_tex, time_text
 from derive.formula.units import base_text
 from derive.present.escape import md_escape, tex_escape
 from derive.present.tex_layout import tex_break_sum, tex_is_wide
@@ -65,13 +66,22 @@ def _result_forms(value: sp.Expr, unit: str) -> tuple[list[str], str]:
     """The exact result and its rounded decimal (``""`` when the exact one is a decimal)."""
     if not value.is_number:
         return [f"{tex(value)}{_unit_tex(unit)}"], ""
-    rounded = tex_text_number(fmt_decimal(value)) + _unit_tex(unit)
+    seconds = unit == TimeUnit.S.text  # a time: the exact seconds, then the reading of a person
+    rounded = time_tex(value) if seconds else tex_text_number(fmt_decimal(value)) + _unit_tex(unit)
     ending = fmt_ending_decimal(value) if value.is_Rational else None
     if ending is not None and len(ending) <= 12:
-        return [f"{tex_text_number(ending)}{_unit_tex(unit)}"], ""
+        exact = f"{tex_text_number(ending)}{_unit_tex(unit)}"
+        return [exact], rounded if seconds and rounded != exact else ""
     if len(str(value)) <= _SHORT:
-        return [tex(value)], rounded
+        return [tex(value) + (_unit_tex(unit) if seconds else "")], rounded
     return [], rounded
+
+
+def _value_tex(answer: Answer) -> str:
+    """A worked answer inside a later one's numbers: a time as a person reads it (``50.71 ms``)."""
+    if answer.unit == TimeUnit.S.text and answer.value.is_number:
+        return time_tex(answer.value)
+    return _number_tex(answer.value) + _unit_tex(answer.unit)
 
 
 def _given_tex(answer: Answer) -> str:
@@ -84,6 +94,8 @@ def _given_tex(answer: Answer) -> str:
 def _known_tex(k: Known) -> str:
     if not k.value.is_number:
         return tex(k.value)
+    if k.measure.factor == 1 and k.measure.text == TimeUnit.S.text:
+        return time_tex(k.value)
     return _number_tex(k.value / k.measure.factor) + _unit_tex(k.measure.text)
 
 
@@ -93,7 +105,7 @@ def _symbol_names(q: Questions, numbers: bool) -> dict[sp.Symbol, str]:
     for k in q.used:
         names[display_symbol(k.name)] = _known_tex(k) if numbers else _name_tex(k.name)
     for a in q.answers:
-        shown = _given_tex(a) if a.role is Role.GIVEN else _number_tex(a.value) + _unit_tex(a.unit)
+        shown = _given_tex(a) if a.role is Role.GIVEN else _value_tex(a)
         names[display_symbol(a.name)] = shown if numbers else _name_tex(a.name)
     if numbers:
         names = {
@@ -208,6 +220,8 @@ def value_text(a: Answer) -> str:
     """``1.3e6 $``: a rounded value and its unit, for tables (display only)."""
     if not a.value.is_number:
         return str(a.value)
+    if a.unit == TimeUnit.S.text:
+        return time_text(a.value)
     return f"{fmt_decimal(a.value)} {a.unit}".rstrip()
 
 

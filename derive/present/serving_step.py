@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.formula.decimals import counted
+from derive.formula.durations import time_text
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
@@ -85,8 +86,7 @@ def _measured_given(phase: PhaseAnalysis) -> str:
             " tokens/s for the whole cluster"
         )
     if measured.time is not None:
-        typed = fmt_ending_decimal(measured.time) or fmt_decimal(measured.time)
-        return f"; measured: a step of {typed} s"
+        return f"; measured: a step of {time_text(measured.time)}"
     return "; measured rates as given"
 
 

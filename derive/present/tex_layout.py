@@ -289,9 +289,18 @@ def tex_rich_narrow(parts: str | Iterable[str | Math], width: int = BREAK_WIDTH 
     )
 
 
+PART_CELL = 9
+"""A layer's per-part table has six columns: a count of 10 digits (a billion FLOPs) or a
+cell as wide does not fit one of them in a two-column paper at 11pt."""
+
+
 def tex_table_is_wide(table: tuple, width: int = 12) -> bool:
     """True when a table (a header row, then rows of rich cells) holds a formula wider
-    than ``width`` characters: too wide for a table cell in a two-column paper."""
+    than ``width`` characters (:data:`PART_CELL` in a layer's per-part table): too wide for
+    a table cell in a two-column paper."""
+    header: tuple[str, ...] = tuple(table[0]) if table else ()
+    if len(header) > 2 and header[1] == "operator":
+        width = min(width, PART_CELL)
     return any(
         isinstance(part, Math) and _tex_width(part.latex) > width
         for row in table[1:]

@@ -25,7 +25,7 @@ from derive.solution.crossover_steps import (
 )
 from derive.solution.layer_steps import parts_steps
 from derive.solution.measured_steps import measured_step
-from derive.solution.notation import tex, tex_decimal, tex_sub, tex_sum, tex_text_number
+from derive.solution.notation import tex, tex_sub, tex_sum, tex_text_number
 from derive.solution.step_time_steps import step_steps
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.value_display import (
@@ -35,7 +35,9 @@ from derive.solution.value_display import (
     RIDGE,
     attainable_lines,
     ratio_tex,
+    reading_tex,
     rounded,
+    seconds_tex,
 )
 from derive.solution.verdicts import verdicts_of
 
@@ -243,7 +245,7 @@ def _times_step(analysis: Analysis) -> Step:
             r"\frac{\text{FLOPs}}{\pi}",
             rf"\frac{{{tex(analysis.flops_bound)}}}{{{peak}}}",
             _value(analysis.t_math),
-            approx=_sec(analysis.t_math),
+            approx=reading_tex(analysis.t_math),
         ),
         Line.of(
             r"T_{\text{mem}}",
@@ -251,7 +253,7 @@ def _times_step(analysis: Analysis) -> Step:
             rf"\frac{{{_ordered(analysis.memory)}}}{{{bandwidth}}}",
             _value(analysis.memory.time)
             or rf"\frac{{{tex_sum(analysis.memory.terms_bound_collected)}}}{{{bandwidth}}}",
-            approx=_sec(analysis.memory.time),
+            approx=reading_tex(analysis.memory.time),
         ),
     )
     return Step(
@@ -263,8 +265,8 @@ def _times_step(analysis: Analysis) -> Step:
 
 
 def _value(value: sp.Expr) -> str:
-    """An exact result worth printing: numbers always, formulas only when they are short."""
-    return tex(value) if value.is_number else ""
+    """An exact time worth printing: numbers always (with their unit), formulas only when short."""
+    return seconds_tex(value) if value.is_number else ""
 
 
 def _ordered(roof: Roofline) -> str:
@@ -273,23 +275,19 @@ def _ordered(roof: Roofline) -> str:
     return tex(total) if total.is_number else tex_sum(roof.terms_bound)
 
 
-def _sec(value: sp.Expr) -> str | None:
-    return rf"{tex_decimal(value)}\ \text{{s}}" if value.is_number else None
-
-
 def _bounds_step(analysis: Analysis) -> Step:
     lines = (
         Line.of(
             r"T_{\text{lower}}",
             r"\max(T_{\text{math}}, T_{\text{mem}})",
-            tex(analysis.t_lower),
-            approx=_sec(analysis.t_lower),
+            _value(analysis.t_lower) or tex(analysis.t_lower),
+            approx=reading_tex(analysis.t_lower),
         ),
         Line.of(
             r"T_{\text{upper}}",
             r"T_{\text{math}} + T_{\text{mem}}",
-            tex(analysis.t_upper),
-            approx=_sec(analysis.t_upper),
+            _value(analysis.t_upper) or tex(analysis.t_upper),
+            approx=reading_tex(analysis.t_upper),
         ),
     )
     return Step(
@@ -359,7 +357,7 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
                 r"T_{\text{comms}}",
                 r"\frac{\text{bytes}_{\text{link}}}{\beta_{\text{link}}}",
                 tex(net.time),
-                approx=_sec(net.time),
+                approx=reading_tex(net.time),
             )
         )
         notes.extend(crossover_notes(net.crossover, net.ridge, depends, below="link"))

@@ -11,8 +11,9 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.collectives import CollectiveTime
 from derive.catalogue import table as q
 from derive.declare.collective import CollectiveKind
-from derive.solution.notation import tex, tex_decimal, tex_text_number
+from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
+from derive.solution.value_display import reading_tex, seconds_tex
 
 __all__ = ["collective_steps"]
 
@@ -53,8 +54,8 @@ def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Li
                 rf"T_{{\text{{{name}}}}}",
                 rf"\frac{{\text{{sent}}}}{{\beta_{{\text{{link}}}}}} + {steps}\, t_{{\text{{hop}}}}",
                 rf"\frac{{{tex(item.sent)}}}{{{link_text}}} + {_factor(item.steps)} \times {latency}",
-                tex(item.time),
-                approx=tex_decimal(item.time) + r"\ \text{s}" if item.time.is_number else None,
+                seconds_tex(item.time) if item.time.is_number else tex(item.time),
+                approx=reading_tex(item.time),
             )
         )
     return lines

@@ -10,11 +10,12 @@ import sympy as sp
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_tex, time_text
 from derive.problem.timing import TimingSpec
 from derive.solution.measured_steps import measured_step
-from derive.solution.notation import tex, tex_decimal, tex_text_number
+from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import attainable_lines, rounded
+from derive.solution.value_display import attainable_lines, reading_tex, rounded, seconds_tex
 
 __all__ = ["kernel_given", "kernel_steps", "number_steps", "numbers_given", "numbers_verdict"]
 
@@ -107,35 +108,35 @@ def _times_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step | None
     )
     eta_m = rf" \cdot {tex(ceilings.memory_efficiency)}" if ceilings.memory_efficiency != 1 else ""
     launch = ceilings.launch_overhead
-    plus = rf" + {tex(launch)}" if launch != 0 else ""
+    plus = rf" + {time_tex(launch)}" if launch != 0 else ""
     sym_plus = r" + t_{\text{launch}}" if launch != 0 else ""
     lines = (
         Line.of(
             r"T_{\text{math}}",
             r"\frac{\text{FLOPs}}{\pi \eta_c}",
             rf"\frac{{{tex(kernel.flops)}}}{{{peak}{eta_c}}}",
-            tex(time.t_math),
-            approx=tex_decimal(time.t_math) + r"\ \text{s}",
+            seconds_tex(time.t_math),
+            approx=reading_tex(time.t_math),
         ),
         Line.of(
             r"T_{\text{mem}}",
             r"\frac{\text{bytes}}{\beta \eta_m}",
             rf"\frac{{{tex(kernel.bytes)}}}{{{bandwidth}{eta_m}}}",
-            tex(time.t_mem),
-            approx=tex_decimal(time.t_mem) + r"\ \text{s}",
+            seconds_tex(time.t_mem),
+            approx=reading_tex(time.t_mem),
         ),
         Line.of(
             r"T_{\text{lower}}",
             r"\max(T_{\text{math}}, T_{\text{mem}})" + sym_plus,
-            rf"\max({tex_decimal(time.t_math)}, {tex_decimal(time.t_mem)}){plus}",
-            tex(step.t_lower),
-            approx=tex_decimal(step.t_lower) + r"\ \text{s}",
+            rf"\max({time_tex(time.t_math)}, {time_tex(time.t_mem)}){plus}",
+            seconds_tex(step.t_lower),
+            approx=reading_tex(step.t_lower),
         ),
         Line.of(
             r"T_{\text{upper}}",
             r"T_{\text{math}} + T_{\text{mem}}" + sym_plus,
-            tex(step.t_upper),
-            approx=tex_decimal(step.t_upper) + r"\ \text{s}",
+            seconds_tex(step.t_upper),
+            approx=reading_tex(step.t_upper),
         ),
     )
     return Step(
@@ -166,7 +167,7 @@ def _intensity_text(intensity: sp.Expr) -> str:
 def numbers_verdict(kernel: KernelNumbers) -> tuple[Rich, ...]:
     """One line: bound, runtime and fraction of peak (the step's, launch overhead included,
     when the kernel is timed, as its JSON ``step.fraction_of_peak`` says)."""
-    runtime = f", runtime ≥ {fmt_decimal(kernel.step.t_lower)} s" if kernel.step is not None else ""
+    runtime = f", runtime ≥ {time_text(kernel.step.t_lower)}" if kernel.step is not None else ""
     fraction = kernel.step.fraction_of_peak if kernel.step is not None else kernel.fraction_of_peak
     return (
         rich(

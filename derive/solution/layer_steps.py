@@ -7,6 +7,7 @@ import sympy as sp
 from derive.analysis.analyse import Analysis
 from derive.analysis.parts import Fusion, LayerBreakdown
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_tex, time_text
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.value_display import math_of, rounded
@@ -17,11 +18,7 @@ def parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:
     header = ("part", "operator", "FLOPs", "bytes", "intensity", "time", "share")
     rows = []
     for row in layer.rows:
-        time = (
-            Math(tex_decimal(row.time) + r"\ \text{s}")
-            if row.time.is_number
-            else Math(tex(row.time))
-        )
+        time = Math(time_tex(row.time)) if row.time.is_number else Math(tex(row.time))
         share = f"{fmt_decimal(100 * row.share, 3)} %" if row.share is not None else "—"
         rows.append(
             (
@@ -90,7 +87,7 @@ def fusion_step(fused: Analysis, fusion: Fusion) -> Step:
     if unfused.t_lower is not None and fused.t_lower is not None:
         notes.append(
             rich(
-                f"Runtime lower bound: {fmt_decimal(unfused.t_lower)} s unfused, {fmt_decimal(fused.t_lower)} s fused."
+                f"Runtime lower bound: {time_text(unfused.t_lower)} unfused, {time_text(fused.t_lower)} fused."
             )
         )
     return Step(

@@ -9,6 +9,7 @@ import sympy as sp
 
 from derive.analysis.measured import Measured, MeasuredVerdict
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
+from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 from derive.solution.value_display import rounded
@@ -161,7 +162,7 @@ def measured_step(
             rich(
                 f"Impossible: this measurement beats the {beaten}"
                 + (
-                    f" (the step cannot take less than {fmt_decimal(measured.lower_bound)} s)"
+                    f" (the step cannot take less than {time_text(measured.lower_bound)})"
                     if measured.lower_bound is not None and measured.lower_bound.is_number
                     else ""
                 )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.formula.durations import time_tex
 from derive.model.binding import ModelProblem
 from derive.model.records import ModelAnalysis, Quantity, Unit
 from derive.model.sized import SizedModel
@@ -450,8 +451,10 @@ def human(value: sp.Basic, unit: Unit) -> str | None:
             gb, gib = _approx(value / _GB, 5), _approx(value / _GIB, 5)
             return rf"{gb}\ \text{{GB}}\ ({gib}\ \text{{GiB}}){suffix}"
         return None if value.is_Integer else tex_decimal(value) + suffix
-    if unit is Unit.DAYS or unit is Unit.SECONDS or unit is Unit.FRACTION:
-        word = {Unit.DAYS: r"\ \text{days}", Unit.SECONDS: r"\ \text{s}", Unit.FRACTION: ""}[unit]
+    if unit is Unit.SECONDS:
+        return time_tex(value)
+    if unit is Unit.DAYS or unit is Unit.FRACTION:
+        word = {Unit.DAYS: r"\ \text{days}", Unit.FRACTION: ""}[unit]
         return _approx(value, 4) + word
     if value.is_Integer and abs(value) < 10**7:
         return None
@@ -531,6 +534,8 @@ def _line(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> Line:
             left, right = _ROUNDING[q.formula.func]
             forms.append(f"{left}{_truncated(inner)}\\ldots{right}")
     result = _value_tex(q.value)
+    if q.unit is Unit.SECONDS and q.value.is_number:  # the exact seconds, then their reading
+        result += r"\ \text{s}"
     if result != forms[-1]:
         forms.append(result)
     return Line(NOTATION[q.key].latex, tuple(forms), human(q.value, q.unit))

@@ -7,21 +7,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import sympy as sp
-
 from derive.formula.decimals import counted, fmt_decimal
+from derive.formula.durations import time_text
 from derive.model.phase import Phase, PhaseAnalysis
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_time_steps import kernel_steps
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
+from derive.solution.value_display import reading_tex, seconds_tex
 from derive.solution.verdicts import verdict_text
 
 __all__ = ["phase_steps", "phase_verdict"]
-
-
-def _sec(value: sp.Expr) -> str:
-    return tex_decimal(value) + r"\ \text{s}"
 
 
 _REPLICAS = r"\text{replicas} \cdot "
@@ -49,14 +45,19 @@ def _rates(phase: PhaseAnalysis) -> Step:
             Line.of(
                 r"\text{inter-token latency}",
                 r"T_{\text{lower}}",
-                t_lower,
-                approx=_sec(phase.latency),
+                seconds_tex(phase.step.t_lower),
+                approx=reading_tex(phase.latency),
             ),
         )
         reason = "Each of the B sequences gains one token per decode step."
     else:
         lines = (
-            Line.of(r"\text{TTFT}", r"T_{\text{lower}}", t_lower, approx=_sec(phase.latency)),
+            Line.of(
+                r"\text{TTFT}",
+                r"T_{\text{lower}}",
+                seconds_tex(phase.step.t_lower),
+                approx=reading_tex(phase.latency),
+            ),
             Line.of(
                 r"\text{prefill tokens/s}",
                 times + r"\frac{B \cdot S}{T_{\text{lower}}}",
@@ -209,8 +210,8 @@ def _from_rate(phase: PhaseAnalysis, step: Step) -> Step:
         r"T_{\text{measured}}",
         rf"\frac{{{times}{tokens}}}{{\text{{tokens/s}}_{{\text{{measured}}}}}}",
         rf"\frac{{{times_n}{phase.tokens}}}{{{tex(rate)}}}",
-        tex(measured.time),
-        approx=_sec(measured.time),
+        seconds_tex(measured.time),
+        approx=reading_tex(measured.time),
     )
     notes = step.notes
     if measured.lower_bound is not None and measured.time < measured.lower_bound:
@@ -236,9 +237,11 @@ def _from_rate(phase: PhaseAnalysis, step: Step) -> Step:
 def phase_verdict(phase: PhaseAnalysis) -> tuple[Rich, ...]:
     """One line: the phase, its bound, its time and rate."""
     if phase.phase is Phase.DECODE:
-        rate = f"{fmt_decimal(phase.tokens_per_s)} tokens/s, inter-token latency {fmt_decimal(phase.latency)} s"
+        rate = f"{fmt_decimal(phase.tokens_per_s)} tokens/s, inter-token latency {time_text(phase.latency)}"
     else:
-        rate = f"TTFT {fmt_decimal(phase.latency)} s, {fmt_decimal(phase.tokens_per_s)} prefill tokens/s"
+        rate = (
+            f"TTFT {time_text(phase.latency)}, {fmt_decimal(phase.tokens_per_s)} prefill tokens/s"
+        )
     where = (
         counted(phase.tp, "device")
         if phase.replicas == 1
@@ -247,6 +250,6 @@ def phase_verdict(phase: PhaseAnalysis) -> tuple[Rich, ...]:
     return (
         rich(
             f"{phase.phase.value.capitalize()} at B = {phase.batch}, S = {phase.context} on {where}: "
-            f"{phase.step.binding.value}-bound, step ≥ {fmt_decimal(phase.step.t_lower)} s, {rate}."
+            f"{phase.step.binding.value}-bound, step ≥ {time_text(phase.step.t_lower)}, {rate}."
         ),
     )

@@ -13,8 +13,10 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.step import Binding, StepTime
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_tex, time_text
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.value_display import reading_tex, seconds_tex
 
 __all__ = ["is_plain", "kernel_steps", "step_steps"]
 
@@ -39,14 +41,6 @@ def is_plain(step: StepTime) -> bool:
     )
 
 
-def _sec(value: sp.Expr) -> Math:
-    return Math(tex_decimal(value) + r"\ \text{s}")
-
-
-def _approx(value: sp.Expr) -> str:
-    return tex_decimal(value) + r"\ \text{s}"
-
-
 MAX_TERMS_SHOWN = 6  # longer sums are read off the table (one row per kernel)
 
 
@@ -54,7 +48,7 @@ def _decimal_sum(values: list[sp.Expr]) -> str:
     """The per-kernel numbers summed, when there are few enough to read on one line."""
     if len(values) > MAX_TERMS_SHOWN:
         return ""
-    return " + ".join(tex_decimal(value) for value in values)
+    return " + ".join(time_tex(value) for value in values)
 
 
 def _has_comms(step: StepTime) -> bool:
@@ -139,7 +133,7 @@ def _notes(step: StepTime) -> list[Rich]:
         notes.append(
             rich(
                 f"Each of the {step.launches} kernel launches adds a launch overhead of "
-                f"{fmt_decimal(ceilings.launch_overhead)} s ({fmt_decimal(step.launch_overhead)} s in all)."
+                f"{time_text(ceilings.launch_overhead)} ({time_text(step.launch_overhead)} in all)."
             )
         )
     if _has_comms(step):
@@ -175,15 +169,15 @@ def _bounds_lines(step: StepTime) -> list[Line]:
             r"T_{\text{lower}}",
             rf"\sum_k \left[{inner}\right]" if " + " in inner else rf"\sum_k {inner}",
             _decimal_sum([time.t_lower for time in step.kernels]),
-            tex(step.t_lower),
-            approx=_approx(step.t_lower),
+            seconds_tex(step.t_lower),
+            approx=reading_tex(step.t_lower),
         ),
         Line.of(
             r"T_{\text{upper}}",
             rf"\sum_k \left({upper}\right)",
             _decimal_sum([time.t_upper for time in step.kernels]),
-            tex(step.t_upper),
-            approx=_approx(step.t_upper),
+            seconds_tex(step.t_upper),
+            approx=reading_tex(step.t_upper),
         ),
     ]
     if comms:
@@ -192,15 +186,15 @@ def _bounds_lines(step: StepTime) -> list[Line]:
                 r"T_{\text{lower}}^{\text{overlapped}}",
                 r"\sum_k \max(T_{\text{math},k}, T_{\text{mem},k}, T_{\text{comms},k})"
                 + (r" + t_{\text{launch}}" if launch else ""),
-                tex(step.t_lower_overlapped),
-                approx=_approx(step.t_lower_overlapped),
+                seconds_tex(step.t_lower_overlapped),
+                approx=reading_tex(step.t_lower_overlapped),
             ),
             Line.of(
                 r"T_{\text{lower}}^{\text{serial}}",
                 r"\sum_k \left[\max(T_{\text{math},k}, T_{\text{mem},k}) + T_{\text{comms},k}\right]"
                 + (r" + t_{\text{launch}}" if launch else ""),
-                tex(step.t_lower_serial),
-                approx=_approx(step.t_lower_serial),
+                seconds_tex(step.t_lower_serial),
+                approx=reading_tex(step.t_lower_serial),
             ),
         ]
     if len(step.kernels) > 1:
@@ -215,9 +209,9 @@ def _bounds_lines(step: StepTime) -> list[Line]:
             Line.of(
                 r"T_{\text{single roofline}}",
                 r"\max\left(\sum_k T_{\text{math},k}, \sum_k T_{\text{mem},k}\right)",
-                rf"\max({tex_decimal(step.t_math)}, {tex_decimal(step.t_mem)})",
-                tex(step.single_roofline_t_lower),
-                approx=_approx(step.single_roofline_t_lower),
+                rf"\max({time_tex(step.t_math)}, {time_tex(step.t_mem)})",
+                seconds_tex(step.single_roofline_t_lower),
+                approx=reading_tex(step.single_roofline_t_lower),
             ),
         ]
     return lines

@@ -21,7 +21,6 @@ __all__ = [
     "gigabytes",
     "number",
     "params_step",
-    "seconds",
     "state_step",
 ]
 
@@ -31,10 +30,6 @@ GB = 10**9
 
 def gigabytes(value: sp.Expr) -> str:
     return tex_decimal(value / GB) + r"\ \text{GB}"
-
-
-def seconds(value: sp.Expr) -> str:
-    return tex_decimal(value) + r"\ \text{s}"
 
 
 def number(value: sp.Expr) -> str:

@@ -10,6 +10,7 @@ answers, so a problem's ``ask`` keeps only the steps it needs.
 from __future__ import annotations
 
 from derive.formula.decimals import counted, fmt_decimal
+from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.training_memory_steps import (
@@ -20,9 +21,9 @@ from derive.solution.training_memory_steps import (
     gigabytes,
     number,
     params_step,
-    seconds,
     state_step,
 )
+from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
 from derive.training.binding import Recompute, ZeroStage
 
@@ -45,11 +46,7 @@ def training_given(a: TrainingAnalysis) -> Rich:
         f"{p.link_text} B/s ({p.link_name}, one way)"
         + (f", C = {fmt_decimal(p.capacity / GB)} GB of HBM" if p.capacity is not None else "")
         + f"; state {p.state.name} ({p.state.weights} + {p.state.grads} + {p.state.optimizer} bytes per parameter)"
-        + (
-            f"; measured step {fmt_decimal(p.measured_time)} s"
-            if p.measured_time is not None
-            else ""
-        )
+        + (f"; measured step {time_text(p.measured_time)}" if p.measured_time is not None else "")
         + "."
     )
 
@@ -173,15 +170,15 @@ def _times(a: TrainingAnalysis) -> Step:
             r"T_{\text{math}}",
             r"\frac{F_{\text{model}} + F_{\text{recompute}}}{N \cdot \pi}",
             rf"\frac{{{tex(a.flops_model + a.flops_recompute)}}}{{{n_peak}}}",
-            tex(a.t_math),
-            approx=seconds(a.t_math),
+            seconds_tex(a.t_math),
+            approx=reading_tex(a.t_math),
         ),
         Line.of(
             r"T_{\text{comms}}",
             r"\frac{V}{\beta_{\text{link}}}",
             rf"\frac{{{tex(a.comms.total)}}}{{{tex_text_number(p.link_text)}}}",
-            tex(a.t_comms),
-            approx=seconds(a.t_comms),
+            seconds_tex(a.t_comms),
+            approx=reading_tex(a.t_comms),
         ),
     ]
     return Step(
@@ -215,7 +212,7 @@ def _bounds(a: TrainingAnalysis) -> Step:
             tex(a.bubble_fraction),
         ),
         *(
-            Line.of(label, rule, tex(value), approx=seconds(value))
+            Line.of(label, rule, seconds_tex(value), approx=reading_tex(value))
             for label, rule, value in (
                 (
                     r"T_{\text{fwd}}",
@@ -438,7 +435,7 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
                     if star == 0
                     else f"{fmt_decimal(star)} tokens"
                 ),
-                rich(f"{fmt_decimal(a.t_lower)} s"),
+                rich(time_text(a.t_lower)),
             )
         )
     note = (
@@ -498,7 +495,7 @@ def training_verdict(a: TrainingAnalysis) -> tuple[Rich, ...]:
         if star is not None
         else ", no critical batch"
     )
-    out.append(rich(f"Step at least {fmt_decimal(a.t_lower)} s, {bound}{where}."))
+    out.append(rich(f"Step at least {time_text(a.t_lower)}, {bound}{where}."))
     if a.impossible:
         out.append(rich("The measured step is impossible: faster than the lower bound."))
     return tuple(out)

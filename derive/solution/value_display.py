@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.analyse import IntensityForm
+from derive.formula.durations import time_tex
 from derive.solution.notation import tex, tex_decimal, tex_sum
 from derive.solution.steps import Line, Math
 
@@ -40,3 +41,13 @@ def attainable_lines(
             approx=rounded(fraction_of_peak),
         ),
     )
+
+
+def seconds_tex(value: sp.Expr) -> str:
+    """An exact time with its unit: ``\\frac{1}{80}\\ \\text{s}`` (a line's last form before its reading)."""
+    return tex(value) + r"\ \text{s}"
+
+
+def reading_tex(value: sp.Expr) -> str | None:
+    """A time as a person reads it, for a line's ``≈`` (``12.5\\ \\text{ms}``); None for a formula."""
+    return time_tex(value) if value.is_number else None

@@ -7,6 +7,7 @@ import sympy as sp
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover.records import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.solution.notation import tex
 from derive.solution.steps import Math, Rich, rich
 
@@ -126,7 +127,7 @@ def verdicts_of(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]
         kind = "" if decided and kind == bound else f"{kind}, "  # already said: bound so everywhere
         out.append(
             rich(
-                f"At {where}: {kind}runtime ≥ {fmt_decimal(analysis.t_lower)} s, {fmt_decimal(100 * fraction, 4)} % of peak."
+                f"At {where}: {kind}runtime ≥ {time_text(analysis.t_lower)}, {fmt_decimal(100 * fraction, 4)} % of peak."
             )
         )
     if analysis.network is not None and analysis.network.crossover is not None:

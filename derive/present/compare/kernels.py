@@ -14,6 +14,7 @@ import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import column_unit, time_in
 
 __all__ = ["KernelRow", "kernel_compare_json", "kernel_compare_markdown"]
 
@@ -45,13 +46,14 @@ def kernel_compare_markdown(rows: list[KernelRow]) -> str:
         if first.flops is not None and first.bytes is not None
         else f"intensity {_decimal(first.intensity)} FLOPs/byte"
     )
+    unit = column_unit(row.kernel.step.t_lower for row in rows if row.kernel.step is not None)
     lines = [
         "## Compare: a kernel by its numbers",
         "",
         f"{counts}; one row per chip and compute dtype.",
         "",
         "| chip | compute | peak (FLOP/s) | HBM (B/s) | ridge (FLOP/B) | I (FLOP/B) | bound "
-        "| attainable (FLOP/s) | of peak | T_lower (s) |",
+        f"| attainable (FLOP/s) | of peak | T_lower ({unit.text}) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
@@ -67,7 +69,7 @@ def kernel_compare_markdown(rows: list[KernelRow]) -> str:
             k.binding,
             _decimal(k.attainable),
             f"{fmt_decimal(100 * k.fraction_of_peak, 4)}%",
-            _decimal(t_lower),
+            time_in(t_lower, unit) if t_lower is not None else "—",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ from derive.analysis.crossover.records import NEVER
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.present.escape import md_rich
 from derive.present.tex_layout import tex_is_wide, tex_slashed
 from derive.problem.sets.problem_set import ProblemEntry
@@ -121,7 +122,7 @@ def kernel_row(problem_id: str, kernel: KernelNumbers) -> Row:
     approx = "" if ridge.is_Integer else f" ≈ {fmt_decimal(ridge)}"
     tapprox = "" if ridge.is_Integer else rf" \approx {tex_decimal(ridge)}"
     intensity = fmt_decimal(kernel.intensity)
-    bound = f" ≥ {fmt_decimal(kernel.step.t_lower)} s" if kernel.step is not None else ""
+    bound = f" ≥ {time_text(kernel.step.t_lower)}" if kernel.step is not None else ""
     return Row(
         problem_id,
         problem_id.lower(),

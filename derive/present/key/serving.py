@@ -17,6 +17,7 @@ from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
 from derive.formula.decimals import counted, fmt_decimal
+from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import (
     Phase,
@@ -66,7 +67,7 @@ def _figure(
 
 
 def _glance(phase: PhaseAnalysis) -> str:
-    bound = f"{phase.step.binding.value}-bound, step at least {fmt_decimal(phase.step.t_lower)} s"
+    bound = f"{phase.step.binding.value}-bound, step at least {time_text(phase.step.t_lower)}"
     if phase.phase is Phase.DECODE:
         cross = phase.crossover
         where = (
@@ -75,7 +76,7 @@ def _glance(phase: PhaseAnalysis) -> str:
             else ""
         )
         return f"{fmt_decimal(phase.tokens_per_s)} tokens/s ({bound}){where}{_measured(phase)}"
-    return f"TTFT {fmt_decimal(phase.latency)} s ({bound}){_measured(phase)}"
+    return f"TTFT {time_text(phase.latency)} ({bound}){_measured(phase)}"
 
 
 def _measured(phase: PhaseAnalysis) -> str:

@@ -17,6 +17,7 @@ from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
 from derive.present.key.figures import Figure
 from derive.present.key.names import safe_name
@@ -69,7 +70,7 @@ def _glance(a: TrainingAnalysis) -> str:
     mfu = f", MFU {fmt_decimal(a.mfu, 3)}" if a.mfu is not None else ""
     return (
         f"{fmt_decimal(a.memory.total / 10**9)} GB/device ({fit}); "
-        f"step ≥ {fmt_decimal(a.t_lower)} s, {bound}{where}{mfu}"
+        f"step ≥ {time_text(a.t_lower)}, {bound}{where}{mfu}"
     )
 
 

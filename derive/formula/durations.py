@@ -1,0 +1,169 @@
+"""A time as a person reads it: ``1.0329e-05 s`` prints as ``10.33 µs``, 90.712 days as ``90.71 days``.
+
+One reading for every time derive prints for people (verdicts, prose, tables, the ``≈`` beside
+an exact value in a derivation); the exact seconds stay in the JSON and beside the reading.
+
+The unit is the largest of ns, µs, ms, s, min, h and days whose reading, rounded in it, reaches
+the unit's threshold: 1 for the decimal units (999.96 µs reads ``1.000 ms``, not ``1000 µs``),
+10 min, 2 h and 2 days for the others, as people say "a 60 s step", "90 min", "36 h".
+The number has :data:`SIGNIFICANT` significant figures, rounded half up from the exact value
+(never through a float); trailing zeros are dropped only when the reading is exact
+(1/80 s is ``12.5 ms``, 0.012515 s is ``12.52 ms``).
+
+>>> time_text(Fraction(1, 80)), time_text(Fraction(10329, 10**9)), time_text(90 * 86400)
+('12.5 ms', '10.33 µs', '90 days')
+>>> time_tex(Fraction(1, 80))
+'12.5\\\\ \\\\text{ms}'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from fractions import Fraction
+from typing import TypeAlias
+
+import sympy as sp
+
+__all__ = [
+    "SIGNIFICANT",
+    "TimeUnit",
+    "column_unit",
+    "time_in",
+    "time_tex",
+    "time_text",
+    "time_unit",
+]
+
+SIGNIFICANT = 4
+"""Significant figures of a time read by a person: enough to tell 34.06 s from 34.09 s."""
+
+
+class TimeUnit(Enum):
+    """A unit a person times things in: (text, LaTeX in math mode, seconds in one, the
+    smallest reading it is used from)."""
+
+    NS = ("ns", r"\text{ns}", Fraction(1, 10**9), 0)
+    US = ("µs", r"\mu\text{s}", Fraction(1, 10**6), 1)
+    MS = ("ms", r"\text{ms}", Fraction(1, 10**3), 1)
+    S = ("s", r"\text{s}", Fraction(1), 1)
+    MIN = ("min", r"\text{min}", Fraction(60), 10)
+    H = ("h", r"\text{h}", Fraction(3600), 2)
+    DAYS = ("days", r"\text{days}", Fraction(86400), 2)
+
+    @property
+    def text(self) -> str:
+        """The unit in prose and Markdown (``µs``)."""
+        return str(self.value[0])
+
+    @property
+    def tex(self) -> str:
+        """The unit in LaTeX math mode (``\\mu\\text{s}``)."""
+        return str(self.value[1])
+
+    @property
+    def seconds(self) -> Fraction:
+        """Seconds in one of this unit."""
+        return Fraction(self.value[2])
+
+    @property
+    def threshold(self) -> int:
+        """The smallest reading in this unit it is used for (10 min; below, seconds)."""
+        return int(self.value[3])
+
+
+_UNITS = tuple(TimeUnit)
+
+Seconds: TypeAlias = Fraction | int | sp.Expr
+
+
+def _exact(seconds: Seconds) -> Fraction:
+    """The time as an exact Fraction (a sympy number that is not rational, through 30 digits)."""
+    if isinstance(seconds, Fraction | int):
+        return Fraction(seconds)
+    if seconds.is_Rational:
+        return Fraction(int(seconds.p), int(seconds.q))
+    return Fraction(str(sp.Float(seconds, 30)))
+
+
+def _rounded(value: Fraction, digits: int) -> tuple[int, int]:
+    """|value| rounded half up to ``digits`` significant figures as (mantissa, exponent)."""
+    value = abs(value)
+    if value == 0:
+        return 0, 0
+    exponent = len(str(value.numerator)) - len(str(value.denominator)) - digits
+    while value >= Fraction(10) ** (exponent + digits):
+        exponent += 1
+    while value < Fraction(10) ** (exponent + digits - 1):
+        exponent -= 1
+    mantissa = int(value / Fraction(10) ** exponent + Fraction(1, 2))
+    if mantissa == 10**digits:  # 9.9995 rounds up a digit
+        mantissa, exponent = mantissa // 10, exponent + 1
+    return mantissa, exponent
+
+
+def _reading(value: Fraction, unit: TimeUnit, digits: int) -> tuple[int, int]:
+    return _rounded(value / unit.seconds, digits)
+
+
+def time_unit(seconds: Seconds, digits: int = SIGNIFICANT) -> TimeUnit:
+    """The unit a time is read in: the largest whose threshold it reaches once rounded in it.
+
+    >>> [time_unit(t).text for t in (Fraction(99996, 10**8), 60, 3600, 7200, Fraction(1, 10**12))]
+    ['ms', 's', 'min', 'h', 'ns']
+    """
+    value = abs(_exact(seconds))
+    if value == 0:
+        return TimeUnit.S
+    chosen = TimeUnit.NS
+    for unit in _UNITS:
+        mantissa, exponent = _reading(value, unit, digits)
+        if mantissa and Fraction(mantissa) * Fraction(10) ** exponent >= unit.threshold:
+            chosen = unit
+    return chosen
+
+
+def column_unit(times: Iterable[Seconds], digits: int = SIGNIFICANT) -> TimeUnit:
+    """One unit for a column of times (its header says it): the largest time's, so no cell
+    reads 1000 or more (as ``derive compare``'s tables choose); seconds for no time.
+
+    >>> column_unit([Fraction(1, 1340), Fraction(1, 1001), 0]).text
+    'µs'
+    >>> column_unit([Fraction(1, 1340), Fraction(1, 1000)]).text
+    'ms'
+    """
+    values = [abs(_exact(t)) for t in times]
+    return time_unit(max(values), digits) if any(values) else TimeUnit.S
+
+
+def _number(value: Fraction, unit: TimeUnit, digits: int) -> str:
+    mantissa, exponent = _reading(value, unit, digits)
+    sign = "-" if value < 0 and mantissa else ""
+    if exponent >= 0:
+        return sign + str(mantissa * 10**exponent)
+    text = str(mantissa).rjust(-exponent + 1, "0")
+    whole, fraction = text[:exponent], text[exponent:]
+    if Fraction(mantissa) * Fraction(10) ** exponent == abs(value) / unit.seconds:
+        fraction = fraction.rstrip("0")
+    return sign + whole + ("." + fraction if fraction else "")
+
+
+def time_in(seconds: Seconds, unit: TimeUnit, digits: int = SIGNIFICANT) -> str:
+    """The number of a time in a given unit, without the unit (a table column's cells).
+
+    >>> time_in(Fraction(1, 80), TimeUnit.US)
+    '12500'
+    """
+    return _number(_exact(seconds), unit, digits)
+
+
+def time_text(seconds: Seconds, digits: int = SIGNIFICANT) -> str:
+    """A time for prose, Markdown and plain text: ``10.33 µs``."""
+    unit = time_unit(seconds, digits)
+    return f"{time_in(seconds, unit, digits)} {unit.text}"
+
+
+def time_tex(seconds: Seconds, digits: int = SIGNIFICANT) -> str:
+    """A time in LaTeX math mode: ``10.33\\ \\mu\\text{s}``."""
+    unit = time_unit(seconds, digits)
+    return rf"{time_in(seconds, unit, digits)}\ {unit.tex}"
