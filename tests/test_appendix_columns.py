@@ -100,7 +100,9 @@ def test_every_problem_and_figure_has_a_label():
     assert figures == len(svgs)
     for name in svgs:
         assert rf"\label{{fig:{name.removesuffix('.svg')}}}" in appendix
-    assert "width=10cm" not in appendix and r"width={\linewidth-" in appendix  # the column's
+    assert "width=10cm" not in appendix  # the column's width, measured by TeX, picks a band
+    assert r"\pgfmathsetlengthmacro{\derivefigurewidth}{\linewidth-" in appendix
+    assert r"width={\derivefigurewidth}" in appendix
 
 
 def test_every_problem_is_on_its_chips_figure():

@@ -117,7 +117,7 @@ def test_decode_rows_and_ratios_against_a_baseline_match_a_hand_count():
         assert ratios["prefill_tokens_per_s"] is None
         assert "step_mfu" not in row and "step_mbu" not in row  # no measurement in a compare
     text = run_cli(DECODE).out
-    assert "| tokens/s | inter-token latency (s) | matmul crossover B\\* | peak ×a100 |" in text
+    assert "| tokens/s | inter-token latency (ms) | matmul crossover B\\* | peak ×a100 |" in text
     assert "- h100 (bf16) against a100 (bf16): compute ×3.17, bandwidth ×1.64" in text
     assert "the speedup ×1.64 follows bandwidth" in text
 
@@ -134,7 +134,7 @@ def test_prefill_rows_give_prefill_tokens_per_s_and_ttft():
         assert row["phase"] == "prefill" and row["set"] == {"B": 2, "S": 2048}
     text = run_cli(argv + ["--set", "B=2", "--set", "S=2048"]).out
     assert text.startswith("## Compare: llama-3-8b prefill across 2 chips\n")
-    assert "| prefill tokens/s | TTFT (s) |" in text and "crossover" not in text
+    assert "| prefill tokens/s | TTFT (ms) |" in text and "crossover" not in text
 
 
 def test_one_column_is_both_the_speedup_and_the_tokens_per_s_ratio():

@@ -106,7 +106,10 @@ def test_each_format_says_the_same_ridge(outputs: dict, name: str):
         return  # a model's own quantities are not against a ridge
     # exact in JSON; in the documents its numerator (a fraction, stacked or slashed) and decimal
     shown = (str(H100_RIDGE.numerator), f"{float(H100_RIDGE):.2f}")
-    assert all(text in markdown and text in latex for text in shown), shown
+    assert all(text in markdown for text in shown), shown
+    if name.startswith("compare"):  # a paper's table rounds to 4 digits (issue 26 item 12)
+        shown = (f"${float(H100_RIDGE):.1f}$",)
+    assert all(text in latex for text in shown), shown
     assert str(H100_RIDGE) in json.dumps(data)
 
 

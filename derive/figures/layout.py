@@ -9,6 +9,7 @@ both backends place labels the same way and never by chance.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeAlias
@@ -16,6 +17,7 @@ from typing import TypeAlias
 import sympy as sp
 
 from derive.figures.model import (
+    Point,
     RooflineFigure,
     SweepFigure,
     fmt_sig,
@@ -25,7 +27,17 @@ from derive.figures.model import (
 )
 from derive.figures.place import Box, LabelRequest, choose_corner, place_labels, polyline_obstacles
 
-__all__ = ["Label", "Line", "Marker", "Metrics", "Scene", "roofline_scene", "sweep_scene"]
+__all__ = [
+    "SPOT_WIDTH",
+    "Label",
+    "Line",
+    "Marker",
+    "Metrics",
+    "Scene",
+    "roofline_scene",
+    "spot_text",
+    "sweep_scene",
+]
 
 Num: TypeAlias = "sp.Expr | float"
 """A coordinate in plot units: exact where the figure model is exact, else a float."""
@@ -34,13 +46,17 @@ Coord: TypeAlias = "tuple[Num, Num]"
 
 @dataclass(frozen=True)
 class Metrics:
-    """Sizes in backend units: plot area, average character width, label line height, marker radius."""
+    """Sizes in backend units: plot area, average character width, label line height, marker
+    radius, and how much larger than ``width`` x ``height`` the plot area may be drawn
+    (``growth``: 1 for an SVG of fixed size; a TikZ axis takes its column's width, its
+    labels keep their size and offsets, and are placed to stay clear at every size up to it)."""
 
     width: float
     height: float
     char_w: float
     line_h: float
     marker_r: float
+    growth: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -146,7 +162,9 @@ class _Builder:
         self.reqs.append((req, text, x, y, color))
 
     def placed(self) -> tuple[tuple[Label, ...], list[Box]]:
-        boxes = place_labels([r[0] for r in self.reqs], self.f.area, self.hard, self.soft)
+        boxes = place_labels(
+            [r[0] for r in self.reqs], self.f.area, self.hard, self.soft, growth=self.f.m.growth
+        )
         labels = tuple(
             Label(text, x, y, b.x0 - r.ax, b.y0 - r.ay, color)
             for (r, text, x, y, color), b in zip(self.reqs, boxes)
@@ -169,11 +187,9 @@ def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
         b.line(Line(((x, bottom), (x, y)), i, "dotted"))
         b.marker(Marker(x, y, i, "knee"), m.marker_r + 0.5)
     # points at the same spot (e.g. several crossovers at one knee) share a marker and
-    # one label, a line each, in the order given
-    spots: dict[tuple[sp.Rational, sp.Rational], list[str]] = {}
-    for p in fig.points:
-        spots.setdefault((p.intensity, p.attainable), []).append(p.label.replace("\n", " "))
-    for x, y in spots:
+    # one label: their names, wrapped (their notes are the caption's to give)
+    spots = [(g[0].intensity, g[0].attainable, spot_text(g)) for g in fig.spots]
+    for x, y, _ in spots:
         b.marker(Marker(x, y, -1, "point"), m.marker_r + 0.5)
     # labels in order of how little they can move: points, ceilings, knees, the bandwidth
     where = (
@@ -186,8 +202,7 @@ def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
         "above",
         "below",
     )
-    for (x, y), texts in spots.items():
-        text = "\n".join(texts)
+    for x, y, text in spots:
         b.label(f.request(text, x, y, where, gap), text, x, y, -1)
     for i, (label, peak, knee, _) in enumerate(g.ceilings):
         text = f"{label}: {fmt_sig(peak, 3)}"  # the unit is on the y axis
@@ -228,6 +243,22 @@ def roofline_scene(fig: RooflineFigure, m: Metrics) -> Scene:
         tuple(b.lines),
         tuple(b.markers),
         labels,
+    )
+
+
+SPOT_WIDTH = 30
+"""Characters on a line of a shared point's label (about 125pt of TikZ's 170pt design width)."""
+
+
+def spot_text(points: tuple[Point, ...]) -> str:
+    """The label of the points at one spot: one point's name and note (``q1 (B* = 240.2)``);
+    several points' names, comma-separated and wrapped at :data:`SPOT_WIDTH` characters
+    (five names take two lines where five names with their notes took five)."""
+    if len(points) == 1:
+        return points[0].text.replace("\n", " ")
+    names = ", ".join(p.label.replace("\n", " ") for p in points)
+    return "\n".join(
+        textwrap.wrap(names, SPOT_WIDTH, break_long_words=False, break_on_hyphens=False)
     )
 
 

@@ -76,11 +76,18 @@ class Ceiling:
 
 @dataclass(frozen=True)
 class Point:
-    """An operator placed on the roofline."""
+    """A problem placed on the roofline: its name, where it sits, and what to say beside the
+    name (``note``, e.g. ``B* = 240.2``) when it has the point to itself."""
 
     label: str
     intensity: sp.Rational  # FLOPs/byte (x)
     attainable: sp.Rational  # FLOP/s (y)
+    note: str = ""
+
+    @property
+    def text(self) -> str:
+        """The name with its note: ``q1 (B* = 240.2)``."""
+        return f"{self.label} ({self.note})" if self.note else self.label
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -106,6 +113,15 @@ class RooflineFigure:
         object.__setattr__(self, "points", tuple(self.points))
         if not self.ceilings:
             raise ValueError("a roofline needs at least one ceiling")
+
+    @property
+    def spots(self) -> tuple[tuple[Point, ...], ...]:
+        """The points grouped by where they sit, in the order first given: problems at one
+        spot (several at their crossover sit at one ridge) share one marker and one label."""
+        groups: dict[tuple[sp.Rational, sp.Rational], list[Point]] = {}
+        for p in self.points:
+            groups.setdefault((p.intensity, p.attainable), []).append(p)
+        return tuple(tuple(g) for g in groups.values())
 
 
 @dataclass(frozen=True)

@@ -54,19 +54,35 @@ class LabelRequest:
 
 
 def place_labels(
-    requests: list[LabelRequest], area: Box, hard: list[Box], soft: list[Box]
+    requests: list[LabelRequest],
+    area: Box,
+    hard: list[Box],
+    soft: list[Box],
+    *,
+    growth: float = 1.0,
 ) -> list[Box]:
     """Place each label, in request order, inside ``area``, clear of earlier labels and
     of the ``hard`` obstacles (markers, legends), and by preference of the ``soft`` ones
     (samples along drawn lines). Tiers, first success wins: the first candidate that
     clears everything; the candidate crossing the fewest soft samples; the same two
     with the candidates nudged a line at a time (down first, then up); finally the
-    first candidate, moved inside the area. Ties go to the earlier candidate, so placement is stable."""
+    candidate or nudge, moved inside the area, that overlaps the fewest labels and markers. Ties go to the earlier candidate, so placement is stable.
+
+    ``growth`` above 1 places for a plot drawn at any size from the area's to ``growth``
+    times it (a TikZ axis takes its column's width), where every anchor moves with the
+    plot and every box keeps its size and its offset from its anchor (a label's anchor is
+    its request's, a hard obstacle's its centre): a label is kept inside the area and clear
+    of the others at every size in that range (see :func:`_collide`), not only at the area's;
+    a label that finds no such place is placed for the area's size alone, by the same tiers;
+    one that finds none there either goes where it covers the fewest others (inside the area).
+    """
     placed: list[Box] = []
+    anchors: list[tuple[float, float]] = []  # of the placed labels
+    centres = [((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2) for o in hard]
 
     ax0, ay0, ax1, ay1 = area
 
-    def fits(b: Box) -> bool:
+    def fits(b: Box, at: tuple[float, float], grow: float) -> bool:
         bx0, by0, bx1, by1 = b
         if not (bx0 >= ax0 and bx1 <= ax1 and by0 >= ay0 and by1 <= ay1):
             return False
@@ -76,7 +92,22 @@ def place_labels(
                     bx1 + 1.0 <= ox0 or ox1 + 1.0 <= bx0 or by1 + 1.0 <= oy0 or oy1 + 1.0 <= by0
                 ):
                     return False
-        return True
+        if grow <= 0.0:
+            return True
+        # at the largest size (the area's edges move linearly, so the two ends decide)
+        u, v = at[0] * grow, at[1] * grow
+        if not (
+            bx0 + u >= ax0 * growth
+            and bx1 + u <= ax1 * growth
+            and by0 + v >= ay0 * growth
+            and by1 + v <= ay1 * growth
+        ):
+            return False
+        return not any(
+            _collide(b, at, o, c, grow)
+            for box_list, at_list in ((hard, centres), (placed, anchors))
+            for o, c in zip(box_list, at_list)
+        )
 
     # soft samples sorted by left edge: a box can only meet those whose left edge lies
     # within (b.x0 - 1 - widest, b.x1 + 1), found by bisection with slack against rounding;
@@ -102,11 +133,11 @@ def place_labels(
                     break
         return n
 
-    def best(group: list[Box]) -> Box | None:
+    def best(group: list[Box], at: tuple[float, float], grow: float) -> Box | None:
         """The first fitting candidate that crosses nothing, else the first of those crossing fewest."""
         choice, fewest = None, None
         for b in group:
-            if fits(b):
+            if fits(b, at, grow):
                 n = crossings(b, fewest)  # a later candidate must cross strictly fewer to win
                 if n == 0:
                     return b
@@ -120,13 +151,57 @@ def place_labels(
             new(Box, (r.ax + dx, r.ay + dy, r.ax + dx + r.w, r.ay + dy + r.h))
             for dx, dy in r.candidates
         ]
-        choice = best(boxes)
-        for step in range(1, 7):
+        at = (r.ax, r.ay)
+        choice = None
+        for g in (growth - 1.0, 0.0) if growth > 1.0 else (0.0,):  # every size, else the area's
+            choice = best(boxes, at, g)
+            for step in range(1, 7):
+                if choice is not None:
+                    break
+                nudged = [b.shifted(sign * step * r.h) for b in boxes for sign in (-1, 1)]
+                choice = best(nudged, at, g)
             if choice is not None:
                 break
-            choice = best([b.shifted(sign * step * r.h) for b in boxes for sign in (-1, 1)])
-        placed.append(choice if choice is not None else _inside(boxes[0], area))
+        if choice is None:  # the least covered of the candidates and their nudges, inside
+            tried = [_inside(b, area) for b in boxes]
+            tried += [
+                _inside(b.shifted(sign * step * r.h), area)
+                for step in range(1, 7)
+                for b in boxes
+                for sign in (-1, 1)
+            ]
+            choice = min(tried, key=lambda b: sum(b.overlaps(o) for o in (*hard, *placed)))
+        placed.append(choice)
+        anchors.append(at)
     return placed
+
+
+def _collide(
+    a: Box, at_a: tuple[float, float], b: Box, at_b: tuple[float, float], grow: float
+) -> bool:
+    """Whether boxes ``a`` and ``b`` (as placed at the area's size, anchored at ``at_a`` and
+    ``at_b``) come closer than the 1.0 pad at some size from the area's to ``1 + grow`` times it.
+
+    At size ``1 + t`` each box has moved by ``t`` times its anchor, so ``a`` moves against
+    ``b`` by ``t·d`` with ``d = at_a - at_b``. Along x they overlap while
+    ``b.x0 - a.x1 - pad < t·dx < b.x1 - a.x0 + pad``: an open interval of t (all t or none
+    when dx = 0), likewise along y; they collide when the two intervals and [0, grow] meet.
+    The size the boxes were placed at (t = 0) is tested exactly by the caller.
+    """
+    lo, hi = 0.0, grow
+    for d, low, high in (
+        (at_a[0] - at_b[0], b.x0 - a.x1 - 1.0, b.x1 - a.x0 + 1.0),
+        (at_a[1] - at_b[1], b.y0 - a.y1 - 1.0, b.y1 - a.y0 + 1.0),
+    ):
+        if d == 0.0:
+            if not low < 0.0 < high:
+                return False
+            continue
+        t0, t1 = sorted((low / d, high / d))
+        lo, hi = max(lo, t0), min(hi, t1)
+        if lo >= hi:
+            return False
+    return True
 
 
 def _inside(box: Box, area: Box) -> Box:

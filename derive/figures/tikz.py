@@ -29,14 +29,35 @@ __all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz", "tex
 TIKZ_PACKAGES: tuple[str, ...] = ("pgfplots",)
 TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compat=1.16}")
 
-# labels are placed for a 6cm x 4.2cm plot area (a two-column article's column, less the
-# tick labels); the plot area is drawn the column's width less its labels, at this aspect ratio,
-# so in one column they only get more room
-_W_CM, _H_CM = 6.0, 4.2
+# The plot area is drawn the column's width less its labels, at the placer's aspect ratio. A
+# label sits at a fixed offset in points from its anchor, which moves with the axis, so one
+# placement serves a range of widths only: each band below places the labels for a plot area
+# from its design width up to its growth times it (the placer keeps every label clear at every
+# width in that range), and TeX draws the band's picture that holds the column's width. Plot
+# areas are about 6.5cm in a two-column 10pt article (narrow first bands, so its labels sit
+# near where they were placed), 10.5cm in a one-column one and 14.7cm on a key's page.
+_BANDS_CM = ((6.0, 1.15), (6.9, 1.3), (8.97, 1.5), (13.45, 1.5))  # (design width, growth)
+_ASPECT = 0.7  # height over width
 _PT_PER_CM = 28.4528
-METRICS = Metrics(
-    width=_W_CM * _PT_PER_CM, height=_H_CM * _PT_PER_CM, char_w=4.2, line_h=8.5, marker_r=2.2
-)
+
+
+def _metrics(width_cm: float, growth: float) -> Metrics:
+    return Metrics(
+        width=width_cm * _PT_PER_CM,
+        height=_ASPECT * width_cm * _PT_PER_CM,
+        char_w=4.2,  # 7pt Computer Modern averages 3.6-3.9pt a character on these labels
+        line_h=8.5,
+        marker_r=2.2,
+        growth=growth,
+    )
+
+
+BANDS = tuple(_metrics(w, g) for w, g in _BANDS_CM)
+METRICS = BANDS[0]
+_WIDTH_MACRO = "\\derivefigurewidth"  # the column's width less the axis's labels, set by TeX
+# the labels' type, at the placer's metrics whatever the document's size (\scriptsize is
+# 7pt on 8pt lines at 10pt type, 8pt on 9.5pt lines at 11pt: a five-line label grew by 5pt)
+_FONT = "\\fontsize{7}{8.5}\\selectfont"
 PALETTE = ("blue!80!black", "red!80!black", "green!50!black", "violet", "orange!90!black", "brown")
 
 
@@ -89,7 +110,7 @@ def _label(lb: Label) -> str:
     """A label node whose box's lower-left corner lands where the placer put it; multi-line
     labels are left-aligned, one placer line per line (a white backing keeps them legible)."""
     lines = lb.text.split("\n")
-    style = f"inner sep=0pt, font=\\scriptsize, text={_color(lb.color)}, fill=white, fill opacity=0.75, text opacity=1"
+    style = f"inner sep=0pt, font={_FONT}, text={_color(lb.color)}, fill=white, fill opacity=0.75, text opacity=1"
     if len(lines) == 1:
         place, body = (
             f"anchor=base west, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy + 2.0)}pt",
@@ -136,12 +157,13 @@ def _legend_shift(scene: Scene) -> str:
     return f"0.5*({half_x}-{widest_y}-2.8em)"
 
 
-def _render(scene: Scene) -> str:
-    axis_width = _axis_width(scene)
+def _render(scene: Scene, widest: float | None) -> str:
+    """One band's picture: its axis the column's width (``widest``: at most that many points)."""
+    axis_width = _WIDTH_MACRO if widest is None else f"min({_WIDTH_MACRO},{widest:.2f}pt)"
     opts = [  # the column's width, whatever the document and its type size
         "scale only axis",
         f"width={{{axis_width}}}",
-        f"height={{{_H_CM / _W_CM:g}*({axis_width})}}",  # the placer's aspect ratio
+        f"height={{{_ASPECT:g}*({axis_width})}}",  # the placer's aspect ratio
         f"xmin=1e{scene.x_dec[0]}",
         f"xmax=1e{scene.x_dec[1]}",
         f"ymin=1e{scene.y_dec[0]}",
@@ -176,11 +198,34 @@ def _render(scene: Scene) -> str:
     return head + "\n" + "\n".join(body) + "\n\\end{loglogaxis}\n\\end{tikzpicture}\n"
 
 
+def _banded(scenes: list[Scene]) -> str:
+    """The pictures of every band, TeX drawing the one whose widths hold the column's: the
+    width is measured first (in the document's font), then ``\\ifdim`` picks the picture."""
+    first = scenes[0]
+    out = [
+        "% one picture per band of column widths (labels placed for each); TeX draws one",
+        f"\\pgfmathsetlengthmacro{{{_WIDTH_MACRO}}}{{{_axis_width(first)}}}%",
+    ]
+    for k, (scene, band) in enumerate(zip(scenes, BANDS)):
+        top = band.width * band.growth
+        last = k == len(scenes) - 1
+        if not last:
+            test = f"\\ifdim{_WIDTH_MACRO}<{top:.2f}pt\\relax"
+            out.append("\\else" + test if k else test)
+        elif k:
+            out.append("\\else")
+        out.append(_render(scene, top if last else None).rstrip("\n"))
+    out += ["\\fi" * (len(scenes) - 1)]
+    return "\n".join(o for o in out if o) + "\n"
+
+
 def roofline_tikz(fig: RooflineFigure) -> str:
-    """The roofline as a pgfplots ``loglogaxis`` in a ``tikzpicture`` (no preamble)."""
-    return _render(roofline_scene(fig, METRICS))
+    """The roofline as a pgfplots ``loglogaxis`` in a ``tikzpicture`` (no preamble), one per
+    band of column widths (:data:`BANDS`)."""
+    return _banded([roofline_scene(fig, band) for band in BANDS])
 
 
 def sweep_tikz(fig: SweepFigure) -> str:
-    """The sweep as a pgfplots ``loglogaxis`` in a ``tikzpicture`` (no preamble)."""
-    return _render(sweep_scene(fig, METRICS))
+    """The sweep as a pgfplots ``loglogaxis`` in a ``tikzpicture`` (no preamble), one per
+    band of column widths (:data:`BANDS`)."""
+    return _banded([sweep_scene(fig, band) for band in BANDS])

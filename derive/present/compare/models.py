@@ -24,7 +24,13 @@ from derive.present.compare.table import (
     seconds_tex,
     table_markdown,
 )
-from derive.present.compare.tex import LINE_ANY_SIZE, SPEEDUP, compare_tex, model_groups
+from derive.present.compare.tex import (
+    LINE_ANY_SIZE,
+    SPEEDUP,
+    Exact,
+    compare_tex,
+    model_groups,
+)
 from derive.present.formats import Document
 from derive.present.serving_step import group_given
 from derive.solution.notation import tex_decimal, tex_text_number
@@ -112,7 +118,7 @@ def _cells(row: ModelRow, ratio: Ratios | None) -> list[Cell]:
         (seconds_tex(phase.step.t_lower), ""),
         (seconds_tex(phase.step.t_upper), ""),
         (None, phase.step.binding.value),
-        (tex_decimal(phase.tokens_per_s), ""),
+        (Exact(tex_decimal(phase.tokens_per_s), phase.tokens_per_s), ""),
         (seconds_tex(phase.latency), ""),
     ]
     if row.decode:

@@ -27,7 +27,7 @@ from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.present.compare.json import bound_of, compare_json
 from derive.present.compare.ratios import Ratios
-from derive.present.compare.tex import compare_tex, operator_groups
+from derive.present.compare.tex import Exact, compare_tex, operator_groups, time_column
 from derive.present.escape import md_escape
 from derive.present.formats import Document
 from derive.problem.chips import Chip, chip_names, get_chip
@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 MAX_CHIPS = 64
+MARKDOWN_TIME_DIGITS = 5  # a time in its column's unit, as precise as the seconds it replaces
 
 Cell: TypeAlias = tuple[str | None, str]
 """A table cell: (LaTeX math or None, words)."""
@@ -125,9 +126,10 @@ def _approx(value: sp.Expr) -> str | None:
 
 
 def num_tex(value: sp.Expr) -> str:
-    """Exact, then ≈ decimal when it is not an integer (LaTeX math)."""
+    """Exact, then ≈ decimal when it is not an integer (LaTeX math, carrying the value: a
+    paper's table rounds it)."""
     approx = _approx(value)
-    return tex(value) + (rf" \approx {approx}" if approx else "")
+    return Exact(tex(value) + (rf" \approx {approx}" if approx else ""), value)
 
 
 def crossover_tex(crossover: Crossover) -> Cell:
@@ -148,7 +150,9 @@ def _threshold(crossover: Crossover) -> str | None:
 
 
 def seconds_tex(value: sp.Expr) -> str:
-    return tex_decimal(value)
+    """A time in seconds, 5 significant digits (carrying the value: a paper's table puts a
+    column of times in one unit chosen for it)."""
+    return Exact(tex_decimal(value), value)
 
 
 def _percent(value: sp.Expr) -> str:
@@ -260,7 +264,15 @@ def _layout(
 def table_markdown(
     title: str, parts: list[tuple[str, str]], cols: list[str], body: list[list[Cell]]
 ) -> str:
-    """A Markdown table (math in ``$…$``) under a ``##`` heading and a sentence of givens."""
+    """A Markdown table (math in ``$…$``) under a ``##`` heading and a sentence of givens; a
+    column of times in one unit chosen for it (:func:`~derive.present.compare.tex.time_column`)."""
+    cols, body = list(cols), [list(cells) for cells in body]
+    for index, header in enumerate(cols):
+        timed = time_column(header, [cells[index] for cells in body], MARKDOWN_TIME_DIGITS)
+        if timed is not None:
+            cols[index] = timed[0]
+            for cells, cell in zip(body, timed[1]):
+                cells[index] = cell
     lines = [
         f"## {md_escape(title)}",
         "",

@@ -22,8 +22,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+import sympy as sp
+
+from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import column_unit
 from derive.present.render import render
 from derive.present.tex_layout import tex_slashed, tex_width
+from derive.solution.notation import tex_text_number
 from derive.solution.steps import Math
 
 if TYPE_CHECKING:
@@ -37,11 +42,27 @@ __all__ = [
     "model_groups",
     "operator_groups",
     "tex_tables",
+    "time_column",
 ]
 
 Cell = tuple[str | None, str]  # as derive.commands.compare.Cell: (LaTeX math or None, words)
 RichCell = tuple[str | Math, ...]
 
+
+class Exact(str):
+    """A cell's LaTeX math (exact, ``≈ decimal``, as Markdown prints it) that also carries the
+    exact number it shows, so a paper's table can round it and choose its time unit."""
+
+    value: sp.Expr
+
+    def __new__(cls, latex: str, value: sp.Expr) -> Exact:
+        made = super().__new__(cls, latex)
+        made.value = value
+        return made
+
+
+PAPER_DIGITS = 4  # significant digits of a rounded number in a paper's table
+TIME_DIGITS = 3  # of a time, in the column's unit
 KEY_COLUMNS = 2  # chip, compute dtype: at the head of every table
 CELL_CAP = 12.0  # a cell wider than this (in characters) is left to wrap
 LINE = 55  # characters of \scriptsize prose across a two-column article's column (230 pt), with a margin
@@ -146,10 +167,60 @@ def _widths(
     return tuple(f"{float(f):.2f}" for f in factors)
 
 
+def _rounded(value: sp.Expr, digits: int = PAPER_DIGITS) -> str:
+    """An exact number rounded for a paper (an integer in full), as LaTeX math."""
+    return tex_text_number(fmt_decimal(value, digits))
+
+
+def time_column(header: str, cells: list[Cell], digits: int) -> tuple[str, list[Cell]] | None:
+    """A column of times (its header ends ``(s)``, every cell an :class:`Exact`) in one unit
+    chosen for it (:func:`~derive.formula.durations.column_unit`: the largest time's), to ``digits`` significant digits, the unit in its
+    header: ``T_math (s)`` of 5.5587e-4 s becomes ``T_math (ms)`` of 0.556. None for any
+    other column. Markdown's tables and a paper's share it."""
+    exact = [c[0] for c in cells if isinstance(c[0], Exact)]
+    if not (header.endswith(" (s)") and exact and len(exact) == len(cells)):
+        return None
+    unit = column_unit(e.value for e in exact)
+    step = sp.Rational(unit.seconds.numerator, unit.seconds.denominator)
+    scaled: list[Cell] = [
+        (_rounded(e.value / step, digits), words) for e, (_, words) in zip(exact, cells)
+    ]
+    return header.removesuffix(" (s)") + f" ({unit.text})", scaled
+
+
+def _paper_column(header: str, cells: list[Cell]) -> tuple[str, list[Cell]]:
+    """A column as a paper prints it: exact numbers rounded (the JSON keeps them exact), and
+    a column of times in one unit chosen for it, named in its header (``T_math (ms)``)."""
+    timed = time_column(header, cells, TIME_DIGITS)
+    if timed is not None:
+        return timed
+    rounded: list[Cell] = [(_rounded(m.value) if isinstance(m, Exact) else m, w) for m, w in cells]
+    return header, rounded
+
+
+def _same(cells: list[Cell]) -> bool:
+    """Every row shows one value (a table of several rows prints it once, in its caption)."""
+    return len(cells) > 1 and all(c == cells[0] for c in cells)
+
+
+def _said(header: str, cell: Cell) -> str:
+    """``header: value`` for a caption (math in ``$…$``, as the caption escapes nothing else)."""
+    math, words = cell
+    return f"{header}: " + " ".join(x for x in (f"${math}$" if math else "", words) if x)
+
+
 def tex_tables(
-    cols: list[str], body: list[list[Cell]], groups: tuple[ColumnGroup, ...], line: int = LINE
+    cols: list[str],
+    body: list[list[Cell]],
+    groups: tuple[ColumnGroup, ...],
+    line: int = LINE,
+    legend: dict[str, dict[str, str]] | None = None,
 ) -> list[TexTable]:
-    """The comparison's columns split into one table per group, the key columns in each.
+    """The comparison's columns split into one table per group, the key columns in each,
+    set for a paper: numbers rounded (:func:`_paper_column`), a column that shows one
+    value on every row left out and said once in its table's caption (the compute dtype
+    in the first table's), and each status word a column shows explained in the caption
+    (``legend``: header → word → meaning).
 
     Raises:
         ValueError: a column in no group or in two (a layout bug: a value would be lost).
@@ -158,19 +229,36 @@ def tex_tables(
     value_columns = cols[KEY_COLUMNS:]
     if sorted(placed) != sorted(value_columns):
         raise ValueError(f"compare columns {value_columns} not grouped once each: {placed}")
-    tables = []
-    for group in groups:
+    columns = [_paper_column(h, [cells[i] for cells in body]) for i, h in enumerate(cols)]
+    notes = [
+        [g.compute_notes[n] if g.compute_notes else "" for n in range(len(body))] for g in groups
+    ]
+    compute = columns[KEY_COLUMNS - 1]
+    keys = list(range(KEY_COLUMNS))
+    if _same(compute[1]) and not any(any(n) for n in notes):
+        keys.pop()  # one compute dtype on every row: said in the first caption
+    tables: list[TexTable] = []
+    for group, group_notes in zip(groups, notes):
         indices = [cols.index(h) for h in group.headers if h in cols]
+        kept = [i for i in indices if not _same(columns[i][1])] or indices
         if not indices:
             continue
+        said = [_said(columns[i][0], columns[i][1][0]) for i in indices if i not in kept]
+        if len(keys) < KEY_COLUMNS and not tables:
+            said.insert(0, _said("compute", compute[1][0]))
+        for i in indices:
+            words = sorted({cell[1] for cell in columns[i][1]})
+            meaning = (legend or {}).get(cols[i], {})
+            said += [f"{w}: {meaning[w]}" for w in words if w in meaning]
+        title = group.title + (f" ({'; '.join(said)})" if said else "")
         rows = []
-        for number, cells in enumerate(body):
-            key = [_rich(cell) for cell in cells[:KEY_COLUMNS]]
-            if group.compute_notes and group.compute_notes[number]:
-                key[-1] = (*key[-1], " " + group.compute_notes[number])
-            rows.append(tuple(key + [_rich(cells[i]) for i in indices]))
-        header = tuple(cols[:KEY_COLUMNS] + [cols[i] for i in indices])
-        tables.append(TexTable(group.title, (header, *rows), _widths(header, rows, line)))
+        for number in range(len(body)):
+            key = [_rich(columns[i][1][number]) for i in keys]
+            if group_notes[number]:
+                key[-1] = (*key[-1], " " + group_notes[number])
+            rows.append(tuple(key + [_rich(columns[i][1][number]) for i in kept]))
+        header = tuple(columns[i][0] for i in keys + kept)
+        tables.append(TexTable(title, (header, *rows), _widths(header, rows, line)))
     return tables
 
 
@@ -183,7 +271,7 @@ def operator_groups(variable: str, ratios: list[Ratios] | None) -> tuple[ColumnG
     groups = [
         ColumnGroup("The chips' ceilings", ("peak (FLOP/s)", "HBM (B/s)", "ridge (FLOP/B)")),
         ColumnGroup(
-            f"Crossover {variable}* (exact, with the smallest compute-bound integer)",
+            f"Crossover {variable}* (rounded; exact with --format json) and the smallest compute-bound {variable}",
             (
                 f"crossover {variable}*",
                 f"min compute-bound {variable}",
@@ -259,11 +347,31 @@ def compare_tex(
     line: int = LINE,
 ) -> str:
     """The LaTeX fragment: a comment naming the problem, then one table per group, its
-    columns planned for a line of ``line`` characters (:func:`_widths`)."""
+    columns planned for a line of ``line`` characters (:func:`_widths`), its status words
+    explained (:data:`LEGEND`)."""
     return render(
         "compare.tex.j2",
         "tex",
         title=title,
         parts=parts,
-        tables=tex_tables(cols, body, groups, line),
+        tables=tex_tables(cols, body, groups, line, LEGEND),
     )
+
+
+LEGEND: dict[str, dict[str, str]] = {
+    "follows": {
+        "compute": "the speedup is the peak's ratio",
+        "bandwidth": "the speedup is the HBM bandwidth's ratio",
+        "both": "the two ratios are equal and the speedup is that ratio",
+        "mixed": (
+            "the speedup follows neither ratio alone (kernels bound on different ceilings,"
+            " on the link, or fixed latencies)"
+        ),
+    },
+    "bound": {
+        "compute": "the peak binds",
+        "memory": "the HBM bandwidth binds",
+        "comms": "the interconnect binds",
+    },
+}
+"""What each status word of a column means (a paper's caption says it; Markdown's note too)."""

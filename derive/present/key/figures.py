@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import Enum
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -35,6 +37,10 @@ from derive.problem.sets.problem_set import (
     PlotSpec,
     ProblemEntry,
 )
+
+if TYPE_CHECKING:
+    from derive.model.binding import ModelProblem
+    from derive.model.phase import PhaseAnalysis
 
 
 @dataclass(frozen=True)
@@ -76,27 +82,41 @@ def _title(chip: Chip | None, peak: ChipFigure, bandwidth: ChipFigure) -> str:
     )
 
 
-def _point(entry: ProblemEntry, analysis: Analysis) -> Point | None:
+def _point(entry: ProblemEntry, analysis: Analysis) -> tuple[Point, PointKind] | None:
     """Where a problem sits on its chip's roofline: at the bound dims, at its crossover, or
     (never compute-bound) at the largest intensity it approaches, labelled as such."""
     if analysis.all_bound:
-        return Point(entry.id, analysis.intensity_at_point, analysis.attainable)
+        return Point(entry.id, analysis.intensity_at_point, analysis.attainable), PointKind.AT_DIMS
     crossover, _ = analysis.headline
     if crossover.exact is not None and crossover.exact.is_number:
-        return Point(
-            f"{entry.id} ({crossover.variable}* = {fmt_decimal(crossover.exact, 4)})",
-            analysis.memory.ridge,
-            analysis.problem.peak.value,
-        )
+        note = f"{crossover.variable}* = {fmt_decimal(crossover.exact, 4)}"
+        at = Point(entry.id, analysis.memory.ridge, analysis.problem.peak.value, note)
+        return at, PointKind.AT_CROSSOVER
     top = crossover.supremum_all if crossover.supremum_all is not None else crossover.supremum
     if crossover.status == NEVER and top is not None and top.is_number and top > 0:
         peak, bandwidth = analysis.problem.peak.value, analysis.problem.bandwidth.value
-        return Point(
-            f"{entry.id} (never compute-bound: I ≤ {fmt_decimal(top, 4)})",
-            top,
-            min(peak, top * bandwidth),
-        )
+        note = f"never compute-bound: I ≤ {fmt_decimal(top, 4)}"
+        return Point(entry.id, top, min(peak, top * bandwidth), note), PointKind.NEVER
     return None
+
+
+class PointKind(Enum):
+    """Why a problem sits where it does on its roofline (the caption explains the kinds shown)."""
+
+    AT_DIMS = "at its bound dims"
+    AT_CROSSOVER = "at its crossover, on the ridge"
+    NEVER = "at the intensity it approaches, never compute-bound"
+    KERNEL = "a kernel at its intensity"
+    STEP = "a serving step"
+
+
+_EXPLAINED = {  # what the caption says when a figure shows a point of this kind
+    PointKind.AT_CROSSOVER: "a problem with a crossover sits where it meets the roof, at the ridge",
+    PointKind.STEP: (
+        "a serving step sits at its FLOPs over its bytes per device and at its FLOPs over its"
+        " time's lower bound, under the roof by its all-reduces and its kernels' mixed bounds"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -109,18 +129,21 @@ class Placement:
     ceilings: tuple[Ceiling, ...]
     point: Point | None
     problem_id: str = ""
+    kind: PointKind | None = None
 
 
 def placement(entry: ProblemEntry, a: Analysis) -> Placement:
     """Where an operator problem goes: its chip's figure, at its point (if it has one)."""
     p = a.problem
+    point, kind = _point(entry, a) or (None, None)
     return Placement(
         _hardware_key(p.chip, p.peak, p.bandwidth),
         _title(p.chip, p.peak, p.bandwidth),
         p.bandwidth.value,
         _ceilings(p.chip, p.compute_dtype, p.peak),
-        _point(entry, a),
+        point,
         entry.id,
+        kind,
     )
 
 
@@ -136,7 +159,58 @@ def kernel_placement(problem_id: str, kernel: KernelNumbers) -> Placement:
         _ceilings(kernel.chip, kernel.compute_dtype, peak),
         point,
         problem_id,
+        PointKind.KERNEL,
     )
+
+
+def serving_placement(
+    problem_id: str, model: ModelProblem, phase: PhaseAnalysis
+) -> Placement | None:
+    """A serving step on its chip's figure, where its numbers put it: at the step's
+    intensity per device (Σ FLOPs / Σ bytes of its kernels) and the FLOP/s its lower bound
+    allows (Σ FLOPs / t_lower), under the roof by its all-reduces and by its kernels' mixed
+    bounds. None when the model has no chip or given peak and bandwidth to draw."""
+    peak = model.peak or (model.chip.peak(model.compute_dtype) if model.chip else None)
+    bandwidth, step = model.bandwidth, phase.step
+    rate = step.flops / step.t_lower if step.t_lower else None
+    intensity = step.aggregate_intensity
+    if peak is None or bandwidth is None or rate is None:
+        return None
+    if not (isinstance(rate, sp.Rational) and isinstance(intensity, sp.Rational)):
+        return None
+    if rate <= 0 or intensity <= 0:
+        return None
+    point = Point(problem_id, intensity, rate, f"{phase.phase.value} step")
+    return Placement(
+        _hardware_key(model.chip, peak, bandwidth),
+        _title(model.chip, peak, bandwidth),
+        bandwidth.value,
+        _ceilings(model.chip, model.compute_dtype, peak),
+        point,
+        problem_id,
+        PointKind.STEP,
+    )
+
+
+def _caption(title: str, fig: RooflineFigure, members: list[Placement]) -> str:
+    """The figure's caption: what it shows, what its kinds of point mean, the notes of the
+    problems that share a point (their label gives only their names), and the problems it
+    could not place."""
+    caption = title + (", with the problems placed on it" if fig.points else "")
+    kinds = {m.kind for m in members if m.point is not None}
+    caption += "".join(f"; {text}" for kind, text in _EXPLAINED.items() if kind in kinds)
+    for spot in fig.spots:
+        if len(spot) > 1:
+            caption += "; one point for " + _and([p.text.replace("\n", " ") for p in spot])
+    unplaced = [m.problem_id for m in members if m.point is None]
+    if unplaced:
+        caption += f"; not placed ({', '.join(unplaced)}): the answer depends on dims left unbound"
+    return caption
+
+
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def roofline_figures(
@@ -158,14 +232,9 @@ def roofline_figures(
     for name, members in groups.items():
         first = members[0]
         points = tuple(m.point for m in members if m.point is not None)
-        unplaced = [m.problem_id for m in members if m.point is None]
-        caption = first.title + (", with the problems placed on it" if points else "")
-        if unplaced:
-            caption += (
-                f"; not placed ({', '.join(unplaced)}): the answer depends on dims left unbound"
-            )
-        captions.append(caption)
-        figures.append((name, RooflineFigure(first.title, first.bandwidth, first.ceilings, points)))
+        figure = RooflineFigure(first.title, first.bandwidth, first.ceilings, points)
+        captions.append(_caption(first.title, figure, members))
+        figures.append((name, figure))
     drawn = run_each(
         lambda k: (roofline_tikz if k % 2 else roofline_svg)(figures[k // 2][1]),
         2 * len(figures),

@@ -17,7 +17,13 @@ from derive import __version__
 from derive.analysis.analyse import Analysis
 from derive.catalogue import ProblemKind, phrases
 from derive.figures import TIKZ_PACKAGES, TIKZ_PREAMBLE
-from derive.present.key.figures import Figure, Placement, placement, roofline_figures
+from derive.present.key.figures import (
+    Figure,
+    Placement,
+    placement,
+    roofline_figures,
+    serving_placement,
+)
 from derive.present.key.kernels import kernel_chapter
 from derive.present.key.names import GENERATED_MARK
 from derive.present.key.rows import Row, operator_row
@@ -176,9 +182,16 @@ def key_files(
     problems, and the problems of givens and equations alone make the last chapter.
     """
     chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
+    steps = [  # the serving steps, on their chips' rooflines
+        serving_placement(entry.id, model.analysis.problem, model.phase)
+        for entry, model in zip(pset.models, models)
+        if model.phase is not None
+    ]
     figures = roofline_figures(
         stem,
-        [part.placement for part in parts] + list(chapter_of_kernels.placements),
+        [part.placement for part in parts]
+        + list(chapter_of_kernels.placements)
+        + [step for step in steps if step is not None],
         source=pset.source,
         time_limit=time_limit,
         jobs=jobs,
