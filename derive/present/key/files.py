@@ -61,16 +61,20 @@ PRINT_LAYOUT = (
     r"\setlength{\columnsep}{0.6cm}",
     r"\makeatletter",
     # headings set ragged right (a long title in a column does not stretch its spaces), with
-    # less room around them; a step's run-in heading keeps half its room above
+    # less room around them; a step's run-in heading keeps a third of its room above
     r"\renewcommand\section{\@startsection{section}{1}{\z@}{-2.5ex \@plus -1ex \@minus -.2ex}"
     r"{1.2ex \@plus .2ex}{\normalfont\Large\bfseries\raggedright}}",
     r"\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2ex \@plus -1ex \@minus -.2ex}"
     r"{1ex \@plus .2ex}{\normalfont\large\bfseries\raggedright}}",
-    r"\renewcommand\paragraph{\@startsection{paragraph}{4}{\z@}{1.5ex \@plus .5ex \@minus .2ex}"
+    r"\renewcommand\paragraph{\@startsection{paragraph}{4}{\z@}{1ex \@plus .5ex \@minus .2ex}"
     r"{-1em}{\normalfont\normalsize\bfseries}}",
     # displays (a step's align*) with half the room above and below
     r"\g@addto@macro\normalsize{\setlength\abovedisplayskip{5pt \@plus 2pt \@minus 2pt}"
     r"\setlength\belowdisplayskip{5pt \@plus 2pt \@minus 2pt}}",
+    # lists (a step's notes) with a third of the room around and between their items
+    r"\def\@listI{\leftmargin\leftmargini \topsep 3pt \@plus 1pt \@minus 1pt"
+    r" \parsep 0pt \itemsep 2pt \@plus 1pt}",
+    r"\let\@listi\@listI",
     r"\makeatother",
 )
 """The standalone key's print layout (``<stem>.tex``, two columns): a worked solution is
@@ -233,22 +237,23 @@ def key_files(
     files[f"{stem}-questions.tex"] = render(
         "questions.tex.j2", "tex", questions=questions, preamble=PREAMBLE, **common
     )
-    body = render(
-        "appendix.tex.j2",
-        "tex",
-        stem=stem,
-        summary=summary,
-        figures=figures,
-        items=items,
-        packages=PACKAGES,
-        preamble=PREAMBLE,
+    appendix = {
+        "stem": stem,
+        "summary": summary,
+        "figures": figures,
+        "items": items,
+        "packages": PACKAGES,
+        "preamble": PREAMBLE,
         **common,
-    )
+    }
+    body = render("appendix.tex.j2", "tex", wide_figures=False, **appendix)
     files[f"{stem}-appendix.tex"] = body
+    # the standalone key: the same body, its chips' rooflines across its two columns
+    printed = render("appendix.tex.j2", "tex", wide_figures=True, **appendix)
     files[f"{stem}.tex"] = render(
         "standalone.tex.j2",
         "tex",
-        body=_strip_header(body),
+        body=_strip_header(printed),
         preamble=PREAMBLE + PRINT_LAYOUT,
         **common,
     )
