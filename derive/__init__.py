@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from derive.declare.operator import Operator, Tensor, dims
     from derive.model.transformer import Transformer
     from derive.pipeline import (
+        CommsDerivation,
+        DecodeCrossoverDerivation,
         Derivation,
         ModelDerivation,
         ServingDerivation,
@@ -46,7 +48,9 @@ __all__ = [
     "CheckResult",
     "Chip",
     "Collective",
+    "CommsDerivation",
     "Composite",
+    "DecodeCrossoverDerivation",
     "Derivation",
     "DerivationResult",
     "DeriveError",
@@ -93,6 +97,8 @@ _LAZY = {
     "ServingDerivation": "pipeline",
     "solve": "pipeline",
     "Derivation": "pipeline",
+    "CommsDerivation": "pipeline",
+    "DecodeCrossoverDerivation": "pipeline",
     "solve_model": "pipeline",
     "ModelDerivation": "pipeline",
     "solve_training": "pipeline",

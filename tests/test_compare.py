@@ -183,6 +183,16 @@ def test_default_is_every_chip_in_catalogue_order():
     assert chips == ["tpu-v5e", "tpu-v5p", "tpu-v6e", "v100", "a100", "h100", "h200", "b200"]
 
 
+def test_repeated_chip_flags_add_up_in_the_order_given():
+    """``--chip h100 --chip a100`` compares on both (argparse alone read ``--chip`` as an
+    abbreviation of ``--chips`` and kept only the last); ``--chips`` and ``--chip`` mix."""
+    base = ["compare", "matmul", "--dtype", "bf16", "--set", "D=4096", "--set", "F=4096"]
+    rows = _json(base + ["--chip", "h100", "--chip", "a100"])
+    assert list(dict.fromkeys(r["chip"] for r in rows)) == ["h100", "a100"]
+    rows = _json(base + ["--chips", "tpu-v5e,h100", "--chip", "b200"])
+    assert list(dict.fromkeys(r["chip"] for r in rows)) == ["tpu-v5e", "h100", "b200"]
+
+
 def test_link_columns_for_an_operator_with_comms():
     argv = [
         "compare",

@@ -210,6 +210,28 @@ def test_the_check_finds_an_operator_doc_that_states_its_flops(tmp_path: Path):
     assert "6·B·D·F" not in sheet and _leaks(pset, "t") == []
 
 
+def test_a_comms_only_operator_doc_keeps_its_convention_not_its_bytes(tmp_path: Path):
+    """An all-reduce whose doc says the ring's convention and the bytes it sends: the sheet
+    keeps the convention and withholds the bytes (the answer to "the bytes each device
+    sends")."""
+    (tmp_path / "ops.py").write_text(
+        "from derive import Collective, Operator, Tensor, dims\n"
+        'B, F, P = dims("B F P")\n'
+        "ar = Operator(name='ar', flops=0, comms=[Collective('all_reduce', Tensor('Y', (B, F)), "
+        "group=P)], doc='Y[B,F] summed over P devices by a ring; each device sends 2(P − 1)/P "
+        "of Y; bytes 4BF(P − 1)/P.')\n",
+        encoding="utf-8",
+    )
+    text = (
+        'title = "t"\noperators = ["ops.py"]\n[[problem]]\nid = "ar"\ntitle = "ar"\n'
+        'operator = "ar"\ndtype = "bf16"\nchip = "h100"\nask = ["collectives"]\n'
+    )
+    files = build_key(parse_problem_set(text, str(tmp_path / "t.toml"), tmp_path), "t")
+    sheet = files["t-questions.md"]
+    assert "each device sends 2(P − 1)/P of Y." in sheet
+    assert "4BF" not in sheet
+
+
 def test_withhold_reads_formulas_not_strings():
     B, D, F, N, P = sp.symbols("B D F N P", positive=True, integer=True)
     names = {s.name: s for s in (B, D, F, N, P)}

@@ -15,6 +15,7 @@ import sympy as sp
 from derive.analysis.algebra.substitution import substitute
 from derive.declare.collective import Collective
 from derive.problem.binding import Problem
+from derive.problem.comms_binding import CommsProblem
 
 __all__ = ["CollectiveTime", "collective_times"]
 
@@ -53,7 +54,9 @@ def _as_expr(value: int | sp.Expr) -> sp.Expr:
     return sp.Integer(value) if isinstance(value, int) else value
 
 
-def collective_times(problem: Problem, tensors: Sequence[object]) -> tuple[CollectiveTime, ...]:
+def collective_times(
+    problem: Problem | CommsProblem, tensors: Sequence[object]
+) -> tuple[CollectiveTime, ...]:
     """The collectives among ``tensors`` (a problem's comms), timed at its bound dims."""
     bound, dtypes = problem.bound_subs(), dict(problem.dtypes)
     link = problem.link.value if problem.link is not None else None

@@ -40,6 +40,12 @@ from derive.catalogue import ProblemKind
 from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
 from derive.checking.chain import read_chain_text
+from derive.checking.comms_check import (
+    COMMS_QUANTITIES,
+    CommsDetail,
+    comms_claim_json,
+    comms_claim_report,
+)
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
 from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report, kernel_claim_text
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
@@ -57,6 +63,7 @@ from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 
 if TYPE_CHECKING:
+    from derive.analysis.comms_only import CommsAnalysis
     from derive.checking.chain import ChainResult
     from derive.checking.claims import Claim
     from derive.checking.judge import Judgement
@@ -65,18 +72,22 @@ if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
 
 __all__ = [
+    "COMMS_QUANTITIES",
     "DEFAULT_RTOL",
     "KERNEL_QUANTITIES",
     "QUANTITIES",
     "SERVING_QUANTITIES",
     "TRAINING_QUANTITIES",
     "CheckResult",
+    "CommsDetail",
     "DerivationResult",
     "StepResult",
     "Verdict",
     "check",
     "check_defined",
     "check_derivation",
+    "comms_claim_json",
+    "comms_claim_report",
     "context_for",
     "defined_names",
     "kernel_claim_json",
@@ -146,7 +157,7 @@ class CheckResult:
     reason: str | None = None
     position: int | None = None
     relative_error: str | None = None
-    detail: ClaimDetail | ModelDetail | KernelDetail | ParseError | None = field(
+    detail: ClaimDetail | ModelDetail | KernelDetail | CommsDetail | ParseError | None = field(
         default=None, repr=False, compare=False
     )
     """The internal judgement (for the command line's JSON), or the refusal; not part of the API."""
@@ -405,6 +416,28 @@ def _check_kernel(
     return check_kernel(problem.spec, quantity, claim, _rtol(rtol), hide_expected, syntax)
 
 
+def _comms_analysis(
+    problem: object, operators: Sequence[str | Path], quantity: str
+) -> CommsAnalysis | None:
+    """The time on the link of an operator that only communicates (None for any other)."""
+    from derive.checking.comms_check import comms_analysis
+    from derive.pipeline import CommsDerivation
+    from derive.pipeline.cache import registry
+    from derive.problem.comms_binding import only_communicates
+
+    if isinstance(problem, CommsDerivation):
+        return comms_analysis(problem, quantity)
+    if isinstance(problem, Derivation):  # derived with a roofline: it computes
+        return None
+    spec = _spec_of(cast(Problem, problem))
+    operator = registry(tuple(str(p) for p in operators)).get(spec.operator)
+    if not only_communicates(operator):
+        return None
+    from derive.pipeline import derive_operator
+
+    return comms_analysis(derive_operator(spec, operators), quantity)
+
+
 def _check_operator(
     problem: ProblemSpec | ProblemEntry,
     quantity: str,
@@ -419,6 +452,11 @@ def _check_operator(
     from derive.checking.expected_text import hide, show_expected
     from derive.checking.judge import judge_claim
 
+    comms = _comms_analysis(problem, operators, quantity)
+    if comms is not None:
+        from derive.checking.comms_check import check_comms
+
+        return check_comms(comms, quantity, claim, _rtol(rtol), hide_expected, syntax)
     _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)
     try:

@@ -34,7 +34,7 @@ from derive.formula.answer import Relation
 if TYPE_CHECKING:
     from derive.checking.model_claims import ModelClaim, ModelJudgement
     from derive.model.analysis import ModelAnalysis
-    from derive.model.phase import PhaseAnalysis
+    from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.problem.model_spec import ModelSpec
     from derive.problem.sets.problem_set import ModelEntry
 
@@ -66,22 +66,43 @@ SERVING_BOXES: dict[str, tuple[str, str, str]] = {
 
 def phase_for(
     problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
-) -> PhaseAnalysis | None:
+) -> PhaseAnalysis | DecodeCrossover | None:
     """The serving step of a problem with ``phase`` (cached), or None.
 
     Raises:
         DeriveError: the step cannot be derived (a dim free, ``--tp`` not --devices, …).
     """
-    from derive.pipeline.cache import serving_analysis
+    from derive.pipeline import derive_serving_step
 
     if problem.serving is None:  # a typed model, or a set's model without a phase
         return None
-    return serving_analysis(problem.spec, problem.serving, tuple(str(p) for p in operators))
+    # a decode with B free is its crossover alone (B solved for, no step timed)
+    return derive_serving_step(problem.spec, problem.serving, operators).phase
 
 
-def _quantities(phase: PhaseAnalysis) -> tuple[list, list[tuple[str, str]]]:
-    from derive.model.phase import Phase
+def _crossover_alone(phase: DecodeCrossover) -> tuple[list, list[tuple[str, str]]]:
+    """A decode asked without a batch: its crossover, and every step quantity left out."""
     from derive.model.records import Quantity, Unit
+
+    cross = phase.crossover
+    why = "the decode step has no {key} without a batch; it needs --set B=… (B = … in a set)"
+    kept = (
+        [Quantity(q.CROSSOVER.name, cross.exact, cross.exact, Unit.SEQUENCES)]
+        if cross.is_number and cross.exact is not None
+        else []
+    )
+    left_out = [
+        (key, why.format(key=key)) for key in SERVING_QUANTITIES if key not in {k.key for k in kept}
+    ]
+    return kept, left_out
+
+
+def _quantities(phase: PhaseAnalysis | DecodeCrossover) -> tuple[list, list[tuple[str, str]]]:
+    from derive.model.phase import DecodeCrossover, Phase
+    from derive.model.records import Quantity, Unit
+
+    if isinstance(phase, DecodeCrossover):
+        return _crossover_alone(phase)
 
     decode = phase.phase is Phase.DECODE
     values: dict[str, tuple[sp.Expr | None, Unit, str]] = {
@@ -117,7 +138,7 @@ def _quantities(phase: PhaseAnalysis) -> tuple[list, list[tuple[str, str]]]:
     return kept, left_out
 
 
-def _with_serving(a: ModelAnalysis, phase: PhaseAnalysis) -> ModelAnalysis:
+def _with_serving(a: ModelAnalysis, phase: PhaseAnalysis | DecodeCrossover) -> ModelAnalysis:
     kept, left_out = _quantities(phase)
     return replace(a, quantities=(*a.quantities, *kept), left_out=(*a.left_out, *left_out))
 
@@ -138,7 +159,7 @@ def claims_analysis_for(
 
 
 def judge_crossover(
-    phase: PhaseAnalysis, claim: ModelClaim, relation: Relation
+    phase: PhaseAnalysis | DecodeCrossover, claim: ModelClaim, relation: Relation
 ) -> ModelJudgement | None:
     """The verdict on a crossover claim that states the threshold or a side (None: judge the number)."""
     from derive.checking.diagnosis_text import approx
@@ -170,18 +191,22 @@ def judge_crossover(
     return None
 
 
-def _ridge_differs(phase: PhaseAnalysis) -> bool:
+def _ridge_differs(phase: PhaseAnalysis | DecodeCrossover) -> bool:
     """True when the ridge is not also the leading-order crossover (it is for bf16 weights)."""
     lead = phase.crossover_regime.exact if phase.crossover_regime else None
     return lead is None or lead != phase.ridge
 
 
 def serving_slips(
-    phase: PhaseAnalysis, quantity: str, value: sp.Basic, rtol: sp.Rational
+    phase: PhaseAnalysis | DecodeCrossover, quantity: str, value: sp.Basic, rtol: sp.Rational
 ) -> tuple[str, ...]:
     """Known slips a wrong serving number matches: the single roofline, T_upper, per-device rates."""
+    from derive.model.phase import DecodeCrossover
+
     if not isinstance(value, sp.Expr) or not value.is_number:
         return ()
+    if isinstance(phase, DecodeCrossover):  # its crossover alone: the crossover's slips
+        return _crossover_slips(phase, value, rtol) if quantity == q.CROSSOVER.name else ()
     step, tokens = phase.step, phase.tokens
     single = step.single_roofline_t_lower
     slips: dict[str, tuple[tuple[sp.Expr | None, str], ...]] = {
@@ -201,21 +226,39 @@ def serving_slips(
         ),
         q.TTFT.name: ((single, "that is the single roofline, not the sum per kernel"),),
         q.INTER_TOKEN_LATENCY.name: ((single, "that is the single roofline, not the sum per kernel"),),
-        q.CROSSOVER.name: (
-            (
-                phase.crossover_regime.exact if phase.crossover_regime else None,
-                "that is the leading-order crossover (B ≪ d: the activations' bytes dropped); "
-                "the exact one counts them",
-            ),
-            (
-                phase.ridge if _ridge_differs(phase) else None,
-                "that is the ridge point π/β (FLOPs per byte), not a batch: the crossover is the "
-                "B at which the matmuls' intensity reaches it",
-            ),
-        ),
+        q.CROSSOVER.name: _crossover_candidates(phase),
     }  # fmt: skip
-    out = []
-    for slip, why in slips.get(quantity, ()):
-        if slip is not None and slip != 0 and abs(value - slip) <= rtol * abs(slip):
-            out.append(why)
-    return tuple(out)
+    return _matching(slips.get(quantity, ()), value, rtol)
+
+
+def _crossover_candidates(
+    phase: PhaseAnalysis | DecodeCrossover,
+) -> tuple[tuple[sp.Expr | None, str], ...]:
+    """The values a wrong crossover is often taken for: the leading-order one, the ridge."""
+    return (
+        (
+            phase.crossover_regime.exact if phase.crossover_regime else None,
+            "that is the leading-order crossover (B ≪ d: the activations' bytes dropped); "
+            "the exact one counts them",
+        ),
+        (
+            phase.ridge if _ridge_differs(phase) else None,
+            "that is the ridge point π/β (FLOPs per byte), not a batch: the crossover is the "
+            "B at which the matmuls' intensity reaches it",
+        ),
+    )
+
+
+def _crossover_slips(phase: DecodeCrossover, value: sp.Expr, rtol: sp.Rational) -> tuple[str, ...]:
+    return _matching(_crossover_candidates(phase), value, rtol)
+
+
+def _matching(
+    slips: tuple[tuple[sp.Expr | None, str], ...], value: sp.Expr, rtol: sp.Rational
+) -> tuple[str, ...]:
+    """The reasons whose slip value the claim matches within ``rtol``."""
+    return tuple(
+        why
+        for slip, why in slips
+        if slip is not None and slip != 0 and abs(value - slip) <= rtol * abs(slip)
+    )

@@ -294,16 +294,24 @@ def _kernel_claim(args: argparse.Namespace, problem: Problem, operators: tuple[s
 
 
 def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
-    from derive.checking.api import ClaimDetail, Verdict, check
+    from derive.checking.api import (
+        COMMS_QUANTITIES,
+        ClaimDetail,
+        CommsDetail,
+        Verdict,
+        check,
+        comms_claim_json,
+        comms_claim_report,
+    )
     from derive.checking.api import verdict_text as report
 
-    if args.quantity in KERNEL_ONLY:
+    if args.quantity in KERNEL_ONLY and args.quantity not in COMMS_QUANTITIES:
         raise ProblemError(
             f"--quantity {args.quantity}",
             f"a quantity of a kernel by its numbers, but problem {args.problem!r} is an "
             f"operator problem (its quantities: {', '.join(QUANTITIES)})",
         )
-    if args.quantity not in QUANTITIES:
+    if args.quantity not in QUANTITIES and args.quantity not in COMMS_QUANTITIES:
         raise ProblemError(
             f"--quantity {args.quantity}",
             f"a whole-model quantity, but problem {args.problem!r} is an operator problem "
@@ -325,6 +333,10 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
     detail = result.detail
+    if isinstance(detail, CommsDetail):  # an operator that only communicates: a time
+        rtol = parse_rtol(args.rtol)
+        write_report(args, comms_claim_report(result, rtol), lambda: comms_claim_json(result, rtol))
+        return 1 if result.verdict is Verdict.INCORRECT else 0
     assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
     ctx, claim, judgement = detail.context, detail.claim, detail.judgement
     hidden = args.hide_expected

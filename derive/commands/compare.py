@@ -31,6 +31,8 @@ def run_compare(args: argparse.Namespace) -> int:
     from derive.commands.compare_model import compare_target, run_compare_model
     from derive.commands.options import is_kernel, spec_from_args
 
+    # --chip and --chips append; every value joins one comma list, in the order given
+    args.chips = ",".join(args.chips) if args.chips else None
     if is_kernel(args):
         return _compare_kernel(args)
     if args.operator is None:
@@ -103,7 +105,15 @@ def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None
     parser.add_argument(
         "--chips",
         metavar="A,B",
-        help="comma list of chips (default: every chip, in catalogue order)",
+        action="append",
+        help="comma list of chips (default: every chip, in catalogue order; repeatable)",
+    )
+    parser.add_argument(  # without it, argparse reads --chip as --chips and keeps the last
+        "--chip",
+        dest="chips",
+        metavar="NAME",
+        action="append",
+        help="a chip to compare on (repeatable; adds to --chips)",
     )
     parser.add_argument(
         "--baseline",

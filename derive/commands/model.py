@@ -101,6 +101,7 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
     the phase's timing, :func:`derive.present.serving_step.phase_timing`), not a training rate.
     """
     from derive.problem.model_spec import ModelSpec
+    from derive.problem.serving_spec import prompt_as_context
 
     serving = getattr(args, "phase", None) is not None
 
@@ -112,7 +113,7 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
         capacity=args.capacity,
         devices=args.devices,
         dtypes=tuple(args.dtype),
-        sets=tuple(args.set),
+        sets=prompt_as_context(tuple(args.set), getattr(args, "phase", None), "--set"),
         train_tokens=args.train_tokens,
         mfu=args.mfu,
         measured_tokens_per_s=None if serving else args.measured_tokens_per_s,
@@ -184,13 +185,13 @@ def run_model(args: argparse.Namespace) -> int:
         return _judge(args)
     if args.quantity is not None:
         return _values(args)
-    from derive.pipeline import derive_model, derive_serving
+    from derive.pipeline import derive_model, derive_serving_step
     from derive.present.formats import render
 
     spec = model_spec(args)
     model = derive_model(spec, args.operators)
     serving = serving_of(args)
-    step = None if serving is None else derive_serving(spec, serving, args.operators)
+    step = None if serving is None else derive_serving_step(spec, serving, args.operators)
     questions = _questions(args, model, step)
     from derive.present.questions_view import with_questions
 

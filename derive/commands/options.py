@@ -72,7 +72,7 @@ _MODEL_FLAG_ROWS: tuple[tuple[str, str, str], ...] = (
         "--phase",
         "decode|prefill",
         "time one serving step: decode (B sequences, one token each, KV of S read) or prefill "
-        "(B prompts of S tokens)",
+        "(B prompts of T tokens: --set T=… or S=…)",
     ),
     (
         "--tp",

@@ -59,7 +59,7 @@ class CollectiveKind(Enum):
         return (
             sp.Integer(self.steps(group)) / group
             if isinstance(group, int)
-            else sp.cancel(self.steps(group) / group)
+            else sp.factor(self.steps(group) / group)
         )
 
     @property

@@ -154,9 +154,11 @@ def _bind_sets(
             raise ProblemError(f"--set {item}", "expected DIM=INT, e.g. B=32 or S=8192")
         name, _, value = (s.strip() for s in item.partition("="))
         if name not in known:
+            prompt = "; T is a prefill's prompt length (--phase prefill)" if name == "T" else ""
             raise UnknownNameError(
                 f"--set {item}",
-                f"model {model.name!r} has no dim {name!r}; its dims are {', '.join(known)}",
+                f"model {model.name!r} has no dim {name!r}; its dims are {', '.join(known)}"
+                + prompt,
             )
         bound[known[name]] = parse_positive_int(value, f"--set {name}")
     return tuple((d, bound[d]) for d in known.values() if d in bound)

@@ -48,12 +48,15 @@ from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
 from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
 from derive.model.symbols import batch, context
 from derive.model.transformer import Transformer
+from derive.problem.chips import Figure
 from derive.problem.timing import Timing
 
 __all__ = [
+    "DecodeCrossover",
     "ExpertsRead",
     "Phase",
     "PhaseAnalysis",
+    "analyse_decode_crossover",
     "analyse_phase",
     "at_batch_and_context",
     "decode_rates",
@@ -175,6 +178,43 @@ class PhaseAnalysis:
     measured_tokens_per_s: sp.Rational | None = None
     experts_read: ExpertsRead | None = None
     kv_ways: int = 1
+
+
+@dataclass(frozen=True)
+class DecodeCrossover:
+    """The decode crossover asked without a batch: B solved, no step timed.
+
+    The matmuls' counts hold no ``S`` (each token reads the weights and its own
+    activations), so their crossover needs none; the whole step's adds the KV reads, so
+    with ``S`` free it is a formula in S, a batch only while S < ``context_limit``.
+
+    Attributes:
+        tp, replicas: the group and its data-parallel replicas, as for a step.
+        context: S when bound, else None (the whole step's crossover is then in S).
+        matmul_flops, matmul_bytes, step_flops, step_bytes: counts per device, in B (and S).
+        crossover, crossover_regime, crossover_step: as in :class:`PhaseAnalysis`.
+        context_limit: with S free, the S below which the whole step can turn compute-bound
+            (the root of the crossover's condition, linear in S); None otherwise.
+        context_last: the largest integer S below ``context_limit`` (None with it).
+        step_fraction: with S free, the whole step's B*(S) as (numerator, denominator), the
+            numerator positive (``c / (a − b·S)``, not ``−c / (b·S − a)``); None otherwise.
+        ridge: π / β.
+    """
+
+    tp: int
+    replicas: int
+    context: sp.Integer | None
+    matmul_flops: sp.Expr
+    matmul_bytes: sp.Expr
+    step_flops: sp.Expr
+    step_bytes: sp.Expr
+    crossover: Crossover
+    crossover_regime: Crossover
+    crossover_step: Crossover
+    context_limit: sp.Expr | None
+    context_last: sp.Integer | None
+    step_fraction: tuple[sp.Expr, sp.Expr] | None
+    ridge: sp.Rational
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:
@@ -430,6 +470,80 @@ def at_batch_and_context(problem: ModelProblem, b: int, s: int) -> ModelProblem:
     return replace(problem, bound=(*others, (batch, sp.Integer(b)), (context, sp.Integer(s))))
 
 
+def _ceilings_of(problem: ModelProblem) -> tuple[Figure, Figure]:
+    """The peak and bandwidth a step is timed at; a model known by its size, or no
+    ceilings, is refused."""
+    if isinstance(problem.model, SizedModel):
+        raise ProblemError("--phase", f"a serving step {NEEDS_ARCHITECTURE}")
+    peak_figure = problem.peak
+    if peak_figure is None and problem.chip is not None:
+        peak_figure = problem.chip.peak(problem.compute_dtype)
+    if peak_figure is None or problem.bandwidth is None:
+        raise ProblemError(
+            "--phase",
+            "a step's time needs a peak and a bandwidth: give --chip (or --peak and --bandwidth)",
+        )
+    return peak_figure, problem.bandwidth
+
+
+def analyse_decode_crossover(problem: ModelProblem, tp_text: str | None) -> DecodeCrossover:
+    """The decode crossover for B, the batch left free (``derive model --phase decode``
+    without ``--set B``): the matmuls' exact and leading-order batch, and the whole step's
+    at the bound S, or as a formula in S when S is free too.
+    """
+    peak, bandwidth = (figure.value for figure in _ceilings_of(problem))
+    free = tuple((dim, value) for dim, value in problem.bound if dim is not batch)
+    problem = replace(problem, bound=free)
+    tp = _tp(problem, tp_text)
+    _check_split(problem, tp, tp_text)
+    counts = _counts(problem, Phase.DECODE, tp)
+    matmuls = [count for count in counts if count.kernel.operator in _MATMULS]
+    mm_flops = sp.Add(*(count.flops for count in matmuls))
+    mm_bytes = sp.Add(*(count.bytes for count in matmuls))
+    all_flops = sp.Add(*(count.flops for count in counts))
+    all_bytes = sp.Add(*(count.bytes for count in counts))
+    whole = _crossover_in_b(all_flops, all_bytes, peak, bandwidth, leading=False)
+    limit = _context_limit(whole)
+    return DecodeCrossover(
+        tp=tp,
+        replicas=int(problem.devices) // tp,
+        context=problem.value_of(context),
+        matmul_flops=mm_flops,
+        matmul_bytes=mm_bytes,
+        step_flops=all_flops,
+        step_bytes=all_bytes,
+        crossover=_crossover_in_b(mm_flops, mm_bytes, peak, bandwidth, leading=False),
+        crossover_regime=_crossover_in_b(mm_flops, mm_bytes, peak, bandwidth, leading=True),
+        crossover_step=whole,
+        context_limit=limit,
+        context_last=None if limit is None else sp.ceiling(limit) - 1,
+        step_fraction=_positive_fraction(whole.exact) if limit is not None else None,
+        ridge=peak / bandwidth,
+    )
+
+
+def _positive_fraction(value: sp.Expr | None) -> tuple[sp.Expr, sp.Expr] | None:
+    """``value`` as (numerator, denominator) with a positive number on top."""
+    if value is None:
+        return None
+    numerator, denominator = sp.fraction(sp.together(value))
+    if numerator.is_number and numerator < 0:
+        return -numerator, sp.expand(-denominator)
+    return numerator, denominator
+
+
+def _context_limit(whole: Crossover) -> sp.Expr | None:
+    """The S below which a crossover in S exists: the root of its condition when that is
+    linear in S and falls as S grows (the KV reads outgrow the FLOPs); else None."""
+    condition = whole.condition
+    if condition is None or condition.free_symbols != {context}:
+        return None
+    poly = sp.Poly(condition, context)
+    if poly.degree() != 1 or poly.LC() >= 0:
+        return None
+    return sp.Rational(-poly.nth(0), poly.LC())
+
+
 def analyse_phase(
     problem: ModelProblem,
     phase: Phase,
@@ -441,19 +555,17 @@ def analyse_phase(
 
     ``crossovers=False`` skips solving the crossovers (a plot's many points need only the step).
     """
-    if isinstance(problem.model, SizedModel):
-        raise ProblemError("--phase", f"a serving step {NEEDS_ARCHITECTURE}")
-    peak_figure = problem.peak
-    if peak_figure is None and problem.chip is not None:
-        peak_figure = problem.chip.peak(problem.compute_dtype)
-    if peak_figure is None or problem.bandwidth is None:
-        raise ProblemError(
-            "--phase",
-            "a step's time needs a peak and a bandwidth: give --chip (or --peak and --bandwidth)",
-        )
+    peak_figure, bandwidth_figure = _ceilings_of(problem)
     b_value, s_value = problem.value_of(batch), problem.value_of(context)
     if b_value is None or s_value is None:
-        raise ProblemError("--phase", "a step needs a batch and a context: --set B=… --set S=…")
+        crossover_only = (
+            " (derive model --phase decode without B gives its crossover alone)"
+            if b_value is None
+            else ""
+        )
+        raise ProblemError(
+            "--phase", f"a step needs a batch and a context: --set B=… --set S=…{crossover_only}"
+        )
     tp = _tp(problem, tp_text)
     _check_split(problem, tp, tp_text)
     counts = _counts(problem, phase, tp)
@@ -465,7 +577,7 @@ def analyse_phase(
     mm_bytes = sp.Add(*(count.bytes for count in matmuls))
     all_flops = sp.Add(*(count.flops for count in counts))
     all_bytes = sp.Add(*(count.bytes for count in counts))
-    peak, bandwidth = peak_figure.value, problem.bandwidth.value
+    peak, bandwidth = peak_figure.value, bandwidth_figure.value
     decode = phase is Phase.DECODE and crossovers
     replicas = int(problem.devices) // tp
     rate = timing.measured_tokens_per_s

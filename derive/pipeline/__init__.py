@@ -39,13 +39,15 @@ from derive.present.formats import Document, render
 from derive.present.view import solution_document
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.chips import Chip, load_chips
+from derive.problem.comms_binding import only_communicates
 from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
 
 if TYPE_CHECKING:  # whole models load on first use: solve and the commands do not pay for them
+    from derive.analysis.comms_only import CommsAnalysis
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.model.analysis import ModelAnalysis
-    from derive.model.phase import PhaseAnalysis
+    from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.problem.kernel_spec import KernelSpec
     from derive.problem.model_spec import ModelSpec
     from derive.problem.question_spec import QuestionSpec
@@ -56,6 +58,8 @@ if TYPE_CHECKING:  # whole models load on first use: solve and the commands do n
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = [
+    "CommsDerivation",
+    "DecodeCrossoverDerivation",
     "Derivation",
     "KernelDerivation",
     "ModelDerivation",
@@ -66,10 +70,12 @@ __all__ = [
     "answer_one",
     "answer_set_questions",
     "chips",
+    "derive_comms",
     "derive_kernel",
     "derive_model",
     "derive_operator",
     "derive_serving",
+    "derive_serving_step",
     "derive_spec",
     "derive_training",
     "entry_quantities",
@@ -243,10 +249,65 @@ def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
     return analyse(bind(spec, registry.get(spec.operator)))
 
 
-def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation:
-    """Bind, analyse and build the steps for one problem."""
-    analysis = analyse_spec(spec, registry)
+def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation | CommsDerivation:
+    """Bind, analyse and build the steps for one problem (an operator that only
+    communicates is timed on its link: a :class:`CommsDerivation`)."""
+    operator = registry.get(spec.operator)
+    if only_communicates(operator):
+        return derive_comms(spec, operator)
+    analysis = analyse(bind(spec, operator))
     return Derivation(analysis, build_solution(analysis), spec)
+
+
+@dataclass(frozen=True, repr=False)
+class CommsDerivation(_Shown):
+    """An operator that only communicates (a bare all-reduce), timed on the link.
+
+    ``d.analysis.time`` is T_comms, exact; there is no intensity, ridge or crossover (no
+    compute). Shows itself in Jupyter as the worked solution; ``repr`` is one line.
+    """
+
+    analysis: CommsAnalysis
+    spec: ProblemSpec | None = None
+    operators: tuple[str, ...] = ()
+    questions: Questions | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem."""
+        return ProblemKind.OPERATOR
+
+    @property
+    def t_comms(self) -> sp.Expr:
+        """The time on the link, T_comms (also the step's T_lower and T_upper)."""
+        return self.analysis.time
+
+    def __repr__(self) -> str:
+        problem = self.analysis.problem
+        return (
+            f"<CommsDerivation {problem.operator.name} on {problem.hardware_name}: "
+            f"link-bound, T_comms = {self.analysis.time}>"
+        )
+
+    def document(self, title: str | None = None, text: str = "", level: int = 1) -> Document:
+        """The worked solution as a document (its collectives, then the time on the link)."""
+        from derive.present.comms_view import comms_document
+
+        return comms_document(self.analysis, level=level)
+
+    def as_json(self) -> dict:
+        """Every quantity, as exact strings (``derive solve --format json``)."""
+        from derive.present.comms_view import comms_json
+
+        return comms_json(self.analysis)
+
+
+def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
+    """An operator that only communicates, bound and timed on its link."""
+    from derive.analysis.comms_only import analyse_comms
+    from derive.problem.comms_binding import bind_comms
+
+    return CommsDerivation(analyse_comms(bind_comms(spec, operator)), spec)
 
 
 def chips() -> tuple[Chip, ...]:
@@ -298,14 +359,19 @@ def names_a_config(name: str) -> bool:
     return is_config_path(name)
 
 
-def derive_operator(spec: ProblemSpec, operators: Sequence[str | Path] = ()) -> Derivation:
+def derive_operator(
+    spec: ProblemSpec, operators: Sequence[str | Path] = ()
+) -> Derivation | CommsDerivation:
     """An operator problem (the built-in operators and those of ``operators``), derived.
 
     The analysis comes from :mod:`derive.pipeline.cache`, shared with the checker.
     """
-    from derive.pipeline.cache import operator_analysis
+    from derive.pipeline.cache import operator_analysis, registry
 
     names = tuple(str(p) for p in operators)
+    operator = registry(names).get(spec.operator)
+    if only_communicates(operator):
+        return replace(derive_comms(spec, operator), operators=names)
     analysis = operator_analysis(spec, names)
     return Derivation(analysis, build_solution(analysis), spec, names)
 
@@ -328,7 +394,7 @@ def solve(
     define: Mapping[str, str] | tuple[str, ...] = (),
     equations: tuple[str, ...] | list[str] = (),
     unknowns: tuple[str, ...] | list[str] = (),
-) -> Derivation:
+) -> Derivation | CommsDerivation:
     """Derive a problem from Python, with the same arguments as ``derive solve``.
 
     Args:
@@ -351,7 +417,9 @@ def solve(
 
     Returns:
         The :class:`Derivation`: exact quantities as attributes, the worked solution
-        (``d.questions`` holds the given, defined and solved quantities).
+        (``d.questions`` holds the given, defined and solved quantities). An operator that
+        only communicates (a bare all-reduce) has no roofline: a :class:`CommsDerivation`,
+        its time on the link ``d.t_comms``.
     """
     items = (
         tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
@@ -369,12 +437,16 @@ def solve(
         sets,
         solve_for,
     )
+    if isinstance(operator, Operator) and only_communicates(operator):
+        return derive_comms(spec, operator)
     if isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
         d = Derivation(analysis, build_solution(analysis), spec)
     else:
         names = tuple(str(path) for path in operators)
         derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
+        if isinstance(derivation, CommsDerivation):
+            return replace(derivation, operators=names)
         d = Derivation(derivation.analysis, derivation.solution, spec, names)
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
@@ -460,6 +532,68 @@ def derive_serving(
 
 
 @dataclass(frozen=True)
+class DecodeCrossoverDerivation:
+    """The decode crossover of a whole model asked without a batch: B solved, no step timed."""
+
+    analysis: ModelAnalysis
+    phase: DecodeCrossover
+
+    def document(self, level: int = 2) -> Document:
+        """The crossover's worked solution as a document, a section after the model's."""
+        from derive.present.serving_step import crossover_document
+
+        return crossover_document(self.phase, self.analysis, level=level)
+
+    def markdown(self, level: int = 2) -> str:
+        """The crossover's worked solution, as a Markdown section after the model's."""
+        return render(self.document(level), "md")
+
+    def latex(self) -> str:
+        """The crossover's worked solution, as a LaTeX fragment after the model's."""
+        return render(self.document(), "tex")
+
+    def as_json(self) -> dict:
+        """The crossover's keys (``derive model --phase decode --format json``, ``serving``)."""
+        from derive.present.serving_step import crossover_json
+
+        return crossover_json(self.phase)
+
+
+def _no_timing_without_a_step(serving: ServingSpec) -> None:
+    """Refuse a timing flag of a decode asked without a batch: no step is timed to use it."""
+    from dataclasses import fields
+
+    from derive.problem.timing import bind_timing
+
+    bind_timing(serving.timing)  # a bad value is named first, as for a step
+    for item in fields(serving.timing):
+        value = getattr(serving.timing, item.name)
+        if value is not None:
+            flag = "--" + item.name.replace("_", "-")
+            raise ProblemError(
+                f"{flag} {value}",
+                "times a step, and a decode without a batch gives only its crossover: "
+                "give --set B=…",
+            )
+
+
+def derive_serving_step(
+    spec: ModelSpec, serving: ServingSpec, operators: Sequence[str | Path] = ()
+) -> ServingDerivation | DecodeCrossoverDerivation:
+    """A serving step, or for a decode whose batch is free its crossover alone (B solved
+    for, as an operator's crossover is): what ``derive model --phase`` prints."""
+    from derive.model.symbols import batch
+    from derive.pipeline.cache import decode_crossover_analysis, model_analysis
+
+    names = tuple(str(p) for p in operators)
+    analysis = model_analysis(spec, names)
+    if serving.phase == "decode" and analysis.problem.value_of(batch) is None:
+        _no_timing_without_a_step(serving)
+        return DecodeCrossoverDerivation(analysis, decode_crossover_analysis(spec, serving, names))
+    return derive_serving(spec, serving, operators)
+
+
+@dataclass(frozen=True)
 class KernelDerivation:
     """A kernel given by its numbers: its counts, ceilings and step, and the timing as typed."""
 
@@ -525,7 +659,7 @@ def solve_model(
     define: Mapping[str, str] | tuple[str, ...] = (),
     equations: tuple[str, ...] | list[str] = (),
     unknowns: tuple[str, ...] | list[str] = (),
-) -> ModelDerivation | ServingDerivation:
+) -> ModelDerivation | ServingDerivation | DecodeCrossoverDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
 
     ``model`` is a name or a config.json path; ``model=""`` with ``params="70e9"`` (and
@@ -540,7 +674,9 @@ def solve_model(
     a :class:`ServingDerivation` (``.analysis`` the model's, ``.phase`` the step's); ``tp``
     and the timing keywords (``efficiency``, ``launch_overhead="5us"``, ``measured_time``,
     …) are those of ``derive model --phase``, and ``measured_tokens_per_s`` is then the
-    step's measured serving rate, as on the command line.
+    step's measured serving rate, as on the command line. A decode without ``B`` in ``set``
+    is its crossover alone, a :class:`DecodeCrossoverDerivation` (B solved for, no step
+    timed); a prefill takes its prompt length as ``T`` or ``S``.
 
     Raises:
         DeriveError: a bad value, named by its flag; a step's keyword without ``phase``.
@@ -549,7 +685,7 @@ def solve_model(
     from derive.model.binding import bind_model
     from derive.model.registry import load_models
     from derive.problem.model_spec import ModelSpec
-    from derive.problem.serving_spec import ServingSpec
+    from derive.problem.serving_spec import ServingSpec, prompt_as_context
     from derive.problem.timing import TimingSpec
 
     step = {
@@ -575,7 +711,7 @@ def solve_model(
         capacity=capacity,
         devices=None if devices is None else str(devices),
         dtypes=_items(dtypes),
-        sets=_items(set),
+        sets=prompt_as_context(_items(set), phase, "set"),
         train_tokens=train_tokens,
         mfu=mfu,
         measured_tokens_per_s=None if phase is not None else measured_tokens_per_s,
@@ -587,7 +723,7 @@ def solve_model(
     if phase is not None:
         timing = TimingSpec(**step, measured_tokens_per_s=measured_tokens_per_s)
         serving = ServingSpec(phase, None if tp is None else str(tp), timing)
-        return derive_serving(spec, serving, operators)
+        return derive_serving_step(spec, serving, operators)
     registry = load_models(tuple(Path(p) for p in operators))
     analysis = analyse_model(bind_model(spec, registry.resolve(spec)))
     questions = question_spec_of(given, define, equations, unknowns)
@@ -626,13 +762,14 @@ def answer_for(
     spec: QuestionSpec, analysis: Analysis | ModelAnalysis | None, phase: object = None
 ) -> Questions:
     """A problem's questions over an operator's, a model's (and serving step's) quantities."""
+    from derive.model.analysis import ModelAnalysis
     from derive.model.phase import PhaseAnalysis
     from derive.questions import quantities
 
     own: dict[str, Known] = {}
     if isinstance(analysis, Analysis):
         own = quantities.operator_quantities(analysis)
-    elif analysis is not None:
+    elif isinstance(analysis, ModelAnalysis):
         own = quantities.model_quantities(analysis)
     if isinstance(phase, PhaseAnalysis):
         own.update(quantities.phase_quantities(phase))

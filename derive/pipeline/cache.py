@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.declare.registry import Registry
     from derive.model.analysis import ModelAnalysis
-    from derive.model.phase import PhaseAnalysis
+    from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.problem.binding import ProblemSpec
     from derive.problem.kernel_spec import KernelSpec
     from derive.problem.model_spec import ModelSpec
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = [
+    "decode_crossover_analysis",
     "kernel_analysis",
     "model_analysis",
     "operator_analysis",
@@ -102,6 +103,20 @@ def serving_analysis(
     return analyse_phase(
         problem, parse_phase(serving.phase), serving.tp, bind_timing(serving.timing)
     )
+
+
+@lru_cache(maxsize=64)
+def decode_crossover_analysis(
+    spec: ModelSpec, serving: ServingSpec, operators: tuple[str, ...]
+) -> DecodeCrossover:
+    """The decode crossover of a whole-model problem whose batch is free.
+
+    Raises:
+        DeriveError: the crossover cannot be derived (a model dim free, ``tp`` not dividing …).
+    """
+    from derive.model.phase import analyse_decode_crossover
+
+    return analyse_decode_crossover(model_analysis(spec, operators).problem, serving.tp)
 
 
 @lru_cache(maxsize=64)

@@ -12,7 +12,8 @@ import sympy as sp
 from derive.deadline import run_each
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ProblemError
-from derive.pipeline import analyse_spec, derive_spec
+from derive.pipeline import CommsDerivation, analyse_spec, derive_spec
+from derive.present.key.comms import comms_part
 from derive.present.key.figures import plot_figure
 from derive.present.key.files import ProblemPart, key_files, problem_part
 from derive.present.key.names import safe_name
@@ -46,6 +47,8 @@ def _build_problem(
     entry = pset.problems[index]
     try:
         d = derive_spec(entry.spec, registry)
+        if isinstance(d, CommsDerivation):  # a transfer alone: no roofline, no plot
+            return comms_part(pset, stem, index, d.analysis)
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id)
     try:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
+from derive.analysis.collectives import CollectiveTime
 from derive.analysis.crossover.records import CROSSES, Crossover
 from derive.analysis.measured import Measured
 from derive.analysis.step import StepTime
 from derive.catalogue import table as q
 from derive.solution.notation import str_sum
 
-__all__ = ["crossover_json", "measured_json", "step_json", "to_json"]
+__all__ = ["collectives_json", "crossover_json", "measured_json", "step_json", "to_json"]
 
 
 def _s(expr: sp.Expr | None) -> str | None:
@@ -172,21 +173,25 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         or None,
         q.NETWORK.name: _network(analysis),
         q.STEP.name: step_json(analysis.step),
-        q.COLLECTIVES.name: [
-            {
-                "tensor": item.collective.name,
-                "kind": item.collective.kind.value,
-                "group": int(item.group) if item.group.is_Integer else str(item.group),
-                "overlap": item.collective.overlap,
-                "size": str(item.size),
-                "sent": str(item.sent),
-                "steps": int(item.steps) if item.steps.is_Integer else str(item.steps),
-                q.T_COMMS.name: _s(item.time),
-            }
-            for item in analysis.collectives
-        ]
-        or None,
+        q.COLLECTIVES.name: collectives_json(analysis.collectives) or None,
         q.MFU.name: _s(analysis.measured.mfu) if analysis.measured is not None else None,
         q.MBU.name: _s(analysis.measured.mbu) if analysis.measured is not None else None,
         q.MEASURED.name: measured_json(analysis.measured),
     }
+
+
+def collectives_json(collectives: tuple[CollectiveTime, ...]) -> list[dict[str, object]]:
+    """Each collective's kind, group, size, bytes sent per device, ring steps and time."""
+    return [
+        {
+            "tensor": item.collective.name,
+            "kind": item.collective.kind.value,
+            "group": int(item.group) if item.group.is_Integer else str(item.group),
+            "overlap": item.collective.overlap,
+            "size": str(item.size),
+            "sent": str(item.sent),
+            "steps": int(item.steps) if item.steps.is_Integer else str(item.steps),
+            q.T_COMMS.name: _s(item.time),
+        }
+        for item in collectives
+    ]

@@ -19,10 +19,12 @@ from derive.formula.durations import time_text
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
-    from derive.model.phase import PhaseAnalysis
+    from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.present.formats import Document
 
 __all__ = [
+    "crossover_document",
+    "crossover_json",
     "group_given",
     "phase_document",
     "phase_given",
@@ -58,7 +60,7 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
     )
 
 
-def group_given(phase: PhaseAnalysis) -> str:
+def group_given(phase: PhaseAnalysis | DecodeCrossover) -> str:
     """The devices of the step as ``derive model`` words them after "tensor parallel":
     the group, and with data parallelism its replicas and the devices of all of them.
 
@@ -169,4 +171,64 @@ def _experts_json(phase: PhaseAnalysis) -> dict[str, str] | None:
         "upper": str(read.read),
         "read": str(read.read),
         "uniform": str(read.uniform),
+    }
+
+
+def crossover_document(cross: DecodeCrossover, analysis: ModelAnalysis, level: int = 2) -> Document:
+    """The decode crossover asked without a batch, a section after the model's (JSON:
+    :func:`crossover_json`)."""
+    from derive.present.formats import Document
+    from derive.solution.serving_steps import crossover_steps, crossover_verdict
+    from derive.solution.steps import rich
+
+    problem = analysis.problem
+    peak, bandwidth = _peak_text(analysis)
+    context = (
+        f"S = {cross.context}"
+        if cross.context is not None
+        else "S free (the matmuls' counts hold no S; the whole step's crossover is in S)"
+    )
+    given = (
+        f"{problem.model.name}, decode with B free (the batch solved for), {context}, tensor "
+        f"parallel {group_given(cross)}; counts per device; π = {peak} FLOP/s "
+        f"({problem.compute_dtype} peak), β = {bandwidth} B/s."
+    )
+    return Document(
+        template="kernel",
+        context=dict(
+            level=level,
+            title="Decode crossover",
+            given=rich(given),
+            steps=crossover_steps(cross),
+            verdict=crossover_verdict(cross),
+        ),
+        data=lambda: crossover_json(cross),
+    )
+
+
+def crossover_json(cross: DecodeCrossover) -> dict[str, object]:
+    """The crossover's keys, the step's keys ``null`` (no batch, no step) with the reason."""
+    from derive.present.json_export import crossover_json as one
+
+    no_step = "no batch given: --set B=… times the step"
+    return {
+        "phase": "decode",
+        "tp": cross.tp,
+        "replicas": cross.replicas,
+        "batch": None,
+        "context": None if cross.context is None else str(cross.context),
+        q.STEP.name: None,
+        q.TOKENS_PER_S.name: None,
+        q.INTER_TOKEN_LATENCY.name: None,
+        q.CROSSOVER.name: one(cross.crossover),
+        q.CROSSOVER_REGIME.name: one(cross.crossover_regime),
+        "crossover_step": one(cross.crossover_step),
+        "crossover_step_context_limit": (
+            None if cross.context_limit is None else str(cross.context_limit)
+        ),
+        "left_out": {
+            q.STEP.name: no_step,
+            q.TOKENS_PER_S.name: no_step,
+            q.INTER_TOKEN_LATENCY.name: no_step,
+        },
     }

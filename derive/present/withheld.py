@@ -29,10 +29,11 @@ from collections.abc import Iterable, Mapping
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
+from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import table as q
 from derive.errors import DeriveError
 
-__all__ = ["operator_sheet_doc", "withhold"]
+__all__ = ["comms_sheet_doc", "operator_sheet_doc", "withhold"]
 
 # A word that may be (part of) a formula: names, digits and the signs derive's reader takes.
 _FORMULA_WORD = re.compile(r"^[A-Za-z0-9_.^*/+·×⋅−\-()]+$")
@@ -146,5 +147,22 @@ def operator_sheet_doc(analysis: Analysis) -> str:
         if v is not None
     )
     symbols = set(operator.dims) | operator.bytes_expr().free_symbols
+    names = {s.name: s for s in symbols if isinstance(s, sp.Symbol)}
+    return withhold(operator.doc, stated, names)
+
+
+def comms_sheet_doc(analysis: CommsAnalysis) -> str:
+    """A comms-only operator's doc for a question sheet: without the clauses that state the
+    bytes a device sends (per collective or in all) or the time on the link."""
+    operator = analysis.problem.operator
+    if not operator.doc:
+        return ""
+    sent = (analysis.sent, *(c.sent for c in analysis.collectives))
+    stated: dict[str, tuple[sp.Expr, ...]] = {
+        q.BYTES.plain: sent,
+        "sends": sent,
+        q.T_COMMS.plain: (analysis.time, analysis.link_time),
+    }
+    symbols = set(operator.dims).union(*(v.free_symbols for vs in stated.values() for v in vs))
     names = {s.name: s for s in symbols if isinstance(s, sp.Symbol)}
     return withhold(operator.doc, stated, names)

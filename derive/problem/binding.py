@@ -230,7 +230,8 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
     if not op.memory_tensors:
         raise ProblemError(
             f"operator {op.name!r}",
-            "it only communicates: time it as a part of a Composite (after the kernel whose output it sends)",
+            "it only communicates, so it has no roofline: derive solve times it on its link "
+            "(derive.pipeline.derive_comms)",
         )
     dtypes, intermediates = _bind_dtypes(op, tuple(spec.dtypes))
     compute, reason = _compute_dtype(op, dict(dtypes), spec.compute)

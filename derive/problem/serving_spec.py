@@ -17,9 +17,17 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, names_for
 from derive.errors import DeriveError, ProblemError
+from derive.formula.decimals import parse_positive_int
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
-__all__ = ["SERVING_ASK_KEYS", "SERVING_KEYS", "ServingPlot", "ServingSpec", "serving_spec"]
+__all__ = [
+    "SERVING_ASK_KEYS",
+    "SERVING_KEYS",
+    "ServingPlot",
+    "ServingSpec",
+    "prompt_as_context",
+    "serving_spec",
+]
 
 SERVING_KEYS: dict[str, type] = {
     "phase": str,
@@ -130,3 +138,41 @@ def serving_spec(table: dict, where: str) -> ServingSpec | None:
     if plot is not None and table["phase"] != "decode":
         raise ProblemError(f"{where}: serving_plot", 'plots the decode rate: phase = "decode"')
     return ServingSpec(table["phase"], None if tp is None else str(tp), timing, plot)
+
+
+PROMPT = "T"
+"""A prefill's prompt length, as the serving literature writes it (B prompts of T tokens)."""
+
+
+def prompt_as_context(sets: tuple[str, ...], phase: str | None, where: str) -> tuple[str, ...]:
+    """``--set T=…`` of a prefill read as the context ``S`` (the prompt is the context it fills).
+
+    Outside a prefill the items are returned as typed (a ``T`` there is refused when bound,
+    naming the prefill). ``T`` and ``S`` both given must agree; one of them is kept.
+
+    >>> prompt_as_context(("B=1", "T=1024"), "prefill", "--set")
+    ('B=1', 'S=1024')
+
+    Raises:
+        ProblemError: T and S given with different values, naming ``where``.
+    """
+    if phase != "prefill":
+        return sets
+    named = [(item, *(s.strip() for s in item.partition("=")[::2])) for item in sets]
+    prompt = [(item, value) for item, name, value in named if name == PROMPT]
+    if not prompt:
+        return sets
+    context = [(item, value) for item, name, value in named if name == "S"]
+    for (t_item, t_value), (s_item, s_value) in ((t, s) for t in prompt for s in context):
+        if parse_positive_int(t_value, f"{where} T") != parse_positive_int(s_value, f"{where} S"):
+            raise ProblemError(
+                f"{where} {t_item} and {s_item}",
+                "a prefill's prompt length T is its context S: give one of them (or equal values)",
+            )
+    kept = [item for item, name, _ in named if name != PROMPT]
+    if context:
+        return tuple(kept)
+    first = prompt[-1][1]
+    index = next(i for i, (_, name, _) in enumerate(named) if name == PROMPT)
+    kept.insert(index, f"S={first}")
+    return tuple(kept)

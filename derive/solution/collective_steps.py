@@ -11,11 +11,12 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.collectives import CollectiveTime
 from derive.catalogue import table as q
 from derive.declare.collective import CollectiveKind
+from derive.problem.chips import Figure
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 from derive.solution.value_display import reading_tex, seconds_tex
 
-__all__ = ["collective_steps"]
+__all__ = ["collective_step", "collective_steps"]
 
 
 def _factor(value: sp.Expr) -> str:
@@ -49,11 +50,16 @@ def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Li
     ]
     if item.time is not None and link_text is not None:
         steps = r"2(P-1)" if all_reduce else r"(P-1)"
+        hops = (
+            (rf" + {steps}\, t_{{\text{{hop}}}}", rf" + {_factor(item.steps)} \times {latency}")
+            if item.latency_time != 0
+            else ("", "")
+        )
         lines.append(
             Line.of(
                 rf"T_{{\text{{{name}}}}}",
-                rf"\frac{{\text{{sent}}}}{{\beta_{{\text{{link}}}}}} + {steps}\, t_{{\text{{hop}}}}",
-                rf"\frac{{{tex(item.sent)}}}{{{link_text}}} + {_factor(item.steps)} \times {latency}",
+                rf"\frac{{\text{{sent}}}}{{\beta_{{\text{{link}}}}}}{hops[0]}",
+                rf"\frac{{{tex(item.sent)}}}{{{link_text}}}{hops[1]}",
                 seconds_tex(item.time) if item.time.is_number else tex(item.time),
                 approx=reading_tex(item.time),
             )
@@ -61,17 +67,15 @@ def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Li
     return lines
 
 
-def collective_steps(analysis: Analysis) -> list[tuple[Step, str]]:
-    """One step listing every collective (topic ``collectives``); empty when there are none."""
-    if not analysis.collectives:
-        return []
-    problem = analysis.problem
-    link_text = tex_text_number(problem.link.text) if problem.link is not None else None
-    latency = tex(problem.timing.link_latency)
+def collective_step(
+    collectives: tuple[CollectiveTime, ...], link: Figure | None, latency: sp.Expr
+) -> Step:
+    """One step listing every collective: its bytes per device and its time on the link."""
+    link_text = tex_text_number(link.text) if link is not None else None
     lines: list[Line] = []
     notes: list[Rich] = []
-    for item in analysis.collectives:
-        lines += _lines(item, link_text, latency)
+    for item in collectives:
+        lines += _lines(item, link_text, tex(latency))
         collective = item.collective
         notes.append(
             rich(
@@ -84,18 +88,22 @@ def collective_steps(analysis: Analysis) -> list[tuple[Step, str]]:
         )
     if link_text is None:
         notes.append(rich("No link bandwidth given, so no transfer time."))
-    return [
-        (
-            Step(
-                StepKind.COLLECTIVE,
-                "ring algorithm: each device sends its share of the tensor to its neighbour, step by step",
-                rich(
-                    "Bytes one device sends, over the link bandwidth (one way, per link), "
-                    "plus one link latency per step of the ring."
-                ),
-                tuple(lines),
-                tuple(notes),
-            ),
-            q.COLLECTIVES.name,
-        )
-    ]
+    return Step(
+        StepKind.COLLECTIVE,
+        "ring algorithm: each device sends its share of the tensor to its neighbour, step by step",
+        rich(
+            "Bytes one device sends, over the link bandwidth (one way, per link), "
+            "plus one link latency per step of the ring."
+        ),
+        tuple(lines),
+        tuple(notes),
+    )
+
+
+def collective_steps(analysis: Analysis) -> list[tuple[Step, str]]:
+    """One step listing every collective (topic ``collectives``); empty when there are none."""
+    if not analysis.collectives:
+        return []
+    problem = analysis.problem
+    step = collective_step(analysis.collectives, problem.link, problem.timing.link_latency)
+    return [(step, q.COLLECTIVES.name)]

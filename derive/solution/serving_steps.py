@@ -7,17 +7,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from derive.analysis.crossover.records import Crossover
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
-from derive.model.phase import Phase, PhaseAnalysis
+from derive.model.phase import DecodeCrossover, Phase, PhaseAnalysis
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_time_steps import kernel_steps
-from derive.solution.steps import Line, Rich, Step, StepKind, rich
+from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.solution.verdicts import verdict_text
 
-__all__ = ["phase_steps", "phase_verdict"]
+__all__ = ["crossover_steps", "crossover_verdict", "phase_steps", "phase_verdict"]
 
 
 _REPLICAS = r"\text{replicas} \cdot "
@@ -66,7 +67,10 @@ def _rates(phase: PhaseAnalysis) -> Step:
                 approx=tex_decimal(phase.tokens_per_s),
             ),
         )
-        reason = "The B prompts of S tokens are read in one step; the first token follows it."
+        reason = (
+            "The B prompts of S tokens (the prompt length, T = S) are read in one step; "
+            "the first token follows it."
+        )
     if phase.replicas > 1:
         reason += (
             f" Each of the {phase.replicas} data-parallel replicas runs its own step at the same "
@@ -80,7 +84,7 @@ def _rates(phase: PhaseAnalysis) -> Step:
     )
 
 
-def _crossover(phase: PhaseAnalysis) -> Step | None:
+def _crossover(phase: PhaseAnalysis | DecodeCrossover) -> Step | None:
     cross, lead, whole = phase.crossover, phase.crossover_regime, phase.crossover_step
     if cross is None or lead is None or whole is None:
         return None
@@ -116,17 +120,41 @@ def _crossover(phase: PhaseAnalysis) -> Step | None:
             "At leading order, B ≪ d (the activations' bytes dropped against the weights'): "
             f"{verdict_text(lead, phase.ridge)}."
         ),
-        rich(
-            f"The whole step at S = {phase.context} (attention's KV reads included): "
-            f"{verdict_text(whole, phase.ridge)}."
-        ),
+        _whole_step(phase, whole),
     ]
+    if isinstance(phase, DecodeCrossover) and phase.step_fraction is not None:
+        top, bottom = phase.step_fraction
+        lines.append(Line.of(r"B^{*}_{\text{step}}(S)", rf"\frac{{{tex(top)}}}{{{tex(bottom)}}}"))
     return Step(
         StepKind.CROSSOVER,
         "solve FLOPs(B)/π = bytes(B)/β exactly for B, the other dims bound",
         rich("The batch at which decode's weight-streaming matmuls become compute-bound."),
         tuple(lines),
         tuple(notes),
+    )
+
+
+def _whole_step(phase: PhaseAnalysis | DecodeCrossover, whole: Crossover) -> Rich:
+    """The whole step's crossover: at the bound S, or in S (a batch only while S is short)."""
+    if phase.context is not None:
+        return rich(
+            f"The whole step at S = {phase.context} (attention's KV reads included): "
+            f"{verdict_text(whole, phase.ridge)}."
+        )
+    limit = phase.context_limit if isinstance(phase, DecodeCrossover) else None
+    last = phase.context_last if isinstance(phase, DecodeCrossover) else None
+    if limit is None or last is None:
+        return rich(
+            "The whole step, S free (attention's KV reads included): "
+            f"{verdict_text(whole, phase.ridge)}; give --set S=… for its batch."
+        )
+    return rich(
+        "The whole step, S free (attention's KV reads included, growing with S): compute-bound "
+        "for B ≥ ",
+        Math(r"\lceil B^{*}_{\text{step}}(S) \rceil"),
+        f" only while S < {limit} ≈ {fmt_decimal(limit)} (S ≤ {last}); "
+        f"from S = {last + 1} on, the KV reads keep it memory-bound for every B. "
+        "Give --set S=… for its batch at one context.",
     )
 
 
@@ -197,6 +225,23 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
         step = measured_step(phase.measured, phase.step.flops, phase.step.bytes, peak, bandwidth)
         steps.append(_from_rate(phase, step))
     return tuple(steps)
+
+
+def crossover_steps(cross: DecodeCrossover) -> tuple[Step, ...]:
+    """The decode crossover asked without a batch: its one step."""
+    step = _crossover(cross)
+    return () if step is None else (step,)
+
+
+def crossover_verdict(cross: DecodeCrossover) -> tuple[Rich, ...]:
+    """One line: the batch the matmuls turn compute-bound at, and why no step is timed."""
+    context = "" if cross.context is None else f", S = {cross.context}"
+    return (
+        rich(
+            f"Decode crossover{context}: the matmuls are {verdict_text(cross.crossover, cross.ridge)}; "
+            "no step is timed without a batch (--set B=… for the step, its rate and latency)."
+        ),
+    )
 
 
 def _from_rate(phase: PhaseAnalysis, step: Step) -> Step:

@@ -24,8 +24,8 @@ import jinja2
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
 from derive.checking.quantities import describe, expected
 from derive.declare.registry import Registry, load_registry, pin_operator_files
-from derive.errors import DeriveError, UnknownNameError
-from derive.pipeline import Derivation, derive_spec
+from derive.errors import DeriveError, ProblemError, UnknownNameError
+from derive.pipeline import CommsDerivation, Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
 from derive.problem.sets.errors import in_file_terms
@@ -327,6 +327,12 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     for entry in pset.problems:
         try:
             d = derive_spec(entry.spec, registry)
+            if isinstance(d, CommsDerivation):
+                raise ProblemError(
+                    f"operator {entry.spec.operator!r}",
+                    "it only communicates: the workbook does not serve it yet "
+                    "(derive key and derive check do)",
+                )
         except DeriveError as exc:
             raise in_file_terms(exc, pset.source, entry.id) from None
         pages[entry.id] = _page(entry, d, hints)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from derive.catalogue import ProblemKind
-from derive.pipeline import Derivation, derive_operator
+from derive.pipeline import CommsDerivation, Derivation, derive_operator
 from derive.pipeline.kinds.protocol import Problem
 from derive.problem.binding import ProblemSpec
 from derive.problem.sets.problem_set import ASK_KEYS
@@ -24,7 +24,9 @@ class OperatorKind:
     noun: str = "an operator problem"
     chains: bool = True
 
-    def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> Derivation:
+    def derive(
+        self, problem: Problem, operators: Sequence[str | Path] = ()
+    ) -> Derivation | CommsDerivation:
         """:func:`derive.pipeline.derive_operator` on the problem's spec."""
         spec = cast(ProblemSpec, problem.spec)  # KINDS is keyed by kind: an operator's problem
         return derive_operator(spec, operators)

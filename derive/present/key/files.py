@@ -133,7 +133,7 @@ class ProblemPart:
     item: dict
     question: dict
     row: Row
-    placement: Placement
+    placement: Placement | None  # None: nothing to place on a roofline (a transfer alone)
 
 
 def problem_part(
@@ -193,7 +193,7 @@ def key_files(
     ]
     figures = roofline_figures(
         stem,
-        [part.placement for part in parts]
+        [part.placement for part in parts if part.placement is not None]
         + list(chapter_of_kernels.placements)
         + [step for step in steps if step is not None],
         source=pset.source,

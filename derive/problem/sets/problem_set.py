@@ -26,7 +26,13 @@ from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
-from derive.problem.serving_spec import SERVING_ASK_KEYS, SERVING_KEYS, ServingSpec, serving_spec
+from derive.problem.serving_spec import (
+    SERVING_ASK_KEYS,
+    SERVING_KEYS,
+    ServingSpec,
+    prompt_as_context,
+    serving_spec,
+)
 from derive.problem.sets.checks import check_keys, problem_head, str_map
 from derive.problem.sets.errors import raise_collected
 from derive.problem.sets.kernels import KernelEntry, kernel_problem
@@ -324,7 +330,11 @@ def _model_problem(
         capacity=table.get("capacity"),
         devices=None if devices is None else str(devices),
         dtypes=dtypes,
-        sets=str_map(table.get("set", {}), where, "set", int),
+        sets=prompt_as_context(
+            str_map(table.get("set", {}), where, "set", int),
+            None if serving is None else serving.phase,
+            f"{where}: key 'set'",
+        ),
         train_tokens=table.get("train_tokens"),
         mfu=table.get("mfu"),
         # with a phase, the rate is the serving step's (in serving.timing), not training's

@@ -1,0 +1,174 @@
+"""``derive.check`` for an operator that only communicates: a claimed time on the link.
+
+The operator is derived as ``derive solve`` derives it
+(:class:`~derive.pipeline.CommsDerivation`); its quantities are its times, all one
+value (nothing else runs): ``t_comms``, ``t_lower``, ``t_upper``. A claim is a number
+with a unit of time (``0.52 ms``), read as every claim is
+(:func:`derive.formula.answer.read_answer`), right when exact or within the tolerance;
+a wrong one names a unit slip (ms for µs) or how far off it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from derive.analysis.comms_only import CommsAnalysis
+from derive.catalogue import table as q
+from derive.checking.diagnosis_text import approx, exact_decimal
+from derive.checking.expected_text import show_number
+from derive.checking.matching import as_percent, check_size, match, relative_error
+from derive.checking.quantities import Target
+from derive.checking.verdict import Verdict
+from derive.errors import ParseError, ProblemError
+from derive.formula import parse_formula
+from derive.formula.answer import position_of, read_answer
+from derive.formula.limits import show
+from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
+from derive.present.report import Report
+
+if TYPE_CHECKING:
+    from derive.checking.api import CheckResult
+
+__all__ = [
+    "COMMS_QUANTITIES",
+    "CommsDetail",
+    "check_comms",
+    "comms_analysis",
+    "comms_claim_json",
+    "comms_claim_report",
+]
+
+COMMS_QUANTITIES = (q.T_COMMS.name, q.T_LOWER.name, q.T_UPPER.name)
+"""What a comms-only operator has: its time on the link (the step's bounds are that time)."""
+
+
+@dataclass(frozen=True)
+class CommsDetail:
+    """What the command line prints beyond the record of a comms-only claim."""
+
+    analysis: CommsAnalysis
+    claimed: sp.Expr
+
+
+def comms_analysis(derivation: object, quantity: str) -> CommsAnalysis:
+    """The analysis a claim about ``quantity`` is judged against (all dims bound).
+
+    Raises:
+        ProblemError: not one of its quantities, or a dim left free (its time is a formula).
+    """
+    from derive.pipeline import CommsDerivation
+
+    assert isinstance(derivation, CommsDerivation)  # the caller saw it only communicates
+    name = derivation.analysis.problem.operator.name
+    if quantity not in COMMS_QUANTITIES:
+        raise ProblemError(
+            f"--quantity {quantity}",
+            f"operator {name!r} only communicates (no compute, so no intensity, ridge or "
+            f"crossover); its quantities are {', '.join(COMMS_QUANTITIES)}",
+        )
+    time = derivation.analysis.time
+    if not time.is_number:
+        free = ", ".join(sorted(str(s) for s in time.free_symbols))
+        raise ProblemError(
+            f"operator {name!r}", f"its time is a formula in {free}: bind them (--set) to check it"
+        )
+    return derivation.analysis
+
+
+def _diagnosis(value: sp.Expr, exact: sp.Rational, unit: Unit | None, rtol: sp.Rational) -> str:
+    for spelled, factor in unit_alternatives(unit) if unit is not None else ():
+        assert unit is not None
+        if match(value / unit.factor * factor, Target(exact), rtol) is not None:
+            return (
+                f"the number is right in {spelled}, but you wrote {unit.text} "
+                f"— exact is {approx(exact)} s"
+            )
+    error = relative_error(value, exact)
+    off = as_percent(error) if error is not None else "?"
+    return f"your {approx(value)} s is off by {off} (tolerance {as_percent(rtol)}) — exact is {approx(exact)} s"
+
+
+def _parse(text: str, what: str, syntax: str) -> tuple[sp.Expr, str]:
+    parsed = parse_formula(text, {}, syntax, what)
+    return parsed.expr, parsed.syntax
+
+
+def check_comms(
+    analysis: CommsAnalysis,
+    quantity: str,
+    claim: str,
+    rtol: sp.Rational,
+    hide_expected: bool,
+    syntax: str,
+) -> CheckResult:
+    """Judge a claimed time (``quantity``, one of :data:`COMMS_QUANTITIES`) of an operator
+    that only communicates, timed by :func:`comms_analysis`."""
+    from derive.checking.api import CheckResult
+
+    exact = sp.Rational(analysis.time)
+    try:
+        answer = read_answer(claim, lambda text, what: _parse(text, what, syntax))
+        if answer.relation.is_order:
+            raise ParseError(f"claim {show(claim)}", "give the time as a value, not an inequality")
+        value = answer.expr * (answer.unit.factor if answer.unit is not None else 1)
+        check_size(value, f"claim {show(claim)}")
+    except ParseError as e:
+        return CheckResult(
+            Verdict.UNREADABLE, quantity, claim, None, (), None, e.why, position_of(e.why), detail=e
+        )
+    unit = answer.unit
+    diagnosis: tuple[str, ...]
+    typed = exact_decimal(answer.expr) if answer.expr.is_Rational else str(answer.expr)
+    read_as = f"{typed} s" if unit is None else f"{typed} {unit.text} = {exact_decimal(value)} s"
+    if unit is not None and unit.dimension is not Dimension.TIME:
+        said = describe_dimension(unit.dimension)[0]
+        verdict, diagnosis = Verdict.INCORRECT, (f"the unit {unit.text} is {said}; a time is in s",)
+    elif match(value, Target(exact), rtol) is not None:
+        verdict, diagnosis = Verdict.CORRECT, ("the claim is the time on the link, T_comms",)
+    else:
+        verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(value, exact, unit, rtol),)
+    error = relative_error(value, exact)
+    if hide_expected:
+        diagnosis = tuple(d.split(" — exact is")[0] for d in diagnosis)
+    return CheckResult(
+        verdict,
+        quantity,
+        claim,
+        read_as,
+        diagnosis,
+        None if hide_expected else show_number(exact, Dimension.TIME),
+        relative_error=None if error is None else as_percent(error),
+        detail=CommsDetail(analysis, value),
+    )
+
+
+def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object]:
+    """The verdict as JSON (exact values as strings; expected values None when hidden)."""
+    detail = result.detail
+    assert isinstance(detail, CommsDetail)  # a judged comms claim carries its detail
+    hidden = result.expected is None
+    return {
+        "verdict": result.verdict.value,
+        "quantity": result.quantity,
+        "claim": result.claim,
+        "read_as": result.read_as,
+        "claimed": str(detail.claimed),
+        "expected": None if hidden else str(detail.analysis.time),
+        "expected_text": result.expected,
+        "expected_hidden": hidden,
+        "relative_error": result.relative_error,
+        "rtol": str(rtol),
+        "diagnosis": list(result.diagnosis),
+        "operator": detail.analysis.problem.operator.name,
+        "binding": "link",
+    }
+
+
+def comms_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
+    """The verdict as a report, as a model claim's."""
+    from derive.checking.model_verdict_text import model_claim_report
+
+    return model_claim_report(result, rtol)

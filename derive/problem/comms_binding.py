@@ -1,0 +1,133 @@
+"""A comms-only problem: an operator that only communicates (a bare all-reduce), on a link.
+
+An operator with no tensor in memory and no FLOPs is timed on the interconnect alone:
+its collectives' bytes over the link bandwidth, plus the link latency per ring step.
+:func:`bind_comms` checks a :class:`~derive.problem.binding.ProblemSpec` for one and
+returns a :class:`CommsProblem`; it needs a link bandwidth (``--link-bandwidth``, or a
+chip's link) and nothing of the compute roofline (no peak, no HBM bandwidth, no regime).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.declare.collective import Collective
+from derive.declare.operator import Operator
+from derive.errors import ProblemError
+from derive.problem.binding import (
+    ProblemSpec,
+    _bind_dtypes,
+    _bind_sets,
+    _check_groups,
+)
+from derive.problem.chips import Chip, Figure, custom_figure, get_chip
+from derive.problem.dtypes import Dtype
+from derive.problem.timing import Timing, TimingSpec, bind_timing
+
+__all__ = ["CommsProblem", "bind_comms", "only_communicates"]
+
+# the timing flags a transfer alone has no use for: (field, flag)
+_UNUSED_TIMING = (
+    ("efficiency", "--efficiency"),
+    ("compute_efficiency", "--compute-efficiency"),
+    ("memory_efficiency", "--memory-efficiency"),
+    ("launch_overhead", "--launch-overhead"),
+    ("measured_time", "--measured-time"),
+    ("measured_flops_per_s", "--measured-flops-per-s"),
+    ("measured_bytes_per_s", "--measured-bytes-per-s"),
+    ("measured_tokens_per_s", "--measured-tokens-per-s"),
+)
+
+
+@dataclass(frozen=True)
+class CommsProblem:
+    """A bound comms-only problem: the operator, its dtypes, the link and the bound dims."""
+
+    operator: Operator
+    dtypes: tuple[tuple[str, Dtype], ...]
+    link: Figure
+    link_name: str
+    chip: Chip | None
+    bound: tuple[tuple[sp.Symbol, sp.Integer], ...]
+    timing: Timing
+
+    def bound_subs(self, except_dim: sp.Symbol | None = None) -> dict[sp.Symbol, sp.Integer]:
+        """Bound dims → values, optionally leaving one dim free."""
+        return {d: v for d, v in self.bound if d != except_dim}
+
+    @property
+    def hardware_name(self) -> str:
+        """The chip's name, or ``given numbers``."""
+        return self.chip.name if self.chip else "given numbers"
+
+
+def only_communicates(op: Operator) -> bool:
+    """True for an operator that moves nothing through memory and sends something."""
+    return not op.memory_tensors and bool(op.comms)
+
+
+def _link(spec: ProblemSpec, op: Operator) -> tuple[Figure, str, Chip | None]:
+    chip = get_chip(spec.chip) if spec.chip is not None else None
+    if spec.link_bandwidth is not None:
+        return custom_figure(spec.link_bandwidth, "--link-bandwidth"), "as given", chip
+    if chip is not None and chip.link is not None:
+        return chip.link, chip.link_name, chip
+    where = f"chip {chip.name!r} has no link bandwidth; " if chip is not None else ""
+    raise ProblemError(
+        "--link-bandwidth",
+        f"operator {op.name!r} only communicates, so its time is bytes over the link: "
+        f"{where}give --link-bandwidth BYTES_PER_S",
+    )
+
+
+def _check_declaration(op: Operator) -> None:
+    if op.flops != 0:
+        raise ProblemError(
+            f"operator {op.name!r}",
+            "it declares FLOPs but reads and writes no tensor: declare what it reads and writes",
+        )
+    plain = [t.name for t in op.comms if not isinstance(t, Collective)]
+    if plain:
+        raise ProblemError(
+            f"operator {op.name!r}",
+            f"it only communicates, and {plain[0]!r} is a plain comms tensor: declare it as "
+            "Collective(kind, tensor, group=P) so its bytes per device and steps are known",
+        )
+
+
+def _check_unused(spec: ProblemSpec) -> None:
+    """A regime, a dim to solve for or a compute timing flag has nothing to act on."""
+    unused = [
+        (flag, why)
+        for flag, value, why in (
+            ("--regime", spec.regime, "no compute, so no crossover to take at leading order"),
+            ("--solve-for", spec.solve_for, "no compute, so no crossover to solve for"),
+        )
+        if value is not None
+    ] + [
+        (flag, "no compute and no memory traffic to time")
+        for name, flag in _UNUSED_TIMING
+        if getattr(spec.timing, name) is not None
+    ]
+    if unused:
+        flag, why = unused[0]
+        raise ProblemError(flag, f"the operator only communicates: {why}")
+
+
+def bind_comms(spec: ProblemSpec, op: Operator) -> CommsProblem:
+    """Validate a spec against an operator that only communicates; the result is exact.
+
+    Raises:
+        ProblemError: FLOPs declared, a plain comms tensor, no link bandwidth, a flag with
+            nothing to act on, or a bad dtype or dim (one line, naming the flag).
+    """
+    _check_declaration(op)
+    _check_unused(spec)
+    dtypes, _ = _bind_dtypes(op, tuple(spec.dtypes))
+    link, link_name, chip = _link(spec, op)
+    sets = _bind_sets(op, tuple(spec.sets))
+    _check_groups(op, sets)
+    timing = bind_timing(TimingSpec(link_latency=spec.timing.link_latency))
+    return CommsProblem(op, dtypes, link, link_name, chip, sets, timing)
