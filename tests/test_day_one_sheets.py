@@ -36,7 +36,7 @@ from derive.present.withheld import withhold
 from derive.problem.sets.problem_set import ProblemSet, load_problem_set, parse_problem_set
 from derive.questions.records import Role
 from derive.solution.notation import tex, tex_text_number
-from tests.conftest import ROOT
+from tests.conftest import ROOT, in_ci
 from tests.test_appendix_columns import _pdflatex
 
 SETS = [
@@ -335,6 +335,8 @@ def _compiled(tmp_path: Path, path: Path, names: tuple[str, ...]) -> dict[str, t
 def _pdftotext() -> str:
     found = shutil.which("pdftotext")
     if found is None:
+        if in_ci():
+            pytest.fail("pdftotext is missing under CI")
         pytest.skip("pdftotext not installed")
     return found
 
