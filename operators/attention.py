@@ -27,7 +27,8 @@ attention = Operator(
     reads=[Tensor("q", (B, T, N, H)), Tensor("k", (B, S, K, H)), Tensor("v", (B, S, K, H))],
     writes=[Tensor("o", (B, T, N, H))],
     doc="Fused (flash-style) o = softmax(q·kᵀ)·v with K grouped KV heads, scores kept on chip; "
-    "FLOPs 4BTSNH: QKᵀ 2BTSNH + PV 2BTSNH, softmax not counted.",
+    "2 FLOPs per multiply-accumulate in QKᵀ and PV, softmax not counted; "
+    "FLOPs 4BTSNH: QKᵀ 2BTSNH + PV 2BTSNH.",
 )
 
 attention_materialized = Operator(
@@ -42,5 +43,6 @@ attention_materialized = Operator(
     ],
     writes=[Tensor("s", (B, N, T, S)), Tensor("p", (B, N, T, S)), Tensor("o", (B, T, N, H))],
     doc="Unfused o = softmax(q·kᵀ)·v with K grouped KV heads, scores s and probabilities p[B,N,T,S] each written "
-    "and read back; FLOPs 4BTSNH: QKᵀ 2BTSNH + PV 2BTSNH, softmax not counted (as in attention).",
+    "and read back; 2 FLOPs per multiply-accumulate in QKᵀ and PV, softmax not counted "
+    "(as in attention); FLOPs 4BTSNH: QKᵀ 2BTSNH + PV 2BTSNH.",
 )

@@ -15,7 +15,7 @@ vector_add = Operator(
     flops=N,
     reads=[Tensor("x", (N,)), Tensor("y", (N,))],
     writes=[Tensor("z", (N,))],
-    doc="z[N] = x[N] + y[N]; FLOPs N: one add per element.",
+    doc="z[N] = x[N] + y[N]; one FLOP per add; FLOPs N.",
 )
 
 relu = Operator(
@@ -23,5 +23,5 @@ relu = Operator(
     flops=N,
     reads=[Tensor("x", (N,))],
     writes=[Tensor("y", (N,))],
-    doc="y[N] = max(x[N], 0); FLOPs N: the max against zero counted as one FLOP per element.",
+    doc="y[N] = max(x[N], 0); the max against zero counted as one FLOP; FLOPs N.",
 )

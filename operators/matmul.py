@@ -26,8 +26,8 @@ matmul = Operator(
     flops=2 * B * D * F,
     reads=[Tensor("X", (B, D)), Tensor("Y", (D, F))],
     writes=[Tensor("Z", (B, F))],
-    doc="Z[B,F] = X[B,D]·Y[D,F]; FLOPs 2BDF: one multiply and one add per "
-    "multiply-accumulate, the exact 2BDF − BF is not used (Scaling Book, 'All About Rooflines').",
+    doc="Z[B,F] = X[B,D]·Y[D,F]; 2 FLOPs per multiply-accumulate (one multiply and one add), "
+    "as the Scaling Book's “All About Rooflines” counts; FLOPs 2BDF, not the exact 2BDF − BF.",
 )
 
 matmul_per_example = Operator(
@@ -35,8 +35,8 @@ matmul_per_example = Operator(
     flops=2 * B * D * F,
     reads=[Tensor("X", (B, D)), Tensor("Y", (B, D, F))],
     writes=[Tensor("Z", (B, F))],
-    doc="Z[b,F] = X[b,D]·Y[b,D,F], a separate weight matrix per batch element; FLOPs 2BDF "
-    "(2 per multiply-accumulate, Scaling Book, 'All About Rooflines').",
+    doc="Z[b,F] = X[b,D]·Y[b,D,F], a separate weight matrix per batch element; "
+    "2 FLOPs per multiply-accumulate (Scaling Book, “All About Rooflines”); FLOPs 2BDF.",
 )
 
 matmul_grouped = Operator(
@@ -45,7 +45,8 @@ matmul_grouped = Operator(
     reads=[Tensor("X", (B, D)), Tensor("Y", (G, D, F))],
     writes=[Tensor("Z", (B, F))],
     doc="Z[b,F] = X[b,D]·Y[g(b),D,F], G weight groups with each example using one group; "
-    "all G groups are read; FLOPs 2BDF (2 per multiply-accumulate, Scaling Book, 'All About Rooflines').",
+    "all G groups are read; 2 FLOPs per multiply-accumulate (Scaling Book, “All About Rooflines”); "
+    "FLOPs 2BDF.",
 )
 
 moe_matmul = Operator(
@@ -53,8 +54,9 @@ moe_matmul = Operator(
     flops=2 * k * B * D * F,
     reads=[Tensor("X", (B, D)), Tensor("W", (E, D, F))],
     writes=[Tensor("Y", (B, k, F))],
-    doc="Y[b,j,F] = X[b,D]·W[e_j(b),D,F] for each example's top-k of E experts; FLOPs 2kBDF "
-    "(2 per multiply-accumulate); bytes are the worst case where all E experts' weights are read.",
+    doc="Y[b,j,F] = X[b,D]·W[e_j(b),D,F] for each example's top-k of E experts; "
+    "2 FLOPs per multiply-accumulate; FLOPs 2kBDF; "
+    "bytes are the worst case where all E experts' weights are read.",
 )
 
 matmul_sharded = Operator(
@@ -63,7 +65,8 @@ matmul_sharded = Operator(
     reads=[Tensor("X", (B, D / P)), Tensor("Y", (D / P, F))],
     writes=[Tensor("Z", (B, F))],
     comms=[Tensor("Z", (B, F))],
-    doc="Per chip of P with the contraction D split: Z[B,F] partial = X[B,D/P]·Y[D/P,F]; FLOPs 2BDF/P; "
+    doc="Per chip of P with the contraction D split: Z[B,F] partial = X[B,D/P]·Y[D/P,F]; "
+    "2 FLOPs per multiply-accumulate; FLOPs 2BDF/P; "
     "comms one send of the partial Z per chip, as the Scaling Book network roofline counts it.",
 )
 
@@ -72,7 +75,8 @@ dot = Operator(
     flops=2 * N - 1,
     reads=[Tensor("x", (N,)), Tensor("y", (N,))],
     writes=[Tensor("z", ())],
-    doc="z = x[N]·y[N], a scalar; FLOPs 2N − 1 exactly: N multiplies and N − 1 adds.",
+    doc="z = x[N]·y[N], a scalar; counted exactly, one FLOP per multiply and one per add; "
+    "FLOPs 2N − 1: N multiplies and N − 1 adds.",
 )
 
 matvec = Operator(
@@ -80,6 +84,6 @@ matvec = Operator(
     flops=2 * M * N,
     reads=[Tensor("A", (M, N)), Tensor("x", (N,))],
     writes=[Tensor("y", (M,))],
-    doc="y[M] = A[M,N]·x[N]; FLOPs 2MN: one multiply and one add per multiply-accumulate, "
-    "the exact 2MN − M is not used (Scaling Book, 'All About Rooflines').",
+    doc="y[M] = A[M,N]·x[N]; 2 FLOPs per multiply-accumulate (one multiply and one add), "
+    "as the Scaling Book's “All About Rooflines” counts; FLOPs 2MN, not the exact 2MN − M.",
 )

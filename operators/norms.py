@@ -25,6 +25,8 @@ layernorm = Operator(
     flops=7 * B * D,
     reads=[Tensor("x", (B, D)), Tensor("gamma", (D,)), Tensor("beta", (D,))],
     writes=[Tensor("y", (B, D))],
-    doc="y[B,D] = (x − mean)·rsqrt(var + eps)·gamma + beta per row; FLOPs 7BD: per element mean add, "
-    "subtract, square, variance add, rsqrt multiply, gamma multiply, beta add; per-row divisions by D and rsqrt (O(B)) dropped.",
+    doc="y[B,D] = (x − mean)·rsqrt(var + eps)·gamma + beta per row; one FLOP per element for "
+    "each of the mean's add, the subtract, the square, the variance's add, the rsqrt multiply, "
+    "the gamma multiply and the beta add, the per-row divisions by D and rsqrt (O(B)) dropped; "
+    "FLOPs 7BD.",
 )

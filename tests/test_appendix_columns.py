@@ -25,6 +25,7 @@ SETS = {
     "teacher": ROOT / "tests" / "sets" / "teacher.toml",
     "unseen": ROOT / "tests" / "sets" / "unseen.toml",
     "layers": ROOT / "tests" / "sets" / "layers.toml",
+    "handout": ROOT / "tests" / "sets" / "handout.toml",
     "rooflines": ROOT / "derive" / "data" / "problems" / "rooflines.toml",
 }
 OVERFULL = re.compile(r"^Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)", re.M)

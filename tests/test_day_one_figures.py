@@ -35,8 +35,9 @@ def _key() -> dict[str, str]:
 
 
 def _figure(tex: str, chip_title: str) -> str:
-    """The ``figure`` environment of one chip's roofline in the standalone key."""
-    for block in re.findall(r"\\begin\{figure\}.*?\\end\{figure\}", tex, re.S):
+    """The ``figure`` (or ``figure*``, across two columns) of one chip's roofline in the
+    standalone key."""
+    for block in re.findall(r"\\begin\{figure\*?\}.*?\\end\{figure\*?\}", tex, re.S):
         if f"\\caption{{Roofline of {chip_title}" in block:
             return block
     raise AssertionError(f"no roofline figure of {chip_title}")
@@ -65,15 +66,17 @@ def _named(figure: str, tag: str) -> str:
 
 
 def _label_boxes(tmp_path: Path, figures: list[str], width: str | None) -> dict[str, list]:
-    """Compile the figures with the key's own preamble (in a minipage of ``width``, or at the
-    page's width) and read back each drawn label's box in points, by figure."""
+    """Compile the figures with the key's own preamble (in a minipage of ``width``, or as the
+    key sets them) and read back each drawn label's box in points, by figure."""
     if shutil.which("pdflatex") is None:
         if in_ci():
             pytest.fail("pdflatex is missing under CI")
         pytest.skip("pdflatex not installed")
     tex = _key()["rooflines.tex"]
     preamble = tex[: tex.index("\\begin{document}")]
-    floats = ("\\begin{figure}", "\\end{figure}", "\\caption", "\\label", "\\centering")
+    floats = ("\\begin{figure", "\\end{figure", "\\caption", "\\label", "\\centering")
+    if width is not None:  # the key's own width (a minipage in a float across the columns) too
+        floats += ("\\begin{minipage}", "\\end{minipage}")
     pictures = ["\n".join(ln for ln in f.split("\n") if not ln.startswith(floats)) for f in figures]
     body = [_named(f, f"f{k}") for k, f in enumerate(pictures)]
     if width is not None:
@@ -218,7 +221,9 @@ def test_12_each_time_column_has_one_unit_in_its_header():
     """T_math of a 4096×8192×8192 bf16 matmul: 2·4096·8192·8192 FLOPs over each chip's peak,
     all under a few ms: the column is in ms, each to 3 significant digits."""
     tex = _tex(MATMUL)
-    assert "T\\_math (ms)" in tex and "(s)" not in tex.split("Times")[1].split("\\\\")[1]
+    assert (
+        "$T_{\\mathrm{math}}$ (ms)" in tex and "(s)" not in tex.split("Times")[1].split("\\\\")[1]
+    )
     flops = 2 * 4096 * 8192 * 8192
     for chip, peak in (("h100", 989 * 10**12), ("a100", 312 * 10**12), ("tpu-v5e", 197 * 10**12)):
         ms = Fraction(flops, peak) * 1000

@@ -118,7 +118,7 @@ def test_a_set_names_a_model_by_size_and_by_config(tmp_path):
     result = run_cli(["key", str(path), "-o", str(tmp_path / "out"), "--jobs", "1", "--quiet"])
     assert result.code == 0, result.err
     text = (tmp_path / "out" / "set.md").read_text()
-    assert "memory\\_per\\_device = 17500000000 B" in text and "params = 124439808" in text
+    assert "$M_{\\mathrm{dev}}$ = 17500000000 B" in text and "$P$ = 124439808" in text
     bad = tmp_path / "bad.toml"
     bad.write_text(SET.replace('{ params = "70e9" }', '{ size = "70e9" }'))
     result = run_cli(["key", str(bad)])

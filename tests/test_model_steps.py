@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+import sympy as sp
 from conftest import ROOT
 
 from derive.model.analysis import select_quantities
@@ -64,9 +65,11 @@ def test_every_quantity_is_shown_once_in_a_typed_step(analyses, name):
     a = analyses[name]
     steps = model_steps(a)
     assert all(isinstance(step, Step) and isinstance(step.kind, StepKind) for step in steps)
-    # every derived quantity has a row of the table, and the lines are one per quantity
+    # every derived quantity has a row of the table, and the lines are one per quantity (a
+    # yes-or-no one has two: its comparison, then its numbers and the verdict in words)
     assert shown_quantities(a) == a.quantities
-    assert sum(len(step.lines) for step in steps) == len(a.quantities)
+    comparisons = sum(isinstance(q.value, sp.logic.boolalg.BooleanAtom) for q in a.quantities)
+    assert sum(len(step.lines) for step in steps) == len(a.quantities) + comparisons
     assert all(isinstance(line, Line) for step in steps for line in step.lines)
     kinds = [step.kind for step in steps]
     assert len(set(kinds)) == len(kinds)

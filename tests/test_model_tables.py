@@ -48,8 +48,8 @@ def test_a_model_table_is_derived_like_a_declared_model(tmp_path):
     params = L * block + 2 * V * d + d
     active = params - L * (E - 1) * 3 * d * f
     kv_bytes = L * 2 * kv * dh * 2 * 16  # every layer windowed: 16 of the 100 positions
-    assert f"params = {params}" in text and f"params\\_active = {active}" in text
-    assert f"kv\\_bytes = {kv_bytes}" in text
+    assert f"$P$ = {params}" in text and f"$P_{{\\mathrm{{act}}}}$ = {active}" in text
+    assert f"$M_{{\\mathrm{{kv}}}}$ = {kv_bytes}" in text
 
 
 def test_a_bad_model_table_is_one_line(tmp_path):
@@ -85,4 +85,4 @@ ask = ["params"]
     result, out = _key(tmp_path, text, "--trust")
     assert result.code == 0, result.err
     params = 2 * (4 * 32 * 32 + 3 * 32 * 64 + 2 * 32) + 2 * 50 * 32 + 32
-    assert f"params = {params}" in (out / "set.md").read_text()
+    assert f"$P$ = {params}" in (out / "set.md").read_text()

@@ -417,7 +417,7 @@ def test_a_problem_set_with_a_model_problem_writes_its_worked_solution():
     assert not pset.problems and [m.id for m in pset.models] == ["fit"]
     files = build_key(pset, "models")
     want = analysis("llama-3-70b", chip="tpu-v5e", devices="16", sets=("B=32", "S=8192"))
-    assert f"max\\_batch = {want.value('max_batch')}" in files["models.md"]
+    assert f"$B_{{\\max}}$ = {want.value('max_batch')}" in files["models.md"]
     assert "Training" not in files["models.md"]  # only the steps max_batch needs
     assert "the largest batch that fits" in files["models-questions.md"]
     assert "\\subsection{Problem 1 (fit)" in files["models-appendix.tex"]

@@ -103,16 +103,57 @@ def _tex_char(match: re.Match[str]) -> str:
 _TEX_SPECIAL = re.compile("-(?=-)|[" + re.escape("".join(_TEX_MAP)) + r"]|[^\x20-\x7e]")
 
 
+# A symbol with a subscript written in prose (``T_math``, ``h_kv``, ``β_link``, ``T_mem,k``):
+# one letter, ``_``, a word and perhaps an index, standing alone; a longer name
+# (``kv_bytes``) or a dotted one (``p.t_lower``) is an identifier, not a symbol.
+_SUBSCRIPTED = re.compile(
+    r"(?<![\w\\.])([A-Za-z]|[^\W\d_])_([A-Za-z0-9]+|[^\W\d_])(,[a-z]+(?![\w(]))?(?![\w])"
+)
+# A quote that opens: at the start or after a space or an opening bracket, before a letter.
+# Two pieces of inline math side by side (``$\\cdot$$P_{…}$``) are one: ``$\\cdot P_{…}$``.
+_ADJACENT_MATH = re.compile(r"(?<!\\)\$\$(?=\S)")
+_OPENING = re.compile(r"(?<![^\s(\[{])(['\"])(?=\S)")
+
+
+def _subscripted(match: re.Match[str]) -> str:
+    """``T_math`` → ``$T_{\\mathrm{math}}$``, ``d_h`` → ``$d_{h}$``, ``β_link`` → ``$\\beta_…$``."""
+    head, tail = match.group(1), match.group(2)
+    head_tex, tail_tex = (_TEX_MAP.get(c, c).strip("$") for c in (head, tail))
+    if (head_tex == head and not head.isascii()) or (tail_tex == tail and not tail.isascii()):
+        return _TEX_SPECIAL.sub(_tex_char, match.group(0))  # a letter with no math symbol
+    index = match.group(3) or ""
+    if len(index) > 2:  # a word: P_block,dense
+        tail, index = tail + index, ""
+    sub = (tail_tex if len(tail) == 1 else rf"\mathrm{{{tail}}}") + index
+    return f"${head_tex}_{{{sub}}}$"
+
+
+def _tex_prose(text: str) -> str:
+    """Prose without subscripted symbols: opening quotes turned, then TeX specials."""
+    text = _OPENING.sub(lambda m: "``" if m.group(1) == '"' else "`", text)
+    text = text.replace("<=", "≤").replace(">=", "≥")
+    return _TEX_SPECIAL.sub(_tex_char, text)
+
+
 def tex_escape(text: str) -> str:
     """Escape prose for LaTeX (pdflatex): TeX specials, and unicode math as math.
 
+    A symbol with a subscript prints as math (``T_math`` → ``$T_{\\mathrm{math}}$``), never
+    as an escaped underscore; a quote that opens a phrase turns (``'All'`` → `` `All' ``).
     Other non-ASCII letters go through pylatexenc's encoder (``Ž`` → ``\\v{Z}``, ``ï`` →
     ``{\\"\\i}``); what neither knows (control characters, CJK, emoji) prints as ``?``.
 
     >>> print(tex_escape("Žižek's naïve Ångström, 5%"))
     \\v{Z}i\\v{z}ek's na{\\"\\i}ve \\r{A}ngström, 5\\%
+    >>> print(tex_escape("max(T_math, β_link) in 'All About Rooflines'; kv_bytes"))
+    max($T_{\\mathrm{math}}$, $\\beta_{\\mathrm{link}}$) in `All About Rooflines'; kv\\_bytes
     """
-    return _TEX_SPECIAL.sub(_tex_char, str(text))
+    text = str(text)
+    out, start = [], 0
+    for match in _SUBSCRIPTED.finditer(text):
+        out += [_tex_prose(text[start : match.start()]), _subscripted(match)]
+        start = match.end()
+    return _ADJACENT_MATH.sub(" ", "".join([*out, _tex_prose(text[start:])]))
 
 
 def md_rich(parts: str | Iterable[str | Math]) -> str:

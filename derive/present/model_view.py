@@ -20,7 +20,7 @@ from derive.model.transformer import OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
 from derive.present.formats import Document, render
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS
-from derive.solution.model_steps import model_steps, shown_quantities
+from derive.solution.model_steps import model_steps, shown_quantities, verdict_words
 from derive.solution.notation import tex, tex_text_number
 
 __all__ = [
@@ -146,8 +146,6 @@ def model_markdown(
 
 
 def _short(q: Quantity) -> str:
-    if isinstance(q.value, sp.logic.boolalg.BooleanAtom):
-        return "yes" if bool(q.value) else "no"
     if not q.value.is_number:
         return str(q.value)
     if q.value.is_Integer and abs(q.value) >= 10**12:
@@ -163,15 +161,26 @@ def _short(q: Quantity) -> str:
     return text
 
 
+def _glanced(q: Quantity) -> tuple[str, str]:
+    """One answer at a glance, Markdown and LaTeX: its symbol and value (``$P$ = 8030261248``),
+    or a yes-or-no answer in words (``it fits``)."""
+    if isinstance(q.value, sp.logic.boolalg.BooleanAtom):
+        words = verdict_words(q.key, bool(q.value))
+        return md_escape(words), tex_escape(words)
+    symbol = f"${NOTATION[q.key].latex}$" if q.key in NOTATION else None
+    value = _short(q)
+    return (
+        f"{symbol or md_escape(q.key)} = {md_escape(value)}",
+        f"{symbol or tex_escape(q.key)} = {tex_escape(value)}",
+    )
+
+
 def glance(a: ModelAnalysis, keys: tuple[str, ...]) -> tuple[str, str]:
     """The answers to ``keys`` on one line, for Markdown and for LaTeX."""
-    parts = []
-    for key in keys:
-        q = a.quantity(key)
-        if q is not None:
-            parts.append(f"{key} = {_short(q)}")
-    text = "; ".join(parts) or "—"
-    return md_escape(text), tex_escape(text)
+    parts = [_glanced(q) for key in keys if (q := a.quantity(key)) is not None]
+    if not parts:
+        return "—", "—"
+    return "; ".join(md for md, _ in parts), "; ".join(tex for _, tex in parts)
 
 
 def model_latex(

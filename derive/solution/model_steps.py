@@ -25,7 +25,15 @@ from derive.model.symbols import NOTATION, sym, tex_names
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
-__all__ = ["SIZED_STEPS", "STEPS", "ModelStepRule", "human", "model_steps", "shown_quantities"]
+__all__ = [
+    "SIZED_STEPS",
+    "STEPS",
+    "ModelStepRule",
+    "human",
+    "model_steps",
+    "shown_quantities",
+    "verdict_words",
+]
 
 _GB, _GIB = 10**9, 2**30
 _NAMES = tex_names()
@@ -473,6 +481,46 @@ _ROUNDING = {
 }
 
 
+# A comparison's outcome in words, by quantity: (when it holds, when it does not).
+_VERDICT_WORDS = {"fits": ("it fits", "it does not fit")}
+
+
+def verdict_words(key: str, holds: bool) -> str:
+    """A yes-or-no quantity's answer in words: ``it fits``, ``it does not fit``."""
+    yes, no = _VERDICT_WORDS.get(key, ("it holds", "it does not hold"))
+    return yes if holds else no
+
+
+# A comparison's sign when it holds and when it does not.
+_SIGNS = {
+    sp.LessThan: (r"\leq", ">"),
+    sp.StrictLessThan: ("<", r"\geq"),
+    sp.GreaterThan: (r"\geq", "<"),
+    sp.StrictGreaterThan: (">", r"\leq"),
+}
+
+
+def _comparison_lines(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> tuple[Line, ...]:
+    """A yes-or-no quantity said as its comparison, then in numbers with the verdict in
+    words, never as ``fits = … = yes``: ``M_dev ≤ C``, ``14187922432 ≤ 1.6 × 10^10, so it
+    fits`` (or ``M_dev > C``, ``… so it does not fit``)."""
+    left, right = q.formula.args
+    holds = bool(q.value)
+    sign = _SIGNS[type(q.formula)][0 if holds else 1]
+    words = rf",\ \text{{so {verdict_words(q.key, holds)}}}"
+    return (
+        Line(tex(left, symbol_names=_NAMES), (tex(right, symbol_names=_NAMES),), relation=sign),
+        Line(_numbers_tex(left, values), (_numbers_tex(right, values) + words,), relation=sign),
+    )
+
+
+def _lines(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> tuple[Line, ...]:
+    """A quantity's lines: a comparison's two, else one."""
+    if type(q.formula) in _SIGNS and isinstance(q.value, sp.logic.boolalg.BooleanAtom):
+        return _comparison_lines(q, values)
+    return (_line(q, values),)
+
+
 def _line(q: Quantity, values: dict[sp.Symbol, sp.Basic]) -> Line:
     """``lhs = symbolic = numbers [= ⌊inner…⌋] = result ≈ human``, repeats left out."""
     symbolic = tex(q.formula, symbol_names=_NAMES)
@@ -562,9 +610,9 @@ def model_steps(a: ModelAnalysis) -> tuple[Step, ...]:
     out = []
     for row, quantities in _shown_rows(a):
         table = _part_rows(a, values) if row.parts else ()
-        lines = []
+        lines: list[Line] = []
         for q in quantities:
-            lines.append(_line(q, values))
+            lines += _lines(q, values)
             values[sym(q.key)] = q.value
         out.append(
             Step(

@@ -260,7 +260,7 @@ def activations_step(a: TrainingAnalysis) -> Step:
     }[p.recompute]
     notes = [
         rich(
-            "Terms of Korthikanti et al. (2022), 'Reducing Activation Recomputation in Large Transformer Models', §4.1, for this "
+            "Terms of Korthikanti et al. (2022), “Reducing Activation Recomputation in Large Transformer Models”, §4.1, for this "
             "model's layer: h query and h_kv KV heads of d_h, an MLP of width f"
             + (
                 " (gated: gate, up, act(gate) and their product"

@@ -9,7 +9,7 @@ answers, so a problem's ``ask`` keeps only the steps it needs.
 
 from __future__ import annotations
 
-from derive.formula.decimals import fmt_decimal
+from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
@@ -42,7 +42,7 @@ def training_given(a: TrainingAnalysis) -> Rich:
         + (", sequence parallel" if p.sequence_parallel else "")
         + f", ZeRO stage {int(p.zero)}, recomputation {p.recompute.value}; "
         f"{p.batch_tokens} tokens per step in sequences of S = {p.seq}, micro-batches of "
-        f"{p.micro_batch} sequence(s); π = {p.peak_text} FLOP/s per device, β_link = "
+        f"{counted(p.micro_batch, 'sequence')}; π = {p.peak_text} FLOP/s per device, β_link = "
         f"{p.link_text} B/s ({p.link_name}, one way)"
         + (f", C = {fmt_decimal(p.capacity / GB)} GB of HBM" if p.capacity is not None else "")
         + f"; state {p.state.name} ({p.state.weights} + {p.state.grads} + {p.state.optimizer} bytes per parameter)"

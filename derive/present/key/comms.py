@@ -12,6 +12,7 @@ from derive.present.key.files import ProblemPart, _OperatorName, _ProblemName, _
 from derive.present.key.rows import Row
 from derive.present.render import render
 from derive.present.view import HardwareRow, TensorRow
+from derive.present.withheld import comms_sheet_doc
 from derive.problem.sets.problem_set import ProblemSet
 from derive.solution.notation import tex, tex_text_number
 
@@ -48,7 +49,7 @@ def _question(analysis: CommsAnalysis) -> _QuestionView:
     )
     operator = problem.operator
     return _QuestionView(
-        _ProblemName(_OperatorName(operator.name, operator.doc), False),
+        _ProblemName(_OperatorName(operator.name, comms_sheet_doc(analysis)), False),
         tensors,
         (link,),
         tuple(f"{tex(d)} = {v}" for d, v in problem.bound),

@@ -29,6 +29,7 @@ from derive.present.key.names import GENERATED_MARK
 from derive.present.key.rows import Row, operator_row
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
+from derive.present.withheld import operator_sheet_doc
 from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
 from derive.solution.builder import Solution, select_steps
 
@@ -39,15 +40,46 @@ if TYPE_CHECKING:
     from derive.present.key.models import DerivedModel
     from derive.questions.records import Questions
 
-__all__ = ["ASK_PHRASES", "PACKAGES", "PREAMBLE", "ProblemPart", "key_files", "problem_part"]
+__all__ = [
+    "ASK_PHRASES",
+    "PACKAGES",
+    "PREAMBLE",
+    "PRINT_LAYOUT",
+    "ProblemPart",
+    "key_files",
+    "problem_part",
+]
 
 PACKAGES = ("amsmath", "amssymb", "booktabs", "tabularx") + tuple(TIKZ_PACKAGES)
 PREAMBLE = (
     (r"\usepackage{amsmath,amssymb,booktabs,tabularx}",)
     + tuple(TIKZ_PREAMBLE)
-    + (r"\usepackage[margin=2.5cm]{geometry}",)
+    + (r"\usepackage[margin=2cm]{geometry}",)
 )
 ASK_PHRASES = phrases(ProblemKind.OPERATOR)
+PRINT_LAYOUT = (
+    r"\setlength{\columnsep}{0.6cm}",
+    r"\makeatletter",
+    # headings set ragged right (a long title in a column does not stretch its spaces), with
+    # less room around them; a step's run-in heading keeps a third of its room above
+    r"\renewcommand\section{\@startsection{section}{1}{\z@}{-2.5ex \@plus -1ex \@minus -.2ex}"
+    r"{1.2ex \@plus .2ex}{\normalfont\Large\bfseries\raggedright}}",
+    r"\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2ex \@plus -1ex \@minus -.2ex}"
+    r"{1ex \@plus .2ex}{\normalfont\large\bfseries\raggedright}}",
+    r"\renewcommand\paragraph{\@startsection{paragraph}{4}{\z@}{1ex \@plus .5ex \@minus .2ex}"
+    r"{-1em}{\normalfont\normalsize\bfseries}}",
+    # displays (a step's align*) with half the room above and below
+    r"\g@addto@macro\normalsize{\setlength\abovedisplayskip{5pt \@plus 2pt \@minus 2pt}"
+    r"\setlength\belowdisplayskip{5pt \@plus 2pt \@minus 2pt}}",
+    # lists (a step's notes) with a third of the room around and between their items
+    r"\def\@listI{\leftmargin\leftmargini \topsep 3pt \@plus 1pt \@minus 1pt"
+    r" \parsep 0pt \itemsep 2pt \@plus 1pt}",
+    r"\let\@listi\@listI",
+    r"\makeatother",
+)
+"""The standalone key's print layout (``<stem>.tex``, two columns): a worked solution is
+written to fit a column of a paper (:mod:`derive.present.tex_layout`), so a printed key
+sets two of them on a page, with tighter headings and displays than ``article``'s."""
 
 
 def _asks(entry: ProblemEntry, solution: Solution) -> tuple[str, ...]:
@@ -69,7 +101,7 @@ class _QuestionView:
 @dataclass(frozen=True)
 class _OperatorName:
     name: str
-    doc: str
+    doc: str  # what the question sheet prints: the doc without the counts it would give away
 
 
 @dataclass(frozen=True)
@@ -78,10 +110,12 @@ class _ProblemName:
     regime: bool
 
 
-def _question_view(view: SolutionView) -> _QuestionView:
+def _question_view(view: SolutionView, analysis: Analysis) -> _QuestionView:
+    """What the sheet prints of a problem: its operator's doc without the counts it asks."""
     operator = view.problem.operator  # type: ignore[attr-defined]
+    doc = operator_sheet_doc(analysis)
     return _QuestionView(
-        _ProblemName(_OperatorName(operator.name, operator.doc), bool(view.problem.regime)),  # type: ignore[attr-defined]
+        _ProblemName(_OperatorName(operator.name, doc), bool(view.problem.regime)),  # type: ignore[attr-defined]
         view.tensors,
         view.hardware,
         view.bound,
@@ -126,7 +160,7 @@ def problem_part(
     question = {
         "title": entry.title,
         "text": entry.text,
-        "view": _question_view(view),
+        "view": _question_view(view, analysis),
         "asks": _asks(entry, solution),
     }
     return ProblemPart(item, question, operator_row(entry, analysis), placement(entry, analysis))
@@ -203,20 +237,25 @@ def key_files(
     files[f"{stem}-questions.tex"] = render(
         "questions.tex.j2", "tex", questions=questions, preamble=PREAMBLE, **common
     )
-    body = render(
-        "appendix.tex.j2",
-        "tex",
-        stem=stem,
-        summary=summary,
-        figures=figures,
-        items=items,
-        packages=PACKAGES,
-        preamble=PREAMBLE,
+    appendix = {
+        "stem": stem,
+        "summary": summary,
+        "figures": figures,
+        "items": items,
+        "packages": PACKAGES,
+        "preamble": PREAMBLE,
         **common,
-    )
+    }
+    body = render("appendix.tex.j2", "tex", wide_figures=False, **appendix)
     files[f"{stem}-appendix.tex"] = body
+    # the standalone key: the same body, its chips' rooflines across its two columns
+    printed = render("appendix.tex.j2", "tex", wide_figures=True, **appendix)
     files[f"{stem}.tex"] = render(
-        "standalone.tex.j2", "tex", body=_strip_header(body), preamble=PREAMBLE, **common
+        "standalone.tex.j2",
+        "tex",
+        body=_strip_header(printed),
+        preamble=PREAMBLE + PRINT_LAYOUT,
+        **common,
     )
     for f in figures:
         files[f.file] = _mark_svg(f.svg)

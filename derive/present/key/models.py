@@ -145,7 +145,8 @@ def model_chapter(
                 "text": entry.text,
                 "model_body": model_markdown(a, entry.title, entry.text, level=2, givens_only=True)
                 + (f"\n**{label}.** {part.given}\n" if part is not None else ""),
-                "model_tex": model_latex(a, entry.title, entry.text, givens_only=True),
+                "model_tex": model_latex(a, entry.title, entry.text, givens_only=True)
+                + (f"\n\\paragraph{{{label}.}} {part.given_tex}\n" if part is not None else ""),
                 "asks": tuple(ASK_PHRASES[k] for k in asks)
                 + (part.asks if part is not None else ()),
             }

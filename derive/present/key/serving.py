@@ -44,6 +44,7 @@ class ServingPart:
     glance: str
     glance_tex: str
     given: str
+    given_tex: str
     asks: tuple[str, ...]
 
 
@@ -117,6 +118,7 @@ def serving_part(
         latex=phase_latex(phase, analysis),
         figure=figure,
         given=md_escape(phase_given(phase, analysis)),
+        given_tex=tex_escape(phase_given(phase, analysis)),
         glance=md_escape(_glance(phase)),
         glance_tex=tex_escape(_glance(phase)),
         asks=tuple(SERVING_PHRASES[key] for key in asks),

@@ -18,7 +18,7 @@ from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
-from derive.present.escape import md_escape, tex_escape
+from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
 from derive.present.key.figures import Figure
 from derive.present.key.names import safe_name
 from derive.present.training_view import training_latex, training_markdown
@@ -44,6 +44,7 @@ class TrainingPart:
     glance: str
     glance_tex: str
     given: str
+    given_tex: str
     asks: tuple[str, ...]
 
 
@@ -95,7 +96,8 @@ def training_part(
         markdown=training_markdown(a, rows, winner, title=heading, ask=asked, level=3),
         latex=training_latex(a, rows, winner, title=heading, ask=asked),
         figure=figure,
-        given=md_escape("".join(x for x in training_given(a) if isinstance(x, str))),
+        given=md_rich(training_given(a)),
+        given_tex=tex_rich(training_given(a)),
         glance=md_escape(_glance(a)),
         glance_tex=tex_escape(_glance(a)),
         asks=tuple(TRAINING_PHRASES[k] for k in (asked or default)),

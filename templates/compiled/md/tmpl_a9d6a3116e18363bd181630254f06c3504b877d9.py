@@ -63,8 +63,8 @@ def root(context, missing=missing):
                 yield '\n\n'
             yield 'Operator `'
             yield str(environment.getattr(environment.getattr(environment.getattr(environment.getattr(l_1_q, 'view'), 'problem'), 'operator'), 'name'))
-            yield '`: '
-            yield str(t_1(environment.getattr(environment.getattr(environment.getattr(environment.getattr(l_1_q, 'view'), 'problem'), 'operator'), 'doc')))
+            yield '`'
+            yield str((str_join((': ', t_1(environment.getattr(environment.getattr(environment.getattr(environment.getattr(l_1_q, 'view'), 'problem'), 'operator'), 'doc')), )) if environment.getattr(environment.getattr(environment.getattr(environment.getattr(l_1_q, 'view'), 'problem'), 'operator'), 'doc') else '.'))
             yield '\n\n| tensor | role | shape | dtype | bytes/element |\n|---|---|---|---|---|\n'
             for l_2_t in environment.getattr(environment.getattr(l_1_q, 'view'), 'tensors'):
                 _loop_vars = {}

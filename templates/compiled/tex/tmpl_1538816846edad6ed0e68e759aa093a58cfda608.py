@@ -22,7 +22,7 @@ def root(context, missing=missing):
     yield str((undefined(name='version') if l_0_version is missing else l_0_version))
     yield ' from '
     yield str(t_1((undefined(name='source') if l_0_source is missing else l_0_source)))
-    yield '; do not edit: run derive key\n\\documentclass[11pt]{article}\n'
+    yield '; do not edit: run derive key\n\\documentclass[11pt,twocolumn]{article}\n'
     for l_1_line in (undefined(name='preamble') if l_0_preamble is missing else l_0_preamble):
         _loop_vars = {}
         pass

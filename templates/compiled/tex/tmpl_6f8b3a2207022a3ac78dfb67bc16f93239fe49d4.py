@@ -76,7 +76,7 @@ def root(context, missing=missing):
         if environment.getattr(l_1_step, 'notes'):
             pass
             t_4.append(
-                '\\begin{itemize}\n',
+                '\\begin{itemize}\\raggedright\n',
             )
             for l_2_n in environment.getattr(l_1_step, 'notes'):
                 _loop_vars = {}
@@ -95,4 +95,4 @@ def root(context, missing=missing):
     context.vars['step'] = l_0_step = Macro(environment, macro, 'step', ('step', 'index', 'table_first', 'narrow_notes'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=39&8=52&9=61&10=66&11=71&12=76&14=81&15=86'
+debug_info = '5=30&6=39&8=52&9=61&10=66&11=71&12=76&15=81&16=86'

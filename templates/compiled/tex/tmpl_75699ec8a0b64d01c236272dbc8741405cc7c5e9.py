@@ -17,34 +17,40 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'batch' found.")
     try:
-        t_2 = environment.filters['e']
+        t_2 = environment.filters['breakable']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'e' found.")
+            raise TemplateRuntimeError("No filter named 'breakable' found.")
     try:
-        t_3 = environment.filters['narrow']
+        t_3 = environment.filters['e']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'narrow' found.")
+            raise TemplateRuntimeError("No filter named 'e' found.")
     try:
-        t_4 = environment.filters['replace']
+        t_4 = environment.filters['narrow']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'replace' found.")
+            raise TemplateRuntimeError("No filter named 'narrow' found.")
     try:
-        t_5 = environment.filters['rich']
+        t_5 = environment.filters['replace']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'rich' found.")
+            raise TemplateRuntimeError("No filter named 'replace' found.")
     try:
-        t_6 = environment.tests['defined']
+        t_6 = environment.filters['rich']
     except KeyError:
         @internalcode
         def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'rich' found.")
+    try:
+        t_7 = environment.tests['defined']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
             raise TemplateRuntimeError("No test named 'defined' found.")
     pass
     l_0_steps_tex = context.vars['steps_tex'] = environment.get_template('steps.tex.j2', 'solution.tex.j2')._get_default_module(context)
@@ -53,31 +59,31 @@ def root(context, missing=missing):
     context.vars['p'] = l_0_p
     context.exported_vars.add('p')
     yield '\\subsection{'
-    yield str(t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'title')))
+    yield str(t_3(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'title')))
     yield '}\n'
-    if (t_6((undefined(name='label') if l_0_label is missing else l_0_label)) and (undefined(name='label') if l_0_label is missing else l_0_label)):
+    if (t_7((undefined(name='label') if l_0_label is missing else l_0_label)) and (undefined(name='label') if l_0_label is missing else l_0_label)):
         pass
         yield '\\label{'
         yield str((undefined(name='label') if l_0_label is missing else l_0_label))
         yield '}\n'
     if environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'text'):
         pass
-        yield str(t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'text')))
+        yield str(t_3(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'text')))
         yield '\n\n'
-    yield '\\paragraph{Given.} Operator \\texttt{'
-    yield str(t_2(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'operator'), 'name')))
+    yield '{\\raggedright\\paragraph{Given.} Operator \\texttt{'
+    yield str(t_2(t_3(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'operator'), 'name'))))
     yield '}'
     if environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'):
         pass
         yield ' on '
-        yield str(t_2(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'title')))
+        yield str(t_3(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'title')))
         yield ' (\\texttt{'
-        yield str(t_2(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'name')))
+        yield str(t_3(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'name')))
         yield '})'
     yield '; compute dtype '
-    yield str(t_2(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'compute_dtype')))
+    yield str(t_3(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'compute_dtype')))
     yield ' ('
-    yield str(t_2(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'compute_reason')))
+    yield str(t_3(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'compute_reason')))
     yield '); solving for $'
     yield str(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'x'))
     yield '$'
@@ -91,9 +97,9 @@ def root(context, missing=missing):
             yield '$'
             yield str(l_1_d)
             yield '$'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 12 in 'solution.tex.j2' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 13 in 'solution.tex.j2' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_d = missing
-    yield '.\n\n{\\small\n'
+    yield '.\\par}\n\n{\\small\n'
     for l_1_tensors in t_1(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'tensors'), 16):
         _loop_vars = {}
         pass
@@ -101,13 +107,13 @@ def root(context, missing=missing):
         for l_2_t in l_1_tensors:
             _loop_vars = {}
             pass
-            yield str(t_4(context.eval_ctx, t_2(environment.getattr(l_2_t, 'name')), '\\_', '\\_\\allowbreak{}'))
+            yield str(t_5(context.eval_ctx, t_3(environment.getattr(l_2_t, 'name')), '\\_', '\\_\\allowbreak{}'))
             yield ' ('
             yield str(environment.getattr(l_2_t, 'role'))
             yield ') & $'
             yield str(environment.getattr(l_2_t, 'shape'))
             yield '$ & '
-            yield str(t_2(environment.getattr(l_2_t, 'dtype')))
+            yield str(t_3(environment.getattr(l_2_t, 'dtype')))
             yield ', $'
             yield str(environment.getattr(l_2_t, 'width'))
             yield '$ \\\\\n'
@@ -118,22 +124,22 @@ def root(context, missing=missing):
     for l_1_h in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'hardware'):
         _loop_vars = {}
         pass
-        yield str(t_2(environment.getattr(l_1_h, 'name')))
+        yield str(t_3(environment.getattr(l_1_h, 'name')))
         yield ', $'
         yield str(environment.getattr(l_1_h, 'symbol'))
         yield '$ & $'
         yield str(environment.getattr(l_1_h, 'value'))
         yield '$ '
-        yield str(t_2(environment.getattr(l_1_h, 'unit')))
+        yield str(t_3(environment.getattr(l_1_h, 'unit')))
         yield ' & '
-        yield str(t_2(environment.getattr(l_1_h, 'source')))
+        yield str(t_3(environment.getattr(l_1_h, 'source')))
         yield ' \\\\\n'
     l_1_h = missing
     yield '\\bottomrule\n\\end{tabularx}\\par}\n\\medskip\n'
     if environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'regime'):
         pass
         yield '\nRegime: '
-        yield str(t_5(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'regime')))
+        yield str(t_6(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'regime')))
         yield '.\n'
     l_1_loop = missing
     for l_1_step, l_1_loop in LoopContext(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'steps'), undefined):
@@ -145,16 +151,16 @@ def root(context, missing=missing):
         _loop_vars = {}
         pass
         yield '\n\\noindent\\fbox{\\parbox{\\dimexpr\\linewidth-2\\fboxsep-2\\fboxrule}{\\raggedright\\textbf{'
-        yield str(t_3(l_1_w, 28))
+        yield str(t_4(l_1_w, 28))
         yield '}}}\n'
     l_1_w = missing
     for l_1_v in environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'verdict'):
         _loop_vars = {}
         pass
         yield '\n{\\raggedright\\noindent\\textbf{'
-        yield str(t_3(l_1_v, 28))
+        yield str(t_4(l_1_v, 28))
         yield '}\\par}\n'
     l_1_v = missing
 
 blocks = {}
-debug_info = '2=50&3=52&4=56&5=58&6=61&8=63&9=65&12=68&16=97&21=101&22=104&33=118&34=121&39=133&41=136&43=139&44=142&46=144&48=148&50=151&52=155'
+debug_info = '2=56&3=58&4=62&5=64&6=67&8=69&9=71&13=74&17=103&22=107&23=110&34=124&35=127&40=139&42=142&44=145&45=148&47=150&49=154&51=157&53=161'

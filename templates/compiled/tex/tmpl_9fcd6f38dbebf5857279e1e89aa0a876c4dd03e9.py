@@ -80,8 +80,8 @@ def root(context, missing=missing):
                 yield '\n\n'
             yield 'Operator \\texttt{'
             yield str(t_1(environment.getattr(environment.getattr((undefined(name='p') if l_1_p is missing else l_1_p), 'operator'), 'name')))
-            yield '}: '
-            yield str(t_1(environment.getattr(environment.getattr((undefined(name='p') if l_1_p is missing else l_1_p), 'operator'), 'doc')))
+            yield '}'
+            yield str((str_join((': ', t_1(environment.getattr(environment.getattr((undefined(name='p') if l_1_p is missing else l_1_p), 'operator'), 'doc')), )) if environment.getattr(environment.getattr((undefined(name='p') if l_1_p is missing else l_1_p), 'operator'), 'doc') else '.'))
             yield '\n\\par\\smallskip\n\n{\\small\n\\noindent\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash\\hsize=1.2\\hsize}X>{\\raggedright\\arraybackslash}X>{\\raggedright\\arraybackslash\\hsize=0.8\\hsize}X@{}}\n\\toprule\ntensor (role) & shape & dtype, bytes per element \\\\\n\\midrule\n'
             for l_2_t in environment.getattr(environment.getattr(l_1_q, 'view'), 'tensors'):
                 _loop_vars = {}
@@ -129,7 +129,7 @@ def root(context, missing=missing):
                 yield 'Assume '
                 yield str(t_3(environment.getattr(environment.getattr(l_1_q, 'view'), 'regime')))
                 yield '.\n'
-        yield '\nFind:\n\\begin{itemize}\n'
+        yield '\nFind:\n\\begin{itemize}\\setlength{\\itemsep}{0pt}\\setlength{\\parskip}{0pt}\n'
         for l_2_a in environment.getattr(l_1_q, 'asks'):
             _loop_vars = {}
             pass

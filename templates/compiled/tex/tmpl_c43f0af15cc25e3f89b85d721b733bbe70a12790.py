@@ -61,7 +61,7 @@ def root(context, missing=missing):
             yield '\n\n'
     if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'):
         pass
-        yield str(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc')))
+        yield str(t_2(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'))))
         yield '\n\n'
     yield '\\paragraph{Given.} Model \\texttt{'
     yield str(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'name')))

@@ -155,7 +155,7 @@ def root(context, missing=missing):
         if (l_1_fold_wide and t_12(l_1_rows)):
             pass
             t_14.append(
-                '\\begin{itemize}\n',
+                '\\begin{itemize}\\raggedright\n',
             )
             l_2_loop = missing
             for l_2_row, l_2_loop in LoopContext(l_1_rows[1:], undefined):
@@ -266,7 +266,7 @@ def root(context, missing=missing):
                             pass
                             t_14.extend((
                                 str(t_9(l_4_c)),
-                                str((' & ' if (not environment.getattr(l_4_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 42 in 'fit.tex.j2' evaluated to false and no else section was defined."))),
+                                str((' & ' if (not environment.getattr(l_4_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 43 in 'fit.tex.j2' evaluated to false and no else section was defined."))),
                             ))
                         l_4_loop = l_4_c = missing
                     else:
@@ -295,4 +295,4 @@ def root(context, missing=missing):
     context.vars['table'] = l_0_table = Macro(environment, macro, 'table', ('rows', 'fold_wide', 'widths', 'stretch', 'caption'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=84&6=93&7=96&8=106&9=120&10=127&14=140&15=155&18=161&19=166&24=185&25=186&26=187&30=192&32=197&33=210&34=222&36=226&39=234&41=252&42=255'
+debug_info = '4=84&6=93&7=96&8=106&9=120&10=127&14=140&15=155&19=161&20=166&25=185&26=186&27=187&31=192&33=197&34=210&35=222&37=226&40=234&42=252&43=255'

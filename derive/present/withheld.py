@@ -1,0 +1,168 @@
+"""What a question sheet leaves out of free text: every clause that states an answer.
+
+A question sheet prints an operator's doc (what it computes, how its FLOPs are counted)
+above "Find: the FLOPs"; a doc that goes on to say "FLOPs 2BDF" gives the answer away.
+:func:`withhold` drops each clause of a text (split at its top-level ``;`` and at sentence
+ends) that states one of the problem's derived quantities:
+
+- a formula equal to one of them, read with derive's own formula reader (never evaluated):
+  ``2BDF`` or ``2·B·D·F`` for the FLOPs of a matmul, ``2BDF/P`` for a sharded one; a lone
+  name (``B``) or a small number (``2``) says nothing by itself and is not read as one;
+- or the quantity's name followed by its value: ``FLOPs N`` for an elementwise add.
+
+:func:`operator_sheet_doc` applies it to an operator's doc with every count the analysis
+derives (FLOPs, bytes, intensities, exact and with the bound dims); the worked solution
+keeps the whole doc.
+
+>>> import sympy as sp
+>>> B, D, F = sp.symbols("B D F", positive=True, integer=True)
+>>> withhold("Z = X·Y; 2 FLOPs per multiply-accumulate; FLOPs 2BDF.",
+...          {"FLOPs": (2 * B * D * F,)}, {"B": B, "D": D, "F": F})
+'Z = X·Y; 2 FLOPs per multiply-accumulate.'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+import sympy as sp
+
+from derive.analysis.analyse import Analysis
+from derive.analysis.comms_only import CommsAnalysis
+from derive.catalogue import table as q
+from derive.errors import DeriveError
+
+__all__ = ["comms_sheet_doc", "operator_sheet_doc", "withhold"]
+
+# A word that may be (part of) a formula: names, digits and the signs derive's reader takes.
+_FORMULA_WORD = re.compile(r"^[A-Za-z0-9_.^*/+·×⋅−\-()]+$")
+_EDGE = ",:()."  # punctuation around a word that is the sentence's, not the formula's
+_LONGEST = 7  # words in one formula ("2 B D F / P" at most, in practice)
+
+
+def _clauses(text: str) -> list[tuple[str, str]]:
+    """``(clause, separator)`` pairs: split at ``;`` and sentence ends outside brackets."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        end = depth == 0 and ch in ";." and (i + 1 == len(text) or text[i + 1] == " ")
+        if end:
+            j = i + 1
+            while j < len(text) and text[j] == " ":
+                j += 1
+            out.append((text[start:i], text[i:j]))
+            start = i = j
+            continue
+        i += 1
+    if start < len(text):
+        out.append((text[start:], ""))
+    return out
+
+
+def _telling(expr: sp.Expr) -> bool:
+    """Whether an expression says something by itself: not a lone name or a small count."""
+    if isinstance(expr, sp.Symbol):
+        return False
+    return not (expr.is_Integer and abs(int(expr)) < 100)
+
+
+def _equal(a: sp.Expr, b: sp.Expr) -> bool:
+    return bool(sp.cancel(a - b) == 0)
+
+
+def _read(words: list[str], names: Mapping[str, sp.Symbol]) -> sp.Expr | None:
+    from derive.formula import parse_formula
+
+    try:
+        return parse_formula(" ".join(words), names, syntax="plain").expr
+    except DeriveError:
+        return None
+
+
+def _states(
+    clause: str, stated: Mapping[str, tuple[sp.Expr, ...]], names: Mapping[str, sp.Symbol]
+) -> bool:
+    """Whether a clause states a value of ``stated`` (quantity name → its values)."""
+    words = [w.strip(_EDGE) for w in clause.split()]
+    for i in range(len(words)):
+        for j in range(i + 1, min(len(words), i + _LONGEST) + 1):
+            if not _FORMULA_WORD.match(words[j - 1]):
+                break
+            expr = _read(words[i:j], names)
+            if expr is None:
+                continue
+            said = [name for name, vs in stated.items() if any(_equal(expr, v) for v in vs)]
+            if not said:
+                continue
+            if _telling(expr) or _named(words[:i], said):
+                return True
+    return False
+
+
+def _named(before: list[str], said: list[str]) -> bool:
+    """Whether the words before a value name its quantity: ``FLOPs N``, ``I = B``."""
+    if before and before[-1] in ("=", "≈"):
+        before = before[:-1]
+    return bool(before) and before[-1].lower() in {name.lower() for name in said}
+
+
+def withhold(
+    text: str, stated: Mapping[str, Iterable[sp.Expr]], names: Mapping[str, sp.Symbol]
+) -> str:
+    """``text`` without the clauses that state a value of ``stated`` (a quantity's name as
+    a text calls it → its values), formulas read over ``names``; it ends with a full stop."""
+    values = {name: tuple(vs) for name, vs in stated.items()}
+    kept = [(c, sep) for c, sep in _clauses(text) if c.strip() and not _states(c, values, names)]
+    if not kept:
+        return ""
+    body = "".join(c + sep for c, sep in kept[:-1]) + kept[-1][0]
+    return body.rstrip(" ;") + "."
+
+
+def operator_sheet_doc(analysis: Analysis) -> str:
+    """An operator's doc for a question sheet: without the clauses that state a count the
+    analysis derives (its FLOPs, bytes or intensity, exact or at the bound dims)."""
+    operator = analysis.problem.operator
+    if not operator.doc:
+        return ""
+    rooflines = [r for r in (analysis.memory, analysis.network) if r is not None]
+    stated: dict[str, tuple[sp.Expr, ...]] = {
+        q.FLOPS.plain: (operator.flops, analysis.flops, analysis.flops_bound),
+        q.BYTES.plain: (
+            operator.bytes_expr(),
+            *(r.bytes for r in rooflines),
+            *(r.bytes_bound for r in rooflines),
+        ),
+    }
+    stated[q.INTENSITY.prose] = stated[q.INTENSITY.plain] = tuple(
+        v
+        for v in (
+            *(r.intensity for r in rooflines),
+            analysis.intensity_regime,
+            analysis.intensity_bound,
+            analysis.intensity_regime_bound,
+        )
+        if v is not None
+    )
+    symbols = set(operator.dims) | operator.bytes_expr().free_symbols
+    names = {s.name: s for s in symbols if isinstance(s, sp.Symbol)}
+    return withhold(operator.doc, stated, names)
+
+
+def comms_sheet_doc(analysis: CommsAnalysis) -> str:
+    """A comms-only operator's doc for a question sheet: without the clauses that state the
+    bytes a device sends (per collective or in all) or the time on the link."""
+    operator = analysis.problem.operator
+    if not operator.doc:
+        return ""
+    sent = (analysis.sent, *(c.sent for c in analysis.collectives))
+    stated: dict[str, tuple[sp.Expr, ...]] = {
+        q.BYTES.plain: sent,
+        "sends": sent,
+        q.T_COMMS.plain: (analysis.time, analysis.link_time),
+    }
+    symbols = set(operator.dims).union(*(v.free_symbols for vs in stated.values() for v in vs))
+    names = {s.name: s for s in symbols if isinstance(s, sp.Symbol)}
+    return withhold(operator.doc, stated, names)
