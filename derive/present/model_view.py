@@ -168,6 +168,14 @@ def _glanced(q: Quantity) -> tuple[str, str]:
         words = verdict_words(q.key, bool(q.value))
         return md_escape(words), tex_escape(words)
     symbol = f"${NOTATION[q.key].latex}$" if q.key in NOTATION else None
+    if q.key in NOTATION and not q.value.is_number:  # a formula in the dims, as math
+        line = f"${NOTATION[q.key].latex} = {tex(q.value)}$"
+        return line, line
+    if q.key in NOTATION and q.value.is_Integer and abs(q.value) >= 10**12:
+        # a count too long to read in full: rounded, with its power of ten, as math
+        math = f"${NOTATION[q.key].latex} = {tex_text_number(f'{float(q.value):.5g}')}$"
+        rest = f" B ≈ {fmt_decimal(q.value / _GB)} GB" if q.unit is Unit.BYTES else ""
+        return math + md_escape(rest), math + tex_escape(rest)
     value = _short(q)
     return (
         f"{symbol or md_escape(q.key)} = {md_escape(value)}",

@@ -22,7 +22,7 @@ from derive.questions.records import Answer, Known, Questions, Role
 from derive.solution.notation import tex, tex_text_number
 
 __all__ = [
-    "glance_text",
+    "glance",
     "questions_asks",
     "questions_given",
     "questions_json",
@@ -230,13 +230,26 @@ def _asked(q: Questions, asked: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(name for name in asked if q.answer(name) is not None)
 
 
-def glance_text(q: Questions, asked: tuple[str, ...] = ()) -> str:
-    """One line for the answers at a glance: ``cost = 1.3e6 $; N = 6.9e10``."""
+def _glance_value(a: Answer) -> str:
+    """A value at a glance in math mode: a time in its reading (``50.71\\ \\text{ms}``), a
+    number rounded (``1.1102 \\times 10^{7}\\ \\text{USD}``), a formula as LaTeX."""
+    if not a.value.is_number:
+        return f"{tex(a.value)}{_unit_tex(a.unit)}"
+    if a.unit == TimeUnit.S.text:
+        return time_tex(a.value)
+    return f"{_number_tex(a.value)}{_unit_tex(a.unit)}"
+
+
+def glance(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, str]:
+    """The answers at a glance on one line, for Markdown and for LaTeX: each derived name
+    and its value in math (``$\\mathrm{cost} = 1.1102 \\times 10^{7}\\ \\text{USD}$``), or
+    the equations' verdict in words when they have no one solution."""
     asked = _asked(q, asked)
     shown = [a for a in q.derived if not asked or a.name in asked]
     if q.solving is not None and q.solving.verdict != "solved":
-        return q.solving.verdict
-    return "; ".join(f"{a.name} = {value_text(a)}" for a in shown)
+        return md_escape(q.solving.verdict), tex_escape(q.solving.verdict)
+    line = "; ".join(f"${_name_tex(a.name)} = {_glance_value(a)}$" for a in shown)
+    return line, line
 
 
 def questions_given(q: Questions) -> str:

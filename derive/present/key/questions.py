@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from derive.present.escape import md_escape, tex_escape
 from derive.present.questions_view import (
-    glance_text,
+    glance,
     questions_asks,
     questions_given,
     questions_latex,
@@ -92,8 +92,7 @@ def questions_part(
             "tex": item["tex"] + "\n\n" + questions_latex(q).rstrip("\n"),
         }
         question["asks"] = tuple(question["asks"]) + questions_asks(q, entry.ask)
-        glance = glance_text(q, entry.ask)
-        glances.append((entry.id, md_escape(glance), tex_escape(glance)))
+        glances.append((entry.id, *glance(q, entry.ask)))
     new_items: list[dict] = []
     new_questions: list[dict] = []
     rows: list[QuestionRow] = []
@@ -123,10 +122,7 @@ def questions_part(
                 "asks": questions_asks(q, alone.ask),
             }
         )
-        glance = glance_text(q, alone.ask)
-        rows.append(
-            QuestionRow(alone.id, alone.id.lower(), "—", "—", md_escape(glance), tex_escape(glance))
-        )
+        rows.append(QuestionRow(alone.id, alone.id.lower(), "—", "—", *glance(q, alone.ask)))
     if new_items:  # the chapter of problems of givens and equations alone
         new_items[0] = {
             **new_items[0],

@@ -1,0 +1,35 @@
+"""The answers at a glance read as a paper prints numbers (issue 26 item 10, found looking at
+the key's first page): a defined quantity, a solved unknown or a model's formula answer is
+math, its number rounded with a power of ten, never ``1.1102e+07 $`` or ``2097152*S``."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import ROOT
+
+
+def _glance_rows(text: str) -> list[str]:
+    """The rows of the answers-at-a-glance tables (every table row before the first problem)."""
+    head = re.split(r"\n## Problem 1\b|\\subsection\{Problem 1\b", text)[0]
+    return [line for line in head.splitlines() if line.startswith("|") or line.endswith("\\\\")]
+
+
+def test_the_glance_rows_print_no_e_notation_and_no_star():
+    """``out/`` is the built-in key (tests/test_keys.py proves it current)."""
+    for name in ("rooflines.md", "rooflines.tex", "rooflines-appendix.tex"):
+        rows = _glance_rows((ROOT / "out" / name).read_text(encoding="utf-8"))
+        assert len(rows) > 30, name
+        for row in rows:
+            assert not re.search(r"\de[+-]?\d", row), (name, row)
+            assert "*S" not in row and "\\*S" not in row, (name, row)
+            assert "\\$" not in row, (name, row)  # a cost's unit is USD, in math
+
+
+def test_a_defined_quantity_and_a_model_formula_are_math():
+    md = (ROOT / "out" / "rooflines.md").read_text(encoding="utf-8")
+    rows = {r.split("|")[1].strip(): r for r in _glance_rows(md) if r.startswith("| [")}
+    chinchilla = next(v for k, v in rows.items() if k.startswith("[chinchilla]"))
+    assert "$N = " in chinchilla and r"\times 10^{" in chinchilla
+    context = next(v for k, v in rows.items() if k.startswith("[max-context]"))
+    assert re.search(r"\$M = \d+ S \+ \d+\$", context), context
