@@ -33,3 +33,19 @@ def test_a_defined_quantity_and_a_model_formula_are_math():
     assert "$N = " in chinchilla and r"\times 10^{" in chinchilla
     context = next(v for k, v in rows.items() if k.startswith("[max-context]"))
     assert re.search(r"\$M = \d+ S \+ \d+\$", context), context
+
+
+_E_NUMBER = re.compile(r"(?<![\w.\-/\\])\d+(?:\.\d+)?[eE][+-]?\d+(?!\w|\.\d)")
+_PICTURE = re.compile(r"\\begin\{tikzpicture\}.*?\\end\{tikzpicture\}", re.S)
+
+
+def test_latex_prose_prints_numbers_with_powers_of_ten():
+    """Hardware numbers in givens, captions and a teacher's text read ``$9.89 \\times
+    10^{14}$`` in LaTeX, not ``9.89e14`` (the figures' coordinates and placed labels aside:
+    pgfplots reads the first, and the placer measured the second as written)."""
+    for name in ("rooflines.tex", "rooflines-questions.tex", "rooflines-appendix.tex"):
+        text = _PICTURE.sub("", (ROOT / "out" / name).read_text(encoding="utf-8"))
+        found = [m.group(0) for m in _E_NUMBER.finditer(text)]
+        assert not found, (name, found[:5])
+    serving = (ROOT / "out" / "rooflines.tex").read_text(encoding="utf-8")
+    assert r"$\pi$ = $9.89 \times 10^{14}$ FLOP/s (bf16 peak)" in serving

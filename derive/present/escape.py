@@ -16,7 +16,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from derive.solution.steps import Math
 
-__all__ = ["md_escape", "md_rich", "tex_escape", "tex_rich"]
+__all__ = ["md_escape", "md_rich", "tex_escape", "tex_prose_numbers", "tex_rich"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
 _TEX_MAP = {
@@ -135,6 +135,33 @@ def _tex_prose(text: str) -> str:
     return _TEX_SPECIAL.sub(_tex_char, text)
 
 
+# A number in e-notation standing alone in prose (``9.89e14 FLOP/s``, ``1e-6``): not part of
+# a word, a name or a path (``q3-d4096``, ``given-1.97e14``), nor a decimal's digits.
+_E_NUMBER = re.compile(r"(?<![\w.\-/\\])(\d+(?:\.\d+)?)[eE]([+-]?\d+)(?!\w|\.\d)")
+
+
+def _powered(match: re.Match[str]) -> str:
+    """``9.89e14`` → ``$9.89 \\times 10^{14}$``, ``1e-6`` → ``$10^{-6}$`` (a paper's number)."""
+    mantissa, exponent = match.group(1), int(match.group(2))
+    power = f"10^{{{exponent}}}"
+    return f"${power}$" if mantissa == "1" else rf"${mantissa} \times {power}$"
+
+
+def tex_prose_numbers(text: str) -> str:
+    """Prose for LaTeX with its e-notation numbers as a paper prints them (math with a power
+    of ten); everything else as :func:`tex_escape` writes it.
+
+    >>> print(tex_prose_numbers("π = 9.89e14 FLOP/s, β = 3.35e12 B/s; id given-1.97e14"))
+    $\\pi$ = $9.89 \\times 10^{14}$ FLOP/s, $\\beta$ = $3.35 \\times 10^{12}$ B/s; id given-1.97e14
+    """
+    out, start = [], 0
+    text = str(text)
+    for match in _E_NUMBER.finditer(text):
+        out += [tex_escape(text[start : match.start()]), _powered(match)]
+        start = match.end()
+    return "".join([*out, tex_escape(text[start:])])
+
+
 def tex_escape(text: str) -> str:
     """Escape prose for LaTeX (pdflatex): TeX specials, and unicode math as math.
 
@@ -166,9 +193,9 @@ def md_rich(parts: str | Iterable[str | Math]) -> str:
 
 
 def tex_rich(parts: str | Iterable[str | Math]) -> str:
-    """Rich text (prose and math) as LaTeX."""
+    """Rich text (prose and math) as LaTeX, its e-notation numbers with powers of ten."""
     if isinstance(parts, str):
-        return tex_escape(parts)
+        return tex_prose_numbers(parts)
     return "".join(
-        f"${part.latex}$" if isinstance(part, Math) else tex_escape(part) for part in parts
+        f"${part.latex}$" if isinstance(part, Math) else tex_prose_numbers(part) for part in parts
     )

@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 
 from derive.errors import ProblemError
-from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
+from derive.present.escape import md_escape, md_rich, tex_prose_numbers, tex_rich
 from derive.present.tex_layout import (
     tex_break_sum,
     tex_breakable,
@@ -188,7 +188,7 @@ FORMATS: dict[str, Format] = {
             name="tex",
             suffix=".tex",
             meaning="a LaTeX fragment for pdflatex",
-            escape=tex_escape,
+            escape=tex_prose_numbers,
             writer=_templated,
             jinja=_LATEX,
         ),

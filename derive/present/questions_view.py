@@ -15,7 +15,7 @@ import sympy as sp
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import TimeUnit, time_tex, time_text
 from derive.formula.units import base_text
-from derive.present.escape import md_escape, tex_escape
+from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.tex_layout import tex_break_sum, tex_is_wide
 from derive.questions.read import display_symbol, names_in
 from derive.questions.records import Answer, Known, Questions, Role
@@ -210,9 +210,9 @@ def questions_latex(q: Questions) -> str:
         out += [f"${_name_tex(a.name)}$ & ${_given_tex(a)}$ \\\\" for a in givens]
         out += [r"\bottomrule", r"\end{tabularx}\par}", ""]
     if q.solving is not None:
-        out += [tex_escape(_solving_text(q)), ""]
+        out += [tex_prose_numbers(_solving_text(q)), ""]
     for a in q.derived:
-        out += [_align(q, a), tex_escape(_why(a)), ""]
+        out += [_align(q, a), tex_prose_numbers(_why(a)), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from derive.present.escape import tex_escape
+from derive.present.escape import tex_prose_numbers
 from derive.solution.steps import Math
 
 __all__ = [
@@ -282,9 +282,9 @@ def tex_rich_narrow(parts: str | Iterable[str | Math], width: int = BREAK_WIDTH 
     """Rich text as LaTeX for a narrow place (a table cell, a column's verdict): fractions
     wider than ``width`` characters written ``(a)/(b)`` (see :func:`tex_slashed`)."""
     if isinstance(parts, str):
-        return tex_escape(parts)
+        return tex_prose_numbers(parts)
     return "".join(
-        f"${tex_slashed(part.latex, width)}$" if isinstance(part, Math) else tex_escape(part)
+        f"${tex_slashed(part.latex, width)}$" if isinstance(part, Math) else tex_prose_numbers(part)
         for part in parts
     )
 

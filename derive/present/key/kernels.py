@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import ProblemKind, phrases
-from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
+from derive.present.escape import md_escape, md_rich, tex_prose_numbers, tex_rich
 from derive.present.key.figures import Placement, kernel_placement
 from derive.present.key.rows import Row, kernel_row
 from derive.present.render import render
@@ -69,7 +69,7 @@ def kernel_chapter(
                 "title": entry.title,
                 "text": entry.text,
                 "model_body": f"{text_md}**Given.** {md_rich(given)}",
-                "model_tex": (f"{tex_escape(entry.text)}\n\n" if entry.text else "")
+                "model_tex": (f"{tex_prose_numbers(entry.text)}\n\n" if entry.text else "")
                 + rf"\paragraph{{Given.}} {tex_rich(given)}",
                 "asks": tuple(KERNEL_PHRASES[q] for q in kernel_asks(entry)),
             }

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from derive.present.escape import md_escape, tex_escape
+from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.questions_view import (
     glance,
     questions_asks,
@@ -101,7 +101,7 @@ def questions_part(
         q = answered[alone.id]
         title = f"Problem {number} ({alone.id}): {alone.title}"
         text = f"{md_escape(alone.text)}\n\n" if alone.text else ""
-        tex_text = f"{tex_escape(alone.text)}\n\n" if alone.text else ""
+        tex_text = f"{tex_prose_numbers(alone.text)}\n\n" if alone.text else ""
         new_items.append(
             {
                 "anchor": alone.id.lower(),
@@ -118,7 +118,7 @@ def questions_part(
                 "text": alone.text,
                 "model_body": text + (f"**Given.** {md_escape(given)}\n" if given else ""),
                 "model_tex": tex_text
-                + (f"\\textbf{{Given.}} {tex_escape(given)}\n" if given else ""),
+                + (f"\\textbf{{Given.}} {tex_prose_numbers(given)}\n" if given else ""),
                 "asks": questions_asks(q, alone.ask),
             }
         )

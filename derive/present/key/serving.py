@@ -23,7 +23,7 @@ from derive.model.phase import (
     Phase,
     PhaseAnalysis,
 )
-from derive.present.escape import md_escape, tex_escape
+from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.key.figures import Figure
 from derive.present.key.names import safe_name
 from derive.present.serving_step import phase_given, phase_latex, phase_markdown
@@ -118,7 +118,7 @@ def serving_part(
         latex=phase_latex(phase, analysis),
         figure=figure,
         given=md_escape(phase_given(phase, analysis)),
-        given_tex=tex_escape(phase_given(phase, analysis)),
+        given_tex=tex_prose_numbers(phase_given(phase, analysis)),
         glance=md_escape(_glance(phase)),
         glance_tex=tex_escape(_glance(phase)),
         asks=tuple(SERVING_PHRASES[key] for key in asks),
