@@ -13,10 +13,10 @@ from derive.present.key.rows import Row
 from derive.present.render import render
 from derive.present.view import HardwareRow, TensorRow
 from derive.present.withheld import comms_sheet_doc
-from derive.problem.sets.problem_set import ProblemSet
+from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
 from derive.solution.notation import tex, tex_text_number
 
-__all__ = ["COMMS_ASKS", "comms_part"]
+__all__ = ["COMMS_ASKS", "check_comms_asks", "comms_part"]
 
 COMMS_ASKS = {
     q.COLLECTIVES.name: "the bytes each device sends in each collective, and its time on the link",
@@ -75,6 +75,20 @@ def _row(pid: str, analysis: CommsAnalysis) -> Row:
     )
 
 
+def check_comms_asks(entry: ProblemEntry) -> None:
+    """Refuse an ``ask`` a transfer alone does not have (a crossover, an intensity).
+
+    Raises:
+        ProblemError: names the problem, the key and the topic.
+    """
+    for topic in entry.ask:
+        if topic not in COMMS_ASKS:
+            raise ProblemError(
+                f"problem {entry.id!r}: key 'ask' ({topic})",
+                "the operator only communicates: no compute, so ask for " + ", ".join(COMMS_ASKS),
+            )
+
+
 def comms_part(pset: ProblemSet, stem: str, index: int, analysis: CommsAnalysis) -> ProblemPart:
     """Problem ``index`` of the set, an operator that only communicates, rendered.
 
@@ -82,12 +96,7 @@ def comms_part(pset: ProblemSet, stem: str, index: int, analysis: CommsAnalysis)
         ProblemError: the problem asks for what a transfer alone does not have (a crossover).
     """
     entry = pset.problems[index]
-    for topic in entry.ask:
-        if topic not in COMMS_ASKS:
-            raise ProblemError(
-                f"problem {entry.id!r}: key 'ask' ({topic})",
-                "the operator only communicates: no compute, so ask for " + ", ".join(COMMS_ASKS),
-            )
+    check_comms_asks(entry)
     title = f"Problem {index + 1} ({entry.id}): {entry.title}"
     document = comms_document(analysis, level=2)
     context = {**document.context, "title": title, "text": entry.text}
