@@ -14,6 +14,7 @@ counted by hand, never copied from derive's output.
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -236,3 +237,73 @@ def test_a_time_left_in_the_dims_gets_hints_and_no_box(tmp_path: Path):
     assert page.asked == () and len(page.steps_html) == 2
     assert page.detail["givens"]["bound"] == []
     assert page.detail["givens"]["collectives"][0]["group"] == "P"  # free: the dim
+
+
+# ---- a decode with no batch: its crossover alone, keyed and served --------------------
+
+DECODE = ROOT / "tests" / "sets" / "decode_crossover.toml"
+
+
+def _crossover() -> tuple[Fraction, int]:
+    from tests.test_day_one_comms import _matmul_crossover
+
+    exact = _matmul_crossover()  # 2·W·B/π = (2·W + 2·a·B)/β, counted from the model's shape
+    return exact, math.ceil(exact)
+
+
+def test_a_decode_without_a_batch_is_keyed_as_derive_model_gives_it(tmp_path: Path):
+    exact, first = _crossover()
+    out = tmp_path / "key"
+    r = run_cli(["key", str(DECODE), "-o", str(out)])
+    assert r.code == 0, r
+    key = (out / "decode_crossover.md").read_text()
+    assert key.count("### Decode crossover") == 2
+    assert f"compute-bound for B ≥ {first}" in key
+    assert f"compute-bound matmuls from B = {first} (no batch given, no step timed)" in key
+    section = key.split("## Problem 1")[1].split("## Problem 2")[0]
+    assert "S free" in section and "Time of the step" not in section
+    questions = (out / "decode_crossover-questions.md").read_text()
+    assert "the batch at which decode becomes compute-bound" in questions
+    assert str(first) not in questions and f"{float(exact):.5g}" not in questions
+
+
+def test_a_decode_without_a_batch_asking_its_rate_is_refused_in_one_line(tmp_path: Path):
+    path = tmp_path / "set.toml"
+    path.write_text(
+        '[[problem]]\nid = "rate"\nmodel = "llama-3-8b"\nchip = "h100"\nphase = "decode"\n'
+        'ask = ["tokens_per_s"]\n'
+    )
+    for argv in (
+        ["key", str(path), "-o", str(tmp_path / "key")],
+        ["serve", str(path), "--port", "0"],
+    ):
+        r = run_cli(argv)
+        assert r.code == 2 and r.out == "" and r.err.count("\n") == 1, r
+        assert "problem 'rate'" in r.err and "tokens_per_s" in r.err and "B" in r.err
+    assert not (tmp_path / "key").exists()
+
+
+@pytest.fixture(scope="module")
+def decode_client():
+    c, pool = _client(DECODE)
+    with c:
+        yield c
+    pool.close()
+
+
+def test_a_decode_without_a_batch_is_served_with_its_crossover(decode_client):
+    exact, first = _crossover()
+    data = decode_client.get("/api/problems/cross").json()
+    assert "crossover" in [a["quantity"] for a in data["asked"]]
+    assert "decode with B free" in data["givens_html"]
+    last = decode_client.get(f"/api/problems/cross/steps/{data['steps']}").json()
+    assert last["title"] == "Crossover" and f"B ≥ {first}" in last["html"]
+    right = _check(decode_client, "cross", "crossover", f"B >= {first}")
+    assert right["verdict"] == "correct", right
+    assert (
+        _check(decode_client, "cross", "crossover", f"{float(exact):.5g}")["verdict"] == "correct"
+    )
+    wrong = _check(decode_client, "cross", "crossover", f"{first + 40}")
+    assert wrong["verdict"] == "incorrect"
+    at_128 = _check(decode_client, "cross-128", "crossover", f"B >= {first}")
+    assert at_128["verdict"] == "correct"  # the matmuls' crossover holds no S
