@@ -94,7 +94,7 @@ def test_every_problem_and_figure_has_a_label():
     appendix = files["teacher-appendix.tex"]
     for entry in problem_set.problems:
         assert rf"\label{{teacher:{entry.id}}}" in appendix
-    figures = appendix.count(r"\begin{figure}")
+    figures = appendix.count(r"\begin{figure}") + appendix.count(r"\begin{figure*}")
     assert figures == len(re.findall(r"\\label\{fig:teacher-", appendix)) > 0
     svgs = [name for name in files if name.endswith(".svg")]
     assert figures == len(svgs)

@@ -247,14 +247,12 @@ def key_files(
         "preamble": PREAMBLE,
         **common,
     }
-    body = render("appendix.tex.j2", "tex", wide_figures=False, **appendix)
+    body = render("appendix.tex.j2", "tex", **appendix)
     files[f"{stem}-appendix.tex"] = body
-    # the standalone key: the same body, its chips' rooflines across its two columns
-    printed = render("appendix.tex.j2", "tex", wide_figures=True, **appendix)
-    files[f"{stem}.tex"] = render(
+    files[f"{stem}.tex"] = render(  # the standalone key: the same body in its own document
         "standalone.tex.j2",
         "tex",
-        body=_strip_header(printed),
+        body=_strip_header(body),
         preamble=PREAMBLE + PRINT_LAYOUT,
         **common,
     )

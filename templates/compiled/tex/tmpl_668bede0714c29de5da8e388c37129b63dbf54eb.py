@@ -105,28 +105,16 @@ def root(context, missing=missing):
         yield '\\bottomrule\n\\end{tabularx}\\par}\n'
     l_1_rows = missing
     for l_1_f in (undefined(name='figures') if l_0_figures is missing else l_0_figures):
-        l_1_wide_figures = resolve('wide_figures')
         _loop_vars = {}
         pass
-        yield '\n'
-        if (undefined(name='wide_figures') if l_1_wide_figures is missing else l_1_wide_figures):
-            pass
-            yield '\\begin{figure*}[tbp]\n\\centering\n\\begin{minipage}{0.7\\textwidth}\n'
-            yield str(environment.getattr(l_1_f, 'tikz'))
-            yield '\n\\end{minipage}\n'
-        else:
-            pass
-            yield '\\begin{figure}[htbp]\n\\centering\n'
-            yield str(environment.getattr(l_1_f, 'tikz'))
-            yield '\n'
-        yield '\\caption{'
+        yield '\n\\begin{figure*}[tbp]\n\\centering\n\\begin{minipage}{\\ifdim\\columnwidth<\\textwidth 0.7\\textwidth\\else\\linewidth\\fi}\n'
+        yield str(environment.getattr(l_1_f, 'tikz'))
+        yield '\n\\end{minipage}\n\\caption{'
         yield str(t_2(environment.getattr(l_1_f, 'caption')))
         yield '}\n\\label{'
         yield str(environment.getattr(l_1_f, 'label'))
-        yield '}\n\\end{figure'
-        yield str(('*' if (undefined(name='wide_figures') if l_1_wide_figures is missing else l_1_wide_figures) else cond_expr_undefined("the inline if-expression on line 56 in 'appendix.tex.j2' evaluated to false and no else section was defined.")))
-        yield '}\n'
-    l_1_f = l_1_wide_figures = missing
+        yield '}\n\\end{figure*}\n'
+    l_1_f = missing
     for l_1_item in (undefined(name='items') if l_0_items is missing else l_0_items):
         _loop_vars = {}
         pass
@@ -145,4 +133,4 @@ def root(context, missing=missing):
     l_1_item = missing
 
 blocks = {}
-debug_info = '2=41&3=45&4=47&5=51&7=55&8=57&9=59&10=61&14=63&20=67&21=70&27=89&33=93&34=96&39=107&41=112&47=115&52=120&54=123&55=125&56=127&58=130&61=134&63=136&67=139&68=141&69=143'
+debug_info = '2=41&3=45&4=47&5=51&7=55&8=57&9=59&10=61&14=63&20=67&21=70&27=89&33=93&34=96&39=107&47=111&49=113&50=115&53=118&56=122&58=124&62=127&63=129&64=131'
