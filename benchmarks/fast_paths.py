@@ -2,7 +2,7 @@
 
     python benchmarks/fast_paths.py [--repeats 3] [--problems 100]
 
-Two places do by hand what sympy would do, each pinned to sympy by a property test
+Three places do by hand what sympy would do, each pinned to sympy by a property test
 (tests/test_algebra.py, tests/test_key_figures.py), and each stays only while it saves at
 least 20 % of something a user waits for. This times a key with the fast path and with the
 library call put back (fresh processes, one worker, interleaved, best of ``--repeats``) and
@@ -14,6 +14,10 @@ checks both wrote the same files:
 * ``integer_factors``: a crossover's closed form of degree 1 in some dim factored with one
   gcd, against ``factor_list`` (Wang's algorithm), on a key of transformer blocks
   (benchmarks/big_jobs.py ``blocks_set``).
+* ``probe_equal``: the question sheet's test that a doc's formula states an answer, a probe
+  at distinct primes before ``cancel`` (tests/test_withheld_equal.py), against ``cancel``
+  alone, on set20's problems on distinct hardware numbers (benchmarks/run.py
+  ``distinct_set``).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import time
 from pathlib import Path
 
 from big_jobs import blocks_set, plotted_set
-from run import ROOT, _env
+from run import ROOT, SET20, _env, distinct_set
 
 LIBRARY = {
     "values_at": (
@@ -38,8 +42,19 @@ LIBRARY = {
         "import derive.analysis.algebra.ratios as R\n"
         "R.integer_factors = lambda p: list(p.factor_list()[1])\n"
     ),
+    "probe_equal": (
+        "import functools, sympy as sp, derive.present.withheld as W\n"
+        "W._equal = functools.lru_cache(8192)(lambda a, b: bool(sp.cancel(a - b) == 0))\n"
+    ),
 }
-SETS = {"values_at": plotted_set, "integer_factors": blocks_set}
+
+
+def _distinct(count: int, dest: Path) -> None:
+    """set20's problems on ``count // 23`` sets of hardware numbers (at least one)."""
+    distinct_set(SET20, max(1, count // 23), dest)
+
+
+SETS = {"values_at": plotted_set, "integer_factors": blocks_set, "probe_equal": _distinct}
 
 
 def _key(setup: str, problem_set: Path, out: Path) -> float:

@@ -223,3 +223,22 @@ def test_the_built_in_key_prints_no_time_in_e_notation_seconds():
     assert written
     for path in written:
         _no_seconds_in_e_notation(path.read_text(encoding="utf-8"), path.name)
+
+
+def test_a_wrong_time_is_told_in_the_units_a_person_reads():
+    """``derive check … --quantity t_math --claim '1.76 ms'``: the diagnosis says the exact
+    time and the claim in µs/ms (``your 1.76 ms is off by …``), not ``5.5587e-04`` and
+    ``0.00176``; with --hide-expected it says neither."""
+    argv = ["check", "matmul", "--dtype", "bf16", "--chip", "h100"]
+    argv += ["--set", "B=4096", "--set", "D=8192", "--set", "F=8192"]
+    argv += ["--quantity", "t_math", "--claim", "1.76 ms"]
+    exact = Fraction(2 * 4096 * 8192 * 8192) / Fraction(989 * 10**12)  # H100 dense bf16 peak
+    micro = exact * 10**6  # 555.87… µs, to 4 significant figures by hand
+    reading = f"{(micro * 10).__round__() / 10:.1f} µs"
+    r = run_cli(argv)
+    assert r.code == 1, r
+    line = next(x for x in r.out.splitlines() if "is off by" in x)
+    assert f"≈ {reading}; your 1.76 ms is off by" in line, line
+    assert "e-0" not in line and "0.00176" not in line
+    hidden = run_cli([*argv, "--hide-expected"])
+    assert reading not in hidden.out and "is off by" not in hidden.out

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 import sympy as sp
 
@@ -68,17 +69,50 @@ def _telling(expr: sp.Expr) -> bool:
     return not (expr.is_Integer and abs(int(expr)) < 100)
 
 
+# Large distinct primes a difference is probed at before it is cancelled: a difference that
+# is a nonzero number there is not zero, with no polynomial arithmetic (most are not zero).
+_PROBES = tuple(sp.Integer(p) for p in sp.primerange(1009, 1400))
+
+
+@lru_cache(maxsize=8192)
 def _equal(a: sp.Expr, b: sp.Expr) -> bool:
-    return bool(sp.cancel(a - b) == 0)
+    """Whether two rational functions are equal: exact, by ``cancel``, after a probe at
+    distinct primes has not already told them apart (same answer, most pairs far faster)."""
+    diff = a - b
+    symbols = sorted(diff.free_symbols, key=str)
+    if len(symbols) <= len(_PROBES):
+        at = diff.xreplace(dict(zip(symbols, _PROBES)))
+        if at.is_number and at.is_finite and at.is_zero is False:
+            return False
+    return bool(sp.cancel(diff) == 0)
 
 
-def _read(words: list[str], names: Mapping[str, sp.Symbol]) -> sp.Expr | None:
+@lru_cache(maxsize=8192)
+def _parsed(text: str, names: tuple[tuple[str, sp.Symbol], ...]) -> sp.Expr | None:
     from derive.formula import parse_formula
 
     try:
-        return parse_formula(" ".join(words), names, syntax="plain").expr
+        return parse_formula(text, dict(names), syntax="plain").expr
     except DeriveError:
         return None
+
+
+_SIGNS = re.compile(r"[0-9.^*/+·×⋅−\-()]+")
+
+
+def _of_names(word: str, names: Mapping[str, sp.Symbol]) -> bool:
+    """Whether a word could be part of a formula over ``names``: between its digits and
+    signs, each run of letters is a name or names of one letter side by side (``2BDF``);
+    prose (``multiply``, ``and``) is never handed to the reader."""
+    return all(
+        run in names or all(letter in names for letter in run) for run in _SIGNS.split(word) if run
+    )
+
+
+def _read(words: list[str], names: Mapping[str, sp.Symbol]) -> sp.Expr | None:
+    """The words read as one formula over ``names`` (None: they are not one); a doc's
+    clauses recur across a set's problems, so readings are remembered."""
+    return _parsed(" ".join(words), tuple(sorted(names.items())))
 
 
 def _states(
@@ -88,7 +122,7 @@ def _states(
     words = [w.strip(_EDGE) for w in clause.split()]
     for i in range(len(words)):
         for j in range(i + 1, min(len(words), i + _LONGEST) + 1):
-            if not _FORMULA_WORD.match(words[j - 1]):
+            if not _FORMULA_WORD.match(words[j - 1]) or not _of_names(words[j - 1], names):
                 break
             expr = _read(words[i:j], names)
             if expr is None:
