@@ -307,3 +307,15 @@ def test_a_decode_without_a_batch_is_served_with_its_crossover(decode_client):
     assert wrong["verdict"] == "incorrect"
     at_128 = _check(decode_client, "cross-128", "crossover", f"B >= {first}")
     assert at_128["verdict"] == "correct"  # the matmuls' crossover holds no S
+
+
+def test_the_question_sheet_gives_the_link_latency_the_time_needs(tmp_path: Path):
+    """Without the 2 µs a ring step, a student computes 522 µs, not the key's 550 µs."""
+    sent, _ = _ring("all_reduce", 8192 * 8192, 8)
+    without = sent / Fraction(45 * 10**10)
+    assert abs(_all_reduce_time() - without) / _all_reduce_time() > Fraction(1, 100)
+    out = tmp_path / "key"
+    assert run_cli(["key", str(SET), "--trust", "-o", str(out)]).code == 0
+    sheet = (out / "comms-questions.md").read_text().split("## 2.")[0]
+    assert r"| link latency (a step of the ring) | $t_{\text{hop}}$ | $2\ \mu\text{s}$" in sheet
+    assert "link latency" not in (out / "comms-questions.md").read_text().split("## 2.")[1]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.formula.durations import time_text
+from derive.formula.durations import time_tex, time_text
 from derive.present.comms_view import comms_document
 from derive.present.key.files import ProblemPart, _OperatorName, _ProblemName, _QuestionView
 from derive.present.key.rows import Row
@@ -47,11 +47,22 @@ def _question(analysis: CommsAnalysis) -> _QuestionView:
         "B/s",
         problem.link.cite(),
     )
+    latency = (
+        HardwareRow(
+            "link latency (a step of the ring)",
+            r"t_{\text{hop}}",
+            time_tex(problem.timing.link_latency),
+            "",
+            "given",
+        )
+        if problem.timing.link_latency
+        else None
+    )
     operator = problem.operator
     return _QuestionView(
         _ProblemName(_OperatorName(operator.name, comms_sheet_doc(analysis)), False),
         tensors,
-        (link,),
+        (link,) if latency is None else (link, latency),
         tuple(f"{tex(d)} = {v}" for d, v in problem.bound),
         (),
     )
