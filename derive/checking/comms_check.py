@@ -18,7 +18,7 @@ import sympy as sp
 from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import table as q
 from derive.checking.diagnosis_text import approx, exact_decimal
-from derive.checking.expected_text import show_number
+from derive.checking.expected_text import said_number, said_time, show_number
 from derive.checking.matching import as_percent, check_size, match, relative_error
 from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
@@ -88,7 +88,8 @@ def _diagnosis(value: sp.Expr, exact: sp.Rational, unit: Unit | None, rtol: sp.R
             )
     error = relative_error(value, exact)
     off = as_percent(error) if error is not None else "?"
-    return f"your {approx(value)} s is off by {off} (tolerance {as_percent(rtol)}) — exact is {approx(exact)} s"
+    yours = said_time(value, Dimension.TIME) or f"{approx(value)} s"
+    return f"your {yours} is off by {off} (tolerance {as_percent(rtol)}) — exact is {said_number(exact, Dimension.TIME)}"
 
 
 def _parse(text: str, what: str, syntax: str) -> tuple[sp.Expr, str]:
