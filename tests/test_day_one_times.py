@@ -242,3 +242,37 @@ def test_a_wrong_time_is_told_in_the_units_a_person_reads():
     assert "e-0" not in line and "0.00176" not in line
     hidden = run_cli([*argv, "--hide-expected"])
     assert reading not in hidden.out and "is off by" not in hidden.out
+
+
+@pytest.mark.parametrize(
+    ("argv", "claim", "exact"),
+    [
+        (  # a kernel by its numbers: 1e12 FLOPs at the H100's dense bf16 peak binds
+            ["--flops", "1e12", "--bytes", "2.5e9", "--chip", "h100", "--compute", "bf16"],
+            "2 ms",
+            Fraction(10**12, 989 * 10**12),
+        ),
+        (  # a bare all-reduce on NVLink: 2(P-1)/P x 2·B·F bytes over 4.5e11 B/s
+            ["tp_all_reduce", "--operators", "OPS", "--trust", "--dtype", "bf16", "--chip", "h100"]
+            + ["--set", "B=8192", "--set", "F=8192", "--set", "P=8"],
+            "0.7 ms",
+            Fraction(2 * 7, 8) * 2 * 8192 * 8192 / Fraction(45 * 10**10, 1),
+        ),
+    ],
+    ids=["kernel", "comms-only"],
+)
+def test_every_kind_tells_a_wrong_time_in_a_persons_units(tmp_path, argv, claim, exact):
+    ops = tmp_path / "allreduce.py"
+    ops.write_text(
+        "from derive import Collective, Operator, Tensor, dims\n"
+        'B, F, P = dims("B F P")\n'
+        'tp_all_reduce = Operator(name="tp_all_reduce", flops=0, '
+        'comms=[Collective("all_reduce", Tensor("Y", (B, F)), group=P)])\n',
+        encoding="utf-8",
+    )
+    quantity = "t_comms" if "tp_all_reduce" in argv else "t_lower"
+    argv = [str(ops) if a == "OPS" else a for a in argv]
+    r = run_cli(["check", *argv, "--quantity", quantity, "--claim", claim])
+    line = next(x for x in r.out.splitlines() if "is off by" in x)
+    assert f"exact is {exact.numerator}/{exact.denominator} s ≈ {time_text(exact)}" in line, line
+    assert not re.search(r"\de-0\d", line), line

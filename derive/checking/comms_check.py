@@ -18,10 +18,9 @@ import sympy as sp
 from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import table as q
 from derive.checking.diagnosis_text import approx, exact_decimal
-from derive.checking.expected_text import show_number
+from derive.checking.expected_text import said_number, said_time, show_number
 from derive.checking.matching import as_percent, check_size, match, relative_error
 from derive.checking.quantities import Target
-from derive.checking.step_slips import seconds
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
@@ -109,15 +108,12 @@ def _diagnosis(value: sp.Expr, exact: sp.Rational, unit: Unit | None, rtol: sp.R
         if match(value / unit.factor * factor, Target(exact), rtol) is not None:
             return (
                 f"the number is right in {spelled}, but you wrote {unit.text} "
-                f"— exact is {show_number(exact, Dimension.TIME)}"
+                f"— exact is {said_number(exact, Dimension.TIME)}"
             )
     error = relative_error(value, exact)
     off = as_percent(error) if error is not None else "?"
-    yours = seconds(value) if value.is_Rational else f"{approx(value)} s"
-    return (
-        f"your {yours} is off by {off} (tolerance {as_percent(rtol)}) "
-        f"— exact is {show_number(exact, Dimension.TIME)}"
-    )
+    yours = said_time(value, Dimension.TIME) or f"{approx(value)} s"
+    return f"your {yours} is off by {off} (tolerance {as_percent(rtol)}) — exact is {said_number(exact, Dimension.TIME)}"
 
 
 def _parse(text: str, what: str, syntax: str) -> tuple[sp.Expr, str]:

@@ -18,7 +18,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.formula.units import Dimension, describe_dimension
 
-__all__ = ["hide", "show_expected", "show_number", "show_value"]
+__all__ = ["hide", "said_number", "said_time", "show_expected", "show_number", "show_value"]
 
 
 def _unit(quantity: str) -> str:
@@ -43,6 +43,21 @@ def _number(value: sp.Rational, unit: str, dimension: Dimension | None) -> str:
         return text + unit
     text = exact if short else f"{value} ≈ {fmt_decimal(value)}"
     return text + unit
+
+
+def said_time(value: sp.Expr, dimension: Dimension | None) -> str | None:
+    """A positive time as a diagnosis says a claim (``1.76 ms``); None for anything else."""
+    if dimension is Dimension.TIME and value.is_Rational and value > 0:
+        return time_text(value)
+    return None
+
+
+def said_number(value: sp.Expr, dimension: Dimension | None) -> str:
+    """An exact value as a diagnosis states it: a positive time in exact seconds and as a
+    person reads it (``1/989 s ≈ 1.011 ms``), anything else as :func:`approx` writes it."""
+    if said_time(value, dimension) is not None:
+        return _number(sp.Rational(value), " s", Dimension.TIME)
+    return approx(value)
 
 
 def show_number(value: sp.Rational, dimension: Dimension, fraction: bool = False) -> str:

@@ -29,7 +29,7 @@ from derive.catalogue import ProblemKind, Quantity, Use, find, rows_for, spellin
 from derive.catalogue import table as q
 from derive.checking.claims import BANDWIDTH, PEAK
 from derive.checking.diagnosis_text import approx, exact_decimal, sci
-from derive.checking.expected_text import show_number
+from derive.checking.expected_text import said_number, said_time, show_number
 from derive.checking.matching import How, as_percent, check_size, match, relative_error
 from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
@@ -323,16 +323,16 @@ def judge_kernel_claim(
         return KernelJudgement(Verdict.CORRECT, exact, (said,), error, m.how)
     found = _rounded(claim, exact, rtol) + _confusions(claim, exact, rtol)
     found += kernel_slip_sentences(kernel, quantity, value, exact, rtol)
+    yours = said_time(value, q.dimension) or approx(value)  # a time as a person reads it
+    stated = said_number(exact, q.dimension) if q.dimension is Dimension.TIME else exact_text(exact)
     if len(found) == 1 and found[0].startswith("right to"):
-        found.append(
-            f"your {approx(value)} is off by {as_percent(error)} — exact is {exact_text(exact)}"
-        )
+        found.append(f"your {yours} is off by {as_percent(error)} — exact is {stated}")
     if not found:
         factor = _factor(q.name, value, exact, rtol)
         off = (
-            f"your {approx(value)} is off by {as_percent(error)} (tolerance {as_percent(rtol)})"
+            f"your {yours} is off by {as_percent(error)} (tolerance {as_percent(rtol)})"
             if error is not None
             else "your claim is not a number"
         )
-        found = [f"{factor or off} — exact is {exact_text(exact)}"]
+        found = [f"{factor or off} — exact is {stated}"]
     return KernelJudgement(Verdict.INCORRECT, exact, tuple(found), error)

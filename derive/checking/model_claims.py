@@ -45,6 +45,7 @@ from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
 from derive.formula.answer import Relation, read_answer
 from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.formula.limits import show
 from derive.formula.scales import Scale
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
@@ -396,6 +397,10 @@ def judge_model_claim(
             )  # fmt: skip
         hint = _slip(a, q, claim, rtol)
         approx = "" if target.is_Integer else f" (≈ {fmt_decimal(target)})"
+        if q.unit is Unit.SECONDS and target.is_Rational and target > 0:  # as a person reads it
+            approx = f" s (≈ {time_text(target)})"
+        elif q.unit is Unit.DAYS:
+            approx += " days"
         said = f"the exact {quantity} is {exact}{approx}; the claim is off by {percent}"
         hidden = f"the claim is off by {percent}"
         if hint:
