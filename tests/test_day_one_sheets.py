@@ -30,7 +30,7 @@ from derive.checking.quantities import expected
 from derive.checking.training_claims import all_claims_analysis_for
 from derive.errors import DeriveError
 from derive.formula.decimals import fmt_decimal
-from derive.pipeline import answer_set_questions, derive_spec, operator_registry
+from derive.pipeline import CommsDerivation, answer_set_questions, derive_spec, operator_registry
 from derive.pipeline.key import build_key
 from derive.present.withheld import withhold
 from derive.problem.sets.problem_set import ProblemSet, load_problem_set, parse_problem_set
@@ -64,7 +64,13 @@ def _registry(pset: ProblemSet):
 
 def _operator_answers(pset: ProblemSet, entry) -> tuple[dict[str, sp.Expr], set[sp.Expr]]:
     """Every quantity the checker judges for an operator problem, and the problem's inputs."""
-    a = derive_spec(entry.spec, _registry(pset)).analysis
+    d = derive_spec(entry.spec, _registry(pset))
+    if isinstance(d, CommsDerivation):  # a transfer alone: its bytes sent and its time
+        c = d.analysis
+        sent = {f"sent_{item.collective.name}": item.sent for item in c.collectives}
+        bound = {v for _, v in c.problem.bound}
+        return {"t_comms": c.time, "bytes_sent": c.sent, **sent}, {c.problem.link.value, *bound}
+    a = d.analysis
     answers = {}
     for name in OPERATOR_QUANTITIES:
         try:

@@ -51,8 +51,18 @@ B, D, F = sp.symbols("B D F")
 @pytest.fixture(scope="module")
 def server():
     """``derive serve`` on a free loopback port; yields its URL."""
+    yield from _serve()
+
+
+@pytest.fixture(scope="module")
+def comms_server():
+    """``derive serve`` on tests/sets/comms.toml (its operators file trusted); yields its URL."""
+    yield from _serve(str(ROOT / "tests" / "sets" / "comms.toml"), "--trust")
+
+
+def _serve(*args: str):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "derive", "serve", "--port", "0", "--workers", "1"],
+        [sys.executable, "-m", "derive", "serve", *args, "--port", "0", "--workers", "1"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -207,4 +217,31 @@ def test_day_one_reads_right(server, page):
     page.press("#answer-t_mem", "Enter")
     said = page.wait_for_selector("[data-quantity=t_mem] .verdict li").inner_text()
     assert "formula in B, D, F" in said and "tensor" not in said
+    assert page.errors == []
+
+
+def test_time_a_transfer_alone(comms_server, page):
+    """Issue 26 item 17 in the workbook: a bare all-reduce's page gives the collective, the
+    link and the group, takes a time with its unit and shows the steps; no derivation box."""
+    ring = sp.Rational(2 * 7, 8) * 2 * 8192 * 8192 / sp.Rational("4.5e11") + 14 * sp.Rational(
+        "2e-6"
+    )
+    page.goto(comms_server + "#/p/ar-h100")
+    page.wait_for_selector("#answer-t_comms")
+    givens = page.locator(".givens-box").inner_text()
+    assert "all-reduce" in givens and "NVLink" in givens and "P = 8" in givens
+    assert page.locator("#derivation").count() == 0
+    page.fill("#answer-t_comms", f"{float(ring) * 1e6:.4g} us")
+    preview = page.wait_for_selector("[data-quantity=t_comms] .preview .katex")
+    assert "µs" in preview.inner_text()
+    page.press("#answer-t_comms", "Enter")
+    page.wait_for_selector("[data-quantity=t_comms] .verdict.correct")
+    page.fill("#answer-t_comms", f"{float(ring) * 1e3:.4g} us")
+    page.press("#answer-t_comms", "Enter")
+    wrong = page.wait_for_selector("[data-quantity=t_comms] .verdict.incorrect")
+    assert "right in ms" in wrong.inner_text()
+    page.click("#hint")
+    page.wait_for_selector(".steps .step")
+    assert "Collectives" in page.locator(".steps .step").first.inner_text()
+    page.screenshot(path=str(SHOTS / "derive-web-comms.png"), full_page=True)
     assert page.errors == []

@@ -285,7 +285,8 @@ T_COMMS = _row(
 
 T_LOWER = _row(
     "t_lower", "step lower bound T_lower", _D.TIME,
-    At(OP, CHECK),
+    # boxed on the page of an operator that only communicates (a bound of its link time)
+    At(OP, CHECK | BOX, box=Box("Lower bound on the runtime", r"T_{\text{lower}}", _TIME)),
     At(
         KERNEL, ALL, "the lower bound on the runtime, T_lower",
         Box("Lower bound on the runtime", r"T_{\text{lower}}", _TIME),
@@ -313,7 +314,7 @@ T_LOWER_OVERLAPPED = _row(
 )  # fmt: skip
 T_UPPER = _row(
     "t_upper", "step upper bound T_upper", _D.TIME,
-    At(OP, CHECK),
+    At(OP, CHECK | BOX, box=Box("Upper bound on the runtime", r"T_{\text{upper}}", _TIME)),
     At(
         KERNEL, ALL, "the upper bound on the runtime, T_upper",
         Box("Upper bound on the runtime", r"T_{\text{upper}}", _TIME),

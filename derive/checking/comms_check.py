@@ -24,7 +24,7 @@ from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
-from derive.formula.answer import position_of, read_answer
+from derive.formula.answer import Answer, position_of, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
 from derive.present.report import Report
@@ -34,15 +34,38 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMS_QUANTITIES",
+    "CommsClaim",
     "CommsDetail",
     "check_comms",
     "comms_analysis",
     "comms_claim_json",
     "comms_claim_report",
+    "read_comms_claim",
 ]
 
 COMMS_QUANTITIES = (q.T_COMMS.name, q.T_LOWER.name, q.T_UPPER.name)
 """What a comms-only operator has: its time on the link (the step's bounds are that time)."""
+
+
+@dataclass(frozen=True)
+class CommsClaim:
+    """A claimed time, read: the answer taken apart and its value in seconds."""
+
+    answer: Answer
+    value: sp.Expr
+
+    @property
+    def read_as(self) -> str:
+        """The claim as read (``550 us = 0.00055 s``), as ``derive check`` prints it."""
+        typed = (
+            exact_decimal(self.answer.expr)
+            if self.answer.expr.is_Rational
+            else str(self.answer.expr)
+        )
+        unit = self.answer.unit
+        return (
+            f"{typed} s" if unit is None else f"{typed} {unit.text} = {exact_decimal(self.value)} s"
+        )
 
 
 @dataclass(frozen=True)
@@ -51,6 +74,7 @@ class CommsDetail:
 
     analysis: CommsAnalysis
     claimed: sp.Expr
+    claim: CommsClaim | None = None
 
 
 def comms_analysis(derivation: object, quantity: str) -> CommsAnalysis:
@@ -84,7 +108,7 @@ def _diagnosis(value: sp.Expr, exact: sp.Rational, unit: Unit | None, rtol: sp.R
         if match(value / unit.factor * factor, Target(exact), rtol) is not None:
             return (
                 f"the number is right in {spelled}, but you wrote {unit.text} "
-                f"— exact is {approx(exact)} s"
+                f"— exact is {said_number(exact, Dimension.TIME)}"
             )
     error = relative_error(value, exact)
     off = as_percent(error) if error is not None else "?"
@@ -95,6 +119,20 @@ def _diagnosis(value: sp.Expr, exact: sp.Rational, unit: Unit | None, rtol: sp.R
 def _parse(text: str, what: str, syntax: str) -> tuple[sp.Expr, str]:
     parsed = parse_formula(text, {}, syntax, what)
     return parsed.expr, parsed.syntax
+
+
+def read_comms_claim(claim: str, syntax: str = "auto") -> CommsClaim:
+    """Read a claimed time (a number, with a unit of time or in seconds); nothing is evaluated.
+
+    Raises:
+        ParseError: unreadable, an inequality, or a value too large to judge.
+    """
+    answer = read_answer(claim, lambda text, what: _parse(text, what, syntax))
+    if answer.relation.is_order:
+        raise ParseError(f"claim {show(claim)}", "give the time as a value, not an inequality")
+    value = answer.expr * (answer.unit.factor if answer.unit is not None else 1)
+    check_size(value, f"claim {show(claim)}")
+    return CommsClaim(answer, value)
 
 
 def check_comms(
@@ -111,19 +149,13 @@ def check_comms(
 
     exact = sp.Rational(analysis.time)
     try:
-        answer = read_answer(claim, lambda text, what: _parse(text, what, syntax))
-        if answer.relation.is_order:
-            raise ParseError(f"claim {show(claim)}", "give the time as a value, not an inequality")
-        value = answer.expr * (answer.unit.factor if answer.unit is not None else 1)
-        check_size(value, f"claim {show(claim)}")
+        read = read_comms_claim(claim, syntax)
     except ParseError as e:
         return CheckResult(
             Verdict.UNREADABLE, quantity, claim, None, (), None, e.why, position_of(e.why), detail=e
         )
-    unit = answer.unit
+    value, unit = read.value, read.answer.unit
     diagnosis: tuple[str, ...]
-    typed = exact_decimal(answer.expr) if answer.expr.is_Rational else str(answer.expr)
-    read_as = f"{typed} s" if unit is None else f"{typed} {unit.text} = {exact_decimal(value)} s"
     if unit is not None and unit.dimension is not Dimension.TIME:
         said = describe_dimension(unit.dimension)[0]
         verdict, diagnosis = Verdict.INCORRECT, (f"the unit {unit.text} is {said}; a time is in s",)
@@ -138,11 +170,11 @@ def check_comms(
         verdict,
         quantity,
         claim,
-        read_as,
+        read.read_as,
         diagnosis,
         None if hide_expected else show_number(exact, Dimension.TIME),
         relative_error=None if error is None else as_percent(error),
-        detail=CommsDetail(analysis, value),
+        detail=CommsDetail(analysis, value, read),
     )
 
 

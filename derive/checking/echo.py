@@ -18,6 +18,7 @@ import sympy as sp
 from sympy.logic.boolalg import BooleanAtom
 
 from derive.checking.claims import Claim
+from derive.checking.comms_check import CommsClaim
 from derive.checking.kernel_claims import KernelClaim
 from derive.checking.model_claims import ModelClaim
 from derive.formula.answer import Relation
@@ -146,15 +147,30 @@ def _kernel(claim: KernelClaim, unit_word: str) -> Echo:
     )
 
 
+def _comms(claim: CommsClaim, unit_word: str) -> Echo:
+    answer = claim.answer
+    unit = answer.unit
+    return Echo(
+        answer.name,
+        Relation.EQUALS if answer.name else answer.relation,
+        answer.expr,
+        unit.text if unit else None,
+        False,
+        claim.value,
+        unit_word or "s",
+    )
+
+
 _PARTS: dict[type, Callable[..., Echo]] = {
     Claim: _operator,
     ModelClaim: _model,
     KernelClaim: _kernel,
+    CommsClaim: _comms,
 }
 """How each kind of claim is taken apart for its echo."""
 
 
-def echo_of(claim: Claim | ModelClaim | KernelClaim, unit_word: str = "") -> str:
+def echo_of(claim: Claim | ModelClaim | KernelClaim | CommsClaim, unit_word: str = "") -> str:
     """The echo of a claim as LaTeX; ``unit_word`` names the quantity's unit (``bytes``)."""
     if isinstance(claim, ModelClaim) and isinstance(claim.value, BooleanAtom):
         return r"\text{" + ("yes" if bool(claim.value) else "no") + "}"

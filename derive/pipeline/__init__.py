@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # whole models load on first use: solve and the commands do n
     from derive.problem.model_spec import ModelSpec
     from derive.problem.question_spec import QuestionSpec
     from derive.problem.serving_spec import ServingSpec
-    from derive.problem.sets.problem_set import ProblemSet
+    from derive.problem.sets.problem_set import ModelEntry, ProblemSet
     from derive.problem.train_spec import TrainSpec
     from derive.questions.records import Known, Questions
     from derive.training.analysis import StrategyRow, TrainingAnalysis
@@ -76,6 +76,7 @@ __all__ = [
     "derive_operator",
     "derive_serving",
     "derive_serving_step",
+    "derive_set_serving",
     "derive_spec",
     "derive_training",
     "entry_quantities",
@@ -591,6 +592,33 @@ def derive_serving_step(
         _no_timing_without_a_step(serving)
         return DecodeCrossoverDerivation(analysis, decode_crossover_analysis(spec, serving, names))
     return derive_serving(spec, serving, operators)
+
+
+def derive_set_serving(
+    entry: ModelEntry, operators: Sequence[str | Path] = ()
+) -> ServingDerivation | DecodeCrossoverDerivation:
+    """A set's serving problem as ``derive model --phase`` derives it: its step, or for a
+    decode with no batch its crossover alone (what ``derive key`` and ``derive serve`` show).
+
+    Raises:
+        ProblemError: a decode with no batch asks for what only a step has (its rate, its time).
+        DeriveError: the step or the crossover cannot be derived.
+    """
+    from derive.catalogue import table as q
+    from derive.problem.serving_spec import SERVING_ASK_KEYS
+
+    serving = entry.serving
+    assert serving is not None  # called for a problem with a phase
+    derived = derive_serving_step(entry.spec, serving, operators)
+    if isinstance(derived, DecodeCrossoverDerivation):
+        timed = [k for k in entry.ask if k in SERVING_ASK_KEYS and k != q.CROSSOVER.name]
+        if timed:
+            raise ProblemError(
+                f"ask {timed[0]!r}",
+                "times a step, and a decode with no batch gives only its crossover: "
+                "give B in 'set' (set = { B = … })",
+            )
+    return derived
 
 
 @dataclass(frozen=True)

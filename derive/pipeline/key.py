@@ -22,11 +22,12 @@ from derive.problem.sets.problem_set import ProblemSet
 from derive.problem.sets.registry import set_registry
 
 if TYPE_CHECKING:
+    from derive.analysis.crossover.records import Crossover
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.figures.model import Series
     from derive.model.analysis import ModelAnalysis
     from derive.model.binding import ModelProblem
-    from derive.model.phase import PhaseAnalysis
+    from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.present.key.models import DerivedModel
     from derive.problem.serving_spec import ServingPlot, ServingSpec
     from derive.problem.sets.problem_set import ModelEntry
@@ -70,7 +71,7 @@ def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
         ProblemError: the problem asks for a quantity it does not give enough to derive.
     """
     from derive.model.analysis import select_quantities
-    from derive.pipeline.cache import model_analysis, serving_analysis
+    from derive.pipeline.cache import model_analysis
     from derive.present.key.models import model_ask
 
     full = model_analysis(entry.spec, operators)
@@ -89,9 +90,18 @@ def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
     serving = entry.serving
     if serving is None:
         return DerivedModel(select_quantities(full, ask))
-    phase = serving_analysis(entry.spec, serving, operators)
-    series = () if serving.plot is None else _serving_series(full.problem, serving, phase)
+    phase = _serving_phase(entry, operators)
+    series = () if serving.plot is None else _serving_series(full.problem, serving, phase.crossover)
     return DerivedModel(select_quantities(full, ask), phase, series)
+
+
+def _serving_phase(
+    entry: ModelEntry, operators: tuple[str, ...]
+) -> PhaseAnalysis | DecodeCrossover:
+    """The problem's serving step, or for a decode with no batch its crossover alone."""
+    from derive.pipeline import derive_set_serving
+
+    return derive_set_serving(entry, operators).phase
 
 
 def _training(entry: ModelEntry, model: ModelAnalysis, operators: tuple[str, ...]) -> DerivedModel:
@@ -159,7 +169,7 @@ def _batches(plot: ServingPlot | TrainPlot, marks: list[sp.Expr]) -> tuple[int, 
 
 
 def _serving_series(
-    problem: ModelProblem, serving: ServingSpec, phase: PhaseAnalysis
+    problem: ModelProblem, serving: ServingSpec, cross: Crossover | None
 ) -> tuple[Series, ...]:
     """Decode tokens/s against the batch, one curve per context of the serving plot; the
     first curve marks the matmuls' crossover B* (when it is a number)."""
@@ -170,7 +180,6 @@ def _serving_series(
     plot = serving.plot
     assert plot is not None  # called for a problem with a serving plot
     timing = bind_timing(serving.timing)
-    cross = phase.crossover
     mark = (
         cross.exact if cross is not None and cross.is_number and cross.exact is not None else None
     )

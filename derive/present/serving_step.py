@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "crossover_document",
+    "crossover_given",
     "crossover_json",
     "group_given",
     "phase_document",
@@ -174,13 +175,8 @@ def _experts_json(phase: PhaseAnalysis) -> dict[str, str] | None:
     }
 
 
-def crossover_document(cross: DecodeCrossover, analysis: ModelAnalysis, level: int = 2) -> Document:
-    """The decode crossover asked without a batch, a section after the model's (JSON:
-    :func:`crossover_json`)."""
-    from derive.present.formats import Document
-    from derive.solution.serving_steps import crossover_steps, crossover_verdict
-    from derive.solution.steps import rich
-
+def crossover_given(cross: DecodeCrossover, analysis: ModelAnalysis) -> str:
+    """The decode crossover's givens in one sentence: B free, the context, the group, the ceilings."""
     problem = analysis.problem
     peak, bandwidth = _peak_text(analysis)
     context = (
@@ -188,17 +184,26 @@ def crossover_document(cross: DecodeCrossover, analysis: ModelAnalysis, level: i
         if cross.context is not None
         else "S free (the matmuls' counts hold no S; the whole step's crossover is in S)"
     )
-    given = (
+    return (
         f"{problem.model.name}, decode with B free (the batch solved for), {context}, tensor "
         f"parallel {group_given(cross)}; counts per device; π = {peak} FLOP/s "
         f"({problem.compute_dtype} peak), β = {bandwidth} B/s."
     )
+
+
+def crossover_document(cross: DecodeCrossover, analysis: ModelAnalysis, level: int = 2) -> Document:
+    """The decode crossover asked without a batch, a section after the model's (JSON:
+    :func:`crossover_json`)."""
+    from derive.present.formats import Document
+    from derive.solution.serving_steps import crossover_steps, crossover_verdict
+    from derive.solution.steps import rich
+
     return Document(
         template="kernel",
         context=dict(
             level=level,
             title="Decode crossover",
-            given=rich(given),
+            given=rich(crossover_given(cross, analysis)),
             steps=crossover_steps(cross),
             verdict=crossover_verdict(cross),
         ),

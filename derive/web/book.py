@@ -1,7 +1,8 @@
 """The workbook: a problem set read once, and everything the pages show, prepared at start.
 
 Operator problems are prepared here; whole-model problems by :mod:`derive.web.model_pages`,
-kernels given by their numbers by :mod:`derive.web.kernel_pages`.
+kernels given by their numbers by :mod:`derive.web.kernel_pages`, operators that only
+communicate by :mod:`derive.web.comms_pages`.
 
 :func:`load_source` reads a set (a file, or the built-in one) and refuses Python
 operator files unless trusted; :func:`build_workbook` derives every problem once and
@@ -24,7 +25,7 @@ import jinja2
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
 from derive.checking.quantities import describe, expected
 from derive.declare.registry import Registry, load_registry, pin_operator_files
-from derive.errors import DeriveError, ProblemError, UnknownNameError
+from derive.errors import DeriveError, UnknownNameError
 from derive.pipeline import CommsDerivation, Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
@@ -357,6 +358,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     Raises:
         DeriveError: a problem of the set cannot be derived (named by its id).
     """
+    from derive.web.comms_pages import comms_page
     from derive.web.kernel_pages import kernel_page
     from derive.web.model_pages import model_page
 
@@ -365,12 +367,9 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     for entry in pset.problems:
         try:
             d = derive_spec(entry.spec, registry)
-            if isinstance(d, CommsDerivation):
-                raise ProblemError(
-                    f"operator {entry.spec.operator!r}",
-                    "it only communicates: the workbook does not serve it yet "
-                    "(derive key and derive check do)",
-                )
+            if isinstance(d, CommsDerivation):  # no roofline: its page is its link time
+                pages[entry.id] = comms_page(entry, d, hints)
+                continue
         except DeriveError as exc:
             raise in_file_terms(exc, pset.source, entry.id) from None
         pages[entry.id] = _page(entry, d, hints)

@@ -28,6 +28,7 @@ from derive.checking.api import (
     context_for,
 )
 from derive.checking.claims import dimension_of, read_claim_for
+from derive.checking.comms_check import CommsDetail
 from derive.checking.context import DEFAULT_RTOL, Context
 from derive.checking.echo import echo_of
 from derive.checking.judge import read_claim
@@ -40,6 +41,7 @@ from derive.model.analysis import ModelAnalysis
 from derive.pipeline.kinds import kind_of
 from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 from derive.solution.notation import tex
+from derive.solution.value_display import seconds_tex
 
 __all__ = [
     "UNREADABLE",
@@ -189,8 +191,23 @@ class Grader:
         entry = self._entry(problem)
         if self._defined(problem, quantity):
             return Reading(True, answer.strip())  # read when judged (units, names)
+        if self._only_communicates(entry):
+            return _read_comms(answer)
         reader = _READERS.get(entry.kind, Grader._read_operator)
         return reader(self, entry, answer, quantity)
+
+    def _only_communicates(self, entry: ProblemEntry | KernelEntry | ModelEntry) -> bool:
+        """True for an operator problem whose operator only communicates (its answers are times)."""
+        from derive.pipeline.cache import registry
+        from derive.problem.comms_binding import only_communicates
+
+        if not isinstance(entry, ProblemEntry):
+            return False
+        try:
+            operator = registry(tuple(str(p) for p in self.operators)).get(entry.spec.operator)
+        except DeriveError:  # an unknown operator says so when it is judged
+            return False
+        return only_communicates(operator)
 
     def _read_operator(self, entry: ProblemEntry, answer: str, quantity: str | None) -> Reading:
         ctx = context_for(entry, self.rtol, self.operators)
@@ -237,7 +254,20 @@ class Grader:
         )
         if result.verdict is Verdict.UNREADABLE:
             return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
+        if isinstance(result.detail, CommsDetail):
+            return self._comms_result(result.detail, result)
         return _RESULTS.get(entry.kind, Grader._operator_result)(self, result)
+
+    def _comms_result(self, detail: CommsDetail, result: ApiCheckResult) -> CheckResult:
+        """A claimed time on the link: its echo and the exact time as LaTeX."""
+        return CheckResult(
+            result.verdict.value,
+            result.read_as,
+            echo_of(detail.claim, "s") if detail.claim is not None else None,
+            result.diagnosis,
+            result.expected,
+            None if self.hide_expected else seconds_tex(detail.analysis.time),
+        )
 
     def _kernel_result(self, result: ApiCheckResult) -> CheckResult:
         """A kernel claim's record: its value and the exact answer as LaTeX."""
@@ -284,14 +314,16 @@ class Grader:
 
     def check_derivation(self, problem: str, lines: tuple[str, ...]) -> DerivationResult:
         """Check every step of a derivation typed one step per line."""
-        kind = kind_of(self._entry(problem))
-        if not kind.chains:
+        entry = self._entry(problem)
+        kind = kind_of(entry)
+        if not kind.chains or self._only_communicates(entry):
+            noun = "an operator that only communicates" if kind.chains else kind.noun
             return DerivationResult(
                 UNREADABLE,
                 None,
                 None,
                 (),
-                (f"{kind.noun} is checked one quantity at a time, in its answer boxes",),
+                (f"{noun} is checked one quantity at a time, in its answer boxes",),
             )
         if not any(line.strip() for line in lines):
             return DerivationResult(
@@ -326,6 +358,17 @@ class Grader:
             result.diagnosis,
             result.expected,
         )
+
+
+def _read_comms(answer: str) -> Reading:
+    """How a claimed time on the link reads (``550 us = 0.00055 s``)."""
+    from derive.checking.comms_check import read_comms_claim
+
+    try:
+        claim = read_comms_claim(answer)
+    except ParseError as exc:
+        return Reading(False, reason=reason_of(exc))
+    return Reading(True, claim.read_as, echo_of(claim, "s"))
 
 
 def _operator_unit(quantity: str) -> str:

@@ -23,7 +23,13 @@ from derive.checking.training_claims import (
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import counted
 from derive.model.analysis import ModelAnalysis, Unit, select_quantities
-from derive.pipeline import ServingDerivation, derive_model, derive_serving, derive_training
+from derive.pipeline import (
+    DecodeCrossoverDerivation,
+    ServingDerivation,
+    derive_model,
+    derive_set_serving,
+    derive_training,
+)
 from derive.present.key.models import model_ask
 from derive.present.model_view import (
     ASK_PHRASES,
@@ -31,7 +37,7 @@ from derive.present.model_view import (
     model_markdown,
     model_template_context,
 )
-from derive.present.serving_step import phase_given
+from derive.present.serving_step import crossover_given, phase_given
 from derive.problem.sets.problem_set import ModelEntry
 from derive.solution.notation import tex_text_number
 from derive.web.book import Asked, Page, html_env, page_of, step_chunks
@@ -115,7 +121,9 @@ def _givens(context: dict) -> dict:
     }
 
 
-def _serving_hardware(step: ServingDerivation | None) -> tuple[tuple[str, str, str, str], ...]:
+def _serving_hardware(
+    step: ServingDerivation | DecodeCrossoverDerivation | None,
+) -> tuple[tuple[str, str, str, str], ...]:
     """The ceilings the step's time needs, as the question sheet gives them: π, β, β_link."""
     if step is None:
         return ()
@@ -154,13 +162,25 @@ def _serving_hardware(step: ServingDerivation | None) -> tuple[tuple[str, str, s
 
 
 def _serving_steps(
-    serving: ServingDerivation | None, first: int
+    serving: ServingDerivation | DecodeCrossoverDerivation | None, first: int
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """The serving step's worked steps (Markdown chunks, HTML, titles), numbered from ``first``."""
-    from derive.solution.serving_steps import phase_steps, phase_verdict
+    """The serving step's worked steps (Markdown chunks, HTML, titles), numbered from ``first``
+    (a decode with no batch: its crossover's)."""
+    from derive.solution.serving_steps import (
+        crossover_steps,
+        crossover_verdict,
+        phase_steps,
+        phase_verdict,
+    )
 
     if serving is None:
         return (), (), ()
+    if isinstance(serving, DecodeCrossoverDerivation):
+        cross = serving.phase
+        given = crossover_given(cross, serving.analysis)
+        return _more_steps(
+            "Decode crossover", given, crossover_steps(cross), crossover_verdict(cross), first
+        )
     phase, problem = serving.phase, serving.analysis.problem
     peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
     if peak is None or problem.bandwidth is None:
@@ -236,17 +256,16 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         raise ProblemError(f"problem {entry.id!r}", str(exc)) from None
     a = select_quantities(full, model_ask(entry))
     context = model_template_context(a, entry.title, entry.text)
-    serving = (
-        derive_serving(entry.spec, entry.serving, operators) if entry.serving is not None else None
-    )
+    serving = derive_set_serving(entry, operators) if entry.serving is not None else None
     if serving is not None:
         named = {row[1] for row in context["hardware"]}
         extra = tuple(row for row in _serving_hardware(serving) if row[1] not in named)
-        context = {
-            **context,
-            "hardware": context["hardware"] + extra,
-            "serving_given": phase_given(serving.phase, serving.analysis),
-        }
+        given = (
+            crossover_given(serving.phase, serving.analysis)
+            if isinstance(serving, DecodeCrossoverDerivation)
+            else phase_given(serving.phase, serving.analysis)
+        )
+        context = {**context, "hardware": context["hardware"] + extra, "serving_given": given}
     env = html_env()
     steps = context["steps"]
     last = len(steps)

@@ -6,17 +6,17 @@ from __future__ import annotations
 from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.formula.durations import time_text
+from derive.formula.durations import time_tex, time_text
 from derive.present.comms_view import comms_document
 from derive.present.key.files import ProblemPart, _OperatorName, _ProblemName, _QuestionView
 from derive.present.key.rows import Row
 from derive.present.render import render
 from derive.present.view import HardwareRow, TensorRow
 from derive.present.withheld import comms_sheet_doc
-from derive.problem.sets.problem_set import ProblemSet
+from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
 from derive.solution.notation import tex, tex_text_number
 
-__all__ = ["COMMS_ASKS", "comms_part"]
+__all__ = ["COMMS_ASKS", "check_comms_asks", "comms_part"]
 
 COMMS_ASKS = {
     q.COLLECTIVES.name: "the bytes each device sends in each collective, and its time on the link",
@@ -47,11 +47,22 @@ def _question(analysis: CommsAnalysis) -> _QuestionView:
         "B/s",
         problem.link.cite(),
     )
+    latency = (
+        HardwareRow(
+            "link latency (a step of the ring)",
+            r"t_{\text{hop}}",
+            time_tex(problem.timing.link_latency),
+            "",
+            "given",
+        )
+        if problem.timing.link_latency
+        else None
+    )
     operator = problem.operator
     return _QuestionView(
         _ProblemName(_OperatorName(operator.name, comms_sheet_doc(analysis)), False),
         tensors,
-        (link,),
+        (link,) if latency is None else (link, latency),
         tuple(f"{tex(d)} = {v}" for d, v in problem.bound),
         (),
     )
@@ -75,6 +86,20 @@ def _row(pid: str, analysis: CommsAnalysis) -> Row:
     )
 
 
+def check_comms_asks(entry: ProblemEntry) -> None:
+    """Refuse an ``ask`` a transfer alone does not have (a crossover, an intensity).
+
+    Raises:
+        ProblemError: names the problem, the key and the topic.
+    """
+    for topic in entry.ask:
+        if topic not in COMMS_ASKS:
+            raise ProblemError(
+                f"problem {entry.id!r}: key 'ask' ({topic})",
+                "the operator only communicates: no compute, so ask for " + ", ".join(COMMS_ASKS),
+            )
+
+
 def comms_part(pset: ProblemSet, stem: str, index: int, analysis: CommsAnalysis) -> ProblemPart:
     """Problem ``index`` of the set, an operator that only communicates, rendered.
 
@@ -82,12 +107,7 @@ def comms_part(pset: ProblemSet, stem: str, index: int, analysis: CommsAnalysis)
         ProblemError: the problem asks for what a transfer alone does not have (a crossover).
     """
     entry = pset.problems[index]
-    for topic in entry.ask:
-        if topic not in COMMS_ASKS:
-            raise ProblemError(
-                f"problem {entry.id!r}: key 'ask' ({topic})",
-                "the operator only communicates: no compute, so ask for " + ", ".join(COMMS_ASKS),
-            )
+    check_comms_asks(entry)
     title = f"Problem {index + 1} ({entry.id}): {entry.title}"
     document = comms_document(analysis, level=2)
     context = {**document.context, "title": title, "text": entry.text}

@@ -17,6 +17,7 @@ from derive import __version__
 from derive.analysis.analyse import Analysis
 from derive.catalogue import ProblemKind, phrases
 from derive.figures import TIKZ_PACKAGES, TIKZ_PREAMBLE
+from derive.model.phase import PhaseAnalysis
 from derive.present.key.figures import (
     Figure,
     Placement,
@@ -189,7 +190,7 @@ def key_files(
     steps = [  # the serving steps, on their chips' rooflines
         serving_placement(entry.id, model.analysis.problem, model.phase)
         for entry, model in zip(pset.models, models)
-        if model.phase is not None
+        if isinstance(model.phase, PhaseAnalysis)  # a crossover alone times no step to place
     ]
     figures = roofline_figures(
         stem,

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from derive.catalogue import table as q
 from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
-from derive.model.phase import PhaseAnalysis
-from derive.present.key.serving import serving_part
+from derive.model.phase import DecodeCrossover, PhaseAnalysis
+from derive.present.key.serving import crossover_part, serving_part
 from derive.present.key.training import training_part
 from derive.present.model_view import (
     ASK_PHRASES,
@@ -50,7 +50,7 @@ class DerivedModel:
     ``train``, with the strategies when asked), and its plot's curves."""
 
     analysis: ModelAnalysis
-    phase: PhaseAnalysis | None = None
+    phase: PhaseAnalysis | DecodeCrossover | None = None
     series: tuple[Series, ...] = ()
     training: TrainingAnalysis | None = None
     strategies: tuple[StrategyRow, ...] = ()
@@ -100,7 +100,11 @@ def model_chapter(
             serving_part(
                 a, phase, model.series, entry.serving, entry.ask, stem, entry.id, entry.title
             )
-            if entry.serving is not None and phase is not None
+            if entry.serving is not None and isinstance(phase, PhaseAnalysis)
+            else crossover_part(
+                a, phase, model.series, entry.serving, (stem, entry.id, entry.title)
+            )
+            if entry.serving is not None and isinstance(phase, DecodeCrossover)
             else None
         )
         if serving is not None:

@@ -20,16 +20,24 @@ from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import (
+    DecodeCrossover,
     Phase,
     PhaseAnalysis,
 )
 from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
+from derive.present.formats import render
 from derive.present.key.figures import Figure
 from derive.present.key.names import safe_name
-from derive.present.serving_step import phase_given, phase_latex, phase_markdown
+from derive.present.serving_step import (
+    crossover_document,
+    crossover_given,
+    phase_given,
+    phase_latex,
+    phase_markdown,
+)
 from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["SERVING_PHRASES", "ServingPart", "serving_part"]
+__all__ = ["SERVING_PHRASES", "ServingPart", "crossover_part", "serving_part"]
 
 SERVING_PHRASES = phrases(ProblemKind.SERVING)
 
@@ -49,7 +57,11 @@ class ServingPart:
 
 
 def _figure(
-    series: tuple[Series, ...], phase: PhaseAnalysis, stem: str, pid: str, title: str
+    series: tuple[Series, ...],
+    phase: PhaseAnalysis | DecodeCrossover,
+    stem: str,
+    pid: str,
+    title: str,
 ) -> Figure:
     devices = (
         counted(phase.tp, "device")
@@ -87,6 +99,41 @@ def _measured(phase: PhaseAnalysis) -> str:
     word = "" if measured.verdict is MeasuredVerdict.POSSIBLE else ", impossible"
     return (
         f"; measured: MFU {fmt_decimal(measured.mfu, 3)}, MBU {fmt_decimal(measured.mbu, 3)}{word}"
+    )
+
+
+def _crossover_glance(cross: DecodeCrossover) -> str:
+    """A decode asked without a batch, at a glance: where its matmuls turn compute-bound."""
+    where = cross.crossover.min_compute_bound
+    bound = (
+        f"compute-bound matmuls from B = {where}"
+        if where is not None
+        else f"matmuls' crossover {cross.crossover.status}"
+    )
+    return f"decode crossover: {bound} (no batch given, no step timed)"
+
+
+def crossover_part(
+    analysis: ModelAnalysis,
+    cross: DecodeCrossover,
+    series: tuple[Series, ...],
+    spec: ServingSpec,
+    ids: tuple[str, str, str],
+) -> ServingPart:
+    """A decode asked without a batch, rendered for the key: its crossover alone, as
+    ``derive model --phase decode`` prints it (``ids``: the key's stem, the problem's id
+    and title, for the serving plot)."""
+    stem, pid, title = ids
+    given = crossover_given(cross, analysis)
+    return ServingPart(
+        markdown=render(crossover_document(cross, analysis, level=3), "md"),
+        latex=render(crossover_document(cross, analysis), "tex"),
+        figure=_figure(series, cross, stem, pid, title) if spec.plot is not None else None,
+        given=md_escape(given),
+        given_tex=tex_prose_numbers(given),
+        glance=md_escape(_crossover_glance(cross)),
+        glance_tex=tex_escape(_crossover_glance(cross)),
+        asks=(SERVING_PHRASES[q.CROSSOVER.name],),
     )
 
 

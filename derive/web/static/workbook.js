@@ -344,6 +344,8 @@ async function showProblem(id) {
       ? "Type a number (124e6, 1.5e12), with a unit where it has one (40 GB, 128 KiB, 30 days), or yes/no; press Enter or Check."
       : problem.kind === "kernel"
       ? "Type a number, with a unit where it has one (400 FLOPs/byte, 1.01 ms, 78%); press Enter or Check."
+      : problem.only_communicates
+      ? "Type a time with its unit (550 us, 1.2 ms); press Enter or Check."
       : "Type a formula in the dims (LaTeX or plain: 2BDF, \\frac{B}{2}, 2*B*D*F) or a number; press Enter or Check." }),
     ...problem.asked.map((a) => answerRow(problem, a, progress)));
   const next = SET.problems[index + 1];
