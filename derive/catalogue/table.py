@@ -48,7 +48,7 @@ _FORMULA, _NUMBER, _SECONDS = "a formula in {dims}", "a number", "seconds: a for
 _RATIO, _TIME, _FRACTION = (
     "FLOPs/byte: a number",
     "a time with its unit (1.2 ms, 850 us)",
-    "a fraction (0.78) or a percentage (78%)",
+    "a fraction (0.35) or a percentage (35%)",
 )
 _STEP_SECONDS = "a time with its unit (s, ms, µs)"
 _RIDGE_BOX = ("Ridge point", r"\pi / \beta")
@@ -190,7 +190,7 @@ BOUNDS = _row(
     At(OP, ASK, "lower and upper bounds on the runtime"),
     rule="max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
 )  # fmt: skip
-_ATTAINABLE_BOX = Box("Attainable FLOP/s", "", "FLOP/s: a number (9.89e14)")
+_ATTAINABLE_BOX = Box("Attainable FLOP/s", "", "FLOP/s: a number (7.3e13)")
 ATTAINABLE = _row(
     "attainable", "attainable FLOP/s", _D.FLOP_RATE,
     At(OP, ALL, "the attainable FLOP/s and the fraction of peak", _ATTAINABLE_BOX),

@@ -35,7 +35,7 @@ COMMS_SHOWS: dict[str, tuple[str, ...]] = {
 
 assert set(COMMS_SHOWS) == set(COMMS_ASKS)  # what a sheet may ask, the page boxes
 
-_A_TIME = "a time with its unit (550 us, 1.2 ms)"
+_A_TIME = "a time with its unit (70 us, 2.3 ms)"
 """Every box of a comms page takes a time (the checker judges one only when dims are bound)."""
 
 

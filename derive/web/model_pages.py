@@ -46,10 +46,10 @@ __all__ = ["model_page"]
 
 _BYTES = "bytes: a number with a unit (GB, GiB, KiB, …){dims}"
 _PLACEHOLDERS = {
-    Unit.PARAMS: "a number (124e6){dims}",
+    Unit.PARAMS: "a number (3.7e9){dims}",
     Unit.BYTES: _BYTES,
     Unit.BYTES_PER_TOKEN: _BYTES,
-    Unit.FLOPS: "FLOPs: a number (2.1e21){dims}",
+    Unit.FLOPS: "FLOPs: a number (4.3e19){dims}",
     Unit.FLOPS_PER_TOKEN: "FLOPs per token: a number{dims}",
     Unit.SECONDS: "a time (s, ms, days)",
     Unit.DAYS: "days (or a time with its unit)",

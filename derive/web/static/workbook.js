@@ -341,12 +341,12 @@ async function showProblem(id) {
   const givens = fragment(problem.givens_html);
   const answers = el("section", { class: "card" }, el("h2", { text: "Your answers" }),
     el("p", { class: "muted", text: problem.kind === "model"
-      ? "Type a number (124e6, 1.5e12), with a unit where it has one (40 GB, 128 KiB, 30 days), or yes/no; press Enter or Check."
+      ? "Type a number (3.7e9, 4.3e19), with a unit where it has one (21 GB, 52 KiB, 17 days), or yes/no; press Enter or Check."
       : problem.kind === "kernel"
-      ? "Type a number, with a unit where it has one (400 FLOPs/byte, 1.01 ms, 78%); press Enter or Check."
+      ? "Type a number, with a unit where it has one (37 FLOPs/byte, 2.3 ms, 63%); press Enter or Check."
       : problem.only_communicates
-      ? "Type a time with its unit (550 us, 1.2 ms); press Enter or Check."
-      : "Type a formula in the dims (LaTeX or plain: 2BDF, \\frac{B}{2}, 2*B*D*F) or a number; press Enter or Check." }),
+      ? "Type a time with its unit (70 us, 2.3 ms); press Enter or Check."
+      : "Type a formula in the dims (LaTeX or plain: 3xy, \\frac{x}{4}, 3*x*y) or a number; press Enter or Check." }),
     ...problem.asked.map((a) => answerRow(problem, a, progress)));
   const next = SET.problems[index + 1];
   main.replaceChildren(
