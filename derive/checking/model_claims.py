@@ -389,9 +389,12 @@ def judge_model_claim(
         percent = as_percent(error)
         if error <= rtol:
             within = f"within {fmt_decimal(100 * rtol, 3)}%"
+            stated = exact
+            if q.unit is Unit.SECONDS and target.is_Rational and target > 0:  # and its reading
+                stated = f"{exact} s ≈ {time_text(target)}"
             return ModelJudgement(
                 Verdict.CORRECT, exact, expected,
-                (f"{within} of the exact {quantity} {exact} (relative error {percent})",),
+                (f"{within} of the exact {quantity} {stated} (relative error {percent})",),
                 (f"{within} of the exact {quantity} (relative error {percent})",),
                 error,
             )  # fmt: skip
