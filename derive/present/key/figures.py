@@ -147,20 +147,33 @@ def placement(entry: ProblemEntry, a: Analysis) -> Placement:
     )
 
 
+def _placed(
+    chip: Chip | None,
+    compute_dtype: str,
+    peak: ChipFigure,
+    bandwidth: ChipFigure,
+    point: Point,
+    kind: PointKind,
+) -> Placement:
+    """A point on the figure of its chip (or of its given peak and bandwidth), named by
+    its problem (the point's label)."""
+    return Placement(
+        _hardware_key(chip, peak, bandwidth),
+        _title(chip, peak, bandwidth),
+        bandwidth.value,
+        _ceilings(chip, compute_dtype, peak),
+        point,
+        point.label,
+        kind,
+    )
+
+
 def kernel_placement(problem_id: str, kernel: KernelNumbers) -> Placement:
     """A kernel given by its numbers on its chip's figure: at its intensity, under the
     nominal roof min(π, I·β) the figure draws (efficiencies derate the kernel, not the chip)."""
     peak, bandwidth = kernel.peak, kernel.bandwidth
     point = Point(problem_id, kernel.intensity, min(peak.value, kernel.intensity * bandwidth.value))
-    return Placement(
-        _hardware_key(kernel.chip, peak, bandwidth),
-        _title(kernel.chip, peak, bandwidth),
-        bandwidth.value,
-        _ceilings(kernel.chip, kernel.compute_dtype, peak),
-        point,
-        problem_id,
-        PointKind.KERNEL,
-    )
+    return _placed(kernel.chip, kernel.compute_dtype, peak, bandwidth, point, PointKind.KERNEL)
 
 
 def serving_placement(
@@ -181,15 +194,7 @@ def serving_placement(
     if rate <= 0 or intensity <= 0:
         return None
     point = Point(problem_id, intensity, rate, f"{phase.phase.value} step")
-    return Placement(
-        _hardware_key(model.chip, peak, bandwidth),
-        _title(model.chip, peak, bandwidth),
-        bandwidth.value,
-        _ceilings(model.chip, model.compute_dtype, peak),
-        point,
-        problem_id,
-        PointKind.STEP,
-    )
+    return _placed(model.chip, model.compute_dtype, peak, bandwidth, point, PointKind.STEP)
 
 
 def _caption(title: str, fig: RooflineFigure, members: list[Placement]) -> str:
