@@ -18,6 +18,7 @@ The number has :data:`SIGNIFICANT` significant figures, rounded half up from the
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Iterable
 from enum import Enum
 from fractions import Fraction
@@ -87,19 +88,19 @@ def _exact(seconds: Seconds) -> Fraction:
 
 
 def _rounded(value: Fraction, digits: int) -> tuple[int, int]:
-    """|value| rounded half up to ``digits`` significant figures as (mantissa, exponent)."""
+    """|value| rounded half up to ``digits`` significant figures as (mantissa, exponent),
+    the mantissa of exactly ``digits`` digits: :mod:`decimal` divides and rounds exactly."""
     value = abs(value)
     if value == 0:
         return 0, 0
-    exponent = len(str(value.numerator)) - len(str(value.denominator)) - digits
-    while value >= Fraction(10) ** (exponent + digits):
-        exponent += 1
-    while value < Fraction(10) ** (exponent + digits - 1):
-        exponent -= 1
-    mantissa = int(value / Fraction(10) ** exponent + Fraction(1, 2))
-    if mantissa == 10**digits:  # 9.9995 rounds up a digit
-        mantissa, exponent = mantissa // 10, exponent + 1
-    return mantissa, exponent
+    with decimal.localcontext() as context:
+        context.prec, context.rounding = digits, decimal.ROUND_HALF_UP
+        _, coefficient, exponent = (
+            decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)
+        ).as_tuple()
+    mantissa = int("".join(map(str, coefficient)))
+    shift = digits - len(str(mantissa))  # an exact quotient may have fewer digits
+    return mantissa * 10**shift, int(exponent) - shift
 
 
 def _reading(value: Fraction, unit: TimeUnit, digits: int) -> tuple[int, int]:
