@@ -136,8 +136,8 @@ def _tex_prose(text: str) -> str:
 
 
 # A number in e-notation standing alone in prose (``9.89e14 FLOP/s``, ``1e-6``): not part of
-# a word, a name or a path (``q3-d4096``, ``given-1.97e14``), nor a decimal's digits.
-_E_NUMBER = re.compile(r"(?<![\w.\-/\\])(\d+(?:\.\d+)?)[eE]([+-]?\d+)(?!\w|\.\d)")
+# a word, a name or a path (``q3-d4096``, ``given-1.97e14``, ``1e3-run``), nor a decimal's digits.
+_E_NUMBER = re.compile(r"(?<![\w.\-/\\])(\d+(?:\.\d+)?)[eE]([+-]?\d+)(?![\w\-/]|\.\d)")
 
 
 def _powered(match: re.Match[str]) -> str:
