@@ -24,20 +24,16 @@ from derive.problem.binding import (
 )
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.dtypes import Dtype
-from derive.problem.timing import Timing, TimingSpec, bind_timing
+from derive.problem.timing import TIMING_KEYS, Timing, TimingSpec, bind_timing
 
 __all__ = ["CommsProblem", "bind_comms", "only_communicates"]
 
-# the timing flags a transfer alone has no use for: (field, flag)
-_UNUSED_TIMING = (
-    ("efficiency", "--efficiency"),
-    ("compute_efficiency", "--compute-efficiency"),
-    ("memory_efficiency", "--memory-efficiency"),
-    ("launch_overhead", "--launch-overhead"),
-    ("measured_time", "--measured-time"),
-    ("measured_flops_per_s", "--measured-flops-per-s"),
-    ("measured_bytes_per_s", "--measured-bytes-per-s"),
-    ("measured_tokens_per_s", "--measured-tokens-per-s"),
+# the timing flags a transfer alone has no use for: every one but the link's latency,
+# each named as its flag (``measured_time`` → ``--measured-time``)
+_UNUSED_TIMING = tuple(
+    (name, "--" + name.replace("_", "-"))
+    for name in (*TIMING_KEYS, "measured_tokens_per_s")
+    if name != "link_latency"
 )
 
 
