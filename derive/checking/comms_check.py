@@ -20,6 +20,7 @@ from derive.catalogue import table as q
 from derive.checking.diagnosis_text import approx, exact_decimal
 from derive.checking.expected_text import said_number, said_time, show_number
 from derive.checking.matching import as_percent, check_size, match, relative_error
+from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
@@ -183,21 +184,12 @@ def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object
     detail = result.detail
     assert isinstance(detail, CommsDetail)  # a judged comms claim carries its detail
     hidden = result.expected is None
-    return {
-        "verdict": result.verdict.value,
-        "quantity": result.quantity,
-        "claim": result.claim,
-        "read_as": result.read_as,
+    judged = {
         "claimed": str(detail.claimed),
         "expected": None if hidden else str(detail.analysis.time),
-        "expected_text": result.expected,
-        "expected_hidden": hidden,
-        "relative_error": result.relative_error,
-        "rtol": str(rtol),
-        "diagnosis": list(result.diagnosis),
-        "operator": detail.analysis.problem.operator.name,
-        "binding": "link",
     }
+    about = {"operator": detail.analysis.problem.operator.name, "binding": "link"}
+    return claim_json(result, rtol, judged, about)
 
 
 def comms_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:

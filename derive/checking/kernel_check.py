@@ -30,6 +30,7 @@ from derive.checking.kernel_claims import (
     shown_expected,
 )
 from derive.checking.matching import as_percent
+from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError
@@ -126,23 +127,14 @@ def kernel_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, objec
     assert isinstance(detail, KernelDetail)  # a judged kernel claim carries its detail
     hidden = result.expected is None
     j, claim = detail.judgement, detail.claim
-    return {
-        "verdict": result.verdict.value,
-        "quantity": result.quantity,
-        "claim": result.claim,
-        "read_as": result.read_as,
+    judged = {
         "claimed": str(claim.value),
         "unit": claim.answer.unit.text if claim.answer.unit else None,
         "expected": None if hidden else str(j.exact),
         "expected_value": None if hidden or j.exact.is_Integer else fmt_decimal(j.exact),
-        "expected_text": result.expected,
-        "expected_hidden": hidden,
-        "relative_error": result.relative_error,
-        "rtol": str(rtol),
-        "matched": None if j.how is None else j.how.value,
-        "diagnosis": list(result.diagnosis),
-        "kernel": _kernel_json(detail.kernel),
     }
+    matched = {"matched": None if j.how is None else j.how.value}
+    return claim_json(result, rtol, judged, {"kernel": _kernel_json(detail.kernel)}, matched)
 
 
 def kernel_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:

@@ -7,6 +7,7 @@ in place of the operator's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import sympy as sp
@@ -49,19 +50,36 @@ def model_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
     return report_text(model_claim_report(result, rtol))
 
 
-def model_claim_json(result: CheckResult, rtol: sp.Rational) -> dict:
-    """The verdict as JSON (exact values as strings; expected values None when hidden)."""
-    hidden = result.expected is None
+def claim_json(
+    result: CheckResult,
+    rtol: sp.Rational,
+    judged: Mapping[str, object],
+    about: Mapping[str, object],
+    matched: Mapping[str, object] | None = None,
+) -> dict[str, object]:
+    """A judged claim as JSON, in the frame every kind's shares: what was claimed and how it
+    was read, then the kind's ``judged`` keys (its claimed and expected values, None when
+    hidden), the expected text, the errors, ``matched`` (a kernel's), the diagnosis, and
+    last what the claim was ``about`` (the model, the kernel, the operator)."""
     return {
         "verdict": result.verdict.value,
         "quantity": result.quantity,
         "claim": result.claim,
         "read_as": result.read_as,
-        "expected": None if hidden else _exact(result),
+        **judged,
         "expected_text": result.expected,
-        "expected_hidden": hidden,
+        "expected_hidden": result.expected is None,
         "relative_error": result.relative_error,
         "rtol": str(rtol),
+        **(matched or {}),
         "diagnosis": list(result.diagnosis),
-        "model": _model(result),
+        **about,
     }
+
+
+def model_claim_json(result: CheckResult, rtol: sp.Rational) -> dict:
+    """The verdict as JSON (exact values as strings; expected values None when hidden)."""
+    hidden = result.expected is None
+    return claim_json(
+        result, rtol, {"expected": None if hidden else _exact(result)}, {"model": _model(result)}
+    )
