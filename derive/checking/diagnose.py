@@ -20,7 +20,7 @@ from derive.catalogue import table as q
 from derive.checking.claims import dimension_of
 from derive.checking.context import Context
 from derive.checking.diagnosis_text import approx, compact, formula_text, plural
-from derive.checking.expected_text import show_value
+from derive.checking.expected_text import said_number, said_time
 from derive.checking.matching import (
     as_percent,
     cheap,
@@ -47,8 +47,6 @@ from derive.checking.rounding import sig_fig_sentence
 from derive.checking.terms import moved, term_diagnoses
 from derive.checking.variants import ROUNDED, dtype_variants, flop_variants, hardware_variants
 from derive.errors import DeriveError
-from derive.formula.durations import time_text
-from derive.formula.units import Dimension
 from derive.problem.regime import Regime
 
 __all__ = ["diagnose", "exact_is", "formula_expected", "strict", "value_text"]
@@ -221,12 +219,6 @@ def _unless_said(factor: str | None, variants: list[str]) -> str | None:
     return factor
 
 
-def _timed(quantity: str, claim: sp.Expr, value: sp.Expr) -> bool:
-    """Whether a claim and its value are two positive times (read in µs, ms, s, …)."""
-    positive = all(v.is_Rational and v > 0 for v in (claim, value))
-    return positive and dimension_of(quantity) is Dimension.TIME
-
-
 def _fallback(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> str:
     """A plain sentence when no finding explains the claim."""
     what, value = describe(quantity), target.value
@@ -239,13 +231,15 @@ def _fallback(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> st
         dims = ", ".join(sorted(s.name for s in claim.free_symbols))
         return f"with the dims bound, the {what} is the number {approx(value)}; your claim still depends on {dims}"
     rel = relative_error(claim, value)
-    if rel is not None and _timed(quantity, claim, value):  # a time as a person reads it
-        return (
-            f"the exact {what} is {show_value(value, quantity)}; your {time_text(claim)} "
-            f"is off by {as_percent(rel)} (tolerance {as_percent(ctx.rtol)})"
-        )
     if rel is not None:
-        return f"the exact {what} is {value_text(target)}; your {approx(claim)} is off by {as_percent(rel)} (tolerance {as_percent(ctx.rtol)})"
+        dimension = dimension_of(quantity)  # two positive times read in µs, ms, s, …
+        timed = said_time(claim, dimension) is not None and said_time(value, dimension) is not None
+        stated, yours = (
+            (said_number(value, dimension), said_time(claim, dimension))
+            if timed
+            else (value_text(target), approx(claim))
+        )
+        return f"the exact {what} is {stated}; your {yours} is off by {as_percent(rel)} (tolerance {as_percent(ctx.rtol)})"
     return f"your claim is not equal to the exact {what} (shown above): their difference does not cancel"
 
 
