@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from derive.model.config_map import FAMILIES, IGNORED, REQUIRED, Family, Field
+from derive.model.config_map import CHECKED, FAMILIES, IGNORED, REQUIRED, Check, Family, Field
 from derive.model.symbols import NOTATION
 
 __all__ = ["model_configs_markdown"]
@@ -73,10 +73,28 @@ def _family(family: Family) -> str:
     lines += ["", f"Fixed by the architecture: {fixed}."]
     for rule in family.layers:
         lines.append(f"Layers: {rule.value}.")
+    if family.aliases:
+        lines += [
+            "",
+            "Other names (transformers' `attribute_map`), read as the field they name:",
+            "",
+        ]
+        lines += [f"- `{alias}`: `{target}`" for alias, target in family.aliases]
+    if family.checked:
+        lines += ["", "Read only at the values that change no count (any other is refused):", ""]
+        lines += [_check(c) for c in family.checked]
     if family.ignored:
         lines += ["", "Also read and ignored (they change no count):", ""]
         lines += [f"- `{key}`: {why}" for key, why in family.ignored]
     return "\n".join(lines) + "\n"
+
+
+def _check(check: Check) -> str:
+    shown = " or ".join(
+        "null" if v is None else str(v).lower() if isinstance(v, bool) else f"`{v}`"
+        for v in check.allowed
+    )
+    return f"- `{check.config}`: {shown}; otherwise refused: {check.why}"
 
 
 def model_configs_markdown() -> str:
@@ -90,6 +108,8 @@ def model_configs_markdown() -> str:
     parts += [_family(f) for f in FAMILIES.values()]
     parts.append("## Fields of every config that change no count\n")
     parts.append("\n".join(f"- `{key}`: {why}" for key, why in IGNORED) + "\n")
+    parts.append("## Fields of every config read only at the value that changes no count\n")
+    parts.append("\n".join(_check(c) for c in CHECKED) + "\n")
     return "\n".join(parts)
 
 

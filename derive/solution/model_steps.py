@@ -72,13 +72,18 @@ def _block_reason(p: ModelProblem) -> str:
     if m.is_moe:
         mlp += " for each of E routed experts, of which a token uses k"
         if m.shared_experts is not None:
-            mlp += ", plus n_s shared experts every token uses (one MLP of width n_s·f)"
+            shared = "n_s·f" if m.d_ff_shared is None else "f_s"
+            mlp += f", plus n_s shared experts every token uses (one MLP of width {shared})"
+            if m.shared_gate:
+                mlp += " gated by a d → 1 projection"
         mlp += ", and a d·E router" + (" with a bias" if m.router_bias else " (no bias)")
         if m.dense_layers is not None:
             mlp += "; the first L_dense blocks have a dense MLP instead (P_mlp,dense)"
     norms = "; each norm its scale" + (" and shift" if m.norm_kind.vectors == 2 else "")
     if m.qk_norm:
-        norms += " (the q and k norms have width d_h)"
+        norms += " (the q and k norms have width " + (
+            "h·d_h and h_kv·d_h)" if m.qk_norm_full else "d_h)"
+        )
     return attention + mlp + norms + "."
 
 
