@@ -404,7 +404,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "qwen3_moe",
             (
-                *_core(head_dim=128),
+                *_core(),
                 _TIED_FALSE,
                 *_QWEN3_ATTENTION,
                 Field("num_experts", "experts", Kind.SIZE),
