@@ -145,7 +145,7 @@ def _mlp(m: Transformer) -> list[Part]:
             label = f"{_label(m, n, 'mlp')} (shared, width {said})"
             parts.append(_part(Block.MLP, label, _one_mlp(m, n, width)))
         if m.shared_gate:
-            parts.append(_part(Block.MLP, "W_shared_gate (d → 1)", d))
+            parts.append(_part(Block.MLP, "W_shared_expert_gate (d → 1)", d))
     router = d * E + (E if m.router_bias else 0)
     parts.append(_part(Block.MLP, "W_router" + (", b_router" if m.router_bias else ""), router))
     if m.dense_layers is not None:

@@ -337,12 +337,12 @@ def _mlp(m: Transformer) -> tuple[Kernel, ...]:
         width = m.shared_experts * f if m.d_ff_shared is None else m.d_ff_shared
         kernels += _dense_mlp(m, mb, width, "shared_", count)
     if m.shared_gate:
-        reads = (_a("y_mlp_norm", d), _w("W_shared_gate", d, 1))
-        out = (_a("shared_gate", 1),)
-        gate = Kernel(
-            "shared_gate", KernelOp.MATMUL, mb, True, reads, out, _weight_flops(reads), count
+        gate_reads = (_a("y_mlp_norm", d), _w("W_shared_expert_gate", d, 1))
+        flops = _weight_flops(gate_reads)
+        out = (_a("shared_expert_gate", 1),)
+        kernels.append(
+            Kernel("shared_expert_gate", KernelOp.MATMUL, mb, True, gate_reads, out, flops, count)
         )
-        kernels.append(gate)
     if m.dense_layers is not None:
         width = f if m.d_ff_dense is None else m.d_ff_dense
         kernels += _dense_mlp(m, Block.MLP_DENSE, width, "dense_", m.dense_layers)

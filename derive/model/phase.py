@@ -66,7 +66,7 @@ __all__ = [
 
 _ROW_SPLIT = frozenset({"o", "down", "experts_down", "shared_down", "dense_down"})
 # replicated on every device: the router (and the shared expert's gate), and latent attention's shared projections
-_REPLICATED = frozenset({"router", "q_a", "kv_a", "shared_gate"})
+_REPLICATED = frozenset({"router", "q_a", "kv_a", "shared_expert_gate"})
 _MATMULS = frozenset({KernelOp.MATMUL, KernelOp.MOE_MATMUL})
 
 
