@@ -40,9 +40,19 @@ an error). A problem set names a config the same way: `model = "path/to/config.j
 relative to the set's folder.
 
 
+Each table lists the fields of transformers' configuration class for that `model_type`
+(transformers 5 names and defaults): a field that sets a size; another name for it
+(transformers' `attribute_map`, e.g. qwen3_moe's `num_local_experts` for `num_experts`),
+read as the field it names (both given must agree); a field read only at the values that
+change no count (Phi-3's `attention_bias: false`; any other value is refused, naming the
+field and the value); and the fields read and ignored, each with why it changes no count.
+Files as published and as transformers re-saves them read alike.
+
 The givens of the worked solution name each size by the config's own field. Parameter
 counts follow the module structure of transformers' `modeling_<type>.py` (its biases, its
-norms, a tied head stored once); the tests count every supported `model_type` by hand.
+norms, a tied head stored once); the tests count every supported `model_type` by hand, and
+round-trip transformers' own configuration classes (`tests/test_config_transformers.py`: a
+default and two edited configurations of each `model_type`, saved by `save_pretrained`).
 """
 
 
