@@ -118,3 +118,30 @@ def test_derive_check_judges_a_sized_step(tmp_path):
     assert right.code == 0 and "correct" in right.out, right.err + right.out
     wrong = run_cli([*argv, "--quantity", "tokens_per_s", "--claim", f"{float(2 * rate):.6g}"])
     assert wrong.code == 1, wrong.err + wrong.out
+
+
+def test_the_kv_bytes_join_the_model_memory():
+    P, kv, B, S, N = 70 * 10**9, 327680, 8, 4096, 2
+    argv = ["--params", "70e9", "--kv-bytes-per-token", "327680", "--chip", "h100"]
+    out = json.loads(
+        run_cli(
+            [
+                "model",
+                *argv,
+                "--devices",
+                "2",
+                "--set",
+                "B=8",
+                "--set",
+                "S=4096",
+                "--format",
+                "json",
+            ]
+        ).out
+    )
+    assert out["kv_bytes_per_token"]["exact"] == str(kv)
+    assert out["kv_bytes"]["exact"] == str(kv * B * S)
+    assert Fraction(out["memory_per_device"]["exact"]) == Fraction(2 * P + kv * B * S, N)
+    assert out["fits"]["exact"] is (Fraction(2 * P + kv * B * S, N) <= 80 * 10**9)
+    free = json.loads(run_cli(["model", *argv, "--format", "json"]).out)
+    assert free["fits"] is None and "B and S" in free["left_out"]["fits"]

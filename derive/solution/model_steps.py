@@ -398,6 +398,11 @@ def _sized_reason(p: ModelProblem) -> str:
     )
 
 
+def _sized_cache(p: ModelProblem) -> bool:
+    """Whether a model known by its size was given its KV cache's bytes per token."""
+    return isinstance(p.model, SizedModel) and p.model.kv_bytes_per_token is not None
+
+
 # A model known by its size alone (derive.model.sized_steps): its size is given, and only the
 # weights are in memory (the KV cache needs an architecture).
 SIZED_STEPS: tuple[ModelStepRule, ...] = (
@@ -414,15 +419,35 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
         lambda p: "Every parameter is stored once at the weight width.",
     ),
     ModelStepRule(
+        StepKind.KV_CACHE,
+        ("kv_bytes_per_token", "kv_bytes"),
+        lambda p: "given: the KV cache's bytes per token of context, every layer (m_kv)",
+        lambda p: "B sequences of S positions keep B·S tokens of cache.",
+    ),
+    ModelStepRule(
         StepKind.MEMORY_FIT,
         ("memory_total", "memory_per_device", "fits", "headroom_per_device", "min_devices"),
-        lambda p: "M = M_W spread over N devices; it fits when M/N ≤ C; N_min = ⌈M_W / C⌉",
         lambda p: (
-            "Serving keeps the weights in HBM; the KV cache needs an architecture and is not counted."
+            "M = M_W"
+            + (" + M_kv" if _sized_cache(p) else "")
+            + " spread over N devices; it fits when M/N ≤ C; N_min = ⌈M_W / C⌉"
+        ),
+        lambda p: (
+            "Serving keeps the weights and the KV cache of every sequence in HBM."
+            if _sized_cache(p)
+            else "Serving keeps the weights in HBM; the KV cache needs an architecture (or "
+            "--kv-bytes-per-token) and is not counted."
         ),
         lambda a: (
-            "Only the weights are counted: the KV cache, activations and framework memory come on "
-            "top, so the fit is necessary, not sufficient.",
+            (
+                "Activations and framework memory come on top, so the fit is necessary, not "
+                "sufficient; N_min counts the weights alone."
+            )
+            if _sized_cache(a.problem)
+            else (
+                "Only the weights are counted: the KV cache, activations and framework memory "
+                "come on top, so the fit is necessary, not sufficient."
+            ),
         ),
     ),
     *_TRAINING_ROWS,
