@@ -669,3 +669,11 @@ def test_a_published_config_and_its_transformers_resave_count_as_by_hand(tmp_pat
     config.save_pretrained(tmp_path / "resaved")
     assert _counted(tmp_path / "resaved") == expected, name
     assert name not in CARD or _rounded(expected[0], CARD[name]), (name, expected)
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3", "gpt2", "llama-3-8b", "mistral-7b", "phi3-mini"])
+def test_the_published_configs_of_the_suite_read_alike_when_resaved(tmp_path, name):
+    published = Path(__file__).parent / "data" / "configs" / name
+    config = transformers.AutoConfig.from_pretrained(published)
+    config.save_pretrained(tmp_path)
+    assert _counted(published) == _counted(tmp_path) == by_hand(config), name
