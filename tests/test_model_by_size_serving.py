@@ -145,3 +145,20 @@ def test_the_kv_bytes_join_the_model_memory():
     assert out["fits"]["exact"] is (Fraction(2 * P + kv * B * S, N) <= 80 * 10**9)
     free = json.loads(run_cli(["model", *argv, "--format", "json"]).out)
     assert free["fits"] is None and "B and S" in free["left_out"]["fits"]
+
+
+def test_the_python_api_serves_a_sized_model_as_the_command_does():
+    import derive
+
+    argv = ["--params", "70e9", "--kv-bytes-per-token", "327680", "--phase", "decode"]
+    out = _serving(*argv, "--set", "B=8", "--set", "S=4096")
+    served = derive.solve_model(
+        "",
+        params="70e9",
+        kv_bytes_per_token="327680",
+        chip="h100",
+        phase="decode",
+        set={"B": 8, "S": 4096},
+    )
+    assert str(served.phase.latency) == out["inter_token_latency"]
+    assert list(served.phase.assumptions) == out["assumptions"]
