@@ -391,6 +391,9 @@ def _window_source(data: dict[str, object]) -> str:
         return "layer_types"
     if "max_window_layers" in data:
         return "max_window_layers"
+    for key in ("sliding_window_pattern", "_sliding_window_pattern"):
+        if key in data:
+            return key
     return "sliding_window"
 
 
