@@ -677,3 +677,18 @@ def test_the_published_configs_of_the_suite_read_alike_when_resaved(tmp_path, na
     config = transformers.AutoConfig.from_pretrained(published)
     config.save_pretrained(tmp_path)
     assert _counted(published) == _counted(tmp_path) == by_hand(config), name
+
+
+def test_every_field_transformers_defines_is_known():
+    """Each field of a supported model_type's configuration class (its dataclass fields, the
+    base class's, its attribute_map's names) is read, checked, an alias or ignored with why."""
+    import dataclasses
+
+    from derive.model.config_map import CHECKED, FAMILIES, IGNORED
+
+    for model_type, family in FAMILIES.items():
+        config_class = transformers.CONFIG_MAPPING[model_type]
+        names = {f.name for f in dataclasses.fields(config_class)} | set(config_class.attribute_map)
+        known = {f.config for f in family.fields} | {k for k, _ in IGNORED + family.ignored}
+        known |= {c.config for c in CHECKED + family.checked} | {a for a, _ in family.aliases}
+        assert sorted(names - known) == [], model_type
