@@ -15,6 +15,7 @@ terminating the worker (``static/publish.js``), as the server kills a worker pro
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -48,9 +49,7 @@ def set_json(source: SetSource, pset: ProblemSet, hide_expected: bool) -> str:
     relative to the set's folder, so the worker reads the set as ``derive serve`` did.
     """
     base = Path(source.base) if source.base else Path(".")
-    files = {
-        _relative(path, base): path.read_text(encoding="utf-8") for path in pset.operators
-    }
+    files = {_relative(path, base): path.read_text(encoding="utf-8") for path in pset.operators}
     data = {
         "format": SET_FORMAT,
         "origin": Path(source.origin).name,
@@ -109,10 +108,8 @@ class Judge:
 
     def warm(self, problem: str) -> None:
         """Analyse one problem now, so its first check is quick (errors say so when checked)."""
-        try:
+        with contextlib.suppress(DeriveError):
             self.grader.read(problem, "1")
-        except DeriveError:
-            pass
 
     def answer(self, path: str, body: str) -> str:
         """The reply to ``POST path`` with a JSON ``body``: ``{"status", "data"}`` as JSON."""
