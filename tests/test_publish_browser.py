@@ -130,10 +130,10 @@ def test_handout_right_and_wrong_offline(browser, tmp_path):
         page.screenshot(path=str(SHOTS / "publish-1280.png"), full_page=True)
         page.set_viewport_size({"width": 390, "height": 844})
         page.screenshot(path=str(SHOTS / "publish-390.png"), full_page=True)
+        timings = page.evaluate("window.deriveTimings")
         # progress is kept in the browser: a reload shows the last verdicts
         page.reload()
         page.wait_for_selector("[data-quantity=bytes] .verdict.incorrect")
-        timings = page.evaluate("window.deriveTimings")
         context.close()
         assert blocked == [] and errors == []
         print(
