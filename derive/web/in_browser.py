@@ -33,7 +33,7 @@ from derive.web.book import SetSource, parse_source
 from derive.web.grading import Grader, reason_of
 from derive.web.replies import check_reply, derivation_reply, read_reply
 
-__all__ = ["SET_FORMAT", "Judge", "set_json"]
+__all__ = ["SET_FORMAT", "Judge", "bytecode_zip", "set_json"]
 
 SET_FORMAT = "derive-published-set/1"
 """The ``format`` of ``python/set.json``; a worker refuses any other."""
@@ -144,6 +144,33 @@ class Judge:
         if problem not in self.grader.problems:
             raise UnknownNameError(f"problem {problem[:80]!r}", "no such problem in this set")
         return problem
+
+
+def bytecode_zip(folder: str) -> bytes:
+    """The bytecode this session compiled under ``folder``, zipped, for the browser to keep.
+
+    Pyodide compiles every module it imports from source, the longest part of a boot; the
+    page keeps these files (the browser's Cache Storage, keyed by the hash of the site's
+    Python zip) and unpacks them before importing on the next visit. Unpacking gives the
+    sources a new mtime, so each file is marked as checked by nothing (the flags of an
+    unchecked hash-based pyc, PEP 552): under its key, the sources cannot change.
+    """
+    import io
+    import os
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for root, _dirs, files in sorted(os.walk(folder)):
+            for name in sorted(files):
+                if not name.endswith(".pyc"):
+                    continue
+                path = os.path.join(root, name)
+                with open(path, "rb") as fh:
+                    data = bytearray(fh.read())
+                data[4:8] = (1).to_bytes(4, "little")  # hash-based, source never checked
+                archive.writestr(os.path.relpath(path, folder), bytes(data))
+    return buffer.getvalue()
 
 
 def _failed(status: int, line: str) -> str:

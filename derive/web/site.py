@@ -20,6 +20,7 @@ Everything is built in memory before a byte is written, and the folder is replac
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -169,8 +170,10 @@ def build_site(
         pyodide: the runtime files to ship (:func:`pyodide_files`); None: load from the CDN.
         timeout: the time limit of one check in seconds, enforced by the page.
     """
+    packed = python_zip()
     settings = {
         "pyodide": "pyodide/" if pyodide else PYODIDE_CDN,
+        "python_sha256": hashlib.sha256(packed).hexdigest(),
         "pyodide_version": PYODIDE_VERSION,
         "timeout_s": timeout,
         "title": book.title,
@@ -178,7 +181,7 @@ def build_site(
     files = {
         "index.html": _page_html(settings),
         MARKER: f"derive publish: {book.title}\n".encode(),
-        "python/derive-site.zip": python_zip(),
+        "python/derive-site.zip": packed,
         "python/set.json": set_json(source, pset, not book.show_expected).encode("utf-8"),
         **{f"static/{name}": _static(name) for name in _STATIC_PAGE_FILES},
         **_katex(),

@@ -12,7 +12,7 @@ const jobs = JSON.parse(readFileSync(0, "utf8"));
 const { bootJudge } = await import(pathToFileURL(path.join(site, "static", "publish-worker.mjs")).href);
 const { loadPyodide } = await import(pathToFileURL(path.join(runtime, "pyodide.mjs")).href);
 const started = performance.now();
-const judge = await bootJudge(
+const { judge } = await bootJudge(
   loadPyodide,
   runtime + path.sep,
   new Uint8Array(readFileSync(path.join(site, "python", "derive-site.zip"))),

@@ -15,7 +15,7 @@
   let queue = []; // jobs not yet sent: {id, path, body, resolve, reject}
   let running = null; // the job the worker is judging, with its timer
   let nextId = 1;
-  const timings = { boot_ms: null, checks_ms: [] };
+  const timings = { boot_ms: null, checks_ms: [], bytecode_kept: false, bytecode_used: false };
   window.deriveTimings = timings; // read by the tests and shown in the footer
 
   function status(text) {
@@ -45,8 +45,11 @@
       if (m.type === "ready") {
         ready = true;
         timings.boot_ms = performance.now() - started;
+        timings.bytecode_used = !!m.kept;
         status(`The checker is ready: answers are checked in this browser (loaded in ${(timings.boot_ms / 1000).toFixed(1)} s).`);
         pump();
+      } else if (m.type === "kept") {
+        timings.bytecode_kept = true; // the next visit boots without compiling
       } else if (m.type === "failed") {
         failed = `the checker could not start: ${m.error}`;
         status(failed);
@@ -73,7 +76,7 @@
     worker.postMessage({
       type: "boot",
       first: firstProblem(),
-      settings: { site: document.baseURI, pyodide: settings.pyodide },
+      settings: { site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256 },
     });
   }
 
