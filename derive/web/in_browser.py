@@ -127,8 +127,8 @@ class Judge:
         if path == "/api/check":
             body = validate(parse_body(raw), CHECK_SCHEMA)
             problem = self._problem(body["problem"])
-            result = self.grader.check(problem, body["quantity"], body["answer"])
-            return check_reply(result, self.show_expected)
+            checked = self.grader.check(problem, body["quantity"], body["answer"])
+            return check_reply(checked, self.show_expected)
         if path == "/api/read":
             body = validate(parse_body(raw), READ_SCHEMA)
             problem = self._problem(body["problem"])

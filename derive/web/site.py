@@ -121,13 +121,13 @@ def _page_html(settings: dict) -> bytes:
 
 
 def _static(name: str) -> bytes:
-    return resources.files("derive.web").joinpath("static", name).read_bytes()
+    return resources.files("derive.web").joinpath("static").joinpath(name).read_bytes()
 
 
 def _katex() -> dict[str, bytes]:
     """KaTeX as vendored in the package (scripts, styles, fonts), by its path in the site."""
     out = {}
-    root = resources.files("derive.web").joinpath("static", "katex")
+    root = resources.files("derive.web").joinpath("static").joinpath("katex")
     stack = [(root, "static/katex")]
     while stack:
         folder, prefix = stack.pop()
