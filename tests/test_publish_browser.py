@@ -19,32 +19,14 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, in_ci, run_cli
+from conftest import ROOT, run_cli
 from test_publish_site import pyodide_or_skip
+from test_web_browser import ARGS as BROWSER_ARGS
+from test_web_browser import CHROMIUM, sync_playwright  # skips without Chromium (fails in CI)
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+ARGS = [*BROWSER_ARGS, "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 SHOTS = Path(tempfile.gettempdir())
 BOOT_SECONDS = 240  # a loaded 2-core machine; the figures measured are in docs/workbook.md
-
-if not CHROMIUM.exists():
-    if in_ci():
-        pytest.fail("CI is set but /usr/bin/chromium is missing (.ci/run installs it)")
-    pytest.skip("no /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
-if in_ci():
-    from playwright.sync_api import sync_playwright
-else:
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -15,6 +15,7 @@ import argparse
 import time
 from pathlib import Path
 
+from derive.commands.serve import add_workbook_flags
 from derive.errors import ProblemError
 from derive.formula.decimals import ascii_float
 
@@ -36,14 +37,10 @@ def add_publish_parser(
         help="a Pyodide runtime folder (npm's package/) to ship in the site, for offline use "
         "(default: the page loads Pyodide from a CDN)",
     )
-    p.add_argument(
-        "--hide-expected", action="store_true", help="never show the expected answer on the page"
-    )
-    p.add_argument("--no-hints", action="store_true", help="leave out hints and solutions")
-    p.add_argument(
-        "--trust",
-        action="store_true",
-        help="allow the set's Python operator files (they run as code, in the browser)",
+    add_workbook_flags(
+        p,
+        hide_help="never show the expected answer on the page (the site's files still hold it)",
+        trust_help="allow the set's Python operator files (they run as code, in the browser)",
     )
     p.add_argument(
         "--timeout",
