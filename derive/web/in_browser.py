@@ -43,13 +43,16 @@ _SET_FOLDER = "/home/pyodide/derive-set"
 
 
 def set_json(source: SetSource, pset: ProblemSet, hide_expected: bool) -> str:
-    """The set as the published site carries it: its text, name, trust and operator files.
+    """The set as the published site carries it: its text, name, trust and the files it names.
 
-    The operator files (only in a set published with ``--trust``) travel by their path
-    relative to the set's folder, so the worker reads the set as ``derive serve`` did.
+    The operator files (only in a set published with ``--trust``) and the model config files
+    (data) travel by their path relative to the set's folder, so the worker reads the set
+    as ``derive serve`` did.
     """
     base = Path(source.base) if source.base else Path(".")
-    files = {_relative(path, base): path.read_text(encoding="utf-8") for path in pset.operators}
+    configs = [Path(m.spec.model) for m in pset.models if m.spec.model.endswith(".json")]
+    shipped = [*pset.operators, *(path for path in configs if path.is_file())]
+    files = {_relative(path, base): path.read_text(encoding="utf-8") for path in shipped}
     data = {
         "format": SET_FORMAT,
         "origin": Path(source.origin).name,
