@@ -312,3 +312,19 @@ def test_pyodide_comms_set_trusted_and_expected_hidden(tmp_path):
         assert "expected" not in reply["data"] and "expected_latex" not in reply["data"]
         reply["data"]["expected"] = None
     _compare(COMMS_CORPUS, replies, rows)
+
+
+def test_model_config_files_travel_with_the_set(tmp_path):
+    config = ROOT / "tests" / "data" / "configs" / "gemma-tiny.json"
+    (tmp_path / "configs").mkdir()
+    shutil.copy(config, tmp_path / "configs" / "tiny.json")
+    homework = tmp_path / "homework.toml"
+    homework.write_text(
+        'title = "A config"\n[[problem]]\nid = "cfg"\ntitle = "a model from its config"\n'
+        'model = "configs/tiny.json"\nask = ["params"]\n',
+        encoding="utf-8",
+    )
+    site = publish(tmp_path, str(homework))
+    shipped = json.loads((site / "python" / "set.json").read_text(encoding="utf-8"))
+    assert shipped["files"] == {"configs/tiny.json": config.read_text(encoding="utf-8")}
+    assert shipped["trust"] is False and "operators" not in shipped["text"]
