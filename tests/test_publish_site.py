@@ -328,3 +328,15 @@ def test_model_config_files_travel_with_the_set(tmp_path):
     shipped = json.loads((site / "python" / "set.json").read_text(encoding="utf-8"))
     assert shipped["files"] == {"configs/tiny.json": config.read_text(encoding="utf-8")}
     assert shipped["trust"] is False and "operators" not in shipped["text"]
+
+
+def test_time_budgets_run_inline_where_fork_cannot(monkeypatch):
+    """Pyodide has an ``os.fork`` that cannot succeed: derive.deadline must not call it there."""
+    import derive.deadline as deadline
+
+    def no_fork() -> int:
+        raise OSError("fork is not supported in a browser")
+
+    monkeypatch.setattr(deadline, "CAN_FORK", False)
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert deadline.run_with_deadline(sum, [1, 2, 3], seconds=5, what="a sum") == 6
