@@ -34,10 +34,15 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a page closed (or a worker terminated) mid-download: not the test's concern
+
+
 def _serve(folder: Path):
     """A plain static file server on a free loopback port, in a thread; yields its URL."""
     handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -151,3 +156,22 @@ def test_builtin_set_offline(browser, tmp_path):
         print(
             f"\nbuilt-in: first verdict {first:.1f} s, later {later * 1000:.0f} ms; checks {checks}"
         )
+
+
+def test_a_check_past_the_limit_is_stopped(browser, tmp_path):
+    """With a 0.1 s limit, the first check (queued behind the problem's analysis) runs past
+    it: the page terminates the worker, says so as the server does, and boots a new one."""
+    site = _published(tmp_path, str(ROOT / "tests" / "sets" / "handout.toml"), "--timeout", "0.1")
+    for url in _serve(site):
+        context, page, elsewhere, errors = _open(browser, url, 1280)
+        page.goto(url + "#/p/mm-v5e")
+        page.wait_for_selector("#answer-flops")
+        page.fill("#answer-flops", "2BDF")
+        page.press("#answer-flops", "Enter")
+        stopped = page.wait_for_selector(
+            "[data-quantity=flops] .result .verdict.error", timeout=BOOT_SECONDS * 1000
+        )
+        assert "took longer than 0.1 s and was stopped" in stopped.inner_text()
+        assert "loading" in page.inner_text("#engine")  # a new worker boots
+        context.close()
+        assert elsewhere == [] and errors == []
