@@ -14,7 +14,7 @@ naming the input that was too costly.
 Results and errors cross the pipe pickled. A :class:`~derive.errors.DeriveError` raised by
 the work is re-raised in the parent as the same class with the same ``what`` and ``why``
 (whether or not the class pickles itself); any other exception is a bug and is re-raised as
-:class:`WorkerCrashError` carrying the worker's traceback. Without ``os.fork`` (Windows) the work
+:class:`WorkerCrashError` carrying the worker's traceback. Without a working ``os.fork`` (Windows; Pyodide in a browser: :data:`CAN_FORK`) the work
 runs in-process and the budget is not enforced.
 
 The budget: ``--time-limit SECONDS`` on the command line, else the environment variable
@@ -56,6 +56,7 @@ from typing import Any, TypeVar
 from derive.errors import DeriveError, LimitError, ProblemError, TimeLimitError
 
 __all__ = [
+    "CAN_FORK",
     "DEFAULT_SECONDS",
     "ENV_VAR",
     "WorkerCrashError",
@@ -73,6 +74,9 @@ MAX_SECONDS = 86_400.0
 _HEADER = struct.Struct("!Q")
 _TASK = struct.Struct("!q")
 _STOP = -1
+CAN_FORK = hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi")
+"""Whether work can run in forked workers: not on Windows, nor in a browser (Pyodide has an
+``os.fork`` that cannot succeed; a published workbook's page enforces its own time limit)."""
 
 
 class WorkerCrashError(RuntimeError):
@@ -364,7 +368,7 @@ def run_each(
     jobs = default_jobs() if jobs is None else jobs
     if count == 0:
         return []
-    if not hasattr(os, "fork") or (seconds is None and jobs <= 1):
+    if not CAN_FORK or (seconds is None and jobs <= 1):
         return _inline(func, count, on_done)
     results: list[Any] = [None] * count
     pending = deque(range(count))

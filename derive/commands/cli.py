@@ -77,6 +77,11 @@ _LATER = {
         "evaluate derived quantities over a grid of dims, as CSV",
     ),
     "serve": ("serve", "add_serve_parser", "serve a problem set as a workbook in the browser"),
+    "publish": (
+        "publish",
+        "add_publish_parser",
+        "write a problem set's workbook as a static site that checks in the browser",
+    ),
 }
 
 

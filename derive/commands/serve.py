@@ -20,7 +20,7 @@ import time
 from derive.errors import ProblemError
 from derive.formula.decimals import ascii_float, ascii_int
 
-__all__ = ["add_serve_parser", "run"]
+__all__ = ["add_serve_parser", "add_workbook_flags", "run"]
 
 
 def add_serve_parser(
@@ -31,14 +31,10 @@ def add_serve_parser(
     p.add_argument("set", nargs="?", metavar="SET.toml", help="problem set (default: built-in)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=ascii_int, default=8000, help="port (default 8000; 0: any free)")
-    p.add_argument(
-        "--hide-expected", action="store_true", help="never send the expected answer to students"
-    )
-    p.add_argument("--no-hints", action="store_true", help="turn off hints and solutions")
-    p.add_argument(
-        "--trust",
-        action="store_true",
-        help="allow the set's Python operator files (they run as code)",
+    add_workbook_flags(
+        p,
+        hide_help="never send the expected answer to students",
+        trust_help="allow the set's Python operator files (they run as code)",
     )
     p.add_argument(
         "--workers", type=ascii_int, default=2, metavar="N", help="checking processes (default 2)"
@@ -52,6 +48,13 @@ def add_serve_parser(
     )
     p.set_defaults(handler=run)
     return p
+
+
+def add_workbook_flags(p: argparse.ArgumentParser, hide_help: str, trust_help: str) -> None:
+    """The flags of what a workbook shows and runs, shared by ``serve`` and ``publish``."""
+    p.add_argument("--hide-expected", action="store_true", help=hide_help)
+    p.add_argument("--no-hints", action="store_true", help="turn off hints and solutions")
+    p.add_argument("--trust", action="store_true", help=trust_help)
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import re
 import secrets
 from collections.abc import Awaitable
@@ -59,6 +58,7 @@ from derive.web.bodies import (
 from derive.web.book import Workbook
 from derive.web.grading import reason_of
 from derive.web.pool import CheckAbortedError, ServerBusyError, WorkerPool
+from derive.web.replies import check_reply, derivation_reply, read_reply, step_reply
 
 __all__ = ["BODY_SECONDS", "CLIENT_COOKIE", "LOOPBACK_HOSTS", "client_key", "create_app"]
 
@@ -238,47 +238,25 @@ def create_app(
         count = len(page.steps_html)
         if not (k.isdigit() and len(k) < 6 and 1 <= int(k) <= count):
             return _error(404, f"step {k[:20]!r}: no such step; steps are 1 to {count}")
-        i = int(k) - 1
-        return _ok(
-            {
-                "problem": page.entry.id,
-                "k": i + 1,
-                "steps": count,
-                "title": page.step_titles[i],
-                "markdown": page.steps_markdown[i] if i < len(page.steps_markdown) else "",
-                "html": page.steps_html[i],
-            }
-        )
+        return _ok(step_reply(page, int(k) - 1))
 
     async def check(request: Request) -> Response:
         body = await body_of(request, CHECK_SCHEMA)
         page = book.page(body["problem"])
         result = await judged(request, "check", page.entry.id, body["quantity"], body["answer"])
-        out = {
-            "verdict": result.verdict,
-            "read_as": result.read_as,
-            "read_as_latex": result.read_as_latex,
-            "diagnosis": list(result.diagnosis),
-        }
-        if book.show_expected:
-            out["expected"] = result.expected
-            out["expected_latex"] = result.expected_latex
-        return _ok(out)
+        return _ok(check_reply(result, book.show_expected))
 
     async def read(request: Request) -> Response:
         body = await body_of(request, READ_SCHEMA)
         page = book.page(body["problem"])
         reading = pool.grader.read(page.entry.id, body["answer"], body.get("quantity"))
-        return _ok(dataclasses.asdict(reading))
+        return _ok(read_reply(reading))
 
     async def check_derivation(request: Request) -> Response:
         body = await body_of(request, DERIVATION_SCHEMA)
         page = book.page(body["problem"])
         result = await judged(request, "check_derivation", page.entry.id, tuple(body["lines"]))
-        out = dataclasses.asdict(result)
-        if not book.show_expected:
-            del out["expected"]
-        return _ok(out)
+        return _ok(derivation_reply(result, book.show_expected))
 
     async def index(request: Request) -> Response:
         response = FileResponse(STATIC / "workbook.html", headers={"cache-control": "no-cache"})

@@ -61,6 +61,8 @@ function fragment(html) {
 }
 
 async function api(path, body) {
+  // a published workbook (derive publish) answers the same API in the browser: static/publish.js
+  if (window.deriveLocalApi) return window.deriveLocalApi(path, body);
   const init = body === undefined ? {} : {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -1,0 +1,80 @@
+"""``derive publish``: a workbook with no server, a static site that judges in the browser.
+
+::
+
+    derive publish [SET.toml] -o DIR [--pyodide PATH] [--hide-expected] [--no-hints] [--trust]
+
+No set: the built-in rooflines set. The site (``DIR/index.html``) is the workbook of
+``derive serve``; its answers are judged in the student's browser by derive's checker
+running in Pyodide (:mod:`derive.web.site`). Any static file server serves it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from derive.commands.serve import add_workbook_flags
+from derive.errors import ProblemError
+from derive.formula.decimals import ascii_float
+
+__all__ = ["add_publish_parser", "run"]
+
+
+def add_publish_parser(
+    sub: argparse._SubParsersAction, add_problem_flags: object = None
+) -> argparse.ArgumentParser:
+    """Register ``derive publish`` on the CLI's subparsers (problem flags are not used)."""
+    p = sub.add_parser(
+        "publish", help="write a problem set's workbook as a static site that checks in the browser"
+    )
+    p.add_argument("set", nargs="?", metavar="SET.toml", help="problem set (default: built-in)")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="the site's folder")
+    p.add_argument(
+        "--pyodide",
+        metavar="PATH",
+        help="a Pyodide runtime folder (npm's package/) to ship in the site, for offline use "
+        "(default: the page loads Pyodide from a CDN)",
+    )
+    add_workbook_flags(
+        p,
+        hide_help="never show the expected answer on the page (the site's files still hold it)",
+        trust_help="allow the set's Python operator files (they run as code, in the browser)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=ascii_float,
+        default=5.0,
+        metavar="S",
+        help="time limit of one check in the browser in seconds (default 5)",
+    )
+    p.set_defaults(handler=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Prepare the workbook as ``derive serve`` does, then write it as a site."""
+    from derive.web.book import build_workbook, load_source
+    from derive.web.site import build_site, pyodide_files, write_site
+
+    if not 0.1 <= args.timeout <= 600:
+        raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
+    started = time.perf_counter()
+    runtime = pyodide_files(args.pyodide) if args.pyodide else None
+    source, pset = load_source(args.set, args.trust)
+    book = build_workbook(pset, hints=not args.no_hints, show_expected=not args.hide_expected)
+    site = build_site(source, pset, book, runtime, timeout=args.timeout)
+    out = Path(args.output)
+    write_site(site, out)
+    where = "shipped in the site" if runtime else "loaded from a CDN by the page"
+    print(
+        f"derive publish: {pset.title!r}, {len(book.pages)} problems from {source.origin}\n"
+        f"  into {out}/ ({len(site.files) + len(site.copies)} files, "
+        f"{site.size() / 1e6:.1f} MB; {time.perf_counter() - started:.1f} s); Pyodide {where}\n"
+        f"  hints and solutions {'off' if args.no_hints else 'on'}; expected answers "
+        f"{'hidden on the page' if args.hide_expected else 'shown'} (the site's files hold "
+        "the answers: graded work belongs on derive serve)\n"
+        f"  serve it with any static file server, e.g. python3 -m http.server -d {out}"
+    )
+    return 0

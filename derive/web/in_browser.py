@@ -1,0 +1,180 @@
+"""The checker of a published workbook, as it runs in the browser (Pyodide, in a Web Worker).
+
+``derive publish`` packs derive, sympy and what they import into the site, and the set as
+data (``python/set.json``: the set's TOML text, its name, and the operator files it was
+published with). The page's worker boots Pyodide, unpacks the packages and calls
+:meth:`Judge.from_json`; each of the page's requests (``POST /api/check``, ``/api/read``,
+``/api/check-derivation``, the bodies ``derive serve`` takes) is then answered by
+:meth:`Judge.answer` with the same validation (:mod:`derive.web.bodies`), the same
+:class:`~derive.web.grading.Grader` and the same JSON (:mod:`derive.web.replies`) as the
+server's, so a verdict in the browser is the server's verdict.
+
+Nothing here forks, starts a thread or sets a signal: the page enforces the time budget by
+terminating the worker (``static/publish.js``), as the server kills a worker process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+from derive.errors import DeriveError, UnknownNameError
+from derive.problem.sets.problem_set import ProblemSet
+from derive.web.bodies import (
+    CHECK_SCHEMA,
+    DERIVATION_SCHEMA,
+    READ_SCHEMA,
+    BadRequestError,
+    parse_body,
+    validate,
+)
+from derive.web.book import SetSource, parse_source
+from derive.web.grading import Grader, reason_of
+from derive.web.replies import check_reply, derivation_reply, read_reply
+
+__all__ = ["SET_FORMAT", "Judge", "bytecode_zip", "set_json"]
+
+SET_FORMAT = "derive-published-set/1"
+"""The ``format`` of ``python/set.json``; a worker refuses any other."""
+
+_SET_FOLDER = "/home/pyodide/derive-set"
+"""Where the worker writes the set's files (its operator files) before reading the set."""
+
+
+def set_json(source: SetSource, pset: ProblemSet, hide_expected: bool) -> str:
+    """The set as the published site carries it: its text, name, trust and the files it names.
+
+    The operator files (only in a set published with ``--trust``) and the model config files
+    (data) travel by their path relative to the set's folder, so the worker reads the set
+    as ``derive serve`` did.
+    """
+    base = Path(source.base) if source.base else Path(".")
+    configs = [Path(m.spec.model) for m in pset.models if m.spec.model.endswith(".json")]
+    shipped = [*pset.operators, *(path for path in configs if path.is_file())]
+    files = {_relative(path, base): path.read_text(encoding="utf-8") for path in shipped}
+    data = {
+        "format": SET_FORMAT,
+        "origin": Path(source.origin).name,
+        "text": source.text,
+        "trust": source.trust,
+        "hide_expected": hide_expected,
+        "files": files,
+    }
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+
+
+def _relative(path: Path, base: Path) -> str:
+    """``path`` relative to the set's folder, in ``/`` form (``..`` kept: it stays inside
+    the worker's own file system)."""
+    import os.path
+
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+class Judge:
+    """Answers the page's POST requests as the server's routes do, in this process."""
+
+    def __init__(self, grader: Grader, show_expected: bool) -> None:
+        self.grader = grader
+        self.show_expected = show_expected
+
+    @classmethod
+    def from_json(cls, text: str, folder: str = _SET_FOLDER) -> Judge:
+        """The judge of a published set (the text of ``python/set.json``).
+
+        Raises:
+            ProblemError: not a published set of this format, or the set cannot be read.
+        """
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != SET_FORMAT:
+            raise DeriveError("python/set.json", f"is not a {SET_FORMAT} file")
+        base = Path(folder)
+        for name, body in data["files"].items():
+            path = base / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(body, encoding="utf-8")
+        source = SetSource(data["text"], data["origin"], str(base), data["trust"])
+        pset = parse_source(source)
+        hide = bool(data["hide_expected"])
+        grader = Grader(
+            {entry.id: entry for entry in pset.entries()},
+            pset.operators,
+            hide_expected=hide,
+            problem_set=pset,
+        )
+        return cls(grader, not hide)
+
+    def problems(self) -> list[str]:
+        """The set's problem ids, in order (the worker warms them one by one when idle)."""
+        return list(self.grader.problems)
+
+    def warm(self, problem: str) -> None:
+        """Analyse one problem now, so its first check is quick (errors say so when checked)."""
+        with contextlib.suppress(DeriveError):
+            self.grader.read(problem, "1")
+
+    def answer(self, path: str, body: str) -> str:
+        """The reply to ``POST path`` with a JSON ``body``: ``{"status", "data"}`` as JSON."""
+        try:
+            data = self._answer(path, body.encode("utf-8"))
+            return json.dumps({"status": 200, "data": data})
+        except BadRequestError as exc:
+            return _failed(exc.status, reason_of(exc))
+        except UnknownNameError as exc:
+            return _failed(404, reason_of(exc))
+        except DeriveError as exc:
+            return _failed(422, reason_of(exc))
+
+    def _answer(self, path: str, raw: bytes) -> dict:
+        if path == "/api/check":
+            body = validate(parse_body(raw), CHECK_SCHEMA)
+            problem = self._problem(body["problem"])
+            checked = self.grader.check(problem, body["quantity"], body["answer"])
+            return check_reply(checked, self.show_expected)
+        if path == "/api/read":
+            body = validate(parse_body(raw), READ_SCHEMA)
+            problem = self._problem(body["problem"])
+            return read_reply(self.grader.read(problem, body["answer"], body.get("quantity")))
+        if path == "/api/check-derivation":
+            body = validate(parse_body(raw), DERIVATION_SCHEMA)
+            problem = self._problem(body["problem"])
+            result = self.grader.check_derivation(problem, tuple(body["lines"]))
+            return derivation_reply(result, self.show_expected)
+        raise BadRequestError(404, f"POST {path[:80]}", "Not Found")
+
+    def _problem(self, problem: str) -> str:
+        if problem not in self.grader.problems:
+            raise UnknownNameError(f"problem {problem[:80]!r}", "no such problem in this set")
+        return problem
+
+
+def bytecode_zip(folder: str) -> bytes:
+    """The bytecode this session compiled under ``folder``, zipped, for the browser to keep.
+
+    Pyodide compiles every module it imports from source, the longest part of a boot; the
+    page keeps these files (the browser's Cache Storage, keyed by the hash of the site's
+    Python zip) and unpacks them before importing on the next visit. Unpacking gives the
+    sources a new mtime, so each file is marked as checked by nothing (the flags of an
+    unchecked hash-based pyc, PEP 552): under its key, the sources cannot change.
+    """
+    import io
+    import os
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for root, _dirs, files in sorted(os.walk(folder)):
+            for name in sorted(files):
+                if not name.endswith(".pyc"):
+                    continue
+                path = os.path.join(root, name)
+                with open(path, "rb") as fh:
+                    data = bytearray(fh.read())
+                data[4:8] = (1).to_bytes(4, "little")  # hash-based, source never checked
+                archive.writestr(os.path.relpath(path, folder), bytes(data))
+    return buffer.getvalue()
+
+
+def _failed(status: int, line: str) -> str:
+    return json.dumps({"status": status, "data": {"error": " ".join(line.split())[:500]}})

@@ -1,0 +1,55 @@
+"""The JSON bodies of the workbook's API answers, built once for both ways a page is answered.
+
+``derive serve`` answers the page over HTTP (:mod:`derive.web.app`); a published workbook
+(``derive publish``) answers the very same requests in the browser, its checker running in
+Pyodide (:mod:`derive.web.in_browser`) and its pages read from files. Both build their JSON
+here, so a verdict, a step or a hidden expected answer reads the same either way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from derive.web.book import Page
+from derive.web.grading import CheckResult, DerivationResult, Reading
+
+__all__ = ["check_reply", "derivation_reply", "read_reply", "step_reply"]
+
+
+def step_reply(page: Page, i: int) -> dict:
+    """The JSON of ``GET /api/problems/{id}/steps/{k}`` for step ``i + 1`` of a page."""
+    return {
+        "problem": page.entry.id,
+        "k": i + 1,
+        "steps": len(page.steps_html),
+        "title": page.step_titles[i],
+        "markdown": page.steps_markdown[i] if i < len(page.steps_markdown) else "",
+        "html": page.steps_html[i],
+    }
+
+
+def check_reply(result: CheckResult, show_expected: bool) -> dict:
+    """The JSON of ``POST /api/check``: no ``expected`` keys at all when they are hidden."""
+    out = {
+        "verdict": result.verdict,
+        "read_as": result.read_as,
+        "read_as_latex": result.read_as_latex,
+        "diagnosis": list(result.diagnosis),
+    }
+    if show_expected:
+        out["expected"] = result.expected
+        out["expected_latex"] = result.expected_latex
+    return out
+
+
+def derivation_reply(result: DerivationResult, show_expected: bool) -> dict:
+    """The JSON of ``POST /api/check-derivation``: no ``expected`` key when it is hidden."""
+    out = dataclasses.asdict(result)
+    if not show_expected:
+        del out["expected"]
+    return out
+
+
+def read_reply(reading: Reading) -> dict:
+    """The JSON of ``POST /api/read`` (the live preview)."""
+    return dataclasses.asdict(reading)

@@ -1,0 +1,234 @@
+"""A workbook with no server (``derive publish``): the static site of a problem set.
+
+The site is the workbook ``derive serve`` shows, with its answers judged in the browser:
+
+* ``index.html`` — the server's page (``static/workbook.html``) with relative links, the
+  site's settings, and ``static/publish.js``, which answers the page's API in the browser;
+* ``api/…json`` — what ``GET /api/problems``, ``/api/problems/{id}`` and
+  ``/api/problems/{id}/steps/{k}`` answer, written from the same prepared
+  :class:`~derive.web.book.Workbook` (no step files when hints are off);
+* ``static/`` — the page's script and styles, KaTeX, and ``publish-worker.js``, the Web
+  Worker that boots Pyodide and judges with derive's own checker
+  (:mod:`derive.web.in_browser`);
+* ``python/derive-site.zip`` (derive, sympy and the rest, :mod:`derive.web.pack`) and
+  ``python/set.json`` (the set as data, :func:`~derive.web.in_browser.set_json`);
+* ``pyodide/`` — the Pyodide runtime when published with ``--pyodide PATH``; without it the
+  worker loads the pinned release from :data:`PYODIDE_CDN`.
+
+Everything is built in memory before a byte is written, and the folder is replaced whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from derive.errors import OutputError, ProblemError
+from derive.problem.sets.problem_set import ProblemSet
+from derive.web.book import SetSource, Workbook
+from derive.web.in_browser import set_json
+from derive.web.pack import python_zip
+from derive.web.replies import step_reply
+
+__all__ = [
+    "MARKER",
+    "PYODIDE_CDN",
+    "PYODIDE_FILES",
+    "PYODIDE_VERSION",
+    "Site",
+    "build_site",
+    "pyodide_files",
+    "write_site",
+]
+
+PYODIDE_VERSION = "314.0.7"
+"""The Pyodide release a published site runs (its Python is 3.14)."""
+
+PYODIDE_CDN = f"https://cdn.jsdelivr.net/npm/pyodide@{PYODIDE_VERSION}/"
+"""Where a site published without ``--pyodide`` loads Pyodide from (the npm package, as served by jsDelivr)."""
+
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+"""The files of an npm ``pyodide`` package folder the page loads (the rest are for Node or types)."""
+
+MARKER = ".derive-site"
+"""The file that marks a folder as a published workbook (``derive publish`` replaces only those)."""
+
+_STATIC_PAGE_FILES = ("workbook.js", "workbook.css", "publish.js", "publish-worker.mjs")
+
+
+@dataclass(frozen=True)
+class Site:
+    """A published workbook in memory: files by their path in the site, and files to copy."""
+
+    files: dict[str, bytes]
+    copies: dict[str, Path]
+
+    def size(self) -> int:
+        """The site's size in bytes."""
+        copied = sum(path.stat().st_size for path in self.copies.values())
+        return sum(len(b) for b in self.files.values()) + copied
+
+
+def pyodide_files(folder: str) -> dict[str, Path]:
+    """The runtime files of a Pyodide package folder (``npm pack pyodide`` unpacks to ``package/``).
+
+    Raises:
+        ProblemError: not such a folder, or a file the page needs is missing.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise ProblemError(f"--pyodide {folder}", "is not a folder (give the unpacked npm package)")
+    missing = [name for name in PYODIDE_FILES if not (root / name).is_file()]
+    if missing:
+        raise ProblemError(
+            f"--pyodide {folder}",
+            f"is not a Pyodide runtime folder: {', '.join(missing)} missing "
+            f"(npm pack pyodide@{PYODIDE_VERSION}; tar xzf; give package/)",
+        )
+    return {f"pyodide/{name}": root / name for name in PYODIDE_FILES}
+
+
+def _page_html(settings: dict) -> bytes:
+    """The server's page, with links relative to the site and the site's settings."""
+    page = _static("workbook.html").decode("utf-8")
+    page = page.replace('="/static/', '="static/')
+    page = re.sub(
+        r"<noscript>.*?</noscript>",
+        "<noscript>The workbook needs JavaScript (it checks answers in this browser).</noscript>",
+        page,
+        flags=re.S,
+    )
+    config = json.dumps(settings, sort_keys=True).replace("<", "\\u003c")
+    head = (
+        f'<script type="application/json" id="derive-site">{config}</script>\n'
+        '<script defer src="static/publish.js"></script>\n'
+        '<script defer src="static/workbook.js"></script>'
+    )
+    page = page.replace('<script defer src="static/workbook.js"></script>', head)
+    return page.encode("utf-8")
+
+
+def _static(name: str) -> bytes:
+    return resources.files("derive.web").joinpath("static").joinpath(name).read_bytes()
+
+
+def _katex() -> dict[str, bytes]:
+    """KaTeX as vendored in the package (scripts, styles, fonts), by its path in the site."""
+    out = {}
+    root = resources.files("derive.web").joinpath("static").joinpath("katex")
+    stack = [(root, "static/katex")]
+    while stack:
+        folder, prefix = stack.pop()
+        for item in folder.iterdir():
+            if item.is_dir():
+                stack.append((item, f"{prefix}/{item.name}"))
+            else:
+                out[f"{prefix}/{item.name}"] = item.read_bytes()
+    return out
+
+
+def _json(data: object) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8")
+
+
+def _api_files(book: Workbook) -> dict[str, bytes]:
+    """What the server's GET routes answer, one file each (steps only when hints are on)."""
+    files = {"api/problems.json": _json(book.index())}
+    for pid, page in book.pages.items():
+        files[f"api/problems/{pid}.json"] = _json(page.detail)
+        if book.hints:
+            for i in range(len(page.steps_html)):
+                files[f"api/problems/{pid}/steps/{i + 1}.json"] = _json(step_reply(page, i))
+    return files
+
+
+def build_site(
+    source: SetSource,
+    pset: ProblemSet,
+    book: Workbook,
+    pyodide: dict[str, Path] | None = None,
+    timeout: float = 5.0,
+) -> Site:
+    """The published site of a prepared workbook (nothing written yet).
+
+    Args:
+        source: the set as read (its text travels as data).
+        pset: the set, parsed (its operator files travel only when it was trusted).
+        book: the pages, prepared as ``derive serve`` prepares them.
+        pyodide: the runtime files to ship (:func:`pyodide_files`); None: load from the CDN.
+        timeout: the time limit of one check in seconds, enforced by the page.
+    """
+    packed = python_zip()
+    settings = {
+        "pyodide": "pyodide/" if pyodide else PYODIDE_CDN,
+        "python_sha256": hashlib.sha256(packed).hexdigest(),
+        "pyodide_version": PYODIDE_VERSION,
+        "timeout_s": timeout,
+        "title": book.title,
+    }
+    files = {
+        "index.html": _page_html(settings),
+        MARKER: f"derive publish: {book.title}\n".encode(),
+        "python/derive-site.zip": packed,
+        "python/set.json": set_json(source, pset, not book.show_expected).encode("utf-8"),
+        **{f"static/{name}": _static(name) for name in _STATIC_PAGE_FILES},
+        **_katex(),
+        **_api_files(book),
+    }
+    return Site(dict(sorted(files.items())), dict(pyodide or {}))
+
+
+def write_site(site: Site, out: Path) -> None:
+    """Write the site into ``out``, replacing a site published there before, whole.
+
+    The files go into a new folder beside ``out``, which then takes its place: a failure
+    leaves the previous site as it was.
+
+    Raises:
+        OutputError: ``out`` exists and is not an empty folder or a published workbook.
+    """
+    what = f"-o {out}"
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise OutputError(what, "is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise OutputError(
+            what, f"is a folder that is not a published workbook (no {MARKER}); give a new folder"
+        )
+    parent = out.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".derive-publish-", dir=parent))
+    except OSError as exc:
+        raise OutputError(what, f"cannot write: {exc.strerror or exc}") from None
+    try:
+        for name, data in site.files.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        for name, source in site.copies.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, path)
+        staging.chmod(0o755)
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=".derive-old-", dir=parent))
+            out.rename(old / "site")
+        staging.rename(out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise OutputError(what, f"cannot write: {exc.strerror or exc}") from None

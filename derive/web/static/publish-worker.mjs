@@ -1,0 +1,124 @@
+// derive published workbook: the checker, in a Web Worker. It boots Pyodide, unpacks the
+// site's Python (derive, sympy and what they import: python/derive-site.zip), reads the set
+// (python/set.json) and answers the page's POST requests with derive's own checker
+// (derive.web.in_browser.Judge: the server's validation, grader and JSON). No fork, thread
+// or signal: the page stops a check that runs too long by terminating this worker.
+// The same module runs under Node (tests): bootJudge does the work, the worker part only
+// listens for messages.
+
+const SITE = "/home/pyodide/derive-site";
+
+/** Boot Pyodide and derive's judge from the site's files.
+ *
+ * @param {Function} loadPyodide - Pyodide's loader (pyodide.mjs).
+ * @param {string} indexURL - the folder of the Pyodide runtime.
+ * @param {Uint8Array} zip - python/derive-site.zip.
+ * @param {string} setText - python/set.json.
+ * @param {Uint8Array|null} bytecode - the bytecode kept from an earlier visit, if any.
+ * @returns {pyodide, judge}: the judge is a Python object (answer(path, body), problems(), warm(id)).
+ */
+export async function bootJudge(loadPyodide, indexURL, zip, setText, bytecode = null) {
+  const pyodide = await loadPyodide({ indexURL, fullStdLib: false });
+  pyodide.unpackArchive(zip, "zip", { extractDir: SITE });
+  if (bytecode) pyodide.unpackArchive(bytecode, "zip", { extractDir: SITE });
+  // without kept bytecode, write it as modules compile, so the next visit can keep it
+  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(SITE)})\nsys.dont_write_bytecode = ${bytecode ? "True" : "False"}`);
+  const module = pyodide.pyimport("derive.web.in_browser");
+  return { pyodide, judge: module.Judge.from_json(setText) };
+}
+
+// The browser keeps the compiled bytecode (Cache Storage, where the page's origin has it),
+// under the hash of the site's Python zip: a new publish never meets old bytecode.
+const BYTECODE_CACHE = "derive-workbook-bytecode";
+
+async function keptBytecode(key) {
+  try {
+    const hit = await (await caches.open(BYTECODE_CACHE)).match(key);
+    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+  } catch (e) {
+    return null; // no Cache Storage here (not a secure context): boot from sources
+  }
+}
+
+async function keepBytecode(key, pyodide) {
+  try {
+    const bytes = pyodide.pyimport("derive.web.in_browser").bytecode_zip(SITE).toJs();
+    const cache = await caches.open(BYTECODE_CACHE);
+    for (const old of await cache.keys()) await cache.delete(old);
+    await cache.put(key, new Response(bytes));
+    self.postMessage({ type: "kept", bytes: bytes.length });
+  } catch (e) {
+    // keeping is an optimisation; a failure costs the next visit its compile time only
+  }
+}
+
+async function bootInWorker(settings) {
+  const base = new URL(settings.site, self.location.href);
+  const runtime = new URL(settings.pyodide, base).href;
+  const key = new URL(`python/derive-site.zip?bytecode=${settings.python_sha256}`, base).href;
+  const [{ loadPyodide }, zip, setText, bytecode] = await Promise.all([
+    import(runtime + "pyodide.mjs"),
+    fetch(new URL("python/derive-site.zip", base)).then((r) => {
+      if (!r.ok) throw new Error(`python/derive-site.zip: ${r.status}`);
+      return r.arrayBuffer();
+    }),
+    fetch(new URL("python/set.json", base)).then((r) => {
+      if (!r.ok) throw new Error(`python/set.json: ${r.status}`);
+      return r.text();
+    }),
+    keptBytecode(key),
+  ]);
+  const booted = await bootJudge(loadPyodide, runtime, new Uint8Array(zip), setText, bytecode);
+  return { ...booted, key, kept: !!bytecode };
+}
+
+if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope) {
+  let judge = null;
+  let booted = null;
+  let waiting = [];
+  let warmList = [];
+
+  function warmNext() {
+    // analyse the set's problems one at a time while idle, so later first checks are quick;
+    // then keep the bytecode compiled meanwhile for the next visit
+    if (!warmList.length) {
+      if (!booted.kept) keepBytecode(booted.key, booted.pyodide);
+      return;
+    }
+    judge.warm(warmList.shift());
+    setTimeout(warmNext, 0);
+  }
+
+  function answer(job) {
+    let reply;
+    try {
+      reply = JSON.parse(judge.answer(job.path, JSON.stringify(job.body)));
+    } catch (e) {
+      reply = { status: 500, data: { error: `internal error while checking (${e.name || e})` } };
+    }
+    self.postMessage({ type: "reply", id: job.id, ...reply });
+  }
+
+  self.onmessage = async (event) => {
+    const message = event.data;
+    if (message.type === "boot") {
+      const started = performance.now();
+      try {
+        booted = await bootInWorker(message.settings);
+        judge = booted.judge;
+      } catch (e) {
+        self.postMessage({ type: "failed", error: String(e && e.message ? e.message : e) });
+        return;
+      }
+      self.postMessage({ type: "ready", ms: performance.now() - started, kept: booted.kept });
+      waiting.forEach(answer);
+      waiting = [];
+      warmList = message.first ? [message.first] : [];
+      warmList.push(...judge.problems().toJs());
+      setTimeout(warmNext, 0);
+    } else if (message.type === "job") {
+      if (judge) answer(message);
+      else waiting.push(message);
+    }
+  };
+}

@@ -1,0 +1,130 @@
+// derive published workbook (derive publish): answers the workbook's JSON API in the browser.
+// GET requests read the site's files (api/...json, written by derive publish from the same
+// pages derive serve shows); POST requests (check, read, check-derivation) go to a Web
+// Worker running derive's checker in Pyodide (static/publish-worker.mjs). The worker boots
+// as soon as the page opens, while the student reads. A check past the time limit is stopped
+// the only way a browser can stop Python: the worker is terminated and booted again.
+"use strict";
+
+(function () {
+  const settings = JSON.parse(document.getElementById("derive-site").textContent);
+  const LIMIT_MS = settings.timeout_s * 1000;
+  let worker = null;
+  let ready = false;
+  let failed = null;
+  let queue = []; // jobs not yet sent: {id, path, body, resolve, reject}
+  let running = null; // the job the worker is judging, with its timer
+  let nextId = 1;
+  const timings = { boot_ms: null, checks_ms: [], bytecode_kept: false, bytecode_used: false };
+  window.deriveTimings = timings; // read by the tests and shown in the footer
+
+  function status(text) {
+    let node = document.getElementById("engine");
+    if (!node) {
+      node = document.createElement("span");
+      node.id = "engine";
+      const foot = document.querySelector(".foot");
+      if (foot) foot.append(" ", node);
+    }
+    node.textContent = text;
+  }
+
+  function firstProblem() {
+    const m = location.hash.match(/^#\/p\/(.+)$/);
+    return m ? decodeURIComponent(m[1]) : null;
+  }
+
+  function boot() {
+    ready = false;
+    failed = null;
+    const started = performance.now();
+    status("The checker is loading (Python in this browser)…");
+    worker = new Worker(new URL("static/publish-worker.mjs", document.baseURI), { type: "module" });
+    worker.onmessage = (event) => {
+      const m = event.data;
+      if (m.type === "ready") {
+        ready = true;
+        timings.boot_ms = performance.now() - started;
+        timings.bytecode_used = !!m.kept;
+        status(`The checker is ready: answers are checked in this browser (loaded in ${(timings.boot_ms / 1000).toFixed(1)} s).`);
+        pump();
+      } else if (m.type === "kept") {
+        timings.bytecode_kept = true; // the next visit boots without compiling
+      } else if (m.type === "failed") {
+        failed = `the checker could not start: ${m.error}`;
+        status(failed);
+        for (const job of queue) job.reject(new Error(failed));
+        queue = [];
+      } else if (m.type === "reply" && running && running.id === m.id) {
+        const job = running;
+        clearTimeout(job.timer);
+        running = null;
+        timings.checks_ms.push(performance.now() - job.sent);
+        if (m.status === 200) job.resolve(m.data);
+        else {
+          const err = new Error(m.data.error);
+          err.status = m.status;
+          job.reject(err);
+        }
+        pump();
+      }
+    };
+    worker.onerror = (event) => {
+      failed = `the checker could not start: ${event.message || "the worker failed"}`;
+      status(failed);
+    };
+    worker.postMessage({
+      type: "boot",
+      first: firstProblem(),
+      settings: { site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256 },
+    });
+  }
+
+  function overtime() {
+    const job = running;
+    running = null;
+    worker.terminate(); // the only way to stop Python in a browser: a new worker
+    const err = new Error(`the check took longer than ${settings.timeout_s} s and was stopped`);
+    err.status = 422;
+    job.reject(err);
+    boot();
+  }
+
+  function pump() {
+    if (!ready || running || !queue.length) return;
+    running = queue.shift();
+    running.sent = performance.now();
+    running.timer = setTimeout(overtime, LIMIT_MS);
+    worker.postMessage({ type: "job", id: running.id, path: running.path, body: running.body });
+  }
+
+  function judged(path, body) {
+    if (failed) return Promise.reject(new Error(failed));
+    return new Promise((resolve, reject) => {
+      queue.push({ id: nextId++, path, body, resolve, reject });
+      pump();
+    });
+  }
+
+  async function file(path) {
+    // /api/problems -> api/problems.json; /api/problems/q1/steps/2 -> api/problems/q1/steps/2.json
+    const url = new URL(`${path.replace(/^\//, "")}.json`, document.baseURI);
+    let response;
+    try {
+      response = await fetch(url);
+    } catch (e) {
+      throw new Error("cannot read the workbook's files (is the site still served?)");
+    }
+    if (!response.ok) {
+      const err = new Error(response.status === 404
+        ? `${decodeURIComponent(path)}: not in this workbook`
+        : `the site answered ${response.status}`);
+      err.status = response.status;
+      throw err;
+    }
+    return response.json();
+  }
+
+  window.deriveLocalApi = (path, body) => (body === undefined ? file(path) : judged(path, body));
+  boot();
+})();
