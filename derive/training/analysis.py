@@ -30,7 +30,7 @@ import sympy as sp
 
 from derive.errors import ProblemError
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
-from derive.training.comms import Comms, Pass, comms_of
+from derive.training.comms import Comms, comms_of
 from derive.training.memory import (
     ActivationTerm,
     Memory,
@@ -130,11 +130,11 @@ class TrainingAnalysis:
 
 
 def _critical(
-    name: str, flops_per_token: sp.Rational, pass_: Pass, p: TrainingProblem, b: sp.Rational
+    name: str, flops_per_token: sp.Rational, comms: Comms, p: TrainingProblem, b: sp.Rational
 ) -> Critical:
-    c = flops_per_token / (p.tp * p.pp * p.peak)
-    fixed = pass_.dp / p.link
-    per_token = (pass_.tp + pass_.pp + pass_.ep) / p.link / b
+    c = flops_per_token / (p.tp * p.pp * p.cp * p.peak)
+    fixed, scaling = comms.scaling(name)
+    per_token = scaling / b
     if fixed == 0:
         tokens: sp.Rational | None = sp.Integer(0) if per_token <= c else None
     else:
@@ -148,15 +148,16 @@ def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) ->
         return None
     st = p.state
     widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
+    shards = [k for k in p.zero.shards if not (p.keep_gathered and k in ("weights", "grads"))]
     sharded = sp.Add(
         *(
-            w * (params.dense + params.experts * p.ep)
+            w * (params.dense + params.experts * p.ep) / p.cp
             for k, w in widths.items()
-            if k in p.zero.shards
+            if k in shards
         )
     )
     fixed = memory.activations + sp.Add(
-        *(w * params.total for k, w in widths.items() if k not in p.zero.shards)
+        *(w * params.total for k, w in widths.items() if k not in shards)
     )
     room = p.capacity - fixed
     if sharded == 0:
@@ -164,7 +165,21 @@ def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) ->
     if room <= 0:
         return None
     dp = max(1, int(sp.ceiling(sharded / room)))
-    return -(-dp // p.ep) * p.ep
+    return _runnable_dp(p, -(-dp // p.ep) * p.ep)
+
+
+def _runnable_dp(p: TrainingProblem, low: int) -> int | None:
+    """The smallest dp from ``low`` (a multiple of ep) at which the batch still splits into
+    whole micro-batches, at least pp of them per DP rank: a dp ``derive train`` accepts."""
+    per_step = int(p.batch_tokens // (p.micro_batch * p.seq))  # micro-batches of the whole step
+    return next(
+        (
+            dp
+            for dp in sp.divisors(per_step)
+            if dp >= low and dp % p.ep == 0 and per_step // dp >= p.pp
+        ),
+        None,
+    )
 
 
 def _smallest_zero(p: TrainingProblem, params: ParamsPerDevice) -> ZeroStage | None:
@@ -176,13 +191,22 @@ def _smallest_zero(p: TrainingProblem, params: ParamsPerDevice) -> ZeroStage | N
     return None
 
 
-def _tp_widths(p: TrainingProblem) -> tuple[sp.Rational, sp.Rational | None, sp.Rational | None]:
+def _imbalance(p: TrainingProblem) -> sp.Rational:
+    """pp · max_i L_i / L: the slowest stage's layers against an equal share (1 for equal stages)."""
+    if not p.uneven:
+        return sp.Integer(1)
+    return sp.Rational(p.pp * max(p.stage_layers), sum(p.stage_layers))
+
+
+def _tp_widths(
+    p: TrainingProblem, comms: Comms
+) -> tuple[sp.Rational, sp.Rational | None, sp.Rational | None]:
     key = "P_block_active" if p.is_moe else "P_block"
     layer = p.arch(key) - p.arch("P_norm")
     if p.tp == 1:
         return layer, None, None
     width = layer / (4 * p.arch("d_model") * p.tp)
-    return layer, width, sp.Rational(p.tp - 1, p.tp) * p.peak / p.link
+    return layer, width, sp.Rational(p.tp - 1, p.tp) * p.peak / comms.bandwidth("tp")
 
 
 def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
@@ -199,21 +223,22 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
     }[p.recompute]
     flops_model = (FORWARD_FLOPS + BACKWARD_FLOPS) * active * tokens
     flops_recompute = recompute_per_token * tokens
-    stretch = sp.Rational(p.microbatches + p.pp - 1, p.microbatches)
+    slots = p.virtual_stages * p.microbatches
+    stretch = sp.Rational(slots + p.pp - 1, slots) * _imbalance(p)
     fwd_flops = FORWARD_FLOPS * active * tokens
     bwd_flops = BACKWARD_FLOPS * active * tokens + flops_recompute
     forward = PassTime(
-        "forward", fwd_flops, stretch * fwd_flops / (n * p.peak), comms.forward.total / p.link
+        "forward", fwd_flops, stretch * fwd_flops / (n * p.peak), comms.seconds("forward")
     )
     backward = PassTime(
-        "backward", bwd_flops, stretch * bwd_flops / (n * p.peak), comms.backward.total / p.link
+        "backward", bwd_flops, stretch * bwd_flops / (n * p.peak), comms.seconds("backward")
     )
     t_lower = forward.bound + backward.bound
     t_upper = forward.compute + backward.compute + forward.comms + backward.comms
     b = tokens / p.dp
     critical = (
-        _critical("forward", FORWARD_FLOPS * active, comms.forward, p, b),
-        _critical("backward", BACKWARD_FLOPS * active + recompute_per_token, comms.backward, p, b),
+        _critical("forward", FORWARD_FLOPS * active, comms, p, b),
+        _critical("backward", BACKWARD_FLOPS * active + recompute_per_token, comms, p, b),
     )
     never = any(c.tokens is None for c in critical)
     b_star = None if never else sp.Max(*(c.tokens for c in critical))
@@ -221,7 +246,7 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
     if p.measured_time is not None:
         mfu = flops_model / (n * p.peak * p.measured_time)
         impossible = bool(p.measured_time < t_lower or mfu > 1)
-    layer, width, critical_width = _tp_widths(p)
+    layer, width, critical_width = _tp_widths(p, comms)
     fits = headroom = None
     if p.capacity is not None:
         fits, headroom = bool(memory.total <= p.capacity), p.capacity - memory.total
@@ -235,11 +260,11 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         flops_recompute=flops_recompute,
         recompute_per_token=recompute_per_token,
         t_math=(flops_model + flops_recompute) / (n * p.peak),
-        t_comms=comms.total / p.link,
+        t_comms=comms.seconds(),
         forward=forward,
         backward=backward,
         stretch=stretch,
-        bubble_fraction=sp.Rational(p.pp - 1, p.microbatches + p.pp - 1),
+        bubble_fraction=sp.Rational(p.pp - 1, slots + p.pp - 1),
         t_lower=t_lower,
         t_upper=t_upper,
         mfu=mfu,

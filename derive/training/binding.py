@@ -24,6 +24,8 @@ from derive.model.symbols import sym
 from derive.model.transformer import Transformer
 from derive.problem.timing import parse_duration
 from derive.problem.train_spec import TrainSpec
+from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
+from derive.training.mesh import Placement, parse_mesh
 
 __all__ = ["Recompute", "StateSplit", "TrainingProblem", "ZeroStage", "bind_training"]
 
@@ -106,6 +108,23 @@ class TrainingProblem:
     spec: TrainSpec
     sequence_parallel: bool = False
     dropout: bool = False
+    cp: int = 1
+    placement: Placement | None = None  # None: every dim on one link at β_link
+    stage_layers: tuple[int, ...] = ()
+    virtual_stages: int = 1
+    keep_gathered: bool = False
+
+    @property
+    def stages(self) -> tuple[int, ...]:
+        """Layers per pipeline stage (equal stages when not given)."""
+        if self.stage_layers:
+            return self.stage_layers
+        return (int(self.arch("layers")) // self.pp,) * self.pp if self.transformer else ()
+
+    @property
+    def uneven(self) -> bool:
+        """True when the stages hold different numbers of layers."""
+        return len(set(self.stage_layers)) > 1
 
     @property
     def transformer(self) -> Transformer | None:
@@ -126,8 +145,8 @@ class TrainingProblem:
 
     @property
     def devices(self) -> int:
-        """N = dp · tp · pp."""
-        return self.dp * self.tp * self.pp
+        """N = dp · tp · pp · cp."""
+        return self.dp * self.tp * self.pp * self.cp
 
     def arch(self, key: str) -> sp.Expr:
         """A number of the model (``layers``, ``d_model``…): a given or a derived quantity (0
@@ -232,10 +251,9 @@ def _check_splits(
                 "(Megatron splits heads, KV heads and the MLP's width over the TP group)",
             )
     layers = _number(model, "layers")
-    if layers % pp:
+    if layers < pp:
         raise ProblemError(
-            spec.where("pp"),
-            f"{name} has {layers} layers, not divisible by pp = {pp} (equal stages)",
+            spec.where("pp"), f"{name} has {layers} layers, fewer than pp = {pp} stages"
         )
     if ep > 1:
         if not model.problem.transformer.is_moe:
@@ -289,13 +307,27 @@ def _batch(
 def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     """Validate a training run against its analysed model; the result is exact."""
     dp, tp, pp = (_int(spec, f, 1) for f in ("dp", "tp", "pp"))
-    ep = _int(spec, "ep", 1)
+    ep, cp = _int(spec, "ep", 1), _int(spec, "cp", 1)
     zero, recompute = _zero(spec), _recompute(spec)
+    if zero is ZeroStage.WEIGHTS and pp > 1:
+        raise ProblemError(
+            spec.where("zero"),
+            f"ZeRO-3 with a pipeline (pp = {pp}) is refused, as DeepSpeed refuses it (its pipeline "
+            "engine runs ZeRO-1 and 2 only): give --zero 1 or 2",
+        )
+    stages: tuple[int, ...] = ()
+    even: tuple[int, ...] = ()
     if isinstance(model.problem.model, Transformer):
         _check_splits(model, spec, tp, pp, ep, dp)
+        layers = int(_number(model, "layers"))
+        stages = stage_layers(spec, layers, pp)
+        even = stages or (layers // pp,) * pp
     else:
-        _check_sized(model, spec, {"tp": tp, "pp": pp, "ep": ep})
+        _check_sized(model, spec, {"tp": tp, "pp": pp, "ep": ep, "cp": cp})
     tokens, seq, micro, count = _batch(spec, dp, pp)
+    if seq % cp:
+        raise ProblemError(spec.where("cp"), f"cp = {cp} does not divide the sequence S = {seq}")
+    virtual = virtual_stages(spec, _int(spec, "virtual_stages", 1), pp, even, count)
     problem = model.problem
     chip = problem.chip
     peak = problem.peak or (chip.peak(problem.compute_dtype) if chip is not None else None)
@@ -308,13 +340,25 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
             link_name = chip.link_name
     elif chip is not None and chip.link is not None:
         link_value, link_text, link_name = chip.link.value, chip.link.text, chip.link_name
+    elif spec.mesh is not None:  # the innermost axis stands for "the link" in the prose
+        inner = parse_mesh(spec.mesh, spec.where("mesh")).axes[0]
+        link_value, link_text, link_name = (
+            inner.bandwidth,
+            inner.bandwidth_text,
+            f"mesh axis {inner.name}",
+        )
     else:
         raise ProblemError(
             spec.where("link_bandwidth"), "give the link bandwidth (bytes/s, one way), e.g. 4.5e11"
         )
-    sp_text = (spec.sequence_parallel or "false").strip().lower()
-    if sp_text not in ("true", "false"):
-        raise ProblemError(spec.where("sequence_parallel"), "true or false")
+    sequence_parallel = flag_on(spec, "sequence_parallel")
+    keep = flag_on(spec, "keep_gathered_weights")
+    if keep and zero is not ZeroStage.WEIGHTS:
+        raise ProblemError(
+            spec.where("keep_gathered_weights"), "keeps ZeRO-3's gathered weights: give --zero 3"
+        )
+    degrees = {"tp": tp, "cp": cp, "ep": ep, "pp": pp, "dp": dp // ep}
+    placement = cluster_of(spec, degrees)
     measured = None
     if spec.measured_step_time is not None:
         measured = parse_duration(spec.measured_step_time, spec.name("measured_step_time"))
@@ -341,5 +385,10 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         state=_state(problem.state),
         measured_time=measured,
         spec=spec,
-        sequence_parallel=sp_text == "true",
+        sequence_parallel=sequence_parallel,
+        cp=cp,
+        placement=placement,
+        stage_layers=stages,
+        virtual_stages=virtual,
+        keep_gathered=keep,
     )
