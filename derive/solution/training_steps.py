@@ -23,6 +23,7 @@ from derive.solution.training_memory_steps import (
     params_step,
     state_step,
 )
+from derive.solution.training_mesh_steps import mesh_step
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
 from derive.training.binding import Recompute, ZeroStage
@@ -179,6 +180,13 @@ def _times(a: TrainingAnalysis) -> Step:
             rf"\frac{{{tex(a.comms.total)}}}{{{tex_text_number(p.link_text)}}}",
             seconds_tex(a.t_comms),
             approx=reading_tex(a.t_comms),
+        )
+        if p.placement is None
+        else Line.of(
+            r"T_{\text{comms}}",
+            r"\sum_{\text{dims}} t_{\text{dim}}",
+            seconds_tex(a.t_comms),
+            approx=reading_tex(a.t_comms),
         ),
     ]
     return Step(
@@ -200,6 +208,13 @@ def _times(a: TrainingAnalysis) -> Step:
         title="FLOPs and times of the step",
         topic="t_math",
     )
+
+
+def _pass_comms_rule(a: TrainingAnalysis, name: str) -> str:
+    """A pass's comms time: its bytes over β_link, or its transfers' times over the mesh."""
+    if a.problem.placement is None:
+        return rf"\frac{{V_{{\text{{{name}}}}}}}{{\beta_{{\text{{link}}}}}}"
+    return rf"\sum_{{\text{{{name}}}}} t_{{\text{{dim}},j}}"
 
 
 def _bounds(a: TrainingAnalysis) -> Step:
@@ -224,8 +239,8 @@ def _bounds(a: TrainingAnalysis) -> Step:
                     r"\frac{M + pp - 1}{M} \cdot \frac{4 P_{\mathrm{act}} T + F_{\text{recompute}}}{N \pi}",
                     b.compute,
                 ),
-                (r"C_{\text{fwd}}", r"\frac{V_{\text{fwd}}}{\beta_{\text{link}}}", f.comms),
-                (r"C_{\text{bwd}}", r"\frac{V_{\text{bwd}}}{\beta_{\text{link}}}", b.comms),
+                (r"C_{\text{fwd}}", _pass_comms_rule(a, "fwd"), f.comms),
+                (r"C_{\text{bwd}}", _pass_comms_rule(a, "bwd"), b.comms),
                 (
                     r"T_{\text{lower}}",
                     r"\max(T_{\text{fwd}}, C_{\text{fwd}}) + \max(T_{\text{bwd}}, C_{\text{bwd}})",
@@ -467,6 +482,7 @@ def training_steps(
         activations_step(a),
         fit_step(a),
         _comms(a),
+        *((mesh,) if (mesh := mesh_step(a)) is not None else ()),
         _times(a),
         _bounds(a),
         _critical(a),

@@ -124,6 +124,13 @@ class TrainingAnalysis:
     smallest_zero: ZeroStage | None
 
     @property
+    def bubble_over_ideal(self) -> sp.Rational:
+        """Narayanan et al.'s bubble, (pp − 1)/(v·M) of the ideal time (``bubble_fraction`` is
+        GPipe's, (pp − 1)/(v·M + pp − 1) of the total)."""
+        p = self.problem
+        return sp.Rational(p.pp - 1, p.virtual_stages * p.microbatches)
+
+    @property
     def params_active(self) -> sp.Rational:
         """P_act: parameters a token uses (the model's)."""
         return self.problem.arch("params_active")

@@ -46,6 +46,7 @@ __all__ = [
     "Placement",
     "bytes_per_byte",
     "calls_latency",
+    "level_terms",
     "one_axis",
     "parse_mesh",
     "place",
