@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.formula.decimals import counted, fmt_decimal
 from derive.solution.notation import tex
 from derive.solution.steps import Line, Step, StepKind, rich
-from derive.formula.decimals import counted, fmt_decimal
 from derive.solution.training_memory_steps import GB
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import TrainingAnalysis
@@ -52,7 +52,7 @@ def _line(t: Transfer, index: int) -> Line:
 
 def _group_text(t: Transfer) -> str:
     return ", then ".join(
-        f"{lv.size} devices of {lv.axis.name} (β = {fmt_decimal(lv.axis.bandwidth)} B/s)"
+        f"{lv.size} devices of {lv.axis.name} (β = {fmt_decimal(lv.axis.bandwidth / 10**9)} GB/s)"
         for lv in t.levels
     )
 
