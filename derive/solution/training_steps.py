@@ -26,7 +26,7 @@ from derive.solution.training_memory_steps import (
 from derive.solution.training_mesh_steps import mesh_step
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
-from derive.training.binding import Recompute, ZeroStage
+from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 
 __all__ = ["training_given", "training_steps", "training_verdict"]
 
@@ -52,21 +52,53 @@ def training_given(a: TrainingAnalysis) -> Rich:
     )
 
 
+def _dp_factor(p: TrainingProblem) -> tuple[str, str]:
+    """DP's collectives of the weights per step: (symbolic factor, with the numbers)."""
+    m = p.microbatches
+    if p.zero is ZeroStage.WEIGHTS and not p.keep_gathered:
+        return "3 M", rf"3 \cdot {m}"
+    if p.zero is ZeroStage.GRADIENTS:
+        return "(M + 1)", f"({m} + 1)"
+    return "2", "2"
+
+
+_DP_WORDS = {
+    ZeroStage.NONE: "the gradients are all-reduced once per step in the backward pass.",
+    ZeroStage.OPTIMIZER: "the gradients are all-reduced once per step in the backward pass (ZeRO-1 as a "
+    "reduce-scatter and an all-gather: the same bytes).",
+    ZeroStage.GRADIENTS: "ZeRO-2 shards the gradients, so each micro-batch's are reduce-scattered as its backward "
+    "ends (M times), and the updated weights are all-gathered once per step (DeepSpeed's stage 2).",
+    ZeroStage.WEIGHTS: "ZeRO-3 all-gathers the weights for every micro-batch's forward, again for its backward, and "
+    "reduce-scatters its gradients: 3·M collectives of the weights per step (DeepSpeed's stage 3, PyTorch FSDP "
+    "without no_sync); --keep-gathered-weights gathers once per step instead.",
+}
+
+
+def _dp_words(p: TrainingProblem) -> str:
+    if p.keep_gathered:
+        return (
+            "ZeRO-3 keeping its gathered weights: one all-gather in the step's first forward, the weights and the "
+            "whole gradients kept until the last backward, one reduce-scatter (FSDP with reshard_after_forward off "
+            "and no_sync)."
+        )
+    words = _DP_WORDS[p.zero]
+    if p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER):
+        words += " Gradients accumulate over the M micro-batches and are reduced once per step."
+    return words
+
+
 def _comms(a: TrainingAnalysis) -> Step:
     p, c = a.problem, a.comms
     frac = tex(c.dp_fraction)
-    dp_rule = (
-        r"3 \cdot \frac{X - 1}{X} \cdot 2 \cdot P_{\text{dev}}"
-        if p.zero is ZeroStage.WEIGHTS
-        else r"2 \cdot \frac{X - 1}{X} \cdot 2 \cdot P_{\text{dev}}"
-    )
-    factor = 3 if p.zero is ZeroStage.WEIGHTS else 2
+    factor, factor_numbers = _dp_factor(p)
+    dp_rule = rf"{factor} \cdot \frac{{X - 1}}{{X}} \cdot 2 \cdot P_{{\text{{dev}}}}"
+    flat = p.placement is None
     lines = [
         Line.of(
             r"V_{\text{dp}}",
             dp_rule,
-            rf"{factor} \cdot {number(c.dp_fraction)} \cdot 2 \cdot {tex(a.params.total)}"
-            if not a.params.experts
+            rf"{factor_numbers} \cdot {number(c.dp_fraction)} \cdot 2 \cdot {tex(a.params.total)}"
+            if not a.params.experts and flat
             else "",
             tex(c.of("dp")),
             approx=gigabytes(c.of("dp")),
@@ -74,7 +106,9 @@ def _comms(a: TrainingAnalysis) -> Step:
         Line.of(
             r"V_{\text{tp}}",
             r"(n_{f} + n_{b}) \cdot M \cdot \frac{L}{pp} \cdot \frac{2(t - 1)}{t} \cdot 2 S b_{\mu} d",
-            rf"({c.tp_forward_count} + {c.tp_backward_count}) \cdot {number(c.layer_visits)} \cdot {number(c.tp_fraction)} \cdot {tex(c.activation_bytes)}",
+            rf"({c.tp_forward_count} + {c.tp_backward_count}) \cdot {number(c.layer_visits)} \cdot {number(c.tp_fraction)} \cdot {tex(c.activation_bytes)}"
+            if flat
+            else "",
             tex(c.of("tp")),
             approx=gigabytes(c.of("tp")),
         ),
@@ -94,10 +128,20 @@ def _comms(a: TrainingAnalysis) -> Step:
                 approx=gigabytes(c.of("ep")),
             )
         )
+    if p.cp > 1:
+        lines.append(
+            Line.of(
+                r"V_{\text{cp}}",
+                r"(1 + 2 + [\text{full}]) \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
+                tex(c.of("cp")),
+                approx=gigabytes(c.of("cp")),
+            )
+        )
     lines.append(
         Line.of(
             r"V",
-            r"V_{\text{dp}} + V_{\text{tp}} + V_{\text{pp}} + V_{\text{ep}}",
+            r"V_{\text{dp}} + V_{\text{tp}} + V_{\text{pp}} + V_{\text{ep}}"
+            + (r" + V_{\text{cp}}" if p.cp > 1 else ""),
             tex(c.total),
             approx=gigabytes(c.total),
         )
@@ -105,19 +149,15 @@ def _comms(a: TrainingAnalysis) -> Step:
     notes = (
         rich(
             "Ring collectives in bf16, bytes one device sends: an all-reduce 2(X−1)/X of the tensor, an all-gather or a "
-            f"reduce-scatter (X−1)/X; over the DP group X = dp = {p.dp}, (X−1)/X = ",
+            + (
+                f"reduce-scatter (X−1)/X; over the DP group X = dp = {p.dp}, (X−1)/X = "
+                if p.cp == 1
+                else f"reduce-scatter (X−1)/X; over the DP group X = dp·cp = {p.dp * p.cp}, (X−1)/X = "
+            ),
             Math(frac),
             ".",
         ),
-        rich(
-            "DP: "
-            + (
-                "ZeRO-3 all-gathers the weights in the forward pass, again in the backward pass, and reduce-scatters the gradients."
-                if p.zero is ZeroStage.WEIGHTS
-                else "the gradients are all-reduced once per step in the backward pass (ZeRO-1/2 as a reduce-scatter and an all-gather: the same bytes)."
-            )
-            + " Gradients accumulate over the M micro-batches and are reduced once per step."
-        ),
+        rich("DP: " + _dp_words(p)),
         rich(
             "TP (Megatron): two all-reduces of a micro-batch's activations per layer forward (after attention and after the MLP), "
             "two backward"
@@ -136,6 +176,26 @@ def _comms(a: TrainingAnalysis) -> Step:
             + "."
         ),
     )
+    if p.cp > 1:
+        notes += (
+            rich(
+                f"CP (ring attention): each layer's forward passes its K and V blocks of S/cp tokens around the ring of "
+                f"cp = {p.cp}, cp − 1 sends; the backward pass sends K, V and their gradients (twice that)"
+                + (
+                    ", and the recomputed forward once more"
+                    if p.recompute is Recompute.FULL
+                    else ""
+                )
+                + ". Every activation exchanged elsewhere is S/cp tokens long."
+            ),
+        )
+    if not flat:
+        notes += (
+            rich(
+                "Over the mesh a collective's bytes add up level by level (the formulas above are its one-axis form); "
+                "the next step times each level over its own axis."
+            ),
+        )
     return Step(
         StepKind.COMMUNICATION,
         "bytes sent per device per step, ring collectives of bf16 tensors",
@@ -217,26 +277,56 @@ def _pass_comms_rule(a: TrainingAnalysis, name: str) -> str:
     return rf"\sum_{{\text{{{name}}}}} t_{{\text{{dim}},j}}"
 
 
-def _bounds(a: TrainingAnalysis) -> Step:
-    p, f, b = a.problem, a.forward, a.backward
+def _stretch_rule(p: TrainingProblem) -> str:
+    """The pipeline's stretch of the compute: (M + pp − 1)/M, interleaved and uneven forms."""
+    slots = "M" if p.virtual_stages == 1 else "v M"
+    rule = rf"\frac{{{slots} + pp - 1}}{{{slots}}}"
+    if p.uneven:
+        rule += r" \cdot \frac{pp \cdot \max_i L_i}{L}"
+    return rule
+
+
+def _bubble_lines(a: TrainingAnalysis) -> list[Line]:
+    """GPipe's bubble (of the total time) and, with a pipeline, Narayanan et al.'s (of the ideal)."""
+    p = a.problem
+    v, m = p.virtual_stages, p.microbatches
+    slots, slots_numbers = ("M", f"{m}") if v == 1 else ("v M", rf"{v} \cdot {m}")
     lines = [
         Line.of(
             r"\text{bubble}",
-            r"\frac{pp - 1}{M + pp - 1}",
-            rf"\frac{{{p.pp - 1}}}{{{p.microbatches} + {p.pp - 1}}}",
+            rf"\frac{{pp - 1}}{{{slots} + pp - 1}}",
+            rf"\frac{{{p.pp - 1}}}{{{slots_numbers} + {p.pp - 1}}}",
             tex(a.bubble_fraction),
-        ),
+        )
+    ]
+    if p.pp > 1:
+        lines.append(
+            Line.of(
+                r"\text{bubble}_{\text{ideal}}",
+                rf"\frac{{pp - 1}}{{{slots}}}",
+                rf"\frac{{{p.pp - 1}}}{{{slots_numbers}}}",
+                tex(a.bubble_over_ideal),
+            )
+        )
+    return lines
+
+
+def _bounds(a: TrainingAnalysis) -> Step:
+    p, f, b = a.problem, a.forward, a.backward
+    stretch = _stretch_rule(p)
+    lines = [
+        *_bubble_lines(a),
         *(
             Line.of(label, rule, seconds_tex(value), approx=reading_tex(value))
             for label, rule, value in (
                 (
                     r"T_{\text{fwd}}",
-                    r"\frac{M + pp - 1}{M} \cdot \frac{2 P_{\mathrm{act}} T}{N \pi}",
+                    rf"{stretch} \cdot \frac{{2 P_{{\mathrm{{act}}}} T}}{{N \pi}}",
                     f.compute,
                 ),
                 (
                     r"T_{\text{bwd}}",
-                    r"\frac{M + pp - 1}{M} \cdot \frac{4 P_{\mathrm{act}} T + F_{\text{recompute}}}{N \pi}",
+                    rf"{stretch} \cdot \frac{{4 P_{{\mathrm{{act}}}} T + F_{{\text{{recompute}}}}}}{{N \pi}}",
                     b.compute,
                 ),
                 (r"C_{\text{fwd}}", _pass_comms_rule(a, "fwd"), f.comms),
@@ -263,9 +353,38 @@ def _bounds(a: TrainingAnalysis) -> Step:
             "micro-batch slots, stretching the compute by (M + pp − 1)/M."
         ),
         tuple(lines),
+        notes=_pipeline_notes(p),
         title="Bounds on the step",
         topic="t_lower",
     )
+
+
+def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
+    if p.pp == 1:
+        return ()
+    notes = [
+        rich(
+            "Two conventions for the bubble: GPipe's (Huang et al. 2019), its share of the total time, (pp − 1)/(M + pp − 1); "
+            "Narayanan et al. (2021), its size against the ideal time, (pp − 1)/M."
+        )
+    ]
+    if p.virtual_stages > 1:
+        notes.append(
+            rich(
+                f"Interleaved 1F1B (Narayanan et al. 2021): each device runs v = {p.virtual_stages} model chunks, so the "
+                "bubble shrinks v-fold, (pp − 1)/(v·M) of the ideal, and each micro-batch crosses v times as many stage "
+                "boundaries."
+            )
+        )
+    if p.uneven:
+        notes.append(
+            rich(
+                f"Unequal stages ({', '.join(map(str, p.stage_layers))} layers): the stage with the most layers sets the "
+                "pace of every slot, stretching the compute by pp·max L_i / L; the embedding's and the head's FLOPs are "
+                "spread over the step as 6·P_act·T counts them."
+            )
+        )
+    return tuple(notes)
 
 
 def _pass_line(c: Critical) -> Line:
