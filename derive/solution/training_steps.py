@@ -9,6 +9,8 @@ answers, so a problem's ``ask`` keeps only the steps it needs.
 
 from __future__ import annotations
 
+import sympy as sp
+
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_decimal, tex_text_number
@@ -404,33 +406,62 @@ def _pass_line(c: Critical) -> Line:
     )
 
 
-def _critical(a: TrainingAnalysis) -> Step:
+def _dp_beta(a: TrainingAnalysis) -> tuple[sp.Rational, str, str]:
+    """β of the DP group: (value, its symbol, its numbers) — β_link, or the mesh's level mix."""
     p = a.problem
-    simple = p.zero is not ZeroStage.WEIGHTS
-    lines = []
-    if p.dp > 1:
-        lines.append(
+    if p.placement is None:
+        return p.link, r"\beta_{\text{link}}", tex_text_number(p.link_text)
+    beta = a.comms.bandwidth("dp")
+    return beta, r"\beta_{\text{dp}}", tex(beta)
+
+
+def _dp_balance(a: TrainingAnalysis) -> list[Line]:
+    """DP's critical batch in closed form, for the DP traffic the ZeRO stage sends."""
+    p = a.problem
+    if p.dp * p.cp == 1 or not any(t.dim == "dp" for t in a.comms.transfers):
+        return []
+    beta, symbol, numbers = _dp_beta(a)
+    frac = a.comms.dp_fraction
+    once = p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER)
+    if once or p.keep_gathered:
+        balance = (
             Line.of(
                 r"\frac{4 P b}{\pi}",
-                r"\frac{2 \cdot \frac{X - 1}{X} \cdot 2 P}{\beta_{\text{link}}}",
+                rf"\frac{{2 \cdot \frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
                 relation="=",
             )
-            if simple
+            if once
             else Line.of(
                 r"\frac{2 P b}{\pi}",
-                r"\frac{\frac{X - 1}{X} \cdot 2 P}{\beta_{\text{link}}}",
+                rf"\frac{{\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
                 relation="=",
             )
         )
-        lines.append(
-            Line.of(
-                r"b^{*}_{\text{DP}}",
-                r"\frac{X - 1}{X} \cdot \frac{\pi}{\beta_{\text{link}}}",
-                rf"{number(a.comms.dp_fraction)} \cdot \frac{{{tex_text_number(p.peak_text)}}}{{{tex_text_number(p.link_text)}}}",
-                tex(a.comms.dp_fraction * p.peak / p.link),
-                approx=tex_decimal(a.comms.dp_fraction * p.peak / p.link),
-            )
+        label = r"b^{*}_{\text{DP}}"
+    elif p.zero is ZeroStage.WEIGHTS:
+        balance = Line.of(
+            r"\frac{2 P S b_{\mu}}{\pi}",
+            rf"\frac{{\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
+            relation="=",
         )
+        label = r"(S b_{\mu})^{*}_{\text{DP}}"
+    else:
+        return []
+    return [
+        balance,
+        Line.of(
+            label,
+            rf"\frac{{X - 1}}{{X}} \cdot \frac{{\pi}}{{{symbol}}}",
+            rf"{number(frac)} \cdot \frac{{{tex_text_number(p.peak_text)}}}{{{numbers}}}",
+            tex(frac * p.peak / beta),
+            approx=tex_decimal(frac * p.peak / beta),
+        ),
+    ]
+
+
+def _critical(a: TrainingAnalysis) -> Step:
+    p = a.problem
+    lines = _dp_balance(a)
     lines += [_pass_line(c) for c in a.critical]
     star = a.critical_tokens_per_device
     lines.append(
@@ -456,11 +487,32 @@ def _critical(a: TrainingAnalysis) -> Step:
             "ICI links), where derive takes one link's one-way β_link."
         ),
     ]
-    if star is not None:
-        word = "compute-bound" if a.compute_bound else "communication-bound"
+    if p.zero is ZeroStage.WEIGHTS and not p.keep_gathered and p.dp * p.cp > 1:
         notes.append(
             rich(
-                f"At b = {fmt_decimal(a.tokens_per_device)} tokens per DP rank the step is {word} (b* ≈ {fmt_decimal(star)})."
+                "ZeRO-3 gathering per micro-batch sends weights in proportion to the batch, so its balance is per "
+                "micro-batch: each micro-batch of S·b_μ tokens hides its own gathers from (S·b_μ)* on, whatever the "
+                "number of micro-batches (b* is then 0, or never)."
+            )
+        )
+    word = "compute-bound" if a.compute_bound else "communication-bound"
+    if star is not None:
+        stretched = a.compute_bound != bool(a.tokens_per_device >= star)
+        notes.append(
+            rich(
+                f"At b = {fmt_decimal(a.tokens_per_device)} tokens per DP rank the step is {word} (b* ≈ {fmt_decimal(star)})"
+                + (
+                    ": the pipeline's bubble stretches the compute, which b* leaves out."
+                    if stretched
+                    else "."
+                )
+            )
+        )
+    elif a.compute_bound:
+        notes.append(
+            rich(
+                f"No batch size alone makes every pass compute-bound, but at b = {fmt_decimal(a.tokens_per_device)} "
+                "the pipeline's bubble stretches the compute past the communication: the step is compute-bound."
             )
         )
     else:
@@ -482,17 +534,21 @@ def _critical(a: TrainingAnalysis) -> Step:
         lines.append(
             Line.of(
                 r"w^{*}_{\text{tp}}",
-                r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}",
+                r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}"
+                if p.placement is None
+                else r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{tp}}}",
                 tex(a.tp_critical_width),
                 approx=tex_decimal(a.tp_critical_width),
             )
         )
-        word = "compute-bound" if a.tp_width >= a.tp_critical_width else "communication-bound"
+        layer_bound = a.tp_width >= a.tp_critical_width
+        per_layer = "compute-bound" if layer_bound else "communication-bound"
         notes.append(
             rich(
                 "TP's analogue: a layer's forward compute 2·P_layer·S·b/(tp·π) against its two all-reduces 2·2(tp−1)/tp·2·S·b·d/β_link "
                 f"is independent of the batch; it stays compute-bound while the width per TP rank P_layer/(4·d·tp) ≥ (tp−1)/tp·π/β_link "
-                f"(the Scaling Book's F/Y > C/W). Here it is {word}."
+                f"(the Scaling Book's F/Y > C/W). Here, per layer, it is {per_layer}"
+                + _tp_granularity(a, layer_bound)
             )
         )
     return Step(
@@ -503,6 +559,17 @@ def _critical(a: TrainingAnalysis) -> Step:
         notes=tuple(notes),
         title="Critical batch",
         topic="critical_tokens_per_device",
+    )
+
+
+def _tp_granularity(a: TrainingAnalysis, layer_bound: bool) -> str:
+    """How the per-layer TP verdict meets the step's, which overlaps traffic per pass."""
+    if layer_bound or not a.compute_bound:
+        return "."
+    return (
+        "; the step's bound overlaps each pass's traffic with the whole pass's compute (per pass, not per layer), "
+        "which counts every FLOP of 6·P_act·T (the embedding and the head too) and covers it: per pass the step is "
+        "compute-bound. A schedule that cannot overlap one layer's all-reduces with the next layers' compute is TP-bound."
     )
 
 
@@ -626,9 +693,11 @@ def training_verdict(a: TrainingAnalysis) -> tuple[Rich, ...]:
     star = a.critical_tokens_per_device
     bound = "compute-bound" if a.compute_bound else "communication-bound"
     where = (
-        f", critical batch ≈ {fmt_decimal(star)} tokens per DP rank"
-        if star is not None
-        else ", no critical batch"
+        ", no critical batch"
+        if star is None
+        else ", at any batch (critical batch 0)"
+        if star == 0
+        else f", critical batch ≈ {fmt_decimal(star)} tokens per DP rank"
     )
     out.append(rich(f"Step at least {time_text(a.t_lower)}, {bound}{where}."))
     if a.impossible:

@@ -193,6 +193,8 @@ def _smallest_zero(p: TrainingProblem, params: ParamsPerDevice) -> ZeroStage | N
     if p.capacity is None:
         return None
     for stage in ZeroStage:
+        if stage is ZeroStage.WEIGHTS and p.pp > 1:
+            break  # refused with a pipeline (as DeepSpeed refuses it): never suggested
         if memory_of(replace(p, zero=stage), params).total <= p.capacity:
             return stage
     return None
@@ -279,7 +281,7 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         tokens_per_device=b,
         critical=critical,
         critical_tokens_per_device=b_star,
-        compute_bound=bool(b_star is not None and b >= b_star),
+        compute_bound=all(bool(x.compute >= x.comms) for x in (forward, backward)),
         tp_layer_params=layer,
         tp_width=width,
         tp_critical_width=critical_width,
