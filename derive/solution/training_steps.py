@@ -148,7 +148,7 @@ def _comms(a: TrainingAnalysis) -> Step:
             approx=gigabytes(c.total),
         )
     )
-    notes = (
+    notes: tuple[Rich, ...] = (
         rich(
             "Ring collectives in bf16, bytes one device sends: an all-reduce 2(X−1)/X of the tensor, an all-gather or a "
             + (
