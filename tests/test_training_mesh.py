@@ -264,3 +264,24 @@ def test_without_a_mesh_the_json_has_no_mesh_keys(cli):
     times = report["comms_time_per_device"]
     assert set(times) == {"dp", "tp", "pp", "ep", "cp"}
     assert sum(Fraction(v) for v in times.values()) == Fraction(report["t_comms"])
+
+
+def test_the_builtin_two_node_problem_by_hand():
+    """Llama 3 8B, tp = 8 over a node's NVLink, dp = 2 across two nodes' InfiniBand, ZeRO-1,
+    selective recomputation, M = 1048576 / (2 · 4096) = 128 micro-batches."""
+    from pathlib import Path
+
+    from derive.checking.training_claims import training_analysis_for
+    from derive.problem.sets.problem_set import load_problem_set
+
+    root = Path(__file__).resolve().parents[1]
+    builtin = load_problem_set(root / "derive" / "data" / "problems" / "rooflines.toml")
+    entry = next(e for e in builtin.models if e.id == "train-8b-two-nodes")
+    a = training_analysis_for(entry)
+    attn = D * H * DH + 2 * D * KV * DH + H * DH * D
+    p_dev = L * (Fraction(attn + 3 * D * F, 8) + 2 * D) + 2 * Fraction(V * D, 8) + D
+    dp = 2 * Fraction(1, 2) * 2 * p_dev / IB  # an all-reduce over the 2 nodes
+    m, act = 128, 2 * S * D
+    tp = (2 + 2) * m * L * 2 * Fraction(7, 8) * act / NVLINK  # 4 all-reduces per layer
+    assert _fr(a.comms.time_of("dp")) == dp and _fr(a.comms.time_of("tp")) == tp
+    assert _fr(a.t_comms) == dp + tp == Fraction(dict(entry.expect)["t_comms"])
