@@ -7,8 +7,6 @@ levels with the numbers of each level (g_i devices over an axis of β_i), and th
 
 from __future__ import annotations
 
-import sympy as sp
-
 from derive.formula.decimals import counted, fmt_decimal
 from derive.solution.notation import tex
 from derive.solution.steps import Line, Step, StepKind, rich
@@ -16,7 +14,7 @@ from derive.solution.training_memory_steps import GB
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import TrainingAnalysis
 from derive.training.comms import DIMS, Transfer
-from derive.training.mesh import Exchange, level_terms
+from derive.training.mesh import Exchange
 
 __all__ = ["mesh_step"]
 
@@ -30,23 +28,19 @@ _RULES = {
 
 
 def _numbers(t: Transfer) -> str:
-    """The formula with each level's numbers: V · (share_1/β_1 + share_2/β_2 + …)."""
-    parts = [
-        rf"\frac{{{tex(share)}}}{{{tex(level.axis.bandwidth)}}}"
-        for level, share in level_terms(t.exchange, t.levels)
-    ]
-    return rf"{tex(t.size)} \cdot \left({' + '.join(parts)}\right)"
+    """The formula with each level's numbers: V · (share_1/β_1 + share_2/β_2 + …) + latency."""
+    parts = [rf"\frac{{{tex(share)}}}{{{tex(level.axis.bandwidth)}}}" for level, share in t.terms]
+    latency = rf" + {tex(t.latency)}" if t.latency else ""
+    return rf"{tex(t.size)} \cdot \left({' + '.join(parts)}\right){latency}"
 
 
 def _line(t: Transfer, index: int) -> Line:
-    label = rf"t_{{\text{{{t.dim}}},{index}}}"
-    value = t.time
-    latency = t.time - t.size * sp.Add(
-        *(share / level.axis.bandwidth for level, share in level_terms(t.exchange, t.levels))
-    )
-    numbers = _numbers(t) + (rf" + {tex(latency)}" if latency else "")
     return Line.of(
-        label, _RULES[t.exchange], numbers, seconds_tex(value), approx=reading_tex(value)
+        rf"t_{{\text{{{t.dim}}},{index}}}",
+        _RULES[t.exchange],
+        _numbers(t),
+        seconds_tex(t.time),
+        approx=reading_tex(t.time),
     )
 
 

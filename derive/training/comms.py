@@ -48,6 +48,7 @@ from derive.training.mesh import (
     Placement,
     bytes_per_byte,
     calls_latency,
+    level_terms,
     one_axis,
     place,
     time_per_byte,
@@ -97,6 +98,16 @@ class Transfer:
     def bytes(self) -> sp.Rational:
         """Bytes one device sends: V times the exchange's fraction over the levels."""
         return self.size * bytes_per_byte(self.exchange, self.levels)
+
+    @property
+    def terms(self) -> tuple[tuple[Level, sp.Rational], ...]:
+        """Per level, the bytes sent over it per byte of V (the formula, level by level)."""
+        return level_terms(self.exchange, self.levels)
+
+    @property
+    def latency(self) -> sp.Rational:
+        """Seconds of latency: the calls times each call's hops over each level."""
+        return self.calls * calls_latency(self.exchange, self.levels)
 
     @property
     def time(self) -> sp.Rational:
