@@ -285,3 +285,19 @@ def test_the_builtin_two_node_problem_by_hand():
     tp = (2 + 2) * m * L * 2 * Fraction(7, 8) * act / NVLINK  # 4 all-reduces per layer
     assert _fr(a.comms.time_of("dp")) == dp and _fr(a.comms.time_of("tp")) == tp
     assert _fr(a.t_comms) == dp + tp == Fraction(dict(entry.expect)["t_comms"])
+
+
+def test_the_critical_batch_three_ways_and_the_largest_tp():
+    """DP 8, ZeRO-1, no recomputation: b* = 7/8 · π/β per rank; per chip over tp·pp·cp = 1;
+    the step's b*·8. The largest TP degree: 1 + ⌊P_layer·β/(4·d·π)⌋ and the book's f·β/π."""
+    a = _run(dp=8, zero=1, recompute="none", batch_tokens=8 * S, link_bandwidth="4.5e11")
+    peak = Fraction(989 * 10**12)
+    star = Fraction(7, 8) * peak / NVLINK
+    assert _fr(a.critical_tokens_per_rank) == star == _fr(a.critical_tokens_per_chip)
+    assert _fr(a.critical_batch_tokens) == 8 * star
+    layer = BLOCK - 2 * D  # the matmul parameters of a layer (norms out)
+    assert a.tp_max_exact == 1 + int(Fraction(layer) * NVLINK / (4 * D * peak))
+    assert _fr(a.tp_max_scaling_book) == F * NVLINK / peak
+    two = _run(dp=2, tp=4, zero=1, recompute="none", batch_tokens=2 * S, link_bandwidth="4.5e11")
+    if two.critical_tokens_per_device:
+        assert _fr(two.critical_tokens_per_chip) == _fr(two.critical_tokens_per_device) / 4

@@ -474,7 +474,14 @@ def _critical(a: TrainingAnalysis) -> Step:
         if star is not None
         else Line.of(r"b^{*}", r"\text{none}")
     )
+    lines += _critical_scales(a)
     notes: list[Rich] = [
+        rich(
+            "The critical batch three ways: b* per DP rank (a replica of tp·pp·cp chips), b*_chip per chip (comparable "
+            "across layouts), B* for the whole step (b*·dp). The largest TP degree before TP's all-reduces outrun a "
+            "layer's compute: derive's per-layer form tp_max (from P_layer/(4·d·tp) ≥ (tp−1)/tp·π/β), and the Scaling "
+            "Book's F/Y > C/W read as Y < f·β/π (whether the degree splits the heads is not asked)."
+        ),
         rich(
             "Per pass, in tokens per DP rank b: compute c·b (c = FLOPs per token / (tp·pp·π)), comms D + K·b (D: DP's bytes, "
             "which do not grow with the batch; K·b: TP's, PP's and EP's, which do) over β_link; the pass is compute-bound from "
@@ -562,6 +569,42 @@ def _critical(a: TrainingAnalysis) -> Step:
     )
 
 
+def _critical_scales(a: TrainingAnalysis) -> list[Line]:
+    """The critical batch per chip and for the whole step; the largest TP degree, two ways."""
+    p, star = a.problem, a.critical_tokens_per_device
+    out = []
+    if star:
+        chip, step = a.critical_tokens_per_chip, a.critical_batch_tokens
+        out += [
+            Line.of(
+                r"b^{*}_{\text{chip}}",
+                r"\frac{b^{*}}{tp \cdot pp \cdot cp}",
+                tex(chip),
+                approx=tex_decimal(chip) if chip else None,
+            ),
+            Line.of(
+                r"B^{*}", r"b^{*} \cdot dp", tex(step), approx=tex_decimal(step) if step else None
+            ),
+        ]
+    book, exact = a.tp_max_scaling_book, a.tp_max_exact
+    if book is not None and exact is not None:
+        beta = r"\beta_{\text{link}}" if p.placement is None else r"\beta_{\text{tp}}"
+        out += [
+            Line.of(
+                r"tp_{\max}",
+                rf"1 + \left\lfloor \frac{{P_{{\text{{layer}}}} \, {beta}}}{{4 d \pi}} \right\rfloor",
+                str(exact),
+            ),
+            Line.of(
+                r"Y_{\max}^{\text{book}}",
+                rf"\frac{{f \, {beta}}}{{\pi}}",
+                tex(book),
+                approx=tex_decimal(book),
+            ),
+        ]
+    return out
+
+
 def _tp_granularity(a: TrainingAnalysis, layer_bound: bool) -> str:
     """How the per-layer TP verdict meets the step's, which overlaps traffic per pass."""
     if layer_bound or not a.compute_bound:
@@ -602,6 +645,29 @@ def _measured(a: TrainingAnalysis) -> Step | None:
     )
 
 
+def _winner_words(rows: tuple[StrategyRow, ...], winner: StrategyRow) -> str:
+    """The winner, or the tie it is in: rows that fit with exactly its T_lower."""
+    best = winner.analysis
+    assert best is not None  # a winner was derived
+    tied = [
+        r.name
+        for r in rows
+        if r is not winner
+        and r.analysis is not None
+        and r.analysis.fits is not False
+        and r.analysis.t_lower == best.t_lower
+    ]
+    if not tied:
+        return (
+            f"At this batch {winner.name} wins: the smallest T_lower among the strategies that fit."
+        )
+    names = ", ".join([winner.name, *tied])
+    return (
+        f"At this batch {names} tie on T_lower exactly; {winner.name} is listed first as the one with the "
+        "smallest T_upper (it waits least on its traffic when nothing overlaps)."
+    )
+
+
 def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> Step:
     table: list[tuple] = [
         (
@@ -609,7 +675,7 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
             "dp·tp·pp, ZeRO",
             "memory per device",
             "comms per step",
-            "critical batch",
+            "critical batch per chip",
             "T_lower",
         )
     ]
@@ -622,7 +688,7 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
             )
             continue
         fit = "" if a.fits is None else (" (fits)" if a.fits else " (does not fit)")
-        star = a.critical_tokens_per_device
+        star = a.critical_tokens_per_chip
         table.append(
             (
                 rich(row.name),
@@ -640,7 +706,7 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
             )
         )
     note = (
-        f"At this batch {winner.name} wins: the smallest T_lower among the strategies that fit."
+        _winner_words(rows, winner)
         if winner is not None
         else "No strategy fits in memory at this batch."
     )

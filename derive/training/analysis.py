@@ -131,6 +131,50 @@ class TrainingAnalysis:
         return sp.Rational(p.pp - 1, p.virtual_stages * p.microbatches)
 
     @property
+    def critical_tokens_per_rank(self) -> sp.Rational | None:
+        """b*, tokens per DP replica (``critical_tokens_per_device``, by its clearer name)."""
+        return self.critical_tokens_per_device
+
+    @property
+    def critical_tokens_per_chip(self) -> sp.Rational | None:
+        """b* over the tp·pp·cp chips of a DP replica: comparable across layouts."""
+        star = self.critical_tokens_per_device
+        p = self.problem
+        return None if star is None else star / (p.tp * p.pp * p.cp)
+
+    @property
+    def critical_batch_tokens(self) -> sp.Rational | None:
+        """The global critical batch, b* · dp tokens per step."""
+        star = self.critical_tokens_per_device
+        return None if star is None else star * self.problem.dp
+
+    @property
+    def tp_beta(self) -> sp.Rational:
+        """β TP's all-reduces see: its group's (the innermost axis, or the link, at tp = 1)."""
+        p = self.problem
+        if p.tp > 1:
+            return self.comms.bandwidth("tp")
+        return p.link if p.placement is None else p.placement.mesh.axes[0].bandwidth
+
+    @property
+    def tp_max_scaling_book(self) -> sp.Rational | None:
+        """The Scaling Book's largest TP degree, F/Y > C/W read as Y < F·β/π (MLP width F,
+        derive's one-way β for the book's W)."""
+        if self.problem.transformer is None:
+            return None
+        return self.problem.arch("d_ff") * self.tp_beta / self.problem.peak
+
+    @property
+    def tp_max_exact(self) -> int | None:
+        """derive's per-layer form: the largest tp with P_layer/(4·d·tp) ≥ (tp−1)/tp·π/β, i.e.
+        tp ≤ 1 + P_layer·β/(4·d·π) (whether it splits the heads is not asked)."""
+        p = self.problem
+        if p.transformer is None:
+            return None
+        room = self.tp_layer_params * self.tp_beta / (4 * p.arch("d_model") * p.peak)
+        return 1 + int(sp.floor(room))
+
+    @property
     def params_active(self) -> sp.Rational:
         """P_act: parameters a token uses (the model's)."""
         return self.problem.arch("params_active")
