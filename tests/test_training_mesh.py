@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 
 from derive.pipeline import solve_training
+from derive.training.analysis import analyse_training
 from derive.training.mesh import Axis, Exchange, Level, parse_mesh, time_per_byte
 
 # Llama 3 8B by hand (as tests/test_training.py): L = 32, d = 4096, 32 query and 8 KV heads
@@ -301,3 +302,50 @@ def test_the_critical_batch_three_ways_and_the_largest_tp():
     two = _run(dp=2, tp=4, zero=1, recompute="none", batch_tokens=2 * S, link_bandwidth="4.5e11")
     if two.critical_tokens_per_device:
         assert _fr(two.critical_tokens_per_chip) == _fr(two.critical_tokens_per_device) / 4
+
+
+@pytest.mark.parametrize(
+    ("model", "devices", "mesh", "capacity"),
+    [
+        ("llama-3-8b", 8, "gpu=4@450e9,node=2@50e9", "80e9"),
+        ("llama-3-8b", 8, "gpu=4@450e9,node=2@50e9", "40e9"),
+        ("llama-3-8b", 4, "gpu=2@450e9+2us,node=2@25e9+10us", "60e9"),
+    ],
+)
+def test_the_search_finds_the_brute_force_best(model, devices, mesh, capacity):
+    """Every factorization, every ZeRO stage, every recomputation, every placement, each
+    derived in full: the search's best t_lower (of the rows that fit) is the brute force's."""
+    from dataclasses import replace
+
+    from derive.training.binding import Recompute, ZeroStage
+    from derive.training.mesh import placements
+    from derive.training.search import _bind, degrees_of, search_strategies
+
+    run = solve_training(
+        model,
+        chip="h100",
+        capacity=capacity,
+        dp=devices,
+        batch_tokens=devices * 2 * S,
+        seq=S,
+        mesh=mesh,
+    ).analysis.problem
+    best = None
+    for degrees in degrees_of(run):
+        base = _bind(run, degrees)
+        if base is None or base.placement is None:
+            continue
+        dims = {**degrees, "dp": degrees["dp"] // degrees["ep"]}
+        for zero in ZeroStage:
+            if zero is ZeroStage.WEIGHTS and base.pp > 1:
+                continue
+            for recompute in Recompute:
+                for placement in placements(base.placement.mesh, dims):
+                    a = analyse_training(
+                        replace(base, zero=zero, recompute=recompute, placement=placement)
+                    )
+                    if a.fits and (best is None or a.t_lower < best):
+                        best = a.t_lower
+    rows = search_strategies(run)
+    fitting = [r.analysis for r in rows if r.analysis is not None and r.analysis.fits]
+    assert best is not None and fitting and fitting[0].t_lower == best

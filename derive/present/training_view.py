@@ -114,6 +114,10 @@ def _row_json(row: StrategyRow) -> dict[str, object]:
         "critical_batch_tokens": None if a is None else _s(a.critical_batch_tokens),
         "t_lower": None if a is None else _s(a.t_lower),
         "why_not": row.why_not or None,
+        "ep": row.ep,
+        "cp": row.cp,
+        "recompute": None if row.recompute is None else row.recompute.value,
+        "placement": row.placement or None,
     }
 
 
@@ -212,4 +216,5 @@ def training_json(
     if rows:
         report["strategies"] = [_row_json(row) for row in rows]
         report["winner"] = None if winner is None else winner.name
+        report["best"] = None if winner is None else _row_json(winner)
     return report

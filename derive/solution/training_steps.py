@@ -681,7 +681,14 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
     ]
     for row in rows:
         a = row.analysis
-        degrees = rich(f"{row.dp}·{row.tp}·{row.pp}, {int(row.zero)}") if row.tp else rich("—")
+        searched = (
+            f", {row.recompute.value}" + (f", {row.placement}" if row.placement else "")
+            if row.recompute is not None
+            else ""
+        )
+        degrees = (
+            rich(f"{row.dp}·{row.tp}·{row.pp}, {int(row.zero)}{searched}") if row.tp else rich("—")
+        )
         if a is None:
             table.append(
                 (rich(row.name), degrees, rich(row.why_not), rich("—"), rich("—"), rich("—"))
@@ -714,7 +721,10 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
         StepKind.STRATEGIES,
         "each strategy on the same N devices and batch, derived as above",
         rich(
-            "DP replicates the state; FSDP shards it (ZeRO-3); TP splits each layer; FSDP+TP both; PP splits the layers into stages."
+            "DP replicates the state; FSDP shards it (ZeRO-3); TP splits each layer; FSDP+TP both; PP splits the layers into stages. "
+            "Then the ten fastest layouts of a search over every dp·tp·pp·ep·cp = N that splits the model and the batch, every "
+            "placement on the mesh, each recomputation at the smallest ZeRO stage that fits (named dp·tp·pp, with ·cpN, ·epN; "
+            "their cells add the recomputation and the placement)."
         ),
         notes=(rich(note),),
         table=tuple(table),

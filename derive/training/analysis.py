@@ -50,6 +50,9 @@ __all__ = [
     "t_lower_at",
 ]
 
+SEARCH_SHOWN = 10
+"""The best layouts of the search shown after the five named strategies."""
+
 FORWARD_FLOPS = 2  # per parameter a token uses, per token
 BACKWARD_FLOPS = 4
 
@@ -66,7 +69,7 @@ class PassTime:
     @property
     def bound(self) -> sp.Rational:
         """max(compute, comms): the pass's communication overlaps its own compute only."""
-        return sp.Max(self.compute, self.comms)
+        return self.compute if self.compute >= self.comms else self.comms
 
 
 @dataclass(frozen=True)
@@ -233,13 +236,15 @@ def _runnable_dp(p: TrainingProblem, low: int) -> int | None:
     )
 
 
-def _smallest_zero(p: TrainingProblem, params: ParamsPerDevice) -> ZeroStage | None:
+def _smallest_zero(
+    p: TrainingProblem, params: ParamsPerDevice, terms: tuple[tuple[ActivationTerm, sp.Expr], ...]
+) -> ZeroStage | None:
     if p.capacity is None:
         return None
     for stage in ZeroStage:
         if stage is ZeroStage.WEIGHTS and p.pp > 1:
             break  # refused with a pipeline (as DeepSpeed refuses it): never suggested
-        if memory_of(replace(p, zero=stage), params).total <= p.capacity:
+        if memory_of(replace(p, zero=stage), params, terms).total <= p.capacity:
             return stage
     return None
 
@@ -265,7 +270,8 @@ def _tp_widths(
 def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
     """Derive memory, communication, times, the critical batch and the fit of a training step."""
     params = params_per_device(p)
-    memory = memory_of(p, params)
+    terms = activation_terms(p)
+    memory = memory_of(p, params, terms)
     comms = comms_of(p, params)
     active, tokens = p.arch("params_active"), p.batch_tokens
     n = p.devices
@@ -307,7 +313,7 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         problem=p,
         params=params,
         memory=memory,
-        terms=activation_terms(p),
+        terms=terms,
         comms=comms,
         flops_model=flops_model,
         flops_recompute=flops_recompute,
@@ -332,7 +338,7 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         fits=fits,
         headroom=headroom,
         smallest_dp=_smallest_dp(p, params, memory),
-        smallest_zero=_smallest_zero(p, params),
+        smallest_zero=_smallest_zero(p, params, terms),
     )
 
 
@@ -347,6 +353,10 @@ class StrategyRow:
     zero: ZeroStage
     analysis: TrainingAnalysis | None
     why_not: str = ""
+    ep: int = 1
+    cp: int = 1
+    recompute: Recompute | None = None  # set by the search (the named rows keep the run's)
+    placement: str = ""  # the dims on the mesh's axes, for a searched row on a mesh
 
 
 def _tp_choice(p: TrainingProblem, n: int) -> int | None:
@@ -360,7 +370,8 @@ def _tp_choice(p: TrainingProblem, n: int) -> int | None:
 
 
 def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], StrategyRow | None]:
-    """DP, FSDP, TP, FSDP+TP and PP on the run's N devices and batch; and the winner.
+    """DP, FSDP, TP, FSDP+TP and PP on the run's N devices and batch, then the ten best
+    layouts of :func:`derive.training.search.search_strategies`; and the winner.
 
     The winner is the row that fits with the smallest t_lower, ties broken by t_upper (the
     one that sends less); any row's when no capacity is known; None when no row fits.
@@ -399,6 +410,9 @@ def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], Str
             rows.append(StrategyRow(name, dp, tp, pp, zero, None, f"{error.what}: {error.why}"))
             continue
         rows.append(StrategyRow(name, dp, tp, pp, zero, analyse_training(run)))
+    from derive.training.search import search_strategies  # the search builds on this module
+
+    rows += list(search_strategies(p)[:SEARCH_SHOWN])
     ran = [r for r in rows if r.analysis is not None]
     fitting = [r for r in ran if r.analysis is not None and r.analysis.fits is not False]
     winner = min(

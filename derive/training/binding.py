@@ -20,7 +20,7 @@ from derive.formula.decimals import parse_positive
 from derive.model.analysis import ModelAnalysis
 from derive.model.binding import RECIPES, StateRecipe
 from derive.model.sized import NEEDS_ARCHITECTURE
-from derive.model.symbols import sym
+from derive.model.symbols import NOTATION, sym
 from derive.model.transformer import Transformer
 from derive.problem.timing import parse_duration
 from derive.problem.train_spec import TrainSpec
@@ -151,10 +151,28 @@ class TrainingProblem:
     def arch(self, key: str) -> sp.Expr:
         """A number of the model (``layers``, ``d_model``…): a given or a derived quantity (0
         when the model has none: no position table, no experts, latent attention's KV heads)."""
-        value = self.model.value(key)
-        if value is None:
-            value = dict(self.model.given).get(sym(key), sp.Integer(0))
-        return value
+        return _arch_table(self.model).get(key, sp.Integer(0))
+
+
+_ARCH: dict[int, tuple[ModelAnalysis, dict[str, sp.Expr]]] = {}
+
+
+def _arch_table(model: ModelAnalysis) -> dict[str, sp.Expr]:
+    """The model's numbers by key, derived quantities over givens (built once per analysis:
+    a layout search reads them thousands of times)."""
+    held = _ARCH.get(id(model))
+    if held is not None and held[0] is model:
+        return held[1]
+    given = dict(model.given)
+    table = {key: given[note.symbol] for key, note in NOTATION.items() if note.symbol in given}
+    first: dict[str, sp.Expr | None] = {}
+    for q in model.quantities:  # the first quantity of a key, as model.value reads it
+        first.setdefault(q.key, q.value)
+    table.update({key: value for key, value in first.items() if value is not None})
+    if len(_ARCH) > 64:
+        _ARCH.clear()
+    _ARCH[id(model)] = (model, table)
+    return table
 
 
 def _int(spec: TrainSpec, field: str, default: int, low: int = 1) -> int:

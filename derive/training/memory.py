@@ -262,9 +262,14 @@ def _sharded(part: str, p: TrainingProblem, params: ParamsPerDevice) -> sp.Ratio
     return params.dense / (p.dp * p.cp) + params.experts / sp.Rational(p.dp * p.cp, p.ep)
 
 
-def memory_of(p: TrainingProblem, params: ParamsPerDevice) -> Memory:
-    """Memory per device: weights, gradients, optimizer state and the activations in flight."""
-    per_layer = sp.Add(*(b for _, b in activation_terms(p)))
+def memory_of(
+    p: TrainingProblem,
+    params: ParamsPerDevice,
+    terms: tuple[tuple[ActivationTerm, sp.Expr], ...] | None = None,
+) -> Memory:
+    """Memory per device: weights, gradients, optimizer state and the activations in flight
+    (``terms``: the run's :func:`activation_terms`, when the caller has them)."""
+    per_layer = sp.Add(*(b for _, b in (activation_terms(p) if terms is None else terms)))
     in_flight = sp.Integer(min(p.pp - (params.stage or 0), int(p.microbatches)))
     v = p.virtual_stages
     interleave = 1 + sp.Rational(p.pp - 1, p.pp * v) if v > 1 else sp.Integer(1)

@@ -50,6 +50,7 @@ __all__ = [
     "one_axis",
     "parse_mesh",
     "place",
+    "placements",
     "time_per_byte",
 ]
 
@@ -269,6 +270,26 @@ def place(
             unused = [a for a in chosen[dim] if a not in {lv.axis.name for lv in levels}]
             raise ProblemError(where, f"{dim} = {degrees[dim]} does not reach axis {unused[0]!r}")
     return Placement(mesh, tuple((dim, placed[dim]) for dim in PARALLEL_DIMS))
+
+
+def placements(mesh: Mesh, degrees: dict[str, int]) -> tuple[Placement, ...]:
+    """Every placement of the dims from the innermost axis out, one per order of the dims with
+    a degree above 1 (distinct placements only, in a fixed order): the layouts the mesh allows
+    when each dim fills what is left from the inside."""
+    import itertools
+
+    names = list(range(len(mesh.axes)))
+    moving = [d for d in PARALLEL_DIMS if degrees[d] > 1]
+    seen: dict[str, Placement] = {}
+    for order in itertools.permutations(moving):
+        room = {a.name: a.size for a in mesh.axes}
+        try:
+            placed = {d: _take(d, degrees[d], names, room, mesh, "--place") for d in order}
+        except ProblemError:
+            continue
+        result = Placement(mesh, tuple((d, placed.get(d, ())) for d in PARALLEL_DIMS))
+        seen.setdefault(result.text(), result)
+    return tuple(seen.values())
 
 
 def _prefix(levels: tuple[Level, ...], i: int) -> int:
