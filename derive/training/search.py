@@ -65,7 +65,11 @@ def _bind(p: TrainingProblem, degrees: dict[str, int]) -> TrainingProblem | None
     """The run at these degrees (ZeRO-1, no recomputation), or None when it cannot run."""
     spec = replace(
         p.spec,
-        **{k: str(v) for k, v in degrees.items()},
+        dp=str(degrees["dp"]),
+        tp=str(degrees["tp"]),
+        pp=str(degrees["pp"]),
+        ep=str(degrees["ep"]),
+        cp=str(degrees["cp"]),
         zero="1",
         recompute=Recompute.NONE.value,
         microbatches=None,
