@@ -349,3 +349,25 @@ def test_the_search_finds_the_brute_force_best(model, devices, mesh, capacity):
     rows = search_strategies(run)
     fitting = [r.analysis for r in rows if r.analysis is not None and r.analysis.fits]
     assert best is not None and fitting and fitting[0].t_lower == best
+
+
+def test_the_megatron_recipe_is_18_bytes_per_parameter():
+    """Megatron-LM keeps fp32 gradients: 2 + 4 + 12 = 18 bytes per parameter, and with its
+    distributed optimizer (ZeRO-1 over dp·cp) 6 + 12/(dp·cp)."""
+    plain = solve_training(
+        "llama-3-8b", chip="h100", state_bytes="megatron", dp=1, batch_tokens=S, seq=S
+    ).analysis
+    state = plain.memory.weights + plain.memory.grads + plain.memory.optimizer
+    assert _fr(state) == 18 * P_8B
+    sharded = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        state_bytes="megatron",
+        dp=4,
+        cp=2,
+        zero=1,
+        batch_tokens=4 * S,
+        seq=S,
+    ).analysis
+    state = sharded.memory.weights + sharded.memory.grads + sharded.memory.optimizer
+    assert _fr(state) == (6 + Fraction(12, 4 * 2)) * P_8B

@@ -102,7 +102,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--state-bytes",
         metavar="BYTES|RECIPE",
-        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed",
+        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed, megatron (2+4+12)",
     )
     for flag, metavar, helptext in _RUN_FLAGS + _CLUSTER_FLAGS:
         p.add_argument(flag, metavar=metavar, help=helptext)
