@@ -95,6 +95,10 @@ def test_the_default_placement_is_tp_innermost():
     b = _run(dp=16, tp=4, batch_tokens=16 * S, mesh="gpu=8@450e9,node=8@50e9")
     assert b.problem.placement is not None
     assert b.problem.placement.text() == "tp=gpu:4,dp=gpu:2*node"
+    # a placement as derive prints it is one --place takes back, unchanged
+    for text in ("tp=gpu:4,dp=gpu:2*node", "tp=node:4,dp=gpu*node:2"):
+        c = _run(dp=16, tp=4, batch_tokens=16 * S, mesh="gpu=8@450e9,node=8@50e9", place=text)
+        assert c.problem.placement is not None and c.problem.placement.text() == text
 
 
 @pytest.mark.parametrize("zero", [2, 3])
@@ -230,6 +234,8 @@ BASE = ["train", "llama-3-8b", "--chip", "h100", "--batch-tokens", "4194304", "-
         (["--dp", "8", "--mesh", "gpu=8@4e11", "--place", "dp=rack"], "--place"),
         (["--dp", "8", "--mesh", "gpu=8@4e11", "--place", "xp=gpu"], "--place"),
         (["--dp", "8", "--place", "dp=gpu"], "--place"),
+        (["--dp", "4", "--tp", "2", "--mesh", "gpu=8@4e11", "--place", "tp=gpu:3"], "--place"),
+        (["--dp", "4", "--tp", "2", "--mesh", "gpu=8@4e11", "--place", "tp=gpu:x"], "--place"),
         (["--pp", "4", "--stage-layers", "8,8,8,9"], "--stage-layers"),
         (["--pp", "4", "--stage-layers", "8,8,16"], "--stage-layers"),
         (["--pp", "2", "--zero", "3"], "--zero 3"),

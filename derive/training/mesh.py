@@ -195,9 +195,10 @@ class Placement:
         return ",".join(parts)
 
 
-def _parse_place(text: str, mesh: Mesh, where: str) -> dict[str, list[str]]:
+def _parse_place(text: str, mesh: Mesh, where: str) -> dict[str, list[tuple[str, int | None]]]:
+    """``tp=gpu:4,dp=gpu:2*node`` → each dim's axes, innermost first, with a size or None."""
     names = [a.name for a in mesh.axes]
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[tuple[str, int | None]]] = {}
     for part in text.split(","):
         dim, eq, axes = part.partition("=")
         dim = dim.strip()
@@ -208,31 +209,49 @@ def _parse_place(text: str, mesh: Mesh, where: str) -> dict[str, list[str]]:
             )
         if dim in out:
             raise ProblemError(where, f"{dim} is placed twice")
-        chosen = [a.strip() for a in axes.split("*")]
-        for axis in chosen:
+        chosen: list[tuple[str, int | None]] = []
+        for token in axes.split("*"):
+            axis, colon, size = token.strip().partition(":")
             if axis not in names:
                 raise ProblemError(
                     where, f"{dim} on {axis!r}: the mesh's axes are {', '.join(names)}"
                 )
-        if len(set(chosen)) != len(chosen):
+            if colon and not re.fullmatch(r"\s*\d{1,9}\s*", size):
+                raise ProblemError(where, f"{dim} on {token.strip()!r}: axis:size, e.g. gpu:4")
+            chosen.append((axis, int(size) if colon else None))
+        if len({axis for axis, _ in chosen}) != len(chosen):
             raise ProblemError(where, f"{dim} names an axis twice")
-        out[dim] = sorted(chosen, key=names.index)
+        out[dim] = sorted(chosen, key=lambda item: names.index(item[0]))
     return out
 
 
 def _take(
-    dim: str, degree: int, axes: list[int], room: dict[str, int], mesh: Mesh, where: str
+    dim: str,
+    degree: int,
+    axes: list[int],
+    room: dict[str, int],
+    mesh: Mesh,
+    where: str,
+    sizes: dict[int, int] | None = None,
 ) -> tuple[Level, ...]:
-    """``degree`` devices of the axes (indices) from the inside out, each taking what divides."""
+    """``degree`` devices of the axes (indices) from the inside out: a given size of an axis,
+    else what divides both the degree left and the axis's room."""
     levels = []
     left = degree
     for i in axes:
         axis = mesh.axes[i]
-        g = sp.igcd(left, room[axis.name])
+        given = (sizes or {}).get(i)
+        g = given if given is not None else int(sp.igcd(left, room[axis.name]))
+        if given is not None and (left % g or room[axis.name] % g):
+            raise ProblemError(
+                where,
+                f"{dim} on {axis.name}:{g}: {g} does not divide {dim}'s {left} left "
+                f"or the axis's {room[axis.name]} devices left",
+            )
         if g > 1:
-            levels.append(Level(axis, int(g)))
-            room[axis.name] //= int(g)
-            left //= int(g)
+            levels.append(Level(axis, g))
+            room[axis.name] //= g
+            left //= g
     if left != 1:
         free = (
             ", ".join(f"{a.name} {room[a.name]}" for a in mesh.axes if room[a.name] > 1) or "none"
@@ -259,15 +278,15 @@ def place(
     placed: dict[str, tuple[Level, ...]] = {}
     for dim in PARALLEL_DIMS:
         if dim in chosen:
-            placed[dim] = _take(
-                dim, degrees[dim], [names.index(a) for a in chosen[dim]], room, mesh, where
-            )
+            indices = [names.index(a) for a, _ in chosen[dim]]
+            sizes = {names.index(a): n for a, n in chosen[dim] if n is not None}
+            placed[dim] = _take(dim, degrees[dim], indices, room, mesh, where, sizes)
     for dim in PARALLEL_DIMS:
         if dim not in chosen:
             placed[dim] = _take(dim, degrees[dim], list(range(len(names))), room, mesh, where)
     for dim, levels in placed.items():
         if dim in chosen and len(levels) < len(chosen[dim]):
-            unused = [a for a in chosen[dim] if a not in {lv.axis.name for lv in levels}]
+            unused = [a for a, _ in chosen[dim] if a not in {lv.axis.name for lv in levels}]
             raise ProblemError(where, f"{dim} = {degrees[dim]} does not reach axis {unused[0]!r}")
     return Placement(mesh, tuple((dim, placed[dim]) for dim in PARALLEL_DIMS))
 
