@@ -260,14 +260,6 @@ def state_step(a: TrainingAnalysis) -> Step:
 def _in_flight_line(a: TrainingAnalysis) -> Line:
     """M_A: the micro-batches in flight on the counted stage times its layers' activations."""
     m = a.memory
-    if a.params.stage is None and m.interleave == 1:
-        return Line.of(
-            r"M_{A}",
-            r"\min(M, pp) \cdot \frac{L}{pp} \cdot A_{\text{layer}}",
-            rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}",
-            tex(m.activations),
-            approx=gigabytes(m.activations),
-        )
     flight = r"\min(M, pp)" if a.params.stage is None else r"\min(M, pp - i)"
     layers = r"\frac{L}{pp}" if a.params.stage is None else r"L_{i}"
     factor, numbers = "", ""

@@ -121,24 +121,23 @@ def _comms(a: TrainingAnalysis) -> Step:
             approx=gigabytes(c.of("pp")),
         ),
     ]
-    if p.is_moe:
-        lines.append(
-            Line.of(
-                r"V_{\text{ep}}",
-                r"4 \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
-                tex(c.of("ep")),
-                approx=gigabytes(c.of("ep")),
-            )
-        )
-    if p.cp > 1:
-        lines.append(
-            Line.of(
-                r"V_{\text{cp}}",
-                r"(1 + 2 + [\text{full}]) \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
-                tex(c.of("cp")),
-                approx=gigabytes(c.of("cp")),
-            )
-        )
+    volumes = (
+        (
+            p.is_moe,
+            "ep",
+            r"4 \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
+        ),
+        (
+            p.cp > 1,
+            "cp",
+            r"(1 + 2 + [\text{full}]) \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
+        ),
+    )
+    lines += [
+        Line.of(rf"V_{{\text{{{dim}}}}}", rule, tex(c.of(dim)), approx=gigabytes(c.of(dim)))
+        for shown, dim, rule in volumes
+        if shown
+    ]
     lines.append(
         Line.of(
             r"V",
