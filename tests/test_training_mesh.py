@@ -234,6 +234,7 @@ BASE = ["train", "llama-3-8b", "--chip", "h100", "--batch-tokens", "4194304", "-
         (["--dp", "8", "--mesh", "gpu=8@4e11", "--place", "dp=rack"], "--place"),
         (["--dp", "8", "--mesh", "gpu=8@4e11", "--place", "xp=gpu"], "--place"),
         (["--dp", "8", "--place", "dp=gpu"], "--place"),
+        (["--dp", "8", "--mesh", "gpu=8@4e11", "--link-bandwidth", "5e10"], "--link-bandwidth"),
         (["--dp", "4", "--tp", "2", "--mesh", "gpu=8@4e11", "--place", "tp=gpu:3"], "--place"),
         (["--dp", "4", "--tp", "2", "--mesh", "gpu=8@4e11", "--place", "tp=gpu:x"], "--place"),
         (["--pp", "4", "--stage-layers", "8,8,8,9"], "--stage-layers"),

@@ -92,6 +92,11 @@ def cluster_of(spec: TrainSpec, degrees: dict[str, int]) -> Placement | None:
                 spec.where("place"), "places the dims on the axes of --mesh: give --mesh"
             )
         return None
+    if spec.link_bandwidth is not None:
+        raise ProblemError(
+            spec.where("link_bandwidth"),
+            "the mesh gives each axis its own bandwidth: give --mesh or --link-bandwidth, not both",
+        )
     devices = 1
     for degree in degrees.values():
         devices *= degree
