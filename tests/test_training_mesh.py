@@ -7,10 +7,12 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from derive.pipeline import solve_training
 from derive.training.analysis import analyse_training
-from derive.training.mesh import Axis, Exchange, Level, parse_mesh, time_per_byte
+from derive.training.mesh import Axis, Exchange, Level, bytes_per_byte, parse_mesh, time_per_byte
 
 # Llama 3 8B by hand (as tests/test_training.py): L = 32, d = 4096, 32 query and 8 KV heads
 # of 128, f = 14336 gated, V = 128256, untied head.
@@ -378,3 +380,64 @@ def test_the_megatron_recipe_is_18_bytes_per_parameter():
     ).analysis
     state = sharded.memory.weights + sharded.memory.grads + sharded.memory.optimizer
     assert _fr(state) == (6 + Fraction(12, 4 * 2)) * P_8B
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 16), min_size=1, max_size=4),
+    bandwidths=st.lists(st.integers(1, 10**6), min_size=4, max_size=4),
+)
+def test_hierarchical_collectives_against_their_ring_forms(sizes, bandwidths):
+    """Over levels (g_i, β_i): the all-reduce is two all-gathers; the bytes of a level's share
+    sum to the flat ring's fraction of the whole group when every β is one; an all-to-all's
+    shares sum to (G−1)/G; one level is the ring formula."""
+    axes = [
+        Axis(f"a{i}", g, sp.Integer(b), str(b)) for i, (g, b) in enumerate(zip(sizes, bandwidths))
+    ]
+    levels = tuple(Level(a, a.size) for a in axes if a.size > 1)
+    group = 1
+    for g in sizes:
+        group *= g
+    ar, ag = time_per_byte(Exchange.ALL_REDUCE, levels), time_per_byte(Exchange.ALL_GATHER, levels)
+    assert ar == 2 * ag
+    assert bytes_per_byte(Exchange.ALL_TO_ALL, levels) == sp.Rational(group - 1, group)
+    ones = tuple(Level(Axis(lv.axis.name, lv.size, sp.Integer(1), "1"), lv.size) for lv in levels)
+    # the hierarchical all-gather moves (G−1)/G of V in all when every link is equally fast
+    assert time_per_byte(Exchange.ALL_GATHER, ones) == sp.Rational(group - 1, group)
+    if len(levels) == 1:
+        g, beta = levels[0].size, levels[0].axis.bandwidth
+        assert ar == sp.Rational(2 * (g - 1), g) / beta
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    capacity=st.integers(18, 120),
+    micro=st.sampled_from([1, 2, 4]),
+    sequences=st.sampled_from([12, 30, 48, 70, 96]),
+)
+def test_a_suggested_dp_and_zero_always_run(capacity, micro, sequences):
+    """Whatever dp or ZeRO stage the run suggests, given back to derive train, binds and fits."""
+    from derive.errors import ProblemError
+
+    common = {"batch_tokens": sequences * micro * 1024, "seq": 1024, "micro_batch_size": micro}
+    try:
+        a = solve_training(
+            "llama-3-8b", chip="h100", capacity=f"{capacity}e9", dp=1, zero=1, **common
+        ).analysis
+    except ProblemError:
+        return
+    if a.smallest_dp is not None:
+        again = solve_training(
+            "llama-3-8b", chip="h100", capacity=f"{capacity}e9", dp=a.smallest_dp, zero=1, **common
+        ).analysis
+        assert again.fits
+    if a.smallest_zero is not None:
+        again = solve_training(
+            "llama-3-8b",
+            chip="h100",
+            capacity=f"{capacity}e9",
+            dp=1,
+            zero=int(a.smallest_zero),
+            **common,
+        ).analysis
+        assert again.fits
