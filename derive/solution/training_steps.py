@@ -392,7 +392,7 @@ def _pass_line(c: Critical) -> Line:
     if c.tokens is None:
         return Line.of(
             rf"b^{{*}}_{{\text{{{c.name}}}}}",
-            r"\text{never: the pass's comms grow as fast as its compute}",
+            r"\text{never}",
         )
     return Line.of(
         rf"b^{{*}}_{{\text{{{c.name}}}}}",
@@ -471,7 +471,7 @@ def _critical(a: TrainingAnalysis) -> Step:
             approx=tex_decimal(star) if star else None,
         )
         if star is not None
-        else Line.of(r"b^{*}", r"\text{none}")
+        else Line.of(r"b^{*}", r"\text{never}")
     )
     lines += _critical_scales(a)
     notes: list[Rich] = [
