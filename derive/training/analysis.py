@@ -10,10 +10,12 @@ parameter a token uses and per token: the backward pass computes the gradients o
 activations and of the weights, 2 each); recomputation adds hardware FLOPs, not model
 FLOPs: the whole forward again (``2·P_act·T``) with ``full``, the attention core's forward
 (``4·L·h·d_h·S`` per token) with ``selective``. ``t_math = F_hw/(N·π)``, ``t_comms`` = bytes
-sent / ``β_link``. A pass's communication overlaps only that pass's compute, so
+sent / ``β_link`` on one link, on a mesh the sum of each dim's traffic timed over its own axes
+(:class:`~derive.training.comms.Transfer`). A pass's communication overlaps only that pass's compute, so
 ``t_lower = Σ_passes max(compute, comms)`` and ``t_upper`` is the serial sum; with a
-pipeline both stretch the compute by ``(M + pp − 1)/M`` (the 1F1B bubble,
-``bubble_fraction = (pp − 1)/(M + pp − 1)``). MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
+pipeline both stretch the compute by ``(v·M + pp − 1)/(v·M)`` (the 1F1B bubble, v = 1, or
+interleaved; ``bubble_fraction = (pp − 1)/(v·M + pp − 1)``, GPipe's convention) and, with
+unequal stages, by ``pp · max L_i / L``. MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
 
 Critical batch: in tokens per DP rank ``b``, a pass's compute is ``c·b`` and its comms
 ``D + K·b`` (DP's bytes do not grow with the batch; TP's, PP's and EP's do), so it is

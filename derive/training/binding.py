@@ -1,10 +1,12 @@
 """A training run bound exactly: the model's analysis, the parallelism, the batch, the ceilings.
 
 :func:`bind_training` checks a :class:`~derive.problem.train_spec.TrainSpec` against the
-analysed model and names the flag or key at fault: ``dp·tp·pp`` must split the model where
-it must (``tp`` the heads, the KV heads and the MLP width; ``pp`` the layers; ``ep`` the
-experts and the DP group), the ZeRO stage is 0 to 3, the batch is a whole number of
-micro-batches on every DP rank, and a pipeline has at least ``pp`` micro-batches.
+analysed model and names the flag or key at fault: ``dp·tp·pp·cp`` must split the model where
+it must (``tp`` the heads, the KV heads and the MLP width; ``pp`` at most the layers, spread
+as :mod:`derive.training.layout` says; ``ep`` the experts and the DP group; ``cp`` the
+sequence), the ZeRO stage is 0 to 3 (3 not with a pipeline), the batch is a whole number of
+micro-batches on every DP rank, a pipeline has at least ``pp`` micro-batches, and a mesh holds
+the devices (:mod:`derive.training.mesh`).
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ class TrainingProblem:
             split over the TP group too, each all-reduce an all-gather and a reduce-scatter.
         dropout: count the dropout masks and outputs (Korthikanti et al.'s GPT), off for
             derive's models, which train without dropout.
+        cp: context-parallel degree (the sequence split over cp ranks, ring attention).
+        placement: the dims on the ``--mesh`` axes (None: every dim on one link at ``link``).
+        stage_layers: layers per pipeline stage when they differ (empty: equal stages).
+        virtual_stages: v of interleaved 1F1B (1: plain 1F1B).
+        keep_gathered: ZeRO-3 gathers the weights once per step and keeps them.
     """
 
     model: ModelAnalysis
