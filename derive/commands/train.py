@@ -119,7 +119,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--compare-strategies",
         action="store_true",
-        help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices",
+        help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices, then the ten best layouts of a search",
     )
     p.add_argument("--format", choices=("md", "tex", "json"), default="md")
     p.set_defaults(handler=run_train)
