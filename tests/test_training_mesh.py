@@ -441,3 +441,14 @@ def test_a_suggested_dp_and_zero_always_run(capacity, micro, sequences):
             **common,
         ).analysis
         assert again.fits
+
+
+def test_counted_logits_are_a_gigabyte_per_4k_tokens_at_a_128k_vocabulary():
+    """One micro-batch's bf16 logits, S·b·V/tp: 2 · 4096 · 128256 bytes with tp = 1, a quarter
+    of that with tp 2 and cp 2; not counted unless asked."""
+    base = {"batch_tokens": 8 * S, "recompute": "full"}
+    plain = _run(dp=8, **base)
+    counted = _run(dp=8, count_logits="true", **base)
+    assert _fr(counted.memory.activations - plain.memory.activations) == 2 * S * V
+    split = _run(dp=2, tp=2, cp=2, count_logits="true", **base)
+    assert _fr(split.memory.logits) == Fraction(2 * S * V, 4)

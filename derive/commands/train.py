@@ -107,6 +107,11 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     for flag, metavar, helptext in _RUN_FLAGS + _CLUSTER_FLAGS:
         p.add_argument(flag, metavar=metavar, help=helptext)
     p.add_argument(
+        "--count-logits",
+        action="store_true",
+        help="count the logits the loss keeps (one micro-batch's, bf16, V/tp per token) in the activations",
+    )
+    p.add_argument(
         "--keep-gathered-weights",
         action="store_true",
         help="ZeRO-3: gather the weights once per step and keep them (and whole gradients) over the micro-batches",
@@ -150,6 +155,7 @@ def run_train(args: argparse.Namespace) -> int:
             for flag, _, _ in _RUN_FLAGS + _CLUSTER_FLAGS
         },
         keep_gathered_weights="true" if args.keep_gathered_weights else None,
+        count_logits="true" if args.count_logits else None,
     )
     d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
     if args.format == "json":

@@ -45,6 +45,7 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "stage_layers": (str,),
     "virtual_stages": (int,),
     "keep_gathered_weights": (bool,),
+    "count_logits": (bool,),
 }
 """The keys of a problem's ``train`` table, with their TOML types."""
 
@@ -88,6 +89,7 @@ class TrainSpec:
     stage_layers: str | None = None
     virtual_stages: str | None = None
     keep_gathered_weights: str | None = None
+    count_logits: str | None = None
     origin: str | None = None
     plot: TrainPlot | None = None
 

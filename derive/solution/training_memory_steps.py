@@ -261,6 +261,9 @@ def _in_flight_line(a: TrainingAnalysis) -> Line:
     """M_A: the micro-batches in flight on the counted stage times its layers' activations."""
     m = a.memory
     flight = r"\min(M, pp)" if a.params.stage is None else r"\min(M, pp - i)"
+    logits_rule, logits_numbers = "", ""
+    if m.logits:
+        logits_rule, logits_numbers = r" + M_{\text{logits}}", rf" + {tex(m.logits)}"
     layers = r"\frac{L}{pp}" if a.params.stage is None else r"L_{i}"
     factor, numbers = "", ""
     if m.interleave != 1:
@@ -268,8 +271,8 @@ def _in_flight_line(a: TrainingAnalysis) -> Line:
         numbers = rf" \cdot {tex(m.interleave)}"
     return Line.of(
         r"M_{A}",
-        rf"{flight} \cdot {layers} \cdot A_{{\text{{layer}}}}{factor}",
-        rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}{numbers}",
+        rf"{flight} \cdot {layers} \cdot A_{{\text{{layer}}}}{factor}{logits_rule}",
+        rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}{numbers}{logits_numbers}",
         tex(m.activations),
         approx=gigabytes(m.activations),
     )
@@ -318,7 +321,12 @@ def activations_step(a: TrainingAnalysis) -> Step:
                 else "Without sequence parallelism the norms' and the projections' inputs are whole on every TP rank. "
             )
             + "The model trains without dropout, so the paper's dropout masks and output are not counted; "
-            "the embedding, the final norm, the logits and the loss are outside the layers and not counted."
+            + (
+                "the embedding, the final norm and the loss are outside the layers and not counted; the logits are "
+                "(M_logits)."
+                if m.logits
+                else "the embedding, the final norm, the logits and the loss are outside the layers and not counted."
+            )
         ),
         rich(
             "The 1F1B pipeline schedule keeps pp − i micro-batches in flight on stage i (counted from 0), each through "
@@ -329,6 +337,13 @@ def activations_step(a: TrainingAnalysis) -> Step:
             else "Micro-batches run one after another (gradient accumulation): one is in flight."
         ),
     ]
+    if m.logits:
+        notes.append(
+            rich(
+                "M_logits: the last stage keeps one micro-batch's logits for the loss's backward, S/cp·b tokens of V/tp "
+                "bf16 values (counted with --count-logits)."
+            )
+        )
     if p.cp > 1:
         notes.append(
             rich(

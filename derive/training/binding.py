@@ -91,6 +91,7 @@ class TrainingProblem:
         stage_layers: layers per pipeline stage when they differ (empty: equal stages).
         virtual_stages: v of interleaved 1F1B (1: plain 1F1B).
         keep_gathered: ZeRO-3 gathers the weights once per step and keeps them.
+        count_logits: count the logits the loss keeps (one micro-batch's, bf16, 1/tp of V).
     """
 
     model: ModelAnalysis
@@ -120,6 +121,7 @@ class TrainingProblem:
     stage_layers: tuple[int, ...] = ()
     virtual_stages: int = 1
     keep_gathered: bool = False
+    count_logits: bool = False
 
     @property
     def stages(self) -> tuple[int, ...]:
@@ -416,4 +418,5 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         stage_layers=stages,
         virtual_stages=virtual,
         keep_gathered=keep,
+        count_logits=flag_on(spec, "count_logits"),
     )

@@ -39,6 +39,7 @@ __all__ = [
     "Where",
     "activation_terms",
     "heaviest_stage",
+    "logits_bytes",
     "memory_of",
     "params_per_device",
 ]
@@ -245,6 +246,7 @@ class Memory:
     in_flight: sp.Integer
     activations_counted: bool = True  # False for a model known by its size alone
     interleave: sp.Rational = sp.S.One  # interleaved 1F1B keeps 1 + (pp − 1)/(pp·v) as much
+    logits: sp.Rational = sp.S.Zero  # the logits the loss keeps, when counted (in activations)
 
     @property
     def total(self) -> sp.Rational:
@@ -274,13 +276,23 @@ def memory_of(
     v = p.virtual_stages
     interleave = 1 + sp.Rational(p.pp - 1, p.pp * v) if v > 1 else sp.Integer(1)
     st = p.state
+    logits = logits_bytes(p) if params.stage in (None, p.pp - 1) else sp.Integer(0)
     return Memory(
         weights=st.weights * _sharded("weights", p, params),
         grads=st.grads * _sharded("grads", p, params),
         optimizer=st.optimizer * _sharded("optimizer", p, params),
-        activations=in_flight * params.layers * per_layer * interleave,
+        activations=in_flight * params.layers * per_layer * interleave + logits,
         activations_per_layer=per_layer,
         in_flight=in_flight,
         activations_counted=p.transformer is not None,
         interleave=interleave,
+        logits=logits,
     )
+
+
+def logits_bytes(p: TrainingProblem) -> sp.Rational:
+    """One micro-batch's logits on the last stage, kept for the loss's backward: S/cp·b
+    tokens of V/tp bf16 values (0 unless counted: ``--count-logits``)."""
+    if not p.count_logits or p.transformer is None:
+        return sp.Integer(0)
+    return ACTIVATION_BYTES * p.seq / p.cp * p.micro_batch * p.arch("vocab") / p.tp
