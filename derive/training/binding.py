@@ -124,13 +124,6 @@ class TrainingProblem:
     count_logits: bool = False
 
     @property
-    def stages(self) -> tuple[int, ...]:
-        """Layers per pipeline stage (equal stages when not given)."""
-        if self.stage_layers:
-            return self.stage_layers
-        return (int(self.arch("layers")) // self.pp,) * self.pp if self.transformer else ()
-
-    @property
     def uneven(self) -> bool:
         """True when the stages hold different numbers of layers."""
         return len(set(self.stage_layers)) > 1
