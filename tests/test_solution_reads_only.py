@@ -41,7 +41,9 @@ ALLOWED_FROM = {
     "derive.model.sized": {"SizedModel"},
     "derive.model.symbols": {"NOTATION", "sym", "tex_names"},  # the notation table
     "derive.training.analysis": {"Critical", "StrategyRow", "TrainingAnalysis"},
-    "derive.training.binding": {"Recompute", "ZeroStage"},
+    "derive.training.binding": {"Recompute", "TrainingProblem", "ZeroStage"},
+    "derive.training.comms": {"DIMS", "Transfer"},
+    "derive.training.mesh": {"Exchange"},
     "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
 }
 ALLOWED_PREFIXES = (

@@ -135,10 +135,15 @@ def test_dp_and_zero3_comms_per_step():
     dp = _run(dp=8, zero=1)
     assert _fr(dp.comms.of("dp")) == 2 * ring * 2 * P_8B
     assert _fr(dp.comms.forward.dp) == 0
+    # ZeRO-3 gathers per micro-batch: M = 4194304 / (8 · 4096) = 128 forward gathers, 128
+    # backward gathers and 128 reduce-scatters (DeepSpeed, FSDP without no_sync)
+    m = 4194304 // (8 * 4096)
     fsdp = _run(dp=8, zero=3)
-    assert _fr(fsdp.comms.of("dp")) == 3 * ring * 2 * P_8B
-    assert _fr(fsdp.comms.forward.dp) == ring * 2 * P_8B
-    assert _fr(fsdp.t_comms) == 3 * ring * 2 * P_8B / NVLINK
+    assert _fr(fsdp.comms.of("dp")) == 3 * m * ring * 2 * P_8B
+    assert _fr(fsdp.comms.forward.dp) == m * ring * 2 * P_8B
+    assert _fr(fsdp.t_comms) == 3 * m * ring * 2 * P_8B / NVLINK
+    kept = _run(dp=8, zero=3, keep_gathered_weights="true")
+    assert _fr(kept.comms.of("dp")) == 2 * ring * 2 * P_8B  # one gather, one reduce-scatter
 
 
 @pytest.mark.parametrize(("link", "text"), [(NVLINK, "4.5e11"), (NETWORK, "5e10")])
@@ -148,11 +153,14 @@ def test_critical_batch_on_nvlink_and_on_a_network_link(link, text):
     a = _run(dp=8, zero=1, recompute="none", link_bandwidth=text)
     assert _fr(a.critical_tokens_per_device) == expected
     assert a.compute_bound == (Fraction(4194304, 8) >= expected)
-    # ZeRO-3: the forward's gather and the backward's gather + reduce-scatter give the same b*
-    assert (
-        _fr(_run(dp=8, zero=3, recompute="none", link_bandwidth=text).critical_tokens_per_device)
-        == expected
-    )
+    # ZeRO-3 keeping its gathered weights: one gather forward, one reduce-scatter backward,
+    # the same b*
+    kept = _run(dp=8, zero=3, recompute="none", link_bandwidth=text, keep_gathered_weights="true")
+    assert _fr(kept.critical_tokens_per_device) == expected
+    # ZeRO-3 gathering per micro-batch: each micro-batch of S·b = 4096 tokens hides its own
+    # gather iff 2P·4096/π ≥ (X−1)/X·2P/β, i.e. 4096 ≥ (X−1)/X·π/β: any batch, or never
+    star = _run(dp=8, zero=3, recompute="none", link_bandwidth=text).critical_tokens_per_device
+    assert star == (0 if 4096 >= expected else None)
 
 
 def test_a_small_batch_on_a_50_gb_link_is_communication_bound():
@@ -198,12 +206,12 @@ BASE = ["train", "llama-3-8b", "--chip", "h100", "--batch-tokens", "4194304", "-
         (["--dp", "3"], "--batch-tokens"),
         (["--zero", "4"], "--zero 4"),
         (["--tp", "3"], "--tp 3"),
-        (["--pp", "5"], "--pp 5"),
+        (["--pp", "33"], "--pp 33"),
         (["--pp", "4", "--batch-tokens", "8192"], "--batch-tokens 8192"),
         (["--pp", "4", "--batch-tokens", "8192", "--microbatches", "2"], "--microbatches 2"),
         (["--ep", "2"], "--ep 2"),
         (["--recompute", "half"], "--recompute half"),
-        (["--tp", "2", "--pp", "3"], "--pp 3"),
+        (["--tp", "2", "--pp", "40"], "--pp 40"),
         (["--measured-step-time", "fast"], "--measured-step-time"),
     ],
 )
@@ -236,14 +244,18 @@ def test_json_keys_are_the_contract(cli):
     ):
         assert key in report
     assert Fraction(report["memory_per_device"]["weights"]) == 2 * P_8B
-    assert [row["strategy"] for row in report["strategies"]] == [
+    assert [row["strategy"] for row in report["strategies"]][:5] == [
         "DP",
         "FSDP",
         "TP",
         "FSDP+TP",
         "PP",
     ]
-    assert report["winner"] in ("FSDP", "FSDP+TP", "TP", "PP")
+    searched = report["strategies"][5:]
+    assert 0 < len(searched) <= 10
+    for row in searched:  # each searched layout is a factorization of the 8 devices
+        assert row["dp"] * row["tp"] * row["pp"] * row["cp"] == 8 and row["recompute"]
+    assert report["best"]["strategy"] == report["winner"]
 
 
 def test_markdown_and_tex(cli):
@@ -296,7 +308,7 @@ def test_t_lower_never_exceeds_t_upper(dp, tp, pp, zero, link):
             dp=dp,
             tp=tp,
             pp=pp,
-            zero=zero,
+            zero=min(zero, 2) if pp > 1 else zero,  # ZeRO-3 with a pipeline is refused
             batch_tokens=1024 * 64,
             seq=1024,
             link_bandwidth=f"{link}e6",
@@ -308,15 +320,17 @@ def test_t_lower_never_exceeds_t_upper(dp, tp, pp, zero, link):
 
 @_SLOW
 @given(
-    zero=st.sampled_from([0, 1, 2, 3]),
+    zero=st.sampled_from([0, 1, 3]),
     recompute=st.sampled_from(["full", "selective", "none"]),
     num=st.integers(1, 999),
 )
 def test_the_critical_batch_is_where_the_bound_switches(zero, recompute, num):
     """Choose the link that puts b* exactly at this batch: compute equals comms there, and a
-    faster link makes the step compute-bound, a slower one communication-bound."""
+    faster link makes the step compute-bound, a slower one communication-bound. (ZeRO-3 keeps
+    its gathered weights, so its DP traffic is once per step as ZeRO-0/1's.)"""
     fields = {
         "dp": 4,
+        "keep_gathered_weights": "true" if zero == 3 else "false",
         "zero": zero,
         "recompute": recompute,
         "batch_tokens": 4 * 1024 * 4,
@@ -521,7 +535,7 @@ id = "net"
 title = "over a network"
 model = "llama-3-8b"
 chip = "h100"
-train = { dp = 8, zero = 3, recompute = "none", batch_tokens = 65536, seq = 4096, link_bandwidth = "5e10" }
+train = { dp = 8, zero = 3, keep_gathered_weights = true, recompute = "none", batch_tokens = 65536, seq = 4096, link_bandwidth = "5e10" }
 train_plot = { from = 1024, to = 1048576 }
 ask = ["critical_tokens_per_device", "t_lower"]
 """
@@ -599,7 +613,8 @@ def test_a_model_known_by_its_size_trains_with_dp_and_zero_only(cli):
     p = 70 * 10**9
     assert Fraction(report["memory_per_device"]["total"]) == Fraction(16 * p, 64)
     assert report["memory_per_device"]["activations"] is None  # no width, no layers
-    assert Fraction(report["comms_bytes_per_device"]["dp"]) == 3 * Fraction(63, 64) * 2 * p
+    m = 4194304 // (64 * 4096)  # ZeRO-3 gathers twice and reduce-scatters per micro-batch
+    assert Fraction(report["comms_bytes_per_device"]["dp"]) == 3 * m * Fraction(63, 64) * 2 * p
     refused = cli(["train", "--params", "70e9", *run, "--tp", "2"])
     assert refused.code == 2 and refused.err.startswith("error: --tp 2: ")
     selective = cli(["train", "--params", "70e9", *run, "--recompute", "selective"])

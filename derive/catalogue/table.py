@@ -627,6 +627,14 @@ CRITICAL_TOKENS_PER_DEVICE = _row(
     ),
     aliases=("critical_batch", "b_star"),
 )  # fmt: skip
+CRITICAL_TOKENS_PER_CHIP = _row(
+    "critical_tokens_per_chip", "critical batch per chip", _D.COUNT,
+    _train("Critical batch per chip", r"b^{*}_{\text{chip}}", "tokens per chip"),
+)  # fmt: skip
+CRITICAL_BATCH_TOKENS = _row(
+    "critical_batch_tokens", "global critical batch", _D.COUNT,
+    _train("Global critical batch", r"B^{*}", "tokens per step"),
+)  # fmt: skip
 COMPARE_STRATEGIES = _row(
     "compare_strategies", "the strategies compared", None,
     At(TRAINING, ASK, "DP, FSDP, TP, FSDP+TP and PP compared"),

@@ -73,6 +73,8 @@ def _values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
         "bubble_fraction": t.bubble_fraction,
         "mfu": t.mfu,
         "critical_tokens_per_device": t.critical_tokens_per_device,
+        "critical_tokens_per_chip": t.critical_tokens_per_chip,
+        "critical_batch_tokens": t.critical_batch_tokens,
     }
 
 
@@ -94,6 +96,8 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
         "bubble_fraction": Unit.FRACTION,
         "mfu": Unit.FRACTION,
         "critical_tokens_per_device": Unit.TOKENS,
+        "critical_tokens_per_chip": Unit.TOKENS,
+        "critical_batch_tokens": Unit.TOKENS,
     }
     kept, left_out = [], []
     for key, value in _values(t).items():

@@ -37,6 +37,22 @@ _RUN_FLAGS = (
     ("--link-bandwidth", "BYTES_PER_S", "link bandwidth per device, one way (default the chip's)"),
     ("--measured-step-time", "TIME", "a measured step time, e.g. 20s (gives the MFU)"),
 )
+_CLUSTER_FLAGS = (
+    ("--cp", "N", "context-parallel degree: the sequence split over N ranks (ring attention)"),
+    (
+        "--mesh",
+        "AXES",
+        "the cluster's links from the innermost out, name=size@bytes/s[+latency], "
+        'e.g. "gpu=8@450GB/s,node=16@50GB/s"; the sizes multiply to dp·tp·pp·cp',
+    ),
+    ("--place", "DIM=AXIS,…", "dims on mesh axes, e.g. tp=gpu,dp=node (dp=gpu*node for two axes)"),
+    (
+        "--stage-layers",
+        "L1,L2,…",
+        "layers per pipeline stage, e.g. 6,7,7,6,6 (default as even as possible)",
+    ),
+    ("--virtual-stages", "V", "interleaved 1F1B: V model chunks per pipeline stage (default 1)"),
+)
 
 
 def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
@@ -86,10 +102,20 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--state-bytes",
         metavar="BYTES|RECIPE",
-        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed",
+        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed, megatron (2+4+12)",
     )
-    for flag, metavar, helptext in _RUN_FLAGS:
+    for flag, metavar, helptext in _RUN_FLAGS + _CLUSTER_FLAGS:
         p.add_argument(flag, metavar=metavar, help=helptext)
+    p.add_argument(
+        "--count-logits",
+        action="store_true",
+        help="count the logits the loss keeps (one micro-batch's, bf16, V/tp per token) in the activations",
+    )
+    p.add_argument(
+        "--keep-gathered-weights",
+        action="store_true",
+        help="ZeRO-3: gather the weights once per step and keep them (and whole gradients) over the micro-batches",
+    )
     p.add_argument(
         "--sequence-parallel",
         action="store_true",
@@ -98,7 +124,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--compare-strategies",
         action="store_true",
-        help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices",
+        help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices, then the ten best layouts of a search",
     )
     p.add_argument("--format", choices=("md", "tex", "json"), default="md")
     p.set_defaults(handler=run_train)
@@ -126,8 +152,10 @@ def run_train(args: argparse.Namespace) -> int:
         sequence_parallel="true" if args.sequence_parallel else None,
         **{
             flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"))
-            for flag, _, _ in _RUN_FLAGS
+            for flag, _, _ in _RUN_FLAGS + _CLUSTER_FLAGS
         },
+        keep_gathered_weights="true" if args.keep_gathered_weights else None,
+        count_logits="true" if args.count_logits else None,
     )
     d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
     if args.format == "json":

@@ -60,6 +60,14 @@ RECIPES: dict[str, StateRecipe] = {
                 ("Adam m and v in fp32", sp.Integer(8)),
             ),
         ),
+        StateRecipe(  # Megatron-LM's theoretical_memory_usage.py: 18, or 6 + 12/(dp·cp) sharded
+            "megatron",
+            (
+                ("bf16 weights", sp.Integer(2)),
+                ("fp32 gradients (main_grad)", sp.Integer(4)),
+                ("fp32 master weights, Adam m and v", sp.Integer(12)),
+            ),
+        ),
         StateRecipe(
             "sgd-mixed",
             (

@@ -135,8 +135,16 @@ def _training_series(
     plot = train.plot
     assert plot is not None  # called for a problem with a training plot
     runs = [
-        (label, training_analysis(entry.spec, replace(train, zero=zero), operators))
-        for label, zero in (("DP (ZeRO ≤ 2)", "1"), ("FSDP (ZeRO-3)", "3"))
+        (
+            label,
+            training_analysis(
+                entry.spec, replace(train, zero=zero, keep_gathered_weights=keep), operators
+            ),
+        )
+        for label, zero, keep in (
+            ("DP (ZeRO ≤ 2)", "1", None),
+            ("FSDP (ZeRO-3)", "3", train.keep_gathered_weights),
+        )
     ]
     stars = [run.critical_tokens_per_device for _, run in runs]
     points = _batches(plot, [star for star in stars if star is not None])

@@ -14,6 +14,8 @@ from derive.present.render import render
 from derive.solution.steps import Step
 from derive.solution.training_steps import training_given, training_steps, training_verdict
 from derive.training.analysis import StrategyRow, TrainingAnalysis
+from derive.training.binding import ZeroStage
+from derive.training.comms import DIMS
 
 __all__ = ["training_json", "training_latex", "training_markdown", "training_selected_steps"]
 
@@ -108,9 +110,52 @@ def _row_json(row: StrategyRow) -> dict[str, object]:
         "fits": None if a is None else a.fits,
         "comms_bytes_per_step": None if a is None else _s(a.comms.total),
         "critical_tokens_per_device": None if a is None else _s(a.critical_tokens_per_device),
+        "critical_tokens_per_chip": None if a is None else _s(a.critical_tokens_per_chip),
+        "critical_batch_tokens": None if a is None else _s(a.critical_batch_tokens),
         "t_lower": None if a is None else _s(a.t_lower),
         "why_not": row.why_not or None,
+        "ep": row.ep,
+        "cp": row.cp,
+        "recompute": None if row.recompute is None else row.recompute.value,
+        "placement": row.placement or None,
     }
+
+
+def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
+    """The keys of a run on a mesh, with context parallelism or with a shaped pipeline (none
+    otherwise, so a run on one link reports as before): ``mesh`` (its axes), ``placement``
+    (each dim's levels), ``comms_time_per_device`` and ``comms_bytes_per_device`` per dim."""
+    p, c = a.problem, a.comms
+    out: dict[str, object] = {}
+    if p.cp > 1:
+        out["cp"] = p.cp
+    if p.stage_layers:
+        out["stage_layers"] = list(p.stage_layers)
+    if p.virtual_stages > 1:
+        out["virtual_stages"] = p.virtual_stages
+    if p.pp > 1 and (p.stage_layers or p.virtual_stages > 1):
+        out["bubble_over_ideal"] = _s(a.bubble_over_ideal)
+    if p.zero is ZeroStage.WEIGHTS:
+        out["keep_gathered_weights"] = p.keep_gathered
+    if p.placement is None and p.cp == 1:
+        return out
+    if p.placement is not None:
+        out["mesh"] = [
+            {
+                "name": axis.name,
+                "size": axis.size,
+                "bandwidth": _s(axis.bandwidth),
+                "latency": _s(axis.latency),
+            }
+            for axis in p.placement.mesh.axes
+        ]
+        out["placement"] = {
+            dim: [{"axis": lv.axis.name, "size": lv.size} for lv in levels]
+            for dim, levels in p.placement.dims
+        }
+    out["comms_bytes_per_device"] = {key: _s(c.of(key)) for key in DIMS}
+    out["comms_time_per_device"] = {key: _s(c.time_of(key)) for key in DIMS}
+    return out
 
 
 def training_json(
@@ -158,11 +203,18 @@ def training_json(
         else ("impossible" if a.impossible else "possible"),
         "tokens_per_device": _s(a.tokens_per_device),
         "critical_tokens_per_device": _s(a.critical_tokens_per_device),
+        "critical_tokens_per_rank": _s(a.critical_tokens_per_rank),
+        "critical_tokens_per_chip": _s(a.critical_tokens_per_chip),
+        "critical_batch_tokens": _s(a.critical_batch_tokens),
+        "tp_max_scaling_book": _s(a.tp_max_scaling_book),
+        "tp_max_exact": a.tp_max_exact,
         "compute_bound": a.compute_bound,
         "tp_width_per_rank": _s(a.tp_width),
         "tp_critical_width": _s(a.tp_critical_width),
     }
+    report.update(_cluster_json(a))
     if rows:
         report["strategies"] = [_row_json(row) for row in rows]
         report["winner"] = None if winner is None else winner.name
+        report["best"] = None if winner is None else _row_json(winner)
     return report

@@ -39,6 +39,13 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "link_bandwidth": (str,),
     "measured_step_time": (str,),
     "sequence_parallel": (bool,),
+    "cp": (int,),
+    "mesh": (str,),
+    "place": (str,),
+    "stage_layers": (str,),
+    "virtual_stages": (int,),
+    "keep_gathered_weights": (bool,),
+    "count_logits": (bool,),
 }
 """The keys of a problem's ``train`` table, with their TOML types."""
 
@@ -76,6 +83,13 @@ class TrainSpec:
     link_bandwidth: str | None = None
     measured_step_time: str | None = None
     sequence_parallel: str | None = None
+    cp: str | None = None
+    mesh: str | None = None
+    place: str | None = None
+    stage_layers: str | None = None
+    virtual_stages: str | None = None
+    keep_gathered_weights: str | None = None
+    count_logits: str | None = None
     origin: str | None = None
     plot: TrainPlot | None = None
 

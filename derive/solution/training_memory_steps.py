@@ -56,6 +56,13 @@ def devices_step(a: TrainingAnalysis) -> Step:
         (
             Line.of(
                 "N", r"dp \cdot tp \cdot pp", rf"{p.dp} \cdot {p.tp} \cdot {p.pp}", str(p.devices)
+            )
+            if p.cp == 1
+            else Line.of(
+                "N",
+                r"dp \cdot tp \cdot pp \cdot cp",
+                rf"{p.dp} \cdot {p.tp} \cdot {p.pp} \cdot {p.cp}",
+                str(p.devices),
             ),
             Line.of(
                 r"b_{\text{dp}}",
@@ -131,7 +138,13 @@ def params_step(a: TrainingAnalysis) -> Step:
     if model is None:
         return _sized_params_step(a)
     lines = [
-        Line.of(r"\frac{L}{pp}", rf"\frac{{{p.arch('layers')}}}{{{p.pp}}}", tex(pd.layers)),
+        Line.of(r"\frac{L}{pp}", rf"\frac{{{p.arch('layers')}}}{{{p.pp}}}", tex(pd.layers))
+        if pd.stage is None
+        else Line.of(
+            rf"L_{{{pd.stage + 1}}}",
+            rf"\text{{layers of stage {pd.stage + 1} of }} ({', '.join(map(str, p.stage_layers))})",
+            tex(pd.layers),
+        ),
         _split_line(a),
         Line.of(
             r"P_{\text{repl}}",
@@ -170,6 +183,12 @@ def params_step(a: TrainingAnalysis) -> Step:
         + (", and a copy of the tied embedding" if model.tied_embeddings else "")
         + "; the heavier of the two is counted."
     )
+    if pd.stage is not None:
+        ends = (
+            f"The stages hold {', '.join(map(str, p.stage_layers))} layers; the first also the token embedding, the last "
+            f"the head and the final norm. Stage {pd.stage + 1}, with the most memory (its parameters and the "
+            "micro-batches it keeps in flight), is counted."
+        )
     return Step(
         StepKind.MEMORY,
         "TP splits each block's attention and MLP matrices (and their biases); norms are replicated; PP gives each stage L/pp blocks",
@@ -196,9 +215,10 @@ def state_step(a: TrainingAnalysis) -> Step:
         ("grads", r"M_{G}", st.grads, m.grads),
         ("optimizer", r"M_{O}", st.optimizer, m.optimizer),
     ):
-        sharded = key in p.zero.shards
-        over = r"\frac{P_{\text{dev}}}{dp}" if sharded else r"P_{\text{dev}}"
-        numbers = rf"\frac{{{tex(a.params.total)}}}{{{p.dp}}}" if sharded else tex(a.params.total)
+        sharded = key in p.zero.shards and not (p.keep_gathered and key != "optimizer")
+        group, size = (r"dp", f"{p.dp}") if p.cp == 1 else (r"dp \cdot cp", f"{p.dp * p.cp}")
+        over = rf"\frac{{P_{{\text{{dev}}}}}}{{{group}}}" if sharded else r"P_{\text{dev}}"
+        numbers = rf"\frac{{{tex(a.params.total)}}}{{{size}}}" if sharded else tex(a.params.total)
         if sharded and a.params.experts:
             over = r"\left(\frac{P_{\text{dense}}}{dp} + \frac{P_{\text{experts}}}{dp/ep}\right)"
             numbers = ""
@@ -212,6 +232,17 @@ def state_step(a: TrainingAnalysis) -> Step:
             )
         )
     notes = [rich(st.note)] if st.note else []
+    if p.keep_gathered:
+        notes.append(
+            rich(
+                "The gathered weights are kept across the step's micro-batches, and the gradients accumulate whole "
+                "until the last backward: both are counted unsharded."
+            )
+        )
+    if p.cp > 1:
+        notes.append(
+            rich("The context-parallel ranks hold the same weights: the DP group of ZeRO is dp·cp.")
+        )
     return Step(
         StepKind.MEMORY,
         f"bytes per parameter × parameters held; {_zero_words(p.zero)}",
@@ -223,6 +254,27 @@ def state_step(a: TrainingAnalysis) -> Step:
         notes=tuple(notes),
         title="Training state per device",
         topic="memory_per_device",
+    )
+
+
+def _in_flight_line(a: TrainingAnalysis) -> Line:
+    """M_A: the micro-batches in flight on the counted stage times its layers' activations."""
+    m = a.memory
+    flight = r"\min(M, pp)" if a.params.stage is None else r"\min(M, pp - i)"
+    logits_rule, logits_numbers = "", ""
+    if m.logits:
+        logits_rule, logits_numbers = r" + M_{\text{logits}}", rf" + {tex(m.logits)}"
+    layers = r"\frac{L}{pp}" if a.params.stage is None else r"L_{i}"
+    factor, numbers = "", ""
+    if m.interleave != 1:
+        factor = r" \cdot \left(1 + \frac{pp - 1}{pp \cdot v}\right)"
+        numbers = rf" \cdot {tex(m.interleave)}"
+    return Line.of(
+        r"M_{A}",
+        rf"{flight} \cdot {layers} \cdot A_{{\text{{layer}}}}{factor}{logits_rule}",
+        rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}{numbers}{logits_numbers}",
+        tex(m.activations),
+        approx=gigabytes(m.activations),
     )
 
 
@@ -245,13 +297,7 @@ def activations_step(a: TrainingAnalysis) -> Step:
             tex(m.activations_per_layer),
             approx=gigabytes(m.activations_per_layer),
         ),
-        Line.of(
-            r"M_{A}",
-            r"\min(M, pp) \cdot \frac{L}{pp} \cdot A_{\text{layer}}",
-            rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}",
-            tex(m.activations),
-            approx=gigabytes(m.activations),
-        ),
+        _in_flight_line(a),
     )
     reason = {
         Recompute.FULL: "Full recomputation keeps only each layer's input, S·b·d in bf16, and runs the layer's forward again in the backward pass.",
@@ -275,14 +321,43 @@ def activations_step(a: TrainingAnalysis) -> Step:
                 else "Without sequence parallelism the norms' and the projections' inputs are whole on every TP rank. "
             )
             + "The model trains without dropout, so the paper's dropout masks and output are not counted; "
-            "the embedding, the final norm, the logits and the loss are outside the layers and not counted."
+            + (
+                "the embedding, the final norm and the loss are outside the layers and not counted; the logits are "
+                "(M_logits)."
+                if m.logits
+                else "the embedding, the final norm, the logits and the loss are outside the layers and not counted."
+            )
         ),
         rich(
-            "The 1F1B pipeline schedule keeps pp micro-batches in flight on the first stage, each through L/pp layers."
+            "The 1F1B pipeline schedule keeps pp − i micro-batches in flight on stage i (counted from 0), each through "
+            "its L_i layers."
+            if a.params.stage is not None
+            else "The 1F1B pipeline schedule keeps pp micro-batches in flight on the first stage, each through L/pp layers."
             if p.pp > 1
             else "Micro-batches run one after another (gradient accumulation): one is in flight."
         ),
     ]
+    if m.logits:
+        notes.append(
+            rich(
+                "M_logits: the last stage keeps one micro-batch's logits for the loss's backward, S/cp·b tokens of V/tp "
+                "bf16 values (counted with --count-logits)."
+            )
+        )
+    if p.cp > 1:
+        notes.append(
+            rich(
+                f"Context parallelism splits the sequence over cp = {p.cp} ranks: each keeps S/cp tokens (its queries against "
+                "all S keys), so every term is 1/cp of the whole sequence's."
+            )
+        )
+    if m.interleave != 1:
+        notes.append(
+            rich(
+                f"Interleaved 1F1B with v = {p.virtual_stages} model chunks per stage keeps 1 + (pp − 1)/(pp·v) times as "
+                "much in flight (Korthikanti et al. §4.2.3)."
+            )
+        )
     if p.recompute is Recompute.FULL:
         notes.append(
             rich(

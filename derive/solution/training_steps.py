@@ -9,6 +9,8 @@ answers, so a problem's ``ask`` keeps only the steps it needs.
 
 from __future__ import annotations
 
+import sympy as sp
+
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_decimal, tex_text_number
@@ -23,9 +25,10 @@ from derive.solution.training_memory_steps import (
     params_step,
     state_step,
 )
+from derive.solution.training_mesh_steps import mesh_step
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
-from derive.training.binding import Recompute, ZeroStage
+from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 
 __all__ = ["training_given", "training_steps", "training_verdict"]
 
@@ -51,21 +54,53 @@ def training_given(a: TrainingAnalysis) -> Rich:
     )
 
 
+def _dp_factor(p: TrainingProblem) -> tuple[str, str]:
+    """DP's collectives of the weights per step: (symbolic factor, with the numbers)."""
+    m = p.microbatches
+    if p.zero is ZeroStage.WEIGHTS and not p.keep_gathered:
+        return "3 M", rf"3 \cdot {m}"
+    if p.zero is ZeroStage.GRADIENTS:
+        return "(M + 1)", f"({m} + 1)"
+    return "2", "2"
+
+
+_DP_WORDS = {
+    ZeroStage.NONE: "the gradients are all-reduced once per step in the backward pass.",
+    ZeroStage.OPTIMIZER: "the gradients are all-reduced once per step in the backward pass (ZeRO-1 as a "
+    "reduce-scatter and an all-gather: the same bytes).",
+    ZeroStage.GRADIENTS: "ZeRO-2 shards the gradients, so each micro-batch's are reduce-scattered as its backward "
+    "ends (M times), and the updated weights are all-gathered once per step (DeepSpeed's stage 2).",
+    ZeroStage.WEIGHTS: "ZeRO-3 all-gathers the weights for every micro-batch's forward, again for its backward, and "
+    "reduce-scatters its gradients: 3·M collectives of the weights per step (DeepSpeed's stage 3, PyTorch FSDP "
+    "without no_sync); --keep-gathered-weights gathers once per step instead.",
+}
+
+
+def _dp_words(p: TrainingProblem) -> str:
+    if p.keep_gathered:
+        return (
+            "ZeRO-3 keeping its gathered weights: one all-gather in the step's first forward, the weights and the "
+            "whole gradients kept until the last backward, one reduce-scatter (FSDP with reshard_after_forward off "
+            "and no_sync)."
+        )
+    words = _DP_WORDS[p.zero]
+    if p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER):
+        words += " Gradients accumulate over the M micro-batches and are reduced once per step."
+    return words
+
+
 def _comms(a: TrainingAnalysis) -> Step:
     p, c = a.problem, a.comms
     frac = tex(c.dp_fraction)
-    dp_rule = (
-        r"3 \cdot \frac{X - 1}{X} \cdot 2 \cdot P_{\text{dev}}"
-        if p.zero is ZeroStage.WEIGHTS
-        else r"2 \cdot \frac{X - 1}{X} \cdot 2 \cdot P_{\text{dev}}"
-    )
-    factor = 3 if p.zero is ZeroStage.WEIGHTS else 2
+    factor, factor_numbers = _dp_factor(p)
+    dp_rule = rf"{factor} \cdot \frac{{X - 1}}{{X}} \cdot 2 \cdot P_{{\text{{dev}}}}"
+    flat = p.placement is None
     lines = [
         Line.of(
             r"V_{\text{dp}}",
             dp_rule,
-            rf"{factor} \cdot {number(c.dp_fraction)} \cdot 2 \cdot {tex(a.params.total)}"
-            if not a.params.experts
+            rf"{factor_numbers} \cdot {number(c.dp_fraction)} \cdot 2 \cdot {tex(a.params.total)}"
+            if not a.params.experts and flat
             else "",
             tex(c.of("dp")),
             approx=gigabytes(c.of("dp")),
@@ -73,7 +108,9 @@ def _comms(a: TrainingAnalysis) -> Step:
         Line.of(
             r"V_{\text{tp}}",
             r"(n_{f} + n_{b}) \cdot M \cdot \frac{L}{pp} \cdot \frac{2(t - 1)}{t} \cdot 2 S b_{\mu} d",
-            rf"({c.tp_forward_count} + {c.tp_backward_count}) \cdot {number(c.layer_visits)} \cdot {number(c.tp_fraction)} \cdot {tex(c.activation_bytes)}",
+            rf"({c.tp_forward_count} + {c.tp_backward_count}) \cdot {number(c.layer_visits)} \cdot {number(c.tp_fraction)} \cdot {tex(c.activation_bytes)}"
+            if flat
+            else "",
             tex(c.of("tp")),
             approx=gigabytes(c.of("tp")),
         ),
@@ -84,39 +121,44 @@ def _comms(a: TrainingAnalysis) -> Step:
             approx=gigabytes(c.of("pp")),
         ),
     ]
-    if p.is_moe:
-        lines.append(
-            Line.of(
-                r"V_{\text{ep}}",
-                r"4 \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
-                tex(c.of("ep")),
-                approx=gigabytes(c.of("ep")),
-            )
-        )
+    volumes = (
+        (
+            p.is_moe,
+            "ep",
+            r"4 \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
+        ),
+        (
+            p.cp > 1,
+            "cp",
+            r"(1 + 2 + [\text{full}]) \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
+        ),
+    )
+    lines += [
+        Line.of(rf"V_{{\text{{{dim}}}}}", rule, tex(c.of(dim)), approx=gigabytes(c.of(dim)))
+        for shown, dim, rule in volumes
+        if shown
+    ]
     lines.append(
         Line.of(
             r"V",
-            r"V_{\text{dp}} + V_{\text{tp}} + V_{\text{pp}} + V_{\text{ep}}",
+            r"V_{\text{dp}} + V_{\text{tp}} + V_{\text{pp}} + V_{\text{ep}}"
+            + (r" + V_{\text{cp}}" if p.cp > 1 else ""),
             tex(c.total),
             approx=gigabytes(c.total),
         )
     )
-    notes = (
+    notes: tuple[Rich, ...] = (
         rich(
             "Ring collectives in bf16, bytes one device sends: an all-reduce 2(X−1)/X of the tensor, an all-gather or a "
-            f"reduce-scatter (X−1)/X; over the DP group X = dp = {p.dp}, (X−1)/X = ",
+            + (
+                f"reduce-scatter (X−1)/X; over the DP group X = dp = {p.dp}, (X−1)/X = "
+                if p.cp == 1
+                else f"reduce-scatter (X−1)/X; over the DP group X = dp·cp = {p.dp * p.cp}, (X−1)/X = "
+            ),
             Math(frac),
             ".",
         ),
-        rich(
-            "DP: "
-            + (
-                "ZeRO-3 all-gathers the weights in the forward pass, again in the backward pass, and reduce-scatters the gradients."
-                if p.zero is ZeroStage.WEIGHTS
-                else "the gradients are all-reduced once per step in the backward pass (ZeRO-1/2 as a reduce-scatter and an all-gather: the same bytes)."
-            )
-            + " Gradients accumulate over the M micro-batches and are reduced once per step."
-        ),
+        rich("DP: " + _dp_words(p)),
         rich(
             "TP (Megatron): two all-reduces of a micro-batch's activations per layer forward (after attention and after the MLP), "
             "two backward"
@@ -135,6 +177,26 @@ def _comms(a: TrainingAnalysis) -> Step:
             + "."
         ),
     )
+    if p.cp > 1:
+        notes += (
+            rich(
+                f"CP (ring attention): each layer's forward passes its K and V blocks of S/cp tokens around the ring of "
+                f"cp = {p.cp}, cp − 1 sends; the backward pass sends K, V and their gradients (twice that)"
+                + (
+                    ", and the recomputed forward once more"
+                    if p.recompute is Recompute.FULL
+                    else ""
+                )
+                + ". Every activation exchanged elsewhere is S/cp tokens long."
+            ),
+        )
+    if not flat:
+        notes += (
+            rich(
+                "Over the mesh a collective's bytes add up level by level (the formulas above are its one-axis form); "
+                "the next step times each level over its own axis."
+            ),
+        )
     return Step(
         StepKind.COMMUNICATION,
         "bytes sent per device per step, ring collectives of bf16 tensors",
@@ -179,6 +241,13 @@ def _times(a: TrainingAnalysis) -> Step:
             rf"\frac{{{tex(a.comms.total)}}}{{{tex_text_number(p.link_text)}}}",
             seconds_tex(a.t_comms),
             approx=reading_tex(a.t_comms),
+        )
+        if p.placement is None
+        else Line.of(
+            r"T_{\text{comms}}",
+            r"\sum_{\text{dims}} t_{\text{dim}}",
+            seconds_tex(a.t_comms),
+            approx=reading_tex(a.t_comms),
         ),
     ]
     return Step(
@@ -202,30 +271,67 @@ def _times(a: TrainingAnalysis) -> Step:
     )
 
 
-def _bounds(a: TrainingAnalysis) -> Step:
-    p, f, b = a.problem, a.forward, a.backward
+def _pass_comms_rule(a: TrainingAnalysis, name: str) -> str:
+    """A pass's comms time: its bytes over β_link, or its transfers' times over the mesh."""
+    if a.problem.placement is None:
+        return rf"\frac{{V_{{\text{{{name}}}}}}}{{\beta_{{\text{{link}}}}}}"
+    return rf"\sum_{{\text{{{name}}}}} t_{{\text{{dim}},j}}"
+
+
+def _stretch_rule(p: TrainingProblem) -> str:
+    """The pipeline's stretch of the compute: (M + pp − 1)/M, interleaved and uneven forms."""
+    slots = "M" if p.virtual_stages == 1 else "v M"
+    rule = rf"\frac{{{slots} + pp - 1}}{{{slots}}}"
+    if p.uneven:
+        rule += r" \cdot \frac{pp \cdot \max_i L_i}{L}"
+    return rule
+
+
+def _bubble_lines(a: TrainingAnalysis) -> list[Line]:
+    """GPipe's bubble (of the total time) and, with a pipeline, Narayanan et al.'s (of the ideal)."""
+    p = a.problem
+    v, m = p.virtual_stages, p.microbatches
+    slots, slots_numbers = ("M", f"{m}") if v == 1 else ("v M", rf"{v} \cdot {m}")
     lines = [
         Line.of(
             r"\text{bubble}",
-            r"\frac{pp - 1}{M + pp - 1}",
-            rf"\frac{{{p.pp - 1}}}{{{p.microbatches} + {p.pp - 1}}}",
+            rf"\frac{{pp - 1}}{{{slots} + pp - 1}}",
+            rf"\frac{{{p.pp - 1}}}{{{slots_numbers} + {p.pp - 1}}}",
             tex(a.bubble_fraction),
-        ),
+        )
+    ]
+    if p.pp > 1:
+        lines.append(
+            Line.of(
+                r"\text{bubble}_{\text{ideal}}",
+                rf"\frac{{pp - 1}}{{{slots}}}",
+                rf"\frac{{{p.pp - 1}}}{{{slots_numbers}}}",
+                tex(a.bubble_over_ideal),
+            )
+        )
+    return lines
+
+
+def _bounds(a: TrainingAnalysis) -> Step:
+    p, f, b = a.problem, a.forward, a.backward
+    stretch = _stretch_rule(p)
+    lines = [
+        *_bubble_lines(a),
         *(
             Line.of(label, rule, seconds_tex(value), approx=reading_tex(value))
             for label, rule, value in (
                 (
                     r"T_{\text{fwd}}",
-                    r"\frac{M + pp - 1}{M} \cdot \frac{2 P_{\mathrm{act}} T}{N \pi}",
+                    rf"{stretch} \cdot \frac{{2 P_{{\mathrm{{act}}}} T}}{{N \pi}}",
                     f.compute,
                 ),
                 (
                     r"T_{\text{bwd}}",
-                    r"\frac{M + pp - 1}{M} \cdot \frac{4 P_{\mathrm{act}} T + F_{\text{recompute}}}{N \pi}",
+                    rf"{stretch} \cdot \frac{{4 P_{{\mathrm{{act}}}} T + F_{{\text{{recompute}}}}}}{{N \pi}}",
                     b.compute,
                 ),
-                (r"C_{\text{fwd}}", r"\frac{V_{\text{fwd}}}{\beta_{\text{link}}}", f.comms),
-                (r"C_{\text{bwd}}", r"\frac{V_{\text{bwd}}}{\beta_{\text{link}}}", b.comms),
+                (r"C_{\text{fwd}}", _pass_comms_rule(a, "fwd"), f.comms),
+                (r"C_{\text{bwd}}", _pass_comms_rule(a, "bwd"), b.comms),
                 (
                     r"T_{\text{lower}}",
                     r"\max(T_{\text{fwd}}, C_{\text{fwd}}) + \max(T_{\text{bwd}}, C_{\text{bwd}})",
@@ -248,16 +354,45 @@ def _bounds(a: TrainingAnalysis) -> Step:
             "micro-batch slots, stretching the compute by (M + pp − 1)/M."
         ),
         tuple(lines),
+        notes=_pipeline_notes(p),
         title="Bounds on the step",
         topic="t_lower",
     )
+
+
+def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
+    if p.pp == 1:
+        return ()
+    notes = [
+        rich(
+            "Two conventions for the bubble: GPipe's (Huang et al. 2019), its share of the total time, (pp − 1)/(M + pp − 1); "
+            "Narayanan et al. (2021), its size against the ideal time, (pp − 1)/M."
+        )
+    ]
+    if p.virtual_stages > 1:
+        notes.append(
+            rich(
+                f"Interleaved 1F1B (Narayanan et al. 2021): each device runs v = {p.virtual_stages} model chunks, so the "
+                "bubble shrinks v-fold, (pp − 1)/(v·M) of the ideal, and each micro-batch crosses v times as many stage "
+                "boundaries."
+            )
+        )
+    if p.uneven:
+        notes.append(
+            rich(
+                f"Unequal stages ({', '.join(map(str, p.stage_layers))} layers): the stage with the most layers sets the "
+                "pace of every slot, stretching the compute by pp·max L_i / L; the embedding's and the head's FLOPs are "
+                "spread over the step as 6·P_act·T counts them."
+            )
+        )
+    return tuple(notes)
 
 
 def _pass_line(c: Critical) -> Line:
     if c.tokens is None:
         return Line.of(
             rf"b^{{*}}_{{\text{{{c.name}}}}}",
-            r"\text{never: the pass's comms grow as fast as its compute}",
+            r"\text{never}",
         )
     return Line.of(
         rf"b^{{*}}_{{\text{{{c.name}}}}}",
@@ -270,33 +405,62 @@ def _pass_line(c: Critical) -> Line:
     )
 
 
-def _critical(a: TrainingAnalysis) -> Step:
+def _dp_beta(a: TrainingAnalysis) -> tuple[sp.Rational, str, str]:
+    """β of the DP group: (value, its symbol, its numbers) — β_link, or the mesh's level mix."""
     p = a.problem
-    simple = p.zero is not ZeroStage.WEIGHTS
-    lines = []
-    if p.dp > 1:
-        lines.append(
+    if p.placement is None:
+        return p.link, r"\beta_{\text{link}}", tex_text_number(p.link_text)
+    beta = a.comms.bandwidth("dp")
+    return beta, r"\beta_{\text{dp}}", tex(beta)
+
+
+def _dp_balance(a: TrainingAnalysis) -> list[Line]:
+    """DP's critical batch in closed form, for the DP traffic the ZeRO stage sends."""
+    p = a.problem
+    if p.dp * p.cp == 1 or not any(t.dim == "dp" for t in a.comms.transfers):
+        return []
+    beta, symbol, numbers = _dp_beta(a)
+    frac = a.comms.dp_fraction
+    once = p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER)
+    if once or p.keep_gathered:
+        balance = (
             Line.of(
                 r"\frac{4 P b}{\pi}",
-                r"\frac{2 \cdot \frac{X - 1}{X} \cdot 2 P}{\beta_{\text{link}}}",
+                rf"\frac{{2 \cdot \frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
                 relation="=",
             )
-            if simple
+            if once
             else Line.of(
                 r"\frac{2 P b}{\pi}",
-                r"\frac{\frac{X - 1}{X} \cdot 2 P}{\beta_{\text{link}}}",
+                rf"\frac{{\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
                 relation="=",
             )
         )
-        lines.append(
-            Line.of(
-                r"b^{*}_{\text{DP}}",
-                r"\frac{X - 1}{X} \cdot \frac{\pi}{\beta_{\text{link}}}",
-                rf"{number(a.comms.dp_fraction)} \cdot \frac{{{tex_text_number(p.peak_text)}}}{{{tex_text_number(p.link_text)}}}",
-                tex(a.comms.dp_fraction * p.peak / p.link),
-                approx=tex_decimal(a.comms.dp_fraction * p.peak / p.link),
-            )
+        label = r"b^{*}_{\text{DP}}"
+    elif p.zero is ZeroStage.WEIGHTS:
+        balance = Line.of(
+            r"\frac{2 P S b_{\mu}}{\pi}",
+            rf"\frac{{\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
+            relation="=",
         )
+        label = r"(S b_{\mu})^{*}_{\text{DP}}"
+    else:
+        return []
+    return [
+        balance,
+        Line.of(
+            label,
+            rf"\frac{{X - 1}}{{X}} \cdot \frac{{\pi}}{{{symbol}}}",
+            rf"{number(frac)} \cdot \frac{{{tex_text_number(p.peak_text)}}}{{{numbers}}}",
+            tex(frac * p.peak / beta),
+            approx=tex_decimal(frac * p.peak / beta),
+        ),
+    ]
+
+
+def _critical(a: TrainingAnalysis) -> Step:
+    p = a.problem
+    lines = _dp_balance(a)
     lines += [_pass_line(c) for c in a.critical]
     star = a.critical_tokens_per_device
     lines.append(
@@ -307,9 +471,16 @@ def _critical(a: TrainingAnalysis) -> Step:
             approx=tex_decimal(star) if star else None,
         )
         if star is not None
-        else Line.of(r"b^{*}", r"\text{none}")
+        else Line.of(r"b^{*}", r"\text{never}")
     )
+    lines += _critical_scales(a)
     notes: list[Rich] = [
+        rich(
+            "The critical batch three ways: b* per DP rank (a replica of tp·pp·cp chips), b*_chip per chip (comparable "
+            "across layouts), B* for the whole step (b*·dp). The largest TP degree before TP's all-reduces outrun a "
+            "layer's compute: derive's per-layer form tp_max (from P_layer/(4·d·tp) ≥ (tp−1)/tp·π/β), and the Scaling "
+            "Book's F/Y > C/W read as Y < f·β/π (whether the degree splits the heads is not asked)."
+        ),
         rich(
             "Per pass, in tokens per DP rank b: compute c·b (c = FLOPs per token / (tp·pp·π)), comms D + K·b (D: DP's bytes, "
             "which do not grow with the batch; K·b: TP's, PP's and EP's, which do) over β_link; the pass is compute-bound from "
@@ -322,11 +493,32 @@ def _critical(a: TrainingAnalysis) -> Step:
             "ICI links), where derive takes one link's one-way β_link."
         ),
     ]
-    if star is not None:
-        word = "compute-bound" if a.compute_bound else "communication-bound"
+    if p.zero is ZeroStage.WEIGHTS and not p.keep_gathered and p.dp * p.cp > 1:
         notes.append(
             rich(
-                f"At b = {fmt_decimal(a.tokens_per_device)} tokens per DP rank the step is {word} (b* ≈ {fmt_decimal(star)})."
+                "ZeRO-3 gathering per micro-batch sends weights in proportion to the batch, so its balance is per "
+                "micro-batch: each micro-batch of S·b_μ tokens hides its own gathers from (S·b_μ)* on, whatever the "
+                "number of micro-batches (b* is then 0, or never)."
+            )
+        )
+    word = "compute-bound" if a.compute_bound else "communication-bound"
+    if star is not None:
+        stretched = a.compute_bound != bool(a.tokens_per_device >= star)
+        notes.append(
+            rich(
+                f"At b = {fmt_decimal(a.tokens_per_device)} tokens per DP rank the step is {word} (b* ≈ {fmt_decimal(star)})"
+                + (
+                    ": the pipeline's bubble stretches the compute, which b* leaves out."
+                    if stretched
+                    else "."
+                )
+            )
+        )
+    elif a.compute_bound:
+        notes.append(
+            rich(
+                f"No batch size alone makes every pass compute-bound, but at b = {fmt_decimal(a.tokens_per_device)} "
+                "the pipeline's bubble stretches the compute past the communication: the step is compute-bound."
             )
         )
     else:
@@ -348,17 +540,21 @@ def _critical(a: TrainingAnalysis) -> Step:
         lines.append(
             Line.of(
                 r"w^{*}_{\text{tp}}",
-                r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}",
+                r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}"
+                if p.placement is None
+                else r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{tp}}}",
                 tex(a.tp_critical_width),
                 approx=tex_decimal(a.tp_critical_width),
             )
         )
-        word = "compute-bound" if a.tp_width >= a.tp_critical_width else "communication-bound"
+        layer_bound = a.tp_width >= a.tp_critical_width
+        per_layer = "compute-bound" if layer_bound else "communication-bound"
         notes.append(
             rich(
                 "TP's analogue: a layer's forward compute 2·P_layer·S·b/(tp·π) against its two all-reduces 2·2(tp−1)/tp·2·S·b·d/β_link "
                 f"is independent of the batch; it stays compute-bound while the width per TP rank P_layer/(4·d·tp) ≥ (tp−1)/tp·π/β_link "
-                f"(the Scaling Book's F/Y > C/W). Here it is {word}."
+                f"(the Scaling Book's F/Y > C/W). Here, per layer, it is {per_layer}"
+                + _tp_granularity(a, layer_bound)
             )
         )
     return Step(
@@ -369,6 +565,53 @@ def _critical(a: TrainingAnalysis) -> Step:
         notes=tuple(notes),
         title="Critical batch",
         topic="critical_tokens_per_device",
+    )
+
+
+def _critical_scales(a: TrainingAnalysis) -> list[Line]:
+    """The critical batch per chip and for the whole step; the largest TP degree, two ways."""
+    p, star = a.problem, a.critical_tokens_per_device
+    out = []
+    if star:
+        chip, step = a.critical_tokens_per_chip, a.critical_batch_tokens
+        out += [
+            Line.of(
+                r"b^{*}_{\text{chip}}",
+                r"\frac{b^{*}}{tp \cdot pp \cdot cp}",
+                tex(chip),
+                approx=tex_decimal(chip) if chip else None,
+            ),
+            Line.of(
+                r"B^{*}", r"b^{*} \cdot dp", tex(step), approx=tex_decimal(step) if step else None
+            ),
+        ]
+    book, exact = a.tp_max_scaling_book, a.tp_max_exact
+    if book is not None and exact is not None:
+        beta = r"\beta_{\text{link}}" if p.placement is None else r"\beta_{\text{tp}}"
+        out += [
+            Line.of(
+                r"tp_{\max}",
+                rf"1 + \left\lfloor \frac{{P_{{\text{{layer}}}} \, {beta}}}{{4 d \pi}} \right\rfloor",
+                str(exact),
+            ),
+            Line.of(
+                r"Y_{\max}^{\text{book}}",
+                rf"\frac{{f \, {beta}}}{{\pi}}",
+                tex(book),
+                approx=tex_decimal(book),
+            ),
+        ]
+    return out
+
+
+def _tp_granularity(a: TrainingAnalysis, layer_bound: bool) -> str:
+    """How the per-layer TP verdict meets the step's, which overlaps traffic per pass."""
+    if layer_bound or not a.compute_bound:
+        return "."
+    return (
+        "; the step's bound overlaps each pass's traffic with the whole pass's compute (per pass, not per layer), "
+        "which counts every FLOP of 6·P_act·T (the embedding and the head too) and covers it: per pass the step is "
+        "compute-bound. A schedule that cannot overlap one layer's all-reduces with the next layers' compute is TP-bound."
     )
 
 
@@ -401,6 +644,29 @@ def _measured(a: TrainingAnalysis) -> Step | None:
     )
 
 
+def _winner_words(rows: tuple[StrategyRow, ...], winner: StrategyRow) -> str:
+    """The winner, or the tie it is in: rows that fit with exactly its T_lower."""
+    best = winner.analysis
+    assert best is not None  # a winner was derived
+    tied = [
+        r.name
+        for r in rows
+        if r is not winner
+        and r.analysis is not None
+        and r.analysis.fits is not False
+        and r.analysis.t_lower == best.t_lower
+    ]
+    if not tied:
+        return (
+            f"At this batch {winner.name} wins: the smallest T_lower among the strategies that fit."
+        )
+    names = ", ".join([winner.name, *tied])
+    return (
+        f"At this batch {names} tie on T_lower exactly; {winner.name} is listed first as the one with the "
+        "smallest T_upper (it waits least on its traffic when nothing overlaps)."
+    )
+
+
 def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> Step:
     table: list[tuple] = [
         (
@@ -408,20 +674,27 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
             "dp·tp·pp, ZeRO",
             "memory per device",
             "comms per step",
-            "critical batch",
+            "critical batch per chip",
             "T_lower",
         )
     ]
     for row in rows:
         a = row.analysis
-        degrees = rich(f"{row.dp}·{row.tp}·{row.pp}, {int(row.zero)}") if row.tp else rich("—")
+        searched = (
+            f", {row.recompute.value}" + (f", {row.placement}" if row.placement else "")
+            if row.recompute is not None
+            else ""
+        )
+        degrees = (
+            rich(f"{row.dp}·{row.tp}·{row.pp}, {int(row.zero)}{searched}") if row.tp else rich("—")
+        )
         if a is None:
             table.append(
                 (rich(row.name), degrees, rich(row.why_not), rich("—"), rich("—"), rich("—"))
             )
             continue
         fit = "" if a.fits is None else (" (fits)" if a.fits else " (does not fit)")
-        star = a.critical_tokens_per_device
+        star = a.critical_tokens_per_chip
         table.append(
             (
                 rich(row.name),
@@ -439,7 +712,7 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
             )
         )
     note = (
-        f"At this batch {winner.name} wins: the smallest T_lower among the strategies that fit."
+        _winner_words(rows, winner)
         if winner is not None
         else "No strategy fits in memory at this batch."
     )
@@ -447,7 +720,10 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
         StepKind.STRATEGIES,
         "each strategy on the same N devices and batch, derived as above",
         rich(
-            "DP replicates the state; FSDP shards it (ZeRO-3); TP splits each layer; FSDP+TP both; PP splits the layers into stages."
+            "DP replicates the state; FSDP shards it (ZeRO-3); TP splits each layer; FSDP+TP both; PP splits the layers into stages. "
+            "Then the ten fastest layouts of a search over every dp·tp·pp·ep·cp = N that splits the model and the batch, every "
+            "placement on the mesh, each recomputation at the smallest ZeRO stage that fits (named dp·tp·pp, with ·cpN, ·epN; "
+            "their cells add the recomputation and the placement)."
         ),
         notes=(rich(note),),
         table=tuple(table),
@@ -467,6 +743,7 @@ def training_steps(
         activations_step(a),
         fit_step(a),
         _comms(a),
+        *((mesh,) if (mesh := mesh_step(a)) is not None else ()),
         _times(a),
         _bounds(a),
         _critical(a),
@@ -491,9 +768,11 @@ def training_verdict(a: TrainingAnalysis) -> tuple[Rich, ...]:
     star = a.critical_tokens_per_device
     bound = "compute-bound" if a.compute_bound else "communication-bound"
     where = (
-        f", critical batch ≈ {fmt_decimal(star)} tokens per DP rank"
-        if star is not None
-        else ", no critical batch"
+        ", no critical batch"
+        if star is None
+        else ", at any batch (critical batch 0)"
+        if star == 0
+        else f", critical batch ≈ {fmt_decimal(star)} tokens per DP rank"
     )
     out.append(rich(f"Step at least {time_text(a.t_lower)}, {bound}{where}."))
     if a.impossible:

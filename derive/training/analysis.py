@@ -10,10 +10,12 @@ parameter a token uses and per token: the backward pass computes the gradients o
 activations and of the weights, 2 each); recomputation adds hardware FLOPs, not model
 FLOPs: the whole forward again (``2·P_act·T``) with ``full``, the attention core's forward
 (``4·L·h·d_h·S`` per token) with ``selective``. ``t_math = F_hw/(N·π)``, ``t_comms`` = bytes
-sent / ``β_link``. A pass's communication overlaps only that pass's compute, so
+sent / ``β_link`` on one link, on a mesh the sum of each dim's traffic timed over its own axes
+(:class:`~derive.training.comms.Transfer`). A pass's communication overlaps only that pass's compute, so
 ``t_lower = Σ_passes max(compute, comms)`` and ``t_upper`` is the serial sum; with a
-pipeline both stretch the compute by ``(M + pp − 1)/M`` (the 1F1B bubble,
-``bubble_fraction = (pp − 1)/(M + pp − 1)``). MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
+pipeline both stretch the compute by ``(v·M + pp − 1)/(v·M)`` (the 1F1B bubble, v = 1, or
+interleaved; ``bubble_fraction = (pp − 1)/(v·M + pp − 1)``, GPipe's convention) and, with
+unequal stages, by ``pp · max L_i / L``. MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
 
 Critical batch: in tokens per DP rank ``b``, a pass's compute is ``c·b`` and its comms
 ``D + K·b`` (DP's bytes do not grow with the batch; TP's, PP's and EP's do), so it is
@@ -30,7 +32,7 @@ import sympy as sp
 
 from derive.errors import ProblemError
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
-from derive.training.comms import Comms, Pass, comms_of
+from derive.training.comms import Comms, comms_of
 from derive.training.memory import (
     ActivationTerm,
     Memory,
@@ -50,6 +52,9 @@ __all__ = [
     "t_lower_at",
 ]
 
+SEARCH_SHOWN = 10
+"""The best layouts of the search shown after the five named strategies."""
+
 FORWARD_FLOPS = 2  # per parameter a token uses, per token
 BACKWARD_FLOPS = 4
 
@@ -66,7 +71,7 @@ class PassTime:
     @property
     def bound(self) -> sp.Rational:
         """max(compute, comms): the pass's communication overlaps its own compute only."""
-        return sp.Max(self.compute, self.comms)
+        return self.compute if self.compute >= self.comms else self.comms
 
 
 @dataclass(frozen=True)
@@ -124,17 +129,68 @@ class TrainingAnalysis:
     smallest_zero: ZeroStage | None
 
     @property
+    def bubble_over_ideal(self) -> sp.Rational:
+        """Narayanan et al.'s bubble, (pp − 1)/(v·M) of the ideal time (``bubble_fraction`` is
+        GPipe's, (pp − 1)/(v·M + pp − 1) of the total)."""
+        p = self.problem
+        return sp.Rational(p.pp - 1, p.virtual_stages * p.microbatches)
+
+    @property
+    def critical_tokens_per_rank(self) -> sp.Rational | None:
+        """b*, tokens per DP replica (``critical_tokens_per_device``, by its clearer name)."""
+        return self.critical_tokens_per_device
+
+    @property
+    def critical_tokens_per_chip(self) -> sp.Rational | None:
+        """b* over the tp·pp·cp chips of a DP replica: comparable across layouts."""
+        star = self.critical_tokens_per_device
+        p = self.problem
+        return None if star is None else star / (p.tp * p.pp * p.cp)
+
+    @property
+    def critical_batch_tokens(self) -> sp.Rational | None:
+        """The global critical batch, b* · dp tokens per step."""
+        star = self.critical_tokens_per_device
+        return None if star is None else star * self.problem.dp
+
+    @property
+    def tp_beta(self) -> sp.Rational:
+        """β TP's all-reduces see: its group's (the innermost axis, or the link, at tp = 1)."""
+        p = self.problem
+        if p.tp > 1:
+            return self.comms.bandwidth("tp")
+        return p.link if p.placement is None else p.placement.mesh.axes[0].bandwidth
+
+    @property
+    def tp_max_scaling_book(self) -> sp.Rational | None:
+        """The Scaling Book's largest TP degree, F/Y > C/W read as Y < F·β/π (MLP width F,
+        derive's one-way β for the book's W)."""
+        if self.problem.transformer is None:
+            return None
+        return self.problem.arch("d_ff") * self.tp_beta / self.problem.peak
+
+    @property
+    def tp_max_exact(self) -> int | None:
+        """derive's per-layer form: the largest tp with P_layer/(4·d·tp) ≥ (tp−1)/tp·π/β, i.e.
+        tp ≤ 1 + P_layer·β/(4·d·π) (whether it splits the heads is not asked)."""
+        p = self.problem
+        if p.transformer is None:
+            return None
+        room = self.tp_layer_params * self.tp_beta / (4 * p.arch("d_model") * p.peak)
+        return 1 + int(sp.floor(room))
+
+    @property
     def params_active(self) -> sp.Rational:
         """P_act: parameters a token uses (the model's)."""
         return self.problem.arch("params_active")
 
 
 def _critical(
-    name: str, flops_per_token: sp.Rational, pass_: Pass, p: TrainingProblem, b: sp.Rational
+    name: str, flops_per_token: sp.Rational, comms: Comms, p: TrainingProblem, b: sp.Rational
 ) -> Critical:
-    c = flops_per_token / (p.tp * p.pp * p.peak)
-    fixed = pass_.dp / p.link
-    per_token = (pass_.tp + pass_.pp + pass_.ep) / p.link / b
+    c = flops_per_token / (p.tp * p.pp * p.cp * p.peak)
+    fixed, scaling = comms.scaling(name)
+    per_token = scaling / b
     if fixed == 0:
         tokens: sp.Rational | None = sp.Integer(0) if per_token <= c else None
     else:
@@ -148,15 +204,16 @@ def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) ->
         return None
     st = p.state
     widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
+    shards = [k for k in p.zero.shards if not (p.keep_gathered and k in ("weights", "grads"))]
     sharded = sp.Add(
         *(
-            w * (params.dense + params.experts * p.ep)
+            w * (params.dense + params.experts * p.ep) / p.cp
             for k, w in widths.items()
-            if k in p.zero.shards
+            if k in shards
         )
     )
     fixed = memory.activations + sp.Add(
-        *(w * params.total for k, w in widths.items() if k not in p.zero.shards)
+        *(w * params.total for k, w in widths.items() if k not in shards)
     )
     room = p.capacity - fixed
     if sharded == 0:
@@ -164,31 +221,59 @@ def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) ->
     if room <= 0:
         return None
     dp = max(1, int(sp.ceiling(sharded / room)))
-    return -(-dp // p.ep) * p.ep
+    return _runnable_dp(p, -(-dp // p.ep) * p.ep)
 
 
-def _smallest_zero(p: TrainingProblem, params: ParamsPerDevice) -> ZeroStage | None:
+def _runnable_dp(p: TrainingProblem, low: int) -> int | None:
+    """The smallest dp from ``low`` (a multiple of ep) at which the batch still splits into
+    whole micro-batches, at least pp of them per DP rank: a dp ``derive train`` accepts."""
+    per_step = int(p.batch_tokens // (p.micro_batch * p.seq))  # micro-batches of the whole step
+    return next(
+        (
+            dp
+            for dp in sp.divisors(per_step)
+            if dp >= low and dp % p.ep == 0 and per_step // dp >= p.pp
+        ),
+        None,
+    )
+
+
+def _smallest_zero(
+    p: TrainingProblem, params: ParamsPerDevice, terms: tuple[tuple[ActivationTerm, sp.Expr], ...]
+) -> ZeroStage | None:
     if p.capacity is None:
         return None
     for stage in ZeroStage:
-        if memory_of(replace(p, zero=stage), params).total <= p.capacity:
+        if stage is ZeroStage.WEIGHTS and p.pp > 1:
+            break  # refused with a pipeline (as DeepSpeed refuses it): never suggested
+        if memory_of(replace(p, zero=stage), params, terms).total <= p.capacity:
             return stage
     return None
 
 
-def _tp_widths(p: TrainingProblem) -> tuple[sp.Rational, sp.Rational | None, sp.Rational | None]:
+def _imbalance(p: TrainingProblem) -> sp.Rational:
+    """pp · max_i L_i / L: the slowest stage's layers against an equal share (1 for equal stages)."""
+    if not p.uneven:
+        return sp.Integer(1)
+    return sp.Rational(p.pp * max(p.stage_layers), sum(p.stage_layers))
+
+
+def _tp_widths(
+    p: TrainingProblem, comms: Comms
+) -> tuple[sp.Rational, sp.Rational | None, sp.Rational | None]:
     key = "P_block_active" if p.is_moe else "P_block"
     layer = p.arch(key) - p.arch("P_norm")
     if p.tp == 1:
         return layer, None, None
     width = layer / (4 * p.arch("d_model") * p.tp)
-    return layer, width, sp.Rational(p.tp - 1, p.tp) * p.peak / p.link
+    return layer, width, sp.Rational(p.tp - 1, p.tp) * p.peak / comms.bandwidth("tp")
 
 
 def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
     """Derive memory, communication, times, the critical batch and the fit of a training step."""
     params = params_per_device(p)
-    memory = memory_of(p, params)
+    terms = activation_terms(p)
+    memory = memory_of(p, params, terms)
     comms = comms_of(p, params)
     active, tokens = p.arch("params_active"), p.batch_tokens
     n = p.devices
@@ -199,21 +284,22 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
     }[p.recompute]
     flops_model = (FORWARD_FLOPS + BACKWARD_FLOPS) * active * tokens
     flops_recompute = recompute_per_token * tokens
-    stretch = sp.Rational(p.microbatches + p.pp - 1, p.microbatches)
+    slots = p.virtual_stages * p.microbatches
+    stretch = sp.Rational(slots + p.pp - 1, slots) * _imbalance(p)
     fwd_flops = FORWARD_FLOPS * active * tokens
     bwd_flops = BACKWARD_FLOPS * active * tokens + flops_recompute
     forward = PassTime(
-        "forward", fwd_flops, stretch * fwd_flops / (n * p.peak), comms.forward.total / p.link
+        "forward", fwd_flops, stretch * fwd_flops / (n * p.peak), comms.seconds("forward")
     )
     backward = PassTime(
-        "backward", bwd_flops, stretch * bwd_flops / (n * p.peak), comms.backward.total / p.link
+        "backward", bwd_flops, stretch * bwd_flops / (n * p.peak), comms.seconds("backward")
     )
     t_lower = forward.bound + backward.bound
     t_upper = forward.compute + backward.compute + forward.comms + backward.comms
     b = tokens / p.dp
     critical = (
-        _critical("forward", FORWARD_FLOPS * active, comms.forward, p, b),
-        _critical("backward", BACKWARD_FLOPS * active + recompute_per_token, comms.backward, p, b),
+        _critical("forward", FORWARD_FLOPS * active, comms, p, b),
+        _critical("backward", BACKWARD_FLOPS * active + recompute_per_token, comms, p, b),
     )
     never = any(c.tokens is None for c in critical)
     b_star = None if never else sp.Max(*(c.tokens for c in critical))
@@ -221,7 +307,7 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
     if p.measured_time is not None:
         mfu = flops_model / (n * p.peak * p.measured_time)
         impossible = bool(p.measured_time < t_lower or mfu > 1)
-    layer, width, critical_width = _tp_widths(p)
+    layer, width, critical_width = _tp_widths(p, comms)
     fits = headroom = None
     if p.capacity is not None:
         fits, headroom = bool(memory.total <= p.capacity), p.capacity - memory.total
@@ -229,17 +315,17 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         problem=p,
         params=params,
         memory=memory,
-        terms=activation_terms(p),
+        terms=terms,
         comms=comms,
         flops_model=flops_model,
         flops_recompute=flops_recompute,
         recompute_per_token=recompute_per_token,
         t_math=(flops_model + flops_recompute) / (n * p.peak),
-        t_comms=comms.total / p.link,
+        t_comms=comms.seconds(),
         forward=forward,
         backward=backward,
         stretch=stretch,
-        bubble_fraction=sp.Rational(p.pp - 1, p.microbatches + p.pp - 1),
+        bubble_fraction=sp.Rational(p.pp - 1, slots + p.pp - 1),
         t_lower=t_lower,
         t_upper=t_upper,
         mfu=mfu,
@@ -247,14 +333,14 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         tokens_per_device=b,
         critical=critical,
         critical_tokens_per_device=b_star,
-        compute_bound=bool(b_star is not None and b >= b_star),
+        compute_bound=all(bool(x.compute >= x.comms) for x in (forward, backward)),
         tp_layer_params=layer,
         tp_width=width,
         tp_critical_width=critical_width,
         fits=fits,
         headroom=headroom,
         smallest_dp=_smallest_dp(p, params, memory),
-        smallest_zero=_smallest_zero(p, params),
+        smallest_zero=_smallest_zero(p, params, terms),
     )
 
 
@@ -269,6 +355,10 @@ class StrategyRow:
     zero: ZeroStage
     analysis: TrainingAnalysis | None
     why_not: str = ""
+    ep: int = 1
+    cp: int = 1
+    recompute: Recompute | None = None  # set by the search (the named rows keep the run's)
+    placement: str = ""  # the dims on the mesh's axes, for a searched row on a mesh
 
 
 def _tp_choice(p: TrainingProblem, n: int) -> int | None:
@@ -282,7 +372,8 @@ def _tp_choice(p: TrainingProblem, n: int) -> int | None:
 
 
 def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], StrategyRow | None]:
-    """DP, FSDP, TP, FSDP+TP and PP on the run's N devices and batch; and the winner.
+    """DP, FSDP, TP, FSDP+TP and PP on the run's N devices and batch, then the ten best
+    layouts of :func:`derive.training.search.search_strategies`; and the winner.
 
     The winner is the row that fits with the smallest t_lower, ties broken by t_upper (the
     one that sends less); any row's when no capacity is known; None when no row fits.
@@ -321,6 +412,9 @@ def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], Str
             rows.append(StrategyRow(name, dp, tp, pp, zero, None, f"{error.what}: {error.why}"))
             continue
         rows.append(StrategyRow(name, dp, tp, pp, zero, analyse_training(run)))
+    from derive.training.search import search_strategies  # the search builds on this module
+
+    rows += list(search_strategies(p)[:SEARCH_SHOWN])
     ran = [r for r in rows if r.analysis is not None]
     fitting = [r for r in ran if r.analysis is not None and r.analysis.fits is not False]
     winner = min(

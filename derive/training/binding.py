@@ -1,10 +1,12 @@
 """A training run bound exactly: the model's analysis, the parallelism, the batch, the ceilings.
 
 :func:`bind_training` checks a :class:`~derive.problem.train_spec.TrainSpec` against the
-analysed model and names the flag or key at fault: ``dp·tp·pp`` must split the model where
-it must (``tp`` the heads, the KV heads and the MLP width; ``pp`` the layers; ``ep`` the
-experts and the DP group), the ZeRO stage is 0 to 3, the batch is a whole number of
-micro-batches on every DP rank, and a pipeline has at least ``pp`` micro-batches.
+analysed model and names the flag or key at fault: ``dp·tp·pp·cp`` must split the model where
+it must (``tp`` the heads, the KV heads and the MLP width; ``pp`` at most the layers, spread
+as :mod:`derive.training.layout` says; ``ep`` the experts and the DP group; ``cp`` the
+sequence), the ZeRO stage is 0 to 3 (3 not with a pipeline), the batch is a whole number of
+micro-batches on every DP rank, a pipeline has at least ``pp`` micro-batches, and a mesh holds
+the devices (:mod:`derive.training.mesh`).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from derive.formula.decimals import parse_positive
 from derive.model.analysis import ModelAnalysis
 from derive.model.binding import RECIPES, StateRecipe
 from derive.model.sized import NEEDS_ARCHITECTURE
-from derive.model.symbols import sym
+from derive.model.symbols import NOTATION, sym
 from derive.model.transformer import Transformer
 from derive.problem.timing import parse_duration
 from derive.problem.train_spec import TrainSpec
+from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
+from derive.training.mesh import Placement, parse_mesh
 
 __all__ = ["Recompute", "StateSplit", "TrainingProblem", "ZeroStage", "bind_training"]
 
@@ -82,6 +86,12 @@ class TrainingProblem:
             split over the TP group too, each all-reduce an all-gather and a reduce-scatter.
         dropout: count the dropout masks and outputs (Korthikanti et al.'s GPT), off for
             derive's models, which train without dropout.
+        cp: context-parallel degree (the sequence split over cp ranks, ring attention).
+        placement: the dims on the ``--mesh`` axes (None: every dim on one link at ``link``).
+        stage_layers: layers per pipeline stage when they differ (empty: equal stages).
+        virtual_stages: v of interleaved 1F1B (1: plain 1F1B).
+        keep_gathered: ZeRO-3 gathers the weights once per step and keeps them.
+        count_logits: count the logits the loss keeps (one micro-batch's, bf16, 1/tp of V).
     """
 
     model: ModelAnalysis
@@ -106,6 +116,17 @@ class TrainingProblem:
     spec: TrainSpec
     sequence_parallel: bool = False
     dropout: bool = False
+    cp: int = 1
+    placement: Placement | None = None  # None: every dim on one link at β_link
+    stage_layers: tuple[int, ...] = ()
+    virtual_stages: int = 1
+    keep_gathered: bool = False
+    count_logits: bool = False
+
+    @property
+    def uneven(self) -> bool:
+        """True when the stages hold different numbers of layers."""
+        return len(set(self.stage_layers)) > 1
 
     @property
     def transformer(self) -> Transformer | None:
@@ -126,16 +147,34 @@ class TrainingProblem:
 
     @property
     def devices(self) -> int:
-        """N = dp · tp · pp."""
-        return self.dp * self.tp * self.pp
+        """N = dp · tp · pp · cp."""
+        return self.dp * self.tp * self.pp * self.cp
 
     def arch(self, key: str) -> sp.Expr:
         """A number of the model (``layers``, ``d_model``…): a given or a derived quantity (0
         when the model has none: no position table, no experts, latent attention's KV heads)."""
-        value = self.model.value(key)
-        if value is None:
-            value = dict(self.model.given).get(sym(key), sp.Integer(0))
-        return value
+        return _arch_table(self.model).get(key, sp.Integer(0))
+
+
+_ARCH: dict[int, tuple[ModelAnalysis, dict[str, sp.Expr]]] = {}
+
+
+def _arch_table(model: ModelAnalysis) -> dict[str, sp.Expr]:
+    """The model's numbers by key, derived quantities over givens (built once per analysis:
+    a layout search reads them thousands of times)."""
+    held = _ARCH.get(id(model))
+    if held is not None and held[0] is model:
+        return held[1]
+    given = dict(model.given)
+    table = {key: given[note.symbol] for key, note in NOTATION.items() if note.symbol in given}
+    first: dict[str, sp.Expr | None] = {}
+    for q in model.quantities:  # the first quantity of a key, as model.value reads it
+        first.setdefault(q.key, q.value)
+    table.update({key: value for key, value in first.items() if value is not None})
+    if len(_ARCH) > 64:
+        _ARCH.clear()
+    _ARCH[id(model)] = (model, table)
+    return table
 
 
 def _int(spec: TrainSpec, field: str, default: int, low: int = 1) -> int:
@@ -232,10 +271,9 @@ def _check_splits(
                 "(Megatron splits heads, KV heads and the MLP's width over the TP group)",
             )
     layers = _number(model, "layers")
-    if layers % pp:
+    if layers < pp:
         raise ProblemError(
-            spec.where("pp"),
-            f"{name} has {layers} layers, not divisible by pp = {pp} (equal stages)",
+            spec.where("pp"), f"{name} has {layers} layers, fewer than pp = {pp} stages"
         )
     if ep > 1:
         if not model.problem.transformer.is_moe:
@@ -289,13 +327,27 @@ def _batch(
 def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     """Validate a training run against its analysed model; the result is exact."""
     dp, tp, pp = (_int(spec, f, 1) for f in ("dp", "tp", "pp"))
-    ep = _int(spec, "ep", 1)
+    ep, cp = _int(spec, "ep", 1), _int(spec, "cp", 1)
     zero, recompute = _zero(spec), _recompute(spec)
+    if zero is ZeroStage.WEIGHTS and pp > 1:
+        raise ProblemError(
+            spec.where("zero"),
+            f"ZeRO-3 with a pipeline (pp = {pp}) is refused, as DeepSpeed refuses it (its pipeline "
+            "engine runs ZeRO-1 and 2 only): give --zero 1 or 2",
+        )
+    stages: tuple[int, ...] = ()
+    even: tuple[int, ...] = ()
     if isinstance(model.problem.model, Transformer):
         _check_splits(model, spec, tp, pp, ep, dp)
+        layers = int(_number(model, "layers"))
+        stages = stage_layers(spec, layers, pp)
+        even = stages or (layers // pp,) * pp
     else:
-        _check_sized(model, spec, {"tp": tp, "pp": pp, "ep": ep})
+        _check_sized(model, spec, {"tp": tp, "pp": pp, "ep": ep, "cp": cp})
     tokens, seq, micro, count = _batch(spec, dp, pp)
+    if seq % cp:
+        raise ProblemError(spec.where("cp"), f"cp = {cp} does not divide the sequence S = {seq}")
+    virtual = virtual_stages(spec, _int(spec, "virtual_stages", 1), pp, even, count)
     problem = model.problem
     chip = problem.chip
     peak = problem.peak or (chip.peak(problem.compute_dtype) if chip is not None else None)
@@ -308,13 +360,25 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
             link_name = chip.link_name
     elif chip is not None and chip.link is not None:
         link_value, link_text, link_name = chip.link.value, chip.link.text, chip.link_name
+    elif spec.mesh is not None:  # the innermost axis stands for "the link" in the prose
+        inner = parse_mesh(spec.mesh, spec.where("mesh")).axes[0]
+        link_value, link_text, link_name = (
+            inner.bandwidth,
+            inner.bandwidth_text,
+            f"mesh axis {inner.name}",
+        )
     else:
         raise ProblemError(
             spec.where("link_bandwidth"), "give the link bandwidth (bytes/s, one way), e.g. 4.5e11"
         )
-    sp_text = (spec.sequence_parallel or "false").strip().lower()
-    if sp_text not in ("true", "false"):
-        raise ProblemError(spec.where("sequence_parallel"), "true or false")
+    sequence_parallel = flag_on(spec, "sequence_parallel")
+    keep = flag_on(spec, "keep_gathered_weights")
+    if keep and zero is not ZeroStage.WEIGHTS:
+        raise ProblemError(
+            spec.where("keep_gathered_weights"), "keeps ZeRO-3's gathered weights: give --zero 3"
+        )
+    degrees = {"tp": tp, "cp": cp, "ep": ep, "pp": pp, "dp": dp // ep}
+    placement = cluster_of(spec, degrees)
     measured = None
     if spec.measured_step_time is not None:
         measured = parse_duration(spec.measured_step_time, spec.name("measured_step_time"))
@@ -341,5 +405,11 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         state=_state(problem.state),
         measured_time=measured,
         spec=spec,
-        sequence_parallel=sp_text == "true",
+        sequence_parallel=sequence_parallel,
+        cp=cp,
+        placement=placement,
+        stage_layers=stages,
+        virtual_stages=virtual,
+        keep_gathered=keep,
+        count_logits=flag_on(spec, "count_logits"),
     )

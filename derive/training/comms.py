@@ -1,23 +1,36 @@
-"""Bytes one device sends in a training step, per parallelism and per pass (ring collectives, bf16).
+"""Bytes one device sends in a training step, and their time, per parallelism and per pass.
 
-Conventions (the Scaling Book's): gradients accumulate locally over the M micro-batches and
-are reduced once per step; ZeRO-3 gathers the weights once per pass per step (a framework
-that re-gathers them for every micro-batch sends M times as much).
+Each dim's traffic is a list of :class:`Transfer` records (what is sent, how, how often), timed
+over the dim's group on the mesh (:mod:`derive.training.mesh`; without ``--mesh`` one axis at
+β_link, where a transfer's time is its bytes over β_link). bf16 on the wire.
 
-- DP, ZeRO ≤ 2: one all-reduce of the gradients in the backward pass, 2(X−1)/X · 2·P_dev
-  (ZeRO-1/2 do it as a reduce-scatter and an all-gather of the weights: the same bytes).
-- DP, ZeRO-3: an all-gather of the weights in the forward pass, (X−1)/X · 2·P_dev; in the
-  backward pass another all-gather and a reduce-scatter of the gradients, 2(X−1)/X · 2·P_dev.
-- TP (Megatron): two all-reduces of the activations (2·S·b·d bytes) per layer and micro-batch
-  in the forward pass (after the attention output and the MLP down projection), two in the
-  backward pass, and two more there when full recomputation runs the forward again.
-- PP: each micro-batch's activations (2·S·b·d bytes, 1/tp per TP rank) go to the next stage
-  in the forward pass and their gradients back in the backward pass; a middle stage sends
-  both (with pp = 2 the first stage only the forward, shown).
+- DP, ZeRO-0/1: one all-reduce of the gradients per step in the backward pass, 2(X−1)/X · 2·P_dev
+  (ZeRO-1 as a reduce-scatter and an all-gather: the same bytes). Gradients accumulate locally
+  over the M micro-batches.
+- DP, ZeRO-2: a reduce-scatter of the gradients after every micro-batch's backward (the
+  gradients are sharded, so they cannot accumulate whole), M·(X−1)/X · 2·P_dev, and one
+  all-gather of the updated weights per step, (X−1)/X · 2·P_dev (DeepSpeed's stage 2).
+- DP, ZeRO-3 (FSDP): every micro-batch gathers the weights for its forward, again for its
+  backward, and reduce-scatters its gradients: 3·M·(X−1)/X · 2·P_dev (DeepSpeed's stage 3 and
+  FSDP without ``no_sync``). With ``--keep-gathered-weights`` the weights are gathered once in
+  the step's forward and kept (with unsharded gradients) until its last backward: one all-gather
+  and one reduce-scatter per step.
+- The DP group is dp · cp devices (context-parallel ranks hold the same weights) for dense
+  weights, dp/ep · cp for expert weights.
+- TP (Megatron): two all-reduces of the activations (2·S/cp·b·d bytes) per layer and micro-batch
+  in the forward pass, two in the backward pass, and two more there with full recomputation.
+- CP (ring attention): each layer's forward passes its K and V blocks (2·2·S/cp·b·h_kv·d_h/tp
+  bytes) around the ring, cp − 1 sends; the backward pass sends K, V and their gradients (twice
+  that); full recomputation adds a forward's. Each ring step waits for its slowest hop.
+- PP: each micro-batch's activations (1/tp per TP rank) go to the next stage in the forward
+  pass and their gradients back in the backward pass, v times with v virtual stages; a middle
+  stage sends both (with pp = 2 the first stage only the forward, shown). The slowest boundary
+  (the outermost axis the pipeline spans) sets the pace.
 - EP: a MoE layer's dispatch and combine all-to-alls of the k routed copies of each token
-  (2·k·S·b·d/tp bytes per TP rank), twice forward and twice backward.
+  (2·k·S/cp·b·d/tp bytes per TP rank), twice forward and twice backward.
 
-With M micro-batches and L/pp layers per stage, the per-layer terms are counted M·L/pp times.
+With M micro-batches and L/pp layers per stage (the heaviest stage's), the per-layer terms are
+counted M·L/pp times.
 """
 
 from __future__ import annotations
@@ -29,25 +42,79 @@ import sympy as sp
 from derive.declare.collective import CollectiveKind
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.memory import ParamsPerDevice
+from derive.training.mesh import (
+    Exchange,
+    Level,
+    Placement,
+    bytes_per_byte,
+    calls_latency,
+    level_terms,
+    one_axis,
+    place,
+    time_per_byte,
+)
 
-__all__ = ["COMM_BYTES", "Comms", "Pass", "comms_of"]
+__all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of"]
 
 COMM_BYTES = sp.Integer(2)  # bf16 weights, gradients and activations on the wire
+DIMS = ("dp", "tp", "pp", "ep", "cp")
+"""The parallel dims whose traffic is counted, in the order the JSON lists them."""
 
 
 @dataclass(frozen=True)
 class Pass:
-    """Bytes one device sends in one pass, per parallelism."""
+    """Bytes (or seconds) of one device in one pass, per parallelism."""
 
     dp: sp.Rational
     tp: sp.Rational
     pp: sp.Rational
     ep: sp.Rational
+    cp: sp.Rational = sp.S.Zero
 
     @property
     def total(self) -> sp.Rational:
-        """Every byte of the pass."""
-        return self.dp + self.tp + self.pp + self.ep
+        """Every byte (second) of the pass."""
+        return self.dp + self.tp + self.pp + self.ep + self.cp
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One kind of traffic of a dim in a pass: ``calls`` exchanges of ``size`` bytes in all.
+
+    ``size`` is V summed over the calls (the tensor each device holds before the exchange);
+    ``per_micro_batch`` says whether it grows with the batch (M calls) or is once per step.
+    """
+
+    dim: str
+    pass_name: str
+    exchange: Exchange
+    size: sp.Rational
+    calls: sp.Rational
+    per_micro_batch: bool
+    levels: tuple[Level, ...]
+    what: str
+
+    @property
+    def bytes(self) -> sp.Rational:
+        """Bytes one device sends: V times the exchange's fraction over the levels."""
+        return self.size * bytes_per_byte(self.exchange, self.levels)
+
+    @property
+    def terms(self) -> tuple[tuple[Level, sp.Rational], ...]:
+        """Per level, the bytes sent over it per byte of V (the formula, level by level)."""
+        return level_terms(self.exchange, self.levels)
+
+    @property
+    def latency(self) -> sp.Rational:
+        """Seconds of latency: the calls times each call's hops over each level."""
+        return self.calls * calls_latency(self.exchange, self.levels)
+
+    @property
+    def time(self) -> sp.Rational:
+        """Seconds: each level's bytes over its axis's bandwidth, plus each call's latency."""
+        return self.size * time_per_byte(self.exchange, self.levels) + self.calls * calls_latency(
+            self.exchange, self.levels
+        )
 
 
 @dataclass(frozen=True)
@@ -58,13 +125,14 @@ class Comms:
     backward: Pass
     dp_fraction: sp.Rational  # the ring fraction (X−1)/X of one all-gather over the DP group
     tp_fraction: sp.Rational  # 2(t−1)/t of one all-reduce over the TP group
-    activation_bytes: sp.Rational  # 2·S·b·d: one micro-batch's activations at one layer boundary
+    activation_bytes: sp.Rational  # 2·S/cp·b·d: one micro-batch's activations at one layer boundary
     layer_visits: sp.Rational  # M · L/pp: layer passes of one device per pass
     tp_forward_count: int  # all-reduces per layer in the forward pass (2)
     tp_backward_count: int  # 2, or 4 with full recomputation
+    transfers: tuple[Transfer, ...] = ()
 
     def of(self, parallelism: str) -> sp.Rational:
-        """Bytes of the step for ``dp``, ``tp``, ``pp`` or ``ep``."""
+        """Bytes of the step for ``dp``, ``tp``, ``pp``, ``ep`` or ``cp``."""
         return getattr(self.forward, parallelism) + getattr(self.backward, parallelism)
 
     @property
@@ -72,41 +140,186 @@ class Comms:
         """Every byte one device sends in the step."""
         return self.forward.total + self.backward.total
 
+    def seconds(self, pass_name: str | None = None, dim: str | None = None) -> sp.Rational:
+        """Time of the transfers of a pass and/or a dim (all of them by default)."""
+        return sp.Add(
+            *(
+                t.time
+                for t in self.transfers
+                if pass_name in (None, t.pass_name) and dim in (None, t.dim)
+            )
+        )
+
+    def time_of(self, parallelism: str) -> sp.Rational:
+        """Seconds of the step's traffic of one dim, each level over its own axis."""
+        return self.seconds(dim=parallelism)
+
+    def bandwidth(self, parallelism: str) -> sp.Rational:
+        """β of a dim's group: its bytes over its time per byte (β_link over one axis)."""
+        t = next(t for t in self.transfers if t.dim == parallelism)
+        return bytes_per_byte(t.exchange, t.levels) / time_per_byte(t.exchange, t.levels)
+
+    def scaling(self, pass_name: str) -> tuple[sp.Rational, sp.Rational]:
+        """(seconds once per step, seconds that grow with the batch) of a pass."""
+        fixed = sp.Add(
+            *(t.time for t in self.transfers if t.pass_name == pass_name and not t.per_micro_batch)
+        )
+        return fixed, self.seconds(pass_name) - fixed
+
 
 def _ring(group: int) -> sp.Rational:
     """(X−1)/X, one all-gather's (or reduce-scatter's) fraction; 0 for a group of one."""
     return CollectiveKind.ALL_GATHER.fraction(group) if group > 1 else sp.Integer(0)
 
 
-def _dp(p: TrainingProblem, params: ParamsPerDevice) -> tuple[sp.Rational, sp.Rational]:
-    """(forward, backward) DP bytes: dense weights over dp, expert weights over dp/ep."""
-    gather = _ring(p.dp) * COMM_BYTES * params.dense
-    gather += _ring(p.dp // p.ep) * COMM_BYTES * params.experts
+def _dp_plan(p: TrainingProblem) -> tuple[tuple[str, Exchange, bool, str], ...]:
+    """DP's exchanges by ZeRO stage: (pass, exchange, once per micro-batch?, what)."""
+    if p.zero is ZeroStage.WEIGHTS and p.keep_gathered:
+        return (
+            ("forward", Exchange.ALL_GATHER, False, "weights, gathered once per step and kept"),
+            ("backward", Exchange.REDUCE_SCATTER, False, "gradients, once per step"),
+        )
     if p.zero is ZeroStage.WEIGHTS:
-        return gather, 2 * gather
-    return sp.Integer(0), 2 * gather
+        return (
+            ("forward", Exchange.ALL_GATHER, True, "weights, every micro-batch's forward"),
+            ("backward", Exchange.ALL_GATHER, True, "weights, every micro-batch's backward"),
+            ("backward", Exchange.REDUCE_SCATTER, True, "gradients, every micro-batch"),
+        )
+    if p.zero is ZeroStage.GRADIENTS:
+        return (
+            ("backward", Exchange.REDUCE_SCATTER, True, "gradients, every micro-batch"),
+            ("backward", Exchange.ALL_GATHER, False, "updated weights, once per step"),
+        )
+    return (("backward", Exchange.ALL_REDUCE, False, "gradients, once per step"),)
+
+
+def _dp_transfers(p: TrainingProblem, params: ParamsPerDevice) -> list[Transfer]:
+    """DP's traffic by ZeRO stage: dense weights over dp·cp, expert weights over dp/ep·cp."""
+    placement = _placement(p)
+    groups = (
+        ("", COMM_BYTES * params.dense, placement.levels("dp", "ep", "cp")),
+        (" (experts)", COMM_BYTES * params.experts, placement.levels("dp", "cp")),
+    )
+    out = []
+    for suffix, size, levels in groups:
+        if size == 0 or not levels:
+            continue
+        for pass_name, exchange, per_micro, what in _dp_plan(p):
+            calls = p.microbatches if per_micro else sp.Integer(1)
+            out.append(
+                Transfer(
+                    "dp", pass_name, exchange, calls * size, calls, per_micro, levels, what + suffix
+                )
+            )
+    return out
+
+
+def _placement(p: TrainingProblem) -> Placement:
+    """The run's placement (a run built by hand without one: every dim on one link)."""
+    if p.placement is not None:
+        return p.placement
+    degrees = {"tp": p.tp, "cp": p.cp, "ep": p.ep, "pp": p.pp, "dp": p.dp // p.ep}
+    return place(one_axis(p.devices, p.link, p.link_text), degrees, None)
+
+
+def _kv_block(p: TrainingProblem) -> sp.Rational:
+    """Bytes of one ring-attention step: K and V of S/cp tokens, h_kv/tp heads of d_h."""
+    kv = p.arch("kv_heads") or p.arch("heads")
+    return 2 * COMM_BYTES * p.seq / p.cp * p.micro_batch * kv * p.arch("head_dim") / p.tp
 
 
 def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
     """The bytes one device sends in a step, forward and backward, per parallelism."""
+    placement = _placement(p)
     d = p.arch("d_model")
-    act = COMM_BYTES * p.seq * p.micro_batch * d
+    act = COMM_BYTES * p.seq / p.cp * p.micro_batch * d
     visits = p.microbatches * params.layers
     tp_frac = CollectiveKind.ALL_REDUCE.fraction(p.tp) if p.tp > 1 else sp.Integer(0)
-    tp_fwd, tp_bwd = 2, 2 + (2 if p.recompute is Recompute.FULL else 0)
-    pp_msg = p.microbatches * act / p.tp if p.pp > 1 else sp.Integer(0)
-    ep_size = p.arch("top_k") * act / p.tp if p.is_moe else sp.Integer(0)
-    ep_each = 2 * visits * _ring(p.ep) * ep_size
-    dp_fwd, dp_bwd = _dp(p, params)
+    full = p.recompute is Recompute.FULL
+    tp_fwd, tp_bwd = 2, 2 + (2 if full else 0)
+    transfers = _dp_transfers(p, params)
+    tp_levels = placement.levels("tp")
+    if tp_levels:
+        for name, count in (("forward", tp_fwd), ("backward", tp_bwd)):
+            calls = count * visits
+            transfers.append(
+                Transfer(
+                    "tp",
+                    name,
+                    Exchange.ALL_REDUCE,
+                    calls * act,
+                    calls,
+                    True,
+                    tp_levels,
+                    "activations, per layer",
+                )
+            )
+    cp_levels = placement.levels("cp")
+    if cp_levels and p.transformer is not None:
+        steps = (p.cp - 1) * visits
+        for name, times in (("forward", 1), ("backward", 2 + (1 if full else 0))):
+            transfers.append(
+                Transfer(
+                    "cp",
+                    name,
+                    Exchange.SEND,
+                    times * steps * _kv_block(p),
+                    times * steps,
+                    True,
+                    cp_levels,
+                    "K and V blocks around the ring, per layer",
+                )
+            )
+    pp_levels = placement.levels("pp")
+    if pp_levels:
+        sends = p.microbatches * p.virtual_stages
+        directions = (("forward", True), ("backward", p.pp > 2))
+        for name, sent in directions:
+            if sent:
+                transfers.append(
+                    Transfer(
+                        "pp",
+                        name,
+                        Exchange.SEND,
+                        sends * act / p.tp,
+                        sends,
+                        True,
+                        pp_levels,
+                        "a micro-batch's activations to the next stage",
+                    )
+                )
+    ep_levels = placement.levels("ep")
+    if ep_levels and p.is_moe:
+        ep_size = p.arch("top_k") * act / p.tp
+        for name in ("forward", "backward"):
+            transfers.append(
+                Transfer(
+                    "ep",
+                    name,
+                    Exchange.ALL_TO_ALL,
+                    2 * visits * ep_size,
+                    2 * visits,
+                    True,
+                    ep_levels,
+                    "dispatch and combine of the routed tokens",
+                )
+            )
+
+    def pass_bytes(name: str) -> Pass:
+        per = {dim: sp.Integer(0) for dim in DIMS}
+        for t in transfers:
+            if t.pass_name == name:
+                per[t.dim] += t.bytes
+        return Pass(**per)
+
     return Comms(
-        forward=Pass(dp_fwd, tp_fwd * visits * tp_frac * act, pp_msg, ep_each),
-        backward=Pass(
-            dp_bwd, tp_bwd * visits * tp_frac * act, pp_msg if p.pp > 2 else sp.Integer(0), ep_each
-        ),
-        dp_fraction=_ring(p.dp),
+        forward=pass_bytes("forward"),
+        backward=pass_bytes("backward"),
+        dp_fraction=_ring(p.dp * p.cp),
         tp_fraction=tp_frac,
         activation_bytes=act,
         layer_visits=visits,
         tp_forward_count=tp_fwd,
         tp_backward_count=tp_bwd,
+        transfers=tuple(transfers),
     )

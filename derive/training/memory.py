@@ -29,7 +29,7 @@ from enum import Enum
 import sympy as sp
 
 from derive.model.transformer import Mlp
-from derive.training.binding import Recompute, TrainingProblem, ZeroStage
+from derive.training.binding import Recompute, TrainingProblem
 
 __all__ = [
     "TERMS",
@@ -38,6 +38,8 @@ __all__ = [
     "ParamsPerDevice",
     "Where",
     "activation_terms",
+    "heaviest_stage",
+    "logits_bytes",
     "memory_of",
     "params_per_device",
 ]
@@ -121,7 +123,7 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
     if p.recompute is Recompute.FULL:
         where = Where.SPLIT if p.sequence_parallel else Where.REPLICATED
         full = ActivationTerm("layer input (full recomputation)", "2sbh", ACTIVATION_BYTES, where)
-        share = tp if p.sequence_parallel else sp.Integer(1)
+        share = (tp if p.sequence_parallel else sp.Integer(1)) * p.cp
         return ((full, ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model") / share),)
     out = []
     for term in TERMS:
@@ -130,6 +132,7 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
         if term.core and p.recompute is Recompute.SELECTIVE:
             continue
         split = tp if term.where is Where.SPLIT or p.sequence_parallel else sp.Integer(1)
+        split *= p.cp  # context parallelism: S/cp tokens per rank (queries against all S keys)
         out.append(
             (term, term.width * p.seq * p.micro_batch * _elements_per_token(term, p) / split)
         )
@@ -156,6 +159,7 @@ class ParamsPerDevice:
     ends: sp.Rational
     dense: sp.Rational
     experts: sp.Rational
+    stage: int | None = None  # the stage counted when the stages differ (None: equal stages)
 
     @property
     def total(self) -> sp.Rational:
@@ -178,12 +182,16 @@ def _routed_experts(p: TrainingProblem) -> tuple[sp.Expr, sp.Expr]:
     return experts * one, router
 
 
-def params_per_device(p: TrainingProblem) -> ParamsPerDevice:
+def params_per_device(p: TrainingProblem, stage: int | None = None) -> ParamsPerDevice:
     """The parameters one device holds, by the placement the module docstring states.
 
     The blocks are counted from the model's total (its parameters less the globals), so
-    blocks that differ (dense first layers) are spread evenly over the stages.
+    blocks that differ (dense first layers) are spread evenly over the stages. Unequal
+    stages count ``stage`` (by default the one whose memory is the largest:
+    :func:`heaviest_stage`) with its own layers and ends.
     """
+    if stage is None and p.uneven:
+        stage = heaviest_stage(p)
     tp, pp = sp.Integer(p.tp), sp.Integer(p.pp)
     model = p.transformer
     if model is None:  # known by its size alone: every parameter on the device (dp only)
@@ -204,6 +212,9 @@ def params_per_device(p: TrainingProblem) -> ParamsPerDevice:
     last = head / tp + final + (embed / tp if model.tied_embeddings else 0)
     ends = first + head / tp + final if p.pp == 1 else sp.Max(first, last)
     per_stage = layers / pp
+    if stage is not None:
+        ends = (first, sp.Integer(0), last)[min(stage, 1) + (stage == p.pp - 1)]
+        per_stage = sp.Integer(p.stage_layers[stage])
     return ParamsPerDevice(
         layers=per_stage,
         block_split=block_split,
@@ -212,7 +223,15 @@ def params_per_device(p: TrainingProblem) -> ParamsPerDevice:
         ends=ends,
         dense=per_stage * (block_split + block_replicated) + ends,
         experts=per_stage * block_experts,
+        stage=stage,
     )
+
+
+def heaviest_stage(p: TrainingProblem) -> int:
+    """The stage whose memory per device is the largest (the first of equals): its parameters
+    and the micro-batches it keeps in flight (1F1B: pp − i on stage i)."""
+    totals = [memory_of(p, params_per_device(p, i)).total for i in range(p.pp)]
+    return max(range(p.pp), key=lambda i: (totals[i], -i))
 
 
 @dataclass(frozen=True)
@@ -226,6 +245,8 @@ class Memory:
     activations_per_layer: sp.Rational
     in_flight: sp.Integer
     activations_counted: bool = True  # False for a model known by its size alone
+    interleave: sp.Rational = sp.S.One  # interleaved 1F1B keeps 1 + (pp − 1)/(pp·v) as much
+    logits: sp.Rational = sp.S.Zero  # the logits the loss keeps, when counted (in activations)
 
     @property
     def total(self) -> sp.Rational:
@@ -233,24 +254,45 @@ class Memory:
         return self.weights + self.grads + self.optimizer + self.activations
 
 
-def _sharded(part: str, zero: ZeroStage, params: ParamsPerDevice, dp: int, ep: int) -> sp.Rational:
-    """Parameters' worth of one state part on a device: the sharded part over its DP group."""
-    if part not in zero.shards:
+def _sharded(part: str, p: TrainingProblem, params: ParamsPerDevice) -> sp.Rational:
+    """Parameters' worth of one state part on a device: the sharded part over its DP group
+    (dp · cp; dp/ep · cp for expert weights). ZeRO-3 keeping its gathered weights holds the
+    weights and the gradients whole through the step."""
+    kept = p.keep_gathered and part in ("weights", "grads")
+    if part not in p.zero.shards or kept:
         return params.total
-    return params.dense / dp + params.experts / sp.Rational(dp, ep)
+    return params.dense / (p.dp * p.cp) + params.experts / sp.Rational(p.dp * p.cp, p.ep)
 
 
-def memory_of(p: TrainingProblem, params: ParamsPerDevice) -> Memory:
-    """Memory per device: weights, gradients, optimizer state and the activations in flight."""
-    per_layer = sp.Add(*(b for _, b in activation_terms(p)))
-    in_flight = sp.Integer(min(p.pp, int(p.microbatches)))
+def memory_of(
+    p: TrainingProblem,
+    params: ParamsPerDevice,
+    terms: tuple[tuple[ActivationTerm, sp.Expr], ...] | None = None,
+) -> Memory:
+    """Memory per device: weights, gradients, optimizer state and the activations in flight
+    (``terms``: the run's :func:`activation_terms`, when the caller has them)."""
+    per_layer = sp.Add(*(b for _, b in (activation_terms(p) if terms is None else terms)))
+    in_flight = sp.Integer(min(p.pp - (params.stage or 0), int(p.microbatches)))
+    v = p.virtual_stages
+    interleave = 1 + sp.Rational(p.pp - 1, p.pp * v) if v > 1 else sp.Integer(1)
     st = p.state
+    logits = logits_bytes(p) if params.stage in (None, p.pp - 1) else sp.Integer(0)
     return Memory(
-        weights=st.weights * _sharded("weights", p.zero, params, p.dp, p.ep),
-        grads=st.grads * _sharded("grads", p.zero, params, p.dp, p.ep),
-        optimizer=st.optimizer * _sharded("optimizer", p.zero, params, p.dp, p.ep),
-        activations=in_flight * params.layers * per_layer,
+        weights=st.weights * _sharded("weights", p, params),
+        grads=st.grads * _sharded("grads", p, params),
+        optimizer=st.optimizer * _sharded("optimizer", p, params),
+        activations=in_flight * params.layers * per_layer * interleave + logits,
         activations_per_layer=per_layer,
         in_flight=in_flight,
         activations_counted=p.transformer is not None,
+        interleave=interleave,
+        logits=logits,
     )
+
+
+def logits_bytes(p: TrainingProblem) -> sp.Rational:
+    """One micro-batch's logits on the last stage, kept for the loss's backward: S/cp·b
+    tokens of V/tp bf16 values (0 unless counted: ``--count-logits``)."""
+    if not p.count_logits or p.transformer is None:
+        return sp.Integer(0)
+    return ACTIVATION_BYTES * p.seq / p.cp * p.micro_batch * p.arch("vocab") / p.tp

@@ -52,9 +52,14 @@ def _figure(
     a: TrainingAnalysis, series: tuple[Series, ...], stem: str, pid: str, title: str
 ) -> Figure:
     p = a.problem
+    links = (
+        f"β_link = {p.link_text} B/s"
+        if p.placement is None
+        else f"on the mesh {p.placement.mesh.text()} ({p.placement.text()})"
+    )
     caption = (
         f"{title}: T_lower of a step against the tokens per DP rank b on dp·tp·pp = "
-        f"{p.dp}·{p.tp}·{p.pp} devices, β_link = {p.link_text} B/s; each curve's critical batch marked"
+        f"{p.dp}·{p.tp}·{p.pp} devices, {links}; each curve's critical batch marked"
     )
     figure = SweepFigure(f"{title}: T_lower against b", "b", "T_lower (s)", series)
     return Figure(

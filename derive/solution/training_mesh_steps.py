@@ -1,0 +1,104 @@
+"""Worked-solution steps of a training run on a mesh: each dim's traffic timed level by level.
+
+Reads :class:`~derive.training.analysis.TrainingAnalysis` (its comms' transfers and the
+placement); computes nothing but the printing: per transfer, the exchange's formula over its
+levels with the numbers of each level (g_i devices over an axis of β_i), and the time.
+"""
+
+from __future__ import annotations
+
+from derive.formula.decimals import counted, fmt_decimal
+from derive.solution.notation import tex
+from derive.solution.steps import Line, Step, StepKind, rich
+from derive.solution.training_memory_steps import GB
+from derive.solution.value_display import reading_tex, seconds_tex
+from derive.training.analysis import TrainingAnalysis
+from derive.training.comms import DIMS, Transfer
+from derive.training.mesh import Exchange
+
+__all__ = ["mesh_step"]
+
+_RULES = {
+    Exchange.ALL_REDUCE: r"\sum_i \frac{2(g_i - 1)}{g_i} \cdot \frac{V}{g_1 \cdots g_{i-1} \, \beta_i}",
+    Exchange.ALL_GATHER: r"\sum_i \frac{g_i - 1}{g_i} \cdot \frac{V}{g_1 \cdots g_{i-1} \, \beta_i}",
+    Exchange.REDUCE_SCATTER: r"\sum_i \frac{g_i - 1}{g_i} \cdot \frac{V}{g_1 \cdots g_{i-1} \, \beta_i}",
+    Exchange.ALL_TO_ALL: r"\sum_i \frac{G_i - G_{i-1}}{G_k} \cdot \frac{V}{\beta_i}",
+    Exchange.SEND: r"\frac{V}{\beta_{\text{outer}}}",
+}
+
+
+def _numbers(t: Transfer) -> str:
+    """The formula with each level's numbers: V · (share_1/β_1 + share_2/β_2 + …) + latency."""
+    parts = [rf"\frac{{{tex(share)}}}{{{tex(level.axis.bandwidth)}}}" for level, share in t.terms]
+    latency = rf" + {tex(t.latency)}" if t.latency else ""
+    return rf"{tex(t.size)} \cdot \left({' + '.join(parts)}\right){latency}"
+
+
+def _line(t: Transfer, index: int) -> Line:
+    return Line.of(
+        rf"t_{{\text{{{t.dim}}},{index}}}",
+        _RULES[t.exchange],
+        _numbers(t),
+        seconds_tex(t.time),
+        approx=reading_tex(t.time),
+    )
+
+
+def _group_text(t: Transfer) -> str:
+    return ", then ".join(
+        f"{lv.size} devices of {lv.axis.name} (β = {fmt_decimal(lv.axis.bandwidth / 10**9)} GB/s)"
+        for lv in t.levels
+    )
+
+
+def mesh_step(a: TrainingAnalysis) -> Step | None:
+    """Each dim's traffic over its own axes (a run on a mesh or with context parallelism)."""
+    p, c = a.problem, a.comms
+    if p.placement is None and p.cp == 1:
+        return None
+    lines: list[Line] = []
+    notes = []
+    for dim in DIMS:
+        mine = [t for t in c.transfers if t.dim == dim]
+        for i, t in enumerate(mine, 1):
+            lines.append(_line(t, i))
+            notes.append(
+                rich(
+                    f"t_{dim},{i}: {t.exchange.value} of {t.what} in the {t.pass_name} pass, "
+                    f"{counted(t.calls, 'call')}, V = {fmt_decimal(t.size / GB)} GB in all, over {_group_text(t)}."
+                )
+            )
+        if mine:
+            lines.append(
+                Line.of(
+                    rf"t_{{\text{{{dim}}}}}",
+                    rf"\sum t_{{\text{{{dim}}},j}}",
+                    seconds_tex(c.time_of(dim)),
+                    approx=reading_tex(c.time_of(dim)),
+                )
+            )
+    lines.append(
+        Line.of(
+            r"T_{\text{comms}}",
+            r"t_{\text{dp}} + t_{\text{tp}} + t_{\text{pp}} + t_{\text{ep}} + t_{\text{cp}}",
+            seconds_tex(a.t_comms),
+            approx=reading_tex(a.t_comms),
+        )
+    )
+    placement = p.placement.text() if p.placement is not None else "every dim on one link"
+    return Step(
+        StepKind.COMMUNICATION,
+        "a collective over axes (g_1, β_1) … (g_k, β_k), innermost first, runs level by level: "
+        "an all-reduce Σ_i 2(g_i−1)/g_i · V/(g_1⋯g_{i−1}·β_i), a reduce-scatter or an all-gather "
+        "half of it, an all-to-all Σ_i (G_i − G_{i−1})/G_k · V/β_i, a send V/β of the outermost axis",
+        rich(
+            f"Each dim's traffic is timed over its own axes (placement {placement}). "
+            "Inside, the group reduce-scatters over the innermost axis; each further level carries "
+            "1/(g_1⋯g_{i−1}) of the data over its own links; the all-gather returns the same way. "
+            "A pipeline's or a ring's send waits for its slowest hop, the outermost axis it spans."
+        ),
+        tuple(lines),
+        notes=tuple(notes),
+        title="Communication time over the mesh",
+        topic="t_comms",
+    )

@@ -1,0 +1,110 @@
+"""How a training run lies on its cluster: pipeline stages, the mesh and the dims' placement.
+
+:func:`stage_layers` spreads L layers over pp stages (``--stage-layers`` gives them): as
+evenly as possible, the extra layers on the middle stages first, since the first stage holds
+the embedding and the most micro-batches in flight and the last the head.
+:func:`cluster_of` reads ``--mesh`` and ``--place`` (:mod:`derive.training.mesh`) and checks
+the mesh's device count against ``dp · tp · pp · cp``. Every refusal names the flag or key.
+"""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from derive.errors import ProblemError
+from derive.problem.train_spec import TrainSpec
+from derive.training.mesh import Placement, parse_mesh, place
+
+__all__ = ["cluster_of", "flag_on", "stage_layers", "virtual_stages"]
+
+
+def flag_on(spec: TrainSpec, field: str) -> bool:
+    """A true/false flag or key (``sequence_parallel``, ``keep_gathered_weights``)."""
+    text = (getattr(spec, field) or "false").strip().lower()
+    if text not in ("true", "false"):
+        raise ProblemError(spec.where(field), "true or false")
+    return text == "true"
+
+
+def _spread(layers: int, pp: int) -> tuple[int, ...]:
+    """L over pp stages as evenly as possible, the extra layers on the middle stages first.
+
+    >>> _spread(32, 5)
+    (6, 7, 7, 6, 6)
+    >>> _spread(126, 16)
+    (7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7)
+    """
+    base, extra = divmod(layers, pp)
+    order = list(range(1, pp - 1)) + [0, pp - 1] if pp > 2 else list(range(pp))
+    bigger = set(order[:extra])
+    return tuple(base + (1 if i in bigger else 0) for i in range(pp))
+
+
+def stage_layers(spec: TrainSpec, layers: int, pp: int) -> tuple[int, ...]:
+    """Layers per stage: ``--stage-layers`` checked (pp entries summing to L), else spread."""
+    text = spec.stage_layers
+    if text is None:
+        return () if layers % pp == 0 else _spread(layers, pp)
+    parts = [t.strip() for t in text.split(",")]
+    if not all(re.fullmatch(r"\d{1,6}", t) and int(t) > 0 for t in parts):
+        raise ProblemError(
+            spec.where("stage_layers"),
+            "a comma-separated list of positive layer counts, e.g. 8,8,8,8",
+        )
+    counts = tuple(int(t) for t in parts)
+    if len(counts) != pp:
+        raise ProblemError(spec.where("stage_layers"), f"{len(counts)} stages given for pp = {pp}")
+    if sum(counts) != layers:
+        raise ProblemError(
+            spec.where("stage_layers"),
+            f"the stages hold {sum(counts)} layers; the model has {layers}",
+        )
+    return counts if len(set(counts)) > 1 else ()
+
+
+def virtual_stages(
+    spec: TrainSpec, value: int, pp: int, stages: tuple[int, ...], microbatches: sp.Integer
+) -> int:
+    """Interleaved 1F1B's v: each stage's layers split into v chunks, M a multiple of pp."""
+    if value == 1:
+        return 1
+    where = spec.where("virtual_stages")
+    if pp < 2:
+        raise ProblemError(where, "interleaving needs a pipeline: give --pp 2 or more")
+    if any(n % value for n in stages):
+        raise ProblemError(where, f"v = {value} does not divide every stage's layers {stages}")
+    if microbatches % pp:
+        raise ProblemError(
+            where,
+            f"interleaved 1F1B runs M a multiple of pp (Megatron-LM): M = {microbatches}, pp = {pp}",
+        )
+    return value
+
+
+def cluster_of(spec: TrainSpec, degrees: dict[str, int]) -> Placement | None:
+    """Each dim's place on the ``--mesh`` (None without one: every dim on the one link, built
+    from the run's β_link when it is timed, so that the link has one description)."""
+    if spec.mesh is None:
+        if spec.place is not None:
+            raise ProblemError(
+                spec.where("place"), "places the dims on the axes of --mesh: give --mesh"
+            )
+        return None
+    if spec.link_bandwidth is not None:
+        raise ProblemError(
+            spec.where("link_bandwidth"),
+            "the mesh gives each axis its own bandwidth: give --mesh or --link-bandwidth, not both",
+        )
+    devices = 1
+    for degree in degrees.values():
+        devices *= degree
+    mesh = parse_mesh(spec.mesh, spec.where("mesh"))
+    if mesh.devices != devices:
+        sizes = " · ".join(str(a.size) for a in mesh.axes)
+        raise ProblemError(
+            spec.where("mesh"),
+            f"the axes hold {sizes} = {mesh.devices} devices; dp · tp · pp · cp = {devices}",
+        )
+    return place(mesh, degrees, spec.place, spec.where("place"))
