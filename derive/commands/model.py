@@ -121,6 +121,8 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
         tp=getattr(args, "tp", None),
         params=getattr(args, "params", None),
         params_active=getattr(args, "params_active", None),
+        price_per_hour=getattr(args, "price_per_hour", None),
+        power=getattr(args, "power", None),
     )
 
 

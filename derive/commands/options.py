@@ -30,12 +30,14 @@ __all__ = [
     "DEFAULT_RTOL",
     "KERNEL_FLAGS",
     "MODEL_FLAGS",
+    "MONEY_FLAG_ROWS",
     "REPORT_FORMATS",
     "ProblemFlags",
     "add_format_flag",
     "add_hardware_flags",
     "add_kernel_flags",
     "add_model_flags",
+    "add_money_flags",
     "add_operators_flag",
     "add_problem_flags",
     "add_question_flags",
@@ -82,6 +84,29 @@ _MODEL_FLAG_ROWS: tuple[tuple[str, str, str], ...] = (
     ),
 )
 """Every flag only a whole model takes: (flag, metavar, help), declared once."""
+
+MONEY_FLAG_ROWS: tuple[tuple[str, str, str], ...] = (
+    (
+        "--price-per-hour",
+        "PRICE",
+        "price per device-hour, e.g. '$2.49' or '2.49 $/h' (gives cost_of_run, "
+        "cost_per_million_tokens, cost_per_step)",
+    ),
+    (
+        "--power",
+        "WATTS",
+        "power per device, e.g. 700 or '0.7 kW' (gives energy_of_run, energy_per_token)",
+    ),
+)
+"""The money and energy of a run or a serving step (issue 36): ``derive model`` and ``derive train``."""
+_MODEL_FLAG_ROWS += MONEY_FLAG_ROWS
+
+
+def add_money_flags(parser: argparse.ArgumentParser) -> None:
+    """``--price-per-hour`` and ``--power`` (per device)."""
+    for flag, metavar, helptext in MONEY_FLAG_ROWS:
+        parser.add_argument(flag, metavar=metavar, help=helptext)
+
 
 MODEL_FLAGS = tuple(flag[2:].replace("-", "_") for flag, _, _ in _MODEL_FLAG_ROWS)
 """Their attribute names (``derive check`` refuses them for an operator problem)."""

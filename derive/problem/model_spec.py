@@ -34,6 +34,9 @@ class ModelSpec:
     # a model by its size alone (``--params``; ``model`` is then empty)
     params: str | None = None
     params_active: str | None = None
+    # money and energy (issue 36): a price per device-hour and a power per device
+    price_per_hour: str | None = None
+    power: str | None = None
     # the set's ``[[model]]`` table of that name, when the model is declared as data there
     table: ModelTable | None = None
 

@@ -87,6 +87,9 @@ _MODEL_UNITS = {
     Unit.TOKENS: "tokens",
     Unit.TOKENS_PER_S: "tokens/s",
     Unit.DEVICES: "",
+    Unit.DOLLARS: "$",
+    Unit.JOULES: "J",
+    Unit.JOULES_PER_TOKEN: "J/token",
 }
 
 

@@ -48,6 +48,7 @@ class StepKind(Enum):
     TRAINING_STATE = "Training state"  # bytes per parameter × parameters / N
     TRAINING = "Training compute and time"  # 6·P_act·D, over N·π·MFU
     IMPLIED_MFU = "Implied MFU"  # 6·P_act·r / π
+    COST = "Cost and energy"  # price · devices · time; power · devices · time
     PARALLELISM = "Devices and batch"  # N = dp·tp·pp; tokens per DP rank; micro-batches
     MEMORY = "Memory per device"  # parameters held, state sharded by ZeRO, the fit
     ACTIVATIONS = "Activations"  # Korthikanti et al. (2022), term by term
