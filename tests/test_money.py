@@ -127,3 +127,40 @@ def test_serving_cost_is_checked_like_any_quantity():
         ]
     )
     assert wrong.code == 1
+
+
+_TRAIN = [
+    "train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--zero", "1",
+    "--batch-tokens", "4194304", "--seq", "4096",
+]  # fmt: skip
+
+
+def test_train_bill_per_step_and_run_by_hand():
+    r = run_cli(
+        [*_TRAIN, "--train-tokens", "15e12", "--price-per-hour", "2.49 $/h", "--power", "700",
+         "--format", "json"]
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    t, tokens, steps = Fraction(out["t_lower"]), 4194304, Fraction(15 * 10**12, 4194304)
+    per_step = _PRICE * 8 * t / 3600
+    assert Fraction(out["cost_per_step"]) == per_step
+    assert Fraction(out["cost_per_million_tokens"]) == 10**6 * per_step / tokens
+    assert Fraction(out["cost_of_run"]) == steps * per_step
+    assert Fraction(out["energy_per_token"]) == Fraction(700 * 8) * t / tokens
+    assert Fraction(out["energy_of_run"]) == steps * 700 * 8 * t
+
+
+def test_train_bill_uses_the_measured_step_and_has_no_run_without_its_tokens():
+    r = run_cli(
+        [*_TRAIN, "--measured-step-time", "40s", "--price-per-hour", "$2", "--format", "json"]
+    )
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert Fraction(out["cost_per_step"]) == Fraction(2 * 8 * 40, 3600)
+    assert out["cost_of_run"] is None and out["energy_per_token"] is None
+
+
+def test_train_negative_power_is_one_line():
+    r = run_cli([*_TRAIN, "--power", "-1 W"])
+    assert r.code == 2 and "--power" in r.err and r.err.count("\n") == 1

@@ -579,6 +579,7 @@ COST_PER_MILLION_TOKENS = _row(
         SERVING, ASK | CHECK | BOX, "the cost per million generated tokens",
         Box("Cost per million tokens", r"\$/\text{Mtok}", _DOLLARS),
     ),
+    _train("Cost per million tokens", r"\$/\text{Mtok}", _DOLLARS),
     latex=r"c_{\mathrm{Mtok}}", meaning="dollars per million tokens",
     rule="$/Mtok = 10^6 · p_h · N / (3600 · tokens/s)",
 )  # fmt: skip
@@ -588,17 +589,20 @@ COST_PER_STEP = _row(
         SERVING, ASK | CHECK | BOX, "the cost of one step",
         Box("Cost of one step", r"\$_{\text{step}}", _DOLLARS),
     ),
+    _train("Cost of one step", r"\$_{\text{step}}", _DOLLARS, "the cost of one step"),
     rule="$/step = p_h · N · t_step / 3600",
 )  # fmt: skip
 COST_OF_RUN = _row(
     "cost_of_run", "cost of the training run", _D.COUNT,
     At(MODEL, _MODEL, "the cost of the training run"),
+    _train("Cost of the run", r"\$_{\text{run}}", _DOLLARS, "the cost of the training run"),
     latex=r"\$_{\mathrm{run}}", meaning="dollars for the whole training run",
     rule="$ = p_h · N · T / 3600",
 )  # fmt: skip
 ENERGY_OF_RUN = _row(
     "energy_of_run", "energy of the training run", _D.COUNT,
     At(MODEL, _MODEL, "the energy of the training run"),
+    _train("Energy of the run", r"E_{\text{run}}", _JOULES, "the energy of the training run"),
     latex=r"E_{\mathrm{run}}", meaning="joules for the whole training run",
     rule="E = W_dev · N · T",
 )  # fmt: skip
@@ -609,6 +613,7 @@ ENERGY_PER_TOKEN = _row(
         SERVING, ASK | CHECK | BOX, "the energy per generated token",
         Box("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
     ),
+    _train("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
     latex=r"E_{\mathrm{token}}", meaning="joules per token",
     rule="E/token = W_dev · N / (tokens/s)",
 )  # fmt: skip

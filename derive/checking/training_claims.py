@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, shown_by
+from derive.catalogue import table as q
 from derive.problem.train_spec import TRAIN_CHECK_KEYS
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ def training_analysis_for(
 
 
 def _values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
+    from derive.training.analysis import cost_values
+
     m, c = t.memory, t.comms
     return {
         "memory_per_device": m.total,
@@ -73,6 +76,7 @@ def _values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
         "bubble_fraction": t.bubble_fraction,
         "mfu": t.mfu,
         "critical_tokens_per_device": t.critical_tokens_per_device,
+        **cost_values(t),
     }
 
 
@@ -94,6 +98,11 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
         "bubble_fraction": Unit.FRACTION,
         "mfu": Unit.FRACTION,
         "critical_tokens_per_device": Unit.TOKENS,
+        q.COST_PER_STEP.name: Unit.DOLLARS,
+        q.COST_PER_MILLION_TOKENS.name: Unit.DOLLARS,
+        q.COST_OF_RUN.name: Unit.DOLLARS,
+        q.ENERGY_PER_TOKEN.name: Unit.JOULES_PER_TOKEN,
+        q.ENERGY_OF_RUN.name: Unit.JOULES,
     }
     kept, left_out = [], []
     for key, value in _values(t).items():

@@ -43,7 +43,7 @@ from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.declare.collective import CollectiveKind
 from derive.errors import ProblemError
 from derive.model.binding import ModelProblem, bind_tp
-from derive.model.costs import ServingCost, serving_cost
+from derive.model.costs import StepCost, step_cost
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
 from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
@@ -179,7 +179,7 @@ class PhaseAnalysis:
     measured_tokens_per_s: sp.Rational | None = None
     experts_read: ExpertsRead | None = None
     kv_ways: int = 1
-    cost: ServingCost | None = None  # with a price or a power per device (issue 36)
+    cost: StepCost | None = None  # with a price or a power per device (issue 36)
 
 
 @dataclass(frozen=True)
@@ -622,21 +622,21 @@ def analyse_phase(
         measured_tokens_per_s=rate,
         experts_read=_experts_read(problem, in_flight),
         kv_ways=kv_ways(problem, tp),
-        cost=_cost(problem, step.t_lower, replicas * in_flight / step.t_lower),
+        cost=_cost(problem, step.t_lower, replicas * in_flight),
     )
 
 
-def _cost(problem: ModelProblem, step_time: sp.Expr, tokens_per_s: sp.Expr) -> ServingCost | None:
+def _cost(problem: ModelProblem, step_time: sp.Expr, tokens: sp.Expr) -> StepCost | None:
     """The step's bill and energy on every device, when a price or a power is given."""
     if problem.price_per_hour is None and problem.power is None:
         return None
     price, power = problem.price_per_hour, problem.power
-    return serving_cost(
+    return step_cost(
         None if price is None else price.value,
         None if power is None else power.value,
         problem.devices,
         step_time,
-        tokens_per_s,
+        tokens,
     )
 
 

@@ -11,6 +11,7 @@ from derive.analysis.crossover.records import Crossover
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.model.phase import DecodeCrossover, Phase, PhaseAnalysis
+from derive.solution.cost_steps import cost_step
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_time_steps import kernel_steps
@@ -225,55 +226,11 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
         step = measured_step(phase.measured, phase.step.flops, phase.step.bytes, peak, bandwidth)
         steps.append(_from_rate(phase, step))
     if phase.cost is not None:
-        steps.append(_cost(phase))
-    return tuple(steps)
-
-
-def _cost(phase: PhaseAnalysis) -> Step:
-    """The step's bill and energy over every device of the cluster (issue 36)."""
-    cost = phase.cost
-    assert cost is not None
-    rate, t_step = tex(phase.tokens_per_s), tex(phase.step.t_lower)
-    lines = []
-    if cost.price is not None:
-        assert cost.cost_per_step is not None and cost.cost_per_million_tokens is not None
-        price = tex(cost.price)
-        lines += [
-            Line.of(
-                r"\$_{\text{step}}",
-                r"\frac{p_h \cdot N \cdot T_{\text{lower}}}{3600}",
-                rf"\frac{{{price} \cdot {cost.devices} \cdot {t_step}}}{{3600}}",
-                tex(cost.cost_per_step),
-                approx=tex_decimal(cost.cost_per_step) + r"\ \$",
-            ),
-            Line.of(
-                r"\$/\text{Mtok}",
-                r"\frac{10^{6} \cdot p_h \cdot N}{3600 \cdot \text{tokens/s}}",
-                rf"\frac{{10^{{6}} \cdot {price} \cdot {cost.devices}}}{{3600 \cdot {rate}}}",
-                tex(cost.cost_per_million_tokens),
-                approx=tex_decimal(cost.cost_per_million_tokens) + r"\ \$",
-            ),
-        ]
-    if cost.power is not None:
-        assert cost.energy_per_token is not None
-        lines.append(
-            Line.of(
-                r"E_{\text{token}}",
-                r"\frac{W_{\text{dev}} \cdot N}{\text{tokens/s}}",
-                rf"\frac{{{tex(cost.power)} \cdot {cost.devices}}}{{{rate}}}",
-                tex(cost.energy_per_token),
-                approx=tex_decimal(cost.energy_per_token) + r"\ \text{J}",
-            )
+        what = (
+            "t the step's lower bound (a floor on the cost), T the tokens every replica makes in it"
         )
-    return Step(
-        StepKind.COST,
-        "$ = p_h · N · t / 3600 (p_h dollars per device-hour, N every device); E = W_dev · N · t",
-        rich(
-            f"All {counted(int(cost.devices), 'device')} are billed and draw power for the whole "
-            "step, at the step's lower bound (a floor on the cost)."
-        ),
-        tuple(lines),
-    )
+        steps.append(cost_step(phase.cost, what))
+    return tuple(steps)
 
 
 def crossover_steps(cross: DecodeCrossover) -> tuple[Step, ...]:
