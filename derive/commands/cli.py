@@ -77,6 +77,11 @@ _LATER = {
         "evaluate derived quantities over a grid of dims, as CSV",
     ),
     "serve": ("serve", "add_serve_parser", "serve a problem set as a workbook in the browser"),
+    "budget": (
+        "budget",
+        "add_budget_parser",
+        "a scaling-law budget: compute-optimal parameters and tokens from compute",
+    ),
 }
 
 
