@@ -22,6 +22,7 @@ from derive.commands.options import (
     add_operators_flag,
     add_problem_flags,
     add_question_flags,
+    add_what_if_flags,
     is_kernel,
     question_spec_from_args,
     spec_from_args,
@@ -100,6 +101,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_problem_flags(solve, operator_optional=True)
     add_kernel_flags(solve)
     add_question_flags(solve)
+    add_what_if_flags(solve)
     add_format_flag(solve, REPORT_FORMATS)
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     add_format_flag(chips, ("text", "md", "json"))
@@ -146,6 +148,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         )
     from dataclasses import replace
 
+    from derive.commands.what_if import with_what_if
     from derive.pipeline import answer_for, derive_spec, registry_naming
     from derive.present.formats import render
     from derive.present.questions_view import with_questions
@@ -154,7 +157,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if questions is not None:
         answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
         derivation = replace(derivation, questions=answered)
-    text = render(derivation.document(level=1), args.format)
+    document = with_what_if(derivation.document(level=1), args, "FLOP/s", "--measured-flops-per-s")
+    text = render(document, args.format)
     sys.stdout.write(with_questions(text, derivation.questions, args.format))
     return 0
 

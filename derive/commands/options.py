@@ -32,6 +32,7 @@ __all__ = [
     "MODEL_FLAGS",
     "MONEY_FLAG_ROWS",
     "REPORT_FORMATS",
+    "WHAT_IF_FLAGS",
     "ProblemFlags",
     "add_format_flag",
     "add_hardware_flags",
@@ -44,6 +45,7 @@ __all__ = [
     "add_serving_timing_flags",
     "add_timing_flags",
     "add_tolerance_flag",
+    "add_what_if_flags",
     "is_kernel",
     "phase_timing",
     "question_spec_from_args",
@@ -350,6 +352,24 @@ def phase_timing(args: argparse.Namespace) -> TimingSpec:
         },
         measured_tokens_per_s=getattr(args, "measured_tokens_per_s", None),
     )
+
+
+WHAT_IF_FLAGS = (
+    (
+        "--profile",
+        "CLASS=SHARE,…",
+        "shares of the measured step's time by class, summing to 1, e.g. "
+        "gemm=0.62,attention=0.2,other=0.18 (a what-if; with --speedup)",
+    ),
+    ("--speedup", "CLASS=X,…", "a speed-up per class of --profile, e.g. gemm=1.8"),
+)
+"""A what-if on a measured step (issue 36): ``derive solve`` and ``derive model``."""
+
+
+def add_what_if_flags(parser: argparse.ArgumentParser) -> None:
+    """``--profile`` and ``--speedup``: Amdahl's law on a measured step."""
+    for flag, metavar, helptext in WHAT_IF_FLAGS:
+        parser.add_argument(flag, metavar=metavar, help=helptext)
 
 
 _QUESTION_FLAGS = (

@@ -49,6 +49,7 @@ class StepKind(Enum):
     TRAINING = "Training compute and time"  # 6·P_act·D, over N·π·MFU
     IMPLIED_MFU = "Implied MFU"  # 6·P_act·r / π
     COST = "Cost and energy"  # price · devices · time; power · devices · time
+    WHAT_IF = "What-if (Amdahl)"  # T' = T · Σ f_c / s_c
     BUDGET = "Compute-optimal budget"  # C = 6·N·D (Kaplan), D = 20·N (Chinchilla)
     PARALLELISM = "Devices and batch"  # N = dp·tp·pp; tokens per DP rank; micro-batches
     MEMORY = "Memory per device"  # parameters held, state sharded by ZeRO, the fit
