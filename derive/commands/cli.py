@@ -148,7 +148,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         )
     from dataclasses import replace
 
-    from derive.commands.what_if import with_what_if
+    from derive.commands.sections import with_sections
     from derive.pipeline import answer_for, derive_spec, registry_naming
     from derive.present.formats import render
     from derive.present.questions_view import with_questions
@@ -157,7 +157,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if questions is not None:
         answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
         derivation = replace(derivation, questions=answered)
-    document = with_what_if(derivation.document(level=1), args, "FLOP/s", "--measured-flops-per-s")
+    document = with_sections(derivation.document(level=1), args, "FLOP/s", "--measured-flops-per-s")
     text = render(document, args.format)
     sys.stdout.write(with_questions(text, derivation.questions, args.format))
     return 0
@@ -323,6 +323,10 @@ def main(argv: list[str] | None = None) -> int:
             if "\x00" in arg:
                 raise ProblemError(f"argument {arg!r}", "contains a NUL character")
         args = build_parser(_command_of(argv)).parse_args(argv)
+        if getattr(args, "peak_from", None) is not None:  # issue 36: into --peak
+            from derive.commands.sections import resolve_peak_from
+
+            args = resolve_peak_from(args)
         code = _dispatch(args)
         sys.stdout.flush()
         return code

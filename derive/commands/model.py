@@ -189,7 +189,7 @@ def run_model(args: argparse.Namespace) -> int:
         return _judge(args)
     if args.quantity is not None:
         return _values(args)
-    from derive.commands.what_if import with_what_if
+    from derive.commands.sections import with_sections
     from derive.pipeline import derive_model, derive_serving_step
     from derive.present.formats import render
 
@@ -202,7 +202,7 @@ def run_model(args: argparse.Namespace) -> int:
 
     sections = () if step is None else (("serving", step.document()),)
     document = replace(model.document(level=1), sections=sections)
-    document = with_what_if(document, args, "tokens/s", "--measured-tokens-per-s")
+    document = with_sections(document, args, "tokens/s", "--measured-tokens-per-s")
     text = render(document, args.format)
     sys.stdout.write(with_questions(text, questions, args.format))
     return 0

@@ -173,6 +173,12 @@ def add_hardware_flags(
     parser.add_argument(
         "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
     )
+    parser.add_argument(
+        "--peak-from",
+        metavar="PARTS",
+        help="the peak from the microarchitecture instead of --peak: "
+        "'units=132,flops_per_clock=1024,clock=1.83e9' (units × FLOPs per clock × clock)",
+    )
     if link:
         parser.add_argument(
             "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"

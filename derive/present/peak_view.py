@@ -1,0 +1,36 @@
+"""A peak from the parts (``--peak-from``) as a document: its step and its JSON
+``peak_from: {units, flops_per_clock, clock, peak}`` (exact strings)."""
+
+from __future__ import annotations
+
+from derive.present.formats import Document
+from derive.problem.peak_parts import PeakParts
+from derive.solution.peak_steps import peak_steps
+from derive.solution.steps import rich
+
+__all__ = ["peak_document", "peak_json"]
+
+
+def peak_json(parts: PeakParts) -> dict[str, str]:
+    """The parts and their product, exact."""
+    return {
+        "units": str(parts.units),
+        "flops_per_clock": str(parts.flops_per_clock),
+        "clock": str(parts.clock),
+        "peak": str(parts.peak),
+    }
+
+
+def peak_document(parts: PeakParts, level: int = 2) -> Document:
+    """The step of the peak (the kernel's templates) and its JSON."""
+    return Document(
+        template="kernel",
+        context={
+            "level": level,
+            "title": "Peak from the parts",
+            "given": rich(f"--peak-from {parts.text} (clock in Hz)."),
+            "steps": peak_steps(parts),
+            "verdict": (rich(f"π = {parts.peak_text} FLOP/s."),),
+        },
+        data=lambda: peak_json(parts),
+    )
