@@ -577,27 +577,27 @@ COST_PER_MILLION_TOKENS = _row(
     At(MODEL, _MODEL, "the cost per million training tokens"),
     At(
         SERVING, ASK | CHECK | BOX, "the cost per million generated tokens",
-        Box("Cost per million tokens", r"\$/\text{Mtok}", _DOLLARS),
+        Box("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
     ),
-    _train("Cost per million tokens", r"\$/\text{Mtok}", _DOLLARS),
+    _train("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
     latex=r"c_{\mathrm{Mtok}}", meaning="dollars per million tokens",
-    rule="$/Mtok = 10^6 · p_h · N / (3600 · tokens/s)",
+    rule="cost per Mtok = 10^6 · p_h · N / (3600 · tokens/s)",
 )  # fmt: skip
 COST_PER_STEP = _row(
     "cost_per_step", "cost of one step", _D.COUNT,
     At(
         SERVING, ASK | CHECK | BOX, "the cost of one step",
-        Box("Cost of one step", r"\$_{\text{step}}", _DOLLARS),
+        Box("Cost of one step", r"C_{\text{step}}", _DOLLARS),
     ),
-    _train("Cost of one step", r"\$_{\text{step}}", _DOLLARS, "the cost of one step"),
-    rule="$/step = p_h · N · t_step / 3600",
+    _train("Cost of one step", r"C_{\text{step}}", _DOLLARS, "the cost of one step"),
+    rule="cost per step = p_h · N · t_step / 3600",
 )  # fmt: skip
 COST_OF_RUN = _row(
     "cost_of_run", "cost of the training run", _D.COUNT,
     At(MODEL, _MODEL, "the cost of the training run"),
-    _train("Cost of the run", r"\$_{\text{run}}", _DOLLARS, "the cost of the training run"),
-    latex=r"\$_{\mathrm{run}}", meaning="dollars for the whole training run",
-    rule="$ = p_h · N · T / 3600",
+    _train("Cost of the run", r"C_{\text{run}}", _DOLLARS, "the cost of the training run"),
+    latex=r"C_{\mathrm{run}}", meaning="dollars for the whole training run",
+    rule="cost = p_h · N · T / 3600",
 )  # fmt: skip
 ENERGY_OF_RUN = _row(
     "energy_of_run", "energy of the training run", _D.COUNT,

@@ -12,7 +12,7 @@ from derive.solution.steps import Line, Step, StepKind, rich
 
 __all__ = ["cost_step"]
 
-_DOLLAR, _JOULE = r"\ \$", r"\ \text{J}"
+_DOLLAR, _JOULE = r"\ \text{USD}", r"\ \text{J}"
 
 
 def _line(lhs: str, symbolic: str, numbers: str, value: object, unit: str) -> Line:
@@ -25,15 +25,15 @@ def _money(cost: StepCost, t: str, tokens: str) -> list[Line]:
     per_step = tex(cost.cost_per_step)
     lines = [
         _line(
-            r"\$_{\text{step}}",
+            r"C_{\text{step}}",
             rf"\frac{{p_h \cdot N \cdot t}}{{{HOUR}}}",
             rf"\frac{{{tex(cost.price)} \cdot {cost.devices} \cdot {t}}}{{{HOUR}}}",
             cost.cost_per_step,
             _DOLLAR,
         ),
         _line(
-            r"\$/\text{Mtok}",
-            r"\frac{10^{6} \cdot \$_{\text{step}}}{T}",
+            r"c_{\text{Mtok}}",
+            r"\frac{10^{6} \cdot C_{\text{step}}}{T}",
             rf"\frac{{10^{{6}} \cdot {per_step}}}{{{tokens}}}",
             cost.cost_per_million_tokens,
             _DOLLAR,
@@ -42,8 +42,8 @@ def _money(cost: StepCost, t: str, tokens: str) -> list[Line]:
     if cost.cost_of_run is not None:
         lines.append(
             _line(
-                r"\$_{\text{run}}",
-                r"n \cdot \$_{\text{step}}",
+                r"C_{\text{run}}",
+                r"n \cdot C_{\text{step}}",
                 rf"{tex(cost.steps)} \cdot {per_step}",
                 cost.cost_of_run,
                 _DOLLAR,
@@ -85,7 +85,7 @@ def cost_step(cost: StepCost, what: str) -> Step:
     run = "" if cost.steps is None else f"; a run of n = {cost.steps} steps (its tokens / T)"
     return Step(
         StepKind.COST,
-        "$ = p_h · N · t / 3600 (p_h dollars per device-hour); E = W_dev · N · t",
+        "cost = p_h · N · t / 3600 (p_h dollars per device-hour); E = W_dev · N · t",
         rich(
             f"All {counted(int(cost.devices), 'device')} are billed and draw power for the whole "
             f"step: {what}{run}."

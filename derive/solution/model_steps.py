@@ -37,7 +37,7 @@ __all__ = [
 
 _GB, _GIB = 10**9, 2**30
 _MONEY_AND_ENERGY = {
-    Unit.DOLLARS: r"\ \$",
+    Unit.DOLLARS: r"\ \text{USD}",
     Unit.JOULES: r"\ \text{J}",
     Unit.JOULES_PER_TOKEN: r"\ \text{J/token}",
 }
@@ -307,7 +307,7 @@ _TRAINING_ROWS: tuple[ModelStepRule, ...] = (
     ModelStepRule(
         StepKind.COST,
         ("cost_of_run", "cost_per_million_tokens", "energy_of_run", "energy_per_token"),
-        lambda p: "$ = p_h·N·T / 3600 (T in s, p_h in $ per device-hour); E = W_dev·N·T",
+        lambda p: "cost = p_h·N·T / 3600 (T in s, p_h in dollars per device-hour); E = W_dev·N·T",
         lambda p: "Every device is billed and draws power for the whole run.",
     ),
     ModelStepRule(
