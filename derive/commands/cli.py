@@ -102,6 +102,17 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_kernel_flags(solve)
     add_question_flags(solve)
     add_what_if_flags(solve)
+    solve.add_argument(
+        "--shard",
+        metavar="DIM:P",
+        help="one device's share of the operator with DIM split over P devices, and the "
+        "collective that rebuilds the output (e.g. F:8 column parallel, D:8 row parallel)",
+    )
+    solve.add_argument(
+        "--compare-shardings",
+        action="store_true",
+        help="with --shard: every dim split over the same group, side by side",
+    )
     add_format_flag(solve, REPORT_FORMATS)
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     add_format_flag(chips, ("text", "md", "json"))
@@ -153,11 +164,24 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from derive.present.formats import render
     from derive.present.questions_view import with_questions
 
-    derivation = derive_spec(spec_from_args(args), registry_naming(args.operator, args.operators))
+    registry = registry_naming(args.operator, args.operators)
+    shard = getattr(args, "shard", None)
+    if shard is None and getattr(args, "compare_shardings", False):
+        raise ProblemError("--compare-shardings", "give the group with --shard DIM:P")
+    sharded: tuple = ()
+    if shard is not None:  # issue 36: one operator's sharding
+        from derive.pipeline.shard import derive_sharded
+
+        derivation, sharded = derive_sharded(
+            spec_from_args(args), registry, shard, args.compare_shardings
+        )
+    else:
+        derivation = derive_spec(spec_from_args(args), registry)
     if questions is not None:
         answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
         derivation = replace(derivation, questions=answered)
     document = with_sections(derivation.document(level=1), args, "FLOP/s", "--measured-flops-per-s")
+    document = replace(document, sections=(*document.sections, *sharded))
     text = render(document, args.format)
     sys.stdout.write(with_questions(text, derivation.questions, args.format))
     return 0

@@ -91,7 +91,7 @@ def what_if_steps(w: WhatIf) -> tuple[Step, ...]:
 
 def _plain(value: object) -> str:
     """An exact decimal when the value has one (0.62), else rounded to 5 figures."""
-    return fmt_ending_decimal(value) or fmt_decimal(value)  # type: ignore[arg-type]
+    return fmt_ending_decimal(value) or fmt_decimal(value)
 
 
 def what_if_given(w: WhatIf) -> Rich:
