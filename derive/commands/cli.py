@@ -160,7 +160,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from derive.commands.sections import with_sections
-    from derive.pipeline import answer_for, derive_spec, registry_naming
+    from derive.pipeline import (
+        CommsDerivation,
+        Derivation,
+        answer_for,
+        derive_spec,
+        registry_naming,
+    )
     from derive.present.formats import render
     from derive.present.questions_view import with_questions
 
@@ -172,9 +178,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if shard is not None:  # issue 36: one operator's sharding
         from derive.pipeline.shard import derive_sharded
 
-        derivation, sharded = derive_sharded(
-            spec_from_args(args), registry, shard, args.compare_shardings
-        )
+        one, sharded = derive_sharded(spec_from_args(args), registry, shard, args.compare_shardings)
+        derivation: Derivation | CommsDerivation = one
     else:
         derivation = derive_spec(spec_from_args(args), registry)
     if questions is not None:

@@ -4,7 +4,9 @@ the collective, the largest group before the link binds and the shardings side b
 
 from __future__ import annotations
 
-from derive.analysis.analyse import analyse
+from typing import TYPE_CHECKING
+
+from derive.analysis.analyse import Analysis, analyse
 from derive.analysis.sharding import Sharding, ShardRow, largest_group, sharding_row
 from derive.declare.registry import Registry
 from derive.declare.shard import parse_shard, shard_operator
@@ -14,12 +16,15 @@ from derive.present.sharding_view import sharding_document
 from derive.problem.binding import ProblemSpec, bind
 from derive.solution.builder import build_solution
 
+if TYPE_CHECKING:
+    from derive.pipeline import Derivation
+
 __all__ = ["derive_sharded"]
 
 
 def derive_sharded(
     spec: ProblemSpec, registry: Registry, shard: str, compare: bool = False
-) -> tuple[object, tuple[tuple[str, Document], ...]]:
+) -> tuple[Derivation, tuple[tuple[str, Document], ...]]:
     """The sharded operator's derivation and the ``sharding`` section after it.
 
     Raises:
@@ -32,7 +37,7 @@ def derive_sharded(
     operator = registry.get(spec.operator)
     bound = {str(d): int(v) for d, v in bind(spec, operator).bound}
 
-    def analysed(dim: str, p: int) -> tuple[object, ShardRow]:
+    def analysed(dim: str, p: int) -> tuple[Analysis, ShardRow]:
         if dim in bound and bound[dim] % p:
             raise ProblemError(f"--shard {dim}:{p}", f"{p} does not divide {dim} = {bound[dim]}")
         analysis = analyse(bind(spec, shard_operator(operator, dim, p)))
@@ -47,5 +52,5 @@ def derive_sharded(
         others = [str(d) for d in operator.dims if str(d) in bound and bound[str(d)] % group == 0]
         compared = tuple(analysed(dim, group)[1] for dim in others)
     sharding = Sharding(row, largest, compared)
-    derivation = Derivation(analysis, build_solution(analysis), spec)  # type: ignore[arg-type]
+    derivation = Derivation(analysis, build_solution(analysis), spec)
     return derivation, (("sharding", sharding_document(sharding)),)

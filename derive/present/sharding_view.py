@@ -39,7 +39,7 @@ def sharding_json(s: Sharding) -> dict[str, object]:
 
 
 def _time(value: object) -> str:
-    return "—" if value is None else time_text(value)  # type: ignore[arg-type]
+    return "—" if value is None else time_text(value)
 
 
 def _cells(row: ShardRow) -> tuple:
