@@ -8,6 +8,7 @@ import sympy as sp
 
 from derive.model.budget import CHINCHILLA, KAPLAN, Budget
 from derive.present.formats import Document
+from derive.present.worked import worked_document
 from derive.solution.budget_steps import budget_given, budget_steps, budget_verdict
 
 __all__ = ["budget_document", "budget_json"]
@@ -32,14 +33,11 @@ def budget_json(b: Budget) -> dict[str, object]:
 
 def budget_document(b: Budget, level: int = 1) -> Document:
     """The worked solution (the kernel's templates: given, steps, verdict) and its JSON."""
-    return Document(
-        template="kernel",
-        context={
-            "level": level,
-            "title": "Compute-optimal budget",
-            "given": budget_given(b),
-            "steps": budget_steps(b),
-            "verdict": budget_verdict(b),
-        },
-        data=lambda: budget_json(b),
+    return worked_document(
+        "Compute-optimal budget",
+        budget_given(b),
+        budget_steps(b),
+        budget_verdict(b),
+        lambda: budget_json(b),
+        level,
     )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from derive.present.formats import Document
+from derive.present.worked import worked_document
 from derive.problem.peak_parts import PeakParts
 from derive.solution.peak_steps import peak_steps
 from derive.solution.steps import rich
@@ -23,14 +24,11 @@ def peak_json(parts: PeakParts) -> dict[str, str]:
 
 def peak_document(parts: PeakParts, level: int = 2) -> Document:
     """The step of the peak (the kernel's templates) and its JSON."""
-    return Document(
-        template="kernel",
-        context={
-            "level": level,
-            "title": "Peak from the parts",
-            "given": rich(f"--peak-from {parts.text} (clock in Hz)."),
-            "steps": peak_steps(parts),
-            "verdict": (rich(f"π = {parts.peak_text} FLOP/s."),),
-        },
-        data=lambda: peak_json(parts),
+    return worked_document(
+        "Peak from the parts",
+        rich(f"--peak-from {parts.text} (clock in Hz)."),
+        peak_steps(parts),
+        (rich(f"π = {parts.peak_text} FLOP/s."),),
+        lambda: peak_json(parts),
+        level,
     )

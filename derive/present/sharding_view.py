@@ -7,6 +7,7 @@ from __future__ import annotations
 from derive.analysis.sharding import Sharding, ShardRow
 from derive.formula.durations import time_text
 from derive.present.formats import Document
+from derive.present.worked import worked_document
 from derive.solution.steps import Step, StepKind, rich
 
 __all__ = ["sharding_document", "sharding_json"]
@@ -82,14 +83,11 @@ def _step(s: Sharding) -> Step:
 
 def sharding_document(s: Sharding, level: int = 2) -> Document:
     """The sharding's step (the kernel's templates) and its JSON."""
-    return Document(
-        template="kernel",
-        context={
-            "level": level,
-            "title": "Sharding",
-            "given": rich(f"--shard {s.row.dim}:{s.row.group}."),
-            "steps": (_step(s),),
-            "verdict": (),
-        },
-        data=lambda: sharding_json(s),
+    return worked_document(
+        "Sharding",
+        rich(f"--shard {s.row.dim}:{s.row.group}."),
+        (_step(s),),
+        (),
+        lambda: sharding_json(s),
+        level,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from derive.analysis.what_if import WhatIf
 from derive.present.formats import Document
+from derive.present.worked import worked_document
 from derive.solution.what_if_steps import what_if_given, what_if_steps, what_if_verdict
 
 __all__ = ["what_if_document", "what_if_json"]
@@ -29,14 +30,11 @@ def what_if_json(w: WhatIf) -> dict[str, object]:
 
 def what_if_document(w: WhatIf, level: int = 2) -> Document:
     """The what-if's worked step (the kernel's templates) and its JSON."""
-    return Document(
-        template="kernel",
-        context={
-            "level": level,
-            "title": "What-if",
-            "given": what_if_given(w),
-            "steps": what_if_steps(w),
-            "verdict": what_if_verdict(w),
-        },
-        data=lambda: what_if_json(w),
+    return worked_document(
+        "What-if",
+        what_if_given(w),
+        what_if_steps(w),
+        what_if_verdict(w),
+        lambda: what_if_json(w),
+        level,
     )
