@@ -187,8 +187,9 @@ def test_every_training_check_quantity_is_computed():
     from derive.pipeline import solve_training
 
     run = solve_training(
-        "llama-3-8b", chip="h100", dp=8, batch_tokens=4194304, seq=4096, measured_step_time="40s"
-    )
+        "llama-3-8b", chip="h100", dp=8, batch_tokens=4194304, seq=4096, measured_step_time="40s",
+        train_tokens="15e12", price_per_hour="$2.49", power="700 W",
+    )  # fmt: skip
     values = training_values(run.analysis)
     assert set(values) == set(names_for(TRAINING, Use.CHECK))
     assert [name for name, value in values.items() if value is None] == []

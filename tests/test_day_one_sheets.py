@@ -255,6 +255,7 @@ def test_withhold_reads_formulas_not_strings():
     assert withhold("FLOPs 2BDF.", flops, names) == ""
 
 
+_MONEY = 'price_per_hour = "2.49 $/h"\npower = "700 W"'  # the bill's asks (issue 36)
 GENERATED_BASES = {
     ProblemKind.OPERATOR: (
         'operator = "matmul"\ndtype = "bf16"\nchip = "h100"\nregime = "B << D, F"',
@@ -268,17 +269,18 @@ GENERATED_BASES = {
     ProblemKind.MODEL: (
         'model = "llama-3-8b"\nchip = "h100"\nset = { B = 16, S = 8192 }\n'
         'train_tokens = "15e12"\nmfu = "0.4"\nmeasured_tokens_per_s = "2000"\n'
-        'state_bytes = "adam-mixed"',
+        'state_bytes = "adam-mixed"\n' + _MONEY,
     ),
     ProblemKind.SERVING: (
         'model = "llama-2-70b"\nchip = "h100"\ndevices = 8\nset = { B = 64, S = 8192 }\n'
-        'phase = "decode"\nmeasured_tokens_per_s = "4000"',
+        'phase = "decode"\nmeasured_tokens_per_s = "4000"\n' + _MONEY,
         'model = "llama-2-70b"\nchip = "h100"\ndevices = 8\nset = { B = 1, S = 4096 }\n'
-        'phase = "prefill"',
+        'phase = "prefill"\n' + _MONEY,
     ),
     ProblemKind.TRAINING: (
         'model = "llama-3-8b"\nchip = "h100"\ntrain = { dp = 4, tp = 2, pp = 1, zero = 1, '
-        'recompute = "full", batch_tokens = 1048576, seq = 4096, measured_step_time = "10s" }',
+        'recompute = "full", batch_tokens = 1048576, seq = 4096, measured_step_time = "10s" }\n'
+        'train_tokens = "15e12"\n' + _MONEY,
     ),
 }
 

@@ -263,7 +263,7 @@ _HEAD = '[[problem]]\nid = "k"\nchip = "h100"\n'
     ("body", "key", "says"),
     [
         ('kernel = { flops = "1e12", bytes = "2.5e9", intensity = "3" }', "'kernel'", "not both"),
-        ('kernel = { flops = "1e12" }', "'kernel'", "needs flops and bytes"),
+        ("kernel = { }", "'kernel'", "needs flops or bytes"),
         (
             'kernel = { flops = "1e12", bytes = "2.5e9", colour = "red" }',
             "'kernel.colour'",

@@ -255,7 +255,39 @@ def _train_cost() -> Fraction:
     return Fraction(249, 100) / 3600 * 2048 * seconds
 
 
-def test_check_a_defined_quantity_and_name_a_forgotten_conversion():
+# the bill of model-70b-training as defined quantities (the built-in set now asks it by the
+# model's own keys, price_per_hour and power: tests/test_money.py)
+TRAIN_BILL = """
+[[problem]]
+id = "model-70b-training"
+model = "llama-3-70b"
+chip = "h100"
+devices = 2048
+train_tokens = "15e12"
+mfu = "0.4"
+
+[[problem]]
+id = "cost-of-training"
+given = { price = "2.49 $/h", power = "700 W" }
+define = { cost = "price * model-70b-training.devices * model-70b-training.train_seconds" }
+"""
+
+
+def _bill_set(tmp_path: Path) -> str:
+    path = tmp_path / "bill.toml"
+    path.write_text(TRAIN_BILL, encoding="utf-8")
+    return str(path)
+
+
+def test_the_builtin_bill_is_the_models_own_cost_of_run():
+    cost = _train_cost()
+    argv = ["check", "--problem-set", BUILTIN, "--problem", "cost-of-training"]
+    right = run_cli([*argv, "--quantity", "cost_of_run", "--claim", f"{float(cost):.6e}"])
+    assert right.code == 0, right
+
+
+def test_check_a_defined_quantity_and_name_a_forgotten_conversion(tmp_path: Path):
+    BUILTIN = _bill_set(tmp_path)
     cost = _train_cost()
     right = run_cli(
         [
@@ -302,6 +334,7 @@ def test_check_a_defined_quantity_and_name_a_forgotten_conversion():
 
 
 def test_answers_grading_reads_defined_quantities(tmp_path: Path):
+    BUILTIN = _bill_set(tmp_path)
     cost = _train_cost()
     answers = tmp_path / "answers.csv"
     answers.write_text(

@@ -65,6 +65,9 @@ class KernelNumbers:
     measured: Measured | None
     timing: Timing
     chip: Chip | None = None
+    # one count alone (issue 36): "compute" (--flops alone, no bytes moved) or "memory"
+    # (--bytes alone, no FLOPs); "" with both counts or an intensity
+    only: str = ""
 
 
 def kernel_of(spec: KernelSpec) -> KernelNumbers:
@@ -110,8 +113,12 @@ def kernel_numbers(
     """Parse the counts exactly and derive the kernel's roofline, times and measurement."""
     if spec.intensity is not None and (spec.flops is not None or spec.bytes is not None):
         raise ProblemError("--intensity", "give --flops and --bytes, or --intensity, not both")
+    if spec.intensity is None and spec.flops is None and spec.bytes is None:
+        raise ProblemError("--flops/--bytes", "give --flops or --bytes (or --intensity)")
+    only = ""
     if spec.intensity is None and (spec.flops is None or spec.bytes is None):
-        raise ProblemError("--flops/--bytes", "give both --flops and --bytes (or --intensity)")
+        only = "compute" if spec.flops is not None else "memory"  # the other count is 0
+        spec = NumbersSpec(spec.flops or "0", spec.bytes or "0")
     flops = _count(spec.flops, "--flops")
     moved = _count(spec.bytes, "--bytes")
     if flops is not None and moved is not None:
@@ -161,4 +168,5 @@ def kernel_numbers(
         ),
         timing=timing,
         chip=chip,
+        only=only,
     )

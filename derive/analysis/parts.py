@@ -58,6 +58,11 @@ class Fusion:
     ratio: sp.Expr
     kept_on_chip: tuple[str, ...]
 
+    @property
+    def savings(self) -> sp.Expr:
+        """The bytes the fused layer does not move: bytes_unfused − bytes_fused (issue 36)."""
+        return sp.expand(self.bytes_unfused - self.bytes_fused)
+
 
 @dataclass(frozen=True)
 class LayerBreakdown:

@@ -566,6 +566,58 @@ MBU = _row(
     slips=("mfu_mbu_swapped", "percent_without_sign"),
 )  # fmt: skip
 
+# --- money and energy (issue 36): a price per device-hour and a power per device ----------
+# Dollars and joules are not among the four base units a claim's unit is read in, so a
+# claim is a plain number of dollars (joules); ``--given``/``--define`` read ``$`` and ``J``.
+
+_DOLLARS = "dollars: a number (1.2e6)"
+_JOULES = "joules: a number (3.6e12)"
+COST_PER_MILLION_TOKENS = _row(
+    "cost_per_million_tokens", "cost per million tokens", _D.COUNT,
+    At(MODEL, _MODEL, "the cost per million training tokens"),
+    At(
+        SERVING, ASK | CHECK | BOX, "the cost per million generated tokens",
+        Box("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
+    ),
+    _train("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
+    latex=r"c_{\mathrm{Mtok}}", meaning="dollars per million tokens",
+    rule="cost per Mtok = 10^6 · p_h · N / (3600 · tokens/s)",
+)  # fmt: skip
+COST_PER_STEP = _row(
+    "cost_per_step", "cost of one step", _D.COUNT,
+    At(
+        SERVING, ASK | CHECK | BOX, "the cost of one step",
+        Box("Cost of one step", r"C_{\text{step}}", _DOLLARS),
+    ),
+    _train("Cost of one step", r"C_{\text{step}}", _DOLLARS, "the cost of one step"),
+    rule="cost per step = p_h · N · t_step / 3600",
+)  # fmt: skip
+COST_OF_RUN = _row(
+    "cost_of_run", "cost of the training run", _D.COUNT,
+    At(MODEL, _MODEL, "the cost of the training run"),
+    _train("Cost of the run", r"C_{\text{run}}", _DOLLARS, "the cost of the training run"),
+    latex=r"C_{\mathrm{run}}", meaning="dollars for the whole training run",
+    rule="cost = p_h · N · T / 3600",
+)  # fmt: skip
+ENERGY_OF_RUN = _row(
+    "energy_of_run", "energy of the training run", _D.COUNT,
+    At(MODEL, _MODEL, "the energy of the training run"),
+    _train("Energy of the run", r"E_{\text{run}}", _JOULES, "the energy of the training run"),
+    latex=r"E_{\mathrm{run}}", meaning="joules for the whole training run",
+    rule="E = W_dev · N · T",
+)  # fmt: skip
+ENERGY_PER_TOKEN = _row(
+    "energy_per_token", "energy per token", _D.COUNT,
+    At(MODEL, _MODEL, "the energy per training token"),
+    At(
+        SERVING, ASK | CHECK | BOX, "the energy per generated token",
+        Box("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
+    ),
+    _train("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
+    latex=r"E_{\mathrm{token}}", meaning="joules per token",
+    rule="E/token = W_dev · N / (tokens/s)",
+)  # fmt: skip
+
 # --- a training step on a cluster (a model problem with ``train``; ``derive train``) ----
 
 MEMORY_WEIGHTS = _row(

@@ -86,6 +86,10 @@ _MEASURE: dict[Unit, tuple[Dimension, int]] = {
     Unit.TOKENS: (Dimension.COUNT, 1),
     Unit.TOKENS_PER_S: (Dimension.TOKEN_RATE, 1),
     Unit.DEVICES: (Dimension.COUNT, 1),
+    # dollars and joules are not among a claim's base units: a plain number of them
+    Unit.DOLLARS: (Dimension.COUNT, 1),
+    Unit.JOULES: (Dimension.COUNT, 1),
+    Unit.JOULES_PER_TOKEN: (Dimension.COUNT, 1),
 }
 # words that may follow a value of a quantity in this unit (dropped before reading)
 _WORDS: dict[Unit, str] = {
@@ -94,6 +98,9 @@ _WORDS: dict[Unit, str] = {
     Unit.FLOPS_PER_TOKEN: r"/\s*tokens?|per\s+tokens?",
     Unit.SEQUENCES: r"sequences?",
     Unit.DEVICES: r"devices?|chips?",
+    Unit.DOLLARS: r"\$|USD|dollars?",
+    Unit.JOULES: r"J|joules?",
+    Unit.JOULES_PER_TOKEN: r"J\s*/\s*tokens?|joules?\s+per\s+tokens?",
 }
 _PERCENT = re.compile(r"\s*\\?%\s*$")
 _NOT_COUNTS = frozenset({Unit.FRACTION, Unit.SECONDS, Unit.DAYS})

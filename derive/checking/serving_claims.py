@@ -129,6 +129,14 @@ def _quantities(phase: PhaseAnalysis | DecodeCrossover) -> tuple[list, list[tupl
     needs = "a measured time or rate (measured_time, measured_tokens_per_s)"
     values[q.STEP_MFU.name] = (m.mfu if m else None, Unit.FRACTION, needs)
     values[q.STEP_MBU.name] = (m.mbu if m else None, Unit.FRACTION, needs)
+    cost, price, power = phase.cost, "a price per device-hour (price_per_hour)", "a power (power)"
+    values[q.COST_PER_STEP.name] = (cost and cost.cost_per_step, Unit.DOLLARS, price)
+    values[q.COST_PER_MILLION_TOKENS.name] = (
+        cost and cost.cost_per_million_tokens,
+        Unit.DOLLARS,
+        price,
+    )
+    values[q.ENERGY_PER_TOKEN.name] = (cost and cost.energy_per_token, Unit.JOULES_PER_TOKEN, power)
     kept, left_out = [], []
     for key, (value, unit, needs) in values.items():
         if value is None:
@@ -140,7 +148,9 @@ def _quantities(phase: PhaseAnalysis | DecodeCrossover) -> tuple[list, list[tupl
 
 def _with_serving(a: ModelAnalysis, phase: PhaseAnalysis | DecodeCrossover) -> ModelAnalysis:
     kept, left_out = _quantities(phase)
-    return replace(a, quantities=(*a.quantities, *kept), left_out=(*a.left_out, *left_out))
+    ours = {k.key for k in kept}  # the step's (a cost per token) over the training run's
+    model = tuple(k for k in a.quantities if k.key not in ours)
+    return replace(a, quantities=(*model, *kept), left_out=(*a.left_out, *left_out))
 
 
 def claims_analysis_for(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, shown_by
+from derive.catalogue import table as q
 from derive.problem.train_spec import TRAIN_CHECK_KEYS
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ def training_analysis_for(
 
 
 def _values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
+    from derive.training.analysis import cost_values
+
     m, c = t.memory, t.comms
     return {
         "memory_per_device": m.total,
@@ -75,6 +78,7 @@ def _values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
         "critical_tokens_per_device": t.critical_tokens_per_device,
         "critical_tokens_per_chip": t.critical_tokens_per_chip,
         "critical_batch_tokens": t.critical_batch_tokens,
+        **cost_values(t),
     }
 
 
@@ -98,6 +102,11 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
         "critical_tokens_per_device": Unit.TOKENS,
         "critical_tokens_per_chip": Unit.TOKENS,
         "critical_batch_tokens": Unit.TOKENS,
+        q.COST_PER_STEP.name: Unit.DOLLARS,
+        q.COST_PER_MILLION_TOKENS.name: Unit.DOLLARS,
+        q.COST_OF_RUN.name: Unit.DOLLARS,
+        q.ENERGY_PER_TOKEN.name: Unit.JOULES_PER_TOKEN,
+        q.ENERGY_OF_RUN.name: Unit.JOULES,
     }
     kept, left_out = [], []
     for key, value in _values(t).items():

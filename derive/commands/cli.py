@@ -22,6 +22,7 @@ from derive.commands.options import (
     add_operators_flag,
     add_problem_flags,
     add_question_flags,
+    add_what_if_flags,
     is_kernel,
     question_spec_from_args,
     spec_from_args,
@@ -82,6 +83,11 @@ _LATER = {
         "add_publish_parser",
         "write a problem set's workbook as a static site that checks in the browser",
     ),
+    "budget": (
+        "budget",
+        "add_budget_parser",
+        "a scaling-law budget: compute-optimal parameters and tokens from compute",
+    ),
 }
 
 
@@ -100,6 +106,18 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_problem_flags(solve, operator_optional=True)
     add_kernel_flags(solve)
     add_question_flags(solve)
+    add_what_if_flags(solve)
+    solve.add_argument(
+        "--shard",
+        metavar="DIM:P",
+        help="one device's share of the operator with DIM split over P devices, and the "
+        "collective that rebuilds the output (e.g. F:8 column parallel, D:8 row parallel)",
+    )
+    solve.add_argument(
+        "--compare-shardings",
+        action="store_true",
+        help="with --shard: every dim split over the same group, side by side",
+    )
     add_format_flag(solve, REPORT_FORMATS)
     chips = sub.add_parser("chips", help="list chips with every ceiling and ridge point")
     add_format_flag(chips, ("text", "md", "json"))
@@ -146,15 +164,35 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         )
     from dataclasses import replace
 
-    from derive.pipeline import answer_for, derive_spec, registry_naming
+    from derive.commands.sections import with_sections
+    from derive.pipeline import (
+        CommsDerivation,
+        Derivation,
+        answer_for,
+        derive_spec,
+        registry_naming,
+    )
     from derive.present.formats import render
     from derive.present.questions_view import with_questions
 
-    derivation = derive_spec(spec_from_args(args), registry_naming(args.operator, args.operators))
+    registry = registry_naming(args.operator, args.operators)
+    shard = getattr(args, "shard", None)
+    if shard is None and getattr(args, "compare_shardings", False):
+        raise ProblemError("--compare-shardings", "give the group with --shard DIM:P")
+    sharded: tuple = ()
+    if shard is not None:  # issue 36: one operator's sharding
+        from derive.pipeline.shard import derive_sharded
+
+        one, sharded = derive_sharded(spec_from_args(args), registry, shard, args.compare_shardings)
+        derivation: Derivation | CommsDerivation = one
+    else:
+        derivation = derive_spec(spec_from_args(args), registry)
     if questions is not None:
         answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
         derivation = replace(derivation, questions=answered)
-    text = render(derivation.document(level=1), args.format)
+    document = with_sections(derivation.document(level=1), args, "FLOP/s", "--measured-flops-per-s")
+    document = replace(document, sections=(*document.sections, *sharded))
+    text = render(document, args.format)
     sys.stdout.write(with_questions(text, derivation.questions, args.format))
     return 0
 
@@ -319,6 +357,10 @@ def main(argv: list[str] | None = None) -> int:
             if "\x00" in arg:
                 raise ProblemError(f"argument {arg!r}", "contains a NUL character")
         args = build_parser(_command_of(argv)).parse_args(argv)
+        if getattr(args, "peak_from", None) is not None:  # issue 36: into --peak
+            from derive.commands.sections import resolve_peak_from
+
+            args = resolve_peak_from(args)
         code = _dispatch(args)
         sys.stdout.flush()
         return code

@@ -37,8 +37,10 @@ def run_kernel_numbers(args: argparse.Namespace) -> int:
             f"derive solve {args.operator}",
             "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
         )
+    from derive.commands.sections import with_sections
     from derive.present.formats import render
 
     derivation = derive_kernel(kernel_spec_of(args))
-    sys.stdout.write(render(derivation.document(), args.format))
+    document = with_sections(derivation.document(), args, "FLOP/s", "--measured-flops-per-s")
+    sys.stdout.write(render(document, args.format))
     return 0

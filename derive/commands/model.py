@@ -28,6 +28,7 @@ from derive.commands.options import (
     add_question_flags,
     add_serving_timing_flags,
     add_tolerance_flag,
+    add_what_if_flags,
     question_spec_from_args,
     serving_of,
 )
@@ -102,6 +103,7 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     add_tolerance_flag(p)
     add_format_flag(p, REPORT_FORMATS)
     add_question_flags(p)
+    add_what_if_flags(p)
     p.set_defaults(handler=run_model)
 
 
@@ -135,6 +137,8 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
         params_active=getattr(args, "params_active", None),
         kv_bytes_per_token=getattr(args, "kv_bytes_per_token", None),
         attention_flops_per_token=getattr(args, "attention_flops_per_token", None),
+        price_per_hour=getattr(args, "price_per_hour", None),
+        power=getattr(args, "power", None),
     )
 
 
@@ -199,6 +203,7 @@ def run_model(args: argparse.Namespace) -> int:
         return _judge(args)
     if args.quantity is not None:
         return _values(args)
+    from derive.commands.sections import with_sections
     from derive.pipeline import derive_model, derive_serving_step
     from derive.present.formats import render
 
@@ -210,6 +215,8 @@ def run_model(args: argparse.Namespace) -> int:
     from derive.present.questions_view import with_questions
 
     sections = () if step is None else (("serving", step.document()),)
-    text = render(replace(model.document(level=1), sections=sections), args.format)
+    document = replace(model.document(level=1), sections=sections)
+    document = with_sections(document, args, "tokens/s", "--measured-tokens-per-s")
+    text = render(document, args.format)
     sys.stdout.write(with_questions(text, questions, args.format))
     return 0

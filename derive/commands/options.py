@@ -30,18 +30,22 @@ __all__ = [
     "DEFAULT_RTOL",
     "KERNEL_FLAGS",
     "MODEL_FLAGS",
+    "MONEY_FLAG_ROWS",
     "REPORT_FORMATS",
+    "WHAT_IF_FLAGS",
     "ProblemFlags",
     "add_format_flag",
     "add_hardware_flags",
     "add_kernel_flags",
     "add_model_flags",
+    "add_money_flags",
     "add_operators_flag",
     "add_problem_flags",
     "add_question_flags",
     "add_serving_timing_flags",
     "add_timing_flags",
     "add_tolerance_flag",
+    "add_what_if_flags",
     "is_kernel",
     "phase_timing",
     "question_spec_from_args",
@@ -82,6 +86,29 @@ _MODEL_FLAG_ROWS: tuple[tuple[str, str, str], ...] = (
     ),
 )
 """Every flag only a whole model takes: (flag, metavar, help), declared once."""
+
+MONEY_FLAG_ROWS: tuple[tuple[str, str, str], ...] = (
+    (
+        "--price-per-hour",
+        "PRICE",
+        "price per device-hour, e.g. '$2.49' or '2.49 $/h' (gives cost_of_run, "
+        "cost_per_million_tokens, cost_per_step)",
+    ),
+    (
+        "--power",
+        "WATTS",
+        "power per device, e.g. 700 or '0.7 kW' (gives energy_of_run, energy_per_token)",
+    ),
+)
+"""The money and energy of a run or a serving step (issue 36): ``derive model`` and ``derive train``."""
+_MODEL_FLAG_ROWS += MONEY_FLAG_ROWS
+
+
+def add_money_flags(parser: argparse.ArgumentParser) -> None:
+    """``--price-per-hour`` and ``--power`` (per device)."""
+    for flag, metavar, helptext in MONEY_FLAG_ROWS:
+        parser.add_argument(flag, metavar=metavar, help=helptext)
+
 
 MODEL_FLAGS = tuple(flag[2:].replace("-", "_") for flag, _, _ in _MODEL_FLAG_ROWS)
 """Their attribute names (``derive check`` refuses them for an operator problem)."""
@@ -145,6 +172,12 @@ def add_hardware_flags(
     )
     parser.add_argument(
         "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
+    )
+    parser.add_argument(
+        "--peak-from",
+        metavar="PARTS",
+        help="the peak from the microarchitecture instead of --peak: "
+        "'units=132,flops_per_clock=1024,clock=1.83e9' (units × FLOPs per clock × clock)",
     )
     if link:
         parser.add_argument(
@@ -325,6 +358,24 @@ def phase_timing(args: argparse.Namespace) -> TimingSpec:
         },
         measured_tokens_per_s=getattr(args, "measured_tokens_per_s", None),
     )
+
+
+WHAT_IF_FLAGS = (
+    (
+        "--profile",
+        "CLASS=SHARE,…",
+        "shares of the measured step's time by class, summing to 1, e.g. "
+        "gemm=0.62,attention=0.2,other=0.18 (a what-if; with --speedup)",
+    ),
+    ("--speedup", "CLASS=X,…", "a speed-up per class of --profile, e.g. gemm=1.8"),
+)
+"""A what-if on a measured step (issue 36): ``derive solve`` and ``derive model``."""
+
+
+def add_what_if_flags(parser: argparse.ArgumentParser) -> None:
+    """``--profile`` and ``--speedup``: Amdahl's law on a measured step."""
+    for flag, metavar, helptext in WHAT_IF_FLAGS:
+        parser.add_argument(flag, metavar=metavar, help=helptext)
 
 
 _QUESTION_FLAGS = (

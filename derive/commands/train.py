@@ -21,6 +21,8 @@ import json
 import sys
 from typing import Any
 
+from derive.commands.options import add_money_flags
+
 __all__ = ["add_train_parser", "run_train"]
 
 _RUN_FLAGS = (
@@ -126,6 +128,13 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         action="store_true",
         help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices, then the ten best layouts of a search",
     )
+    p.add_argument(
+        "--train-tokens",
+        metavar="D",
+        help="tokens of the whole run, e.g. 15e12 (with --price-per-hour or --power: the run's "
+        "cost and energy over D / --batch-tokens steps)",
+    )
+    add_money_flags(p)
     p.add_argument("--format", choices=("md", "tex", "json"), default="md")
     p.set_defaults(handler=run_train)
 
@@ -147,6 +156,9 @@ def run_train(args: argparse.Namespace) -> int:
         state_bytes=args.state_bytes,
         params=args.params,
         params_active=args.params_active,
+        train_tokens=args.train_tokens,
+        price_per_hour=args.price_per_hour,
+        power=args.power,
     )
     run = TrainSpec(
         sequence_parallel="true" if args.sequence_parallel else None,

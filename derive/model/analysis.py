@@ -69,6 +69,10 @@ def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
         values[sym("mfu_given")] = p.mfu.value
     if p.measured_tokens_per_s is not None:
         values[sym("tokens_per_s")] = p.measured_tokens_per_s.value
+    if p.price_per_hour is not None:
+        values[sym("price")] = p.price_per_hour.value
+    if p.power is not None:
+        values[sym("power")] = p.power.value
     if p.state is not None:
         values[sym("state_bytes")] = p.state.bytes_per_param
     return values

@@ -21,6 +21,7 @@ from derive.model.transformer import Transformer
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.model_spec import ModelSpec
+from derive.problem.money import read_power, read_price
 
 __all__ = ["RECIPES", "ModelProblem", "ModelSpec", "StateRecipe", "bind_model", "bind_tp"]
 
@@ -99,6 +100,8 @@ class ModelProblem:
     measured_tokens_per_s: Figure | None
     state: StateRecipe | None
     tp: sp.Integer
+    price_per_hour: Figure | None = None  # dollars per device-hour (issue 36)
+    power: Figure | None = None  # watts per device
 
     @property
     def transformer(self) -> Transformer:
@@ -296,4 +299,8 @@ def bind_model(spec: ModelSpec, model: Transformer | SizedModel) -> ModelProblem
         measured_tokens_per_s=measured,
         state=_state(spec.state_bytes),
         tp=bind_tp(spec.tp, devices),
+        price_per_hour=None
+        if spec.price_per_hour is None
+        else read_price(spec.price_per_hour, "--price-per-hour"),
+        power=None if spec.power is None else read_power(spec.power, "--power"),
     )

@@ -43,6 +43,7 @@ from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.declare.collective import CollectiveKind
 from derive.errors import ProblemError
 from derive.model.binding import ModelProblem, bind_tp
+from derive.model.costs import StepCost, step_cost
 from derive.model.expand import Block, KernelOp, ModelTensor, Role, expand, tokens
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.sized import SizedModel
@@ -181,6 +182,7 @@ class PhaseAnalysis:
     experts_read: ExpertsRead | None = None
     kv_ways: int = 1
     assumptions: tuple[str, ...] = ()
+    cost: StepCost | None = None  # with a price or a power per device (issue 36)
 
 
 @dataclass(frozen=True)
@@ -706,6 +708,21 @@ def analyse_phase(
         experts_read=_experts_read(problem, in_flight),
         kv_ways=kv_ways(problem, tp),
         assumptions=sized_assumptions(problem, phase, tp),
+        cost=_cost(problem, step.t_lower, replicas * in_flight),
+    )
+
+
+def _cost(problem: ModelProblem, step_time: sp.Expr, tokens: sp.Expr) -> StepCost | None:
+    """The step's bill and energy on every device, when a price or a power is given."""
+    if problem.price_per_hour is None and problem.power is None:
+        return None
+    price, power = problem.price_per_hour, problem.power
+    return step_cost(
+        None if price is None else price.value,
+        None if power is None else power.value,
+        problem.devices,
+        step_time,
+        tokens,
     )
 
 

@@ -37,6 +37,9 @@ class Unit(str, Enum):
     TOKENS_PER_S = "tokens/s"
     DEVICES = "devices"
     BOOLEAN = "bool"
+    DOLLARS = "$"
+    JOULES = "J"
+    JOULES_PER_TOKEN = "J/token"
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,19 @@ def _train_time(sheet: Sheet, p: ModelProblem) -> None:
     if time is not None:
         qs.append(sheet.q("train_seconds", time, Unit.SECONDS))
         qs.append(sheet.q("train_days", sym("train_seconds") / 86400, Unit.DAYS))
+        _run_cost(sheet, p)
+
+
+def _run_cost(sheet: Sheet, p: ModelProblem) -> None:
+    """The run's bill at ``p_h`` dollars per device-hour and its energy at ``W_dev`` watts
+    per device: N devices for T seconds (issue 36)."""
+    N, T, D = sym("devices"), sym("train_seconds"), sym("tokens")
+    if p.price_per_hour is not None:
+        sheet.q("cost_of_run", sym("price") * N * T / 3600, Unit.DOLLARS)
+        sheet.q("cost_per_million_tokens", 10**6 * sym("cost_of_run") / D, Unit.DOLLARS)
+    if p.power is not None:
+        sheet.q("energy_of_run", sym("power") * N * T, Unit.JOULES)
+        sheet.q("energy_per_token", sym("energy_of_run") / D, Unit.JOULES_PER_TOKEN)
 
 
 def _implied_mfu(sheet: Sheet, p: ModelProblem) -> None:

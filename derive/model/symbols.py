@@ -98,6 +98,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     _notation(q.TRAIN_SECONDS),
     _notation(q.TRAIN_DAYS),
     _notation(q.MFU),
+    _notation(q.COST_OF_RUN),
+    _notation(q.ENERGY_OF_RUN),
+    _notation(q.ENERGY_PER_TOKEN),
+    _notation(q.COST_PER_MILLION_TOKENS),
     # hardware, dtypes and the run
     ("capacity", "C", "HBM capacity per device"),
     ("devices", "N", "devices"),
@@ -109,6 +113,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("tokens", "D", "training tokens"),
     ("mfu_given", r"\eta", "model FLOPs utilisation assumed"),
     ("tokens_per_s", r"r", "measured tokens per second per device"),
+    ("price", r"p_{\mathrm{h}}", "price per device-hour ($/h)"),
+    ("power", r"W_{\mathrm{dev}}", "power per device (W)"),
 )
 
 NOTATION: dict[str, Notation] = {

@@ -689,6 +689,8 @@ def solve_model(
     define: Mapping[str, str] | tuple[str, ...] = (),
     equations: tuple[str, ...] | list[str] = (),
     unknowns: tuple[str, ...] | list[str] = (),
+    price_per_hour: str | None = None,
+    power: str | None = None,
 ) -> ModelDerivation | ServingDerivation | DecodeCrossoverDerivation:
     """Derive a whole model from Python, with the same arguments as ``derive model``.
 
@@ -752,6 +754,8 @@ def solve_model(
         params_active=params_active,
         kv_bytes_per_token=kv_bytes_per_token,
         attention_flops_per_token=attention_flops_per_token,
+        price_per_hour=price_per_hour,
+        power=power,
     )
     if phase is not None:
         timing = TimingSpec(**step, measured_tokens_per_s=measured_tokens_per_s)
@@ -931,6 +935,9 @@ def solve_training(
     state_bytes: str | None = None,
     compare: bool = False,
     operators: tuple[str | Path, ...] = (),
+    train_tokens: str | None = None,
+    price_per_hour: str | None = None,
+    power: str | None = None,
     **train: object,
 ) -> TrainingDerivation:
     """Derive a training run from Python, with the flags of ``derive train`` as keywords.
@@ -942,6 +949,15 @@ def solve_training(
     from derive.problem.model_spec import ModelSpec
     from derive.problem.train_spec import TrainSpec
 
-    spec = ModelSpec(model=model, chip=chip, peak=peak, capacity=capacity, state_bytes=state_bytes)
+    spec = ModelSpec(
+        model=model,
+        chip=chip,
+        peak=peak,
+        capacity=capacity,
+        state_bytes=state_bytes,
+        train_tokens=train_tokens,
+        price_per_hour=price_per_hour,
+        power=power,
+    )
     fields = {key: None if value is None else str(value) for key, value in train.items()}
     return derive_training(spec, TrainSpec(**fields), operators, compare)  # type: ignore[arg-type]

@@ -48,7 +48,9 @@ def crossover_json(crossover: Crossover | None) -> dict[str, object] | None:
     }
 
 
-def _terms_json(roof: Roofline) -> list[dict[str, str]]:
+def _terms_json(roof: Roofline) -> list[dict[str, object]]:
+    """Each tensor's bytes as a formula, and ``bytes_at`` (exact, in B) where every dim of
+    the tensor is bound (issue 36; None otherwise)."""
     return [
         {
             "tensor": t.tensor.name,
@@ -57,9 +59,16 @@ def _terms_json(roof: Roofline) -> list[dict[str, str]]:
             "width": str(t.width),
             "elements": str(t.elements),
             "bytes": str(t.bytes),
+            "bytes_at": {"exact": str(at), "unit": "B"} if at.is_number else None,
         }
-        for t in roof.terms
+        for t, at in zip(roof.terms, roof.terms_bound, strict=True)
     ]
+
+
+def _fusion_savings(analysis: Analysis) -> dict[str, str] | None:
+    """A composite's bytes its fused version does not move, per layer (None: nothing fused)."""
+    fusion = analysis.layer.fusion if analysis.layer is not None else None
+    return None if fusion is None else {"exact": str(fusion.savings), "unit": "B"}
 
 
 def _network(analysis: Analysis) -> dict[str, object] | None:
@@ -155,6 +164,7 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         q.FLOPS.name: str(analysis.flops),
         q.BYTES.name: str_sum([t.bytes for t in analysis.memory.terms]),
         "bytes_terms": _terms_json(analysis.memory),
+        "fusion_savings": _fusion_savings(analysis),
         q.INTENSITY.name: str(analysis.memory.intensity),
         q.INTENSITY_BOUND.name: _s(analysis.intensity_bound),
         q.INTENSITY_REGIME.name: _s(analysis.intensity_regime),

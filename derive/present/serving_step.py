@@ -167,7 +167,19 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         ),
         "experts_read": _experts_json(phase),
         **({"assumptions": list(phase.assumptions)} if phase.assumptions else {}),
+        **_cost_json(phase),
     }
+
+
+def _cost_json(phase: PhaseAnalysis) -> dict[str, str | None]:
+    """The step's bill and energy (issue 36; ``null`` without a price or a power)."""
+    cost = phase.cost
+    values = {
+        q.COST_PER_STEP.name: None if cost is None else cost.cost_per_step,
+        q.COST_PER_MILLION_TOKENS.name: None if cost is None else cost.cost_per_million_tokens,
+        q.ENERGY_PER_TOKEN.name: None if cost is None else cost.energy_per_token,
+    }
+    return {key: None if value is None else str(value) for key, value in values.items()}
 
 
 def _experts_json(phase: PhaseAnalysis) -> dict[str, str] | None:

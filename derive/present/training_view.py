@@ -13,11 +13,14 @@ import sympy as sp
 from derive.present.render import render
 from derive.solution.steps import Step
 from derive.solution.training_steps import training_given, training_steps, training_verdict
-from derive.training.analysis import StrategyRow, TrainingAnalysis
+from derive.training.analysis import StrategyRow, TrainingAnalysis, cost_values
 from derive.training.binding import ZeroStage
 from derive.training.comms import DIMS
 
 __all__ = ["training_json", "training_latex", "training_markdown", "training_selected_steps"]
+
+
+_COST_KEYS = ("cost_per_step", "cost_per_million_tokens", "energy_per_token", "energy_of_run")
 
 
 def _s(value: sp.Expr | int | None) -> str | None:
@@ -44,9 +47,12 @@ def training_selected_steps(
         "t_comms": "t_math",
         "bubble_fraction": "t_lower",
         "fit": "memory_per_device",
+        **{key: "cost_of_run" for key in _COST_KEYS},
     }
     wanted |= {implied[k] for k in ask if k in implied}
     if "t_lower" in wanted or "mfu" in wanted:
+        wanted |= {"t_math", "t_lower"}
+    if "cost_of_run" in wanted:  # the bill is the step's time on every device
         wanted |= {"t_math", "t_lower"}
     if "memory_per_device" in wanted:
         wanted |= {"activations", "fit"}
@@ -211,6 +217,7 @@ def training_json(
         "compute_bound": a.compute_bound,
         "tp_width_per_rank": _s(a.tp_width),
         "tp_critical_width": _s(a.tp_critical_width),
+        **{key: _s(value) for key, value in cost_values(a).items()},
     }
     report.update(_cluster_json(a))
     if rows:

@@ -37,6 +37,9 @@ class ModelSpec:
     # with ``params``: the KV cache's bytes per token, attention's FLOPs per token (a step)
     kv_bytes_per_token: str | None = None
     attention_flops_per_token: str | None = None
+    # money and energy (issue 36): a price per device-hour and a power per device
+    price_per_hour: str | None = None
+    power: str | None = None
     # the set's ``[[model]]`` table of that name, when the model is declared as data there
     table: ModelTable | None = None
 

@@ -71,6 +71,9 @@ UNITS: dict[str, str] = {
     "step_bytes": "byte",
     "capacity": "byte",
     "devices": "",
+    "cost_per_step": "$",
+    "cost_per_million_tokens": "$",
+    "energy_per_token": "J/token",
 }
 """The unit of each quantity an operator, kernel or serving step exports (JSON names)."""
 
@@ -87,6 +90,9 @@ _MODEL_UNITS = {
     Unit.TOKENS: "tokens",
     Unit.TOKENS_PER_S: "tokens/s",
     Unit.DEVICES: "",
+    Unit.DOLLARS: "$",
+    Unit.JOULES: "J",
+    Unit.JOULES_PER_TOKEN: "J/token",
 }
 
 
@@ -213,6 +219,11 @@ def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
         "step_flops": phase.step_flops,
         "step_bytes": phase.step_bytes,
     }
+    cost = phase.cost
+    if cost is not None:  # the step's bill and energy (issue 36)
+        values["cost_per_step"] = cost.cost_per_step
+        values["cost_per_million_tokens"] = cost.cost_per_million_tokens
+        values["energy_per_token"] = cost.energy_per_token
     table = _table(_step(phase.step, origin))
     table.update(_table(_known(k, v, UNITS[k], origin) for k, v in values.items()))
     table["tp"] = Known("tp", sp.Integer(phase.tp), NUMBER, origin)

@@ -111,11 +111,19 @@ def _bytes_step(analysis: Analysis) -> Step:
         f"{term.tensor.name} ({term.role}, {term.dtype}, {fmt_exact_decimal(term.width)} B/element)"
         for term in terms
     )
+    memory = analysis.memory
+    at = [
+        f"{term.tensor.name} {fmt_exact_decimal(value)} B"
+        for term, value in zip(terms, memory.terms_bound, strict=True)
+        if value.is_number and term.bytes.free_symbols
+    ]
+    notes = (rich(f"Each tensor's bytes at the bound dims: {'; '.join(at)}."),) if at else ()
     return Step(
         StepKind.BYTES,
         q.BYTES.rule,
         rich(f"Each tensor moves once through memory: {listing}."),
-        tuple(_bytes_lines(analysis.memory, BYTES, analysis.problem.bound_subs())),
+        tuple(_bytes_lines(memory, BYTES, analysis.problem.bound_subs())),
+        notes,
     )
 
 

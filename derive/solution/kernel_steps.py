@@ -27,6 +27,9 @@ def numbers_given(kernel: KernelNumbers) -> Rich:
         if kernel.flops is not None and kernel.bytes is not None
         else rich("intensity ", Math(f"= {tex(kernel.intensity)}"), " FLOPs/byte")
     )
+    if kernel.only:  # one count alone: the other is zero, said so
+        missing = "bytes" if kernel.only == "compute" else "FLOPs"
+        counts = (*counts, f": a {kernel.only}-only kernel, no {missing} given, taken as 0")
     return rich(
         "A kernel by its numbers (",
         *counts,

@@ -73,6 +73,11 @@ def fusion_step(fused: Analysis, fusion: Fusion) -> Step:
         Line.of(r"\text{bytes}_{\text{unfused}}", tex(fusion.bytes_unfused)),
         Line.of(r"\text{bytes}_{\text{fused}}", tex(fusion.bytes_fused)),
         Line.of(
+            r"\text{fusion savings}",
+            r"\text{bytes}_{\text{unfused}} - \text{bytes}_{\text{fused}}",
+            tex(fusion.savings),
+        ),
+        Line.of(
             r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}",
             tex(fusion.ratio),
             approx=rounded(fusion.ratio),

@@ -36,6 +36,11 @@ __all__ = [
 ]
 
 _GB, _GIB = 10**9, 2**30
+_MONEY_AND_ENERGY = {
+    Unit.DOLLARS: r"\ \text{USD}",
+    Unit.JOULES: r"\ \text{J}",
+    Unit.JOULES_PER_TOKEN: r"\ \text{J/token}",
+}
 _NAMES = tex_names()
 
 
@@ -305,6 +310,12 @@ _TRAINING_ROWS: tuple[ModelStepRule, ...] = (
         _training_notes,
     ),
     ModelStepRule(
+        StepKind.COST,
+        ("cost_of_run", "cost_per_million_tokens", "energy_of_run", "energy_per_token"),
+        lambda p: "cost = p_h·N·T / 3600 (T in s, p_h in dollars per device-hour); E = W_dev·N·T",
+        lambda p: "Every device is billed and draws power for the whole run.",
+    ),
+    ModelStepRule(
         StepKind.IMPLIED_MFU,
         ("mfu",),
         lambda p: "MFU = 6·P_act·r / π, r the measured tokens per second per device",
@@ -486,6 +497,8 @@ def human(value: sp.Basic, unit: Unit) -> str | None:
     if unit is Unit.DAYS or unit is Unit.FRACTION:
         word = {Unit.DAYS: r"\ \text{days}", Unit.FRACTION: ""}[unit]
         return _approx(value, 4) + word
+    if unit in _MONEY_AND_ENERGY:
+        return _approx(value, 5) + _MONEY_AND_ENERGY[unit]
     if value.is_Integer and abs(value) < 10**7:
         return None
     return _approx(value, 5)

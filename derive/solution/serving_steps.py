@@ -11,6 +11,7 @@ from derive.analysis.crossover.records import Crossover
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.model.phase import DecodeCrossover, Phase, PhaseAnalysis
+from derive.solution.cost_steps import cost_step
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_time_steps import kernel_steps
@@ -224,6 +225,11 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
     if phase.measured is not None:
         step = measured_step(phase.measured, phase.step.flops, phase.step.bytes, peak, bandwidth)
         steps.append(_from_rate(phase, step))
+    if phase.cost is not None:
+        what = (
+            "t the step's lower bound (a floor on the cost), T the tokens every replica makes in it"
+        )
+        steps.append(cost_step(phase.cost, what))
     return tuple(steps)
 
 

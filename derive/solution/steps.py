@@ -48,6 +48,11 @@ class StepKind(Enum):
     TRAINING_STATE = "Training state"  # bytes per parameter × parameters / N
     TRAINING = "Training compute and time"  # 6·P_act·D, over N·π·MFU
     IMPLIED_MFU = "Implied MFU"  # 6·P_act·r / π
+    COST = "Cost and energy"  # price · devices · time; power · devices · time
+    WHAT_IF = "What-if (Amdahl)"  # T' = T · Σ f_c / s_c
+    PEAK_FROM_PARTS = "Peak from the parts"  # units × FLOPs per unit per clock × clock
+    SHARDING = "Sharding"  # a dim split over a group: the collective, its time, the largest group
+    BUDGET = "Compute-optimal budget"  # C = 6·N·D (Kaplan), D = 20·N (Chinchilla)
     PARALLELISM = "Devices and batch"  # N = dp·tp·pp; tokens per DP rank; micro-batches
     MEMORY = "Memory per device"  # parameters held, state sharded by ZeRO, the fit
     ACTIVATIONS = "Activations"  # Korthikanti et al. (2022), term by term

@@ -9,10 +9,14 @@ answers, so a problem's ``ask`` keeps only the steps it needs.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
+from derive.solution.cost_steps import cost_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.training_memory_steps import (
@@ -751,6 +755,12 @@ def training_steps(
     measured = _measured(a)
     if measured is not None:
         steps.append(measured)
+    if a.cost is not None:
+        when = (
+            "the measured step" if a.problem.measured_time is not None else "the step's lower bound"
+        )
+        what = f"t {when}, T the tokens of one step (every DP rank's)"
+        steps.append(replace(cost_step(a.cost, what), topic=q.COST_OF_RUN.name))
     if rows:
         steps.append(_strategies(rows, winner))
     return tuple(steps)

@@ -30,7 +30,9 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.errors import ProblemError
+from derive.model.costs import StepCost, step_cost
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
 from derive.training.comms import Comms, comms_of
 from derive.training.memory import (
@@ -49,6 +51,7 @@ __all__ = [
     "TrainingAnalysis",
     "analyse_training",
     "compare_strategies",
+    "cost_values",
     "t_lower_at",
 ]
 
@@ -127,6 +130,7 @@ class TrainingAnalysis:
     headroom: sp.Rational | None
     smallest_dp: int | None
     smallest_zero: ZeroStage | None
+    cost: StepCost | None = None  # with a price or a power per device (issue 36)
 
     @property
     def bubble_over_ideal(self) -> sp.Rational:
@@ -341,6 +345,37 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         headroom=headroom,
         smallest_dp=_smallest_dp(p, params, memory),
         smallest_zero=_smallest_zero(p, params, terms),
+        cost=_cost(p, t_lower),
+    )
+
+
+def cost_values(a: TrainingAnalysis) -> dict[str, sp.Expr | None]:
+    """The run's money and energy by their catalogue names (None where not given)."""
+    c = a.cost
+    return {
+        q.COST_PER_STEP.name: c and c.cost_per_step,
+        q.COST_PER_MILLION_TOKENS.name: c and c.cost_per_million_tokens,
+        q.COST_OF_RUN.name: c and c.cost_of_run,
+        q.ENERGY_PER_TOKEN.name: c and c.energy_per_token,
+        q.ENERGY_OF_RUN.name: c and c.energy_of_run,
+    }
+
+
+def _cost(p: TrainingProblem, t_lower: sp.Rational) -> StepCost | None:
+    """The step's bill and energy on every device (the measured step, else its lower bound),
+    and the run's when the model gives its training tokens (n = D / tokens per step)."""
+    model = p.model.problem
+    price, power = model.price_per_hour, model.power
+    if price is None and power is None:
+        return None
+    tokens = None if model.train_tokens is None else model.train_tokens.value
+    return step_cost(
+        None if price is None else price.value,
+        None if power is None else power.value,
+        sp.Integer(p.devices),
+        t_lower if p.measured_time is None else p.measured_time,
+        p.batch_tokens,
+        None if tokens is None else tokens / p.batch_tokens,
     )
 
 

@@ -59,6 +59,9 @@ _PLACEHOLDERS = {
     Unit.TOKENS_PER_S: "tokens per second",
     Unit.DEVICES: "a whole number of devices",
     Unit.BOOLEAN: "yes or no",
+    Unit.DOLLARS: "dollars: a number (1.2e6)",
+    Unit.JOULES: "joules: a number (3.6e12)",
+    Unit.JOULES_PER_TOKEN: "joules per token (0.5)",
 }
 
 

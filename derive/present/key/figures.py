@@ -168,9 +168,12 @@ def _placed(
     )
 
 
-def kernel_placement(problem_id: str, kernel: KernelNumbers) -> Placement:
+def kernel_placement(problem_id: str, kernel: KernelNumbers) -> Placement | None:
     """A kernel given by its numbers on its chip's figure: at its intensity, under the
-    nominal roof min(π, I·β) the figure draws (efficiencies derate the kernel, not the chip)."""
+    nominal roof min(π, I·β) the figure draws (efficiencies derate the kernel, not the chip).
+    None for a kernel of one count (its intensity, ∞ or 0, is off a log axis)."""
+    if kernel.only or not kernel.intensity.is_finite or kernel.intensity == 0:
+        return None
     peak, bandwidth = kernel.peak, kernel.bandwidth
     point = Point(problem_id, kernel.intensity, min(peak.value, kernel.intensity * bandwidth.value))
     return _placed(kernel.chip, kernel.compute_dtype, peak, bandwidth, point, PointKind.KERNEL)

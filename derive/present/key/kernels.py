@@ -75,5 +75,7 @@ def kernel_chapter(
             }
         )
         rows.append(kernel_row(entry.id, kernel))
-        placements.append(kernel_placement(entry.id, kernel))
+        placement = kernel_placement(entry.id, kernel)
+        if placement is not None:
+            placements.append(placement)
     return KernelChapter(tuple(items), tuple(questions), tuple(rows), tuple(placements))

@@ -121,7 +121,9 @@ def kernel_row(problem_id: str, kernel: KernelNumbers) -> Row:
     )
     approx = "" if ridge.is_Integer else f" ≈ {fmt_decimal(ridge)}"
     tapprox = "" if ridge.is_Integer else rf" \approx {tex_decimal(ridge)}"
-    intensity = fmt_decimal(kernel.intensity)
+    finite = bool(kernel.intensity.is_finite)  # FLOPs alone: ∞ (issue 36)
+    intensity = fmt_decimal(kernel.intensity) if finite else "∞"
+    intensity_tex = tex_decimal(kernel.intensity) if finite else r"\infty"
     bound = f" ≥ {time_text(kernel.step.t_lower)}" if kernel.step is not None else ""
     return Row(
         problem_id,
@@ -133,6 +135,6 @@ def kernel_row(problem_id: str, kernel: KernelNumbers) -> Row:
         f"{kernel.binding}-bound (I = {intensity} against {against})"
         + (f", runtime{bound}" if bound else ""),
         f"${tex_ratio(ridge)}{tapprox}$",
-        f"none (a kernel, $I = {tex_decimal(kernel.intensity)}$): {kernel.binding}-bound",
+        f"none (a kernel, $I = {intensity_tex}$): {kernel.binding}-bound",
         "---",
     )

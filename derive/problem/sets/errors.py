@@ -28,6 +28,8 @@ _FLAG_KEYS = (
     ("--state-bytes", "state_bytes"),
     ("--measured-tokens-per-s", "measured_tokens_per_s"),
     ("--tp", "tp"),
+    ("--price-per-hour", "price_per_hour"),
+    ("--power", "power"),
 )
 
 

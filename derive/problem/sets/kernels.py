@@ -99,7 +99,7 @@ def kernel_quantities_of(spec: KernelSpec) -> tuple[str, ...]:
     >>> kernel_quantities_of(KernelSpec(intensity="20", chip="h100"))
     ('intensity', 'ridge', 'effective_ridge', 'attainable', 'fraction_of_peak')
     """
-    counts = spec.flops is not None and spec.bytes is not None
+    counts = spec.intensity is None  # one count is enough: the other is 0 (issue 36)
     timing = spec.timing
     timed = timing.measured_time is not None
     has = {
@@ -138,11 +138,12 @@ def _counts(table: object, where: str) -> tuple[str | None, str | None, str | No
         given["flops"] is not None or given["bytes"] is not None
     ):
         raise ProblemError(what, "give flops and bytes, or intensity, not both")
-    if given["intensity"] is None and (given["flops"] is None or given["bytes"] is None):
+    if given["intensity"] is None and given["flops"] is None and given["bytes"] is None:
         raise ProblemError(
             what,
-            'needs flops and bytes (kernel = { flops = "1e12", bytes = "2.5e9" }) or intensity',
+            'needs flops or bytes (kernel = { flops = "1e12", bytes = "2.5e9" }) or intensity',
         )
+    # one count is enough (issue 36): the kernel's analysis takes the other as 0
     for key, text in given.items():
         if text is not None:
             try:

@@ -78,6 +78,8 @@ _MODEL_PROBLEM = {
     "mfu": str,
     "measured_tokens_per_s": str,
     "state_bytes": str,
+    "price_per_hour": str,
+    "power": str,
     "ask": list,
     "train": dict,
     "train_plot": dict,
@@ -344,6 +346,8 @@ def _model_problem(
         measured_tokens_per_s=None if serving else table.get("measured_tokens_per_s"),
         state_bytes=table.get("state_bytes"),
         tp=None if serving is None or serving.tp is None else serving.tp,
+        price_per_hour=table.get("price_per_hour"),
+        power=table.get("power"),
     )
     defined = questions.answers if questions is not None else ()
     own = {

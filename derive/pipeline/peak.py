@@ -1,0 +1,16 @@
+"""The way in for a peak from the parts (``--peak-from`` on ``solve`` and ``model``)."""
+
+from __future__ import annotations
+
+from derive.present.formats import Document
+from derive.present.peak_view import peak_document
+from derive.problem.peak_parts import read_peak_parts
+
+__all__ = ["peak_section"]
+
+
+def peak_section(text: str | None) -> tuple[tuple[str, Document], ...]:
+    """``(("peak_from", document),)`` for ``--peak-from TEXT``, else ``()``."""
+    if text is None:
+        return ()
+    return (("peak_from", peak_document(read_peak_parts(text))),)

@@ -1,0 +1,34 @@
+"""A peak from the parts (``--peak-from``) as a document: its step and its JSON
+``peak_from: {units, flops_per_clock, clock, peak}`` (exact strings)."""
+
+from __future__ import annotations
+
+from derive.present.formats import Document
+from derive.present.worked import worked_document
+from derive.problem.peak_parts import PeakParts
+from derive.solution.peak_steps import peak_steps
+from derive.solution.steps import rich
+
+__all__ = ["peak_document", "peak_json"]
+
+
+def peak_json(parts: PeakParts) -> dict[str, str]:
+    """The parts and their product, exact."""
+    return {
+        "units": str(parts.units),
+        "flops_per_clock": str(parts.flops_per_clock),
+        "clock": str(parts.clock),
+        "peak": str(parts.peak),
+    }
+
+
+def peak_document(parts: PeakParts, level: int = 2) -> Document:
+    """The step of the peak (the kernel's templates) and its JSON."""
+    return worked_document(
+        "Peak from the parts",
+        rich(f"--peak-from {parts.text} (clock in Hz)."),
+        peak_steps(parts),
+        (rich(f"π = {parts.peak_text} FLOP/s."),),
+        lambda: peak_json(parts),
+        level,
+    )

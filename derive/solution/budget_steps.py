@@ -1,0 +1,92 @@
+"""The worked steps of a scaling-law budget (``derive budget``): N and D from C, or the rest
+from one or two of them. Reads :class:`~derive.model.budget.Budget`; computes nothing.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.model.budget import CHINCHILLA, KAPLAN, Budget, Given
+from derive.solution.notation import tex, tex_decimal
+from derive.solution.steps import Line, Rich, Step, StepKind, rich
+
+__all__ = ["budget_given", "budget_steps", "budget_verdict"]
+
+
+def _line(lhs: str, symbolic: str, numbers: str, value: sp.Expr) -> Line:
+    return Line.of(lhs, symbolic, numbers, tex(value), approx=tex_decimal(value))
+
+
+def _lines(b: Budget) -> tuple[Line, ...]:
+    c, n, d, k, r = (tex(x) for x in (b.compute, b.params, b.tokens, b.flops_per_param_token,
+                                       b.tokens_per_param))  # fmt: skip
+    if b.given is Given.COMPUTE:
+        return (
+            _line("N", r"\sqrt{\frac{C}{k \cdot r}}", rf"\sqrt{{\frac{{{c}}}{{{k} \cdot {r}}}}}", b.params),
+            _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens),
+        )  # fmt: skip
+    if b.given is Given.COMPUTE_PARAMS:
+        return (
+            _line("D", r"\frac{C}{k \cdot N}", rf"\frac{{{c}}}{{{k} \cdot {n}}}", b.tokens),
+            _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param),
+        )
+    if b.given is Given.COMPUTE_TOKENS:
+        return (
+            _line("N", r"\frac{C}{k \cdot D}", rf"\frac{{{c}}}{{{k} \cdot {d}}}", b.params),
+            _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param),
+        )
+    if b.given is Given.PARAMS:
+        first = _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens)
+    else:
+        first = _line("N", r"\frac{D}{r}", rf"\frac{{{d}}}{{{r}}}", b.params)
+    n, d = tex(b.params), tex(b.tokens)
+    return first, _line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", b.compute)
+
+
+def budget_steps(b: Budget) -> tuple[Step, ...]:
+    """One step: the budget solved in the convention, with its sources."""
+    uses_ratio = b.given in (Given.COMPUTE, Given.PARAMS, Given.TOKENS)
+    rule = "C = k·N·D" + (", D = r·N" if uses_ratio else "; r = D/N is implied")
+    reason = (
+        f"Training compute is k = {b.flops_per_param_token} FLOPs per parameter per token "
+        f"(2 forward, 4 backward; {KAPLAN})"
+    )
+    if uses_ratio:
+        reason += (
+            f"; the compute-optimal model trains on r = {b.tokens_per_param} tokens per parameter"
+            f" ({CHINCHILLA}), so C = k·r·N²"
+        )
+    notes: tuple[Rich, ...] = ()
+    if b.given is Given.COMPUTE and not b.params.is_Rational:
+        notes = (
+            rich("C/(k·r) is not a perfect square: N and D are exact surds, rounded to read."),
+        )
+    return (Step(StepKind.BUDGET, rule, rich(reason + "."), _lines(b), notes, topic="budget"),)
+
+
+def budget_given(b: Budget) -> Rich:
+    """The givens in one sentence: what was typed, in the convention's symbols."""
+    symbols = {
+        "compute": "C",
+        "params": "N",
+        "tokens": "D",
+        "tokens_per_param": "r",
+        "flops_per_param_token": "k",
+    }
+    typed = ", ".join(f"{symbols[name]} = {text}" for name, text in b.texts)
+    return rich(f"{typed} (C in FLOPs, N parameters, D tokens).")
+
+
+def _read(value: sp.Expr) -> str:
+    """A rounded reading: 5 significant figures, the power of ten as ``e23``."""
+    return f"{float(value):.5g}".replace("e+", "e")
+
+
+def budget_verdict(b: Budget) -> tuple[Rich, ...]:
+    """The answer in one bold line: N and D (and C) rounded."""
+    return (
+        rich(
+            f"N ≈ {_read(b.params)} parameters, D ≈ {_read(b.tokens)} tokens, "
+            f"C ≈ {_read(b.compute)} FLOPs."
+        ),
+    )
