@@ -10,8 +10,9 @@ frozen :class:`~derive.questions.records.Questions`. In order:
    sympy for the unknowns. The positive real solution is taken and the others named; a
    piecewise quantity (``max(T_math, T_mem)``) is solved on each branch and the branch that
    binds at its own root is kept, and said. No solution or infinitely many is a verdict,
-   not an error. A count (a free dim, or any unknown of an equation written with ``<=`` or
-   ``>=``) is the integer next to the root on the side the relation holds, as crossovers do;
+   not an error. A count (a free dim, or any unknown of an equation written with ``<``,
+   ``<=``, ``>`` or ``>=``) is the integer next to the root on the side the relation holds,
+   as crossovers do (past an integer root for a strict relation);
 3. **definitions** are evaluated in the order their references need (a cycle is refused,
    naming it).
 
@@ -252,26 +253,42 @@ def _positive(sol: dict[sp.Symbol, sp.Expr]) -> bool:
     return all(v.is_number and v.is_real and v > 0 for v in sol.values())
 
 
+_HOLDS = {
+    "<=": lambda v: v <= 0,
+    ">=": lambda v: v >= 0,
+    "<": lambda v: v < 0,
+    ">": lambda v: v > 0,
+}
+"""Whether ``lhs - rhs`` keeps each relation."""
+
+
 def _count(
     symbol: sp.Symbol, root: sp.Expr, expr: sp.Expr, relation: str
 ) -> tuple[sp.Integer, str]:
-    """The integer next to ``root`` on the side where ``expr`` (lhs - rhs) keeps its relation."""
+    """The integer next to ``root`` on the side where ``expr`` (lhs - rhs) keeps its relation.
+
+    A strict relation (``<``, ``>``) does not hold at an integer root: the count is the
+    integer one step past it, on the side that holds.
+    """
     low, high = sp.floor(root), sp.ceiling(root)
-    if low == high:
+    if relation not in _HOLDS:
+        if low == high:
+            return sp.Integer(low), ""
+        return sp.Integer(high), (
+            f"the smallest integer from the root up is {symbol} = {high} "
+            f"(the largest below it, {low}; write <= or >= to choose the side that holds)"
+        )
+
+    def holds(n: sp.Expr) -> bool:
+        return bool(_HOLDS[relation](expr.xreplace({symbol: n})))
+
+    if low == high and holds(low):
         return sp.Integer(low), ""
-
-    def holds(n: sp.Integer) -> bool:
-        v = expr.xreplace({symbol: n})
-        return bool(v <= 0) if relation == "<=" else bool(v >= 0)
-
-    if relation in ("<=", ">=") and holds(low) and not holds(high):
+    if low == high:
+        low, high = low - 1, high + 1
+    if holds(low) and not holds(high):
         return sp.Integer(low), f"the largest integer that keeps it is {symbol} = {low}"
-    if relation in ("<=", ">="):
-        return sp.Integer(high), f"the smallest integer that keeps it is {symbol} = {high}"
-    return sp.Integer(high), (
-        f"the smallest integer from the root up is {symbol} = {high} "
-        f"(the largest below it, {low}; write <= or >= to choose the side that holds)"
-    )
+    return sp.Integer(high), f"the smallest integer that keeps it is {symbol} = {high}"
 
 
 def _solve_unknowns(
