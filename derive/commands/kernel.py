@@ -37,8 +37,17 @@ def run_kernel_numbers(args: argparse.Namespace) -> int:
             f"derive solve {args.operator}",
             "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
         )
+    from derive.commands.options import question_spec_from_args
     from derive.present.formats import render
 
+    questions = question_spec_from_args(args)
     derivation = derive_kernel(kernel_spec_of(args))
-    sys.stdout.write(render(derivation.document(), args.format))
+    text = render(derivation.document(), args.format)
+    if questions is not None:  # over the kernel's own names: t_lower, intensity, flops, ...
+        from derive.pipeline import answer_for
+        from derive.present.questions_view import with_questions
+
+        answered = answer_for(questions, derivation.kernel)  # type: ignore[arg-type]
+        text = with_questions(text, answered, args.format)
+    sys.stdout.write(text)
     return 0

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
+from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.analysis.step import StepTime
 from derive.formula.units import Measure, measure_atom
@@ -25,10 +26,12 @@ from derive.questions.records import Known
 
 __all__ = [
     "UNITS",
+    "comms_quantities",
     "kernel_quantities",
     "model_quantities",
     "operator_quantities",
     "phase_quantities",
+    "quantities_of",
 ]
 
 
@@ -71,6 +74,9 @@ UNITS: dict[str, str] = {
     "step_bytes": "byte",
     "capacity": "byte",
     "devices": "",
+    "bytes_sent": "byte",
+    "link_time": "s",
+    "latency_time": "s",
 }
 """The unit of each quantity an operator, kernel or serving step exports (JSON names)."""
 
@@ -180,6 +186,42 @@ def kernel_quantities(k: KernelNumbers) -> dict[str, Known]:
     return table
 
 
+def comms_quantities(a: CommsAnalysis) -> dict[str, Known]:
+    """A comms-only operator's dims and quantities (``derive solve --format json``)."""
+    p = a.problem
+    origin = "a quantity of the problem"
+    bound = p.bound_subs()
+    values: dict[str, sp.Expr | None] = {
+        "link_bandwidth": p.link.value,
+        "bytes_sent": a.sent,
+        "link_time": a.link_time,
+        "latency_time": a.latency_time,
+        "t_comms": a.time,
+        "t_lower": a.time,
+        "t_upper": a.time,
+    }
+    table = _table(_dims(p.operator.dims, bound))
+    table.update(
+        _table(
+            _known(k, None if v is None else sp.sympify(v).xreplace(bound), UNITS[k], origin)
+            for k, v in values.items()
+        )
+    )
+    return table
+
+
+def quantities_of(analysis: object, phase: object = None) -> dict[str, Known]:
+    """The names a problem's formulas may use, whatever its kind (none for givens alone)."""
+    own: dict[str, Known] = {}
+    for kind, table in _TABLES:
+        if isinstance(analysis, kind):
+            own = table(analysis)  # type: ignore[operator]
+            break
+    if isinstance(phase, PhaseAnalysis):
+        own.update(phase_quantities(phase))
+    return own
+
+
 def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
     """A model problem's dims B and S and every quantity of its worked solution, by key."""
     p = a.problem
@@ -187,6 +229,14 @@ def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
     from derive.model.symbols import batch, context
 
     table = _table(_dims((batch, context), dict(p.bound)))
+    declared = {  # a declared model's own free dims (d_model = dm): unknowns an equation solves
+        s
+        for q in a.quantities
+        if isinstance(q.value, sp.Expr)
+        for s in q.value.free_symbols
+        if isinstance(s, sp.Symbol) and s not in (batch, context)
+    }
+    table.update(_table(_dims(sorted(declared, key=lambda s: s.name), dict(p.bound))))
     table["devices"] = Known("devices", p.devices, NUMBER, origin)
     if p.capacity is not None:
         table["capacity"] = Known("capacity", p.capacity.value, _m("byte"), origin)
@@ -218,3 +268,12 @@ def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
     table["tp"] = Known("tp", sp.Integer(phase.tp), NUMBER, origin)
     table["replicas"] = Known("replicas", sp.Integer(phase.replicas), NUMBER, origin)
     return table
+
+
+_TABLES: tuple[tuple[type, object], ...] = (
+    (Analysis, operator_quantities),
+    (CommsAnalysis, comms_quantities),
+    (KernelNumbers, kernel_quantities),
+    (ModelAnalysis, model_quantities),
+)
+"""Each kind of analysis and the function that lists its quantities by name."""

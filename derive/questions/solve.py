@@ -395,18 +395,42 @@ def answer_questions(
             raise ProblemError(
                 spec.label("define", name), f"{name!r} is already {own[name].origin}"
             )
+    order = definition_order(spec)
+    formulas = dict(spec.define)
+    after = _after_unknowns(spec, order, ids)
+    defined: dict[str, Answer] = {}
+    for name in (n for n in order if n not in after):  # an equation may name these
+        defined[name] = _define(spec, name, formulas[name], known, ids)
     solving: Solving | None = None
     unknown_answers: list[Answer] = []
     if spec.equations:
         known, unknown_answers, solving = _solve_unknowns(spec, known, ids)
-    defined = []
-    formulas = dict(spec.define)
-    for name in definition_order(spec):
-        v = _read(spec, "define", name, formulas[name], known, ids)
-        measure = Measure(v.measure.exponents, sp.Integer(1), base_text(v.measure.exponents))
-        value = sp.nsimplify(v.value) if v.value.is_Float else v.value
-        defined.append(Answer(name, Role.DEFINED, formulas[name], v.shown, v.shown, value, measure))
-        known[name] = Known(name, value, measure, "a defined quantity")
-    shown = {str(s) for a in defined for s in a.formula.free_symbols}
+    for name in (n for n in order if n in after):
+        defined[name] = _define(spec, name, formulas[name], known, ids)
+    shown = {str(s) for a in defined.values() for s in a.formula.free_symbols}
     used = tuple(known[n] for n in sorted(shown) if n in known)
-    return Questions(problem, (*givens, *unknown_answers, *defined), solving, used)
+    answers = (*givens, *unknown_answers, *(defined[n] for n in order))
+    return Questions(problem, answers, solving, used)
+
+
+def _after_unknowns(spec: QuestionSpec, order: tuple[str, ...], ids: Mapping[str, str]) -> set[str]:
+    """The defined names that use an unknown, directly or through another defined name:
+    evaluated after the equations are solved (the others before, so equations may name them)."""
+    after: set[str] = set()
+    formulas = dict(spec.define)
+    for name in order:
+        used = names_in(formulas[name], ids)
+        if any(n in spec.unknowns or n in after for n in used):
+            after.add(name)
+    return after
+
+
+def _define(
+    spec: QuestionSpec, name: str, text: str, known: dict[str, Known], ids: Mapping[str, str]
+) -> Answer:
+    """One defined quantity, read over ``known``; added to ``known`` for the names after it."""
+    v = _read(spec, "define", name, text, known, ids)
+    measure = Measure(v.measure.exponents, sp.Integer(1), base_text(v.measure.exponents))
+    value = sp.nsimplify(v.value) if v.value.is_Float else v.value
+    known[name] = Known(name, value, measure, "a defined quantity")
+    return Answer(name, Role.DEFINED, text, v.shown, v.shown, value, measure)

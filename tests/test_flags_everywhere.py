@@ -1,0 +1,174 @@
+"""Every command speaks the same flags, and ignores none (issue 31 item 4).
+
+``--given/--define/--equation/--unknown`` on a kernel by its numbers, a comms-only
+operator, a model (by architecture, by a declared Python model, by ``--params``) and a
+training run; equations naming ``<id>.<quantity>`` and defined names; a flag that does
+not apply is refused in one line, exit 2. Expected values are computed here.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from derive.pipeline import solve
+from tests.conftest import run_cli
+
+H100_BF16_PEAK = Fraction(989 * 10**12)  # derive chips: h100 bf16 (dense), 9.89e14
+H100_HBM = Fraction(335 * 10**10)  # 3.35e12
+
+
+def _json(argv: list[str]) -> dict:
+    r = run_cli([*argv, "--format", "json"])
+    assert r.code == 0, r
+    return json.loads(r.out)
+
+
+def _one_line_error(argv: list[str]) -> str:
+    r = run_cli(argv)
+    assert r.code == 2 and r.out == "", r
+    assert r.err.startswith("error: ") and r.err.count("\n") == 1, r.err
+    return r.err
+
+
+# -- a kernel by its numbers -----------------------------------------------------------------
+
+
+def test_kernel_defines_over_its_own_names():
+    data = _json(
+        ["solve", "--flops", "1e12", "--bytes", "1e9", "--chip", "h100"]
+        + ["--define", "x=2 * t_lower", "--define", "i=intensity"]
+    )
+    t_lower = max(Fraction(10**12) / Fraction(data["peak"]), Fraction(10**9) / H100_HBM)
+    assert Fraction(data["defined"]["x"]["exact"]) == 2 * t_lower
+    assert Fraction(data["defined"]["i"]["exact"]) == 1000
+    assert data["defined"]["i"]["unit"] == "FLOP/byte"
+
+
+def test_kernel_refuses_an_unknown_name_in_one_line():
+    err = _one_line_error(
+        ["solve", "--flops", "1e12", "--bytes", "1e9", "--chip", "h100", "--define", "x=nope"]
+    )
+    assert "--define x" in err and "'nope'" in err and "t_lower" in err
+
+
+def test_kernel_solves_an_equation_for_a_new_name():
+    data = _json(
+        ["solve", "--flops", "1e12", "--bytes", "1e9", "--chip", "h100"]
+        + ["--equation", "k * t_lower = 1 s", "--unknown", "k"]
+    )
+    t_lower = max(Fraction(10**12) / Fraction(data["peak"]), Fraction(10**9) / H100_HBM)
+    assert Fraction(data["defined"]["k"]["exact"]) == 1 / t_lower
+
+
+# -- a comms-only operator -------------------------------------------------------------------
+
+ALL_REDUCE = """
+from derive import Collective, Operator, Tensor, dims
+B, F, P = dims("B F P")
+tp_all_reduce = Operator(name="tp_all_reduce", flops=0,
+                         comms=[Collective("all_reduce", Tensor("Y", (B, F)), group=P)])
+"""
+
+
+@pytest.fixture
+def all_reduce(tmp_path: Path) -> list[str]:
+    path = tmp_path / "ops.py"
+    path.write_text(ALL_REDUCE)
+    return ["solve", "tp_all_reduce", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+
+
+def test_comms_only_operator_names_t_comms(all_reduce: list[str]):
+    argv = [*all_reduce, "--set", "B=8192", "--set", "F=8192", "--set", "P=8"]
+    data = _json([*argv, "--define", "x=2 * t_comms", "--define", "sent=bytes_sent"])
+    sent = Fraction(2 * (8 - 1), 8) * 2 * 8192 * 8192  # a ring all-reduce of bf16 B×F
+    assert Fraction(data["defined"]["sent"]["exact"]) == sent
+    assert Fraction(data["defined"]["x"]["exact"]) == 2 * Fraction(data["t_comms"])
+
+
+def test_comms_only_operator_in_python(all_reduce: list[str], tmp_path: Path):
+    d = solve(
+        "tp_all_reduce",
+        dtype="bf16",
+        chip="h100",
+        operators=(tmp_path / "ops.py",),
+        set={"B": 8192, "F": 8192, "P": 8},
+        define={"x": "t_comms"},
+    )
+    assert d.questions is not None and d.questions.answer("x").value == d.t_comms
+    assert d.as_json()["defined"]["x"]["unit"] == "s"
+
+
+# -- models ----------------------------------------------------------------------------------
+
+TINY = """
+from derive import Transformer, dims
+dm, = dims("dm")
+tiny = Transformer(name="tiny", layers=2, d_model=dm, heads=4, kv_heads=4, head_dim=dm/4,
+                   d_ff=4*dm, mlp="plain", vocab=1000, tied_embeddings=True, positions=None,
+                   bias=False)
+"""
+
+
+def test_a_declared_models_dim_is_an_unknown(tmp_path: Path):
+    path = tmp_path / "tiny.py"
+    path.write_text(TINY)
+    argv = ["model", "tiny", "--operators", str(path), "--chip", "h100"]
+    data = _json([*argv, "--equation", "params = 1e7", "--unknown", "dm"])
+    dm = int(data["defined"]["dm"]["exact"])
+
+    def params(d: int) -> int:  # 2 layers of attention 4d², plain MLP 8d², 2 norms; embedding
+        return 2 * (4 * d * d + 8 * d * d + 2 * d) + 1000 * d + d
+
+    # with '=', the smallest integer from the root up
+    assert params(dm - 1) < 10**7 <= params(dm), dm
+
+
+def test_model_by_params_defines_min_devices():
+    data = _json(["model", "--params", "7e9", "--chip", "h100", "--define", "x=min_devices"])
+    assert data["defined"]["x"]["exact"] == str(data["min_devices"]["exact"])
+
+
+def test_model_defines_min_devices_where_it_is_derived():
+    argv = ["model", "llama-3-8b", "--chip", "h100", "--set", "B=8", "--set", "S=4096"]
+    data = _json([*argv, "--define", "x=min_devices"])
+    assert data["defined"]["x"]["exact"] == str(data["min_devices"]["exact"])
+
+
+# -- equations name other problems' quantities and defined names ------------------------------
+
+_SET = """
+[[problem]]
+id = "mm"
+operator = "matmul"
+dtype = "bf16"
+chip = "h100"
+set = { B = 4096, D = 8192, F = 8192 }
+
+[[problem]]
+id = "eq"
+given = { k = "2" }
+define = { budget = "k * mm.t_lower", later = "y * 1 s" }
+equations = ["x * 1 ms = mm.t_lower", "y = budget / 1 s"]
+unknowns = ["x", "y"]
+ask = ["x", "y", "later"]
+"""
+
+
+def test_equations_name_references_and_defined_names(tmp_path: Path):
+    path = tmp_path / "set.toml"
+    path.write_text(_SET)
+    bdf = 4096 * 8192 * 8192
+    t_math = Fraction(2 * bdf) / H100_BF16_PEAK
+    t_mem = Fraction(2 * (4096 * 8192 + 8192 * 8192 + 4096 * 8192)) / H100_HBM
+    t_lower = max(t_math, t_mem)
+    base = ["check", "--problem-set", str(path), "--problem", "eq", "--format", "json"]
+    for quantity, value in (("x", t_lower * 1000), ("y", 2 * t_lower), ("later", 2 * t_lower)):
+        claim = str(float(value))
+        if quantity == "later":
+            claim += " s"
+        r = run_cli([*base, "--quantity", quantity, "--claim", claim])
+        assert r.code == 0 and json.loads(r.out)["verdict"] == "correct", (quantity, r)
