@@ -172,3 +172,55 @@ def test_equations_name_references_and_defined_names(tmp_path: Path):
             claim += " s"
         r = run_cli([*base, "--quantity", quantity, "--claim", claim])
         assert r.code == 0 and json.loads(r.out)["verdict"] == "correct", (quantity, r)
+
+
+# -- a training run ---------------------------------------------------------------------------
+
+_TRAIN = ["train", "llama-3-8b", "--chip", "h100", "--batch-tokens", "4194304", "--seq", "4096"]
+
+
+def _run(**degrees: int):
+    from derive.pipeline import solve_training
+
+    return solve_training(
+        "llama-3-8b", chip="h100", batch_tokens="4194304", seq="4096", **degrees
+    ).analysis
+
+
+def test_train_defines_over_its_own_names():
+    data = _json([*_TRAIN, "--dp", "8", "--pp", "2", "--define", "x=bubble_fraction"])
+    run = _run(dp=8, pp=2)
+    m = run.problem.microbatches  # 4194304 / (8 · 1 · 4096) = 128 micro-batches per rank
+    assert m == 4194304 // (8 * 4096)
+    assert Fraction(data["defined"]["x"]["exact"]) == Fraction(2 - 1, int(m) + 2 - 1)
+    data = _json([*_TRAIN, "--dp", "8", "--define", "y=t_lower * dp", "--given", "k=2"])
+    assert Fraction(data["defined"]["y"]["exact"]) == 8 * Fraction(str(_run(dp=8).t_lower))
+
+
+def test_train_refuses_an_unknown_name_in_one_line():
+    err = _one_line_error([*_TRAIN, "--dp", "8", "--define", "x=nope"])
+    assert "--define x" in err and "bubble_fraction" in err
+
+
+def test_train_solves_for_dp():
+    data = _json([*_TRAIN, "--dp", "1", "--equation", "t_math <= 10 s", "--unknown", "dp"])
+    dp = int(data["defined"]["dp"]["exact"])
+    assert _run(dp=dp).t_math <= 10
+    # the valid dps divide the 1024 sequences of the batch: the one below is half
+    assert _run(dp=dp // 2).t_math > 10
+
+
+def test_train_solves_a_strict_relation_for_pp():
+    data = _json([*_TRAIN, "--dp", "8", "--equation", "bubble_fraction < 0.05", "--unknown", "pp"])
+    pp = int(data["defined"]["pp"]["exact"])
+    m = 4194304 // (8 * 4096)
+    assert Fraction(pp - 1, m + pp - 1) < Fraction(5, 100)
+    nxt = next(p for p in range(pp + 1, 33) if 32 % p == 0)  # llama-3-8b: 32 layers
+    assert Fraction(nxt - 1, m + nxt - 1) >= Fraction(5, 100)
+
+
+def test_train_refuses_a_setting_with_another_unknown():
+    err = _one_line_error(
+        [*_TRAIN, "--equation", "t_math = x * 1 s", "--unknown", "dp", "--unknown", "x"]
+    )
+    assert "--unknown dp" in err

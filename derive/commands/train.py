@@ -21,6 +21,14 @@ import json
 import sys
 from typing import Any
 
+from derive.commands.options import (
+    REPORT_FORMATS,
+    add_format_flag,
+    add_operators_flag,
+    add_question_flags,
+    question_spec_from_args,
+)
+
 __all__ = ["add_train_parser", "run_train"]
 
 _RUN_FLAGS = (
@@ -63,13 +71,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         metavar="P_ACT",
         help="with --params: the parameters a token uses (a mixture of experts), e.g. 37e9",
     )
-    p.add_argument(
-        "--operators",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a Python file declaring Transformer models; repeatable",
-    )
+    add_operators_flag(p, "a Python file declaring Transformer models; repeatable")
     p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
     p.add_argument("--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip")
     p.add_argument(
@@ -100,7 +102,8 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         action="store_true",
         help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices",
     )
-    p.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    add_format_flag(p, REPORT_FORMATS)
+    add_question_flags(p)  # over the run's quantities: t_lower, bubble_fraction, mfu, dp, …
     p.set_defaults(handler=run_train)
 
 
@@ -129,12 +132,26 @@ def run_train(args: argparse.Namespace) -> int:
             for flag, _, _ in _RUN_FLAGS
         },
     )
-    d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
+    questions = question_spec_from_args(args)
+    answered = None
+    if questions is None:
+        d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
+    else:  # an unknown dp (tp, pp, ep) is solved by deriving the run; the run shown is at it
+        from derive.pipeline.training_questions import train_with_questions
+
+        d, answered = train_with_questions(
+            model, run, questions, tuple(args.operators), args.compare_strategies
+        )  # type: ignore[assignment]
     if args.format == "json":
         report = training_json(d.analysis, d.strategies, d.winner)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     elif args.format == "tex":
-        sys.stdout.write(training_latex(d.analysis, d.strategies, d.winner))
+        text = training_latex(d.analysis, d.strategies, d.winner)
     else:
-        sys.stdout.write(training_markdown(d.analysis, d.strategies, d.winner))
+        text = training_markdown(d.analysis, d.strategies, d.winner)
+    if answered is not None:
+        from derive.present.questions_view import with_questions
+
+        text = with_questions(text, answered, args.format)
+    sys.stdout.write(text)
     return 0

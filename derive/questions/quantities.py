@@ -23,6 +23,8 @@ from derive.model.phase import Phase, PhaseAnalysis
 from derive.model.records import ModelAnalysis, Unit
 from derive.questions.read import NUMBER
 from derive.questions.records import Known
+from derive.training.analysis import TrainingAnalysis
+from derive.training.values import training_unit, training_values
 
 __all__ = [
     "UNITS",
@@ -32,6 +34,7 @@ __all__ = [
     "operator_quantities",
     "phase_quantities",
     "quantities_of",
+    "training_quantities",
 ]
 
 
@@ -210,6 +213,31 @@ def comms_quantities(a: CommsAnalysis) -> dict[str, Known]:
     return table
 
 
+def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
+    """A training run's quantities (``derive train --format json``'s keys) and its degrees."""
+    origin = "a quantity of the training run"
+    p = t.problem
+    table = _table(
+        _known(k, v, training_unit(k), origin)
+        for k, v in training_values(t).items()
+        if training_unit(k) != "bool"
+    )
+    for name, value in (
+        ("dp", p.dp),
+        ("tp", p.tp),
+        ("pp", p.pp),
+        ("ep", p.ep),
+        ("microbatches", p.microbatches),
+        ("micro_batch", p.micro_batch),
+    ):
+        table[name] = Known(name, sp.Integer(value), NUMBER, origin)
+    table["batch_tokens"] = Known("batch_tokens", p.batch_tokens, _m("tokens"), origin)
+    table["seq"] = Known("seq", p.seq, _m("tokens"), origin)
+    table["peak"] = Known("peak", p.peak, _m("FLOP/s"), origin)
+    table["link_bandwidth"] = Known("link_bandwidth", p.link, _m("byte/s"), origin)
+    return table
+
+
 def quantities_of(analysis: object, phase: object = None) -> dict[str, Known]:
     """The names a problem's formulas may use, whatever its kind (none for givens alone)."""
     own: dict[str, Known] = {}
@@ -275,5 +303,6 @@ _TABLES: tuple[tuple[type, object], ...] = (
     (CommsAnalysis, comms_quantities),
     (KernelNumbers, kernel_quantities),
     (ModelAnalysis, model_quantities),
+    (TrainingAnalysis, training_quantities),
 )
 """Each kind of analysis and the function that lists its quantities by name."""
