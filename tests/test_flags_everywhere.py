@@ -224,3 +224,43 @@ def test_train_refuses_a_setting_with_another_unknown():
         [*_TRAIN, "--equation", "t_math = x * 1 s", "--unknown", "dp", "--unknown", "x"]
     )
     assert "--unknown dp" in err
+
+
+# -- a flag that does not apply is refused, never dropped ------------------------------------
+
+_KERNEL = ["solve", "--flops", "1e12", "--bytes", "1e9", "--chip", "h100"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "flag"),
+    [
+        (["--set", "B=3"], "--set"),
+        (["--regime", "B -> oo"], "--regime"),
+        (["--solve-for", "D"], "--solve-for"),
+    ],
+)
+def test_kernel_refuses_what_does_not_apply(extra: list[str], flag: str):
+    err = _one_line_error([*_KERNEL, *extra])
+    assert err.startswith(f"error: {flag}: does not apply to a kernel")
+
+
+@pytest.mark.parametrize(
+    ("extra", "flag"),
+    [(["--set", "B=3"], "--set"), (["--chip", "h100"], "--chip"), (["--dtype", "bf16"], "--dtype")],
+)
+def test_questions_alone_refuse_what_does_not_apply(extra: list[str], flag: str):
+    err = _one_line_error(["solve", "--given", "x=1", "--define", "y=x", *extra])
+    assert err.startswith(f"error: {flag}: does not apply to givens and equations alone")
+
+
+@pytest.mark.parametrize(
+    "extra", [["--compute", "fp8"], ["--peak", "1e15"], ["--bandwidth", "1e12"]]
+)
+def test_comms_only_refuses_compute_and_memory_flags(all_reduce: list[str], extra: list[str]):
+    err = _one_line_error([*all_reduce, *extra])
+    assert err.startswith(f"error: {extra[0]}: the operator only communicates")
+
+
+def test_train_refuses_an_undeclared_flag():
+    r = run_cli([*_TRAIN, "--bandwidth", "1e12"])
+    assert r.code == 2 and r.err.count("\n") == 1

@@ -11,6 +11,17 @@ from derive.problem.kernel_spec import KernelSpec
 
 __all__ = ["kernel_spec_of", "run_kernel_numbers"]
 
+_READS = (
+    "chip",
+    "peak",
+    "bandwidth",
+    "link_bandwidth",
+    "compute",
+    "dtype",
+    *("given", "define", "equation", "unknown"),
+)
+"""The flags of ``derive solve`` a kernel reads besides its numbers and the timing flags."""
+
 
 def kernel_spec_of(args: argparse.Namespace) -> KernelSpec:
     """The kernel the flags of ``derive solve``/``derive check`` describe (``--flops``, ``--chip``, …)."""
@@ -37,8 +48,16 @@ def run_kernel_numbers(args: argparse.Namespace) -> int:
             f"derive solve {args.operator}",
             "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
         )
-    from derive.commands.options import question_spec_from_args
+    from derive.commands.options import (
+        KERNEL_FLAGS,
+        TIMING_DESTS,
+        question_spec_from_args,
+        refuse_unused,
+    )
     from derive.present.formats import render
+
+    flags = [flag[2:] for flag, _ in KERNEL_FLAGS] + list(TIMING_DESTS) + list(_READS)
+    refuse_unused(args, flags, "a kernel by its numbers (it has no operator and no dims)")
 
     questions = question_spec_from_args(args)
     derivation = derive_kernel(kernel_spec_of(args))
