@@ -264,3 +264,8 @@ def test_comms_only_refuses_compute_and_memory_flags(all_reduce: list[str], extr
 def test_train_refuses_an_undeclared_flag():
     r = run_cli([*_TRAIN, "--bandwidth", "1e12"])
     assert r.code == 2 and r.err.count("\n") == 1
+
+
+def test_a_quantity_not_derived_says_why():
+    err = _one_line_error(["model", "llama-3-8b", "--chip", "h100", "--define", "x=min_devices"])
+    assert "'min_devices' is not derived for this problem: needs a batch B and a context S" in err

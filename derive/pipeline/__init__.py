@@ -789,9 +789,13 @@ def answer_one(spec: QuestionSpec, own: Mapping[str, Known] | None = None) -> Qu
 def answer_for(spec: QuestionSpec, analysis: object, phase: object = None) -> Questions:
     """A problem's questions over the quantities of its kind (an operator, a comms-only
     operator, a kernel, a model, and a serving step's)."""
-    from derive.questions.quantities import quantities_of
+    from derive.errors import ProblemError
+    from derive.questions.quantities import explain_missing, quantities_of
 
-    return answer_one(spec, quantities_of(analysis, phase))
+    try:
+        return answer_one(spec, quantities_of(analysis, phase))
+    except ProblemError as error:
+        raise explain_missing(error, analysis) from None
 
 
 def solve_questions(

@@ -18,6 +18,7 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.analysis.step import StepTime
+from derive.errors import ProblemError
 from derive.formula.units import Measure, measure_atom
 from derive.model.phase import Phase, PhaseAnalysis
 from derive.model.records import ModelAnalysis, Unit
@@ -29,6 +30,7 @@ from derive.training.values import training_unit, training_values
 __all__ = [
     "UNITS",
     "comms_quantities",
+    "explain_missing",
     "kernel_quantities",
     "model_quantities",
     "operator_quantities",
@@ -248,6 +250,15 @@ def quantities_of(analysis: object, phase: object = None) -> dict[str, Known]:
     if isinstance(phase, PhaseAnalysis):
         own.update(phase_quantities(phase))
     return own
+
+
+def explain_missing(error: ProblemError, analysis: object) -> ProblemError:
+    """An unknown name the problem names but did not derive, said with why (its left-out
+    reason: ``min_devices`` needs a batch B and a context S); else the error itself."""
+    for key, why in getattr(analysis, "left_out", ()) or ():
+        if f"unknown name {key!r}" in error.why:
+            return ProblemError(error.what, f"{key!r} is not derived for this problem: {why}")
+    return error
 
 
 def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
