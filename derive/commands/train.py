@@ -140,8 +140,12 @@ def run_train(args: argparse.Namespace) -> int:
         from derive.pipeline.training_questions import train_with_questions
 
         d, answered = train_with_questions(
-            model, run, questions, tuple(args.operators), args.compare_strategies
-        )  # type: ignore[assignment]
+            model,
+            run,
+            questions,  # type: ignore[arg-type]
+            tuple(args.operators),
+            args.compare_strategies,
+        )
     if args.format == "json":
         report = training_json(d.analysis, d.strategies, d.winner)
         text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"

@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from derive.errors import ProblemError
 from derive.problem.model_spec import ModelSpec
 from derive.problem.question_spec import QuestionSpec
 from derive.problem.train_spec import TrainSpec
 from derive.questions.records import Known, Questions
+
+if TYPE_CHECKING:
+    from derive.pipeline import TrainingDerivation
 
 __all__ = ["SETTINGS", "train_with_questions"]
 
@@ -31,7 +35,7 @@ def train_with_questions(
     questions: QuestionSpec,
     operators: Sequence[str | Path] = (),
     compare: bool = False,
-) -> tuple[object, Questions]:
+) -> tuple[TrainingDerivation, Questions]:
     """The run (at a solved setting, if one is unknown) and its answered questions.
 
     Raises:
@@ -53,14 +57,19 @@ def train_with_questions(
 
     def run_at(value: int) -> Mapping[str, Known] | None:
         try:
-            analysis = derive_training(
-                model, replace(run, **{name: str(value)}), operators
-            ).analysis
+            analysis = derive_training(model, _at(run, name, value), operators).analysis
         except ProblemError:
+            if value == 1:  # every setting may be 1: the run itself is wrong, said as it is
+                raise
             return None  # a value the run refuses (dp not dividing the batch, …)
         own = training_quantities(analysis)
         return {**own, **as_known(answer_questions(rest, own))}
 
     value, answered = solve_setting(questions, name, run_at)
-    d = derive_training(model, replace(run, **{name: str(value)}), operators, compare)
+    d = derive_training(model, _at(run, name, value), operators, compare)
     return d, answered
+
+
+def _at(run: TrainSpec, name: str, value: int) -> TrainSpec:
+    """The run with one setting (``dp``) as typed text."""
+    return replace(run, **{name: str(value)})  # type: ignore[arg-type]
