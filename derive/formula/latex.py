@@ -141,12 +141,16 @@ class _Flattener:
         """``\\frac{a}{b}``: a ``frac`` token and two brace groups (``\\frac12`` too)."""
         self.out.append(Token("frac", "\\" + node.macroname, node.pos))
         for arg in node.nodeargd.argnlist:
-            if isinstance(arg, LatexGroupNode):
-                self.group(arg, depth + 1)
-            else:
-                self.out.append(Token("open", "{", arg.pos))
-                self.nodes([arg], depth + 1)
-                self.out.append(Token("close", "}", arg.pos + arg.len - 1))
+            self.argument(arg, depth)
+
+    def argument(self, arg: LatexNode, depth: int) -> None:
+        """A macro's argument as a brace group (``{x}``, or a bare ``x`` as in ``\\frac12``)."""
+        if isinstance(arg, LatexGroupNode):
+            self.group(arg, depth + 1)
+        else:
+            self.out.append(Token("open", "{", arg.pos))
+            self.nodes([arg], depth + 1)
+            self.out.append(Token("close", "}", arg.pos + arg.len - 1))
 
     def sqrt(self, node: LatexMacroNode, depth: int) -> None:
         """``\\sqrt{x}`` and ``\\sqrt[n]{x}``: the tokens of ``({x}^{1/n})``."""
@@ -164,12 +168,7 @@ class _Flattener:
             raise RejectError(f"'\\sqrt' {at(node.pos)} needs its argument in braces: \\sqrt{{x}}")
         pos = node.pos
         self.out.append(Token("open", "(", pos))
-        if isinstance(radicand, LatexGroupNode):
-            self.group(radicand, depth + 1)
-        else:
-            self.out.append(Token("open", "{", radicand.pos))
-            self.nodes([radicand], depth + 1)
-            self.out.append(Token("close", "}", radicand.pos + radicand.len - 1))
+        self.argument(radicand, depth)
         self.out += [
             Token("op", "^", pos),
             Token("open", "{", pos),
