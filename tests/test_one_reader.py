@@ -270,3 +270,9 @@ def test_claims_and_formulas_read_numbers_alike(number: str, unit: str, spaced: 
     text = f"{number}{' ' if spaced else ''}{unit}"
     formula = read_formula(text, {})
     assert formula.value == _claim_value(text), text
+
+
+def test_a_subscripted_name_after_a_number_is_a_name():
+    q = solve_questions(given={"h_1": "3 s", "ms_2": "4"}, define={"y": "2 h_1", "z": "2 ms_2"})
+    assert q.answer("y").value == 6 and q.answer("y").unit == "s"
+    assert q.answer("z").value == 8

@@ -60,11 +60,13 @@ def mark_units(tokens: list[Token], is_unit: Callable[[str], bool]) -> list[Toke
         The tokens with such names of kind ``unit``, and ``1 / 2 h`` as ``( 1 / 2 ) h``.
     """
     out: list[Token] = []
-    for tok in tokens:
+    for i, tok in enumerate(tokens):
         prev = out[-1] if out else None
         after_number = _is(prev, "num")
         after_unit_per = len(out) >= 2 and _is(prev, "op", "/") and _is(out[-2], "unit")
-        if tok.kind == "name" and (after_number or after_unit_per) and is_unit(tok.text):
+        subscripted = i + 1 < len(tokens) and tokens[i + 1].kind == "sub"  # h_1 is a name
+        wanted = (after_number or after_unit_per) and not subscripted
+        if tok.kind == "name" and wanted and is_unit(tok.text):
             if after_number:
                 _group_fraction(out)
             out.append(Token("unit", tok.text, tok.pos))
