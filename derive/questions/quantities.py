@@ -208,7 +208,7 @@ def comms_quantities(a: CommsAnalysis) -> dict[str, Known]:
     table = _table(_dims(p.operator.dims, bound))
     table.update(
         _table(
-            _known(k, None if v is None else sp.sympify(v).xreplace(bound), UNITS[k], origin)
+            _known(k, None if v is None else v.xreplace(bound), UNITS[k], origin)
             for k, v in values.items()
         )
     )
