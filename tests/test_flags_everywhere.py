@@ -269,3 +269,39 @@ def test_train_refuses_an_undeclared_flag():
 def test_a_quantity_not_derived_says_why():
     err = _one_line_error(["model", "llama-3-8b", "--chip", "h100", "--define", "x=min_devices"])
     assert "'min_devices' is not derived for this problem: needs a batch B and a context S" in err
+
+
+# -- the same names in a problem set -----------------------------------------------------------
+
+
+def test_a_sets_training_run_names_its_own_quantities(tmp_path: Path):
+    path = tmp_path / "set.toml"
+    path.write_text(
+        '[[problem]]\nid = "run"\nmodel = "llama-3-8b"\nchip = "h100"\n'
+        "train = { dp = 8, pp = 2, batch_tokens = 4194304, seq = 4096 }\n"
+        'define = { x = "bubble_fraction * 100" }\nask = ["x"]\n'
+    )
+    m = 4194304 // (8 * 4096)
+    percent = Fraction(2 - 1, m + 2 - 1) * 100
+    argv = ["check", "--problem-set", str(path), "--problem", "run", "--quantity", "x"]
+    r = run_cli([*argv, "--claim", str(float(percent)), "--format", "json"])
+    assert r.code == 0 and json.loads(r.out)["verdict"] == "correct", r
+
+
+def test_a_sets_comms_only_operator_names_t_comms(tmp_path: Path):
+    from derive.pipeline import answer_set_questions
+    from derive.problem.sets.problem_set import load_problem_set
+    from derive.problem.sets.registry import set_registry
+
+    (tmp_path / "ops.py").write_text(ALL_REDUCE)
+    path = tmp_path / "set.toml"
+    path.write_text(
+        'operators = ["ops.py"]\n[[problem]]\nid = "ar"\noperator = "tp_all_reduce"\n'
+        'dtype = "bf16"\nchip = "h100"\nset = { B = 8192, F = 8192, P = 8 }\n'
+        'define = { sent = "bytes_sent", t = "t_comms" }\nask = ["sent"]\n'
+    )
+    pset = load_problem_set(path)
+    answered = answer_set_questions(pset, set_registry(pset, trust=True))["ar"]
+    sent = Fraction(2 * (8 - 1), 8) * 2 * 8192 * 8192  # a ring all-reduce of bf16 B×F
+    assert answered.answer("sent").value == sent and answered.answer("sent").unit == "byte"
+    assert answered.answer("t").unit == "s"
