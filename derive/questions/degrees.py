@@ -26,20 +26,12 @@ from derive.formula.limits import RejectError
 from derive.problem.question_spec import QuestionSpec
 from derive.questions.read import NUMBER, read_formula, split_equation
 from derive.questions.records import Answer, Known, Questions, Role, Solving
-from derive.questions.solve import answer_questions
+from derive.questions.solve import HOLDS, answer_questions
 
 __all__ = ["MAX_SETTING", "solve_setting"]
 
 MAX_SETTING = 4096
 """The largest value tried."""
-
-_HOLDS: dict[str, Callable[[sp.Expr], bool]] = {
-    "<": lambda v: bool(v < 0),
-    "<=": lambda v: bool(v <= 0),
-    ">": lambda v: bool(v > 0),
-    ">=": lambda v: bool(v >= 0),
-    "=": lambda v: bool(v == 0),
-}
 
 
 def _gap(spec: QuestionSpec, text: str, own: Mapping[str, Known]) -> sp.Expr:
@@ -64,7 +56,7 @@ def _search(
     """The value of ``name`` the equation asks for, and how it was found."""
     text = spec.equations[0]
     relation = split_equation(text)[1]
-    holds = _HOLDS[relation]
+    holds = HOLDS[relation]
     first: tuple[int, bool, int] | None = None  # value, held, sign of the gap
     last_held: int | None = None
     for n in range(1, MAX_SETTING + 1):

@@ -23,7 +23,7 @@ and the entry.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sympy as sp
 
@@ -34,7 +34,7 @@ from derive.problem.question_spec import QuestionSpec
 from derive.questions.read import NUMBER, Value, names_in, read_formula, split_equation
 from derive.questions.records import Answer, Known, Questions, Role, Solving
 
-__all__ = ["answer_questions", "definition_order", "references_of"]
+__all__ = ["HOLDS", "answer_questions", "definition_order", "references_of"]
 
 _MAX_BRANCHES = 16
 _POWERS = (1, -1, 2, -2, 3, -3)
@@ -253,13 +253,14 @@ def _positive(sol: dict[sp.Symbol, sp.Expr]) -> bool:
     return all(v.is_number and v.is_real and v > 0 for v in sol.values())
 
 
-_HOLDS = {
-    "<=": lambda v: v <= 0,
-    ">=": lambda v: v >= 0,
-    "<": lambda v: v < 0,
-    ">": lambda v: v > 0,
+HOLDS: dict[str, Callable[[sp.Expr], bool]] = {
+    "<=": lambda v: bool(v <= 0),
+    ">=": lambda v: bool(v >= 0),
+    "<": lambda v: bool(v < 0),
+    ">": lambda v: bool(v > 0),
+    "=": lambda v: bool(v == 0),
 }
-"""Whether ``lhs - rhs`` keeps each relation."""
+"""Whether ``lhs - rhs`` (a number) keeps each relation of an equation."""
 
 
 def _count(
@@ -271,7 +272,7 @@ def _count(
     integer one step past it, on the side that holds.
     """
     low, high = sp.floor(root), sp.ceiling(root)
-    if relation not in _HOLDS:
+    if relation == "=":
         if low == high:
             return sp.Integer(low), ""
         return sp.Integer(high), (
@@ -280,7 +281,7 @@ def _count(
         )
 
     def holds(n: sp.Expr) -> bool:
-        return bool(_HOLDS[relation](expr.xreplace({symbol: n})))
+        return HOLDS[relation](expr.xreplace({symbol: n}))
 
     if low == high and holds(low):
         return sp.Integer(low), ""
