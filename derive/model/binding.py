@@ -149,8 +149,6 @@ def _bind_sets(
 ) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:
     known = {d.name: d for d in (batch, context, *model.free_dims)}
     bound: dict[sp.Symbol, sp.Integer] = {}
-    if isinstance(model, SizedModel) and sets:  # B and S act on the KV cache and activations
-        raise ProblemError(f"--set {sets[0]}", f"a model's dims {NEEDS_ARCHITECTURE}")
     for item in sets:
         if not isinstance(item, str) or "=" not in item:
             raise ProblemError(f"--set {item}", "expected DIM=INT, e.g. B=32 or S=8192")
@@ -255,9 +253,6 @@ def bind_model(spec: ModelSpec, model: Transformer | SizedModel) -> ModelProblem
         if len(getattr(spec, name)) > MAX_ITEMS:
             raise ProblemError(f"--{name[:-1]}", f"at most {MAX_ITEMS} given")
     dtypes = _bind_dtypes(tuple(spec.dtypes))
-    kv = next((d for d in spec.dtypes if isinstance(d, str) and d.strip().startswith("kv=")), None)
-    if isinstance(model, SizedModel) and kv is not None:
-        raise ProblemError(f"--dtype {kv}", f"a KV cache {NEEDS_ARCHITECTURE}")
     compute = dict(dtypes)[Role.ACTIVATION].compute_as
     tokens = (
         custom_figure(spec.train_tokens, "--train-tokens")
