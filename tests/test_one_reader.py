@@ -276,3 +276,12 @@ def test_a_subscripted_name_after_a_number_is_a_name():
     q = solve_questions(given={"h_1": "3 s", "ms_2": "4"}, define={"y": "2 h_1", "z": "2 ms_2"})
     assert q.answer("y").value == 6 and q.answer("y").unit == "s"
     assert q.answer("z").value == 8
+
+
+@pytest.mark.parametrize("claim", ["1800 s", "0.5 h", "1/2 h", "30 min", "half = 1/2 h"])
+def test_a_defined_half_hour_is_judged_as_read(tmp_path: Path, claim: str):
+    path = tmp_path / "set.toml"
+    path.write_text('[[problem]]\nid = "t"\ndefine = { half = "1/2 h" }\n')
+    argv = ["check", "--problem-set", str(path), "--problem", "t", "--quantity", "half"]
+    r = run_cli([*argv, "--claim", claim, "--format", "json"])
+    assert r.code == 0 and json.loads(r.out)["verdict"] == "correct", r
