@@ -305,3 +305,18 @@ def test_a_sets_comms_only_operator_names_t_comms(tmp_path: Path):
     sent = Fraction(2 * (8 - 1), 8) * 2 * 8192 * 8192  # a ring all-reduce of bf16 B×F
     assert answered.answer("sent").value == sent and answered.answer("sent").unit == "byte"
     assert answered.answer("t").unit == "s"
+
+
+def test_an_equation_alone_names_another_problem(tmp_path: Path):
+    path = tmp_path / "set.toml"
+    path.write_text(
+        '[[problem]]\nid = "eq"\nequations = ["x * 1 ms = mm.t_lower"]\nunknowns = ["x"]\n\n'
+        '[[problem]]\nid = "mm"\noperator = "matmul"\ndtype = "bf16"\nchip = "h100"\n'
+        "set = { B = 4096, D = 8192, F = 8192 }\n"
+    )
+    t_math = Fraction(2 * 4096 * 8192 * 8192) / H100_BF16_PEAK
+    t_mem = Fraction(2 * (4096 * 8192 + 8192 * 8192 + 4096 * 8192)) / H100_HBM
+    x = max(t_math, t_mem) * 1000
+    argv = ["check", "--problem-set", str(path), "--problem", "eq", "--quantity", "x"]
+    r = run_cli([*argv, "--claim", str(float(x)), "--format", "json"])
+    assert r.code == 0 and json.loads(r.out)["verdict"] == "correct", r

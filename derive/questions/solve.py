@@ -42,9 +42,18 @@ _POWERS = (1, -1, 2, -2, 3, -3)
 
 def references_of(spec: QuestionSpec, ids: Mapping[str, str]) -> tuple[str, ...]:
     """The other problems a spec's formulas name (``id`` of ``id.quantity``), in order."""
-    texts = [t for _, t in spec.define] + list(spec.equations)
+    texts = [t for _, t in spec.define] + [side for e in spec.equations for side in _sides(e)]
     found = [n.partition(".")[0] for t in texts for n in names_in(t, ids) if "." in n]
     return tuple(dict.fromkeys(found))
+
+
+def _sides(equation: str) -> tuple[str, ...]:
+    """An equation's two sides (the whole text when it does not split: refused later)."""
+    try:
+        lhs, _, rhs = split_equation(equation)
+    except RejectError:
+        return (equation,)
+    return lhs, rhs
 
 
 def definition_order(spec: QuestionSpec) -> tuple[str, ...]:
