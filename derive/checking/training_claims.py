@@ -53,33 +53,9 @@ def training_analysis_for(
 
 
 def _values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
-    from derive.training.analysis import cost_values
+    from derive.training.values import training_values as values
 
-    m, c = t.memory, t.comms
-    return {
-        "memory_per_device": m.total,
-        "memory_weights": m.weights,
-        "memory_grads": m.grads,
-        "memory_optimizer": m.optimizer,
-        "activations": m.activations,
-        "fits": None if t.fits is None else sp.true if t.fits else sp.false,
-        "headroom_per_device": t.headroom,
-        "comms_bytes_per_device": c.total,
-        "comms_dp": c.of("dp"),
-        "comms_tp": c.of("tp"),
-        "comms_pp": c.of("pp"),
-        "comms_ep": c.of("ep"),
-        "t_math": t.t_math,
-        "t_comms": t.t_comms,
-        "t_lower": t.t_lower,
-        "t_upper": t.t_upper,
-        "bubble_fraction": t.bubble_fraction,
-        "mfu": t.mfu,
-        "critical_tokens_per_device": t.critical_tokens_per_device,
-        "critical_tokens_per_chip": t.critical_tokens_per_chip,
-        "critical_batch_tokens": t.critical_batch_tokens,
-        **cost_values(t),
-    }
+    return values(t)
 
 
 def training_values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:

@@ -199,9 +199,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
     """``derive solve --given … --equation … --unknown …``: givens and equations alone."""
+    from derive.commands.options import refuse_unused
     from derive.pipeline import answer_one
     from derive.present.questions_view import questions_json, questions_markdown
 
+    asked = ("given", "define", "equation", "unknown")
+    refuse_unused(args, asked, "givens and equations alone (name an operator to use it)")
     answered = answer_one(questions)  # type: ignore[arg-type]
     if not answered.derived and answered.solving is None:
         raise ProblemError("derive solve", "give --define or --equation with --unknown")

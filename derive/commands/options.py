@@ -250,6 +250,10 @@ _TIMING_FLAGS = (
 )
 
 
+TIMING_DESTS = tuple(flag[2:].replace("-", "_") for flag, _, _ in _TIMING_FLAGS)
+"""The timing flags' argparse names."""
+
+
 def add_timing_flags(parser: argparse.ArgumentParser) -> None:
     """Efficiencies, overheads and measurements (exact: durations take s, ms, us, ns)."""
     for flag, metavar, helptext in _TIMING_FLAGS:
@@ -406,3 +410,25 @@ def question_spec_from_args(args: argparse.Namespace) -> object:
         tuple(getattr(args, "equation", ())),
         tuple(getattr(args, "unknown", ())),
     )
+
+
+_ALWAYS_APPLY = frozenset({"command", "handler", "format", "time_limit"})
+"""Flags every problem takes (the output format, the time budget) and argparse's own keys."""
+
+
+def refuse_unused(args: argparse.Namespace, used: Sequence[str], what: str) -> None:
+    """Refuse, in one line, the first flag given that ``what`` does not use: never drop one.
+
+    Args:
+        args: the parsed flags.
+        used: the ``dest`` names of the flags ``what`` reads.
+        what: how to name the problem (``a kernel by its numbers``).
+
+    Raises:
+        ProblemError: naming the flag and what it does not apply to.
+    """
+    for dest, value in vars(args).items():
+        if dest in _ALWAYS_APPLY or dest in used or value in (None, [], False):
+            continue
+        flag = dest if dest == "operator" else "--" + dest.replace("_", "-")
+        raise ProblemError(flag, f"does not apply to {what}")

@@ -21,7 +21,14 @@ import json
 import sys
 from typing import Any
 
-from derive.commands.options import add_money_flags
+from derive.commands.options import (
+    REPORT_FORMATS,
+    add_format_flag,
+    add_money_flags,
+    add_operators_flag,
+    add_question_flags,
+    question_spec_from_args,
+)
 
 __all__ = ["add_train_parser", "run_train"]
 
@@ -81,13 +88,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         metavar="P_ACT",
         help="with --params: the parameters a token uses (a mixture of experts), e.g. 37e9",
     )
-    p.add_argument(
-        "--operators",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a Python file declaring Transformer models; repeatable",
-    )
+    add_operators_flag(p, "a Python file declaring Transformer models; repeatable")
     p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
     p.add_argument("--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip")
     p.add_argument(
@@ -135,7 +136,8 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         "cost and energy over D / --batch-tokens steps)",
     )
     add_money_flags(p)
-    p.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    add_format_flag(p, REPORT_FORMATS)
+    add_question_flags(p)  # over the run's quantities: t_lower, bubble_fraction, mfu, dp, …
     p.set_defaults(handler=run_train)
 
 
@@ -169,12 +171,30 @@ def run_train(args: argparse.Namespace) -> int:
         keep_gathered_weights="true" if args.keep_gathered_weights else None,
         count_logits="true" if args.count_logits else None,
     )
-    d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
+    questions = question_spec_from_args(args)
+    answered = None
+    if questions is None:
+        d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
+    else:  # an unknown dp (tp, pp, ep) is solved by deriving the run; the run shown is at it
+        from derive.pipeline.training_questions import train_with_questions
+
+        d, answered = train_with_questions(
+            model,
+            run,
+            questions,  # type: ignore[arg-type]
+            tuple(args.operators),
+            args.compare_strategies,
+        )
     if args.format == "json":
         report = training_json(d.analysis, d.strategies, d.winner)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     elif args.format == "tex":
-        sys.stdout.write(training_latex(d.analysis, d.strategies, d.winner))
+        text = training_latex(d.analysis, d.strategies, d.winner)
     else:
-        sys.stdout.write(training_markdown(d.analysis, d.strategies, d.winner))
+        text = training_markdown(d.analysis, d.strategies, d.winner)
+    if answered is not None:
+        from derive.present.questions_view import with_questions
+
+        text = with_questions(text, answered, args.format)
+    sys.stdout.write(text)
     return 0

@@ -29,6 +29,7 @@ import sympy as sp
 
 from derive.errors import ParseError
 from derive.formula.limits import RejectError, at, check_text, show
+from derive.formula.literals import currency_last
 from derive.formula.scales import Scale, split_scale
 from derive.formula.units import Unit, parse_unit
 
@@ -134,7 +135,8 @@ class Answer:
 
 
 def rewrite_notation(text: str) -> str:
-    """Rewrite notation people use into the parser's: superscripts, ``x 10^``, π, β, ``240.``.
+    """Rewrite notation people use into the parser's: superscripts, ``x 10^``, π, β, ``240.``,
+    a currency before its number (``$2.30`` -> ``2.30 USD``).
 
     >>> rewrite_notation("3.47·10⁻⁵")
     '3.47 * 10^(-5)'
@@ -142,6 +144,7 @@ def rewrite_notation(text: str) -> str:
     '3.47 * 10^-5'
     """
     # ^{…} in LaTeX, ^(…) in plain text: "B²" is plain text, and is said to be read as such
+    text = currency_last(text)
     latex = "\\" in text or "{" in text or "}" in text
     opening, closing = ("^{", "}") if latex else ("^(", ")")
     s = _SUPERSCRIPT_RUN.sub(

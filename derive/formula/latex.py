@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import sympy as sp
 from pylatexenc.latexwalker import (
     LatexCharsNode,
     LatexCommentNode,
@@ -26,13 +27,13 @@ from pylatexenc.latexwalker import (
 )
 from pylatexenc.macrospec import LatexContextDb, MacroSpec
 
-from derive.formula.limits import MAX_DEPTH, RejectError, at
+from derive.formula.limits import MAX_DEPTH, MAX_ROOT, RejectError, at
 from derive.formula.relations import APPROX_MACROS, REFUSED_MACROS
 from derive.formula.tokens import Token, count_check, lex, relation_error
 
 __all__ = ["ALLOWED", "GREEK_NAMES", "latex_tokens"]
 
-ALLOWED = "allowed: \\frac, \\cdot, \\times, ^, \\left(...\\right), spacing"
+ALLOWED = "allowed: \\frac, \\sqrt, \\cdot, \\times, ^, \\left(...\\right), spacing"
 _FRACS = frozenset({"frac", "dfrac", "tfrac"})
 _NAME_WRAPPERS = frozenset({"mathrm", "text"})
 _SPACING = frozenset({",", ";", ":", "!", " ", "quad", "qquad"})
@@ -49,6 +50,7 @@ def _context() -> LatexContextDb:
     db = LatexContextDb()
     macros = [MacroSpec(name, "{{") for name in sorted(_FRACS)]
     macros += [MacroSpec(name, "{") for name in sorted(_NAME_WRAPPERS)]
+    macros.append(MacroSpec("sqrt", "[{"))
     db.add_context_category("derive", macros=macros, environments=[], specials=[])
     db.set_unknown_macro_spec(MacroSpec(""))
     return db
@@ -114,12 +116,14 @@ class _Flattener:
     def macro(self, node: LatexMacroNode, depth: int) -> None:
         """Whitelisted macros become tokens; relations and everything else are refused."""
         name = node.macroname
-        if (name in _FRACS or name in _NAME_WRAPPERS) and node.nodeargd is None:
+        if (name in _FRACS or name in _NAME_WRAPPERS or name == "sqrt") and node.nodeargd is None:
             raise RejectError(
                 f"'\\{name}' {at(node.pos)} used as an argument: put it in braces, as in \\frac{{1}}{{\\frac{{1}}{{2}}}}"
             )
         if name in _FRACS:
             self.frac(node, depth)
+        elif name == "sqrt":
+            self.sqrt(node, depth)
         elif name in _TIMES:
             self.out.append(Token("op", "*", node.pos))
         elif name in _DELIMITERS:
@@ -137,12 +141,43 @@ class _Flattener:
         """``\\frac{a}{b}``: a ``frac`` token and two brace groups (``\\frac12`` too)."""
         self.out.append(Token("frac", "\\" + node.macroname, node.pos))
         for arg in node.nodeargd.argnlist:
-            if isinstance(arg, LatexGroupNode):
-                self.group(arg, depth + 1)
-            else:
-                self.out.append(Token("open", "{", arg.pos))
-                self.nodes([arg], depth + 1)
-                self.out.append(Token("close", "}", arg.pos + arg.len - 1))
+            self.argument(arg, depth)
+
+    def argument(self, arg: LatexNode, depth: int) -> None:
+        """A macro's argument as a brace group (``{x}``, or a bare ``x`` as in ``\\frac12``)."""
+        if isinstance(arg, LatexGroupNode):
+            self.group(arg, depth + 1)
+        else:
+            self.out.append(Token("open", "{", arg.pos))
+            self.nodes([arg], depth + 1)
+            self.out.append(Token("close", "}", arg.pos + arg.len - 1))
+
+    def sqrt(self, node: LatexMacroNode, depth: int) -> None:
+        """``\\sqrt{x}`` and ``\\sqrt[n]{x}``: the tokens of ``({x}^{1/n})``."""
+        index, radicand = node.nodeargd.argnlist
+        n = 2
+        if index is not None:
+            text = _plain_text(index.nodelist if isinstance(index, LatexGroupNode) else [index])
+            if text is None or not text.strip().isdigit() or not 2 <= int(text) <= MAX_ROOT:
+                raise RejectError(
+                    f"'\\sqrt[...]' {at(node.pos)} takes a whole index from 2 to {MAX_ROOT}, "
+                    "as in \\sqrt[3]{x}"
+                )
+            n = int(text)
+        if radicand is None:
+            raise RejectError(f"'\\sqrt' {at(node.pos)} needs its argument in braces: \\sqrt{{x}}")
+        pos = node.pos
+        self.out.append(Token("open", "(", pos))
+        self.argument(radicand, depth)
+        self.out += [
+            Token("op", "^", pos),
+            Token("open", "{", pos),
+            Token("num", "1", pos, sp.Integer(1)),
+            Token("op", "/", pos),
+            Token("num", str(n), pos, sp.Integer(n)),
+            Token("close", "}", pos),
+            Token("close", ")", pos + node.len - 1),
+        ]
 
 
 def _describe(node: LatexNode) -> str:

@@ -38,11 +38,16 @@ class Num:
 
 @dataclass(frozen=True)
 class Name:
-    """An identifier run as typed (``BDF``, ``d_model``); ``exact`` forbids splitting it."""
+    """An identifier run as typed (``BDF``, ``d_model``); ``exact`` forbids splitting it.
+
+    ``unit`` marks a unit written where a unit is expected (after a number: ``2 bytes``),
+    which the formula reader takes for the unit and never for a quantity of that name.
+    """
 
     text: str
     pos: int
     exact: bool = False
+    unit: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class Power:
 Node = Num | Name | Sum | Product | Power
 
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
-_STARTS = ("num", "name", "exact", "open", "frac")
+_STARTS = ("num", "name", "exact", "unit", "open", "frac")
 
 
 class _Parser:
@@ -199,6 +204,8 @@ class _Parser:
         if tok.kind == "num":
             assert tok.value is not None  # the lexer gives every number its value
             return Num(tok.value, tok.pos)
+        if tok.kind == "unit":
+            return Name(tok.text, tok.pos, exact=True, unit=True)
         if tok.kind in ("name", "exact"):
             return self.name(tok)
         if tok.kind == "frac":

@@ -19,7 +19,7 @@ position of the problem counted from 1.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import sympy as sp
@@ -41,9 +41,9 @@ from derive.formula.limits import (
     check_text,
     show,
 )
-from derive.formula.parser import parse_tokens
+from derive.formula.parser import Node, parse_tokens
 from derive.formula.relations import scan_relations
-from derive.formula.tokens import lex
+from derive.formula.tokens import Token, lex
 
 __all__ = [
     "MAX_DEGREE",
@@ -58,6 +58,7 @@ __all__ = [
     "Parsed",
     "choose_syntax",
     "parse_formula",
+    "read_tree",
     "split_relations",
 ]
 
@@ -108,13 +109,39 @@ def _refuse(what: str, text: object, reject: RejectError) -> ParseError:
     return cls(label, reject.why)
 
 
-def _parse(text: str, symbols: Mapping[str, sp.Symbol], syntax: str) -> Parsed:
-    """:func:`parse_formula` without the error translation."""
+def read_tree(
+    text: str, syntax: str = "auto", mark: Callable[[list[Token]], list[Token]] | None = None
+) -> tuple[Node, str, str]:
+    """The one front end of every formula: text checks, tokens, syntax tree.
+
+    Claims, steps, givens, defined formulas and equations all come through here, so a
+    text is tokenised and parsed the same everywhere; only what a name stands for (a dim,
+    a quantity with its unit) differs by caller.
+
+    Args:
+        text: the formula.
+        syntax: ``"auto"``, ``"latex"`` or ``"plain"``.
+        mark: a pass over the tokens before parsing (the formula reader marks the units
+            written after a number, :func:`derive.formula.literals.mark_units`).
+
+    Returns:
+        The tree, the syntax used and how it was chosen.
+
+    Raises:
+        RejectError: anything outside the grammar or past the limits.
+    """
     check_text(text)
     chosen, decided = choose_syntax(text, syntax)
     check_nesting(text)
     tokens = latex_tokens(text) if chosen == "latex" else lex(text)
-    tree = parse_tokens(tokens, len(text))
+    if mark is not None:
+        tokens = mark(tokens)
+    return parse_tokens(tokens, len(text)), chosen, decided
+
+
+def _parse(text: str, symbols: Mapping[str, sp.Symbol], syntax: str) -> Parsed:
+    """:func:`parse_formula` without the error translation."""
+    tree, chosen, decided = read_tree(text, syntax)
     return Parsed(evaluate(tree, symbols), chosen, decided)
 
 

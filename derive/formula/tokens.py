@@ -10,6 +10,7 @@ Token kinds:
 ``num``    a decimal literal, ``value`` is its exact ``Rational``
 ``name``   a run of letters and digits starting with a letter (``BDF``, ``W1``)
 ``exact``  a name from ``\\mathrm{...}``/``\\text{...}``: never split into letters
+``unit``   a unit written after a number (marked by :mod:`.literals`, formulas with units)
 ``sub``    ``_`` (joins a subscript to a name: ``d_model``, ``d_{model}``)
 ``op``     one of ``+ - * / ^`` (``**``, ``·``, ``×``, ``⋅``, ``−`` normalised)
 ``open``   ``(``, ``[`` or ``{``
@@ -33,6 +34,7 @@ __all__ = ["RELATION_CHARS", "Token", "count_check", "lex", "relation_error"]
 
 _NUMBER = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_SUBSCRIPT = re.compile(r"[A-Za-z0-9]+")
 _SPACE = " \t"
 _OPERATORS = {
     "**": "^",
@@ -167,7 +169,13 @@ def lex(text: str, start: int = 0, end: int | None = None, latex: bool = False) 
         if c in _SPACE:
             i += 1
             continue
-        if c.isascii() and (c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit())):
+        subscript = not latex and tokens and tokens[-1].kind == "sub" and tokens[-1].pos == i - 1
+        if subscript and c.isascii() and c.isalnum():
+            # plain text: a subscript is the whole run after '_' (flops_2n is one name);
+            # LaTeX keeps TeX's rule (x_2n is x_2 times n)
+            stop = _SUBSCRIPT.match(text, i, n).end()  # type: ignore[union-attr]
+            token, i = Token("name", text[i:stop], i), stop
+        elif c.isascii() and (c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit())):
             token, i = _number(text, i, n)
         elif c.isascii() and c.isalpha():
             stop = _NAME.match(text, i, n).end()  # type: ignore[union-attr]

@@ -300,7 +300,7 @@ class CommsDerivation(_Shown):
         """Every quantity, as exact strings (``derive solve --format json``)."""
         from derive.present.comms_view import comms_json
 
-        return comms_json(self.analysis)
+        return _with_questions_json(comms_json(self.analysis), self.questions)
 
 
 def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
@@ -438,23 +438,23 @@ def solve(
         sets,
         solve_for,
     )
+    d: Derivation | CommsDerivation
     if isinstance(operator, Operator) and only_communicates(operator):
-        return derive_comms(spec, operator)
-    if isinstance(operator, Operator):
+        d = derive_comms(spec, operator)
+    elif isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
         d = Derivation(analysis, build_solution(analysis), spec)
     else:
         names = tuple(str(path) for path in operators)
         derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
         if isinstance(derivation, CommsDerivation):
-            return replace(derivation, operators=names)
-        d = Derivation(derivation.analysis, derivation.solution, spec, names)
+            d = replace(derivation, operators=names)
+        else:
+            d = Derivation(derivation.analysis, derivation.solution, spec, names)
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
         return d
-    from derive.questions.quantities import operator_quantities
-
-    return replace(d, questions=answer_one(questions, operator_quantities(d.analysis)))
+    return replace(d, questions=answer_for(questions, d.analysis))
 
 
 @dataclass(frozen=True)
@@ -795,22 +795,16 @@ def answer_one(spec: QuestionSpec, own: Mapping[str, Known] | None = None) -> Qu
     return answer_questions(spec, own or {})
 
 
-def answer_for(
-    spec: QuestionSpec, analysis: Analysis | ModelAnalysis | None, phase: object = None
-) -> Questions:
-    """A problem's questions over an operator's, a model's (and serving step's) quantities."""
-    from derive.model.analysis import ModelAnalysis
-    from derive.model.phase import PhaseAnalysis
-    from derive.questions import quantities
+def answer_for(spec: QuestionSpec, analysis: object, phase: object = None) -> Questions:
+    """A problem's questions over the quantities of its kind (an operator, a comms-only
+    operator, a kernel, a model, and a serving step's)."""
+    from derive.errors import ProblemError
+    from derive.questions.quantities import explain_missing, quantities_of
 
-    own: dict[str, Known] = {}
-    if isinstance(analysis, Analysis):
-        own = quantities.operator_quantities(analysis)
-    elif isinstance(analysis, ModelAnalysis):
-        own = quantities.model_quantities(analysis)
-    if isinstance(phase, PhaseAnalysis):
-        own.update(quantities.phase_quantities(phase))
-    return answer_one(spec, own)
+    try:
+        return answer_one(spec, quantities_of(analysis, phase))
+    except ProblemError as error:
+        raise explain_missing(error, analysis) from None
 
 
 def solve_questions(

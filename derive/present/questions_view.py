@@ -14,10 +14,11 @@ import sympy as sp
 
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import TimeUnit, time_tex, time_text
+from derive.formula.limits import RejectError
 from derive.formula.units import base_text
 from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.tex_layout import tex_break_sum, tex_is_wide
-from derive.questions.read import display_symbol, names_in
+from derive.questions.read import display_symbol, names_in, split_equation
 from derive.questions.records import Answer, Known, Questions, Role
 from derive.solution.notation import tex, tex_text_number
 
@@ -54,7 +55,10 @@ def _unit_tex(unit: str) -> str:
 
 
 def _number_tex(value: sp.Expr) -> str:
-    """An exact number shown short: in full when its decimal ends soon, else rounded."""
+    """An exact number shown short: in full when its decimal ends soon, else rounded; a
+    value that keeps a free dim is its formula."""
+    if not value.is_number:
+        return tex(value)
     if value.is_Rational:
         ending = fmt_ending_decimal(value)
         if ending is not None and len(ending) <= 12:
@@ -262,9 +266,11 @@ def questions_given(q: Questions) -> str:
 
 def _sides(equation: str) -> str:
     """An equation's two sides as one expression, so its names can be listed."""
-    for sign in ("<=", ">=", "\u2264", "\u2265", "="):
-        equation = equation.replace(sign, " + ")
-    return equation
+    try:
+        lhs, _, rhs = split_equation(equation)
+    except RejectError:
+        return equation
+    return f"({lhs}) + ({rhs})"
 
 
 def questions_asks(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, ...]:

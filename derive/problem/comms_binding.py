@@ -100,6 +100,9 @@ def _check_unused(spec: ProblemSpec) -> None:
         for flag, value, why in (
             ("--regime", spec.regime, "no compute, so no crossover to take at leading order"),
             ("--solve-for", spec.solve_for, "no compute, so no crossover to solve for"),
+            ("--compute", spec.compute, "no compute, so no compute dtype"),
+            ("--peak", spec.peak, "no compute, so no compute peak"),
+            ("--bandwidth", spec.bandwidth, "no memory traffic, so no memory bandwidth"),
         )
         if value is not None
     ] + [
@@ -120,9 +123,9 @@ def bind_comms(spec: ProblemSpec, op: Operator) -> CommsProblem:
             nothing to act on, or a bad dtype or dim (one line, naming the flag).
     """
     _check_declaration(op)
-    _check_unused(spec)
     dtypes, _ = _bind_dtypes(op, tuple(spec.dtypes))
-    link, link_name, chip = _link(spec, op)
+    link, link_name, chip = _link(spec, op)  # a missing link is said first
+    _check_unused(spec)
     sets = _bind_sets(op, tuple(spec.sets))
     _check_groups(op, sets)
     timing = bind_timing(TimingSpec(link_latency=spec.timing.link_latency))

@@ -15,20 +15,28 @@ from collections.abc import Iterable
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
+from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.analysis.step import StepTime
+from derive.errors import ProblemError
 from derive.formula.units import Measure, measure_atom
 from derive.model.phase import Phase, PhaseAnalysis
 from derive.model.records import ModelAnalysis, Unit
 from derive.questions.read import NUMBER
 from derive.questions.records import Known
+from derive.training.analysis import TrainingAnalysis
+from derive.training.values import training_unit, training_values
 
 __all__ = [
     "UNITS",
+    "comms_quantities",
+    "explain_missing",
     "kernel_quantities",
     "model_quantities",
     "operator_quantities",
     "phase_quantities",
+    "quantities_of",
+    "training_quantities",
 ]
 
 
@@ -74,6 +82,9 @@ UNITS: dict[str, str] = {
     "cost_per_step": "$",
     "cost_per_million_tokens": "$",
     "energy_per_token": "J/token",
+    "bytes_sent": "byte",
+    "link_time": "s",
+    "latency_time": "s",
 }
 """The unit of each quantity an operator, kernel or serving step exports (JSON names)."""
 
@@ -186,6 +197,76 @@ def kernel_quantities(k: KernelNumbers) -> dict[str, Known]:
     return table
 
 
+def comms_quantities(a: CommsAnalysis) -> dict[str, Known]:
+    """A comms-only operator's dims and quantities (``derive solve --format json``)."""
+    p = a.problem
+    origin = "a quantity of the problem"
+    bound = p.bound_subs()
+    values: dict[str, sp.Expr | None] = {
+        "link_bandwidth": p.link.value,
+        "bytes_sent": a.sent,
+        "link_time": a.link_time,
+        "latency_time": a.latency_time,
+        "t_comms": a.time,
+        "t_lower": a.time,
+        "t_upper": a.time,
+    }
+    table = _table(_dims(p.operator.dims, bound))
+    table.update(
+        _table(
+            _known(k, None if v is None else v.xreplace(bound), UNITS[k], origin)
+            for k, v in values.items()
+        )
+    )
+    return table
+
+
+def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
+    """A training run's quantities (``derive train --format json``'s keys) and its degrees."""
+    origin = "a quantity of the training run"
+    p = t.problem
+    table = _table(
+        _known(k, v, training_unit(k), origin)
+        for k, v in training_values(t).items()
+        if training_unit(k) != "bool"
+    )
+    for name, value in (
+        ("dp", p.dp),
+        ("tp", p.tp),
+        ("pp", p.pp),
+        ("ep", p.ep),
+        ("microbatches", p.microbatches),
+        ("micro_batch", p.micro_batch),
+    ):
+        table[name] = Known(name, sp.Integer(value), NUMBER, origin)
+    table["batch_tokens"] = Known("batch_tokens", p.batch_tokens, _m("tokens"), origin)
+    table["seq"] = Known("seq", p.seq, _m("tokens"), origin)
+    table["peak"] = Known("peak", p.peak, _m("FLOP/s"), origin)
+    table["link_bandwidth"] = Known("link_bandwidth", p.link, _m("byte/s"), origin)
+    return table
+
+
+def quantities_of(analysis: object, phase: object = None) -> dict[str, Known]:
+    """The names a problem's formulas may use, whatever its kind (none for givens alone)."""
+    own: dict[str, Known] = {}
+    for kind, table in _TABLES:
+        if isinstance(analysis, kind):
+            own = table(analysis)  # type: ignore[operator]
+            break
+    if isinstance(phase, PhaseAnalysis):
+        own.update(phase_quantities(phase))
+    return own
+
+
+def explain_missing(error: ProblemError, analysis: object) -> ProblemError:
+    """An unknown name the problem names but did not derive, said with why (its left-out
+    reason: ``min_devices`` needs a batch B and a context S); else the error itself."""
+    for key, why in getattr(analysis, "left_out", ()) or ():
+        if f"unknown name {key!r}" in error.why:
+            return ProblemError(error.what, f"{key!r} is not derived for this problem: {why}")
+    return error
+
+
 def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
     """A model problem's dims B and S and every quantity of its worked solution, by key."""
     p = a.problem
@@ -193,6 +274,14 @@ def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
     from derive.model.symbols import batch, context
 
     table = _table(_dims((batch, context), dict(p.bound)))
+    declared = {  # a declared model's own free dims (d_model = dm): unknowns an equation solves
+        s
+        for q in a.quantities
+        if isinstance(q.value, sp.Expr)
+        for s in q.value.free_symbols
+        if isinstance(s, sp.Symbol) and s not in (batch, context)
+    }
+    table.update(_table(_dims(sorted(declared, key=lambda s: s.name), dict(p.bound))))
     table["devices"] = Known("devices", p.devices, NUMBER, origin)
     if p.capacity is not None:
         table["capacity"] = Known("capacity", p.capacity.value, _m("byte"), origin)
@@ -229,3 +318,13 @@ def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
     table["tp"] = Known("tp", sp.Integer(phase.tp), NUMBER, origin)
     table["replicas"] = Known("replicas", sp.Integer(phase.replicas), NUMBER, origin)
     return table
+
+
+_TABLES: tuple[tuple[type, object], ...] = (
+    (Analysis, operator_quantities),
+    (CommsAnalysis, comms_quantities),
+    (KernelNumbers, kernel_quantities),
+    (ModelAnalysis, model_quantities),
+    (TrainingAnalysis, training_quantities),
+)
+"""Each kind of analysis and the function that lists its quantities by name."""

@@ -14,17 +14,17 @@ for the worked step. A name is, in order: a known quantity, a unit
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.formula.answer import Relation, rewrite_notation, split_answer
 from derive.formula.evaluate import Evaluator, resolve
-from derive.formula.latex import latex_tokens
-from derive.formula.limits import RejectError, at, check_nesting, check_text
-from derive.formula.parser import Name, Node, Num, Power, Product, Sum, parse_tokens
-from derive.formula.reader import choose_syntax
-from derive.formula.tokens import lex
+from derive.formula.limits import RejectError, at, check_text
+from derive.formula.literals import mark_units
+from derive.formula.parser import Name, Node, Num, Power, Product, Sum
+from derive.formula.reader import read_tree
 from derive.formula.units import Measure, measure_atom
 from derive.questions.records import Known
 
@@ -32,7 +32,13 @@ __all__ = ["NUMBER", "Value", "display_symbol", "names_in", "read_formula", "spl
 
 NUMBER = Measure((0,) * 6, sp.Integer(1), "")
 """The measure of a pure number."""
-_RELATIONS = ("<=", ">=", "\u2264", "\u2265", "=")
+_EQUATION_RELATIONS = {
+    Relation.EQUALS: "=",
+    Relation.LESS_EQUAL: "<=",
+    Relation.GREATER_EQUAL: ">=",
+    Relation.LESS: "<",
+    Relation.GREATER: ">",
+}
 _REF_PREFIX = "Ref"
 
 
@@ -55,11 +61,14 @@ def _unit_symbol(unit: Measure) -> sp.Symbol:
 
 
 def _prepare(text: str, references: Mapping[str, str]) -> tuple[str, dict[str, str]]:
-    """Spell ``$``, ``%`` and ``µ`` as names and ``<id>.<quantity>`` as placeholders.
+    """Rewrite notation as every claim is (:func:`~derive.formula.answer.rewrite_notation`:
+    superscripts, ``× 10^``, a currency before its number), spell ``$``, ``%`` and ``µ`` as
+    names and ``<id>.<quantity>`` as placeholders.
 
     Returns the text the parser reads and placeholder -> reference.
     """
-    s = text.replace("\\$", " USD ").replace("$", " USD ").replace("\\%", " percent")
+    s = rewrite_notation(text)
+    s = s.replace("\\$", " USD ").replace("$", " USD ").replace("\\%", " percent")
     s = s.replace("%", " percent").replace("\u00b5", "u").replace("\u03bc", "u")
     placeholders: dict[str, str] = {}
     for pid in sorted(references, key=len, reverse=True):
@@ -74,12 +83,13 @@ def _prepare(text: str, references: Mapping[str, str]) -> tuple[str, dict[str, s
     return s, placeholders
 
 
-def _tree(text: str) -> Node:
-    check_text(text)
-    syntax, _ = choose_syntax(text, "auto")
-    check_nesting(text)
-    tokens = latex_tokens(text) if syntax == "latex" else lex(text)
-    return parse_tokens(tokens, len(text))
+def _tree(text: str, is_unit: Callable[[str], bool] = lambda name: True) -> Node:
+    """The formula's tree, read by the claims' front end, with units after numbers marked."""
+    return read_tree(text, mark=lambda tokens: mark_units(tokens, _spells_unit(is_unit)))[0]
+
+
+def _spells_unit(is_unit: Callable[[str], bool]) -> Callable[[str], bool]:
+    return lambda name: measure_atom(name) is not None and is_unit(name)
 
 
 def _names(node: Node) -> list[Name]:
@@ -121,7 +131,7 @@ class _Reader:
         self.symbols = {name: sp.Symbol(name) for name in self.known}
         self.symbols.update({p: sp.Symbol(p) for p in self.placeholders})
         for name in _names(tree):
-            if self.lookup(name.text) is not None:
+            if not name.unit and self.lookup(name.text) is not None:
                 continue
             unit = measure_atom(name.text)
             if unit is not None:
@@ -157,7 +167,7 @@ class _Reader:
         return self.power(node)
 
     def name(self, node: Name) -> Value:
-        found = self.lookup(node.text)
+        found = None if node.unit else self.lookup(node.text)
         if found is not None:
             return Value(found.value, _base(found.measure), display_symbol(found.name))
         unit = self.units.get(node.text)
@@ -242,7 +252,7 @@ def read_formula(
     """
     check_text(text)  # the length limit applies to the text as typed
     prepared, placeholders = _prepare(text, references)
-    tree = _tree(prepared)
+    tree = _tree(prepared, lambda name: len(name) > 1 or name not in known)
     reader = _Reader(known, placeholders)
     reader.prepare(tree)
     value = reader.read(tree)
@@ -252,30 +262,29 @@ def read_formula(
 
 
 def split_equation(text: str) -> tuple[str, str, str]:
-    """``(lhs, relation, rhs)`` of ``LHS = RHS`` (or ``<=``, ``>=``), outside brackets.
+    """``(lhs, relation, rhs)`` of ``LHS = RHS``, or of ``<``, ``<=``, ``>``, ``>=`` (also
+    written ``≤``, ``≥``, ``\\le``, ``\\leq``, ``\\lt``, ...), outside brackets.
+
+    The relations are split by the claims' reader (:func:`~derive.formula.answer.split_answer`),
+    so an equation and a claim read their signs the same.
 
     Raises:
-        RejectError: no relation, or more than one.
+        RejectError: no relation, more than one, or one an equation cannot use (``≈``, ``≠``).
+
+    >>> split_equation("bubble_fraction < 0.05")
+    ('bubble_fraction', '<', '0.05')
     """
     check_text(text)
-    depth, found = 0, []
-    i = 0
-    while i < len(text):
-        c = text[i]
-        depth += c in "([{"
-        depth -= c in ")]}"
-        if depth == 0:
-            sign = next((r for r in _RELATIONS if text.startswith(r, i)), None)
-            if sign is not None:
-                found.append((i, sign))
-                i += len(sign)
-                continue
-        i += 1
-    if len(found) != 1:
-        raise RejectError(
-            "an equation is one relation, LHS = RHS (or <=, >=)"
-            + (f"; found {len(found)}" if found else "; found none")
-        )
-    pos, sign = found[0]
-    relation = {"\u2264": "<=", "\u2265": ">="}.get(sign, sign)
-    return text[:pos].strip(), relation, text[pos + len(sign) :].strip()
+    one = "an equation is one relation, LHS = RHS (or <, <=, >, >=)"
+    try:
+        sides, relations = split_answer(text)
+    except RejectError as reject:
+        if not reject.why.startswith("not an answer"):
+            raise
+        raise RejectError(f"{one}; {reject.why.split(': ', 1)[1].split(' (')[0]}") from None
+    if len(relations) != 1 or relations[0] not in _EQUATION_RELATIONS:
+        count = len(relations)
+        found = {0: "found none", 1: ""}.get(count, f"found {count}")
+        raise RejectError(f"{one}; {found or repr(relations[0].value) + ' is not one of them'}")
+    (_, lhs), (_, rhs) = sides
+    return lhs.strip(), _EQUATION_RELATIONS[relations[0]], rhs.strip()

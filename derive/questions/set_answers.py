@@ -102,22 +102,29 @@ def entry_quantities(
 ) -> dict[str, Known]:
     """The dims and quantities of problem ``pid`` of a set, by their JSON names."""
     from derive.analysis.analyse import analyse
+    from derive.analysis.comms_only import analyse_comms
     from derive.analysis.kernel_numbers import kernel_of
     from derive.model.analysis import analyse_model
     from derive.model.binding import bind_model
     from derive.model.phase import analyse_phase, parse_phase
     from derive.model.registry import load_models
     from derive.problem.binding import bind
+    from derive.problem.comms_binding import bind_comms, only_communicates
     from derive.problem.sets.kernels import KernelEntry
     from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
     from derive.problem.sets.registry import set_registry
     from derive.problem.timing import bind_timing
     from derive.questions import quantities
+    from derive.training.analysis import analyse_training
+    from derive.training.binding import bind_training
 
     entry = next(e for e in pset.every_entry() if e.id == pid)
     if isinstance(entry, ProblemEntry):
         registry = registry or set_registry(pset, trust=False)
-        analysis = analyse(bind(entry.spec, registry.get(entry.spec.operator)))
+        operator = registry.get(entry.spec.operator)
+        if only_communicates(operator):  # timed on its link: t_comms, bytes_sent, …
+            return quantities.comms_quantities(analyse_comms(bind_comms(entry.spec, operator)))
+        analysis = analyse(bind(entry.spec, operator))
         return quantities.operator_quantities(analysis)
     if isinstance(entry, ModelEntry):
         models = load_models(pset.operators)
@@ -132,6 +139,9 @@ def entry_quantities(
                 crossovers=False,
             )
             table.update(quantities.phase_quantities(phase))
+        if entry.train is not None:  # the run's names: t_lower, bubble_fraction, dp, …
+            run = analyse_training(bind_training(entry.train, a))
+            table.update(quantities.training_quantities(run))
         return table
     if isinstance(entry, KernelEntry):
         return quantities.kernel_quantities(kernel_of(entry.spec))

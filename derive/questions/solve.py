@@ -10,8 +10,9 @@ frozen :class:`~derive.questions.records.Questions`. In order:
    sympy for the unknowns. The positive real solution is taken and the others named; a
    piecewise quantity (``max(T_math, T_mem)``) is solved on each branch and the branch that
    binds at its own root is kept, and said. No solution or infinitely many is a verdict,
-   not an error. A count (a free dim, or any unknown of an equation written with ``<=`` or
-   ``>=``) is the integer next to the root on the side the relation holds, as crossovers do;
+   not an error. A count (a free dim, or any unknown of an equation written with ``<``,
+   ``<=``, ``>`` or ``>=``) is the integer next to the root on the side the relation holds,
+   as crossovers do (past an integer root for a strict relation);
 3. **definitions** are evaluated in the order their references need (a cycle is refused,
    naming it).
 
@@ -22,7 +23,7 @@ and the entry.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sympy as sp
 
@@ -33,7 +34,7 @@ from derive.problem.question_spec import QuestionSpec
 from derive.questions.read import NUMBER, Value, names_in, read_formula, split_equation
 from derive.questions.records import Answer, Known, Questions, Role, Solving
 
-__all__ = ["answer_questions", "definition_order", "references_of"]
+__all__ = ["HOLDS", "answer_questions", "definition_order", "references_of"]
 
 _MAX_BRANCHES = 16
 _POWERS = (1, -1, 2, -2, 3, -3)
@@ -41,9 +42,18 @@ _POWERS = (1, -1, 2, -2, 3, -3)
 
 def references_of(spec: QuestionSpec, ids: Mapping[str, str]) -> tuple[str, ...]:
     """The other problems a spec's formulas name (``id`` of ``id.quantity``), in order."""
-    texts = [t for _, t in spec.define] + list(spec.equations)
+    texts = [t for _, t in spec.define] + [side for e in spec.equations for side in _sides(e)]
     found = [n.partition(".")[0] for t in texts for n in names_in(t, ids) if "." in n]
     return tuple(dict.fromkeys(found))
+
+
+def _sides(equation: str) -> tuple[str, ...]:
+    """An equation's two sides (the whole text when it does not split: refused later)."""
+    try:
+        lhs, _, rhs = split_equation(equation)
+    except RejectError:
+        return (equation,)
+    return lhs, rhs
 
 
 def definition_order(spec: QuestionSpec) -> tuple[str, ...]:
@@ -252,26 +262,43 @@ def _positive(sol: dict[sp.Symbol, sp.Expr]) -> bool:
     return all(v.is_number and v.is_real and v > 0 for v in sol.values())
 
 
+HOLDS: dict[str, Callable[[sp.Expr], bool]] = {
+    "<=": lambda v: bool(v <= 0),
+    ">=": lambda v: bool(v >= 0),
+    "<": lambda v: bool(v < 0),
+    ">": lambda v: bool(v > 0),
+    "=": lambda v: bool(v == 0),
+}
+"""Whether ``lhs - rhs`` (a number) keeps each relation of an equation."""
+
+
 def _count(
     symbol: sp.Symbol, root: sp.Expr, expr: sp.Expr, relation: str
 ) -> tuple[sp.Integer, str]:
-    """The integer next to ``root`` on the side where ``expr`` (lhs - rhs) keeps its relation."""
+    """The integer next to ``root`` on the side where ``expr`` (lhs - rhs) keeps its relation.
+
+    A strict relation (``<``, ``>``) does not hold at an integer root: the count is the
+    integer one step past it, on the side that holds.
+    """
     low, high = sp.floor(root), sp.ceiling(root)
-    if low == high:
+    if relation == "=":
+        if low == high:
+            return sp.Integer(low), ""
+        return sp.Integer(high), (
+            f"the smallest integer from the root up is {symbol} = {high} "
+            f"(the largest below it, {low}; write <= or >= to choose the side that holds)"
+        )
+
+    def holds(n: sp.Expr) -> bool:
+        return HOLDS[relation](expr.xreplace({symbol: n}))
+
+    if low == high and holds(low):
         return sp.Integer(low), ""
-
-    def holds(n: sp.Integer) -> bool:
-        v = expr.xreplace({symbol: n})
-        return bool(v <= 0) if relation == "<=" else bool(v >= 0)
-
-    if relation in ("<=", ">=") and holds(low) and not holds(high):
+    if low == high:
+        low, high = low - 1, high + 1
+    if holds(low) and not holds(high):
         return sp.Integer(low), f"the largest integer that keeps it is {symbol} = {low}"
-    if relation in ("<=", ">="):
-        return sp.Integer(high), f"the smallest integer that keeps it is {symbol} = {high}"
-    return sp.Integer(high), (
-        f"the smallest integer from the root up is {symbol} = {high} "
-        f"(the largest below it, {low}; write <= or >= to choose the side that holds)"
-    )
+    return sp.Integer(high), f"the smallest integer that keeps it is {symbol} = {high}"
 
 
 def _solve_unknowns(
@@ -378,18 +405,42 @@ def answer_questions(
             raise ProblemError(
                 spec.label("define", name), f"{name!r} is already {own[name].origin}"
             )
+    order = definition_order(spec)
+    formulas = dict(spec.define)
+    after = _after_unknowns(spec, order, ids)
+    defined: dict[str, Answer] = {}
+    for name in (n for n in order if n not in after):  # an equation may name these
+        defined[name] = _define(spec, name, formulas[name], known, ids)
     solving: Solving | None = None
     unknown_answers: list[Answer] = []
     if spec.equations:
         known, unknown_answers, solving = _solve_unknowns(spec, known, ids)
-    defined = []
-    formulas = dict(spec.define)
-    for name in definition_order(spec):
-        v = _read(spec, "define", name, formulas[name], known, ids)
-        measure = Measure(v.measure.exponents, sp.Integer(1), base_text(v.measure.exponents))
-        value = sp.nsimplify(v.value) if v.value.is_Float else v.value
-        defined.append(Answer(name, Role.DEFINED, formulas[name], v.shown, v.shown, value, measure))
-        known[name] = Known(name, value, measure, "a defined quantity")
-    shown = {str(s) for a in defined for s in a.formula.free_symbols}
+    for name in (n for n in order if n in after):
+        defined[name] = _define(spec, name, formulas[name], known, ids)
+    shown = {str(s) for a in defined.values() for s in a.formula.free_symbols}
     used = tuple(known[n] for n in sorted(shown) if n in known)
-    return Questions(problem, (*givens, *unknown_answers, *defined), solving, used)
+    answers = (*givens, *unknown_answers, *(defined[n] for n in order))
+    return Questions(problem, answers, solving, used)
+
+
+def _after_unknowns(spec: QuestionSpec, order: tuple[str, ...], ids: Mapping[str, str]) -> set[str]:
+    """The defined names that use an unknown, directly or through another defined name:
+    evaluated after the equations are solved (the others before, so equations may name them)."""
+    after: set[str] = set()
+    formulas = dict(spec.define)
+    for name in order:
+        used = names_in(formulas[name], ids)
+        if any(n in spec.unknowns or n in after for n in used):
+            after.add(name)
+    return after
+
+
+def _define(
+    spec: QuestionSpec, name: str, text: str, known: dict[str, Known], ids: Mapping[str, str]
+) -> Answer:
+    """One defined quantity, read over ``known``; added to ``known`` for the names after it."""
+    v = _read(spec, "define", name, text, known, ids)
+    measure = Measure(v.measure.exponents, sp.Integer(1), base_text(v.measure.exponents))
+    value = sp.nsimplify(v.value) if v.value.is_Float else v.value
+    known[name] = Known(name, value, measure, "a defined quantity")
+    return Answer(name, Role.DEFINED, text, v.shown, v.shown, value, measure)
