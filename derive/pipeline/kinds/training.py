@@ -5,17 +5,96 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
-from derive.pipeline import TrainingDerivation, derive_training
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
 from derive.problem.sets.problem_set import ModelEntry
 from derive.problem.train_spec import TRAIN_ASK_KEYS
 
-__all__ = ["TrainingKind"]
+if TYPE_CHECKING:
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.train_spec import TrainSpec
+    from derive.training.analysis import StrategyRow, TrainingAnalysis
+
+__all__ = ["TrainingDerivation", "TrainingKind", "derive_training", "solve_training"]
+
+
+@dataclass(frozen=True)
+class TrainingDerivation:
+    """A derived training run: the exact analysis, and the strategies compared when asked."""
+
+    analysis: TrainingAnalysis
+    strategies: tuple[StrategyRow, ...] = ()
+    winner: StrategyRow | None = None
+
+    def markdown(self, level: int = 2) -> str:
+        """The worked solution as Markdown."""
+        from derive.present.training_view import training_markdown
+
+        return training_markdown(self.analysis, self.strategies, self.winner, level=level)
+
+    def latex(self) -> str:
+        """The worked solution as a LaTeX fragment."""
+        from derive.present.training_view import training_latex
+
+        return training_latex(self.analysis, self.strategies, self.winner)
+
+    def as_json(self) -> dict:
+        """The JSON object of ``derive train --format json``."""
+        from derive.present.training_view import training_json
+
+        return training_json(self.analysis, self.strategies, self.winner)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+
+def derive_training(
+    model_spec: ModelSpec,
+    train_spec: TrainSpec,
+    operators: Sequence[str | Path] = (),
+    compare: bool = False,
+) -> TrainingDerivation:
+    """A training run of a model problem, derived (cached): ``derive train`` and problem sets.
+
+    ``compare`` adds DP, FSDP, TP, FSDP+TP and PP on the same devices and batch.
+    """
+    from derive.pipeline.cache import training_analysis, training_strategies
+
+    files = tuple(str(p) for p in operators)
+    analysis = training_analysis(model_spec, train_spec, files)
+    if not compare:
+        return TrainingDerivation(analysis)
+    rows, winner = training_strategies(model_spec, train_spec, files)
+    return TrainingDerivation(analysis, rows, winner)
+
+
+def solve_training(
+    model: str,
+    *,
+    chip: str | None = None,
+    peak: str | None = None,
+    capacity: str | None = None,
+    state_bytes: str | None = None,
+    compare: bool = False,
+    operators: tuple[str | Path, ...] = (),
+    **train: object,
+) -> TrainingDerivation:
+    """Derive a training run from Python, with the flags of ``derive train`` as keywords.
+
+    >>> run = solve_training("llama-3-8b", chip="h100", dp=8, zero=1, batch_tokens=4194304, seq=4096)
+    >>> run.analysis.bubble_fraction, run.analysis.problem.devices
+    (0, 8)
+    """
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.train_spec import TrainSpec
+
+    spec = ModelSpec(model=model, chip=chip, peak=peak, capacity=capacity, state_bytes=state_bytes)
+    fields = {key: None if value is None else str(value) for key, value in train.items()}
+    return derive_training(spec, TrainSpec(**fields), operators, compare)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
