@@ -234,6 +234,9 @@ def _as_problem(
         if problem.spec is None:
             raise ProblemError("problem", "a Derivation without its spec: use derive.solve")
         return problem, tuple(operators) or problem.operators
+    as_problem = getattr(type(problem), "as_problem", None)
+    if as_problem is not None:  # a kernel's, a serving step's or a training run's derivation
+        return as_problem(problem), operators
     return problem, operators
 
 

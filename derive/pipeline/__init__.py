@@ -148,7 +148,7 @@ def names_a_config(name: str) -> bool:
 
 
 def solve(
-    operator: str | Operator,
+    operator: str | Operator | None = None,
     *,
     dtype: str | None = None,
     dtypes: tuple[str, ...] | list[str] | dict[str, str] = (),
@@ -165,8 +165,18 @@ def solve(
     define: Mapping[str, str] | tuple[str, ...] = (),
     equations: tuple[str, ...] | list[str] = (),
     unknowns: tuple[str, ...] | list[str] = (),
-) -> Derivation | CommsDerivation:
+    flops: str | int | None = None,
+    bytes: str | int | None = None,
+    intensity: str | int | None = None,
+) -> Derivation | CommsDerivation | KernelDerivation:
     """Derive a problem from Python, with the same arguments as ``derive solve``.
+
+    Without an operator, ``flops`` and ``bytes`` (or ``intensity``) give a kernel by its
+    numbers, a :class:`KernelDerivation` (``derive solve --flops … --bytes …``):
+
+    >>> k = solve(flops="1e12", bytes="2.5e9", chip="h100")
+    >>> k.intensity.exact, k.t_lower.exact
+    (400, 1/989)
 
     Args:
         operator: a registered operator's name (``"matmul"``) or an ``Operator`` or
@@ -192,6 +202,11 @@ def solve(
         only communicates (a bare all-reduce) has no roofline: a :class:`CommsDerivation`,
         its time on the link ``d.t_comms``.
     """
+    counts = {"flops": flops, "bytes": bytes, "intensity": intensity}
+    if operator is None or any(value is not None for value in counts.values()):
+        return _solve_kernel(
+            operator, counts, dtype, compute, chip, peak, bandwidth, link_bandwidth
+        )
     items = (
         tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
     )
@@ -225,3 +240,40 @@ def solve(
     from derive.questions.quantities import operator_quantities
 
     return replace(d, questions=answer_one(questions, operator_quantities(d.analysis)))
+
+
+def _solve_kernel(
+    operator: object,
+    counts: Mapping[str, str | int | None],
+    dtype: str | None,
+    compute: str | None,
+    chip: str | None,
+    peak: str | None,
+    bandwidth: str | None,
+    link_bandwidth: str | None,
+) -> KernelDerivation:
+    """:func:`solve` of a kernel by its numbers (no operator: its counts given).
+
+    Raises:
+        ProblemError: an operator and counts together, or neither.
+    """
+    from derive.errors import ProblemError
+    from derive.problem.kernel_spec import KernelSpec
+
+    given = {key: str(value) for key, value in counts.items() if value is not None}
+    if operator is not None:
+        raise ProblemError(f"{next(iter(given))}=", "a kernel's counts go without an operator")
+    if not given:
+        raise ProblemError("solve", "give an operator, or flops= and bytes= (or intensity=)")
+    spec = KernelSpec(
+        flops=given.get("flops"),
+        bytes=given.get("bytes"),
+        intensity=given.get("intensity"),
+        chip=chip,
+        peak=peak,
+        bandwidth=bandwidth,
+        link_bandwidth=link_bandwidth,
+        compute=compute,
+        dtypes=(dtype,) if dtype else (),
+    )
+    return derive_kernel(spec)

@@ -9,7 +9,7 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind
 from derive.declare.operator import Operator
-from derive.pipeline.kinds.surface import Shown
+from derive.pipeline.kinds.surface import Worked
 from derive.present.formats import Document
 from derive.problem.binding import ProblemSpec
 
@@ -21,7 +21,7 @@ __all__ = ["CommsDerivation", "derive_comms"]
 
 
 @dataclass(frozen=True, repr=False)
-class CommsDerivation(Shown):
+class CommsDerivation(Worked):
     """An operator that only communicates (a bare all-reduce), timed on the link.
 
     ``d.analysis.time`` is T_comms, exact; there is no intensity, ridge or crossover (no

@@ -5,21 +5,47 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from derive.catalogue import ProblemKind
+from derive.errors import ProblemError
+from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document, render
+from derive.problem.sets.problem_set import ModelEntry
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import DecodeCrossover
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.serving_spec import ServingSpec
 
 __all__ = ["DecodeCrossoverDerivation"]
 
 
-@dataclass(frozen=True)
-class DecodeCrossoverDerivation:
+@dataclass(frozen=True, repr=False)
+class DecodeCrossoverDerivation(Shown):
     """The decode crossover of a whole model asked without a batch: B solved, no step timed."""
 
     analysis: ModelAnalysis
     phase: DecodeCrossover
+    spec: ModelSpec | None = None
+    serving: ServingSpec | None = None
+
+    def as_problem(self) -> ModelEntry:
+        """The problem this derivation answers (what ``derive.check`` judges a claim against).
+
+        Raises:
+            ProblemError: the record was built without its specs.
+        """
+        if self.spec is None or self.serving is None:
+            raise ProblemError("problem", "a serving step without its specs: use solve_model")
+        return ModelEntry("step", "", "", self.spec, (), self.serving)
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A serving step's decode crossover (its quantities sit under ``serving`` in the model's JSON)."""
+        return ProblemKind.SERVING
+
+    def _report(self) -> dict:
+        return {"serving": self.as_json()}
 
     def document(self, level: int = 2) -> Document:
         """The crossover's worked solution as a document, a section after the model's."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
 from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document, render
 from derive.problem.sets.kernels import KernelEntry, kernel_asks, kernel_quantities_of
 
@@ -19,12 +20,25 @@ if TYPE_CHECKING:
 __all__ = ["KernelDerivation", "KernelKind", "derive_kernel"]
 
 
-@dataclass(frozen=True)
-class KernelDerivation:
+@dataclass(frozen=True, repr=False)
+class KernelDerivation(Shown):
     """A kernel given by its numbers: its counts, ceilings and step, and the timing as typed."""
 
     kernel: KernelNumbers
     spec: KernelSpec
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A kernel given by its numbers."""
+        return ProblemKind.KERNEL
+
+    def as_problem(self) -> KernelSpec:
+        """The kernel as typed (what ``derive.check`` judges a claim against)."""
+        return self.spec
+
+    def latex(self, title: str | None = None, text: str = "") -> str:
+        """The worked solution as a LaTeX fragment."""
+        return render(self.document(), "tex")
 
     def document(self) -> Document:
         """The worked solution as a document (``derive solve --flops … --bytes …``)."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Quantity
 from derive.errors import ProblemError
 from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.questions import (
@@ -16,7 +16,7 @@ from derive.pipeline.kinds.questions import (
     answer_one,
     question_spec_of,
 )
-from derive.pipeline.kinds.surface import Shown
+from derive.pipeline.kinds.surface import Exact, Worked
 from derive.present.formats import Document
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS
 
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["ModelDerivation", "ModelKind", "derive_model", "model_spec_of", "solve_model"]
 
 
-@dataclass(frozen=True)
-class ModelDerivation(Shown):
+@dataclass(frozen=True, repr=False)
+class ModelDerivation(Worked):
     """A derived whole model: the exact analysis, shown in Jupyter as its worked solution."""
 
     analysis: ModelAnalysis
@@ -50,6 +50,17 @@ class ModelDerivation(Shown):
         from derive.present.model_view import model_document
 
         return model_document(self.analysis, title, text, level=level)
+
+    def _exact(self, row: Quantity, node: object) -> Exact | None:
+        found = super()._exact(row, node)
+        if found is None and node is not None:  # a formula while a dim is free: the analysis's
+            q = self.analysis.quantity(row.name)
+            return None if q is None else q.value
+        return found
+
+    def _headline(self) -> str:
+        name = self.spec.model if self.spec is not None and self.spec.model else "a model"
+        return f"{name}; {super()._headline()}"
 
     def as_json(self) -> dict:
         """The JSON object of ``derive model --format json``."""

@@ -18,7 +18,7 @@ from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.questions import (
     _with_questions_json,
 )
-from derive.pipeline.kinds.surface import Shown
+from derive.pipeline.kinds.surface import Worked
 from derive.present.formats import Document
 from derive.present.view import solution_document
 from derive.problem.binding import ProblemSpec, bind
@@ -34,7 +34,7 @@ __all__ = ["Derivation", "OperatorKind", "analyse_spec", "derive_operator", "der
 
 
 @dataclass(frozen=True, repr=False)
-class Derivation(Shown):
+class Derivation(Worked):
     """A derived problem: the exact analysis and its worked solution.
 
     The quantities of ``derive solve --format json`` are attributes of the same name. One
@@ -59,6 +59,9 @@ class Derivation(Shown):
     def kind(self) -> ProblemKind:
         """An operator problem (``derive.check`` takes a derivation as its problem)."""
         return ProblemKind.OPERATOR
+
+    def _exact_roots(self) -> tuple[object, ...]:
+        return (self, self.analysis)
 
     def __repr__(self) -> str:
         problem = self.analysis.problem

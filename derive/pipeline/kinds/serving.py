@@ -12,6 +12,7 @@ from derive.errors import ProblemError
 from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document, render
 from derive.problem.serving_spec import SERVING_ASK_KEYS
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ModelEntry
@@ -31,12 +32,32 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ServingDerivation:
+@dataclass(frozen=True, repr=False)
+class ServingDerivation(Shown):
     """One serving step of a whole model: the model's analysis and the step's."""
 
     analysis: ModelAnalysis
     phase: PhaseAnalysis
+    spec: ModelSpec | None = None
+    serving: ServingSpec | None = None
+
+    def as_problem(self) -> ModelEntry:
+        """The problem this derivation answers (what ``derive.check`` judges a claim against).
+
+        Raises:
+            ProblemError: the record was built without its specs.
+        """
+        if self.spec is None or self.serving is None:
+            raise ProblemError("problem", "a serving step without its specs: use solve_model")
+        return ModelEntry("step", "", "", self.spec, (), self.serving)
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A serving step (its quantities sit under ``serving`` in the model's JSON)."""
+        return ProblemKind.SERVING
+
+    def _report(self) -> dict:
+        return {"serving": self.as_json()}
 
     def document(self, level: int = 2) -> Document:
         """The step's worked solution as a document, a section after the model's."""
@@ -68,7 +89,9 @@ def derive_serving(
     from derive.pipeline.cache import model_analysis, serving_analysis
 
     names = tuple(str(p) for p in operators)
-    return ServingDerivation(model_analysis(spec, names), serving_analysis(spec, serving, names))
+    return ServingDerivation(
+        model_analysis(spec, names), serving_analysis(spec, serving, names), spec, serving
+    )
 
 
 def _no_timing_without_a_step(serving: ServingSpec) -> None:
@@ -101,7 +124,8 @@ def derive_serving_step(
     analysis = model_analysis(spec, names)
     if serving.phase == "decode" and analysis.problem.value_of(batch) is None:
         _no_timing_without_a_step(serving)
-        return DecodeCrossoverDerivation(analysis, decode_crossover_analysis(spec, serving, names))
+        crossover = decode_crossover_analysis(spec, serving, names)
+        return DecodeCrossoverDerivation(analysis, crossover, spec, serving)
     return derive_serving(spec, serving, operators)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -35,7 +36,7 @@ from derive.present.formats import Document, render
 if TYPE_CHECKING:
     from derive.questions.records import Questions
 
-__all__ = ["Exact", "Shown", "Value", "exact_of_json", "rows_valued_in"]
+__all__ = ["Exact", "Shown", "Value", "Worked", "exact_of_json", "rows_valued_in"]
 
 Exact: TypeAlias = sp.Basic | bool | str
 """An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
@@ -132,25 +133,24 @@ class Shown:
         """The JSON report."""
         raise NotImplementedError
 
-    def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
+    def markdown(self) -> str:
         """The worked solution as Markdown."""
-        from derive.pipeline.kinds.questions import _with_questions_md
+        raise NotImplementedError
 
-        return _with_questions_md(
-            render(self.document(title, text, level), "md"), self.questions, level
-        )
-
-    def latex(self, title: str | None = None, text: str = "") -> str:
+    def latex(self) -> str:
         """The worked solution as a LaTeX fragment."""
-        from derive.pipeline.kinds.questions import _with_questions_tex
-
-        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
+        raise NotImplementedError
 
     def _repr_markdown_(self) -> str:
         return self.markdown()
 
     def _repr_latex_(self) -> str:
         return self.latex()
+
+    def _report(self) -> dict:
+        """The JSON report the catalogue's paths lead into (a serving step's sits under
+        ``serving``)."""
+        return self.as_json()
 
     def _exact_roots(self) -> tuple[object, ...]:
         """Objects whose attributes along a row's JSON path hold its exact formula."""
@@ -166,6 +166,8 @@ class Shown:
                 value = _own_attribute(value, key)
                 if value is _MISSING or value is None:
                     break
+            if isinstance(value, Enum):  # a status: its word, as the JSON prints it
+                return str(value.value)
             if isinstance(value, sp.Basic | bool):
                 return value
         return None
@@ -177,7 +179,7 @@ class Shown:
             return cached
         self.__dict__["_computing"] = True
         try:
-            report = self.as_json()
+            report = self._report()
         finally:
             del self.__dict__["_computing"]
         out: dict[Quantity, Value] = {}
@@ -235,3 +237,22 @@ def _short(value: Value) -> str:
     else:
         text = str(exact)
     return f"{text} {value.unit}".rstrip()
+
+
+class Worked(Shown):
+    """A derivation titled as a section, followed by its questions (givens, defined
+    quantities, equations): an operator's, a comms-only operator's, a whole model's."""
+
+    def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
+        """The worked solution as Markdown."""
+        from derive.pipeline.kinds.questions import _with_questions_md
+
+        return _with_questions_md(
+            render(self.document(title, text, level), "md"), self.questions, level
+        )
+
+    def latex(self, title: str | None = None, text: str = "") -> str:
+        """The worked solution as a LaTeX fragment."""
+        from derive.pipeline.kinds.questions import _with_questions_tex
+
+        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)

@@ -11,6 +11,7 @@ from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.surface import Shown
 from derive.problem.sets.problem_set import ModelEntry
 from derive.problem.train_spec import TRAIN_ASK_KEYS
 
@@ -22,13 +23,30 @@ if TYPE_CHECKING:
 __all__ = ["TrainingDerivation", "TrainingKind", "derive_training", "solve_training"]
 
 
-@dataclass(frozen=True)
-class TrainingDerivation:
+@dataclass(frozen=True, repr=False)
+class TrainingDerivation(Shown):
     """A derived training run: the exact analysis, and the strategies compared when asked."""
 
     analysis: TrainingAnalysis
     strategies: tuple[StrategyRow, ...] = ()
     winner: StrategyRow | None = None
+    spec: ModelSpec | None = None
+    train: TrainSpec | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A training run."""
+        return ProblemKind.TRAINING
+
+    def as_problem(self) -> ModelEntry:
+        """The run as a set's problem (what ``derive.check`` judges a claim against).
+
+        Raises:
+            ProblemError: the record was built without its specs.
+        """
+        if self.spec is None or self.train is None:
+            raise ProblemError("problem", "a training run without its specs: use solve_training")
+        return ModelEntry("run", "", "", self.spec, (), train=self.train)
 
     def markdown(self, level: int = 2) -> str:
         """The worked solution as Markdown."""
@@ -48,9 +66,6 @@ class TrainingDerivation:
 
         return training_json(self.analysis, self.strategies, self.winner)
 
-    def _repr_markdown_(self) -> str:
-        return self.markdown()
-
 
 def derive_training(
     model_spec: ModelSpec,
@@ -67,9 +82,9 @@ def derive_training(
     files = tuple(str(p) for p in operators)
     analysis = training_analysis(model_spec, train_spec, files)
     if not compare:
-        return TrainingDerivation(analysis)
+        return TrainingDerivation(analysis, spec=model_spec, train=train_spec)
     rows, winner = training_strategies(model_spec, train_spec, files)
-    return TrainingDerivation(analysis, rows, winner)
+    return TrainingDerivation(analysis, rows, winner, model_spec, train_spec)
 
 
 def solve_training(
