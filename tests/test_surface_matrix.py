@@ -1,0 +1,140 @@
+"""One surface for every kind: each catalogue quantity reached four ways gives one value.
+
+For each kind and each catalogue quantity its result has, the Python attribute, the
+result's ``values()``, ``derive.check(result, q, exact)`` and a one-problem set with
+``ask = [q]`` judged by ``derive check --problem-set`` agree with the kind's JSON report.
+The JSON's exact text is read here with :class:`fractions.Fraction`, independently of
+derive's own reader.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+import derive
+from derive.catalogue import ProblemKind, Use
+from derive.commands.cli import main
+
+B, D, F = 4096, 4096, 4096
+RESULTS = {
+    "operator": lambda: derive.solve("matmul", dtype="bf16", chip="h100", set={"B": B, "D": D, "F": F}),
+    "kernel": lambda: derive.solve(flops="1e12", bytes="2.5e9", chip="h100"),
+    "model": lambda: derive.solve_model("gpt2-small", chip="h100", set={"B": 8, "S": 1024}),
+    "serving": lambda: derive.solve_model(
+        "gpt2-small", chip="h100", set={"B": 8, "S": 1024}, phase="decode"
+    ),
+    "decode_crossover": lambda: derive.solve_model(
+        "gpt2-small", chip="h100", set={"S": 1024}, phase="decode"
+    ),
+    "training": lambda: derive.solve_training(
+        "llama-3-8b", chip="h100", dp=8, zero=1, batch_tokens=4194304, seq=4096
+    ),
+}  # fmt: skip
+
+# The same problems as one-problem sets (the ask is filled in per quantity).
+SETS = {
+    "operator": 'operator = "matmul"\ndtype = "bf16"\nchip = "h100"\n'
+    f"set = {{ B = {B}, D = {D}, F = {F} }}\n",
+    "model": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\n',
+    "serving": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\nphase = "decode"\n',
+}
+
+
+def _json_exact(node: object) -> object:
+    """The JSON's exact value, read by hand: a number's text as a Fraction, truths as is."""
+    if isinstance(node, dict):
+        return _json_exact(node["exact"])
+    if isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        return Fraction(node)
+    assert isinstance(node, str)
+    try:
+        return Fraction(node)
+    except ValueError:
+        return node  # a formula or a word: compared as the JSON prints it
+
+
+def _as_plain(value: object) -> object:
+    if isinstance(value, sp.Rational):
+        return Fraction(int(value.p), int(value.q))
+    if isinstance(value, sp.Basic) and not isinstance(value, sp.logic.boolalg.BooleanAtom):
+        return str(value)
+    return value
+
+
+def _same(got: object, expected: object) -> bool:
+    """Equal; a formula (text) equal as sympy reads both (the JSON prints textbook order)."""
+    if isinstance(got, str) and isinstance(expected, str) and got != expected:
+        return sp.expand(sp.sympify(got) - sp.sympify(expected)) == 0
+    return got == expected
+
+
+def _report(name: str, result: object) -> dict:
+    out = result.as_json()
+    return {"serving": out} if name in ("serving", "decode_crossover") else out
+
+
+def _walk(report: dict, path: tuple[str, ...]) -> object:
+    node: object = report
+    for key in path:
+        node = node[key]  # type: ignore[index]
+    return node
+
+
+CASES = [
+    (name, row.name)
+    for name, make in RESULTS.items()
+    for row in make().values()  # every quantity the kind's result has
+]
+
+
+@pytest.mark.parametrize(("name", "quantity"), CASES)
+def test_every_way_to_a_quantity_agrees_with_the_json(name, quantity, tmp_path, capsys):
+    result = RESULTS[name]()
+    row = next(r for r in result.values() if r.name == quantity)
+    kind = result.kind
+    expected = _json_exact(_walk(_report(name, result), row.json_path(kind)))
+    value = result.values()[row]
+    attribute = getattr(result, quantity)
+    for got in (value.exact, getattr(attribute, "exact", attribute)):
+        assert _same(_as_plain(got), expected), (got, expected)
+    if not isinstance(expected, Fraction) or Use.CHECK not in row.uses(kind):
+        return  # a formula, a truth or a word: checked as a number it is not
+    claim = f"{expected.numerator}/{expected.denominator} {value.unit}".strip()
+    if quantity == "crossover":
+        claim = f"{expected.numerator}/{expected.denominator}"
+    verdict = derive.check(result, quantity, claim).verdict
+    assert verdict.value.startswith("correct"), (claim, verdict)
+    if name not in SETS:
+        return
+    toml = tmp_path / "one.toml"
+    toml.write_text(f'title = "one"\n[[problem]]\nid = "p"\n{SETS[name]}ask = ["{quantity}"]\n')
+    code = main(
+        [
+            "check", "--problem-set", str(toml), "--problem", "p",
+            "--quantity", quantity, "--claim", claim, "--format", "json",
+        ]
+    )  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["verdict"].startswith("correct"), out
+
+
+def test_every_kind_of_result_has_the_surface():
+    kinds = {RESULTS[name]().kind for name in RESULTS}
+    assert kinds == set(ProblemKind)
+    for name, make in RESULTS.items():
+        result = make()
+        assert result.values(), name
+        assert len(repr(result).splitlines()) <= 3 and len(repr(result)) < 400, name
+        assert result._repr_markdown_().strip(), name
+
+
+def test_an_unknown_attribute_names_what_the_result_has():
+    model = RESULTS["model"]()
+    with pytest.raises(AttributeError, match="has no quantity 'tokens_per_s'; it has: params"):
+        model.tokens_per_s  # noqa: B018  # a model has no serving rate
