@@ -77,8 +77,28 @@ def test_what_is_not_a_problem_is_refused_in_one_line():
 def test_every_kind_table_lists_every_kind():
     from derive.catalogue.groups import ASKED_WITHIN
 
-    for table in (KINDS, api._JUDGES, ASKED_WITHIN):
+    from derive.commands import check, grade
+    from derive.web import grading
+
+    tables = (KINDS, api._JUDGES, ASKED_WITHIN, check._CLAIMS, grade._KNOWN)
+    for table in (*tables, grading._READERS, grading._RESULTS):
         assert set(table) == set(ProblemKind)
+
+
+def test_no_kind_table_falls_back_to_the_operator():
+    import inspect
+
+    from derive.commands import check
+    from derive.web import grading
+
+    for module in (api, check, grading):
+        source = inspect.getsource(module)
+        for table in ("_JUDGES", "_CLAIMS", "_READERS", "_RESULTS"):
+            assert f"{table}.get(" not in source, (module.__name__, table)
+
+
+def test_derive_check_takes_a_quantity_by_its_alias():
+    assert api.check(MATMUL, "I", "BDF/(BD + DF + BF)").verdict.value == "correct"
 
 
 def test_every_checked_quantity_can_be_asked_by_its_name():

@@ -398,10 +398,22 @@ def check(
         DeriveError: the problem, the quantity or the tolerance is wrong (not the claim).
     """
     problem, operators = _as_problem(problem, operators)
-    judge = _JUDGES.get(problem.kind if isinstance(problem, Derivation) else kind_of(problem).kind)
-    if judge is None:
-        raise ProblemError("problem", f"{problem.kind.label}: its claims are not checked yet")
-    return judge(problem, quantity, claim, rtol, hide_expected, syntax, operators)
+    kind = problem.kind if isinstance(problem, Derivation) else kind_of(problem).kind
+    judge = _JUDGES[kind]
+    return judge(problem, _named(kind, quantity), claim, rtol, hide_expected, syntax, operators)
+
+
+def _named(kind: ProblemKind, quantity: str) -> str:
+    """A quantity by its catalogue name: an alias (``I``, ``n_params``) read as the row's name."""
+    from derive.catalogue import find, spelling_map
+
+    if find(quantity) is not None:
+        return quantity
+    kinds = (
+        (kind,) if kind in (ProblemKind.OPERATOR, ProblemKind.KERNEL) else (kind, ProblemKind.MODEL)
+    )
+    spellings = spelling_map(*kinds)
+    return spellings.get(quantity, spellings.get(quantity.lower(), quantity))
 
 
 def _check_kernel(

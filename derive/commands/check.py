@@ -142,7 +142,7 @@ def add_check_parser(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
     add_tolerance_flag(p)
-    add_format_flag(p, ("text", *REPORT_FORMATS))
+    add_format_flag(p, ("text", *(f for f in REPORT_FORMATS if f != "text")))
     p.add_argument(
         "--trust",
         action="store_true",
@@ -275,7 +275,7 @@ def _claim(args: argparse.Namespace) -> int:
             )
     _known_quantity(args.quantity)
     problem, operators = problem_of(args)
-    claim = _CLAIMS.get(problem.kind, _operator_claim)
+    claim = _CLAIMS[problem.kind]
     return claim(args, problem, operators)
 
 
@@ -397,12 +397,13 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
 
 
 _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...]], int]] = {
+    ProblemKind.OPERATOR: _operator_claim,
     ProblemKind.KERNEL: _kernel_claim,
     ProblemKind.MODEL: _model_claim,
     ProblemKind.SERVING: _model_claim,
     ProblemKind.TRAINING: _model_claim,
 }
-"""How ``--claim`` is judged and printed for a problem of each kind (an operator's by default)."""
+"""How ``--claim`` is judged and printed for a problem of each kind (every kind listed)."""
 
 
 def _derivation(args: argparse.Namespace) -> int:

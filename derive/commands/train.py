@@ -17,9 +17,10 @@ Exit codes: 0, or 2 for bad input (one line naming the flag).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
+
+from derive.commands.options import REPORT_FORMATS, add_format_flag
 
 __all__ = ["add_train_parser", "run_train"]
 
@@ -100,14 +101,14 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         action="store_true",
         help="add DP, FSDP, TP, FSDP+TP and PP side by side on the same devices",
     )
-    p.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    add_format_flag(p, REPORT_FORMATS)
     p.set_defaults(handler=run_train)
 
 
 def run_train(args: argparse.Namespace) -> int:
     """``derive train``: the worked solution (Markdown or LaTeX) or the JSON report."""
     from derive.pipeline import derive_training
-    from derive.present.training_view import training_json, training_latex, training_markdown
+    from derive.present.formats import render
     from derive.problem.model_spec import ModelSpec
     from derive.problem.train_spec import TrainSpec
 
@@ -130,11 +131,5 @@ def run_train(args: argparse.Namespace) -> int:
         },
     )
     d = derive_training(model, run, tuple(args.operators), args.compare_strategies)
-    if args.format == "json":
-        report = training_json(d.analysis, d.strategies, d.winner)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    elif args.format == "tex":
-        sys.stdout.write(training_latex(d.analysis, d.strategies, d.winner))
-    else:
-        sys.stdout.write(training_markdown(d.analysis, d.strategies, d.winner))
+    sys.stdout.write(render(d.document(), args.format))
     return 0

@@ -12,6 +12,7 @@ from derive.errors import ProblemError
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.surface import Shown
+from derive.present.formats import Document, render
 from derive.problem.sets.problem_set import ModelEntry
 from derive.problem.train_spec import TRAIN_ASK_KEYS
 
@@ -48,17 +49,19 @@ class TrainingDerivation(Shown):
             raise ProblemError("problem", "a training run without its specs: use solve_training")
         return ModelEntry("run", "", "", self.spec, (), train=self.train)
 
+    def document(self, level: int = 2) -> Document:
+        """The worked solution as one document (``derive train``, every format)."""
+        from derive.present.training_view import training_document
+
+        return training_document(self.analysis, self.strategies, self.winner, level=level)
+
     def markdown(self, level: int = 2) -> str:
         """The worked solution as Markdown."""
-        from derive.present.training_view import training_markdown
-
-        return training_markdown(self.analysis, self.strategies, self.winner, level=level)
+        return render(self.document(level), "md")
 
     def latex(self) -> str:
         """The worked solution as a LaTeX fragment."""
-        from derive.present.training_view import training_latex
-
-        return training_latex(self.analysis, self.strategies, self.winner)
+        return render(self.document(), "tex")
 
     def as_json(self) -> dict:
         """The JSON object of ``derive train --format json``."""
