@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import sympy as sp
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue import table as q
 from derive.declare.operator import Operator
 from derive.pipeline.kinds.surface import Worked
 from derive.present.formats import Document
@@ -61,6 +62,19 @@ class CommsDerivation(Worked):
         from derive.present.comms_view import comms_json
 
         return comms_json(self.analysis)
+
+    ROWS: ClassVar[tuple[Quantity, ...]] = (q.T_COMMS, q.T_LOWER, q.T_UPPER)
+    """What a comms-only operator has: its time on the link (the step's bounds are that time);
+    no FLOPs, intensity, ridge or crossover (the checker's quantities for it, too)."""
+
+    def _rows(self) -> tuple[Quantity, ...]:
+        return self.ROWS
+
+    def _report(self) -> dict:
+        """Its JSON, with T_comms also where an operator's sits (``network.t_comms``): the
+        catalogue's operator rows then find it."""
+        report = self.as_json()
+        return {**report, "network": {"t_comms": report["t_comms"]}}
 
 
 def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:

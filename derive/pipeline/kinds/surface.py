@@ -147,6 +147,10 @@ class Shown:
     def _repr_latex_(self) -> str:
         return self.latex()
 
+    def _rows(self) -> tuple[Quantity, ...]:
+        """The catalogue rows this derivation may have a value for (its kind's, by default)."""
+        return rows_valued_in(self.kind)
+
     def _report(self) -> dict:
         """The JSON report the catalogue's paths lead into (a serving step's sits under
         ``serving``)."""
@@ -183,7 +187,7 @@ class Shown:
         finally:
             del self.__dict__["_computing"]
         out: dict[Quantity, Value] = {}
-        for row in rows_valued_in(self.kind):
+        for row in self._rows():
             node = _walk_json(report, row.json_path(self.kind))
             if isinstance(node, list):
                 continue
