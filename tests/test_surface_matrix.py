@@ -151,3 +151,18 @@ def test_an_unknown_attribute_names_what_the_result_has():
     model = RESULTS["model"]()
     with pytest.raises(AttributeError, match="has no quantity 'tokens_per_s'; it has: params"):
         model.tokens_per_s  # noqa: B018  # a model has no serving rate
+
+
+def test_the_answers_csv_takes_a_quantity_by_its_catalogue_name_or_alias(tmp_path, capsys):
+    toml = tmp_path / "one.toml"
+    toml.write_text(f'title = "one"\n[[problem]]\nid = "p"\n{SETS["operator"]}ask = ["t_lower"]\n')
+    ridge = Fraction("9.89e14") / Fraction("3.35e12")  # the H100's bf16 ridge, by hand
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\n"
+        f"ann,p,ridge,{ridge.numerator}/{ridge.denominator}\n"
+        "bob,p,I,BDF/(BD + DF + BF)\n"
+    )
+    code = main(["check", "--problem-set", str(toml), "--answers", str(answers)])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0 and [line.split(",")[4] for line in out[1:]] == ["correct", "correct"]

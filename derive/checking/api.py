@@ -97,6 +97,7 @@ __all__ = [
     "model_values",
     "model_verdict_text",
     "parse_rtol",
+    "quantity_named",
     "read_chain_text",
     "verdict_text",
 ]
@@ -400,10 +401,12 @@ def check(
     problem, operators = _as_problem(problem, operators)
     kind = problem.kind if isinstance(problem, Derivation) else kind_of(problem).kind
     judge = _JUDGES[kind]
-    return judge(problem, _named(kind, quantity), claim, rtol, hide_expected, syntax, operators)
+    return judge(
+        problem, quantity_named(kind, quantity), claim, rtol, hide_expected, syntax, operators
+    )
 
 
-def _named(kind: ProblemKind, quantity: str) -> str:
+def quantity_named(kind: ProblemKind, quantity: str) -> str:
     """A quantity by its catalogue name: an alias (``I``, ``n_params``) read as the row's name."""
     from derive.catalogue import find, spelling_map
 
