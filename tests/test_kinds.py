@@ -76,7 +76,6 @@ def test_what_is_not_a_problem_is_refused_in_one_line():
 
 def test_every_kind_table_lists_every_kind():
     from derive.catalogue.groups import ASKED_WITHIN
-
     from derive.commands import check, grade
     from derive.web import grading
 

@@ -17,17 +17,16 @@ if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["DecodeCrossoverDerivation"]
+__all__ = ["DecodeCrossoverDerivation", "ServingShown"]
 
 
-@dataclass(frozen=True, repr=False)
-class DecodeCrossoverDerivation(Shown):
-    """The decode crossover of a whole model asked without a batch: B solved, no step timed."""
+class ServingShown(Shown):
+    """The surface of a serving problem's record (a step, or a decode's crossover alone):
+    its quantities sit under ``serving`` in the model's JSON, and it is checked as a set's
+    model problem with its phase."""
 
-    analysis: ModelAnalysis
-    phase: DecodeCrossover
-    spec: ModelSpec | None = None
-    serving: ServingSpec | None = None
+    spec: ModelSpec | None
+    serving: ServingSpec | None
 
     def as_problem(self) -> ModelEntry:
         """The problem this derivation answers (what ``derive.check`` judges a claim against).
@@ -41,11 +40,21 @@ class DecodeCrossoverDerivation(Shown):
 
     @property
     def kind(self) -> ProblemKind:
-        """A serving step's decode crossover (its quantities sit under ``serving`` in the model's JSON)."""
+        """A serving step (or a decode's crossover: a serving problem without a batch)."""
         return ProblemKind.SERVING
 
     def _report(self) -> dict:
         return {"serving": self.as_json()}
+
+
+@dataclass(frozen=True, repr=False)
+class DecodeCrossoverDerivation(ServingShown):
+    """The decode crossover of a whole model asked without a batch: B solved, no step timed."""
+
+    analysis: ModelAnalysis
+    phase: DecodeCrossover
+    spec: ModelSpec | None = None
+    serving: ServingSpec | None = None
 
     def document(self, level: int = 2) -> Document:
         """The crossover's worked solution as a document, a section after the model's."""

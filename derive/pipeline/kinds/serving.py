@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
-from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation
+from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation, ServingShown
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
-from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document, render
 from derive.problem.serving_spec import SERVING_ASK_KEYS
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ModelEntry
@@ -33,31 +32,13 @@ __all__ = [
 
 
 @dataclass(frozen=True, repr=False)
-class ServingDerivation(Shown):
+class ServingDerivation(ServingShown):
     """One serving step of a whole model: the model's analysis and the step's."""
 
     analysis: ModelAnalysis
     phase: PhaseAnalysis
     spec: ModelSpec | None = None
     serving: ServingSpec | None = None
-
-    def as_problem(self) -> ModelEntry:
-        """The problem this derivation answers (what ``derive.check`` judges a claim against).
-
-        Raises:
-            ProblemError: the record was built without its specs.
-        """
-        if self.spec is None or self.serving is None:
-            raise ProblemError("problem", "a serving step without its specs: use solve_model")
-        return ModelEntry("step", "", "", self.spec, (), self.serving)
-
-    @property
-    def kind(self) -> ProblemKind:
-        """A serving step (its quantities sit under ``serving`` in the model's JSON)."""
-        return ProblemKind.SERVING
-
-    def _report(self) -> dict:
-        return {"serving": self.as_json()}
 
     def document(self, level: int = 2) -> Document:
         """The step's worked solution as a document, a section after the model's."""
