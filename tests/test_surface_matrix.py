@@ -166,3 +166,16 @@ def test_the_answers_csv_takes_a_quantity_by_its_catalogue_name_or_alias(tmp_pat
     code = main(["check", "--problem-set", str(toml), "--answers", str(answers)])
     out = capsys.readouterr().out.splitlines()
     assert code == 0 and [line.split(",")[4] for line in out[1:]] == ["correct", "correct"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (["matmul", "--dtype", "bf16", "--chip", "h100", "--claim", "BDF/(BD + DF + BF)"], "I"),
+        (["--flops", "1e12", "--bytes", "2.5e9", "--chip", "h100", "--claim", "400"], "AI"),
+    ],
+)
+def test_quantity_takes_a_catalogue_alias(argv, name, capsys):
+    code = main(["check", *argv, "--quantity", name, "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["verdict"] == "correct" and out["quantity"] == "intensity"

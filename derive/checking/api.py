@@ -407,7 +407,7 @@ def check(
 
 
 def quantity_named(kind: ProblemKind, quantity: str) -> str:
-    """A quantity by its catalogue name: an alias (``I``, ``n_params``) read as the row's name."""
+    """A quantity by its catalogue name: an alias (``I``, ``AI``) read as the row's name."""
     from derive.catalogue import find, spelling_map
 
     if find(quantity) is not None:

@@ -30,6 +30,7 @@ from derive.checking.api import (
     SERVING_QUANTITIES,
     TRAINING_QUANTITIES,
     parse_rtol,
+    quantity_named,
 )
 from derive.commands.check_kernel import (
     KERNEL_ONLY,
@@ -273,10 +274,39 @@ def _claim(args: argparse.Namespace) -> int:
                 f"problem {alone.id!r} is givens and equations alone; its quantities: "
                 + ", ".join(alone.questions.answers),
             )
-    _known_quantity(args.quantity)
+    if not _an_alias(args.quantity):
+        _known_quantity(args.quantity)
     problem, operators = problem_of(args)
+    args.quantity = quantity_named(problem.kind, args.quantity)  # an alias: its row's name
+    _known_quantity(args.quantity)
     claim = _CLAIMS[problem.kind]
     return claim(args, problem, operators)
+
+
+def _named_by_flags(args: argparse.Namespace) -> str:
+    """``--quantity`` by its catalogue name, for the kind the flags give: a kernel's (its
+    numbers), a model's (a model's name or ``--phase``), else an operator's."""
+    from derive.commands.options import is_kernel
+    from derive.pipeline import model_names
+
+    quantity = str(args.quantity)
+    if is_kernel(args):
+        kinds: tuple[ProblemKind, ...] = (ProblemKind.KERNEL,)
+    elif args.phase is not None or str(args.operator or "").lower() in {
+        name.lower() for name in model_names(_operators(args))
+    }:
+        kinds = (ProblemKind.SERVING, ProblemKind.TRAINING, ProblemKind.MODEL)
+    else:
+        kinds = (ProblemKind.OPERATOR,)
+    named = (quantity_named(kind, quantity) for kind in kinds)
+    return next((name for name in named if name != quantity), quantity)
+
+
+def _an_alias(quantity: str) -> bool:
+    """Whether ``--quantity`` spells a catalogue row by one of its aliases (``I``, ``AI``)."""
+    from derive.catalogue import table
+
+    return any(quantity.lower() in row.aliases for row in table.QUANTITIES)
 
 
 def _model_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
@@ -451,8 +481,12 @@ def _derivation(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """The handler of ``derive check``: 0 right, 1 wrong; errors raise :class:`DeriveError` (exit 2)."""
-    if args.quantity is not None and (args.problem_set is None or args.claim is None):
-        _known_quantity(args.quantity)  # a set's defined names are claimed with --claim
+    if args.problem_set is None and args.quantity is not None:
+        args.quantity = _named_by_flags(args)  # an alias (``I``, ``AI``): its row's name
+    quantity = args.quantity
+    checked_now = args.problem_set is None or args.claim is None  # a set's defined names later
+    if quantity is not None and checked_now and not _an_alias(quantity):
+        _known_quantity(quantity)  # a set's problem reads an alias by its own kind
     parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
     from derive.commands.options import is_kernel
 
