@@ -179,3 +179,36 @@ def test_quantity_takes_a_catalogue_alias(argv, name, capsys):
     code = main(["check", *argv, "--quantity", name, "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["verdict"] == "correct" and out["quantity"] == "intensity"
+
+
+def _known_tables(name: str, result: object) -> dict:
+    """The names the given/define/equations layer knows for a result (its own reader)."""
+    from derive.questions import quantities
+
+    if name == "operator":
+        return quantities.operator_quantities(result.analysis)
+    if name == "kernel":
+        return quantities.kernel_quantities(result.kernel)
+    if name == "model":
+        return quantities.model_quantities(result.analysis)
+    if name == "serving":
+        return quantities.phase_quantities(result.phase)
+    return {}
+
+
+@pytest.mark.parametrize("name", ["operator", "kernel", "model", "serving"])
+def test_the_formula_layer_knows_each_quantity_as_values_has_it(name):
+    """Two readers of one result (values() and the questions layer's known names) agree on
+    every quantity both have, in the unit values() states (a Known is in base units; an
+    operator's formulas are known at its bound dims)."""
+    result = RESULTS[name]()
+    bound = result.analysis.problem.bound_subs() if name == "operator" else {}
+    known = _known_tables(name, result)
+    shared = [(row, v) for row, v in result.values().items() if row.name in known]
+    assert shared
+    for row, value in shared:
+        k = known[row.name]
+        if isinstance(value.exact, bool) or k.branches:
+            continue
+        exact = value.exact.xreplace(bound)
+        assert sp.simplify(k.value / k.measure.factor - exact) == 0, row.name
