@@ -13,11 +13,16 @@ Whole models the same way:
 >>> solve_model("gpt2-small").analysis.value("params")
 124439808
 
-One entry per problem kind, each returning a frozen derivation that renders itself:
-:func:`derive_spec` (an operator), :func:`derive_kernel` (a kernel by its numbers),
-:func:`derive_model` (a whole model) and :func:`derive_serving` (one serving step of a
-model). They read :mod:`derive.pipeline.cache`, so the checker and the commands share
-one analysis of a problem; :mod:`derive.pipeline.kinds` puts the four behind one protocol.
+This module is the front door: each problem kind is a module of
+:mod:`derive.pipeline.kinds` (an operator, a comms-only operator, a kernel by its numbers,
+a whole model, a serving step, a decode's crossover, a training run, questions alone)
+holding its frozen derivation record and its entry (:func:`derive_spec`,
+:func:`derive_kernel`, :func:`derive_model`, :func:`derive_serving`, …), re-exported here.
+The entries read :mod:`derive.pipeline.cache`, so the checker and the commands share one
+analysis of a problem; every record has one surface (:mod:`derive.pipeline.kinds.surface`):
+
+>>> solve_model("gpt2-small").params.exact
+124439808
 """
 
 from __future__ import annotations
