@@ -47,7 +47,12 @@ SETS = {
     f"set = {{ B = {B}, D = {D}, F = {F} }}\n",
     "comms": f'operators = ["{COMMS_OPS}"]\n[[problem]]\nid = "p"\noperator = "tp_all_reduce"\n'
     'dtype = "bf16"\nchip = "h100"\nset = { B = 8192, F = 8192, P = 8 }\n',
+    "kernel": 'kernel = { flops = "1e12", bytes = "2.5e9" }\nchip = "h100"\n',
     "model": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\n',
+    "decode_crossover": 'model = "gpt2-small"\nchip = "h100"\nset = { S = 1024 }\n'
+    'phase = "decode"\n',
+    "training": 'model = "llama-3-8b"\nchip = "h100"\n'
+    "train = { dp = 8, zero = 1, batch_tokens = 4194304, seq = 4096 }\n",
     "serving": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\nphase = "decode"\n',
 }
 
