@@ -217,3 +217,14 @@ def test_the_formula_layer_knows_each_quantity_as_values_has_it(name):
             continue
         exact = value.exact.xreplace(bound)
         assert sp.simplify(k.value / k.measure.factor - exact) == 0, row.name
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_a_result_pickles_with_its_values(name):
+    """Worker processes hand results back pickled: the values computed once go along."""
+    import pickle
+
+    result = RESULTS[name]()
+    values = {row.name: value for row, value in result.values().items()}
+    again = pickle.loads(pickle.dumps(result))
+    assert {row.name: value for row, value in again.values().items()} == values

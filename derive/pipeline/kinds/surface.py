@@ -180,7 +180,7 @@ class Shown:
         """Every catalogue quantity this derivation has a value for, by row, exact with its unit."""
         cached = self.__dict__.get("_values")
         if cached is not None:
-            return cached
+            return MappingProxyType(cached)
         self.__dict__["_computing"] = True
         try:
             report = self._report()
@@ -194,9 +194,8 @@ class Shown:
             exact = self._exact(row, node)
             if exact is not None:
                 out[row] = Value(row.name, exact, _unit(row, node))
-        found = MappingProxyType(out)
-        self.__dict__["_values"] = found  # computed once; the record stays frozen
-        return found
+        self.__dict__["_values"] = out  # computed once (a plain dict: it pickles); still frozen
+        return MappingProxyType(out)
 
     def value(self, name: str) -> Value:
         """The value of one quantity, by its catalogue name or an alias.
