@@ -183,3 +183,12 @@ def test_a_document_built_in_code_says_which_form_it_lacks():
     table = Document(written={"md": lambda: "| a |\n"}, data=dict)
     with pytest.raises(ValueError, match="no tex form"):
         render(table, "tex")
+
+
+def test_text_of_a_problem_with_questions_is_plain_too():
+    argv = [*COMMANDS["solve-operator"], "--set", "B=4096", "--set", "D=4096", "--set", "F=4096"]
+    argv += ["--given", "price=2 $/h", "--define", "cost=price*t_lower", "--format", "text"]
+    result = run_cli(argv)
+    assert result.code == 0, result
+    assert "\\text" not in result.out and "\\mathrm" not in result.out and "$$" not in result.out
+    assert "(2 USD/h) · (139.0 µs)" in result.out  # T_lower = 2·4096³ FLOPs / 989e12 FLOP/s

@@ -25,7 +25,7 @@ _SYMBOLS = {
     r"\alpha": "α", r"\gamma": "γ", r"\Delta": "Δ", r"\sum": "Σ", r"\infty": "∞",
     r"\to": "→", r"\rightarrow": "→", r"\Rightarrow": "⇒", r"\neq": "≠", r"\ne": "≠",
     r"\lt": "<", r"\gt": ">", r"\mu": "µ", r"\ldots": "…", r"\dots": "…", r"\quad": "  ",
-    r"\qquad": "    ", r"\,": " ", r"\;": " ", r"\!": "", r"\%": "%", r"\max": "max",
+    r"\qquad": "    ", r"\ ": " ", r"\:": " ", r"\,": " ", r"\;": " ", r"\!": "", r"\%": "%", r"\max": "max",
     r"\min": "min", r"\log": "log", r"\left": "", r"\right": "", r"\bigl": "", r"\bigr": "",
     r"\Bigl": "", r"\Bigr": "", r"\lceil": "⌈", r"\rceil": "⌉", r"\lfloor": "⌊",
     r"\rfloor": "⌋", r"\{": "{", r"\}": "}", r"\_": "_", r"\&": "&", r"\#": "#",
@@ -50,7 +50,7 @@ def plain_latex(tex: str) -> str:
     text = _ENVIRONMENT.sub("", tex).replace("&", "").replace("\\\\", "; ")
     for _ in range(8):  # nested groups: each pass opens the innermost
         before = text
-        text = _WRAPPERS.sub(r"\1", text)
+        text = _WRAPPERS.sub("\x00\\1\x00", text)  # marked: ``\mu\text{s}`` stays µs
         text = _FRAC.sub(r"(\1)/(\2)", text)
         text = _SQRT.sub(r"√(\1)", text)
         if text == before:
@@ -58,7 +58,7 @@ def plain_latex(tex: str) -> str:
     text = _COMMAND.sub(_command, text)
     text = re.sub(r"\^\{([^{}]*)\}", r"^\1", text)
     text = re.sub(r"_\{([^{}]*)\}", r"_\1", text)
-    text = text.replace("{", "").replace("}", "")
+    text = text.replace("{", "").replace("}", "").replace("\x00", "")
     return re.sub(r"[ \t]+", " ", text).strip()
 
 
