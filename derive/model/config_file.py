@@ -22,7 +22,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from derive.errors import DeclarationError, LimitError, ParseError, ProblemError
-from derive.model.config_map import FAMILIES, IGNORED, REQUIRED, Family, Field, Kind, LayerRule
+from derive.model.config_map import (
+    CHECKED,
+    FAMILIES,
+    IGNORED,
+    REQUIRED,
+    Family,
+    Field,
+    Kind,
+    LayerRule,
+)
 from derive.model.transformer import Transformer
 from derive.problem.input_files import read_text_file
 from derive.resources import resource_dir
@@ -161,9 +170,11 @@ class _Decimal(str):
     """A JSON float kept as its text (it only ever sets an ignored field; never a float)."""
 
 
-def _value(family: Family, row: Field, data: dict[str, object], where: str) -> object:
+def _value(
+    family: Family, row: Field, data: dict[str, object], where: str, written: dict[str, str]
+) -> object:
     """A field's value checked against its kind (None: absent and optional, or null)."""
-    at = f"{where} field {row.config!r}"
+    at = f"{where} field {written.get(row.config, row.config)!r}"
     if row.config not in data:
         if row.default is REQUIRED:
             raise ProblemError(at, f"missing: model_type {family.model_type} needs it")
@@ -218,6 +229,17 @@ def _windows(rule: LayerRule, data: dict[str, object], layers: int, at: str) -> 
     windowed: int | None
     if rule is LayerRule.WINDOW_ALL:
         windowed = layers if data.get("sliding_window") is not None else 0
+    elif rule is LayerRule.WINDOW_PATTERN:
+        windowed = _layer_types(data, layers, at)
+        if windowed is None:
+            key = "sliding_window_pattern"
+            key = key if key in data else "_" + key
+            pattern = data.get(key, 6)  # Gemma3TextConfig's default
+            if isinstance(pattern, bool) or not isinstance(pattern, int) or pattern < 1:
+                raise ProblemError(f"{at} field {key!r}", "must be a positive integer")
+            windowed = layers - layers // pattern
+        if data.get("sliding_window") is None:
+            windowed = 0
     elif rule is LayerRule.WINDOW_QWEN:
         windowed = _layer_types(data, layers, at)
         if windowed is None:
@@ -245,16 +267,6 @@ def _dense(rule: LayerRule, data: dict[str, object], fields: dict[str, object], 
     """Set ``dense_layers`` (and clear the experts when every block is dense)."""
     layers = int(str(fields["layers"]))
     if rule is LayerRule.DENSE_FIRST_K:
-        freq = data.get("moe_layer_freq", 1)
-        if freq != 1:
-            raise ProblemError(
-                f"{at} field 'moe_layer_freq'",
-                f"only 1 is modelled (as transformers), got {_shown(freq)}",
-            )
-        if data.get("mlp_bias", False) is not False:
-            raise ProblemError(
-                f"{at} field 'mlp_bias'", "DeepSeek's MLPs have no bias in transformers"
-            )
         dense = fields.get("dense_layers") or 0
     else:
         only = data.get("mlp_only_layers", [])
@@ -271,9 +283,10 @@ def _dense(rule: LayerRule, data: dict[str, object], fields: dict[str, object], 
         raise ProblemError(f"{at} field 'first_k_dense_replace'", f"exceeds the {layers} layers")
     if dense == layers:  # no block has experts: a dense model of the dense width
         fields["d_ff"] = fields["d_ff_dense"]
-        for key in ("experts", "top_k", "shared_experts", "d_ff_dense"):
+        for key in ("experts", "top_k", "shared_experts", "d_ff_dense", "d_ff_shared"):
             fields.pop(key, None)
         fields["dense_layers"] = None
+        fields["shared_gate"] = False
         return
     fields["dense_layers"] = dense or None
     if not dense:
@@ -302,21 +315,29 @@ def config_model(data: dict[str, object], where: str, name: str) -> Transformer:
             f"{where} field 'model_type'",
             f"unknown model_type {kind!r}; derive reads {', '.join(FAMILIES)}",
         )
+    data, written = _aliased(family, data, where)
+    checks = CHECKED + family.checked
     known = {f.config for f in family.fields} | {k for k, _ in IGNORED + family.ignored}
-    unknown = sorted(k for k in data if k not in known)
+    unknown = sorted(k for k in data if k not in known | {c.config for c in checks})
     if unknown:
         raise ProblemError(
             f"{where} field {unknown[0][:MAX_MODEL_TYPE]!r}",
             f"not modelled for model_type {kind} and it may change the counts "
             "(see docs/model-configs.md for the fields derive reads)",
         )
+    for check in checks:
+        if check.config in data and not check.admits(data[check.config]):
+            raise ProblemError(
+                f"{where} field {check.config!r}",
+                f"{_shown(data[check.config])} is not modelled: {check.why}",
+            )
     fields: dict[str, object] = dict(family.fixed)
     source: list[tuple[str, str]] = []
     for row in family.fields:
-        value = _value(family, row, data, where)
+        value = _value(family, row, data, where, written)
         if value is not None:
             fields[row.target] = value
-            source.append((row.target, row.config))
+            source.append((row.target, written.get(row.config, row.config)))
     if kind == "gpt2" and "d_ff" not in fields:
         fields["d_ff"] = 4 * int(str(fields["d_model"]))
         source.append(("d_ff", "n_inner (null: 4·n_embd)"))
@@ -344,11 +365,35 @@ def config_model(data: dict[str, object], where: str, name: str) -> Transformer:
         raise ProblemError(f"{where} field {config!r}", exc.why) from None
 
 
+def _aliased(
+    family: Family, data: dict[str, object], where: str
+) -> tuple[dict[str, object], dict[str, str]]:
+    """The config with each alias (transformers' ``attribute_map``) read as the field it
+    names, and for each such field the name the config wrote."""
+    out, written = dict(data), {}
+    for alias, target in family.aliases:
+        if alias not in out:
+            continue
+        value = out.pop(alias)
+        if target in out and out[target] != value:
+            raise ProblemError(
+                f"{where} field {alias!r}",
+                f"is {target} by another name and the config gives both, "
+                f"{_shown(value)} and {_shown(out[target])}",
+            )
+        out[target] = value
+        written[target] = alias
+    return out, written
+
+
 def _window_source(data: dict[str, object]) -> str:
     if "layer_types" in data and data["layer_types"] is not None:
         return "layer_types"
     if "max_window_layers" in data:
         return "max_window_layers"
+    for key in ("sliding_window_pattern", "_sliding_window_pattern"):
+        if key in data:
+            return key
     return "sliding_window"
 
 

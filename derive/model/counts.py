@@ -23,6 +23,7 @@ L, d, h, kv, dh, f, V = (
 )
 n_pos, E, k = sym("positions"), sym("experts"), sym("top_k")
 n_s, L_d, f_d = sym("shared_experts"), sym("dense_layers"), sym("d_ff_dense")
+f_s = sym("d_ff_shared")
 r_q, r_kv, d_rope, d_nope, d_v = (
     sym(key)
     for key in ("q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
@@ -37,6 +38,7 @@ _OPTIONAL = (
     ("shared_experts", n_s),
     ("dense_layers", L_d),
     ("d_ff_dense", f_d),
+    ("d_ff_shared", f_s),
     ("q_lora_rank", r_q),
     ("kv_lora_rank", r_kv),
     ("qk_rope_head_dim", d_rope),
@@ -138,9 +140,12 @@ def _mlp(m: Transformer) -> list[Part]:
         one = _one_mlp(m, n, f)
         parts.append(_part(Block.MLP, f"{_label(m, n, 'mlp')} (E experts)", E * one, k * one))
     if m.shared_experts is not None:
+        width, said = (n_s * f, "n_s·f") if m.d_ff_shared is None else (f_s, "f_s")
         for n in _matrices(m):
-            label = f"{_label(m, n, 'mlp')} (shared, width n_s·f)"
-            parts.append(_part(Block.MLP, label, _one_mlp(m, n, n_s * f)))
+            label = f"{_label(m, n, 'mlp')} (shared, width {said})"
+            parts.append(_part(Block.MLP, label, _one_mlp(m, n, width)))
+        if m.shared_gate:
+            parts.append(_part(Block.MLP, "W_shared_expert_gate (d → 1)", d))
     router = d * E + (E if m.router_bias else 0)
     parts.append(_part(Block.MLP, "W_router" + (", b_router" if m.router_bias else ""), router))
     if m.dense_layers is not None:
@@ -157,7 +162,12 @@ def _norms(m: Transformer) -> list[Part]:
     if m.norms_per_block == 4:
         names += ["post-attention norm", "post-MLP norm"]
     parts = [_part(Block.NORMS, f"{n} {label}", vectors * d) for n in names]
-    if m.qk_norm:
+    if m.qk_norm and m.qk_norm_full:
+        parts += [
+            _part(Block.NORMS, f"q norm {label} (width h·d_h, every head)", vectors * h * dh),
+            _part(Block.NORMS, f"k norm {label} (width h_kv·d_h, every head)", vectors * kv * dh),
+        ]
+    elif m.qk_norm:
         parts += [
             _part(Block.NORMS, f"q norm {label} (width d_h, shared by the heads)", vectors * dh),
             _part(Block.NORMS, f"k norm {label} (width d_h, shared by the heads)", vectors * dh),

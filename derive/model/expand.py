@@ -240,7 +240,10 @@ def _attention(m: Transformer) -> tuple[Kernel, ...]:
         _linear(m, "k", at, (d, kv * dh), (x, "k_new"), "k"),
         _linear(m, "v", at, (d, kv * dh), (x, "v_new"), "v"),
     ]
-    if m.qk_norm:
+    if m.qk_norm and m.qk_norm_full:
+        kernels += _norm(m, "q_norm", Block.NORMS, True, h * dh)
+        kernels += _norm(m, "k_norm", Block.NORMS, True, kv * dh)
+    elif m.qk_norm:
         kernels += _norm(m, "q_norm", Block.NORMS, True, dh, h)
         kernels += _norm(m, "k_norm", Block.NORMS, True, dh, kv)
     cache = (("K_cache", (kv, dh)), ("V_cache", (kv, dh)))
@@ -331,7 +334,15 @@ def _mlp(m: Transformer) -> tuple[Kernel, ...]:
             )
         )
     if m.shared_experts is not None:
-        kernels += _dense_mlp(m, mb, m.shared_experts * f, "shared_", count)
+        width = m.shared_experts * f if m.d_ff_shared is None else m.d_ff_shared
+        kernels += _dense_mlp(m, mb, width, "shared_", count)
+    if m.shared_gate:
+        gate_reads = (_a("y_mlp_norm", d), _w("W_shared_expert_gate", d, 1))
+        flops = _weight_flops(gate_reads)
+        out = (_a("shared_expert_gate", 1),)
+        kernels.append(
+            Kernel("shared_expert_gate", KernelOp.MATMUL, mb, True, gate_reads, out, flops, count)
+        )
     if m.dense_layers is not None:
         width = f if m.d_ff_dense is None else m.d_ff_dense
         kernels += _dense_mlp(m, Block.MLP_DENSE, width, "dense_", m.dense_layers)

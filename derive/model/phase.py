@@ -43,9 +43,9 @@ from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.declare.collective import CollectiveKind
 from derive.errors import ProblemError
 from derive.model.binding import ModelProblem, bind_tp
+from derive.model.expand import Block, KernelOp, ModelTensor, Role, expand, tokens
 from derive.model.expand import Kernel as ModelKernel
-from derive.model.expand import KernelOp, ModelTensor, Role, expand, tokens
-from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
+from derive.model.sized import SizedModel
 from derive.model.symbols import batch, context
 from derive.model.transformer import Transformer
 from derive.problem.chips import Figure
@@ -65,8 +65,8 @@ __all__ = [
 ]
 
 _ROW_SPLIT = frozenset({"o", "down", "experts_down", "shared_down", "dense_down"})
-# replicated on every device: the router, and latent attention's shared projections
-_REPLICATED = frozenset({"router", "q_a", "kv_a"})
+# replicated on every device: the router (and the shared expert's gate), and latent attention's shared projections
+_REPLICATED = frozenset({"router", "q_a", "kv_a", "shared_expert_gate"})
 _MATMULS = frozenset({KernelOp.MATMUL, KernelOp.MOE_MATMUL})
 
 
@@ -155,6 +155,8 @@ class PhaseAnalysis:
         experts_read: for a MoE, the experts one layer reads in this step (None otherwise).
         kv_ways: devices the KV heads are split over, min(tp, h_kv); below tp, each device
             holds one KV head, replicated tp/h_kv times.
+        assumptions: what a model known by its size alone assumed, one line each (empty
+            for an architecture).
     """
 
     phase: Phase
@@ -178,6 +180,7 @@ class PhaseAnalysis:
     measured_tokens_per_s: sp.Rational | None = None
     experts_read: ExpertsRead | None = None
     kv_ways: int = 1
+    assumptions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,7 @@ class DecodeCrossover:
         step_fraction: with S free, the whole step's B*(S) as (numerator, denominator), the
             numerator positive (``c / (a − b·S)``, not ``−c / (b·S − a)``); None otherwise.
         ridge: π / β.
+        assumptions: what a model known by its size alone assumed (empty otherwise).
     """
 
     tp: int
@@ -215,6 +219,7 @@ class DecodeCrossover:
     context_last: sp.Integer | None
     step_fraction: tuple[sp.Expr, sp.Expr] | None
     ridge: sp.Rational
+    assumptions: tuple[str, ...] = ()
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:
@@ -306,12 +311,84 @@ class _Counts:
 
 
 def kv_ways(problem: ModelProblem, tp: int) -> int:
-    """Devices the KV heads are split over: min(tp, h_kv) (beyond h_kv, a head per device)."""
+    """Devices the KV heads are split over: min(tp, h_kv) (beyond h_kv, a head per device);
+    a model known by its size splits its cache evenly, tp ways."""
+    if isinstance(problem.model, SizedModel):
+        return tp
     kv = int(_number(problem.transformer.kv_heads, dict(problem.bound), "the model's kv_heads"))
     return _kv_ways_of(problem.transformer, tp, kv)
 
 
+def _sized_counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
+    """A model known by its size: its weights streamed once per step (2·P_active FLOPs a
+    token), and its KV cache of B·S tokens read (attention's FLOPs only when given)."""
+    model = problem.model
+    assert isinstance(model, SizedModel) and model.kv_bytes_per_token is not None
+    bound = {dim: value for dim, value in problem.bound if dim is not batch}
+    in_flight = batch if phase is Phase.DECODE else batch * context
+    share = sp.Rational(1, tp)
+    weights = ModelTensor("weights", (model.params,), Role.WEIGHT, model.params)
+    cache = ModelTensor("KV_cache", (batch, context), Role.KV_CACHE, batch * context)
+    attention_flops = model.attention_flops_per_token or sp.Integer(0)
+    kernels = (
+        (
+            ModelKernel(
+                "weights", KernelOp.MATMUL, Block.GLOBALS, False, (weights,), (), 2 * tokens
+            ),
+            2 * model.params_active * in_flight,
+            model.params * problem.dtype(Role.WEIGHT).width,
+        ),
+        (
+            ModelKernel("attention", KernelOp.ATTENTION, Block.ATTENTION, False, (cache,), (), 0),
+            attention_flops * in_flight,
+            model.kv_bytes_per_token * batch * context,
+        ),
+    )
+    return tuple(
+        _Counts(
+            kernel=kernel,
+            flops=sp.expand((share * flops).xreplace(bound)),
+            bytes=sp.expand((share * moved).xreplace(bound)),
+            comms=sp.Integer(0),
+            steps=0,
+            launches=1,
+        )
+        for kernel, flops, moved in kernels
+    )
+
+
+def sized_assumptions(problem: ModelProblem, phase: Phase, tp: int) -> tuple[str, ...]:
+    """What a step of a model known by its size assumes, one line each (empty otherwise)."""
+    model = problem.model
+    if not isinstance(model, SizedModel):
+        return ()
+    width = problem.dtype(Role.WEIGHT)
+    tokens_text = "B" if phase is Phase.DECODE else "B·S"
+    lines = [
+        f"every weight is read once per step: P·w = {model.params} × {width.width} B "
+        f"({width.name}), every expert included",
+        f"2·P_active = 2 × {model.params_active} FLOPs per token, {tokens_text} tokens a step",
+        f"the KV cache is read whole: {model.kv_bytes_per_token} B per token × B·S tokens",
+        "activations' bytes are left out: they need an architecture",
+    ]
+    if model.attention_flops_per_token is None:
+        lines.append(
+            "attention's FLOPs are left out: they need an architecture "
+            "(or --attention-flops-per-token)"
+        )
+    else:
+        lines.append(f"attention: {model.attention_flops_per_token} FLOPs per token, as given")
+    if tp > 1:
+        lines.append(
+            f"weights, FLOPs and KV cache split evenly over tp = {tp}; "
+            "the all-reduces are left out: they need an architecture"
+        )
+    return tuple(lines)
+
+
 def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
+    if isinstance(problem.model, SizedModel):
+        return _sized_counts(problem, phase, tp)
     model = problem.transformer
     bound = {dim: value for dim, value in problem.bound if dim is not batch}
     kv = kv_ways(problem, tp)
@@ -349,6 +426,8 @@ def _check_split(problem: ModelProblem, tp: int, tp_text: str | None) -> None:
     The query heads are split tp ways; the KV heads tp ways up to h_kv, and beyond it each
     device holds one (tp a multiple of h_kv, each head replicated tp/h_kv times).
     """
+    if isinstance(problem.model, SizedModel):
+        return  # no heads to split: the step splits evenly (sized_assumptions says so)
     model = problem.transformer
     bound = dict(problem.bound)
     typed = tp_text is not None or problem.tp != problem.devices
@@ -471,10 +550,15 @@ def at_batch_and_context(problem: ModelProblem, b: int, s: int) -> ModelProblem:
 
 
 def _ceilings_of(problem: ModelProblem) -> tuple[Figure, Figure]:
-    """The peak and bandwidth a step is timed at; a model known by its size, or no
-    ceilings, is refused."""
-    if isinstance(problem.model, SizedModel):
-        raise ProblemError("--phase", f"a serving step {NEEDS_ARCHITECTURE}")
+    """The peak and bandwidth a step is timed at; no ceilings, or a model known by its size
+    without its KV cache's bytes per token, is refused."""
+    model = problem.model
+    if isinstance(model, SizedModel) and model.kv_bytes_per_token is None:
+        raise ProblemError(
+            "--phase",
+            "a serving step of a model known by its size reads its KV cache: give "
+            "--kv-bytes-per-token (the bytes one token of context holds, every layer)",
+        )
     peak_figure = problem.peak
     if peak_figure is None and problem.chip is not None:
         peak_figure = problem.chip.peak(problem.compute_dtype)
@@ -519,6 +603,7 @@ def analyse_decode_crossover(problem: ModelProblem, tp_text: str | None) -> Deco
         context_last=None if limit is None else sp.ceiling(limit) - 1,
         step_fraction=_positive_fraction(whole.exact) if limit is not None else None,
         ridge=peak / bandwidth,
+        assumptions=sized_assumptions(problem, Phase.DECODE, tp),
     )
 
 
@@ -620,10 +705,13 @@ def analyse_phase(
         measured_tokens_per_s=rate,
         experts_read=_experts_read(problem, in_flight),
         kv_ways=kv_ways(problem, tp),
+        assumptions=sized_assumptions(problem, phase, tp),
     )
 
 
 def _experts_read(problem: ModelProblem, in_flight: sp.Integer) -> ExpertsRead | None:
+    if isinstance(problem.model, SizedModel):
+        return None
     model = problem.transformer
     if not model.is_moe:
         return None

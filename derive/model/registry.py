@@ -53,11 +53,22 @@ class ModelRegistry:
                     f"--params {spec.params}",
                     f"give a model ({spec.model!r}) or its size, not both",
                 )
-            return sized_model(spec.params, spec.params_active)
-        if spec.params_active is not None:
-            raise ProblemError(
-                f"--params-active {spec.params_active}", "goes with --params (the total)"
+            return sized_model(
+                spec.params,
+                spec.params_active,
+                spec.kv_bytes_per_token,
+                spec.attention_flops_per_token,
             )
+        for flag, value in (
+            ("--params-active", spec.params_active),
+            ("--kv-bytes-per-token", spec.kv_bytes_per_token),
+            ("--attention-flops-per-token", spec.attention_flops_per_token),
+        ):
+            if value is not None:
+                raise ProblemError(
+                    f"{flag} {value}",
+                    "goes with --params (the total); an architecture has its own",
+                )
         if spec.table is not None:
             return table_model(spec.table)
         if not spec.model:

@@ -3,8 +3,11 @@
 Without an architecture derive still derives what needs only the parameter count: the
 weights' bytes, the memory per device and the fit, the fewest devices that hold the
 weights, the training state, FLOPs and time, and the MFU a measured rate implies. What
-needs an architecture (the KV cache, FLOPs per token by part, serving steps, the largest
-batch) is left out, each saying so (:data:`NEEDS_ARCHITECTURE`).
+needs an architecture (FLOPs per token by part, the largest batch) is left out, each saying
+so (:data:`NEEDS_ARCHITECTURE`). A serving step (``--phase``) needs only the size and the
+KV cache's bytes per token (``--kv-bytes-per-token``): weights streamed once per step,
+2·P_active FLOPs per token, attention's FLOPs left out unless given
+(``--attention-flops-per-token``).
 
 >>> m = sized_model("70e9", None)
 >>> m.name, m.params, m.params_active
@@ -36,6 +39,8 @@ class SizedModel:
     params_active: sp.Integer
     params_text: str
     active_text: str | None = None
+    kv_bytes_per_token: sp.Rational | None = None
+    attention_flops_per_token: sp.Rational | None = None
 
     @property
     def free_dims(self) -> tuple[sp.Symbol, ...]:
@@ -69,8 +74,26 @@ def _count(text: object, flag: str) -> sp.Integer:
     return sp.Integer(value)
 
 
-def sized_model(params: str, params_active: str | None) -> SizedModel:
-    """The model ``--params`` (and ``--params-active``) describe, checked exactly."""
+def _per_token(text: object, flag: str) -> sp.Rational | None:
+    """An exact positive number (``--kv-bytes-per-token 327680``), or None when not given."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ProblemError(flag, f"expected a number as text, e.g. 327680, got {text!r}")
+    value = parse_positive(text, f"{flag} {text}")
+    if value > MAX_PARAMS:
+        raise ProblemError(f"{flag} {text}", f"at most {MAX_PARAMS:.0e}")
+    return sp.Rational(value)
+
+
+def sized_model(
+    params: str,
+    params_active: str | None,
+    kv_bytes_per_token: str | None = None,
+    attention_flops_per_token: str | None = None,
+) -> SizedModel:
+    """The model ``--params`` (and ``--params-active``, the KV cache's bytes per token and
+    attention's FLOPs per token) describe, checked exactly."""
     total = _count(params, "--params")
     active = total if params_active is None else _count(params_active, "--params-active")
     if active > total:
@@ -85,4 +108,6 @@ def sized_model(params: str, params_active: str | None) -> SizedModel:
         active,
         params.strip(),
         None if params_active is None else params_active.strip(),
+        _per_token(kv_bytes_per_token, "--kv-bytes-per-token"),
+        _per_token(attention_flops_per_token, "--attention-flops-per-token"),
     )

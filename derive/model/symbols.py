@@ -53,6 +53,7 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("shared_experts", r"n_{s}", "shared experts every token uses (one MLP of width n_s·f)"),
     ("dense_layers", r"L_{\mathrm{dense}}", "blocks with a dense MLP instead of experts"),
     ("d_ff_dense", r"f_{\mathrm{dense}}", "hidden width of the dense layers' MLP"),
+    ("d_ff_shared", r"f_{s}", "hidden width of the shared expert's MLP"),
     ("q_lora_rank", r"r_{q}", "rank of the query bottleneck (latent attention)"),
     ("kv_lora_rank", r"r_{\mathrm{kv}}", "rank of the cached key/value latent"),
     ("qk_rope_head_dim", r"d_{R}", "width of the decoupled rope key (and its query part)"),

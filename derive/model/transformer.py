@@ -51,6 +51,7 @@ OPTIONAL_SIZE_FIELDS = (
     "shared_experts",
     "dense_layers",
     "d_ff_dense",
+    "d_ff_shared",
     "window",
     "windowed_layers",
     "q_lora_rank",
@@ -69,6 +70,8 @@ FLAG_FIELDS = (
     "mlp_bias",
     "qk_norm",
     "router_bias",
+    "shared_gate",
+    "qk_norm_full",
 )
 
 
@@ -154,11 +157,14 @@ class Transformer(ModelDeclaration):
         norm: ``"rms"`` (weight), ``"layernorm"`` (weight + bias) or None; 2 per block + 1 final.
         norms_per_block: 2 (before attention and MLP) or 4 (also after each: Gemma 2).
         qk_norm: a norm of width d_h on the queries and on the keys of every block (Qwen3).
+        qk_norm_full: the q and k norms span every head, widths h·d_h and h_kv·d_h (OLMo 2).
         experts: E routed copies of the MLP (a mixture of experts), with a d·E router; or None.
         top_k: routed experts active per token (required with ``experts``).
         shared_experts: n_s experts every token uses, one MLP of width n_s·f (DeepSeek).
         dense_layers: blocks with a dense MLP instead of the experts (DeepSeek's first_k_dense_replace).
         d_ff_dense: hidden width of those dense MLPs (default ``d_ff``).
+        d_ff_shared: hidden width of the shared experts' one MLP (default ``n_s·d_ff``; Qwen2-MoE).
+        shared_gate: the shared experts' output is gated by a d → 1 projection (Qwen2-MoE).
         router_bias: the router adds a bias of E per block.
         window: sliding-window attention: the positions a windowed layer attends to (and caches).
         windowed_layers: how many layers are windowed (default all; Gemma 2 alternates: L/2).
@@ -196,6 +202,9 @@ class Transformer(ModelDeclaration):
     dense_layers: sp.Expr = None
     d_ff_dense: sp.Expr = None
     router_bias: bool = False
+    d_ff_shared: sp.Expr = None
+    shared_gate: bool = False
+    qk_norm_full: bool = False
     window: sp.Expr = None
     windowed_layers: sp.Expr = None
     q_lora_rank: sp.Expr = None
@@ -327,6 +336,13 @@ class Transformer(ModelDeclaration):
                 raise DeclarationError(
                     f"{where} {field}", "is a part of a mixture of experts: give experts and top_k"
                 )
+        for field in ("d_ff_shared", "shared_gate"):
+            if getattr(self, field) not in (None, False) and self.shared_experts is None:
+                raise DeclarationError(
+                    f"{where} {field}", "is a part of the shared experts: give shared_experts"
+                )
+        if self.qk_norm_full and not self.qk_norm:
+            raise DeclarationError(f"{where} qk_norm_full", "is a kind of q/k norm: give qk_norm")
         if self.d_ff_dense is not None and self.dense_layers is None:
             raise DeclarationError(
                 f"{where} d_ff_dense", "is the width of the dense layers: give dense_layers"
@@ -420,5 +436,7 @@ class Transformer(ModelDeclaration):
         if self.window is not None:
             parts.append(f"window {self.window} on {self.windowed_layers} layers")
         if self.qk_norm:
-            parts.append("q/k norms")
+            parts.append("q/k norms" + (" over every head" if self.qk_norm_full else ""))
+        if self.shared_gate:
+            parts.append("gated shared expert")
         return ", ".join(parts)

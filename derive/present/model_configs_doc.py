@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from derive.model.config_map import FAMILIES, IGNORED, REQUIRED, Family, Field
+from derive.model.config_map import CHECKED, FAMILIES, IGNORED, REQUIRED, Check, Family, Field
 from derive.model.symbols import NOTATION
 
 __all__ = ["model_configs_markdown"]
@@ -40,9 +40,19 @@ an error). A problem set names a config the same way: `model = "path/to/config.j
 relative to the set's folder.
 
 
+Each table lists the fields of transformers' configuration class for that `model_type`
+(transformers 5 names and defaults): a field that sets a size; another name for it
+(transformers' `attribute_map`, e.g. qwen3_moe's `num_local_experts` for `num_experts`),
+read as the field it names (both given must agree); a field read only at the values that
+change no count (Phi-3's `attention_bias: false`; any other value is refused, naming the
+field and the value); and the fields read and ignored, each with why it changes no count.
+Files as published and as transformers re-saves them read alike.
+
 The givens of the worked solution name each size by the config's own field. Parameter
 counts follow the module structure of transformers' `modeling_<type>.py` (its biases, its
-norms, a tied head stored once); the tests count every supported `model_type` by hand.
+norms, a tied head stored once); the tests count every supported `model_type` by hand, and
+round-trip transformers' own configuration classes (`tests/test_config_transformers.py`: a
+default and two edited configurations of each `model_type`, saved by `save_pretrained`).
 """
 
 
@@ -73,10 +83,28 @@ def _family(family: Family) -> str:
     lines += ["", f"Fixed by the architecture: {fixed}."]
     for rule in family.layers:
         lines.append(f"Layers: {rule.value}.")
+    if family.aliases:
+        lines += [
+            "",
+            "Other names (transformers' `attribute_map`), read as the field they name:",
+            "",
+        ]
+        lines += [f"- `{alias}`: `{target}`" for alias, target in family.aliases]
+    if family.checked:
+        lines += ["", "Read only at the values that change no count (any other is refused):", ""]
+        lines += [_check(c) for c in family.checked]
     if family.ignored:
         lines += ["", "Also read and ignored (they change no count):", ""]
         lines += [f"- `{key}`: {why}" for key, why in family.ignored]
     return "\n".join(lines) + "\n"
+
+
+def _check(check: Check) -> str:
+    shown = " or ".join(
+        "null" if v is None else str(v).lower() if isinstance(v, bool) else f"`{v}`"
+        for v in check.allowed
+    )
+    return f"- `{check.config}`: {shown}; otherwise refused: {check.why}"
 
 
 def model_configs_markdown() -> str:
@@ -90,6 +118,8 @@ def model_configs_markdown() -> str:
     parts += [_family(f) for f in FAMILIES.values()]
     parts.append("## Fields of every config that change no count\n")
     parts.append("\n".join(f"- `{key}`: {why}" for key, why in IGNORED) + "\n")
+    parts.append("## Fields of every config read only at the value that changes no count\n")
+    parts.append("\n".join(_check(c) for c in CHECKED) + "\n")
     return "\n".join(parts)
 
 

@@ -239,7 +239,15 @@ def _architecture_json(m: Transformer | SizedModel) -> dict[str, object] | None:
         "experts": _optional(m.experts),
         "top_k": _optional(m.top_k),
     }
-    for flag in ("qkv_bias", "attention_bias", "mlp_bias", "qk_norm", "router_bias"):
+    for flag in (
+        "qkv_bias",
+        "attention_bias",
+        "mlp_bias",
+        "qk_norm",
+        "router_bias",
+        "shared_gate",
+        "qk_norm_full",
+    ):
         out[flag] = getattr(m, flag)
     out["norms_per_block"] = m.norms_per_block
     for field in OPTIONAL_SIZE_FIELDS[3:]:

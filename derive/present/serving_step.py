@@ -57,8 +57,15 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
         f"tensor parallel {group_given(phase)}; counts and times per device; "
         f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}"
-        f"{_measured_given(phase)}."
+        f"{_measured_given(phase)}.{assumed(phase)}"
     )
+
+
+def assumed(phase: PhaseAnalysis | DecodeCrossover) -> str:
+    """A model known by its size: what its step assumed, one clause each (empty otherwise)."""
+    if not phase.assumptions:
+        return ""
+    return " Known by its size alone, the step assumes: " + "; ".join(phase.assumptions) + "."
 
 
 def group_given(phase: PhaseAnalysis | DecodeCrossover) -> str:
@@ -159,6 +166,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
             None if phase.measured_tokens_per_s is None else str(phase.measured_tokens_per_s)
         ),
         "experts_read": _experts_json(phase),
+        **({"assumptions": list(phase.assumptions)} if phase.assumptions else {}),
     }
 
 
@@ -187,7 +195,7 @@ def crossover_given(cross: DecodeCrossover, analysis: ModelAnalysis) -> str:
     return (
         f"{problem.model.name}, decode with B free (the batch solved for), {context}, tensor "
         f"parallel {group_given(cross)}; counts per device; π = {peak} FLOP/s "
-        f"({problem.compute_dtype} peak), β = {bandwidth} B/s."
+        f"({problem.compute_dtype} peak), β = {bandwidth} B/s.{assumed(cross)}"
     )
 
 
@@ -236,4 +244,5 @@ def crossover_json(cross: DecodeCrossover) -> dict[str, object]:
             q.TOKENS_PER_S.name: no_step,
             q.INTER_TOKEN_LATENCY.name: no_step,
         },
+        **({"assumptions": list(cross.assumptions)} if cross.assumptions else {}),
     }

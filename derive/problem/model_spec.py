@@ -34,6 +34,9 @@ class ModelSpec:
     # a model by its size alone (``--params``; ``model`` is then empty)
     params: str | None = None
     params_active: str | None = None
+    # with ``params``: the KV cache's bytes per token, attention's FLOPs per token (a step)
+    kv_bytes_per_token: str | None = None
+    attention_flops_per_token: str | None = None
     # the set's ``[[model]]`` table of that name, when the model is declared as data there
     table: ModelTable | None = None
 

@@ -72,13 +72,18 @@ def _block_reason(p: ModelProblem) -> str:
     if m.is_moe:
         mlp += " for each of E routed experts, of which a token uses k"
         if m.shared_experts is not None:
-            mlp += ", plus n_s shared experts every token uses (one MLP of width n_s·f)"
+            shared = "n_s·f" if m.d_ff_shared is None else "f_s"
+            mlp += f", plus n_s shared experts every token uses (one MLP of width {shared})"
+            if m.shared_gate:
+                mlp += " gated by a d → 1 projection"
         mlp += ", and a d·E router" + (" with a bias" if m.router_bias else " (no bias)")
         if m.dense_layers is not None:
             mlp += "; the first L_dense blocks have a dense MLP instead (P_mlp,dense)"
     norms = "; each norm its scale" + (" and shift" if m.norm_kind.vectors == 2 else "")
     if m.qk_norm:
-        norms += " (the q and k norms have width d_h)"
+        norms += " (the q and k norms have width " + (
+            "h·d_h and h_kv·d_h)" if m.qk_norm_full else "d_h)"
+        )
     return attention + mlp + norms + "."
 
 
@@ -393,6 +398,11 @@ def _sized_reason(p: ModelProblem) -> str:
     )
 
 
+def _sized_cache(p: ModelProblem) -> bool:
+    """Whether a model known by its size was given its KV cache's bytes per token."""
+    return isinstance(p.model, SizedModel) and p.model.kv_bytes_per_token is not None
+
+
 # A model known by its size alone (derive.model.sized_steps): its size is given, and only the
 # weights are in memory (the KV cache needs an architecture).
 SIZED_STEPS: tuple[ModelStepRule, ...] = (
@@ -409,15 +419,35 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
         lambda p: "Every parameter is stored once at the weight width.",
     ),
     ModelStepRule(
+        StepKind.KV_CACHE,
+        ("kv_bytes_per_token", "kv_bytes"),
+        lambda p: "given: the KV cache's bytes per token of context, every layer (m_kv)",
+        lambda p: "B sequences of S positions keep B·S tokens of cache.",
+    ),
+    ModelStepRule(
         StepKind.MEMORY_FIT,
         ("memory_total", "memory_per_device", "fits", "headroom_per_device", "min_devices"),
-        lambda p: "M = M_W spread over N devices; it fits when M/N ≤ C; N_min = ⌈M_W / C⌉",
         lambda p: (
-            "Serving keeps the weights in HBM; the KV cache needs an architecture and is not counted."
+            "M = M_W"
+            + (" + M_kv" if _sized_cache(p) else "")
+            + " spread over N devices; it fits when M/N ≤ C; N_min = ⌈M_W / C⌉"
+        ),
+        lambda p: (
+            "Serving keeps the weights and the KV cache of every sequence in HBM."
+            if _sized_cache(p)
+            else "Serving keeps the weights in HBM; the KV cache needs an architecture (or "
+            "--kv-bytes-per-token) and is not counted."
         ),
         lambda a: (
-            "Only the weights are counted: the KV cache, activations and framework memory come on "
-            "top, so the fit is necessary, not sufficient.",
+            (
+                "Activations and framework memory come on top, so the fit is necessary, not "
+                "sufficient; N_min counts the weights alone."
+            )
+            if _sized_cache(a.problem)
+            else (
+                "Only the weights are counted: the KV cache, activations and framework memory "
+                "come on top, so the fit is necessary, not sufficient."
+            ),
         ),
     ),
     *_TRAINING_ROWS,

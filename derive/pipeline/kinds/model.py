@@ -101,6 +101,8 @@ def solve_model(
     operators: tuple[str | Path, ...] = (),
     params: str | None = None,
     params_active: str | None = None,
+    kv_bytes_per_token: str | None = None,
+    attention_flops_per_token: str | None = None,
     given: Mapping[str, str] | tuple[str, ...] = (),
     define: Mapping[str, str] | tuple[str, ...] = (),
     equations: tuple[str, ...] | list[str] = (),
@@ -109,7 +111,8 @@ def solve_model(
     """Derive a whole model from Python, with the same arguments as ``derive model``.
 
     ``model`` is a name or a config.json path; ``model=""`` with ``params="70e9"`` (and
-    ``params_active``) is a model by its size alone.
+    ``params_active``) is a model by its size alone; its serving step takes
+    ``kv_bytes_per_token`` (and ``attention_flops_per_token``), as ``derive model --params``.
 
     ``dtypes`` may be ``{"weights": "int8"}`` or ``("weights=int8",)``; ``set`` may be
     ``{"B": 32, "S": 8192}``; hardware numbers are strings so they stay exact.
@@ -165,6 +168,8 @@ def solve_model(
         tp=None if tp is None else str(tp),
         params=params,
         params_active=params_active,
+        kv_bytes_per_token=kv_bytes_per_token,
+        attention_flops_per_token=attention_flops_per_token,
     )
     if phase is not None:
         timing = TimingSpec(**step, measured_tokens_per_s=measured_tokens_per_s)

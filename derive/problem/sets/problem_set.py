@@ -255,28 +255,32 @@ def _plot(raw: dict, where: str) -> PlotSpec:
     return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
 
 
-_SIZE = {"params": str, "params_active": str}
+_SIZE = {
+    "params": str,
+    "params_active": str,
+    "kv_bytes_per_token": str,
+    "attention_flops_per_token": str,
+}
 
 
-def _model_named(
-    value: str | dict, where: str, base: Path | None
-) -> tuple[str, str | None, str | None]:
-    """(model, params, params_active): a name, a config path (relative to the set's folder),
-    or ``{ params = "70e9", params_active = "37e9" }``, a model by its size alone."""
+def _model_named(value: str | dict, where: str, base: Path | None) -> tuple[str, dict[str, str]]:
+    """(model, size): a name, a config path (relative to the set's folder), or
+    ``{ params = "70e9", params_active = "37e9", kv_bytes_per_token = "327680" }``, a model
+    by its size alone (``size`` then holds those keys, as ModelSpec's fields)."""
     if isinstance(value, dict):
         check_keys(value, _SIZE, f"{where}: key 'model'")
         if "params" not in value:
             raise ProblemError(
                 f"{where}: key 'model'", 'a model by its size is { params = "70e9" }'
             )
-        return "", value["params"], value.get("params_active")
+        return "", dict(value)
     if (
         base is not None
         and (value.endswith(".json") or "/" in value)
         and not Path(value).is_absolute()
     ):
-        return str(base / value), None, None
-    return value, None, None
+        return str(base / value), {}
+    return value, {}
 
 
 def _model_problem(
@@ -288,7 +292,7 @@ def _model_problem(
     tables: tuple[ModelTable, ...] = (),
 ) -> ModelEntry:
     pid, where, table = problem_head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
-    model, params, params_active = _model_named(table["model"], where, base)
+    model, size = _model_named(table["model"], where, base)
     declared = next((t for t in tables if t.name.lower() == model.lower()), None)
     if "dtype" in table and "dtypes" in table:
         raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
@@ -323,8 +327,7 @@ def _model_problem(
         )
     spec = ModelSpec(
         model=model,
-        params=params,
-        params_active=params_active,
+        **size,
         table=declared,
         chip=table.get("chip"),
         peak=table.get("peak"),
