@@ -35,6 +35,10 @@ COMMANDS = {
         *["compare", "llama-3-8b", "--phase", "decode", "--chips", "h100,a100"],
         *["--set", "B=8", "--set", "S=4096"],
     ],
+    "train": [
+        *["train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--zero", "1"],
+        *["--batch-tokens", "4194304", "--seq", "4096"],
+    ],
 }
 # derive check, once per kind of report, in each of its formats (text is its default)
 CHECKS = {
@@ -47,7 +51,7 @@ CHECKS = {
     "check-kernel": ["check", "--flops", "1e12", "--bytes", "1e9", "--chip", "h100"]
     + ["--quantity", "intensity", "--claim", "1000"],
 }
-CHECK_FORMATS = ("text", *REPORT_FORMATS)
+CHECK_FORMATS = ("text", *(f for f in REPORT_FORMATS if f != "text"))
 # the H100's bf16 ridge from its datasheet's decimal text, computed here: 9.89e14 / 3.35e12
 H100_RIDGE = Fraction("9.89e14") / Fraction("3.35e12")
 
@@ -78,14 +82,24 @@ def checks(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], st
 
 
 def test_the_flags_offer_the_table():
-    assert set(FORMATS) == {*REPORT_FORMATS, "text"}
-    assert REPORT_FORMATS == ("md", "tex", "json")
+    assert set(FORMATS) == set(REPORT_FORMATS)
+    assert REPORT_FORMATS == ("md", "tex", "json", "text")
     assert {name: f.suffix for name, f in FORMATS.items()} == {
         "md": ".md",
         "tex": ".tex",
         "json": ".json",
         "text": ".txt",
     }
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_text_is_plain_and_fits_a_terminal(outputs: dict, name: str):
+    """--format text: no LaTeX markup or Markdown math, at most 100 columns, the same ridge."""
+    text = outputs[name, "text"]
+    assert "$" not in text and "\\frac" not in text and "\\text{" not in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+    if not name.startswith(("model", "compare-model", "train")) or name == "model-serving":
+        assert f"{float(H100_RIDGE):.2f}" in text
 
 
 def test_an_unknown_format_is_refused_naming_the_flag():
@@ -102,7 +116,7 @@ def test_each_format_says_the_same_ridge(outputs: dict, name: str):
     markdown, latex = outputs[name, "md"], outputs[name, "tex"]
     assert markdown.lstrip().startswith(("#", "|")) or "\n#" in markdown
     assert r"\documentclass" not in latex and r"\begin{document}" not in latex
-    if name.startswith(("model", "compare-model")) and name != "model-serving":
+    if name.startswith(("model", "compare-model", "train")) and name != "model-serving":
         return  # a model's own quantities are not against a ridge
     # exact in JSON; in the documents its numerator (a fraction, stacked or slashed) and decimal
     shown = (str(H100_RIDGE.numerator), f"{float(H100_RIDGE):.2f}")
@@ -169,3 +183,12 @@ def test_a_document_built_in_code_says_which_form_it_lacks():
     table = Document(written={"md": lambda: "| a |\n"}, data=dict)
     with pytest.raises(ValueError, match="no tex form"):
         render(table, "tex")
+
+
+def test_text_of_a_problem_with_questions_is_plain_too():
+    argv = [*COMMANDS["solve-operator"], "--set", "B=4096", "--set", "D=4096", "--set", "F=4096"]
+    argv += ["--given", "price=2 $/h", "--define", "cost=price*t_lower", "--format", "text"]
+    result = run_cli(argv)
+    assert result.code == 0, result
+    assert "\\text" not in result.out and "\\mathrm" not in result.out and "$$" not in result.out
+    assert "(2 USD/h) · (139.0 µs)" in result.out  # T_lower = 2·4096³ FLOPs / 989e12 FLOP/s

@@ -72,3 +72,52 @@ def test_a_kernel_asks_what_it_has():
 def test_what_is_not_a_problem_is_refused_in_one_line():
     with pytest.raises(ProblemError, match=r"expected a ProblemSpec.*got str"):
         kind_of("matmul")  # type: ignore[arg-type]
+
+
+def test_every_kind_table_lists_every_kind():
+    from derive.catalogue.groups import ASKED_WITHIN
+    from derive.commands import check, grade
+    from derive.web import grading
+
+    tables = (KINDS, api._JUDGES, ASKED_WITHIN, check._CLAIMS, grade._KNOWN)
+    for table in (*tables, grading._READERS, grading._RESULTS):
+        assert set(table) == set(ProblemKind)
+
+
+def test_no_kind_table_falls_back_to_the_operator():
+    import inspect
+
+    from derive.commands import check
+    from derive.web import grading
+
+    for module in (api, check, grading):
+        source = inspect.getsource(module)
+        for table in ("_JUDGES", "_CLAIMS", "_READERS", "_RESULTS"):
+            assert f"{table}.get(" not in source, (module.__name__, table)
+
+
+def test_derive_check_takes_a_quantity_by_its_alias():
+    assert api.check(MATMUL, "I", "BDF/(BD + DF + BF)").verdict.value == "correct"
+
+
+def test_every_checked_quantity_can_be_asked_by_its_name():
+    from derive.catalogue import Use, names_for
+    from derive.catalogue.groups import ask_key
+
+    for kind in ProblemKind:
+        asks = names_for(kind, Use.ASK)
+        for name in names_for(kind, Use.CHECK):
+            assert ask_key(kind, name) in asks, (kind, name)
+    assert ask_key(ProblemKind.OPERATOR, "t_lower") == "bounds"
+    assert ask_key(ProblemKind.OPERATOR, "bounds") == "bounds"  # a group word stays a shorthand
+
+
+def test_an_operator_set_takes_t_lower_in_ask(tmp_path):
+    from derive.problem.sets.problem_set import load_problem_set
+
+    path = tmp_path / "s.toml"
+    path.write_text(
+        'title = "t"\n[[problem]]\nid = "p"\noperator = "matmul"\ndtype = "bf16"\n'
+        'chip = "h100"\nask = ["t_lower", "t_upper", "I"]\n'
+    )
+    assert load_problem_set(path).problems[0].ask == ("bounds", "intensity")

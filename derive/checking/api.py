@@ -97,6 +97,7 @@ __all__ = [
     "model_values",
     "model_verdict_text",
     "parse_rtol",
+    "quantity_named",
     "read_chain_text",
     "verdict_text",
 ]
@@ -234,6 +235,9 @@ def _as_problem(
         if problem.spec is None:
             raise ProblemError("problem", "a Derivation without its spec: use derive.solve")
         return problem, tuple(operators) or problem.operators
+    as_problem = getattr(type(problem), "as_problem", None)
+    if as_problem is not None:  # a kernel's, a serving step's or a training run's derivation
+        return as_problem(problem), operators
     return problem, operators
 
 
@@ -395,10 +399,24 @@ def check(
         DeriveError: the problem, the quantity or the tolerance is wrong (not the claim).
     """
     problem, operators = _as_problem(problem, operators)
-    judge = _JUDGES.get(problem.kind if isinstance(problem, Derivation) else kind_of(problem).kind)
-    if judge is None:
-        raise ProblemError("problem", f"{problem.kind.label}: its claims are not checked yet")
-    return judge(problem, quantity, claim, rtol, hide_expected, syntax, operators)
+    kind = problem.kind if isinstance(problem, Derivation) else kind_of(problem).kind
+    judge = _JUDGES[kind]
+    return judge(
+        problem, quantity_named(kind, quantity), claim, rtol, hide_expected, syntax, operators
+    )
+
+
+def quantity_named(kind: ProblemKind, quantity: str) -> str:
+    """A quantity by its catalogue name: an alias (``I``, ``AI``) read as the row's name."""
+    from derive.catalogue import find, spelling_map
+
+    if find(quantity) is not None:
+        return quantity
+    kinds = (
+        (kind,) if kind in (ProblemKind.OPERATOR, ProblemKind.KERNEL) else (kind, ProblemKind.MODEL)
+    )
+    spellings = spelling_map(*kinds)
+    return spellings.get(quantity, spellings.get(quantity.lower(), quantity))
 
 
 def _check_kernel(

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.analysis.comms_only import CommsAnalysis
-from derive.catalogue import table as q
 from derive.checking.diagnosis_text import approx, exact_decimal
 from derive.checking.expected_text import said_number, said_time, show_number
 from derive.checking.matching import as_percent, check_size, match, relative_error
@@ -28,6 +27,7 @@ from derive.formula import parse_formula
 from derive.formula.answer import Answer, position_of, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
+from derive.pipeline.kinds.comms import CommsDerivation
 from derive.present.report import Report
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ __all__ = [
     "read_comms_claim",
 ]
 
-COMMS_QUANTITIES = (q.T_COMMS.name, q.T_LOWER.name, q.T_UPPER.name)
+COMMS_QUANTITIES = tuple(row.name for row in CommsDerivation.ROWS)
 """What a comms-only operator has: its time on the link (the step's bounds are that time)."""
 
 

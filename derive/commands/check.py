@@ -30,6 +30,7 @@ from derive.checking.api import (
     SERVING_QUANTITIES,
     TRAINING_QUANTITIES,
     parse_rtol,
+    quantity_named,
 )
 from derive.commands.check_kernel import (
     KERNEL_ONLY,
@@ -142,7 +143,7 @@ def add_check_parser(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
     add_tolerance_flag(p)
-    add_format_flag(p, ("text", *REPORT_FORMATS))
+    add_format_flag(p, ("text", *(f for f in REPORT_FORMATS if f != "text")))
     p.add_argument(
         "--trust",
         action="store_true",
@@ -273,10 +274,39 @@ def _claim(args: argparse.Namespace) -> int:
                 f"problem {alone.id!r} is givens and equations alone; its quantities: "
                 + ", ".join(alone.questions.answers),
             )
-    _known_quantity(args.quantity)
+    if not _an_alias(args.quantity):
+        _known_quantity(args.quantity)
     problem, operators = problem_of(args)
-    claim = _CLAIMS.get(problem.kind, _operator_claim)
+    args.quantity = quantity_named(problem.kind, args.quantity)  # an alias: its row's name
+    _known_quantity(args.quantity)
+    claim = _CLAIMS[problem.kind]
     return claim(args, problem, operators)
+
+
+def _named_by_flags(args: argparse.Namespace) -> str:
+    """``--quantity`` by its catalogue name, for the kind the flags give: a kernel's (its
+    numbers), a model's (a model's name or ``--phase``), else an operator's."""
+    from derive.commands.options import is_kernel
+    from derive.pipeline import model_names
+
+    quantity = str(args.quantity)
+    if is_kernel(args):
+        kinds: tuple[ProblemKind, ...] = (ProblemKind.KERNEL,)
+    elif args.phase is not None or str(args.operator or "").lower() in {
+        name.lower() for name in model_names(_operators(args))
+    }:
+        kinds = (ProblemKind.SERVING, ProblemKind.TRAINING, ProblemKind.MODEL)
+    else:
+        kinds = (ProblemKind.OPERATOR,)
+    named = (quantity_named(kind, quantity) for kind in kinds)
+    return next((name for name in named if name != quantity), quantity)
+
+
+def _an_alias(quantity: str) -> bool:
+    """Whether ``--quantity`` spells a catalogue row by one of its aliases (``I``, ``AI``)."""
+    from derive.catalogue import table
+
+    return any(quantity.lower() in row.aliases for row in table.QUANTITIES)
 
 
 def _model_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
@@ -397,12 +427,13 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
 
 
 _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...]], int]] = {
+    ProblemKind.OPERATOR: _operator_claim,
     ProblemKind.KERNEL: _kernel_claim,
     ProblemKind.MODEL: _model_claim,
     ProblemKind.SERVING: _model_claim,
     ProblemKind.TRAINING: _model_claim,
 }
-"""How ``--claim`` is judged and printed for a problem of each kind (an operator's by default)."""
+"""How ``--claim`` is judged and printed for a problem of each kind (every kind listed)."""
 
 
 def _derivation(args: argparse.Namespace) -> int:
@@ -450,8 +481,12 @@ def _derivation(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """The handler of ``derive check``: 0 right, 1 wrong; errors raise :class:`DeriveError` (exit 2)."""
-    if args.quantity is not None and (args.problem_set is None or args.claim is None):
-        _known_quantity(args.quantity)  # a set's defined names are claimed with --claim
+    if args.problem_set is None and args.quantity is not None:
+        args.quantity = _named_by_flags(args)  # an alias (``I``, ``AI``): its row's name
+    quantity = args.quantity
+    checked_now = args.problem_set is None or args.claim is None  # a set's defined names later
+    if quantity is not None and checked_now and not _an_alias(quantity):
+        _known_quantity(quantity)  # a set's problem reads an alias by its own kind
     parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
     from derive.commands.options import is_kernel
 

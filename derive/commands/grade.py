@@ -94,14 +94,14 @@ def grade(args: argparse.Namespace) -> int:
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
-    from derive.checking.api import check_defined, defined_names
+    from derive.checking.api import check_defined, defined_names, quantity_named
 
     for n, row in enumerate(rows, 2):
         if row["quantity"] in defined_names(pset, row["problem"]):
             continue
         entry = _entry(pset, row["problem"])
         kind, known = _KNOWN[entry.kind](entry)
-        if row["quantity"] not in known:
+        if quantity_named(entry.kind, row["quantity"]) not in known:  # an alias reads as its row
             raise ProblemError(
                 f"--answers line {n}: quantity {row['quantity']!r}",
                 f"unknown quantity for the {kind} problem {entry.id!r}; known: {', '.join(known)}",

@@ -133,7 +133,7 @@ def add_model_flags(
             parser.add_argument(flag, metavar=metavar, help=prefix + helptext)
 
 
-REPORT_FORMATS = ("md", "tex", "json")
+REPORT_FORMATS = ("md", "tex", "json", "text")
 """The ``--format`` choices of a report (the names of :data:`derive.present.formats.FORMATS`,
 written out so that parsing flags does not load the renderers; a test keeps them equal)."""
 

@@ -17,7 +17,6 @@ Exit codes: 0, or 2 for bad input (one line naming the flag).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -144,7 +143,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
 def run_train(args: argparse.Namespace) -> int:
     """``derive train``: the worked solution (Markdown or LaTeX) or the JSON report."""
     from derive.pipeline import derive_training
-    from derive.present.training_view import training_json, training_latex, training_markdown
+    from derive.present.formats import render
     from derive.problem.model_spec import ModelSpec
     from derive.problem.train_spec import TrainSpec
 
@@ -185,13 +184,7 @@ def run_train(args: argparse.Namespace) -> int:
             tuple(args.operators),
             args.compare_strategies,
         )
-    if args.format == "json":
-        report = training_json(d.analysis, d.strategies, d.winner)
-        text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-    elif args.format == "tex":
-        text = training_latex(d.analysis, d.strategies, d.winner)
-    else:
-        text = training_markdown(d.analysis, d.strategies, d.winner)
+    text = render(d.document(), args.format)
     if answered is not None:
         from derive.present.questions_view import with_questions
 

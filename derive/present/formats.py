@@ -107,19 +107,44 @@ class Format:
         return self.suffix + ".j2"
 
 
+def _own_text(document: Document, fmt: Format) -> str:
+    """The document alone (no sections), from its writer for ``fmt`` or its template."""
+    if fmt.name in document.written:
+        return document.written[fmt.name]()
+    if not document.template:  # a command offered a format this document is not built in
+        raise ValueError(f"no {fmt.name} form of this document (it is built in code)")
+    from derive.present.render import render as render_template
+
+    return render_template(document.template + fmt.template_suffix, fmt.name, **document.context)
+
+
 def _templated(document: Document, fmt: Format) -> str:
     """The document's template for ``fmt``, then each section's, a blank line between."""
-    if fmt.name in document.written:
-        text = document.written[fmt.name]()
-    elif not document.template:  # a command offered a format this document is not built in
-        raise ValueError(f"no {fmt.name} form of this document (it is built in code)")
-    else:
-        from derive.present.render import render as render_template
-
-        text = render_template(
-            document.template + fmt.template_suffix, fmt.name, **document.context
-        )
+    text = _own_text(document, fmt)
     return "\n".join([text, *(_templated(section, fmt) for _, section in document.sections)])
+
+
+def _has_own(document: Document, fmt: Format) -> bool:
+    """Whether the document is written in ``fmt`` itself (a writer, or a template of it)."""
+    if fmt.name in document.written:
+        return True
+    if not document.template:
+        return False
+    from derive.resources import resource_dir
+
+    return (resource_dir("templates") / (document.template + fmt.template_suffix)).is_file()
+
+
+def _text(document: Document, fmt: Format) -> str:
+    """Plain text: the document's own text form, else its Markdown made plain (no LaTeX
+    markup, 100 columns; :mod:`derive.present.plain`); each section the same way."""
+    from derive.present.plain import plain_text
+
+    if _has_own(document, fmt):
+        own = _own_text(document, fmt)
+    else:
+        own = plain_text(_own_text(document, FORMATS["md"]))
+    return "\n".join([own, *(_text(section, fmt) for _, section in document.sections)])
 
 
 def _json_object(document: Document) -> object:
@@ -197,7 +222,7 @@ FORMATS: dict[str, Format] = {
             suffix=".txt",
             meaning="plain text for a terminal",
             escape=_identity,
-            writer=_templated,
+            writer=_text,
             jinja=_TEXT,
         ),
         Format(

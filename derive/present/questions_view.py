@@ -343,4 +343,8 @@ def with_questions(text: str, questions: Questions | None, fmt: str) -> str:
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if fmt == "tex":
         return text.rstrip("\n") + "\n\n" + questions_latex(questions)
+    if fmt == "text":
+        from derive.present.plain import plain_text
+
+        return text.rstrip("\n") + "\n\n" + plain_text(questions_markdown(questions))
     return text.rstrip("\n") + "\n\n" + questions_markdown(questions)

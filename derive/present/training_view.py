@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.present.render import render
+from derive.present.formats import Document
 from derive.solution.steps import Step
 from derive.solution.training_steps import training_given, training_steps, training_verdict
 from derive.training.analysis import StrategyRow, TrainingAnalysis, cost_values
 from derive.training.binding import ZeroStage
 from derive.training.comms import DIMS
 
-__all__ = ["training_json", "training_latex", "training_markdown", "training_selected_steps"]
+__all__ = ["training_document", "training_json", "training_selected_steps"]
 
 
 _COST_KEYS = ("cost_per_step", "cost_per_million_tokens", "energy_per_token", "energy_of_run")
@@ -75,7 +75,7 @@ def _title(a: TrainingAnalysis) -> str:
     return f"Training {a.problem.model_name} on {a.problem.devices} devices"
 
 
-def training_markdown(
+def training_document(
     a: TrainingAnalysis,
     rows: tuple[StrategyRow, ...] = (),
     winner: StrategyRow | None = None,
@@ -84,24 +84,11 @@ def training_markdown(
     text: str = "",
     ask: tuple[str, ...] = (),
     level: int = 2,
-) -> str:
-    """The worked solution as Markdown."""
+) -> Document:
+    """The worked solution as one document (Markdown, LaTeX, text and its JSON)."""
     steps = training_selected_steps(a, rows, winner, ask)
-    return render("kernel.md.j2", "md", level=level, **_context(a, steps, title or _title(a), text))
-
-
-def training_latex(
-    a: TrainingAnalysis,
-    rows: tuple[StrategyRow, ...] = (),
-    winner: StrategyRow | None = None,
-    *,
-    title: str | None = None,
-    text: str = "",
-    ask: tuple[str, ...] = (),
-) -> str:
-    """The worked solution as a LaTeX fragment."""
-    steps = training_selected_steps(a, rows, winner, ask)
-    return render("kernel.tex.j2", "tex", **_context(a, steps, title or _title(a), text))
+    context = _context(a, steps, title or _title(a), text)
+    return Document("kernel", {"level": level, **context}, lambda: training_json(a, rows, winner))
 
 
 def _row_json(row: StrategyRow) -> dict[str, object]:

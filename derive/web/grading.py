@@ -193,7 +193,7 @@ class Grader:
             return Reading(True, answer.strip())  # read when judged (units, names)
         if self._only_communicates(entry):
             return _read_comms(answer)
-        reader = _READERS.get(entry.kind, Grader._read_operator)
+        reader = _READERS[entry.kind]
         return reader(self, entry, answer, quantity)
 
     def _only_communicates(self, entry: ProblemEntry | KernelEntry | ModelEntry) -> bool:
@@ -256,7 +256,7 @@ class Grader:
             return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
         if isinstance(result.detail, CommsDetail):
             return self._comms_result(result.detail, result)
-        return _RESULTS.get(entry.kind, Grader._operator_result)(self, result)
+        return _RESULTS[entry.kind](self, result)
 
     def _comms_result(self, detail: CommsDetail, result: ApiCheckResult) -> CheckResult:
         """A claimed time on the link: its echo and the exact time as LaTeX."""
@@ -387,17 +387,19 @@ def _model_unit(a: ModelAnalysis, quantity: str) -> str:
 
 
 _READERS: dict[ProblemKind, Callable[..., Reading]] = {
+    ProblemKind.OPERATOR: Grader._read_operator,
     ProblemKind.KERNEL: Grader._read_kernel,
     ProblemKind.MODEL: Grader._read_model,
     ProblemKind.SERVING: Grader._read_model,
     ProblemKind.TRAINING: Grader._read_model,
 }
-"""How the preview reads an answer to a problem of each kind (an operator's by default)."""
+"""How the preview reads an answer to a problem of each kind (every kind listed)."""
 
 _RESULTS: dict[ProblemKind, Callable[[Grader, ApiCheckResult], CheckResult]] = {
+    ProblemKind.OPERATOR: Grader._operator_result,
     ProblemKind.KERNEL: Grader._kernel_result,
     ProblemKind.MODEL: Grader._model_result,
     ProblemKind.SERVING: Grader._model_result,
     ProblemKind.TRAINING: Grader._model_result,
 }
-"""How a judged claim about a problem of each kind becomes the workbook's record (an operator's by default)."""
+"""How a judged claim about a problem of each kind becomes the workbook's record (every kind listed)."""

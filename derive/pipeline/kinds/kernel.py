@@ -5,19 +5,67 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
-from derive.pipeline import KernelDerivation, derive_kernel
 from derive.pipeline.kinds.protocol import Problem
-from derive.problem.kernel_spec import KernelSpec
+from derive.pipeline.kinds.surface import Shown
+from derive.present.formats import Document, render
 from derive.problem.sets.kernels import KernelEntry, kernel_asks, kernel_quantities_of
 
-__all__ = ["KernelKind"]
+if TYPE_CHECKING:
+    from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.problem.kernel_spec import KernelSpec
+
+__all__ = ["KernelDerivation", "KernelKind", "derive_kernel"]
+
+
+@dataclass(frozen=True, repr=False)
+class KernelDerivation(Shown):
+    """A kernel given by its numbers: its counts, ceilings and step, and the timing as typed."""
+
+    kernel: KernelNumbers
+    spec: KernelSpec
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A kernel given by its numbers."""
+        return ProblemKind.KERNEL
+
+    def as_problem(self) -> KernelSpec:
+        """The kernel as typed (what ``derive.check`` judges a claim against)."""
+        return self.spec
+
+    def latex(self, title: str | None = None, text: str = "") -> str:
+        """The worked solution as a LaTeX fragment."""
+        return render(self.document(), "tex")
+
+    def document(self) -> Document:
+        """The worked solution as a document (``derive solve --flops … --bytes …``)."""
+        from derive.present.kernel_view import kernel_document
+
+        return kernel_document(self.kernel, self.spec.timing)
+
+    def markdown(self) -> str:
+        """The worked solution (``derive solve --flops … --bytes …``)."""
+        return render(self.document(), "md")
+
+    def as_json(self) -> dict:
+        """Every quantity, as exact strings (``derive solve --flops … --format json``)."""
+        from derive.present.kernel_view import kernel_json
+
+        return kernel_json(self.kernel)
+
+
+def derive_kernel(spec: KernelSpec) -> KernelDerivation:
+    """A kernel given by its numbers, derived (cached)."""
+    from derive.pipeline.cache import kernel_analysis
+
+    return KernelDerivation(kernel_analysis(spec), spec)
 
 
 def _spec(problem: Problem) -> KernelSpec:
-    return cast(KernelSpec, problem.spec)  # KINDS is keyed by kind: a kernel's problem
+    return cast("KernelSpec", problem.spec)  # KINDS is keyed by kind: a kernel's problem
 
 
 @dataclass(frozen=True)
@@ -36,4 +84,4 @@ class KernelKind:
         """A set's ``ask`` (else its headline quantities), or every quantity the kernel has."""
         if problem is problem.spec:  # typed: no ask
             return kernel_quantities_of(_spec(problem))
-        return kernel_asks(cast(KernelEntry, problem))
+        return kernel_asks(cast("KernelEntry", problem))

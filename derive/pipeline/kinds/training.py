@@ -5,17 +5,126 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
-from derive.pipeline import TrainingDerivation, derive_training
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.surface import Shown
+from derive.present.formats import Document, render
 from derive.problem.sets.problem_set import ModelEntry
 from derive.problem.train_spec import TRAIN_ASK_KEYS
 
-__all__ = ["TrainingKind"]
+if TYPE_CHECKING:
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.train_spec import TrainSpec
+    from derive.training.analysis import StrategyRow, TrainingAnalysis
+
+__all__ = ["TrainingDerivation", "TrainingKind", "derive_training", "solve_training"]
+
+
+@dataclass(frozen=True, repr=False)
+class TrainingDerivation(Shown):
+    """A derived training run: the exact analysis, and the strategies compared when asked."""
+
+    analysis: TrainingAnalysis
+    strategies: tuple[StrategyRow, ...] = ()
+    winner: StrategyRow | None = None
+    spec: ModelSpec | None = None
+    train: TrainSpec | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A training run."""
+        return ProblemKind.TRAINING
+
+    def as_problem(self) -> ModelEntry:
+        """The run as a set's problem (what ``derive.check`` judges a claim against).
+
+        Raises:
+            ProblemError: the record was built without its specs.
+        """
+        if self.spec is None or self.train is None:
+            raise ProblemError("problem", "a training run without its specs: use solve_training")
+        return ModelEntry("run", "", "", self.spec, (), train=self.train)
+
+    def document(self, level: int = 2) -> Document:
+        """The worked solution as one document (``derive train``, every format)."""
+        from derive.present.training_view import training_document
+
+        return training_document(self.analysis, self.strategies, self.winner, level=level)
+
+    def markdown(self, level: int = 2) -> str:
+        """The worked solution as Markdown."""
+        return render(self.document(level), "md")
+
+    def latex(self) -> str:
+        """The worked solution as a LaTeX fragment."""
+        return render(self.document(), "tex")
+
+    def as_json(self) -> dict:
+        """The JSON object of ``derive train --format json``."""
+        from derive.present.training_view import training_json
+
+        return training_json(self.analysis, self.strategies, self.winner)
+
+
+def derive_training(
+    model_spec: ModelSpec,
+    train_spec: TrainSpec,
+    operators: Sequence[str | Path] = (),
+    compare: bool = False,
+) -> TrainingDerivation:
+    """A training run of a model problem, derived (cached): ``derive train`` and problem sets.
+
+    ``compare`` adds DP, FSDP, TP, FSDP+TP and PP on the same devices and batch.
+    """
+    from derive.pipeline.cache import training_analysis, training_strategies
+
+    files = tuple(str(p) for p in operators)
+    analysis = training_analysis(model_spec, train_spec, files)
+    if not compare:
+        return TrainingDerivation(analysis, spec=model_spec, train=train_spec)
+    rows, winner = training_strategies(model_spec, train_spec, files)
+    return TrainingDerivation(analysis, rows, winner, model_spec, train_spec)
+
+
+def solve_training(
+    model: str,
+    *,
+    chip: str | None = None,
+    peak: str | None = None,
+    capacity: str | None = None,
+    state_bytes: str | None = None,
+    compare: bool = False,
+    operators: tuple[str | Path, ...] = (),
+    train_tokens: str | None = None,
+    price_per_hour: str | None = None,
+    power: str | None = None,
+    **train: object,
+) -> TrainingDerivation:
+    """Derive a training run from Python, with the flags of ``derive train`` as keywords.
+
+    >>> run = solve_training("llama-3-8b", chip="h100", dp=8, zero=1, batch_tokens=4194304, seq=4096)
+    >>> run.analysis.bubble_fraction, run.analysis.problem.devices
+    (0, 8)
+    """
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.train_spec import TrainSpec
+
+    spec = ModelSpec(
+        model=model,
+        chip=chip,
+        peak=peak,
+        capacity=capacity,
+        state_bytes=state_bytes,
+        train_tokens=train_tokens,
+        price_per_hour=price_per_hour,
+        power=power,
+    )
+    fields = {key: None if value is None else str(value) for key, value in train.items()}
+    return derive_training(spec, TrainSpec(**fields), operators, compare)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

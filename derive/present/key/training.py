@@ -19,9 +19,10 @@ from derive.figures.tikz import sweep_tikz
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
+from derive.present.formats import render
 from derive.present.key.figures import Figure
 from derive.present.key.names import safe_name
-from derive.present.training_view import training_latex, training_markdown
+from derive.present.training_view import training_document
 from derive.problem.train_spec import TrainSpec
 from derive.solution.training_steps import training_given
 from derive.training.analysis import StrategyRow, TrainingAnalysis
@@ -98,8 +99,10 @@ def training_part(
     heading = f"Training run: {title}"
     default = ("memory_per_device", "t_lower", "critical_tokens_per_device")
     return TrainingPart(
-        markdown=training_markdown(a, rows, winner, title=heading, ask=asked, level=3),
-        latex=training_latex(a, rows, winner, title=heading, ask=asked),
+        markdown=render(
+            training_document(a, rows, winner, title=heading, ask=asked, level=3), "md"
+        ),
+        latex=render(training_document(a, rows, winner, title=heading, ask=asked), "tex"),
         figure=figure,
         given=md_rich(training_given(a)),
         given_tex=tex_rich(training_given(a)),

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
+from derive.catalogue.groups import ask_key
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.model_spec import ModelSpec
@@ -300,10 +301,11 @@ def _model_problem(
     dtypes = ((table["dtype"],) if "dtype" in table else ()) + str_map(
         table.get("dtypes", {}), where, "dtypes", str
     )
-    ask = tuple(table.get("ask", ()))
     serving = serving_spec(table, where)
     questions = _questions(table, where, TRAIN_CHECK_KEYS)
     train = train_spec(table, where)
+    kind = ProblemKind.TRAINING if train else ProblemKind.SERVING if serving else ProblemKind.MODEL
+    ask = _ask_keys(table.get("ask", ()), kind, questions)
     if train is not None and serving is not None:
         raise ProblemError(
             f"{where}: key 'train'", "a problem is a serving step or a training run, not both"
@@ -408,7 +410,7 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     for key in raw.get("expect", {}):
         if key not in EXPECT_KEYS + defined:
             raise unknown_quantity(f"{where}: key 'expect'", key, EXPECT_KEYS + defined)
-    ask = tuple(raw.get("ask", ()))
+    ask = _ask_keys(raw.get("ask", ()), ProblemKind.OPERATOR, questions)
     for item in ask:
         if item not in ASK_KEYS + defined:
             raise unknown_quantity(f"{where}: key 'ask'", item, ASK_KEYS + defined)
@@ -431,6 +433,18 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
         raise timing_error_in_keys(error, where) from None
     plot = _plot(raw["plot"], where) if "plot" in raw else None
     return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot, questions)
+
+
+def _ask_keys(ask: object, kind: ProblemKind, questions: QuestionSpec | None) -> tuple[str, ...]:
+    """A problem's ``ask`` by the keys it means: a quantity's catalogue name or alias reads as
+    the ask that shows it (an operator's ``t_lower`` as ``bounds``); a defined name stays."""
+    defined = questions.answers if questions is not None else ()
+    items = tuple(ask) if isinstance(ask, list | tuple) else ()
+    keys = (
+        item if not isinstance(item, str) or item in defined else ask_key(kind, item) or item
+        for item in items
+    )
+    return tuple(dict.fromkeys(keys))
 
 
 def _questions(table: dict, where: str, builtin: tuple[str, ...]) -> QuestionSpec | None:

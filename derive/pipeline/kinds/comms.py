@@ -1,0 +1,86 @@
+"""The comms-only kind: an operator that only communicates (a bare all-reduce), timed on its link."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import sympy as sp
+
+from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue import table as q
+from derive.declare.operator import Operator
+from derive.pipeline.kinds.surface import Worked
+from derive.present.formats import Document
+from derive.problem.binding import ProblemSpec
+
+if TYPE_CHECKING:
+    from derive.analysis.comms_only import CommsAnalysis
+    from derive.questions.records import Questions
+
+__all__ = ["CommsDerivation", "derive_comms"]
+
+
+@dataclass(frozen=True, repr=False)
+class CommsDerivation(Worked):
+    """An operator that only communicates (a bare all-reduce), timed on the link.
+
+    ``d.analysis.time`` is T_comms, exact; there is no intensity, ridge or crossover (no
+    compute). Shows itself in Jupyter as the worked solution; ``repr`` is one line.
+    """
+
+    analysis: CommsAnalysis
+    spec: ProblemSpec | None = None
+    operators: tuple[str, ...] = ()
+    questions: Questions | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """An operator problem."""
+        return ProblemKind.OPERATOR
+
+    @property
+    def t_comms(self) -> sp.Expr:
+        """The time on the link, T_comms (also the step's T_lower and T_upper)."""
+        return self.analysis.time
+
+    def __repr__(self) -> str:
+        problem = self.analysis.problem
+        return (
+            f"<CommsDerivation {problem.operator.name} on {problem.hardware_name}: "
+            f"link-bound, T_comms = {self.analysis.time}>"
+        )
+
+    def document(self, title: str | None = None, text: str = "", level: int = 1) -> Document:
+        """The worked solution as a document (its collectives, then the time on the link)."""
+        from derive.present.comms_view import comms_document
+
+        return comms_document(self.analysis, level=level)
+
+    def as_json(self) -> dict:
+        """Every quantity, as exact strings (``derive solve --format json``)."""
+        from derive.pipeline.kinds.questions import _with_questions_json
+        from derive.present.comms_view import comms_json
+
+        return _with_questions_json(comms_json(self.analysis), self.questions)
+
+    ROWS: ClassVar[tuple[Quantity, ...]] = (q.T_COMMS, q.T_LOWER, q.T_UPPER)
+    """What a comms-only operator has: its time on the link (the step's bounds are that time);
+    no FLOPs, intensity, ridge or crossover (the checker's quantities for it, too)."""
+
+    def _rows(self) -> tuple[Quantity, ...]:
+        return self.ROWS
+
+    def _report(self) -> dict:
+        """Its JSON, with T_comms also where an operator's sits (``network.t_comms``): the
+        catalogue's operator rows then find it."""
+        report = self.as_json()
+        return {**report, "network": {"t_comms": report["t_comms"]}}
+
+
+def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
+    """An operator that only communicates, bound and timed on its link."""
+    from derive.analysis.comms_only import analyse_comms
+    from derive.problem.comms_binding import bind_comms
+
+    return CommsDerivation(analyse_comms(bind_comms(spec, operator)), spec)

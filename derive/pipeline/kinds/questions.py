@@ -1,0 +1,125 @@
+"""The questions-only kind: givens, defined quantities and equations, alone or after a problem."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from derive.declare.registry import Registry
+from derive.errors import ProblemError
+
+if TYPE_CHECKING:
+    from derive.problem.question_spec import QuestionSpec
+    from derive.problem.sets.problem_set import ProblemSet
+    from derive.questions.records import Known, Questions
+
+__all__ = [
+    "answer_for",
+    "answer_one",
+    "answer_set_questions",
+    "entry_quantities",
+    "question_spec_of",
+    "solve_questions",
+]
+
+
+def _items(value: Mapping[str, object] | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    if isinstance(value, Mapping):
+        return tuple(f"{k}={v}" for k, v in value.items())
+    return tuple(value)
+
+
+# -- questions: givens, defined quantities, equations --------------------------------------
+
+
+def question_spec_of(
+    given: Mapping[str, str] | tuple[str, ...] | list[str] = (),
+    define: Mapping[str, str] | tuple[str, ...] | list[str] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
+) -> QuestionSpec | None:
+    """The questions of ``--given/--define/--equation/--unknown`` (or the Python keywords)."""
+    from derive.problem.question_spec import question_spec_from_flags
+
+    return question_spec_from_flags(_items(given), _items(define), equations, unknowns)
+
+
+def answer_one(spec: QuestionSpec, own: Mapping[str, Known] | None = None) -> Questions:
+    """Answer one problem's questions over its own quantities (none: givens alone)."""
+    from derive.questions.solve import answer_questions
+
+    return answer_questions(spec, own or {})
+
+
+def answer_for(spec: QuestionSpec, analysis: object, phase: object = None) -> Questions:
+    """A problem's questions over the quantities of its kind (an operator, a comms-only
+    operator, a kernel, a model, and a serving step's)."""
+    from derive.errors import ProblemError
+    from derive.questions.quantities import explain_missing, quantities_of
+
+    try:
+        return answer_one(spec, quantities_of(analysis, phase))
+    except ProblemError as error:
+        raise explain_missing(error, analysis) from None
+
+
+def solve_questions(
+    given: Mapping[str, str] | tuple[str, ...] = (),
+    define: Mapping[str, str] | tuple[str, ...] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
+) -> Questions:
+    """A problem of givens, definitions and equations alone (``derive solve --given …``)."""
+
+    spec = question_spec_of(given, define, equations, unknowns)
+    if spec is None or not spec.answers:
+        raise ProblemError(
+            "derive solve", "give an operator, or --define or --equation with --unknown"
+        )
+    return answer_one(spec)
+
+
+def entry_quantities(
+    pset: ProblemSet, pid: str, registry: Registry | None = None
+) -> dict[str, Known]:
+    """The dims and quantities of problem ``pid`` of a set, by their JSON names."""
+    from derive.questions.set_answers import entry_quantities as quantities_of
+
+    return quantities_of(pset, pid, registry)
+
+
+def answer_set_questions(
+    pset: ProblemSet, registry: Registry | None = None
+) -> dict[str, Questions]:
+    """Every problem's givens, definitions and equations answered, by problem id.
+
+    Raises:
+        ProblemError: one line naming the file, the problem and the key.
+    """
+    from derive.questions.set_answers import answer_problem_set
+
+    return answer_problem_set(pset, registry)
+
+
+def _with_questions_md(md: str, questions: Questions | None, level: int) -> str:
+    if questions is None:
+        return md
+    from derive.present.questions_view import questions_markdown
+
+    return md.rstrip("\n") + "\n\n" + questions_markdown(questions, level + 1)
+
+
+def _with_questions_tex(tex: str, questions: Questions | None) -> str:
+    if questions is None:
+        return tex
+    from derive.present.questions_view import questions_latex
+
+    return tex.rstrip("\n") + "\n\n" + questions_latex(questions)
+
+
+def _with_questions_json(out: dict, questions: Questions | None) -> dict:
+    if questions is None:
+        return out
+    from derive.present.questions_view import questions_json
+
+    return {**out, **questions_json(questions)}

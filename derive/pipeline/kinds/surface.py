@@ -1,0 +1,261 @@
+"""One surface for every kind's derivation: its values by catalogue row, as attributes too.
+
+Every derivation record (an operator's, a kernel's, a model's, a serving step's, a
+training run's, …) derives from :class:`Shown`, which gives it
+
+- :meth:`Shown.values`: every quantity of the catalogue its kind has, keyed by the row
+  (:class:`~derive.catalogue.records.Quantity`), each a :class:`Value` (exact, with its
+  unit), read from the kind's JSON report at the row's ``json_path``;
+- attribute access by the row's name or any alias (``m.params.exact``,
+  ``step.tokens_per_s.exact``, ``run.bubble_fraction.exact``) where the record has no
+  attribute of its own (an operator's ``d.t_lower`` stays the exact sympy value);
+- Markdown, LaTeX and Jupyter views from its :meth:`~Shown.document`, and a short repr.
+
+>>> from derive.pipeline import solve_model
+>>> m = solve_model("gpt2-small")
+>>> m.params.exact, m.params.unit
+(124439808, 'parameters')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import sympy as sp
+
+from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue.table import QUANTITIES
+from derive.formula.units import describe_dimension
+from derive.present.formats import Document, render
+
+if TYPE_CHECKING:
+    from derive.questions.records import Questions
+
+__all__ = ["Exact", "Shown", "Value", "Worked", "exact_of_json", "rows_valued_in"]
+
+Exact: TypeAlias = sp.Basic | bool | str
+"""An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
+
+_RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Value:
+    """One quantity of a derivation: its catalogue name, its exact value and its unit.
+
+    Attributes:
+        name: the catalogue row's name (``params``, ``t_lower``).
+        exact: the exact value (a sympy Rational or formula, a truth, or a word).
+        unit: the unit the exact value is in (``s``, ``B``, ``parameters``; "" for a ratio).
+    """
+
+    name: str
+    exact: Exact
+    unit: str = ""
+
+    def __repr__(self) -> str:
+        unit = f" {self.unit}" if self.unit else ""
+        return f"<{self.name} = {self.exact}{unit}>"
+
+    def __float__(self) -> float:
+        return float(self.exact)  # only a number converts
+
+
+def rows_valued_in(kind: ProblemKind) -> tuple[Quantity, ...]:
+    """The catalogue's rows a problem of ``kind`` has a place for in its JSON report."""
+    return tuple(row for row in QUANTITIES if any(a.kind is kind for a in row.at))
+
+
+def exact_of_json(node: object) -> Exact | None:
+    """The exact value a JSON report holds (a number's text, ``{"exact": …}``, a truth)."""
+    if isinstance(node, Mapping):
+        return exact_of_json(node.get("exact")) if "exact" in node else None
+    if isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        return sp.Integer(node)
+    if isinstance(node, str):
+        if _RATIONAL.fullmatch(node):
+            top, _, bottom = node.partition("/")
+            return sp.Rational(int(top), int(bottom or "1"))
+        return node if node.isidentifier() else None  # a word (a status), not a formula
+    return None
+
+
+def _walk_json(report: Mapping[str, Any], path: tuple[str, ...]) -> object:
+    node: object = report
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def _own_attribute(obj: object, key: str) -> object:
+    """``obj.key`` when it is a field or a declared attribute (never a quantity looked up)."""
+    declared = is_dataclass(obj) and key in {f.name for f in fields(obj)}
+    if declared or hasattr(type(obj), key):
+        return getattr(obj, key)
+    return _MISSING
+
+
+def _unit(row: Quantity, node: object) -> str:
+    if isinstance(node, Mapping) and isinstance(node.get("unit"), str):
+        return str(node["unit"])
+    return describe_dimension(row.dimension)[1] if row.dimension is not None else ""
+
+
+class Shown:
+    """The one surface of a derivation (see the module docstring).
+
+    A subclass gives :attr:`kind`, :meth:`as_json` and :meth:`document`, and may name the
+    objects an exact formula is read from (:meth:`_exact_roots`) when its JSON prints one.
+    """
+
+    questions: Questions | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """The kind of problem this derivation answers."""
+        raise NotImplementedError
+
+    def document(self, *args: Any, **kwargs: Any) -> Document:
+        """The worked solution as one document."""
+        raise NotImplementedError
+
+    def as_json(self) -> dict:
+        """The JSON report."""
+        raise NotImplementedError
+
+    def markdown(self) -> str:
+        """The worked solution as Markdown."""
+        raise NotImplementedError
+
+    def latex(self) -> str:
+        """The worked solution as a LaTeX fragment."""
+        raise NotImplementedError
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+    def _repr_latex_(self) -> str:
+        return self.latex()
+
+    def _rows(self) -> tuple[Quantity, ...]:
+        """The catalogue rows this derivation may have a value for (its kind's, by default)."""
+        return rows_valued_in(self.kind)
+
+    def _report(self) -> dict:
+        """The JSON report the catalogue's paths lead into (a serving step's sits under
+        ``serving``)."""
+        return self.as_json()
+
+    def _exact_roots(self) -> tuple[object, ...]:
+        """Objects whose attributes along a row's JSON path hold its exact formula."""
+        return (self,)
+
+    def _exact(self, row: Quantity, node: object) -> Exact | None:
+        found = exact_of_json(node)
+        if found is not None or node is None:
+            return found
+        for root in self._exact_roots():  # a formula in the JSON: the record holds it exact
+            value: object = root
+            for key in row.json_path(self.kind):
+                value = _own_attribute(value, key)
+                if value is _MISSING or value is None:
+                    break
+            if isinstance(value, Enum):  # a status: its word, as the JSON prints it
+                return str(value.value)
+            if isinstance(value, sp.Basic | bool):
+                return value
+        return None
+
+    def values(self) -> Mapping[Quantity, Value]:
+        """Every catalogue quantity this derivation has a value for, by row, exact with its unit."""
+        cached = self.__dict__.get("_values")
+        if cached is not None:
+            return MappingProxyType(cached)
+        self.__dict__["_computing"] = True
+        try:
+            report = self._report()
+        finally:
+            del self.__dict__["_computing"]
+        out: dict[Quantity, Value] = {}
+        for row in self._rows():
+            node = _walk_json(report, row.json_path(self.kind))
+            if isinstance(node, list):
+                continue
+            exact = self._exact(row, node)
+            if exact is not None:
+                out[row] = Value(row.name, exact, _unit(row, node))
+        self.__dict__["_values"] = out  # computed once (a plain dict: it pickles); still frozen
+        return MappingProxyType(out)
+
+    def value(self, name: str) -> Value:
+        """The value of one quantity, by its catalogue name or an alias.
+
+        Raises:
+            AttributeError: this derivation has no such quantity (its quantities named).
+        """
+        for row, value in self.values().items():
+            if name == row.name or name in row.aliases:
+                return value
+        known = ", ".join(row.name for row in self.values())
+        raise AttributeError(
+            f"{type(self).__name__} has no quantity {name!r}; it has: {known or 'none'}"
+        )
+
+    def __getattr__(self, name: str) -> Value:
+        if name.startswith("_") or _busy(self):
+            raise AttributeError(name)
+        return self.value(name)
+
+    def _headline(self) -> str:
+        """What the short repr says after the record's name (its first few quantities)."""
+        shown = list(self.values().values())[:3]
+        return ", ".join(f"{v.name} = {_short(v)}" for v in shown) or "no quantities"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self._headline()}>"
+
+
+def _busy(record: Shown) -> bool:
+    """Whether the record's values are being computed (an attribute missed meanwhile is not
+    a quantity: it is refused, never looked up again)."""
+    return bool(record.__dict__.get("_computing"))
+
+
+def _short(value: Value) -> str:
+    exact = value.exact
+    if isinstance(exact, sp.Rational) and not isinstance(exact, sp.Integer):
+        from derive.formula.decimals import fmt_decimal
+
+        text = fmt_decimal(exact)
+    else:
+        text = str(exact)
+    return f"{text} {value.unit}".rstrip()
+
+
+class Worked(Shown):
+    """A derivation titled as a section, followed by its questions (givens, defined
+    quantities, equations): an operator's, a comms-only operator's, a whole model's."""
+
+    def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
+        """The worked solution as Markdown."""
+        from derive.pipeline.kinds.questions import _with_questions_md
+
+        return _with_questions_md(
+            render(self.document(title, text, level), "md"), self.questions, level
+        )
+
+    def latex(self, title: str | None = None, text: str = "") -> str:
+        """The worked solution as a LaTeX fragment."""
+        from derive.pipeline.kinds.questions import _with_questions_tex
+
+        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)

@@ -1,0 +1,230 @@
+"""One surface for every kind: each catalogue quantity reached four ways gives one value.
+
+For each kind and each catalogue quantity its result has, the Python attribute, the
+result's ``values()``, ``derive.check(result, q, exact)`` and a one-problem set with
+``ask = [q]`` judged by ``derive check --problem-set`` agree with the kind's JSON report.
+The JSON's exact text is read here with :class:`fractions.Fraction`, independently of
+derive's own reader.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+import derive
+from derive.catalogue import ProblemKind, Use
+from derive.commands.cli import main
+
+B, D, F = 4096, 4096, 4096
+COMMS_OPS = Path(__file__).parent / "sets" / "comms_ops.py"
+RESULTS = {
+    "operator": lambda: derive.solve("matmul", dtype="bf16", chip="h100", set={"B": B, "D": D, "F": F}),
+    "comms": lambda: derive.solve(
+        "tp_all_reduce", dtype="bf16", chip="h100", set={"B": 8192, "F": 8192, "P": 8},
+        operators=(str(COMMS_OPS),),
+    ),
+    "kernel": lambda: derive.solve(flops="1e12", bytes="2.5e9", chip="h100"),
+    "model": lambda: derive.solve_model("gpt2-small", chip="h100", set={"B": 8, "S": 1024}),
+    "serving": lambda: derive.solve_model(
+        "gpt2-small", chip="h100", set={"B": 8, "S": 1024}, phase="decode"
+    ),
+    "decode_crossover": lambda: derive.solve_model(
+        "gpt2-small", chip="h100", set={"S": 1024}, phase="decode"
+    ),
+    "training": lambda: derive.solve_training(
+        "llama-3-8b", chip="h100", dp=8, zero=1, batch_tokens=4194304, seq=4096
+    ),
+}  # fmt: skip
+
+# The same problems as one-problem sets (the ask is filled in per quantity).
+SETS = {
+    "operator": 'operator = "matmul"\ndtype = "bf16"\nchip = "h100"\n'
+    f"set = {{ B = {B}, D = {D}, F = {F} }}\n",
+    "comms": f'operators = ["{COMMS_OPS}"]\n[[problem]]\nid = "p"\noperator = "tp_all_reduce"\n'
+    'dtype = "bf16"\nchip = "h100"\nset = { B = 8192, F = 8192, P = 8 }\n',
+    "kernel": 'kernel = { flops = "1e12", bytes = "2.5e9" }\nchip = "h100"\n',
+    "model": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\n',
+    "decode_crossover": 'model = "gpt2-small"\nchip = "h100"\nset = { S = 1024 }\n'
+    'phase = "decode"\n',
+    "training": 'model = "llama-3-8b"\nchip = "h100"\n'
+    "train = { dp = 8, zero = 1, batch_tokens = 4194304, seq = 4096 }\n",
+    "serving": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\nphase = "decode"\n',
+}
+
+
+def _json_exact(node: object) -> object:
+    """The JSON's exact value, read by hand: a number's text as a Fraction, truths as is."""
+    if isinstance(node, dict):
+        return _json_exact(node["exact"])
+    if isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        return Fraction(node)
+    assert isinstance(node, str)
+    try:
+        return Fraction(node)
+    except ValueError:
+        return node  # a formula or a word: compared as the JSON prints it
+
+
+def _as_plain(value: object) -> object:
+    if isinstance(value, sp.Rational):
+        return Fraction(int(value.p), int(value.q))
+    if isinstance(value, sp.Basic) and not isinstance(value, sp.logic.boolalg.BooleanAtom):
+        return str(value)
+    return value
+
+
+def _same(got: object, expected: object) -> bool:
+    """Equal; a formula (text) equal as sympy reads both (the JSON prints textbook order)."""
+    if isinstance(got, str) and isinstance(expected, str) and got != expected:
+        return sp.expand(sp.sympify(got) - sp.sympify(expected)) == 0
+    return got == expected
+
+
+def _report(name: str, result: object) -> dict:
+    out = result.as_json()
+    if name == "comms":  # the time on the link, where an operator's network time sits
+        return {**out, "network": {"t_comms": out["t_comms"]}}
+    return {"serving": out} if name in ("serving", "decode_crossover") else out
+
+
+def _walk(report: dict, path: tuple[str, ...]) -> object:
+    node: object = report
+    for key in path:
+        node = node[key]  # type: ignore[index]
+    return node
+
+
+CASES = [
+    (name, row.name)
+    for name, make in RESULTS.items()
+    for row in make().values()  # every quantity the kind's result has
+]
+
+
+@pytest.mark.parametrize(("name", "quantity"), CASES)
+def test_every_way_to_a_quantity_agrees_with_the_json(name, quantity, tmp_path, capsys):
+    result = RESULTS[name]()
+    row = next(r for r in result.values() if r.name == quantity)
+    kind = result.kind
+    expected = _json_exact(_walk(_report(name, result), row.json_path(kind)))
+    value = result.values()[row]
+    attribute = getattr(result, quantity)
+    for got in (value.exact, getattr(attribute, "exact", attribute)):
+        assert _same(_as_plain(got), expected), (got, expected)
+    if not isinstance(expected, Fraction) or Use.CHECK not in row.uses(kind):
+        return  # a formula, a truth or a word: checked as a number it is not
+    claim = f"{expected.numerator}/{expected.denominator} {value.unit}".strip()
+    if quantity == "crossover":
+        claim = f"{expected.numerator}/{expected.denominator}"
+    verdict = derive.check(result, quantity, claim).verdict
+    assert verdict.value.startswith("correct"), (claim, verdict)
+    if name not in SETS:
+        return
+    toml = tmp_path / "one.toml"
+    problem = SETS[name] if name == "comms" else f'[[problem]]\nid = "p"\n{SETS[name]}'
+    toml.write_text(f'title = "one"\n{problem}ask = ["{quantity}"]\n')
+    code = main(
+        [
+            "check", "--problem-set", str(toml), "--problem", "p",
+            "--quantity", quantity, "--claim", claim, "--format", "json", "--trust",
+        ]
+    )  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["verdict"].startswith("correct"), out
+
+
+def test_every_kind_of_result_has_the_surface():
+    kinds = {RESULTS[name]().kind for name in RESULTS}
+    assert kinds == set(ProblemKind)
+    records = {type(RESULTS[name]()).__name__ for name in RESULTS}
+    assert len(records) == len(RESULTS)  # the comms-only and decode-crossover sub-kinds too
+    for name, make in RESULTS.items():
+        result = make()
+        assert result.values(), name
+        assert len(repr(result).splitlines()) <= 3 and len(repr(result)) < 400, name
+        assert result._repr_markdown_().strip(), name
+
+
+def test_an_unknown_attribute_names_what_the_result_has():
+    model = RESULTS["model"]()
+    with pytest.raises(AttributeError, match="has no quantity 'tokens_per_s'; it has: params"):
+        model.tokens_per_s  # noqa: B018  # a model has no serving rate
+
+
+def test_the_answers_csv_takes_a_quantity_by_its_catalogue_name_or_alias(tmp_path, capsys):
+    toml = tmp_path / "one.toml"
+    toml.write_text(f'title = "one"\n[[problem]]\nid = "p"\n{SETS["operator"]}ask = ["t_lower"]\n')
+    ridge = Fraction("9.89e14") / Fraction("3.35e12")  # the H100's bf16 ridge, by hand
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\n"
+        f"ann,p,ridge,{ridge.numerator}/{ridge.denominator}\n"
+        "bob,p,I,BDF/(BD + DF + BF)\n"
+    )
+    code = main(["check", "--problem-set", str(toml), "--answers", str(answers)])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0 and [line.split(",")[4] for line in out[1:]] == ["correct", "correct"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (["matmul", "--dtype", "bf16", "--chip", "h100", "--claim", "BDF/(BD + DF + BF)"], "I"),
+        (["--flops", "1e12", "--bytes", "2.5e9", "--chip", "h100", "--claim", "400"], "AI"),
+    ],
+)
+def test_quantity_takes_a_catalogue_alias(argv, name, capsys):
+    code = main(["check", *argv, "--quantity", name, "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["verdict"] == "correct" and out["quantity"] == "intensity"
+
+
+def _known_tables(name: str, result: object) -> dict:
+    """The names the given/define/equations layer knows for a result (its own reader)."""
+    from derive.questions import quantities
+
+    if name == "operator":
+        return quantities.operator_quantities(result.analysis)
+    if name == "kernel":
+        return quantities.kernel_quantities(result.kernel)
+    if name == "model":
+        return quantities.model_quantities(result.analysis)
+    if name == "serving":
+        return quantities.phase_quantities(result.phase)
+    return {}
+
+
+@pytest.mark.parametrize("name", ["operator", "kernel", "model", "serving"])
+def test_the_formula_layer_knows_each_quantity_as_values_has_it(name):
+    """Two readers of one result (values() and the questions layer's known names) agree on
+    every quantity both have, in the unit values() states (a Known is in base units; an
+    operator's formulas are known at its bound dims)."""
+    result = RESULTS[name]()
+    bound = result.analysis.problem.bound_subs() if name == "operator" else {}
+    known = _known_tables(name, result)
+    shared = [(row, v) for row, v in result.values().items() if row.name in known]
+    assert shared
+    for row, value in shared:
+        k = known[row.name]
+        if isinstance(value.exact, bool) or k.branches:
+            continue
+        exact = value.exact.xreplace(bound)
+        assert sp.simplify(k.value / k.measure.factor - exact) == 0, row.name
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_a_result_pickles_with_its_values(name):
+    """Worker processes hand results back pickled: the values computed once go along."""
+    import pickle
+
+    result = RESULTS[name]()
+    values = {row.name: value for row, value in result.values().items()}
+    again = pickle.loads(pickle.dumps(result))
+    assert {row.name: value for row, value in again.values().items()} == values
