@@ -64,6 +64,10 @@ ASKED_WITHIN: Mapping[ProblemKind, Mapping[str, str]] = MappingProxyType(
                 q.COMMS_TP: q.COMMS_BYTES_PER_DEVICE,
                 q.COMMS_PP: q.COMMS_BYTES_PER_DEVICE,
                 q.COMMS_EP: q.COMMS_BYTES_PER_DEVICE,
+                q.CRITICAL_TOKENS_PER_CHIP: q.CRITICAL_TOKENS_PER_DEVICE,
+                q.CRITICAL_BATCH_TOKENS: q.CRITICAL_TOKENS_PER_DEVICE,
+                q.COST_PER_MILLION_TOKENS: q.COST_OF_RUN,
+                q.ENERGY_PER_TOKEN: q.COST_OF_RUN,
             }
         ),
     }
