@@ -7,6 +7,7 @@ line on stderr, nothing written).
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import io
 import os
@@ -301,6 +302,25 @@ def _silence_stdout() -> None:
         pass  # stdout is not a file (captured in a test): nothing is flushed at exit
 
 
+def _refuse_dashes_as_values(argv: list[str]) -> None:
+    """``--opt=--`` reaches argparse as an empty list (issue 37): refuse it by its flag."""
+    for arg in argv:
+        if arg == "--":
+            return
+        flag, eq, value = arg.partition("=")
+        if arg.startswith("--") and eq and value == "--":
+            raise ProblemError(flag, f"'--' is not a value; give one, e.g. {flag}=VALUE")
+
+
+def _name_too_long(exc: OSError) -> ProblemError:
+    """A file or folder name past the system's limits, as one line (issue 37)."""
+    name = exc.filename if isinstance(exc.filename, str) else str(exc.filename)
+    return ProblemError(
+        f"path {name!r}",
+        "name too long (at most 255 bytes a file or folder name, 4096 a path); use a shorter one",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     for stream in (sys.stdout, sys.stderr):
@@ -313,12 +333,18 @@ def main(argv: list[str] | None = None) -> int:
         for arg in argv:  # no command line can carry one; main(argv) from Python can
             if "\x00" in arg:
                 raise ProblemError(f"argument {arg!r}", "contains a NUL character")
+        _refuse_dashes_as_values(argv)
         args = build_parser(_command_of(argv)).parse_args(argv)
         code = _dispatch(args)
         sys.stdout.flush()
         return code
     except DeriveError as exc:
         sys.stderr.write(exc.one_line() + "\n")
+        return 2
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        sys.stderr.write(_name_too_long(exc).one_line() + "\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")

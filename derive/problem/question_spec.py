@@ -188,6 +188,17 @@ def question_spec_from_flags(
     """The questions of ``--given NAME=VALUE --define NAME=FORMULA --equation … --unknown X``."""
     if not (given or define or equations or unknowns):
         return None
+    for flag, items in (
+        ("--given", given),
+        ("--define", define),
+        ("--equation", equations),
+        ("--unknown", unknowns),
+    ):
+        if len(items) > MAX_ENTRIES:  # as a set's keys (issue 37: 1,000 made a RecursionError)
+            raise ProblemError(
+                f"{flag} (given {len(items)} times)",
+                f"at most {MAX_ENTRIES}, as in a problem set; split the question into smaller ones",
+            )
     spec = QuestionSpec(
         given=tuple(_split(item, "--given") for item in given),
         define=tuple(_split(item, "--define") for item in define),
