@@ -37,8 +37,10 @@ _LONG_WORD = re.compile(rf"\S{{{MAX_WORD + 1},}}")
 def _shorten(m: re.Match[str]) -> str:
     """The start of a long word and its length; the quote and colon after it are kept."""
     word = m.group(0)
-    tail = re.search(r"\W*$", word).group(0)  # type: ignore[union-attr]  # always matches
-    body = word[: len(word) - len(tail)]
+    end = len(word)  # at most 3 closing marks; a linear scan (issue 37: re's \W*$ was quadratic)
+    while end > len(word) - 3 and not (word[end - 1].isalnum() or word[end - 1] == "_"):
+        end -= 1
+    body, tail = word[:end], word[end:]
     return f"{body[:60]}… ({len(body)} characters){tail}"
 
 

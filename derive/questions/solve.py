@@ -184,8 +184,11 @@ def _infer(
         for sign in (1, -1):
             exps = tuple(sign * g // k for g in gap)
             trial = {**known, **unknowns, u.name: _with_measure(u, exps)}
-            a = read_formula(sides[0], trial, ids)
-            b = read_formula(sides[1], trial, ids)
+            try:  # a unit that balances one term may unbalance a sum (X^2 + 3 X = 10 s^2)
+                a = read_formula(sides[0], trial, ids)
+                b = read_formula(sides[1], trial, ids)
+            except RejectError:
+                continue
             if a.measure.exponents == b.measure.exponents:
                 unknowns[u.name] = _with_measure(u, exps)
                 return a, b

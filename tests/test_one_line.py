@@ -1,0 +1,172 @@
+"""Issue 37: every failure the fault campaign found is one line, in bounded time.
+
+Each test is one repro from the issue: it gave a traceback (or ran for minutes) before.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from derive.errors import ProblemError
+
+LONG = "x" * 300  # past the 255 bytes a file name may have (ENAMETOOLONG)
+
+
+def one_line(r, *needles: str) -> str:
+    assert r.code == 2, r
+    lines = r.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.err
+    assert "Traceback" not in r.err
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def tiny_set(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.toml"
+    path.write_text(
+        'title = "t"\n[[problem]]\nid = "a"\ntitle = "t"\noperator = "matmul"\n'
+        'dtype = "bf16"\nchip = "h100"\n'
+    )
+    return path
+
+
+# ---- over-long names and paths -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["model", LONG],
+        ["model", "gpt2-small", "--operators", LONG + ".py"],
+        [
+            "sweep",
+            "matmul",
+            "--dtype",
+            "bf16",
+            "--chip",
+            "h100",
+            "--set",
+            "D=64",
+            "--set",
+            "F=64",
+            "--over",
+            "B=1..8",
+            "-o",
+            LONG + ".csv",
+        ],
+        [
+            "sweep",
+            "matmul",
+            "--dtype",
+            "bf16",
+            "--chip",
+            "h100",
+            "--set",
+            "D=64",
+            "--set",
+            "F=64",
+            "--over",
+            "B=1..8",
+            "--plot",
+            LONG + ".svg",
+        ],
+    ],
+    ids=["model-name", "operators", "sweep-o", "sweep-plot"],
+)
+def test_a_name_too_long_is_one_line(tmp_path: Path, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    one_line(run_cli(argv), "name too long", "shorter")
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_serve_of_a_set_with_a_name_too_long_is_one_line():
+    one_line(run_cli(["serve", LONG + ".toml", "--port", "0"]), "cannot be read")
+
+
+# ---- empty option values ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["model", "gpt2-small", "--quantity=--"],
+        ["model", "gpt2-small", "--dtype=--"],
+        ["train", "--params", "7e9", "--dtype=--"],
+        ["key", "SET", "--only=--"],
+    ],
+)
+def test_dashes_as_an_option_value_are_refused_by_flag(tiny_set, argv):
+    argv = [str(tiny_set) if a == "SET" else a for a in argv]
+    flag = next(a for a in argv if a.endswith("=--")).split("=")[0]
+    one_line(run_cli(argv), flag, "'--' is not a value")
+
+
+# ---- equations whose units cannot balance ------------------------------------------------------
+
+
+def test_an_equation_whose_units_cannot_balance_is_one_line():
+    r = run_cli(["solve", "--equation", "X^2 + 3 X = 10 s^2", "--unknown", "X"])
+    one_line(r, "--equation", "units do not add up")
+
+
+def test_an_equation_whose_units_cannot_balance_in_a_set(tmp_path: Path):
+    path = tmp_path / "set.toml"
+    path.write_text('[[problem]]\nid = "p"\nequations = ["X^2 + 3 X = 10 s^2"]\nunknowns = ["X"]\n')
+    one_line(run_cli(["key", str(path), "-o", str(tmp_path / "out")]), "units do not add up")
+    assert not (tmp_path / "out").exists()
+
+
+# ---- size bounds ------------------------------------------------------------------------------
+
+
+def test_a_defined_value_past_the_size_bound_is_refused():
+    r = run_cli(
+        [
+            "solve",
+            "--given",
+            "a=1e60",
+            "--define",
+            "b=a^6",
+            "--define",
+            "c=b^6",
+            "--define",
+            "d=c^6",
+        ]
+    )
+    one_line(r, "--define c", "more than 400 digits")
+
+
+def test_a_thousand_equation_flags_are_one_line():
+    argv = ["solve", "--unknown", "X"]
+    for k in range(1000):
+        argv += ["--equation", f"X = {k}"]
+    one_line(run_cli(argv), "--equation", "at most 64")
+
+
+# ---- bounded time -----------------------------------------------------------------------------
+
+
+def test_the_error_formatter_is_linear_on_long_bracket_runs():
+    """A long run of brackets before a letter was quadratic (re's ``\\W*$``): 20,000 took 9 s."""
+    started = time.perf_counter()
+    line = ProblemError("--equation X = " + "(" * 200_000 + "B", "too long").one_line()
+    assert time.perf_counter() - started < 0.5
+    assert "characters)" in line and len(line) < 300
+
+
+def test_the_slow_claim_of_h1_is_judged_in_under_a_second():
+    """``(B^{1/99}+D^{1/97}+F^{1/89}+k)^{20}`` on q3a (D, F bound): 3.9-5.0 s in sympy's cancel."""
+    from derive.web.book import load_source
+    from derive.web.pool import grader_of
+
+    grader = grader_of(load_source(None)[1])
+    started = time.perf_counter()
+    result = grader.check("q3a", "intensity", "(B^{1/99}+D^{1/97}+F^{1/89}+7)^{20}")
+    assert time.perf_counter() - started < 1.0
+    assert result.verdict == "incorrect"
