@@ -26,6 +26,7 @@ __all__ = [
     "TimeLimitError",
     "UnknownNameError",
     "did_you_mean",
+    "name_too_long",
 ]
 
 
@@ -155,3 +156,12 @@ def did_you_mean(name: object, choices: Iterable[str]) -> str:
     if not close:
         close = [folded[k] for k in difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)]
     return f"; did you mean {close[0]!r}?" if close and close[0] != name else ""
+
+
+def name_too_long(exc: OSError) -> ProblemError:
+    """A file or folder name past the system's limits (``ENAMETOOLONG``), as one line (issue 37)."""
+    name = exc.filename if isinstance(exc.filename, str) else str(exc.filename)
+    return ProblemError(
+        f"path {name!r}",
+        "name too long (at most 255 bytes a file or folder name, 4096 a path); use a shorter one",
+    )

@@ -27,7 +27,7 @@ from derive.commands.options import (
     question_spec_from_args,
     spec_from_args,
 )
-from derive.errors import DeriveError, ProblemError
+from derive.errors import DeriveError, ProblemError, name_too_long
 
 __all__ = [
     "Subparsers",
@@ -312,15 +312,6 @@ def _refuse_dashes_as_values(argv: list[str]) -> None:
             raise ProblemError(flag, f"'--' is not a value; give one, e.g. {flag}=VALUE")
 
 
-def _name_too_long(exc: OSError) -> ProblemError:
-    """A file or folder name past the system's limits, as one line (issue 37)."""
-    name = exc.filename if isinstance(exc.filename, str) else str(exc.filename)
-    return ProblemError(
-        f"path {name!r}",
-        "name too long (at most 255 bytes a file or folder name, 4096 a path); use a shorter one",
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     for stream in (sys.stdout, sys.stderr):
@@ -344,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         if exc.errno != errno.ENAMETOOLONG:
             raise
-        sys.stderr.write(_name_too_long(exc).one_line() + "\n")
+        sys.stderr.write(name_too_long(exc).one_line() + "\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")

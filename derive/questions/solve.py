@@ -27,7 +27,7 @@ from collections.abc import Mapping
 import sympy as sp
 
 from derive.errors import ProblemError
-from derive.formula.limits import RejectError
+from derive.formula.limits import MAX_DEGREE, RejectError
 from derive.formula.units import Measure, base_text
 from derive.problem.question_spec import QuestionSpec
 from derive.questions.read import NUMBER, Value, names_in, read_formula, split_equation
@@ -236,7 +236,9 @@ def _solve(
     for choice, name in _branch_choices(exprs, known, real):
         system = [sp.together(e.xreplace(choice)) for e in exprs]
         try:
-            solutions = sp.solve(system, symbols, dict=True)
+            solutions = _polynomial_roots(system, symbols)
+            if solutions is None:
+                solutions = sp.solve(system, symbols, dict=True)
         except NotImplementedError:
             continue
         for sol in solutions:
@@ -249,6 +251,59 @@ def _solve(
                 found.append(sol)
                 label = label or name
     return found, label, infinite
+
+
+def _polynomial_roots(
+    system: list[sp.Expr], symbols: list[sp.Symbol]
+) -> list[dict[sp.Symbol, sp.Expr]] | None:
+    """The real roots of one equation in one unknown whose numerator is a polynomial in it (any
+    degree: radicals where sympy finds them, else ``CRootOf``, exact and printable to any
+    precision), leaving out poles; None for anything else (``sp.solve`` takes it).
+
+    ``sp.solve`` answered ``X^5 - X - 1 = 0`` and ``X^64 + X = 5`` with no root (issue 37).
+    """
+    if len(system) != 1 or len(symbols) != 1:
+        return None
+    (x,) = symbols
+    numerator, denominator = sp.fraction(sp.together(system[0]))
+    if not numerator.is_polynomial(x) or numerator.free_symbols - {x}:
+        return None
+    poly = sp.Poly(numerator, x)
+    if poly.degree() > MAX_DEGREE:
+        return None
+    roots = []
+    for root in dict.fromkeys(poly.real_roots()):  # with multiplicity: each once, in order
+        if denominator.xreplace({x: root}) != 0:
+            roots.append({x: root})
+    return roots
+
+
+def _shown(value: sp.Expr) -> str:
+    """A root as text: exact, with its decimal when it is a ``CRootOf`` (no radicals)."""
+    if value.has(sp.CRootOf):
+        return f"{value} ≈ {sp.N(value, 5)}"
+    return str(value)
+
+
+def _intervals(expr: sp.Expr, x: sp.Symbol, relation: str) -> str:
+    """Where ``expr <= 0`` (``>= 0``) holds for positive ``x``, as intervals between its roots
+    (each end exact, with its decimal), or "" when the numerator is not a polynomial in x."""
+    roots = _polynomial_roots([expr], [x])
+    if roots is None:
+        return ""
+    ends = [sp.Integer(0), *sorted(r[x] for r in roots if r[x] > 0)]
+    wanted = (lambda v: v <= 0) if relation == "<=" else (lambda v: v >= 0)
+    pieces = []
+    for k, low in enumerate(ends):
+        high = ends[k + 1] if k + 1 < len(ends) else None
+        probe = (low + high) / 2 if high is not None else low + 1
+        probe = sp.nsimplify(sp.N(probe, 30)) if probe.has(sp.CRootOf) else probe
+        if bool(wanted(sp.N(expr.xreplace({x: probe}), 30))):
+            end = f"{_shown(high)}]" if high is not None else "∞)"
+            pieces.append(f"[{_shown(low)}, {end}" if k else f"(0, {end}")
+    if not pieces:
+        return f"it holds for no positive {x}"
+    return f"it holds for {x} in " + " ∪ ".join(pieces)
 
 
 def _positive(sol: dict[sp.Symbol, sp.Expr]) -> bool:
@@ -277,16 +332,45 @@ def _count(
     )
 
 
+def _contradiction_or_identities(
+    spec: QuestionSpec, read: list[tuple[sp.Expr, str]], unknowns: Mapping[str, Known]
+) -> Solving | list[bool]:
+    """An equation whose unknowns cancel (``X = X + 1``, ``X = X``) is a contradiction, whose
+    verdict is "no solution", or an identity, left out (True in the list); issue 37."""
+    symbols = {u.value for u in unknowns.values()}
+    identities = []
+    for text, (expr, relation) in zip(spec.equations, read):
+        if expr.free_symbols & symbols or not expr.is_number:
+            identities.append(False)
+            continue
+        holds = {"=": expr == 0, "<=": bool(expr <= 0), ">=": bool(expr >= 0)}[relation]
+        if not holds:
+            note = f"{text} never holds: its unknowns cancel, leaving {expr} {relation} 0"
+            return Solving(spec.equations, "no solution", note)
+        identities.append(True)
+    return identities
+
+
 def _solve_unknowns(
     spec: QuestionSpec, known: dict[str, Known], ids: Mapping[str, str]
 ) -> tuple[dict[str, Known], list[Answer], Solving]:
     unknowns = _unknown_symbols(spec, known)
     read = [_equation(spec, text, known, unknowns, ids) for text in spec.equations]
+    settled = _contradiction_or_identities(spec, read, unknowns)
+    if isinstance(settled, Solving):
+        return known, [], settled
+    read = [r for r, identity in zip(read, settled) if not identity]
+    if not read:  # every equation holds whatever the unknowns are
+        note = f"{'; '.join(spec.equations)} holds for every value of {', '.join(spec.unknowns)}"
+        return known, [], Solving(spec.equations, "infinitely many solutions", note)
     exprs = [e for e, _ in read]
     used = set().union(*(e.free_symbols for e in exprs))
     for name, u in unknowns.items():
         if u.value not in used:
-            raise ProblemError(spec.label("unknowns", name), "appears in no equation")
+            why = "appears in no equation"
+            if any(settled):
+                why += " but ones that hold for every value of it (any value solves them)"
+            raise ProblemError(spec.label("unknowns", name), why)
     real = {u.value: sp.Symbol(u.name, real=True) for u in unknowns.values()}
     system = [e.xreplace(real) for e in exprs]
     symbols = [real[u.value] for u in unknowns.values()]
@@ -309,7 +393,7 @@ def _solve_unknowns(
     if others:
         notes.append(
             "other roots, left out: "
-            + "; ".join(", ".join(f"{k} = {v}" for k, v in s.items()) for s in others)
+            + "; ".join(", ".join(f"{k} = {_shown(v)}" for k, v in s.items()) for s in others)
         )
     answers, solved = [], dict(known)
     relation = next((rel for _, rel in read if rel != "="), "=")
@@ -322,7 +406,10 @@ def _solve_unknowns(
             )
             value, note = _count(u.value, root, expr, relation)
             if note:
-                note = f"{name} = {root} exactly; as a count, {note}"
+                note = f"exactly {name} = {_shown(root)}; as a count, {note}"
+            if relation != "=" and len(unknowns) == 1:
+                held = _intervals(expr.xreplace(real), real[u.value], relation)
+                note = "; ".join(n for n in (note, held) if n)
         measure = u.measure
         answers.append(
             Answer(
