@@ -170,3 +170,41 @@ def test_the_slow_claim_of_h1_is_judged_in_under_a_second():
     result = grader.check("q3a", "intensity", "(B^{1/99}+D^{1/97}+F^{1/89}+7)^{20}")
     assert time.perf_counter() - started < 1.0
     assert result.verdict == "incorrect"
+
+
+# ---- no silent surprise: reserved names --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ("percent=5", "how derive reads '%'"),
+        ("USD=3", "how derive reads '$'"),
+        ("Ref1x=2", "<id>.<quantity> references"),
+        ("GiB=2", "the name of a unit"),
+    ],
+)
+def test_a_reserved_name_is_refused_as_a_given(given, why):
+    r = run_cli(["solve", "--given", given, "--define", "y=2", "--unknown", "y"])
+    one_line(r, f"--given {given.split('=')[0]}", why, "choose another name")
+
+
+def test_a_problem_id_is_refused_as_a_given(tmp_path: Path):
+    path = tmp_path / "set.toml"
+    path.write_text(
+        '[[problem]]\nid = "p"\ndefine = { a = "2" }\n\n'
+        '[[problem]]\nid = "q"\ngiven = { p = "3" }\ndefine = { r = "p * 2" }\n'
+    )
+    one_line(run_cli(["key", str(path), "-o", str(tmp_path / "o")]), "id of a problem")
+
+
+@pytest.mark.parametrize(
+    ("define", "needle"),
+    [('"zz.t_lower"', "'zz' is not the id"), ('"p.a * 2"', "'p' is not the id")],
+    ids=["no-such-problem", "itself"],
+)
+def test_a_reference_to_no_problem_says_what_it_needs(tmp_path: Path, define, needle):
+    path = tmp_path / "set.toml"
+    path.write_text(f'[[problem]]\nid = "p"\ndefine = {{ a = "3", b = {define} }}\n')
+    line = one_line(run_cli(["key", str(path), "-o", str(tmp_path / "o")]), needle)
+    assert "unexpected character" not in line

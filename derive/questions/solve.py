@@ -22,6 +22,7 @@ and the entry.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping
 
 import sympy as sp
@@ -87,7 +88,21 @@ def _read(
     try:
         return read_formula(text, known, ids)
     except RejectError as reject:
-        raise ProblemError(spec.label(key, name or text), reject.why) from None
+        raise ProblemError(spec.label(key, name or text), _why(reject.why, text, ids)) from None
+
+
+_REFERENCE = re.compile(r"(?<![\w.-])([A-Za-z][\w-]*)\.([A-Za-z]\w*)")
+
+
+def _why(why: str, text: str, ids: Mapping[str, str]) -> str:
+    """The reader's reason, or, for a ``.`` it cannot read, what an ``<id>.<quantity>`` needs."""
+    m = _REFERENCE.search(text)
+    if m is None or "'.'" not in why or m.group(1) in ids:
+        return why
+    return (
+        f"{m.group(0)!r} names no problem this one may use: {m.group(1)!r} is not the id of "
+        f"another problem of the set (a problem's own quantity is named alone: {m.group(2)})"
+    )
 
 
 def _givens(spec: QuestionSpec, own: Mapping[str, Known]) -> list[Answer]:
