@@ -208,3 +208,8 @@ def test_a_reference_to_no_problem_says_what_it_needs(tmp_path: Path, define, ne
     path.write_text(f'[[problem]]\nid = "p"\ndefine = {{ a = "3", b = {define} }}\n')
     line = one_line(run_cli(["key", str(path), "-o", str(tmp_path / "o")]), needle)
     assert "unexpected character" not in line
+
+
+def test_train_degrees_are_ascii_digits():
+    r = run_cli(["train", "--params", "7e9", "--batch-tokens", "4194304", "--dp", "\uff18"])
+    one_line(r, "--dp", "ASCII digits")
