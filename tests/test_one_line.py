@@ -213,3 +213,36 @@ def test_a_reference_to_no_problem_says_what_it_needs(tmp_path: Path, define, ne
 def test_train_degrees_are_ascii_digits():
     r = run_cli(["train", "--params", "7e9", "--batch-tokens", "4194304", "--dp", "\uff18"])
     one_line(r, "--dp", "ASCII digits")
+
+
+# ---- config sizes bounded before per-layer work ------------------------------------------------
+
+
+def _qwen3_moe(tmp_path: Path, layers: int, only: list[int]) -> Path:
+    import json
+
+    root = Path(__file__).parent / "data" / "configs" / "qwen3-moe-tiny.json"
+    data = {**json.loads(root.read_text()), "num_hidden_layers": layers, "mlp_only_layers": only}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_config_of_a_million_layers_is_one_line_at_once(tmp_path: Path):
+    path = _qwen3_moe(tmp_path, 10**6, list(range(100_000)))
+    started = time.perf_counter()
+    one_line(run_cli(["model", str(path)]), "num_hidden_layers", "at most 100000 layers")
+    assert time.perf_counter() - started < 5
+
+
+def test_a_long_mlp_only_layers_is_linear(tmp_path: Path):
+    """100,000 layers, 50,000 of them dense by mlp_only_layers: counted without a quadratic."""
+    import json
+
+    from derive.model.config_file import config_model
+
+    data = json.loads(_qwen3_moe(tmp_path, 100_000, list(range(0, 100_000, 2))).read_text())
+    started = time.perf_counter()
+    model = config_model(data, "config.json", "m")
+    assert time.perf_counter() - started < 5
+    assert model.dense_layers == 50_000  # the even indices, by hand
