@@ -25,6 +25,7 @@ __all__ = [
     "RegimeError",
     "TimeLimitError",
     "UnknownNameError",
+    "closest",
     "did_you_mean",
     "name_too_long",
 ]
@@ -156,6 +157,18 @@ def did_you_mean(name: object, choices: Iterable[str]) -> str:
     if not close:
         close = [folded[k] for k in difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)]
     return f"; did you mean {close[0]!r}?" if close and close[0] != name else ""
+
+
+def closest(typed: str, choices: Iterable[str], n: int = 5) -> str:
+    """The ``n`` choices closest to ``typed``, as a short list (a long list of every choice is
+    cut to these; issue 37).
+
+    >>> closest("intensty", ["flops", "bytes", "intensity", "ridge", "intensity_regime"], 2)
+    'the closest of its 5 choices: intensity, intensity_regime'
+    """
+    options = list(dict.fromkeys(choices))
+    near = difflib.get_close_matches(typed, options, n=n, cutoff=0.0)
+    return f"the closest of its {len(options)} choices: {', '.join(near)}"
 
 
 def name_too_long(exc: OSError) -> ProblemError:

@@ -246,3 +246,48 @@ def test_a_long_mlp_only_layers_is_linear(tmp_path: Path):
     model = config_model(data, "config.json", "m")
     assert time.perf_counter() - started < 5
     assert model.dense_layers == 50_000  # the even indices, by hand
+
+
+# ---- messages that say what to do ---------------------------------------------------------------
+
+
+def test_too_many_devices_says_the_range():
+    line = one_line(run_cli(["model", "gpt2-small", "--devices", "1000000000"]), "--devices")
+    assert "from 1 to 999999999" in line and "e.g. --devices 8" in line
+
+
+def test_a_bad_number_is_shown_once():
+    line = one_line(run_cli(["train", "--params", "nan"]), "--params nan")
+    assert line.count("nan") == 1
+
+
+def test_an_unknown_quantity_lists_the_closest_few():
+    r = run_cli(
+        ["check", "matmul", "--dtype", "bf16", "--chip", "h100"]
+        + ["--quantity", "intensty", "--claim", "1"]
+    )
+    line = one_line(r, "'intensty'", "closest", "intensity")
+    assert len(line) < 300
+
+
+def test_a_dollar_before_a_number_says_to_write_it_after():
+    r = run_cli(["solve", "--given", "X=$5", "--define", "y=X"])
+    one_line(r, "--given X", "5 $")
+
+
+def test_a_set_whose_config_fails_names_the_problem_once(tmp_path: Path):
+    (tmp_path / "config.json").write_text('{"model_type": "nope"}')
+    path = tmp_path / "set.toml"
+    path.write_text('[[problem]]\nid = "m"\nmodel = "config.json"\nchip = "h100"\n')
+    line = one_line(run_cli(["serve", str(path), "--port", "0"]), "unknown model_type")
+    assert line.count("problem 'm'") == 1
+
+
+def test_a_huge_json_number_is_a_400_saying_what_to_send():
+    from derive.web.bodies import BadRequestError, parse_body
+
+    with pytest.raises(BadRequestError) as refused:
+        parse_body(b'{"problem": "q1", "quantity": "ridge", "answer": ' + b"9" * 60_000 + b"}")
+    assert refused.value.status == 400
+    assert "60000 digits" in refused.value.why and "as a string" in refused.value.why
+    assert "set_int_max_str_digits" not in refused.value.why

@@ -11,6 +11,7 @@ import errno
 import gc
 import io
 import os
+import re
 import sys
 from collections.abc import Callable
 from importlib import import_module
@@ -27,7 +28,7 @@ from derive.commands.options import (
     question_spec_from_args,
     spec_from_args,
 )
-from derive.errors import DeriveError, ProblemError, name_too_long
+from derive.errors import DeriveError, ProblemError, closest, name_too_long
 
 __all__ = [
     "Subparsers",
@@ -45,7 +46,22 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit 2 through our error path."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise ProblemError(self.prog, f"{message} (see {self.prog} --help)")
+        raise ProblemError(self.prog, f"{_few_choices(message)} (see {self.prog} --help)")
+
+
+_CHOICE = re.compile(r"^(argument \S+: invalid choice: )('.*?') \(choose from (.*)\)$", re.S)
+
+
+def _few_choices(message: str) -> str:
+    """argparse's "invalid choice" with the closest five choices instead of all (issue 37: a
+    --quantity typo printed 1,010 characters of them)."""
+    m = _CHOICE.match(message)
+    if m is None:
+        return message
+    choices = re.findall(r"'([^']*)'", m.group(3))
+    if len(choices) <= 8:
+        return message
+    return f"{m.group(1)}{m.group(2)}; {closest(m.group(2).strip(chr(39)), choices)}"
 
 
 # Commands that live in their own modules, each offering ``add_<name>_parser``; only the

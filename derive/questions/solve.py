@@ -96,6 +96,8 @@ _REFERENCE = re.compile(r"(?<![\w.-])([A-Za-z][\w-]*)\.([A-Za-z]\w*)")
 
 def _why(why: str, text: str, ids: Mapping[str, str]) -> str:
     """The reader's reason, or, for a ``.`` it cannot read, what an ``<id>.<quantity>`` needs."""
+    if "a number after a factor" in why and re.search(r"\$\s*\d", text):
+        return "write the amount before its unit, as 5 $ (or 5 USD); a $ before a number reads as a factor"
     m = _REFERENCE.search(text)
     if m is None or "'.'" not in why or m.group(1) in ids:
         return why

@@ -50,6 +50,8 @@ def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "")
     become keys. ``key`` names the key when the caller knows it (``plot``).
     """
     what, why = exc.what, exc.why
+    if what == f"problem {problem_id!r}":  # already named by its id: named once (issue 37)
+        what = ""
     for flag, name in _FLAG_KEYS:
         why = why.replace(flag, name)
     detail = what
