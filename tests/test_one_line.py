@@ -291,3 +291,17 @@ def test_a_huge_json_number_is_a_400_saying_what_to_send():
     assert refused.value.status == 400
     assert "60000 digits" in refused.value.why and "as a string" in refused.value.why
     assert "set_int_max_str_digits" not in refused.value.why
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ('chip = "h100"\npeak = "1e15"\n', "key 'chip'"),
+        ('phase = "decode"\nset = { B = 1, S = 128 }\n', "key 'phase'"),
+    ],
+)
+def test_a_model_problem_of_a_set_is_told_in_keys_not_flags(tmp_path: Path, body, key):
+    path = tmp_path / "set.toml"
+    path.write_text(f'[[problem]]\nid = "m"\nmodel = "gpt2-small"\n{body}')
+    line = one_line(run_cli(["key", str(path), "-o", str(tmp_path / "o")]), key)
+    assert "--" not in line

@@ -28,6 +28,7 @@ _FLAG_KEYS = (
     ("--state-bytes", "state_bytes"),
     ("--measured-tokens-per-s", "measured_tokens_per_s"),
     ("--tp", "tp"),
+    ("--phase", "phase"),
 )
 
 
@@ -72,6 +73,8 @@ def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "")
         name = missing.group(1)
         why = f'tensor {name!r} has no dtype; give dtype = "…" for every tensor or dtypes = {{ {name} = "…" }}'
 
+    for flag, name in _FLAG_KEYS:  # "--chip with --peak/--bandwidth": keys, not flags
+        detail = detail.replace(flag, name)
     where = f"{origin}: problem {problem_id!r}" + (f": key {key!r}" if key else "")
     return ProblemError(where + (f" ({detail})" if detail else ""), why)
 
