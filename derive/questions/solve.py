@@ -423,7 +423,8 @@ def _solve_unknowns(
             )
             value, note = _count(u.value, root, expr, relation)
             if note:
-                note = f"exactly {name} = {_shown(root)}; as a count, {note}"
+                near = f" (≈ {sp.N(root, 5)})" if root.has(sp.CRootOf) else ""
+                note = f"{name} = {root} exactly{near}; as a count, {note}"
             if relation != "=" and len(unknowns) == 1:
                 held = _intervals(expr.xreplace(real), real[u.value], relation)
                 note = "; ".join(n for n in (note, held) if n)
