@@ -5,6 +5,8 @@
     .venv/bin/python benchmarks/load_workbook.py [--seconds 60] [--students 50] [--think 1.0]
     .venv/bin/python benchmarks/load_workbook.py --think 0 --students 30 --before /tmp/old
     .venv/bin/python benchmarks/load_workbook.py --flood 20 --seconds 20
+    .venv/bin/python benchmarks/load_workbook.py --flood 20 --rotate-cookies --seconds 20
+    .venv/bin/python benchmarks/load_workbook.py --preview-flood 100 --rotate-cookies --seconds 20
 
 Starts ``derive serve`` on a free loopback port (or uses ``--url http://127.0.0.1:PORT/``;
 loopback only), learns one right answer per problem and quantity from the API, then runs
@@ -21,9 +23,12 @@ connection), and the server's resident memory (the server and its worker process
 start and end. ``--before DIR`` runs the same load against the server of another checkout
 first (e.g. ``git archive ce42029 | tar -x -C /tmp/old``) and prints both, side by side
 under the same machine load. ``--flood N`` replaces the students: one client sends
-distinct slow claims on N connections while another checks a right answer every 0.25 s;
+distinct slow claims on N connections while another checks a right answer (a new spelling each time, so none is remembered) every 0.25 s;
 it reports the other client's latency and how the flood was answered (judged, or refused
-with 429). Bounded in count and time; nothing leaves 127.0.0.1.
+with 429). ``--rotate-cookies`` makes the flood send a made-up ``derive_client`` cookie with
+every request (issue 37's H1: a script posing as a new student each time);
+``--preview-flood N`` floods live previews (``/api/read``) on N connections instead of checks.
+Bounded in count and time; nothing leaves 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import json
 import os
 import random
 import re
+import secrets
 import statistics
 import subprocess
 import sys
@@ -268,12 +274,16 @@ async def _flood(args: argparse.Namespace, host: str, port: int) -> dict:
     """One client floods ``--flood`` concurrent slow claims; another checks a right answer every 0.25 s."""
     probe = Client(host, port)
     items = await learn(probe)
-    problem, quantity, answers = next(i for i in items if i[1] == "intensity")
+    intensities = [i for i in items if i[1] == "intensity"]
+    # q3a of the built-in set binds D and F to numbers: issue 37's H1 claim was slowest there
+    problem, quantity, answers = next((i for i in intensities if i[0] == "q3a"), intensities[0])
     await probe.request("GET", "/")
     first = Client(host, port)
     await first.request("GET", "/")
     deadline = time.perf_counter() + args.seconds
     statuses: list[int] = []
+
+    path = "/api/read" if args.preview_flood else "/api/check"
 
     async def flooder(n: int) -> None:
         client = Client(host, port)
@@ -281,10 +291,12 @@ async def _flood(args: argparse.Namespace, host: str, port: int) -> dict:
         k = 1
         while time.perf_counter() < deadline:
             k += 1
+            if args.rotate_cookies:  # a new "student" with every request
+                client.cookie = f"derive_client={secrets.token_urlsafe(16)}"
             claim = SLOW_CLAIMS[n % len(SLOW_CLAIMS)].format(k=1000 * n + k)
             body = {"problem": problem, "quantity": quantity, "answer": claim}
             try:
-                status, _ = await client.request("POST", "/api/check", body)
+                status, _ = await client.request("POST", path, body)
             except (OSError, asyncio.IncompleteReadError, ValueError):
                 status = 0
                 client.close()
@@ -298,18 +310,24 @@ async def _flood(args: argparse.Namespace, host: str, port: int) -> dict:
     async def prober() -> None:
         nonlocal failed
         await asyncio.sleep(1.0)  # the flood is under way
+        k = 0
         while time.perf_counter() < deadline:
             started = time.perf_counter()
-            body = {"problem": problem, "quantity": quantity, "answer": answers["right"][0]}
+            k += 1  # a new answer each time, so none is answered from the server's memory
+            answer = f"{answers['right'][0]} + 0*{k}"
+            body = {"problem": problem, "quantity": quantity, "answer": answer}
             status, _ = await probe.request("POST", "/api/check", body)
             probes.append(time.perf_counter() - started)
             failed += status != 200
             await asyncio.sleep(0.25)
 
-    await asyncio.gather(prober(), *(flooder(n) for n in range(args.flood)))
+    connections = args.preview_flood or args.flood
+    await asyncio.gather(prober(), *(flooder(n) for n in range(connections)))
     probe.close()
     return {
-        "flood_connections": args.flood,
+        "flood_of": "previews" if args.preview_flood else "checks",
+        "rotate_cookies": args.rotate_cookies,
+        "flood_connections": connections,
         "seconds": args.seconds,
         "flood_requests": len(statuses),
         "flood_refused_429": statuses.count(429),
@@ -332,7 +350,7 @@ async def run_once(args: argparse.Namespace, tree: Path | None) -> dict:
         raise SystemExit("error: --url: loopback only (127.0.0.1)")
     host, port = parts.hostname, parts.port or 80
     try:
-        if args.flood:
+        if args.flood or args.preview_flood:
             return await _flood(args, host, port)
         return await _students(args, host, port, pid)
     finally:
@@ -344,10 +362,12 @@ async def run_once(args: argparse.Namespace, tree: Path | None) -> dict:
 def _print(report: dict, label: str) -> None:
     if "flood_connections" in report:
         p = report["probe"] or {}
+        rotating = ", a new cookie each request" if report["rotate_cookies"] else ""
         print(
-            f"{label}: flood of {report['flood_connections']} connections, {report['seconds']} s: "
+            f"{label}: flood of {report['flood_of']} on {report['flood_connections']} connections"
+            f"{rotating}, {report['seconds']} s: "
             f"{report['flood_requests']} distinct slow claims sent, {report['flood_judged']} "
-            "judged, "
+            "answered, "
             f"{report['flood_refused_429']} refused (429); another client's check: "
             f"median {p.get('median_ms')} ms, p99 {p.get('p99_ms')} ms, max {p.get('max_ms')} ms, "
             f"failed {report['probe_failed']}"
@@ -394,12 +414,24 @@ def main() -> int:
         help="instead of students: one client sends slow claims on N connections while "
         "another checks a right answer every 0.25 s",
     )
+    parser.add_argument(
+        "--preview-flood",
+        type=int,
+        default=0,
+        metavar="N",
+        help="like --flood, but the N connections send live previews (/api/read)",
+    )
+    parser.add_argument(
+        "--rotate-cookies",
+        action="store_true",
+        help="the flood sends a made-up client cookie with every request (a new 'student' each time)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON only")
     args = parser.parse_args()
     if not 0 < args.seconds <= MAX_SECONDS or not 0 < args.students <= MAX_STUDENTS:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}], --students in (0, {MAX_STUDENTS}]")
-    if not 0 <= args.flood <= MAX_STUDENTS:
-        parser.error(f"--flood must be in [0, {MAX_STUDENTS}]")
+    if not 0 <= args.flood <= MAX_STUDENTS or not 0 <= args.preview_flood <= MAX_STUDENTS:
+        parser.error(f"--flood and --preview-flood must be in [0, {MAX_STUDENTS}]")
     runs: list[tuple[str, Path | None]] = []
     if args.before:
         runs.append(("before", Path(args.before).resolve()))

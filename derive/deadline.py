@@ -37,6 +37,7 @@ waits until its budget kills it, a spurious time-out rather than a hang.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import io
 import os
@@ -53,7 +54,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from derive.errors import DeriveError, LimitError, ProblemError, TimeLimitError
+from derive.errors import DeriveError, LimitError, ProblemError, TimeLimitError, name_too_long
 
 __all__ = [
     "CAN_FORK",
@@ -197,6 +198,11 @@ def _outcome(func: Callable[[int], object], index: int) -> bytes:
         return _frame(("ok", index, func(index)))
     except DeriveError as exc:
         return _frame(("error", index, (type(exc), exc.what, exc.why)))
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            return _frame(("bug", index, traceback.format_exc()))
+        named = name_too_long(exc)
+        return _frame(("error", index, (type(named), named.what, named.why)))
     except BaseException:
         return _frame(("bug", index, traceback.format_exc()))
 

@@ -25,7 +25,9 @@ __all__ = [
     "RegimeError",
     "TimeLimitError",
     "UnknownNameError",
+    "closest",
     "did_you_mean",
+    "name_too_long",
 ]
 
 
@@ -37,8 +39,10 @@ _LONG_WORD = re.compile(rf"\S{{{MAX_WORD + 1},}}")
 def _shorten(m: re.Match[str]) -> str:
     """The start of a long word and its length; the quote and colon after it are kept."""
     word = m.group(0)
-    tail = re.search(r"\W*$", word).group(0)  # type: ignore[union-attr]  # always matches
-    body = word[: len(word) - len(tail)]
+    end = len(word)  # at most 3 closing marks; a linear scan (issue 37: re's \W*$ was quadratic)
+    while end > len(word) - 3 and not (word[end - 1].isalnum() or word[end - 1] == "_"):
+        end -= 1
+    body, tail = word[:end], word[end:]
     return f"{body[:60]}… ({len(body)} characters){tail}"
 
 
@@ -153,3 +157,24 @@ def did_you_mean(name: object, choices: Iterable[str]) -> str:
     if not close:
         close = [folded[k] for k in difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)]
     return f"; did you mean {close[0]!r}?" if close and close[0] != name else ""
+
+
+def closest(typed: str, choices: Iterable[str], n: int = 5) -> str:
+    """The ``n`` choices closest to ``typed``, as a short list (a long list of every choice is
+    cut to these; issue 37).
+
+    >>> closest("intensty", ["flops", "bytes", "intensity", "ridge", "intensity_regime"], 2)
+    'the closest of its 5 choices: intensity, intensity_regime'
+    """
+    options = list(dict.fromkeys(choices))
+    near = difflib.get_close_matches(typed, options, n=n, cutoff=0.0)
+    return f"the closest of its {len(options)} choices: {', '.join(near)}"
+
+
+def name_too_long(exc: OSError) -> ProblemError:
+    """A file or folder name past the system's limits (``ENAMETOOLONG``), as one line (issue 37)."""
+    name = exc.filename if isinstance(exc.filename, str) else str(exc.filename)
+    return ProblemError(
+        f"path {name!r}",
+        "name too long (at most 255 bytes a file or folder name, 4096 a path); use a shorter one",
+    )

@@ -161,3 +161,129 @@ def test_fuzzed_output_folders(tmp_path: Path, tiny_set: Path, parts: list[str])
     out = str(tmp_path) + "/" + "/".join(parts)
     r = run_cli(["key", str(tiny_set), "-o", out, "--quiet", *BUDGET])
     assert_answered(r)
+
+
+# --- issue 37: 2,000 seeded argument lists over every subcommand --------------------------------
+
+ARG_LISTS = 2000
+"""Argument lists of the full fuzz (CI: ``.ci/run`` runs it with ``-m campaign``)."""
+ARG_SAMPLE = 60
+"""Of them, the ones the default suite runs (every 33rd)."""
+ARG_SECONDS = 20.0
+"""No run may take longer (issue 37: a config or an equation once kept a command for minutes)."""
+FUZZ_COMMANDS = (
+    "solve",
+    "chips",
+    "operators",
+    "key",
+    "check",
+    "compare",
+    "model",
+    "train",
+    "sweep",
+)
+HOSTILE = (
+    "", "--", "-", "x" * 300, "a/" * 40 + "b", "0", "-1", "1e400", "1e-400", "nan", "inf",
+    "\uff18", "\u0661", "1/0", "2^64", "99999999999999999999", "1000000000", "bf16", "fp8",
+    "h100", "tpu-v5e", "matmul", "attention", "gpt2-small", "llama-3-8b", "B=4", "D=0",
+    "B=1..4", "B=-3", "weights=fp8", "a=1e60", "percent=5", "X = X + 1", "X^2 + 3 X = 10 s^2",
+    "X^5 - X - 1 = 0", "X", "\u03b2", "$5", "tests/sets/teacher.toml", "/dev/zero", "out",
+    "decode", "prefill", "json", "md", "tex", "1us", "5 ms", "0.4", "B << D, F", "(" * 300,
+)  # fmt: skip
+
+
+def _flags_of(command: str) -> list[str]:
+    """The long option strings of one subcommand, from its parser."""
+    import argparse
+
+    from derive.commands.cli import build_parser
+
+    parser = build_parser(command)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(
+        s
+        for action in sub.choices[command]._actions
+        for s in action.option_strings
+        if s.startswith("--") and s not in ("--help", "--trust")
+    )
+
+
+def argument_lists(n: int, seed: int = 37) -> list[list[str]]:
+    """``n`` argument lists: a subcommand, perhaps a positional, one to five flags, each with a
+    hostile value (as ``--flag value`` or ``--flag=value``). Deterministic for a seed."""
+    import random
+
+    rng = random.Random(seed)
+    flags = {c: _flags_of(c) for c in FUZZ_COMMANDS}
+    out = []
+    for _ in range(n):
+        command = rng.choice(FUZZ_COMMANDS)
+        argv = [command]
+        if command == "key":  # never the whole built-in key (minutes): a set, or a hostile one
+            argv.append(rng.choice(["tests/sets/teacher.toml", "x" * 300, "/dev/zero", "--"]))
+        elif rng.random() < 0.7:
+            argv.append(rng.choice(HOSTILE))
+        for _ in range(rng.randint(1, 5)):
+            flag, value = rng.choice(flags[command]), rng.choice(HOSTILE)
+            argv += [f"{flag}={value}"] if rng.random() < 0.3 else [flag, value]
+        out.append(argv)
+    return out
+
+
+def _run_bounded(argv: list[str], cwd: Path) -> tuple[object, float]:
+    """Run ``derive`` in-process from ``cwd`` with a hard alarm at :data:`ARG_SECONDS`."""
+    import signal
+    import time
+
+    from conftest import CliResult
+
+    def alarm(signum, frame):
+        raise TimeoutError(f"over {ARG_SECONDS:g} s")
+
+    old, here = signal.signal(signal.SIGALRM, alarm), os.getcwd()
+    signal.setitimer(signal.ITIMER_REAL, ARG_SECONDS + 5)
+    started = time.perf_counter()
+    try:
+        os.chdir(cwd)
+        result = run_cli(argv)
+    except BaseException as exc:  # a traceback: reported, not raised, so all runs are seen
+        result = CliResult(-1, "", f"Traceback: {type(exc).__name__}: {exc}"[:300])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        os.chdir(here)
+    return result, time.perf_counter() - started
+
+
+def _fuzz(cases: list[list[str]], tmp: Path) -> list[str]:
+    root = Path(__file__).resolve().parent.parent
+    (tmp / "tests").mkdir(exist_ok=True)
+    if not (tmp / "tests" / "sets").exists():
+        (tmp / "tests" / "sets").symlink_to(root / "tests" / "sets")
+    bad = []
+    for argv in cases:
+        r, seconds = _run_bounded(argv, tmp)
+        lines = r.err.splitlines()
+        one_line_each = r.code != 2 or (
+            1 <= len(lines) <= 21 and all(line.startswith("error: ") for line in lines)
+        )
+        if r.code not in (0, 1, 2) or "Traceback" in r.err or not one_line_each:
+            bad.append(f"{argv!r}: exit {r.code}: {r.err[:200]!r}")
+        elif seconds > ARG_SECONDS:
+            bad.append(f"{argv!r}: {seconds:.1f} s")
+    return bad
+
+
+def test_argument_lists_are_seeded():
+    assert argument_lists(50) == argument_lists(50)
+    assert len(argument_lists(ARG_LISTS)) == ARG_LISTS
+
+
+def test_a_sample_of_the_argument_fuzz(tmp_path: Path):
+    cases = argument_lists(ARG_LISTS)[:: ARG_LISTS // ARG_SAMPLE]
+    assert _fuzz(cases, tmp_path) == []
+
+
+@pytest.mark.campaign
+def test_two_thousand_argument_lists(tmp_path: Path):
+    assert _fuzz(argument_lists(ARG_LISTS), tmp_path) == []

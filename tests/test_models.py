@@ -271,6 +271,8 @@ def test_a_dim_stays_symbolic_until_bound():
         ({"d_ff": 1.5}, "d_ff", "float"),
         ({"vocab": dims("S")[0]}, "vocab", "reserved"),
         ({"bias": 1}, "bias", "True or False"),
+        ({"layers": dims("L")[0] / 2}, "layers", "integer for every value"),  # issue 37
+        ({"layers": dims("L")[0] ** -1}, "layers", "integer for every value"),
     ],
 )
 def test_invalid_declarations_name_model_and_field(fields, field, why):

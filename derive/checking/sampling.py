@@ -324,8 +324,44 @@ def ratio_constant(a: sp.Expr, b: sp.Expr) -> sp.Rational | Sameness | None:
             checks += 1
             if checks == POINTS:
                 break
-    except _NotExactError:
-        return Sameness.UNDECIDED
+    except _NotExactError:  # an irrational constant (a root of a given): numbers can still refute
+        return None if _numeric_ratio_varies(a, b) else Sameness.UNDECIDED
     if not seen:
         return Sameness.UNDECIDED
     return _reconstruct(seen.pop()) or Sameness.UNDECIDED
+
+
+def _numeric_ratio_varies(a: sp.Expr, b: sp.Expr) -> bool:
+    """True when ``a / b`` takes two different values at two random points (a proof: both
+    ratios are stable between :data:`DIGITS` and twice as many digits and differ by far more
+    than either's error). False when the points cannot tell, so exact algebra decides."""
+    ratio = a / b
+    symbols = sorted(ratio.free_symbols, key=lambda s: s.name)
+    if not symbols:
+        return False
+    rng = _seeded(str(a), str(b))
+    values: list[tuple[Any, Any]] = []
+    for _ in range(_TRIES):
+        point = {
+            s: sp.Rational(rng.randrange(2_000, 2_000_000), rng.randrange(1, 1_000))
+            for s in symbols
+        }
+        try:
+            pair = []
+            for digits in (DIGITS, 2 * DIGITS):
+                with mpmath.workdps(digits):
+                    ev = _Numeric(point)
+                    pair.append(ev.value(a) / ev.value(b))
+        except (_PoleError, ZeroDivisionError, OverflowError, _NotExactError):
+            continue
+        values.append((pair[0], pair[1]))
+        if len(values) == 2:
+            break
+    if len(values) < 2:
+        return False
+    (low1, high1), (low2, high2) = values
+    with mpmath.workdps(2 * DIGITS):
+        error = abs(low1 - high1) + abs(low2 - high2)
+        gap = abs(high1 - high2)
+        scale = max(abs(high1), abs(high2))
+        return bool(gap > 1000 * error and gap > scale * mpmath.mpf(10) ** (10 - DIGITS))

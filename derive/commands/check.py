@@ -54,7 +54,7 @@ from derive.commands.options import (
     add_model_flags,
     add_tolerance_flag,
 )
-from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError
+from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError, closest
 from derive.formula import SYNTAXES
 from derive.pipeline.kinds import Problem, kind_of
 from derive.problem.kernel_spec import KernelSpec
@@ -383,9 +383,8 @@ def _known_quantity(quantity: str) -> None:
     if quantity not in ALL_QUANTITIES:
         raise ProblemError(
             "derive check",
-            f"argument --quantity: invalid choice: {quantity!r} (choose from "
-            + ", ".join(repr(q) for q in ALL_QUANTITIES)
-            + "; with --problem-set, a problem's defined quantities and unknowns)",
+            f"argument --quantity: invalid choice: {quantity!r}; {closest(quantity, ALL_QUANTITIES)}"
+            " (with --problem-set, also a problem's defined quantities and unknowns)",
         )
 
 

@@ -7,9 +7,11 @@ line on stderr, nothing written).
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import io
 import os
+import re
 import sys
 from collections.abc import Callable
 from importlib import import_module
@@ -27,7 +29,7 @@ from derive.commands.options import (
     question_spec_from_args,
     spec_from_args,
 )
-from derive.errors import DeriveError, ProblemError
+from derive.errors import DeriveError, ProblemError, closest, name_too_long
 
 __all__ = [
     "Subparsers",
@@ -45,7 +47,22 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit 2 through our error path."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise ProblemError(self.prog, f"{message} (see {self.prog} --help)")
+        raise ProblemError(self.prog, f"{_few_choices(message)} (see {self.prog} --help)")
+
+
+_CHOICE = re.compile(r"^(argument \S+: invalid choice: )('.*?') \(choose from (.*)\)$", re.S)
+
+
+def _few_choices(message: str) -> str:
+    """argparse's "invalid choice" with the closest five choices instead of all (issue 37: a
+    --quantity typo printed 1,010 characters of them)."""
+    m = _CHOICE.match(message)
+    if m is None:
+        return message
+    choices = re.findall(r"'([^']*)'", m.group(3))
+    if len(choices) <= 8:
+        return message
+    return f"{m.group(1)}{m.group(2)}; {closest(m.group(2).strip(chr(39)), choices)}"
 
 
 # Commands that live in their own modules, each offering ``add_<name>_parser``; only the
@@ -347,6 +364,16 @@ def _silence_stdout() -> None:
         pass  # stdout is not a file (captured in a test): nothing is flushed at exit
 
 
+def _refuse_dashes_as_values(argv: list[str]) -> None:
+    """``--opt=--`` reaches argparse as an empty list (issue 37): refuse it by its flag."""
+    for arg in argv:
+        if arg == "--":
+            return
+        flag, eq, value = arg.partition("=")
+        if arg.startswith("--") and eq and value == "--":
+            raise ProblemError(flag, f"'--' is not a value; give one, e.g. {flag}=VALUE")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     for stream in (sys.stdout, sys.stderr):
@@ -359,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         for arg in argv:  # no command line can carry one; main(argv) from Python can
             if "\x00" in arg:
                 raise ProblemError(f"argument {arg!r}", "contains a NUL character")
+        _refuse_dashes_as_values(argv)
         args = build_parser(_command_of(argv)).parse_args(argv)
         if getattr(args, "peak_from", None) is not None:  # issue 36: into --peak
             from derive.commands.sections import resolve_peak_from
@@ -369,6 +397,11 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except DeriveError as exc:
         sys.stderr.write(exc.one_line() + "\n")
+        return 2
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        sys.stderr.write(name_too_long(exc).one_line() + "\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")

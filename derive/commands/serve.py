@@ -46,6 +46,21 @@ def add_serve_parser(
         metavar="S",
         help="hard time limit of one check in seconds (default 5)",
     )
+    p.add_argument(
+        "--address-checks",
+        type=ascii_int,
+        default=64,
+        metavar="N",
+        help="checks waiting or running for one network address (default 64; raise it for a "
+        "large class behind one NAT address)",
+    )
+    p.add_argument(
+        "--new-students-per-minute",
+        type=ascii_int,
+        default=60,
+        metavar="N",
+        help="new student cookies one network address gets a minute (default 60)",
+    )
     p.set_defaults(handler=run)
     return p
 
@@ -90,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
         from derive.web.app import LOOPBACK_HOSTS, create_app
         from derive.web.book import build_workbook, load_source
+        from derive.web.identity import Identities
         from derive.web.pool import PoolSettings, WorkerPool
         from derive.web.protocol import TimedH11Protocol
     except ImportError as exc:
@@ -101,6 +117,12 @@ def run(args: argparse.Namespace) -> int:
         raise ProblemError(f"--workers {args.workers}", "must be 1 to 32")
     if not 0.1 <= args.timeout <= 600:
         raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
+    if not 1 <= args.address_checks <= 100_000:
+        raise ProblemError(f"--address-checks {args.address_checks}", "must be 1 to 100000")
+    if not 1 <= args.new_students_per_minute <= 100_000:
+        raise ProblemError(
+            f"--new-students-per-minute {args.new_students_per_minute}", "must be 1 to 100000"
+        )
     started = time.perf_counter()
     # a trusted file runs once, here; every worker holds what it declared
     source, pset = load_source(args.set, args.trust, pin_files=True)
@@ -108,13 +130,23 @@ def run(args: argparse.Namespace) -> int:
     sock = _bind(args.host, args.port)
     pool = WorkerPool(
         pset,
-        PoolSettings(workers=args.workers, timeout=args.timeout),
+        PoolSettings(
+            workers=args.workers,
+            timeout=args.timeout,
+            queue=max(256, args.address_checks),
+            address_queue=args.address_checks,
+        ),
         hide_expected=args.hide_expected,
     )
     try:
         pool.wait_ready()
         loopback = args.host in LOOPBACK_HOSTS
-        app = create_app(book, pool, LOOPBACK_HOSTS if loopback else None)
+        app = create_app(
+            book,
+            pool,
+            LOOPBACK_HOSTS if loopback else None,
+            Identities(per_minute=args.new_students_per_minute),
+        )
         port = sock.getsockname()[1]
         shown = f"[{args.host}]" if ":" in args.host else args.host
         print(

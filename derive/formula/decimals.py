@@ -43,9 +43,8 @@ def parse_decimal(text: str, what: str = "number") -> sp.Rational:
     s = text.strip()
     m = _DECIMAL.match(s)
     if not m or not (m.group(2) or m.group(3)):
-        raise ParseError(
-            f"{what} {text!r}", "not a decimal number (examples: 8.2e11, 197000000000000, 0.5)"
-        )
+        shown = what if what.endswith(f" {s}") else f"{what} {text!r}"  # named once (issue 37)
+        raise ParseError(shown, "not a decimal number (examples: 8.2e11, 197000000000000, 0.5)")
     sign, whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "", m.group(4)
     if len(whole) + len(frac) > MAX_DIGITS:
         raise LimitError(f"{what} {text[:20]!r}...", f"more than {MAX_DIGITS} digits")

@@ -183,7 +183,10 @@ def _devices(text: str | None) -> sp.Integer:
         or not re.fullmatch(r"\s*\+?\d{1,9}\s*", text, re.ASCII)
         or int(text) <= 0
     ):
-        raise ProblemError(f"--devices {text}", "the number of devices is a positive integer")
+        raise ProblemError(
+            f"--devices {text}",
+            "give a whole number of devices from 1 to 999999999 in ASCII digits, e.g. --devices 8",
+        )
     return sp.Integer(int(text))
 
 

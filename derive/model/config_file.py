@@ -54,6 +54,9 @@ MAX_INT_DIGITS = 19
 MAX_STRING = 1000
 MAX_MODEL_TYPE = 64
 MAX_SIZE = 10**9
+MAX_LAYERS = 100_000
+"""Layers of a config.json (the deepest real model has a few hundred), bounded before any
+per-layer work (issue 37: 10^6 layers and 100,000 mlp_only_layers kept a command for minutes)."""
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 
 
@@ -277,7 +280,12 @@ def _dense(rule: LayerRule, data: dict[str, object], fields: dict[str, object], 
             raise ProblemError(f"{at} field 'mlp_only_layers'", "must be a list of layer indices")
         if isinstance(step, bool) or not isinstance(step, int) or step < 1:
             raise ProblemError(f"{at} field 'decoder_sparse_step'", "must be a positive integer")
-        dense = sum(1 for i in range(layers) if i in only or (i + 1) % step)
+        if len(only) > layers:
+            raise ProblemError(
+                f"{at} field 'mlp_only_layers'", f"lists {len(only)} layers of {layers}"
+            )
+        sparse = {i for i in range(step - 1, layers, step)} - set(only)  # at most layers/step
+        dense = layers - len(sparse)
         fields["d_ff_dense"] = data.get("intermediate_size")
     if not isinstance(dense, int) or dense > layers:
         raise ProblemError(f"{at} field 'first_k_dense_replace'", f"exceeds the {layers} layers")
@@ -342,6 +350,11 @@ def config_model(data: dict[str, object], where: str, name: str) -> Transformer:
         fields["d_ff"] = 4 * int(str(fields["d_model"]))
         source.append(("d_ff", "n_inner (null: 4·n_embd)"))
     layers = int(str(fields["layers"]))
+    if layers > MAX_LAYERS:
+        config = dict((t, c) for t, c in source).get("layers", "layers")
+        raise ProblemError(
+            f"{where} field {config!r}", f"at most {MAX_LAYERS} layers are modelled, got {layers}"
+        )
     for rule in family.layers:
         if rule in (LayerRule.DENSE_FIRST_K, LayerRule.DENSE_SPARSE_STEP):
             _dense(rule, data, fields, where)

@@ -127,6 +127,15 @@ def _size(model: str, field: str, value: object) -> sp.Expr:
         raise DeclarationError(
             where, f"must be positive for every value of its dims, got {show(str(expr))}"
         )
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    if symbols and not (  # L/2 or L**-1 is no count at L = 1 (issue 37)
+        expr.is_polynomial(*symbols) and all(c.is_integer for c in sp.Poly(expr, *symbols).coeffs())
+    ):
+        raise DeclarationError(
+            where,
+            f"must be an integer for every value of its dims (a polynomial in them with integer "
+            f"coefficients, such as 2*L), got {show(str(expr))}",
+        )
     return expr
 
 

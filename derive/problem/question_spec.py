@@ -123,6 +123,25 @@ def _texts(items: list, key: str, where: str) -> tuple[str, ...]:
     return tuple(items)
 
 
+_RESERVED = {"percent": "%", "USD": "$"}
+
+
+def _not_reserved(name: str, where: str) -> None:
+    """A given or defined name may not be a unit's (issue 37: a given ``percent`` replaced
+    ``%``, ``USD`` replaced ``$``, ``Ref1x`` an ``<id>.<quantity>`` reference)."""
+    from derive.formula.units import measure_atom
+
+    if name in _RESERVED:
+        why = f"{name!r} is how derive reads {_RESERVED[name]!r}"
+    elif measure_atom(name) is not None:
+        why = f"{name!r} is the name of a unit"
+    elif re.fullmatch(r"Ref\d+x", name):
+        why = f"{name!r} is the form derive gives <id>.<quantity> references inside a formula"
+    else:
+        return
+    raise ProblemError(where, f"{why}; choose another name, e.g. {name}_value")
+
+
 def _check_names(spec: QuestionSpec) -> QuestionSpec:
     """A name given twice, or an unknown that is also given or defined, is refused."""
     seen: dict[str, str] = {}
@@ -134,6 +153,8 @@ def _check_names(spec: QuestionSpec) -> QuestionSpec:
         for name in names:
             if key == "unknowns":
                 _name(name, spec.label("unknowns"))
+            else:
+                _not_reserved(name, spec.label(key, name))
             if name in seen:
                 raise ProblemError(
                     spec.label(key, name), f"{name!r} is already named in {seen[name]!r}"
@@ -188,6 +209,17 @@ def question_spec_from_flags(
     """The questions of ``--given NAME=VALUE --define NAME=FORMULA --equation … --unknown X``."""
     if not (given or define or equations or unknowns):
         return None
+    for flag, items in (
+        ("--given", given),
+        ("--define", define),
+        ("--equation", equations),
+        ("--unknown", unknowns),
+    ):
+        if len(items) > MAX_ENTRIES:  # as a set's keys (issue 37: 1,000 made a RecursionError)
+            raise ProblemError(
+                f"{flag} (given {len(items)} times)",
+                f"at most {MAX_ENTRIES}, as in a problem set; split the question into smaller ones",
+            )
     spec = QuestionSpec(
         given=tuple(_split(item, "--given") for item in given),
         define=tuple(_split(item, "--define") for item in define),

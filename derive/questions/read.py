@@ -13,6 +13,7 @@ for the worked step. A name is, in order: a known quantity, a unit
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ import sympy as sp
 
 from derive.formula.answer import Relation, rewrite_notation, split_answer
 from derive.formula.evaluate import Evaluator, resolve
-from derive.formula.limits import RejectError, at, check_text
+from derive.formula.limits import MAX_LOG10, RejectError, at, check_text
 from derive.formula.literals import mark_units
 from derive.formula.parser import Name, Node, Num, Power, Product, Sum
 from derive.formula.reader import read_tree
@@ -258,7 +259,21 @@ def read_formula(
     value = reader.read(tree)
     if value.value.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
         raise RejectError("division by zero (the formula has no finite value)")
+    _check_digits(value.value)
     return value
+
+
+def _check_digits(value: sp.Expr) -> None:
+    """Refuse a value with a number past the claim reader's bound (issue 37: ``a = 1e60``, then
+    ``a^6`` three times made a 13,000-digit integer nothing could print)."""
+    for number in value.atoms(sp.Rational):
+        bits = max(abs(int(number.p)).bit_length(), int(number.q).bit_length())
+        if bits * math.log10(2) > MAX_LOG10:
+            raise RejectError(
+                f"its value has a number of more than {MAX_LOG10:g} digits; "
+                "use smaller units or fewer powers",
+                limit=True,
+            )
 
 
 def split_equation(text: str) -> tuple[str, str, str]:

@@ -55,6 +55,17 @@ def answer_set(
     """
     specs = dict(problems)
     ids = {pid: pid for pid in specs}
+    for spec in specs.values():  # issue 37: a name that is also a problem's id is ambiguous
+        for key, pairs in (
+            ("given", spec.given if spec else ()),
+            ("define", spec.define if spec else ()),
+        ):
+            for name, _ in pairs:
+                if spec is not None and name in ids:
+                    raise ProblemError(
+                        spec.label(key, name),
+                        f"{name!r} is the id of a problem of this set; choose another name",
+                    )
     refs = {
         pid: tuple(r for r in references_of(spec, ids) if r != pid)
         for pid, spec in specs.items()

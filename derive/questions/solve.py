@@ -23,12 +23,13 @@ and the entry.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Mapping
 
 import sympy as sp
 
 from derive.errors import ProblemError
-from derive.formula.limits import RejectError
+from derive.formula.limits import MAX_DEGREE, RejectError
 from derive.formula.units import Measure, base_text
 from derive.problem.question_spec import QuestionSpec
 from derive.questions.read import NUMBER, Value, names_in, read_formula, split_equation
@@ -97,7 +98,23 @@ def _read(
     try:
         return read_formula(text, known, ids)
     except RejectError as reject:
-        raise ProblemError(spec.label(key, name or text), reject.why) from None
+        raise ProblemError(spec.label(key, name or text), _why(reject.why, text, ids)) from None
+
+
+_REFERENCE = re.compile(r"(?<![\w.-])([A-Za-z][\w-]*)\.([A-Za-z]\w*)")
+
+
+def _why(why: str, text: str, ids: Mapping[str, str]) -> str:
+    """The reader's reason, or, for a ``.`` it cannot read, what an ``<id>.<quantity>`` needs."""
+    if "a number after a factor" in why and re.search(r"\$\s*\d", text):
+        return "write the amount before its unit, as 5 $ (or 5 USD); a $ before a number reads as a factor"
+    m = _REFERENCE.search(text)
+    if m is None or "'.'" not in why or m.group(1) in ids:
+        return why
+    return (
+        f"{m.group(0)!r} names no problem this one may use: {m.group(1)!r} is not the id of "
+        f"another problem of the set (a problem's own quantity is named alone: {m.group(2)})"
+    )
 
 
 def _givens(spec: QuestionSpec, own: Mapping[str, Known]) -> list[Answer]:
@@ -194,8 +211,11 @@ def _infer(
         for sign in (1, -1):
             exps = tuple(sign * g // k for g in gap)
             trial = {**known, **unknowns, u.name: _with_measure(u, exps)}
-            a = read_formula(sides[0], trial, ids)
-            b = read_formula(sides[1], trial, ids)
+            try:  # a unit that balances one term may unbalance a sum (X^2 + 3 X = 10 s^2)
+                a = read_formula(sides[0], trial, ids)
+                b = read_formula(sides[1], trial, ids)
+            except RejectError:
+                continue
             if a.measure.exponents == b.measure.exponents:
                 unknowns[u.name] = _with_measure(u, exps)
                 return a, b
@@ -243,7 +263,9 @@ def _solve(
     for choice, name in _branch_choices(exprs, known, real):
         system = [sp.together(e.xreplace(choice)) for e in exprs]
         try:
-            solutions = sp.solve(system, symbols, dict=True)
+            solutions = _polynomial_roots(system, symbols)
+            if solutions is None:
+                solutions = sp.solve(system, symbols, dict=True)
         except NotImplementedError:
             continue
         for sol in solutions:
@@ -256,6 +278,59 @@ def _solve(
                 found.append(sol)
                 label = label or name
     return found, label, infinite
+
+
+def _polynomial_roots(
+    system: list[sp.Expr], symbols: list[sp.Symbol]
+) -> list[dict[sp.Symbol, sp.Expr]] | None:
+    """The real roots of one equation in one unknown whose numerator is a polynomial in it (any
+    degree: radicals where sympy finds them, else ``CRootOf``, exact and printable to any
+    precision), leaving out poles; None for anything else (``sp.solve`` takes it).
+
+    ``sp.solve`` answered ``X^5 - X - 1 = 0`` and ``X^64 + X = 5`` with no root (issue 37).
+    """
+    if len(system) != 1 or len(symbols) != 1:
+        return None
+    (x,) = symbols
+    numerator, denominator = sp.fraction(sp.together(system[0]))
+    if not numerator.is_polynomial(x) or numerator.free_symbols - {x}:
+        return None
+    poly = sp.Poly(numerator, x)
+    if poly.degree() > MAX_DEGREE:
+        return None
+    roots = []
+    for root in dict.fromkeys(poly.real_roots()):  # with multiplicity: each once, in order
+        if denominator.xreplace({x: root}) != 0:
+            roots.append({x: root})
+    return roots
+
+
+def _shown(value: sp.Expr) -> str:
+    """A root as text: exact, with its decimal when it is a ``CRootOf`` (no radicals)."""
+    if value.has(sp.CRootOf):
+        return f"{value} ≈ {sp.N(value, 5)}"
+    return str(value)
+
+
+def _intervals(expr: sp.Expr, x: sp.Symbol, relation: str) -> str:
+    """Where ``expr <= 0`` (``>= 0``) holds for positive ``x``, as intervals between its roots
+    (each end exact, with its decimal), or "" when the numerator is not a polynomial in x."""
+    roots = _polynomial_roots([expr], [x])
+    if roots is None:
+        return ""
+    ends = [sp.Integer(0), *sorted(r[x] for r in roots if r[x] > 0)]
+    wanted = (lambda v: v <= 0) if relation == "<=" else (lambda v: v >= 0)
+    pieces = []
+    for k, low in enumerate(ends):
+        high = ends[k + 1] if k + 1 < len(ends) else None
+        probe = (low + high) / 2 if high is not None else low + 1
+        probe = sp.nsimplify(sp.N(probe, 30)) if probe.has(sp.CRootOf) else probe
+        if bool(wanted(sp.N(expr.xreplace({x: probe}), 30))):
+            end = f"{_shown(high)}]" if high is not None else "∞)"
+            pieces.append(f"[{_shown(low)}, {end}" if k else f"(0, {end}")
+    if not pieces:
+        return f"it holds for no positive {x}"
+    return f"it holds for {x} in " + " ∪ ".join(pieces)
 
 
 def _positive(sol: dict[sp.Symbol, sp.Expr]) -> bool:
@@ -301,16 +376,45 @@ def _count(
     return sp.Integer(high), f"the smallest integer that keeps it is {symbol} = {high}"
 
 
+def _contradiction_or_identities(
+    spec: QuestionSpec, read: list[tuple[sp.Expr, str]], unknowns: Mapping[str, Known]
+) -> Solving | list[bool]:
+    """An equation whose unknowns cancel (``X = X + 1``, ``X = X``) is a contradiction, whose
+    verdict is "no solution", or an identity, left out (True in the list); issue 37."""
+    symbols = {u.value for u in unknowns.values()}
+    identities = []
+    for text, (expr, relation) in zip(spec.equations, read):
+        if expr.free_symbols & symbols or not expr.is_number:
+            identities.append(False)
+            continue
+        holds = expr == 0 if relation == "=" else HOLDS[relation](expr)
+        if not holds:
+            note = f"{text} never holds: its unknowns cancel, leaving {expr} {relation} 0"
+            return Solving(spec.equations, "no solution", note)
+        identities.append(True)
+    return identities
+
+
 def _solve_unknowns(
     spec: QuestionSpec, known: dict[str, Known], ids: Mapping[str, str]
 ) -> tuple[dict[str, Known], list[Answer], Solving]:
     unknowns = _unknown_symbols(spec, known)
     read = [_equation(spec, text, known, unknowns, ids) for text in spec.equations]
+    settled = _contradiction_or_identities(spec, read, unknowns)
+    if isinstance(settled, Solving):
+        return known, [], settled
+    read = [r for r, identity in zip(read, settled) if not identity]
+    if not read:  # every equation holds whatever the unknowns are
+        note = f"{'; '.join(spec.equations)} holds for every value of {', '.join(spec.unknowns)}"
+        return known, [], Solving(spec.equations, "infinitely many solutions", note)
     exprs = [e for e, _ in read]
     used = set().union(*(e.free_symbols for e in exprs))
     for name, u in unknowns.items():
         if u.value not in used:
-            raise ProblemError(spec.label("unknowns", name), "appears in no equation")
+            why = "appears in no equation"
+            if any(settled):
+                why += " but ones that hold for every value of it (any value solves them)"
+            raise ProblemError(spec.label("unknowns", name), why)
     real = {u.value: sp.Symbol(u.name, real=True) for u in unknowns.values()}
     system = [e.xreplace(real) for e in exprs]
     symbols = [real[u.value] for u in unknowns.values()]
@@ -333,7 +437,7 @@ def _solve_unknowns(
     if others:
         notes.append(
             "other roots, left out: "
-            + "; ".join(", ".join(f"{k} = {v}" for k, v in s.items()) for s in others)
+            + "; ".join(", ".join(f"{k} = {_shown(v)}" for k, v in s.items()) for s in others)
         )
     answers, solved = [], dict(known)
     relation = next((rel for _, rel in read if rel != "="), "=")
@@ -346,7 +450,11 @@ def _solve_unknowns(
             )
             value, note = _count(u.value, root, expr, relation)
             if note:
-                note = f"{name} = {root} exactly; as a count, {note}"
+                near = f" (≈ {sp.N(root, 5)})" if root.has(sp.CRootOf) else ""
+                note = f"{name} = {root} exactly{near}; as a count, {note}"
+            if relation != "=" and len(unknowns) == 1:
+                held = _intervals(expr.xreplace(real), real[u.value], relation)
+                note = "; ".join(n for n in (note, held) if n)
         measure = u.measure
         answers.append(
             Answer(

@@ -11,14 +11,13 @@ the devices (:mod:`derive.training.mesh`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 
 import sympy as sp
 
 from derive.errors import ProblemError
-from derive.formula.decimals import parse_positive
+from derive.formula.decimals import ascii_int, parse_positive
 from derive.model.analysis import ModelAnalysis
 from derive.model.binding import RECIPES, StateRecipe
 from derive.model.sized import NEEDS_ARCHITECTURE
@@ -181,9 +180,15 @@ def _int(spec: TrainSpec, field: str, default: int, low: int = 1) -> int:
     text = getattr(spec, field)
     if text is None:
         return default
-    if not re.fullmatch(r"\s*\+?\d{1,12}\s*", text) or not low <= int(text) <= MAX_DEGREE:
-        raise ProblemError(spec.where(field), f"must be an integer from {low} to {MAX_DEGREE}")
-    return int(text)
+    try:  # the shared reader: ASCII digits only (issue 37: --dp ８ ran on 8 devices)
+        value = ascii_int(text)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= MAX_DEGREE:
+        raise ProblemError(
+            spec.where(field), f"must be an integer from {low} to {MAX_DEGREE} in ASCII digits"
+        )
+    return value
 
 
 def _zero(spec: TrainSpec) -> ZeroStage:

@@ -12,9 +12,9 @@ API (issue 17)::
 
 Errors are ``{"error": "<one line>"}`` with a 4xx status (5xx only for a bug), never a
 stack trace; 429 with ``Retry-After`` when this client or the server has too many checks
-waiting. Checks go to :class:`~derive.web.pool.WorkerPool`, fairly per client
-(:func:`client_key`: the address and the ``derive_client`` cookie the page sets); previews
-(``/api/read``: reading only, no judging) are answered in the server process.
+waiting. Checks and previews (``/api/read``) go to :class:`~derive.web.pool.WorkerPool`,
+fairly per client and per address (:func:`client_key`: the address and the ``derive_client``
+cookie the server signed, :mod:`derive.web.identity`), so neither runs in the event loop.
 
 Hardening (issue 27): a state-changing request (POST) must be ``application/json`` (415
 otherwise) and, when it carries ``Origin`` or ``Sec-Fetch-Site``, come from this very
@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import secrets
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
@@ -57,6 +56,7 @@ from derive.web.bodies import (
 )
 from derive.web.book import Workbook
 from derive.web.grading import reason_of
+from derive.web.identity import Identities
 from derive.web.pool import CheckAbortedError, ServerBusyError, WorkerPool
 from derive.web.replies import check_reply, derivation_reply, read_reply, step_reply
 
@@ -157,15 +157,17 @@ def _same_origin(origin: str, host: str, scheme: str) -> bool:
     )
 
 
-def client_key(request: Request) -> tuple[str, str]:
-    """Who is asking, for fairness: the peer's address and the workbook's cookie (if any).
+def client_key(request: Request, identities: Identities | None = None) -> tuple[str, str]:
+    """Who is asking, for fairness: the peer's address and the workbook's cookie (if signed).
 
-    The page sets the cookie, so students behind one address (a classroom's network) are
-    told apart; a client without it is its address.
+    The server issues the cookie (:class:`~derive.web.identity.Identities`), so students
+    behind one address (a classroom's network) are told apart, and a cookie the client made
+    up counts for nothing: such a client (or one without a cookie) is its address.
     """
     address = request.client.host if request.client else "?"
     token = request.cookies.get(CLIENT_COOKIE, "")
-    return address, token if _TOKEN.match(token) else ""
+    signed = identities is not None and _TOKEN.match(token) and identities.verify(token)
+    return address, token if signed else ""
 
 
 async def _unless_gone(request: Request, work: Awaitable[Any]) -> Any:
@@ -197,7 +199,10 @@ class _ClientGoneError(DeriveError, ConnectionError):
 
 
 def create_app(
-    book: Workbook, pool: WorkerPool, allowed_hosts: tuple[str, ...] | None = None
+    book: Workbook,
+    pool: WorkerPool,
+    allowed_hosts: tuple[str, ...] | None = None,
+    identities: Identities | None = None,
 ) -> Starlette:
     """The ASGI app for a prepared workbook and its checking pool.
 
@@ -207,7 +212,10 @@ def create_app(
         allowed_hosts: ``Host`` headers accepted (None: any). Bound to loopback, the
             server accepts only loopback names, so a web page elsewhere cannot reach it
             through DNS rebinding.
+        identities: who issues and verifies client cookies (default: 60 new ones per
+            address per minute, under a secret drawn now).
     """
+    ids = identities if identities is not None else Identities()
 
     async def body_of(request: Request, schema: tuple[Field, ...]) -> dict:
         try:
@@ -222,7 +230,7 @@ def create_app(
         return validate(parse_body(raw), schema)
 
     async def judged(request: Request, method: str, *args: object) -> Any:
-        return await _unless_gone(request, pool.run(method, *args, client=client_key(request)))
+        return await _unless_gone(request, pool.run(method, *args, client=client_key(request, ids)))
 
     async def problems(request: Request) -> Response:
         return _ok(book.index())
@@ -236,7 +244,7 @@ def create_app(
             return _error(403, "hints and solutions are turned off for this workbook")
         k = request.path_params["k"]
         count = len(page.steps_html)
-        if not (k.isdigit() and len(k) < 6 and 1 <= int(k) <= count):
+        if not (k.isascii() and k.isdigit() and len(k) < 6 and 1 <= int(k) <= count):
             return _error(404, f"step {k[:20]!r}: no such step; steps are 1 to {count}")
         return _ok(step_reply(page, int(k) - 1))
 
@@ -249,7 +257,7 @@ def create_app(
     async def read(request: Request) -> Response:
         body = await body_of(request, READ_SCHEMA)
         page = book.page(body["problem"])
-        reading = pool.grader.read(page.entry.id, body["answer"], body.get("quantity"))
+        reading = await judged(request, "read", page.entry.id, body["answer"], body.get("quantity"))
         return _ok(read_reply(reading))
 
     async def check_derivation(request: Request) -> Response:
@@ -260,10 +268,11 @@ def create_app(
 
     async def index(request: Request) -> Response:
         response = FileResponse(STATIC / "workbook.html", headers={"cache-control": "no-cache"})
-        if not _TOKEN.match(request.cookies.get(CLIENT_COOKIE, "")):
-            response.set_cookie(
-                CLIENT_COOKIE, secrets.token_urlsafe(16), httponly=True, samesite="strict"
-            )
+        if client_key(request, ids)[1]:
+            return response
+        token = ids.issue(request.client.host if request.client else "?")
+        if token is not None:  # past the address's minute share: the page, without a cookie
+            response.set_cookie(CLIENT_COOKIE, token, httponly=True, samesite="strict")
         return response
 
     async def refused(request: Request, exc: Exception) -> Response:

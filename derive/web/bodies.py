@@ -92,10 +92,28 @@ async def read_limited(
     return bytes(body)
 
 
+_JSON_DIGITS = 40
+
+
+def _json_int(text: str) -> int:
+    """A JSON integer of at most :data:`_JSON_DIGITS` digits (issue 37: a 60,000-digit one
+    answered with Python's own message about ``sys.set_int_max_str_digits``)."""
+    if len(text.lstrip("-")) > _JSON_DIGITS:
+        raise BadRequestError(
+            400,
+            "request body",
+            f"a number of {len(text.lstrip('-'))} digits; send an answer as a string, "
+            'e.g. "answer": "1e60"',
+        )
+    return int(text)
+
+
 def parse_body(body: bytes) -> object:
     """The JSON value of a body (400 when it is not UTF-8 JSON, or nested too deep)."""
     try:
-        return json.loads(body.decode("utf-8"))
+        return json.loads(body.decode("utf-8"), parse_int=_json_int)
+    except BadRequestError:
+        raise
     except UnicodeDecodeError:
         raise BadRequestError(400, "request body", "not UTF-8 text") from None
     except RecursionError:

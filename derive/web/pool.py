@@ -16,9 +16,18 @@ processes that can be killed. What the design keeps small is the cost per reques
   app: the address and the workbook's cookie); a free worker takes the next job
   round-robin over clients, and a client has at most ``client_running`` jobs running, so
   a flood from one client leaves a worker to everyone else.
-* **Early refusal.** A client with ``client_queue`` jobs waiting or running, a full queue,
-  or an expected wait above ``max_wait`` seconds get :class:`ServerBusyError` at once
-  (HTTP 429 with ``Retry-After``) instead of making everyone wait.
+* **A share no identity can multiply (issue 37).** A client is an address and a cookie the
+  server signed (:mod:`derive.web.identity`), and the address is a share of its own: the
+  next job goes to the address with the fewest checks running, then the least recent use,
+  then the client with the least recent use within it, so inventing cookies divides an
+  address's share instead of multiplying it. Use is worker seconds, halved every
+  :data:`HALF_LIFE` s; a check stopped at the time limit counts ``slow_weight`` times its
+  limit against its client and its address.
+* **Early refusal.** A client with ``client_queue`` jobs waiting or running, an address with
+  ``address_queue``, a full queue, or an expected wait above ``max_wait`` seconds get
+  :class:`ServerBusyError` at once (HTTP 429 with ``Retry-After``) instead of making
+  everyone wait. The expected wait starts from the time limit (a burst of unknown claims is
+  not admitted wholesale) and learns the real service time from the checks that end.
 * **A verdict is judged once.** Judging is deterministic (:mod:`derive.checking.sampling`
   seeds its points from the claim), and a class types the same few answers, so the server
   remembers the last ``cache`` verdicts by question and answers a repeat without a worker.
@@ -55,6 +64,8 @@ from derive.web.grading import Grader
 __all__ = ["CheckAbortedError", "PoolSettings", "ServerBusyError", "WorkerPool", "grader_of"]
 
 _METHODS = ("read", "check", "check_derivation")
+HALF_LIFE = 30.0
+"""Seconds after which a client's (and an address's) use of the workers counts half."""
 
 
 class CheckAbortedError(DeriveError, RuntimeError):
@@ -86,6 +97,29 @@ class PoolSettings:
     client_running: int = 1
     max_wait: float = 10.0
     cache: int = 20_000
+    address_queue: int = 64
+    """Checks waiting or running for one address (a classroom behind one NAT shares it)."""
+    slow_weight: float = 4.0
+    """A check stopped at the time limit counts this many times its limit against its sender."""
+
+
+def address_of(client: Hashable) -> Hashable:
+    """The address part of a client key ``(address, token)`` (a bare key is its own address)."""
+    return client[0] if isinstance(client, tuple) and client else client
+
+
+@dataclass
+class _Use:
+    """Worker seconds used, halved every :data:`HALF_LIFE` seconds (stored with its time)."""
+
+    seconds: float = 0.0
+    at: float = 0.0
+
+    def now(self, t: float) -> float:
+        return self.seconds * 0.5 ** ((t - self.at) / HALF_LIFE)
+
+    def add(self, t: float, seconds: float) -> None:
+        self.seconds, self.at = self.now(t) + seconds, t
 
 
 def grader_of(pset: ProblemSet, hide_expected: bool = False) -> Grader:
@@ -171,6 +205,16 @@ class _Worker:
         child.close()
         self.pid, self.conn = pid, parent
 
+    def alive(self) -> bool:
+        """Whether the process still runs (a worker can die while idle: the OOM killer, a signal)."""
+        try:
+            if self.pid and os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+                return True
+        except ChildProcessError:
+            pass
+        self.pid = 0  # reaped: never signal a number the system may give another process
+        return False
+
     def kill(self) -> None:
         """Stop the process (SIGKILL: a runaway sympy call does not listen to anything else)."""
         if self.pid:
@@ -200,7 +244,11 @@ class WorkerPool:
         self._queues: dict[Hashable, deque[_Job]] = {}  # insertion order is the rotation
         self._running: dict[Hashable, int] = {}
         self._waiting = 0
-        self._service = 0.01  # a moving average of a job's seconds, for Retry-After
+        self._service = settings.timeout  # a job's seconds: from the limit, learnt as jobs end
+        self._served = 0
+        self._use: dict[Hashable, _Use] = {}  # per client and per address (keys never collide)
+        self._address_jobs: dict[Hashable, int] = {}  # waiting or running, per address
+        self._address_running: dict[Hashable, int] = {}
         self._answers: OrderedDict[tuple, Any] = OrderedDict()  # verdicts, least recent first
 
     def wait_ready(self) -> None:
@@ -212,6 +260,14 @@ class WorkerPool:
         if mine >= s.client_queue:
             raise ServerBusyError(
                 "server", f"you have {mine} checks waiting; wait for their verdicts", 1
+            )
+        ours = self._address_jobs.get(address_of(client), 0)
+        if ours >= s.address_queue:
+            raise ServerBusyError(
+                "server",
+                f"your network address has {ours} checks waiting; wait for their verdicts "
+                "(a teacher serving a class behind one address raises --address-checks)",
+                1,
             )
         wait = self._waiting * self._service / max(1, len(self._workers))
         if self._waiting >= s.queue or wait > s.max_wait:
@@ -246,6 +302,8 @@ class WorkerPool:
         job = _Job(method, args, client, asyncio.get_running_loop().create_future())
         self._queues.setdefault(client, deque()).append(job)
         self._waiting += 1
+        address = address_of(client)
+        self._address_jobs[address] = self._address_jobs.get(address, 0) + 1
         self._dispatch()
         try:
             kind, payload = await job.future
@@ -258,17 +316,36 @@ class WorkerPool:
             raise _RefusedError(payload)
         raise CheckAbortedError("check", payload)
 
+    def _used(self, key: Hashable, t: float) -> float:
+        use = self._use.get(key)
+        return use.now(t) if use is not None else 0.0
+
     def _next_job(self) -> _Job | None:
-        """The first waiting job in client rotation whose client may start another one."""
-        for client, queue in self._queues.items():
+        """The next job: the address with the fewest running, then the least use; within it,
+        the client with the least use; ties in rotation order (see the module docstring)."""
+        t = time.monotonic()
+        best: tuple | None = None
+        for rank, (client, queue) in enumerate(self._queues.items()):
             if queue and self._running.get(client, 0) < self.settings.client_running:
-                job = queue.popleft()
-                del self._queues[client]  # to the back of the rotation
-                if queue:
-                    self._queues[client] = queue
-                self._waiting -= 1
-                return job
-        return None
+                address = address_of(client)
+                order = (
+                    self._address_running.get(address, 0),
+                    self._used(("address", address), t),
+                    self._used(("client", client), t),
+                    rank,
+                    client,
+                )
+                if best is None or order[:4] < best[:4]:
+                    best = order
+        if best is None:
+            return None
+        client = best[4]
+        queue = self._queues.pop(client)  # to the back of the rotation
+        job = queue.popleft()
+        if queue:
+            self._queues[client] = queue
+        self._waiting -= 1
+        return job
 
     def _dispatch(self) -> None:
         loop = asyncio.get_running_loop()
@@ -277,12 +354,15 @@ class WorkerPool:
             if job is None:
                 return
             worker = self._idle.popleft()
-            if worker.conn is None:
+            if worker.conn is None or not worker.alive():
+                worker.kill()  # it died while idle: replaced before a check reaches it
                 worker.start()
             assert worker.conn is not None
             job.worker, job.started = worker, time.monotonic()
             worker.job = job
             self._running[job.client] = self._running.get(job.client, 0) + 1
+            address = address_of(job.client)
+            self._address_running[address] = self._address_running.get(address, 0) + 1
             try:
                 worker.conn.send((job.method, job.args))
             except (OSError, EOFError):
@@ -319,9 +399,9 @@ class WorkerPool:
         worker.timer = None
         self._release(worker)
         worker.kill()
-        self._finish(worker, self._late())
+        self._finish(worker, self._late(), slow=True)
 
-    def _finish(self, worker: _Worker, answer: tuple[str, Any]) -> None:
+    def _finish(self, worker: _Worker, answer: tuple[str, Any], slow: bool = False) -> None:
         job, worker.job = worker.job, None
         if job is not None:
             left = self._running.get(job.client, 1) - 1
@@ -331,13 +411,29 @@ class WorkerPool:
                 self._running.pop(job.client, None)
                 if not self._queues.get(job.client, True):
                     del self._queues[job.client]
-            self._service = 0.9 * self._service + 0.1 * (time.monotonic() - job.started)
+            address = address_of(job.client)
+            _decrement(self._address_running, address)
+            _decrement(self._address_jobs, address)
+            t = time.monotonic()
+            took = t - job.started
+            self._served += 1  # the time limit counts as one job seen (the prior)
+            self._service += (took - self._service) * max(0.1, 1 / (self._served + 1))
+            cost = self.settings.slow_weight * self.settings.timeout if slow else took
+            for key in (("client", job.client), ("address", address)):
+                self._use.setdefault(key, _Use()).add(t, cost)
+            if len(self._use) > 4 * self.settings.queue + 1024:
+                self._forget(t)
             if not job.future.done():
                 job.future.set_result(answer)
         if worker.conn is None:
             worker.start()  # forked again from this warm server
         self._idle.append(worker)
         self._dispatch()
+
+    def _forget(self, t: float) -> None:
+        """Drop the use of clients and addresses that has decayed to nothing (bounded memory)."""
+        for key in [k for k, use in self._use.items() if use.now(t) < 0.01]:
+            del self._use[key]
 
     def _cancel(self, job: _Job) -> None:
         """Drop a job whose client has gone: out of its queue, or its worker stopped."""
@@ -347,6 +443,7 @@ class WorkerPool:
             if queue is not None and job in queue:
                 queue.remove(job)
                 self._waiting -= 1
+                _decrement(self._address_jobs, address_of(job.client))
                 if not queue and not self._running.get(job.client):
                     del self._queues[job.client]
             return
@@ -359,6 +456,14 @@ class WorkerPool:
         """Stop every worker."""
         for worker in self._workers:
             worker.kill()
+
+
+def _decrement(counts: dict[Hashable, int], key: Hashable) -> None:
+    left = counts.get(key, 1) - 1
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
 
 
 class _RefusedError(DeriveError, ValueError):

@@ -30,6 +30,7 @@ _FLAG_KEYS = (
     ("--tp", "tp"),
     ("--price-per-hour", "price_per_hour"),
     ("--power", "power"),
+    ("--phase", "phase"),
 )
 
 
@@ -52,6 +53,8 @@ def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "")
     become keys. ``key`` names the key when the caller knows it (``plot``).
     """
     what, why = exc.what, exc.why
+    if what == f"problem {problem_id!r}":  # already named by its id: named once (issue 37)
+        what = ""
     for flag, name in _FLAG_KEYS:
         why = why.replace(flag, name)
     detail = what
@@ -72,6 +75,8 @@ def in_file_terms(exc: DeriveError, origin: str, problem_id: str, key: str = "")
         name = missing.group(1)
         why = f'tensor {name!r} has no dtype; give dtype = "…" for every tensor or dtypes = {{ {name} = "…" }}'
 
+    for flag, name in _FLAG_KEYS:  # "--chip with --peak/--bandwidth": keys, not flags
+        detail = detail.replace(flag, name)
     where = f"{origin}: problem {problem_id!r}" + (f": key {key!r}" if key else "")
     return ProblemError(where + (f" ({detail})" if detail else ""), why)
 

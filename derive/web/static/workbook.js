@@ -209,6 +209,7 @@ function answerRow(problem, asked, progress) {
       preview.replaceChildren(r.ok ? el("span", {}, "reads as ", math(r.latex))
         : el("span", { class: "bad", text: r.reason }));
     } catch (e) {
+      if (e.status === 429) return;  // the server is busy: the preview waits for the next keystroke
       if (mine === seq) preview.replaceChildren(el("span", { class: "bad", text: e.message }));
     }
   }

@@ -1,0 +1,71 @@
+"""Who a student is, for the workbook's fair share: cookies the server signs, issued sparingly.
+
+The workbook shares its workers between clients (:mod:`derive.web.pool`). A cookie a client
+could choose would let one script be a new student with every request (issue 37, H1), so the
+server issues the cookie itself: a random nonce and its HMAC-SHA256 under a secret drawn when
+the server starts (:meth:`Identities.issue`). A cookie the server did not sign is ignored and
+its sender is its address alone (:meth:`Identities.verify`). An address gets at most
+``per_minute`` new cookies a minute; past that, the page is served without one, so a script
+that keeps asking for cookies shares one identity with itself.
+
+A restart draws a new secret: every browser then gets a new cookie with its next page load
+(and until then counts as its address), which loses nothing, as the server keeps nothing per
+student.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import time
+from collections import deque
+
+__all__ = ["Identities"]
+
+_NONCE_BYTES = 16
+_MAC_CHARS = 22  # 132 bits of the MAC, in URL-safe base64
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+class Identities:
+    """Signed client cookies, at most ``per_minute`` new ones per address per minute."""
+
+    def __init__(self, per_minute: int = 60, secret: bytes | None = None) -> None:
+        self.per_minute = per_minute
+        self._secret = secret if secret is not None else secrets.token_bytes(32)
+        self._issued: dict[str, deque[float]] = {}  # per address: when its cookies were issued
+
+    def _mac(self, nonce: str) -> str:
+        digest = hmac.new(self._secret, nonce.encode("ascii"), hashlib.sha256).digest()
+        return _b64(digest)[:_MAC_CHARS]
+
+    def verify(self, token: str) -> bool:
+        """True when ``token`` is a cookie this server issued."""
+        nonce, mac = token[:-_MAC_CHARS], token[-_MAC_CHARS:]
+        if len(token) > 64 or len(nonce) != len(_b64(bytes(_NONCE_BYTES))):
+            return False
+        try:
+            nonce.encode("ascii")
+        except UnicodeEncodeError:
+            return False
+        return hmac.compare_digest(mac, self._mac(nonce))
+
+    def issue(self, address: str, now: float | None = None) -> str | None:
+        """A new signed cookie for a client at ``address``, or None when it had its minute's share."""
+        now = time.monotonic() if now is None else now
+        if len(self._issued) > 10_000:  # bounded memory: forget addresses quiet for a minute
+            for quiet in [a for a, q in self._issued.items() if not q or q[-1] < now - 60]:
+                del self._issued[quiet]
+        times = self._issued.setdefault(address, deque())
+        while times and times[0] <= now - 60:
+            times.popleft()
+        if len(times) >= self.per_minute:
+            return None
+        times.append(now)
+        nonce = _b64(secrets.token_bytes(_NONCE_BYTES))
+        return nonce + self._mac(nonce)

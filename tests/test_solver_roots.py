@@ -1,0 +1,75 @@
+"""Issue 37: the equation solver finds real roots, and names contradictions and identities.
+
+Each root is checked independently: it is a root (the polynomial vanishes there exactly) and
+it lies between two rationals where the polynomial changes sign (bisection by hand).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from derive.pipeline import solve_questions
+
+
+def _unknown(q, name: str = "X"):
+    return next(a for a in q.answers if a.name == name)
+
+
+def _bracket(f, low: Fraction, high: Fraction, steps: int = 40) -> tuple[Fraction, Fraction]:
+    """A sign change of ``f`` narrowed by bisection with exact fractions."""
+    assert f(low) * f(high) < 0
+    for _ in range(steps):
+        mid = (low + high) / 2
+        if f(low) * f(mid) <= 0:
+            high = mid
+        else:
+            low = mid
+    return low, high
+
+
+@pytest.mark.parametrize(
+    ("equation", "f"),
+    [
+        ("X^5 - X - 1 = 0", lambda x: x**5 - x - 1),
+        ("X^64 + X = 5", lambda x: x**64 + x - 5),
+    ],
+)
+def test_a_polynomial_has_its_positive_real_root(equation, f):
+    q = solve_questions(equations=[equation], unknowns=["X"])
+    assert q.solving.verdict == "solved"
+    root = _unknown(q).value
+    value = sp.N(root, 60)  # CRootOf evaluates to any precision
+    assert abs(f(value)) < sp.Float(10) ** -40
+    low, high = _bracket(f, Fraction(0), Fraction(2))
+    assert Fraction(str(sp.N(root, 30))) - low > -(10**-20)
+    assert high - Fraction(str(sp.N(root, 30))) > -(10**-20)
+
+
+def test_an_inequality_is_solved_on_its_real_interval():
+    q = solve_questions(equations=["X^5 + X <= 100"], unknowns=["X"])
+    assert q.solving.verdict == "solved"
+    answer = _unknown(q)
+    n = max(k for k in range(1, 10) if k**5 + k <= 100)  # the largest count that keeps it
+    assert answer.value == n
+    assert "it holds for X in (0, " in answer.note and "2.4992" in answer.note
+
+
+def test_an_inequality_whose_interval_is_unbounded():
+    answer = _unknown(solve_questions(equations=["X^2 >= 4"], unknowns=["X"]))
+    assert answer.value == 2 and "[2, ∞)" in answer.note
+
+
+@pytest.mark.parametrize(
+    ("equation", "verdict"),
+    [
+        ("X = X + 1", "no solution"),
+        ("X = X", "infinitely many solutions"),
+        ("X <= X + 1", "infinitely many solutions"),
+        ("X >= X + 1", "no solution"),
+    ],
+)
+def test_contradictions_and_identities_are_named(equation, verdict):
+    assert solve_questions(equations=[equation], unknowns=["X"]).solving.verdict == verdict
