@@ -107,7 +107,7 @@ def test_comms_only_operator_in_python(all_reduce: list[str], tmp_path: Path):
 TINY = """
 from derive import Transformer, dims
 dm, = dims("dm")
-tiny = Transformer(name="tiny", layers=2, d_model=dm, heads=4, kv_heads=4, head_dim=dm/4,
+tiny = Transformer(name="tiny", layers=2, d_model=dm, heads=1, kv_heads=1, head_dim=dm,
                    d_ff=4*dm, mlp="plain", vocab=1000, tied_embeddings=True, positions=None,
                    bias=False)
 """

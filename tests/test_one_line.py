@@ -270,9 +270,14 @@ def test_an_unknown_quantity_lists_the_closest_few():
     assert len(line) < 300
 
 
-def test_a_dollar_before_a_number_says_to_write_it_after():
-    r = run_cli(["solve", "--given", "X=$5", "--define", "y=X"])
-    one_line(r, "--given X", "5 $")
+def test_a_dollar_before_a_number_is_read_as_dollars():
+    """``X = $5`` was "a number after a factor"; one reader (issue 31) reads a currency prefix."""
+    import json
+
+    r = run_cli(["solve", "--given", "X=$5", "--define", "y=X", "--format", "json"])
+    assert r.code == 0, r
+    y = json.loads(r.out)["defined"]["y"]
+    assert (y["exact"], y["unit"]) == ("5", "$")
 
 
 def test_a_set_whose_config_fails_names_the_problem_once(tmp_path: Path):
