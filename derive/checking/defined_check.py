@@ -16,6 +16,7 @@ import re
 import sympy as sp
 
 from derive.checking.api import CheckResult
+from derive.checking.thresholds import count_reason
 from derive.checking.verdict import Verdict
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
@@ -124,6 +125,13 @@ def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bo
         return CheckResult(verdict, answer.name, claim, read_as, (), expected)
     error = abs(value.value - answer.value) / abs(answer.value)
     percent = f"{float(error) * 100:.3g} %"
+    if answer.count and value.value != answer.value:
+        said, hidden = count_reason(
+            answer.name, "a count (solved as an integer)", value.value, answer.value
+        )
+        return CheckResult(
+            Verdict.INCORRECT, answer.name, claim, read_as, (hidden if hide else said,), expected
+        )
     if error <= rtol:
         note = () if same_unit else (f"read in base units ({answer.unit}): give the unit",)
         return CheckResult(

@@ -123,6 +123,8 @@ def hide(
         for cut in (
             " — exact is ",
             " — leading order is ",
+            " — at ",
+            " — the ",
             "; without that regime",
             "; without the regime",
         ):

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import sympy as sp
 
+from derive.catalogue import Exactness, find
+from derive.catalogue import quantity as catalogued
 from derive.catalogue.table import (
     CROSSOVER,
     FLOPS_PER_TOKEN,
@@ -40,6 +42,7 @@ from derive.catalogue.table import (
 from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
+from derive.checking.thresholds import count_reason
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
@@ -350,6 +353,12 @@ def _rounded(claim: ModelClaim, target: sp.Expr, rtol: sp.Rational) -> str | Non
     return sig_fig_sentence(raw, target * raw / value, rtol)
 
 
+def _exact_count(quantity: str) -> bool:
+    """True for a count defined by a floor or a ceiling (the catalogue says so): no tolerance."""
+    found = find(quantity)
+    return found is not None and found.exactness is Exactness.COUNT
+
+
 def judge_model_claim(
     a: ModelAnalysis, quantity: str, claim: ModelClaim, rtol: sp.Rational
 ) -> ModelJudgement:
@@ -384,6 +393,10 @@ def judge_model_claim(
             (f"the claim equals the exact {quantity}",),
             sp.Integer(0) if target.is_number else None,
         )
+    if value.is_number and target.is_Integer and _exact_count(quantity):
+        said, hidden = count_reason(quantity, f"the {catalogued(quantity).prose}", value, target)
+        error = abs(value - target) / abs(target) if target else None
+        return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,), error)
     if value.is_number and target.is_number and target != 0:
         error = abs(value - target) / abs(target)
         percent = as_percent(error)

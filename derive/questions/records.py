@@ -76,6 +76,8 @@ class Answer:
         value: exact, in base units.
         measure: its unit.
         note: how it was found (the branch that binds, the other roots, an integer rounding).
+        count: an unknown solved as an integer (a dim, or an equation with ``<=``/``>=``):
+            a claim about it is judged exactly, with no tolerance.
     """
 
     name: str
@@ -86,6 +88,7 @@ class Answer:
     value: sp.Expr
     measure: Measure
     note: str = ""
+    count: bool = False
 
     @property
     def unit(self) -> str:

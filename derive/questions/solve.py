@@ -313,7 +313,8 @@ def _solve_unknowns(
     for name, u in unknowns.items():
         root = chosen[real[u.value]]
         value, note = root, ""
-        if u.origin == "a dim" or relation != "=":
+        count = u.origin == "a dim" or relation != "="
+        if count:
             expr = exprs[0].xreplace(
                 {v.value: chosen[real[v.value]] for v in unknowns.values() if v is not u}
             )
@@ -331,6 +332,7 @@ def _solve_unknowns(
                 value,
                 measure,
                 "; ".join([*([note] if note else []), *notes]),
+                count,
             )
         )
         solved[name] = Known(name, value, measure, "an unknown")
