@@ -16,6 +16,7 @@ import re
 import sympy as sp
 
 from derive.checking.api import CheckResult
+from derive.checking.hidden import conceal
 from derive.checking.thresholds import count_reason
 from derive.checking.verdict import Verdict
 from derive.errors import ProblemError
@@ -105,7 +106,10 @@ def check_defined(
         value = read_formula(text, {k: v for k, v in known.items() if k != quantity})
     except RejectError as reject:
         return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
-    return _judge(answer, value, claim, rtol, hide_expected)
+    result = _judge(answer, value, claim, rtol, hide_expected)
+    if not hide_expected:
+        return result
+    return conceal(result, value.value, answer.value, f"{fmt_decimal(100 * rtol, 3)}%")
 
 
 def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bool) -> CheckResult:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.checking.diagnosis_text import approx
+from derive.checking.diagnosis_text import approx, exact_decimal
 from derive.formula.answer import Relation
 
 __all__ = ["Edge", "count_reason", "stated_threshold", "threshold_reason"]
@@ -91,5 +91,8 @@ def threshold_reason(
 def count_reason(quantity: str, what: str, claimed: sp.Expr, exact: sp.Expr) -> tuple[str, str]:
     """Why an integer count is wrong however near: (with the answer, without)."""
     side = "too large" if claimed > exact else "too small"
-    hidden = f"{quantity} is {what}, an integer judged exactly (no tolerance): {claimed} is {side}"
+    hidden = (
+        f"{quantity} is {what}, an integer judged exactly (no tolerance): "
+        f"{exact_decimal(claimed)} is {side}"
+    )
     return f"{hidden} — the exact {quantity} is {exact}", hidden

@@ -90,9 +90,13 @@ def claim_json(
         "expected_note": None if hidden else j.expected.note or None,
         **_target_json(j.leading, "expected_leading_order", hidden),
         "expected_hidden": hidden,
-        "relative_error": as_percent(j.relative_error) if j.relative_error is not None else None,
-        "relative_error_exact": _s(j.relative_error),
-        "relative_error_leading_order": as_percent(lead_rel) if lead_rel is not None else None,
+        "relative_error": None
+        if hidden or j.relative_error is None
+        else as_percent(j.relative_error),
+        "relative_error_exact": None if hidden else _s(j.relative_error),
+        "relative_error_leading_order": None
+        if hidden or lead_rel is None
+        else as_percent(lead_rel),
         "rtol": str(ctx.rtol),
         "matched": j.match.how.value if j.match else None,
         "diagnosis": list(j.diagnosis if diagnosis is None else diagnosis),
