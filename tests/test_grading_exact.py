@@ -161,3 +161,53 @@ def test_a_solved_integer_unknown_is_exact():
          "largest-model", "--quantity", "N", "--claim", str(16 * 10**9 // 2)]
     )  # fmt: skip
     assert ok.code == 0
+
+
+# ---- grading a class (item 6) ---------------------------------------------------------------
+
+
+def _class_files(tmp_path):
+    ((_, exact, _),) = model_values(_LLAMA, ["max_batch"])
+    sets = tmp_path / "set.toml"
+    sets.write_text(
+        'title = "t"\n[[problem]]\nid = "m"\nmodel = "llama-3-8b"\nchip = "h100"\n'
+        'set = { S = 8192, B = 16 }\nask = ["max_batch", "params"]\n'
+    )
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\n"
+        f"ana,m,max_batch,{exact}\n"
+        "ana,q9,params,8e9\n"  # no such problem
+        "ben,m,ridge,1\n"  # not a quantity of a model problem
+        "ben,m,params,\\frac{2\n"  # unreadable
+        "ben,m,params,8.03e9\n"
+    )
+    return sets, answers
+
+
+def test_a_bad_row_is_a_row_and_the_rest_is_graded(tmp_path):
+    sets, answers = _class_files(tmp_path)
+    r = run_cli(
+        ["check", "--problem-set", str(sets), "--answers", str(answers), "--format", "json"]
+    )
+    assert r.code == 1, r
+    data = json.loads(r.out)
+    verdicts = [row["verdict"] for row in data["answers"]]
+    assert verdicts == ["correct", "refused", "refused", "unreadable", "correct"]
+    assert "no such problem" in data["answers"][1]["reason"]
+    assert "line 3" in data["answers"][1]["reason"] and "'ridge'" in data["answers"][2]["reason"]
+    assert data["students"] == {
+        "ana": {"right": 1, "answered": 1, "asked": 2},
+        "ben": {"right": 1, "answered": 2, "asked": 2},
+    }
+
+
+def test_the_text_output_ends_with_a_per_student_table(tmp_path):
+    sets, answers = _class_files(tmp_path)
+    out = tmp_path / "verdicts.csv"
+    r = run_cli(["check", "--problem-set", str(sets), "--answers", str(answers), "-o", str(out)])
+    assert r.code == 1
+    lines = r.out.splitlines()
+    assert lines[0].split() == ["who", "right", "answered", "asked"]
+    assert lines[1].split() == ["ana", "1", "1", "2"] and lines[2].split() == ["ben", "1", "2", "2"]
+    assert out.read_text("utf-8").count("refused") == 2
