@@ -189,8 +189,49 @@ def _is_truth(value: sp.Basic) -> bool:
     return isinstance(value, sp.logic.boolalg.BooleanAtom)
 
 
-def _names(a: ModelAnalysis) -> dict[str, sp.Symbol]:
-    return {d.name: d for d in (batch, context, *a.problem.model.free_dims)}
+_NOT_GIVEN_NAMES = frozenset({"s", "h", "d", "D", "k", "K", "M", "G", "T", "W"})
+"""Givens' symbols a claim does not take by name: a unit or a size suffix reads them first."""
+
+
+def typed_name(latex: str) -> str:
+    """A givens table's symbol as people type it: ``h_{\\mathrm{kv}}`` is ``h_kv``.
+
+    >>> typed_name(r"h_{\\mathrm{kv}}"), typed_name(r"d_{h}"), typed_name("L")
+    ('h_kv', 'd_h', 'L')
+    """
+    return re.sub(r"\\math(?:rm|it)\{([^{}]*)\}", r"\1", latex).replace("{", "").replace("}", "")
+
+
+def _givens(a: ModelAnalysis) -> dict[str, tuple[sp.Symbol, sp.Expr]]:
+    """The givens table's symbols a claim may use, by their typed name, with their values."""
+    from derive.model.symbols import NOTATION
+
+    latex = {n.symbol: n.latex for n in NOTATION.values()}
+    out = {}
+    for symbol, value in a.given:
+        name = typed_name(latex.get(symbol, symbol.name))
+        if symbol not in (batch, context) and name not in _NOT_GIVEN_NAMES and value.is_number:
+            out[name] = (symbol, value)
+    return out
+
+
+def _left_side_names(name: str, quantity: str) -> bool:
+    """True when a left side names ``quantity``: its name, a spelling of its catalogue row,
+    ``T`` for a time, ``B`` or ``B^*`` for the crossover."""
+    from derive.checking.names import normalise_name
+
+    key, row = normalise_name(name), find(quantity)
+    spelled = (quantity,) if row is None else (*row.spellings(), row.plain, row.latex)
+    if key in {normalise_name(s) for s in spelled if s}:
+        return True
+    if quantity == CROSSOVER.name and key in ("b", "b^*", "b_*"):
+        return True
+    return row is not None and row.dimension is Dimension.TIME and key in ("t", "time")
+
+
+def _symbols(a: ModelAnalysis) -> dict[str, sp.Symbol]:
+    dims = {d.name: d for d in (batch, context, *a.problem.model.free_dims)}
+    return {**{k: s for k, (s, _) in _givens(a).items()}, **dims}
 
 
 def read_model_claim(
@@ -212,7 +253,7 @@ def read_model_claim(
         if said not in _YES + _NO:
             raise ParseError(f"claim {show(text)}", f"for {quantity}, claim yes or no")
         return ModelClaim(text, sp.true, sp.true if said in _YES else sp.false, None, said)
-    names = _names(a)
+    names = _symbols(a)
     words = _WORDS.get(q.unit)
     body = re.sub(rf"\s*(?:{words})\s*$", "", text, flags=re.I) if words else text
     batch_bound = a.problem.value_of(batch) is not None
@@ -236,17 +277,14 @@ def read_model_claim(
     crossover = quantity == CROSSOVER.name
     if answer.relation.is_order and not crossover:
         raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
-    if answer.name is not None and answer.name.replace(" ", "") not in (
-        quantity,
-        f"\\text{{{quantity}}}",
-        *(("B", "B^*", "B^{*}", "B_*") if crossover else ()),
-    ):
+    if answer.name is not None and not _left_side_names(answer.name, quantity):
         raise ParseError(
             f"claim {show(text)}",
             f"the left side {show(answer.name)} does not name {quantity} "
             f"(write the value alone, or as {quantity} = …)",
         )
-    raw = answer.expr
+    given = {symbol: v for symbol, v in _givens(a).values()}
+    raw = answer.expr.xreplace(given) if answer.expr.free_symbols & set(given) else answer.expr
     value = raw
     scaled = answer.scale is not None
     read_as = answer.value_as_typed if scaled else _plain(raw)
