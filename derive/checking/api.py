@@ -320,7 +320,11 @@ def _check_model(
         phase_for,
         serving_slips,
     )
-    from derive.checking.training_claims import all_claims_analysis_for
+    from derive.checking.training_claims import (
+        all_claims_analysis_for,
+        training_analysis_for,
+        training_slips,
+    )
 
     a = all_claims_analysis_for(problem, operators)
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
@@ -341,6 +345,10 @@ def _check_model(
         j = judge_model_claim(a, quantity, read, rtol)
     if j.verdict is Verdict.INCORRECT and phase is not None:
         slips = serving_slips(phase, quantity, read.value, rtol)
+        j = replace(j, diagnosis=j.diagnosis + slips, hidden_diagnosis=j.hidden_diagnosis + slips)
+    run = training_analysis_for(problem, operators) if quantity in TRAINING_QUANTITIES else None
+    if j.verdict is Verdict.INCORRECT and run is not None:
+        slips = training_slips(run, quantity, read.value, rtol)
         j = replace(j, diagnosis=j.diagnosis + slips, hidden_diagnosis=j.hidden_diagnosis + slips)
     error = j.relative_error
     result = CheckResult(

@@ -124,6 +124,7 @@ def hide(
             " — exact is ",
             " — leading order is ",
             " — at ",
+            " — as ",
             " — the ",
             "; without that regime",
             "; without the regime",

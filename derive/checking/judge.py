@@ -20,6 +20,7 @@ from derive.checking.diagnose import diagnose, exact_is, value_text
 from derive.checking.matching import How, Match, as_percent, check_size, match, relative_error
 from derive.checking.quantities import Kind, Target, describe, expected, kind_of, leading
 from derive.checking.thresholds import stated_threshold, threshold_reason
+from derive.checking.unit_hint import bare_number_hint
 from derive.checking.verdict import Verdict
 from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Relation
@@ -250,6 +251,10 @@ def judge_claim(ctx: Context, quantity: str, claim: Claim) -> Judgement:
     j = judge_expr(ctx, quantity, claim.expr, claim.relation)
     said = list(j.diagnosis)
     verdict = j.verdict
+    if verdict is INCORRECT and claim.unit is None and j.expected.value is not None:
+        bare = bare_number_hint(j.value, j.expected.value, dimension_of(quantity), ctx.rtol)
+        if bare:  # the missing unit explains the factor: drop the power-of-ten sentence
+            said = [bare] + [s for s in said if "power of ten" not in s and "off by" not in s]
     if verdict is INCORRECT:
         confusions = _confusions(ctx, quantity, claim, j.expected)
         if confusions:  # the unit explains the factor: drop the power-of-ten sentence

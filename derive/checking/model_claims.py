@@ -43,6 +43,7 @@ from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.thresholds import count_reason
+from derive.checking.unit_hint import bare_number_hint
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
@@ -365,13 +366,53 @@ def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -
             "that uses 2N FLOPs per token (a forward pass) where training takes 6N "
             "(2 forward + 4 backward): the factor of 3"
         )
-    slips = (
+    if quantity in (PARAMS.name, PARAMS_ACTIVE.name):
+        found = _without_tables(a, value, target, rtol)
+        if found:
+            return found
+    return next(
+        (why for r, why in _RATIO_SLIPS.get(_premise(q), ()) if abs(ratio - r) <= rtol * r), ""
+    )
+
+
+def _premise(q: Quantity) -> str:
+    """Which ratio slips can explain a wrong value of ``q``: those of its kind only."""
+    if q.key in ("kv_bytes", "kv_bytes_per_token"):
+        return "kv"
+    if _MEASURE[q.unit][0] is Dimension.BYTES:
+        return "bytes"
+    if _MEASURE[q.unit][0] is Dimension.FLOPS:
+        return "flops"
+    return ""
+
+
+_RATIO_SLIPS: dict[str, tuple[tuple[sp.Expr, str], ...]] = {
+    "bytes": (
         (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
         (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
-        (sp.Rational(1, 2), "the claim is half the answer (one of K and V? one FLOP per multiply-add?)"),
-        (sp.Integer(2), "the claim is twice the answer"),
-    )  # fmt: skip
-    return next((why for r, why in slips if abs(ratio - r) <= rtol * r), "")
+    ),
+    "kv": (
+        (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
+        (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
+        (sp.Rational(1, 2), "that counts one of K and V: the cache holds both"),
+    ),
+    "flops": ((sp.Rational(1, 2), "that counts one FLOP per multiply-add; a multiply-add is 2"),),
+}
+"""Ratios of a claim to the answer that name a slip, by the kind of quantity they fit."""
+
+
+def _without_tables(a: ModelAnalysis, value: sp.Expr, target: sp.Expr, rtol: sp.Rational) -> str:
+    """``that leaves out the embedding table`` (and/or the head) when that reproduces the claim."""
+    embed, head = a.value("P_embed") or 0, a.value("P_head") or 0
+    tries = (
+        (embed + head, "the embedding table and the output head"),
+        (head, "the output head"),
+        (embed, "the embedding table"),
+    )
+    for left_out, what in tries:
+        if left_out and abs(value - (target - left_out)) <= rtol * abs(target - left_out):
+            return f"that leaves out {what}: the parameters count every table"
+    return ""
 
 
 def _uses_flops_per_token(a: ModelAnalysis, quantity: str) -> bool:
@@ -449,7 +490,8 @@ def judge_model_claim(
                 (f"{within} of the exact {quantity} (relative error {percent})",),
                 error,
             )  # fmt: skip
-        hint = _slip(a, q, claim, rtol)
+        hint = "" if unit is not None else bare_number_hint(value, target, measure, rtol)
+        hint = hint or _slip(a, q, claim, rtol)
         approx = "" if target.is_Integer else f" (≈ {fmt_decimal(target)})"
         if q.unit is Unit.SECONDS and target.is_Rational and target > 0:  # as a person reads it
             approx = f" s (≈ {time_text(target)})"

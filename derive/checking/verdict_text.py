@@ -122,6 +122,16 @@ def claim_text(
     return report_text(claim_report(ctx, claim, j, diagnosis, hidden))
 
 
+def syntax_note(claim: Claim) -> str:
+    """How the claim's syntax was chosen; a value read as plain text after a LaTeX left side
+    or relation (``B \\geq 121``) says so instead of claiming the text had no backslash."""
+    decided = claim.parsed.decided
+    latex_marks = any(c in claim.text for c in "\\{}")
+    if decided.startswith("auto: read as plain text") and latex_marks:
+        return "auto: the value after the left side read as plain text"
+    return decided
+
+
 def claim_report(
     ctx: Context,
     claim: Claim,
@@ -134,7 +144,7 @@ def claim_report(
     entries = [
         Entry("verdict", j.verdict.value),
         Entry("quantity", j.quantity),
-        Entry("claim read as", f"{claim.read_as()}   ({claim.parsed.decided})"),
+        Entry("claim read as", f"{claim.read_as()}   ({syntax_note(claim)})"),
     ]
     if j.value != j.claimed:
         entries.append(Entry("with bound dims", str(j.value)))
