@@ -113,3 +113,21 @@ def test_the_syntax_note_reads_the_whole_claim():
         argv + ["--regime", "B << D, F", "--quantity", "crossover", "--claim", r"B \geq 121"]
     )
     assert "no backslash" not in r.out and "the value after the left side" in r.out
+
+
+def test_a_defined_quantity_reports_like_every_other_check():
+    # amdahl-step: a 70 ms step, 62 % of it GEMMs sped up 1.8x: new = 70·(0.38 + 0.62/1.8) ms
+    new_step = Fraction(70, 1000) * (Fraction(38, 100) + Fraction(62, 100) / Fraction(18, 10))
+    argv = ["check", "--problem-set", str(SET), "--problem", "amdahl-step"]
+    argv += ["--quantity", "new_step", "--format", "json"]
+    import json
+
+    right = json.loads(run_cli(argv + ["--claim", f"{float(new_step) * 1000:.4g} ms"]).out)
+    assert right["verdict"] == "correct" and "diagnosis" in right and "explanation" not in right
+    assert right["expected_hidden"] is False and right["relative_error"].endswith("%")
+    speedup = Fraction(70, 1000) / new_step
+    two = f"{float(speedup):.2g}"  # right to 2 s.f., outside 1 %
+    assert abs(Fraction(two) - speedup) > speedup / 100
+    argv[argv.index("new_step")] = "speedup"
+    wrong = json.loads(run_cli(argv + ["--claim", two]).out)
+    assert wrong["verdict"] == "incorrect" and "right to 2 s.f." in wrong["diagnosis"][0]

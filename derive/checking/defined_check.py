@@ -17,6 +17,8 @@ import sympy as sp
 
 from derive.checking.api import CheckResult
 from derive.checking.hidden import conceal
+from derive.checking.matching import as_percent
+from derive.checking.rounding import sig_fig_sentence
 from derive.checking.thresholds import count_reason
 from derive.checking.verdict import Verdict
 from derive.errors import ProblemError
@@ -128,7 +130,7 @@ def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bo
         verdict = Verdict.CORRECT if ok else Verdict.INCORRECT
         return CheckResult(verdict, answer.name, claim, read_as, (), expected)
     error = abs(value.value - answer.value) / abs(answer.value)
-    percent = f"{float(error) * 100:.3g} %"
+    percent = as_percent(error)
     if answer.count and value.value != answer.value:
         said, hidden = count_reason(
             answer.name, "a count (solved as an integer)", value.value, answer.value
@@ -137,17 +139,23 @@ def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bo
             Verdict.INCORRECT, answer.name, claim, read_as, (hidden if hide else said,), expected
         )
     if error <= rtol:
-        note = () if same_unit else (f"read in base units ({answer.unit}): give the unit",)
+        within = f"within {as_percent(rtol)} of the exact {answer.name} (relative error {percent})"
+        note = (within,) if same_unit else (f"read in base units ({answer.unit}): give the unit",)
         return CheckResult(
             Verdict.CORRECT, answer.name, claim, read_as, note, expected, relative_error=percent
         )
     diagnosis: list[str] = []
+    rounded = sig_fig_sentence(value.value, answer.value, rtol)
+    if rounded:
+        diagnosis.append(rounded)
     ratio = value.value / answer.value
     slip = _slip(ratio, rtol)
     if slip is not None:
         diagnosis.append(f"off by a factor of {fmt_decimal(ratio)}: {slip}")
-    elif error <= _ROUNDING:
+    elif error <= _ROUNDING and not rounded:
         diagnosis.append(f"off by {percent}: rounded too early, or a given misread?")
+    elif rounded:
+        diagnosis.append(f"off by {percent}")
     else:
         diagnosis.append(f"off by {percent}")
     return CheckResult(
