@@ -255,8 +255,9 @@ def test_hidden_diagnosis_does_not_give_the_answer_away(client, client_hidden):
     shown, hidden = (c.post("/api/check", json=body).json() for c in (client, client_hidden))
     assert shown["verdict"] == hidden["verdict"] == "incorrect"
     leading = _q1_crossover()  # printed by the checker as p/q ≈ decimal
-    assert any(str(leading) in d for d in shown["diagnosis"])
-    assert not any(str(leading) in d for d in hidden["diagnosis"])
+    # 481 is the ridge π/β (q1's crossover is half of it): that slip is said alone
+    assert any("the ridge point" in d for d in shown["diagnosis"])
+    assert not any(str(leading) in d or str(2 * leading) in d for d in hidden["diagnosis"])
     assert "expected" not in hidden
 
 

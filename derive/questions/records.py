@@ -120,12 +120,15 @@ class Questions:
         answers: givens, then unknowns, then defined quantities (in dependency order).
         solving: the verdict on the equations (None without equations).
         used: every name the definitions use, with its value (for the numbers line).
+        labels: how the question sheet asks for a defined quantity or an unknown (the
+            set's ``label``), by name; a name without one is asked by its default label.
     """
 
     problem: str
     answers: tuple[Answer, ...]
     solving: Solving | None
     used: tuple[Known, ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
 
     def answer(self, name: str) -> Answer | None:
         """The answer called ``name``, or None."""

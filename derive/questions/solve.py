@@ -394,4 +394,5 @@ def answer_questions(
         known[name] = Known(name, value, measure, "a defined quantity")
     shown = {str(s) for a in defined for s in a.formula.free_symbols}
     used = tuple(known[n] for n in sorted(shown) if n in known)
-    return Questions(problem, (*givens, *unknown_answers, *defined), solving, used)
+    answers = (*givens, *unknown_answers, *defined)
+    return Questions(problem, answers, solving, used, spec.labels)
