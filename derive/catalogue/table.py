@@ -187,7 +187,7 @@ TIMES = _row(
 )  # fmt: skip
 BOUNDS = _row(
     "bounds", "bounds on the runtime", None,
-    At(OP, ASK, "lower and upper bounds on the runtime"),
+    At(OP, ASK, "lower and upper bounds on the runtime", shows=("t_lower", "t_upper")),
     rule="max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
 )  # fmt: skip
 _ATTAINABLE_BOX = Box("Attainable FLOP/s", "", "FLOP/s: a number (7.3e13)")
