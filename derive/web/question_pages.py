@@ -44,7 +44,7 @@ def _givens(q: Questions) -> list[dict[str, str]]:
 def questions_page(pset: ProblemSet, entry: QuestionEntry, q: Questions, hints: bool) -> Page:
     """The page of a problem of givens and equations alone (``q``: its answered questions)."""
     given = questions_given(q)
-    givens_html = f"<p><strong>Given.</strong> {html.escape(given)}</p>" if given else ""
+    givens_html = f"<p>{html.escape(given)}</p>" if given else ""
     return page_of(
         entry, QUESTIONS_KIND, _asked(entry, q), (_givens(q), givens_html), ((), (), ()), hints
     )

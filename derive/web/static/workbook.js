@@ -204,7 +204,7 @@ function answerRow(problem, asked, progress) {
     try {
       const r = await api("/api/read", { problem: problem.id, answer: text, quantity: asked.quantity });
       if (mine !== seq) return;
-      preview.replaceChildren(r.ok ? el("span", {}, "reads as ", math(r.latex))
+      preview.replaceChildren(r.ok ? el("span", {}, "reads as ", r.latex ? math(r.latex) : r.read_as)
         : el("span", { class: "bad", text: r.reason }));
     } catch (e) {
       if (mine === seq) preview.replaceChildren(el("span", { class: "bad", text: e.message }));
@@ -359,7 +359,7 @@ async function showProblem(id) {
     el("h1", { text: `Problem ${index + 1}: ${problem.title}` }),
     el("section", { class: "card" }, question,
       el("details", { class: "givens-box", open: "" }, el("summary", { text: "Given" }), givens)),
-    answers, solutionSection(problem),
+    answers, ...(problem.steps > 0 ? [solutionSection(problem)] : []),
     ...(problem.derivation === false ? [] : [derivationSection(problem, progress)]));
   updateOverall();
 }
