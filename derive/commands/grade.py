@@ -36,6 +36,7 @@ from derive.catalogue import ProblemKind
 from derive.checking.api import QUANTITIES, SERVING_QUANTITIES, TRAINING_QUANTITIES
 from derive.errors import DeriveError, LimitError, ProblemError
 from derive.pipeline.kinds import Problem
+from derive.problem.binding import ProblemSpec
 from derive.problem.input_files import read_text_file
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ProblemSet
@@ -129,7 +130,8 @@ def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
     if entry.kind is not ProblemKind.OPERATOR:
         return ()
     try:
-        d = derive_spec(entry.spec, registry(tuple(str(p) for p in pset.operators)))
+        spec = cast(ProblemSpec, entry.spec)  # an operator problem's spec
+        d = derive_spec(spec, registry(tuple(str(p) for p in pset.operators)))
     except DeriveError:
         return ()
     if not isinstance(d, Derivation):
@@ -137,7 +139,9 @@ def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s.topic for s in d.solution.steps))
 
 
-def _judge_row(args: argparse.Namespace, pset: ProblemSet, operators, row: dict[str, str]):
+def _judge_row(
+    args: argparse.Namespace, pset: ProblemSet, operators: tuple[str, ...], row: dict[str, str]
+) -> CheckResult:
     """One row's verdict; a row naming what the set does not have is refused (a DeriveError)."""
     from derive.checking.api import check, check_defined, defined_names
     from derive.commands.check import _entry
