@@ -374,14 +374,14 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
     )
     if result.verdict is Verdict.UNREADABLE:
         raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
-    from derive.checking.model_verdict_text import claim_json, model_claim_report
+    from derive.checking.api import model_verdict_text as frame
 
     rtol = parse_rtol(args.rtol)
     judged = {"expected": result.expected}  # the same frame as every other check's JSON
     write_report(
         args,
-        model_claim_report(result, rtol),
-        lambda: claim_json(result, rtol, judged, {"problem": args.problem}),
+        frame.model_claim_report(result, rtol),
+        lambda: frame.claim_json(result, rtol, judged, {"problem": args.problem}),
     )
     return 0 if result.verdict is Verdict.CORRECT else 1
 
