@@ -52,3 +52,12 @@ def test_find_is_the_same_key_and_a_label_must_name_a_defined_quantity(tmp_path)
     path.write_text(SET.format(labels='label = { cost = "the cost" }'), encoding="utf-8")
     with pytest.raises(ProblemError, match="'cost' is not a defined quantity"):
         load_problem_set(path)
+
+
+def test_the_standalone_key_has_a_title_not_a_numbered_section(tmp_path):
+    _sheet_and_key(tmp_path, "")
+    tex = (tmp_path / "out" / "set.tex").read_text("utf-8")
+    body = tex[tex.index("\\begin{document}") :]
+    assert "\\title{Costs}" in body and "\\maketitle" in body
+    assert "\\section{Costs}" not in body
+    assert "\\renewcommand{\\thesubsection}{\\arabic{subsection}}" in tex
