@@ -343,7 +343,7 @@ async function showProblem(id) {
     el("p", { class: "muted", text: problem.kind === "model"
       ? "Type a number (3.7e9, 4.3e19), with a unit where it has one (21 GB, 52 KiB, 17 days), or yes/no; press Enter or Check."
       : problem.kind === "questions"
-      ? "Type a number with its unit where it has one (1.26e6 $, 20.6 days, 50.7 ms); press Enter or Check."
+      ? "Type a number with its unit where it has one (3.2e5 $, 4.5 days, 2.3 ms); press Enter or Check."
       : problem.asked.length && problem.asked.every((a) => !a.placeholder.includes("formula"))
       ? "Type a number, with a unit where it has one (2.3 ms, 1.2e12, 21 GB); press Enter or Check."
       : problem.kind === "kernel"
