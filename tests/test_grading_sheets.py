@@ -61,4 +61,3 @@ def test_the_standalone_key_has_a_title_not_a_numbered_section(tmp_path):
     assert "\\title{Costs}" in body and "\\maketitle" in body
     assert "\\section{Costs}" not in body
     assert "\\renewcommand{\\thesubsection}{\\arabic{subsection}}" in tex
-
