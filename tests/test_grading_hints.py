@@ -131,3 +131,13 @@ def test_a_defined_quantity_reports_like_every_other_check():
     argv[argv.index("new_step")] = "speedup"
     wrong = json.loads(run_cli(argv + ["--claim", two]).out)
     assert wrong["verdict"] == "incorrect" and "right to 2 s.f." in wrong["diagnosis"][0]
+
+
+def test_a_preview_never_converts_across_dimensions():
+    from derive.web.pool import grader_of
+
+    grader = grader_of(load_problem_set(SET))
+    rate = grader.read("serve-70b-decode", "12.5 ms", "tokens_per_s")
+    assert rate.ok and "tokens/s" not in (rate.latex or "") and "=" not in (rate.latex or "")
+    time = grader.read("serve-70b-decode", "12.5 ms", "t_lower")
+    assert "0.0125" in (time.latex or "")  # same dimension: converted to seconds
