@@ -133,12 +133,12 @@ def test_grading_a_csv_of_answers(homework):
         ["check", "--problem-set", "set.toml", "--answers", "answers.csv"]
         + ["--hide-expected", "-o", "verdicts.csv"]
     )
-    assert r.code == 0 and r.out == ""
+    assert r.code == 0 and r.out.splitlines()[0].split() == ["who", "right", "answered", "asked"]
     written = list(csv.DictReader(io.StringIO((homework / "verdicts.csv").read_text("utf-8"))))
     assert [row["expected"] for row in written] == ["", "", "", ""]
 
 
-def test_grading_exits_1_when_a_row_is_unreadable_and_2_when_the_file_is_wrong(homework):
+def test_grading_exits_1_when_a_row_is_unreadable_or_refused_and_2_when_the_file_is_wrong(homework):
     (homework / "a.csv").write_text(
         _answers([["eve", "q2", "ridge", r"\frac{2BD"], ["fay", "q2", "ridge", "240"]]),
         encoding="utf-8",
@@ -149,7 +149,8 @@ def test_grading_exits_1_when_a_row_is_unreadable_and_2_when_the_file_is_wrong(h
     assert row["verdict"] == "unreadable" and row["reason"] and int(row["position"]) >= 1
     (homework / "b.csv").write_text(_answers([["gus", "q9", "ridge", "1"]]), encoding="utf-8")
     r = run_cli(["check", "--problem-set", "set.toml", "--answers", "b.csv", "-o", "v.csv"])
-    assert r.code == 2 and "no such problem" in r.err and not (homework / "v.csv").exists()
+    row = next(csv.DictReader(io.StringIO((homework / "v.csv").read_text("utf-8"))))
+    assert r.code == 1 and row["verdict"] == "refused" and "no such problem" in row["reason"]
     (homework / "c.csv").write_text("name,answer\nx,1\n", encoding="utf-8")
     r = run_cli(["check", "--problem-set", "set.toml", "--answers", "c.csv"])
     assert r.code == 2 and "missing column" in r.err

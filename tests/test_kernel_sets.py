@@ -243,7 +243,8 @@ def test_answers_rows_may_name_a_set_kernel(set_file, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("who,problem,quantity,claim\nann,ew,t_lower,1\n", encoding="utf-8")
     refused = run_cli(["check", "--problem-set", str(set_file), "--answers", str(bad)])
-    assert refused.code == 2 and "kernel problem 'ew'" in refused.err
+    assert refused.code == 1 and "kernel problem 'ew'" in refused.out
+    assert refused.out.splitlines()[1].startswith("ann,ew,t_lower,1,refused")
 
 
 def test_derive_check_takes_a_set_kernel(pset):

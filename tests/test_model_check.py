@@ -71,7 +71,7 @@ def test_a_kv_bytes_per_token_claim_in_kib_and_the_kb_slip():
     assert _verdict(slip) == "incorrect"
     assert "read as KiB it would be right" in slip.diagnosis[0]
     half = derive.check(spec, "kv_bytes_per_token", str(per_token // 2))
-    assert _verdict(half) == "incorrect" and "half" in half.diagnosis[0]
+    assert _verdict(half) == "incorrect" and "one of K and V" in half.diagnosis[0]
 
 
 def test_a_max_batch_claim_on_a_16_chip_v5e_slice():

@@ -245,3 +245,32 @@ def test_time_a_transfer_alone(comms_server, page):
     assert "Collectives" in page.locator(".steps .step").first.inner_text()
     page.screenshot(path=str(SHOTS / "derive-web-comms.png"), full_page=True)
     assert page.errors == []
+
+
+def test_answer_a_givens_problem_and_a_bounds_problem(server, page):
+    """Issue 33: a problem of givens and equations alone and a ``bounds`` problem, answered."""
+    from fractions import Fraction
+
+    new_step = Fraction(70, 1000) * (Fraction(38, 100) + Fraction(62, 100) / Fraction(18, 10))
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(server + "#/p/amdahl-step")
+    page.wait_for_selector("#answer-new_step")
+    assert "the new step time" in page.locator("div[data-quantity=new_step]").inner_text()
+    page.fill("#answer-new_step", f"{float(new_step) * 1000:.4g} ms")
+    page.press("#answer-new_step", "Enter")
+    page.wait_for_selector("[data-quantity=new_step] .verdict.correct")
+    page.screenshot(path=str(SHOTS / "derive-web-questions-1280.png"), full_page=True)
+
+    b, d, f = 4096, 8192, 8192  # mm-h100: bf16 on an H100, 989 TFLOP/s and 3.35 TB/s
+    lower = max(
+        Fraction(2 * b * d * f, 989 * 10**12), Fraction(2 * (b * d + d * f + b * f), 335 * 10**10)
+    )
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(server + "#/p/mm-h100")
+    page.wait_for_selector("#answer-t_lower")
+    page.fill("#answer-t_lower", f"{float(lower) * 1000:.4g} ms")
+    page.click("[data-quantity=t_lower] button")
+    page.wait_for_selector("[data-quantity=t_lower] .verdict.correct")
+    page.screenshot(path=str(SHOTS / "derive-web-bounds-390.png"), full_page=True)
+    page.set_viewport_size({"width": 1100, "height": 900})
+    assert page.errors == []

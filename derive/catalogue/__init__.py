@@ -20,7 +20,7 @@ from derive.catalogue.lookup import (
     shown_by,
     spelling_map,
 )
-from derive.catalogue.records import At, Box, Computation, Quantity, Roof, Use
+from derive.catalogue.records import At, Box, Computation, Exactness, Quantity, Roof, Use
 from derive.catalogue.table import QUANTITIES
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "At",
     "Box",
     "Computation",
+    "Exactness",
     "ProblemKind",
     "Quantity",
     "Roof",

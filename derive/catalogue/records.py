@@ -15,7 +15,10 @@ A quantity is declared once, in :mod:`derive.catalogue.table`; every stage from
   quantities an ask shows;
 - ``slips``: the names of the slips its checker knows (the code stays in ``checking/``);
 - ``family``: the quantity whose names a left side may also use for it (``I`` for the
-  network intensity).
+  network intensity);
+- ``exactness``: what kind of value it is, which decides how a number claimed for it is
+  judged (:class:`Exactness`: a measure within the tolerance, a count exactly, a crossing
+  within the tolerance and its first integer exactly).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from enum import Enum, Flag, auto
 from derive.catalogue.kinds import ProblemKind
 from derive.formula.units import Dimension
 
-__all__ = ["At", "Box", "Computation", "Quantity", "Roof", "Use"]
+__all__ = ["At", "Box", "Computation", "Exactness", "Quantity", "Roof", "Use"]
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -55,6 +58,15 @@ class Computation(Enum):
     STEP_TIME = auto()  # a bound of the step's kernels: Σ per-kernel times
     UTILISATION = auto()  # a measured rate over its ceiling (MFU, MBU)
     ANALYSED = auto()  # read from the analysis: the attribute of the quantity's name, exact
+
+
+class Exactness(Enum):
+    """What kind of value a quantity is: how a number claimed for it is judged."""
+
+    MEASURE = "measure"  # a real measure: right within the relative tolerance
+    COUNT = "count"  # a floor or a ceiling (the largest batch that fits): the integer, exactly
+    CROSSING = "crossing"  # a real crossing (B* ≈ 120.1) within the tolerance; the smallest
+    # integer past it (B ≥ 121) exactly
 
 
 class Roof(Enum):
@@ -120,6 +132,7 @@ class Quantity:
     slips: tuple[str, ...] = ()
     family: str = ""
     meaning: str = ""
+    exactness: Exactness = Exactness.MEASURE
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):

@@ -16,7 +16,7 @@ kind is analysed, and print it where its step is written; ``docs/architecture.md
 from __future__ import annotations
 
 from derive.catalogue.kinds import ProblemKind
-from derive.catalogue.records import At, Box, Computation, Quantity, Roof, Use
+from derive.catalogue.records import At, Box, Computation, Exactness, Quantity, Roof, Use
 from derive.formula.units import Dimension
 
 __all__ = ["QUANTITIES"]
@@ -151,7 +151,7 @@ CROSSOVER = _row(
         Box("Batch at which decode becomes compute-bound", "B^*", "a number, or B ≥ …"),
         json="serving.crossover.exact",
     ),
-    plain="x*", latex="{x}^*", computation=_C.CROSSOVER,
+    plain="x*", latex="{x}^*", computation=_C.CROSSOVER, exactness=Exactness.CROSSING,
     slips=("leading_order", "threshold_side", "other_dtype", "ridge_for_crossover"),
 )  # fmt: skip
 CROSSOVER_REGIME = _row(
@@ -187,7 +187,7 @@ TIMES = _row(
 )  # fmt: skip
 BOUNDS = _row(
     "bounds", "bounds on the runtime", None,
-    At(OP, ASK, "lower and upper bounds on the runtime"),
+    At(OP, ASK, "lower and upper bounds on the runtime", shows=("t_lower", "t_upper")),
     rule="max(T_math, T_mem) ≤ T ≤ T_math + T_mem",
 )  # fmt: skip
 _ATTAINABLE_BOX = Box("Attainable FLOP/s", "", "FLOP/s: a number (7.3e13)")
@@ -265,6 +265,7 @@ NETWORK_CROSSOVER = _row(
     ),
     latex=r"{x}^*_{\text{link}}", aliases=("crossover_network",),
     computation=_C.CROSSOVER, roof=Roof.NETWORK, family=CROSSOVER.name,
+    exactness=Exactness.CROSSING,
 )  # fmt: skip
 T_COMMS = _row(
     "t_comms", "T_comms", _D.TIME,
@@ -412,11 +413,24 @@ _MODEL = ASK | CHECK | BOX
 
 
 def _model(
-    name: str, phrase: str, dimension: Dimension | None, latex: str, meaning: str, *more: At
+    name: str,
+    phrase: str,
+    dimension: Dimension | None,
+    latex: str,
+    meaning: str,
+    *more: At,
+    **facts: object,
 ) -> Quantity:
     at = At(MODEL, _MODEL, phrase)
     return _row(
-        name, phrase.removeprefix("the "), dimension, at, *more, latex=latex, meaning=meaning
+        name,
+        phrase.removeprefix("the "),
+        dimension,
+        at,
+        *more,
+        latex=latex,
+        meaning=meaning,
+        **facts,
     )
 
 
@@ -498,6 +512,7 @@ MAX_BATCH = _model(
     _D.COUNT,
     r"B_{\max}",
     "largest batch that fits at context S",
+    exactness=Exactness.COUNT,
 )
 MIN_DEVICES = _model(
     "min_devices",
@@ -505,6 +520,7 @@ MIN_DEVICES = _model(
     _D.COUNT,
     r"N_{\min}",
     "fewest devices that hold weights and KV cache",
+    exactness=Exactness.COUNT,
 )
 MAX_CONTEXT = _model(
     "max_context",
@@ -512,6 +528,7 @@ MAX_CONTEXT = _model(
     _D.COUNT,
     r"S_{\max}",
     "longest context that fits at batch B",
+    exactness=Exactness.COUNT,
 )
 TRAIN_STATE_BYTES = _model(
     "train_state_bytes",

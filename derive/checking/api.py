@@ -47,6 +47,7 @@ from derive.checking.comms_check import (
     comms_claim_report,
 )
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
+from derive.checking.hidden import conceal
 from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report, kernel_claim_text
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
@@ -323,7 +324,11 @@ def _check_model(
         phase_for,
         serving_slips,
     )
-    from derive.checking.training_claims import all_claims_analysis_for
+    from derive.checking.training_claims import (
+        all_claims_analysis_for,
+        training_analysis_for,
+        training_slips,
+    )
 
     a = all_claims_analysis_for(problem, operators)
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
@@ -345,17 +350,25 @@ def _check_model(
     if j.verdict is Verdict.INCORRECT and phase is not None:
         slips = serving_slips(phase, quantity, read.value, rtol)
         j = replace(j, diagnosis=j.diagnosis + slips, hidden_diagnosis=j.hidden_diagnosis + slips)
+    run = training_analysis_for(problem, operators) if quantity in TRAINING_QUANTITIES else None
+    if j.verdict is Verdict.INCORRECT and run is not None:
+        slips = training_slips(run, quantity, read.value, rtol)
+        j = replace(j, diagnosis=j.diagnosis + slips, hidden_diagnosis=j.hidden_diagnosis + slips)
     error = j.relative_error
-    return CheckResult(
+    result = CheckResult(
         j.verdict,
         quantity,
         claim,
         read.read_as,
         j.hidden_diagnosis if hide_expected else j.diagnosis,
-        None if hide_expected else j.expected,
+        j.expected,
         relative_error=None if error is None else as_percent(error),
         detail=ModelDetail(a, read, j),
     )
+    if not hide_expected:
+        return result
+    exact = model_quantity(a, quantity).value
+    return conceal(result, read.value, exact, as_percent(rtol))
 
 
 def _check_quantity(quantity: str) -> None:
@@ -494,16 +507,20 @@ def _check_operator(
     j = judge_claim(ctx, quantity, read)
     from derive.checking.matching import as_percent
 
-    return CheckResult(
+    result = CheckResult(
         j.verdict,
         quantity,
         claim,
         read.read_as(),
         hide(j.diagnosis, j.expected, j.leading) if hide_expected else j.diagnosis,
-        None if hide_expected else show_expected(j.expected, quantity),
+        show_expected(j.expected, quantity),
         relative_error=as_percent(j.relative_error) if j.relative_error is not None else None,
         detail=ClaimDetail(ctx, read, j),
     )
+    if not hide_expected:
+        return result
+    exact = j.expected.value if j.expected is not None else None
+    return conceal(result, j.value, exact, as_percent(ctx.rtol))
 
 
 def check_defined(
@@ -595,7 +612,7 @@ def check_derivation(
             detail=e,
         )
     if hide_expected:
-        r = _hidden(ctx, r)
+        r = _hidden(ctx, r, text)
     steps = tuple(StepResult(s.line, s.text, s.relation, s.ok, s.why) for s in r.steps)
     expected = None if r.expected is None else show_expected(r.expected, r.quantity or "")
     return DerivationResult(
@@ -609,20 +626,28 @@ def check_derivation(
     )
 
 
-def _hidden(ctx: Context, r: ChainResult) -> ChainResult:
-    """A derivation's result with every expected value kept back (steps and diagnosis alike)."""
+def _hidden(ctx: Context, r: ChainResult, text: str) -> ChainResult:
+    """A derivation's result with every expected value kept back (steps and diagnosis alike):
+    sentences that state a target dropped, then every clause that states a number the
+    derivation did not write (:func:`~derive.checking.hidden.kept_back`)."""
     from derive.checking.expected_text import hide
+    from derive.checking.hidden import kept_back
+    from derive.checking.matching import as_percent
     from derive.checking.quantities import expected, leading
 
     a = ctx.analysis
     targets = [t for q in r.quantities for t in (expected(a, q), leading(a, q, a.problem.regime))]
+    tolerance = as_percent(ctx.rtol)
 
     def kept(why: str) -> str:
         said = hide((why,), *targets) if why else ()
+        said = tuple(k for k in (kept_back(s, text, None, tolerance) for s in said) if k)
         return said[0] if said else ("" if not why else "(kept back: it states the expected value)")
 
     steps = tuple(replace(s, why=kept(s.why)) for s in r.steps)
-    diagnosis = hide(r.diagnosis, *targets)
+    diagnosis = tuple(
+        k for k in (kept_back(s, text, None, tolerance) for s in hide(r.diagnosis, *targets)) if k
+    )
     return replace(r, steps=steps, diagnosis=diagnosis, expected=None, leading=None)
 
 

@@ -18,6 +18,7 @@ import sympy as sp
 from derive.analysis.comms_only import CommsAnalysis
 from derive.checking.diagnosis_text import approx, exact_decimal
 from derive.checking.expected_text import said_number, said_time, show_number
+from derive.checking.hidden import conceal
 from derive.checking.matching import as_percent, check_size, match, relative_error
 from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
@@ -165,18 +166,17 @@ def check_comms(
     else:
         verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(value, exact, unit, rtol),)
     error = relative_error(value, exact)
-    if hide_expected:
-        diagnosis = tuple(d.split(" — exact is")[0] for d in diagnosis)
-    return CheckResult(
+    result = CheckResult(
         verdict,
         quantity,
         claim,
         read.read_as,
         diagnosis,
-        None if hide_expected else show_number(exact, Dimension.TIME),
+        show_number(exact, Dimension.TIME),
         relative_error=None if error is None else as_percent(error),
         detail=CommsDetail(analysis, value, read),
     )
+    return conceal(result, value, exact, as_percent(rtol)) if hide_expected else result
 
 
 def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object]:

@@ -16,6 +16,10 @@ import re
 import sympy as sp
 
 from derive.checking.api import CheckResult
+from derive.checking.hidden import conceal
+from derive.checking.matching import as_percent
+from derive.checking.rounding import sig_fig_sentence
+from derive.checking.thresholds import count_reason
 from derive.checking.verdict import Verdict
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
@@ -104,7 +108,10 @@ def check_defined(
         value = read_formula(text, {k: v for k, v in known.items() if k != quantity})
     except RejectError as reject:
         return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
-    return _judge(answer, value, claim, rtol, hide_expected)
+    result = _judge(answer, value, claim, rtol, hide_expected)
+    if not hide_expected:
+        return result
+    return conceal(result, value.value, answer.value, f"{fmt_decimal(100 * rtol, 3)}%")
 
 
 def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bool) -> CheckResult:
@@ -123,19 +130,32 @@ def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bo
         verdict = Verdict.CORRECT if ok else Verdict.INCORRECT
         return CheckResult(verdict, answer.name, claim, read_as, (), expected)
     error = abs(value.value - answer.value) / abs(answer.value)
-    percent = f"{float(error) * 100:.3g} %"
+    percent = as_percent(error)
+    if answer.count and value.value != answer.value:
+        said, hidden = count_reason(
+            answer.name, "a count (solved as an integer)", value.value, answer.value
+        )
+        return CheckResult(
+            Verdict.INCORRECT, answer.name, claim, read_as, (hidden if hide else said,), expected
+        )
     if error <= rtol:
-        note = () if same_unit else (f"read in base units ({answer.unit}): give the unit",)
+        within = f"within {as_percent(rtol)} of the exact {answer.name} (relative error {percent})"
+        note = (within,) if same_unit else (f"read in base units ({answer.unit}): give the unit",)
         return CheckResult(
             Verdict.CORRECT, answer.name, claim, read_as, note, expected, relative_error=percent
         )
     diagnosis: list[str] = []
+    rounded = sig_fig_sentence(value.value, answer.value, rtol)
+    if rounded:
+        diagnosis.append(rounded)
     ratio = value.value / answer.value
     slip = _slip(ratio, rtol)
     if slip is not None:
         diagnosis.append(f"off by a factor of {fmt_decimal(ratio)}: {slip}")
-    elif error <= _ROUNDING:
+    elif error <= _ROUNDING and not rounded:
         diagnosis.append(f"off by {percent}: rounded too early, or a given misread?")
+    elif rounded:
+        diagnosis.append(f"off by {percent}")
     else:
         diagnosis.append(f"off by {percent}")
     return CheckResult(

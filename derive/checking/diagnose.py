@@ -358,7 +358,14 @@ def _first(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[
 def diagnose(
     ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
 ) -> list[str]:
-    """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``."""
+    """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``.
+
+    The ridge given for a crossover is said alone: it explains the number, and the other
+    slips that happen to reproduce it (half the FLOPs, another peak) are coincidences.
+    """
+    ridge = _ridge_for_crossover(ctx, quantity, claim)
+    if ridge:
+        return [ridge]
     first = _first(ctx, quantity, claim, target)
     return first + [s for s in _diagnose(ctx, quantity, raw, claim, target) if s not in first]
 

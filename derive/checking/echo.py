@@ -129,7 +129,10 @@ def _model(claim: ModelClaim, unit_word: str) -> Echo:
     name = claim.read_as.split(sign)[0] if named else None
     unit = claim.unit.text if claim.unit is not None else None
     percent = "% = " in claim.read_as
-    return Echo(name, claim.relation, claim.raw, unit, percent, claim.value, unit_word)
+    # a unit of another dimension is not converted (12.5 ms is no rate): echo it as typed
+    converted = claim.unit is None or percent or " = " in claim.read_as.split("   (")[0]
+    exact, word = (claim.value, unit_word) if converted else (claim.raw, "")
+    return Echo(name, claim.relation, claim.raw, unit, percent, exact, word)
 
 
 def _kernel(claim: KernelClaim, unit_word: str) -> Echo:

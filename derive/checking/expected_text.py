@@ -123,6 +123,9 @@ def hide(
         for cut in (
             " — exact is ",
             " — leading order is ",
+            " — at ",
+            " — as ",
+            " — the ",
             "; without that regime",
             "; without the regime",
         ):

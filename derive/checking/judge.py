@@ -19,6 +19,8 @@ from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
 from derive.checking.matching import How, Match, as_percent, check_size, match, relative_error
 from derive.checking.quantities import Kind, Target, describe, expected, kind_of, leading
+from derive.checking.thresholds import stated_threshold, threshold_reason
+from derive.checking.unit_hint import bare_number_hint
 from derive.checking.verdict import Verdict
 from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Relation
@@ -80,7 +82,7 @@ def _correct_sentence(
     prefix = f"this is the leading-order {what} under {regime.text}" if lead and regime else ""
     if m.how is How.THRESHOLD:
         var = ctx.analysis.problem.solve_for
-        core = f"{claim} is the smallest integer {var} that is compute-bound; the {'leading-order ' if lead else ''}crossover is {approx_or(t)}"
+        core = f"{t.threshold} is the smallest integer {var} that is compute-bound; the {'leading-order ' if lead else ''}crossover is {approx_or(t)}"
     elif m.how is How.TOLERANCE:
         core = f"within {as_percent(ctx.rtol)} of the {'leading-order' if lead else 'exact'} {what} {approx_or(t)} (relative error {as_percent(m.relative_error)})"
     else:
@@ -104,18 +106,26 @@ def _regime_warning(ctx: Context) -> str | None:
 def _related(
     claim: sp.Expr, target: Target | None, relation: Relation, rtol: sp.Rational
 ) -> Match | None:
-    """How a claim ``B rel claim`` matches a crossover: ``B > 120`` is the threshold 121 too."""
+    """How a claim ``B rel claim`` matches a crossover: ``B \\geq 121`` and ``B > 120`` state the
+    threshold 121, judged exactly (``B \\geq 120`` is wrong however near the crossover)."""
     if target is None:
         return None
-    if (
-        relation is Relation.GREATER
-        and target.threshold is not None
-        and claim.is_Integer
-        and int(claim) + 1 == target.threshold
-    ):
+    stated = stated_threshold(claim, relation)
+    if stated is not None and target.threshold is not None:
+        if stated != target.threshold:
+            return None
         rel = relative_error(claim, target.value) if target.value is not None else None
         return Match(How.THRESHOLD, rel)
     return match(claim, target, rtol)
+
+
+def _threshold_miss(claim: sp.Expr, relation: Relation, targets: list[Target | None]) -> str | None:
+    """Why an integer stated as the threshold (``B \\geq 120``) is not it, or None."""
+    stated = stated_threshold(claim, relation)
+    t = next((t for t in targets if t is not None and t.threshold is not None), None)
+    if stated is None or t is None or t.threshold is None:
+        return None
+    return threshold_reason(stated, t.threshold, t.edge, relation, claim)[0]
 
 
 def _wrong_side(ctx: Context, claim: sp.Expr, relation: Relation, targets: list[Target]) -> str:
@@ -173,17 +183,15 @@ def judge_expr(
         return Judgement(
             LEADING, quantity, raw, claim, target, lead, lm, rel, tuple(s for s in said if s)
         )
-    return Judgement(
-        INCORRECT,
-        quantity,
-        raw,
-        claim,
-        target,
-        lead,
-        None,
-        rel,
-        tuple(diagnose(ctx, quantity, raw, claim, target)),
+    miss = _threshold_miss(
+        claim, relation, [lead, target] if ctx.analysis.problem.regime else [target, lead]
     )
+    near = any(match(claim, t, ctx.rtol) for t in (target, lead) if t is not None)
+    # near the threshold the reason is the whole story; far from it a named slip explains more
+    said_wrong = [miss] if miss and near else list(diagnose(ctx, quantity, raw, claim, target))
+    if miss and not said_wrong:
+        said_wrong = [miss]
+    return Judgement(INCORRECT, quantity, raw, claim, target, lead, None, rel, tuple(said_wrong))
 
 
 def _unit_sentence(quantity: str, claim: Claim) -> str:
@@ -243,6 +251,10 @@ def judge_claim(ctx: Context, quantity: str, claim: Claim) -> Judgement:
     j = judge_expr(ctx, quantity, claim.expr, claim.relation)
     said = list(j.diagnosis)
     verdict = j.verdict
+    if verdict is INCORRECT and claim.unit is None and j.expected.value is not None:
+        bare = bare_number_hint(j.value, j.expected.value, dimension_of(quantity), ctx.rtol)
+        if bare:  # the missing unit explains the factor: drop the power-of-ten sentence
+            said = [bare] + [s for s in said if "power of ten" not in s and "off by" not in s]
     if verdict is INCORRECT:
         confusions = _confusions(ctx, quantity, claim, j.expected)
         if confusions:  # the unit explains the factor: drop the power-of-ten sentence

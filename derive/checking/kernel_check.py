@@ -22,6 +22,7 @@ import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.checking.expected_text import hide
+from derive.checking.hidden import conceal
 from derive.checking.kernel_claims import (
     KernelClaim,
     KernelJudgement,
@@ -96,16 +97,19 @@ def check_kernel(
         )
     j = judge_kernel_claim(kernel, quantity, read, rtol)
     diagnosis = hide(j.diagnosis, Target(j.exact)) if hide_expected else j.diagnosis
-    return CheckResult(
+    result = CheckResult(
         j.verdict,
         quantity,
         claim,
         read.read_as,
         diagnosis,
-        None if hide_expected else shown_expected(quantity, j.exact),
+        shown_expected(quantity, j.exact),
         relative_error=None if j.relative_error is None else as_percent(j.relative_error),
         detail=KernelDetail(kernel, read, j),
     )
+    if not hide_expected:
+        return result
+    return conceal(result, read.value, j.exact, as_percent(rtol))
 
 
 def _kernel_json(kernel: KernelNumbers) -> dict[str, object]:

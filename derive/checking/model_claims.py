@@ -27,6 +27,8 @@ from pathlib import Path
 
 import sympy as sp
 
+from derive.catalogue import Exactness, find
+from derive.catalogue import quantity as catalogued
 from derive.catalogue.table import (
     CROSSOVER,
     FLOPS_PER_TOKEN,
@@ -40,6 +42,8 @@ from derive.catalogue.table import (
 from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
+from derive.checking.thresholds import count_reason
+from derive.checking.unit_hint import bare_number_hint
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
@@ -193,8 +197,49 @@ def _is_truth(value: sp.Basic) -> bool:
     return isinstance(value, sp.logic.boolalg.BooleanAtom)
 
 
-def _names(a: ModelAnalysis) -> dict[str, sp.Symbol]:
-    return {d.name: d for d in (batch, context, *a.problem.model.free_dims)}
+_NOT_GIVEN_NAMES = frozenset({"s", "h", "d", "D", "k", "K", "M", "G", "T", "W"})
+"""Givens' symbols a claim does not take by name: a unit or a size suffix reads them first."""
+
+
+def typed_name(latex: str) -> str:
+    """A givens table's symbol as people type it: ``h_{\\mathrm{kv}}`` is ``h_kv``.
+
+    >>> typed_name(r"h_{\\mathrm{kv}}"), typed_name(r"d_{h}"), typed_name("L")
+    ('h_kv', 'd_h', 'L')
+    """
+    return re.sub(r"\\math(?:rm|it)\{([^{}]*)\}", r"\1", latex).replace("{", "").replace("}", "")
+
+
+def _givens(a: ModelAnalysis) -> dict[str, tuple[sp.Symbol, sp.Expr]]:
+    """The givens table's symbols a claim may use, by their typed name, with their values."""
+    from derive.model.symbols import NOTATION
+
+    latex = {n.symbol: n.latex for n in NOTATION.values()}
+    out = {}
+    for symbol, value in a.given:
+        name = typed_name(latex.get(symbol, symbol.name))
+        if symbol not in (batch, context) and name not in _NOT_GIVEN_NAMES and value.is_number:
+            out[name] = (symbol, value)
+    return out
+
+
+def _left_side_names(name: str, quantity: str) -> bool:
+    """True when a left side names ``quantity``: its name, a spelling of its catalogue row,
+    ``T`` for a time, ``B`` or ``B^*`` for the crossover."""
+    from derive.checking.names import normalise_name
+
+    key, row = normalise_name(name), find(quantity)
+    spelled = (quantity,) if row is None else (*row.spellings(), row.plain, row.latex)
+    if key in {normalise_name(s) for s in spelled if s}:
+        return True
+    if quantity == CROSSOVER.name and key in ("b", "b^*", "b_*"):
+        return True
+    return row is not None and row.dimension is Dimension.TIME and key in ("t", "time")
+
+
+def _symbols(a: ModelAnalysis) -> dict[str, sp.Symbol]:
+    dims = {d.name: d for d in (batch, context, *a.problem.model.free_dims)}
+    return {**{k: s for k, (s, _) in _givens(a).items()}, **dims}
 
 
 def read_model_claim(
@@ -216,7 +261,7 @@ def read_model_claim(
         if said not in _YES + _NO:
             raise ParseError(f"claim {show(text)}", f"for {quantity}, claim yes or no")
         return ModelClaim(text, sp.true, sp.true if said in _YES else sp.false, None, said)
-    names = _names(a)
+    names = _symbols(a)
     words = _WORDS.get(q.unit)
     body = re.sub(rf"\s*(?:{words})\s*$", "", text, flags=re.I) if words else text
     batch_bound = a.problem.value_of(batch) is not None
@@ -240,17 +285,14 @@ def read_model_claim(
     crossover = quantity == CROSSOVER.name
     if answer.relation.is_order and not crossover:
         raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
-    if answer.name is not None and answer.name.replace(" ", "") not in (
-        quantity,
-        f"\\text{{{quantity}}}",
-        *(("B", "B^*", "B^{*}", "B_*") if crossover else ()),
-    ):
+    if answer.name is not None and not _left_side_names(answer.name, quantity):
         raise ParseError(
             f"claim {show(text)}",
             f"the left side {show(answer.name)} does not name {quantity} "
             f"(write the value alone, or as {quantity} = …)",
         )
-    raw = answer.expr
+    given = {symbol: v for symbol, v in _givens(a).values()}
+    raw = answer.expr.xreplace(given) if answer.expr.free_symbols & set(given) else answer.expr
     value = raw
     scaled = answer.scale is not None
     read_as = answer.value_as_typed if scaled else _plain(raw)
@@ -331,13 +373,53 @@ def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -
             "that uses 2N FLOPs per token (a forward pass) where training takes 6N "
             "(2 forward + 4 backward): the factor of 3"
         )
-    slips = (
+    if quantity in (PARAMS.name, PARAMS_ACTIVE.name):
+        found = _without_tables(a, value, target, rtol)
+        if found:
+            return found
+    return next(
+        (why for r, why in _RATIO_SLIPS.get(_premise(q), ()) if abs(ratio - r) <= rtol * r), ""
+    )
+
+
+def _premise(q: Quantity) -> str:
+    """Which ratio slips can explain a wrong value of ``q``: those of its kind only."""
+    if q.key in ("kv_bytes", "kv_bytes_per_token"):
+        return "kv"
+    if _MEASURE[q.unit][0] is Dimension.BYTES:
+        return "bytes"
+    if _MEASURE[q.unit][0] is Dimension.FLOPS:
+        return "flops"
+    return ""
+
+
+_RATIO_SLIPS: dict[str, tuple[tuple[sp.Expr, str], ...]] = {
+    "bytes": (
         (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
         (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
-        (sp.Rational(1, 2), "the claim is half the answer (one of K and V? one FLOP per multiply-add?)"),
-        (sp.Integer(2), "the claim is twice the answer"),
-    )  # fmt: skip
-    return next((why for r, why in slips if abs(ratio - r) <= rtol * r), "")
+    ),
+    "kv": (
+        (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
+        (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
+        (sp.Rational(1, 2), "that counts one of K and V: the cache holds both"),
+    ),
+    "flops": ((sp.Rational(1, 2), "that counts one FLOP per multiply-add; a multiply-add is 2"),),
+}
+"""Ratios of a claim to the answer that name a slip, by the kind of quantity they fit."""
+
+
+def _without_tables(a: ModelAnalysis, value: sp.Expr, target: sp.Expr, rtol: sp.Rational) -> str:
+    """``that leaves out the embedding table`` (and/or the head) when that reproduces the claim."""
+    embed, head = a.value("P_embed") or 0, a.value("P_head") or 0
+    tries = (
+        (embed + head, "the embedding table and the output head"),
+        (head, "the output head"),
+        (embed, "the embedding table"),
+    )
+    for left_out, what in tries:
+        if left_out and abs(value - (target - left_out)) <= rtol * abs(target - left_out):
+            return f"that leaves out {what}: the parameters count every table"
+    return ""
 
 
 def _uses_flops_per_token(a: ModelAnalysis, quantity: str) -> bool:
@@ -355,6 +437,12 @@ def _rounded(claim: ModelClaim, target: sp.Expr, rtol: sp.Rational) -> str | Non
     if not isinstance(raw, sp.Expr) or not raw.is_Rational or raw == 0 or value == 0:
         return None
     return sig_fig_sentence(raw, target * raw / value, rtol)
+
+
+def _exact_count(quantity: str) -> bool:
+    """True for a count defined by a floor or a ceiling (the catalogue says so): no tolerance."""
+    found = find(quantity)
+    return found is not None and found.exactness is Exactness.COUNT
 
 
 def judge_model_claim(
@@ -391,6 +479,10 @@ def judge_model_claim(
             (f"the claim equals the exact {quantity}",),
             sp.Integer(0) if target.is_number else None,
         )
+    if value.is_number and target.is_Integer and _exact_count(quantity):
+        said, hidden = count_reason(quantity, f"the {catalogued(quantity).prose}", value, target)
+        error = abs(value - target) / abs(target) if target else None
+        return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,), error)
     if value.is_number and target.is_number and target != 0:
         error = abs(value - target) / abs(target)
         percent = as_percent(error)
@@ -405,7 +497,8 @@ def judge_model_claim(
                 (f"{within} of the exact {quantity} (relative error {percent})",),
                 error,
             )  # fmt: skip
-        hint = _slip(a, q, claim, rtol)
+        hint = "" if unit is not None else bare_number_hint(value, target, measure, rtol)
+        hint = hint or _slip(a, q, claim, rtol)
         approx = "" if target.is_Integer else f" (≈ {fmt_decimal(target)})"
         if q.unit is Unit.SECONDS and target.is_Rational and target > 0:  # as a person reads it
             approx = f" s (≈ {time_text(target)})"

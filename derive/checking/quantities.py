@@ -10,7 +10,7 @@ different numbers, so they cannot drift apart.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import sympy as sp
@@ -22,6 +22,7 @@ from derive.analysis.leading_order import leading_order
 from derive.catalogue import Computation, ProblemKind, Roof, Use, names_for
 from derive.catalogue import quantity as catalogued
 from derive.catalogue import table as q
+from derive.checking.thresholds import Edge
 from derive.errors import ProblemError, RegimeError
 from derive.problem.regime import Regime
 
@@ -94,12 +95,15 @@ class Target:
         symbolic: the same before bound dims are substituted.
         threshold: for a crossover, the smallest compute-bound integer, when numeric.
         note: for a crossover without a value, what happens instead.
+        edge: for a crossover, the intensity in its dim and the ridge (why a stated
+            threshold is wrong).
     """
 
     value: sp.Expr | None
     symbolic: sp.Expr | None = None
     threshold: int | None = None
     note: str = ""
+    edge: Edge | None = None
 
 
 @dataclass(frozen=True)
@@ -200,14 +204,13 @@ def compute(kind: Kind, basis: Basis, hw: Hardware, a: Analysis) -> Target:
             "no link bandwidth is known; give --link-bandwidth BYTES_PER_S or a chip with a link",
         )
     if kind == Kind.CROSSOVER:
-        return _crossover_target(
-            solve_crossover(
-                *reduced_parts(basis.num.subs(sub_x), basis.den.subs(sub_x)),
-                hw.peak,
-                bw,
-                p.solve_for,
-            )
+        num, den = basis.num.subs(sub_x), basis.den.subs(sub_x)
+        target = _crossover_target(
+            solve_crossover(*reduced_parts(num, den), hw.peak, bw, p.solve_for)
         )
+        if target.threshold is None or bw is None:
+            return target
+        return replace(target, edge=Edge(p.solve_for, num / den, hw.peak / bw))
     symbolic = {
         Kind.FLOPS: basis.num,
         Kind.BYTES: basis.den,

@@ -174,7 +174,9 @@ def judge_crossover(
     """The verdict on a crossover claim that states the threshold or a side (None: judge the number)."""
     from derive.checking.diagnosis_text import approx
     from derive.checking.model_claims import ModelJudgement, shown_expected
+    from derive.checking.thresholds import Edge, stated_threshold, threshold_reason
     from derive.model.records import Quantity, Unit
+    from derive.model.symbols import batch
 
     cross = phase.crossover
     if cross is None or cross.exact is None or not claim.value.is_number:
@@ -190,6 +192,11 @@ def judge_crossover(
             "compute-bound above the crossover (write B \\geq …)"
         )
         return ModelJudgement(Verdict.INCORRECT, exact, expected, (why,), (why,))
+    stated = stated_threshold(value, relation)
+    if stated is not None and threshold is not None and stated != threshold:
+        edge = Edge(batch, phase.matmul_flops / phase.matmul_bytes, phase.ridge)
+        said, hidden = threshold_reason(stated, threshold, edge, relation, claim.raw)
+        return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,))
     states = value + 1 if relation is Relation.GREATER and value.is_Integer else value
     if threshold is not None and states == threshold and value.is_Integer:
         said = (

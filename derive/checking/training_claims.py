@@ -32,6 +32,7 @@ __all__ = [
     "TRAINING_QUANTITIES",
     "all_claims_analysis_for",
     "training_analysis_for",
+    "training_slips",
     "training_values",
     "with_training",
 ]
@@ -124,3 +125,75 @@ TRAINING_ASKED: dict[str, tuple[str, ...]] = {
     ask: shown_by(ProblemKind.TRAINING, ask) for ask in names_for(ProblemKind.TRAINING, Use.ASK)
 }
 """A training problem's ``ask`` → the quantities a student types (one answer box each)."""
+
+
+def _unsharded_memory(t: TrainingAnalysis) -> sp.Rational:
+    """Memory per device with no ZeRO sharding: 16 B/param (the whole state) on every rank."""
+    from derive.training.binding import ZeroStage
+    from derive.training.memory import memory_of
+
+    return memory_of(replace(t.problem, zero=ZeroStage.NONE), t.params).total
+
+
+def _recompute_share(t: TrainingAnalysis) -> sp.Rational:
+    """(model FLOPs) / (model + recomputed FLOPs): 6·P·T over 8·P·T with full recomputation."""
+    return t.flops_model / (t.flops_model + t.flops_recompute)
+
+
+_RECOMPUTE_LEFT_OUT = {
+    True: "that leaves out the recomputed forward pass: with full recomputation a step does "
+    "8·P·T FLOPs, not 6·P·T",
+    False: "that leaves out the recomputed attention core (selective recomputation runs it twice)",
+}
+_RECOMPUTE_COUNTED = {
+    True: "that counts the recomputed forward pass (8·P·T, the hardware's FLOPs); MFU counts "
+    "the model's 6·P·T",
+    False: "that counts the recomputed attention core; MFU counts the model's 6·P·T only",
+}
+
+
+def training_slips(
+    t: TrainingAnalysis, quantity: str, value: sp.Basic, rtol: sp.Rational
+) -> tuple[str, ...]:
+    """The classic training slips a wrong number reproduces within ``rtol``, each proven by
+    recomputing the quantity the slip's way (the most specific first; only those that fit
+    the quantity are tried)."""
+    if not isinstance(value, sp.Expr) or not value.is_number:
+        return ()
+    m, st = t.memory, t.problem.state
+    state = st.weights + st.grads + st.optimizer
+    recomputed = t.flops_recompute != 0
+    full = t.problem.recompute.value == "full"
+    candidates: dict[str, tuple[tuple[sp.Expr | None, str], ...]] = {
+        "memory_per_device": (
+            (
+                _unsharded_memory(t) if int(t.problem.zero) and t.problem.dp > 1 else None,
+                f"that is the memory without ZeRO sharding: the whole state ({state} B/param) "
+                f"on every rank; ZeRO stage {int(t.problem.zero)} shards it over the "
+                f"{t.problem.dp} DP ranks",
+            ),
+            (m.total - m.activations if m.activations else None,
+             "that leaves the activations out: the memory holds the activations in flight too"),
+        ),
+        "t_math": (
+            (t.t_math * _recompute_share(t) if recomputed else None, _RECOMPUTE_LEFT_OUT[full]),
+        ),
+        "mfu": (
+            (t.mfu / _recompute_share(t) if recomputed and t.mfu is not None else None,
+             _RECOMPUTE_COUNTED[full]),
+        ),
+        "comms_tp": (
+            (t.comms.of("tp") / t.params.layers if t.params.layers > 1 else None,
+             "that counts TP's all-reduces once; they run in every layer of the stage"),
+        ),
+        "critical_tokens_per_device": (
+            (t.critical_tokens_per_device * t.problem.dp
+             if t.critical_tokens_per_device is not None and t.problem.dp > 1 else None,
+             "that is the global batch (every DP rank); the critical batch is per DP rank"),
+        ),
+    }  # fmt: skip
+    return tuple(
+        why
+        for slipped, why in candidates.get(quantity, ())
+        if slipped is not None and slipped != 0 and abs(value - slipped) <= rtol * abs(slipped)
+    )

@@ -90,9 +90,13 @@ def claim_json(
         "expected_note": None if hidden else j.expected.note or None,
         **_target_json(j.leading, "expected_leading_order", hidden),
         "expected_hidden": hidden,
-        "relative_error": as_percent(j.relative_error) if j.relative_error is not None else None,
-        "relative_error_exact": _s(j.relative_error),
-        "relative_error_leading_order": as_percent(lead_rel) if lead_rel is not None else None,
+        "relative_error": None
+        if hidden or j.relative_error is None
+        else as_percent(j.relative_error),
+        "relative_error_exact": None if hidden else _s(j.relative_error),
+        "relative_error_leading_order": None
+        if hidden or lead_rel is None
+        else as_percent(lead_rel),
         "rtol": str(ctx.rtol),
         "matched": j.match.how.value if j.match else None,
         "diagnosis": list(j.diagnosis if diagnosis is None else diagnosis),
@@ -118,6 +122,16 @@ def claim_text(
     return report_text(claim_report(ctx, claim, j, diagnosis, hidden))
 
 
+def syntax_note(claim: Claim) -> str:
+    """How the claim's syntax was chosen; a value read as plain text after a LaTeX left side
+    or relation (``B \\geq 121``) says so instead of claiming the text had no backslash."""
+    decided = claim.parsed.decided
+    latex_marks = any(c in claim.text for c in "\\{}")
+    if decided.startswith("auto: read as plain text") and latex_marks:
+        return "auto: the value after the left side read as plain text"
+    return decided
+
+
 def claim_report(
     ctx: Context,
     claim: Claim,
@@ -130,7 +144,7 @@ def claim_report(
     entries = [
         Entry("verdict", j.verdict.value),
         Entry("quantity", j.quantity),
-        Entry("claim read as", f"{claim.read_as()}   ({claim.parsed.decided})"),
+        Entry("claim read as", f"{claim.read_as()}   ({syntax_note(claim)})"),
     ]
     if j.value != j.claimed:
         entries.append(Entry("with bound dims", str(j.value)))

@@ -390,8 +390,6 @@ def _known_quantity(quantity: str) -> None:
 
 def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
     """A claim about a defined quantity or an unknown of a set's problem (issue 23)."""
-    import json
-    import sys
 
     from derive.checking.api import Verdict, check_defined
 
@@ -405,23 +403,15 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
     )
     if result.verdict is Verdict.UNREADABLE:
         raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
-    sentence = "; ".join(result.diagnosis)
-    if args.format == "json":
-        verdict = {
-            "quantity": result.quantity,
-            "claim": result.claim,
-            "verdict": result.verdict.value,
-            "explanation": sentence,
-            "read_as": result.read_as,
-            "expected": result.expected,
-            "relative_error": result.relative_error,
-        }
-        sys.stdout.write(json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
-    else:
-        word = "Correct" if result.verdict is Verdict.CORRECT else "Incorrect"
-        shown = f" (expected {result.expected})" if result.expected else ""
-        tail = f": {sentence}" if sentence else ""
-        sys.stdout.write(f"{word}: {result.quantity} read as {result.read_as}{shown}{tail}.\n")
+    from derive.checking.api import model_verdict_text as frame
+
+    rtol = parse_rtol(args.rtol)
+    judged = {"expected": result.expected}  # the same frame as every other check's JSON
+    write_report(
+        args,
+        frame.model_claim_report(result, rtol),
+        lambda: frame.claim_json(result, rtol, judged, {"problem": args.problem}),
+    )
     return 0 if result.verdict is Verdict.CORRECT else 1
 
 

@@ -8,10 +8,17 @@ problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, positio
 (``diagnosis`` joins its sentences with `` | ``; ``expected`` is empty with
 ``--hide-expected``). Rows come out in the order they came in.
 
-A file that is not such a CSV, a row naming a problem the set does not have or a
-quantity derive does not know, is refused before anything is written (exit 2). An
-answer that cannot be read is a row with the verdict ``unreadable``; the exit code is 0
-when every answer was read and 1 otherwise.
+A file that is not such a CSV is refused before anything is written (exit 2). A row
+naming a problem the set does not have, or a quantity its problem does not have, is a row
+with the verdict ``refused`` and the reason (``line 3: problem 'q9': no such problem …``);
+an answer that cannot be read is a row with the verdict ``unreadable``; every other row is
+graded. The exit code is 0 when every row was read and graded, 1 otherwise.
+
+``--format json`` writes ``{"answers": [one record per row, refused rows included],
+"students": {who: {right, answered, asked}}}`` instead of the CSV (``right``: correct or
+correct at leading order; ``answered``: rows not refused; ``asked``: the answers the set
+asks for). The text output ends with the same per-student table (on stdout after ``-o
+FILE``, on stderr while stdout holds the CSV).
 """
 
 from __future__ import annotations
@@ -19,26 +26,42 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
 from derive.checking.api import QUANTITIES, SERVING_QUANTITIES, TRAINING_QUANTITIES
-from derive.errors import LimitError, ProblemError
+from derive.errors import DeriveError, LimitError, ProblemError
 from derive.pipeline.kinds import Problem
+from derive.problem.binding import ProblemSpec
 from derive.problem.input_files import read_text_file
 from derive.problem.kernel_spec import KernelSpec
-from derive.problem.sets.problem_set import MODEL_ASK_KEYS
+from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ProblemSet
 
-__all__ = ["COLUMNS", "MAX_ANSWERS", "MAX_ANSWERS_BYTES", "OUTPUT_COLUMNS", "grade"]
+if TYPE_CHECKING:
+    from derive.checking.api import CheckResult
+
+__all__ = [
+    "COLUMNS",
+    "MAX_ANSWERS",
+    "MAX_ANSWERS_BYTES",
+    "OUTPUT_COLUMNS",
+    "REFUSED",
+    "grade",
+    "tally",
+]
 
 COLUMNS = ("who", "problem", "quantity", "claim")
 OUTPUT_COLUMNS = COLUMNS + ("verdict", "read_as", "expected", "diagnosis", "reason", "position")
 MAX_ANSWERS = 20_000
 MAX_ANSWERS_BYTES = 10_000_000
 _MAX_CELL = 10_000
+REFUSED = "refused"
+"""The verdict of a row naming a problem or a quantity the set does not have (its reason says which)."""
+_RIGHT = ("correct", "correct-leading-order")
 
 
 def _read_rows(path: str) -> list[dict[str, str]]:
@@ -86,74 +109,149 @@ _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
 """How a row's problem is named in an error, and the quantities its answers may claim, per kind."""
 
 
+def _asked(pset: ProblemSet) -> int:
+    """How many answers the set asks for: each problem's boxed quantities and defined names."""
+    from derive.catalogue import shown_by
+    from derive.checking.api import defined_names
+
+    count = 0
+    for entry in pset.entries():
+        asks = getattr(entry, "ask", ()) or _default_asks(pset, entry)
+        shown = dict.fromkeys(q for a in asks for q in shown_by(entry.kind, a))
+        count += len(shown) + len(defined_names(pset, entry.id))
+    return count
+
+
+def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
+    """What a problem without ``ask`` asks: the topics of its worked solution's steps."""
+    from derive.pipeline import Derivation, derive_spec
+    from derive.pipeline.cache import registry
+
+    if entry.kind is not ProblemKind.OPERATOR:
+        return ()
+    try:
+        spec = cast(ProblemSpec, entry.spec)  # an operator problem's spec
+        d = derive_spec(spec, registry(tuple(str(p) for p in pset.operators)))
+    except DeriveError:
+        return ()
+    if not isinstance(d, Derivation):
+        return ()
+    return tuple(dict.fromkeys(s.topic for s in d.solution.steps))
+
+
+def _judge_row(
+    args: argparse.Namespace, pset: ProblemSet, operators: tuple[str, ...], row: dict[str, str]
+) -> CheckResult:
+    """One row's verdict; a row naming what the set does not have is refused (a DeriveError)."""
+    from derive.checking.api import check, check_defined, defined_names, quantity_named
+    from derive.commands.check import _entry
+
+    if row["quantity"] in defined_names(pset, row["problem"]):
+        return check_defined(
+            pset,
+            row["problem"],
+            row["quantity"],
+            row["claim"],
+            rtol=args.rtol,
+            hide_expected=args.hide_expected,
+        )
+    entry = _entry(pset, row["problem"])
+    kind, known = _KNOWN[entry.kind](entry)
+    if quantity_named(entry.kind, row["quantity"]) not in known:  # an alias reads as its row
+        raise ProblemError(
+            f"quantity {row['quantity']!r}",
+            f"unknown quantity for the {kind} problem {entry.id!r}; known: {', '.join(known)}",
+        )
+    return check(
+        entry,
+        row["quantity"],
+        row["claim"],
+        rtol=args.rtol,
+        hide_expected=args.hide_expected,
+        syntax=args.syntax,
+        operators=operators,
+    )
+
+
+def _record(row: dict[str, str], result: object, refused: str | None) -> dict[str, object]:
+    """One output record (the CSV's columns; ``position`` a number or None)."""
+    if refused is not None:
+        return {**row, "verdict": REFUSED, "read_as": "", "expected": "", "diagnosis": "",
+                "reason": refused, "position": None}  # fmt: skip
+    r = cast("CheckResult", result)
+    return {
+        **row,
+        "verdict": r.verdict.value,
+        "read_as": r.read_as or "",
+        "expected": r.expected or "",
+        "diagnosis": " | ".join(r.diagnosis),
+        "reason": r.reason or "",
+        "position": r.position,
+    }
+
+
+def tally(records: list[dict[str, object]], asked: int) -> dict[str, dict[str, int]]:
+    """Per student (in the order they first appear): right, answered (not refused), asked."""
+    students: dict[str, dict[str, int]] = {}
+    for rec in records:
+        who = str(rec["who"])
+        seen = students.setdefault(who, {"right": 0, "answered": 0, "asked": asked})
+        seen["answered"] += rec["verdict"] != REFUSED
+        seen["right"] += rec["verdict"] in _RIGHT
+    return students
+
+
+def _table(students: dict[str, dict[str, int]]) -> str:
+    """The per-student tally as an aligned text table."""
+    head = ("who", "right", "answered", "asked")
+    rows = [head] + [(w, *(str(t[k]) for k in head[1:])) for w, t in students.items()]
+    width = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = [
+        "  ".join(c.ljust(width[0]) if i == 0 else c.rjust(width[i]) for i, c in enumerate(r))
+        for r in rows
+    ]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
 def grade(args: argparse.Namespace) -> int:
     """Grade every answer of ``args.answers`` against ``args.problem_set``; see the module docstring."""
-    from derive.checking.api import Verdict, check
-    from derive.commands.check import _entry, _load_set, _operators
+    from derive.checking.api import Verdict
+    from derive.commands.check import _load_set, _operators
 
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
-    from derive.checking.api import check_defined, defined_names, quantity_named
-
+    records = []
     for n, row in enumerate(rows, 2):
-        if row["quantity"] in defined_names(pset, row["problem"]):
-            continue
-        entry = _entry(pset, row["problem"])
-        kind, known = _KNOWN[entry.kind](entry)
-        if quantity_named(entry.kind, row["quantity"]) not in known:  # an alias reads as its row
-            raise ProblemError(
-                f"--answers line {n}: quantity {row['quantity']!r}",
-                f"unknown quantity for the {kind} problem {entry.id!r}; known: {', '.join(known)}",
-            )
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(OUTPUT_COLUMNS)
-    unread = 0
-    for row in rows:
-        if row["quantity"] in defined_names(pset, row["problem"]):
-            r = check_defined(
-                pset,
-                row["problem"],
-                row["quantity"],
-                row["claim"],
-                rtol=args.rtol,
-                hide_expected=args.hide_expected,
-            )
-        else:
-            r = check(
-                _entry(pset, row["problem"]),
-                row["quantity"],
-                row["claim"],
-                rtol=args.rtol,
-                hide_expected=args.hide_expected,
-                syntax=args.syntax,
-                operators=operators,
-            )
-        unread += r.verdict is Verdict.UNREADABLE
-        writer.writerow(
-            [
-                row["who"],
-                row["problem"],
-                row["quantity"],
-                row["claim"],
-                r.verdict.value,
-                r.read_as or "",
-                r.expected or "",
-                " | ".join(r.diagnosis),
-                r.reason or "",
-                "" if r.position is None else r.position,
-            ]
-        )
-    text = out.getvalue()
+        try:
+            records.append(_record(row, _judge_row(args, pset, operators, row), None))
+        except DeriveError as e:
+            records.append(_record(row, None, f"line {n}: {e.what}: {e.why}"))
+    students = tally(records, _asked(pset))
+    if args.format == "json":
+        text = json.dumps({"answers": records, "students": students}, indent=2, ensure_ascii=False)
+        text += "\n"
+    else:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(OUTPUT_COLUMNS)
+        for rec in records:
+            writer.writerow(["" if rec[c] is None else rec[c] for c in OUTPUT_COLUMNS])
+        text = out.getvalue()
     if args.output is not None:
         from derive.commands.atomic_file import write_atomic
 
         write_atomic(Path(args.output), [text.encode("utf-8")])
     else:
         sys.stdout.write(text)
+    if args.format != "json":  # the tally ends the text output (stderr while stdout holds the CSV)
+        (sys.stdout if args.output is not None else sys.stderr).write(_table(students))
+    unread = sum(rec["verdict"] == Verdict.UNREADABLE.value for rec in records)
+    refused = sum(rec["verdict"] == REFUSED for rec in records)
     if unread:
         sys.stderr.write(
             f"{unread} of {len(rows)} answers could not be read (verdict unreadable)\n"
         )
-    return 1 if unread else 0
+    if refused:
+        sys.stderr.write(f"{refused} of {len(rows)} rows were refused (verdict refused)\n")
+    return 1 if unread or refused else 0

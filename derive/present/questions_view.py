@@ -23,6 +23,7 @@ from derive.questions.records import Answer, Known, Questions, Role
 from derive.solution.notation import tex, tex_text_number
 
 __all__ = [
+    "ask_label",
     "glance",
     "questions_asks",
     "questions_given",
@@ -273,11 +274,27 @@ def _sides(equation: str) -> str:
     return f"({lhs}) + ({rhs})"
 
 
-def questions_asks(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What the question sheet asks: each derived quantity named, without its value.
+def ask_label(q: Questions, a: Answer) -> str:
+    """How the sheet asks for a defined quantity or an unknown: the set's label, else its
+    name and what it measures (``cost_per_million, a cost ($)``); never its formula."""
+    from derive.catalogue import find
 
-    A line says the formula or the equations and the givens they use, so a sheet whose
-    problem has no table of givens (an operator's, a model's) still gives them.
+    label = dict(q.labels).get(a.name)
+    if label:
+        return label
+    row = find(a.name)
+    if row is not None:
+        return f"{row.prose} ({a.name}), {a.measure.describe()}"
+    return f"{a.name}, {a.measure.describe()}"
+
+
+def questions_asks(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What the question sheet asks: each derived quantity by its label, without its value
+    or its method (the formula of a definition stays in the key).
+
+    An unknown's equations are the problem's statement, so they stay (with the givens they
+    use, for a sheet whose problem has no table of givens); a definition's formula is the
+    method, so it is withheld.
     """
     givens = {a.name: a for a in q.answers if a.role is Role.GIVEN}
     out = []
@@ -291,14 +308,10 @@ def questions_asks(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, ...]
                 for g in givens.values()
                 if any(g.name in names_in(_sides(t)) for t in a.text.split("; "))
             ]
-            head = f"{a.name}, from {a.text}"
-        else:
-            used = [
-                givens[s.name] for s in sorted(a.formula.free_symbols, key=str) if s.name in givens
-            ]
-            head = f"{a.name} = {a.text}"
-        where = ", where " + ", ".join(f"{g.name} = {g.text}" for g in used) if used else ""
-        out.append(f"{head}{where} ({a.measure.describe()})")
+            where = ", where " + ", ".join(f"{g.name} = {g.text}" for g in used) if used else ""
+            out.append(f"{ask_label(q, a)}, from {a.text}{where}")
+        else:  # the givens are the problem's Given line; which ones it uses is the method
+            out.append(ask_label(q, a))
     return tuple(out)
 
 

@@ -38,6 +38,8 @@ QUESTION_KEYS: dict[str, type] = {
     "define": dict,
     "equations": list,
     "unknowns": list,
+    "label": dict,
+    "find": dict,
 }
 _FLAGS = {
     "given": "--given",
@@ -59,6 +61,8 @@ class QuestionSpec:
         equations: ``LHS = RHS`` texts (``<=`` and ``>=`` ask for a count on one side).
         unknowns: the names the equations are solved for.
         expect: (name, value text) pairs the derived values must match.
+        labels: (name, text) pairs: how the question sheet asks for a defined quantity or
+            an unknown (the set's ``label`` or ``find``), instead of its formula.
     """
 
     where: str = ""
@@ -67,6 +71,7 @@ class QuestionSpec:
     equations: tuple[str, ...] = ()
     unknowns: tuple[str, ...] = ()
     expect: tuple[tuple[str, str], ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -160,6 +165,13 @@ def _check_names(spec: QuestionSpec) -> QuestionSpec:
                     spec.label(key, name), f"{name!r} is already named in {seen[name]!r}"
                 )
             seen[name] = key
+    for name, _ in spec.labels:
+        if name not in spec.answers:
+            raise ProblemError(
+                spec.label("label", name),
+                f"{name!r} is not a defined quantity or an unknown of this problem "
+                f"(those are: {', '.join(spec.answers) or 'none'})",
+            )
     if spec.unknowns and not spec.equations:
         raise ProblemError(
             spec.label("unknowns", spec.unknowns[0]),
@@ -189,8 +201,21 @@ def question_spec(table: dict, where: str, expect: dict | None = None) -> Questi
         equations=_texts(table.get("equations", []), "equations", where),
         unknowns=_texts(table.get("unknowns", []), "unknowns", where),
         expect=_pairs(expect or {}, "expect", where),
+        labels=_labels(table, where),
     )
     return _check_names(spec)
+
+
+def _labels(table: dict, where: str) -> tuple[tuple[str, str], ...]:
+    """The sheet's labels: ``label = { cost = "the cost of the run (USD)" }`` (``find`` alike)."""
+    if "label" in table and "find" in table:
+        raise ProblemError(f"{where}: key 'find'", "give the labels once, as label or as find")
+    key = "find" if "find" in table else "label"
+    pairs = _pairs(table.get(key, {}), key, where)
+    for name, text in pairs:
+        if not text.strip() or len(text) > 200:
+            raise ProblemError(f"{where}: key {key!r} ({name})", "a label is 1 to 200 characters")
+    return pairs
 
 
 def _split(item: str, flag: str) -> tuple[str, str]:

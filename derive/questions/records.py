@@ -76,6 +76,8 @@ class Answer:
         value: exact, in base units.
         measure: its unit.
         note: how it was found (the branch that binds, the other roots, an integer rounding).
+        count: an unknown solved as an integer (a dim, or an equation with ``<=``/``>=``):
+            a claim about it is judged exactly, with no tolerance.
     """
 
     name: str
@@ -86,6 +88,7 @@ class Answer:
     value: sp.Expr
     measure: Measure
     note: str = ""
+    count: bool = False
 
     @property
     def unit(self) -> str:
@@ -117,12 +120,15 @@ class Questions:
         answers: givens, then unknowns, then defined quantities (in dependency order).
         solving: the verdict on the equations (None without equations).
         used: every name the definitions use, with its value (for the numbers line).
+        labels: how the question sheet asks for a defined quantity or an unknown (the
+            set's ``label``), by name; a name without one is asked by its default label.
     """
 
     problem: str
     answers: tuple[Answer, ...]
     solving: Solving | None
     used: tuple[Known, ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
 
     def answer(self, name: str) -> Answer | None:
         """The answer called ``name``, or None."""

@@ -444,7 +444,8 @@ def _solve_unknowns(
     for name, u in unknowns.items():
         root = chosen[real[u.value]]
         value, note = root, ""
-        if u.origin == "a dim" or relation != "=":
+        count = u.origin == "a dim" or relation != "="
+        if count:
             expr = exprs[0].xreplace(
                 {v.value: chosen[real[v.value]] for v in unknowns.values() if v is not u}
             )
@@ -466,6 +467,7 @@ def _solve_unknowns(
                 value,
                 measure,
                 "; ".join([*([note] if note else []), *notes]),
+                count,
             )
         )
         solved[name] = Known(name, value, measure, "an unknown")
@@ -528,7 +530,7 @@ def answer_questions(
     shown = {str(s) for a in defined.values() for s in a.formula.free_symbols}
     used = tuple(known[n] for n in sorted(shown) if n in known)
     answers = (*givens, *unknown_answers, *(defined[n] for n in order))
-    return Questions(problem, answers, solving, used)
+    return Questions(problem, answers, solving, used, spec.labels)
 
 
 def _after_unknowns(spec: QuestionSpec, order: tuple[str, ...], ids: Mapping[str, str]) -> set[str]:

@@ -23,9 +23,11 @@ from pathlib import Path
 import jinja2
 
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
+from derive.checking.claims import dimension_of
 from derive.checking.quantities import describe, expected
 from derive.declare.registry import Registry, load_registry, pin_operator_files
 from derive.errors import DeriveError, UnknownNameError
+from derive.formula.units import Dimension
 from derive.pipeline import CommsDerivation, Derivation, derive_spec
 from derive.present.render import render
 from derive.present.view import SolutionView, view_of
@@ -35,6 +37,7 @@ from derive.problem.sets.problem_set import (
     ModelEntry,
     ProblemEntry,
     ProblemSet,
+    QuestionEntry,
     parse_problem_set,
 )
 from derive.problem.sets.registry import require_trust
@@ -121,7 +124,7 @@ class Asked:
 class Page:
     """One problem (an operator's, a kernel's or a whole model's), prepared: its detail JSON and its steps."""
 
-    entry: ProblemEntry | KernelEntry | ModelEntry
+    entry: ProblemEntry | KernelEntry | ModelEntry | QuestionEntry
     asked: tuple[Asked, ...]
     detail: dict
     steps_markdown: tuple[str, ...]
@@ -139,7 +142,7 @@ def step_chunks(markdown: str) -> tuple[str, ...]:
 
 
 def page_of(
-    entry: ProblemEntry | KernelEntry | ModelEntry,
+    entry: ProblemEntry | KernelEntry | ModelEntry | QuestionEntry,
     kind: str,
     asked: tuple[Asked, ...],
     shown: tuple[object, str],
@@ -272,6 +275,14 @@ def question_html(text: str) -> str:
     return "\n".join(out)
 
 
+_NUMBER_BOXES = {
+    Dimension.TIME: "a time with its unit (1.2 ms, 850 us)",
+    Dimension.BYTES: "bytes: a number, with a unit if you like (2.1 GB)",
+    Dimension.FLOPS: "FLOPs: a number (1.2e12)",
+}
+"""What a box asks for when every dim is bound, by what the quantity measures."""
+
+
 def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
     topics = entry.ask or tuple(dict.fromkeys(s.topic for s in d.solution.steps))
     quantities = dict.fromkeys(q for t in topics for q in shown_by(ProblemKind.OPERATOR, t))
@@ -290,6 +301,8 @@ def _asked(entry: ProblemEntry, d: Derivation) -> tuple[Asked, ...]:
             continue
         box = box_of(ProblemKind.OPERATOR, q) or Box(describe(q), "", "a formula in {dims}")
         symbol, what = box.latex.replace("{x}", x), box.placeholder
+        if not free and "{dims}" in what:  # every dim bound: the answer is a number
+            what = _NUMBER_BOXES.get(dimension_of(q), "a number")
         out.append(Asked(q, box.label, symbol, what.format(dims=dims, others=others)))
     return tuple(out)
 
@@ -338,7 +351,7 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
         for i, step in enumerate(solution.steps, 1)
     )
     markdown = render("solution.md.j2", "md", view=view, level=1)
-    return page_of(
+    page = page_of(
         entry,
         ProblemKind.OPERATOR.value,
         _asked(entry, d),
@@ -350,6 +363,23 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
         regime=d.analysis.problem.regime.text if d.analysis.problem.regime else None,
         derivation=True,
     )
+    return _with_operator_doc(page, d)
+
+
+def _with_operator_doc(page: Page, d: Derivation) -> Page:
+    """The page with what its operator computes and how its FLOPs are counted, as the
+    question sheet says it (the doc without the counts the problem asks)."""
+    from derive.present.withheld import operator_sheet_doc
+
+    doc = operator_sheet_doc(d.analysis)
+    name = d.analysis.problem.operator.name
+    said = f'<p class="operator">Operator <code>{html.escape(name)}</code>: {html.escape(doc)}</p>'
+    detail = {
+        **page.detail,
+        "question_html": page.detail["question_html"] + ("\n" + said if doc else ""),
+        "operator_doc": doc or None,
+    }
+    return replace(page, detail=detail)
 
 
 def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = True) -> Workbook:
@@ -385,14 +415,21 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
             raise in_file_terms(exc, pset.source, model.id) from None
         pages[model.id] = page
     pages = _with_defined_boxes(pset, pages)
+    if pset.questions:  # problems of givens and equations alone
+        from derive.questions.set_answers import answer_problem_set
+        from derive.web.question_pages import questions_page
+
+        answered = answer_problem_set(pset)
+        for alone in pset.questions:
+            pages[alone.id] = questions_page(pset, alone, answered[alone.id], hints)
     return Workbook(pset.title, pset.text, pages, hints, show_expected)
 
 
 def _with_defined_boxes(pset: ProblemSet, pages: dict[str, Page]) -> dict[str, Page]:
     """An answer box for each defined quantity and unknown of a page's problem (issue 23).
 
-    Problems of givens and equations alone have no page yet: their answers are checked
-    with ``derive check --problem-set`` and graded with ``--answers``.
+    Problems of givens and equations alone get pages of their own
+    (:mod:`derive.web.question_pages`).
     """
     out = dict(pages)
     for entry in pset.entries():

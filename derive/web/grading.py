@@ -188,9 +188,9 @@ class Grader:
         With a ``quantity`` the answer is read as a claim about it (units, a named left side,
         a relation); without, as a plain formula over the problem's dims.
         """
-        entry = self._entry(problem)
         if self._defined(problem, quantity):
             return Reading(True, answer.strip())  # read when judged (units, names)
+        entry = self._entry(problem)
         if self._only_communicates(entry):
             return _read_comms(answer)
         reader = _READERS[entry.kind]

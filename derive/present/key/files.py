@@ -252,8 +252,8 @@ def key_files(
     files[f"{stem}.tex"] = render(  # the standalone key: the same body in its own document
         "standalone.tex.j2",
         "tex",
-        body=_strip_header(body),
-        preamble=PREAMBLE + PRINT_LAYOUT,
+        body=_titled(_strip_header(body)),
+        preamble=PREAMBLE + PRINT_LAYOUT + STANDALONE_NUMBERS,
         **common,
     )
     for f in figures:
@@ -268,6 +268,20 @@ def _mark_svg(svg: str) -> str:
         head, _, rest = svg.partition("\n")
         return f"{head}\n{mark}{rest}"
     return mark + svg
+
+
+STANDALONE_NUMBERS = (r"\renewcommand{\thesubsection}{\arabic{subsection}}",)
+"""In the standalone key the set's title is the document's title, so problems number 1, 2, …"""
+
+
+def _titled(body: str) -> str:
+    """The appendix's body with its ``\\section{TITLE}`` made the document's title (a
+    standalone key is a handout, not a numbered section of a paper)."""
+    head, sep, rest = body.partition("\n")
+    if not (head.startswith("\\section{") and head.endswith("}")):
+        return body
+    title = head[len("\\section{") : -1]
+    return f"\\title{{{title}}}\n\\author{{}}\n\\date{{}}\n\\maketitle{sep}{rest}"
 
 
 def _strip_header(body: str) -> str:

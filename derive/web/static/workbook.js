@@ -206,7 +206,7 @@ function answerRow(problem, asked, progress) {
     try {
       const r = await api("/api/read", { problem: problem.id, answer: text, quantity: asked.quantity });
       if (mine !== seq) return;
-      preview.replaceChildren(r.ok ? el("span", {}, "reads as ", math(r.latex))
+      preview.replaceChildren(r.ok ? el("span", {}, "reads as ", r.latex ? math(r.latex) : r.read_as)
         : el("span", { class: "bad", text: r.reason }));
     } catch (e) {
       if (e.status === 429) return;  // the server is busy: the preview waits for the next keystroke
@@ -345,6 +345,10 @@ async function showProblem(id) {
   const answers = el("section", { class: "card" }, el("h2", { text: "Your answers" }),
     el("p", { class: "muted", text: problem.kind === "model"
       ? "Type a number (3.7e9, 4.3e19), with a unit where it has one (21 GB, 52 KiB, 17 days), or yes/no; press Enter or Check."
+      : problem.kind === "questions"
+      ? "Type a number with its unit where it has one (3.2e5 $, 4.5 days, 2.3 ms); press Enter or Check."
+      : problem.asked.length && problem.asked.every((a) => !a.placeholder.includes("formula"))
+      ? "Type a number, with a unit where it has one (2.3 ms, 1.2e12, 21 GB); press Enter or Check."
       : problem.kind === "kernel"
       ? "Type a number, with a unit where it has one (37 FLOPs/byte, 2.3 ms, 63%); press Enter or Check."
       : problem.only_communicates
@@ -358,7 +362,7 @@ async function showProblem(id) {
     el("h1", { text: `Problem ${index + 1}: ${problem.title}` }),
     el("section", { class: "card" }, question,
       el("details", { class: "givens-box", open: "" }, el("summary", { text: "Given" }), givens)),
-    answers, solutionSection(problem),
+    answers, ...(problem.steps > 0 ? [solutionSection(problem)] : []),
     ...(problem.derivation === false ? [] : [derivationSection(problem, progress)]));
   updateOverall();
 }

@@ -1,0 +1,37 @@
+"""Units with a hint: a bare number for a quantity with a unit, and the unit that would make it right.
+
+``8.77`` for a time of 8.771 ms is off by a factor of a thousand as seconds; the slip is
+the missing unit, so the verdict says so: ``a time needs a unit — as 8.77 ms it would be right``.
+The hint is given only when it is true (the number in that unit is within the tolerance);
+the units tried are parsed by :func:`derive.formula.units.parse_unit`, as a claim's are.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.checking.diagnosis_text import exact_decimal
+from derive.formula.units import Dimension, parse_unit
+
+__all__ = ["bare_number_hint"]
+
+_TRIED: dict[Dimension, tuple[str, str]] = {
+    Dimension.TIME: ("a time", "ms µs ns min h days"),
+    Dimension.BYTES: ("a size in bytes", "kB MB GB TB KiB MiB GiB TiB"),
+}
+
+
+def bare_number_hint(
+    number: sp.Expr, target: sp.Expr, dimension: Dimension | None, rtol: sp.Rational
+) -> str:
+    """``a time needs a unit — as 8.77 ms it would be right``, or "" when no unit makes it right."""
+    if dimension not in _TRIED or not (number.is_Rational and target.is_Rational) or target == 0:
+        return ""
+    what, spellings = _TRIED[dimension]
+    for spelled in spellings.split():
+        unit = parse_unit(spelled)
+        if unit is None or unit.dimension is not dimension:
+            continue
+        if abs(number * unit.factor - target) <= rtol * abs(target):
+            return f"{what} needs a unit — as {exact_decimal(number)} {spelled} it would be right"
+    return ""

@@ -1,0 +1,100 @@
+"""Grading a class (issue 33, item 6): a bad row is a row, a tally per student, answers as written.
+
+Rows naming a problem or a quantity the set lacks are refused one by one (the rest graded,
+exit 1); ``--format json`` gives ``{"answers": [...], "students": {who: {right, answered,
+asked}}}``; the text output ends with the per-student table; a model's answer may use the
+givens table's symbols (``2*L*h_kv*d_h*2``) and name a time ``T = …`` or ``t_lower = …``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from conftest import run_cli
+
+import derive
+from derive.checking.api import model_values
+from derive.problem.model_spec import ModelSpec
+from derive.problem.sets.problem_set import load_problem_set
+
+_LLAMA = ModelSpec("llama-3-8b", chip="h100", sets=("S=8192", "B=16"))
+
+
+def _class_files(tmp_path):
+    ((_, exact, _),) = model_values(_LLAMA, ["max_batch"])
+    sets = tmp_path / "set.toml"
+    sets.write_text(
+        'title = "t"\n[[problem]]\nid = "m"\nmodel = "llama-3-8b"\nchip = "h100"\n'
+        'set = { S = 8192, B = 16 }\nask = ["max_batch", "params"]\n'
+    )
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\n"
+        f"ana,m,max_batch,{exact}\n"
+        "ana,q9,params,8e9\n"  # no such problem
+        "ben,m,ridge,1\n"  # not a quantity of a model problem
+        "ben,m,params,\\frac{2\n"  # unreadable
+        "ben,m,params,8.03e9\n"
+    )
+    return sets, answers
+
+
+def test_a_bad_row_is_a_row_and_the_rest_is_graded(tmp_path):
+    sets, answers = _class_files(tmp_path)
+    r = run_cli(
+        ["check", "--problem-set", str(sets), "--answers", str(answers), "--format", "json"]
+    )
+    assert r.code == 1, r
+    data = json.loads(r.out)
+    verdicts = [row["verdict"] for row in data["answers"]]
+    assert verdicts == ["correct", "refused", "refused", "unreadable", "correct"]
+    assert "no such problem" in data["answers"][1]["reason"]
+    assert "line 3" in data["answers"][1]["reason"] and "'ridge'" in data["answers"][2]["reason"]
+    assert data["students"] == {
+        "ana": {"right": 1, "answered": 1, "asked": 2},
+        "ben": {"right": 1, "answered": 2, "asked": 2},
+    }
+
+
+def test_the_text_output_ends_with_a_per_student_table(tmp_path):
+    sets, answers = _class_files(tmp_path)
+    out = tmp_path / "verdicts.csv"
+    r = run_cli(["check", "--problem-set", str(sets), "--answers", str(answers), "-o", str(out)])
+    assert r.code == 1
+    lines = r.out.splitlines()
+    assert lines[0].split() == ["who", "right", "answered", "asked"]
+    assert lines[1].split() == ["ana", "1", "1", "2"] and lines[2].split() == ["ben", "1", "2", "2"]
+    assert out.read_text("utf-8").count("refused") == 2
+
+
+def test_a_model_answer_may_use_the_givens_symbols():
+    # Llama 3 8B: 32 blocks, 8 KV heads of 128, bf16: K and V, 2 bytes each
+    per_token = 2 * 32 * 8 * 128 * 2
+    spec = ModelSpec("llama-3-8b")
+    for claim in ("2*L*h_kv*d_h*2", r"2 L h_{kv} d_h w_{kv}", str(per_token)):
+        assert derive.check(spec, "kv_bytes_per_token", claim).verdict is derive.Verdict.CORRECT
+    assert (
+        derive.check(spec, "kv_bytes_per_token", "L*h_kv*d_h*2").verdict is derive.Verdict.INCORRECT
+    )
+
+
+def test_a_time_may_be_named_t_or_by_its_name(tmp_path):
+    """The reading is tested, not the value: the same number with and without a left side."""
+    sets = tmp_path / "set.toml"
+    sets.write_text(
+        'title = "t"\n[[problem]]\nid = "d"\nmodel = "llama-3-8b"\nchip = "h100"\n'
+        'phase = "decode"\nset = { B = 8, S = 1024 }\nask = ["step"]\n'
+    )
+    entry = load_problem_set(sets).entries()[0]
+    ((_, exact, _),) = model_values(entry, ["t_lower"])  # the engine's value, as a fraction
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\n"
+        f"ana,d,t_lower,T = {exact} s\nben,d,t_lower,t_lower = {exact} s\n"
+        f"cy,d,t_lower,{exact} s\ndi,d,t_lower,I = {exact} s\n"
+    )
+    out = run_cli(
+        ["check", "--problem-set", str(sets), "--answers", str(answers), "--format", "json"]
+    )
+    verdicts = [a["verdict"] for a in json.loads(out.out)["answers"]]
+    assert verdicts == ["correct", "correct", "correct", "unreadable"], out

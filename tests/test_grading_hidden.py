@@ -1,0 +1,159 @@
+"""Hidden means hidden (issue 33, item 2): under --hide-expected the answer cannot be recovered.
+
+Every numeric quantity of every problem of the built-in set is claimed at many distances
+from its exact value; with the expected value hidden, no output may state a relative error,
+a factor or the answer, and what is said about a wrong number depends only on its side
+(too large, too small): the claims below the answer all get one diagnosis, and those above
+another, once the claim's own numbers are masked.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from functools import cache
+
+import pytest
+import sympy as sp
+from conftest import ROOT, run_cli
+
+import derive
+from derive.checking.api import ClaimDetail, CommsDetail, ModelDetail, check_defined, defined_names
+from derive.checking.kernel_check import KernelDetail
+from derive.checking.model_claims import model_quantity
+from derive.commands.grade import _KNOWN
+from derive.problem.sets.problem_set import load_problem_set
+from derive.web.pool import grader_of
+
+SET = ROOT / "derive" / "data" / "problems" / "rooflines.toml"
+# distances from the answer that are no named slip's ratio (2, 3, 1000, 2^30/10^9, …)
+BELOW = ("0.0013", "0.31", "0.77")
+ABOVE = ("1.31", "4.7", "37", "13000")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
+_REVEALING = re.compile(r"off by|relative error|factor|twice|\bhalf\b|%|≈|\bexact\b", re.I)
+
+
+@cache
+def _pset():
+    return load_problem_set(SET)
+
+
+def _exact(entry, quantity):
+    """The exact number a quantity of a set's problem has (None: a formula or a truth value)."""
+    pset = _pset()
+    if quantity in defined_names(pset, entry.id):
+        from derive.checking.defined_check import _questions
+
+        answer = _questions(pset, entry.id)[0].answer(quantity)
+        return answer.value if answer is not None else None
+    r = derive.check(entry, quantity, "1", operators=pset.operators)
+    detail = r.detail
+    if isinstance(detail, ModelDetail):
+        return model_quantity(detail.analysis, quantity).value
+    if isinstance(detail, KernelDetail):
+        return detail.judgement.exact
+    if isinstance(detail, ClaimDetail):
+        t = detail.judgement.expected
+        return t.value if t is not None else None
+    if isinstance(detail, CommsDetail):
+        return sp.Rational(detail.analysis.time)
+    return None
+
+
+def _cases():
+    pset = _pset()
+    out = []
+    for entry in pset.entries():
+        _, known = _KNOWN[entry.kind](entry)
+        asked = [q for q in getattr(entry, "ask", ()) if q in known] or list(known)
+        for quantity in (*asked, *defined_names(pset, entry.id)):
+            out.append((entry.id, quantity))
+    return out
+
+
+def _claims(value):
+    """The claims at every distance: plain decimals, 6 significant figures."""
+    for f in (*BELOW, *ABOVE):
+        yield f in BELOW, f"{float(value * sp.Rational(f)):.6g}"
+
+
+def _judge(entry_id, quantity, claim):
+    pset = _pset()
+    if quantity in defined_names(pset, entry_id):
+        return check_defined(pset, entry_id, quantity, claim, hide_expected=True)
+    entry = next(e for e in pset.entries() if e.id == entry_id)
+    return derive.check(entry, quantity, claim, hide_expected=True, operators=pset.operators)
+
+
+def _masked(text: str, claim: str, read_as: str) -> str:
+    mine = set(_NUMBER.findall(claim)) | set(_NUMBER.findall(read_as or ""))
+    return _NUMBER.sub(lambda m: "#" if m.group() in mine else m.group(), text)
+
+
+def _numeric(entry_id, quantity):
+    try:
+        value = _exact(next(e for e in _pset().entries() if e.id == entry_id), quantity)
+    except derive.DeriveError:
+        return None
+    ok = isinstance(value, sp.Expr) and value.is_number and value.is_real and value > 0
+    return value if ok else None
+
+
+@pytest.mark.parametrize("entry_id,quantity", _cases())
+def test_hidden_verdicts_say_the_side_at_most(entry_id, quantity):
+    value = _numeric(entry_id, quantity)
+    if value is None:
+        pytest.skip("not a number here (a formula, a truth value, or not derived)")
+    said: dict[bool, set[tuple[str, ...]]] = {True: set(), False: set()}
+    for below, claim in _claims(value):
+        r = _judge(entry_id, quantity, claim)
+        assert r.expected is None and r.relative_error is None
+        if r.verdict is not derive.Verdict.INCORRECT:
+            continue
+        for sentence in r.diagnosis:
+            assert not _REVEALING.search(sentence), (claim, sentence)
+            mine = set(_NUMBER.findall(claim)) | set(_NUMBER.findall(r.read_as or ""))
+            for n in _NUMBER.findall(re.sub(r"\b(?:10|2)\^-?\d+", "", sentence)):
+                assert n in mine or ("." not in n and int(n.replace(",", "")) <= 16), (
+                    claim,
+                    sentence,
+                )
+        said[below].add(tuple(_masked(s, claim, r.read_as or "") for s in r.diagnosis))
+    for side in said.values():
+        assert len(side) <= 1, side
+
+
+def test_the_command_line_json_and_the_grading_csv_hold_nothing_back_less():
+    r = run_cli(
+        ["check", "matmul", "--dtype", "bf16", "--chip", "h100", "--quantity", "ridge",
+         "--claim", "300", "--hide-expected", "--format", "json"]
+    )  # fmt: skip
+    data = json.loads(r.out)
+    assert data["relative_error"] is None and data["relative_error_exact"] is None
+    assert data["expected"] is None and "%" not in " ".join(data["diagnosis"])
+    r = run_cli(
+        ["check", "llama-3-8b", "--quantity", "params", "--claim", "1e10", "--hide-expected"]
+    )
+    assert "off by" not in r.out and "relative error" not in r.out and "too large" in r.out
+
+
+def test_grading_with_hide_expected(tmp_path):
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\nana,model-gpt2-params,params,1e10\n"
+        "ben,model-gpt2-params,params,1 s\n"
+    )
+    r = run_cli(["check", "--problem-set", str(SET), "--answers", str(answers), "--hide-expected"])
+    rows = list(csv.DictReader(io.StringIO(r.out)))
+    assert rows and all(row["expected"] == "" for row in rows)
+    assert not any(_REVEALING.search(row["diagnosis"]) for row in rows)
+
+
+def test_the_workbook_grader_hides_too():
+    grader = grader_of(_pset(), hide_expected=True)
+    result = grader.check("model-gpt2-params", "params", "1e10")
+    assert result.verdict == "incorrect"
+    assert not any(_REVEALING.search(s) for s in result.diagnosis)
+    assert "the claim is too large" in result.diagnosis
