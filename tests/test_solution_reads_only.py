@@ -44,6 +44,9 @@ ALLOWED_FROM = {
     "derive.training.binding": {"Recompute", "TrainingProblem", "ZeroStage"},
     "derive.training.comms": {"DIMS", "Transfer"},
     "derive.training.mesh": {"Exchange"},
+    "derive.model.budget": {"Budget", "Given", "CHINCHILLA", "KAPLAN"},  # a record, its conventions
+    "derive.model.costs": {"StepCost", "HOUR"},  # a record and the seconds in an hour
+    "derive.analysis.what_if": {"WhatIf"},
     "derive.solution.notation": {"tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"},
 }
 ALLOWED_PREFIXES = (

@@ -69,7 +69,7 @@ def collective_of(op: Operator, name: str) -> CollectiveKind:
 
 
 def _split(tensor: Tensor, dim: sp.Symbol, group: int) -> Tensor:
-    shape = tuple(sp.sympify(e).xreplace({dim: dim / group}) for e in tensor.shape)
+    shape = tuple(e.xreplace({dim: dim / group}) for e in tensor.shape)  # exprs once declared
     return Tensor(tensor.name, shape, tensor.doc, tensor.width)
 
 

@@ -12,7 +12,7 @@ devices make (or train on) ``T`` tokens together:
 
 >>> c = step_cost(sp.Rational(249, 100), sp.Integer(700), sp.Integer(8), sp.Rational(1, 50), sp.Integer(64))
 >>> c.cost_per_step, c.cost_per_million_tokens, c.energy_per_token
-(83/750, 2075/12, 7/4)
+(83/750000, 83/48, 7/4)
 """
 
 from __future__ import annotations

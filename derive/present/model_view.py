@@ -158,7 +158,12 @@ def _short(q: Quantity) -> str:
         text = time_text(q.value)
     elif q.unit is Unit.DAYS:
         text += f" {q.unit.value}"
+    text += _MONEY_WORDS.get(q.unit, "")
     return text
+
+
+_MONEY_WORDS = {Unit.DOLLARS: " USD", Unit.JOULES: " J", Unit.JOULES_PER_TOKEN: " J/token"}
+"""The unit words after a bill or an energy at a glance (``$`` is math in Markdown and TeX)."""
 
 
 def _glanced(q: Quantity) -> tuple[str, str]:
@@ -171,10 +176,14 @@ def _glanced(q: Quantity) -> tuple[str, str]:
     if q.key in NOTATION and not q.value.is_number:  # a formula in the dims, as math
         line = f"${NOTATION[q.key].latex} = {tex(q.value)}$"
         return line, line
-    if q.key in NOTATION and q.value.is_Integer and abs(q.value) >= 10**12:
-        # a count too long to read in full: rounded, with its power of ten, as math
-        math = f"${NOTATION[q.key].latex} = {tex_text_number(f'{float(q.value):.5g}')}$"
+    big = q.value.is_Integer and abs(q.value) >= 10**12
+    if q.key in NOTATION and (big or (not q.value.is_Integer and "e" in fmt_decimal(q.value))):
+        # a count too long to read in full, or a decimal past e-notation (a run's cost in
+        # dollars): rounded, with its power of ten, as math
+        shown = f"{float(q.value):.5g}" if big else fmt_decimal(q.value)
+        math = f"${NOTATION[q.key].latex} = {tex_text_number(shown)}$"
         rest = f" B ≈ {fmt_decimal(q.value / _GB)} GB" if q.unit is Unit.BYTES else ""
+        rest = _MONEY_WORDS.get(q.unit, rest)
         return math + md_escape(rest), math + tex_escape(rest)
     value = _short(q)
     return (

@@ -348,8 +348,8 @@ def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Seconds per byte of V: each level's bytes over its own axis's bandwidth.
 
     >>> gpu, node = Axis("gpu", 8, sp.Integer(400), "400"), Axis("node", 2, sp.Integer(50), "50")
-    >>> time_per_byte(Exchange.ALL_REDUCE, (Level(gpu, 8), Level(node, 2)))
-    1/160
+    >>> time_per_byte(Exchange.ALL_REDUCE, (Level(gpu, 8), Level(node, 2)))  # 2·7/8/400 + 2·1/2/(8·50)
+    11/1600
     """
     return sp.Add(*(share / level.axis.bandwidth for level, share in level_terms(kind, levels)))
 

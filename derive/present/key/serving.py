@@ -8,6 +8,7 @@ length, the matmuls' crossover marked (SVG for the Markdown, TikZ for the LaTeX)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from derive.analysis.measured import MeasuredVerdict
@@ -87,8 +88,28 @@ def _glance(phase: PhaseAnalysis) -> str:
             if cross is not None and cross.min_compute_bound is not None
             else ""
         )
-        return f"{fmt_decimal(phase.tokens_per_s)} tokens/s ({bound}){where}{_measured(phase)}"
-    return f"TTFT {time_text(phase.latency)} ({bound}){_measured(phase)}"
+        return f"{fmt_decimal(phase.tokens_per_s)} tokens/s ({bound}){where}{_measured(phase)}{_cost(phase)}"
+    return f"TTFT {time_text(phase.latency)} ({bound}){_measured(phase)}{_cost(phase)}"
+
+
+def _cost(phase: PhaseAnalysis) -> str:
+    """The step's bill, for the glance (empty without a price): per step and per Mtok."""
+    cost = phase.cost
+    if cost is None or cost.cost_per_step is None:
+        return ""
+    return (
+        f"; {_plain(cost.cost_per_step)} USD a step, "
+        f"{_plain(cost.cost_per_million_tokens)} USD per million tokens"
+    )
+
+
+def _plain(value: object) -> str:
+    """A positive amount to 5 significant figures without e-notation (0.000069249)."""
+    text = fmt_decimal(value)
+    if "e" not in text:
+        return text
+    x = float(value)  # type: ignore[arg-type]
+    return f"{x:.{max(0, 4 - math.floor(math.log10(x)))}f}"
 
 
 def _measured(phase: PhaseAnalysis) -> str:
