@@ -95,8 +95,9 @@ TERMS: tuple[ActivationTerm, ...] = (
 )
 
 
-def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
-    """Elements per token of a term for this model (the attention core's scale with S)."""
+def _elements_per_token(p: TrainingProblem) -> dict[str, sp.Expr]:
+    """Elements per token of each term for this model, by name (the attention core's scale
+    with S; a term not named has d)."""
     d, h, kv, dh, f = (p.arch(k) for k in ("d_model", "heads", "kv_heads", "head_dim", "d_ff"))
     kv = kv or h  # latent attention expands its latent into keys and values for every head
     model = p.transformer
@@ -113,7 +114,7 @@ def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
         "output projection input": h * dh,
         "MLP hidden tensors": hidden,
     }
-    return table.get(term.name, d)
+    return {term.name: table.get(term.name, d) for term in TERMS}
 
 
 def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr], ...]:
@@ -134,6 +135,7 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
         per = ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model") / share
         return ((full, kept * per),)
     out = []
+    elements = _elements_per_token(p)
     for term in TERMS:
         if term.dropout and not p.dropout:
             continue
@@ -141,9 +143,7 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
             continue
         split = tp if term.where is Where.SPLIT or p.sequence_parallel else sp.Integer(1)
         split *= p.cp  # context parallelism: S/cp tokens per rank (queries against all S keys)
-        out.append(
-            (term, term.width * p.seq * p.micro_batch * _elements_per_token(term, p) / split)
-        )
+        out.append((term, term.width * p.seq * p.micro_batch * elements[term.name] / split))
     return tuple(out)
 
 
@@ -218,7 +218,7 @@ def params_per_device(p: TrainingProblem, stage: int | None = None) -> ParamsPer
     block_experts = experts_total / (layers * tp * p.ep)
     first = embed / tp + pos
     last = head / tp + final + (embed / tp if model.tied_embeddings else 0)
-    ends = first + head / tp + final if p.pp == 1 else sp.Max(first, last)
+    ends = first + head / tp + final if p.pp == 1 else max(first, last)  # exact numbers
     per_stage = layers / pp
     if stage is not None:
         ends = (first, sp.Integer(0), last)[min(stage, 1) + (stage == p.pp - 1)]
@@ -290,7 +290,7 @@ def largest_layer(p: TrainingProblem) -> sp.Expr:
         d * p.arch("d_ff"),
         d * p.arch("heads") * p.arch("head_dim"),
     )
-    return sp.Max(*mats) / p.tp
+    return max(mats) / p.tp  # exact numbers: the comparison is exact
 
 
 def memory_of(
