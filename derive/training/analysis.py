@@ -273,11 +273,18 @@ def _tp_widths(
     return layer, width, sp.Rational(p.tp - 1, p.tp) * p.peak / comms.bandwidth("tp")
 
 
-def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
-    """Derive memory, communication, times, the critical batch and the fit of a training step."""
-    params = params_per_device(p)
-    terms = activation_terms(p)
-    memory = memory_of(p, params, terms)
+def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -> TrainingAnalysis:
+    """Derive memory, communication, times, the critical batch and the fit of a training step.
+
+    ``same``: the analysis of this very run on another placement (the layout search); its
+    parameters, activations, memory and smallest dp and ZeRO stage, which no placement
+    changes, are taken from it (a test pins them to a fresh derivation)."""
+    if same is None:
+        params = params_per_device(p)
+        terms = activation_terms(p)
+        memory = memory_of(p, params, terms)
+    else:
+        params, terms, memory = same.params, same.terms, same.memory
     comms = comms_of(p, params)
     active, tokens = p.arch("params_active"), p.batch_tokens
     n = p.devices
@@ -343,8 +350,8 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         tp_critical_width=critical_width,
         fits=fits,
         headroom=headroom,
-        smallest_dp=_smallest_dp(p, params, memory),
-        smallest_zero=_smallest_zero(p, params, terms),
+        smallest_dp=_smallest_dp(p, params, memory) if same is None else same.smallest_dp,
+        smallest_zero=_smallest_zero(p, params, terms) if same is None else same.smallest_zero,
         cost=_cost(p, t_lower),
     )
 
