@@ -207,3 +207,23 @@ def test_bad_presets_name_the_flag():
         assert r.returncode == 2, flags
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and named in lines[0], r.stderr
+
+
+def test_a_sets_train_table_names_the_preset_and_its_key():
+    import pytest
+
+    from derive.errors import ProblemError
+    from derive.pipeline import derive_training
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.train_spec import train_spec
+
+    where = "sets.toml: problem 'p'"
+    table = {"dp": 8, "zero": 3, "batch_tokens": 8 * S, "seq": S, "convention": "deepspeed"}
+    spec = train_spec({"train": {**table, "dropout": True}}, where)
+    assert spec is not None
+    a = derive_training(ModelSpec(model="llama-3-8b", chip="h100"), spec).analysis
+    assert a.problem.dropout and _state(a) == _ds_zero3(P_8B, V * D, 8)
+    bad = train_spec({"train": {**table, "convention": "nemo"}}, where)
+    assert bad is not None
+    with pytest.raises(ProblemError, match="train key 'convention'"):
+        derive_training(ModelSpec(model="llama-3-8b", chip="h100"), bad)
