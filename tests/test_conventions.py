@@ -227,3 +227,35 @@ def test_a_sets_train_table_names_the_preset_and_its_key():
     assert bad is not None
     with pytest.raises(ProblemError, match="train key 'convention'"):
         derive_training(ModelSpec(model="llama-3-8b", chip="h100"), bad)
+
+
+def test_deepspeed_smallest_dp_runs_and_fits_by_its_own_formula():
+    """The suggested dp under --convention deepspeed follows DeepSpeed's ZeRO-2 rule (4P
+    whole, 16P/dp sharded), not derive's: the smallest runnable dp whose state and activations
+    fit, found here by the source's formula."""
+    a = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        capacity="60e9",
+        convention="deepspeed",
+        dp=2,
+        zero=2,
+        batch_tokens=64 * S,
+        seq=S,
+    ).analysis
+    acts = _fr(a.memory.activations)
+    by_hand = next(
+        dp for dp in (1, 2, 4, 8, 16, 32, 64) if _ds_zero2(P_8B, dp) + acts <= 60 * 10**9
+    )
+    assert a.smallest_dp == by_hand
+    again = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        capacity="60e9",
+        convention="deepspeed",
+        dp=by_hand,
+        zero=2,
+        batch_tokens=64 * S,
+        seq=S,
+    ).analysis
+    assert again.fits
