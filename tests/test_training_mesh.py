@@ -452,3 +452,28 @@ def test_counted_logits_are_a_gigabyte_per_4k_tokens_at_a_128k_vocabulary():
     assert _fr(counted.memory.activations - plain.memory.activations) == 2 * S * V
     split = _run(dp=2, tp=2, cp=2, count_logits="true", **base)
     assert _fr(split.memory.logits) == Fraction(2 * S * V, 4)
+
+
+def test_the_search_reuses_only_what_no_placement_changes():
+    """The search derives each layout's memory once and reuses it on its other placements
+    (benchmarks/search.py): every row is the same as a fresh derivation of its run."""
+    from derive.training.search import search_strategies
+
+    run = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        capacity="60e9",
+        dp=8,
+        batch_tokens=8 * 2 * S,
+        seq=S,
+        mesh="gpu=4@450e9+2us,node=2@25e9+10us",
+    ).analysis.problem
+    rows = search_strategies(run)
+    assert len({r.placement for r in rows}) > 2
+    for row in rows:
+        a = row.analysis
+        assert a is not None
+        fresh = analyse_training(a.problem)
+        assert fresh.memory == a.memory and fresh.terms == a.terms and fresh.params == a.params
+        assert (fresh.smallest_dp, fresh.smallest_zero) == (a.smallest_dp, a.smallest_zero)
+        assert (fresh.t_lower, fresh.t_upper, fresh.fits) == (a.t_lower, a.t_upper, a.fits)

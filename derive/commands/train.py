@@ -37,7 +37,12 @@ _RUN_FLAGS = (
     ("--pp", "N", "pipeline-parallel degree (default 1); divides the layers"),
     ("--ep", "N", "expert-parallel degree of a MoE over the DP group (default 1)"),
     ("--zero", "STAGE", "ZeRO stage over the DP group: 0 (default), 1, 2 or 3 (FSDP)"),
-    ("--recompute", "MODE", "activation recomputation: full (default), selective or none"),
+    (
+        "--recompute",
+        "MODE",
+        "activation recomputation: full (default), selective, none, or a checkpoint policy "
+        "tensors=K (K bf16 tensors of S·b·d kept per layer)",
+    ),
     ("--batch-tokens", "T", "tokens per optimizer step, all DP ranks together, e.g. 4194304"),
     ("--seq", "S", "sequence length, e.g. 4096"),
     ("--micro-batch-size", "B", "sequences per micro-batch (default 1)"),
@@ -60,6 +65,12 @@ _CLUSTER_FLAGS = (
         "layers per pipeline stage, e.g. 6,7,7,6,6 (default as even as possible)",
     ),
     ("--virtual-stages", "V", "interleaved 1F1B: V model chunks per pipeline stage (default 1)"),
+    (
+        "--convention",
+        "PRESET",
+        "whose accounting to follow: derive (default), megatron (18 B/param, Korthikanti's "
+        "activations with dropout), deepspeed (its ZeRO-2/3 estimators)",
+    ),
 )
 
 
@@ -104,7 +115,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--state-bytes",
         metavar="BYTES|RECIPE",
-        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed, megatron (2+4+12)",
+        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed, megatron (2+4+12), deepspeed (2+2+16)",
     )
     for flag, metavar, helptext in _RUN_FLAGS + _CLUSTER_FLAGS:
         p.add_argument(flag, metavar=metavar, help=helptext)
@@ -112,6 +123,11 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         "--count-logits",
         action="store_true",
         help="count the logits the loss keeps (one micro-batch's, bf16, V/tp per token) in the activations",
+    )
+    p.add_argument(
+        "--dropout",
+        action="store_true",
+        help="count the dropout masks and outputs in the activations (Korthikanti et al.'s GPT; on with --convention megatron)",
     )
     p.add_argument(
         "--keep-gathered-weights",
@@ -169,6 +185,7 @@ def run_train(args: argparse.Namespace) -> int:
         },
         keep_gathered_weights="true" if args.keep_gathered_weights else None,
         count_logits="true" if args.count_logits else None,
+        dropout="true" if args.dropout else None,
     )
     questions = question_spec_from_args(args)
     answered = None

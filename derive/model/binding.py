@@ -69,6 +69,14 @@ RECIPES: dict[str, StateRecipe] = {
                 ("fp32 master weights, Adam m and v", sp.Integer(12)),
             ),
         ),
+        StateRecipe(  # DeepSpeed's estimate_zero2/3_model_states_mem_needs: 2 + 2 + 16
+            "deepspeed",
+            (
+                ("bf16 weights", sp.Integer(2)),
+                ("bf16 gradients", sp.Integer(2)),
+                ("fp32 master weights, Adam m and v, fp32 gradients", sp.Integer(16)),
+            ),
+        ),
         StateRecipe(
             "sgd-mixed",
             (

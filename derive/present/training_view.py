@@ -164,7 +164,7 @@ def training_json(
         "pp": p.pp,
         "ep": p.ep,
         "zero": int(p.zero),
-        "recompute": p.recompute.value,
+        "recompute": p.recompute_text,
         "batch_tokens": _s(p.batch_tokens),
         "seq": _s(p.seq),
         "micro_batch_size": _s(p.micro_batch),
@@ -207,6 +207,10 @@ def training_json(
         **{key: _s(value) for key, value in cost_values(a).items()},
     }
     report.update(_cluster_json(a))
+    if p.convention != "derive":  # derive's own output is unchanged
+        report["convention"] = p.convention
+        report["state_recipe"] = p.state.name
+        report["dropout"] = p.dropout
     if rows:
         report["strategies"] = [_row_json(row) for row in rows]
         report["winner"] = None if winner is None else winner.name

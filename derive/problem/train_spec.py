@@ -46,6 +46,8 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "virtual_stages": (int,),
     "keep_gathered_weights": (bool,),
     "count_logits": (bool,),
+    "convention": (str,),
+    "dropout": (bool,),
 }
 """The keys of a problem's ``train`` table, with their TOML types."""
 
@@ -90,6 +92,8 @@ class TrainSpec:
     virtual_stages: str | None = None
     keep_gathered_weights: str | None = None
     count_logits: str | None = None
+    convention: str | None = None
+    dropout: str | None = None
     origin: str | None = None
     plot: TrainPlot | None = None
 

@@ -11,7 +11,7 @@ import sympy as sp
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.training.analysis import TrainingAnalysis
-from derive.training.binding import Recompute, ZeroStage
+from derive.training.binding import CONVENTIONS, Recompute, ZeroStage
 
 __all__ = [
     "GB",
@@ -304,6 +304,14 @@ def activations_step(a: TrainingAnalysis) -> Step:
         Recompute.SELECTIVE: "Selective recomputation keeps every tensor but the attention core's (the softmax and its S² tensors), which it recomputes.",
         Recompute.NONE: "Without recomputation every tensor the backward pass reads is kept.",
     }[p.recompute]
+    if p.checkpoint_tensors is not None:
+        reason = (
+            f"The checkpoint policy tensors={p.checkpoint_tensors} keeps {p.checkpoint_tensors} "
+            "tensor(s) of S·b·d in bf16 per layer and runs the layer's forward again in the "
+            "backward pass (FLOPs as full recomputation)."
+        )
+    if p.convention != "derive":
+        reason += f" Convention {p.convention}: {CONVENTIONS[p.convention]}."
     notes = [
         rich(
             "Terms of Korthikanti et al. (2022), “Reducing Activation Recomputation in Large Transformer Models”, §4.1, for this "

@@ -47,7 +47,7 @@ def training_given(a: TrainingAnalysis) -> Rich:
         + (f", ep = {p.ep}" if p.ep > 1 else "")
         + f" (N = {p.devices} devices)"
         + (", sequence parallel" if p.sequence_parallel else "")
-        + f", ZeRO stage {int(p.zero)}, recomputation {p.recompute.value}; "
+        + f", ZeRO stage {int(p.zero)}, recomputation {p.recompute_text}; "
         f"{p.batch_tokens} tokens per step in sequences of S = {p.seq}, micro-batches of "
         f"{counted(p.micro_batch, 'sequence')}; π = {p.peak_text} FLOP/s per device, β_link = "
         f"{p.link_text} B/s ({p.link_name}, one way)"

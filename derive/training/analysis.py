@@ -26,6 +26,7 @@ larger of the two passes'. DP with ZeRO ≤ 2, tp = pp = 1 and a dense model:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import sympy as sp
@@ -206,6 +207,11 @@ def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) ->
     """The smallest dp (a multiple of ep) at which the memory per device fits, tp, pp, ZeRO fixed."""
     if p.capacity is None:
         return None
+    if p.convention == "deepspeed":  # its own sharding rules: tried dp by dp, exactly
+        capacity, terms = p.capacity, activation_terms(p)
+        return _runnable_dp(
+            p, 1, lambda dp: memory_of(replace(p, dp=dp), params, terms).total <= capacity
+        )
     st = p.state
     widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
     shards = [k for k in p.zero.shards if not (p.keep_gathered and k in ("weights", "grads"))]
@@ -228,15 +234,21 @@ def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) ->
     return _runnable_dp(p, -(-dp // p.ep) * p.ep)
 
 
-def _runnable_dp(p: TrainingProblem, low: int) -> int | None:
+def _runnable_dp(
+    p: TrainingProblem, low: int, fits: Callable[[int], bool] | None = None
+) -> int | None:
     """The smallest dp from ``low`` (a multiple of ep) at which the batch still splits into
-    whole micro-batches, at least pp of them per DP rank: a dp ``derive train`` accepts."""
+    whole micro-batches, at least pp of them per DP rank: a dp ``derive train`` accepts (and,
+    given ``fits``, at which the run fits)."""
     per_step = int(p.batch_tokens // (p.micro_batch * p.seq))  # micro-batches of the whole step
     return next(
         (
             dp
             for dp in sp.divisors(per_step)
-            if dp >= low and dp % p.ep == 0 and per_step // dp >= p.pp
+            if dp >= low
+            and dp % p.ep == 0
+            and per_step // dp >= p.pp
+            and (fits is None or fits(int(dp)))
         ),
         None,
     )
@@ -273,11 +285,18 @@ def _tp_widths(
     return layer, width, sp.Rational(p.tp - 1, p.tp) * p.peak / comms.bandwidth("tp")
 
 
-def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
-    """Derive memory, communication, times, the critical batch and the fit of a training step."""
-    params = params_per_device(p)
-    terms = activation_terms(p)
-    memory = memory_of(p, params, terms)
+def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -> TrainingAnalysis:
+    """Derive memory, communication, times, the critical batch and the fit of a training step.
+
+    ``same``: the analysis of this very run on another placement (the layout search); its
+    parameters, activations, memory and smallest dp and ZeRO stage, which no placement
+    changes, are taken from it (a test pins them to a fresh derivation)."""
+    if same is None:
+        params = params_per_device(p)
+        terms = activation_terms(p)
+        memory = memory_of(p, params, terms)
+    else:
+        params, terms, memory = same.params, same.terms, same.memory
     comms = comms_of(p, params)
     active, tokens = p.arch("params_active"), p.batch_tokens
     n = p.devices
@@ -343,8 +362,8 @@ def analyse_training(p: TrainingProblem) -> TrainingAnalysis:
         tp_critical_width=critical_width,
         fits=fits,
         headroom=headroom,
-        smallest_dp=_smallest_dp(p, params, memory),
-        smallest_zero=_smallest_zero(p, params, terms),
+        smallest_dp=_smallest_dp(p, params, memory) if same is None else same.smallest_dp,
+        smallest_zero=_smallest_zero(p, params, terms) if same is None else same.smallest_zero,
         cost=_cost(p, t_lower),
     )
 

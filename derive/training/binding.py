@@ -11,6 +11,7 @@ the devices (:mod:`derive.training.mesh`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 
@@ -28,10 +29,33 @@ from derive.problem.train_spec import TrainSpec
 from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
 from derive.training.mesh import Placement, parse_mesh
 
-__all__ = ["Recompute", "StateSplit", "TrainingProblem", "ZeroStage", "bind_training"]
+__all__ = [
+    "CONVENTIONS",
+    "Recompute",
+    "StateSplit",
+    "TrainingProblem",
+    "ZeroStage",
+    "bind_training",
+]
 
 MAX_DEGREE = 1 << 20
 DEFAULT_RECIPE = "adam-mixed"
+MAX_CHECKPOINT_TENSORS = 64
+
+CONVENTIONS: dict[str, str] = {
+    "derive": "derive's own: adam-mixed state (2 + 2 + 12), no dropout, each ZeRO stage "
+    "shards its parts over the DP group",
+    "megatron": "Megatron-LM (megatron/training/theoretical_memory_usage.py): the megatron "
+    "state (bf16 weights, fp32 main_grad, fp32 master weights and Adam m, v: 18 B/param; "
+    "6 + 12/dp with the distributed optimizer, derive's ZeRO-1), and Korthikanti et al.'s "
+    "activations with dropout (sbh(34 + 5as/h) per layer; 10 + 24/t selective, 18 + 4f/h "
+    "over t with sequence parallelism)",
+    "deepspeed": "DeepSpeed (estimate_zero2_model_states_mem_needs, "
+    "estimate_zero3_model_states_mem_needs, without offload): the deepspeed state (2 + 2 + "
+    "16 B/param); ZeRO-1 and 2 keep the bf16 weights and gradients whole (4P + 16P/N), ZeRO-3 "
+    "holds 18P/N and the largest layer's bf16 weights and gradients gathered (4 bytes each)",
+}
+"""The conventions ``--convention`` names, each with its source."""
 
 
 class ZeroStage(IntEnum):
@@ -91,6 +115,9 @@ class TrainingProblem:
         virtual_stages: v of interleaved 1F1B (1: plain 1F1B).
         keep_gathered: ZeRO-3 gathers the weights once per step and keeps them.
         count_logits: count the logits the loss keeps (one micro-batch's, bf16, 1/tp of V).
+        convention: the named preset (:data:`CONVENTIONS`) whose accounting is followed.
+        checkpoint_tensors: a checkpoint policy keeping k bf16 tensors of S·b·d per layer and
+            recomputing the rest (FLOPs and comms as full recomputation); None otherwise.
     """
 
     model: ModelAnalysis
@@ -121,6 +148,15 @@ class TrainingProblem:
     virtual_stages: int = 1
     keep_gathered: bool = False
     count_logits: bool = False
+    convention: str = "derive"
+    checkpoint_tensors: int | None = None  # --recompute tensors=k: k S·b·d tensors per layer
+
+    @property
+    def recompute_text(self) -> str:
+        """The recomputation as typed: ``full``, ``selective``, ``none`` or ``tensors=k``."""
+        if self.checkpoint_tensors is not None:
+            return f"tensors={self.checkpoint_tensors}"
+        return self.recompute.value
 
     @property
     def uneven(self) -> bool:
@@ -203,17 +239,40 @@ def _zero(spec: TrainSpec) -> ZeroStage:
     return ZeroStage(int(text))
 
 
-def _recompute(spec: TrainSpec) -> Recompute:
+def _recompute(spec: TrainSpec) -> tuple[Recompute, int | None]:
+    """The recomputation, and a checkpoint policy's tensors per layer (``tensors=2``)."""
     if spec.recompute is None:
-        return Recompute.FULL
+        return Recompute.FULL, None
+    text = spec.recompute.strip()
+    policy = re.fullmatch(r"tensors\s*=\s*(\d{1,3})", text)
+    if policy is not None:
+        count = int(policy.group(1))
+        if not 1 <= count <= MAX_CHECKPOINT_TENSORS:
+            raise ProblemError(
+                spec.where("recompute"),
+                f"a checkpoint policy keeps 1 to {MAX_CHECKPOINT_TENSORS} tensors per layer",
+            )
+        return Recompute.FULL, count
     try:
-        return Recompute(spec.recompute.strip())
+        return Recompute(text), None
     except ValueError:
-        raise ProblemError(spec.where("recompute"), "one of full, selective, none") from None
+        raise ProblemError(
+            spec.where("recompute"), "one of full, selective, none, tensors=K (e.g. tensors=2)"
+        ) from None
 
 
-def _state(recipe: StateRecipe | None) -> StateSplit:
-    recipe = recipe or RECIPES[DEFAULT_RECIPE]
+def _convention(spec: TrainSpec) -> str:
+    text = (spec.convention or "derive").strip().lower()
+    if text not in CONVENTIONS:
+        raise ProblemError(
+            spec.where("convention"), f"an unknown preset: give one of {', '.join(CONVENTIONS)}"
+        )
+    return text
+
+
+def _state(recipe: StateRecipe | None, convention: str = "derive") -> StateSplit:
+    default = convention if convention in RECIPES else DEFAULT_RECIPE
+    recipe = recipe or RECIPES[default]
     if len(recipe.parts) == 3:
         w, g, o = (b for _, b in recipe.parts)
         return StateSplit(recipe.name, w, g, o)
@@ -333,7 +392,8 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     """Validate a training run against its analysed model; the result is exact."""
     dp, tp, pp = (_int(spec, f, 1) for f in ("dp", "tp", "pp"))
     ep, cp = _int(spec, "ep", 1), _int(spec, "cp", 1)
-    zero, recompute = _zero(spec), _recompute(spec)
+    zero, (recompute, tensors) = _zero(spec), _recompute(spec)
+    convention = _convention(spec)
     if zero is ZeroStage.WEIGHTS and pp > 1:
         raise ProblemError(
             spec.where("zero"),
@@ -407,7 +467,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         link_text=link_text,
         link_name=link_name,
         capacity=problem.capacity.value if problem.capacity is not None else None,
-        state=_state(problem.state),
+        state=_state(problem.state, convention),
         measured_time=measured,
         spec=spec,
         sequence_parallel=sequence_parallel,
@@ -417,4 +477,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         virtual_stages=virtual,
         keep_gathered=keep,
         count_logits=flag_on(spec, "count_logits"),
+        dropout=flag_on(spec, "dropout") if spec.dropout is not None else convention == "megatron",
+        convention=convention,
+        checkpoint_tensors=tensors,
     )

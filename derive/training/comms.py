@@ -36,6 +36,7 @@ counted M·L/pp times.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import sympy as sp
 
@@ -109,7 +110,7 @@ class Transfer:
         """Seconds of latency: the calls times each call's hops over each level."""
         return self.calls * calls_latency(self.exchange, self.levels)
 
-    @property
+    @cached_property  # read by every sum over the transfers (frozen: computed once)
     def time(self) -> sp.Rational:
         """Seconds: each level's bytes over its axis's bandwidth, plus each call's latency."""
         return self.size * time_per_byte(self.exchange, self.levels) + self.calls * calls_latency(

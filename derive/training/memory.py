@@ -39,6 +39,7 @@ __all__ = [
     "Where",
     "activation_terms",
     "heaviest_stage",
+    "largest_layer",
     "logits_bytes",
     "memory_of",
     "params_per_device",
@@ -94,8 +95,9 @@ TERMS: tuple[ActivationTerm, ...] = (
 )
 
 
-def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
-    """Elements per token of a term for this model (the attention core's scale with S)."""
+def _elements_per_token(p: TrainingProblem) -> dict[str, sp.Expr]:
+    """Elements per token of each term for this model, by name (the attention core's scale
+    with S; a term not named has d)."""
     d, h, kv, dh, f = (p.arch(k) for k in ("d_model", "heads", "kv_heads", "head_dim", "d_ff"))
     kv = kv or h  # latent attention expands its latent into keys and values for every head
     model = p.transformer
@@ -112,7 +114,7 @@ def _elements_per_token(term: ActivationTerm, p: TrainingProblem) -> sp.Expr:
         "output projection input": h * dh,
         "MLP hidden tensors": hidden,
     }
-    return table.get(term.name, d)
+    return {term.name: table.get(term.name, d) for term in TERMS}
 
 
 def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr], ...]:
@@ -122,10 +124,18 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
     tp = sp.Integer(p.tp)
     if p.recompute is Recompute.FULL:
         where = Where.SPLIT if p.sequence_parallel else Where.REPLICATED
-        full = ActivationTerm("layer input (full recomputation)", "2sbh", ACTIVATION_BYTES, where)
+        kept = p.checkpoint_tensors or 1
+        name = (
+            "layer input (full recomputation)"
+            if p.checkpoint_tensors is None
+            else f"{kept} checkpointed tensor(s) (tensors={kept})"
+        )
+        full = ActivationTerm(name, f"{2 * kept}sbh", ACTIVATION_BYTES, where)
         share = (tp if p.sequence_parallel else sp.Integer(1)) * p.cp
-        return ((full, ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model") / share),)
+        per = ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model") / share
+        return ((full, kept * per),)
     out = []
+    elements = _elements_per_token(p)
     for term in TERMS:
         if term.dropout and not p.dropout:
             continue
@@ -133,9 +143,7 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
             continue
         split = tp if term.where is Where.SPLIT or p.sequence_parallel else sp.Integer(1)
         split *= p.cp  # context parallelism: S/cp tokens per rank (queries against all S keys)
-        out.append(
-            (term, term.width * p.seq * p.micro_batch * _elements_per_token(term, p) / split)
-        )
+        out.append((term, term.width * p.seq * p.micro_batch * elements[term.name] / split))
     return tuple(out)
 
 
@@ -210,7 +218,7 @@ def params_per_device(p: TrainingProblem, stage: int | None = None) -> ParamsPer
     block_experts = experts_total / (layers * tp * p.ep)
     first = embed / tp + pos
     last = head / tp + final + (embed / tp if model.tied_embeddings else 0)
-    ends = first + head / tp + final if p.pp == 1 else sp.Max(first, last)
+    ends = first + head / tp + final if p.pp == 1 else max(first, last)  # exact numbers
     per_stage = layers / pp
     if stage is not None:
         ends = (first, sp.Integer(0), last)[min(stage, 1) + (stage == p.pp - 1)]
@@ -259,9 +267,30 @@ def _sharded(part: str, p: TrainingProblem, params: ParamsPerDevice) -> sp.Ratio
     (dp · cp; dp/ep · cp for expert weights). ZeRO-3 keeping its gathered weights holds the
     weights and the gradients whole through the step."""
     kept = p.keep_gathered and part in ("weights", "grads")
+    if p.convention == "deepspeed" and part != "optimizer" and p.zero < 3:
+        kept = True  # DeepSpeed's ZeRO-2 estimate keeps the bf16 weights and gradients whole
     if part not in p.zero.shards or kept:
         return params.total
+    if p.convention == "deepspeed" and part == "grads":
+        return largest_layer(p) * 2  # ZeRO-3: one layer's bf16 weights and gradients (4 B)
     return params.dense / (p.dp * p.cp) + params.experts / sp.Rational(p.dp * p.cp, p.ep)
+
+
+def largest_layer(p: TrainingProblem) -> sp.Expr:
+    """DeepSpeed's ``largest_layer_params`` (its ``model_to_params``: the most parameters one
+    module holds itself) on one device: the token embedding, the head, an MLP matrix (d·f) or
+    the query projection (d·h·d_h), over the TP group; a model known by its size alone has no
+    layer, so 0."""
+    if p.transformer is None:
+        return sp.Integer(0)
+    d = p.arch("d_model")
+    mats = (
+        p.arch("P_embed"),
+        p.arch("P_head"),
+        d * p.arch("d_ff"),
+        d * p.arch("heads") * p.arch("head_dim"),
+    )
+    return max(mats) / p.tp  # exact numbers: the comparison is exact
 
 
 def memory_of(

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 import sympy as sp
 
@@ -318,6 +319,7 @@ def _prefix(levels: tuple[Level, ...], i: int) -> int:
     return n
 
 
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
 def level_terms(kind: Exchange, levels: tuple[Level, ...]) -> tuple[tuple[Level, sp.Rational], ...]:
     """Per level, the bytes one device sends over it per byte of V (the formula per level)."""
     if not levels:
@@ -339,11 +341,13 @@ def level_terms(kind: Exchange, levels: tuple[Level, ...]) -> tuple[tuple[Level,
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
 def bytes_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Bytes one device sends per byte of V over all levels."""
     return sp.Add(*(share for _, share in level_terms(kind, levels)))
 
 
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
 def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Seconds per byte of V: each level's bytes over its own axis's bandwidth.
 
@@ -354,6 +358,7 @@ def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     return sp.Add(*(share / level.axis.bandwidth for level, share in level_terms(kind, levels)))
 
 
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
 def calls_latency(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Seconds of latency of one call: its hops per level times the level's α."""
     if not levels:

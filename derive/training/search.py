@@ -143,8 +143,11 @@ def search_strategies(p: TrainingProblem) -> tuple[StrategyRow, ...]:
             if any(run.zero >= zero for zero in chosen):
                 continue  # more FLOPs (and traffic) at a ZeRO stage no smaller: never faster
             chosen.append(run.zero)
+            first: TrainingAnalysis | None = None
             for placement in layouts:
                 where = run if placement is None else replace(run, placement=placement)
-                found.append((analyse_training(where), placement))
+                a = analyse_training(where, first)  # memory is the same on every placement
+                first = first or a
+                found.append((a, placement))
     found.sort(key=lambda item: rank_key(item[0]))
     return tuple(_row(a, placement) for a, placement in found)

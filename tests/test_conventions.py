@@ -1,0 +1,261 @@
+"""--convention presets, --state-bytes deepspeed and the checkpoint policy --recompute tensors=k.
+
+Each preset reproduces worked numbers of its source, computed here by the source's own formula
+(transcribed below with its file), never copied from a text: Megatron-LM's
+megatron/training/theoretical_memory_usage.py and DeepSpeed's
+estimate_zero2_model_states_mem_needs / estimate_zero3_model_states_mem_needs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import sympy as sp
+
+from derive.pipeline import solve_training
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Llama 3 8B by hand: L = 32, d = 4096, 32 query and 8 KV heads of 128, f = 14336 gated,
+# V = 128256, untied head.
+L, D, H, KV, DH, F, V = 32, 4096, 32, 8, 128, 14336, 128256
+BLOCK = D * H * DH + 2 * D * KV * DH + H * DH * D + 3 * D * F + 2 * D
+P_8B = L * BLOCK + V * D + D * V + D
+S = 4096
+
+# GPT-2 small by hand: 12 layers of 12d² + 13d (QKV and projection with biases, a 4d MLP
+# with biases, two layernorms), tied embedding V·d, 1024 positions, the final layernorm.
+GL, GD, GV, GH, GF = 12, 768, 50257, 12, 3072
+P_GPT2 = GL * (12 * GD * GD + 13 * GD) + GV * GD + 1024 * GD + 2 * GD
+
+
+def _fr(value: sp.Expr) -> Fraction:
+    r = sp.Rational(value)
+    return Fraction(int(r.p), int(r.q))
+
+
+def _state(a) -> Fraction:
+    m = a.memory
+    return _fr(m.weights + m.grads + m.optimizer)
+
+
+# --- Megatron-LM: theoretical_memory_usage.py ------------------------------------------
+
+
+def _megatron_bytes_per_parameter(distributed: bool, dp: int) -> Fraction:
+    """compute_weight_and_optimizer_memory: 18 if not use_distributed_optimizer else
+    6 + 12 / data_parallel_size."""
+    return Fraction(18) if not distributed else 6 + Fraction(12, dp)
+
+
+def _megatron_layer_sp(s: int, b: int, h: int, f: int, t: int) -> Fraction:
+    """compute_activation_memory (sequence parallel, selective): per layer
+    s·b·h·(18 + 4·f/h), partitioned by TP."""
+    return Fraction(s * b * h) * (18 + Fraction(4 * f, h)) / t
+
+
+def _megatron_layer_no_sp(s: int, b: int, h: int, t: int) -> Fraction:
+    """compute_activation_memory_without_sp: per layer s·b·h·(10 + 24/t)."""
+    return Fraction(s * b * h) * (10 + Fraction(24, t))
+
+
+def test_megatron_state_is_18_bytes_per_parameter():
+    a = solve_training(
+        "llama-3-8b", chip="h100", convention="megatron", dp=8, batch_tokens=8 * S, seq=S
+    ).analysis
+    assert a.problem.state.name == "megatron"
+    assert _state(a) == _megatron_bytes_per_parameter(False, 8) * P_8B
+
+
+def test_megatron_distributed_optimizer_is_zero_1():
+    a = solve_training(
+        "llama-3-8b", chip="h100", convention="megatron", dp=8, zero=1, batch_tokens=8 * S, seq=S
+    ).analysis
+    assert _state(a) == _megatron_bytes_per_parameter(True, 8) * P_8B
+
+
+def _gpt2(**train: object):
+    return solve_training("gpt2-small", chip="h100", seq=1024, batch_tokens=1024, **train).analysis
+
+
+def test_megatron_activations_per_layer_with_sequence_parallelism():
+    a = _gpt2(convention="megatron", tp=4, recompute="selective", sequence_parallel="true")
+    assert _fr(a.memory.activations_per_layer) == _megatron_layer_sp(1024, 1, GD, GF, 4)
+
+
+def test_megatron_activations_per_layer_without_sequence_parallelism():
+    a = _gpt2(convention="megatron", tp=4, recompute="selective")
+    assert _fr(a.memory.activations_per_layer) == _megatron_layer_no_sp(1024, 1, GD, 4)
+
+
+def test_korthikanti_with_and_without_dropout():
+    """Korthikanti et al. §4.1, no recomputation, tp 1: s·b·h·(34 + 5·a·s/h) with dropout;
+    without it the two 1-byte masks (s·b·h each), the softmax's dropout mask (a·s²·b) and
+    its dropout output (2·a·s²·b) are gone: s·b·h·32 + 2·a·s²·b."""
+    s, b, h, heads = 1024, 1, GD, GH
+    with_dropout = Fraction(s * b * h) * (34 + Fraction(5 * heads * s, h))
+    without = 32 * s * b * h + 2 * heads * s * s * b
+    on = _gpt2(convention="megatron", recompute="none")
+    off = _gpt2(convention="megatron", recompute="none", dropout="false")
+    assert on.problem.dropout and not off.problem.dropout
+    assert _fr(on.memory.activations_per_layer) == with_dropout
+    assert _fr(off.memory.activations_per_layer) == without
+    plain = _gpt2(recompute="none")  # derive's own convention: no dropout
+    assert _fr(plain.memory.activations_per_layer) == without
+
+
+# --- DeepSpeed: estimate_zero2/3_model_states_mem_needs (cpu_offload=False) -------------
+
+
+def _ds_zero2(total_params: int, total_gpus: int) -> int:
+    """gpu_mem = 4 * total_params + int(16 * total_params / total_gpus)."""
+    return 4 * total_params + int(Fraction(16 * total_params, total_gpus))
+
+
+def _ds_zero3(total_params: int, largest_layer_params: int, total_gpus: int) -> int:
+    """gpu_mem = largest_layer_memory + int(18 * total_params / total_gpus), with
+    largest_layer_memory = 4 * largest_layer_params."""
+    return 4 * largest_layer_params + int(Fraction(18 * total_params, total_gpus))
+
+
+def test_deepspeed_zero2_on_8_gpus():
+    a = solve_training(
+        "llama-3-8b", chip="h100", convention="deepspeed", dp=8, zero=2, batch_tokens=8 * S, seq=S
+    ).analysis
+    assert a.problem.state.name == "deepspeed"
+    assert _state(a) == _ds_zero2(P_8B, 8)
+
+
+def test_deepspeed_zero3_on_8_gpus():
+    """model_to_params' largest layer of Llama 3 8B: the embedding (or the head), V·d."""
+    a = solve_training(
+        "llama-3-8b", chip="h100", convention="deepspeed", dp=8, zero=3, batch_tokens=8 * S, seq=S
+    ).analysis
+    assert _state(a) == _ds_zero3(P_8B, V * D, 8)
+
+
+def test_deepspeed_zero3_gpt2_on_4_gpus():
+    """GPT-2 small's largest module is its (tied) token embedding, V·d."""
+    a = solve_training(
+        "gpt2-small",
+        chip="h100",
+        convention="deepspeed",
+        dp=4,
+        zero=3,
+        seq=1024,
+        batch_tokens=4 * 1024,
+    ).analysis
+    assert _state(a) == _ds_zero3(P_GPT2, GV * GD, 4)
+
+
+def test_state_bytes_deepspeed_recipe_is_20_bytes():
+    a = solve_training(
+        "llama-3-8b", chip="h100", state_bytes="deepspeed", dp=8, batch_tokens=8 * S, seq=S
+    ).analysis
+    assert _state(a) == 20 * P_8B  # 2 + 2 + 16, nothing sharded at ZeRO-0
+
+
+# --- the checkpoint policy and the default -----------------------------------------------
+
+
+def test_checkpoint_policy_keeps_k_tensors_per_layer():
+    two = solve_training(
+        "llama-3-8b", chip="h100", recompute="tensors=2", dp=8, batch_tokens=8 * S, seq=S
+    ).analysis
+    full = solve_training(
+        "llama-3-8b", chip="h100", recompute="full", dp=8, batch_tokens=8 * S, seq=S
+    ).analysis
+    assert _fr(two.memory.activations_per_layer) == 2 * 2 * S * 1 * D  # two bf16 S·b·d
+    assert two.memory.activations_per_layer == 2 * full.memory.activations_per_layer
+    assert two.flops_recompute == full.flops_recompute
+    assert two.problem.recompute_text == "tensors=2"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "derive", "train", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+
+
+RUN = ("llama-3-8b", "--chip", "h100", "--dp", "8", "--batch-tokens", "32768", "--seq", "4096")
+
+
+def test_convention_derive_is_todays_output():
+    for fmt in ("json", "md"):
+        plain = _cli(*RUN, "--format", fmt)
+        named = _cli(*RUN, "--format", fmt, "--convention", "derive")
+        assert plain.returncode == 0 and plain.stdout == named.stdout
+
+
+def test_bad_presets_name_the_flag():
+    for flags, named in (
+        (("--convention", "nemo"), "--convention nemo"),
+        (("--recompute", "tensors=0"), "--recompute tensors=0"),
+        (("--recompute", "some"), "--recompute some"),
+        (("--state-bytes", "zero-infinity"), "--state-bytes zero-infinity"),
+    ):
+        r = _cli(*RUN, *flags)
+        assert r.returncode == 2, flags
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and named in lines[0], r.stderr
+
+
+def test_a_sets_train_table_names_the_preset_and_its_key():
+    import pytest
+
+    from derive.errors import ProblemError
+    from derive.pipeline import derive_training
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.train_spec import train_spec
+
+    where = "sets.toml: problem 'p'"
+    table = {"dp": 8, "zero": 3, "batch_tokens": 8 * S, "seq": S, "convention": "deepspeed"}
+    spec = train_spec({"train": {**table, "dropout": True}}, where)
+    assert spec is not None
+    a = derive_training(ModelSpec(model="llama-3-8b", chip="h100"), spec).analysis
+    assert a.problem.dropout and _state(a) == _ds_zero3(P_8B, V * D, 8)
+    bad = train_spec({"train": {**table, "convention": "nemo"}}, where)
+    assert bad is not None
+    with pytest.raises(ProblemError, match="train key 'convention'"):
+        derive_training(ModelSpec(model="llama-3-8b", chip="h100"), bad)
+
+
+def test_deepspeed_smallest_dp_runs_and_fits_by_its_own_formula():
+    """The suggested dp under --convention deepspeed follows DeepSpeed's ZeRO-2 rule (4P
+    whole, 16P/dp sharded), not derive's: the smallest runnable dp whose state and activations
+    fit, found here by the source's formula."""
+    a = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        capacity="60e9",
+        convention="deepspeed",
+        dp=2,
+        zero=2,
+        batch_tokens=64 * S,
+        seq=S,
+    ).analysis
+    acts = _fr(a.memory.activations)
+    by_hand = next(
+        dp for dp in (1, 2, 4, 8, 16, 32, 64) if _ds_zero2(P_8B, dp) + acts <= 60 * 10**9
+    )
+    assert a.smallest_dp == by_hand
+    again = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        capacity="60e9",
+        convention="deepspeed",
+        dp=by_hand,
+        zero=2,
+        batch_tokens=64 * S,
+        seq=S,
+    ).analysis
+    assert again.fits
