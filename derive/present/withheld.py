@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy as sp
@@ -69,22 +70,50 @@ def _telling(expr: sp.Expr) -> bool:
     return not (expr.is_Integer and abs(int(expr)) < 100)
 
 
-# Large distinct primes a difference is probed at before it is cancelled: a difference that
-# is a nonzero number there is not zero, with no polynomial arithmetic (most are not zero).
-_PROBES = tuple(sp.Integer(p) for p in sp.primerange(1009, 1400))
+# Large distinct primes the two sides are probed at before their difference is cancelled:
+# sides that are different numbers there are not equal, with no polynomial arithmetic (most
+# pairs are not equal). Each name gets the next prime the first time it is met (past the
+# last, they repeat: the probe only ever tells sides apart, ``cancel`` decides the rest).
+_PROBES = tuple(Fraction(p) for p in sp.primerange(1009, 1400))
+_POINT: dict[sp.Symbol, Fraction] = {}
+
+
+@lru_cache(maxsize=8192)
+def _at_probe(expr: sp.Expr) -> Fraction | None:
+    """``expr`` at the probe point, in exact Fractions (None: not a rational function of
+    its names there, or a denominator vanishes)."""
+    if expr.is_Rational:
+        return Fraction(int(expr.p), int(expr.q))
+    if isinstance(expr, sp.Symbol):
+        if expr not in _POINT:
+            _POINT[expr] = _PROBES[len(_POINT) % len(_PROBES)]
+        return _POINT[expr]
+    if expr.is_Add or expr.is_Mul:
+        values = [_at_probe(arg) for arg in expr.args]
+        if any(v is None for v in values):
+            return None
+        out = Fraction(0) if expr.is_Add else Fraction(1)
+        for v in values:
+            out = out + v if expr.is_Add else out * v  # type: ignore[operator]
+        return out
+    if expr.is_Pow and expr.exp.is_Integer:
+        base = _at_probe(expr.base)
+        if base is None or (base == 0 and expr.exp < 0):
+            return None
+        return base ** int(expr.exp)
+    return None
 
 
 @lru_cache(maxsize=8192)
 def _equal(a: sp.Expr, b: sp.Expr) -> bool:
     """Whether two rational functions are equal: exact, by ``cancel``, after a probe at
     distinct primes has not already told them apart (same answer, most pairs far faster)."""
-    diff = a - b
-    symbols = sorted(diff.free_symbols, key=str)
-    if len(symbols) <= len(_PROBES):
-        at = diff.xreplace(dict(zip(symbols, _PROBES)))
-        if at.is_number and at.is_finite and at.is_zero is False:
-            return False
-    return bool(sp.cancel(diff) == 0)
+    if a == b:
+        return True
+    va, vb = _at_probe(a), _at_probe(b)
+    if va is not None and vb is not None and va != vb:
+        return False
+    return bool(sp.cancel(a - b) == 0)
 
 
 @lru_cache(maxsize=8192)
