@@ -24,6 +24,7 @@ keeps the whole doc.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from functools import lru_cache
@@ -72,10 +73,15 @@ def _telling(expr: sp.Expr) -> bool:
 
 # Large distinct primes the two sides are probed at before their difference is cancelled:
 # sides that are different numbers there are not equal, with no polynomial arithmetic (most
-# pairs are not equal). Each name gets the next prime the first time it is met (past the
-# last, they repeat: the probe only ever tells sides apart, ``cancel`` decides the rest).
-_PROBES = tuple(Fraction(p) for p in sp.primerange(1009, 1400))
-_POINT: dict[sp.Symbol, Fraction] = {}
+# pairs are not equal). A name's prime follows from its spelling alone (no state shared
+# between calls or threads); two names on one prime only send more pairs on to ``cancel``,
+# which decides every pair the probe does not tell apart.
+_PROBES = tuple(Fraction(p) for p in sp.primerange(1009, 4000))
+
+
+def probe_point(symbol: sp.Symbol) -> Fraction:
+    """The prime ``symbol`` takes in the probe."""
+    return _PROBES[zlib.crc32(symbol.name.encode()) % len(_PROBES)]
 
 
 @lru_cache(maxsize=8192)
@@ -85,9 +91,7 @@ def _at_probe(expr: sp.Expr) -> Fraction | None:
     if expr.is_Rational:
         return Fraction(int(expr.p), int(expr.q))
     if isinstance(expr, sp.Symbol):
-        if expr not in _POINT:
-            _POINT[expr] = _PROBES[len(_POINT) % len(_PROBES)]
-        return _POINT[expr]
+        return probe_point(expr)
     if expr.is_Add or expr.is_Mul:
         values = [_at_probe(arg) for arg in expr.args]
         if any(v is None for v in values):
@@ -96,7 +100,7 @@ def _at_probe(expr: sp.Expr) -> Fraction | None:
         for v in values:
             out = out + v if expr.is_Add else out * v  # type: ignore[operator]
         return out
-    if expr.is_Pow and expr.exp.is_Integer:
+    if expr.is_Pow and expr.exp.is_Integer and abs(int(expr.exp)) <= 64:  # no huge powers
         base = _at_probe(expr.base)
         if base is None or (base == 0 and expr.exp < 0):
             return None
