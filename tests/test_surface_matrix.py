@@ -228,3 +228,44 @@ def test_a_result_pickles_with_its_values(name):
     values = {row.name: value for row, value in result.values().items()}
     again = pickle.loads(pickle.dumps(result))
     assert {row.name: value for row, value in again.values().items()} == values
+
+
+# The same problems as command lines: ``--define x=<q>`` reads the kind's formula layer.
+ARGV = {
+    "operator": ["solve", "matmul", "--dtype", "bf16", "--chip", "h100",
+                 "--set", f"B={B}", "--set", f"D={D}", "--set", f"F={F}"],
+    "kernel": ["solve", "--flops", "1e12", "--bytes", "2.5e9", "--chip", "h100"],
+    "model": ["model", "gpt2-small", "--chip", "h100", "--set", "B=8", "--set", "S=1024"],
+    "serving": ["model", "gpt2-small", "--chip", "h100", "--set", "B=8", "--set", "S=1024",
+                "--phase", "decode"],
+}  # fmt: skip
+
+DEFINE_CASES = [
+    (name, row.name)
+    for name in ARGV
+    for row in RESULTS[name]().values()
+    if row.name in _known_tables(name, RESULTS[name]())
+]
+
+
+@pytest.mark.parametrize(("name", "quantity"), DEFINE_CASES)
+def test_define_of_a_quantity_agrees_with_the_json(name, quantity, capsys):
+    """``--define x=<q>`` on the command line is the JSON's value of q (the defined value is
+    in base units; the formula layer's measure of q brings it to the unit values() states;
+    an operator's formulas at its bound dims)."""
+    result = RESULTS[name]()
+    row = next(r for r in result.values() if r.name == quantity)
+    known = _known_tables(name, result)[quantity]
+    if isinstance(result.values()[row].exact, bool) or known.branches:
+        return  # a truth or a value by branches: no single exact number to define
+    expected = _json_exact(_walk(_report(name, result), row.json_path(result.kind)))
+    code = main([*ARGV[name], "--define", f"x={quantity}", "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    defined = out["defined"]["x"]
+    got = Fraction(defined["exact"]) / Fraction(str(known.measure.factor))
+    if not isinstance(expected, Fraction):  # an operator's formula: known at its bound dims
+        bound = result.analysis.problem.bound_subs()
+        at = sp.sympify(expected, locals={s.name: s for s in bound}).xreplace(bound)
+        expected = Fraction(int(at.p), int(at.q))
+    assert got == expected, (quantity, defined, expected)

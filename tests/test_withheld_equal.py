@@ -48,3 +48,20 @@ def test_the_sheets_own_cases():
     )
     assert not _equal(2 * B * D * F, 2 * B * D * F - B * F)
     assert not _equal(2 * B * D * F / P, 2 * B * D * F)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rational)
+def test_probe_is_the_function_at_the_probe_point(a):
+    """The Fraction probe is sympy's own value of the expression at the point it chose."""
+    from fractions import Fraction
+
+    from derive.present.withheld import _at_probe, probe_point
+
+    value = _at_probe(a)
+    point = {s: probe_point(s) for s in a.free_symbols}
+    at = a.xreplace({s: sp.Rational(v.numerator, v.denominator) for s, v in point.items()})
+    if value is None:
+        assert not (at.is_number and at.is_finite)
+    else:
+        assert Fraction(int(sp.fraction(at)[0]), int(sp.fraction(at)[1])) == value

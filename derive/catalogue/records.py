@@ -115,6 +115,21 @@ class At:
     json: str = ""
 
 
+DISPLAY_UNITS: dict[Dimension, str] = {
+    Dimension.FLOPS: "FLOP",
+    Dimension.BYTES: "byte",
+    Dimension.TIME: "s",
+    Dimension.INTENSITY: "FLOP/byte",
+    Dimension.FLOP_RATE: "FLOP/s",
+    Dimension.BYTE_RATE: "byte/s",
+    Dimension.TOKEN_RATE: "tokens/s",
+    Dimension.COUNT: "",
+}
+"""The display unit of a quantity of each dimension, unless its row names another (the one
+unit table: derive/questions/quantities.py, derive/training/values.py and the model
+records' units agree with it, tests/test_unit_tables.py)."""
+
+
 @dataclass(frozen=True)
 class Quantity:
     """One quantity derive answers, declared once (see the module docstring)."""
@@ -133,6 +148,16 @@ class Quantity:
     family: str = ""
     meaning: str = ""
     exactness: Exactness = Exactness.MEASURE
+    unit: str | None = None
+
+    @property
+    def display_unit(self) -> str:
+        """The unit its value is shown and stated in (JSON ``unit``, a defined quantity's
+        measure): ``unit`` when the row gives one, else its dimension's
+        (:data:`DISPLAY_UNITS`); ``""`` for a plain number."""
+        if self.unit is not None:
+            return self.unit
+        return DISPLAY_UNITS[self.dimension] if self.dimension is not None else ""
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):

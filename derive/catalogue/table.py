@@ -458,6 +458,7 @@ KV_BYTES_PER_TOKEN = _model(
     _D.BYTES,
     r"m_{\mathrm{kv}}",
     "KV-cache bytes per token of context",
+    unit="byte/token",
 )
 KV_BYTES = _model(
     "kv_bytes",
@@ -472,6 +473,7 @@ FLOPS_PER_TOKEN = _model(
     _D.FLOPS,
     r"F_{\mathrm{token}}",
     "forward FLOPs per token at context S",
+    unit="FLOP/token",
 )
 MEMORY_TOTAL = _model(
     "memory_total", "the memory of weights and KV cache", _D.BYTES, "M", "weights and KV cache"
@@ -497,6 +499,7 @@ FITS = _model(
     r"\mathrm{fits}",
     "whether the memory per device is within the capacity",
     _train("Does it fit?", r"\text{fits}", "yes or no"),
+    unit="bool",
 )
 HEADROOM_PER_DEVICE = _model(
     "headroom_per_device",
@@ -529,6 +532,7 @@ MAX_CONTEXT = _model(
     r"S_{\max}",
     "longest context that fits at batch B",
     exactness=Exactness.COUNT,
+    unit="tokens",
 )
 TRAIN_STATE_BYTES = _model(
     "train_state_bytes",
@@ -549,6 +553,7 @@ TRAIN_DAYS = _model(
     _D.TIME,
     r"T_{\mathrm{days}}",
     "training time in days",
+    unit="days",
 )
 
 # --- utilisation of a measured run (an operator's step, a kernel, a model's training) --
@@ -599,6 +604,7 @@ COST_PER_MILLION_TOKENS = _row(
     _train("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
     latex=r"c_{\mathrm{Mtok}}", meaning="dollars per million tokens",
     rule="cost per Mtok = 10^6 · p_h · N / (3600 · tokens/s)",
+    unit="$",
 )  # fmt: skip
 COST_PER_STEP = _row(
     "cost_per_step", "cost of one step", _D.COUNT,
@@ -608,6 +614,7 @@ COST_PER_STEP = _row(
     ),
     _train("Cost of one step", r"C_{\text{step}}", _DOLLARS, "the cost of one step"),
     rule="cost per step = p_h · N · t_step / 3600",
+    unit="$",
 )  # fmt: skip
 COST_OF_RUN = _row(
     "cost_of_run", "cost of the training run", _D.COUNT,
@@ -615,6 +622,7 @@ COST_OF_RUN = _row(
     _train("Cost of the run", r"C_{\text{run}}", _DOLLARS, "the cost of the training run"),
     latex=r"C_{\mathrm{run}}", meaning="dollars for the whole training run",
     rule="cost = p_h · N · T / 3600",
+    unit="$",
 )  # fmt: skip
 ENERGY_OF_RUN = _row(
     "energy_of_run", "energy of the training run", _D.COUNT,
@@ -622,6 +630,7 @@ ENERGY_OF_RUN = _row(
     _train("Energy of the run", r"E_{\text{run}}", _JOULES, "the energy of the training run"),
     latex=r"E_{\mathrm{run}}", meaning="joules for the whole training run",
     rule="E = W_dev · N · T",
+    unit="J",
 )  # fmt: skip
 ENERGY_PER_TOKEN = _row(
     "energy_per_token", "energy per token", _D.COUNT,
@@ -633,6 +642,7 @@ ENERGY_PER_TOKEN = _row(
     _train("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
     latex=r"E_{\mathrm{token}}", meaning="joules per token",
     rule="E/token = W_dev · N / (tokens/s)",
+    unit="J/token",
 )  # fmt: skip
 
 # --- a training step on a cluster (a model problem with ``train``; ``derive train``) ----
@@ -695,14 +705,17 @@ CRITICAL_TOKENS_PER_DEVICE = _row(
         "the critical batch per DP rank",
     ),
     aliases=("critical_batch", "b_star"),
+    unit="tokens",
 )  # fmt: skip
 CRITICAL_TOKENS_PER_CHIP = _row(
     "critical_tokens_per_chip", "critical batch per chip", _D.COUNT,
     _train("Critical batch per chip", r"b^{*}_{\text{chip}}", "tokens per chip"),
+    unit="tokens",
 )  # fmt: skip
 CRITICAL_BATCH_TOKENS = _row(
     "critical_batch_tokens", "global critical batch", _D.COUNT,
     _train("Global critical batch", r"B^{*}", "tokens per step"),
+    unit="tokens",
 )  # fmt: skip
 COMPARE_STRATEGIES = _row(
     "compare_strategies", "the strategies compared", None,

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, shown_by
-from derive.catalogue import table as q
 from derive.problem.train_spec import TRAIN_CHECK_KEYS
 
 if TYPE_CHECKING:
@@ -67,27 +66,16 @@ def training_values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
 def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis:
     """The model's analysis with the run's quantities last (the run's keys win)."""
     from derive.model.records import Quantity, Unit
+    from derive.training.values import training_unit
 
     if t is None:
         why = "a training run's quantity: give the problem a train = { … } table"
         left = tuple((k, why) for k in TRAINING_QUANTITIES if a.quantity(k) is None)
         return replace(a, left_out=(*a.left_out, *left))
-    units = {
-        "fits": Unit.BOOLEAN,
-        "bubble_fraction": Unit.FRACTION,
-        "mfu": Unit.FRACTION,
-        "critical_tokens_per_device": Unit.TOKENS,
-        "critical_tokens_per_chip": Unit.TOKENS,
-        "critical_batch_tokens": Unit.TOKENS,
-        q.COST_PER_STEP.name: Unit.DOLLARS,
-        q.COST_PER_MILLION_TOKENS.name: Unit.DOLLARS,
-        q.COST_OF_RUN.name: Unit.DOLLARS,
-        q.ENERGY_PER_TOKEN.name: Unit.JOULES_PER_TOKEN,
-        q.ENERGY_OF_RUN.name: Unit.JOULES,
-    }
     kept, left_out = [], []
     for key, value in _values(t).items():
-        unit = units.get(key, Unit.SECONDS if key.startswith("t_") else Unit.BYTES)
+        text = training_unit(key)  # the catalogue's display unit, as a model record spells it
+        unit = {"": Unit.FRACTION, "byte": Unit.BYTES}.get(text) or Unit(text)
         if value is None:
             left_out.append(
                 (

@@ -24,7 +24,9 @@ keeps the whole doc.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy as sp
@@ -69,22 +71,53 @@ def _telling(expr: sp.Expr) -> bool:
     return not (expr.is_Integer and abs(int(expr)) < 100)
 
 
-# Large distinct primes a difference is probed at before it is cancelled: a difference that
-# is a nonzero number there is not zero, with no polynomial arithmetic (most are not zero).
-_PROBES = tuple(sp.Integer(p) for p in sp.primerange(1009, 1400))
+# Large distinct primes the two sides are probed at before their difference is cancelled:
+# sides that are different numbers there are not equal, with no polynomial arithmetic (most
+# pairs are not equal). A name's prime follows from its spelling alone (no state shared
+# between calls or threads); two names on one prime only send more pairs on to ``cancel``,
+# which decides every pair the probe does not tell apart.
+_PROBES = tuple(Fraction(p) for p in sp.primerange(1009, 4000))
+
+
+def probe_point(symbol: sp.Symbol) -> Fraction:
+    """The prime ``symbol`` takes in the probe."""
+    return _PROBES[zlib.crc32(symbol.name.encode()) % len(_PROBES)]
+
+
+@lru_cache(maxsize=8192)
+def _at_probe(expr: sp.Expr) -> Fraction | None:
+    """``expr`` at the probe point, in exact Fractions (None: not a rational function of
+    its names there, or a denominator vanishes)."""
+    if expr.is_Rational:
+        return Fraction(int(expr.p), int(expr.q))
+    if isinstance(expr, sp.Symbol):
+        return probe_point(expr)
+    if expr.is_Add or expr.is_Mul:
+        values = [_at_probe(arg) for arg in expr.args]
+        if any(v is None for v in values):
+            return None
+        out = Fraction(0) if expr.is_Add else Fraction(1)
+        for v in values:
+            out = out + v if expr.is_Add else out * v  # type: ignore[operator]
+        return out
+    if expr.is_Pow and expr.exp.is_Integer and abs(int(expr.exp)) <= 64:  # no huge powers
+        base = _at_probe(expr.base)
+        if base is None or (base == 0 and expr.exp < 0):
+            return None
+        return base ** int(expr.exp)
+    return None
 
 
 @lru_cache(maxsize=8192)
 def _equal(a: sp.Expr, b: sp.Expr) -> bool:
     """Whether two rational functions are equal: exact, by ``cancel``, after a probe at
     distinct primes has not already told them apart (same answer, most pairs far faster)."""
-    diff = a - b
-    symbols = sorted(diff.free_symbols, key=str)
-    if len(symbols) <= len(_PROBES):
-        at = diff.xreplace(dict(zip(symbols, _PROBES)))
-        if at.is_number and at.is_finite and at.is_zero is False:
-            return False
-    return bool(sp.cancel(diff) == 0)
+    if a == b:
+        return True
+    va, vb = _at_probe(a), _at_probe(b)
+    if va is not None and vb is not None and va != vb:
+        return False
+    return bool(sp.cancel(a - b) == 0)
 
 
 @lru_cache(maxsize=8192)

@@ -18,6 +18,7 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.analysis.step import StepTime
+from derive.catalogue import quantity
 from derive.errors import ProblemError
 from derive.formula.units import Measure, measure_atom
 from derive.model.phase import Phase, PhaseAnalysis
@@ -55,38 +56,49 @@ def _m(text: str) -> Measure:
     return Measure(out.exponents, out.factor, text)
 
 
-UNITS: dict[str, str] = {
-    "flops": "FLOP",
-    "bytes": "byte",
-    "intensity": "FLOP/byte",
-    "ridge": "FLOP/byte",
-    "effective_ridge": "FLOP/byte",
+_NOT_IN_CATALOGUE = {
     "peak": "FLOP/s",
     "bandwidth": "byte/s",
     "link_bandwidth": "byte/s",
-    "t_math": "s",
-    "t_mem": "s",
-    "t_comms": "s",
-    "t_lower": "s",
-    "t_upper": "s",
-    "attainable": "FLOP/s",
-    "fraction_of_peak": "",
-    "tokens_per_s": "tokens/s",
-    "prefill_tokens_per_s": "tokens/s",
-    "inter_token_latency": "s",
-    "ttft": "s",
     "step_flops": "FLOP",
     "step_bytes": "byte",
     "capacity": "byte",
     "devices": "",
-    "cost_per_step": "$",
-    "cost_per_million_tokens": "$",
-    "energy_per_token": "J/token",
     "bytes_sent": "byte",
     "link_time": "s",
     "latency_time": "s",
 }
-"""The unit of each quantity an operator, kernel or serving step exports (JSON names)."""
+"""Hardware numbers and a step's parts, which the catalogue has no rows for."""
+
+UNITS: dict[str, str] = {
+    **{
+        name: quantity(name).display_unit
+        for name in (
+            "flops",
+            "bytes",
+            "intensity",
+            "ridge",
+            "effective_ridge",
+            "t_math",
+            "t_mem",
+            "t_comms",
+            "t_lower",
+            "t_upper",
+            "attainable",
+            "fraction_of_peak",
+            "tokens_per_s",
+            "prefill_tokens_per_s",
+            "inter_token_latency",
+            "ttft",
+            "cost_per_step",
+            "cost_per_million_tokens",
+            "energy_per_token",
+        )
+    },
+    **_NOT_IN_CATALOGUE,
+}
+"""The unit of each quantity an operator, kernel or serving step exports (JSON names): a
+catalogue row's display unit (the one unit table), else the hardware's and a step's."""
 
 _MODEL_UNITS = {
     Unit.PARAMS: "",

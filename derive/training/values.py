@@ -9,28 +9,20 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import find
 from derive.training.analysis import TrainingAnalysis, cost_values
 
 __all__ = ["training_unit", "training_values"]
 
-_UNITS = {
-    "fits": "bool",
-    "bubble_fraction": "",
-    "mfu": "",
-    "critical_tokens_per_device": "tokens",
-    "critical_tokens_per_chip": "tokens",
-    "critical_batch_tokens": "tokens",
-    "cost_per_step": "$",
-    "cost_per_million_tokens": "$",
-    "cost_of_run": "$",
-    "energy_per_token": "J/token",
-    "energy_of_run": "J",
-}
-
 
 def training_unit(key: str) -> str:
-    """The unit of a run's quantity: ``s``, ``byte``, ``tokens``, ``bool`` or ``""``."""
-    return _UNITS.get(key, "s" if key.startswith("t_") else "byte")
+    """The unit of a run's quantity: its catalogue row's display unit (``s``, ``byte``,
+    ``tokens``, ``bool``, ``$`` or ``""``); a key the catalogue lacks is a time (``t_*``)
+    or a byte count."""
+    row = find(key)
+    if row is not None:
+        return row.display_unit
+    return "s" if key.startswith("t_") else "byte"
 
 
 def training_values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
