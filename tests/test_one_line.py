@@ -310,3 +310,15 @@ def test_a_model_problem_of_a_set_is_told_in_keys_not_flags(tmp_path: Path, body
     path.write_text(f'[[problem]]\nid = "m"\nmodel = "gpt2-small"\n{body}')
     line = one_line(run_cli(["key", str(path), "-o", str(tmp_path / "o")]), key)
     assert "--" not in line
+
+
+def test_a_greek_letter_in_plain_text_is_not_said_to_be_latex():
+    """Issue 37: a claim ``π/β`` was "read as LaTeX (found a backslash)" though nobody typed
+    one; plain text with π and β is read, and said to be read, as plain text."""
+    r = run_cli(
+        ["check", "matmul", "--dtype", "bf16", "--chip", "h100", "--quantity", "ridge"]
+        + ["--claim", "π/β"]
+    )
+    assert r.code == 0, r
+    assert "found a backslash" not in r.out and "read as plain text" in r.out
+    assert r.out.startswith("verdict: correct")

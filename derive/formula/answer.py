@@ -151,7 +151,11 @@ def rewrite_notation(text: str) -> str:
         lambda m: opening + m.group(0).translate(_SUPERSCRIPTS) + closing, text
     )
     s = _TIMES_TEN.sub(" * ", s)
-    s = s.replace("\u03c0", "\\pi ").replace("\u03b2", "\\beta ")
+    # π and β: macros in LaTeX, their plain names in plain text (so a plain claim with a Greek
+    # letter is read, and said to be read, as the plain text it is)
+    s = s.replace("\u03c0", "\\pi " if latex else " pi ").replace(
+        "\u03b2", "\\beta " if latex else " beta "
+    )
     s = _THOUSANDS.sub("", s)
     s = _TILDE_SPACE.sub(" ", s)
     return _TRAILING_STOP.sub("", s).rstrip()
