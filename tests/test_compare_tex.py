@@ -120,6 +120,8 @@ def _tables(text: str) -> list[tuple[list[Fraction], str, list[str]]]:
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_table_has_every_row_and_fills_the_line(fragments: dict[str, str], name: str):
     rows = json.loads(run_cli([*COMMANDS[name], "--format", "json"]).out)
+    # JSON keeps every compute dtype; tex keeps the tensors' one (bf16 here) unless --compute
+    rows = [row for row in rows if "compute_dtype" not in row or row["compute_dtype"] == "bf16"]
     keys = [f"{row['chip']} & {row['compute_dtype']}" for row in rows]
     tables = _tables(fragments[name])
     assert len(tables) >= 2  # the chips' ceilings and the crossover, at least
@@ -170,6 +172,7 @@ def test_every_ratio_is_in_the_tex_rounded(fragments: dict[str, str], name: str)
     rounded to 4 significant digits for a paper (issue 26 item 12: the exact values are the
     JSON's)."""
     rows = json.loads(run_cli([*COMMANDS[name], "--format", "json"]).out)
+    rows = [row for row in rows if row.get("compute_dtype") == "bf16"]  # tex: the tensors' dtype
     lines = fragments[name].splitlines()
     a100_hbm = Fraction(CHIPS["a100"]["hbm_bytes_per_s"]["value"])
     for row in rows:
@@ -198,3 +201,14 @@ def test_a_column_in_no_group_is_refused():
         tex_tables(cols, body, (ColumnGroup("one", ("peak (FLOP/s)",)),))
     with pytest.raises(ValueError, match="not grouped once each"):
         tex_tables(cols, body, (ColumnGroup("a", cols[2:]), ColumnGroup("b", ("HBM (B/s)",))))
+
+
+def test_tex_defaults_to_the_tensors_compute_dtype() -> None:
+    """Issue 33 item 8: without --compute, a paper's table has one row per chip (bf16 tensors: bf16)."""
+    result = run_cli([*OPERATOR, "--format", "tex"])
+    assert result.code == 0, result
+    rows = [
+        line for line in result.out.splitlines() if line.startswith(("h100 ", "a100 ", "tpu-v5e "))
+    ]
+    assert len(rows) == 2 * 3  # the ceilings table and the crossover table, one row per chip
+    assert "compute: bf16" in result.out and "fp8" not in result.out
