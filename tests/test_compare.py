@@ -241,13 +241,12 @@ def test_tex_is_a_booktabs_fragment_with_escaped_strings():
     assert out.count(r"\toprule") == out.count(r"\midrule") == out.count(r"\bottomrule") == 2
     assert r"matmul\_sharded" in out and "matmul_sharded" not in out
     assert r"B $\ll$ D, F" in out
-    # the link crossover is one value on both rows: said once, in the caption (issue 26 item 12)
-    assert r"chip & compute & crossover B* & min compute-bound B \\" in out
-    assert "(link crossover B*: " in out
-    for table in out.split(r"\toprule")[1:]:  # a row per compute dtype, every cell filled
+    # one row per chip at the tensors' compute dtype (issue 33 item 8); every column kept
+    assert r"chip & compute & crossover B* & min compute-bound B & link crossover B* \\" in out
+    for table in out.split(r"\toprule")[1:]:  # every cell filled
         header, body = table.split(r"\midrule")[0].strip(), table.split(r"\midrule")[1]
         rows = body.split(r"\bottomrule")[0].strip().splitlines()
-        assert [row.split(" & ")[:2] for row in rows] == [["tpu-v5e", "bf16"], ["tpu-v5e", "int8"]]
+        assert [row.split(" & ")[:2] for row in rows] == [["tpu-v5e", "bf16"]]
         assert all(row.endswith(r"\\") for row in rows)
         assert all(row.count(" & ") == header.count(" & ") for row in rows)
 
