@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from derive.commands.options import REPORT_FORMATS, add_format_flag, add_kernel_flags
 from derive.errors import ProblemError
-from derive.pipeline.compare import compare_rows
+from derive.pipeline.compare import compare_rows, tensors_compute
 from derive.present.compare.ratios import ratios_to
 from derive.present.compare.table import baseline_parts, compare_document
 from derive.present.formats import render
@@ -22,8 +22,6 @@ from derive.present.formats import render
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
     from derive.commands.options import ProblemFlags
-    from derive.declare.registry import Registry
-    from derive.problem.binding import ProblemSpec
 
 __all__ = ["add_compare_parser", "run_compare"]
 
@@ -52,7 +50,7 @@ def run_compare(args: argparse.Namespace) -> int:
         return run_compare_model(args)
     spec = replace(spec_from_args(args), compute=None)
     if args.format == "tex" and args.compute is None:  # a paper's table: one row per chip
-        args.compute = _tensors_compute(spec, registry, args.chips)
+        args.compute = tensors_compute(spec, registry, args.chips)
     rows = compare_rows(spec, registry, args.chips, args.compute)
     ratios = None
     if args.baseline is not None:
@@ -65,15 +63,6 @@ def run_compare(args: argparse.Namespace) -> int:
             ratios = ratios_to(rows, compare_rows(base, registry, chip.name, dtype))
     sys.stdout.write(render(compare_document(rows, ratios), args.format))
     return 0
-
-
-def _tensors_compute(spec: ProblemSpec, registry: Registry, chips: str | None) -> str:
-    """The compute dtype the tensors' dtypes imply (the widest read), as bound on the first chip."""
-    from derive.present.compare.table import chips_of
-    from derive.problem.binding import bind
-
-    first = chips_of(chips)[0].name
-    return bind(replace(spec, chip=first), registry.get(spec.operator)).compute_dtype
 
 
 def _compare_kernel(args: argparse.Namespace) -> int:

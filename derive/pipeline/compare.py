@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["compare_rows", "kernel_rows", "model_rows"]
+__all__ = ["compare_rows", "kernel_rows", "model_rows", "tensors_compute"]
 
 
 _GIVEN = "given"
@@ -178,3 +178,12 @@ def model_rows(
         )
         for row in rows
     ]
+
+
+def tensors_compute(spec: ProblemSpec, registry: Registry, chips: str | None) -> str:
+    """The compute dtype the tensors' dtypes imply (the widest read), as bound on the first
+    chip: what ``compare --format tex`` tabulates when no ``--compute`` is given."""
+    from derive.problem.binding import bind
+
+    first = chips_of(chips)[0].name
+    return bind(replace(spec, chip=first), registry.get(spec.operator)).compute_dtype
