@@ -41,7 +41,12 @@ ALLOWED_FROM = {
     "derive.model.sized": {"SizedModel"},
     "derive.model.symbols": {"NOTATION", "sym", "tex_names"},  # the notation table
     "derive.training.analysis": {"Critical", "StrategyRow", "TrainingAnalysis"},
-    "derive.training.binding": {"Recompute", "TrainingProblem", "ZeroStage"},
+    "derive.training.binding": {
+        "Recompute",
+        "TrainingProblem",
+        "ZeroStage",
+        "CONVENTIONS",
+    },  # presets: text
     "derive.training.comms": {"DIMS", "Transfer"},
     "derive.training.mesh": {"Exchange"},
     "derive.model.budget": {"Budget", "Given", "CHINCHILLA", "KAPLAN"},  # a record, its conventions
