@@ -19,6 +19,8 @@ class ProblemKind(Enum):
     MODEL = "model"  # a whole model: parameters, memory, training totals
     SERVING = "serving"  # one prefill or decode step of a model on a group of devices
     TRAINING = "training"  # one training step of a model on a cluster (dp, tp, pp, ZeRO)
+    BUDGET = "budget"  # a scaling-law budget: C = k·N·D and D = r·N solved for N and D
+    WHAT_IF = "what_if"  # a what-if on a measured step: a profile and speed-ups (Amdahl)
 
     @property
     def label(self) -> str:
@@ -32,4 +34,6 @@ _LABELS = {
     ProblemKind.MODEL: "a whole model",
     ProblemKind.SERVING: "a serving step",
     ProblemKind.TRAINING: "a training step on a cluster",
+    ProblemKind.BUDGET: "a scaling-law budget",
+    ProblemKind.WHAT_IF: "a what-if on a measured step",
 }

@@ -38,6 +38,7 @@ OP, KERNEL, MODEL, SERVING, TRAINING = (
     ProblemKind.SERVING,
     ProblemKind.TRAINING,
 )
+BUDGET, WHAT_IF = ProblemKind.BUDGET, ProblemKind.WHAT_IF
 ASK, EXPECT, CHECK, BOX = Use.ASK, Use.EXPECT, Use.CHECK, Use.BOX
 ALL = ASK | EXPECT | CHECK | BOX
 _D = Dimension
@@ -434,7 +435,13 @@ def _model(
     )
 
 
-PARAMS = _model("params", "the total number of parameters", _D.COUNT, "P", "total parameters")
+PARAMS = _model(
+    "params", "the total number of parameters", _D.COUNT, "P", "total parameters",
+    At(
+        BUDGET, ASK | EXPECT | CHECK, "the compute-optimal number of parameters N",
+        json="params.exact",
+    ),
+)  # fmt: skip
 PARAMS_ACTIVE = _model(
     "params_active",
     "the parameters one token uses",
@@ -720,6 +727,47 @@ CRITICAL_BATCH_TOKENS = _row(
 COMPARE_STRATEGIES = _row(
     "compare_strategies", "the strategies compared", None,
     At(TRAINING, ASK, "DP, FSDP, TP, FSDP+TP and PP compared"),
+)  # fmt: skip
+
+# --- a scaling-law budget and a what-if on a measured step, as set problems (issue 36) ----
+
+_NATIVE = ASK | EXPECT | CHECK
+TOKENS = _row(
+    "tokens", "training tokens", _D.COUNT,
+    At(BUDGET, _NATIVE, "the number of training tokens D", json="tokens.exact"),
+    latex="D", meaning="training tokens",
+    rule="D = r·N (Chinchilla), or C/(k·N)", unit="tokens",
+)  # fmt: skip
+TRAINING_COMPUTE = _row(
+    "training_compute", "training compute", _D.FLOPS,
+    At(BUDGET, _NATIVE, "the training compute C", json="compute.exact"),
+    latex="C", meaning="training FLOPs", rule="C = k·N·D (Kaplan)",
+)  # fmt: skip
+TOKENS_PER_PARAM = _row(
+    "tokens_per_param", "tokens per parameter", _D.COUNT,
+    At(BUDGET, _NATIVE, "the tokens per parameter D/N", json="tokens_per_param.exact"),
+    latex="r", meaning="tokens per parameter", rule="r = D/N",
+)  # fmt: skip
+WHAT_IF_TIME = _row(
+    "what_if_time", "new step time", _D.TIME,
+    At(WHAT_IF, _NATIVE, "the new step time", json="what_if.time"),
+    latex="T'", aliases=("new_time",), rule="T' = T · Σ f_c / s_c",
+)  # fmt: skip
+WHAT_IF_RATE = _row(
+    "what_if_rate", "new rate", _D.COUNT,
+    At(WHAT_IF, _NATIVE, "the new rate", json="what_if.rate"),
+    latex="r'", aliases=("new_rate",), rule="r' = r · S",
+)  # fmt: skip
+WHAT_IF_SPEEDUP = _row(
+    "what_if_speedup", "overall speed-up", _D.COUNT,
+    At(WHAT_IF, _NATIVE, "the speed-up of the whole step", json="what_if.speedup"),
+    latex="S", rule="S = T / T' = 1 / Σ f_c / s_c",
+)  # fmt: skip
+WHAT_IF_LIMIT = _row(
+    "what_if_limit", "Amdahl limit", _D.COUNT,
+    At(WHAT_IF, _NATIVE, "the Amdahl limit (the changed classes free)", json="what_if.limit"),
+    latex=r"S_{\infty}", aliases=("amdahl_limit",),
+    rule="S_∞ = 1 / (1 − Σ_changed f_c)",
 )  # fmt: skip
 
 QUANTITIES: tuple[Quantity, ...] = tuple(_ROWS)

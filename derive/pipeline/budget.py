@@ -25,6 +25,12 @@ class BudgetDerivation:
         """The JSON report."""
         return budget_json(self.budget)
 
+    def markdown(self) -> str:
+        """The worked solution, as Markdown (a set's budget problem)."""
+        from derive.present.formats import render
+
+        return render(self.document(), "md")
+
 
 def derive_budget(
     compute: str | None = None,

@@ -3,11 +3,32 @@
 
 from __future__ import annotations
 
-from derive.analysis.what_if import what_if
-from derive.present.formats import Document
-from derive.present.what_if_view import what_if_document
+from dataclasses import dataclass
 
-__all__ = ["what_if_section"]
+from derive.analysis.what_if import WhatIf, what_if
+from derive.present.formats import Document, render
+from derive.present.what_if_view import what_if_document, what_if_json
+
+__all__ = ["WhatIfDerivation", "what_if_section"]
+
+
+@dataclass(frozen=True)
+class WhatIfDerivation:
+    """A what-if solved (a set's what-if problem): its record, document and JSON."""
+
+    what_if: WhatIf
+
+    def document(self, level: int = 1) -> Document:
+        """The worked solution as a document (any report format)."""
+        return what_if_document(self.what_if, level)
+
+    def as_json(self) -> dict[str, object]:
+        """The JSON report: ``what_if: {time, rate, speedup, limit, …}``, as ``solve``'s section."""
+        return {"what_if": what_if_json(self.what_if)}
+
+    def markdown(self) -> str:
+        """The worked solution, as Markdown."""
+        return render(self.document(), "md")
 
 
 def what_if_section(

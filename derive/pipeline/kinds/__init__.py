@@ -24,6 +24,7 @@ from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
 from derive.pipeline.kinds.kernel import KernelKind
 from derive.pipeline.kinds.model import ModelKind
+from derive.pipeline.kinds.native import BudgetKind, WhatIfKind
 from derive.pipeline.kinds.operator import OperatorKind
 from derive.pipeline.kinds.protocol import Derived, Kind, Problem
 from derive.pipeline.kinds.serving import ServingKind
@@ -38,6 +39,8 @@ KINDS: Mapping[ProblemKind, Kind] = MappingProxyType(
         ProblemKind.MODEL: ModelKind(),
         ProblemKind.SERVING: ServingKind(),
         ProblemKind.TRAINING: TrainingKind(),
+        ProblemKind.BUDGET: BudgetKind(),
+        ProblemKind.WHAT_IF: WhatIfKind(),
     }
 )
 """The implementation of each kind derive answers."""

@@ -16,11 +16,22 @@ from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.kernels import KernelEntry
+from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
 from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
 
 __all__ = ["Derived", "Kind", "Problem"]
 
-Problem: TypeAlias = ProblemSpec | ProblemEntry | KernelSpec | KernelEntry | ModelSpec | ModelEntry
+Problem: TypeAlias = (
+    ProblemSpec
+    | ProblemEntry
+    | KernelSpec
+    | KernelEntry
+    | ModelSpec
+    | ModelEntry
+    | BudgetSpec
+    | WhatIfSpec
+    | NativeEntry
+)
 """A problem as typed (a spec) or of a problem set (an entry); each carries its ``kind``."""
 
 

@@ -38,6 +38,7 @@ from derive.problem.sets.checks import check_keys, problem_head, str_map
 from derive.problem.sets.errors import raise_collected
 from derive.problem.sets.kernels import KernelEntry, kernel_problem
 from derive.problem.sets.model_tables import ModelTable, parse_model_tables
+from derive.problem.sets.natives import NATIVE_TABLES, NativeEntry, native_problem
 from derive.problem.sets.operator_tables import OperatorTable, parse_operator_tables
 from derive.problem.sets.toml_file import loads_toml, read_toml_text
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
@@ -218,6 +219,7 @@ class ProblemSet:
     operator_tables: tuple[OperatorTable, ...] = ()
     kernels: tuple[KernelEntry, ...] = ()
     questions: tuple[QuestionEntry, ...] = ()
+    natives: tuple[NativeEntry, ...] = ()  # budgets and what-ifs (issue 36)
 
     def entries(self) -> tuple[ProblemEntry | KernelEntry | ModelEntry, ...]:
         """Every problem of a kind, in the key's order: operators, kernels, models."""
@@ -225,9 +227,9 @@ class ProblemSet:
 
     def every_entry(
         self,
-    ) -> tuple[ProblemEntry | KernelEntry | ModelEntry | QuestionEntry, ...]:
-        """Every problem, the ones of givens and equations alone last."""
-        return (*self.entries(), *self.questions)
+    ) -> tuple[ProblemEntry | KernelEntry | ModelEntry | NativeEntry | QuestionEntry, ...]:
+        """Every problem: the kinds, then budgets and what-ifs, then givens and equations alone."""
+        return (*self.entries(), *self.natives, *self.questions)
 
 
 def _plot(raw: dict, where: str) -> PlotSpec:
@@ -508,10 +510,13 @@ def parse_problem_set(
     models: list[ModelEntry] = []
     kernels: list[KernelEntry] = []
     alone: list[QuestionEntry] = []
+    natives: list[NativeEntry] = []
     found: list[DeriveError] = []
     for i, raw in enumerate(problems):
         try:
-            if isinstance(raw, dict) and "kernel" in raw:
+            if isinstance(raw, dict) and set(raw) & set(NATIVE_TABLES):
+                natives.append(native_problem(raw, i, origin, seen))
+            elif isinstance(raw, dict) and "kernel" in raw:
                 kernels.append(kernel_problem(raw, i, origin, seen))
             elif isinstance(raw, dict) and "model" in raw and "operator" not in raw:
                 models.append(_model_problem(raw, i, origin, seen, base, model_tables))
@@ -537,6 +542,7 @@ def parse_problem_set(
         tables,
         tuple(kernels),
         tuple(alone),
+        tuple(natives),
     )
 
 

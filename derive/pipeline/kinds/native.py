@@ -1,0 +1,57 @@
+"""The budget and what-if kinds: a scaling-law budget (``derive budget``) and a what-if on a
+measured step (``--profile``/``--speedup``), each a set problem of its own (issue 36)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+from derive.catalogue import ProblemKind
+from derive.pipeline.budget import BudgetDerivation
+from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.what_if import WhatIfDerivation
+from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec, native_quantities
+
+__all__ = ["BudgetKind", "WhatIfKind"]
+
+
+def _asks(problem: Problem) -> tuple[str, ...]:
+    """A set's ``ask``, else every quantity the problem has."""
+    asked = cast(NativeEntry, problem).ask if problem is not problem.spec else ()
+    return asked or native_quantities(cast(BudgetSpec | WhatIfSpec, problem.spec))
+
+
+@dataclass(frozen=True)
+class BudgetKind:
+    """A scaling-law budget: a :class:`BudgetSpec`, or a set's :class:`NativeEntry`."""
+
+    kind: ProblemKind = ProblemKind.BUDGET
+    noun: str = "a scaling-law budget"
+    chains: bool = False
+
+    def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> BudgetDerivation:
+        """N, D and C solved exactly, with the step naming the convention."""
+        return BudgetDerivation(cast(BudgetSpec, problem.spec).solve())
+
+    def asks(self, problem: Problem) -> tuple[str, ...]:
+        """A set's ``ask``, else every quantity of the budget."""
+        return _asks(problem)
+
+
+@dataclass(frozen=True)
+class WhatIfKind:
+    """A what-if on a measured step: a :class:`WhatIfSpec`, or a set's :class:`NativeEntry`."""
+
+    kind: ProblemKind = ProblemKind.WHAT_IF
+    noun: str = "a what-if on a measured step"
+    chains: bool = False
+
+    def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> WhatIfDerivation:
+        """The new time, rate, speed-up and Amdahl limit, exact."""
+        return WhatIfDerivation(cast(WhatIfSpec, problem.spec).solve())
+
+    def asks(self, problem: Problem) -> tuple[str, ...]:
+        """A set's ``ask``, else every quantity the what-if has."""
+        return _asks(problem)
