@@ -553,6 +553,22 @@ def defined_names(problem_set: ProblemSet, problem: str) -> tuple[str, ...]:
     return names(problem_set, problem)
 
 
+def _check_native(
+    problem: object,
+    quantity: str,
+    claim: str,
+    rtol: Tolerance,
+    hide_expected: bool,
+    syntax: str,
+    operators: Sequence[str | Path],
+) -> CheckResult:
+    """A claim about a set's budget or what-if (issue 36), read with units like a defined one."""
+    from derive.checking.native_check import check_native
+
+    spec = getattr(problem, "spec", problem)
+    return check_native(spec, quantity, claim, _rtol(rtol), hide_expected)
+
+
 _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
     {
         ProblemKind.OPERATOR: _check_operator,
@@ -560,6 +576,8 @@ _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
         ProblemKind.MODEL: _check_model,
         ProblemKind.SERVING: _check_model,
         ProblemKind.TRAINING: _check_model,
+        ProblemKind.BUDGET: _check_native,
+        ProblemKind.WHAT_IF: _check_native,
     }
 )
 """How a claim about a problem of each kind is judged; a kind without a row is not checked yet."""

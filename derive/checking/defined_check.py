@@ -29,7 +29,7 @@ from derive.questions.read import Value, read_formula
 from derive.questions.records import Answer, Questions
 from derive.questions.set_answers import answer_problem_set, as_known, entry_quantities
 
-__all__ = ["CONVERSIONS", "check_defined", "defined_names"]
+__all__ = ["CONVERSIONS", "check_defined", "defined_names", "judge_value"]
 
 CONVERSIONS: tuple[tuple[sp.Rational, str], ...] = (
     (sp.Integer(3600), "an hour taken as a second (h and s: a factor of 3600)"),
@@ -108,6 +108,14 @@ def check_defined(
         value = read_formula(text, {k: v for k, v in known.items() if k != quantity})
     except RejectError as reject:
         return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
+    return judge_value(answer, value, claim, rtol, hide_expected)
+
+
+def judge_value(
+    answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide_expected: bool = False
+) -> CheckResult:
+    """A claim read as ``value`` judged against ``answer`` (a defined quantity's, or a set's
+    budget's or what-if's: :mod:`derive.checking.native_check`), concealed when asked."""
     result = _judge(answer, value, claim, rtol, hide_expected)
     if not hide_expected:
         return result

@@ -60,6 +60,7 @@ from derive.pipeline.kinds import Problem, kind_of
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.errors import in_file_terms, said_as_flags
+from derive.problem.sets.natives import NATIVE_QUANTITIES, NativeEntry
 from derive.problem.sets.problem_set import (
     MODEL_ASK_KEYS,
     KernelEntry,
@@ -72,7 +73,12 @@ __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "ru
 
 ALL_QUANTITIES = tuple(
     dict.fromkeys(
-        QUANTITIES + MODEL_ASK_KEYS + SERVING_QUANTITIES + TRAINING_QUANTITIES + KERNEL_QUANTITIES
+        QUANTITIES
+        + MODEL_ASK_KEYS
+        + SERVING_QUANTITIES
+        + TRAINING_QUANTITIES
+        + KERNEL_QUANTITIES
+        + NATIVE_QUANTITIES
     )
 )
 """What ``--quantity`` may name: an operator's quantities, a whole model's, its serving step's, a kernel's."""
@@ -223,7 +229,7 @@ def refuse_set_flags(args: argparse.Namespace) -> None:
 
 
 def _ids(pset: ProblemSet) -> str:
-    return ", ".join(entry.id for entry in pset.entries())
+    return ", ".join(entry.id for entry in (*pset.entries(), *pset.natives))
 
 
 def _load_set(path: str, trust: bool) -> ProblemSet:
@@ -236,8 +242,10 @@ def _load_set(path: str, trust: bool) -> ProblemSet:
     return pset
 
 
-def _entry(pset: ProblemSet, problem_id: str) -> ProblemEntry | KernelEntry | ModelEntry:
-    for entry in pset.entries():
+def _entry(
+    pset: ProblemSet, problem_id: str
+) -> ProblemEntry | KernelEntry | ModelEntry | NativeEntry:
+    for entry in (*pset.entries(), *pset.natives):
         if entry.id.lower() == str(problem_id).lower():
             return entry
     raise ProblemError(
@@ -415,12 +423,34 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
     return 0 if result.verdict is Verdict.CORRECT else 1
 
 
+def _native_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
+    """A claim about a set's budget or what-if (issue 36), printed as a defined quantity's."""
+    from derive.checking.api import Verdict, check
+    from derive.checking.api import model_verdict_text as frame
+
+    result = check(
+        problem, args.quantity, args.claim, rtol=args.rtol, hide_expected=args.hide_expected
+    )
+    if result.verdict is Verdict.UNREADABLE:
+        raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
+    rtol = parse_rtol(args.rtol)
+    judged = {"expected": result.expected}
+    write_report(
+        args,
+        frame.model_claim_report(result, rtol),
+        lambda: frame.claim_json(result, rtol, judged, {"problem": args.problem}),
+    )
+    return 0 if result.verdict is Verdict.CORRECT else 1
+
+
 _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...]], int]] = {
     ProblemKind.OPERATOR: _operator_claim,
     ProblemKind.KERNEL: _kernel_claim,
     ProblemKind.MODEL: _model_claim,
     ProblemKind.SERVING: _model_claim,
     ProblemKind.TRAINING: _model_claim,
+    ProblemKind.BUDGET: _native_claim,
+    ProblemKind.WHAT_IF: _native_claim,
 }
 """How ``--claim`` is judged and printed for a problem of each kind (every kind listed)."""
 

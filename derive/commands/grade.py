@@ -99,12 +99,21 @@ def _kernel_known(entry: Problem) -> tuple[str, tuple[str, ...]]:
     return "kernel", kernel_quantities_of(cast(KernelSpec, entry.spec))
 
 
+def _native_known(entry: Problem) -> tuple[str, tuple[str, ...]]:
+    from derive.problem.sets.natives import BudgetSpec, WhatIfSpec, native_quantities
+
+    spec = cast(BudgetSpec | WhatIfSpec, entry.spec)
+    return spec.kind.value.replace("_", "-"), native_quantities(spec)
+
+
 _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
     ProblemKind.OPERATOR: lambda entry: ("operator", QUANTITIES),
     ProblemKind.KERNEL: _kernel_known,
     ProblemKind.MODEL: lambda entry: ("model", MODEL_ASK_KEYS),
     ProblemKind.SERVING: lambda entry: ("model", MODEL_ASK_KEYS + SERVING_QUANTITIES),
     ProblemKind.TRAINING: lambda entry: ("model", MODEL_ASK_KEYS + TRAINING_QUANTITIES),
+    ProblemKind.BUDGET: _native_known,
+    ProblemKind.WHAT_IF: _native_known,
 }
 """How a row's problem is named in an error, and the quantities its answers may claim, per kind."""
 

@@ -386,12 +386,26 @@ def _model_unit(a: ModelAnalysis, quantity: str) -> str:
         return ""
 
 
+def _read_native(grader: Grader, entry: object, answer: str, quantity: str | None) -> Reading:
+    """A budget's or a what-if's answer is read when judged (a number with its unit)."""
+    return Reading(True, answer.strip())
+
+
+def _native_result(grader: Grader, result: ApiCheckResult) -> CheckResult:
+    """A budget's or a what-if's verdict (read as a defined quantity's: no LaTeX echo)."""
+    return CheckResult(
+        result.verdict.value, result.read_as, None, result.diagnosis, result.expected
+    )
+
+
 _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.OPERATOR: Grader._read_operator,
     ProblemKind.KERNEL: Grader._read_kernel,
     ProblemKind.MODEL: Grader._read_model,
     ProblemKind.SERVING: Grader._read_model,
     ProblemKind.TRAINING: Grader._read_model,
+    ProblemKind.BUDGET: _read_native,
+    ProblemKind.WHAT_IF: _read_native,
 }
 """How the preview reads an answer to a problem of each kind (every kind listed)."""
 
@@ -401,5 +415,7 @@ _RESULTS: dict[ProblemKind, Callable[[Grader, ApiCheckResult], CheckResult]] = {
     ProblemKind.MODEL: Grader._model_result,
     ProblemKind.SERVING: Grader._model_result,
     ProblemKind.TRAINING: Grader._model_result,
+    ProblemKind.BUDGET: _native_result,
+    ProblemKind.WHAT_IF: _native_result,
 }
 """How a judged claim about a problem of each kind becomes the workbook's record (every kind listed)."""

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUDGET_ASK_KEYS",
+    "NATIVE_QUANTITIES",
     "NATIVE_TABLES",
     "WHAT_IF_ASK_KEYS",
     "BudgetSpec",
@@ -44,6 +45,8 @@ __all__ = [
 
 BUDGET_ASK_KEYS = names_for(ProblemKind.BUDGET, Use.ASK)
 WHAT_IF_ASK_KEYS = names_for(ProblemKind.WHAT_IF, Use.ASK)
+NATIVE_QUANTITIES = BUDGET_ASK_KEYS + WHAT_IF_ASK_KEYS
+"""Every quantity of a budget or a what-if (``derive check --quantity``)."""
 NATIVE_TABLES = ("budget", "what_if")
 """The key that makes a ``[[problem]]`` a budget or a what-if."""
 
