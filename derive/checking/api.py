@@ -97,6 +97,7 @@ __all__ = [
     "model_analysis_for",
     "model_values",
     "model_verdict_text",
+    "native_names",
     "parse_rtol",
     "quantity_named",
     "read_chain_text",
@@ -565,8 +566,14 @@ def _check_native(
     """A claim about a set's budget or what-if (issue 36), read with units like a defined one."""
     from derive.checking.native_check import check_native
 
-    spec = getattr(problem, "spec", problem)
-    return check_native(spec, quantity, claim, _rtol(rtol), hide_expected)
+    return check_native(problem, quantity, claim, _rtol(rtol), hide_expected)  # type: ignore[arg-type]
+
+
+def native_names(problem: object) -> tuple[str, ...]:
+    """The quantities a set's budget or what-if has (``derive grade`` checks a row's)."""
+    from derive.questions.natives import native_quantities
+
+    return native_quantities(problem)  # type: ignore[arg-type]
 
 
 _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(

@@ -100,10 +100,9 @@ def _kernel_known(entry: Problem) -> tuple[str, tuple[str, ...]]:
 
 
 def _native_known(entry: Problem) -> tuple[str, tuple[str, ...]]:
-    from derive.problem.sets.natives import BudgetSpec, WhatIfSpec, native_quantities
+    from derive.checking.api import native_names
 
-    spec = cast(BudgetSpec | WhatIfSpec, entry.spec)
-    return spec.kind.value.replace("_", "-"), native_quantities(spec)
+    return entry.kind.value.replace("_", "-"), native_names(entry)
 
 
 _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {

@@ -8,19 +8,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from derive.analysis.what_if import WhatIf
 from derive.catalogue import ProblemKind
+from derive.model.budget import Budget
 from derive.pipeline.budget import BudgetDerivation
 from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.what_if import WhatIfDerivation
-from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec, native_quantities
+from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
+from derive.questions.natives import native_quantities, solve_native
 
 __all__ = ["BudgetKind", "WhatIfKind"]
 
 
 def _asks(problem: Problem) -> tuple[str, ...]:
     """A set's ``ask``, else every quantity the problem has."""
-    asked = cast(NativeEntry, problem).ask if problem is not problem.spec else ()
-    return asked or native_quantities(cast(BudgetSpec | WhatIfSpec, problem.spec))
+    native = cast(BudgetSpec | WhatIfSpec | NativeEntry, problem)
+    asked = native.ask if isinstance(native, NativeEntry) else ()
+    return asked or native_quantities(native)
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ class BudgetKind:
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> BudgetDerivation:
         """N, D and C solved exactly, with the step naming the convention."""
-        return BudgetDerivation(cast(BudgetSpec, problem.spec).solve())
+        return BudgetDerivation(cast(Budget, solve_native(cast(NativeEntry, problem))))
 
     def asks(self, problem: Problem) -> tuple[str, ...]:
         """A set's ``ask``, else every quantity of the budget."""
@@ -50,7 +54,7 @@ class WhatIfKind:
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> WhatIfDerivation:
         """The new time, rate, speed-up and Amdahl limit, exact."""
-        return WhatIfDerivation(cast(WhatIfSpec, problem.spec).solve())
+        return WhatIfDerivation(cast(WhatIf, solve_native(cast(NativeEntry, problem))))
 
     def asks(self, problem: Problem) -> tuple[str, ...]:
         """A set's ``ask``, else every quantity the what-if has."""

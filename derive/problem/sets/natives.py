@@ -7,29 +7,23 @@ the flags: ``compute``, ``params``, ``tokens``, ``tokens_per_param``,
 and ``--speedup`` on a measured step (``profile``, ``speedup``, and ``measured_time`` or one
 measured rate, ``measured_tokens_per_s`` or ``measured_flops_per_s``). ``ask`` and
 ``expect`` name the kind's catalogue quantities (:data:`BUDGET_ASK_KEYS`,
-:data:`WHAT_IF_ASK_KEYS`). Each problem is solved here once, so a bad value is one line
-naming the file, the problem and the key; nothing is evaluated.
+:data:`WHAT_IF_ASK_KEYS`). The keys are checked here and the values when the problem is solved
+(:mod:`derive.questions.natives`), each error one line naming the file, the problem and the
+key; nothing is evaluated.
 
 >>> entry = native_problem({"id": "c", "budget": {"compute": "5.76e23"}}, 0, "s.toml", set())
->>> entry.kind.value, entry.spec.solve().params
-('budget', 40000000000*sqrt(3))
+>>> entry.kind.value, entry.spec.compute, entry.where
+('budget', '5.76e23', "s.toml: problem 'c'")
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_decimal
 from derive.problem.sets.checks import problem_head
-
-if TYPE_CHECKING:
-    import sympy as sp
-
-    from derive.analysis.what_if import WhatIf
-    from derive.model.budget import Budget
 
 __all__ = [
     "BUDGET_ASK_KEYS",
@@ -40,7 +34,6 @@ __all__ = [
     "NativeEntry",
     "WhatIfSpec",
     "native_problem",
-    "native_value",
 ]
 
 BUDGET_ASK_KEYS = names_for(ProblemKind.BUDGET, Use.ASK)
@@ -88,12 +81,6 @@ class BudgetSpec:
         """A spec is its own spec."""
         return self
 
-    def solve(self) -> Budget:
-        """N, D and C, exact (:func:`derive.model.budget.compute_budget`)."""
-        from derive.model.budget import compute_budget
-
-        return compute_budget(**{f.name: getattr(self, f.name) for f in fields(self)})
-
 
 @dataclass(frozen=True)
 class WhatIfSpec:
@@ -121,19 +108,6 @@ class WhatIfSpec:
         key = next(k for k, unit in _RATES.items() if unit == self.rate_unit)
         return _flag(key)
 
-    def solve(self) -> WhatIf:
-        """The new time, rate, speed-up and limit (:func:`derive.analysis.what_if.what_if`)."""
-        from derive.analysis.what_if import what_if
-
-        return what_if(
-            self.profile,
-            self.speedup,
-            self.measured_time,
-            self.measured_rate,
-            self.rate_unit,
-            self.rate_flag,
-        )
-
 
 @dataclass(frozen=True)
 class NativeEntry:
@@ -152,41 +126,12 @@ class NativeEntry:
     spec: BudgetSpec | WhatIfSpec
     ask: tuple[str, ...] = ()
     expect: tuple[tuple[str, str], ...] = ()
+    where: str = ""  # "<file>: problem '<id>'", how its errors name it once it is solved
 
     @property
     def kind(self) -> ProblemKind:
         """A budget or a what-if, as its spec."""
         return self.spec.kind
-
-
-def native_value(spec: BudgetSpec | WhatIfSpec, quantity: str) -> sp.Expr | None:
-    """The exact value of a budget's or a what-if's quantity (None: it has none, as a what-if's
-    rate without a measured rate, or its limit when every class changed)."""
-    from derive.catalogue import table as q
-
-    if isinstance(spec, BudgetSpec):
-        b = spec.solve()
-        values = {
-            q.PARAMS.name: b.params,
-            q.TOKENS.name: b.tokens,
-            q.TRAINING_COMPUTE.name: b.compute,
-            q.TOKENS_PER_PARAM.name: b.tokens_per_param,
-        }
-    else:
-        w = spec.solve()
-        values = {
-            q.WHAT_IF_TIME.name: w.time,
-            q.WHAT_IF_RATE.name: w.rate,
-            q.WHAT_IF_SPEEDUP.name: w.speedup,
-            q.WHAT_IF_LIMIT.name: w.limit,
-        }
-    return values.get(quantity)
-
-
-def native_quantities(spec: BudgetSpec | WhatIfSpec) -> tuple[str, ...]:
-    """The quantities it has, in the catalogue's order."""
-    names = BUDGET_ASK_KEYS if isinstance(spec, BudgetSpec) else WHAT_IF_ASK_KEYS
-    return tuple(name for name in names if native_value(spec, name) is not None)
 
 
 def _strings(table: dict, allowed: tuple[str, ...], where: str, name: str) -> dict[str, str]:
@@ -229,24 +174,7 @@ def _spec(table: dict, where: str) -> BudgetSpec | WhatIfSpec:
     )
 
 
-def _in_keys(error: DeriveError, where: str, name: str) -> ProblemError:
-    """An error of the solver, which names a flag (``--compute -1``), said as the set's key."""
-    keys = _BUDGET_KEYS if name == "budget" else _WHAT_IF_KEYS
-    what, why = error.what, error.why
-    for key in sorted(keys, key=len, reverse=True):  # --tokens-per-param before --tokens
-        flag = _flag(key)
-        why = why.replace(flag, f"{name}.{key}")
-        if what.startswith(flag):
-            detail = what[len(flag) :].strip()
-            return ProblemError(
-                f"{where}: key '{name}.{key}'" + (f" ({detail})" if detail else ""), why
-            )
-    return ProblemError(f"{where}: key {name!r}", why)
-
-
-def _values(
-    raw: dict, key: str, where: str, has: tuple[str, ...], allowed: tuple[str, ...]
-) -> None:
+def _values(raw: dict, key: str, where: str, allowed: tuple[str, ...]) -> None:
     for item in raw.get(key, ()):
         if item not in allowed:
             hint = did_you_mean(item, allowed)
@@ -254,15 +182,10 @@ def _values(
                 f"{where}: key {key!r}",
                 f"unknown quantity {item!r}{hint}; allowed: {', '.join(allowed)}",
             )
-        if item not in has:
-            raise ProblemError(
-                f"{where}: key {key!r}",
-                f"this problem has no {item!r}; its quantities: {', '.join(has)}",
-            )
 
 
 def native_problem(raw: object, index: int, origin: str, seen: set[str]) -> NativeEntry:
-    """Check, read and solve one ``[[problem]]`` table with a ``budget`` or ``what_if`` key.
+    """Check and read one ``[[problem]]`` table with a ``budget`` or ``what_if`` key.
 
     Raises:
         ProblemError: naming the file, the problem and the key.
@@ -279,14 +202,9 @@ def native_problem(raw: object, index: int, origin: str, seen: set[str]) -> Nati
             )
     pid, where, table = problem_head(raw, index, origin, seen, _PROBLEM, name)
     spec = _spec(table, where)
-    try:
-        spec.solve()
-    except DeriveError as error:
-        raise _in_keys(error, where, name) from None
     allowed = BUDGET_ASK_KEYS if name == "budget" else WHAT_IF_ASK_KEYS
-    has = native_quantities(spec)
-    _values(table, "ask", where, has, allowed)
-    _values({"expect": list(table.get("expect", {}))}, "expect", where, has, allowed)
+    _values(table, "ask", where, allowed)
+    _values({"expect": list(table.get("expect", {}))}, "expect", where, allowed)
     expect = []
     for quantity, value in table.get("expect", {}).items():
         try:
@@ -307,4 +225,5 @@ def native_problem(raw: object, index: int, origin: str, seen: set[str]) -> Nati
         spec,
         tuple(table.get("ask", ())),
         tuple(expect),
+        where,
     )
