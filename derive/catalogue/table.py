@@ -766,7 +766,7 @@ WHAT_IF_SPEEDUP = _row(
 WHAT_IF_LIMIT = _row(
     "what_if_limit", "Amdahl limit", _D.COUNT,
     At(WHAT_IF, _NATIVE, "the Amdahl limit (the changed classes free)", json="what_if.limit"),
-    latex=r"S_{\infty}", aliases=("amdahl_limit",),
+    latex=r"S_{\max}", aliases=("amdahl_limit",),
     rule="S_∞ = 1 / (1 − Σ_changed f_c)",
 )  # fmt: skip
 

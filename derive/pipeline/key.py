@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from derive.model.binding import ModelProblem
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.present.key.models import DerivedModel
+    from derive.present.key.questions import NativeProblem
     from derive.problem.serving_spec import ServingPlot, ServingSpec
+    from derive.problem.sets.natives import NativeEntry, WhatIfSpec
     from derive.problem.sets.problem_set import ModelEntry
     from derive.problem.train_spec import TrainPlot, TrainSpec
     from derive.questions.records import Questions
@@ -268,6 +270,7 @@ def build_key(
             failed.append(in_file_terms(exc, pset.source, entry.id))
     raise_collected(pset.source, failed)
     answered = _questions(pset, registry, time_limit)
+    natives = _natives(pset)
     return key_files(
         pset,
         stem,
@@ -277,7 +280,63 @@ def build_key(
         time_limit=time_limit,
         jobs=jobs,
         answered=answered,
+        natives=natives,
     )
+
+
+def _natives(pset: ProblemSet) -> tuple[NativeProblem, ...]:
+    """Every budget and what-if of the set, solved, its ``expect`` checked (to 0.5 %); the
+    errors of all of them at once, each naming the file, the problem and the key."""
+    from derive.catalogue import phrase_of
+    from derive.pipeline.kinds import kind_of
+    from derive.present.key.questions import NativeProblem
+    from derive.questions.natives import native_answer, native_quantities
+
+    out, errors = [], []
+    for entry in pset.natives:
+        try:
+            derived = kind_of(entry).derive(entry)
+            has = native_quantities(entry)
+            for name in (*entry.ask, *(name for name, _ in entry.expect)):
+                if name not in has:
+                    raise ProblemError(
+                        f"{entry.where}: key 'ask'"
+                        if name in entry.ask
+                        else f"{entry.where}: key 'expect' ({name})",
+                        f"this problem has no {name!r}; its quantities: {', '.join(has)}",
+                    )
+            for name, text in entry.expect:
+                _check_native_expect(entry.where, name, text, native_answer(entry, name).value)
+            answers = tuple(native_answer(entry, name) for name in entry.ask or has)
+            phrases = tuple(phrase_of(entry.kind, a.name) or a.name for a in answers)
+            given = "; ".join(
+                f"{_set_key(entry, key)} = {value}"
+                for key, value in vars(entry.spec).items()
+                if value is not None and key != "rate_unit"
+            )
+            document = derived.document(3)  # type: ignore[attr-defined]
+            out.append(NativeProblem(entry, document, answers, phrases, given))
+        except DeriveError as exc:
+            errors.append(exc)
+    raise_collected(pset.source, errors)
+    return tuple(out)
+
+
+def _set_key(entry: NativeEntry, field: str) -> str:
+    """A spec's field as its set key (a what-if's measured rate by its unit's key)."""
+    if field == "measured_rate":
+        return cast(WhatIfSpec, entry.spec).rate_flag.removeprefix("--").replace("-", "_")
+    return field
+
+
+def _check_native_expect(where: str, name: str, text: str, exact: sp.Expr) -> None:
+    """A budget's or a what-if's ``expect`` must be within 0.5 % of the exact value."""
+    stated = sp.Rational(*(part.strip() for part in text.split("/", 1)))
+    if abs(stated - exact) > abs(exact) * sp.Rational(1, 200):
+        raise ProblemError(
+            f"{where}: key 'expect' ({name})",
+            f"expected {text}, but the key derives {sp.N(exact, 6)}",
+        )
 
 
 def _questions(

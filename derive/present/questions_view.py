@@ -9,6 +9,7 @@ The JSON object is ``{"given": …, "defined": {name: {exact, value, unit, formu
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import sympy as sp
 
@@ -25,6 +26,7 @@ from derive.solution.notation import tex, tex_text_number
 __all__ = [
     "ask_label",
     "glance",
+    "glance_answers",
     "questions_asks",
     "questions_given",
     "questions_json",
@@ -254,6 +256,19 @@ def glance(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, str]:
     if q.solving is not None and q.solving.verdict != "solved":
         return md_escape(q.solving.verdict), tex_escape(q.solving.verdict)
     line = "; ".join(f"${_name_tex(a.name)} = {_glance_value(a)}$" for a in shown)
+    return line, line
+
+
+def glance_answers(answers: Sequence[Answer]) -> tuple[str, str]:
+    """Answers at a glance (a set's budget or what-if), each by its catalogue symbol when it
+    has one: ``$N = 6.9282 \\times 10^{10}$``, for Markdown and for LaTeX."""
+    from derive.catalogue import find
+
+    def symbol(name: str) -> str:
+        row = find(name)
+        return row.latex if row is not None and row.latex else _name_tex(name)
+
+    line = "; ".join(f"${symbol(a.name)} = {_glance_value(a)}$" for a in answers)
     return line, line
 
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.present.key.models import DerivedModel
+    from derive.present.key.questions import NativeProblem
     from derive.questions.records import Questions
 
 __all__ = [
@@ -177,6 +178,7 @@ def key_files(
     time_limit: float | None = None,
     jobs: int = 1,
     answered: Mapping[str, Questions] | None = None,
+    natives: tuple[NativeProblem, ...] = (),
 ) -> dict[str, str]:
     """Every file of the key, in memory (name → text), from the set's derived problems.
 
@@ -184,7 +186,8 @@ def key_files(
     ``models`` its model problems, derived, in the set's order. Their chapters follow the operator problems; the roofline figures
     are drawn ``jobs`` at a time, each within ``time_limit`` seconds. ``answered`` are
     the problems' answered givens, definitions and equations, by id: their lines join their
-    problems, and the problems of givens and equations alone make the last chapter.
+    problems, and the problems of givens and equations alone make the last chapter, after
+    the set's budgets and what-ifs (``natives``, solved).
     """
     chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
     steps = [  # the serving steps, on their chips' rooflines
@@ -218,10 +221,10 @@ def key_files(
             questions + list(chapter.questions),
             chapter.rows,
         )
-    if answered:
+    if answered or natives:
         from derive.present.key.questions import questions_part
 
-        part = questions_part(pset, items, questions, answered, stem)
+        part = questions_part(pset, items, questions, answered or {}, stem, natives)
         items, questions = items + list(part.items), questions + list(part.questions)
         model_rows = part.glance_rows(tuple(model_rows))
     common = {

@@ -12,23 +12,38 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
+from derive.present.formats import Document, render
 from derive.present.questions_view import (
     glance,
+    glance_answers,
     questions_asks,
     questions_given,
     questions_latex,
     questions_markdown,
 )
+from derive.problem.sets.natives import NativeEntry
 from derive.problem.sets.problem_set import ProblemSet
-from derive.questions.records import Questions
+from derive.questions.records import Answer, Questions
 
-__all__ = ["QuestionRow", "QuestionsPart", "questions_part"]
+__all__ = ["NativeProblem", "QuestionRow", "QuestionsPart", "questions_part"]
 
 CHAPTER = "Costs, budgets and what-ifs"
 CHAPTER_TEXT = (
-    "Problems of givens, defined quantities and equations alone: each line is derived "
-    "exactly, with its units, from the givens and from other problems' quantities."
+    "Scaling-law budgets, what-ifs on a measured step, and problems of givens, defined "
+    "quantities and equations alone: each line is derived exactly, with its units, from the "
+    "givens and from other problems' quantities."
 )
+
+
+@dataclass(frozen=True)
+class NativeProblem:
+    """A set's budget or what-if, solved: its worked document and its asked answers."""
+
+    entry: NativeEntry
+    document: Document
+    answers: tuple[Answer, ...]
+    phrases: tuple[str, ...]  # what the question sheet asks, one per answer
+    given: str = ""  # its keys as typed, for the question sheet
 
 
 @dataclass(frozen=True)
@@ -72,10 +87,12 @@ def questions_part(
     questions: list[dict],
     answered: Mapping[str, Questions],
     stem: str = "",
+    natives: tuple[NativeProblem, ...] = (),
 ) -> QuestionsPart:
     """Show the set's answered questions: extend ``items`` and ``questions`` in place, and
-    return the chapter of problems of givens and equations alone and the glance rows."""
-    if not answered:
+    return the chapter of budgets, what-ifs (``natives``) and problems of givens and
+    equations alone, and the glance rows."""
+    if not answered and not natives:
         return QuestionsPart((), (), ())
     by_anchor = {item["anchor"]: i for i, item in enumerate(items)}
     glances = []
@@ -97,7 +114,12 @@ def questions_part(
     new_questions: list[dict] = []
     rows: list[QuestionRow] = []
     first = len(items) + 1
-    for number, alone in enumerate(pset.questions, start=first):
+    for number, native in enumerate(natives, start=first):
+        item, question, row = _native_item(native, number, stem)
+        new_items.append(item)
+        new_questions.append(question)
+        rows.append(row)
+    for number, alone in enumerate(pset.questions, start=first + len(natives)):
         q = answered[alone.id]
         title = f"Problem {number} ({alone.id}): {alone.title}"
         text = f"{md_escape(alone.text)}\n\n" if alone.text else ""
@@ -130,3 +152,29 @@ def questions_part(
             "tex": f"\\subsection*{{{CHAPTER}}}\n{CHAPTER_TEXT}\n\n" + new_items[0]["tex"],
         }
     return QuestionsPart(tuple(new_items), tuple(new_questions), tuple(rows), tuple(glances))
+
+
+def _native_item(native: NativeProblem, number: int, stem: str) -> tuple[dict, dict, QuestionRow]:
+    """A budget's or a what-if's item of the chapter, its question and its glance row."""
+    entry = native.entry
+    title = f"Problem {number} ({entry.id}): {entry.title}"
+    text = f"{md_escape(entry.text)}\n\n" if entry.text else ""
+    tex_text = f"{tex_prose_numbers(entry.text)}\n\n" if entry.text else ""
+    item = {
+        "anchor": entry.id.lower(),
+        "body": f"## {md_escape(title)}\n\n{text}" + render(native.document, "md").rstrip("\n"),
+        "tex": f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{entry.id}}}\n\n{tex_text}"
+        + render(native.document, "tex").rstrip("\n"),
+        "plot": None,
+    }
+    given = native.given
+    question = {
+        "title": entry.title,
+        "text": entry.text,
+        "model_body": text + (f"**Given.** {md_escape(given)}\n" if given else ""),
+        "model_tex": tex_text
+        + (f"\\textbf{{Given.}} {tex_prose_numbers(given)}\n" if given else ""),
+        "asks": native.phrases,
+    }
+    md, tex = glance_answers(native.answers)
+    return item, question, QuestionRow(entry.id, entry.id.lower(), "—", "—", md, tex)
