@@ -415,6 +415,11 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
             raise in_file_terms(exc, pset.source, model.id) from None
         pages[model.id] = page
     pages = _with_defined_boxes(pset, pages)
+    if pset.natives:  # budgets and what-ifs (issue 36)
+        from derive.web.native_pages import native_page
+
+        for native in pset.natives:
+            pages[native.id] = native_page(native, hints, pset.source)
     if pset.questions:  # problems of givens and equations alone
         from derive.questions.set_answers import answer_problem_set
         from derive.web.question_pages import questions_page

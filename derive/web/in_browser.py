@@ -98,7 +98,7 @@ class Judge:
         pset = parse_source(source)
         hide = bool(data["hide_expected"])
         grader = Grader(
-            {entry.id: entry for entry in pset.entries()},
+            {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
             pset.operators,
             hide_expected=hide,
             problem_set=pset,

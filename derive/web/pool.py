@@ -125,7 +125,7 @@ class _Use:
 def grader_of(pset: ProblemSet, hide_expected: bool = False) -> Grader:
     """The set's grader with every problem analysed (so workers forked from here start warm)."""
     grader = Grader(
-        {entry.id: entry for entry in pset.entries()},
+        {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
         pset.operators,
         hide_expected=hide_expected,
         problem_set=pset,  # a problem's defined quantities are judged against the set
