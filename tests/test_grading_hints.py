@@ -115,10 +115,21 @@ def test_the_syntax_note_reads_the_whole_claim():
     assert "no backslash" not in r.out and "the value after the left side" in r.out
 
 
-def test_a_defined_quantity_reports_like_every_other_check():
-    # amdahl-step: a 70 ms step, 62 % of it GEMMs sped up 1.8x: new = 70·(0.38 + 0.62/1.8) ms
+AMDAHL_BY_HAND = """title = "t"
+[[problem]]
+id = "amdahl-step"
+given = { step = "70 ms", share = "62 %", gemm_speedup = "1.8" }
+define = { new_step = "step * (1 - share) + step * share / gemm_speedup", speedup = "step / new_step" }
+"""
+
+
+def test_a_defined_quantity_reports_like_every_other_check(tmp_path):
+    # a 70 ms step, 62 % of it GEMMs sped up 1.8x: new = 70·(0.38 + 0.62/1.8) ms (the built-in
+    # key asks it natively since issue 36: a what-if; here by hand, as defined quantities)
     new_step = Fraction(70, 1000) * (Fraction(38, 100) + Fraction(62, 100) / Fraction(18, 10))
-    argv = ["check", "--problem-set", str(SET), "--problem", "amdahl-step"]
+    path = tmp_path / "amdahl.toml"
+    path.write_text(AMDAHL_BY_HAND)
+    argv = ["check", "--problem-set", str(path), "--problem", "amdahl-step"]
     argv += ["--quantity", "new_step", "--format", "json"]
     import json
 

@@ -50,15 +50,26 @@ def test_bounds_give_their_time_boxes_and_bound_dims_ask_for_a_number(client):
 
 
 def test_a_problem_of_givens_and_equations_alone_is_served_and_judged(client):
-    page = client.get("/api/problems/amdahl-step").json()
+    page = client.get("/api/problems/largest-model").json()
     assert page["kind"] == "questions" and page["steps"] == 0
+    assert {a["quantity"] for a in page["asked"]} == {"N"}
+    largest = Fraction(16 * 10**9, 2)  # 16 GB of bf16 weights, 2 bytes each
+    body = {"problem": "largest-model", "quantity": "N", "answer": str(int(largest))}
+    assert client.post("/api/check", json=body).json()["verdict"] == "correct"
+    body["answer"] = str(int(largest) + 1)
+    assert client.post("/api/check", json=body).json()["verdict"] == "incorrect"
+
+
+def test_a_what_if_is_served_with_its_steps_and_judged(client):
+    """Issue 36: amdahl-step is a native what-if, its quantities by their catalogue names."""
+    page = client.get("/api/problems/amdahl-step").json()
+    assert page["kind"] == "what_if" and page["steps"] == 1
     labels = {a["quantity"]: a["label"] for a in page["asked"]}
-    assert set(labels) == {"new_step", "saved", "speedup"}
-    assert not any("gemm_speedup" in label or "*" in label for label in labels.values())
+    assert set(labels) == {"what_if_time", "what_if_speedup", "what_if_limit"}
     new_step = Fraction(70, 1000) * (Fraction(38, 100) + Fraction(62, 100) / Fraction(18, 10))
     body = {
         "problem": "amdahl-step",
-        "quantity": "new_step",
+        "quantity": "what_if_time",
         "answer": f"{float(new_step) * 1000:.4g} ms",
     }
     assert client.post("/api/check", json=body).json()["verdict"] == "correct"

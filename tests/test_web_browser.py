@@ -254,11 +254,11 @@ def test_answer_a_givens_problem_and_a_bounds_problem(server, page):
     new_step = Fraction(70, 1000) * (Fraction(38, 100) + Fraction(62, 100) / Fraction(18, 10))
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(server + "#/p/amdahl-step")
-    page.wait_for_selector("#answer-new_step")
-    assert "the new step time" in page.locator("div[data-quantity=new_step]").inner_text()
-    page.fill("#answer-new_step", f"{float(new_step) * 1000:.4g} ms")
-    page.press("#answer-new_step", "Enter")
-    page.wait_for_selector("[data-quantity=new_step] .verdict.correct")
+    page.wait_for_selector("#answer-what_if_time")  # a native what-if since issue 36
+    assert "the new step time" in page.locator("div[data-quantity=what_if_time]").inner_text()
+    page.fill("#answer-what_if_time", f"{float(new_step) * 1000:.4g} ms")
+    page.press("#answer-what_if_time", "Enter")
+    page.wait_for_selector("[data-quantity=what_if_time] .verdict.correct")
     page.screenshot(path=str(SHOTS / "derive-web-questions-1280.png"), full_page=True)
 
     b, d, f = 4096, 8192, 8192  # mm-h100: bf16 on an H100, 989 TFLOP/s and 3.35 TB/s

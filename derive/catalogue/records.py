@@ -103,6 +103,7 @@ class At:
         needs: what a problem of this kind must give for it to have a value ("" always has).
         json: where its value sits in this kind's JSON report, a dotted path (""
             the name; a serving step's reports sit under ``serving``).
+        latex: its symbol there, when not the row's ``latex`` (a budget's N for ``params``).
     """
 
     kind: ProblemKind
@@ -113,6 +114,7 @@ class At:
     prose: str = ""
     needs: str = ""
     json: str = ""
+    latex: str = ""
 
 
 DISPLAY_UNITS: dict[Dimension, str] = {
@@ -182,6 +184,10 @@ class Quantity:
         if found is None:
             raise KeyError(f"{self.name} in {kind.value}")
         return found
+
+    def latex_in(self, kind: ProblemKind) -> str:
+        """Its symbol in a problem of ``kind`` (``N`` for a budget's ``params``, else ``P``)."""
+        return next((a.latex for a in self.at if a.kind is kind and a.latex), self.latex)
 
     def prose_in(self, kind: ProblemKind) -> str:
         """How a sentence names it in a problem of ``kind`` (``ridge point π/β`` for a kernel)."""

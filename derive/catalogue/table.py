@@ -439,7 +439,7 @@ PARAMS = _model(
     "params", "the total number of parameters", _D.COUNT, "P", "total parameters",
     At(
         BUDGET, ASK | EXPECT | CHECK, "the compute-optimal number of parameters N",
-        json="params.exact",
+        json="params.exact", latex="N",
     ),
 )  # fmt: skip
 PARAMS_ACTIVE = _model(

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import TimeUnit, time_tex, time_text
 from derive.formula.limits import RejectError
@@ -259,14 +260,15 @@ def glance(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, str]:
     return line, line
 
 
-def glance_answers(answers: Sequence[Answer]) -> tuple[str, str]:
+def glance_answers(answers: Sequence[Answer], kind: ProblemKind) -> tuple[str, str]:
     """Answers at a glance (a set's budget or what-if), each by its catalogue symbol when it
     has one: ``$N = 6.9282 \\times 10^{10}$``, for Markdown and for LaTeX."""
     from derive.catalogue import find
 
     def symbol(name: str) -> str:
         row = find(name)
-        return row.latex if row is not None and row.latex else _name_tex(name)
+        symbol = row.latex_in(kind) if row is not None else ""
+        return symbol or _name_tex(name)
 
     line = "; ".join(f"${symbol(a.name)} = {_glance_value(a)}$" for a in answers)
     return line, line

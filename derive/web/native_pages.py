@@ -31,7 +31,12 @@ def _asked(entry: NativeEntry) -> tuple[Asked, ...]:
         wanted = f"{unit}: a number with its unit" if unit else "a number"
         row = find(name)
         out.append(
-            Asked(name, phrase_of(entry.kind, name) or name, row.latex if row else "", wanted)
+            Asked(
+                name,
+                phrase_of(entry.kind, name) or name,
+                row.latex_in(entry.kind) if row else "",
+                wanted,
+            )
         )
     return tuple(out)
 

@@ -176,5 +176,5 @@ def _native_item(native: NativeProblem, number: int, stem: str) -> tuple[dict, d
         + (f"\\textbf{{Given.}} {tex_prose_numbers(given)}\n" if given else ""),
         "asks": native.phrases,
     }
-    md, tex = glance_answers(native.answers)
+    md, tex = glance_answers(native.answers, entry.kind)
     return item, question, QuestionRow(entry.id, entry.id.lower(), "—", "—", md, tex)
