@@ -325,7 +325,7 @@ def _natives(pset: ProblemSet) -> tuple[NativeProblem, ...]:
 def _set_key(entry: NativeEntry, field: str) -> str:
     """A spec's field as its set key (a what-if's measured rate by its unit's key)."""
     if field == "measured_rate":
-        return cast(WhatIfSpec, entry.spec).rate_flag.removeprefix("--").replace("-", "_")
+        return cast("WhatIfSpec", entry.spec).rate_flag.removeprefix("--").replace("-", "_")
     return field
 
 
