@@ -14,12 +14,15 @@ from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.serving_spec import ServingSpec
 from derive.problem.sets.kernels import KernelEntry
+from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
 from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
 
 MATMUL = ProblemSpec("matmul", dtypes=("bf16",), chip="h100")
 KERNEL = KernelSpec(flops="1e12", bytes="2.5e9", chip="h100")
 GPT2 = ModelSpec("gpt2-small", chip="h100", sets=("B=8", "S=1024"))
 DECODE = ModelEntry("d", "decode", "", GPT2, (), ServingSpec("decode"))
+BUDGET = BudgetSpec(compute="5.76e23")
+WHAT_IF = WhatIfSpec("gemm=0.62,other=0.38", "gemm=1.8", measured_time="70 ms")
 
 
 @pytest.mark.parametrize(
@@ -32,6 +35,10 @@ DECODE = ModelEntry("d", "decode", "", GPT2, (), ServingSpec("decode"))
         (GPT2, ProblemKind.MODEL),
         (ModelEntry("m", "t", "", GPT2, ()), ProblemKind.MODEL),
         (DECODE, ProblemKind.SERVING),
+        (BUDGET, ProblemKind.BUDGET),
+        (NativeEntry("b", "t", "", BUDGET), ProblemKind.BUDGET),
+        (WHAT_IF, ProblemKind.WHAT_IF),
+        (NativeEntry("w", "t", "", WHAT_IF), ProblemKind.WHAT_IF),
     ],
 )
 def test_every_spec_and_entry_names_its_kind(problem, kind):

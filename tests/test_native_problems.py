@@ -14,8 +14,8 @@ import sympy as sp
 from derive.catalogue import ProblemKind
 from derive.checking.api import check
 from derive.errors import ProblemError
-from derive.pipeline.kinds import KINDS, kind_of
 from derive.pipeline.key import build_key
+from derive.pipeline.kinds import KINDS, kind_of
 from derive.problem.sets.problem_set import parse_problem_set
 from derive.questions.natives import native_value
 
