@@ -21,6 +21,7 @@ from derive.commands.options import (
     REPORT_FORMATS,
     add_format_flag,
     add_kernel_flags,
+    add_layers_flag,
     add_operators_flag,
     add_problem_flags,
     add_question_flags,
@@ -124,6 +125,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_kernel_flags(solve)
     add_question_flags(solve)
     add_what_if_flags(solve)
+    add_layers_flag(solve)
     solve.add_argument(
         "--shard",
         metavar="DIM:P",
@@ -209,6 +211,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         derivation = replace(derivation, questions=answered)
     document = with_sections(derivation.document(level=1), args, "FLOP/s", "--measured-flops-per-s")
     document = replace(document, sections=(*document.sections, *sharded))
+    if getattr(args, "layers", None) is not None:  # issue 36: fusion savings × layers
+        from derive.pipeline.fusion_layers import fusion_layers_section
+
+        analysis = getattr(derivation, "analysis", None)
+        layered = fusion_layers_section(analysis, args.layers)
+        document = replace(document, sections=(*document.sections, *layered))
     text = render(document, args.format)
     sys.stdout.write(with_questions(text, derivation.questions, args.format))
     return 0

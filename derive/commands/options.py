@@ -37,6 +37,7 @@ __all__ = [
     "add_format_flag",
     "add_hardware_flags",
     "add_kernel_flags",
+    "add_layers_flag",
     "add_model_flags",
     "add_money_flags",
     "add_operators_flag",
@@ -380,6 +381,16 @@ def add_what_if_flags(parser: argparse.ArgumentParser) -> None:
     """``--profile`` and ``--speedup``: Amdahl's law on a measured step."""
     for flag, metavar, helptext in WHAT_IF_FLAGS:
         parser.add_argument(flag, metavar=metavar, help=helptext)
+
+
+def add_layers_flag(parser: argparse.ArgumentParser) -> None:
+    """``--layers N|MODEL``: a composite's fusion savings × a model's layers (issue 36)."""
+    parser.add_argument(
+        "--layers",
+        metavar="N|MODEL",
+        help="scale a composite's fusion_savings by a layer count, or by a model's "
+        "(e.g. 80 or llama-3-70b)",
+    )
 
 
 _QUESTION_FLAGS = (
