@@ -61,6 +61,7 @@ from derive.pipeline.kinds import kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
+from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
 from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 
 if TYPE_CHECKING:
@@ -104,7 +105,17 @@ __all__ = [
     "verdict_text",
 ]
 
-Problem: TypeAlias = ProblemSpec | ProblemEntry | ModelSpec | ModelEntry | KernelSpec | KernelEntry
+Problem: TypeAlias = (
+    ProblemSpec
+    | ProblemEntry
+    | ModelSpec
+    | ModelEntry
+    | KernelSpec
+    | KernelEntry
+    | BudgetSpec
+    | WhatIfSpec
+    | NativeEntry
+)
 Tolerance: TypeAlias = str | Fraction | sp.Rational
 
 

@@ -147,4 +147,4 @@ def native_answer(problem: Native, quantity: str) -> Answer:
             f"not a quantity of this problem ({problem.spec.kind.label}); its quantities: {has}",
         )
     measure = _measure(problem.spec, quantity)
-    return Answer(quantity, Role.DEFINED, quantity, value, value, value, measure)  # type: ignore[arg-type]
+    return Answer(quantity, Role.DEFINED, quantity, value, value, value, measure)

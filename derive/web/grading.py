@@ -39,6 +39,7 @@ from derive.errors import DeriveError, ParseError, ProblemError
 from derive.formula.units import describe_dimension
 from derive.model.analysis import ModelAnalysis
 from derive.pipeline.kinds import kind_of
+from derive.problem.sets.natives import NativeEntry
 from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 from derive.solution.notation import tex
 from derive.solution.value_display import seconds_tex
@@ -125,7 +126,7 @@ class DerivationResult:
 class Grader:
     """Checks answers to the problems of one set; one per worker process."""
 
-    problems: dict[str, ProblemEntry | KernelEntry | ModelEntry]
+    problems: dict[str, ProblemEntry | KernelEntry | ModelEntry | NativeEntry]
     operators: tuple[Path, ...] = ()
     hide_expected: bool = False
     rtol: str = DEFAULT_RTOL
@@ -139,7 +140,7 @@ class Grader:
 
         return quantity in defined_names(self.problem_set, problem)
 
-    def _entry(self, problem: str) -> ProblemEntry | KernelEntry | ModelEntry:
+    def _entry(self, problem: str) -> ProblemEntry | KernelEntry | ModelEntry | NativeEntry:
         entry = self.problems.get(problem)
         if entry is None:
             raise ProblemError(f"problem {problem!r}", "no such problem in this set")
@@ -196,7 +197,9 @@ class Grader:
         reader = _READERS[entry.kind]
         return reader(self, entry, answer, quantity)
 
-    def _only_communicates(self, entry: ProblemEntry | KernelEntry | ModelEntry) -> bool:
+    def _only_communicates(
+        self, entry: ProblemEntry | KernelEntry | ModelEntry | NativeEntry
+    ) -> bool:
         """True for an operator problem whose operator only communicates (its answers are times)."""
         from derive.pipeline.cache import registry
         from derive.problem.comms_binding import only_communicates
