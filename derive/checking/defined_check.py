@@ -12,6 +12,7 @@ factor, named), a rounding (within 5 %), a factor of 2.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import sympy as sp
 
@@ -26,10 +27,10 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.limits import RejectError
 from derive.problem.sets.problem_set import ProblemSet
 from derive.questions.read import Value, read_formula
-from derive.questions.records import Answer, Questions
+from derive.questions.records import Answer, Known, Questions
 from derive.questions.set_answers import answer_problem_set, as_known, entry_quantities
 
-__all__ = ["CONVERSIONS", "check_defined", "defined_names", "judge_value"]
+__all__ = ["CONVERSIONS", "check_defined", "defined_names", "judge_claim_text"]
 
 CONVERSIONS: tuple[tuple[sp.Rational, str], ...] = (
     (sp.Integer(3600), "an hour taken as a second (h and s: a factor of 3600)"),
@@ -100,6 +101,20 @@ def check_defined(
     questions, known = _questions(pset, problem)
     answer = questions.answer(quantity)
     assert answer is not None  # a defined name is always answered
+    return judge_claim_text(answer, claim, known, rtol, hide_expected)
+
+
+def judge_claim_text(
+    answer: Answer,
+    claim: str,
+    known: Mapping[str, Known],
+    rtol: sp.Rational,
+    hide_expected: bool = False,
+) -> CheckResult:
+    """A claim (optionally ``name = …``, a number with its unit or a formula over ``known``)
+    judged against ``answer`` (a defined quantity's, or a set's budget's or what-if's:
+    :mod:`derive.checking.native_check`), concealed when asked."""
+    quantity = answer.name
     text = claim
     named = _NAMED.match(claim)
     if named is not None and named.group(1) == quantity:
@@ -108,14 +123,6 @@ def check_defined(
         value = read_formula(text, {k: v for k, v in known.items() if k != quantity})
     except RejectError as reject:
         return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
-    return judge_value(answer, value, claim, rtol, hide_expected)
-
-
-def judge_value(
-    answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide_expected: bool = False
-) -> CheckResult:
-    """A claim read as ``value`` judged against ``answer`` (a defined quantity's, or a set's
-    budget's or what-if's: :mod:`derive.checking.native_check`), concealed when asked."""
     result = _judge(answer, value, claim, rtol, hide_expected)
     if not hide_expected:
         return result

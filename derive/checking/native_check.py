@@ -2,7 +2,7 @@
 catalogue quantities (``params``, ``what_if_time``, …), judged against the exact value.
 
 A claim is read as a defined quantity's is (a number with its unit, ``50.7 ms``, optionally
-after ``name =``) and judged the same way (:func:`derive.checking.defined_check.judge_value`):
+after ``name =``) and judged the same way (:func:`derive.checking.defined_check.judge_claim_text`):
 within the tolerance, with the slips of a forgotten conversion named.
 
 >>> from derive.problem.sets.natives import BudgetSpec
@@ -13,22 +13,17 @@ within the tolerance, with the slips of a forgotten conversion named.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from derive.formula.limits import RejectError
 from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
 from derive.questions.natives import native_answer
-from derive.questions.read import read_formula
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
 __all__ = ["check_native"]
-
-_NAMED = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)")
 
 
 def check_native(
@@ -43,17 +38,6 @@ def check_native(
     Raises:
         ProblemError: it has no such quantity (not the claim).
     """
-    from derive.checking.api import CheckResult
-    from derive.checking.defined_check import judge_value
-    from derive.checking.verdict import Verdict
+    from derive.checking.defined_check import judge_claim_text
 
-    answer = native_answer(problem, quantity)
-    text = claim
-    named = _NAMED.match(claim)
-    if named is not None and named.group(1) == quantity:
-        text = claim[named.end() :]
-    try:
-        value = read_formula(text, {})
-    except RejectError as reject:
-        return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
-    return judge_value(answer, value, claim, rtol, hide_expected)
+    return judge_claim_text(native_answer(problem, quantity), claim, {}, rtol, hide_expected)

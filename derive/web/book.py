@@ -141,6 +141,24 @@ def step_chunks(markdown: str) -> tuple[str, ...]:
     return tuple(c.strip("\n") + "\n" for c in _STEP_HEADING.split(markdown)[1:])
 
 
+def worked_steps(
+    title: str, given: object, steps: tuple, verdict: tuple
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A worked solution of the kernel's templates as a page's steps: (the Markdown chunks,
+    the HTML, the titles), one of each a step (a kernel's, a budget's, a what-if's)."""
+    env = html_env()
+    steps_html = tuple(
+        env.get_template("step.html.j2").render(
+            index=i, step=step, warnings=(), verdict=verdict if i == len(steps) else ()
+        )
+        for i, step in enumerate(steps, 1)
+    )
+    markdown = render(
+        "kernel.md.j2", "md", level=1, title=title, given=given, steps=steps, verdict=verdict
+    )
+    return step_chunks(markdown), steps_html, tuple(step.heading for step in steps)
+
+
 def page_of(
     entry: ProblemEntry | KernelEntry | ModelEntry | QuestionEntry,
     kind: str,

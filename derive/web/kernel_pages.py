@@ -13,10 +13,9 @@ from __future__ import annotations
 from derive.catalogue import ProblemKind, Use, box_of, rows_for
 from derive.checking.kernel_check import kernel_for
 from derive.errors import DeriveError, ProblemError
-from derive.present.render import render
 from derive.problem.sets.kernels import KernelEntry, kernel_asks
 from derive.solution.kernel_steps import kernel_given, kernel_steps, numbers_verdict
-from derive.web.book import Asked, Page, html_env, page_of, step_chunks
+from derive.web.book import Asked, Page, html_env, page_of, worked_steps
 
 __all__ = ["KERNEL_BOXES", "kernel_page"]
 
@@ -62,21 +61,13 @@ def kernel_page(entry: KernelEntry, hints: bool) -> Page:
     steps = kernel_steps(kernel, entry.ask)
     verdict = numbers_verdict(kernel)
     env = html_env()
-    steps_html = tuple(
-        env.get_template("step.html.j2").render(
-            index=i, step=step, warnings=(), verdict=verdict if i == len(steps) else ()
-        )
-        for i, step in enumerate(steps, 1)
-    )
-    markdown = render(
-        "kernel.md.j2", "md", level=1, title=entry.title, given=given, steps=steps, verdict=verdict
-    )
+    worked = worked_steps(entry.title, given, steps, verdict)
     asked = tuple(Asked(q, *KERNEL_BOXES[q]) for q in kernel_asks(entry))
     return page_of(
         entry,
         "kernel",
         asked,
         (_givens(entry), f'<p class="given-line">{env.filters["rich"](given)}</p>'),
-        (step_chunks(markdown), steps_html, tuple(step.heading for step in steps)),
+        worked,
         hints,
     )

@@ -13,13 +13,12 @@ from derive.analysis.what_if import WhatIf
 from derive.catalogue import find, phrase_of
 from derive.errors import DeriveError
 from derive.model.budget import Budget
-from derive.present.render import render
 from derive.problem.sets.errors import in_file_terms
 from derive.problem.sets.natives import NativeEntry
 from derive.questions.natives import native_answer, native_quantities, solve_native
 from derive.solution.budget_steps import budget_given, budget_steps, budget_verdict
 from derive.solution.what_if_steps import what_if_given, what_if_steps, what_if_verdict
-from derive.web.book import Asked, Page, html_env, page_of, step_chunks
+from derive.web.book import Asked, Page, html_env, page_of, worked_steps
 
 __all__ = ["native_page"]
 
@@ -62,21 +61,13 @@ def native_page(entry: NativeEntry, hints: bool, source: str = "") -> Page:
             what_if_verdict(solved),
         )
     env = html_env()
-    steps_html = tuple(
-        env.get_template("step.html.j2").render(
-            index=i, step=step, warnings=(), verdict=verdict if i == len(steps) else ()
-        )
-        for i, step in enumerate(steps, 1)
-    )
-    markdown = render(
-        "kernel.md.j2", "md", level=1, title=entry.title, given=given, steps=steps, verdict=verdict
-    )
+    worked = worked_steps(entry.title, given, steps, verdict)
     keys = {k: v for k, v in vars(entry.spec).items() if v is not None}
     return page_of(
         entry,  # type: ignore[arg-type]
         entry.kind.value,
         asked,
         (keys, f'<p class="given-line">{env.filters["rich"](given)}</p>'),
-        (step_chunks(markdown), steps_html, tuple(step.heading for step in steps)),
+        worked,
         hints,
     )
