@@ -172,3 +172,16 @@ def test_an_unknown_key_or_quantity_names_the_problem(tmp_path):
         parse_problem_set(
             '[[problem]]\nid = "p"\nbudget = { compute = "1e20" }\nask = ["tokenz"]\n', "s.toml"
         )
+
+
+def test_expect_is_checked_when_the_key_is_built():
+    # appended to the last problem, amdahl-rate: 1000 tokens/s measured, sped up by T/T'
+    rate = 1000 * Fraction(70, 1000) / _amdahl_time()
+    good = SET + f'expect = {{ what_if_rate = "{rate.numerator}/{rate.denominator}" }}\n'
+    build_key(parse_problem_set(good, "natives.toml"), "natives")
+    bad = SET + 'expect = { what_if_rate = "1000" }\n'
+    with pytest.raises(ProblemError, match=r"problem 'amdahl-rate': key 'expect' \(what_if_rate\)"):
+        build_key(parse_problem_set(bad, "natives.toml"), "natives")
+    no_time = SET + 'expect = { what_if_time = "0.05" }\n'  # no time was measured
+    with pytest.raises(ProblemError, match=r"has no 'what_if_time'"):
+        build_key(parse_problem_set(no_time, "natives.toml"), "natives")

@@ -35,6 +35,7 @@ __all__ = [
     "KERNEL_ASK_KEYS",
     "KERNEL_TIMING_KEYS",
     "KernelEntry",
+    "exact_expect",
     "kernel_asks",
     "kernel_problem",
     "kernel_quantities_of",
@@ -224,8 +225,26 @@ def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> Kern
     own_expect = {k: v for k, v in table.get("expect", {}).items() if k not in defined}
     _names({"ask": own_ask}, "ask", where, KERNEL_ASK_KEYS, has)
     _names({"expect": own_expect}, "expect", where, KERNEL_ASK_KEYS, has)
-    expect = []
-    for name, value in own_expect.items():
+    expect = exact_expect(own_expect, where)
+    return KernelEntry(
+        pid,
+        table.get("title", pid),
+        table.get("text", ""),
+        spec,
+        tuple(own_ask),
+        tuple(expect),
+        questions,
+    )
+
+
+def exact_expect(expect: dict, where: str) -> tuple[tuple[str, str], ...]:
+    """A problem's ``expect`` of exact values as text (a kernel's, a budget's, a what-if's).
+
+    Raises:
+        ProblemError: a value that is not a positive decimal or fraction, naming the key.
+    """
+    out = []
+    for name, value in expect.items():
         try:
             if not isinstance(value, str):
                 raise ProblemError(name, "must be a string")
@@ -236,16 +255,8 @@ def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> Kern
                 f"{where}: key 'expect' ({name})",
                 'an exact value as text: a positive decimal or a fraction ("1/989", "0.0025")',
             ) from None
-        expect.append((name, value))
-    return KernelEntry(
-        pid,
-        table.get("title", pid),
-        table.get("text", ""),
-        spec,
-        tuple(own_ask),
-        tuple(expect),
-        questions,
-    )
+        out.append((name, value))
+    return tuple(out)
 
 
 def _defined(table: dict) -> tuple[str, ...]:

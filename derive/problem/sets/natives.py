@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
-from derive.errors import DeriveError, ProblemError
-from derive.formula.decimals import parse_decimal
+from derive.errors import ProblemError
 from derive.problem.sets.checks import problem_head
+from derive.problem.sets.kernels import exact_expect
 
 __all__ = [
     "BUDGET_ASK_KEYS",
@@ -205,25 +205,13 @@ def native_problem(raw: object, index: int, origin: str, seen: set[str]) -> Nati
     allowed = BUDGET_ASK_KEYS if name == "budget" else WHAT_IF_ASK_KEYS
     _values(table, "ask", where, allowed)
     _values({"expect": list(table.get("expect", {}))}, "expect", where, allowed)
-    expect = []
-    for quantity, value in table.get("expect", {}).items():
-        try:
-            if not isinstance(value, str):
-                raise ProblemError(quantity, "must be a string")
-            for part in value.split("/", 1):
-                parse_decimal(part.strip(), quantity)
-        except DeriveError:
-            raise ProblemError(
-                f"{where}: key 'expect' ({quantity})",
-                'an exact value as text: a decimal or a fraction ("225/163", "0.0507")',
-            ) from None
-        expect.append((quantity, value.strip()))
+    expect = exact_expect(table.get("expect", {}), where)
     return NativeEntry(
         pid,
         table.get("title", pid),
         table.get("text", ""),
         spec,
         tuple(table.get("ask", ())),
-        tuple(expect),
+        expect,
         where,
     )
