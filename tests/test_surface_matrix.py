@@ -19,8 +19,12 @@ import sympy as sp
 import derive
 from derive.catalogue import ProblemKind, Use
 from derive.commands.cli import main
+from derive.pipeline.budget import derive_budget
+from derive.pipeline.kinds import kind_of
+from derive.problem.sets.natives import WhatIfSpec
 
 B, D, F = 4096, 4096, 4096
+WHAT_IF = WhatIfSpec("gemm=0.62,other=0.38", "gemm=1.8", "70 ms", "1000", "tokens/s")
 COMMS_OPS = Path(__file__).parent / "sets" / "comms_ops.py"
 RESULTS = {
     "operator": lambda: derive.solve("matmul", dtype="bf16", chip="h100", set={"B": B, "D": D, "F": F}),
@@ -39,6 +43,8 @@ RESULTS = {
     "training": lambda: derive.solve_training(
         "llama-3-8b", chip="h100", dp=8, zero=1, batch_tokens=4194304, seq=4096
     ),
+    "budget": lambda: derive_budget("5.76e23", params="70e9"),  # rational: D = C/(6N)
+    "what_if": lambda: kind_of(WHAT_IF).derive(WHAT_IF),
 }  # fmt: skip
 
 # The same problems as one-problem sets (the ask is filled in per quantity).
@@ -54,6 +60,9 @@ SETS = {
     "training": 'model = "llama-3-8b"\nchip = "h100"\n'
     "train = { dp = 8, zero = 1, batch_tokens = 4194304, seq = 4096 }\n",
     "serving": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\nphase = "decode"\n',
+    "budget": 'budget = { compute = "5.76e23", params = "70e9" }\n',
+    "what_if": 'what_if = { profile = "gemm=0.62,other=0.38", speedup = "gemm=1.8", '
+    'measured_time = "70 ms", measured_tokens_per_s = "1000" }\n',
 }
 
 

@@ -439,7 +439,7 @@ PARAMS = _model(
     "params", "the total number of parameters", _D.COUNT, "P", "total parameters",
     At(
         BUDGET, ASK | EXPECT | CHECK, "the compute-optimal number of parameters N",
-        json="params.exact", latex="N",
+        latex="N",
     ),
 )  # fmt: skip
 PARAMS_ACTIVE = _model(
@@ -734,18 +734,18 @@ COMPARE_STRATEGIES = _row(
 _NATIVE = ASK | EXPECT | CHECK
 TOKENS = _row(
     "tokens", "training tokens", _D.COUNT,
-    At(BUDGET, _NATIVE, "the number of training tokens D", json="tokens.exact"),
+    At(BUDGET, _NATIVE, "the number of training tokens D"),
     latex="D", meaning="training tokens",
     rule="D = r·N (Chinchilla), or C/(k·N)", unit="tokens",
 )  # fmt: skip
 TRAINING_COMPUTE = _row(
     "training_compute", "training compute", _D.FLOPS,
-    At(BUDGET, _NATIVE, "the training compute C", json="compute.exact"),
+    At(BUDGET, _NATIVE, "the training compute C", json="compute"),
     latex="C", meaning="training FLOPs", rule="C = k·N·D (Kaplan)",
 )  # fmt: skip
 TOKENS_PER_PARAM = _row(
     "tokens_per_param", "tokens per parameter", _D.COUNT,
-    At(BUDGET, _NATIVE, "the tokens per parameter D/N", json="tokens_per_param.exact"),
+    At(BUDGET, _NATIVE, "the tokens per parameter D/N"),
     latex="r", meaning="tokens per parameter", rule="r = D/N",
 )  # fmt: skip
 WHAT_IF_TIME = _row(

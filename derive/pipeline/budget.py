@@ -4,18 +4,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from derive.catalogue import ProblemKind
 from derive.model.budget import Budget, compute_budget
+from derive.pipeline.kinds.surface import Shown
 from derive.present.budget_view import budget_document, budget_json
-from derive.present.formats import Document
+from derive.present.formats import Document, render
+from derive.problem.sets.natives import BudgetSpec
 
 __all__ = ["BudgetDerivation", "derive_budget"]
 
 
-@dataclass(frozen=True)
-class BudgetDerivation:
-    """A budget solved: its record, its document and its JSON."""
+@dataclass(frozen=True, repr=False)
+class BudgetDerivation(Shown):
+    """A budget solved: its record, its document and its JSON (one surface: ``b.params``)."""
 
     budget: Budget
+    spec: BudgetSpec | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A scaling-law budget."""
+        return ProblemKind.BUDGET
+
+    def as_problem(self) -> BudgetSpec:
+        """The budget as typed (what ``derive.check`` judges a claim against)."""
+        return self.spec or BudgetSpec(**dict(self.budget.texts))
 
     def document(self, level: int = 1) -> Document:
         """The worked solution as a document (any report format)."""
@@ -27,9 +40,14 @@ class BudgetDerivation:
 
     def markdown(self) -> str:
         """The worked solution, as Markdown (a set's budget problem)."""
-        from derive.present.formats import render
-
         return render(self.document(), "md")
+
+    def latex(self) -> str:
+        """The worked solution, as a LaTeX fragment."""
+        return render(self.document(), "tex")
+
+    def _exact_roots(self) -> tuple[object, ...]:
+        return (self.budget,)  # N and D may be surds: the record holds them exact
 
 
 def derive_budget(
@@ -43,7 +61,10 @@ def derive_budget(
 
     >>> derive_budget("5.76e23").budget.params
     40000000000*sqrt(3)
+    >>> derive_budget("5.76e23").tokens_per_param.exact
+    20
     """
+    spec = BudgetSpec(compute, params, tokens, tokens_per_param, flops_per_param_token)
     return BudgetDerivation(
-        compute_budget(compute, params, tokens, tokens_per_param, flops_per_param_token)
+        compute_budget(compute, params, tokens, tokens_per_param, flops_per_param_token), spec
     )

@@ -44,8 +44,8 @@ def layers_of(text: str) -> tuple[int, str]:
     except Exception as error:  # an unknown name: the registry's message lists the models
         why = getattr(error, "why", str(error))
         raise ProblemError(f"--layers {text}", f"not a layer count or a model: {why}") from None
-    layers = sp.sympify(model.layers)
-    if not layers.is_Integer or layers <= 0:
+    layers = model.layers  # an int, or a dim when the model leaves it free
+    if not isinstance(layers, int | sp.Integer) or layers <= 0:
         raise ProblemError(f"--layers {text}", f"{model.name} has no fixed layer count")
     return int(layers), f"{model.name} has {int(layers)} layers"
 
@@ -65,7 +65,7 @@ def fusion_layers_section(analysis: object, text: str | None) -> tuple[tuple[str
         raise ProblemError(
             f"--layers {text}", "the operator fuses nothing (--layers scales a composite's savings)"
         )
-    per_layer = sp.sympify(fusion.savings)
+    per_layer: sp.Expr = fusion.savings
     if not per_layer.is_number:
         raise ProblemError(
             f"--layers {text}", "bind every dim (--set) so the savings per layer are a number"

@@ -6,17 +6,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.analysis.what_if import WhatIf, what_if
+from derive.catalogue import ProblemKind
+from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document, render
 from derive.present.what_if_view import what_if_document, what_if_json
+from derive.problem.sets.natives import WhatIfSpec
 
 __all__ = ["WhatIfDerivation", "what_if_section"]
 
 
-@dataclass(frozen=True)
-class WhatIfDerivation:
+@dataclass(frozen=True, repr=False)
+class WhatIfDerivation(Shown):
     """A what-if solved (a set's what-if problem): its record, document and JSON."""
 
     what_if: WhatIf
+    spec: WhatIfSpec | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A what-if on a measured step."""
+        return ProblemKind.WHAT_IF
+
+    def as_problem(self) -> WhatIfSpec | None:
+        """The what-if as typed (what ``derive.check`` judges a claim against)."""
+        return self.spec
+
+    def latex(self) -> str:
+        """The worked solution, as a LaTeX fragment."""
+        return render(self.document(), "tex")
 
     def document(self, level: int = 1) -> Document:
         """The worked solution as a document (any report format)."""

@@ -37,7 +37,8 @@ class BudgetKind:
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> BudgetDerivation:
         """N, D and C solved exactly, with the step naming the convention."""
-        return BudgetDerivation(cast(Budget, solve_native(cast(NativeEntry, problem))))
+        spec = cast(BudgetSpec, problem.spec)
+        return BudgetDerivation(cast(Budget, solve_native(cast(NativeEntry, problem))), spec)
 
     def asks(self, problem: Problem) -> tuple[str, ...]:
         """A set's ``ask``, else every quantity of the budget."""
@@ -54,7 +55,8 @@ class WhatIfKind:
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> WhatIfDerivation:
         """The new time, rate, speed-up and Amdahl limit, exact."""
-        return WhatIfDerivation(cast(WhatIf, solve_native(cast(NativeEntry, problem))))
+        spec = cast(WhatIfSpec, problem.spec)
+        return WhatIfDerivation(cast(WhatIf, solve_native(cast(NativeEntry, problem))), spec)
 
     def asks(self, problem: Problem) -> tuple[str, ...]:
         """A set's ``ask``, else every quantity the what-if has."""
