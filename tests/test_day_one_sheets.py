@@ -114,6 +114,14 @@ def _answers(pset: ProblemSet) -> dict[str, tuple[dict[str, sp.Expr], set[sp.Exp
         out[entry.id] = _kernel_answers(entry)
     for entry in pset.models:
         out[entry.id] = _model_answers(pset, entry)
+    for entry in pset.natives:  # budgets and what-ifs (issue 36): what they were given is input
+        from derive.questions.natives import native_quantities, native_value
+
+        values = {name: native_value(entry, name) for name in native_quantities(entry)}
+        given = {"compute": "training_compute", "params": "params", "tokens": "tokens"}
+        given["tokens_per_param"] = "tokens_per_param"
+        typed = {given[k] for k, v in vars(entry.spec).items() if k in given and v is not None}
+        out[entry.id] = (values, {values[name] for name in typed if name in values})
     for entry in pset.questions:
         out[entry.id] = ({}, set())
     for pid, q in answer_set_questions(pset, _registry(pset)).items():
@@ -168,7 +176,9 @@ def _leaks(pset: ProblemSet, stem: str) -> list[Leak]:
     files = build_key(pset, stem)
     answers = _answers(pset)
     ids = [
-        e.id for group in (pset.problems, pset.kernels, pset.models, pset.questions) for e in group
+        e.id
+        for group in (pset.problems, pset.kernels, pset.models, pset.natives, pset.questions)
+        for e in group
     ]
     found = []
     for fmt in ("md", "tex"):
