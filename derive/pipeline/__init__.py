@@ -35,6 +35,7 @@ from derive.analysis.analyse import analyse
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
 from derive.errors import UnknownNameError
+from derive.pipeline.budget import BudgetDerivation, derive_budget
 from derive.pipeline.kinds.comms import CommsDerivation, derive_comms
 from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation
 from derive.pipeline.kinds.kernel import KernelDerivation, derive_kernel
@@ -61,12 +62,14 @@ from derive.pipeline.kinds.serving import (
 )
 from derive.pipeline.kinds.surface import Value
 from derive.pipeline.kinds.training import TrainingDerivation, derive_training, solve_training
+from derive.pipeline.what_if import WhatIfDerivation
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.chips import Chip, load_chips
 from derive.problem.comms_binding import only_communicates
 from derive.solution.builder import build_solution
 
 __all__ = [
+    "BudgetDerivation",
     "CommsDerivation",
     "DecodeCrossoverDerivation",
     "Derivation",
@@ -76,11 +79,13 @@ __all__ = [
     "ServingDerivation",
     "TrainingDerivation",
     "Value",
+    "WhatIfDerivation",
     "analyse_spec",
     "answer_for",
     "answer_one",
     "answer_set_questions",
     "chips",
+    "derive_budget",
     "derive_comms",
     "derive_kernel",
     "derive_model",

@@ -6,16 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from derive.analysis.what_if import WhatIf
 from derive.catalogue import ProblemKind
 from derive.model.budget import Budget
-from derive.pipeline.budget import BudgetDerivation
 from derive.pipeline.kinds.protocol import Problem
-from derive.pipeline.what_if import WhatIfDerivation
 from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
 from derive.questions.natives import native_quantities, solve_native
+
+if TYPE_CHECKING:  # their modules import this package (the surface): imported when derived
+    from derive.pipeline.budget import BudgetDerivation
+    from derive.pipeline.what_if import WhatIfDerivation
 
 __all__ = ["BudgetKind", "WhatIfKind"]
 
@@ -37,6 +39,8 @@ class BudgetKind:
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> BudgetDerivation:
         """N, D and C solved exactly, with the step naming the convention."""
+        from derive.pipeline.budget import BudgetDerivation
+
         spec = cast(BudgetSpec, problem.spec)
         return BudgetDerivation(cast(Budget, solve_native(cast(NativeEntry, problem))), spec)
 
@@ -55,6 +59,8 @@ class WhatIfKind:
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> WhatIfDerivation:
         """The new time, rate, speed-up and Amdahl limit, exact."""
+        from derive.pipeline.what_if import WhatIfDerivation
+
         spec = cast(WhatIfSpec, problem.spec)
         return WhatIfDerivation(cast(WhatIf, solve_native(cast(NativeEntry, problem))), spec)
 
