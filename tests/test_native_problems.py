@@ -185,3 +185,22 @@ def test_expect_is_checked_when_the_key_is_built():
     no_time = SET + 'expect = { what_if_time = "0.05" }\n'  # no time was measured
     with pytest.raises(ProblemError, match=r"has no 'what_if_time'"):
         build_key(parse_problem_set(no_time, "natives.toml"), "natives")
+
+
+def test_answers_rows_grade_budgets_and_what_ifs(tmp_path, capsys):
+    from derive.commands.cli import main
+
+    path = tmp_path / "natives.toml"
+    path.write_text(SET)
+    n = float(sp.sqrt(C / 120))
+    t = float(_amdahl_time())
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\n"
+        f"ann,chinchilla,params,{n:.4g}\n"
+        f"ann,amdahl,what_if_time,{t * 1000:.4g} ms\n"
+        "bob,amdahl,params,1\n"
+    )
+    main(["check", "--problem-set", str(path), "--answers", str(answers)])
+    rows = [line.split(",") for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [row[4] for row in rows] == ["correct", "correct", "refused"]

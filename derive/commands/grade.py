@@ -120,13 +120,15 @@ _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
 def _asked(pset: ProblemSet) -> int:
     """How many answers the set asks for: each problem's boxed quantities and defined names."""
     from derive.catalogue import shown_by
-    from derive.checking.api import defined_names
+    from derive.checking.api import defined_names, native_names
 
     count = 0
     for entry in pset.entries():
         asks = getattr(entry, "ask", ()) or _default_asks(pset, entry)
         shown = dict.fromkeys(q for a in asks for q in shown_by(entry.kind, a))
         count += len(shown) + len(defined_names(pset, entry.id))
+    for native in pset.natives:  # a budget's or a what-if's asks, each a quantity (issue 36)
+        count += len(native.ask or native_names(native))
     return count
 
 
