@@ -69,7 +69,8 @@ _CLUSTER_FLAGS = (
         "--convention",
         "PRESET",
         "whose accounting to follow: derive (default), megatron (18 B/param, Korthikanti's "
-        "activations with dropout), deepspeed (its ZeRO-2/3 estimators)",
+        "activations with dropout), deepspeed (its ZeRO-2/3 estimators), scaling-book (collectives as V/W, "
+        "W bidirectional and summed over the mesh axes, no ring factor)",
     ),
 )
 
