@@ -259,3 +259,65 @@ def test_deepspeed_smallest_dp_runs_and_fits_by_its_own_formula():
         seq=S,
     ).analysis
     assert again.fits
+
+
+# --- the Scaling Book: "How to Scale Your Model", Training chapter ------------------------
+# Its quantities for a TPU v5p (the chip's decimal text in chips.toml): C = 4.59e14 bf16 FLOP/s,
+# one-way ICI link 9e10 B/s, so W_ici = 2 · 9e10 (bidirectional); n_axes · W over n axes.
+# Its formulas: DP all-reduces 2DF bf16 bytes per matrix in the backward pass only, an
+# all-reduce taking 2·bytes/W, an all-gather or a reduce-scatter bytes/W; compute-bound when
+# B/X > C/W. The expected values below are those formulas evaluated here with Fractions.
+
+C_V5P = Fraction("4.59e14")
+W_V5P = 2 * Fraction("9e10")
+
+
+def _book(**train: object):
+    return solve_training(
+        "llama-3-8b", chip="tpu-v5p", convention="scaling-book", recompute="none", **train
+    ).analysis
+
+
+def test_scaling_book_data_parallel_critical_batch_is_c_over_w():
+    """1D data parallelism: B/X > C/W_ici tokens per chip, W_ici bidirectional."""
+    a = _book(dp=8, batch_tokens=8 * S * 4, seq=S)
+    assert _fr(a.critical_tokens_per_chip) == C_V5P / W_V5P
+    # its T_comms: one all-reduce of the bf16 gradients (2 bytes a parameter) in the backward,
+    # 2 · bytes / W, nothing in the forward pass
+    assert _fr(a.comms.seconds("backward", "dp")) == 2 * (2 * P_8B) / W_V5P
+    assert a.comms.seconds("forward", "dp") == 0
+
+
+def test_scaling_book_data_parallel_over_three_axes_divides_by_three():
+    """All three axes of a v5p slice to data parallelism: 3 · W_ici, so C/(3·W) per chip."""
+    a = _book(dp=64, batch_tokens=64 * S * 4, seq=S, mesh="x=4@9e10,y=4@9e10,z=4@9e10")
+    assert a.problem.placement.text() == "dp=x*y*z"
+    assert _fr(a.critical_tokens_per_chip) == C_V5P / (3 * W_V5P)
+
+
+def test_scaling_book_fsdp_is_balanced_at_c_over_w_tokens_per_chip():
+    """FSDP: forward T_math = 2·2·B·D·F/(X·C) against an all-gather 2·D·F·2/W per matrix (the
+    backward twice both), so at B/X = C/W tokens per chip each pass's compute equals its
+    comms (one micro-batch; every parameter is a matrix parameter to 6·P·T)."""
+    per_chip = C_V5P / W_V5P
+    assert per_chip.denominator == 1
+    tokens = int(per_chip)
+    a = _book(dp=8, zero=3, batch_tokens=8 * tokens, seq=tokens)
+    assert a.params_active == P_8B
+    for p in (a.forward, a.backward):
+        assert _fr(p.compute) == _fr(p.comms)
+    assert _fr(a.forward.comms) == 2 * P_8B / W_V5P  # an all-gather of 2·P bytes: bytes/W
+    assert _fr(a.forward.compute) == 2 * P_8B * tokens / C_V5P
+
+
+def test_scaling_book_is_named_and_derive_keeps_the_ring():
+    book = _book(dp=8, batch_tokens=8 * S * 4, seq=S)
+    ring = solve_training(
+        "llama-3-8b", chip="tpu-v5p", recompute="none", dp=8, batch_tokens=8 * S * 4, seq=S
+    ).analysis
+    assert book.problem.convention == "scaling-book"
+    # derive: 2(X−1)/X · V over the one-way link
+    assert _fr(ring.comms.seconds("backward", "dp")) == 2 * Fraction(7, 8) * 2 * P_8B / Fraction(
+        "9e10"
+    )
+    assert book.comms.of("dp") == ring.comms.of("dp")  # the bytes sent are the ring's in both
