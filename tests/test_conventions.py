@@ -79,7 +79,8 @@ def test_megatron_distributed_optimizer_is_zero_1():
 
 
 def _gpt2(**train: object):
-    return solve_training("gpt2-small", chip="h100", seq=1024, batch_tokens=1024, **train).analysis
+    train.setdefault("batch_tokens", 1024)
+    return solve_training("gpt2-small", chip="h100", seq=1024, **train).analysis
 
 
 def test_megatron_activations_per_layer_with_sequence_parallelism():
@@ -150,6 +151,34 @@ def test_deepspeed_zero3_gpt2_on_4_gpus():
         batch_tokens=4 * 1024,
     ).analysis
     assert _state(a) == _ds_zero3(P_GPT2, GV * GD, 4)
+
+
+def test_deepspeed_zero2_gpt2_on_4_gpus():
+    a = _gpt2(convention="deepspeed", dp=4, zero=2, batch_tokens=4 * 1024)
+    assert _state(a) == _ds_zero2(P_GPT2, 4)
+
+
+def test_deepspeed_zero2_on_two_nodes_of_8_gpus():
+    """total_gpus = num_nodes · num_gpus_per_node = 2 · 8; 16·P/16 is whole here, and the 4·P
+    of bf16 weights and gradients stays whole on every GPU."""
+    a = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        convention="deepspeed",
+        dp=16,
+        zero=2,
+        batch_tokens=16 * S,
+        seq=S,
+    ).analysis
+    assert _state(a) == _ds_zero2(P_8B, 2 * 8)
+
+
+def test_deepspeed_zero3_on_three_gpus_truncates_as_its_int():
+    """int(18·P/3) of GPT-2 small: DeepSpeed truncates; derive's exact share must agree
+    whenever 18·P/N is whole (it is for N = 3), so the estimator's int() costs nothing here."""
+    assert (18 * P_GPT2) % 3 == 0
+    a = _gpt2(convention="deepspeed", dp=3, zero=3, batch_tokens=3 * 1024)
+    assert _state(a) == _ds_zero3(P_GPT2, GV * GD, 3)
 
 
 def test_state_bytes_deepspeed_recipe_is_20_bytes():
