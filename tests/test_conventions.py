@@ -109,6 +109,53 @@ def test_korthikanti_with_and_without_dropout():
     assert _fr(plain.memory.activations_per_layer) == without
 
 
+def _megatron_total_sp(s, b, h, f, v, layers, t, pp, m) -> Fraction:
+    """compute_activation_memory: (L·sbh(18 + 4f/h) + 8sb·pp + sbh·pp) · min(1, M/pp)
+    [pp > 1] + 4sbh(1 + V/h) [pp = 1], all over t."""
+    total = Fraction(s * b * h) * (18 + Fraction(4 * f, h)) * layers
+    total += 8 * s * b * pp + s * b * h * pp
+    if pp > 1:
+        total *= min(Fraction(1), Fraction(m, pp))
+    else:
+        total += 4 * s * b * h * (1 + Fraction(v, h))
+    return total / t
+
+
+def _megatron_total_no_sp(s, b, h, v, layers, t, pp) -> Fraction:
+    """compute_activation_memory_without_sp, pp = 1: (L·sbh(10 + 24/t) + 8sb + sbh
+    + 2(sbV/t + sbh)) · 1.05."""
+    assert pp == 1
+    total = Fraction(s * b * h) * (10 + Fraction(24, t)) * layers
+    total += 8 * s * b * pp + s * b * h * pp
+    total += 2 * (Fraction(s * b * v, t) + s * b * h)
+    return total * Fraction(105, 100)
+
+
+def test_megatron_whole_model_activations_with_sequence_parallelism():
+    a = _gpt2(convention="megatron", tp=4, recompute="selective", sequence_parallel="true")
+    assert _fr(a.memory.activations) == _megatron_total_sp(1024, 1, GD, GF, GV, GL, 4, 1, 1)
+
+
+def test_megatron_whole_model_activations_without_sequence_parallelism():
+    a = _gpt2(convention="megatron", tp=4, recompute="selective")
+    assert _fr(a.memory.activations) == _megatron_total_no_sp(1024, 1, GD, GV, GL, 4, 1)
+
+
+def test_megatron_whole_model_activations_first_of_two_stages():
+    """pp 2 and 4 micro-batches: the first stage holds pp micro-batches in flight of its L/pp
+    layers (min(1, M/pp) = 1 of the L layers' worth) and the embedding's, no output layer."""
+    a = _gpt2(
+        convention="megatron",
+        tp=2,
+        pp=2,
+        recompute="selective",
+        sequence_parallel="true",
+        batch_tokens=4 * 1024,
+    )
+    assert a.params.stage in (None, 0)
+    assert _fr(a.memory.activations) == _megatron_total_sp(1024, 1, GD, GF, GV, GL, 2, 2, 4)
+
+
 # --- DeepSpeed: estimate_zero2/3_model_states_mem_needs (cpu_offload=False) -------------
 
 
