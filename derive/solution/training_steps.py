@@ -206,6 +206,8 @@ def _comms(a: TrainingAnalysis) -> Step:
                 "the next step times each level over its own axis."
             ),
         )
+    if p.mesh_default:  # --mesh default: the chip's node, or why one axis
+        notes += (rich(p.mesh_default + "."),)
     return Step(
         StepKind.COMMUNICATION,
         "bytes sent per device per step, ring collectives of bf16 tensors",

@@ -12,7 +12,7 @@ the devices (:mod:`derive.training.mesh`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum, IntEnum
 
 import sympy as sp
@@ -24,6 +24,7 @@ from derive.model.binding import RECIPES, StateRecipe
 from derive.model.sized import NEEDS_ARCHITECTURE
 from derive.model.symbols import NOTATION, sym
 from derive.model.transformer import Transformer
+from derive.problem.chips import Chip
 from derive.problem.timing import parse_duration
 from derive.problem.train_spec import TrainSpec
 from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
@@ -159,6 +160,7 @@ class TrainingProblem:
     count_logits: bool = False
     convention: str = "derive"
     checkpoint_tensors: int | None = None  # --recompute tensors=k: k S·b·d tensors per layer
+    mesh_default: str | None = None  # --mesh default: the chip's node chosen, with its source
 
     @property
     def recompute_text(self) -> str:
@@ -397,12 +399,42 @@ def _batch(
     return sp.Integer(tokens), seq, micro, count
 
 
+def _default_mesh(spec: TrainSpec, chip: Chip | None, devices: int) -> tuple[TrainSpec, str | None]:
+    """``--mesh default``: the chip's node (chips.toml ``node_devices`` on its link, the nodes
+    on ``node_link_bytes_per_s``) when the devices fill whole nodes, else today's single axis;
+    the spec with the mesh spelled out, and what was chosen, with its source (None otherwise)."""
+    if spec.mesh is None or spec.mesh.strip().lower() != "default":
+        return spec, None
+    if chip is None or chip.node is None or chip.node_link is None or chip.link is None:
+        name = f"chip {chip.name}" if chip is not None else "no --chip"
+        raise ProblemError(
+            spec.where("mesh"),
+            f"default takes the chip's node from chips.toml, and {name} has none: "
+            'give the axes, e.g. "gpu=8@450e9,node=2@50e9"',
+        )
+    text = chip.default_mesh(devices)
+    size = chip.node.text
+    if text is None:
+        return replace(spec, mesh=None), (
+            f"--mesh default: {devices} devices are not a multiple of a {chip.name} node of "
+            f"{size}, so every dim rides one {chip.link_name} link"
+        )
+    source = (
+        f"{chip.node.source} ({chip.node.edition}); {chip.node_link.note or chip.node_link.source}"
+    )
+    return replace(spec, mesh=text), (
+        f"--mesh default: {chip.name} nodes of {size} on {chip.link_name}, the nodes on "
+        f"{chip.node_link.text} B/s per chip ({source}): {text}"
+    )
+
+
 def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     """Validate a training run against its analysed model; the result is exact."""
     dp, tp, pp = (_int(spec, f, 1) for f in ("dp", "tp", "pp"))
     ep, cp = _int(spec, "ep", 1), _int(spec, "cp", 1)
     zero, (recompute, tensors) = _zero(spec), _recompute(spec)
     convention = _convention(spec)
+    spec, mesh_default = _default_mesh(spec, model.problem.chip, dp * tp * pp * cp)
     if zero is ZeroStage.WEIGHTS and pp > 1:
         raise ProblemError(
             spec.where("zero"),
@@ -488,5 +520,6 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         count_logits=flag_on(spec, "count_logits"),
         dropout=flag_on(spec, "dropout") if spec.dropout is not None else convention == "megatron",
         convention=convention,
+        mesh_default=mesh_default,
         checkpoint_tensors=tensors,
     )
