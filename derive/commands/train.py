@@ -56,7 +56,8 @@ _CLUSTER_FLAGS = (
         "--mesh",
         "AXES",
         "the cluster's links from the innermost out, name=size@bytes/s[+latency], "
-        'e.g. "gpu=8@450GB/s,node=16@50GB/s"; the sizes multiply to dp·tp·pp·cp',
+        'e.g. "gpu=8@450GB/s,node=16@50GB/s"; the sizes multiply to dp·tp·pp·cp; "default": '
+        "the chip's node from chips.toml (H100, A100: 8 GPUs on NVLink, InfiniBand between nodes)",
     ),
     ("--place", "DIM=AXIS,…", "dims on mesh axes, e.g. tp=gpu,dp=node (dp=gpu*node for two axes)"),
     (
