@@ -7,17 +7,12 @@ on one 400 Gb/s NIC per GPU (5e10 B/s); the hierarchical all-reduce of V bytes o
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import sympy as sp
 
 from derive.pipeline import solve_training
 
-ROOT = Path(__file__).resolve().parents[1]
 S = 4096
 
 
@@ -52,50 +47,16 @@ def test_not_whole_nodes_keep_the_single_axis():
     assert "not a multiple" in default.problem.mesh_default
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "derive", "train", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
+RUN = ["train", "llama-3-8b", "--dp", "16", "--batch-tokens", "65536", "--seq", "4096"]
 
 
-def test_a_chip_without_a_node_names_the_flag():
-    r = _cli(
-        "llama-3-8b",
-        "--chip",
-        "tpu-v5p",
-        "--dp",
-        "16",
-        "--batch-tokens",
-        "65536",
-        "--seq",
-        "4096",
-        "--mesh",
-        "default",
-    )
-    assert r.returncode == 2 and r.stdout == ""
-    lines = r.stderr.strip().splitlines()
+def test_a_chip_without_a_node_names_the_flag(cli):
+    r = cli([*RUN, "--chip", "tpu-v5p", "--mesh", "default"])
+    assert r.code == 2 and r.out == ""
+    lines = r.err.strip().splitlines()
     assert len(lines) == 1 and "--mesh default" in lines[0]
 
 
-def test_the_steps_say_which_mesh():
-    r = _cli(
-        "llama-3-8b",
-        "--chip",
-        "h100",
-        "--dp",
-        "16",
-        "--batch-tokens",
-        "65536",
-        "--seq",
-        "4096",
-        "--mesh",
-        "default",
-        "--format",
-        "md",
-    )
-    assert r.returncode == 0 and "--mesh default: h100 nodes of 8" in r.stdout
+def test_the_steps_say_which_mesh(cli):
+    r = cli([*RUN, "--chip", "h100", "--mesh", "default", "--format", "md"])
+    assert r.code == 0 and "--mesh default: h100 nodes of 8" in r.out
