@@ -79,7 +79,8 @@ def test_megatron_distributed_optimizer_is_zero_1():
 
 
 def _gpt2(**train: object):
-    return solve_training("gpt2-small", chip="h100", seq=1024, batch_tokens=1024, **train).analysis
+    train.setdefault("batch_tokens", 1024)
+    return solve_training("gpt2-small", chip="h100", seq=1024, **train).analysis
 
 
 def test_megatron_activations_per_layer_with_sequence_parallelism():
@@ -106,6 +107,53 @@ def test_korthikanti_with_and_without_dropout():
     assert _fr(off.memory.activations_per_layer) == without
     plain = _gpt2(recompute="none")  # derive's own convention: no dropout
     assert _fr(plain.memory.activations_per_layer) == without
+
+
+def _megatron_total_sp(s, b, h, f, v, layers, t, pp, m) -> Fraction:
+    """compute_activation_memory: (L·sbh(18 + 4f/h) + 8sb·pp + sbh·pp) · min(1, M/pp)
+    [pp > 1] + 4sbh(1 + V/h) [pp = 1], all over t."""
+    total = Fraction(s * b * h) * (18 + Fraction(4 * f, h)) * layers
+    total += 8 * s * b * pp + s * b * h * pp
+    if pp > 1:
+        total *= min(Fraction(1), Fraction(m, pp))
+    else:
+        total += 4 * s * b * h * (1 + Fraction(v, h))
+    return total / t
+
+
+def _megatron_total_no_sp(s, b, h, v, layers, t, pp) -> Fraction:
+    """compute_activation_memory_without_sp, pp = 1: (L·sbh(10 + 24/t) + 8sb + sbh
+    + 2(sbV/t + sbh)) · 1.05."""
+    assert pp == 1
+    total = Fraction(s * b * h) * (10 + Fraction(24, t)) * layers
+    total += 8 * s * b * pp + s * b * h * pp
+    total += 2 * (Fraction(s * b * v, t) + s * b * h)
+    return total * Fraction(105, 100)
+
+
+def test_megatron_whole_model_activations_with_sequence_parallelism():
+    a = _gpt2(convention="megatron", tp=4, recompute="selective", sequence_parallel="true")
+    assert _fr(a.memory.activations) == _megatron_total_sp(1024, 1, GD, GF, GV, GL, 4, 1, 1)
+
+
+def test_megatron_whole_model_activations_without_sequence_parallelism():
+    a = _gpt2(convention="megatron", tp=4, recompute="selective")
+    assert _fr(a.memory.activations) == _megatron_total_no_sp(1024, 1, GD, GV, GL, 4, 1)
+
+
+def test_megatron_whole_model_activations_first_of_two_stages():
+    """pp 2 and 4 micro-batches: the first stage holds pp micro-batches in flight of its L/pp
+    layers (min(1, M/pp) = 1 of the L layers' worth) and the embedding's, no output layer."""
+    a = _gpt2(
+        convention="megatron",
+        tp=2,
+        pp=2,
+        recompute="selective",
+        sequence_parallel="true",
+        batch_tokens=4 * 1024,
+    )
+    assert a.params.stage in (None, 0)
+    assert _fr(a.memory.activations) == _megatron_total_sp(1024, 1, GD, GF, GV, GL, 2, 2, 4)
 
 
 # --- DeepSpeed: estimate_zero2/3_model_states_mem_needs (cpu_offload=False) -------------
@@ -150,6 +198,34 @@ def test_deepspeed_zero3_gpt2_on_4_gpus():
         batch_tokens=4 * 1024,
     ).analysis
     assert _state(a) == _ds_zero3(P_GPT2, GV * GD, 4)
+
+
+def test_deepspeed_zero2_gpt2_on_4_gpus():
+    a = _gpt2(convention="deepspeed", dp=4, zero=2, batch_tokens=4 * 1024)
+    assert _state(a) == _ds_zero2(P_GPT2, 4)
+
+
+def test_deepspeed_zero2_on_two_nodes_of_8_gpus():
+    """total_gpus = num_nodes · num_gpus_per_node = 2 · 8; 16·P/16 is whole here, and the 4·P
+    of bf16 weights and gradients stays whole on every GPU."""
+    a = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        convention="deepspeed",
+        dp=16,
+        zero=2,
+        batch_tokens=16 * S,
+        seq=S,
+    ).analysis
+    assert _state(a) == _ds_zero2(P_8B, 2 * 8)
+
+
+def test_deepspeed_zero3_on_three_gpus_truncates_as_its_int():
+    """int(18·P/3) of GPT-2 small: DeepSpeed truncates; derive's exact share must agree
+    whenever 18·P/N is whole (it is for N = 3), so the estimator's int() costs nothing here."""
+    assert (18 * P_GPT2) % 3 == 0
+    a = _gpt2(convention="deepspeed", dp=3, zero=3, batch_tokens=3 * 1024)
+    assert _state(a) == _ds_zero3(P_GPT2, GV * GD, 3)
 
 
 def test_state_bytes_deepspeed_recipe_is_20_bytes():
@@ -259,3 +335,65 @@ def test_deepspeed_smallest_dp_runs_and_fits_by_its_own_formula():
         seq=S,
     ).analysis
     assert again.fits
+
+
+# --- the Scaling Book: "How to Scale Your Model", Training chapter ------------------------
+# Its quantities for a TPU v5p (the chip's decimal text in chips.toml): C = 4.59e14 bf16 FLOP/s,
+# one-way ICI link 9e10 B/s, so W_ici = 2 · 9e10 (bidirectional); n_axes · W over n axes.
+# Its formulas: DP all-reduces 2DF bf16 bytes per matrix in the backward pass only, an
+# all-reduce taking 2·bytes/W, an all-gather or a reduce-scatter bytes/W; compute-bound when
+# B/X > C/W. The expected values below are those formulas evaluated here with Fractions.
+
+C_V5P = Fraction("4.59e14")
+W_V5P = 2 * Fraction("9e10")
+
+
+def _book(**train: object):
+    return solve_training(
+        "llama-3-8b", chip="tpu-v5p", convention="scaling-book", recompute="none", **train
+    ).analysis
+
+
+def test_scaling_book_data_parallel_critical_batch_is_c_over_w():
+    """1D data parallelism: B/X > C/W_ici tokens per chip, W_ici bidirectional."""
+    a = _book(dp=8, batch_tokens=8 * S * 4, seq=S)
+    assert _fr(a.critical_tokens_per_chip) == C_V5P / W_V5P
+    # its T_comms: one all-reduce of the bf16 gradients (2 bytes a parameter) in the backward,
+    # 2 · bytes / W, nothing in the forward pass
+    assert _fr(a.comms.seconds("backward", "dp")) == 2 * (2 * P_8B) / W_V5P
+    assert a.comms.seconds("forward", "dp") == 0
+
+
+def test_scaling_book_data_parallel_over_three_axes_divides_by_three():
+    """All three axes of a v5p slice to data parallelism: 3 · W_ici, so C/(3·W) per chip."""
+    a = _book(dp=64, batch_tokens=64 * S * 4, seq=S, mesh="x=4@9e10,y=4@9e10,z=4@9e10")
+    assert a.problem.placement.text() == "dp=x*y*z"
+    assert _fr(a.critical_tokens_per_chip) == C_V5P / (3 * W_V5P)
+
+
+def test_scaling_book_fsdp_is_balanced_at_c_over_w_tokens_per_chip():
+    """FSDP: forward T_math = 2·2·B·D·F/(X·C) against an all-gather 2·D·F·2/W per matrix (the
+    backward twice both), so at B/X = C/W tokens per chip each pass's compute equals its
+    comms (one micro-batch; every parameter is a matrix parameter to 6·P·T)."""
+    per_chip = C_V5P / W_V5P
+    assert per_chip.denominator == 1
+    tokens = int(per_chip)
+    a = _book(dp=8, zero=3, batch_tokens=8 * tokens, seq=tokens)
+    assert a.params_active == P_8B
+    for p in (a.forward, a.backward):
+        assert _fr(p.compute) == _fr(p.comms)
+    assert _fr(a.forward.comms) == 2 * P_8B / W_V5P  # an all-gather of 2·P bytes: bytes/W
+    assert _fr(a.forward.compute) == 2 * P_8B * tokens / C_V5P
+
+
+def test_scaling_book_is_named_and_derive_keeps_the_ring():
+    book = _book(dp=8, batch_tokens=8 * S * 4, seq=S)
+    ring = solve_training(
+        "llama-3-8b", chip="tpu-v5p", recompute="none", dp=8, batch_tokens=8 * S * 4, seq=S
+    ).analysis
+    assert book.problem.convention == "scaling-book"
+    # derive: 2(X−1)/X · V over the one-way link
+    assert _fr(ring.comms.seconds("backward", "dp")) == 2 * Fraction(7, 8) * 2 * P_8B / Fraction(
+        "9e10"
+    )
+    assert book.comms.of("dp") == ring.comms.of("dp")  # the bytes sent are the ring's in both

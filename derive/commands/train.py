@@ -56,7 +56,8 @@ _CLUSTER_FLAGS = (
         "--mesh",
         "AXES",
         "the cluster's links from the innermost out, name=size@bytes/s[+latency], "
-        'e.g. "gpu=8@450GB/s,node=16@50GB/s"; the sizes multiply to dp·tp·pp·cp',
+        'e.g. "gpu=8@450GB/s,node=16@50GB/s"; the sizes multiply to dp·tp·pp·cp; "default": '
+        "the chip's node from chips.toml (H100, A100: 8 GPUs on NVLink, InfiniBand between nodes)",
     ),
     ("--place", "DIM=AXIS,…", "dims on mesh axes, e.g. tp=gpu,dp=node (dp=gpu*node for two axes)"),
     (
@@ -69,7 +70,8 @@ _CLUSTER_FLAGS = (
         "--convention",
         "PRESET",
         "whose accounting to follow: derive (default), megatron (18 B/param, Korthikanti's "
-        "activations with dropout), deepspeed (its ZeRO-2/3 estimators)",
+        "activations with dropout), deepspeed (its ZeRO-2/3 estimators), scaling-book (collectives as V/W, "
+        "W bidirectional and summed over the mesh axes, no ring factor)",
     ),
 )
 

@@ -57,6 +57,25 @@ class Chip:
     sparse: tuple[tuple[str, Figure], ...] = ()
     """Vendors' 2:4-sparsity figures per dtype: recorded only to name the mistake, never a peak."""
     capacity: Figure | None = None  # HBM bytes per chip (decimal: 80e9 is 80 GB)
+    node: Figure | None = None  # chips per node on the link (a DGX's 8 GPUs on NVLink)
+    node_link: Figure | None = None  # bytes/s per chip between nodes, one way (its NICs)
+
+    def default_mesh(self, devices: int) -> str | None:
+        """``--mesh default``: the node's chips on the link, the nodes on ``node_link``, as a
+        ``--mesh`` text; None when the chip has no node or ``devices`` is not a multiple of it.
+
+        >>> link, nic = Figure(sp.Integer(9), "9", "s", "e"), Figure(sp.Integer(1), "1", "s", "e")
+        >>> chip = Chip("c", "C", "NVLink", (), link, link, node=Figure(sp.Integer(8), "8", "s", "e"), node_link=nic)
+        >>> chip.default_mesh(16), chip.default_mesh(8), chip.default_mesh(12)
+        ('gpu=8@9,node=2@1', 'gpu=8@9', None)
+        """
+        if self.node is None or self.node_link is None or self.link is None:
+            return None
+        size = int(self.node.value)
+        if devices < size or devices % size:
+            return None
+        inner = f"gpu={size}@{self.link.text}"
+        return inner if devices == size else f"{inner},node={devices // size}@{self.node_link.text}"
 
     def peak_dtypes(self) -> tuple[str, ...]:
         """Dtypes with a peak on this chip."""
@@ -102,7 +121,7 @@ def _chip(name: str, table: object) -> Chip:
         raise ChipDataError(f"chip {name!r}", "must be a table")
     peaks: list[tuple[str, Figure]] = []
     sparse: list[tuple[str, Figure]] = []
-    hbm = link = capacity = None
+    hbm = link = capacity = node = node_link = None
     for key, raw in table.items():
         peak_key = _PEAK_KEY.match(key)
         if key in ("title", "link_name"):
@@ -118,10 +137,16 @@ def _chip(name: str, table: object) -> Chip:
             link = _figure(name, key, raw)
         elif key == "hbm_capacity_bytes":
             capacity = _figure(name, key, raw)
+        elif key == "node_devices":
+            node = _figure(name, key, raw)
+            if node.value != int(node.value):
+                raise ChipDataError(f"chip {name!r} key {key!r}", "a whole number of chips")
+        elif key == "node_link_bytes_per_s":
+            node_link = _figure(name, key, raw)
         else:
             raise ChipDataError(
                 f"chip {name!r} key {key!r}",
-                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s)",
+                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s)",
             )
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
@@ -134,6 +159,8 @@ def _chip(name: str, table: object) -> Chip:
         link,
         tuple(sparse),
         capacity,
+        node,
+        node_link,
     )
 
 

@@ -269,10 +269,17 @@ def _in_flight_line(a: TrainingAnalysis) -> Line:
     if m.interleave != 1:
         factor = r" \cdot \left(1 + \frac{pp - 1}{pp \cdot v}\right)"
         numbers = rf" \cdot {tex(m.interleave)}"
+    rule = rf"{flight} \cdot {layers} \cdot A_{{\text{{layer}}}}{factor}"
+    values = rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}{numbers}"
+    if m.ends:  # Megatron-LM's embedding and output-layer terms (--convention megatron)
+        rule, values = rf"{rule} + A_{{\text{{ends}}}}", rf"{values} + {tex(m.ends)}"
+    if m.overhead != 1:
+        rule = rf"\left({rule}\right) \cdot {tex(m.overhead)}"
+        values = rf"\left({values}\right) \cdot {tex(m.overhead)}"
     return Line.of(
         r"M_{A}",
-        rf"{flight} \cdot {layers} \cdot A_{{\text{{layer}}}}{factor}{logits_rule}",
-        rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}{numbers}{logits_numbers}",
+        rf"{rule}{logits_rule}",
+        rf"{values}{logits_numbers}",
         tex(m.activations),
         approx=gigabytes(m.activations),
     )

@@ -34,11 +34,28 @@ def _numbers(t: Transfer) -> str:
     return rf"{tex(t.size)} \cdot \left({' + '.join(parts)}\right){latency}"
 
 
+_BOOK_RULES = {
+    Exchange.ALL_REDUCE: r"\frac{2 V}{\sum_i 2 \beta_i}",
+    Exchange.ALL_GATHER: r"\frac{V}{\sum_i 2 \beta_i}",
+    Exchange.REDUCE_SCATTER: r"\frac{V}{\sum_i 2 \beta_i}",
+}
+"""The Scaling Book's times (``--convention scaling-book``): W bidirectional, summed over the axes."""
+
+
+def _book_numbers(t: Transfer) -> str:
+    """V · k / (2·β_1 + 2·β_2 + …), the book's time with its numbers."""
+    factor = 2 if t.exchange is Exchange.ALL_REDUCE else 1
+    w = " + ".join(rf"2 \cdot {tex(level.axis.bandwidth)}" for level in t.levels)
+    latency = rf" + {tex(t.latency)}" if t.latency else ""
+    return rf"\frac{{{factor} \cdot {tex(t.size)}}}{{{w}}}{latency}"
+
+
 def _line(t: Transfer, index: int) -> Line:
+    book = t.book and t.exchange in _BOOK_RULES
     return Line.of(
         rf"t_{{\text{{{t.dim}}},{index}}}",
-        _RULES[t.exchange],
-        _numbers(t),
+        _BOOK_RULES[t.exchange] if book else _RULES[t.exchange],
+        _book_numbers(t) if book else _numbers(t),
         seconds_tex(t.time),
         approx=reading_tex(t.time),
     )
@@ -54,7 +71,7 @@ def _group_text(t: Transfer) -> str:
 def mesh_step(a: TrainingAnalysis) -> Step | None:
     """Each dim's traffic over its own axes (a run on a mesh or with context parallelism)."""
     p, c = a.problem, a.comms
-    if p.placement is None and p.cp == 1:
+    if p.placement is None and p.cp == 1 and p.convention != "scaling-book":
         return None
     lines: list[Line] = []
     notes = []
@@ -86,6 +103,15 @@ def mesh_step(a: TrainingAnalysis) -> Step | None:
         )
     )
     placement = p.placement.text() if p.placement is not None else "every dim on one link"
+    if p.convention == "scaling-book":
+        notes.append(
+            rich(
+                "Convention scaling-book: its collectives are timed as the book times them, not by "
+                "the ring formula above: an all-reduce 2·V/W, an all-gather or a reduce-scatter "
+                "V/W, W = Σ_i 2·β_i (bidirectional, summed over the axes the group spans); "
+                "all-to-alls and sends as above. The bytes sent are the ring's."
+            )
+        )
     return Step(
         StepKind.COMMUNICATION,
         "a collective over axes (g_1, β_1) … (g_k, β_k), innermost first, runs level by level: "

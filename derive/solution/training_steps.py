@@ -93,6 +93,11 @@ def _dp_words(p: TrainingProblem) -> str:
     return words
 
 
+def _one_link(p: TrainingProblem) -> bool:
+    """Every byte over one link at β_link (no mesh, not timed as the Scaling Book times it)."""
+    return p.placement is None and p.convention != "scaling-book"
+
+
 def _comms(a: TrainingAnalysis) -> Step:
     p, c = a.problem, a.comms
     frac = tex(c.dp_fraction)
@@ -201,6 +206,8 @@ def _comms(a: TrainingAnalysis) -> Step:
                 "the next step times each level over its own axis."
             ),
         )
+    if p.mesh_default:  # --mesh default: the chip's node, or why one axis
+        notes += (rich(p.mesh_default + "."),)
     return Step(
         StepKind.COMMUNICATION,
         "bytes sent per device per step, ring collectives of bf16 tensors",
@@ -246,7 +253,7 @@ def _times(a: TrainingAnalysis) -> Step:
             seconds_tex(a.t_comms),
             approx=reading_tex(a.t_comms),
         )
-        if p.placement is None
+        if _one_link(p)
         else Line.of(
             r"T_{\text{comms}}",
             r"\sum_{\text{dims}} t_{\text{dim}}",
@@ -277,7 +284,7 @@ def _times(a: TrainingAnalysis) -> Step:
 
 def _pass_comms_rule(a: TrainingAnalysis, name: str) -> str:
     """A pass's comms time: its bytes over β_link, or its transfers' times over the mesh."""
-    if a.problem.placement is None:
+    if _one_link(a.problem):
         return rf"\frac{{V_{{\text{{{name}}}}}}}{{\beta_{{\text{{link}}}}}}"
     return rf"\sum_{{\text{{{name}}}}} t_{{\text{{dim}},j}}"
 
@@ -412,7 +419,7 @@ def _pass_line(c: Critical) -> Line:
 def _dp_beta(a: TrainingAnalysis) -> tuple[sp.Rational, str, str]:
     """β of the DP group: (value, its symbol, its numbers) — β_link, or the mesh's level mix."""
     p = a.problem
-    if p.placement is None:
+    if _one_link(p):
         return p.link, r"\beta_{\text{link}}", tex_text_number(p.link_text)
     beta = a.comms.bandwidth("dp")
     return beta, r"\beta_{\text{dp}}", tex(beta)
@@ -545,7 +552,7 @@ def _critical(a: TrainingAnalysis) -> Step:
             Line.of(
                 r"w^{*}_{\text{tp}}",
                 r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}"
-                if p.placement is None
+                if _one_link(p)
                 else r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{tp}}}",
                 tex(a.tp_critical_width),
                 approx=tex_decimal(a.tp_critical_width),
@@ -591,7 +598,7 @@ def _critical_scales(a: TrainingAnalysis) -> list[Line]:
         ]
     book, exact = a.tp_max_scaling_book, a.tp_max_exact
     if book is not None and exact is not None:
-        beta = r"\beta_{\text{link}}" if p.placement is None else r"\beta_{\text{tp}}"
+        beta = r"\beta_{\text{link}}" if _one_link(p) else r"\beta_{\text{tp}}"
         out += [
             Line.of(
                 r"tp_{\max}",

@@ -12,7 +12,7 @@ the devices (:mod:`derive.training.mesh`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum, IntEnum
 
 import sympy as sp
@@ -24,6 +24,7 @@ from derive.model.binding import RECIPES, StateRecipe
 from derive.model.sized import NEEDS_ARCHITECTURE
 from derive.model.symbols import NOTATION, sym
 from derive.model.transformer import Transformer
+from derive.problem.chips import Chip
 from derive.problem.timing import parse_duration
 from derive.problem.train_spec import TrainSpec
 from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
@@ -49,11 +50,20 @@ CONVENTIONS: dict[str, str] = {
     "state (bf16 weights, fp32 main_grad, fp32 master weights and Adam m, v: 18 B/param; "
     "6 + 12/dp with the distributed optimizer, derive's ZeRO-1), and Korthikanti et al.'s "
     "activations with dropout (sbh(34 + 5as/h) per layer; 10 + 24/t selective, 18 + 4f/h "
-    "over t with sequence parallelism)",
+    "over t with sequence parallelism) plus its whole-model terms: the input ids and the "
+    "embedding's dropout, 8sb + sbh per micro-batch in flight, and with pp = 1 the output "
+    "layer and loss, 4sbh(1 + V/h) over t (2(sbV/t + sbh) and 5% temporaries without "
+    "sequence parallelism)",
     "deepspeed": "DeepSpeed (estimate_zero2_model_states_mem_needs, "
     "estimate_zero3_model_states_mem_needs, without offload): the deepspeed state (2 + 2 + "
     "16 B/param); ZeRO-1 and 2 keep the bf16 weights and gradients whole (4P + 16P/N), ZeRO-3 "
     "holds 18P/N and the largest layer's bf16 weights and gradients gathered (4 bytes each)",
+    "scaling-book": "the Scaling Book (Austin et al., How to Scale Your Model, "
+    "jax-ml.github.io/scaling-book/training): collectives timed without the ring factor, an "
+    "all-gather or a reduce-scatter of V bytes V/W and an all-reduce 2V/W, W the "
+    "bidirectional bandwidth (2 x the one-way link) summed over the axes a group spans "
+    "(n_axes x W); DP and FSDP gradient traffic in the backward pass (FSDP also gathers in the "
+    "forward), so the critical batch per chip is C/W; derive's state and activations",
 }
 """The conventions ``--convention`` names, each with its source."""
 
@@ -150,6 +160,7 @@ class TrainingProblem:
     count_logits: bool = False
     convention: str = "derive"
     checkpoint_tensors: int | None = None  # --recompute tensors=k: k S·b·d tensors per layer
+    mesh_default: str | None = None  # --mesh default: the chip's node chosen, with its source
 
     @property
     def recompute_text(self) -> str:
@@ -388,12 +399,42 @@ def _batch(
     return sp.Integer(tokens), seq, micro, count
 
 
+def _default_mesh(spec: TrainSpec, chip: Chip | None, devices: int) -> tuple[TrainSpec, str | None]:
+    """``--mesh default``: the chip's node (chips.toml ``node_devices`` on its link, the nodes
+    on ``node_link_bytes_per_s``) when the devices fill whole nodes, else today's single axis;
+    the spec with the mesh spelled out, and what was chosen, with its source (None otherwise)."""
+    if spec.mesh is None or spec.mesh.strip().lower() != "default":
+        return spec, None
+    if chip is None or chip.node is None or chip.node_link is None or chip.link is None:
+        name = f"chip {chip.name}" if chip is not None else "no --chip"
+        raise ProblemError(
+            spec.where("mesh"),
+            f"default takes the chip's node from chips.toml, and {name} has none: "
+            'give the axes, e.g. "gpu=8@450e9,node=2@50e9"',
+        )
+    text = chip.default_mesh(devices)
+    size = chip.node.text
+    if text is None:
+        return replace(spec, mesh=None), (
+            f"--mesh default: {devices} devices are not a multiple of a {chip.name} node of "
+            f"{size}, so every dim rides one {chip.link_name} link"
+        )
+    source = (
+        f"{chip.node.source} ({chip.node.edition}); {chip.node_link.note or chip.node_link.source}"
+    )
+    return replace(spec, mesh=text), (
+        f"--mesh default: {chip.name} nodes of {size} on {chip.link_name}, the nodes on "
+        f"{chip.node_link.text} B/s per chip ({source}): {text}"
+    )
+
+
 def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     """Validate a training run against its analysed model; the result is exact."""
     dp, tp, pp = (_int(spec, f, 1) for f in ("dp", "tp", "pp"))
     ep, cp = _int(spec, "ep", 1), _int(spec, "cp", 1)
     zero, (recompute, tensors) = _zero(spec), _recompute(spec)
     convention = _convention(spec)
+    spec, mesh_default = _default_mesh(spec, model.problem.chip, dp * tp * pp * cp)
     if zero is ZeroStage.WEIGHTS and pp > 1:
         raise ProblemError(
             spec.where("zero"),
@@ -479,5 +520,6 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         count_logits=flag_on(spec, "count_logits"),
         dropout=flag_on(spec, "dropout") if spec.dropout is not None else convention == "megatron",
         convention=convention,
+        mesh_default=mesh_default,
         checkpoint_tensors=tensors,
     )

@@ -35,7 +35,7 @@ counted M·L/pp times.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import sympy as sp
@@ -47,6 +47,7 @@ from derive.training.mesh import (
     Exchange,
     Level,
     Placement,
+    book_time_per_byte,
     bytes_per_byte,
     calls_latency,
     level_terms,
@@ -94,6 +95,14 @@ class Transfer:
     per_micro_batch: bool
     levels: tuple[Level, ...]
     what: str
+    book: bool = False  # timed as the Scaling Book times it (--convention scaling-book)
+
+    @property
+    def seconds_per_byte(self) -> sp.Rational:
+        """Seconds per byte of V: derive's ring formula level by level, or the book's V/W."""
+        if self.book:
+            return book_time_per_byte(self.exchange, self.levels)
+        return time_per_byte(self.exchange, self.levels)
 
     @property
     def bytes(self) -> sp.Rational:
@@ -113,7 +122,7 @@ class Transfer:
     @cached_property  # read by every sum over the transfers (frozen: computed once)
     def time(self) -> sp.Rational:
         """Seconds: each level's bytes over its axis's bandwidth, plus each call's latency."""
-        return self.size * time_per_byte(self.exchange, self.levels) + self.calls * calls_latency(
+        return self.size * self.seconds_per_byte + self.calls * calls_latency(
             self.exchange, self.levels
         )
 
@@ -158,7 +167,7 @@ class Comms:
     def bandwidth(self, parallelism: str) -> sp.Rational:
         """β of a dim's group: its bytes over its time per byte (β_link over one axis)."""
         t = next(t for t in self.transfers if t.dim == parallelism)
-        return bytes_per_byte(t.exchange, t.levels) / time_per_byte(t.exchange, t.levels)
+        return bytes_per_byte(t.exchange, t.levels) / t.seconds_per_byte
 
     def scaling(self, pass_name: str) -> tuple[sp.Rational, sp.Rational]:
         """(seconds once per step, seconds that grow with the batch) of a pass."""
@@ -305,6 +314,9 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
                     "dispatch and combine of the routed tokens",
                 )
             )
+
+    if p.convention == "scaling-book":  # the book's V/W over the bidirectional, summed axes
+        transfers = [replace(t, book=True) for t in transfers]
 
     def pass_bytes(name: str) -> Pass:
         per = {dim: sp.Integer(0) for dim in DIMS}

@@ -255,6 +255,8 @@ class Memory:
     activations_counted: bool = True  # False for a model known by its size alone
     interleave: sp.Rational = sp.S.One  # interleaved 1F1B keeps 1 + (pp − 1)/(pp·v) as much
     logits: sp.Rational = sp.S.Zero  # the logits the loss keeps, when counted (in activations)
+    ends: sp.Rational = sp.S.Zero  # Megatron-LM's embedding and output-layer terms (megatron)
+    overhead: sp.Rational = sp.S.One  # Megatron-LM's 5% temporaries without SP (megatron)
 
     @property
     def total(self) -> sp.Rational:
@@ -306,17 +308,48 @@ def memory_of(
     interleave = 1 + sp.Rational(p.pp - 1, p.pp * v) if v > 1 else sp.Integer(1)
     st = p.state
     logits = logits_bytes(p) if params.stage in (None, p.pp - 1) else sp.Integer(0)
+    ends, overhead = megatron_ends(p, params)
+    layers = in_flight * params.layers * per_layer * interleave
     return Memory(
         weights=st.weights * _sharded("weights", p, params),
         grads=st.grads * _sharded("grads", p, params),
         optimizer=st.optimizer * _sharded("optimizer", p, params),
-        activations=in_flight * params.layers * per_layer * interleave + logits,
+        activations=(layers + ends) * overhead + logits,
         activations_per_layer=per_layer,
         in_flight=in_flight,
         activations_counted=p.transformer is not None,
         interleave=interleave,
         logits=logits,
+        ends=ends,
+        overhead=overhead,
     )
+
+
+def megatron_ends(p: TrainingProblem, params: ParamsPerDevice) -> tuple[sp.Rational, sp.Rational]:
+    """Megatron-LM's whole-model activation terms beyond the layers (``--convention megatron``;
+    (0, 1) otherwise): megatron/training/theoretical_memory_usage.py, which counts the first
+    stage. With sequence parallelism and selective recomputation (compute_activation_memory):
+    the input ids 8·s·b·pp, the embedding's dropout s·b·h·pp (both scaled like the layers by
+    the schedule: (1 + (pp − 1)/(pp·v)) interleaved, min(1, M/pp) otherwise) and, with pp = 1,
+    the output layer and the loss 4·s·b·h·(1 + V/h), all over tp. Otherwise
+    (compute_activation_memory_without_sp): the same embedding terms, not split, and with
+    pp = 1 the logits 2·(s·b·V/tp + s·b·h); the whole total then times 1.05 (temporaries).
+    Returns (bytes added to the layers' activations, the factor on their sum)."""
+    if p.convention != "megatron" or p.transformer is None:
+        return sp.Integer(0), sp.Integer(1)
+    s, b, pp = p.seq / p.cp, p.micro_batch, p.pp
+    h, vocab = p.arch("d_model"), p.arch("vocab")
+    if p.virtual_stages > 1:
+        schedule = 1 + sp.Rational(pp - 1, pp * p.virtual_stages)
+    else:
+        schedule = sp.Min(1, sp.Rational(p.microbatches, pp))
+    embedding = (8 * s * b * pp + s * b * h * pp) * schedule if params.stage in (None, 0) else 0
+    with_sp = p.sequence_parallel and p.recompute is Recompute.SELECTIVE
+    if with_sp:
+        head = 4 * s * b * h * (1 + vocab / h) if pp == 1 else 0
+        return (embedding + head) / p.tp, sp.Integer(1)
+    head = 2 * (s * b * vocab / p.tp + s * b * h) if pp == 1 else 0
+    return embedding + head, sp.Rational(21, 20)
 
 
 def logits_bytes(p: TrainingProblem) -> sp.Rational:

@@ -45,6 +45,7 @@ __all__ = [
     "Level",
     "Mesh",
     "Placement",
+    "book_time_per_byte",
     "bytes_per_byte",
     "calls_latency",
     "level_terms",
@@ -356,6 +357,38 @@ def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     11/1600
     """
     return sp.Add(*(share / level.axis.bandwidth for level, share in level_terms(kind, levels)))
+
+
+BOOK_FACTOR = {
+    Exchange.ALL_REDUCE: sp.Integer(2),
+    Exchange.ALL_GATHER: sp.Integer(1),
+    Exchange.REDUCE_SCATTER: sp.Integer(1),
+}
+"""The Scaling Book's collective times in units of V/W: an all-reduce 2·V/W, an all-gather or a
+reduce-scatter V/W (no ring factor)."""
+
+
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
+def book_time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
+    """Seconds per byte of V as the Scaling Book times a collective (``--convention scaling-book``).
+
+    Austin et al., "How to Scale Your Model", Sharding and Training chapters: an all-gather or a
+    reduce-scatter of V bytes takes V/W, an all-reduce 2·V/W, with W the *bidirectional* ICI
+    bandwidth (2 × the one-way link) and, over several axes, the sum over them (n_axes · W when
+    the axes are alike); no (X−1)/X ring factor. All-to-alls and point-to-point sends keep
+    derive's formulas (the training chapter does not time them).
+
+    >>> x = Axis("x", 4, sp.Integer(9), "9")
+    >>> book_time_per_byte(Exchange.ALL_REDUCE, (Level(x, 4),))  # 2/(2·9)
+    1/9
+    >>> y = Axis("y", 4, sp.Integer(9), "9")
+    >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(y, 4)))  # 1/(2·9 + 2·9)
+    1/36
+    """
+    factor = BOOK_FACTOR.get(kind)
+    if factor is None or not levels:
+        return time_per_byte(kind, levels)
+    return factor / sp.Add(*(2 * level.axis.bandwidth for level in levels))
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
