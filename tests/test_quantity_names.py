@@ -8,7 +8,8 @@ counts, and a module counts once however many such literals it holds.
 
 The goal ("a handful of modules at most": the JSON key map, the parser's keywords) is
 ``ALLOWED`` below, at most 8 modules, each with its reason. ``BACKLOG`` lists the modules
-that still spell names when this test was written: the count may only go down (a module
+that still spell names (57 modules, 407 literals when this test was written; 51 after the
+first references to catalogue rows): the count may only go down (a module
 that stops spelling names must leave ``BACKLOG``; a new module may not start).
 """
 
@@ -66,21 +67,15 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/present/model_view.py",
         "derive/solution/layer_steps.py",
         "derive/solution/measured_steps.py",
-        "derive/training/memory.py",
         "derive/analysis/leading_order.py",
-        "derive/checking/diagnose.py",
         "derive/checking/diagnosis_text.py",
         "derive/declare/composite.py",
-        "derive/model/analysis.py",
         "derive/model/expand.py",
         "derive/model/symbols.py",
-        "derive/pipeline/key.py",
         "derive/pipeline/kinds/decode_crossover.py",
         "derive/pipeline/kinds/training.py",
         "derive/present/budget_view.py",
-        "derive/present/compare/json.py",
         "derive/present/key/comms.py",
-        "derive/present/key/models.py",
         "derive/present/listing.py",
         "derive/problem/sets/errors.py",
         "derive/solution/budget_steps.py",
