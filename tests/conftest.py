@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import io
 import os
-from contextlib import redirect_stderr, redirect_stdout
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,3 +58,28 @@ def cli():
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@contextmanager
+def live_server(app: Any, **config: Any) -> Iterator[int]:
+    """A real uvicorn serving ``app`` on a free loopback port, in a thread: yields the port.
+
+    ``config`` goes to ``uvicorn.Config`` (e.g. ``http=`` a protocol class). The socket is
+    bound as ``derive serve`` binds it; the server stops and the socket closes on exit.
+    """
+    import uvicorn
+
+    from derive.commands.serve import _bind
+
+    sock = _bind("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **config))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()

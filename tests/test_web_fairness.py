@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
-import time
 
 import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
+from conftest import live_server
 from starlette.testclient import TestClient
 
-from derive.commands.serve import _bind
 from derive.web import app as web_app
 from derive.web.app import LOOPBACK_HOSTS, create_app
 from derive.web.book import build_workbook, load_source
@@ -153,23 +151,10 @@ class _QuickHeaders(TimedH11Protocol):
 
 @pytest.fixture
 def live(setup, monkeypatch):
-    import uvicorn
-
     monkeypatch.setattr(web_app, "BODY_SECONDS", 0.5)
     book, pool = setup
-    sock = _bind("127.0.0.1", 0)
-    config = uvicorn.Config(
-        create_app(book, pool, LOOPBACK_HOSTS), http=_QuickHeaders, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    yield sock.getsockname()[1]
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    with live_server(create_app(book, pool, LOOPBACK_HOSTS), http=_QuickHeaders) as port:
+        yield port
 
 
 def _read_all(conn: socket.socket) -> bytes:

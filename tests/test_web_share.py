@@ -14,7 +14,6 @@ import asyncio
 import json
 import secrets
 import statistics
-import threading
 import time
 
 import pytest
@@ -22,9 +21,9 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
+from conftest import live_server
 from starlette.testclient import TestClient
 
-from derive.commands.serve import _bind
 from derive.web.app import CLIENT_COOKIE, LOOPBACK_HOSTS, create_app
 from derive.web.book import build_workbook, load_source
 from derive.web.identity import Identities
@@ -175,22 +174,10 @@ class _Raw:
 @pytest.fixture
 def live(pset):
     """A server of its own per test: the minting flood uses up the address's new cookies."""
-    import uvicorn
-
     book = build_workbook(pset)
     pool = WorkerPool(pset, PoolSettings(workers=2, timeout=5.0))
-    sock = _bind("127.0.0.1", 0)
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(book, pool, LOOPBACK_HOSTS), log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    yield sock.getsockname()[1]
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    with live_server(create_app(book, pool, LOOPBACK_HOSTS)) as port:
+        yield port
     pool.close()
 
 

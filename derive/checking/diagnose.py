@@ -411,7 +411,7 @@ def _only_formulas(ctx: Context, quantity: str, target: Target) -> bool:
     if target.value is None or not target.value.free_symbols:
         return False
     regime = ctx.analysis.problem.regime
-    if regime is None or quantity == "intensity_regime":
+    if regime is None or quantity == q.INTENSITY_REGIME.name:
         return True
     try:
         lead = leading(ctx.analysis, quantity, regime)

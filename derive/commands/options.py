@@ -44,9 +44,11 @@ __all__ = [
     "add_problem_flags",
     "add_question_flags",
     "add_serving_timing_flags",
+    "add_timeout_flag",
     "add_timing_flags",
     "add_tolerance_flag",
     "add_what_if_flags",
+    "check_timeout",
     "is_kernel",
     "phase_timing",
     "question_spec_from_args",
@@ -443,3 +445,17 @@ def refuse_unused(args: argparse.Namespace, used: Sequence[str], what: str) -> N
             continue
         flag = dest if dest == "operator" else "--" + dest.replace("_", "-")
         raise ProblemError(flag, f"does not apply to {what}")
+
+
+def add_timeout_flag(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--timeout S``: the time limit of one check in seconds (``serve`` and ``publish``)."""
+    from derive.formula.decimals import ascii_float
+
+    parser.add_argument("--timeout", type=ascii_float, default=5.0, metavar="S", help=help)
+
+
+def check_timeout(args: argparse.Namespace) -> float:
+    """The ``--timeout`` of ``args``, refused (exit 2) outside 0.1 to 600 seconds."""
+    if not 0.1 <= args.timeout <= 600:
+        raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
+    return float(args.timeout)

@@ -15,9 +15,8 @@ import argparse
 import time
 from pathlib import Path
 
+from derive.commands.options import add_timeout_flag, check_timeout
 from derive.commands.serve import add_workbook_flags
-from derive.errors import ProblemError
-from derive.formula.decimals import ascii_float
 
 __all__ = ["add_publish_parser", "run"]
 
@@ -42,13 +41,7 @@ def add_publish_parser(
         hide_help="never show the expected answer on the page (the site's files still hold it)",
         trust_help="allow the set's Python operator files (they run as code, in the browser)",
     )
-    p.add_argument(
-        "--timeout",
-        type=ascii_float,
-        default=5.0,
-        metavar="S",
-        help="time limit of one check in the browser in seconds (default 5)",
-    )
+    add_timeout_flag(p, help="time limit of one check in the browser in seconds (default 5)")
     p.set_defaults(handler=run)
     return p
 
@@ -58,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from derive.web.book import build_workbook, load_source
     from derive.web.site import build_site, pyodide_files, write_site
 
-    if not 0.1 <= args.timeout <= 600:
-        raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
+    check_timeout(args)
     started = time.perf_counter()
     runtime = pyodide_files(args.pyodide) if args.pyodide else None
     source, pset = load_source(args.set, args.trust)

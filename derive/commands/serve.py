@@ -17,8 +17,9 @@ import socket
 import sys
 import time
 
+from derive.commands.options import add_timeout_flag, check_timeout
 from derive.errors import ProblemError
-from derive.formula.decimals import ascii_float, ascii_int
+from derive.formula.decimals import ascii_int
 
 __all__ = ["add_serve_parser", "add_workbook_flags", "run"]
 
@@ -39,13 +40,7 @@ def add_serve_parser(
     p.add_argument(
         "--workers", type=ascii_int, default=2, metavar="N", help="checking processes (default 2)"
     )
-    p.add_argument(
-        "--timeout",
-        type=ascii_float,
-        default=5.0,
-        metavar="S",
-        help="hard time limit of one check in seconds (default 5)",
-    )
+    add_timeout_flag(p, help="hard time limit of one check in seconds (default 5)")
     p.add_argument(
         "--address-checks",
         type=ascii_int,
@@ -115,8 +110,7 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if not 1 <= args.workers <= 32:
         raise ProblemError(f"--workers {args.workers}", "must be 1 to 32")
-    if not 0.1 <= args.timeout <= 600:
-        raise ProblemError(f"--timeout {args.timeout}", "must be 0.1 to 600 seconds")
+    check_timeout(args)
     if not 1 <= args.address_checks <= 100_000:
         raise ProblemError(f"--address-checks {args.address_checks}", "must be 1 to 100000")
     if not 1 <= args.new_students_per_minute <= 100_000:

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.model.binding import ModelProblem
 from derive.model.counting import flops, memory_of_weights_and_cache, parameters
 from derive.model.counts import block_parts, substitutions
@@ -68,7 +69,7 @@ def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
     if p.mfu is not None:
         values[sym("mfu_given")] = p.mfu.value
     if p.measured_tokens_per_s is not None:
-        values[sym("tokens_per_s")] = p.measured_tokens_per_s.value
+        values[sym(q.TOKENS_PER_S.name)] = p.measured_tokens_per_s.value
     if p.price_per_hour is not None:
         values[sym("price")] = p.price_per_hour.value
     if p.power is not None:

@@ -112,7 +112,7 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("state_bytes", r"s", "training-state bytes per parameter"),
     ("tokens", "D", "training tokens"),
     ("mfu_given", r"\eta", "model FLOPs utilisation assumed"),
-    ("tokens_per_s", r"r", "measured tokens per second per device"),
+    (q.TOKENS_PER_S.name, r"r", "measured tokens per second per device"),
     ("price", r"p_{\mathrm{h}}", "price per device-hour ($/h)"),
     ("power", r"W_{\mathrm{dev}}", "power per device (W)"),
 )

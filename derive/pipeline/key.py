@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.deadline import run_each
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ProblemError
@@ -116,7 +117,7 @@ def _training(entry: ModelEntry, model: ModelAnalysis, operators: tuple[str, ...
     run = training_analysis(entry.spec, train, operators)
     rows, winner = (
         training_strategies(entry.spec, train, operators)
-        if "compare_strategies" in entry.ask
+        if q.COMPARE_STRATEGIES.name in entry.ask
         else ((), None)
     )
     series = () if train.plot is None else _training_series(entry, train, operators)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.model.budget import CHINCHILLA, KAPLAN, Budget
 from derive.present.formats import Document
 from derive.present.worked import worked_document
@@ -23,7 +24,7 @@ def budget_json(b: Budget) -> dict[str, object]:
     return {
         "given": b.given.value,
         "compute": _number(b.compute),
-        "params": _number(b.params),
+        q.PARAMS.name: _number(b.params),
         "tokens": _number(b.tokens),
         "tokens_per_param": _number(b.tokens_per_param),
         "flops_per_param_token": _number(b.flops_per_param_token),

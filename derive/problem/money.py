@@ -2,9 +2,12 @@
 
 ``--price-per-hour`` takes ``2.49``, ``$2.49``, ``2.49 $/h``, ``2.49 USD/hour`` or a price per
 another time (``0.0415 $/min``); the value kept is dollars per device-hour. ``--power`` takes
-``700``, ``700 W`` or ``0.7 kW``; the value kept is watts per device. The unit is read by
-:func:`derive.formula.units.measure_atom` (the units table), the number by
+``700``, ``700 W`` or ``0.7 kW``; the value kept is watts per device. A currency before the
+number (``$2.49``, ``USD 2.49/h``) is moved after it by
+:func:`derive.formula.literals.currency_last`, the rule every reader of derive applies; the
+unit is read by :func:`derive.formula.units.measure_atom` (the units table), the number by
 :func:`derive.formula.decimals.parse_decimal`: nothing typed is evaluated.
+tests/test_money_reader.py pins that a price reads as the claim reader reads the same text.
 
 >>> read_price("$2.49", "--price-per-hour").value
 249/100
@@ -22,6 +25,7 @@ import sympy as sp
 
 from derive.errors import ProblemError
 from derive.formula.decimals import parse_decimal
+from derive.formula.literals import currency_last
 from derive.formula.units import Measure, measure_atom
 from derive.problem.chips import Figure
 
@@ -35,7 +39,8 @@ _TEXT = re.compile(r"\s*(\$?)\s*([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)
 
 def _split(text: str, flag: str, example: str) -> tuple[bool, sp.Rational, str]:
     """(a leading ``$``, the exact number, the unit text) of ``text``; refuses a negative."""
-    found = _TEXT.fullmatch(text) if isinstance(text, str) and len(text) <= 80 else None
+    ok = isinstance(text, str) and len(text) <= 80
+    found = _TEXT.fullmatch(currency_last(text)) if ok else None
     if found is None:
         raise ProblemError(
             f"{flag} {text!r}", f"write a number with an optional unit, e.g. {example}"

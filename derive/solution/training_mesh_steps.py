@@ -7,6 +7,7 @@ levels with the numbers of each level (g_i devices over an axis of β_i), and th
 
 from __future__ import annotations
 
+from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
 from derive.solution.notation import tex
 from derive.solution.steps import Line, Step, StepKind, rich
@@ -126,5 +127,5 @@ def mesh_step(a: TrainingAnalysis) -> Step | None:
         tuple(lines),
         notes=tuple(notes),
         title="Communication time over the mesh",
-        topic="t_comms",
+        topic=q.T_COMMS.name,
     )

@@ -28,6 +28,7 @@ from enum import Enum
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.model.transformer import Mlp
 from derive.training.binding import Recompute, TrainingProblem
 
@@ -203,13 +204,13 @@ def params_per_device(p: TrainingProblem, stage: int | None = None) -> ParamsPer
     tp, pp = sp.Integer(p.tp), sp.Integer(p.pp)
     model = p.transformer
     if model is None:  # known by its size alone: every parameter on the device (dp only)
-        total, zero = p.arch("params"), sp.Integer(0)
+        total, zero = p.arch(q.PARAMS.name), sp.Integer(0)
         return ParamsPerDevice(zero, zero, zero, zero, total, total, zero)
     embed, pos, head, final = (p.arch(k) for k in ("P_embed", "P_pos", "P_head", "P_final"))
     layers = p.arch("layers")
     expert_layers = layers - p.arch("dense_layers")
     routed, router = _routed_experts(p)
-    blocks = p.arch("params") - (embed + pos + head + final)
+    blocks = p.arch(q.PARAMS.name) - (embed + pos + head + final)
     experts_total = expert_layers * routed
     replicated_total = layers * p.arch("P_norm") + expert_layers * router
     split_total = blocks - experts_total - replicated_total

@@ -43,7 +43,7 @@ def _crossover_json(crossover: Crossover, leading: bool) -> dict[str, object]:
         "status": crossover.status,
         "exact": None if exact is None else str(exact),
         "value": float(exact) if exact is not None and exact.is_number else None,
-        "min_compute_bound": crossover.min_compute_bound,
+        q.MIN_COMPUTE_BOUND.name: crossover.min_compute_bound,
         "leading_order": leading,
     }
 

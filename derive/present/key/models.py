@@ -71,7 +71,7 @@ def model_ask(entry: ModelEntry) -> tuple[str, ...]:
     reads; a training problem asking only for its run shows the parameters)."""
     if entry.train is not None:
         run = TRAIN_ASK_KEYS + TRAIN_CHECK_KEYS
-        return tuple(key for key in entry.ask if key not in run) or ("params",)
+        return tuple(key for key in entry.ask if key not in run) or (q.PARAMS.name,)
     defined = entry.questions.answers if entry.questions is not None else ()
     if entry.serving is None:
         return tuple(key for key in entry.ask if key not in defined)
