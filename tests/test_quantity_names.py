@@ -38,6 +38,12 @@ ALLOWED: dict[str, str] = {
 BACKLOG: frozenset[str] = frozenset(
     {
         "derive/questions/quantities.py",
+        "derive/model/analysis.py",  # measured after merging the budget/what-if rows (params, tokens, …)
+        "derive/model/records.py",  # measured after merging the budget/what-if rows (params, tokens, …)
+        "derive/model/symbols.py",  # measured after merging the budget/what-if rows (params, tokens, …)
+        "derive/present/budget_view.py",  # measured after merging the budget/what-if rows (params, tokens, …)
+        "derive/problem/sets/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
+        "derive/questions/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/serving.py",
         "derive/present/training_view.py",
         "derive/solution/model_steps.py",
