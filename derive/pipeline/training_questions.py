@@ -2,9 +2,13 @@
 
 The run's quantities are named by their keys (``t_lower``, ``bubble_fraction``, ``mfu``,
 ``dp``, …). An unknown that is one of the run's settings (:data:`SETTINGS`: ``dp``, ``tp``,
-``pp``, ``ep``) is solved by deriving the run at each value
-(:func:`derive.questions.degrees.solve_setting`), and the run reported is the run at the
-value found; any other unknown is solved by sympy over the run as given.
+``pp``, ``ep``, ``cp``, ``batch_tokens``, ``seq``) is solved by deriving the run at each
+value (:func:`derive.questions.degrees.solve_setting`): a degree from 1 up; the batch in
+steps of dp · b · S from pp of them, by bisection; the sequence length over the divisors of
+the batch per DP rank. The run reported is the run at the value found; any other unknown is
+solved by sympy over the run as given. A batch or a sequence length given as a flag too is
+refused (which of the two would hold is not for derive to guess); a degree given too is the
+search's start as before (``--dp 1 --unknown dp``).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SETTINGS", "train_with_questions"]
 
-SETTINGS = ("dp", "tp", "pp", "ep")
+SETTINGS = ("dp", "tp", "pp", "ep", "cp", "batch_tokens", "seq")
 """The run's settings an equation may solve for (each a field of :class:`TrainSpec`)."""
 
 
@@ -53,6 +57,13 @@ def train_with_questions(
         d = derive_training(model, run, operators, compare)
         return d, answer_for(questions, d.analysis)
     name = settings[0]
+    if name in ("batch_tokens", "seq") and getattr(run, name) is not None:
+        flag = "--" + name.replace("_", "-")
+        raise ProblemError(
+            questions.label("unknowns", name),
+            f"{flag} is given too: drop {flag} to solve for {name}, or drop the unknown",
+        )
+    values, bisect = _values(run, name)
     rest = replace(questions, equations=(), unknowns=())
 
     def run_at(value: int) -> Mapping[str, Known] | None:
@@ -65,9 +76,44 @@ def train_with_questions(
         own = training_quantities(analysis)
         return {**own, **as_known(answer_questions(rest, own))}
 
-    value, answered = solve_setting(questions, name, run_at)
+    value, answered = solve_setting(questions, name, run_at, values, bisect)
     d = derive_training(model, _at(run, name, value), operators, compare)
     return d, answered
+
+
+def _values(run: TrainSpec, name: str) -> tuple[Sequence[int] | None, bool]:
+    """The values of setting ``name`` to try, and whether to bisect (see the module)."""
+    if name not in ("batch_tokens", "seq"):
+        return None, False
+    from derive.formula.decimals import ascii_int
+
+    def whole(field: str) -> int:
+        text = getattr(run, field)
+        if text is None:
+            return 1
+        try:
+            value = ascii_int(text)
+        except ValueError:
+            value = None
+        if value is None or value < 1:
+            flag = "--" + field.replace("_", "-")
+            raise ProblemError(flag, f"{text!r} is not a whole number from 1 in ASCII digits")
+        return value
+
+    per_rank = whole("dp") * whole("micro_batch_size")
+    if name == "batch_tokens":
+        if run.seq is None:
+            raise ProblemError("--unknown batch_tokens", "give the sequence length, --seq S")
+        grain = per_rank * whole("seq")
+        return range(grain * whole("pp"), grain * 2**24 + 1, grain), True
+    if run.batch_tokens is None:
+        raise ProblemError("--unknown seq", "give the tokens per step, --batch-tokens T")
+    import sympy as sp
+
+    tokens = whole("batch_tokens")
+    if tokens % per_rank:
+        return [], False  # the run refuses every S: said as "no seq … runs"
+    return [int(d) for d in sp.divisors(tokens // per_rank)], False
 
 
 def _at(run: TrainSpec, name: str, value: int) -> TrainSpec:

@@ -11,12 +11,18 @@ reads the equation over that run's quantities, exactly:
 - ``=``: the first value where it holds exactly, else the first one past the root (where
   ``lhs - rhs`` changes sign), as counts elsewhere are taken from the root up.
 
+A setting with a long range of values (a batch in tokens, tried in steps of dp · b · S;
+a serving step's batch; a model's width) is searched by bisection instead: the relation is
+taken to change once over the range (the quantity is monotone in the setting), and the value
+found is exact at the boundary (it holds there and not at the value beside it). A setting
+with few admissible values (a sequence length, a divisor of the batch) is scanned over them.
+
 The questions are then answered over the run at that value, which is the run reported.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import sympy as sp
@@ -51,15 +57,19 @@ def _gap(spec: QuestionSpec, text: str, own: Mapping[str, Known]) -> sp.Expr:
 
 
 def _search(
-    spec: QuestionSpec, name: str, run_at: Callable[[int], Mapping[str, Known] | None]
+    spec: QuestionSpec,
+    name: str,
+    run_at: Callable[[int], Mapping[str, Known] | None],
+    values: Sequence[int],
 ) -> tuple[int, str]:
-    """The value of ``name`` the equation asks for, and how it was found."""
+    """The value of ``name`` the equation asks for, and how it was found, trying ``values``
+    in order (see the module's docstring)."""
     text = spec.equations[0]
     relation = split_equation(text)[1]
     holds = HOLDS[relation]
     first: tuple[int, bool, int] | None = None  # value, held, sign of the gap
     last_held: int | None = None
-    for n in range(1, MAX_SETTING + 1):
+    for n in values:
         own = run_at(n)
         if own is None:
             continue
@@ -84,13 +94,99 @@ def _search(
             return last_held, f"the largest {name} that keeps it is {last_held}"
         if held:
             last_held = n
+    span = _span(values)
     if first is None:
-        raise ProblemError(spec.label("unknowns", name), f"no {name} from 1 to {MAX_SETTING} runs")
+        raise ProblemError(spec.label("unknowns", name), f"no {name} {span} runs")
     raise ProblemError(
         spec.label("unknowns", name),
-        f"no {name} from 1 to {MAX_SETTING} meets {text}"
+        f"no {name} {span} meets {text}"
         if not first[1]
-        else f"every {name} from 1 to {MAX_SETTING} keeps {text}: no largest or smallest one",
+        else f"every {name} {span} keeps {text}: no largest or smallest one",
+    )
+
+
+def _span(values: Sequence[int]) -> str:
+    """``from 1 to 4096`` (a range), ``of 1, 2, 4`` (a short list)."""
+    if isinstance(values, range) and values.step == 1:
+        return f"from {values.start} to {values[-1]}" if len(values) else "in an empty range"
+    if isinstance(values, range):
+        return f"from {values.start} to {values[-1]} in steps of {values.step}"
+    return "of " + ", ".join(str(v) for v in values)
+
+
+def _bisect(
+    spec: QuestionSpec,
+    name: str,
+    run_at: Callable[[int], Mapping[str, Known] | None],
+    values: range,
+) -> tuple[int, str]:
+    """As :func:`_search` over a long range, by bisection: the relation is taken to change
+    once in the range (the quantity is monotone in ``name``); the value found is checked
+    against its neighbour below, so the boundary itself is exact."""
+    text = spec.equations[0]
+    relation = split_equation(text)[1]
+    holds = HOLDS[relation]
+
+    def state(i: int) -> tuple[bool, int]:
+        own = run_at(values[i])
+        if own is None:
+            raise ProblemError(
+                spec.label("unknowns", name), f"the run refuses {name} = {values[i]}"
+            )
+        gap = _gap(spec, text, own)
+        return holds(gap), int(sp.sign(gap))
+
+    if not len(values):
+        raise ProblemError(spec.label("unknowns", name), f"no {name} {_span(values)} runs")
+    held0, sign0 = state(0)
+    if relation == "=" and held0:
+        return values[0], f"{name} = {values[0]} meets it exactly"
+
+    def flipped(i: int) -> bool:
+        held, sign = state(i)
+        return (held or sign != sign0) if relation == "=" else held != held0
+
+    # gallop from the start (the answer is usually near it), then bisect
+    lo, step = 0, 1
+    hi = None
+    while lo + step < len(values):
+        if flipped(lo + step):
+            hi = lo + step
+            break
+        lo, step = lo + step, step * 2
+    if hi is None:
+        if not flipped(len(values) - 1):
+            span = _span(values)
+            raise ProblemError(
+                spec.label("unknowns", name),
+                f"no {name} {span} meets {text}"
+                if relation == "=" or not held0
+                else f"every {name} {span} keeps {text}: no largest or smallest one",
+            )
+        hi = len(values) - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if flipped(mid):
+            hi = mid
+        else:
+            lo = mid
+    below, at = values[lo], values[hi]
+    if relation == "=":
+        held, _ = state(hi)
+        how = (
+            f"{name} = {at} meets it exactly"
+            if held
+            else f"the first {name} past the root is {at} (below it, {below})"
+        )
+        return at, how + f"; by bisection ({name} taken as monotone in that range)"
+    if held0:
+        return below, (
+            f"the largest {name} that keeps it is {below} (not {at}); by bisection "
+            "(the relation taken to change once in that range)"
+        )
+    return at, (
+        f"the smallest {name} that keeps it is {at} (not {below}); by bisection "
+        "(the relation taken to change once in that range)"
     )
 
 
@@ -98,6 +194,8 @@ def solve_setting(
     spec: QuestionSpec,
     name: str,
     run_at: Callable[[int], Mapping[str, Known] | None],
+    values: Sequence[int] | None = None,
+    bisect: bool = False,
 ) -> tuple[int, Questions]:
     """Solve the one equation of ``spec`` for the setting ``name`` by deriving the run.
 
@@ -106,6 +204,9 @@ def solve_setting(
         name: the setting (``dp``).
         run_at: the run's quantities with ``name`` set to a value, or None when the run
             refuses that value.
+        values: the values tried, in order (default 1 to :data:`MAX_SETTING`).
+        bisect: search ``values`` (a range) by bisection, for long ranges (a batch in
+            tokens): the relation is taken to change once over it.
 
     Returns:
         The value found, and the questions answered over the run at that value (the
@@ -119,12 +220,23 @@ def solve_setting(
             spec.label("unknowns", name),
             f"a run's {name} is solved from one equation, with {name} the only unknown",
         )
-    value, how = _search(spec, name, run_at)
+    tried = range(1, MAX_SETTING + 1) if values is None else values
+    if bisect:
+        assert isinstance(tried, range)
+        value, how = _bisect(spec, name, run_at, tried)
+    else:
+        value, how = _search(spec, name, run_at, tried)
     own = run_at(value)
     assert own is not None  # the search found a run there
     rest = answer_questions(replace(spec, equations=(), unknowns=()), own)
     found = sp.Integer(value)
-    note = f"found by deriving the run at each {name} from 1: {how}"
+    note = (
+        f"found by deriving the run at {name} {_span(tried)}: {how}"
+        if bisect
+        else f"found by deriving the run at each {name} from 1: {how}"
+        if values is None
+        else f"found by deriving the run at each {name} {_span(tried)}: {how}"
+    )
     answer = Answer(name, Role.UNKNOWN, spec.equations[0], found, found, found, NUMBER, note)
     solving = Solving(spec.equations, "solved", note)
     return value, replace(rest, answers=(answer, *rest.answers), solving=solving)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -19,6 +19,7 @@ from derive.problem.train_spec import TRAIN_ASK_KEYS
 if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.problem.train_spec import TrainSpec
+    from derive.questions.records import Questions
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 __all__ = ["TrainingDerivation", "TrainingKind", "derive_training", "solve_training"]
@@ -33,6 +34,7 @@ class TrainingDerivation(Shown):
     winner: StrategyRow | None = None
     spec: ModelSpec | None = None
     train: TrainSpec | None = None
+    questions: Questions | None = None  # given/define/equations answered over the run
 
     @property
     def kind(self) -> ProblemKind:
@@ -65,9 +67,12 @@ class TrainingDerivation(Shown):
 
     def as_json(self) -> dict:
         """The JSON object of ``derive train --format json``."""
+        from derive.pipeline.kinds.questions import _with_questions_json
         from derive.present.training_view import training_json
 
-        return training_json(self.analysis, self.strategies, self.winner)
+        return _with_questions_json(
+            training_json(self.analysis, self.strategies, self.winner), self.questions
+        )
 
 
 def derive_training(
@@ -102,9 +107,18 @@ def solve_training(
     train_tokens: str | None = None,
     price_per_hour: str | None = None,
     power: str | None = None,
+    given: Mapping[str, str] | tuple[str, ...] = (),
+    define: Mapping[str, str] | tuple[str, ...] = (),
+    equations: tuple[str, ...] | list[str] = (),
+    unknowns: tuple[str, ...] | list[str] = (),
     **train: object,
 ) -> TrainingDerivation:
     """Derive a training run from Python, with the flags of ``derive train`` as keywords.
+
+    ``given``, ``define``, ``equations`` and ``unknowns`` are as :func:`solve`'s, over the
+    run's quantities (``t_lower``, ``bubble_fraction``, ``dp``, …); an unknown setting
+    (``dp``, ``batch_tokens``, ``seq``, …) is solved by deriving the run, and the run
+    returned is the run at the value found (``.questions`` holds the answers).
 
     >>> run = solve_training("llama-3-8b", chip="h100", dp=8, zero=1, batch_tokens=4194304, seq=4096)
     >>> run.analysis.bubble_fraction, run.analysis.problem.devices
@@ -124,7 +138,18 @@ def solve_training(
         power=power,
     )
     fields = {key: None if value is None else str(value) for key, value in train.items()}
-    return derive_training(spec, TrainSpec(**fields), operators, compare)  # type: ignore[arg-type]
+    run = TrainSpec(**fields)  # type: ignore[arg-type]
+    from derive.pipeline.kinds.questions import question_spec_of
+
+    questions = question_spec_of(given, define, equations, unknowns)
+    if questions is None:
+        return derive_training(spec, run, operators, compare)
+    from dataclasses import replace
+
+    from derive.pipeline.training_questions import train_with_questions
+
+    d, answered = train_with_questions(spec, run, questions, operators, compare)
+    return replace(d, questions=answered)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,129 @@
+"""Issue 32 item 10: a training run's batch and sequence length as unknowns
+(``derive train --equation … --unknown batch_tokens|seq``), and the Python surface's
+``given/define/equations/unknowns`` on :func:`derive.pipeline.solve_training`.
+
+The expected values are computed here from the run's linear cost in its tokens (t_math is
+FLOPs / (devices · peak), and the FLOPs are a fixed multiple of the tokens at a fixed S),
+not read from the solver's answer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+from derive.pipeline import solve_training
+from tests.conftest import run_cli
+
+_BASE = ["train", "llama-3-8b", "--chip", "h100", "--dp", "8"]
+
+
+def _t_math(**run: object) -> Fraction:
+    return Fraction(str(solve_training("llama-3-8b", chip="h100", dp=8, **run).analysis.t_math))
+
+
+def test_batch_tokens_solved_as_the_smallest_multiple_that_holds():
+    r = run_cli(
+        [
+            *_BASE,
+            "--seq",
+            "4096",
+            "--equation",
+            "t_math >= 10 s",
+            "--unknown",
+            "batch_tokens",
+            "--format",
+            "json",
+        ]
+    )
+    assert r.code == 0, r
+    found = int(json.loads(r.out)["defined"]["batch_tokens"]["exact"])
+    grain = 8 * 4096  # dp · micro-batch · S: the batch is whole micro-batches per rank
+    per_token = _t_math(batch_tokens=grain * 128, seq=4096) / (grain * 128)
+    assert _t_math(batch_tokens=grain * 64, seq=4096) == per_token * grain * 64  # linear in T
+    expected = math.ceil(Fraction(10) / (per_token * grain)) * grain
+    assert found == expected
+    assert (
+        _t_math(batch_tokens=found, seq=4096) >= 10 > _t_math(batch_tokens=found - grain, seq=4096)
+    )
+
+
+def test_seq_solved_over_the_divisors_of_the_batch_per_rank():
+    argv = [
+        *_BASE,
+        "--zero",
+        "3",
+        "--batch-tokens",
+        "4194304",
+        "--equation",
+        "memory_per_device <= 40 GB",
+        "--unknown",
+        "seq",
+        "--format",
+        "json",
+    ]
+    r = run_cli(argv)
+    assert r.code == 0, r
+    seq = int(json.loads(r.out)["defined"]["seq"]["exact"])
+    assert (4194304 // 8) % seq == 0
+
+    def memory(s: int) -> Fraction:
+        run = solve_training("llama-3-8b", chip="h100", dp=8, zero=3, batch_tokens=4194304, seq=s)
+        return Fraction(str(run.memory_per_device.exact))
+
+    assert memory(seq) <= 40 * 10**9 < memory(2 * seq)  # the next divisor up is 2 S
+
+
+def test_a_batch_given_and_unknown_is_refused_in_one_line():
+    r = run_cli(
+        [
+            *_BASE,
+            "--seq",
+            "4096",
+            "--batch-tokens",
+            "4194304",
+            "--equation",
+            "t_math >= 10 s",
+            "--unknown",
+            "batch_tokens",
+        ]
+    )
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1, r
+    assert "--batch-tokens" in r.err
+
+
+def test_seq_unknown_without_a_batch_is_refused_in_one_line():
+    r = run_cli([*_BASE, "--equation", "t_math >= 10 s", "--unknown", "seq"])
+    assert r.code == 2 and r.err.count("\n") == 1 and "--batch-tokens" in r.err, r
+
+
+def test_no_batch_meets_an_impossible_relation():
+    r = run_cli(
+        [*_BASE, "--seq", "4096", "--equation", "bubble_fraction > 1", "--unknown", "batch_tokens"]
+    )
+    assert r.code == 2 and r.err.count("\n") == 1 and "batch_tokens" in r.err, r
+
+
+def test_python_training_takes_questions():
+    run = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        dp=8,
+        seq=4096,
+        equations=["t_math >= 10 s"],
+        unknowns=["batch_tokens"],
+    )
+    defined = run.as_json()["defined"]
+    assert int(defined["batch_tokens"]["exact"]) == run.analysis.problem.batch_tokens
+    run = solve_training(
+        "llama-3-8b",
+        chip="h100",
+        dp=8,
+        batch_tokens=4194304,
+        seq=4096,
+        define={"x": "t_lower * dp"},
+    )
+    assert Fraction(run.as_json()["defined"]["x"]["exact"]) == 8 * Fraction(
+        str(run.analysis.t_lower)
+    )
