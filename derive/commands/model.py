@@ -103,6 +103,12 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     add_tolerance_flag(p)
     add_format_flag(p, REPORT_FORMATS)
     add_question_flags(p)
+    p.add_argument(
+        "--target-params",
+        metavar="P",
+        help="a parameter count to reach, e.g. 10.6e6: shorthand for --equation 'params = P', "
+        "with the dim to solve for as --unknown (a declared model's width)",
+    )
     add_what_if_flags(p)
     p.set_defaults(handler=run_model)
 
@@ -197,6 +203,12 @@ def _values(args: argparse.Namespace) -> int:
 def run_model(args: argparse.Namespace) -> int:
     """``derive model``: the worked solution (Markdown or LaTeX), the JSON report, the
     quantities asked (``--quantity``), or a judged claim (``--quantity`` and ``--claim``)."""
+    if args.target_params is not None:  # --equation 'params = P', the same reader
+        if not args.unknown:
+            raise ProblemError(
+                "--target-params", "name the dim to solve for, e.g. --unknown d (a declared width)"
+            )
+        args.equation = [*args.equation, f"params = {args.target_params}"]
     if args.claim is not None and args.quantity is None:
         raise ProblemError("--claim", "name the quantity claimed with --quantity Q")
     if args.claim is not None:
@@ -208,10 +220,20 @@ def run_model(args: argparse.Namespace) -> int:
     from derive.present.formats import render
 
     spec = model_spec(args)
-    model = derive_model(spec, args.operators)
     serving = serving_of(args)
+    questions: Questions | None = None
+    if serving is not None:  # --unknown B: the step at the batch the equation asks for
+        from derive.pipeline.serving_questions import asks_for_batch, serve_with_questions
+        from derive.problem.question_spec import QuestionSpec
+
+        asked = question_spec_from_args(args)
+        if asks_for_batch(spec, asked):  # type: ignore[arg-type]
+            assert isinstance(asked, QuestionSpec)
+            spec, questions = serve_with_questions(spec, serving, asked, args.operators)
+    model = derive_model(spec, args.operators)
     step = None if serving is None else derive_serving_step(spec, serving, args.operators)
-    questions = _questions(args, model, step)
+    if questions is None:
+        questions = _questions(args, model, step)
     from derive.present.questions_view import with_questions
 
     sections = () if step is None else (("serving", step.document()),)

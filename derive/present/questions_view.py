@@ -166,11 +166,22 @@ def _align(q: Questions, a: Answer) -> str:
     return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
 
+def _sentence(note: str) -> str:
+    """``note`` as a sentence: its first letter capitalised unless it opens with a symbol
+    (``d = …`` stays ``d``, not ``D``: another symbol).
+
+    >>> _sentence("found by bisection"), _sentence("d = 5 exactly")
+    ('Found by bisection', 'd = 5 exactly')
+    """
+    words = note.split(" ", 2)
+    if len(words) > 1 and words[1] in ("=", "≈", "<", ">", "<=", ">="):
+        return note
+    return note[0].upper() + note[1:]
+
+
 def _why(a: Answer) -> str:
     if a.role is Role.UNKNOWN:
-        return f"Solved exactly from {a.text}." + (
-            f" {a.note[0].upper()}{a.note[1:]}." if a.note else ""
-        )
+        return f"Solved exactly from {a.text}." + (f" {_sentence(a.note)}." if a.note else "")
     if a.role is Role.DEFINED:
         unit = f" The unit follows from the formula: {a.unit}." if a.unit else " A pure number."
         return f"Defined as {a.text}.{unit}"

@@ -196,6 +196,7 @@ def solve_setting(
     run_at: Callable[[int], Mapping[str, Known] | None],
     values: Sequence[int] | None = None,
     bisect: bool = False,
+    what: str = "run",
 ) -> tuple[int, Questions]:
     """Solve the one equation of ``spec`` for the setting ``name`` by deriving the run.
 
@@ -205,6 +206,7 @@ def solve_setting(
         run_at: the run's quantities with ``name`` set to a value, or None when the run
             refuses that value.
         values: the values tried, in order (default 1 to :data:`MAX_SETTING`).
+        what: what is derived at each value (``run``, ``step``), for the note.
         bisect: search ``values`` (a range) by bisection, for long ranges (a batch in
             tokens): the relation is taken to change once over it.
 
@@ -231,11 +233,11 @@ def solve_setting(
     rest = answer_questions(replace(spec, equations=(), unknowns=()), own)
     found = sp.Integer(value)
     note = (
-        f"found by deriving the run at {name} {_span(tried)}: {how}"
+        f"found by deriving the {what} at {name} {_span(tried)}: {how}"
         if bisect
         else f"found by deriving the run at each {name} from 1: {how}"
         if values is None
-        else f"found by deriving the run at each {name} {_span(tried)}: {how}"
+        else f"found by deriving the {what} at each {name} {_span(tried)}: {how}"
     )
     answer = Answer(name, Role.UNKNOWN, spec.equations[0], found, found, found, NUMBER, note)
     solving = Solving(spec.equations, "solved", note)
