@@ -5,6 +5,7 @@ Each section's JSON goes under its key (``what_if``, ``peak_from``)."""
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -24,10 +25,86 @@ def resolve_peak_from(args: argparse.Namespace) -> argparse.Namespace:
         return args
     from derive.problem.peak_parts import read_peak_parts
 
+    if text.strip().lower() == "chip":  # the chip's own rows (chips.toml units, clock)
+        return _chip_parts(args)
     for flag in ("peak", "chip"):
         if getattr(args, flag, None) is not None:
             raise ProblemError("--peak-from", f"give --peak-from or --{flag}, not both")
+    if "clock" in (getattr(args, "unknown", None) or ()):
+        return _clock_unknown(args, text)
     return argparse.Namespace(**{**vars(args), "peak": read_peak_parts(text).peak_text})
+
+
+def _chip_parts(args: argparse.Namespace) -> argparse.Namespace:
+    """``--peak-from chip --chip NAME``: the parts from the chip's rows (units, bf16 FLOPs per
+    unit per clock, clock, each with its source in chips.toml), their product the peak."""
+    from derive.problem.chips import get_chip
+    from derive.problem.peak_parts import read_peak_parts
+
+    name = getattr(args, "chip", None)
+    if name is None:
+        raise ProblemError("--peak-from chip", "takes the parts of --chip NAME: give --chip")
+    if getattr(args, "peak", None) is not None:
+        raise ProblemError("--peak-from", "give --peak-from or --peak, not both")
+    chip = get_chip(name)
+    text = chip.peak_parts_text()
+    if text is None:
+        raise ProblemError(
+            "--peak-from chip",
+            f"chip {chip.name} has no units/bf16_flops_per_clock/clock_hz rows in chips.toml: "
+            "give the parts, e.g. units=132,flops_per_clock=4096,clock=1.83e9",
+        )
+    peak = read_peak_parts(text).peak_text
+    # the chip's other figures as typed numbers, so the peak from the parts replaces its peak
+    figures = {"peak_from": text, "peak": peak, "chip": None, "bandwidth": chip.hbm.text}
+    if hasattr(args, "capacity") and args.capacity is None and chip.capacity is not None:
+        figures["capacity"] = chip.capacity.text
+    if hasattr(args, "link_bandwidth") and args.link_bandwidth is None and chip.link is not None:
+        figures["link_bandwidth"] = chip.link.text
+    return argparse.Namespace(**{**vars(args), **figures})
+
+
+def _clock_unknown(args: argparse.Namespace, text: str) -> argparse.Namespace:
+    """``--peak-from "units=…,flops_per_clock=…" --equation 'peak = …' --unknown clock``: the
+    clock solved from a target peak, as a problem of givens and an equation (``units`` and
+    ``flops_per_clock`` given, ``peak`` in the equations read as units · flops_per_clock ·
+    clock), which the questions layer solves exactly."""
+    from derive.formula.decimals import fmt_ending_decimal
+    from derive.problem.peak_parts import read_parts
+
+    parts = read_parts(text)
+    if "clock" in parts:
+        raise ProblemError("--unknown clock", "--peak-from gives clock=… too: drop one")
+    missing = [name for name in ("units", "flops_per_clock") if name not in parts]
+    if missing:
+        raise ProblemError(f"--peak-from {text!r}", f"give {', '.join(missing)} too")
+    if (
+        getattr(args, "operator", None)
+        or getattr(args, "flops", None)
+        or getattr(args, "bytes", None)
+    ):
+        raise ProblemError(
+            "--unknown clock", "solves a peak from its parts alone: drop the operator"
+        )
+    equations = list(getattr(args, "equation", None) or ())
+    if not any(re.search(r"\bpeak\b", eq) for eq in equations):
+        raise ProblemError(
+            "--unknown clock", "give the target peak, e.g. --equation 'peak = 989.4e12 FLOP/s'"
+        )
+
+    def shown(value: object) -> str:
+        return fmt_ending_decimal(value) or str(value)  # type: ignore[arg-type]
+
+    given = [
+        *(getattr(args, "given", None) or ()),
+        f"units={shown(parts['units'])}",
+        f"flops_per_clock={shown(parts['flops_per_clock'])} FLOP",
+    ]
+    product = "(units * flops_per_clock * clock)"
+    rewritten = [re.sub(r"\bpeak\b", product, eq) for eq in equations]
+    return argparse.Namespace(
+        **{**vars(args), "peak_from": None, "given": given, "equation": rewritten}
+    )
 
 
 def with_sections(

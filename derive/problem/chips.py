@@ -59,6 +59,23 @@ class Chip:
     capacity: Figure | None = None  # HBM bytes per chip (decimal: 80e9 is 80 GB)
     node: Figure | None = None  # chips per node on the link (a DGX's 8 GPUs on NVLink)
     node_link: Figure | None = None  # bytes/s per chip between nodes, one way (its NICs)
+    parts: tuple[tuple[str, Figure], ...] = ()
+    """The peak's parts where the whitepaper gives them (``units``, ``bf16_flops_per_clock``,
+    ``clock_hz``): ``--peak-from chip`` multiplies them."""
+
+    def peak_parts_text(self, dtype: str = "bf16") -> str | None:
+        """``units=…,flops_per_clock=…,clock=…`` from the chip's rows (None without them).
+
+        >>> f = lambda v: Figure(sp.Integer(v), str(v), "s", "e")
+        >>> Chip("c", "C", "l", (), f(1), None, parts=(("units", f(2)), ("bf16_flops_per_clock", f(3)), ("clock_hz", f(5)))).peak_parts_text()
+        'units=2,flops_per_clock=3,clock=5'
+        """
+        rows = dict(self.parts)
+        names = ("units", f"{dtype}_flops_per_clock", "clock_hz")
+        if any(name not in rows for name in names):
+            return None
+        units, per_clock, clock = (rows[name].text for name in names)
+        return f"units={units},flops_per_clock={per_clock},clock={clock}"
 
     def default_mesh(self, devices: int) -> str | None:
         """``--mesh default``: the node's chips on the link, the nodes on ``node_link``, as a
@@ -122,6 +139,7 @@ def _chip(name: str, table: object) -> Chip:
     peaks: list[tuple[str, Figure]] = []
     sparse: list[tuple[str, Figure]] = []
     hbm = link = capacity = node = node_link = None
+    parts: list[tuple[str, Figure]] = []
     for key, raw in table.items():
         peak_key = _PEAK_KEY.match(key)
         if key in ("title", "link_name"):
@@ -143,10 +161,12 @@ def _chip(name: str, table: object) -> Chip:
                 raise ChipDataError(f"chip {name!r} key {key!r}", "a whole number of chips")
         elif key == "node_link_bytes_per_s":
             node_link = _figure(name, key, raw)
+        elif key in ("units", "clock_hz") or key.endswith("_flops_per_clock"):
+            parts.append((key, _figure(name, key, raw)))
         else:
             raise ChipDataError(
                 f"chip {name!r} key {key!r}",
-                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s)",
+                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s, units, <dtype>_flops_per_clock, clock_hz)",
             )
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
@@ -161,6 +181,7 @@ def _chip(name: str, table: object) -> Chip:
         capacity,
         node,
         node_link,
+        tuple(parts),
     )
 
 

@@ -21,7 +21,7 @@ import sympy as sp
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_ending_decimal, parse_positive
 
-__all__ = ["PARTS", "PeakParts", "read_peak_parts"]
+__all__ = ["PARTS", "PeakParts", "read_parts", "read_peak_parts"]
 
 PARTS = ("units", "flops_per_clock", "clock")
 """The parts, in the order of the product."""
@@ -50,11 +50,12 @@ class PeakParts:
         return fmt_ending_decimal(self.peak) or str(self.peak)
 
 
-def read_peak_parts(text: str, flag: str = "--peak-from") -> PeakParts:
-    """The three parts of ``units=…,flops_per_clock=…,clock=…`` and their product.
+def read_parts(text: str, flag: str = "--peak-from") -> dict[str, sp.Rational]:
+    """The parts given in ``units=…,flops_per_clock=…[,clock=…]``, each exact (some may be
+    missing: :func:`read_peak_parts` asks for all three).
 
     Raises:
-        ProblemError: a part missing, unknown or twice, or a value not positive (naming ``flag``).
+        ProblemError: a part unknown or twice, or a value not positive (naming ``flag``).
     """
     where = f"{flag} {text!r}"
     values: dict[str, sp.Rational] = {}
@@ -70,10 +71,20 @@ def read_peak_parts(text: str, flag: str = "--peak-from") -> PeakParts:
             if found is not None and found.group(2):
                 value, scale = found.group(1), _HERTZ[found.group(2).lower()]
         values[name] = parse_positive(value, f"{where}: {name}") * scale
+    return values
+
+
+def read_peak_parts(text: str, flag: str = "--peak-from") -> PeakParts:
+    """The three parts of ``units=…,flops_per_clock=…,clock=…`` and their product.
+
+    Raises:
+        ProblemError: a part missing, unknown or twice, or a value not positive (naming ``flag``).
+    """
+    values = read_parts(text, flag)
     missing = [name for name in PARTS if name not in values]
     if missing:
         raise ProblemError(
-            where, f"give {', '.join(missing)} too (units × flops_per_clock × clock)"
+            f"{flag} {text!r}", f"give {', '.join(missing)} too (units × flops_per_clock × clock)"
         )
     units, per_clock, clock = (values[name] for name in PARTS)
     return PeakParts(units, per_clock, clock, units * per_clock * clock, str(text).strip())
