@@ -397,3 +397,24 @@ def test_scaling_book_is_named_and_derive_keeps_the_ring():
         "9e10"
     )
     assert book.comms.of("dp") == ring.comms.of("dp")  # the bytes sent are the ring's in both
+
+
+def test_scaling_book_activation_count_per_layer():
+    """The book's count: ~20 saved nodes of B·T·D per layer in bf16 without remat, ~7 keeping
+    the big matmuls' outputs, the layer input with block remat; computed here from S, b, d."""
+    s, d = 4096, 8192  # llama-3-70b's width
+    for recompute, nodes in (("none", 20), ("selective", 7), ("full", 1)):
+        for tp in (1, 4):
+            run = solve_training(
+                "llama-3-70b",
+                chip="h100",
+                dp=8,
+                tp=tp,
+                batch_tokens=8 * 4096 * 8,
+                seq=s,
+                convention="scaling-book",
+                recompute=recompute,
+            )
+            per_layer = Fraction(str(run.analysis.memory.activations_per_layer))
+            split = tp if recompute != "full" else 1  # block remat keeps the whole layer input
+            assert per_layer == Fraction(2 * nodes * s * 1 * d, split), (recompute, tp)

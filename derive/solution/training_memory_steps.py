@@ -290,8 +290,13 @@ def activations_step(a: TrainingAnalysis) -> Step:
     model = p.transformer
     if model is None:
         return _sized_activations_step()
+    book = p.convention == "scaling-book" and p.recompute is not Recompute.FULL
     table: list[tuple] = [
-        ("tensor kept (one layer, one micro-batch)", "Korthikanti et al.", "bytes per device")
+        (
+            "tensor kept (one layer, one micro-batch)",
+            "Scaling Book" if book else "Korthikanti et al.",
+            "bytes per device",
+        )
     ]
     for term, value in a.terms:
         table.append(
@@ -319,8 +324,16 @@ def activations_step(a: TrainingAnalysis) -> Step:
         )
     if p.convention != "derive":
         reason += f" Convention {p.convention}: {CONVENTIONS[p.convention]}."
+    book_note = (
+        "The Scaling Book's count (Austin et al., “How to Scale Your Model”, Transformer math, "
+        "“Gradient checkpointing”): about 20 saved intermediate nodes of B·T·d per layer without "
+        "remat, about 7 when only the big matmuls' outputs are kept (selective here), 2 bytes "
+        "each in bf16, split over tp · cp; the embedding, the logits and the loss are not counted."
+    )
     notes = [
-        rich(
+        rich(book_note)
+        if book
+        else rich(
             "Terms of Korthikanti et al. (2022), “Reducing Activation Recomputation in Large Transformer Models”, §4.1, for this "
             "model's layer: h query and h_kv KV heads of d_h, an MLP of width f"
             + (

@@ -63,7 +63,9 @@ CONVENTIONS: dict[str, str] = {
     "all-gather or a reduce-scatter of V bytes V/W and an all-reduce 2V/W, W the "
     "bidirectional bandwidth (2 x the one-way link) summed over the axes a group spans "
     "(n_axes x W); DP and FSDP gradient traffic in the backward pass (FSDP also gathers in the "
-    "forward), so the critical batch per chip is C/W; derive's state and activations",
+    "forward), so the critical batch per chip is C/W; derive's state; the book's activation "
+    "count: about 20 nodes of B·T·d per layer in bf16 without remat, 7 keeping the big "
+    "matmuls' outputs (selective), the layer input with block remat (full)",
 }
 """The conventions ``--convention`` names, each with its source."""
 

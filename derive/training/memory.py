@@ -135,6 +135,8 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
         share = (tp if p.sequence_parallel else sp.Integer(1)) * p.cp
         per = ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model") / share
         return ((full, kept * per),)
+    if p.convention == "scaling-book":
+        return (_book_term(p),)
     out = []
     elements = _elements_per_token(p)
     for term in TERMS:
@@ -146,6 +148,29 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
         split *= p.cp  # context parallelism: S/cp tokens per rank (queries against all S keys)
         out.append((term, term.width * p.seq * p.micro_batch * elements[term.name] / split))
     return tuple(out)
+
+
+BOOK_NODES = {"none": 20, "selective": 7}
+"""The Scaling Book's activation count per layer (Austin et al., "How to Scale Your Model",
+Transformer math, "Gradient checkpointing"): about 20 saved intermediate nodes of B·T·D per
+layer without remat, about 7 when only the big matmuls' outputs are saved (derive's
+``selective``); block remat (``full``) keeps the layer input, as derive's own count does."""
+
+
+def _book_term(p: TrainingProblem) -> tuple[ActivationTerm, sp.Expr]:
+    """``--convention scaling-book``: k·(2 bytes)·S·b·d per layer and micro-batch (k = 20, or
+    7 with selective recomputation), over the ranks that split the tokens and the width
+    (tp · cp): the book counts nodes, not tensors, so no per-term split is kept."""
+    assert p.recompute is not Recompute.FULL
+    nodes = BOOK_NODES[p.recompute.value]
+    term = ActivationTerm(
+        f"the Scaling Book's {nodes} nodes of B·T·D per layer",
+        f"{2 * nodes}sbh",
+        ACTIVATION_BYTES,
+        Where.SPLIT,
+    )
+    width = ACTIVATION_BYTES * nodes * p.seq * p.micro_batch * p.arch("d_model")
+    return term, width / (sp.Integer(p.tp) * p.cp)
 
 
 @dataclass(frozen=True)
