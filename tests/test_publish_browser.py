@@ -117,6 +117,8 @@ def test_handout_right_and_wrong_offline(browser, tmp_path):
         page.set_viewport_size({"width": 390, "height": 844})
         page.screenshot(path=str(SHOTS / "publish-390.png"), full_page=True)
         timings = page.evaluate("window.deriveTimings")
+        # published with its Pyodide and Node here: the first visit boots from the shipped bytecode
+        assert timings["bytecode_shipped"] is True and timings["bytecode_used"] is True
         # the worker keeps its compiled bytecode once idle; a second visit boots from it
         page.wait_for_function("window.deriveTimings.bytecode_kept", timeout=BOOT_SECONDS * 1000)
         page.set_viewport_size({"width": 1280, "height": 900})

@@ -157,22 +157,27 @@ def bytecode_zip(folder: str) -> bytes:
     Python zip) and unpacks them before importing on the next visit. Unpacking gives the
     sources a new mtime, so each file is marked as checked by nothing (the flags of an
     unchecked hash-based pyc, PEP 552): under its key, the sources cannot change.
+
+    The zip is deterministic (``derive publish --pyodide`` ships it): entries sorted, a fixed
+    date, and the pyc's source-hash field zeroed (never checked under these flags).
     """
     import io
     import os
     import zipfile
 
+    paths = []
+    for root, _dirs, files in os.walk(folder):
+        paths += [os.path.join(root, name) for name in files if name.endswith(".pyc")]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for root, _dirs, files in sorted(os.walk(folder)):
-            for name in sorted(files):
-                if not name.endswith(".pyc"):
-                    continue
-                path = os.path.join(root, name)
-                with open(path, "rb") as fh:
-                    data = bytearray(fh.read())
-                data[4:8] = (1).to_bytes(4, "little")  # hash-based, source never checked
-                archive.writestr(os.path.relpath(path, folder), bytes(data))
+        for path in sorted(paths):
+            with open(path, "rb") as fh:
+                data = bytearray(fh.read())
+            data[4:8] = (1).to_bytes(4, "little")  # hash-based, source never checked
+            data[8:16] = bytes(8)  # the hash field: unchecked, so zero (deterministic)
+            info = zipfile.ZipInfo(os.path.relpath(path, folder), date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, bytes(data))
     return buffer.getvalue()
 
 

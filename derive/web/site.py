@@ -13,7 +13,11 @@ The site is the workbook ``derive serve`` shows, with its answers judged in the 
 * ``python/derive-site.zip`` (derive, sympy and the rest, :mod:`derive.web.pack`) and
   ``python/set.json`` (the set as data, :func:`~derive.web.in_browser.set_json`);
 * ``pyodide/`` — the Pyodide runtime when published with ``--pyodide PATH``; without it the
-  worker loads the pinned release from :data:`PYODIDE_CDN`.
+  worker loads the pinned release from :data:`PYODIDE_CDN`;
+* ``python/derive-bytecode.zip`` — with ``--pyodide`` and Node on the PATH, the site's Python
+  compiled by that Pyodide (:func:`compiled_bytecode`), so a first visit boots without
+  compiling sympy and derive in the browser; without Node the page compiles them on its first
+  visit and keeps the bytecode for the next.
 
 Everything is built in memory before a byte is written, and the folder is replaced whole.
 """
@@ -154,6 +158,45 @@ def _api_files(book: Workbook) -> dict[str, bytes]:
     return files
 
 
+BYTECODE = "python/derive-bytecode.zip"
+"""The site's Python compiled by its Pyodide (published with ``--pyodide`` and Node)."""
+
+
+def compiled_bytecode(packed: bytes, set_text: bytes, pyodide: dict[str, Path]) -> bytes | None:
+    """The bytecode of ``packed`` as the site's Pyodide compiles it, or None without Node.
+
+    Boots the judge under Node as the page's worker does (``node/compile-bytecode.mjs``),
+    warms and checks every problem so each module the judge imports compiles, and returns
+    :func:`derive.web.in_browser.bytecode_zip` (deterministic). A failure to compile is
+    not a failure to publish: the page then compiles on its first visit.
+    """
+    import os
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        return None
+    runtime = Path(pyodide["pyodide/pyodide.mjs"]).parent
+    script = resources.files("derive.web").joinpath("node/compile-bytecode.mjs").read_bytes()
+    with tempfile.TemporaryDirectory(prefix="derive-bytecode-") as tmp:
+        folder = Path(tmp)
+        (folder / "publish-worker.mjs").write_bytes(_static("publish-worker.mjs"))
+        (folder / "compile-bytecode.mjs").write_bytes(script)
+        (folder / "site.zip").write_bytes(packed)
+        (folder / "set.json").write_bytes(set_text)
+        out = folder / "bytecode.zip"
+        argv = [node, str(folder / "compile-bytecode.mjs"), str(folder / "publish-worker.mjs")]
+        argv += [str(runtime), str(folder / "site.zip"), str(folder / "set.json"), str(out)]
+        try:
+            subprocess.run(  # noqa: S603 - our own script, our own files: no user text
+                argv, check=True, capture_output=True, timeout=600, env={**os.environ}
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return out.read_bytes() if out.is_file() else None
+
+
 def build_site(
     source: SetSource,
     pset: ProblemSet,
@@ -171,18 +214,22 @@ def build_site(
         timeout: the time limit of one check in seconds, enforced by the page.
     """
     packed = python_zip()
+    set_text = set_json(source, pset, not book.show_expected).encode("utf-8")
+    bytecode = compiled_bytecode(packed, set_text, pyodide) if pyodide else None
     settings = {
         "pyodide": "pyodide/" if pyodide else PYODIDE_CDN,
         "python_sha256": hashlib.sha256(packed).hexdigest(),
         "pyodide_version": PYODIDE_VERSION,
         "timeout_s": timeout,
         "title": book.title,
+        "bytecode": BYTECODE if bytecode is not None else None,
     }
     files = {
         "index.html": _page_html(settings),
         MARKER: f"derive publish: {book.title}\n".encode(),
         "python/derive-site.zip": packed,
-        "python/set.json": set_json(source, pset, not book.show_expected).encode("utf-8"),
+        "python/set.json": set_text,
+        **({BYTECODE: bytecode} if bytecode is not None else {}),
         **{f"static/{name}": _static(name) for name in _STATIC_PAGE_FILES},
         **_katex(),
         **_api_files(book),

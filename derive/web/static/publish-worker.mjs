@@ -68,8 +68,19 @@ async function bootInWorker(settings) {
     }),
     keptBytecode(key),
   ]);
-  const booted = await bootJudge(loadPyodide, runtime, new Uint8Array(zip), setText, bytecode);
-  return { ...booted, key, kept: !!bytecode };
+  // a site published with its Pyodide ships the bytecode compiled at publish time: a first
+  // visit boots from it too (nothing to keep afterwards, the browser caches the file)
+  let shipped = null;
+  if (!bytecode && settings.bytecode) {
+    try {
+      const r = await fetch(new URL(settings.bytecode, base));
+      shipped = r.ok ? new Uint8Array(await r.arrayBuffer()) : null;
+    } catch (e) {
+      shipped = null; // compile from sources, as a site without it does
+    }
+  }
+  const booted = await bootJudge(loadPyodide, runtime, new Uint8Array(zip), setText, bytecode || shipped);
+  return { ...booted, key, kept: !!(bytecode || shipped), shipped: !!shipped };
 }
 
 if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope) {
@@ -110,7 +121,7 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
         self.postMessage({ type: "failed", error: String(e && e.message ? e.message : e) });
         return;
       }
-      self.postMessage({ type: "ready", ms: performance.now() - started, kept: booted.kept });
+      self.postMessage({ type: "ready", ms: performance.now() - started, kept: booted.kept, shipped: booted.shipped });
       waiting.forEach(answer);
       waiting = [];
       warmList = message.first ? [message.first] : [];

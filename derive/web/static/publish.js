@@ -46,6 +46,8 @@
         ready = true;
         timings.boot_ms = performance.now() - started;
         timings.bytecode_used = !!m.kept;
+        timings.bytecode_shipped = !!m.shipped; // compiled at publish time (--pyodide, Node)
+        if (m.shipped) timings.bytecode_kept = true; // the site's file: the next visit has it too
         status(`The checker is ready: answers are checked in this browser (loaded in ${(timings.boot_ms / 1000).toFixed(1)} s).`);
         pump();
       } else if (m.type === "kept") {
@@ -76,7 +78,7 @@
     worker.postMessage({
       type: "boot",
       first: firstProblem(),
-      settings: { site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256 },
+      settings: { site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256, bytecode: settings.bytecode },
     });
   }
 
