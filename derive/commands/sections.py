@@ -93,7 +93,7 @@ def _clock_unknown(args: argparse.Namespace, text: str) -> argparse.Namespace:
         )
 
     def shown(value: object) -> str:
-        return fmt_ending_decimal(value) or str(value)  # type: ignore[arg-type]
+        return fmt_ending_decimal(value) or str(value)
 
     given = [
         *(getattr(args, "given", None) or ()),
