@@ -246,7 +246,7 @@ def test_tex_is_a_booktabs_fragment_with_escaped_strings():
     for table in out.split(r"\toprule")[1:]:  # every cell filled
         header, body = table.split(r"\midrule")[0].strip(), table.split(r"\midrule")[1]
         rows = body.split(r"\bottomrule")[0].strip().splitlines()
-        assert [row.split(" & ")[:2] for row in rows] == [["tpu-v5e", "bf16"]]
+        assert [row.split(" & ")[:2] for row in rows] == [["TPU v5e", "bf16"]]  # the paper's name
         assert all(row.endswith(r"\\") for row in rows)
         assert all(row.count(" & ") == header.count(" & ") for row in rows)
 

@@ -62,6 +62,13 @@ class Chip:
     parts: tuple[tuple[str, Figure], ...] = ()
     """The peak's parts where the whitepaper gives them (``units``, ``bf16_flops_per_clock``,
     ``clock_hz``): ``--peak-from chip`` multiplies them."""
+    short: str = ""
+    """The name a paper prints (``H100``, ``TPU v5e``; chips.toml ``short``, else the id)."""
+
+    @property
+    def display(self) -> str:
+        """The paper's name of the chip: ``short``, else its id."""
+        return self.short or self.name
 
     def peak_parts_text(self, dtype: str = "bf16") -> str | None:
         """``units=…,flops_per_clock=…,clock=…`` from the chip's rows (None without them).
@@ -142,7 +149,7 @@ def _chip(name: str, table: object) -> Chip:
     parts: list[tuple[str, Figure]] = []
     for key, raw in table.items():
         peak_key = _PEAK_KEY.match(key)
-        if key in ("title", "link_name"):
+        if key in ("title", "link_name", "short"):
             continue
         sparse_match = _SPARSE_KEY.match(key)
         if peak_key:
@@ -166,7 +173,7 @@ def _chip(name: str, table: object) -> Chip:
         else:
             raise ChipDataError(
                 f"chip {name!r} key {key!r}",
-                "unknown key (allowed: title, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s, units, <dtype>_flops_per_clock, clock_hz)",
+                "unknown key (allowed: title, short, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s, units, <dtype>_flops_per_clock, clock_hz)",
             )
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
@@ -182,6 +189,7 @@ def _chip(name: str, table: object) -> Chip:
         node,
         node_link,
         tuple(parts),
+        str(table.get("short", "")),
     )
 
 

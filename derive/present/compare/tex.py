@@ -271,7 +271,7 @@ def operator_groups(variable: str, ratios: list[Ratios] | None) -> tuple[ColumnG
     groups = [
         ColumnGroup("The chips' ceilings", ("peak (FLOP/s)", "HBM (B/s)", "ridge (FLOP/B)")),
         ColumnGroup(
-            f"Crossover {variable}* (rounded; exact with --format json) and the smallest compute-bound {variable}",
+            f"Crossover {variable}* (rounded) and the smallest compute-bound {variable}",
             (
                 f"crossover {variable}*",
                 f"min compute-bound {variable}",
@@ -349,6 +349,8 @@ def compare_tex(
     """The LaTeX fragment: a comment naming the problem, then one table per group, its
     columns planned for a line of ``line`` characters (:func:`_widths`), its status words
     explained (:data:`LEGEND`)."""
+    if cols and cols[0] == "chip":  # a paper names chips as their vendors do (H100, TPU v5e)
+        body = [[_chip_display(row[0]), *row[1:]] for row in body]
     return render(
         "compare.tex.j2",
         "tex",
@@ -356,6 +358,16 @@ def compare_tex(
         parts=parts,
         tables=tex_tables(cols, body, groups, line, LEGEND),
     )
+
+
+def _chip_display(cell: Cell) -> Cell:
+    """A chip's cell with its paper name (chips.toml ``short``); a chip given by its figures
+    alone keeps the text it has."""
+    from derive.problem.chips import load_chips
+
+    math, words = cell
+    chip = load_chips().get(words.strip().lower())
+    return (math, chip.display) if chip is not None else cell
 
 
 LEGEND: dict[str, dict[str, str]] = {
