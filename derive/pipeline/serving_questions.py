@@ -67,6 +67,6 @@ def serve_with_questions(
         return {**own, **as_known(answer_questions(rest, own))}
 
     value, answered = solve_setting(
-        questions, "B", step_at, range(1, MAX_BATCH + 1), bisect=True, what="step"
+        questions, "B", step_at, range(1, MAX_BATCH + 1), bisect=True, what="serving step"
     )
     return at(value), answered
