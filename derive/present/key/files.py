@@ -124,6 +124,29 @@ def _question_view(view: SolutionView, analysis: Analysis) -> _QuestionView:
     )
 
 
+KEY_TEMPLATES = ("solution", "steps", "fit", "key", "questions", "appendix", "standalone")
+"""The templates a key renders (those a solution imports included), by name without suffix."""
+
+
+def preload() -> None:
+    """Load in this process what a key's problems load on first use: the shipped chips, the
+    question sheets' formula reader and the key's templates. Worker processes forked after
+    it share this one copy instead of each loading its own (benchmarks/README.md); output
+    does not depend on it."""
+    from derive.formula import parse_formula  # noqa: F401  the sheets' withholding reads with it
+    from derive.present.formats import templated_formats
+    from derive.present.render import environment
+    from derive.problem.chips import load_chips
+    from derive.resources import resource_dir
+
+    load_chips()
+    folder = resource_dir("templates")
+    for fmt in templated_formats():
+        for name in KEY_TEMPLATES:
+            if (folder / (name + fmt.template_suffix)).is_file():
+                environment(fmt.name).get_template(name + fmt.template_suffix)
+
+
 @dataclass(frozen=True)
 class ProblemPart:
     """One problem of a key, derived and rendered: what a worker process sends back.
