@@ -17,7 +17,6 @@ from derive import __version__
 from derive.analysis.analyse import Analysis
 from derive.catalogue import ProblemKind, phrases
 from derive.figures import TIKZ_PACKAGES, TIKZ_PREAMBLE
-from derive.model.phase import PhaseAnalysis
 from derive.present.key.figures import (
     Figure,
     Placement,
@@ -210,11 +209,15 @@ def key_files(
     problems, and the problems of givens and equations alone make the last chapter.
     """
     chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
-    steps = [  # the serving steps, on their chips' rooflines
-        serving_placement(entry.id, model.analysis.problem, model.phase)
-        for entry, model in zip(pset.models, models)
-        if isinstance(model.phase, PhaseAnalysis)  # a crossover alone times no step to place
-    ]
+    steps = []
+    if models:  # the model modules load only for a set with models
+        from derive.model.phase import PhaseAnalysis
+
+        steps = [  # the serving steps, on their chips' rooflines
+            serving_placement(entry.id, model.analysis.problem, model.phase)
+            for entry, model in zip(pset.models, models)
+            if isinstance(model.phase, PhaseAnalysis)  # a crossover alone times no step to place
+        ]
     figures = roofline_figures(
         stem,
         [part.placement for part in parts if part.placement is not None]
