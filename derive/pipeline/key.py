@@ -16,7 +16,7 @@ from derive.errors import DeriveError, ProblemError
 from derive.pipeline import CommsDerivation, analyse_spec, derive_spec
 from derive.present.key.comms import comms_part
 from derive.present.key.figures import plot_figure
-from derive.present.key.files import ProblemPart, key_files, problem_part
+from derive.present.key.files import ProblemPart, key_files, preload, problem_part
 from derive.present.key.names import safe_name
 from derive.problem.sets.errors import in_file_terms, raise_collected
 from derive.problem.sets.problem_set import ProblemSet
@@ -249,6 +249,7 @@ def build_key(
     """
     stem = safe_name(stem)
     registry = registry or set_registry(pset, trust=True)
+    preload()  # once here rather than once in each worker
     built = run_each(
         partial(_build_problem, pset, stem, registry),
         len(pset.problems),

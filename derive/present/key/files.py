@@ -17,7 +17,6 @@ from derive import __version__
 from derive.analysis.analyse import Analysis
 from derive.catalogue import ProblemKind, phrases
 from derive.figures import TIKZ_PACKAGES, TIKZ_PREAMBLE
-from derive.model.phase import PhaseAnalysis
 from derive.present.key.figures import (
     Figure,
     Placement,
@@ -125,6 +124,29 @@ def _question_view(view: SolutionView, analysis: Analysis) -> _QuestionView:
     )
 
 
+KEY_TEMPLATES = ("solution", "steps", "fit", "key", "questions", "appendix", "standalone")
+"""The templates a key renders (those a solution imports included), by name without suffix."""
+
+
+def preload() -> None:
+    """Load in this process what a key's problems load on first use: the shipped chips, the
+    question sheets' formula reader and the key's templates. Worker processes forked after
+    it share this one copy instead of each loading its own (benchmarks/README.md); output
+    does not depend on it."""
+    from derive.formula import parse_formula  # noqa: F401  the sheets' withholding reads with it
+    from derive.present.formats import templated_formats
+    from derive.present.render import environment
+    from derive.problem.chips import load_chips
+    from derive.resources import resource_dir
+
+    load_chips()
+    folder = resource_dir("templates")
+    for fmt in templated_formats():
+        for name in KEY_TEMPLATES:
+            if (folder / (name + fmt.template_suffix)).is_file():
+                environment(fmt.name).get_template(name + fmt.template_suffix)
+
+
 @dataclass(frozen=True)
 class ProblemPart:
     """One problem of a key, derived and rendered: what a worker process sends back.
@@ -190,11 +212,15 @@ def key_files(
     the set's budgets and what-ifs (``natives``, solved).
     """
     chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
-    steps = [  # the serving steps, on their chips' rooflines
-        serving_placement(entry.id, model.analysis.problem, model.phase)
-        for entry, model in zip(pset.models, models)
-        if isinstance(model.phase, PhaseAnalysis)  # a crossover alone times no step to place
-    ]
+    steps = []
+    if models:  # the model modules load only for a set with models
+        from derive.model.phase import PhaseAnalysis
+
+        steps = [  # the serving steps, on their chips' rooflines
+            serving_placement(entry.id, model.analysis.problem, model.phase)
+            for entry, model in zip(pset.models, models)
+            if isinstance(model.phase, PhaseAnalysis)  # a crossover alone times no step to place
+        ]
     figures = roofline_figures(
         stem,
         [part.placement for part in parts if part.placement is not None]
