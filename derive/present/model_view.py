@@ -11,7 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.catalogue import ProblemKind, phrase_of
-from derive.formula.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
 from derive.model.sized import SizedModel
@@ -55,8 +55,15 @@ def _given_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str], ...]:
         else:
             n = NOTATION[s.name]
             meaning = n.meaning + (f" (config: {config[s.name]})" if s.name in config else "")
-            rows.append((n.latex, meaning, tex(v)))
+            rows.append((n.latex, meaning, _given_value(v)))
     return tuple(rows)
+
+
+def _given_value(value: sp.Expr) -> str:
+    """A given as its reader wrote it: a decimal that ends prints as one (a price of 2.49,
+    not 249/100); an integer or a fraction that never ends prints exactly."""
+    ending = fmt_ending_decimal(value) if value.is_Rational and not value.is_Integer else None
+    return tex_text_number(ending) if ending is not None else tex(value)
 
 
 def _hardware_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str, str], ...]:

@@ -143,6 +143,12 @@ def model_chapter(
         asks = tuple(k for k in model_ask(entry) if k in ASK_PHRASES) or tuple(
             q.key for q in shown_quantities(a) if q.key in ASK_PHRASES
         )
+        # the sheet asks what the teacher asked: the model quantities a serving step or a
+        # training run shows on the way (the weights' bytes, the parameters) are steps of
+        # the key and figures of its glance, not questions of their own
+        sheet_asks = (
+            tuple(k for k in asks if k in entry.ask) if part is not None and entry.ask else asks
+        )
         questions.append(
             {
                 "title": entry.title,
@@ -151,7 +157,7 @@ def model_chapter(
                 + (f"\n**{label}.** {part.given}\n" if part is not None else ""),
                 "model_tex": model_latex(a, entry.title, entry.text, givens_only=True)
                 + (f"\n\\paragraph{{{label}.}} {part.given_tex}\n" if part is not None else ""),
-                "asks": tuple(ASK_PHRASES[k] for k in asks)
+                "asks": tuple(ASK_PHRASES[k] for k in sheet_asks)
                 + (part.asks if part is not None else ()),
             }
         )

@@ -55,10 +55,10 @@ def root(context, missing=missing):
         yield '\\subsection{'
         yield str(t_3((undefined(name='title') if l_0_title is missing else l_0_title)))
         yield '}\n'
-        if (undefined(name='text') if l_0_text is missing else l_0_text):
-            pass
-            yield str(t_3((undefined(name='text') if l_0_text is missing else l_0_text)))
-            yield '\n\n'
+    if (undefined(name='text') if l_0_text is missing else l_0_text):
+        pass
+        yield str(t_3((undefined(name='text') if l_0_text is missing else l_0_text)))
+        yield '\n\n'
     if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'):
         pass
         yield str(t_2(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'))))
@@ -162,4 +162,4 @@ def root(context, missing=missing):
         l_1_v = missing
 
 blocks = {}
-debug_info = '2=51&3=53&4=56&5=58&6=60&10=62&11=64&14=67&18=92&23=96&24=100&29=109&36=112&37=115&44=126&45=129&46=132&48=134&50=138&52=149&54=153&56=156&58=160'
+debug_info = '2=51&3=53&4=56&6=58&7=60&10=62&11=64&14=67&18=92&23=96&24=100&29=109&36=112&37=115&44=126&45=129&46=132&48=134&50=138&52=149&54=153&56=156&58=160'
