@@ -76,3 +76,15 @@ def test_the_sheet_and_the_key_compile(sheet: Path) -> None:
                 cwd=sheet, capture_output=True, text=True, timeout=300,
             )  # fmt: skip
             assert run.returncode == 0, run.stdout[-2000:]
+
+
+def test_a_models_givens_table_is_printed_once(sheet: Path) -> None:
+    """Problems 2-4 are on Qwen2-7B: the first prints the 13-row table, the later ones refer
+    to it and print only their own rows (the batch, the context, the price), in the sheet and
+    in the key, in Markdown and in LaTeX (issue 33 item 8)."""
+    for name in ("graded-questions.md", "graded-questions.tex", "graded.md", "graded.tex"):
+        text = (sheet / name).read_text(encoding="utf-8")
+        # the table's rows read from the config (Llama 3 8B's are not), once
+        assert text.count("(config: hidden") == 1, name
+        assert text.count("(config: vocab") == 1, name
+        assert text.count("those of the table of Problem 2") == 2, name
