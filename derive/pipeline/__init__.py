@@ -3,7 +3,7 @@
 >>> d = solve("matmul", dtypes=("bf16", "Y=int8"), chip="tpu-v5e", regime="B << D, F")
 >>> d.crossover_regime.min_compute_bound
 121
->>> d.intensity_regime, d.ridge
+>>> d.intensity_regime.exact, d.ridge.exact
 (2*B, 9850/41)
 >>> d
 <Derivation matmul (X bf16, Y int8, Z bf16) on tpu-v5e: compute-bound for B ≥ 121 (crossover at leading order 4925/41 ≈ 120.12)>

@@ -5,12 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-import sympy as sp
-
 from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.declare.operator import Operator
-from derive.pipeline.kinds.surface import Worked
+from derive.pipeline.kinds.surface import Worked, quantity
 from derive.present.formats import Document
 from derive.problem.binding import ProblemSpec
 
@@ -39,10 +37,7 @@ class CommsDerivation(Worked):
         """An operator problem."""
         return ProblemKind.OPERATOR
 
-    @property
-    def t_comms(self) -> sp.Expr:
-        """The time on the link, T_comms (also the step's T_lower and T_upper)."""
-        return self.analysis.time
+    t_comms = quantity(q.T_COMMS, "The time on the link, T_comms (also T_lower and T_upper)")
 
     def __repr__(self) -> str:
         problem = self.analysis.problem
@@ -70,6 +65,12 @@ class CommsDerivation(Worked):
 
     def _rows(self) -> tuple[Quantity, ...]:
         return self.ROWS
+
+    def _exact_roots(self) -> tuple[object, ...]:
+        """Its time on the link, where the catalogue's rows read it (a formula while a dim
+        is unbound)."""
+        time = self.analysis.time
+        return ({"network": {"t_comms": time}, "t_lower": time, "t_upper": time},)
 
     def _report(self) -> dict:
         """Its JSON, with T_comms also where an operator's sits (``network.t_comms``): the

@@ -19,8 +19,9 @@ training run's, …) derives from :class:`Shown`, which gives it
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 from types import MappingProxyType
@@ -36,18 +37,31 @@ from derive.present.formats import Document, render
 if TYPE_CHECKING:
     from derive.questions.records import Questions
 
-__all__ = ["Exact", "Shown", "Value", "Worked", "exact_of_json", "rows_valued_in"]
+__all__ = ["Exact", "Shown", "Value", "Worked", "exact_of_json", "quantity", "rows_valued_in"]
 
 Exact: TypeAlias = sp.Basic | bool | str
 """An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
 
+_BY_NAME = {row.name: row for row in QUANTITIES}
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
 _MISSING = object()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Value:
     """One quantity of a derivation: its catalogue name, its exact value and its unit.
+
+    It stands in for its exact value where a sympy value was expected (an operator's
+    ``d.t_lower`` was one): ``sympy.sympify`` takes it (``_sympy_``), arithmetic,
+    comparisons, ``float``, ``int``, ``str`` and ``format`` act on ``exact``, it equals its
+    exact value, and any other public attribute is the exact value's (``d.intensity.subs``,
+    ``d.t_mem.free_symbols``). ``repr`` names it with its unit; Jupyter shows it in LaTeX.
+
+    >>> v = Value("t_lower", sp.Rational(1, 989), "s")
+    >>> v, v.exact, str(v), 2 * v, v < 1, float(v) == 1 / 989
+    (<t_lower = 1/989 s>, 1/989, '1/989', 2/989, True, True)
+    >>> sp.sympify(v) == v == sp.Rational(1, 989)
+    True
 
     Attributes:
         name: the catalogue row's name (``params``, ``t_lower``).
@@ -63,8 +77,91 @@ class Value:
         unit = f" {self.unit}" if self.unit else ""
         return f"<{self.name} = {self.exact}{unit}>"
 
+    def __str__(self) -> str:
+        return str(self.exact)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.exact, spec)
+
     def __float__(self) -> float:
         return float(self.exact)  # only a number converts
+
+    def __int__(self) -> int:
+        return int(self.exact)  # type: ignore[arg-type]  # only a number converts
+
+    def __bool__(self) -> bool:
+        return bool(self.exact)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Value):
+            return (self.name, self.exact, self.unit) == (other.name, other.exact, other.unit)
+        return bool(self.exact == other)
+
+    def __hash__(self) -> int:
+        return hash(self.exact)
+
+    def _sympy_(self) -> sp.Basic:
+        if isinstance(self.exact, str):  # a word (a status) is no sympy value
+            raise sp.SympifyError(self.exact)
+        return sp.sympify(self.exact)
+
+    def _latex(self, printer: Any) -> str:
+        return str(printer._print(self._sympy_()))
+
+    def _repr_latex_(self) -> str:
+        from derive.solution.notation import tex
+
+        row = _BY_NAME.get(self.name)
+        symbol = row.latex if row is not None and row.latex else rf"\text{{{self.name}}}"
+        exact = rf"\text{{{self.exact}}}" if isinstance(self.exact, str | bool) else tex(self.exact)
+        unit = rf"\ \text{{{self.unit}}}" if self.unit else ""
+        return f"${symbol} = {exact}{unit}$"
+
+    def __getattr__(self, name: str) -> Any:
+        """Any other public attribute is the exact value's (``.subs``, ``.free_symbols``)."""
+        if name.startswith("_") or name in ("name", "exact", "unit"):
+            raise AttributeError(name)  # a field not yet set (unpickling) is never looked up
+        return getattr(self.exact, name)
+
+
+def _plain(value: object) -> object:
+    """The exact value of a :class:`Value`, anything else as it is."""
+    return value.exact if isinstance(value, Value) else value
+
+
+def _forward(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[..., Any]:
+    if reflected:
+        return lambda self, other: op(_plain(other), self.exact)
+    return lambda self, other: op(self.exact, _plain(other))
+
+
+for _name, _op in {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
+    "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
+    "pow": operator.pow,
+}.items():  # fmt: skip
+    setattr(Value, f"__{_name}__", _forward(_op))
+    setattr(Value, f"__r{_name}__", _forward(_op, reflected=True))
+for _name, _op in {
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}.items():
+    setattr(Value, f"__{_name}__", _forward(_op))
+for _name, _unary in {"neg": operator.neg, "pos": operator.pos, "abs": operator.abs}.items():
+    setattr(Value, f"__{_name}__", lambda self, op=_unary: op(self.exact))
+
+
+def quantity(row: Quantity, doc: str) -> property:
+    """A record's attribute for one catalogue quantity: its :class:`Value` from
+    :meth:`Shown.values` (the one path every surface reads), None where it has none (a time
+    while a dim is unbound)."""
+
+    def get(self: Shown) -> Value | None:
+        return self.values().get(row)
+
+    return property(get, doc=f"{doc} (a :class:`Value`; None where it has none).")
 
 
 def rows_valued_in(kind: ProblemKind) -> tuple[Quantity, ...]:
@@ -98,7 +195,10 @@ def _walk_json(report: Mapping[str, Any], path: tuple[str, ...]) -> object:
 
 
 def _own_attribute(obj: object, key: str) -> object:
-    """``obj.key`` when it is a field or a declared attribute (never a quantity looked up)."""
+    """``obj.key`` when it is a field, a declared attribute or a mapping's key (never a
+    quantity looked up)."""
+    if isinstance(obj, Mapping):
+        return obj.get(key, _MISSING)
     declared = is_dataclass(obj) and key in {f.name for f in fields(obj)}
     if declared or hasattr(type(obj), key):
         return getattr(obj, key)
