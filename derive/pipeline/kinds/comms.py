@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.declare.operator import Operator
-from derive.pipeline.kinds.surface import Worked, quantity
+from derive.pipeline.kinds.surface import Worked, quantity, short_repr
 from derive.present.formats import Document
 from derive.problem.binding import ProblemSpec
 
@@ -41,7 +41,7 @@ class CommsDerivation(Worked):
 
     def __repr__(self) -> str:
         problem = self.analysis.problem
-        return (
+        return short_repr(
             f"<CommsDerivation {problem.operator.name} on {problem.hardware_name}: "
             f"link-bound, T_comms = {self.analysis.time}>"
         )

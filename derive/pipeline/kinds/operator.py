@@ -17,7 +17,7 @@ from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.questions import (
     _with_questions_json,
 )
-from derive.pipeline.kinds.surface import Worked, quantity
+from derive.pipeline.kinds.surface import Worked, quantity, short_repr
 from derive.present.formats import Document
 from derive.present.view import solution_document
 from derive.problem.binding import ProblemSpec, bind
@@ -72,7 +72,7 @@ class Derivation(Worked):
         dtypes = ", ".join(f"{name} {dtype.name}" for name, dtype in problem.dtypes)
         crossover, leading = self.analysis.headline
         verdict = verdict_text(crossover, self.analysis.memory.ridge, leading=leading)
-        return (
+        return short_repr(
             f"<Derivation {problem.operator.name} ({dtypes}) on {problem.hardware_name}: {verdict}>"
         )
 

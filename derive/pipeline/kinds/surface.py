@@ -37,7 +37,16 @@ from derive.present.formats import Document, render
 if TYPE_CHECKING:
     from derive.questions.records import Questions
 
-__all__ = ["Exact", "Shown", "Value", "Worked", "exact_of_json", "quantity", "rows_valued_in"]
+__all__ = [
+    "Exact",
+    "Shown",
+    "Value",
+    "Worked",
+    "exact_of_json",
+    "quantity",
+    "rows_valued_in",
+    "short_repr",
+]
 
 Exact: TypeAlias = sp.Basic | bool | str
 """An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
@@ -322,7 +331,17 @@ class Shown:
         return ", ".join(f"{v.name} = {_short(v)}" for v in shown) or "no quantities"
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {self._headline()}>"
+        return short_repr(f"<{type(self).__name__}: {self._headline()}>")
+
+
+REPR_LIMIT = 200
+"""A result's ``repr`` is one line shorter than this (its worked solution is the long view)."""
+
+
+def short_repr(text: str) -> str:
+    """``text`` on one line, cut to fewer than :data:`REPR_LIMIT` characters (``…>``)."""
+    line = " ".join(text.split())
+    return line if len(line) < REPR_LIMIT else f"{line[: REPR_LIMIT - 3]}…>"
 
 
 def _busy(record: Shown) -> bool:
