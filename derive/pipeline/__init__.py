@@ -238,14 +238,14 @@ def solve(
         d = derive_comms(spec, operator)
     elif isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
-        d = Derivation(analysis, build_solution(analysis), spec)
+        d = Derivation(analysis, build_solution(analysis), spec=spec)
     else:
         names = tuple(str(path) for path in operators)
         derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
         if isinstance(derivation, CommsDerivation):
             d = replace(derivation, operators=names)
         else:
-            d = Derivation(derivation.analysis, derivation.solution, spec, names)
+            d = Derivation(derivation.analysis, derivation.solution, spec=spec, operators=names)
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
         return d

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from derive.analysis.analyse import Analysis, analyse
 from derive.analysis.crossover.records import Crossover
@@ -13,11 +13,9 @@ from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.declare.registry import Registry
 from derive.pipeline.kinds.comms import CommsDerivation, derive_comms
+from derive.pipeline.kinds.operator_record import OperatorRecord
 from derive.pipeline.kinds.protocol import Problem
-from derive.pipeline.kinds.questions import (
-    _with_questions_json,
-)
-from derive.pipeline.kinds.surface import Worked, quantity, short_repr
+from derive.pipeline.kinds.surface import quantity, short_repr
 from derive.present.formats import Document
 from derive.present.view import solution_document
 from derive.problem.binding import ProblemSpec, bind
@@ -26,14 +24,11 @@ from derive.problem.sets.problem_set import ASK_KEYS
 from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
 
-if TYPE_CHECKING:
-    from derive.questions.records import Questions
-
 __all__ = ["Derivation", "OperatorKind", "analyse_spec", "derive_operator", "derive_spec"]
 
 
 @dataclass(frozen=True, repr=False)
-class Derivation(Worked):
+class Derivation(OperatorRecord):
     """A derived problem: the exact analysis and its worked solution.
 
     The quantities of ``derive solve --format json`` are attributes of the same name. One
@@ -49,17 +44,6 @@ class Derivation(Worked):
 
     analysis: Analysis
     solution: Solution
-    spec: ProblemSpec | None = None
-    """The problem as typed (what ``derive.check`` re-derives variants from)."""
-    operators: tuple[str, ...] = ()
-    """The operator files the problem's operator came from."""
-    questions: Questions | None = None
-    """Its given, defined and solved quantities (``given=``, ``define=``, ``equations=``)."""
-
-    @property
-    def kind(self) -> ProblemKind:
-        """An operator problem (``derive.check`` takes a derivation as its problem)."""
-        return ProblemKind.OPERATOR
 
     def _exact_roots(self) -> tuple[object, ...]:
         """The analysis, and its memory roofline's values under their JSON names."""
@@ -107,11 +91,10 @@ class Derivation(Worked):
         """The worked solution as a document, for :func:`~derive.present.formats.render`."""
         return solution_document(self.solution, title, text, level)
 
-    def as_json(self) -> dict:
-        """The JSON object of ``derive solve --format json``."""
+    def _json(self) -> dict:
         from derive.present.json_export import to_json
 
-        return _with_questions_json(to_json(self.analysis), self.questions)
+        return to_json(self.analysis)
 
 
 def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
@@ -126,7 +109,7 @@ def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation | CommsDeri
     if only_communicates(operator):
         return derive_comms(spec, operator)
     analysis = analyse(bind(spec, operator))
-    return Derivation(analysis, build_solution(analysis), spec)
+    return Derivation(analysis, build_solution(analysis), spec=spec)
 
 
 def derive_operator(
@@ -143,7 +126,7 @@ def derive_operator(
     if only_communicates(operator):
         return replace(derive_comms(spec, operator), operators=names)
     analysis = operator_analysis(spec, names)
-    return Derivation(analysis, build_solution(analysis), spec, names)
+    return Derivation(analysis, build_solution(analysis), spec=spec, operators=names)
 
 
 @dataclass(frozen=True)
