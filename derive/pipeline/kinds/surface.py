@@ -112,7 +112,9 @@ class Value:
     def _sympy_(self) -> sp.Basic:
         if isinstance(self.exact, str):  # a word (a status) is no sympy value
             raise sp.SympifyError(self.exact)
-        return sp.sympify(self.exact)
+        if isinstance(self.exact, bool):
+            return sp.true if self.exact else sp.false
+        return self.exact
 
     def _latex(self, printer: Any) -> str:
         return str(printer._print(self._sympy_()))
