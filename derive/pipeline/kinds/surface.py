@@ -19,9 +19,8 @@ training run's, …) derives from :class:`Shown`, which gives it
 
 from __future__ import annotations
 
-import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 from types import MappingProxyType
@@ -96,7 +95,7 @@ class Value:
         return float(self.exact)  # only a number converts
 
     def __int__(self) -> int:
-        return int(self.exact)  # type: ignore[arg-type]  # only a number converts
+        return int(self.exact)  # only a number converts
 
     def __bool__(self) -> bool:
         return bool(self.exact)
@@ -128,6 +127,60 @@ class Value:
         unit = rf"\ \text{{{self.unit}}}" if self.unit else ""
         return f"${symbol} = {exact}{unit}$"
 
+    # Arithmetic and order act on the exact value (a sympy value, as ``d.t_lower`` was).
+    def __add__(self, other: object) -> Any:
+        return self._x + _plain(other)
+
+    def __radd__(self, other: object) -> Any:
+        return _plain(other) + self._x
+
+    def __sub__(self, other: object) -> Any:
+        return self._x - _plain(other)
+
+    def __rsub__(self, other: object) -> Any:
+        return _plain(other) - self._x
+
+    def __mul__(self, other: object) -> Any:
+        return self._x * _plain(other)
+
+    def __rmul__(self, other: object) -> Any:
+        return _plain(other) * self._x
+
+    def __truediv__(self, other: object) -> Any:
+        return self._x / _plain(other)
+
+    def __rtruediv__(self, other: object) -> Any:
+        return _plain(other) / self._x
+
+    def __pow__(self, other: object) -> Any:
+        return self._x ** _plain(other)
+
+    def __rpow__(self, other: object) -> Any:
+        return _plain(other) ** self._x
+
+    def __neg__(self) -> Any:
+        return -self._x
+
+    def __abs__(self) -> Any:
+        return abs(self._x)
+
+    def __lt__(self, other: object) -> Any:
+        return self._x < _plain(other)
+
+    def __le__(self, other: object) -> Any:
+        return self._x <= _plain(other)
+
+    def __gt__(self, other: object) -> Any:
+        return self._x > _plain(other)
+
+    def __ge__(self, other: object) -> Any:
+        return self._x >= _plain(other)
+
+    @property
+    def _x(self) -> Any:
+        """The exact value, for the operators above (a word or a truth raises as sympy does)."""
+        return self.exact
+
     def __getattr__(self, name: str) -> Any:
         """Any other public attribute is the exact value's (``.subs``, ``.free_symbols``)."""
         if name.startswith("_") or name in ("name", "exact", "unit"):
@@ -135,33 +188,9 @@ class Value:
         return getattr(self.exact, name)
 
 
-def _plain(value: object) -> object:
+def _plain(value: object) -> Any:
     """The exact value of a :class:`Value`, anything else as it is."""
     return value.exact if isinstance(value, Value) else value
-
-
-def _forward(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[..., Any]:
-    if reflected:
-        return lambda self, other: op(_plain(other), self.exact)
-    return lambda self, other: op(self.exact, _plain(other))
-
-
-for _name, _op in {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
-    "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
-    "pow": operator.pow,
-}.items():  # fmt: skip
-    setattr(Value, f"__{_name}__", _forward(_op))
-    setattr(Value, f"__r{_name}__", _forward(_op, reflected=True))
-for _name, _op in {
-    "lt": operator.lt,
-    "le": operator.le,
-    "gt": operator.gt,
-    "ge": operator.ge,
-}.items():
-    setattr(Value, f"__{_name}__", _forward(_op))
-for _name, _unary in {"neg": operator.neg, "pos": operator.pos, "abs": operator.abs}.items():
-    setattr(Value, f"__{_name}__", lambda self, op=_unary: op(self.exact))
 
 
 def quantity(row: Quantity, doc: str) -> property:
