@@ -7,9 +7,12 @@ training run's, …) derives from :class:`Shown`, which gives it
   (:class:`~derive.catalogue.records.Quantity`), each a :class:`Value` (exact, with its
   unit), read from the kind's JSON report at the row's ``json_path``;
 - attribute access by the row's name or any alias (``m.params.exact``,
-  ``step.tokens_per_s.exact``, ``run.bubble_fraction.exact``) where the record has no
-  attribute of its own (an operator's ``d.t_lower`` stays the exact sympy value);
-- Markdown, LaTeX and Jupyter views from its :meth:`~Shown.document`, and a short repr.
+  ``step.tokens_per_s.exact``, ``run.bubble_fraction.exact``), the same :class:`Value`;
+  a record that declares its quantities as attributes (an operator's ``d.t_lower``) does
+  so with :func:`quantity`, which reads :meth:`Shown.values` too (one path), and a
+  :class:`Value` stands in for its exact sympy value where code used one;
+- Markdown, LaTeX and Jupyter views from its :meth:`~Shown.document`, and a short repr
+  (one line under :data:`REPR_LIMIT` characters).
 
 >>> from derive.pipeline import solve_model
 >>> m = solve_model("gpt2-small")
