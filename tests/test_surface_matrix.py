@@ -164,6 +164,7 @@ def test_every_kind_of_result_has_the_surface():
         assert result._repr_markdown_().strip() and result._repr_latex_().strip(), name
         for value in result.values().values():  # each quantity shows itself, with its unit
             assert repr(value).startswith(f"<{value.name} = ") and value._repr_latex_(), value
+            assert value._repr_markdown_().startswith(value._repr_latex_()), value
 
 
 def test_an_unknown_attribute_names_what_the_result_has():

@@ -125,10 +125,17 @@ class Value:
         from derive.solution.notation import tex
 
         row = _BY_NAME.get(self.name)
-        symbol = row.latex if row is not None and row.latex else rf"\text{{{self.name}}}"
+        name = self.name.replace("_", r"\_")
+        symbol = row.latex if row is not None and row.latex else rf"\text{{{name}}}"
         exact = rf"\text{{{self.exact}}}" if isinstance(self.exact, str | bool) else tex(self.exact)
         unit = rf"\ \text{{{self.unit}}}" if self.unit else ""
         return f"${symbol} = {exact}{unit}$"
+
+    def _repr_markdown_(self) -> str:
+        """Its LaTeX line, with a decimal reading of a fraction (``≈ 1.3897e-04 s``)."""
+        exact = self.exact
+        fraction = isinstance(exact, sp.Rational) and not isinstance(exact, sp.Integer)
+        return f"{self._repr_latex_()} ≈ {_short(self)}" if fraction else self._repr_latex_()
 
     # Arithmetic and order act on the exact value (a sympy value, as ``d.t_lower`` was).
     def __add__(self, other: object) -> Any:
