@@ -85,6 +85,6 @@ def test_a_models_givens_table_is_printed_once(sheet: Path) -> None:
     for name in ("graded-questions.md", "graded-questions.tex", "graded.md", "graded.tex"):
         text = (sheet / name).read_text(encoding="utf-8")
         # the table's rows read from the config (Llama 3 8B's are not), once
-        assert text.count("(config: hidden") == 1, name
-        assert text.count("(config: vocab") == 1, name
+        assert text.count("residual stream (config:") == 1, name
+        assert text.count("vocabulary (config:") == 1, name
         assert text.count("those of the table of Problem 2") == 2, name

@@ -38,16 +38,22 @@ def root(context, missing=missing):
         def t_2(*unused):
             raise TemplateRuntimeError("No filter named 'breakable' found.")
     try:
-        t_3 = environment.filters['e']
+        t_3 = environment.filters['code']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'e' found.")
+            raise TemplateRuntimeError("No filter named 'code' found.")
     try:
-        t_4 = environment.filters['join']
+        t_4 = environment.filters['e']
     except KeyError:
         @internalcode
         def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'e' found.")
+    try:
+        t_5 = environment.filters['join']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
             raise TemplateRuntimeError("No filter named 'join' found.")
     pass
     l_0_steps_tex = context.vars['steps_tex'] = environment.get_template('steps.tex.j2', 'model.tex.j2')._get_default_module(context)
@@ -55,31 +61,31 @@ def root(context, missing=missing):
     if (not (undefined(name='givens_only') if l_0_givens_only is missing else l_0_givens_only)):
         pass
         yield '\\subsection{'
-        yield str(t_3((undefined(name='title') if l_0_title is missing else l_0_title)))
+        yield str(t_4((undefined(name='title') if l_0_title is missing else l_0_title)))
         yield '}\n'
     if (undefined(name='text') if l_0_text is missing else l_0_text):
         pass
-        yield str(t_3((undefined(name='text') if l_0_text is missing else l_0_text)))
+        yield str(t_4((undefined(name='text') if l_0_text is missing else l_0_text)))
         yield '\n\n'
     if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'):
         pass
-        yield str(t_2(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'))))
+        yield str(t_2(t_4(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'doc'))))
         yield '\n\n'
-    yield '\\paragraph{Given.} Model \\texttt{'
+    yield '\\paragraph{Given.} Model '
     yield str(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'name')))
-    yield '} ('
-    yield str(t_3((undefined(name='describe') if l_0_describe is missing else l_0_describe)))
+    yield ' ('
+    yield str(t_4((undefined(name='describe') if l_0_describe is missing else l_0_describe)))
     yield '); dtypes: '
-    yield str(t_3((undefined(name='dtypes') if l_0_dtypes is missing else l_0_dtypes)))
+    yield str(t_4((undefined(name='dtypes') if l_0_dtypes is missing else l_0_dtypes)))
     if (undefined(name='chip') if l_0_chip is missing else l_0_chip):
         pass
         yield '; '
         yield str((undefined(name='devices') if l_0_devices is missing else l_0_devices))
         yield ' $\\times$ '
-        yield str(t_3(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'title')))
-        yield ' (\\texttt{'
+        yield str(t_4(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'title')))
+        yield ' ('
         yield str(t_3(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'name')))
-        yield '})'
+        yield ')'
     elif (undefined(name='any_hardware') if l_0_any_hardware is missing else l_0_any_hardware):
         pass
         yield '; '
@@ -89,15 +95,15 @@ def root(context, missing=missing):
     if (undefined(name='bound') if l_0_bound is missing else l_0_bound):
         pass
         yield '; bound: '
-        yield str(t_3(t_4(context.eval_ctx, (undefined(name='bound') if l_0_bound is missing else l_0_bound), ', ')))
+        yield str(t_4(t_5(context.eval_ctx, (undefined(name='bound') if l_0_bound is missing else l_0_bound), ', ')))
     yield '. Units: GB $= 10^9$ B and GiB $= 2^{30}$ B, both named where used.\n'
     if (undefined(name='earlier') if l_0_earlier is missing else l_0_earlier):
         pass
         yield "The model's symbols and values are those of the table of Problem "
         yield str(environment.getattr((undefined(name='earlier') if l_0_earlier is missing else l_0_earlier), 'number'))
-        yield ' (\\texttt{'
+        yield ' ('
         yield str(t_3(environment.getattr((undefined(name='earlier') if l_0_earlier is missing else l_0_earlier), 'id')))
-        yield '})'
+        yield ')'
         if ((undefined(name='given') if l_0_given is missing else l_0_given) or (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware)):
             pass
             yield "; this problem's own values:"
@@ -119,7 +125,7 @@ def root(context, missing=missing):
                 yield '$'
                 yield str(l_2_s)
                 yield '$ & '
-                yield str(t_2(t_3(l_2_meaning)))
+                yield str(t_2(t_4(l_2_meaning)))
                 yield ' & $'
                 yield str(l_2_value)
                 yield '$ \\\\\n'
@@ -132,13 +138,13 @@ def root(context, missing=missing):
             for (l_1_name, l_1_s, l_1_value, l_1_source) in (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
                 _loop_vars = {}
                 pass
-                yield str(t_3(l_1_name))
+                yield str(t_4(l_1_name))
                 yield ', $'
                 yield str(l_1_s)
                 yield '$ & $'
                 yield str(l_1_value)
                 yield '$ & '
-                yield str(t_3(l_1_source))
+                yield str(t_4(l_1_source))
                 yield ' \\\\\n'
             l_1_name = l_1_s = l_1_value = l_1_source = missing
             yield '\\bottomrule\n\\end{tabularx}\n'
@@ -159,10 +165,9 @@ def root(context, missing=missing):
             for (l_1_key, l_1_why), l_1_loop in LoopContext((undefined(name='left_out') if l_0_left_out is missing else l_0_left_out), undefined):
                 _loop_vars = {}
                 pass
-                yield '\\texttt{'
                 yield str(t_3(l_1_key))
-                yield '} ('
-                yield str(t_3(l_1_why))
+                yield ' ('
+                yield str(t_4(l_1_why))
                 yield ')'
                 yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 56 in 'model.tex.j2' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_key = l_1_why = missing
@@ -171,16 +176,16 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '\n\\noindent\\fbox{\\parbox{\\dimexpr\\linewidth-2\\fboxsep-2\\fboxrule}{\\raggedright\\textbf{'
-            yield str(t_3(l_1_w))
+            yield str(t_4(l_1_w))
             yield '}}}\n'
         l_1_w = missing
         for l_1_v in (undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts):
             _loop_vars = {}
             pass
             yield '\n{\\raggedright\\noindent\\textbf{'
-            yield str(t_3(l_1_v))
+            yield str(t_4(l_1_v))
             yield '}\\par}\n'
         l_1_v = missing
 
 blocks = {}
-debug_info = '2=53&3=55&4=58&6=60&7=62&10=64&11=66&14=69&15=94&16=97&20=109&23=112&28=116&29=120&34=129&41=132&42=135&50=147&51=150&52=153&54=155&56=159&58=170&60=174&62=177&64=181'
+debug_info = '2=59&3=61&4=64&6=66&7=68&10=70&11=72&14=75&15=100&16=103&20=115&23=118&28=122&29=126&34=135&41=138&42=141&50=153&51=156&52=159&54=161&56=165&58=175&60=179&62=182&64=186'
