@@ -99,11 +99,9 @@ def _clock_unknown(args: argparse.Namespace, text: str) -> argparse.Namespace:
         f"units={shown(parts['units'])}",
         f"flops_per_clock={shown(parts['flops_per_clock'])} FLOP",
     ]
-    product = "(units * flops_per_clock * clock)"
-    rewritten = [re.sub(r"\bpeak\b", product, eq) for eq in equations]
-    return argparse.Namespace(
-        **{**vars(args), "peak_from": None, "given": given, "equation": rewritten}
-    )
+    # the peak a defined quantity of the parts, which the equation names (solved through it)
+    define = [*(getattr(args, "define", None) or ()), "peak=units * flops_per_clock * clock"]
+    return argparse.Namespace(**{**vars(args), "peak_from": None, "given": given, "define": define})
 
 
 def with_sections(
