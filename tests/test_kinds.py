@@ -146,6 +146,21 @@ def test_a_derivation_names_its_own_kind_and_derives_again_through_it():
         KINDS[ProblemKind.COMMS].derive(MATMUL)
 
 
+def test_a_decode_with_no_batch_is_the_decode_crossover_kind():
+    from derive.pipeline.kinds import derived_kind
+
+    crossover = ModelEntry(
+        "c", "t", "", ModelSpec("gpt2-small", chip="h100"), (), ServingSpec("decode")
+    )
+    assert derived_kind(crossover) is ProblemKind.DECODE_CROSSOVER
+    assert derived_kind(DECODE) is ProblemKind.SERVING  # B bound: a timed step
+    x = KINDS[ProblemKind.DECODE_CROSSOVER].derive(crossover)
+    assert x.kind is ProblemKind.DECODE_CROSSOVER and x.kind.parent is ProblemKind.SERVING
+    assert x.as_json() == solve_model("gpt2-small", chip="h100", phase="decode").as_json()
+    with pytest.raises(ProblemError, match="its batch is bound"):
+        KINDS[ProblemKind.DECODE_CROSSOVER].derive(DECODE)
+
+
 def test_a_questions_only_problem_is_a_kind():
     from derive.pipeline.kinds.questions import question_spec_of
     from derive.problem.sets.problem_set import QuestionEntry
@@ -169,7 +184,7 @@ def test_no_isinstance_dispatch_on_a_sub_kind_outside_its_module():
 
     import derive
 
-    records = r"CommsDerivation|QuestionsDerivation"
+    records = r"CommsDerivation|DecodeCrossoverDerivation|DecodeCrossover|QuestionsDerivation"
     pattern = re.compile(rf"isinstance\([^)]*\b({records})\b")
     root = Path(derive.__file__).parent
     found = [

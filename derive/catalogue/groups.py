@@ -52,6 +52,7 @@ ASKED_WITHIN: Mapping[ProblemKind, Mapping[str, str]] = MappingProxyType(
         ProblemKind.BUDGET: _within({}),
         ProblemKind.WHAT_IF: _within({}),
         ProblemKind.COMMS: _within({}),
+        ProblemKind.DECODE_CROSSOVER: _within({}),
         ProblemKind.QUESTIONS: _within({}),
         ProblemKind.MODEL: _within({}),
         ProblemKind.SERVING: _within(

@@ -631,6 +631,7 @@ _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
         ProblemKind.BUDGET: _check_native,
         ProblemKind.WHAT_IF: _check_native,
         ProblemKind.COMMS: _check_comms,
+        ProblemKind.DECODE_CROSSOVER: _check_model,
         ProblemKind.QUESTIONS: _check_questions,
     }
 )

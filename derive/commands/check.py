@@ -475,6 +475,7 @@ _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...
     ProblemKind.BUDGET: _native_claim,
     ProblemKind.WHAT_IF: _native_claim,
     ProblemKind.COMMS: _comms_claim,
+    ProblemKind.DECODE_CROSSOVER: _model_claim,
     ProblemKind.QUESTIONS: _questions_claim,
 }
 """How ``--claim`` is judged and printed for a problem of each kind (every kind listed)."""

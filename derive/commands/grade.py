@@ -123,6 +123,7 @@ _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
     ProblemKind.BUDGET: _native_known,
     ProblemKind.WHAT_IF: _native_known,
     ProblemKind.COMMS: lambda entry: ("operator", COMMS_QUANTITIES),
+    ProblemKind.DECODE_CROSSOVER: lambda entry: ("model", MODEL_ASK_KEYS + SERVING_QUANTITIES),
     ProblemKind.QUESTIONS: lambda entry: ("questions", _questions_known(entry)),
 }
 """How a row's problem is named in an error, and the quantities its answers may claim, per kind."""

@@ -403,6 +403,7 @@ _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.BUDGET: _read_native,
     ProblemKind.WHAT_IF: _read_native,
     ProblemKind.COMMS: _read_comms,
+    ProblemKind.DECODE_CROSSOVER: Grader._read_model,
     ProblemKind.QUESTIONS: _not_graded_here,
 }
 """How the preview reads an answer to a problem of each kind (every kind listed)."""
@@ -416,6 +417,7 @@ _RESULTS: dict[ProblemKind, Callable[[Grader, ApiCheckResult], CheckResult]] = {
     ProblemKind.BUDGET: _native_result,
     ProblemKind.WHAT_IF: _native_result,
     ProblemKind.COMMS: Grader._comms_result,
+    ProblemKind.DECODE_CROSSOVER: Grader._model_result,
     ProblemKind.QUESTIONS: _not_graded_here,
 }
 """How a judged claim about a problem of each kind becomes the workbook's record (every kind listed)."""

@@ -25,6 +25,7 @@ from typing import Protocol
 from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
 from derive.pipeline.kinds.comms import CommsKind
+from derive.pipeline.kinds.decode_crossover import DecodeCrossoverKind
 from derive.pipeline.kinds.kernel import KernelKind
 from derive.pipeline.kinds.model import ModelKind
 from derive.pipeline.kinds.native import BudgetKind, WhatIfKind
@@ -46,6 +47,7 @@ KINDS: Mapping[ProblemKind, Kind] = MappingProxyType(
         ProblemKind.BUDGET: BudgetKind(),
         ProblemKind.WHAT_IF: WhatIfKind(),
         ProblemKind.COMMS: CommsKind(),
+        ProblemKind.DECODE_CROSSOVER: DecodeCrossoverKind(),
         ProblemKind.QUESTIONS: QuestionsKind(),
     }
 )
@@ -64,6 +66,7 @@ class SubKind(Kind, Protocol):
 SUB_KINDS: Mapping[ProblemKind, SubKind] = MappingProxyType(
     {
         ProblemKind.COMMS: CommsKind(),
+        ProblemKind.DECODE_CROSSOVER: DecodeCrossoverKind(),
     }
 )
 """Each sub-kind (a kind whose ``parent`` is another), which tells its problems apart."""
