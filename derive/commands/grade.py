@@ -156,9 +156,9 @@ def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
         d = derive_spec(spec, registry(tuple(str(p) for p in pset.operators)))
     except DeriveError:
         return ()
-    if not isinstance(d, Derivation):
+    if d.kind is not ProblemKind.OPERATOR:  # comms-only: no steps of a roofline
         return ()
-    return tuple(dict.fromkeys(s.topic for s in d.solution.steps))
+    return tuple(dict.fromkeys(s.topic for s in cast(Derivation, d).solution.steps))
 
 
 def _judge_row(
