@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from derive.catalogue import ProblemKind
@@ -22,6 +24,7 @@ KERNEL = KernelSpec(flops="1e12", bytes="2.5e9", chip="h100")
 GPT2 = ModelSpec("gpt2-small", chip="h100", sets=("B=8", "S=1024"))
 DECODE = ModelEntry("d", "decode", "", GPT2, (), ServingSpec("decode"))
 BUDGET = BudgetSpec(compute="5.76e23")
+COMMS_OPS = Path(__file__).parent / "sets" / "comms_ops.py"
 WHAT_IF = WhatIfSpec("gemm=0.62,other=0.38", "gemm=1.8", measured_time="70 ms")
 
 
@@ -81,14 +84,116 @@ def test_what_is_not_a_problem_is_refused_in_one_line():
         kind_of("matmul")  # type: ignore[arg-type]
 
 
-def test_every_kind_table_lists_every_kind():
+def _kind_tables() -> dict[str, object]:
+    """Every table keyed by kind, by name (a new one goes here)."""
+    from derive.catalogue import kinds
     from derive.catalogue.groups import ASKED_WITHIN
     from derive.commands import check, grade
     from derive.web import grading
 
-    tables = (KINDS, api._JUDGES, ASKED_WITHIN, check._CLAIMS, grade._KNOWN)
-    for table in (*tables, grading._READERS, grading._RESULTS):
-        assert set(table) == set(ProblemKind)
+    return {
+        "KINDS": KINDS,
+        "api._JUDGES": api._JUDGES,
+        "ASKED_WITHIN": ASKED_WITHIN,
+        "check._CLAIMS": check._CLAIMS,
+        "grade._KNOWN": grade._KNOWN,
+        "grading._READERS": grading._READERS,
+        "grading._RESULTS": grading._RESULTS,
+        "kinds._LABELS": kinds._LABELS,
+        "kinds._PARENTS": kinds._PARENTS,
+    }
+
+
+@pytest.mark.parametrize("kind", list(ProblemKind), ids=lambda k: k.value)
+@pytest.mark.parametrize("name", list(_kind_tables()))
+def test_every_kind_table_lists_every_kind(name, kind):
+    table = _kind_tables()[name]
+    assert kind in table, f"{name} has no row for {kind}"  # a lookup would be a KeyError
+    assert table[kind] is not None
+
+
+def test_a_kind_missing_from_a_table_is_a_key_error():
+    """No table falls back to another kind's row: a kind it lacks is a KeyError."""
+    from types import MappingProxyType
+
+    for name, table in _kind_tables().items():
+        short = MappingProxyType({k: v for k, v in table.items() if k is not ProblemKind.COMMS})
+        with pytest.raises(KeyError):
+            short[ProblemKind.COMMS]  # as the table would be, lacking its row
+        assert type(table) in (dict, MappingProxyType), name  # no __missing__, no default
+
+
+def test_each_sub_kind_covers_its_problems_of_the_parent_kind():
+    from derive.pipeline.kinds import SUB_KINDS, derived_kind
+
+    assert set(SUB_KINDS) == {kind for kind in ProblemKind if kind.parent is not kind}
+    assert all(SUB_KINDS[kind] is not None and KINDS[kind].kind is kind for kind in SUB_KINDS)
+    comms = ProblemSpec("tp_all_reduce", dtypes=("bf16",), chip="h100", sets=("P=8",))
+    operators = (str(COMMS_OPS),)
+    assert derived_kind(comms, operators) is ProblemKind.COMMS
+    assert derived_kind(MATMUL) is ProblemKind.OPERATOR
+    assert derived_kind(ProblemSpec("no_such_op")) is ProblemKind.OPERATOR  # its error comes later
+
+
+def test_a_derivation_names_its_own_kind_and_derives_again_through_it():
+    from derive.pipeline.kinds import derived_kind
+
+    comms = ProblemSpec("tp_all_reduce", dtypes=("bf16",), chip="h100", sets=("B=8", "F=8", "P=8"))
+    d = kind_of(comms).derive(comms, (str(COMMS_OPS),))
+    assert d.kind is ProblemKind.COMMS and derived_kind(d) is ProblemKind.COMMS
+    assert kind_of(d).derive(comms, (str(COMMS_OPS),)).as_json() == d.as_json()
+    with pytest.raises(ProblemError, match="computes: not comms-only"):
+        KINDS[ProblemKind.COMMS].derive(MATMUL)
+
+
+def test_a_decode_with_no_batch_is_the_decode_crossover_kind():
+    from derive.pipeline.kinds import derived_kind
+
+    crossover = ModelEntry(
+        "c", "t", "", ModelSpec("gpt2-small", chip="h100"), (), ServingSpec("decode")
+    )
+    assert derived_kind(crossover) is ProblemKind.DECODE_CROSSOVER
+    assert derived_kind(DECODE) is ProblemKind.SERVING  # B bound: a timed step
+    x = KINDS[ProblemKind.DECODE_CROSSOVER].derive(crossover)
+    assert x.kind is ProblemKind.DECODE_CROSSOVER and x.kind.parent is ProblemKind.SERVING
+    assert x.as_json() == solve_model("gpt2-small", chip="h100", phase="decode").as_json()
+    with pytest.raises(ProblemError, match="its batch is bound"):
+        KINDS[ProblemKind.DECODE_CROSSOVER].derive(DECODE)
+
+
+def test_a_questions_only_problem_is_a_kind():
+    from derive.pipeline.kinds.questions import question_spec_of
+    from derive.problem.sets.problem_set import QuestionEntry
+
+    spec = question_spec_of(given={"price": "2 $/h", "t": "3 h"}, define={"cost": "price * t"})
+    entry = QuestionEntry("q", "t", "", (), spec)
+    assert entry.kind is ProblemKind.QUESTIONS and kind_of(entry).kind is ProblemKind.QUESTIONS
+    d = kind_of(entry).derive(entry)
+    assert d.kind is ProblemKind.QUESTIONS and not d.values()
+    assert d.questions.answer("cost").value == 6  # 2 $/h · 3 h, by hand
+    assert "cost" in kind_of(entry).asks(entry)
+    with pytest.raises(ProblemError, match="givens and equations alone"):
+        api.check(entry, "cost", "6 $")
+
+
+def test_no_isinstance_dispatch_on_a_sub_kind_outside_its_module():
+    """A sub-kind is told apart by its kind (``result.kind``, ``derived_kind``), never by
+    the class of its record: adding a kind is a module and rows."""
+    import re
+    from pathlib import Path
+
+    import derive
+
+    records = r"CommsDerivation|DecodeCrossoverDerivation|DecodeCrossover|QuestionsDerivation"
+    pattern = re.compile(rf"isinstance\([^)]*\b({records})\b")
+    root = Path(derive.__file__).parent
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, found
 
 
 def test_no_kind_table_falls_back_to_the_operator():

@@ -51,6 +51,9 @@ ASKED_WITHIN: Mapping[ProblemKind, Mapping[str, str]] = MappingProxyType(
         ProblemKind.KERNEL: _within({}),
         ProblemKind.BUDGET: _within({}),
         ProblemKind.WHAT_IF: _within({}),
+        ProblemKind.COMMS: _within({}),
+        ProblemKind.DECODE_CROSSOVER: _within({}),
+        ProblemKind.QUESTIONS: _within({}),
         ProblemKind.MODEL: _within({}),
         ProblemKind.SERVING: _within(
             {q.T_LOWER: q.STEP, q.T_UPPER: q.STEP, q.STEP_MFU: q.MEASURED, q.STEP_MBU: q.MEASURED}

@@ -57,15 +57,20 @@ from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula.answer import position_of
 from derive.pipeline import Derivation, ModelDerivation
-from derive.pipeline.kinds import kind_of
+from derive.pipeline.kinds import derived_kind, kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
-from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
+from derive.problem.sets.problem_set import (
+    KernelEntry,
+    ModelEntry,
+    ProblemEntry,
+    ProblemSet,
+    QuestionEntry,
+)
 
 if TYPE_CHECKING:
-    from derive.analysis.comms_only import CommsAnalysis
     from derive.checking.chain import ChainResult
     from derive.checking.claims import Claim
     from derive.checking.judge import Judgement
@@ -115,6 +120,7 @@ Problem: TypeAlias = (
     | BudgetSpec
     | WhatIfSpec
     | NativeEntry
+    | QuestionEntry
 )
 Tolerance: TypeAlias = str | Fraction | sp.Rational
 
@@ -175,6 +181,9 @@ class CheckResult:
         default=None, repr=False, compare=False
     )
     """The internal judgement (for the command line's JSON), or the refusal; not part of the API."""
+    kind: ProblemKind | None = field(default=None, repr=False, compare=False)
+    """The kind of problem the claim was judged in (an operator that only communicates:
+    ``COMMS``), which the command line and the workbook print it by."""
 
 
 @dataclass(frozen=True)
@@ -424,11 +433,18 @@ def check(
         DeriveError: the problem, the quantity or the tolerance is wrong (not the claim).
     """
     problem, operators = _as_problem(problem, operators)
-    kind = problem.kind if isinstance(problem, Derivation) else kind_of(problem).kind
+    kind = derived_kind(cast(Problem, problem), operators)
     judge = _JUDGES[kind]
-    return judge(
-        problem, quantity_named(kind, quantity), claim, rtol, hide_expected, syntax, operators
+    result = judge(
+        problem,
+        quantity_named(kind.parent, quantity),
+        claim,
+        rtol,
+        hide_expected,
+        syntax,
+        operators,
     )
+    return replace(result, kind=kind)
 
 
 def quantity_named(kind: ProblemKind, quantity: str) -> str:
@@ -459,26 +475,49 @@ def _check_kernel(
     return check_kernel(problem.spec, quantity, claim, _rtol(rtol), hide_expected, syntax)
 
 
-def _comms_analysis(
-    problem: object, operators: Sequence[str | Path], quantity: str
-) -> CommsAnalysis | None:
-    """The time on the link of an operator that only communicates (None for any other)."""
-    from derive.checking.comms_check import comms_analysis
-    from derive.pipeline import CommsDerivation
-    from derive.pipeline.cache import registry
-    from derive.problem.comms_binding import only_communicates
+def _check_comms(
+    problem: object,
+    quantity: str,
+    claim: str,
+    rtol: Tolerance,
+    hide_expected: bool,
+    syntax: str,
+    operators: Sequence[str | Path],
+) -> CheckResult:
+    """A claimed time of an operator that only communicates (derived already, or a problem
+    of an operator problem's spec), judged against its time on the link."""
+    from derive.checking.comms_check import check_comms, comms_analysis
+    from derive.pipeline.kinds import KINDS
+    from derive.pipeline.kinds.comms import CommsDerivation
 
-    if isinstance(problem, CommsDerivation):
-        return comms_analysis(problem, quantity)
-    if isinstance(problem, Derivation):  # derived with a roofline: it computes
-        return None
-    spec = _spec_of(cast(Problem, problem))
-    operator = registry(tuple(str(p) for p in operators)).get(spec.operator)
-    if not only_communicates(operator):
-        return None
-    from derive.pipeline import derive_operator
+    kind = KINDS[ProblemKind.COMMS]
+    derived = problem if kind_of(cast(Problem, problem)) is kind else None
+    if derived is None:
+        derived = kind.derive(cast(Problem, problem), operators)
+    analysis = comms_analysis(cast(CommsDerivation, derived), quantity)
+    return check_comms(analysis, quantity, claim, _rtol(rtol), hide_expected, syntax)
 
-    return comms_analysis(derive_operator(spec, operators), quantity)
+
+def _check_questions(
+    problem: object,
+    quantity: str,
+    claim: str,
+    rtol: Tolerance,
+    hide_expected: bool,
+    syntax: str,
+    operators: Sequence[str | Path],
+) -> CheckResult:
+    """Givens and equations alone: a claim about one of its names is a defined quantity's.
+
+    Raises:
+        ProblemError: always (``check_defined`` judges it, with its set).
+    """
+    entry = cast(QuestionEntry, problem)
+    raise ProblemError(
+        f"quantity {quantity!r}",
+        f"problem {entry.id!r} is givens and equations alone: check_defined judges its "
+        f"quantities ({', '.join(entry.questions.answers)})",
+    )
 
 
 def _check_operator(
@@ -495,11 +534,6 @@ def _check_operator(
     from derive.checking.expected_text import hide, show_expected
     from derive.checking.judge import judge_claim
 
-    comms = _comms_analysis(problem, operators, quantity)
-    if comms is not None:
-        from derive.checking.comms_check import check_comms
-
-        return check_comms(comms, quantity, claim, _rtol(rtol), hide_expected, syntax)
     _check_quantity(quantity)
     ctx = context_for(problem, rtol, operators)
     try:
@@ -596,6 +630,9 @@ _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
         ProblemKind.TRAINING: _check_model,
         ProblemKind.BUDGET: _check_native,
         ProblemKind.WHAT_IF: _check_native,
+        ProblemKind.COMMS: _check_comms,
+        ProblemKind.DECODE_CROSSOVER: _check_model,
+        ProblemKind.QUESTIONS: _check_questions,
     }
 )
 """How a claim about a problem of each kind is judged; a kind without a row is not checked yet."""

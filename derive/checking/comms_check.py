@@ -79,15 +79,12 @@ class CommsDetail:
     claim: CommsClaim | None = None
 
 
-def comms_analysis(derivation: object, quantity: str) -> CommsAnalysis:
+def comms_analysis(derivation: CommsDerivation, quantity: str) -> CommsAnalysis:
     """The analysis a claim about ``quantity`` is judged against (all dims bound).
 
     Raises:
         ProblemError: not one of its quantities, or a dim left free (its time is a formula).
     """
-    from derive.pipeline import CommsDerivation
-
-    assert isinstance(derivation, CommsDerivation)  # the caller saw it only communicates
     name = derivation.analysis.problem.operator.name
     if quantity not in COMMS_QUANTITIES:
         raise ProblemError(

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
@@ -101,8 +101,9 @@ def _quantities(phase: PhaseAnalysis | DecodeCrossover) -> tuple[list, list[tupl
     from derive.model.phase import DecodeCrossover, Phase
     from derive.model.records import Quantity, Unit
 
-    if isinstance(phase, DecodeCrossover):
-        return _crossover_alone(phase)
+    if phase.kind is ProblemKind.DECODE_CROSSOVER:
+        return _crossover_alone(cast(DecodeCrossover, phase))
+    phase = cast("PhaseAnalysis", phase)  # a timed step
 
     decode = phase.phase is Phase.DECODE
     values: dict[str, tuple[sp.Expr | None, Unit, str]] = {
@@ -222,8 +223,10 @@ def serving_slips(
 
     if not isinstance(value, sp.Expr) or not value.is_number:
         return ()
-    if isinstance(phase, DecodeCrossover):  # its crossover alone: the crossover's slips
-        return _crossover_slips(phase, value, rtol) if quantity == q.CROSSOVER.name else ()
+    if phase.kind is ProblemKind.DECODE_CROSSOVER:  # its crossover alone: its slips
+        cross = cast(DecodeCrossover, phase)
+        return _crossover_slips(cross, value, rtol) if quantity == q.CROSSOVER.name else ()
+    phase = cast("PhaseAnalysis", phase)  # a timed step
     step, tokens = phase.step, phase.tokens
     single = step.single_roofline_t_lower
     slips: dict[str, tuple[tuple[sp.Expr | None, str], ...]] = {

@@ -32,6 +32,7 @@ from derive.checking.api import (
     parse_rtol,
     quantity_named,
 )
+from derive.checking.api import CheckResult as ApiCheckResult
 from derive.commands.check_kernel import (
     KERNEL_ONLY,
     judge_kernel,
@@ -56,7 +57,7 @@ from derive.commands.options import (
 )
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError, closest
 from derive.formula import SYNTAXES
-from derive.pipeline.kinds import Problem, kind_of
+from derive.pipeline.kinds import Problem, derived_kind, kind_of
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.errors import in_file_terms, said_as_flags
@@ -67,6 +68,7 @@ from derive.problem.sets.problem_set import (
     ModelEntry,
     ProblemEntry,
     ProblemSet,
+    QuestionEntry,
 )
 
 __all__ = ["ALL_QUANTITIES", "add_check_parser", "parse_rtol", "problem_of", "run"]
@@ -277,17 +279,13 @@ def _claim(args: argparse.Namespace) -> int:
             return _defined_claim(args, pset)
         alone = {e.id.lower(): e for e in pset.questions}.get(str(args.problem).lower())
         if alone is not None:
-            raise ProblemError(
-                f"--quantity {args.quantity}",
-                f"problem {alone.id!r} is givens and equations alone; its quantities: "
-                + ", ".join(alone.questions.answers),
-            )
+            return _questions_claim(args, alone, ())
     if not _an_alias(args.quantity):
         _known_quantity(args.quantity)
     problem, operators = problem_of(args)
     args.quantity = quantity_named(problem.kind, args.quantity)  # an alias: its row's name
     _known_quantity(args.quantity)
-    claim = _CLAIMS[problem.kind]
+    claim = _CLAIMS[derived_kind(problem, operators)]
     return claim(args, problem, operators)
 
 
@@ -331,17 +329,9 @@ def _kernel_claim(args: argparse.Namespace, problem: Problem, operators: tuple[s
     return judge_kernel(args, spec, f"problem {args.problem!r} (a kernel by its numbers)")
 
 
-def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
-    from derive.checking.api import (
-        COMMS_QUANTITIES,
-        ClaimDetail,
-        CommsDetail,
-        Verdict,
-        check,
-        comms_claim_json,
-        comms_claim_report,
-    )
-    from derive.checking.api import verdict_text as report
+def _operator_quantity(args: argparse.Namespace) -> None:
+    """Refuse a quantity an operator problem (computing or only communicating) has not."""
+    from derive.checking.api import COMMS_QUANTITIES
 
     if args.quantity in KERNEL_ONLY and args.quantity not in COMMS_QUANTITIES:
         raise ProblemError(
@@ -355,6 +345,15 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
             f"a whole-model quantity, but problem {args.problem!r} is an operator problem "
             f"(its quantities: {', '.join(QUANTITIES)})",
         )
+
+
+def _operator_check(
+    args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]
+) -> ApiCheckResult:
+    """The verdict on ``--claim`` about an operator problem (an unreadable claim refused)."""
+    from derive.checking.api import Verdict, check
+
+    _operator_quantity(args)
     try:
         result = check(
             spec,
@@ -370,11 +369,15 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
         raise
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
+    return result
+
+
+def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
+    from derive.checking.api import ClaimDetail, Verdict
+    from derive.checking.api import verdict_text as report
+
+    result = _operator_check(args, spec, operators)
     detail = result.detail
-    if isinstance(detail, CommsDetail):  # an operator that only communicates: a time
-        rtol = parse_rtol(args.rtol)
-        write_report(args, comms_claim_report(result, rtol), lambda: comms_claim_json(result, rtol))
-        return 1 if result.verdict is Verdict.INCORRECT else 0
     assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
     ctx, claim, judgement = detail.context, detail.claim, detail.judgement
     hidden = args.hide_expected
@@ -384,6 +387,26 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
         lambda: report.claim_json(ctx, claim, judgement, result.diagnosis, hidden),
     )
     return 1 if result.verdict is Verdict.INCORRECT else 0
+
+
+def _comms_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
+    """An operator that only communicates: a claimed time on its link."""
+    from derive.checking.api import Verdict, comms_claim_json, comms_claim_report
+
+    result = _operator_check(args, spec, operators)
+    rtol = parse_rtol(args.rtol)
+    write_report(args, comms_claim_report(result, rtol), lambda: comms_claim_json(result, rtol))
+    return 1 if result.verdict is Verdict.INCORRECT else 0
+
+
+def _questions_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
+    """Givens and equations alone: only their defined names are claimed (read before)."""
+    entry = cast(QuestionEntry, problem)
+    raise ProblemError(
+        f"--quantity {args.quantity}",
+        f"problem {entry.id!r} is givens and equations alone; its quantities: "
+        + ", ".join(entry.questions.answers),
+    )
 
 
 def _known_quantity(quantity: str) -> None:
@@ -451,6 +474,9 @@ _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...
     ProblemKind.TRAINING: _model_claim,
     ProblemKind.BUDGET: _native_claim,
     ProblemKind.WHAT_IF: _native_claim,
+    ProblemKind.COMMS: _comms_claim,
+    ProblemKind.DECODE_CROSSOVER: _model_claim,
+    ProblemKind.QUESTIONS: _questions_claim,
 }
 """How ``--claim`` is judged and printed for a problem of each kind (every kind listed)."""
 

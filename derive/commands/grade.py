@@ -33,13 +33,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
-from derive.checking.api import QUANTITIES, SERVING_QUANTITIES, TRAINING_QUANTITIES
+from derive.checking.api import (
+    COMMS_QUANTITIES,
+    QUANTITIES,
+    SERVING_QUANTITIES,
+    TRAINING_QUANTITIES,
+)
 from derive.errors import DeriveError, LimitError, ProblemError
 from derive.pipeline.kinds import Problem
 from derive.problem.binding import ProblemSpec
 from derive.problem.input_files import read_text_file
 from derive.problem.kernel_spec import KernelSpec
-from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ProblemSet
+from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ProblemSet, QuestionEntry
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
@@ -105,6 +110,10 @@ def _native_known(entry: Problem) -> tuple[str, tuple[str, ...]]:
     return entry.kind.value.replace("_", "-"), native_names(entry)
 
 
+def _questions_known(entry: Problem) -> tuple[str, ...]:
+    return tuple(cast(QuestionEntry, entry).questions.answers)
+
+
 _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
     ProblemKind.OPERATOR: lambda entry: ("operator", QUANTITIES),
     ProblemKind.KERNEL: _kernel_known,
@@ -113,6 +122,9 @@ _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
     ProblemKind.TRAINING: lambda entry: ("model", MODEL_ASK_KEYS + TRAINING_QUANTITIES),
     ProblemKind.BUDGET: _native_known,
     ProblemKind.WHAT_IF: _native_known,
+    ProblemKind.COMMS: lambda entry: ("operator", COMMS_QUANTITIES),
+    ProblemKind.DECODE_CROSSOVER: lambda entry: ("model", MODEL_ASK_KEYS + SERVING_QUANTITIES),
+    ProblemKind.QUESTIONS: lambda entry: ("questions", _questions_known(entry)),
 }
 """How a row's problem is named in an error, and the quantities its answers may claim, per kind."""
 
@@ -144,9 +156,9 @@ def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
         d = derive_spec(spec, registry(tuple(str(p) for p in pset.operators)))
     except DeriveError:
         return ()
-    if not isinstance(d, Derivation):
+    if d.kind is not ProblemKind.OPERATOR:  # comms-only: no steps of a roofline
         return ()
-    return tuple(dict.fromkeys(s.topic for s in d.solution.steps))
+    return tuple(dict.fromkeys(s.topic for s in cast(Derivation, d).solution.steps))
 
 
 def _judge_row(

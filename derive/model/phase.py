@@ -40,6 +40,7 @@ from derive.analysis.crossover.records import Crossover
 from derive.analysis.crossover.solve import reduced_parts, solve_crossover
 from derive.analysis.measured import Measured, measure
 from derive.analysis.step import Ceilings, Kernel, StepTime, compose
+from derive.catalogue import ProblemKind
 from derive.declare.collective import CollectiveKind
 from derive.errors import ProblemError
 from derive.model.binding import ModelProblem, bind_tp
@@ -184,6 +185,26 @@ class PhaseAnalysis:
     assumptions: tuple[str, ...] = ()
     cost: StepCost | None = None  # with a price or a power per device (issue 36)
 
+    @property
+    def kind(self) -> ProblemKind:
+        """A timed serving step (a decode with no batch is a :class:`DecodeCrossover`)."""
+        return ProblemKind.SERVING
+
+    @property
+    def context_limit(self) -> None:
+        """None: a timed step binds S, so its whole step's crossover is not a formula in S."""
+        return None
+
+    @property
+    def context_last(self) -> None:
+        """None, as :attr:`context_limit`."""
+        return None
+
+    @property
+    def step_fraction(self) -> None:
+        """None, as :attr:`context_limit`."""
+        return None
+
 
 @dataclass(frozen=True)
 class DecodeCrossover:
@@ -222,6 +243,11 @@ class DecodeCrossover:
     step_fraction: tuple[sp.Expr, sp.Expr] | None
     ridge: sp.Rational
     assumptions: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A decode's crossover, B solved (a serving problem with no batch)."""
+        return ProblemKind.DECODE_CROSSOVER
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:

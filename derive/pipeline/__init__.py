@@ -242,10 +242,7 @@ def solve(
     else:
         names = tuple(str(path) for path in operators)
         derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
-        if isinstance(derivation, CommsDerivation):
-            d = replace(derivation, operators=names)
-        else:
-            d = Derivation(derivation.analysis, derivation.solution, spec=spec, operators=names)
+        d = replace(derivation, operators=names)  # either kind: the spec as typed, its files
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
         return d

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.deadline import run_each
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ProblemError
-from derive.pipeline import CommsDerivation, analyse_spec, derive_spec
+from derive.pipeline import CommsDerivation, Derivation, analyse_spec, derive_spec
 from derive.present.key.comms import comms_part
 from derive.present.key.figures import plot_figure
 from derive.present.key.files import ProblemPart, key_files, preload, problem_part
@@ -50,9 +51,10 @@ def _build_problem(
     """
     entry = pset.problems[index]
     try:
-        d = derive_spec(entry.spec, registry)
-        if isinstance(d, CommsDerivation):  # a transfer alone: no roofline, no plot
-            return comms_part(pset, stem, index, d.analysis)
+        derived = derive_spec(entry.spec, registry)
+        if derived.kind is ProblemKind.COMMS:  # a transfer alone: no roofline, no plot
+            return comms_part(pset, stem, index, cast(CommsDerivation, derived).analysis)
+        d = cast(Derivation, derived)  # the operator kind's record
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id)
     try:

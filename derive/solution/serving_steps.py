@@ -123,7 +123,7 @@ def _crossover(phase: PhaseAnalysis | DecodeCrossover) -> Step | None:
         ),
         _whole_step(phase, whole),
     ]
-    if isinstance(phase, DecodeCrossover) and phase.step_fraction is not None:
+    if phase.step_fraction is not None:  # a decode's crossover with S free
         top, bottom = phase.step_fraction
         lines.append(Line.of(r"B^{*}_{\text{step}}(S)", rf"\frac{{{tex(top)}}}{{{tex(bottom)}}}"))
     return Step(
@@ -142,8 +142,7 @@ def _whole_step(phase: PhaseAnalysis | DecodeCrossover, whole: Crossover) -> Ric
             f"The whole step at S = {phase.context} (attention's KV reads included): "
             f"{verdict_text(whole, phase.ridge)}."
         )
-    limit = phase.context_limit if isinstance(phase, DecodeCrossover) else None
-    last = phase.context_last if isinstance(phase, DecodeCrossover) else None
+    limit, last = phase.context_limit, phase.context_last  # None for a timed step
     if limit is None or last is None:
         return rich(
             "The whole step, S free (attention's KV reads included): "

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import cast
 
 import jinja2
 
@@ -415,12 +416,12 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     for entry in pset.problems:
         try:
             d = derive_spec(entry.spec, registry)
-            if isinstance(d, CommsDerivation):  # no roofline: its page is its link time
-                pages[entry.id] = comms_page(entry, d, hints)
+            if d.kind is ProblemKind.COMMS:  # no roofline: its page is its link time
+                pages[entry.id] = comms_page(entry, cast(CommsDerivation, d), hints)
                 continue
         except DeriveError as exc:
             raise in_file_terms(exc, pset.source, entry.id) from None
-        pages[entry.id] = _page(entry, d, hints)
+        pages[entry.id] = _page(entry, cast(Derivation, d), hints)  # the operator kind's
     for kernel in pset.kernels:
         try:
             pages[kernel.id] = kernel_page(kernel, hints)

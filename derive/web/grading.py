@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import NoReturn, cast
 
 from sympy.logic.boolalg import BooleanAtom
 
@@ -38,7 +38,7 @@ from derive.checking.verdict import Verdict
 from derive.errors import DeriveError, ParseError, ProblemError
 from derive.formula.units import describe_dimension
 from derive.model.analysis import ModelAnalysis
-from derive.pipeline.kinds import kind_of
+from derive.pipeline.kinds import KINDS, derived_kind
 from derive.problem.sets.natives import NativeEntry
 from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
 from derive.solution.notation import tex
@@ -192,25 +192,8 @@ class Grader:
         if self._defined(problem, quantity):
             return Reading(True, answer.strip())  # read when judged (units, names)
         entry = self._entry(problem)
-        if self._only_communicates(entry):
-            return _read_comms(answer)
-        reader = _READERS[entry.kind]
+        reader = _READERS[derived_kind(entry, self.operators)]
         return reader(self, entry, answer, quantity)
-
-    def _only_communicates(
-        self, entry: ProblemEntry | KernelEntry | ModelEntry | NativeEntry
-    ) -> bool:
-        """True for an operator problem whose operator only communicates (its answers are times)."""
-        from derive.pipeline.cache import registry
-        from derive.problem.comms_binding import only_communicates
-
-        if not isinstance(entry, ProblemEntry):
-            return False
-        try:
-            operator = registry(tuple(str(p) for p in self.operators)).get(entry.spec.operator)
-        except DeriveError:  # an unknown operator says so when it is judged
-            return False
-        return only_communicates(operator)
 
     def _read_operator(self, entry: ProblemEntry, answer: str, quantity: str | None) -> Reading:
         ctx = context_for(entry, self.rtol, self.operators)
@@ -257,12 +240,12 @@ class Grader:
         )
         if result.verdict is Verdict.UNREADABLE:
             return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
-        if isinstance(result.detail, CommsDetail):
-            return self._comms_result(result.detail, result)
-        return _RESULTS[entry.kind](self, result)
+        assert result.kind is not None  # derive.check names the kind it judged in
+        return _RESULTS[result.kind](self, result)
 
-    def _comms_result(self, detail: CommsDetail, result: ApiCheckResult) -> CheckResult:
+    def _comms_result(self, result: ApiCheckResult) -> CheckResult:
         """A claimed time on the link: its echo and the exact time as LaTeX."""
+        detail = cast(CommsDetail, result.detail)  # the comms-only kind's detail
         return CheckResult(
             result.verdict.value,
             result.read_as,
@@ -318,9 +301,9 @@ class Grader:
     def check_derivation(self, problem: str, lines: tuple[str, ...]) -> DerivationResult:
         """Check every step of a derivation typed one step per line."""
         entry = self._entry(problem)
-        kind = kind_of(entry)
-        if not kind.chains or self._only_communicates(entry):
-            noun = "an operator that only communicates" if kind.chains else kind.noun
+        kind = KINDS[derived_kind(entry, self.operators)]
+        if not kind.chains:
+            noun = kind.noun
             return DerivationResult(
                 UNREADABLE,
                 None,
@@ -363,7 +346,7 @@ class Grader:
         )
 
 
-def _read_comms(answer: str) -> Reading:
+def _read_comms(grader: Grader, entry: object, answer: str, quantity: str | None) -> Reading:
     """How a claimed time on the link reads (``550 us = 0.00055 s``)."""
     from derive.checking.comms_check import read_comms_claim
 
@@ -401,6 +384,16 @@ def _native_result(grader: Grader, result: ApiCheckResult) -> CheckResult:
     )
 
 
+def _not_graded_here(grader: Grader, *rest: object) -> NoReturn:
+    """Givens and equations alone: their names are defined quantities, read and judged as
+    those (:meth:`Grader.read` and :meth:`Grader.check` take them first), never here.
+
+    Raises:
+        ProblemError: always.
+    """
+    raise ProblemError("problem", "givens and equations alone: answer its defined quantities")
+
+
 _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.OPERATOR: Grader._read_operator,
     ProblemKind.KERNEL: Grader._read_kernel,
@@ -409,6 +402,9 @@ _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.TRAINING: Grader._read_model,
     ProblemKind.BUDGET: _read_native,
     ProblemKind.WHAT_IF: _read_native,
+    ProblemKind.COMMS: _read_comms,
+    ProblemKind.DECODE_CROSSOVER: Grader._read_model,
+    ProblemKind.QUESTIONS: _not_graded_here,
 }
 """How the preview reads an answer to a problem of each kind (every kind listed)."""
 
@@ -420,5 +416,8 @@ _RESULTS: dict[ProblemKind, Callable[[Grader, ApiCheckResult], CheckResult]] = {
     ProblemKind.TRAINING: Grader._model_result,
     ProblemKind.BUDGET: _native_result,
     ProblemKind.WHAT_IF: _native_result,
+    ProblemKind.COMMS: Grader._comms_result,
+    ProblemKind.DECODE_CROSSOVER: Grader._model_result,
+    ProblemKind.QUESTIONS: _not_graded_here,
 }
 """How a judged claim about a problem of each kind becomes the workbook's record (every kind listed)."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import cast
 
+from derive.catalogue import ProblemKind
 from derive.catalogue import quantity as catalogued
 from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES
 from derive.checking.training_claims import (
@@ -177,13 +179,13 @@ def _serving_steps(
 
     if serving is None:
         return (), (), ()
-    if isinstance(serving, DecodeCrossoverDerivation):
-        cross = serving.phase
+    if serving.kind is ProblemKind.DECODE_CROSSOVER:
+        cross = cast(DecodeCrossoverDerivation, serving).phase
         given = crossover_given(cross, serving.analysis)
         return _more_steps(
             "Decode crossover", given, crossover_steps(cross), crossover_verdict(cross), first
         )
-    phase, problem = serving.phase, serving.analysis.problem
+    phase, problem = cast(ServingDerivation, serving).phase, serving.analysis.problem
     peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
     if peak is None or problem.bandwidth is None:
         return (), (), ()
@@ -263,9 +265,9 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         named = {row[1] for row in context["hardware"]}
         extra = tuple(row for row in _serving_hardware(serving) if row[1] not in named)
         given = (
-            crossover_given(serving.phase, serving.analysis)
-            if isinstance(serving, DecodeCrossoverDerivation)
-            else phase_given(serving.phase, serving.analysis)
+            crossover_given(cast(DecodeCrossoverDerivation, serving).phase, serving.analysis)
+            if serving.kind is ProblemKind.DECODE_CROSSOVER
+            else phase_given(cast(ServingDerivation, serving).phase, serving.analysis)
         )
         context = {**context, "hardware": context["hardware"] + extra, "serving_given": given}
     env = html_env()

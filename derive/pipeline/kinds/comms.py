@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
 
-from derive.catalogue import Quantity
+from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.declare.operator import Operator
+from derive.errors import DeriveError, ProblemError
 from derive.pipeline.kinds.operator_record import OperatorRecord
+from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.surface import quantity, short_repr
 from derive.present.formats import Document
 from derive.problem.binding import ProblemSpec
@@ -16,7 +20,7 @@ from derive.problem.binding import ProblemSpec
 if TYPE_CHECKING:
     from derive.analysis.comms_only import CommsAnalysis
 
-__all__ = ["CommsDerivation", "derive_comms"]
+__all__ = ["CommsDerivation", "CommsKind", "derive_comms"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -28,6 +32,11 @@ class CommsDerivation(OperatorRecord):
     """
 
     analysis: CommsAnalysis
+
+    @property
+    def kind(self) -> ProblemKind:
+        """A comms-only operator (an operator problem: ``kind.parent``)."""
+        return ProblemKind.COMMS
 
     t_comms = quantity(q.T_COMMS, "The time on the link, T_comms (also T_lower and T_upper)")
 
@@ -76,3 +85,46 @@ def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
     from derive.problem.comms_binding import bind_comms
 
     return CommsDerivation(analyse_comms(bind_comms(spec, operator)), spec=spec)
+
+
+@dataclass(frozen=True)
+class CommsKind:
+    """An operator problem whose operator only communicates: a sub-kind of the operator's
+    (a set names it as an operator problem; :meth:`covers` tells it apart)."""
+
+    kind: ProblemKind = ProblemKind.COMMS
+    noun: str = "an operator that only communicates"
+    chains: bool = False
+
+    def covers(self, problem: Problem, operators: Sequence[str | Path] = ()) -> bool:
+        """Whether an operator problem is of this kind: its operator only communicates (an
+        operator that cannot be loaded is not: its error comes when it is derived)."""
+        from derive.pipeline.cache import registry
+        from derive.problem.comms_binding import only_communicates
+
+        spec = getattr(problem, "spec", None)
+        if not isinstance(spec, ProblemSpec):
+            return False
+        try:
+            operator = registry(tuple(str(p) for p in operators)).get(spec.operator)
+        except DeriveError:
+            return False
+        return only_communicates(operator)
+
+    def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> CommsDerivation:
+        """:func:`derive.pipeline.derive_operator` on the problem's spec (timed on its link).
+
+        Raises:
+            ProblemError: its operator computes (an operator problem, not this kind).
+        """
+        from derive.pipeline.kinds.operator import derive_operator
+
+        spec = cast(ProblemSpec, problem.spec)  # an operator problem's spec
+        derived = derive_operator(spec, operators)
+        if derived.kind is not self.kind:
+            raise ProblemError(f"operator {spec.operator!r}", "computes: not comms-only")
+        return cast(CommsDerivation, derived)
+
+    def asks(self, problem: Problem) -> tuple[str, ...]:
+        """What a comms-only operator answers: its time on the link."""
+        return tuple(row.name for row in CommsDerivation.ROWS)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
-from derive.errors import ProblemError
+from derive.errors import DeriveError, ProblemError
+from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document, render
 from derive.problem.sets.problem_set import ModelEntry
@@ -17,7 +20,7 @@ if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["DecodeCrossoverDerivation", "ServingShown"]
+__all__ = ["DecodeCrossoverDerivation", "DecodeCrossoverKind", "ServingShown"]
 
 
 class ServingShown(Shown):
@@ -56,6 +59,11 @@ class DecodeCrossoverDerivation(ServingShown):
     spec: ModelSpec | None = None
     serving: ServingSpec | None = None
 
+    @property
+    def kind(self) -> ProblemKind:
+        """A decode's crossover (a serving problem without a batch: ``kind.parent``)."""
+        return ProblemKind.DECODE_CROSSOVER
+
     def document(self, level: int = 2) -> Document:
         """The crossover's worked solution as a document, a section after the model's."""
         from derive.present.serving_step import crossover_document
@@ -75,3 +83,52 @@ class DecodeCrossoverDerivation(ServingShown):
         from derive.present.serving_step import crossover_json
 
         return crossover_json(self.phase)
+
+
+@dataclass(frozen=True)
+class DecodeCrossoverKind:
+    """A serving problem of a decode whose batch is free: a sub-kind of the serving step's (a
+    set names it as a model problem with its phase; :meth:`covers` tells it apart)."""
+
+    kind: ProblemKind = ProblemKind.DECODE_CROSSOVER
+    noun: str = "a whole-model problem"
+    chains: bool = False
+
+    def covers(self, problem: Problem, operators: Sequence[str | Path] = ()) -> bool:
+        """Whether a serving problem is of this kind: a decode with no batch bound (a model
+        that cannot be bound is not: its error comes when it is derived)."""
+        from derive.model.symbols import batch
+        from derive.pipeline.cache import model_analysis
+
+        serving = getattr(problem, "serving", None)
+        if serving is None or serving.phase != "decode":
+            return False
+        try:
+            analysis = model_analysis(cast("ModelSpec", problem.spec), tuple(map(str, operators)))
+        except DeriveError:
+            return False
+        return analysis.problem.value_of(batch) is None
+
+    def derive(
+        self, problem: Problem, operators: Sequence[str | Path] = ()
+    ) -> DecodeCrossoverDerivation:
+        """:func:`derive.pipeline.derive_serving_step` on a decode with no batch: B solved.
+
+        Raises:
+            ProblemError: its batch is bound (a serving step, not this kind).
+        """
+        from derive.pipeline.kinds.serving import derive_serving_step
+
+        serving = cast(ModelEntry, problem).serving  # a set's serving problem
+        if serving is None:
+            raise ProblemError("problem", "a decode's crossover needs its phase (decode)")
+        derived = derive_serving_step(cast("ModelSpec", problem.spec), serving, operators)
+        if derived.kind is not self.kind:
+            raise ProblemError("problem", "its batch is bound: a serving step, not its crossover")
+        return cast(DecodeCrossoverDerivation, derived)
+
+    def asks(self, problem: Problem) -> tuple[str, ...]:
+        """A set's ``ask``, else the crossover (all a decode with no batch answers)."""
+        from derive.catalogue import table as q
+
+        return getattr(problem, "ask", ()) or (q.CROSSOVER.name,)

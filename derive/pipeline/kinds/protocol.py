@@ -17,7 +17,7 @@ from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.kernels import KernelEntry
 from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
-from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
+from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, QuestionEntry
 
 __all__ = ["Derived", "Kind", "Problem"]
 
@@ -31,6 +31,7 @@ Problem: TypeAlias = (
     | BudgetSpec
     | WhatIfSpec
     | NativeEntry
+    | QuestionEntry
 )
 """A problem as typed (a spec) or of a problem set (an entry); each carries its ``kind``."""
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
+from derive.catalogue import ProblemKind, Quantity
 from derive.declare.registry import Registry
 from derive.errors import ProblemError
+from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.surface import Shown
+from derive.problem.sets.problem_set import QuestionEntry
 
 if TYPE_CHECKING:
     from derive.problem.question_spec import QuestionSpec
@@ -14,6 +20,8 @@ if TYPE_CHECKING:
     from derive.questions.records import Known, Questions
 
 __all__ = [
+    "QuestionsDerivation",
+    "QuestionsKind",
     "answer_for",
     "answer_one",
     "answer_set_questions",
@@ -123,3 +131,63 @@ def _with_questions_json(out: dict, questions: Questions | None) -> dict:
     from derive.present.questions_view import questions_json
 
     return {**out, **questions_json(questions)}
+
+
+# -- the kind: a problem of givens, definitions and equations alone -----------------------
+
+
+@dataclass(frozen=True, repr=False)
+class QuestionsDerivation(Shown):
+    """A problem of givens, defined quantities and equations alone, answered: no catalogue
+    quantity (its names are its own: ``questions.answers``)."""
+
+    questions: Questions
+
+    @property
+    def kind(self) -> ProblemKind:
+        """Givens and equations alone."""
+        return ProblemKind.QUESTIONS
+
+    def _rows(self) -> tuple[Quantity, ...]:
+        return ()
+
+    def markdown(self, level: int = 3) -> str:
+        """The answers, as Markdown."""
+        from derive.present.questions_view import questions_markdown
+
+        return questions_markdown(self.questions, level)
+
+    def latex(self) -> str:
+        """The answers, as a LaTeX fragment."""
+        from derive.present.questions_view import questions_latex
+
+        return questions_latex(self.questions)
+
+    def as_json(self) -> dict:
+        """The answers as JSON (``given``, ``defined``, ``solved`` …)."""
+        from derive.present.questions_view import questions_json
+
+        return questions_json(self.questions)
+
+    def __repr__(self) -> str:
+        names = ", ".join(a.name for a in self.questions.answers[:3])
+        return f"<QuestionsDerivation: {names or 'no answers'}>"
+
+
+@dataclass(frozen=True)
+class QuestionsKind:
+    """A set's problem of givens, definitions and equations alone (a :class:`QuestionEntry`)."""
+
+    kind: ProblemKind = ProblemKind.QUESTIONS
+    noun: str = "a problem of givens and equations alone"
+    chains: bool = False
+
+    def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> QuestionsDerivation:
+        """Its questions answered over its givens alone."""
+        entry = cast(QuestionEntry, problem)  # KINDS is keyed by kind: a questions-only entry
+        return QuestionsDerivation(replace(answer_one(entry.questions), problem=entry.id))
+
+    def asks(self, problem: Problem) -> tuple[str, ...]:
+        """A set's ``ask``, else its defined quantities and unknowns."""
+        entry = cast(QuestionEntry, problem)
+        return entry.ask or tuple(entry.questions.answers)

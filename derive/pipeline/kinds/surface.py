@@ -299,7 +299,7 @@ class Shown:
 
     def _rows(self) -> tuple[Quantity, ...]:
         """The catalogue rows this derivation may have a value for (its kind's, by default)."""
-        return rows_valued_in(self.kind)
+        return rows_valued_in(self.kind.parent)
 
     def _report(self) -> dict:
         """The JSON report the catalogue's paths lead into (a serving step's sits under
@@ -316,7 +316,7 @@ class Shown:
             return found
         for root in self._exact_roots():  # a formula in the JSON: the record holds it exact
             value: object = root
-            for key in row.json_path(self.kind):
+            for key in row.json_path(self.kind.parent):
                 value = _own_attribute(value, key)
                 if value is _MISSING or value is None:
                     break
@@ -338,7 +338,7 @@ class Shown:
             del self.__dict__["_computing"]
         out: dict[Quantity, Value] = {}
         for row in self._rows():
-            node = _walk_json(report, row.json_path(self.kind))
+            node = _walk_json(report, row.json_path(self.kind.parent))
             if isinstance(node, list):
                 continue
             exact = self._exact(row, node)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from derive import __version__
 from derive.analysis.analyse import Analysis
@@ -217,9 +217,10 @@ def key_files(
         from derive.model.phase import PhaseAnalysis
 
         steps = [  # the serving steps, on their chips' rooflines
-            serving_placement(entry.id, model.analysis.problem, model.phase)
+            serving_placement(entry.id, model.analysis.problem, cast(PhaseAnalysis, model.phase))
             for entry, model in zip(pset.models, models)
-            if isinstance(model.phase, PhaseAnalysis)  # a crossover alone times no step to place
+            if model.phase is not None  # a crossover alone times no step to place
+            and model.phase.kind is ProblemKind.SERVING
         ]
     figures = roofline_figures(
         stem,

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
@@ -102,15 +104,26 @@ def model_chapter(
         md = model_markdown(a, title, entry.text, level=2, earlier=earlier)
         tex = model_latex(a, title, entry.text, earlier=earlier)
         serving = (
-            serving_part(
-                a, phase, model.series, entry.serving, entry.ask, stem, entry.id, entry.title
-            )
-            if entry.serving is not None and isinstance(phase, PhaseAnalysis)
+            None
+            if entry.serving is None or phase is None
             else crossover_part(
-                a, phase, model.series, entry.serving, (stem, entry.id, entry.title)
+                a,
+                cast(DecodeCrossover, phase),
+                model.series,
+                entry.serving,
+                (stem, entry.id, entry.title),
             )
-            if entry.serving is not None and isinstance(phase, DecodeCrossover)
-            else None
+            if phase.kind is ProblemKind.DECODE_CROSSOVER
+            else serving_part(
+                a,
+                cast(PhaseAnalysis, phase),
+                model.series,
+                entry.serving,
+                entry.ask,
+                stem,
+                entry.id,
+                entry.title,
+            )
         )
         if serving is not None:
             md, tex = (

@@ -183,6 +183,16 @@ class QuestionEntry:
     ask: tuple[str, ...]
     questions: QuestionSpec
 
+    @property
+    def kind(self) -> ProblemKind:
+        """Givens, defined quantities and equations alone."""
+        return ProblemKind.QUESTIONS
+
+    @property
+    def spec(self) -> QuestionSpec:
+        """The problem as typed: its questions."""
+        return self.questions
+
 
 @dataclass(frozen=True)
 class ModelEntry:
