@@ -45,11 +45,12 @@ __all__ = ["ANY", "Facet", "Rank", "Slip", "earned", "facets", "factor_slips", "
 class Rank(IntEnum):
     """How specific a slip is: of several that reproduce a claim, the highest is named."""
 
-    GENERIC = 0  # a bare factor: 2× the expected, a power of ten slipped
-    ROUNDING = 1  # hardware numbers rounded to 1–3 significant digits
-    UNITS = 2  # a unit slip: GiB for GB, a unit left off, bits for bytes, a % sign left off
-    VARIANT = 3  # one input of the computation changed: another peak, dtype or bandwidth, MACs
-    NAMED = 4  # a slip named for this quantity: K and V, the embedding, ZeRO, the ridge, …
+    RESTATED = 0  # the claim's own terms said back (``your bytes count 2BD``): no cause named
+    GENERIC = 1  # a bare factor: 2× the expected, a power of ten slipped
+    ROUNDING = 2  # hardware numbers rounded to 1–3 significant digits
+    UNITS = 3  # a unit slip: GiB for GB, a unit left off, bits for bytes, a % sign left off
+    VARIANT = 4  # one input of the computation changed: another peak, dtype or bandwidth, MACs
+    NAMED = 5  # a slip named for this quantity: K and V, the embedding, ZeRO, the ridge, …
 
 
 class Facet(Enum):
@@ -127,12 +128,15 @@ class Slip:
         why: the sentence that names it.
         rank: how specific it is.
         fits: the facets of the quantities its premise fits (None: any quantity).
+        threshold: for a crossover computed the slip's way, its smallest compute-bound
+            integer (an integer claim equal to it reproduces the slip too).
     """
 
     value: sp.Expr | None
     why: str
     rank: Rank = Rank.NAMED
     fits: frozenset[Facet] | None = ANY
+    threshold: int | None = None
 
 
 def reproduces(slip: Slip, claim: sp.Expr, rtol: sp.Rational) -> sp.Rational | None:
@@ -140,7 +144,7 @@ def reproduces(slip: Slip, claim: sp.Expr, rtol: sp.Rational) -> sp.Rational | N
     value = slip.value
     if value is None or not isinstance(value, sp.Expr) or value == 0:
         return None
-    m = match(claim, Target(value), rtol)
+    m = match(claim, Target(value, threshold=slip.threshold), rtol)
     if m is None:
         return None
     return m.relative_error if m.relative_error is not None else sp.Integer(0)

@@ -263,8 +263,9 @@ def slip_sentences(
     return [f"{found.why} — exact is {exact}"] if found is not None else []
 
 
-def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[str]:
-    """Sentences naming the slips ``claim`` matches (empty when none does)."""
+def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[HintSlip]:
+    """The slip rows of a step bound or a utilisation, each sentence ending `` — exact is …``
+    (empty when the claim is no number)."""
     a = ctx.analysis
     value = target.value
     if value is None or not claim.is_number:
@@ -279,4 +280,5 @@ def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> l
         assert a.step is not None  # the target exists, so the step does
         slips = time_slips(quantity, a.step)
         exact = seconds(value)
-    return slip_sentences(slips, claim, value, exact, ctx.rtol, quantity)
+    rows = [s if isinstance(s, HintSlip) else HintSlip(*s) for s in slips]
+    return [replace(r, why=f"{r.why} — exact is {exact}") for r in rows]
