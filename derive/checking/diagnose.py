@@ -188,17 +188,21 @@ def _inverted(quantity: str, target: Target) -> Slip | None:
 
 
 def _variant_rows(
-    ctx: Context, quantity: str, target: Target, regime: Regime | None = None
+    ctx: Context,
+    quantity: str,
+    target: Target,
+    regime: Regime | None = None,
+    written: frozenset[sp.Symbol] = frozenset(),
 ) -> list[Slip]:
     """The quantity with one input changed: MACs counted once, another peak or bandwidth,
     other dtype bindings, hardware numbers rounded."""
     out: list[Slip] = []
     a = ctx.analysis
     basis = basis_of(a, roof_of(quantity), regime)
-    for family in (
-        flop_variants(a, quantity, basis),
-        hardware_variants(a, quantity, basis),
+    for family in (  # ties go to the first: this problem's dtypes, its chip, then MACs
         dtype_variants(a, quantity, ctx.spec, ctx.registry, regime),
+        hardware_variants(a, quantity, basis, written),
+        flop_variants(a, quantity, basis),
     ):
         for stem, t in family:
             if isinstance(t, Target) and t.value is not None and not equal(t.value, target.value):
@@ -257,7 +261,9 @@ def _is_monomial(expr: sp.Expr) -> bool:
     return len(sp.Add.make_args(num)) == 1 and len(sp.Add.make_args(den)) == 1
 
 
-def _leading_rows(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[Slip]:
+def _leading_rows(
+    ctx: Context, quantity: str, claim: sp.Expr, target: Target, written: frozenset[sp.Symbol]
+) -> list[Slip]:
     """With a regime given, how the claim misses the leading order (the answer the user was after)."""
     a = ctx.analysis
     regime = a.problem.regime
@@ -270,27 +276,32 @@ def _leading_rows(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -
     ):
         return []
     prefix = f"at leading order under {regime.text}: "
-    rows = _variant_rows(ctx, quantity, lead, regime)
+    rows = _variant_rows(ctx, quantity, lead, regime, written)
     rows += _factor_rows(ctx, quantity, claim, lead.value)
     rows = [replace(r, why=prefix + r.why) for r in rows]
-    return rows + _term_rows(ctx, quantity, claim, regime, prefix)
+    return _term_rows(ctx, quantity, claim, regime, prefix) + rows
 
 
 def _finding_rows(
-    ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
+    ctx: Context,
+    quantity: str,
+    raw: sp.Expr,
+    claim: sp.Expr,
+    target: Target,
+    written: frozenset[sp.Symbol],
 ) -> list[Slip]:
     """Every candidate finding, in the order ties are broken (a regime first for a leading-order answer)."""
-    lead = _leading_rows(ctx, quantity, claim, target)
-    if lead or quantity == q.INTENSITY_REGIME.name:
-        return lead
+    lead = _leading_rows(ctx, quantity, claim, target, written)
+    if quantity == q.INTENSITY_REGIME.name or earned(lead, claim, ctx.rtol, facets(quantity)):
+        return lead  # the leading order was the answer asked for: how the claim misses it
     monomial = _is_monomial(claim)
     regime = _regime_row(ctx, quantity, claim, target, primary=monomial)
     rows = [r for r in (_inverted(quantity, target),) if r is not None]
-    if target.value is not None:
-        rows += _variant_rows(ctx, quantity, target)
-        rows += _factor_rows(ctx, quantity, claim, target.value)
     if cheap(raw):  # term by term only for a claim cancel reads in milliseconds
         rows += _term_rows(ctx, quantity, raw, None)
+    if target.value is not None:
+        rows += _variant_rows(ctx, quantity, target, None, written)
+        rows += _factor_rows(ctx, quantity, claim, target.value)
     if regime is None:
         return rows
     return [regime, *rows] if monomial else [*rows, regime]
@@ -332,20 +343,22 @@ def diagnose(
     claim: sp.Expr,
     target: Target,
     extra: Sequence[Slip] = (),
+    written: frozenset[sp.Symbol] = frozenset(),
 ) -> list[str]:
     """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``.
 
     One finding at most is named (:func:`derive.checking.hints.earned`): of the slips that
     fit the quantity and reproduce the claim, the most specific; the others that happen to
     reproduce the number (half the FLOPs and another peak, for the ridge typed as a
-    crossover) are coincidences. ``extra``: the unit slips of the claim as written. A number
+    crossover) are coincidences. ``extra``: the unit slips of the claim as written;
+    ``written``: the givens it wrote by their symbols (π: no other peak explains it). A number
     right to 2 s.f. is the answer rounded: it is said instead of any slip.
     """
     if target.value is not None and claim.is_Rational and target.value.is_Rational:
         rounded = sig_fig_sentence(claim, target.value, ctx.rtol)
         if rounded:
             return [rounded, _fallback(ctx, quantity, claim, target)]
-    return _diagnose(ctx, quantity, raw, claim, target, extra)
+    return _diagnose(ctx, quantity, raw, claim, target, extra, written)
 
 
 def _diagnose(
@@ -355,6 +368,7 @@ def _diagnose(
     claim: sp.Expr,
     target: Target,
     extra: Sequence[Slip],
+    written: frozenset[sp.Symbol],
 ) -> list[str]:
     a = ctx.analysis
     if _only_formulas(ctx, quantity, target) and not claim.free_symbols:
@@ -377,7 +391,7 @@ def _diagnose(
         said = f"this is the exact intensity; at leading order under {regime.text} it is {value_text(target)}"
         rows.append(Slip(exact, said))
     try:
-        rows += _finding_rows(ctx, quantity, raw, claim, target)
+        rows += _finding_rows(ctx, quantity, raw, claim, target, written)
     except DeriveError:
         if strict():
             raise

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from derive.checking.claims import Claim, dimension_of, same_quantity
+from derive.checking.claims import BANDWIDTH, PEAK, Claim, dimension_of, same_quantity
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
 from derive.checking.hints import Rank, Slip
@@ -146,12 +146,14 @@ def judge_expr(
     raw: sp.Expr,
     relation: Relation = Relation.EQUALS,
     extra: Sequence[Slip] = (),
+    written: frozenset[sp.Symbol] = frozenset(),
 ) -> Judgement:
     """Judge an expression (already read) as a claim about ``quantity``.
 
     ``relation`` is how the claim relates to the quantity; an inequality is read only for
     a crossover (``B \\geq 121`` claims the threshold, ``B > 120.12`` the crossover).
-    ``extra``: slip rows of the claim as written (its unit), weighed with the quantity's own.
+    ``extra``: slip rows of the claim as written (its unit), weighed with the quantity's own;
+    ``written``: the givens it wrote by their symbols (``\\pi``, ``\\beta``).
     """
     a = ctx.analysis
     target = expected(a, quantity)
@@ -194,7 +196,9 @@ def judge_expr(
     )
     near = any(match(claim, t, ctx.rtol) for t in (target, lead) if t is not None)
     # near the threshold the reason is the whole story; far from it a named slip explains more
-    said_wrong = [miss] if miss and near else diagnose(ctx, quantity, raw, claim, target, extra)
+    said_wrong = (
+        [miss] if miss and near else diagnose(ctx, quantity, raw, claim, target, extra, written)
+    )
     if miss and not said_wrong:
         said_wrong = [miss]
     return Judgement(INCORRECT, quantity, raw, claim, target, lead, None, rel, tuple(said_wrong))
@@ -258,7 +262,8 @@ def judge_claim(ctx: Context, quantity: str, claim: Claim) -> Judgement:
             (_unit_sentence(quantity, claim),),
         )
     units = _unit_rows(ctx, quantity, claim, expected(ctx.analysis, quantity))
-    j = judge_expr(ctx, quantity, claim.expr, claim.relation, units)
+    written = frozenset(claim.raw.free_symbols & {PEAK, BANDWIDTH})
+    j = judge_expr(ctx, quantity, claim.expr, claim.relation, units, written)
     said = list(j.diagnosis)
     verdict = j.verdict
     if claim.named is not None and not same_quantity(claim.named, quantity):
