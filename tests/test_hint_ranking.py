@@ -138,3 +138,72 @@ def test_the_most_specific_slip_is_named_when_several_reproduce_the_claim():
     assert hints.earned(rows[:2], half, rtol, count).why == "a factor of 2"  # no GiB: a count
     assert hints.earned(rows[:2], half, rtol, hints.facets("weights_bytes")).why == "GiB read as GB"
     assert hints.earned(rows, half * 3, rtol, kv) is None  # nothing reproduces 150
+
+
+QWEN2_7B = {  # Qwen/Qwen2-7B's config.json (the fields derive reads)
+    "architectures": ["Qwen2ForCausalLM"],
+    "model_type": "qwen2",
+    "hidden_act": "silu",
+    "hidden_size": 3584,
+    "intermediate_size": 18944,
+    "max_position_embeddings": 131072,
+    "num_attention_heads": 28,
+    "num_hidden_layers": 28,
+    "num_key_value_heads": 4,
+    "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000.0,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "use_sliding_window": False,
+    "vocab_size": 152064,
+}
+
+
+def _qwen(tmp_path):
+    import json
+
+    from derive.problem.sets.problem_set import load_problem_set
+
+    (tmp_path / "qwen2-7b.json").write_text(json.dumps(QWEN2_7B))
+    (tmp_path / "set.toml").write_text(
+        'title = "t"\n[[problem]]\nid = "qwen"\ntitle = "Qwen2-7B"\ntext = "Count it."\n'
+        'model = "qwen2-7b.json"\nask = ["params", "weights_bytes"]\n'
+    )
+    return next(e for e in load_problem_set(tmp_path / "set.toml").entries() if e.id == "qwen")
+
+
+def test_untied_tables_of_one_size_are_one_slip_and_a_weight_width_is_named(tmp_path):
+    from derive.checking.api import model_values
+
+    entry = _qwen(tmp_path)
+    ((_, params, _),) = model_values(entry, ["params"])
+    table = 152064 * 3584  # V·d: the embedding and the (untied) head are the same size
+    r = derive.check(entry, "params", str(int(params) - table))
+    assert r.diagnosis[0].endswith(
+        "that leaves out one of the embedding table and the output head (each V·d): "
+        "the parameters count every table"
+    )
+    r = derive.check(entry, "params", str(int(params) - 2 * table))
+    assert "leaves out the embedding table and the output head" in r.diagnosis[0]
+    weights = 2 * int(params)  # bf16: 2 bytes a parameter
+    r = derive.check(entry, "weights_bytes", str(weights // 2))
+    said = r.diagnosis[0]
+    assert "1 byte per parameter" in said and "K and V" not in said and "multiply" not in said
+    hidden = derive.check(entry, "weights_bytes", str(weights // 2), hide_expected=True)
+    assert "1 byte per parameter" in hidden.diagnosis[0] and str(weights) not in hidden.diagnosis[0]
+
+
+def test_a_tied_head_is_not_said_to_be_left_out():
+    # GPT-2 small ties its head to the token embedding: 50257·768 parameters counted once
+    ((_, params, _),) = model_values_of("gpt2-small")
+    r = derive.check("gpt2-small", "params", str(int(params) - 50257 * 768))
+    assert r.diagnosis[0].endswith(
+        "that leaves out the embedding table: the parameters count every table"
+    )
+
+
+def model_values_of(name):
+    from derive.checking.api import model_values
+    from derive.problem.model_spec import ModelSpec
+
+    return model_values(ModelSpec(name), ["params"])

@@ -38,6 +38,7 @@ from derive.catalogue.table import (
     TRAIN_DAYS,
     TRAIN_FLOPS,
     TRAIN_SECONDS,
+    WEIGHTS_BYTES,
 )
 from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.hints import Facet, Rank, Slip, earned, facets
@@ -391,6 +392,8 @@ def _slips(a: ModelAnalysis, q: Quantity, claim: ModelClaim) -> list[Slip]:
         )
     if quantity in (PARAMS.name, PARAMS_ACTIVE.name):
         rows += _without_tables(a, target)
+    if quantity == WEIGHTS_BYTES.name:
+        rows += _other_widths(a)
     return rows + [
         Slip(target * r, why, rank, fits) for r, why, rank, fits in _RATIO_SLIPS
     ]  # fmt: skip
@@ -409,12 +412,41 @@ _RATIO_SLIPS: tuple[tuple[sp.Expr, str, Rank, frozenset[Facet]], ...] = (
 """Ratios of a claim to the answer that name a slip, with the facets of the quantities they fit."""
 
 
+_WIDTHS = (
+    (sp.Integer(4), "fp32"),
+    (sp.Integer(2), "bf16"),
+    (sp.Integer(1), "int8 or fp8"),
+    (sp.Rational(1, 2), "int4"),
+)
+
+
+def _other_widths(a: ModelAnalysis) -> list[Slip]:
+    """The weights' bytes at another width per parameter (a dtype misread)."""
+    params, weights = a.value(PARAMS.name), a.value(WEIGHTS_BYTES.name)
+    if not params or weights is None:
+        return []
+    width = weights / params
+    return [
+        Slip(
+            params * w,
+            f"that counts {exact_decimal(w)} byte{'' if w == 1 else 's'} per parameter (as if "
+            f"the weights were {name}); they are {exact_decimal(width)} "
+            f"byte{'' if width == 1 else 's'} each",
+            Rank.VARIANT,
+        )
+        for w, name in _WIDTHS
+        if w != width
+    ]
+
+
 def _without_tables(a: ModelAnalysis, target: sp.Expr) -> list[Slip]:
-    """The parameters without the embedding table and/or the head (when the model has them)."""
+    """The parameters without the embedding table and/or the head (when the model has them;
+    two tables of one size are one slip: either may have been left out)."""
     embed, head = a.value("P_embed") or 0, a.value("P_head") or 0
+    either = "one of the embedding table and the output head (each V·d)"
     tries = (
-        (embed + head, "the embedding table and the output head"),
-        (head, "the output head"),
+        (embed + head if embed and head else 0, "the embedding table and the output head"),
+        (head, either if head == embed else "the output head"),
         (embed, "the embedding table"),
     )
     return [
