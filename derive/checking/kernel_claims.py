@@ -285,6 +285,7 @@ def judge_kernel_claim(
 ) -> KernelJudgement:
     """Judge a claim read by :func:`read_kernel_claim` against the exact value."""
     from derive.checking.kernel_slips import kernel_slips
+    from derive.checking.step_slips import seconds
 
     exact = _target(kernel, quantity)
     q = _TABLE[quantity]
@@ -320,5 +321,8 @@ def judge_kernel_claim(
         if error is not None
         else "your claim is not a number"
     )
-    said = found.why if found is not None else off
-    return KernelJudgement(Verdict.INCORRECT, exact, (f"{said} — exact is {stated}",), error)
+    if found is None:
+        return KernelJudgement(Verdict.INCORRECT, exact, (f"{off} — exact is {stated}",), error)
+    # a slip states the answer as a person reads it (``1.364 ms``)
+    shown = seconds(exact) if q.dimension is Dimension.TIME else exact_text(exact)
+    return KernelJudgement(Verdict.INCORRECT, exact, (f"{found.why} — exact is {shown}",), error)
