@@ -33,7 +33,8 @@ from derive.questions.set_answers import answer_problem_set, as_known, entry_qua
 
 __all__ = ["CONVERSIONS", "check_defined", "defined_names", "judge_claim_text"]
 
-_TIME, _BYTES, _UNIT, _ANY = "s", "byte", "a unit", ""
+_BYTES, _TIME = MEASURE_BASES[1:3]  # the bases a conversion needs (byte, s)
+_UNIT, _ANY = "a unit", ""
 CONVERSIONS: tuple[tuple[sp.Rational, str, str], ...] = (
     (sp.Integer(3600), "an hour taken as a second (h and s: a factor of 3600)", _TIME),
     (sp.Integer(60), "a minute taken as a second, or an hour as a minute (a factor of 60)", _TIME),
