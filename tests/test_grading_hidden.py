@@ -79,12 +79,25 @@ def _claims(value):
         yield f in BELOW, f"{float(value * sp.Rational(f)):.6g}"
 
 
-def _judge(entry_id, quantity, claim):
+def _judge(entry_id, quantity, claim, hide=True):
     pset = _pset()
     if quantity in defined_names(pset, entry_id):
-        return check_defined(pset, entry_id, quantity, claim, hide_expected=True)
+        return check_defined(pset, entry_id, quantity, claim, hide_expected=hide)
     entry = next(e for e in pset.entries() if e.id == entry_id)
-    return derive.check(entry, quantity, claim, hide_expected=True, operators=pset.operators)
+    return derive.check(entry, quantity, claim, hide_expected=hide, operators=pset.operators)
+
+
+def assert_states_nothing(claim, r):
+    """No sentence of a hidden verdict gives an error, a factor or a number of the answer's:
+    each number in it is the claim's own, a small constant of a slip's name, or a power."""
+    for sentence in r.diagnosis:
+        assert not _REVEALING.search(sentence), (claim, sentence)
+        mine = set(_NUMBER.findall(claim)) | set(_NUMBER.findall(r.read_as or ""))
+        for n in _NUMBER.findall(re.sub(r"\b(?:10|2)\^-?\d+", "", sentence)):
+            assert n in mine or ("." not in n and int(n.replace(",", "")) <= 16), (
+                claim,
+                sentence,
+            )
 
 
 def _masked(text: str, claim: str, read_as: str) -> str:
@@ -112,14 +125,7 @@ def test_hidden_verdicts_say_the_side_at_most(entry_id, quantity):
         assert r.expected is None and r.relative_error is None
         if r.verdict is not derive.Verdict.INCORRECT:
             continue
-        for sentence in r.diagnosis:
-            assert not _REVEALING.search(sentence), (claim, sentence)
-            mine = set(_NUMBER.findall(claim)) | set(_NUMBER.findall(r.read_as or ""))
-            for n in _NUMBER.findall(re.sub(r"\b(?:10|2)\^-?\d+", "", sentence)):
-                assert n in mine or ("." not in n and int(n.replace(",", "")) <= 16), (
-                    claim,
-                    sentence,
-                )
+        assert_states_nothing(claim, r)
         said[below].add(tuple(_masked(s, claim, r.read_as or "") for s in r.diagnosis))
     for side in said.values():
         assert len(side) <= 1, side

@@ -55,7 +55,7 @@ from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.training_claims import TRAINING_QUANTITIES
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
-from derive.formula.answer import position_of
+from derive.formula.answer import Relation, position_of
 from derive.pipeline import Derivation, ModelDerivation
 from derive.pipeline.kinds import derived_kind, kind_of
 from derive.problem.binding import ProblemSpec
@@ -337,6 +337,7 @@ def _check_model(
 ) -> CheckResult:
     """A claim about a whole model, or about its serving step (the quantities of both)."""
     rtol = _rtol(tolerance)
+    from derive.checking.hints import earned, facets
     from derive.checking.matching import as_percent
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
     from derive.checking.serving_claims import (
@@ -366,15 +367,17 @@ def _check_model(
         if phase and quantity == CROSSOVER.name
         else None
     )
-    if j is None:
-        j = judge_model_claim(a, quantity, read, rtol)
-    if j.verdict is Verdict.INCORRECT and phase is not None:
-        slips = serving_slips(phase, quantity, read.value, rtol)
-        j = replace(j, diagnosis=j.diagnosis + slips, hidden_diagnosis=j.hidden_diagnosis + slips)
-    run = training_analysis_for(problem, operators) if quantity in TRAINING_QUANTITIES else None
-    if j.verdict is Verdict.INCORRECT and run is not None:
-        slips = training_slips(run, quantity, read.value, rtol)
-        j = replace(j, diagnosis=j.diagnosis + slips, hidden_diagnosis=j.hidden_diagnosis + slips)
+    if j is None:  # the serving step's and the training run's slips weighed with the model's
+        run = training_analysis_for(problem, operators) if quantity in TRAINING_QUANTITIES else None
+        extra = serving_slips(phase, quantity) if phase is not None else ()
+        extra += training_slips(run, quantity) if run is not None else ()
+        j = judge_model_claim(a, quantity, read, rtol, extra)
+    elif j.verdict is Verdict.INCORRECT and phase is not None and read.relation in _STATES_A_BATCH:
+        found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
+        slip = (
+            (found.why,) if found is not None else ()
+        )  # B ≥ the ridge: the threshold's reason and why
+        j = replace(j, diagnosis=j.diagnosis + slip, hidden_diagnosis=j.hidden_diagnosis + slip)
     error = j.relative_error
     result = CheckResult(
         j.verdict,
@@ -390,6 +393,10 @@ def _check_model(
         return result
     exact = model_quantity(a, quantity).value
     return conceal(result, read.value, exact, as_percent(rtol))
+
+
+_STATES_A_BATCH = (Relation.GREATER_EQUAL, Relation.GREATER)
+"""``B ≥ 481``: a claimed threshold, read for the crossover's slips too (the ridge typed as it)."""
 
 
 def _check_quantity(quantity: str) -> None:

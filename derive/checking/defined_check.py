@@ -25,6 +25,7 @@ from derive.checking.verdict import Verdict
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.formula.limits import RejectError
+from derive.formula.units import MEASURE_BASES, Measure
 from derive.problem.sets.problem_set import ProblemSet
 from derive.questions.read import Value, read_formula
 from derive.questions.records import Answer, Known, Questions
@@ -32,19 +33,24 @@ from derive.questions.set_answers import answer_problem_set, as_known, entry_qua
 
 __all__ = ["CONVERSIONS", "check_defined", "defined_names", "judge_claim_text"]
 
-CONVERSIONS: tuple[tuple[sp.Rational, str], ...] = (
-    (sp.Integer(3600), "an hour taken as a second (h and s: a factor of 3600)"),
-    (sp.Integer(60), "a minute taken as a second, or an hour as a minute (a factor of 60)"),
-    (sp.Integer(86400), "a day taken as a second (days and s: a factor of 86400)"),
-    (sp.Integer(24), "a day taken as an hour (a factor of 24)"),
-    (sp.Integer(1000), "a unit prefix lost (ms and s, kW and W: a factor of 1000)"),
-    (sp.Integer(10) ** 6, "a unit prefix lost (µs and s, MB and B: a factor of 10^6)"),
-    (sp.Integer(10) ** 9, "a unit prefix lost (ns and s, GB and B: a factor of 10^9)"),
-    (sp.Rational(2**30, 10**9), "GiB taken for GB (a factor of 1.0737)"),
-    (sp.Rational(2**20, 10**6), "MiB taken for MB (a factor of 1.0486)"),
-    (sp.Integer(2), "a factor of 2"),
+_BYTES, _TIME = MEASURE_BASES[1:3]  # the bases a conversion needs (byte, s)
+_UNIT, _ANY = "a unit", ""
+CONVERSIONS: tuple[tuple[sp.Rational, str, str], ...] = (
+    (sp.Integer(3600), "an hour taken as a second (h and s: a factor of 3600)", _TIME),
+    (sp.Integer(60), "a minute taken as a second, or an hour as a minute (a factor of 60)", _TIME),
+    (sp.Integer(86400), "a day taken as a second (days and s: a factor of 86400)", _TIME),
+    (sp.Integer(24), "a day taken as an hour (a factor of 24)", _TIME),
+    (sp.Integer(1000), "a unit prefix lost (ms and s, kW and W: a factor of 1000)", _UNIT),
+    (sp.Integer(10) ** 6, "a unit prefix lost (µs and s, MB and B: a factor of 10^6)", _UNIT),
+    (sp.Integer(10) ** 9, "a unit prefix lost (ns and s, GB and B: a factor of 10^9)", _UNIT),
+    (sp.Rational(2**30, 10**9), "GiB taken for GB (a factor of 1.0737)", _BYTES),
+    (sp.Rational(2**20, 10**6), "MiB taken for MB (a factor of 1.0486)", _BYTES),
+    (sp.Integer(2), "a factor of 2", _ANY),
 )
-"""Ratios of a claim to the answer that name a slip (each also read the other way up)."""
+"""Ratios of a claim to the answer that name a slip (each also read the other way up), with
+the premise each needs of the quantity's measure (issue 33, every hint earned): a time's
+conversions only for a measure in seconds, GiB only for bytes, a lost prefix only for a
+quantity with a unit (a ratio has none)."""
 _ROUNDING = sp.Rational(5, 100)
 _NAMED = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*=(?!=)")
 
@@ -65,10 +71,28 @@ def _questions(pset: ProblemSet, problem: str) -> tuple[Questions, dict]:
     return answered[entry.id], known
 
 
-def _slip(ratio: sp.Expr, rtol: sp.Rational) -> str | None:
+def _fits(premise: str, measures: tuple[Measure, ...]) -> bool:
+    """True when a conversion's premise fits the quantity: its measure, or a measure of a
+    quantity it is computed from (a cost from an hourly price: a time is converted in it)."""
+    if premise == _ANY:
+        return True
+    if premise == _UNIT:
+        return any(not m.dimensionless for m in measures)
+    return any(m.exponents[MEASURE_BASES.index(premise)] for m in measures)
+
+
+def _measures(answer: Answer, known: Mapping[str, Known]) -> tuple[Measure, ...]:
+    """The measure of ``answer`` and of each name its formula uses."""
+    names = [s.name for s in answer.formula.free_symbols if s.name in known]
+    return (answer.measure, *(known[n].measure for n in sorted(names)))
+
+
+def _slip(ratio: sp.Expr, rtol: sp.Rational, measures: tuple[Measure, ...]) -> str | None:
     """The slip a ratio of claim to answer names, within the tolerance (and 1 %)."""
     room = max(rtol, sp.Rational(1, 100))
-    for factor, why in CONVERSIONS:
+    for factor, why, premise in CONVERSIONS:
+        if not _fits(premise, measures):
+            continue
         for f in (factor, 1 / factor):
             if abs(ratio / f - 1) <= room:
                 return why
@@ -123,13 +147,20 @@ def judge_claim_text(
         value = read_formula(text, {k: v for k, v in known.items() if k != quantity})
     except RejectError as reject:
         return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
-    result = _judge(answer, value, claim, rtol, hide_expected)
+    result = _judge(answer, value, claim, rtol, hide_expected, _measures(answer, known))
     if not hide_expected:
         return result
     return conceal(result, value.value, answer.value, f"{fmt_decimal(100 * rtol, 3)}%")
 
 
-def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bool) -> CheckResult:
+def _judge(
+    answer: Answer,
+    value: Value,
+    claim: str,
+    rtol: sp.Rational,
+    hide: bool,
+    measures: tuple[Measure, ...],
+) -> CheckResult:
     expected = None if hide else _shown(answer.value, answer.unit)
     read_as = _shown(value.value, value.measure.text) if value.value.is_number else str(value.value)
     same_unit = value.measure.exponents == answer.measure.exponents
@@ -164,7 +195,8 @@ def _judge(answer: Answer, value: Value, claim: str, rtol: sp.Rational, hide: bo
     if rounded:
         diagnosis.append(rounded)
     ratio = value.value / answer.value
-    slip = _slip(ratio, rtol)
+    # the answer rounded: a conversion that gives the same number is a coincidence
+    slip = None if rounded else _slip(ratio, rtol, measures)
     if slip is not None:
         diagnosis.append(f"off by a factor of {fmt_decimal(ratio)}: {slip}")
     elif error <= _ROUNDING and not rounded:

@@ -12,6 +12,8 @@ answer). When none applies, a plain sentence says how the claim differs.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import replace
 
 import sympy as sp
 
@@ -21,6 +23,7 @@ from derive.checking.claims import dimension_of
 from derive.checking.context import Context
 from derive.checking.diagnosis_text import approx, compact, formula_text, plural
 from derive.checking.expected_text import said_number, said_time
+from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
 from derive.checking.matching import (
     as_percent,
     cheap,
@@ -51,15 +54,6 @@ from derive.problem.regime import Regime
 
 __all__ = ["diagnose", "exact_is", "formula_expected", "strict", "value_text"]
 
-_POWERS = tuple(k for k in range(-15, 16) if k)
-_NAMED = (sp.Integer(2), sp.Rational(1, 2), sp.Integer(8), sp.Rational(1, 8)) + tuple(
-    sp.Integer(10) ** k for k in _POWERS
-)
-
-
-def _is_named(c: sp.Rational) -> bool:
-    return c in _NAMED
-
 
 def value_text(t: Target | None) -> str:
     """The expected value for prose, with the integer threshold of a crossover."""
@@ -80,9 +74,9 @@ def exact_is(what: str, t: Target) -> str:
     return f"the exact {what} {'are' if plural(what) else 'is'} {value_text(t)}"
 
 
-def _regime_sentence(
+def _regime_row(
     ctx: Context, quantity: str, claim: sp.Expr, target: Target, primary: bool = True
-) -> str | None:
+) -> Slip | None:
     """Under which candidate regime the claim is the leading order; ``primary`` when that is the main finding."""
     if kind_of(quantity) == Kind.RIDGE or quantity == q.INTENSITY_REGIME.name:
         return None
@@ -100,17 +94,20 @@ def _regime_sentence(
         ):
             continue
         if match(claim, t, ctx.rtol):
-            drops = _dropped(ctx, quantity, regime)
             if not primary:
-                return (
+                said = (
                     f"it would be the leading-order {what} if the regime {regime.text} were meant"
                 )
+                return Slip(t.value, said, Rank.VARIANT, threshold=t.threshold)
+            drops = _dropped(ctx, quantity, regime)
             if given is None:
-                return (
+                said = (
                     f"this is the leading-order {what} when {regime.text}{drops}; without that regime {exact_is(what, target)} "
                     f"(rerun with --regime '{regime.text}' to accept it as leading order)"
                 )
-            return f"this is the leading-order {what} when {regime.text}{drops}, not under the regime given ({given.text})"
+            else:
+                said = f"this is the leading-order {what} when {regime.text}{drops}, not under the regime given ({given.text})"
+            return Slip(t.value, said, Rank.NAMED, threshold=t.threshold)
     return None
 
 
@@ -127,96 +124,109 @@ def _dropped(ctx: Context, quantity: str, regime: Regime) -> str:
     return f" (which drops {' and '.join(gone)})" if gone else ""
 
 
-def _named_factor(ctx: Context, quantity: str, c: sp.Rational) -> str:
-    """A sentence naming the likely cause of a constant factor ``c`` = claim / expected."""
+def _factor_rows(ctx: Context, quantity: str, claim: sp.Expr, value: sp.Expr) -> list[Slip]:
+    """The constant factors a claim can be off by, named where the operator names them (MACs).
+
+    A formula off by any other constant (``3BDF``) gets a plain factor row of its own.
+    """
     what, doc = describe(quantity), ctx.analysis.problem.operator.doc
     mac = "multiply-accumulate" in doc
     kind = kind_of(quantity)
-    if c == 2 and kind == Kind.FLOPS and mac:
-        return "your FLOPs are 2× the expected: 2 FLOPs per multiply-accumulate counted twice (a multiply-accumulate is 2 FLOPs)"
-    if c == sp.Rational(1, 2) and kind in (Kind.FLOPS, Kind.COMPUTE_TIME) and mac:
-        return (
-            f"MACs counted as one FLOP: your {what} {'are' if plural(what) else 'is'} half the expected "
-            "(a multiply-accumulate is 2 FLOPs, one multiply and one add)"
-        )
-    flop_twice, flop_once = (
-        ("FLOPs counted twice per multiply-accumulate", "MACs counted as one FLOP")
-        if mac
-        else ("FLOPs doubled", "FLOPs halved")
-    )
-    if c == 2 and kind == Kind.INTENSITY:
-        return f"your {what} is 2× the expected: {flop_twice}, or bytes halved"
-    if c == sp.Rational(1, 2) and kind == Kind.INTENSITY:
-        return f"your {what} is half the expected: {flop_once}, or every byte counted twice"
     is_ = "are" if plural(what) else "is"
-    if c in (8, sp.Rational(1, 8)):
-        return (
-            f"your {what} {is_} off by a factor of {c}: bits and bytes confused (8 bits per byte)"
+    rows: list[Slip] = []
+    if mac and kind == Kind.FLOPS:
+        rows.append(
+            Slip(
+                2 * value,
+                "your FLOPs are 2× the expected: 2 FLOPs per multiply-accumulate counted twice "
+                "(a multiply-accumulate is 2 FLOPs)",
+                Rank.VARIANT,
+            )
         )
-    k = next((k for k in _POWERS if c == sp.Integer(10) ** k), None)
-    if k is not None:
-        return f"your {what} {is_} off by a factor of 10^{k}: a power of ten slipped (check exponents and units)"
-    return f"your {what} {is_} {c}× the expected (off by a factor of {c})"
+    if mac and kind in (Kind.FLOPS, Kind.COMPUTE_TIME):
+        rows.append(
+            Slip(
+                value / 2,
+                f"MACs counted as one FLOP: your {what} {is_} half the expected "
+                "(a multiply-accumulate is 2 FLOPs, one multiply and one add)",
+                Rank.VARIANT,
+            )
+        )
+    if kind == Kind.INTENSITY:
+        twice, once = (
+            ("FLOPs counted twice per multiply-accumulate", "MACs counted as one FLOP")
+            if mac
+            else ("FLOPs doubled", "FLOPs halved")
+        )
+        rows += [
+            Slip(
+                2 * value, f"your {what} is 2× the expected: {twice}, or bytes halved", Rank.GENERIC
+            ),
+            Slip(
+                value / 2,
+                f"your {what} is half the expected: {once}, or every byte counted twice",
+                Rank.GENERIC,
+            ),
+        ]
+    rows += factor_slips(what, value, plural(what))
+    c = constant_ratio(claim, value) if value.free_symbols else None
+    if c is not None and c != 1:
+        said = f"your {what} {is_} {c}× the expected (off by a factor of {c})"
+        rows.append(Slip(c * value, said, Rank.GENERIC))
+    return rows
 
 
-def _factor_sentence(ctx: Context, quantity: str, claim: sp.Expr, value: sp.Expr) -> str | None:
-    """The factor sentence when claim / value is a constant (for numbers: close to a named factor)."""
-    c = constant_ratio(claim, value)
-    if c is not None and c != 1 and (value.free_symbols or _is_named(c)):
-        return _named_factor(ctx, quantity, c)
-    if claim.is_Rational and value.is_Rational and value != 0 and claim != 0:
-        r = claim / value
-        near = next((f for f in _NAMED if abs(r / f - 1) <= ctx.rtol), None)
-        if near is not None:
-            return _named_factor(ctx, quantity, near)
-    return None
-
-
-def _inverted(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> str | None:
+def _inverted(quantity: str, target: Target) -> Slip | None:
     """A ridge claimed as bandwidth / peak."""
     if kind_of(quantity) != Kind.RIDGE or target.value is None:
         return None
-    if match(claim, Target(1 / target.value), ctx.rtol):
-        return f"this is β/π (bandwidth over peak), the inverse of the ridge point; the ridge point is π/β = {approx(target.value)} FLOPs per byte"
-    return None
+    return Slip(
+        1 / target.value,
+        "this is β/π (bandwidth over peak), the inverse of the ridge point; the ridge point is "
+        f"π/β = {approx(target.value)} FLOPs per byte",
+    )
 
 
-def _variant_sentences(
-    ctx: Context, quantity: str, claim: sp.Expr, target: Target, regime: Regime | None = None
-) -> list[str]:
-    """The hardware and dtype variants the claim matches: up to two named ones, or one rounding, per family."""
-    out: list[str] = []
+def _variant_rows(
+    ctx: Context,
+    quantity: str,
+    target: Target,
+    regime: Regime | None = None,
+    written: frozenset[sp.Symbol] = frozenset(),
+) -> list[Slip]:
+    """The quantity with one input changed: MACs counted once, another peak or bandwidth,
+    other dtype bindings, hardware numbers rounded."""
+    out: list[Slip] = []
     a = ctx.analysis
     basis = basis_of(a, roof_of(quantity), regime)
-    for family in (
-        flop_variants(a, quantity, basis),
-        hardware_variants(a, quantity, basis),
+    for family in (  # ties go to the first: this problem's dtypes, its chip, then MACs
         dtype_variants(a, quantity, ctx.spec, ctx.registry, regime),
+        hardware_variants(a, quantity, basis, written),
+        flop_variants(a, quantity, basis),
     ):
-        found: list[str] = []
         for stem, t in family:
-            if (
-                isinstance(t, Target)
-                and t.value is not None
-                and not equal(t.value, target.value)
-                and match(claim, t, ctx.rtol)
-            ):
-                if ROUNDED in stem and found:
-                    break  # a named mistake already explains it
-                found.append(
-                    f"{stem} — {'leading order' if regime else 'exact'} is {value_text(target)}"
-                )
-                if ROUNDED in stem or len(found) == 2:
-                    break
-        out += found
+            if isinstance(t, Target) and t.value is not None and not equal(t.value, target.value):
+                said = f"{stem} — {'leading order' if regime else 'exact'} is {value_text(target)}"
+                rank = Rank.ROUNDING if ROUNDED in stem else Rank.VARIANT
+                out.append(Slip(t.value, said, rank, threshold=t.threshold))
     return out
 
 
-def _unless_said(factor: str | None, variants: list[str]) -> str | None:
-    """The factor sentence, unless a variant already names MACs counted as one FLOP."""
-    if factor and factor.startswith("MACs") and any(v.startswith("MACs") for v in variants):
-        return None
-    return factor
+def _term_rows(
+    ctx: Context, quantity: str, claim: sp.Expr, regime: Regime | None, prefix: str = ""
+) -> list[Slip]:
+    """The tensors whose bytes the claim gets wrong, one row: the claim's own bytes read term by term."""
+    kind = kind_of(quantity)
+    if kind not in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME) or not cheap(claim):
+        return []
+    a = ctx.analysis
+    basis = basis_of(a, roof_of(quantity), regime)
+    found = term_diagnoses(kind, claim, basis, hardware_of(a), ctx.bound)
+    if not found:
+        return []
+    said = "; ".join(prefix + text for text, _ in found)
+    value = claim.subs(ctx.bound) if ctx.bound else claim
+    return [Slip(value, said, min(rank for _, rank in found))]
 
 
 def _fallback(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> str:
@@ -251,9 +261,9 @@ def _is_monomial(expr: sp.Expr) -> bool:
     return len(sp.Add.make_args(num)) == 1 and len(sp.Add.make_args(den)) == 1
 
 
-def _leading_findings(
-    ctx: Context, quantity: str, claim: sp.Expr, target: Target
-) -> list[str | None]:
+def _leading_rows(
+    ctx: Context, quantity: str, claim: sp.Expr, target: Target, written: frozenset[sp.Symbol]
+) -> list[Slip]:
     """With a regime given, how the claim misses the leading order (the answer the user was after)."""
     a = ctx.analysis
     regime = a.problem.regime
@@ -266,60 +276,38 @@ def _leading_findings(
     ):
         return []
     prefix = f"at leading order under {regime.text}: "
-    variants = _variant_sentences(ctx, quantity, claim, lead, regime)
-    factor = _factor_sentence(ctx, quantity, claim, lead.value)
-    if variants and factor and not factor.startswith(("your FLOPs", "MACs")):
-        factor = None
-    factor = _unless_said(factor, variants)
-    out: list[str | None] = [prefix + s for s in ([factor] if factor else []) + variants]
-    if kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME) and cheap(claim):
-        basis = basis_of(a, roof_of(quantity), regime)
-        out += [
-            prefix + text
-            for text, _ in term_diagnoses(
-                kind_of(quantity), claim, basis, hardware_of(a), ctx.bound
-            )
-        ]
-    return out
+    rows = _variant_rows(ctx, quantity, lead, regime, written)
+    rows += _factor_rows(ctx, quantity, claim, lead.value)
+    rows = [replace(r, why=prefix + r.why) for r in rows]
+    return _term_rows(ctx, quantity, claim, regime, prefix) + rows
 
 
-def _findings(
-    ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
-) -> list[str | None]:
-    a = ctx.analysis
-    if quantity == q.INTENSITY_REGIME.name:
-        return _leading_findings(ctx, quantity, claim, target)
-    lead = _leading_findings(ctx, quantity, claim, target)
-    if lead:
-        return lead
+def _finding_rows(
+    ctx: Context,
+    quantity: str,
+    raw: sp.Expr,
+    claim: sp.Expr,
+    target: Target,
+    written: frozenset[sp.Symbol],
+) -> list[Slip]:
+    """Every candidate finding, in the order ties are broken (a regime first for a leading-order answer)."""
+    lead = _leading_rows(ctx, quantity, claim, target, written)
+    if quantity == q.INTENSITY_REGIME.name or earned(lead, claim, ctx.rtol, facets(quantity)):
+        return lead  # the leading order was the answer asked for: how the claim misses it
     monomial = _is_monomial(claim)
-    regime = _regime_sentence(ctx, quantity, claim, target, primary=monomial)
-    inverted = _inverted(ctx, quantity, claim, target)
-    variants = _variant_sentences(ctx, quantity, claim, target) if target.value is not None else []
-    factor = None if target.value is None else _factor_sentence(ctx, quantity, claim, target.value)
-    if inverted or (variants and factor and not factor.startswith(("your FLOPs", "MACs"))):
-        factor = None  # a more specific finding names the cause of the factor
-    factor = _unless_said(factor, variants)
-    terms: list[tuple[str, bool]] = []
-    if (
-        kind_of(quantity) in (Kind.BYTES, Kind.INTENSITY, Kind.TRANSFER_TIME)
-        and quantity != q.INTENSITY_REGIME.name
-        and cheap(raw)  # term by term only for a claim cancel reads in milliseconds
-    ):
-        terms = term_diagnoses(
-            kind_of(quantity), raw, basis_of(a, roof_of(quantity)), hardware_of(a), ctx.bound
-        )
-    if regime and monomial:
-        # a leading-order answer: the regime explains it, and names the terms it drops
-        return (
-            [regime, factor, inverted]
-            + variants
-            + [text for text, left_out in terms if not left_out]
-        )
-    return [factor, inverted] + variants + [text for text, _ in terms] + [regime]
+    regime = _regime_row(ctx, quantity, claim, target, primary=monomial)
+    rows = [r for r in (_inverted(quantity, target),) if r is not None]
+    if cheap(raw):  # term by term only for a claim cancel reads in milliseconds
+        rows += _term_rows(ctx, quantity, raw, None)
+    if target.value is not None:
+        rows += _variant_rows(ctx, quantity, target, None, written)
+        rows += _factor_rows(ctx, quantity, claim, target.value)
+    if regime is None:
+        return rows
+    return [regime, *rows] if monomial else [*rows, regime]
 
 
-def _ridge_for_crossover(ctx: Context, quantity: str, claim: sp.Expr) -> str | None:
+def _ridge_for_crossover(ctx: Context, quantity: str, claim: sp.Expr) -> Slip | None:
     """A crossover answered with the ridge point's value (π/β is an intensity, not a batch)."""
     if kind_of(quantity) != Kind.CROSSOVER or not claim.is_number:
         return None
@@ -328,10 +316,11 @@ def _ridge_for_crossover(ctx: Context, quantity: str, claim: sp.Expr) -> str | N
     if t.value is None or match(claim, t, ctx.rtol) is None or _ridge_is_leading(ctx, quantity, t):
         return None
     var = ctx.analysis.problem.solve_for
-    return (
+    return Slip(
+        t.value,
         f"this is the {describe(ridge)} π/β = {approx(t.value)} FLOPs/byte, not the "
         f"{describe(quantity)}: the {describe(quantity)} is the {var} at which the intensity "
-        f"reaches the {describe(ridge)} (solve I({var}) = π/β for {var})"
+        f"reaches the {describe(ridge)} (solve I({var}) = π/β for {var})",
     )
 
 
@@ -347,63 +336,74 @@ def _ridge_is_leading(ctx: Context, quantity: str, ridge: Target) -> bool:
     return False
 
 
-def _first(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[str]:
-    """Findings that come before every other: the ridge given for a crossover, a number right to 2 s.f."""
-    found = [_ridge_for_crossover(ctx, quantity, claim)]
-    if target.value is not None and claim.is_Rational and target.value.is_Rational:
-        found.append(sig_fig_sentence(claim, target.value, ctx.rtol))
-    return [s for s in found if s]
-
-
 def diagnose(
-    ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
+    ctx: Context,
+    quantity: str,
+    raw: sp.Expr,
+    claim: sp.Expr,
+    target: Target,
+    extra: Sequence[Slip] = (),
+    written: frozenset[sp.Symbol] = frozenset(),
 ) -> list[str]:
     """Sentences explaining why ``claim`` (``raw`` before bound dims are substituted) is not ``target``.
 
-    The ridge given for a crossover is said alone: it explains the number, and the other
-    slips that happen to reproduce it (half the FLOPs, another peak) are coincidences.
+    One finding at most is named (:func:`derive.checking.hints.earned`): of the slips that
+    fit the quantity and reproduce the claim, the most specific; the others that happen to
+    reproduce the number (half the FLOPs and another peak, for the ridge typed as a
+    crossover) are coincidences. ``extra``: the unit slips of the claim as written;
+    ``written``: the givens it wrote by their symbols (π: no other peak explains it). A number
+    right to 2 s.f. is the answer rounded: it is said instead of any slip.
     """
-    ridge = _ridge_for_crossover(ctx, quantity, claim)
-    if ridge:
-        return [ridge]
-    first = _first(ctx, quantity, claim, target)
-    return first + [s for s in _diagnose(ctx, quantity, raw, claim, target) if s not in first]
+    if target.value is not None and claim.is_Rational and target.value.is_Rational:
+        rounded = sig_fig_sentence(claim, target.value, ctx.rtol)
+        if rounded:
+            return [rounded, _fallback(ctx, quantity, claim, target)]
+    return _diagnose(ctx, quantity, raw, claim, target, extra, written)
 
 
 def _diagnose(
-    ctx: Context, quantity: str, raw: sp.Expr, claim: sp.Expr, target: Target
+    ctx: Context,
+    quantity: str,
+    raw: sp.Expr,
+    claim: sp.Expr,
+    target: Target,
+    extra: Sequence[Slip],
+    written: frozenset[sp.Symbol],
 ) -> list[str]:
     a = ctx.analysis
     if _only_formulas(ctx, quantity, target) and not claim.free_symbols:
         # no slip is guessed from a number; only a regime in which it is the answer is named
-        in_regime = _regime_sentence(ctx, quantity, claim, target, primary=True)
-        return [s for s in (in_regime, formula_expected(ctx, quantity, target.value)) if s]
+        in_regime = _regime_row(ctx, quantity, claim, target, primary=True)
+        said = in_regime.why if in_regime is not None else None
+        return [s for s in (said, formula_expected(ctx, quantity, target.value)) if s]
+    rows = [r for r in (_ridge_for_crossover(ctx, quantity, claim),) if r is not None]
+    rows += extra
     if kind_of(quantity) in STEP_KINDS:
         from derive.checking.step_slips import step_slips
 
-        slips = step_slips(ctx, quantity, claim, target)
-        factor = (
-            None
-            if slips or target.value is None
-            else _factor_sentence(ctx, quantity, claim, target.value)
-        )
-        return slips or [factor or _fallback(ctx, quantity, claim, target)]
-    out: list[str] = []
+        rows += step_slips(ctx, quantity, claim, target)
+        if target.value is not None:
+            rows += _factor_rows(ctx, quantity, claim, target.value)
+        return _named_one(ctx, quantity, claim, target, rows)
     regime = a.problem.regime
-    if (
-        quantity == q.INTENSITY_REGIME.name
-        and regime is not None
-        and equal(claim, sp.cancel(a.memory.intensity.subs(ctx.bound)))
-    ):
-        out.append(
-            f"this is the exact intensity; at leading order under {regime.text} it is {value_text(target)}"
-        )
+    if quantity == q.INTENSITY_REGIME.name and regime is not None:
+        exact = sp.cancel(a.memory.intensity.subs(ctx.bound))
+        said = f"this is the exact intensity; at leading order under {regime.text} it is {value_text(target)}"
+        rows.append(Slip(exact, said))
     try:
-        out += [s for s in _findings(ctx, quantity, raw, claim, target) if s]
+        rows += _finding_rows(ctx, quantity, raw, claim, target, written)
     except DeriveError:
         if strict():
             raise
-    return out or [_fallback(ctx, quantity, claim, target)]
+    return _named_one(ctx, quantity, claim, target, rows)
+
+
+def _named_one(
+    ctx: Context, quantity: str, claim: sp.Expr, target: Target, rows: list[Slip]
+) -> list[str]:
+    """The one earned finding, or the plain sentence when none is."""
+    found = earned(rows, claim, ctx.rtol, facets(quantity))
+    return [found.why] if found is not None else [_fallback(ctx, quantity, claim, target)]
 
 
 def _only_formulas(ctx: Context, quantity: str, target: Target) -> bool:

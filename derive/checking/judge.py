@@ -9,18 +9,19 @@ quantity's leading order under that regime instead. Anything else is
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from derive.checking.claims import Claim, dimension_of, same_quantity
+from derive.checking.claims import BANDWIDTH, PEAK, Claim, dimension_of, same_quantity
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
+from derive.checking.hints import Rank, Slip
 from derive.checking.matching import How, Match, as_percent, check_size, match, relative_error
 from derive.checking.quantities import Kind, Target, describe, expected, kind_of, leading
 from derive.checking.thresholds import stated_threshold, threshold_reason
-from derive.checking.unit_hint import bare_number_hint
+from derive.checking.unit_hint import bare_number_slips
 from derive.checking.verdict import Verdict
 from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Relation
@@ -140,12 +141,19 @@ def _wrong_side(ctx: Context, claim: sp.Expr, relation: Relation, targets: list[
 
 
 def judge_expr(
-    ctx: Context, quantity: str, raw: sp.Expr, relation: Relation = Relation.EQUALS
+    ctx: Context,
+    quantity: str,
+    raw: sp.Expr,
+    relation: Relation = Relation.EQUALS,
+    extra: Sequence[Slip] = (),
+    written: frozenset[sp.Symbol] = frozenset(),
 ) -> Judgement:
     """Judge an expression (already read) as a claim about ``quantity``.
 
     ``relation`` is how the claim relates to the quantity; an inequality is read only for
     a crossover (``B \\geq 121`` claims the threshold, ``B > 120.12`` the crossover).
+    ``extra``: slip rows of the claim as written (its unit), weighed with the quantity's own;
+    ``written``: the givens it wrote by their symbols (``\\pi``, ``\\beta``).
     """
     a = ctx.analysis
     target = expected(a, quantity)
@@ -188,7 +196,9 @@ def judge_expr(
     )
     near = any(match(claim, t, ctx.rtol) for t in (target, lead) if t is not None)
     # near the threshold the reason is the whole story; far from it a named slip explains more
-    said_wrong = [miss] if miss and near else list(diagnose(ctx, quantity, raw, claim, target))
+    said_wrong = (
+        [miss] if miss and near else diagnose(ctx, quantity, raw, claim, target, extra, written)
+    )
     if miss and not said_wrong:
         said_wrong = [miss]
     return Judgement(INCORRECT, quantity, raw, claim, target, lead, None, rel, tuple(said_wrong))
@@ -205,22 +215,25 @@ def _unit_sentence(quantity: str, claim: Claim) -> str:
     return f"the unit {claim.unit.text} is {said}; the {describe(quantity)} is {want}{unit}"
 
 
-def _confusions(ctx: Context, quantity: str, claim: Claim, target: Target) -> list[str]:
-    """Another unit under which the number is right: GB for GiB, ms for s."""
-    if claim.unit is None or target.value is None:
+def _unit_rows(ctx: Context, quantity: str, claim: Claim, target: Target) -> list[Slip]:
+    """The unit slips of a claim as written: another unit under which its number is right
+    (GB for GiB, ms for s), or, for a bare number, the unit it needs."""
+    if target.value is None:
         return []
-    number = claim.expr / claim.unit.factor
-    number = number.subs(ctx.bound) if ctx.bound else number
-    out = []
-    for spelled, factor in unit_alternatives(claim.unit):
-        if match(number * factor, target, ctx.rtol) is not None:
-            _, base = describe_dimension(claim.unit.dimension)
-            out.append(
-                f"the number is right in {spelled}, but you wrote {claim.unit.text}"
-                f" (1 {claim.unit.text} = {_power(claim.unit.factor)} {base}, "
-                f"1 {spelled} = {_power(factor)} {base})"
-            )
-    return out
+    value = claim.expr.subs(ctx.bound) if ctx.bound else claim.expr
+    if claim.unit is None:
+        return bare_number_slips(value, target.value, dimension_of(quantity))
+    _, base = describe_dimension(claim.unit.dimension)
+    return [
+        Slip(
+            target.value * claim.unit.factor / factor,  # right in ``spelled``, read as written
+            f"the number is right in {spelled}, but you wrote {claim.unit.text}"
+            f" (1 {claim.unit.text} = {_power(claim.unit.factor)} {base}, "
+            f"1 {spelled} = {_power(factor)} {base})",
+            Rank.UNITS,
+        )
+        for spelled, factor in unit_alternatives(claim.unit)
+    ]
 
 
 def _power(factor: sp.Rational) -> str:
@@ -248,18 +261,11 @@ def judge_claim(ctx: Context, quantity: str, claim: Claim) -> Judgement:
             None,
             (_unit_sentence(quantity, claim),),
         )
-    j = judge_expr(ctx, quantity, claim.expr, claim.relation)
+    units = _unit_rows(ctx, quantity, claim, expected(ctx.analysis, quantity))
+    written = frozenset(claim.raw.free_symbols & {PEAK, BANDWIDTH})
+    j = judge_expr(ctx, quantity, claim.expr, claim.relation, units, written)
     said = list(j.diagnosis)
     verdict = j.verdict
-    if verdict is INCORRECT and claim.unit is None and j.expected.value is not None:
-        bare = bare_number_hint(j.value, j.expected.value, dimension_of(quantity), ctx.rtol)
-        if bare:  # the missing unit explains the factor: drop the power-of-ten sentence
-            said = [bare] + [s for s in said if "power of ten" not in s and "off by" not in s]
-    if verdict is INCORRECT:
-        confusions = _confusions(ctx, quantity, claim, j.expected)
-        if confusions:  # the unit explains the factor: drop the power-of-ten sentence
-            said = [s for s in said if "a power of ten slipped" not in s and "is off by" not in s]
-        said = confusions + said
     if claim.named is not None and not same_quantity(claim.named, quantity):
         right = verdict is not INCORRECT
         said = [

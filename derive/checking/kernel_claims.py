@@ -30,6 +30,7 @@ from derive.catalogue import table as q
 from derive.checking.claims import BANDWIDTH, PEAK
 from derive.checking.diagnosis_text import approx, exact_decimal, sci
 from derive.checking.expected_text import said_number, said_time, show_number
+from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
 from derive.checking.matching import How, as_percent, check_size, match, relative_error
 from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
@@ -253,35 +254,19 @@ def _wrong_unit(quantity: str, claim: KernelClaim) -> str:
     return f"the unit {unit.text} is {said}; the {q.name} is {want} in {base}"
 
 
-def _confusions(claim: KernelClaim, exact: sp.Rational, rtol: sp.Rational) -> list[str]:
-    """Another unit under which the number is right: GB for GiB, ms for s."""
+def _confusions(claim: KernelClaim, exact: sp.Rational) -> list[Slip]:
+    """Another unit under which the number is right: GB for GiB, ms for s (a unit slip)."""
     unit = claim.answer.unit
     if unit is None:
         return []
-    out = []
-    for spelled, factor in unit_alternatives(unit):
-        if match(claim.value / unit.factor * factor, Target(exact), rtol) is not None:
-            out.append(
-                f"the number is right in {spelled}, but you wrote {unit.text} — exact is {exact_text(exact)}"
-            )
-    return out
-
-
-def _factor(what: str, claim: sp.Expr, exact: sp.Rational, rtol: sp.Rational) -> str | None:
-    """A power of ten, bits for bytes, or a factor of two between the claim and the answer."""
-    if not claim.is_Rational or claim == 0:
-        return None
-    ratio = claim / exact
-    for k in [k for k in range(-15, 16) if k]:
-        if abs(ratio / sp.Integer(10) ** k - 1) <= rtol:
-            return f"your {what} is off by a factor of 10^{k}: a power of ten slipped (check exponents and units)"
-    for factor in (sp.Integer(8), sp.Rational(1, 8)):
-        if abs(ratio / factor - 1) <= rtol:
-            return f"your {what} is off by a factor of {factor}: bits and bytes confused (8 bits per byte)"
-    for factor, said in ((sp.Integer(2), "twice"), (sp.Rational(1, 2), "half")):
-        if abs(ratio / factor - 1) <= rtol:
-            return f"your {what} is {said} the answer"
-    return None
+    return [
+        Slip(
+            exact * unit.factor / factor,  # the number in the unit meant, read in the unit written
+            f"the number is right in {spelled}, but you wrote {unit.text}",
+            Rank.UNITS,
+        )
+        for spelled, factor in unit_alternatives(unit)
+    ]
 
 
 def _rounded(claim: KernelClaim, exact: sp.Rational, rtol: sp.Rational) -> list[str]:
@@ -299,7 +284,8 @@ def judge_kernel_claim(
     kernel: KernelNumbers, quantity: str, claim: KernelClaim, rtol: sp.Rational
 ) -> KernelJudgement:
     """Judge a claim read by :func:`read_kernel_claim` against the exact value."""
-    from derive.checking.kernel_slips import kernel_slip_sentences
+    from derive.checking.kernel_slips import kernel_slips
+    from derive.checking.step_slips import seconds
 
     exact = _target(kernel, quantity)
     q = _TABLE[quantity]
@@ -321,18 +307,22 @@ def judge_kernel_claim(
             f"{as_percent(m.relative_error or sp.Integer(0))}) — exact is {exact_text(exact)}"
         )
         return KernelJudgement(Verdict.CORRECT, exact, (said,), error, m.how)
-    found = _rounded(claim, exact, rtol) + _confusions(claim, exact, rtol)
-    found += kernel_slip_sentences(kernel, quantity, value, exact, rtol)
     yours = said_time(value, q.dimension) or approx(value)  # a time as a person reads it
     stated = said_number(exact, q.dimension) if q.dimension is Dimension.TIME else exact_text(exact)
-    if len(found) == 1 and found[0].startswith("right to"):
-        found.append(f"your {yours} is off by {as_percent(error)} — exact is {stated}")
-    if not found:
-        factor = _factor(q.name, value, exact, rtol)
-        off = (
-            f"your {yours} is off by {as_percent(error)} (tolerance {as_percent(rtol)})"
-            if error is not None
-            else "your claim is not a number"
-        )
-        found = [f"{factor or off} — exact is {stated}"]
-    return KernelJudgement(Verdict.INCORRECT, exact, tuple(found), error)
+    rounded = _rounded(claim, exact, rtol)
+    if rounded:  # the answer rounded: any slip that gives the same number is a coincidence
+        off = f"your {yours} is off by {as_percent(error)} — exact is {stated}"
+        return KernelJudgement(Verdict.INCORRECT, exact, (*rounded, off), error)
+    rows = [*kernel_slips(kernel, quantity, exact), *_confusions(claim, exact)]
+    rows += factor_slips(q.name, exact) if claim.value.is_Rational else []
+    found = earned(rows, value, rtol, facets(quantity)) if value.is_number else None
+    off = (
+        f"your {yours} is off by {as_percent(error)} (tolerance {as_percent(rtol)})"
+        if error is not None
+        else "your claim is not a number"
+    )
+    if found is None:
+        return KernelJudgement(Verdict.INCORRECT, exact, (f"{off} — exact is {stated}",), error)
+    # a slip states the answer as a person reads it (``1.364 ms``)
+    shown = seconds(exact) if q.dimension is Dimension.TIME else exact_text(exact)
+    return KernelJudgement(Verdict.INCORRECT, exact, (f"{found.why} — exact is {shown}",), error)

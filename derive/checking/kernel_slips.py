@@ -26,19 +26,18 @@ import sympy as sp
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.checking.diagnosis_text import approx, sci
-from derive.checking.kernel_claims import exact_text
+from derive.checking.hints import Rank
+from derive.checking.hints import Slip as HintSlip
 from derive.checking.step_slips import (
     Ceiling,
     Slip,
-    seconds,
-    slip_sentences,
     sparse_figure,
     time_slips,
     utilisation_slips,
 )
 from derive.formula.decimals import fmt_decimal
 
-__all__ = ["kernel_slip_sentences", "kernel_slips"]
+__all__ = ["kernel_slips"]
 
 _TIMED = tuple(row.name for row in (q.T_MATH, q.T_MEM, q.T_LOWER, q.T_UPPER))
 _NOMINAL = "this is at the nominal ceilings; the efficiency given derates them (π·η_c and β·η_m)"
@@ -68,7 +67,7 @@ def _roofline_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
     if quantity == q.INTENSITY.name:
         return [
             (1 / intensity, "this is bytes/FLOPs, the inverse of the intensity (FLOPs/bytes)"),
-            (intensity / 2, _MAC.replace("the FLOPs", "the intensity")),
+            HintSlip(intensity / 2, _MAC.replace("the FLOPs", "the intensity"), Rank.VARIANT),
             (kernel.ridge, "this is the chip's ridge point π/β, not the kernel's FLOPs/bytes"),
         ]
     if quantity == q.RIDGE.name:
@@ -78,7 +77,7 @@ def _roofline_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
                 kernel.effective_ridge if derated else None,
                 "this is the derated ridge π·η_c/(β·η_m); the ridge point is π/β",
             ),
-            (None if sparse is None else sparse / bandwidth, sparse_said),
+            HintSlip(None if sparse is None else sparse / bandwidth, sparse_said, Rank.VARIANT),
             (intensity, "this is the kernel's intensity (FLOPs/bytes), not the chip's ridge π/β"),
         ]
     if quantity == q.EFFECTIVE_RIDGE.name:
@@ -102,20 +101,26 @@ def _roofline_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
         return [
             (larger, wrong_max),
             (nominal if derated else None, _NOMINAL),
-            (None if sparse is None else sp.Min(sparse, intensity * bandwidth), sparse_said),
+            HintSlip(
+                None if sparse is None else sp.Min(sparse, intensity * bandwidth),
+                sparse_said,
+                Rank.VARIANT,
+            ),
         ]
     fraction = kernel.fraction_of_peak
     return [
-        (
+        HintSlip(
             fraction * 100,
             f"this looks like a percentage written without the % sign (write "
             f"{fmt_decimal(fraction * 100)}% or {approx(fraction)})",
+            Rank.UNITS,
         ),
         (larger / peak, wrong_max),
         (nominal / peak if derated else None, _NOMINAL),
-        (
+        HintSlip(
             None if sparse is None else kernel.attainable / sparse,
             sparse_said.replace("a dense kernel is read against", "the fraction is of"),
+            Rank.VARIANT,
         ),
     ]
 
@@ -132,8 +137,12 @@ def _time_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
         return [
             (step.t_mem, "this is T_mem (bytes/β), not T_math (FLOPs/π)"),
             (kernel.flops / peak if eta_c != 1 else None, _NOMINAL),
-            (None if sparse is None else kernel.flops / (sparse * eta_c), sparse_said),
-            (step.t_math / 2, _MAC.replace("the FLOPs", "T_math")),
+            HintSlip(
+                None if sparse is None else kernel.flops / (sparse * eta_c),
+                sparse_said,
+                Rank.VARIANT,
+            ),
+            HintSlip(step.t_math / 2, _MAC.replace("the FLOPs", "T_math"), Rank.VARIANT),
         ]
     if quantity == q.T_MEM.name:
         return [
@@ -144,7 +153,11 @@ def _time_slips(kernel: KernelNumbers, quantity: str) -> list[Slip]:
     out = time_slips(quantity, step)
     if quantity == q.T_UPPER.name:
         halved = step.t_math / 2 + step.t_mem + step.launch_overhead
-    out.append((halved, _MAC.replace("half the FLOPs", "the bound with half the FLOPs")))
+    out.append(
+        HintSlip(
+            halved, _MAC.replace("half the FLOPs", "the bound with half the FLOPs"), Rank.VARIANT
+        )
+    )
     return out
 
 
@@ -165,14 +178,3 @@ def kernel_slips(kernel: KernelNumbers, quantity: str, value: sp.Expr) -> list[S
     if quantity in _TIMED:
         return _time_slips(kernel, quantity)
     return _roofline_slips(kernel, quantity)
-
-
-def kernel_slip_sentences(
-    kernel: KernelNumbers, quantity: str, claim: sp.Expr, value: sp.Expr, rtol: sp.Rational
-) -> list[str]:
-    """Sentences naming the slips ``claim`` matches (empty when none does)."""
-    if not claim.is_number:
-        return []
-    timed = quantity in _TIMED
-    exact = seconds(value) if timed else exact_text(value)
-    return slip_sentences(kernel_slips(kernel, quantity, value), claim, value, exact, rtol)

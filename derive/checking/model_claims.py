@@ -38,12 +38,14 @@ from derive.catalogue.table import (
     TRAIN_DAYS,
     TRAIN_FLOPS,
     TRAIN_SECONDS,
+    WEIGHTS_BYTES,
 )
 from derive.checking.diagnosis_text import exact_decimal
+from derive.checking.hints import Facet, Rank, Slip, earned, facets
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.thresholds import count_reason
-from derive.checking.unit_hint import bare_number_hint
+from derive.checking.unit_hint import bare_number_slips
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
@@ -357,80 +359,110 @@ def shown_expected(q: Quantity) -> str:
     return text
 
 
-def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -> str:
-    """A known slip that explains a wrong number, or ""."""
-    quantity, target, value, unit = q.key, q.value, claim.value, claim.unit
-    measure, base = _MEASURE[q.unit]
+def _slips(a: ModelAnalysis, q: Quantity, claim: ModelClaim) -> list[Slip]:
+    """The slip table of a model quantity: each row the quantity computed the slip's way."""
+    quantity, target, unit = q.key, q.value, claim.unit
+    measure = _MEASURE[q.unit][0]
+    rows: list[Slip] = []
     if unit is not None and unit.dimension is measure:
         for other, factor in unit_alternatives(unit):
-            if abs(claim.raw * factor / base - target) <= rtol * abs(target):
-                return (
+            rows.append(
+                Slip(
+                    target * unit.factor / factor,  # right in ``other``, read in the unit written
                     f"read as {other} it would be right: 1 {unit.text} is "
                     f"{exact_decimal(unit.factor)} B, 1 {other} is {exact_decimal(factor)} B"
                     if unit.dimension is Dimension.BYTES
-                    else f"read as {other} it would be right"
+                    else f"read as {other} it would be right",
+                    Rank.UNITS,
                 )
-    if quantity == FLOPS_PER_TOKEN.name and value == a.value("flops_2n"):
-        return "that is the 2N shortcut, not the matmul and attention FLOPs"
-    if quantity == PARAMS.name and value == a.value(PARAMS_ACTIVE.name) != target:
-        return "that is the active parameters; the total counts every expert"
-    if quantity == PARAMS_ACTIVE.name and value == a.value(PARAMS.name) != target:
-        return "that is the total; a token uses only its top-k experts"
-    ratio = value / target
-    if _uses_flops_per_token(a, quantity) and abs(ratio - sp.Rational(1, 3)) <= rtol / 3:
-        return (
-            "that uses 2N FLOPs per token (a forward pass) where training takes 6N "
-            "(2 forward + 4 backward): the factor of 3"
+            )
+    if quantity == FLOPS_PER_TOKEN.name:
+        rows.append(
+            Slip(a.value("flops_2n"), "that is the 2N shortcut, not the matmul and attention FLOPs")
+        )
+    if quantity == PARAMS.name:
+        rows.append(
+            Slip(
+                a.value(PARAMS_ACTIVE.name),
+                "that is the active parameters; the total counts every expert",
+            )
+        )
+    if quantity == PARAMS_ACTIVE.name:
+        rows.append(
+            Slip(a.value(PARAMS.name), "that is the total; a token uses only its top-k experts")
+        )
+    if _uses_flops_per_token(a, quantity):
+        rows.append(
+            Slip(
+                target / 3,
+                "that uses 2N FLOPs per token (a forward pass) where training takes 6N "
+                "(2 forward + 4 backward): the factor of 3",
+            )
         )
     if quantity in (PARAMS.name, PARAMS_ACTIVE.name):
-        found = _without_tables(a, value, target, rtol)
-        if found:
-            return found
-    return next(
-        (why for r, why in _RATIO_SLIPS.get(_premise(q), ()) if abs(ratio - r) <= rtol * r), ""
-    )
+        rows += _without_tables(a, target)
+    if quantity == WEIGHTS_BYTES.name:
+        rows += _other_widths(a)
+    return rows + [
+        Slip(target * r, why, rank, fits) for r, why, rank, fits in _RATIO_SLIPS
+    ]  # fmt: skip
 
 
-def _premise(q: Quantity) -> str:
-    """Which ratio slips can explain a wrong value of ``q``: those of its kind only."""
-    if q.key in ("kv_bytes", "kv_bytes_per_token"):
-        return "kv"
-    if _MEASURE[q.unit][0] is Dimension.BYTES:
-        return "bytes"
-    if _MEASURE[q.unit][0] is Dimension.FLOPS:
-        return "flops"
-    return ""
+_GIB_AS_GB = "the claim looks like GiB (2^30 B) read as GB (10^9 B)"
+_GB_AS_GIB = "the claim looks like GB (10^9 B) read as GiB (2^30 B)"
+_RATIO_SLIPS: tuple[tuple[sp.Expr, str, Rank, frozenset[Facet]], ...] = (
+    (_GB / _GIB, _GIB_AS_GB, Rank.UNITS, frozenset({Facet.BYTES})),
+    (_GIB / _GB, _GB_AS_GIB, Rank.UNITS, frozenset({Facet.BYTES})),
+    (sp.Rational(1, 2), "that counts one of K and V: the cache holds both", Rank.NAMED,
+     frozenset({Facet.KV})),
+    (sp.Rational(1, 2), "that counts one FLOP per multiply-add; a multiply-add is 2", Rank.VARIANT,
+     frozenset({Facet.FLOPS})),
+)  # fmt: skip
+"""Ratios of a claim to the answer that name a slip, with the facets of the quantities they fit."""
 
 
-_RATIO_SLIPS: dict[str, tuple[tuple[sp.Expr, str], ...]] = {
-    "bytes": (
-        (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
-        (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
-    ),
-    "kv": (
-        (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
-        (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
-        (sp.Rational(1, 2), "that counts one of K and V: the cache holds both"),
-    ),
-    "flops": ((sp.Rational(1, 2), "that counts one FLOP per multiply-add; a multiply-add is 2"),),
-}
-"""Ratios of a claim to the answer that name a slip, by the kind of quantity they fit."""
+_WIDTHS = (
+    (sp.Integer(4), "fp32"),
+    (sp.Integer(2), "bf16"),
+    (sp.Integer(1), "int8 or fp8"),
+    (sp.Rational(1, 2), "int4"),
+)
 
 
-def _without_tables(a: ModelAnalysis, value: sp.Expr, target: sp.Expr, rtol: sp.Rational) -> str:
-    """``that leaves out the embedding table`` (and/or the head) when that reproduces the claim."""
+def _other_widths(a: ModelAnalysis) -> list[Slip]:
+    """The weights' bytes at another width per parameter (a dtype misread)."""
+    params, weights = a.value(PARAMS.name), a.value(WEIGHTS_BYTES.name)
+    if not params or weights is None:
+        return []
+    width = weights / params
+    return [
+        Slip(
+            params * w,
+            f"that counts {exact_decimal(w)} byte{'' if w == 1 else 's'} per parameter (as if "
+            f"the weights were {name}); they are {exact_decimal(width)} "
+            f"byte{'' if width == 1 else 's'} each",
+            Rank.VARIANT,
+        )
+        for w, name in _WIDTHS
+        if w != width
+    ]
+
+
+def _without_tables(a: ModelAnalysis, target: sp.Expr) -> list[Slip]:
+    """The parameters without the embedding table and/or the head (when the model has them;
+    two tables of one size are one slip: either may have been left out)."""
     embed, head = a.value("P_embed") or 0, a.value("P_head") or 0
-    # an untied head as large as the embedding: either left out gives the claim, so say both
-    one = "the output head or the embedding table (the same size here)"
+    either = "one of the embedding table and the output head (each V·d)"
     tries = (
-        (embed + head, "the embedding table and the output head"),
-        (head, one if head == embed else "the output head"),
+        (embed + head if embed and head else 0, "the embedding table and the output head"),
+        (head, either if head == embed else "the output head"),
         (embed, "the embedding table"),
     )
-    for left_out, what in tries:
-        if left_out and abs(value - (target - left_out)) <= rtol * abs(target - left_out):
-            return f"that leaves out {what}: the parameters count every table"
-    return ""
+    return [
+        Slip(target - left_out, f"that leaves out {what}: the parameters count every table")
+        for left_out, what in tries
+        if left_out
+    ]
 
 
 def _uses_flops_per_token(a: ModelAnalysis, quantity: str) -> bool:
@@ -457,9 +489,17 @@ def _exact_count(quantity: str) -> bool:
 
 
 def judge_model_claim(
-    a: ModelAnalysis, quantity: str, claim: ModelClaim, rtol: sp.Rational
+    a: ModelAnalysis,
+    quantity: str,
+    claim: ModelClaim,
+    rtol: sp.Rational,
+    extra: Sequence[Slip] = (),
 ) -> ModelJudgement:
-    """Judge a claim read by :func:`read_model_claim` against the exact value."""
+    """Judge a claim read by :func:`read_model_claim` against the exact value.
+
+    ``extra``: the slip rows of a serving step or a training run for this quantity, weighed
+    with the model's own (one slip is named, :func:`derive.checking.hints.earned`).
+    """
     from derive.checking.matching import as_percent
 
     q = model_quantity(a, quantity)
@@ -508,8 +548,13 @@ def judge_model_claim(
                 (f"{within} of the exact {quantity} (relative error {percent})",),
                 error,
             )  # fmt: skip
-        hint = "" if unit is not None else bare_number_hint(value, target, measure, rtol)
-        hint = hint or _slip(a, q, claim, rtol)
+        rounded = _rounded(claim, target, rtol)
+        rows = _slips(a, q, claim) + list(extra)
+        if unit is None:
+            rows += bare_number_slips(value, target, measure)
+        # the answer rounded: a slip that gives the same number is a coincidence
+        found = None if rounded else earned(rows, value, rtol, facets(quantity))
+        hint = found.why if found is not None else ""
         approx = "" if target.is_Integer else f" (≈ {fmt_decimal(target)})"
         if q.unit is Unit.SECONDS and target.is_Rational and target > 0:  # as a person reads it
             approx = f" s (≈ {time_text(target)})"
@@ -519,7 +564,6 @@ def judge_model_claim(
         hidden = f"the claim is off by {percent}"
         if hint:
             said, hidden = f"{said}: {hint}", f"{hidden}: {hint}"
-        rounded = _rounded(claim, target, rtol)
         first = (rounded,) if rounded else ()
         return ModelJudgement(
             Verdict.INCORRECT, exact, expected, (*first, said), (*first, hidden), error

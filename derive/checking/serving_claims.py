@@ -28,6 +28,7 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, rows_for, shown_by
 from derive.catalogue import table as q
+from derive.checking.hints import Slip
 from derive.checking.verdict import Verdict
 from derive.formula.answer import Relation
 
@@ -215,21 +216,18 @@ def _ridge_differs(phase: PhaseAnalysis | DecodeCrossover) -> bool:
     return lead is None or lead != phase.ridge
 
 
-def serving_slips(
-    phase: PhaseAnalysis | DecodeCrossover, quantity: str, value: sp.Basic, rtol: sp.Rational
-) -> tuple[str, ...]:
-    """Known slips a wrong serving number matches: the single roofline, T_upper, per-device rates."""
+def serving_slips(phase: PhaseAnalysis | DecodeCrossover, quantity: str) -> tuple[Slip, ...]:
+    """The slip table of a serving quantity: the single roofline, T_upper, per-device rates
+    (rows for :func:`derive.checking.hints.earned`, weighed with the model's own)."""
     from derive.model.phase import DecodeCrossover
 
-    if not isinstance(value, sp.Expr) or not value.is_number:
-        return ()
     if phase.kind is ProblemKind.DECODE_CROSSOVER:  # its crossover alone: its slips
         cross = cast(DecodeCrossover, phase)
-        return _crossover_slips(cross, value, rtol) if quantity == q.CROSSOVER.name else ()
+        return _crossover_candidates(cross) if quantity == q.CROSSOVER.name else ()
     phase = cast("PhaseAnalysis", phase)  # a timed step
     step, tokens = phase.step, phase.tokens
     single = step.single_roofline_t_lower
-    slips: dict[str, tuple[tuple[sp.Expr | None, str], ...]] = {
+    slips: dict[str, tuple[Slip | tuple[sp.Expr | None, str], ...]] = {
         q.T_LOWER.name: (
             (single, "that is the single roofline, max(Σ T_math, Σ T_mem), not the sum per kernel"),
             (step.t_upper, "that is T_upper (nothing overlapped), not the lower bound"),
@@ -248,37 +246,20 @@ def serving_slips(
         q.INTER_TOKEN_LATENCY.name: ((single, "that is the single roofline, not the sum per kernel"),),
         q.CROSSOVER.name: _crossover_candidates(phase),
     }  # fmt: skip
-    return _matching(slips.get(quantity, ()), value, rtol)
+    return tuple(row if isinstance(row, Slip) else Slip(*row) for row in slips.get(quantity, ()))
 
 
-def _crossover_candidates(
-    phase: PhaseAnalysis | DecodeCrossover,
-) -> tuple[tuple[sp.Expr | None, str], ...]:
+def _crossover_candidates(phase: PhaseAnalysis | DecodeCrossover) -> tuple[Slip, ...]:
     """The values a wrong crossover is often taken for: the leading-order one, the ridge."""
     return (
-        (
+        Slip(
             phase.crossover_regime.exact if phase.crossover_regime else None,
             "that is the leading-order crossover (B ≪ d: the activations' bytes dropped); "
             "the exact one counts them",
         ),
-        (
+        Slip(
             phase.ridge if _ridge_differs(phase) else None,
             "that is the ridge point π/β (FLOPs per byte), not a batch: the crossover is the "
             "B at which the matmuls' intensity reaches it",
         ),
-    )
-
-
-def _crossover_slips(phase: DecodeCrossover, value: sp.Expr, rtol: sp.Rational) -> tuple[str, ...]:
-    return _matching(_crossover_candidates(phase), value, rtol)
-
-
-def _matching(
-    slips: tuple[tuple[sp.Expr | None, str], ...], value: sp.Expr, rtol: sp.Rational
-) -> tuple[str, ...]:
-    """The reasons whose slip value the claim matches within ``rtol``."""
-    return tuple(
-        why
-        for slip, why in slips
-        if slip is not None and slip != 0 and abs(value - slip) <= rtol * abs(slip)
     )

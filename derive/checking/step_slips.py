@@ -30,7 +30,8 @@ from derive.analysis.step import StepTime, compose
 from derive.catalogue import table as q
 from derive.checking.context import Context
 from derive.checking.diagnosis_text import approx, sci
-from derive.checking.matching import match
+from derive.checking.hints import Facet, Rank, earned, facets
+from derive.checking.hints import Slip as HintSlip
 from derive.checking.quantities import Kind, Target, kind_of
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
@@ -47,7 +48,7 @@ __all__ = [
     "utilisation_slips",
 ]
 
-Slip = tuple[sp.Expr | None, str]  # (the value the slip gives, its sentence stem)
+Slip = HintSlip | tuple[sp.Expr | None, str]  # (the value the slip gives, its sentence stem)
 
 
 def seconds(value: sp.Expr) -> str:
@@ -179,10 +180,11 @@ def sparse_figure(chip: Chip | None, compute_dtype: str, dense: sp.Rational) -> 
 def utilisation_slips(quantity: str, value: sp.Expr, m: Measured, c: Ceiling) -> list[Slip]:
     """The slips of an MFU or MBU claim (``value`` is the exact one)."""
     out: list[Slip] = [
-        (
+        HintSlip(
             value * 100,
             f"this looks like a percentage written without the % sign (write "
             f"{fmt_decimal(value * 100)}% or {fmt_decimal(value)})",
+            Rank.UNITS,
         )
     ]
     other = q.MBU.name if quantity == q.MFU.name else q.MFU.name
@@ -211,11 +213,12 @@ def utilisation_slips(quantity: str, value: sp.Expr, m: Measured, c: Ceiling) ->
     figure = sparse_figure(c.chip, c.compute_dtype, c.peak)
     if figure is not None:
         out.append(
-            (
+            HintSlip(
                 flops_per_s / figure.value,
                 f"this divides by the {c.chip.name} {c.compute_dtype} sparse figure "  # type: ignore[union-attr]
                 f"({figure.text} FLOP/s, 2:4 structured sparsity); MFU is against the dense peak "
                 f"{sci(c.peak)} FLOP/s",
+                Rank.VARIANT,
             )
         )
     eta = c.timing.compute_efficiency
@@ -227,11 +230,13 @@ def utilisation_slips(quantity: str, value: sp.Expr, m: Measured, c: Ceiling) ->
             )
         )
     out.append(
-        (
+        HintSlip(
             value / 2,
             "MACs counted as one FLOP: this is half the MFU (a multiply-accumulate is 2 FLOPs)"
             if c.mac
             else "this is half the MFU: FLOPs counted once where the operator counts two",
+            Rank.VARIANT,
+            frozenset({Facet.COUNTS_FLOPS}),
         )
     )
     if c.fraction_of_peak is not None:
@@ -246,24 +251,21 @@ def utilisation_slips(quantity: str, value: sp.Expr, m: Measured, c: Ceiling) ->
 
 
 def slip_sentences(
-    slips: list[Slip], claim: sp.Expr, value: sp.Expr, exact: str, rtol: sp.Rational
+    slips: list[Slip], claim: sp.Expr, value: sp.Expr, exact: str, rtol: sp.Rational, quantity: str
 ) -> list[str]:
-    """The sentences of the slips ``claim`` matches, each ending `` — exact is {exact}``.
+    """The sentence of the one slip ``claim`` earns (:func:`derive.checking.hints.earned`),
+    ending `` — exact is {exact}``; empty when none does.
 
-    A slip that gives the exact value, or a value an earlier slip already explained, is skipped.
+    A slip that gives the exact value cannot reproduce a wrong claim; of several that do,
+    the most specific alone is named (the others are coincidences of the numbers).
     """
-    out, said = [], [value]
-    for slip, stem in slips:
-        if slip is None or any(slip == other for other in said):
-            continue  # the same value is already explained (Σ T_math is the single roofline)
-        if match(claim, Target(slip), rtol) is not None:
-            out.append(f"{stem} — exact is {exact}")
-            said.append(slip)
-    return out
+    found = earned(slips, claim, rtol, facets(quantity))
+    return [f"{found.why} — exact is {exact}"] if found is not None else []
 
 
-def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[str]:
-    """Sentences naming the slips ``claim`` matches (empty when none does)."""
+def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[HintSlip]:
+    """The slip rows of a step bound or a utilisation, each sentence ending `` — exact is …``
+    (empty when the claim is no number)."""
     a = ctx.analysis
     value = target.value
     if value is None or not claim.is_number:
@@ -278,4 +280,5 @@ def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> l
         assert a.step is not None  # the target exists, so the step does
         slips = time_slips(quantity, a.step)
         exact = seconds(value)
-    return slip_sentences(slips, claim, value, exact, ctx.rtol)
+    rows = [s if isinstance(s, HintSlip) else HintSlip(*s) for s in slips]
+    return [replace(r, why=f"{r.why} — exact is {exact}") for r in rows]

@@ -14,6 +14,7 @@ import sympy as sp
 
 from derive.analysis.analyse import ByteTerm
 from derive.checking.diagnosis_text import compact, exact_decimal, per_element, tensor_label
+from derive.checking.hints import Rank
 from derive.checking.matching import expansion_size
 from derive.checking.quantities import Basis, Hardware, Kind
 
@@ -95,11 +96,12 @@ def _groups(terms: tuple[ByteTerm, ...], subs: dict) -> dict[sp.Expr, _Group] | 
     return groups
 
 
-def _hint(counted: sp.Rational, width: sp.Rational) -> str:
+def _hint(counted: sp.Rational, width: sp.Rational) -> tuple[str, Rank]:
+    """Why a tensor's width is miscounted, and how specific that is (a bare miscount names nothing)."""
     if counted == 8 * width:
-        return " (bits instead of bytes)"
+        return " (bits instead of bytes)", Rank.UNITS
     name = next((n for w, n in _WIDTH_NAMES if w == counted), None)
-    return f" (as if it were {name})" if name else ""
+    return (f" (as if it were {name})", Rank.VARIANT) if name else ("", Rank.RESTATED)
 
 
 def moved(t: ByteTerm) -> str:
@@ -113,40 +115,47 @@ def _left_out(t: ByteTerm, noun: tuple[str, ...]) -> str:
     return f"{noun[0]} {noun[1]} out {moved(t)}"
 
 
-def _one_tensor(t: ByteTerm, k: sp.Rational, got: sp.Rational, noun: tuple[str, ...]) -> str:
+def _one_tensor(
+    t: ByteTerm, k: sp.Rational, got: sp.Rational, noun: tuple[str, ...]
+) -> tuple[str, Rank]:
     label = tensor_label(t.tensor)
     if got == 0:
-        return _left_out(t, noun)
+        return _left_out(t, noun), Rank.NAMED
     counted = got / k
+    why, rank = _hint(counted, t.width)
     return (
         f"the tensor {label} is {t.dtype}, {per_element(t.width)}; {noun[0]} {noun[2]} "
-        f"{exact_decimal(counted)} byte{'' if counted == 1 else 's'} per element{_hint(counted, t.width)}"
-    )
+        f"{exact_decimal(counted)} byte{'' if counted == 1 else 's'} per element{why}"
+    ), rank
 
 
-def _many_tensors(mono: sp.Expr, group: _Group, got: sp.Rational, noun: tuple[str, ...]) -> str:
+def _many_tensors(
+    mono: sp.Expr, group: _Group, got: sp.Rational, noun: tuple[str, ...]
+) -> tuple[str, Rank]:
     missing = [t for t, k in group.terms if got == group.expected - t.width * k]
     if len(missing) == 1:
-        return _left_out(missing[0], noun)
+        return _left_out(missing[0], noun), Rank.NAMED
     if missing:
         each = compact(missing[0].bytes)
         which = ", ".join(
             f"{_ROLE.get(t.role, 'the bytes of')} {tensor_label(t.tensor)}" for t in missing
         )
-        return f"{noun[0]} {noun[1]} out one of: {which} ({each} bytes each)"
+        return f"{noun[0]} {noun[1]} out one of: {which} ({each} bytes each)", Rank.NAMED
     names = ", ".join(f"{tensor_label(t.tensor)} ({t.role}, {t.dtype})" for t, _ in group.terms)
     return (
         f"the tensors {names} together move {compact(group.expected * mono)} bytes; "
         f"{noun[0]} {noun[2]} {compact(got * mono)}"
-    )
+    ), Rank.RESTATED
 
 
 def term_diagnoses(
     kind: Kind, claim: sp.Expr, basis: Basis, hw: Hardware, bound: dict
-) -> list[tuple[str, bool]]:
+) -> list[tuple[str, Rank]]:
     """Sentences naming each tensor whose bytes the claim gets wrong (empty if it cannot tell).
 
-    Each sentence comes with True when it only says a tensor was left out.
+    Each sentence comes with how specific it is (:class:`~derive.checking.hints.Rank`): a
+    tensor left out is named, a width read as another dtype's a variant, a bare miscount
+    only restates the claim.
     Nothing is said unless at least one tensor's bytes match, so an unrelated
     claim is not explained term by term.
     """
@@ -172,24 +181,23 @@ def term_diagnoses(
         or len(wrong) + len(extra) > MAX_FINDINGS
     ):
         return []
-    out = []
+    out: list[tuple[str, Rank]] = []
     for mono in wrong:
         g, have = groups[mono], got.get(mono, sp.Integer(0))
         if len(g.terms) > 1 and not (have * mono).as_coeff_Mul()[0].is_Integer:
             continue  # a fraction of a byte: not a miscount of these tensors
-        text = (
+        out.append(
             _one_tensor(*g.terms[0], have, noun)
             if len(g.terms) == 1
             else _many_tensors(mono, g, have, noun)
         )
-        out.append((text, " out " in text and text.startswith(noun[0])))
     names = list(dict.fromkeys(tensor_label(t.tensor) for t in basis.terms))
     shapes = f" (the tensors are {', '.join(names)})" if len(names) <= 6 else ""
     for mono in extra:
         out.append(
             (
                 f"{noun[0]} {noun[3]} {compact(got[mono] * mono)}, which is no tensor's size{shapes}",
-                False,
+                Rank.RESTATED,
             )
         )
     return out

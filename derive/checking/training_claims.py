@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, shown_by
+from derive.checking.hints import Slip
 from derive.problem.train_spec import TRAIN_CHECK_KEYS
 
 if TYPE_CHECKING:
@@ -140,19 +141,15 @@ _RECOMPUTE_COUNTED = {
 }
 
 
-def training_slips(
-    t: TrainingAnalysis, quantity: str, value: sp.Basic, rtol: sp.Rational
-) -> tuple[str, ...]:
-    """The classic training slips a wrong number reproduces within ``rtol``, each proven by
-    recomputing the quantity the slip's way (the most specific first; only those that fit
-    the quantity are tried)."""
-    if not isinstance(value, sp.Expr) or not value.is_number:
-        return ()
+def training_slips(t: TrainingAnalysis, quantity: str) -> tuple[Slip, ...]:
+    """The slip table of a training quantity: the classic training slips, each the quantity
+    recomputed the slip's way (rows for :func:`derive.checking.hints.earned`, weighed with
+    the model's own)."""
     m, st = t.memory, t.problem.state
     state = st.weights + st.grads + st.optimizer
     recomputed = t.flops_recompute != 0
     full = t.problem.recompute.value == "full"
-    candidates: dict[str, tuple[tuple[sp.Expr | None, str], ...]] = {
+    candidates: dict[str, tuple[tuple[sp.Rational | None, str], ...]] = {
         "memory_per_device": (
             (
                 _unsharded_memory(t) if int(t.problem.zero) and t.problem.dp > 1 else None,
@@ -180,8 +177,4 @@ def training_slips(
              "that is the global batch (every DP rank); the critical batch is per DP rank"),
         ),
     }  # fmt: skip
-    return tuple(
-        why
-        for slipped, why in candidates.get(quantity, ())
-        if slipped is not None and slipped != 0 and abs(value - slipped) <= rtol * abs(slipped)
-    )
+    return tuple(Slip(*row) for row in candidates.get(quantity, ()))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.checking.diagnosis_text import exact_decimal
+from derive.checking.hints import Rank, Slip, reproduces
 from derive.formula.units import Dimension, parse_unit
 
-__all__ = ["bare_number_hint"]
+__all__ = ["bare_number_hint", "bare_number_slips"]
 
 _TRIED: dict[Dimension, tuple[str, str]] = {
     Dimension.TIME: ("a time", "ms µs ns min h days"),
@@ -21,17 +22,33 @@ _TRIED: dict[Dimension, tuple[str, str]] = {
 }
 
 
+def bare_number_slips(number: sp.Expr, target: sp.Expr, dimension: Dimension | None) -> list[Slip]:
+    """The unit slips of a bare number: for each unit tried, the number that would be right in it.
+
+    Rows of a slip table (:mod:`derive.checking.hints`): ``number`` read bare is right in a
+    unit when it is the row's value, ``target`` in that unit.
+    """
+    if dimension not in _TRIED or not (number.is_Rational and target.is_Rational) or target == 0:
+        return []
+    what, spellings = _TRIED[dimension]
+    rows = []
+    for spelled in spellings.split():
+        unit = parse_unit(spelled)
+        if unit is not None and unit.dimension is dimension:
+            rows.append(
+                Slip(
+                    target / unit.factor,
+                    f"{what} needs a unit — as {exact_decimal(number)} {spelled} it would be right",
+                    Rank.UNITS,
+                )
+            )
+    return rows
+
+
 def bare_number_hint(
     number: sp.Expr, target: sp.Expr, dimension: Dimension | None, rtol: sp.Rational
 ) -> str:
     """``a time needs a unit — as 8.77 ms it would be right``, or "" when no unit makes it right."""
-    if dimension not in _TRIED or not (number.is_Rational and target.is_Rational) or target == 0:
-        return ""
-    what, spellings = _TRIED[dimension]
-    for spelled in spellings.split():
-        unit = parse_unit(spelled)
-        if unit is None or unit.dimension is not dimension:
-            continue
-        if abs(number * unit.factor - target) <= rtol * abs(target):
-            return f"{what} needs a unit — as {exact_decimal(number)} {spelled} it would be right"
-    return ""
+    rows = bare_number_slips(number, target, dimension)
+    found = next((r for r in rows if reproduces(r, number, rtol) is not None), None)
+    return found.why if found is not None else ""

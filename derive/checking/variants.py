@@ -83,14 +83,23 @@ def _rounded(value: sp.Rational) -> list[tuple[int, sp.Rational, str]]:
     return out
 
 
-def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Variant]:
-    """Variants with other hardware numbers, most telling first."""
+def hardware_variants(
+    a: Analysis, quantity: str, basis: Basis, written: frozenset[sp.Symbol] = frozenset()
+) -> Iterator[Variant]:
+    """Variants with other hardware numbers, most telling first.
+
+    ``written``: the givens the claim wrote by their symbols (``\\pi``, ``\\beta``): a claim
+    that writes π used the problem's peak, so no variant of the peak can explain it.
+    """
+    from derive.checking.claims import BANDWIDTH, PEAK
+
     kind, roof = kind_of(quantity), roof_of(quantity)
     if kind not in _HW_KINDS:
         return
     hw, p = hardware_of(a), a.problem
     bw_name = "β" if roof == MEMORY else "the link bandwidth"
-    peak_uses = kind in (Kind.RIDGE, Kind.CROSSOVER, Kind.COMPUTE_TIME)
+    peak_uses = kind in (Kind.RIDGE, Kind.CROSSOVER, Kind.COMPUTE_TIME) and PEAK not in written
+    bw_uses = kind != Kind.COMPUTE_TIME and BANDWIDTH not in written
 
     def run(h: Hardware) -> object | None:
         try:
@@ -113,7 +122,7 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
                     f"this uses the {dtype} peak ({fig.text}); the compute dtype is {p.compute_dtype} ({p.compute_reason})",
                     run(replace(hw, peak=fig.value)),
                 )
-    if kind != Kind.COMPUTE_TIME:
+    if bw_uses:
         if roof == MEMORY and hw.link is not None:
             yield (
                 f"this uses the link bandwidth ({sci(hw.link)} B/s) instead of the HBM bandwidth ({sci(hw.memory)} B/s)",
@@ -126,7 +135,7 @@ def hardware_variants(a: Analysis, quantity: str, basis: Basis) -> Iterator[Vari
             )
     bw = hw.bandwidth(roof)
     peaks = [(None, hw.peak, "")] + (_rounded(hw.peak) if peak_uses else [])
-    bws = [(None, bw, "")] + (_rounded(bw) if kind != Kind.COMPUTE_TIME and bw is not None else [])
+    bws = [(None, bw, "")] + (_rounded(bw) if bw_uses and bw is not None else [])
     combos = [(pk, b) for pk in peaks for b in bws if pk[0] or b[0]]
     combos.sort(key=lambda c: (bool(c[0][0]) + bool(c[1][0]), -(c[0][0] or 9) - (c[1][0] or 9)))
     for (pd, pv, pt), (bd, bv, bt) in combos:
