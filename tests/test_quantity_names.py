@@ -43,7 +43,6 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/model/analysis.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/records.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/symbols.py",  # measured after merging the budget/what-if rows (params, tokens, …)
-        "derive/present/budget_view.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/problem/sets/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/questions/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/serving.py",
@@ -55,18 +54,15 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/problem/sets/kernels.py",
         "derive/checking/model_claims.py",
         "derive/present/sweep/values.py",
-        "derive/present/compare/kernels.py",
         "derive/checking/training_claims.py",
         "derive/pipeline/__init__.py",
         "derive/problem/sets/problem_set.py",
         "derive/solution/training_memory_steps.py",
         "derive/solution/training_steps.py",
         "derive/present/key/training.py",
-        "derive/present/sharding_view.py",
         "derive/pipeline/kinds/comms.py",
         "derive/problem/sets/operator_tables.py",
         "derive/training/analysis.py",
-        "derive/web/kernel_pages.py",
         "derive/model/budget.py",
         "derive/present/model_view.py",
         "derive/solution/layer_steps.py",
@@ -74,13 +70,10 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/model/expand.py",
         "derive/pipeline/kinds/decode_crossover.py",
         "derive/pipeline/kinds/training.py",
-        "derive/present/key/comms.py",
-        "derive/present/listing.py",
         "derive/problem/sets/errors.py",
         "derive/solution/budget_steps.py",
         "derive/solution/kernel_steps.py",
         "derive/solution/verdicts.py",
-        "derive/web/comms_pages.py",
     }
 )
 
