@@ -46,7 +46,6 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/problem/sets/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/questions/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/serving.py",
-        "derive/present/training_view.py",
         "derive/solution/model_steps.py",
         "derive/model/sized_steps.py",
         "derive/training/values.py",
