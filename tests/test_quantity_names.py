@@ -46,7 +46,6 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/problem/sets/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/questions/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/serving.py",
-        "derive/solution/model_steps.py",
         "derive/model/sized_steps.py",
         "derive/training/values.py",
         "derive/model/counting.py",
@@ -56,23 +55,16 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/checking/training_claims.py",
         "derive/pipeline/__init__.py",
         "derive/problem/sets/problem_set.py",
-        "derive/solution/training_memory_steps.py",
-        "derive/solution/training_steps.py",
         "derive/present/key/training.py",
         "derive/pipeline/kinds/comms.py",
         "derive/problem/sets/operator_tables.py",
         "derive/training/analysis.py",
         "derive/model/budget.py",
         "derive/present/model_view.py",
-        "derive/solution/layer_steps.py",
-        "derive/solution/measured_steps.py",
         "derive/model/expand.py",
         "derive/pipeline/kinds/decode_crossover.py",
         "derive/pipeline/kinds/training.py",
         "derive/problem/sets/errors.py",
-        "derive/solution/budget_steps.py",
-        "derive/solution/kernel_steps.py",
-        "derive/solution/verdicts.py",
     }
 )
 
