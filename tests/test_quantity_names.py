@@ -43,28 +43,19 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/model/analysis.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/records.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/symbols.py",  # measured after merging the budget/what-if rows (params, tokens, …)
-        "derive/problem/sets/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
-        "derive/questions/natives.py",  # measured after merging the budget/what-if rows (params, tokens, …)
         "derive/model/serving.py",
         "derive/model/sized_steps.py",
         "derive/training/values.py",
         "derive/model/counting.py",
-        "derive/problem/sets/kernels.py",
         "derive/checking/model_claims.py",
-        "derive/present/sweep/values.py",
         "derive/checking/training_claims.py",
         "derive/pipeline/__init__.py",
-        "derive/problem/sets/problem_set.py",
-        "derive/present/key/training.py",
         "derive/pipeline/kinds/comms.py",
-        "derive/problem/sets/operator_tables.py",
         "derive/training/analysis.py",
         "derive/model/budget.py",
-        "derive/present/model_view.py",
         "derive/model/expand.py",
         "derive/pipeline/kinds/decode_crossover.py",
         "derive/pipeline/kinds/training.py",
-        "derive/problem/sets/errors.py",
     }
 )
 

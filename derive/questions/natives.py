@@ -31,7 +31,13 @@ from derive.questions.records import Answer, Role
 __all__ = ["native_answer", "native_quantities", "native_value", "solve_native"]
 
 _RATE_KEYS = {"tokens/s": "measured_tokens_per_s", "FLOP/s": "measured_flops_per_s"}
-_BUDGET_KEYS = ("compute", "params", "tokens", "tokens_per_param", "flops_per_param_token")
+_BUDGET_KEYS = (
+    "compute",
+    q.PARAMS.name,
+    q.TOKENS.name,
+    q.TOKENS_PER_PARAM.name,
+    "flops_per_param_token",
+)
 _WHAT_IF_KEYS = ("profile", "speedup", "measured_time", *_RATE_KEYS.values())
 _BASE = {Dimension.TIME: "s", Dimension.FLOPS: "FLOP"}
 

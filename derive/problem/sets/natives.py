@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
+from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.problem.sets.checks import problem_head
 from derive.problem.sets.kernels import exact_expect
@@ -43,7 +44,13 @@ NATIVE_QUANTITIES = BUDGET_ASK_KEYS + WHAT_IF_ASK_KEYS
 NATIVE_TABLES = ("budget", "what_if")
 """The key that makes a ``[[problem]]`` a budget or a what-if."""
 
-_BUDGET_KEYS = ("compute", "params", "tokens", "tokens_per_param", "flops_per_param_token")
+_BUDGET_KEYS = (
+    "compute",
+    q.PARAMS.name,
+    q.TOKENS.name,
+    q.TOKENS_PER_PARAM.name,
+    "flops_per_param_token",
+)
 _RATES = {"measured_tokens_per_s": "tokens/s", "measured_flops_per_s": "FLOP/s"}
 _WHAT_IF_KEYS = ("profile", "speedup", "measured_time", *_RATES)
 _PROBLEM: dict[str, type] = {
