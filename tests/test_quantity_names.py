@@ -47,8 +47,6 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/model/sized_steps.py",
         "derive/training/values.py",
         "derive/model/counting.py",
-        "derive/checking/model_claims.py",
-        "derive/checking/training_claims.py",
         "derive/pipeline/__init__.py",
         "derive/pipeline/kinds/comms.py",
         "derive/training/analysis.py",

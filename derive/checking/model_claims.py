@@ -30,8 +30,13 @@ import sympy as sp
 from derive.catalogue import Exactness, find
 from derive.catalogue import quantity as catalogued
 from derive.catalogue.table import (
+    BYTES,
     CROSSOVER,
+    FITS,
+    FLOPS,
     FLOPS_PER_TOKEN,
+    KV_BYTES,
+    KV_BYTES_PER_TOKEN,
     MFU,
     PARAMS,
     PARAMS_ACTIVE,
@@ -59,6 +64,7 @@ from derive.model.symbols import batch, context
 from derive.present.model_view import JSON_KEYS
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.problem_set import ModelEntry
+from derive.solution.model_steps import verdict_words
 
 __all__ = [
     "MODEL_QUANTITIES",
@@ -108,7 +114,9 @@ _WORDS: dict[Unit, str] = {
 }
 _PERCENT = re.compile(r"\s*\\?%\s*$")
 _NOT_COUNTS = frozenset({Unit.FRACTION, Unit.SECONDS, Unit.DAYS})
-_YES, _NO = ("yes", "true", "fits", "it fits"), ("no", "false", "does not fit", "it does not fit")
+_FITS, _DOES_NOT_FIT = verdict_words(FITS.name, True), verdict_words(FITS.name, False)
+_YES = ("yes", "true", _FITS.removeprefix("it "), _FITS)
+_NO = ("no", "false", _DOES_NOT_FIT.removeprefix("it "), _DOES_NOT_FIT)
 _GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
 
 
@@ -321,7 +329,12 @@ def _plain(expr: sp.Basic) -> str:
 
 def unit_word(unit: Unit) -> str:
     """A model quantity's unit in words, as a verdict prints it (``bytes``, ``parameters``)."""
-    words = {Unit.PARAMS: "parameters", Unit.BYTES: "bytes", Unit.FLOPS: "FLOPs", Unit.FRACTION: ""}
+    words = {
+        Unit.PARAMS: "parameters",
+        Unit.BYTES: BYTES.prose,
+        Unit.FLOPS: FLOPS.prose,
+        Unit.FRACTION: "",
+    }
     return words.get(unit, unit.value)
 
 
@@ -377,35 +390,29 @@ def _slip(a: ModelAnalysis, q: Quantity, claim: ModelClaim, rtol: sp.Rational) -
         found = _without_tables(a, value, target, rtol)
         if found:
             return found
-    return next(
-        (why for r, why in _RATIO_SLIPS.get(_premise(q), ()) if abs(ratio - r) <= rtol * r), ""
-    )
+    return next((why for r, why in _ratio_slips(q) if abs(ratio - r) <= rtol * r), "")
 
 
-def _premise(q: Quantity) -> str:
-    """Which ratio slips can explain a wrong value of ``q``: those of its kind only."""
-    if q.key in ("kv_bytes", "kv_bytes_per_token"):
-        return "kv"
-    if _MEASURE[q.unit][0] is Dimension.BYTES:
-        return "bytes"
-    if _MEASURE[q.unit][0] is Dimension.FLOPS:
-        return "flops"
-    return ""
+def _ratio_slips(q: Quantity) -> tuple[tuple[sp.Expr, str], ...]:
+    """The ratio slips that can explain a wrong value of ``q``: those of its kind only."""
+    if q.key in (KV_BYTES.name, KV_BYTES_PER_TOKEN.name):
+        return _KV_SLIPS
+    return _RATIO_SLIPS.get(_MEASURE[q.unit][0], ())
 
 
-_RATIO_SLIPS: dict[str, tuple[tuple[sp.Expr, str], ...]] = {
-    "bytes": (
-        (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
-        (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
+_GB_SLIPS: tuple[tuple[sp.Expr, str], ...] = (
+    (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
+    (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
+)
+_RATIO_SLIPS: dict[Dimension, tuple[tuple[sp.Expr, str], ...]] = {
+    Dimension.BYTES: _GB_SLIPS,
+    Dimension.FLOPS: (
+        (sp.Rational(1, 2), "that counts one FLOP per multiply-add; a multiply-add is 2"),
     ),
-    "kv": (
-        (_GB / _GIB, "the claim looks like GiB (2^30 B) read as GB (10^9 B)"),
-        (_GIB / _GB, "the claim looks like GB (10^9 B) read as GiB (2^30 B)"),
-        (sp.Rational(1, 2), "that counts one of K and V: the cache holds both"),
-    ),
-    "flops": ((sp.Rational(1, 2), "that counts one FLOP per multiply-add; a multiply-add is 2"),),
 }
-"""Ratios of a claim to the answer that name a slip, by the kind of quantity they fit."""
+"""Ratios of a claim to the answer that name a slip, by the dimension of the quantity."""
+_KV_SLIPS = (*_GB_SLIPS, (sp.Rational(1, 2), "that counts one of K and V: the cache holds both"))
+"""A KV cache's: a unit slip, or one of K and V."""
 
 
 def _without_tables(a: ModelAnalysis, value: sp.Expr, target: sp.Expr, rtol: sp.Rational) -> str:
@@ -456,7 +463,7 @@ def judge_model_claim(
     exact = str(q.value)
     if _is_truth(q.value):
         right = bool(claim.value) == bool(q.value)
-        said = f"it {'fits' if bool(q.value) else 'does not fit'}"
+        said = verdict_words(q.key, bool(q.value))
         verdict = Verdict.CORRECT if right else Verdict.INCORRECT
         return ModelJudgement(verdict, exact, expected, (said,), () if not right else (said,))
     target = q.value
