@@ -105,9 +105,11 @@ def test_solve_model_refuses_a_step_keyword_without_a_phase() -> None:
 
 
 def test_every_quantity_attribute_follows_one_rule() -> None:
-    """Each attribute is an exact sympy value (or None), except the crossovers: records with .exact."""
+    """Each attribute is a quantity (a Value: .exact, .unit, and a stand-in for its exact
+    sympy value) or None, except the crossovers: records with .exact."""
     import derive
     from derive.analysis.crossover.records import Crossover
+    from derive.pipeline import Value
 
     d = derive.solve("matmul", dtype="bf16", chip="h100", set={"B": 8, "D": 64, "F": 64})
     crossovers = {"crossover", "crossover_regime"}
@@ -117,12 +119,14 @@ def test_every_quantity_attribute_follows_one_rule() -> None:
             continue
         if name in crossovers:
             assert value is None or isinstance(value, Crossover), name
-        elif name != "regime_holds":
-            assert value is None or isinstance(value, sp.Basic), name
+        else:
+            assert value is None or isinstance(value, Value), name
+            assert value is None or value == d.value(name).exact, name
     # t_lower = max(FLOPs/peak, bytes/bandwidth) by hand, exactly
     flops, moved = 2 * 8 * 64 * 64, 2 * (8 * 64 + 64 * 64 + 8 * 64)
     t_lower = max(sp.Rational(flops, 989 * 10**12), sp.Rational(moved, 335 * 10**10))
-    assert d.t_lower == t_lower
+    assert d.t_lower == t_lower and d.t_lower.exact == t_lower and d.t_lower.unit == "s"
+    assert sp.sympify(d.t_lower) == t_lower and d.t_lower / t_lower == 1 and float(d.t_lower) > 0
     # the rule is written where a user reads it: the docstring and the Python page
     assert "except the two crossovers" in (derive.Derivation.__doc__ or "")
     assert "One rule for the attributes" in (ROOT / "docs" / "python.md").read_text()

@@ -239,7 +239,7 @@ def test_tex_is_a_booktabs_fragment_with_escaped_strings():
     out = r.out
     assert r"\begin{tabular}" not in out and out.count(r"\begin{tabularx}") == 2
     assert out.count(r"\toprule") == out.count(r"\midrule") == out.count(r"\bottomrule") == 2
-    assert r"matmul\_sharded" in out and "matmul_sharded" not in out
+    assert r"\texttt{matmul\_\allowbreak{}sharded}" in out and "matmul_sharded" not in out
     assert r"B $\ll$ D, F" in out
     # one row per chip at the tensors' compute dtype (issue 33 item 8); every column kept
     assert r"chip & compute & crossover B* & min compute-bound B & link crossover B* \\" in out

@@ -320,3 +320,24 @@ def test_an_equation_alone_names_another_problem(tmp_path: Path):
     argv = ["check", "--problem-set", str(path), "--problem", "eq", "--quantity", "x"]
     r = run_cli([*argv, "--claim", str(float(x)), "--format", "json"])
     assert r.code == 0 and json.loads(r.out)["verdict"] == "correct", r
+
+
+def test_set_takes_a_comma_list_as_users_write_it() -> None:
+    """``--set B=8,S=1024`` is ``--set B=8 --set S=1024`` (it was refused: "dims are
+    positive integers"), for an operator and for a model; a bad item is still named."""
+    listed = _json(
+        ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "B=64,D=4096,F=4096"]
+    )
+    apart = _json(
+        ["solve", "matmul", "--dtype", "bf16", "--chip", "h100"]
+        + ["--set", "B=64", "--set", "D=4096", "--set", "F=4096"]
+    )
+    assert listed == apart and Fraction(listed["t_lower"]) > 0
+    model = _json(["model", "gpt2-small", "--chip", "h100", "--set", "B=8,S=1024"])
+    assert model == _json(
+        ["model", "gpt2-small", "--chip", "h100", "--set", "B=8", "--set", "S=1024"]
+    )
+    line = _one_line_error(
+        ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "B=64,X=3"]
+    )
+    assert "--set X=3" in line and "no dim 'X'" in line

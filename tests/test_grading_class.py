@@ -9,6 +9,7 @@ givens table's symbols (``2*L*h_kv*d_h*2``) and name a time ``T = …`` or ``t_l
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 from conftest import run_cli
 
@@ -98,3 +99,38 @@ def test_a_time_may_be_named_t_or_by_its_name(tmp_path):
     )
     verdicts = [a["verdict"] for a in json.loads(out.out)["answers"]]
     assert verdicts == ["correct", "correct", "correct", "unreadable"], out
+
+
+def test_the_graded_assignment_reads_bytes_and_dollars_as_students_write_them(tmp_path):
+    """tests/sets/graded.toml as a class answers it: ``57344 B`` for a cache's bytes per token
+    is bytes (the batch is not set and the quantity does not depend on it; it was read as
+    57344·B and marked wrong), ``$X`` is read as ``X $`` and ``X USD`` (it was unreadable:
+    "unknown symbol 'UD'"), and a refused row lists every problem of the set."""
+    from pathlib import Path
+
+    graded = Path(__file__).parent / "sets" / "graded.toml"
+    layers, kv_heads, head, width = 28, 4, 3584 // 28, 2  # Qwen2-7B's config.json, bf16
+    per_token = 2 * layers * kv_heads * head * width  # K and V
+    config = Path(__file__).parent / "sets" / "configs" / "qwen2-7b.json"
+    step = run_cli(
+        ["model", str(config), "--chip", "h100", "--set", "B=32,S=4096", "--phase", "decode"]
+        + ["--price-per-hour", "2.49 $/h", "--format", "json"]
+    )
+    cost = Fraction(json.loads(step.out)["serving"]["cost_per_million_tokens"])
+    typed = f"{float(cost):.4g}"
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        "who,problem,quantity,claim\n"
+        f"ana,qwen-params,kv_bytes_per_token,{per_token} B\n"
+        f"ana,qwen-cost,cost_per_million_tokens,${typed}\n"
+        f"ben,qwen-cost,cost_per_million_tokens,{typed} $\n"
+        f"cy,qwen-cost,cost_per_million_tokens,USD {typed}\n"
+        "cy,nosuch,params,1\n"
+    )
+    r = run_cli(
+        ["check", "--problem-set", str(graded), "--answers", str(answers), "--format", "json"]
+    )
+    assert r.code == 1, r  # the refused row
+    rows = json.loads(r.out)["answers"]
+    assert [row["verdict"] for row in rows] == ["correct"] * 4 + ["refused"]
+    assert "largest-model" in rows[-1]["reason"]

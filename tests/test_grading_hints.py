@@ -41,6 +41,10 @@ def test_params_without_the_embedding_and_the_head_are_named():
     said = _said(LLAMA, "params", str(total - 2 * V * D_MODEL))
     assert "leaves out the embedding table and the output head" in said
     assert "GiB" not in said
+    # Llama 3 8B's head is untied and as large as its embedding (V·d each): either one left
+    # out gives the same claim, so the hint names both
+    said = _said(LLAMA, "params", str(total - V * D_MODEL))
+    assert "leaves out the output head or the embedding table (the same size here)" in said
 
 
 def test_no_gib_hint_for_a_count_and_no_k_and_v_for_the_weights():

@@ -68,8 +68,9 @@ def test_attributes_are_the_json_keys():
     )
     data = to_json(d.analysis)
     for key in QUANTITIES:
-        value = getattr(d, key)
-        assert data[key] == (value if value is None or isinstance(value, bool) else str(value)), key
+        value = getattr(d, key)  # a Value: str is its exact value's, a truth compares equal
+        assert data[key] == (value if value is None or isinstance(data[key], bool) else str(value))
+        assert value is None or value.exact == d.value(key).exact, key
     assert data["crossover"]["exact"] == str(d.crossover.exact)
     assert data["crossover_regime"]["exact"] == str(d.crossover_regime.exact)
 

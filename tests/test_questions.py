@@ -474,3 +474,21 @@ def test_a_defined_quantity_is_a_catalogue_row_at_run_time():
     assert row.json_path(ProblemKind.MODEL) == ("defined", "cost")
     upper = solve_questions(equations=["N = 2"], unknowns=["N"]).answer("N")
     assert catalogue_row(upper, ProblemKind.MODEL) is None  # the catalogue's names are lower-case
+
+
+def test_an_equation_names_a_defined_quantity_that_uses_the_unknown():
+    """docs/questions.md: equations may name defined quantities. One that uses the unknown
+    (peak = units · flops_per_clock · clock) is solved through (it was 'unknown name');
+    the clock comes out exactly, and the defined peak is the target again."""
+    import json
+
+    r = run_cli(
+        ["solve", "--given", "units=132", "--given", "flops_per_clock=4096 FLOP"]
+        + ["--define", "peak_parts=units*flops_per_clock*clock"]
+        + ["--equation", "peak_parts = 989.4e12 FLOP/s", "--unknown", "clock", "--format", "json"]
+    )
+    assert r.code == 0, r
+    answers = json.loads(r.out)["defined"]
+    clock = Fraction("989.4e12") / (132 * 4096)
+    assert Fraction(answers["clock"]["exact"]) == clock
+    assert Fraction(answers["peak_parts"]["exact"]) == Fraction("989.4e12")

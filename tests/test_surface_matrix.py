@@ -124,8 +124,11 @@ def test_every_way_to_a_quantity_agrees_with_the_json(name, quantity, tmp_path, 
     kind = result.kind
     expected = _json_exact(_walk(_report(name, result), row.json_path(kind)))
     value = result.values()[row]
-    attribute = getattr(result, quantity)
-    for got in (value.exact, getattr(attribute, "exact", attribute)):
+    attribute = getattr(result, quantity)  # every kind's attribute is a quantity with .exact
+    assert attribute.exact == value.exact, (attribute, value)
+    for alias in (a for a in row.aliases if a.isidentifier() and not hasattr(type(result), a)):
+        assert getattr(result, alias).exact == value.exact, alias
+    for got in (value.exact, attribute.exact):
         assert _same(_as_plain(got), expected), (got, expected)
     if not isinstance(expected, Fraction) or Use.CHECK not in row.uses(kind):
         return  # a formula, a truth or a word: checked as a number it is not
@@ -157,8 +160,11 @@ def test_every_kind_of_result_has_the_surface():
     for name, make in RESULTS.items():
         result = make()
         assert result.values(), name
-        assert len(repr(result).splitlines()) <= 3 and len(repr(result)) < 400, name
-        assert result._repr_markdown_().strip(), name
+        assert "\n" not in repr(result) and len(repr(result)) < 200, name
+        assert result._repr_markdown_().strip() and result._repr_latex_().strip(), name
+        for value in result.values().values():  # each quantity shows itself, with its unit
+            assert repr(value).startswith(f"<{value.name} = ") and value._repr_latex_(), value
+            assert value._repr_markdown_().startswith(value._repr_latex_()), value
 
 
 def test_an_unknown_attribute_names_what_the_result_has():
@@ -278,3 +284,31 @@ def test_define_of_a_quantity_agrees_with_the_json(name, quantity, capsys):
         at = sp.sympify(expected, locals={s.name: s for s in bound}).xreplace(bound)
         expected = Fraction(int(at.p), int(at.q))
     assert got == expected, (quantity, defined, expected)
+
+
+def test_an_operator_quantity_stands_in_for_its_exact_sympy_value():
+    """Code written when ``d.t_lower`` was a bare sympy value keeps working: the Value
+    sympifies, computes, compares, converts and answers sympy's methods as its exact value."""
+    d = RESULTS["operator"]()
+    flops, moved = Fraction(2 * B * D * F), Fraction(2 * (B * D + D * F + B * F))
+    t_math, t_mem = flops / Fraction("9.89e14"), moved / Fraction("3.35e12")  # by hand
+    assert d.t_lower == max(t_math, t_mem) == d.t_lower.exact and d.t_lower.unit == "s"
+    assert sp.sympify(d.t_lower) == sp.Rational(t_math.numerator, t_math.denominator)
+    assert 2 * d.t_lower - d.t_lower == d.t_lower.exact and d.t_lower / d.t_math == 1
+    assert d.t_mem < d.t_math and float(d.t_lower) == float(max(t_math, t_mem))
+    assert str(d.t_lower) == str(d.t_lower.exact) and f"{d.t_lower}" == str(d.t_lower.exact)
+    assert sp.latex(d.t_lower) == sp.latex(d.t_lower.exact)
+    b, dd, f = sp.symbols("B D F", positive=True, integer=True)
+    assert d.intensity.free_symbols == {b, dd, f}
+    at = d.intensity.subs({b: B, dd: D, f: F})
+    assert at == flops / moved == d.intensity_bound
+    assert d.regime_holds is None and d.flops == 2 * b * dd * f
+
+
+def test_a_comms_only_time_is_a_quantity_while_its_dims_are_unbound():
+    d = derive.solve(
+        "tp_all_reduce", dtype="bf16", chip="h100", operators=(str(COMMS_OPS),)
+    )  # no dims bound: T_comms is a formula
+    assert d.t_comms.free_symbols and d.t_comms == d.value("t_lower").exact
+    at = d.t_comms.subs({s: {"B": 8192, "F": 8192, "P": 8}[s.name] for s in d.t_comms.free_symbols})
+    assert at == RESULTS["comms"]().t_comms.exact

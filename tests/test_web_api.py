@@ -543,10 +543,9 @@ def test_a_serving_problem_has_boxes_and_checks_a_right_and_a_wrong_rate(client)
 
     data = client.get("/api/problems/serve-70b-decode").json()
     boxes = [a["quantity"] for a in data["asked"]]
-    # the bytes the step reads (as its question sheet's "Find:" asks), then the step's quantities
+    # the step's quantities, as its question sheet's "Find:" asks (the bytes the step reads
+    # are steps of the solution, not boxes, unless the set asks for them)
     assert boxes == [
-        "weights_bytes",
-        "kv_bytes",
         "t_lower",
         "tokens_per_s",
         "inter_token_latency",
@@ -564,8 +563,6 @@ def test_a_serving_problem_has_boxes_and_checks_a_right_and_a_wrong_rate(client)
     assert wrong["verdict"] == "incorrect" and wrong["diagnosis"], wrong
     ttft = client.get("/api/problems/serve-70b-prefill").json()
     assert [a["quantity"] for a in ttft["asked"]] == [
-        "weights_bytes",
-        "kv_bytes",
         "ttft",
         "prefill_tokens_per_s",
     ]

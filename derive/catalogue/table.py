@@ -203,6 +203,7 @@ ATTAINABLE = _row(
 FRACTION_OF_PEAK = _row(
     "fraction_of_peak", "fraction of peak", _D.COUNT,
     At(KERNEL, ALL, "the fraction of peak", Box("Fraction of peak", "", _FRACTION)),
+    At(OP, Use.NONE),  # in its JSON report and a Python attribute only
     plain="P/π", aliases=("fractionofpeak", "fraction", "f_peak"),
     slips=("percent_without_sign", "larger_ceiling", "nominal_ceilings", "sparse_peak"),
 )  # fmt: skip

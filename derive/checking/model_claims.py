@@ -56,6 +56,7 @@ from derive.formula.answer import Relation, read_answer
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.formula.limits import show
+from derive.formula.literals import currency_last
 from derive.formula.scales import Scale
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
 from derive.formula.units import Unit as WrittenUnit
@@ -271,16 +272,24 @@ def read_model_claim(
         return ModelClaim(text, sp.true, sp.true if said in _YES else sp.false, None, said)
     names = _symbols(a)
     words = _WORDS.get(q.unit)
-    body = re.sub(rf"\s*(?:{words})\s*$", "", text, flags=re.I) if words else text
-    batch_bound = a.problem.value_of(batch) is not None
+    # a currency first (``$0.14``) is put last before the unit words come off, as the
+    # answer reader puts it (it read ``0.14 USD`` and then refused the word)
+    typed = currency_last(text)
+    body = re.sub(rf"\s*(?:{words})\s*$", "", typed, flags=re.I) if words else typed
+    # a bare B after a value is the bytes unit when bytes are asked and the batch cannot be
+    # meant: B is bound, or the quantity does not depend on it (bytes per token of a model
+    # with no set batch); otherwise it is the batch dim (``57344*S B`` for the KV cache of an
+    # unbound batch is a formula in B)
+    b_is_bytes = _MEASURE[q.unit][0] is Dimension.BYTES and (
+        a.problem.value_of(batch) is not None or batch not in q.value.free_symbols
+    )
 
     def parse(value: str, what: str) -> tuple[sp.Expr, str]:
         parsed = parse_formula(value, names, syntax, what)
         return parsed.expr, parsed.syntax
 
     def unit_ok(unit: WrittenUnit, head: str) -> bool:
-        # a bare B after a value is the batch dim unless bytes are asked and B is bound
-        return unit.text != "B" or (_MEASURE[q.unit][0] is Dimension.BYTES and batch_bound)
+        return unit.text != "B" or b_is_bytes
 
     percent = (
         q.unit is Unit.FRACTION and bool(_PERCENT.search(body)) and bool(_PERCENT.sub("", body))
@@ -418,9 +427,11 @@ _KV_SLIPS = (*_GB_SLIPS, (sp.Rational(1, 2), "that counts one of K and V: the ca
 def _without_tables(a: ModelAnalysis, value: sp.Expr, target: sp.Expr, rtol: sp.Rational) -> str:
     """``that leaves out the embedding table`` (and/or the head) when that reproduces the claim."""
     embed, head = a.value("P_embed") or 0, a.value("P_head") or 0
+    # an untied head as large as the embedding: either left out gives the claim, so say both
+    one = "the output head or the embedding table (the same size here)"
     tries = (
         (embed + head, "the embedding table and the output head"),
-        (head, "the output head"),
+        (head, one if head == embed else "the output head"),
         (embed, "the embedding table"),
     )
     for left_out, what in tries:

@@ -229,7 +229,7 @@ def refuse_set_flags(args: argparse.Namespace) -> None:
 
 
 def _ids(pset: ProblemSet) -> str:
-    return ", ".join(entry.id for entry in (*pset.entries(), *pset.natives))
+    return ", ".join(entry.id for entry in pset.every_entry())
 
 
 def _load_set(path: str, trust: bool) -> ProblemSet:

@@ -170,7 +170,8 @@ def _judge_row(
     if quantity_named(entry.kind, row["quantity"]) not in known:  # an alias reads as its row
         raise ProblemError(
             f"quantity {row['quantity']!r}",
-            f"unknown quantity for the {kind} problem {entry.id!r}; known: {', '.join(known)}",
+            f"unknown quantity for the {kind} problem {entry.id!r}; "
+            f"known: {', '.join(dict.fromkeys(known))}",
         )
     return check(
         entry,

@@ -228,7 +228,7 @@ def add_problem_flags(
         action="append",
         default=[],
         metavar="DIM=INT",
-        help="bind a dim to a positive integer (repeatable)",
+        help="bind a dim to a positive integer (repeatable, or a comma list: B=8,S=1024)",
     )
     parser.add_argument(
         "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"

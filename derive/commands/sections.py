@@ -25,11 +25,12 @@ def resolve_peak_from(args: argparse.Namespace) -> argparse.Namespace:
         return args
     from derive.problem.peak_parts import read_peak_parts
 
-    if text.strip().lower() == "chip":  # the chip's own rows (chips.toml units, clock)
-        return _chip_parts(args)
-    for flag in ("peak", "chip"):
+    from_chip = text.strip().lower() == "chip"  # the chip's own rows (units, clock)
+    for flag in ("peak",) if from_chip else ("peak", "chip"):
         if getattr(args, flag, None) is not None:
             raise ProblemError("--peak-from", f"give --peak-from or --{flag}, not both")
+    if from_chip:
+        return _chip_parts(args)
     if "clock" in (getattr(args, "unknown", None) or ()):
         return _clock_unknown(args, text)
     return argparse.Namespace(**{**vars(args), "peak": read_peak_parts(text).peak_text})
@@ -44,8 +45,6 @@ def _chip_parts(args: argparse.Namespace) -> argparse.Namespace:
     name = getattr(args, "chip", None)
     if name is None:
         raise ProblemError("--peak-from chip", "takes the parts of --chip NAME: give --chip")
-    if getattr(args, "peak", None) is not None:
-        raise ProblemError("--peak-from", "give --peak-from or --peak, not both")
     chip = get_chip(name)
     text = chip.peak_parts_text()
     if text is None:
@@ -100,11 +99,9 @@ def _clock_unknown(args: argparse.Namespace, text: str) -> argparse.Namespace:
         f"units={shown(parts['units'])}",
         f"flops_per_clock={shown(parts['flops_per_clock'])} FLOP",
     ]
-    product = "(units * flops_per_clock * clock)"
-    rewritten = [re.sub(r"\bpeak\b", product, eq) for eq in equations]
-    return argparse.Namespace(
-        **{**vars(args), "peak_from": None, "given": given, "equation": rewritten}
-    )
+    # the peak a defined quantity of the parts, which the equation names (solved through it)
+    define = [*(getattr(args, "define", None) or ()), "peak=units * flops_per_clock * clock"]
+    return argparse.Namespace(**{**vars(args), "peak_from": None, "given": given, "define": define})
 
 
 def with_sections(

@@ -22,6 +22,7 @@ __all__ = [
     "parse_decimal",
     "parse_positive",
     "parse_positive_int",
+    "set_items",
 ]
 
 MAX_DIGITS = 60
@@ -71,6 +72,21 @@ def parse_positive_int(text: str, what: str) -> sp.Integer:
     if not re.fullmatch(rf"\+?\d{{1,{MAX_DIGITS}}}", s, re.ASCII) or int(s) <= 0:
         raise ParseError(f"{what}={text}", "dims are positive integers (e.g. D=4096)")
     return sp.Integer(int(s))
+
+
+def set_items(sets: tuple[str, ...]) -> tuple[str, ...]:
+    """``--set`` items, a comma list split (``B=8,S=1024`` is ``B=8`` and ``S=1024``), as a
+    user writes them after ``--set`` or in ``set = {...}``.
+
+    >>> set_items(("B=8,S=1024", "D=4096"))
+    ('B=8', 'S=1024', 'D=4096')
+    """
+    return tuple(
+        part.strip()
+        for item in sets
+        for part in (item.split(",") if isinstance(item, str) else [item])
+        if not isinstance(part, str) or part.strip()
+    )
 
 
 def ascii_int(text: str) -> int:

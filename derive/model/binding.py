@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.errors import ProblemError, UnknownNameError
-from derive.formula.decimals import parse_positive_int
+from derive.formula.decimals import parse_positive_int, set_items
 from derive.model.expand import Role
 from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
 from derive.model.symbols import batch, context
@@ -168,7 +168,7 @@ def _bind_sets(
 ) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:
     known = {d.name: d for d in (batch, context, *model.free_dims)}
     bound: dict[sp.Symbol, sp.Integer] = {}
-    for item in sets:
+    for item in set_items(sets):
         if not isinstance(item, str) or "=" not in item:
             raise ProblemError(f"--set {item}", "expected DIM=INT, e.g. B=32 or S=8192")
         name, _, value = (s.strip() for s in item.partition("="))

@@ -3,7 +3,7 @@
 >>> d = solve("matmul", dtypes=("bf16", "Y=int8"), chip="tpu-v5e", regime="B << D, F")
 >>> d.crossover_regime.min_compute_bound
 121
->>> d.intensity_regime, d.ridge
+>>> d.intensity_regime.exact, d.ridge.exact
 (2*B, 9850/41)
 >>> d
 <Derivation matmul (X bf16, Y int8, Z bf16) on tpu-v5e: compute-bound for B ≥ 121 (crossover at leading order 4925/41 ≈ 120.12)>
@@ -238,14 +238,14 @@ def solve(
         d = derive_comms(spec, operator)
     elif isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))
-        d = Derivation(analysis, build_solution(analysis), spec)
+        d = Derivation(analysis, build_solution(analysis), spec=spec)
     else:
         names = tuple(str(path) for path in operators)
         derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
         if isinstance(derivation, CommsDerivation):
             d = replace(derivation, operators=names)
         else:
-            d = Derivation(derivation.analysis, derivation.solution, spec, names)
+            d = Derivation(derivation.analysis, derivation.solution, spec=spec, operators=names)
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
         return d

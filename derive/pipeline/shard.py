@@ -52,5 +52,5 @@ def derive_sharded(
         others = [str(d) for d in operator.dims if str(d) in bound and bound[str(d)] % group == 0]
         compared = tuple(analysed(dim, group)[1] for dim in others)
     sharding = Sharding(row, largest, compared)
-    derivation = Derivation(analysis, build_solution(analysis), spec)
+    derivation = Derivation(analysis, build_solution(analysis), spec=spec)
     return derivation, (("sharding", sharding_document(sharding)),)

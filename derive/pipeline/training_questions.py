@@ -85,32 +85,20 @@ def _values(run: TrainSpec, name: str) -> tuple[Sequence[int] | None, bool]:
     """The values of setting ``name`` to try, and whether to bisect (see the module)."""
     if name not in ("batch_tokens", "seq"):
         return None, False
-    from derive.formula.decimals import ascii_int
+    from derive.training.binding import batch_tokens
+    from derive.training.binding import whole_setting as whole  # the binding's one reader
 
-    def whole(field: str) -> int:
-        text = getattr(run, field)
-        if text is None:
-            return 1
-        try:
-            value = ascii_int(text)
-        except ValueError:
-            value = None
-        if value is None or value < 1:
-            flag = "--" + field.replace("_", "-")
-            raise ProblemError(flag, f"{text!r} is not a whole number from 1 in ASCII digits")
-        return value
-
-    per_rank = whole("dp") * whole("micro_batch_size")
+    per_rank = whole(run, "dp") * whole(run, "micro_batch_size")
     if name == "batch_tokens":
         if run.seq is None:
             raise ProblemError("--unknown batch_tokens", "give the sequence length, --seq S")
-        grain = per_rank * whole("seq")
-        return range(grain * whole("pp"), grain * 2**24 + 1, grain), True
+        grain = per_rank * whole(run, "seq")
+        return range(grain * whole(run, "pp"), grain * 2**24 + 1, grain), True
     if run.batch_tokens is None:
         raise ProblemError("--unknown seq", "give the tokens per step, --batch-tokens T")
     import sympy as sp
 
-    tokens = whole("batch_tokens")
+    tokens = int(batch_tokens(run))
     if tokens % per_rank:
         return [], False  # the run refuses every S: said as "no seq … runs"
     return [int(d) for d in sp.divisors(tokens // per_rank)], False

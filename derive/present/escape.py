@@ -16,7 +16,7 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from derive.solution.steps import Math
 
-__all__ = ["md_escape", "md_rich", "tex_escape", "tex_prose_numbers", "tex_rich"]
+__all__ = ["md_escape", "md_rich", "tex_code", "tex_escape", "tex_prose_numbers", "tex_rich"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
 _TEX_MAP = {
@@ -109,6 +109,13 @@ _TEX_SPECIAL = re.compile("-(?=-)|[" + re.escape("".join(_TEX_MAP)) + r"]|[^\x20
 _SUBSCRIPTED = re.compile(
     r"(?<![\w\\.])([A-Za-z]|[^\W\d_])_([A-Za-z0-9]+|[^\W\d_])(,[a-z]+(?![\w(]))?(?![\w])"
 )
+# An identifier in prose (``attn_norm``, ``cost_per_million``, ``mm-h100.t_lower``,
+# ``d_h_kv``): a name of two letters or more with an underscore, a one-letter name with two,
+# or a dotted reference to another problem's quantity; typeset as code (``\texttt``).
+_IDENTIFIER = re.compile(
+    r"(?<![\w\\.$-])(?:[A-Za-z][\w-]*\.[A-Za-z]\w*_\w+"
+    r"|[A-Za-z][A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|[A-Za-z](?:_[A-Za-z0-9]+){2,})(?![\w-])"
+)
 # A quote that opens: at the start or after a space or an opening bracket, before a letter.
 # Two pieces of inline math side by side (``$\\cdot$$P_{…}$``) are one: ``$\\cdot P_{…}$``.
 _ADJACENT_MATH = re.compile(r"(?<!\\)\$\$(?=\S)")
@@ -162,7 +169,7 @@ def tex_prose_numbers(text: str) -> str:
     return "".join([*out, tex_escape(text[start:])])
 
 
-def tex_escape(text: str) -> str:
+def tex_escape(text: str, code: bool = True) -> str:
     """Escape prose for LaTeX (pdflatex): TeX specials, and unicode math as math.
 
     A symbol with a subscript prints as math (``T_math`` → ``$T_{\\mathrm{math}}$``), never
@@ -173,14 +180,35 @@ def tex_escape(text: str) -> str:
     >>> print(tex_escape("Žižek's naïve Ångström, 5%"))
     \\v{Z}i\\v{z}ek's na{\\"\\i}ve \\r{A}ngström, 5\\%
     >>> print(tex_escape("max(T_math, β_link) in 'All About Rooflines'; kv_bytes"))
-    max($T_{\\mathrm{math}}$, $\\beta_{\\mathrm{link}}$) in `All About Rooflines'; kv\\_bytes
+    max($T_{\\mathrm{math}}$, $\\beta_{\\mathrm{link}}$) in `All About Rooflines'; \\texttt{kv\\_\\allowbreak{}bytes}
     """
     text = str(text)
+    if not code:  # a name inside math (``\\mathrm{kv\\_bytes}``): no identifier as code
+        return _ADJACENT_MATH.sub(" ", _symbols(text))
+    out, start = [], 0
+    for match in _IDENTIFIER.finditer(text):
+        out += [_symbols(text[start : match.start()]), tex_code(match.group(0))]
+        start = match.end()
+    return _ADJACENT_MATH.sub(" ", "".join([*out, _symbols(text[start:])]))
+
+
+def _symbols(text: str) -> str:
+    """Prose with its subscripted symbols as math (no identifiers in it)."""
     out, start = [], 0
     for match in _SUBSCRIPTED.finditer(text):
         out += [_tex_prose(text[start : match.start()]), _subscripted(match)]
         start = match.end()
-    return _ADJACENT_MATH.sub(" ", "".join([*out, _tex_prose(text[start:])]))
+    return "".join([*out, _tex_prose(text[start:])])
+
+
+def tex_code(name: str) -> str:
+    """A name as code (``\\texttt``), breakable after each underscore: an identifier in
+    prose, or a name a template prints as code (the ``code`` filter).
+
+    >>> print(tex_code("attn_norm"))
+    \\texttt{attn\\_\\allowbreak{}norm}
+    """
+    return r"\texttt{" + _tex_prose(name).replace(r"\_", r"\_\allowbreak{}") + "}"
 
 
 def md_rich(parts: str | Iterable[str | Math]) -> str:

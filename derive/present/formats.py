@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 
 from derive.errors import ProblemError
-from derive.present.escape import md_escape, md_rich, tex_prose_numbers, tex_rich
+from derive.present.escape import md_escape, md_rich, tex_code, tex_prose_numbers, tex_rich
 from derive.present.tex_layout import (
     tex_break_sum,
     tex_breakable,
@@ -193,6 +193,7 @@ _LATEX = JinjaSyntax(
         breaksum=tex_break_sum,
         narrow=tex_rich_narrow,
         breakable=tex_breakable,
+        code=tex_code,
         colwidths=tex_column_widths,
     ),
     tests=dict(wide=tex_is_wide, widetable=tex_table_is_wide),

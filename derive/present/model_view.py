@@ -8,11 +8,13 @@ list is present (``null`` when it was not derived) as ``{exact, value, unit, for
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sympy as sp
 
 from derive.catalogue import ProblemKind, phrase_of
 from derive.catalogue import table as q
-from derive.formula.decimals import fmt_decimal
+from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
 from derive.model.sized import SizedModel
@@ -56,8 +58,15 @@ def _given_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str], ...]:
         else:
             n = NOTATION[s.name]
             meaning = n.meaning + (f" (config: {config[s.name]})" if s.name in config else "")
-            rows.append((n.latex, meaning, tex(v)))
+            rows.append((n.latex, meaning, _given_value(v)))
     return tuple(rows)
+
+
+def _given_value(value: sp.Expr) -> str:
+    """A given as its reader wrote it: a decimal that ends prints as one (a price of 2.49,
+    not 249/100); an integer or a fraction that never ends prints exactly."""
+    ending = fmt_ending_decimal(value) if value.is_Rational and not value.is_Integer else None
+    return tex_text_number(ending) if ending is not None else tex(value)
 
 
 def _hardware_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str, str], ...]:
@@ -84,6 +93,29 @@ def _hardware_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str, str], ...]:
     return tuple(rows)
 
 
+@dataclass(frozen=True)
+class EarlierGivens:
+    """The givens table an earlier problem of a key or sheet printed for the same model: a
+    later problem refers to it and prints only the rows it does not share (issue 33)."""
+
+    number: int
+    id: str
+    model: str
+    given: tuple[tuple[str, str, str], ...]
+    hardware: tuple[tuple[str, str, str, str], ...]
+
+    @staticmethod
+    def of(a: ModelAnalysis, number: int, problem_id: str) -> EarlierGivens:
+        """The table problem ``number`` (``problem_id``) prints for ``a``."""
+        return EarlierGivens(
+            number, problem_id, a.problem.model.name, _given_rows(a), _hardware_rows(a)
+        )
+
+    def shares(self, a: ModelAnalysis) -> bool:
+        """True when ``a`` is the same model, so its table may refer to this one."""
+        return a.problem.model.name == self.model
+
+
 def _title(a: ModelAnalysis) -> str:
     p = a.problem
     where = "" if p.hardware_name == "no hardware" else f" on {p.hardware_name}"
@@ -91,8 +123,14 @@ def _title(a: ModelAnalysis) -> str:
     return f"Model {p.model.name}{where}{n}"
 
 
-def _context(a: ModelAnalysis, title: str | None, text: str) -> dict:
+def _context(
+    a: ModelAnalysis, title: str | None, text: str, earlier: EarlierGivens | None = None
+) -> dict:
     p = a.problem
+    given, hardware = _given_rows(a), _hardware_rows(a)
+    if earlier is not None:  # the rows the earlier table printed are not printed again
+        given = tuple(row for row in given if row not in earlier.given)
+        hardware = tuple(row for row in hardware if row not in earlier.hardware)
     dtypes = ", ".join(f"{r.flag} {dt.name} ({tex(dt.width)} B)" for r, dt in p.dtypes)
     return dict(
         title=title or _title(a),
@@ -103,8 +141,10 @@ def _context(a: ModelAnalysis, title: str | None, text: str) -> dict:
         devices=int(p.devices),
         dtypes=dtypes,
         bound=tuple(f"{d.name} = {v}" for d, v in p.bound),
-        given=_given_rows(a),
-        hardware=_hardware_rows(a),
+        given=given,
+        hardware=hardware,
+        any_hardware=bool(_hardware_rows(a)),
+        earlier=earlier,
         steps=model_steps(a),
         verdicts=a.verdicts,
         warnings=a.warnings,
@@ -124,12 +164,14 @@ def model_document(
     level: int = 1,
     givens_only: bool = False,
     sections: tuple[tuple[str, Document], ...] = (),
+    earlier: EarlierGivens | None = None,
 ) -> Document:
     """The worked solution as a document (``model.*.j2``; JSON: :func:`model_json`);
-    ``givens_only``: the question, without the steps; ``sections`` follow it."""
+    ``givens_only``: the question, without the steps; ``sections`` follow it; ``earlier``:
+    the same model's table printed by an earlier problem, referred to instead of repeated."""
     return Document(
         template="model",
-        context=dict(level=level, givens_only=givens_only, **_context(a, title, text)),
+        context=dict(level=level, givens_only=givens_only, **_context(a, title, text, earlier)),
         data=lambda: model_json(a),
         sections=sections,
     )
@@ -141,9 +183,10 @@ def model_markdown(
     text: str = "",
     level: int = 1,
     givens_only: bool = False,
+    earlier: EarlierGivens | None = None,
 ) -> str:
     """The worked solution as Markdown (``givens_only``: the question, without the steps)."""
-    return render(model_document(a, title, text, level, givens_only), "md")
+    return render(model_document(a, title, text, level, givens_only, earlier=earlier), "md")
 
 
 def _short(q: Quantity) -> str:
@@ -202,10 +245,14 @@ def glance(a: ModelAnalysis, keys: tuple[str, ...]) -> tuple[str, str]:
 
 
 def model_latex(
-    a: ModelAnalysis, title: str | None = None, text: str = "", givens_only: bool = False
+    a: ModelAnalysis,
+    title: str | None = None,
+    text: str = "",
+    givens_only: bool = False,
+    earlier: EarlierGivens | None = None,
 ) -> str:
     """The worked solution as a LaTeX fragment (``givens_only``: the question, for a sheet)."""
-    return render(model_document(a, title, text, givens_only=givens_only), "tex")
+    return render(model_document(a, title, text, givens_only=givens_only, earlier=earlier), "tex")
 
 
 def _quantity_json(q: Quantity | None) -> dict | None:

@@ -44,18 +44,18 @@ _SHORT = 24
 def _name_tex(name: str) -> str:
     if "." in name:
         pid, _, quantity = name.partition(".")
-        return rf"{_name_tex(quantity)}^{{(\text{{{tex_escape(pid)}}})}}"
+        return rf"{_name_tex(quantity)}^{{(\text{{{tex_escape(pid, code=False)}}})}}"
     if len(name) == 1:
         return name
     head, _, tail = name.partition("_")
     if len(head) == 1 and tail and "_" not in tail:
         return rf"{head}_{{\mathrm{{{tail}}}}}"
-    return rf"\mathrm{{{tex_escape(name)}}}"
+    return rf"\mathrm{{{tex_escape(name, code=False)}}}"
 
 
 def _unit_tex(unit: str) -> str:
     """A unit after a number; ``$`` is written USD (a dollar sign would end Markdown math)."""
-    return rf"\ \text{{{tex_escape(unit.replace('$', 'USD'))}}}" if unit else ""
+    return rf"\ \text{{{tex_escape(unit.replace('$', 'USD'), code=False)}}}" if unit else ""
 
 
 def _number_tex(value: sp.Expr) -> str:
@@ -122,7 +122,7 @@ def _symbol_names(q: Questions, numbers: bool) -> dict[sp.Symbol, str]:
     for answer in q.answers:
         for s in answer.formula.free_symbols:
             if isinstance(s, sp.Symbol) and s.name.startswith("unit:"):
-                names[s] = rf"\text{{{tex_escape(s.name[5:])}}}"
+                names[s] = rf"\text{{{tex_escape(s.name[5:], code=False)}}}"
     return names
 
 

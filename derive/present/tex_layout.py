@@ -312,6 +312,10 @@ def tex_table_is_wide(table: tuple, width: int = 12) -> bool:
 _TEX_INLINE_MATH = re.compile(r"(\$[^$]*\$)")
 
 
+# an underscore or a plus not yet followed by a break (an identifier's ``\\texttt`` has them)
+_UNBROKEN = re.compile(r"(?:\\_|\+)(?!\\allowbreak\{\})")
+
+
 def tex_breakable(tex: str) -> str:
     """LaTeX of a name in a narrow cell, allowed to break after each ``_`` and ``+`` of its
     prose (``attn_norm``, ``up+act+down``); its math is left as it is.
@@ -321,7 +325,7 @@ def tex_breakable(tex: str) -> str:
     """
     pieces = _TEX_INLINE_MATH.split(tex)
     for i in range(0, len(pieces), 2):  # the prose between the math
-        pieces[i] = pieces[i].replace("\\_", "\\_\\allowbreak{}").replace("+", "+\\allowbreak{}")
+        pieces[i] = _UNBROKEN.sub(r"\g<0>\\allowbreak{}", pieces[i])
     return "".join(pieces)
 
 

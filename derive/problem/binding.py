@@ -15,7 +15,7 @@ from derive.catalogue import ProblemKind
 from derive.declare.composite import Composite, unfused
 from derive.declare.operator import NAME_RE, Operator, Tensor
 from derive.errors import ProblemError, UnknownNameError, did_you_mean
-from derive.formula.decimals import parse_positive_int
+from derive.formula.decimals import parse_positive_int, set_items
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.regime import Regime, parse_regime
@@ -185,7 +185,7 @@ def bind_hardware(
 
 def _bind_sets(op: Operator, sets: tuple[str, ...]) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:
     bound: dict[sp.Symbol, sp.Integer] = {}
-    for item in sets:
+    for item in set_items(sets):
         if not isinstance(item, str) or "=" not in item:
             raise ProblemError(f"--set {item}", "expected DIM=INT, e.g. D=4096")
         name, _, value = (s.strip() for s in item.partition("="))

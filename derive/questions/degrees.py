@@ -94,14 +94,22 @@ def _search(
             return last_held, f"the largest {name} that keeps it is {last_held}"
         if held:
             last_held = n
-    span = _span(values)
     if first is None:
-        raise ProblemError(spec.label("unknowns", name), f"no {name} {span} runs")
-    raise ProblemError(
+        raise ProblemError(spec.label("unknowns", name), f"no {name} {_span(values)} runs")
+    raise _none_meets(spec, name, values, text, kept=first[1])
+
+
+def _none_meets(
+    spec: QuestionSpec, name: str, values: Sequence[int], text: str, kept: bool
+) -> ProblemError:
+    """No value of ``name`` tried changes ``text``: none meets it, or (``kept``) every one
+    keeps it, so there is no edge to give."""
+    span = _span(values)
+    return ProblemError(
         spec.label("unknowns", name),
-        f"no {name} {span} meets {text}"
-        if not first[1]
-        else f"every {name} {span} keeps {text}: no largest or smallest one",
+        f"every {name} {span} keeps {text}: no largest or smallest one"
+        if kept
+        else f"no {name} {span} meets {text}",
     )
 
 
@@ -156,13 +164,7 @@ def _bisect(
         lo, step = lo + step, step * 2
     if hi is None:
         if not flipped(len(values) - 1):
-            span = _span(values)
-            raise ProblemError(
-                spec.label("unknowns", name),
-                f"no {name} {span} meets {text}"
-                if relation == "=" or not held0
-                else f"every {name} {span} keeps {text}: no largest or smallest one",
-            )
+            raise _none_meets(spec, name, values, text, kept=relation != "=" and held0)
         hi = len(values) - 1
     while hi - lo > 1:
         mid = (lo + hi) // 2

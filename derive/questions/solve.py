@@ -157,10 +157,12 @@ def _equation(
     known: dict[str, Known],
     unknowns: dict[str, Known],
     ids: Mapping[str, str],
+    read_as: str | None = None,
 ) -> tuple[sp.Expr, str]:
-    """``lhs - rhs`` of one equation and its relation; infers an unknown's unit if it must."""
+    """``lhs - rhs`` of one equation and its relation; infers an unknown's unit if it must.
+    ``read_as``: the equation with defined names written out (errors still name ``text``)."""
     try:
-        lhs_text, relation, rhs_text = split_equation(text)
+        lhs_text, relation, rhs_text = split_equation(read_as or text)
     except RejectError as reject:
         raise ProblemError(spec.label("equations", text), reject.why) from None
     symbols = {u.value for u in unknowns.values()}
@@ -395,11 +397,36 @@ def _contradiction_or_identities(
     return identities
 
 
+def _expanded(text: str, formulas: Mapping[str, str]) -> str:
+    """``text`` with each defined name that uses an unknown written out as its formula, in
+    parentheses (``peak = 989.4e12 FLOP/s`` with ``peak = units*flops_per_clock*clock``
+    reads as ``(units*flops_per_clock*clock) = 989.4e12 FLOP/s``): the equation is then
+    solved for the unknown inside, through the same reader. Definitions are acyclic."""
+    for _ in range(len(formulas) + 1):
+        changed = text
+        for name, formula in formulas.items():
+            changed = re.sub(
+                rf"(?<![\w.$]){re.escape(name)}(?![\w]|\.[A-Za-z])", f"({formula})", changed
+            )
+        if changed == text:
+            return text
+        text = changed
+    return text
+
+
 def _solve_unknowns(
-    spec: QuestionSpec, known: dict[str, Known], ids: Mapping[str, str]
+    spec: QuestionSpec,
+    known: dict[str, Known],
+    ids: Mapping[str, str],
+    through: Mapping[str, str] = {},
 ) -> tuple[dict[str, Known], list[Answer], Solving]:
+    """Solve the equations for the unknowns; ``through``: the defined names that use an
+    unknown, by their formulas, which an equation may name."""
     unknowns = _unknown_symbols(spec, known)
-    read = [_equation(spec, text, known, unknowns, ids) for text in spec.equations]
+    read = [
+        _equation(spec, text, known, unknowns, ids, _expanded(text, through))
+        for text in spec.equations
+    ]
     settled = _contradiction_or_identities(spec, read, unknowns)
     if isinstance(settled, Solving):
         return known, [], settled
@@ -524,7 +551,8 @@ def answer_questions(
     solving: Solving | None = None
     unknown_answers: list[Answer] = []
     if spec.equations:
-        known, unknown_answers, solving = _solve_unknowns(spec, known, ids)
+        through = {name: formulas[name] for name in order if name in after}
+        known, unknown_answers, solving = _solve_unknowns(spec, known, ids, through)
     for name in (n for n in order if n in after):
         defined[name] = _define(spec, name, formulas[name], known, ids)
     shown = {str(s) for a in defined.values() for s in a.formula.free_symbols}

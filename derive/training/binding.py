@@ -36,7 +36,9 @@ __all__ = [
     "StateSplit",
     "TrainingProblem",
     "ZeroStage",
+    "batch_tokens",
     "bind_training",
+    "whole_setting",
 ]
 
 MAX_DEGREE = 1 << 20
@@ -225,7 +227,15 @@ def _arch_table(model: ModelAnalysis) -> dict[str, sp.Expr]:
     return table
 
 
-def _int(spec: TrainSpec, field: str, default: int, low: int = 1) -> int:
+def whole_setting(spec: TrainSpec, field: str, default: int = 1, low: int = 1) -> int:
+    """A run's whole-number setting (a parallel degree, ``seq``, ``micro_batch_size``) as the
+    binding reads it, ``default`` when not given: the one reader of these settings (the
+    solver of an unknown setting reads the run's others with it too).
+
+    Raises:
+        ProblemError: not ASCII digits from ``low`` to :data:`MAX_DEGREE`, naming where it
+            was written.
+    """
     text = getattr(spec, field)
     if text is None:
         return default
@@ -238,6 +248,18 @@ def _int(spec: TrainSpec, field: str, default: int, low: int = 1) -> int:
             spec.where(field), f"must be an integer from {low} to {MAX_DEGREE} in ASCII digits"
         )
     return value
+
+
+def batch_tokens(spec: TrainSpec) -> sp.Integer:
+    """The tokens per step as the binding reads them (given: the caller checked).
+
+    Raises:
+        ProblemError: not a positive whole number, naming where it was written.
+    """
+    tokens = parse_positive(str(spec.batch_tokens), spec.name("batch_tokens"))
+    if not tokens.is_integer:
+        raise ProblemError(spec.where("batch_tokens"), "a number of tokens is a whole number")
+    return sp.Integer(tokens)
 
 
 def _zero(spec: TrainSpec) -> ZeroStage:
@@ -373,11 +395,9 @@ def _batch(
         raise ProblemError(spec.where("batch_tokens"), "give the tokens per step, e.g. 4194304")
     if spec.seq is None:
         raise ProblemError(spec.where("seq"), "give the sequence length S, e.g. 4096")
-    tokens = parse_positive(spec.batch_tokens, spec.name("batch_tokens"))
-    if not tokens.is_integer:
-        raise ProblemError(spec.where("batch_tokens"), "a number of tokens is a whole number")
-    seq = sp.Integer(_int(spec, "seq", 1))
-    micro = sp.Integer(_int(spec, "micro_batch_size", 1))
+    tokens = batch_tokens(spec)
+    seq = sp.Integer(whole_setting(spec, "seq", 1))
+    micro = sp.Integer(whole_setting(spec, "micro_batch_size", 1))
     per_micro = dp * micro * seq
     if tokens % per_micro:
         raise ProblemError(
@@ -386,7 +406,7 @@ def _batch(
         )
     count = sp.Integer(tokens // per_micro)
     if spec.microbatches is not None:
-        given = _int(spec, "microbatches", 1)
+        given = whole_setting(spec, "microbatches", 1)
         if given != count:
             raise ProblemError(
                 spec.where("microbatches"),
@@ -432,8 +452,8 @@ def _default_mesh(spec: TrainSpec, chip: Chip | None, devices: int) -> tuple[Tra
 
 def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     """Validate a training run against its analysed model; the result is exact."""
-    dp, tp, pp = (_int(spec, f, 1) for f in ("dp", "tp", "pp"))
-    ep, cp = _int(spec, "ep", 1), _int(spec, "cp", 1)
+    dp, tp, pp = (whole_setting(spec, f, 1) for f in ("dp", "tp", "pp"))
+    ep, cp = whole_setting(spec, "ep", 1), whole_setting(spec, "cp", 1)
     zero, (recompute, tensors) = _zero(spec), _recompute(spec)
     convention = _convention(spec)
     spec, mesh_default = _default_mesh(spec, model.problem.chip, dp * tp * pp * cp)
@@ -455,7 +475,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     tokens, seq, micro, count = _batch(spec, dp, pp)
     if seq % cp:
         raise ProblemError(spec.where("cp"), f"cp = {cp} does not divide the sequence S = {seq}")
-    virtual = virtual_stages(spec, _int(spec, "virtual_stages", 1), pp, even, count)
+    virtual = virtual_stages(spec, whole_setting(spec, "virtual_stages", 1), pp, even, count)
     problem = model.problem
     chip = problem.chip
     peak = problem.peak or (chip.peak(problem.compute_dtype) if chip is not None else None)

@@ -68,15 +68,14 @@ _PLACEHOLDERS = {
 def _asked(entry: ModelEntry, a: ModelAnalysis) -> tuple[Asked, ...]:
     """One box per quantity the question sheet's "Find:" names.
 
-    A serving ask (``step``, ``crossover``, …) boxes its quantities; a serving problem also
-    boxes the bytes its step reads (the weights, the KV cache), as its question sheet asks.
+    A serving ask (``step``, ``crossover``, …) boxes its quantities; the bytes a step reads
+    (the weights, the KV cache) are steps of its solution, boxed only when asked, as the
+    question sheet asks them.
     """
     names = ", ".join(d.name for d in _free(a))
     free = f" or a formula in {names}" if names else ""
     out = []
     keys = entry.ask or JSON_KEYS
-    if entry.serving is not None and entry.ask:
-        keys = tuple(dict.fromkeys(model_ask(entry) + entry.ask))
     for key in keys:
         if entry.train is not None and key in TRAINING_ASKED:
             for quantity in TRAINING_ASKED[key]:

@@ -5,24 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-import sympy as sp
-
-from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue import Quantity
 from derive.catalogue import table as q
 from derive.declare.operator import Operator
-from derive.pipeline.kinds.surface import Worked
+from derive.pipeline.kinds.operator_record import OperatorRecord
+from derive.pipeline.kinds.surface import quantity, short_repr
 from derive.present.formats import Document
 from derive.problem.binding import ProblemSpec
 
 if TYPE_CHECKING:
     from derive.analysis.comms_only import CommsAnalysis
-    from derive.questions.records import Questions
 
 __all__ = ["CommsDerivation", "derive_comms"]
 
 
 @dataclass(frozen=True, repr=False)
-class CommsDerivation(Worked):
+class CommsDerivation(OperatorRecord):
     """An operator that only communicates (a bare all-reduce), timed on the link.
 
     ``d.analysis.time`` is T_comms, exact; there is no intensity, ridge or crossover (no
@@ -30,23 +28,12 @@ class CommsDerivation(Worked):
     """
 
     analysis: CommsAnalysis
-    spec: ProblemSpec | None = None
-    operators: tuple[str, ...] = ()
-    questions: Questions | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """An operator problem."""
-        return ProblemKind.OPERATOR
-
-    @property
-    def t_comms(self) -> sp.Expr:
-        """The time on the link, T_comms (also the step's T_lower and T_upper)."""
-        return self.analysis.time
+    t_comms = quantity(q.T_COMMS, "The time on the link, T_comms (also T_lower and T_upper)")
 
     def __repr__(self) -> str:
         problem = self.analysis.problem
-        return (
+        return short_repr(
             f"<CommsDerivation {problem.operator.name} on {problem.hardware_name}: "
             f"link-bound, T_comms = {self.analysis.time}>"
         )
@@ -57,12 +44,11 @@ class CommsDerivation(Worked):
 
         return comms_document(self.analysis, level=level)
 
-    def as_json(self) -> dict:
-        """Every quantity, as exact strings (``derive solve --format json``)."""
-        from derive.pipeline.kinds.questions import _with_questions_json
+    def _json(self) -> dict:
+        """Every quantity, as exact strings."""
         from derive.present.comms_view import comms_json
 
-        return _with_questions_json(comms_json(self.analysis), self.questions)
+        return comms_json(self.analysis)
 
     ROWS: ClassVar[tuple[Quantity, ...]] = (q.T_COMMS, q.T_LOWER, q.T_UPPER)
     """What a comms-only operator has: its time on the link (the step's bounds are that time);
@@ -70,6 +56,12 @@ class CommsDerivation(Worked):
 
     def _rows(self) -> tuple[Quantity, ...]:
         return self.ROWS
+
+    def _exact_roots(self) -> tuple[object, ...]:
+        """Its time on the link, where the catalogue's rows read it (a formula while a dim
+        is unbound)."""
+        time = self.analysis.time
+        return ({"network": {"t_comms": time}, "t_lower": time, "t_upper": time},)
 
     def _report(self) -> dict:
         """Its JSON, with T_comms also where an operator's sits (``network.t_comms``): the
@@ -83,4 +75,4 @@ def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
     from derive.analysis.comms_only import analyse_comms
     from derive.problem.comms_binding import bind_comms
 
-    return CommsDerivation(analyse_comms(bind_comms(spec, operator)), spec)
+    return CommsDerivation(analyse_comms(bind_comms(spec, operator)), spec=spec)

@@ -5,20 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
-
-import sympy as sp
+from typing import cast
 
 from derive.analysis.analyse import Analysis, analyse
 from derive.analysis.crossover.records import Crossover
 from derive.catalogue import ProblemKind
+from derive.catalogue import table as q
 from derive.declare.registry import Registry
 from derive.pipeline.kinds.comms import CommsDerivation, derive_comms
+from derive.pipeline.kinds.operator_record import OperatorRecord
 from derive.pipeline.kinds.protocol import Problem
-from derive.pipeline.kinds.questions import (
-    _with_questions_json,
-)
-from derive.pipeline.kinds.surface import Worked
+from derive.pipeline.kinds.surface import quantity, short_repr
 from derive.present.formats import Document
 from derive.present.view import solution_document
 from derive.problem.binding import ProblemSpec, bind
@@ -27,19 +24,18 @@ from derive.problem.sets.problem_set import ASK_KEYS
 from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
 
-if TYPE_CHECKING:
-    from derive.questions.records import Questions
-
 __all__ = ["Derivation", "OperatorKind", "analyse_spec", "derive_operator", "derive_spec"]
 
 
 @dataclass(frozen=True, repr=False)
-class Derivation(Worked):
+class Derivation(OperatorRecord):
     """A derived problem: the exact analysis and its worked solution.
 
     The quantities of ``derive solve --format json`` are attributes of the same name. One
-    rule: a quantity is an exact sympy value (``d.intensity``, ``d.t_lower``, ``d.ridge``;
-    ``None`` where it needs a dim left unbound), except the two crossovers, which are
+    rule: a quantity is a :class:`~derive.pipeline.kinds.surface.Value` read from
+    :meth:`values` (``d.t_lower.exact``, ``d.t_lower.unit``; ``None`` where it needs a dim
+    left unbound) that also stands in for its exact sympy value (``d.t_lower * 2``,
+    ``d.intensity.subs(…)``, ``float(d.t_lower)``), except the two crossovers, which are
     :class:`~derive.analysis.crossover.records.Crossover` records (``d.crossover.exact``,
     ``d.crossover_regime.min_compute_bound``): a crossover is a root and an integer
     threshold together. Shows itself in Jupyter as the worked solution; ``repr`` is one
@@ -48,64 +44,38 @@ class Derivation(Worked):
 
     analysis: Analysis
     solution: Solution
-    spec: ProblemSpec | None = None
-    """The problem as typed (what ``derive.check`` re-derives variants from)."""
-    operators: tuple[str, ...] = ()
-    """The operator files the problem's operator came from."""
-    questions: Questions | None = None
-    """Its given, defined and solved quantities (``given=``, ``define=``, ``equations=``)."""
-
-    @property
-    def kind(self) -> ProblemKind:
-        """An operator problem (``derive.check`` takes a derivation as its problem)."""
-        return ProblemKind.OPERATOR
 
     def _exact_roots(self) -> tuple[object, ...]:
-        return (self, self.analysis)
+        """The analysis, and its memory roofline's values under their JSON names."""
+        memory = self.analysis.memory
+        rows = ((q.BYTES, memory.bytes), (q.INTENSITY, memory.intensity), (q.RIDGE, memory.ridge))
+        return (self.analysis, {row.name: v for row, v in (*rows, (q.T_MEM, memory.time))})
 
     def __repr__(self) -> str:
         problem = self.analysis.problem
         dtypes = ", ".join(f"{name} {dtype.name}" for name, dtype in problem.dtypes)
         crossover, leading = self.analysis.headline
         verdict = verdict_text(crossover, self.analysis.memory.ridge, leading=leading)
-        return (
+        return short_repr(
             f"<Derivation {problem.operator.name} ({dtypes}) on {problem.hardware_name}: {verdict}>"
         )
 
-    @property
-    def flops(self) -> sp.Expr:
-        """FLOPs, as declared."""
-        return self.analysis.flops
-
-    @property
-    def bytes(self) -> sp.Expr:
-        """Bytes moved through memory, every tensor once."""
-        return self.analysis.memory.bytes
-
-    @property
-    def intensity(self) -> sp.Expr:
-        """FLOPs / bytes, in lowest terms."""
-        return self.analysis.memory.intensity
-
-    @property
-    def intensity_bound(self) -> sp.Expr | None:
-        """The intensity with the bound dims substituted."""
-        return self.analysis.intensity_bound
-
-    @property
-    def intensity_regime(self) -> sp.Expr | None:
-        """The leading-order intensity under the regime (None without one)."""
-        return self.analysis.intensity_regime
-
-    @property
-    def intensity_regime_bound(self) -> sp.Expr | None:
-        """The leading-order intensity with the bound dims substituted."""
-        return self.analysis.intensity_regime_bound
-
-    @property
-    def ridge(self) -> sp.Expr | None:
-        """Peak / HBM bandwidth."""
-        return self.analysis.memory.ridge
+    flops = quantity(q.FLOPS, "FLOPs, as declared")
+    bytes = quantity(q.BYTES, "Bytes moved through memory, every tensor once")
+    intensity = quantity(q.INTENSITY, "FLOPs / bytes, in lowest terms")
+    intensity_bound = quantity(q.INTENSITY_BOUND, "The intensity with the bound dims substituted")
+    intensity_regime = quantity(q.INTENSITY_REGIME, "The leading-order intensity under the regime")
+    intensity_regime_bound = quantity(
+        q.INTENSITY_REGIME_BOUND, "The leading-order intensity with the bound dims substituted"
+    )
+    ridge = quantity(q.RIDGE, "Peak / HBM bandwidth")
+    regime_holds = quantity(q.REGIME_HOLDS, "Whether the leading-order answer respects its regime")
+    t_math = quantity(q.T_MATH, "FLOPs / peak, in seconds (a formula while dims are unbound)")
+    t_mem = quantity(q.T_MEM, "Bytes / bandwidth, in seconds")
+    t_lower = quantity(q.T_LOWER, "max(T_math, T_mem) when every dim is bound")
+    t_upper = quantity(q.T_UPPER, "T_math + T_mem when every dim is bound")
+    attainable = quantity(q.ATTAINABLE, "min(peak, I·bandwidth) when every dim is bound")
+    fraction_of_peak = quantity(q.FRACTION_OF_PEAK, "Attainable / peak when every dim is bound")
 
     @property
     def crossover(self) -> Crossover:
@@ -117,50 +87,14 @@ class Derivation(Worked):
         """The crossover at leading order (None without a regime)."""
         return self.analysis.crossover_regime
 
-    @property
-    def regime_holds(self) -> bool | None:
-        """Whether the leading-order answer respects the regime it assumed."""
-        return self.analysis.regime_holds
-
-    @property
-    def t_math(self) -> sp.Expr:
-        """FLOPs / peak, in seconds (a formula while dims are unbound)."""
-        return self.analysis.t_math
-
-    @property
-    def t_mem(self) -> sp.Expr | None:
-        """Bytes / bandwidth, in seconds."""
-        return self.analysis.memory.time
-
-    @property
-    def t_lower(self) -> sp.Expr | None:
-        """max(T_math, T_mem) when every dim is bound."""
-        return self.analysis.t_lower
-
-    @property
-    def t_upper(self) -> sp.Expr | None:
-        """T_math + T_mem when every dim is bound."""
-        return self.analysis.t_upper
-
-    @property
-    def attainable(self) -> sp.Expr | None:
-        """min(peak, I·bandwidth) when every dim is bound."""
-        return self.analysis.attainable
-
-    @property
-    def fraction_of_peak(self) -> sp.Expr | None:
-        """Attainable / peak when every dim is bound."""
-        return self.analysis.fraction_of_peak
-
     def document(self, title: str | None = None, text: str = "", level: int = 2) -> Document:
         """The worked solution as a document, for :func:`~derive.present.formats.render`."""
         return solution_document(self.solution, title, text, level)
 
-    def as_json(self) -> dict:
-        """The JSON object of ``derive solve --format json``."""
+    def _json(self) -> dict:
         from derive.present.json_export import to_json
 
-        return _with_questions_json(to_json(self.analysis), self.questions)
+        return to_json(self.analysis)
 
 
 def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
@@ -175,7 +109,7 @@ def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation | CommsDeri
     if only_communicates(operator):
         return derive_comms(spec, operator)
     analysis = analyse(bind(spec, operator))
-    return Derivation(analysis, build_solution(analysis), spec)
+    return Derivation(analysis, build_solution(analysis), spec=spec)
 
 
 def derive_operator(
@@ -192,7 +126,7 @@ def derive_operator(
     if only_communicates(operator):
         return replace(derive_comms(spec, operator), operators=names)
     analysis = operator_analysis(spec, names)
-    return Derivation(analysis, build_solution(analysis), spec, names)
+    return Derivation(analysis, build_solution(analysis), spec=spec, operators=names)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,12 @@ training run's, …) derives from :class:`Shown`, which gives it
   (:class:`~derive.catalogue.records.Quantity`), each a :class:`Value` (exact, with its
   unit), read from the kind's JSON report at the row's ``json_path``;
 - attribute access by the row's name or any alias (``m.params.exact``,
-  ``step.tokens_per_s.exact``, ``run.bubble_fraction.exact``) where the record has no
-  attribute of its own (an operator's ``d.t_lower`` stays the exact sympy value);
-- Markdown, LaTeX and Jupyter views from its :meth:`~Shown.document`, and a short repr.
+  ``step.tokens_per_s.exact``, ``run.bubble_fraction.exact``), the same :class:`Value`;
+  a record that declares its quantities as attributes (an operator's ``d.t_lower``) does
+  so with :func:`quantity`, which reads :meth:`Shown.values` too (one path), and a
+  :class:`Value` stands in for its exact sympy value where code used one;
+- Markdown, LaTeX and Jupyter views from its :meth:`~Shown.document`, and a short repr
+  (one line under :data:`REPR_LIMIT` characters).
 
 >>> from derive.pipeline import solve_model
 >>> m = solve_model("gpt2-small")
@@ -36,18 +39,40 @@ from derive.present.formats import Document, render
 if TYPE_CHECKING:
     from derive.questions.records import Questions
 
-__all__ = ["Exact", "Shown", "Value", "Worked", "exact_of_json", "rows_valued_in"]
+__all__ = [
+    "Exact",
+    "Shown",
+    "Value",
+    "Worked",
+    "exact_of_json",
+    "quantity",
+    "rows_valued_in",
+    "short_repr",
+]
 
 Exact: TypeAlias = sp.Basic | bool | str
 """An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
 
+_BY_NAME = {row.name: row for row in QUANTITIES}
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
 _MISSING = object()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Value:
     """One quantity of a derivation: its catalogue name, its exact value and its unit.
+
+    It stands in for its exact value where a sympy value was expected (an operator's
+    ``d.t_lower`` was one): ``sympy.sympify`` takes it (``_sympy_``), arithmetic,
+    comparisons, ``float``, ``int``, ``str`` and ``format`` act on ``exact``, it equals its
+    exact value, and any other public attribute is the exact value's (``d.intensity.subs``,
+    ``d.t_mem.free_symbols``). ``repr`` names it with its unit; Jupyter shows it in LaTeX.
+
+    >>> v = Value("t_lower", sp.Rational(1, 989), "s")
+    >>> v, v.exact, str(v), 2 * v, v < 1, float(v) == 1 / 989
+    (<t_lower = 1/989 s>, 1/989, '1/989', 2/989, True, True)
+    >>> sp.sympify(v) == v == sp.Rational(1, 989)
+    True
 
     Attributes:
         name: the catalogue row's name (``params``, ``t_lower``).
@@ -63,8 +88,130 @@ class Value:
         unit = f" {self.unit}" if self.unit else ""
         return f"<{self.name} = {self.exact}{unit}>"
 
+    def __str__(self) -> str:
+        return str(self.exact)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.exact, spec)
+
     def __float__(self) -> float:
         return float(self.exact)  # only a number converts
+
+    def __int__(self) -> int:
+        return int(self.exact)  # only a number converts
+
+    def __bool__(self) -> bool:
+        return bool(self.exact)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Value):
+            return (self.name, self.exact, self.unit) == (other.name, other.exact, other.unit)
+        return bool(self.exact == other)
+
+    def __hash__(self) -> int:
+        return hash(self.exact)
+
+    def _sympy_(self) -> sp.Basic:
+        if isinstance(self.exact, str):  # a word (a status) is no sympy value
+            raise sp.SympifyError(self.exact)
+        if isinstance(self.exact, bool):
+            return sp.true if self.exact else sp.false
+        return self.exact
+
+    def _latex(self, printer: Any) -> str:
+        return str(printer._print(self._sympy_()))
+
+    def _repr_latex_(self) -> str:
+        from derive.solution.notation import tex
+
+        row = _BY_NAME.get(self.name)
+        name = self.name.replace("_", r"\_")
+        symbol = row.latex if row is not None and row.latex else rf"\text{{{name}}}"
+        exact = rf"\text{{{self.exact}}}" if isinstance(self.exact, str | bool) else tex(self.exact)
+        unit = rf"\ \text{{{self.unit}}}" if self.unit else ""
+        return f"${symbol} = {exact}{unit}$"
+
+    def _repr_markdown_(self) -> str:
+        """Its LaTeX line, with a decimal reading of a fraction (``≈ 1.3897e-04 s``)."""
+        exact = self.exact
+        fraction = isinstance(exact, sp.Rational) and not isinstance(exact, sp.Integer)
+        return f"{self._repr_latex_()} ≈ {_short(self)}" if fraction else self._repr_latex_()
+
+    # Arithmetic and order act on the exact value (a sympy value, as ``d.t_lower`` was).
+    def __add__(self, other: object) -> Any:
+        return self._x + _plain(other)
+
+    def __radd__(self, other: object) -> Any:
+        return _plain(other) + self._x
+
+    def __sub__(self, other: object) -> Any:
+        return self._x - _plain(other)
+
+    def __rsub__(self, other: object) -> Any:
+        return _plain(other) - self._x
+
+    def __mul__(self, other: object) -> Any:
+        return self._x * _plain(other)
+
+    def __rmul__(self, other: object) -> Any:
+        return _plain(other) * self._x
+
+    def __truediv__(self, other: object) -> Any:
+        return self._x / _plain(other)
+
+    def __rtruediv__(self, other: object) -> Any:
+        return _plain(other) / self._x
+
+    def __pow__(self, other: object) -> Any:
+        return self._x ** _plain(other)
+
+    def __rpow__(self, other: object) -> Any:
+        return _plain(other) ** self._x
+
+    def __neg__(self) -> Any:
+        return -self._x
+
+    def __abs__(self) -> Any:
+        return abs(self._x)
+
+    def __lt__(self, other: object) -> Any:
+        return self._x < _plain(other)
+
+    def __le__(self, other: object) -> Any:
+        return self._x <= _plain(other)
+
+    def __gt__(self, other: object) -> Any:
+        return self._x > _plain(other)
+
+    def __ge__(self, other: object) -> Any:
+        return self._x >= _plain(other)
+
+    @property
+    def _x(self) -> Any:
+        """The exact value, for the operators above (a word or a truth raises as sympy does)."""
+        return self.exact
+
+    def __getattr__(self, name: str) -> Any:
+        """Any other public attribute is the exact value's (``.subs``, ``.free_symbols``)."""
+        if name.startswith("_") or name in ("name", "exact", "unit"):
+            raise AttributeError(name)  # a field not yet set (unpickling) is never looked up
+        return getattr(self.exact, name)
+
+
+def _plain(value: object) -> Any:
+    """The exact value of a :class:`Value`, anything else as it is."""
+    return value.exact if isinstance(value, Value) else value
+
+
+def quantity(row: Quantity, doc: str) -> property:
+    """A record's attribute for one catalogue quantity: its :class:`Value` from
+    :meth:`Shown.values` (the one path every surface reads), None where it has none (a time
+    while a dim is unbound)."""
+
+    def get(self: Shown) -> Value | None:
+        return self.values().get(row)
+
+    return property(get, doc=f"{doc} (a :class:`Value`; None where it has none).")
 
 
 def rows_valued_in(kind: ProblemKind) -> tuple[Quantity, ...]:
@@ -98,7 +245,10 @@ def _walk_json(report: Mapping[str, Any], path: tuple[str, ...]) -> object:
 
 
 def _own_attribute(obj: object, key: str) -> object:
-    """``obj.key`` when it is a field or a declared attribute (never a quantity looked up)."""
+    """``obj.key`` when it is a field, a declared attribute or a mapping's key (never a
+    quantity looked up)."""
+    if isinstance(obj, Mapping):
+        return obj.get(key, _MISSING)
     declared = is_dataclass(obj) and key in {f.name for f in fields(obj)}
     if declared or hasattr(type(obj), key):
         return getattr(obj, key)
@@ -222,7 +372,17 @@ class Shown:
         return ", ".join(f"{v.name} = {_short(v)}" for v in shown) or "no quantities"
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {self._headline()}>"
+        return short_repr(f"<{type(self).__name__}: {self._headline()}>")
+
+
+REPR_LIMIT = 200
+"""A result's ``repr`` is one line shorter than this (its worked solution is the long view)."""
+
+
+def short_repr(text: str) -> str:
+    """``text`` on one line, cut to fewer than :data:`REPR_LIMIT` characters (``…>``)."""
+    line = " ".join(text.split())
+    return line if len(line) < REPR_LIMIT else f"{line[: REPR_LIMIT - 3]}…>"
 
 
 def _busy(record: Shown) -> bool:

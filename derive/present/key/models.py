@@ -18,6 +18,7 @@ from derive.present.key.serving import crossover_part, serving_part
 from derive.present.key.training import training_part
 from derive.present.model_view import (
     ASK_PHRASES,
+    EarlierGivens,
     glance,
     model_latex,
     model_markdown,
@@ -90,12 +91,16 @@ def model_chapter(
     ``derived`` holds each problem as the pipeline derived it, in the set's order.
     """
     items, questions, rows = [], [], []
+    tables: dict[str, EarlierGivens] = {}  # each model's givens table, printed once
     numbered = enumerate(zip(pset.models, derived, strict=True), start=first_number)
     for i, (entry, model) in numbered:
         a, phase = model.analysis, model.phase
+        earlier = tables.get(a.problem.model.name)
+        if earlier is None:
+            tables[a.problem.model.name] = EarlierGivens.of(a, i, entry.id)
         title = f"Problem {i} ({entry.id}): {entry.title}"
-        md = model_markdown(a, title, entry.text, level=2)
-        tex = model_latex(a, title, entry.text)
+        md = model_markdown(a, title, entry.text, level=2, earlier=earlier)
+        tex = model_latex(a, title, entry.text, earlier=earlier)
         serving = (
             serving_part(
                 a, phase, model.series, entry.serving, entry.ask, stem, entry.id, entry.title
@@ -143,15 +148,25 @@ def model_chapter(
         asks = tuple(k for k in model_ask(entry) if k in ASK_PHRASES) or tuple(
             q.key for q in shown_quantities(a) if q.key in ASK_PHRASES
         )
+        # the sheet asks what the teacher asked: the model quantities a serving step or a
+        # training run shows on the way (the weights' bytes, the parameters) are steps of
+        # the key and figures of its glance, not questions of their own
+        sheet_asks = (
+            tuple(k for k in asks if k in entry.ask) if part is not None and entry.ask else asks
+        )
         questions.append(
             {
                 "title": entry.title,
                 "text": entry.text,
-                "model_body": model_markdown(a, entry.title, entry.text, level=2, givens_only=True)
+                "model_body": model_markdown(
+                    a, entry.title, entry.text, level=2, givens_only=True, earlier=earlier
+                )
                 + (f"\n**{label}.** {part.given}\n" if part is not None else ""),
-                "model_tex": model_latex(a, entry.title, entry.text, givens_only=True)
+                "model_tex": model_latex(
+                    a, entry.title, entry.text, givens_only=True, earlier=earlier
+                )
                 + (f"\n\\paragraph{{{label}.}} {part.given_tex}\n" if part is not None else ""),
-                "asks": tuple(ASK_PHRASES[k] for k in asks)
+                "asks": tuple(ASK_PHRASES[k] for k in sheet_asks)
                 + (part.asks if part is not None else ()),
             }
         )

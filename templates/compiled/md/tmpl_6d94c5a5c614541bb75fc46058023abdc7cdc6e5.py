@@ -16,9 +16,11 @@ def root(context, missing=missing):
     l_0_dtypes = resolve('dtypes')
     l_0_chip = resolve('chip')
     l_0_devices = resolve('devices')
-    l_0_hardware = resolve('hardware')
+    l_0_any_hardware = resolve('any_hardware')
     l_0_bound = resolve('bound')
+    l_0_earlier = resolve('earlier')
     l_0_given = resolve('given')
+    l_0_hardware = resolve('hardware')
     l_0_steps = resolve('steps')
     l_0_left_out = resolve('left_out')
     l_0_warnings = resolve('warnings')
@@ -68,7 +70,7 @@ def root(context, missing=missing):
         yield ' (`'
         yield str(environment.getattr((undefined(name='chip') if l_0_chip is missing else l_0_chip), 'name'))
         yield '`)'
-    elif (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
+    elif (undefined(name='any_hardware') if l_0_any_hardware is missing else l_0_any_hardware):
         pass
         yield '; '
         yield str((undefined(name='devices') if l_0_devices is missing else l_0_devices))
@@ -78,18 +80,35 @@ def root(context, missing=missing):
         pass
         yield '; bound: '
         yield str(t_1(t_2(context.eval_ctx, (undefined(name='bound') if l_0_bound is missing else l_0_bound), ', ')))
-    yield '. Units: GB = 10⁹ B and GiB = 2³⁰ B, both named where used.\n\n| symbol | meaning | value |\n|---|---|---|\n'
-    for (l_1_s, l_1_meaning, l_1_value) in (undefined(name='given') if l_0_given is missing else l_0_given):
-        _loop_vars = {}
+    yield '. Units: GB = 10⁹ B and GiB = 2³⁰ B, both named where used.\n'
+    if (undefined(name='earlier') if l_0_earlier is missing else l_0_earlier):
         pass
-        yield '| $'
-        yield str(l_1_s)
-        yield '$ | '
-        yield str(t_1(l_1_meaning))
-        yield ' | $'
-        yield str(l_1_value)
-        yield '$ |\n'
-    l_1_s = l_1_meaning = l_1_value = missing
+        yield "The model's symbols and values are those of the table of Problem "
+        yield str(environment.getattr((undefined(name='earlier') if l_0_earlier is missing else l_0_earlier), 'number'))
+        yield ' (`'
+        yield str(environment.getattr((undefined(name='earlier') if l_0_earlier is missing else l_0_earlier), 'id'))
+        yield '`)'
+        if ((undefined(name='given') if l_0_given is missing else l_0_given) or (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware)):
+            pass
+            yield "; this problem's own values:"
+        else:
+            pass
+            yield '.'
+        yield '\n'
+    if (undefined(name='given') if l_0_given is missing else l_0_given):
+        pass
+        yield '\n| symbol | meaning | value |\n|---|---|---|\n'
+        for (l_1_s, l_1_meaning, l_1_value) in (undefined(name='given') if l_0_given is missing else l_0_given):
+            _loop_vars = {}
+            pass
+            yield '| $'
+            yield str(l_1_s)
+            yield '$ | '
+            yield str(t_1(l_1_meaning))
+            yield ' | $'
+            yield str(l_1_value)
+            yield '$ |\n'
+        l_1_s = l_1_meaning = l_1_value = missing
     if (undefined(name='hardware') if l_0_hardware is missing else l_0_hardware):
         pass
         yield '\n| hardware | symbol | value | source |\n|---|---|---|---|\n'
@@ -126,7 +145,7 @@ def root(context, missing=missing):
                 yield '` ('
                 yield str(t_1(l_1_why))
                 yield ')'
-                yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 35 in 'model.md.j2' evaluated to false and no else section was defined.")))
+                yield str(('; ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 41 in 'model.md.j2' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_key = l_1_why = missing
             yield '.\n'
         yield '\n'
@@ -146,4 +165,4 @@ def root(context, missing=missing):
         l_1_v = missing
 
 blocks = {}
-debug_info = '1=40&2=42&3=44&6=48&7=50&10=52&11=54&14=57&18=82&19=86&21=93&25=96&26=100&29=109&30=112&31=115&33=117&35=121&38=133&39=137&42=140&43=144'
+debug_info = '1=42&2=44&3=46&6=50&7=52&10=54&11=56&14=59&15=84&16=87&19=98&23=101&24=105&27=112&31=115&32=119&35=128&36=131&37=134&39=136&41=140&44=152&45=156&48=159&49=163'

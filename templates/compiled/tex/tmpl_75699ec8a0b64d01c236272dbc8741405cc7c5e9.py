@@ -17,11 +17,11 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'batch' found.")
     try:
-        t_2 = environment.filters['breakable']
+        t_2 = environment.filters['code']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'breakable' found.")
+            raise TemplateRuntimeError("No filter named 'code' found.")
     try:
         t_3 = environment.filters['e']
     except KeyError:
@@ -70,16 +70,15 @@ def root(context, missing=missing):
         pass
         yield str(t_3(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'text')))
         yield '\n\n'
-    yield '{\\raggedright\\paragraph{Given.} Operator \\texttt{'
-    yield str(t_2(t_3(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'operator'), 'name'))))
-    yield '}'
+    yield '{\\raggedright\\paragraph{Given.} Operator '
+    yield str(t_2(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'operator'), 'name')))
     if environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'):
         pass
         yield ' on '
         yield str(t_3(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'title')))
-        yield ' (\\texttt{'
-        yield str(t_3(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'name')))
-        yield '})'
+        yield ' ('
+        yield str(t_2(environment.getattr(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'chip'), 'name')))
+        yield ')'
     yield '; compute dtype '
     yield str(t_3(environment.getattr((undefined(name='p') if l_0_p is missing else l_0_p), 'compute_dtype')))
     yield ' ('
@@ -163,4 +162,4 @@ def root(context, missing=missing):
     l_1_v = missing
 
 blocks = {}
-debug_info = '2=56&3=58&4=62&5=64&6=67&8=69&9=71&13=74&17=103&22=107&23=110&34=124&35=127&40=139&42=142&44=145&45=148&47=150&49=154&51=157&53=161'
+debug_info = '2=56&3=58&4=62&5=64&6=67&8=69&9=71&13=74&17=102&22=106&23=109&34=123&35=126&40=138&42=141&44=144&45=147&47=149&49=153&51=156&53=160'
