@@ -13,6 +13,7 @@ import sympy as sp
 
 from derive.analysis.algebra.ratios import cancel_ratio
 from derive.analysis.algebra.rings import expand
+from derive.catalogue import table as q
 from derive.errors import RegimeError
 from derive.problem.regime import Regime
 
@@ -105,7 +106,7 @@ def leading_order(
     numerator: sp.Expr | tuple[sp.Expr, ...],
     denominator: sp.Expr | tuple[sp.Expr, ...],
     regime: Regime,
-    what: str = "intensity",
+    what: str = q.INTENSITY.prose,
 ) -> LeadingOrder:
     """Leading order of numerator/denominator as the regime's growing dims scale together.
 

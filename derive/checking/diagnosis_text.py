@@ -6,6 +6,7 @@ import re
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.declare.operator import Tensor
 from derive.formula.decimals import fmt_decimal
 
@@ -66,7 +67,7 @@ def sci(value: sp.Expr) -> str:
 
 def plural(what: str) -> bool:
     """True for quantity names that take a plural verb (``FLOPs``, ``bytes``)."""
-    return what.endswith(("FLOPs", "bytes"))
+    return what.endswith((q.FLOPS.prose, q.BYTES.prose))
 
 
 def approx(value: sp.Expr) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import table as q
 from derive.checking.expected_text import hide
 from derive.checking.hidden import conceal
 from derive.checking.kernel_claims import (
@@ -115,9 +116,9 @@ def check_kernel(
 def _kernel_json(kernel: KernelNumbers) -> dict[str, object]:
     """The kernel judged against: its counts and ceilings (exact strings)."""
     return {
-        "flops": None if kernel.flops is None else str(kernel.flops),
-        "bytes": None if kernel.bytes is None else str(kernel.bytes),
-        "intensity": str(kernel.intensity),
+        q.FLOPS.name: None if kernel.flops is None else str(kernel.flops),
+        q.BYTES.name: None if kernel.bytes is None else str(kernel.bytes),
+        q.INTENSITY.name: str(kernel.intensity),
         "chip": None if kernel.chip is None else kernel.chip.name,
         "compute_dtype": kernel.compute_dtype,
         "peak": str(kernel.peak.value),

@@ -30,7 +30,10 @@ import sympy as sp
 from derive.catalogue import Exactness, find
 from derive.catalogue import quantity as catalogued
 from derive.catalogue.table import (
+    BYTES,
     CROSSOVER,
+    FITS,
+    FLOPS,
     FLOPS_PER_TOKEN,
     MFU,
     PARAMS,
@@ -62,6 +65,7 @@ from derive.model.symbols import batch, context
 from derive.present.model_view import JSON_KEYS
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.problem_set import ModelEntry
+from derive.solution.model_steps import verdict_words
 
 __all__ = [
     "MODEL_QUANTITIES",
@@ -111,7 +115,9 @@ _WORDS: dict[Unit, str] = {
 }
 _PERCENT = re.compile(r"\s*\\?%\s*$")
 _NOT_COUNTS = frozenset({Unit.FRACTION, Unit.SECONDS, Unit.DAYS})
-_YES, _NO = ("yes", "true", "fits", "it fits"), ("no", "false", "does not fit", "it does not fit")
+_FITS, _DOES_NOT_FIT = verdict_words(FITS.name, True), verdict_words(FITS.name, False)
+_YES = ("yes", "true", _FITS.removeprefix("it "), _FITS)
+_NO = ("no", "false", _DOES_NOT_FIT.removeprefix("it "), _DOES_NOT_FIT)
 _GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
 
 
@@ -332,7 +338,12 @@ def _plain(expr: sp.Basic) -> str:
 
 def unit_word(unit: Unit) -> str:
     """A model quantity's unit in words, as a verdict prints it (``bytes``, ``parameters``)."""
-    words = {Unit.PARAMS: "parameters", Unit.BYTES: "bytes", Unit.FLOPS: "FLOPs", Unit.FRACTION: ""}
+    words = {
+        Unit.PARAMS: "parameters",
+        Unit.BYTES: BYTES.prose,
+        Unit.FLOPS: FLOPS.prose,
+        Unit.FRACTION: "",
+    }
     return words.get(unit, unit.value)
 
 
@@ -507,7 +518,7 @@ def judge_model_claim(
     exact = str(q.value)
     if _is_truth(q.value):
         right = bool(claim.value) == bool(q.value)
-        said = f"it {'fits' if bool(q.value) else 'does not fit'}"
+        said = verdict_words(q.key, bool(q.value))
         verdict = Verdict.CORRECT if right else Verdict.INCORRECT
         return ModelJudgement(verdict, exact, expected, (said,), () if not right else (said,))
     target = q.value

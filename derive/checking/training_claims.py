@@ -17,6 +17,14 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, shown_by
+from derive.catalogue.records import DISPLAY_UNITS
+from derive.catalogue.table import (
+    COMMS_TP,
+    CRITICAL_TOKENS_PER_DEVICE,
+    MEMORY_PER_DEVICE,
+    MFU,
+    T_MATH,
+)
 from derive.checking.hints import Slip
 from derive.problem.train_spec import TRAIN_CHECK_KEYS
 
@@ -66,6 +74,7 @@ def training_values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
 
 def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis:
     """The model's analysis with the run's quantities last (the run's keys win)."""
+    from derive.formula.units import Dimension
     from derive.model.records import Quantity, Unit
     from derive.training.values import training_unit
 
@@ -76,7 +85,9 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
     kept, left_out = [], []
     for key, value in _values(t).items():
         text = training_unit(key)  # the catalogue's display unit, as a model record spells it
-        unit = {"": Unit.FRACTION, "byte": Unit.BYTES}.get(text) or Unit(text)
+        unit = {"": Unit.FRACTION, DISPLAY_UNITS[Dimension.BYTES]: Unit.BYTES}.get(text) or Unit(
+            text
+        )
         if value is None:
             left_out.append(
                 (
@@ -150,7 +161,7 @@ def training_slips(t: TrainingAnalysis, quantity: str) -> tuple[Slip, ...]:
     recomputed = t.flops_recompute != 0
     full = t.problem.recompute.value == "full"
     candidates: dict[str, tuple[tuple[sp.Rational | None, str], ...]] = {
-        "memory_per_device": (
+        MEMORY_PER_DEVICE.name: (
             (
                 _unsharded_memory(t) if int(t.problem.zero) and t.problem.dp > 1 else None,
                 f"that is the memory without ZeRO sharding: the whole state ({state} B/param) "
@@ -160,18 +171,18 @@ def training_slips(t: TrainingAnalysis, quantity: str) -> tuple[Slip, ...]:
             (m.total - m.activations if m.activations else None,
              "that leaves the activations out: the memory holds the activations in flight too"),
         ),
-        "t_math": (
+        T_MATH.name: (
             (t.t_math * _recompute_share(t) if recomputed else None, _RECOMPUTE_LEFT_OUT[full]),
         ),
-        "mfu": (
+        MFU.name: (
             (t.mfu / _recompute_share(t) if recomputed and t.mfu is not None else None,
              _RECOMPUTE_COUNTED[full]),
         ),
-        "comms_tp": (
+        COMMS_TP.name: (
             (t.comms.of("tp") / t.params.layers if t.params.layers > 1 else None,
              "that counts TP's all-reduces once; they run in every layer of the stage"),
         ),
-        "critical_tokens_per_device": (
+        CRITICAL_TOKENS_PER_DEVICE.name: (
             (t.critical_tokens_per_device * t.problem.dp
              if t.critical_tokens_per_device is not None and t.problem.dp > 1 else None,
              "that is the global batch (every DP rank); the critical batch is per DP rank"),

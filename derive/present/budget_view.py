@@ -25,10 +25,13 @@ def budget_json(b: Budget) -> dict[str, object]:
         "given": b.given.value,
         "compute": _number(b.compute),
         q.PARAMS.name: _number(b.params),
-        "tokens": _number(b.tokens),
-        "tokens_per_param": _number(b.tokens_per_param),
+        q.TOKENS.name: _number(b.tokens),
+        q.TOKENS_PER_PARAM.name: _number(b.tokens_per_param),
         "flops_per_param_token": _number(b.flops_per_param_token),
-        "convention": {"compute": f"C = k·N·D ({KAPLAN})", "tokens": f"D = r·N ({CHINCHILLA})"},
+        "convention": {
+            "compute": f"C = k·N·D ({KAPLAN})",
+            q.TOKENS.name: f"D = r·N ({CHINCHILLA})",
+        },
     }
 
 

@@ -133,7 +133,7 @@ def operators_json(registry: Registry) -> dict[str, object]:
         operator.name: {
             "doc": operator.doc,
             "dims": [dim.name for dim in operator.dims],
-            "flops": str(operator.flops),
+            q.FLOPS.name: str(operator.flops),
             "reads": {t.name: _shape(t.shape) for t in operator.reads},
             "writes": {t.name: _shape(t.shape) for t in operator.writes},
             "comms": {t.name: _shape(t.shape) for t in operator.comms},

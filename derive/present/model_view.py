@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.catalogue import ProblemKind, phrase_of
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
@@ -328,14 +329,16 @@ def model_json(a: ModelAnalysis) -> dict:
     }
     for key in JSON_KEYS:
         out[key] = _quantity_json(a.quantity(key))
-    fpt = out["flops_per_token"]
+    fpt = out[q.FLOPS_PER_TOKEN.name]
     if isinstance(fpt, dict):
-        fpt["parts"] = {
+        fpt[q.PARTS.name] = {
             "matmuls": _quantity_json(a.quantity("flops_matmuls")),
             "attention": _quantity_json(a.quantity("flops_attention")),
         }
         fpt["shortcut_2n"] = _quantity_json(a.quantity("flops_2n"))
-    out["breakdown"] = {q.key: _quantity_json(q) for q in a.quantities if q.key.startswith("P_")}
+    out["breakdown"] = {
+        row.key: _quantity_json(row) for row in a.quantities if row.key.startswith("P_")
+    }
     out["verdicts"] = list(a.verdicts)
     out["warnings"] = list(a.warnings)
     out["left_out"] = {key: why for key, why in a.left_out}

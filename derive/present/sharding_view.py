@@ -5,6 +5,7 @@ JSON under ``sharding``."""
 from __future__ import annotations
 
 from derive.analysis.sharding import Sharding, ShardRow
+from derive.catalogue import table as q
 from derive.formula.durations import time_text
 from derive.present.formats import Document
 from derive.present.worked import worked_document
@@ -23,10 +24,10 @@ def _row_json(row: ShardRow) -> dict[str, object]:
         "group": row.group,
         "collective": row.collective.value,
         "bytes_sent": str(row.sent),
-        "t_comms": _s(row.t_comms),
-        "t_math": str(row.t_math),
-        "t_mem": str(row.t_mem),
-        "t_lower": _s(row.t_lower),
+        q.T_COMMS.name: _s(row.t_comms),
+        q.T_MATH.name: str(row.t_math),
+        q.T_MEM.name: str(row.t_mem),
+        q.T_LOWER.name: _s(row.t_lower),
     }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.present.formats import Document
 from derive.solution.steps import Step
 from derive.solution.training_steps import training_given, training_steps, training_verdict
@@ -20,7 +21,12 @@ from derive.training.comms import DIMS
 __all__ = ["training_document", "training_json", "training_selected_steps"]
 
 
-_COST_KEYS = ("cost_per_step", "cost_per_million_tokens", "energy_per_token", "energy_of_run")
+_COST_KEYS = (
+    q.COST_PER_STEP.name,
+    q.COST_PER_MILLION_TOKENS.name,
+    q.ENERGY_PER_TOKEN.name,
+    q.ENERGY_OF_RUN.name,
+)
 
 
 def _s(value: sp.Expr | int | None) -> str | None:
@@ -43,19 +49,19 @@ def training_selected_steps(
     if not wanted:
         return steps
     implied = {
-        "t_upper": "t_lower",
-        "t_comms": "t_math",
-        "bubble_fraction": "t_lower",
-        "fit": "memory_per_device",
-        **{key: "cost_of_run" for key in _COST_KEYS},
+        q.T_UPPER.name: q.T_LOWER.name,
+        q.T_COMMS.name: q.T_MATH.name,
+        q.BUBBLE_FRACTION.name: q.T_LOWER.name,
+        q.FIT.name: q.MEMORY_PER_DEVICE.name,
+        **{key: q.COST_OF_RUN.name for key in _COST_KEYS},
     }
     wanted |= {implied[k] for k in ask if k in implied}
-    if "t_lower" in wanted or "mfu" in wanted:
-        wanted |= {"t_math", "t_lower"}
-    if "cost_of_run" in wanted:  # the bill is the step's time on every device
-        wanted |= {"t_math", "t_lower"}
-    if "memory_per_device" in wanted:
-        wanted |= {"activations", "fit"}
+    if q.T_LOWER.name in wanted or q.MFU.name in wanted:
+        wanted |= {q.T_MATH.name, q.T_LOWER.name}
+    if q.COST_OF_RUN.name in wanted:  # the bill is the step's time on every device
+        wanted |= {q.T_MATH.name, q.T_LOWER.name}
+    if q.MEMORY_PER_DEVICE.name in wanted:
+        wanted |= {q.ACTIVATIONS.name, q.FIT.name}
     return tuple(s for s in steps if not s.topic or s.topic in wanted)
 
 
@@ -99,13 +105,13 @@ def _row_json(row: StrategyRow) -> dict[str, object]:
         "tp": row.tp,
         "pp": row.pp,
         "zero": int(row.zero),
-        "memory_per_device": None if a is None else _s(a.memory.total),
-        "fits": None if a is None else a.fits,
+        q.MEMORY_PER_DEVICE.name: None if a is None else _s(a.memory.total),
+        q.FITS.name: None if a is None else a.fits,
         "comms_bytes_per_step": None if a is None else _s(a.comms.total),
-        "critical_tokens_per_device": None if a is None else _s(a.critical_tokens_per_device),
-        "critical_tokens_per_chip": None if a is None else _s(a.critical_tokens_per_chip),
-        "critical_batch_tokens": None if a is None else _s(a.critical_batch_tokens),
-        "t_lower": None if a is None else _s(a.t_lower),
+        q.CRITICAL_TOKENS_PER_DEVICE.name: None if a is None else _s(a.critical_tokens_per_device),
+        q.CRITICAL_TOKENS_PER_CHIP.name: None if a is None else _s(a.critical_tokens_per_chip),
+        q.CRITICAL_BATCH_TOKENS.name: None if a is None else _s(a.critical_batch_tokens),
+        q.T_LOWER.name: None if a is None else _s(a.t_lower),
         "why_not": row.why_not or None,
         "ep": row.ep,
         "cp": row.cp,
@@ -146,7 +152,7 @@ def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
             dim: [{"axis": lv.axis.name, "size": lv.size} for lv in levels]
             for dim, levels in p.placement.dims
         }
-    out["comms_bytes_per_device"] = {key: _s(c.of(key)) for key in DIMS}
+    out[q.COMMS_BYTES_PER_DEVICE.name] = {key: _s(c.of(key)) for key in DIMS}
     out["comms_time_per_device"] = {key: _s(c.time_of(key)) for key in DIMS}
     return out
 
@@ -170,35 +176,35 @@ def training_json(
         "micro_batch_size": _s(p.micro_batch),
         "microbatches": _s(p.microbatches),
         "params_per_device": _s(a.params.total),
-        "memory_per_device": {
+        q.MEMORY_PER_DEVICE.name: {
             "weights": _s(m.weights),
             "grads": _s(m.grads),
             "optimizer": _s(m.optimizer),
-            "activations": _s(m.activations) if m.activations_counted else None,
+            q.ACTIVATIONS.name: _s(m.activations) if m.activations_counted else None,
             "total": _s(m.total),
         },
-        "fits": a.fits,
-        "headroom_per_device": _s(a.headroom),
+        q.FITS.name: a.fits,
+        q.HEADROOM_PER_DEVICE.name: _s(a.headroom),
         "smallest_dp": a.smallest_dp,
         "smallest_zero": None if a.smallest_zero is None else int(a.smallest_zero),
-        "comms_bytes_per_device": {key: _s(c.of(key)) for key in ("dp", "tp", "pp", "ep")},
+        q.COMMS_BYTES_PER_DEVICE.name: {key: _s(c.of(key)) for key in ("dp", "tp", "pp", "ep")},
         "comms_bytes_total": _s(c.total),
         "flops_model": _s(a.flops_model),
         "flops_recompute": _s(a.flops_recompute),
-        "t_math": _s(a.t_math),
-        "t_comms": _s(a.t_comms),
-        "t_lower": _s(a.t_lower),
-        "t_upper": _s(a.t_upper),
-        "bubble_fraction": _s(a.bubble_fraction),
-        "mfu": _s(a.mfu),
+        q.T_MATH.name: _s(a.t_math),
+        q.T_COMMS.name: _s(a.t_comms),
+        q.T_LOWER.name: _s(a.t_lower),
+        q.T_UPPER.name: _s(a.t_upper),
+        q.BUBBLE_FRACTION.name: _s(a.bubble_fraction),
+        q.MFU.name: _s(a.mfu),
         "measured_verdict": None
         if a.impossible is None
         else ("impossible" if a.impossible else "possible"),
         "tokens_per_device": _s(a.tokens_per_device),
-        "critical_tokens_per_device": _s(a.critical_tokens_per_device),
+        q.CRITICAL_TOKENS_PER_DEVICE.name: _s(a.critical_tokens_per_device),
         "critical_tokens_per_rank": _s(a.critical_tokens_per_rank),
-        "critical_tokens_per_chip": _s(a.critical_tokens_per_chip),
-        "critical_batch_tokens": _s(a.critical_batch_tokens),
+        q.CRITICAL_TOKENS_PER_CHIP.name: _s(a.critical_tokens_per_chip),
+        q.CRITICAL_BATCH_TOKENS.name: _s(a.critical_batch_tokens),
         "tp_max_scaling_book": _s(a.tp_max_scaling_book),
         "tp_max_exact": a.tp_max_exact,
         "compute_bound": a.compute_bound,

@@ -20,6 +20,7 @@ from derive.formula.units import Dimension, Measure, measure_atom
 from derive.model.budget import Budget, compute_budget
 from derive.problem.sets.natives import (
     BUDGET_ASK_KEYS,
+    BUDGET_KEYS,
     WHAT_IF_ASK_KEYS,
     BudgetSpec,
     NativeEntry,
@@ -31,7 +32,6 @@ from derive.questions.records import Answer, Role
 __all__ = ["native_answer", "native_quantities", "native_value", "solve_native"]
 
 _RATE_KEYS = {"tokens/s": "measured_tokens_per_s", "FLOP/s": "measured_flops_per_s"}
-_BUDGET_KEYS = ("compute", "params", "tokens", "tokens_per_param", "flops_per_param_token")
 _WHAT_IF_KEYS = ("profile", "speedup", "measured_time", *_RATE_KEYS.values())
 _BASE = {Dimension.TIME: "s", Dimension.FLOPS: "FLOP"}
 
@@ -44,7 +44,7 @@ def _flag(key: str) -> str:
 
 def _in_keys(error: DeriveError, where: str, name: str) -> ProblemError:
     """A refusal naming a flag (``--compute -1``) said as the set's key (``budget.compute``)."""
-    keys = _BUDGET_KEYS if name == "budget" else _WHAT_IF_KEYS
+    keys = BUDGET_KEYS if name == "budget" else _WHAT_IF_KEYS
     what, why = error.what, error.why
     for key in sorted(keys, key=len, reverse=True):  # --tokens-per-param before --tokens
         why = why.replace(_flag(key), f"{name}.{key}")

@@ -18,7 +18,7 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.analysis.step import StepTime
-from derive.catalogue import quantity
+from derive.catalogue import table as catalogue
 from derive.errors import ProblemError
 from derive.formula.units import Measure, measure_atom
 from derive.model.phase import Phase, PhaseAnalysis
@@ -61,10 +61,10 @@ _NOT_IN_CATALOGUE = {
     "bandwidth": "byte/s",
     "link_bandwidth": "byte/s",
     "step_flops": "FLOP",
-    "step_bytes": "byte",
-    "capacity": "byte",
+    "step_bytes": catalogue.BYTES.display_unit,
+    "capacity": catalogue.BYTES.display_unit,
     "devices": "",
-    "bytes_sent": "byte",
+    "bytes_sent": catalogue.BYTES.display_unit,
     "link_time": "s",
     "latency_time": "s",
 }
@@ -72,27 +72,27 @@ _NOT_IN_CATALOGUE = {
 
 UNITS: dict[str, str] = {
     **{
-        name: quantity(name).display_unit
-        for name in (
-            "flops",
-            "bytes",
-            "intensity",
-            "ridge",
-            "effective_ridge",
-            "t_math",
-            "t_mem",
-            "t_comms",
-            "t_lower",
-            "t_upper",
-            "attainable",
-            "fraction_of_peak",
-            "tokens_per_s",
-            "prefill_tokens_per_s",
-            "inter_token_latency",
-            "ttft",
-            "cost_per_step",
-            "cost_per_million_tokens",
-            "energy_per_token",
+        row.name: row.display_unit
+        for row in (
+            catalogue.FLOPS,
+            catalogue.BYTES,
+            catalogue.INTENSITY,
+            catalogue.RIDGE,
+            catalogue.EFFECTIVE_RIDGE,
+            catalogue.T_MATH,
+            catalogue.T_MEM,
+            catalogue.T_COMMS,
+            catalogue.T_LOWER,
+            catalogue.T_UPPER,
+            catalogue.ATTAINABLE,
+            catalogue.FRACTION_OF_PEAK,
+            catalogue.TOKENS_PER_S,
+            catalogue.PREFILL_TOKENS_PER_S,
+            catalogue.INTER_TOKEN_LATENCY,
+            catalogue.TTFT,
+            catalogue.COST_PER_STEP,
+            catalogue.COST_PER_MILLION_TOKENS,
+            catalogue.ENERGY_PER_TOKEN,
         )
     },
     **_NOT_IN_CATALOGUE,
@@ -102,7 +102,7 @@ catalogue row's display unit (the one unit table), else the hardware's and a ste
 
 _MODEL_UNITS = {
     Unit.PARAMS: "",
-    Unit.BYTES: "byte",
+    Unit.BYTES: catalogue.BYTES.display_unit,
     Unit.BYTES_PER_TOKEN: "byte/token",
     Unit.FLOPS: "FLOP",
     Unit.FLOPS_PER_TOKEN: "FLOP/token",
@@ -110,7 +110,7 @@ _MODEL_UNITS = {
     Unit.DAYS: "days",
     Unit.FRACTION: "",
     Unit.SEQUENCES: "",
-    Unit.TOKENS: "tokens",
+    Unit.TOKENS: catalogue.TOKENS.display_unit,
     Unit.TOKENS_PER_S: "tokens/s",
     Unit.DEVICES: "",
     Unit.DOLLARS: "$",
@@ -138,13 +138,13 @@ def _lower(t_math: sp.Expr, t_mem: sp.Expr, t_lower: sp.Expr | None) -> Known:
     """``t_lower``: the analysis's value, or ``max(T_math, T_mem)`` with a dim left free."""
     seconds = _m("s")
     if t_lower is not None and t_lower.is_number:
-        return Known("t_lower", t_lower, seconds, "a quantity of the problem")
+        return Known(catalogue.T_LOWER.name, t_lower, seconds, "a quantity of the problem")
     return Known(
-        "t_lower",
+        catalogue.T_LOWER.name,
         sp.Max(t_math, t_mem),
         seconds,
         "a quantity of the problem",
-        branches=(("t_math", t_math), ("t_mem", t_mem)),
+        branches=((catalogue.T_MATH.name, t_math), (catalogue.T_MEM.name, t_mem)),
     )
 
 
@@ -153,19 +153,19 @@ def operator_quantities(a: Analysis) -> dict[str, Known]:
     p = a.problem
     origin = "a quantity of the problem"
     values: dict[str, sp.Expr | None] = {
-        "flops": a.flops,
-        "bytes": a.memory.bytes,
-        "intensity": a.memory.intensity,
-        "ridge": a.memory.ridge,
+        catalogue.FLOPS.name: a.flops,
+        catalogue.BYTES.name: a.memory.bytes,
+        catalogue.INTENSITY.name: a.memory.intensity,
+        catalogue.RIDGE.name: a.memory.ridge,
         "peak": p.peak.value,
         "bandwidth": p.bandwidth.value,
         "link_bandwidth": p.link.value if p.link else None,
-        "t_math": a.t_math,
-        "t_mem": a.memory.time,
-        "t_upper": a.t_upper if a.t_upper is not None else a.t_math + a.memory.time,
-        "attainable": a.attainable,
-        "fraction_of_peak": a.fraction_of_peak,
-        "t_comms": a.network.time if a.network is not None else None,
+        catalogue.T_MATH.name: a.t_math,
+        catalogue.T_MEM.name: a.memory.time,
+        catalogue.T_UPPER.name: a.t_upper if a.t_upper is not None else a.t_math + a.memory.time,
+        catalogue.ATTAINABLE.name: a.attainable,
+        catalogue.FRACTION_OF_PEAK.name: a.fraction_of_peak,
+        catalogue.T_COMMS.name: a.network.time if a.network is not None else None,
     }
     bound = p.bound_subs()
     table = _table(_dims(p.operator.dims, bound))
@@ -177,7 +177,9 @@ def operator_quantities(a: Analysis) -> dict[str, Known]:
     )
     t_mem = a.memory.time
     if t_mem is not None:
-        table["t_lower"] = _lower(a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower)
+        table[catalogue.T_LOWER.name] = _lower(
+            a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower
+        )
     return table
 
 
@@ -186,7 +188,13 @@ def _step(step: StepTime | None, origin: str) -> list[Known | None]:
         return []
     return [
         _known(k, getattr(step, k), "s", origin)
-        for k in ("t_math", "t_mem", "t_comms", "t_lower", "t_upper")
+        for k in (
+            catalogue.T_MATH.name,
+            catalogue.T_MEM.name,
+            catalogue.T_COMMS.name,
+            catalogue.T_LOWER.name,
+            catalogue.T_UPPER.name,
+        )
     ]
 
 
@@ -194,15 +202,15 @@ def kernel_quantities(k: KernelNumbers) -> dict[str, Known]:
     """A kernel problem's quantities (``derive solve --flops … --bytes …``)."""
     origin = "a quantity of the problem"
     values = {
-        "flops": k.flops,
-        "bytes": k.bytes,
-        "intensity": k.intensity,
-        "ridge": k.ridge,
-        "effective_ridge": k.effective_ridge,
+        catalogue.FLOPS.name: k.flops,
+        catalogue.BYTES.name: k.bytes,
+        catalogue.INTENSITY.name: k.intensity,
+        catalogue.RIDGE.name: k.ridge,
+        catalogue.EFFECTIVE_RIDGE.name: k.effective_ridge,
         "peak": k.peak.value,
         "bandwidth": k.bandwidth.value,
-        "attainable": k.attainable,
-        "fraction_of_peak": k.fraction_of_peak,
+        catalogue.ATTAINABLE.name: k.attainable,
+        catalogue.FRACTION_OF_PEAK.name: k.fraction_of_peak,
     }
     table = _table(_known(name, v, UNITS[name], origin) for name, v in values.items())
     table.update(_table(_step(k.step, origin)))
@@ -219,9 +227,9 @@ def comms_quantities(a: CommsAnalysis) -> dict[str, Known]:
         "bytes_sent": a.sent,
         "link_time": a.link_time,
         "latency_time": a.latency_time,
-        "t_comms": a.time,
-        "t_lower": a.time,
-        "t_upper": a.time,
+        catalogue.T_COMMS.name: a.time,
+        catalogue.T_LOWER.name: a.time,
+        catalogue.T_UPPER.name: a.time,
     }
     table = _table(_dims(p.operator.dims, bound))
     table.update(
@@ -251,8 +259,10 @@ def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
         ("micro_batch", p.micro_batch),
     ):
         table[name] = Known(name, sp.Integer(value), NUMBER, origin)
-    table["batch_tokens"] = Known("batch_tokens", p.batch_tokens, _m("tokens"), origin)
-    table["seq"] = Known("seq", p.seq, _m("tokens"), origin)
+    table["batch_tokens"] = Known(
+        "batch_tokens", p.batch_tokens, _m(catalogue.TOKENS.display_unit), origin
+    )
+    table["seq"] = Known("seq", p.seq, _m(catalogue.TOKENS.display_unit), origin)
     table["peak"] = Known("peak", p.peak, _m("FLOP/s"), origin)
     table["link_bandwidth"] = Known("link_bandwidth", p.link, _m("byte/s"), origin)
     return table
@@ -296,7 +306,9 @@ def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
     table.update(_table(_dims(sorted(declared, key=lambda s: s.name), dict(p.bound))))
     table["devices"] = Known("devices", p.devices, NUMBER, origin)
     if p.capacity is not None:
-        table["capacity"] = Known("capacity", p.capacity.value, _m("byte"), origin)
+        table["capacity"] = Known(
+            "capacity", p.capacity.value, _m(catalogue.BYTES.display_unit), origin
+        )
     if p.peak is not None:
         table["peak"] = Known("peak", p.peak.value, _m("FLOP/s"), origin)
     if p.bandwidth is not None:
@@ -312,8 +324,8 @@ def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
     """A serving step's quantities (``derive model --phase``): its times and rates."""
     origin = "a quantity of the serving step"
     decode = phase.phase is Phase.DECODE
-    rate = "tokens_per_s" if decode else "prefill_tokens_per_s"
-    latency = "inter_token_latency" if decode else "ttft"
+    rate = catalogue.TOKENS_PER_S.name if decode else catalogue.PREFILL_TOKENS_PER_S.name
+    latency = catalogue.INTER_TOKEN_LATENCY.name if decode else catalogue.TTFT.name
     values = {
         rate: phase.tokens_per_s,
         latency: phase.latency,
@@ -322,9 +334,9 @@ def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
     }
     cost = phase.cost
     if cost is not None:  # the step's bill and energy (issue 36)
-        values["cost_per_step"] = cost.cost_per_step
-        values["cost_per_million_tokens"] = cost.cost_per_million_tokens
-        values["energy_per_token"] = cost.energy_per_token
+        values[catalogue.COST_PER_STEP.name] = cost.cost_per_step
+        values[catalogue.COST_PER_MILLION_TOKENS.name] = cost.cost_per_million_tokens
+        values[catalogue.ENERGY_PER_TOKEN.name] = cost.energy_per_token
     table = _table(_step(phase.step, origin))
     table.update(_table(_known(k, v, UNITS[k], origin) for k, v in values.items()))
     table["tp"] = Known("tp", sp.Integer(phase.tp), NUMBER, origin)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.model.budget import CHINCHILLA, KAPLAN, Budget, Given
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
@@ -68,9 +69,9 @@ def budget_given(b: Budget) -> Rich:
     """The givens in one sentence: what was typed, in the convention's symbols."""
     symbols = {
         "compute": "C",
-        "params": "N",
-        "tokens": "D",
-        "tokens_per_param": "r",
+        q.PARAMS.name: "N",
+        q.TOKENS.name: "D",
+        q.TOKENS_PER_PARAM.name: "r",
         "flops_per_param_token": "k",
     }
     typed = ", ".join(f"{symbols[name]} = {text}" for name, text in b.texts)

@@ -28,7 +28,7 @@ def numbers_given(kernel: KernelNumbers) -> Rich:
         else rich("intensity ", Math(f"= {tex(kernel.intensity)}"), " FLOPs/byte")
     )
     if kernel.only:  # one count alone: the other is zero, said so
-        missing = "bytes" if kernel.only == "compute" else "FLOPs"
+        missing = q.BYTES.prose if kernel.only == "compute" else q.FLOPS.prose
         counts = (*counts, f": a {kernel.only}-only kernel, no {missing} given, taken as 0")
     return rich(
         "A kernel by its numbers (",

@@ -6,6 +6,7 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.parts import Fusion, LayerBreakdown
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_tex, time_text
 from derive.solution.notation import tex, tex_decimal
@@ -15,7 +16,7 @@ from derive.solution.value_display import math_of, rounded
 
 def parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:
     """The per-part table and, when the layer fuses anything, fused against unfused."""
-    header = ("part", "operator", "FLOPs", "bytes", "intensity", "time", "share")
+    header = ("part", "operator", q.FLOPS.prose, q.BYTES.prose, q.INTENSITY.prose, "time", "share")
     rows = []
     for row in layer.rows:
         time = Math(time_tex(row.time)) if row.time.is_number else Math(tex(row.time))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.analysis.measured import Measured, MeasuredVerdict
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_text_number
@@ -40,8 +41,8 @@ def _from_intensity(measured: Measured, rate: str) -> list[str]:
 
 # per rate: the Measured field, its label, what it counts, its utilisation field, its ceiling
 _RATES = (
-    ("flops_per_s", r"\text{FLOP/s}", r"\text{FLOPs}", "mfu", r"\text{MFU}", r"\pi"),
-    ("bytes_per_s", r"\text{bytes/s}", r"\text{bytes}", "mbu", r"\text{MBU}", r"\beta"),
+    ("flops_per_s", r"\text{FLOP/s}", r"\text{FLOPs}", q.MFU.name, r"\text{MFU}", r"\pi"),
+    ("bytes_per_s", r"\text{bytes/s}", r"\text{bytes}", q.MBU.name, r"\text{MBU}", r"\beta"),
 )
 
 

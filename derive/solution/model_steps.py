@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.catalogue import table as catalogue
 from derive.formula.durations import time_tex
 from derive.model.binding import ModelProblem
 from derive.model.records import ModelAnalysis, Quantity, Unit
@@ -210,7 +211,7 @@ def _flops_notes(a: ModelAnalysis) -> tuple[str, ...]:
         + " Biases count 2 each like any weight; norms, softmax and other elementwise work are "
         "not counted."
     )
-    flops, shortcut = a.value("flops_per_token"), a.value("flops_2n")
+    flops, shortcut = a.value(catalogue.FLOPS_PER_TOKEN.name), a.value("flops_2n")
     assert isinstance(flops, sp.Expr) and isinstance(shortcut, sp.Expr)
     ratio = flops / shortcut
     if ratio.is_number:
@@ -282,7 +283,7 @@ def _training_notes(a: ModelAnalysis) -> tuple[str, ...]:
 
 
 def _mfu_notes(a: ModelAnalysis) -> tuple[str, ...]:
-    mfu = a.value("mfu")
+    mfu = a.value(catalogue.MFU.name)
     if isinstance(mfu, sp.Expr) and mfu.is_number and mfu > 1:
         return ("An MFU above 1 cannot happen: check the measurement and the convention.",)
     return ()
@@ -291,13 +292,13 @@ def _mfu_notes(a: ModelAnalysis) -> tuple[str, ...]:
 _TRAINING_ROWS: tuple[ModelStepRule, ...] = (
     ModelStepRule(
         StepKind.TRAINING_STATE,
-        ("train_state_bytes",),
+        (catalogue.TRAIN_STATE_BYTES.name,),
         lambda p: "bytes per parameter × parameters, sharded over N devices",
         _state_reason,
     ),
     ModelStepRule(
         StepKind.TRAINING,
-        ("train_flops", "train_seconds", "train_days"),
+        (catalogue.TRAIN_FLOPS.name, catalogue.TRAIN_SECONDS.name, catalogue.TRAIN_DAYS.name),
         lambda p: "F_train = 6·P_act·D; T = F_train / (N·π·MFU)",
         lambda p: (
             "Training on D tokens"
@@ -311,13 +312,18 @@ _TRAINING_ROWS: tuple[ModelStepRule, ...] = (
     ),
     ModelStepRule(
         StepKind.COST,
-        ("cost_of_run", "cost_per_million_tokens", "energy_of_run", "energy_per_token"),
+        (
+            catalogue.COST_OF_RUN.name,
+            catalogue.COST_PER_MILLION_TOKENS.name,
+            catalogue.ENERGY_OF_RUN.name,
+            catalogue.ENERGY_PER_TOKEN.name,
+        ),
         lambda p: "cost = p_h·N·T / 3600 (T in s, p_h in dollars per device-hour); E = W_dev·N·T",
         lambda p: "Every device is billed and draws power for the whole run.",
     ),
     ModelStepRule(
         StepKind.IMPLIED_MFU,
-        ("mfu",),
+        (catalogue.MFU.name,),
         lambda p: "MFU = 6·P_act·r / π, r the measured tokens per second per device",
         lambda p: "The FLOPs the measured rate needs, as a fraction of the peak.",
         _mfu_notes,
@@ -351,33 +357,44 @@ STEPS: tuple[ModelStepRule, ...] = (
     ),
     ModelStepRule(
         StepKind.PARAMETERS,
-        ("params", "params_active", "params_embedding"),
+        (catalogue.PARAMS.name, catalogue.PARAMS_ACTIVE.name, catalogue.PARAMS_EMBEDDING.name),
         _params_rule,
         _params_reason,
     ),
     ModelStepRule(
         StepKind.WEIGHTS,
-        ("weights_bytes",),
+        (catalogue.WEIGHTS_BYTES.name,),
         lambda p: "bytes = parameters × bytes per weight",
         lambda p: "Every parameter is stored once at the weight width.",
     ),
     ModelStepRule(
         StepKind.KV_CACHE,
-        ("kv_bytes_per_token", "kv_bytes"),
+        (catalogue.KV_BYTES_PER_TOKEN.name, catalogue.KV_BYTES.name),
         _kv_rule,
         _kv_reason,
         _kv_notes,
     ),
     ModelStepRule(
         StepKind.MODEL_FLOPS,
-        ("P_matmul", "flops_matmuls", "flops_attention", "flops_per_token", "flops_2n"),
+        (
+            "P_matmul",
+            "flops_matmuls",
+            "flops_attention",
+            catalogue.FLOPS_PER_TOKEN.name,
+            "flops_2n",
+        ),
         _flops_rule,
         lambda p: "The forward pass of one token at context S, in two named parts.",
         _flops_notes,
     ),
     ModelStepRule(
         StepKind.MEMORY_FIT,
-        ("memory_total", "memory_per_device", "fits", "headroom_per_device"),
+        (
+            catalogue.MEMORY_TOTAL.name,
+            catalogue.MEMORY_PER_DEVICE.name,
+            catalogue.FITS.name,
+            catalogue.HEADROOM_PER_DEVICE.name,
+        ),
         lambda p: (
             "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C"
             if p.replicas == 1
@@ -388,7 +405,7 @@ STEPS: tuple[ModelStepRule, ...] = (
     ),
     ModelStepRule(
         StepKind.LIMITS,
-        ("max_batch", "max_context", "min_devices"),
+        (catalogue.MAX_BATCH.name, catalogue.MAX_CONTEXT.name, catalogue.MIN_DEVICES.name),
         lambda p: f"solve M_W + m_kv·B·S ≤ {_group(p)}·C for the integer unknown",
         lambda p: (
             f"The KV cache grows with B·S; what is left of {_group(p)}·C after the weights bounds it."
@@ -419,25 +436,31 @@ def _sized_cache(p: ModelProblem) -> bool:
 SIZED_STEPS: tuple[ModelStepRule, ...] = (
     ModelStepRule(
         StepKind.PARAMETERS,
-        ("params", "params_active"),
+        (catalogue.PARAMS.name, catalogue.PARAMS_ACTIVE.name),
         lambda p: "given: the model's size (P) and the parameters a token uses (P_act)",
         _sized_reason,
     ),
     ModelStepRule(
         StepKind.WEIGHTS,
-        ("weights_bytes",),
+        (catalogue.WEIGHTS_BYTES.name,),
         lambda p: "bytes = parameters × bytes per weight",
         lambda p: "Every parameter is stored once at the weight width.",
     ),
     ModelStepRule(
         StepKind.KV_CACHE,
-        ("kv_bytes_per_token", "kv_bytes"),
+        (catalogue.KV_BYTES_PER_TOKEN.name, catalogue.KV_BYTES.name),
         lambda p: "given: the KV cache's bytes per token of context, every layer (m_kv)",
         lambda p: "B sequences of S positions keep B·S tokens of cache.",
     ),
     ModelStepRule(
         StepKind.MEMORY_FIT,
-        ("memory_total", "memory_per_device", "fits", "headroom_per_device", "min_devices"),
+        (
+            catalogue.MEMORY_TOTAL.name,
+            catalogue.MEMORY_PER_DEVICE.name,
+            catalogue.FITS.name,
+            catalogue.HEADROOM_PER_DEVICE.name,
+            catalogue.MIN_DEVICES.name,
+        ),
         lambda p: (
             "M = M_W"
             + (" + M_kv" if _sized_cache(p) else "")
@@ -525,7 +548,7 @@ _ROUNDING = {
 
 
 # A comparison's outcome in words, by quantity: (when it holds, when it does not).
-_VERDICT_WORDS = {"fits": ("it fits", "it does not fit")}
+_VERDICT_WORDS = {catalogue.FITS.name: ("it fits", "it does not fit")}
 
 
 def verdict_words(key: str, holds: bool) -> str:

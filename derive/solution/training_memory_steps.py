@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.training.analysis import TrainingAnalysis
@@ -91,7 +92,7 @@ def _sized_params_step(a: TrainingAnalysis) -> Step:
         ),
         (Line.of(r"P_{\text{dev}}", "P", tex(a.params.total)),),
         title="Parameters per device",
-        topic="memory_per_device",
+        topic=q.MEMORY_PER_DEVICE.name,
     )
 
 
@@ -104,7 +105,7 @@ def _sized_activations_step() -> Step:
             "so the memory per device is a lower bound."
         ),
         title="Activations",
-        topic="activations",
+        topic=q.ACTIVATIONS.name,
     )
 
 
@@ -203,7 +204,7 @@ def params_step(a: TrainingAnalysis) -> Step:
         if model.bias and p.tp > 1
         else (),
         title="Parameters per device",
-        topic="memory_per_device",
+        topic=q.MEMORY_PER_DEVICE.name,
     )
 
 
@@ -253,7 +254,7 @@ def state_step(a: TrainingAnalysis) -> Step:
         tuple(lines),
         notes=tuple(notes),
         title="Training state per device",
-        topic="memory_per_device",
+        topic=q.MEMORY_PER_DEVICE.name,
     )
 
 
@@ -400,7 +401,7 @@ def activations_step(a: TrainingAnalysis) -> Step:
         notes=tuple(notes),
         table=tuple(table),
         title="Activations",
-        topic="activations",
+        topic=q.ACTIVATIONS.name,
     )
 
 
@@ -449,5 +450,5 @@ def fit_step(a: TrainingAnalysis) -> Step:
         tuple(lines),
         notes=tuple(notes),
         title="Memory per device and fit",
-        topic="fit",
+        topic=q.FIT.name,
     )

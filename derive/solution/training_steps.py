@@ -217,7 +217,7 @@ def _comms(a: TrainingAnalysis) -> Step:
         tuple(lines),
         notes=notes,
         title="Communication per step",
-        topic="comms_bytes_per_device",
+        topic=q.COMMS_BYTES_PER_DEVICE.name,
     )
 
 
@@ -278,7 +278,7 @@ def _times(a: TrainingAnalysis) -> Step:
             rich("Attention's S-dependent FLOPs are not in 6·P_act (the common 6N convention)."),
         ),
         title="FLOPs and times of the step",
-        topic="t_math",
+        topic=q.T_MATH.name,
     )
 
 
@@ -367,7 +367,7 @@ def _bounds(a: TrainingAnalysis) -> Step:
         tuple(lines),
         notes=_pipeline_notes(p),
         title="Bounds on the step",
-        topic="t_lower",
+        topic=q.T_LOWER.name,
     )
 
 
@@ -575,7 +575,7 @@ def _critical(a: TrainingAnalysis) -> Step:
         tuple(lines),
         notes=tuple(notes),
         title="Critical batch",
-        topic="critical_tokens_per_device",
+        topic=q.CRITICAL_TOKENS_PER_DEVICE.name,
     )
 
 
@@ -651,7 +651,7 @@ def _measured(a: TrainingAnalysis) -> Step | None:
         lines,
         notes=(rich(verdict),),
         title="Measured step",
-        topic="mfu",
+        topic=q.MFU.name,
     )
 
 
@@ -739,7 +739,7 @@ def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> St
         notes=(rich(note),),
         table=tuple(table),
         title="Strategies compared",
-        topic="compare_strategies",
+        topic=q.COMPARE_STRATEGIES.name,
     )
 
 

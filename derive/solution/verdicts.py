@@ -6,12 +6,13 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover.records import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.solution.notation import tex
 from derive.solution.steps import Math, Rich, rich
 
-_INTENSITY_OF = {"memory": "intensity", "link": "link intensity"}
+_INTENSITY_OF = {"memory": q.INTENSITY.prose, "link": f"link {q.INTENSITY.prose}"}
 
 
 def verdict_text(

@@ -81,7 +81,7 @@ def _givens(analysis: CommsAnalysis) -> dict:
         "operator": problem.operator.name,
         "chip": problem.chip.name if problem.chip else None,
         "chip_title": problem.chip.title if problem.chip else None,
-        "collectives": [
+        q.COLLECTIVES.name: [
             {
                 "kind": item.collective.kind.value.replace("_", "-"),
                 "tensor": item.collective.name,

@@ -11,6 +11,7 @@ quantity at a time). Answers are checked by :func:`derive.check` like any other.
 from __future__ import annotations
 
 from derive.catalogue import ProblemKind, Use, box_of, rows_for
+from derive.catalogue import table as q
 from derive.checking.kernel_check import kernel_for
 from derive.errors import DeriveError, ProblemError
 from derive.problem.sets.kernels import KernelEntry, kernel_asks
@@ -32,7 +33,11 @@ def _givens(entry: KernelEntry) -> dict:
     kernel = kernel_for(entry.spec)
     spec, timing = entry.spec, entry.spec.timing
     return {
-        "kernel": {"flops": spec.flops, "bytes": spec.bytes, "intensity": spec.intensity},
+        "kernel": {
+            q.FLOPS.name: spec.flops,
+            q.BYTES.name: spec.bytes,
+            q.INTENSITY.name: spec.intensity,
+        },
         "chip": kernel.chip.name if kernel.chip else None,
         "chip_title": kernel.chip.title if kernel.chip else None,
         "compute_dtype": kernel.compute_dtype,

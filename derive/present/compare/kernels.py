@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import column_unit, time_in
 
@@ -81,16 +82,16 @@ def kernel_compare_json(rows: list[KernelRow]) -> list[dict]:
         {
             "chip": row.chip,
             "compute_dtype": row.compute,
-            "flops": None if row.kernel.flops is None else str(row.kernel.flops),
-            "bytes": None if row.kernel.bytes is None else str(row.kernel.bytes),
+            q.FLOPS.name: None if row.kernel.flops is None else str(row.kernel.flops),
+            q.BYTES.name: None if row.kernel.bytes is None else str(row.kernel.bytes),
             "peak": str(row.kernel.peak.value),
             "bandwidth": str(row.kernel.bandwidth.value),
-            "ridge": str(row.kernel.ridge),
-            "intensity": str(row.kernel.intensity),
+            q.RIDGE.name: str(row.kernel.ridge),
+            q.INTENSITY.name: str(row.kernel.intensity),
             "binding": row.kernel.binding,
-            "attainable": str(row.kernel.attainable),
-            "fraction_of_peak": str(row.kernel.fraction_of_peak),
-            "t_lower": None if row.kernel.step is None else str(row.kernel.step.t_lower),
+            q.ATTAINABLE.name: str(row.kernel.attainable),
+            q.FRACTION_OF_PEAK.name: str(row.kernel.fraction_of_peak),
+            q.T_LOWER.name: None if row.kernel.step is None else str(row.kernel.step.t_lower),
         }
         for row in rows
     ]

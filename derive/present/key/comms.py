@@ -21,7 +21,7 @@ __all__ = ["COMMS_ASKS", "check_comms_asks", "comms_part"]
 COMMS_ASKS = {
     q.COLLECTIVES.name: "the bytes each device sends in each collective, and its time on the link",
     q.STEP.name: "the time of the step on the link, T_comms",
-    "bounds": "lower and upper bounds on the runtime",
+    q.BOUNDS.name: "lower and upper bounds on the runtime",
 }
 """What a comms-only problem may ask, as its question sheet words it."""
 

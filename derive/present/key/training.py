@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.catalogue import ProblemKind, Use, names_for, phrase_of
+from derive.catalogue import table as q
 from derive.figures.model import Series, SweepFigure
 from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
@@ -24,6 +25,7 @@ from derive.present.key.figures import Figure
 from derive.present.key.names import safe_name
 from derive.present.training_view import training_document
 from derive.problem.train_spec import TrainSpec
+from derive.solution.model_steps import verdict_words
 from derive.solution.training_steps import training_given
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 
@@ -69,7 +71,9 @@ def _figure(
 
 
 def _glance(a: TrainingAnalysis) -> str:
-    fit = "no capacity" if a.fits is None else ("fits" if a.fits else "does not fit")
+    fit = (
+        "no capacity" if a.fits is None else verdict_words(q.FITS.name, a.fits).removeprefix("it ")
+    )
     star = a.critical_tokens_per_device
     bound = "compute-bound" if a.compute_bound else "communication-bound"
     where = f", b* ≈ {fmt_decimal(star)} tokens/rank" if star is not None else ""
@@ -97,7 +101,7 @@ def training_part(
     asked = tuple(k for k in ask if k in TRAINING_PHRASES)
     figure = _figure(a, series, stem, pid, title) if spec.plot is not None and series else None
     heading = f"Training run: {title}"
-    default = ("memory_per_device", "t_lower", "critical_tokens_per_device")
+    default = (q.MEMORY_PER_DEVICE.name, q.T_LOWER.name, q.CRITICAL_TOKENS_PER_DEVICE.name)
     return TrainingPart(
         markdown=render(
             training_document(a, rows, winner, title=heading, ask=asked, level=3), "md"

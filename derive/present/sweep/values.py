@@ -23,6 +23,7 @@ import sympy as sp
 
 from derive.analysis.crossover.bounds import sign_on_positive
 from derive.analysis.step_kernels import kernels_of
+from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.present.sweep.csv import csv_rows, plain_rows
 from derive.present.sweep.grid import Axis, grid_block, grid_size
@@ -33,14 +34,14 @@ if TYPE_CHECKING:
 __all__ = ["COLUMNS", "sweep_arrays", "sweep_csv", "sweep_csv_chunks", "unbound_dims"]
 
 COLUMNS = (
-    "flops",
-    "bytes",
-    "intensity",
+    q.FLOPS.name,
+    q.BYTES.name,
+    q.INTENSITY.name,
     "t_math_s",
     "t_mem_s",
     "t_lower_s",
     "attainable_flop_per_s",
-    "fraction_of_peak",
+    q.FRACTION_OF_PEAK.name,
     "compute_bound",
 )
 _TIE = 1e-9  # relative gap below which compute_bound is decided exactly
@@ -133,8 +134,8 @@ class _Sweep:
     def arrays(self, grid: Mapping[sp.Symbol, np.ndarray]) -> dict[str, np.ndarray]:
         """Every column at the grid's points."""
         args, flops, byts, comm = self.raw(grid)
-        out: dict[str, np.ndarray] = {"flops": flops, "bytes": byts}
-        intensity = out["intensity"] = flops / byts
+        out: dict[str, np.ndarray] = {q.FLOPS.name: flops, q.BYTES.name: byts}
+        intensity = out[q.INTENSITY.name] = flops / byts
         t_math = out["t_math_s"] = flops / self.peak
         t_mem = out["t_mem_s"] = byts / self.bandwidth
         out["t_lower_s"] = (
@@ -154,7 +155,7 @@ class _Sweep:
         attainable = out["attainable_flop_per_s"] = np.minimum(
             self.peak, intensity * self.bandwidth
         )
-        out["fraction_of_peak"] = attainable / self.peak
+        out[q.FRACTION_OF_PEAK.name] = attainable / self.peak
         out["compute_bound"] = self._compute_bound(t_math, t_mem, args).astype(np.float64)
         if comm is not None:
             out["t_comms_s"] = comm / self.link

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from derive.catalogue import table as q
 from derive.errors import DeriveError, ProblemError, ProblemSetError
 
 __all__ = ["MAX_ERRORS", "in_file_terms", "raise_collected", "said_as_flags"]
@@ -22,7 +23,7 @@ _FLAG_KEYS = (
     ("--dtype", "dtypes"),
     ("--set", "set"),
     ("--devices", "devices"),
-    ("--mfu", "mfu"),
+    ("--mfu", q.MFU.name),
     ("--train-tokens", "train_tokens"),
     ("--capacity", "capacity"),
     ("--state-bytes", "state_bytes"),

@@ -47,7 +47,7 @@ KERNEL_ASK_KEYS = names_for(ProblemKind.KERNEL, Use.ASK)
 KERNEL_TIMING_KEYS = tuple(key for key in TIMING_KEYS if key != "link_latency")
 """The timing keys a kernel takes (a kernel has no collective, so no ``link_latency``)."""
 
-_COUNTS = ("flops", "bytes", "intensity")
+_COUNTS = (q.FLOPS.name, q.BYTES.name, q.INTENSITY.name)
 _KERNEL_PROBLEM: dict[str, type] = {
     "id": str,
     "title": str,
@@ -135,11 +135,15 @@ def _counts(table: object, where: str) -> tuple[str | None, str | None, str | No
                 'must be a string (counts are decimal text, e.g. "1e12", so they stay exact)',
             )
     given = {key: table.get(key) for key in _COUNTS}
-    if given["intensity"] is not None and (
-        given["flops"] is not None or given["bytes"] is not None
+    if given[q.INTENSITY.name] is not None and (
+        given[q.FLOPS.name] is not None or given[q.BYTES.name] is not None
     ):
         raise ProblemError(what, "give flops and bytes, or intensity, not both")
-    if given["intensity"] is None and given["flops"] is None and given["bytes"] is None:
+    if (
+        given[q.INTENSITY.name] is None
+        and given[q.FLOPS.name] is None
+        and given[q.BYTES.name] is None
+    ):
         raise ProblemError(
             what,
             'needs flops or bytes (kernel = { flops = "1e12", bytes = "2.5e9" }) or intensity',
@@ -151,7 +155,7 @@ def _counts(table: object, where: str) -> tuple[str | None, str | None, str | No
                 parse_positive(text, key)
             except DeriveError as error:
                 raise ProblemError(f"{where}: key 'kernel.{key}' ({text!r})", error.why) from None
-    return given["flops"], given["bytes"], given["intensity"]
+    return given[q.FLOPS.name], given[q.BYTES.name], given[q.INTENSITY.name]
 
 
 def _names(raw: dict, key: str, where: str, allowed: tuple[str, ...], has: tuple[str, ...]) -> None:

@@ -21,12 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
+from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.problem.sets.checks import problem_head
 from derive.problem.sets.kernels import exact_expect
 
 __all__ = [
     "BUDGET_ASK_KEYS",
+    "BUDGET_KEYS",
     "NATIVE_QUANTITIES",
     "NATIVE_TABLES",
     "WHAT_IF_ASK_KEYS",
@@ -43,7 +45,14 @@ NATIVE_QUANTITIES = BUDGET_ASK_KEYS + WHAT_IF_ASK_KEYS
 NATIVE_TABLES = ("budget", "what_if")
 """The key that makes a ``[[problem]]`` a budget or a what-if."""
 
-_BUDGET_KEYS = ("compute", "params", "tokens", "tokens_per_param", "flops_per_param_token")
+BUDGET_KEYS = (
+    "compute",
+    q.PARAMS.name,
+    q.TOKENS.name,
+    q.TOKENS_PER_PARAM.name,
+    "flops_per_param_token",
+)
+"""The keys a budget table takes (the flags of ``derive budget``, without ``--``)."""
 _RATES = {"measured_tokens_per_s": "tokens/s", "measured_flops_per_s": "FLOP/s"}
 _WHAT_IF_KEYS = ("profile", "speedup", "measured_time", *_RATES)
 _PROBLEM: dict[str, type] = {
@@ -156,7 +165,7 @@ def _spec(table: dict, where: str) -> BudgetSpec | WhatIfSpec:
             f"{where}: key 'what_if'", "a problem is a budget or a what-if, not both"
         )
     if "budget" in table:
-        return BudgetSpec(**_strings(table["budget"], _BUDGET_KEYS, where, "budget"))
+        return BudgetSpec(**_strings(table["budget"], BUDGET_KEYS, where, "budget"))
     given = _strings(table["what_if"], _WHAT_IF_KEYS, where, "what_if")
     for key in ("profile", "speedup"):
         if key not in given:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from derive.catalogue import table as q
 from derive.errors import ProblemError
 
 __all__ = [
@@ -38,14 +39,14 @@ MAX_FORMULAS = 4096  # FLOPs and shape entries in all of a set's tables: bounds 
 _OPERATOR: dict[str, type] = {
     "name": str,
     "dims": list,
-    "flops": str,
+    q.FLOPS.name: str,
     "reads": list,
     "writes": list,
     "comms": list,
     "doc": str,
 }
 _TENSOR: dict[str, type] = {"name": str, "shape": list, "width": str, "doc": str}
-_REQUIRED = ("name", "dims", "flops")
+_REQUIRED = ("name", "dims", q.FLOPS.name)
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def _operator(raw: object, index: int, origin: str) -> OperatorTable:
     return OperatorTable(
         name=table["name"],
         dims=tuple(dims),
-        flops=table["flops"],
+        flops=table[q.FLOPS.name],
         reads=_tensors(table, "reads", where),
         writes=_tensors(table, "writes", where),
         comms=_tensors(table, "comms", where),

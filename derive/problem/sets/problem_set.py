@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
+from derive.catalogue import table as q
 from derive.catalogue.groups import ask_key
 from derive.errors import DeriveError, ProblemError
 from derive.problem.binding import ProblemSpec
@@ -77,7 +78,7 @@ _MODEL_PROBLEM = {
     "dtypes": dict,
     "set": dict,
     "train_tokens": str,
-    "mfu": str,
+    q.MFU.name: str,
     "measured_tokens_per_s": str,
     "state_bytes": str,
     "price_per_hour": str,
@@ -270,9 +271,9 @@ def _plot(raw: dict, where: str) -> PlotSpec:
 
 
 _SIZE = {
-    "params": str,
-    "params_active": str,
-    "kv_bytes_per_token": str,
+    q.PARAMS.name: str,
+    q.PARAMS_ACTIVE.name: str,
+    q.KV_BYTES_PER_TOKEN.name: str,
     "attention_flops_per_token": str,
 }
 
@@ -283,7 +284,7 @@ def _model_named(value: str | dict, where: str, base: Path | None) -> tuple[str,
     by its size alone (``size`` then holds those keys, as ModelSpec's fields)."""
     if isinstance(value, dict):
         check_keys(value, _SIZE, f"{where}: key 'model'")
-        if "params" not in value:
+        if q.PARAMS.name not in value:
             raise ProblemError(
                 f"{where}: key 'model'", 'a model by its size is { params = "70e9" }'
             )
@@ -355,7 +356,7 @@ def _model_problem(
             f"{where}: key 'set'",
         ),
         train_tokens=table.get("train_tokens"),
-        mfu=table.get("mfu"),
+        mfu=table.get(q.MFU.name),
         # with a phase, the rate is the serving step's (in serving.timing), not training's
         measured_tokens_per_s=None if serving else table.get("measured_tokens_per_s"),
         state_bytes=table.get("state_bytes"),
