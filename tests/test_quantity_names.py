@@ -46,13 +46,9 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/model/sized_steps.py",
         "derive/training/values.py",
         "derive/model/counting.py",
-        "derive/pipeline/__init__.py",
-        "derive/pipeline/kinds/comms.py",
         "derive/training/analysis.py",
         "derive/model/budget.py",
         "derive/model/expand.py",
-        "derive/pipeline/kinds/decode_crossover.py",
-        "derive/pipeline/kinds/training.py",
     }
 )
 

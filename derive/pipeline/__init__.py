@@ -32,6 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from derive.analysis.analyse import analyse
+from derive.catalogue import table as q
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
 from derive.errors import UnknownNameError
@@ -212,7 +213,7 @@ def solve(
         only communicates (a bare all-reduce) has no roofline: a :class:`CommsDerivation`,
         its time on the link ``d.t_comms``.
     """
-    counts = {"flops": flops, "bytes": bytes, "intensity": intensity}
+    counts = {q.FLOPS.name: flops, q.BYTES.name: bytes, q.INTENSITY.name: intensity}
     if operator is None or any(value is not None for value in counts.values()):
         return _solve_kernel(
             operator, counts, dtype, compute, chip, peak, bandwidth, link_bandwidth
@@ -273,9 +274,9 @@ def _solve_kernel(
     if not given:
         raise ProblemError("solve", "give an operator, or flops= and bytes= (or intensity=)")
     spec = KernelSpec(
-        flops=given.get("flops"),
-        bytes=given.get("bytes"),
-        intensity=given.get("intensity"),
+        flops=given.get(q.FLOPS.name),
+        bytes=given.get(q.BYTES.name),
+        intensity=given.get(q.INTENSITY.name),
         chip=chip,
         peak=peak,
         bandwidth=bandwidth,

@@ -70,13 +70,15 @@ class CommsDerivation(OperatorRecord):
         """Its time on the link, where the catalogue's rows read it (a formula while a dim
         is unbound)."""
         time = self.analysis.time
-        return ({"network": {"t_comms": time}, "t_lower": time, "t_upper": time},)
+        return (
+            {q.NETWORK.name: {q.T_COMMS.name: time}, q.T_LOWER.name: time, q.T_UPPER.name: time},
+        )
 
     def _report(self) -> dict:
         """Its JSON, with T_comms also where an operator's sits (``network.t_comms``): the
         catalogue's operator rows then find it."""
         report = self.as_json()
-        return {**report, "network": {"t_comms": report["t_comms"]}}
+        return {**report, q.NETWORK.name: {q.T_COMMS.name: report[q.T_COMMS.name]}}
 
 
 def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:

@@ -39,7 +39,10 @@ class ServingShown(Shown):
         """
         if self.spec is None or self.serving is None:
             raise ProblemError("problem", "a serving step without its specs: use solve_model")
-        return ModelEntry("step", "", "", self.spec, (), self.serving)
+        from derive.catalogue import table as q
+
+        # an entry named after what it is, the step (its quantity group's name)
+        return ModelEntry(q.STEP.name, "", "", self.spec, (), self.serving)
 
     @property
     def kind(self) -> ProblemKind:

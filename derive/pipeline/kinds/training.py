@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
+from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
@@ -167,7 +168,7 @@ class TrainingKind:
             raise ProblemError("problem", "a training run needs a train = { … } table")
         asks = getattr(problem, "ask", ())
         return derive_training(
-            model_spec_of(problem), train, operators, "compare_strategies" in asks
+            model_spec_of(problem), train, operators, q.COMPARE_STRATEGIES.name in asks
         )
 
     def asks(self, problem: Problem) -> tuple[str, ...]:
