@@ -5,7 +5,7 @@ than a page. The LaTeX fragment splits those columns into groups (the chips' cei
 the crossover, the times, the ratios to the baseline chip, the speedup …), each a
 ``tabularx`` at ``\\linewidth`` whose first row is its title and whose rows start with the
 chip and its compute dtype, laid out by ``templates/compare.tex.j2`` with the answer
-key's table macro (``fit.tex.j2``): cells at ``\\scriptsize`` that wrap, a formula's wide
+key's table macro (``layout.tex.j2``): cells at ``\\scriptsize`` that wrap, a formula's wide
 fraction written ``(a)/(b)`` so it breaks at its signs, a fraction of two integers as a
 ``\\tfrac``, rows spaced so stacked fractions do not touch, and column widths planned
 for a two-column article's column (:func:`_widths`; a model's for the larger

@@ -124,7 +124,7 @@ def _question_view(view: SolutionView, analysis: Analysis) -> _QuestionView:
     )
 
 
-KEY_TEMPLATES = ("solution", "steps", "fit", "key", "questions", "appendix", "standalone")
+KEY_TEMPLATES = ("solution", "steps", "layout", "key", "questions", "appendix", "standalone")
 """The templates a key renders (those a solution imports included), by name without suffix."""
 
 

@@ -30,7 +30,7 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'map' found.")
     pass
-    included_template = environment.get_template('fit.tex.j2', 'compare.tex.j2')._get_default_module(context)
+    included_template = environment.get_template('layout.tex.j2', 'compare.tex.j2')._get_default_module(context)
     l_0_table = getattr(included_template, 'table', missing)
     if l_0_table is missing:
         l_0_table = undefined(f"the template {included_template.__name__!r} (imported on line 4 in 'compare.tex.j2') does not export the requested name 'table'", name='table')

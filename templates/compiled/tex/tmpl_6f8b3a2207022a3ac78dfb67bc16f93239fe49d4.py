@@ -27,7 +27,7 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'rich' found.")
     pass
-    included_template = environment.get_template('fit.tex.j2', 'steps.tex.j2')._get_default_module(context)
+    included_template = environment.get_template('layout.tex.j2', 'steps.tex.j2')._get_default_module(context)
     l_0_align = getattr(included_template, 'align', missing)
     if l_0_align is missing:
         l_0_align = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'steps.tex.j2') does not export the requested name 'align'", name='align')

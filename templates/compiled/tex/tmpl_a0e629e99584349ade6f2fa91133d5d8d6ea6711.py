@@ -1,5 +1,5 @@
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
-name = 'fit.tex.j2'
+name = 'layout.tex.j2'
 
 def root(context, missing=missing):
     resolve = context.resolve_or_missing
@@ -127,7 +127,7 @@ def root(context, missing=missing):
                     str(environment.getattr(l_2_l, 'approx')),
                 ))
             t_13.extend((
-                str((' \\\\' if (not environment.getattr(l_2_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 10 in 'fit.tex.j2' evaluated to false and no else section was defined."))),
+                str((' \\\\' if (not environment.getattr(l_2_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 10 in 'layout.tex.j2' evaluated to false and no else section was defined."))),
                 '\n',
             ))
         l_2_loop = l_2_l = missing
@@ -266,7 +266,7 @@ def root(context, missing=missing):
                             pass
                             t_14.extend((
                                 str(t_9(l_4_c)),
-                                str((' & ' if (not environment.getattr(l_4_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 43 in 'fit.tex.j2' evaluated to false and no else section was defined."))),
+                                str((' & ' if (not environment.getattr(l_4_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 43 in 'layout.tex.j2' evaluated to false and no else section was defined."))),
                             ))
                         l_4_loop = l_4_c = missing
                     else:
