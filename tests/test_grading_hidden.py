@@ -32,7 +32,9 @@ SET = ROOT / "derive" / "data" / "problems" / "rooflines.toml"
 BELOW = ("0.0013", "0.31", "0.77")
 ABOVE = ("1.31", "4.7", "37", "13000")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
-_REVEALING = re.compile(r"off by|relative error|factor|twice|\bhalf\b|%|≈|\bexact\b", re.I)
+_REVEALING = re.compile(
+    r"off by|relative error|factor|twice|\bhalf\b|%|≈|\bexact\b|×\s*the\s+(?:expected|answer)", re.I
+)
 
 
 @cache
@@ -163,3 +165,39 @@ def test_the_workbook_grader_hides_too():
     assert result.verdict == "incorrect"
     assert not any(_REVEALING.search(s) for s in result.diagnosis)
     assert "the claim is too large" in result.diagnosis
+
+
+def _formula(entry_id, quantity):
+    """The expected value when it is a formula in dims left free (None otherwise)."""
+    try:
+        value = _exact(next(e for e in _pset().entries() if e.id == entry_id), quantity)
+    except derive.DeriveError:
+        return None
+    ok = isinstance(value, sp.Expr) and bool(value.free_symbols) and not value.is_number
+    return value if ok else None
+
+
+_FORMULA_FACTORS = (sp.Rational(1, 3), sp.Rational(7, 5), sp.Integer(13))
+
+
+@pytest.mark.parametrize("entry_id,quantity", _cases())
+def test_hidden_verdicts_on_a_formula_give_no_formula_back(entry_id, quantity):
+    """The quantities the test above skips because they are formulas in free dims: a wrong
+    formula (the answer times 1/3, 7/5, 13) gets no expected formula, no relative error and
+    no sentence that spells the answer or a factor of it."""
+    value = _formula(entry_id, quantity)
+    if value is None:
+        pytest.skip("a number or a truth value here (the test above), or not derived")
+    # the answer as text (a one-letter answer like B is also a dim every regime names)
+    spelled = {sp.sstr(value).replace(" ", ""), sp.latex(value).replace(" ", "")}
+    spelled = {s for s in spelled if len(s) > 2}
+    for factor in _FORMULA_FACTORS:
+        claim = sp.sstr(sp.expand(value * factor))
+        r = _judge(entry_id, quantity, claim)
+        assert r.expected is None and r.relative_error is None, (claim, r)
+        if r.verdict is not derive.Verdict.INCORRECT:
+            continue
+        for sentence in r.diagnosis:
+            assert not _REVEALING.search(sentence), (claim, sentence)
+            flat = sentence.replace(" ", "")
+            assert not any(s in flat for s in spelled), (claim, sentence)

@@ -32,7 +32,8 @@ _CUTS = (" — ", "; without the regime", "; without that regime")
 _GROUP = re.compile(r"\s*\([^()]*\d[^()]*\)")
 _CLAUSES = re.compile(r"(;\s+|:\s+|,\s+(?=but |so |where |which ))")
 _BANNED = re.compile(
-    r"off by|relative error|\bexact\b|factor|twice|\bhalf\b|times the|%|≈|\d[^,;:]* would be right",
+    r"off by|relative error|\bexact\b|factor|twice|\bhalf\b|times the|×\s*the\s+(?:expected|answer)"
+    r"|%|≈|\d[^,;:]* would be right",
     re.IGNORECASE,
 )
 _STATED = re.compile(r"\s*=\s*(?P<value>[^,;:]*\d[^,;:]*)")
