@@ -49,7 +49,6 @@ BACKLOG: frozenset[str] = frozenset(
         "derive/model/serving.py",
         "derive/present/training_view.py",
         "derive/solution/model_steps.py",
-        "derive/model/sized_steps.py",
         "derive/training/values.py",
         "derive/model/counting.py",
         "derive/problem/sets/kernels.py",
