@@ -18,7 +18,10 @@ A quantity is declared once, in :mod:`derive.catalogue.table`; every stage from
   network intensity);
 - ``exactness``: what kind of value it is, which decides how a number claimed for it is
   judged (:class:`Exactness`: a measure within the tolerance, a count exactly, a crossing
-  within the tolerance and its first integer exactly).
+  within the tolerance and its first integer exactly);
+- ``unit``/``counts``: its display unit when not its dimension's (:data:`DISPLAY_UNITS`),
+  and for a count of things, what it counts (``parameters``, ``sequences``, ``devices``:
+  the unit word of a model report's JSON).
 """
 
 from __future__ import annotations
@@ -151,6 +154,7 @@ class Quantity:
     meaning: str = ""
     exactness: Exactness = Exactness.MEASURE
     unit: str | None = None
+    counts: str = ""
 
     @property
     def display_unit(self) -> str:

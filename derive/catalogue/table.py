@@ -442,6 +442,7 @@ PARAMS = _model(
         BUDGET, ASK | EXPECT | CHECK, "the compute-optimal number of parameters N",
         latex="N",
     ),
+    counts="parameters",
 )  # fmt: skip
 PARAMS_ACTIVE = _model(
     "params_active",
@@ -449,6 +450,7 @@ PARAMS_ACTIVE = _model(
     _D.COUNT,
     r"P_{\mathrm{act}}",
     "parameters used per token",
+    counts="parameters",
 )
 PARAMS_EMBEDDING = _model(
     "params_embedding",
@@ -456,6 +458,7 @@ PARAMS_EMBEDDING = _model(
     _D.COUNT,
     r"P_{\mathrm{lookup}}",
     "embedding and position tables (a lookup)",
+    counts="parameters",
 )
 WEIGHTS_BYTES = _model(
     "weights_bytes", "the bytes of the weights", _D.BYTES, "M_{W}", "bytes of the weights"
@@ -524,6 +527,7 @@ MAX_BATCH = _model(
     r"B_{\max}",
     "largest batch that fits at context S",
     exactness=Exactness.COUNT,
+    counts="sequences",
 )
 MIN_DEVICES = _model(
     "min_devices",
@@ -532,6 +536,7 @@ MIN_DEVICES = _model(
     r"N_{\min}",
     "fewest devices that hold weights and KV cache",
     exactness=Exactness.COUNT,
+    counts="devices",
 )
 MAX_CONTEXT = _model(
     "max_context",

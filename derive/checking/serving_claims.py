@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, cast
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, rows_for, shown_by
+from derive.catalogue import Quantity as Row
 from derive.catalogue import table as q
 from derive.checking.hints import Slip
 from derive.checking.verdict import Verdict
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from derive.checking.model_claims import ModelClaim, ModelJudgement
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
+    from derive.model.records import Quantity
     from derive.problem.model_spec import ModelSpec
     from derive.problem.sets.problem_set import ModelEntry
 
@@ -83,15 +85,9 @@ def phase_for(
 
 def _crossover_alone(phase: DecodeCrossover) -> tuple[list, list[tuple[str, str]]]:
     """A decode asked without a batch: its crossover, and every step quantity left out."""
-    from derive.model.records import Quantity, Unit
-
     cross = phase.crossover
     why = "the decode step has no {key} without a batch; it needs --set B=… (B = … in a set)"
-    kept = (
-        [Quantity(q.CROSSOVER.name, cross.exact, cross.exact, Unit.SEQUENCES)]
-        if cross.is_number and cross.exact is not None
-        else []
-    )
+    kept = [_crossover(cross.exact)] if cross.is_number and cross.exact is not None else []
     left_out = [
         (key, why.format(key=key)) for key in SERVING_QUANTITIES if key not in {k.key for k in kept}
     ]
@@ -100,52 +96,54 @@ def _crossover_alone(phase: DecodeCrossover) -> tuple[list, list[tuple[str, str]
 
 def _quantities(phase: PhaseAnalysis | DecodeCrossover) -> tuple[list, list[tuple[str, str]]]:
     from derive.model.phase import DecodeCrossover, Phase
-    from derive.model.records import Quantity, Unit
+    from derive.model.records import Quantity
 
     if phase.kind is ProblemKind.DECODE_CROSSOVER:
         return _crossover_alone(cast(DecodeCrossover, phase))
     phase = cast("PhaseAnalysis", phase)  # a timed step
 
     decode = phase.phase is Phase.DECODE
-    values: dict[str, tuple[sp.Expr | None, Unit, str]] = {
-        q.T_LOWER.name: (phase.step.t_lower, Unit.SECONDS, ""),
-        q.T_UPPER.name: (phase.step.t_upper, Unit.SECONDS, ""),
-        q.TOKENS_PER_S.name: (phase.tokens_per_s if decode else None, Unit.TOKENS_PER_S, "decode"),
-        q.INTER_TOKEN_LATENCY.name: (phase.latency if decode else None, Unit.SECONDS, "decode"),
-        q.TTFT.name: (None if decode else phase.latency, Unit.SECONDS, "prefill"),
-        q.PREFILL_TOKENS_PER_S.name: (
-            None if decode else phase.tokens_per_s,
-            Unit.TOKENS_PER_S,
-            "prefill",
-        ),
+    values: dict[Row, tuple[sp.Expr | None, str]] = {
+        q.T_LOWER: (phase.step.t_lower, ""),
+        q.T_UPPER: (phase.step.t_upper, ""),
+        q.TOKENS_PER_S: (phase.tokens_per_s if decode else None, "decode"),
+        q.INTER_TOKEN_LATENCY: (phase.latency if decode else None, "decode"),
+        q.TTFT: (None if decode else phase.latency, "prefill"),
+        q.PREFILL_TOKENS_PER_S: (None if decode else phase.tokens_per_s, "prefill"),
     }
     cross = phase.crossover
-    values[q.CROSSOVER.name] = (
+    values[q.CROSSOVER] = (
         cross.exact if cross is not None and cross.is_number else None,
-        Unit.SEQUENCES,
         "decode (and a crossover that happens)"
         if cross is None
         else (cross.note or f"the matmuls' crossover is {cross.status}"),
     )
     m = phase.measured
     needs = "a measured time or rate (measured_time, measured_tokens_per_s)"
-    values[q.STEP_MFU.name] = (m.mfu if m else None, Unit.FRACTION, needs)
-    values[q.STEP_MBU.name] = (m.mbu if m else None, Unit.FRACTION, needs)
+    values[q.STEP_MFU] = (m.mfu if m else None, needs)
+    values[q.STEP_MBU] = (m.mbu if m else None, needs)
     cost, price, power = phase.cost, "a price per device-hour (price_per_hour)", "a power (power)"
-    values[q.COST_PER_STEP.name] = (cost and cost.cost_per_step, Unit.DOLLARS, price)
-    values[q.COST_PER_MILLION_TOKENS.name] = (
-        cost and cost.cost_per_million_tokens,
-        Unit.DOLLARS,
-        price,
-    )
-    values[q.ENERGY_PER_TOKEN.name] = (cost and cost.energy_per_token, Unit.JOULES_PER_TOKEN, power)
+    values[q.COST_PER_STEP] = (cost and cost.cost_per_step, price)
+    values[q.COST_PER_MILLION_TOKENS] = (cost and cost.cost_per_million_tokens, price)
+    values[q.ENERGY_PER_TOKEN] = (cost and cost.energy_per_token, power)
     kept, left_out = [], []
-    for key, (value, unit, needs) in values.items():
+    for row, (value, needs) in values.items():
+        key = row.name
         if value is None:
             left_out.append((key, f"the {phase.phase.value} step has no {key}; it needs {needs}"))
+        elif row is q.CROSSOVER:
+            kept.append(_crossover(value))
         else:
-            kept.append(Quantity(key, value, value, unit))
+            kept.append(Quantity(key, value, value, row))
     return kept, left_out
+
+
+def _crossover(exact: sp.Basic) -> Quantity:
+    """The decode crossover as a model's quantity: a batch, counted in sequences as
+    ``max_batch`` is (the catalogue's ``crossover`` row is also an operator's, over any dim)."""
+    from derive.model.records import Quantity
+
+    return Quantity(q.CROSSOVER.name, exact, exact, q.MAX_BATCH)
 
 
 def _with_serving(a: ModelAnalysis, phase: PhaseAnalysis | DecodeCrossover) -> ModelAnalysis:
@@ -177,7 +175,6 @@ def judge_crossover(
     from derive.checking.diagnosis_text import approx
     from derive.checking.model_claims import ModelJudgement, shown_expected
     from derive.checking.thresholds import Edge, stated_threshold, threshold_reason
-    from derive.model.records import Quantity, Unit
     from derive.model.symbols import batch
 
     cross = phase.crossover
@@ -185,7 +182,7 @@ def judge_crossover(
         return None
     threshold = cross.min_compute_bound
     exact = str(cross.exact)
-    expected = shown_expected(Quantity(q.CROSSOVER.name, cross.exact, cross.exact, Unit.SEQUENCES))
+    expected = shown_expected(_crossover(cross.exact))
     expected += f" (smallest compute-bound batch: {threshold})"
     value = claim.value
     if relation in (Relation.LESS, Relation.LESS_EQUAL):

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from derive.catalogue import ProblemKind, Use, box_of, names_for, shown_by
-from derive.catalogue.records import DISPLAY_UNITS
+from derive.catalogue import ProblemKind, Use, box_of, names_for, quantity, shown_by
 from derive.catalogue.table import (
     COMMS_TP,
     CRITICAL_TOKENS_PER_DEVICE,
@@ -74,9 +73,7 @@ def training_values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
 
 def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis:
     """The model's analysis with the run's quantities last (the run's keys win)."""
-    from derive.formula.units import Dimension
-    from derive.model.records import Quantity, Unit
-    from derive.training.values import training_unit
+    from derive.model.records import Quantity
 
     if t is None:
         why = "a training run's quantity: give the problem a train = { … } table"
@@ -84,10 +81,6 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
         return replace(a, left_out=(*a.left_out, *left))
     kept, left_out = [], []
     for key, value in _values(t).items():
-        text = training_unit(key)  # the catalogue's display unit, as a model record spells it
-        unit = {"": Unit.FRACTION, DISPLAY_UNITS[Dimension.BYTES]: Unit.BYTES}.get(text) or Unit(
-            text
-        )
         if value is None:
             left_out.append(
                 (
@@ -96,7 +89,7 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
                 )
             )
         else:
-            kept.append(Quantity(key, value, value, unit))
+            kept.append(Quantity(key, value, value, quantity(key)))  # its unit: the row's
     ours = {q.key for q in kept}
     quantities = tuple(q for q in a.quantities if q.key not in ours)
     others = tuple((k, w) for k, w in a.left_out if k not in ours)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.model.binding import ModelProblem
 from derive.model.counts import block_parts, global_parts
-from derive.model.records import Sheet, Unit
+from derive.model.records import Sheet
 from derive.model.symbols import batch, context, sym
 from derive.model.transformer import Norm, Transformer
 
@@ -30,27 +31,29 @@ def parameters(sheet: Sheet, p: ModelProblem) -> None:
     parts = block_parts(m)
     by_block = {key: [pt for pt in parts if pt.block.value == block] for key, block in _BLOCKS}
     block_qs = [
-        sheet.q(key, sp.Add(*(pt.formula for pt in ps)), Unit.PARAMS)
+        sheet.part(key, sp.Add(*(pt.formula for pt in ps)), of=q.PARAMS)
         for key, ps in by_block.items()
         if ps
     ]
-    keys = [q.key for q in block_qs if q.key != "P_mlp_dense"]
+    keys = [b.key for b in block_qs if b.key != "P_mlp_dense"]
     active_key = "P_mlp"
     if m.is_moe:
         block_qs.append(
-            sheet.q("P_mlp_active", sp.Add(*(pt.active for pt in by_block["P_mlp"])), Unit.PARAMS)
+            sheet.part(
+                "P_mlp_active", sp.Add(*(pt.active for pt in by_block["P_mlp"])), of=q.PARAMS
+            )
         )
         active_key = "P_mlp_active"
-    block_qs.append(sheet.q("P_block", sp.Add(*(sym(k) for k in keys)), Unit.PARAMS))
+    block_qs.append(sheet.part("P_block", sp.Add(*(sym(k) for k in keys)), of=q.PARAMS))
     if m.is_moe:
         active = [sym(active_key if k == "P_mlp" else k) for k in keys]
-        block_qs.append(sheet.q("P_block_active", sp.Add(*active), Unit.PARAMS))
+        block_qs.append(sheet.part("P_block_active", sp.Add(*active), of=q.PARAMS))
     if m.dense_layers is not None:
         dense = [sym("P_mlp_dense" if k == "P_mlp" else k) for k in keys]
-        block_qs.append(sheet.q("P_block_dense", sp.Add(*dense), Unit.PARAMS))
+        block_qs.append(sheet.part("P_block_dense", sp.Add(*dense), of=q.PARAMS))
     globals_ = global_parts(m)
     for key, pt in globals_:
-        sheet.q(key, pt.formula, Unit.PARAMS)
+        sheet.part(key, pt.formula, of=q.PARAMS)
     g_keys = [k for k, _ in globals_]
     lookup = [k for k in g_keys if k in ("P_embed", "P_pos")]
     L = sym("layers")
@@ -62,9 +65,9 @@ def parameters(sheet: Sheet, p: ModelProblem) -> None:
         L_d = sym("dense_layers")
         total = (L - L_d) * sym("P_block") + L_d * sym("P_block_dense")
         used = (L - L_d) * block_active + L_d * sym("P_block_dense")
-    sheet.q("params", total + glob, Unit.PARAMS)
-    sheet.q("params_active", used + glob, Unit.PARAMS)
-    sheet.q("params_embedding", sp.Add(*(sym(k) for k in lookup)), Unit.PARAMS)
+    sheet.q(q.PARAMS, total + glob)
+    sheet.q(q.PARAMS_ACTIVE, used + glob)
+    sheet.q(q.PARAMS_EMBEDDING, sp.Add(*(sym(k) for k in lookup)))
 
 
 def _positions(m: Transformer) -> sp.Expr:
@@ -79,34 +82,34 @@ def _positions(m: Transformer) -> sp.Expr:
 def memory_of_weights_and_cache(sheet: Sheet, p: ModelProblem) -> None:
     """The weights' bytes, and the KV cache's per token and for B sequences at context S."""
     m = p.transformer
-    sheet.q("weights_bytes", sym("params") * sym("w_weights"), Unit.BYTES)
+    sheet.q(q.WEIGHTS_BYTES, sym(q.PARAMS) * sym("w_weights"))
     L, kv, dh = sym("layers"), sym("kv_heads"), sym("head_dim")
     if m.is_mla:
         per_layer = (sym("kv_lora_rank") + sym("qk_rope_head_dim")) * sym("w_kv")
     else:
         per_layer = 2 * kv * dh * sym("w_kv")
-    sheet.q("kv_bytes_per_token", L * per_layer, Unit.BYTES_PER_TOKEN)
+    sheet.q(q.KV_BYTES_PER_TOKEN, L * per_layer)
     if m.window is None:
-        sheet.q("kv_bytes", sym("kv_bytes_per_token") * batch * context, Unit.BYTES)
+        sheet.q(q.KV_BYTES, sym(q.KV_BYTES_PER_TOKEN) * batch * context)
     else:
-        sheet.q("kv_bytes", per_layer * batch * _positions(m), Unit.BYTES)
+        sheet.q(q.KV_BYTES, per_layer * batch * _positions(m))
 
 
 def flops(sheet: Sheet, p: ModelProblem) -> None:
     m = p.transformer
     d, V, L = sym("d_model"), sym("vocab"), sym("layers")
-    matmul_params = sym("params_active") - sym("params_embedding")
+    matmul_params = sym(q.PARAMS_ACTIVE) - sym(q.PARAMS_EMBEDDING)
     if m.norm_kind is not Norm.NONE:  # a norm's scale multiplies elementwise: not a matmul
         matmul_params = matmul_params - L * sym("P_norm") - sym("P_final")
     if m.tied_embeddings:
         matmul_params = matmul_params + d * V
-    sheet.q("P_matmul", matmul_params, Unit.PARAMS)
-    sheet.q("flops_matmuls", 2 * sym("P_matmul"), Unit.FLOPS_PER_TOKEN)
+    sheet.part("P_matmul", matmul_params, of=q.PARAMS)
+    sheet.part("flops_matmuls", 2 * sym("P_matmul"), of=q.FLOPS_PER_TOKEN)
     h = sym("heads")
     if m.is_mla:  # scores over the latent and the rope key, values over the latent
         per_position = 2 * h * (2 * sym("kv_lora_rank") + sym("qk_rope_head_dim"))
     else:
         per_position = 4 * h * sym("head_dim")
-    sheet.q("flops_attention", per_position * _positions(m), Unit.FLOPS_PER_TOKEN)
-    sheet.q("flops_per_token", sym("flops_matmuls") + sym("flops_attention"), Unit.FLOPS_PER_TOKEN)
-    sheet.q("flops_2n", 2 * sym("params_active"), Unit.FLOPS_PER_TOKEN)
+    sheet.part("flops_attention", per_position * _positions(m), of=q.FLOPS_PER_TOKEN)
+    sheet.q(q.FLOPS_PER_TOKEN, sym("flops_matmuls") + sym("flops_attention"))
+    sheet.part("flops_2n", 2 * sym(q.PARAMS_ACTIVE), of=q.FLOPS_PER_TOKEN)

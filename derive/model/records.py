@@ -5,6 +5,11 @@ A :class:`Quantity` is a formula in the notation's symbols with its exact value;
 How they are shown, step by step, is the solution stage's
 (:mod:`derive.solution.model_steps`). :class:`Sheet` is the running substitution
 :func:`~derive.model.analysis.analyse_model` derives with; it never leaves it.
+
+A quantity's unit is its catalogue row's display unit (the one unit table), as a model
+report spells it (:func:`unit_of`); a part of a row's quantity (``P_attn`` of ``params``)
+or a term of it (``flops_2n`` of ``flops_per_token``) is a step's own name, not a row, and
+is counted in the unit of the row it is part of.
 """
 
 from __future__ import annotations
@@ -14,15 +19,17 @@ from enum import Enum
 
 import sympy as sp
 
+from derive.catalogue import Quantity as Row
 from derive.model.binding import ModelProblem
 from derive.model.counts import Part
 from derive.model.symbols import sym
 
-__all__ = ["ModelAnalysis", "Quantity", "Sheet", "Unit"]
+__all__ = ["ModelAnalysis", "Quantity", "Sheet", "Unit", "unit_of"]
 
 
 class Unit(str, Enum):
-    """The unit of a quantity (JSON ``unit``)."""
+    """How a model report spells a quantity's unit (JSON ``unit``): the words, not which
+    quantity has which (that is the catalogue row's display unit, :func:`unit_of`)."""
 
     PARAMS = "parameters"
     BYTES = "B"
@@ -42,14 +49,39 @@ class Unit(str, Enum):
     JOULES_PER_TOKEN = "J/token"
 
 
+_SPELLED = {"byte": Unit.BYTES, "byte/token": Unit.BYTES_PER_TOKEN, "": Unit.FRACTION}
+"""A display unit a model report spells its own way (a byte as ``B``, a plain number ``1``)."""
+
+
+def unit_of(row: Row) -> Unit:
+    """The model report's unit of a catalogue row: what it counts when it counts things
+    (``parameters``), else its display unit as the report spells it.
+
+    >>> from derive.catalogue import table
+    >>> unit_of(table.PARAMS).value, unit_of(table.KV_BYTES).value, unit_of(table.MFU).value
+    ('parameters', 'B', '1')
+    >>> unit_of(table.TRAIN_DAYS).value
+    'days'
+    """
+    if row.counts:
+        return Unit(row.counts)
+    return _SPELLED.get(row.display_unit) or Unit(row.display_unit)
+
+
 @dataclass(frozen=True)
 class Quantity:
-    """One derived quantity: its key, formula in symbols, exact value and unit."""
+    """One derived quantity: its key, formula in symbols, exact value and catalogue row
+    (for a part or a term of a row's quantity, the row it is counted in)."""
 
     key: str
     formula: sp.Basic
     value: sp.Basic
-    unit: Unit
+    row: Row
+
+    @property
+    def unit(self) -> Unit:
+        """Its unit as the model report spells it: its row's display unit (:func:`unit_of`)."""
+        return unit_of(self.row)
 
     @property
     def is_number(self) -> bool:
@@ -98,15 +130,20 @@ class Sheet:
     verdicts: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    def q(self, key: str, formula: sp.Basic, unit: Unit) -> Quantity:
-        """Evaluate ``formula`` with every value known so far and record it under ``key``."""
+    def q(self, row: Row, formula: sp.Basic) -> Quantity:
+        """Evaluate ``formula`` with every value known so far and record it as ``row``'s."""
+        return self.part(row.name, formula, of=row)
+
+    def part(self, key: str, formula: sp.Basic, of: Row) -> Quantity:
+        """Evaluate ``formula`` and record it under ``key``: a step's part or term of the
+        quantity ``of`` (``P_attn`` of ``params``), counted in its unit."""
         value = formula.xreplace(self.values)
         if isinstance(value, sp.Expr) and not value.is_number:
             value = sp.expand(value)
         self.values[sym(key)] = value
-        self.derived.append(Quantity(key, formula, value, unit))
+        self.derived.append(Quantity(key, formula, value, of))
         return self.derived[-1]
 
-    def known(self, *keys: str) -> bool:
+    def known(self, *keys: str | Row) -> bool:
         """True when every key's value is a number."""
         return all(sym(k) in self.values and bool(self.values[sym(k)].is_number) for k in keys)

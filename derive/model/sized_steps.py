@@ -8,25 +8,29 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.model.binding import ModelProblem
-from derive.model.records import Sheet, Unit
+from derive.model.records import Sheet
 from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
 from derive.model.symbols import batch, context, sym
 
 __all__ = ["ARCHITECTURE_QUANTITIES", "by_size"]
 
 # What a size alone cannot give (each left out, saying it needs an architecture).
-ARCHITECTURE_QUANTITIES = (
-    "params_embedding",
-    "kv_bytes_per_token",
-    "kv_bytes",
-    "flops_per_token",
-    "max_batch",
-    "max_context",
+ARCHITECTURE_QUANTITIES = tuple(
+    row.name
+    for row in (
+        q.PARAMS_EMBEDDING,
+        q.KV_BYTES_PER_TOKEN,
+        q.KV_BYTES,
+        q.FLOPS_PER_TOKEN,
+        q.MAX_BATCH,
+        q.MAX_CONTEXT,
+    )
 )
 
 
-_KV = ("kv_bytes_per_token", "kv_bytes")
+_KV = (q.KV_BYTES_PER_TOKEN.name, q.KV_BYTES.name)
 
 
 def by_size(sheet: Sheet, p: ModelProblem) -> None:
@@ -34,26 +38,26 @@ def by_size(sheet: Sheet, p: ModelProblem) -> None:
     given (``--kv-bytes-per-token``), and on a capacity the fit of the weights (and cache)."""
     model = p.model
     assert isinstance(model, SizedModel)
-    sheet.q("params", model.params, Unit.PARAMS)
-    sheet.q("params_active", model.params_active, Unit.PARAMS)
-    sheet.q("weights_bytes", sym("params") * sym("w_weights"), Unit.BYTES)
+    sheet.q(q.PARAMS, model.params)
+    sheet.q(q.PARAMS_ACTIVE, model.params_active)
+    sheet.q(q.WEIGHTS_BYTES, sym(q.PARAMS) * sym("w_weights"))
     kv = model.kv_bytes_per_token is not None
     if kv:
-        sheet.q("kv_bytes_per_token", model.kv_bytes_per_token, Unit.BYTES_PER_TOKEN)
-        sheet.q("kv_bytes", sym("kv_bytes_per_token") * batch * context, Unit.BYTES)
+        sheet.q(q.KV_BYTES_PER_TOKEN, model.kv_bytes_per_token)
+        sheet.q(q.KV_BYTES, sym(q.KV_BYTES_PER_TOKEN) * batch * context)
     sheet.left_out.extend(
         (key, NEEDS_ARCHITECTURE) for key in ARCHITECTURE_QUANTITIES if not (kv and key in _KV)
     )
     if p.capacity is None:
-        sheet.left_out.append(("memory_total", "no HBM capacity: needs a chip or a capacity"))
+        sheet.left_out.append((q.MEMORY_TOTAL.name, "no HBM capacity: needs a chip or a capacity"))
         return
     C, N = sym("capacity"), sym("devices") if p.replicas == 1 else sym("tp")
-    cache = sym("kv_bytes") if kv else 0
-    sheet.q("memory_total", sym("weights_bytes") + cache, Unit.BYTES)
-    sheet.q("memory_per_device", sym("memory_total") / N, Unit.BYTES)
-    if sheet.known("memory_per_device"):
-        sheet.q("fits", sp.Le(sym("memory_per_device"), C), Unit.BOOLEAN)
-        sheet.q("headroom_per_device", C - sym("memory_per_device"), Unit.BYTES)
+    cache = sym(q.KV_BYTES) if kv else 0
+    sheet.q(q.MEMORY_TOTAL, sym(q.WEIGHTS_BYTES) + cache)
+    sheet.q(q.MEMORY_PER_DEVICE, sym(q.MEMORY_TOTAL) / N)
+    if sheet.known(q.MEMORY_PER_DEVICE):
+        sheet.q(q.FITS, sp.Le(sym(q.MEMORY_PER_DEVICE), C))
+        sheet.q(q.HEADROOM_PER_DEVICE, C - sym(q.MEMORY_PER_DEVICE))
     else:  # the KV cache of B·S tokens, B or S left free
-        sheet.left_out.append(("fits", "the memory depends on B and S: needs their values"))
-    sheet.q("min_devices", sp.ceiling(sym("weights_bytes") / C), Unit.DEVICES)
+        sheet.left_out.append((q.FITS.name, "the memory depends on B and S: needs their values"))
+    sheet.q(q.MIN_DEVICES, sp.ceiling(sym(q.WEIGHTS_BYTES) / C))

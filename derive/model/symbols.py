@@ -123,8 +123,11 @@ NOTATION: dict[str, Notation] = {
 }
 
 
-def sym(key: str) -> sp.Symbol:
-    """The symbol of a notation key (``sym("layers")`` is shown as ``L``)."""
+def sym(key: str | Quantity) -> sp.Symbol:
+    """The symbol of a notation key or a catalogue row (``sym("layers")`` is shown as ``L``,
+    ``sym(table.PARAMS)`` as ``P``)."""
+    if isinstance(key, Quantity):
+        key = key.name
     if key == "B":
         return batch
     if key == "S":

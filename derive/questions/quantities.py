@@ -22,7 +22,7 @@ from derive.catalogue import table as catalogue
 from derive.errors import ProblemError
 from derive.formula.units import Measure, measure_atom
 from derive.model.phase import Phase, PhaseAnalysis
-from derive.model.records import ModelAnalysis, Unit
+from derive.model.records import ModelAnalysis
 from derive.questions.read import NUMBER
 from derive.questions.records import Known
 from derive.training.analysis import TrainingAnalysis
@@ -100,23 +100,9 @@ UNITS: dict[str, str] = {
 """The unit of each quantity an operator, kernel or serving step exports (JSON names): a
 catalogue row's display unit (the one unit table), else the hardware's and a step's."""
 
-_MODEL_UNITS = {
-    Unit.PARAMS: "",
-    Unit.BYTES: catalogue.BYTES.display_unit,
-    Unit.BYTES_PER_TOKEN: "byte/token",
-    Unit.FLOPS: "FLOP",
-    Unit.FLOPS_PER_TOKEN: "FLOP/token",
-    Unit.SECONDS: "s",
-    Unit.DAYS: "days",
-    Unit.FRACTION: "",
-    Unit.SEQUENCES: "",
-    Unit.TOKENS: catalogue.TOKENS.display_unit,
-    Unit.TOKENS_PER_S: "tokens/s",
-    Unit.DEVICES: "",
-    Unit.DOLLARS: "$",
-    Unit.JOULES: "J",
-    Unit.JOULES_PER_TOKEN: "J/token",
-}
+
+_TRUTH = "bool"
+"""The display unit of a yes-or-no quantity (``fits``)."""
 
 
 def _known(name: str, value: sp.Expr | None, unit: str, origin: str) -> Known | None:
@@ -314,8 +300,9 @@ def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
     if p.bandwidth is not None:
         table["bandwidth"] = Known("bandwidth", p.bandwidth.value, _m("byte/s"), origin)
     for q in a.quantities:
-        found = _known(q.key, q.value, _MODEL_UNITS.get(q.unit, ""), origin)
-        if found is not None and q.unit in _MODEL_UNITS:
+        unit = q.row.display_unit
+        found = None if unit == _TRUTH else _known(q.key, q.value, unit, origin)
+        if found is not None:  # a truth (fits) is no number a formula may use
             table[q.key] = found
     return table
 
