@@ -3,7 +3,7 @@
 One function per kind of analysis turns it into :class:`~derive.questions.records.Known`
 records: the dims (free ones as symbols, so an equation may solve for them), the
 quantities of ``derive solve|model --format json`` by their keys, each with its unit from
-:data:`UNITS` and its exact value in base units (``train_days`` is stored in seconds).
+its catalogue row (:func:`unit_of`) and its exact value in base units (``train_days`` is stored in seconds).
 A lower bound with a dim left free is ``max(T_math, T_mem)``, kept piecewise with its
 branches named so a solve can say which one binds.
 """
@@ -18,18 +18,19 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.analysis.step import StepTime
-from derive.catalogue import table as catalogue
+from derive.catalogue import find
+from derive.catalogue import table as q
+from derive.catalogue.records import DISPLAY_UNITS
 from derive.errors import ProblemError
-from derive.formula.units import Measure, measure_atom
+from derive.formula.units import Dimension, Measure, measure_atom
 from derive.model.phase import Phase, PhaseAnalysis
 from derive.model.records import ModelAnalysis
 from derive.questions.read import NUMBER
 from derive.questions.records import Known
 from derive.training.analysis import TrainingAnalysis
-from derive.training.values import training_unit, training_values
+from derive.training.values import training_values
 
 __all__ = [
-    "UNITS",
     "comms_quantities",
     "explain_missing",
     "kernel_quantities",
@@ -38,6 +39,7 @@ __all__ = [
     "phase_quantities",
     "quantities_of",
     "training_quantities",
+    "unit_of",
 ]
 
 
@@ -56,49 +58,34 @@ def _m(text: str) -> Measure:
     return Measure(out.exponents, out.factor, text)
 
 
-_NOT_IN_CATALOGUE = {
-    "peak": "FLOP/s",
-    "bandwidth": "byte/s",
-    "link_bandwidth": "byte/s",
-    "step_flops": "FLOP",
-    "step_bytes": catalogue.BYTES.display_unit,
-    "capacity": catalogue.BYTES.display_unit,
-    "devices": "",
-    "bytes_sent": catalogue.BYTES.display_unit,
-    "link_time": "s",
-    "latency_time": "s",
+_GIVEN_DIMENSIONS: dict[str, Dimension] = {
+    "peak": Dimension.FLOP_RATE,
+    "bandwidth": Dimension.BYTE_RATE,
+    "link_bandwidth": Dimension.BYTE_RATE,
+    "step_flops": Dimension.FLOPS,
+    "step_bytes": Dimension.BYTES,
+    "capacity": Dimension.BYTES,
+    "devices": Dimension.COUNT,
+    "bytes_sent": Dimension.BYTES,
+    "link_time": Dimension.TIME,
+    "latency_time": Dimension.TIME,
 }
-"""Hardware numbers and a step's parts, which the catalogue has no rows for."""
+"""What the hardware's numbers and a step's parts measure (they are no catalogue rows):
+their unit is the catalogue's for that dimension (:data:`DISPLAY_UNITS`)."""
 
-UNITS: dict[str, str] = {
-    **{
-        row.name: row.display_unit
-        for row in (
-            catalogue.FLOPS,
-            catalogue.BYTES,
-            catalogue.INTENSITY,
-            catalogue.RIDGE,
-            catalogue.EFFECTIVE_RIDGE,
-            catalogue.T_MATH,
-            catalogue.T_MEM,
-            catalogue.T_COMMS,
-            catalogue.T_LOWER,
-            catalogue.T_UPPER,
-            catalogue.ATTAINABLE,
-            catalogue.FRACTION_OF_PEAK,
-            catalogue.TOKENS_PER_S,
-            catalogue.PREFILL_TOKENS_PER_S,
-            catalogue.INTER_TOKEN_LATENCY,
-            catalogue.TTFT,
-            catalogue.COST_PER_STEP,
-            catalogue.COST_PER_MILLION_TOKENS,
-            catalogue.ENERGY_PER_TOKEN,
-        )
-    },
-    **_NOT_IN_CATALOGUE,
-}
-"""The unit of each quantity an operator, kernel or serving step exports (JSON names): a
-catalogue row's display unit (the one unit table), else the hardware's and a step's."""
+_TOKENS = q.TOKENS.display_unit
+"""A count of tokens (a run's batch and sequence), in the catalogue's unit for one."""
+
+
+def unit_of(name: str) -> str:
+    """The display unit of a quantity a problem exports (JSON names): its catalogue row's
+    (the one unit table), else its dimension's for a hardware number or a step's part.
+
+    >>> unit_of("ridge"), unit_of("peak"), unit_of("train_days")
+    ('FLOP/byte', 'FLOP/s', 'days')
+    """
+    row = find(name)
+    return row.display_unit if row is not None else DISPLAY_UNITS[_GIVEN_DIMENSIONS[name]]
 
 
 _TRUTH = "bool"
@@ -122,15 +109,15 @@ def _dims(symbols: Iterable[sp.Symbol], bound: dict[sp.Symbol, sp.Integer]) -> l
 
 def _lower(t_math: sp.Expr, t_mem: sp.Expr, t_lower: sp.Expr | None) -> Known:
     """``t_lower``: the analysis's value, or ``max(T_math, T_mem)`` with a dim left free."""
-    seconds = _m("s")
+    seconds, name = _m(q.T_LOWER.display_unit), q.T_LOWER.name
     if t_lower is not None and t_lower.is_number:
-        return Known(catalogue.T_LOWER.name, t_lower, seconds, "a quantity of the problem")
+        return Known(name, t_lower, seconds, "a quantity of the problem")
     return Known(
-        catalogue.T_LOWER.name,
+        name,
         sp.Max(t_math, t_mem),
         seconds,
         "a quantity of the problem",
-        branches=((catalogue.T_MATH.name, t_math), (catalogue.T_MEM.name, t_mem)),
+        branches=((q.T_MATH.name, t_math), (q.T_MEM.name, t_mem)),
     )
 
 
@@ -139,33 +126,31 @@ def operator_quantities(a: Analysis) -> dict[str, Known]:
     p = a.problem
     origin = "a quantity of the problem"
     values: dict[str, sp.Expr | None] = {
-        catalogue.FLOPS.name: a.flops,
-        catalogue.BYTES.name: a.memory.bytes,
-        catalogue.INTENSITY.name: a.memory.intensity,
-        catalogue.RIDGE.name: a.memory.ridge,
+        q.FLOPS.name: a.flops,
+        q.BYTES.name: a.memory.bytes,
+        q.INTENSITY.name: a.memory.intensity,
+        q.RIDGE.name: a.memory.ridge,
         "peak": p.peak.value,
         "bandwidth": p.bandwidth.value,
         "link_bandwidth": p.link.value if p.link else None,
-        catalogue.T_MATH.name: a.t_math,
-        catalogue.T_MEM.name: a.memory.time,
-        catalogue.T_UPPER.name: a.t_upper if a.t_upper is not None else a.t_math + a.memory.time,
-        catalogue.ATTAINABLE.name: a.attainable,
-        catalogue.FRACTION_OF_PEAK.name: a.fraction_of_peak,
-        catalogue.T_COMMS.name: a.network.time if a.network is not None else None,
+        q.T_MATH.name: a.t_math,
+        q.T_MEM.name: a.memory.time,
+        q.T_UPPER.name: a.t_upper if a.t_upper is not None else a.t_math + a.memory.time,
+        q.ATTAINABLE.name: a.attainable,
+        q.FRACTION_OF_PEAK.name: a.fraction_of_peak,
+        q.T_COMMS.name: a.network.time if a.network is not None else None,
     }
     bound = p.bound_subs()
     table = _table(_dims(p.operator.dims, bound))
     table.update(
         _table(
-            _known(k, None if v is None else v.xreplace(bound), UNITS[k], origin)
+            _known(k, None if v is None else v.xreplace(bound), unit_of(k), origin)
             for k, v in values.items()
         )
     )
     t_mem = a.memory.time
     if t_mem is not None:
-        table[catalogue.T_LOWER.name] = _lower(
-            a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower
-        )
+        table[q.T_LOWER.name] = _lower(a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower)
     return table
 
 
@@ -173,14 +158,8 @@ def _step(step: StepTime | None, origin: str) -> list[Known | None]:
     if step is None:
         return []
     return [
-        _known(k, getattr(step, k), "s", origin)
-        for k in (
-            catalogue.T_MATH.name,
-            catalogue.T_MEM.name,
-            catalogue.T_COMMS.name,
-            catalogue.T_LOWER.name,
-            catalogue.T_UPPER.name,
-        )
+        _known(row.name, getattr(step, row.name), row.display_unit, origin)
+        for row in (q.T_MATH, q.T_MEM, q.T_COMMS, q.T_LOWER, q.T_UPPER)
     ]
 
 
@@ -188,17 +167,17 @@ def kernel_quantities(k: KernelNumbers) -> dict[str, Known]:
     """A kernel problem's quantities (``derive solve --flops … --bytes …``)."""
     origin = "a quantity of the problem"
     values = {
-        catalogue.FLOPS.name: k.flops,
-        catalogue.BYTES.name: k.bytes,
-        catalogue.INTENSITY.name: k.intensity,
-        catalogue.RIDGE.name: k.ridge,
-        catalogue.EFFECTIVE_RIDGE.name: k.effective_ridge,
+        q.FLOPS.name: k.flops,
+        q.BYTES.name: k.bytes,
+        q.INTENSITY.name: k.intensity,
+        q.RIDGE.name: k.ridge,
+        q.EFFECTIVE_RIDGE.name: k.effective_ridge,
         "peak": k.peak.value,
         "bandwidth": k.bandwidth.value,
-        catalogue.ATTAINABLE.name: k.attainable,
-        catalogue.FRACTION_OF_PEAK.name: k.fraction_of_peak,
+        q.ATTAINABLE.name: k.attainable,
+        q.FRACTION_OF_PEAK.name: k.fraction_of_peak,
     }
-    table = _table(_known(name, v, UNITS[name], origin) for name, v in values.items())
+    table = _table(_known(name, v, unit_of(name), origin) for name, v in values.items())
     table.update(_table(_step(k.step, origin)))
     return table
 
@@ -213,14 +192,14 @@ def comms_quantities(a: CommsAnalysis) -> dict[str, Known]:
         "bytes_sent": a.sent,
         "link_time": a.link_time,
         "latency_time": a.latency_time,
-        catalogue.T_COMMS.name: a.time,
-        catalogue.T_LOWER.name: a.time,
-        catalogue.T_UPPER.name: a.time,
+        q.T_COMMS.name: a.time,
+        q.T_LOWER.name: a.time,
+        q.T_UPPER.name: a.time,
     }
     table = _table(_dims(p.operator.dims, bound))
     table.update(
         _table(
-            _known(k, None if v is None else v.xreplace(bound), UNITS[k], origin)
+            _known(k, None if v is None else v.xreplace(bound), unit_of(k), origin)
             for k, v in values.items()
         )
     )
@@ -232,9 +211,9 @@ def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
     origin = "a quantity of the training run"
     p = t.problem
     table = _table(
-        _known(k, v, training_unit(k), origin)
+        _known(k, v, unit, origin)
         for k, v in training_values(t).items()
-        if training_unit(k) != "bool"
+        if (unit := unit_of(k)) != _TRUTH
     )
     for name, value in (
         ("dp", p.dp),
@@ -245,12 +224,10 @@ def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
         ("micro_batch", p.micro_batch),
     ):
         table[name] = Known(name, sp.Integer(value), NUMBER, origin)
-    table["batch_tokens"] = Known(
-        "batch_tokens", p.batch_tokens, _m(catalogue.TOKENS.display_unit), origin
-    )
-    table["seq"] = Known("seq", p.seq, _m(catalogue.TOKENS.display_unit), origin)
-    table["peak"] = Known("peak", p.peak, _m("FLOP/s"), origin)
-    table["link_bandwidth"] = Known("link_bandwidth", p.link, _m("byte/s"), origin)
+    table["batch_tokens"] = Known("batch_tokens", p.batch_tokens, _m(_TOKENS), origin)
+    table["seq"] = Known("seq", p.seq, _m(_TOKENS), origin)
+    table["peak"] = Known("peak", p.peak, _m(unit_of("peak")), origin)
+    table["link_bandwidth"] = Known("link_bandwidth", p.link, _m(unit_of("link_bandwidth")), origin)
     return table
 
 
@@ -284,26 +261,24 @@ def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
     table = _table(_dims((batch, context), dict(p.bound)))
     declared = {  # a declared model's own free dims (d_model = dm): unknowns an equation solves
         s
-        for q in a.quantities
-        if isinstance(q.value, sp.Expr)
-        for s in q.value.free_symbols
+        for made in a.quantities
+        if isinstance(made.value, sp.Expr)
+        for s in made.value.free_symbols
         if isinstance(s, sp.Symbol) and s not in (batch, context)
     }
     table.update(_table(_dims(sorted(declared, key=lambda s: s.name), dict(p.bound))))
     table["devices"] = Known("devices", p.devices, NUMBER, origin)
     if p.capacity is not None:
-        table["capacity"] = Known(
-            "capacity", p.capacity.value, _m(catalogue.BYTES.display_unit), origin
-        )
+        table["capacity"] = Known("capacity", p.capacity.value, _m(unit_of("capacity")), origin)
     if p.peak is not None:
-        table["peak"] = Known("peak", p.peak.value, _m("FLOP/s"), origin)
+        table["peak"] = Known("peak", p.peak.value, _m(unit_of("peak")), origin)
     if p.bandwidth is not None:
-        table["bandwidth"] = Known("bandwidth", p.bandwidth.value, _m("byte/s"), origin)
-    for q in a.quantities:
-        unit = q.row.display_unit
-        found = None if unit == _TRUTH else _known(q.key, q.value, unit, origin)
+        table["bandwidth"] = Known("bandwidth", p.bandwidth.value, _m(unit_of("bandwidth")), origin)
+    for made in a.quantities:
+        unit = made.row.display_unit
+        found = None if unit == _TRUTH else _known(made.key, made.value, unit, origin)
         if found is not None:  # a truth (fits) is no number a formula may use
-            table[q.key] = found
+            table[made.key] = found
     return table
 
 
@@ -311,8 +286,8 @@ def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
     """A serving step's quantities (``derive model --phase``): its times and rates."""
     origin = "a quantity of the serving step"
     decode = phase.phase is Phase.DECODE
-    rate = catalogue.TOKENS_PER_S.name if decode else catalogue.PREFILL_TOKENS_PER_S.name
-    latency = catalogue.INTER_TOKEN_LATENCY.name if decode else catalogue.TTFT.name
+    rate = (q.TOKENS_PER_S if decode else q.PREFILL_TOKENS_PER_S).name
+    latency = (q.INTER_TOKEN_LATENCY if decode else q.TTFT).name
     values = {
         rate: phase.tokens_per_s,
         latency: phase.latency,
@@ -321,11 +296,11 @@ def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
     }
     cost = phase.cost
     if cost is not None:  # the step's bill and energy (issue 36)
-        values[catalogue.COST_PER_STEP.name] = cost.cost_per_step
-        values[catalogue.COST_PER_MILLION_TOKENS.name] = cost.cost_per_million_tokens
-        values[catalogue.ENERGY_PER_TOKEN.name] = cost.energy_per_token
+        values[q.COST_PER_STEP.name] = cost.cost_per_step
+        values[q.COST_PER_MILLION_TOKENS.name] = cost.cost_per_million_tokens
+        values[q.ENERGY_PER_TOKEN.name] = cost.energy_per_token
     table = _table(_step(phase.step, origin))
-    table.update(_table(_known(k, v, UNITS[k], origin) for k, v in values.items()))
+    table.update(_table(_known(k, v, unit_of(k), origin) for k, v in values.items()))
     table["tp"] = Known("tp", sp.Integer(phase.tp), NUMBER, origin)
     table["replicas"] = Known("replicas", sp.Integer(phase.replicas), NUMBER, origin)
     return table
