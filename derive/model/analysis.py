@@ -65,7 +65,7 @@ def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
     if p.peak is not None:
         values[sym("peak")] = p.peak.value
     if p.train_tokens is not None:
-        values[sym("tokens")] = p.train_tokens.value
+        values[sym(q.TOKENS.name)] = p.train_tokens.value
     if p.mfu is not None:
         values[sym("mfu_given")] = p.mfu.value
     if p.measured_tokens_per_s is not None:

@@ -23,6 +23,7 @@ from enum import Enum
 
 import sympy as sp
 
+from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.formula.decimals import parse_positive
 
@@ -38,8 +39,8 @@ class Given(Enum):
     COMPUTE = "compute"  # C: N and D at r tokens per parameter
     COMPUTE_PARAMS = "compute and params"  # C and N: D (r implied)
     COMPUTE_TOKENS = "compute and tokens"  # C and D: N (r implied)
-    PARAMS = "params"  # N: D = r·N, C = k·N·D
-    TOKENS = "tokens"  # D: N = D/r, C = k·N·D
+    PARAMS = q.PARAMS.name  # N: D = r·N, C = k·N·D
+    TOKENS = q.TOKENS.name  # D: N = D/r, C = k·N·D
 
 
 @dataclass(frozen=True)
@@ -86,9 +87,9 @@ def compute_budget(
         (name, str(text).strip())
         for name, text in (
             ("compute", compute),
-            ("params", params),
-            ("tokens", tokens),
-            ("tokens_per_param", tokens_per_param),
+            (q.PARAMS.name, params),
+            (q.TOKENS.name, tokens),
+            (q.TOKENS_PER_PARAM.name, tokens_per_param),
             ("flops_per_param_token", flops_per_param_token),
         )
         if text is not None

@@ -20,6 +20,9 @@ from enum import Enum
 import sympy as sp
 
 from derive.catalogue import Quantity as Row
+from derive.catalogue import table
+from derive.catalogue.records import DISPLAY_UNITS
+from derive.formula.units import Dimension
 from derive.model.binding import ModelProblem
 from derive.model.counts import Part
 from derive.model.symbols import sym
@@ -40,7 +43,7 @@ class Unit(str, Enum):
     DAYS = "days"
     FRACTION = "1"
     SEQUENCES = "sequences"
-    TOKENS = "tokens"
+    TOKENS = table.TOKENS.display_unit  # "tokens", the one unit table's
     TOKENS_PER_S = "tokens/s"
     DEVICES = "devices"
     BOOLEAN = "bool"
@@ -49,7 +52,8 @@ class Unit(str, Enum):
     JOULES_PER_TOKEN = "J/token"
 
 
-_SPELLED = {"byte": Unit.BYTES, "byte/token": Unit.BYTES_PER_TOKEN, "": Unit.FRACTION}
+_BYTE = DISPLAY_UNITS[Dimension.BYTES]  # "byte", the one unit table's
+_SPELLED = {_BYTE: Unit.BYTES, f"{_BYTE}/token": Unit.BYTES_PER_TOKEN, "": Unit.FRACTION}
 """A display unit a model report spells its own way (a byte as ``B``, a plain number ``1``)."""
 
 

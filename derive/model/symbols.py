@@ -110,7 +110,7 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("w_weights", r"w_{W}", "bytes per weight"),
     ("w_kv", r"w_{\mathrm{kv}}", "bytes per KV-cache element"),
     ("state_bytes", r"s", "training-state bytes per parameter"),
-    ("tokens", "D", "training tokens"),
+    (q.TOKENS.name, "D", "training tokens"),
     ("mfu_given", r"\eta", "model FLOPs utilisation assumed"),
     (q.TOKENS_PER_S.name, r"r", "measured tokens per second per device"),
     ("price", r"p_{\mathrm{h}}", "price per device-hour ($/h)"),

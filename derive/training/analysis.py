@@ -187,7 +187,7 @@ class TrainingAnalysis:
     @property
     def params_active(self) -> sp.Rational:
         """P_act: parameters a token uses (the model's)."""
-        return self.problem.arch("params_active")
+        return self.problem.arch(q.PARAMS_ACTIVE.name)
 
 
 def _critical(
@@ -298,7 +298,7 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
     else:
         params, terms, memory = same.params, same.terms, same.memory
     comms = comms_of(p, params)
-    active, tokens = p.arch("params_active"), p.batch_tokens
+    active, tokens = p.arch(q.PARAMS_ACTIVE.name), p.batch_tokens
     n = p.devices
     recompute_per_token = {
         Recompute.FULL: FORWARD_FLOPS * active,
