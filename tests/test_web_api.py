@@ -768,3 +768,12 @@ def test_the_manual_counts_the_built_in_set_right(client):
     (said,) = re.findall(r"serves the built-in one \((\d+) problems", page)
     # every problem has a page, those of givens and equations alone too (issue 33)
     assert int(said) == len(client.get("/api/problems").json()["problems"]) == len(SET["problem"])
+
+
+def test_a_training_page_gives_the_run_it_asks_about(client):
+    """A training problem's page gives the run as the sheet does (its parallel degrees, ZeRO
+    stage, batch, the peak and the link): the model's table alone could not time a step."""
+    data = client.get("/api/problems/train-8b-zero").json()
+    givens = data["givens_html"]
+    assert "Training run." in givens
+    assert "dp = 8" in givens and "ZeRO stage 1" in givens and "9.89e14 FLOP/s" in givens

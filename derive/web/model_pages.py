@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
 from derive.catalogue import quantity as catalogued
@@ -43,6 +43,9 @@ from derive.present.serving_step import crossover_given, phase_given
 from derive.problem.sets.problem_set import ModelEntry
 from derive.solution.notation import tex_text_number
 from derive.web.book import Asked, Page, html_env, page_of, step_chunks
+
+if TYPE_CHECKING:
+    from derive.training.analysis import TrainingAnalysis
 
 __all__ = ["model_page"]
 
@@ -198,15 +201,14 @@ def _serving_steps(
 
 
 def _training_steps(
-    entry: ModelEntry, operators: tuple[Path, ...], first: int
+    entry: ModelEntry, run: TrainingAnalysis | None, first: int
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The training run's worked steps (only those its ``ask`` needs), numbered from ``first``."""
     from derive.present.training_view import training_selected_steps
     from derive.solution.training_steps import training_given, training_verdict
 
-    if entry.train is None:
+    if run is None:
         return (), (), ()
-    run = derive_training(entry.spec, entry.train, operators).analysis
     steps = training_selected_steps(run, ask=tuple(k for k in entry.ask if k in TRAINING_ASKED))
     return _more_steps("Training run", training_given(run), steps, training_verdict(run), first)
 
@@ -270,6 +272,15 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
             else phase_given(cast(ServingDerivation, serving).phase, serving.analysis)
         )
         context = {**context, "hardware": context["hardware"] + extra, "serving_given": given}
+    run = (
+        derive_training(entry.spec, entry.train, operators).analysis
+        if entry.train is not None
+        else None
+    )
+    if run is not None:  # the run's settings and ceilings are givens too (as on the sheet)
+        from derive.solution.training_steps import training_given
+
+        context = {**context, "training_given": training_given(run)}
     env = html_env()
     steps = context["steps"]
     last = len(steps)
@@ -285,8 +296,8 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
     markdown = model_markdown(a, entry.title, entry.text, level=1)
     asked = _asked(entry, all_claims_analysis_for(entry, operators))
     serving_md, serving_html, serving_titles = (
-        _training_steps(entry, operators, len(steps) + 1)
-        if entry.train is not None
+        _training_steps(entry, run, len(steps) + 1)
+        if run is not None
         else _serving_steps(serving, len(steps) + 1)
     )
     steps_html += serving_html
