@@ -492,3 +492,18 @@ def test_an_equation_names_a_defined_quantity_that_uses_the_unknown():
     clock = Fraction("989.4e12") / (132 * 4096)
     assert Fraction(answers["clock"]["exact"]) == clock
     assert Fraction(answers["peak_parts"]["exact"]) == Fraction("989.4e12")
+
+
+def test_a_latex_definition_solved_through_keeps_its_backslashes():
+    """The definition is written into the equation as it was typed: a LaTeX one (``\\frac``,
+    ``\\cdot``) is read, not taken for regex escapes (``\\c`` was an error)."""
+    import json
+
+    r = run_cli(
+        ["solve", "--given", "units=132", "--given", "flops_per_clock=4096 FLOP"]
+        + ["--define", r"p=\frac{units \cdot flops_per_clock \cdot clock}{2}"]
+        + ["--equation", "p = 989.4e12 FLOP/s", "--unknown", "clock", "--format", "json"]
+    )
+    assert r.code == 0, r
+    clock = 2 * Fraction("989.4e12") / (132 * 4096)
+    assert Fraction(json.loads(r.out)["defined"]["clock"]["exact"]) == clock

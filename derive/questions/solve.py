@@ -405,8 +405,11 @@ def _expanded(text: str, formulas: Mapping[str, str]) -> str:
     for _ in range(len(formulas) + 1):
         changed = text
         for name, formula in formulas.items():
+            written = f"({formula})"  # as a function: a LaTeX formula's backslashes stay
             changed = re.sub(
-                rf"(?<![\w.$]){re.escape(name)}(?![\w]|\.[A-Za-z])", f"({formula})", changed
+                rf"(?<![\w.$]){re.escape(name)}(?![\w]|\.[A-Za-z])",
+                lambda _, w=written: w,
+                changed,
             )
         if changed == text:
             return text
