@@ -405,12 +405,12 @@ def _expanded(text: str, formulas: Mapping[str, str]) -> str:
     for _ in range(len(formulas) + 1):
         changed = text
         for name, formula in formulas.items():
-            written = f"({formula})"  # as a function: a LaTeX formula's backslashes stay
-            changed = re.sub(
-                rf"(?<![\w.$]){re.escape(name)}(?![\w]|\.[A-Za-z])",
-                lambda _, w=written: w,
-                changed,
-            )
+            written = f"({formula})"  # by a function: a LaTeX formula's backslashes stay
+
+            def write(_: re.Match[str], written: str = written) -> str:
+                return written
+
+            changed = re.sub(rf"(?<![\w.$]){re.escape(name)}(?![\w]|\.[A-Za-z])", write, changed)
         if changed == text:
             return text
         text = changed
