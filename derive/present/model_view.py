@@ -100,20 +100,13 @@ class EarlierGivens:
 
     number: int
     id: str
-    model: str
     given: tuple[tuple[str, str, str], ...]
     hardware: tuple[tuple[str, str, str, str], ...]
 
     @staticmethod
     def of(a: ModelAnalysis, number: int, problem_id: str) -> EarlierGivens:
         """The table problem ``number`` (``problem_id``) prints for ``a``."""
-        return EarlierGivens(
-            number, problem_id, a.problem.model.name, _given_rows(a), _hardware_rows(a)
-        )
-
-    def shares(self, a: ModelAnalysis) -> bool:
-        """True when ``a`` is the same model, so its table may refer to this one."""
-        return a.problem.model.name == self.model
+        return EarlierGivens(number, problem_id, _given_rows(a), _hardware_rows(a))
 
 
 def _title(a: ModelAnalysis) -> str:
@@ -127,7 +120,8 @@ def _context(
     a: ModelAnalysis, title: str | None, text: str, earlier: EarlierGivens | None = None
 ) -> dict:
     p = a.problem
-    given, hardware = _given_rows(a), _hardware_rows(a)
+    given, all_hardware = _given_rows(a), _hardware_rows(a)
+    hardware = all_hardware
     if earlier is not None:  # the rows the earlier table printed are not printed again
         given = tuple(row for row in given if row not in earlier.given)
         hardware = tuple(row for row in hardware if row not in earlier.hardware)
@@ -143,7 +137,7 @@ def _context(
         bound=tuple(f"{d.name} = {v}" for d, v in p.bound),
         given=given,
         hardware=hardware,
-        any_hardware=bool(_hardware_rows(a)),
+        any_hardware=bool(all_hardware),
         earlier=earlier,
         steps=model_steps(a),
         verdicts=a.verdicts,
