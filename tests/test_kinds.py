@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,7 @@ from derive.catalogue import ProblemKind
 from derive.checking import api
 from derive.errors import ProblemError
 from derive.pipeline import derive_kernel, derive_operator, solve_model
-from derive.pipeline.kinds import KINDS, kind_of
+from derive.pipeline.kinds import KINDS, _Table, kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
@@ -18,6 +21,8 @@ from derive.problem.serving_spec import ServingSpec
 from derive.problem.sets.kernels import KernelEntry
 from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
 from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
+
+ROOT = Path(__file__).resolve().parent.parent
 
 MATMUL = ProblemSpec("matmul", dtypes=("bf16",), chip="h100")
 KERNEL = KernelSpec(flops="1e12", bytes="2.5e9", chip="h100")
@@ -120,7 +125,34 @@ def test_a_kind_missing_from_a_table_is_a_key_error():
         short = MappingProxyType({k: v for k, v in table.items() if k is not ProblemKind.COMMS})
         with pytest.raises(KeyError):
             short[ProblemKind.COMMS]  # as the table would be, lacking its row
-        assert type(table) in (dict, MappingProxyType), name  # no __missing__, no default
+        assert type(table) in (dict, MappingProxyType, _Table), name  # no __missing__, no default
+    lazy = _Table({ProblemKind.OPERATOR: ("operator", "OperatorKind")})  # KINDS' own type
+    with pytest.raises(KeyError):
+        lazy[ProblemKind.COMMS]
+    assert ProblemKind.COMMS not in lazy and list(lazy) == [ProblemKind.OPERATOR]
+
+
+def test_the_kinds_table_loads_a_kind_on_first_use():
+    """An operator's key imports no model, serving, training or question layer: KINDS
+    imports a kind's module when it is looked up (benchmarks/README.md, the cold key)."""
+    code = (
+        "import sys, derive.pipeline, derive.pipeline.key\n"
+        "from derive.pipeline.kinds import KINDS\n"
+        "from derive.catalogue import ProblemKind\n"
+        "lazy = ('kinds.training', 'kinds.serving', 'kinds.model', 'kinds.questions', 'budget')\n"
+        "print(any('derive.pipeline.' + m in sys.modules for m in lazy))\n"
+        "KINDS[ProblemKind.TRAINING]\n"
+        "print('derive.pipeline.kinds.training' in sys.modules)\n"
+        "print(derive.pipeline.TrainingDerivation.__module__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.stdout.split() == ["False", "True", "derive.pipeline.kinds.training"]
 
 
 def test_each_sub_kind_covers_its_problems_of_the_parent_kind():

@@ -30,44 +30,86 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from derive.analysis.analyse import analyse
 from derive.catalogue import table as q
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
 from derive.errors import UnknownNameError
-from derive.pipeline.budget import BudgetDerivation, derive_budget
 from derive.pipeline.kinds.comms import CommsDerivation, derive_comms
-from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation
-from derive.pipeline.kinds.kernel import KernelDerivation, derive_kernel
-from derive.pipeline.kinds.model import ModelDerivation, derive_model, solve_model
 from derive.pipeline.kinds.operator import (
     Derivation,
     analyse_spec,
     derive_operator,
     derive_spec,
 )
-from derive.pipeline.kinds.questions import (
-    answer_for,
-    answer_one,
-    answer_set_questions,
-    entry_quantities,
-    question_spec_of,
-    solve_questions,
-)
-from derive.pipeline.kinds.serving import (
-    ServingDerivation,
-    derive_serving,
-    derive_serving_step,
-    derive_set_serving,
-)
 from derive.pipeline.kinds.surface import Value
-from derive.pipeline.kinds.training import TrainingDerivation, derive_training, solve_training
-from derive.pipeline.what_if import WhatIfDerivation
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.chips import Chip, load_chips
 from derive.problem.comms_binding import only_communicates
 from derive.solution.builder import build_solution
+
+if TYPE_CHECKING:
+    from derive.pipeline.budget import BudgetDerivation, derive_budget
+    from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation
+    from derive.pipeline.kinds.kernel import KernelDerivation, derive_kernel
+    from derive.pipeline.kinds.model import ModelDerivation, derive_model, solve_model
+    from derive.pipeline.kinds.questions import (
+        answer_for,
+        answer_one,
+        answer_set_questions,
+        entry_quantities,
+        question_spec_of,
+        solve_questions,
+    )
+    from derive.pipeline.kinds.serving import (
+        ServingDerivation,
+        derive_serving,
+        derive_serving_step,
+        derive_set_serving,
+    )
+    from derive.pipeline.kinds.training import TrainingDerivation, derive_training, solve_training
+    from derive.pipeline.what_if import WhatIfDerivation
+
+# The kinds an operator's derivation does not use are imported on first use (PEP 562, as
+# ``derive/__init__.py`` does): a key of operator problems then loads no model, serving,
+# training or question layer (what that saves a cold key: benchmarks/README.md).
+_LAZY = {
+    "BudgetDerivation": "budget",
+    "derive_budget": "budget",
+    "DecodeCrossoverDerivation": "kinds.decode_crossover",
+    "KernelDerivation": "kinds.kernel",
+    "derive_kernel": "kinds.kernel",
+    "ModelDerivation": "kinds.model",
+    "derive_model": "kinds.model",
+    "solve_model": "kinds.model",
+    "answer_for": "kinds.questions",
+    "answer_one": "kinds.questions",
+    "answer_set_questions": "kinds.questions",
+    "entry_quantities": "kinds.questions",
+    "question_spec_of": "kinds.questions",
+    "solve_questions": "kinds.questions",
+    "ServingDerivation": "kinds.serving",
+    "derive_serving": "kinds.serving",
+    "derive_serving_step": "kinds.serving",
+    "derive_set_serving": "kinds.serving",
+    "TrainingDerivation": "kinds.training",
+    "derive_training": "kinds.training",
+    "solve_training": "kinds.training",
+    "WhatIfDerivation": "what_if",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # looked up once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BudgetDerivation",
@@ -244,6 +286,8 @@ def solve(
         names = tuple(str(path) for path in operators)
         derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
         d = replace(derivation, operators=names)  # either kind: the spec as typed, its files
+    from derive.pipeline.kinds.questions import answer_for, question_spec_of
+
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
         return d
@@ -266,6 +310,7 @@ def _solve_kernel(
         ProblemError: an operator and counts together, or neither.
     """
     from derive.errors import ProblemError
+    from derive.pipeline.kinds.kernel import derive_kernel
     from derive.problem.kernel_spec import KernelSpec
 
     given = {key: str(value) for key, value in counts.items() if value is not None}

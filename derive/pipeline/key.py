@@ -291,6 +291,8 @@ def build_key(
 def _natives(pset: ProblemSet) -> tuple[NativeProblem, ...]:
     """Every budget and what-if of the set, solved, its ``expect`` checked (to 0.5 %); the
     errors of all of them at once, each naming the file, the problem and the key."""
+    if not pset.natives:  # the question layer loads only for a set that has some
+        return ()
     from derive.catalogue import phrase_of
     from derive.pipeline.kinds import kind_of
     from derive.present.key.questions import NativeProblem

@@ -17,41 +17,66 @@ implements :class:`Kind` (its ``derive`` calls its pipeline entry), and add its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from importlib import import_module
 from pathlib import Path
-from types import MappingProxyType
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
-from derive.pipeline.kinds.comms import CommsKind
-from derive.pipeline.kinds.decode_crossover import DecodeCrossoverKind
-from derive.pipeline.kinds.kernel import KernelKind
-from derive.pipeline.kinds.model import ModelKind
-from derive.pipeline.kinds.native import BudgetKind, WhatIfKind
-from derive.pipeline.kinds.operator import OperatorKind
 from derive.pipeline.kinds.protocol import Derived, Kind, Problem
-from derive.pipeline.kinds.questions import QuestionsKind
-from derive.pipeline.kinds.serving import ServingKind
-from derive.pipeline.kinds.training import TrainingKind
 
 __all__ = ["KINDS", "SUB_KINDS", "Derived", "Kind", "Problem", "SubKind", "derived_kind", "kind_of"]
 
-KINDS: Mapping[ProblemKind, Kind] = MappingProxyType(
+_K = TypeVar("_K", bound=Kind)
+
+
+class _Table(Mapping[ProblemKind, _K], Generic[_K]):
+    """A read-only table of kinds whose rows name their class as ``(module, class)`` in
+    this package: a kind's module (and what it imports) loads when the kind is first looked
+    up, so a command deriving operators does not import the training, serving or question
+    layers (what that saves a cold key: benchmarks/README.md). Iterating gives every kind;
+    the values are made once each."""
+
+    def __init__(self, rows: Mapping[ProblemKind, tuple[str, str]]) -> None:
+        self._rows = dict(rows)
+        self._made: dict[ProblemKind, _K] = {}
+
+    def __getitem__(self, kind: ProblemKind) -> _K:
+        made = self._made.get(kind)
+        if made is None:
+            module, name = self._rows[kind]
+            made = self._made[kind] = getattr(import_module(f"{__name__}.{module}"), name)()
+        return made
+
+    def __contains__(self, kind: object) -> bool:
+        return kind in self._rows
+
+    def __iter__(self) -> Iterator[ProblemKind]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __repr__(self) -> str:
+        return f"<kinds {', '.join(kind.name for kind in self._rows)}>"
+
+
+KINDS: Mapping[ProblemKind, Kind] = _Table(
     {
-        ProblemKind.OPERATOR: OperatorKind(),
-        ProblemKind.KERNEL: KernelKind(),
-        ProblemKind.MODEL: ModelKind(),
-        ProblemKind.SERVING: ServingKind(),
-        ProblemKind.TRAINING: TrainingKind(),
-        ProblemKind.BUDGET: BudgetKind(),
-        ProblemKind.WHAT_IF: WhatIfKind(),
-        ProblemKind.COMMS: CommsKind(),
-        ProblemKind.DECODE_CROSSOVER: DecodeCrossoverKind(),
-        ProblemKind.QUESTIONS: QuestionsKind(),
+        ProblemKind.OPERATOR: ("operator", "OperatorKind"),
+        ProblemKind.KERNEL: ("kernel", "KernelKind"),
+        ProblemKind.MODEL: ("model", "ModelKind"),
+        ProblemKind.SERVING: ("serving", "ServingKind"),
+        ProblemKind.TRAINING: ("training", "TrainingKind"),
+        ProblemKind.BUDGET: ("native", "BudgetKind"),
+        ProblemKind.WHAT_IF: ("native", "WhatIfKind"),
+        ProblemKind.COMMS: ("comms", "CommsKind"),
+        ProblemKind.DECODE_CROSSOVER: ("decode_crossover", "DecodeCrossoverKind"),
+        ProblemKind.QUESTIONS: ("questions", "QuestionsKind"),
     }
 )
-"""The implementation of each kind derive answers."""
+"""The implementation of each kind derive answers (each loaded on first use)."""
 
 
 class SubKind(Kind, Protocol):
@@ -63,10 +88,10 @@ class SubKind(Kind, Protocol):
         ...
 
 
-SUB_KINDS: Mapping[ProblemKind, SubKind] = MappingProxyType(
+SUB_KINDS: Mapping[ProblemKind, SubKind] = _Table(
     {
-        ProblemKind.COMMS: CommsKind(),
-        ProblemKind.DECODE_CROSSOVER: DecodeCrossoverKind(),
+        ProblemKind.COMMS: ("comms", "CommsKind"),
+        ProblemKind.DECODE_CROSSOVER: ("decode_crossover", "DecodeCrossoverKind"),
     }
 )
 """Each sub-kind (a kind whose ``parent`` is another), which tells its problems apart."""
@@ -81,9 +106,9 @@ def derived_kind(problem: Problem, operators: Sequence[str | Path] = ()) -> Prob
         ProblemError: not a problem (see :func:`kind_of`).
     """
     kind = kind_of(problem).kind
-    for sub in SUB_KINDS.values():
-        if sub.kind.parent is kind and sub.covers(problem, operators):
-            return sub.kind
+    for sub_kind in SUB_KINDS:  # a sub-kind's module loads only for a problem of its parent
+        if sub_kind.parent is kind and SUB_KINDS[sub_kind].covers(problem, operators):
+            return sub_kind
     return kind
 
 
