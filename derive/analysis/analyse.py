@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -23,13 +24,15 @@ from derive.analysis.crossover.records import CROSSES, Crossover
 from derive.analysis.crossover.solve import reduced_parts, solve_crossover
 from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.analysis.measured import Measured, measure
-from derive.analysis.parts import LayerBreakdown, breakdown, unfused_problem
 from derive.analysis.step import StepTime, compose
 from derive.analysis.step_kernels import ceilings_of, kernels_of
 from derive.declare.composite import Composite
 from derive.declare.operator import Tensor
 from derive.problem.binding import Problem
 from derive.problem.regime import REGIME_FACTOR
+
+if TYPE_CHECKING:
+    from derive.analysis.parts import LayerBreakdown
 
 __all__ = [
     "Analysis",
@@ -420,7 +423,9 @@ def analyse(problem: Problem) -> Analysis:
             intensity_regime_of_x is None or x in intensity_regime_of_x.free_symbols
         ),
     )
-    if isinstance(op, Composite) and op.parts:
+    if isinstance(op, Composite) and op.parts:  # the layer's modules load only for a layer
+        from derive.analysis.parts import breakdown, unfused_problem
+
         plain = unfused_problem(problem)
         layer = breakdown(analysis, analyse(plain) if plain is not None else None)
         analysis = replace(analysis, layer=layer)

@@ -37,7 +37,6 @@ from derive.catalogue import table as q
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
 from derive.errors import UnknownNameError
-from derive.pipeline.kinds.comms import CommsDerivation, derive_comms
 from derive.pipeline.kinds.operator import (
     Derivation,
     analyse_spec,
@@ -52,6 +51,7 @@ from derive.solution.builder import build_solution
 
 if TYPE_CHECKING:
     from derive.pipeline.budget import BudgetDerivation, derive_budget
+    from derive.pipeline.kinds.comms import CommsDerivation, derive_comms
     from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation
     from derive.pipeline.kinds.kernel import KernelDerivation, derive_kernel
     from derive.pipeline.kinds.model import ModelDerivation, derive_model, solve_model
@@ -74,10 +74,13 @@ if TYPE_CHECKING:
 
 # The kinds an operator's derivation does not use are imported on first use (PEP 562, as
 # ``derive/__init__.py`` does): a key of operator problems then loads no model, serving,
-# training or question layer (what that saves a cold key: benchmarks/README.md).
+# training or question layer, nor the comms-only kind (what that saves a cold key:
+# benchmarks/README.md).
 _LAZY = {
     "BudgetDerivation": "budget",
     "derive_budget": "budget",
+    "CommsDerivation": "kinds.comms",
+    "derive_comms": "kinds.comms",
     "DecodeCrossoverDerivation": "kinds.decode_crossover",
     "KernelDerivation": "kinds.kernel",
     "derive_kernel": "kinds.kernel",
@@ -278,6 +281,8 @@ def solve(
     )
     d: Derivation | CommsDerivation
     if isinstance(operator, Operator) and only_communicates(operator):
+        from derive.pipeline.kinds.comms import derive_comms
+
         d = derive_comms(spec, operator)
     elif isinstance(operator, Operator):
         analysis = analyse(bind(spec, operator))

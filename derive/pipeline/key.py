@@ -14,8 +14,7 @@ from derive.catalogue import table as q
 from derive.deadline import run_each
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ProblemError
-from derive.pipeline import CommsDerivation, Derivation, analyse_spec, derive_spec
-from derive.present.key.comms import comms_part
+from derive.pipeline import Derivation, analyse_spec, derive_spec
 from derive.present.key.figures import plot_figure
 from derive.present.key.files import ProblemPart, key_files, preload, problem_part
 from derive.present.key.names import safe_name
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
     from derive.model.binding import ModelProblem
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
+    from derive.pipeline.kinds.comms import CommsDerivation
     from derive.present.key.models import DerivedModel
     from derive.present.key.questions import NativeProblem
     from derive.problem.serving_spec import ServingPlot, ServingSpec
@@ -53,6 +53,8 @@ def _build_problem(
     try:
         derived = derive_spec(entry.spec, registry)
         if derived.kind is ProblemKind.COMMS:  # a transfer alone: no roofline, no plot
+            from derive.present.key.comms import comms_part
+
             return comms_part(pset, stem, index, cast(CommsDerivation, derived).analysis)
         d = cast(Derivation, derived)  # the operator kind's record
     except DeriveError as exc:

@@ -28,13 +28,16 @@ import zlib
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
-from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import table as q
 from derive.errors import DeriveError
+
+if TYPE_CHECKING:
+    from derive.analysis.comms_only import CommsAnalysis
 
 __all__ = ["comms_sheet_doc", "operator_sheet_doc", "withhold"]
 

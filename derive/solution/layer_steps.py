@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
-from derive.analysis.parts import Fusion, LayerBreakdown
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_tex, time_text
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.value_display import math_of, rounded
+
+if TYPE_CHECKING:  # a layer's analysis (loaded with it: derive/analysis/analyse.py)
+    from derive.analysis.parts import Fusion, LayerBreakdown
 
 
 def parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:

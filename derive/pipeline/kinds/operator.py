@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from derive.analysis.analyse import Analysis, analyse
 from derive.analysis.crossover.records import Crossover
 from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.declare.registry import Registry
-from derive.pipeline.kinds.comms import CommsDerivation, derive_comms
 from derive.pipeline.kinds.operator_record import OperatorRecord
 from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.surface import quantity, short_repr
@@ -23,6 +22,9 @@ from derive.problem.comms_binding import only_communicates
 from derive.problem.sets.problem_set import ASK_KEYS
 from derive.solution.builder import Solution, build_solution
 from derive.solution.verdicts import verdict_text
+
+if TYPE_CHECKING:
+    from derive.pipeline.kinds.comms import CommsDerivation
 
 __all__ = ["Derivation", "OperatorKind", "analyse_spec", "derive_operator", "derive_spec"]
 
@@ -106,7 +108,9 @@ def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation | CommsDeri
     """Bind, analyse and build the steps for one problem (an operator that only
     communicates is timed on its link: a :class:`CommsDerivation`)."""
     operator = registry.get(spec.operator)
-    if only_communicates(operator):
+    if only_communicates(operator):  # the comms kind loads only for such an operator
+        from derive.pipeline.kinds.comms import derive_comms
+
         return derive_comms(spec, operator)
     analysis = analyse(bind(spec, operator))
     return Derivation(analysis, build_solution(analysis), spec=spec)
@@ -124,6 +128,8 @@ def derive_operator(
     names = tuple(str(p) for p in operators)
     operator = registry(names).get(spec.operator)
     if only_communicates(operator):
+        from derive.pipeline.kinds.comms import derive_comms
+
         return replace(derive_comms(spec, operator), operators=names)
     analysis = operator_analysis(spec, names)
     return Derivation(analysis, build_solution(analysis), spec=spec, operators=names)

@@ -9,29 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, TypeAlias
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from derive.catalogue import ProblemKind
-from derive.problem.binding import ProblemSpec
-from derive.problem.kernel_spec import KernelSpec
-from derive.problem.model_spec import ModelSpec
-from derive.problem.sets.kernels import KernelEntry
-from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
-from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, QuestionEntry
+
+if TYPE_CHECKING:  # types only: a kind's problems load with the kind (kinds/__init__.py)
+    from derive.problem.binding import ProblemSpec
+    from derive.problem.kernel_spec import KernelSpec
+    from derive.problem.model_spec import ModelSpec
+    from derive.problem.sets.kernels import KernelEntry
+    from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
+    from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, QuestionEntry
 
 __all__ = ["Derived", "Kind", "Problem"]
 
 Problem: TypeAlias = (
-    ProblemSpec
-    | ProblemEntry
-    | KernelSpec
-    | KernelEntry
-    | ModelSpec
-    | ModelEntry
-    | BudgetSpec
-    | WhatIfSpec
-    | NativeEntry
-    | QuestionEntry
+    "ProblemSpec | ProblemEntry | KernelSpec | KernelEntry | ModelSpec | ModelEntry"
+    " | BudgetSpec | WhatIfSpec | NativeEntry | QuestionEntry"
 )
 """A problem as typed (a spec) or of a problem set (an entry); each carries its ``kind``."""
 

@@ -14,7 +14,6 @@ import sympy as sp
 from derive.analysis.algebra.substitution import values_at
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover.records import NEVER, Crossover
-from derive.analysis.kernel_numbers import KernelNumbers
 from derive.deadline import run_each
 from derive.errors import ProblemError
 from derive.figures import (
@@ -39,6 +38,7 @@ from derive.problem.sets.problem_set import (
 )
 
 if TYPE_CHECKING:
+    from derive.analysis.kernel_numbers import KernelNumbers
     from derive.model.binding import ModelProblem
     from derive.model.phase import PhaseAnalysis
 

@@ -24,7 +24,6 @@ from derive.present.key.figures import (
     roofline_figures,
     serving_placement,
 )
-from derive.present.key.kernels import kernel_chapter
 from derive.present.key.names import GENERATED_MARK
 from derive.present.key.rows import Row, operator_row
 from derive.present.render import render
@@ -211,7 +210,16 @@ def key_files(
     problems, and the problems of givens and equations alone make the last chapter, after
     the set's budgets and what-ifs (``natives``, solved).
     """
-    chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
+    kernel_items: tuple[dict, ...] = ()
+    kernel_questions: tuple[dict, ...] = ()
+    kernel_rows: tuple[Row, ...] = ()
+    kernel_placements: tuple[Placement, ...] = ()
+    if kernels:  # the kernels' modules load only for a set with kernels
+        from derive.present.key.kernels import kernel_chapter
+
+        chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
+        kernel_items, kernel_questions = chapter_of_kernels.items, chapter_of_kernels.questions
+        kernel_rows, kernel_placements = chapter_of_kernels.rows, chapter_of_kernels.placements
     steps = []
     if models:  # the model modules load only for a set with models
         from derive.model.phase import PhaseAnalysis
@@ -225,15 +233,15 @@ def key_files(
     figures = roofline_figures(
         stem,
         [part.placement for part in parts if part.placement is not None]
-        + list(chapter_of_kernels.placements)
+        + list(kernel_placements)
         + [step for step in steps if step is not None],
         source=pset.source,
         time_limit=time_limit,
         jobs=jobs,
     )
-    items = [part.item for part in parts] + list(chapter_of_kernels.items)
-    questions = [part.question for part in parts] + list(chapter_of_kernels.questions)
-    summary = [part.row for part in parts] + list(chapter_of_kernels.rows)
+    items = [part.item for part in parts] + list(kernel_items)
+    questions = [part.question for part in parts] + list(kernel_questions)
+    summary = [part.row for part in parts] + list(kernel_rows)
     files = {item["plot"].file: _mark_svg(item["plot"].svg) for item in items if item["plot"]}
     model_rows: tuple = ()
     if pset.models:  # the models chapter: model = "NAME" problems, after the operator problems

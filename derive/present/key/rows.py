@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover.records import NEVER
-from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
@@ -15,6 +15,9 @@ from derive.present.tex_layout import tex_is_wide, tex_slashed
 from derive.problem.sets.problem_set import ProblemEntry
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.verdicts import verdict_rich
+
+if TYPE_CHECKING:
+    from derive.analysis.kernel_numbers import KernelNumbers
 
 __all__ = ["Row", "kernel_row", "operator_row"]
 

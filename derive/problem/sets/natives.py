@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.problem.sets.checks import problem_head
+from derive.problem.sets.checks import NATIVE_TABLES, problem_head
 from derive.problem.sets.kernels import exact_expect
 
 __all__ = [
@@ -42,8 +42,6 @@ BUDGET_ASK_KEYS = names_for(ProblemKind.BUDGET, Use.ASK)
 WHAT_IF_ASK_KEYS = names_for(ProblemKind.WHAT_IF, Use.ASK)
 NATIVE_QUANTITIES = BUDGET_ASK_KEYS + WHAT_IF_ASK_KEYS
 """Every quantity of a budget or a what-if (``derive check --quantity``)."""
-NATIVE_TABLES = ("budget", "what_if")
-"""The key that makes a ``[[problem]]`` a budget or a what-if."""
 
 BUDGET_KEYS = (
     "compute",

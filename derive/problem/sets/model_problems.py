@@ -1,0 +1,203 @@
+"""A set's whole-model problems (``model = "NAME"``): their keys, the model they name (a
+name, a config.json, or a size), a serving step or a training run, and what they expect.
+
+Read only for a set that has such a problem (:func:`~derive.problem.sets.problem_set.parse_problem_set`
+imports this module then), so a set of operator problems loads no model, serving or
+training spec (what that saves a cold key: benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from derive.catalogue import ProblemKind
+from derive.catalogue import table as q
+from derive.errors import ProblemError
+from derive.problem.model_spec import ModelSpec
+from derive.problem.question_spec import QUESTION_KEYS
+from derive.problem.serving_spec import (
+    SERVING_ASK_KEYS,
+    SERVING_KEYS,
+    prompt_as_context,
+    serving_spec,
+)
+from derive.problem.sets.checks import check_keys, problem_head, str_map
+from derive.problem.sets.model_tables import ModelTable
+from derive.problem.sets.problem_set import (
+    MODEL_ASK_KEYS,
+    ModelEntry,
+    _ask_keys,
+    _questions,
+    unknown_quantity,
+)
+from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS, TrainSpec, train_spec
+
+__all__ = ["model_problem"]
+
+_MODEL_PROBLEM = {
+    "id": str,
+    "title": str,
+    "text": str,
+    "model": (str, dict),
+    "chip": str,
+    "peak": str,
+    "bandwidth": str,
+    "capacity": str,
+    "devices": int,
+    "dtype": str,
+    "dtypes": dict,
+    "set": dict,
+    "train_tokens": str,
+    q.MFU.name: str,
+    "measured_tokens_per_s": str,
+    "state_bytes": str,
+    "price_per_hour": str,
+    "power": str,
+    "ask": list,
+    "train": dict,
+    "train_plot": dict,
+    "expect": dict,
+    **SERVING_KEYS,
+    **QUESTION_KEYS,
+}
+
+_SIZE = {
+    q.PARAMS.name: str,
+    q.PARAMS_ACTIVE.name: str,
+    q.KV_BYTES_PER_TOKEN.name: str,
+    "attention_flops_per_token": str,
+}
+
+
+def _model_named(value: str | dict, where: str, base: Path | None) -> tuple[str, dict[str, str]]:
+    """(model, size): a name, a config path (relative to the set's folder), or
+    ``{ params = "70e9", params_active = "37e9", kv_bytes_per_token = "327680" }``, a model
+    by its size alone (``size`` then holds those keys, as ModelSpec's fields)."""
+    if isinstance(value, dict):
+        check_keys(value, _SIZE, f"{where}: key 'model'")
+        if q.PARAMS.name not in value:
+            raise ProblemError(
+                f"{where}: key 'model'", 'a model by its size is { params = "70e9" }'
+            )
+        return "", dict(value)
+    if (
+        base is not None
+        and (value.endswith(".json") or "/" in value)
+        and not Path(value).is_absolute()
+    ):
+        return str(base / value), {}
+    return value, {}
+
+
+def model_problem(
+    raw: object,
+    index: int,
+    origin: str,
+    seen: set[str],
+    base: Path | None = None,
+    tables: tuple[ModelTable, ...] = (),
+) -> ModelEntry:
+    pid, where, table = problem_head(raw, index, origin, seen, _MODEL_PROBLEM, "model")
+    model, size = _model_named(table["model"], where, base)
+    declared = next((t for t in tables if t.name.lower() == model.lower()), None)
+    if "dtype" in table and "dtypes" in table:
+        raise ProblemError(where, "give 'dtype' or 'dtypes', not both")
+    dtypes = ((table["dtype"],) if "dtype" in table else ()) + str_map(
+        table.get("dtypes", {}), where, "dtypes", str
+    )
+    serving = serving_spec(table, where)
+    questions = _questions(table, where, TRAIN_CHECK_KEYS)
+    train = train_spec(table, where)
+    kind = ProblemKind.TRAINING if train else ProblemKind.SERVING if serving else ProblemKind.MODEL
+    ask = _ask_keys(table.get("ask", ()), kind, questions)
+    if train is not None and serving is not None:
+        raise ProblemError(
+            f"{where}: key 'train'", "a problem is a serving step or a training run, not both"
+        )
+    allowed = (
+        MODEL_ASK_KEYS
+        + (SERVING_ASK_KEYS if serving is not None else ())
+        + (TRAIN_ASK_KEYS if train is not None else ())
+        + (questions.answers if questions is not None else ())
+    )
+    for item in ask:
+        if item not in allowed:
+            raise unknown_quantity(f"{where}: key 'ask'", item, allowed)
+    devices = table.get("devices")
+    if devices is None and train is not None:  # the run's N = dp·tp·pp, for the model's givens
+        degrees = [int(getattr(train, k) or 1) for k in ("dp", "tp", "pp")]
+        devices = degrees[0] * degrees[1] * degrees[2] if all(d > 0 for d in degrees) else None
+    if devices is not None and not 0 < devices < 10**9:
+        raise ProblemError(
+            f"{where}: key 'devices' ({devices})", "the number of devices is a positive integer"
+        )
+    spec = ModelSpec(
+        model=model,
+        **size,
+        table=declared,
+        chip=table.get("chip"),
+        peak=table.get("peak"),
+        bandwidth=table.get("bandwidth"),
+        capacity=table.get("capacity"),
+        devices=None if devices is None else str(devices),
+        dtypes=dtypes,
+        sets=prompt_as_context(
+            str_map(table.get("set", {}), where, "set", int),
+            None if serving is None else serving.phase,
+            f"{where}: key 'set'",
+        ),
+        train_tokens=table.get("train_tokens"),
+        mfu=table.get(q.MFU.name),
+        # with a phase, the rate is the serving step's (in serving.timing), not training's
+        measured_tokens_per_s=None if serving else table.get("measured_tokens_per_s"),
+        state_bytes=table.get("state_bytes"),
+        tp=None if serving is None or serving.tp is None else serving.tp,
+        price_per_hour=table.get("price_per_hour"),
+        power=table.get("power"),
+    )
+    defined = questions.answers if questions is not None else ()
+    own = {
+        **table,
+        "expect": {k: v for k, v in table.get("expect", {}).items() if k not in defined},
+    }
+    expect = _model_expect(own if own["expect"] else {**table, "expect": None}, where, train)
+    return ModelEntry(
+        pid,
+        table.get("title", pid),
+        table.get("text", ""),
+        spec,
+        ask,
+        serving,
+        train,
+        expect,
+        questions,
+    )
+
+
+def _model_expect(table: dict, where: str, train: TrainSpec | None) -> tuple[tuple[str, str], ...]:
+    """A training problem's ``expect``: exact values as text, for the training quantities."""
+    raw = table.get("expect")
+    if raw is None:
+        return ()
+    if train is None:
+        raise ProblemError(
+            f"{where}: key 'expect'",
+            "a model problem states expectations of a training run: give 'train'",
+        )
+    out = []
+    for name, value in raw.items():
+        if name not in TRAIN_CHECK_KEYS:
+            raise ProblemError(
+                f"{where}: key 'expect'",
+                f"unknown quantity {name!r}; allowed: {', '.join(TRAIN_CHECK_KEYS)}",
+            )
+        if not isinstance(value, str) or not re.fullmatch(
+            r"\s*[0-9.eE+]+\s*(/\s*[0-9.eE+]+\s*)?", value
+        ):
+            raise ProblemError(
+                f"{where}: key 'expect' ({name})",
+                'an exact value as text: a decimal or a fraction ("1/989", "0.0025")',
+            )
+        out.append((name, value.strip()))
+    return tuple(out)
