@@ -155,6 +155,48 @@ def test_the_kinds_table_loads_a_kind_on_first_use():
     assert done.stdout.split() == ["False", "True", "derive.pipeline.kinds.training"]
 
 
+_OPERATOR_KEY = """
+import sys
+from pathlib import Path
+from derive.pipeline.key import build_key
+from derive.problem.sets.problem_set import load_problem_set
+build_key(load_problem_set(Path("benchmarks/set20.toml")), "set20", jobs=1, time_limit=None)
+print(sorted(m for m in sys.modules if m.startswith(LAZY)))
+"""
+
+
+def test_a_key_of_operator_problems_loads_no_other_kind():
+    """The layers a set of operator problems does not use stay unloaded, in the key's one
+    process (each module costs a cold key its import: benchmarks/README.md)."""
+    lazy = (
+        "derive.model",
+        "derive.training",
+        "derive.questions",
+        "derive.pipeline.kinds.training",
+        "derive.pipeline.kinds.serving",
+        "derive.pipeline.kinds.model",
+        "derive.pipeline.kinds.comms",
+        "derive.pipeline.kinds.kernel",
+        "derive.problem.train_spec",
+        "derive.problem.serving_spec",
+        "derive.problem.model_spec",
+        "derive.problem.sets.natives",
+        "derive.problem.sets.kernels",
+        "derive.analysis.kernel_numbers",
+        "derive.analysis.comms_only",
+    )
+    code = f"LAZY = {lazy!r}\n" + _OPERATOR_KEY
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.stdout.strip() == "[]"
+
+
 def test_each_sub_kind_covers_its_problems_of_the_parent_kind():
     from derive.pipeline.kinds import SUB_KINDS, derived_kind
 

@@ -39,8 +39,9 @@ from derive.errors import DeriveError, ParseError, ProblemError
 from derive.formula.units import describe_dimension
 from derive.model.analysis import ModelAnalysis
 from derive.pipeline.kinds import KINDS, derived_kind
+from derive.problem.sets.kernels import KernelEntry
 from derive.problem.sets.natives import NativeEntry
-from derive.problem.sets.problem_set import KernelEntry, ModelEntry, ProblemEntry, ProblemSet
+from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, ProblemSet
 from derive.solution.notation import tex
 from derive.solution.value_display import seconds_tex
 

@@ -55,6 +55,18 @@ __all__ = [
 ]
 
 MAX_PROBLEMS = 500
+
+
+def __getattr__(name: str) -> object:
+    """``KernelEntry``, still importable from here, from the module that parses kernels
+    (loaded only for a set with kernels)."""
+    if name == "KernelEntry":
+        from derive.problem.sets.kernels import KernelEntry
+
+        return KernelEntry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 EXPECT_KEYS = names_for(ProblemKind.OPERATOR, Use.EXPECT)
 ASK_KEYS = names_for(ProblemKind.OPERATOR, Use.ASK)
 # A whole-model problem (``model = "NAME"``): the flags of ``derive model`` as keys.
