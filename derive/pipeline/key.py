@@ -55,7 +55,7 @@ def _build_problem(
         if derived.kind is ProblemKind.COMMS:  # a transfer alone: no roofline, no plot
             from derive.present.key.comms import comms_part
 
-            return comms_part(pset, stem, index, cast(CommsDerivation, derived).analysis)
+            return comms_part(pset, stem, index, cast("CommsDerivation", derived).analysis)
         d = cast(Derivation, derived)  # the operator kind's record
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id)
