@@ -9,9 +9,10 @@ FLOPs, bytes, arithmetic intensity, ridge point, crossover and times exactly.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from derive.errors import DeriveError
+from derive.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from derive.checking.api import (
@@ -112,14 +113,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from importlib import import_module
-
-        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

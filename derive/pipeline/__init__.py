@@ -30,13 +30,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from derive.analysis.analyse import analyse
 from derive.catalogue import table as q
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
 from derive.errors import UnknownNameError
+from derive.lazy import lazy_getattr
 from derive.pipeline.kinds.operator import (
     Derivation,
     analyse_spec,
@@ -104,14 +105,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from importlib import import_module
-
-        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value  # looked up once
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 __all__ = [
