@@ -19,7 +19,7 @@ PACKAGE = ROOT / "derive"
 # Stage order, earliest first; stages on one line are one stage (they may import each other).
 # ``model`` is whole models; ``web`` the workbook server.
 ORDER: tuple[tuple[str, ...], ...] = (
-    ("errors", "resources", "deadline"),  # the error hierarchy, shipped files, time budgets
+    ("errors", "resources", "deadline", "lazy"),  # errors, shipped files, time budgets, lazy names
     ("declare",),
     ("registry",),  # a compatibility alias of declare.registry (the flat module before the move)
     ("formula",),  # reading typed text: exact decimals and derive's whitelisted math parser
