@@ -113,7 +113,7 @@ _LAZY = {
 }
 
 
-__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 def __dir__() -> list[str]:

@@ -1,4 +1,4 @@
-"""Names a package imports on first use (PEP 562): its ``__getattr__``.
+"""Names a module imports on first use (PEP 562): its ``__getattr__``.
 
 ``derive`` and ``derive.pipeline`` re-export objects from their submodules without
 importing them up front: ``import derive.commands.cli`` imports no sympy, and a key of
@@ -15,16 +15,15 @@ from typing import Any
 __all__ = ["lazy_getattr"]
 
 
-def lazy_getattr(
-    package: str, modules: Mapping[str, str], namespace: dict[str, Any]
-) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for ``package``: a name of ``modules`` (name → submodule,
-    relative) is imported from its submodule when first asked for, then kept in
-    ``namespace`` (the package's globals), so it is looked up once."""
+def lazy_getattr(namespace: dict[str, Any], modules: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for the module whose globals are ``namespace``: a name of
+    ``modules`` (name → module, relative to the module's package) is imported from that
+    module when first asked for, then kept in ``namespace``, so it is looked up once."""
+    module, package = namespace["__name__"], namespace["__package__"]
 
     def lookup(name: str) -> Any:
         if name not in modules:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
         value = namespace[name] = getattr(import_module(f".{modules[name]}", package), name)
         return value
 

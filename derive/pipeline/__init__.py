@@ -105,7 +105,7 @@ _LAZY = {
 }
 
 
-__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 __all__ = [

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.catalogue.groups import ask_key
 from derive.errors import DeriveError, ProblemError
+from derive.lazy import lazy_getattr
 from derive.problem.binding import ProblemSpec
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
 from derive.problem.sets.checks import NATIVE_TABLES, check_keys, problem_head, str_map
@@ -57,14 +58,9 @@ __all__ = [
 MAX_PROBLEMS = 500
 
 
-def __getattr__(name: str) -> object:
-    """``KernelEntry``, still importable from here, from the module that parses kernels
-    (loaded only for a set with kernels)."""
-    if name == "KernelEntry":
-        from derive.problem.sets.kernels import KernelEntry
-
-        return KernelEntry
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``KernelEntry`` is still importable from here, from the module that parses kernels
+# (loaded only for a set with kernels).
+__getattr__ = lazy_getattr(globals(), {"KernelEntry": "kernels"})
 
 
 EXPECT_KEYS = names_for(ProblemKind.OPERATOR, Use.EXPECT)
