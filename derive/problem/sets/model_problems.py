@@ -27,8 +27,8 @@ from derive.problem.sets.model_tables import ModelTable
 from derive.problem.sets.problem_set import (
     MODEL_ASK_KEYS,
     ModelEntry,
-    _ask_keys,
-    _questions,
+    asked_keys,
+    questions_of,
     unknown_quantity,
 )
 from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS, TrainSpec, train_spec
@@ -107,10 +107,10 @@ def model_problem(
         table.get("dtypes", {}), where, "dtypes", str
     )
     serving = serving_spec(table, where)
-    questions = _questions(table, where, TRAIN_CHECK_KEYS)
+    questions = questions_of(table, where, TRAIN_CHECK_KEYS)
     train = train_spec(table, where)
     kind = ProblemKind.TRAINING if train else ProblemKind.SERVING if serving else ProblemKind.MODEL
-    ask = _ask_keys(table.get("ask", ()), kind, questions)
+    ask = asked_keys(table.get("ask", ()), kind, questions)
     if train is not None and serving is not None:
         raise ProblemError(
             f"{where}: key 'train'", "a problem is a serving step or a training run, not both"

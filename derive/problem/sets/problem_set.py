@@ -51,8 +51,10 @@ __all__ = [
     "ProblemEntry",
     "ProblemSet",
     "QuestionEntry",
+    "asked_keys",
     "load_problem_set",
     "parse_problem_set",
+    "questions_of",
 ]
 
 MAX_PROBLEMS = 500
@@ -254,12 +256,12 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     dtypes = ((raw["dtype"],) if "dtype" in raw else ()) + str_map(
         raw.get("dtypes", {}), where, "dtypes", str
     )
-    questions = _questions(raw, where, EXPECT_KEYS)
+    questions = questions_of(raw, where, EXPECT_KEYS)
     defined = questions.answers if questions is not None else ()
     for key in raw.get("expect", {}):
         if key not in EXPECT_KEYS + defined:
             raise unknown_quantity(f"{where}: key 'expect'", key, EXPECT_KEYS + defined)
-    ask = _ask_keys(raw.get("ask", ()), ProblemKind.OPERATOR, questions)
+    ask = asked_keys(raw.get("ask", ()), ProblemKind.OPERATOR, questions)
     for item in ask:
         if item not in ASK_KEYS + defined:
             raise unknown_quantity(f"{where}: key 'ask'", item, ASK_KEYS + defined)
@@ -284,7 +286,7 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot, questions)
 
 
-def _ask_keys(ask: object, kind: ProblemKind, questions: QuestionSpec | None) -> tuple[str, ...]:
+def asked_keys(ask: object, kind: ProblemKind, questions: QuestionSpec | None) -> tuple[str, ...]:
     """A problem's ``ask`` by the keys it means: a quantity's catalogue name or alias reads as
     the ask that shows it (an operator's ``t_lower`` as ``bounds``); a defined name stays."""
     defined = questions.answers if questions is not None else ()
@@ -296,7 +298,7 @@ def _ask_keys(ask: object, kind: ProblemKind, questions: QuestionSpec | None) ->
     return tuple(dict.fromkeys(keys))
 
 
-def _questions(table: dict, where: str, builtin: tuple[str, ...]) -> QuestionSpec | None:
+def questions_of(table: dict, where: str, builtin: tuple[str, ...]) -> QuestionSpec | None:
     """The givens, definitions and equations of a problem (``expect`` of defined names)."""
     expect = {k: v for k, v in table.get("expect", {}).items() if k not in builtin}
     spec = question_spec(table, where, expect)
@@ -315,7 +317,7 @@ def _questions(table: dict, where: str, builtin: tuple[str, ...]) -> QuestionSpe
 def _question_problem(raw: object, index: int, origin: str, seen: set[str]) -> QuestionEntry:
     """A problem of givens, definitions and equations alone."""
     pid, where, table = problem_head(raw, index, origin, seen, _QUESTION_PROBLEM, "id")
-    questions = _questions(table, where, ())
+    questions = questions_of(table, where, ())
     if questions is None or not questions.answers:
         raise ProblemError(
             where,
