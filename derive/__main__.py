@@ -1,8 +1,6 @@
 """``python -m derive`` runs the command line."""
 
-import sys
-
-from derive.commands.cli import run
+from derive.commands.cli import command
 
 if __name__ == "__main__":
-    sys.exit(run())
+    command()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 from conftest import ROOT
@@ -31,12 +33,40 @@ def test_every_command_is_registered():
     assert {"solve", "key", "check", "compare", "sweep", "chips", "operators"} <= set(sub.choices)
 
 
-def test_console_script_is_the_run_entry():
-    """``derive`` runs derive.commands.cli:run (engine loaded with the collector paused, then main), as python -m derive does."""
+def test_console_script_is_the_command_entry():
+    """``derive`` runs derive.commands.cli:command (run: the engine loaded with the collector
+    paused, then main; then the quick exit), as python -m derive does."""
     import importlib
 
     target = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["derive"]
     module, _, func = target.partition(":")
     assert callable(getattr(importlib.import_module(module), func))
-    assert target == "derive.commands.cli:run"
-    assert "run()" in (ROOT / "derive" / "__main__.py").read_text()
+    assert target == "derive.commands.cli:command"
+    assert "command()" in (ROOT / "derive" / "__main__.py").read_text()
+
+
+def test_the_quick_exit_keeps_the_exit_code_the_output_and_the_atexit_handlers(tmp_path):
+    """``command()`` ends the process with os._exit: what was printed (even unflushed),
+    what atexit would have run, and the exit code all survive it."""
+    code = (
+        "import atexit, sys\n"
+        "path = sys.argv[1]\n"
+        "atexit.register(lambda: open(path, 'w').write('ran'))\n"
+        "sys.argv = ['derive', 'solve', 'nosuch']\n"
+        "from derive.commands.cli import command\n"
+        "print('before', end='')\n"
+        "command()\n"
+        "print('never')\n"
+    )
+    marker = tmp_path / "atexit"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(marker)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == "before"
+    assert done.stderr.count("\n") == 1 and "nosuch" in done.stderr
+    assert marker.read_text() == "ran"

@@ -36,6 +36,7 @@ __all__ = [
     "Subparsers",
     "build_parser",
     "load_engine",
+    "command",
     "main",
     "run",
 ]
@@ -326,6 +327,31 @@ def run() -> int:
     if not any(arg in ("-h", "--help", "--version") for arg in sys.argv[1:]):
         load_engine()
     return main()
+
+
+def command() -> None:
+    """The ``derive`` executable (console script and ``python -m derive``): :func:`run`, then exit.
+
+    The process ends as soon as the command's output is out: standard output and error are
+    flushed and the ``atexit`` handlers run (temporary files, logging), then it exits
+    without the interpreter's teardown, which frees every object one at a time (sympy's
+    included) and took 2 to 3 % of a cold ``derive key`` (benchmarks/README.md). Every file
+    derive writes is closed before :func:`main` returns. Where that cannot be relied on (a
+    flush fails, another thread still runs) the exit is Python's own.
+    """
+    code = run()
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        sys.exit(code)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except (OSError, ValueError):
+        sys.exit(code)
+    import atexit
+
+    atexit._run_exitfuncs()  # what the interpreter runs at exit, in the same order
+    os._exit(code)
 
 
 class _StdoutError(Exception):
