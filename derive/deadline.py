@@ -10,6 +10,10 @@ naming the input that was too costly.
 * :func:`run_each` runs ``func(0) … func(n-1)`` on up to ``jobs`` workers, each item under
   its own budget, results in order (``derive key``: problems on all cores). A worker takes
   the next item when it finishes one, so caches warm within a worker keep paying.
+* :func:`workers` keeps the workers for more batches: :meth:`Workers.each` as
+  :func:`run_each` (the function is inherited at the fork), then :meth:`Workers.calls` of
+  module-level functions sent pickled with their arguments (``derive key``: the problems,
+  then the roofline figures drawn from them, on the same two workers: no second fork).
 
 Results and errors cross the pipe pickled. A :class:`~derive.errors.DeriveError` raised by
 the work is re-raised in the parent as the same class with the same ``what`` and ``why``
@@ -50,7 +54,8 @@ import sys
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -61,11 +66,13 @@ __all__ = [
     "DEFAULT_SECONDS",
     "ENV_VAR",
     "WorkerCrashError",
+    "Workers",
     "default_jobs",
     "run_command_with_deadline",
     "run_each",
     "run_with_deadline",
     "time_limit",
+    "workers",
 ]
 
 T = TypeVar("T")
@@ -75,6 +82,7 @@ MAX_SECONDS = 86_400.0
 _HEADER = struct.Struct("!Q")
 _TASK = struct.Struct("!q")
 _STOP = -1
+_CALL = -2  # a pickled call follows: (index, function, arguments), framed as results are
 CAN_FORK = hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi")
 """Whether work can run in forked workers: not on Windows, nor in a browser (Pyodide has an
 ``os.fork`` that cannot succeed; a published workbook's page enforces its own time limit)."""
@@ -183,6 +191,11 @@ class _Worker:
     item: int | None = None
     started: float = 0.0
     buffer: bytearray = field(default_factory=bytearray)
+    stopped: bool = False  # told to exit: takes no more items
+
+    @property
+    def serving(self) -> bool:
+        return bool(self.pid) and not self.stopped
 
 
 def _frame(payload: object) -> bytes:
@@ -213,20 +226,37 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from a pipe (None: it was closed first)."""
+    raw = b""
+    while len(raw) < size:
+        chunk = os.read(fd, size - len(raw))
+        if not chunk:
+            return None
+        raw += chunk
+    return raw
+
+
 def _serve(func: Callable[[int], object], tasks: int, results: int) -> None:
-    """The worker's loop: read an index, answer with a framed outcome, until told to stop."""
+    """The worker's loop: read an index (or a pickled call), answer with a framed outcome,
+    until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     while True:
-        raw = b""
-        while len(raw) < _TASK.size:
-            chunk = os.read(tasks, _TASK.size - len(raw))
-            if not chunk:
-                return
-            raw += chunk
+        raw = _read_exactly(tasks, _TASK.size)
+        if raw is None:
+            return
         (index,) = _TASK.unpack(raw)
         if index == _STOP:
             return
+        if index == _CALL:
+            header = _read_exactly(tasks, _HEADER.size)
+            body = header and _read_exactly(tasks, _HEADER.unpack(header)[0])
+            if body is None:
+                return
+            index, call, args = pickle.loads(body)
+            _write_all(results, _outcome(lambda _: call(*args), index))
+            continue
         _write_all(results, _outcome(func, index))
 
 
@@ -276,27 +306,78 @@ def _inline(
 
 
 class _Pool:
-    """Forked workers fed one item at a time, each item under the same budget."""
+    """Forked workers fed one item at a time, each item under the same budget; they serve
+    batch after batch until :meth:`close`."""
 
-    def __init__(
-        self, func: Callable[[int], object], count: int, jobs: int, name: Callable[[int], str]
-    ) -> None:
-        self.func, self.count, self.name = func, count, name
+    def __init__(self, func: Callable[[int], object], jobs: int) -> None:
+        self.func, self.jobs = func, max(1, jobs)
         self.workers: list[_Worker] = []
         self.selector = selectors.DefaultSelector()
-        for _ in range(max(1, min(jobs, count))):
+        self.name: Callable[[int], str] = str
+
+    def grow(self, count: int) -> None:
+        """Fork workers until as many live as ``count`` items can use (at most ``jobs``)."""
+        while sum(1 for w in self.workers if w.serving) < min(self.jobs, count):
             inherited = [fd for w in self.workers for fd in (w.tasks, w.results)]
-            worker = _spawn(func, inherited)
+            worker = _spawn(self.func, inherited)
             self.workers.append(worker)
             self.selector.register(worker.results, selectors.EVENT_READ, worker)
 
-    def assign(self, worker: _Worker, index: int) -> None:
+    def assign(self, worker: _Worker, index: int, call: tuple | None = None) -> None:
+        """Item ``index`` to an idle worker: ``func(index)``, or ``call = (function, args)``."""
         worker.item, worker.started = index, time.monotonic()
-        _write_all(worker.tasks, _TASK.pack(index))
+        if call is None:
+            _write_all(worker.tasks, _TASK.pack(index))
+            return
+        data = pickle.dumps((index, *call), protocol=pickle.HIGHEST_PROTOCOL)
+        _write_all(worker.tasks, _TASK.pack(_CALL) + _HEADER.pack(len(data)) + data)
 
-    def finish(self, worker: _Worker) -> None:
-        worker.item = None
-        _write_all(worker.tasks, _TASK.pack(_STOP))
+    def run(
+        self,
+        count: int,
+        calls: Sequence[tuple[Callable[..., object], tuple]] | None,
+        seconds: float | None,
+        name: Callable[[int], str],
+        on_done: Callable[[int, int], None] | None,
+    ) -> list[Any]:
+        """Items ``0 … count-1`` (``func(i)``, or ``calls[i]``) on the workers, results in order."""
+        self.name = name
+        self.grow(count)
+        results: list[Any] = [None] * count
+        pending = deque(range(count))
+        done = 0
+        for worker in self.workers:
+            if pending and worker.serving:
+                index = pending.popleft()
+                self.assign(worker, index, calls[index] if calls is not None else None)
+        while done < count:
+            now = time.monotonic()
+            busy = [w for w in self.workers if w.item is not None]
+            if seconds is not None:
+                late = next((w for w in busy if now - w.started >= seconds), None)
+                if late is not None:
+                    raise TimeLimitError(
+                        name(late.item),  # type: ignore[arg-type]
+                        f"took longer than the time limit of {seconds:g} s and was stopped "
+                        f"(--time-limit SECONDS or {ENV_VAR} sets it)",
+                    )
+                wait = min(w.started + seconds for w in busy) - now
+            else:
+                wait = None
+            for key, _ in self.selector.select(wait):
+                ready: _Worker = key.data
+                for kind, index, detail in self.messages(ready):
+                    if kind != "ok":
+                        raise _rebuild(kind, detail)
+                    results[index] = detail
+                    ready.item = None
+                    done += 1
+                    if on_done:
+                        on_done(done, count)
+                    if pending:
+                        nxt = pending.popleft()
+                        self.assign(ready, nxt, calls[nxt] if calls is not None else None)
+        return results
 
     def messages(self, worker: _Worker) -> list[tuple]:
         """Complete messages read from a worker's pipe (LimitError if it died mid-item)."""
@@ -324,11 +405,22 @@ class _Pool:
             del worker.buffer[: _HEADER.size + size]
         return out
 
+    def stop_idle(self) -> None:
+        """Tell every idle worker to exit (without waiting for it)."""
+        for w in self.workers:
+            if w.serving and w.item is None:
+                w.stopped = True
+                with contextlib.suppress(OSError):
+                    _write_all(w.tasks, _TASK.pack(_STOP))
+
     def close(self) -> None:
+        """Stop every worker: an idle one is told to exit, a busy one is killed; then reaped."""
+        self.stop_idle()
         for w in self.workers:
             if w.pid:
                 try:
-                    os.kill(w.pid, signal.SIGKILL)
+                    if w.item is not None:
+                        os.kill(w.pid, signal.SIGKILL)
                     os.waitpid(w.pid, 0)
                 except (ProcessLookupError, ChildProcessError):
                     pass
@@ -371,45 +463,61 @@ def run_each(
         LimitError: a worker was killed from outside (out of memory, a signal).
         WorkerCrashError: a bug in the work (an exception that is not a DeriveError).
     """
-    jobs = default_jobs() if jobs is None else jobs
     if count == 0:
         return []
+    with workers(func, seconds=seconds, jobs=jobs) as pool:
+        return pool.each(count, name=name, on_done=on_done)
+
+
+class Workers:
+    """Workers kept for several batches (:func:`workers`); in-process where nothing forks."""
+
+    def __init__(self, func: Callable[[int], object], seconds: float | None, pool: _Pool | None):
+        self._func, self._seconds, self._pool = func, seconds, pool
+
+    def each(
+        self,
+        count: int,
+        *,
+        name: Callable[[int], str],
+        on_done: Callable[[int, int], None] | None = None,
+    ) -> list[Any]:
+        """``[func(0), …, func(count - 1)]``, as :func:`run_each` computes them."""
+        if self._pool is None:
+            return _inline(self._func, count, on_done)
+        return self._pool.run(count, None, self._seconds, name, on_done)
+
+    def calls(
+        self, calls: Sequence[tuple[Callable[..., T], tuple]], *, name: Callable[[int], str]
+    ) -> list[T]:
+        """``[f(*args) for f, args in calls]`` on the same workers, each within the budget:
+        each ``f`` a module-level function and its ``args`` picklable (they cross a pipe)."""
+        if not calls:
+            return []
+        if self._pool is None:
+            return [call(*args) for call, args in calls]
+        return self._pool.run(len(calls), calls, self._seconds, name, None)
+
+    def release(self) -> None:
+        """No more batches are coming: the workers exit now, while this process goes on
+        (a later batch would fork new ones)."""
+        if self._pool is not None:
+            self._pool.stop_idle()
+
+
+@contextmanager
+def workers(
+    func: Callable[[int], object], *, seconds: float | None, jobs: int | None = None
+) -> Iterator[Workers]:
+    """Up to ``jobs`` forked workers that inherit ``func`` and serve batches until the block
+    ends (then none outlives it). Without a budget and with one job, or where nothing can
+    fork, the work runs in this process (the budget is then not enforced)."""
+    jobs = default_jobs() if jobs is None else jobs
     if not CAN_FORK or (seconds is None and jobs <= 1):
-        return _inline(func, count, on_done)
-    results: list[Any] = [None] * count
-    pending = deque(range(count))
-    pool = _Pool(func, count, jobs, name)
-    done = 0
+        yield Workers(func, seconds, None)
+        return
+    pool = _Pool(func, jobs)
     try:
-        for worker in pool.workers:
-            pool.assign(worker, pending.popleft())
-        while done < count:
-            now = time.monotonic()
-            busy = [w for w in pool.workers if w.item is not None]
-            if seconds is not None:
-                late = next((w for w in busy if now - w.started >= seconds), None)
-                if late is not None:
-                    raise TimeLimitError(
-                        name(late.item),  # type: ignore[arg-type]
-                        f"took longer than the time limit of {seconds:g} s and was stopped "
-                        f"(--time-limit SECONDS or {ENV_VAR} sets it)",
-                    )
-                wait = min(w.started + seconds for w in busy) - now
-            else:
-                wait = None
-            for key, _ in pool.selector.select(wait):
-                ready: _Worker = key.data
-                for kind, index, detail in pool.messages(ready):
-                    if kind != "ok":
-                        raise _rebuild(kind, detail)
-                    results[index] = detail
-                    done += 1
-                    if on_done:
-                        on_done(done, count)
-                    if pending:
-                        pool.assign(ready, pending.popleft())
-                    else:
-                        pool.finish(ready)
+        yield Workers(func, seconds, pool)
     finally:
         pool.close()
-    return results

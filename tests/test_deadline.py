@@ -18,6 +18,7 @@ from derive.deadline import (
     run_each,
     run_with_deadline,
     time_limit,
+    workers,
 )
 from derive.errors import DeriveError, LimitError, TimeLimitError, UnknownNameError
 
@@ -89,6 +90,33 @@ def test_no_worker_outlives_the_call():
     with pytest.raises(TimeLimitError):
         run_each(lambda i: time.sleep(600), 4, seconds=0.3, name=str, jobs=2)
     assert _children() == children_before
+
+
+def test_later_batches_run_on_the_same_workers_as_calls():
+    """``derive key`` draws its figures on the workers that derived its problems: a batch of
+    pickled calls after the inherited one, in order, forking nothing more; the budget,
+    errors and clean-up hold for it as for the first batch."""
+    children_before = _children()
+    offset = 1000  # inherited by the workers at the fork
+    with workers(lambda i: (os.getpid(), i + offset), seconds=2, jobs=2) as pool:
+        first = pool.each(6, name=str)
+        pids = {pid for pid, _ in first}
+        assert [value for _, value in first] == [1000 + i for i in range(6)]
+        later = pool.calls([(os.getpid, ())] * 6 + [(divmod, (7, 2))], name=str)
+        assert set(later[:6]) <= pids and later[6] == (3, 1)
+        with pytest.raises(UnknownNameError, match="thing 'x'"):
+            pool.calls([(_raise_unknown, ("x",))], name=str)
+        with pytest.raises(TimeLimitError, match="call 0"):
+            pool.calls([(time.sleep, (600,))], name=lambda k: f"call {k}")
+    assert _children() == children_before
+    with workers(lambda i: -i, seconds=None, jobs=1) as inline:  # nothing forks
+        assert inline.each(3, name=str) == [0, -1, -2]
+        assert inline.calls([(abs, (-4,))], name=str) == [4]
+    assert _children() == children_before
+
+
+def _raise_unknown(name: str) -> None:
+    raise UnknownNameError(f"thing {name!r}", "is not known")
 
 
 def _children() -> set[str]:

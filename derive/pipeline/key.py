@@ -11,7 +11,7 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
-from derive.deadline import run_each
+from derive.deadline import workers
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ProblemError
 from derive.pipeline import Derivation, analyse_spec, derive_spec
@@ -23,6 +23,7 @@ from derive.problem.sets.problem_set import ProblemSet
 from derive.problem.sets.registry import set_registry
 
 if TYPE_CHECKING:
+    from derive.deadline import Workers
     from derive.analysis.crossover.records import Crossover
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.figures.model import Series
@@ -254,14 +255,27 @@ def build_key(
     stem = safe_name(stem)
     registry = registry or set_registry(pset, trust=True)
     preload()  # once here rather than once in each worker
-    built = run_each(
-        partial(_build_problem, pset, stem, registry),
-        len(pset.problems),
-        seconds=time_limit,
-        name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",
-        jobs=jobs,
-        on_done=progress,
-    )
+    with workers(partial(_build_problem, pset, stem, registry), seconds=time_limit, jobs=jobs) as pool:
+        built = pool.each(
+            len(pset.problems),
+            name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",
+            on_done=progress,
+        )
+        return _assemble(pset, stem, registry, built, errors, time_limit, jobs, pool)
+
+
+def _assemble(
+    pset: ProblemSet,
+    stem: str,
+    registry: Registry,
+    built: list[ProblemPart | ProblemError],
+    errors: Sequence[DeriveError],
+    time_limit: float | None,
+    jobs: int,
+    pool: Workers,
+) -> dict[str, str]:
+    """The key's files from the derived operator problems: the set's kernels, models,
+    questions, budgets and what-ifs derived here, the figures drawn by ``pool``."""
     raise_collected(
         pset.source, [*errors, *(part for part in built if isinstance(part, ProblemError))]
     )
@@ -287,6 +301,7 @@ def build_key(
         jobs=jobs,
         answered=answered,
         natives=natives,
+        pool=pool,
     )
 
 

@@ -161,8 +161,14 @@ def tex_prose_numbers(text: str) -> str:
     >>> print(tex_prose_numbers("π = 9.89e14 FLOP/s, β = 3.35e12 B/s; id given-1.97e14"))
     $\\pi$ = $9.89 \\times 10^{14}$ FLOP/s, $\\beta$ = $3.35 \\times 10^{12}$ B/s; id given-1.97e14
     """
+    return _tex_prose_numbers(str(text))
+
+
+@lru_cache(maxsize=4096)
+def _tex_prose_numbers(text: str) -> str:
+    """:func:`tex_prose_numbers` of a str (remembered: a key escapes the same prose for
+    many problems; most calls repeat an earlier one)."""
     out, start = [], 0
-    text = str(text)
     for match in _E_NUMBER.finditer(text):
         out += [tex_escape(text[start : match.start()]), _powered(match)]
         start = match.end()
@@ -182,7 +188,12 @@ def tex_escape(text: str, code: bool = True) -> str:
     >>> print(tex_escape("max(T_math, β_link) in 'All About Rooflines'; kv_bytes"))
     max($T_{\\mathrm{math}}$, $\\beta_{\\mathrm{link}}$) in `All About Rooflines'; \\texttt{kv\\_\\allowbreak{}bytes}
     """
-    text = str(text)
+    return _tex_escape(str(text), code)
+
+
+@lru_cache(maxsize=4096)
+def _tex_escape(text: str, code: bool) -> str:
+    """:func:`tex_escape` of a str (remembered, as :func:`_tex_prose_numbers` is)."""
     if not code:  # a name inside math (``\\mathrm{kv\\_bytes}``): no identifier as code
         return _ADJACENT_MATH.sub(" ", _symbols(text))
     out, start = [], 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from derive.present.escape import tex_prose_numbers
 from derive.solution.steps import Math
@@ -39,11 +40,13 @@ SIDE_WIDTH = 8
 _NEXT_LINE = " \\\\\n  &\\qquad "  # a continuation line of an align* row
 
 
+@lru_cache(maxsize=4096)
 def _tex_width(tex: str, start: float = 0.0) -> float:
     """A rough printed width of LaTeX math, in characters (a fraction counts its wider side).
 
     ``start`` is added first, so ``_tex_width(b, _tex_width(a)) == _tex_width(a + " " + b)``
     exactly, floats and all, when ``a`` ends outside any group: a line grows one term at a time.
+    Remembered: a key measures the same math again and again (more than half its calls).
     """
     tokens = _TEX_TOKEN.findall(tex)
     return _tokens_width(tokens, 0, len(tokens), start)

@@ -14,7 +14,7 @@ import sympy as sp
 from derive.analysis.algebra.substitution import values_at
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover.records import NEVER, Crossover
-from derive.deadline import run_each
+from derive.deadline import Workers, run_each
 from derive.errors import ProblemError
 from derive.figures import (
     Ceiling,
@@ -228,10 +228,12 @@ def roofline_figures(
     source: str,
     time_limit: float | None = None,
     jobs: int = 1,
+    pool: Workers | None = None,
 ) -> list[Figure]:
     """One roofline per hardware, its problems placed on it; the SVG and the TikZ of every
     figure are drawn as separate items of the worker pool (label placement grows with the
-    square of the points: 500 problems on one chip take seconds)."""
+    square of the points: 500 problems on one chip take seconds): ``pool``, the workers
+    that derived the problems, else ``jobs`` new ones, each item within ``time_limit``."""
     groups: dict[str, list[Placement]] = {}
     for placement in placements:
         groups.setdefault(placement.hardware, []).append(placement)
@@ -243,13 +245,17 @@ def roofline_figures(
         figure = RooflineFigure(first.title, first.bandwidth, first.ceilings, points)
         captions.append(_caption(first.title, figure, members))
         figures.append((name, figure))
-    drawn = run_each(
-        lambda k: (roofline_tikz if k % 2 else roofline_svg)(figures[k // 2][1]),
-        2 * len(figures),
-        seconds=time_limit,
-        name=lambda k: f"{source}: roofline figure of {figures[k // 2][0]}",
-        jobs=jobs,
-    )
+    calls = [(draw, (figure,)) for _, figure in figures for draw in (roofline_svg, roofline_tikz)]
+
+    def name(k: int) -> str:
+        return f"{source}: roofline figure of {figures[k // 2][0]}"
+
+    if pool is not None:
+        drawn = pool.calls(calls, name=name)
+    else:
+        drawn = run_each(
+            lambda k: calls[k][0](*calls[k][1]), len(calls), seconds=time_limit, name=name, jobs=jobs
+        )
     return [
         Figure(
             safe_name(f"{stem}-roofline-{name}.svg"),
