@@ -268,6 +268,11 @@ def _spawn(func: Callable[[int], object], inherited: list[int]) -> _Worker:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child (coverage does not follow forks)
         gc.freeze()  # the child's collections leave the parent's objects (and their pages) alone
+        # and it collects nothing: a worker lives for one command or one key, within a time
+        # limit per item, and its collections walked every cache it filled (a tenth of a
+        # 500-problem key's CPU); its memory stays that of a collecting worker
+        # (benchmarks/README.md)
+        gc.disable()
         code = 0
         try:
             for fd in [task_w, result_r, *inherited]:

@@ -190,3 +190,61 @@ def test_layers_compose_the_registrys_own_operators(tmp_path):
         "mine = Operator(name='mine', flops=N, reads=[Tensor('X', (N,))], writes=[Tensor('Y', (N,))])\n"
     )
     assert load_registry((f, f), include_builtins=False).names() == ("mine",)
+
+
+def test_the_names_read_from_each_builtin_file_are_those_it_declares():
+    """A lazy registry finds a built-in's file by the names read from its source
+    (``builtin_names``); they must be exactly the operators the file declares when run."""
+    from derive.declare.registry import (
+        _operators_in,
+        _sharing,
+        builtin_names,
+        builtin_operator_files,
+        load_operator_file,
+    )
+
+    with _sharing({}):
+        for path in builtin_operator_files():
+            declared = {op.name.lower() for op in _operators_in(load_operator_file(path))}
+            assert builtin_names(path) == declared, path.name
+
+
+def test_a_lazy_registry_is_the_whole_registry_loaded_when_asked(tmp_path):
+    """``load_registry(lazy=True)`` runs a built-in file only for a name it declares, and
+    otherwise answers as the registry loaded whole: the same operators in the same order,
+    the same lookups, the same errors (a duplicate, an unknown name)."""
+    from derive.declare.registry import load_registry
+    from derive.errors import OperatorFileError, UnknownNameError
+
+    eager = load_registry()
+    lazy = load_registry(lazy=True)
+    assert lazy.get("MatMul") == eager.get("matmul")
+    assert not any(path.name == "layers.py" for path in lazy._modules)  # no composite built
+    assert lazy.get("transformer_block") == eager.get("transformer_block")
+    with pytest.raises(UnknownNameError) as want:
+        eager.get("matmull")
+    with pytest.raises(UnknownNameError) as got:
+        load_registry(lazy=True).get("matmull")
+    assert got.value.one_line() == want.value.one_line()
+    assert load_registry(lazy=True).names() == eager.names()
+    # a file of one's own: its operators after the built-ins; a built-in it binds again is
+    # no duplicate; a different operator under a built-in's name is, said the same way
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        "from derive import Operator, Tensor, dims\nfrom derive.registry import load_registry\nN, = dims('N')\n"
+        "matvec = load_registry().get('matvec')\n"
+        "mine = Operator(name='mine', flops=N, reads=[Tensor('X', (N,))], writes=[Tensor('Y', (N,))])\n"
+    )
+    both = load_registry((mine,), lazy=True)
+    assert both.get("mine").name == "mine" and both.get("matvec").name == "matvec"
+    assert both.names() == load_registry((mine,)).names()
+    clash = tmp_path / "clash.py"
+    clash.write_text(
+        "from derive import Operator, Tensor, dims\nN, = dims('N')\n"
+        "dot = Operator(name='Dot', flops=N, reads=[Tensor('X', (N,))], writes=[Tensor('Y', (N,))])\n"
+    )
+    with pytest.raises(OperatorFileError) as want:
+        load_registry((clash,))
+    with pytest.raises(OperatorFileError) as got:
+        load_registry((clash,), lazy=True)
+    assert got.value.one_line() == want.value.one_line()

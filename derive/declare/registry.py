@@ -6,12 +6,15 @@ that is expected and the only place derive runs anything a user wrote.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
@@ -34,11 +37,21 @@ _session: ContextVar[dict[Path, ModuleType] | None] = ContextVar(
 )
 
 
-@dataclass(frozen=True)
 class Registry:
     """Operators by name, in load order (built-ins first, then user files)."""
 
-    operators: tuple[Operator, ...]
+    __slots__ = ("_operators",)
+
+    def __init__(self, operators: tuple[Operator, ...]) -> None:
+        self._operators = tuple(operators)
+
+    @property
+    def operators(self) -> tuple[Operator, ...]:
+        """Every operator, in load order."""
+        return self._operators
+
+    def __repr__(self) -> str:
+        return f"Registry({', '.join(self.names())})"
 
     def names(self) -> tuple[str, ...]:
         """Operator names in load order."""
@@ -155,23 +168,102 @@ def _declares_models(module: ModuleType) -> bool:
 
 
 def load_registry(
-    paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True
+    paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True, lazy: bool = False
 ) -> Registry:
     """Load the built-in operators (optional) and the given files, refusing duplicate names.
 
     A module-level name bound to an operator declared before it (a built-in the file took
     from ``load_registry()``, or one it imported) is not a new declaration: only a
     different operator under a name already taken is refused.
+
+    ``lazy``: a built-in file runs when one of its operators is first looked up by name
+    (:class:`_LazyRegistry`); the given files run now, as always. The operators, their
+    order and every error are those of a registry loaded whole.
     """
     builtins = builtin_operator_files() if include_builtins else ()
     files = builtins + tuple(Path(p) for p in paths)
     if _session.get() is not None:  # a file loading the registry shares its files' modules
         return _register(files, builtins)
-    token = _session.set({})
-    try:
+    if lazy and builtins:
+        return _LazyRegistry(builtins, tuple(Path(p) for p in paths))
+    with _sharing({}):
         return _register(files, builtins)
+
+
+@contextmanager
+def _sharing(modules: dict[Path, ModuleType]) -> Iterator[None]:
+    """Operator files loaded in the block run once each, into ``modules``."""
+    token = _session.set(modules)
+    try:
+        yield
     finally:
         _session.reset(token)
+
+
+@lru_cache(maxsize=None)
+def builtin_names(path: Path) -> frozenset[str]:
+    """The operator names (lower case) a built-in file declares, read from its source without
+    running it: each module-level ``x = Operator(name="…", …)`` (any call with a string
+    ``name``). tests/test_builtin_operators.py checks them against the files run."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return frozenset(
+        keyword.value.value.lower()
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+        for keyword in node.value.keywords
+        if keyword.arg == "name"
+        and isinstance(keyword.value, ast.Constant)
+        and isinstance(keyword.value.value, str)
+    )
+
+
+class _LazyRegistry(Registry):
+    """A registry whose built-in files run one at a time, as their operators are looked up.
+
+    ``derive key`` of a set that names no layer never builds ``operators/layers.py``'s
+    composites (a few hundredths of a second of sympy: benchmarks/README.md). The given
+    files run at once, with the built-in files whose names they reuse, so a duplicate is
+    refused where and as a whole load refuses it. Anything but a lookup by a built-in's
+    name (listing, an unknown name) loads the rest, then answers as :class:`Registry`.
+    """
+
+    __slots__ = ("_builtins", "_files", "_modules", "_given", "_whole")
+
+    def __init__(self, builtins: tuple[Path, ...], given: tuple[Path, ...]) -> None:
+        self._builtins, self._files = builtins, builtins + given
+        self._modules: dict[Path, ModuleType] = {}
+        self._whole: tuple[Operator, ...] | None = None
+        with _sharing(self._modules):
+            named = {
+                op.name.lower()
+                for path in given
+                for op in _operators_in(load_operator_file(path))
+            }
+            reused = tuple(path for path in builtins if builtin_names(path) & named)
+            self._given = _register(reused + given, builtins).operators
+        super().__init__(())
+
+    @property
+    def operators(self) -> tuple[Operator, ...]:
+        if self._whole is None:
+            with _sharing(self._modules):
+                self._whole = _register(self._files, self._builtins).operators
+        return self._whole
+
+    def get(self, name: str) -> Operator:
+        key = name.lower() if isinstance(name, str) else ""
+        if self._whole is None:
+            path = next((p for p in self._builtins if key in builtin_names(p)), None)
+            if path is not None:
+                with _sharing(self._modules):
+                    found = _operators_in(load_operator_file(path))
+                for op in found:
+                    if op.name.lower() == key:
+                        return op
+            for op in self._given:
+                if op.name.lower() == key:
+                    return op
+        return super().get(name)
 
 
 def _register(files: tuple[Path, ...], builtins: tuple[Path, ...]) -> Registry:

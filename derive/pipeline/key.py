@@ -255,6 +255,11 @@ def build_key(
     stem = safe_name(stem)
     registry = registry or set_registry(pset, trust=True)
     preload()  # once here rather than once in each worker
+    for entry in pset.problems:  # the operators' files too (a name not known: the worker says so)
+        try:
+            registry.get(entry.spec.operator)
+        except DeriveError:
+            pass
     with workers(partial(_build_problem, pset, stem, registry), seconds=time_limit, jobs=jobs) as pool:
         built = pool.each(
             len(pset.problems),

@@ -114,7 +114,7 @@ def set_registry(pset: ProblemSet, trust: bool, time_limit: float | None = None)
         TimeLimitError: reading the tables took longer than ``time_limit`` seconds.
     """
     require_trust(pset, trust)
-    registry = load_registry(pset.operators)
+    registry = load_registry(pset.operators, lazy=True)  # a built-in file runs when named
     tables = pset.operator_tables
     if not tables:
         return registry
