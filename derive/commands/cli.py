@@ -292,8 +292,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     return handler(args)
 
 
-def load_engine() -> None:
-    """Import sympy and the engine with the cycle collector paused, then freeze what they made.
+def load_engine(command: str = "none") -> None:
+    """Import sympy and the engine (and ``command``'s module, when it has one of its own)
+    with the cycle collector paused, then freeze what they made.
 
     Importing sympy creates a few hundred thousand objects that live until the process ends,
     and each full collection walks all of them again (what that cost a cold ``derive key``
@@ -309,6 +310,8 @@ def load_engine() -> None:
     gc.disable()
     try:
         import_module("derive.pipeline")  # sympy, jinja2 and the engine every command uses
+        if command in _LATER:
+            import_module(f"derive.commands.{_LATER[command][0]}")
         sympy = import_module("sympy")
         (
             sympy.Symbol("x") + 1
@@ -325,7 +328,7 @@ def run() -> int:
     ``--help`` and ``--version`` need no engine, so they answer without importing sympy.
     """
     if not any(arg in ("-h", "--help", "--version") for arg in sys.argv[1:]):
-        load_engine()
+        load_engine(_command_of(sys.argv[1:]))
     return main()
 
 

@@ -245,10 +245,11 @@ def roofline_figures(
         figure = RooflineFigure(first.title, first.bandwidth, first.ceilings, points)
         captions.append(_caption(first.title, figure, members))
         figures.append((name, figure))
-    calls = [(draw, (figure,)) for _, figure in figures for draw in (roofline_svg, roofline_tikz)]
+    # the TikZ items first: each draws four pictures, so the pool ends on short SVG items
+    calls = [(draw, (figure,)) for draw in (roofline_tikz, roofline_svg) for _, figure in figures]
 
     def name(k: int) -> str:
-        return f"{source}: roofline figure of {figures[k // 2][0]}"
+        return f"{source}: roofline figure of {figures[k % len(figures)][0]}"
 
     if pool is not None:
         drawn = pool.calls(calls, name=name)
@@ -260,8 +261,8 @@ def roofline_figures(
         Figure(
             safe_name(f"{stem}-roofline-{name}.svg"),
             captions[i],
-            drawn[2 * i],
-            drawn[2 * i + 1],
+            drawn[len(figures) + i],
+            drawn[i],
         )
         for i, (name, fig) in enumerate(figures)
     ]

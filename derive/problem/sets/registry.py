@@ -28,12 +28,16 @@ one line that names the file and the flag.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from derive.declare.operator import Operator, Tensor, dims
 from derive.declare.registry import Registry, load_registry
 from derive.errors import DeclarationError, ProblemError
 from derive.formula.decimals import parse_decimal
-from derive.problem.sets.operator_tables import OperatorTable, TensorTable
 from derive.problem.sets.problem_set import ProblemSet
+
+if TYPE_CHECKING:  # the tables' records load with a set that has [[operator]] tables
+    from derive.problem.sets.operator_tables import OperatorTable, TensorTable
 
 __all__ = ["declare_operator", "require_trust", "set_registry"]
 
