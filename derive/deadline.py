@@ -57,6 +57,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from derive.errors import DeriveError, LimitError, ProblemError, TimeLimitError, name_too_long
@@ -237,6 +238,10 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return raw
 
 
+def _called(call: Callable[..., object], args: tuple, _index: int) -> object:
+    return call(*args)
+
+
 def _serve(func: Callable[[int], object], tasks: int, results: int) -> None:
     """The worker's loop: read an index (or a pickled call), answer with a framed outcome,
     until told to stop."""
@@ -255,7 +260,7 @@ def _serve(func: Callable[[int], object], tasks: int, results: int) -> None:
             if body is None:
                 return
             index, call, args = pickle.loads(body)
-            _write_all(results, _outcome(lambda _: call(*args), index))
+            _write_all(results, _outcome(partial(_called, call, args), index))
             continue
         _write_all(results, _outcome(func, index))
 

@@ -35,8 +35,8 @@ from derive.errors import DeriveError, ProblemError, closest, name_too_long
 __all__ = [
     "Subparsers",
     "build_parser",
-    "load_engine",
     "command",
+    "load_engine",
     "main",
     "run",
 ]

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -200,7 +200,7 @@ def _sharing(modules: dict[Path, ModuleType]) -> Iterator[None]:
         _session.reset(token)
 
 
-@lru_cache(maxsize=None)
+@cache
 def builtin_names(path: Path) -> frozenset[str]:
     """The operator names (lower case) a built-in file declares, read from its source without
     running it: each module-level ``x = Operator(name="…", …)`` (any call with a string
@@ -227,7 +227,7 @@ class _LazyRegistry(Registry):
     name (listing, an unknown name) loads the rest, then answers as :class:`Registry`.
     """
 
-    __slots__ = ("_builtins", "_files", "_modules", "_given", "_whole")
+    __slots__ = ("_builtins", "_files", "_given", "_modules", "_whole")
 
     def __init__(self, builtins: tuple[Path, ...], given: tuple[Path, ...]) -> None:
         self._builtins, self._files = builtins, builtins + given
@@ -235,9 +235,7 @@ class _LazyRegistry(Registry):
         self._whole: tuple[Operator, ...] | None = None
         with _sharing(self._modules):
             named = {
-                op.name.lower()
-                for path in given
-                for op in _operators_in(load_operator_file(path))
+                op.name.lower() for path in given for op in _operators_in(load_operator_file(path))
             }
             reused = tuple(path for path in builtins if builtin_names(path) & named)
             self._given = _register(reused + given, builtins).operators

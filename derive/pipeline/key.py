@@ -4,6 +4,7 @@ within its time budget), then handed to :mod:`derive.present.key.files` for the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
@@ -23,9 +24,9 @@ from derive.problem.sets.problem_set import ProblemSet
 from derive.problem.sets.registry import set_registry
 
 if TYPE_CHECKING:
-    from derive.deadline import Workers
     from derive.analysis.crossover.records import Crossover
     from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.deadline import Workers
     from derive.figures.model import Series
     from derive.model.analysis import ModelAnalysis
     from derive.model.binding import ModelProblem
@@ -256,11 +257,11 @@ def build_key(
     registry = registry or set_registry(pset, trust=True)
     preload()  # once here rather than once in each worker
     for entry in pset.problems:  # the operators' files too (a name not known: the worker says so)
-        try:
+        with suppress(DeriveError):
             registry.get(entry.spec.operator)
-        except DeriveError:
-            pass
-    with workers(partial(_build_problem, pset, stem, registry), seconds=time_limit, jobs=jobs) as pool:
+    with workers(
+        partial(_build_problem, pset, stem, registry), seconds=time_limit, jobs=jobs
+    ) as pool:
         built = pool.each(
             len(pset.problems),
             name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",

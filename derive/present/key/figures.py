@@ -255,7 +255,11 @@ def roofline_figures(
         drawn = pool.calls(calls, name=name)
     else:
         drawn = run_each(
-            lambda k: calls[k][0](*calls[k][1]), len(calls), seconds=time_limit, name=name, jobs=jobs
+            lambda k: calls[k][0](*calls[k][1]),
+            len(calls),
+            seconds=time_limit,
+            name=name,
+            jobs=jobs,
         )
     return [
         Figure(
