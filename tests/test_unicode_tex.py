@@ -43,6 +43,7 @@ chip = "h100"
         ("5% of π", r"5\% of $\pi$"),  # derive's own table comes first
         ("a\x01b", "a?b"),  # a control character
         ("中", "?"),  # what neither table knows
+        ("softmax(q·kᵀ)", r"softmax(q$\cdot$k$^{\mathsf{T}}$)"),  # printed k? before
     ],
 )
 def test_tex_escape_encodes_letters_it_has_no_entry_for(text: str, latex: str):

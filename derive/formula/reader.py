@@ -26,7 +26,6 @@ import sympy as sp
 
 from derive.errors import LimitError, ParseError
 from derive.formula.evaluate import evaluate
-from derive.formula.latex import latex_tokens
 from derive.formula.limits import (
     MAX_DEGREE,
     MAX_DEPTH,
@@ -133,7 +132,12 @@ def read_tree(
     check_text(text)
     chosen, decided = choose_syntax(text, syntax)
     check_nesting(text)
-    tokens = latex_tokens(text) if chosen == "latex" else lex(text)
+    if chosen == "latex":  # pylatexenc's walker loads with the first LaTeX text
+        from derive.formula.latex import latex_tokens
+
+        tokens = latex_tokens(text)
+    else:
+        tokens = lex(text)
     if mark is not None:
         tokens = mark(tokens)
     return parse_tokens(tokens, len(text)), chosen, decided

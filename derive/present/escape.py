@@ -54,6 +54,7 @@ _TEX_MAP = {
     "–": "--",
     "−": "$-$",
     "…": r"\ldots{}",
+    "ᵀ": r"$^{\mathsf{T}}$",  # a transpose (QKᵀ in the attention operators' docs)
     "✓": r"$\checkmark$",
     "✗": r"$\times$",
     "[": "{[}",

@@ -248,17 +248,17 @@ def roofline_figures(
     # the TikZ items first: each draws four pictures, so the pool ends on short SVG items
     calls = [(draw, (figure,)) for draw in (roofline_tikz, roofline_svg) for _, figure in figures]
 
-    def name(k: int) -> str:
+    def item_name(k: int) -> str:
         return f"{source}: roofline figure of {figures[k % len(figures)][0]}"
 
     if pool is not None:
-        drawn = pool.calls(calls, name=name)
+        drawn = pool.calls(calls, name=item_name)
     else:
         drawn = run_each(
             lambda k: calls[k][0](*calls[k][1]),
             len(calls),
             seconds=time_limit,
-            name=name,
+            name=item_name,
             jobs=jobs,
         )
     return [
