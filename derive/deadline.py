@@ -336,11 +336,19 @@ class _Pool:
     def assign(self, worker: _Worker, index: int, call: tuple | None = None) -> None:
         """Item ``index`` to an idle worker: ``func(index)``, or ``call = (function, args)``."""
         worker.item, worker.started = index, time.monotonic()
-        if call is None:
-            _write_all(worker.tasks, _TASK.pack(index))
-            return
-        data = pickle.dumps((index, *call), protocol=pickle.HIGHEST_PROTOCOL)
-        _write_all(worker.tasks, _TASK.pack(_CALL) + _HEADER.pack(len(data)) + data)
+        message = _TASK.pack(index)
+        if call is not None:
+            data = pickle.dumps((index, *call), protocol=pickle.HIGHEST_PROTOCOL)
+            message = _TASK.pack(_CALL) + _HEADER.pack(len(data)) + data
+        try:
+            _write_all(worker.tasks, message)
+        except OSError:  # it died while idle, between batches (the OOM killer, a user)
+            _, status = os.waitpid(worker.pid, 0)
+            worker.pid = 0
+            self.selector.unregister(worker.results)
+            raise LimitError(
+                self.name(index), f"its worker process stopped: {_status(status)}"
+            ) from None
 
     def run(
         self,

@@ -109,6 +109,13 @@ def test_later_batches_run_on_the_same_workers_as_calls():
         with pytest.raises(TimeLimitError, match="call 0"):
             pool.calls([(time.sleep, (600,))], name=lambda k: f"call {k}")
     assert _children() == children_before
+    with workers(lambda i: os.getpid(), seconds=5, jobs=1) as pool:  # killed between batches
+        (pid,) = pool.each(1, name=str)
+        os.kill(pid, 9)
+        time.sleep(0.2)
+        with pytest.raises(LimitError, match="figure 0.*SIGKILL"):
+            pool.calls([(abs, (-1,))], name=lambda k: f"figure {k}")
+    assert _children() == children_before
     with workers(lambda i: -i, seconds=None, jobs=1) as inline:  # nothing forks
         assert inline.each(3, name=str) == [0, -1, -2]
         assert inline.calls([(abs, (-4,))], name=str) == [4]
