@@ -113,7 +113,7 @@ def test_later_batches_run_on_the_same_workers_as_calls():
         (pid,) = pool.each(1, name=str)
         os.kill(pid, 9)
         time.sleep(0.2)
-        with pytest.raises(LimitError, match="figure 0.*SIGKILL"):
+        with pytest.raises(LimitError, match=r"figure 0.*SIGKILL"):
             pool.calls([(abs, (-1,))], name=lambda k: f"figure {k}")
     assert _children() == children_before
     with workers(lambda i: -i, seconds=None, jobs=1) as inline:  # nothing forks
