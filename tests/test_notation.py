@@ -49,3 +49,44 @@ def test_numbers_written_in_place_of_symbols():
     B, D = sp.symbols("B D", positive=True)
     assert tex_sub(2 * B * D, {D: sp.Integer(4096)}) == r"2 \cdot B \cdot 4096"
     assert tex_sub(B + D, {D: sp.Rational(-3)}) == r"B + \left(-3\right)"
+
+
+def test_the_printer_that_remembers_parts_prints_as_sympy_does():
+    """``tex`` remembers each part it printed (a product, a power, a symbol) and reuses the
+    text inside later expressions; that text must be sympy's own, in every context the part
+    appears in (a numerator, a sum, a power's base, with a sign): a fresh printer with the
+    same settings, which remembers nothing, prints the same for random expressions."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from sympy.printing.latex import LatexPrinter
+
+    from derive.solution.notation import _SETTINGS, _int_tex, _printer
+
+    class Fresh(LatexPrinter):
+        def _print_Integer(self, expr):
+            return _int_tex(int(expr))
+
+    B, D, F = sp.symbols("B D F", positive=True, integer=True)
+    w = sp.Symbol("w_X", positive=True)
+    atoms = st.sampled_from([B, D, F, w, sp.Integer(2), sp.Rational(9, 16), sp.Integer(3000000)])
+
+    def combine(children):
+        return st.one_of(
+            st.tuples(children, children).map(lambda p: p[0] * p[1]),
+            st.tuples(children, children).map(lambda p: p[0] + p[1]),
+            st.tuples(children, children).map(lambda p: p[0] / (p[1] + 1)),
+            st.tuples(children, st.integers(-3, 3)).map(lambda p: p[0] ** p[1]),
+            children.map(lambda e: -e),
+        )
+
+    exprs = st.recursive(atoms, combine, max_leaves=8)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(exprs, min_size=1, max_size=4))
+    def check(batch):
+        remembering = _printer((), None)
+        for expr in batch:
+            fresh = Fresh(dict(_SETTINGS, symbol_names={}, mul_symbol=None))
+            assert remembering.doprint(expr) == fresh.doprint(expr), expr
+
+    check()

@@ -33,7 +33,22 @@ def _int_tex(n: int) -> str:
 
 
 class _Printer(LatexPrinter):
-    """sympy's LaTeX printer, with large round integers as ``a \\times 10^{k}``."""
+    """sympy's LaTeX printer, with large round integers as ``a \\times 10^{k}``, that
+    remembers what it printed: a key prints the same products, powers and symbols inside
+    many expressions (``2 B D F``, ``w_{X}``), and sympy prints each part again each time.
+    A part printed with extra arguments (an exponent, a style) is not remembered."""
+
+    def __init__(self, settings: dict) -> None:
+        super().__init__(settings)
+        self._printed: dict[sp.Basic, str] = {}
+
+    def _print(self, expr: object, **kwargs: object) -> str:
+        if kwargs or not isinstance(expr, sp.Basic):
+            return super()._print(expr, **kwargs)
+        printed = self._printed.get(expr)
+        if printed is None:
+            printed = self._printed[expr] = super()._print(expr)
+        return printed
 
     def _print_Integer(self, expr: sp.Integer) -> str:
         return _int_tex(int(expr))
