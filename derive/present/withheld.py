@@ -47,9 +47,12 @@ _EDGE = ",:()."  # punctuation around a word that is the sentence's, not the for
 _LONGEST = 7  # words in one formula ("2 B D F / P" at most, in practice)
 
 
-def _clauses(text: str) -> list[tuple[str, str]]:
-    """``(clause, separator)`` pairs: split at ``;`` and sentence ends outside brackets."""
-    out, depth, start, i = [], 0, 0, 0
+@lru_cache(maxsize=256)
+def _clauses(text: str) -> tuple[tuple[str, str], ...]:
+    """``(clause, separator)`` pairs: split at ``;`` and sentence ends outside brackets
+    (remembered: every problem of an operator splits its doc again)."""
+    out: list[tuple[str, str]] = []
+    depth, start, i = 0, 0, 0
     while i < len(text):
         ch = text[i]
         depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
@@ -64,7 +67,7 @@ def _clauses(text: str) -> list[tuple[str, str]]:
         i += 1
     if start < len(text):
         out.append((text[start:], ""))
-    return out
+    return tuple(out)
 
 
 def _telling(expr: sp.Expr) -> bool:
