@@ -103,11 +103,11 @@ def place_labels(
             and by1 + v <= ay1 * growth
         ):
             return False
-        return not any(
-            _collide(b, at, o, c, grow)
-            for box_list, at_list in ((hard, centres), (placed, anchors))
-            for o, c in zip(box_list, at_list)
-        )
+        for box_list, at_list in ((hard, centres), (placed, anchors)):
+            for o, c in zip(box_list, at_list):
+                if _collide(b, at, o, c, grow):
+                    return False
+        return True
 
     # soft samples sorted by left edge: a box can only meet those whose left edge lies
     # within (b.x0 - 1 - widest, b.x1 + 1), found by bisection with slack against rounding;
@@ -158,7 +158,11 @@ def place_labels(
             for step in range(1, 7):
                 if choice is not None:
                     break
-                nudged = [b.shifted(sign * step * r.h) for b in boxes for sign in (-1, 1)]
+                nudged = [
+                    new(Box, (x0, y0 + dy, x1, y1 + dy))
+                    for x0, y0, x1, y1 in boxes
+                    for dy in (-step * r.h, step * r.h)  # b.shifted(sign * step * r.h)
+                ]
                 choice = best(nudged, at, g)
             if choice is not None:
                 break
@@ -170,7 +174,19 @@ def place_labels(
                 for b in boxes
                 for sign in (-1, 1)
             ]
-            choice = min(tried, key=lambda b: sum(b.overlaps(o) for o in (*hard, *placed)))
+            obstacles = (*hard, *placed)
+
+            def covered(b: Box) -> int:  # sum(b.overlaps(o) for o in obstacles), inlined
+                bx0, by0, bx1, by1 = b
+                return sum(
+                    1
+                    for ox0, oy0, ox1, oy1 in obstacles
+                    if not (
+                        bx1 + 1.0 <= ox0 or ox1 + 1.0 <= bx0 or by1 + 1.0 <= oy0 or oy1 + 1.0 <= by0
+                    )
+                )
+
+            choice = min(tried, key=covered)
         placed.append(choice)
         anchors.append(at)
     return placed
