@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain, pairwise
 from typing import NamedTuple
 
@@ -174,22 +175,20 @@ def place_labels(
                 for b in boxes
                 for sign in (-1, 1)
             ]
-            obstacles = (*hard, *placed)
-
-            def covered(b: Box) -> int:  # sum(b.overlaps(o) for o in obstacles), inlined
-                bx0, by0, bx1, by1 = b
-                return sum(
-                    1
-                    for ox0, oy0, ox1, oy1 in obstacles
-                    if not (
-                        bx1 + 1.0 <= ox0 or ox1 + 1.0 <= bx0 or by1 + 1.0 <= oy0 or oy1 + 1.0 <= by0
-                    )
-                )
-
-            choice = min(tried, key=covered)
+            choice = min(tried, key=partial(_covered, (*hard, *placed)))
         placed.append(choice)
         anchors.append(at)
     return placed
+
+
+def _covered(obstacles: tuple[Box, ...], b: Box) -> int:
+    """``sum(b.overlaps(o) for o in obstacles)``, inlined: the last tier's count."""
+    bx0, by0, bx1, by1 = b
+    return sum(
+        1
+        for ox0, oy0, ox1, oy1 in obstacles
+        if not (bx1 + 1.0 <= ox0 or ox1 + 1.0 <= bx0 or by1 + 1.0 <= oy0 or oy1 + 1.0 <= by0)
+    )
 
 
 def _collide(
