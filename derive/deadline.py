@@ -343,12 +343,19 @@ class _Pool:
         try:
             _write_all(worker.tasks, message)
         except OSError:  # it died while idle, between batches (the OOM killer, a user)
-            _, status = os.waitpid(worker.pid, 0)
-            worker.pid = 0
-            self.selector.unregister(worker.results)
-            raise LimitError(
-                self.name(index), f"its worker process stopped: {_status(status)}"
-            ) from None
+            raise self.stopped(worker, index) from None
+
+    def reap(self, worker: _Worker) -> str:
+        """Collect a worker that exited; how it ended."""
+        _, status = os.waitpid(worker.pid, 0)
+        worker.pid = 0
+        self.selector.unregister(worker.results)
+        return _status(status)
+
+    def stopped(self, worker: _Worker, item: int) -> LimitError:
+        """The error for a worker killed from outside (the OOM killer, a user) on ``item``,
+        the one it was working on or was to take."""
+        return LimitError(self.name(item), f"its worker process stopped: {self.reap(worker)}")
 
     def run(
         self,
@@ -364,10 +371,14 @@ class _Pool:
         results: list[Any] = [None] * count
         pending = deque(range(count))
         done = 0
+
+        def take_next(worker: _Worker) -> None:
+            index = pending.popleft()
+            self.assign(worker, index, calls[index] if calls is not None else None)
+
         for worker in self.workers:
             if pending and worker.serving:
-                index = pending.popleft()
-                self.assign(worker, index, calls[index] if calls is not None else None)
+                take_next(worker)
         while done < count:
             now = time.monotonic()
             busy = [w for w in self.workers if w.item is not None]
@@ -393,8 +404,7 @@ class _Pool:
                     if on_done:
                         on_done(done, count)
                     if pending:
-                        nxt = pending.popleft()
-                        self.assign(ready, nxt, calls[nxt] if calls is not None else None)
+                        take_next(ready)
         return results
 
     def messages(self, worker: _Worker) -> list[tuple]:
@@ -405,13 +415,9 @@ class _Pool:
             except BlockingIOError:
                 break
             if not chunk:
-                _, status = os.waitpid(worker.pid, 0)
-                worker.pid = 0
-                self.selector.unregister(worker.results)
-                if worker.item is not None:  # killed from outside (the OOM killer, a user)
-                    raise LimitError(
-                        self.name(worker.item), f"its worker process stopped: {_status(status)}"
-                    )
+                if worker.item is not None:  # it died on an item
+                    raise self.stopped(worker, worker.item)
+                self.reap(worker)  # it exited when told to
                 break
             worker.buffer += chunk
         out = []
