@@ -267,7 +267,7 @@ def build_key(
             name=lambda i: f"{pset.source}: problem {pset.problems[i].id!r}",
             on_done=progress,
         )
-        return _assemble(pset, stem, registry, built, errors, time_limit, jobs, pool)
+        return _assemble(pset, stem, registry, built, errors, time_limit, pool)
 
 
 def _assemble(
@@ -277,7 +277,6 @@ def _assemble(
     built: list[ProblemPart | ProblemError],
     errors: Sequence[DeriveError],
     time_limit: float | None,
-    jobs: int,
     pool: Workers,
 ) -> dict[str, str]:
     """The key's files from the derived operator problems: the set's kernels, models,
@@ -303,11 +302,9 @@ def _assemble(
         parts,
         kernels=kernels,
         models=models,
-        time_limit=time_limit,
-        jobs=jobs,
+        pool=pool,
         answered=answered,
         natives=natives,
-        pool=pool,
     )
 
 

@@ -14,7 +14,7 @@ import sympy as sp
 from derive.analysis.algebra.substitution import values_at
 from derive.analysis.analyse import Analysis
 from derive.analysis.crossover.records import NEVER, Crossover
-from derive.deadline import Workers, run_each
+from derive.deadline import Workers
 from derive.errors import ProblemError
 from derive.figures import (
     Ceiling,
@@ -226,14 +226,12 @@ def roofline_figures(
     placements: list[Placement],
     *,
     source: str,
-    time_limit: float | None = None,
-    jobs: int = 1,
-    pool: Workers | None = None,
+    pool: Workers,
 ) -> list[Figure]:
     """One roofline per hardware, its problems placed on it; the SVG and the TikZ of every
-    figure are drawn as separate items of the worker pool (label placement grows with the
-    square of the points: 500 problems on one chip take seconds): ``pool``, the workers
-    that derived the problems, else ``jobs`` new ones, each item within ``time_limit``."""
+    figure are drawn as separate items by ``pool``, the workers that derived the problems,
+    each within their time limit (label placement grows with the square of the points: 500
+    problems on one chip take seconds)."""
     groups: dict[str, list[Placement]] = {}
     for placement in placements:
         groups.setdefault(placement.hardware, []).append(placement)
@@ -251,16 +249,7 @@ def roofline_figures(
     def item_name(k: int) -> str:
         return f"{source}: roofline figure of {figures[k % len(figures)][0]}"
 
-    if pool is not None:
-        drawn = pool.calls(calls, name=item_name)
-    else:
-        drawn = run_each(
-            lambda k: calls[k][0](*calls[k][1]),
-            len(calls),
-            seconds=time_limit,
-            name=item_name,
-            jobs=jobs,
-        )
+    drawn = pool.calls(calls, name=item_name)
     return [
         Figure(
             safe_name(f"{stem}-roofline-{name}.svg"),

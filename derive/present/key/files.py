@@ -197,18 +197,15 @@ def key_files(
     *,
     kernels: Sequence[KernelNumbers] = (),
     models: Sequence[DerivedModel] = (),
-    time_limit: float | None = None,
-    jobs: int = 1,
+    pool: Workers,
     answered: Mapping[str, Questions] | None = None,
     natives: tuple[NativeProblem, ...] = (),
-    pool: Workers | None = None,
 ) -> dict[str, str]:
     """Every file of the key, in memory (name → text), from the set's derived problems.
 
     ``parts`` are the operator problems, rendered; ``kernels`` the set's kernels and
     ``models`` its model problems, derived, in the set's order. Their chapters follow the operator problems; the roofline figures
-    are drawn by ``pool`` (the workers that derived the problems), else ``jobs`` at a time,
-    each within ``time_limit`` seconds. ``answered`` are
+    are drawn by ``pool``, the workers that derived the problems. ``answered`` are
     the problems' answered givens, definitions and equations, by id: their lines join their
     problems, and the problems of givens and equations alone make the last chapter, after
     the set's budgets and what-ifs (``natives``, solved).
@@ -239,12 +236,9 @@ def key_files(
         + list(kernel_placements)
         + [step for step in steps if step is not None],
         source=pset.source,
-        time_limit=time_limit,
-        jobs=jobs,
         pool=pool,
     )
-    if pool is not None:
-        pool.release()  # the figures were the workers' last batch: they exit as the files render
+    pool.release()  # the figures were the workers' last batch: they exit as the files render
     items = [part.item for part in parts] + list(kernel_items)
     questions = [part.question for part in parts] + list(kernel_questions)
     summary = [part.row for part in parts] + list(kernel_rows)
