@@ -124,6 +124,33 @@ def test_a_timed_out_check_weighs_more_than_a_quick_one(pset):
     assert used >= 4 * 1e-6 * 0.99 and pool._used(("address", "a"), now) == used
 
 
+def test_one_clients_queue_does_not_refuse_another_client(pset):
+    """The wait is the new job's place in the rotation, not the whole queue: a client with a
+    backlog is refused on its own wait while another client, next in turn, is admitted
+    (a flood of made-up cookies, all one client, refused the first student check in CI)."""
+    pool = WorkerPool(pset, PoolSettings(workers=1, timeout=30.0, max_wait=60.0))
+
+    async def scenario():
+        flood = [
+            asyncio.ensure_future(
+                pool.run("check", "q1", "intensity", f"{k}*B", client=("10.0.0.9", ""))
+            )
+            for k in range(4)
+        ]
+        await asyncio.sleep(0)  # one running, three waiting: 3 x 30 s for the flood's next
+        with pytest.raises(ServerBusyError, match="too many checks waiting"):
+            await pool.run("check", "q1", "intensity", "9*B", client=("10.0.0.9", ""))
+        student = await pool.run("check", "q1", "intensity", RIGHT, client=("10.0.0.7", "s"))
+        await asyncio.gather(*flood)
+        return student
+
+    try:
+        student = asyncio.run(scenario())
+    finally:
+        pool.close()
+    assert student.verdict == "correct"
+
+
 def test_the_wait_estimate_starts_from_the_time_limit(pset):
     pool = WorkerPool(pset, PoolSettings(workers=2, timeout=5.0))
     try:

@@ -26,8 +26,10 @@ processes that can be killed. What the design keeps small is the cost per reques
 * **Early refusal.** A client with ``client_queue`` jobs waiting or running, an address with
   ``address_queue``, a full queue, or an expected wait above ``max_wait`` seconds get
   :class:`ServerBusyError` at once (HTTP 429 with ``Retry-After``) instead of making
-  everyone wait. The expected wait starts from the time limit (a burst of unknown claims is
-  not admitted wholesale) and learns the real service time from the checks that end.
+  everyone wait. The expected wait is that of the new job's place in the rotation (its
+  client's waiting jobs, and from each other client at most one more), so one client's
+  flood does not refuse another client. Its service time starts from the time limit (a
+  burst of unknown claims is not admitted wholesale) and learns from the checks that end.
 * **A verdict is judged once.** Judging is deterministic (:mod:`derive.checking.sampling`
   seeds its points from the claim), and a class types the same few answers, so the server
   remembers the last ``cache`` verdicts by question and answers a repeat without a worker.
@@ -269,12 +271,20 @@ class WorkerPool:
                 "(a teacher serving a class behind one address raises --address-checks)",
                 1,
             )
-        wait = self._waiting * self._service / max(1, len(self._workers))
+        wait = self._ahead(client) * self._service / max(1, len(self._workers))
         if self._waiting >= s.queue or wait > s.max_wait:
             retry = max(1, math.ceil(wait))
             raise ServerBusyError(
                 "server", f"too many checks waiting; try again in {retry} s", retry
             )
+
+    def _ahead(self, client: Hashable) -> int:
+        """Waiting jobs served before a new job of ``client``: its own, and from every other
+        client at most one more than it has waiting (the rotation serves one job of each in
+        turn), so a flood from one client does not count whole against everyone else."""
+        mine = len(self._queues.get(client, ()))
+        others = sum(min(len(q), mine + 1) for c, q in self._queues.items() if c != client)
+        return mine + others
 
     async def run(self, method: str, *args: object, client: Hashable = None) -> Any:
         """A remembered verdict for the same question, else :meth:`judge` in a worker."""
