@@ -57,13 +57,13 @@ def _env(root: Path = ROOT) -> dict:
     return env
 
 
-def cold(argv: list[str], root: Path = ROOT) -> float:
+def cold(argv: list[str], root: Path = ROOT, env: dict | None = None) -> float:
     """Wall time of one fresh Python process running derive from ``root`` (fails loudly if it fails)."""
     t = time.perf_counter()
     r = subprocess.run(
         [sys.executable, *argv],
         cwd=root,
-        env=_env(root),
+        env=env or _env(root),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -382,8 +382,9 @@ def prepare(tmp: Path, root: Path = ROOT) -> None:
     ``pip install`` compiles a package's bytecode, and sympy is measured with its
     installed ``__pycache__``; a checkout run with PYTHONDONTWRITEBYTECODE=1 would
     recompile every derive module in every cold process instead. So: compile derive
-    and the built-in operators once, and build one untimed key (the compiled-template
-    cache is opt-in, see derive/present/render.py, so it is off here as for a user).
+    and the built-in operators once, and build one untimed key that may write bytecode
+    (what dataclasses compiles is kept beside derive's ``.pyc`` files, as Python keeps
+    bytecode: derive/dataclass_code.py; a user's first run writes it).
     """
     subprocess.run(
         [
@@ -397,7 +398,8 @@ def prepare(tmp: Path, root: Path = ROOT) -> None:
         ],
         check=True,
     )
-    cold(key_command(SET20, tmp / "warmup"), root)
+    writes = {k: v for k, v in _env(root).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cold(key_command(SET20, tmp / "warmup"), root, writes)
 
 
 def main(argv: list[str] | None = None) -> int:

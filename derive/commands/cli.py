@@ -306,6 +306,9 @@ def load_engine(command: str = "none") -> None:
     """
     if "derive.pipeline" in sys.modules:
         return
+    from derive import dataclass_code
+
+    dataclass_code.install()  # the code dataclasses generates, compiled once (its module doc)
     enabled = gc.isenabled()
     gc.disable()
     try:
