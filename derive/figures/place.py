@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import partial
 from itertools import chain, pairwise
 from typing import NamedTuple
 
@@ -168,17 +168,33 @@ def place_labels(
             if choice is not None:
                 break
         if choice is None:  # the least covered of the candidates and their nudges, inside
-            tried = [_inside(b, area) for b in boxes]
-            tried += [
-                _inside(b.shifted(sign * step * r.h), area)
-                for step in range(1, 7)
-                for b in boxes
-                for sign in (-1, 1)
-            ]
-            choice = min(tried, key=partial(_covered, (*hard, *placed)))
+            tried = chain(
+                (_inside(b, area) for b in boxes),
+                (
+                    _inside(b.shifted(sign * step * r.h), area)
+                    for step in range(1, 7)
+                    for b in boxes
+                    for sign in (-1, 1)
+                ),
+            )
+            choice = _least_covered(tried, (*hard, *placed))
         placed.append(choice)
         anchors.append(at)
     return placed
+
+
+def _least_covered(tried: Iterable[Box], obstacles: tuple[Box, ...]) -> Box:
+    """``min(tried, key=partial(_covered, obstacles))``: the first box covering the fewest,
+    stopping at the first that covers none (no later box can be chosen over it)."""
+    choice, fewest = None, None
+    for b in tried:
+        n = _covered(obstacles, b)
+        if n == 0:
+            return b
+        if fewest is None or n < fewest:
+            choice, fewest = b, n
+    assert choice is not None, "a label has at least one candidate"
+    return choice
 
 
 def _covered(obstacles: tuple[Box, ...], b: Box) -> int:
