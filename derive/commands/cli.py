@@ -306,12 +306,12 @@ def load_engine(command: str = "none") -> None:
     """
     if "derive.pipeline" in sys.modules:
         return
-    from derive import dataclass_code
-
-    dataclass_code.install()  # the code dataclasses generates, compiled once (its module doc)
     enabled = gc.isenabled()
     gc.disable()
     try:
+        from derive import dataclass_code
+
+        dataclass_code.install()  # the code dataclasses generates, compiled once (its module doc)
         import_module("derive.pipeline")  # sympy, jinja2 and the engine every command uses
         if command in _LATER:
             import_module(f"derive.commands.{_LATER[command][0]}")
