@@ -90,3 +90,15 @@ def test_the_printer_that_remembers_parts_prints_as_sympy_does():
             assert remembering.doprint(expr) == fresh.doprint(expr), expr
 
     check()
+
+
+def test_the_printers_memory_is_bounded(monkeypatch):
+    """A long-lived printer (a class server's) does not keep every part it ever printed."""
+    from derive.solution import notation
+
+    monkeypatch.setattr(notation, "REMEMBERED", 8)
+    printer = notation._Printer(dict(notation._SETTINGS, symbol_names={}))
+    B = sp.Symbol("B", positive=True)
+    for k in range(2, 40):
+        assert printer.doprint(k * B + 1) == sp.latex(k * B + 1)
+        assert len(printer._printed) <= 8

@@ -32,11 +32,17 @@ def _int_tex(n: int) -> str:
     return str(n)
 
 
+REMEMBERED = 1 << 16
+"""Parts one printer remembers at most (a key of set20 fills 14 printers with 509 parts)."""
+
+
 class _Printer(LatexPrinter):
     """sympy's LaTeX printer, with large round integers as ``a \\times 10^{k}``, that
     remembers what it printed: a key prints the same products, powers and symbols inside
     many expressions (``2 B D F``, ``w_{X}``), and sympy prints each part again each time.
-    A part printed with extra arguments (an exponent, a style) is not remembered."""
+    A part printed with extra arguments (an exponent, a style) is not remembered, and the
+    memory is emptied when it holds :data:`REMEMBERED` parts (the printers live as long as
+    the process: a class server prints every claim it reads)."""
 
     def __init__(self, settings: dict) -> None:
         super().__init__(settings)
@@ -47,6 +53,8 @@ class _Printer(LatexPrinter):
             return super()._print(expr, **kwargs)
         printed = self._printed.get(expr)
         if printed is None:
+            if len(self._printed) >= REMEMBERED:
+                self._printed.clear()
             printed = self._printed[expr] = super()._print(expr)
         return printed
 
