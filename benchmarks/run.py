@@ -382,9 +382,7 @@ def prepare(tmp: Path, root: Path = ROOT) -> None:
     ``pip install`` compiles a package's bytecode, and sympy is measured with its
     installed ``__pycache__``; a checkout run with PYTHONDONTWRITEBYTECODE=1 would
     recompile every derive module in every cold process instead. So: compile derive
-    and the built-in operators once, and build one untimed key that may write bytecode
-    (what dataclasses compiles is kept beside derive's ``.pyc`` files, as Python keeps
-    bytecode: derive/dataclass_code.py; a user's first run writes it).
+    and the built-in operators once, and build one untimed key that may write bytecode.
     """
     subprocess.run(
         [

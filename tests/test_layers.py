@@ -19,8 +19,8 @@ PACKAGE = ROOT / "derive"
 # Stage order, earliest first; stages on one line are one stage (they may import each other).
 # ``model`` is whole models; ``web`` the workbook server.
 ORDER: tuple[tuple[str, ...], ...] = (
-    # errors, shipped files, time budgets, lazy names, dataclasses' code kept compiled
-    ("errors", "resources", "deadline", "lazy", "dataclass_code"),
+    # errors, shipped files, time budgets, lazy names
+    ("errors", "resources", "deadline", "lazy"),
     ("declare",),
     ("registry",),  # a compatibility alias of declare.registry (the flat module before the move)
     ("formula",),  # reading typed text: exact decimals and derive's whitelisted math parser
@@ -124,7 +124,6 @@ COMMANDS_MAY_IMPORT: dict[str, str] = {
     "derive.deadline": "the time budget a command runs under (--time-limit, --jobs)",
     "derive.formula": "the claim syntaxes derive check offers (--syntax)",
     "derive.web": "derive serve starts the workbook server",
-    "derive.dataclass_code": "the command line keeps dataclasses' generated code compiled",
 }
 
 

@@ -47,38 +47,16 @@ def _is_text(node: ast.AST) -> bool:
     )
 
 
-GENERATED_CODE = ("dataclass_code.py", "exec", frozenset({"compile", "exec"}))
-"""The one exemption: derive/dataclass_code.py compiles and runs, in its ``exec`` method and
-nowhere else, the source the ``dataclasses`` module wrote for derive's own classes (never
-text a user gave), keeping the compiled code between runs like a ``.pyc``."""
-
-
-def _exempt(path: Path) -> set[int]:
-    """Lines of ``path`` where :data:`GENERATED_CODE` allows its calls."""
-    file, function, names = GENERATED_CODE
-    if path.name != file or path.parent != PACKAGE:
-        return set()
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {
-        node.lineno
-        for fn in ast.walk(tree)
-        if isinstance(fn, ast.FunctionDef) and fn.name == function
-        for node in ast.walk(fn)
-        if isinstance(node, ast.Call) and _called_name(node)[0] in names
-    }
-
-
 def _violations(path: Path) -> list[str]:
     """Each forbidden call in one file, as ``path:line: what``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    exempt = _exempt(path)
     found: list[str] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         name, owner = _called_name(node)
         regex = name == "compile" and owner in REGEX_MODULES
-        if name in FORBIDDEN and not regex and node.lineno not in exempt:
+        if name in FORBIDDEN and not regex:
             found.append(f"{path}:{node.lineno}: calls {name}")
         if name in STRING_TAKERS and any(_is_text(a) for a in node.args):
             found.append(f"{path}:{node.lineno}: calls {name} with a string")
@@ -115,11 +93,3 @@ def test_scan_catches_forbidden_calls(tmp_path: Path) -> None:
     )
     lines = [v.split(":")[1] for v in _violations(bad)]
     assert lines == ["2", "3", "4", "5", "6", "8"]
-
-
-def test_the_one_exemption_is_the_generated_code_table_and_nothing_more() -> None:
-    """dataclass_code.py calls compile and exec once each, in its exec method; elsewhere in
-    that file (or in a file of that name in another folder) they are refused like anywhere."""
-    path = PACKAGE / GENERATED_CODE[0]
-    assert len(_exempt(path)) == 2 and _violations(path) == []
-    assert _exempt(PACKAGE / "formula" / GENERATED_CODE[0]) == set()

@@ -309,9 +309,6 @@ def load_engine(command: str = "none") -> None:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        from derive.dataclass_code import install
-
-        install()  # the code dataclasses generates, kept compiled (derive/dataclass_code.py)
         import_module("derive.pipeline")  # sympy, jinja2 and the engine every command uses
         if command in _LATER:
             import_module(f"derive.commands.{_LATER[command][0]}")

@@ -2,7 +2,7 @@
 
 A :class:`Format` says what a format is: its ``--format`` name, its file suffix, how it
 escapes user text, its jinja syntax when it is written from templates, and how it renders
-a :class:`Document`. :data:`FORMATS` is the table every command, the template compiler and
+a :class:`Document`. :data:`FORMATS` is the table every command, the key
 the jinja environments read; a new format is a row here and a template per document.
 
 A :class:`Document` is a report in no format yet: the stem of its templates
@@ -61,7 +61,7 @@ class JinjaSyntax:
 
     @property
     def settings(self) -> dict[str, Any]:
-        """The keyword arguments of :class:`jinja2.Environment` (compiled templates record them)."""
+        """The keyword arguments of :class:`jinja2.Environment`."""
         return dict(
             self.delimiters,
             undefined=jinja2.StrictUndefined,
@@ -247,7 +247,7 @@ def format_named(name: str) -> Format:
 
 
 def templated_formats() -> tuple[Format, ...]:
-    """The formats written from jinja templates (the template compiler's list)."""
+    """The formats written from jinja templates (those the key preloads)."""
     return tuple(f for f in FORMATS.values() if f.jinja is not None)
 
 

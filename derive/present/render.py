@@ -16,11 +16,10 @@ from typing import Any
 
 import jinja2
 
-from derive.present.compiled_templates import compiled_loader
-from derive.present.formats import FORMATS, JinjaSyntax, templated_formats
+from derive.present.formats import FORMATS, JinjaSyntax
 from derive.resources import resource_dir
 
-__all__ = ["environment", "render", "source_environments"]
+__all__ = ["environment", "render"]
 
 
 def _syntax(fmt: str) -> JinjaSyntax:
@@ -36,33 +35,16 @@ def _filters(fmt: str) -> dict[str, Callable[..., object]]:
     return {**_syntax(fmt).filters, "e": FORMATS[fmt].escape}
 
 
-def _environment(fmt: str, *, compiled: bool) -> jinja2.Environment:
+@cache
+def environment(fmt: str) -> jinja2.Environment:
+    """The jinja environment for ``md`` or ``tex``, reading the templates from their sources."""
     syntax = _syntax(fmt)
-    settings = syntax.settings
-    loader = compiled_loader(fmt, settings) if compiled else None
     env = jinja2.Environment(
-        loader=loader or jinja2.FileSystemLoader(str(resource_dir("templates"))),
-        **settings,
+        loader=jinja2.FileSystemLoader(str(resource_dir("templates"))), **syntax.settings
     )
     env.filters.update(_filters(fmt))
     env.tests.update(syntax.tests)
     return env
-
-
-@cache
-def environment(fmt: str) -> jinja2.Environment:
-    """The jinja environment for ``md`` or ``tex``: the templates compiled ahead of time when
-    they are current (:mod:`derive.present.compiled_templates`), else read from source."""
-    return _environment(fmt, compiled=True)
-
-
-def source_environments() -> dict[str, tuple[jinja2.Environment, dict[str, Any]]]:
-    """Each format's environment reading the template sources, with its settings (what
-    :func:`~derive.present.compiled_templates.write_compiled` compiles)."""
-    return {
-        f.name: (_environment(f.name, compiled=False), _syntax(f.name).settings)
-        for f in templated_formats()
-    }
 
 
 def render(template: str, fmt: str, **context: Any) -> str:
