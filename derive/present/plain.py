@@ -1,9 +1,11 @@
 """Plain text for a terminal, from a document's Markdown: no LaTeX markup, ≤ 100 columns.
 
 The ``text`` format of a document that has no text template of its own: its Markdown,
-with each formula's LaTeX read as plain notation (``\\frac{a}{b}`` → ``(a)/(b)``,
-``\\le`` → ``≤``, ``\\text{FLOPs}`` → ``FLOPs``), emphasis and heading marks dropped, and
-prose wrapped at 100 columns (tables and lists keep their lines).
+with each formula's LaTeX read as plain notation, group by group as braces nest
+(``\\frac{a}{b}`` → ``(a)/(b)`` whatever ``a`` holds, ``\\lfloor`` → ``⌊``, ``\\le`` →
+``≤``, ``\\text{FLOPs}`` → ``FLOPs``, ``x^{a+b}`` → ``x^(a+b)``; two numbers never run
+together), emphasis, escapes and heading marks dropped outside formulas, and prose wrapped at
+100 columns (tables and lists keep their lines).
 
 >>> plain_text("## Ridge\\n\\n$\\\\pi / \\\\beta = \\\\frac{19780}{67} \\\\approx 295.22$ **FLOPs/byte**\\n")
 'Ridge\\n=====\\n\\nπ / β = (19780)/(67) ≈ 295.22 FLOPs/byte\\n'
@@ -22,56 +24,96 @@ COLUMNS = 100
 _SYMBOLS = {
     r"\le": "≤", r"\leq": "≤", r"\ge": "≥", r"\geq": "≥", r"\ll": "≪", r"\gg": "≫",
     r"\approx": "≈", r"\cdot": "·", r"\times": "×", r"\pi": "π", r"\beta": "β",
-    r"\alpha": "α", r"\gamma": "γ", r"\Delta": "Δ", r"\sum": "Σ", r"\infty": "∞",
+    r"\alpha": "α", r"\gamma": "γ", r"\eta": "η", r"\sigma": "σ", r"\theta": "θ",
+    r"\rho": "ρ", r"\Delta": "Δ", r"\sum": "Σ", r"\infty": "∞",
     r"\to": "→", r"\rightarrow": "→", r"\Rightarrow": "⇒", r"\neq": "≠", r"\ne": "≠",
-    r"\lt": "<", r"\gt": ">", r"\mu": "µ", r"\ldots": "…", r"\dots": "…", r"\quad": "  ",
-    r"\qquad": "    ", r"\ ": " ", r"\:": " ", r"\,": " ", r"\;": " ", r"\!": "", r"\%": "%", r"\max": "max",
+    r"\lt": "<", r"\gt": ">", r"\mu": "µ", r"\ldots": "…", r"\dots": "…", r"\cdots": "⋯",
+    r"\quad": "  ", r"\qquad": "    ", r"\ ": " ", r"\:": " ", r"\,": " ", r"\;": " ", r"\!": "",
+    r"\%": "%", r"\max": "max",
     r"\min": "min", r"\log": "log", r"\left": "", r"\right": "", r"\bigl": "", r"\bigr": "",
     r"\Bigl": "", r"\Bigr": "", r"\lceil": "⌈", r"\rceil": "⌉", r"\lfloor": "⌊",
     r"\rfloor": "⌋", r"\{": "{", r"\}": "}", r"\_": "_", r"\&": "&", r"\#": "#",
 }  # fmt: skip
-_WRAPPERS = re.compile(
-    r"\\(?:text|mathrm|mathit|mathbf|operatorname|textrm|textit|textbf|mbox|boxed)\{([^{}]*)\}"
-)
-_FRAC = re.compile(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}")
-_SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
-_COMMAND = re.compile(r"\\[A-Za-z]+|\\[,;:! %{}_&#]")
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
+# a command that takes arguments, and how it prints them (a wrapper: its argument as it is)
+_FORMS = {"frac": "({})/({})", "dfrac": "({})/({})", "tfrac": "({})/({})", "sqrt": "√({})"}
+_FORMS |= {w: "{}" for w in ("text", "mathrm", "mathit", "mathbf", "operatorname", "textrm")}
+_FORMS |= {w: "{}" for w in ("textit", "textbf", "mbox", "boxed")}
+_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|[^\\{}]+")
+_BARE = re.compile(r"[\w.,*′'+-]?[\w.,*′']*")  # a sub/superscript printed without parentheses
+_MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.S)  # not at \$
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>$])")
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{[a-z*]+\}(?:\{[^{}]*\})?")
 
 
-def _command(match: re.Match[str]) -> str:
-    word = match.group(0)
-    return _SYMBOLS.get(word, word[1:] if word[1:].isalpha() else "")
+def _argument(tokens: list[str], i: int) -> tuple[str, int]:
+    """A command's next argument and the index after it: a group, a command, or one
+    character (``\\frac12``)."""
+    while i < len(tokens) and tokens[i].isspace():
+        i += 1
+    token = tokens[i].lstrip() if i < len(tokens) else "}"
+    if token == "}":  # a command without its argument
+        return "", i
+    if token == "{" or token.startswith("\\"):
+        return _read(tokens, i + (token == "{"), one=token != "{")
+    tokens[i] = token[1:]
+    return token[0], i + (not tokens[i])
+
+
+def _read(tokens: list[str], i: int, one: bool = False) -> tuple[str, int]:
+    """Plain notation of ``tokens[i:]`` up to the brace that closes the group (or the end;
+    ``one``: of the one next token), and the index after it. A group is read whole before the
+    command it belongs to, and a space is put between two numbers that would run together."""
+    out: list[str] = []
+    while i < len(tokens):
+        token, i = tokens[i], i + 1
+        if token == "}":
+            break
+        if token == "{":
+            piece, i = _read(tokens, i)
+            if out and out[-1].endswith(("^", "_")) and not _BARE.fullmatch(piece):
+                piece = f"({piece})"  # 10^{14} → 10^14, B^{1/31} → B^(1/31)
+        elif token[1:] in _FORMS and token[0] == "\\":
+            args = []
+            for _ in range(_FORMS[token[1:]].count("{}")):
+                arg, i = _argument(tokens, i)
+                args.append(arg)
+            piece = _FORMS[token[1:]].format(*args)
+        elif token[0] == "\\":
+            piece = _SYMBOLS.get(token, token[1:] if token[1:].isalpha() else "")
+        else:
+            piece = token
+        out += [" ", piece] if out and out[-1][-1:].isdigit() and piece[:1].isdigit() else [piece]
+        if one:
+            break
+    return "".join(out), i
 
 
 def plain_latex(tex: str) -> str:
-    """One formula's LaTeX as plain notation (innermost groups first, as a reader would)."""
+    """One formula's LaTeX as plain notation: a group is read whole (nested fractions,
+    exponents inside a fraction), and no two numbers are printed run together.
+
+    >>> plain_latex(r"\\left\\lfloor{\\frac{1.6 \\times 10^{10} - 1411}{8192}}\\right\\rfloor")
+    '⌊(1.6 × 10^10 - 1411)/(8192)⌋'
+    """
     text = _ENVIRONMENT.sub("", tex).replace("&", "").replace("\\\\", "; ")
-    for _ in range(8):  # nested groups: each pass opens the innermost
-        before = text
-        text = _WRAPPERS.sub("\x00\\1\x00", text)  # marked: ``\mu\text{s}`` stays µs
-        text = _FRAC.sub(r"(\1)/(\2)", text)
-        text = _SQRT.sub(r"√(\1)", text)
-        if text == before:
-            break
-    text = _COMMAND.sub(_command, text)
-    text = re.sub(r"\^\{([^{}]*)\}", r"^\1", text)
-    text = re.sub(r"_\{([^{}]*)\}", r"_\1", text)
-    text = text.replace("{", "").replace("}", "").replace("\x00", "")
+    text, _ = _read(_TOKEN.findall(text), 0)
     return re.sub(r"[ \t]+", " ", text).strip()
 
 
-def _math(match: re.Match[str]) -> str:
-    return plain_latex(match.group(1) if match.group(1) is not None else match.group(2))
-
-
 def _plain_inline(line: str) -> str:
-    """A line's formulas as plain notation and its emphasis marks dropped."""
-    text = _MATH.sub(_math, line)
+    """A line's formulas as plain notation, and outside them its emphasis marks dropped and
+    Markdown's backslash escapes undone (``Z\\[B\\]`` → ``Z[B]``, ``\\$`` → ``$``)."""
+    maths: list[str] = []
+
+    def kept(match: re.Match[str]) -> str:  # a formula set aside while the prose is read
+        maths.append(plain_latex(match.group(2) if match.group(1) is None else match.group(1)))
+        return f"\x00{len(maths) - 1}\x00"
+
+    text = _MATH.sub(kept, line)
+    text = _ESCAPED.sub(r"\1", text)
     text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
     text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
-    return text.replace("`", "")
+    return re.sub("\x00(\\d+)\x00", lambda m: maths[int(m.group(1))], text.replace("`", ""))
 
 
 def _line(line: str) -> list[str]:
@@ -86,19 +128,6 @@ def _line(line: str) -> list[str]:
     indent = re.match(r"\s*(?:[-*] |\d+\. )?", text)
     lead = " " * len(indent.group(0)) if indent else ""
     return textwrap.wrap(text, COLUMNS, subsequent_indent=lead, break_long_words=False) or [""]
-
-
-_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>$])")
-
-
-def _unescaped(line: str) -> str:
-    """Markdown's backslash escapes undone outside formulas (``Z\\[B\\]`` → ``Z[B]``)."""
-    parts = _MATH.split(line)
-    out, i = [], 0
-    for match in _MATH.finditer(line):
-        out.append(_ESCAPED.sub(r"\1", line[i : match.start()]) + match.group(0))
-        i = match.end()
-    return "".join(out) + _ESCAPED.sub(r"\1", line[i:]) if parts else line
 
 
 def _cells(row: str) -> list[str]:
@@ -127,10 +156,10 @@ def plain_text(markdown: str) -> str:
     rows: list[str] = []
     for line in [*text.split("\n"), ""]:
         if line.lstrip().startswith("|"):
-            rows.append(_plain_inline(_unescaped(line)))
+            rows.append(_plain_inline(line))
             continue
         if rows:
             lines += _table(rows)
             rows = []
-        lines += _line(_unescaped(line))
+        lines += _line(line)
     return "\n".join(lines).rstrip("\n") + "\n"
