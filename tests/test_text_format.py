@@ -44,6 +44,9 @@ def read_back(tex: str) -> list[str]:
     wrong += [f"a command left: {text!r}" for _ in re.findall(r"frac(?!tion)", text)]
     stray = numbers(TEXT_NUMBER, text) - numbers(LATEX_NUMBER, tex)
     wrong += [f"{float(n):g} is not a number of {tex!r} (text: {text!r})" for n in stray]
+    for p, q in re.findall(r"(?<![\w.)])\((\d+)\)/\((\d+)\)", text):  # an exact fraction
+        if f"\\frac{{{p}}}{{{q}}}" not in tex:
+            wrong.append(f"({p})/({q}) is not a fraction of {tex!r}")
     if re.search(r"\d\.\d+\.\d", text):
         wrong.append(f"a number that does not parse: {text!r}")
     return wrong
@@ -92,6 +95,7 @@ def test_every_formula_of_the_builtin_key_reads_back_in_text():
         (r"B^{1/31} + x^{2} + T_{\text{single roofline}}", "B^(1/31) + x^2 + T_(single roofline)"),
         (r"\sqrt{\frac{C}{k \cdot r}} = \frac12", "√((C)/(k · r)) = (1)/(2)"),
         (r"\eta_{c} \cdots b^{*}", "η_c ⋯ b^*"),
+        (r"t^{(\text{mm-h100})} + t^{\frac{1}{2}}", "t^(mm-h100) + t^((1)/(2))"),
     ],
 )
 def test_plain_notation(tex: str, text: str):
