@@ -170,3 +170,15 @@ def test_the_scaling_book_keeps_6nd(cli):
         assert _fr(r["flops_attention"]) == 0 and _fr(r["flops_recompute"]) == again
     md = cli(["train", "llama-3-8b", "--chip", "h100", *flags, "--convention", "scaling-book"])
     assert "attention's FLOPs are not counted (the book's 6ND)" in md.out
+
+
+def test_a_model_known_by_its_size_says_attention_is_left_out(cli):
+    flags = ["--params", "70e9", "--chip", "h100", "--dp", "64", "--zero", "3"]
+    run = [*flags, "--batch-tokens", "4194304", "--seq", "4096"]
+    r = cli(["train", *run, "--format", "json"])
+    assert r.code == 0, r.err
+    report = json.loads(r.out)
+    assert _fr(report["flops_attention"]) == 0
+    assert _fr(report["flops_model"]) == 6 * 70 * 10**9 * 4194304
+    md = cli(["train", *run])
+    assert "Attention's FLOPs are left out: they need an architecture." in md.out
