@@ -156,3 +156,13 @@ def test_a_preview_never_converts_across_dimensions():
     assert rate.ok and "tokens/s" not in (rate.latex or "") and "=" not in (rate.latex or "")
     time = grader.read("serve-70b-decode", "12.5 ms", "t_lower")
     assert "0.0125" in (time.latex or "")  # same dimension: converted to seconds
+
+
+def test_a_step_time_from_6pt_alone_is_told_it_left_attention_out():
+    entry, v = _run("train-8b-zero")  # Llama 3 8B, S = 4096, full recomputation
+    t = 4194304
+    p, layers, heads, head_dim, s = 8030261248, 32, 32, 128, 4096
+    attention = Fraction(t, s) * layers * s * (s + 1) // 2 * 4 * heads * head_dim  # forward
+    hardware = 8 * p * t + 4 * attention
+    said = _said(entry, "t_math", f"{_decimal(v['t_math'] * 8 * p * t / hardware)} s")
+    assert "counts 6·P·T only: attention's scores and values" in said

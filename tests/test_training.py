@@ -33,6 +33,19 @@ NETWORK = Fraction(50 * 10**9)  # 50 GB/s
 GB80 = 80 * 10**9
 
 
+def _attn(s: int, layers: int = L, heads: int = H, head_dim: int = DH) -> Fraction:
+    """A causal sequence's forward attention FLOPs per token, by hand: each layer's q·k and
+    p·v (2 FLOPs per multiply-add, d_h each, every head) over the s(s+1)/2 pairs j ≤ i."""
+    return Fraction(layers * 2 * heads * (head_dim + head_dim) * s * (s + 1) // 2, s)
+
+
+def _dp_balance(link: Fraction, s: int = 4096, forward: int = 4) -> Fraction:
+    """DP's critical batch with attention: (4P + 2A)·b/π = 2·(7/8)·2P/β, the backward's
+    compute 4P + 2A per token (plus the recomputed forward 2P + A when ``forward`` is 6)."""
+    a = _attn(s)
+    return Fraction(7, 8) * H100_PEAK / link * 4 * P_8B / (forward * P_8B + forward * a / 2)
+
+
 def _fr(value: sp.Expr) -> Fraction:
     rational = sp.Rational(value)
     return Fraction(int(rational.p), int(rational.q))
@@ -148,8 +161,9 @@ def test_dp_and_zero3_comms_per_step():
 
 @pytest.mark.parametrize(("link", "text"), [(NVLINK, "4.5e11"), (NETWORK, "5e10")])
 def test_critical_batch_on_nvlink_and_on_a_network_link(link, text):
-    """DP, ZeRO ≤ 2, no recomputation: 4·P·b/π = 2·(X−1)/X·2P/β gives b* = (X−1)/X·π/β."""
-    expected = Fraction(7, 8) * H100_PEAK / link
+    """DP, ZeRO ≤ 2, no recomputation: 4·P·b/π = 2·(X−1)/X·2P/β gives b* = (X−1)/X·π/β
+    without attention; its 2·A FLOPs per token in the backward lower b* by 4P/(4P + 2A)."""
+    expected = _dp_balance(link)
     a = _run(dp=8, zero=1, recompute="none", link_bandwidth=text)
     assert _fr(a.critical_tokens_per_device) == expected
     assert a.compute_bound == (Fraction(4194304, 8) >= expected)
@@ -158,19 +172,19 @@ def test_critical_batch_on_nvlink_and_on_a_network_link(link, text):
     kept = _run(dp=8, zero=3, recompute="none", link_bandwidth=text, keep_gathered_weights="true")
     assert _fr(kept.critical_tokens_per_device) == expected
     # ZeRO-3 gathering per micro-batch: each micro-batch of S·b = 4096 tokens hides its own
-    # gather iff 2P·4096/π ≥ (X−1)/X·2P/β, i.e. 4096 ≥ (X−1)/X·π/β: any batch, or never
+    # gather iff (2P + A)·4096/π ≥ (X−1)/X·2P/β, i.e. 4096 ≥ b* above: any batch, or never
     star = _run(dp=8, zero=3, recompute="none", link_bandwidth=text).critical_tokens_per_device
     assert star == (0 if expected <= 4096 else None)
 
 
 def test_a_small_batch_on_a_50_gb_link_is_communication_bound():
-    # 4096 tokens per DP rank, below b* = 7/8 · 9.89e14/5e10 = 17307.5
+    # 4096 tokens per DP rank, below b* ≈ 7/8 · 9.89e14/5e10 = 17307.5 (less with attention)
     a = _run(dp=8, zero=1, recompute="none", link_bandwidth="5e10", batch_tokens=8 * 4096)
     assert not a.compute_bound
-    backward_compute = Fraction(4 * P_8B * 4096) / H100_PEAK
+    backward_compute = (4 * P_8B + 2 * _attn(4096)) * 4096 / H100_PEAK
     backward_comms = Fraction(2 * 7, 8) * 2 * P_8B / NETWORK
     assert backward_comms > backward_compute
-    assert _fr(a.t_lower) == Fraction(2 * P_8B * 4096) / H100_PEAK + backward_comms
+    assert _fr(a.t_lower) == (2 * P_8B + _attn(4096)) * 4096 / H100_PEAK + backward_comms
 
 
 def test_pipeline_bubble():
@@ -182,7 +196,7 @@ def test_pipeline_bubble():
 
 def test_mfu_from_a_measured_step():
     a = _run(dp=8, zero=1, measured_step_time="40s")
-    assert _fr(a.mfu) == Fraction(6 * P_8B * 4194304) / (8 * H100_PEAK * 40)
+    assert _fr(a.mfu) == (6 * P_8B + 3 * _attn(4096)) * 4194304 / (8 * H100_PEAK * 40)
     assert a.impossible is False
     fast = _run(dp=8, zero=1, measured_step_time="20s")  # below T_lower ≈ 34 s
     assert fast.impossible is True
@@ -386,7 +400,7 @@ def test_a_set_problem_checks_training_quantities_through_the_api():
     import derive
 
     entry = _entry()
-    right = derive.check(entry, "critical_tokens_per_device", "1923")
+    right = derive.check(entry, "critical_tokens_per_device", f"{float(_dp_balance(NVLINK)):.0f}")
     assert right.verdict.value == "correct"
     weights = derive.check(entry, "memory_weights", f"{2 * P_8B} bytes")
     assert weights.verdict.value == "correct"
@@ -452,11 +466,11 @@ def test_builtin_training_problems_meet_their_expectations():
     entries = [e for e in builtin.models if e.train is not None]
     assert len(entries) >= 3
     by_id = {e.id: e for e in entries}
-    # independently: 7/8 · 9.89e14 / 5e10 and (pp − 1)/(M + pp − 1) with M = 4194304/(2·4096)
-    assert (
-        Fraction(dict(by_id["train-8b-network"].expect)["critical_tokens_per_device"])
-        == Fraction(7, 8) * H100_PEAK / NETWORK
-    )
+    # independently: 7/8 · 9.89e14 / 5e10 · 4P/(4P + 2A) and (pp − 1)/(M + pp − 1) with
+    # M = 4194304/(2·4096)
+    assert Fraction(
+        dict(by_id["train-8b-network"].expect)["critical_tokens_per_device"]
+    ) == _dp_balance(NETWORK)
     assert Fraction(dict(by_id["train-70b-pipeline"].expect)["bubble_fraction"]) == Fraction(
         3, 512 + 3
     )
@@ -547,8 +561,8 @@ def test_the_key_draws_t_lower_for_dp_and_fsdp_with_the_critical_batches(cli, tm
     assert r.code == 0, r
     svg = (tmp_path / "out" / "set-net-training.svg").read_text()
     assert "DP (ZeRO ≤ 2)" in svg and "FSDP (ZeRO-3)" in svg
-    # both marks at 7/8 · 9.89e14 / 5e10 = 17307.5 tokens per DP rank
-    assert svg.count("b* ≈ 1.731e4") == 2
+    # both marks at 7/8 · 9.89e14 / 5e10 · 4P/(4P + 2A) tokens per DP rank
+    assert svg.count(f"b* ≈ {float(_dp_balance(NETWORK)) / 1e4:.3f}e4") == 2
     tex = (tmp_path / "out" / "set.tex").read_text()
     assert "DP (ZeRO" in tex and "tikzpicture" in tex
     md = (tmp_path / "out" / "set.md").read_text()
@@ -591,7 +605,7 @@ def test_a_config_json_trains_like_the_built_in_model(cli):
     assert from_config.code == 0, from_config
     report = json.loads(from_config.out)
     assert Fraction(report["memory_per_device"]["weights"]) == 2 * P_8B  # counted by hand above
-    assert Fraction(report["critical_tokens_per_device"]) == Fraction(34615, 27)
+    assert Fraction(report["critical_tokens_per_device"]) == _dp_balance(NVLINK, forward=6)
 
 
 def test_a_model_known_by_its_size_trains_with_dp_and_zero_only(cli):

@@ -298,11 +298,13 @@ def test_the_builtin_two_node_problem_by_hand():
 
 
 def test_the_critical_batch_three_ways_and_the_largest_tp():
-    """DP 8, ZeRO-1, no recomputation: b* = 7/8 · π/β per rank; per chip over tp·pp·cp = 1;
-    the step's b*·8. The largest TP degree: 1 + ⌊P_layer·β/(4·d·π)⌋ and the book's f·β/π."""
+    """DP 8, ZeRO-1, no recomputation: b* = 7/8 · π/β · 4P/(4P + 2A) per rank (A: the forward's
+    causal attention FLOPs per token); per chip over tp·pp·cp = 1; the step's b*·8. The
+    largest TP degree: 1 + ⌊P_layer·β/(4·d·π)⌋ and the book's f·β/π."""
     a = _run(dp=8, zero=1, recompute="none", batch_tokens=8 * S, link_bandwidth="4.5e11")
     peak = Fraction(989 * 10**12)
-    star = Fraction(7, 8) * peak / NVLINK
+    attention = Fraction(L * 4 * H * DH * (S + 1), 2)  # S(S+1)/2 pairs over S tokens
+    star = Fraction(7, 8) * peak / NVLINK * 4 * P_8B / (4 * P_8B + 2 * attention)
     assert _fr(a.critical_tokens_per_rank) == star == _fr(a.critical_tokens_per_chip)
     assert _fr(a.critical_batch_tokens) == 8 * star
     layer = BLOCK - 2 * D  # the matmul parameters of a layer (norms out)

@@ -577,8 +577,13 @@ def test_a_training_problem_has_boxes_steps_and_checks_the_critical_batch(client
     assert data["steps"] > 3
     train = BY_ID["train-8b-network"]["train"]
     dp = train["dp"]
-    # ZeRO-3, no recomputation: b* = (dp − 1)/dp · π/β_link, the H100's bf16 peak 9.89e14
+    # ZeRO-3, no recomputation: b* = (dp − 1)/dp · π/β_link · 4P/(4P + 2A), the H100's bf16
+    # peak 9.89e14, P Llama 3 8B's parameters, A the forward's causal attention FLOPs per
+    # token (32 layers of 32 heads of 128 over S(S+1)/2 pairs)
+    s, p = train["seq"], 8030261248
+    a = Fraction(32 * 4 * 32 * 128 * (s + 1), 2)
     star = Fraction(dp - 1, dp) * Fraction("9.89e14") / Fraction(train["link_bandwidth"])
+    star *= Fraction(4 * p) / (4 * p + 2 * a)
     body = {"problem": "train-8b-network", "quantity": "critical_tokens_per_device"}
     right = client.post("/api/check", json={**body, "answer": f"{float(star):.6g}"}).json()
     assert right["verdict"] == "correct", right

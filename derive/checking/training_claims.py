@@ -129,20 +129,32 @@ def _unsharded_memory(t: TrainingAnalysis) -> sp.Rational:
 
 
 def _recompute_share(t: TrainingAnalysis) -> sp.Rational:
-    """(model FLOPs) / (model + recomputed FLOPs): 6·P·T over 8·P·T with full recomputation."""
+    """(model FLOPs) / (model + recomputed FLOPs): 6·P·T over 8·P·T with full recomputation
+    (and attention's 3 over 4 times the forward's)."""
     return t.flops_model / (t.flops_model + t.flops_recompute)
+
+
+def _params_share(t: TrainingAnalysis) -> sp.Rational:
+    """The hardware FLOPs without attention's (3 or, recomputed, 4 × the forward's) over all."""
+    return 1 - t.flops_attention * (3 + (t.flops_recompute != 0)) / 3 / (
+        t.flops_model + t.flops_recompute
+    )
 
 
 _RECOMPUTE_LEFT_OUT = {
     True: "that leaves out the recomputed forward pass: with full recomputation a step does "
-    "8·P·T FLOPs, not 6·P·T",
+    "8·P·T FLOPs, not 6·P·T (and 4 × the forward's attention, not 3 ×)",
     False: "that leaves out the recomputed attention core (selective recomputation runs it twice)",
 }
 _RECOMPUTE_COUNTED = {
     True: "that counts the recomputed forward pass (8·P·T, the hardware's FLOPs); MFU counts "
-    "the model's 6·P·T",
-    False: "that counts the recomputed attention core; MFU counts the model's 6·P·T only",
+    "the model's 6·P·T and attention's",
+    False: "that counts the recomputed attention core; MFU counts the model's FLOPs only",
 }
+_ATTENTION_LEFT_OUT = (
+    "that counts 6·P·T only: attention's scores and values over the sequence (F_attn) are "
+    "FLOPs of the step too"
+)
 
 
 def training_slips(t: TrainingAnalysis, quantity: str) -> tuple[Slip, ...]:
@@ -166,6 +178,7 @@ def training_slips(t: TrainingAnalysis, quantity: str) -> tuple[Slip, ...]:
         ),
         T_MATH.name: (
             (t.t_math * _recompute_share(t) if recomputed else None, _RECOMPUTE_LEFT_OUT[full]),
+            (t.t_math * _params_share(t) if t.flops_attention else None, _ATTENTION_LEFT_OUT),
         ),
         MFU.name: (
             (t.mfu / _recompute_share(t) if recomputed and t.mfu is not None else None,

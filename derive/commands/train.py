@@ -49,6 +49,7 @@ _RUN_FLAGS = (
     ("--microbatches", "M", "micro-batches per DP rank per step (checked: T/(dp·b·S))"),
     ("--link-bandwidth", "BYTES_PER_S", "link bandwidth per device, one way (default the chip's)"),
     ("--measured-step-time", "TIME", "a measured step time, e.g. 20s (gives the MFU)"),
+    ("--attention-mask", "MASK", "causal (default: query i attends keys j <= i) or none"),
 )
 _CLUSTER_FLAGS = (
     ("--cp", "N", "context-parallel degree: the sequence split over N ranks (ring attention)"),

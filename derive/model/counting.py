@@ -72,11 +72,9 @@ def parameters(sheet: Sheet, p: ModelProblem) -> None:
 
 def _positions(m: Transformer) -> sp.Expr:
     """Σ over layers of the positions a layer attends to (and caches) at context S."""
-    L = sym("layers")
-    if m.window is None:
-        return L * context
-    L_win = sym("windowed_layers")
-    return (L - L_win) * context + L_win * sp.Min(context, sym("window"))
+    return sp.Add(
+        *(n * (context if w is None else sp.Min(context, w)) for n, w in m.attention_layers(sym))
+    )
 
 
 def memory_of_weights_and_cache(sheet: Sheet, p: ModelProblem) -> None:
@@ -105,11 +103,6 @@ def flops(sheet: Sheet, p: ModelProblem) -> None:
         matmul_params = matmul_params + d * V
     sheet.part("P_matmul", matmul_params, of=q.PARAMS)
     sheet.part("flops_matmuls", 2 * sym("P_matmul"), of=q.FLOPS_PER_TOKEN)
-    h = sym("heads")
-    if m.is_mla:  # scores over the latent and the rope key, values over the latent
-        per_position = 2 * h * (2 * sym("kv_lora_rank") + sym("qk_rope_head_dim"))
-    else:
-        per_position = 4 * h * sym("head_dim")
-    sheet.part("flops_attention", per_position * _positions(m), of=q.FLOPS_PER_TOKEN)
+    sheet.part("flops_attention", m.pair_flops(sym) * _positions(m), of=q.FLOPS_PER_TOKEN)
     sheet.q(q.FLOPS_PER_TOKEN, sym("flops_matmuls") + sym("flops_attention"))
     sheet.part("flops_2n", 2 * sym(q.PARAMS_ACTIVE), of=q.FLOPS_PER_TOKEN)

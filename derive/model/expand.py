@@ -191,11 +191,7 @@ def _norm(
 def _attention_core(m: Transformer, width: sp.Expr, out: sp.Expr, cache: tuple) -> list[Kernel]:
     """Attention over the cache: full layers over S, windowed layers over min(S, window)."""
     at = Block.ATTENTION
-    per_position = (
-        2 * m.heads * (2 * m.kv_lora_rank + m.qk_rope_head_dim)
-        if m.is_mla
-        else (4 * m.heads * m.head_dim)
-    )
+    per_position = m.pair_flops()  # latent attention absorbed (over the cached latent)
     groups = [("attention", context, None)]
     if m.window is not None:
         full = m.layers - m.windowed_layers

@@ -16,6 +16,7 @@ model and the field.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -381,6 +382,32 @@ class Transformer(ModelDeclaration):
     def is_mla(self) -> bool:
         """True for multi-head latent attention."""
         return self.kv_lora_rank is not None
+
+    def pair_flops(
+        self, value: Callable[[str], sp.Expr] | None = None, absorbed: bool = True
+    ) -> sp.Expr:
+        """One layer's attention FLOPs per (query, key) pair, 2 per multiply-add of each head's
+        score q·k and value p·v: 4·h·d_h. Latent attention absorbed, over the cached latent and
+        rope key (2·h·(2·r_kv + d_R), as a decode step runs it), or per head (2·h·(d_nope + d_R
+        + d_v), as training runs it). ``value``: a field's number or symbol (default its own)."""
+        get = value or (lambda key: getattr(self, key))
+        if not self.is_mla:
+            return 4 * get("heads") * get("head_dim")
+        if absorbed:
+            return 2 * get("heads") * (2 * get("kv_lora_rank") + get("qk_rope_head_dim"))
+        dims = ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+        return 2 * get("heads") * sp.Add(*map(get, dims))
+
+    def attention_layers(
+        self, value: Callable[[str], sp.Expr] | None = None
+    ) -> tuple[tuple[sp.Expr, sp.Expr | None], ...]:
+        """The layers by what they attend to: (count, None) over the whole context, (count,
+        window) over the last ``window`` positions."""
+        get = value or (lambda key: getattr(self, key))
+        if self.window is None:
+            return ((get("layers"), None),)
+        win = get("windowed_layers")
+        return ((get("layers") - win, None), (win, get("window")))
 
     @property
     def moe_layers(self) -> sp.Expr:

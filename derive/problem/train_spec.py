@@ -48,6 +48,7 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "count_logits": (bool,),
     "convention": (str,),
     "dropout": (bool,),
+    "attention_mask": (str,),
 }
 """The keys of a problem's ``train`` table, with their TOML types."""
 
@@ -94,6 +95,7 @@ class TrainSpec:
     count_logits: str | None = None
     convention: str | None = None
     dropout: str | None = None
+    attention_mask: str | None = None
     origin: str | None = None
     plot: TrainPlot | None = None
 

@@ -16,6 +16,7 @@ import sympy as sp
 from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
+from derive.model.symbols import context, sym, tex_names
 from derive.solution.cost_steps import cost_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
@@ -31,7 +32,7 @@ from derive.solution.training_memory_steps import (
 )
 from derive.solution.training_mesh_steps import mesh_step
 from derive.solution.value_display import reading_tex, seconds_tex
-from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
+from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis, attention_pairs
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 
 __all__ = ["training_given", "training_steps", "training_verdict"]
@@ -226,22 +227,35 @@ def _times(a: TrainingAnalysis) -> Step:
     n_peak = rf"{p.devices} \cdot {tex_text_number(p.peak_text)}"
     lines = [
         Line.of(
-            r"F_{\text{model}}",
+            r"F_{\text{params}}",
             r"6 \cdot P_{\mathrm{act}} \cdot T",
             rf"6 \cdot {tex(a.params_active)} \cdot {tex(p.batch_tokens)}",
-            tex(a.flops_model),
+            tex(a.flops_params),
         ),
     ]
+    counted = a.attention_pairs != 0
+    if counted:
+        m, names = p.transformer, tex_names()
+        assert m is not None
+        f = tex(m.pair_flops(sym, absorbed=False), names)
+        pairs = tex(attention_pairs(m, sym, context, p.causal), names)
+        numbers = rf"\frac{{{tex(p.batch_tokens)}}}{{{tex(p.seq)}}} \cdot {tex(a.attention_pairs)} \cdot {tex(a.pair_flops)}"
+        lines += [
+            Line.of(r"n_{\text{pairs}}", pairs, tex(a.attention_pairs)),
+            Line.of(r"F_{\text{attn}}", rf"3 \cdot \frac{{T}}{{S}} \cdot n_{{\text{{pairs}}}} \cdot {f}", rf"3 \cdot {numbers}", tex(a.flops_attention)),
+            Line.of(r"F_{\text{model}}", r"F_{\text{params}} + F_{\text{attn}}", tex(a.flops_model)),
+        ]  # fmt: skip
+    fwd = r" + \frac{F_{\text{attn}}}{3}" if counted else ""
     recompute_rule = {
-        Recompute.FULL: r"2 \cdot P_{\mathrm{act}} \cdot T",
-        Recompute.SELECTIVE: r"4 \cdot L \cdot h \cdot d_{h} \cdot S \cdot T",
+        Recompute.FULL: r"2 \cdot P_{\mathrm{act}} \cdot T" + fwd,
+        Recompute.SELECTIVE: fwd[3:] or "0",
         Recompute.NONE: "0",
     }[p.recompute]
     lines.append(Line.of(r"F_{\text{recompute}}", recompute_rule, tex(a.flops_recompute)))
     lines += [
         Line.of(
             r"T_{\text{math}}",
-            r"\frac{F_{\text{model}} + F_{\text{recompute}}}{N \cdot \pi}",
+            rf"\frac{{F_{{\text{{{'model' if counted else 'params'}}}}} + F_{{\text{{recompute}}}}}}{{N \cdot \pi}}",
             rf"\frac{{{tex(a.flops_model + a.flops_recompute)}}}{{{n_peak}}}",
             seconds_tex(a.t_math),
             approx=reading_tex(a.t_math),
@@ -267,19 +281,58 @@ def _times(a: TrainingAnalysis) -> Step:
         rich(
             "6 = 2 (forward) + 4 (backward: the gradients of the activations and of the weights, 2 each) FLOPs per parameter "
             "a token uses and per token. "
+            + _ATTENTION_RULE * counted
             + {
-                Recompute.FULL: "Full recomputation runs the forward again: 2·P_act·T more hardware FLOPs, not model FLOPs.",
-                Recompute.SELECTIVE: "Selective recomputation runs the attention core's forward again (scores and values, 4·L·h·d_h·S per token): hardware FLOPs, not model FLOPs.",
+                Recompute.FULL: f"Full recomputation runs the forward again, {_FULL_AGAIN[counted]}: hardware FLOPs, not model FLOPs.",
+                Recompute.SELECTIVE: f"Selective recomputation runs the attention core's forward again ({_CORE_AGAIN[counted]}): hardware FLOPs, not model FLOPs.",
                 Recompute.NONE: "Nothing is recomputed.",
             }[p.recompute]
         ),
         tuple(lines),
-        notes=(
-            rich("Attention's S-dependent FLOPs are not in 6·P_act (the common 6N convention)."),
-        ),
+        notes=_attention_notes(a),
         title="FLOPs and times of the step",
         topic=q.T_MATH.name,
     )
+
+
+_ATTENTION_RULE = (
+    "Attention's scores and values take f FLOPs per (query, key) pair and layer in the forward (2 per multiply-add of q·k "
+    "and of p·v, every head), twice that in the backward (the gradients of both factors of both products), so F_attn "
+    "is 3 × the forward's. "
+)
+_FULL_AGAIN = ("2·P_act·T", "its attention too (4 × the forward's attention in all)")
+_CORE_AGAIN = ("its scores and values: none counted here", "its scores and values, F_attn/3")
+_CAUSAL = (
+    "Causal mask, its pairs counted exactly: query i attends keys j ≤ i, S(S+1)/2 pairs a layer"
+)
+_MASKS = {
+    (True, False): _CAUSAL + ".",
+    (True, True): _CAUSAL + ", and a window's last W of them, Σ_i min(i, W).",
+    (False, False): "No mask (--attention-mask none): every query attends all S keys.",
+    (False, True): "No mask (--attention-mask none): every query attends min(S, W) keys, its window kept inside the sequence.",
+}  # fmt: skip
+
+
+def _attention_notes(a: TrainingAnalysis) -> tuple[Rich, ...]:
+    """How attention's FLOPs were counted: the mask, latent attention, CP's share; or why not."""
+    p, m = a.problem, a.problem.transformer
+    if p.convention == "scaling-book" or m is None:
+        why = "Convention scaling-book: attention's FLOPs are not counted (the book's 6ND)."
+        return (rich(why if m else "Attention's FLOPs are left out: they need an architecture."),)
+    notes = [_MASKS[p.causal, m.window is not None]]
+    if m.is_mla:
+        notes.append("Latent attention trains per head: scores over d_nope + d_R, values over d_v (kv_b's expansion of the latent is a matmul, in 6·P_act·T).")  # fmt: skip
+    if p.cp > 1:
+        even = not p.causal or (m.window is None and p.seq % (2 * p.cp) == 0)
+        notes.append(
+            f"Context parallelism: each of the cp = {p.cp} ranks attends its S/cp queries; the load-balanced split (2·cp "
+            "chunks, rank r holding chunks r and 2·cp − 1 − r, as Megatron-LM cuts it) gives each rank 1/cp of a causal "
+            "sequence's pairs, so a device's share is F/N like every other FLOP"
+            + ("." if even else " (here the ranks' shares differ a little: a window's first queries attend fewer keys, or "
+               "2·cp does not divide S; the even share is taken, which the slowest rank's exceeds).")
+        )  # fmt: skip
+    notes.append("FlashAttention's backward recomputes the scores inside its kernel: not counted.")
+    return tuple(rich(n) for n in notes)
 
 
 def _pass_comms_rule(a: TrainingAnalysis, name: str) -> str:
@@ -326,6 +379,9 @@ def _bubble_lines(a: TrainingAnalysis) -> list[Line]:
 def _bounds(a: TrainingAnalysis) -> Step:
     p, f, b = a.problem, a.forward, a.backward
     stretch = _stretch_rule(p)
+    fwd, bwd = (
+        rf" + \frac{{{k}F_{{\text{{attn}}}}}}{{3}}" if a.attention_pairs else "" for k in ("", "2 ")
+    )
     lines = [
         *_bubble_lines(a),
         *(
@@ -333,12 +389,12 @@ def _bounds(a: TrainingAnalysis) -> Step:
             for label, rule, value in (
                 (
                     r"T_{\text{fwd}}",
-                    rf"{stretch} \cdot \frac{{2 P_{{\mathrm{{act}}}} T}}{{N \pi}}",
+                    rf"{stretch} \cdot \frac{{2 P_{{\mathrm{{act}}}} T{fwd}}}{{N \pi}}",
                     f.compute,
                 ),
                 (
                     r"T_{\text{bwd}}",
-                    rf"{stretch} \cdot \frac{{4 P_{{\mathrm{{act}}}} T + F_{{\text{{recompute}}}}}}{{N \pi}}",
+                    rf"{stretch} \cdot \frac{{4 P_{{\mathrm{{act}}}} T{bwd} + F_{{\text{{recompute}}}}}}{{N \pi}}",
                     b.compute,
                 ),
                 (r"C_{\text{fwd}}", _pass_comms_rule(a, "fwd"), f.comms),
@@ -495,8 +551,9 @@ def _critical(a: TrainingAnalysis) -> Step:
         rich(
             "Per pass, in tokens per DP rank b: compute c·b (c = FLOPs per token / (tp·pp·π)), comms D + K·b (D: DP's bytes, "
             "which do not grow with the batch; K·b: TP's, PP's and EP's, which do) over β_link; the pass is compute-bound from "
-            "b = D/(c − K). The exact per-pass values count the model's own P_dev (norms replicated, the heavier end stage) "
-            "and the recomputation's FLOPs; the pipeline bubble is left out."
+            "b = D/(c − K). The exact per-pass values count the model's own P_dev (norms replicated, the heavier end stage), "
+            "attention's FLOPs (the closed form's 4·P·b leaves them out) and the recomputation's; the pipeline bubble "
+            "is left out."
         ),
         rich(
             "The Scaling Book writes the DP condition as B/X > C/W: the same balance without the ring's (X−1)/X (→ 1 for "
@@ -633,7 +690,7 @@ def _measured(a: TrainingAnalysis) -> Step | None:
     lines = (
         Line.of(
             r"\mathrm{MFU}",
-            r"\frac{6 \cdot P_{\mathrm{act}} \cdot T}{N \cdot \pi \cdot T_{\text{step}}}",
+            r"\frac{F_{\text{model}}}{N \cdot \pi \cdot T_{\text{step}}}",
             rf"\frac{{{tex(a.flops_model)}}}{{{p.devices} \cdot {tex_text_number(p.peak_text)} \cdot {tex(p.measured_time)}}}",
             tex(a.mfu),
             approx=tex_decimal(a.mfu),

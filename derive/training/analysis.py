@@ -5,11 +5,15 @@
 ZeRO stage that fit; the bytes each device sends (:mod:`derive.training.comms`); the
 step's times; the critical batch; and what a measured step time implies.
 
-Times per device. ``F_model = 6·P_act·T`` for ``T`` tokens (2 forward + 4 backward FLOPs per
-parameter a token uses and per token: the backward pass computes the gradients of the
-activations and of the weights, 2 each); recomputation adds hardware FLOPs, not model
-FLOPs: the whole forward again (``2·P_act·T``) with ``full``, the attention core's forward
-(``4·L·h·d_h·S`` per token) with ``selective``. ``t_math = F_hw/(N·π)``, ``t_comms`` = bytes
+Times per device. ``F_model = 6·P_act·T + F_attn`` for ``T`` tokens (2 forward + 4 backward
+FLOPs per parameter a token uses and per token: the backward pass computes the gradients of
+the activations and of the weights, 2 each). ``F_attn = 3·F_attn,fwd``: the forward's scores
+and values, ``(T/S)·n_pairs·f`` for the (query, key) pairs the mask keeps in a sequence over
+every layer (causal: ``S(S+1)/2`` a full layer, ``Σ_i min(i, W)`` a windowed one; no mask:
+``S·min(S, W)``) at ``f`` FLOPs a pair (:meth:`~derive.model.transformer.Transformer.pair_flops`,
+latent attention per head), and their gradients, twice the forward (none under the Scaling
+Book's 6ND). Recomputation adds hardware FLOPs, not model FLOPs: the whole forward again
+(``2·P_act·T + F_attn,fwd``) with ``full``, the attention core's forward with ``selective``. ``t_math = F_hw/(N·π)``, ``t_comms`` = bytes
 sent / ``β_link`` on one link, on a mesh the sum of each dim's traffic timed over its own axes
 (:class:`~derive.training.comms.Transfer`). A pass's communication overlaps only that pass's compute, so
 ``t_lower = Σ_passes max(compute, comms)`` and ``t_upper`` is the serial sum; with a
@@ -34,6 +38,7 @@ import sympy as sp
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.model.costs import StepCost, step_cost
+from derive.model.transformer import Transformer
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
 from derive.training.comms import Comms, comms_of
 from derive.training.memory import (
@@ -51,6 +56,7 @@ __all__ = [
     "StrategyRow",
     "TrainingAnalysis",
     "analyse_training",
+    "attention_pairs",
     "compare_strategies",
     "cost_values",
     "t_lower_at",
@@ -108,6 +114,10 @@ class TrainingAnalysis:
     terms: tuple[tuple[ActivationTerm, sp.Rational], ...]
     comms: Comms
     flops_model: sp.Rational
+    flops_params: sp.Rational  # 6·P_act·T
+    flops_attention: sp.Rational  # 3·F_attn,fwd
+    attention_pairs: sp.Rational  # (query, key) pairs of one sequence, over every layer
+    pair_flops: sp.Rational  # one layer's FLOPs per pair, forward
     flops_recompute: sp.Rational
     recompute_per_token: sp.Rational
     t_math: sp.Rational
@@ -188,6 +198,31 @@ class TrainingAnalysis:
     def params_active(self) -> sp.Rational:
         """P_act: parameters a token uses (the model's)."""
         return self.problem.arch(q.PARAMS_ACTIVE.name)
+
+
+def attention_pairs(
+    m: Transformer, value: Callable[[str], sp.Expr], S: sp.Expr, causal: bool
+) -> sp.Expr:
+    """The (query, key) pairs a sequence of S tokens attends over every layer, exactly: a
+    causal mask keeps j ≤ i, S(S+1)/2 a layer, and a window the last W of them,
+    Σ_i min(i, W) = S·k − k(k−1)/2 with k = min(S, W); without a mask each query attends
+    k keys (all S, or a window kept inside the sequence). ``value``: the model's numbers
+    (or symbols, for the rule)."""
+    pairs = sp.Integer(0)
+    for count, window in m.attention_layers(value):
+        k = S if window is None else sp.Min(S, window)  # keys a query attends at most
+        kept = S * (S + 1) / 2 if window is None else S * k - k * (k - 1) / 2
+        pairs += count * (kept if causal else S * k)
+    return pairs
+
+
+def _attention(p: TrainingProblem) -> tuple[sp.Rational, sp.Rational]:
+    """The pairs of one sequence over every layer and one pair's forward FLOPs in a layer
+    (latent attention per head): none without an architecture or by the Scaling Book's 6ND."""
+    m = p.transformer
+    if m is None or p.convention == "scaling-book":
+        return sp.Integer(0), sp.Integer(0)
+    return attention_pairs(m, p.arch, p.seq, p.causal), m.pair_flops(p.arch, absorbed=False)
 
 
 def _critical(
@@ -300,17 +335,22 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
     comms = comms_of(p, params)
     active, tokens = p.arch(q.PARAMS_ACTIVE.name), p.batch_tokens
     n = p.devices
+    pairs, per_pair = _attention(p)
+    attention = pairs * per_pair / p.seq  # the forward's attention FLOPs per token
+    forward_per_token = FORWARD_FLOPS * active + attention
     recompute_per_token = {
-        Recompute.FULL: FORWARD_FLOPS * active,
-        Recompute.SELECTIVE: 4 * p.arch("layers") * p.arch("heads") * p.arch("head_dim") * p.seq,
+        Recompute.FULL: forward_per_token,
+        Recompute.SELECTIVE: attention,
         Recompute.NONE: sp.Integer(0),
     }[p.recompute]
-    flops_model = (FORWARD_FLOPS + BACKWARD_FLOPS) * active * tokens
+    backward_per_token = BACKWARD_FLOPS * active + 2 * attention + recompute_per_token
+    flops_params = (FORWARD_FLOPS + BACKWARD_FLOPS) * active * tokens
+    flops_model = flops_params + 3 * attention * tokens
     flops_recompute = recompute_per_token * tokens
     slots = p.virtual_stages * p.microbatches
     stretch = sp.Rational(slots + p.pp - 1, slots) * _imbalance(p)
-    fwd_flops = FORWARD_FLOPS * active * tokens
-    bwd_flops = BACKWARD_FLOPS * active * tokens + flops_recompute
+    fwd_flops = forward_per_token * tokens
+    bwd_flops = backward_per_token * tokens
     forward = PassTime(
         "forward", fwd_flops, stretch * fwd_flops / (n * p.peak), comms.seconds("forward")
     )
@@ -321,8 +361,8 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
     t_upper = forward.compute + backward.compute + forward.comms + backward.comms
     b = tokens / p.dp
     critical = (
-        _critical("forward", FORWARD_FLOPS * active, comms, p, b),
-        _critical("backward", BACKWARD_FLOPS * active + recompute_per_token, comms, p, b),
+        _critical("forward", forward_per_token, comms, p, b),
+        _critical("backward", backward_per_token, comms, p, b),
     )
     never = any(c.tokens is None for c in critical)
     b_star = None if never else sp.Max(*(c.tokens for c in critical))
@@ -341,6 +381,10 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         terms=terms,
         comms=comms,
         flops_model=flops_model,
+        flops_params=flops_params,
+        flops_attention=flops_model - flops_params,
+        attention_pairs=pairs,
+        pair_flops=per_pair,
         flops_recompute=flops_recompute,
         recompute_per_token=recompute_per_token,
         t_math=(flops_model + flops_recompute) / (n * p.peak),

@@ -130,6 +130,8 @@ class TrainingProblem:
         keep_gathered: ZeRO-3 gathers the weights once per step and keeps them.
         count_logits: count the logits the loss keeps (one micro-batch's, bf16, 1/tp of V).
         convention: the named preset (:data:`CONVENTIONS`) whose accounting is followed.
+        causal: the attention mask is causal (``--attention-mask causal``, the default) or
+            absent (``none``: every query attends every key of its window).
         checkpoint_tensors: a checkpoint policy keeping k bf16 tensors of S·b·d per layer and
             recomputing the rest (FLOPs and comms as full recomputation); None otherwise.
     """
@@ -165,6 +167,7 @@ class TrainingProblem:
     convention: str = "derive"
     checkpoint_tensors: int | None = None  # --recompute tensors=k: k S·b·d tensors per layer
     mesh_default: str | None = None  # --mesh default: the chip's node chosen, with its source
+    causal: bool = True  # --attention-mask causal (query i attends keys j <= i) or none
 
     @property
     def recompute_text(self) -> str:
@@ -303,6 +306,13 @@ def _convention(spec: TrainSpec) -> str:
             spec.where("convention"), f"an unknown preset: give one of {', '.join(CONVENTIONS)}"
         )
     return text
+
+
+def _causal(spec: TrainSpec) -> bool:
+    text = (spec.attention_mask or "causal").strip().lower()
+    if text not in ("causal", "none"):
+        raise ProblemError(spec.where("attention_mask"), "causal (the default) or none")
+    return text == "causal"
 
 
 def _state(recipe: StateRecipe | None, convention: str = "derive") -> StateSplit:
@@ -544,4 +554,5 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         convention=convention,
         mesh_default=mesh_default,
         checkpoint_tensors=tensors,
+        causal=_causal(spec),
     )
