@@ -53,11 +53,10 @@ def plain_latex(tex: str) -> str:
         text = _WRAPPERS.sub("\x00\\1\x00", text)  # marked: ``\mu\text{s}`` stays µs
         text = _FRAC.sub(r"(\1)/(\2)", text)
         text = _SQRT.sub(r"√(\1)", text)
+        text = re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", text)  # ``\frac{w_{Y}}{8}`` opens too
         if text == before:
             break
     text = _COMMAND.sub(_command, text)
-    text = re.sub(r"\^\{([^{}]*)\}", r"^\1", text)
-    text = re.sub(r"_\{([^{}]*)\}", r"_\1", text)
     text = text.replace("{", "").replace("}", "").replace("\x00", "")
     return re.sub(r"[ \t]+", " ", text).strip()
 
