@@ -77,6 +77,10 @@ def _step(s: Sharding) -> Step:
         if row.t_comms is None or row.t_comms.is_number
         else "with dims free, no largest group is sought"
     )
+    kind = row.collective.value.replace("_", "-")
+    prose = (f"{row.dim} split over {row.group} devices needs an {kind} of the output: each device "
+             "sends ", " (", " on the link) against T_math ", " and T_mem ")  # fmt: skip
+    values = (_bytes(row.sent), _time(row.t_comms), _time(row.t_math), _time(row.t_mem))
     table: tuple = ()
     if s.compared:
         header = ("sharding", "collective", "bytes sent per device", "T_comms", "T_lower")
@@ -84,18 +88,7 @@ def _step(s: Sharding) -> Step:
     return Step(
         StepKind.SHARDING,
         "a dim of the output split → all-gather of the output; a contracted dim → all-reduce",
-        rich(
-            f"{row.dim} split over {row.group} devices needs an "
-            f"{row.collective.value.replace('_', '-')} of the output: each device sends ",
-            _bytes(row.sent),
-            " (",
-            _time(row.t_comms),
-            " on the link) against T_math ",
-            _time(row.t_math),
-            " and T_mem ",
-            _time(row.t_mem),
-            f"; {largest}.",
-        ),
+        rich(*(part for pair in zip(prose, values, strict=True) for part in pair), f"; {largest}."),
         table=table,
         topic="sharding",
     )
