@@ -112,7 +112,7 @@ def test_an_all_to_all_is_timed_by_its_busiest_link_not_as_an_all_gather(tmp_pat
     if group > 2:
         assert Fraction(a2a["sent"]) != Fraction(group - 1, group) * size  # not an all-gather
     text = run_cli(argv).out
-    assert "each link carries (P−1)/(2P) × size" in text, text
+    assert "each link carries (1 + 2 + … + P−1) · size/P² = (P−1)/(2P) × size" in text, text
 
 
 A2A = """

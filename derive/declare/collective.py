@@ -68,8 +68,9 @@ class CollectiveKind(Enum):
             return "ring all-reduce: 2(P−1)/P × size sent per device, 2(P−1) steps"
         if self is CollectiveKind.ALL_TO_ALL:
             return (
-                "ring all-to-all: each device sends (P−1)/P² × size, a chunk crossing as many "
-                "links as its distance, so each link carries (P−1)/(2P) × size, P−1 steps"
+                "ring all-to-all: each device holds size/P and sends (P−1)/P of it; a chunk of "
+                "size/P² crosses as many links as its distance, so each link carries "
+                "(1 + 2 + … + P−1) · size/P² = (P−1)/(2P) × size, P−1 steps"
             )
         return f"ring {self.value.replace('_', '-')}: (P−1)/P × size sent per device, P−1 steps"
 
