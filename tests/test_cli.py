@@ -213,7 +213,6 @@ def test_bad_problem_exits_2_with_one_line(extra):
         ["solve", "nosuchop", "--dtype", "bf16", "--chip", "tpu-v5e"],
         ["solve", "matmul", "--chip", "tpu-v5e"],
         ["solve", "matmul", "--dtype", "bf16"],
-        ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--peak", "1e14"],
         ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--format", "pdf"],
         ["frobnicate"],
     ],

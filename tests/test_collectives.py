@@ -48,16 +48,29 @@ def _ring_all_gather(group: int) -> int:
     return sent[0]
 
 
-def _all_to_all(group: int) -> int:
-    return sum(
-        1 for j in range(group) if j != 0
-    )  # device 0 sends chunk j to device j, keeps its own
+def _ring_all_to_all(group: int) -> tuple[int, list[int], int]:
+    """An all-to-all on a one-way ring, chunk by chunk: device s holds chunk (s, d) of each
+    destination d (P² chunks of size/P² in all, P per device) and sends each d ≠ s of them
+    around the ring, s → s+1 → … → d. Returns the chunks one device sends of its own, the
+    chunks each link i → i+1 carries, and the longest trip in hops."""
+    held = {(s, d): s for s in range(group) for d in range(group)}  # chunk -> where it is
+    own = [sum(1 for d in range(group) if d != s) for s in range(group)]
+    links = [0] * group
+    hops = 0
+    while any(at != d for (_, d), at in held.items()):
+        hops += 1
+        for chunk, at in list(held.items()):
+            if at != chunk[1]:
+                links[at] += 1
+                held[chunk] = (at + 1) % group
+    assert all(at == d for (_, d), at in held.items()) and len(set(own)) == 1
+    return own[0], links, hops
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(2, 9), st.integers(1, 50), st.sampled_from([1, 2, 4]))
 def test_ring_bytes_match_a_simulated_ring(group, chunk, width):
-    size = group * chunk  # elements of the full tensor: P chunks
+    size = group * group * chunk  # elements of the full tensor: P chunks of P·chunk
     values = [[(7 * i + j) % 11 for j in range(group)] for i in range(group)]
     result, chunks = _ring_all_reduce(values)
     assert all(row == [sum(col) for col in zip(*values, strict=True)] for row in result)
@@ -67,12 +80,47 @@ def test_ring_bytes_match_a_simulated_ring(group, chunk, width):
         "all_reduce": chunks,
         "all_gather": _ring_all_gather(group),
         "reduce_scatter": group - 1,  # the first half of the all-reduce
-        "all_to_all": _all_to_all(group),
+        "all_to_all": _ring_all_to_all(group)[1][0],  # chunks of size/P², the others size/P
     }
     for kind, count in expected.items():
         collective = Collective(kind, tensor, group=group)
-        assert collective.bytes_term.subs(n, size) == count * chunk * width
+        unit = chunk if kind == "all_to_all" else group * chunk
+        assert collective.bytes_term.subs(n, size) == count * unit * width
         assert collective.steps == (2 * (group - 1) if kind == "all_reduce" else group - 1)
+
+
+@pytest.mark.parametrize("group", [2, 3, 4, 5, 8, 9])
+def test_an_all_to_all_is_timed_by_its_busiest_link_not_as_an_all_gather(tmp_path, group):
+    """Each device holds size/P and sends (P−1)/P of it; on the ring a chunk crosses as many
+    links as its distance, so the link carries more than the device's own chunks. Once
+    derive timed it as an all-gather, (P−1)/P of the whole tensor per device."""
+    own, links, hops = _ring_all_to_all(group)
+    assert own == group - 1 and len(set(links)) == 1  # every link carries the same
+    path = tmp_path / "ops.py"
+    path.write_text(A2A)
+    argv = ["solve", "dispatch", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+    argv += ["--set", "B=4096", "--set", "F=1024", "--set", f"P={group}", "--link-latency", "1us"]
+    data = json.loads(run_cli([*argv, "--format", "json"]).out)
+    size = 4096 * 1024 * 2
+    chunk = Fraction(size, group * group)
+    (a2a,) = data["collectives"]
+    assert Fraction(a2a["size"]) == size and a2a["steps"] == hops
+    assert own * chunk == Fraction(size, group) * Fraction(group - 1, group)
+    assert Fraction(a2a["sent"]) == links[0] * chunk  # what leaves one device over its link
+    time = links[0] * chunk / Fraction(45 * 10**10) + hops * Fraction(1, 10**6)
+    assert Fraction(a2a["t_comms"]) == Fraction(data["t_comms"]) == time
+    if group > 2:
+        assert Fraction(a2a["sent"]) != Fraction(group - 1, group) * size  # not an all-gather
+    text = run_cli(argv).out
+    assert "each link carries (1 + 2 + … + P−1) · size/P² = (P−1)/(2P) × size" in text, text
+
+
+A2A = """
+from derive import Collective, Operator, Tensor, dims
+B, F, P = dims("B F P")
+dispatch = Operator(name="dispatch", flops=0,
+                    comms=[Collective("all_to_all", Tensor("X", (B, F)), group=P)])
+"""
 
 
 OPERATORS = """

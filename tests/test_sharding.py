@@ -64,3 +64,29 @@ def test_compare_shardings_lists_every_dim():
 def test_bad_shard_is_one_line_naming_the_flag(shard, says):
     r = run_cli([*_MM, "--shard", shard])
     assert r.code == 2 and "--shard" in r.err and says in r.err and r.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("fmt", ["md", "tex", "text", "json"])
+@pytest.mark.parametrize("bound", [[], ["--set", "F=8192"]], ids=["all-free", "B-and-D-free"])
+def test_free_dims_stay_formulas_in_every_format(fmt, bound):
+    """Once a traceback (``TypeError: cannot create mpf``) whenever a dim was left free: the
+    all-gather of Z[B, F] over 8 is 7/8 of its 2·B·F bytes, a formula while B or F is free."""
+    import sympy as sp
+
+    argv = ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--shard", "F:8", *bound]
+    r = run_cli([*argv, "--compare-shardings", "--format", fmt])
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    b, f = sp.Symbol("B"), sp.Integer(8192) if bound else sp.Symbol("F")
+    sent = sp.Rational(7, 8) * 2 * b * f
+    if fmt == "json":
+        s = json.loads(r.out)["sharding"]
+        assert (s["bytes_sent"], s["largest_group"]) == (str(sent), None)
+        assert s["t_comms"] == str(sent / sp.Integer(_LINK.numerator))
+        return
+    section = r.out[r.out.rindex("Sharding") :]
+    coefficient = sent / b if bound else None  # 14336 B, or 7 B F/4
+    shown = {"text": "(7 B F)/(4)"}.get(fmt, r"\frac{7 B F}{4}")
+    assert (f"{coefficient} B" if bound else shown) in section, section
+    assert "no largest group is sought" in section
+    if fmt == "text":
+        assert "frac" not in r.out and "(D F w_Y)/(8)" in r.out  # nested braces read too

@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 
 from derive.pipeline import solve_training
 from derive.training.analysis import analyse_training
-from derive.training.mesh import Axis, Exchange, Level, bytes_per_byte, parse_mesh, time_per_byte
+from derive.training.mesh import (
+    Axis,
+    Exchange,
+    Level,
+    level_terms,
+    parse_mesh,
+    time_per_byte,
+)
 
 # Llama 3 8B by hand (as tests/test_training.py): L = 32, d = 4096, 32 query and 8 KV heads
 # of 128, f = 14336 gated, V = 128256, untied head.
@@ -392,7 +399,7 @@ def test_the_megatron_recipe_is_18_bytes_per_parameter():
 def test_hierarchical_collectives_against_their_ring_forms(sizes, bandwidths):
     """Over levels (g_i, β_i): the all-reduce is two all-gathers; the bytes of a level's share
     sum to the flat ring's fraction of the whole group when every β is one; an all-to-all's
-    shares sum to (G−1)/G; one level is the ring formula."""
+    shares are its chunks' hops, level by level; one level is the ring formula."""
     axes = [
         Axis(f"a{i}", g, sp.Integer(b), str(b)) for i, (g, b) in enumerate(zip(sizes, bandwidths))
     ]
@@ -402,7 +409,17 @@ def test_hierarchical_collectives_against_their_ring_forms(sizes, bandwidths):
         group *= g
     ar, ag = time_per_byte(Exchange.ALL_REDUCE, levels), time_per_byte(Exchange.ALL_GATHER, levels)
     assert ar == 2 * ag
-    assert bytes_per_byte(Exchange.ALL_TO_ALL, levels) == sp.Rational(group - 1, group)
+    # an all-to-all, counted peer by peer from device 0: V/G to each peer, over the axis of the
+    # outermost coordinate where it differs, crossing as many of that ring's links as its distance
+    coords = [(0,)]
+    for lv in levels:
+        coords = [(*c, x) for c in coords for x in range(lv.size)]
+    hops = [0] * len(levels)
+    for peer in coords[1:]:
+        outer = max(i for i in range(len(levels)) if peer[i + 1])
+        hops[outer] += peer[outer + 1]
+    shares = [share for _, share in level_terms(Exchange.ALL_TO_ALL, levels)]
+    assert shares == [sp.Rational(h, group) for h in hops]
     ones = tuple(Level(Axis(lv.axis.name, lv.size, sp.Integer(1), "1"), lv.size) for lv in levels)
     # the hierarchical all-gather moves (G−1)/G of V in all when every link is equally fast
     assert time_per_byte(Exchange.ALL_GATHER, ones) == sp.Rational(group - 1, group)
@@ -479,3 +496,29 @@ def test_the_search_reuses_only_what_no_placement_changes():
         assert fresh.memory == a.memory and fresh.terms == a.terms and fresh.params == a.params
         assert (fresh.smallest_dp, fresh.smallest_zero) == (a.smallest_dp, a.smallest_zero)
         assert (fresh.t_lower, fresh.t_upper, fresh.fits) == (a.t_lower, a.t_upper, a.fits)
+
+
+def test_the_expert_all_to_all_is_the_one_collective_derive_solve_times(cli, tmp_path):
+    """Mixtral 8x7B at ep 8 on one axis of 8: the dispatch and combine all-to-alls of a step,
+    V per device (k = 2 routed copies of each token's d = 4096 bf16 activations, per layer of
+    32, per micro-batch, twice forward and twice backward) are the all-to-all of an 8·V tensor
+    that `derive solve` times on the same link: one formula, on the ring's busiest link."""
+    import json
+
+    argv = ["train", "mixtral-8x7b", "--chip", "h100", "--dp", "8", "--ep", "8", "--zero", "1"]
+    argv += ["--batch-tokens", "4194304", "--seq", "4096", "--mesh", "gpu=8@450e9"]
+    run = json.loads(cli([*argv, "--format", "json"]).out)
+    copies = 2 * 2 * int(run["microbatches"]) * 32  # (dispatch + combine) × passes × layers
+    elements = copies * 2 * 4096 * int(run["micro_batch_size"]) * 4096  # k · S · b · d, per device
+    path = tmp_path / "ops.py"
+    path.write_text(
+        "from derive import Collective, Operator, Tensor, dims\nB, = dims('B')\n"
+        "dispatch = Operator(name='dispatch', flops=0, "
+        "comms=[Collective('all_to_all', Tensor('X', (B,)), group=8)])\n"
+    )
+    solve = ["solve", "dispatch", "--operators", str(path), "--dtype", "bf16"]
+    solve += ["--link-bandwidth", "450e9", "--set", f"B={8 * elements}", "--format", "json"]
+    alone = json.loads(cli(solve).out)
+    assert Fraction(run["comms_time_per_device"]["ep"]) == Fraction(alone["t_comms"])
+    # each byte of V crosses (P−1)/2 links on average: 7/2 · 2·V / β
+    assert Fraction(alone["t_comms"]) == Fraction(7, 2) * 2 * elements / NVLINK

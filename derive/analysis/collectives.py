@@ -1,7 +1,7 @@
 """Each collective of a problem at the bound dims: its size, the bytes one device sends, its time.
 
-Ring algorithm (see :mod:`derive.declare.collective`): a device sends
-``fraction × size`` bytes over ``steps`` steps; the time is those bytes over the link
+Ring algorithm (see :mod:`derive.declare.collective`): ``fraction × size`` bytes leave a
+device over its link in ``steps`` steps; the time is those bytes over the link
 bandwidth (one way, per link) plus ``steps`` link latencies.
 """
 
@@ -29,8 +29,8 @@ class CollectiveTime:
         dtype: the tensor's dtype name.
         size: bytes of the full tensor (width × elements before the ring factor).
         group: P at the bound dims (an integer, or the dim P while it is free).
-        fraction: bytes sent per device over size: 2(P−1)/P or (P−1)/P.
-        sent: bytes one device sends, fraction × size.
+        fraction: bytes over a device's link per byte of size: 2(P−1)/P, (P−1)/P, (P−1)/(2P).
+        sent: bytes over one device's link, fraction × size (an all-to-all's forwarded too).
         steps: ring steps, 2(P−1) or P−1.
         link_time: sent / β_link (None without a link bandwidth).
         latency_time: steps × link latency.

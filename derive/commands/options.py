@@ -171,10 +171,12 @@ def add_hardware_flags(
     if chip:
         parser.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
     parser.add_argument(
-        "--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip, e.g. 1.97e14"
+        "--peak", metavar="FLOP_PER_S", help="compute peak (or overriding a chip's), e.g. 1.97e14"
     )
     parser.add_argument(
-        "--bandwidth", metavar="BYTES_PER_S", help="memory bandwidth instead of a chip, e.g. 8.2e11"
+        "--bandwidth",
+        metavar="BYTES_PER_S",
+        help="HBM bandwidth (or overriding a chip's), e.g. 8.1e11",
     )
     parser.add_argument(
         "--peak-from",

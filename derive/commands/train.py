@@ -103,7 +103,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     )
     add_operators_flag(p, "a Python file declaring Transformer models; repeatable")
     p.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
-    p.add_argument("--peak", metavar="FLOP_PER_S", help="compute peak instead of a chip")
+    p.add_argument("--peak", metavar="FLOP_PER_S", help="compute peak (or overriding a chip's)")
     p.add_argument(
         "--capacity", metavar="BYTES", help="HBM bytes per device (overrides the chip's)"
     )

@@ -2,15 +2,17 @@
 
 A :class:`Collective` goes in an operator's ``comms`` like a tensor. It is the tensor
 as declared (its full size, before any split), its kind and the size P of the group
-of devices; the bytes it counts are those **one device sends** with the ring algorithm:
+of devices; the bytes it counts are those that leave **one device** over its link (one-way ring):
 
 - all-reduce: a reduce-scatter then an all-gather, 2(P−1) steps of size/P each,
   so 2(P−1)/P × size;
 - all-gather, reduce-scatter: P−1 steps of size/P, so (P−1)/P × size;
-- all-to-all: each device keeps 1/P of its data and sends the rest, (P−1)/P × size
-  over P−1 steps (pairwise exchange).
+- all-to-all: each device holds size/P and sends P−1 of its P chunks (size/P² each) to
+  the others, (P−1)/P² × size; a chunk for the device d hops on crosses d links, so the
+  link out of each device carries Σ_{d=1}^{P−1} d · size/P² = (P−1)/(2P) × size, its own
+  chunks and those it forwards (the most loaded link; every link alike), over P−1 steps.
 
-Time is those bytes over the link bandwidth (one way, per link), plus the per-step link
+Time is the bytes over a device's link (one way, per link), plus the per-step link
 latency (``--link-latency``) times :attr:`Collective.steps`.
 
 >>> from derive import Tensor, dims
@@ -48,25 +50,28 @@ class CollectiveKind(Enum):
     ALL_REDUCE = "all_reduce"  # reduce-scatter + all-gather: 2(P−1)/P × size, 2(P−1) steps
     ALL_GATHER = "all_gather"  # (P−1)/P × size, P−1 steps
     REDUCE_SCATTER = "reduce_scatter"  # (P−1)/P × size, P−1 steps
-    ALL_TO_ALL = "all_to_all"  # (P−1)/P × size, P−1 steps
+    ALL_TO_ALL = "all_to_all"  # (P−1)/(2P) × size on the busiest link, P−1 steps
 
     def steps(self, group: Any) -> Any:
         """Steps of the ring algorithm over ``group`` devices (an int, or an expression in P)."""
         return 2 * (group - 1) if self is CollectiveKind.ALL_REDUCE else group - 1
 
     def fraction(self, group: Any) -> sp.Expr:
-        """Bytes one device sends, as a fraction of the full tensor."""
-        return (
-            sp.Integer(self.steps(group)) / group
-            if isinstance(group, int)
-            else sp.factor(self.steps(group) / group)
-        )
+        """Bytes over one device's link, as a fraction of the full tensor: every path's one rule."""
+        share = self.steps(group) / sp.Integer(2 if self is CollectiveKind.ALL_TO_ALL else 1)
+        return share / group if isinstance(group, int) else sp.factor(share / group)
 
     @property
     def rule(self) -> str:
         """The per-device bytes rule, as a worked solution names it."""
         if self is CollectiveKind.ALL_REDUCE:
             return "ring all-reduce: 2(P−1)/P × size sent per device, 2(P−1) steps"
+        if self is CollectiveKind.ALL_TO_ALL:
+            return (
+                "ring all-to-all: each device holds size/P and sends (P−1)/P of it; a chunk of "
+                "size/P² crosses as many links as its distance, so each link carries "
+                "(1 + 2 + … + P−1) · size/P² = (P−1)/(2P) × size, P−1 steps"
+            )
         return f"ring {self.value.replace('_', '-')}: (P−1)/P × size sent per device, P−1 steps"
 
 

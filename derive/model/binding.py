@@ -249,21 +249,16 @@ def _state(text: str | None) -> StateRecipe | None:
 def _hardware(spec: ModelSpec, compute: str, needs_peak: bool) -> tuple:
     capacity = custom_figure(spec.capacity, "--capacity") if spec.capacity is not None else None
     if spec.chip is not None:
-        if spec.peak is not None or spec.bandwidth is not None:
-            raise ProblemError(
-                "--chip with --peak/--bandwidth",
-                "give either a chip or --peak and --bandwidth (and --capacity), not both",
-            )
-        chip = get_chip(spec.chip)
+        chip = get_chip(spec.chip).overridden(spec.peak, spec.bandwidth, spec.capacity, None)
         try:
-            peak = chip.peak(compute) if needs_peak else None
+            peak = chip.peak(compute) if needs_peak or spec.peak is not None else None
         except UnknownNameError as exc:
             have = ", ".join(chip.peak_dtypes())
             raise UnknownNameError(
                 exc.what,
                 f"the chip has no {compute} peak; it has {have} (choose one with --dtype activations=DTYPE)",
             ) from None
-        return chip, capacity or chip.capacity, peak, chip.hbm
+        return chip, chip.capacity, peak, chip.hbm
     peak = custom_figure(spec.peak, "--peak") if spec.peak is not None else None
     bandwidth = custom_figure(spec.bandwidth, "--bandwidth") if spec.bandwidth is not None else None
     return None, capacity, peak, bandwidth

@@ -45,7 +45,7 @@ def derive_sharded(
 
     analysis, row = analysed(name, group)
     largest = None
-    if name in bound and row.t_comms is not None:
+    if name in bound and row.t_comms is not None and analysis.all_bound:
         largest = largest_group(bound[name], lambda p: analysed(name, p)[1])
     compared: tuple[ShardRow, ...] = ()
     if compare:

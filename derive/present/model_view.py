@@ -70,27 +70,19 @@ def _given_value(value: sp.Expr) -> str:
 
 
 def _hardware_rows(a: ModelAnalysis) -> tuple[tuple[str, str, str, str], ...]:
+    """C, β when it overrides the chip's, π: (name, symbol, value, source)."""
     p = a.problem
-    rows = []
-    if p.capacity is not None:
-        rows.append(
-            (
-                "HBM capacity per device",
-                "C",
-                tex_text_number(p.capacity.text) + r"\ \text{B}",
-                p.capacity.cite(),
-            )
-        )
-    if p.peak is not None:
-        rows.append(
-            (
-                f"peak ({p.compute_dtype})",
-                r"\pi",
-                tex_text_number(p.peak.text) + r"\ \text{FLOP/s}",
-                p.peak.cite(),
-            )
-        )
-    return tuple(rows)
+    hbm = p.bandwidth if p.bandwidth is not None and p.bandwidth.overrides else None
+    rows = (
+        ("HBM capacity per device", "C", p.capacity, "B"),
+        ("HBM bandwidth", r"\beta", hbm, "B/s"),
+        (f"peak ({p.compute_dtype})", r"\pi", p.peak, "FLOP/s"),
+    )
+    return tuple(
+        (name, symbol, tex_text_number(fig.text) + rf"\ \text{{{unit}}}", fig.cite())
+        for name, symbol, fig, unit in rows
+        if fig is not None
+    )
 
 
 @dataclass(frozen=True)

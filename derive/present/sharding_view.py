@@ -4,12 +4,16 @@ JSON under ``sharding``."""
 
 from __future__ import annotations
 
+import sympy as sp
+
 from derive.analysis.sharding import Sharding, ShardRow
 from derive.catalogue import table as q
 from derive.formula.durations import time_text
 from derive.present.formats import Document
 from derive.present.worked import worked_document
-from derive.solution.steps import Step, StepKind, rich
+from derive.solution.notation import tex
+from derive.solution.steps import Math, Step, StepKind, rich
+from derive.solution.value_display import seconds_tex
 
 __all__ = ["sharding_document", "sharding_json"]
 
@@ -40,8 +44,15 @@ def sharding_json(s: Sharding) -> dict[str, object]:
     }
 
 
-def _time(value: object) -> str:
-    return "—" if value is None else time_text(value)
+def _time(value: sp.Expr | None) -> str | Math:
+    """A time as read, or its formula while a dim is free."""
+    if value is None:
+        return "—"
+    return time_text(value) if value.is_number else Math(seconds_tex(value))
+
+
+def _bytes(value: sp.Expr) -> str | Math:
+    return f"{value} B" if value.is_number else Math(tex(value) + r"\ \text{bytes}")
 
 
 def _cells(row: ShardRow) -> tuple:
@@ -50,7 +61,7 @@ def _cells(row: ShardRow) -> tuple:
         for text in (
             f"{row.dim} over {row.group}",
             row.collective.value.replace("_", "-"),
-            f"{row.sent} B",
+            _bytes(row.sent),
             _time(row.t_comms),
             _time(row.t_lower),
         )
@@ -63,7 +74,13 @@ def _step(s: Sharding) -> Step:
         f"the largest group dividing {row.dim} before the link binds is {s.largest_group}"
         if s.largest_group is not None
         else "the link binds at every group tried"
+        if row.t_comms is None or row.t_comms.is_number
+        else "with dims free, no largest group is sought"
     )
+    kind = row.collective.value.replace("_", "-")
+    prose = (f"{row.dim} split over {row.group} devices needs an {kind} of the output: each device "
+             "sends ", " (", " on the link) against T_math ", " and T_mem ")  # fmt: skip
+    values = (_bytes(row.sent), _time(row.t_comms), _time(row.t_math), _time(row.t_mem))
     table: tuple = ()
     if s.compared:
         header = ("sharding", "collective", "bytes sent per device", "T_comms", "T_lower")
@@ -71,12 +88,7 @@ def _step(s: Sharding) -> Step:
     return Step(
         StepKind.SHARDING,
         "a dim of the output split → all-gather of the output; a contracted dim → all-reduce",
-        rich(
-            f"{row.dim} split over {row.group} devices needs an "
-            f"{row.collective.value.replace('_', '-')} of the output: each device sends "
-            f"{row.sent} B ({_time(row.t_comms)} on the link) against T_math "
-            f"{_time(row.t_math)} and T_mem {_time(row.t_mem)}; {largest}."
-        ),
+        rich(*(part for pair in zip(prose, values, strict=True) for part in pair), f"; {largest}."),
         table=table,
         topic="sharding",
     )

@@ -151,18 +151,10 @@ def _compute_dtype(op: Operator, dtypes: dict[str, Dtype], override: str | None)
 
 def _hardware(spec: ProblemSpec, compute: str) -> tuple[Chip | None, Figure, Figure, Figure | None]:
     if spec.chip is not None:
-        if spec.peak is not None or spec.bandwidth is not None:
-            raise ProblemError(
-                "--chip with --peak/--bandwidth",
-                "give either a chip or both --peak and --bandwidth, not both",
-            )
-        chip = get_chip(spec.chip)
-        link = (
-            custom_figure(spec.link_bandwidth, "--link-bandwidth")
-            if spec.link_bandwidth
-            else chip.link
+        chip = get_chip(spec.chip).overridden(
+            spec.peak, spec.bandwidth, None, spec.link_bandwidth or None
         )
-        return chip, chip.peak(compute), chip.hbm, link
+        return chip, chip.peak(compute), chip.hbm, chip.link
     if spec.peak is None or spec.bandwidth is None:
         raise ProblemError(
             "hardware", "give --chip NAME, or both --peak FLOPS_PER_S and --bandwidth BYTES_PER_S"

@@ -7,7 +7,7 @@ its source and edition, so a worked solution can cite where it came from.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 
@@ -33,6 +33,11 @@ class Figure:
     source: str = ""
     edition: str = ""
     note: str = ""
+
+    @property
+    def overrides(self) -> str:
+        """`` (override of h100's 9.89e14)`` for a number typed beside ``--chip``, else ``""``."""
+        return f" ({self.source})" if self.source.startswith("override of ") else ""
 
     def cite(self) -> str:
         """``source, edition`` or ``given`` for a number the user typed."""
@@ -100,6 +105,23 @@ class Chip:
             return None
         inner = f"gpu={size}@{self.link.text}"
         return inner if devices == size else f"{inner},node={devices // size}@{self.node_link.text}"
+
+    def overridden(self, *texts: str | None) -> Chip:
+        """The chip with the texts typed beside ``--chip`` (``--peak``, ``--bandwidth``,
+        ``--capacity``, ``--link-bandwidth``; None keeps its figure), each cited as an override."""
+
+        def given(old: Figure | None, text: str | None, flag: str) -> Figure | None:
+            was = f"override of {self.name}'s {old.text}" if old else f"given ({self.name}: none)"
+            return old if text is None else replace(custom_figure(text, flag), source=was)
+
+        peak, hbm, capacity, link = texts
+        peaks = tuple((d, given(f, peak, "--peak") or f) for d, f in self.peaks)
+        chip = replace(self, peaks=peaks, hbm=given(self.hbm, hbm, "--bandwidth") or self.hbm)
+        return replace(
+            chip,
+            capacity=given(self.capacity, capacity, "--capacity"),
+            link=given(self.link, link, "--link-bandwidth"),
+        )
 
     def peak_dtypes(self) -> tuple[str, ...]:
         """Dtypes with a peak on this chip."""

@@ -65,11 +65,12 @@ def only_communicates(op: Operator) -> bool:
 
 
 def _link(spec: ProblemSpec, op: Operator) -> tuple[Figure, str, Chip | None]:
-    chip = get_chip(spec.chip) if spec.chip is not None else None
-    if spec.link_bandwidth is not None:
-        return custom_figure(spec.link_bandwidth, "--link-bandwidth"), "as given", chip
+    typed = spec.link_bandwidth
+    chip = get_chip(spec.chip).overridden(None, None, None, typed) if spec.chip else None
     if chip is not None and chip.link is not None:
-        return chip.link, chip.link_name, chip
+        return chip.link, chip.link.source if typed else chip.link_name, chip
+    if typed is not None:
+        return custom_figure(typed, "--link-bandwidth"), "as given", chip
     where = f"chip {chip.name!r} has no link bandwidth; " if chip is not None else ""
     raise ProblemError(
         "--link-bandwidth",

@@ -29,13 +29,11 @@ def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Li
     name = collective.name.replace("_", r"\_")
     group = item.group
     all_reduce = collective.kind is CollectiveKind.ALL_REDUCE
-    factor = r"\frac{2(P-1)}{P}" if all_reduce else r"\frac{P-1}{P}"
+    top, bottom = "2" if all_reduce else "", "2" if collective.kind.value == "all_to_all" else ""
+    factor = rf"\frac{{{top + '(P-1)' if top else 'P-1'}}}{{{bottom}P}}"
+    dot = [f"{two} \\cdot " if two else "" for two in (top, bottom)]
     factor_numbers = (
-        (
-            rf"\frac{{2 \cdot {tex(group - 1)}}}{{{tex(group)}}}"
-            if all_reduce
-            else rf"\frac{{{tex(group - 1)}}}{{{tex(group)}}}"
-        )
+        rf"\frac{{{dot[0]}{tex(group - 1)}}}{{{dot[1]}{tex(group)}}}"
         if group.is_Integer
         else tex(item.fraction)
     )

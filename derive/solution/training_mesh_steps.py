@@ -23,7 +23,7 @@ _RULES = {
     Exchange.ALL_REDUCE: r"\sum_i \frac{2(g_i - 1)}{g_i} \cdot \frac{V}{g_1 \cdots g_{i-1} \, \beta_i}",
     Exchange.ALL_GATHER: r"\sum_i \frac{g_i - 1}{g_i} \cdot \frac{V}{g_1 \cdots g_{i-1} \, \beta_i}",
     Exchange.REDUCE_SCATTER: r"\sum_i \frac{g_i - 1}{g_i} \cdot \frac{V}{g_1 \cdots g_{i-1} \, \beta_i}",
-    Exchange.ALL_TO_ALL: r"\sum_i \frac{G_i - G_{i-1}}{G_k} \cdot \frac{V}{\beta_i}",
+    Exchange.ALL_TO_ALL: r"\sum_i \frac{(g_i - 1) \, G_i}{2 \, G_k} \cdot \frac{V}{\beta_i}",
     Exchange.SEND: r"\frac{V}{\beta_{\text{outer}}}",
 }
 
@@ -117,7 +117,8 @@ def mesh_step(a: TrainingAnalysis) -> Step | None:
         StepKind.COMMUNICATION,
         "a collective over axes (g_1, β_1) … (g_k, β_k), innermost first, runs level by level: "
         "an all-reduce Σ_i 2(g_i−1)/g_i · V/(g_1⋯g_{i−1}·β_i), a reduce-scatter or an all-gather "
-        "half of it, an all-to-all Σ_i (G_i − G_{i−1})/G_k · V/β_i, a send V/β of the outermost axis",
+        "half of it, an all-to-all Σ_i (g_i−1)·G_i/(2·G_k) · V/β_i (each byte over as many "
+        "links as it travels), a send V/β of the outermost axis",
         rich(
             f"Each dim's traffic is timed over its own axes (placement {placement}). "
             "Inside, the group reduce-scatters over the innermost axis; each further level carries "

@@ -41,8 +41,10 @@ __all__ = ["training_given", "training_steps", "training_verdict"]
 def training_given(a: TrainingAnalysis) -> Rich:
     """The run in one sentence: model, devices, parallelism, batch, ceilings."""
     p = a.problem
-    chip = p.model.problem.chip
+    m = p.model.problem
+    chip, capacity = m.chip, m.capacity.overrides if m.capacity is not None else ""
     where = f"on {chip.title} " if chip is not None else ""
+    peak = (m.peak or chip.peak(m.compute_dtype)).overrides if chip is not None else ""
     return rich(
         f"{p.model_name} trained {where}with dp = {p.dp}, tp = {p.tp}, pp = {p.pp}"
         + (f", ep = {p.ep}" if p.ep > 1 else "")
@@ -50,9 +52,9 @@ def training_given(a: TrainingAnalysis) -> Rich:
         + (", sequence parallel" if p.sequence_parallel else "")
         + f", ZeRO stage {int(p.zero)}, recomputation {p.recompute_text}; "
         f"{p.batch_tokens} tokens per step in sequences of S = {p.seq}, micro-batches of "
-        f"{counted(p.micro_batch, 'sequence')}; π = {p.peak_text} FLOP/s per device, β_link = "
-        f"{p.link_text} B/s ({p.link_name}, one way)"
-        + (f", C = {fmt_decimal(p.capacity / GB)} GB of HBM" if p.capacity is not None else "")
+        f"{counted(p.micro_batch, 'sequence')}; π = {p.peak_text} FLOP/s per device{peak}, "
+        f"β_link = {p.link_text} B/s ({p.link_name}, one way)"
+        + (f", C = {fmt_decimal(p.capacity / GB)} GB of HBM{capacity}" if p.capacity else "")
         + f"; state {p.state.name} ({p.state.weights} + {p.state.grads} + {p.state.optimizer} bytes per parameter)"
         + (f"; measured step {time_text(p.measured_time)}" if p.measured_time is not None else "")
         + "."

@@ -494,8 +494,9 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     if spec.link_bandwidth is not None:
         link_value = parse_positive(spec.link_bandwidth, spec.name("link_bandwidth"))
         link_text, link_name = spec.link_bandwidth.strip(), "given link"
-        if chip is not None and chip.link is not None and chip.link.value == link_value:
-            link_name = chip.link_name
+        if chip is not None and chip.link is not None:
+            was = f"override of {chip.name}'s {chip.link.text}"
+            link_name = chip.link_name if chip.link.value == link_value else was
     elif chip is not None and chip.link is not None:
         link_value, link_text, link_name = chip.link.value, chip.link.text, chip.link_name
     elif spec.mesh is not None:  # the innermost axis stands for "the link" in the prose

@@ -17,7 +17,9 @@ A collective over levels (g₁, β₁) … (g_k, β_k) is hierarchical, level by
 inside out (:func:`time_per_byte`): an all-reduce of V bytes per device takes
 ``Σᵢ 2(gᵢ−1)/gᵢ · V/(g₁⋯gᵢ₋₁ · βᵢ)`` (a reduce-scatter inside, the rest over the next axis
 on 1/g of the data, the all-gather back); a reduce-scatter or an all-gather half of that;
-an all-to-all sends ``(G_i − G_{i−1})/G_k`` of V over level i (the peers first reached there);
+an all-to-all ``(g_i − 1)·G_i/(2·G_k)`` of V over level i (V/G_k to each peer first reached
+there, crossing as many of the axis's links as its distance: the ring's rule of
+:class:`~derive.declare.collective.CollectiveKind`, as every collective here);
 a point-to-point send of V (a pipeline stage's boundary, a ring attention step) ``V/β`` over
 the slowest (outermost) axis the group spans. Over one level these are the ring formulas.
 Latency adds ``2(gᵢ−1)·αᵢ`` per all-reduce call and level, ``(gᵢ−1)·αᵢ`` for the others, α of
@@ -33,6 +35,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from derive.declare.collective import CollectiveKind
 from derive.errors import ProblemError
 from derive.formula.decimals import parse_decimal
 from derive.formula.units import Dimension, parse_unit
@@ -327,18 +330,14 @@ def level_terms(kind: Exchange, levels: tuple[Level, ...]) -> tuple[tuple[Level,
         return ()
     if kind is Exchange.SEND:
         return ((levels[-1], sp.Integer(1)),)
-    total = _prefix(levels, len(levels))
+    total, ring = _prefix(levels, len(levels)), CollectiveKind(kind.value.replace("-", "_"))
     out = []
     for i, level in enumerate(levels):
-        inner = _prefix(levels, i)
-        g = level.size
-        if kind is Exchange.ALL_TO_ALL:
-            share = sp.Rational(inner * g - inner, total)
-        else:
-            share = sp.Rational(g - 1, g * inner)
-            if kind is Exchange.ALL_REDUCE:
-                share *= 2
-        out.append((level, share))
+        inner, g = _prefix(levels, i), level.size
+        # the ring's rule on the level's tensor, V/inner, or for an all-to-all g·G_i·V/G_k: its
+        # chunks V/G_k to the peers first reached there, G_{i-1} of them at each distance
+        tensor = g * g * inner if kind is Exchange.ALL_TO_ALL else total // inner
+        out.append((level, ring.fraction(g) * sp.Rational(tensor, total)))
     return tuple(out)
 
 
