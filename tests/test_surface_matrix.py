@@ -319,3 +319,34 @@ def test_a_comms_only_time_is_a_quantity_while_its_dims_are_unbound():
     assert d.t_comms.free_symbols and d.t_comms == d.value("t_lower").exact
     at = d.t_comms.subs({s: {"B": 8192, "F": 8192, "P": 8}[s.name] for s in d.t_comms.free_symbols})
     assert at == RESULTS["comms"]().t_comms.exact
+
+
+@pytest.mark.parametrize("name", ["model", "training", "operator"])
+def test_threads_reading_a_fresh_result_all_see_its_values(name):
+    """Four threads read one fresh result at once (a barrier starts them together): every
+    attribute read and every ``values()`` gives the one answer, none fails."""
+    import sys
+    import threading
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as CPython allows
+    try:
+        first = next(iter(RESULTS[name]().values())).name
+        for _ in range(10):
+            result, barrier, got, errors = RESULTS[name](), threading.Barrier(4), [], []
+
+            def read(result=result, barrier=barrier, got=got, errors=errors):
+                barrier.wait()
+                try:
+                    got.append((getattr(result, first).exact, dict(result.values())))
+                except Exception as error:  # noqa: BLE001  # every failure is counted
+                    errors.append(repr(error))
+
+            threads = [threading.Thread(target=read) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert errors == [] and len(got) == 4 and all(g == got[0] for g in got), errors
+    finally:
+        sys.setswitchinterval(interval)

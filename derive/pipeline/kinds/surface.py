@@ -23,6 +23,7 @@ training run's, …) derives from :class:`Shown`, which gives it
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
@@ -56,6 +57,10 @@ Exact: TypeAlias = sp.Basic | bool | str
 _BY_NAME = {row.name: row for row in QUANTITIES}
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
 _MISSING = object()
+_LOCK = threading.RLock()
+"""Held while a record's values are computed: each is computed once, whatever the threads."""
+_BUSY = threading.local()
+"""The ids of the records this thread is computing the values of."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -327,15 +332,23 @@ class Shown:
         return None
 
     def values(self) -> Mapping[Quantity, Value]:
-        """Every catalogue quantity this derivation has a value for, by row, exact with its unit."""
+        """Every catalogue quantity this derivation has a value for, by row, exact with its unit
+        (computed once, under a lock: concurrent readers see the same values)."""
         cached = self.__dict__.get("_values")
-        if cached is not None:
-            return MappingProxyType(cached)
-        self.__dict__["_computing"] = True
+        if cached is None:
+            with _LOCK:
+                cached = self.__dict__.get("_values")
+                if cached is None:
+                    cached = self.__dict__["_values"] = self._computed()  # a plain dict: it pickles
+        return MappingProxyType(cached)
+
+    def _computed(self) -> dict[Quantity, Value]:
+        busy = _BUSY.__dict__.setdefault("ids", set())
+        busy.add(id(self))
         try:
             report = self._report()
         finally:
-            del self.__dict__["_computing"]
+            busy.discard(id(self))
         out: dict[Quantity, Value] = {}
         for row in self._rows():
             node = _walk_json(report, row.json_path(self.kind.parent))
@@ -344,8 +357,7 @@ class Shown:
             exact = self._exact(row, node)
             if exact is not None:
                 out[row] = Value(row.name, exact, _unit(row, node))
-        self.__dict__["_values"] = out  # computed once (a plain dict: it pickles); still frozen
-        return MappingProxyType(out)
+        return out
 
     def value(self, name: str) -> Value:
         """The value of one quantity, by its catalogue name or an alias.
@@ -386,9 +398,9 @@ def short_repr(text: str) -> str:
 
 
 def _busy(record: Shown) -> bool:
-    """Whether the record's values are being computed (an attribute missed meanwhile is not
-    a quantity: it is refused, never looked up again)."""
-    return bool(record.__dict__.get("_computing"))
+    """Whether this thread is computing the record's values (an attribute missed meanwhile
+    is not a quantity: it is refused, never looked up again)."""
+    return id(record) in _BUSY.__dict__.get("ids", ())
 
 
 def _short(value: Value) -> str:
