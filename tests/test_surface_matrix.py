@@ -339,7 +339,7 @@ def test_threads_reading_a_fresh_result_all_see_its_values(name):
                 barrier.wait()
                 try:
                     got.append((getattr(result, first).exact, dict(result.values())))
-                except Exception as error:  # noqa: BLE001  # every failure is counted
+                except Exception as error:  # every failure is counted
                     errors.append(repr(error))
 
             threads = [threading.Thread(target=read) for _ in range(4)]
