@@ -65,10 +65,13 @@ _TRAIN_BYTES = "bytes: a number with a unit (GB, GiB, …)"
 _TRAIN_SECONDS = "a time with its unit (s, ms)"
 
 
-def _train(label: str, latex: str, placeholder: str, phrase: str = "", json: str = "") -> At:
-    """A quantity in a training problem: asked when it has a phrase, always checked and boxed."""
+def _train(
+    label: str, latex: str, placeholder: str, phrase: str = "", json: str = "", read: str = ""
+) -> At:
+    """A quantity in a training problem: asked when it has a phrase, always checked and boxed;
+    ``read`` is its place in the run's analysis (:class:`~derive.training.analysis.TrainingAnalysis`)."""
     uses = _TRAIN_ASKED if phrase else _TRAIN_CHECK
-    return At(TRAINING, uses, phrase, Box(label, latex, placeholder), json=json)
+    return At(TRAINING, uses, phrase, Box(label, latex, placeholder), json=json, read=read)
 
 
 # --- the roofline of one operator or kernel -------------------------------------------
@@ -273,7 +276,7 @@ T_COMMS = _row(
     "t_comms", "T_comms", _D.TIME,
     At(
         OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS),
-        json="network.t_comms",
+        json="network.t_comms", read="network.time",
     ),
     _train(
         "Communication time of a step", r"T_{\text{comms}}", _TRAIN_SECONDS,
@@ -501,6 +504,7 @@ MEMORY_PER_DEVICE = _model(
         _TRAIN_BYTES,
         "the memory per device (weights, gradients, optimizer state, activations)",
         json="memory_per_device.total",
+        read="memory.total",
     ),
 )
 FITS = _model(
@@ -518,7 +522,7 @@ HEADROOM_PER_DEVICE = _model(
     _D.BYTES,
     r"H_{\mathrm{dev}}",
     "capacity left per device",
-    _train("Headroom per device", "H", _TRAIN_BYTES),
+    _train("Headroom per device", "H", _TRAIN_BYTES, read="headroom"),
 )
 MAX_BATCH = _model(
     "max_batch",
@@ -662,23 +666,30 @@ ENERGY_PER_TOKEN = _row(
 
 MEMORY_WEIGHTS = _row(
     "memory_weights", "weights per device", _D.BYTES,
-    _train("Weights per device", r"M_{W}", _TRAIN_BYTES, json="memory_per_device.weights"),
+    _train(
+        "Weights per device", r"M_{W}", _TRAIN_BYTES, json="memory_per_device.weights",
+        read="memory.weights",
+    ),
 )  # fmt: skip
 MEMORY_GRADS = _row(
     "memory_grads", "gradients per device", _D.BYTES,
-    _train("Gradients per device", r"M_{G}", _TRAIN_BYTES, json="memory_per_device.grads"),
+    _train(
+        "Gradients per device", r"M_{G}", _TRAIN_BYTES, json="memory_per_device.grads",
+        read="memory.grads",
+    ),
 )  # fmt: skip
 MEMORY_OPTIMIZER = _row(
     "memory_optimizer", "optimizer state per device", _D.BYTES,
     _train(
-        "Optimizer state per device", r"M_{O}", _TRAIN_BYTES, json="memory_per_device.optimizer"
+        "Optimizer state per device", r"M_{O}", _TRAIN_BYTES, json="memory_per_device.optimizer",
+        read="memory.optimizer",
     ),
 )  # fmt: skip
 ACTIVATIONS = _row(
     "activations", "activations per device", _D.BYTES,
     _train(
         "Activations per device", r"M_{A}", _TRAIN_BYTES, "the activations per device",
-        json="memory_per_device.activations",
+        json="memory_per_device.activations", read="memory.activations",
     ),
 )  # fmt: skip
 FIT = _row(
@@ -692,7 +703,7 @@ COMMS_BYTES_PER_DEVICE = _row(
     "comms_bytes_per_device", "bytes sent per device per step", _D.BYTES,
     _train(
         "Bytes sent per device per step", "V", _TRAIN_BYTES,
-        "the bytes each device sends per step", json="comms_bytes_total",
+        "the bytes each device sends per step", json="comms_bytes_total", read="comms.total",
     ),
 )  # fmt: skip
 COMMS_DP, COMMS_TP, COMMS_PP, COMMS_EP = (
@@ -700,7 +711,7 @@ COMMS_DP, COMMS_TP, COMMS_PP, COMMS_EP = (
         f"comms_{group}", f"{group.upper()} bytes per device per step", _D.BYTES,
         _train(
             f"{group.upper()} bytes per device per step", rf"V_{{\text{{{group}}}}}",
-            _TRAIN_BYTES, json=f"comms_bytes_per_device.{group}",
+            _TRAIN_BYTES, json=f"comms_bytes_per_device.{group}", read=f"comms.of({group})",
         ),
     )
     for group in ("dp", "tp", "pp", "ep")

@@ -66,19 +66,11 @@ class CommsDerivation(OperatorRecord):
     def _rows(self) -> tuple[Quantity, ...]:
         return self.ROWS
 
-    def _exact_roots(self) -> tuple[object, ...]:
-        """Its time on the link, where the catalogue's rows read it (a formula while a dim
-        is unbound)."""
+    def _roots(self) -> tuple[object, ...]:
+        """Its time on the link, where an operator's rows read it (a formula while a dim is
+        unbound): the network's time and both bounds."""
         time = self.analysis.time
-        return (
-            {q.NETWORK.name: {q.T_COMMS.name: time}, q.T_LOWER.name: time, q.T_UPPER.name: time},
-        )
-
-    def _report(self) -> dict:
-        """Its JSON, with T_comms also where an operator's sits (``network.t_comms``): the
-        catalogue's operator rows then find it."""
-        report = self.as_json()
-        return {**report, q.NETWORK.name: {q.T_COMMS.name: report[q.T_COMMS.name]}}
+        return ({q.NETWORK.name: self.analysis, q.T_LOWER.name: time, q.T_UPPER.name: time},)
 
 
 def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:

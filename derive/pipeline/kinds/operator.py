@@ -47,11 +47,10 @@ class Derivation(OperatorRecord):
     analysis: Analysis
     solution: Solution
 
-    def _exact_roots(self) -> tuple[object, ...]:
-        """The analysis, and its memory roofline's values under their JSON names."""
+    def _roots(self) -> tuple[object, ...]:
+        """The analysis, its memory roofline (``t_mem`` its time) and its measurement."""
         memory = self.analysis.memory
-        rows = ((q.BYTES, memory.bytes), (q.INTENSITY, memory.intensity), (q.RIDGE, memory.ridge))
-        return (self.analysis, {row.name: v for row, v in (*rows, (q.T_MEM, memory.time))})
+        return (self.analysis, memory, {q.T_MEM.name: memory.time}, self.analysis.measured)
 
     def __repr__(self) -> str:
         problem = self.analysis.problem

@@ -5,7 +5,8 @@ training run's, …) derives from :class:`Shown`, which gives it
 
 - :meth:`Shown.values`: every quantity of the catalogue its kind has, keyed by the row
   (:class:`~derive.catalogue.records.Quantity`), each a :class:`Value` (exact, with its
-  unit), read from the kind's JSON report at the row's ``json_path``;
+  unit), read from the derivation's records along the row's ``read_path`` (never from its
+  JSON: the report prints what the records hold);
 - attribute access by the row's name or any alias (``m.params.exact``,
   ``step.tokens_per_s.exact``, ``run.bubble_fraction.exact``), the same :class:`Value`;
   a record that declares its quantities as attributes (an operator's ``d.t_lower``) does
@@ -22,7 +23,6 @@ training run's, …) derives from :class:`Shown`, which gives it
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
@@ -45,7 +45,6 @@ __all__ = [
     "Shown",
     "Value",
     "Worked",
-    "exact_of_json",
     "quantity",
     "rows_valued_in",
     "short_repr",
@@ -55,7 +54,6 @@ Exact: TypeAlias = sp.Basic | bool | str
 """An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
 
 _BY_NAME = {row.name: row for row in QUANTITIES}
-_RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
 _MISSING = object()
 _LOCK = threading.RLock()
 """Held while a record's values are computed: each is computed once, whatever the threads."""
@@ -224,34 +222,13 @@ def rows_valued_in(kind: ProblemKind) -> tuple[Quantity, ...]:
     return tuple(row for row in QUANTITIES if any(a.kind is kind for a in row.at))
 
 
-def exact_of_json(node: object) -> Exact | None:
-    """The exact value a JSON report holds (a number's text, ``{"exact": …}``, a truth)."""
-    if isinstance(node, Mapping):
-        return exact_of_json(node.get("exact")) if "exact" in node else None
-    if isinstance(node, bool):
-        return node
-    if isinstance(node, int):
-        return sp.Integer(node)
-    if isinstance(node, str):
-        if _RATIONAL.fullmatch(node):
-            top, _, bottom = node.partition("/")
-            return sp.Rational(int(top), int(bottom or "1"))
-        return node if node.isidentifier() else None  # a word (a status), not a formula
-    return None
-
-
-def _walk_json(report: Mapping[str, Any], path: tuple[str, ...]) -> object:
-    node: object = report
-    for key in path:
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node
-
-
 def _own_attribute(obj: object, key: str) -> object:
-    """``obj.key`` when it is a field, a declared attribute or a mapping's key (never a
-    quantity looked up)."""
+    """``obj.key`` when it is a field, a declared attribute or a mapping's key, or
+    ``obj.method(arg)`` for a key ``method(arg)`` (never a quantity looked up)."""
+    if key.endswith(")"):
+        name, _, arg = key[:-1].partition("(")
+        method = _own_attribute(obj, name)
+        return _MISSING if method is _MISSING else method(arg)  # type: ignore[operator]
     if isinstance(obj, Mapping):
         return obj.get(key, _MISSING)
     declared = is_dataclass(obj) and key in {f.name for f in fields(obj)}
@@ -260,17 +237,25 @@ def _own_attribute(obj: object, key: str) -> object:
     return _MISSING
 
 
-def _unit(row: Quantity, node: object) -> str:
-    if isinstance(node, Mapping) and isinstance(node.get("unit"), str):
-        return str(node["unit"])
-    return describe_dimension(row.dimension)[1] if row.dimension is not None else ""
+def _exact_of(found: object) -> Exact | None:
+    """The exact value a record holds (a truth, a word, a status's word), or None when it
+    holds no single value (a record, a list, nothing)."""
+    if isinstance(found, bool | sp.logic.boolalg.BooleanAtom):
+        return bool(found)
+    if isinstance(found, str):  # a word (a crossover's status is one), not a formula
+        return found if found.isidentifier() else None
+    if isinstance(found, Enum):  # a status: its word
+        return str(found.value)
+    if isinstance(found, int):
+        return sp.Integer(found)
+    return found if isinstance(found, sp.Basic) else None
 
 
 class Shown:
     """The one surface of a derivation (see the module docstring).
 
-    A subclass gives :attr:`kind`, :meth:`as_json` and :meth:`document`, and may name the
-    objects an exact formula is read from (:meth:`_exact_roots`) when its JSON prints one.
+    A subclass gives :attr:`kind`, :meth:`as_json` and :meth:`document`, and names the
+    records its rows read their values from (:meth:`_roots`).
     """
 
     questions: Questions | None = None
@@ -306,29 +291,25 @@ class Shown:
         """The catalogue rows this derivation may have a value for (its kind's, by default)."""
         return rows_valued_in(self.kind.parent)
 
-    def _report(self) -> dict:
-        """The JSON report the catalogue's paths lead into (a serving step's sits under
-        ``serving``)."""
-        return self.as_json()
+    def _roots(self) -> tuple[object, ...]:
+        """The records a row's read path (:meth:`~derive.catalogue.records.Quantity.read_path`)
+        starts from, in order: the first that holds a value gives it."""
+        raise NotImplementedError
 
-    def _exact_roots(self) -> tuple[object, ...]:
-        """Objects whose attributes along a row's JSON path hold its exact formula."""
-        return (self,)
+    def _unit(self, row: Quantity) -> str:
+        """The unit of a row's value: its dimension's base unit ("" for a plain number)."""
+        return describe_dimension(row.dimension)[1] if row.dimension is not None else ""
 
-    def _exact(self, row: Quantity, node: object) -> Exact | None:
-        found = exact_of_json(node)
-        if found is not None or node is None:
-            return found
-        for root in self._exact_roots():  # a formula in the JSON: the record holds it exact
-            value: object = root
-            for key in row.json_path(self.kind.parent):
-                value = _own_attribute(value, key)
-                if value is _MISSING or value is None:
+    def _read(self, row: Quantity) -> Exact | None:
+        """A row's value: from the first root that has its path (None there: it has none)."""
+        for root in self._roots():
+            found: object = root
+            for key in row.read_path(self.kind.parent):
+                found = _own_attribute(found, key)
+                if found is _MISSING or found is None:
                     break
-            if isinstance(value, Enum):  # a status: its word, as the JSON prints it
-                return str(value.value)
-            if isinstance(value, sp.Basic | bool):
-                return value
+            if found is not _MISSING:
+                return _exact_of(found)
         return None
 
     def values(self) -> Mapping[Quantity, Value]:
@@ -346,18 +327,14 @@ class Shown:
         busy = _BUSY.__dict__.setdefault("ids", set())
         busy.add(id(self))
         try:
-            report = self._report()
+            found = {row: self._read(row) for row in self._rows()}
         finally:
             busy.discard(id(self))
-        out: dict[Quantity, Value] = {}
-        for row in self._rows():
-            node = _walk_json(report, row.json_path(self.kind.parent))
-            if isinstance(node, list):
-                continue
-            exact = self._exact(row, node)
-            if exact is not None:
-                out[row] = Value(row.name, exact, _unit(row, node))
-        return out
+        return {
+            row: Value(row.name, exact, self._unit(row))
+            for row, exact in found.items()
+            if exact is not None
+        }
 
     def value(self, name: str) -> Value:
         """The value of one quantity, by its catalogue name or an alias.
