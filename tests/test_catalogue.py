@@ -61,7 +61,7 @@ def _reports(kind: ProblemKind) -> list[dict]:
         MODEL: ["model", *_MODEL, "--train-tokens", "2e12", "--mfu", "0.4"],
         SERVING: ["model", *_MODEL, "--phase", "decode", "--measured-time", "30ms"],
         TRAINING: [
-            "train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--batch-tokens", "4194304",
+            "train", "llama-3-8b", "--chip", "h100", "--dp", "4", "--cp", "2", "--batch-tokens", "4194304",
             "--seq", "4096", "--measured-step-time", "40s",
         ],
     }[kind]  # fmt: skip

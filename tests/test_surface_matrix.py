@@ -45,8 +45,8 @@ RESULTS = {
     "decode_crossover": lambda: derive.solve_model(
         "gpt2-small", chip="h100", set={"S": 1024}, phase="decode"
     ),
-    "training": lambda: derive.solve_training(
-        "llama-3-8b", chip="h100", dp=8, zero=1, batch_tokens=4194304, seq=4096
+    "training": lambda: derive.solve_training(  # context parallel: every dim's traffic shown
+        "llama-3-8b", chip="h100", dp=4, cp=2, zero=1, batch_tokens=4194304, seq=4096
     ),
     "budget": lambda: derive_budget("5.76e23", params="70e9"),  # rational: D = C/(6N)
     "what_if": lambda: kind_of(WHAT_IF).derive(WHAT_IF),
@@ -64,7 +64,7 @@ SETS = {
     "decode_crossover": 'model = "gpt2-small"\nchip = "h100"\nset = { S = 1024 }\n'
     'phase = "decode"\n',
     "training": 'model = "llama-3-8b"\nchip = "h100"\n'
-    "train = { dp = 8, zero = 1, batch_tokens = 4194304, seq = 4096 }\n",
+    "train = { dp = 4, cp = 2, zero = 1, batch_tokens = 4194304, seq = 4096 }\n",
     "serving": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\nphase = "decode"\n',
     "budget": 'budget = { compute = "5.76e23", params = "70e9" }\n',
     "what_if": 'what_if = { profile = "gemm=0.62,other=0.38", speedup = "gemm=1.8", '

@@ -134,7 +134,7 @@ DISPLAY_UNITS: dict[Dimension, str] = {
     Dimension.COUNT: "",
 }
 """The display unit of a quantity of each dimension, unless its row names another (the one
-unit table: derive/questions/quantities.py, derive/training/values.py and the model
+unit table: derive/questions/quantities.py, a training run's values and the model
 records' units agree with it, tests/test_unit_tables.py)."""
 
 

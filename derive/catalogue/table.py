@@ -706,7 +706,8 @@ COMMS_BYTES_PER_DEVICE = _row(
         "the bytes each device sends per step", json="comms_bytes_total", read="comms.total",
     ),
 )  # fmt: skip
-COMMS_DP, COMMS_TP, COMMS_PP, COMMS_EP = (
+_DIMS = ("dp", "tp", "pp", "ep", "cp")  # the parallel dims whose traffic a run counts
+COMMS_DP, COMMS_TP, COMMS_PP, COMMS_EP, COMMS_CP = (
     _row(
         f"comms_{group}", f"{group.upper()} bytes per device per step", _D.BYTES,
         _train(
@@ -714,7 +715,18 @@ COMMS_DP, COMMS_TP, COMMS_PP, COMMS_EP = (
             _TRAIN_BYTES, json=f"comms_bytes_per_device.{group}", read=f"comms.of({group})",
         ),
     )
-    for group in ("dp", "tp", "pp", "ep")
+    for group in _DIMS
+)  # fmt: skip
+T_COMMS_DP, T_COMMS_TP, T_COMMS_PP, T_COMMS_EP, T_COMMS_CP = (
+    _row(
+        f"t_comms_{group}", f"{group.upper()} communication time of a step", _D.TIME,
+        _train(
+            f"{group.upper()} communication time of a step",
+            rf"T_{{\text{{comms,{group}}}}}", _TRAIN_SECONDS,
+            json=f"comms_time_per_device.{group}", read=f"comms.time_of({group})",
+        ),
+    )
+    for group in _DIMS
 )  # fmt: skip
 BUBBLE_FRACTION = _row(
     "bubble_fraction", "pipeline bubble", _D.COUNT,

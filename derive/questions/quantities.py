@@ -18,8 +18,9 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.analysis.step import StepTime
-from derive.catalogue import find
+from derive.catalogue import ProblemKind, find
 from derive.catalogue import table as q
+from derive.catalogue.reading import read_values
 from derive.catalogue.records import DISPLAY_UNITS
 from derive.errors import ProblemError
 from derive.formula.units import Dimension, Measure, measure_atom
@@ -28,7 +29,6 @@ from derive.model.records import ModelAnalysis
 from derive.questions.read import NUMBER
 from derive.questions.records import Known
 from derive.training.analysis import TrainingAnalysis
-from derive.training.values import training_values
 
 __all__ = [
     "comms_quantities",
@@ -211,9 +211,9 @@ def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
     origin = "a quantity of the training run"
     p = t.problem
     table = _table(
-        _known(k, v, unit, origin)
-        for k, v in training_values(t).items()
-        if (unit := unit_of(k)) != _TRUTH
+        _known(row.name, v, row.display_unit, origin)
+        for row, v in read_values(ProblemKind.TRAINING, (t, t.cost)).items()
+        if isinstance(v, sp.Expr)  # a truth (fits) is no number a formula may use
     )
     for name, value in (
         ("dp", p.dp),

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, is_dataclass
-from enum import Enum
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue.reading import Exact, read_values, rows_valued_in
 from derive.catalogue.table import QUANTITIES
 from derive.formula.units import describe_dimension
 from derive.present.formats import Document, render
@@ -50,11 +50,8 @@ __all__ = [
     "short_repr",
 ]
 
-Exact: TypeAlias = sp.Basic | bool | str
-"""An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
 
 _BY_NAME = {row.name: row for row in QUANTITIES}
-_MISSING = object()
 _LOCK = threading.RLock()
 """Held while a record's values are computed: each is computed once, whatever the threads."""
 _BUSY = threading.local()
@@ -217,40 +214,6 @@ def quantity(row: Quantity, doc: str) -> property:
     return property(get, doc=f"{doc} (a :class:`Value`; None where it has none).")
 
 
-def rows_valued_in(kind: ProblemKind) -> tuple[Quantity, ...]:
-    """The catalogue's rows a problem of ``kind`` has a place for in its JSON report."""
-    return tuple(row for row in QUANTITIES if any(a.kind is kind for a in row.at))
-
-
-def _own_attribute(obj: object, key: str) -> object:
-    """``obj.key`` when it is a field, a declared attribute or a mapping's key, or
-    ``obj.method(arg)`` for a key ``method(arg)`` (never a quantity looked up)."""
-    if key.endswith(")"):
-        name, _, arg = key[:-1].partition("(")
-        method = _own_attribute(obj, name)
-        return _MISSING if method is _MISSING else method(arg)  # type: ignore[operator]
-    if isinstance(obj, Mapping):
-        return obj.get(key, _MISSING)
-    declared = is_dataclass(obj) and key in {f.name for f in fields(obj)}
-    if declared or hasattr(type(obj), key):
-        return getattr(obj, key)
-    return _MISSING
-
-
-def _exact_of(found: object) -> Exact | None:
-    """The exact value a record holds (a truth, a word, a status's word), or None when it
-    holds no single value (a record, a list, nothing)."""
-    if isinstance(found, bool | sp.logic.boolalg.BooleanAtom):
-        return bool(found)
-    if isinstance(found, str):  # a word (a crossover's status is one), not a formula
-        return found if found.isidentifier() else None
-    if isinstance(found, Enum):  # a status: its word
-        return str(found.value)
-    if isinstance(found, int):
-        return sp.Integer(found)
-    return found if isinstance(found, sp.Basic) else None
-
-
 class Shown:
     """The one surface of a derivation (see the module docstring).
 
@@ -293,24 +256,12 @@ class Shown:
 
     def _roots(self) -> tuple[object, ...]:
         """The records a row's read path (:meth:`~derive.catalogue.records.Quantity.read_path`)
-        starts from, in order: the first that holds a value gives it."""
-        raise NotImplementedError
+        starts from, in order: the first that holds a value gives it (none by default)."""
+        return ()
 
     def _unit(self, row: Quantity) -> str:
         """The unit of a row's value: its dimension's base unit ("" for a plain number)."""
         return describe_dimension(row.dimension)[1] if row.dimension is not None else ""
-
-    def _read(self, row: Quantity) -> Exact | None:
-        """A row's value: from the first root that has its path (None there: it has none)."""
-        for root in self._roots():
-            found: object = root
-            for key in row.read_path(self.kind.parent):
-                found = _own_attribute(found, key)
-                if found is _MISSING or found is None:
-                    break
-            if found is not _MISSING:
-                return _exact_of(found)
-        return None
 
     def values(self) -> Mapping[Quantity, Value]:
         """Every catalogue quantity this derivation has a value for, by row, exact with its unit
@@ -327,14 +278,10 @@ class Shown:
         busy = _BUSY.__dict__.setdefault("ids", set())
         busy.add(id(self))
         try:
-            found = {row: self._read(row) for row in self._rows()}
+            found = read_values(self.kind.parent, self._roots(), self._rows())
         finally:
             busy.discard(id(self))
-        return {
-            row: Value(row.name, exact, self._unit(row))
-            for row, exact in found.items()
-            if exact is not None
-        }
+        return {row: Value(row.name, exact, self._unit(row)) for row, exact in found.items()}
 
     def value(self, name: str) -> Value:
         """The value of one quantity, by its catalogue name or an alias.
