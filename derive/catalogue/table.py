@@ -779,22 +779,22 @@ TOKENS_PER_PARAM = _row(
 )  # fmt: skip
 WHAT_IF_TIME = _row(
     "what_if_time", "new step time", _D.TIME,
-    At(WHAT_IF, _NATIVE, "the new step time", json="what_if.time"),
+    At(WHAT_IF, _NATIVE, "the new step time", json="what_if.time", read="time"),
     latex="T'", aliases=("new_time",), rule="T' = T · Σ f_c / s_c",
 )  # fmt: skip
 WHAT_IF_RATE = _row(
     "what_if_rate", "new rate", _D.COUNT,
-    At(WHAT_IF, _NATIVE, "the new rate", json="what_if.rate"),
+    At(WHAT_IF, _NATIVE, "the new rate", json="what_if.rate", read="rate"),
     latex="r'", aliases=("new_rate",), rule="r' = r · S",
 )  # fmt: skip
 WHAT_IF_SPEEDUP = _row(
     "what_if_speedup", "overall speed-up", _D.COUNT,
-    At(WHAT_IF, _NATIVE, "the speed-up of the whole step", json="what_if.speedup"),
+    At(WHAT_IF, _NATIVE, "the speed-up of the whole step", json="what_if.speedup", read="speedup"),
     latex="S", rule="S = T / T' = 1 / Σ f_c / s_c",
 )  # fmt: skip
 WHAT_IF_LIMIT = _row(
     "what_if_limit", "Amdahl limit", _D.COUNT,
-    At(WHAT_IF, _NATIVE, "the Amdahl limit (the changed classes free)", json="what_if.limit"),
+    At(WHAT_IF, _NATIVE, "the Amdahl limit (the changed classes free)", json="what_if.limit", read="limit"),
     latex=r"S_{\max}", aliases=("amdahl_limit",),
     rule="S_∞ = 1 / (1 − Σ_changed f_c)",
 )  # fmt: skip

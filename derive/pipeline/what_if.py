@@ -28,7 +28,7 @@ class WhatIfDerivation(Shown):
         return ProblemKind.WHAT_IF
 
     def _roots(self) -> tuple[object, ...]:
-        return ({"what_if": self.what_if},)
+        return (self.what_if,)
 
     def as_problem(self) -> WhatIfSpec | None:
         """The what-if as typed (what ``derive.check`` judges a claim against)."""
