@@ -69,7 +69,7 @@ def _train(
     label: str, latex: str, placeholder: str, phrase: str = "", json: str = "", read: str = ""
 ) -> At:
     """A quantity in a training problem: asked when it has a phrase, always checked and boxed;
-    ``read`` is its place in the run's analysis (:class:`~derive.training.analysis.TrainingAnalysis`)."""
+    ``read``: its place in the run's :class:`~derive.training.analysis.TrainingAnalysis`."""
     uses = _TRAIN_ASKED if phrase else _TRAIN_CHECK
     return At(TRAINING, uses, phrase, Box(label, latex, placeholder), json=json, read=read)
 
@@ -85,7 +85,10 @@ FLOPS = _row(
 )  # fmt: skip
 BYTES = _row(
     "bytes", "bytes", _D.BYTES,
-    At(OP, ALL, "the bytes moved through memory", Box("Bytes moved", "", _FORMULA)),
+    At(
+        OP, ALL, "the bytes moved through memory", Box("Bytes moved", "", _FORMULA),
+        read="memory.bytes",
+    ),
     plain="bytes", latex=r"\text{bytes}",
     rule="bytes = Σ width × elements over every tensor read or written",
     aliases=("byte", "bytesmoved", "bytes_moved", "bytes_mem", "bytes_memory", "memorybytes"),
@@ -93,7 +96,10 @@ BYTES = _row(
 )  # fmt: skip
 INTENSITY = _row(
     "intensity", "intensity", _D.INTENSITY,
-    At(OP, ALL, "the arithmetic intensity", Box("Arithmetic intensity", "I", _FORMULA)),
+    At(
+        OP, ALL, "the arithmetic intensity", Box("Arithmetic intensity", "I", _FORMULA),
+        read="memory.intensity",
+    ),
     At(KERNEL, ALL, "the arithmetic intensity", Box("Arithmetic intensity", "I", _RATIO)),
     plain="I", latex="I", rule="I = FLOPs / bytes",
     aliases=(
@@ -123,7 +129,10 @@ INTENSITY_REGIME_BOUND = _row(
 )  # fmt: skip
 RIDGE = _row(
     "ridge", "ridge point", _D.INTENSITY,
-    At(OP, ALL, "the ridge point of the hardware", Box(*_RIDGE_BOX, _NUMBER)),
+    At(
+        OP, ALL, "the ridge point of the hardware", Box(*_RIDGE_BOX, _NUMBER),
+        read="memory.ridge",
+    ),
     At(
         KERNEL, ALL, "the ridge point of the hardware", Box(*_RIDGE_BOX, _RATIO),
         prose="ridge point π/β",
@@ -225,7 +234,7 @@ T_MATH = _row(
 )  # fmt: skip
 T_MEM = _row(
     "t_mem", "T_mem", _D.TIME,
-    At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MEM_BOX, _SECONDS)),
+    At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MEM_BOX, _SECONDS), read="memory.time"),
     At(KERNEL, ALL, "T_mem", Box(*_T_MEM_BOX, _TIME), needs=_COUNTS, json="step.t_mem"),
     plain="T_mem", latex=r"T_{\text{mem}}",
     aliases=("tmem", "t_memory", "bytes/beta", "fracbytesbeta"),
@@ -577,10 +586,11 @@ TRAIN_DAYS = _model(
 
 MFU = _row(
     "mfu", "MFU", _D.COUNT,
-    At(OP, CHECK),
+    At(OP, CHECK, read="measured.mfu"),
     At(
         KERNEL, ALL, "the MFU the measurement implies",
         Box("MFU of the measured run", r"\text{MFU}", _FRACTION), needs=_MEASURED.format("flops"),
+        read="measured.mfu",
     ),
     At(MODEL, _MODEL, "the MFU the measured rate implies"),
     _train(
@@ -596,10 +606,11 @@ MFU = _row(
 )  # fmt: skip
 MBU = _row(
     "mbu", "MBU", _D.COUNT,
-    At(OP, CHECK),
+    At(OP, CHECK, read="measured.mbu"),
     At(
         KERNEL, ALL, "the MBU the measurement implies",
         Box("MBU of the measured run", r"\text{MBU}", _FRACTION), needs=_MEASURED.format("bytes"),
+        read="measured.mbu",
     ),
     latex=r"\text{MBU}", plain="MBU", aliases=("eta_mbu",), computation=_C.UTILISATION,
     slips=("mfu_mbu_swapped", "percent_without_sign"),
@@ -618,7 +629,10 @@ COST_PER_MILLION_TOKENS = _row(
         SERVING, ASK | CHECK | BOX, "the cost per million generated tokens",
         Box("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
     ),
-    _train("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
+    _train(
+        "Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS,
+        read="cost.cost_per_million_tokens",
+    ),
     latex=r"c_{\mathrm{Mtok}}", meaning="dollars per million tokens",
     rule="cost per Mtok = 10^6 · p_h · N / (3600 · tokens/s)",
     unit="$",
@@ -629,14 +643,20 @@ COST_PER_STEP = _row(
         SERVING, ASK | CHECK | BOX, "the cost of one step",
         Box("Cost of one step", r"C_{\text{step}}", _DOLLARS),
     ),
-    _train("Cost of one step", r"C_{\text{step}}", _DOLLARS, "the cost of one step"),
+    _train(
+        "Cost of one step", r"C_{\text{step}}", _DOLLARS, "the cost of one step",
+        read="cost.cost_per_step",
+    ),
     rule="cost per step = p_h · N · t_step / 3600",
     unit="$",
 )  # fmt: skip
 COST_OF_RUN = _row(
     "cost_of_run", "cost of the training run", _D.COUNT,
     At(MODEL, _MODEL, "the cost of the training run"),
-    _train("Cost of the run", r"C_{\text{run}}", _DOLLARS, "the cost of the training run"),
+    _train(
+        "Cost of the run", r"C_{\text{run}}", _DOLLARS, "the cost of the training run",
+        read="cost.cost_of_run",
+    ),
     latex=r"C_{\mathrm{run}}", meaning="dollars for the whole training run",
     rule="cost = p_h · N · T / 3600",
     unit="$",
@@ -644,7 +664,10 @@ COST_OF_RUN = _row(
 ENERGY_OF_RUN = _row(
     "energy_of_run", "energy of the training run", _D.COUNT,
     At(MODEL, _MODEL, "the energy of the training run"),
-    _train("Energy of the run", r"E_{\text{run}}", _JOULES, "the energy of the training run"),
+    _train(
+        "Energy of the run", r"E_{\text{run}}", _JOULES, "the energy of the training run",
+        read="cost.energy_of_run",
+    ),
     latex=r"E_{\mathrm{run}}", meaning="joules for the whole training run",
     rule="E = W_dev · N · T",
     unit="J",
@@ -656,7 +679,10 @@ ENERGY_PER_TOKEN = _row(
         SERVING, ASK | CHECK | BOX, "the energy per generated token",
         Box("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
     ),
-    _train("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
+    _train(
+        "Energy per token", r"E_{\text{token}}", "joules per token (0.5)",
+        read="cost.energy_per_token",
+    ),
     latex=r"E_{\mathrm{token}}", meaning="joules per token",
     rule="E/token = W_dev · N / (tokens/s)",
     unit="J/token",
@@ -794,7 +820,10 @@ WHAT_IF_SPEEDUP = _row(
 )  # fmt: skip
 WHAT_IF_LIMIT = _row(
     "what_if_limit", "Amdahl limit", _D.COUNT,
-    At(WHAT_IF, _NATIVE, "the Amdahl limit (the changed classes free)", json="what_if.limit", read="limit"),
+    At(
+        WHAT_IF, _NATIVE, "the Amdahl limit (the changed classes free)", json="what_if.limit",
+        read="limit",
+    ),
     latex=r"S_{\max}", aliases=("amdahl_limit",),
     rule="S_∞ = 1 / (1 − Σ_changed f_c)",
 )  # fmt: skip

@@ -84,7 +84,7 @@ _PERCENT = re.compile(r"\s*\\?%\s*$")
 def kernel_value(kernel: KernelNumbers, quantity: str) -> sp.Rational | None:
     """The exact value of ``quantity`` for ``kernel``, or None when the kernel has none."""
     row = find(quantity)
-    found = read_values(ProblemKind.KERNEL, (kernel, kernel.measured))
+    found = read_values(ProblemKind.KERNEL, (kernel,))
     return None if row is None else found.get(row)
 
 

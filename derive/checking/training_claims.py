@@ -64,7 +64,7 @@ def training_analysis_for(
 def training_values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
     """Every checkable quantity of the run by its key, read from the run by the catalogue's
     rows (None where not derived; a truth as sympy's)."""
-    found = {row.name: v for row, v in read_values(ProblemKind.TRAINING, (t, t.cost)).items()}
+    found = {row.name: v for row, v in read_values(ProblemKind.TRAINING, (t,)).items()}
     return {key: _sympy(found.get(key)) for key in TRAINING_QUANTITIES}
 
 

@@ -212,7 +212,7 @@ def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
     p = t.problem
     table = _table(
         _known(row.name, v, row.display_unit, origin)
-        for row, v in read_values(ProblemKind.TRAINING, (t, t.cost)).items()
+        for row, v in read_values(ProblemKind.TRAINING, (t,)).items()
         if isinstance(v, sp.Expr)  # a truth (fits) is no number a formula may use
     )
     for name, value in (

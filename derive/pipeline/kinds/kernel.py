@@ -33,7 +33,7 @@ class KernelDerivation(Shown):
         return ProblemKind.KERNEL
 
     def _roots(self) -> tuple[object, ...]:
-        return (self.kernel, self.kernel.measured)
+        return (self.kernel,)
 
     def as_problem(self) -> KernelSpec:
         """The kernel as typed (what ``derive.check`` judges a claim against)."""

@@ -48,9 +48,7 @@ class Derivation(OperatorRecord):
     solution: Solution
 
     def _roots(self) -> tuple[object, ...]:
-        """The analysis, its memory roofline (``t_mem`` its time) and its measurement."""
-        memory = self.analysis.memory
-        return (self.analysis, memory, {q.T_MEM.name: memory.time}, self.analysis.measured)
+        return (self.analysis,)
 
     def __repr__(self) -> str:
         problem = self.analysis.problem

@@ -43,7 +43,7 @@ class TrainingDerivation(Shown):
         return ProblemKind.TRAINING
 
     def _roots(self) -> tuple[object, ...]:
-        return (self.analysis, self.analysis.cost)
+        return (self.analysis,)
 
     def as_problem(self) -> ModelEntry:
         """The run as a set's problem (what ``derive.check`` judges a claim against).
