@@ -103,6 +103,18 @@ def _table(items: Iterable[Known | None]) -> dict[str, Known]:
     return {k.name: k for k in items if k is not None}
 
 
+def _rows(
+    kind: ProblemKind, record: object, origin: str, bound: dict | None = None
+) -> list[Known | None]:
+    """The kind's catalogue quantities its record holds, each read by its row (a truth, such
+    as ``fits``, is no number a formula may use), at the bound dims."""
+    return [
+        _known(row.name, v.xreplace(bound or {}), row.display_unit, origin)
+        for row, v in read_values(kind, (record,)).items()
+        if isinstance(v, sp.Expr)
+    ]
+
+
 def _dims(symbols: Iterable[sp.Symbol], bound: dict[sp.Symbol, sp.Integer]) -> list[Known]:
     return [Known(d.name, bound.get(d, d), NUMBER, "a dim") for d in symbols]
 
@@ -125,29 +137,16 @@ def operator_quantities(a: Analysis) -> dict[str, Known]:
     """An operator problem's dims and quantities (``derive solve --format json``)."""
     p = a.problem
     origin = "a quantity of the problem"
-    values: dict[str, sp.Expr | None] = {
-        q.FLOPS.name: a.flops,
-        q.BYTES.name: a.memory.bytes,
-        q.INTENSITY.name: a.memory.intensity,
-        q.RIDGE.name: a.memory.ridge,
+    bound = p.bound_subs()
+    givens = {
         "peak": p.peak.value,
         "bandwidth": p.bandwidth.value,
         "link_bandwidth": p.link.value if p.link else None,
-        q.T_MATH.name: a.t_math,
-        q.T_MEM.name: a.memory.time,
-        q.T_UPPER.name: a.t_upper if a.t_upper is not None else a.t_math + a.memory.time,
-        q.ATTAINABLE.name: a.attainable,
-        q.FRACTION_OF_PEAK.name: a.fraction_of_peak,
-        q.T_COMMS.name: a.network.time if a.network is not None else None,
+        q.T_UPPER.name: (a.t_math + a.memory.time).xreplace(bound),  # with a dim left free
     }
-    bound = p.bound_subs()
     table = _table(_dims(p.operator.dims, bound))
-    table.update(
-        _table(
-            _known(k, None if v is None else v.xreplace(bound), unit_of(k), origin)
-            for k, v in values.items()
-        )
-    )
+    table.update(_table(_known(k, v, unit_of(k), origin) for k, v in givens.items()))
+    table.update(_table(_rows(ProblemKind.OPERATOR, a, origin, bound)))
     t_mem = a.memory.time
     if t_mem is not None:
         table[q.T_LOWER.name] = _lower(a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower)
@@ -166,19 +165,15 @@ def _step(step: StepTime | None, origin: str) -> list[Known | None]:
 def kernel_quantities(k: KernelNumbers) -> dict[str, Known]:
     """A kernel problem's quantities (``derive solve --flops … --bytes …``)."""
     origin = "a quantity of the problem"
-    values = {
+    givens = {
         q.FLOPS.name: k.flops,
         q.BYTES.name: k.bytes,
-        q.INTENSITY.name: k.intensity,
-        q.RIDGE.name: k.ridge,
-        q.EFFECTIVE_RIDGE.name: k.effective_ridge,
         "peak": k.peak.value,
         "bandwidth": k.bandwidth.value,
-        q.ATTAINABLE.name: k.attainable,
-        q.FRACTION_OF_PEAK.name: k.fraction_of_peak,
+        q.T_COMMS.name: k.step and k.step.t_comms,
     }
-    table = _table(_known(name, v, unit_of(name), origin) for name, v in values.items())
-    table.update(_table(_step(k.step, origin)))
+    table = _table(_known(name, v, unit_of(name), origin) for name, v in givens.items())
+    table.update(_table(_rows(ProblemKind.KERNEL, k, origin)))
     return table
 
 
