@@ -162,7 +162,7 @@ CROSSOVER = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the batch at which decode becomes compute-bound",
         Box("Batch at which decode becomes compute-bound", "B^*", "a number, or B ≥ …"),
-        json="serving.crossover.exact",
+        json="serving.crossover.exact", needs="decode (and a crossover that happens)",
     ),
     plain="x*", latex="{x}^*", computation=_C.CROSSOVER, exactness=Exactness.CROSSING,
     slips=("leading_order", "threshold_side", "other_dtype", "ridge_for_crossover"),
@@ -375,6 +375,7 @@ TOKENS_PER_S = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the decode rate in tokens per second",
         Box("Decode rate", r"\text{tokens/s}", "tokens per second (4.5e3 tokens/s)"),
+        needs="decode", read="decode.tokens_per_s",
     ),
     slips=("single_roofline", "t_upper", "one_sequence", "times_devices", "one_replica"),
 )  # fmt: skip
@@ -383,6 +384,7 @@ INTER_TOKEN_LATENCY = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the inter-token latency",
         Box("Inter-token latency", r"T_{\text{token}}", _STEP_SECONDS),
+        needs="decode", read="decode.latency",
     ),
     slips=("single_roofline",),
 )  # fmt: skip
@@ -391,6 +393,7 @@ TTFT = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the time to first token",
         Box("Time to first token", r"T_{\text{TTFT}}", _STEP_SECONDS),
+        needs="prefill", read="prefill.latency",
     ),
     slips=("single_roofline",),
 )  # fmt: skip
@@ -399,6 +402,7 @@ PREFILL_TOKENS_PER_S = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the prefill rate in tokens per second",
         Box("Prefill rate", r"\text{tokens/s}", "tokens per second"),
+        needs="prefill", read="prefill.tokens_per_s",
     ),
 )  # fmt: skip
 COLLECTIVES = _row("collectives", "the collectives", None, At(OP, ASK))
@@ -409,13 +413,20 @@ MEASURED = _row(
 )  # fmt: skip
 PARTS = _row("parts", "the breakdown of a composite part by part", None, At(OP, ASK))
 _STEP_FRACTION = "a fraction (0.42) or 42%"
+_STEP_MEASURED = "a measured time or rate (measured_time, measured_tokens_per_s)"
 STEP_MFU = _row(
     "step_mfu", "MFU of the measured step", _D.COUNT,
-    At(SERVING, CHECK | BOX, box=Box("MFU of the measured step", r"\text{MFU}", _STEP_FRACTION)),
+    At(
+        SERVING, CHECK | BOX, box=Box("MFU of the measured step", r"\text{MFU}", _STEP_FRACTION),
+        needs=_STEP_MEASURED, read="measured.mfu",
+    ),
 )  # fmt: skip
 STEP_MBU = _row(
     "step_mbu", "MBU of the measured step", _D.COUNT,
-    At(SERVING, CHECK | BOX, box=Box("MBU of the measured step", r"\text{MBU}", _STEP_FRACTION)),
+    At(
+        SERVING, CHECK | BOX, box=Box("MBU of the measured step", r"\text{MBU}", _STEP_FRACTION),
+        needs=_STEP_MEASURED, read="measured.mbu",
+    ),
 )  # fmt: skip
 
 # --- a whole model (``derive model``; the JSON contract's keys, in order) -------------
@@ -622,12 +633,14 @@ MBU = _row(
 
 _DOLLARS = "dollars: a number (1.2e6)"
 _JOULES = "joules: a number (3.6e12)"
+_PRICE, _POWER = "a price per device-hour (price_per_hour)", "a power (power)"
 COST_PER_MILLION_TOKENS = _row(
     "cost_per_million_tokens", "cost per million tokens", _D.COUNT,
     At(MODEL, _MODEL, "the cost per million training tokens"),
     At(
         SERVING, ASK | CHECK | BOX, "the cost per million generated tokens",
         Box("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
+        needs=_PRICE, read="cost.cost_per_million_tokens",
     ),
     _train(
         "Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS,
@@ -642,6 +655,7 @@ COST_PER_STEP = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the cost of one step",
         Box("Cost of one step", r"C_{\text{step}}", _DOLLARS),
+        needs=_PRICE, read="cost.cost_per_step",
     ),
     _train(
         "Cost of one step", r"C_{\text{step}}", _DOLLARS, "the cost of one step",
@@ -678,6 +692,7 @@ ENERGY_PER_TOKEN = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the energy per generated token",
         Box("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
+        needs=_POWER, read="cost.energy_per_token",
     ),
     _train(
         "Energy per token", r"E_{\text{token}}", "joules per token (0.5)",

@@ -24,7 +24,7 @@ from derive.catalogue.reading import read_values
 from derive.catalogue.records import DISPLAY_UNITS
 from derive.errors import ProblemError
 from derive.formula.units import Dimension, Measure, measure_atom
-from derive.model.phase import Phase, PhaseAnalysis
+from derive.model.phase import PhaseAnalysis
 from derive.model.records import ModelAnalysis
 from derive.questions.read import NUMBER
 from derive.questions.records import Known
@@ -103,14 +103,12 @@ def _table(items: Iterable[Known | None]) -> dict[str, Known]:
     return {k.name: k for k in items if k is not None}
 
 
-def _rows(
-    kind: ProblemKind, record: object, origin: str, bound: dict | None = None
-) -> list[Known | None]:
-    """The kind's catalogue quantities its record holds, each read by its row (a truth, such
+def _rows(kind: ProblemKind, records: tuple, origin: str, bound: dict | None = None) -> list:
+    """The kind's catalogue quantities its records hold, each read by its row (a truth, such
     as ``fits``, is no number a formula may use), at the bound dims."""
     return [
         _known(row.name, v.xreplace(bound or {}), row.display_unit, origin)
-        for row, v in read_values(kind, (record,)).items()
+        for row, v in read_values(kind, records).items()
         if isinstance(v, sp.Expr)
     ]
 
@@ -146,7 +144,7 @@ def operator_quantities(a: Analysis) -> dict[str, Known]:
     }
     table = _table(_dims(p.operator.dims, bound))
     table.update(_table(_known(k, v, unit_of(k), origin) for k, v in givens.items()))
-    table.update(_table(_rows(ProblemKind.OPERATOR, a, origin, bound)))
+    table.update(_table(_rows(ProblemKind.OPERATOR, (a,), origin, bound)))
     t_mem = a.memory.time
     if t_mem is not None:
         table[q.T_LOWER.name] = _lower(a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower)
@@ -173,7 +171,7 @@ def kernel_quantities(k: KernelNumbers) -> dict[str, Known]:
         q.T_COMMS.name: k.step and k.step.t_comms,
     }
     table = _table(_known(name, v, unit_of(name), origin) for name, v in givens.items())
-    table.update(_table(_rows(ProblemKind.KERNEL, k, origin)))
+    table.update(_table(_rows(ProblemKind.KERNEL, (k,), origin)))
     return table
 
 
@@ -205,11 +203,7 @@ def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
     """A training run's quantities (``derive train --format json``'s keys) and its degrees."""
     origin = "a quantity of the training run"
     p = t.problem
-    table = _table(
-        _known(row.name, v, row.display_unit, origin)
-        for row, v in read_values(ProblemKind.TRAINING, (t,)).items()
-        if isinstance(v, sp.Expr)  # a truth (fits) is no number a formula may use
-    )
+    table = _table(_rows(ProblemKind.TRAINING, (t,), origin))
     for name, value in (
         ("dp", p.dp),
         ("tp", p.tp),
@@ -280,22 +274,11 @@ def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
 def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
     """A serving step's quantities (``derive model --phase``): its times and rates."""
     origin = "a quantity of the serving step"
-    decode = phase.phase is Phase.DECODE
-    rate = (q.TOKENS_PER_S if decode else q.PREFILL_TOKENS_PER_S).name
-    latency = (q.INTER_TOKEN_LATENCY if decode else q.TTFT).name
-    values = {
-        rate: phase.tokens_per_s,
-        latency: phase.latency,
-        "step_flops": phase.step_flops,
-        "step_bytes": phase.step_bytes,
-    }
-    cost = phase.cost
-    if cost is not None:  # the step's bill and energy (issue 36)
-        values[q.COST_PER_STEP.name] = cost.cost_per_step
-        values[q.COST_PER_MILLION_TOKENS.name] = cost.cost_per_million_tokens
-        values[q.ENERGY_PER_TOKEN.name] = cost.energy_per_token
+    givens = {"step_flops": phase.step_flops, "step_bytes": phase.step_bytes}
     table = _table(_step(phase.step, origin))
-    table.update(_table(_known(k, v, unit_of(k), origin) for k, v in values.items()))
+    table.update(_table(_known(k, v, unit_of(k), origin) for k, v in givens.items()))
+    by_phase = ({phase.phase.value: phase}, phase)  # a decode's rate: decode.tokens_per_s
+    table.update(_table(_rows(ProblemKind.SERVING, by_phase, origin)))
     table["tp"] = Known("tp", sp.Integer(phase.tp), NUMBER, origin)
     table["replicas"] = Known("replicas", sp.Integer(phase.replicas), NUMBER, origin)
     return table

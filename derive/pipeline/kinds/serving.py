@@ -41,22 +41,8 @@ class ServingDerivation(ServingShown):
     serving: ServingSpec | None = None
 
     def _roots(self) -> tuple[object, ...]:
-        """The step's rate and latency under the phase's names, its measurement, the step."""
-        from derive.catalogue import table as q
-        from derive.model.phase import Phase
-
-        phase, measured = self.phase, self.phase.measured
-        decode = phase.phase is Phase.DECODE
-        rate, latency = (phase.tokens_per_s, phase.latency) if decode else (None, None)
-        named = {
-            q.TOKENS_PER_S.name: rate,
-            q.INTER_TOKEN_LATENCY.name: latency,
-            q.TTFT.name: None if decode else phase.latency,
-            q.PREFILL_TOKENS_PER_S.name: None if decode else phase.tokens_per_s,
-            q.STEP_MFU.name: measured and measured.mfu,
-            q.STEP_MBU.name: measured and measured.mbu,
-        }
-        return (named, phase, phase.cost)
+        """The step, also under its phase's name (a decode's rate reads ``decode.tokens_per_s``)."""
+        return ({self.phase.phase.value: self.phase}, self.phase)
 
     def document(self, level: int = 2) -> Document:
         """The step's worked solution as a document, a section after the model's."""
