@@ -193,3 +193,30 @@ def test_every_training_check_quantity_is_computed():
     values = training_values(run.analysis)
     assert set(values) == set(names_for(TRAINING, Use.CHECK))
     assert [name for name, value in values.items() if value is None] == []
+
+
+def test_context_parallel_traffic_and_time_are_rows(tmp_path, cli):
+    """CP's traffic and time (and every dim's) are catalogue rows: a set may ``expect`` them and
+    ``derive check`` judges them (before: "unknown quantity 'comms_cp'"). The value is counted
+    by hand: ring attention sends the K and V blocks of S/cp tokens (bf16, 8 KV heads of 128)
+    cp − 1 times per layer visit, once forward and twice backward, over 256 micro-batches of
+    one sequence on each of Llama 3 8B's 32 layers; its time is those bytes over NVLink's
+    4.5e11 B/s, one way (chips.toml's H100)."""
+    from fractions import Fraction
+
+    seq, cp, layers, kv_heads, head_dim, micro_batches = 4096, 2, 32, 8, 128, 4194304 // 4096 // 4
+    block = 2 * 2 * seq // cp * kv_heads * head_dim
+    sent = (1 + 2) * (cp - 1) * micro_batches * layers * block
+    seconds = Fraction(sent) / Fraction("4.5e11")
+    toml = tmp_path / "cp.toml"
+    toml.write_text(
+        'title = "cp"\n[[problem]]\nid = "p"\nmodel = "llama-3-8b"\nchip = "h100"\n'
+        'train = { dp = 4, cp = 2, zero = 1, recompute = "none", micro_batch_size = 1, '
+        'batch_tokens = 4194304, seq = 4096 }\nask = ["comms_bytes_per_device", "t_comms"]\n'
+        f'expect = {{ comms_cp = "{sent}", t_comms_cp = "{float(seconds)}" }}\n'
+    )
+    for quantity, claim in (("comms_cp", f"{sent} B"), ("t_comms_cp", f"{seconds} s")):
+        out = cli(["check", "--problem-set", str(toml), "--problem", "p", "--quantity", quantity,
+                   "--claim", claim, "--trust"])  # fmt: skip
+        assert out.code == 0 and out.out.startswith("verdict: correct"), (quantity, out.err)
+    assert cli(["key", str(toml), "-o", str(tmp_path / "key"), "--trust"]).code == 0
