@@ -38,7 +38,8 @@ OP, KERNEL, MODEL, SERVING, TRAINING = (
     ProblemKind.SERVING,
     ProblemKind.TRAINING,
 )
-BUDGET, WHAT_IF = ProblemKind.BUDGET, ProblemKind.WHAT_IF
+BUDGET, WHAT_IF, COMMS = ProblemKind.BUDGET, ProblemKind.WHAT_IF, ProblemKind.COMMS
+_LINK_TIME = At(COMMS, Use.NONE, read="time")  # a comms-only operator's time: its both bounds
 ASK, EXPECT, CHECK, BOX = Use.ASK, Use.EXPECT, Use.CHECK, Use.BOX
 ALL = ASK | EXPECT | CHECK | BOX
 _D = Dimension
@@ -287,6 +288,7 @@ T_COMMS = _row(
         OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS),
         json="network.t_comms", read="network.time",
     ),
+    _LINK_TIME,
     _train(
         "Communication time of a step", r"T_{\text{comms}}", _TRAIN_SECONDS,
         "the communication time of a step",
@@ -312,6 +314,7 @@ T_LOWER = _row(
         box=Box("Lower bound of the step's time, per device", r"T_{\text{lower}}", _STEP_SECONDS),
         json="serving.step.t_lower",
     ),
+    _LINK_TIME,
     _train(
         "Lower bound of the step's time", r"T_{\text{lower}}", _TRAIN_SECONDS,
         "the lower and upper bounds on the step's time",
@@ -340,6 +343,7 @@ T_UPPER = _row(
         box=Box("Upper bound of the step's time, per device", r"T_{\text{upper}}", _STEP_SECONDS),
         json="serving.step.t_upper",
     ),
+    _LINK_TIME,
     _train(
         "Upper bound of the step's time", r"T_{\text{upper}}", _TRAIN_SECONDS,
         "the upper bound on the step's time",

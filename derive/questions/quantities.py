@@ -180,22 +180,17 @@ def comms_quantities(a: CommsAnalysis) -> dict[str, Known]:
     p = a.problem
     origin = "a quantity of the problem"
     bound = p.bound_subs()
-    values: dict[str, sp.Expr | None] = {
+    values: dict[str, sp.Expr] = {  # the link and the parts of its time (no rows)
         "link_bandwidth": p.link.value,
         "bytes_sent": a.sent,
         "link_time": a.link_time,
         "latency_time": a.latency_time,
-        q.T_COMMS.name: a.time,
-        q.T_LOWER.name: a.time,
-        q.T_UPPER.name: a.time,
     }
     table = _table(_dims(p.operator.dims, bound))
     table.update(
-        _table(
-            _known(k, None if v is None else v.xreplace(bound), unit_of(k), origin)
-            for k, v in values.items()
-        )
+        _table(_known(k, v.xreplace(bound), unit_of(k), origin) for k, v in values.items())
     )
+    table.update(_table(_rows(ProblemKind.COMMS, (a,), origin, bound)))
     return table
 
 

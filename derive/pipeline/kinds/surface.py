@@ -252,7 +252,13 @@ class Shown:
 
     def _rows(self) -> tuple[Quantity, ...]:
         """The catalogue rows this derivation may have a value for (its kind's, by default)."""
-        return rows_valued_in(self.kind.parent)
+        return rows_valued_in(self._row_kind)
+
+    @property
+    def _row_kind(self) -> ProblemKind:
+        """The kind whose rows it reads: its own when it has any, else its parent's (a
+        decode's crossover reads the serving step's)."""
+        return self.kind if rows_valued_in(self.kind) else self.kind.parent
 
     def _roots(self) -> tuple[object, ...]:
         """The records a row's read path (:meth:`~derive.catalogue.records.Quantity.read_path`)
@@ -278,7 +284,7 @@ class Shown:
         busy = _BUSY.__dict__.setdefault("ids", set())
         busy.add(id(self))
         try:
-            found = read_values(self.kind.parent, self._roots(), self._rows())
+            found = read_values(self._row_kind, self._roots(), self._rows())
         finally:
             busy.discard(id(self))
         return {row: Value(row.name, exact, self._unit(row)) for row, exact in found.items()}
