@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from enum import Enum
+from functools import cache
 from typing import TypeAlias
 
 import sympy as sp
@@ -27,8 +28,9 @@ Exact: TypeAlias = sp.Basic | bool | str
 _MISSING = object()
 
 
+@cache
 def rows_valued_in(kind: ProblemKind) -> tuple[Quantity, ...]:
-    """The catalogue's rows a problem of ``kind`` has a place for in its JSON report."""
+    """The catalogue's rows a problem of ``kind`` has (an ``At`` of that kind)."""
     return tuple(row for row in QUANTITIES if any(a.kind is kind for a in row.at))
 
 

@@ -90,7 +90,8 @@ def kernel_value(kernel: KernelNumbers, quantity: str) -> sp.Rational | None:
 
 def kernel_quantities(kernel: KernelNumbers) -> tuple[str, ...]:
     """The quantities this kernel has (times need both counts, MFU/MBU a measurement)."""
-    return tuple(q for q in KERNEL_QUANTITIES if kernel_value(kernel, q) is not None)
+    has = {row.name for row in read_values(ProblemKind.KERNEL, (kernel,))}
+    return tuple(q for q in KERNEL_QUANTITIES if q in has)
 
 
 def _target(kernel: KernelNumbers, quantity: str) -> sp.Rational:
