@@ -220,3 +220,23 @@ def test_context_parallel_traffic_and_time_are_rows(tmp_path, cli):
                    "--claim", claim, "--trust"])  # fmt: skip
         assert out.code == 0 and out.out.startswith("verdict: correct"), (quantity, out.err)
     assert cli(["key", str(toml), "-o", str(tmp_path / "key"), "--trust"]).code == 0
+
+
+def test_a_formula_names_a_runs_new_rows(cli):
+    """``--define`` on ``derive train`` names CP's traffic by its row (before: "unknown name
+    'comms_cp'"); the share it defines is the JSON's CP bytes over its total."""
+    from fractions import Fraction
+
+    out = cli([
+        "train", "llama-3-8b", "--chip", "h100", "--dp", "4", "--cp", "2", "--zero", "1",
+        "--batch-tokens", "4194304", "--seq", "4096",
+        "--define", "share = comms_cp / comms_bytes_per_device",
+        "--define", "wait = t_comms_cp + t_comms_dp", "--format", "json",
+    ])  # fmt: skip
+    assert out.code == 0, out.err
+    report = json.loads(out.out)
+    sent, times = report["comms_bytes_per_device"], report["comms_time_per_device"]
+    total = sum(Fraction(v) for v in sent.values())
+    assert Fraction(report["defined"]["share"]["exact"]) == Fraction(sent["cp"]) / total
+    wait = Fraction(times["cp"]) + Fraction(times["dp"])
+    assert Fraction(report["defined"]["wait"]["exact"]) == wait
