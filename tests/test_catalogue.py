@@ -61,7 +61,7 @@ def _reports(kind: ProblemKind) -> list[dict]:
         MODEL: ["model", *_MODEL, "--train-tokens", "2e12", "--mfu", "0.4"],
         SERVING: ["model", *_MODEL, "--phase", "decode", "--measured-time", "30ms"],
         TRAINING: [
-            "train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--batch-tokens", "4194304",
+            "train", "llama-3-8b", "--chip", "h100", "--dp", "4", "--cp", "2", "--batch-tokens", "4194304",
             "--seq", "4096", "--measured-step-time", "40s",
         ],
     }[kind]  # fmt: skip
@@ -193,3 +193,50 @@ def test_every_training_check_quantity_is_computed():
     values = training_values(run.analysis)
     assert set(values) == set(names_for(TRAINING, Use.CHECK))
     assert [name for name, value in values.items() if value is None] == []
+
+
+def test_context_parallel_traffic_and_time_are_rows(tmp_path, cli):
+    """CP's traffic and time (and every dim's) are catalogue rows: a set may ``expect`` them and
+    ``derive check`` judges them (before: "unknown quantity 'comms_cp'"). The value is counted
+    by hand: ring attention sends the K and V blocks of S/cp tokens (bf16, 8 KV heads of 128)
+    cp − 1 times per layer visit, once forward and twice backward, over 256 micro-batches of
+    one sequence on each of Llama 3 8B's 32 layers; its time is those bytes over NVLink's
+    4.5e11 B/s, one way (chips.toml's H100)."""
+    from fractions import Fraction
+
+    seq, cp, layers, kv_heads, head_dim, micro_batches = 4096, 2, 32, 8, 128, 4194304 // 4096 // 4
+    block = 2 * 2 * seq // cp * kv_heads * head_dim
+    sent = (1 + 2) * (cp - 1) * micro_batches * layers * block
+    seconds = Fraction(sent) / Fraction("4.5e11")
+    toml = tmp_path / "cp.toml"
+    toml.write_text(
+        'title = "cp"\n[[problem]]\nid = "p"\nmodel = "llama-3-8b"\nchip = "h100"\n'
+        'train = { dp = 4, cp = 2, zero = 1, recompute = "none", micro_batch_size = 1, '
+        'batch_tokens = 4194304, seq = 4096 }\nask = ["comms_bytes_per_device", "t_comms"]\n'
+        f'expect = {{ comms_cp = "{sent}", t_comms_cp = "{float(seconds)}" }}\n'
+    )
+    for quantity, claim in (("comms_cp", f"{sent} B"), ("t_comms_cp", f"{seconds} s")):
+        out = cli(["check", "--problem-set", str(toml), "--problem", "p", "--quantity", quantity,
+                   "--claim", claim, "--trust"])  # fmt: skip
+        assert out.code == 0 and out.out.startswith("verdict: correct"), (quantity, out.err)
+    assert cli(["key", str(toml), "-o", str(tmp_path / "key"), "--trust"]).code == 0
+
+
+def test_a_formula_names_a_runs_new_rows(cli):
+    """``--define`` on ``derive train`` names CP's traffic by its row (before: "unknown name
+    'comms_cp'"); the share it defines is the JSON's CP bytes over its total."""
+    from fractions import Fraction
+
+    out = cli([
+        "train", "llama-3-8b", "--chip", "h100", "--dp", "4", "--cp", "2", "--zero", "1",
+        "--batch-tokens", "4194304", "--seq", "4096",
+        "--define", "share = comms_cp / comms_bytes_per_device",
+        "--define", "wait = t_comms_cp + t_comms_dp", "--format", "json",
+    ])  # fmt: skip
+    assert out.code == 0, out.err
+    report = json.loads(out.out)
+    sent, times = report["comms_bytes_per_device"], report["comms_time_per_device"]
+    total = sum(Fraction(v) for v in sent.values())
+    assert Fraction(report["defined"]["share"]["exact"]) == Fraction(sent["cp"]) / total
+    wait = Fraction(times["cp"]) + Fraction(times["dp"])
+    assert Fraction(report["defined"]["wait"]["exact"]) == wait

@@ -45,8 +45,8 @@ RESULTS = {
     "decode_crossover": lambda: derive.solve_model(
         "gpt2-small", chip="h100", set={"S": 1024}, phase="decode"
     ),
-    "training": lambda: derive.solve_training(
-        "llama-3-8b", chip="h100", dp=8, zero=1, batch_tokens=4194304, seq=4096
+    "training": lambda: derive.solve_training(  # context parallel: every dim's traffic shown
+        "llama-3-8b", chip="h100", dp=4, cp=2, zero=1, batch_tokens=4194304, seq=4096
     ),
     "budget": lambda: derive_budget("5.76e23", params="70e9"),  # rational: D = C/(6N)
     "what_if": lambda: kind_of(WHAT_IF).derive(WHAT_IF),
@@ -64,7 +64,7 @@ SETS = {
     "decode_crossover": 'model = "gpt2-small"\nchip = "h100"\nset = { S = 1024 }\n'
     'phase = "decode"\n',
     "training": 'model = "llama-3-8b"\nchip = "h100"\n'
-    "train = { dp = 8, zero = 1, batch_tokens = 4194304, seq = 4096 }\n",
+    "train = { dp = 4, cp = 2, zero = 1, batch_tokens = 4194304, seq = 4096 }\n",
     "serving": 'model = "gpt2-small"\nchip = "h100"\nset = { B = 8, S = 1024 }\nphase = "decode"\n',
     "budget": 'budget = { compute = "5.76e23", params = "70e9" }\n',
     "what_if": 'what_if = { profile = "gemm=0.62,other=0.38", speedup = "gemm=1.8", '
@@ -319,3 +319,34 @@ def test_a_comms_only_time_is_a_quantity_while_its_dims_are_unbound():
     assert d.t_comms.free_symbols and d.t_comms == d.value("t_lower").exact
     at = d.t_comms.subs({s: {"B": 8192, "F": 8192, "P": 8}[s.name] for s in d.t_comms.free_symbols})
     assert at == RESULTS["comms"]().t_comms.exact
+
+
+@pytest.mark.parametrize("name", ["model", "training", "operator"])
+def test_threads_reading_a_fresh_result_all_see_its_values(name):
+    """Four threads read one fresh result at once (a barrier starts them together): every
+    attribute read and every ``values()`` gives the one answer, none fails."""
+    import sys
+    import threading
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as CPython allows
+    try:
+        first = next(iter(RESULTS[name]().values())).name
+        for _ in range(10):
+            result, barrier, got, errors = RESULTS[name](), threading.Barrier(4), [], []
+
+            def read(result=result, barrier=barrier, got=got, errors=errors):
+                barrier.wait()
+                try:
+                    got.append((getattr(result, first).exact, dict(result.values())))
+                except Exception as error:  # every failure is counted
+                    errors.append(repr(error))
+
+            threads = [threading.Thread(target=read) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert errors == [] and len(got) == 4 and all(g == got[0] for g in got), errors
+    finally:
+        sys.setswitchinterval(interval)

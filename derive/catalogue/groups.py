@@ -65,10 +65,14 @@ ASKED_WITHIN: Mapping[ProblemKind, Mapping[str, str]] = MappingProxyType(
                 q.MEMORY_WEIGHTS: q.MEMORY_PER_DEVICE,
                 q.MEMORY_GRADS: q.MEMORY_PER_DEVICE,
                 q.MEMORY_OPTIMIZER: q.MEMORY_PER_DEVICE,
-                q.COMMS_DP: q.COMMS_BYTES_PER_DEVICE,
-                q.COMMS_TP: q.COMMS_BYTES_PER_DEVICE,
-                q.COMMS_PP: q.COMMS_BYTES_PER_DEVICE,
-                q.COMMS_EP: q.COMMS_BYTES_PER_DEVICE,
+                **dict.fromkeys(
+                    (q.COMMS_DP, q.COMMS_TP, q.COMMS_PP, q.COMMS_EP, q.COMMS_CP),
+                    q.COMMS_BYTES_PER_DEVICE,
+                ),
+                **dict.fromkeys(
+                    (q.T_COMMS_DP, q.T_COMMS_TP, q.T_COMMS_PP, q.T_COMMS_EP, q.T_COMMS_CP),
+                    q.T_COMMS,
+                ),
                 q.CRITICAL_TOKENS_PER_CHIP: q.CRITICAL_TOKENS_PER_DEVICE,
                 q.CRITICAL_BATCH_TOKENS: q.CRITICAL_TOKENS_PER_DEVICE,
                 q.COST_PER_MILLION_TOKENS: q.COST_OF_RUN,

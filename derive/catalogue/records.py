@@ -107,6 +107,8 @@ class At:
         json: where its value sits in this kind's JSON report, a dotted path (""
             the name; a serving step's reports sit under ``serving``).
         latex: its symbol there, when not the row's ``latex`` (a budget's N for ``params``).
+        read: where its value sits in the kind's records, a dotted path of attributes,
+            mapping keys or one-argument getters (``comms.of(cp)``); "" the JSON path.
     """
 
     kind: ProblemKind
@@ -118,6 +120,7 @@ class At:
     needs: str = ""
     json: str = ""
     latex: str = ""
+    read: str = ""
 
 
 DISPLAY_UNITS: dict[Dimension, str] = {
@@ -131,7 +134,7 @@ DISPLAY_UNITS: dict[Dimension, str] = {
     Dimension.COUNT: "",
 }
 """The display unit of a quantity of each dimension, unless its row names another (the one
-unit table: derive/questions/quantities.py, derive/training/values.py and the model
+unit table: derive/questions/quantities.py, a training run's values and the model
 records' units agree with it, tests/test_unit_tables.py)."""
 
 
@@ -202,6 +205,13 @@ class Quantity:
         at = self.in_kind(kind)
         default = f"serving.{self.name}" if kind is ProblemKind.SERVING else self.name
         return tuple((at.json or default).split("."))
+
+    def read_path(self, kind: ProblemKind) -> tuple[str, ...]:
+        """The steps that lead to its value in the records of a problem of ``kind`` (its JSON
+        path, a serving step's without ``serving``, unless the kind names its own)."""
+        at = self.in_kind(kind)
+        path = tuple(at.read.split(".")) if at.read else self.json_path(kind)
+        return path[1:] if not at.read and kind is ProblemKind.SERVING else path
 
     def spellings(self) -> tuple[str, ...]:
         """Every spelling a left side may use for it: its name first, then its aliases."""

@@ -38,7 +38,8 @@ OP, KERNEL, MODEL, SERVING, TRAINING = (
     ProblemKind.SERVING,
     ProblemKind.TRAINING,
 )
-BUDGET, WHAT_IF = ProblemKind.BUDGET, ProblemKind.WHAT_IF
+BUDGET, WHAT_IF, COMMS = ProblemKind.BUDGET, ProblemKind.WHAT_IF, ProblemKind.COMMS
+_LINK_TIME = At(COMMS, Use.NONE, read="time")  # a comms-only operator's time: its both bounds
 ASK, EXPECT, CHECK, BOX = Use.ASK, Use.EXPECT, Use.CHECK, Use.BOX
 ALL = ASK | EXPECT | CHECK | BOX
 _D = Dimension
@@ -65,10 +66,13 @@ _TRAIN_BYTES = "bytes: a number with a unit (GB, GiB, …)"
 _TRAIN_SECONDS = "a time with its unit (s, ms)"
 
 
-def _train(label: str, latex: str, placeholder: str, phrase: str = "", json: str = "") -> At:
-    """A quantity in a training problem: asked when it has a phrase, always checked and boxed."""
+def _train(
+    label: str, latex: str, placeholder: str, phrase: str = "", json: str = "", read: str = ""
+) -> At:
+    """A quantity in a training problem: asked when it has a phrase, always checked and boxed;
+    ``read``: its place in the run's :class:`~derive.training.analysis.TrainingAnalysis`."""
     uses = _TRAIN_ASKED if phrase else _TRAIN_CHECK
-    return At(TRAINING, uses, phrase, Box(label, latex, placeholder), json=json)
+    return At(TRAINING, uses, phrase, Box(label, latex, placeholder), json=json, read=read)
 
 
 # --- the roofline of one operator or kernel -------------------------------------------
@@ -82,7 +86,10 @@ FLOPS = _row(
 )  # fmt: skip
 BYTES = _row(
     "bytes", "bytes", _D.BYTES,
-    At(OP, ALL, "the bytes moved through memory", Box("Bytes moved", "", _FORMULA)),
+    At(
+        OP, ALL, "the bytes moved through memory", Box("Bytes moved", "", _FORMULA),
+        read="memory.bytes",
+    ),
     plain="bytes", latex=r"\text{bytes}",
     rule="bytes = Σ width × elements over every tensor read or written",
     aliases=("byte", "bytesmoved", "bytes_moved", "bytes_mem", "bytes_memory", "memorybytes"),
@@ -90,7 +97,10 @@ BYTES = _row(
 )  # fmt: skip
 INTENSITY = _row(
     "intensity", "intensity", _D.INTENSITY,
-    At(OP, ALL, "the arithmetic intensity", Box("Arithmetic intensity", "I", _FORMULA)),
+    At(
+        OP, ALL, "the arithmetic intensity", Box("Arithmetic intensity", "I", _FORMULA),
+        read="memory.intensity",
+    ),
     At(KERNEL, ALL, "the arithmetic intensity", Box("Arithmetic intensity", "I", _RATIO)),
     plain="I", latex="I", rule="I = FLOPs / bytes",
     aliases=(
@@ -120,7 +130,10 @@ INTENSITY_REGIME_BOUND = _row(
 )  # fmt: skip
 RIDGE = _row(
     "ridge", "ridge point", _D.INTENSITY,
-    At(OP, ALL, "the ridge point of the hardware", Box(*_RIDGE_BOX, _NUMBER)),
+    At(
+        OP, ALL, "the ridge point of the hardware", Box(*_RIDGE_BOX, _NUMBER),
+        read="memory.ridge",
+    ),
     At(
         KERNEL, ALL, "the ridge point of the hardware", Box(*_RIDGE_BOX, _RATIO),
         prose="ridge point π/β",
@@ -150,7 +163,7 @@ CROSSOVER = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the batch at which decode becomes compute-bound",
         Box("Batch at which decode becomes compute-bound", "B^*", "a number, or B ≥ …"),
-        json="serving.crossover.exact",
+        json="serving.crossover.exact", needs="decode (and a crossover that happens)",
     ),
     plain="x*", latex="{x}^*", computation=_C.CROSSOVER, exactness=Exactness.CROSSING,
     slips=("leading_order", "threshold_side", "other_dtype", "ridge_for_crossover"),
@@ -222,7 +235,7 @@ T_MATH = _row(
 )  # fmt: skip
 T_MEM = _row(
     "t_mem", "T_mem", _D.TIME,
-    At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MEM_BOX, _SECONDS)),
+    At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MEM_BOX, _SECONDS), read="memory.time"),
     At(KERNEL, ALL, "T_mem", Box(*_T_MEM_BOX, _TIME), needs=_COUNTS, json="step.t_mem"),
     plain="T_mem", latex=r"T_{\text{mem}}",
     aliases=("tmem", "t_memory", "bytes/beta", "fracbytesbeta"),
@@ -273,8 +286,9 @@ T_COMMS = _row(
     "t_comms", "T_comms", _D.TIME,
     At(
         OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS),
-        json="network.t_comms",
+        json="network.t_comms", read="network.time",
     ),
+    _LINK_TIME,
     _train(
         "Communication time of a step", r"T_{\text{comms}}", _TRAIN_SECONDS,
         "the communication time of a step",
@@ -300,6 +314,7 @@ T_LOWER = _row(
         box=Box("Lower bound of the step's time, per device", r"T_{\text{lower}}", _STEP_SECONDS),
         json="serving.step.t_lower",
     ),
+    _LINK_TIME,
     _train(
         "Lower bound of the step's time", r"T_{\text{lower}}", _TRAIN_SECONDS,
         "the lower and upper bounds on the step's time",
@@ -328,6 +343,7 @@ T_UPPER = _row(
         box=Box("Upper bound of the step's time, per device", r"T_{\text{upper}}", _STEP_SECONDS),
         json="serving.step.t_upper",
     ),
+    _LINK_TIME,
     _train(
         "Upper bound of the step's time", r"T_{\text{upper}}", _TRAIN_SECONDS,
         "the upper bound on the step's time",
@@ -363,6 +379,7 @@ TOKENS_PER_S = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the decode rate in tokens per second",
         Box("Decode rate", r"\text{tokens/s}", "tokens per second (4.5e3 tokens/s)"),
+        needs="decode", read="decode.tokens_per_s",
     ),
     slips=("single_roofline", "t_upper", "one_sequence", "times_devices", "one_replica"),
 )  # fmt: skip
@@ -371,6 +388,7 @@ INTER_TOKEN_LATENCY = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the inter-token latency",
         Box("Inter-token latency", r"T_{\text{token}}", _STEP_SECONDS),
+        needs="decode", read="decode.latency",
     ),
     slips=("single_roofline",),
 )  # fmt: skip
@@ -379,6 +397,7 @@ TTFT = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the time to first token",
         Box("Time to first token", r"T_{\text{TTFT}}", _STEP_SECONDS),
+        needs="prefill", read="prefill.latency",
     ),
     slips=("single_roofline",),
 )  # fmt: skip
@@ -387,6 +406,7 @@ PREFILL_TOKENS_PER_S = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the prefill rate in tokens per second",
         Box("Prefill rate", r"\text{tokens/s}", "tokens per second"),
+        needs="prefill", read="prefill.tokens_per_s",
     ),
 )  # fmt: skip
 COLLECTIVES = _row("collectives", "the collectives", None, At(OP, ASK))
@@ -397,13 +417,20 @@ MEASURED = _row(
 )  # fmt: skip
 PARTS = _row("parts", "the breakdown of a composite part by part", None, At(OP, ASK))
 _STEP_FRACTION = "a fraction (0.42) or 42%"
+_STEP_MEASURED = "a measured time or rate (measured_time, measured_tokens_per_s)"
 STEP_MFU = _row(
     "step_mfu", "MFU of the measured step", _D.COUNT,
-    At(SERVING, CHECK | BOX, box=Box("MFU of the measured step", r"\text{MFU}", _STEP_FRACTION)),
+    At(
+        SERVING, CHECK | BOX, box=Box("MFU of the measured step", r"\text{MFU}", _STEP_FRACTION),
+        needs=_STEP_MEASURED, read="measured.mfu",
+    ),
 )  # fmt: skip
 STEP_MBU = _row(
     "step_mbu", "MBU of the measured step", _D.COUNT,
-    At(SERVING, CHECK | BOX, box=Box("MBU of the measured step", r"\text{MBU}", _STEP_FRACTION)),
+    At(
+        SERVING, CHECK | BOX, box=Box("MBU of the measured step", r"\text{MBU}", _STEP_FRACTION),
+        needs=_STEP_MEASURED, read="measured.mbu",
+    ),
 )  # fmt: skip
 
 # --- a whole model (``derive model``; the JSON contract's keys, in order) -------------
@@ -501,6 +528,7 @@ MEMORY_PER_DEVICE = _model(
         _TRAIN_BYTES,
         "the memory per device (weights, gradients, optimizer state, activations)",
         json="memory_per_device.total",
+        read="memory.total",
     ),
 )
 FITS = _model(
@@ -518,7 +546,7 @@ HEADROOM_PER_DEVICE = _model(
     _D.BYTES,
     r"H_{\mathrm{dev}}",
     "capacity left per device",
-    _train("Headroom per device", "H", _TRAIN_BYTES),
+    _train("Headroom per device", "H", _TRAIN_BYTES, read="headroom"),
 )
 MAX_BATCH = _model(
     "max_batch",
@@ -573,10 +601,11 @@ TRAIN_DAYS = _model(
 
 MFU = _row(
     "mfu", "MFU", _D.COUNT,
-    At(OP, CHECK),
+    At(OP, CHECK, read="measured.mfu"),
     At(
         KERNEL, ALL, "the MFU the measurement implies",
         Box("MFU of the measured run", r"\text{MFU}", _FRACTION), needs=_MEASURED.format("flops"),
+        read="measured.mfu",
     ),
     At(MODEL, _MODEL, "the MFU the measured rate implies"),
     _train(
@@ -592,10 +621,11 @@ MFU = _row(
 )  # fmt: skip
 MBU = _row(
     "mbu", "MBU", _D.COUNT,
-    At(OP, CHECK),
+    At(OP, CHECK, read="measured.mbu"),
     At(
         KERNEL, ALL, "the MBU the measurement implies",
         Box("MBU of the measured run", r"\text{MBU}", _FRACTION), needs=_MEASURED.format("bytes"),
+        read="measured.mbu",
     ),
     latex=r"\text{MBU}", plain="MBU", aliases=("eta_mbu",), computation=_C.UTILISATION,
     slips=("mfu_mbu_swapped", "percent_without_sign"),
@@ -607,14 +637,19 @@ MBU = _row(
 
 _DOLLARS = "dollars: a number (1.2e6)"
 _JOULES = "joules: a number (3.6e12)"
+_PRICE, _POWER = "a price per device-hour (price_per_hour)", "a power (power)"
 COST_PER_MILLION_TOKENS = _row(
     "cost_per_million_tokens", "cost per million tokens", _D.COUNT,
     At(MODEL, _MODEL, "the cost per million training tokens"),
     At(
         SERVING, ASK | CHECK | BOX, "the cost per million generated tokens",
         Box("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
+        needs=_PRICE, read="cost.cost_per_million_tokens",
     ),
-    _train("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
+    _train(
+        "Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS,
+        read="cost.cost_per_million_tokens",
+    ),
     latex=r"c_{\mathrm{Mtok}}", meaning="dollars per million tokens",
     rule="cost per Mtok = 10^6 · p_h · N / (3600 · tokens/s)",
     unit="$",
@@ -624,15 +659,22 @@ COST_PER_STEP = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the cost of one step",
         Box("Cost of one step", r"C_{\text{step}}", _DOLLARS),
+        needs=_PRICE, read="cost.cost_per_step",
     ),
-    _train("Cost of one step", r"C_{\text{step}}", _DOLLARS, "the cost of one step"),
+    _train(
+        "Cost of one step", r"C_{\text{step}}", _DOLLARS, "the cost of one step",
+        read="cost.cost_per_step",
+    ),
     rule="cost per step = p_h · N · t_step / 3600",
     unit="$",
 )  # fmt: skip
 COST_OF_RUN = _row(
     "cost_of_run", "cost of the training run", _D.COUNT,
     At(MODEL, _MODEL, "the cost of the training run"),
-    _train("Cost of the run", r"C_{\text{run}}", _DOLLARS, "the cost of the training run"),
+    _train(
+        "Cost of the run", r"C_{\text{run}}", _DOLLARS, "the cost of the training run",
+        read="cost.cost_of_run",
+    ),
     latex=r"C_{\mathrm{run}}", meaning="dollars for the whole training run",
     rule="cost = p_h · N · T / 3600",
     unit="$",
@@ -640,7 +682,10 @@ COST_OF_RUN = _row(
 ENERGY_OF_RUN = _row(
     "energy_of_run", "energy of the training run", _D.COUNT,
     At(MODEL, _MODEL, "the energy of the training run"),
-    _train("Energy of the run", r"E_{\text{run}}", _JOULES, "the energy of the training run"),
+    _train(
+        "Energy of the run", r"E_{\text{run}}", _JOULES, "the energy of the training run",
+        read="cost.energy_of_run",
+    ),
     latex=r"E_{\mathrm{run}}", meaning="joules for the whole training run",
     rule="E = W_dev · N · T",
     unit="J",
@@ -651,8 +696,12 @@ ENERGY_PER_TOKEN = _row(
     At(
         SERVING, ASK | CHECK | BOX, "the energy per generated token",
         Box("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
+        needs=_POWER, read="cost.energy_per_token",
     ),
-    _train("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
+    _train(
+        "Energy per token", r"E_{\text{token}}", "joules per token (0.5)",
+        read="cost.energy_per_token",
+    ),
     latex=r"E_{\mathrm{token}}", meaning="joules per token",
     rule="E/token = W_dev · N / (tokens/s)",
     unit="J/token",
@@ -662,23 +711,30 @@ ENERGY_PER_TOKEN = _row(
 
 MEMORY_WEIGHTS = _row(
     "memory_weights", "weights per device", _D.BYTES,
-    _train("Weights per device", r"M_{W}", _TRAIN_BYTES, json="memory_per_device.weights"),
+    _train(
+        "Weights per device", r"M_{W}", _TRAIN_BYTES, json="memory_per_device.weights",
+        read="memory.weights",
+    ),
 )  # fmt: skip
 MEMORY_GRADS = _row(
     "memory_grads", "gradients per device", _D.BYTES,
-    _train("Gradients per device", r"M_{G}", _TRAIN_BYTES, json="memory_per_device.grads"),
+    _train(
+        "Gradients per device", r"M_{G}", _TRAIN_BYTES, json="memory_per_device.grads",
+        read="memory.grads",
+    ),
 )  # fmt: skip
 MEMORY_OPTIMIZER = _row(
     "memory_optimizer", "optimizer state per device", _D.BYTES,
     _train(
-        "Optimizer state per device", r"M_{O}", _TRAIN_BYTES, json="memory_per_device.optimizer"
+        "Optimizer state per device", r"M_{O}", _TRAIN_BYTES, json="memory_per_device.optimizer",
+        read="memory.optimizer",
     ),
 )  # fmt: skip
 ACTIVATIONS = _row(
     "activations", "activations per device", _D.BYTES,
     _train(
         "Activations per device", r"M_{A}", _TRAIN_BYTES, "the activations per device",
-        json="memory_per_device.activations",
+        json="memory_per_device.activations", read="memory.activations",
     ),
 )  # fmt: skip
 FIT = _row(
@@ -692,18 +748,30 @@ COMMS_BYTES_PER_DEVICE = _row(
     "comms_bytes_per_device", "bytes sent per device per step", _D.BYTES,
     _train(
         "Bytes sent per device per step", "V", _TRAIN_BYTES,
-        "the bytes each device sends per step", json="comms_bytes_total",
+        "the bytes each device sends per step", json="comms_bytes_total", read="comms.total",
     ),
 )  # fmt: skip
-COMMS_DP, COMMS_TP, COMMS_PP, COMMS_EP = (
+_DIMS = ("dp", "tp", "pp", "ep", "cp")  # the parallel dims whose traffic a run counts
+COMMS_DP, COMMS_TP, COMMS_PP, COMMS_EP, COMMS_CP = (
     _row(
         f"comms_{group}", f"{group.upper()} bytes per device per step", _D.BYTES,
         _train(
             f"{group.upper()} bytes per device per step", rf"V_{{\text{{{group}}}}}",
-            _TRAIN_BYTES, json=f"comms_bytes_per_device.{group}",
+            _TRAIN_BYTES, json=f"comms_bytes_per_device.{group}", read=f"comms.of({group})",
         ),
     )
-    for group in ("dp", "tp", "pp", "ep")
+    for group in _DIMS
+)  # fmt: skip
+T_COMMS_DP, T_COMMS_TP, T_COMMS_PP, T_COMMS_EP, T_COMMS_CP = (
+    _row(
+        f"t_comms_{group}", f"{group.upper()} communication time of a step", _D.TIME,
+        _train(
+            f"{group.upper()} communication time of a step",
+            rf"T_{{\text{{comms,{group}}}}}", _TRAIN_SECONDS,
+            json=f"comms_time_per_device.{group}", read=f"comms.time_of({group})",
+        ),
+    )
+    for group in _DIMS
 )  # fmt: skip
 BUBBLE_FRACTION = _row(
     "bubble_fraction", "pipeline bubble", _D.COUNT,
@@ -756,22 +824,25 @@ TOKENS_PER_PARAM = _row(
 )  # fmt: skip
 WHAT_IF_TIME = _row(
     "what_if_time", "new step time", _D.TIME,
-    At(WHAT_IF, _NATIVE, "the new step time", json="what_if.time"),
+    At(WHAT_IF, _NATIVE, "the new step time", json="what_if.time", read="time"),
     latex="T'", aliases=("new_time",), rule="T' = T · Σ f_c / s_c",
 )  # fmt: skip
 WHAT_IF_RATE = _row(
     "what_if_rate", "new rate", _D.COUNT,
-    At(WHAT_IF, _NATIVE, "the new rate", json="what_if.rate"),
+    At(WHAT_IF, _NATIVE, "the new rate", json="what_if.rate", read="rate"),
     latex="r'", aliases=("new_rate",), rule="r' = r · S",
 )  # fmt: skip
 WHAT_IF_SPEEDUP = _row(
     "what_if_speedup", "overall speed-up", _D.COUNT,
-    At(WHAT_IF, _NATIVE, "the speed-up of the whole step", json="what_if.speedup"),
+    At(WHAT_IF, _NATIVE, "the speed-up of the whole step", json="what_if.speedup", read="speedup"),
     latex="S", rule="S = T / T' = 1 / Σ f_c / s_c",
 )  # fmt: skip
 WHAT_IF_LIMIT = _row(
     "what_if_limit", "Amdahl limit", _D.COUNT,
-    At(WHAT_IF, _NATIVE, "the Amdahl limit (the changed classes free)", json="what_if.limit"),
+    At(
+        WHAT_IF, _NATIVE, "the Amdahl limit (the changed classes free)", json="what_if.limit",
+        read="limit",
+    ),
     latex=r"S_{\max}", aliases=("amdahl_limit",),
     rule="S_∞ = 1 / (1 − Σ_changed f_c)",
 )  # fmt: skip

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.analysis.comms_only import CommsAnalysis
+from derive.catalogue import ProblemKind
+from derive.catalogue.reading import rows_valued_in
 from derive.checking.diagnosis_text import approx, exact_decimal
 from derive.checking.expected_text import said_number, said_time, show_number
 from derive.checking.hidden import conceal
@@ -45,7 +47,7 @@ __all__ = [
     "read_comms_claim",
 ]
 
-COMMS_QUANTITIES = tuple(row.name for row in CommsDerivation.ROWS)
+COMMS_QUANTITIES = tuple(row.name for row in rows_valued_in(ProblemKind.COMMS))
 """What a comms-only operator has: its time on the link (the step's bounds are that time)."""
 
 

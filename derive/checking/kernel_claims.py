@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
-from derive.catalogue import ProblemKind, Quantity, Use, find, rows_for, spelling_map
-from derive.catalogue import table as q
+from derive.catalogue import ProblemKind, Use, find, rows_for, spelling_map
+from derive.catalogue.reading import read_values
 from derive.checking.claims import BANDWIDTH, PEAK
 from derive.checking.diagnosis_text import approx, exact_decimal, sci
 from derive.checking.expected_text import said_number, said_time, show_number
@@ -83,27 +83,15 @@ _PERCENT = re.compile(r"\s*\\?%\s*$")
 
 def kernel_value(kernel: KernelNumbers, quantity: str) -> sp.Rational | None:
     """The exact value of ``quantity`` for ``kernel``, or None when the kernel has none."""
-    step, measured = kernel.step, kernel.measured
-    values: dict[Quantity, sp.Expr | None] = {
-        q.INTENSITY: kernel.intensity,
-        q.RIDGE: kernel.ridge,
-        q.EFFECTIVE_RIDGE: kernel.effective_ridge,
-        q.ATTAINABLE: kernel.attainable,
-        q.FRACTION_OF_PEAK: kernel.fraction_of_peak,
-        q.T_MATH: step.t_math if step else None,
-        q.T_MEM: step.t_mem if step else None,
-        q.T_LOWER: step.t_lower if step else None,
-        q.T_UPPER: step.t_upper if step else None,
-        q.MFU: measured.mfu if measured else None,
-        q.MBU: measured.mbu if measured else None,
-    }
     row = find(quantity)
-    return values.get(row) if row is not None else None
+    found = read_values(ProblemKind.KERNEL, (kernel,))
+    return None if row is None else found.get(row)
 
 
 def kernel_quantities(kernel: KernelNumbers) -> tuple[str, ...]:
     """The quantities this kernel has (times need both counts, MFU/MBU a measurement)."""
-    return tuple(q for q in KERNEL_QUANTITIES if kernel_value(kernel, q) is not None)
+    has = {row.name for row in read_values(ProblemKind.KERNEL, (kernel,))}
+    return tuple(q for q in KERNEL_QUANTITIES if q in has)
 
 
 def _target(kernel: KernelNumbers, quantity: str) -> sp.Rational:

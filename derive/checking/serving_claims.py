@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, cast
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, rows_for, shown_by
-from derive.catalogue import Quantity as Row
 from derive.catalogue import table as q
+from derive.catalogue.reading import read_values
 from derive.checking.hints import Slip
 from derive.checking.verdict import Verdict
 from derive.formula.answer import Relation
@@ -95,40 +95,21 @@ def _crossover_alone(phase: DecodeCrossover) -> tuple[list, list[tuple[str, str]
 
 
 def _quantities(phase: PhaseAnalysis | DecodeCrossover) -> tuple[list, list[tuple[str, str]]]:
-    from derive.model.phase import DecodeCrossover, Phase
+    from derive.model.phase import DecodeCrossover
     from derive.model.records import Quantity
 
     if phase.kind is ProblemKind.DECODE_CROSSOVER:
         return _crossover_alone(cast(DecodeCrossover, phase))
     phase = cast("PhaseAnalysis", phase)  # a timed step
 
-    decode = phase.phase is Phase.DECODE
-    values: dict[Row, tuple[sp.Expr | None, str]] = {
-        q.T_LOWER: (phase.step.t_lower, ""),
-        q.T_UPPER: (phase.step.t_upper, ""),
-        q.TOKENS_PER_S: (phase.tokens_per_s if decode else None, "decode"),
-        q.INTER_TOKEN_LATENCY: (phase.latency if decode else None, "decode"),
-        q.TTFT: (None if decode else phase.latency, "prefill"),
-        q.PREFILL_TOKENS_PER_S: (None if decode else phase.tokens_per_s, "prefill"),
-    }
+    found = read_values(ProblemKind.SERVING, ({phase.phase.value: phase}, phase))
     cross = phase.crossover
-    values[q.CROSSOVER] = (
-        cross.exact if cross is not None and cross.is_number else None,
-        "decode (and a crossover that happens)"
-        if cross is None
-        else (cross.note or f"the matmuls' crossover is {cross.status}"),
-    )
-    m = phase.measured
-    needs = "a measured time or rate (measured_time, measured_tokens_per_s)"
-    values[q.STEP_MFU] = (m.mfu if m else None, needs)
-    values[q.STEP_MBU] = (m.mbu if m else None, needs)
-    cost, price, power = phase.cost, "a price per device-hour (price_per_hour)", "a power (power)"
-    values[q.COST_PER_STEP] = (cost and cost.cost_per_step, price)
-    values[q.COST_PER_MILLION_TOKENS] = (cost and cost.cost_per_million_tokens, price)
-    values[q.ENERGY_PER_TOKEN] = (cost and cost.energy_per_token, power)
     kept, left_out = [], []
-    for row, (value, needs) in values.items():
-        key = row.name
+    for row in rows_for(ProblemKind.SERVING, Use.CHECK):
+        key, value, needs = row.name, found.get(row), row.in_kind(ProblemKind.SERVING).needs
+        if row is q.CROSSOVER and cross is not None:  # a number, or the reason it has none
+            value = value if cross.is_number else None
+            needs = cross.note or f"the matmuls' crossover is {cross.status}"
         if value is None:
             left_out.append((key, f"the {phase.phase.value} step has no {key}; it needs {needs}"))
         elif row is q.CROSSOVER:

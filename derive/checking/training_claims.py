@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Use, box_of, names_for, quantity, shown_by
+from derive.catalogue.reading import read_values
 from derive.catalogue.table import (
     COMMS_TP,
     CRITICAL_TOKENS_PER_DEVICE,
@@ -60,15 +61,17 @@ def training_analysis_for(
     return training_analysis(problem.spec, train, tuple(str(p) for p in operators))
 
 
-def _values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
-    from derive.training.values import training_values as values
-
-    return values(t)
-
-
 def training_values(t: TrainingAnalysis) -> dict[str, sp.Basic | None]:
-    """Every checkable quantity of the run by its key (None where not derived)."""
-    return _values(t)
+    """Every checkable quantity of the run by its key, read from the run by the catalogue's
+    rows (None where not derived; a truth as sympy's)."""
+    found = {row.name: v for row, v in read_values(ProblemKind.TRAINING, (t,)).items()}
+    return {key: _sympy(found.get(key)) for key in TRAINING_QUANTITIES}
+
+
+def _sympy(value: object) -> sp.Basic | None:
+    if isinstance(value, bool):
+        return sp.true if value else sp.false
+    return value if isinstance(value, sp.Basic) else None
 
 
 def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis:
@@ -80,7 +83,7 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
         left = tuple((k, why) for k in TRAINING_QUANTITIES if a.quantity(k) is None)
         return replace(a, left_out=(*a.left_out, *left))
     kept, left_out = [], []
-    for key, value in _values(t).items():
+    for key, value in training_values(t).items():
         if value is None:
             left_out.append(
                 (

@@ -46,8 +46,8 @@ class BudgetDerivation(Shown):
         """The worked solution, as a LaTeX fragment."""
         return render(self.document(), "tex")
 
-    def _exact_roots(self) -> tuple[object, ...]:
-        return (self.budget,)  # N and D may be surds: the record holds them exact
+    def _roots(self) -> tuple[object, ...]:
+        return (self.budget,)
 
 
 def derive_budget(

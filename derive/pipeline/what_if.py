@@ -27,6 +27,9 @@ class WhatIfDerivation(Shown):
         """A what-if on a measured step."""
         return ProblemKind.WHAT_IF
 
+    def _roots(self) -> tuple[object, ...]:
+        return (self.what_if,)
+
     def as_problem(self) -> WhatIfSpec | None:
         """The what-if as typed (what ``derive.check`` judges a claim against)."""
         return self.spec

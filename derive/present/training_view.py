@@ -14,19 +14,16 @@ from derive.catalogue import table as q
 from derive.present.formats import Document
 from derive.solution.steps import Step
 from derive.solution.training_steps import training_given, training_steps, training_verdict
-from derive.training.analysis import StrategyRow, TrainingAnalysis, cost_values
+from derive.training.analysis import StrategyRow, TrainingAnalysis
 from derive.training.binding import ZeroStage
 from derive.training.comms import DIMS
 
 __all__ = ["training_document", "training_json", "training_selected_steps"]
 
 
-_COST_KEYS = (
-    q.COST_PER_STEP.name,
-    q.COST_PER_MILLION_TOKENS.name,
-    q.ENERGY_PER_TOKEN.name,
-    q.ENERGY_OF_RUN.name,
-)
+_MONEY = (q.COST_PER_STEP, q.COST_PER_MILLION_TOKENS, q.COST_OF_RUN, q.ENERGY_PER_TOKEN)
+_COSTS = tuple(row.name for row in (*_MONEY, q.ENERGY_OF_RUN))
+"""A run's money and energy, in its JSON's order (each ``null`` without a price or a power)."""
 
 
 def _s(value: sp.Expr | int | None) -> str | None:
@@ -53,7 +50,7 @@ def training_selected_steps(
         q.T_COMMS.name: q.T_MATH.name,
         q.BUBBLE_FRACTION.name: q.T_LOWER.name,
         q.FIT.name: q.MEMORY_PER_DEVICE.name,
-        **{key: q.COST_OF_RUN.name for key in _COST_KEYS},
+        **dict.fromkeys(_COSTS, q.COST_OF_RUN.name),
     }
     wanted |= {implied[k] for k in ask if k in implied}
     if q.T_LOWER.name in wanted or q.MFU.name in wanted:
@@ -213,7 +210,7 @@ def training_json(
         "compute_bound": a.compute_bound,
         "tp_width_per_rank": _s(a.tp_width),
         "tp_critical_width": _s(a.tp_critical_width),
-        **{key: _s(value) for key, value in cost_values(a).items()},
+        **{key: _s(getattr(a.cost, key, None)) for key in _COSTS},
     }
     report.update(_cluster_json(a))
     if p.convention != "derive":  # derive's own output is unchanged

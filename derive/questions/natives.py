@@ -13,8 +13,9 @@ terms (``<file>: problem 'c': key 'budget.compute' (-1)``) when the problem come
 from __future__ import annotations
 
 from derive.analysis.what_if import WhatIf, what_if
-from derive.catalogue import find
+from derive.catalogue import ProblemKind, find
 from derive.catalogue import table as q
+from derive.catalogue.reading import read_values
 from derive.errors import DeriveError, ProblemError
 from derive.formula.units import Dimension, Measure, measure_atom
 from derive.model.budget import Budget, compute_budget
@@ -94,21 +95,9 @@ def native_value(problem: Native, quantity: str) -> object:
     """The exact value of a quantity (None: it has none, as a what-if's rate without a
     measured rate, or its limit when every class changed)."""
     solved = solve_native(problem)
-    if isinstance(solved, Budget):
-        values = {
-            q.PARAMS.name: solved.params,
-            q.TOKENS.name: solved.tokens,
-            q.TRAINING_COMPUTE.name: solved.compute,
-            q.TOKENS_PER_PARAM.name: solved.tokens_per_param,
-        }
-    else:
-        values = {
-            q.WHAT_IF_TIME.name: solved.time,
-            q.WHAT_IF_RATE.name: solved.rate,
-            q.WHAT_IF_SPEEDUP.name: solved.speedup,
-            q.WHAT_IF_LIMIT.name: solved.limit,
-        }
-    return values.get(quantity)
+    kind = ProblemKind.BUDGET if isinstance(solved, Budget) else ProblemKind.WHAT_IF
+    row = find(quantity)
+    return None if row is None else read_values(kind, (solved,)).get(row)
 
 
 def native_quantities(problem: Native) -> tuple[str, ...]:

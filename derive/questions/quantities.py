@@ -18,17 +18,17 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.analysis.step import StepTime
-from derive.catalogue import find
+from derive.catalogue import ProblemKind, find
 from derive.catalogue import table as q
+from derive.catalogue.reading import read_values
 from derive.catalogue.records import DISPLAY_UNITS
 from derive.errors import ProblemError
 from derive.formula.units import Dimension, Measure, measure_atom
-from derive.model.phase import Phase, PhaseAnalysis
+from derive.model.phase import PhaseAnalysis
 from derive.model.records import ModelAnalysis
 from derive.questions.read import NUMBER
 from derive.questions.records import Known
 from derive.training.analysis import TrainingAnalysis
-from derive.training.values import training_values
 
 __all__ = [
     "comms_quantities",
@@ -103,6 +103,16 @@ def _table(items: Iterable[Known | None]) -> dict[str, Known]:
     return {k.name: k for k in items if k is not None}
 
 
+def _rows(kind: ProblemKind, records: tuple, origin: str, bound: dict | None = None) -> list:
+    """The kind's catalogue quantities its records hold, each read by its row (a truth, such
+    as ``fits``, is no number a formula may use), at the bound dims."""
+    return [
+        _known(row.name, v.xreplace(bound or {}), row.display_unit, origin)
+        for row, v in read_values(kind, records).items()
+        if isinstance(v, sp.Expr)
+    ]
+
+
 def _dims(symbols: Iterable[sp.Symbol], bound: dict[sp.Symbol, sp.Integer]) -> list[Known]:
     return [Known(d.name, bound.get(d, d), NUMBER, "a dim") for d in symbols]
 
@@ -125,29 +135,16 @@ def operator_quantities(a: Analysis) -> dict[str, Known]:
     """An operator problem's dims and quantities (``derive solve --format json``)."""
     p = a.problem
     origin = "a quantity of the problem"
-    values: dict[str, sp.Expr | None] = {
-        q.FLOPS.name: a.flops,
-        q.BYTES.name: a.memory.bytes,
-        q.INTENSITY.name: a.memory.intensity,
-        q.RIDGE.name: a.memory.ridge,
+    bound = p.bound_subs()
+    givens = {
         "peak": p.peak.value,
         "bandwidth": p.bandwidth.value,
         "link_bandwidth": p.link.value if p.link else None,
-        q.T_MATH.name: a.t_math,
-        q.T_MEM.name: a.memory.time,
-        q.T_UPPER.name: a.t_upper if a.t_upper is not None else a.t_math + a.memory.time,
-        q.ATTAINABLE.name: a.attainable,
-        q.FRACTION_OF_PEAK.name: a.fraction_of_peak,
-        q.T_COMMS.name: a.network.time if a.network is not None else None,
+        q.T_UPPER.name: (a.t_math + a.memory.time).xreplace(bound),  # with a dim left free
     }
-    bound = p.bound_subs()
     table = _table(_dims(p.operator.dims, bound))
-    table.update(
-        _table(
-            _known(k, None if v is None else v.xreplace(bound), unit_of(k), origin)
-            for k, v in values.items()
-        )
-    )
+    table.update(_table(_known(k, v, unit_of(k), origin) for k, v in givens.items()))
+    table.update(_table(_rows(ProblemKind.OPERATOR, (a,), origin, bound)))
     t_mem = a.memory.time
     if t_mem is not None:
         table[q.T_LOWER.name] = _lower(a.t_math.xreplace(bound), t_mem.xreplace(bound), a.t_lower)
@@ -166,19 +163,15 @@ def _step(step: StepTime | None, origin: str) -> list[Known | None]:
 def kernel_quantities(k: KernelNumbers) -> dict[str, Known]:
     """A kernel problem's quantities (``derive solve --flops … --bytes …``)."""
     origin = "a quantity of the problem"
-    values = {
+    givens = {
         q.FLOPS.name: k.flops,
         q.BYTES.name: k.bytes,
-        q.INTENSITY.name: k.intensity,
-        q.RIDGE.name: k.ridge,
-        q.EFFECTIVE_RIDGE.name: k.effective_ridge,
         "peak": k.peak.value,
         "bandwidth": k.bandwidth.value,
-        q.ATTAINABLE.name: k.attainable,
-        q.FRACTION_OF_PEAK.name: k.fraction_of_peak,
+        q.T_COMMS.name: k.step and k.step.t_comms,
     }
-    table = _table(_known(name, v, unit_of(name), origin) for name, v in values.items())
-    table.update(_table(_step(k.step, origin)))
+    table = _table(_known(name, v, unit_of(name), origin) for name, v in givens.items())
+    table.update(_table(_rows(ProblemKind.KERNEL, (k,), origin)))
     return table
 
 
@@ -187,22 +180,17 @@ def comms_quantities(a: CommsAnalysis) -> dict[str, Known]:
     p = a.problem
     origin = "a quantity of the problem"
     bound = p.bound_subs()
-    values: dict[str, sp.Expr | None] = {
+    values: dict[str, sp.Expr] = {  # the link and the parts of its time (no rows)
         "link_bandwidth": p.link.value,
         "bytes_sent": a.sent,
         "link_time": a.link_time,
         "latency_time": a.latency_time,
-        q.T_COMMS.name: a.time,
-        q.T_LOWER.name: a.time,
-        q.T_UPPER.name: a.time,
     }
     table = _table(_dims(p.operator.dims, bound))
     table.update(
-        _table(
-            _known(k, None if v is None else v.xreplace(bound), unit_of(k), origin)
-            for k, v in values.items()
-        )
+        _table(_known(k, v.xreplace(bound), unit_of(k), origin) for k, v in values.items())
     )
+    table.update(_table(_rows(ProblemKind.COMMS, (a,), origin, bound)))
     return table
 
 
@@ -210,11 +198,7 @@ def training_quantities(t: TrainingAnalysis) -> dict[str, Known]:
     """A training run's quantities (``derive train --format json``'s keys) and its degrees."""
     origin = "a quantity of the training run"
     p = t.problem
-    table = _table(
-        _known(k, v, unit, origin)
-        for k, v in training_values(t).items()
-        if (unit := unit_of(k)) != _TRUTH
-    )
+    table = _table(_rows(ProblemKind.TRAINING, (t,), origin))
     for name, value in (
         ("dp", p.dp),
         ("tp", p.tp),
@@ -285,22 +269,11 @@ def model_quantities(a: ModelAnalysis) -> dict[str, Known]:
 def phase_quantities(phase: PhaseAnalysis) -> dict[str, Known]:
     """A serving step's quantities (``derive model --phase``): its times and rates."""
     origin = "a quantity of the serving step"
-    decode = phase.phase is Phase.DECODE
-    rate = (q.TOKENS_PER_S if decode else q.PREFILL_TOKENS_PER_S).name
-    latency = (q.INTER_TOKEN_LATENCY if decode else q.TTFT).name
-    values = {
-        rate: phase.tokens_per_s,
-        latency: phase.latency,
-        "step_flops": phase.step_flops,
-        "step_bytes": phase.step_bytes,
-    }
-    cost = phase.cost
-    if cost is not None:  # the step's bill and energy (issue 36)
-        values[q.COST_PER_STEP.name] = cost.cost_per_step
-        values[q.COST_PER_MILLION_TOKENS.name] = cost.cost_per_million_tokens
-        values[q.ENERGY_PER_TOKEN.name] = cost.energy_per_token
+    givens = {"step_flops": phase.step_flops, "step_bytes": phase.step_bytes}
     table = _table(_step(phase.step, origin))
-    table.update(_table(_known(k, v, unit_of(k), origin) for k, v in values.items()))
+    table.update(_table(_known(k, v, unit_of(k), origin) for k, v in givens.items()))
+    by_phase = ({phase.phase.value: phase}, phase)  # a decode's rate: decode.tokens_per_s
+    table.update(_table(_rows(ProblemKind.SERVING, by_phase, origin)))
     table["tp"] = Known("tp", sp.Integer(phase.tp), NUMBER, origin)
     table["replicas"] = Known("replicas", sp.Integer(phase.replicas), NUMBER, origin)
     return table

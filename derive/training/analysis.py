@@ -58,7 +58,6 @@ __all__ = [
     "analyse_training",
     "attention_pairs",
     "compare_strategies",
-    "cost_values",
     "t_lower_at",
 ]
 
@@ -410,18 +409,6 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         smallest_zero=_smallest_zero(p, params, terms) if same is None else same.smallest_zero,
         cost=_cost(p, t_lower),
     )
-
-
-def cost_values(a: TrainingAnalysis) -> dict[str, sp.Expr | None]:
-    """The run's money and energy by their catalogue names (None where not given)."""
-    c = a.cost
-    return {
-        q.COST_PER_STEP.name: c and c.cost_per_step,
-        q.COST_PER_MILLION_TOKENS.name: c and c.cost_per_million_tokens,
-        q.COST_OF_RUN.name: c and c.cost_of_run,
-        q.ENERGY_PER_TOKEN.name: c and c.energy_per_token,
-        q.ENERGY_OF_RUN.name: c and c.energy_of_run,
-    }
 
 
 def _cost(p: TrainingProblem, t_lower: sp.Rational) -> StepCost | None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, cast
 
-from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
+from derive.catalogue.reading import rows_valued_in
 from derive.declare.operator import Operator
 from derive.errors import DeriveError, ProblemError
 from derive.pipeline.kinds.operator_record import OperatorRecord
@@ -59,26 +60,8 @@ class CommsDerivation(OperatorRecord):
 
         return comms_json(self.analysis)
 
-    ROWS: ClassVar[tuple[Quantity, ...]] = (q.T_COMMS, q.T_LOWER, q.T_UPPER)
-    """What a comms-only operator has: its time on the link (the step's bounds are that time);
-    no FLOPs, intensity, ridge or crossover (the checker's quantities for it, too)."""
-
-    def _rows(self) -> tuple[Quantity, ...]:
-        return self.ROWS
-
-    def _exact_roots(self) -> tuple[object, ...]:
-        """Its time on the link, where the catalogue's rows read it (a formula while a dim
-        is unbound)."""
-        time = self.analysis.time
-        return (
-            {q.NETWORK.name: {q.T_COMMS.name: time}, q.T_LOWER.name: time, q.T_UPPER.name: time},
-        )
-
-    def _report(self) -> dict:
-        """Its JSON, with T_comms also where an operator's sits (``network.t_comms``): the
-        catalogue's operator rows then find it."""
-        report = self.as_json()
-        return {**report, q.NETWORK.name: {q.T_COMMS.name: report[q.T_COMMS.name]}}
+    def _roots(self) -> tuple[object, ...]:
+        return (self.analysis,)
 
 
 def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
@@ -129,4 +112,4 @@ class CommsKind:
 
     def asks(self, problem: Problem) -> tuple[str, ...]:
         """What a comms-only operator answers: its time on the link."""
-        return tuple(row.name for row in CommsDerivation.ROWS)
+        return tuple(row.name for row in rows_valued_in(self.kind))

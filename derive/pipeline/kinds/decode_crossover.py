@@ -49,8 +49,8 @@ class ServingShown(Shown):
         """A serving step (or a decode's crossover: a serving problem without a batch)."""
         return ProblemKind.SERVING
 
-    def _report(self) -> dict:
-        return {"serving": self.as_json()}
+    def _roots(self) -> tuple[object, ...]:
+        return (self.phase,)
 
 
 @dataclass(frozen=True, repr=False)

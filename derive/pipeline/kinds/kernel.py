@@ -32,6 +32,9 @@ class KernelDerivation(Shown):
         """A kernel given by its numbers."""
         return ProblemKind.KERNEL
 
+    def _roots(self) -> tuple[object, ...]:
+        return (self.kernel,)
+
     def as_problem(self) -> KernelSpec:
         """The kernel as typed (what ``derive.check`` judges a claim against)."""
         return self.spec

@@ -16,7 +16,7 @@ from derive.pipeline.kinds.questions import (
     answer_one,
     question_spec_of,
 )
-from derive.pipeline.kinds.surface import Exact, Worked
+from derive.pipeline.kinds.surface import Worked
 from derive.present.formats import Document
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS
 
@@ -51,12 +51,14 @@ class ModelDerivation(Worked):
 
         return model_document(self.analysis, title, text, level=level)
 
-    def _exact(self, row: Quantity, node: object) -> Exact | None:
-        found = super()._exact(row, node)
-        if found is None and node is not None:  # a formula while a dim is free: the analysis's
-            q = self.analysis.quantity(row.name)
-            return None if q is None else q.value
-        return found
+    def _roots(self) -> tuple[object, ...]:
+        return ({made.key: made.value for made in self.analysis.quantities},)
+
+    def _unit(self, row: Quantity) -> str:
+        """Its unit as the model's report spells it (``parameters``, ``B``)."""
+        from derive.model.records import unit_of
+
+        return unit_of(row).value
 
     def _headline(self) -> str:
         name = self.spec.model if self.spec is not None and self.spec.model else "a model"

@@ -47,11 +47,8 @@ class Derivation(OperatorRecord):
     analysis: Analysis
     solution: Solution
 
-    def _exact_roots(self) -> tuple[object, ...]:
-        """The analysis, and its memory roofline's values under their JSON names."""
-        memory = self.analysis.memory
-        rows = ((q.BYTES, memory.bytes), (q.INTENSITY, memory.intensity), (q.RIDGE, memory.ridge))
-        return (self.analysis, {row.name: v for row, v in (*rows, (q.T_MEM, memory.time))})
+    def _roots(self) -> tuple[object, ...]:
+        return (self.analysis,)
 
     def __repr__(self) -> str:
         problem = self.analysis.problem

@@ -40,6 +40,10 @@ class ServingDerivation(ServingShown):
     spec: ModelSpec | None = None
     serving: ServingSpec | None = None
 
+    def _roots(self) -> tuple[object, ...]:
+        """The step, also under its phase's name (a decode's rate reads ``decode.tokens_per_s``)."""
+        return ({self.phase.phase.value: self.phase}, self.phase)
+
     def document(self, level: int = 2) -> Document:
         """The step's worked solution as a document, a section after the model's."""
         from derive.present.serving_step import phase_document

@@ -5,7 +5,8 @@ training run's, …) derives from :class:`Shown`, which gives it
 
 - :meth:`Shown.values`: every quantity of the catalogue its kind has, keyed by the row
   (:class:`~derive.catalogue.records.Quantity`), each a :class:`Value` (exact, with its
-  unit), read from the kind's JSON report at the row's ``json_path``;
+  unit), read from the derivation's records along the row's ``read_path`` (never from its
+  JSON: the report prints what the records hold);
 - attribute access by the row's name or any alias (``m.params.exact``,
   ``step.tokens_per_s.exact``, ``run.bubble_fraction.exact``), the same :class:`Value`;
   a record that declares its quantities as attributes (an operator's ``d.t_lower``) does
@@ -22,16 +23,16 @@ training run's, …) derives from :class:`Shown`, which gives it
 
 from __future__ import annotations
 
-import re
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, is_dataclass
-from enum import Enum
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
 from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue.reading import Exact, read_values, rows_valued_in
 from derive.catalogue.table import QUANTITIES
 from derive.formula.units import describe_dimension
 from derive.present.formats import Document, render
@@ -44,18 +45,17 @@ __all__ = [
     "Shown",
     "Value",
     "Worked",
-    "exact_of_json",
     "quantity",
     "rows_valued_in",
     "short_repr",
 ]
 
-Exact: TypeAlias = sp.Basic | bool | str
-"""An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
 
 _BY_NAME = {row.name: row for row in QUANTITIES}
-_RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
-_MISSING = object()
+_LOCK = threading.RLock()
+"""Held while a record's values are computed: each is computed once, whatever the threads."""
+_BUSY = threading.local()
+"""The ids of the records this thread is computing the values of."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,58 +214,11 @@ def quantity(row: Quantity, doc: str) -> property:
     return property(get, doc=f"{doc} (a :class:`Value`; None where it has none).")
 
 
-def rows_valued_in(kind: ProblemKind) -> tuple[Quantity, ...]:
-    """The catalogue's rows a problem of ``kind`` has a place for in its JSON report."""
-    return tuple(row for row in QUANTITIES if any(a.kind is kind for a in row.at))
-
-
-def exact_of_json(node: object) -> Exact | None:
-    """The exact value a JSON report holds (a number's text, ``{"exact": …}``, a truth)."""
-    if isinstance(node, Mapping):
-        return exact_of_json(node.get("exact")) if "exact" in node else None
-    if isinstance(node, bool):
-        return node
-    if isinstance(node, int):
-        return sp.Integer(node)
-    if isinstance(node, str):
-        if _RATIONAL.fullmatch(node):
-            top, _, bottom = node.partition("/")
-            return sp.Rational(int(top), int(bottom or "1"))
-        return node if node.isidentifier() else None  # a word (a status), not a formula
-    return None
-
-
-def _walk_json(report: Mapping[str, Any], path: tuple[str, ...]) -> object:
-    node: object = report
-    for key in path:
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node
-
-
-def _own_attribute(obj: object, key: str) -> object:
-    """``obj.key`` when it is a field, a declared attribute or a mapping's key (never a
-    quantity looked up)."""
-    if isinstance(obj, Mapping):
-        return obj.get(key, _MISSING)
-    declared = is_dataclass(obj) and key in {f.name for f in fields(obj)}
-    if declared or hasattr(type(obj), key):
-        return getattr(obj, key)
-    return _MISSING
-
-
-def _unit(row: Quantity, node: object) -> str:
-    if isinstance(node, Mapping) and isinstance(node.get("unit"), str):
-        return str(node["unit"])
-    return describe_dimension(row.dimension)[1] if row.dimension is not None else ""
-
-
 class Shown:
     """The one surface of a derivation (see the module docstring).
 
-    A subclass gives :attr:`kind`, :meth:`as_json` and :meth:`document`, and may name the
-    objects an exact formula is read from (:meth:`_exact_roots`) when its JSON prints one.
+    A subclass gives :attr:`kind`, :meth:`as_json` and :meth:`document`, and names the
+    records its rows read their values from (:meth:`_roots`).
     """
 
     questions: Questions | None = None
@@ -299,53 +252,42 @@ class Shown:
 
     def _rows(self) -> tuple[Quantity, ...]:
         """The catalogue rows this derivation may have a value for (its kind's, by default)."""
-        return rows_valued_in(self.kind.parent)
+        return rows_valued_in(self._row_kind)
 
-    def _report(self) -> dict:
-        """The JSON report the catalogue's paths lead into (a serving step's sits under
-        ``serving``)."""
-        return self.as_json()
+    @property
+    def _row_kind(self) -> ProblemKind:
+        """The kind whose rows it reads: its own when it has any, else its parent's (a
+        decode's crossover reads the serving step's)."""
+        return self.kind if rows_valued_in(self.kind) else self.kind.parent
 
-    def _exact_roots(self) -> tuple[object, ...]:
-        """Objects whose attributes along a row's JSON path hold its exact formula."""
-        return (self,)
+    def _roots(self) -> tuple[object, ...]:
+        """The records a row's read path (:meth:`~derive.catalogue.records.Quantity.read_path`)
+        starts from, in order: the first that holds a value gives it (none by default)."""
+        return ()
 
-    def _exact(self, row: Quantity, node: object) -> Exact | None:
-        found = exact_of_json(node)
-        if found is not None or node is None:
-            return found
-        for root in self._exact_roots():  # a formula in the JSON: the record holds it exact
-            value: object = root
-            for key in row.json_path(self.kind.parent):
-                value = _own_attribute(value, key)
-                if value is _MISSING or value is None:
-                    break
-            if isinstance(value, Enum):  # a status: its word, as the JSON prints it
-                return str(value.value)
-            if isinstance(value, sp.Basic | bool):
-                return value
-        return None
+    def _unit(self, row: Quantity) -> str:
+        """The unit of a row's value: its dimension's base unit ("" for a plain number)."""
+        return describe_dimension(row.dimension)[1] if row.dimension is not None else ""
 
     def values(self) -> Mapping[Quantity, Value]:
-        """Every catalogue quantity this derivation has a value for, by row, exact with its unit."""
+        """Every catalogue quantity this derivation has a value for, by row, exact with its unit
+        (computed once, under a lock: concurrent readers see the same values)."""
         cached = self.__dict__.get("_values")
-        if cached is not None:
-            return MappingProxyType(cached)
-        self.__dict__["_computing"] = True
+        if cached is None:
+            with _LOCK:
+                cached = self.__dict__.get("_values")
+                if cached is None:
+                    cached = self.__dict__["_values"] = self._computed()  # a plain dict: it pickles
+        return MappingProxyType(cached)
+
+    def _computed(self) -> dict[Quantity, Value]:
+        busy = _BUSY.__dict__.setdefault("ids", set())
+        busy.add(id(self))
         try:
-            report = self._report()
+            found = read_values(self._row_kind, self._roots(), self._rows())
         finally:
-            del self.__dict__["_computing"]
-        out: dict[Quantity, Value] = {}
-        for row in self._rows():
-            node = _walk_json(report, row.json_path(self.kind.parent))
-            if isinstance(node, list):
-                continue
-            exact = self._exact(row, node)
-            if exact is not None:
-                out[row] = Value(row.name, exact, _unit(row, node))
-        self.__dict__["_values"] = out  # computed once (a plain dict: it pickles); still frozen
-        return MappingProxyType(out)
+            busy.discard(id(self))
+        return {row: Value(row.name, exact, self._unit(row)) for row, exact in found.items()}
 
     def value(self, name: str) -> Value:
         """The value of one quantity, by its catalogue name or an alias.
@@ -386,9 +328,9 @@ def short_repr(text: str) -> str:
 
 
 def _busy(record: Shown) -> bool:
-    """Whether the record's values are being computed (an attribute missed meanwhile is not
-    a quantity: it is refused, never looked up again)."""
-    return bool(record.__dict__.get("_computing"))
+    """Whether this thread is computing the record's values (an attribute missed meanwhile
+    is not a quantity: it is refused, never looked up again)."""
+    return id(record) in _BUSY.__dict__.get("ids", ())
 
 
 def _short(value: Value) -> str:

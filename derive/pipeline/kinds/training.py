@@ -42,6 +42,9 @@ class TrainingDerivation(Shown):
         """A training run."""
         return ProblemKind.TRAINING
 
+    def _roots(self) -> tuple[object, ...]:
+        return (self.analysis,)
+
     def as_problem(self) -> ModelEntry:
         """The run as a set's problem (what ``derive.check`` judges a claim against).
 
