@@ -257,7 +257,8 @@ def _times(a: TrainingAnalysis) -> Step:
     lines += [
         Line.of(
             r"T_{\text{math}}",
-            rf"\frac{{F_{{\text{{{'model' if counted else 'params'}}}}} + F_{{\text{{recompute}}}}}}{{N \cdot \pi}}",
+            (r"\frac{F_{\text{model}}" if counted else r"\frac{F_{\text{params}}")
+            + r" + F_{\text{recompute}}}{N \cdot \pi}",
             rf"\frac{{{tex(a.flops_model + a.flops_recompute)}}}{{{n_peak}}}",
             seconds_tex(a.t_math),
             approx=reading_tex(a.t_math),
