@@ -58,8 +58,8 @@ CONVENTIONS: dict[str, str] = {
     "sequence parallelism)",
     "deepspeed": "DeepSpeed (estimate_zero2_model_states_mem_needs, "
     "estimate_zero3_model_states_mem_needs, without offload): the deepspeed state (2 + 2 + "
-    "16 B/param); ZeRO-1 and 2 keep the bf16 weights and gradients whole (4P + 16P/N), ZeRO-3 "
-    "holds 18P/N and the largest layer's bf16 weights and gradients gathered (4 bytes each)",
+    "16 B/param); ZeRO-2 keeps the bf16 weights whole (2P + 18P/N), ZeRO-3 holds 18P/N and "
+    "the largest layer's bf16 weights and gradients gathered (4 bytes each)",
     "scaling-book": "the Scaling Book (Austin et al., How to Scale Your Model, "
     "jax-ml.github.io/scaling-book/training): collectives timed without the ring factor, an "
     "all-gather or a reduce-scatter of V bytes V/W and an all-reduce 2V/W, W the "

@@ -294,13 +294,10 @@ def _sharded(part: str, p: TrainingProblem, params: ParamsPerDevice) -> sp.Ratio
     """Parameters' worth of one state part on a device: the sharded part over its DP group
     (dp · cp; dp/ep · cp for expert weights). ZeRO-3 keeping its gathered weights holds the
     weights and the gradients whole through the step."""
-    kept = p.keep_gathered and part in ("weights", "grads")
-    if p.convention == "deepspeed" and part != "optimizer" and p.zero < 3:
-        kept = True  # DeepSpeed's ZeRO-2 estimate keeps the bf16 weights and gradients whole
-    if part not in p.zero.shards or kept:
+    if part not in p.zero.shards or (p.keep_gathered and part in ("weights", "grads")):
         return params.total
-    if p.convention == "deepspeed" and part == "grads":
-        return largest_layer(p) * 2  # ZeRO-3: one layer's bf16 weights and gradients (4 B)
+    if p.convention == "deepspeed" and part == "grads" and p.zero == 3:
+        return largest_layer(p) * 2  # one layer's bf16 weights and gradients (4 B), no 2P/N
     return params.dense / (p.dp * p.cp) + params.experts / sp.Rational(p.dp * p.cp, p.ep)
 
 
