@@ -195,6 +195,43 @@ def test_moe_expert_parallelism_splits_the_experts():
     assert _fr(split.comms.of("ep")) > 0 and _fr(dense.comms.of("ep")) == 0
 
 
+def _traffic(cli, model: str, recompute: str, *layout: str) -> dict[str, Fraction]:
+    r = cli(["train", model, "--chip", "h100", *layout, "--recompute", recompute,
+             "--format", "json"])  # fmt: skip
+    assert r.code == 0, r.err
+    return {k: Fraction(v) for k, v in json.loads(r.out)["comms_bytes_per_device"].items()}
+
+
+# Exchanges per layer and micro-batch, (forward, backward) with nothing recomputed: Megatron's
+# TP two all-reduces each way; ring attention K and V once forward, K, V and their gradients
+# backward; a MoE layer's dispatch and combine each way. Full recomputation runs each layer's
+# forward again, selective only the attention core's (whose one exchange is CP's ring): the
+# forward's exchanges of what runs again are sent once more in the backward pass.
+FORWARD_BACKWARD = {"tp": (2, 2), "cp": (1, 2), "ep": (2, 2)}
+RERUN = {"none": (), "selective": ("cp",), "full": ("tp", "cp", "ep")}
+
+
+def _ratio(dim: str, recompute: str) -> Fraction:
+    fwd, bwd = FORWARD_BACKWARD[dim]
+    return Fraction(fwd + bwd + (fwd if dim in RERUN[recompute] else 0), fwd + bwd)
+
+
+@pytest.mark.parametrize("recompute", ["selective", "full"])
+def test_recomputation_sends_again_every_exchange_it_runs_again(cli, recompute):
+    """Issue 46: Mixtral 8x7B at ep 8 kept its expert all-to-alls under full recomputation
+    while TP's grew; every per-layer dim now follows one rule (CP's ring on Llama 3 8B)."""
+    moe = ("--dp", "8", "--ep", "8", "--tp", "2", "--batch-tokens", "65536", "--seq", "4096")
+    ring = ("--dp", "2", "--cp", "4", "--batch-tokens", "16384", "--seq", "8192")
+    for model, layout, dims in (("mixtral-8x7b", moe, ("tp", "ep")), ("llama-3-8b", ring, ("cp",))):
+        none, again = (
+            _traffic(cli, model, "none", *layout),
+            _traffic(cli, model, recompute, *layout),
+        )
+        for dim in dims:
+            assert none[dim] > 0 and again[dim] == none[dim] * _ratio(dim, recompute), dim
+        assert again["dp"] == none["dp"] and again["pp"] == none["pp"]  # not per layer
+
+
 # --- bad input: one line, exit 2, naming the flag --------------------------------------
 
 BASE = ["train", "llama-3-8b", "--chip", "h100", "--batch-tokens", "4194304", "--seq", "4096"]

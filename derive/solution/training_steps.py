@@ -33,6 +33,7 @@ from derive.solution.training_mesh_steps import mesh_step
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
+from derive.training.comms import RERUN, layer_calls
 
 __all__ = ["training_given", "training_steps", "training_verdict"]
 
@@ -98,6 +99,17 @@ def _one_link(p: TrainingProblem) -> bool:
     return p.placement is None and p.convention != "scaling-book"
 
 
+def _calls(p: TrainingProblem, dim: str) -> str:
+    """A dim's exchanges per layer and micro-batch, forward plus backward: ``(2 + 4)``."""
+    return "({} + {})".format(*layer_calls(p, dim))
+
+
+_RERUNS = {
+    Recompute.FULL: "each layer's forward",
+    Recompute.SELECTIVE: "the attention core's forward",
+}
+
+
 def _comms(a: TrainingAnalysis) -> Step:
     p, c = a.problem, a.comms
     frac = tex(c.dp_fraction)
@@ -134,12 +146,14 @@ def _comms(a: TrainingAnalysis) -> Step:
         (
             p.is_moe,
             "ep",
-            r"4 \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
+            _calls(p, "ep")
+            + r" \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
         ),
         (
             p.cp > 1,
             "cp",
-            r"(1 + 2 + [\text{full}]) \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
+            _calls(p, "cp")
+            + r" \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
         ),
     )
     lines += [
@@ -176,11 +190,6 @@ def _comms(a: TrainingAnalysis) -> Step:
                 if p.sequence_parallel
                 else ""
             )
-            + (
-                ", two more backward for the recomputed forward"
-                if p.recompute is Recompute.FULL
-                else ""
-            )
             + ". PP: each micro-batch's activations forward and gradients backward, 1/tp per TP rank"
             + (" (with pp = 2 the first stage sends only forward, shown)" if p.pp == 2 else "")
             + "."
@@ -191,12 +200,15 @@ def _comms(a: TrainingAnalysis) -> Step:
             rich(
                 f"CP (ring attention): each layer's forward passes its K and V blocks of S/cp tokens around the ring of "
                 f"cp = {p.cp}, cp − 1 sends; the backward pass sends K, V and their gradients (twice that)"
-                + (
-                    ", and the recomputed forward once more"
-                    if p.recompute is Recompute.FULL
-                    else ""
-                )
                 + ". Every activation exchanged elsewhere is S/cp tokens long."
+            ),
+        )
+    rerun = [dim.upper() for dim in RERUN[p.recompute] if c.of(dim)]
+    if rerun:
+        notes += (
+            rich(
+                f"{p.recompute.value.capitalize()} recomputation runs {_RERUNS[p.recompute]} again in the backward "
+                f"pass, and with it the forward's {', '.join(rerun)} traffic: each exchange once more."
             ),
         )
     if not flat:

@@ -18,16 +18,18 @@ over the dim's group on the mesh (:mod:`derive.training.mesh`; without ``--mesh`
 - The DP group is dp · cp devices (context-parallel ranks hold the same weights) for dense
   weights, dp/ep · cp for expert weights.
 - TP (Megatron): two all-reduces of the activations (2·S/cp·b·d bytes) per layer and micro-batch
-  in the forward pass, two in the backward pass, and two more there with full recomputation.
+  in the forward pass, two in the backward pass.
 - CP (ring attention): each layer's forward passes its K and V blocks (2·2·S/cp·b·h_kv·d_h/tp
   bytes) around the ring, cp − 1 sends; the backward pass sends K, V and their gradients (twice
-  that); full recomputation adds a forward's. Each ring step waits for its slowest hop.
+  that). Each ring step waits for its slowest hop.
 - PP: each micro-batch's activations (1/tp per TP rank) go to the next stage in the forward
   pass and their gradients back in the backward pass, v times with v virtual stages; a middle
   stage sends both (with pp = 2 the first stage only the forward, shown). The slowest boundary
   (the outermost axis the pipeline spans) sets the pace.
 - EP: a MoE layer's dispatch and combine all-to-alls of the k routed copies of each token
   (2·k·S/cp·b·d/tp bytes per TP rank), twice forward and twice backward.
+- Recomputation: the backward pass repeats the forward's per-layer exchanges of what it runs
+  again (:data:`RERUN`, :func:`layer_calls`): full, TP's, CP's and EP's; selective, CP's.
 
 With M micro-batches and L/pp layers per stage (the heaviest stage's), the per-layer terms are
 counted M·L/pp times.
@@ -56,7 +58,7 @@ from derive.training.mesh import (
     time_per_byte,
 )
 
-__all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of"]
+__all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of", "layer_calls"]
 
 COMM_BYTES = sp.Integer(2)  # bf16 weights, gradients and activations on the wire
 DIMS = ("dp", "tp", "pp", "ep", "cp")
@@ -138,7 +140,7 @@ class Comms:
     activation_bytes: sp.Rational  # 2·S/cp·b·d: one micro-batch's activations at one layer boundary
     layer_visits: sp.Rational  # M · L/pp: layer passes of one device per pass
     tp_forward_count: int  # all-reduces per layer in the forward pass (2)
-    tp_backward_count: int  # 2, or 4 with full recomputation
+    tp_backward_count: int  # 2, or 4 with full recomputation (:func:`layer_calls`)
     transfers: tuple[Transfer, ...] = ()
 
     def of(self, parallelism: str) -> sp.Rational:
@@ -238,48 +240,45 @@ def _kv_block(p: TrainingProblem) -> sp.Rational:
     return 2 * COMM_BYTES * p.seq / p.cp * p.micro_batch * kv * p.arch("head_dim") / p.tp
 
 
+PER_LAYER = {"tp": (2, 2), "cp": (1, 2), "ep": (2, 2)}
+"""Exchanges per layer and micro-batch of the dims whose traffic is the layer's own: (forward,
+backward). TP two all-reduces each way; CP's ring once forward, K, V and their gradients
+backward; EP a dispatch and a combine each way."""
+
+RERUN = {Recompute.FULL: ("tp", "cp", "ep"), Recompute.SELECTIVE: ("cp",), Recompute.NONE: ()}
+"""The dims whose forward exchanges a recomputation sends again in the backward pass: what it
+runs again (full: the whole layer; selective: the attention core, whose only traffic is CP's
+K and V ring)."""
+
+
+def layer_calls(p: TrainingProblem, dim: str) -> tuple[int, int]:
+    """A dim's (forward, backward) exchanges per layer and micro-batch: the backward's own,
+    plus the forward's again when the recomputation runs it again (one rule for every dim)."""
+    fwd, bwd = PER_LAYER[dim]
+    return fwd, bwd + (fwd if dim in RERUN[p.recompute] else 0)
+
+
 def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
     """The bytes one device sends in a step, forward and backward, per parallelism."""
     placement = _placement(p)
-    d = p.arch("d_model")
-    act = COMM_BYTES * p.seq / p.cp * p.micro_batch * d
+    act = COMM_BYTES * p.seq / p.cp * p.micro_batch * p.arch("d_model")
     visits = p.microbatches * params.layers
     tp_frac = CollectiveKind.ALL_REDUCE.fraction(p.tp) if p.tp > 1 else sp.Integer(0)
-    full = p.recompute is Recompute.FULL
-    tp_fwd, tp_bwd = 2, 2 + (2 if full else 0)
     transfers = _dp_transfers(p, params)
-    tp_levels = placement.levels("tp")
-    if tp_levels:
-        for name, count in (("forward", tp_fwd), ("backward", tp_bwd)):
-            calls = count * visits
-            transfers.append(
-                Transfer(
-                    "tp",
-                    name,
-                    Exchange.ALL_REDUCE,
-                    calls * act,
-                    calls,
-                    True,
-                    tp_levels,
-                    "activations, per layer",
-                )
-            )
-    cp_levels = placement.levels("cp")
-    if cp_levels and p.transformer is not None:
-        steps = (p.cp - 1) * visits
-        for name, times in (("forward", 1), ("backward", 2 + (1 if full else 0))):
-            transfers.append(
-                Transfer(
-                    "cp",
-                    name,
-                    Exchange.SEND,
-                    times * steps * _kv_block(p),
-                    times * steps,
-                    True,
-                    cp_levels,
-                    "K and V blocks around the ring, per layer",
-                )
-            )
+    layered = (
+        ("tp", True, Exchange.ALL_REDUCE, 1, act, "activations, per layer"),
+        ("cp", p.transformer is not None, Exchange.SEND, p.cp - 1, _kv_block(p),
+         "K and V blocks around the ring, per layer"),
+        ("ep", p.is_moe, Exchange.ALL_TO_ALL, 1, p.arch("top_k") * act / p.tp,
+         "dispatch and combine of the routed tokens"),
+    )  # fmt: skip
+    for dim, counted, exchange, steps, size, what in layered:
+        levels = placement.levels(dim)
+        if not (levels and counted):
+            continue
+        for name, count in zip(("forward", "backward"), layer_calls(p, dim), strict=True):
+            calls = count * steps * visits
+            transfers.append(Transfer(dim, name, exchange, calls * size, calls, True, levels, what))
     pp_levels = placement.levels("pp")
     if pp_levels:
         sends = p.microbatches * p.virtual_stages
@@ -298,22 +297,6 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
                         "a micro-batch's activations to the next stage",
                     )
                 )
-    ep_levels = placement.levels("ep")
-    if ep_levels and p.is_moe:
-        ep_size = p.arch("top_k") * act / p.tp
-        for name in ("forward", "backward"):
-            transfers.append(
-                Transfer(
-                    "ep",
-                    name,
-                    Exchange.ALL_TO_ALL,
-                    2 * visits * ep_size,
-                    2 * visits,
-                    True,
-                    ep_levels,
-                    "dispatch and combine of the routed tokens",
-                )
-            )
 
     if p.convention == "scaling-book":  # the book's V/W over the bidirectional, summed axes
         transfers = [replace(t, book=True) for t in transfers]
@@ -332,7 +315,7 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
         tp_fraction=tp_frac,
         activation_bytes=act,
         layer_visits=visits,
-        tp_forward_count=tp_fwd,
-        tp_backward_count=tp_bwd,
+        tp_forward_count=layer_calls(p, "tp")[0],
+        tp_backward_count=layer_calls(p, "tp")[1],
         transfers=tuple(transfers),
     )
