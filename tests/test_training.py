@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from fractions import Fraction
 
@@ -668,3 +669,24 @@ def test_a_moe_config_with_dense_first_layers_and_shared_experts_trains():
     routed = (61 - 3) * 256 * 3 * 7168 * 2048
     assert _fr(a.params.experts) * 8 * 64 == routed
     assert a.fits is not None and _fr(a.memory.total) > 0
+
+
+def test_no_dp_fits_names_the_batch_when_the_batch_is_the_cause(cli):
+    """Issue 46: "what it does not shard already exceeds C" was said where the unsharded part
+    fits and only the batch's micro-batches do not split over the dp the memory needs."""
+    capacity, layout = 40 * 10**9, ["--zero", "1", "--seq", "4096", "--capacity", "40e9"]
+    unsharded = 4 * P_8B + 32 * 2 * 4096 * D  # ZeRO-1: bf16 weights and gradients; full recompute
+    need = math.ceil(Fraction(12 * P_8B, capacity - unsharded))  # the optimizer over dp
+    assert unsharded < capacity and need > 8
+    r = cli(["train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--batch-tokens", "32768",
+             *layout])  # fmt: skip
+    assert r.code == 0, r.err
+    assert "already exceeds C" not in r.out
+    assert f"the memory needs dp ≥ {need}, and no dp from {need} up divides the step's 8" in r.out
+    at = next(dp for dp in (16, 32, 64) if dp >= need)  # a batch that splits over it runs
+    fits = cli(["train", "llama-3-8b", "--chip", "h100", "--dp", str(at), "--batch-tokens",
+                str(at * 4096), *layout, "--format", "json"])  # fmt: skip
+    assert json.loads(fits.out)["smallest_dp"] == at and json.loads(fits.out)["fits"] is True
+    whole = cli(["train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--batch-tokens", "32768",
+                 "--zero", "0", "--seq", "4096", "--capacity", "100e9"])  # fmt: skip
+    assert "what it does not shard already exceeds C" in whole.out  # 16·P = 128 GB > 100 GB

@@ -43,6 +43,7 @@ from derive.training.memory import (
     activation_terms,
     memory_of,
     params_per_device,
+    shrinks_with_dp,
 )
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "analyse_training",
     "compare_strategies",
     "cost_values",
+    "no_dp_reason",
     "t_lower_at",
 ]
 
@@ -203,35 +205,42 @@ def _critical(
     return Critical(name, c, fixed, per_token, tokens)
 
 
+def _dp_needed(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) -> int | None:
+    """The smallest dp at which the memory per device fits, whether or not the batch splits
+    over it (tp, pp, ZeRO fixed; None when what dp does not shard already exceeds C)."""
+    assert p.capacity is not None
+    st, by_dp = p.state, {k: shrinks_with_dp(k, p) for k in ("weights", "grads", "optimizer")}
+    widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
+    parts = {"weights": memory.weights, "grads": memory.grads, "optimizer": memory.optimizer}
+    sharded = sp.Add(*(w * (params.dense + params.experts * p.ep) / p.cp
+                       for k, w in widths.items() if by_dp[k]))  # fmt: skip
+    room = p.capacity - memory.activations - sp.Add(*(v for k, v in parts.items() if not by_dp[k]))
+    if room < 0 or (room == 0 and sharded != 0):
+        return None
+    return 1 if sharded == 0 else max(1, int(sp.ceiling(sharded / room)))
+
+
 def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) -> int | None:
     """The smallest dp (a multiple of ep) at which the memory per device fits, tp, pp, ZeRO fixed."""
     if p.capacity is None:
         return None
-    if p.convention == "deepspeed":  # its own sharding rules: tried dp by dp, exactly
-        capacity, terms = p.capacity, activation_terms(p)
-        return _runnable_dp(
-            p, 1, lambda dp: memory_of(replace(p, dp=dp), params, terms).total <= capacity
-        )
-    st = p.state
-    widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
-    shards = [k for k in p.zero.shards if not (p.keep_gathered and k in ("weights", "grads"))]
-    sharded = sp.Add(
-        *(
-            w * (params.dense + params.experts * p.ep) / p.cp
-            for k, w in widths.items()
-            if k in shards
-        )
+    dp = _dp_needed(p, params, memory)
+    return None if dp is None else _runnable_dp(p, -(-dp // p.ep) * p.ep)
+
+
+def no_dp_reason(a: TrainingAnalysis) -> str:
+    """Why no dp fits at the run's ZeRO stage (``smallest_dp`` is None): what dp does not shard
+    already exceeds C, or the dp the memory needs is more than any the batch splits over."""
+    p = a.problem
+    dp = _dp_needed(p, a.params, a.memory)
+    if dp is None:
+        return "what it does not shard already exceeds C"
+    per_step = int(p.batch_tokens // (p.micro_batch * p.seq))
+    rule = f" (a multiple of ep = {p.ep}, pp = {p.pp} or more per rank)" if p.ep * p.pp > 1 else ""
+    return (
+        f"the memory needs dp ≥ {dp}, and no dp from {dp} up{rule} divides the step's "
+        f"{per_step} micro-batches"
     )
-    fixed = memory.activations + sp.Add(
-        *(w * params.total for k, w in widths.items() if k not in shards)
-    )
-    room = p.capacity - fixed
-    if sharded == 0:
-        return 1 if room >= 0 else None
-    if room <= 0:
-        return None
-    dp = max(1, int(sp.ceiling(sharded / room)))
-    return _runnable_dp(p, -(-dp // p.ep) * p.ep)
 
 
 def _runnable_dp(
