@@ -63,7 +63,7 @@ def _dp_factor(p: TrainingProblem) -> tuple[str, str]:
     """DP's collectives of the weights per step: (symbolic factor, with the numbers)."""
     m = p.microbatches
     if p.zero is ZeroStage.WEIGHTS and not p.keep_gathered:
-        return "3 M", rf"3 \cdot {m}"
+        return ("3", "3") if p.convention == "scaling-book" else ("3 M", rf"3 \cdot {m}")
     if p.zero is ZeroStage.GRADIENTS:
         return "(M + 1)", f"({m} + 1)"
     return "2", "2"
@@ -89,6 +89,9 @@ def _dp_words(p: TrainingProblem) -> str:
             "and no_sync)."
         )
     words = _DP_WORDS[p.zero]
+    if p.zero is ZeroStage.WEIGHTS and p.convention == "scaling-book":  # Training, FSDP
+        words = "As the Scaling Book's FSDP: the weights gathered for the forward and the backward, the "
+        words += "gradients reduce-scattered, once per step."
     if p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER):
         words += " Gradients accumulate over the M micro-batches and are reduced once per step."
     return words
@@ -268,7 +271,9 @@ def _times(a: TrainingAnalysis) -> Step:
         if _one_link(p)
         else Line.of(
             r"T_{\text{comms}}",
-            r"\sum_{\text{dims}} t_{\text{dim}}",
+            r"\sum_{\text{passes}} \max_{\text{dims}} t_{\text{dim}}"
+            if p.convention == "scaling-book"
+            else r"\sum_{\text{dims}} t_{\text{dim}}",
             seconds_tex(a.t_comms),
             approx=reading_tex(a.t_comms),
         ),
@@ -298,6 +303,8 @@ def _pass_comms_rule(a: TrainingAnalysis, name: str) -> str:
     """A pass's comms time: its bytes over β_link, or its transfers' times over the mesh."""
     if _one_link(a.problem):
         return rf"\frac{{V_{{\text{{{name}}}}}}}{{\beta_{{\text{{link}}}}}}"
+    if a.problem.convention == "scaling-book":  # its dims overlap: the slowest sets the pass
+        return rf"\max_{{\text{{dim}}}} \sum_{{\text{{{name}}}}} t_{{\text{{dim}},j}}"
     return rf"\sum_{{\text{{{name}}}}} t_{{\text{{dim}},j}}"
 
 
@@ -440,8 +447,12 @@ def _dp_beta(a: TrainingAnalysis) -> tuple[sp.Rational, str, str]:
 def _dp_balance(a: TrainingAnalysis) -> list[Line]:
     """DP's critical batch in closed form, for the DP traffic the ZeRO stage sends."""
     p = a.problem
-    if p.dp * p.cp == 1 or not any(t.dim == "dp" for t in a.comms.transfers):
-        return []
+    if (
+        p.dp * p.cp == 1
+        or p.convention == "scaling-book"
+        or not any(t.dim == "dp" for t in a.comms.transfers)
+    ):
+        return []  # the book's own balance is in its note (_book_words)
     beta, symbol, numbers = _dp_beta(a)
     frac = a.comms.dp_fraction
     once = p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER)
@@ -516,7 +527,9 @@ def _critical(a: TrainingAnalysis) -> Step:
             "ICI links), where derive takes one link's one-way β_link."
         ),
     ]
-    if p.zero is ZeroStage.WEIGHTS and not p.keep_gathered and p.dp * p.cp > 1:
+    if p.convention == "scaling-book":
+        notes.append(rich(_book_words(a)))
+    elif p.zero is ZeroStage.WEIGHTS and not p.keep_gathered and p.dp * p.cp > 1:
         notes.append(
             rich(
                 "ZeRO-3 gathering per micro-batch sends weights in proportion to the batch, so its balance is per "
@@ -619,12 +632,35 @@ def _critical_scales(a: TrainingAnalysis) -> list[Line]:
             ),
             Line.of(
                 r"Y_{\max}^{\text{book}}",
-                rf"\frac{{f \, {beta}}}{{\pi}}",
+                r"\frac{F \, W_{\text{tp}}}{C}"
+                if p.convention == "scaling-book"
+                else rf"\frac{{f \, {beta}}}{{\pi}}",
                 tex(book),
                 approx=tex_decimal(book),
             ),
         ]
     return out
+
+
+def _book_words(a: TrainingAnalysis) -> str:
+    """How the book's rules were applied, and where derive's own convention differs."""
+    p, w = a.problem, a.book_bandwidth("dp")
+    diff = "; ".join(
+        f"{key} {_fmt(theirs)}" + (f" ({_fmt(mine / theirs)}× here)" if mine and theirs else "")
+        for key, mine, theirs in a.differences()
+    )
+    return (
+        "Convention scaling-book (Training, “Data Parallelism”, “FSDP”, “Tensor Parallelism”, “Combining "
+        "FSDP and Tensor Parallelism”, “Scaling Across Pods”; GPUs, “Rooflines for LLM Scaling on GPUs”): "
+        f"compute-bound from B/X = C/W = {p.peak_text}/{fmt_decimal(w)} = {fmt_decimal(p.peak / w)} a chip "
+        "(W: DP's); a pass's dims overlap, its slowest sets its comms, so each dim is balanced against the "
+        "pass's compute and the binding one shown. derive's own convention (the ring's (X−1)/X on one-way "
+        f"links, the dims' times added, ZeRO-3 gathering every micro-batch) gives: {diff or 'the same'}."
+    )
+
+
+def _fmt(value: sp.Expr | None) -> str:
+    return "never" if value is None else fmt_decimal(value)
 
 
 def _tp_granularity(a: TrainingAnalysis, layer_bound: bool) -> str:

@@ -35,7 +35,7 @@ from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.model.costs import StepCost, step_cost
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
-from derive.training.comms import Comms, comms_of
+from derive.training.comms import DIMS, Comms, comms_of
 from derive.training.memory import (
     ActivationTerm,
     Memory,
@@ -45,6 +45,7 @@ from derive.training.memory import (
     params_per_device,
     shrinks_with_dp,
 )
+from derive.training.mesh import Axis, Exchange, Level, book_time_per_byte
 
 __all__ = [
     "Critical",
@@ -170,11 +171,30 @@ class TrainingAnalysis:
 
     @property
     def tp_max_scaling_book(self) -> sp.Rational | None:
-        """The Scaling Book's largest TP degree, F/Y > C/W read as Y < F·β/π (MLP width F,
-        derive's one-way β for the book's W)."""
-        if self.problem.transformer is None:
+        """The Scaling Book's largest TP degree, F/Y > C/W read as Y < F·W/C (MLP width F):
+        derive's one-way β for W, or under the preset the book's own W of the TP axes
+        (Training, "Tensor Parallelism"; GPUs, "Tensor Parallelism"), whatever ``--tp`` is."""
+        p = self.problem
+        if p.transformer is None:
             return None
-        return self.problem.arch("d_ff") * self.tp_beta / self.problem.peak
+        w = self.tp_beta if p.convention != "scaling-book" else self.book_bandwidth("tp")
+        return p.arch("d_ff") * w / p.peak
+
+    def book_bandwidth(self, dim: str) -> sp.Rational:
+        """The book's W of a dim's group, V/W its all-gather's time (:func:`book_time_per_byte`;
+        a dim of degree 1: the first axis)."""
+        t = next((t for t in self.comms.transfers if t.dim == dim), None)
+        levels = t.levels if t is not None else (Level(Axis("link", 2, self.tp_beta, ""), 2),)
+        return 1 / book_time_per_byte(Exchange.ALL_GATHER, levels, self.problem.book_ici)
+
+    def differences(self) -> tuple[tuple[str, sp.Expr | None, sp.Expr | None], ...]:
+        """(key, this run's value, derive's own) where a preset and derive's convention differ."""
+        p = self.problem
+        other = (
+            self if p.convention == "derive" else analyse_training(replace(p, convention="derive"))
+        )
+        pairs = ((k, _value(self, k), _value(other, k)) for k in DIFFERENCES)
+        return tuple(row for row in pairs if row[1] != row[2])
 
     @property
     def tp_max_exact(self) -> int | None:
@@ -192,17 +212,32 @@ class TrainingAnalysis:
         return self.problem.arch(q.PARAMS_ACTIVE.name)
 
 
+DIFFERENCES = ("memory_per_device", "comms_bytes_total", "t_comms", "t_lower", "t_upper",
+               "critical_tokens_per_chip", "tp_max_scaling_book")  # fmt: skip
+"""The quantities :meth:`TrainingAnalysis.differences` compares."""
+
+
+def _value(a: TrainingAnalysis, key: str) -> sp.Expr | None:
+    special = {"memory_per_device": a.memory.total, "comms_bytes_total": a.comms.total}
+    return special[key] if key in special else getattr(a, key)
+
+
 def _critical(
     name: str, flops_per_token: sp.Rational, comms: Comms, p: TrainingProblem, b: sp.Rational
 ) -> Critical:
+    """The pass's balance; with ``comms.overlap`` (the book's) its binding dim's, each dim's
+    comms against the whole compute."""
     c = flops_per_token / (p.tp * p.pp * p.cp * p.peak)
-    fixed, scaling = comms.scaling(name)
-    per_token = scaling / b
-    if fixed == 0:
-        tokens: sp.Rational | None = sp.Integer(0) if per_token <= c else None
-    else:
-        tokens = fixed / (c - per_token) if per_token < c else None
-    return Critical(name, c, fixed, per_token, tokens)
+    options = []
+    for dim in DIMS if comms.overlap else (None,):
+        fixed, scaling = comms.scaling(name, dim)
+        per_token = scaling / b
+        if fixed == 0:
+            tokens: sp.Rational | None = sp.Integer(0) if per_token <= c else None
+        else:
+            tokens = fixed / (c - per_token) if per_token < c else None
+        options.append(Critical(name, c, fixed, per_token, tokens))
+    return max(options, key=lambda o: (o.tokens is None, o.tokens or 0))
 
 
 def _dp_needed(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) -> int | None:

@@ -174,6 +174,13 @@ class TrainingProblem:
         return self.recompute.value
 
     @property
+    def book_ici(self) -> sp.Expr:
+        """The Scaling Book's ICI: on a TPU (its link ICI) the axes at least β_link fast, whose
+        W it takes both ways; ∞ elsewhere (GPUs: NVLink and NICs one way, as its GPU chapter)."""
+        chip = self.model.problem.chip
+        return self.link if chip is not None and chip.link_name == "ICI" else sp.oo
+
+    @property
     def uneven(self) -> bool:
         """True when the stages hold different numbers of layers."""
         return len(set(self.stage_layers)) > 1

@@ -97,13 +97,13 @@ class Transfer:
     per_micro_batch: bool
     levels: tuple[Level, ...]
     what: str
-    book: bool = False  # timed as the Scaling Book times it (--convention scaling-book)
+    book: sp.Expr | None = None  # --convention scaling-book: its ICI (TrainingProblem.book_ici)
 
     @property
     def seconds_per_byte(self) -> sp.Rational:
         """Seconds per byte of V: derive's ring formula level by level, or the book's V/W."""
-        if self.book:
-            return book_time_per_byte(self.exchange, self.levels)
+        if self.book is not None:
+            return book_time_per_byte(self.exchange, self.levels, self.book)
         return time_per_byte(self.exchange, self.levels)
 
     @property
@@ -142,6 +142,7 @@ class Comms:
     tp_forward_count: int  # all-reduces per layer in the forward pass (2)
     tp_backward_count: int  # 2, or 4 with full recomputation (:func:`layer_calls`)
     transfers: tuple[Transfer, ...] = ()
+    overlap: bool = False  # the Scaling Book's: a pass's dims overlap, the slowest sets its time
 
     def of(self, parallelism: str) -> sp.Rational:
         """Bytes of the step for ``dp``, ``tp``, ``pp``, ``ep`` or ``cp``."""
@@ -153,7 +154,12 @@ class Comms:
         return self.forward.total + self.backward.total
 
     def seconds(self, pass_name: str | None = None, dim: str | None = None) -> sp.Rational:
-        """Time of the transfers of a pass and/or a dim (all of them by default)."""
+        """Time of the transfers of a pass and/or a dim (all of them by default); with
+        ``overlap`` each pass's is its slowest dim's (Training, "Combining FSDP and Tensor
+        Parallelism": T_comms = max(T_FSDP, T_TP))."""
+        if self.overlap and dim is None:
+            names = ("forward", "backward") if pass_name is None else (pass_name,)
+            return sp.Add(*(sp.Max(*(self.seconds(n, d) for d in DIMS)) for n in names))
         return sp.Add(
             *(
                 t.time
@@ -171,12 +177,11 @@ class Comms:
         t = next(t for t in self.transfers if t.dim == parallelism)
         return bytes_per_byte(t.exchange, t.levels) / t.seconds_per_byte
 
-    def scaling(self, pass_name: str) -> tuple[sp.Rational, sp.Rational]:
-        """(seconds once per step, seconds that grow with the batch) of a pass."""
-        fixed = sp.Add(
-            *(t.time for t in self.transfers if t.pass_name == pass_name and not t.per_micro_batch)
-        )
-        return fixed, self.seconds(pass_name) - fixed
+    def scaling(self, pass_name: str, dim: str | None = None) -> tuple[sp.Rational, sp.Rational]:
+        """(seconds once per step, seconds that grow with the batch) of a pass (and a dim)."""
+        mine = [t for t in self.transfers if t.pass_name == pass_name and dim in (None, t.dim)]
+        fixed = sp.Add(*(t.time for t in mine if not t.per_micro_batch))
+        return fixed, sp.Add(*(t.time for t in mine)) - fixed
 
 
 def _ring(group: int) -> sp.Rational:
@@ -191,11 +196,13 @@ def _dp_plan(p: TrainingProblem) -> tuple[tuple[str, Exchange, bool, str], ...]:
             ("forward", Exchange.ALL_GATHER, False, "weights, gathered once per step and kept"),
             ("backward", Exchange.REDUCE_SCATTER, False, "gradients, once per step"),
         )
-    if p.zero is ZeroStage.WEIGHTS:
+    if p.zero is ZeroStage.WEIGHTS:  # the book's B is one batch a chip: once (Training, FSDP)
+        each = p.convention != "scaling-book"
+        w = "every micro-batch's" if each else "the step's"
         return (
-            ("forward", Exchange.ALL_GATHER, True, "weights, every micro-batch's forward"),
-            ("backward", Exchange.ALL_GATHER, True, "weights, every micro-batch's backward"),
-            ("backward", Exchange.REDUCE_SCATTER, True, "gradients, every micro-batch"),
+            ("forward", Exchange.ALL_GATHER, each, f"weights, {w} forward"),
+            ("backward", Exchange.ALL_GATHER, each, f"weights, {w} backward"),
+            ("backward", Exchange.REDUCE_SCATTER, each, f"gradients, {w[:-2]}"),
         )
     if p.zero is ZeroStage.GRADIENTS:
         return (
@@ -255,6 +262,8 @@ def layer_calls(p: TrainingProblem, dim: str) -> tuple[int, int]:
     """A dim's (forward, backward) exchanges per layer and micro-batch: the backward's own,
     plus the forward's again when the recomputation runs it again (one rule for every dim)."""
     fwd, bwd = PER_LAYER[dim]
+    if dim == "tp" and p.convention == "scaling-book":  # its MLP block: an all-gather and a
+        fwd, bwd = 1, 1  # reduce-scatter each way, 2·V/W (Training, "Tensor Parallelism")
     return fwd, bwd + (fwd if dim in RERUN[p.recompute] else 0)
 
 
@@ -298,8 +307,9 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
                     )
                 )
 
-    if p.convention == "scaling-book":  # the book's V/W over the bidirectional, summed axes
-        transfers = [replace(t, book=True) for t in transfers]
+    book = p.convention == "scaling-book"
+    if book:  # the book's V/W over its networks (mesh.book_time_per_byte)
+        transfers = [replace(t, book=p.book_ici) for t in transfers]
 
     def pass_bytes(name: str) -> Pass:
         per = {dim: sp.Integer(0) for dim in DIMS}
@@ -318,4 +328,5 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
         tp_forward_count=layer_calls(p, "tp")[0],
         tp_backward_count=layer_calls(p, "tp")[1],
         transfers=tuple(transfers),
+        overlap=book,
     )
