@@ -157,3 +157,36 @@ def test_check_accepts_the_books_2550(cli, tmp_path):
              "--quantity", "critical_tokens_per_chip", "--claim", claim])  # fmt: skip
     assert r.code == 0, r.err
     assert "incorrect" not in r.out.lower() and "correct" in r.out.lower(), r.out
+
+
+def _serving(cli, *flags: str) -> dict:
+    r = cli(["model", "llama-3-70b", "--chip", "h100", "--devices", "8", "--phase", "decode",
+             "--set", "B=32", "--set", "S=4096", "--format", "json", *flags])  # fmt: skip
+    assert r.code == 0, r.err
+    return json.loads(r.out)["serving"]
+
+
+def test_serving_step_leaves_tp_all_reduces_out_as_the_inference_chapter(cli):
+    """Inference, "Theoretical estimates for LLM latency and throughput": a step is its bytes
+    over HBM and its FLOPs, no TP comms; derive's own step adds 2 all-reduces a layer of the
+    bf16 activations B·d, 2(t−1)/t of them over the one-way NVLink, which the book leaves out
+    (the "19 %" with no hint). Llama 3 70B: 80 layers of d = 8192."""
+    book, plain = _serving(cli, "--convention", "scaling-book"), _serving(cli)
+    all_reduces = 80 * 2 * Fraction(2 * 7, 8) * 32 * 8192 * 2 / NVLINK_H100
+    assert Fraction(plain["step"]["t_comms"]) == all_reduces
+    assert Fraction(book["step"]["t_comms"]) == 0
+    latency, own = Fraction(book["inter_token_latency"]), Fraction(plain["inter_token_latency"])
+    assert latency == own - all_reduces
+    assert book["derive_convention"]["latency"] == {"value": str(own), "ratio": str(latency / own)}
+    print(
+        f"inter_token_latency: scaling-book {latency}, derive {own} ({float(latency / own):.4f}×)"
+    )
+    assert "convention" not in plain
+
+
+def test_serving_convention_is_named_and_needs_a_phase(cli):
+    r = cli(["model", "llama-3-70b", "--chip", "h100", "--phase", "decode", "--set", "B=1",
+             "--set", "S=8", "--convention", "nemo"])  # fmt: skip
+    assert r.code == 2 and "--convention nemo" in r.err and r.err.count("\n") == 1
+    r = cli(["model", "llama-3-70b", "--chip", "h100", "--convention", "scaling-book"])
+    assert r.code == 2 and "--convention" in r.err and "--phase" in r.err
