@@ -190,3 +190,22 @@ def test_serving_convention_is_named_and_needs_a_phase(cli):
     assert r.code == 2 and "--convention nemo" in r.err and r.err.count("\n") == 1
     r = cli(["model", "llama-3-70b", "--chip", "h100", "--convention", "scaling-book"])
     assert r.code == 2 and "--convention" in r.err and "--phase" in r.err
+
+
+def test_the_books_state_is_ten_bytes_so_pure_dp_fits_hbm_over_ten(cli):
+    """Training, "Data Parallelism": bf16 parameters and fp32 Adam state, "2 + 8 = 10 bytes per
+    parameter", so the largest model pure DP trains is HBM / 10 parameters (v5p's HBM from
+    chips.toml; the book's "roughly 9B" of 96 GB)."""
+    hbm = _figure("tpu-v5p", "hbm_capacity_bytes")
+    largest = hbm / (2 + 8)
+    assert largest.denominator == 1
+    for params, fits in ((largest, True), (largest + 1, False)):
+        run = ("--params", str(params), "--chip", "tpu-v5p", "--dp", "1",
+               "--batch-tokens", "4096", "--seq", "4096")  # fmt: skip
+        book = _train(cli, *run)
+        memory = book["memory_per_device"]
+        state = sum(Fraction(memory[k]) for k in ("weights", "grads", "optimizer"))
+        assert state == 10 * params and book["fits"] is fits
+        print(
+            f"state of {params}: scaling-book {state}, derive {_train(cli, *run, book=False)['memory_per_device']}"
+        )
