@@ -209,3 +209,25 @@ def test_the_books_state_is_ten_bytes_so_pure_dp_fits_hbm_over_ten(cli):
         print(
             f"state of {params}: scaling-book {state}, derive {_train(cli, *run, book=False)['memory_per_device']}"
         )
+
+
+def test_tp_over_two_ici_axes_doubles_its_limit(cli):
+    """Training, TP: "when we have multiple ICI axes ... Y < n_axes · F / 2550"."""
+    run = ("llama-3-70b", "--chip", "tpu-v5p", "--tp", "8", "--mesh", "x=4@9e10,y=2@9e10",
+           "--batch-tokens", "4096", "--seq", "4096")  # fmt: skip
+    book, plain = _train(cli, *run), _train(cli, *run, book=False)
+    assert _beside(book, "tp_max_scaling_book", plain) == 2 * F_70B * W_ICI / C_V5P
+
+
+def test_all_to_all_is_a_quarter_of_the_all_gather_on_a_bidirectional_ring(cli):
+    """Sharding, "Our final communication primitive: the AllToAll": on a bidirectional ring an
+    all-to-all costs a quarter of the all-gather of the whole array, (X·V)/(4·W_ici) for V a
+    device holds. Mixtral's dispatch and combine at ep 8: top_k = 2 copies of a micro-batch's
+    bf16 activations S·d per call, 2 calls a layer each way, 32 layers, one micro-batch."""
+    run = ("mixtral-8x7b", "--chip", "tpu-v5p", "--dp", "8", "--ep", "8", "--mesh", "x=8@9e10",
+           "--batch-tokens", str(8 * 4096), "--seq", "4096")  # fmt: skip
+    book = _train(cli, *run)
+    v = 4 * 32 * 2 * (2 * 4096 * 4096)  # every call's V, summed
+    assert Fraction(book["comms_time_per_device"]["ep"]) == 8 * v / (4 * W_ICI)
+    own = Fraction(_train(cli, *run, book=False)["comms_time_per_device"]["ep"])
+    print(f"ep all-to-all: scaling-book {8 * v / (4 * W_ICI)}, derive {own}")
