@@ -231,3 +231,19 @@ def test_all_to_all_is_a_quarter_of_the_all_gather_on_a_bidirectional_ring(cli):
     assert Fraction(book["comms_time_per_device"]["ep"]) == 8 * v / (4 * W_ICI)
     own = Fraction(_train(cli, *run, book=False)["comms_time_per_device"]["ep"])
     print(f"ep all-to-all: scaling-book {8 * v / (4 * W_ICI)}, derive {own}")
+
+
+@pytest.mark.parametrize("latency", ["1s", "1us"])
+def test_a_collective_waits_for_its_hops_or_its_bytes_the_longer(cli, latency):
+    """Inference, "Appendix C: Latency bound communications": an all-gather over X chips of a
+    bidirectional ring takes max(T_min·X/2, B/W_ici). FSDP on 8 v5p chips: 3 collectives of the
+    bf16 weights a step (derive's own adds the two terms, over X − 1 hops)."""
+    t_min = Fraction(1) if latency == "1s" else Fraction(1, 10**6)
+    run = ("llama-3-8b", "--chip", "tpu-v5p", "--dp", "8", "--zero", "3",
+           "--mesh", f"x=8@9e10+{latency}", "--batch-tokens", str(8 * 4096), "--seq", "4096")  # fmt: skip
+    book = _train(cli, *run)
+    weights = 2 * Fraction(book["params_per_device"])
+    expected = 3 * max(t_min * 8 / 2, weights / W_ICI)
+    assert Fraction(book["comms_time_per_device"]["dp"]) == expected
+    own = _train(cli, *run, book=False)["comms_time_per_device"]["dp"]
+    print(f"FSDP comms at {latency} a hop: scaling-book {expected}, derive {own}")

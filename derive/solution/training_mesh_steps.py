@@ -38,8 +38,8 @@ def _numbers(t: Transfer) -> str:
 def _book_numbers(t: Transfer) -> str:
     """k·V/W, the book's time with its numbers (W of :func:`~derive.training.mesh.book_time_per_byte`)."""
     k = 2 if t.exchange is Exchange.ALL_REDUCE else 1
-    latency = rf" + {tex(t.latency)}" if t.latency else ""
-    return rf"\frac{{{k} \cdot {tex(t.size)}}}{{{tex(k / t.seconds_per_byte)}}}{latency}"
+    time = rf"\frac{{{k} \cdot {tex(t.size)}}}{{{tex(k / t.seconds_per_byte)}}}"
+    return rf"\max\left({tex(t.latency)}, {time}\right)" if t.latency else time
 
 
 def _line(t: Transfer, index: int) -> Line:

@@ -119,14 +119,16 @@ class Transfer:
     @property
     def latency(self) -> sp.Rational:
         """Seconds of latency: the calls times each call's hops over each level."""
-        return self.calls * calls_latency(self.exchange, self.levels)
+        ici = sp.oo if self.book is None else self.book
+        return self.calls * calls_latency(self.exchange, self.levels, ici)
 
     @cached_property  # read by every sum over the transfers (frozen: computed once)
     def time(self) -> sp.Rational:
-        """Seconds: each level's bytes over its axis's bandwidth, plus each call's latency."""
-        return self.size * self.seconds_per_byte + self.calls * calls_latency(
-            self.exchange, self.levels
-        )
+        """Seconds: each level's bytes over its axis's bandwidth, plus each call's latency; the
+        book's the longer of the two (Inference, "Appendix C": max(T_min·X/2, B/W))."""
+        if self.book is not None:
+            return sp.Max(self.latency, self.size * self.seconds_per_byte)
+        return self.size * self.seconds_per_byte + self.latency
 
 
 @dataclass(frozen=True)

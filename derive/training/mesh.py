@@ -416,11 +416,20 @@ def book_time_per_byte(
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def calls_latency(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
-    """Seconds of latency of one call: its hops per level times the level's α."""
+def calls_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr = sp.oo) -> sp.Rational:
+    """Seconds of latency of one call: its hops per level times the level's α; on the Scaling
+    Book's ICI axes (``ici``, :func:`book_time_per_byte`) X/2 hops, a bidirectional ring's
+    (Inference, "Appendix C: Latency bound communications": T_min·X/2)."""
     if not levels:
         return sp.Integer(0)
     if kind is Exchange.SEND:
         return levels[-1].axis.latency
     hops = 2 if kind is Exchange.ALL_REDUCE else 1
-    return sp.Add(*(hops * (lv.size - 1) * lv.axis.latency for lv in levels))
+    return sp.Add(
+        *(
+            hops
+            * (sp.Rational(lv.size, 2) if lv.axis.bandwidth >= ici else lv.size - 1)
+            * lv.axis.latency
+            for lv in levels
+        )
+    )
