@@ -45,7 +45,7 @@ from derive.training.memory import (
     params_per_device,
     shrinks_with_dp,
 )
-from derive.training.mesh import Axis, Exchange, Level, book_time_per_byte
+from derive.training.mesh import Exchange, book_time_per_byte
 
 __all__ = [
     "Critical",
@@ -183,9 +183,10 @@ class TrainingAnalysis:
     def book_bandwidth(self, dim: str) -> sp.Rational:
         """The book's W of a dim's group, V/W its all-gather's time (:func:`book_time_per_byte`;
         a dim of degree 1: the first axis)."""
-        t = next((t for t in self.comms.transfers if t.dim == dim), None)
-        levels = t.levels if t is not None else (Level(Axis("link", 2, self.tp_beta, ""), 2),)
-        return 1 / book_time_per_byte(Exchange.ALL_GATHER, levels, self.problem.book_ici)
+        t, beta = next((t for t in self.comms.transfers if t.dim == dim), None), self.tp_beta
+        if t is None:  # its first axis: both ways on ICI
+            return beta * (2 if beta >= self.problem.book_ici else 1)
+        return 1 / book_time_per_byte(Exchange.ALL_GATHER, t.levels, self.problem.book_ici)
 
     def differences(self) -> tuple[tuple[str, sp.Expr | None, sp.Expr | None], ...]:
         """(key, this run's value, derive's own) where a preset and derive's convention differ."""

@@ -49,6 +49,7 @@ from derive.training.mesh import (
     Exchange,
     Level,
     Placement,
+    book_latency,
     book_time_per_byte,
     bytes_per_byte,
     calls_latency,
@@ -119,8 +120,9 @@ class Transfer:
     @property
     def latency(self) -> sp.Rational:
         """Seconds of latency: the calls times each call's hops over each level."""
-        ici = sp.oo if self.book is None else self.book
-        return self.calls * calls_latency(self.exchange, self.levels, ici)
+        if self.book is not None:
+            return self.calls * book_latency(self.exchange, self.levels, self.book)
+        return self.calls * calls_latency(self.exchange, self.levels)
 
     @cached_property  # read by every sum over the transfers (frozen: computed once)
     def time(self) -> sp.Rational:

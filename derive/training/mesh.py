@@ -26,6 +26,7 @@ the outermost axis per send.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -45,6 +46,7 @@ __all__ = [
     "Level",
     "Mesh",
     "Placement",
+    "book_latency",
     "book_time_per_byte",
     "bytes_per_byte",
     "calls_latency",
@@ -406,9 +408,9 @@ def book_time_per_byte(
         if kind is Exchange.ALL_TO_ALL:
             w = 8 * min(lv.axis.bandwidth for lv in fast) / max(lv.size for lv in fast)
         times.append(factor / w)
-    total = _prefix(levels, len(levels))
+    total = math.prod(lv.size for lv in levels)
     for i, lv in enumerate(levels):  # the share of V leaving through it, or left after the inside
-        inner = _prefix(levels, i)
+        inner = math.prod(lv.size for lv in levels[:i])
         part = inner * lv.size - inner if kind is Exchange.ALL_TO_ALL else total // inner
         if lv not in fast:
             times.append(factor * sp.Rational(part, total) / lv.axis.bandwidth)
@@ -416,14 +418,12 @@ def book_time_per_byte(
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def calls_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr = sp.oo) -> sp.Rational:
-    """Seconds of latency of one call: its hops per level times the level's α; on the Scaling
-    Book's ICI axes (``ici``, :func:`book_time_per_byte`) X/2 hops, a bidirectional ring's
-    (Inference, "Appendix C: Latency bound communications": T_min·X/2)."""
-    if not levels:
-        return sp.Integer(0)
-    if kind is Exchange.SEND:
-        return levels[-1].axis.latency
+def book_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr) -> sp.Rational:
+    """Seconds of latency of one call as the Scaling Book counts hops: X/2 on its ICI axes
+    (:func:`book_time_per_byte`), a bidirectional ring's (Inference, "Appendix C: Latency bound
+    communications": T_min·X/2), X − 1 elsewhere, twice for an all-reduce; a send one hop."""
+    if kind is Exchange.SEND or not levels:
+        return levels[-1].axis.latency if levels else sp.Integer(0)
     hops = 2 if kind is Exchange.ALL_REDUCE else 1
     return sp.Add(
         *(
@@ -433,3 +433,14 @@ def calls_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr = sp.o
             for lv in levels
         )
     )
+
+
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
+def calls_latency(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
+    """Seconds of latency of one call: its hops per level times the level's α."""
+    if not levels:
+        return sp.Integer(0)
+    if kind is Exchange.SEND:
+        return levels[-1].axis.latency
+    hops = 2 if kind is Exchange.ALL_REDUCE else 1
+    return sp.Add(*(hops * (lv.size - 1) * lv.axis.latency for lv in levels))
