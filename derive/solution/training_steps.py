@@ -447,12 +447,9 @@ def _dp_beta(a: TrainingAnalysis) -> tuple[sp.Rational, str, str]:
 def _dp_balance(a: TrainingAnalysis) -> list[Line]:
     """DP's critical batch in closed form, for the DP traffic the ZeRO stage sends."""
     p = a.problem
-    if (
-        p.dp * p.cp == 1
-        or p.convention == "scaling-book"
-        or not any(t.dim == "dp" for t in a.comms.transfers)
-    ):
-        return []  # the book's own balance is in its note (_book_words)
+    book = p.convention == "scaling-book"  # its own balance is in its note (_book_words)
+    if book or p.dp * p.cp == 1 or not any(t.dim == "dp" for t in a.comms.transfers):
+        return []
     beta, symbol, numbers = _dp_beta(a)
     frac = a.comms.dp_fraction
     once = p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER)
@@ -646,7 +643,8 @@ def _book_words(a: TrainingAnalysis) -> str:
     """How the book's rules were applied, and where derive's own convention differs."""
     p, w = a.problem, a.book_bandwidth("dp")
     diff = "; ".join(
-        f"{key} {_fmt(theirs)}" + (f" ({_fmt(mine / theirs)}× here)" if mine and theirs else "")
+        f"{key} {'never' if theirs is None else fmt_decimal(theirs)}"
+        + (f" ({fmt_decimal(mine / theirs)}× here)" if mine and theirs else "")
         for key, mine, theirs in a.differences()
     )
     return (
@@ -657,10 +655,6 @@ def _book_words(a: TrainingAnalysis) -> str:
         "pass's compute and the binding one shown. derive's own convention (the ring's (X−1)/X on one-way "
         f"links, the dims' times added, ZeRO-3 gathering every micro-batch) gives: {diff or 'the same'}."
     )
-
-
-def _fmt(value: sp.Expr | None) -> str:
-    return "never" if value is None else fmt_decimal(value)
 
 
 def _tp_granularity(a: TrainingAnalysis, layer_bound: bool) -> str:
