@@ -8,12 +8,14 @@ estimate_zero2_model_states_mem_needs / estimate_zero3_model_states_mem_needs.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
 import sympy as sp
 
 from derive.pipeline import solve_training
@@ -156,18 +158,79 @@ def test_megatron_whole_model_activations_first_of_two_stages():
     assert _fr(a.memory.activations) == _megatron_total_sp(1024, 1, GD, GF, GV, GL, 2, 2, 4)
 
 
-# --- DeepSpeed: estimate_zero2/3_model_states_mem_needs (cpu_offload=False) -------------
+# --- DeepSpeed 0.19.8: estimate_zero2/3_model_states_mem_needs ------------------------------
+# Re-typed from DeepSpeed 0.19.8's source (its sdist on PyPI), every branch and default kept;
+# the preset is their GPU memory with the optimizer (and the parameters) not offloaded.
+
+
+def estimate_zero2_model_states_mem_needs(
+    total_params, num_gpus_per_node=1, num_nodes=1, cpu_offload=True, additional_buffer_factor=1.5
+):
+    """deepspeed/runtime/zero/stage_1_and_2.py, estimate_zero2_model_states_mem_needs."""
+    total_gpus = num_nodes * num_gpus_per_node
+    if cpu_offload:
+        gpu_mem = 2 * total_params
+        cpu_mem = total_params * max(4 * total_gpus, 16) * additional_buffer_factor
+    else:
+        gpu_mem = 2 * total_params + int(18 * total_params / total_gpus)
+        cpu_mem = total_params * 4 * num_gpus_per_node * additional_buffer_factor
+    return int(cpu_mem), int(gpu_mem)
+
+
+def estimate_zero3_model_states_mem_needs(
+    total_params,
+    largest_layer_params,
+    num_gpus_per_node=1,
+    num_nodes=1,
+    cpu_offload=True,
+    cpu_offload_params=True,
+    zero_init=True,
+    additional_buffer_factor=1.5,
+):
+    """deepspeed/runtime/zero/stage3.py, estimate_zero3_model_states_mem_needs."""
+    total_gpus = num_nodes * num_gpus_per_node
+    gpus_factor = 1 / num_nodes
+    largest_layer_memory = 4 * largest_layer_params
+    if cpu_offload:
+        if cpu_offload_params:
+            gpu_mem = largest_layer_memory
+            if zero_init:
+                cpu_mem = total_params * 18 * gpus_factor * additional_buffer_factor
+            else:
+                cpu_mem = (
+                    total_params
+                    * max(4 * num_gpus_per_node, 18 * gpus_factor)
+                    * additional_buffer_factor
+                )
+        else:
+            gpu_mem = largest_layer_memory + int(2 * total_params / total_gpus)
+            if zero_init:
+                cpu_mem = total_params * 16 * gpus_factor * additional_buffer_factor
+            else:
+                cpu_mem = (
+                    total_params
+                    * max(4 * num_gpus_per_node, 16 * gpus_factor)
+                    * additional_buffer_factor
+                )
+    else:
+        gpu_mem = largest_layer_memory + int(18 * total_params / total_gpus)
+        if zero_init:
+            cpu_mem = largest_layer_params * 4 * num_gpus_per_node * additional_buffer_factor
+        else:
+            cpu_mem = total_params * 4 * num_gpus_per_node * additional_buffer_factor
+    return int(cpu_mem), int(gpu_mem), largest_layer_memory
 
 
 def _ds_zero2(total_params: int, total_gpus: int) -> int:
-    """gpu_mem = 4 * total_params + int(16 * total_params / total_gpus)."""
-    return 4 * total_params + int(Fraction(16 * total_params, total_gpus))
+    """The preset's ZeRO-2: the estimator's GPU bytes, optimizer not offloaded."""
+    return estimate_zero2_model_states_mem_needs(total_params, total_gpus, cpu_offload=False)[1]
 
 
 def _ds_zero3(total_params: int, largest_layer_params: int, total_gpus: int) -> int:
-    """gpu_mem = largest_layer_memory + int(18 * total_params / total_gpus), with
-    largest_layer_memory = 4 * largest_layer_params."""
-    return 4 * largest_layer_params + int(Fraction(18 * total_params, total_gpus))
+    """The preset's ZeRO-3: the estimator's GPU bytes, nothing offloaded."""
+    return estimate_zero3_model_states_mem_needs(
+        total_params, largest_layer_params, total_gpus, cpu_offload=False, cpu_offload_params=False
+    )[1]
 
 
 def test_deepspeed_zero2_on_8_gpus():
@@ -206,8 +269,8 @@ def test_deepspeed_zero2_gpt2_on_4_gpus():
 
 
 def test_deepspeed_zero2_on_two_nodes_of_8_gpus():
-    """total_gpus = num_nodes · num_gpus_per_node = 2 · 8; 16·P/16 is whole here, and the 4·P
-    of bf16 weights and gradients stays whole on every GPU."""
+    """total_gpus = num_nodes · num_gpus_per_node = 2 · 8; 18·P/16 is whole here, and the 2·P
+    of bf16 weights stays whole on every GPU."""
     a = solve_training(
         "llama-3-8b",
         chip="h100",
@@ -226,6 +289,64 @@ def test_deepspeed_zero3_on_three_gpus_truncates_as_its_int():
     assert (18 * P_GPT2) % 3 == 0
     a = _gpt2(convention="deepspeed", dp=3, zero=3, batch_tokens=3 * 1024)
     assert _state(a) == _ds_zero3(P_GPT2, GV * GD, 3)
+
+
+# Llama 3 70B by hand: L = 80, d = 8192, 64 query and 8 KV heads of 128, f = 28672 gated,
+# V = 128256, untied head.
+L70, D70, H70, KV70, F70 = 80, 8192, 64, 8, 28672
+P_70B = (
+    L70 * (2 * D70 * H70 * DH + 2 * D70 * KV70 * DH + 3 * D70 * F70 + 2 * D70) + 2 * V * D70 + D70
+)
+# Mixtral 8x7B by hand: L = 32, d = 4096, 32 query and 8 KV heads of 128, 8 gated experts of
+# f = 14336, a router of d·8 per layer, V = 32000, untied head.
+MV, ME = 32000, 8
+P_MIXTRAL = (
+    L * (2 * D * H * DH + 2 * D * KV * DH + ME * 3 * D * F + D * ME + 2 * D) + 2 * MV * D + D
+)
+
+# model_to_params' largest_layer_params: the most parameters one module holds itself
+# (recurse=False) in transformers' module tree: the token embedding or the untied head (V·d)
+# in each of these (an expert's w1, w2, w3 and a projection are d·f or smaller); a model known
+# by its size alone has no module tree, and derive takes 0.
+DEEPSPEED_RUNS = [
+    # (model argv, total_params, largest_layer_params, num_gpus_per_node, num_nodes, seq)
+    (["gpt2-small"], P_GPT2, GV * GD, 4, 1, 1024),
+    (["llama-3-8b"], P_8B, V * D, 8, 1, S),
+    (["llama-3-70b"], P_70B, V * D70, 8, 8, S),
+    (["mixtral-8x7b"], P_MIXTRAL, MV * D, 8, 2, S),
+    (["--params", "70e9"], 70 * 10**9, 0, 8, 8, S),
+]
+
+
+@pytest.mark.parametrize("zero", [2, 3])
+@pytest.mark.parametrize(
+    ("model", "total", "largest", "per_node", "nodes", "seq"),
+    DEEPSPEED_RUNS,
+    ids=["gpt2", "llama-3-8b", "llama-3-70b", "mixtral", "size-only"],
+)
+def test_deepspeed_preset_is_its_estimator_to_the_byte(
+    cli, zero, model, total, largest, per_node, nodes, seq
+):
+    """Issue 46: derive's ZeRO-2 was 4P + 16P/N (41 % above 0.19.8's 2P + 18P/N on Llama 3 8B
+    over 8 GPUs); each run's weights + grads + optimizer is now the estimator's GPU bytes."""
+    gpus = per_node * nodes
+    r = cli(
+        ["train", *model, "--chip", "h100", "--dp", str(gpus), "--zero", str(zero),
+         "--batch-tokens", str(gpus * seq), "--seq", str(seq), "--convention", "deepspeed",
+         "--format", "json"]
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    report = json.loads(r.out)
+    assert Fraction(report["params_per_device"]) == total  # the hand count is derive's
+    memory = report["memory_per_device"]
+    state = sum(Fraction(memory[k]) for k in ("weights", "grads", "optimizer"))
+    if zero == 2:
+        _, gpu = estimate_zero2_model_states_mem_needs(total, per_node, nodes, cpu_offload=False)
+    else:
+        _, gpu, _ = estimate_zero3_model_states_mem_needs(
+            total, largest, per_node, nodes, cpu_offload=False, cpu_offload_params=False
+        )
+    assert state == gpu
 
 
 def test_state_bytes_deepspeed_recipe_is_20_bytes():
@@ -286,8 +407,6 @@ def test_bad_presets_name_the_flag():
 
 
 def test_a_sets_train_table_names_the_preset_and_its_key():
-    import pytest
-
     from derive.errors import ProblemError
     from derive.pipeline import derive_training
     from derive.problem.model_spec import ModelSpec
@@ -306,8 +425,8 @@ def test_a_sets_train_table_names_the_preset_and_its_key():
 
 
 def test_deepspeed_smallest_dp_runs_and_fits_by_its_own_formula():
-    """The suggested dp under --convention deepspeed follows DeepSpeed's ZeRO-2 rule (4P
-    whole, 16P/dp sharded), not derive's: the smallest runnable dp whose state and activations
+    """The suggested dp under --convention deepspeed follows DeepSpeed's ZeRO-2 rule (2P
+    whole, 18P/dp sharded), not derive's: the smallest runnable dp whose state and activations
     fit, found here by the source's formula."""
     a = solve_training(
         "llama-3-8b",

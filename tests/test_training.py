@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from fractions import Fraction
 
@@ -207,6 +208,43 @@ def test_moe_expert_parallelism_splits_the_experts():
     split = _run("mixtral-8x7b", dp=8, ep=8, zero=1)
     assert split.params.experts * 8 == dense.params.experts
     assert _fr(split.comms.of("ep")) > 0 and _fr(dense.comms.of("ep")) == 0
+
+
+def _traffic(cli, model: str, recompute: str, *layout: str) -> dict[str, Fraction]:
+    r = cli(["train", model, "--chip", "h100", *layout, "--recompute", recompute,
+             "--format", "json"])  # fmt: skip
+    assert r.code == 0, r.err
+    return {k: Fraction(v) for k, v in json.loads(r.out)["comms_bytes_per_device"].items()}
+
+
+# Exchanges per layer and micro-batch, (forward, backward) with nothing recomputed: Megatron's
+# TP two all-reduces each way; ring attention K and V once forward, K, V and their gradients
+# backward; a MoE layer's dispatch and combine each way. Full recomputation runs each layer's
+# forward again, selective only the attention core's (whose one exchange is CP's ring): the
+# forward's exchanges of what runs again are sent once more in the backward pass.
+FORWARD_BACKWARD = {"tp": (2, 2), "cp": (1, 2), "ep": (2, 2)}
+RERUN = {"none": (), "selective": ("cp",), "full": ("tp", "cp", "ep")}
+
+
+def _ratio(dim: str, recompute: str) -> Fraction:
+    fwd, bwd = FORWARD_BACKWARD[dim]
+    return Fraction(fwd + bwd + (fwd if dim in RERUN[recompute] else 0), fwd + bwd)
+
+
+@pytest.mark.parametrize("recompute", ["selective", "full"])
+def test_recomputation_sends_again_every_exchange_it_runs_again(cli, recompute):
+    """Issue 46: Mixtral 8x7B at ep 8 kept its expert all-to-alls under full recomputation
+    while TP's grew; every per-layer dim now follows one rule (CP's ring on Llama 3 8B)."""
+    moe = ("--dp", "8", "--ep", "8", "--tp", "2", "--batch-tokens", "65536", "--seq", "4096")
+    ring = ("--dp", "2", "--cp", "4", "--batch-tokens", "16384", "--seq", "8192")
+    for model, layout, dims in (("mixtral-8x7b", moe, ("tp", "ep")), ("llama-3-8b", ring, ("cp",))):
+        none, again = (
+            _traffic(cli, model, "none", *layout),
+            _traffic(cli, model, recompute, *layout),
+        )
+        for dim in dims:
+            assert none[dim] > 0 and again[dim] == none[dim] * _ratio(dim, recompute), dim
+        assert again["dp"] == none["dp"] and again["pp"] == none["pp"]  # not per layer
 
 
 # --- bad input: one line, exit 2, naming the flag --------------------------------------
@@ -645,3 +683,24 @@ def test_a_moe_config_with_dense_first_layers_and_shared_experts_trains():
     routed = (61 - 3) * 256 * 3 * 7168 * 2048
     assert _fr(a.params.experts) * 8 * 64 == routed
     assert a.fits is not None and _fr(a.memory.total) > 0
+
+
+def test_no_dp_fits_names_the_batch_when_the_batch_is_the_cause(cli):
+    """Issue 46: "what it does not shard already exceeds C" was said where the unsharded part
+    fits and only the batch's micro-batches do not split over the dp the memory needs."""
+    capacity, layout = 40 * 10**9, ["--zero", "1", "--seq", "4096", "--capacity", "40e9"]
+    unsharded = 4 * P_8B + 32 * 2 * 4096 * D  # ZeRO-1: bf16 weights and gradients; full recompute
+    need = math.ceil(Fraction(12 * P_8B, capacity - unsharded))  # the optimizer over dp
+    assert unsharded < capacity and need > 8
+    r = cli(["train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--batch-tokens", "32768",
+             *layout])  # fmt: skip
+    assert r.code == 0, r.err
+    assert "already exceeds C" not in r.out
+    assert f"the memory needs dp ≥ {need}, and no dp from {need} up divides the step's 8" in r.out
+    at = next(dp for dp in (16, 32, 64) if dp >= need)  # a batch that splits over it runs
+    fits = cli(["train", "llama-3-8b", "--chip", "h100", "--dp", str(at), "--batch-tokens",
+                str(at * 4096), *layout, "--format", "json"])  # fmt: skip
+    assert json.loads(fits.out)["smallest_dp"] == at and json.loads(fits.out)["fits"] is True
+    whole = cli(["train", "llama-3-8b", "--chip", "h100", "--dp", "8", "--batch-tokens", "32768",
+                 "--zero", "0", "--seq", "4096", "--capacity", "100e9"])  # fmt: skip
+    assert "what it does not shard already exceeds C" in whole.out  # 16·P = 128 GB > 100 GB

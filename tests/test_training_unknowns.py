@@ -127,3 +127,22 @@ def test_python_training_takes_questions():
     assert Fraction(run.as_json()["defined"]["x"]["exact"]) == 8 * Fraction(
         str(run.analysis.t_lower)
     )
+
+
+def test_an_equation_every_batch_or_sequence_satisfies_is_answered_as_such():
+    """Issue 46: t_math > 0 s holds at every batch tried (each run's FLOPs are positive) and a
+    state of more than 1 GB at every S (the 8B model's weights alone are 16 GB): derive
+    stopped with an error; it now says every value satisfies it and shows the first run."""
+    for unknown, given, equation, first in (
+        ("batch_tokens", ["--seq", "4096"], "t_math >= 0 s", 8 * 4096),  # dp · b · S, M = 1
+        ("seq", ["--batch-tokens", "4194304"], "memory_per_device >= 1 GB", 1),
+    ):
+        argv = [*_BASE, *given, "--equation", equation, "--unknown", unknown]
+        r = run_cli([*argv, "--format", "json"])
+        assert r.code == 0, r.err
+        report = json.loads(r.out)
+        assert report["equations"]["verdict"] == "infinitely many solutions"
+        assert f"holds for every {unknown}" in report["equations"]["note"]
+        assert int(report[unknown]) == first
+        md = run_cli(argv)
+        assert md.code == 0 and "every value satisfies it" in md.out.replace("\\", "")

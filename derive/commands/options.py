@@ -348,12 +348,14 @@ def serving_of(args: argparse.Namespace) -> ServingSpec | None:
             for flag, _ in _SERVING_TIMING_FLAGS
             if getattr(args, flag[2:].replace("-", "_"), None)
         ]
+        used += ["--convention"] if getattr(args, "convention", None) is not None else []
         if used or getattr(args, "tp", None) is not None:
             raise ProblemError(
                 (used or ["--tp"])[0], "times a serving step: give --phase decode|prefill"
             )
         return None
-    return ServingSpec(args.phase, args.tp, phase_timing(args))
+    convention = getattr(args, "convention", None)
+    return ServingSpec(args.phase, args.tp, phase_timing(args), convention=convention)
 
 
 def phase_timing(args: argparse.Namespace) -> TimingSpec:

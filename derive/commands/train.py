@@ -71,8 +71,8 @@ _CLUSTER_FLAGS = (
         "--convention",
         "PRESET",
         "whose accounting to follow: derive (default), megatron (18 B/param, Korthikanti's "
-        "activations with dropout), deepspeed (its ZeRO-2/3 estimators), scaling-book (collectives as V/W, "
-        "W bidirectional and summed over the mesh axes, no ring factor)",
+        "activations with dropout), deepspeed (its ZeRO-2/3 estimators), scaling-book (the Scaling Book's "
+        "V/W collectives, W both ways over ICI, one way over NVLink, NICs and DCN; 10 B/param)",
     ),
 )
 
@@ -118,7 +118,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     p.add_argument(
         "--state-bytes",
         metavar="BYTES|RECIPE",
-        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed, megatron (2+4+12), deepspeed (2+2+16)",
+        help="training-state bytes per parameter or a recipe: adam-mixed (2+2+12, default), adam-fp32, sgd-mixed, megatron (2+4+12), deepspeed (2+2+16), scaling-book (2+0+8)",
     )
     for flag, metavar, helptext in _RUN_FLAGS + _CLUSTER_FLAGS:
         p.add_argument(flag, metavar=metavar, help=helptext)

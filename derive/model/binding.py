@@ -77,6 +77,14 @@ RECIPES: dict[str, StateRecipe] = {
                 ("fp32 master weights, Adam m and v, fp32 gradients", sp.Integer(16)),
             ),
         ),
+        StateRecipe(  # Training, "Data Parallelism": bf16 params, fp32 Adam state, "2 + 8 = 10"
+            "scaling-book",
+            (
+                ("bf16 weights", sp.Integer(2)),
+                ("gradients (not counted)", sp.Integer(0)),
+                ("Adam m and v in fp32", sp.Integer(8)),
+            ),
+        ),
         StateRecipe(
             "sgd-mixed",
             (

@@ -9,7 +9,8 @@ Two conventions, each named with its source in the worked steps:
 
 Given C alone, N = √(C/(k·r)) and D = r·N, exact (a surd when C/(k·r) is not a square);
 given C and one of N, D, the other is C/(k·N) or C/(k·D) and r is what they imply; given
-N or D alone, the other follows from r and C = k·N·D.
+N and D, C = k·N·D and r = D/N; given N or D alone, the other follows from r and C = k·N·D.
+A given value is never replaced.
 
 >>> b = compute_budget(compute="5.76e23")
 >>> b.params, b.tokens
@@ -39,6 +40,7 @@ class Given(Enum):
     COMPUTE = "compute"  # C: N and D at r tokens per parameter
     COMPUTE_PARAMS = "compute and params"  # C and N: D (r implied)
     COMPUTE_TOKENS = "compute and tokens"  # C and D: N (r implied)
+    PARAMS_TOKENS = "params and tokens"  # N and D: C = k·N·D (r implied)
     PARAMS = q.PARAMS.name  # N: D = r·N, C = k·N·D
     TOKENS = q.TOKENS.name  # D: N = D/r, C = k·N·D
 
@@ -107,6 +109,8 @@ def compute_budget(
         return Budget(c, n, c / (k * n), k, c / (k * n * n), Given.COMPUTE_PARAMS, texts)
     if c is not None and d is not None:
         return Budget(c, c / (k * d), d, k, k * d * d / c, Given.COMPUTE_TOKENS, texts)
+    if n is not None and d is not None:
+        return Budget(k * n * d, n, d, k, d / n, Given.PARAMS_TOKENS, texts)
     if c is not None:
         n_opt = sp.sqrt(c / (k * r))
         return Budget(c, n_opt, r * n_opt, k, r, Given.COMPUTE, texts)

@@ -183,6 +183,8 @@ class PhaseAnalysis:
     experts_read: ExpertsRead | None = None
     kv_ways: int = 1
     assumptions: tuple[str, ...] = ()
+    convention: str = "derive"  # or scaling-book: the step without TP's all-reduces
+    default_latency: sp.Expr | None = None  # derive's own step time under another convention
     cost: StepCost | None = None  # with a price or a power per device (issue 36)
 
     @property
@@ -663,11 +665,18 @@ def analyse_phase(
     tp_text: str | None,
     timing: Timing,
     crossovers: bool = True,
+    convention: str | None = None,
 ) -> PhaseAnalysis:
     """The time of one step of ``phase`` per device, its rates and the decode crossover.
 
     ``crossovers=False`` skips solving the crossovers (a plot's many points need only the step).
+    ``convention="scaling-book"`` leaves TP's all-reduces out, as the book's inference chapter
+    estimates a step ("Theoretical estimates for LLM latency and throughput": T = max(bytes/W_hbm,
+    FLOPs/C)), and keeps derive's own time beside it.
     """
+    convention = (convention or "derive").strip().lower()
+    if convention not in ("derive", "scaling-book"):
+        raise ProblemError(f"--convention {convention}", "a serving step's: derive or scaling-book")
     peak_figure, bandwidth_figure = _ceilings_of(problem)
     b_value, s_value = problem.value_of(batch), problem.value_of(context)
     if b_value is None or s_value is None:
@@ -683,7 +692,10 @@ def analyse_phase(
     _check_split(problem, tp, tp_text)
     counts = _counts(problem, phase, tp)
     ceilings = _ceilings(problem, peak_figure.value, tp, timing)
-    step = _step_at(counts, b_value, ceilings)
+    step = default = _step_at(counts, b_value, ceilings)
+    if convention == "scaling-book":
+        counts = tuple(replace(c, comms=sp.Integer(0), steps=0) for c in counts)
+        step = _step_at(counts, b_value, ceilings)
     in_flight = b_value if phase is Phase.DECODE else b_value * s_value
     matmuls = [count for count in counts if count.kernel.operator in _MATMULS]
     mm_flops = sp.Add(*(count.flops for count in matmuls))
@@ -735,6 +747,8 @@ def analyse_phase(
         kv_ways=kv_ways(problem, tp),
         assumptions=sized_assumptions(problem, phase, tp),
         cost=_cost(problem, step.t_lower, replicas * in_flight),
+        convention=convention,
+        default_latency=default.t_lower if convention != "derive" else None,
     )
 
 

@@ -101,7 +101,11 @@ def serving_analysis(
 
     problem = model_analysis(spec, operators).problem
     return analyse_phase(
-        problem, parse_phase(serving.phase), serving.tp, bind_timing(serving.timing)
+        problem,
+        parse_phase(serving.phase),
+        serving.tp,
+        bind_timing(serving.timing),
+        convention=serving.convention,
     )
 
 

@@ -193,7 +193,7 @@ def _solving_text(q: Questions) -> str:
     if s is None:
         return ""
     text = "Equations: " + "; ".join(s.equations) + f". Verdict: {s.verdict}."
-    return text
+    return text + (f" {_sentence(s.note)}." if s.note and s.verdict != "solved" else "")
 
 
 def questions_markdown(q: Questions, level: int = 3) -> str:

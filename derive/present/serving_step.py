@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.formula.decimals import counted
+from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 
 if TYPE_CHECKING:
@@ -57,7 +57,19 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
         f"tensor parallel {group_given(phase)}; counts and times per device; "
         f"π = {peak} FLOP/s ({problem.compute_dtype} peak), β = {bandwidth} B/s{link}"
-        f"{_measured_given(phase)}.{assumed(phase)}"
+        f"{_measured_given(phase)}.{assumed(phase)}{_convention(phase)}"
+    )
+
+
+def _convention(phase: PhaseAnalysis) -> str:
+    """Under the book's convention, what it leaves out and derive's own time (empty otherwise)."""
+    own = phase.default_latency
+    if own is None:
+        return ""
+    return (
+        " Convention scaling-book (Inference, “Theoretical estimates for LLM latency and throughput”): "
+        f"TP's all-reduces left out; derive's own step, with them: {time_text(own)} "
+        f"({fmt_decimal(phase.latency / own)}× here)."
     )
 
 
@@ -168,7 +180,18 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         "experts_read": _experts_json(phase),
         **({"assumptions": list(phase.assumptions)} if phase.assumptions else {}),
         **_cost_json(phase),
+        **_convention_json(phase),
     }
+
+
+def _convention_json(phase: PhaseAnalysis) -> dict[str, object]:
+    own = phase.default_latency  # derive's own, under another convention
+    ratio = None if own is None else {"value": str(own), "ratio": str(phase.latency / own)}
+    return (
+        {}
+        if own is None
+        else {"convention": phase.convention, "derive_convention": {"latency": ratio}}
+    )
 
 
 def _cost_json(phase: PhaseAnalysis) -> dict[str, str | None]:

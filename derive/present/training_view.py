@@ -217,6 +217,10 @@ def training_json(
         report["convention"] = p.convention
         report["state_recipe"] = p.state.name
         report["dropout"] = p.dropout
+        report["derive_convention"] = {  # where derive's own convention differs, and by how much
+            key: {"value": _s(theirs), "ratio": _s(mine / theirs) if mine and theirs else None}
+            for key, mine, theirs in a.differences()
+        }
     if rows:
         report["strategies"] = [_row_json(row) for row in rows]
         report["winner"] = None if winner is None else winner.name

@@ -61,6 +61,7 @@ class ServingSpec:
     tp: str | None = None
     timing: TimingSpec = field(default_factory=TimingSpec)
     plot: ServingPlot | None = None
+    convention: str | None = None  # --convention: derive's own, or scaling-book (no TP comms)
 
 
 def _plot(raw: dict, where: str) -> ServingPlot:

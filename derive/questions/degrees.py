@@ -7,7 +7,9 @@ value the run refuses, such as a ``dp`` that does not divide the batch, is skipp
 reads the equation over that run's quantities, exactly:
 
 - ``<``, ``<=``, ``>``, ``>=``: the smallest value where the relation holds; when it
-  holds from the first value on and then stops, the largest value before it stops;
+  holds from the first value on and then stops, the largest value before it stops; when it
+  holds at every value, that is the answer (``infinitely many solutions``, the run shown at
+  the first value);
 - ``=``: the first value where it holds exactly, else the first one past the root (where
   ``lhs - rhs`` changes sign), as counts elsewhere are taken from the root up.
 
@@ -61,9 +63,9 @@ def _search(
     name: str,
     run_at: Callable[[int], Mapping[str, Known] | None],
     values: Sequence[int],
-) -> tuple[int, str]:
-    """The value of ``name`` the equation asks for, and how it was found, trying ``values``
-    in order (see the module's docstring)."""
+) -> tuple[int, str | None]:
+    """The value of ``name`` the equation asks for, and how it was found (None: every value
+    tried keeps it, the first is shown), trying ``values`` in order (see the module)."""
     text = spec.equations[0]
     relation = split_equation(text)[1]
     holds = HOLDS[relation]
@@ -96,21 +98,14 @@ def _search(
             last_held = n
     if first is None:
         raise ProblemError(spec.label("unknowns", name), f"no {name} {_span(values)} runs")
-    raise _none_meets(spec, name, values, text, kept=first[1])
+    if first[1]:
+        return first[0], None
+    raise _none_meets(spec, name, values, text)
 
 
-def _none_meets(
-    spec: QuestionSpec, name: str, values: Sequence[int], text: str, kept: bool
-) -> ProblemError:
-    """No value of ``name`` tried changes ``text``: none meets it, or (``kept``) every one
-    keeps it, so there is no edge to give."""
-    span = _span(values)
-    return ProblemError(
-        spec.label("unknowns", name),
-        f"every {name} {span} keeps {text}: no largest or smallest one"
-        if kept
-        else f"no {name} {span} meets {text}",
-    )
+def _none_meets(spec: QuestionSpec, name: str, values: Sequence[int], text: str) -> ProblemError:
+    """No value of ``name`` tried meets ``text``."""
+    return ProblemError(spec.label("unknowns", name), f"no {name} {_span(values)} meets {text}")
 
 
 def _span(values: Sequence[int]) -> str:
@@ -127,7 +122,7 @@ def _bisect(
     name: str,
     run_at: Callable[[int], Mapping[str, Known] | None],
     values: range,
-) -> tuple[int, str]:
+) -> tuple[int, str | None]:
     """As :func:`_search` over a long range, by bisection: the relation is taken to change
     once in the range (the quantity is monotone in ``name``); the value found is checked
     against its neighbour below, so the boundary itself is exact."""
@@ -148,7 +143,8 @@ def _bisect(
         raise ProblemError(spec.label("unknowns", name), f"no {name} {_span(values)} runs")
     held0, sign0 = state(0)
     if relation == "=" and held0:
-        return values[0], f"{name} = {values[0]} meets it exactly"
+        everywhere = state(len(values) - 1)[0]  # at the end too: 0 all along (monotone)
+        return values[0], None if everywhere else f"{name} = {values[0]} meets it exactly"
 
     def flipped(i: int) -> bool:
         held, sign = state(i)
@@ -164,7 +160,9 @@ def _bisect(
         lo, step = lo + step, step * 2
     if hi is None:
         if not flipped(len(values) - 1):
-            raise _none_meets(spec, name, values, text, kept=relation != "=" and held0)
+            if held0:
+                return values[0], None
+            raise _none_meets(spec, name, values, text)
         hi = len(values) - 1
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -233,6 +231,14 @@ def solve_setting(
     own = run_at(value)
     assert own is not None  # the search found a run there
     rest = answer_questions(replace(spec, equations=(), unknowns=()), own)
+    if how is None:  # as the equations' solver says of an identity
+        note = (
+            f"{spec.equations[0]} holds for every {name} {_span(tried)} (every value satisfies "
+            f"it); shown at {name} = {value}"
+        )
+        return value, replace(
+            rest, solving=Solving(spec.equations, "infinitely many solutions", note)
+        )
     found = sp.Integer(value)
     note = (
         f"found by deriving the {what} at {name} {_span(tried)}: {how}"

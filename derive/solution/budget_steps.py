@@ -36,6 +36,11 @@ def _lines(b: Budget) -> tuple[Line, ...]:
             _line("N", r"\frac{C}{k \cdot D}", rf"\frac{{{c}}}{{{k} \cdot {d}}}", b.params),
             _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param),
         )
+    if b.given is Given.PARAMS_TOKENS:
+        return (
+            _line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", b.compute),
+            _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param),
+        )
     if b.given is Given.PARAMS:
         first = _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens)
     else:

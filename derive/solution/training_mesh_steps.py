@@ -35,27 +35,20 @@ def _numbers(t: Transfer) -> str:
     return rf"{tex(t.size)} \cdot \left({' + '.join(parts)}\right){latency}"
 
 
-_BOOK_RULES = {
-    Exchange.ALL_REDUCE: r"\frac{2 V}{\sum_i 2 \beta_i}",
-    Exchange.ALL_GATHER: r"\frac{V}{\sum_i 2 \beta_i}",
-    Exchange.REDUCE_SCATTER: r"\frac{V}{\sum_i 2 \beta_i}",
-}
-"""The Scaling Book's times (``--convention scaling-book``): W bidirectional, summed over the axes."""
-
-
 def _book_numbers(t: Transfer) -> str:
-    """V · k / (2·β_1 + 2·β_2 + …), the book's time with its numbers."""
-    factor = 2 if t.exchange is Exchange.ALL_REDUCE else 1
-    w = " + ".join(rf"2 \cdot {tex(level.axis.bandwidth)}" for level in t.levels)
-    latency = rf" + {tex(t.latency)}" if t.latency else ""
-    return rf"\frac{{{factor} \cdot {tex(t.size)}}}{{{w}}}{latency}"
+    """k·V/W, the book's time with its numbers (W of :func:`~derive.training.mesh.book_time_per_byte`)."""
+    k = 2 if t.exchange is Exchange.ALL_REDUCE else 1
+    time = rf"\frac{{{k} \cdot {tex(t.size)}}}{{{tex(k / t.seconds_per_byte)}}}"
+    return rf"\max\left({tex(t.latency)}, {time}\right)" if t.latency else time
 
 
 def _line(t: Transfer, index: int) -> Line:
-    book = t.book and t.exchange in _BOOK_RULES
+    book = t.book is not None and t.exchange is not Exchange.SEND
     return Line.of(
         rf"t_{{\text{{{t.dim}}},{index}}}",
-        _BOOK_RULES[t.exchange] if book else _RULES[t.exchange],
+        (r"\frac{2 V}{W}" if t.exchange is Exchange.ALL_REDUCE else r"\frac{V}{W}")
+        if book
+        else _RULES[t.exchange],
         _book_numbers(t) if book else _numbers(t),
         seconds_tex(t.time),
         approx=reading_tex(t.time),
@@ -98,7 +91,9 @@ def mesh_step(a: TrainingAnalysis) -> Step | None:
     lines.append(
         Line.of(
             r"T_{\text{comms}}",
-            r"t_{\text{dp}} + t_{\text{tp}} + t_{\text{pp}} + t_{\text{ep}} + t_{\text{cp}}",
+            r"\sum_{\text{passes}} \max_{\text{dims}} t_{\text{dim}}"
+            if c.overlap
+            else r"t_{\text{dp}} + t_{\text{tp}} + t_{\text{pp}} + t_{\text{ep}} + t_{\text{cp}}",
             seconds_tex(a.t_comms),
             approx=reading_tex(a.t_comms),
         )
@@ -108,9 +103,15 @@ def mesh_step(a: TrainingAnalysis) -> Step | None:
         notes.append(
             rich(
                 "Convention scaling-book: its collectives are timed as the book times them, not by "
-                "the ring formula above: an all-reduce 2·V/W, an all-gather or a reduce-scatter "
-                "V/W, W = Σ_i 2·β_i (bidirectional, summed over the axes the group spans); "
-                "all-to-alls and sends as above. The bytes sent are the ring's."
+                "the ring formula above (Sharding, “A Deeper Dive into TPU Communication "
+                "Primitives”; GPUs, “How Do Collectives Work on GPUs?”): an all-reduce 2·V/W, an "
+                "all-gather or a reduce-scatter V/W, an all-to-all on ICI a quarter of the "
+                "all-gather of the whole array (max(g)·V/(4·W)); W is Σ 2·β over the group's ICI "
+                "axes (bidirectional, several axes add), one way over each other axis (NVLink, a "
+                "NIC, DCN), which carries the 1/(devices inside it) of V left after the inner "
+                "reduction; the networks run at once, the slowest sets the time (Training, "
+                "“Scaling Across Pods”: the DCN rule per slice C/W_dcn). Sends as above; the "
+                "bytes sent are the ring's."
             )
         )
     return Step(

@@ -34,6 +34,7 @@ from derive.solution.training_mesh_steps import mesh_step
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis, attention_pairs
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
+from derive.training.comms import RERUN, layer_calls
 
 __all__ = ["training_given", "training_steps", "training_verdict"]
 
@@ -65,7 +66,7 @@ def _dp_factor(p: TrainingProblem) -> tuple[str, str]:
     """DP's collectives of the weights per step: (symbolic factor, with the numbers)."""
     m = p.microbatches
     if p.zero is ZeroStage.WEIGHTS and not p.keep_gathered:
-        return "3 M", rf"3 \cdot {m}"
+        return ("3", "3") if p.convention == "scaling-book" else ("3 M", rf"3 \cdot {m}")
     if p.zero is ZeroStage.GRADIENTS:
         return "(M + 1)", f"({m} + 1)"
     return "2", "2"
@@ -91,6 +92,9 @@ def _dp_words(p: TrainingProblem) -> str:
             "and no_sync)."
         )
     words = _DP_WORDS[p.zero]
+    if p.zero is ZeroStage.WEIGHTS and p.convention == "scaling-book":  # Training, FSDP
+        words = "As the Scaling Book's FSDP: the weights gathered for the forward and the backward, the "
+        words += "gradients reduce-scattered, once per step."
     if p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER):
         words += " Gradients accumulate over the M micro-batches and are reduced once per step."
     return words
@@ -99,6 +103,17 @@ def _dp_words(p: TrainingProblem) -> str:
 def _one_link(p: TrainingProblem) -> bool:
     """Every byte over one link at β_link (no mesh, not timed as the Scaling Book times it)."""
     return p.placement is None and p.convention != "scaling-book"
+
+
+def _calls(p: TrainingProblem, dim: str) -> str:
+    """A dim's exchanges per layer and micro-batch, forward plus backward: ``(2 + 4)``."""
+    return "({} + {})".format(*layer_calls(p, dim))
+
+
+_RERUNS = {
+    Recompute.FULL: "each layer's forward",
+    Recompute.SELECTIVE: "the attention core's forward",
+}
 
 
 def _comms(a: TrainingAnalysis) -> Step:
@@ -137,12 +152,14 @@ def _comms(a: TrainingAnalysis) -> Step:
         (
             p.is_moe,
             "ep",
-            r"4 \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
+            _calls(p, "ep")
+            + r" \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
         ),
         (
             p.cp > 1,
             "cp",
-            r"(1 + 2 + [\text{full}]) \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
+            _calls(p, "cp")
+            + r" \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
         ),
     )
     lines += [
@@ -179,11 +196,6 @@ def _comms(a: TrainingAnalysis) -> Step:
                 if p.sequence_parallel
                 else ""
             )
-            + (
-                ", two more backward for the recomputed forward"
-                if p.recompute is Recompute.FULL
-                else ""
-            )
             + ". PP: each micro-batch's activations forward and gradients backward, 1/tp per TP rank"
             + (" (with pp = 2 the first stage sends only forward, shown)" if p.pp == 2 else "")
             + "."
@@ -194,12 +206,15 @@ def _comms(a: TrainingAnalysis) -> Step:
             rich(
                 f"CP (ring attention): each layer's forward passes its K and V blocks of S/cp tokens around the ring of "
                 f"cp = {p.cp}, cp − 1 sends; the backward pass sends K, V and their gradients (twice that)"
-                + (
-                    ", and the recomputed forward once more"
-                    if p.recompute is Recompute.FULL
-                    else ""
-                )
                 + ". Every activation exchanged elsewhere is S/cp tokens long."
+            ),
+        )
+    rerun = [dim.upper() for dim in RERUN[p.recompute] if c.of(dim)]
+    if rerun:
+        notes += (
+            rich(
+                f"{p.recompute.value.capitalize()} recomputation runs {_RERUNS[p.recompute]} again in the backward "
+                f"pass, and with it the forward's {', '.join(rerun)} traffic: each exchange once more."
             ),
         )
     if not flat:
@@ -273,7 +288,9 @@ def _times(a: TrainingAnalysis) -> Step:
         if _one_link(p)
         else Line.of(
             r"T_{\text{comms}}",
-            r"\sum_{\text{dims}} t_{\text{dim}}",
+            r"\sum_{\text{passes}} \max_{\text{dims}} t_{\text{dim}}"
+            if p.convention == "scaling-book"
+            else r"\sum_{\text{dims}} t_{\text{dim}}",
             seconds_tex(a.t_comms),
             approx=reading_tex(a.t_comms),
         ),
@@ -342,6 +359,8 @@ def _pass_comms_rule(a: TrainingAnalysis, name: str) -> str:
     """A pass's comms time: its bytes over β_link, or its transfers' times over the mesh."""
     if _one_link(a.problem):
         return rf"\frac{{V_{{\text{{{name}}}}}}}{{\beta_{{\text{{link}}}}}}"
+    if a.problem.convention == "scaling-book":  # its dims overlap: the slowest sets the pass
+        return rf"\max_{{\text{{dim}}}} \sum_{{\text{{{name}}}}} t_{{\text{{dim}},j}}"
     return rf"\sum_{{\text{{{name}}}}} t_{{\text{{dim}},j}}"
 
 
@@ -487,7 +506,8 @@ def _dp_beta(a: TrainingAnalysis) -> tuple[sp.Rational, str, str]:
 def _dp_balance(a: TrainingAnalysis) -> list[Line]:
     """DP's critical batch in closed form, for the DP traffic the ZeRO stage sends."""
     p = a.problem
-    if p.dp * p.cp == 1 or not any(t.dim == "dp" for t in a.comms.transfers):
+    book = p.convention == "scaling-book"  # its own balance is in its note (_book_words)
+    if book or p.dp * p.cp == 1 or not any(t.dim == "dp" for t in a.comms.transfers):
         return []
     beta, symbol, numbers = _dp_beta(a)
     frac = a.comms.dp_fraction
@@ -564,7 +584,9 @@ def _critical(a: TrainingAnalysis) -> Step:
             "ICI links), where derive takes one link's one-way β_link."
         ),
     ]
-    if p.zero is ZeroStage.WEIGHTS and not p.keep_gathered and p.dp * p.cp > 1:
+    if p.convention == "scaling-book":
+        notes.append(rich(_book_words(a)))
+    elif p.zero is ZeroStage.WEIGHTS and not p.keep_gathered and p.dp * p.cp > 1:
         notes.append(
             rich(
                 "ZeRO-3 gathering per micro-batch sends weights in proportion to the batch, so its balance is per "
@@ -667,12 +689,32 @@ def _critical_scales(a: TrainingAnalysis) -> list[Line]:
             ),
             Line.of(
                 r"Y_{\max}^{\text{book}}",
-                rf"\frac{{f \, {beta}}}{{\pi}}",
+                r"\frac{F \, W_{\text{tp}}}{C}"
+                if p.convention == "scaling-book"
+                else rf"\frac{{f \, {beta}}}{{\pi}}",
                 tex(book),
                 approx=tex_decimal(book),
             ),
         ]
     return out
+
+
+def _book_words(a: TrainingAnalysis) -> str:
+    """How the book's rules were applied, and where derive's own convention differs."""
+    p, w = a.problem, a.book_bandwidth("dp")
+    diff = "; ".join(
+        f"{key} {'never' if theirs is None else fmt_decimal(theirs)}"
+        + (f" ({fmt_decimal(mine / theirs)}× here)" if mine and theirs else "")
+        for key, mine, theirs in a.differences()
+    )
+    return (
+        "Convention scaling-book (Training, “Data Parallelism”, “FSDP”, “Tensor Parallelism”, “Combining "
+        "FSDP and Tensor Parallelism”, “Scaling Across Pods”; GPUs, “Rooflines for LLM Scaling on GPUs”): "
+        f"compute-bound from B/X = C/W = {p.peak_text} / {fmt_decimal(w / 10**9)} GB/s = {fmt_decimal(p.peak / w)} a chip "
+        "(W: DP's); a pass's dims overlap, its slowest sets its comms, so each dim is balanced against the "
+        "pass's compute and the binding one shown. derive's own convention (the ring's (X−1)/X on one-way "
+        f"links, the dims' times added, ZeRO-3 gathering every micro-batch) gives: {diff or 'the same'}."
+    )
 
 
 def _tp_granularity(a: TrainingAnalysis, layer_bound: bool) -> str:

@@ -40,7 +40,7 @@ from derive.errors import ProblemError
 from derive.model.costs import StepCost, step_cost
 from derive.model.transformer import Transformer
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
-from derive.training.comms import Comms, comms_of
+from derive.training.comms import DIMS, Comms, comms_of
 from derive.training.memory import (
     ActivationTerm,
     Memory,
@@ -48,7 +48,9 @@ from derive.training.memory import (
     activation_terms,
     memory_of,
     params_per_device,
+    shrinks_with_dp,
 )
+from derive.training.mesh import Exchange, book_time_per_byte
 
 __all__ = [
     "Critical",
@@ -58,6 +60,7 @@ __all__ = [
     "analyse_training",
     "attention_pairs",
     "compare_strategies",
+    "no_dp_reason",
     "t_lower_at",
 ]
 
@@ -177,11 +180,31 @@ class TrainingAnalysis:
 
     @property
     def tp_max_scaling_book(self) -> sp.Rational | None:
-        """The Scaling Book's largest TP degree, F/Y > C/W read as Y < F·β/π (MLP width F,
-        derive's one-way β for the book's W)."""
-        if self.problem.transformer is None:
+        """The Scaling Book's largest TP degree, F/Y > C/W read as Y < F·W/C (MLP width F):
+        derive's one-way β for W, or under the preset the book's own W of the TP axes
+        (Training, "Tensor Parallelism"; GPUs, "Tensor Parallelism"), whatever ``--tp`` is."""
+        p = self.problem
+        if p.transformer is None:
             return None
-        return self.problem.arch("d_ff") * self.tp_beta / self.problem.peak
+        w = self.tp_beta if p.convention != "scaling-book" else self.book_bandwidth("tp")
+        return p.arch("d_ff") * w / p.peak
+
+    def book_bandwidth(self, dim: str) -> sp.Rational:
+        """The book's W of a dim's group, V/W its all-gather's time (:func:`book_time_per_byte`;
+        a dim of degree 1: the first axis)."""
+        t, beta = next((t for t in self.comms.transfers if t.dim == dim), None), self.tp_beta
+        if t is None:  # its first axis: both ways on ICI
+            return beta * (2 if beta >= self.problem.book_ici else 1)
+        return 1 / book_time_per_byte(Exchange.ALL_GATHER, t.levels, self.problem.book_ici)
+
+    def differences(self) -> tuple[tuple[str, sp.Expr | None, sp.Expr | None], ...]:
+        """(key, this run's value, derive's own) where a preset and derive's convention differ."""
+        p = self.problem
+        other = (
+            self if p.convention == "derive" else analyse_training(replace(p, convention="derive"))
+        )
+        pairs = ((k, _value(self, k), _value(other, k)) for k in DIFFERENCES)
+        return tuple(row for row in pairs if row[1] != row[2])
 
     @property
     def tp_max_exact(self) -> int | None:
@@ -224,48 +247,70 @@ def _attention(p: TrainingProblem) -> tuple[sp.Rational, sp.Rational]:
     return attention_pairs(m, p.arch, p.seq, p.causal), m.pair_flops(p.arch, absorbed=False)
 
 
+DIFFERENCES = ("memory_per_device", "comms_bytes_total", "t_comms", "t_lower", "t_upper",
+               "critical_tokens_per_chip", "tp_max_scaling_book")  # fmt: skip
+"""The quantities :meth:`TrainingAnalysis.differences` compares."""
+
+
+def _value(a: TrainingAnalysis, key: str) -> sp.Expr | None:
+    special = {"memory_per_device": a.memory.total, "comms_bytes_total": a.comms.total}
+    return special[key] if key in special else getattr(a, key)
+
+
 def _critical(
     name: str, flops_per_token: sp.Rational, comms: Comms, p: TrainingProblem, b: sp.Rational
 ) -> Critical:
+    """The pass's balance; with ``comms.overlap`` (the book's) its binding dim's, each dim's
+    comms against the whole compute."""
     c = flops_per_token / (p.tp * p.pp * p.cp * p.peak)
-    fixed, scaling = comms.scaling(name)
-    per_token = scaling / b
-    if fixed == 0:
-        tokens: sp.Rational | None = sp.Integer(0) if per_token <= c else None
-    else:
-        tokens = fixed / (c - per_token) if per_token < c else None
-    return Critical(name, c, fixed, per_token, tokens)
+    options = []
+    for dim in DIMS if comms.overlap else (None,):
+        fixed, scaling = comms.scaling(name, dim)
+        per_token = scaling / b
+        if fixed == 0:
+            tokens: sp.Rational | None = sp.Integer(0) if per_token <= c else None
+        else:
+            tokens = fixed / (c - per_token) if per_token < c else None
+        options.append(Critical(name, c, fixed, per_token, tokens))
+    return max(options, key=lambda o: (o.tokens is None, o.tokens or 0))
+
+
+def _dp_needed(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) -> int | None:
+    """The smallest dp at which the memory per device fits, whether or not the batch splits
+    over it (tp, pp, ZeRO fixed; None when what dp does not shard already exceeds C)."""
+    assert p.capacity is not None
+    st, by_dp = p.state, {k: shrinks_with_dp(k, p) for k in ("weights", "grads", "optimizer")}
+    widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
+    parts = {"weights": memory.weights, "grads": memory.grads, "optimizer": memory.optimizer}
+    sharded = sp.Add(*(w * (params.dense + params.experts * p.ep) / p.cp
+                       for k, w in widths.items() if by_dp[k]))  # fmt: skip
+    room = p.capacity - memory.activations - sp.Add(*(v for k, v in parts.items() if not by_dp[k]))
+    if room < 0 or (room == 0 and sharded != 0):
+        return None
+    return 1 if sharded == 0 else max(1, int(sp.ceiling(sharded / room)))
 
 
 def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) -> int | None:
     """The smallest dp (a multiple of ep) at which the memory per device fits, tp, pp, ZeRO fixed."""
     if p.capacity is None:
         return None
-    if p.convention == "deepspeed":  # its own sharding rules: tried dp by dp, exactly
-        capacity, terms = p.capacity, activation_terms(p)
-        return _runnable_dp(
-            p, 1, lambda dp: memory_of(replace(p, dp=dp), params, terms).total <= capacity
-        )
-    st = p.state
-    widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
-    shards = [k for k in p.zero.shards if not (p.keep_gathered and k in ("weights", "grads"))]
-    sharded = sp.Add(
-        *(
-            w * (params.dense + params.experts * p.ep) / p.cp
-            for k, w in widths.items()
-            if k in shards
-        )
+    dp = _dp_needed(p, params, memory)
+    return None if dp is None else _runnable_dp(p, -(-dp // p.ep) * p.ep)
+
+
+def no_dp_reason(a: TrainingAnalysis) -> str:
+    """Why no dp fits at the run's ZeRO stage (``smallest_dp`` is None): what dp does not shard
+    already exceeds C, or the dp the memory needs is more than any the batch splits over."""
+    p = a.problem
+    dp = _dp_needed(p, a.params, a.memory)
+    if dp is None:
+        return "what it does not shard already exceeds C"
+    per_step = int(p.batch_tokens // (p.micro_batch * p.seq))
+    rule = f" (a multiple of ep = {p.ep}, pp = {p.pp} or more per rank)" if p.ep * p.pp > 1 else ""
+    return (
+        f"the memory needs dp ≥ {dp}, and no dp from {dp} up{rule} divides the step's "
+        f"{per_step} micro-batches"
     )
-    fixed = memory.activations + sp.Add(
-        *(w * params.total for k, w in widths.items() if k not in shards)
-    )
-    room = p.capacity - fixed
-    if sharded == 0:
-        return 1 if room >= 0 else None
-    if room <= 0:
-        return None
-    dp = max(1, int(sp.ceiling(sharded / room)))
-    return _runnable_dp(p, -(-dp // p.ep) * p.ep)
 
 
 def _runnable_dp(

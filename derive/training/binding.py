@@ -58,16 +58,17 @@ CONVENTIONS: dict[str, str] = {
     "sequence parallelism)",
     "deepspeed": "DeepSpeed (estimate_zero2_model_states_mem_needs, "
     "estimate_zero3_model_states_mem_needs, without offload): the deepspeed state (2 + 2 + "
-    "16 B/param); ZeRO-1 and 2 keep the bf16 weights and gradients whole (4P + 16P/N), ZeRO-3 "
-    "holds 18P/N and the largest layer's bf16 weights and gradients gathered (4 bytes each)",
+    "16 B/param); ZeRO-2 keeps the bf16 weights whole (2P + 18P/N), ZeRO-3 holds 18P/N and "
+    "the largest layer's bf16 weights and gradients gathered (4 bytes each)",
     "scaling-book": "the Scaling Book (Austin et al., How to Scale Your Model, "
-    "jax-ml.github.io/scaling-book/training): collectives timed without the ring factor, an "
-    "all-gather or a reduce-scatter of V bytes V/W and an all-reduce 2V/W, W the "
-    "bidirectional bandwidth (2 x the one-way link) summed over the axes a group spans "
-    "(n_axes x W); DP and FSDP gradient traffic in the backward pass (FSDP also gathers in the "
-    "forward), so the critical batch per chip is C/W; derive's state; the book's activation "
-    "count: about 20 nodes of B·T·d per layer in bf16 without remat, 7 keeping the big "
-    "matmuls' outputs (selective), the layer input with block remat (full)",
+    "jax-ml.github.io/scaling-book: Training, GPUs): collectives without the ring factor, an "
+    "all-gather or a reduce-scatter V/W, an all-reduce 2V/W, W bidirectional and added over a "
+    "TPU's ICI axes, one way over NVLink, NICs and DCN, the slowest network setting the time; "
+    "FSDP gathering once a step, TP its MLP's all-gather and reduce-scatter, a pass's dims "
+    "overlapping (the critical batch per chip C/W, the TP limit F·W/C); the book's state, bf16 "
+    "weights and fp32 Adam m and v (2 + 8 = 10 bytes per parameter, gradients not counted); its "
+    "activation count: about 20 nodes of B·T·d per layer in bf16 without remat, 7 keeping the "
+    "big matmuls' outputs (selective), the layer input with block remat (full)",
 }
 """The conventions ``--convention`` names, each with its source."""
 
@@ -175,6 +176,13 @@ class TrainingProblem:
         if self.checkpoint_tensors is not None:
             return f"tensors={self.checkpoint_tensors}"
         return self.recompute.value
+
+    @property
+    def book_ici(self) -> sp.Expr:
+        """The Scaling Book's ICI: on a TPU (its link ICI) the axes at least β_link fast, whose
+        W it takes both ways; ∞ elsewhere (GPUs: NVLink and NICs one way, as its GPU chapter)."""
+        chip = self.model.problem.chip
+        return self.link if chip is not None and chip.link_name == "ICI" else sp.oo
 
     @property
     def uneven(self) -> bool:

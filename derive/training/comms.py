@@ -18,16 +18,18 @@ over the dim's group on the mesh (:mod:`derive.training.mesh`; without ``--mesh`
 - The DP group is dp · cp devices (context-parallel ranks hold the same weights) for dense
   weights, dp/ep · cp for expert weights.
 - TP (Megatron): two all-reduces of the activations (2·S/cp·b·d bytes) per layer and micro-batch
-  in the forward pass, two in the backward pass, and two more there with full recomputation.
+  in the forward pass, two in the backward pass.
 - CP (ring attention): each layer's forward passes its K and V blocks (2·2·S/cp·b·h_kv·d_h/tp
   bytes) around the ring, cp − 1 sends; the backward pass sends K, V and their gradients (twice
-  that); full recomputation adds a forward's. Each ring step waits for its slowest hop.
+  that). Each ring step waits for its slowest hop.
 - PP: each micro-batch's activations (1/tp per TP rank) go to the next stage in the forward
   pass and their gradients back in the backward pass, v times with v virtual stages; a middle
   stage sends both (with pp = 2 the first stage only the forward, shown). The slowest boundary
   (the outermost axis the pipeline spans) sets the pace.
 - EP: a MoE layer's dispatch and combine all-to-alls of the k routed copies of each token
   (2·k·S/cp·b·d/tp bytes per TP rank), twice forward and twice backward.
+- Recomputation: the backward pass repeats the forward's per-layer exchanges of what it runs
+  again (:data:`RERUN`, :func:`layer_calls`): full, TP's, CP's and EP's; selective, CP's.
 
 With M micro-batches and L/pp layers per stage (the heaviest stage's), the per-layer terms are
 counted M·L/pp times.
@@ -47,6 +49,7 @@ from derive.training.mesh import (
     Exchange,
     Level,
     Placement,
+    book_latency,
     book_time_per_byte,
     bytes_per_byte,
     calls_latency,
@@ -56,7 +59,7 @@ from derive.training.mesh import (
     time_per_byte,
 )
 
-__all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of"]
+__all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of", "layer_calls"]
 
 COMM_BYTES = sp.Integer(2)  # bf16 weights, gradients and activations on the wire
 DIMS = ("dp", "tp", "pp", "ep", "cp")
@@ -95,13 +98,13 @@ class Transfer:
     per_micro_batch: bool
     levels: tuple[Level, ...]
     what: str
-    book: bool = False  # timed as the Scaling Book times it (--convention scaling-book)
+    book: sp.Expr | None = None  # --convention scaling-book: its ICI (TrainingProblem.book_ici)
 
     @property
     def seconds_per_byte(self) -> sp.Rational:
         """Seconds per byte of V: derive's ring formula level by level, or the book's V/W."""
-        if self.book:
-            return book_time_per_byte(self.exchange, self.levels)
+        if self.book is not None:
+            return book_time_per_byte(self.exchange, self.levels, self.book)
         return time_per_byte(self.exchange, self.levels)
 
     @property
@@ -117,14 +120,17 @@ class Transfer:
     @property
     def latency(self) -> sp.Rational:
         """Seconds of latency: the calls times each call's hops over each level."""
+        if self.book is not None:
+            return self.calls * book_latency(self.exchange, self.levels, self.book)
         return self.calls * calls_latency(self.exchange, self.levels)
 
     @cached_property  # read by every sum over the transfers (frozen: computed once)
     def time(self) -> sp.Rational:
-        """Seconds: each level's bytes over its axis's bandwidth, plus each call's latency."""
-        return self.size * self.seconds_per_byte + self.calls * calls_latency(
-            self.exchange, self.levels
-        )
+        """Seconds: each level's bytes over its axis's bandwidth, plus each call's latency; the
+        book's the longer of the two (Inference, "Appendix C": max(T_min·X/2, B/W))."""
+        if self.book is not None:
+            return sp.Max(self.latency, self.size * self.seconds_per_byte)
+        return self.size * self.seconds_per_byte + self.latency
 
 
 @dataclass(frozen=True)
@@ -138,8 +144,9 @@ class Comms:
     activation_bytes: sp.Rational  # 2·S/cp·b·d: one micro-batch's activations at one layer boundary
     layer_visits: sp.Rational  # M · L/pp: layer passes of one device per pass
     tp_forward_count: int  # all-reduces per layer in the forward pass (2)
-    tp_backward_count: int  # 2, or 4 with full recomputation
+    tp_backward_count: int  # 2, or 4 with full recomputation (:func:`layer_calls`)
     transfers: tuple[Transfer, ...] = ()
+    overlap: bool = False  # the Scaling Book's: a pass's dims overlap, the slowest sets its time
 
     def of(self, parallelism: str) -> sp.Rational:
         """Bytes of the step for ``dp``, ``tp``, ``pp``, ``ep`` or ``cp``."""
@@ -151,7 +158,12 @@ class Comms:
         return self.forward.total + self.backward.total
 
     def seconds(self, pass_name: str | None = None, dim: str | None = None) -> sp.Rational:
-        """Time of the transfers of a pass and/or a dim (all of them by default)."""
+        """Time of the transfers of a pass and/or a dim (all of them by default); with
+        ``overlap`` each pass's is its slowest dim's (Training, "Combining FSDP and Tensor
+        Parallelism": T_comms = max(T_FSDP, T_TP))."""
+        if self.overlap and dim is None:
+            names = ("forward", "backward") if pass_name is None else (pass_name,)
+            return sp.Add(*(sp.Max(*(self.seconds(n, d) for d in DIMS)) for n in names))
         return sp.Add(
             *(
                 t.time
@@ -169,12 +181,11 @@ class Comms:
         t = next(t for t in self.transfers if t.dim == parallelism)
         return bytes_per_byte(t.exchange, t.levels) / t.seconds_per_byte
 
-    def scaling(self, pass_name: str) -> tuple[sp.Rational, sp.Rational]:
-        """(seconds once per step, seconds that grow with the batch) of a pass."""
-        fixed = sp.Add(
-            *(t.time for t in self.transfers if t.pass_name == pass_name and not t.per_micro_batch)
-        )
-        return fixed, self.seconds(pass_name) - fixed
+    def scaling(self, pass_name: str, dim: str | None = None) -> tuple[sp.Rational, sp.Rational]:
+        """(seconds once per step, seconds that grow with the batch) of a pass (and a dim)."""
+        mine = [t for t in self.transfers if t.pass_name == pass_name and dim in (None, t.dim)]
+        fixed = sp.Add(*(t.time for t in mine if not t.per_micro_batch))
+        return fixed, sp.Add(*(t.time for t in mine)) - fixed
 
 
 def _ring(group: int) -> sp.Rational:
@@ -189,11 +200,13 @@ def _dp_plan(p: TrainingProblem) -> tuple[tuple[str, Exchange, bool, str], ...]:
             ("forward", Exchange.ALL_GATHER, False, "weights, gathered once per step and kept"),
             ("backward", Exchange.REDUCE_SCATTER, False, "gradients, once per step"),
         )
-    if p.zero is ZeroStage.WEIGHTS:
+    if p.zero is ZeroStage.WEIGHTS:  # the book's B is one batch a chip: once (Training, FSDP)
+        each = p.convention != "scaling-book"
+        w = "every micro-batch's" if each else "the step's"
         return (
-            ("forward", Exchange.ALL_GATHER, True, "weights, every micro-batch's forward"),
-            ("backward", Exchange.ALL_GATHER, True, "weights, every micro-batch's backward"),
-            ("backward", Exchange.REDUCE_SCATTER, True, "gradients, every micro-batch"),
+            ("forward", Exchange.ALL_GATHER, each, f"weights, {w} forward"),
+            ("backward", Exchange.ALL_GATHER, each, f"weights, {w} backward"),
+            ("backward", Exchange.REDUCE_SCATTER, each, f"gradients, {w[:-2]}"),
         )
     if p.zero is ZeroStage.GRADIENTS:
         return (
@@ -238,48 +251,47 @@ def _kv_block(p: TrainingProblem) -> sp.Rational:
     return 2 * COMM_BYTES * p.seq / p.cp * p.micro_batch * kv * p.arch("head_dim") / p.tp
 
 
+PER_LAYER = {"tp": (2, 2), "cp": (1, 2), "ep": (2, 2)}
+"""Exchanges per layer and micro-batch of the dims whose traffic is the layer's own: (forward,
+backward). TP two all-reduces each way; CP's ring once forward, K, V and their gradients
+backward; EP a dispatch and a combine each way."""
+
+RERUN = {Recompute.FULL: ("tp", "cp", "ep"), Recompute.SELECTIVE: ("cp",), Recompute.NONE: ()}
+"""The dims whose forward exchanges a recomputation sends again in the backward pass: what it
+runs again (full: the whole layer; selective: the attention core, whose only traffic is CP's
+K and V ring)."""
+
+
+def layer_calls(p: TrainingProblem, dim: str) -> tuple[int, int]:
+    """A dim's (forward, backward) exchanges per layer and micro-batch: the backward's own,
+    plus the forward's again when the recomputation runs it again (one rule for every dim)."""
+    fwd, bwd = PER_LAYER[dim]
+    if dim == "tp" and p.convention == "scaling-book":  # its MLP block: an all-gather and a
+        fwd, bwd = 1, 1  # reduce-scatter each way, 2·V/W (Training, "Tensor Parallelism")
+    return fwd, bwd + (fwd if dim in RERUN[p.recompute] else 0)
+
+
 def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
     """The bytes one device sends in a step, forward and backward, per parallelism."""
     placement = _placement(p)
-    d = p.arch("d_model")
-    act = COMM_BYTES * p.seq / p.cp * p.micro_batch * d
+    act = COMM_BYTES * p.seq / p.cp * p.micro_batch * p.arch("d_model")
     visits = p.microbatches * params.layers
     tp_frac = CollectiveKind.ALL_REDUCE.fraction(p.tp) if p.tp > 1 else sp.Integer(0)
-    full = p.recompute is Recompute.FULL
-    tp_fwd, tp_bwd = 2, 2 + (2 if full else 0)
     transfers = _dp_transfers(p, params)
-    tp_levels = placement.levels("tp")
-    if tp_levels:
-        for name, count in (("forward", tp_fwd), ("backward", tp_bwd)):
-            calls = count * visits
-            transfers.append(
-                Transfer(
-                    "tp",
-                    name,
-                    Exchange.ALL_REDUCE,
-                    calls * act,
-                    calls,
-                    True,
-                    tp_levels,
-                    "activations, per layer",
-                )
-            )
-    cp_levels = placement.levels("cp")
-    if cp_levels and p.transformer is not None:
-        steps = (p.cp - 1) * visits
-        for name, times in (("forward", 1), ("backward", 2 + (1 if full else 0))):
-            transfers.append(
-                Transfer(
-                    "cp",
-                    name,
-                    Exchange.SEND,
-                    times * steps * _kv_block(p),
-                    times * steps,
-                    True,
-                    cp_levels,
-                    "K and V blocks around the ring, per layer",
-                )
-            )
+    layered = (
+        ("tp", True, Exchange.ALL_REDUCE, 1, act, "activations, per layer"),
+        ("cp", p.transformer is not None, Exchange.SEND, p.cp - 1, _kv_block(p),
+         "K and V blocks around the ring, per layer"),
+        ("ep", p.is_moe, Exchange.ALL_TO_ALL, 1, p.arch("top_k") * act / p.tp,
+         "dispatch and combine of the routed tokens"),
+    )  # fmt: skip
+    for dim, counted, exchange, steps, size, what in layered:
+        levels = placement.levels(dim)
+        if not (levels and counted):
+            continue
+        for name, count in zip(("forward", "backward"), layer_calls(p, dim), strict=True):
+            calls = count * steps * visits
+            transfers.append(Transfer(dim, name, exchange, calls * size, calls, True, levels, what))
     pp_levels = placement.levels("pp")
     if pp_levels:
         sends = p.microbatches * p.virtual_stages
@@ -298,25 +310,10 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
                         "a micro-batch's activations to the next stage",
                     )
                 )
-    ep_levels = placement.levels("ep")
-    if ep_levels and p.is_moe:
-        ep_size = p.arch("top_k") * act / p.tp
-        for name in ("forward", "backward"):
-            transfers.append(
-                Transfer(
-                    "ep",
-                    name,
-                    Exchange.ALL_TO_ALL,
-                    2 * visits * ep_size,
-                    2 * visits,
-                    True,
-                    ep_levels,
-                    "dispatch and combine of the routed tokens",
-                )
-            )
 
-    if p.convention == "scaling-book":  # the book's V/W over the bidirectional, summed axes
-        transfers = [replace(t, book=True) for t in transfers]
+    book = p.convention == "scaling-book"
+    if book:  # the book's V/W over its networks (mesh.book_time_per_byte)
+        transfers = [replace(t, book=p.book_ici) for t in transfers]
 
     def pass_bytes(name: str) -> Pass:
         per = {dim: sp.Integer(0) for dim in DIMS}
@@ -332,7 +329,8 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
         tp_fraction=tp_frac,
         activation_bytes=act,
         layer_visits=visits,
-        tp_forward_count=tp_fwd,
-        tp_backward_count=tp_bwd,
+        tp_forward_count=layer_calls(p, "tp")[0],
+        tp_backward_count=layer_calls(p, "tp")[1],
         transfers=tuple(transfers),
+        overlap=book,
     )

@@ -290,18 +290,23 @@ class Memory:
         return self.weights + self.grads + self.optimizer + self.activations
 
 
+def shrinks_with_dp(part: str, p: TrainingProblem) -> bool:
+    """Whether a state part is sharded over the DP group, so that a larger dp holds less of it:
+    the ZeRO stage shards it, and neither ZeRO-3's kept gathered weights and gradients nor
+    DeepSpeed's ZeRO-3 gradients (one gathered layer's) hold it whole."""
+    if part not in p.zero.shards or (p.keep_gathered and part in ("weights", "grads")):
+        return False
+    return not (p.convention == "deepspeed" and part == "grads" and p.zero == 3)
+
+
 def _sharded(part: str, p: TrainingProblem, params: ParamsPerDevice) -> sp.Rational:
     """Parameters' worth of one state part on a device: the sharded part over its DP group
-    (dp · cp; dp/ep · cp for expert weights). ZeRO-3 keeping its gathered weights holds the
-    weights and the gradients whole through the step."""
-    kept = p.keep_gathered and part in ("weights", "grads")
-    if p.convention == "deepspeed" and part != "optimizer" and p.zero < 3:
-        kept = True  # DeepSpeed's ZeRO-2 estimate keeps the bf16 weights and gradients whole
-    if part not in p.zero.shards or kept:
-        return params.total
-    if p.convention == "deepspeed" and part == "grads":
-        return largest_layer(p) * 2  # ZeRO-3: one layer's bf16 weights and gradients (4 B)
-    return params.dense / (p.dp * p.cp) + params.experts / sp.Rational(p.dp * p.cp, p.ep)
+    (dp · cp; dp/ep · cp for expert weights), else the whole part."""
+    if shrinks_with_dp(part, p):
+        return params.dense / (p.dp * p.cp) + params.experts / sp.Rational(p.dp * p.cp, p.ep)
+    if p.convention == "deepspeed" and part == "grads" and p.zero == 3:
+        return largest_layer(p) * 2  # one layer's bf16 weights and gradients (4 B), no 2P/N
+    return params.total
 
 
 def largest_layer(p: TrainingProblem) -> sp.Expr:

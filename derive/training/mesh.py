@@ -28,6 +28,7 @@ the outermost axis per send.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -48,6 +49,7 @@ __all__ = [
     "Level",
     "Mesh",
     "Placement",
+    "book_latency",
     "book_time_per_byte",
     "bytes_per_byte",
     "calls_latency",
@@ -362,32 +364,74 @@ BOOK_FACTOR = {
     Exchange.ALL_REDUCE: sp.Integer(2),
     Exchange.ALL_GATHER: sp.Integer(1),
     Exchange.REDUCE_SCATTER: sp.Integer(1),
+    Exchange.ALL_TO_ALL: sp.Integer(1),
 }
-"""The Scaling Book's collective times in units of V/W: an all-reduce 2·V/W, an all-gather or a
-reduce-scatter V/W (no ring factor)."""
+"""The Scaling Book's collective times in units of V/W (no ring factor): Sharding, "A Deeper
+Dive into TPU Communication Primitives": an all-reduce 2·V/W, an all-gather or a
+reduce-scatter V/W; an all-to-all of a device's V a quarter of the all-gather of the whole
+array on a bidirectional ring (N·V/(4W), the ND form max(A, B, …)·V/(4·W)); over a switch
+(GPUs, "Intra-node collectives") V/W."""
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def book_time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
+def book_time_per_byte(
+    kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr = sp.oo
+) -> sp.Rational:
     """Seconds per byte of V as the Scaling Book times a collective (``--convention scaling-book``).
 
-    Austin et al., "How to Scale Your Model", Sharding and Training chapters: an all-gather or a
-    reduce-scatter of V bytes takes V/W, an all-reduce 2·V/W, with W the *bidirectional* ICI
-    bandwidth (2 × the one-way link) and, over several axes, the sum over them (n_axes · W when
-    the axes are alike); no (X−1)/X ring factor. All-to-alls and point-to-point sends keep
-    derive's formulas (the training chapter does not time them).
+    The networks a group spans: its ICI levels (axes at least ``ici`` fast, a TPU's own links)
+    are one, W the sum of 2·β over them (Training, "Data Parallelism": W = 2 · 9e10, and "we 3x
+    our bandwidth" over three axes); every other level (DCN, NVLink, a NIC) is its own, one way
+    (GPUs, "Rooflines for LLM Scaling on GPUs": W_collective, a GPU's or a node's egress), and
+    carries the 1/(devices inside it) of V the inner reduction leaves (Training, "Scaling Across
+    Pods": 2·2·2·DF/(M·W_dcn)). On each, :data:`BOOK_FACTOR` · share · V / W, an all-to-all on
+    ICI max(g)·V/(4·2β), elsewhere the share of V leaving through the level; the networks
+    run at once and the slowest sets the time (Training, "Combining FSDP and Tensor
+    Parallelism": comms on different axes overlap). A send keeps derive's V/β.
 
-    >>> x = Axis("x", 4, sp.Integer(9), "9")
-    >>> book_time_per_byte(Exchange.ALL_REDUCE, (Level(x, 4),))  # 2/(2·9)
+    >>> x, y = Axis("x", 4, sp.Integer(9), "9"), Axis("y", 4, sp.Integer(9), "9")
+    >>> book_time_per_byte(Exchange.ALL_REDUCE, (Level(x, 4),), sp.Integer(9))  # 2/(2·9)
     1/9
-    >>> y = Axis("y", 4, sp.Integer(9), "9")
-    >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(y, 4)))  # 1/(2·9 + 2·9)
+    >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(y, 4)), sp.Integer(9))
     1/36
+    >>> pod = Axis("pod", 2, sp.Integer(1), "1")  # DCN: 1/4 of V at β = 1 binds
+    >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(pod, 2)), sp.Integer(9))
+    1/4
     """
-    factor = BOOK_FACTOR.get(kind)
-    if factor is None or not levels:
+    if kind is Exchange.SEND or not levels:
         return time_per_byte(kind, levels)
-    return factor / sp.Add(*(2 * level.axis.bandwidth for level in levels))
+    fast = [lv for lv in levels if lv.axis.bandwidth >= ici]
+    factor, times = BOOK_FACTOR[kind], []
+    if fast:
+        w = sp.Add(*(2 * lv.axis.bandwidth for lv in fast))
+        if kind is Exchange.ALL_TO_ALL:
+            w = 8 * min(lv.axis.bandwidth for lv in fast) / max(lv.size for lv in fast)
+        times.append(factor / w)
+    total = math.prod(lv.size for lv in levels)
+    for i, lv in enumerate(levels):  # the share of V leaving through it, or left after the inside
+        inner = math.prod(lv.size for lv in levels[:i])
+        part = inner * lv.size - inner if kind is Exchange.ALL_TO_ALL else total // inner
+        if lv not in fast:
+            times.append(factor * sp.Rational(part, total) / lv.axis.bandwidth)
+    return sp.Max(*times)
+
+
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
+def book_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr) -> sp.Rational:
+    """Seconds of latency of one call as the Scaling Book counts hops: X/2 on its ICI axes
+    (:func:`book_time_per_byte`), a bidirectional ring's (Inference, "Appendix C: Latency bound
+    communications": T_min·X/2), X − 1 elsewhere, twice for an all-reduce; a send one hop."""
+    if kind is Exchange.SEND or not levels:
+        return levels[-1].axis.latency if levels else sp.Integer(0)
+    hops = 2 if kind is Exchange.ALL_REDUCE else 1
+    return sp.Add(
+        *(
+            hops
+            * (sp.Rational(lv.size, 2) if lv.axis.bandwidth >= ici else lv.size - 1)
+            * lv.axis.latency
+            for lv in levels
+        )
+    )
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
