@@ -47,7 +47,12 @@ ALLOWED_FROM = {
         "ZeroStage",
         "CONVENTIONS",
     },  # presets: text
-    "derive.training.comms": {"DIMS", "Transfer"},
+    "derive.training.comms": {
+        "DIMS",
+        "Transfer",
+        "RERUN",
+        "layer_calls",
+    },  # the per-layer calls: a table
     "derive.training.mesh": {"Exchange"},
     "derive.model.budget": {"Budget", "Given", "CHINCHILLA", "KAPLAN"},  # a record, its conventions
     "derive.model.costs": {"StepCost", "HOUR"},  # a record and the seconds in an hour

@@ -11,7 +11,7 @@ import sympy as sp
 from derive.catalogue import table as q
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.training.analysis import TrainingAnalysis, no_dp_reason
+from derive.training.analysis import TrainingAnalysis
 from derive.training.binding import CONVENTIONS, Recompute, ZeroStage
 
 __all__ = [
@@ -433,7 +433,7 @@ def fit_step(a: TrainingAnalysis) -> Step:
                 rich(f"The smallest dp that fits at this ZeRO stage, tp and pp: {a.smallest_dp}.")
             )
         else:
-            notes.append(rich(f"No dp fits at this ZeRO stage: {no_dp_reason(a)}."))
+            notes.append(rich(f"No dp fits at this ZeRO stage: {a.no_dp_reason}."))
         notes.append(
             rich(f"The smallest ZeRO stage that fits at dp = {p.dp}: {int(a.smallest_zero)}.")
             if a.smallest_zero is not None

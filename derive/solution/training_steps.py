@@ -16,7 +16,7 @@ import sympy as sp
 from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
-from derive.model.symbols import context, sym, tex_names
+from derive.model.symbols import tex_names
 from derive.solution.cost_steps import cost_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
@@ -32,7 +32,7 @@ from derive.solution.training_memory_steps import (
 )
 from derive.solution.training_mesh_steps import mesh_step
 from derive.solution.value_display import reading_tex, seconds_tex
-from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis, attention_pairs
+from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.comms import RERUN, layer_calls
 
@@ -252,10 +252,8 @@ def _times(a: TrainingAnalysis) -> Step:
     ]
     counted = a.attention_pairs != 0
     if counted:
-        m, names = p.transformer, tex_names()
-        assert m is not None
-        f = tex(m.pair_flops(sym, absorbed=False), names)
-        pairs = tex(attention_pairs(m, sym, context, p.causal), names)
+        names = tex_names()
+        pairs, f = (tex(rule, names) for rule in a.attention_rule)
         numbers = rf"\frac{{{tex(p.batch_tokens)}}}{{{tex(p.seq)}}} \cdot {tex(a.attention_pairs)} \cdot {tex(a.pair_flops)}"
         lines += [
             Line.of(r"n_{\text{pairs}}", pairs, tex(a.attention_pairs)),

@@ -36,8 +36,11 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from derive.catalogue import table as q
+from derive.catalogue.kinds import ProblemKind
+from derive.catalogue.reading import read_values
 from derive.errors import ProblemError
 from derive.model.costs import StepCost, step_cost
+from derive.model.symbols import context, sym
 from derive.model.transformer import Transformer
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
 from derive.training.comms import DIMS, Comms, comms_of
@@ -60,7 +63,6 @@ __all__ = [
     "analyse_training",
     "attention_pairs",
     "compare_strategies",
-    "no_dp_reason",
     "t_lower_at",
 ]
 
@@ -203,7 +205,11 @@ class TrainingAnalysis:
         other = (
             self if p.convention == "derive" else analyse_training(replace(p, convention="derive"))
         )
-        pairs = ((k, _value(self, k), _value(other, k)) for k in DIFFERENCES)
+        mine, own = (read_values(ProblemKind.TRAINING, (a,), _DIFFERENCES) for a in (self, other))
+        pairs = [
+            (r.json_path(ProblemKind.TRAINING)[-1], mine.get(r), own.get(r)) for r in _DIFFERENCES
+        ]
+        pairs.append(("tp_max_scaling_book", self.tp_max_scaling_book, other.tp_max_scaling_book))
         return tuple(row for row in pairs if row[1] != row[2])
 
     @property
@@ -215,6 +221,21 @@ class TrainingAnalysis:
             return None
         room = self.tp_layer_params * self.tp_beta / (4 * p.arch("d_model") * p.peak)
         return 1 + int(sp.floor(room))
+
+    @property
+    def attention_rule(self) -> tuple[sp.Expr, sp.Expr]:
+        """The pairs of one sequence and one pair's forward FLOPs, as formulas of the model's
+        symbols (the worked solution prints them beside the numbers)."""
+        m = self.problem.transformer
+        assert m is not None
+        return attention_pairs(m, sym, context, self.problem.causal), m.pair_flops(
+            sym, absorbed=False
+        )
+
+    @property
+    def no_dp_reason(self) -> str:
+        """Why no dp fits at the run's ZeRO stage (``smallest_dp`` is None)."""
+        return _no_dp_reason(self)
 
     @property
     def params_active(self) -> sp.Rational:
@@ -247,14 +268,9 @@ def _attention(p: TrainingProblem) -> tuple[sp.Rational, sp.Rational]:
     return attention_pairs(m, p.arch, p.seq, p.causal), m.pair_flops(p.arch, absorbed=False)
 
 
-DIFFERENCES = ("memory_per_device", "comms_bytes_total", "t_comms", "t_lower", "t_upper",
-               "critical_tokens_per_chip", "tp_max_scaling_book")  # fmt: skip
-"""The quantities :meth:`TrainingAnalysis.differences` compares."""
-
-
-def _value(a: TrainingAnalysis, key: str) -> sp.Expr | None:
-    special = {"memory_per_device": a.memory.total, "comms_bytes_total": a.comms.total}
-    return special[key] if key in special else getattr(a, key)
+_DIFFERENCES = (q.MEMORY_PER_DEVICE, q.COMMS_BYTES_PER_DEVICE, q.T_COMMS, q.T_LOWER, q.T_UPPER,
+                q.CRITICAL_TOKENS_PER_CHIP)  # fmt: skip
+"""The rows :meth:`TrainingAnalysis.differences` compares (and the book's TP limit)."""
 
 
 def _critical(
@@ -298,7 +314,7 @@ def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) ->
     return None if dp is None else _runnable_dp(p, -(-dp // p.ep) * p.ep)
 
 
-def no_dp_reason(a: TrainingAnalysis) -> str:
+def _no_dp_reason(a: TrainingAnalysis) -> str:
     """Why no dp fits at the run's ZeRO stage (``smallest_dp`` is None): what dp does not shard
     already exceeds C, or the dp the memory needs is more than any the batch splits over."""
     p = a.problem
