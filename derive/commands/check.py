@@ -309,10 +309,10 @@ def _named_by_flags(args: argparse.Namespace) -> str:
 
 
 def _an_alias(quantity: str) -> bool:
-    """Whether ``--quantity`` spells a catalogue row by one of its aliases (``I``, ``AI``)."""
+    """Whether ``--quantity`` spells a catalogue row, by its name or an alias (``I``, ``AI``)."""
     from derive.catalogue import table
 
-    return any(quantity.lower() in row.aliases for row in table.QUANTITIES)
+    return any(quantity.lower() in row.aliases or quantity == row.name for row in table.QUANTITIES)
 
 
 def _model_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:

@@ -9,15 +9,18 @@ problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, positio
 ``--hide-expected``). Rows come out in the order they came in.
 
 A file that is not such a CSV is refused before anything is written (exit 2). A row
-naming a problem the set does not have, or a quantity its problem does not have, is a row
-with the verdict ``refused`` and the reason (``line 3: problem 'q9': no such problem …``);
-an answer that cannot be read is a row with the verdict ``unreadable``; every other row is
-graded. The exit code is 0 when every row was read and graded, 1 otherwise.
+naming a problem the set does not have, or a quantity its problem does not have (with a
+"did you mean"), a row of more fields than the header (an unquoted comma in a claim), and
+an answer past ``--time-limit`` (the budget of each answer) are rows with the verdict
+``refused`` and the reason (``line 3: problem 'q9': no such problem …``); an answer that
+cannot be read is a row with the verdict ``unreadable``; every other row is graded. Each
+distinct answer is judged once, in worker processes (a progress line on stderr for long
+files). The exit code is 0 when every row was read and graded, 1 otherwise.
 
 ``--format json`` writes ``{"answers": [one record per row, refused rows included],
 "students": {who: {right, answered, asked}}}`` instead of the CSV (``right``: correct or
-correct at leading order; ``answered``: rows not refused; ``asked``: the answers the set
-asks for). The text output ends with the same per-student table (on stdout after ``-o
+correct at leading order; ``answered``: rows not refused; ``asked``: the answer boxes of
+the set's workbook). The text output ends with the same per-student table (on stdout after ``-o
 FILE``, on stderr while stdout holds the CSV).
 """
 
@@ -32,7 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, did_you_mean
 from derive.checking.api import (
     COMMS_QUANTITIES,
     QUANTITIES,
@@ -41,7 +44,6 @@ from derive.checking.api import (
 )
 from derive.errors import DeriveError, LimitError, ProblemError
 from derive.pipeline.kinds import Problem
-from derive.problem.binding import ProblemSpec
 from derive.problem.input_files import read_text_file
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ProblemSet, QuestionEntry
@@ -67,6 +69,10 @@ _MAX_CELL = 10_000
 REFUSED = "refused"
 """The verdict of a row naming a problem or a quantity the set does not have (its reason says which)."""
 _RIGHT = ("correct", "correct-leading-order")
+_TOO_MANY = "too_many_fields"
+"""The key a row with more fields than the header carries its refusal under."""
+_PROGRESS_FROM = 200
+"""Answers from which a progress line is written on stderr."""
 
 
 def _read_rows(path: str) -> list[dict[str, str]]:
@@ -92,7 +98,14 @@ def _read_rows(path: str) -> list[dict[str, str]]:
         for row in reader:
             if len(rows) >= MAX_ANSWERS:
                 raise LimitError(what, f"more than {MAX_ANSWERS} answers")
-            rows.append({c: (row.get(c) or "").strip() for c in COLUMNS})
+            fields = {c: (row.get(c) or "").strip() for c in COLUMNS}
+            extra = row.get(None)  # DictReader keeps the fields past the header under None
+            if extra:
+                fields[_TOO_MANY] = (
+                    f"{len(header) + len(extra)} fields where the header has {len(header)}: "
+                    'quote a claim that holds a comma ("2BD, F")'
+                )
+            rows.append(fields)
     except csv.Error as e:
         raise ProblemError(what, f"not a valid CSV (line {reader.line_num}: {e})") from None
     return rows
@@ -130,35 +143,10 @@ _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
 
 
 def _asked(pset: ProblemSet) -> int:
-    """How many answers the set asks for: each problem's boxed quantities and defined names."""
-    from derive.catalogue import shown_by
-    from derive.checking.api import defined_names, native_names
+    """How many answers the set asks for: the answer boxes of its workbook (and its sheet)."""
+    from derive.web.book import build_workbook
 
-    count = 0
-    for entry in pset.entries():
-        asks = getattr(entry, "ask", ()) or _default_asks(pset, entry)
-        shown = dict.fromkeys(q for a in asks for q in shown_by(entry.kind, a))
-        count += len(shown) + len(defined_names(pset, entry.id))
-    for native in pset.natives:  # a budget's or a what-if's asks, each a quantity (issue 36)
-        count += len(native.ask or native_names(native))
-    return count
-
-
-def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
-    """What a problem without ``ask`` asks: the topics of its worked solution's steps."""
-    from derive.pipeline import Derivation, derive_spec
-    from derive.pipeline.cache import registry
-
-    if entry.kind is not ProblemKind.OPERATOR:
-        return ()
-    try:
-        spec = cast(ProblemSpec, entry.spec)  # an operator problem's spec
-        d = derive_spec(spec, registry(tuple(str(p) for p in pset.operators)))
-    except DeriveError:
-        return ()
-    if d.kind is not ProblemKind.OPERATOR:  # comms-only: no steps of a roofline
-        return ()
-    return tuple(dict.fromkeys(s.topic for s in cast(Derivation, d).solution.steps))
+    return sum(len(page.asked) for page in build_workbook(pset, hints=False).pages.values())
 
 
 def _judge_row(
@@ -179,21 +167,72 @@ def _judge_row(
         )
     entry = _entry(pset, row["problem"])
     kind, known = _KNOWN[entry.kind](entry)
-    if quantity_named(entry.kind, row["quantity"]) not in known:  # an alias reads as its row
+    named = quantity_named(entry.kind, row["quantity"])  # an alias, a one-box ask: its row
+    if named not in known:
+        names = tuple(dict.fromkeys(known))
         raise ProblemError(
             f"quantity {row['quantity']!r}",
-            f"unknown quantity for the {kind} problem {entry.id!r}; "
-            f"known: {', '.join(dict.fromkeys(known))}",
+            f"unknown quantity for the {kind} problem {entry.id!r}"
+            f"{did_you_mean(row['quantity'], names)}; known: {', '.join(names)}",
         )
     return check(
         entry,
-        row["quantity"],
+        named,
         row["claim"],
         rtol=args.rtol,
         hide_expected=args.hide_expected,
         syntax=args.syntax,
         operators=operators,
     )
+
+
+def _key(row: dict[str, str]) -> tuple[str, str, str]:
+    return row["problem"], row["quantity"], row["claim"]
+
+
+def _judge_all(
+    args: argparse.Namespace,
+    pset: ProblemSet,
+    operators: tuple[str, ...],
+    answers: list[tuple[str, str, str]],
+) -> list[tuple]:
+    """Each distinct answer judged once, in forked workers, each within ``--time-limit``: an
+    answer past it is refused in its own rows and the others are graded."""
+    from derive.deadline import default_jobs, time_limit, workers
+    from derive.errors import TimeLimitError
+
+    def judge(i: int) -> tuple:
+        problem, quantity, claim = answers[i]
+        row = {"who": "", "problem": problem, "quantity": quantity, "claim": claim}
+        try:
+            result = _judge_row(args, pset, operators, row)
+        except DeriveError as e:
+            return ("refused", e.what, e.why)
+        record = _record(row, result, None)
+        return ("graded", {k: v for k, v in record.items() if k not in COLUMNS})
+
+    progress = _progress(len(answers)) if len(answers) >= _PROGRESS_FROM else None
+    seconds = time_limit(args.time_limit)
+    with workers(judge, seconds=seconds, jobs=default_jobs(), each_own=True) as pool:
+        found = pool.each(len(answers), name=lambda i: f"claim {answers[i][2]!r}", on_done=progress)
+    return [("refused", f.what, f.why) if isinstance(f, TimeLimitError) else f for f in found]
+
+
+def _progress(count: int) -> Callable[[int, int], None]:
+    """A progress line on stderr, rewritten at most every half second and at the end."""
+    import time
+
+    last = [0.0]
+
+    def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - last[0] >= 0.5:
+            last[0] = now
+            end = "\n" if done == total else ""
+            sys.stderr.write(f"\rgraded {done} of {total} distinct answers{end}")
+            sys.stderr.flush()
+
+    return show
 
 
 def _record(row: dict[str, str], result: object, refused: str | None) -> dict[str, object]:
@@ -244,12 +283,16 @@ def grade(args: argparse.Namespace) -> int:
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
+    answers = list(dict.fromkeys(_key(row) for row in rows if _TOO_MANY not in row))
+    judged = dict(zip(answers, _judge_all(args, pset, operators, answers), strict=True))
     records = []
     for n, row in enumerate(rows, 2):
-        try:
-            records.append(_record(row, _judge_row(args, pset, operators, row), None))
-        except DeriveError as e:
-            records.append(_record(row, None, f"line {n}: {e.what}: {e.why}"))
+        found = judged.get(_key(row), ("refused", _TOO_MANY, row.get(_TOO_MANY)))
+        if found[0] == "refused":
+            what = f"{found[1]}: " if found[1] != _TOO_MANY else ""
+            records.append(_record(row, None, f"line {n}: {what}{found[2]}"))
+        else:
+            records.append({**row, **cast(dict, found[1])})
     students = tally(records, _asked(pset))
     if args.format == "json":
         text = json.dumps({"answers": records, "students": students}, indent=2, ensure_ascii=False)
