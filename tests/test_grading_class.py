@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from fractions import Fraction
 
 from conftest import ROOT, run_cli
@@ -234,3 +235,30 @@ def test_a_class_of_300_rows_is_graded_whole_with_progress(tmp_path):
     assert "graded 250 of 250 distinct answers" in r.err
     right = sum(row["verdict"] == "correct" for row in rows)
     assert right == 300  # within 1 % of the parameter count
+
+
+# -- grade files are data (issue 49, item 4) ----------------------------------------------
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def test_no_cell_of_the_verdicts_is_a_formula(tmp_path):
+    hostile = ['=HYPERLINK("http://example.invalid","click")', "+1+1", "-2+3+cmd|' /C calc'!A0",
+               "@SUM(A1:A9)", "\t=1", "\r=1", "=1", "-3"]  # fmt: skip
+    answers = tmp_path / "answers.csv"
+    with answers.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["who", "problem", "quantity", "claim"])
+        for text in hostile:
+            w.writerow([text, "qwen-params", "params", text])  # a name and a claim
+            w.writerow(["ana", text, "params", "1"])  # a problem the set lacks (its reason)
+            w.writerow(["ana", "qwen-params", text, "1"])  # a quantity it lacks
+    out = tmp_path / "verdicts.csv"
+    run_cli(["check", "--problem-set", str(GRADED), "--answers", str(answers), "-o", str(out)])
+    with out.open(newline="", encoding="utf-8") as f:
+        cells = [cell for row in csv.reader(f) for cell in row]
+    risky = [c for c in cells if c.startswith(_FORMULA_START) and not _NUMBER.fullmatch(c)]
+    assert not risky, risky
+    assert '\'=HYPERLINK("http://example.invalid","click")' in cells and "'=1" in cells
+    assert "-3" in cells  # a plain number stays a number (it runs nothing)

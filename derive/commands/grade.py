@@ -6,7 +6,7 @@ given by its numbers or a whole-model problem of the set (``quantity`` then ``pa
 one row per answer is written, with the csv module, to stdout or ``-o FILE``: ``who,
 problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, position``
 (``diagnosis`` joins its sentences with `` | ``; ``expected`` is empty with
-``--hide-expected``). Rows come out in the order they came in.
+``--hide-expected``; a cell a spreadsheet would run as a formula starts with ``'``). Rows come out in the order they came in.
 
 A file that is not such a CSV is refused before anything is written (exit 2). A row
 naming a problem the set does not have, or a quantity its problem does not have (with a
@@ -30,6 +30,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -69,6 +70,7 @@ _MAX_CELL = 10_000
 REFUSED = "refused"
 """The verdict of a row naming a problem or a quantity the set does not have (its reason says which)."""
 _RIGHT = ("correct", "correct-leading-order")
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _TOO_MANY = "too_many_fields"
 """The key a row with more fields than the header carries its refusal under."""
 _PROGRESS_FROM = 200
@@ -263,6 +265,16 @@ def tally(records: list[dict[str, object]], asked: int) -> dict[str, dict[str, i
     return students
 
 
+def _cell(value: object) -> str:
+    """A cell written as data: text a spreadsheet would take for a formula (a first ``=``,
+    ``+``, ``-``, ``@``, tab or carriage return) gets a leading ``'``, OWASP's rule; a plain
+    number (``-3``, ``-1.5e-3``) is left a number (it runs nothing)."""
+    text = "" if value is None else str(value)
+    if text.startswith(("=", "+", "-", "@", "\t", "\r")) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def _table(students: dict[str, dict[str, int]]) -> str:
     """The per-student tally as an aligned text table."""
     head = ("who", "right", "answered", "asked")
@@ -302,7 +314,7 @@ def grade(args: argparse.Namespace) -> int:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(OUTPUT_COLUMNS)
         for rec in records:
-            writer.writerow(["" if rec[c] is None else rec[c] for c in OUTPUT_COLUMNS])
+            writer.writerow([_cell(rec[c]) for c in OUTPUT_COLUMNS])
         text = out.getvalue()
     if args.output is not None:
         from derive.commands.atomic_file import write_atomic
