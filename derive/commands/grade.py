@@ -30,6 +30,7 @@ import argparse
 import csv
 import io
 import json
+import operator
 import re
 import sys
 from collections.abc import Callable
@@ -71,6 +72,8 @@ REFUSED = "refused"
 """The verdict of a row naming a problem or a quantity the set does not have (its reason says which)."""
 _RIGHT = ("correct", "correct-leading-order")
 _PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_KEY = operator.itemgetter("problem", "quantity", "claim")
+"""A row's answer: identical answers are judged once."""
 _TOO_MANY = "too_many_fields"
 """The key a row with more fields than the header carries its refusal under."""
 _PROGRESS_FROM = 200
@@ -188,10 +191,6 @@ def _judge_row(
     )
 
 
-def _key(row: dict[str, str]) -> tuple[str, str, str]:
-    return row["problem"], row["quantity"], row["claim"]
-
-
 def _judge_all(
     args: argparse.Namespace,
     pset: ProblemSet,
@@ -213,28 +212,20 @@ def _judge_all(
         record = _record(row, result, None)
         return ("graded", {k: v for k, v in record.items() if k not in COLUMNS})
 
-    progress = _progress(len(answers)) if len(answers) >= _PROGRESS_FROM else None
+    progress = _progress if len(answers) >= _PROGRESS_FROM else None
     seconds = time_limit(args.time_limit)
     with workers(judge, seconds=seconds, jobs=default_jobs(), each_own=True) as pool:
         found = pool.each(len(answers), name=lambda i: f"claim {answers[i][2]!r}", on_done=progress)
     return [("refused", f.what, f.why) if isinstance(f, TimeLimitError) else f for f in found]
 
 
-def _progress(count: int) -> Callable[[int, int], None]:
-    """A progress line on stderr, rewritten at most every half second and at the end."""
-    import time
-
-    last = [0.0]
-
-    def show(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done == total or now - last[0] >= 0.5:
-            last[0] = now
-            end = "\n" if done == total else ""
-            sys.stderr.write(f"\rgraded {done} of {total} distinct answers{end}")
-            sys.stderr.flush()
-
-    return show
+def _progress(done: int, total: int) -> None:
+    """A progress line on stderr, rewritten every 100 answers and at the end."""
+    if done == total or done % 100 == 0:
+        sys.stderr.write(
+            f"\rgraded {done} of {total} distinct answers{'' if done < total else chr(10)}"
+        )
+        sys.stderr.flush()
 
 
 def _record(row: dict[str, str], result: object, refused: str | None) -> dict[str, object]:
@@ -295,11 +286,11 @@ def grade(args: argparse.Namespace) -> int:
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
-    answers = list(dict.fromkeys(_key(row) for row in rows if _TOO_MANY not in row))
+    answers = list(dict.fromkeys(_KEY(row) for row in rows if _TOO_MANY not in row))
     judged = dict(zip(answers, _judge_all(args, pset, operators, answers), strict=True))
     records = []
     for n, row in enumerate(rows, 2):
-        found = judged.get(_key(row), ("refused", _TOO_MANY, row.get(_TOO_MANY)))
+        found = judged.get(_KEY(row), ("refused", _TOO_MANY, row.get(_TOO_MANY)))
         if found[0] == "refused":
             what = f"{found[1]}: " if found[1] != _TOO_MANY else ""
             records.append(_record(row, None, f"line {n}: {what}{found[2]}"))

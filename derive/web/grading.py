@@ -199,13 +199,8 @@ class Grader:
     def _read_by_check(self, problem: str, quantity: str | None, answer: str) -> Reading:
         """What the check reads (a defined quantity's, a budget's or a what-if's answer is
         read only as it is judged: the verdict stays hidden, the reading is the check's)."""
-        entry = self.problems.get(problem)
-        if quantity is None and entry is not None and entry.kind is not ProblemKind.QUESTIONS:
-            from derive.checking.api import native_names
-
-            quantity = next(iter(native_names(entry)), None)
         if quantity is None:
-            return Reading(False, reason="no quantity to read this answer as")
+            return Reading(False, reason="name the quantity: the answer is read as its box's")
         hidden = Grader(self.problems, self.operators, True, self.rtol, self.problem_set)
         try:
             result = hidden.check(problem, quantity, answer)
@@ -392,11 +387,6 @@ def _model_unit(a: ModelAnalysis, quantity: str) -> str:
         return ""
 
 
-def _read_native(grader: Grader, entry: NativeEntry, answer: str, quantity: str | None) -> Reading:
-    """A budget's or a what-if's answer, read as its check reads it (a number with its unit)."""
-    return grader._read_by_check(entry.id, quantity, answer)
-
-
 def _native_result(grader: Grader, result: ApiCheckResult) -> CheckResult:
     """A budget's or a what-if's verdict (read as a defined quantity's: no LaTeX echo)."""
     return CheckResult(
@@ -420,8 +410,10 @@ _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.MODEL: Grader._read_model,
     ProblemKind.SERVING: Grader._read_model,
     ProblemKind.TRAINING: Grader._read_model,
-    ProblemKind.BUDGET: _read_native,
-    ProblemKind.WHAT_IF: _read_native,
+    ProblemKind.BUDGET: lambda grader, entry, answer, q: grader._read_by_check(entry.id, q, answer),
+    ProblemKind.WHAT_IF: lambda grader, entry, answer, q: grader._read_by_check(
+        entry.id, q, answer
+    ),
     ProblemKind.COMMS: _read_comms,
     ProblemKind.DECODE_CROSSOVER: Grader._read_model,
     ProblemKind.QUESTIONS: _not_graded_here,
