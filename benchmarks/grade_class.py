@@ -6,7 +6,8 @@ most ``derive check --answers`` takes), graded by a cold ``derive check`` in one
 The answers are to ``tests/sets/graded.toml`` (its nine answer boxes), typed the way a class
 types them: most right, rounded to 3–5 significant figures, plain, in scientific notation,
 with a unit or as LaTeX in ``$…$``; some with a named slip (×2, ×½, ×1000, GB for GiB); some
-a wrong number near the answer. Prints the rows, the distinct answers among them (each is
+a wrong number near the answer (``--distinct``: every answer a number no other row has, the
+worst case, nothing judged once for many). Prints the rows, the distinct answers among them (each is
 judged once), the wall time of the command, answers per second and the verdicts' counts.
 """
 
@@ -63,7 +64,7 @@ def _typed(value: Fraction, unit: str, rng: random.Random) -> str:
     return number
 
 
-def _answers(rows: int, seed: int) -> list[tuple[str, str, str, str]]:
+def _answers(rows: int, seed: int, distinct: bool = False) -> list[tuple[str, str, str, str]]:
     rng = random.Random(seed)
     boxes = _boxes()
     out = []
@@ -76,7 +77,10 @@ def _answers(rows: int, seed: int) -> list[tuple[str, str, str, str]]:
                 value = value * rng.choice(SLIPS)
             elif roll < 0.4:
                 value = value * Fraction(rng.randint(50, 150), 100)
-            out.append((f"s{student:05d}", pid, quantity, _typed(value, unit, rng)))
+            claim = _typed(value, unit, rng)
+            if distinct:  # every answer its own: a digit string no other row has
+                claim = f"{float(value) * (1 + len(out) * 1e-9):.12g}"
+            out.append((f"s{student:05d}", pid, quantity, claim))
             if len(out) == rows:
                 break
     return out
@@ -87,8 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rows", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--keep", help="write the answers file here (else a temporary file)")
+    p.add_argument("--distinct", action="store_true", help="every answer distinct (worst case)")
     args = p.parse_args(argv)
-    answers = _answers(args.rows, args.seed)
+    answers = _answers(args.rows, args.seed, args.distinct)
     with tempfile.TemporaryDirectory() as d:
         path = Path(args.keep or Path(d) / "answers.csv")
         with path.open("w", newline="", encoding="utf-8") as f:

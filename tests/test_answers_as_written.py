@@ -17,9 +17,14 @@ from functools import cache
 
 import pytest
 from conftest import ROOT, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import derive
+from derive.formula import parse_formula
+from derive.formula.answer import read_answer
 from derive.problem.sets.problem_set import load_problem_set
+from derive.questions.read import read_formula
 from derive.web.grading import UNREADABLE
 from derive.web.pool import grader_of
 
@@ -272,3 +277,45 @@ def test_an_infinite_value_is_read(tmp_path, claim):
     assert json.loads(r.out)["verdict"] == "correct", r
     r = run_cli([*argv, "--claim", "1e30", "--format", "json"])
     assert json.loads(r.out)["verdict"] == "incorrect", r
+
+
+# -- the two readers of a number agree on every spelling ----------------------------------
+
+_WRAPS = ("{}", "${}$", "$${}$$", "\\({}\\)", "\\[{}\\]")
+
+
+def _claim_reader(text: str):
+    answer = read_answer(text, lambda t, what: (parse_formula(t, {}, "auto", what).expr, "plain"))
+    return answer.expr * (answer.unit.factor if answer.unit is not None else 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    whole=st.integers(0, 10**12),
+    frac=st.one_of(st.none(), st.integers(0, 999)),
+    grouped=st.booleans(),
+    unit=st.sampled_from(["", " ms", " s", " GB", " µs"]),
+    wrap=st.sampled_from(_WRAPS),
+)
+def test_claims_and_formulas_read_a_number_alike(whole, frac, grouped, unit, wrap):
+    number = f"{whole:,}" if grouped else str(whole)
+    decimal = Fraction(whole) + (Fraction(frac, 1000) if frac is not None else 0)
+    if frac is not None:
+        number += f".{frac:03d}"
+    written = wrap.format(number + unit)
+    value = read_formula(written, {}).value
+    assert _claim_reader(written) == value
+    scale = {"": 1, " ms": Fraction(1, 1000), " s": 1, " GB": 10**9, " µs": Fraction(1, 10**6)}
+    assert value == decimal * scale[unit]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    cents=st.integers(0, 10**6),
+    places=st.integers(0, 3),
+    sign=st.sampled_from(["cents", "¢", " ¢", " cent"]),
+)
+def test_cents_are_dollars_with_the_point_moved(cents, places, sign):
+    number = str(Fraction(cents, 10**places)) if places == 0 else f"{cents / 10**places:.{places}f}"
+    exact = Fraction(number) / 100
+    assert read_formula(f"{number}{' ' if sign[0] not in ' ¢' else ''}{sign}", {}).value == exact
