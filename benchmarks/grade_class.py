@@ -8,7 +8,8 @@ types them: most right, rounded to 3–5 significant figures, plain, in scientif
 with a unit or as LaTeX in ``$…$``; some with a named slip (×2, ×½, ×1000, GB for GiB); some
 a wrong number near the answer (``--distinct``: every answer a number no other row has, the
 worst case, nothing judged once for many). Prints the rows, the distinct answers among them (each is
-judged once), the wall time of the command, answers per second and the verdicts' counts.
+judged once), the wall time of the command, answers per second, the CPU time of the
+command and its workers (the steadier figure on a shared machine) and the verdicts' counts.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import collections
 import csv
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SET = ROOT / "tests" / "sets" / "graded.toml"
 SLIPS = (Fraction(2), Fraction(1, 2), Fraction(1000), Fraction(2**30, 10**9))
+
+
+def _cpu() -> float:
+    """User and system seconds of the finished child processes (and their workers)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _boxes() -> list[tuple[str, str, Fraction, str]]:
@@ -104,14 +112,14 @@ def main(argv: list[str] | None = None) -> int:
         command = [sys.executable, "-m", "derive", "check", "--problem-set", str(SET)]
         command += ["--answers", str(path), "-o", str(out), "--time-limit", "20"]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu()
         done = subprocess.run(command, env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, _cpu() - cpu
         with out.open(encoding="utf-8") as f:
             verdicts = collections.Counter(row["verdict"] for row in csv.DictReader(f))
     distinct = len({a[1:] for a in answers})
     print(f"rows {len(answers)}, distinct answers {distinct}, exit {done.returncode}")
-    print(f"wall {wall:.1f} s, {len(answers) / wall:.0f} answers/s")
+    print(f"wall {wall:.1f} s, {len(answers) / wall:.0f} answers/s; CPU {cpu:.1f} s (all workers)")
     print("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
     return 0
 

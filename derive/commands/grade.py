@@ -287,6 +287,7 @@ def grade(args: argparse.Namespace) -> int:
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
     answers = list(dict.fromkeys(_KEY(row) for row in rows if _TOO_MANY not in row))
+    asked = _asked(pset)  # the workbook derives every problem: the workers fork warm
     judged = dict(zip(answers, _judge_all(args, pset, operators, answers), strict=True))
     records = []
     for n, row in enumerate(rows, 2):
@@ -296,7 +297,7 @@ def grade(args: argparse.Namespace) -> int:
             records.append(_record(row, None, f"line {n}: {what}{found[2]}"))
         else:
             records.append({**row, **cast(dict, found[1])})
-    students = tally(records, _asked(pset))
+    students = tally(records, asked)
     if args.format == "json":
         text = json.dumps({"answers": records, "students": students}, indent=2, ensure_ascii=False)
         text += "\n"
