@@ -121,6 +121,7 @@ def _written() -> list[tuple[str, str, str]]:
         ("qwen-cost", "cost_per_million_tokens", f"{float(cost) * 100:.3f} cents"),
         ("qwen-cost", "cost_per_million_tokens", f"{float(cost) * 100:.3f}\u00a2"),
         ("qwen-cost", "cost_per_million_tokens", f"US${float(cost):.4f}"),
+        ("qwen-cost", "cost_per_million_tokens", f"${float(cost) * 100:.3f}\\text{{ cents}}$"),
         ("qwen-cost", "cost_per_million_tokens", f"{float(cost):.4f} USD"),
         ("train-8b", "memory_per_device", f"{_grouped(memory)} bytes"),
     ]

@@ -46,7 +46,10 @@ _DELIMITED = re.compile(
     re.S,
 )
 _RATIO = re.compile(rf"\s*({_NUMBER})\s*(?:x|\u00d7|\\times)\s*")
-_CENTS = re.compile(rf"(?<![A-Za-z0-9_.])({_NUMBER})\s*(?:cents?(?![A-Za-z])|\u00a2)")
+_CENT = r"(?:cents?(?![A-Za-z])|\u00a2)"
+_CENTS = re.compile(
+    rf"(?<![A-Za-z0-9_.])({_NUMBER})\s*(?:\\(?:text|mathrm)\{{\s*{_CENT}\s*\}}|{_CENT})"
+)
 _THOUSANDS = re.compile(r"(?<![0-9.,])[0-9]{1,3}(?:,[0-9]{3})+(?![0-9]|,[0-9])")
 
 
@@ -61,11 +64,10 @@ def as_written(text: str) -> str:
     whole = _DELIMITED.fullmatch(text)
     if whole is not None:
         text = next(g for g in whole.groups() if g is not None)
+    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
     ratio = _RATIO.fullmatch(text)
-    if ratio is not None:
-        text = ratio.group(1)
-    text = _CENTS.sub(lambda m: f"{Decimal(m.group(1)).scaleb(-2):f} USD", text)
-    return currency_last(_THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text))
+    text = ratio.group(1) if ratio is not None else text
+    return currency_last(_CENTS.sub(lambda m: f"{Decimal(m.group(1)).scaleb(-2):f} USD", text))
 
 
 def currency_last(text: str) -> str:
