@@ -262,3 +262,14 @@ def test_no_cell_of_the_verdicts_is_a_formula(tmp_path):
     assert not risky, risky
     assert '\'=HYPERLINK("http://example.invalid","click")' in cells and "'=1" in cells
     assert "-3" in cells  # a plain number stays a number (it runs nothing)
+
+
+def test_a_misspelt_expect_of_a_training_run_gets_did_you_mean(tmp_path):
+    path = tmp_path / "set.toml"
+    path.write_text(
+        'title = "t"\n[[problem]]\nid = "t"\nmodel = "llama-3-8b"\nchip = "h100"\n'
+        "train = { dp = 8, zero = 1, batch_tokens = 4194304, seq = 4096 }\n"
+        'expect = { memory_per_devic = "1" }\n'
+    )
+    r = run_cli(["key", str(path), "-o", str(tmp_path / "key")])
+    assert r.code == 2 and "(did you mean 'memory_per_device'?)" in r.err, r
