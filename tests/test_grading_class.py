@@ -273,3 +273,13 @@ def test_a_misspelt_expect_of_a_training_run_gets_did_you_mean(tmp_path):
     )
     r = run_cli(["key", str(path), "-o", str(tmp_path / "key")])
     assert r.code == 2 and "(did you mean 'memory_per_device'?)" in r.err, r
+
+
+def test_deriving_the_set_is_bounded_too(tmp_path):
+    # the set is derived once (for its box count) before the answers are judged
+    answers = tmp_path / "answers.csv"
+    answers.write_text("who,problem,quantity,claim\nana,qwen-params,params,1\n")
+    argv = ["check", "--problem-set", str(GRADED), "--answers", str(answers), "-o", str(tmp_path / "v.csv")]  # fmt: skip
+    r = run_cli([*argv, "--time-limit", "1e-9"])
+    assert r.code == 2 and r.err.count("\n") == 1 and "time limit" in r.err, r
+    assert "--problem-set" in r.err

@@ -147,11 +147,21 @@ _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
 """How a row's problem is named in an error, and the quantities its answers may claim, per kind."""
 
 
-def _asked(pset: ProblemSet) -> int:
-    """How many answers the set asks for: the answer boxes of its workbook (and its sheet)."""
+def _asked(pset: ProblemSet, args: argparse.Namespace) -> int:
+    """How many answers the set asks for: the answer boxes of its workbook (and its sheet).
+
+    The workbook is built first in a worker within ``--time-limit`` per problem, then here,
+    known to end, so that the workers judging the answers fork with every problem derived.
+    """
+    from derive.deadline import run_with_deadline, time_limit
     from derive.web.book import build_workbook
 
-    return sum(len(page.asked) for page in build_workbook(pset, hints=False).pages.values())
+    def count() -> int:
+        return sum(len(page.asked) for page in build_workbook(pset, hints=False).pages.values())
+
+    seconds = time_limit(args.time_limit) * max(1, len(pset.entries()) + len(pset.natives))
+    run_with_deadline(count, seconds=seconds, what=f"--problem-set {args.problem_set!r}")
+    return count()
 
 
 def _judge_row(
@@ -287,7 +297,7 @@ def grade(args: argparse.Namespace) -> int:
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
     answers = list(dict.fromkeys(_KEY(row) for row in rows if _TOO_MANY not in row))
-    asked = _asked(pset)  # the workbook derives every problem: the workers fork warm
+    asked = _asked(pset, args)  # every problem derived here: the workers fork warm
     judged = dict(zip(answers, _judge_all(args, pset, operators, answers), strict=True))
     records = []
     for n, row in enumerate(rows, 2):
