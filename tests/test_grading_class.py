@@ -178,6 +178,18 @@ def test_a_row_with_a_fifth_field_is_refused_and_the_rest_graded(tmp_path):
         'line 3: 5 fields where the header has 4: quote a claim that holds a comma ("2BD, F")'
     )
     assert "\n" not in rows[1]["reason"]
+    # the same text on a row of four fields is graded; the row of five stays refused, and
+    # the JSON has no key of its own for it
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        'who,problem,quantity,claim\nana,mm-v5e,crossover,"B, 121"\nben,mm-v5e,crossover,B, 121\n'
+        "cy,mm-v5e,crossover,B\n"  # what ben's row holds in its first four fields
+    )
+    argv = ["check", "--problem-set", str(GRADED), "--answers", str(answers), "--format", "json"]
+    records = json.loads(run_cli(argv).out)["answers"]
+    assert [rec["verdict"] for rec in records][:2] == ["unreadable", "refused"]
+    assert records[2]["verdict"] != "refused"
+    assert set(records[1]) == set(records[0]) == set(records[2])
 
 
 def _qwen_params() -> int:

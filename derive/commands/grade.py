@@ -301,9 +301,10 @@ def grade(args: argparse.Namespace) -> int:
     judged = dict(zip(answers, _judge_all(args, pset, operators, answers), strict=True))
     records = []
     for n, row in enumerate(rows, 2):
-        found = judged.get(_KEY(row), ("refused", _TOO_MANY, row.get(_TOO_MANY)))
+        too_many = row.pop(_TOO_MANY, None)  # refused whatever another row with its text got
+        found = ("refused", None, too_many) if too_many else judged[_KEY(row)]
         if found[0] == "refused":
-            what = f"{found[1]}: " if found[1] != _TOO_MANY else ""
+            what = f"{found[1]}: " if found[1] is not None else ""
             records.append(_record(row, None, f"line {n}: {what}{found[2]}"))
         else:
             records.append({**row, **cast(dict, found[1])})
