@@ -320,3 +320,36 @@ def test_cents_are_dollars_with_the_point_moved(cents, places, sign):
     number = str(Fraction(cents, 10**places)) if places == 0 else f"{cents / 10**places:.{places}f}"
     exact = Fraction(number) / 100
     assert read_formula(f"{number}{' ' if sign[0] not in ' ¢' else ''}{sign}", {}).value == exact
+
+
+def _printed_forms(value, seconds: bool) -> list[str]:
+    """The forms derive's printers give a number: exact LaTeX, rounded decimal (text and
+    LaTeX), and for a time the reading in its unit (text and LaTeX), each also in ``$…$``."""
+    from derive.formula.decimals import fmt_decimal, fmt_exact_decimal
+    from derive.formula.durations import time_tex, time_text
+    from derive.solution.notation import tex, tex_decimal
+
+    forms = [tex(value), tex_decimal(value), fmt_decimal(value), fmt_exact_decimal(value)]
+    if seconds:
+        forms += [time_text(value), time_tex(value)]
+    return forms + [f"${form}$" for form in forms]
+
+
+@pytest.mark.parametrize("entry_id,quantity", _cases())
+def test_every_form_derives_printers_give_reads_back_as_right(entry_id, quantity):
+    import sympy as sp
+    from test_grading_hidden import _numeric
+
+    grader = _grader()
+    expected = grader.check(entry_id, quantity, "1").expected or ""
+    if any(e.id == entry_id for e in _pset().entries()):
+        value = _numeric(entry_id, quantity)
+    else:  # a budget, a what-if, a problem of givens and equations: its printed exact value
+        head = expected.split(" ")[0]
+        value = sp.Rational(head) if re.fullmatch(r"[0-9./e+]+", head) else None
+    if value is None:
+        pytest.skip("not a number here")
+    seconds = " s " in f"{expected} "
+    for claim in _printed_forms(value, seconds):
+        r = grader.check(entry_id, quantity, claim)
+        assert r.verdict in RIGHT, (claim, r)
