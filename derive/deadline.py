@@ -58,7 +58,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from derive.errors import DeriveError, LimitError, ProblemError, TimeLimitError, name_too_long
 
@@ -324,6 +324,7 @@ class _Pool:
         self.workers: list[_Worker] = []
         self.selector = selectors.DefaultSelector()
         self.name: Callable[[int], str] = str
+        self.each_own = False  # a late item's result is its TimeLimitError; the rest go on
 
     def grow(self, count: int) -> None:
         """Fork workers until as many live as ``count`` items can use (at most ``jobs``)."""
@@ -385,11 +386,23 @@ class _Pool:
             if seconds is not None:
                 late = next((w for w in busy if now - w.started >= seconds), None)
                 if late is not None:
-                    raise TimeLimitError(
-                        name(late.item),  # type: ignore[arg-type]
+                    late_index = cast(int, late.item)
+                    error = TimeLimitError(
+                        name(late_index),
                         f"took longer than the time limit of {seconds:g} s and was stopped "
                         f"(--time-limit SECONDS or {ENV_VAR} sets it)",
                     )
+                    if not self.each_own:
+                        raise error
+                    self.kill(late)  # the item's result is its error; the rest go on
+                    results[late_index], done = error, done + 1
+                    if on_done:
+                        on_done(done, count)
+                    self.grow(len(pending))
+                    for worker in self.workers:
+                        if pending and worker.serving and worker.item is None:
+                            take_next(worker)
+                    continue
                 wait = min(w.started + seconds for w in busy) - now
             else:
                 wait = None
@@ -428,6 +441,16 @@ class _Pool:
             out.append(pickle.loads(worker.buffer[_HEADER.size : _HEADER.size + size]))
             del worker.buffer[: _HEADER.size + size]
         return out
+
+    def kill(self, worker: _Worker) -> None:
+        """Kill a worker past its budget and close its pipes (a new one is forked if needed)."""
+        os.kill(worker.pid, signal.SIGKILL)
+        self.reap(worker)
+        worker.item = None
+        for fd in (worker.tasks, worker.results):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.workers.remove(worker)
 
     def stop_idle(self) -> None:
         """Tell every idle worker to exit (without waiting for it)."""
@@ -531,16 +554,23 @@ class Workers:
 
 @contextmanager
 def workers(
-    func: Callable[[int], object], *, seconds: float | None, jobs: int | None = None
+    func: Callable[[int], object],
+    *,
+    seconds: float | None,
+    jobs: int | None = None,
+    each_own: bool = False,
 ) -> Iterator[Workers]:
     """Up to ``jobs`` forked workers that inherit ``func`` and serve batches until the block
     ends (then none outlives it). Without a budget and with one job, or where nothing can
-    fork, the work runs in this process (the budget is then not enforced)."""
+    fork, the work runs in this process (the budget is then not enforced). With
+    ``each_own`` an item past its budget does not stop the batch: its result is its
+    :class:`TimeLimitError` (its worker is killed, another forked)."""
     jobs = default_jobs() if jobs is None else jobs
     if not CAN_FORK or (seconds is None and jobs <= 1):
         yield Workers(func, seconds, None)
         return
     pool = _Pool(func, jobs)
+    pool.each_own = each_own
     try:
         yield Workers(func, seconds, pool)
     finally:

@@ -31,7 +31,7 @@ CASES: dict[str, list[str]] = {
         r"\def\x{}",
         r"\catcode",
         r"\csname touch canary\endcsname",
-        "$B$",
+        "2 $B$",  # one pair around the whole answer is math, dropped (issue 47)
         "B; import os",
         "open('canary', 'w')",
         "B.__globals__",

@@ -455,16 +455,21 @@ def check(
 
 
 def quantity_named(kind: ProblemKind, quantity: str) -> str:
-    """A quantity by its catalogue name: an alias (``I``, ``AI``) read as the row's name."""
-    from derive.catalogue import find, spelling_map
+    """A quantity by its catalogue name: an alias (``I``, ``AI``) read as the row's name, an
+    ``ask`` that shows one answer box (``crossover_regime``) as that box's quantity."""
+    from derive.catalogue import find, shown_by, spelling_map
 
-    if find(quantity) is not None:
-        return quantity
-    kinds = (
-        (kind,) if kind in (ProblemKind.OPERATOR, ProblemKind.KERNEL) else (kind, ProblemKind.MODEL)
-    )
-    spellings = spelling_map(*kinds)
-    return spellings.get(quantity, spellings.get(quantity.lower(), quantity))
+    name = quantity
+    if find(quantity) is None:
+        kinds = (
+            (kind,)
+            if kind in (ProblemKind.OPERATOR, ProblemKind.KERNEL)
+            else (kind, ProblemKind.MODEL)
+        )
+        spellings = spelling_map(*kinds)
+        name = spellings.get(quantity, spellings.get(quantity.lower(), quantity))
+    shows = shown_by(kind, name)
+    return shows[0] if len(shows) == 1 else name
 
 
 def _check_kernel(

@@ -179,7 +179,7 @@ def match(claim: sp.Expr, target: Target | None, rtol: sp.Rational) -> Match | N
     """How ``claim`` matches ``target``: exactly, as the integer threshold, or within ``rtol``."""
     if target is None:
         return None
-    if target.value is not None and equal(claim, target.value):
+    if target.value is not None and (claim == target.value or equal(claim, target.value)):
         return Match(How.EXACT, sp.Integer(0) if target.value.is_number else None)
     if target.threshold is not None and claim.is_Integer and int(claim) == target.threshold:
         rel = relative_error(claim, target.value) if target.value is not None else None

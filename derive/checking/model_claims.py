@@ -56,7 +56,7 @@ from derive.formula.answer import Relation, read_answer
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.formula.limits import show
-from derive.formula.literals import currency_last
+from derive.formula.literals import as_written
 from derive.formula.scales import Scale
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
 from derive.formula.units import Unit as WrittenUnit
@@ -119,6 +119,17 @@ _FITS, _DOES_NOT_FIT = verdict_words(FITS.name, True), verdict_words(FITS.name, 
 _YES = ("yes", "true", _FITS.removeprefix("it "), _FITS)
 _NO = ("no", "false", _DOES_NOT_FIT.removeprefix("it "), _DOES_NOT_FIT)
 _GB, _GIB = sp.Integer(10) ** 9, sp.Integer(2) ** 30
+
+
+def _truth_said(text: str) -> str:
+    """A yes or a no as written: ``Yes.``, ``no, it does not fit``, ``no (it does not fit)``
+    (a sentence whose rest says the same) read as its first word; else the text, refused."""
+    said = " ".join(as_written(text).strip().lower().split()).rstrip(".!")
+    head, _, rest = said.partition(" ")
+    head, rest = head.rstrip(","), rest.strip(" ()")  # yes, it fits; no (it does not fit)
+    if head in ("yes", "no") and (not rest or rest in (_YES if head == "yes" else _NO)):
+        return head
+    return said
 
 
 @dataclass(frozen=True)
@@ -266,7 +277,7 @@ def read_model_claim(
     if not isinstance(text, str):
         raise ParseError("claim", f"expected text, got {type(text).__name__}")
     if _is_truth(q.value):
-        said = " ".join(text.strip().lower().split())
+        said = _truth_said(text)
         if said not in _YES + _NO:
             raise ParseError(f"claim {show(text)}", f"for {quantity}, claim yes or no")
         return ModelClaim(text, sp.true, sp.true if said in _YES else sp.false, None, said)
@@ -274,7 +285,7 @@ def read_model_claim(
     words = _WORDS.get(q.unit)
     # a currency first (``$0.14``) is put last before the unit words come off, as the
     # answer reader puts it (it read ``0.14 USD`` and then refused the word)
-    typed = currency_last(text)
+    typed = as_written(text)
     body = re.sub(rf"\s*(?:{words})\s*$", "", typed, flags=re.I) if words else typed
     # a bare B after a value is the bytes unit when bytes are asked and the batch cannot be
     # meant: B is bound, or the quantity does not depend on it (bytes per token of a model

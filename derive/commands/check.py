@@ -255,11 +255,6 @@ def _entry(
     )
 
 
-def is_model(problem: Problem) -> bool:
-    """True for a whole-model problem (typed, or of a set; with its serving step or not)."""
-    return problem.kind in (ProblemKind.MODEL, ProblemKind.SERVING, ProblemKind.TRAINING)
-
-
 def _claim(args: argparse.Namespace) -> int:
     if args.quantity is None:
         raise ProblemError(
@@ -309,10 +304,10 @@ def _named_by_flags(args: argparse.Namespace) -> str:
 
 
 def _an_alias(quantity: str) -> bool:
-    """Whether ``--quantity`` spells a catalogue row by one of its aliases (``I``, ``AI``)."""
+    """Whether ``--quantity`` spells a catalogue row, by its name or an alias (``I``, ``AI``)."""
     from derive.catalogue import table
 
-    return any(quantity.lower() in row.aliases for row in table.QUANTITIES)
+    return any(quantity.lower() in row.aliases or quantity == row.name for row in table.QUANTITIES)
 
 
 def _model_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:

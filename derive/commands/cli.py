@@ -284,7 +284,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     handler: Callable[[argparse.Namespace], int] | None = handlers.get(args.command)
     if handler is None:  # a command module's handler (``.get`` with it as default is eager)
         handler = args.handler
-    if args.command in _BUDGETED:
+    if args.command in _BUDGETED and getattr(args, "answers", None) is None:  # per answer
         from derive.deadline import run_command_with_deadline, time_limit
 
         seconds = time_limit(args.time_limit)

@@ -6,18 +6,21 @@ given by its numbers or a whole-model problem of the set (``quantity`` then ``pa
 one row per answer is written, with the csv module, to stdout or ``-o FILE``: ``who,
 problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, position``
 (``diagnosis`` joins its sentences with `` | ``; ``expected`` is empty with
-``--hide-expected``). Rows come out in the order they came in.
+``--hide-expected``; a cell a spreadsheet would run as a formula starts with ``'``). Rows come out in the order they came in.
 
 A file that is not such a CSV is refused before anything is written (exit 2). A row
-naming a problem the set does not have, or a quantity its problem does not have, is a row
-with the verdict ``refused`` and the reason (``line 3: problem 'q9': no such problem …``);
-an answer that cannot be read is a row with the verdict ``unreadable``; every other row is
-graded. The exit code is 0 when every row was read and graded, 1 otherwise.
+naming a problem the set does not have, or a quantity its problem does not have (with a
+"did you mean"), a row of more fields than the header (an unquoted comma in a claim), and
+an answer past ``--time-limit`` (the budget of each answer) are rows with the verdict
+``refused`` and the reason (``line 3: problem 'q9': no such problem …``); an answer that
+cannot be read is a row with the verdict ``unreadable``; every other row is graded. Each
+distinct answer is judged once, in worker processes (a progress line on stderr for long
+files). The exit code is 0 when every row was read and graded, 1 otherwise.
 
 ``--format json`` writes ``{"answers": [one record per row, refused rows included],
 "students": {who: {right, answered, asked}}}`` instead of the CSV (``right``: correct or
-correct at leading order; ``answered``: rows not refused; ``asked``: the answers the set
-asks for). The text output ends with the same per-student table (on stdout after ``-o
+correct at leading order; ``answered``: rows not refused; ``asked``: the answer boxes of
+the set's workbook). The text output ends with the same per-student table (on stdout after ``-o
 FILE``, on stderr while stdout holds the CSV).
 """
 
@@ -27,12 +30,14 @@ import argparse
 import csv
 import io
 import json
+import operator
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, did_you_mean
 from derive.checking.api import (
     COMMS_QUANTITIES,
     QUANTITIES,
@@ -41,7 +46,6 @@ from derive.checking.api import (
 )
 from derive.errors import DeriveError, LimitError, ProblemError
 from derive.pipeline.kinds import Problem
-from derive.problem.binding import ProblemSpec
 from derive.problem.input_files import read_text_file
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ProblemSet, QuestionEntry
@@ -67,6 +71,13 @@ _MAX_CELL = 10_000
 REFUSED = "refused"
 """The verdict of a row naming a problem or a quantity the set does not have (its reason says which)."""
 _RIGHT = ("correct", "correct-leading-order")
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_KEY = operator.itemgetter("problem", "quantity", "claim")
+"""A row's answer: identical answers are judged once."""
+_TOO_MANY = "too_many_fields"
+"""The key a row with more fields than the header carries its refusal under."""
+_PROGRESS_FROM = 200
+"""Answers from which a progress line is written on stderr."""
 
 
 def _read_rows(path: str) -> list[dict[str, str]]:
@@ -92,7 +103,14 @@ def _read_rows(path: str) -> list[dict[str, str]]:
         for row in reader:
             if len(rows) >= MAX_ANSWERS:
                 raise LimitError(what, f"more than {MAX_ANSWERS} answers")
-            rows.append({c: (row.get(c) or "").strip() for c in COLUMNS})
+            fields = {c: (row.get(c) or "").strip() for c in COLUMNS}
+            extra = row.get(None)  # DictReader keeps the fields past the header under None
+            if extra:
+                fields[_TOO_MANY] = (
+                    f"{len(header) + len(extra)} fields where the header has {len(header)}: "
+                    'quote a claim that holds a comma ("2BD, F")'
+                )
+            rows.append(fields)
     except csv.Error as e:
         raise ProblemError(what, f"not a valid CSV (line {reader.line_num}: {e})") from None
     return rows
@@ -129,36 +147,21 @@ _KNOWN: dict[ProblemKind, Callable[[Problem], tuple[str, tuple[str, ...]]]] = {
 """How a row's problem is named in an error, and the quantities its answers may claim, per kind."""
 
 
-def _asked(pset: ProblemSet) -> int:
-    """How many answers the set asks for: each problem's boxed quantities and defined names."""
-    from derive.catalogue import shown_by
-    from derive.checking.api import defined_names, native_names
+def _asked(pset: ProblemSet, args: argparse.Namespace) -> int:
+    """How many answers the set asks for: the answer boxes of its workbook (and its sheet).
 
-    count = 0
-    for entry in pset.entries():
-        asks = getattr(entry, "ask", ()) or _default_asks(pset, entry)
-        shown = dict.fromkeys(q for a in asks for q in shown_by(entry.kind, a))
-        count += len(shown) + len(defined_names(pset, entry.id))
-    for native in pset.natives:  # a budget's or a what-if's asks, each a quantity (issue 36)
-        count += len(native.ask or native_names(native))
-    return count
+    The workbook is built first in a worker within ``--time-limit`` per problem, then here,
+    known to end, so that the workers judging the answers fork with every problem derived.
+    """
+    from derive.deadline import run_with_deadline, time_limit
+    from derive.web.book import build_workbook
 
+    def count() -> int:
+        return sum(len(page.asked) for page in build_workbook(pset, hints=False).pages.values())
 
-def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
-    """What a problem without ``ask`` asks: the topics of its worked solution's steps."""
-    from derive.pipeline import Derivation, derive_spec
-    from derive.pipeline.cache import registry
-
-    if entry.kind is not ProblemKind.OPERATOR:
-        return ()
-    try:
-        spec = cast(ProblemSpec, entry.spec)  # an operator problem's spec
-        d = derive_spec(spec, registry(tuple(str(p) for p in pset.operators)))
-    except DeriveError:
-        return ()
-    if d.kind is not ProblemKind.OPERATOR:  # comms-only: no steps of a roofline
-        return ()
-    return tuple(dict.fromkeys(s.topic for s in cast(Derivation, d).solution.steps))
+    seconds = time_limit(args.time_limit) * max(1, len(pset.entries()) + len(pset.natives))
+    run_with_deadline(count, seconds=seconds, what=f"--problem-set {args.problem_set!r}")
+    return count()
 
 
 def _judge_row(
@@ -179,21 +182,60 @@ def _judge_row(
         )
     entry = _entry(pset, row["problem"])
     kind, known = _KNOWN[entry.kind](entry)
-    if quantity_named(entry.kind, row["quantity"]) not in known:  # an alias reads as its row
+    named = quantity_named(entry.kind, row["quantity"])  # an alias, a one-box ask: its row
+    if named not in known:
+        names = tuple(dict.fromkeys(known))
         raise ProblemError(
             f"quantity {row['quantity']!r}",
-            f"unknown quantity for the {kind} problem {entry.id!r}; "
-            f"known: {', '.join(dict.fromkeys(known))}",
+            f"unknown quantity for the {kind} problem {entry.id!r}"
+            f"{did_you_mean(row['quantity'], names)}; known: {', '.join(names)}",
         )
     return check(
         entry,
-        row["quantity"],
+        named,
         row["claim"],
         rtol=args.rtol,
         hide_expected=args.hide_expected,
         syntax=args.syntax,
         operators=operators,
     )
+
+
+def _judge_all(
+    args: argparse.Namespace,
+    pset: ProblemSet,
+    operators: tuple[str, ...],
+    answers: list[tuple[str, str, str]],
+) -> list[tuple]:
+    """Each distinct answer judged once, in forked workers, each within ``--time-limit``: an
+    answer past it is refused in its own rows and the others are graded."""
+    from derive.deadline import default_jobs, time_limit, workers
+    from derive.errors import TimeLimitError
+
+    def judge(i: int) -> tuple:
+        problem, quantity, claim = answers[i]
+        row = {"who": "", "problem": problem, "quantity": quantity, "claim": claim}
+        try:
+            result = _judge_row(args, pset, operators, row)
+        except DeriveError as e:
+            return ("refused", e.what, e.why)
+        record = _record(row, result, None)
+        return ("graded", {k: v for k, v in record.items() if k not in COLUMNS})
+
+    progress = _progress if len(answers) >= _PROGRESS_FROM else None
+    seconds = time_limit(args.time_limit)
+    with workers(judge, seconds=seconds, jobs=default_jobs(), each_own=True) as pool:
+        found = pool.each(len(answers), name=lambda i: f"claim {answers[i][2]!r}", on_done=progress)
+    return [("refused", f.what, f.why) if isinstance(f, TimeLimitError) else f for f in found]
+
+
+def _progress(done: int, total: int) -> None:
+    """A progress line on stderr, rewritten every 100 answers and at the end."""
+    if done == total or done % 100 == 0:
+        sys.stderr.write(
+            f"\rgraded {done} of {total} distinct answers{'' if done < total else chr(10)}"
+        )
+        sys.stderr.flush()
 
 
 def _record(row: dict[str, str], result: object, refused: str | None) -> dict[str, object]:
@@ -224,6 +266,16 @@ def tally(records: list[dict[str, object]], asked: int) -> dict[str, dict[str, i
     return students
 
 
+def _cell(value: object) -> str:
+    """A cell written as data: text a spreadsheet would take for a formula (a first ``=``,
+    ``+``, ``-``, ``@``, tab or carriage return) gets a leading ``'``, OWASP's rule; a plain
+    number (``-3``, ``-1.5e-3``) is left a number (it runs nothing)."""
+    text = "" if value is None else str(value)
+    if text.startswith(("=", "+", "-", "@", "\t", "\r")) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def _table(students: dict[str, dict[str, int]]) -> str:
     """The per-student tally as an aligned text table."""
     head = ("who", "right", "answered", "asked")
@@ -244,13 +296,19 @@ def grade(args: argparse.Namespace) -> int:
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset.operators)
+    answers = list(dict.fromkeys(_KEY(row) for row in rows if _TOO_MANY not in row))
+    asked = _asked(pset, args)  # every problem derived here: the workers fork warm
+    judged = dict(zip(answers, _judge_all(args, pset, operators, answers), strict=True))
     records = []
     for n, row in enumerate(rows, 2):
-        try:
-            records.append(_record(row, _judge_row(args, pset, operators, row), None))
-        except DeriveError as e:
-            records.append(_record(row, None, f"line {n}: {e.what}: {e.why}"))
-    students = tally(records, _asked(pset))
+        too_many = row.pop(_TOO_MANY, None)  # refused whatever another row with its text got
+        found = ("refused", None, too_many) if too_many else judged[_KEY(row)]
+        if found[0] == "refused":
+            what = f"{found[1]}: " if found[1] is not None else ""
+            records.append(_record(row, None, f"line {n}: {what}{found[2]}"))
+        else:
+            records.append({**row, **cast(dict, found[1])})
+    students = tally(records, asked)
     if args.format == "json":
         text = json.dumps({"answers": records, "students": students}, indent=2, ensure_ascii=False)
         text += "\n"
@@ -259,7 +317,7 @@ def grade(args: argparse.Namespace) -> int:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(OUTPUT_COLUMNS)
         for rec in records:
-            writer.writerow(["" if rec[c] is None else rec[c] for c in OUTPUT_COLUMNS])
+            writer.writerow([_cell(rec[c]) for c in OUTPUT_COLUMNS])
         text = out.getvalue()
     if args.output is not None:
         from derive.commands.atomic_file import write_atomic

@@ -29,7 +29,7 @@ import sympy as sp
 
 from derive.errors import ParseError
 from derive.formula.limits import RejectError, at, check_text, show
-from derive.formula.literals import currency_last
+from derive.formula.literals import as_written
 from derive.formula.scales import Scale, split_scale
 from derive.formula.units import Unit, parse_unit
 
@@ -135,8 +135,9 @@ class Answer:
 
 
 def rewrite_notation(text: str) -> str:
-    """Rewrite notation people use into the parser's: superscripts, ``x 10^``, π, β, ``240.``,
-    a currency before its number (``$2.30`` -> ``2.30 USD``).
+    """Rewrite notation people use into the parser's: the answer as students write it
+    (:func:`~derive.formula.literals.as_written`: math delimiters, ``$2.30`` -> ``2.30 USD``,
+    cents, ``1.72x``, ``8,030,261,248``), superscripts, ``x 10^``, π, β, ``240.``.
 
     >>> rewrite_notation("3.47·10⁻⁵")
     '3.47 * 10^(-5)'
@@ -144,7 +145,7 @@ def rewrite_notation(text: str) -> str:
     '3.47 * 10^-5'
     """
     # ^{…} in LaTeX, ^(…) in plain text: "B²" is plain text, and is said to be read as such
-    text = currency_last(text)
+    text = as_written(text)
     latex = "\\" in text or "{" in text or "}" in text
     opening, closing = ("^{", "}") if latex else ("^(", ")")
     s = _SUPERSCRIPT_RUN.sub(
@@ -296,7 +297,7 @@ def read_answer(
         value_text = scaled[0]
     value, unit = split_unit(value_text, parse_head, unit_ok or (lambda u, h: True))
     try:
-        expr, syntax = parse(value, what)
+        expr, syntax = (sp.oo, "plain") if _INFINITY.fullmatch(value) else parse(value, what)
     except ParseError as e:
         lead = len(value_text) - len(value_text.lstrip())
         why = _shift(e.why, offset + value_start + lead)
@@ -327,6 +328,8 @@ def _scaled(value: str, scale_ok: Callable[[Scale], bool] | None) -> tuple[str, 
 
 
 _POSITION = re.compile(r"at position (\d+)")
+_INFINITY = re.compile(r"(?i:inf|infinity|oo)|\u221e|\\infty")
+"""An infinite value as written (a kernel of FLOPs alone has an infinite intensity)."""
 _NUMBER_THEN_WORD = re.compile(r"^\s*[0-9][0-9.]*(?:[eE][+-]?[0-9]+)?\s+[A-Za-zµμ\\]")
 KNOWN_UNITS = (
     "s, ms, µs, ns, days, B, kB, MB, GB, TB, KiB, MiB, GiB, FLOPs, GFLOP, TFLOP, FLOPs/byte, "

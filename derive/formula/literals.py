@@ -6,6 +6,11 @@ Two rules every reader of derive applies, so one text means one thing everywhere
   :func:`currency_last` moves a currency written before its number after it, as every
   other unit is written (``2.30 USD``). A text with two ``$`` keeps them (math delimiters,
   refused by the reader with their own message).
+- **As students write it** (:func:`as_written`, before anything else). One pair of math
+  delimiters around the whole text (``$…$``, ``$$…$$``, ``\\(…\\)``, ``\\[…\\]``) is dropped;
+  a ratio's ``x`` or ``×`` after a bare number (``1.72x``) is dropped; cents (``5.2 cents``,
+  ``5.2¢``) are written as dollars (``0.052 USD``, the decimal point moved, exactly); ``US$``
+  is a dollar sign; thousands separators grouping three digits (``8,030,261,248``) go.
 - **A unit after a number** (:func:`mark_units`, for formulas with units). A word written
   right after a number (``2 bytes``, ``0.5 h``) or after ``/`` following such a unit
   (``$/h``) is the unit when it spells one, never a quantity of the same name: in an
@@ -25,14 +30,44 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from decimal import Decimal
 
 from derive.formula.tokens import Token
 
-__all__ = ["currency_last", "mark_units"]
+__all__ = ["as_written", "currency_last", "mark_units"]
 
 _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_CURRENCY_FIRST = re.compile(rf"(?<![A-Za-z0-9_.])(?:\\?\$|USD)\s*({_NUMBER})")
+_CURRENCY_FIRST = re.compile(rf"(?<![A-Za-z0-9_.])(?:(?:US)?\\?\$|USD)\s*({_NUMBER})")
 _DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+_DELIMITED = re.compile(
+    r"\s*(?:\$\$(?P<a>.*)\$\$|\$(?P<b>[^$]*(?:\\\$[^$]*)*)\$|\\\((?P<c>.*)\\\)|\\\[(?P<d>.*)\\\])\s*",
+    re.S,
+)
+_RATIO = re.compile(rf"\s*({_NUMBER})\s*(?:x|\u00d7|\\times)\s*")
+_CENT = r"(?:cents?(?![A-Za-z])|\u00a2)"
+_CENTS = re.compile(
+    rf"(?<![A-Za-z0-9_.])({_NUMBER})\s*(?:\\(?:text|mathrm)\{{\s*{_CENT}\s*\}}|{_CENT})"
+)
+_THOUSANDS = re.compile(r"(?<![0-9.,])[0-9]{1,3}(?:,[0-9]{3})+(?![0-9]|,[0-9])")
+
+
+def as_written(text: str) -> str:
+    """An answer as students write it, in the reader's notation (see the module docstring).
+
+    >>> as_written(r"$\\$0.052$"), as_written("1.72x"), as_written("5.2 cents")
+    ('0.052 USD', '1.72', '0.052 USD')
+    >>> as_written(r"\\(7BD\\)"), as_written("8,030,261,248 parameters")
+    ('7BD', '8030261248 parameters')
+    """
+    whole = _DELIMITED.fullmatch(text)
+    if whole is not None:
+        text = next(g for g in whole.groups() if g is not None)
+    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    ratio = _RATIO.fullmatch(text)
+    text = ratio.group(1) if ratio is not None else text
+    return currency_last(_CENTS.sub(lambda m: f"{Decimal(m.group(1)).scaleb(-2):f} USD", text))
 
 
 def currency_last(text: str) -> str:

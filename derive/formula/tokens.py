@@ -140,8 +140,8 @@ def _single(text: str, i: int, end: int, latex: bool) -> tuple[Token, int]:
         raise RejectError(f"math delimiters '$' {at(i)} (write the formula without them)")
     if c == "," and 0 < i < end - 1 and text[i - 1].isdigit() and text[i + 1].isdigit():
         raise RejectError(
-            f"a comma {at(i)} (write numbers without thousands separators, as in 1000, "
-            "and decimals with a point, as in 0.5)"
+            f"a comma {at(i)} (thousands separators group three digits, as in 8,030,261,248; "
+            "decimals take a point, as in 0.5)"
         )
     allowed = _PLAIN_ALLOWED + (", [ ]" if latex else "")
     raise RejectError(f"unexpected character '{escape_char(c)}' {at(i)} (allowed: {allowed})")

@@ -191,10 +191,24 @@ class Grader:
         a relation); without, as a plain formula over the problem's dims.
         """
         if self._defined(problem, quantity):
-            return Reading(True, answer.strip())  # read when judged (units, names)
+            return self._read_by_check(problem, quantity, answer)
         entry = self._entry(problem)
         reader = _READERS[derived_kind(entry, self.operators)]
         return reader(self, entry, answer, quantity)
+
+    def _read_by_check(self, problem: str, quantity: str | None, answer: str) -> Reading:
+        """What the check reads (a defined quantity's, a budget's or a what-if's answer is
+        read only as it is judged: the verdict stays hidden, the reading is the check's)."""
+        if quantity is None:
+            return Reading(False, reason="name the quantity: the answer is read as its box's")
+        hidden = Grader(self.problems, self.operators, True, self.rtol, self.problem_set)
+        try:
+            result = hidden.check(problem, quantity, answer)
+        except DeriveError as exc:
+            return Reading(False, reason=reason_of(exc))
+        if result.verdict == UNREADABLE:
+            return Reading(False, reason=result.diagnosis[0] if result.diagnosis else None)
+        return Reading(True, result.read_as)
 
     def _read_operator(self, entry: ProblemEntry, answer: str, quantity: str | None) -> Reading:
         ctx = context_for(entry, self.rtol, self.operators)
@@ -373,11 +387,6 @@ def _model_unit(a: ModelAnalysis, quantity: str) -> str:
         return ""
 
 
-def _read_native(grader: Grader, entry: object, answer: str, quantity: str | None) -> Reading:
-    """A budget's or a what-if's answer is read when judged (a number with its unit)."""
-    return Reading(True, answer.strip())
-
-
 def _native_result(grader: Grader, result: ApiCheckResult) -> CheckResult:
     """A budget's or a what-if's verdict (read as a defined quantity's: no LaTeX echo)."""
     return CheckResult(
@@ -401,8 +410,10 @@ _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.MODEL: Grader._read_model,
     ProblemKind.SERVING: Grader._read_model,
     ProblemKind.TRAINING: Grader._read_model,
-    ProblemKind.BUDGET: _read_native,
-    ProblemKind.WHAT_IF: _read_native,
+    ProblemKind.BUDGET: lambda grader, entry, answer, q: grader._read_by_check(entry.id, q, answer),
+    ProblemKind.WHAT_IF: lambda grader, entry, answer, q: grader._read_by_check(
+        entry.id, q, answer
+    ),
     ProblemKind.COMMS: _read_comms,
     ProblemKind.DECODE_CROSSOVER: Grader._read_model,
     ProblemKind.QUESTIONS: _not_graded_here,

@@ -188,10 +188,7 @@ def _model_expect(table: dict, where: str, train: TrainSpec | None) -> tuple[tup
     out = []
     for name, value in raw.items():
         if name not in TRAIN_CHECK_KEYS:
-            raise ProblemError(
-                f"{where}: key 'expect'",
-                f"unknown quantity {name!r}; allowed: {', '.join(TRAIN_CHECK_KEYS)}",
-            )
+            raise unknown_quantity(f"{where}: key 'expect'", name, TRAIN_CHECK_KEYS)
         if not isinstance(value, str) or not re.fullmatch(
             r"\s*[0-9.eE+]+\s*(/\s*[0-9.eE+]+\s*)?", value
         ):

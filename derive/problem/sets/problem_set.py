@@ -303,7 +303,7 @@ def questions_of(table: dict, where: str, builtin: tuple[str, ...]) -> QuestionS
     expect = {k: v for k, v in table.get("expect", {}).items() if k not in builtin}
     spec = question_spec(table, where, expect)
     if spec is None and expect:
-        raise ProblemError(f"{where}: key 'expect'", f"unknown quantity {next(iter(expect))!r}")
+        raise unknown_quantity(f"{where}: key 'expect'", next(iter(expect)), builtin)
     if spec is not None:
         for name, _ in spec.expect:
             if name not in spec.answers:
@@ -327,10 +327,7 @@ def _question_problem(raw: object, index: int, origin: str, seen: set[str]) -> Q
     ask = tuple(table.get("ask", ()))
     for item in ask:
         if item not in questions.answers:
-            raise ProblemError(
-                f"{where}: key 'ask'",
-                f"unknown quantity {item!r}; allowed: {', '.join(questions.answers)}",
-            )
+            raise unknown_quantity(f"{where}: key 'ask'", item, questions.answers)
     return QuestionEntry(pid, table.get("title", pid), table.get("text", ""), ask, questions)
 
 
