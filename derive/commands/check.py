@@ -161,8 +161,12 @@ def add_check_parser(
     return p
 
 
-def _operators(args: argparse.Namespace, extra: tuple[Path, ...] = ()) -> tuple[str, ...]:
-    return tuple(str(p) for p in extra) + tuple(args.operators)
+def _operators(args: argparse.Namespace, pset: ProblemSet | None = None) -> tuple[str, ...]:
+    """``--operators``, after a set's own (its files and its ``[[operator]]`` tables)."""
+    from derive.problem.sets.registry import set_operators
+
+    own = set_operators(pset, args.trust) if pset is not None else ()
+    return own + tuple(args.operators)
 
 
 def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
@@ -199,7 +203,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     pset = _load_set(args.problem_set, args.trust)
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
-    return _entry(pset, args.problem), _operators(args, pset.operators)
+    return _entry(pset, args.problem), _operators(args, pset)
 
 
 def refuse_set_flags(args: argparse.Namespace) -> None:

@@ -148,12 +148,14 @@ def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
     """What a problem without ``ask`` asks: the topics of its worked solution's steps."""
     from derive.pipeline import Derivation, derive_spec
     from derive.pipeline.cache import registry
+    from derive.problem.sets.registry import set_operators
 
     if entry.kind is not ProblemKind.OPERATOR:
         return ()
     try:
         spec = cast(ProblemSpec, entry.spec)  # an operator problem's spec
-        d = derive_spec(spec, registry(tuple(str(p) for p in pset.operators)))
+        operators = set_operators(pset, trust=True)  # an untrusted set was refused before
+        d = derive_spec(spec, registry(operators))
     except DeriveError:
         return ()
     if d.kind is not ProblemKind.OPERATOR:  # comms-only: no steps of a roofline
@@ -243,7 +245,7 @@ def grade(args: argparse.Namespace) -> int:
 
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
-    operators = _operators(args, pset.operators)
+    operators = _operators(args, pset)
     records = []
     for n, row in enumerate(rows, 2):
         try:

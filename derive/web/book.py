@@ -26,7 +26,7 @@ import jinja2
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
 from derive.checking.claims import dimension_of
 from derive.checking.quantities import describe, expected
-from derive.declare.registry import Registry, load_registry, pin_operator_files
+from derive.declare.registry import Registry, pin_operator_files
 from derive.errors import DeriveError, UnknownNameError
 from derive.formula.units import Dimension
 from derive.pipeline import CommsDerivation, Derivation, derive_spec
@@ -41,7 +41,7 @@ from derive.problem.sets.problem_set import (
     QuestionEntry,
     parse_problem_set,
 )
-from derive.problem.sets.registry import require_trust
+from derive.problem.sets.registry import require_trust, set_registry
 from derive.problem.sets.toml_file import read_toml_text
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
@@ -107,8 +107,8 @@ def parse_source(source: SetSource) -> ProblemSet:
 
 
 def registry_of(pset: ProblemSet) -> Registry:
-    """The operators a set uses: the shipped ones, plus its own files (already trusted)."""
-    return load_registry(pset.operators)
+    """The operators a set uses: the shipped ones, its tables, its own files (already trusted)."""
+    return set_registry(pset, trust=True)
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,7 @@ class Grader:
     """Checks answers to the problems of one set; one per worker process."""
 
     problems: dict[str, ProblemEntry | KernelEntry | ModelEntry | NativeEntry]
-    operators: tuple[Path, ...] = ()
+    operators: tuple[str | Path, ...] = ()  # the set's: set_operators
     hide_expected: bool = False
     rtol: str = DEFAULT_RTOL
     problem_set: ProblemSet | None = None  # for defined quantities (issue 23)
