@@ -25,6 +25,7 @@ from typing import cast
 
 from derive.catalogue import ProblemKind
 from derive.checking.api import (
+    DEFAULT_RTOL,
     KERNEL_QUANTITIES,
     QUANTITIES,
     SERVING_QUANTITIES,
@@ -150,7 +151,7 @@ def add_check_parser(
     p.add_argument(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
-    add_tolerance_flag(p)
+    add_tolerance_flag(p, default=None)  # a set's problem may set its own
     add_format_flag(p, ("text", *(f for f in REPORT_FORMATS if f != "text")))
     p.add_argument(
         "--trust",
@@ -536,7 +537,11 @@ def run(args: argparse.Namespace) -> int:
     checked_now = args.problem_set is None or args.claim is None  # a set's defined names later
     if quantity is not None and checked_now and not _an_alias(quantity):
         _known_quantity(quantity)  # a set's problem reads an alias by its own kind
-    parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
+    if args.rtol is None and args.answers is None:  # --answers: each row its problem's
+        own = _load_set(args.problem_set, args.trust) if args.problem else None
+        args.rtol = (own and own.rtol(args.problem, args.quantity)) or DEFAULT_RTOL
+    if args.rtol is not None:
+        parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
     from derive.commands.options import is_kernel
 
     if is_kernel(args):

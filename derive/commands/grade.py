@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, cast
 from derive.catalogue import ProblemKind
 from derive.checking.api import (
     COMMS_QUANTITIES,
+    DEFAULT_RTOL,
     QUANTITIES,
     SERVING_QUANTITIES,
     TRAINING_QUANTITIES,
@@ -60,7 +61,9 @@ __all__ = [
 ]
 
 COLUMNS = ("who", "problem", "quantity", "claim")
-OUTPUT_COLUMNS = COLUMNS + ("verdict", "read_as", "expected", "diagnosis", "reason", "position")
+OUTPUT_COLUMNS = COLUMNS + (
+    "verdict", "read_as", "expected", "diagnosis", "reason", "position", "exact"
+)  # fmt: skip
 MAX_ANSWERS = 20_000
 MAX_ANSWERS_BYTES = 10_000_000
 _MAX_CELL = 10_000
@@ -170,13 +173,15 @@ def _judge_row(
     from derive.checking.api import check, check_defined, defined_names, quantity_named
     from derive.commands.check import _entry
 
+    own = pset.rtol(row["problem"], row["quantity"])
+    rtol = args.rtol or own or DEFAULT_RTOL  # --rtol, else the problem's, else 1 %
     if row["quantity"] in defined_names(pset, row["problem"]):
         return check_defined(
             pset,
             row["problem"],
             row["quantity"],
             row["claim"],
-            rtol=args.rtol,
+            rtol=rtol,
             hide_expected=args.hide_expected,
         )
     entry = _entry(pset, row["problem"])
@@ -191,7 +196,7 @@ def _judge_row(
         entry,
         row["quantity"],
         row["claim"],
-        rtol=args.rtol,
+        rtol=rtol,
         hide_expected=args.hide_expected,
         syntax=args.syntax,
         operators=operators,
@@ -202,7 +207,7 @@ def _record(row: dict[str, str], result: object, refused: str | None) -> dict[st
     """One output record (the CSV's columns; ``position`` a number or None)."""
     if refused is not None:
         return {**row, "verdict": REFUSED, "read_as": "", "expected": "", "diagnosis": "",
-                "reason": refused, "position": None}  # fmt: skip
+                "reason": refused, "position": None, "exact": None}  # fmt: skip
     r = cast("CheckResult", result)
     return {
         **row,
@@ -212,7 +217,13 @@ def _record(row: dict[str, str], result: object, refused: str | None) -> dict[st
         "diagnosis": " | ".join(r.diagnosis),
         "reason": r.reason or "",
         "position": r.position,
+        "exact": r.exact,
     }
+
+
+def _cell(value: object) -> object:
+    """A record's value as its CSV cell: None empty, a bool as JSON writes it (``true``)."""
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else value
 
 
 def tally(records: list[dict[str, object]], asked: int) -> dict[str, dict[str, int]]:
@@ -261,7 +272,7 @@ def grade(args: argparse.Namespace) -> int:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(OUTPUT_COLUMNS)
         for rec in records:
-            writer.writerow(["" if rec[c] is None else rec[c] for c in OUTPUT_COLUMNS])
+            writer.writerow([_cell(rec[c]) for c in OUTPUT_COLUMNS])
         text = out.getvalue()
     if args.output is not None:
         from derive.commands.atomic_file import write_atomic
