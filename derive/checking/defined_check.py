@@ -30,6 +30,7 @@ from derive.problem.sets.problem_set import ProblemSet
 from derive.questions.read import Value, read_formula
 from derive.questions.records import Answer, Known, Questions
 from derive.questions.set_answers import answer_problem_set, as_known, entry_quantities
+from derive.questions.solve import root_text
 
 __all__ = ["CONVERSIONS", "check_defined", "defined_names", "judge_claim_text"]
 
@@ -99,8 +100,9 @@ def _slip(ratio: sp.Expr, rtol: sp.Rational, measures: tuple[Measure, ...]) -> s
     return None
 
 
-def _shown(value: sp.Expr, unit: str) -> str:
-    return f"{fmt_decimal(value)} {unit}".rstrip()
+def _shown(value: sp.Expr, unit: str, name: str = "") -> str:
+    root = root_text(value, name, unit) if name else None  # no closed form: decimal, equation
+    return root if root is not None else f"{fmt_decimal(value)} {unit}".rstrip()
 
 
 def check_defined(
@@ -161,7 +163,7 @@ def _judge(
     hide: bool,
     measures: tuple[Measure, ...],
 ) -> CheckResult:
-    expected = None if hide else _shown(answer.value, answer.unit)
+    expected = None if hide else _shown(answer.value, answer.unit, answer.name)
     read_as = _shown(value.value, value.measure.text) if value.value.is_number else str(value.value)
     same_unit = value.measure.exponents == answer.measure.exponents
     bare = not any(value.measure.exponents)
