@@ -223,6 +223,7 @@ def build_site(
         "timeout_s": timeout,
         "title": book.title,
         "bytecode": BYTECODE if bytecode is not None else None,
+        "bytecode_sha256": hashlib.sha256(bytecode).hexdigest() if bytecode is not None else None,
     }
     files = {
         "index.html": _page_html(settings),
