@@ -537,9 +537,6 @@ def run(args: argparse.Namespace) -> int:
     checked_now = args.problem_set is None or args.claim is None  # a set's defined names later
     if quantity is not None and checked_now and not _an_alias(quantity):
         _known_quantity(quantity)  # a set's problem reads an alias by its own kind
-    if args.rtol is None and args.answers is None:  # --answers: each row its problem's
-        own = _load_set(args.problem_set, args.trust) if args.problem else None
-        args.rtol = (own and own.rtol(args.problem, args.quantity)) or DEFAULT_RTOL
     if args.rtol is not None:
         parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
     from derive.commands.options import is_kernel
@@ -567,7 +564,10 @@ def run(args: argparse.Namespace) -> int:
                 "each row names its problem and quantity; give no --problem or --quantity",
             )
         refuse_set_flags(args)
-        return grade(args)
+        return grade(args)  # each row with its problem's tolerance
+    if args.rtol is None:  # a claim about a set's problem: its own tolerance, else 1 %
+        own = _load_set(args.problem_set, args.trust) if args.problem_set and args.problem else None
+        args.rtol = (own and own.rtol(args.problem, args.quantity)) or DEFAULT_RTOL
     if is_kernel(args):
         return kernel_claim(args)
     return _claim(args) if args.claim is not None else _derivation(args)
