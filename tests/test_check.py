@@ -316,7 +316,7 @@ def test_json_keys():
     [
         ([], "--claim"),
         (["--claim", "B", "--chain", "x.tex"], "--chain"),
-        (["--claim", "B", "--rtol", "0"], "--rtol"),
+        (["--claim", "B", "--rtol", "-0.01"], "--rtol"),
         (["--claim", "B", "--rtol", "1"], "--rtol"),
         (["--claim", "B", "--rtol", "one"], "--rtol"),
         (["--claim", "B", "--quantity", "speed"], "quantity"),

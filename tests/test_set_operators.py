@@ -160,3 +160,75 @@ def test_tables_are_read_under_the_budget(tmp_path: Path):
     path.write_text(table())
     r = run_cli(["key", str(path), "-o", str(tmp_path / "out"), "--time-limit", "1e-9"])
     assert r.code == 2 and "[[operator]] tables" in r.err and "time limit" in r.err, r
+
+
+# ---- one registry for every path (issue 49, item 2) ------------------------------------
+
+
+def _docs_example(tmp_path: Path) -> Path:
+    """docs/problem-sets.md's own [[operator]] example, as a set file."""
+    import re
+
+    text = (ROOT / "docs" / "problem-sets.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "[[operator]]" in b)
+    path = tmp_path / "shared.toml"
+    path.write_text(block, encoding="utf-8")
+    return path
+
+
+def _flops_of_the_example() -> str:
+    """The table's flops, 2·B·D·F/P, at the problem's P = 8, computed here."""
+    b, d, f = sp.symbols("B D F", positive=True, integer=True)
+    return str(2 * b * d * f / 8)
+
+
+def test_a_table_set_is_checked_and_graded(tmp_path: Path):
+    path = _docs_example(tmp_path)
+    assert run_cli(["key", str(path), "-o", str(tmp_path / "key")]).code == 0
+    one = ["check", "--problem-set", str(path), "--problem", "sharded", "--format", "json"]
+    r = run_cli([*one, "--quantity", "flops", "--claim", _flops_of_the_example()])
+    assert r.code == 0 and json.loads(r.out)["verdict"] == "correct", r
+    answers = tmp_path / "answers.csv"
+    answers.write_text(
+        f'who,problem,quantity,claim\nann,sharded,flops,"{_flops_of_the_example()}"\n'
+        "bob,sharded,flops,1\n",
+        encoding="utf-8",
+    )
+    r = run_cli(
+        ["check", "--problem-set", str(path), "--answers", str(answers), "--format", "json"]
+    )
+    verdicts = [row["verdict"] for row in json.loads(r.out)["answers"]]
+    assert verdicts == ["correct", "incorrect"], r
+
+
+def test_a_table_set_is_served(tmp_path: Path):
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from derive.web.app import LOOPBACK_HOSTS, create_app
+    from derive.web.book import build_workbook, load_source
+    from derive.web.pool import PoolSettings, WorkerPool
+
+    _, pset = load_source(str(_docs_example(tmp_path)))
+    pool = WorkerPool(pset, PoolSettings(workers=1, timeout=5.0), False)
+    try:
+        pool.wait_ready()
+        app = create_app(build_workbook(pset), pool, LOOPBACK_HOSTS)
+        with TestClient(app, base_url="http://127.0.0.1") as client:
+            claim = {"problem": "sharded", "quantity": "flops", "answer": _flops_of_the_example()}
+            reply = client.post("/api/check", json=claim)
+            assert reply.status_code == 200 and reply.json()["verdict"] == "correct", reply.text
+    finally:
+        pool.close()
+
+
+def test_a_table_set_is_published_and_judged_as_the_browser_does(tmp_path: Path):
+    from derive.web.in_browser import Judge
+
+    site = tmp_path / "site"
+    r = run_cli(["publish", str(_docs_example(tmp_path)), "-o", str(site)])
+    assert r.code == 0, r
+    judge = Judge.from_json((site / "python" / "set.json").read_text(), str(tmp_path / "fs"))
+    claim = {"problem": "sharded", "quantity": "flops", "answer": _flops_of_the_example()}
+    reply = json.loads(judge.answer("/api/check", json.dumps(claim)))
+    assert reply["status"] == 200 and reply["data"]["verdict"] == "correct", reply

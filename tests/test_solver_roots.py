@@ -6,6 +6,7 @@ it lies between two rationals where the polynomial changes sign (bisection by ha
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
@@ -73,3 +74,61 @@ def test_an_inequality_whose_interval_is_unbounded():
 )
 def test_contradictions_and_identities_are_named(equation, verdict):
     assert solve_questions(equations=[equation], unknowns=["X"]).solving.verdict == verdict
+
+
+# ---- exact roots a student can type (issue 49, item 7) ---------------------------------
+
+
+def _root_decimal(f, low: Fraction, high: Fraction) -> str:
+    """The root of ``f`` in (low, high), by bisection here, to 5 significant figures."""
+    a, b = _bracket(f, low, high, steps=60)
+    return f"{float((a + b) / 2):.5g}"
+
+
+ROOT_SET = """title = "roots"
+[[problem]]
+id = "r"
+text = "Solve X^5 - X - 1 = 0 for X"
+equations = ["X^5 - X - 1 = 0"]
+unknowns = ["X"]
+"""
+
+
+@pytest.mark.parametrize("fmt", ["md", "tex", "text"])
+def test_a_root_without_radicals_is_printed_as_its_equation(cli, fmt):
+    decimal = _root_decimal(lambda x: x**5 - x - 1, Fraction(1), Fraction(2))
+    r = cli(["solve", "--equation", "X^5 - X - 1 = 0", "--unknown", "X", "--format", fmt])
+    assert r.code == 0, r
+    assert "CRootOf" not in r.out and "operatorname" not in r.out
+    assert f"X \\approx {decimal},\\ \\text{{the real root of }} X^{{5}} - X - 1 = 0" in r.out
+
+
+def test_which_real_root_is_said(cli):
+    f = lambda x: x**5 - 5 * x + 1  # noqa: E731  three real roots, two of them positive
+    smallest_positive = _root_decimal(f, Fraction(0), Fraction(1, 2))
+    r = cli(["solve", "--equation", "X^5 - 5*X + 1 = 0", "--unknown", "X"])
+    assert r.code == 0 and "CRootOf" not in r.out, r
+    assert (
+        f"X \\approx {smallest_positive},\\ \\text{{the 2nd smallest of the 3 real roots of"
+        in r.out
+    )
+    largest = _root_decimal(f, Fraction(1), Fraction(2))
+    assert f"X ≈ {largest}, the largest of the 3 real roots of X^5 - 5\\*X + 1 = 0" in r.out
+
+
+def test_the_key_and_the_checker_say_the_root_a_student_can_type(cli, tmp_path):
+    path = tmp_path / "roots.toml"
+    path.write_text(ROOT_SET, encoding="utf-8")
+    out = tmp_path / "key"
+    assert cli(["key", str(path), "-o", str(out)]).code == 0
+    for name in ("roots.md", "roots.tex"):
+        text = (out / name).read_text(encoding="utf-8")
+        assert "CRootOf" not in text and "the real root of" in text, name
+    decimal = _root_decimal(lambda x: x**5 - x - 1, Fraction(1), Fraction(2))
+    check = ["check", "--problem-set", str(path), "--problem", "r", "--quantity", "X"]
+    r = cli([*check, "--claim", decimal, "--format", "json"])
+    assert r.code == 0, r
+    data = json.loads(r.out)
+    assert data["verdict"] == "correct" and data["exact"] is False
+    assert data["expected_text"] == f"{decimal}, the real root of X^5 - X - 1 = 0"
+    assert cli([*check, "--claim", "1.2"]).code == 1  # 2.8 % off

@@ -166,6 +166,8 @@ class CheckResult:
         reason: why the claim could not be read (unreadable only).
         position: where reading stopped, counted from 1 (unreadable only, when known).
         relative_error: for numbers, the relative error as a percentage (``0.71%``).
+        exact: for a correct claim, True when it is the exact value (or the exact integer
+            threshold), False when it is only right to the tolerance; None otherwise.
     """
 
     verdict: Verdict
@@ -177,6 +179,7 @@ class CheckResult:
     reason: str | None = None
     position: int | None = None
     relative_error: str | None = None
+    exact: bool | None = None
     detail: ClaimDetail | ModelDetail | KernelDetail | CommsDetail | ParseError | None = field(
         default=None, repr=False, compare=False
     )
@@ -234,8 +237,8 @@ def _rtol(rtol: Tolerance) -> sp.Rational:
         raise ProblemError(
             f"rtol {rtol!r}", 'give it as decimal text ("0.01") or a Fraction: floats are not exact'
         )
-    if not 0 < value < 1:
-        raise ProblemError(f"rtol {rtol}", "must be a number greater than 0 and less than 1")
+    if not 0 <= value < 1:
+        raise ProblemError(f"rtol {rtol}", "must be a number from 0 (exact only) to less than 1")
     return value
 
 
@@ -338,7 +341,7 @@ def _check_model(
     """A claim about a whole model, or about its serving step (the quantities of both)."""
     rtol = _rtol(tolerance)
     from derive.checking.hints import earned, facets
-    from derive.checking.matching import as_percent
+    from derive.checking.matching import as_percent, exactly
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
     from derive.checking.serving_claims import (
         SERVING_QUANTITIES,
@@ -387,6 +390,7 @@ def _check_model(
         j.hidden_diagnosis if hide_expected else j.diagnosis,
         j.expected,
         relative_error=None if error is None else as_percent(error),
+        exact=exactly(j.verdict, error),
         detail=ModelDetail(a, read, j),
     )
     if not hide_expected:
@@ -563,7 +567,7 @@ def _check_operator(
             detail=e,
         )
     j = judge_claim(ctx, quantity, read)
-    from derive.checking.matching import as_percent
+    from derive.checking.matching import as_percent, exactly
 
     result = CheckResult(
         j.verdict,
@@ -573,6 +577,7 @@ def _check_operator(
         hide(j.diagnosis, j.expected, j.leading) if hide_expected else j.diagnosis,
         show_expected(j.expected, quantity),
         relative_error=as_percent(j.relative_error) if j.relative_error is not None else None,
+        exact=exactly(j.verdict, j.relative_error, j.match.how if j.match else None),
         detail=ClaimDetail(ctx, read, j),
     )
     if not hide_expected:

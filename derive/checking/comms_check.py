@@ -21,7 +21,15 @@ from derive.catalogue.reading import rows_valued_in
 from derive.checking.diagnosis_text import approx, exact_decimal
 from derive.checking.expected_text import said_number, said_time, show_number
 from derive.checking.hidden import conceal
-from derive.checking.matching import as_percent, check_size, match, relative_error
+from derive.checking.matching import (
+    How,
+    as_percent,
+    check_size,
+    exactly,
+    match,
+    relative_error,
+    right_to,
+)
 from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
@@ -160,8 +168,12 @@ def check_comms(
     if unit is not None and unit.dimension is not Dimension.TIME:
         said = describe_dimension(unit.dimension)[0]
         verdict, diagnosis = Verdict.INCORRECT, (f"the unit {unit.text} is {said}; a time is in s",)
-    elif match(value, Target(exact), rtol) is not None:
+    elif (m := match(value, Target(exact), rtol)) is not None:
         verdict, diagnosis = Verdict.CORRECT, ("the claim is the time on the link, T_comms",)
+        if m.how is How.TOLERANCE:
+            diagnosis = (
+                right_to(rtol, "T_comms", show_number(exact, Dimension.TIME), m.relative_error),
+            )
     else:
         verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(value, exact, unit, rtol),)
     error = relative_error(value, exact)
@@ -173,6 +185,7 @@ def check_comms(
         diagnosis,
         show_number(exact, Dimension.TIME),
         relative_error=None if error is None else as_percent(error),
+        exact=exactly(verdict, error),
         detail=CommsDetail(analysis, value, read),
     )
     return conceal(result, value, exact, as_percent(rtol)) if hide_expected else result

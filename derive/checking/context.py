@@ -18,15 +18,16 @@ DEFAULT_RTOL = "0.01"
 
 
 def parse_rtol(text: str) -> sp.Rational:
-    """The tolerance as an exact rational in (0, 1).
+    """The tolerance as an exact rational in [0, 1): 0 accepts only the exact value.
 
     Raises:
-        ProblemError: not a decimal, or not strictly between 0 and 1.
+        ProblemError: not a decimal, or not from 0 to less than 1.
     """
     value = parse_decimal(text, "--rtol")
-    if not 0 < value < 1:
+    if not 0 <= value < 1:
         raise ProblemError(
-            f"--rtol {text}", "must be a decimal greater than 0 and less than 1 (0.01 is 1%)"
+            f"--rtol {text}",
+            "must be a decimal from 0 (exact only) to less than 1 (0.01 is 1%)",
         )
     return value
 

@@ -18,7 +18,7 @@ import sympy as sp
 
 from derive.checking.api import CheckResult
 from derive.checking.hidden import conceal
-from derive.checking.matching import as_percent
+from derive.checking.matching import as_percent, right_to
 from derive.checking.rounding import sig_fig_sentence
 from derive.checking.thresholds import count_reason
 from derive.checking.verdict import Verdict
@@ -30,6 +30,7 @@ from derive.problem.sets.problem_set import ProblemSet
 from derive.questions.read import Value, read_formula
 from derive.questions.records import Answer, Known, Questions
 from derive.questions.set_answers import answer_problem_set, as_known, entry_quantities
+from derive.questions.solve import root_text
 
 __all__ = ["CONVERSIONS", "check_defined", "defined_names", "judge_claim_text"]
 
@@ -99,8 +100,9 @@ def _slip(ratio: sp.Expr, rtol: sp.Rational, measures: tuple[Measure, ...]) -> s
     return None
 
 
-def _shown(value: sp.Expr, unit: str) -> str:
-    return f"{fmt_decimal(value)} {unit}".rstrip()
+def _shown(value: sp.Expr, unit: str, name: str = "") -> str:
+    root = root_text(value, name, unit) if name else None  # no closed form: decimal, equation
+    return root if root is not None else f"{fmt_decimal(value)} {unit}".rstrip()
 
 
 def check_defined(
@@ -161,7 +163,7 @@ def _judge(
     hide: bool,
     measures: tuple[Measure, ...],
 ) -> CheckResult:
-    expected = None if hide else _shown(answer.value, answer.unit)
+    expected = None if hide else _shown(answer.value, answer.unit, answer.name)
     read_as = _shown(value.value, value.measure.text) if value.value.is_number else str(value.value)
     same_unit = value.measure.exponents == answer.measure.exponents
     bare = not any(value.measure.exponents)
@@ -174,7 +176,7 @@ def _judge(
     if not value.value.is_number or not answer.value.is_number or answer.value == 0:
         ok = sp.simplify(value.value - answer.value) == 0
         verdict = Verdict.CORRECT if ok else Verdict.INCORRECT
-        return CheckResult(verdict, answer.name, claim, read_as, (), expected)
+        return CheckResult(verdict, answer.name, claim, read_as, (), expected, exact=ok or None)
     error = abs(value.value - answer.value) / abs(answer.value)
     percent = as_percent(error)
     if answer.count and value.value != answer.value:
@@ -185,11 +187,18 @@ def _judge(
             Verdict.INCORRECT, answer.name, claim, read_as, (hidden if hide else said,), expected
         )
     if error <= rtol:
-        within = f"within {as_percent(rtol)} of the exact {answer.name} (relative error {percent})"
+        within = (
+            right_to(rtol, answer.name, expected, error)
+            if error and expected
+            else f"the claim equals the exact {answer.name}"
+            if not error
+            else f"right to {as_percent(rtol)}, not exact"
+        )
         note = (within,) if same_unit else (f"read in base units ({answer.unit}): give the unit",)
         return CheckResult(
-            Verdict.CORRECT, answer.name, claim, read_as, note, expected, relative_error=percent
-        )
+            Verdict.CORRECT, answer.name, claim, read_as, note, expected, relative_error=percent,
+            exact=not error,
+        )  # fmt: skip
     diagnosis: list[str] = []
     rounded = sig_fig_sentence(value.value, answer.value, rtol)
     if rounded:

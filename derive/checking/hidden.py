@@ -123,4 +123,6 @@ def conceal(
     side = direction(claimed, exact) if result.verdict is Verdict.INCORRECT else None
     if side and not any(w in s for s in kept for w in ("too large", "too small")):
         kept.append(side)
+    if result.exact is False and not any("not exact" in s for s in kept):  # said, not shown
+        kept.append(f"right to {tolerance or 'the tolerance'}, not exact")
     return replace(result, diagnosis=tuple(kept), expected=None, relative_error=None)

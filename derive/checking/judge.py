@@ -18,7 +18,14 @@ from derive.checking.claims import BANDWIDTH, PEAK, Claim, dimension_of, same_qu
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
 from derive.checking.hints import Rank, Slip
-from derive.checking.matching import How, Match, as_percent, check_size, match, relative_error
+from derive.checking.matching import (
+    How,
+    Match,
+    check_size,
+    match,
+    relative_error,
+    right_to,
+)
 from derive.checking.quantities import Kind, Target, describe, expected, kind_of, leading
 from derive.checking.thresholds import stated_threshold, threshold_reason
 from derive.checking.unit_hint import bare_number_slips
@@ -85,7 +92,8 @@ def _correct_sentence(
         var = ctx.analysis.problem.solve_for
         core = f"{t.threshold} is the smallest integer {var} that is compute-bound; the {'leading-order ' if lead else ''}crossover is {approx_or(t)}"
     elif m.how is How.TOLERANCE:
-        core = f"within {as_percent(ctx.rtol)} of the {'leading-order' if lead else 'exact'} {what} {approx_or(t)} (relative error {as_percent(m.relative_error)})"
+        core = right_to(ctx.rtol, what, approx_or(t), m.relative_error)
+        core = core.replace("the exact", "the leading-order") if lead else core
     else:
         core = "" if lead else f"the claim equals the exact {what}"
     return "; ".join(s for s in (prefix, core) if s)

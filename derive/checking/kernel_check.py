@@ -31,7 +31,7 @@ from derive.checking.kernel_claims import (
     read_kernel_claim,
     shown_expected,
 )
-from derive.checking.matching import as_percent
+from derive.checking.matching import as_percent, exactly
 from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
@@ -106,6 +106,7 @@ def check_kernel(
         diagnosis,
         shown_expected(quantity, j.exact),
         relative_error=None if j.relative_error is None else as_percent(j.relative_error),
+        exact=exactly(j.verdict, j.relative_error, j.how),
         detail=KernelDetail(kernel, read, j),
     )
     if not hide_expected:

@@ -31,7 +31,7 @@ from derive.checking.claims import BANDWIDTH, PEAK
 from derive.checking.diagnosis_text import approx, exact_decimal, sci
 from derive.checking.expected_text import said_number, said_time, show_number
 from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
-from derive.checking.matching import How, as_percent, check_size, match, relative_error
+from derive.checking.matching import How, as_percent, check_size, match, relative_error, right_to
 from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
 from derive.checking.scales import ScaleReading
@@ -291,8 +291,7 @@ def judge_kernel_claim(
         said = (
             f"the claim equals the exact {q.name}"
             if m.how is How.EXACT
-            else f"within {as_percent(rtol)} of the exact {q.name} (relative error "
-            f"{as_percent(m.relative_error or sp.Integer(0))}) — exact is {exact_text(exact)}"
+            else right_to(rtol, q.name, exact_text(exact), m.relative_error)
         )
         return KernelJudgement(Verdict.CORRECT, exact, (said,), error, m.how)
     yours = said_time(value, q.dimension) or approx(value)  # a time as a person reads it

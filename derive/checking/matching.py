@@ -18,6 +18,7 @@ import sympy as sp
 
 from derive.checking.quantities import Target
 from derive.checking.sampling import Sameness, compare, ratio_constant
+from derive.checking.verdict import Verdict
 from derive.errors import LimitError
 
 __all__ = [
@@ -30,10 +31,12 @@ __all__ = [
     "check_size",
     "constant_ratio",
     "equal",
+    "exactly",
     "expansion_size",
     "has_root",
     "match",
     "relative_error",
+    "right_to",
 ]
 
 MAX_EXPANSION = 2_000
@@ -189,6 +192,25 @@ def match(claim: sp.Expr, target: Target | None, rtol: sp.Rational) -> Match | N
         if rel is not None and rel <= rtol:
             return Match(How.TOLERANCE, rel)
     return None
+
+
+def exactly(verdict: Verdict, error: sp.Rational | None, how: How | None = None) -> bool | None:
+    """For a correct claim: True when it is the exact value (or states the exact integer
+    threshold), False when it is only right to the tolerance; None for any other verdict.
+
+    >>> exactly(Verdict.CORRECT, sp.Rational(1, 100)), exactly(Verdict.CORRECT, sp.Integer(0))
+    (False, True)
+    """
+    if verdict is not Verdict.CORRECT:
+        return None
+    return how is not How.TOLERANCE if how is not None else not error
+
+
+def right_to(rtol: sp.Rational, what: str, exact: str, error: sp.Rational | None) -> str:
+    """The words of a claim right to the tolerance but not exact: ``right to 1%: the exact
+    FLOPs is 2BDF (relative error 0.5%)``."""
+    off = f" (relative error {as_percent(error)})" if error is not None else ""
+    return f"right to {as_percent(rtol)}: the exact {what} is {exact}{off}".replace("  ", " ")
 
 
 def as_percent(rel: sp.Rational) -> str:

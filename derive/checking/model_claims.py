@@ -522,7 +522,7 @@ def judge_model_claim(
     ``extra``: the slip rows of a serving step or a training run for this quantity, weighed
     with the model's own (one slip is named, :func:`derive.checking.hints.earned`).
     """
-    from derive.checking.matching import as_percent
+    from derive.checking.matching import as_percent, right_to
 
     q = model_quantity(a, quantity)
     expected = shown_expected(q)
@@ -560,14 +560,13 @@ def judge_model_claim(
         error = abs(value - target) / abs(target)
         percent = as_percent(error)
         if error <= rtol:
-            within = f"within {fmt_decimal(100 * rtol, 3)}%"
             stated = exact
             if q.unit is Unit.SECONDS and target.is_Rational and target > 0:  # and its reading
                 stated = f"{exact} s ≈ {time_text(target)}"
             return ModelJudgement(
                 Verdict.CORRECT, exact, expected,
-                (f"{within} of the exact {quantity} {stated} (relative error {percent})",),
-                (f"{within} of the exact {quantity} (relative error {percent})",),
+                (right_to(rtol, quantity, stated, error),),
+                (f"right to {as_percent(rtol)}, not exact (relative error {percent})",),
                 error,
             )  # fmt: skip
         rounded = _rounded(claim, target, rtol)

@@ -71,6 +71,7 @@ def claim_json(
         "expected_hidden": result.expected is None,
         "relative_error": result.relative_error,
         "rtol": str(rtol),
+        "exact": result.exact,
         **(matched or {}),
         "diagnosis": list(result.diagnosis),
         **about,

@@ -12,7 +12,7 @@ from derive.checking.claims import Claim
 from derive.checking.context import Context
 from derive.checking.expected_text import show_expected
 from derive.checking.judge import Judgement
-from derive.checking.matching import as_percent, relative_error
+from derive.checking.matching import as_percent, exactly, relative_error
 from derive.checking.quantities import Target
 from derive.formula.decimals import fmt_decimal
 from derive.present.report import Entry, Report, report_text
@@ -99,6 +99,7 @@ def claim_json(
         else as_percent(lead_rel),
         "rtol": str(ctx.rtol),
         "matched": j.match.how.value if j.match else None,
+        "exact": exactly(j.verdict, j.relative_error, j.match.how if j.match else None),
         "diagnosis": list(j.diagnosis if diagnosis is None else diagnosis),
         "operator": p.operator.name,
         "regime": p.regime.text if p.regime else None,

@@ -25,6 +25,7 @@ from typing import cast
 
 from derive.catalogue import ProblemKind
 from derive.checking.api import (
+    DEFAULT_RTOL,
     KERNEL_QUANTITIES,
     QUANTITIES,
     SERVING_QUANTITIES,
@@ -150,7 +151,7 @@ def add_check_parser(
     p.add_argument(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
-    add_tolerance_flag(p)
+    add_tolerance_flag(p, default=None)  # a set's problem may set its own
     add_format_flag(p, ("text", *(f for f in REPORT_FORMATS if f != "text")))
     p.add_argument(
         "--trust",
@@ -161,8 +162,12 @@ def add_check_parser(
     return p
 
 
-def _operators(args: argparse.Namespace, extra: tuple[Path, ...] = ()) -> tuple[str, ...]:
-    return tuple(str(p) for p in extra) + tuple(args.operators)
+def _operators(args: argparse.Namespace, pset: ProblemSet | None = None) -> tuple[str, ...]:
+    """``--operators``, after a set's own (its files and its ``[[operator]]`` tables)."""
+    from derive.problem.sets.registry import set_operators
+
+    own = set_operators(pset, args.trust) if pset is not None else ()
+    return own + tuple(args.operators)
 
 
 def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
@@ -199,7 +204,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     pset = _load_set(args.problem_set, args.trust)
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
-    return _entry(pset, args.problem), _operators(args, pset.operators)
+    return _entry(pset, args.problem), _operators(args, pset)
 
 
 def refuse_set_flags(args: argparse.Namespace) -> None:
@@ -527,7 +532,8 @@ def run(args: argparse.Namespace) -> int:
     checked_now = args.problem_set is None or args.claim is None  # a set's defined names later
     if quantity is not None and checked_now and not _an_alias(quantity):
         _known_quantity(quantity)  # a set's problem reads an alias by its own kind
-    parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
+    if args.rtol is not None:
+        parse_rtol(args.rtol)  # a bad tolerance is refused before anything is read
     from derive.commands.options import is_kernel
 
     if is_kernel(args):
@@ -553,7 +559,10 @@ def run(args: argparse.Namespace) -> int:
                 "each row names its problem and quantity; give no --problem or --quantity",
             )
         refuse_set_flags(args)
-        return grade(args)
+        return grade(args)  # each row with its problem's tolerance
+    if args.rtol is None:  # a claim about a set's problem: its own tolerance, else 1 %
+        own = _load_set(args.problem_set, args.trust) if args.problem_set and args.problem else None
+        args.rtol = (own and own.rtol(args.problem, args.quantity)) or DEFAULT_RTOL
     if is_kernel(args):
         return kernel_claim(args)
     return _claim(args) if args.claim is not None else _derivation(args)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, cast
 from derive.catalogue import ProblemKind, did_you_mean
 from derive.checking.api import (
     COMMS_QUANTITIES,
+    DEFAULT_RTOL,
     QUANTITIES,
     SERVING_QUANTITIES,
     TRAINING_QUANTITIES,
@@ -64,7 +65,9 @@ __all__ = [
 ]
 
 COLUMNS = ("who", "problem", "quantity", "claim")
-OUTPUT_COLUMNS = COLUMNS + ("verdict", "read_as", "expected", "diagnosis", "reason", "position")
+OUTPUT_COLUMNS = COLUMNS + (
+    "verdict", "read_as", "expected", "diagnosis", "reason", "position", "exact"
+)  # fmt: skip
 MAX_ANSWERS = 20_000
 MAX_ANSWERS_BYTES = 10_000_000
 _MAX_CELL = 10_000
@@ -171,13 +174,15 @@ def _judge_row(
     from derive.checking.api import check, check_defined, defined_names, quantity_named
     from derive.commands.check import _entry
 
+    own = pset.rtol(row["problem"], row["quantity"])
+    rtol = args.rtol or own or DEFAULT_RTOL  # --rtol, else the problem's, else 1 %
     if row["quantity"] in defined_names(pset, row["problem"]):
         return check_defined(
             pset,
             row["problem"],
             row["quantity"],
             row["claim"],
-            rtol=args.rtol,
+            rtol=rtol,
             hide_expected=args.hide_expected,
         )
     entry = _entry(pset, row["problem"])
@@ -194,7 +199,7 @@ def _judge_row(
         entry,
         named,
         row["claim"],
-        rtol=args.rtol,
+        rtol=rtol,
         hide_expected=args.hide_expected,
         syntax=args.syntax,
         operators=operators,
@@ -242,7 +247,7 @@ def _record(row: dict[str, str], result: object, refused: str | None) -> dict[st
     """One output record (the CSV's columns; ``position`` a number or None)."""
     if refused is not None:
         return {**row, "verdict": REFUSED, "read_as": "", "expected": "", "diagnosis": "",
-                "reason": refused, "position": None}  # fmt: skip
+                "reason": refused, "position": None, "exact": None}  # fmt: skip
     r = cast("CheckResult", result)
     return {
         **row,
@@ -252,7 +257,13 @@ def _record(row: dict[str, str], result: object, refused: str | None) -> dict[st
         "diagnosis": " | ".join(r.diagnosis),
         "reason": r.reason or "",
         "position": r.position,
+        "exact": r.exact,
     }
+
+
+def _cell(value: object) -> object:
+    """A record's value as its CSV cell: None empty, a bool as JSON writes it (``true``)."""
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else value
 
 
 def tally(records: list[dict[str, object]], asked: int) -> dict[str, dict[str, int]]:
@@ -295,7 +306,7 @@ def grade(args: argparse.Namespace) -> int:
 
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
-    operators = _operators(args, pset.operators)
+    operators = _operators(args, pset)
     answers = list(dict.fromkeys(_KEY(row) for row in rows if _TOO_MANY not in row))
     asked = _asked(pset, args)  # every problem derived here: the workers fork warm
     judged = dict(zip(answers, _judge_all(args, pset, operators, answers), strict=True))

@@ -190,13 +190,14 @@ def add_hardware_flags(
         )
 
 
-def add_tolerance_flag(parser: argparse.ArgumentParser) -> None:
-    """``--rtol R``: the relative tolerance a claimed number is judged with."""
+def add_tolerance_flag(parser: argparse.ArgumentParser, default: str | None = DEFAULT_RTOL) -> None:
+    """``--rtol R``: the relative tolerance a claimed number is judged with (None: the set's)."""
     parser.add_argument(
         "--rtol",
-        default=DEFAULT_RTOL,
+        default=default,
         metavar="R",
-        help="relative tolerance for numbers (default 0.01 = 1%%)",
+        help="relative tolerance for numbers, 0 for exact only (default: a set problem's "
+        "rtol, else 0.01 = 1%%)",
     )
 
 

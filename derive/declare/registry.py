@@ -28,6 +28,7 @@ __all__ = [
     "builtin_operator_files",
     "load_operator_file",
     "load_registry",
+    "operators_as_file",
     "pin_operator_files",
 ]
 
@@ -122,6 +123,8 @@ def load_operator_file(path: Path | str) -> ModuleType:
     Outside a registry load, every call runs the file afresh.
     """
     path = Path(path)
+    if str(path) in _as_files:
+        return _as_files[str(path)]
     loaded = _session.get() if _pinned is None else _pinned
     key = path.resolve()
     if loaded is not None and key in loaded:
@@ -133,6 +136,23 @@ def load_operator_file(path: Path | str) -> ModuleType:
 
 
 _pinned: dict[Path, ModuleType] | None = None
+
+_as_files: dict[str, ModuleType] = {}
+"""Operators declared as data, by the name that stands for them among operator files."""
+
+
+def operators_as_file(name: str, operators: tuple[Operator, ...]) -> str:
+    """Let ``name`` stand among operator files for ``operators`` (declared as data, not code).
+
+    A set's ``[[operator]]`` tables travel with its Python files this way, so every path that
+    takes a set's operator files (keys, checks, grading, the workbook) loads its tables too.
+    """
+    name = str(Path(name))
+    module = ModuleType(name)
+    for n, op in enumerate(operators):
+        setattr(module, f"operator_{n}", op)
+    _as_files[name] = module
+    return name
 
 
 def pin_operator_files() -> None:

@@ -22,6 +22,7 @@ from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.tex_layout import tex_break_sum, tex_is_wide
 from derive.questions.read import display_symbol, names_in, split_equation
 from derive.questions.records import Answer, Known, Questions, Role
+from derive.questions.solve import root_equation
 from derive.solution.notation import tex, tex_text_number
 
 __all__ = [
@@ -135,6 +136,10 @@ def _forms(q: Questions, a: Answer) -> tuple[str, list[str], str, str]:
     if a.role is Role.GIVEN:
         return lhs, [_given_tex(a)], "", ""
     if a.role is Role.UNKNOWN:
+        root = root_equation(a.formula, a.name)  # no closed form: its equation, not CRootOf
+        if root is not None:
+            rounded = tex_text_number(fmt_decimal(a.formula)) + _unit_tex(a.unit)
+            return lhs, [], rf"{rounded},\ \text{{{root[1]} of }} {tex(root[0])} = 0", ""
         exact, rounded = _result_forms(a.formula, a.unit)
         then = f"{lhs} = {tex(a.value)}" if a.value != a.formula else ""
         return lhs, exact, rounded, then

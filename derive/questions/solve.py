@@ -35,7 +35,14 @@ from derive.problem.question_spec import QuestionSpec
 from derive.questions.read import NUMBER, Value, names_in, read_formula, split_equation
 from derive.questions.records import Answer, Known, Questions, Role, Solving
 
-__all__ = ["HOLDS", "answer_questions", "definition_order", "references_of"]
+__all__ = [
+    "HOLDS",
+    "answer_questions",
+    "definition_order",
+    "references_of",
+    "root_equation",
+    "root_text",
+]
 
 _MAX_BRANCHES = 16
 _POWERS = (1, -1, 2, -2, 3, -3)
@@ -307,11 +314,50 @@ def _polynomial_roots(
     return roots
 
 
-def _shown(value: sp.Expr) -> str:
-    """A root as text: exact, with its decimal when it is a ``CRootOf`` (no radicals)."""
-    if value.has(sp.CRootOf):
-        return f"{value} ≈ {sp.N(value, 5)}"
-    return str(value)
+def root_equation(value: sp.Expr, name: str) -> tuple[sp.Expr, str] | None:
+    """A root with no closed form (sympy's ``CRootOf``) as what a student can read: the
+    polynomial in ``name`` it is a root of (``X^5 - X - 1``, equal to 0), and which of its real
+    roots it is (``the real root``, ``the 2nd smallest of the 3 real roots``); None for any
+    other value.
+
+    >>> x = sp.Symbol("x")
+    >>> root_equation(sp.CRootOf(x**5 - x - 1, 0), "X")
+    (X**5 - X - 1, 'the real root')
+    """
+    if not isinstance(value, sp.CRootOf):
+        return None
+    poly = value.poly
+    polynomial = poly.as_expr().xreplace({poly.gen: sp.Symbol(name, positive=True)})
+    count = poly.count_roots()  # real roots: CRootOf numbers them first, from the smallest
+    k = value.index + 1
+    rank = (
+        "smallest" if k == 1 else "largest" if k == count else f"{k}{_SUFFIX.get(k, 'th')} smallest"
+    )
+    return polynomial, "the real root" if count == 1 else f"the {rank} of the {count} real roots"
+
+
+_SUFFIX = {2: "nd", 3: "rd"}
+
+
+def root_text(value: sp.Expr, name: str, unit: str = "") -> str | None:
+    """``1.1673, the real root of X^5 - X - 1 = 0`` for a root with no closed form, else None."""
+    root = root_equation(value, name)
+    if root is None:
+        return None
+    from derive.formula.decimals import fmt_decimal
+
+    equation = str(root[0]).replace("**", "^")
+    return f"{fmt_decimal(value)}{' ' * bool(unit)}{unit}, {root[1]} of {equation} = 0"
+
+
+def _shown(value: sp.Expr, name: str = "x") -> str:
+    """A root as text: exact, or its decimal and its equation when it is a ``CRootOf``."""
+    return f"≈ {root_text(value, name)}" if isinstance(value, sp.CRootOf) else str(value)
+
+
+def _eq(value: sp.Expr, name: object, exactly: str = "") -> str:
+    """``= 7/2`` (``exactly``), or ``≈ 1.1673, the real root of X^5 - X - 1 = 0``."""
+    return _shown(value, str(name)) if isinstance(value, sp.CRootOf) else f"= {value}{exactly}"
 
 
 def _intervals(expr: sp.Expr, x: sp.Symbol, relation: str) -> str:
@@ -328,8 +374,8 @@ def _intervals(expr: sp.Expr, x: sp.Symbol, relation: str) -> str:
         probe = (low + high) / 2 if high is not None else low + 1
         probe = sp.nsimplify(sp.N(probe, 30)) if probe.has(sp.CRootOf) else probe
         if bool(wanted(sp.N(expr.xreplace({x: probe}), 30))):
-            end = f"{_shown(high)}]" if high is not None else "∞)"
-            pieces.append(f"[{_shown(low)}, {end}" if k else f"(0, {end}")
+            end = f"{_shown(high, str(x))}]" if high is not None else "∞)"
+            pieces.append(f"[{_shown(low, str(x))}, {end}" if k else f"(0, {end}")
     if not pieces:
         return f"it holds for no positive {x}"
     return f"it holds for {x} in " + " ∪ ".join(pieces)
@@ -467,7 +513,7 @@ def _solve_unknowns(
     if others:
         notes.append(
             "other roots, left out: "
-            + "; ".join(", ".join(f"{k} = {_shown(v)}" for k, v in s.items()) for s in others)
+            + "; ".join(", ".join(f"{k} {_eq(v, k)}" for k, v in s.items()) for s in others)
         )
     answers, solved = [], dict(known)
     relation = next((rel for _, rel in read if rel != "="), "=")
@@ -481,8 +527,7 @@ def _solve_unknowns(
             )
             value, note = _count(u.value, root, expr, relation)
             if note:
-                near = f" (≈ {sp.N(root, 5)})" if root.has(sp.CRootOf) else ""
-                note = f"{name} = {root} exactly{near}; as a count, {note}"
+                note = f"{name} {_eq(root, name, ' exactly')}; as a count, {note}"
             if relation != "=" and len(unknowns) == 1:
                 held = _intervals(expr.xreplace(real), real[u.value], relation)
                 note = "; ".join(n for n in (note, held) if n)

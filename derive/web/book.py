@@ -26,7 +26,7 @@ import jinja2
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
 from derive.checking.claims import dimension_of
 from derive.checking.quantities import describe, expected
-from derive.declare.registry import Registry, load_registry, pin_operator_files
+from derive.declare.registry import pin_operator_files
 from derive.errors import DeriveError, UnknownNameError
 from derive.formula.units import Dimension
 from derive.pipeline import CommsDerivation, Derivation, derive_spec
@@ -41,7 +41,7 @@ from derive.problem.sets.problem_set import (
     QuestionEntry,
     parse_problem_set,
 )
-from derive.problem.sets.registry import require_trust
+from derive.problem.sets.registry import require_trust, set_registry
 from derive.problem.sets.toml_file import read_toml_text
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
@@ -104,11 +104,6 @@ def parse_source(source: SetSource) -> ProblemSet:
     pset = parse_problem_set(source.text, source.origin, Path(source.base) if source.base else None)
     require_trust(pset, source.trust)
     return pset
-
-
-def registry_of(pset: ProblemSet) -> Registry:
-    """The operators a set uses: the shipped ones, plus its own files (already trusted)."""
-    return load_registry(pset.operators)
 
 
 @dataclass(frozen=True)
@@ -411,7 +406,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     from derive.web.kernel_pages import kernel_page
     from derive.web.model_pages import model_page
 
-    registry = registry_of(pset)
+    registry = set_registry(pset, trust=True)  # the set was read trusted or refused
     pages = {}
     for entry in pset.problems:
         try:

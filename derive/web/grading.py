@@ -12,7 +12,7 @@ Nothing typed is evaluated: answers are read by :mod:`derive.formula` only.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn, cast
 
@@ -91,6 +91,7 @@ class CheckResult:
         diagnosis: one sentence per finding (the reason it cannot be read, when unreadable).
         expected: the expected value as the worked solution prints it; None when hidden.
         expected_latex: the expected value as LaTeX; None when hidden or unknown.
+        exact: for a correct answer, True when exact, False when right to the tolerance only.
     """
 
     verdict: str
@@ -99,6 +100,7 @@ class CheckResult:
     diagnosis: tuple[str, ...]
     expected: str | None = None
     expected_latex: str | None = None
+    exact: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ class Grader:
     """Checks answers to the problems of one set; one per worker process."""
 
     problems: dict[str, ProblemEntry | KernelEntry | ModelEntry | NativeEntry]
-    operators: tuple[Path, ...] = ()
+    operators: tuple[str | Path, ...] = ()  # the set's: set_operators
     hide_expected: bool = False
     rtol: str = DEFAULT_RTOL
     problem_set: ProblemSet | None = None  # for defined quantities (issue 23)
@@ -140,6 +142,11 @@ class Grader:
         from derive.checking.api import defined_names
 
         return quantity in defined_names(self.problem_set, problem)
+
+    def _rtol(self, problem: str, quantity: str | None) -> str:
+        """The set's tolerance for the problem's quantity (its ``rtol``), else the grader's."""
+        own = self.problem_set.rtol(problem, quantity) if self.problem_set else None
+        return own or self.rtol
 
     def _entry(self, problem: str) -> ProblemEntry | KernelEntry | ModelEntry | NativeEntry:
         entry = self.problems.get(problem)
@@ -236,27 +243,28 @@ class Grader:
                 problem,
                 quantity,
                 answer,
-                rtol=self.rtol,
+                rtol=self._rtol(problem, quantity),
                 hide_expected=self.hide_expected,
             )
             if found.verdict is Verdict.UNREADABLE:
                 return CheckResult(UNREADABLE, None, None, (found.reason or "cannot be read",))
             return CheckResult(
-                found.verdict.value, found.read_as, None, found.diagnosis, found.expected
-            )
+                found.verdict.value, found.read_as, None, found.diagnosis, found.expected,
+                exact=found.exact,
+            )  # fmt: skip
         entry = self._entry(problem)
         result = check(
             entry,
             quantity,
             answer,
-            rtol=self.rtol,
+            rtol=self._rtol(problem, quantity),
             hide_expected=self.hide_expected,
             operators=self.operators,
         )
         if result.verdict is Verdict.UNREADABLE:
             return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
         assert result.kind is not None  # derive.check names the kind it judged in
-        return _RESULTS[result.kind](self, result)
+        return replace(_RESULTS[result.kind](self, result), exact=result.exact)
 
     def _comms_result(self, result: ApiCheckResult) -> CheckResult:
         """A claimed time on the link: its echo and the exact time as LaTeX."""
@@ -337,7 +345,7 @@ class Grader:
         result = check_derivation(
             self._entry(problem),
             list(lines),
-            rtol=self.rtol,
+            rtol=self._rtol(problem, None),
             hide_expected=self.hide_expected,
             operators=self.operators,
         )

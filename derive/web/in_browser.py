@@ -21,6 +21,7 @@ from pathlib import Path
 
 from derive.errors import DeriveError, UnknownNameError
 from derive.problem.sets.problem_set import ProblemSet
+from derive.problem.sets.registry import set_operators
 from derive.web.bodies import (
     CHECK_SCHEMA,
     DERIVATION_SCHEMA,
@@ -99,7 +100,7 @@ class Judge:
         hide = bool(data["hide_expected"])
         grader = Grader(
             {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
-            pset.operators,
+            set_operators(pset, source.trust),
             hide_expected=hide,
             problem_set=pset,
         )

@@ -61,6 +61,7 @@ from typing import Any
 
 from derive.errors import DeriveError
 from derive.problem.sets.problem_set import ProblemSet
+from derive.problem.sets.registry import set_operators
 from derive.web.grading import Grader
 
 __all__ = ["CheckAbortedError", "PoolSettings", "ServerBusyError", "WorkerPool", "grader_of"]
@@ -128,7 +129,7 @@ def grader_of(pset: ProblemSet, hide_expected: bool = False) -> Grader:
     """The set's grader with every problem analysed (so workers forked from here start warm)."""
     grader = Grader(
         {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
-        pset.operators,
+        set_operators(pset, trust=True),  # the set was read trusted or refused
         hide_expected=hide_expected,
         problem_set=pset,  # a problem's defined quantities are judged against the set
     )

@@ -35,6 +35,7 @@ def check_reply(result: CheckResult, show_expected: bool) -> dict:
         "read_as": result.read_as,
         "read_as_latex": result.read_as_latex,
         "diagnosis": list(result.diagnosis),
+        "exact": result.exact,
     }
     if show_expected:
         out["expected"] = result.expected

@@ -67,7 +67,8 @@ PYODIDE_FILES = (
 """The files of an npm ``pyodide`` package folder the page loads (the rest are for Node or types)."""
 
 MARKER = ".derive-site"
-"""The file that marks a folder as a published workbook (``derive publish`` replaces only those)."""
+"""The file that marks a folder as a published workbook (``derive publish`` replaces only those);
+after its first line, the names of the files the site wrote, one a line (the rest are the user's)."""
 
 _STATIC_PAGE_FILES = ("workbook.js", "workbook.css", "publish.js", "publish-worker.mjs")
 
@@ -222,10 +223,10 @@ def build_site(
         "timeout_s": timeout,
         "title": book.title,
         "bytecode": BYTECODE if bytecode is not None else None,
+        "bytecode_sha256": hashlib.sha256(bytecode).hexdigest() if bytecode is not None else None,
     }
     files = {
         "index.html": _page_html(settings),
-        MARKER: f"derive publish: {book.title}\n".encode(),
         "python/derive-site.zip": packed,
         "python/set.json": set_text,
         **({BYTECODE: bytecode} if bytecode is not None else {}),
@@ -233,26 +234,40 @@ def build_site(
         **_katex(),
         **_api_files(book),
     }
+    names = "".join(f"{name}\n" for name in sorted([*files, *(pyodide or {})]))
+    files[MARKER] = f"derive publish: {book.title}\n{names}".encode()
     return Site(dict(sorted(files.items())), dict(pyodide or {}))
 
 
 def write_site(site: Site, out: Path) -> None:
     """Write the site into ``out``, replacing a site published there before, whole.
 
-    The files go into a new folder beside ``out``, which then takes its place: a failure
-    leaves the previous site as it was.
+    The files go into a new folder beside ``out`` (``.derive-publish-*``), with a copy of each
+    file of ``out`` the earlier site did not write (the user's: ``CNAME``, ``.nojekyll``, notes),
+    then the two folders swap in one step (``renameat2``'s exchange; where the system has none,
+    two renames, the earlier site parked in ``.derive-old-*``). A kill leaves the earlier site
+    or the new one; the next run restores a parked site whose ``-o`` is missing and removes
+    what a kill left beside it.
 
     Raises:
-        OutputError: ``out`` exists and is not an empty folder or a published workbook.
+        OutputError: ``out`` exists and is not an empty folder or a published workbook; a file
+            of the user's has the name of one the site writes.
     """
     what = f"-o {out}"
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise OutputError(what, "is not a folder")
+    parent = out.resolve().parent
+    _heal(parent, out)
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
         raise OutputError(
             what, f"is a folder that is not a published workbook (no {MARKER}); give a new folder"
         )
-    parent = out.resolve().parent
+    kept = _users_files(out, site) if out.is_dir() else []
+    clash = sorted(set(kept) & {*site.files, *site.copies})
+    if clash:
+        raise OutputError(
+            f"{what}: {', '.join(clash[:3])}", "your file has the name of one the site writes"
+        )
     try:
         parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".derive-publish-", dir=parent))
@@ -263,18 +278,67 @@ def write_site(site: Site, out: Path) -> None:
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        for name, source in site.copies.items():
+        for name, source in [*site.copies.items(), *((n, out / n) for n in kept)]:
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, path)
+            shutil.copy2(source, path, follow_symlinks=name not in kept)  # a link stays one
         staging.chmod(0o755)
-        old = None
-        if out.exists():
+        if not out.exists():
+            staging.rename(out)
+        elif _exchange(staging, out):  # staging now holds the earlier site
+            shutil.rmtree(staging, ignore_errors=True)
+        else:
             old = Path(tempfile.mkdtemp(prefix=".derive-old-", dir=parent))
-            out.rename(old / "site")
-        staging.rename(out)
-        if old is not None:
+            out.rename(old / out.name)
+            staging.rename(out)
             shutil.rmtree(old, ignore_errors=True)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise OutputError(what, f"cannot write: {exc.strerror or exc}") from None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where the
+    system or the file system cannot."""
+    import ctypes
+    import errno
+    import os
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_cwd, exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _heal(parent: Path, out: Path) -> None:
+    """Restore a site a kill left parked (``.derive-old-*/NAME``, ``NAME`` missing), and remove
+    the folders a kill left beside the sites of ``parent`` (``.derive-publish-*``, ``.derive-old-*``)."""
+    if not parent.is_dir():
+        return
+    for folder in sorted(parent.glob(".derive-old-*")):
+        for site in folder.iterdir() if folder.is_dir() else ():
+            home = out if site.name == "site" else parent / site.name  # "site": derive before 0.2
+            if (site / MARKER).is_file() and not home.exists():
+                site.rename(home)
+    for folder in (*parent.glob(".derive-publish-*"), *parent.glob(".derive-old-*")):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _users_files(out: Path, site: Site) -> list[str]:
+    """The files of ``out`` the site there did not write, by their path in the site."""
+    lines = (out / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()[1:]
+    ours = set(lines) or {*site.files, *site.copies}  # a marker without names: derive before 0.2
+    owned = () if lines else {name.split("/")[0] for name in ours if "/" in name}
+    found = (p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink())
+    return sorted(
+        name
+        for name in found
+        if name != MARKER and name not in ours and name.split("/")[0] not in owned
+    )

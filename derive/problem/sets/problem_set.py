@@ -210,6 +210,12 @@ class ProblemSet:
     kernels: tuple[KernelEntry, ...] = ()
     questions: tuple[QuestionEntry, ...] = ()
     natives: tuple[NativeEntry, ...] = ()  # budgets and what-ifs (issue 36)
+    tolerances: tuple[tuple[str, str, str], ...] = ()  # (problem id, quantity or "", rtol)
+
+    def rtol(self, problem: str, quantity: str | None) -> str | None:
+        """The tolerance a problem's ``rtol`` sets for ``quantity`` (its own first), or None."""
+        found = {q: text for p, q, text in self.tolerances if p.lower() == str(problem).lower()}
+        return found.get(quantity or "", found.get(""))
 
     def entries(self) -> tuple[ProblemEntry | KernelEntry | ModelEntry, ...]:
         """Every problem of a kind, in the key's order: operators, kernels, models."""
@@ -362,8 +368,12 @@ def parse_problem_set(
     alone: list[QuestionEntry] = []
     natives: list[NativeEntry] = []
     found: list[DeriveError] = []
+    tolerances: list[tuple[str, str, str]] = []
     for i, raw in enumerate(problems):
         try:
+            if isinstance(raw, dict) and "rtol" in raw:
+                raw = dict(raw)
+                tolerances += _tolerances(raw.pop("rtol"), raw, f"{origin}: problem {i + 1}")
             if isinstance(raw, dict) and set(raw) & set(NATIVE_TABLES):
                 from derive.problem.sets.natives import native_problem
 
@@ -403,7 +413,34 @@ def parse_problem_set(
         tuple(kernels),
         tuple(alone),
         tuple(natives),
+        tuple(tolerances),
     )
+
+
+def _tolerances(value: object, raw: dict, where: str) -> list[tuple[str, str, str]]:
+    """A problem's ``rtol``: ``"0"`` for all its quantities, or ``{ params = "0", … }``.
+
+    Raises:
+        ProblemError: not a decimal string from 0 to less than 1, or an unknown quantity.
+    """
+    from derive.formula.decimals import parse_decimal
+
+    pid = str(raw.get("id", ""))
+    given = {"": value} if not isinstance(value, dict) else value
+    known = {n for kind in ProblemKind for n in names_for(kind, Use.CHECK)}
+    parts = (raw.get("define"), raw.get("unknowns"))
+    known |= {
+        k for part in parts if isinstance(part, dict | list) for k in part if isinstance(k, str)
+    }
+    out = []
+    for quantity, text in given.items():
+        what = f"{where}: key 'rtol'" + (f" {quantity!r}" if quantity else "")
+        if quantity and quantity not in known:
+            raise unknown_quantity(what, quantity, tuple(sorted(known)))
+        if not isinstance(text, str) or not 0 <= parse_decimal(text, what) < 1:
+            raise ProblemError(what, 'must be a decimal string from "0" (exact only) to below "1"')
+        out.append((pid, str(quantity), text))
+    return out
 
 
 def load_problem_set(path: Path, errors: list[DeriveError] | None = None) -> ProblemSet:

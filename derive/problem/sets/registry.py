@@ -28,10 +28,11 @@ one line that names the file and the flag.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from derive.declare.operator import Operator, Tensor, dims
-from derive.declare.registry import Registry, load_registry
+from derive.declare.registry import Registry, load_registry, operators_as_file
 from derive.errors import DeclarationError, ProblemError
 from derive.formula.decimals import parse_decimal
 from derive.problem.sets.problem_set import ProblemSet
@@ -39,7 +40,7 @@ from derive.problem.sets.problem_set import ProblemSet
 if TYPE_CHECKING:  # the tables' records load with a set that has [[operator]] tables
     from derive.problem.sets.operator_tables import OperatorTable, TensorTable
 
-__all__ = ["declare_operator", "require_trust", "set_registry"]
+__all__ = ["declare_operator", "require_trust", "set_operators", "set_registry"]
 
 
 def _tensor(table: TensorTable, symbols: dict, where: str) -> Tensor:
@@ -106,8 +107,15 @@ def require_trust(pset: ProblemSet, trust: bool) -> None:
         )
 
 
-def set_registry(pset: ProblemSet, trust: bool, time_limit: float | None = None) -> Registry:
-    """Built-in operators, the set's ``[[operator]]`` tables, and its Python files if trusted.
+def set_operators(
+    pset: ProblemSet, trust: bool, time_limit: float | None = None
+) -> tuple[str, ...]:
+    """The operator files every command derives and checks a set's problems with.
+
+    Its Python files (refused unless ``trust``), and, for its ``[[operator]]`` tables, one name
+    that stands for the operators they declare (:func:`~derive.declare.registry.operators_as_file`;
+    declared once per process and content). ``derive key``, ``check``, ``check --answers``,
+    ``serve`` and ``publish`` all take a set's operators from here.
 
     With ``time_limit``, the tables are read in a worker under that budget
     (:mod:`derive.deadline`), like every other derivation.
@@ -117,11 +125,27 @@ def set_registry(pset: ProblemSet, trust: bool, time_limit: float | None = None)
             declared twice.
         TimeLimitError: reading the tables took longer than ``time_limit`` seconds.
     """
+    import hashlib
+
     require_trust(pset, trust)
-    registry = load_registry(pset.operators, lazy=True)  # a built-in file runs when named
+    files = tuple(str(path) for path in pset.operators)
     tables = pset.operator_tables
     if not tables:
-        return registry
+        return files
+    digest = hashlib.sha256(repr(tables).encode()).hexdigest()[:12]
+    name = f"[[operator]] tables of {Path(pset.source).name} {digest}"
+    if name not in _NAMED:
+        _NAMED[name] = _declare_checked(pset, tables, time_limit)
+    return (*files, operators_as_file(name, _NAMED[name]))
+
+
+_NAMED: dict[str, tuple[Operator, ...]] = {}
+
+
+def _declare_checked(
+    pset: ProblemSet, tables: tuple[OperatorTable, ...], time_limit: float | None
+) -> tuple[Operator, ...]:
+    registry = load_registry(pset.operators, lazy=True)  # a built-in file runs when named
     if time_limit is None:
         declared = _declare_all(tables)
     else:
@@ -137,4 +161,15 @@ def set_registry(pset: ProblemSet, trust: bool, time_limit: float | None = None)
                 "an operator of that name exists already (names are unique ignoring case)",
             )
         taken.add(op.name.lower())
-    return Registry(registry.operators + declared)
+    return declared
+
+
+def set_registry(pset: ProblemSet, trust: bool, time_limit: float | None = None) -> Registry:
+    """Built-in operators, the set's ``[[operator]]`` tables, and its Python files if trusted:
+    the registry of :func:`set_operators`.
+
+    Raises:
+        as :func:`set_operators`.
+    """
+    names = set_operators(pset, trust, time_limit)
+    return load_registry(tuple(Path(name) for name in names), lazy=True)

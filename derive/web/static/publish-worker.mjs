@@ -8,23 +8,59 @@
 
 const SITE = "/home/pyodide/derive-site";
 
-/** Boot Pyodide and derive's judge from the site's files.
+/** Boot Pyodide and derive's judge from the site's files, each zip checked against its sha256
+ * first. The bytecode is an optimisation: if it is damaged, or fails to unpack or import, the
+ * judge boots again from the sources (the traceback goes to the console only).
  *
  * @param {Function} loadPyodide - Pyodide's loader (pyodide.mjs).
  * @param {string} indexURL - the folder of the Pyodide runtime.
  * @param {Uint8Array} zip - python/derive-site.zip.
  * @param {string} setText - python/set.json.
- * @param {Uint8Array|null} bytecode - the bytecode kept from an earlier visit, if any.
- * @returns {pyodide, judge}: the judge is a Python object (answer(path, body), problems(), warm(id)).
+ * @param {Uint8Array|null} bytecode - the bytecode shipped or kept from an earlier visit, if any.
+ * @param {{python?: string, bytecode?: string}} sha256 - the zips' hashes, as published (hex).
+ * @returns {pyodide, judge, bytecode}: the judge is a Python object (answer(path, body),
+ *   problems(), warm(id)); bytecode: whether it booted from the bytecode.
  */
-export async function bootJudge(loadPyodide, indexURL, zip, setText, bytecode = null) {
+export async function bootJudge(loadPyodide, indexURL, zip, setText, bytecode = null, sha256 = {}) {
+  if (bytecode) {
+    try {
+      return await boot(loadPyodide, indexURL, zip, setText, bytecode, sha256);
+    } catch (e) {
+      if (e.sources) throw e; // the sources themselves are damaged: booting again cannot help
+      console.error("derive: the bytecode did not load, so the checker boots from its sources", e);
+    }
+  }
+  return boot(loadPyodide, indexURL, zip, setText, null, sha256);
+}
+
+async function boot(loadPyodide, indexURL, zip, setText, bytecode, sha256) {
   const pyodide = await loadPyodide({ indexURL, fullStdLib: false });
+  const check = (bytes, expected, what) => {
+    if (expected && digest(pyodide, bytes) !== expected) {
+      throw Object.assign(new Error(`${what} is damaged (not the file the site was published with)`), { sources: !bytecode || bytes === zip });
+    }
+  };
+  check(zip, sha256.python, "python/derive-site.zip");
+  if (bytecode) check(bytecode, sha256.bytecode, "the checker's bytecode");
   pyodide.unpackArchive(zip, "zip", { extractDir: SITE });
   if (bytecode) pyodide.unpackArchive(bytecode, "zip", { extractDir: SITE });
   // without kept bytecode, write it as modules compile, so the next visit can keep it
   pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(SITE)})\nsys.dont_write_bytecode = ${bytecode ? "True" : "False"}`);
   const module = pyodide.pyimport("derive.web.in_browser");
-  return { pyodide, judge: module.Judge.from_json(setText) };
+  return { pyodide, judge: module.Judge.from_json(setText), bytecode: !!bytecode };
+}
+
+/** The sha256 of some bytes, in hex (Python's hashlib: the browser's crypto.subtle exists only
+ * in secure contexts). */
+function digest(pyodide, bytes) {
+  pyodide.globals.set("derive_bytes", bytes);
+  return pyodide.runPython("import hashlib\nfound = hashlib.sha256(derive_bytes.to_py()).hexdigest()\ndel derive_bytes\nfound");
+}
+
+/** An error in one line for the student (a Python traceback's last line; the whole in the console). */
+export function oneLine(e) {
+  const lines = String((e && e.message) || e).split("\n").map((l) => l.trim()).filter(Boolean);
+  return (lines[lines.length - 1] || "unknown error").slice(0, 300);
 }
 
 // The browser keeps the compiled bytecode (Cache Storage, where the page's origin has it),
@@ -34,7 +70,8 @@ const BYTECODE_CACHE = "derive-workbook-bytecode";
 async function keptBytecode(key) {
   try {
     const hit = await (await caches.open(BYTECODE_CACHE)).match(key);
-    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+    if (!hit) return null;
+    return { bytes: new Uint8Array(await hit.arrayBuffer()), sha256: hit.headers.get("x-sha256") };
   } catch (e) {
     return null; // no Cache Storage here (not a secure context): boot from sources
   }
@@ -43,9 +80,10 @@ async function keptBytecode(key) {
 async function keepBytecode(key, pyodide) {
   try {
     const bytes = pyodide.pyimport("derive.web.in_browser").bytecode_zip(SITE).toJs();
+    const sha256 = digest(pyodide, bytes);
     const cache = await caches.open(BYTECODE_CACHE);
     for (const old of await cache.keys()) await cache.delete(old);
-    await cache.put(key, new Response(bytes));
+    await cache.put(key, new Response(bytes, { headers: { "x-sha256": sha256 } }));
     self.postMessage({ type: "kept", bytes: bytes.length });
   } catch (e) {
     // keeping is an optimisation; a failure costs the next visit its compile time only
@@ -79,8 +117,10 @@ async function bootInWorker(settings) {
       shipped = null; // compile from sources, as a site without it does
     }
   }
-  const booted = await bootJudge(loadPyodide, runtime, new Uint8Array(zip), setText, bytecode || shipped);
-  return { ...booted, key, kept: !!(bytecode || shipped), shipped: !!shipped };
+  const sha256 = { python: settings.python_sha256, bytecode: bytecode ? bytecode.sha256 : settings.bytecode_sha256 };
+  const booted = await bootJudge(loadPyodide, runtime, new Uint8Array(zip), setText, bytecode ? bytecode.bytes : shipped, sha256);
+  // kept: the next visit has bytecode (booted from it; a damaged one is compiled and kept anew)
+  return { ...booted, key, kept: booted.bytecode, shipped: booted.bytecode && !!shipped };
 }
 
 if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope) {
@@ -118,7 +158,8 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
         booted = await bootInWorker(message.settings);
         judge = booted.judge;
       } catch (e) {
-        self.postMessage({ type: "failed", error: String(e && e.message ? e.message : e) });
+        console.error("derive: the checker could not start", e);
+        self.postMessage({ type: "failed", error: oneLine(e) });
         return;
       }
       self.postMessage({ type: "ready", ms: performance.now() - started, kept: booted.kept, shipped: booted.shipped });

@@ -53,7 +53,7 @@
       } else if (m.type === "kept") {
         timings.bytecode_kept = true; // the next visit boots without compiling
       } else if (m.type === "failed") {
-        failed = `the checker could not start: ${m.error}`;
+        failed = `the checker could not start: ${m.error}; reload the page`;
         status(failed);
         for (const job of queue) job.reject(new Error(failed));
         queue = [];
@@ -72,13 +72,16 @@
       }
     };
     worker.onerror = (event) => {
-      failed = `the checker could not start: ${event.message || "the worker failed"}`;
+      failed = `the checker could not start: ${event.message || "the worker failed"}; reload the page`;
       status(failed);
     };
     worker.postMessage({
       type: "boot",
       first: firstProblem(),
-      settings: { site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256, bytecode: settings.bytecode },
+      settings: {
+        site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256,
+        bytecode: settings.bytecode, bytecode_sha256: settings.bytecode_sha256,
+      },
     });
   }
 

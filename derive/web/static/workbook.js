@@ -168,7 +168,9 @@ function showIndex() {
 // ---- problem page --------------------------------------------------------------------
 function verdictBox(result) {
   const box = el("div", { class: `verdict ${result.verdict}`, role: "status" });
-  box.append(el("span", { class: "badge", text: VERDICTS[result.verdict] || result.verdict }));
+  // a right number is exact, or right to the tolerance only (the diagnosis gives the exact value)
+  const how = { true: " (exact)", false: " (to the tolerance, not exact)" }[result.exact] || "";
+  box.append(el("span", { class: "badge", text: (VERDICTS[result.verdict] || result.verdict) + how }));
   if (result.read_as_latex) box.append(" — read as ", math(result.read_as_latex));
   if (result.diagnosis && result.diagnosis.length) {
     box.append(el("ul", {}, ...result.diagnosis.map((d) => el("li", { text: d }))));
