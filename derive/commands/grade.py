@@ -261,11 +261,6 @@ def _record(row: dict[str, str], result: object, refused: str | None) -> dict[st
     }
 
 
-def _cell(value: object) -> object:
-    """A record's value as its CSV cell: None empty, a bool as JSON writes it (``true``)."""
-    return "" if value is None else str(value).lower() if isinstance(value, bool) else value
-
-
 def tally(records: list[dict[str, object]], asked: int) -> dict[str, dict[str, int]]:
     """Per student (in the order they first appear): right, answered (not refused), asked."""
     students: dict[str, dict[str, int]] = {}
@@ -280,8 +275,9 @@ def tally(records: list[dict[str, object]], asked: int) -> dict[str, dict[str, i
 def _cell(value: object) -> str:
     """A cell written as data: text a spreadsheet would take for a formula (a first ``=``,
     ``+``, ``-``, ``@``, tab or carriage return) gets a leading ``'``, OWASP's rule; a plain
-    number (``-3``, ``-1.5e-3``) is left a number (it runs nothing)."""
-    text = "" if value is None else str(value)
+    number (``-3``, ``-1.5e-3``) is left a number (it runs nothing); None is empty and a
+    bool is written as JSON writes it (``true``)."""
+    text = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
     if text.startswith(("=", "+", "-", "@", "\t", "\r")) and not _PLAIN_NUMBER.fullmatch(text):
         return "'" + text
     return text
