@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Collection
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -59,6 +60,12 @@ __all__ = [
 ]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
+HIDDEN_NOTE = (
+    "Expected answers are hidden: a check says whether an answer is right (and names a known"
+    " slip), never the answer, how far off or on which side. A step of the worked solution"
+    " that states an answer opens once your answer to it is right."
+)
+"""What a workbook served with ``--hide-expected`` shows (its banner)."""
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -131,6 +138,8 @@ class Page:
     steps_markdown: tuple[str, ...]
     steps_html: tuple[str, ...]
     step_titles: tuple[str, ...]
+    withheld: tuple[tuple[str, ...], ...] = ()
+    """Under ``--hide-expected``, per step, the answers (``problem/quantity``) it states."""
 
 
 _STEP_HEADING = re.compile(r"\n(?=## Step \d+ — )")
@@ -212,6 +221,21 @@ class Workbook:
     pages: dict[str, Page]
     hints: bool
     show_expected: bool
+    answers: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
+    """Under ``--hide-expected``: each asked ``problem/quantity``'s (label, value as text, whether
+    a formula in LaTeX), and its other right answers (``problem/quantity/leading``)."""
+
+    def closed(self, page: Page, i: int, solved: Collection[str]) -> tuple[str, ...]:
+        """The labels of the answers step ``i`` states that are not ``solved`` (values as text)."""
+        stated = page.withheld[i] if i < len(page.withheld) else ()
+        waiting = {self.answers[a][1]: self.answers[a][0] for a in reversed(stated)}
+        return tuple(label for value, label in waiting.items() if value not in solved)[::-1]
+
+    def solves(self, problem: str, quantity: str) -> tuple[str, ...]:
+        """The values (as text: exact, at leading order) a right answer to ``problem``'s
+        ``quantity`` shows the student knows."""
+        key = f"{problem}/{quantity}"
+        return tuple(v[1] for a, v in self.answers.items() if a == key or a.startswith(key + "/"))
 
     def page(self, problem: object) -> Page:
         """The page of a problem id.
@@ -231,6 +255,7 @@ class Workbook:
             "text_html": question_html(self.text),
             "hints": self.hints,
             "expected_shown": self.show_expected,
+            "shown": HIDDEN_NOTE if not self.show_expected else "",
             "problems": [
                 {
                     "id": p.entry.id,
@@ -413,6 +438,9 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
 
     registry = registry_of(pset)
     pages = {}
+    leads: dict[
+        str, dict[str, tuple[str, str, bool]]
+    ] = {}  # the operator problems' answers at leading order
     for entry in pset.problems:
         try:
             d = derive_spec(entry.spec, registry)
@@ -422,6 +450,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         except DeriveError as exc:
             raise in_file_terms(exc, pset.source, entry.id) from None
         pages[entry.id] = _page(entry, cast(Derivation, d), hints)  # the operator kind's
+        leads[entry.id] = _leading(pages[entry.id], cast(Derivation, d))
     for kernel in pset.kernels:
         try:
             pages[kernel.id] = kernel_page(kernel, hints)
@@ -446,7 +475,93 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         answered = answer_problem_set(pset)
         for alone in pset.questions:
             pages[alone.id] = questions_page(pset, alone, answered[alone.id], hints)
-    return Workbook(pset.title, pset.text, pages, hints, show_expected)
+    if show_expected or not hints:
+        return Workbook(pset.title, pset.text, pages, hints, show_expected)
+    answers = {
+        **_answers(pset, pages),
+        **{k: v for lead in leads.values() for k, v in lead.items()},
+    }
+    return Workbook(pset.title, pset.text, _withheld(pages, answers), hints, False, answers)
+
+
+def _leading(page: Page, d: Derivation) -> dict[str, tuple[str, str, bool]]:
+    """An operator problem's other right answers: each asked quantity at leading order under
+    the regime, and a crossover's smallest compute-bound integer (``B ≥ 121``)."""
+    import sympy as sp
+
+    from derive.checking.quantities import leading
+
+    out = {}
+    for box in page.asked:
+        label, key = f"{box.label} ({page.entry.title})", f"{page.entry.id}/{box.quantity}"
+        try:
+            exact = expected(d.analysis, box.quantity)
+            lead = leading(d.analysis, box.quantity, d.analysis.problem.regime)
+        except DeriveError:
+            continue
+        if lead is not None and lead.value is not None:
+            number = bool(lead.value.is_number)
+            said = str(lead.value) if number else sp.latex(lead.value)
+            out[f"{key}/leading"] = (label, said, not number)
+        for tail, t in (("", exact), ("/leading", lead)):
+            if t is not None and t.threshold is not None:
+                out[f"{key}{tail}/integer"] = (label, str(t.threshold), False)
+    return out
+
+
+def _answers(pset: ProblemSet, pages: dict[str, Page]) -> dict[str, tuple[str, str, bool]]:
+    """Each asked number's label and exact value as text (a truth value is not withheld: any
+    verdict on a yes/no tells it)."""
+    from derive.checking.hidden import answer_value
+    from derive.web.grading import Grader
+
+    grader = Grader(
+        {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
+        pset.operators,
+        problem_set=pset,
+    )
+    answers = {}
+    for pid, page in pages.items():
+        for box in page.asked:
+            try:
+                result = grader.check(pid, box.quantity, "1")
+            except DeriveError:
+                continue
+            said, latex = result.expected or "", result.expected_latex or ""
+            number = re.fullmatch(r"[\d.]+|\\frac\{\d+\}\{\d+\}|[\d.]+ \\times 10\^\{\d+\}", latex)
+            if said and (number or not latex) and answer_value(said):
+                answers[f"{pid}/{box.quantity}"] = (
+                    f"{box.label} ({page.entry.title})",
+                    said,
+                    False,
+                )
+            elif latex:
+                answers[f"{pid}/{box.quantity}"] = (
+                    f"{box.label} ({page.entry.title})",
+                    latex,
+                    True,
+                )
+    return answers
+
+
+def _withheld(pages: dict[str, Page], answers: dict[str, tuple[str, str, bool]]) -> dict[str, Page]:
+    """Each page with, per step, the answers of the set it states (in its Markdown or HTML)."""
+    from derive.checking.hidden import stating
+
+    said = stating(
+        {a: text for a, (_, text, formula) in answers.items() if not formula},
+        {a: text for a, (_, text, formula) in answers.items() if formula},
+    )
+    return {
+        pid: replace(
+            page,
+            withheld=tuple(
+                said(f"{md}\n{html_}")
+                for md, html_ in zip(page.steps_markdown, page.steps_html, strict=False)
+            ),
+        )
+        for pid, page in pages.items()
+    }
 
 
 def _with_defined_boxes(pset: ProblemSet, pages: dict[str, Page]) -> dict[str, Page]:

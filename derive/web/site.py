@@ -66,6 +66,13 @@ PYODIDE_FILES = (
 )
 """The files of an npm ``pyodide`` package folder the page loads (the rest are for Node or types)."""
 
+PUBLISHED_NOTE = (
+    "Expected answers are hidden: a check says whether an answer is right (and names a known"
+    " slip), never the answer, how far off or on which side. The steps of the worked solution"
+    " that state an answer are left out of this site."
+)
+"""The banner of a site published with ``--hide-expected``."""
+
 MARKER = ".derive-site"
 """The file that marks a folder as a published workbook (``derive publish`` replaces only those)."""
 
@@ -148,13 +155,16 @@ def _json(data: object) -> bytes:
 
 
 def _api_files(book: Workbook) -> dict[str, bytes]:
-    """What the server's GET routes answer, one file each (steps only when hints are on)."""
-    files = {"api/problems.json": _json(book.index())}
+    """What the server's GET routes answer, one file each (steps only when hints are on; a
+    step that states an answer, under ``--hide-expected``, withheld: no file holds it)."""
+    shown = {"shown": PUBLISHED_NOTE} if not book.show_expected else {}
+    files = {"api/problems.json": _json({**book.index(), **shown})}
     for pid, page in book.pages.items():
         files[f"api/problems/{pid}.json"] = _json(page.detail)
         if book.hints:
             for i in range(len(page.steps_html)):
-                files[f"api/problems/{pid}/steps/{i + 1}.json"] = _json(step_reply(page, i))
+                reply = step_reply(page, i, book.closed(page, i, ()), served=False)
+                files[f"api/problems/{pid}/steps/{i + 1}.json"] = _json(reply)
     return files
 
 
