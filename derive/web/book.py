@@ -475,6 +475,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         answered = answer_problem_set(pset)
         for alone in pset.questions:
             pages[alone.id] = questions_page(pset, alone, answered[alone.id], hints)
+    pages = {pid: pages[pid] for pid in sorted(pages, key=pset.number)}  # the teacher's order
     if show_expected or not hints:
         return Workbook(pset.title, pset.text, pages, hints, show_expected)
     answers = {

@@ -210,9 +210,15 @@ class ProblemSet:
     kernels: tuple[KernelEntry, ...] = ()
     questions: tuple[QuestionEntry, ...] = ()
     natives: tuple[NativeEntry, ...] = ()  # budgets and what-ifs (issue 36)
+    order: tuple[str, ...] = ()  # every problem's id, in the file's (the teacher's) order
+
+    def number(self, pid: str) -> int:
+        """A problem's number, from 1, in the file's order (the key, the sheet, the workbook)."""
+        return self.order.index(pid) + 1 if pid in self.order else len(self.order) + 1
 
     def entries(self) -> tuple[ProblemEntry | KernelEntry | ModelEntry, ...]:
-        """Every problem of a kind, in the key's order: operators, kernels, models."""
+        """Every problem of a kind, grouped: operators, kernels, models (the file's order is
+        :attr:`order`; the key, the sheet and the workbook follow it)."""
         return (*self.problems, *self.kernels, *self.models)
 
     def every_entry(
@@ -365,7 +371,9 @@ def parse_problem_set(
     alone: list[QuestionEntry] = []
     natives: list[NativeEntry] = []
     found: list[DeriveError] = []
+    order: list[str] = []
     for i, raw in enumerate(problems):
+        size = len(entries) + len(models) + len(kernels) + len(alone) + len(natives)
         try:
             if isinstance(raw, dict) and set(raw) & set(NATIVE_TABLES):
                 from derive.problem.sets.natives import native_problem
@@ -385,6 +393,8 @@ def parse_problem_set(
                 entries.append(_problem(raw, i, origin, seen))
         except ProblemError as exc:
             found.append(exc)
+        if len(entries) + len(models) + len(kernels) + len(alone) + len(natives) > size:
+            order.append(raw["id"])  # parsed: a table with its id
     if errors is None:
         raise_collected(origin, found)
     else:
@@ -406,6 +416,7 @@ def parse_problem_set(
         tuple(kernels),
         tuple(alone),
         tuple(natives),
+        tuple(order),
     )
 
 
