@@ -202,7 +202,7 @@ def stating(
         near += [(float(v) * s, float(vhalf) * s, key) for s in _SCALES[kind]]
     near.sort()
     centers = [c for c, _, _ in near]
-    widest = max((w for _, w, _ in near), default=0.0)
+    spread = max((w / c for c, w, _ in near), default=0.0)  # the widest rounding, relative
 
     def said(text: str) -> tuple[str, ...]:
         found = {key for f, key in spelled if f in text.replace(" ", "")}
@@ -213,9 +213,9 @@ def stating(
             if digits < 3:
                 continue
             xf, hf = float(x), float(half)
-            lo = bisect_left(centers, xf - hf - widest - abs(xf) * 1e-12)
-            for c, w, key in near[lo:]:
-                if c > xf + hf + widest + abs(xf) * 1e-12:
+            reach = (hf + abs(xf) * spread) * (1 + 1e-9)
+            for c, w, key in near[bisect_left(centers, xf - reach) :]:
+                if c > xf + reach:
                     break
                 if abs(xf - c) <= (hf + w) * (1 + 1e-9):
                     found.add(key)

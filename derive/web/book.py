@@ -450,7 +450,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         except DeriveError as exc:
             raise in_file_terms(exc, pset.source, entry.id) from None
         pages[entry.id] = _page(entry, cast(Derivation, d), hints)  # the operator kind's
-        leads[entry.id] = _leading(pages[entry.id], cast(Derivation, d))
+        leads[entry.id] = _operator_answers(pages[entry.id], cast(Derivation, d))
     for kernel in pset.kernels:
         try:
             pages[kernel.id] = kernel_page(kernel, hints)
@@ -478,19 +478,16 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     pages = {pid: pages[pid] for pid in sorted(pages, key=pset.number)}  # the teacher's order
     if show_expected or not hints:
         return Workbook(pset.title, pset.text, pages, hints, show_expected)
-    answers = {
-        **_answers(pset, pages),
-        **{k: v for lead in leads.values() for k, v in lead.items()},
-    }
+    answers = {k: v for lead in leads.values() for k, v in lead.items()}
+    answers.update(_answers(pset, pages, leads))
     return Workbook(pset.title, pset.text, _withheld(pages, answers), hints, False, answers)
 
 
-def _leading(page: Page, d: Derivation) -> dict[str, tuple[str, str, bool]]:
-    """An operator problem's other right answers: each asked quantity at leading order under
-    the regime, and a crossover's smallest compute-bound integer (``B ≥ 121``)."""
-    import sympy as sp
-
+def _operator_answers(page: Page, d: Derivation) -> dict[str, tuple[str, str, bool]]:
+    """An operator problem's right answers: each asked quantity exact and at leading order
+    under the regime, and a crossover's smallest compute-bound integer (``B ≥ 121``)."""
     from derive.checking.quantities import leading
+    from derive.solution.notation import tex
 
     out = {}
     for box in page.asked:
@@ -500,19 +497,20 @@ def _leading(page: Page, d: Derivation) -> dict[str, tuple[str, str, bool]]:
             lead = leading(d.analysis, box.quantity, d.analysis.problem.regime)
         except DeriveError:
             continue
-        if lead is not None and lead.value is not None:
-            number = bool(lead.value.is_number)
-            said = str(lead.value) if number else sp.latex(lead.value)
-            out[f"{key}/leading"] = (label, said, not number)
         for tail, t in (("", exact), ("/leading", lead)):
+            if t is not None and t.value is not None:
+                number = bool(t.value.is_number)
+                out[key + tail] = (label, str(t.value) if number else tex(t.value), not number)
             if t is not None and t.threshold is not None:
                 out[f"{key}{tail}/integer"] = (label, str(t.threshold), False)
     return out
 
 
-def _answers(pset: ProblemSet, pages: dict[str, Page]) -> dict[str, tuple[str, str, bool]]:
-    """Each asked number's label and exact value as text (a truth value is not withheld: any
-    verdict on a yes/no tells it)."""
+def _answers(
+    pset: ProblemSet, pages: dict[str, Page], known: Collection[str]
+) -> dict[str, tuple[str, str, bool]]:
+    """Each asked number's label and exact value as text, or formula's LaTeX, of every problem
+    not ``known`` (a truth value is not withheld: any verdict on a yes/no tells it)."""
     from derive.checking.hidden import answer_value
     from derive.web.grading import Grader
 
@@ -523,25 +521,16 @@ def _answers(pset: ProblemSet, pages: dict[str, Page]) -> dict[str, tuple[str, s
     )
     answers = {}
     for pid, page in pages.items():
-        for box in page.asked:
+        for box in page.asked if pid not in known else ():
             try:
                 result = grader.check(pid, box.quantity, "1")
             except DeriveError:
                 continue
-            said, latex = result.expected or "", result.expected_latex or ""
-            number = re.fullmatch(r"[\d.]+|\\frac\{\d+\}\{\d+\}|[\d.]+ \\times 10\^\{\d+\}", latex)
-            if said and (number or not latex) and answer_value(said):
-                answers[f"{pid}/{box.quantity}"] = (
-                    f"{box.label} ({page.entry.title})",
-                    said,
-                    False,
-                )
+            said, latex, label = result.expected or "", result.expected_latex, box.label
+            if said and answer_value(said):
+                answers[f"{pid}/{box.quantity}"] = (f"{label} ({page.entry.title})", said, False)
             elif latex:
-                answers[f"{pid}/{box.quantity}"] = (
-                    f"{box.label} ({page.entry.title})",
-                    latex,
-                    True,
-                )
+                answers[f"{pid}/{box.quantity}"] = (f"{label} ({page.entry.title})", latex, True)
     return answers
 
 
