@@ -67,8 +67,7 @@ __all__ = ["BODY_SECONDS", "CLIENT_COOKIE", "LOOPBACK_HOSTS", "client_key", "cre
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
-SOLVED_CLIENTS = 100_000
-"""Students whose right answers (under ``--hide-expected``) the server remembers, the latest."""
+SOLVED_CLIENTS = 100_000  # students whose right answers (--hide-expected) are remembered
 BODY_SECONDS = 10.0
 """Seconds a request body may take to arrive (a slow sender holds a connection, not a worker)."""
 CLIENT_COOKIE = "derive_client"
@@ -221,9 +220,7 @@ def create_app(
             address per minute, under a secret drawn now).
     """
     ids = identities if identities is not None else Identities()
-    solved: OrderedDict[tuple[str, str], set[str]] = (
-        OrderedDict()
-    )  # who → the values they have right
+    solved: OrderedDict[tuple[str, str], set[str]] = OrderedDict()  # who: values right
 
     async def body_of(request: Request, schema: tuple[Field, ...]) -> dict:
         try:

@@ -62,11 +62,13 @@ __all__ = [
 BUILTIN_SET = "data/problems/rooflines.toml"
 HIDDEN_NOTE = (
     "Expected answers are hidden: a check says whether an answer is right (and names a known"
-    " slip), never the answer, how far off or on which side. A step of the worked solution"
-    " that states an answer opens once your answer to it is right."
+    " slip), never the answer, how far off or on which side."
 )
-"""What a workbook served with ``--hide-expected`` shows (its banner)."""
+"""The banner of a workbook under ``--hide-expected`` (what each way of serving it shows follows)."""
 
+_OPENS = (
+    "A step of the worked solution that states an answer opens once your answer to it is right."
+)
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -255,7 +257,7 @@ class Workbook:
             "text_html": question_html(self.text),
             "hints": self.hints,
             "expected_shown": self.show_expected,
-            "shown": HIDDEN_NOTE if not self.show_expected else "",
+            "shown": "" if self.show_expected else f"{HIDDEN_NOTE} {_OPENS}",
             "problems": [
                 {
                     "id": p.entry.id,

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from derive.errors import OutputError, ProblemError
 from derive.problem.sets.problem_set import ProblemSet
-from derive.web.book import SetSource, Workbook
+from derive.web.book import HIDDEN_NOTE, SetSource, Workbook
 from derive.web.in_browser import set_json
 from derive.web.pack import python_zip
 from derive.web.replies import step_reply
@@ -65,13 +65,6 @@ PYODIDE_FILES = (
     "pyodide-lock.json",
 )
 """The files of an npm ``pyodide`` package folder the page loads (the rest are for Node or types)."""
-
-PUBLISHED_NOTE = (
-    "Expected answers are hidden: a check says whether an answer is right (and names a known"
-    " slip), never the answer, how far off or on which side. The steps of the worked solution"
-    " that state an answer are left out of this site."
-)
-"""The banner of a site published with ``--hide-expected``."""
 
 MARKER = ".derive-site"
 """The file that marks a folder as a published workbook (``derive publish`` replaces only those)."""
@@ -157,7 +150,8 @@ def _json(data: object) -> bytes:
 def _api_files(book: Workbook) -> dict[str, bytes]:
     """What the server's GET routes answer, one file each (steps only when hints are on; a
     step that states an answer, under ``--hide-expected``, withheld: no file holds it)."""
-    shown = {"shown": PUBLISHED_NOTE} if not book.show_expected else {}
+    left_out = "The steps of the worked solution that state an answer are left out of this site."
+    shown = {"shown": HIDDEN_NOTE + " " + left_out} if not book.show_expected else {}
     files = {"api/problems.json": _json({**book.index(), **shown})}
     for pid, page in book.pages.items():
         files[f"api/problems/{pid}.json"] = _json(page.detail)
