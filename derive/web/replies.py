@@ -34,7 +34,9 @@ def step_reply(page: Page, i: int, closed: tuple[str, ...] = (), served: bool = 
     why = f"This step states the answer to {'; '.join(closed)}: " + (
         "it opens once that answer is right." if served else "a published workbook leaves it out."
     )
-    said = f'<h3>{html.escape(reply["title"])}</h3>\n<p class="withheld">{html.escape(why)}</p>\n'
+    said = (
+        f'<h3>{html.escape(page.step_titles[i])}</h3>\n<p class="withheld">{html.escape(why)}</p>\n'
+    )
     return {**reply, "markdown": f"{why}\n", "html": said, "withheld": list(closed)}
 
 
