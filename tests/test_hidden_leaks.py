@@ -9,7 +9,8 @@ the site, the members of its zips too. Each is scanned for each expected value i
 derive prints a number: exact (``9850/41``, ``\\frac{9850}{41}``, ``8,030,261,248``), decimal
 at three to six significant digits, scientific (``1.2444e8``, ``1.2444e+08``,
 ``1.2444 \\times 10^{8}``), in its unit and scaled to the units derive prints it in (ms, µs,
-kB, GB, GiB, a percentage, days as seconds).
+kB, GB, GiB, a percentage, days as seconds); a formula as derive prints it, as the result of
+an equation (``= \\frac{2 B D F}{…}``).
 
 Small numbers (``2``, ``16``, ``0.5``, ``400``) are everywhere and say nothing: a form of
 fewer than 3 significant characters is not scanned (the skip is the form's, so ``121`` is
@@ -125,9 +126,13 @@ _BOUNDARY = r"(?<![\w.]){}(?![\d]|\.\d)"  # not inside a hash or a longer number
 def leaks(text: str, values: dict[str, set[str]]) -> list[tuple[str, str]]:
     """(answer, form) for each form of an answer that ``text`` holds as a whole number."""
     found = []
+    flat = text.replace(" ", "").replace("\\\\", "\\")  # JSON escapes a backslash
     for answer, fs in values.items():
         for form in fs:
-            if form in text and re.search(_BOUNDARY.format(re.escape(form)), text):
+            if form.startswith("="):  # a formula as a result, as derive prints it
+                if re.search(re.escape(form) + r"(?=\$|\\\]|\\\)|<|,|;|\\n|$)", flat):
+                    found.append((answer, form))
+            elif form in text and re.search(_BOUNDARY.format(re.escape(form)), text):
                 found.append((answer, form))
     return found
 
@@ -144,12 +149,15 @@ def _prepared(name: str):
     for pid, page in book.pages.items():
         for box in page.asked:
             try:
-                expected = grader.check(pid, box.quantity, "1").expected or ""
+                result = grader.check(pid, box.quantity, "1")
             except Exception:  # a quantity that does not apply: nothing to hide
                 continue
+            expected, latex = result.expected or "", (result.expected_latex or "").replace(" ", "")
             fs = {
                 f for f in forms(expected) if not re.search(_BOUNDARY.format(re.escape(f)), given)
             }
+            if not fs and re.search(r"[A-Z]", latex) and len(latex) > 3:  # a formula in dims
+                fs = {"=" + latex}
             if fs:
                 values[f"{pid}/{box.quantity}"] = (expected, fs)
     values.update(_leading_values(pset, book, given))

@@ -176,23 +176,17 @@ def answer_value(expected: str) -> tuple[Fraction, Fraction, str] | None:
     return found[0][0], found[0][1] if rounded else Fraction(0), kind
 
 
-def stating(
-    numbers: Mapping[str, str], formulas: Mapping[str, str]
-) -> Callable[[str], tuple[str, ...]]:
+def stating(numbers: Mapping[str, str]) -> Callable[[str], tuple[str, ...]]:
     """What a text states of the answers, by their keys: ``numbers`` as derive writes them
     (``9850/41 ≈ 240.24 FLOPs/byte``, ``B ≥ 121``), printed in any form: exactly, or rounded to
-    three or more significant digits, in any unit :data:`_SCALES` names for it; ``formulas``
-    (LaTeX) where they appear, spaces aside, when three characters or more.
+    three or more significant digits, in any unit :data:`_SCALES` names for it.
 
-    >>> said = stating({"t": "134217728/241455078125 s ≈ 555.9 µs", "B": "B ≥ 121"}, {})
+    >>> said = stating({"t": "134217728/241455078125 s ≈ 555.9 µs", "B": "B ≥ 121"})
     >>> said("B_min = ⌈4925/41⌉ = 121"), said("T = 0.556 ms"), said("I(120) = 240 < 240.24")
     (('B',), ('t',), ())
     """
     exact: dict[Fraction, list[str]] = {}
     near: list[tuple[float, float, str]] = []  # (the value in a unit, its half digit, key)
-    spelled = [
-        (f.replace(" ", ""), key) for key, f in formulas.items() if len(f.replace(" ", "")) > 2
-    ]
     for key, text in numbers.items():
         answer = answer_value(text)
         if answer is None:
@@ -205,7 +199,7 @@ def stating(
     spread = max((w / c for c, w, _ in near), default=0.0)  # the widest rounding, relative
 
     def said(text: str) -> tuple[str, ...]:
-        found = {key for f, key in spelled if f in text.replace(" ", "")}
+        found: set[str] = set()
         for x, half, digits in _printed(text):
             if 0 <= digits < 3:  # a small number is everywhere: only a result states it
                 continue
@@ -219,6 +213,6 @@ def stating(
                     break
                 if abs(xf - c) <= (hf + w) * (1 + 1e-9):
                     found.add(key)
-        return tuple(key for key in (*numbers, *formulas) if key in found)
+        return tuple(key for key in numbers if key in found)
 
     return said

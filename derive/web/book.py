@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import cast
 
 import jinja2
+import sympy as sp
 
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
 from derive.checking.claims import dimension_of
@@ -230,8 +231,10 @@ class Workbook:
     def closed(self, page: Page, i: int, solved: Collection[str]) -> tuple[str, ...]:
         """The labels of the answers step ``i`` states that are not ``solved`` (values as text)."""
         stated = page.withheld[i] if i < len(page.withheld) else ()
-        waiting = {self.answers[a][1]: self.answers[a][0] for a in reversed(stated)}
-        return tuple(label for value, label in waiting.items() if value not in solved)[::-1]
+        waiting: dict[str, str] = {}  # value: the label of the page's own answer first
+        for a in sorted(stated, key=lambda a: not a.startswith(f"{page.entry.id}/")):
+            waiting.setdefault(self.answers[a][1], self.answers[a][0])
+        return tuple(dict.fromkeys(v for k, v in waiting.items() if k not in solved))
 
     def solves(self, problem: str, quantity: str) -> tuple[str, ...]:
         """The values (as text: exact, at leading order) a right answer to ``problem``'s
@@ -537,23 +540,56 @@ def _answers(
 
 
 def _withheld(pages: dict[str, Page], answers: dict[str, tuple[str, str, bool]]) -> dict[str, Page]:
-    """Each page with, per step, the answers of the set it states (in its Markdown or HTML)."""
-    from derive.checking.hidden import stating
+    """Each page with, per step, the answers of the set it states (in its Markdown or HTML): a
+    number in any form it prints (a small one, under 100, only as its own problem's answer),
+    a formula as a side of an equation of the step's math, equal to it in any arrangement."""
+    from derive.checking.hidden import answer_value, stating
 
-    said = stating(
-        {a: text for a, (_, text, formula) in answers.items() if not formula},
-        {a: text for a, (_, text, formula) in answers.items() if formula},
-    )
+    said = stating({a: text for a, (_, text, formula) in answers.items() if not formula})
+    value = {a: answer_value(text) for a, (_, text, _) in answers.items()}
+    small = {a for a, v in value.items() if v and v[0].denominator == 1 and abs(v[0]) < 100}
+    formulas = {a: text for a, (_, text, formula) in answers.items() if formula}
+    names = {n: sp.Symbol(n) for f in formulas.values() for n in _LETTER.findall(f)}
+    probes: dict[object, list[str]] = {}
+    for a, text in formulas.items():
+        probes.setdefault(_probe(text, names), []).append(a)
+    probes.pop(None, None)
+
+    def stated(pid: str, md: str, html_: str) -> tuple[str, ...]:
+        maths = (m[1] or m[2] for m in _MATH.finditer(html_))
+        sides = (_probe(s, names) for m in maths for s in _SIDES.split(m))
+        found = [a for p in sides for a in probes.get(p, ())]
+        return tuple(a for a in (*said(f"{md}\n{html_}"), *dict.fromkeys(found))
+                     if a not in small or a.startswith(f"{pid}/"))  # fmt: skip
+
     return {
         pid: replace(
             page,
             withheld=tuple(
-                said(f"{md}\n{html_}")
-                for md, html_ in zip(page.steps_markdown, page.steps_html, strict=False)
+                stated(pid, *s) for s in zip(page.steps_markdown, page.steps_html, strict=False)
             ),
         )
         for pid, page in pages.items()
     }
+
+
+_MATH = re.compile(r"\\\[(.+?)\\\]|\\\((.+?)\\\)", re.S)
+_SIDES = re.compile(r"=|\\approx|≈|\\geq|\\leq|<|>")
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+def _probe(latex: object, names: dict[str, sp.Symbol]) -> object:
+    """A formula's value at derive's probe point (None: not a formula in ``names``)."""
+    from derive.formula import parse_formula
+    from derive.present.withheld import at_probe
+
+    if not isinstance(latex, str) or not latex.strip():
+        return None
+    try:
+        expr = parse_formula(latex, names, syntax="latex").expr
+    except DeriveError:
+        return None
+    return at_probe(expr) if expr.free_symbols else None
 
 
 def _with_defined_boxes(pset: ProblemSet, pages: dict[str, Page]) -> dict[str, Page]:
