@@ -531,11 +531,14 @@ def _answers(
                 result = grader.check(pid, box.quantity, "1")
             except DeriveError:
                 continue
-            said, latex, label = result.expected or "", result.expected_latex, box.label
-            if said and answer_value(said):
-                answers[f"{pid}/{box.quantity}"] = (f"{label} ({page.entry.title})", said, False)
-            elif latex:
-                answers[f"{pid}/{box.quantity}"] = (f"{label} ({page.entry.title})", latex, True)
+            said, latex, label = result.expected or "", result.expected_latex or "", box.label
+            number = bool(said and answer_value(said))
+            if said or latex:  # a number as derive says it, or a formula as LaTeX
+                answers[f"{pid}/{box.quantity}"] = (
+                    f"{label} ({page.entry.title})",
+                    said if number else latex,
+                    not number,
+                )
     return answers
 
 
@@ -562,15 +565,11 @@ def _withheld(pages: dict[str, Page], answers: dict[str, tuple[str, str, bool]])
         return tuple(a for a in (*said(f"{md}\n{html_}"), *dict.fromkeys(found))
                      if a not in small or a.startswith(f"{pid}/"))  # fmt: skip
 
-    return {
-        pid: replace(
-            page,
-            withheld=tuple(
-                stated(pid, *s) for s in zip(page.steps_markdown, page.steps_html, strict=False)
-            ),
-        )
-        for pid, page in pages.items()
-    }
+    out = {}
+    for pid, page in pages.items():
+        steps = zip(page.steps_markdown, page.steps_html, strict=False)
+        out[pid] = replace(page, withheld=tuple(stated(pid, *s) for s in steps))
+    return out
 
 
 _MATH = re.compile(r"\\\[(.+?)\\\]|\\\((.+?)\\\)", re.S)
@@ -578,13 +577,11 @@ _SIDES = re.compile(r"=|\\approx|≈|\\geq|\\leq|<|>")
 _LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
 
 
-def _probe(latex: object, names: dict[str, sp.Symbol]) -> object:
+def _probe(latex: str, names: dict[str, sp.Symbol]) -> object:
     """A formula's value at derive's probe point (None: not a formula in ``names``)."""
     from derive.formula import parse_formula
     from derive.present.withheld import at_probe
 
-    if not isinstance(latex, str) or not latex.strip():
-        return None
     try:
         expr = parse_formula(latex, names, syntax="latex").expr
     except DeriveError:
