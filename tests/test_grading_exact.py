@@ -123,12 +123,16 @@ def test_the_real_crossover_keeps_its_tolerance():
     assert run_cli(LEAD + ["--claim", rf"B \geq {float(crossover):.2f}"]).code == 0
 
 
-def test_a_stated_threshold_under_hide_expected_says_the_side_only():
+def test_a_stated_threshold_under_hide_expected_says_not_even_the_side():
+    """A side lets a student bisect to the threshold (issue 47): one claim below and one above
+    are told the same."""
     n = _leading_threshold()
-    r = run_cli(LEAD + ["--claim", rf"B \geq {n - 1}", "--hide-expected", "--format", "json"])
-    data = json.loads(r.out)
-    said = " ".join(data["diagnosis"])
-    assert "too small" in said and str(n) not in said and "240" not in said
+    said = []
+    for claim in (n - 1, n + 1):
+        r = run_cli(LEAD + ["--claim", rf"B \geq {claim}", "--hide-expected", "--format", "json"])
+        said.append(" ".join(json.loads(r.out)["diagnosis"]).replace(str(claim), "#"))
+    assert said[0] == said[1] and "too" not in said[0] and str(n) not in said[0]
+    assert "240" not in said[0]
 
 
 def test_a_count_in_the_grading_csv(tmp_path):

@@ -188,7 +188,7 @@ def check_comms(
         exact=exactly(verdict, error),
         detail=CommsDetail(analysis, value, read),
     )
-    return conceal(result, value, exact, as_percent(rtol)) if hide_expected else result
+    return conceal(result, as_percent(rtol)) if hide_expected else result
 
 
 def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object]:

@@ -152,7 +152,7 @@ def judge_claim_text(
     result = _judge(answer, value, claim, rtol, hide_expected, _measures(answer, known))
     if not hide_expected:
         return result
-    return conceal(result, value.value, answer.value, f"{fmt_decimal(100 * rtol, 3)}%")
+    return conceal(result, f"{fmt_decimal(100 * rtol, 3)}%")
 
 
 def _judge(

@@ -38,7 +38,8 @@ def add_publish_parser(
     )
     add_workbook_flags(
         p,
-        hide_help="never show the expected answer on the page (the site's files still hold it)",
+        hide_help="no file of the site states an expected value (the steps that state one are "
+        "left out); the checker still runs in the browser",
         trust_help="allow the set's Python operator files (they run as code, in the browser)",
     )
     add_timeout_flag(p, help="time limit of one check in the browser in seconds (default 5)")
@@ -65,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
         f"  into {out}/ ({len(site.files) + len(site.copies)} files, "
         f"{site.size() / 1e6:.1f} MB; {time.perf_counter() - started:.1f} s); Pyodide {where}\n"
         f"  hints and solutions {'off' if args.no_hints else 'on'}; expected answers "
-        f"{'hidden on the page' if args.hide_expected else 'shown'} (the site's files hold "
-        "the answers: graded work belongs on derive serve)\n"
+        f"{'hidden (no file states one)' if args.hide_expected else 'shown'} (the checker "
+        "runs in the browser: graded work belongs on derive serve)\n"
         f"  serve it with any static file server, e.g. python3 -m http.server -d {out}"
     )
     return 0

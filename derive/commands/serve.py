@@ -34,7 +34,8 @@ def add_serve_parser(
     p.add_argument("--port", type=ascii_int, default=8000, help="port (default 8000; 0: any free)")
     add_workbook_flags(
         p,
-        hide_help="never send the expected answer to students",
+        hide_help="never send an expected value to students: verdicts without the answer or "
+        "its side; a step of the solution that states an answer opens once it is right",
         trust_help="allow the set's Python operator files (they run as code)",
     )
     p.add_argument(

@@ -39,7 +39,7 @@ from derive.errors import DeriveError
 if TYPE_CHECKING:
     from derive.analysis.comms_only import CommsAnalysis
 
-__all__ = ["comms_sheet_doc", "operator_sheet_doc", "withhold"]
+__all__ = ["at_probe", "comms_sheet_doc", "operator_sheet_doc", "withhold"]
 
 # A word that may be (part of) a formula: names, digits and the signs derive's reader takes.
 _FORMULA_WORD = re.compile(r"^[A-Za-z0-9_.^*/+·×⋅−\-()]+$")
@@ -91,7 +91,7 @@ def probe_point(symbol: sp.Symbol) -> Fraction:
 
 
 @lru_cache(maxsize=8192)
-def _at_probe(expr: sp.Expr) -> Fraction | None:
+def at_probe(expr: sp.Expr) -> Fraction | None:
     """``expr`` at the probe point, in exact Fractions (None: not a rational function of
     its names there, or a denominator vanishes)."""
     if expr.is_Rational:
@@ -99,7 +99,7 @@ def _at_probe(expr: sp.Expr) -> Fraction | None:
     if isinstance(expr, sp.Symbol):
         return probe_point(expr)
     if expr.is_Add or expr.is_Mul:
-        values = [_at_probe(arg) for arg in expr.args]
+        values = [at_probe(arg) for arg in expr.args]
         if any(v is None for v in values):
             return None
         out = Fraction(0) if expr.is_Add else Fraction(1)
@@ -107,7 +107,7 @@ def _at_probe(expr: sp.Expr) -> Fraction | None:
             out = out + v if expr.is_Add else out * v  # type: ignore[operator]
         return out
     if expr.is_Pow and expr.exp.is_Integer and abs(int(expr.exp)) <= 64:  # no huge powers
-        base = _at_probe(expr.base)
+        base = at_probe(expr.base)
         if base is None or (base == 0 and expr.exp < 0):
             return None
         return base ** int(expr.exp)
@@ -120,7 +120,7 @@ def _equal(a: sp.Expr, b: sp.Expr) -> bool:
     distinct primes has not already told them apart (same answer, most pairs far faster)."""
     if a == b:
         return True
-    va, vb = _at_probe(a), _at_probe(b)
+    va, vb = at_probe(a), at_probe(b)
     if va is not None and vb is not None and va != vb:
         return False
     return bool(sp.cancel(a - b) == 0)

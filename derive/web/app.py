@@ -4,7 +4,9 @@ API (issue 17)::
 
     GET  /api/problems                  the set: title, problems, what each asks
     GET  /api/problems/{id}             question, givens, asked quantities, number of steps
-    GET  /api/problems/{id}/steps/{k}   step k (1-based) of the worked solution; 403 if hints are off
+    GET  /api/problems/{id}/steps/{k}   step k (1-based) of the worked solution; 403 if hints are off;
+                                        under --hide-expected a step that states an answer this
+                                        client has not got right is withheld ("withheld": labels)
     POST /api/check                     {"problem", "quantity", "answer"} → {"verdict", "read_as",
                                         "diagnosis", "expected"} (no "expected" when hidden)
     POST /api/check-derivation          {"problem", "lines"} → verdict, steps, first_wrong_line
@@ -29,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from collections import OrderedDict
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
@@ -64,6 +67,7 @@ __all__ = ["BODY_SECONDS", "CLIENT_COOKIE", "LOOPBACK_HOSTS", "client_key", "cre
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+SOLVED_CLIENTS = 100_000  # students whose right answers (--hide-expected) are remembered
 BODY_SECONDS = 10.0
 """Seconds a request body may take to arrive (a slow sender holds a connection, not a worker)."""
 CLIENT_COOKIE = "derive_client"
@@ -216,6 +220,7 @@ def create_app(
             address per minute, under a secret drawn now).
     """
     ids = identities if identities is not None else Identities()
+    solved: OrderedDict[tuple[str, str], set[str]] = OrderedDict()  # who: values right
 
     async def body_of(request: Request, schema: tuple[Field, ...]) -> dict:
         try:
@@ -246,12 +251,20 @@ def create_app(
         count = len(page.steps_html)
         if not (k.isascii() and k.isdigit() and len(k) < 6 and 1 <= int(k) <= count):
             return _error(404, f"step {k[:20]!r}: no such step; steps are 1 to {count}")
-        return _ok(step_reply(page, int(k) - 1))
+        known = solved.get(client_key(request, ids), set())
+        return _ok(step_reply(page, int(k) - 1, book.closed(page, int(k) - 1, known)))
 
     async def check(request: Request) -> Response:
         body = await body_of(request, CHECK_SCHEMA)
         page = book.page(body["problem"])
         result = await judged(request, "check", page.entry.id, body["quantity"], body["answer"])
+        values = book.solves(page.entry.id, body["quantity"])
+        if values and result.verdict.startswith("correct"):  # its steps open for this student
+            who = client_key(request, ids)
+            solved.setdefault(who, set()).update(values)
+            solved.move_to_end(who)
+            while len(solved) > SOLVED_CLIENTS:
+                solved.popitem(last=False)
         return _ok(check_reply(result, book.show_expected))
 
     async def read(request: Request) -> Response:

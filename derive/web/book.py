@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Collection
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import cast
 
 import jinja2
+import sympy as sp
 
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
 from derive.checking.claims import dimension_of
@@ -59,7 +61,15 @@ __all__ = [
 ]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
+HIDDEN_NOTE = (
+    "Expected answers are hidden: a check says whether an answer is right (and names a known"
+    " slip), never the answer, how far off or on which side."
+)
+"""The banner of a workbook under ``--hide-expected`` (what each way of serving it shows follows)."""
 
+_OPENS = (
+    "A step of the worked solution that states an answer opens once your answer to it is right."
+)
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -126,6 +136,8 @@ class Page:
     steps_markdown: tuple[str, ...]
     steps_html: tuple[str, ...]
     step_titles: tuple[str, ...]
+    withheld: tuple[tuple[str, ...], ...] = ()
+    """Under ``--hide-expected``, per step, the answers (``problem/quantity``) it states."""
 
 
 _STEP_HEADING = re.compile(r"\n(?=## Step \d+ — )")
@@ -207,6 +219,23 @@ class Workbook:
     pages: dict[str, Page]
     hints: bool
     show_expected: bool
+    answers: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
+    """Under ``--hide-expected``: each asked ``problem/quantity``'s (label, value as text, whether
+    a formula in LaTeX), and its other right answers (``problem/quantity/leading``)."""
+
+    def closed(self, page: Page, i: int, solved: Collection[str]) -> tuple[str, ...]:
+        """The labels of the answers step ``i`` states that are not ``solved`` (values as text)."""
+        stated = page.withheld[i] if i < len(page.withheld) else ()
+        waiting: dict[str, str] = {}  # value: the label of the page's own answer first
+        for a in sorted(stated, key=lambda a: not a.startswith(f"{page.entry.id}/")):
+            waiting.setdefault(self.answers[a][1], self.answers[a][0])
+        return tuple(dict.fromkeys(v for k, v in waiting.items() if k not in solved))
+
+    def solves(self, problem: str, quantity: str) -> tuple[str, ...]:
+        """The values (as text: exact, at leading order) a right answer to ``problem``'s
+        ``quantity`` shows the student knows."""
+        key = f"{problem}/{quantity}"
+        return tuple(v[1] for a, v in self.answers.items() if a == key or a.startswith(key + "/"))
 
     def page(self, problem: object) -> Page:
         """The page of a problem id.
@@ -226,6 +255,7 @@ class Workbook:
             "text_html": question_html(self.text),
             "hints": self.hints,
             "expected_shown": self.show_expected,
+            "shown": "" if self.show_expected else f"{HIDDEN_NOTE} {_OPENS}",
             "problems": [
                 {
                     "id": p.entry.id,
@@ -408,6 +438,9 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
 
     registry = set_registry(pset, trust=True)  # the set was read trusted or refused
     pages = {}
+    leads: dict[
+        str, dict[str, tuple[str, str, bool]]
+    ] = {}  # the operator problems' answers at leading order
     for entry in pset.problems:
         try:
             d = derive_spec(entry.spec, registry)
@@ -417,6 +450,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         except DeriveError as exc:
             raise in_file_terms(exc, pset.source, entry.id) from None
         pages[entry.id] = _page(entry, cast(Derivation, d), hints)  # the operator kind's
+        leads[entry.id] = _operator_answers(pages[entry.id], cast(Derivation, d))
     for kernel in pset.kernels:
         try:
             pages[kernel.id] = kernel_page(kernel, hints)
@@ -441,7 +475,113 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
         answered = answer_problem_set(pset)
         for alone in pset.questions:
             pages[alone.id] = questions_page(pset, alone, answered[alone.id], hints)
-    return Workbook(pset.title, pset.text, pages, hints, show_expected)
+    pages = {pid: pages[pid] for pid in sorted(pages, key=pset.number)}  # the teacher's order
+    if show_expected or not hints:
+        return Workbook(pset.title, pset.text, pages, hints, show_expected)
+    answers = {k: v for lead in leads.values() for k, v in lead.items()}
+    answers.update(_answers(pset, pages, leads))
+    return Workbook(pset.title, pset.text, _withheld(pages, answers), hints, False, answers)
+
+
+def _operator_answers(page: Page, d: Derivation) -> dict[str, tuple[str, str, bool]]:
+    """An operator problem's right answers: each asked quantity exact and at leading order
+    under the regime, and a crossover's smallest compute-bound integer (``B ≥ 121``)."""
+    from derive.checking.quantities import leading
+    from derive.solution.notation import tex
+
+    out = {}
+    for box in page.asked:
+        label, key = f"{box.label} ({page.entry.title})", f"{page.entry.id}/{box.quantity}"
+        try:
+            exact = expected(d.analysis, box.quantity)
+            lead = leading(d.analysis, box.quantity, d.analysis.problem.regime)
+        except DeriveError:
+            continue
+        for tail, t in (("", exact), ("/leading", lead)):
+            if t is not None and t.value is not None:
+                number = bool(t.value.is_number)
+                out[key + tail] = (label, str(t.value) if number else tex(t.value), not number)
+            if t is not None and t.threshold is not None:
+                out[f"{key}{tail}/integer"] = (label, str(t.threshold), False)
+    return out
+
+
+def _answers(
+    pset: ProblemSet, pages: dict[str, Page], known: Collection[str]
+) -> dict[str, tuple[str, str, bool]]:
+    """Each asked number's label and exact value as text, or formula's LaTeX, of every problem
+    not ``known`` (a truth value is not withheld: any verdict on a yes/no tells it)."""
+    from derive.checking.hidden import answer_value
+    from derive.web.grading import Grader
+
+    grader = Grader(
+        {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
+        pset.operators,
+        problem_set=pset,
+    )
+    answers = {}
+    for pid, page in pages.items():
+        for box in page.asked if pid not in known else ():
+            try:
+                result = grader.check(pid, box.quantity, "1")
+            except DeriveError:
+                continue
+            said, latex, label = result.expected or "", result.expected_latex or "", box.label
+            number = bool(said and answer_value(said))
+            if said or latex:  # a number as derive says it, or a formula as LaTeX
+                answers[f"{pid}/{box.quantity}"] = (
+                    f"{label} ({page.entry.title})",
+                    said if number else latex,
+                    not number,
+                )
+    return answers
+
+
+def _withheld(pages: dict[str, Page], answers: dict[str, tuple[str, str, bool]]) -> dict[str, Page]:
+    """Each page with, per step, the answers of the set it states (in its Markdown or HTML): a
+    number in any form it prints (a small one, under 100, only as its own problem's answer),
+    a formula as a side of an equation of the step's math, equal to it in any arrangement."""
+    from derive.checking.hidden import answer_value, stating
+
+    said = stating({a: text for a, (_, text, formula) in answers.items() if not formula})
+    value = {a: answer_value(text) for a, (_, text, _) in answers.items()}
+    small = {a for a, v in value.items() if v and v[0].denominator == 1 and abs(v[0]) < 100}
+    formulas = {a: text for a, (_, text, formula) in answers.items() if formula}
+    names = {n: sp.Symbol(n) for f in formulas.values() for n in _LETTER.findall(f)}
+    probes: dict[object, list[str]] = {}
+    for a, text in formulas.items():
+        probes.setdefault(_probe(text, names), []).append(a)
+    probes.pop(None, None)
+
+    def stated(pid: str, md: str, html_: str) -> tuple[str, ...]:
+        maths = (m[1] or m[2] for m in _MATH.finditer(html_))
+        sides = (_probe(s, names) for m in maths for s in _SIDES.split(m))
+        found = [a for p in sides for a in probes.get(p, ())]
+        return tuple(a for a in (*said(f"{md}\n{html_}"), *dict.fromkeys(found))
+                     if a not in small or a.startswith(f"{pid}/"))  # fmt: skip
+
+    out = {}
+    for pid, page in pages.items():
+        steps = zip(page.steps_markdown, page.steps_html, strict=False)
+        out[pid] = replace(page, withheld=tuple(stated(pid, *s) for s in steps))
+    return out
+
+
+_MATH = re.compile(r"\\\[(.+?)\\\]|\\\((.+?)\\\)", re.S)
+_SIDES = re.compile(r"=|\\approx|≈|\\geq|\\leq|<|>")
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+def _probe(latex: str, names: dict[str, sp.Symbol]) -> object:
+    """A formula's value at derive's probe point (None: not a formula in ``names``)."""
+    from derive.formula import parse_formula
+    from derive.present.withheld import at_probe
+
+    try:
+        expr = parse_formula(latex, names, syntax="latex").expr
+    except DeriveError:
+        return None
+    return at_probe(expr) if expr.free_symbols else None
 
 
 def _with_defined_boxes(pset: ProblemSet, pages: dict[str, Page]) -> dict[str, Page]:

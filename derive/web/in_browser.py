@@ -57,12 +57,24 @@ def set_json(source: SetSource, pset: ProblemSet, hide_expected: bool) -> str:
     data = {
         "format": SET_FORMAT,
         "origin": Path(source.origin).name,
-        "text": source.text,
+        "text": _without_expect(source.text) if hide_expected else source.text,
         "trust": source.trust,
         "hide_expected": hide_expected,
         "files": files,
     }
     return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+
+
+def _without_expect(text: str) -> str:
+    """A set's TOML without its ``expect = {…}`` tables (values the key is checked against:
+    the answers, which a published site under ``--hide-expected`` does not carry)."""
+    out, depth = [], 0
+    for line in text.splitlines(keepends=True):
+        if depth or line.lstrip().startswith("expect"):
+            depth = max(depth + line.count("{") - line.count("}"), 0)
+            continue
+        out.append(line)
+    return "".join(out)
 
 
 def _relative(path: Path, base: Path) -> str:

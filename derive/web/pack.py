@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from derive.resources import resource_dir
+from derive.web.book import BUILTIN_SET
 
 __all__ = ["PACKAGES", "python_zip"]
 
@@ -43,10 +44,11 @@ def _files(root: Path, prefix: str) -> Iterator[tuple[str, Path]]:
 
 
 def _derive_files() -> Iterator[tuple[str, Path]]:
-    """derive itself, minus the server's static files (the site carries what the page needs)."""
+    """derive itself, minus the server's static files (the site carries what the page needs)
+    and the built-in set (the site carries its own set, without its answers when hidden)."""
     here = Path(__file__).resolve().parent.parent
     for name, path in _files(here, "derive"):
-        if not name.startswith("derive/web/static/"):
+        if not name.startswith("derive/web/static/") and not name.endswith(f"/{BUILTIN_SET}"):
             yield name, path
     for folder in _RESOURCES:
         root = resource_dir(folder)

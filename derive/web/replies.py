@@ -9,6 +9,7 @@ here, so a verdict, a step or a hidden expected answer reads the same either way
 from __future__ import annotations
 
 import dataclasses
+import html
 
 from derive.web.book import Page
 from derive.web.grading import CheckResult, DerivationResult, Reading
@@ -16,9 +17,11 @@ from derive.web.grading import CheckResult, DerivationResult, Reading
 __all__ = ["check_reply", "derivation_reply", "read_reply", "step_reply"]
 
 
-def step_reply(page: Page, i: int) -> dict:
-    """The JSON of ``GET /api/problems/{id}/steps/{k}`` for step ``i + 1`` of a page."""
-    return {
+def step_reply(page: Page, i: int, closed: tuple[str, ...] = (), served: bool = True) -> dict:
+    """The JSON of ``GET /api/problems/{id}/steps/{k}`` for step ``i + 1`` of a page; a step
+    that states answers not yet right (``closed``: their labels) is withheld: its title and
+    why (``served``: by ``derive serve``, which opens it; else a published site's file)."""
+    reply = {
         "problem": page.entry.id,
         "k": i + 1,
         "steps": len(page.steps_html),
@@ -26,6 +29,15 @@ def step_reply(page: Page, i: int) -> dict:
         "markdown": page.steps_markdown[i] if i < len(page.steps_markdown) else "",
         "html": page.steps_html[i],
     }
+    if not closed:
+        return reply
+    why = f"This step states the answer to {'; '.join(closed)}: " + (
+        "it opens once that answer is right." if served else "a published workbook leaves it out."
+    )
+    said = (
+        f'<h3>{html.escape(page.step_titles[i])}</h3>\n<p class="withheld">{html.escape(why)}</p>\n'
+    )
+    return {**reply, "markdown": f"{why}\n", "html": said, "withheld": list(closed)}
 
 
 def check_reply(result: CheckResult, show_expected: bool) -> dict:

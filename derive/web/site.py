@@ -35,7 +35,7 @@ from pathlib import Path
 
 from derive.errors import OutputError, ProblemError
 from derive.problem.sets.problem_set import ProblemSet
-from derive.web.book import SetSource, Workbook
+from derive.web.book import HIDDEN_NOTE, SetSource, Workbook
 from derive.web.in_browser import set_json
 from derive.web.pack import python_zip
 from derive.web.replies import step_reply
@@ -149,13 +149,17 @@ def _json(data: object) -> bytes:
 
 
 def _api_files(book: Workbook) -> dict[str, bytes]:
-    """What the server's GET routes answer, one file each (steps only when hints are on)."""
-    files = {"api/problems.json": _json(book.index())}
+    """What the server's GET routes answer, one file each (steps only when hints are on; a
+    step that states an answer, under ``--hide-expected``, withheld: no file holds it)."""
+    left_out = "The steps of the worked solution that state an answer are left out of this site."
+    shown = {"shown": HIDDEN_NOTE + " " + left_out} if not book.show_expected else {}
+    files = {"api/problems.json": _json({**book.index(), **shown})}
     for pid, page in book.pages.items():
         files[f"api/problems/{pid}.json"] = _json(page.detail)
         if book.hints:
             for i in range(len(page.steps_html)):
-                files[f"api/problems/{pid}/steps/{i + 1}.json"] = _json(step_reply(page, i))
+                reply = step_reply(page, i, book.closed(page, i, ()), served=False)
+                files[f"api/problems/{pid}/steps/{i + 1}.json"] = _json(reply)
     return files
 
 

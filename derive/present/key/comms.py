@@ -108,7 +108,7 @@ def comms_part(pset: ProblemSet, stem: str, index: int, analysis: CommsAnalysis)
     """
     entry = pset.problems[index]
     check_comms_asks(entry)
-    title = f"Problem {index + 1} ({entry.id}): {entry.title}"
+    title = f"Problem {pset.number(entry.id)} ({entry.id}): {entry.title}"
     document = comms_document(analysis, level=2)
     context = {**document.context, "title": title, "text": entry.text}
     item = {

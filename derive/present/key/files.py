@@ -172,7 +172,7 @@ def problem_part(
     entry = pset.problems[index]
     view = view_of(
         select_steps(solution, entry.ask),
-        f"Problem {index + 1} ({entry.id}): {entry.title}",
+        f"Problem {pset.number(entry.id)} ({entry.id}): {entry.title}",
         entry.text,
     )
     item = {
@@ -217,7 +217,7 @@ def key_files(
     if kernels:  # the kernels' modules load only for a set with kernels
         from derive.present.key.kernels import kernel_chapter
 
-        chapter_of_kernels = kernel_chapter(pset, kernels, len(parts) + 1, stem)
+        chapter_of_kernels = kernel_chapter(pset, kernels, stem)
         kernel_items, kernel_questions = chapter_of_kernels.items, chapter_of_kernels.questions
         kernel_rows, kernel_placements = chapter_of_kernels.rows, chapter_of_kernels.placements
     steps = []
@@ -247,7 +247,7 @@ def key_files(
     if pset.models:  # the models chapter: model = "NAME" problems, after the operator problems
         from derive.present.key.models import model_chapter
 
-        chapter = model_chapter(pset, models, len(items) + 1, stem)
+        chapter = model_chapter(pset, models, stem)
         for item in chapter.items:  # a serving problem's figure
             if item["plot"] is not None:
                 files[item["plot"].file] = _mark_svg(item["plot"].svg)
@@ -262,6 +262,9 @@ def key_files(
         part = questions_part(pset, items, questions, answered or {}, stem, natives)
         items, questions = items + list(part.items), questions + list(part.questions)
         model_rows = part.glance_rows(tuple(model_rows))
+    rank = {entry.id.lower(): pset.number(entry.id) for entry in pset.every_entry()}
+    paired = sorted(zip(items, questions, strict=True), key=lambda p: rank[p[0]["anchor"]])
+    items, questions = [item for item, _ in paired], [question for _, question in paired]
     common = {
         "version": __version__,
         "source": Path(pset.source).name,

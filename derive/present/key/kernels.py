@@ -37,14 +37,12 @@ class KernelChapter:
     placements: tuple[Placement, ...]
 
 
-def kernel_chapter(
-    pset: ProblemSet, kernels: Sequence[KernelNumbers], first_number: int, stem: str
-) -> KernelChapter:
+def kernel_chapter(pset: ProblemSet, kernels: Sequence[KernelNumbers], stem: str) -> KernelChapter:
     """Render every kernel problem of the set (``kernels``: each derived, in the set's
-    order), numbered from ``first_number``."""
+    order), numbered as the set's file numbers them."""
     items, questions, rows, placements = [], [], [], []
-    for number, (entry, kernel) in enumerate(zip(pset.kernels, kernels, strict=True), first_number):
-        title = f"Problem {number} ({entry.id}): {entry.title}"
+    for entry, kernel in zip(pset.kernels, kernels, strict=True):
+        title = f"Problem {pset.number(entry.id)} ({entry.id}): {entry.title}"
         given = kernel_given(kernel, entry.spec.timing)
         context = {
             "title": title,

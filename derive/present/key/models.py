@@ -85,17 +85,16 @@ def model_ask(entry: ModelEntry) -> tuple[str, ...]:
 def model_chapter(
     pset: ProblemSet,
     derived: Sequence[DerivedModel],
-    first_number: int,
     stem: str = "",
 ) -> ModelChapter:
-    """Render every model problem of the set, numbered from ``first_number``.
+    """Render every model problem of the set, numbered as the set's file numbers them.
 
     ``derived`` holds each problem as the pipeline derived it, in the set's order.
     """
     items, questions, rows = [], [], []
     tables: dict[str, EarlierGivens] = {}  # each model's givens table, printed once
-    numbered = enumerate(zip(pset.models, derived, strict=True), start=first_number)
-    for i, (entry, model) in numbered:
+    for entry, model in zip(pset.models, derived, strict=True):
+        i = pset.number(entry.id)
         a, phase = model.analysis, model.phase
         earlier = tables.get(a.problem.model.name)
         if earlier is None:

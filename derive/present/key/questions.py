@@ -3,7 +3,7 @@
 :func:`questions_part` takes every problem's answered questions (the pipeline answers them,
 under the time budget), adds each one's worked lines to the problem's item, its asks to the
 question sheet and its answers to the glance; the problems of givens and equations alone
-become the key's last chapter, "Costs, budgets and what-ifs".
+(and the budgets and what-ifs) become items of their own, numbered as the set lists them.
 """
 
 from __future__ import annotations
@@ -26,13 +26,6 @@ from derive.problem.sets.problem_set import ProblemSet
 from derive.questions.records import Answer, Questions
 
 __all__ = ["NativeProblem", "QuestionRow", "QuestionsPart", "questions_part"]
-
-CHAPTER = "Costs, budgets and what-ifs"
-CHAPTER_TEXT = (
-    "Scaling-law budgets, what-ifs on a measured step, and problems of givens, defined "
-    "quantities and equations alone: each line is derived exactly, with its units, from the "
-    "givens and from other problems' quantities."
-)
 
 
 @dataclass(frozen=True)
@@ -113,15 +106,14 @@ def questions_part(
     new_items: list[dict] = []
     new_questions: list[dict] = []
     rows: list[QuestionRow] = []
-    first = len(items) + 1
-    for number, native in enumerate(natives, start=first):
-        item, question, row = _native_item(native, number, stem)
+    for native in natives:
+        item, question, row = _native_item(native, pset.number(native.entry.id), stem)
         new_items.append(item)
         new_questions.append(question)
         rows.append(row)
-    for number, alone in enumerate(pset.questions, start=first + len(natives)):
+    for alone in pset.questions:
         q = answered[alone.id]
-        title = f"Problem {number} ({alone.id}): {alone.title}"
+        title = f"Problem {pset.number(alone.id)} ({alone.id}): {alone.title}"
         text = f"{md_escape(alone.text)}\n\n" if alone.text else ""
         tex_text = f"{tex_prose_numbers(alone.text)}\n\n" if alone.text else ""
         new_items.append(
@@ -145,12 +137,6 @@ def questions_part(
             }
         )
         rows.append(QuestionRow(alone.id, alone.id.lower(), "—", "—", *glance(q, alone.ask)))
-    if new_items:  # the chapter of problems of givens and equations alone
-        new_items[0] = {
-            **new_items[0],
-            "body": f"## {CHAPTER}\n\n{CHAPTER_TEXT}\n\n" + new_items[0]["body"],
-            "tex": f"\\subsection*{{{CHAPTER}}}\n{CHAPTER_TEXT}\n\n" + new_items[0]["tex"],
-        }
     return QuestionsPart(tuple(new_items), tuple(new_questions), tuple(rows), tuple(glances))
 
 

@@ -211,14 +211,20 @@ class ProblemSet:
     questions: tuple[QuestionEntry, ...] = ()
     natives: tuple[NativeEntry, ...] = ()  # budgets and what-ifs (issue 36)
     tolerances: tuple[tuple[str, str, str], ...] = ()  # (problem id, quantity or "", rtol)
+    order: tuple[str, ...] = ()  # every problem's id, in the file's (the teacher's) order
 
     def rtol(self, problem: str, quantity: str | None) -> str | None:
         """The tolerance a problem's ``rtol`` sets for ``quantity`` (its own first), or None."""
         found = {q: text for p, q, text in self.tolerances if p.lower() == str(problem).lower()}
         return found.get(quantity or "", found.get(""))
 
+    def number(self, pid: str) -> int:
+        """A problem's number, from 1, in the file's order (the key, the sheet, the workbook)."""
+        return self.order.index(pid) + 1 if pid in self.order else len(self.order) + 1
+
     def entries(self) -> tuple[ProblemEntry | KernelEntry | ModelEntry, ...]:
-        """Every problem of a kind, in the key's order: operators, kernels, models."""
+        """Every problem of a kind, grouped: operators, kernels, models (the file's order is
+        :attr:`order`; the key, the sheet and the workbook follow it)."""
         return (*self.problems, *self.kernels, *self.models)
 
     def every_entry(
@@ -369,7 +375,9 @@ def parse_problem_set(
     natives: list[NativeEntry] = []
     found: list[DeriveError] = []
     tolerances: list[tuple[str, str, str]] = []
+    order: list[str] = []
     for i, raw in enumerate(problems):
+        size = len(entries) + len(models) + len(kernels) + len(alone) + len(natives)
         try:
             if isinstance(raw, dict) and "rtol" in raw:
                 raw = dict(raw)
@@ -392,6 +400,8 @@ def parse_problem_set(
                 entries.append(_problem(raw, i, origin, seen))
         except ProblemError as exc:
             found.append(exc)
+        if len(entries) + len(models) + len(kernels) + len(alone) + len(natives) > size:
+            order.append(raw["id"])  # parsed: a table with its id
     if errors is None:
         raise_collected(origin, found)
     else:
@@ -414,6 +424,7 @@ def parse_problem_set(
         tuple(alone),
         tuple(natives),
         tuple(tolerances),
+        tuple(order),
     )
 
 

@@ -161,8 +161,13 @@ function showIndex() {
   });
   const intro = fragment(SET.text_html);
   intro.className = "intro";
-  main.replaceChildren(el("h1", { text: SET.title }), intro, list);
+  main.replaceChildren(el("h1", { text: SET.title }), ...banner(), intro, list);
   updateOverall();
+}
+
+// what a workbook under --hide-expected shows (the server says it in words)
+function banner() {
+  return SET.shown ? [el("p", { class: "banner", role: "note", text: SET.shown })] : [];
 }
 
 // ---- problem page --------------------------------------------------------------------
@@ -258,19 +263,26 @@ function solutionSection(problem) {
   const all = el("button", { type: "button", class: "quiet", id: "solution", text: "Show the whole solution" });
   const status = el("span", { class: "muted" });
   let shown = 0;
+  const withheld = new Map(); // step number -> its box, while it waits for a right answer
 
   function label() {
-    hint.textContent = shown < problem.steps ? `Hint: show step ${shown + 1} of ${problem.steps}` : "All steps shown";
-    hint.disabled = all.disabled = shown >= problem.steps;
+    hint.textContent = shown < problem.steps ? `Hint: show step ${shown + 1} of ${problem.steps}`
+      : withheld.size ? "Ask again for the withheld steps" : "All steps shown";
+    hint.disabled = all.disabled = shown >= problem.steps && !withheld.size;
+  }
+  async function step(k) {
+    const s = await api(`/api/problems/${encodeURIComponent(problem.id)}/steps/${k}`);
+    const box = fragment(s.html);
+    box.className = s.withheld ? "step withheld" : "step";
+    if (s.withheld) withheld.set(k, box); else withheld.delete(k);
+    return box;
   }
   async function reveal(upTo) {
     hint.disabled = all.disabled = true;
     try {
+      for (const [k, old] of [...withheld]) old.replaceWith(await step(k));
       while (shown < upTo) {
-        const s = await api(`/api/problems/${encodeURIComponent(problem.id)}/steps/${shown + 1}`);
-        const box = fragment(s.html);
-        box.className = "step";
-        steps.append(box);
+        steps.append(await step(shown + 1));
         shown += 1;
       }
       const progress = loadProgress();
@@ -361,7 +373,7 @@ async function showProblem(id) {
   main.replaceChildren(
     el("p", { class: "crumbs" }, el("a", { href: "#/", text: "← All problems" }),
       next ? el("span", {}, " · ", el("a", { href: `#/p/${encodeURIComponent(next.id)}`, text: "next problem →" })) : null),
-    el("h1", { text: `Problem ${index + 1}: ${problem.title}` }),
+    el("h1", { text: `Problem ${index + 1}: ${problem.title}` }), ...banner(),
     el("section", { class: "card" }, question,
       el("details", { class: "givens-box", open: "" }, el("summary", { text: "Given" }), givens)),
     answers, ...(problem.steps > 0 ? [solutionSection(problem)] : []),
