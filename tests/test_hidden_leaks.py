@@ -169,9 +169,9 @@ def _leading_values(pset, book, given):
     crossover whose exact form is a formula): a student who types them is right too."""
     from derive.checking.quantities import leading
     from derive.pipeline import derive_spec
-    from derive.web.book import registry_of
+    from derive.problem.sets.registry import set_registry
 
-    registry, out = registry_of(pset), {}
+    registry, out = set_registry(pset, trust=True), {}
     for entry in pset.problems:
         d = derive_spec(entry.spec, registry)
         if not hasattr(d, "analysis") or not hasattr(d.analysis, "problem"):
