@@ -142,8 +142,13 @@ class ModelProblem:
 _ROLE_KEYS = {r.flag: r for r in Role}
 
 
-def _bind_dtypes(specs: tuple[str, ...]) -> tuple[tuple[Role, Dtype], ...]:
+def _bind_dtypes(
+    specs: tuple[str, ...], stored_as: Dtype | None = None
+) -> tuple[tuple[Role, Dtype], ...]:
+    """The dtype of each role: bf16, the weights as the config stores them, then ``--dtype``."""
     chosen = {r: get_dtype(DEFAULT_DTYPE) for r in Role}
+    if stored_as is not None:
+        chosen[Role.WEIGHT] = stored_as
     for spec in specs:
         if not isinstance(spec, str):
             raise ProblemError("--dtype", f"expected text like weights=int8, got {spec!r}")
@@ -274,7 +279,7 @@ def bind_model(spec: ModelSpec, model: Transformer | SizedModel) -> ModelProblem
     for name in ("dtypes", "sets"):
         if len(getattr(spec, name)) > MAX_ITEMS:
             raise ProblemError(f"--{name[:-1]}", f"at most {MAX_ITEMS} given")
-    dtypes = _bind_dtypes(tuple(spec.dtypes))
+    dtypes = _bind_dtypes(tuple(spec.dtypes), getattr(model, "stored_as", None))
     compute = dict(dtypes)[Role.ACTIVATION].compute_as
     tokens = (
         custom_figure(spec.train_tokens, "--train-tokens")

@@ -25,6 +25,7 @@ from derive.declare.operator import is_dim
 from derive.declare.registry import ModelDeclaration
 from derive.errors import DeclarationError
 from derive.formula.limits import show
+from derive.problem.dtypes import Dtype
 
 __all__ = [
     "FLAG_FIELDS",
@@ -184,6 +185,8 @@ class Transformer(ModelDeclaration):
         doc: one line on what the model is and where its numbers come from.
         source: for a model read from a config, (field, the config's field) pairs: the
             givens name each size by the config's own field name.
+        stored_as: the weights' dtype the config's ``quantization_config`` gives (the
+            default of ``--dtype weights=``), or None.
     """
 
     name: str
@@ -223,6 +226,7 @@ class Transformer(ModelDeclaration):
     v_head_dim: sp.Expr = None
     doc: str = ""
     source: tuple[tuple[str, str], ...] = ()
+    stored_as: Dtype | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not MODEL_NAME_RE.match(self.name):
