@@ -91,3 +91,91 @@ def test_an_unknown_quant_method_is_refused_naming_it(cli, tmp_path):
     assert result.code == 2
     assert result.err.startswith("error: ") and result.err.count("\n") == 1
     assert "'hqq'" in result.err and "quantization_config" in result.err
+
+
+# -- 2. a flag that a given number overrides is refused ----------------------------------
+
+
+def test_a_cache_dtype_beside_its_size_in_bytes_is_refused(cli):
+    argv = ["model", "--params", "70e9", "--kv-bytes-per-token", "327680", "--chip", "h100"]
+    result = cli([*argv, "--dtype", "kv=int8", "--set", "B=8", "--set", "S=4096"])
+    assert result.code == 2 and result.err.count("\n") == 1
+    assert result.err == (
+        "error: --dtype kv=int8: has no effect: --kv-bytes-per-token gives the cache's size\n"
+    )
+
+
+def test_a_size_only_model_shows_no_cache_dtype_as_applied(cli):
+    argv = ["model", "--params", "70e9", "--kv-bytes-per-token", "327680", "--chip", "h100"]
+    result = cli([*argv, "--dtype", "fp8", "--set", "B=8", "--set", "S=4096"])
+    assert result.code == 0, result.err
+    given = next(line for line in result.out.splitlines() if line.startswith("**Given.**"))
+    assert "weights fp8" in given and "kv " not in given
+    assert "w_{\\mathrm{kv}}" not in result.out
+
+
+# -- 4. a zero KV cache is allowed ------------------------------------------------------
+
+
+def test_a_model_with_no_kv_cache_is_sized_and_served(cli):
+    argv = ["model", "--params", "7e9", "--kv-bytes-per-token", "0", "--chip", "h100"]
+    argv += ["--set", "B=8", "--set", "S=4096"]
+    report = _json(cli, argv)
+    assert Fraction(report["kv_bytes"]["exact"]) == 0
+    assert Fraction(report["memory_per_device"]["exact"]) == 2 * 7 * 10**9
+    assert report["max_batch"] is None and "no KV cache" in report["left_out"]["max_batch"]
+    assert "unbounded" in report["left_out"]["max_batch"]
+    step = _json(cli, [*argv, "--phase", "decode"])["serving"]["step"]
+    # the weights streamed once: 2·P bytes over the H100's bandwidth, nothing for the cache
+    assert Fraction(step["t_lower"]) == Fraction(2 * 7 * 10**9, 335 * 10**10)
+
+
+# -- 5. max_batch for a model known by its size -----------------------------------------
+
+
+def test_a_size_only_model_gets_its_largest_batch_and_context(cli):
+    argv = ["model", "--params", "70e9", "--kv-bytes-per-token", "327680", "--chip", "h100"]
+    report = _json(cli, [*argv, "--devices", "8", "--set", "B=8", "--set", "S=4096"])
+    room = 8 * 80 * 10**9 - 2 * 70 * 10**9  # N·C less the bf16 weights
+    assert int(report["max_batch"]["exact"]) == room // (327680 * 4096)
+    assert int(report["max_context"]["exact"]) == room // (327680 * 8)
+    text = cli([*argv, "--devices", "8", "--set", "B=8", "--set", "S=4096"]).out
+    assert f"= {room // (327680 * 4096)}$$" in text
+
+
+def test_a_size_only_model_says_which_input_its_largest_batch_needs(cli):
+    report = _json(cli, ["model", "--params", "70e9", "--chip", "h100", "--set", "S=4096"])
+    assert "--kv-bytes-per-token" in report["left_out"]["max_batch"]
+    argv = ["model", "--params", "70e9", "--kv-bytes-per-token", "327680", "--chip", "h100"]
+    report = _json(cli, [*argv, "--set", "B=8"])
+    assert "needs a context S" in report["left_out"]["max_batch"]
+
+
+# -- 6. fits on the layout the step uses ------------------------------------------------
+
+LLAMA_70B_PARAMS = (
+    80 * (8192 * 64 * 128 * 2 + 2 * 8192 * 8 * 128 + 3 * 8192 * 28672 + 2 * 8192)
+    + 2 * 128256 * 8192
+    + 8192
+)
+
+
+def test_fits_holds_the_cache_as_the_step_replicates_it(cli):
+    """16 TPU v5e chips, Llama 3 70B's 8 KV heads: each chip holds one head's cache (1/8 of
+    it, replicated twice) and 1/16 of the weights; spread evenly it would seem to fit."""
+    argv = ["model", "llama-3-70b", "--chip", "tpu-v5e", "--devices", "16"]
+    report = _json(cli, [*argv, "--set", "B=32", "--set", "S=8192"])
+    weights, cache, capacity = 2 * LLAMA_70B_PARAMS, 2 * 80 * 8 * 128 * 2 * 32 * 8192, 16 * 10**9
+    assert (weights + cache) / Fraction(16) <= capacity  # the even spread that fitted
+    per_device = Fraction(weights, 16) + Fraction(cache, 8)
+    assert Fraction(report["memory_per_device"]["exact"]) == per_device
+    assert report["fits"]["exact"] is (per_device <= capacity) is False
+    room = 16 * capacity - weights
+    assert int(report["max_batch"]["exact"]) == room * 8 // (2 * 80 * 8 * 128 * 2 * 8192 * 16)
+
+
+def test_fits_on_as_many_devices_as_kv_heads_is_the_even_spread(cli):
+    argv = ["model", "llama-3-70b", "--chip", "tpu-v5e", "--devices", "8"]
+    report = _json(cli, [*argv, "--set", "B=1", "--set", "S=8192"])
+    total = 2 * LLAMA_70B_PARAMS + 2 * 80 * 8 * 128 * 2 * 8192
+    assert Fraction(report["memory_per_device"]["exact"]) == Fraction(total, 8)

@@ -123,6 +123,21 @@ class ModelProblem:
         """Data-parallel replicas: the devices over the tensor-parallel degree (1 by default)."""
         return sp.Integer(self.devices // self.tp)
 
+    @property
+    def kv_ways(self) -> int | None:
+        """N_kv, the devices one copy of the KV cache is split over when fewer than the
+        group, as the serving step lays it out (:mod:`derive.model.phase`): min(N, h_kv), a
+        KV head per device beyond h_kv; 1 for latent attention, its one latent whole on every
+        device. None when the cache spreads over the whole group (or has no heads to count)."""
+        m, group = self.model, int(self.devices if self.replicas == 1 else self.tp)
+        kv = (
+            None if isinstance(m, SizedModel) else sp.sympify(m.kv_heads).xreplace(dict(self.bound))
+        )
+        if kv is None or not kv.is_number:
+            return None
+        ways = 1 if m.is_mla else min(group, int(kv))  # type: ignore[union-attr]
+        return ways if ways < group else None
+
     def dtype(self, role: Role) -> Dtype:
         """The dtype bound to a role."""
         return dict(self.dtypes)[role]
@@ -143,9 +158,10 @@ _ROLE_KEYS = {r.flag: r for r in Role}
 
 
 def _bind_dtypes(
-    specs: tuple[str, ...], stored_as: Dtype | None = None
+    specs: tuple[str, ...], stored_as: Dtype | None = None, sized: bool = False
 ) -> tuple[tuple[Role, Dtype], ...]:
-    """The dtype of each role: bf16, the weights as the config stores them, then ``--dtype``."""
+    """The dtype of each role: bf16, the weights as the config stores them, then ``--dtype``
+    (a model known by its size has no cache dtype: its cache is ``--kv-bytes-per-token``)."""
     chosen = {r: get_dtype(DEFAULT_DTYPE) for r in Role}
     if stored_as is not None:
         chosen[Role.WEIGHT] = stored_as
@@ -155,6 +171,10 @@ def _bind_dtypes(
         key, eq, name = (s.strip() for s in spec.partition("="))
         if not eq:
             key, name = "", key
+        if sized and key == Role.KV_CACHE.flag:
+            raise ProblemError(
+                f"--dtype {spec}", "has no effect: --kv-bytes-per-token gives the cache's size"
+            )
         if key and key not in _ROLE_KEYS:
             raise UnknownNameError(
                 f"--dtype {spec}", f"unknown role {key!r}; roles are {', '.join(_ROLE_KEYS)}"
@@ -279,7 +299,9 @@ def bind_model(spec: ModelSpec, model: Transformer | SizedModel) -> ModelProblem
     for name in ("dtypes", "sets"):
         if len(getattr(spec, name)) > MAX_ITEMS:
             raise ProblemError(f"--{name[:-1]}", f"at most {MAX_ITEMS} given")
-    dtypes = _bind_dtypes(tuple(spec.dtypes), getattr(model, "stored_as", None))
+    dtypes = _bind_dtypes(
+        tuple(spec.dtypes), getattr(model, "stored_as", None), isinstance(model, SizedModel)
+    )
     compute = dict(dtypes)[Role.ACTIVATION].compute_as
     tokens = (
         custom_figure(spec.train_tokens, "--train-tokens")

@@ -14,7 +14,7 @@ from derive.model.binding import ModelProblem
 from derive.model.records import Quantity, Sheet
 from derive.model.symbols import batch, context, sym
 
-__all__ = ["fit", "training"]
+__all__ = ["batch_and_context", "fit", "training"]
 
 
 def fit(sheet: Sheet, p: ModelProblem) -> None:
@@ -23,7 +23,12 @@ def fit(sheet: Sheet, p: ModelProblem) -> None:
         return
     C, N = _group(p)
     total = sheet.q(q.MEMORY_TOTAL, sym(q.WEIGHTS_BYTES) + sym(q.KV_BYTES))
-    per = sheet.q(q.MEMORY_PER_DEVICE, sym(q.MEMORY_TOTAL) / N)
+    W, M_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES)
+    replicated = sym("kv_ways") in sheet.values  # the step's layout: a KV head per device
+    per = sheet.q(
+        q.MEMORY_PER_DEVICE,
+        W / N + M_kv / sym("kv_ways") if replicated else sym(q.MEMORY_TOTAL) / N,
+    )
     qs = [total, per]
     if sheet.known(q.MEMORY_PER_DEVICE):
         qs.append(sheet.q(q.FITS, sp.Le(sym(q.MEMORY_PER_DEVICE), C)))
@@ -41,13 +46,24 @@ def _group(p: ModelProblem) -> tuple[sp.Symbol, sp.Symbol]:
 
 
 def _limits(sheet: Sheet, p: ModelProblem) -> None:
-    C, N = _group(p)
-    W, m_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES_PER_TOKEN)
     if not sheet.known(q.WEIGHTS_BYTES, q.KV_BYTES_PER_TOKEN):
         sheet.left_out.append(
             (q.MAX_BATCH.name, "the model has dims left free: needs their values")
         )
         return
+    batch_and_context(sheet, p)
+    C, W = sym("capacity"), sym(q.WEIGHTS_BYTES)
+    if batch in sheet.values and context in sheet.values:
+        sheet.q(q.MIN_DEVICES, sp.ceiling((W + sym(q.KV_BYTES)) / C))
+    else:
+        sheet.left_out.append((q.MIN_DEVICES.name, "needs a batch B and a context S"))
+
+
+def batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
+    """B_max at the bound S and S_max at the bound B, or why each is left out (a model
+    with no KV cache, m_kv = 0, has no limit from memory)."""
+    C, N = _group(p)
+    W, m_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES_PER_TOKEN)
     spare = N * C - W
     weights_fit = bool(spare.xreplace(sheet.values) >= 0)
     qs: list[Quantity] = []
@@ -61,8 +77,14 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
             f"{'N' if p.replicas == 1 else 'N_tp'}·C = {fmt_decimal(room / 10**9)} GB, so no batch "
             f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
         )
-    windowed = p.transformer.window is not None
-    per_sequence = sym(q.KV_BYTES) / batch if windowed else m_kv * context
+    elif sheet.values[m_kv] == 0:
+        why = "no KV cache (m_kv = 0): unbounded here; activations, not counted, would bound it"
+        sheet.left_out += [(q.MAX_BATCH.name, why), (q.MAX_CONTEXT.name, why)]
+        return
+    windowed = getattr(p.model, "window", None) is not None
+    # each device holds 1/N_kv of the cache, not 1/N, when the KV heads are replicated
+    spread = N / sym("kv_ways") if sym("kv_ways") in sheet.values else 1
+    per_sequence = spread * (sym(q.KV_BYTES) / batch if windowed else m_kv * context)
     if context in sheet.values and (not windowed or batch in sheet.values):
         qs.append(sheet.q(q.MAX_BATCH, _largest(spare, per_sequence, weights_fit)))
         if weights_fit and sheet.values[sym(q.MAX_BATCH)] == 0:
@@ -74,15 +96,11 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
             (q.MAX_BATCH.name, "needs a context S" + (" and a batch B" if windowed else ""))
         )
     if batch in sheet.values and windowed:
-        _longest_windowed(sheet, p, spare, weights_fit, qs)
+        _longest_windowed(sheet, p, spare / spread, weights_fit, qs)
     elif batch in sheet.values:
-        qs.append(sheet.q(q.MAX_CONTEXT, _largest(spare, m_kv * batch, weights_fit)))
+        qs.append(sheet.q(q.MAX_CONTEXT, _largest(spare, spread * m_kv * batch, weights_fit)))
     else:
         sheet.left_out.append((q.MAX_CONTEXT.name, "needs a batch B"))
-    if batch in sheet.values and context in sheet.values:
-        qs.append(sheet.q(q.MIN_DEVICES, sp.ceiling((W + sym(q.KV_BYTES)) / C)))
-    else:
-        sheet.left_out.append((q.MIN_DEVICES.name, "needs a batch B and a context S"))
 
 
 def _longest_windowed(
