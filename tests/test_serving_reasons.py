@@ -114,6 +114,30 @@ def test_a_size_only_model_shows_no_cache_dtype_as_applied(cli):
     assert "w_{\\mathrm{kv}}" not in result.out
 
 
+# -- 3. --link-latency on a point-to-point send ------------------------------------------
+
+SEND = """from derive import Operator, Tensor, dims
+B, F = dims("B F")
+send = Operator(name="stage_send", flops=2 * B * F, reads=[Tensor("x", (B, F))],
+                writes=[Tensor("y", (B, F))], comms=[Tensor("x", (B, F))])
+"""
+
+
+def test_a_point_to_point_send_pays_the_link_latency_once(cli, tmp_path):
+    """A plain comms tensor is one send to a neighbour: latency + bytes/β_link (one hop)."""
+    ops = tmp_path / "send.py"
+    ops.write_text(SEND)
+    argv = ["solve", "stage_send", "--operators", str(ops), "--chip", "h100", "--dtype", "bf16"]
+    argv += ["--set", "B=8,F=4096"]
+    step = _json(cli, [*argv, "--link-latency", "5us"])["step"]
+    sent = 8 * 4096 * 2  # x in bf16
+    t_comms = Fraction(sent, 450 * 10**9) + Fraction(5, 10**6)  # H100 NVLink, one way
+    assert Fraction(step["kernels"][0]["t_comms"]) == t_comms
+    assert Fraction(step["t_lower"]) == t_comms  # the send outlasts the compute and memory
+    without = _json(cli, argv)["step"]
+    assert Fraction(without["t_comms"]) == Fraction(sent, 450 * 10**9)
+
+
 # -- 4. a zero KV cache is allowed ------------------------------------------------------
 
 
