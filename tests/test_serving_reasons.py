@@ -86,6 +86,21 @@ def test_quantized_formats_set_the_weights_width(cli, tmp_path, quantization, na
     assert Fraction(report["weights_bytes"]["exact"]) == LLAMA_8B_PARAMS * width
 
 
+@pytest.mark.parametrize(
+    "quantization",
+    [
+        {"quant_method": "fp8", "fmt": "e3m4"},
+        {"quant_method": "fp8", "weight_block_size": 128},
+        {"quant_method": "gptq", "bits": 3, "group_size": 128},
+        {"quant_method": "bitsandbytes"},
+    ],
+)
+def test_a_format_derive_cannot_size_is_refused_in_one_line(cli, tmp_path, quantization):
+    result = cli(["model", _quantized_llama(tmp_path, quantization)])
+    assert result.code == 2 and result.err.count("\n") == 1
+    assert result.err.startswith("error: ") and "quantization_config" in result.err
+
+
 def test_an_unknown_quant_method_is_refused_naming_it(cli, tmp_path):
     result = cli(["model", _quantized_llama(tmp_path, {"quant_method": "hqq", "nbits": 4})])
     assert result.code == 2

@@ -123,19 +123,29 @@ class ModelProblem:
         """Data-parallel replicas: the devices over the tensor-parallel degree (1 by default)."""
         return sp.Integer(self.devices // self.tp)
 
+    def kv_split(self, tp: int) -> int:
+        """Devices the KV heads are split over in a group of ``tp``, as the serving step lays
+        them out (:mod:`derive.model.phase`): min(tp, h_kv), a head per device beyond h_kv; 1
+        for latent attention, its one latent on every device; tp for a model known by its size."""
+        m = self.model
+        if isinstance(m, SizedModel):
+            return tp
+        kv = sp.sympify(m.kv_heads).xreplace(dict(self.bound))
+        if not kv.is_number:
+            raise ProblemError(
+                "the model's kv_heads", "bind every dim of the model with --set to time a step"
+            )
+        return 1 if m.is_mla else min(tp, int(kv))
+
     @property
     def kv_ways(self) -> int | None:
         """N_kv, the devices one copy of the KV cache is split over when fewer than the
-        group, as the serving step lays it out (:mod:`derive.model.phase`): min(N, h_kv), a
-        KV head per device beyond h_kv; 1 for latent attention, its one latent whole on every
-        device. None when the cache spreads over the whole group (or has no heads to count)."""
-        m, group = self.model, int(self.devices if self.replicas == 1 else self.tp)
-        kv = (
-            None if isinstance(m, SizedModel) else sp.sympify(m.kv_heads).xreplace(dict(self.bound))
-        )
-        if kv is None or not kv.is_number:
+        group's (:meth:`kv_split`); None when it spreads over the whole group or is unknown."""
+        group = int(self.devices if self.replicas == 1 else self.tp)
+        try:
+            ways = self.kv_split(group)
+        except ProblemError:
             return None
-        ways = 1 if m.is_mla else min(group, int(kv))  # type: ignore[union-attr]
         return ways if ways < group else None
 
     def dtype(self, role: Role) -> Dtype:
@@ -185,7 +195,7 @@ def _bind_dtypes(
             raise UnknownNameError(f"--dtype {spec}", exc.why) from None
         for role in [_ROLE_KEYS[key]] if key else list(Role):
             chosen[role] = dt
-    return tuple((r, chosen[r]) for r in Role)
+    return tuple((r, chosen[r]) for r in Role if not (sized and r is Role.KV_CACHE))
 
 
 def _bind_sets(

@@ -32,14 +32,11 @@ __all__ = ["weights_dtype"]
 _METHODS = ("fp8", "gptq", "awq", "bitsandbytes")
 
 
-def _int(config: dict, key: str, where: str, allowed: tuple[int, ...] = ()) -> int | None:
-    value = config.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or (allowed and value not in allowed):
-        want = " or ".join(map(str, allowed)) if allowed else "an integer"
-        raise ProblemError(f"{where} field 'quantization_config.{key}'", f"must be {want}")
-    return value
+_SIDES = range(1, 10**6)
+
+
+def _count(value: object, allowed: range) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value in allowed
 
 
 def weights_dtype(config: object, where: str) -> Dtype:
@@ -47,38 +44,32 @@ def weights_dtype(config: object, where: str) -> Dtype:
     at = f"{where} field 'quantization_config'"
     method = config.get("quant_method") if isinstance(config, dict) else None
     if not isinstance(config, dict) or method not in _METHODS:
-        raise ProblemError(
-            at, f"unknown quant_method {str(method)[:40]!r}; derive reads {', '.join(_METHODS)}"
-        )
+        why = f"unknown quant_method {str(method)[:40]!r}; derive reads {', '.join(_METHODS)}"
+        raise ProblemError(at, why)
     if method == "fp8":
-        fmt, block = config.get("fmt", "e4m3"), config.get("weight_block_size")
-        if fmt not in ("e4m3", "e5m2"):
-            raise ProblemError(f"{at[:-1]}.fmt'", f"{str(fmt)[:40]!r} is not e4m3 or e5m2")
-        if block is None:
-            return Dtype(f"fp8_{fmt}", sp.Integer(1), "fp8", _said("a per-tensor scale left out"))
-        if not (isinstance(block, list) and len(block) == 2 and all(map(_side, block))):
-            raise ProblemError(f"{at[:-1]}.weight_block_size'", "must be two positive sides")
-        scale = f"a fp32 scale per {block[0]}×{block[1]} block"
-        return Dtype(f"fp8_{fmt}", 1 + sp.Rational(4, block[0] * block[1]), "fp8", _said(scale))
-    if method == "bitsandbytes":
+        fmt, block = config.get("fmt", "e4m3"), config.get("weight_block_size") or []
+        sides = isinstance(block, list) and len(block) in (0, 2)
+        if fmt not in ("e4m3", "e5m2") or not (sides and all(_count(n, _SIDES) for n in block)):
+            raise ProblemError(at, "fmt is e4m3 or e5m2, weight_block_size two positive sides")
+        base, scale = get_dtype(f"fp8_{fmt}"), sp.Rational(4, block[0] * block[1]) if block else 0
+        note = (
+            f"a fp32 scale per {'×'.join(map(str, block))} block"
+            if block
+            else "a per-tensor scale left out"
+        )
+    elif method == "bitsandbytes":
         bits = 8 if config.get("load_in_8bit") is True else 4 if config.get("load_in_4bit") else 0
         if not bits:
             raise ProblemError(at, "bitsandbytes without load_in_8bit or load_in_4bit is true")
+        base, scale, note = get_dtype(f"int{bits}"), 0, "its absmax scales left out"
+    else:  # GPTQConfig's and AwqConfig's defaults: 4 bits, groups of 128
+        bits, group = config.get("bits", 4), config.get("group_size", 128)
+        if not (_count(bits, range(4, 9, 4)) and _count(group, range(-1, 10**6))):
+            raise ProblemError(at, "bits must be 4 or 8 and group_size an integer")
         base = get_dtype(f"int{bits}")
-        return Dtype(base.name, base.width, base.compute_as, _said("its absmax scales left out"))
-    bits = _int(config, "bits", where, (4, 8)) or 4
-    group = _int(config, "group_size", where)
-    group = 128 if group is None else group  # GPTQConfig's and AwqConfig's default
-    base = get_dtype(f"int{bits}")
-    if group < 1:
-        return Dtype(base.name, base.width, base.compute_as, _said("a scale per column left out"))
-    width = base.width + (2 + base.width) / group
-    return Dtype(base.name, width, base.compute_as, _said(f"a fp16 scale and a zero per {group}"))
-
-
-def _side(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 10**6
-
-
-def _said(note: str) -> str:
-    return f"from the config's quantization_config; {note}; every weight at this width"
+        scale = (2 + base.width) / group if group > 0 else 0
+        note = (
+            f"a fp16 scale and a zero per {group}" if group > 0 else "a scale per column left out"
+        )
+    note = f"from the config's quantization_config; {note}; every weight at this width"
+    return Dtype(base.name, base.width + scale, base.compute_as, note)

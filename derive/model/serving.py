@@ -12,32 +12,34 @@ from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
 from derive.model.binding import ModelProblem
 from derive.model.records import Quantity, Sheet
+from derive.model.sized import SizedModel
 from derive.model.symbols import batch, context, sym
 
-__all__ = ["batch_and_context", "fit", "training"]
+__all__ = ["fit", "training"]
 
 
 def fit(sheet: Sheet, p: ModelProblem) -> None:
+    """Memory on the devices, the fit and the limits; a model known by its size without its
+    cache's bytes per token counts its weights alone."""
     if p.capacity is None:
         sheet.left_out.append((q.MEMORY_TOTAL.name, "no HBM capacity: needs a chip or a capacity"))
         return
     C, N = _group(p)
-    total = sheet.q(q.MEMORY_TOTAL, sym(q.WEIGHTS_BYTES) + sym(q.KV_BYTES))
-    W, M_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES)
+    W, M_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES) if sym(q.KV_BYTES) in sheet.values else 0
+    sheet.q(q.MEMORY_TOTAL, W + M_kv)
     replicated = sym("kv_ways") in sheet.values  # the step's layout: a KV head per device
-    per = sheet.q(
-        q.MEMORY_PER_DEVICE,
-        W / N + M_kv / sym("kv_ways") if replicated else sym(q.MEMORY_TOTAL) / N,
-    )
-    qs = [total, per]
+    per = W / N + M_kv / sym("kv_ways") if replicated else sym(q.MEMORY_TOTAL) / N
+    sheet.q(q.MEMORY_PER_DEVICE, per)
     if sheet.known(q.MEMORY_PER_DEVICE):
-        qs.append(sheet.q(q.FITS, sp.Le(sym(q.MEMORY_PER_DEVICE), C)))
-        qs.append(sheet.q(q.HEADROOM_PER_DEVICE, C - sym(q.MEMORY_PER_DEVICE)))
+        sheet.q(q.FITS, sp.Le(sym(q.MEMORY_PER_DEVICE), C))
+        sheet.q(q.HEADROOM_PER_DEVICE, C - sym(q.MEMORY_PER_DEVICE))
     else:
-        sheet.left_out.append(
-            (q.FITS.name, "the memory depends on dims left free: needs their values")
-        )
-    _limits(sheet, p)
+        free = "B and S" if isinstance(p.model, SizedModel) else "dims left free"
+        sheet.left_out.append((q.FITS.name, f"the memory depends on {free}: needs their values"))
+    if M_kv == 0:  # no cache counted: the fewest devices hold the weights
+        sheet.q(q.MIN_DEVICES, sp.ceiling(W / C))
+    else:
+        _limits(sheet, p)
 
 
 def _group(p: ModelProblem) -> tuple[sp.Symbol, sp.Symbol]:
@@ -51,7 +53,7 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
             (q.MAX_BATCH.name, "the model has dims left free: needs their values")
         )
         return
-    batch_and_context(sheet, p)
+    _batch_and_context(sheet, p)
     C, W = sym("capacity"), sym(q.WEIGHTS_BYTES)
     if batch in sheet.values and context in sheet.values:
         sheet.q(q.MIN_DEVICES, sp.ceiling((W + sym(q.KV_BYTES)) / C))
@@ -59,7 +61,7 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
         sheet.left_out.append((q.MIN_DEVICES.name, "needs a batch B and a context S"))
 
 
-def batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
+def _batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
     """B_max at the bound S and S_max at the bound B, or why each is left out (a model
     with no KV cache, m_kv = 0, has no limit from memory)."""
     C, N = _group(p)

@@ -17,14 +17,11 @@ from derive.catalogue import table as q
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
-from derive.model.binding import ModelProblem
-from derive.model.expand import Role
 from derive.model.sized import SizedModel
 from derive.model.symbols import NOTATION, batch, context
 from derive.model.transformer import OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
 from derive.present.formats import Document, render
-from derive.problem.dtypes import Dtype
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS
 from derive.solution.model_steps import model_steps, shown_quantities, verdict_words
 from derive.solution.notation import tex, tex_text_number
@@ -112,12 +109,6 @@ class EarlierGivens:
         return EarlierGivens(number, problem_id, _given_rows(a), _hardware_rows(a))
 
 
-def _shown_dtypes(p: ModelProblem) -> tuple[tuple[Role, Dtype], ...]:
-    """The roles' dtypes; a model known by its size has no cache dtype (its cache is a size)."""
-    sized = isinstance(p.model, SizedModel)
-    return tuple((r, dt) for r, dt in p.dtypes if not (sized and r is Role.KV_CACHE))
-
-
 def _title(a: ModelAnalysis) -> str:
     p = a.problem
     where = "" if p.hardware_name == "no hardware" else f" on {p.hardware_name}"
@@ -137,7 +128,7 @@ def _context(
     stored = getattr(p.model, "stored_as", None)
     dtypes = ", ".join(
         f"{r.flag} {dt.name} ({tex(dt.width)} B{', ' + dt.note if dt is stored else ''})"
-        for r, dt in _shown_dtypes(p)
+        for r, dt in p.dtypes
     )
     return dict(
         title=title or _title(a),
@@ -331,7 +322,7 @@ def model_json(a: ModelAnalysis) -> dict:
         "peak": None if p.peak is None else str(p.peak.value),
         "compute_dtype": p.compute_dtype,
         "devices": int(p.devices),
-        "dtypes": {r.flag: dt.name for r, dt in _shown_dtypes(p)},
+        "dtypes": {r.flag: dt.name for r, dt in p.dtypes},
         "set": {d.name: int(v) for d, v in p.bound},
     }
     for key in JSON_KEYS:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import sympy as sp
 
@@ -257,6 +257,8 @@ def _group(p: ModelProblem) -> str:
 
 
 def _limits_notes(a: ModelAnalysis) -> tuple[str, ...]:
+    if isinstance(a.problem.model, SizedModel) and not _sized_cache(a.problem):
+        return ("N_min counts the weights alone: the model's KV cache is not given.",)
     if a.problem.kv_ways is not None:
         return (
             f"B_max and S_max are the largest integers with M_W/{_group(a.problem)} + m_kv·B·S/N_kv"
@@ -345,6 +347,8 @@ _LIMITS = ModelStepRule(
     lambda p: (
         f"solve M_W/{_group(p)} + m_kv·B·S/N_kv ≤ C for the integer unknown"
         if p.kv_ways is not None
+        else f"solve M_W ≤ {_group(p)}·C for the integer unknown"
+        if isinstance(p.model, SizedModel) and not _sized_cache(p)
         else f"solve M_W + m_kv·B·S ≤ {_group(p)}·C for the integer unknown"
     ),
     lambda p: (
@@ -436,12 +440,6 @@ STEPS: tuple[ModelStepRule, ...] = (
 )
 
 
-def _sized_limits_notes(a: ModelAnalysis) -> tuple[str, ...]:
-    return (
-        f"B_max and S_max are the largest integers with M_W + m_kv·B·S ≤ {_group(a.problem)}·C.",
-    )
-
-
 def _sized_reason(p: ModelProblem) -> str:
     model = p.model
     assert isinstance(model, SizedModel)
@@ -485,12 +483,11 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
             catalogue.MEMORY_PER_DEVICE.name,
             catalogue.FITS.name,
             catalogue.HEADROOM_PER_DEVICE.name,
-            catalogue.MIN_DEVICES.name,
         ),
         lambda p: (
             "M = M_W"
             + (" + M_kv" if _sized_cache(p) else "")
-            + " spread over N devices; it fits when M/N ≤ C; N_min = ⌈M_W / C⌉"
+            + " spread over N devices; it fits when M/N ≤ C"
         ),
         lambda p: (
             "Serving keeps the weights and the KV cache of every sequence in HBM."
@@ -501,7 +498,7 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
         lambda a: (
             (
                 "Activations and framework memory come on top, so the fit is necessary, not "
-                "sufficient; N_min counts the weights alone."
+                "sufficient."
             )
             if _sized_cache(a.problem)
             else (
@@ -510,11 +507,7 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
             ),
         ),
     ),
-    replace(
-        _LIMITS,
-        keys=(catalogue.MAX_BATCH.name, catalogue.MAX_CONTEXT.name),
-        notes=_sized_limits_notes,
-    ),
+    _LIMITS,
     *_TRAINING_ROWS,
 )
 
