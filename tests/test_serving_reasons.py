@@ -218,3 +218,14 @@ def test_fits_on_as_many_devices_as_kv_heads_is_the_even_spread(cli):
     report = _json(cli, [*argv, "--set", "B=1", "--set", "S=8192"])
     total = 2 * LLAMA_70B_PARAMS + 2 * 80 * 8 * 128 * 2 * 8192
     assert Fraction(report["memory_per_device"]["exact"]) == Fraction(total, 8)
+
+
+def test_a_declared_model_gives_its_stored_dtype_as_a_dtype(cli, tmp_path):
+    models = tmp_path / "models.py"
+    models.write_text(
+        "from derive import Transformer\n"
+        "m = Transformer(name='odd', layers=2, d_model=64, heads=4, d_ff=128, vocab=100,"
+        " stored_as='fp8')\n"
+    )
+    result = cli(["model", "odd", "--operators", str(models)])
+    assert result.code == 2 and result.err.count("\n") == 1 and "stored_as" in result.err

@@ -241,6 +241,8 @@ class Transformer(ModelDeclaration):
         self._check_layers()
         if not isinstance(self.doc, str):
             raise DeclarationError(f"model {self.name!r} doc", "must be a string")
+        if self.stored_as is not None and not isinstance(self.stored_as, Dtype):
+            raise DeclarationError(f"model {self.name!r} stored_as", "must be a Dtype or None")
         if not isinstance(self.source, tuple) or not all(
             isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
             for pair in self.source
