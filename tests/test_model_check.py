@@ -80,7 +80,8 @@ def test_a_max_batch_claim_on_a_16_chip_v5e_slice():
     devices, capacity, S = 16, 16 * 10**9, 8192
     weights = 2 * llama3_70b_params()
     kv_per_token = 2 * 80 * 8 * 128 * 2
-    largest = (devices * capacity - weights) // (kv_per_token * S)
+    # 16 devices, 8 KV heads: each device holds one KV head's cache, 1/8 of it (issue 46)
+    largest = (devices * capacity - weights) * 8 // (kv_per_token * S * devices)
     spec = ModelSpec("llama-3-70b", chip="tpu-v5e", devices="16", sets=("B=32", f"S={S}"))
     assert _verdict(derive.check(spec, "max_batch", str(largest))) == "correct"
     wrong = derive.check(spec, "max_batch", str(largest + 1))

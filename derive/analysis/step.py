@@ -55,7 +55,8 @@ class Kernel:
         fused: True when several parts run as this one kernel.
         parts: the parts it runs (its own name for a single part).
         comms_overlapped: True when its transfer runs under its compute.
-        latency_steps: link-latency steps of its collectives (ring steps).
+        latency_steps: link-latency steps of its transfers (a collective's ring steps, one
+            per point-to-point send).
         launches: how many times it is launched (a block's kernel: once per layer); its
             counts are the totals over the launches, and each launch pays the overhead.
     """

@@ -76,6 +76,12 @@ def _overlapped(tensors: Sequence[Tensor]) -> bool:
     )
 
 
+def _hops(tensor: Tensor) -> sp.Expr | int:
+    """Link-latency steps of a transfer: a collective's ring steps; a plain comms tensor is
+    a point-to-point send, one hop (latency + bytes/β_link, as a pipeline stage's send)."""
+    return tensor.steps if isinstance(tensor, Collective) else 1
+
+
 def _kernel(
     name: str,
     parts: tuple[str, ...],
@@ -92,10 +98,7 @@ def _kernel(
         fused=len(parts) > 1,
         parts=parts,
         comms_overlapped=_overlapped([term.tensor for term in comms]),
-        latency_steps=substitute(
-            sp.Add(*(term.tensor.steps for term in comms if isinstance(term.tensor, Collective))),
-            bound,
-        ),
+        latency_steps=substitute(sp.Add(*(_hops(term.tensor) for term in comms)), bound),
     )
 
 

@@ -249,7 +249,7 @@ _TIMING_FLAGS = (
     ("--compute-efficiency", "ETA", "derate the compute peak only"),
     ("--memory-efficiency", "ETA", "derate the memory bandwidth only"),
     ("--launch-overhead", "TIME", "latency added to every kernel of the step, e.g. 5us"),
-    ("--link-latency", "TIME", "latency per step of a collective (a ring hop), e.g. 1us"),
+    ("--link-latency", "TIME", "latency per hop: a collective's ring step or a send, e.g. 1us"),
     ("--measured-time", "TIME", "a measured time of the step (gives MFU and MBU)"),
     ("--measured-flops-per-s", "FLOP_PER_S", "a measured compute rate"),
     ("--measured-bytes-per-s", "BYTES_PER_S", "a measured memory rate"),

@@ -56,10 +56,13 @@ def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
         if dim in bound:
             values[dim] = bound[dim]
     values[sym("w_weights")] = p.dtype(Role.WEIGHT).width
-    values[sym("w_kv")] = p.dtype(Role.KV_CACHE).width
+    if not isinstance(p.model, SizedModel):  # a size's cache is given in bytes
+        values[sym("w_kv")] = p.dtype(Role.KV_CACHE).width
     values[sym("devices")] = p.devices
     if p.replicas > 1:
         values[sym("tp")] = p.tp
+    if (ways := p.kv_ways) is not None and p.capacity is not None:
+        values[sym("kv_ways")] = sp.Integer(ways)
     if p.capacity is not None:
         values[sym("capacity")] = p.capacity.value
     if p.peak is not None:

@@ -131,6 +131,31 @@ class ModelProblem:
         """Data-parallel replicas: the devices over the tensor-parallel degree (1 by default)."""
         return sp.Integer(self.devices // self.tp)
 
+    def kv_split(self, tp: int) -> int:
+        """Devices the KV heads are split over in a group of ``tp``, as the serving step lays
+        them out (:mod:`derive.model.phase`): min(tp, h_kv), a head per device beyond h_kv; 1
+        for latent attention, its one latent on every device; tp for a model known by its size."""
+        m = self.model
+        if isinstance(m, SizedModel):
+            return tp
+        kv = sp.sympify(m.kv_heads).xreplace(dict(self.bound))
+        if not kv.is_number:
+            raise ProblemError(
+                "the model's kv_heads", "bind every dim of the model with --set to time a step"
+            )
+        return 1 if m.is_mla else min(tp, int(kv))
+
+    @property
+    def kv_ways(self) -> int | None:
+        """N_kv, the devices one copy of the KV cache is split over when fewer than the
+        group's (:meth:`kv_split`); None when it spreads over the whole group or is unknown."""
+        group = int(self.devices if self.replicas == 1 else self.tp)
+        try:
+            ways = self.kv_split(group)
+        except ProblemError:
+            return None
+        return ways if ways < group else None
+
     def dtype(self, role: Role) -> Dtype:
         """The dtype bound to a role."""
         return dict(self.dtypes)[role]
@@ -150,14 +175,24 @@ class ModelProblem:
 _ROLE_KEYS = {r.flag: r for r in Role}
 
 
-def _bind_dtypes(specs: tuple[str, ...]) -> tuple[tuple[Role, Dtype], ...]:
+def _bind_dtypes(
+    specs: tuple[str, ...], stored_as: Dtype | None = None, sized: bool = False
+) -> tuple[tuple[Role, Dtype], ...]:
+    """The dtype of each role: bf16, the weights as the config stores them, then ``--dtype``
+    (a model known by its size has no cache dtype: its cache is ``--kv-bytes-per-token``)."""
     chosen = {r: get_dtype(DEFAULT_DTYPE) for r in Role}
+    if stored_as is not None:
+        chosen[Role.WEIGHT] = stored_as
     for spec in specs:
         if not isinstance(spec, str):
             raise ProblemError("--dtype", f"expected text like weights=int8, got {spec!r}")
         key, eq, name = (s.strip() for s in spec.partition("="))
         if not eq:
             key, name = "", key
+        if sized and key == Role.KV_CACHE.flag:
+            raise ProblemError(
+                f"--dtype {spec}", "has no effect: --kv-bytes-per-token gives the cache's size"
+            )
         if key and key not in _ROLE_KEYS:
             raise UnknownNameError(
                 f"--dtype {spec}", f"unknown role {key!r}; roles are {', '.join(_ROLE_KEYS)}"
@@ -168,7 +203,7 @@ def _bind_dtypes(specs: tuple[str, ...]) -> tuple[tuple[Role, Dtype], ...]:
             raise UnknownNameError(f"--dtype {spec}", exc.why) from None
         for role in [_ROLE_KEYS[key]] if key else list(Role):
             chosen[role] = dt
-    return tuple((r, chosen[r]) for r in Role)
+    return tuple((r, chosen[r]) for r in Role if not (sized and r is Role.KV_CACHE))
 
 
 def _bind_sets(
@@ -277,7 +312,9 @@ def bind_model(spec: ModelSpec, model: Transformer | SizedModel) -> ModelProblem
     for name in ("dtypes", "sets"):
         if len(getattr(spec, name)) > MAX_ITEMS:
             raise ProblemError(f"--{name[:-1]}", f"at most {MAX_ITEMS} given")
-    dtypes = _bind_dtypes(tuple(spec.dtypes))
+    dtypes = _bind_dtypes(
+        tuple(spec.dtypes), getattr(model, "stored_as", None), isinstance(model, SizedModel)
+    )
     compute = dict(dtypes)[Role.ACTIVATION].compute_as
     tokens = (
         custom_figure(spec.train_tokens, "--train-tokens")

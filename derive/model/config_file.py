@@ -32,6 +32,7 @@ from derive.model.config_map import (
     Kind,
     LayerRule,
 )
+from derive.model.quantized import weights_dtype
 from derive.model.transformer import Transformer
 from derive.problem.input_files import read_text_file
 from derive.resources import resource_dir
@@ -370,6 +371,8 @@ def config_model(data: dict[str, object], where: str, name: str) -> Transformer:
     if fields.get("shared_experts") is None:
         fields.pop("shared_experts", None)
     doc = f"read from its config.json (model_type {kind})"
+    if data.get("quantization_config") is not None:
+        fields["stored_as"] = weights_dtype(data["quantization_config"], where)
     try:
         return Transformer(name=name, doc=doc, source=tuple(source), **fields)  # type: ignore[arg-type]
     except DeclarationError as exc:

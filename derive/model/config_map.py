@@ -125,7 +125,7 @@ IGNORED: tuple[tuple[str, str], ...] = (
     ("transformers_version", "the library version"),
     ("torch_dtype", "the checkpoint's storage type: choose widths with --dtype"),
     ("dtype", "the checkpoint's storage type: choose widths with --dtype"),
-    ("quantization_config", "how the checkpoint is stored: choose widths with --dtype"),
+    ("quantization_config", "read apart: the weights' dtype (fp8, GPTQ, AWQ, bitsandbytes)"),
     ("bos_token_id", "a token id"),
     ("eos_token_id", "a token id"),
     ("pad_token_id", "a token id"),

@@ -49,7 +49,6 @@ from derive.model.expand import Block, KernelOp, ModelTensor, Role, expand, toke
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.sized import SizedModel
 from derive.model.symbols import batch, context
-from derive.model.transformer import Transformer
 from derive.problem.chips import Figure
 from derive.problem.timing import Timing
 
@@ -62,7 +61,6 @@ __all__ = [
     "analyse_phase",
     "at_batch_and_context",
     "decode_rates",
-    "kv_ways",
     "parse_phase",
 ]
 
@@ -274,11 +272,6 @@ def _ways(kernel: ModelKernel, tensor: ModelTensor | None, tp: int, kv_ways: int
     return tp
 
 
-def _kv_ways_of(model: Transformer, tp: int, kv_heads: int) -> int:
-    """min(tp, h_kv); 1 for latent attention, whose one latent serves every head (replicated)."""
-    return 1 if model.is_mla else min(tp, kv_heads)
-
-
 def _share(
     tensor: ModelTensor, kernel: ModelKernel, tp: int, read: bool, kv_ways: int
 ) -> sp.Rational:
@@ -338,15 +331,6 @@ class _Counts:
     comms: sp.Expr
     steps: int
     launches: int
-
-
-def kv_ways(problem: ModelProblem, tp: int) -> int:
-    """Devices the KV heads are split over: min(tp, h_kv) (beyond h_kv, a head per device);
-    a model known by its size splits its cache evenly, tp ways."""
-    if isinstance(problem.model, SizedModel):
-        return tp
-    kv = int(_number(problem.transformer.kv_heads, dict(problem.bound), "the model's kv_heads"))
-    return _kv_ways_of(problem.transformer, tp, kv)
 
 
 def _sized_counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
@@ -421,7 +405,7 @@ def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]
         return _sized_counts(problem, phase, tp)
     model = problem.transformer
     bound = {dim: value for dim, value in problem.bound if dim is not batch}
-    kv = kv_ways(problem, tp)
+    kv = problem.kv_split(tp)
     in_flight = batch if phase is Phase.DECODE else batch * context
     per_token = {tokens: in_flight}
     out = []
@@ -744,7 +728,7 @@ def analyse_phase(
         replicas=replicas,
         measured_tokens_per_s=rate,
         experts_read=_experts_read(problem, in_flight),
-        kv_ways=kv_ways(problem, tp),
+        kv_ways=problem.kv_split(tp),
         assumptions=sized_assumptions(problem, phase, tp),
         cost=_cost(problem, step.t_lower, replicas * in_flight),
         convention=convention,

@@ -12,27 +12,34 @@ from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
 from derive.model.binding import ModelProblem
 from derive.model.records import Quantity, Sheet
+from derive.model.sized import SizedModel
 from derive.model.symbols import batch, context, sym
 
 __all__ = ["fit", "training"]
 
 
 def fit(sheet: Sheet, p: ModelProblem) -> None:
+    """Memory on the devices, the fit and the limits; a model known by its size without its
+    cache's bytes per token counts its weights alone."""
     if p.capacity is None:
         sheet.left_out.append((q.MEMORY_TOTAL.name, "no HBM capacity: needs a chip or a capacity"))
         return
     C, N = _group(p)
-    total = sheet.q(q.MEMORY_TOTAL, sym(q.WEIGHTS_BYTES) + sym(q.KV_BYTES))
-    per = sheet.q(q.MEMORY_PER_DEVICE, sym(q.MEMORY_TOTAL) / N)
-    qs = [total, per]
+    W, M_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES) if sym(q.KV_BYTES) in sheet.values else 0
+    sheet.q(q.MEMORY_TOTAL, W + M_kv)
+    replicated = sym("kv_ways") in sheet.values  # the step's layout: a KV head per device
+    per = W / N + M_kv / sym("kv_ways") if replicated else sym(q.MEMORY_TOTAL) / N
+    sheet.q(q.MEMORY_PER_DEVICE, per)
     if sheet.known(q.MEMORY_PER_DEVICE):
-        qs.append(sheet.q(q.FITS, sp.Le(sym(q.MEMORY_PER_DEVICE), C)))
-        qs.append(sheet.q(q.HEADROOM_PER_DEVICE, C - sym(q.MEMORY_PER_DEVICE)))
+        sheet.q(q.FITS, sp.Le(sym(q.MEMORY_PER_DEVICE), C))
+        sheet.q(q.HEADROOM_PER_DEVICE, C - sym(q.MEMORY_PER_DEVICE))
     else:
-        sheet.left_out.append(
-            (q.FITS.name, "the memory depends on dims left free: needs their values")
-        )
-    _limits(sheet, p)
+        free = "B and S" if isinstance(p.model, SizedModel) else "dims left free"
+        sheet.left_out.append((q.FITS.name, f"the memory depends on {free}: needs their values"))
+    if M_kv == 0:  # no cache counted: the fewest devices hold the weights
+        sheet.q(q.MIN_DEVICES, sp.ceiling(W / C))
+    else:
+        _limits(sheet, p)
 
 
 def _group(p: ModelProblem) -> tuple[sp.Symbol, sp.Symbol]:
@@ -41,13 +48,24 @@ def _group(p: ModelProblem) -> tuple[sp.Symbol, sp.Symbol]:
 
 
 def _limits(sheet: Sheet, p: ModelProblem) -> None:
-    C, N = _group(p)
-    W, m_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES_PER_TOKEN)
     if not sheet.known(q.WEIGHTS_BYTES, q.KV_BYTES_PER_TOKEN):
         sheet.left_out.append(
             (q.MAX_BATCH.name, "the model has dims left free: needs their values")
         )
         return
+    _batch_and_context(sheet, p)
+    C, W = sym("capacity"), sym(q.WEIGHTS_BYTES)
+    if batch in sheet.values and context in sheet.values:
+        sheet.q(q.MIN_DEVICES, sp.ceiling((W + sym(q.KV_BYTES)) / C))
+    else:
+        sheet.left_out.append((q.MIN_DEVICES.name, "needs a batch B and a context S"))
+
+
+def _batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
+    """B_max at the bound S and S_max at the bound B, or why each is left out (a model
+    with no KV cache, m_kv = 0, has no limit from memory)."""
+    C, N = _group(p)
+    W, m_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES_PER_TOKEN)
     spare = N * C - W
     weights_fit = bool(spare.xreplace(sheet.values) >= 0)
     qs: list[Quantity] = []
@@ -61,8 +79,14 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
             f"{'N' if p.replicas == 1 else 'N_tp'}·C = {fmt_decimal(room / 10**9)} GB, so no batch "
             f"fits (max_batch = 0); the weights alone need at least {need} devices, or narrower weights."
         )
-    windowed = p.transformer.window is not None
-    per_sequence = sym(q.KV_BYTES) / batch if windowed else m_kv * context
+    elif sheet.values[m_kv] == 0:
+        why = "no KV cache (m_kv = 0): unbounded here; activations, not counted, would bound it"
+        sheet.left_out += [(q.MAX_BATCH.name, why), (q.MAX_CONTEXT.name, why)]
+        return
+    windowed = getattr(p.model, "window", None) is not None
+    # each device holds 1/N_kv of the cache, not 1/N, when the KV heads are replicated
+    spread = N / sym("kv_ways") if sym("kv_ways") in sheet.values else 1
+    per_sequence = spread * (sym(q.KV_BYTES) / batch if windowed else m_kv * context)
     if context in sheet.values and (not windowed or batch in sheet.values):
         qs.append(sheet.q(q.MAX_BATCH, _largest(spare, per_sequence, weights_fit)))
         if weights_fit and sheet.values[sym(q.MAX_BATCH)] == 0:
@@ -74,15 +98,11 @@ def _limits(sheet: Sheet, p: ModelProblem) -> None:
             (q.MAX_BATCH.name, "needs a context S" + (" and a batch B" if windowed else ""))
         )
     if batch in sheet.values and windowed:
-        _longest_windowed(sheet, p, spare, weights_fit, qs)
+        _longest_windowed(sheet, p, spare / spread, weights_fit, qs)
     elif batch in sheet.values:
-        qs.append(sheet.q(q.MAX_CONTEXT, _largest(spare, m_kv * batch, weights_fit)))
+        qs.append(sheet.q(q.MAX_CONTEXT, _largest(spare, spread * m_kv * batch, weights_fit)))
     else:
         sheet.left_out.append((q.MAX_CONTEXT.name, "needs a batch B"))
-    if batch in sheet.values and context in sheet.values:
-        qs.append(sheet.q(q.MIN_DEVICES, sp.ceiling((W + sym(q.KV_BYTES)) / C)))
-    else:
-        sheet.left_out.append((q.MIN_DEVICES.name, "needs a batch B and a context S"))
 
 
 def _longest_windowed(

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.errors import ProblemError
-from derive.formula.decimals import parse_positive
+from derive.formula.decimals import parse_decimal, parse_positive
 
 __all__ = ["NEEDS_ARCHITECTURE", "SizedModel", "sized_model"]
 
@@ -75,14 +75,14 @@ def _count(text: object, flag: str) -> sp.Integer:
 
 
 def _per_token(text: object, flag: str) -> sp.Rational | None:
-    """An exact positive number (``--kv-bytes-per-token 327680``), or None when not given."""
+    """An exact number, zero or more (``--kv-bytes-per-token 327680``), or None when not given."""
     if text is None:
         return None
     if not isinstance(text, str):
         raise ProblemError(flag, f"expected a number as text, e.g. 327680, got {text!r}")
-    value = parse_positive(text, f"{flag} {text}")
-    if value > MAX_PARAMS:
-        raise ProblemError(f"{flag} {text}", f"at most {MAX_PARAMS:.0e}")
+    value = parse_decimal(text, f"{flag} {text}")
+    if not 0 <= value <= MAX_PARAMS:  # 0: a model with no KV cache (a state-space model)
+        raise ProblemError(f"{flag} {text}", f"a number from 0 to {MAX_PARAMS:.0e}")
     return sp.Rational(value)
 
 

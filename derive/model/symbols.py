@@ -106,6 +106,11 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("capacity", "C", "HBM capacity per device"),
     ("devices", "N", "devices"),
     ("tp", r"N_{\mathrm{tp}}", "devices of one tensor-parallel group (a data-parallel replica)"),
+    (
+        "kv_ways",
+        r"N_{\mathrm{kv}}",
+        "devices one copy of the KV cache is split over (a KV head each)",
+    ),
     ("peak", r"\pi", "dense peak per device"),
     ("w_weights", r"w_{W}", "bytes per weight"),
     ("w_kv", r"w_{\mathrm{kv}}", "bytes per KV-cache element"),

@@ -17,7 +17,7 @@ from derive.problem.sets.model_tables import ModelTable
 __all__ = ["table_model"]
 
 _SIZES = frozenset(SIZE_FIELDS + OPTIONAL_SIZE_FIELDS)
-_FIELDS = frozenset(f.name for f in fields(Transformer)) - {"name", "source"}
+_FIELDS = frozenset(f.name for f in fields(Transformer)) - {"name", "source", "stored_as"}
 
 
 def table_model(table: ModelTable) -> Transformer:

@@ -26,6 +26,7 @@ from derive.declare.operator import is_dim
 from derive.declare.registry import ModelDeclaration
 from derive.errors import DeclarationError
 from derive.formula.limits import show
+from derive.problem.dtypes import Dtype
 
 __all__ = [
     "FLAG_FIELDS",
@@ -185,6 +186,8 @@ class Transformer(ModelDeclaration):
         doc: one line on what the model is and where its numbers come from.
         source: for a model read from a config, (field, the config's field) pairs: the
             givens name each size by the config's own field name.
+        stored_as: the weights' dtype the config's ``quantization_config`` gives (the
+            default of ``--dtype weights=``), or None.
     """
 
     name: str
@@ -224,6 +227,7 @@ class Transformer(ModelDeclaration):
     v_head_dim: sp.Expr = None
     doc: str = ""
     source: tuple[tuple[str, str], ...] = ()
+    stored_as: Dtype | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not MODEL_NAME_RE.match(self.name):
@@ -238,6 +242,8 @@ class Transformer(ModelDeclaration):
         self._check_layers()
         if not isinstance(self.doc, str):
             raise DeclarationError(f"model {self.name!r} doc", "must be a string")
+        if self.stored_as is not None and not isinstance(self.stored_as, Dtype):
+            raise DeclarationError(f"model {self.name!r} stored_as", "must be a Dtype or None")
         if not isinstance(self.source, tuple) or not all(
             isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
             for pair in self.source

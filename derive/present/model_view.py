@@ -117,7 +117,11 @@ def _context(
     if earlier is not None:  # the rows the earlier table printed are not printed again
         given = tuple(row for row in given if row not in earlier.given)
         hardware = tuple(row for row in hardware if row not in earlier.hardware)
-    dtypes = ", ".join(f"{r.flag} {dt.name} ({tex(dt.width)} B)" for r, dt in p.dtypes)
+    stored = getattr(p.model, "stored_as", None)
+    dtypes = ", ".join(
+        f"{r.flag} {dt.name} ({tex(dt.width)} B{', ' + dt.note if dt is stored else ''})"
+        for r, dt in p.dtypes
+    )
     return dict(
         title=title or _title(a),
         text=text,

@@ -228,8 +228,9 @@ def _flops_notes(a: ModelAnalysis) -> tuple[str, ...]:
 
 def _fit_notes(a: ModelAnalysis) -> tuple[str, ...]:
     p = a.problem
+    spread = "Weights are" if p.kv_ways is not None else "Weights and KV cache are"
     notes = [
-        "Weights and KV cache are spread evenly over the N devices; activations and framework memory are not counted."
+        f"{spread} spread evenly over the N devices; activations and framework memory are not counted."
     ]
     if p.replicas > 1:
         notes = [
@@ -238,12 +239,15 @@ def _fit_notes(a: ModelAnalysis) -> tuple[str, ...]:
             "B sequences, spread evenly over its N_tp devices; activations and framework memory are "
             "not counted."
         ]
-    kv_heads = p.transformer.kv_heads
-    if not p.transformer.is_mla and kv_heads.is_number and p.tp > kv_heads:
+    ways = p.kv_ways
+    if ways is not None:
         notes.append(
-            f"The group of {p.tp} devices is larger than the model's {kv_heads} KV heads: tensor "
-            "parallelism would replicate them (each device holds one head's cache, M_kv/h_kv); "
-            "this fit spreads the cache evenly instead, a lower bound on the memory per device."
+            f"The group of {p.tp} devices is larger than the model's {p.transformer.kv_heads} KV "
+            f"heads: as the step does, each device holds one head's cache, M_kv/N_kv with N_kv = "
+            f"{ways}, replicated {p.tp // ways} times; the K/V projections' copies are not counted."
+            if not p.transformer.is_mla
+            else "Latent attention: as the step does, every device holds the whole latent cache "
+            "(N_kv = 1)."
         )
     return tuple(notes)
 
@@ -253,6 +257,13 @@ def _group(p: ModelProblem) -> str:
 
 
 def _limits_notes(a: ModelAnalysis) -> tuple[str, ...]:
+    if isinstance(a.problem.model, SizedModel) and not _sized_cache(a.problem):
+        return ("N_min counts the weights alone: the model's KV cache is not given.",)
+    if a.problem.kv_ways is not None:
+        return (
+            f"B_max and S_max are the largest integers with M_W/{_group(a.problem)} + m_kv·B·S/N_kv"
+            f" ≤ C; N_min the smallest integer with M_W + M_kv ≤ N_min·C (the cache spread evenly).",
+        )
     if a.problem.replicas == 1:
         return (
             "B_max and S_max are the largest integers with M_W + m_kv·B·S ≤ N·C; N_min the smallest integer with M_W + M_kv ≤ N·C.",
@@ -330,6 +341,23 @@ _TRAINING_ROWS: tuple[ModelStepRule, ...] = (
     ),
 )
 
+_LIMITS = ModelStepRule(
+    StepKind.LIMITS,
+    (catalogue.MAX_BATCH.name, catalogue.MAX_CONTEXT.name, catalogue.MIN_DEVICES.name),
+    lambda p: (
+        f"solve M_W/{_group(p)} + m_kv·B·S/N_kv ≤ C for the integer unknown"
+        if p.kv_ways is not None
+        else f"solve M_W ≤ {_group(p)}·C for the integer unknown"
+        if isinstance(p.model, SizedModel) and not _sized_cache(p)
+        else f"solve M_W + m_kv·B·S ≤ {_group(p)}·C for the integer unknown"
+    ),
+    lambda p: (
+        f"The KV cache grows with B·S; what is left of {_group(p)}·C after the weights bounds it."
+    ),
+    _limits_notes,
+)
+
+
 STEPS: tuple[ModelStepRule, ...] = (
     ModelStepRule(
         StepKind.BLOCK_PARAMETERS,
@@ -396,22 +424,18 @@ STEPS: tuple[ModelStepRule, ...] = (
             catalogue.HEADROOM_PER_DEVICE.name,
         ),
         lambda p: (
-            "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C"
+            f"M = M_W + M_kv; the weights spread over {_group(p)} devices, the cache over "
+            f"N_kv (a KV head each, as the step lays it out); it fits when M_W/{_group(p)} + "
+            "M_kv/N_kv ≤ C"
+            if p.kv_ways is not None
+            else "M = M_W + M_kv, spread over N devices; it fits when M/N ≤ C"
             if p.replicas == 1
             else "M = M_W + M_kv per replica, spread over its N_tp devices; it fits when M/N_tp ≤ C"
         ),
         lambda p: "Serving keeps the weights and the KV cache of every sequence in HBM.",
         _fit_notes,
     ),
-    ModelStepRule(
-        StepKind.LIMITS,
-        (catalogue.MAX_BATCH.name, catalogue.MAX_CONTEXT.name, catalogue.MIN_DEVICES.name),
-        lambda p: f"solve M_W + m_kv·B·S ≤ {_group(p)}·C for the integer unknown",
-        lambda p: (
-            f"The KV cache grows with B·S; what is left of {_group(p)}·C after the weights bounds it."
-        ),
-        _limits_notes,
-    ),
+    _LIMITS,
     *_TRAINING_ROWS,
 )
 
@@ -459,12 +483,11 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
             catalogue.MEMORY_PER_DEVICE.name,
             catalogue.FITS.name,
             catalogue.HEADROOM_PER_DEVICE.name,
-            catalogue.MIN_DEVICES.name,
         ),
         lambda p: (
             "M = M_W"
             + (" + M_kv" if _sized_cache(p) else "")
-            + " spread over N devices; it fits when M/N ≤ C; N_min = ⌈M_W / C⌉"
+            + " spread over N devices; it fits when M/N ≤ C"
         ),
         lambda p: (
             "Serving keeps the weights and the KV cache of every sequence in HBM."
@@ -475,7 +498,7 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
         lambda a: (
             (
                 "Activations and framework memory come on top, so the fit is necessary, not "
-                "sufficient; N_min counts the weights alone."
+                "sufficient."
             )
             if _sized_cache(a.problem)
             else (
@@ -484,6 +507,7 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
             ),
         ),
     ),
+    _LIMITS,
     *_TRAINING_ROWS,
 )
 
