@@ -12,14 +12,8 @@ from hypothesis import strategies as st
 
 from derive.pipeline import solve_training
 from derive.training.analysis import analyse_training
-from derive.training.mesh import (
-    Axis,
-    Exchange,
-    Level,
-    level_terms,
-    parse_mesh,
-    time_per_byte,
-)
+from derive.analysis.network import Exchange, Level, level_terms, time_per_byte
+from derive.problem.mesh import Axis, parse_mesh
 
 # Llama 3 8B by hand (as tests/test_training.py): L = 32, d = 4096, 32 query and 8 KV heads
 # of 128, f = 14336 gated, V = 128256, untied head.

@@ -1,8 +1,10 @@
 """Each collective of a problem at the bound dims: its size, the bytes one device sends, its time.
 
-Ring algorithm (see :mod:`derive.declare.collective`): ``fraction × size`` bytes leave a
-device over its link in ``steps`` steps; the time is those bytes over the link
-bandwidth (one way, per link) plus ``steps`` link latencies.
+On one link (no ``--mesh``) the one-way ring (see :mod:`derive.declare.collective`):
+``fraction × size`` bytes leave a device over its link in ``steps`` steps; the time is those
+bytes over the link bandwidth (one way, per link) plus ``steps`` link latencies. On a mesh the
+group P is the innermost axes whose sizes multiply to P, timed by the one communication model
+(:mod:`derive.analysis.network`), each level by its topology's rule.
 """
 
 from __future__ import annotations
@@ -13,9 +15,19 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.analysis.algebra.substitution import substitute
-from derive.declare.collective import Collective
+from derive.analysis.network import (
+    Exchange,
+    Level,
+    LevelCost,
+    calls_latency,
+    level_costs,
+    time_per_byte,
+)
+from derive.declare.collective import Collective, CollectiveKind
+from derive.errors import ProblemError
 from derive.problem.binding import Problem
 from derive.problem.comms_binding import CommsProblem
+from derive.problem.mesh import Mesh
 
 __all__ = ["CollectiveTime", "collective_times"]
 
@@ -47,6 +59,7 @@ class CollectiveTime:
     link_time: sp.Expr | None
     latency_time: sp.Expr
     time: sp.Expr | None
+    levels: tuple[LevelCost, ...] = ()  # on a mesh: each level's rule, topology, load and steps
 
 
 def _as_expr(value: int | sp.Expr) -> sp.Expr:
@@ -74,6 +87,14 @@ def collective_times(
         sent = fraction * size
         link_time = sent / link if link is not None else None
         latency_time = steps * latency
+        costs: tuple[LevelCost, ...] = ()
+        if problem.mesh is not None:
+            kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor.name)
+            costs = level_costs(kind, levels)
+            v = size / group if tensor.kind is CollectiveKind.ALL_TO_ALL else size
+            sent = v * sp.Add(*(c.links * c.load for c in costs))
+            fraction, link_time = sent / size, v * time_per_byte(kind, levels)
+            steps, latency_time = sp.Add(*(c.steps for c in costs)), calls_latency(kind, levels)
         out.append(
             CollectiveTime(
                 collective=tensor,
@@ -86,6 +107,25 @@ def collective_times(
                 link_time=link_time,
                 latency_time=latency_time,
                 time=link_time + latency_time if link_time is not None else None,
+                levels=costs,
             )
         )
     return tuple(out)
+
+
+def _levels(mesh: Mesh, group: sp.Expr, name: str) -> tuple[Level, ...]:
+    """The group P as the mesh's innermost axes whose sizes multiply to P."""
+    levels, devices = [], 1
+    for axis in mesh.axes:
+        if devices == group:
+            break
+        levels.append(Level(axis, axis.size))
+        devices *= axis.size
+    if devices != group:
+        sizes = " · ".join(str(lv.axis.size) for lv in levels)
+        raise ProblemError(
+            "--mesh",
+            f"collective {name!r} runs over P = {group} devices: the mesh's innermost axes "
+            f"hold {sizes} (bind P to a product of the innermost axes' sizes)",
+        )
+    return tuple(levels)

@@ -18,6 +18,7 @@ from derive.errors import ProblemError, UnknownNameError, did_you_mean
 from derive.formula.decimals import parse_positive_int, set_items
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.dtypes import Dtype, get_dtype
+from derive.problem.mesh import Mesh, parse_mesh
 from derive.problem.regime import Regime, parse_regime
 from derive.problem.timing import Timing, TimingSpec, bind_timing
 
@@ -41,6 +42,7 @@ class ProblemSpec:
     sets: tuple[str, ...] = ()
     solve_for: str | None = None
     timing: TimingSpec = field(default_factory=TimingSpec)
+    mesh: str | None = None  # --mesh: the collectives' axes (derive.problem.mesh)
 
     @property
     def spec(self) -> ProblemSpec:
@@ -70,6 +72,7 @@ class Problem:
     solve_for: sp.Symbol
     timing: Timing = field(default_factory=Timing)
     intermediate_dtypes: tuple[tuple[str, Dtype], ...] = ()
+    mesh: Mesh | None = None  # the collectives' axes (--mesh), else one ring at the link
 
     def bound_subs(self, except_dim: sp.Symbol | None = None) -> dict[sp.Symbol, sp.Integer]:
         """Bound dims → values, optionally leaving one dim free."""
@@ -245,4 +248,18 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
         _solve_for(op, spec.solve_for),
         bind_timing(spec.timing),
         intermediates,
+        mesh_of(spec, op),
     )
+
+
+def mesh_of(spec: ProblemSpec, op: Operator) -> Mesh | None:
+    """``--mesh`` read, for an operator with a collective to run over it."""
+    if spec.mesh is None:
+        return None
+    if not any(getattr(t, "kind", None) is not None for t in op.comms):
+        raise ProblemError("--mesh", f"operator {op.name!r} has no collective to run over a mesh")
+    if spec.timing.link_latency is not None:
+        raise ProblemError(
+            "--link-latency", "the mesh gives each axis its latency: name=size@bw+5us"
+        )
+    return parse_mesh(spec.mesh)

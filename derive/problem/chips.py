@@ -90,20 +90,20 @@ class Chip:
         return f"units={units},flops_per_clock={per_clock},clock={clock}"
 
     def default_mesh(self, devices: int) -> str | None:
-        """``--mesh default``: the node's chips on the link, the nodes on ``node_link``, as a
+        """``--mesh default``: the node's chips on the link (a switch), the nodes on ``node_link``, as a
         ``--mesh`` text; None when the chip has no node or ``devices`` is not a multiple of it.
 
         >>> link, nic = Figure(sp.Integer(9), "9", "s", "e"), Figure(sp.Integer(1), "1", "s", "e")
         >>> chip = Chip("c", "C", "NVLink", (), link, link, node=Figure(sp.Integer(8), "8", "s", "e"), node_link=nic)
         >>> chip.default_mesh(16), chip.default_mesh(8), chip.default_mesh(12)
-        ('gpu=8@9,node=2@1', 'gpu=8@9', None)
+        ('gpu=8@9:switch,node=2@1', 'gpu=8@9:switch', None)
         """
         if self.node is None or self.node_link is None or self.link is None:
             return None
         size = int(self.node.value)
         if devices < size or devices % size:
             return None
-        inner = f"gpu={size}@{self.link.text}"
+        inner = f"gpu={size}@{self.link.text}:switch"
         return inner if devices == size else f"{inner},node={devices // size}@{self.node_link.text}"
 
     def overridden(self, *texts: str | None) -> Chip:

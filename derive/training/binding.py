@@ -25,10 +25,11 @@ from derive.model.sized import NEEDS_ARCHITECTURE
 from derive.model.symbols import NOTATION, sym
 from derive.model.transformer import Transformer
 from derive.problem.chips import Chip
+from derive.problem.mesh import parse_mesh
 from derive.problem.timing import parse_duration
 from derive.problem.train_spec import TrainSpec
 from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
-from derive.training.mesh import Placement, parse_mesh
+from derive.training.mesh import Placement
 
 __all__ = [
     "CONVENTIONS",

@@ -40,21 +40,19 @@ from functools import cached_property
 
 import sympy as sp
 
-from derive.declare.collective import CollectiveKind
-from derive.training.binding import Recompute, TrainingProblem, ZeroStage
-from derive.training.memory import ParamsPerDevice
-from derive.training.mesh import (
+from derive.analysis.network import (
     Exchange,
     Level,
-    Placement,
-    book_time_per_byte,
     bytes_per_byte,
     calls_latency,
     level_terms,
-    one_axis,
-    place,
     time_per_byte,
 )
+from derive.declare.collective import CollectiveKind
+from derive.problem.mesh import one_axis
+from derive.training.binding import Recompute, TrainingProblem, ZeroStage
+from derive.training.memory import ParamsPerDevice
+from derive.training.mesh import Placement, book_time_per_byte, place
 
 __all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of"]
 
