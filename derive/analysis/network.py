@@ -111,6 +111,8 @@ def level_rule(kind: Exchange, topology: Topology, g: int) -> tuple[sp.Rational,
     >>> level_rule(Exchange.ALL_TO_ALL, Topology.SWITCH, 8)[:3]
     (7, 1, 1)
     """
+    if topology is Topology.TORUS and g == 2:  # two devices: one link each way, a line
+        topology = Topology.LINE
     name = f"{topology.value} {kind.value}"
     if kind is Exchange.SEND:
         return sp.Integer(1), 1, 1, f"{name}: V over one link, one hop"

@@ -1,0 +1,223 @@
+"""One mesh grammar and one communication model (issue 45, items 1 and 2), through the CLI.
+
+Each topology is simulated here piece by piece: every piece of data a device must deliver is
+routed over the directed links of a ring, a line, a torus axis or a switch (multicast: a link
+carries a piece once however many devices downstream need it), and the bytes on the most
+loaded link and the longest route are counted. derive's `--mesh` times must equal
+``hops · α + load / β``, where α and β are the axis's latency per hop and bandwidth per link.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from fractions import Fraction
+
+import pytest
+
+from tests.conftest import run_cli
+
+BETA, ALPHA = Fraction(450 * 10**9), Fraction(1, 10**6)  # 450e9 B/s per link, 1 us per hop
+
+
+def _route(topology: str, group: int, s: int, d: int, tie: int) -> list[tuple[object, object]]:
+    """The directed links from s to d (``tie`` +1 or −1: the way round at an equal distance)."""
+    if topology == "switch":
+        return [(s, "switch"), ("switch", d)]
+    if topology == "ring":
+        step = 1
+    elif topology == "line":
+        step = 1 if d > s else -1
+    else:  # torus: the shorter way round
+        forward = (d - s) % group
+        step = 1 if forward < group - forward else -1 if forward > group - forward else tie
+    path, at = [], s
+    while at != d:
+        nxt = (at + step) % group
+        path.append((at, nxt))
+        at = nxt
+    return path
+
+
+def _simulate(kind: str, topology: str, group: int, size: Fraction) -> tuple[Fraction, int]:
+    """(bytes on the most loaded link, hops of the longest route) of one collective.
+
+    An all-gather: each device's shard size/P to every other device (a reduce-scatter is the
+    same routes reversed, an all-reduce one then the other). An all-to-all: each device holds
+    size/P and sends one chunk size/P² to each other device. On a torus each piece is split
+    in two halves that break a tie of distance the two ways round."""
+    halves = (1, -1) if topology == "torus" else (1,)
+    load: dict[tuple[object, object], Fraction] = defaultdict(Fraction)
+    hops = 0
+    for s in range(group):
+        for tie in halves:
+            piece = (
+                size / group / len(halves)
+                if kind == "all_gather"
+                else size / group**2 / len(halves)
+            )
+            targets = [d for d in range(group) if d != s]
+            routes = [_route(topology, group, s, d, tie) for d in targets]
+            hops = max(hops, *(len(r) for r in routes))
+            if kind == "all_gather":  # multicast: each link of the tree carries the piece once
+                for link in {link for r in routes for link in r}:
+                    load[link] += piece
+            else:
+                for r in routes:
+                    for link in r:
+                        load[link] += piece
+    return max(load.values()), hops
+
+
+OPERATORS = """
+from derive import Collective, Operator, Tensor, dims
+B, P = dims("B P")
+gather = Operator(name="gather", flops=0, comms=[Collective("all_gather", Tensor("X", (B,)), group=P)])
+scatter = Operator(name="scatter", flops=0, comms=[Collective("reduce_scatter", Tensor("X", (B,)), group=P)])
+reduce = Operator(name="reduce", flops=0, comms=[Collective("all_reduce", Tensor("X", (B,)), group=P)])
+dispatch = Operator(name="dispatch", flops=0, comms=[Collective("all_to_all", Tensor("X", (B,)), group=P)])
+every = Operator(name="every", flops=0, comms=[
+    Collective(kind, Tensor(kind, (B,)), group=P)
+    for kind in ("all_gather", "reduce_scatter", "all_reduce", "all_to_all")
+])
+"""
+
+
+def _solve(tmp_path, op: str, mesh: str, group: int, elements: int) -> dict:
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATORS)
+    argv = ["solve", op, "--operators", str(path), "--dtype", "bf16", "--mesh", mesh]
+    argv += ["--set", f"B={elements}", "--set", f"P={group}", "--format", "json"]
+    result = run_cli(argv)
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+@pytest.mark.parametrize("topology", ["ring", "line", "torus", "switch"])
+@pytest.mark.parametrize("group", [2, 3, 4, 7, 8])
+def test_each_topology_matches_its_simulation(tmp_path, topology, group):
+    elements = 840 * group * group
+    size = Fraction(2 * elements)  # bf16
+    data = _solve(tmp_path, "every", f"x={group}@450e9+1us:{topology}", group, elements)
+    times = {
+        item["tensor"]: (item["steps"], Fraction(item["t_comms"])) for item in data["collectives"]
+    }
+    gather, hops = _simulate("all_gather", topology, group, size)
+    a2a, a2a_hops = _simulate("all_to_all", topology, group, size)
+    if topology == "switch":  # through the switch: one step
+        hops = a2a_hops = 1
+    expected = {
+        "all_gather": (hops, hops * ALPHA + gather / BETA),
+        "reduce_scatter": (hops, hops * ALPHA + gather / BETA),  # the gather's routes reversed
+        "all_reduce": (2 * hops, 2 * (hops * ALPHA + gather / BETA)),  # one, then the other
+        "all_to_all": (a2a_hops, a2a_hops * ALPHA + a2a / BETA),
+    }
+    assert times == expected
+    assert Fraction(data["t_comms"]) == sum(t for _, t in expected.values())
+
+
+def test_sharp_reduces_in_the_switch(tmp_path):
+    """switch+sharp: each device sends its tensor up once and receives the sum once."""
+    data = _solve(tmp_path, "reduce", "x=8@450e9:switch+sharp", 8, 4096)
+    assert Fraction(data["t_comms"]) == 2 * 4096 / BETA
+    plain = _solve(tmp_path, "reduce", "x=8@450e9:switch", 8, 4096)
+    assert Fraction(plain["t_comms"]) == 2 * Fraction(7, 8) * 2 * 4096 / BETA
+
+
+def test_two_axes_run_level_by_level(tmp_path):
+    """gpu 8 on a switch, then 2 nodes on a ring: the all-gather of V first gathers each
+    device's V/16 with its peer in the other node (1/2 of V/8 over the NIC), then V inside the
+    node (7/8 of it at the injection bandwidth): the slow axis carries 1/8 of the data."""
+    v = Fraction(2 * 4096)
+    data = _solve(tmp_path, "gather", "gpu=8@450e9:switch,node=2@50e9+5us", 16, 4096)
+    hand = Fraction(7, 8) * v / BETA + Fraction(1, 2) * v / 8 / Fraction(50 * 10**9)
+    assert Fraction(data["t_comms"]) == hand + Fraction(5, 10**6)
+    text = run_cli(
+        [
+            "solve",
+            "gather",
+            "--operators",
+            str(tmp_path / "ops.py"),
+            "--dtype",
+            "bf16",
+            "--mesh",
+            "gpu=8@450e9:switch,node=2@50e9+5us",
+            "--set",
+            "B=4096",
+            "--set",
+            "P=16",
+        ]
+    ).out
+    assert "over gpu (8 devices, switch): switch all-gather" in text
+    assert "over node (2 devices, ring): ring all-gather" in text
+
+
+def test_the_expert_all_to_all_in_a_gpu_node_is_a_switchs(cli, tmp_path):
+    """Mixtral 8x7B at ep 8 on 8 H100s: `derive train --mesh default` builds the node as a
+    switch, so the expert all-to-all is (P−1)/P of each device's own tokens at its injection
+    bandwidth, the same exact time `derive solve` gives on that mesh, and a quarter of what the
+    one-way ring's busiest link takes ((P−1)/2 of it)."""
+    argv = ["train", "mixtral-8x7b", "--chip", "h100", "--dp", "8", "--ep", "8", "--zero", "1"]
+    argv += ["--batch-tokens", "4194304", "--seq", "4096", "--format", "json"]
+    default = json.loads(cli([*argv, "--mesh", "default"]).out)
+    switch = json.loads(cli([*argv, "--mesh", "gpu=8@4.5e11:switch"]).out)
+    ring = json.loads(cli([*argv, "--mesh", "gpu=8@4.5e11"]).out)
+    copies = 2 * 2 * int(default["microbatches"]) * 32  # (dispatch + combine) × passes × layers
+    v = 2 * copies * 2 * 4096 * int(default["micro_batch_size"]) * 4096  # bf16 k·S·b·d per device
+    ep = Fraction(default["comms_time_per_device"]["ep"])
+    assert ep == Fraction(switch["comms_time_per_device"]["ep"]) == Fraction(7, 8) * v / BETA
+    assert Fraction(ring["comms_time_per_device"]["ep"]) == Fraction(7, 2) * v / BETA == 4 * ep
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATORS)
+    solve = ["solve", "dispatch", "--operators", str(path), "--dtype", "bf16"]
+    solve += ["--mesh", "gpu=8@4.5e11:switch", "--set", f"B={8 * v // 2}", "--set", "P=8"]
+    alone = json.loads(cli([*solve, "--format", "json"]).out)
+    assert Fraction(alone["t_comms"]) == ep
+
+
+def test_a_problem_set_carries_a_mesh(cli, tmp_path):
+    """``mesh = "…"`` in a set's problem: the key's collective is timed on it, as --mesh."""
+    (tmp_path / "ops.py").write_text(OPERATORS)
+    sets = tmp_path / "set.toml"
+    sets.write_text(
+        'title = "Mesh"\noperators = ["ops.py"]\n[[problem]]\nid = "ag"\ntitle = "AG"\n'
+        'text = "Gather on a torus."\noperator = "gather"\ndtype = "bf16"\n'
+        'mesh = "x=4@450e9:torus"\nset = { B = 4096, P = 4 }\n'
+    )
+    result = cli(["key", str(sets), "--trust", "--out", str(tmp_path / "out")])
+    assert result.code == 0, result.err
+    key = "".join(p.read_text() for p in (tmp_path / "out").rglob("*.md"))
+    # 4 on a torus: the shard's two halves go both ways round, 3/8 of V on each link
+    assert "torus all-gather" in key
+    assert "ℓ = 3/8" in key
+
+
+@pytest.mark.parametrize(
+    ("mesh", "message"),
+    [
+        ("x=4@450e9:mesh", "error: --mesh: axis 'x': topology 'mesh' is one of ring, line, torus"),
+        ("x=4@450e9,x=2@5e10", "error: --mesh: axis 'x' is named twice"),
+        ("x=3@450e9", "error: --mesh: collective 'X' runs over P = 4 devices"),
+    ],
+)
+def test_a_bad_mesh_is_one_line(tmp_path, mesh, message):
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATORS)
+    result = run_cli(
+        [
+            "solve",
+            "gather",
+            "--operators",
+            str(path),
+            "--dtype",
+            "bf16",
+            "--mesh",
+            mesh,
+            "--set",
+            "B=64",
+            "--set",
+            "P=4",
+        ]
+    )
+    assert result.code == 2 and result.err.startswith(message), result.err
+    assert len(result.err.strip().splitlines()) == 1
