@@ -29,7 +29,7 @@ from derive.problem.binding import Problem
 from derive.problem.comms_binding import CommsProblem
 from derive.problem.mesh import Mesh
 
-__all__ = ["CollectiveTime", "collective_times"]
+__all__ = ["CollectiveTime", "collective_times", "link_elements"]
 
 
 @dataclass(frozen=True)
@@ -129,3 +129,14 @@ def _levels(mesh: Mesh, group: sp.Expr, name: str) -> tuple[Level, ...]:
             f"hold {sizes} (bind P to a product of the innermost axes' sizes)",
         )
     return tuple(levels)
+
+
+def link_elements(problem: Problem, tensor: Collective) -> sp.Expr:
+    """Elements that take the collective's time on the mesh over the problem's β_link: the
+    network roofline's term of an operator that also computes (its ring's without a mesh)."""
+    if problem.mesh is None or problem.link is None:
+        return tensor.elements
+    group = substitute(_as_expr(tensor.group), problem.bound_subs())
+    kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor.name)
+    share = 1 / group if tensor.kind is CollectiveKind.ALL_TO_ALL else sp.Integer(1)
+    return tensor.size * share * time_per_byte(kind, levels) * problem.link.value

@@ -234,6 +234,10 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
     regime = parse_regime(spec.regime, op.dims) if spec.regime else None
     sets = _bind_sets(op, tuple(spec.sets))
     _check_groups(op, sets)
+    mesh = mesh_of(spec, op, computes=True)
+    if mesh is not None and link is None:  # the innermost axis stands for "the link"
+        inner = mesh.axes[0]
+        link = Figure(inner.bandwidth, inner.bandwidth_text, f"mesh axis {inner.name}", "")
     return Problem(
         op,
         dtypes,
@@ -248,12 +252,13 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
         _solve_for(op, spec.solve_for),
         bind_timing(spec.timing),
         intermediates,
-        mesh_of(spec, op),
+        mesh,
     )
 
 
-def mesh_of(spec: ProblemSpec, op: Operator) -> Mesh | None:
-    """``--mesh`` read, for an operator with a collective to run over it."""
+def mesh_of(spec: ProblemSpec, op: Operator, computes: bool = False) -> Mesh | None:
+    """``--mesh`` read, for an operator with a collective to run over it (an operator that
+    also computes is timed over the chip's link or the innermost axis: no axis latencies)."""
     if spec.mesh is None:
         return None
     if not any(getattr(t, "kind", None) is not None for t in op.comms):
@@ -262,4 +267,9 @@ def mesh_of(spec: ProblemSpec, op: Operator) -> Mesh | None:
         raise ProblemError(
             "--link-latency", "the mesh gives each axis its latency: name=size@bw+5us"
         )
-    return parse_mesh(spec.mesh)
+    mesh = parse_mesh(spec.mesh)
+    if computes and any(axis.latency for axis in mesh.axes):
+        raise ProblemError(
+            "--mesh", "axis latencies are timed for an operator that only communicates"
+        )
+    return mesh
