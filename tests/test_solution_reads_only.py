@@ -48,7 +48,7 @@ ALLOWED_FROM = {
         "CONVENTIONS",
     },  # presets: text
     "derive.training.comms": {"DIMS", "Transfer"},
-    "derive.training.mesh": {"Exchange"},
+    "derive.analysis.network": {"Exchange"},  # a closed set of names
     "derive.model.budget": {"Budget", "Given", "CHINCHILLA", "KAPLAN"},  # a record, its conventions
     "derive.model.costs": {"StepCost", "HOUR"},  # a record and the seconds in an hour
     "derive.analysis.what_if": {"WhatIf"},

@@ -60,6 +60,7 @@ class CollectiveTime:
     latency_time: sp.Expr
     time: sp.Expr | None
     levels: tuple[LevelCost, ...] = ()  # on a mesh: each level's rule, topology, load and steps
+    volume: sp.Expr = sp.S.Zero  # on a mesh: V, the tensor each level's load is a share of
 
 
 def _as_expr(value: int | sp.Expr) -> sp.Expr:
@@ -88,6 +89,7 @@ def collective_times(
         link_time = sent / link if link is not None else None
         latency_time = steps * latency
         costs: tuple[LevelCost, ...] = ()
+        v = size
         if problem.mesh is not None:
             kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor.name)
             costs = level_costs(kind, levels)
@@ -108,6 +110,7 @@ def collective_times(
                 latency_time=latency_time,
                 time=link_time + latency_time if link_time is not None else None,
                 levels=costs,
+                volume=v if costs else sp.S.Zero,
             )
         )
     return tuple(out)

@@ -27,13 +27,13 @@ def _factor(value: sp.Expr) -> str:
 def _mesh_lines(item: CollectiveTime) -> list[Line]:
     """On a mesh: the bytes and the time level by level, each by its topology's rule."""
     name = item.collective.name.replace("_", r"\_")
-    v = item.sent / sp.Add(*(c.links * c.load for c in item.levels))
+    v = item.volume
     parts = [
         (rf"{tex(c.steps * c.level.axis.latency)} + " if c.level.axis.latency else "")
         + rf"\frac{{{tex(c.load)} \times {tex(v)}}}{{{tex(c.level.axis.bandwidth)}}}"
         for c in item.levels
     ]
-    time = item.time if item.time is not None else sp.Integer(0)
+    time = item.time if item.time is not None else item.latency_time
     return [
         Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
         Line.of(

@@ -7,7 +7,7 @@ levels with the numbers of each level (g_i devices over an axis of β_i), and th
 
 from __future__ import annotations
 
-from derive.analysis.network import Exchange, level_costs
+from derive.analysis.network import Exchange
 from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
 from derive.problem.mesh import Topology
@@ -72,7 +72,7 @@ def _rings(t: Transfer) -> bool:
 
 
 def _group_text(t: Transfer) -> str:
-    rules = {c.level: c.rule for c in level_costs(t.exchange, t.levels)}
+    rules = {c.level: c.rule for c in t.costs}
     return ", then ".join(
         f"{lv.size} devices of {lv.axis.name} (β = {fmt_decimal(lv.axis.bandwidth / 10**9)} GB/s"
         + ("" if _rings(t) or lv not in rules else f"; {rules[lv]}")

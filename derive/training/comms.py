@@ -43,8 +43,10 @@ import sympy as sp
 from derive.analysis.network import (
     Exchange,
     Level,
+    LevelCost,
     bytes_per_byte,
     calls_latency,
+    level_costs,
     level_terms,
     time_per_byte,
 )
@@ -106,6 +108,11 @@ class Transfer:
     def bytes(self) -> sp.Rational:
         """Bytes one device sends: V times the exchange's fraction over the levels."""
         return self.size * bytes_per_byte(self.exchange, self.levels)
+
+    @property
+    def costs(self) -> tuple[LevelCost, ...]:
+        """Per level, its topology's rule, its busiest link's bytes per byte of V and its steps."""
+        return level_costs(self.exchange, self.levels)
 
     @property
     def terms(self) -> tuple[tuple[Level, sp.Rational], ...]:
