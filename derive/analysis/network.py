@@ -44,7 +44,6 @@ __all__ = [
     "calls_latency",
     "level_costs",
     "level_rule",
-    "level_terms",
     "time_per_byte",
 ]
 
@@ -173,12 +172,6 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...]) -> tuple[LevelCost, .
             scale = sp.Rational(1, inner)
         out.append(LevelCost(level, load * scale, links, steps, rule))
     return tuple(out)
-
-
-@lru_cache(maxsize=4096)
-def level_terms(kind: Exchange, levels: tuple[Level, ...]) -> tuple[tuple[Level, sp.Rational], ...]:
-    """Per level, the busiest link's bytes per byte of V (the formula per level)."""
-    return tuple((c.level, c.load) for c in level_costs(kind, levels))
 
 
 @lru_cache(maxsize=4096)

@@ -202,6 +202,7 @@ def collectives_json(collectives: tuple[CollectiveTime, ...]) -> list[dict[str, 
             "sent": str(item.sent),
             "steps": int(item.steps) if item.steps.is_Integer else str(item.steps),
             q.T_COMMS.name: _s(item.time),
+            **({"axes": [c.level.axis.name for c in item.levels]} if item.levels else {}),
         }
         for item in collectives
     ]

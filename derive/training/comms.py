@@ -47,7 +47,6 @@ from derive.analysis.network import (
     bytes_per_byte,
     calls_latency,
     level_costs,
-    level_terms,
     time_per_byte,
 )
 from derive.declare.collective import CollectiveKind
@@ -117,7 +116,7 @@ class Transfer:
     @property
     def terms(self) -> tuple[tuple[Level, sp.Rational], ...]:
         """Per level, the bytes sent over it per byte of V (the formula, level by level)."""
-        return level_terms(self.exchange, self.levels)
+        return tuple((c.level, c.load) for c in self.costs)
 
     @property
     def latency(self) -> sp.Rational:
