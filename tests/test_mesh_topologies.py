@@ -221,3 +221,66 @@ def test_a_bad_mesh_is_one_line(tmp_path, mesh, message):
     )
     assert result.code == 2 and result.err.startswith(message), result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def _slice(cli, chip: str, shape: str) -> list[tuple[str, int, str]]:
+    argv = ["train", "llama-3-8b", "--chip", chip, "--dp", str(eval_product(shape))]
+    argv += ["--batch-tokens", str(4096 * eval_product(shape)), "--seq", "4096"]
+    result = cli([*argv, "--mesh", f"tpu:{shape}", "--format", "json"])
+    assert result.code == 0, result.err
+    return [(a["name"], a["size"], a["topology"]) for a in json.loads(result.out)["mesh"]]
+
+
+def eval_product(shape: str) -> int:
+    n = 1
+    for part in shape.split("x"):
+        n *= int(part)
+    return n
+
+
+def test_a_tpu_slice_wraps_around_by_the_chips_rule(cli):
+    """The Scaling Book's TPU chapter: a v5p slice has wraparound links (from the optical
+    switches of whole 4x4x4 cubes) on every axis when it is a multiple of a cube, on none
+    otherwise; a v5e or v6e axis wraps around when it holds a full 16 chips."""
+    assert _slice(cli, "tpu-v5p", "4x4x8") == [
+        ("x", 4, "torus"),
+        ("y", 4, "torus"),
+        ("z", 8, "torus"),
+    ]
+    assert _slice(cli, "tpu-v5p", "2x2x4") == [("x", 2, "line"), ("y", 2, "line"), ("z", 4, "line")]
+    assert _slice(cli, "tpu-v5e", "8x16") == [("x", 8, "line"), ("y", 16, "torus")]
+
+
+def test_a_tpu_slice_times_a_gather_on_its_ici(tmp_path, cli):
+    """An all-gather over x of a v5e 4x4 (no wraparound: a line, one-way 4.5e10 per link)
+    and of a 16x16 (a torus: both directions)."""
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATORS)
+    v = Fraction(2 * 2048 * 8192)
+    for shape, group, hand in (
+        ("4x4", 4, Fraction(3, 4) * v / Fraction("4.5e10")),
+        ("16x16", 16, Fraction(15, 32) * v / Fraction("4.5e10")),
+    ):
+        argv = ["solve", "gather", "--operators", str(path), "--dtype", "bf16", "--chip", "tpu-v5e"]
+        argv += ["--mesh", f"tpu:{shape}", "--set", f"B={2048 * 8192}", "--set", f"P={group}"]
+        data = json.loads(cli([*argv, "--format", "json"]).out)
+        assert Fraction(data["t_comms"]) == hand, shape
+    result = cli(
+        [
+            "solve",
+            "gather",
+            "--operators",
+            str(path),
+            "--dtype",
+            "bf16",
+            "--chip",
+            "h100",
+            "--mesh",
+            "tpu:4x4",
+            "--set",
+            "B=64",
+            "--set",
+            "P=4",
+        ]
+    )
+    assert result.err.startswith("error: --mesh tpu:4x4: chip 'h100' has no ICI torus")

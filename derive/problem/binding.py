@@ -267,7 +267,12 @@ def mesh_of(spec: ProblemSpec, op: Operator, computes: bool = False) -> Mesh | N
         raise ProblemError(
             "--link-latency", "the mesh gives each axis its latency: name=size@bw+5us"
         )
-    mesh = parse_mesh(spec.mesh)
+    text = spec.mesh
+    if text.startswith("tpu:"):
+        if spec.chip is None:
+            raise ProblemError(f"--mesh {text}", "a slice is built from a chip's ICI: give --chip")
+        text = get_chip(spec.chip).slice_mesh(text[4:])
+    mesh = parse_mesh(text)
     if computes and any(axis.latency for axis in mesh.axes):
         raise ProblemError(
             "--mesh", "axis latencies are timed for an operator that only communicates"
