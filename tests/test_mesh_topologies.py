@@ -284,3 +284,78 @@ def test_a_tpu_slice_times_a_gather_on_its_ici(tmp_path, cli):
         ]
     )
     assert result.err.startswith("error: --mesh tpu:4x4: chip 'h100' has no ICI torus")
+
+
+MESH3 = "x=4@4.5e10:torus,y=4@4.5e10:torus,z=4@4.5e10+1us:line"
+
+
+def _collective(cli, text: str, mesh: str = MESH3, sets: str = "E=2048,F=8192") -> dict:
+    argv = ["solve", "--collective", text, "--dtype", "bf16", "--mesh", mesh, "--set", sets]
+    result = cli([*argv, "--format", "json"])
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def test_collectives_in_the_books_notation(cli):
+    """Each form of item 3 on a 4x4x4 mesh (x and y tori, z a line), against the simulation:
+    the tensor one device holds along the collective's axes is A's dims divided by their
+    other axes' sizes (A[E_x, F_y] on z: E/4 · F/4)."""
+    beta, size = Fraction("4.5e10"), Fraction(2 * 2048 * 8192)
+    gather, hops = _simulate("all_gather", "torus", 4, size)
+    a2a, a2a_hops = _simulate("all_to_all", "torus", 4, size)
+    line, line_hops = _simulate("all_gather", "line", 4, size / 16)
+    cases = (
+        ("AllGather_y(A[E_y, F])", "all_gather", ["y"], hops, gather / beta),
+        ("ReduceScatter_x(A[E, F]{U_x})", "reduce_scatter", ["x"], hops, gather / beta),
+        ("AllToAll_x(A[E_x, F] -> A[E, F_x])", "all_to_all", ["x"], a2a_hops, a2a / beta),
+        (
+            "AllReduce_z(A[E_x, F_y]{U_z})",
+            "all_reduce",
+            ["z"],
+            2 * line_hops,
+            2 * line / beta + 2 * line_hops * Fraction(1, 10**6),
+        ),
+    )
+    for text, kind, axes, steps, time in cases:
+        data = _collective(cli, text)
+        (item,) = data["collectives"]
+        assert (item["kind"], item["tensor"], item["axes"], item["steps"]) == (
+            kind,
+            "A",
+            axes,
+            steps,
+        )
+        assert Fraction(item["time"]) == Fraction(data["t_comms"]) == time, text
+    # two axes, level by level: y's gather of V/4 pieces, then x's of V (as the mesh orders them)
+    data = _collective(cli, "AllGather_{xy}(A[E_{xy}, F])")
+    assert Fraction(data["t_comms"]) == (gather + gather / 4) / beta
+    assert data["collectives"][0]["axes"] == ["x", "y"]
+
+
+def test_one_collective_one_time_standalone_and_in_a_training_run(cli):
+    """The expert all-to-all of a Mixtral 8x7B step at ep 8 on an 8-GPU switch, written in the
+    book's notation over the tokens T of the step (each GPU's T/8 routed copies of d = 4096),
+    takes the exact time `derive train` gives its ep traffic on the same mesh."""
+    argv = ["train", "mixtral-8x7b", "--chip", "h100", "--dp", "8", "--ep", "8", "--zero", "1"]
+    argv += ["--batch-tokens", "4194304", "--seq", "4096", "--format", "json"]
+    run = json.loads(cli([*argv, "--mesh", "gpu=8@4.5e11:switch"]).out)
+    copies = 2 * 2 * int(run["microbatches"]) * 32  # (dispatch + combine) × passes × layers
+    tokens = 8 * copies * 2 * 4096 * int(run["micro_batch_size"])  # k·S·b per GPU, 8 GPUs
+    alone = _collective(
+        cli, "AllToAll_gpu(X[T_gpu, D] -> X[T, D_gpu])", "gpu=8@4.5e11:switch", f"T={tokens},D=4096"
+    )
+    assert Fraction(alone["t_comms"]) == Fraction(run["comms_time_per_device"]["ep"])
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Foo_x(A[E])", "error: --collective: 'Foo_x(A[E])' is not Kind_axes(A[dims])"),
+        ("AllReduce_x(A[E, F])", "error: --collective: AllReduce sums over x: mark it {U_x}"),
+        ("AllGather_q(A[E_q, F])", "error: --collective: axis 'q' is not the mesh's (x, y, z)"),
+        ("AllGather_x(A[E, F])", "error: --collective: AllGather_x needs a dim sharded on x"),
+    ],
+)
+def test_a_bad_collective_is_one_line(cli, text, message):
+    result = cli(["solve", "--collective", text, "--dtype", "bf16", "--mesh", MESH3])
+    assert result.code == 2 and result.err.startswith(message), result.err

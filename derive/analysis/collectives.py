@@ -91,7 +91,7 @@ def collective_times(
         costs: tuple[LevelCost, ...] = ()
         v = size
         if problem.mesh is not None:
-            kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor.name)
+            kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
             costs = level_costs(kind, levels)
             v = size / group if tensor.kind is CollectiveKind.ALL_TO_ALL else size
             sent = v * sp.Add(*(c.links * c.load for c in costs))
@@ -116,9 +116,11 @@ def collective_times(
     return tuple(out)
 
 
-def _levels(mesh: Mesh, group: sp.Expr, name: str) -> tuple[Level, ...]:
-    """The group P as the mesh's innermost axes whose sizes multiply to P."""
-    levels, devices = [], 1
+def _levels(mesh: Mesh, group: sp.Expr, tensor: Collective) -> tuple[Level, ...]:
+    """The collective's axes, or the group P as the mesh's innermost axes whose sizes multiply to P."""
+    if tensor.axes:
+        return tuple(Level(a, a.size) for a in mesh.axes if a.name in tensor.axes)
+    levels, devices, name = [], 1, tensor.name
     for axis in mesh.axes:
         if devices == group:
             break
@@ -140,6 +142,6 @@ def link_elements(problem: Problem, tensor: Collective) -> sp.Expr:
     if problem.mesh is None or problem.link is None:
         return tensor.elements
     group = substitute(_as_expr(tensor.group), problem.bound_subs())
-    kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor.name)
+    kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
     share = 1 / group if tensor.kind is CollectiveKind.ALL_TO_ALL else sp.Integer(1)
     return tensor.size * share * time_per_byte(kind, levels) * problem.link.value

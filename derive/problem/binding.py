@@ -256,10 +256,23 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
     )
 
 
+def read_mesh(spec: ProblemSpec) -> Mesh | None:
+    """``--mesh`` read (``tpu:4x4x4`` built from ``--chip``'s ICI)."""
+    text = spec.mesh
+    if text is None:
+        return None
+    if text.startswith("tpu:"):
+        if spec.chip is None:
+            raise ProblemError(f"--mesh {text}", "a slice is built from a chip's ICI: give --chip")
+        text = get_chip(spec.chip).slice_mesh(text[4:])
+    return parse_mesh(text)
+
+
 def mesh_of(spec: ProblemSpec, op: Operator, computes: bool = False) -> Mesh | None:
     """``--mesh`` read, for an operator with a collective to run over it (an operator that
     also computes is timed over the chip's link or the innermost axis: no axis latencies)."""
-    if spec.mesh is None:
+    mesh = read_mesh(spec)
+    if mesh is None:
         return None
     if not any(getattr(t, "kind", None) is not None for t in op.comms):
         raise ProblemError("--mesh", f"operator {op.name!r} has no collective to run over a mesh")
@@ -267,12 +280,6 @@ def mesh_of(spec: ProblemSpec, op: Operator, computes: bool = False) -> Mesh | N
         raise ProblemError(
             "--link-latency", "the mesh gives each axis its latency: name=size@bw+5us"
         )
-    text = spec.mesh
-    if text.startswith("tpu:"):
-        if spec.chip is None:
-            raise ProblemError(f"--mesh {text}", "a slice is built from a chip's ICI: give --chip")
-        text = get_chip(spec.chip).slice_mesh(text[4:])
-    mesh = parse_mesh(text)
     if computes and any(axis.latency for axis in mesh.axes):
         raise ProblemError(
             "--mesh", "axis latencies are timed for an operator that only communicates"
