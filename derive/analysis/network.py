@@ -137,12 +137,12 @@ def level_rule(kind: Exchange, topology: Topology, g: int) -> tuple[sp.Rational,
     if topology in (Topology.SWITCH, Topology.SWITCH_SHARP):
         rule = f"{name}: {two}(g−1)/g·b at the injection bandwidth, {twice} step(s)"
         return twice * share, 1, twice, rule
-    steps = f"{two}(g−1)" if two else "g−1"
+    count = f"{two}(g−1)" if two else "g−1"
     return (
         twice * share,
         1,
         twice * (g - 1),
-        f"{name}: {two}(g−1)/g·b over one link, {steps} step(s)",
+        f"{name}: {two}(g−1)/g·b over one link, {count} step(s)",
     )
 
 

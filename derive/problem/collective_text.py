@@ -66,7 +66,8 @@ def parse_collective(text: str, mesh: Mesh | None) -> Operator:
     kind_text, braced, bare, name, dims_text, unreduced, _ = match.groups()
     kind, axes = _KINDS[kind_text], _axes(braced or bare, mesh)
     sizes = {a.name: a.size for a in mesh.axes}
-    shape, sharded = [], set()
+    shape: list[sp.Expr] = []
+    sharded: set[str] = set()
     for part in dims_text.split(","):
         dim = _DIM.fullmatch(part)
         if dim is None:
@@ -88,4 +89,4 @@ def parse_collective(text: str, mesh: Mesh | None) -> Operator:
         )
     group = sp.Mul(*(sizes[a] for a in axes))
     collective = Collective(kind, Tensor(name, tuple(shape)), int(group), axes=axes)
-    return Operator(name="collective", flops=0, comms=[collective])
+    return Operator(name="collective", flops=0, comms=(collective,))

@@ -437,8 +437,8 @@ def _default_mesh(spec: TrainSpec, chip: Chip | None, devices: int) -> tuple[Tra
     on ``node_link_bytes_per_s``) when the devices fill whole nodes, else today's single axis;
     the spec with the mesh spelled out, and what was chosen, with its source (None otherwise)."""
     if spec.mesh is not None and spec.mesh.startswith("tpu:") and chip is not None:
-        text = chip.slice_mesh(spec.mesh[4:])
-        return replace(spec, mesh=text), f"--mesh {spec.mesh}: the {chip.name} slice's ICI: {text}"
+        ici = chip.slice_mesh(spec.mesh[4:])
+        return replace(spec, mesh=ici), f"--mesh {spec.mesh}: the {chip.name} slice's ICI: {ici}"
     if spec.mesh is None or spec.mesh.strip().lower() != "default":
         return spec, None
     if chip is None or chip.node is None or chip.node_link is None or chip.link is None:

@@ -200,6 +200,7 @@ def book_time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational
     the axes are alike); no (X−1)/X ring factor. All-to-alls and point-to-point sends keep
     derive's formulas (the training chapter does not time them).
 
+    >>> from derive.problem.mesh import Axis
     >>> x = Axis("x", 4, sp.Integer(9), "9")
     >>> book_time_per_byte(Exchange.ALL_REDUCE, (Level(x, 4),))  # 2/(2·9)
     1/9
