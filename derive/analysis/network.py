@@ -81,11 +81,6 @@ class LevelCost:
     steps: int
     rule: str
 
-    @property
-    def time_per_byte(self) -> sp.Rational:
-        """Seconds per byte of V over the level's links (its latency aside)."""
-        return self.load / self.level.axis.bandwidth
-
 
 def _a2a_chunks(topology: Topology, g: int) -> sp.Rational:
     """Chunks over the busiest link of an all-to-all among g devices, each sending one to each."""
@@ -174,7 +169,6 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...]) -> tuple[LevelCost, .
     return tuple(out)
 
 
-@lru_cache(maxsize=4096)
 def bytes_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Bytes one device moves per byte of V: each level's busiest link's times its links."""
     return sp.Add(*(c.links * c.load for c in level_costs(kind, levels)))
@@ -188,10 +182,9 @@ def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     >>> time_per_byte(Exchange.ALL_REDUCE, (Level(gpu, 8), Level(node, 2)))  # 2·7/8/400 + 2·1/2/(8·50)
     11/1600
     """
-    return sp.Add(*(c.time_per_byte for c in level_costs(kind, levels)))
+    return sp.Add(*(c.load / c.level.axis.bandwidth for c in level_costs(kind, levels)))
 
 
-@lru_cache(maxsize=4096)
 def calls_latency(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Seconds of latency of one call: its steps per level times the level's α per hop."""
     return sp.Add(*(c.steps * c.level.axis.latency for c in level_costs(kind, levels)))
