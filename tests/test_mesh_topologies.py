@@ -326,10 +326,18 @@ def test_collectives_in_the_books_notation(cli):
             steps,
         )
         assert Fraction(item["time"]) == Fraction(data["t_comms"]) == time, text
-    # two axes, level by level: y's gather of V/4 pieces, then x's of V (as the mesh orders them)
+    # two alike tori at once: V in two halves, one gathered over x then y, the other over y
+    # then x; in each phase both axes are busy, each with one half's gather on that axis
     data = _collective(cli, "AllGather_{xy}(A[E_{xy}, F])")
-    assert Fraction(data["t_comms"]) == (gather + gather / 4) / beta
+    first, _ = _simulate("all_gather", "torus", 4, size / 2 / 4)  # a half's pieces, 1/4 of it
+    second, _ = _simulate("all_gather", "torus", 4, size / 2)
+    assert Fraction(data["t_comms"]) == (first + second) / beta
+    assert (first + second) == Fraction(15, 16) * size / 4  # (G−1)/G of V over 4 links
     assert data["collectives"][0]["axes"] == ["x", "y"]
+    # unlike axes run level by level: the line z's gather of V/4 pieces first, then the torus
+    # x's of V (the slow or far axis carries the least)
+    data = _collective(cli, "AllGather_{xz}(A[E_{xz}, F])")
+    assert Fraction(data["t_comms"]) == (gather + line * 4) / beta + line_hops * Fraction(1, 10**6)
 
 
 def test_one_collective_one_time_standalone_and_in_a_training_run(cli):

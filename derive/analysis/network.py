@@ -21,7 +21,10 @@ switch          (g−1)/g·b, 1 step           (g−1) · c, 1 step             
 switch+sharp    as a switch                 as a switch                   b, 1 step         V, 1 hop
 ==============  =========================  ===========================  ==============  ========
 
-Over one level of a one-way ring these are :class:`~derive.declare.collective.CollectiveKind`'s
+Alike torus axes (one size, bandwidth and latency: a TPU slice of whole cubes) gather, scatter
+and reduce at once: the data split k ways, each part through the k axes in turn, every axis's
+links busy in every phase, so each level carries 1/k of its hierarchical share (an all-gather
+over a g×g torus takes (g²−1)/g² · V over 4 links, not 2). Over one level of a one-way ring these are :class:`~derive.declare.collective.CollectiveKind`'s
 rules, the ones an operator's ``Collective`` declares.
 """
 
@@ -156,6 +159,8 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...]) -> tuple[LevelCost, .
     if kind is Exchange.SEND:
         levels = levels[-1:]
     total, out = _prefix(levels, len(levels)), []
+    alike = {(lv.size, lv.axis.bandwidth, lv.axis.latency, lv.axis.topology) for lv in levels}
+    at_once = len(levels) > 1 and len(alike) == 1 and levels[0].axis.topology is Topology.TORUS
     for i, level in enumerate(levels):
         inner = _prefix(levels, i)
         load, links, steps, rule = level_rule(kind, level.axis.topology, level.size)
@@ -165,6 +170,11 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...]) -> tuple[LevelCost, .
             scale = sp.Integer(1)
         else:
             scale = sp.Rational(1, inner)
+        if at_once and kind is not Exchange.ALL_TO_ALL:  # k alike axes' links all busy
+            scale, rule = (
+                scale / len(levels),
+                f"{rule}; the {len(levels)} alike axes at once: 1/{len(levels)} each",
+            )
         out.append(LevelCost(level, load * scale, links, steps, rule))
     return tuple(out)
 
