@@ -367,3 +367,21 @@ def test_one_collective_one_time_standalone_and_in_a_training_run(cli):
 def test_a_bad_collective_is_one_line(cli, text, message):
     result = cli(["solve", "--collective", text, "--dtype", "bf16", "--mesh", MESH3])
     assert result.code == 2 and result.err.startswith(message), result.err
+
+
+def test_one_gpu_node_without_a_mesh_is_its_switch(cli):
+    """Without --mesh, the devices of one H100 node on its own NVLink are its NVSwitch: the
+    expert all-to-all is the switch's (P−1)/P of each device's tokens; a link typed instead
+    (a NIC, say) or a chip with no node keeps the one-way ring's busiest link, (P−1)/2 of them."""
+    argv = ["train", "mixtral-8x7b", "--dp", "8", "--ep", "8", "--zero", "1"]
+    argv += ["--batch-tokens", "4194304", "--seq", "4096", "--format", "json"]
+
+    def ep(*extra: str) -> Fraction:
+        result = cli([*argv, *extra])
+        assert result.code == 0, result.err
+        return Fraction(json.loads(result.out)["comms_bytes_per_device"]["ep"])
+
+    node = ep("--chip", "h100")
+    assert node == ep("--chip", "h100", "--mesh", "gpu=8@4.5e11:switch")
+    assert ep("--chip", "h100", "--link-bandwidth", "5e10") == 4 * node  # 7/2 ÷ 7/8
+    assert ep("--chip", "tpu-v5p") == 4 * node

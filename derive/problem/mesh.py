@@ -142,6 +142,8 @@ def parse_mesh(text: str, where: str = "--mesh") -> Mesh:
     return Mesh(tuple(axes))
 
 
-def one_axis(devices: int, bandwidth: sp.Rational, text: str) -> Mesh:
-    """The mesh without ``--mesh``: every device on one link (a one-way ring)."""
-    return Mesh((Axis("link", devices, bandwidth, text),), given=False)
+def one_axis(
+    devices: int, bandwidth: sp.Rational, text: str, topology: Topology = Topology.RING
+) -> Mesh:
+    """The mesh without ``--mesh``: every device on one link (a one-way ring by default)."""
+    return Mesh((Axis("link", devices, bandwidth, text, topology=topology),), given=False)

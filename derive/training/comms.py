@@ -50,7 +50,7 @@ from derive.analysis.network import (
     time_per_byte,
 )
 from derive.declare.collective import CollectiveKind
-from derive.problem.mesh import one_axis
+from derive.problem.mesh import Topology, one_axis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.memory import ParamsPerDevice
 from derive.training.mesh import Placement, book_time_per_byte, place
@@ -229,11 +229,16 @@ def _dp_transfers(p: TrainingProblem, params: ParamsPerDevice) -> list[Transfer]
 
 
 def _placement(p: TrainingProblem) -> Placement:
-    """The run's placement (a run built by hand without one: every dim on one link)."""
+    """The run's placement without --mesh: every dim on one link, a switch when the devices
+    fit in one node of the chip on its own link (chips.toml ``node_devices``: an NVSwitch)."""
     if p.placement is not None:
         return p.placement
     degrees = {"tp": p.tp, "cp": p.cp, "ep": p.ep, "pp": p.pp, "dp": p.dp // p.ep}
-    return place(one_axis(p.devices, p.link, p.link_text), degrees, None)
+    chip = p.model.problem.chip
+    node = chip is not None and chip.node is not None and chip.link is not None
+    switch = node and p.devices <= chip.node.value and p.link == chip.link.value  # type: ignore[union-attr]
+    topology = Topology.SWITCH if switch else Topology.RING
+    return place(one_axis(p.devices, p.link, p.link_text, topology), degrees, None)
 
 
 def _kv_block(p: TrainingProblem) -> sp.Rational:
