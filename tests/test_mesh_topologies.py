@@ -385,3 +385,17 @@ def test_one_gpu_node_without_a_mesh_is_its_switch(cli):
     assert node == ep("--chip", "h100", "--mesh", "gpu=8@4.5e11:switch")
     assert ep("--chip", "h100", "--link-bandwidth", "5e10") == 4 * node  # 7/2 ÷ 7/8
     assert ep("--chip", "tpu-v5p") == 4 * node
+
+
+def test_check_judges_a_time_on_the_mesh(cli, tmp_path):
+    """`derive check --mesh`: the torus's time (both directions: 3/8 of V per link) is correct,
+    the one-way ring's (3/4 of V) is not."""
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATORS)
+    v = Fraction(2 * 2048 * 8192)
+    argv = ["check", "gather", "--operators", str(path), "--dtype", "bf16", "--mesh"]
+    argv += ["x=4@4.5e10:torus", "--set", "B=16777216,P=4", "--quantity", "t_comms", "--claim"]
+    for share, verdict in ((Fraction(3, 8), "correct"), (Fraction(3, 4), "incorrect")):
+        seconds = share * v / Fraction("4.5e10")
+        out = cli([*argv, f"{float(seconds):.6g} s"]).out
+        assert out.startswith(f"verdict: {verdict}"), out
