@@ -29,14 +29,14 @@ def _run(dp: int, **train: object):
 
 def test_two_dgx_nodes_are_the_given_mesh():
     default = _run(16, mesh="default")
-    given = _run(16, mesh="gpu=8@4.5e11,node=2@5e10")
+    given = _run(16, mesh="gpu=8@4.5e11:switch,node=2@5e10")
     assert default.problem.placement.text() == given.problem.placement.text()
     assert default.t_comms == given.t_comms
     v = 2 * Fraction(default.params.total)  # one all-reduce of the bf16 gradients
     nvlink, nic = Fraction("4.5e11"), Fraction("5e10")
     hand = 2 * Fraction(7, 8) * v / nvlink + 2 * Fraction(1, 2) * v / (8 * nic)
     assert _fr(default.comms.time_of("dp")) == hand
-    assert "gpu=8@4.5e11,node=2@5e10" in default.problem.mesh_default
+    assert "gpu=8@4.5e11:switch,node=2@5e10" in default.problem.mesh_default
 
 
 def test_not_whole_nodes_keep_the_single_axis():

@@ -53,7 +53,7 @@ ALLOWED_FROM = {
         "RERUN",
         "layer_calls",
     },  # the per-layer calls: a table
-    "derive.training.mesh": {"Exchange"},
+    "derive.analysis.network": {"Exchange"},  # a closed set of names
     "derive.model.budget": {"Budget", "Given", "CHINCHILLA", "KAPLAN"},  # a record, its conventions
     "derive.model.costs": {"StepCost", "HOUR"},  # a record and the seconds in an hour
     "derive.analysis.what_if": {"WhatIf"},

@@ -10,16 +10,10 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from derive.analysis.network import Exchange, Level, level_costs, time_per_byte
 from derive.pipeline import solve_training
+from derive.problem.mesh import Axis, parse_mesh
 from derive.training.analysis import analyse_training
-from derive.training.mesh import (
-    Axis,
-    Exchange,
-    Level,
-    level_terms,
-    parse_mesh,
-    time_per_byte,
-)
 
 # Llama 3 8B by hand (as tests/test_training.py): L = 32, d = 4096, 32 query and 8 KV heads
 # of 128, f = 14336 gated, V = 128256, untied head.
@@ -418,7 +412,7 @@ def test_hierarchical_collectives_against_their_ring_forms(sizes, bandwidths):
     for peer in coords[1:]:
         outer = max(i for i in range(len(levels)) if peer[i + 1])
         hops[outer] += peer[outer + 1]
-    shares = [share for _, share in level_terms(Exchange.ALL_TO_ALL, levels)]
+    shares = [c.load for c in level_costs(Exchange.ALL_TO_ALL, levels)]
     assert shares == [sp.Rational(h, group) for h in hops]
     ones = tuple(Level(Axis(lv.axis.name, lv.size, sp.Integer(1), "1"), lv.size) for lv in levels)
     # the hierarchical all-gather moves (G−1)/G of V in all when every link is equally fast

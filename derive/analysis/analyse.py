@@ -19,13 +19,14 @@ import sympy as sp
 from derive.analysis.algebra import ratios as algebra_ratios
 from derive.analysis.algebra import rings as algebra
 from derive.analysis.algebra.substitution import substitute
-from derive.analysis.collectives import CollectiveTime, collective_times
+from derive.analysis.collectives import CollectiveTime, collective_times, link_elements
 from derive.analysis.crossover.records import CROSSES, Crossover
 from derive.analysis.crossover.solve import reduced_parts, solve_crossover
 from derive.analysis.leading_order import LeadingOrder, leading_order
 from derive.analysis.measured import Measured, measure
 from derive.analysis.step import StepTime, compose
 from derive.analysis.step_kernels import ceilings_of, kernels_of
+from derive.declare.collective import Collective
 from derive.declare.composite import Composite
 from derive.declare.operator import Tensor
 from derive.problem.binding import Problem
@@ -207,7 +208,7 @@ def _terms(
             role_of(tensor),
             dtypes[tensor.name].name,
             dtypes[tensor.name].width,
-            tensor.elements,
+            link_elements(problem, tensor) if isinstance(tensor, Collective) else tensor.elements,
         )
         for tensor in tensors
     )

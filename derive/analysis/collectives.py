@@ -1,8 +1,10 @@
 """Each collective of a problem at the bound dims: its size, the bytes one device sends, its time.
 
-Ring algorithm (see :mod:`derive.declare.collective`): ``fraction × size`` bytes leave a
-device over its link in ``steps`` steps; the time is those bytes over the link
-bandwidth (one way, per link) plus ``steps`` link latencies.
+On one link (no ``--mesh``) the one-way ring (see :mod:`derive.declare.collective`):
+``fraction × size`` bytes leave a device over its link in ``steps`` steps; the time is those
+bytes over the link bandwidth (one way, per link) plus ``steps`` link latencies. On a mesh the
+group P is the innermost axes whose sizes multiply to P, timed by the one communication model
+(:mod:`derive.analysis.network`), each level by its topology's rule.
 """
 
 from __future__ import annotations
@@ -13,11 +15,21 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.analysis.algebra.substitution import substitute
-from derive.declare.collective import Collective
+from derive.analysis.network import (
+    Exchange,
+    Level,
+    LevelCost,
+    calls_latency,
+    level_costs,
+    time_per_byte,
+)
+from derive.declare.collective import Collective, CollectiveKind
+from derive.errors import ProblemError
 from derive.problem.binding import Problem
 from derive.problem.comms_binding import CommsProblem
+from derive.problem.mesh import Mesh
 
-__all__ = ["CollectiveTime", "collective_times"]
+__all__ = ["CollectiveTime", "collective_times", "link_elements"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,8 @@ class CollectiveTime:
     link_time: sp.Expr | None
     latency_time: sp.Expr
     time: sp.Expr | None
+    levels: tuple[LevelCost, ...] = ()  # on a mesh: each level's rule, topology, load and steps
+    volume: sp.Expr = sp.S.Zero  # on a mesh: V, the tensor each level's load is a share of
 
 
 def _as_expr(value: int | sp.Expr) -> sp.Expr:
@@ -74,6 +88,15 @@ def collective_times(
         sent = fraction * size
         link_time = sent / link if link is not None else None
         latency_time = steps * latency
+        costs: tuple[LevelCost, ...] = ()
+        v = size
+        if problem.mesh is not None:
+            kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
+            costs = level_costs(kind, levels)
+            v = size / group if tensor.kind is CollectiveKind.ALL_TO_ALL else size
+            sent = v * sp.Add(*(c.links * c.load for c in costs))
+            fraction, link_time = sent / size, v * time_per_byte(kind, levels)
+            steps, latency_time = sp.Add(*(c.steps for c in costs)), calls_latency(kind, levels)
         out.append(
             CollectiveTime(
                 collective=tensor,
@@ -86,6 +109,39 @@ def collective_times(
                 link_time=link_time,
                 latency_time=latency_time,
                 time=link_time + latency_time if link_time is not None else None,
+                levels=costs,
+                volume=v if costs else sp.S.Zero,
             )
         )
     return tuple(out)
+
+
+def _levels(mesh: Mesh, group: sp.Expr, tensor: Collective) -> tuple[Level, ...]:
+    """The collective's axes, or the group P as the mesh's innermost axes whose sizes multiply to P."""
+    if tensor.axes:
+        return tuple(Level(a, a.size) for a in mesh.axes if a.name in tensor.axes)
+    levels, devices, name = [], 1, tensor.name
+    for axis in mesh.axes:
+        if devices == group:
+            break
+        levels.append(Level(axis, axis.size))
+        devices *= axis.size
+    if devices != group:
+        sizes = " · ".join(str(lv.axis.size) for lv in levels)
+        raise ProblemError(
+            "--mesh",
+            f"collective {name!r} runs over P = {group} devices: the mesh's innermost axes "
+            f"hold {sizes} (bind P to a product of the innermost axes' sizes)",
+        )
+    return tuple(levels)
+
+
+def link_elements(problem: Problem, tensor: Collective) -> sp.Expr:
+    """Elements that take the collective's time on the mesh over the problem's β_link: the
+    network roofline's term of an operator that also computes (its ring's without a mesh)."""
+    if problem.mesh is None or problem.link is None:
+        return tensor.elements
+    group = substitute(_as_expr(tensor.group), problem.bound_subs())
+    kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
+    share = 1 / group if tensor.kind is CollectiveKind.ALL_TO_ALL else sp.Integer(1)
+    return tensor.size * share * time_per_byte(kind, levels) * problem.link.value

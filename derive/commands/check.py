@@ -93,6 +93,7 @@ _PROBLEM_FLAGS = (
     "peak",
     "bandwidth",
     "link_bandwidth",
+    "mesh",
     "regime",
     "set",
     "solve_for",

@@ -128,6 +128,11 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_what_if_flags(solve)
     add_layers_flag(solve)
     solve.add_argument(
+        "--collective",
+        metavar="TEXT",
+        help="one collective in the Scaling Book's notation on --mesh, e.g. 'AllGather_y(A[E_y, F])'",
+    )
+    solve.add_argument(
         "--shard",
         metavar="DIM:P",
         help="one device's share of the operator with DIM split over P devices, and the "
@@ -176,7 +181,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     questions = question_spec_from_args(args)
     if args.operator is None and questions is not None:
         return _cmd_questions(args, questions)
-    if args.operator is None:
+    collective = getattr(args, "collective", None)
+    if collective is not None and args.operator is not None:
+        raise ProblemError(
+            "--collective", f"is the problem itself: give it without {args.operator!r}"
+        )
+    if args.operator is None and collective is None:
         raise ProblemError(
             "derive solve",
             "give an operator, a kernel by --flops and --bytes (or --intensity), "
@@ -195,18 +205,26 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from derive.present.formats import render
     from derive.present.questions_view import with_questions
 
-    registry = registry_naming(args.operator, args.operators)
     shard = getattr(args, "shard", None)
     if shard is None and getattr(args, "compare_shardings", False):
         raise ProblemError("--compare-shardings", "give the group with --shard DIM:P")
     sharded: tuple = ()
-    if shard is not None:  # issue 36: one operator's sharding
+    derivation: Derivation | CommsDerivation
+    if collective is not None:  # issue 45: one collective in the book's notation
+        from derive.pipeline.kinds.comms import derive_collective
+
+        derivation = derive_collective(spec_from_args(args), collective)
+    elif shard is not None:  # issue 36: one operator's sharding
         from derive.pipeline.shard import derive_sharded
 
-        one, sharded = derive_sharded(spec_from_args(args), registry, shard, args.compare_shardings)
-        derivation: Derivation | CommsDerivation = one
+        registry = registry_naming(args.operator, args.operators)
+        derivation, sharded = derive_sharded(
+            spec_from_args(args), registry, shard, args.compare_shardings
+        )
     else:
-        derivation = derive_spec(spec_from_args(args), registry)
+        derivation = derive_spec(
+            spec_from_args(args), registry_naming(args.operator, args.operators)
+        )
     if questions is not None:
         answered = answer_for(questions, derivation.analysis)  # type: ignore[arg-type]
         derivation = replace(derivation, questions=answered)

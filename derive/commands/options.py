@@ -188,6 +188,12 @@ def add_hardware_flags(
         parser.add_argument(
             "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
         )
+        parser.add_argument(
+            "--mesh",
+            metavar="AXES",
+            help="the collectives' mesh, innermost axis first: "
+            "name=size@bandwidth[+latency][:ring|line|torus|switch|switch+sharp],…",
+        )
 
 
 def add_tolerance_flag(parser: argparse.ArgumentParser, default: str | None = DEFAULT_RTOL) -> None:
@@ -309,6 +315,7 @@ def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
         peak=args.peak,
         bandwidth=args.bandwidth,
         link_bandwidth=args.link_bandwidth,
+        mesh=getattr(args, "mesh", None),
         regime=args.regime,
         sets=tuple(args.set),
         solve_for=args.solve_for,

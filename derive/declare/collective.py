@@ -106,6 +106,7 @@ class Collective(Tensor):
     kind: CollectiveKind = CollectiveKind.ALL_REDUCE
     group: int | sp.Symbol = 2
     overlap: bool = False
+    axes: tuple[str, ...] = ()  # the mesh axes it runs over (else the innermost, to P devices)
 
     def __init__(
         self,
@@ -113,6 +114,7 @@ class Collective(Tensor):
         tensor: Tensor,
         group: int | sp.Symbol,
         overlap: bool = False,
+        axes: tuple[str, ...] = (),
     ) -> None:
         checked = _kind(kind)
         if not isinstance(tensor, Tensor) or isinstance(tensor, Collective):
@@ -134,6 +136,7 @@ class Collective(Tensor):
         object.__setattr__(self, "kind", checked)
         object.__setattr__(self, "group", group)
         object.__setattr__(self, "overlap", overlap)
+        object.__setattr__(self, "axes", tuple(axes))
 
     @property
     def size(self) -> sp.Expr:
@@ -159,5 +162,9 @@ class Collective(Tensor):
     def renamed(self, name: str, shape: tuple[sp.Expr, ...]) -> Collective:
         """The same collective on a renamed, reshaped tensor (a composite's part)."""
         return Collective(
-            self.kind, Tensor(name, shape, self.doc, self.width), self.group, self.overlap
+            self.kind,
+            Tensor(name, shape, self.doc, self.width),
+            self.group,
+            self.overlap,
+            self.axes,
         )

@@ -218,6 +218,7 @@ def solve(
     flops: str | int | None = None,
     bytes: str | int | None = None,
     intensity: str | int | None = None,
+    mesh: str | None = None,
 ) -> Derivation | CommsDerivation | KernelDerivation:
     """Derive a problem from Python, with the same arguments as ``derive solve``.
 
@@ -245,6 +246,7 @@ def solve(
         given: named values with optional units, ``{"price": "2.49 $/h"}``.
         define: defined quantities, ``{"cost": "price * t_lower"}`` (derive's safe parser).
         equations: ``["t_lower = 1 ms"]``, solved exactly for ``unknowns`` (``["B"]``).
+        mesh: the collectives' mesh, as ``--mesh`` (``"gpu=8@450e9:switch,node=2@5e10"``).
 
     Returns:
         The :class:`Derivation`: exact quantities as attributes, the worked solution
@@ -272,6 +274,7 @@ def solve(
         regime,
         sets,
         solve_for,
+        mesh=mesh,
     )
     d: Derivation | CommsDerivation
     if isinstance(operator, Operator) and only_communicates(operator):

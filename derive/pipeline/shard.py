@@ -4,6 +4,7 @@ the collective, the largest group before the link binds and the shardings side b
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from derive.analysis.analyse import Analysis, analyse
@@ -35,7 +36,7 @@ def derive_sharded(
 
     name, group = parse_shard(shard)
     operator = registry.get(spec.operator)
-    bound = {str(d): int(v) for d, v in bind(spec, operator).bound}
+    bound = {str(d): int(v) for d, v in bind(replace(spec, mesh=None), operator).bound}
 
     def analysed(dim: str, p: int) -> tuple[Analysis, ShardRow]:
         if dim in bound and bound[dim] % p:
@@ -45,7 +46,7 @@ def derive_sharded(
 
     analysis, row = analysed(name, group)
     largest = None
-    if name in bound and row.t_comms is not None and analysis.all_bound:
+    if name in bound and row.t_comms is not None and analysis.all_bound and spec.mesh is None:
         largest = largest_group(bound[name], lambda p: analysed(name, p)[1])
     compared: tuple[ShardRow, ...] = ()
     if compare:

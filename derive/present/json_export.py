@@ -190,6 +190,12 @@ def to_json(analysis: Analysis) -> dict[str, object]:
     }
 
 
+def _on_mesh(item: CollectiveTime) -> dict[str, object]:
+    """A collective on a mesh, as issue 45 names its keys: its axes, bytes and time."""
+    axes = [c.level.axis.name for c in item.levels]
+    return {"axes": axes, "bytes": str(item.sent), "time": _s(item.time)}
+
+
 def collectives_json(collectives: tuple[CollectiveTime, ...]) -> list[dict[str, object]]:
     """Each collective's kind, group, size, bytes sent per device, ring steps and time."""
     return [
@@ -202,6 +208,7 @@ def collectives_json(collectives: tuple[CollectiveTime, ...]) -> list[dict[str, 
             "sent": str(item.sent),
             "steps": int(item.steps) if item.steps.is_Integer else str(item.steps),
             q.T_COMMS.name: _s(item.time),
+            **(_on_mesh(item) if item.levels else {}),
         }
         for item in collectives
     ]

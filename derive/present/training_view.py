@@ -142,6 +142,7 @@ def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
                 "size": axis.size,
                 "bandwidth": _s(axis.bandwidth),
                 "latency": _s(axis.latency),
+                "topology": axis.topology.value,
             }
             for axis in p.placement.mesh.axes
         ]

@@ -18,6 +18,7 @@ from derive.errors import ProblemError, UnknownNameError, did_you_mean
 from derive.formula.decimals import parse_positive_int, set_items
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.dtypes import Dtype, get_dtype
+from derive.problem.mesh import Mesh, parse_mesh
 from derive.problem.regime import Regime, parse_regime
 from derive.problem.timing import Timing, TimingSpec, bind_timing
 
@@ -41,6 +42,7 @@ class ProblemSpec:
     sets: tuple[str, ...] = ()
     solve_for: str | None = None
     timing: TimingSpec = field(default_factory=TimingSpec)
+    mesh: str | None = None  # --mesh: the collectives' axes (derive.problem.mesh)
 
     @property
     def spec(self) -> ProblemSpec:
@@ -70,6 +72,7 @@ class Problem:
     solve_for: sp.Symbol
     timing: Timing = field(default_factory=Timing)
     intermediate_dtypes: tuple[tuple[str, Dtype], ...] = ()
+    mesh: Mesh | None = None  # the collectives' axes (--mesh), else one ring at the link
 
     def bound_subs(self, except_dim: sp.Symbol | None = None) -> dict[sp.Symbol, sp.Integer]:
         """Bound dims → values, optionally leaving one dim free."""
@@ -231,6 +234,10 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
     regime = parse_regime(spec.regime, op.dims) if spec.regime else None
     sets = _bind_sets(op, tuple(spec.sets))
     _check_groups(op, sets)
+    mesh = mesh_of(spec, op, computes=True)
+    if mesh is not None and link is None:  # the innermost axis stands for "the link"
+        inner = mesh.axes[0]
+        link = Figure(inner.bandwidth, inner.bandwidth_text, f"mesh axis {inner.name}", "")
     return Problem(
         op,
         dtypes,
@@ -245,4 +252,36 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
         _solve_for(op, spec.solve_for),
         bind_timing(spec.timing),
         intermediates,
+        mesh,
     )
+
+
+def read_mesh(spec: ProblemSpec) -> Mesh | None:
+    """``--mesh`` read (``tpu:4x4x4`` built from ``--chip``'s ICI)."""
+    text = spec.mesh
+    if text is None:
+        return None
+    if text.startswith("tpu:"):
+        if spec.chip is None:
+            raise ProblemError(f"--mesh {text}", "a slice is built from a chip's ICI: give --chip")
+        text = get_chip(spec.chip).slice_mesh(text[4:])
+    return parse_mesh(text)
+
+
+def mesh_of(spec: ProblemSpec, op: Operator, computes: bool = False) -> Mesh | None:
+    """``--mesh`` read, for an operator with a collective to run over it (an operator that
+    also computes is timed over the chip's link or the innermost axis: no axis latencies)."""
+    mesh = read_mesh(spec)
+    if mesh is None:
+        return None
+    if not any(getattr(t, "kind", None) is not None for t in op.comms):
+        raise ProblemError("--mesh", f"operator {op.name!r} has no collective to run over a mesh")
+    if spec.timing.link_latency is not None:
+        raise ProblemError(
+            "--link-latency", "the mesh gives each axis its latency: name=size@bw+5us"
+        )
+    if computes and any(axis.latency for axis in mesh.axes):
+        raise ProblemError(
+            "--mesh", "axis latencies are timed for an operator that only communicates"
+        )
+    return mesh

@@ -13,7 +13,7 @@ from importlib import resources
 
 import sympy as sp
 
-from derive.errors import ChipDataError, UnknownNameError, did_you_mean
+from derive.errors import ChipDataError, ProblemError, UnknownNameError, did_you_mean
 from derive.formula.decimals import parse_positive
 from derive.problem.sets.toml_file import loads_toml
 
@@ -67,6 +67,10 @@ class Chip:
     parts: tuple[tuple[str, Figure], ...] = ()
     """The peak's parts where the whitepaper gives them (``units``, ``bf16_flops_per_clock``,
     ``clock_hz``): ``--peak-from chip`` multiplies them."""
+    ici: tuple[tuple[str, Figure], ...] = ()
+    """A TPU's ICI: ``ici_axes`` (2 or 3) and its wraparound rule, ``ici_wraparound_axis`` (an
+    axis of that many chips wraps) or ``ici_wraparound_cube`` (every axis wraps when every
+    axis is a multiple of it: a slice of whole cubes)."""
     short: str = ""
     """The name a paper prints (``H100``, ``TPU v5e``; chips.toml ``short``, else the id)."""
 
@@ -90,21 +94,47 @@ class Chip:
         return f"units={units},flops_per_clock={per_clock},clock={clock}"
 
     def default_mesh(self, devices: int) -> str | None:
-        """``--mesh default``: the node's chips on the link, the nodes on ``node_link``, as a
+        """``--mesh default``: the node's chips on the link (a switch), the nodes on ``node_link``, as a
         ``--mesh`` text; None when the chip has no node or ``devices`` is not a multiple of it.
 
         >>> link, nic = Figure(sp.Integer(9), "9", "s", "e"), Figure(sp.Integer(1), "1", "s", "e")
         >>> chip = Chip("c", "C", "NVLink", (), link, link, node=Figure(sp.Integer(8), "8", "s", "e"), node_link=nic)
         >>> chip.default_mesh(16), chip.default_mesh(8), chip.default_mesh(12)
-        ('gpu=8@9,node=2@1', 'gpu=8@9', None)
+        ('gpu=8@9:switch,node=2@1', 'gpu=8@9:switch', None)
         """
         if self.node is None or self.node_link is None or self.link is None:
             return None
         size = int(self.node.value)
         if devices < size or devices % size:
             return None
-        inner = f"gpu={size}@{self.link.text}"
+        inner = f"gpu={size}@{self.link.text}:switch"
         return inner if devices == size else f"{inner},node={devices // size}@{self.node_link.text}"
+
+    def slice_mesh(self, shape: str) -> str:
+        """``--mesh tpu:4x4x4``: the slice's axes x, y, z on the chip's ICI links, each a torus
+        where the chip's wraparound rule gives it one, else a line.
+
+        >>> get_chip("tpu-v5p").slice_mesh("4x4x8"), get_chip("tpu-v5e").slice_mesh("8x16")
+        ('x=4@9e10:torus,y=4@9e10:torus,z=8@9e10:torus', 'x=8@4.5e10:line,y=16@4.5e10:torus')
+        """
+        rows, where = dict(self.ici), f"--mesh tpu:{shape}"
+        if "ici_axes" not in rows or self.link is None:
+            raise ProblemError(where, f"chip {self.name!r} has no ICI torus in chips.toml")
+        if not re.fullmatch(r"\d{1,4}(x\d{1,4}){0,2}", shape):
+            raise ProblemError(where, "a slice's shape is AxB or AxBxC chips, e.g. tpu:4x4x4")
+        sizes = [int(n) for n in shape.split("x")]
+        if len(sizes) > rows["ici_axes"].value or min(sizes) < 1:
+            raise ProblemError(
+                where, f"a {self.name} slice has at most {rows['ici_axes'].text} axes"
+            )
+        cube = rows.get("ici_wraparound_cube")
+        whole = cube is not None and all(n % cube.value == 0 for n in sizes)
+        axis = rows.get("ici_wraparound_axis")
+        return ",".join(
+            f"{name}={n}@{self.link.text}:"
+            + ("torus" if whole or (axis is not None and n % axis.value == 0) else "line")
+            for name, n in zip("xyz", sizes, strict=False)
+        )
 
     def overridden(self, *texts: str | None) -> Chip:
         """The chip with the texts typed beside ``--chip`` (``--peak``, ``--bandwidth``,
@@ -169,6 +199,7 @@ def _chip(name: str, table: object) -> Chip:
     sparse: list[tuple[str, Figure]] = []
     hbm = link = capacity = node = node_link = None
     parts: list[tuple[str, Figure]] = []
+    ici: list[tuple[str, Figure]] = []
     for key, raw in table.items():
         peak_key = _PEAK_KEY.match(key)
         if key in ("title", "link_name", "short"):
@@ -192,10 +223,12 @@ def _chip(name: str, table: object) -> Chip:
             node_link = _figure(name, key, raw)
         elif key in ("units", "clock_hz") or key.endswith("_flops_per_clock"):
             parts.append((key, _figure(name, key, raw)))
+        elif key in ("ici_axes", "ici_wraparound_axis", "ici_wraparound_cube"):
+            ici.append((key, _figure(name, key, raw)))
         else:
             raise ChipDataError(
                 f"chip {name!r} key {key!r}",
-                "unknown key (allowed: title, short, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s, units, <dtype>_flops_per_clock, clock_hz)",
+                "unknown key (allowed: title, short, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s, units, <dtype>_flops_per_clock, clock_hz, ici_axes, ici_wraparound_axis, ici_wraparound_cube)",
             )
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
@@ -211,6 +244,7 @@ def _chip(name: str, table: object) -> Chip:
         node,
         node_link,
         tuple(parts),
+        tuple(ici),
         str(table.get("short", "")),
     )
 

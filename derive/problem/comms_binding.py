@@ -21,9 +21,11 @@ from derive.problem.binding import (
     _bind_dtypes,
     _bind_sets,
     _check_groups,
+    mesh_of,
 )
 from derive.problem.chips import Chip, Figure, custom_figure, get_chip
 from derive.problem.dtypes import Dtype
+from derive.problem.mesh import Mesh, parse_mesh
 from derive.problem.timing import TIMING_KEYS, Timing, TimingSpec, bind_timing
 
 __all__ = ["CommsProblem", "bind_comms", "only_communicates"]
@@ -48,6 +50,7 @@ class CommsProblem:
     chip: Chip | None
     bound: tuple[tuple[sp.Symbol, sp.Integer], ...]
     timing: Timing
+    mesh: Mesh | None = None
 
     def bound_subs(self, except_dim: sp.Symbol | None = None) -> dict[sp.Symbol, sp.Integer]:
         """Bound dims → values, optionally leaving one dim free."""
@@ -71,6 +74,10 @@ def _link(spec: ProblemSpec, op: Operator) -> tuple[Figure, str, Chip | None]:
         return chip.link, chip.link.source if typed else chip.link_name, chip
     if typed is not None:
         return custom_figure(typed, "--link-bandwidth"), "as given", chip
+    if spec.mesh is not None:  # the innermost axis stands for "the link" in the prose
+        inner = parse_mesh(spec.mesh).axes[0]
+        figure = Figure(inner.bandwidth, inner.bandwidth_text, f"mesh axis {inner.name}", "")
+        return figure, f"mesh axis {inner.name}", chip
     where = f"chip {chip.name!r} has no link bandwidth; " if chip is not None else ""
     raise ProblemError(
         "--link-bandwidth",
@@ -130,4 +137,4 @@ def bind_comms(spec: ProblemSpec, op: Operator) -> CommsProblem:
     sets = _bind_sets(op, tuple(spec.sets))
     _check_groups(op, sets)
     timing = bind_timing(TimingSpec(link_latency=spec.timing.link_latency))
-    return CommsProblem(op, dtypes, link, link_name, chip, sets, timing)
+    return CommsProblem(op, dtypes, link, link_name, chip, sets, timing, mesh_of(spec, op))

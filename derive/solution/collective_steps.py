@@ -24,7 +24,45 @@ def _factor(value: sp.Expr) -> str:
     return tex(value) if value.is_Atom else rf"\left({tex(value)}\right)"
 
 
+def _mesh_lines(item: CollectiveTime) -> list[Line]:
+    """On a mesh: the bytes and the time level by level, each by its topology's rule."""
+    name = item.collective.name.replace("_", r"\_")
+    v = item.volume
+    parts = [
+        (rf"{tex(c.steps * c.level.axis.latency)} + " if c.level.axis.latency else "")
+        + rf"\frac{{{tex(c.load)} \times {tex(v)}}}{{{tex(c.level.axis.bandwidth)}}}"
+        for c in item.levels
+    ]
+    time = item.time if item.time is not None else item.latency_time
+    return [
+        Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
+        Line.of(
+            rf"\text{{sent}}_{{\text{{{name}}}}}",
+            r"\sum_i n_i \, \ell_i \, V",
+            " + ".join(rf"{c.links} \times {tex(c.load)} \times {tex(v)}" for c in item.levels),
+            tex(item.sent),
+        ),
+        Line.of(
+            rf"T_{{\text{{{name}}}}}",
+            r"\sum_i \left(s_i \, \alpha_i + \frac{\ell_i \, V}{\beta_i}\right)",
+            " + ".join(parts),
+            seconds_tex(time) if time.is_number else tex(time),
+            approx=reading_tex(time),
+        ),
+    ]
+
+
+def _mesh_note(item: CollectiveTime) -> str:
+    return "; ".join(
+        f"over {c.level.axis.name} ({c.level.size} devices, {c.level.axis.topology.value}): "
+        f"{c.rule}, ℓ = {c.load}, n = {c.links} link(s), s = {c.steps}"
+        for c in item.levels
+    )
+
+
 def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Line]:
+    if item.levels:
+        return _mesh_lines(item)
     collective = item.collective
     name = collective.name.replace("_", r"\_")
     group = item.group
@@ -77,7 +115,9 @@ def collective_step(
         collective = item.collective
         notes.append(
             rich(
-                f"{collective.name}: {collective.kind.rule}; "
+                f"{collective.name}: "
+                + (_mesh_note(item) if item.levels else collective.kind.rule)
+                + "; "
                 + (f"P = {item.group}" if item.group.is_Integer else f"P is the dim {item.group}")
                 + f", {item.dtype}"
                 + ("" if collective.overlap else "; the kernel waits for it (not overlapped)")
@@ -86,13 +126,23 @@ def collective_step(
         )
     if link_text is None:
         notes.append(rich("No link bandwidth given, so no transfer time."))
+    if any(item.levels for item in collectives):
+        rule, text = (
+            "one communication model: the group's mesh axes level by level from the innermost, "
+            "each by its topology's rule (ring, line, torus, switch, switch+sharp)",
+            "On each level, the bytes over a device's most loaded link ℓ_i·V over the axis's "
+            "bandwidth (one way, per link), plus s_i steps of its latency α_i.",
+        )
+    else:
+        rule, text = (
+            "ring algorithm: each device sends its share of the tensor to its neighbour, step by step",
+            "Bytes one device sends, over the link bandwidth (one way, per link), "
+            "plus one link latency per step of the ring.",
+        )
     return Step(
         StepKind.COLLECTIVE,
-        "ring algorithm: each device sends its share of the tensor to its neighbour, step by step",
-        rich(
-            "Bytes one device sends, over the link bandwidth (one way, per link), "
-            "plus one link latency per step of the ring."
-        ),
+        rule,
+        rich(text),
         tuple(lines),
         tuple(notes),
     )

@@ -7,15 +7,16 @@ levels with the numbers of each level (g_i devices over an axis of β_i), and th
 
 from __future__ import annotations
 
+from derive.analysis.network import Exchange
 from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
+from derive.problem.mesh import Topology
 from derive.solution.notation import tex
 from derive.solution.steps import Line, Step, StepKind, rich
 from derive.solution.training_memory_steps import GB
 from derive.solution.value_display import reading_tex, seconds_tex
 from derive.training.analysis import TrainingAnalysis
 from derive.training.comms import DIMS, Transfer
-from derive.training.mesh import Exchange
 
 __all__ = ["mesh_step"]
 
@@ -48,16 +49,29 @@ def _line(t: Transfer, index: int) -> Line:
         rf"t_{{\text{{{t.dim}}},{index}}}",
         (r"\frac{2 V}{W}" if t.exchange is Exchange.ALL_REDUCE else r"\frac{V}{W}")
         if book
-        else _RULES[t.exchange],
+        else _RULES[t.exchange]
+        if _rings(t)
+        else _ANY_TOPOLOGY,
         _book_numbers(t) if book else _numbers(t),
         seconds_tex(t.time),
         approx=reading_tex(t.time),
     )
 
 
+_ANY_TOPOLOGY = r"\sum_i \frac{\ell_i \, V}{\beta_i}"
+"""A level's busiest link carries ℓ_i · V by its topology's rule (:mod:`derive.analysis.network`)."""
+
+
+def _rings(t: Transfer) -> bool:
+    return all(lv.axis.topology is Topology.RING for lv in t.levels)
+
+
 def _group_text(t: Transfer) -> str:
+    rules = {c.level: c.rule for c in t.costs}
     return ", then ".join(
-        f"{lv.size} devices of {lv.axis.name} (β = {fmt_decimal(lv.axis.bandwidth / 10**9)} GB/s)"
+        f"{lv.size} devices of {lv.axis.name} (β = {fmt_decimal(lv.axis.bandwidth / 10**9)} GB/s"
+        + ("" if _rings(t) or lv not in rules else f"; {rules[lv]}")
+        + ")"
         for lv in t.levels
     )
 

@@ -25,10 +25,11 @@ from derive.model.sized import NEEDS_ARCHITECTURE
 from derive.model.symbols import NOTATION, sym
 from derive.model.transformer import Transformer
 from derive.problem.chips import Chip
+from derive.problem.mesh import parse_mesh
 from derive.problem.timing import parse_duration
 from derive.problem.train_spec import TrainSpec
 from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
-from derive.training.mesh import Placement, parse_mesh
+from derive.training.mesh import Placement
 
 __all__ = [
     "CONVENTIONS",
@@ -443,6 +444,9 @@ def _default_mesh(spec: TrainSpec, chip: Chip | None, devices: int) -> tuple[Tra
     """``--mesh default``: the chip's node (chips.toml ``node_devices`` on its link, the nodes
     on ``node_link_bytes_per_s``) when the devices fill whole nodes, else today's single axis;
     the spec with the mesh spelled out, and what was chosen, with its source (None otherwise)."""
+    if spec.mesh is not None and spec.mesh.startswith("tpu:") and chip is not None:
+        ici = chip.slice_mesh(spec.mesh[4:])
+        return replace(spec, mesh=ici), f"--mesh {spec.mesh}: the {chip.name} slice's ICI: {ici}"
     if spec.mesh is None or spec.mesh.strip().lower() != "default":
         return spec, None
     if chip is None or chip.node is None or chip.node_link is None or chip.link is None:

@@ -42,22 +42,20 @@ from functools import cached_property
 
 import sympy as sp
 
-from derive.declare.collective import CollectiveKind
-from derive.training.binding import Recompute, TrainingProblem, ZeroStage
-from derive.training.memory import ParamsPerDevice
-from derive.training.mesh import (
+from derive.analysis.network import (
     Exchange,
     Level,
-    Placement,
-    book_latency,
-    book_time_per_byte,
+    LevelCost,
     bytes_per_byte,
     calls_latency,
-    level_terms,
-    one_axis,
-    place,
+    level_costs,
     time_per_byte,
 )
+from derive.declare.collective import CollectiveKind
+from derive.problem.mesh import Topology, one_axis
+from derive.training.binding import Recompute, TrainingProblem, ZeroStage
+from derive.training.memory import ParamsPerDevice
+from derive.training.mesh import Placement, book_latency, book_time_per_byte, place
 
 __all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of", "layer_calls"]
 
@@ -113,9 +111,14 @@ class Transfer:
         return self.size * bytes_per_byte(self.exchange, self.levels)
 
     @property
+    def costs(self) -> tuple[LevelCost, ...]:
+        """Per level, its topology's rule, its busiest link's bytes per byte of V and its steps."""
+        return level_costs(self.exchange, self.levels)
+
+    @property
     def terms(self) -> tuple[tuple[Level, sp.Rational], ...]:
         """Per level, the bytes sent over it per byte of V (the formula, level by level)."""
-        return level_terms(self.exchange, self.levels)
+        return tuple((c.level, c.load) for c in self.costs)
 
     @property
     def latency(self) -> sp.Rational:
@@ -238,11 +241,16 @@ def _dp_transfers(p: TrainingProblem, params: ParamsPerDevice) -> list[Transfer]
 
 
 def _placement(p: TrainingProblem) -> Placement:
-    """The run's placement (a run built by hand without one: every dim on one link)."""
+    """The run's placement without --mesh: every dim on one link, a switch when the devices
+    fit in one node of the chip on its own link (chips.toml ``node_devices``: an NVSwitch)."""
     if p.placement is not None:
         return p.placement
     degrees = {"tp": p.tp, "cp": p.cp, "ep": p.ep, "pp": p.pp, "dp": p.dp // p.ep}
-    return place(one_axis(p.devices, p.link, p.link_text), degrees, None)
+    chip = p.model.problem.chip
+    node = chip is not None and chip.node is not None and chip.link is not None
+    switch = node and p.devices <= chip.node.value and p.link == chip.link.value  # type: ignore[union-attr]
+    topology = Topology.SWITCH if switch else Topology.RING
+    return place(one_axis(p.devices, p.link, p.link_text, topology), degrees, None)
 
 
 def _kv_block(p: TrainingProblem) -> sp.Rational:

@@ -14,8 +14,9 @@ import re
 import sympy as sp
 
 from derive.errors import ProblemError
+from derive.problem.mesh import parse_mesh
 from derive.problem.train_spec import TrainSpec
-from derive.training.mesh import Placement, parse_mesh, place
+from derive.training.mesh import Placement, place
 
 __all__ = ["cluster_of", "flag_on", "stage_layers", "virtual_stages"]
 

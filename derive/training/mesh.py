@@ -1,29 +1,13 @@
-"""A cluster as a mesh of links, the parallel dims placed on its axes, and collectives over them.
+"""The parallel dims of a training run placed on the axes of a mesh.
 
-A mesh is a list of named axes from the innermost out, each ``name=size@bandwidth`` with an
-optional ``+latency`` (``--mesh "gpu=8@450GB/s,node=16@50e9+5us"``): ``size`` devices along
-the axis, ``bandwidth`` bytes/s per device one way over the axis's links, ``latency`` the time
-of one hop. The product of the sizes is the device count. Without ``--mesh`` the cluster is
-one axis of every device at ``--link-bandwidth`` (or the chip's link), as before.
-
-A placement puts each parallel dim (:data:`PARALLEL_DIMS`: tp, cp, ep, pp and dp, where ``dp``
-is the data-parallel replicas outside an expert group, ``dp/ep``) over one or more axes, or
-over a divisor of one: ``--place tp=gpu,dp=node``, ``dp=gpu*node`` for a dim over two axes.
-Dims not placed fill what is left from the innermost axis out in the order of
-:data:`PARALLEL_DIMS`. Each dim's group is then a tuple of :class:`Level` (g_i devices over an
-axis of bandwidth β_i), innermost first.
-
-A collective over levels (g₁, β₁) … (g_k, β_k) is hierarchical, level by level from the
-inside out (:func:`time_per_byte`): an all-reduce of V bytes per device takes
-``Σᵢ 2(gᵢ−1)/gᵢ · V/(g₁⋯gᵢ₋₁ · βᵢ)`` (a reduce-scatter inside, the rest over the next axis
-on 1/g of the data, the all-gather back); a reduce-scatter or an all-gather half of that;
-an all-to-all ``(g_i − 1)·G_i/(2·G_k)`` of V over level i (V/G_k to each peer first reached
-there, crossing as many of the axis's links as its distance: the ring's rule of
-:class:`~derive.declare.collective.CollectiveKind`, as every collective here);
-a point-to-point send of V (a pipeline stage's boundary, a ring attention step) ``V/β`` over
-the slowest (outermost) axis the group spans. Over one level these are the ring formulas.
-Latency adds ``2(gᵢ−1)·αᵢ`` per all-reduce call and level, ``(gᵢ−1)·αᵢ`` for the others, α of
-the outermost axis per send.
+The mesh is :mod:`derive.problem.mesh` (``--mesh``; without it one axis of every device at
+``--link-bandwidth`` or the chip's link, a one-way ring). A placement puts each parallel dim
+(:data:`PARALLEL_DIMS`: tp, cp, ep, pp and dp, where ``dp`` is the data-parallel replicas
+outside an expert group, ``dp/ep``) over one or more axes, or over a divisor of one:
+``--place tp=gpu,dp=node``, ``dp=gpu*node`` for a dim over two axes. Dims not placed fill what
+is left from the innermost axis out in the order of :data:`PARALLEL_DIMS`. Each dim's group is
+then a tuple of :class:`~derive.analysis.network.Level` (g_i devices over an axis), innermost
+first, timed by the one communication model, :mod:`derive.analysis.network`.
 """
 
 from __future__ import annotations
@@ -31,144 +15,25 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from enum import Enum
 from functools import lru_cache
 
 import sympy as sp
 
-from derive.declare.collective import CollectiveKind
+from derive.analysis.network import Exchange, Level, time_per_byte
 from derive.errors import ProblemError
-from derive.formula.decimals import parse_decimal
-from derive.formula.units import Dimension, parse_unit
-from derive.problem.timing import parse_duration
+from derive.problem.mesh import Mesh
 
 __all__ = [
     "PARALLEL_DIMS",
-    "Axis",
-    "Exchange",
-    "Level",
-    "Mesh",
     "Placement",
     "book_latency",
     "book_time_per_byte",
-    "bytes_per_byte",
-    "calls_latency",
-    "level_terms",
-    "one_axis",
-    "parse_mesh",
     "place",
     "placements",
-    "time_per_byte",
 ]
 
 PARALLEL_DIMS = ("tp", "cp", "ep", "pp", "dp")
 """The parallel dims, in the order the default placement fills the axes from the innermost."""
-
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,31}")
-_AXIS = re.compile(r"\s*([^=\s]+)\s*=\s*(\d{1,9})\s*@\s*([^+]+?)\s*(?:\+\s*(.+?))?\s*")
-
-
-class Exchange(Enum):
-    """How a dim's bytes travel: a collective over its group, or a send to one neighbour."""
-
-    ALL_REDUCE = "all-reduce"
-    ALL_GATHER = "all-gather"
-    REDUCE_SCATTER = "reduce-scatter"
-    ALL_TO_ALL = "all-to-all"
-    SEND = "point-to-point send"
-
-
-@dataclass(frozen=True)
-class Axis:
-    """One axis of the mesh: ``size`` devices, ``bandwidth`` bytes/s per device one way, ``latency`` s."""
-
-    name: str
-    size: int
-    bandwidth: sp.Rational
-    bandwidth_text: str
-    latency: sp.Rational = sp.S.Zero
-
-
-@dataclass(frozen=True)
-class Mesh:
-    """The axes from the innermost out; ``given`` is False for the one axis of ``--link-bandwidth``."""
-
-    axes: tuple[Axis, ...]
-    given: bool = True
-
-    @property
-    def devices(self) -> int:
-        """The product of the axes' sizes."""
-        n = 1
-        for axis in self.axes:
-            n *= axis.size
-        return n
-
-    def text(self) -> str:
-        """The mesh as ``--mesh`` spells it (bandwidths as typed)."""
-        return ",".join(
-            f"{a.name}={a.size}@{a.bandwidth_text}" + (f"+{a.latency}s" if a.latency else "")
-            for a in self.axes
-        )
-
-
-@dataclass(frozen=True)
-class Level:
-    """A group's extent over one axis: ``size`` devices of it (a divisor of the axis)."""
-
-    axis: Axis
-    size: int
-
-
-def _bandwidth(text: str, where: str) -> sp.Rational:
-    """Bytes/s from ``450e9`` or ``450GB/s`` (a byte rate), exact."""
-    match = re.fullmatch(r"\s*([0-9.eE+_-]+)\s*([A-Za-z/]*)\s*", text)
-    if match is None:
-        raise ProblemError(where, f"bandwidth {text!r} is not a number of bytes/s (450e9, 450GB/s)")
-    number, unit_text = match.groups()
-    factor = sp.Integer(1)
-    if unit_text:
-        unit = parse_unit(unit_text)
-        if unit is None or unit.dimension is not Dimension.BYTE_RATE:
-            raise ProblemError(where, f"unit {unit_text!r} is not a bandwidth (B/s, GB/s, TB/s)")
-        factor = unit.factor
-    value = parse_decimal(number, where) * factor
-    if value <= 0:
-        raise ProblemError(where, f"bandwidth {text!r} must be positive")
-    return value
-
-
-def parse_mesh(text: str, where: str = "--mesh") -> Mesh:
-    """``gpu=8@450e9,node=16@50GB/s+5us``: axes from the innermost out.
-
-    >>> [(a.name, a.size, a.bandwidth) for a in parse_mesh("gpu=8@450GB/s,node=2@5e10").axes]
-    [('gpu', 8, 450000000000), ('node', 2, 50000000000)]
-    """
-    axes: list[Axis] = []
-    for part in text.split(","):
-        match = _AXIS.fullmatch(part)
-        if match is None:
-            raise ProblemError(
-                where,
-                f"axis {part.strip()!r} is not name=size@bandwidth[+latency], e.g. gpu=8@450GB/s",
-            )
-        name, size, bandwidth, latency = match.groups()
-        if not _NAME.fullmatch(name) or name in PARALLEL_DIMS:
-            raise ProblemError(
-                where, f"axis name {name!r} must be a word other than {', '.join(PARALLEL_DIMS)}"
-            )
-        if any(a.name == name for a in axes):
-            raise ProblemError(where, f"axis {name!r} is named twice")
-        if int(size) < 1:
-            raise ProblemError(where, f"axis {name!r} has size {size}: at least 1")
-        alpha = sp.Integer(0) if latency is None else parse_duration(latency, where)
-        axes.append(Axis(name, int(size), _bandwidth(bandwidth, where), bandwidth.strip(), alpha))
-    return Mesh(tuple(axes))
-
-
-def one_axis(devices: int, bandwidth: sp.Rational, text: str) -> Mesh:
-    """The mesh without ``--mesh``: every device on one link."""
-    return Mesh((Axis("link", devices, bandwidth, text),), given=False)
 
 
 @dataclass(frozen=True)
@@ -318,48 +183,6 @@ def placements(mesh: Mesh, degrees: dict[str, int]) -> tuple[Placement, ...]:
     return tuple(seen.values())
 
 
-def _prefix(levels: tuple[Level, ...], i: int) -> int:
-    n = 1
-    for level in levels[:i]:
-        n *= level.size
-    return n
-
-
-@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def level_terms(kind: Exchange, levels: tuple[Level, ...]) -> tuple[tuple[Level, sp.Rational], ...]:
-    """Per level, the bytes one device sends over it per byte of V (the formula per level)."""
-    if not levels:
-        return ()
-    if kind is Exchange.SEND:
-        return ((levels[-1], sp.Integer(1)),)
-    total, ring = _prefix(levels, len(levels)), CollectiveKind(kind.value.replace("-", "_"))
-    out = []
-    for i, level in enumerate(levels):
-        inner, g = _prefix(levels, i), level.size
-        # the ring's rule on the level's tensor, V/inner, or for an all-to-all g·G_i·V/G_k: its
-        # chunks V/G_k to the peers first reached there, G_{i-1} of them at each distance
-        tensor = g * g * inner if kind is Exchange.ALL_TO_ALL else total // inner
-        out.append((level, ring.fraction(g) * sp.Rational(tensor, total)))
-    return tuple(out)
-
-
-@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def bytes_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
-    """Bytes one device sends per byte of V over all levels."""
-    return sp.Add(*(share for _, share in level_terms(kind, levels)))
-
-
-@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
-    """Seconds per byte of V: each level's bytes over its own axis's bandwidth.
-
-    >>> gpu, node = Axis("gpu", 8, sp.Integer(400), "400"), Axis("node", 2, sp.Integer(50), "50")
-    >>> time_per_byte(Exchange.ALL_REDUCE, (Level(gpu, 8), Level(node, 2)))  # 2·7/8/400 + 2·1/2/(8·50)
-    11/1600
-    """
-    return sp.Add(*(share / level.axis.bandwidth for level, share in level_terms(kind, levels)))
-
-
 BOOK_FACTOR = {
     Exchange.ALL_REDUCE: sp.Integer(2),
     Exchange.ALL_GATHER: sp.Integer(1),
@@ -389,6 +212,7 @@ def book_time_per_byte(
     run at once and the slowest sets the time (Training, "Combining FSDP and Tensor
     Parallelism": comms on different axes overlap). A send keeps derive's V/β.
 
+    >>> from derive.problem.mesh import Axis
     >>> x, y = Axis("x", 4, sp.Integer(9), "9"), Axis("y", 4, sp.Integer(9), "9")
     >>> book_time_per_byte(Exchange.ALL_REDUCE, (Level(x, 4),), sp.Integer(9))  # 2/(2·9)
     1/9
@@ -432,14 +256,3 @@ def book_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr) -> sp.
             for lv in levels
         )
     )
-
-
-@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def calls_latency(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
-    """Seconds of latency of one call: its hops per level times the level's α."""
-    if not levels:
-        return sp.Integer(0)
-    if kind is Exchange.SEND:
-        return levels[-1].axis.latency
-    hops = 2 if kind is Exchange.ALL_REDUCE else 1
-    return sp.Add(*(hops * (lv.size - 1) * lv.axis.latency for lv in levels))

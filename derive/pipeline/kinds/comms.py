@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -70,6 +70,15 @@ def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
     from derive.problem.comms_binding import bind_comms
 
     return CommsDerivation(analyse_comms(bind_comms(spec, operator)), spec=spec)
+
+
+def derive_collective(spec: ProblemSpec, text: str) -> CommsDerivation:
+    """``--collective 'AllGather_y(A[E_y, F])'``: one collective in the book's notation, timed."""
+    from derive.problem.binding import read_mesh
+    from derive.problem.collective_text import parse_collective
+
+    operator = parse_collective(text, read_mesh(spec))
+    return derive_comms(replace(spec, operator=operator.name), operator)
 
 
 @dataclass(frozen=True)

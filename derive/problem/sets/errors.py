@@ -14,6 +14,7 @@ MAX_ERRORS = 20  # errors reported at once from one file
 # what a problem's keys are called on the command line, for errors found after parsing
 _FLAG_KEYS = (
     ("--link-bandwidth", "link_bandwidth"),
+    ("--mesh", "mesh"),
     ("--bandwidth", "bandwidth"),
     ("--peak", "peak"),
     ("--chip", "chip"),
