@@ -221,7 +221,7 @@ class DerivationResult:
 def _spec_of(problem: Problem) -> ProblemSpec:
     """An operator problem's spec (only an operator problem has a context of dims)."""
     kind = kind_of(problem)
-    if kind.kind is not ProblemKind.OPERATOR:
+    if not kind.chains:
         raise ProblemError("problem", f"{kind.noun}: only single claims are checked (derive.check)")
     return cast(ProblemSpec, problem.spec)  # the operator kind's spec
 
@@ -441,7 +441,7 @@ def check(
     """
     problem, operators = _as_problem(problem, operators)
     kind = derived_kind(cast(Problem, problem), operators)
-    judge = _JUDGES[kind]
+    judge = _JUDGES[kind.judged_as]
     result = judge(
         problem,
         quantity_named(kind.parent, quantity),
@@ -633,16 +633,12 @@ _JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
         ProblemKind.OPERATOR: _check_operator,
         ProblemKind.KERNEL: _check_kernel,
         ProblemKind.MODEL: _check_model,
-        ProblemKind.SERVING: _check_model,
-        ProblemKind.TRAINING: _check_model,
         ProblemKind.BUDGET: _check_native,
-        ProblemKind.WHAT_IF: _check_native,
         ProblemKind.COMMS: _check_comms,
-        ProblemKind.DECODE_CROSSOVER: _check_model,
         ProblemKind.QUESTIONS: _check_questions,
     }
 )
-"""How a claim about a problem of each kind is judged; a kind without a row is not checked yet."""
+"""How a claim is judged, by the kind it is judged as (``ProblemKind.judged_as``)."""
 
 
 def check_derivation(

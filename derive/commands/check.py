@@ -285,7 +285,7 @@ def _claim(args: argparse.Namespace) -> int:
     problem, operators = problem_of(args)
     args.quantity = quantity_named(problem.kind, args.quantity)  # an alias: its row's name
     _known_quantity(args.quantity)
-    claim = _CLAIMS[derived_kind(problem, operators)]
+    claim = _CLAIMS[derived_kind(problem, operators).judged_as]
     return claim(args, problem, operators)
 
 
@@ -470,15 +470,11 @@ _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...
     ProblemKind.OPERATOR: _operator_claim,
     ProblemKind.KERNEL: _kernel_claim,
     ProblemKind.MODEL: _model_claim,
-    ProblemKind.SERVING: _model_claim,
-    ProblemKind.TRAINING: _model_claim,
     ProblemKind.BUDGET: _native_claim,
-    ProblemKind.WHAT_IF: _native_claim,
     ProblemKind.COMMS: _comms_claim,
-    ProblemKind.DECODE_CROSSOVER: _model_claim,
     ProblemKind.QUESTIONS: _questions_claim,
 }
-"""How ``--claim`` is judged and printed for a problem of each kind (every kind listed)."""
+"""How ``--claim`` is judged and printed, by the kind it is judged as."""
 
 
 def _derivation(args: argparse.Namespace) -> int:

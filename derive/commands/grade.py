@@ -40,7 +40,7 @@ from derive.checking.api import (
     TRAINING_QUANTITIES,
 )
 from derive.errors import DeriveError, LimitError, ProblemError
-from derive.pipeline.kinds import Problem
+from derive.pipeline.kinds import Problem, kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.input_files import read_text_file
 from derive.problem.kernel_spec import KernelSpec
@@ -149,14 +149,14 @@ def _default_asks(pset: ProblemSet, entry: Problem) -> tuple[str, ...]:
     from derive.pipeline import Derivation, derive_spec
     from derive.pipeline.cache import registry
 
-    if entry.kind is not ProblemKind.OPERATOR:
+    if not kind_of(entry).chains:  # not an operator problem: no steps of its own
         return ()
     try:
         spec = cast(ProblemSpec, entry.spec)  # an operator problem's spec
         d = derive_spec(spec, registry(tuple(str(p) for p in pset.operators)))
     except DeriveError:
         return ()
-    if d.kind is not ProblemKind.OPERATOR:  # comms-only: no steps of a roofline
+    if not d.kind.roofline:  # comms-only: no steps of a roofline
         return ()
     return tuple(dict.fromkeys(s.topic for s in cast(Derivation, d).solution.steps))
 

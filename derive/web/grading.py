@@ -150,7 +150,7 @@ class Grader:
     def context(self, problem: str) -> Context:
         """The analysed operator problem ``problem`` (an id of the set; cached by the checking API)."""
         entry = self._entry(problem)
-        if entry.kind is not ProblemKind.OPERATOR:
+        if not KINDS[entry.kind].chains:
             raise ProblemError(
                 f"problem {problem!r}", "only an operator problem has a roofline over its dims"
             )
@@ -193,7 +193,7 @@ class Grader:
         if self._defined(problem, quantity):
             return Reading(True, answer.strip())  # read when judged (units, names)
         entry = self._entry(problem)
-        reader = _READERS[derived_kind(entry, self.operators)]
+        reader = _READERS[derived_kind(entry, self.operators).judged_as]
         return reader(self, entry, answer, quantity)
 
     def _read_operator(self, entry: ProblemEntry, answer: str, quantity: str | None) -> Reading:
@@ -242,7 +242,7 @@ class Grader:
         if result.verdict is Verdict.UNREADABLE:
             return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
         assert result.kind is not None  # derive.check names the kind it judged in
-        return _RESULTS[result.kind](self, result)
+        return _RESULTS[result.kind.judged_as](self, result)
 
     def _comms_result(self, result: ApiCheckResult) -> CheckResult:
         """A claimed time on the link: its echo and the exact time as LaTeX."""
@@ -399,26 +399,18 @@ _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.OPERATOR: Grader._read_operator,
     ProblemKind.KERNEL: Grader._read_kernel,
     ProblemKind.MODEL: Grader._read_model,
-    ProblemKind.SERVING: Grader._read_model,
-    ProblemKind.TRAINING: Grader._read_model,
     ProblemKind.BUDGET: _read_native,
-    ProblemKind.WHAT_IF: _read_native,
     ProblemKind.COMMS: _read_comms,
-    ProblemKind.DECODE_CROSSOVER: Grader._read_model,
     ProblemKind.QUESTIONS: _not_graded_here,
 }
-"""How the preview reads an answer to a problem of each kind (every kind listed)."""
+"""How the preview reads an answer, by the kind it is judged as."""
 
 _RESULTS: dict[ProblemKind, Callable[[Grader, ApiCheckResult], CheckResult]] = {
     ProblemKind.OPERATOR: Grader._operator_result,
     ProblemKind.KERNEL: Grader._kernel_result,
     ProblemKind.MODEL: Grader._model_result,
-    ProblemKind.SERVING: Grader._model_result,
-    ProblemKind.TRAINING: Grader._model_result,
     ProblemKind.BUDGET: _native_result,
-    ProblemKind.WHAT_IF: _native_result,
     ProblemKind.COMMS: Grader._comms_result,
-    ProblemKind.DECODE_CROSSOVER: Grader._model_result,
     ProblemKind.QUESTIONS: _not_graded_here,
 }
-"""How a judged claim about a problem of each kind becomes the workbook's record (every kind listed)."""
+"""How a judged claim becomes the workbook's record, by the kind it is judged as."""
