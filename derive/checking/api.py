@@ -185,6 +185,14 @@ class CheckResult:
     """The kind of problem the claim was judged in (an operator that only communicates:
     ``COMMS``), which the command line and the workbook print it by."""
 
+    @classmethod
+    def unreadable(cls, quantity: str, claim: str, error: ParseError) -> CheckResult:
+        """A claim that could not be read: why, and where reading stopped."""
+        why = error.why
+        return cls(
+            Verdict.UNREADABLE, quantity, claim, None, (), None, why, position_of(why), detail=error
+        )
+
 
 @dataclass(frozen=True)
 class StepResult:
@@ -357,10 +365,7 @@ def _check_model(
     try:
         read = read_model_claim(a, quantity, claim, syntax)
     except ParseError as e:
-        why = e.why
-        return CheckResult(
-            Verdict.UNREADABLE, quantity, claim, None, (), None, why, position_of(why), detail=e
-        )
+        return CheckResult.unreadable(quantity, claim, e)
     phase = phase_for(problem, operators) if quantity in SERVING_QUANTITIES else None
     j = (
         judge_crossover(phase, read, read.relation)
@@ -546,17 +551,7 @@ def _check_operator(
     try:
         read = read_claim_for(ctx, quantity, claim, syntax)
     except ParseError as e:
-        return CheckResult(
-            Verdict.UNREADABLE,
-            quantity,
-            claim,
-            None,
-            (),
-            None,
-            e.why,
-            position_of(e.why),
-            detail=e,
-        )
+        return CheckResult.unreadable(quantity, claim, e)
     j = judge_claim(ctx, quantity, read)
     from derive.checking.matching import as_percent
 

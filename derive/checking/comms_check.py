@@ -27,7 +27,7 @@ from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
-from derive.formula.answer import Answer, position_of, read_answer
+from derive.formula.answer import Answer, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
 from derive.pipeline.kinds.comms import CommsDerivation
@@ -152,9 +152,7 @@ def check_comms(
     try:
         read = read_comms_claim(claim, syntax)
     except ParseError as e:
-        return CheckResult(
-            Verdict.UNREADABLE, quantity, claim, None, (), None, e.why, position_of(e.why), detail=e
-        )
+        return CheckResult.unreadable(quantity, claim, e)
     value, unit = read.value, read.answer.unit
     diagnosis: tuple[str, ...]
     if unit is not None and unit.dimension is not Dimension.TIME:

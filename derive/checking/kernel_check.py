@@ -34,9 +34,7 @@ from derive.checking.kernel_claims import (
 from derive.checking.matching import as_percent
 from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
-from derive.checking.verdict import Verdict
 from derive.errors import ParseError
-from derive.formula.answer import position_of
 from derive.formula.decimals import fmt_decimal
 from derive.present.report import Report, report_text
 from derive.problem.kernel_spec import KernelSpec
@@ -93,9 +91,7 @@ def check_kernel(
     try:
         read = read_kernel_claim(kernel, quantity, claim, syntax)
     except ParseError as e:
-        return CheckResult(
-            Verdict.UNREADABLE, quantity, claim, None, (), None, e.why, position_of(e.why), detail=e
-        )
+        return CheckResult.unreadable(quantity, claim, e)
     j = judge_kernel_claim(kernel, quantity, read, rtol)
     diagnosis = hide(j.diagnosis, Target(j.exact)) if hide_expected else j.diagnosis
     result = CheckResult(
