@@ -421,8 +421,7 @@ def _known_quantity(quantity: str) -> None:
 
 def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
     """A claim about a defined quantity or an unknown of a set's problem (issue 23)."""
-
-    from derive.checking.api import Verdict, check_defined
+    from derive.checking.api import check_defined
 
     result = check_defined(
         pset,
@@ -432,10 +431,16 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
         rtol=args.rtol,
         hide_expected=args.hide_expected,
     )
-    if result.verdict is Verdict.UNREADABLE:
-        raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
+    return _defined_report(args, result)
+
+
+def _defined_report(args: argparse.Namespace, result: ApiCheckResult) -> int:
+    """A defined quantity's verdict (a budget's and a what-if's too), or its claim refused."""
+    from derive.checking.api import Verdict
     from derive.checking.api import model_verdict_text as frame
 
+    if result.verdict is Verdict.UNREADABLE:
+        raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
     rtol = parse_rtol(args.rtol)
     judged = {"expected": result.expected}  # the same frame as every other check's JSON
     write_report(
@@ -448,22 +453,12 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
 
 def _native_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
     """A claim about a set's budget or what-if (issue 36), printed as a defined quantity's."""
-    from derive.checking.api import Verdict, check
-    from derive.checking.api import model_verdict_text as frame
+    from derive.checking.api import check
 
     result = check(
         problem, args.quantity, args.claim, rtol=args.rtol, hide_expected=args.hide_expected
     )
-    if result.verdict is Verdict.UNREADABLE:
-        raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
-    rtol = parse_rtol(args.rtol)
-    judged = {"expected": result.expected}
-    write_report(
-        args,
-        frame.model_claim_report(result, rtol),
-        lambda: frame.claim_json(result, rtol, judged, {"problem": args.problem}),
-    )
-    return 0 if result.verdict is Verdict.CORRECT else 1
+    return _defined_report(args, result)
 
 
 _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...]], int]] = {
