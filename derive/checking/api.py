@@ -40,15 +40,10 @@ from derive.catalogue import ProblemKind
 from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
 from derive.checking.chain import read_chain_text
-from derive.checking.comms_check import (
-    COMMS_QUANTITIES,
-    CommsDetail,
-    comms_claim_json,
-    comms_claim_report,
-)
+from derive.checking.comms_check import COMMS_QUANTITIES, CommsDetail, comms_claim_json
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
 from derive.checking.hidden import conceal
-from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report, kernel_claim_text
+from derive.checking.kernel_check import kernel_claim_json
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
 from derive.checking.serving_claims import SERVING_QUANTITIES
@@ -94,12 +89,9 @@ __all__ = [
     "check_defined",
     "check_derivation",
     "comms_claim_json",
-    "comms_claim_report",
     "context_for",
     "defined_names",
     "kernel_claim_json",
-    "kernel_claim_report",
-    "kernel_claim_text",
     "model_analysis_for",
     "model_values",
     "model_verdict_text",

@@ -31,7 +31,6 @@ from derive.formula.answer import Answer, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
 from derive.pipeline.kinds.comms import CommsDerivation
-from derive.present.report import Report
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
@@ -43,7 +42,6 @@ __all__ = [
     "check_comms",
     "comms_analysis",
     "comms_claim_json",
-    "comms_claim_report",
     "read_comms_claim",
 ]
 
@@ -187,10 +185,3 @@ def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object
     }
     about = {"operator": detail.analysis.problem.operator.name, "binding": "link"}
     return claim_json(result, rtol, judged, about)
-
-
-def comms_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
-    """The verdict as a report, as a model claim's."""
-    from derive.checking.model_verdict_text import model_claim_report
-
-    return model_claim_report(result, rtol)

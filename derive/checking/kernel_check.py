@@ -36,7 +36,6 @@ from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
 from derive.errors import ParseError
 from derive.formula.decimals import fmt_decimal
-from derive.present.report import Report, report_text
 from derive.problem.kernel_spec import KernelSpec
 
 if TYPE_CHECKING:
@@ -46,8 +45,6 @@ __all__ = [
     "KernelDetail",
     "check_kernel",
     "kernel_claim_json",
-    "kernel_claim_report",
-    "kernel_claim_text",
     "kernel_for",
 ]
 
@@ -136,15 +133,3 @@ def kernel_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, objec
     }
     matched = {"matched": None if j.how is None else j.how.value}
     return claim_json(result, rtol, judged, {"kernel": _kernel_json(detail.kernel)}, matched)
-
-
-def kernel_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
-    """The verdict as a report, as a model claim's."""
-    from derive.checking.model_verdict_text import model_claim_report
-
-    return model_claim_report(result, rtol)
-
-
-def kernel_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
-    """The verdict in a few lines, as a model claim's prints."""
-    return report_text(kernel_claim_report(result, rtol))
