@@ -255,11 +255,6 @@ def _entry(
     )
 
 
-def is_model(problem: Problem) -> bool:
-    """True for a whole-model problem (typed, or of a set; with its serving step or not)."""
-    return problem.kind in (ProblemKind.MODEL, ProblemKind.SERVING, ProblemKind.TRAINING)
-
-
 def _claim(args: argparse.Namespace) -> int:
     if args.quantity is None:
         raise ProblemError(
