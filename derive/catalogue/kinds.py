@@ -15,8 +15,9 @@ class ProblemKind(Enum):
     """A kind of problem; its value is the word a problem set and JSON use.
 
     Each member is ``word, label, roofline[, parent[, judged_as]]`` (a name in the last
-    two): what a sentence calls it, whether it is timed on its chip's roofline, the kind a
-    set names it by and the kind whose claims' path judges it (both itself by default).
+    two): what a sentence calls it, whether it is timed on its chip's roofline (a
+    comms-only operator's time is its link's; a decode's crossover times no step), the
+    kind a set names it by and the kind whose claims' path judges it (both itself by default).
     """
 
     _value_: str
@@ -32,6 +33,7 @@ class ProblemKind(Enum):
     BUDGET = "budget", "a scaling-law budget", False  # C = k·N·D and D = r·N solved for N and D
     WHAT_IF = "what_if", "a what-if on a measured step", False, "", "BUDGET"  # Amdahl
     COMMS = "comms", "an operator that only communicates", False, "OPERATOR"  # an all-reduce
+    # a model's decode with no batch: B solved for
     DECODE_CROSSOVER = (
         "decode_crossover",
         "a decode's crossover (no batch)",
