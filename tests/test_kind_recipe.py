@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pytest
 
 from derive.catalogue import ProblemKind
+from derive.catalogue.lookup import spelling_map
 from derive.checking.api import Verdict, check
 from derive.pipeline.kinds import KINDS, derived_kind, kind_of
 from derive.problem.kernel_spec import KernelSpec
@@ -62,6 +63,7 @@ def toy(monkeypatch):
     ProblemKind._member_names_.remove("TOY")
     del ProblemKind._member_map_["TOY"], ProblemKind._value2member_map_["toy"]
     type.__delattr__(ProblemKind, "TOY")
+    spelling_map.cache_clear()  # its one cached row (the toy's spellings: none)
 
 
 def test_a_toy_kind_is_found_derived_and_checked(toy):
