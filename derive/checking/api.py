@@ -40,15 +40,10 @@ from derive.catalogue import ProblemKind
 from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
 from derive.checking.chain import read_chain_text
-from derive.checking.comms_check import (
-    COMMS_QUANTITIES,
-    CommsDetail,
-    comms_claim_json,
-    comms_claim_report,
-)
+from derive.checking.comms_check import COMMS_QUANTITIES, CommsDetail, comms_claim_json
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
 from derive.checking.hidden import conceal
-from derive.checking.kernel_check import kernel_claim_json, kernel_claim_report, kernel_claim_text
+from derive.checking.kernel_check import kernel_claim_json
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
 from derive.checking.serving_claims import SERVING_QUANTITIES
@@ -94,12 +89,9 @@ __all__ = [
     "check_defined",
     "check_derivation",
     "comms_claim_json",
-    "comms_claim_report",
     "context_for",
     "defined_names",
     "kernel_claim_json",
-    "kernel_claim_report",
-    "kernel_claim_text",
     "model_analysis_for",
     "model_values",
     "model_verdict_text",
@@ -188,6 +180,32 @@ class CheckResult:
     """The kind of problem the claim was judged in (an operator that only communicates:
     ``COMMS``), which the command line and the workbook print it by."""
 
+    @classmethod
+    def unreadable(cls, quantity: str, claim: str, error: ParseError) -> CheckResult:
+        """A claim that could not be read: why, and where reading stopped."""
+        why = error.why
+        return cls(
+            Verdict.UNREADABLE, quantity, claim, None, (), None, why, position_of(why), detail=error
+        )
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A claim to judge: what :func:`check` was given, its quantity by its row's name."""
+
+    problem: Problem
+    quantity: str
+    claim: str
+    tolerance: Tolerance
+    hide_expected: bool
+    syntax: str
+    operators: Sequence[str | Path]
+
+    @property
+    def rtol(self) -> sp.Rational:
+        """The tolerance, exact."""
+        return _rtol(self.tolerance)
+
 
 @dataclass(frozen=True)
 class StepResult:
@@ -224,7 +242,7 @@ class DerivationResult:
 def _spec_of(problem: Problem) -> ProblemSpec:
     """An operator problem's spec (only an operator problem has a context of dims)."""
     kind = kind_of(problem)
-    if kind.kind is not ProblemKind.OPERATOR:
+    if not kind.chains:
         raise ProblemError("problem", f"{kind.noun}: only single claims are checked (derive.check)")
     return cast(ProblemSpec, problem.spec)  # the operator kind's spec
 
@@ -329,17 +347,11 @@ def model_values(
     return tuple((name, str(q.value), shown_expected(q)) for name, q in found)
 
 
-def _check_model(
-    problem: ModelSpec | ModelEntry,
-    quantity: str,
-    claim: str,
-    tolerance: Tolerance,
-    hide_expected: bool,
-    syntax: str,
-    operators: Sequence[str | Path],
-) -> CheckResult:
+def _check_model(asked: _Asked) -> CheckResult:
     """A claim about a whole model, or about its serving step (the quantities of both)."""
-    rtol = _rtol(tolerance)
+    problem = cast("ModelSpec | ModelEntry", asked.problem)  # a model-judged kind's
+    quantity, claim, operators = asked.quantity, asked.claim, asked.operators
+    rtol, hide_expected = asked.rtol, asked.hide_expected
     from derive.checking.hints import earned, facets
     from derive.checking.matching import as_percent, exactly
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
@@ -358,12 +370,9 @@ def _check_model(
     a = all_claims_analysis_for(problem, operators)
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
     try:
-        read = read_model_claim(a, quantity, claim, syntax)
+        read = read_model_claim(a, quantity, claim, asked.syntax)
     except ParseError as e:
-        why = e.why
-        return CheckResult(
-            Verdict.UNREADABLE, quantity, claim, None, (), None, why, position_of(why), detail=e
-        )
+        return CheckResult.unreadable(quantity, claim, e)
     phase = phase_for(problem, operators) if quantity in SERVING_QUANTITIES else None
     j = (
         judge_crossover(phase, read, read.relation)
@@ -444,17 +453,9 @@ def check(
     """
     problem, operators = _as_problem(problem, operators)
     kind = derived_kind(cast(Problem, problem), operators)
-    judge = _JUDGES[kind]
-    result = judge(
-        problem,
-        quantity_named(kind.parent, quantity),
-        claim,
-        rtol,
-        hide_expected,
-        syntax,
-        operators,
-    )
-    return replace(result, kind=kind)
+    named = quantity_named(kind.parent, quantity)
+    asked = _Asked(cast(Problem, problem), named, claim, rtol, hide_expected, syntax, operators)
+    return replace(_JUDGES[kind.judged_as](asked), kind=kind)
 
 
 def quantity_named(kind: ProblemKind, quantity: str) -> str:
@@ -475,30 +476,15 @@ def quantity_named(kind: ProblemKind, quantity: str) -> str:
     return shows[0] if len(shows) == 1 else name
 
 
-def _check_kernel(
-    problem: KernelSpec | KernelEntry,
-    quantity: str,
-    claim: str,
-    rtol: Tolerance,
-    hide_expected: bool,
-    syntax: str,
-    operators: Sequence[str | Path],
-) -> CheckResult:
+def _check_kernel(a: _Asked) -> CheckResult:
     """A claim about a kernel given by its numbers (a kernel declares no operator)."""
     from derive.checking.kernel_check import check_kernel
 
-    return check_kernel(problem.spec, quantity, claim, _rtol(rtol), hide_expected, syntax)
+    spec = cast(KernelSpec, a.problem.spec)  # the kernel kind's spec
+    return check_kernel(spec, a.quantity, a.claim, a.rtol, a.hide_expected, a.syntax)
 
 
-def _check_comms(
-    problem: object,
-    quantity: str,
-    claim: str,
-    rtol: Tolerance,
-    hide_expected: bool,
-    syntax: str,
-    operators: Sequence[str | Path],
-) -> CheckResult:
+def _check_comms(a: _Asked) -> CheckResult:
     """A claimed time of an operator that only communicates (derived already, or a problem
     of an operator problem's spec), judged against its time on the link."""
     from derive.checking.comms_check import check_comms, comms_analysis
@@ -506,65 +492,38 @@ def _check_comms(
     from derive.pipeline.kinds.comms import CommsDerivation
 
     kind = KINDS[ProblemKind.COMMS]
-    derived = problem if kind_of(cast(Problem, problem)) is kind else None
-    if derived is None:
-        derived = kind.derive(cast(Problem, problem), operators)
-    analysis = comms_analysis(cast(CommsDerivation, derived), quantity)
-    return check_comms(analysis, quantity, claim, _rtol(rtol), hide_expected, syntax)
+    derived = a.problem if kind_of(a.problem) is kind else kind.derive(a.problem, a.operators)
+    analysis = comms_analysis(cast(CommsDerivation, derived), a.quantity)
+    return check_comms(analysis, a.quantity, a.claim, a.rtol, a.hide_expected, a.syntax)
 
 
-def _check_questions(
-    problem: object,
-    quantity: str,
-    claim: str,
-    rtol: Tolerance,
-    hide_expected: bool,
-    syntax: str,
-    operators: Sequence[str | Path],
-) -> CheckResult:
+def _check_questions(a: _Asked) -> CheckResult:
     """Givens and equations alone: a claim about one of its names is a defined quantity's.
 
     Raises:
         ProblemError: always (``check_defined`` judges it, with its set).
     """
-    entry = cast(QuestionEntry, problem)
+    entry = cast(QuestionEntry, a.problem)
     raise ProblemError(
-        f"quantity {quantity!r}",
+        f"quantity {a.quantity!r}",
         f"problem {entry.id!r} is givens and equations alone: check_defined judges its "
         f"quantities ({', '.join(entry.questions.answers)})",
     )
 
 
-def _check_operator(
-    problem: ProblemSpec | ProblemEntry,
-    quantity: str,
-    claim: str,
-    rtol: Tolerance,
-    hide_expected: bool,
-    syntax: str,
-    operators: Sequence[str | Path],
-) -> CheckResult:
+def _check_operator(asked: _Asked) -> CheckResult:
     """A claim about an operator problem, judged in its context of dims."""
     from derive.checking.claims import read_claim_for
     from derive.checking.expected_text import hide, show_expected
     from derive.checking.judge import judge_claim
 
+    quantity, claim, hide_expected = asked.quantity, asked.claim, asked.hide_expected
     _check_quantity(quantity)
-    ctx = context_for(problem, rtol, operators)
+    ctx = context_for(asked.problem, asked.tolerance, asked.operators)
     try:
-        read = read_claim_for(ctx, quantity, claim, syntax)
+        read = read_claim_for(ctx, quantity, claim, asked.syntax)
     except ParseError as e:
-        return CheckResult(
-            Verdict.UNREADABLE,
-            quantity,
-            claim,
-            None,
-            (),
-            None,
-            e.why,
-            position_of(e.why),
-            detail=e,
-        )
+        return CheckResult.unreadable(quantity, claim, e)
     j = judge_claim(ctx, quantity, read)
     from derive.checking.matching import as_percent, exactly
 
@@ -614,19 +573,12 @@ def defined_names(problem_set: ProblemSet, problem: str) -> tuple[str, ...]:
     return names(problem_set, problem)
 
 
-def _check_native(
-    problem: object,
-    quantity: str,
-    claim: str,
-    rtol: Tolerance,
-    hide_expected: bool,
-    syntax: str,
-    operators: Sequence[str | Path],
-) -> CheckResult:
+def _check_native(a: _Asked) -> CheckResult:
     """A claim about a set's budget or what-if (issue 36), read with units like a defined one."""
     from derive.checking.native_check import check_native
 
-    return check_native(problem, quantity, claim, _rtol(rtol), hide_expected)  # type: ignore[arg-type]
+    problem = cast("BudgetSpec | WhatIfSpec | NativeEntry", a.problem)  # a native kind's
+    return check_native(problem, a.quantity, a.claim, a.rtol, a.hide_expected)
 
 
 def native_names(problem: object) -> tuple[str, ...]:
@@ -636,21 +588,17 @@ def native_names(problem: object) -> tuple[str, ...]:
     return native_quantities(problem)  # type: ignore[arg-type]
 
 
-_JUDGES: Mapping[ProblemKind, Callable[..., CheckResult]] = MappingProxyType(
+_JUDGES: Mapping[ProblemKind, Callable[[_Asked], CheckResult]] = MappingProxyType(
     {
         ProblemKind.OPERATOR: _check_operator,
         ProblemKind.KERNEL: _check_kernel,
         ProblemKind.MODEL: _check_model,
-        ProblemKind.SERVING: _check_model,
-        ProblemKind.TRAINING: _check_model,
         ProblemKind.BUDGET: _check_native,
-        ProblemKind.WHAT_IF: _check_native,
         ProblemKind.COMMS: _check_comms,
-        ProblemKind.DECODE_CROSSOVER: _check_model,
         ProblemKind.QUESTIONS: _check_questions,
     }
 )
-"""How a claim about a problem of each kind is judged; a kind without a row is not checked yet."""
+"""How a claim is judged, by the kind it is judged as (``ProblemKind.judged_as``)."""
 
 
 def check_derivation(

@@ -35,11 +35,10 @@ from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
-from derive.formula.answer import Answer, position_of, read_answer
+from derive.formula.answer import Answer, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
 from derive.pipeline.kinds.comms import CommsDerivation
-from derive.present.report import Report
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
@@ -51,7 +50,6 @@ __all__ = [
     "check_comms",
     "comms_analysis",
     "comms_claim_json",
-    "comms_claim_report",
     "read_comms_claim",
 ]
 
@@ -160,9 +158,7 @@ def check_comms(
     try:
         read = read_comms_claim(claim, syntax)
     except ParseError as e:
-        return CheckResult(
-            Verdict.UNREADABLE, quantity, claim, None, (), None, e.why, position_of(e.why), detail=e
-        )
+        return CheckResult.unreadable(quantity, claim, e)
     value, unit = read.value, read.answer.unit
     diagnosis: tuple[str, ...]
     if unit is not None and unit.dimension is not Dimension.TIME:
@@ -202,10 +198,3 @@ def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object
     }
     about = {"operator": detail.analysis.problem.operator.name, "binding": "link"}
     return claim_json(result, rtol, judged, about)
-
-
-def comms_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
-    """The verdict as a report, as a model claim's."""
-    from derive.checking.model_verdict_text import model_claim_report
-
-    return model_claim_report(result, rtol)

@@ -34,11 +34,8 @@ from derive.checking.kernel_claims import (
 from derive.checking.matching import as_percent, exactly
 from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
-from derive.checking.verdict import Verdict
 from derive.errors import ParseError
-from derive.formula.answer import position_of
 from derive.formula.decimals import fmt_decimal
-from derive.present.report import Report, report_text
 from derive.problem.kernel_spec import KernelSpec
 
 if TYPE_CHECKING:
@@ -48,8 +45,6 @@ __all__ = [
     "KernelDetail",
     "check_kernel",
     "kernel_claim_json",
-    "kernel_claim_report",
-    "kernel_claim_text",
     "kernel_for",
 ]
 
@@ -93,9 +88,7 @@ def check_kernel(
     try:
         read = read_kernel_claim(kernel, quantity, claim, syntax)
     except ParseError as e:
-        return CheckResult(
-            Verdict.UNREADABLE, quantity, claim, None, (), None, e.why, position_of(e.why), detail=e
-        )
+        return CheckResult.unreadable(quantity, claim, e)
     j = judge_kernel_claim(kernel, quantity, read, rtol)
     diagnosis = hide(j.diagnosis, Target(j.exact)) if hide_expected else j.diagnosis
     result = CheckResult(
@@ -141,15 +134,3 @@ def kernel_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, objec
     }
     matched = {"matched": None if j.how is None else j.how.value}
     return claim_json(result, rtol, judged, {"kernel": _kernel_json(detail.kernel)}, matched)
-
-
-def kernel_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
-    """The verdict as a report, as a model claim's."""
-    from derive.checking.model_verdict_text import model_claim_report
-
-    return model_claim_report(result, rtol)
-
-
-def kernel_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
-    """The verdict in a few lines, as a model claim's prints."""
-    return report_text(kernel_claim_report(result, rtol))

@@ -98,7 +98,7 @@ def _quantities(phase: PhaseAnalysis | DecodeCrossover) -> tuple[list, list[tupl
     from derive.model.phase import DecodeCrossover
     from derive.model.records import Quantity
 
-    if phase.kind is ProblemKind.DECODE_CROSSOVER:
+    if not phase.kind.roofline:
         return _crossover_alone(cast(DecodeCrossover, phase))
     phase = cast("PhaseAnalysis", phase)  # a timed step
 
@@ -199,7 +199,7 @@ def serving_slips(phase: PhaseAnalysis | DecodeCrossover, quantity: str) -> tupl
     (rows for :func:`derive.checking.hints.earned`, weighed with the model's own)."""
     from derive.model.phase import DecodeCrossover
 
-    if phase.kind is ProblemKind.DECODE_CROSSOVER:  # its crossover alone: its slips
+    if not phase.kind.roofline:  # its crossover alone: its slips
         cross = cast(DecodeCrossover, phase)
         return _crossover_candidates(cross) if quantity == q.CROSSOVER.name else ()
     phase = cast("PhaseAnalysis", phase)  # a timed step

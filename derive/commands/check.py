@@ -286,7 +286,7 @@ def _claim(args: argparse.Namespace) -> int:
     problem, operators = problem_of(args)
     args.quantity = quantity_named(problem.kind, args.quantity)  # an alias: its row's name
     _known_quantity(args.quantity)
-    claim = _CLAIMS[derived_kind(problem, operators)]
+    claim = _CLAIMS[derived_kind(problem, operators).judged_as]
     return claim(args, problem, operators)
 
 
@@ -392,11 +392,12 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
 
 def _comms_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
     """An operator that only communicates: a claimed time on its link."""
-    from derive.checking.api import Verdict, comms_claim_json, comms_claim_report
+    from derive.checking.api import Verdict, comms_claim_json, model_verdict_text
 
     result = _operator_check(args, spec, operators)
     rtol = parse_rtol(args.rtol)
-    write_report(args, comms_claim_report(result, rtol), lambda: comms_claim_json(result, rtol))
+    report = model_verdict_text.model_claim_report(result, rtol)
+    write_report(args, report, lambda: comms_claim_json(result, rtol))
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
 
@@ -422,8 +423,7 @@ def _known_quantity(quantity: str) -> None:
 
 def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
     """A claim about a defined quantity or an unknown of a set's problem (issue 23)."""
-
-    from derive.checking.api import Verdict, check_defined
+    from derive.checking.api import check_defined
 
     result = check_defined(
         pset,
@@ -433,10 +433,16 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
         rtol=args.rtol,
         hide_expected=args.hide_expected,
     )
-    if result.verdict is Verdict.UNREADABLE:
-        raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
+    return _defined_report(args, result)
+
+
+def _defined_report(args: argparse.Namespace, result: ApiCheckResult) -> int:
+    """A defined quantity's verdict (a budget's and a what-if's too), or its claim refused."""
+    from derive.checking.api import Verdict
     from derive.checking.api import model_verdict_text as frame
 
+    if result.verdict is Verdict.UNREADABLE:
+        raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
     rtol = parse_rtol(args.rtol)
     judged = {"expected": result.expected}  # the same frame as every other check's JSON
     write_report(
@@ -449,37 +455,23 @@ def _defined_claim(args: argparse.Namespace, pset: ProblemSet) -> int:
 
 def _native_claim(args: argparse.Namespace, problem: Problem, operators: tuple[str, ...]) -> int:
     """A claim about a set's budget or what-if (issue 36), printed as a defined quantity's."""
-    from derive.checking.api import Verdict, check
-    from derive.checking.api import model_verdict_text as frame
+    from derive.checking.api import check
 
     result = check(
         problem, args.quantity, args.claim, rtol=args.rtol, hide_expected=args.hide_expected
     )
-    if result.verdict is Verdict.UNREADABLE:
-        raise ParseError(f"--claim {args.claim!r}", result.reason or "not readable")
-    rtol = parse_rtol(args.rtol)
-    judged = {"expected": result.expected}
-    write_report(
-        args,
-        frame.model_claim_report(result, rtol),
-        lambda: frame.claim_json(result, rtol, judged, {"problem": args.problem}),
-    )
-    return 0 if result.verdict is Verdict.CORRECT else 1
+    return _defined_report(args, result)
 
 
 _CLAIMS: dict[ProblemKind, Callable[[argparse.Namespace, Problem, tuple[str, ...]], int]] = {
     ProblemKind.OPERATOR: _operator_claim,
     ProblemKind.KERNEL: _kernel_claim,
     ProblemKind.MODEL: _model_claim,
-    ProblemKind.SERVING: _model_claim,
-    ProblemKind.TRAINING: _model_claim,
     ProblemKind.BUDGET: _native_claim,
-    ProblemKind.WHAT_IF: _native_claim,
     ProblemKind.COMMS: _comms_claim,
-    ProblemKind.DECODE_CROSSOVER: _model_claim,
     ProblemKind.QUESTIONS: _questions_claim,
 }
-"""How ``--claim`` is judged and printed for a problem of each kind (every kind listed)."""
+"""How ``--claim`` is judged and printed, by the kind it is judged as."""
 
 
 def _derivation(args: argparse.Namespace) -> int:

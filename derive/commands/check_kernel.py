@@ -78,7 +78,7 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
     The kernel comes from the flags (:func:`kernel_claim`) or from a problem set's ``kernel``
     problem (``--problem-set SET --problem ID``).
     """
-    from derive.checking.api import Verdict, check, kernel_claim_json, kernel_claim_report
+    from derive.checking.api import Verdict, check, kernel_claim_json, model_verdict_text
 
     allowed = ", ".join(KERNEL_QUANTITIES)
     if args.quantity is None:
@@ -99,5 +99,6 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
-    write_report(args, kernel_claim_report(result, rtol), lambda: kernel_claim_json(result, rtol))
+    report = model_verdict_text.model_claim_report(result, rtol)
+    write_report(args, report, lambda: kernel_claim_json(result, rtol))
     return 1 if result.verdict is Verdict.INCORRECT else 0

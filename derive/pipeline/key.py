@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
-from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.deadline import workers
 from derive.declare.registry import Registry
@@ -54,7 +53,7 @@ def _build_problem(
     entry = pset.problems[index]
     try:
         derived = derive_spec(entry.spec, registry)
-        if derived.kind is ProblemKind.COMMS:  # a transfer alone: no roofline, no plot
+        if not derived.kind.roofline:  # a transfer alone: no roofline, no plot
             from derive.present.key.comms import comms_part
 
             return comms_part(pset, stem, index, cast("CommsDerivation", derived).analysis)

@@ -444,7 +444,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     for entry in pset.problems:
         try:
             d = derive_spec(entry.spec, registry)
-            if d.kind is ProblemKind.COMMS:  # no roofline: its page is its link time
+            if not d.kind.roofline:  # no roofline: its page is its link time
                 pages[entry.id] = comms_page(entry, cast(CommsDerivation, d), hints)
                 continue
         except DeriveError as exc:

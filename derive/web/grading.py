@@ -157,7 +157,7 @@ class Grader:
     def context(self, problem: str) -> Context:
         """The analysed operator problem ``problem`` (an id of the set; cached by the checking API)."""
         entry = self._entry(problem)
-        if entry.kind is not ProblemKind.OPERATOR:
+        if not KINDS[entry.kind].chains:
             raise ProblemError(
                 f"problem {problem!r}", "only an operator problem has a roofline over its dims"
             )
@@ -200,7 +200,7 @@ class Grader:
         if self._defined(problem, quantity):
             return self._read_by_check(problem, quantity, answer)
         entry = self._entry(problem)
-        reader = _READERS[derived_kind(entry, self.operators)]
+        reader = _READERS[derived_kind(entry, self.operators).judged_as]
         return reader(self, entry, answer, quantity)
 
     def _read_by_check(self, problem: str, quantity: str | None, answer: str) -> Reading:
@@ -264,7 +264,7 @@ class Grader:
         if result.verdict is Verdict.UNREADABLE:
             return CheckResult(UNREADABLE, None, None, (result.reason or "cannot be read",))
         assert result.kind is not None  # derive.check names the kind it judged in
-        return replace(_RESULTS[result.kind](self, result), exact=result.exact)
+        return replace(_RESULTS[result.kind.judged_as](self, result), exact=result.exact)
 
     def _comms_result(self, result: ApiCheckResult) -> CheckResult:
         """A claimed time on the link: its echo and the exact time as LaTeX."""
@@ -416,28 +416,18 @@ _READERS: dict[ProblemKind, Callable[..., Reading]] = {
     ProblemKind.OPERATOR: Grader._read_operator,
     ProblemKind.KERNEL: Grader._read_kernel,
     ProblemKind.MODEL: Grader._read_model,
-    ProblemKind.SERVING: Grader._read_model,
-    ProblemKind.TRAINING: Grader._read_model,
     ProblemKind.BUDGET: lambda grader, entry, answer, q: grader._read_by_check(entry.id, q, answer),
-    ProblemKind.WHAT_IF: lambda grader, entry, answer, q: grader._read_by_check(
-        entry.id, q, answer
-    ),
     ProblemKind.COMMS: _read_comms,
-    ProblemKind.DECODE_CROSSOVER: Grader._read_model,
     ProblemKind.QUESTIONS: _not_graded_here,
 }
-"""How the preview reads an answer to a problem of each kind (every kind listed)."""
+"""How the preview reads an answer, by the kind it is judged as."""
 
 _RESULTS: dict[ProblemKind, Callable[[Grader, ApiCheckResult], CheckResult]] = {
     ProblemKind.OPERATOR: Grader._operator_result,
     ProblemKind.KERNEL: Grader._kernel_result,
     ProblemKind.MODEL: Grader._model_result,
-    ProblemKind.SERVING: Grader._model_result,
-    ProblemKind.TRAINING: Grader._model_result,
     ProblemKind.BUDGET: _native_result,
-    ProblemKind.WHAT_IF: _native_result,
     ProblemKind.COMMS: Grader._comms_result,
-    ProblemKind.DECODE_CROSSOVER: Grader._model_result,
     ProblemKind.QUESTIONS: _not_graded_here,
 }
-"""How a judged claim about a problem of each kind becomes the workbook's record (every kind listed)."""
+"""How a judged claim becomes the workbook's record, by the kind it is judged as."""

@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from derive.catalogue import ProblemKind
 from derive.catalogue import quantity as catalogued
 from derive.checking.serving_claims import SERVING_ASKED, SERVING_BOXES
 from derive.checking.training_claims import (
@@ -182,7 +181,7 @@ def _serving_steps(
 
     if serving is None:
         return (), (), ()
-    if serving.kind is ProblemKind.DECODE_CROSSOVER:
+    if not serving.kind.roofline:
         cross = cast(DecodeCrossoverDerivation, serving).phase
         given = crossover_given(cross, serving.analysis)
         return _more_steps(
@@ -268,7 +267,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         extra = tuple(row for row in _serving_hardware(serving) if row[1] not in named)
         given = (
             crossover_given(cast(DecodeCrossoverDerivation, serving).phase, serving.analysis)
-            if serving.kind is ProblemKind.DECODE_CROSSOVER
+            if not serving.kind.roofline
             else phase_given(cast(ServingDerivation, serving).phase, serving.analysis)
         )
         context = {**context, "hardware": context["hardware"] + extra, "serving_given": given}

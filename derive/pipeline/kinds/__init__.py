@@ -11,8 +11,9 @@ Each spec and problem-set entry carries its :class:`~derive.catalogue.ProblemKin
 67000000000000
 
 To add a kind (a training step): write ``training.py`` here with a frozen class that
-implements :class:`Kind` (its ``derive`` calls its pipeline entry), and add its row to
-:data:`KINDS`; the checker judges its claims once ``derive.checking.api`` has its row too.
+implements :class:`Kind` (its ``derive`` calls its pipeline entry), add its row to
+:data:`KINDS` and its member to ``ProblemKind``, whose ``judged_as`` names the claim path
+that judges it (docs/architecture.md, "Adding a problem kind").
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from importlib import import_module
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, cast
 
 from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
 from derive.pipeline.kinds.protocol import Derived, Kind, Problem
 
-__all__ = ["KINDS", "SUB_KINDS", "Derived", "Kind", "Problem", "SubKind", "derived_kind", "kind_of"]
+__all__ = ["KINDS", "Derived", "Kind", "Problem", "SubKind", "derived_kind", "kind_of"]
 
 _K = TypeVar("_K", bound=Kind)
 
@@ -88,15 +89,6 @@ class SubKind(Kind, Protocol):
         ...
 
 
-SUB_KINDS: Mapping[ProblemKind, SubKind] = _Table(
-    {
-        ProblemKind.COMMS: ("comms", "CommsKind"),
-        ProblemKind.DECODE_CROSSOVER: ("decode_crossover", "DecodeCrossoverKind"),
-    }
-)
-"""Each sub-kind (a kind whose ``parent`` is another), which tells its problems apart."""
-
-
 def derived_kind(problem: Problem, operators: Sequence[str | Path] = ()) -> ProblemKind:
     """The kind of what a problem derives to: its own, or the sub-kind that covers it (an
     operator problem whose operator only communicates is :attr:`ProblemKind.COMMS`; a
@@ -106,9 +98,10 @@ def derived_kind(problem: Problem, operators: Sequence[str | Path] = ()) -> Prob
         ProblemError: not a problem (see :func:`kind_of`).
     """
     kind = kind_of(problem).kind
-    for sub_kind in SUB_KINDS:  # a sub-kind's module loads only for a problem of its parent
-        if sub_kind.parent is kind and SUB_KINDS[sub_kind].covers(problem, operators):
-            return sub_kind
+    subs = (sub for sub in ProblemKind if sub.parent is kind and sub is not kind)
+    for sub in subs:  # a sub-kind's module loads only for a problem of its parent
+        if cast(SubKind, KINDS[sub]).covers(problem, operators):
+            return sub
     return kind
 
 

@@ -130,7 +130,7 @@ def derive_set_serving(
     serving = entry.serving
     assert serving is not None  # called for a problem with a phase
     derived = derive_serving_step(entry.spec, serving, operators)
-    if derived.kind is ProblemKind.DECODE_CROSSOVER:
+    if not derived.kind.roofline:
         timed = [k for k in entry.ask if k in SERVING_ASK_KEYS and k != q.CROSSOVER.name]
         if timed:
             raise ProblemError(

@@ -228,7 +228,7 @@ def key_files(
             serving_placement(entry.id, model.analysis.problem, cast(PhaseAnalysis, model.phase))
             for entry, model in zip(pset.models, models)
             if model.phase is not None  # a crossover alone times no step to place
-            and model.phase.kind is ProblemKind.SERVING
+            and model.phase.kind.roofline
         ]
     figures = roofline_figures(
         stem,

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
@@ -112,7 +111,7 @@ def model_chapter(
                 entry.serving,
                 (stem, entry.id, entry.title),
             )
-            if phase.kind is ProblemKind.DECODE_CROSSOVER
+            if not phase.kind.roofline
             else serving_part(
                 a,
                 cast(PhaseAnalysis, phase),
