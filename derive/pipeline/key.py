@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from derive.present.key.models import DerivedModel
     from derive.present.key.questions import NativeProblem
     from derive.problem.serving_spec import ServingPlot, ServingSpec
+    from derive.problem.sets.kernels import KernelEntry
     from derive.problem.sets.natives import NativeEntry, WhatIfSpec
     from derive.problem.sets.problem_set import ModelEntry
     from derive.problem.train_spec import TrainPlot, TrainSpec
@@ -222,9 +223,11 @@ def _kernels(pset: ProblemSet) -> list[KernelNumbers]:
     kernels, errors = [], []
     for entry in pset.kernels:
         try:
-            kernels.append(kernel_analysis(entry.spec))
+            kernels.append(kernel := kernel_analysis(entry.spec))
         except DeriveError as error:
             errors.append(in_file_terms(error, pset.source, entry.id))
+            continue
+        errors += _expect_errors(pset, entry, kernel)
     raise_collected(pset.source, errors)
     return kernels
 
@@ -289,9 +292,12 @@ def _assemble(
     models, failed = [], []
     for entry in pset.models:  # every model problem's error at once, in the file's own terms
         try:
-            models.append(_model(entry, operators))
+            models.append(derived := _model(entry, operators))
         except DeriveError as exc:
             failed.append(in_file_terms(exc, pset.source, entry.id))
+            continue
+        if derived.training is not None:
+            failed += _expect_errors(pset, entry, derived.training)
     raise_collected(pset.source, failed)
     answered = _questions(pset, registry, time_limit)
     natives = _natives(pset)
@@ -331,7 +337,7 @@ def _natives(pset: ProblemSet) -> tuple[NativeProblem, ...]:
                         f"this problem has no {name!r}; its quantities: {', '.join(has)}",
                     )
             for name, text in entry.expect:
-                _check_native_expect(entry.where, name, text, native_answer(entry, name).value)
+                _check_expect(entry.where, name, text, native_answer(entry, name).value)
             answers = tuple(native_answer(entry, name) for name in entry.ask or has)
             phrases = tuple(phrase_of(entry.kind, a.name) or a.name for a in answers)
             given = "; ".join(
@@ -354,8 +360,27 @@ def _set_key(entry: NativeEntry, field: str) -> str:
     return field
 
 
-def _check_native_expect(where: str, name: str, text: str, exact: sp.Expr) -> None:
-    """A budget's or a what-if's ``expect`` must be within 0.5 % of the exact value."""
+def _expect_errors(
+    pset: ProblemSet, entry: KernelEntry | ModelEntry, derived: object
+) -> list[ProblemError]:
+    """A kernel's or a training run's ``expect`` against the exact values the key derived."""
+    from derive.catalogue.reading import read_values
+
+    exact = {row.name: v for row, v in read_values(entry.kind, (derived,)).items()}
+    errors = []
+    for name, text in entry.expect:
+        try:
+            _check_expect(f"{pset.source}: problem {entry.id!r}", name, text, exact.get(name))
+        except ProblemError as error:
+            errors.append(error)
+    return errors
+
+
+def _check_expect(where: str, name: str, text: str, exact: sp.Basic | None) -> None:
+    """A problem's ``expect`` must be within 0.5 % of the exact value (as a defined
+    quantity's, :data:`~derive.questions.set_answers.EXPECT_RTOL`)."""
+    if not isinstance(exact, sp.Expr) or not exact.is_number:
+        raise ProblemError(f"{where}: key 'expect' ({name})", "the key derives no number for it")
     stated = sp.Rational(*(part.strip() for part in text.split("/", 1)))
     if abs(stated - exact) > abs(exact) * sp.Rational(1, 200):
         raise ProblemError(

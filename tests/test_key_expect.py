@@ -1,0 +1,110 @@
+"""``derive key``: a problem's ``expect`` is checked against the exact value the key derives.
+
+A kernel's and a training run's ``expect`` that disagree with derive's value (by more than
+the 0.5 % a defined quantity's ``expect`` may be off) stop the key in one line naming the
+file, the problem, the quantity, the stated and the derived value; nothing is written.
+Every value here is computed from the problem's inputs and the chip table.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from conftest import ROOT
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+CHIPS = tomllib.loads((ROOT / "derive" / "data" / "chips.toml").read_text("utf-8"))
+H100_PEAK = Fraction(CHIPS["h100"]["peak_bf16_flop_per_s"]["value"])
+H100_BANDWIDTH = Fraction(CHIPS["h100"]["hbm_bytes_per_s"]["value"])
+FLOPS, MOVED = Fraction("1e12"), Fraction("2.5e9")
+T_LOWER = max(FLOPS / H100_PEAK, MOVED / H100_BANDWIDTH)
+# 2 replicas of 4 stages, 4Mi tokens in micro-batches of one 4096-token sequence:
+# M = 4194304 / (2 · 4096) micro-batches per replica, bubble (pp − 1) / (M + pp − 1)
+MICRO = Fraction(4194304, 2 * 4096)
+BUBBLE = Fraction(4 - 1) / (MICRO + 4 - 1)
+
+
+def _text(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _kernel(expect: str) -> str:
+    return f"""[[problem]]
+id = "gemm"
+title = "A kernel by its counts"
+text = "1e12 FLOPs over 2.5e9 bytes on an H100."
+kernel = {{ flops = "1e12", bytes = "2.5e9" }}
+chip = "h100"
+expect = {{ t_lower = "{expect}" }}
+"""
+
+
+def _training(expect: str) -> str:
+    return f"""[[problem]]
+id = "pipeline"
+title = "Llama 3 70B in a pipeline"
+text = "Llama 3 70B on 64 H100s, 4 stages."
+model = "llama-3-70b"
+chip = "h100"
+train = {{ dp = 2, tp = 8, pp = 4, zero = 1, recompute = "selective", batch_tokens = 4194304, seq = 4096 }}
+ask = ["bubble_fraction"]
+expect = {{ bubble_fraction = "{expect}" }}
+"""
+
+
+def _key(cli, tmp_path, body: str):
+    path = tmp_path / "set.toml"
+    path.write_text('title = "Expectations"\n\n' + body, encoding="utf-8")
+    out = tmp_path / "out"
+    return path, out, cli(["key", str(path), "-o", str(out)])
+
+
+@pytest.mark.parametrize(
+    ("body", "pid", "name", "right"),
+    [(_kernel, "gemm", "t_lower", T_LOWER), (_training, "pipeline", "bubble_fraction", BUBBLE)],
+    ids=["kernel", "training"],
+)
+def test_a_wrong_expect_stops_the_key_in_one_line(cli, tmp_path, body, pid, name, right):
+    wrong = right * Fraction(101, 100)  # 1 % off: past the 0.5 % an expect may be off
+    path, out, result = _key(cli, tmp_path, body(_text(wrong)))
+    assert result.code == 2, result
+    lines = result.err.splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.err, lines
+    assert lines[0].startswith(f"error: {path}: problem {pid!r}: key 'expect' ({name})"), lines
+    assert f"expected {_text(wrong)}" in lines[0]
+    derived = lines[0].rsplit("derives ", 1)[1]
+    assert abs(Fraction(derived) - right) <= right / 10**5, (derived, right)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "right"), [(_kernel, T_LOWER), (_training, BUBBLE)], ids=["kernel", "training"]
+)
+def test_a_right_expect_keys_as_before(cli, tmp_path, body, right):
+    for stated in (right, right * Fraction(1001, 1000)):  # exact, and within 0.5 %
+        _, out, result = _key(cli, tmp_path, body(_text(stated)))
+        assert result.code == 0, result.err
+        assert any(out.iterdir())
+
+
+def test_every_wrong_expect_of_a_set_is_reported_at_once(cli, tmp_path):
+    first = _kernel(_text(T_LOWER * 2))
+    second = _kernel(_text(T_LOWER / 2)).replace('id = "gemm"', 'id = "gemm2"')
+    _, out, result = _key(cli, tmp_path, first + "\n" + second)
+    assert result.code == 2
+    assert [line.split(": ")[2] for line in result.err.splitlines()] == [
+        "problem 'gemm'",
+        "problem 'gemm2'",
+    ]
+    assert not out.exists()
+
+
+def test_the_builtin_sets_expectations_hold(cli, tmp_path):
+    path = ROOT / "derive" / "data" / "problems" / "rooflines.toml"
+    result = cli(["key", str(path), "-o", str(tmp_path / "key")])
+    assert result.code == 0, result.err
