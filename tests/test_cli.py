@@ -172,7 +172,17 @@ def test_listings():
     chips = run_cli(["chips", "--format", "json"])
     assert chips.code == 0
     data = json.loads(chips.out)
-    assert set(data) == {"tpu-v5e", "tpu-v5p", "tpu-v6e", "v100", "a100", "h100", "h200", "b200"}
+    assert set(data) == {
+        "tpu-v5e",
+        "tpu-v5p",
+        "tpu-v6e",
+        "v100",
+        "a100",
+        "h100",
+        "h200",
+        "b200",
+        "tpu-v4p",
+    }
     assert data["h100"]["peaks"]["bf16"]["ridge"] == str(sp.Rational(989 * 10**12, 335 * 10**10))
     ops = run_cli(["operators", "--format", "json"])
     assert {"matmul", "attention", "moe_matmul", "dot"} <= set(json.loads(ops.out))

@@ -180,7 +180,17 @@ def test_compute_keeps_one_dtype():
 def test_default_is_every_chip_in_catalogue_order():
     rows = _json(["compare", "matmul", "--dtype", "bf16", "--set", "D=4096", "--set", "F=4096"])
     chips = list(dict.fromkeys(r["chip"] for r in rows))
-    assert chips == ["tpu-v5e", "tpu-v5p", "tpu-v6e", "v100", "a100", "h100", "h200", "b200"]
+    assert chips == [
+        "tpu-v5e",
+        "tpu-v5p",
+        "tpu-v6e",
+        "v100",
+        "a100",
+        "h100",
+        "h200",
+        "b200",
+        "tpu-v4p",
+    ]
 
 
 def test_repeated_chip_flags_add_up_in_the_order_given():

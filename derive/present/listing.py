@@ -40,6 +40,7 @@ def chips_json() -> dict[str, object]:
     """Every chip: peaks, bandwidths and ridge points per dtype, exact."""
     out: dict[str, object] = {}
     for name, chip in load_chips().items():
+        nodes = (("node_devices", chip.node), ("node_link_bytes_per_s", chip.node_link))
         out[name] = {
             "title": chip.title,
             "hbm_bytes_per_s": str(chip.hbm.value),
@@ -54,6 +55,11 @@ def chips_json() -> dict[str, object]:
                     "edition": peak.edition,
                 }
                 for dtype, peak in chip.peaks
+            },
+            "facts": {
+                key: {"value": str(f.value), "source": f.source, "edition": f.edition}
+                for key, f in (*chip.parts, *chip.ici, *nodes, *chip.facts)
+                if f is not None
             },
         }
     return out

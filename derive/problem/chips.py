@@ -73,6 +73,9 @@ class Chip:
     axis is a multiple of it: a slice of whole cubes)."""
     short: str = ""
     """The name a paper prints (``H100``, ``TPU v5e``; chips.toml ``short``, else the id)."""
+    facts: tuple[tuple[str, Figure], ...] = ()
+    """The rest of the hardware (chips.toml ``[<chip>.facts]``: on-chip memory, links, hosts,
+    PCIe), each a cited exact number under its own name (its unit in the name)."""
 
     @property
     def display(self) -> str:
@@ -200,6 +203,7 @@ def _chip(name: str, table: object) -> Chip:
     hbm = link = capacity = node = node_link = None
     parts: list[tuple[str, Figure]] = []
     ici: list[tuple[str, Figure]] = []
+    facts: tuple[tuple[str, Figure], ...] = ()
     for key, raw in table.items():
         peak_key = _PEAK_KEY.match(key)
         if key in ("title", "link_name", "short"):
@@ -225,10 +229,12 @@ def _chip(name: str, table: object) -> Chip:
             parts.append((key, _figure(name, key, raw)))
         elif key in ("ici_axes", "ici_wraparound_axis", "ici_wraparound_cube"):
             ici.append((key, _figure(name, key, raw)))
+        elif key == "facts" and isinstance(raw, dict):
+            facts = tuple((k, _figure(name, f"facts.{k}", v)) for k, v in raw.items())
         else:
             raise ChipDataError(
                 f"chip {name!r} key {key!r}",
-                "unknown key (allowed: title, short, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s, units, <dtype>_flops_per_clock, clock_hz, ici_axes, ici_wraparound_axis, ici_wraparound_cube)",
+                "unknown key (allowed: title, short, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s, units, <dtype>_flops_per_clock, clock_hz, ici_axes, ici_wraparound_axis, ici_wraparound_cube, facts)",
             )
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
@@ -246,6 +252,7 @@ def _chip(name: str, table: object) -> Chip:
         tuple(parts),
         tuple(ici),
         str(table.get("short", "")),
+        facts,
     )
 
 
