@@ -127,3 +127,41 @@ def test_a_fact_without_a_source_is_refused():
     )
     with pytest.raises(ChipDataError, match=r"facts\.vmem_bytes"):
         parse_chips(text, "chips.toml")
+
+
+def test_a_gpus_nvlink_is_its_links_times_each_links_bandwidth(listed):
+    for chip in ("a100", "h100", "h200", "b200"):
+        links = _fact(listed, chip, "nvlink_links") * _fact(listed, chip, "nvlink_link_bytes_per_s")
+        assert links == Fraction(listed[chip]["link_bytes_per_s"]), chip  # the datasheet's
+
+
+def test_a_nodes_egress_from_the_book_is_the_datasheets_nics(listed):
+    egress = _fact(listed, "h100", "node_egress_bytes_per_s")
+    assert egress == _fact(listed, "h100", "node_devices") * _fact(
+        listed, "h100", "node_link_bytes_per_s"
+    )
+    # GB200 NVL72: 9x the GPUs of a B200 node, 9x its egress (400 Gb/s a GPU either way)
+    b200 = listed["b200"]["facts"]
+    gpus = Fraction(b200["nvl72_domain_gpus"]["value"]) / Fraction(
+        b200["nvlink_domain_gpus"]["value"]
+    )
+    assert gpus == 9
+    assert _fact(listed, "b200", "nvl72_node_egress_bytes_per_s") == gpus * _fact(
+        listed, "b200", "node_egress_bytes_per_s"
+    )
+    assert _fact(listed, "b200", "nvl72_node_egress_bytes_per_s") == 72 * Fraction(400 * 10**9, 8)
+
+
+def test_a_gpus_smem_and_registers_against_a_tpus_vmem(listed):
+    # an H100's SMEM and registers over all its SMs, against a TPU v5e's VMEM (Quiz 1, Q5)
+    sms = _fact(listed, "h100", "units")
+    on_chip = sms * (
+        _fact(listed, "h100", "l1_smem_bytes_per_sm")
+        + _fact(listed, "h100", "register_file_bytes_per_sm")
+    )
+    assert on_chip == 132 * 2 * 256 * 1024
+    assert on_chip < _fact(listed, "tpu-v5e", "vmem_bytes") == 128 * 1024 * 1024
+    # a B200's SMs each add Tensor Memory as large as its registers
+    assert _fact(listed, "b200", "tmem_bytes_per_sm") == _fact(
+        listed, "b200", "register_file_bytes_per_sm"
+    )
