@@ -130,6 +130,7 @@ class TrainingProblem:
         stage_layers: layers per pipeline stage when they differ (empty: equal stages).
         virtual_stages: v of interleaved 1F1B (1: plain 1F1B).
         keep_gathered: ZeRO-3 gathers the weights once per step and keeps them.
+        overlap_tp: ``--overlap-tp``, a schedule that hides TP's all-reduces behind compute.
         count_logits: count the logits the loss keeps (one micro-batch's, bf16, 1/tp of V).
         convention: the named preset (:data:`CONVENTIONS`) whose accounting is followed.
         causal: the attention mask is causal (``--attention-mask causal``, the default) or
@@ -165,6 +166,7 @@ class TrainingProblem:
     stage_layers: tuple[int, ...] = ()
     virtual_stages: int = 1
     keep_gathered: bool = False
+    overlap_tp: bool = False  # TP's all-reduces overlap compute (else on the critical path)
     count_logits: bool = False
     convention: str = "derive"
     checkpoint_tensors: int | None = None  # --recompute tensors=k: k S·b·d tensors per layer
@@ -562,6 +564,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         stage_layers=stages,
         virtual_stages=virtual,
         keep_gathered=keep,
+        overlap_tp=flag_on(spec, "overlap_tp"),
         count_logits=flag_on(spec, "count_logits"),
         dropout=flag_on(spec, "dropout") if spec.dropout is not None else convention == "megatron",
         convention=convention,
