@@ -52,8 +52,9 @@ CONVENTIONS: dict[str, str] = {
     "megatron": "Megatron-LM (megatron/training/theoretical_memory_usage.py): the megatron "
     "state (bf16 weights, fp32 main_grad, fp32 master weights and Adam m, v: 18 B/param; "
     "6 + 12/dp with the distributed optimizer, derive's ZeRO-1), and Korthikanti et al.'s "
-    "activations with dropout (sbh(34 + 5as/h) per layer; 10 + 24/t selective, 18 + 4f/h "
-    "over t with sequence parallelism) plus its whole-model terms: the input ids and the "
+    "activations with dropout (sbh(34 + 5as/h) per layer); selective, its own formula as "
+    "written, GPT's shapes whatever the model's (10 + 24/t, 18 + 4f/h over t with sequence "
+    "parallelism) plus its whole-model terms: the input ids and the "
     "embedding's dropout, 8sb + sbh per micro-batch in flight, and with pp = 1 the output "
     "layer and loss, 4sbh(1 + V/h) over t (2(sbV/t + sbh) and 5% temporaries without "
     "sequence parallelism)",
