@@ -111,9 +111,19 @@ def test_korthikanti_with_and_without_dropout():
     assert _fr(plain.memory.activations_per_layer) == without
 
 
+def _padded_vocab(v: int, t: int) -> int:
+    """megatron/training/tokenizer: _vocab_size_with_padding, make_vocab_size_divisible_by
+    (default 128) times the TP size: `while after % multiple != 0: after += 1`."""
+    after, multiple = v, 128 * t
+    while after % multiple != 0:
+        after += 1
+    return after
+
+
 def _megatron_total_sp(s, b, h, f, v, layers, t, pp, m) -> Fraction:
     """compute_activation_memory: (L·sbh(18 + 4f/h) + 8sb·pp + sbh·pp) · min(1, M/pp)
-    [pp > 1] + 4sbh(1 + V/h) [pp = 1], all over t."""
+    [pp > 1] + 4sbh(1 + V/h) [pp = 1], all over t; V is padded_vocab_size."""
+    v = _padded_vocab(v, t)
     total = Fraction(s * b * h) * (18 + Fraction(4 * f, h)) * layers
     total += 8 * s * b * pp + s * b * h * pp
     if pp > 1:
@@ -127,6 +137,7 @@ def _megatron_total_no_sp(s, b, h, v, layers, t, pp) -> Fraction:
     """compute_activation_memory_without_sp, pp = 1: (L·sbh(10 + 24/t) + 8sb + sbh
     + 2(sbV/t + sbh)) · 1.05."""
     assert pp == 1
+    v = _padded_vocab(v, t)
     total = Fraction(s * b * h) * (10 + Fraction(24, t)) * layers
     total += 8 * s * b * pp + s * b * h * pp
     total += 2 * (Fraction(s * b * v, t) + s * b * h)
@@ -537,3 +548,33 @@ def test_scaling_book_activation_count_per_layer():
             per_layer = Fraction(str(run.analysis.memory.activations_per_layer))
             split = tp if recompute != "full" else 1  # block remat keeps the whole layer input
             assert per_layer == Fraction(2 * nodes * s * 1 * d, split), (recompute, tp)
+
+
+# Real models, through the CLI: GQA (Llama 3 70B), a gated MLP on two stages (Llama 3 8B),
+# MoE (Mixtral 8x7B, top 2 of 8 experts): Megatron-LM's formula as written, which counts every
+# head's K and V, two f-wide MLP tensors and one expert a token (what derive's own terms add).
+MEGATRON_REAL = [
+    ("llama-3-70b", L70, D70, F70, V, 8, 1, 1, True),
+    ("llama-3-70b", L70, D70, F70, V, 8, 1, 1, False),
+    ("llama-3-8b", L, D, F, V, 4, 2, 4, True),
+    ("mixtral-8x7b", 32, D, F, MV, 8, 1, 1, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "layers", "h", "f", "v", "t", "pp", "m", "seq_par"),
+    MEGATRON_REAL,
+    ids=["llama-3-70b-sp", "llama-3-70b-no-sp", "llama-3-8b-pp2", "mixtral-sp"],
+)
+def test_megatron_activations_on_real_models(cli, model, layers, h, f, v, t, pp, m, seq_par):
+    s = 8192
+    args = ["train", model, "--chip", "h100", "--convention", "megatron", "--tp", str(t),
+            "--pp", str(pp), "--dp", "1", "--recompute", "selective", "--batch-tokens",
+            str(s * m), "--seq", str(s), "--format", "json"]  # fmt: skip
+    r = cli(args + (["--sequence-parallel"] if seq_par else []))
+    assert r.code == 0, r.err
+    got = Fraction(json.loads(r.out)["memory_per_device"]["activations"])
+    if seq_par:
+        assert got == _megatron_total_sp(s, 1, h, f, v, layers, t, pp, m)
+    else:
+        assert got == _megatron_total_no_sp(s, 1, h, v, layers, t, pp)

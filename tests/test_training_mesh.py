@@ -3,6 +3,7 @@ micro-batch. Every expected value is computed here by hand, with Fractions."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
@@ -529,3 +530,45 @@ def test_the_expert_all_to_all_is_the_one_collective_derive_solve_times(cli, tmp
     assert Fraction(run["comms_time_per_device"]["ep"]) == Fraction(alone["t_comms"])
     # each byte of V crosses (P−1)/2 links on average: 7/2 · 2·V / β
     assert Fraction(alone["t_comms"]) == Fraction(7, 2) * 2 * elements / NVLINK
+
+
+GPT3_175B = {  # Brown et al. (2020), Table 2.1: 96 layers of 96 heads, d = 12288, 2048 tokens
+    "model_type": "gpt2",
+    "n_layer": 96,
+    "n_embd": 12288,
+    "n_head": 96,
+    "vocab_size": 50257,
+    "n_positions": 2048,
+}
+
+
+def test_the_search_keeps_tp_inside_a_node_for_gpt3_175b(cli, tmp_path):
+    """TP's all-reduces sit on each layer's critical path: across the 5e10 node links they
+    lose to TP on NVLink (or none), where hiding every dim's traffic put tp on gpu:4*node:2."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(GPT3_175B))
+    mesh = "gpu=8@4.5e11:switch,node=128@5e10"
+    args = ["train", str(config), "--chip", "h100", "--dp", "1024", "--batch-tokens", "4194304",
+            "--seq", "2048", "--mesh", mesh, "--compare-strategies", "--format", "json"]  # fmt: skip
+    r = cli(args)
+    assert r.code == 0, r.err
+    best = json.loads(r.out)["best"]
+    tp = [part for part in best["placement"].split(",") if part.startswith("tp=")]
+    assert best["fits"] and all("node" not in part for part in tp), best
+    overlapped = json.loads(cli([*args, "--overlap-tp"]).out)["best"]
+    assert Fraction(overlapped["t_lower"]) <= Fraction(best["t_lower"])
+
+
+def test_tp_traffic_is_exposed_unless_overlapped(cli):
+    """Llama 3 8B at tp 8 in one NVLink node (dp 1: TP is the only traffic, the compute
+    above it): T_lower is the compute plus TP's time; with --overlap-tp, the compute alone."""
+    args = ["train", "llama-3-8b", "--chip", "h100", "--tp", "8", "--dp", "1", "--recompute",
+            "none", "--batch-tokens", "65536", "--seq", "8192", "--format", "json"]  # fmt: skip
+    plain, hidden = (json.loads(cli(args + extra).out) for extra in ([], ["--overlap-tp"]))
+    m, d, layers, tp = 65536 // 8192, 4096, 32, 8
+    all_reduce = Fraction(2 * (tp - 1), tp) * 2 * 8192 * d  # bf16 activations of S·b·d
+    tp_bytes = (2 + 2) * layers * m * all_reduce  # two all-reduces a layer, each way
+    assert Fraction(plain["comms_bytes_per_device"]["tp"]) == tp_bytes
+    exposed = tp_bytes / Fraction(450 * 10**9)  # NVLink, chips.toml's 4.5e11 one way
+    assert Fraction(hidden["t_lower"]) == Fraction(hidden["t_math"])
+    assert Fraction(plain["t_lower"]) == Fraction(hidden["t_lower"]) + exposed

@@ -138,6 +138,11 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
         help="ZeRO-3: gather the weights once per step and keep them (and whole gradients) over the micro-batches",
     )
     p.add_argument(
+        "--overlap-tp",
+        action="store_true",
+        help="a schedule that overlaps TP's all-reduces with compute (otherwise they sit on the critical path)",
+    )
+    p.add_argument(
         "--sequence-parallel",
         action="store_true",
         help="Megatron's sequence parallelism: norms' activations split over TP too; all-reduces as all-gather + reduce-scatter",
@@ -187,6 +192,7 @@ def run_train(args: argparse.Namespace) -> int:
             for flag, _, _ in _RUN_FLAGS + _CLUSTER_FLAGS
         },
         keep_gathered_weights="true" if args.keep_gathered_weights else None,
+        overlap_tp="true" if args.overlap_tp else None,
         count_logits="true" if args.count_logits else None,
         dropout="true" if args.dropout else None,
     )

@@ -45,6 +45,7 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "stage_layers": (str,),
     "virtual_stages": (int,),
     "keep_gathered_weights": (bool,),
+    "overlap_tp": (bool,),
     "count_logits": (bool,),
     "convention": (str,),
     "dropout": (bool,),
@@ -92,6 +93,7 @@ class TrainSpec:
     stage_layers: str | None = None
     virtual_stages: str | None = None
     keep_gathered_weights: str | None = None
+    overlap_tp: str | None = None
     count_logits: str | None = None
     convention: str | None = None
     dropout: str | None = None

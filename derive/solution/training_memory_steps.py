@@ -292,10 +292,11 @@ def activations_step(a: TrainingAnalysis) -> Step:
     if model is None:
         return _sized_activations_step()
     book = p.convention == "scaling-book" and p.recompute is not Recompute.FULL
+    megatron = p.convention == "megatron" and p.recompute is Recompute.SELECTIVE
     table: list[tuple] = [
         (
             "tensor kept (one layer, one micro-batch)",
-            "Scaling Book" if book else "Korthikanti et al.",
+            "Scaling Book" if book else "Megatron-LM" if megatron else "Korthikanti et al.",
             "bytes per device",
         )
     ]
@@ -331,9 +332,17 @@ def activations_step(a: TrainingAnalysis) -> Step:
         "remat, about 7 when only the big matmuls' outputs are kept (selective here), 2 bytes "
         "each in bf16, split over tp · cp; the embedding, the logits and the loss are not counted."
     )
+    megatron_note = (
+        "Megatron-LM's megatron/training/theoretical_memory_usage.py as written (Korthikanti et al.'s Table 2 "
+        "for GPT): with sequence parallelism s·b·h·(18 + 4f/h)/t, else s·b·h·(10 + 24/t), in bytes. It leaves out "
+        "GQA's smaller K and V, a gated MLP's third f-wide tensor, a MoE token's k experts, f without sequence "
+        "parallelism, and a model without dropout: each counted as GPT's."
+    )
     notes = [
         rich(book_note)
         if book
+        else rich(megatron_note)
+        if megatron
         else rich(
             "Terms of Korthikanti et al. (2022), “Reducing Activation Recomputation in Large Transformer Models”, §4.1, for this "
             "model's layer: h query and h_kv KV heads of d_h, an MLP of width f"

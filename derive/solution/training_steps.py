@@ -398,6 +398,9 @@ def _bubble_lines(a: TrainingAnalysis) -> list[Line]:
 
 def _bounds(a: TrainingAnalysis) -> Step:
     p, f, b = a.problem, a.forward, a.backward
+    exposed = bool(f.exposed or b.exposed)  # E: TP's traffic, which no compute hides
+    e_fwd, e_bwd = (rf" + E_{{\text{{{n}}}}}" if exposed else "" for n in ("fwd", "bwd"))
+    shown = ((r"E_{\text{fwd}}", f.exposed), (r"E_{\text{bwd}}", b.exposed)) if exposed else ()
     stretch = _stretch_rule(p)
     fwd, bwd = (
         rf" + \frac{{{k}F_{{\text{{attn}}}}}}{{3}}" if a.attention_pairs else "" for k in ("", "2 ")
@@ -419,9 +422,10 @@ def _bounds(a: TrainingAnalysis) -> Step:
                 ),
                 (r"C_{\text{fwd}}", _pass_comms_rule(a, "fwd"), f.comms),
                 (r"C_{\text{bwd}}", _pass_comms_rule(a, "bwd"), b.comms),
+                *((n, r"C_{\text{TP}}", v) for n, v in shown),
                 (
                     r"T_{\text{lower}}",
-                    r"\max(T_{\text{fwd}}, C_{\text{fwd}}) + \max(T_{\text{bwd}}, C_{\text{bwd}})",
+                    rf"\max(T_{{\text{{fwd}}}}{e_fwd}, C_{{\text{{fwd}}}}) + \max(T_{{\text{{bwd}}}}{e_bwd}, C_{{\text{{bwd}}}})",
                     a.t_lower,
                 ),
                 (
@@ -434,10 +438,13 @@ def _bounds(a: TrainingAnalysis) -> Step:
     ]
     return Step(
         StepKind.BOUNDS,
-        "a pass's communication overlaps only that pass's compute: T_lower = Σ_passes max(compute, comms), T_upper the serial sum",
+        "a pass's communication overlaps only that pass's compute, TP's not at all (without --overlap-tp): "
+        "T_lower = Σ_passes max(compute + exposed, comms), T_upper the serial sum",
         rich(
             "DP's gradient reduction overlaps the backward pass; ZeRO-3's weight gather the forward pass, its re-gather and "
-            "gradient reduce-scatter the backward pass. The pipeline's 1F1B schedule idles each stage for pp − 1 of M + pp − 1 "
+            "gradient reduce-scatter the backward pass; PP's sends the next micro-batch's compute. TP's all-reduces sit between "
+            "a layer's matmuls, each waiting on the one before: without --overlap-tp they are exposed (E), added to the compute, "
+            "while the pass still takes at least all its traffic. The pipeline's 1F1B schedule idles each stage for pp − 1 of M + pp − 1 "
             "micro-batch slots, stretching the compute by (M + pp − 1)/M."
         ),
         tuple(lines),
@@ -717,10 +724,10 @@ def _book_words(a: TrainingAnalysis) -> str:
 
 def _tp_granularity(a: TrainingAnalysis, layer_bound: bool) -> str:
     """How the per-layer TP verdict meets the step's, which overlaps traffic per pass."""
-    if layer_bound or not a.compute_bound:
+    if layer_bound or not a.compute_bound or not a.problem.overlap_tp:
         return "."
     return (
-        "; the step's bound overlaps each pass's traffic with the whole pass's compute (per pass, not per layer), "
+        "; with --overlap-tp the step's bound overlaps each pass's traffic with the whole pass's compute (per pass, not per layer), "
         "which counts every FLOP of 6·P_act·T (the embedding and the head too) and covers it: per pass the step is "
         "compute-bound. A schedule that cannot overlap one layer's all-reduces with the next layers' compute is TP-bound."
     )

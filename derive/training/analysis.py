@@ -15,8 +15,13 @@ latent attention per head), and their gradients, twice the forward (none under t
 Book's 6ND). Recomputation adds hardware FLOPs, not model FLOPs: the whole forward again
 (``2·P_act·T + F_attn,fwd``) with ``full``, the attention core's forward with ``selective``. ``t_math = F_hw/(N·π)``, ``t_comms`` = bytes
 sent / ``β_link`` on one link, on a mesh the sum of each dim's traffic timed over its own axes
-(:class:`~derive.training.comms.Transfer`). A pass's communication overlaps only that pass's compute, so
-``t_lower = Σ_passes max(compute, comms)`` and ``t_upper`` is the serial sum; with a
+(:class:`~derive.training.comms.Transfer`). A pass's communication overlaps only that pass's compute,
+and only where the schedule lets it: DP's reduction the backward pass, ZeRO-3's gathers the
+previous layer's compute, PP's sends the next micro-batch's, CP's ring and EP's all-to-alls
+the attention and experts around them; TP's all-reduces sit between a layer's matmuls, each
+waits on the one before, so without ``--overlap-tp`` they are exposed: a pass takes at least
+its compute plus its exposed traffic, and at least all its traffic (one device's links send
+it in turn), so ``t_lower = Σ_passes max(compute + exposed, comms)`` and ``t_upper`` is the serial sum; with a
 pipeline both stretch the compute by ``(v·M + pp − 1)/(v·M)`` (the 1F1B bubble, v = 1, or
 interleaved; ``bubble_fraction = (pp − 1)/(v·M + pp − 1)``, GPipe's convention) and, with
 unequal stages, by ``pp · max L_i / L``. MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
@@ -81,11 +86,13 @@ class PassTime:
     flops: sp.Rational
     compute: sp.Rational
     comms: sp.Rational
+    exposed: sp.Rational  # the comms no compute hides (TP's without overlap)
 
     @property
     def bound(self) -> sp.Rational:
-        """max(compute, comms): the pass's communication overlaps its own compute only."""
-        return self.compute if self.compute >= self.comms else self.comms
+        """max(compute + exposed, comms): the pass's hidden comms overlap its own compute only."""
+        busy = self.compute + self.exposed
+        return busy if busy >= self.comms else self.comms
 
 
 @dataclass(frozen=True)
@@ -409,13 +416,16 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
     flops_recompute = recompute_per_token * tokens
     slots = p.virtual_stages * p.microbatches
     stretch = sp.Rational(slots + p.pp - 1, slots) * _imbalance(p)
-    fwd_flops = forward_per_token * tokens
-    bwd_flops = backward_per_token * tokens
-    forward = PassTime(
-        "forward", fwd_flops, stretch * fwd_flops / (n * p.peak), comms.seconds("forward")
-    )
-    backward = PassTime(
-        "backward", bwd_flops, stretch * bwd_flops / (n * p.peak), comms.seconds("backward")
+    hidden = p.overlap_tp or comms.overlap  # the book's passes overlap every dim
+
+    def timed(name: str, flops: sp.Rational) -> PassTime:
+        exposed = sp.Integer(0) if hidden else comms.seconds(name, "tp")
+        compute = stretch * flops / (n * p.peak)
+        return PassTime(name, flops, compute, comms.seconds(name), exposed)
+
+    forward, backward = (
+        timed("forward", forward_per_token * tokens),
+        timed("backward", backward_per_token * tokens),
     )
     t_lower = forward.bound + backward.bound
     t_upper = forward.compute + backward.compute + forward.comms + backward.comms

@@ -52,8 +52,9 @@ CONVENTIONS: dict[str, str] = {
     "megatron": "Megatron-LM (megatron/training/theoretical_memory_usage.py): the megatron "
     "state (bf16 weights, fp32 main_grad, fp32 master weights and Adam m, v: 18 B/param; "
     "6 + 12/dp with the distributed optimizer, derive's ZeRO-1), and Korthikanti et al.'s "
-    "activations with dropout (sbh(34 + 5as/h) per layer; 10 + 24/t selective, 18 + 4f/h "
-    "over t with sequence parallelism) plus its whole-model terms: the input ids and the "
+    "activations with dropout (sbh(34 + 5as/h) per layer); selective, its own formula as "
+    "written, GPT's shapes whatever the model's (10 + 24/t, 18 + 4f/h over t with sequence "
+    "parallelism) plus its whole-model terms: the input ids and the "
     "embedding's dropout, 8sb + sbh per micro-batch in flight, and with pp = 1 the output "
     "layer and loss, 4sbh(1 + V/h) over t (2(sbV/t + sbh) and 5% temporaries without "
     "sequence parallelism)",
@@ -130,6 +131,7 @@ class TrainingProblem:
         stage_layers: layers per pipeline stage when they differ (empty: equal stages).
         virtual_stages: v of interleaved 1F1B (1: plain 1F1B).
         keep_gathered: ZeRO-3 gathers the weights once per step and keeps them.
+        overlap_tp: ``--overlap-tp``, a schedule that hides TP's all-reduces behind compute.
         count_logits: count the logits the loss keeps (one micro-batch's, bf16, 1/tp of V).
         convention: the named preset (:data:`CONVENTIONS`) whose accounting is followed.
         causal: the attention mask is causal (``--attention-mask causal``, the default) or
@@ -165,6 +167,7 @@ class TrainingProblem:
     stage_layers: tuple[int, ...] = ()
     virtual_stages: int = 1
     keep_gathered: bool = False
+    overlap_tp: bool = False  # TP's all-reduces overlap compute (else on the critical path)
     count_logits: bool = False
     convention: str = "derive"
     checkpoint_tensors: int | None = None  # --recompute tensors=k: k S·b·d tensors per layer
@@ -562,6 +565,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         stage_layers=stages,
         virtual_stages=virtual,
         keep_gathered=keep,
+        overlap_tp=flag_on(spec, "overlap_tp"),
         count_logits=flag_on(spec, "count_logits"),
         dropout=flag_on(spec, "dropout") if spec.dropout is not None else convention == "megatron",
         convention=convention,

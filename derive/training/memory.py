@@ -137,6 +137,8 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
         return ((full, kept * per),)
     if p.convention == "scaling-book":
         return (_book_term(p),)
+    if p.convention == "megatron" and p.recompute is Recompute.SELECTIVE:
+        return (_megatron_layer(p),)
     out = []
     elements = _elements_per_token(p)
     for term in TERMS:
@@ -155,6 +157,22 @@ BOOK_NODES = {"none": 20, "selective": 7}
 Transformer math, "Gradient checkpointing"): about 20 saved intermediate nodes of B·T·D per
 layer without remat, about 7 when only the big matmuls' outputs are saved (derive's
 ``selective``); block remat (``full``) keeps the layer input, as derive's own count does."""
+
+
+def _megatron_layer(p: TrainingProblem) -> tuple[ActivationTerm, sp.Expr]:
+    """``--convention megatron``, selective recomputation: Megatron-LM's per-layer bytes as
+    megatron/training/theoretical_memory_usage.py writes them (Korthikanti et al.'s Table 2,
+    GPT's shapes): with sequence parallelism s·b·h·(18 + 4·f/h)/t (compute_activation_memory),
+    else s·b·h·(10 + 24/t) (compute_activation_memory_without_sp). Left out, as there: GQA's
+    smaller K and V (every head's counted), a gated MLP's third f-wide tensor, a MoE token's
+    k experts (one MLP of ffn_hidden_size), the width f without sequence parallelism (GPT's 4h),
+    and a model without dropout (its masks counted); CP splits s as in :func:`megatron_ends`."""
+    s, h, f = p.seq / p.cp * p.micro_batch, p.arch("d_model"), p.arch("d_ff")
+    if p.sequence_parallel:
+        term = ActivationTerm("Megatron-LM's layer", "(18 + 4f/h)sbh/t", sp.Integer(1), Where.SPLIT)
+        return term, s * h * (18 + 4 * f / h) / p.tp
+    term = ActivationTerm("Megatron-LM's layer", "(10 + 24/t)sbh", sp.Integer(1), Where.SPLIT)
+    return term, s * h * (10 + sp.Rational(24, p.tp))
 
 
 def _book_term(p: TrainingProblem) -> tuple[ActivationTerm, sp.Expr]:
@@ -362,14 +380,16 @@ def megatron_ends(p: TrainingProblem, params: ParamsPerDevice) -> tuple[sp.Ratio
     stage. With sequence parallelism and selective recomputation (compute_activation_memory):
     the input ids 8·s·b·pp, the embedding's dropout s·b·h·pp (both scaled like the layers by
     the schedule: (1 + (pp − 1)/(pp·v)) interleaved, min(1, M/pp) otherwise) and, with pp = 1,
-    the output layer and the loss 4·s·b·h·(1 + V/h), all over tp. Otherwise
+    the output layer and the loss 4·s·b·h·(1 + V/h), all over tp (V padded to a multiple of
+    128·tp, as Megatron-LM pads it). Otherwise
     (compute_activation_memory_without_sp): the same embedding terms, not split, and with
     pp = 1 the logits 2·(s·b·V/tp + s·b·h); the whole total then times 1.05 (temporaries).
     Returns (bytes added to the layers' activations, the factor on their sum)."""
     if p.convention != "megatron" or p.transformer is None:
         return sp.Integer(0), sp.Integer(1)
     s, b, pp = p.seq / p.cp, p.micro_batch, p.pp
-    h, vocab = p.arch("d_model"), p.arch("vocab")
+    pad = 128 * p.tp  # padded_vocab_size: make_vocab_size_divisible_by (128) times tp
+    h, vocab = p.arch("d_model"), sp.ceiling(p.arch("vocab") / pad) * pad
     if p.virtual_stages > 1:
         schedule = 1 + sp.Rational(pp - 1, pp * p.virtual_stages)
     else:

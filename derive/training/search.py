@@ -142,12 +142,13 @@ def search_strategies(p: TrainingProblem) -> tuple[StrategyRow, ...]:
             run = replace(run, zero=_zero_that_fits(run))
             if any(run.zero >= zero for zero in chosen):
                 continue  # more FLOPs (and traffic) at a ZeRO stage no smaller: never faster
-            chosen.append(run.zero)
             first: TrainingAnalysis | None = None
             for placement in layouts:
                 where = run if placement is None else replace(run, placement=placement)
                 a = analyse_training(where, first)  # memory is the same on every placement
                 first = first or a
                 found.append((a, placement))
+            if first is not None and first.fits is not False:  # one that does not fit prunes none
+                chosen.append(run.zero)
     found.sort(key=lambda item: rank_key(item[0]))
     return tuple(_row(a, placement) for a, placement in found)
