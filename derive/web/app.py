@@ -12,9 +12,12 @@ API (issue 17)::
 
 Errors are ``{"error": "<one line>"}`` with a 4xx status (5xx only for a bug), never a
 stack trace; 429 with ``Retry-After`` when this client or the server has too many checks
-waiting. Checks and previews (``/api/read``) go to :class:`~derive.web.pool.WorkerPool`,
-fairly per client and per address (:func:`client_key`: the address and the ``derive_client``
-cookie the server signed, :mod:`derive.web.identity`), so neither runs in the event loop.
+waiting, sent after :data:`REFUSAL_SECONDS` (a flood's refusals are paced). Checks and previews (``/api/read``) go to :class:`~derive.web.pool.WorkerPool`,
+fairly per client and per address (:func:`client_key`: the address, an IPv6 one's /64, and
+the ``derive_client`` cookie the server signed, :mod:`derive.web.identity`), so neither runs
+in the event loop; previews are limited per address (429) before their body is read. The
+address is the peer's: ``X-Forwarded-For`` counts only from the proxy that ``derive serve
+--behind-proxy`` names (:mod:`derive.commands.serve`).
 
 Hardening (issue 27): a state-changing request (POST) must be ``application/json`` (415
 otherwise) and, when it carries ``Origin`` or ``Sec-Fetch-Site``, come from this very
@@ -29,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
@@ -56,17 +60,26 @@ from derive.web.bodies import (
 )
 from derive.web.book import Workbook
 from derive.web.grading import reason_of
-from derive.web.identity import Identities
+from derive.web.identity import Identities, network_of
 from derive.web.pool import CheckAbortedError, ServerBusyError, WorkerPool
 from derive.web.replies import check_reply, derivation_reply, read_reply, step_reply
 
-__all__ = ["BODY_SECONDS", "CLIENT_COOKIE", "LOOPBACK_HOSTS", "client_key", "create_app"]
+__all__ = [
+    "BODY_SECONDS",
+    "CLIENT_COOKIE",
+    "LOOPBACK_HOSTS",
+    "REFUSAL_SECONDS",
+    "client_key",
+    "create_app",
+]
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 BODY_SECONDS = 10.0
 """Seconds a request body may take to arrive (a slow sender holds a connection, not a worker)."""
 CLIENT_COOKIE = "derive_client"
+REFUSAL_SECONDS = 1.0
+"""Seconds a 429 waits before it is sent (``Retry-After`` is at least this)."""
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 _SECURITY_HEADERS = [
     (
@@ -164,7 +177,7 @@ def client_key(request: Request, identities: Identities | None = None) -> tuple[
     behind one address (a classroom's network) are told apart, and a cookie the client made
     up counts for nothing: such a client (or one without a cookie) is its address.
     """
-    address = request.client.host if request.client else "?"
+    address = network_of(request.client.host) if request.client else "?"
     token = request.cookies.get(CLIENT_COOKIE, "")
     signed = identities is not None and _TOKEN.match(token) and identities.verify(token)
     return address, token if signed else ""
@@ -198,11 +211,35 @@ class _ClientGoneError(DeriveError, ConnectionError):
     """The client went away while its check waited or ran."""
 
 
+class _Rate:
+    """At most ``per_second`` requests per address on average, twice that at once (a token bucket)."""
+
+    def __init__(self, per_second: float) -> None:
+        self.per_second, self.burst = per_second, 2 * per_second
+        self._buckets: dict[str, tuple[float, float]] = {}  # per address: tokens left, when
+
+    def allow(self, address: str) -> bool:
+        t = time.monotonic()
+        if len(self._buckets) > 10_000:  # bounded memory: a full bucket is forgotten
+            full = [
+                a
+                for a, (n, at) in self._buckets.items()
+                if n + (t - at) * self.per_second >= self.burst
+            ]
+            for a in full:
+                del self._buckets[a]
+        tokens, at = self._buckets.get(address, (self.burst, t))
+        tokens = min(self.burst, tokens + (t - at) * self.per_second)
+        self._buckets[address] = (tokens - (tokens >= 1), t)
+        return tokens >= 1
+
+
 def create_app(
     book: Workbook,
     pool: WorkerPool,
     allowed_hosts: tuple[str, ...] | None = None,
     identities: Identities | None = None,
+    previews_per_second: float = 30.0,
 ) -> Starlette:
     """The ASGI app for a prepared workbook and its checking pool.
 
@@ -214,8 +251,10 @@ def create_app(
             through DNS rebinding.
         identities: who issues and verifies client cookies (default: 60 new ones per
             address per minute, under a secret drawn now).
+        previews_per_second: previews (``/api/read``) one address may ask a second.
     """
     ids = identities if identities is not None else Identities()
+    previews = _Rate(previews_per_second)
 
     async def body_of(request: Request, schema: tuple[Field, ...]) -> dict:
         try:
@@ -255,6 +294,8 @@ def create_app(
         return _ok(check_reply(result, book.show_expected))
 
     async def read(request: Request) -> Response:
+        if not previews.allow(client_key(request)[0]):  # before the body is read or parsed
+            raise ServerBusyError("server", "too many previews from your network address", 1)
         body = await body_of(request, READ_SCHEMA)
         page = book.page(body["problem"])
         reading = await judged(request, "read", page.entry.id, body["answer"], body.get("quantity"))
@@ -270,7 +311,7 @@ def create_app(
         response = FileResponse(STATIC / "workbook.html", headers={"cache-control": "no-cache"})
         if client_key(request, ids)[1]:
             return response
-        token = ids.issue(request.client.host if request.client else "?")
+        token = ids.issue(client_key(request)[0])
         if token is not None:  # past the address's minute share: the page, without a cookie
             response.set_cookie(CLIENT_COOKIE, token, httponly=True, samesite="strict")
         return response
@@ -280,6 +321,9 @@ def create_app(
         if isinstance(exc, BadRequestError):
             return _error(exc.status, reason_of(exc))
         if isinstance(exc, ServerBusyError):
+            # paced: a script that asks again at once waits as told, and refusals as fast as
+            # a flood can ask would keep the event loop from everyone else's requests
+            await asyncio.sleep(REFUSAL_SECONDS)
             busy = _error(429, reason_of(exc))
             busy.headers["retry-after"] = str(exc.retry_after)
             return busy

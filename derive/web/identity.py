@@ -8,6 +8,10 @@ its sender is its address alone (:meth:`Identities.verify`). An address gets at 
 ``per_minute`` new cookies a minute; past that, the page is served without one, so a script
 that keeps asking for cookies shares one identity with itself.
 
+An address is a share of its own, except that an IPv6 address counts as its /64 network
+(:func:`network_of`): one host is usually given a whole /64, so it could otherwise be 2^64
+students.
+
 A restart draws a new secret: every browser then gets a new cookie with its next page load
 (and until then counts as its address), which loses nothing, as the server keeps nothing per
 student.
@@ -18,11 +22,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import ipaddress
 import secrets
 import time
 from collections import deque
 
-__all__ = ["Identities"]
+__all__ = ["Identities", "network_of"]
 
 _NONCE_BYTES = 16
 _MAC_CHARS = 22  # 132 bits of the MAC, in URL-safe base64
@@ -30,6 +35,23 @@ _MAC_CHARS = 22  # 132 bits of the MAC, in URL-safe base64
 
 def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def network_of(host: str) -> str:
+    """The share a peer's address counts in: an IPv6 address's /64, an IPv4 address itself.
+
+    >>> network_of("2001:db8:0:1::5"), network_of("::ffff:10.0.0.1"), network_of("10.0.0.1")
+    ('2001:db8:0:1::/64', '10.0.0.1', '10.0.0.1')
+    """
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if ip.version == 4:
+        return host
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.ip_network((ip, 64), strict=False))
 
 
 class Identities:
