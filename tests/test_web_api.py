@@ -46,7 +46,7 @@ def _client(hints: bool = True, show: bool = True, timeout: float = 5.0, workers
     pool = WorkerPool(pset, PoolSettings(workers=workers, timeout=timeout), not show)
     pool.wait_ready()
     # previews unlimited: these tests send thousands from one address (tests/test_web_fairness.py limits them)
-    app = create_app(book, pool, LOOPBACK_HOSTS, previews_per_second=1e9)
+    app = create_app(book, pool, LOOPBACK_HOSTS, previews_per_second=10**9)
     return TestClient(app, base_url="http://127.0.0.1"), pool
 
 

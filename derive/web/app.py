@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import time
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
@@ -60,7 +59,7 @@ from derive.web.bodies import (
 )
 from derive.web.book import Workbook
 from derive.web.grading import reason_of
-from derive.web.identity import Identities, network_of
+from derive.web.identity import Identities, Rate, network_of
 from derive.web.pool import CheckAbortedError, ServerBusyError, WorkerPool
 from derive.web.replies import check_reply, derivation_reply, read_reply, step_reply
 
@@ -211,35 +210,12 @@ class _ClientGoneError(DeriveError, ConnectionError):
     """The client went away while its check waited or ran."""
 
 
-class _Rate:
-    """At most ``per_second`` requests per address on average, twice that at once (a token bucket)."""
-
-    def __init__(self, per_second: float) -> None:
-        self.per_second, self.burst = per_second, 2 * per_second
-        self._buckets: dict[str, tuple[float, float]] = {}  # per address: tokens left, when
-
-    def allow(self, address: str) -> bool:
-        t = time.monotonic()
-        if len(self._buckets) > 10_000:  # bounded memory: a full bucket is forgotten
-            full = [
-                a
-                for a, (n, at) in self._buckets.items()
-                if n + (t - at) * self.per_second >= self.burst
-            ]
-            for a in full:
-                del self._buckets[a]
-        tokens, at = self._buckets.get(address, (self.burst, t))
-        tokens = min(self.burst, tokens + (t - at) * self.per_second)
-        self._buckets[address] = (tokens - (tokens >= 1), t)
-        return tokens >= 1
-
-
 def create_app(
     book: Workbook,
     pool: WorkerPool,
     allowed_hosts: tuple[str, ...] | None = None,
     identities: Identities | None = None,
-    previews_per_second: float = 30.0,
+    previews_per_second: int = 30,
 ) -> Starlette:
     """The ASGI app for a prepared workbook and its checking pool.
 
@@ -254,7 +230,7 @@ def create_app(
         previews_per_second: previews (``/api/read``) one address may ask a second.
     """
     ids = identities if identities is not None else Identities()
-    previews = _Rate(previews_per_second)
+    previews = Rate(previews_per_second, 1.0)
 
     async def body_of(request: Request, schema: tuple[Field, ...]) -> dict:
         try:

@@ -114,7 +114,7 @@ class PoolSettings:
     """Checks waiting or running for one address (a classroom behind one NAT shares it)."""
     slow_weight: float = 4.0
     """A check stopped at the time limit counts this many times its limit against its sender."""
-    preempt_after: float = 0.25
+    preempt_after: float = 0.1
     """Seconds a check runs before it may give way to a lighter address's (module docstring)."""
 
 
