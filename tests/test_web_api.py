@@ -45,7 +45,9 @@ def _client(hints: bool = True, show: bool = True, timeout: float = 5.0, workers
     book = build_workbook(pset, hints=hints, show_expected=show)
     pool = WorkerPool(pset, PoolSettings(workers=workers, timeout=timeout), not show)
     pool.wait_ready()
-    return TestClient(create_app(book, pool, LOOPBACK_HOSTS), base_url="http://127.0.0.1"), pool
+    # previews unlimited: these tests send thousands from one address (tests/test_web_fairness.py limits them)
+    app = create_app(book, pool, LOOPBACK_HOSTS, previews_per_second=10**9)
+    return TestClient(app, base_url="http://127.0.0.1"), pool
 
 
 @pytest.fixture(scope="module")
@@ -406,7 +408,9 @@ def test_time_limit_kills_and_replaces_the_worker():
 
 def test_a_full_queue_is_429_with_retry_after():
     c, pool = _client()
-    pool.settings = PoolSettings(workers=1, timeout=5.0, queue=0)
+    # the expected wait over its bound (a full queue refuses only an address that already has
+    # a check waiting: tests/test_web_fairness.py)
+    pool.settings = PoolSettings(workers=1, timeout=5.0, max_wait=-1.0)
     with c:
         body = {"problem": "q2", "quantity": "flops", "answer": "2BDF"}
         r = c.post("/api/check", json=body)

@@ -121,7 +121,9 @@ def test_a_timed_out_check_weighs_more_than_a_quick_one(pset):
         used = pool._used(("client", ("a", "slow")), now)
     finally:
         pool.close()
-    assert used >= 4 * 1e-6 * 0.99 and pool._used(("address", "a"), now) == used
+    assert used >= 4 * 1e-6 * 0.99
+    # the address also carries the prior a new address starts with: one check stopped at the limit
+    assert pool._used(("address", "a"), now) == pytest.approx(used + 4 * 1e-6, rel=1e-3)
 
 
 def test_one_clients_queue_does_not_refuse_another_client(pset):

@@ -3,9 +3,13 @@
 ::
 
     derive serve [SET.toml] [--host 127.0.0.1] [--port 8000] [--hide-expected] [--no-hints]
+                 [--behind-proxy ADDR]
 
 No set: the built-in rooflines set. Binds to 127.0.0.1 unless told otherwise and says
-what it serves and where. Needs the ``web`` extra (``pip install 'derive-roofline[web]'``).
+what it serves and where. A student's address is the connection's peer; only with
+``--behind-proxy ADDR`` does ``X-Forwarded-For`` name it, and only on connections from ADDR
+(uvicorn's own default trusts it from any loopback client, which let a script name itself
+anew with every request). Needs the ``web`` extra (``pip install 'derive-roofline[web]'``).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from derive.commands.options import add_timeout_flag, check_timeout
 from derive.errors import ProblemError
 from derive.formula.decimals import ascii_int
 
-__all__ = ["add_serve_parser", "add_workbook_flags", "run"]
+__all__ = ["add_serve_parser", "add_workbook_flags", "proxy_options", "run"]
 
 
 def add_serve_parser(
@@ -57,8 +61,36 @@ def add_serve_parser(
         metavar="N",
         help="new student cookies one network address gets a minute (default 60)",
     )
+    p.add_argument(
+        "--previews-per-second",
+        type=ascii_int,
+        default=30,
+        metavar="N",
+        help="live previews one network address may ask a second (default 30)",
+    )
+    p.add_argument(
+        "--behind-proxy",
+        metavar="ADDR",
+        help="the reverse proxy's address (or addresses, networks, comma-separated): only its "
+        "X-Forwarded-For names a student's address (default: the header is ignored)",
+    )
     p.set_defaults(handler=run)
     return p
+
+
+def proxy_options(behind_proxy: str | None) -> dict[str, object]:
+    """uvicorn's settings for ``X-Forwarded-For``: honoured from ``behind_proxy`` only, else never."""
+    if behind_proxy is None:
+        return {"proxy_headers": False}
+    for part in behind_proxy.split(","):
+        try:
+            ipaddress.ip_network(part.strip(), strict=False)
+        except ValueError:
+            raise ProblemError(
+                f"--behind-proxy {behind_proxy}",
+                f"{part.strip()!r} is not an IP address or network",
+            ) from None
+    return {"proxy_headers": True, "forwarded_allow_ips": behind_proxy}
 
 
 def add_workbook_flags(p: argparse.ArgumentParser, hide_help: str, trust_help: str) -> None:
@@ -112,6 +144,11 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.workers <= 32:
         raise ProblemError(f"--workers {args.workers}", "must be 1 to 32")
     check_timeout(args)
+    proxy = proxy_options(args.behind_proxy)
+    if not 1 <= args.previews_per_second <= 100_000:
+        raise ProblemError(
+            f"--previews-per-second {args.previews_per_second}", "must be 1 to 100000"
+        )
     if not 1 <= args.address_checks <= 100_000:
         raise ProblemError(f"--address-checks {args.address_checks}", "must be 1 to 100000")
     if not 1 <= args.new_students_per_minute <= 100_000:
@@ -141,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
             pool,
             LOOPBACK_HOSTS if loopback else None,
             Identities(per_minute=args.new_students_per_minute),
+            previews_per_second=args.previews_per_second,
         )
         port = sock.getsockname()[1]
         shown = f"[{args.host}]" if ":" in args.host else args.host
@@ -152,6 +190,8 @@ def run(args: argparse.Namespace) -> int:
             f"processes, at most {args.timeout:g} s each, shared fairly between students",
             flush=True,
         )
+        if args.behind_proxy is not None:
+            print(f"  students' addresses from X-Forwarded-For of {args.behind_proxy}", flush=True)
         if not loopback:
             where = socket.gethostname() if args.host in ("0.0.0.0", "::", "") else shown
             print(
@@ -165,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
             log_level="warning",
             access_log=False,
             timeout_keep_alive=30,
+            **proxy,  # type: ignore[arg-type]
         )
         uvicorn.Server(config).run(sockets=[sock])
     finally:

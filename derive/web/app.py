@@ -14,9 +14,12 @@ API (issue 17)::
 
 Errors are ``{"error": "<one line>"}`` with a 4xx status (5xx only for a bug), never a
 stack trace; 429 with ``Retry-After`` when this client or the server has too many checks
-waiting. Checks and previews (``/api/read``) go to :class:`~derive.web.pool.WorkerPool`,
-fairly per client and per address (:func:`client_key`: the address and the ``derive_client``
-cookie the server signed, :mod:`derive.web.identity`), so neither runs in the event loop.
+waiting, sent after :data:`REFUSAL_SECONDS` (a flood's refusals are paced). Checks and previews (``/api/read``) go to :class:`~derive.web.pool.WorkerPool`,
+fairly per client and per address (:func:`client_key`: the address, an IPv6 one's /64, and
+the ``derive_client`` cookie the server signed, :mod:`derive.web.identity`), so neither runs
+in the event loop; previews are limited per address (429) before their body is read. The
+address is the peer's: ``X-Forwarded-For`` counts only from the proxy that ``derive serve
+--behind-proxy`` names (:mod:`derive.commands.serve`).
 
 Hardening (issue 27): a state-changing request (POST) must be ``application/json`` (415
 otherwise) and, when it carries ``Origin`` or ``Sec-Fetch-Site``, come from this very
@@ -41,7 +44,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -59,11 +62,18 @@ from derive.web.bodies import (
 )
 from derive.web.book import Workbook
 from derive.web.grading import reason_of
-from derive.web.identity import Identities
+from derive.web.identity import Identities, Rate, network_of
 from derive.web.pool import CheckAbortedError, ServerBusyError, WorkerPool
 from derive.web.replies import check_reply, derivation_reply, read_reply, step_reply
 
-__all__ = ["BODY_SECONDS", "CLIENT_COOKIE", "LOOPBACK_HOSTS", "client_key", "create_app"]
+__all__ = [
+    "BODY_SECONDS",
+    "CLIENT_COOKIE",
+    "LOOPBACK_HOSTS",
+    "REFUSAL_SECONDS",
+    "client_key",
+    "create_app",
+]
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -71,6 +81,8 @@ SOLVED_CLIENTS = 100_000  # students whose right answers (--hide-expected) are r
 BODY_SECONDS = 10.0
 """Seconds a request body may take to arrive (a slow sender holds a connection, not a worker)."""
 CLIENT_COOKIE = "derive_client"
+REFUSAL_SECONDS = 1.0
+"""Seconds a 429 waits before it is sent (``Retry-After`` is at least this)."""
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 _SECURITY_HEADERS = [
     (
@@ -168,7 +180,7 @@ def client_key(request: Request, identities: Identities | None = None) -> tuple[
     behind one address (a classroom's network) are told apart, and a cookie the client made
     up counts for nothing: such a client (or one without a cookie) is its address.
     """
-    address = request.client.host if request.client else "?"
+    address = network_of(request.client.host) if request.client else "?"
     token = request.cookies.get(CLIENT_COOKIE, "")
     signed = identities is not None and _TOKEN.match(token) and identities.verify(token)
     return address, token if signed else ""
@@ -207,6 +219,7 @@ def create_app(
     pool: WorkerPool,
     allowed_hosts: tuple[str, ...] | None = None,
     identities: Identities | None = None,
+    previews_per_second: int = 30,
 ) -> Starlette:
     """The ASGI app for a prepared workbook and its checking pool.
 
@@ -218,9 +231,12 @@ def create_app(
             through DNS rebinding.
         identities: who issues and verifies client cookies (default: 60 new ones per
             address per minute, under a secret drawn now).
+        previews_per_second: previews (``/api/read``) one address may ask a second.
     """
     ids = identities if identities is not None else Identities()
     solved: OrderedDict[tuple[str, str], set[str]] = OrderedDict()  # who: values right
+    previews = Rate(previews_per_second, 1.0)
+    page = (STATIC / "workbook.html").read_bytes()
 
     async def body_of(request: Request, schema: tuple[Field, ...]) -> dict:
         try:
@@ -268,6 +284,8 @@ def create_app(
         return _ok(check_reply(result, book.show_expected))
 
     async def read(request: Request) -> Response:
+        if not previews.allow(client_key(request)[0]):  # before the body is read or parsed
+            raise ServerBusyError("server", "too many previews from your network address", 1)
         body = await body_of(request, READ_SCHEMA)
         page = book.page(body["problem"])
         reading = await judged(request, "read", page.entry.id, body["answer"], body.get("quantity"))
@@ -280,10 +298,11 @@ def create_app(
         return _ok(derivation_reply(result, book.show_expected))
 
     async def index(request: Request) -> Response:
-        response = FileResponse(STATIC / "workbook.html", headers={"cache-control": "no-cache"})
+        # from memory: a flood of page loads (harvesting cookies) costs no file read or thread
+        response = Response(page, media_type="text/html", headers={"cache-control": "no-cache"})
         if client_key(request, ids)[1]:
             return response
-        token = ids.issue(request.client.host if request.client else "?")
+        token = ids.issue(client_key(request)[0])
         if token is not None:  # past the address's minute share: the page, without a cookie
             response.set_cookie(CLIENT_COOKIE, token, httponly=True, samesite="strict")
         return response
@@ -293,6 +312,9 @@ def create_app(
         if isinstance(exc, BadRequestError):
             return _error(exc.status, reason_of(exc))
         if isinstance(exc, ServerBusyError):
+            # paced: a script that asks again at once waits as told, and refusals as fast as
+            # a flood can ask would keep the event loop from everyone else's requests
+            await asyncio.sleep(REFUSAL_SECONDS)
             busy = _error(429, reason_of(exc))
             busy.headers["retry-after"] = str(exc.retry_after)
             return busy

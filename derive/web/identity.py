@@ -8,6 +8,10 @@ its sender is its address alone (:meth:`Identities.verify`). An address gets at 
 ``per_minute`` new cookies a minute; past that, the page is served without one, so a script
 that keeps asking for cookies shares one identity with itself.
 
+An address is a share of its own, except that an IPv6 address counts as its /64 network
+(:func:`network_of`): one host is usually given a whole /64, so it could otherwise be 2^64
+students.
+
 A restart draws a new secret: every browser then gets a new cookie with its next page load
 (and until then counts as its address), which loses nothing, as the server keeps nothing per
 student.
@@ -18,11 +22,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import ipaddress
 import secrets
 import time
 from collections import deque
 
-__all__ = ["Identities"]
+__all__ = ["Identities", "Rate", "network_of"]
 
 _NONCE_BYTES = 16
 _MAC_CHARS = 22  # 132 bits of the MAC, in URL-safe base64
@@ -32,13 +37,54 @@ def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
+def network_of(host: str) -> str:
+    """The share a peer's address counts in: an IPv6 address's /64, an IPv4 address itself.
+
+    >>> network_of("2001:db8:0:1::5"), network_of("::ffff:10.0.0.1"), network_of("10.0.0.1")
+    ('2001:db8:0:1::/64', '10.0.0.1', '10.0.0.1')
+    """
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if ip.version == 4:
+        return host
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.ip_network((ip, 64), strict=False))
+
+
+class Rate:
+    """At most ``count`` events in any ``seconds`` for each key (a sliding window)."""
+
+    def __init__(self, count: int, seconds: float) -> None:
+        self.count, self.seconds = count, seconds
+        self._times: dict[str, deque[float]] = {}  # per key: when its events were
+
+    def allow(self, key: str, now: float | None = None) -> bool:
+        """Whether one more event of ``key`` is within the rate (it is counted if so)."""
+        now = time.monotonic() if now is None else now
+        if len(self._times) > 10_000:  # bounded memory: forget keys quiet for a window
+            for quiet in [
+                k for k, q in self._times.items() if not q or q[-1] <= now - self.seconds
+            ]:
+                del self._times[quiet]
+        times = self._times.setdefault(key, deque())
+        while times and times[0] <= now - self.seconds:
+            times.popleft()
+        if len(times) >= self.count:
+            return False
+        times.append(now)
+        return True
+
+
 class Identities:
     """Signed client cookies, at most ``per_minute`` new ones per address per minute."""
 
     def __init__(self, per_minute: int = 60, secret: bytes | None = None) -> None:
         self.per_minute = per_minute
         self._secret = secret if secret is not None else secrets.token_bytes(32)
-        self._issued: dict[str, deque[float]] = {}  # per address: when its cookies were issued
+        self._issued = Rate(per_minute, 60.0)  # per address
 
     def _mac(self, nonce: str) -> str:
         digest = hmac.new(self._secret, nonce.encode("ascii"), hashlib.sha256).digest()
@@ -57,15 +103,7 @@ class Identities:
 
     def issue(self, address: str, now: float | None = None) -> str | None:
         """A new signed cookie for a client at ``address``, or None when it had its minute's share."""
-        now = time.monotonic() if now is None else now
-        if len(self._issued) > 10_000:  # bounded memory: forget addresses quiet for a minute
-            for quiet in [a for a, q in self._issued.items() if not q or q[-1] < now - 60]:
-                del self._issued[quiet]
-        times = self._issued.setdefault(address, deque())
-        while times and times[0] <= now - 60:
-            times.popleft()
-        if len(times) >= self.per_minute:
+        if not self._issued.allow(address, now):
             return None
-        times.append(now)
         nonce = _b64(secrets.token_bytes(_NONCE_BYTES))
         return nonce + self._mac(nonce)

@@ -16,20 +16,31 @@ processes that can be killed. What the design keeps small is the cost per reques
   app: the address and the workbook's cookie); a free worker takes the next job
   round-robin over clients, and a client has at most ``client_running`` jobs running, so
   a flood from one client leaves a worker to everyone else.
-* **A share no identity can multiply (issue 37).** A client is an address and a cookie the
-  server signed (:mod:`derive.web.identity`), and the address is a share of its own: the
-  next job goes to the address with the fewest checks running, then the least recent use,
-  then the client with the least recent use within it, so inventing cookies divides an
-  address's share instead of multiplying it. Use is worker seconds, halved every
-  :data:`HALF_LIFE` s; a check stopped at the time limit counts ``slow_weight`` times its
-  limit against its client and its address.
+* **A share no identity can multiply (issues 37, 49).** A client is an address (an IPv6
+  address's /64) and a cookie the server signed (:mod:`derive.web.identity`), and the
+  address is a share of its own: the next job goes to the address with the fewest checks
+  running, then the least recent use, then the client with the least recent use within it,
+  so inventing cookies divides an address's share instead of multiplying it. Use is worker
+  seconds, halved every :data:`HALF_LIFE` s; a check stopped at the time limit counts
+  ``slow_weight`` times its limit against its client and its address, and an address the
+  pool has not seen lately starts as if its first check had been stopped so (its claims are
+  unknown), so a fresh flooding address does not come before a student who has been checking.
+* **Long checks give way.** While every worker runs a check older than ``preempt_after``
+  seconds and a check waits whose address used the workers half a time limit less than the
+  address of one of them (counting that check's seconds so far), that one is stopped and put
+  back at the head of its queue (its seconds counted): a flood of checks that run to the
+  limit leaves other addresses waiting a fraction of a second, not the limit. Half a limit
+  is the least margin that keeps two like addresses from stopping each other in turn (each
+  run must outlast the other's by twice the margin, so the limit comes first).
 * **Early refusal.** A client with ``client_queue`` jobs waiting or running, an address with
   ``address_queue``, a full queue, or an expected wait above ``max_wait`` seconds get
-  :class:`ServerBusyError` at once (HTTP 429 with ``Retry-After``) instead of making
-  everyone wait. The expected wait is that of the new job's place in the rotation (its
-  client's waiting jobs, and from each other client at most one more), so one client's
-  flood does not refuse another client. Its service time starts from the time limit (a
-  burst of unknown claims is not admitted wholesale) and learns from the checks that end.
+  :class:`ServerBusyError` at once (HTTP 429 with ``Retry-After``, sent paced) instead of
+  making everyone wait. The expected wait is that of the new job's place in the order (its
+  address's waiting jobs, and from each other address at most one more, none from one that
+  comes after it), so one address's flood, whatever its cookies, does not refuse another
+  address; a full queue refuses only addresses that already have a check waiting. Its
+  service time starts from the time limit (a burst of unknown claims is not admitted
+  wholesale) and learns from the checks that end.
 * **A verdict is judged once.** Judging is deterministic (:mod:`derive.checking.sampling`
   seeds its points from the claim), and a class types the same few answers, so the server
   remembers the last ``cache`` verdicts by question and answers a repeat without a worker.
@@ -104,6 +115,8 @@ class PoolSettings:
     """Checks waiting or running for one address (a classroom behind one NAT shares it)."""
     slow_weight: float = 4.0
     """A check stopped at the time limit counts this many times its limit against its sender."""
+    preempt_after: float = 0.1
+    """Seconds a check runs before it may give way to a lighter address's (module docstring)."""
 
 
 def address_of(client: Hashable) -> Hashable:
@@ -273,19 +286,36 @@ class WorkerPool:
                 1,
             )
         wait = self._ahead(client) * self._service / max(1, len(self._workers))
-        if self._waiting >= s.queue or wait > s.max_wait:
+        full = self._waiting >= s.queue and ours > self._address_running.get(address_of(client), 0)
+        if full or wait > s.max_wait:
             retry = max(1, math.ceil(wait))
             raise ServerBusyError(
                 "server", f"too many checks waiting; try again in {retry} s", retry
             )
 
     def _ahead(self, client: Hashable) -> int:
-        """Waiting jobs served before a new job of ``client``: its own, and from every other
-        client at most one more than it has waiting (the rotation serves one job of each in
-        turn), so a flood from one client does not count whole against everyone else."""
-        mine = len(self._queues.get(client, ()))
-        others = sum(min(len(q), mine + 1) for c, q in self._queues.items() if c != client)
-        return mine + others
+        """Waiting jobs served before a new job of ``client``, in :meth:`_next_job`'s order: its
+        own and at most one more from each other client of its address (the turns its address
+        needs), then from each other address as many, one more from an address that ranks
+        before it; so a flood counts against others per address, whatever its cookies."""
+        address, t = address_of(client), time.monotonic()
+        own = len(self._queues.get(client, ()))
+        turns, others = own, dict[Hashable, int]()
+        for c, queue in self._queues.items():
+            if c == client or not queue:
+                continue
+            if (a := address_of(c)) == address:
+                turns += min(len(queue), own + 1)
+            else:
+                others[a] = others.get(a, 0) + len(queue)
+        mine = self._rank(address, t)
+        return turns + sum(min(n, turns + (self._rank(a, t) < mine)) for a, n in others.items())
+
+    def _rank(self, address: Hashable, t: float) -> tuple[int, float]:
+        """An address's place in the order: its checks running, then its use."""
+        use = self._use.get(("address", address))  # none yet: the prior its first job gets
+        seen = use.now(t) if use is not None else self.settings.slow_weight * self.settings.timeout
+        return self._address_running.get(address, 0), seen
 
     async def run(self, method: str, *args: object, client: Hashable = None) -> Any:
         """A remembered verdict for the same question, else :meth:`judge` in a worker."""
@@ -315,7 +345,10 @@ class WorkerPool:
         self._waiting += 1
         address = address_of(client)
         self._address_jobs[address] = self._address_jobs.get(address, 0) + 1
+        prior = self.settings.slow_weight * self.settings.timeout  # a new address's claims
+        self._use.setdefault(("address", address), _Use(prior, time.monotonic()))
         self._dispatch()
+        self._give_way()
         try:
             kind, payload = await job.future
         except asyncio.CancelledError:
@@ -331,26 +364,21 @@ class WorkerPool:
         use = self._use.get(key)
         return use.now(t) if use is not None else 0.0
 
-    def _next_job(self) -> _Job | None:
-        """The next job: the address with the fewest running, then the least use; within it,
-        the client with the least use; ties in rotation order (see the module docstring)."""
-        t = time.monotonic()
+    def _next_client(self, t: float) -> Hashable | None:
+        """Whose job is next: the address of the best :meth:`_rank`; within it, the client with
+        the least use; ties in rotation order (see the module docstring)."""
         best: tuple | None = None
         for rank, (client, queue) in enumerate(self._queues.items()):
             if queue and self._running.get(client, 0) < self.settings.client_running:
-                address = address_of(client)
-                order = (
-                    self._address_running.get(address, 0),
-                    self._used(("address", address), t),
-                    self._used(("client", client), t),
-                    rank,
-                    client,
-                )
-                if best is None or order[:4] < best[:4]:
-                    best = order
-        if best is None:
+                order = (self._rank(address_of(client), t), self._used(("client", client), t), rank)
+                if best is None or order < best[:3]:
+                    best = (*order, client)
+        return None if best is None else best[3]
+
+    def _next_job(self) -> _Job | None:
+        client = self._next_client(time.monotonic())
+        if client is None:
             return None
-        client = best[4]
         queue = self._queues.pop(client)  # to the back of the rotation
         job = queue.popleft()
         if queue:
@@ -382,6 +410,30 @@ class WorkerPool:
                 continue
             loop.add_reader(worker.conn.fileno(), self._on_answer, worker)
             worker.timer = loop.call_later(self.settings.timeout, self._overtime, worker)
+            loop.call_later(self.settings.preempt_after, self._give_way)
+
+    def _give_way(self) -> None:
+        """Stop the long check of the heaviest address for the next waiting one, if that one's
+        address used the workers half a time limit less (see the module docstring)."""
+        if self._idle or not self._waiting:
+            return
+        t = time.monotonic()
+        busy = [(w, w.job) for w in self._workers if w.job is not None]
+        if any(t - job.started < self.settings.preempt_after for _, job in busy):
+            return  # that worker may be free soon; its timer comes back here
+        client = self._next_client(t)
+        if client is None:
+            return
+        used = [self._used(("address", address_of(j.client)), t) + t - j.started for _, j in busy]
+        heaviest = max(range(len(busy)), key=used.__getitem__)
+        if (
+            used[heaviest]
+            > self._used(("address", address_of(client)), t) + self.settings.timeout / 2
+        ):
+            worker = busy[heaviest][0]
+            self._release(worker)
+            worker.kill()
+            self._finish(worker, None)
 
     def _release(self, worker: _Worker) -> None:
         if worker.conn is not None:
@@ -412,29 +464,31 @@ class WorkerPool:
         worker.kill()
         self._finish(worker, self._late(), slow=True)
 
-    def _finish(self, worker: _Worker, answer: tuple[str, Any], slow: bool = False) -> None:
+    def _finish(self, worker: _Worker, answer: tuple[str, Any] | None, slow: bool = False) -> None:
+        """The end of a worker's job: its ``answer``, or None when it gave way (back in its queue)."""
         job, worker.job = worker.job, None
         if job is not None:
-            left = self._running.get(job.client, 1) - 1
-            if left:
-                self._running[job.client] = left
-            else:
-                self._running.pop(job.client, None)
-                if not self._queues.get(job.client, True):
-                    del self._queues[job.client]
+            _decrement(self._running, job.client)
             address = address_of(job.client)
             _decrement(self._address_running, address)
-            _decrement(self._address_jobs, address)
             t = time.monotonic()
             took = t - job.started
-            self._served += 1  # the time limit counts as one job seen (the prior)
-            self._service += (took - self._service) * max(0.1, 1 / (self._served + 1))
+            if answer is None:
+                job.worker = None
+                self._queues.setdefault(job.client, deque()).appendleft(job)
+                self._waiting += 1
+            else:
+                if not self._running.get(job.client) and not self._queues.get(job.client, True):
+                    del self._queues[job.client]
+                _decrement(self._address_jobs, address)
+                self._served += 1  # the time limit counts as one job seen (the prior)
+                self._service += (took - self._service) * max(0.1, 1 / (self._served + 1))
             cost = self.settings.slow_weight * self.settings.timeout if slow else took
             for key in (("client", job.client), ("address", address)):
                 self._use.setdefault(key, _Use()).add(t, cost)
             if len(self._use) > 4 * self.settings.queue + 1024:
                 self._forget(t)
-            if not job.future.done():
+            if answer is not None and not job.future.done():
                 job.future.set_result(answer)
         if worker.conn is None:
             worker.start()  # forked again from this warm server
