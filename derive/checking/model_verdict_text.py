@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.formula.decimals import fmt_decimal
-from derive.present.report import Entry, Report, report_text
+from derive.present.report import Entry, Report
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = ["model_claim_json", "model_claim_report", "model_claim_text"]
+__all__ = ["model_claim_json", "model_claim_report"]
 
 
 def _exact(result: CheckResult) -> str | None:
@@ -43,11 +43,6 @@ def model_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
         tolerance = f"{result.relative_error} (tolerance {fmt_decimal(100 * rtol, 3)}%)"
         entries.append(Entry("relative error", tolerance))
     return Report(tuple(entries), (("diagnosis", tuple(result.diagnosis)),))
-
-
-def model_claim_text(result: CheckResult, rtol: sp.Rational) -> str:
-    """The verdict in a few lines (``expected`` left out when it was hidden)."""
-    return report_text(model_claim_report(result, rtol))
 
 
 def claim_json(
