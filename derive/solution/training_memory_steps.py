@@ -50,19 +50,16 @@ def _zero_words(zero: ZeroStage) -> str:
 
 def devices_step(a: TrainingAnalysis) -> Step:
     p = a.problem
+    dims = ("dp", "tp", "pp", "cp")[: 3 + (p.cp > 1)]
     return Step(
         StepKind.PARALLELISM,
         "N = dp·tp·pp; each DP rank takes b_dp = T/dp tokens per step in M = T/(dp·b_μ·S) micro-batches of b_μ sequences",
         rich("A DP rank is one copy of the model, cut over tp·pp devices."),
         (
             Line.of(
-                "N", r"dp \cdot tp \cdot pp", rf"{p.dp} \cdot {p.tp} \cdot {p.pp}", str(p.devices)
-            )
-            if p.cp == 1
-            else Line.of(
                 "N",
-                r"dp \cdot tp \cdot pp \cdot cp",
-                rf"{p.dp} \cdot {p.tp} \cdot {p.pp} \cdot {p.cp}",
+                r" \cdot ".join(dims),
+                r" \cdot ".join(f"{getattr(p, d)}" for d in dims),
                 str(p.devices),
             ),
             Line.of(
