@@ -32,9 +32,9 @@ from derive.present.key.names import safe_name
 from derive.present.serving_step import (
     crossover_document,
     crossover_given,
+    phase_document,
     phase_given,
     phase_latex,
-    phase_markdown,
 )
 from derive.problem.serving_spec import ServingSpec
 
@@ -182,7 +182,7 @@ def serving_part(
     )
     asks = tuple(key for key in ask if key in SERVING_PHRASES) or default
     return KeyPart(
-        markdown=phase_markdown(phase, analysis, level=3),
+        markdown=render(phase_document(phase, analysis, 3), "md"),
         latex=phase_latex(phase, analysis),
         figure=figure,
         given=md_escape(phase_given(phase, analysis)),
