@@ -15,7 +15,11 @@ from derive.problem.timing import TimingSpec
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import attainable_lines, reading_tex, rounded, seconds_tex
+from derive.solution.value_display import (
+    attainable_lines,
+    rounded,
+    time_line,
+)
 
 __all__ = ["kernel_given", "kernel_steps", "number_steps", "numbers_given", "numbers_verdict"]
 
@@ -114,32 +118,28 @@ def _times_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step | None
     plus = rf" + {time_tex(launch)}" if launch != 0 else ""
     sym_plus = r" + t_{\text{launch}}" if launch != 0 else ""
     lines = (
-        Line.of(
+        time_line(
             r"T_{\text{math}}",
             r"\frac{\text{FLOPs}}{\pi \eta_c}",
             rf"\frac{{{tex(kernel.flops)}}}{{{peak}{eta_c}}}",
-            seconds_tex(time.t_math),
-            approx=reading_tex(time.t_math),
+            seconds=time.t_math,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{mem}}",
             r"\frac{\text{bytes}}{\beta \eta_m}",
             rf"\frac{{{tex(kernel.bytes)}}}{{{bandwidth}{eta_m}}}",
-            seconds_tex(time.t_mem),
-            approx=reading_tex(time.t_mem),
+            seconds=time.t_mem,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{lower}}",
             r"\max(T_{\text{math}}, T_{\text{mem}})" + sym_plus,
             rf"\max({time_tex(time.t_math)}, {time_tex(time.t_mem)}){plus}",
-            seconds_tex(step.t_lower),
-            approx=reading_tex(step.t_lower),
+            seconds=step.t_lower,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{upper}}",
             r"T_{\text{math}} + T_{\text{mem}}" + sym_plus,
-            seconds_tex(step.t_upper),
-            approx=reading_tex(step.t_upper),
+            seconds=step.t_upper,
         ),
     )
     return Step(

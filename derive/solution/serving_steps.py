@@ -16,7 +16,7 @@ from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_time_steps import kernel_steps
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import reading_tex, seconds_tex
+from derive.solution.value_display import reading_tex, seconds_tex, time_line
 from derive.solution.verdicts import verdict_text
 
 __all__ = ["crossover_steps", "crossover_verdict", "phase_steps", "phase_verdict"]
@@ -256,12 +256,11 @@ def _from_rate(phase: PhaseAnalysis, step: Step) -> Step:
         return step
     times, times_n = _times_replicas(phase)
     tokens = "B" if phase.phase is Phase.DECODE else r"B \cdot S"
-    line = Line.of(
+    line = time_line(
         r"T_{\text{measured}}",
         rf"\frac{{{times}{tokens}}}{{\text{{tokens/s}}_{{\text{{measured}}}}}}",
         rf"\frac{{{times_n}{phase.tokens}}}{{{tex(rate)}}}",
-        seconds_tex(measured.time),
-        approx=reading_tex(measured.time),
+        seconds=measured.time,
     )
     notes = step.notes
     if measured.lower_bound is not None and measured.time < measured.lower_bound:

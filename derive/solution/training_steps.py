@@ -31,7 +31,7 @@ from derive.solution.training_memory_steps import (
     state_step,
 )
 from derive.solution.training_mesh_steps import mesh_step
-from derive.solution.value_display import reading_tex, seconds_tex
+from derive.solution.value_display import time_line
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.comms import RERUN, layer_calls
@@ -268,29 +268,26 @@ def _times(a: TrainingAnalysis) -> Step:
     }[p.recompute]
     lines.append(Line.of(r"F_{\text{recompute}}", recompute_rule, tex(a.flops_recompute)))
     lines += [
-        Line.of(
+        time_line(
             r"T_{\text{math}}",
             (r"\frac{F_{\text{model}}" if counted else r"\frac{F_{\text{params}}")
             + r" + F_{\text{recompute}}}{N \cdot \pi}",
             rf"\frac{{{tex(a.flops_model + a.flops_recompute)}}}{{{n_peak}}}",
-            seconds_tex(a.t_math),
-            approx=reading_tex(a.t_math),
+            seconds=a.t_math,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{comms}}",
             r"\frac{V}{\beta_{\text{link}}}",
             rf"\frac{{{tex(a.comms.total)}}}{{{tex_text_number(p.link_text)}}}",
-            seconds_tex(a.t_comms),
-            approx=reading_tex(a.t_comms),
+            seconds=a.t_comms,
         )
         if _one_link(p)
-        else Line.of(
+        else time_line(
             r"T_{\text{comms}}",
             r"\sum_{\text{passes}} \max_{\text{dims}} t_{\text{dim}}"
             if p.convention == "scaling-book"
             else r"\sum_{\text{dims}} t_{\text{dim}}",
-            seconds_tex(a.t_comms),
-            approx=reading_tex(a.t_comms),
+            seconds=a.t_comms,
         ),
     ]
     return Step(
@@ -405,7 +402,7 @@ def _bounds(a: TrainingAnalysis) -> Step:
     lines = [
         *_bubble_lines(a),
         *(
-            Line.of(label, rule, seconds_tex(value), approx=reading_tex(value))
+            time_line(label, rule, seconds=value)
             for label, rule, value in (
                 (
                     r"T_{\text{fwd}}",

@@ -51,3 +51,8 @@ def seconds_tex(value: sp.Expr) -> str:
 def reading_tex(value: sp.Expr) -> str | None:
     """A time as a person reads it, for a line's ``≈`` (``12.5\\ \\text{ms}``); None for a formula."""
     return time_tex(value) if value.is_number else None
+
+
+def time_line(lhs: str, *forms: str, seconds: sp.Expr) -> Line:
+    """A line ending in a time: its exact seconds, then ``≈`` its reading."""
+    return Line.of(lhs, *forms, seconds_tex(seconds), approx=reading_tex(seconds))

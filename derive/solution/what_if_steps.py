@@ -10,7 +10,7 @@ from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
-from derive.solution.value_display import reading_tex, seconds_tex
+from derive.solution.value_display import seconds_tex, time_line
 
 __all__ = ["what_if_given", "what_if_steps", "what_if_verdict"]
 
@@ -35,12 +35,11 @@ def _lines(w: WhatIf) -> tuple[Line, ...]:
     ]  # fmt: skip
     if w.time is not None and w.measured_time is not None:
         lines.append(
-            Line.of(
+            time_line(
                 "T'",
                 r"T \cdot \frac{T'}{T}",
                 rf"{seconds_tex(w.measured_time)} \cdot {tex(w.remaining)}",
-                seconds_tex(w.time),
-                approx=reading_tex(w.time),
+                seconds=w.time,
             )
         )
     if w.rate is not None and w.measured_rate is not None:
