@@ -33,6 +33,11 @@ def gigabytes(value: sp.Expr) -> str:
     return tex_decimal(value / GB) + r"\ \text{GB}"
 
 
+def gb_line(lhs: str, *forms: str, value: sp.Expr) -> Line:
+    """A line ending in a number of bytes: exact, then ``≈`` in GB."""
+    return Line.of(lhs, *forms, tex(value), approx=gigabytes(value))
+
+
 def number(value: sp.Expr) -> str:
     """A number inside a substituted form (parenthesised unless a non-negative integer)."""
     text = tex(value)
@@ -221,12 +226,11 @@ def state_step(a: TrainingAnalysis) -> Step:
             over = r"\left(\frac{P_{\text{dense}}}{dp} + \frac{P_{\text{experts}}}{dp/ep}\right)"
             numbers = ""
         lines.append(
-            Line.of(
+            gb_line(
                 label,
                 rf"{tex(width)} \cdot {over}",
                 rf"{tex(width)} \cdot {numbers}" if numbers else "",
-                tex(value),
-                approx=gigabytes(value),
+                value=value,
             )
         )
     notes = [rich(st.note)] if st.note else []
@@ -274,12 +278,8 @@ def _in_flight_line(a: TrainingAnalysis) -> Line:
     if m.overhead != 1:
         rule = rf"\left({rule}\right) \cdot {tex(m.overhead)}"
         values = rf"\left({values}\right) \cdot {tex(m.overhead)}"
-    return Line.of(
-        r"M_{A}",
-        rf"{rule}{logits_rule}",
-        rf"{values}{logits_numbers}",
-        tex(m.activations),
-        approx=gigabytes(m.activations),
+    return gb_line(
+        r"M_{A}", rf"{rule}{logits_rule}", rf"{values}{logits_numbers}", value=m.activations
     )
 
 
@@ -301,12 +301,7 @@ def activations_step(a: TrainingAnalysis) -> Step:
             (rich(term.name), rich(Math(term.paper.replace("²", "^2"))), rich(Math(tex(value))))
         )
     lines = (
-        Line.of(
-            r"A_{\text{layer}}",
-            r"\sum \text{terms}",
-            tex(m.activations_per_layer),
-            approx=gigabytes(m.activations_per_layer),
-        ),
+        gb_line(r"A_{\text{layer}}", r"\sum \text{terms}", value=m.activations_per_layer),
         _in_flight_line(a),
     )
     reason = {
@@ -405,23 +400,21 @@ def activations_step(a: TrainingAnalysis) -> Step:
 def fit_step(a: TrainingAnalysis) -> Step:
     p, m = a.problem, a.memory
     lines = [
-        Line.of(
+        gb_line(
             r"M_{\text{dev}}",
             r"M_{W} + M_{G} + M_{O} + M_{A}",
             " + ".join(tex(v) for v in (m.weights, m.grads, m.optimizer, m.activations)),
-            tex(m.total),
-            approx=gigabytes(m.total),
+            value=m.total,
         )
     ]
     notes: list[Rich] = []
     if p.capacity is not None and a.headroom is not None:
         lines.append(
-            Line.of(
+            gb_line(
                 r"H",
                 r"C - M_{\text{dev}}",
                 rf"{tex(p.capacity)} - {tex(m.total)}",
-                tex(a.headroom),
-                approx=gigabytes(a.headroom),
+                value=a.headroom,
             )
         )
         notes.append(rich("It fits." if a.fits else "It does not fit."))

@@ -25,7 +25,7 @@ from derive.solution.training_memory_steps import (
     activations_step,
     devices_step,
     fit_step,
-    gigabytes,
+    gb_line,
     number,
     params_step,
     state_step,
@@ -123,29 +123,26 @@ def _comms(a: TrainingAnalysis) -> Step:
     dp_rule = rf"{factor} \cdot \frac{{X - 1}}{{X}} \cdot 2 \cdot P_{{\text{{dev}}}}"
     flat = p.placement is None
     lines = [
-        Line.of(
+        gb_line(
             r"V_{\text{dp}}",
             dp_rule,
             rf"{factor_numbers} \cdot {number(c.dp_fraction)} \cdot 2 \cdot {tex(a.params.total)}"
             if not a.params.experts and flat
             else "",
-            tex(c.of("dp")),
-            approx=gigabytes(c.of("dp")),
+            value=c.of("dp"),
         ),
-        Line.of(
+        gb_line(
             r"V_{\text{tp}}",
             r"(n_{f} + n_{b}) \cdot M \cdot \frac{L}{pp} \cdot \frac{2(t - 1)}{t} \cdot 2 S b_{\mu} d",
             rf"({c.tp_forward_count} + {c.tp_backward_count}) \cdot {number(c.layer_visits)} \cdot {number(c.tp_fraction)} \cdot {tex(c.activation_bytes)}"
             if flat
             else "",
-            tex(c.of("tp")),
-            approx=gigabytes(c.of("tp")),
+            value=c.of("tp"),
         ),
-        Line.of(
+        gb_line(
             r"V_{\text{pp}}",
             r"M \cdot \frac{2 S b_{\mu} d}{tp} \cdot (\text{1 or 2 directions})",
-            tex(c.of("pp")),
-            approx=gigabytes(c.of("pp")),
+            value=c.of("pp"),
         ),
     ]
     volumes = (
@@ -163,17 +160,16 @@ def _comms(a: TrainingAnalysis) -> Step:
         ),
     )
     lines += [
-        Line.of(rf"V_{{\text{{{dim}}}}}", rule, tex(c.of(dim)), approx=gigabytes(c.of(dim)))
+        gb_line(rf"V_{{\text{{{dim}}}}}", rule, value=c.of(dim))
         for shown, dim, rule in volumes
         if shown
     ]
     lines.append(
-        Line.of(
+        gb_line(
             r"V",
             r"V_{\text{dp}} + V_{\text{tp}} + V_{\text{pp}} + V_{\text{ep}}"
             + (r" + V_{\text{cp}}" if p.cp > 1 else ""),
-            tex(c.total),
-            approx=gigabytes(c.total),
+            value=c.total,
         )
     )
     notes: tuple[Rich, ...] = (
