@@ -8,14 +8,15 @@ import sympy as sp
 
 from derive.catalogue import table as q
 from derive.model.budget import CHINCHILLA, KAPLAN, Budget, Given
-from derive.solution.notation import tex, tex_decimal
+from derive.solution.notation import tex
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
+from derive.solution.value_display import decimal_line
 
 __all__ = ["budget_given", "budget_steps", "budget_verdict"]
 
 
 def _line(lhs: str, symbolic: str, numbers: str, value: sp.Expr) -> Line:
-    return Line.of(lhs, symbolic, numbers, tex(value), approx=tex_decimal(value))
+    return decimal_line(lhs, symbolic, numbers, value=value)
 
 
 def _lines(b: Budget) -> tuple[Line, ...]:

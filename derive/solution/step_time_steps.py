@@ -16,7 +16,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_tex, time_text
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import time_line
+from derive.solution.value_display import decimal_line, time_line
 
 __all__ = ["is_plain", "kernel_steps", "step_steps"]
 
@@ -195,12 +195,11 @@ def _bounds_lines(step: StepTime) -> list[Line]:
         ]
     if len(step.kernels) > 1:
         lines += [
-            Line.of(
+            decimal_line(
                 r"I_{\text{aggregate}}",
                 r"\frac{\sum_k \text{FLOPs}_k}{\sum_k \text{bytes}_k}",
                 rf"\frac{{{tex(step.flops)}}}{{{tex(step.bytes)}}}",
-                tex(step.aggregate_intensity),
-                approx=tex_decimal(step.aggregate_intensity),
+                value=step.aggregate_intensity,
             ),
             time_line(
                 r"T_{\text{single roofline}}",

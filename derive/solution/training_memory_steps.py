@@ -11,6 +11,7 @@ import sympy as sp
 from derive.catalogue import table as q
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.value_display import decimal_line
 from derive.training.analysis import TrainingAnalysis
 from derive.training.binding import CONVENTIONS, Recompute, ZeroStage
 
@@ -165,7 +166,7 @@ def params_step(a: TrainingAnalysis) -> Step:
         )
     lines += [
         Line.of(r"P_{\text{ends}}", r"\text{globals of the heaviest stage}", tex(pd.ends)),
-        Line.of(
+        decimal_line(
             r"P_{\text{dev}}",
             r"\frac{L}{pp} \left(P_{\text{split}} + P_{\text{repl}}"
             + (r" + P_{\text{experts}}" if model.is_moe else "")
@@ -173,8 +174,7 @@ def params_step(a: TrainingAnalysis) -> Step:
             rf"{number(pd.layers)} \cdot \left({tex(pd.block_split)} + {tex(pd.block_replicated)}"
             + (rf" + {tex(pd.block_experts)}" if model.is_moe else "")
             + rf"\right) + {tex(pd.ends)}",
-            tex(pd.total),
-            approx=tex_decimal(pd.total),
+            value=pd.total,
         ),
     ]
     ends = (

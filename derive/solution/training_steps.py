@@ -31,7 +31,7 @@ from derive.solution.training_memory_steps import (
     state_step,
 )
 from derive.solution.training_mesh_steps import mesh_step
-from derive.solution.value_display import time_line
+from derive.solution.value_display import decimal_line, time_line
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.comms import RERUN, layer_calls
@@ -529,12 +529,11 @@ def _dp_balance(a: TrainingAnalysis) -> list[Line]:
         return []
     return [
         balance,
-        Line.of(
+        decimal_line(
             label,
             rf"\frac{{X - 1}}{{X}} \cdot \frac{{\pi}}{{{symbol}}}",
             rf"{number(frac)} \cdot \frac{{{tex_text_number(p.peak_text)}}}{{{numbers}}}",
-            tex(frac * p.peak / beta),
-            approx=tex_decimal(frac * p.peak / beta),
+            value=frac * p.peak / beta,
         ),
     ]
 
@@ -613,22 +612,20 @@ def _critical(a: TrainingAnalysis) -> Step:
         )
     if a.tp_width is not None and a.tp_critical_width is not None:
         lines.append(
-            Line.of(
+            decimal_line(
                 r"w_{\text{tp}}",
                 r"\frac{P_{\text{layer}}}{4 d \cdot tp}",
                 rf"\frac{{{tex(a.tp_layer_params)}}}{{4 \cdot {p.arch('d_model')} \cdot {p.tp}}}",
-                tex(a.tp_width),
-                approx=tex_decimal(a.tp_width),
+                value=a.tp_width,
             )
         )
         lines.append(
-            Line.of(
+            decimal_line(
                 r"w^{*}_{\text{tp}}",
                 r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}"
                 if _one_link(p)
                 else r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{tp}}}",
-                tex(a.tp_critical_width),
-                approx=tex_decimal(a.tp_critical_width),
+                value=a.tp_critical_width,
             )
         )
         layer_bound = a.tp_width >= a.tp_critical_width
@@ -678,13 +675,12 @@ def _critical_scales(a: TrainingAnalysis) -> list[Line]:
                 rf"1 + \left\lfloor \frac{{P_{{\text{{layer}}}} \, {beta}}}{{4 d \pi}} \right\rfloor",
                 str(exact),
             ),
-            Line.of(
+            decimal_line(
                 r"Y_{\max}^{\text{book}}",
                 r"\frac{F \, W_{\text{tp}}}{C}"
                 if p.convention == "scaling-book"
                 else rf"\frac{{f \, {beta}}}{{\pi}}",
-                tex(book),
-                approx=tex_decimal(book),
+                value=book,
             ),
         ]
     return out
@@ -724,12 +720,11 @@ def _measured(a: TrainingAnalysis) -> Step | None:
     if p.measured_time is None or a.mfu is None:
         return None
     lines = (
-        Line.of(
+        decimal_line(
             r"\mathrm{MFU}",
             r"\frac{F_{\text{model}}}{N \cdot \pi \cdot T_{\text{step}}}",
             rf"\frac{{{tex(a.flops_model)}}}{{{p.devices} \cdot {tex_text_number(p.peak_text)} \cdot {tex(p.measured_time)}}}",
-            tex(a.mfu),
-            approx=tex_decimal(a.mfu),
+            value=a.mfu,
         ),
     )
     verdict = (

@@ -56,3 +56,8 @@ def reading_tex(value: sp.Expr) -> str | None:
 def time_line(lhs: str, *forms: str, seconds: sp.Expr) -> Line:
     """A line ending in a time: its exact seconds, then ``≈`` its reading."""
     return Line.of(lhs, *forms, seconds_tex(seconds), approx=reading_tex(seconds))
+
+
+def decimal_line(lhs: str, *forms: str, value: sp.Expr) -> Line:
+    """A line ending in an exact number, then ``≈`` its decimal."""
+    return Line.of(lhs, *forms, tex(value), approx=tex_decimal(value))
