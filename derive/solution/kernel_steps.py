@@ -17,7 +17,7 @@ from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.value_display import (
     attainable_lines,
-    rounded,
+    rounded_line,
     time_line,
 )
 
@@ -48,33 +48,26 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
         lines.append(Line.of("I", r"\frac{\text{FLOPs}}{\text{bytes}}", r"\infty"))
     elif kernel.flops is not None and kernel.bytes is not None:
         lines.append(
-            Line.of(
+            rounded_line(
                 "I",
                 r"\frac{\text{FLOPs}}{\text{bytes}}",
                 rf"\frac{{{tex(kernel.flops)}}}{{{tex(kernel.bytes)}}}",
-                tex(kernel.intensity),
-                approx=rounded(kernel.intensity),
+                value=kernel.intensity,
             )
         )
     else:
         lines.append(Line.of("I", tex(kernel.intensity)))
     lines.append(
-        Line.of(
-            r"\frac{\pi}{\beta}",
-            rf"\frac{{{peak}}}{{{bandwidth}}}",
-            tex(kernel.ridge),
-            approx=rounded(kernel.ridge),
-        )
+        rounded_line(r"\frac{\pi}{\beta}", rf"\frac{{{peak}}}{{{bandwidth}}}", value=kernel.ridge)
     )
     timing = kernel.timing
     notes: list[Rich] = []
     if timing.derated:
         lines.append(
-            Line.of(
+            rounded_line(
                 r"\frac{\pi \eta_c}{\beta \eta_m}",
                 rf"\frac{{{peak} \cdot {tex(timing.compute_efficiency)}}}{{{bandwidth} \cdot {tex(timing.memory_efficiency)}}}",
-                tex(kernel.effective_ridge),
-                approx=rounded(kernel.effective_ridge),
+                value=kernel.effective_ridge,
             )
         )
         notes.append(

@@ -21,6 +21,11 @@ def rounded(expr: sp.Expr) -> str | None:
     return tex_decimal(expr) if expr.is_number and not expr.is_Integer else None
 
 
+def rounded_line(lhs: str, *forms: str, value: sp.Expr) -> Line:
+    """A line ending in an exact number, then ``≈`` its decimal unless it is an integer."""
+    return Line.of(lhs, *forms, tex(value), approx=rounded(value))
+
+
 def ratio_tex(form: IntensityForm) -> str:
     """FLOPs / Σ terms with the terms in declaration order when that is already in lowest terms."""
     if form.as_declared:
@@ -33,12 +38,9 @@ def attainable_lines(
 ) -> tuple[Line, Line]:
     """The roofline's two results: the attainable FLOP/s (``rule``) and its share of the peak."""
     return (
-        Line.of(r"\text{attainable}", rule, tex(attainable), approx=rounded(attainable)),
-        Line.of(
-            r"\text{fraction of peak}",
-            r"\frac{\text{attainable}}{\pi}",
-            tex(fraction_of_peak),
-            approx=rounded(fraction_of_peak),
+        rounded_line(r"\text{attainable}", rule, value=attainable),
+        rounded_line(
+            r"\text{fraction of peak}", r"\frac{\text{attainable}}{\pi}", value=fraction_of_peak
         ),
     )
 
