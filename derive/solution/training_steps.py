@@ -469,13 +469,11 @@ def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
 
 
 def _pass_line(c: Critical) -> Line:
+    lhs = rf"b^{{*}}_{{\text{{{c.name}}}}}"
     if c.tokens is None:
-        return Line.of(
-            rf"b^{{*}}_{{\text{{{c.name}}}}}",
-            r"\text{never}",
-        )
+        return Line.of(lhs, r"\text{never}")
     return Line.of(
-        rf"b^{{*}}_{{\text{{{c.name}}}}}",
+        lhs,
         r"\frac{D}{c - K}",
         rf"\frac{{{tex(c.comms_fixed)}}}{{{tex(c.compute_per_token)} - {number(c.comms_per_token)}}}"
         if c.comms_fixed
@@ -504,18 +502,11 @@ def _dp_balance(a: TrainingAnalysis) -> list[Line]:
     frac = a.comms.dp_fraction
     once = p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER)
     if once or p.keep_gathered:
-        balance = (
-            Line.of(
-                r"\frac{4 P b}{\pi}",
-                rf"\frac{{2 \cdot \frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
-                relation="=",
-            )
-            if once
-            else Line.of(
-                r"\frac{2 P b}{\pi}",
-                rf"\frac{{\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
-                relation="=",
-            )
+        k, twice = ("4", r"2 \cdot ") if once else ("2", "")
+        balance = Line.of(
+            rf"\frac{{{k} P b}}{{\pi}}",
+            rf"\frac{{{twice}\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
+            relation="=",
         )
         label = r"b^{*}_{\text{DP}}"
     elif p.zero is ZeroStage.WEIGHTS:
