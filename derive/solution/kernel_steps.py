@@ -76,13 +76,11 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
                 f"η_m = {timing.memory_efficiency} of the bandwidth."
             )
         )
-    lines += [
-        *attainable_lines(
-            kernel.attainable,
-            kernel.fraction_of_peak,
-            r"\min(\pi \eta_c, I \beta \eta_m)" if timing.derated else r"\min(\pi, I \beta)",
-        ),
-    ]
+    lines += attainable_lines(
+        kernel.attainable,
+        kernel.fraction_of_peak,
+        r"\min(\pi \eta_c, I \beta \eta_m)" if timing.derated else r"\min(\pi, I \beta)",
+    )
     return Step(
         StepKind.ATTAINABLE,
         "attainable FLOP/s = min(π, I·β)",
