@@ -90,7 +90,6 @@ def crossover_notes(
             )
         )
     if cross.status == UNDETERMINED and cross.condition is not None:  # the condition as maths
-        x = cross.variable
         notes.append(
             rich(
                 f"{x} drops out: compute-bound for every {x} exactly when ",
