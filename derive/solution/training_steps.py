@@ -18,7 +18,7 @@ from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.model.symbols import tex_names
 from derive.solution.cost_steps import cost_step
-from derive.solution.notation import tex, tex_decimal, tex_text_number
+from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.training_memory_steps import (
     GB,
@@ -472,14 +472,13 @@ def _pass_line(c: Critical) -> Line:
     lhs = rf"b^{{*}}_{{\text{{{c.name}}}}}"
     if c.tokens is None:
         return Line.of(lhs, r"\text{never}")
-    return Line.of(
+    return decimal_line(
         lhs,
         r"\frac{D}{c - K}",
         rf"\frac{{{tex(c.comms_fixed)}}}{{{tex(c.compute_per_token)} - {number(c.comms_per_token)}}}"
         if c.comms_fixed
         else "",
-        tex(c.tokens),
-        approx=tex_decimal(c.tokens) if c.tokens else None,
+        value=c.tokens,
     )
 
 
@@ -535,12 +534,7 @@ def _critical(a: TrainingAnalysis) -> Step:
     lines += [_pass_line(c) for c in a.critical]
     star = a.critical_tokens_per_device
     lines.append(
-        Line.of(
-            r"b^{*}",
-            r"\max(b^{*}_{\text{fwd}}, b^{*}_{\text{bwd}})",
-            tex(star),
-            approx=tex_decimal(star) if star else None,
-        )
+        decimal_line(r"b^{*}", r"\max(b^{*}_{\text{fwd}}, b^{*}_{\text{bwd}})", value=star)
         if star is not None
         else Line.of(r"b^{*}", r"\text{never}")
     )
@@ -647,15 +641,8 @@ def _critical_scales(a: TrainingAnalysis) -> list[Line]:
     if star:
         chip, step = a.critical_tokens_per_chip, a.critical_batch_tokens
         out += [
-            Line.of(
-                r"b^{*}_{\text{chip}}",
-                r"\frac{b^{*}}{tp \cdot pp \cdot cp}",
-                tex(chip),
-                approx=tex_decimal(chip) if chip else None,
-            ),
-            Line.of(
-                r"B^{*}", r"b^{*} \cdot dp", tex(step), approx=tex_decimal(step) if step else None
-            ),
+            decimal_line(r"b^{*}_{\text{chip}}", r"\frac{b^{*}}{tp \cdot pp \cdot cp}", value=chip),
+            decimal_line(r"B^{*}", r"b^{*} \cdot dp", value=step),
         ]
     book, exact = a.tp_max_scaling_book, a.tp_max_exact
     if book is not None and exact is not None:
