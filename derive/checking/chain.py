@@ -189,6 +189,11 @@ def _start_step(
     )
     if m is not None and (rel == EQUALS or m.how is not How.EXACT):
         return True, "" if m.how is How.EXACT else _how(m, ctx), lead, False
+
+    def wrong() -> tuple[bool, str, Target | None, bool]:
+        why = "; ".join(diagnose(ctx, quantity, first, claim, target))
+        return False, f"this is not the {what}: {why}", lead, False
+
     if rel == EQUALS:
         if at_lead and regime is not None:
             return (
@@ -197,21 +202,11 @@ def _start_step(
                 lead,
                 True,
             )
-        return (
-            False,
-            f"this is not the {what}: " + "; ".join(diagnose(ctx, quantity, first, claim, target)),
-            lead,
-            False,
-        )
+        return wrong()
     if m is not None:
         return True, "the two sides are equal (= would do)", lead, False
     if regime is None:
-        return (
-            False,
-            f"this is not the {what}: " + "; ".join(diagnose(ctx, quantity, first, claim, target)),
-            lead,
-            False,
-        )
+        return wrong()
     if at_lead:
         return True, f"the leading-order {what} under {regime.text}", lead, True
     return (

@@ -358,18 +358,6 @@ def diagnose(
         rounded = sig_fig_sentence(claim, target.value, ctx.rtol)
         if rounded:
             return [rounded, _fallback(ctx, quantity, claim, target)]
-    return _diagnose(ctx, quantity, raw, claim, target, extra, written)
-
-
-def _diagnose(
-    ctx: Context,
-    quantity: str,
-    raw: sp.Expr,
-    claim: sp.Expr,
-    target: Target,
-    extra: Sequence[Slip],
-    written: frozenset[sp.Symbol],
-) -> list[str]:
     a = ctx.analysis
     if _only_formulas(ctx, quantity, target) and not claim.free_symbols:
         # no slip is guessed from a number; only a regime in which it is the answer is named

@@ -126,10 +126,6 @@ def cheap(expr: sp.Expr) -> bool:
     return expansion_size(expr) <= CHEAP_TERMS and not has_root(expr)
 
 
-def _cancels(diff: sp.Expr) -> bool:
-    return sp.cancel(sp.together(diff)) == 0
-
-
 def equal(a: sp.Expr, b: sp.Expr) -> bool:
     """True when ``a`` and ``b`` are the same function of the dims.
 
@@ -148,7 +144,7 @@ def equal(a: sp.Expr, b: sp.Expr) -> bool:
         return False
     if said is Sameness.SAME and not cheap(diff):
         return True
-    return _cancels(diff)
+    return sp.cancel(sp.together(diff)) == 0
 
 
 def relative_error(claim: sp.Expr, value: sp.Expr) -> sp.Rational | None:

@@ -254,15 +254,19 @@ def _numeric_at(a: sp.Expr, b: sp.Expr, point: dict[sp.Symbol, sp.Rational]) -> 
     return Sameness.DIFFERENT if stable and big else Sameness.UNDECIDED
 
 
+def _point(rng: random.Random, symbols: list[sp.Symbol]) -> dict[sp.Symbol, sp.Rational]:
+    """A random positive rational for each symbol, from 2 to 2·10⁶ over 1 to 10³."""
+    return {
+        s: sp.Rational(rng.randrange(2_000, 2_000_000), rng.randrange(1, 1_000)) for s in symbols
+    }
+
+
 def _numeric(a: sp.Expr, b: sp.Expr) -> Sameness:
     rng = _seeded(str(a), str(b))  # rare (irrational constants): the printed forms seed it
     symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
     said: list[Sameness] = []
     for _ in range(_TRIES):
-        point = {
-            s: sp.Rational(rng.randrange(2_000, 2_000_000), rng.randrange(1, 1_000))
-            for s in symbols
-        }
+        point = _point(rng, symbols)
         try:
             found = _numeric_at(a, b, point)
         except (_PoleError, ZeroDivisionError, OverflowError):
@@ -342,10 +346,7 @@ def _numeric_ratio_varies(a: sp.Expr, b: sp.Expr) -> bool:
     rng = _seeded(str(a), str(b))
     values: list[tuple[Any, Any]] = []
     for _ in range(_TRIES):
-        point = {
-            s: sp.Rational(rng.randrange(2_000, 2_000_000), rng.randrange(1, 1_000))
-            for s in symbols
-        }
+        point = _point(rng, symbols)
         try:
             pair = []
             for digits in (DIGITS, 2 * DIGITS):

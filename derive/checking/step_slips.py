@@ -30,7 +30,7 @@ from derive.analysis.step import StepTime, compose
 from derive.catalogue import table as q
 from derive.checking.context import Context
 from derive.checking.diagnosis_text import approx, sci
-from derive.checking.hints import Facet, Rank, earned, facets
+from derive.checking.hints import Facet, Rank
 from derive.checking.hints import Slip as HintSlip
 from derive.checking.quantities import Kind, Target, kind_of
 from derive.formula.decimals import fmt_decimal
@@ -41,7 +41,6 @@ from derive.problem.timing import Timing
 __all__ = [
     "Ceiling",
     "seconds",
-    "slip_sentences",
     "sparse_figure",
     "step_slips",
     "time_slips",
@@ -248,19 +247,6 @@ def utilisation_slips(quantity: str, value: sp.Expr, m: Measured, c: Ceiling) ->
             )
         )
     return out
-
-
-def slip_sentences(
-    slips: list[Slip], claim: sp.Expr, value: sp.Expr, exact: str, rtol: sp.Rational, quantity: str
-) -> list[str]:
-    """The sentence of the one slip ``claim`` earns (:func:`derive.checking.hints.earned`),
-    ending `` — exact is {exact}``; empty when none does.
-
-    A slip that gives the exact value cannot reproduce a wrong claim; of several that do,
-    the most specific alone is named (the others are coincidences of the numbers).
-    """
-    found = earned(slips, claim, rtol, facets(quantity))
-    return [f"{found.why} — exact is {exact}"] if found is not None else []
 
 
 def step_slips(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> list[HintSlip]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.checking.diagnosis_text import exact_decimal
-from derive.checking.hints import Rank, Slip, reproduces
+from derive.checking.hints import Rank, Slip
 from derive.formula.units import Dimension, parse_unit
 
-__all__ = ["bare_number_hint", "bare_number_slips"]
+__all__ = ["bare_number_slips"]
 
 _TRIED: dict[Dimension, tuple[str, str]] = {
     Dimension.TIME: ("a time", "ms µs ns min h days"),
@@ -43,12 +43,3 @@ def bare_number_slips(number: sp.Expr, target: sp.Expr, dimension: Dimension | N
                 )
             )
     return rows
-
-
-def bare_number_hint(
-    number: sp.Expr, target: sp.Expr, dimension: Dimension | None, rtol: sp.Rational
-) -> str:
-    """``a time needs a unit — as 8.77 ms it would be right``, or "" when no unit makes it right."""
-    rows = bare_number_slips(number, target, dimension)
-    found = next((r for r in rows if reproduces(r, number, rtol) is not None), None)
-    return found.why if found is not None else ""

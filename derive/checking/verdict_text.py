@@ -15,15 +15,13 @@ from derive.checking.judge import Judgement
 from derive.checking.matching import as_percent, exactly, relative_error
 from derive.checking.quantities import Target
 from derive.formula.decimals import fmt_decimal
-from derive.present.report import Entry, Report, report_text
+from derive.present.report import Entry, Report
 
 __all__ = [
     "chain_json",
     "chain_report",
-    "chain_text",
     "claim_json",
     "claim_report",
-    "claim_text",
     "unreadable_json",
 ]
 
@@ -112,17 +110,6 @@ def _show(t: Target | None, quantity: str) -> str:
     return show_expected(t, quantity) or "none"
 
 
-def claim_text(
-    ctx: Context,
-    claim: Claim,
-    j: Judgement,
-    diagnosis: tuple[str, ...] | None = None,
-    hidden: bool = False,
-) -> str:
-    """A few readable lines: verdict, how the claim was read, what was expected, the diagnosis."""
-    return report_text(claim_report(ctx, claim, j, diagnosis, hidden))
-
-
 def syntax_note(claim: Claim) -> str:
     """How the claim's syntax was chosen; a value read as plain text after a LaTeX left side
     or relation (``B \\geq 121``) says so instead of claiming the text had no backslash."""
@@ -186,13 +173,6 @@ def chain_json(
         "regime": p.regime.text if p.regime else None,
         "set": {d.name: int(v) for d, v in p.bound},
     }
-
-
-def chain_text(
-    ctx: Context, r: ChainResult, diagnosis: tuple[str, ...] | None = None, hidden: bool = False
-) -> str:
-    """The chain's verdict, then one line per step (✓ or ✗), then the diagnosis."""
-    return report_text(chain_report(ctx, r, diagnosis, hidden))
 
 
 def chain_report(

@@ -46,25 +46,21 @@ __all__ = [
     "run_compare_model",
 ]
 
-# (attribute, flag) of the flags that only mean something for one kind of target.
-_OPERATOR_ONLY = (
-    ("compute", "--compute"),
-    ("link_bandwidth", "--link-bandwidth"),
-    ("regime", "--regime"),
-    ("solve_for", "--solve-for"),
-    ("measured_flops_per_s", "--measured-flops-per-s"),
-    ("measured_bytes_per_s", "--measured-bytes-per-s"),
-)
-_MODEL_ONLY = (("phase", "--phase"), ("devices", "--devices"), ("tp", "--tp"))
+# the flags that only mean something for one kind of target
+_OPERATOR_ONLY: tuple[str, ...] = ("--compute", "--link-bandwidth", "--regime", "--solve-for")
+_OPERATOR_ONLY += ("--measured-flops-per-s", "--measured-bytes-per-s")
+_MODEL_ONLY = ("--phase", "--devices", "--tp")
 
 
 def add_model_compare_flags(parser: argparse.ArgumentParser) -> None:
     """``--phase``, ``--devices`` and ``--tp`` on ``derive compare`` (models only)."""
-    add_model_flags(parser, ("--phase", "--devices", "--tp"), prefix="a model: ")
+    add_model_flags(parser, _MODEL_ONLY, prefix="a model: ")
 
 
-def _given(args: argparse.Namespace, flags: tuple[tuple[str, str], ...]) -> str | None:
-    return next((flag for name, flag in flags if getattr(args, name, None) is not None), None)
+def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> str | None:
+    return next(
+        (f for f in flags if getattr(args, f[2:].replace("-", "_"), None) is not None), None
+    )
 
 
 def compare_target(args: argparse.Namespace) -> Registry | None:

@@ -183,11 +183,7 @@ class _Journal:
 
 
 def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _fsync_file(folder, os.O_DIRECTORY)
 
 
 def _roll_forward(out_dir: Path, journal: _Journal, kill: _KillSwitch) -> list[str]:
@@ -277,8 +273,8 @@ def _write_new(path: Path, text: str, kill: _KillSwitch) -> None:
     kill.step()
 
 
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+def _fsync_file(path: Path, kind: int = os.O_NOFOLLOW) -> None:
+    fd = os.open(path, os.O_RDONLY | kind)
     try:
         os.fsync(fd)
     finally:

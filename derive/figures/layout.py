@@ -95,7 +95,6 @@ class Scene:
     markers: tuple[Marker, ...]
     labels: tuple[Label, ...]
     legend: tuple[tuple[str, int], ...] = ()  # (text, palette index) of lines[0], lines[1], ...
-    legend_corner: str = "south east"
     legend_box: Box | None = None
 
 
@@ -304,7 +303,7 @@ def sweep_scene(fig: SweepFigure, m: Metrics) -> Scene:
     legend = tuple((s.label, i) for i, s in enumerate(fig.series))
     lw = max(len(t) for t, _ in legend) * m.char_w + 3 * m.line_h
     lh = (len(legend) + 0.5) * m.line_h
-    corner, lbox = choose_corner(f.area, lw, lh, b.hard + b.soft + boxes)
+    _, lbox = choose_corner(f.area, lw, lh, b.hard + b.soft + boxes)
     return Scene(
         fig.title,
         fig.x_label,
@@ -315,6 +314,5 @@ def sweep_scene(fig: SweepFigure, m: Metrics) -> Scene:
         tuple(b.markers),
         labels,
         legend,
-        corner,
         lbox,
     )

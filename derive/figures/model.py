@@ -90,12 +90,9 @@ class Point:
         return f"{self.label} ({self.note})" if self.note else self.label
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "intensity", _exact(self.intensity, f"point {self.label!r} intensity")
-        )
-        object.__setattr__(
-            self, "attainable", _exact(self.attainable, f"point {self.label!r} attainable")
-        )
+        for name in ("intensity", "attainable"):
+            value = _exact(getattr(self, name), f"point {self.label!r} {name}")
+            object.__setattr__(self, name, value)
 
 
 @dataclass(frozen=True)
@@ -218,11 +215,7 @@ def to_float(v: sp.Expr) -> float:
 
 def fmt_coord(v: sp.Expr | float) -> str:
     """A data coordinate, 6 significant digits, exponent without ``+`` or padding: ``1.97e14``."""
-    s = f"{(v if isinstance(v, float) else to_float(v)):.6g}"
-    if "e" in s:
-        mant, exp = s.split("e")
-        s = f"{mant}e{int(exp)}"
-    return s
+    return fmt_sig(v, 6)
 
 
 def fmt_sig(v: sp.Expr | float, digits: int = 4) -> str:

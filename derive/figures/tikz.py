@@ -24,7 +24,7 @@ from derive.figures.layout import (
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord
 from derive.present.escape import tex_escape
 
-__all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz", "tex_escape_label"]
+__all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz"]
 
 TIKZ_PACKAGES: tuple[str, ...] = ("pgfplots",)
 TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compat=1.16}")
@@ -65,9 +65,6 @@ def _tex_escape(text: str) -> str:
     """LaTeX-escape a label so it prints literally under pdflatex: the one escaper of every
     LaTeX text derive writes (:func:`derive.present.escape.tex_escape`), line breaks as spaces."""
     return tex_escape(re.sub(r"[\n\t\r]", " ", str(text)))
-
-
-tex_escape_label = _tex_escape
 
 
 def _color(i: int) -> str:

@@ -7,6 +7,7 @@ into an exact sympy ``Rational`` without ever going through a float or eval.
 from __future__ import annotations
 
 import decimal
+import math
 import re
 from fractions import Fraction
 
@@ -130,7 +131,7 @@ def fmt_decimal(value: sp.Expr, digits: int = 5) -> str:
     if f == 0:
         return "0"
     if 1e-3 <= abs(f) < 1e7:
-        decimals = max(0, digits - 1 - int(_floor_log10(abs(f))))
+        decimals = max(0, digits - 1 - math.floor(math.log10(abs(f))))
         return f"{f:.{decimals}f}"
     return f"{f:.{digits - 1}e}"
 
@@ -179,12 +180,6 @@ def fmt_ending_decimal(value: sp.Expr) -> str | None:
     if exact is None:
         return None
     return format(exact, "g").replace("E", "e").replace("e+", "e")
-
-
-def _floor_log10(x: float) -> int:
-    import math
-
-    return math.floor(math.log10(x))
 
 
 def counted(count: object, noun: str) -> str:

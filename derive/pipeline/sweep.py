@@ -12,7 +12,7 @@ from derive.errors import ProblemError
 from derive.present.sweep.grid import Axis
 from derive.problem.binding import ProblemSpec
 
-__all__ = ["sweep_analysis", "sweep_chunks", "sweep_outputs"]
+__all__ = ["sweep_analysis", "sweep_outputs"]
 
 
 def _axes(overs: Sequence[str], operator: Operator) -> list[Axis]:
@@ -27,23 +27,6 @@ def _axes(overs: Sequence[str], operator: Operator) -> list[Axis]:
             )
         axes.append(ax)
     return axes
-
-
-def sweep_chunks(
-    spec: ProblemSpec,
-    operators: Sequence[str | Path],
-    overs: Sequence[str],
-    seconds: float | None,
-) -> Iterator[bytes]:
-    """The CSV of ``derive sweep`` in chunks: ``spec`` analysed once, evaluated over ``overs``.
-
-    Raises:
-        DeriveError: as :func:`sweep_analysis`.
-    """
-    from derive.present.sweep.values import sweep_csv_chunks
-
-    analysis, axes = sweep_analysis(spec, operators, overs, seconds)
-    return sweep_csv_chunks(analysis, axes)
 
 
 def sweep_outputs(

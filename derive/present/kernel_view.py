@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.present.json_export import measured_json, step_json
 from derive.problem.timing import TimingSpec
 from derive.solution.kernel_steps import kernel_given, number_steps, numbers_verdict
 
-__all__ = ["kernel_document", "kernel_json", "kernel_markdown"]
+__all__ = ["kernel_document", "kernel_json"]
 
 
 def kernel_document(kernel: KernelNumbers, timing: TimingSpec | None = None) -> Document:
@@ -27,11 +27,6 @@ def kernel_document(kernel: KernelNumbers, timing: TimingSpec | None = None) -> 
         ),
         data=lambda: kernel_json(kernel),
     )
-
-
-def kernel_markdown(kernel: KernelNumbers, timing: TimingSpec | None = None) -> str:
-    """The worked solution of a kernel by its numbers, as Markdown."""
-    return render(kernel_document(kernel, timing), "md")
 
 
 def kernel_json(kernel: KernelNumbers) -> dict[str, object]:

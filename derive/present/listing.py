@@ -65,13 +65,18 @@ def chips_json() -> dict[str, object]:
     return out
 
 
+_CHIPS_INTRO = (
+    "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte. "
+    "HBM capacity in bytes per chip, decimal (80e9 B = 80 GB = 74.5 GiB)."
+)
+
+
 def chips_markdown() -> str:
     """A Markdown table of every chip's ceilings and ridge points."""
     lines = [
         "# Chips",
         "",
-        "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte. "
-        "HBM capacity in bytes per chip, decimal (80e9 B = 80 GB = 74.5 GiB).",
+        _CHIPS_INTRO,
         "",
         "| chip | dtype | peak (FLOP/s) | HBM (B/s) | HBM capacity (B) | ridge | link (B/s, one way) | source |",
         "|---|---|---|---|---|---|---|---|",
@@ -118,11 +123,7 @@ def chips_text() -> str:
         "link B/s",
         "source",
     )
-    intro = (
-        "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte. "
-        "HBM capacity in bytes per chip, decimal (80e9 B = 80 GB = 74.5 GiB)."
-    )
-    return "\n".join([intro, "", *_text_table(header, rows)]) + "\n"
+    return "\n".join([_CHIPS_INTRO, "", *_text_table(header, rows)]) + "\n"
 
 
 def _shape(shape: tuple[sp.Expr, ...]) -> str:

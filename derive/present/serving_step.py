@@ -31,7 +31,6 @@ __all__ = [
     "phase_given",
     "phase_json",
     "phase_latex",
-    "phase_markdown",
 ]
 
 
@@ -136,13 +135,6 @@ def phase_document(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2
         context=dict(level=level, **_context(phase, analysis)),
         data=lambda: phase_json(phase),
     )
-
-
-def phase_markdown(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2) -> str:
-    """The phase's worked solution, as a Markdown section after the model's."""
-    from derive.present.formats import render
-
-    return render(phase_document(phase, analysis, level), "md")
 
 
 def phase_latex(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:

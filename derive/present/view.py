@@ -76,33 +76,15 @@ def view_of(solution: Solution, title: str | None = None, text: str = "") -> Sol
             TensorRow(t.tensor.name, "sent", _shape(t.tensor.shape), t.dtype, tex(t.width))
             for t in analysis.network.terms
         ]
-    hardware = [
-        HardwareRow(
-            f"peak ({problem.compute_dtype})",
-            r"\pi",
-            tex_text_number(problem.peak.text),
-            "FLOP/s",
-            problem.peak.cite(),
-        ),
-        HardwareRow(
-            "HBM bandwidth",
-            r"\beta",
-            tex_text_number(problem.bandwidth.text),
-            "B/s",
-            problem.bandwidth.cite(),
-        ),
-    ]
+    given = [(f"peak ({problem.compute_dtype})", r"\pi", problem.peak, "FLOP/s")]
+    given.append(("HBM bandwidth", r"\beta", problem.bandwidth, "B/s"))
     if problem.link is not None and analysis.network is not None:
         name = problem.chip.link_name if problem.chip else "link"
-        hardware.append(
-            HardwareRow(
-                f"{name} bandwidth (one way)",
-                r"\beta_{\text{link}}",
-                tex_text_number(problem.link.text),
-                "B/s",
-                problem.link.cite(),
-            )
-        )
+        given.append((f"{name} bandwidth (one way)", r"\beta_{\text{link}}", problem.link, "B/s"))
+    hardware = [
+        HardwareRow(label, symbol, tex_text_number(v.text), unit, v.cite())
+        for label, symbol, v, unit in given
+    ]
     regime = (
         rich(Math(_regime_tex(problem.regime.text)), f" — {problem.regime.describe()}")
         if problem.regime

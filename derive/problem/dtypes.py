@@ -12,7 +12,7 @@ import sympy as sp
 
 from derive.errors import UnknownNameError, did_you_mean
 
-__all__ = ["DTYPES", "Dtype", "dtype_names", "get_dtype"]
+__all__ = ["DTYPES", "Dtype", "get_dtype"]
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,6 @@ _TABLE: tuple[tuple[str, sp.Rational, str, str], ...] = (
 )
 
 DTYPES: dict[str, Dtype] = {name: Dtype(name, w, c, n) for name, w, c, n in _TABLE}
-
-
-def dtype_names() -> tuple[str, ...]:
-    """All dtype names, in table order."""
-    return tuple(DTYPES)
 
 
 def get_dtype(name: str) -> Dtype:

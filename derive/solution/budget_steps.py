@@ -8,39 +8,36 @@ import sympy as sp
 
 from derive.catalogue import table as q
 from derive.model.budget import CHINCHILLA, KAPLAN, Budget, Given
-from derive.solution.notation import tex, tex_decimal
+from derive.solution.notation import tex
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
+from derive.solution.value_display import decimal_line
 
 __all__ = ["budget_given", "budget_steps", "budget_verdict"]
 
 
 def _line(lhs: str, symbolic: str, numbers: str, value: sp.Expr) -> Line:
-    return Line.of(lhs, symbolic, numbers, tex(value), approx=tex_decimal(value))
+    return decimal_line(lhs, symbolic, numbers, value=value)
 
 
 def _lines(b: Budget) -> tuple[Line, ...]:
     c, n, d, k, r = (tex(x) for x in (b.compute, b.params, b.tokens, b.flops_per_param_token,
                                        b.tokens_per_param))  # fmt: skip
+    ratio = _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param)
     if b.given is Given.COMPUTE:
         return (
             _line("N", r"\sqrt{\frac{C}{k \cdot r}}", rf"\sqrt{{\frac{{{c}}}{{{k} \cdot {r}}}}}", b.params),
             _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens),
         )  # fmt: skip
     if b.given is Given.COMPUTE_PARAMS:
-        return (
-            _line("D", r"\frac{C}{k \cdot N}", rf"\frac{{{c}}}{{{k} \cdot {n}}}", b.tokens),
-            _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param),
-        )
+        return _line(
+            "D", r"\frac{C}{k \cdot N}", rf"\frac{{{c}}}{{{k} \cdot {n}}}", b.tokens
+        ), ratio
     if b.given is Given.COMPUTE_TOKENS:
-        return (
-            _line("N", r"\frac{C}{k \cdot D}", rf"\frac{{{c}}}{{{k} \cdot {d}}}", b.params),
-            _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param),
-        )
+        return _line(
+            "N", r"\frac{C}{k \cdot D}", rf"\frac{{{c}}}{{{k} \cdot {d}}}", b.params
+        ), ratio
     if b.given is Given.PARAMS_TOKENS:
-        return (
-            _line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", b.compute),
-            _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param),
-        )
+        return _line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", b.compute), ratio
     if b.given is Given.PARAMS:
         first = _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens)
     else:

@@ -37,6 +37,7 @@ from derive.solution.value_display import (
     ratio_tex,
     reading_tex,
     rounded,
+    rounded_line,
     seconds_tex,
 )
 from derive.solution.verdicts import verdicts_of
@@ -141,11 +142,10 @@ def _intensity_step(analysis: Analysis) -> Step:
     bound, at_bound = analysis.problem.bound_subs(), analysis.intensity_bound
     if bound and at_bound is not None and memory.intensity.free_symbols & set(bound):
         lines.append(
-            Line.of(
+            rounded_line(
                 INTENSITY,
                 tex_sub(memory.intensity, bound) if at_bound.is_number else "",
-                tex(at_bound),
-                approx=rounded(at_bound),
+                value=at_bound,
             )
         )
     where = " and then at the bound dims" if len(lines) > 1 else ""
@@ -227,12 +227,8 @@ def _leading_step(analysis: Analysis, lead: LeadingOrder, regime: Regime) -> Ste
 def _ridge_step(analysis: Analysis) -> Step:
     problem = analysis.problem
     peak, bandwidth = tex_text_number(problem.peak.text), tex_text_number(problem.bandwidth.text)
-    line = Line.of(
-        r"I^{*}",
-        RIDGE,
-        rf"\frac{{{peak}}}{{{bandwidth}}}",
-        tex(analysis.memory.ridge),
-        approx=rounded(analysis.memory.ridge),
+    line = rounded_line(
+        r"I^{*}", RIDGE, rf"\frac{{{peak}}}{{{bandwidth}}}", value=analysis.memory.ridge
     )
     return Step(
         StepKind.RIDGE,
@@ -309,11 +305,7 @@ def _bounds_step(analysis: Analysis) -> Step:
 def _attainable_step(analysis: Analysis) -> Step:
     problem = analysis.problem
     lines = (
-        Line.of(
-            r"I(\text{point})",
-            tex(analysis.intensity_at_point),
-            approx=rounded(analysis.intensity_at_point),
-        ),
+        rounded_line(r"I(\text{point})", value=analysis.intensity_at_point),
         *attainable_lines(analysis.attainable, analysis.fraction_of_peak),
     )
     return Step(
@@ -340,12 +332,11 @@ def _network_step(analysis: Analysis, net: Roofline) -> Step:
         notes.append(rich("No link bandwidth given, so no network ridge or time."))
     else:
         lines.append(
-            Line.of(
+            rounded_line(
                 r"I^{*}_{\text{link}}",
                 r"\frac{\pi}{\beta_{\text{link}}}",
                 rf"\frac{{{tex_text_number(problem.peak.text)}}}{{{tex_text_number(problem.link.text)}}}",
-                tex(net.ridge),
-                approx=rounded(net.ridge),
+                value=net.ridge,
             )
         )
         depends = not net.intensity_of_x.is_number

@@ -12,7 +12,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.problem.regime import REGIME_FACTOR, Regime
 from derive.solution.notation import tex
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import INTENSITY, math_of, ratio_tex, rounded
+from derive.solution.value_display import INTENSITY, math_of, ratio_tex, rounded_line
 
 
 def crossover_lines(
@@ -26,11 +26,11 @@ def crossover_lines(
     if not depends:
         return (
             Line.of(INTENSITY, shown, relation=relation),
-            Line.of(r"I^{*}", tex(ridge), approx=rounded(ridge)),
+            rounded_line(r"I^{*}", value=ridge),
         )
     lines = [Line.of(shown, tex(ridge), relation=relation)]
     if cross.exact is not None:
-        lines.append(Line.of(f"{tex(x)}^{{*}}", tex(cross.exact), approx=rounded(cross.exact)))
+        lines.append(rounded_line(f"{tex(x)}^{{*}}", value=cross.exact))
     return tuple(lines)
 
 
@@ -90,7 +90,6 @@ def crossover_notes(
             )
         )
     if cross.status == UNDETERMINED and cross.condition is not None:  # the condition as maths
-        x = cross.variable
         notes.append(
             rich(
                 f"{x} drops out: compute-bound for every {x} exactly when ",

@@ -15,7 +15,11 @@ from derive.problem.timing import TimingSpec
 from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import attainable_lines, reading_tex, rounded, seconds_tex
+from derive.solution.value_display import (
+    attainable_lines,
+    rounded_line,
+    time_line,
+)
 
 __all__ = ["kernel_given", "kernel_steps", "number_steps", "numbers_given", "numbers_verdict"]
 
@@ -44,33 +48,26 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
         lines.append(Line.of("I", r"\frac{\text{FLOPs}}{\text{bytes}}", r"\infty"))
     elif kernel.flops is not None and kernel.bytes is not None:
         lines.append(
-            Line.of(
+            rounded_line(
                 "I",
                 r"\frac{\text{FLOPs}}{\text{bytes}}",
                 rf"\frac{{{tex(kernel.flops)}}}{{{tex(kernel.bytes)}}}",
-                tex(kernel.intensity),
-                approx=rounded(kernel.intensity),
+                value=kernel.intensity,
             )
         )
     else:
         lines.append(Line.of("I", tex(kernel.intensity)))
     lines.append(
-        Line.of(
-            r"\frac{\pi}{\beta}",
-            rf"\frac{{{peak}}}{{{bandwidth}}}",
-            tex(kernel.ridge),
-            approx=rounded(kernel.ridge),
-        )
+        rounded_line(r"\frac{\pi}{\beta}", rf"\frac{{{peak}}}{{{bandwidth}}}", value=kernel.ridge)
     )
     timing = kernel.timing
     notes: list[Rich] = []
     if timing.derated:
         lines.append(
-            Line.of(
+            rounded_line(
                 r"\frac{\pi \eta_c}{\beta \eta_m}",
                 rf"\frac{{{peak} \cdot {tex(timing.compute_efficiency)}}}{{{bandwidth} \cdot {tex(timing.memory_efficiency)}}}",
-                tex(kernel.effective_ridge),
-                approx=rounded(kernel.effective_ridge),
+                value=kernel.effective_ridge,
             )
         )
         notes.append(
@@ -79,13 +76,11 @@ def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
                 f"η_m = {timing.memory_efficiency} of the bandwidth."
             )
         )
-    lines += [
-        *attainable_lines(
-            kernel.attainable,
-            kernel.fraction_of_peak,
-            r"\min(\pi \eta_c, I \beta \eta_m)" if timing.derated else r"\min(\pi, I \beta)",
-        ),
-    ]
+    lines += attainable_lines(
+        kernel.attainable,
+        kernel.fraction_of_peak,
+        r"\min(\pi \eta_c, I \beta \eta_m)" if timing.derated else r"\min(\pi, I \beta)",
+    )
     return Step(
         StepKind.ATTAINABLE,
         "attainable FLOP/s = min(π, I·β)",
@@ -114,32 +109,28 @@ def _times_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step | None
     plus = rf" + {time_tex(launch)}" if launch != 0 else ""
     sym_plus = r" + t_{\text{launch}}" if launch != 0 else ""
     lines = (
-        Line.of(
+        time_line(
             r"T_{\text{math}}",
             r"\frac{\text{FLOPs}}{\pi \eta_c}",
             rf"\frac{{{tex(kernel.flops)}}}{{{peak}{eta_c}}}",
-            seconds_tex(time.t_math),
-            approx=reading_tex(time.t_math),
+            seconds=time.t_math,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{mem}}",
             r"\frac{\text{bytes}}{\beta \eta_m}",
             rf"\frac{{{tex(kernel.bytes)}}}{{{bandwidth}{eta_m}}}",
-            seconds_tex(time.t_mem),
-            approx=reading_tex(time.t_mem),
+            seconds=time.t_mem,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{lower}}",
             r"\max(T_{\text{math}}, T_{\text{mem}})" + sym_plus,
             rf"\max({time_tex(time.t_math)}, {time_tex(time.t_mem)}){plus}",
-            seconds_tex(step.t_lower),
-            approx=reading_tex(step.t_lower),
+            seconds=step.t_lower,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{upper}}",
             r"T_{\text{math}} + T_{\text{mem}}" + sym_plus,
-            seconds_tex(step.t_upper),
-            approx=reading_tex(step.t_upper),
+            seconds=step.t_upper,
         ),
     )
     return Step(

@@ -12,7 +12,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_tex, time_text
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import math_of, rounded
+from derive.solution.value_display import math_of, rounded_line
 
 if TYPE_CHECKING:  # a layer's analysis (loaded with it: derive/analysis/analyse.py)
     from derive.analysis.parts import Fusion, LayerBreakdown
@@ -82,10 +82,8 @@ def fusion_step(fused: Analysis, fusion: Fusion) -> Step:
             r"\text{bytes}_{\text{unfused}} - \text{bytes}_{\text{fused}}",
             tex(fusion.savings),
         ),
-        Line.of(
-            r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}",
-            tex(fusion.ratio),
-            approx=rounded(fusion.ratio),
+        rounded_line(
+            r"\frac{\text{bytes}_{\text{unfused}}}{\text{bytes}_{\text{fused}}}", value=fusion.ratio
         ),
     ]
     notes = [

@@ -13,7 +13,7 @@ from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
-from derive.solution.value_display import rounded
+from derive.solution.value_display import rounded, rounded_line
 
 __all__ = ["measured_step"]
 
@@ -95,13 +95,12 @@ def _kernel_intensity_lines(measured: Measured, peak: str, bandwidth: str) -> li
     for label, rule, numbers, value, share, ceiling, symbol in pairs:
         if value is None or share is None:
             continue
-        lines.append(Line.of(label, rule, numbers, tex(value), approx=rounded(value)))
+        lines.append(rounded_line(label, rule, numbers, value=value))
         lines.append(
-            Line.of(
+            rounded_line(
                 rf"\frac{{{label}}}{{{symbol}}}",
                 rf"\frac{{{tex(value)}}}{{{ceiling}}}",
-                tex(share),
-                approx=rounded(share),
+                value=share,
             )
         )
     return lines
@@ -120,31 +119,28 @@ def measured_step(
         if utilisation is None or rate is None:
             continue
         lines.append(
-            Line.of(
+            rounded_line(
                 share_label,
                 rf"\frac{{{label}}}{{{ceiling}}}",
                 rf"\frac{{{tex(count)}}}{{{as_given(measured.time)} \cdot {roof}}}"
                 if measured.time is not None and count is not None
                 else rf"\frac{{{tex(rate)}}}{{{roof}}}",
-                tex(utilisation),
-                approx=rounded(utilisation),
+                value=utilisation,
             )
         )
     if measured.intensity is not None and measured.mbu is not None and measured.mfu is not None:
         lines += [
-            Line.of(
+            rounded_line(
                 r"I_{\text{implied}}",
                 r"\frac{\text{FLOP/s}}{\text{bytes/s}}",
-                tex(measured.intensity),
-                approx=rounded(measured.intensity),
+                value=measured.intensity,
             ),
-            Line.of(
+            rounded_line(
                 r"\text{MFU}",
                 r"\text{MBU} \cdot \frac{I}{\pi / \beta}",
                 r"\text{MBU} \cdot I \cdot \frac{\beta}{\pi}",
                 rf"{tex(measured.mbu)} \cdot {tex(measured.intensity)} \cdot \frac{{{bandwidth}}}{{{peak}}}",
-                tex(measured.mfu),
-                approx=rounded(measured.mfu),
+                value=measured.mfu,
             ),
         ]
     lines += _kernel_intensity_lines(measured, peak, bandwidth)

@@ -16,7 +16,7 @@ from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_time_steps import kernel_steps
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import reading_tex, seconds_tex
+from derive.solution.value_display import decimal_line, reading_tex, seconds_tex, time_line
 from derive.solution.verdicts import verdict_text
 
 __all__ = ["crossover_steps", "crossover_verdict", "phase_steps", "phase_verdict"]
@@ -37,12 +37,11 @@ def _rates(phase: PhaseAnalysis) -> Step:
     times, times_n = _times_replicas(phase)
     if phase.phase is Phase.DECODE:
         lines = (
-            Line.of(
+            decimal_line(
                 r"\text{tokens/s}",
                 times + r"\frac{B}{T_{\text{lower}}}",
                 times_n + rf"\frac{{{phase.batch}}}{{{t_lower}}}",
-                tex(phase.tokens_per_s),
-                approx=tex_decimal(phase.tokens_per_s),
+                value=phase.tokens_per_s,
             ),
             Line.of(
                 r"\text{inter-token latency}",
@@ -60,12 +59,11 @@ def _rates(phase: PhaseAnalysis) -> Step:
                 seconds_tex(phase.step.t_lower),
                 approx=reading_tex(phase.latency),
             ),
-            Line.of(
+            decimal_line(
                 r"\text{prefill tokens/s}",
                 times + r"\frac{B \cdot S}{T_{\text{lower}}}",
                 times_n + rf"\frac{{{phase.tokens}}}{{{t_lower}}}",
-                tex(phase.tokens_per_s),
-                approx=tex_decimal(phase.tokens_per_s),
+                value=phase.tokens_per_s,
             ),
         )
         reason = (
@@ -256,12 +254,11 @@ def _from_rate(phase: PhaseAnalysis, step: Step) -> Step:
         return step
     times, times_n = _times_replicas(phase)
     tokens = "B" if phase.phase is Phase.DECODE else r"B \cdot S"
-    line = Line.of(
+    line = time_line(
         r"T_{\text{measured}}",
         rf"\frac{{{times}{tokens}}}{{\text{{tokens/s}}_{{\text{{measured}}}}}}",
         rf"\frac{{{times_n}{phase.tokens}}}{{{tex(rate)}}}",
-        seconds_tex(measured.time),
-        approx=reading_tex(measured.time),
+        seconds=measured.time,
     )
     notes = step.notes
     if measured.lower_bound is not None and measured.time < measured.lower_bound:

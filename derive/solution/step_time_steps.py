@@ -16,7 +16,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_tex, time_text
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import reading_tex, seconds_tex
+from derive.solution.value_display import decimal_line, time_line
 
 __all__ = ["is_plain", "kernel_steps", "step_steps"]
 
@@ -165,53 +165,47 @@ def _bounds_lines(step: StepTime) -> list[Line]:
     upper = r"T_{\text{math},k} + T_{\text{mem},k}" + (" + " + _T["comms"] if comms else "")
     upper += r" + t_{\text{launch}}" if launch else ""
     lines = [
-        Line.of(
+        time_line(
             r"T_{\text{lower}}",
             rf"\sum_k \left[{inner}\right]" if " + " in inner else rf"\sum_k {inner}",
             _decimal_sum([time.t_lower for time in step.kernels]),
-            seconds_tex(step.t_lower),
-            approx=reading_tex(step.t_lower),
+            seconds=step.t_lower,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{upper}}",
             rf"\sum_k \left({upper}\right)",
             _decimal_sum([time.t_upper for time in step.kernels]),
-            seconds_tex(step.t_upper),
-            approx=reading_tex(step.t_upper),
+            seconds=step.t_upper,
         ),
     ]
     if comms:
         lines += [
-            Line.of(
+            time_line(
                 r"T_{\text{lower}}^{\text{overlapped}}",
                 r"\sum_k \max(T_{\text{math},k}, T_{\text{mem},k}, T_{\text{comms},k})"
                 + (r" + t_{\text{launch}}" if launch else ""),
-                seconds_tex(step.t_lower_overlapped),
-                approx=reading_tex(step.t_lower_overlapped),
+                seconds=step.t_lower_overlapped,
             ),
-            Line.of(
+            time_line(
                 r"T_{\text{lower}}^{\text{serial}}",
                 r"\sum_k \left[\max(T_{\text{math},k}, T_{\text{mem},k}) + T_{\text{comms},k}\right]"
                 + (r" + t_{\text{launch}}" if launch else ""),
-                seconds_tex(step.t_lower_serial),
-                approx=reading_tex(step.t_lower_serial),
+                seconds=step.t_lower_serial,
             ),
         ]
     if len(step.kernels) > 1:
         lines += [
-            Line.of(
+            decimal_line(
                 r"I_{\text{aggregate}}",
                 r"\frac{\sum_k \text{FLOPs}_k}{\sum_k \text{bytes}_k}",
                 rf"\frac{{{tex(step.flops)}}}{{{tex(step.bytes)}}}",
-                tex(step.aggregate_intensity),
-                approx=tex_decimal(step.aggregate_intensity),
+                value=step.aggregate_intensity,
             ),
-            Line.of(
+            time_line(
                 r"T_{\text{single roofline}}",
                 r"\max\left(\sum_k T_{\text{math},k}, \sum_k T_{\text{mem},k}\right)",
                 rf"\max({time_tex(step.t_math)}, {time_tex(step.t_mem)})",
-                seconds_tex(step.single_roofline_t_lower),
-                approx=reading_tex(step.single_roofline_t_lower),
+                seconds=step.single_roofline_t_lower,
             ),
         ]
     return lines

@@ -11,6 +11,7 @@ import sympy as sp
 from derive.catalogue import table as q
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
+from derive.solution.value_display import decimal_line
 from derive.training.analysis import TrainingAnalysis
 from derive.training.binding import CONVENTIONS, Recompute, ZeroStage
 
@@ -33,6 +34,11 @@ def gigabytes(value: sp.Expr) -> str:
     return tex_decimal(value / GB) + r"\ \text{GB}"
 
 
+def gb_line(lhs: str, *forms: str, value: sp.Expr) -> Line:
+    """A line ending in a number of bytes: exact, then ``≈`` in GB."""
+    return Line.of(lhs, *forms, tex(value), approx=gigabytes(value))
+
+
 def number(value: sp.Expr) -> str:
     """A number inside a substituted form (parenthesised unless a non-negative integer)."""
     text = tex(value)
@@ -50,19 +56,16 @@ def _zero_words(zero: ZeroStage) -> str:
 
 def devices_step(a: TrainingAnalysis) -> Step:
     p = a.problem
+    dims = ("dp", "tp", "pp", "cp")[: 3 + (p.cp > 1)]
     return Step(
         StepKind.PARALLELISM,
         "N = dp·tp·pp; each DP rank takes b_dp = T/dp tokens per step in M = T/(dp·b_μ·S) micro-batches of b_μ sequences",
         rich("A DP rank is one copy of the model, cut over tp·pp devices."),
         (
             Line.of(
-                "N", r"dp \cdot tp \cdot pp", rf"{p.dp} \cdot {p.tp} \cdot {p.pp}", str(p.devices)
-            )
-            if p.cp == 1
-            else Line.of(
                 "N",
-                r"dp \cdot tp \cdot pp \cdot cp",
-                rf"{p.dp} \cdot {p.tp} \cdot {p.pp} \cdot {p.cp}",
+                r" \cdot ".join(dims),
+                r" \cdot ".join(f"{getattr(p, d)}" for d in dims),
                 str(p.devices),
             ),
             Line.of(
@@ -163,7 +166,7 @@ def params_step(a: TrainingAnalysis) -> Step:
         )
     lines += [
         Line.of(r"P_{\text{ends}}", r"\text{globals of the heaviest stage}", tex(pd.ends)),
-        Line.of(
+        decimal_line(
             r"P_{\text{dev}}",
             r"\frac{L}{pp} \left(P_{\text{split}} + P_{\text{repl}}"
             + (r" + P_{\text{experts}}" if model.is_moe else "")
@@ -171,8 +174,7 @@ def params_step(a: TrainingAnalysis) -> Step:
             rf"{number(pd.layers)} \cdot \left({tex(pd.block_split)} + {tex(pd.block_replicated)}"
             + (rf" + {tex(pd.block_experts)}" if model.is_moe else "")
             + rf"\right) + {tex(pd.ends)}",
-            tex(pd.total),
-            approx=tex_decimal(pd.total),
+            value=pd.total,
         ),
     ]
     ends = (
@@ -224,12 +226,11 @@ def state_step(a: TrainingAnalysis) -> Step:
             over = r"\left(\frac{P_{\text{dense}}}{dp} + \frac{P_{\text{experts}}}{dp/ep}\right)"
             numbers = ""
         lines.append(
-            Line.of(
+            gb_line(
                 label,
                 rf"{tex(width)} \cdot {over}",
                 rf"{tex(width)} \cdot {numbers}" if numbers else "",
-                tex(value),
-                approx=gigabytes(value),
+                value=value,
             )
         )
     notes = [rich(st.note)] if st.note else []
@@ -277,12 +278,8 @@ def _in_flight_line(a: TrainingAnalysis) -> Line:
     if m.overhead != 1:
         rule = rf"\left({rule}\right) \cdot {tex(m.overhead)}"
         values = rf"\left({values}\right) \cdot {tex(m.overhead)}"
-    return Line.of(
-        r"M_{A}",
-        rf"{rule}{logits_rule}",
-        rf"{values}{logits_numbers}",
-        tex(m.activations),
-        approx=gigabytes(m.activations),
+    return gb_line(
+        r"M_{A}", rf"{rule}{logits_rule}", rf"{values}{logits_numbers}", value=m.activations
     )
 
 
@@ -305,12 +302,7 @@ def activations_step(a: TrainingAnalysis) -> Step:
             (rich(term.name), rich(Math(term.paper.replace("²", "^2"))), rich(Math(tex(value))))
         )
     lines = (
-        Line.of(
-            r"A_{\text{layer}}",
-            r"\sum \text{terms}",
-            tex(m.activations_per_layer),
-            approx=gigabytes(m.activations_per_layer),
-        ),
+        gb_line(r"A_{\text{layer}}", r"\sum \text{terms}", value=m.activations_per_layer),
         _in_flight_line(a),
     )
     reason = {
@@ -417,23 +409,21 @@ def activations_step(a: TrainingAnalysis) -> Step:
 def fit_step(a: TrainingAnalysis) -> Step:
     p, m = a.problem, a.memory
     lines = [
-        Line.of(
+        gb_line(
             r"M_{\text{dev}}",
             r"M_{W} + M_{G} + M_{O} + M_{A}",
             " + ".join(tex(v) for v in (m.weights, m.grads, m.optimizer, m.activations)),
-            tex(m.total),
-            approx=gigabytes(m.total),
+            value=m.total,
         )
     ]
     notes: list[Rich] = []
     if p.capacity is not None and a.headroom is not None:
         lines.append(
-            Line.of(
+            gb_line(
                 r"H",
                 r"C - M_{\text{dev}}",
                 rf"{tex(p.capacity)} - {tex(m.total)}",
-                tex(a.headroom),
-                approx=gigabytes(a.headroom),
+                value=a.headroom,
             )
         )
         notes.append(rich("It fits." if a.fits else "It does not fit."))

@@ -18,20 +18,20 @@ from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.model.symbols import tex_names
 from derive.solution.cost_steps import cost_step
-from derive.solution.notation import tex, tex_decimal, tex_text_number
+from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.training_memory_steps import (
     GB,
     activations_step,
     devices_step,
     fit_step,
-    gigabytes,
+    gb_line,
     number,
     params_step,
     state_step,
 )
 from derive.solution.training_mesh_steps import mesh_step
-from derive.solution.value_display import reading_tex, seconds_tex
+from derive.solution.value_display import decimal_line, time_line
 from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.comms import RERUN, layer_calls
@@ -123,29 +123,26 @@ def _comms(a: TrainingAnalysis) -> Step:
     dp_rule = rf"{factor} \cdot \frac{{X - 1}}{{X}} \cdot 2 \cdot P_{{\text{{dev}}}}"
     flat = p.placement is None
     lines = [
-        Line.of(
+        gb_line(
             r"V_{\text{dp}}",
             dp_rule,
             rf"{factor_numbers} \cdot {number(c.dp_fraction)} \cdot 2 \cdot {tex(a.params.total)}"
             if not a.params.experts and flat
             else "",
-            tex(c.of("dp")),
-            approx=gigabytes(c.of("dp")),
+            value=c.of("dp"),
         ),
-        Line.of(
+        gb_line(
             r"V_{\text{tp}}",
             r"(n_{f} + n_{b}) \cdot M \cdot \frac{L}{pp} \cdot \frac{2(t - 1)}{t} \cdot 2 S b_{\mu} d",
             rf"({c.tp_forward_count} + {c.tp_backward_count}) \cdot {number(c.layer_visits)} \cdot {number(c.tp_fraction)} \cdot {tex(c.activation_bytes)}"
             if flat
             else "",
-            tex(c.of("tp")),
-            approx=gigabytes(c.of("tp")),
+            value=c.of("tp"),
         ),
-        Line.of(
+        gb_line(
             r"V_{\text{pp}}",
             r"M \cdot \frac{2 S b_{\mu} d}{tp} \cdot (\text{1 or 2 directions})",
-            tex(c.of("pp")),
-            approx=gigabytes(c.of("pp")),
+            value=c.of("pp"),
         ),
     ]
     volumes = (
@@ -163,17 +160,16 @@ def _comms(a: TrainingAnalysis) -> Step:
         ),
     )
     lines += [
-        Line.of(rf"V_{{\text{{{dim}}}}}", rule, tex(c.of(dim)), approx=gigabytes(c.of(dim)))
+        gb_line(rf"V_{{\text{{{dim}}}}}", rule, value=c.of(dim))
         for shown, dim, rule in volumes
         if shown
     ]
     lines.append(
-        Line.of(
+        gb_line(
             r"V",
             r"V_{\text{dp}} + V_{\text{tp}} + V_{\text{pp}} + V_{\text{ep}}"
             + (r" + V_{\text{cp}}" if p.cp > 1 else ""),
-            tex(c.total),
-            approx=gigabytes(c.total),
+            value=c.total,
         )
     )
     notes: tuple[Rich, ...] = (
@@ -268,29 +264,26 @@ def _times(a: TrainingAnalysis) -> Step:
     }[p.recompute]
     lines.append(Line.of(r"F_{\text{recompute}}", recompute_rule, tex(a.flops_recompute)))
     lines += [
-        Line.of(
+        time_line(
             r"T_{\text{math}}",
             (r"\frac{F_{\text{model}}" if counted else r"\frac{F_{\text{params}}")
             + r" + F_{\text{recompute}}}{N \cdot \pi}",
             rf"\frac{{{tex(a.flops_model + a.flops_recompute)}}}{{{n_peak}}}",
-            seconds_tex(a.t_math),
-            approx=reading_tex(a.t_math),
+            seconds=a.t_math,
         ),
-        Line.of(
+        time_line(
             r"T_{\text{comms}}",
             r"\frac{V}{\beta_{\text{link}}}",
             rf"\frac{{{tex(a.comms.total)}}}{{{tex_text_number(p.link_text)}}}",
-            seconds_tex(a.t_comms),
-            approx=reading_tex(a.t_comms),
+            seconds=a.t_comms,
         )
         if _one_link(p)
-        else Line.of(
+        else time_line(
             r"T_{\text{comms}}",
             r"\sum_{\text{passes}} \max_{\text{dims}} t_{\text{dim}}"
             if p.convention == "scaling-book"
             else r"\sum_{\text{dims}} t_{\text{dim}}",
-            seconds_tex(a.t_comms),
-            approx=reading_tex(a.t_comms),
+            seconds=a.t_comms,
         ),
     ]
     return Step(
@@ -408,7 +401,7 @@ def _bounds(a: TrainingAnalysis) -> Step:
     lines = [
         *_bubble_lines(a),
         *(
-            Line.of(label, rule, seconds_tex(value), approx=reading_tex(value))
+            time_line(label, rule, seconds=value)
             for label, rule, value in (
                 (
                     r"T_{\text{fwd}}",
@@ -483,19 +476,16 @@ def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
 
 
 def _pass_line(c: Critical) -> Line:
+    lhs = rf"b^{{*}}_{{\text{{{c.name}}}}}"
     if c.tokens is None:
-        return Line.of(
-            rf"b^{{*}}_{{\text{{{c.name}}}}}",
-            r"\text{never}",
-        )
-    return Line.of(
-        rf"b^{{*}}_{{\text{{{c.name}}}}}",
+        return Line.of(lhs, r"\text{never}")
+    return decimal_line(
+        lhs,
         r"\frac{D}{c - K}",
         rf"\frac{{{tex(c.comms_fixed)}}}{{{tex(c.compute_per_token)} - {number(c.comms_per_token)}}}"
         if c.comms_fixed
         else "",
-        tex(c.tokens),
-        approx=tex_decimal(c.tokens) if c.tokens else None,
+        value=c.tokens,
     )
 
 
@@ -518,18 +508,11 @@ def _dp_balance(a: TrainingAnalysis) -> list[Line]:
     frac = a.comms.dp_fraction
     once = p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER)
     if once or p.keep_gathered:
-        balance = (
-            Line.of(
-                r"\frac{4 P b}{\pi}",
-                rf"\frac{{2 \cdot \frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
-                relation="=",
-            )
-            if once
-            else Line.of(
-                r"\frac{2 P b}{\pi}",
-                rf"\frac{{\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
-                relation="=",
-            )
+        k, twice = ("4", r"2 \cdot ") if once else ("2", "")
+        balance = Line.of(
+            rf"\frac{{{k} P b}}{{\pi}}",
+            rf"\frac{{{twice}\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
+            relation="=",
         )
         label = r"b^{*}_{\text{DP}}"
     elif p.zero is ZeroStage.WEIGHTS:
@@ -543,12 +526,11 @@ def _dp_balance(a: TrainingAnalysis) -> list[Line]:
         return []
     return [
         balance,
-        Line.of(
+        decimal_line(
             label,
             rf"\frac{{X - 1}}{{X}} \cdot \frac{{\pi}}{{{symbol}}}",
             rf"{number(frac)} \cdot \frac{{{tex_text_number(p.peak_text)}}}{{{numbers}}}",
-            tex(frac * p.peak / beta),
-            approx=tex_decimal(frac * p.peak / beta),
+            value=frac * p.peak / beta,
         ),
     ]
 
@@ -559,12 +541,7 @@ def _critical(a: TrainingAnalysis) -> Step:
     lines += [_pass_line(c) for c in a.critical]
     star = a.critical_tokens_per_device
     lines.append(
-        Line.of(
-            r"b^{*}",
-            r"\max(b^{*}_{\text{fwd}}, b^{*}_{\text{bwd}})",
-            tex(star),
-            approx=tex_decimal(star) if star else None,
-        )
+        decimal_line(r"b^{*}", r"\max(b^{*}_{\text{fwd}}, b^{*}_{\text{bwd}})", value=star)
         if star is not None
         else Line.of(r"b^{*}", r"\text{never}")
     )
@@ -627,22 +604,20 @@ def _critical(a: TrainingAnalysis) -> Step:
         )
     if a.tp_width is not None and a.tp_critical_width is not None:
         lines.append(
-            Line.of(
+            decimal_line(
                 r"w_{\text{tp}}",
                 r"\frac{P_{\text{layer}}}{4 d \cdot tp}",
                 rf"\frac{{{tex(a.tp_layer_params)}}}{{4 \cdot {p.arch('d_model')} \cdot {p.tp}}}",
-                tex(a.tp_width),
-                approx=tex_decimal(a.tp_width),
+                value=a.tp_width,
             )
         )
         lines.append(
-            Line.of(
+            decimal_line(
                 r"w^{*}_{\text{tp}}",
                 r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}"
                 if _one_link(p)
                 else r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{tp}}}",
-                tex(a.tp_critical_width),
-                approx=tex_decimal(a.tp_critical_width),
+                value=a.tp_critical_width,
             )
         )
         layer_bound = a.tp_width >= a.tp_critical_width
@@ -673,15 +648,8 @@ def _critical_scales(a: TrainingAnalysis) -> list[Line]:
     if star:
         chip, step = a.critical_tokens_per_chip, a.critical_batch_tokens
         out += [
-            Line.of(
-                r"b^{*}_{\text{chip}}",
-                r"\frac{b^{*}}{tp \cdot pp \cdot cp}",
-                tex(chip),
-                approx=tex_decimal(chip) if chip else None,
-            ),
-            Line.of(
-                r"B^{*}", r"b^{*} \cdot dp", tex(step), approx=tex_decimal(step) if step else None
-            ),
+            decimal_line(r"b^{*}_{\text{chip}}", r"\frac{b^{*}}{tp \cdot pp \cdot cp}", value=chip),
+            decimal_line(r"B^{*}", r"b^{*} \cdot dp", value=step),
         ]
     book, exact = a.tp_max_scaling_book, a.tp_max_exact
     if book is not None and exact is not None:
@@ -692,13 +660,12 @@ def _critical_scales(a: TrainingAnalysis) -> list[Line]:
                 rf"1 + \left\lfloor \frac{{P_{{\text{{layer}}}} \, {beta}}}{{4 d \pi}} \right\rfloor",
                 str(exact),
             ),
-            Line.of(
+            decimal_line(
                 r"Y_{\max}^{\text{book}}",
                 r"\frac{F \, W_{\text{tp}}}{C}"
                 if p.convention == "scaling-book"
                 else rf"\frac{{f \, {beta}}}{{\pi}}",
-                tex(book),
-                approx=tex_decimal(book),
+                value=book,
             ),
         ]
     return out
@@ -738,12 +705,11 @@ def _measured(a: TrainingAnalysis) -> Step | None:
     if p.measured_time is None or a.mfu is None:
         return None
     lines = (
-        Line.of(
+        decimal_line(
             r"\mathrm{MFU}",
             r"\frac{F_{\text{model}}}{N \cdot \pi \cdot T_{\text{step}}}",
             rf"\frac{{{tex(a.flops_model)}}}{{{p.devices} \cdot {tex_text_number(p.peak_text)} \cdot {tex(p.measured_time)}}}",
-            tex(a.mfu),
-            approx=tex_decimal(a.mfu),
+            value=a.mfu,
         ),
     )
     verdict = (

@@ -21,6 +21,11 @@ def rounded(expr: sp.Expr) -> str | None:
     return tex_decimal(expr) if expr.is_number and not expr.is_Integer else None
 
 
+def rounded_line(lhs: str, *forms: str, value: sp.Expr) -> Line:
+    """A line ending in an exact number, then ``≈`` its decimal unless it is an integer."""
+    return Line.of(lhs, *forms, tex(value), approx=rounded(value))
+
+
 def ratio_tex(form: IntensityForm) -> str:
     """FLOPs / Σ terms with the terms in declaration order when that is already in lowest terms."""
     if form.as_declared:
@@ -33,12 +38,9 @@ def attainable_lines(
 ) -> tuple[Line, Line]:
     """The roofline's two results: the attainable FLOP/s (``rule``) and its share of the peak."""
     return (
-        Line.of(r"\text{attainable}", rule, tex(attainable), approx=rounded(attainable)),
-        Line.of(
-            r"\text{fraction of peak}",
-            r"\frac{\text{attainable}}{\pi}",
-            tex(fraction_of_peak),
-            approx=rounded(fraction_of_peak),
+        rounded_line(r"\text{attainable}", rule, value=attainable),
+        rounded_line(
+            r"\text{fraction of peak}", r"\frac{\text{attainable}}{\pi}", value=fraction_of_peak
         ),
     )
 
@@ -51,3 +53,13 @@ def seconds_tex(value: sp.Expr) -> str:
 def reading_tex(value: sp.Expr) -> str | None:
     """A time as a person reads it, for a line's ``≈`` (``12.5\\ \\text{ms}``); None for a formula."""
     return time_tex(value) if value.is_number else None
+
+
+def time_line(lhs: str, *forms: str, seconds: sp.Expr) -> Line:
+    """A line ending in a time: its exact seconds, then ``≈`` its reading."""
+    return Line.of(lhs, *forms, seconds_tex(seconds), approx=reading_tex(seconds))
+
+
+def decimal_line(lhs: str, *forms: str, value: sp.Expr) -> Line:
+    """A line ending in an exact number, then ``≈`` its decimal."""
+    return Line.of(lhs, *forms, tex(value), approx=tex_decimal(value))

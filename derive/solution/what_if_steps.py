@@ -8,9 +8,9 @@ from __future__ import annotations
 from derive.analysis.what_if import WhatIf
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
-from derive.solution.notation import tex, tex_decimal
+from derive.solution.notation import tex
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
-from derive.solution.value_display import reading_tex, seconds_tex
+from derive.solution.value_display import decimal_line, seconds_tex, time_line
 
 __all__ = ["what_if_given", "what_if_steps", "what_if_verdict"]
 
@@ -29,40 +29,33 @@ def _lines(w: WhatIf) -> tuple[Line, ...]:
         rf"\frac{{{tex(f)}}}{{{tex(faster[c])}}}" if c in faster else tex(f) for c, f in w.profile
     )
     lines = [
-        Line.of(r"\frac{T'}{T}", symbolic, numbers, tex(w.remaining), approx=tex_decimal(w.remaining)),
-        Line.of("S", r"\frac{T}{T'}", rf"\frac{{1}}{{{tex(w.remaining)}}}", tex(w.speedup),
-                approx=tex_decimal(w.speedup)),
+        decimal_line(r"\frac{T'}{T}", symbolic, numbers, value=w.remaining),
+        decimal_line("S", r"\frac{T}{T'}", rf"\frac{{1}}{{{tex(w.remaining)}}}", value=w.speedup),
     ]  # fmt: skip
     if w.time is not None and w.measured_time is not None:
         lines.append(
-            Line.of(
+            time_line(
                 "T'",
                 r"T \cdot \frac{T'}{T}",
                 rf"{seconds_tex(w.measured_time)} \cdot {tex(w.remaining)}",
-                seconds_tex(w.time),
-                approx=reading_tex(w.time),
+                seconds=w.time,
             )
         )
     if w.rate is not None and w.measured_rate is not None:
         lines.append(
-            Line.of(
-                "r'",
-                r"r \cdot S",
-                rf"{tex(w.measured_rate)} \cdot {tex(w.speedup)}",
-                tex(w.rate),
-                approx=tex_decimal(w.rate),
+            decimal_line(
+                "r'", r"r \cdot S", rf"{tex(w.measured_rate)} \cdot {tex(w.speedup)}", value=w.rate
             )
         )
     changed = r" - ".join(rf"f_{{{_name(c)}}}" for c, _ in w.speedups)
     if w.limit is not None:
         shares = " - ".join(tex(f) for c, f in w.profile if c in faster)
         lines.append(
-            Line.of(
+            decimal_line(
                 r"S_{\max}",
                 rf"\frac{{1}}{{1 - {changed}}}",
                 rf"\frac{{1}}{{1 - {shares}}}",
-                tex(w.limit),
-                approx=tex_decimal(w.limit),
+                value=w.limit,
             )
         )
     return tuple(lines)

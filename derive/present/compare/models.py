@@ -44,8 +44,6 @@ __all__ = [
     "ModelRow",
     "model_compare_document",
     "model_compare_json",
-    "model_compare_latex",
-    "model_compare_markdown",
 ]
 
 
@@ -141,37 +139,30 @@ def _layout(
 # --- formats ----------------------------------------------------------------------------------------
 
 
-def model_compare_markdown(
-    rows: list[ModelRow], ratios: list[Ratios] | None = None, skipped: tuple[str, ...] = ()
-) -> str:
-    """The Markdown table, then (with a baseline) which ceiling each speedup follows."""
-    title, parts = _header(rows, skipped)
-    table = table_markdown(title, parts, *_layout(rows, ratios))
-    return table + (follows_note(ratios) if ratios else "")
-
-
 def model_compare_document(
     rows: list[ModelRow], ratios: list[Ratios] | None, skipped: tuple[str, ...] = ()
 ) -> Document:
     """The comparison of a model's serving step as a document: tables built in code for
-    Markdown and LaTeX, its JSON by :func:`model_compare_json`."""
+    Markdown (then, with a baseline, which ceiling each speedup follows) and LaTeX (a table
+    per group of columns, each fitting a paper's column: :mod:`derive.present.compare.tex`;
+    every user string escaped), its JSON by :func:`model_compare_json`."""
+    title, parts = _header(rows, skipped)
     return Document(
         written={
-            "md": lambda: model_compare_markdown(rows, ratios, skipped),
-            "tex": lambda: model_compare_latex(rows, ratios, skipped),
+            "md": lambda: (
+                table_markdown(title, parts, *_layout(rows, ratios))
+                + (follows_note(ratios) if ratios else "")
+            ),
+            "tex": lambda: compare_tex(
+                title.replace("Compare", "compare", 1),
+                parts,
+                *_layout(rows, ratios),
+                model_groups(ratios),
+                LINE_ANY_SIZE,
+            ),
         },
         data=lambda: model_compare_json(rows, ratios),
     )
-
-
-def model_compare_latex(
-    rows: list[ModelRow], ratios: list[Ratios] | None = None, skipped: tuple[str, ...] = ()
-) -> str:
-    """A LaTeX fragment: a table per group of columns, each fitting a paper's column
-    (:mod:`derive.present.compare.tex`; every user string escaped)."""
-    title, parts = _header(rows, skipped)
-    title = title.replace("Compare", "compare", 1)
-    return compare_tex(title, parts, *_layout(rows, ratios), model_groups(ratios), LINE_ANY_SIZE)
 
 
 def _crossover_json(phase: PhaseAnalysis) -> dict[str, object] | None:

@@ -40,8 +40,6 @@ __all__ = [
     "chips_of",
     "compare_document",
     "compare_json",
-    "compare_latex",
-    "compare_markdown",
     "crossover_tex",
     "num_tex",
     "seconds_tex",
@@ -295,33 +293,22 @@ def _title(rows: list[CompareRow], op: str) -> str:
     return f"Compare: {op} across {chips} chip{'s' if chips > 1 else ''}"
 
 
-def compare_markdown(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
-    """A Markdown table (math in ``$…$``) under a heading naming the problem."""
-    op, parts = _header(rows)
-    return table_markdown(_title(rows, op), parts, *_layout(rows, ratios))
-
-
 def compare_document(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> Document:
-    """The comparison as a document: its tables are built in code for Markdown and LaTeX
-    (column groups fitted to a paper's width), its JSON by :func:`compare_json`."""
+    """The comparison as a document: its tables are built in code for Markdown (math in
+    ``$…$``, under a heading naming the problem) and LaTeX (a table per group of columns, each
+    fitting a paper's column: :mod:`derive.present.compare.tex`; every user string through
+    ``tex_escape``), its JSON by :func:`compare_json`."""
     from derive.present.compare.ratios import follows_note
 
+    op, parts = _header(rows)
+    groups = operator_groups(rows[0].analysis.problem.solve_for.name, ratios)
     return Document(
         written={
-            "md": lambda: compare_markdown(rows, ratios) + (follows_note(ratios) if ratios else ""),
-            "tex": lambda: compare_latex(rows, ratios),
+            "md": lambda: (
+                table_markdown(_title(rows, op), parts, *_layout(rows, ratios))
+                + (follows_note(ratios) if ratios else "")
+            ),
+            "tex": lambda: compare_tex(f"compare: {op}", parts, *_layout(rows, ratios), groups),
         },
         data=lambda: compare_json(rows, ratios),
-    )
-
-
-def compare_latex(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> str:
-    """A LaTeX fragment: a table per group of columns, each fitting a paper's column
-    (:mod:`derive.present.compare.tex`); every user string goes through ``tex_escape``."""
-    op, parts = _header(rows)
-    return compare_tex(
-        f"compare: {op}",
-        parts,
-        *_layout(rows, ratios),
-        operator_groups(rows[0].analysis.problem.solve_for.name, ratios),
     )

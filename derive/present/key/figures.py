@@ -136,15 +136,7 @@ def placement(entry: ProblemEntry, a: Analysis) -> Placement:
     """Where an operator problem goes: its chip's figure, at its point (if it has one)."""
     p = a.problem
     point, kind = _point(entry, a) or (None, None)
-    return Placement(
-        _hardware_key(p.chip, p.peak, p.bandwidth),
-        _title(p.chip, p.peak, p.bandwidth),
-        p.bandwidth.value,
-        _ceilings(p.chip, p.compute_dtype, p.peak),
-        point,
-        entry.id,
-        kind,
-    )
+    return _placed(p.chip, p.compute_dtype, p.peak, p.bandwidth, point, kind, entry.id)
 
 
 def _placed(
@@ -152,18 +144,19 @@ def _placed(
     compute_dtype: str,
     peak: ChipFigure,
     bandwidth: ChipFigure,
-    point: Point,
-    kind: PointKind,
+    point: Point | None,
+    kind: PointKind | None,
+    problem_id: str,
 ) -> Placement:
-    """A point on the figure of its chip (or of its given peak and bandwidth), named by
-    its problem (the point's label)."""
+    """A problem's point (if it has one) on the figure of its chip (or of its given peak and
+    bandwidth)."""
     return Placement(
         _hardware_key(chip, peak, bandwidth),
         _title(chip, peak, bandwidth),
         bandwidth.value,
         _ceilings(chip, compute_dtype, peak),
         point,
-        point.label,
+        problem_id,
         kind,
     )
 
@@ -176,7 +169,9 @@ def kernel_placement(problem_id: str, kernel: KernelNumbers) -> Placement | None
         return None
     peak, bandwidth = kernel.peak, kernel.bandwidth
     point = Point(problem_id, kernel.intensity, min(peak.value, kernel.intensity * bandwidth.value))
-    return _placed(kernel.chip, kernel.compute_dtype, peak, bandwidth, point, PointKind.KERNEL)
+    return _placed(
+        kernel.chip, kernel.compute_dtype, peak, bandwidth, point, PointKind.KERNEL, problem_id
+    )
 
 
 def serving_placement(
@@ -197,7 +192,9 @@ def serving_placement(
     if rate <= 0 or intensity <= 0:
         return None
     point = Point(problem_id, intensity, rate, f"{phase.phase.value} step")
-    return _placed(model.chip, model.compute_dtype, peak, bandwidth, point, PointKind.STEP)
+    return _placed(
+        model.chip, model.compute_dtype, peak, bandwidth, point, PointKind.STEP, problem_id
+    )
 
 
 def _caption(title: str, fig: RooflineFigure, members: list[Placement]) -> str:

@@ -32,20 +32,20 @@ from derive.present.key.names import safe_name
 from derive.present.serving_step import (
     crossover_document,
     crossover_given,
+    phase_document,
     phase_given,
     phase_latex,
-    phase_markdown,
 )
 from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["SERVING_PHRASES", "ServingPart", "crossover_part", "serving_part"]
+__all__ = ["SERVING_PHRASES", "KeyPart", "crossover_part", "serving_part"]
 
 SERVING_PHRASES = phrases(ProblemKind.SERVING)
 
 
 @dataclass(frozen=True)
-class ServingPart:
-    """What a serving problem adds to its key item."""
+class KeyPart:
+    """What a serving or training problem adds to its key item."""
 
     markdown: str
     latex: str
@@ -140,13 +140,13 @@ def crossover_part(
     series: tuple[Series, ...],
     spec: ServingSpec,
     ids: tuple[str, str, str],
-) -> ServingPart:
+) -> KeyPart:
     """A decode asked without a batch, rendered for the key: its crossover alone, as
     ``derive model --phase decode`` prints it (``ids``: the key's stem, the problem's id
     and title, for the serving plot)."""
     stem, pid, title = ids
     given = crossover_given(cross, analysis)
-    return ServingPart(
+    return KeyPart(
         markdown=render(crossover_document(cross, analysis, level=3), "md"),
         latex=render(crossover_document(cross, analysis), "tex"),
         figure=_figure(series, cross, stem, pid, title) if spec.plot is not None else None,
@@ -167,7 +167,7 @@ def serving_part(
     stem: str,
     pid: str,
     title: str,
-) -> ServingPart:
+) -> KeyPart:
     """The serving step of a model problem, rendered for the key.
 
     ``phase`` is the step and ``series`` the curves of its ``serving_plot`` (empty without
@@ -181,8 +181,8 @@ def serving_part(
         else tuple(r.name for r in (q.STEP, q.TTFT, q.PREFILL_TOKENS_PER_S))
     )
     asks = tuple(key for key in ask if key in SERVING_PHRASES) or default
-    return ServingPart(
-        markdown=phase_markdown(phase, analysis, level=3),
+    return KeyPart(
+        markdown=render(phase_document(phase, analysis, 3), "md"),
         latex=phase_latex(phase, analysis),
         figure=figure,
         given=md_escape(phase_given(phase, analysis)),

@@ -10,8 +10,6 @@ The run, the strategies and the curves are derived by :mod:`derive.pipeline.key`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from derive.catalogue import ProblemKind, Use, names_for, phrase_of
 from derive.catalogue import table as q
 from derive.figures.model import Series, SweepFigure
@@ -23,32 +21,19 @@ from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
 from derive.present.formats import render
 from derive.present.key.figures import Figure
 from derive.present.key.names import safe_name
+from derive.present.key.serving import KeyPart
 from derive.present.training_view import training_document
 from derive.problem.train_spec import TrainSpec
 from derive.solution.model_steps import verdict_words
 from derive.solution.training_steps import training_given
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 
-__all__ = ["TRAINING_PHRASES", "TrainingPart", "training_part"]
+__all__ = ["TRAINING_PHRASES", "training_part"]
 
 TRAINING_PHRASES = {
     name: phrase_of(ProblemKind.TRAINING, name) for name in names_for(ProblemKind.TRAINING, Use.ASK)
 }
 """What a question sheet asks for each of a training problem's ``ask`` keys (the catalogue's)."""
-
-
-@dataclass(frozen=True)
-class TrainingPart:
-    """What a training problem adds to its key item."""
-
-    markdown: str
-    latex: str
-    figure: Figure | None
-    glance: str
-    glance_tex: str
-    given: str
-    given_tex: str
-    asks: tuple[str, ...]
 
 
 def _figure(
@@ -92,7 +77,7 @@ def training_part(
     spec: TrainSpec,
     ask: tuple[str, ...],
     names: tuple[str, str, str],
-) -> TrainingPart:
+) -> KeyPart:
     """The training run of a model problem, rendered for the key.
 
     ``names`` is the key's stem, the problem's id and its title (the figure's file and caption).
@@ -102,7 +87,7 @@ def training_part(
     figure = _figure(a, series, stem, pid, title) if spec.plot is not None and series else None
     heading = f"Training run: {title}"
     default = (q.MEMORY_PER_DEVICE.name, q.T_LOWER.name, q.CRITICAL_TOKENS_PER_DEVICE.name)
-    return TrainingPart(
+    return KeyPart(
         markdown=render(
             training_document(a, rows, winner, title=heading, ask=asked, level=3), "md"
         ),
