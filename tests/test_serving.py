@@ -171,8 +171,7 @@ def test_the_builtin_key_has_a_serving_chapter_with_its_figure():
     from derive.problem.sets.problem_set import parse_problem_set
 
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text("utf-8")
-    order = [entry.id for entry in parse_problem_set(text, "rooflines.toml").entries()]
-    number = order.index("serve-70b-decode") + 1  # operators, kernels, then models
+    number = parse_problem_set(text, "rooflines.toml").number("serve-70b-decode")  # file order
     assert f"## Problem {number} (serve-70b-decode)" in key and "Serving rates" in key
     assert "](rooflines-serve-70b-decode-serving.svg)" in key
     tex = files["rooflines.tex"]

@@ -123,7 +123,7 @@ def conceal(result: CheckResult, tolerance: str = "") -> CheckResult:
 _PRINTED = re.compile(
     r"(?P<result>(?:=|≈|\\approx)\s*)?(?<![\w#^{.])(?:\\frac\{(?P<fn>\d+)\}\{(?P<fd>\d+)\}"
     r"|(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?![\d^])(?:/(?P<den>\d+)|[eE](?P<e>[-+]?\d+)"
-    r"|\s*(?:\\times|×|\\cdot|·)\s*10\^\{?(?P<p>[-−]?\d+)\}?)?)"
+    r"|\s*(?:\\times|×|\\cdot|·)\s*10\^\{?(?P<power>[-−]?\d+)\}?)?)"
 )
 _POWERS = tuple(10.0**k for k in range(-18, 19, 3))
 _SCALES = {
@@ -149,7 +149,7 @@ def _printed(text: str) -> tuple[tuple[Fraction, Fraction, int], ...]:
         if m["den"]:
             out.append((Fraction(digits) / (int(m["den"]) or 1), Fraction(0), 99))
             continue
-        power = int((m["e"] or m["p"] or "0").replace("−", "-"))
+        power = int((m["e"] or m["power"] or "0").replace("−", "-"))
         mantissa = digits.lstrip("0").replace(".", "").lstrip("0")
         decimals = len(digits.partition(".")[2])
         half = Fraction(1, 2) * Fraction(10) ** (power - decimals)
@@ -173,7 +173,7 @@ def answer_value(expected: str) -> tuple[Fraction, Fraction, str] | None:
         return None
     unit = (m["unit"] or "").strip()
     kind = "s" if unit == "s" else "days" if unit == "days" else ""
-    kind = "B" if unit in ("B", "bytes") or unit.startswith("B/") else kind
+    kind = "B" if unit == "B" or unit.startswith(("B/", "byte")) else kind
     rounded = "." in m["number"] or "e" in m["number"].lower()  # else exact (an integer, a/b)
     return found[0][0], found[0][1] if rounded else Fraction(0), kind
 

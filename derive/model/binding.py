@@ -138,7 +138,8 @@ class ModelProblem:
         m = self.model
         if isinstance(m, SizedModel):
             return tp
-        kv = sp.sympify(m.kv_heads).xreplace(dict(self.bound))
+        heads = m.kv_heads
+        kv = (heads if isinstance(heads, sp.Basic) else sp.Integer(heads)).xreplace(dict(self.bound))
         if not kv.is_number:
             raise ProblemError(
                 "the model's kv_heads", "bind every dim of the model with --set to time a step"
