@@ -13,12 +13,16 @@ whitelisted unit parser :func:`parse_duration`) into a frozen :class:`Timing`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import sympy as sp
 
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_decimal, parse_positive
+
+_D = TypeVar("_D")
 
 __all__ = [
     "DURATION_UNITS",
@@ -156,17 +160,9 @@ def bind_timing(spec: TimingSpec) -> Timing:
             "--efficiency",
             "give one --efficiency for both ceilings, or --compute-efficiency/--memory-efficiency",
         )
-    both = _efficiency(spec.efficiency, "--efficiency") if spec.efficiency is not None else None
-    compute = (
-        _efficiency(spec.compute_efficiency, "--compute-efficiency")
-        if spec.compute_efficiency is not None
-        else both
-    )
-    memory = (
-        _efficiency(spec.memory_efficiency, "--memory-efficiency")
-        if spec.memory_efficiency is not None
-        else both
-    )
+    both = _given(spec.efficiency, _efficiency, "--efficiency", None)
+    compute = _given(spec.compute_efficiency, _efficiency, "--compute-efficiency", both)
+    memory = _given(spec.memory_efficiency, _efficiency, "--memory-efficiency", both)
     rates = [
         flag
         for flag, value in (
@@ -186,40 +182,30 @@ def bind_timing(spec: TimingSpec) -> Timing:
             "--measured-time with --measured-tokens-per-s",
             "a serving step takes one measurement of its time: give its time or its rate, not both",
         )
+    zero = sp.Integer(0)
     return Timing(
         compute_efficiency=compute if compute is not None else sp.Integer(1),
         memory_efficiency=memory if memory is not None else sp.Integer(1),
-        launch_overhead=(
-            parse_duration(spec.launch_overhead, "--launch-overhead")
-            if spec.launch_overhead is not None
-            else sp.Integer(0)
+        launch_overhead=_given(spec.launch_overhead, parse_duration, "--launch-overhead", zero),
+        link_latency=_given(spec.link_latency, parse_duration, "--link-latency", zero),
+        measured_time=_given(spec.measured_time, _positive_duration, "--measured-time", None),
+        measured_flops_per_s=_given(
+            spec.measured_flops_per_s, parse_positive, "--measured-flops-per-s", None
         ),
-        link_latency=(
-            parse_duration(spec.link_latency, "--link-latency")
-            if spec.link_latency is not None
-            else sp.Integer(0)
+        measured_bytes_per_s=_given(
+            spec.measured_bytes_per_s, parse_positive, "--measured-bytes-per-s", None
         ),
-        measured_time=(
-            _positive_duration(spec.measured_time, "--measured-time")
-            if spec.measured_time is not None
-            else None
-        ),
-        measured_flops_per_s=(
-            parse_positive(spec.measured_flops_per_s, "--measured-flops-per-s")
-            if spec.measured_flops_per_s is not None
-            else None
-        ),
-        measured_bytes_per_s=(
-            parse_positive(spec.measured_bytes_per_s, "--measured-bytes-per-s")
-            if spec.measured_bytes_per_s is not None
-            else None
-        ),
-        measured_tokens_per_s=(
-            parse_positive(spec.measured_tokens_per_s, "--measured-tokens-per-s")
-            if spec.measured_tokens_per_s is not None
-            else None
+        measured_tokens_per_s=_given(
+            spec.measured_tokens_per_s, parse_positive, "--measured-tokens-per-s", None
         ),
     )
+
+
+def _given(
+    text: str | None, parse: Callable[[str, str], sp.Rational], flag: str, default: _D
+) -> sp.Rational | _D:
+    """``text`` parsed as ``flag``'s value, or ``default`` when it was not given."""
+    return default if text is None else parse(text, flag)
 
 
 def _positive_duration(text: str, what: str) -> sp.Rational:
