@@ -26,8 +26,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
+from typing import TYPE_CHECKING
 
 import sympy as sp
+
+if TYPE_CHECKING:
+    from derive.problem.timing import Timing
 
 __all__ = ["Binding", "Ceilings", "Kernel", "KernelTime", "StepTime", "compose"]
 
@@ -93,6 +97,14 @@ class Ceilings:
     memory_efficiency: sp.Rational = ONE
     launch_overhead: sp.Rational = ZERO
     link_latency: sp.Rational = ZERO
+
+    @classmethod
+    def of(
+        cls, peak: sp.Rational, bandwidth: sp.Rational, link: sp.Rational | None, t: Timing
+    ) -> Ceilings:
+        """The ceilings at ``t``'s efficiencies and overheads."""
+        overheads = (t.compute_efficiency, t.memory_efficiency, t.launch_overhead, t.link_latency)
+        return cls(peak, bandwidth, link, *overheads)
 
     @property
     def effective_peak(self) -> sp.Rational:
