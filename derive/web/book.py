@@ -369,13 +369,7 @@ def _givens(view: SolutionView) -> dict:
             for t in view.tensors
         ],
         "hardware": [
-            {
-                "name": h.name,
-                "symbol": h.symbol,
-                "value": h.value,
-                "unit": h.unit,
-                "source": h.source,
-            }
+            {k: getattr(h, k) for k in ("name", "symbol", "value", "unit", "source")}
             for h in view.hardware
         ],
         "regime": p.regime.text if p.regime else None,
@@ -386,15 +380,12 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
     solution = select_steps(d.solution, entry.ask)
     view = view_of(solution, entry.title, entry.text)
     env = html_env()
-    last = len(solution.steps)
+    last, steps = len(solution.steps), enumerate(solution.steps, 1)
+    ends = {"warnings": solution.warnings, "verdict": solution.verdict}  # the last step's
+    step_html = env.get_template("step.html.j2").render
     steps_html = tuple(
-        env.get_template("step.html.j2").render(
-            index=i,
-            step=step,
-            warnings=solution.warnings if i == last else (),
-            verdict=solution.verdict if i == last else (),
-        )
-        for i, step in enumerate(solution.steps, 1)
+        step_html(index=i, step=step, **(ends if i == last else dict.fromkeys(ends, ())))
+        for i, step in steps
     )
     markdown = render("solution.md.j2", "md", view=view, level=1)
     page = page_of(
