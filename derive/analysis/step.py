@@ -26,12 +26,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import TYPE_CHECKING
 
 import sympy as sp
 
-if TYPE_CHECKING:
-    from derive.problem.timing import Timing
+from derive.problem.timing import Timing
 
 __all__ = ["Binding", "Ceilings", "Kernel", "KernelTime", "StepTime", "compose"]
 
