@@ -162,17 +162,8 @@ def model_problem(
         "expect": {k: v for k, v in table.get("expect", {}).items() if k not in defined},
     }
     expect = _model_expect(own if own["expect"] else {**table, "expect": None}, where, train)
-    return ModelEntry(
-        pid,
-        table.get("title", pid),
-        table.get("text", ""),
-        spec,
-        ask,
-        serving,
-        train,
-        expect,
-        questions,
-    )
+    title, text = table.get("title", pid), table.get("text", "")
+    return ModelEntry(pid, title, text, spec, ask, serving, train, expect, questions)
 
 
 def _model_expect(table: dict, where: str, train: TrainSpec | None) -> tuple[tuple[str, str], ...]:
