@@ -226,9 +226,7 @@ def _regime_checks(problem: Problem, value: sp.Expr) -> tuple[tuple[str, bool], 
         lhs = values[small] if small is not None else sp.Integer(1)
         holds = bool(REGIME_FACTOR * lhs <= values[large])
         name = (
-            f"{small} ≤ {large}/{REGIME_FACTOR}"
-            if small is not None
-            else f"{large} ≥ {REGIME_FACTOR}"
+            f"{large} ≥ {REGIME_FACTOR}" if small is None else f"{small} ≤ {large}/{REGIME_FACTOR}"
         )
         checks.append((name, holds))
     return tuple(checks)
@@ -289,12 +287,8 @@ def _roofline(
     cross = time = None
     bytes_bound = substitute(total, values_all)
     if bandwidth is not None:
-        cross = solve_crossover(
-            *reduced_parts(substitute(flops, values_of_x), substitute(total, values_of_x)),
-            setting.peak,
-            bandwidth,
-            setting.x,
-        )
+        parts = reduced_parts(substitute(flops, values_of_x), substitute(total, values_of_x))
+        cross = solve_crossover(*parts, setting.peak, bandwidth, setting.x)
         time = bytes_bound / bandwidth
     intensity_of_x = algebra_ratios.cancel_at(intensity, values_of_x)
     return Roofline(
@@ -328,13 +322,11 @@ def analyse(problem: Problem) -> Analysis:
     setting = _Setting(op.flops, peak, x, values_of_x, values_all)
     flops = op.flops
     reads = set(id(tensor) for tensor in op.reads)
-    memory = _roofline(
-        setting,
-        _terms(
-            problem, op.memory_tensors, lambda tensor: "read" if id(tensor) in reads else "write"
-        ),
-        bandwidth,
-    )
+
+    def role(tensor: Tensor) -> str:
+        return "read" if id(tensor) in reads else "write"
+
+    memory = _roofline(setting, _terms(problem, op.memory_tensors, role), bandwidth)
 
     leading = intensity_regime = cross_regime = holds = None
     intensity_regime_of_x = None
@@ -343,15 +335,8 @@ def analyse(problem: Problem) -> Analysis:
         leading = leading_order(flops, tuple(term.bytes for term in memory.terms), problem.regime)
         intensity_regime = leading.ratio
         intensity_regime_of_x = algebra_ratios.cancel_at(intensity_regime, values_of_x)
-        cross_regime = solve_crossover(
-            *reduced_parts(
-                substitute(leading.numerator, values_of_x),
-                substitute(leading.denominator, values_of_x),
-            ),
-            peak,
-            bandwidth,
-            x,
-        )
+        num, den = (substitute(e, values_of_x) for e in (leading.numerator, leading.denominator))
+        cross_regime = solve_crossover(*reduced_parts(num, den), peak, bandwidth, x)
         if cross_regime.is_number and cross_regime.exact is not None:
             found = _regime_checks(problem, cross_regime.exact)
             if found is not None:
@@ -366,19 +351,12 @@ def analyse(problem: Problem) -> Analysis:
 
     network = None
     if op.comms:
-        network = _roofline(
-            setting,
-            _terms(problem, op.comms, lambda tensor: "sent"),
-            problem.link.value if problem.link else None,
-        )
-    step = (
-        compose(
-            kernels_of(problem, memory.terms, network.terms if network is not None else ()),
-            ceilings_of(problem),
-        )
-        if numeric
-        else None
-    )
+        link = problem.link.value if problem.link else None
+        network = _roofline(setting, _terms(problem, op.comms, lambda tensor: "sent"), link)
+    step: StepTime | None = None
+    if numeric:
+        kernels = kernels_of(problem, memory.terms, network.terms if network is not None else ())
+        step = compose(kernels, ceilings_of(problem))
     analysis = Analysis(
         problem=problem,
         flops=flops,

@@ -97,22 +97,9 @@ def collective_times(
             sent = v * sp.Add(*(c.links * c.load for c in costs))
             fraction, link_time = sent / size, v * time_per_byte(kind, levels)
             steps, latency_time = sp.Add(*(c.steps for c in costs)), calls_latency(kind, levels)
-        out.append(
-            CollectiveTime(
-                collective=tensor,
-                dtype=dtype.name,
-                size=size,
-                group=group,
-                fraction=fraction,
-                sent=sent,
-                steps=steps,
-                link_time=link_time,
-                latency_time=latency_time,
-                time=link_time + latency_time if link_time is not None else None,
-                levels=costs,
-                volume=v if costs else sp.S.Zero,
-            )
-        )
+        time = link_time + latency_time if link_time is not None else None
+        times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero)
+        out.append(CollectiveTime(tensor, dtype.name, size, group, fraction, sent, steps, *times))
     return tuple(out)
 
 

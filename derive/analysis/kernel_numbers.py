@@ -130,13 +130,7 @@ def kernel_numbers(
         intensity = flops / moved if moved != 0 else sp.oo
     else:
         intensity = parse_positive(spec.intensity or "", "--intensity")
-    ceilings = Ceilings(
-        peak=peak.value,
-        bandwidth=bandwidth.value,
-        compute_efficiency=timing.compute_efficiency,
-        memory_efficiency=timing.memory_efficiency,
-        launch_overhead=timing.launch_overhead,
-    )
+    ceilings = Ceilings.of(peak.value, bandwidth.value, None, timing)  # no link: no latency
     attainable = sp.Min(ceilings.effective_peak, intensity * ceilings.effective_bandwidth)
     effective_ridge = ceilings.effective_peak / ceilings.effective_bandwidth
     step = (

@@ -115,9 +115,8 @@ def measure(
             needed_bytes, needed_flops = flops_per_s / intensity, bytes_per_s * intensity
     mfu = flops_per_s / peak if flops_per_s is not None else None
     mbu = bytes_per_s / bandwidth if bytes_per_s is not None else None
-    intensity = (  # no intensity of the rates when no bytes moved (a kernel of FLOPs alone)
-        flops_per_s / bytes_per_s if flops_per_s is not None and bytes_per_s else None
-    )
+    # no intensity of the rates when no bytes moved (a kernel of FLOPs alone)
+    intensity = flops_per_s / bytes_per_s if flops_per_s is not None and bytes_per_s else None
     beats = []
     if mfu is not None and mfu > 1:
         beats.append("compute peak")

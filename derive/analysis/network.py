@@ -30,6 +30,7 @@ rules, the ones an operator's ``Collective`` declares.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
@@ -135,20 +136,8 @@ def level_rule(kind: Exchange, topology: Topology, g: int) -> tuple[sp.Rational,
     if topology in (Topology.SWITCH, Topology.SWITCH_SHARP):
         rule = f"{name}: {two}(g−1)/g·b at the injection bandwidth, {twice} step(s)"
         return twice * share, 1, twice, rule
-    count = f"{two}(g−1)" if two else "g−1"
-    return (
-        twice * share,
-        1,
-        twice * (g - 1),
-        f"{name}: {two}(g−1)/g·b over one link, {count} step(s)",
-    )
-
-
-def _prefix(levels: tuple[Level, ...], i: int) -> int:
-    n = 1
-    for level in levels[:i]:
-        n *= level.size
-    return n
+    rule = f"{name}: {two}(g−1)/g·b over one link, {f'{two}(g−1)' if two else 'g−1'} step(s)"
+    return twice * share, 1, twice * (g - 1), rule
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
@@ -158,23 +147,18 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...]) -> tuple[LevelCost, .
         return ()
     if kind is Exchange.SEND:
         levels = levels[-1:]
-    total, out = _prefix(levels, len(levels)), []
+    total, out = math.prod(lv.size for lv in levels), []
     alike = {(lv.size, lv.axis.bandwidth, lv.axis.latency, lv.axis.topology) for lv in levels}
     at_once = len(levels) > 1 and len(alike) == 1 and levels[0].axis.topology is Topology.TORUS
     for i, level in enumerate(levels):
-        inner = _prefix(levels, i)
+        inner = math.prod(lv.size for lv in levels[:i])
         load, links, steps, rule = level_rule(kind, level.axis.topology, level.size)
-        if kind is Exchange.ALL_TO_ALL:
-            scale = sp.Rational(inner, total)
-        elif kind is Exchange.SEND:
-            scale = sp.Integer(1)
-        else:
-            scale = sp.Rational(1, inner)
+        scale = {Exchange.ALL_TO_ALL: sp.Rational(inner, total), Exchange.SEND: sp.Integer(1)}.get(
+            kind, sp.Rational(1, inner)
+        )
         if at_once and kind is not Exchange.ALL_TO_ALL:  # k alike axes' links all busy
-            scale, rule = (
-                scale / len(levels),
-                f"{rule}; the {len(levels)} alike axes at once: 1/{len(levels)} each",
-            )
+            k = len(levels)
+            scale, rule = scale / k, f"{rule}; the {k} alike axes at once: 1/{k} each"
         out.append(LevelCost(level, load * scale, links, steps, rule))
     return tuple(out)
 

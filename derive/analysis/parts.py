@@ -117,28 +117,17 @@ def _rows(
     rows = []
     for part in layer.parts:
         flops = substitute(part.subs(part.operator.flops), bound)
-        part_bytes = substitute(
-            sp.Add(
-                *(
-                    term.bytes
-                    for term in memory.terms
-                    if layer.part_of(term.tensor.name) == part.label
-                )
-            ),
-            bound,
-        )
-        time = (
-            sp.Max(flops / peak, part_bytes / bandwidth)
-            if (flops / peak).is_number and part_bytes.is_number
-            else flops / peak
-        )
+        own = (t.bytes for t in memory.terms if layer.part_of(t.tensor.name) == part.label)
+        part_bytes = substitute(sp.Add(*own), bound)
+        time = flops / peak
+        if time.is_number and part_bytes.is_number:
+            time = sp.Max(time, part_bytes / bandwidth)
         if part.label in comms and time.is_number:
             waited, overlapped = comms[part.label]
             time = sp.Max(time, overlapped) + waited
         intensity = cancel_ratio(flops, part_bytes) if part_bytes != 0 else sp.oo
-        rows.append(
-            PartRow(part.label, part.operator.name, flops, part_bytes, intensity, time, None)
-        )
+        row = PartRow(part.label, part.operator.name, flops, part_bytes, intensity, time, None)
+        rows.append(row)
     if all(row.time.is_number for row in rows):
         total = sp.Add(*(row.time for row in rows))
         rows = [replace(row, share=row.time / total) for row in rows]
@@ -169,13 +158,8 @@ def _fusion(fused: Analysis, plain: Analysis) -> Fusion:
     kept = {t.name for t in plain.problem.operator.memory_tensors} - {
         t.name for t in fused.problem.operator.memory_tensors
     }
-    return Fusion(
-        plain,
-        bytes_fused,
-        bytes_unfused,
-        cancel_ratio(bytes_unfused, bytes_fused),
-        tuple(sorted(kept)),
-    )
+    ratio = cancel_ratio(bytes_unfused, bytes_fused)
+    return Fusion(plain, bytes_fused, bytes_unfused, ratio, tuple(sorted(kept)))
 
 
 def breakdown(analysis: Analysis, plain: Analysis | None) -> LayerBreakdown:

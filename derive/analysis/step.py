@@ -29,6 +29,8 @@ from enum import Enum
 
 import sympy as sp
 
+from derive.problem.timing import Timing
+
 __all__ = ["Binding", "Ceilings", "Kernel", "KernelTime", "StepTime", "compose"]
 
 ZERO = sp.Integer(0)
@@ -93,6 +95,14 @@ class Ceilings:
     memory_efficiency: sp.Rational = ONE
     launch_overhead: sp.Rational = ZERO
     link_latency: sp.Rational = ZERO
+
+    @classmethod
+    def of(
+        cls, peak: sp.Rational, bandwidth: sp.Rational, link: sp.Rational | None, t: Timing
+    ) -> Ceilings:
+        """The ceilings at ``t``'s efficiencies and overheads."""
+        overheads = (t.compute_efficiency, t.memory_efficiency, t.launch_overhead, t.link_latency)
+        return cls(peak, bandwidth, link, *overheads)
 
     @property
     def effective_peak(self) -> sp.Rational:

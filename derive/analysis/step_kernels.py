@@ -34,16 +34,8 @@ class _Term(Protocol):
 
 def ceilings_of(problem: Problem) -> Ceilings:
     """The problem's ceilings with its efficiencies and overheads."""
-    timing = problem.timing
-    return Ceilings(
-        peak=problem.peak.value,
-        bandwidth=problem.bandwidth.value,
-        link=problem.link.value if problem.link is not None else None,
-        compute_efficiency=timing.compute_efficiency,
-        memory_efficiency=timing.memory_efficiency,
-        launch_overhead=timing.launch_overhead,
-        link_latency=timing.link_latency,
-    )
+    link = problem.link.value if problem.link is not None else None
+    return Ceilings.of(problem.peak.value, problem.bandwidth.value, link, problem.timing)
 
 
 def _groups(layer: Composite) -> list[list[str]]:

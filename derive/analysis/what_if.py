@@ -95,10 +95,8 @@ def what_if(
     classes = dict(shares)
     for name, _ in speedups:
         if name not in classes:
-            raise ProblemError(
-                f"--speedup {speedup!r}",
-                f"{name!r} is not a class of --profile ({', '.join(classes)})",
-            )
+            why = f"{name!r} is not a class of --profile ({', '.join(classes)})"
+            raise ProblemError(f"--speedup {speedup!r}", why)
     if time is None and rate is None:
         raise ProblemError("--profile", f"give the measured step: --measured-time or {rate_flag}")
     measured_time = None if time is None else parse_duration(time, "--measured-time")
@@ -110,15 +108,8 @@ def what_if(
     faster = dict(speedups)
     remaining = sum((f / faster.get(c, 1) for c, f in shares), sp.Integer(0))
     changed = sum((f for c, f in shares if c in faster), sp.Integer(0))
-    return WhatIf(
-        profile=shares,
-        speedups=speedups,
-        measured_time=measured_time,
-        measured_rate=measured_rate,
-        rate_unit=rate_unit,
-        remaining=remaining,
-        time=None if measured_time is None else measured_time * remaining,
-        rate=None if measured_rate is None else measured_rate / remaining,
-        speedup=1 / remaining,
-        limit=None if changed == 1 else 1 / (1 - changed),
-    )
+    given = (shares, speedups, measured_time, measured_rate, rate_unit, remaining)
+    new_time = None if measured_time is None else measured_time * remaining
+    new_rate = None if measured_rate is None else measured_rate / remaining
+    limit = None if changed == 1 else 1 / (1 - changed)
+    return WhatIf(*given, new_time, new_rate, 1 / remaining, limit)

@@ -63,11 +63,8 @@ def _numbers(text: str) -> set[str]:
 
 def _small(number: str, allowed: set[str]) -> bool:
     """True for a number of the claim's own, or a small integer of a slip's name."""
-    if _plain(number) in allowed:
-        return True
-    return (
-        "." not in number and "e" not in number.lower() and int(number.replace(",", "")) <= _SMALL
-    )
+    whole = "." not in number and "e" not in number.lower()
+    return _plain(number) in allowed or (whole and int(number.replace(",", "")) <= _SMALL)
 
 
 def _unstated(clause: str, allowed: set[str]) -> str:

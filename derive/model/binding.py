@@ -42,58 +42,21 @@ class StateRecipe:
         return sp.Add(*(b for _, b in self.parts))
 
 
+_W, _G, _M = "bf16 weights", "bf16 gradients", "fp32 master weights, Adam m and v"
+_RECIPE_PARTS: dict[str, tuple[tuple[str, int], ...]] = {
+    "adam-mixed": ((_W, 2), (_G, 2), (_M, 12)),
+    "adam-fp32": (("fp32 weights", 4), ("fp32 gradients", 4), ("Adam m and v in fp32", 8)),
+    # Megatron-LM's theoretical_memory_usage.py: 18, or 6 + 12/(dp·cp) sharded
+    "megatron": ((_W, 2), ("fp32 gradients (main_grad)", 4), (_M, 12)),
+    # DeepSpeed's estimate_zero2/3_model_states_mem_needs: 2 + 2 + 16
+    "deepspeed": ((_W, 2), (_G, 2), (_M + ", fp32 gradients", 16)),
+    # Training, "Data Parallelism": bf16 params, fp32 Adam state, "2 + 8 = 10"
+    "scaling-book": ((_W, 2), ("gradients (not counted)", 0), ("Adam m and v in fp32", 8)),
+    "sgd-mixed": ((_W, 2), (_G, 2), ("fp32 master weights", 4)),
+}
 RECIPES: dict[str, StateRecipe] = {
-    r.name: r
-    for r in (
-        StateRecipe(
-            "adam-mixed",
-            (
-                ("bf16 weights", sp.Integer(2)),
-                ("bf16 gradients", sp.Integer(2)),
-                ("fp32 master weights, Adam m and v", sp.Integer(12)),
-            ),
-        ),
-        StateRecipe(
-            "adam-fp32",
-            (
-                ("fp32 weights", sp.Integer(4)),
-                ("fp32 gradients", sp.Integer(4)),
-                ("Adam m and v in fp32", sp.Integer(8)),
-            ),
-        ),
-        StateRecipe(  # Megatron-LM's theoretical_memory_usage.py: 18, or 6 + 12/(dp·cp) sharded
-            "megatron",
-            (
-                ("bf16 weights", sp.Integer(2)),
-                ("fp32 gradients (main_grad)", sp.Integer(4)),
-                ("fp32 master weights, Adam m and v", sp.Integer(12)),
-            ),
-        ),
-        StateRecipe(  # DeepSpeed's estimate_zero2/3_model_states_mem_needs: 2 + 2 + 16
-            "deepspeed",
-            (
-                ("bf16 weights", sp.Integer(2)),
-                ("bf16 gradients", sp.Integer(2)),
-                ("fp32 master weights, Adam m and v, fp32 gradients", sp.Integer(16)),
-            ),
-        ),
-        StateRecipe(  # Training, "Data Parallelism": bf16 params, fp32 Adam state, "2 + 8 = 10"
-            "scaling-book",
-            (
-                ("bf16 weights", sp.Integer(2)),
-                ("gradients (not counted)", sp.Integer(0)),
-                ("Adam m and v in fp32", sp.Integer(8)),
-            ),
-        ),
-        StateRecipe(
-            "sgd-mixed",
-            (
-                ("bf16 weights", sp.Integer(2)),
-                ("bf16 gradients", sp.Integer(2)),
-                ("fp32 master weights", sp.Integer(4)),
-            ),
-        ),
-    )
+    name: StateRecipe(name, tuple((label, sp.Integer(n)) for label, n in parts))
+    for name, parts in _RECIPE_PARTS.items()
 }
 
 
@@ -139,7 +102,9 @@ class ModelProblem:
         if isinstance(m, SizedModel):
             return tp
         heads = m.kv_heads
-        kv = (heads if isinstance(heads, sp.Basic) else sp.Integer(heads)).xreplace(dict(self.bound))
+        kv = (heads if isinstance(heads, sp.Basic) else sp.Integer(heads)).xreplace(
+            dict(self.bound)
+        )
         if not kv.is_number:
             raise ProblemError(
                 "the model's kv_heads", "bind every dim of the model with --set to time a step"

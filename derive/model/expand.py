@@ -160,16 +160,19 @@ def _linear(
     reads = [_a(flow[0], d_in), _w(f"W_{name}", d_in, d_out)]
     if bias is not None and m.biased(bias):
         reads.append(_w(f"b_{name}", d_out))
-    return Kernel(
-        name,
-        KernelOp.MATMUL,
-        block,
-        True,
-        tuple(reads),
-        (_a(flow[1], d_out),),
-        _weight_flops(reads),
-        layer_count,
-    )
+    return _matmul(name, block, reads, _a(flow[1], d_out), layer_count)
+
+
+def _matmul(
+    name: str,
+    block: Block,
+    reads: tuple[ModelTensor, ...] | list[ModelTensor],
+    out: ModelTensor,
+    count: sp.Expr | None,
+    op: KernelOp = KernelOp.MATMUL,
+) -> Kernel:
+    """A matmul of the weights it reads into ``out`` (2 FLOPs per weight element a token uses)."""
+    return Kernel(name, op, block, True, tuple(reads), (out,), _weight_flops(reads), count)
 
 
 def _norm(
@@ -300,45 +303,22 @@ def _mlp(m: Transformer) -> tuple[Kernel, ...]:
     router_reads = [_a("y_mlp_norm", d), _w("W_router", d, e)]
     if m.router_bias:
         router_reads.append(_w("b_router", e))
-    router = Kernel(
-        "router",
-        KernelOp.MATMUL,
-        mb,
-        True,
-        tuple(router_reads),
-        (_a("router_logits", e),),
-        _weight_flops(router_reads),
-        count,
-    )
-    kernels = [router]
+    kernels = [_matmul("router", mb, router_reads, _a("router_logits", e), count)]
     names = ("gate", "up", "down") if m.mlp_kind is Mlp.GATED else ("up", "down")
     for n in names:
         d_in, d_out = (f, d) if n == "down" else (d, f)
         reads = [_a("y_mlp_norm", d_in), _w(f"W_{n}", e, d_in, d_out, active=k * d_in * d_out)]
         if m.biased("mlp"):
             reads.append(_w(f"b_{n}", e, d_out, active=k * d_out))
-        kernels.append(
-            Kernel(
-                f"experts_{n}",
-                KernelOp.MOE_MATMUL,
-                mb,
-                True,
-                tuple(reads),
-                (_a(f"h_{n}", k, d_out),),
-                _weight_flops(reads),
-                count,
-            )
-        )
+        out = _a(f"h_{n}", k, d_out)
+        kernels.append(_matmul(f"experts_{n}", mb, reads, out, count, KernelOp.MOE_MATMUL))
     if m.shared_experts is not None:
         width = m.shared_experts * f if m.d_ff_shared is None else m.d_ff_shared
         kernels += _dense_mlp(m, mb, width, "shared_", count)
     if m.shared_gate:
         gate_reads = (_a("y_mlp_norm", d), _w("W_shared_expert_gate", d, 1))
-        flops = _weight_flops(gate_reads)
-        out = (_a("shared_expert_gate", 1),)
-        kernels.append(
-            Kernel("shared_expert_gate", KernelOp.MATMUL, mb, True, gate_reads, out, flops, count)
-        )
+        gate = _a("shared_expert_gate", 1)
+        kernels.append(_matmul("shared_expert_gate", mb, gate_reads, gate, count))
     if m.dense_layers is not None:
         width = f if m.d_ff_dense is None else m.d_ff_dense
         kernels += _dense_mlp(m, Block.MLP_DENSE, width, "dense_", m.dense_layers)

@@ -68,6 +68,7 @@ _ROW_SPLIT = frozenset({"o", "down", "experts_down", "shared_down", "dense_down"
 # replicated on every device: the router (and the shared expert's gate), and latent attention's shared projections
 _REPLICATED = frozenset({"router", "q_a", "kv_a", "shared_expert_gate"})
 _MATMULS = frozenset({KernelOp.MATMUL, KernelOp.MOE_MATMUL})
+_SPLIT_OPS = _MATMULS | {KernelOp.ATTENTION}  # the kernels tensor parallelism splits
 
 
 class Phase(Enum):
@@ -281,15 +282,7 @@ def _share(
     one KV head (its projections and its cache), replicated tp/h_kv times.
     """
     tp = _ways(kernel, tensor, tp, kv_ways)
-    if (
-        tp == 1
-        or kernel.name in _REPLICATED
-        or kernel.operator
-        not in (
-            *_MATMULS,
-            KernelOp.ATTENTION,
-        )
-    ):
+    if tp == 1 or kernel.name in _REPLICATED or kernel.operator not in _SPLIT_OPS:
         return sp.Integer(1)
     if tensor.role is not Role.ACTIVATION or kernel.operator is KernelOp.ATTENTION:
         return sp.Rational(1, tp)  # weights, KV cache and attention's heads are split
@@ -358,16 +351,12 @@ def _sized_counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts
             model.kv_bytes_per_token * batch * context,
         ),
     )
+
+    def at(e: sp.Expr) -> sp.Expr:
+        return sp.expand((share * e).xreplace(bound))
+
     return tuple(
-        _Counts(
-            kernel=kernel,
-            flops=sp.expand((share * flops).xreplace(bound)),
-            bytes=sp.expand((share * moved).xreplace(bound)),
-            comms=sp.Integer(0),
-            steps=0,
-            launches=1,
-        )
-        for kernel, flops, moved in kernels
+        _Counts(k, at(flops), at(moved), sp.Integer(0), 0, 1) for k, flops, moved in kernels
     )
 
 
@@ -413,23 +402,15 @@ def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]
         repeat = int(_number(kernel.copies(model), bound, "the model's layers"))
         ways = _ways(kernel, None, tp, kv)
         split = sp.Integer(1) if kernel.name in _REPLICATED else sp.Rational(1, ways)
-        if kernel.operator not in (*_MATMULS, KernelOp.ATTENTION):
+        if kernel.operator not in _SPLIT_OPS:
             split = sp.Integer(1)
         comms, steps = _comms(kernel, problem, tp)
-        out.append(
-            _Counts(
-                kernel=kernel,
-                flops=sp.expand(
-                    repeat * split * _expr(kernel.flops).xreplace(per_token).xreplace(bound)
-                ),
-                bytes=sp.expand(
-                    repeat * _bytes(kernel, problem, tp, kv).xreplace(per_token).xreplace(bound)
-                ),
-                comms=sp.expand(repeat * comms.xreplace(per_token).xreplace(bound)),
-                steps=repeat * steps,
-                launches=repeat,
-            )
+        flops, moved = _expr(kernel.flops), _bytes(kernel, problem, tp, kv)
+        at = [e.xreplace(per_token).xreplace(bound) for e in (flops, moved, comms)]
+        n_flops, n_bytes, n_comms = (
+            sp.expand(k * e) for k, e in zip((repeat * split, repeat, repeat), at, strict=True)
         )
+        out.append(_Counts(kernel, n_flops, n_bytes, n_comms, repeat * steps, repeat))
     return tuple(out)
 
 
@@ -469,15 +450,8 @@ def _tp(problem: ModelProblem, text: str | None) -> int:
 
 def _ceilings(problem: ModelProblem, peak: sp.Rational, tp: int, timing: Timing) -> Ceilings:
     link = problem.chip.link.value if problem.chip is not None and problem.chip.link else None
-    return Ceilings(
-        peak=peak,
-        bandwidth=problem.bandwidth.value if problem.bandwidth is not None else peak,
-        link=link if tp > 1 else None,
-        compute_efficiency=timing.compute_efficiency,
-        memory_efficiency=timing.memory_efficiency,
-        launch_overhead=timing.launch_overhead,
-        link_latency=timing.link_latency,
-    )
+    bandwidth = problem.bandwidth.value if problem.bandwidth is not None else peak
+    return Ceilings.of(peak, bandwidth, link if tp > 1 else None, timing)
 
 
 def _step_at(counts: tuple[_Counts, ...], b_value: sp.Integer, ceilings: Ceilings) -> StepTime:

@@ -117,12 +117,8 @@ def _longest_windowed(
         qs.append(sheet.q(q.MAX_CONTEXT, sp.Integer(0)))
         return
     if values[L] == values[L_win] and bool((per_seq_room - m_kv * window).xreplace(values) >= 0):
-        sheet.left_out.append(
-            (
-                q.MAX_CONTEXT.name,
-                "every layer is windowed: the cache stops growing at the window, so any context fits",
-            )
-        )
+        why = "every layer is windowed: the cache stops growing at the window, so any context fits"
+        sheet.left_out.append((q.MAX_CONTEXT.name, why))
         return
     beyond = window + sp.floor((per_seq_room - m_kv * window) / (m_kv * (L - L_win) / L))
     within = sp.floor(per_seq_room / m_kv)

@@ -102,12 +102,9 @@ def sized_model(
             f"exceeds --params {params} (a token uses at most every parameter)",
         )
     name = "params-" + re.sub(r"[^A-Za-z0-9_.-]", "", params.strip())[:56]
-    return SizedModel(
-        name,
-        total,
-        active,
-        params.strip(),
-        None if params_active is None else params_active.strip(),
+    active_text = None if params_active is None else params_active.strip()
+    kv, attention = (
         _per_token(kv_bytes_per_token, "--kv-bytes-per-token"),
         _per_token(attention_flops_per_token, "--attention-flops-per-token"),
     )
+    return SizedModel(name, total, active, params.strip(), active_text, kv, attention)

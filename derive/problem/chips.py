@@ -22,6 +22,14 @@ __all__ = ["Chip", "Figure", "chip_names", "custom_figure", "get_chip", "load_ch
 _PEAK_KEY = re.compile(r"^peak_([a-z0-9_]+?)_(flop|op)_per_s$")
 _SPARSE_KEY = re.compile(r"^sparse_([a-z0-9_]+?)_(flop|op)_per_s$")
 _FIGURE_KEYS = {"value", "source", "edition", "note"}
+# a chip's one-figure keys, in the order of Chip's fields
+_SINGLE = (
+    "hbm_bytes_per_s",
+    "link_bytes_per_s",
+    "hbm_capacity_bytes",
+    "node_devices",
+    "node_link_bytes_per_s",
+)
 
 
 @dataclass(frozen=True)
@@ -186,13 +194,8 @@ def _figure(chip: str, key: str, raw: object) -> Figure:
         raise ChipDataError(
             f"chip {chip!r} key {key!r}", "every number needs a source and an edition"
         )
-    return Figure(
-        parse_positive(raw["value"], f"chip {chip} {key}"),
-        raw["value"],
-        raw["source"],
-        raw["edition"],
-        raw.get("note", ""),
-    )
+    value = parse_positive(raw["value"], f"chip {chip} {key}")
+    return Figure(value, raw["value"], raw["source"], raw["edition"], raw.get("note", ""))
 
 
 def _chip(name: str, table: object) -> Chip:
@@ -200,7 +203,7 @@ def _chip(name: str, table: object) -> Chip:
         raise ChipDataError(f"chip {name!r}", "must be a table")
     peaks: list[tuple[str, Figure]] = []
     sparse: list[tuple[str, Figure]] = []
-    hbm = link = capacity = node = node_link = None
+    single: dict[str, Figure] = {}
     parts: list[tuple[str, Figure]] = []
     ici: list[tuple[str, Figure]] = []
     facts: tuple[tuple[str, Figure], ...] = ()
@@ -213,18 +216,10 @@ def _chip(name: str, table: object) -> Chip:
             peaks.append((peak_key.group(1), _figure(name, key, raw)))
         elif sparse_match:
             sparse.append((sparse_match.group(1), _figure(name, key, raw)))
-        elif key == "hbm_bytes_per_s":
-            hbm = _figure(name, key, raw)
-        elif key == "link_bytes_per_s":
-            link = _figure(name, key, raw)
-        elif key == "hbm_capacity_bytes":
-            capacity = _figure(name, key, raw)
-        elif key == "node_devices":
-            node = _figure(name, key, raw)
-            if node.value != int(node.value):
+        elif key in _SINGLE:
+            single[key] = figure = _figure(name, key, raw)
+            if key == "node_devices" and figure.value != int(figure.value):
                 raise ChipDataError(f"chip {name!r} key {key!r}", "a whole number of chips")
-        elif key == "node_link_bytes_per_s":
-            node_link = _figure(name, key, raw)
         elif key in ("units", "clock_hz") or key.endswith("_flops_per_clock"):
             parts.append((key, _figure(name, key, raw)))
         elif key in ("ici_axes", "ici_wraparound_axis", "ici_wraparound_cube"):
@@ -236,24 +231,12 @@ def _chip(name: str, table: object) -> Chip:
                 f"chip {name!r} key {key!r}",
                 "unknown key (allowed: title, short, link_name, peak_<dtype>_flop_per_s, peak_<dtype>_op_per_s, sparse_<dtype>_flop_per_s, sparse_<dtype>_op_per_s, hbm_bytes_per_s, hbm_capacity_bytes, link_bytes_per_s, node_devices, node_link_bytes_per_s, units, <dtype>_flops_per_clock, clock_hz, ici_axes, ici_wraparound_axis, ici_wraparound_cube, facts)",
             )
+    hbm, link, capacity, node, node_link = (single.get(key) for key in _SINGLE)
     if hbm is None or not peaks:
         raise ChipDataError(f"chip {name!r}", "needs hbm_bytes_per_s and at least one peak")
-    return Chip(
-        name,
-        str(table.get("title", name)),
-        str(table.get("link_name", "link")),
-        tuple(peaks),
-        hbm,
-        link,
-        tuple(sparse),
-        capacity,
-        node,
-        node_link,
-        tuple(parts),
-        tuple(ici),
-        str(table.get("short", "")),
-        facts,
-    )
+    title, link_name = str(table.get("title", name)), str(table.get("link_name", "link"))
+    figures = (hbm, link, tuple(sparse), capacity, node, node_link, tuple(parts), tuple(ici))
+    return Chip(name, title, link_name, tuple(peaks), *figures, str(table.get("short", "")), facts)
 
 
 def parse_chips(text: str, origin: str) -> dict[str, Chip]:

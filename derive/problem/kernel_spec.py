@@ -110,9 +110,7 @@ class KernelSpec:
                 "--dtype",
                 "a kernel by its numbers takes one dtype (or --compute DTYPE) for its peak",
             )
-        return (
-            "bf16"  # the peak a kernel's numbers are read against unless --compute says otherwise
-        )
+        return "bf16"  # the peak a kernel's numbers are read against, unless --compute
 
     def hardware(self) -> ProblemSpec:
         """The hardware part of the spec, in the form :func:`~derive.problem.binding.bind_hardware` reads."""

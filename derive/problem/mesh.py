@@ -9,6 +9,7 @@ count. The communication model over these axes is :mod:`derive.analysis.network`
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -61,10 +62,7 @@ class Mesh:
     @property
     def devices(self) -> int:
         """The product of the axes' sizes."""
-        n = 1
-        for axis in self.axes:
-            n *= axis.size
-        return n
+        return math.prod(axis.size for axis in self.axes)
 
     def text(self) -> str:
         """The mesh as ``--mesh`` spells it (bandwidths as typed, a ring's topology unsaid)."""
@@ -129,16 +127,8 @@ def parse_mesh(text: str, where: str = "--mesh") -> Mesh:
         if int(size) < 1:
             raise ProblemError(where, f"axis {name!r} has size {size}: at least 1")
         alpha = sp.Integer(0) if latency is None else parse_duration(latency, where)
-        axes.append(
-            Axis(
-                name,
-                int(size),
-                _bandwidth(bandwidth, where),
-                bandwidth.strip(),
-                alpha,
-                _topology(topology, name, where),
-            )
-        )
+        beta, kind = _bandwidth(bandwidth, where), _topology(topology, name, where)
+        axes.append(Axis(name, int(size), beta, bandwidth.strip(), alpha, kind))
     return Mesh(tuple(axes))
 
 

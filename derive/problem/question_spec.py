@@ -76,11 +76,7 @@ class QuestionSpec:
     @property
     def names(self) -> tuple[str, ...]:
         """The quantities this spec adds: givens, defined names, unknowns."""
-        return (
-            *(n for n, _ in self.given),
-            *(n for n, _ in self.define),
-            *self.unknowns,
-        )
+        return (*(n for n, _ in (*self.given, *self.define)), *self.unknowns)
 
     @property
     def answers(self) -> tuple[str, ...]:

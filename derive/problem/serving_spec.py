@@ -103,9 +103,8 @@ def _check_tp(tp: object, devices: object, where: str) -> None:
     if isinstance(tp, int) and not isinstance(tp, bool) and 0 < tp <= devices and devices % tp == 0:
         return
     allowed = [str(d) for d in sp.divisors(devices)]
-    shown = ", ".join(allowed[:MAX_DIVISORS_SHOWN]) + (
-        ", …" if len(allowed) > MAX_DIVISORS_SHOWN else ""
-    )
+    more = ", …" if len(allowed) > MAX_DIVISORS_SHOWN else ""
+    shown = ", ".join(allowed[:MAX_DIVISORS_SHOWN]) + more
     raise ProblemError(
         f"{where}: key 'tp' ({tp})",
         f"the tensor-parallel degree divides devices ({devices}) into replicas: one of {shown}",
@@ -127,10 +126,7 @@ def serving_spec(table: dict, where: str) -> ServingSpec | None:
     tp = table.get("tp")
     if tp is not None:
         _check_tp(tp, table.get("devices", 1), where)
-    timing = TimingSpec(
-        **{name: table.get(name) for name in TIMING_KEYS},
-        measured_tokens_per_s=table.get("measured_tokens_per_s"),
-    )
+    timing = TimingSpec(**{k: table.get(k) for k in (*TIMING_KEYS, "measured_tokens_per_s")})
     try:
         bind_timing(timing)
     except DeriveError as error:

@@ -22,6 +22,8 @@ import sympy as sp
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_decimal, parse_positive
 
+_D = TypeVar("_D")
+
 __all__ = [
     "DURATION_UNITS",
     "TIMING_KEYS",

@@ -490,14 +490,10 @@ def _cost(p: TrainingProblem, t_lower: sp.Rational) -> StepCost | None:
     if price is None and power is None:
         return None
     tokens = None if model.train_tokens is None else model.train_tokens.value
-    return step_cost(
-        None if price is None else price.value,
-        None if power is None else power.value,
-        sp.Integer(p.devices),
-        t_lower if p.measured_time is None else p.measured_time,
-        p.batch_tokens,
-        None if tokens is None else tokens / p.batch_tokens,
-    )
+    rate, watts = (None if f is None else f.value for f in (price, power))
+    t = t_lower if p.measured_time is None else p.measured_time
+    steps = None if tokens is None else tokens / p.batch_tokens
+    return step_cost(rate, watts, sp.Integer(p.devices), t, p.batch_tokens, steps)
 
 
 @dataclass(frozen=True)
@@ -546,21 +542,12 @@ def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], Str
     rows = []
     for name, dp, tp, pp, zero in plans:
         if not tp:
-            rows.append(
-                StrategyRow(
-                    name, 0, 0, 0, zero, None, "no TP degree between 1 and N splits the model"
-                )
-            )
+            why = "no TP degree between 1 and N splits the model"
+            rows.append(StrategyRow(name, 0, 0, 0, zero, None, why))
             continue
+        dp_, tp_, pp_, zero_ = (str(v) for v in (dp, tp, pp, int(zero)))
         spec = replace(
-            p.spec,
-            dp=str(dp),
-            tp=str(tp),
-            pp=str(pp),
-            ep=None,
-            zero=str(int(zero)),
-            microbatches=None,
-            origin=None,
+            p.spec, dp=dp_, tp=tp_, pp=pp_, ep=None, zero=zero_, microbatches=None, origin=None
         )
         try:
             run = bind_training(spec, p.model)

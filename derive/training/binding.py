@@ -516,11 +516,8 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         link_value, link_text, link_name = chip.link.value, chip.link.text, chip.link_name
     elif spec.mesh is not None:  # the innermost axis stands for "the link" in the prose
         inner = parse_mesh(spec.mesh, spec.where("mesh")).axes[0]
-        link_value, link_text, link_name = (
-            inner.bandwidth,
-            inner.bandwidth_text,
-            f"mesh axis {inner.name}",
-        )
+        link_value, link_text = inner.bandwidth, inner.bandwidth_text
+        link_name = f"mesh axis {inner.name}"
     else:
         raise ProblemError(
             spec.where("link_bandwidth"), "give the link bandwidth (bytes/s, one way), e.g. 4.5e11"

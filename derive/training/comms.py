@@ -167,13 +167,10 @@ class Comms:
         if self.overlap and dim is None:
             names = ("forward", "backward") if pass_name is None else (pass_name,)
             return sp.Add(*(sp.Max(*(self.seconds(n, d) for d in DIMS)) for n in names))
-        return sp.Add(
-            *(
-                t.time
-                for t in self.transfers
-                if pass_name in (None, t.pass_name) and dim in (None, t.dim)
-            )
+        mine = (
+            t for t in self.transfers if pass_name in (None, t.pass_name) and dim in (None, t.dim)
         )
+        return sp.Add(*(t.time for t in mine))
 
     def time_of(self, parallelism: str) -> sp.Rational:
         """Seconds of the step's traffic of one dim, each level over its own axis."""
@@ -232,10 +229,9 @@ def _dp_transfers(p: TrainingProblem, params: ParamsPerDevice) -> list[Transfer]
             continue
         for pass_name, exchange, per_micro, what in _dp_plan(p):
             calls = p.microbatches if per_micro else sp.Integer(1)
+            what += suffix
             out.append(
-                Transfer(
-                    "dp", pass_name, exchange, calls * size, calls, per_micro, levels, what + suffix
-                )
+                Transfer("dp", pass_name, exchange, calls * size, calls, per_micro, levels, what)
             )
     return out
 
@@ -303,21 +299,12 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
     pp_levels = placement.levels("pp")
     if pp_levels:
         sends = p.microbatches * p.virtual_stages
-        directions = (("forward", True), ("backward", p.pp > 2))
-        for name, sent in directions:
-            if sent:
-                transfers.append(
-                    Transfer(
-                        "pp",
-                        name,
-                        Exchange.SEND,
-                        sends * act / p.tp,
-                        sends,
-                        True,
-                        pp_levels,
-                        "a micro-batch's activations to the next stage",
-                    )
-                )
+        what = "a micro-batch's activations to the next stage"
+        for name in ("forward", "backward") if p.pp > 2 else ("forward",):
+            size = sends * act / p.tp
+            transfers.append(
+                Transfer("pp", name, Exchange.SEND, size, sends, True, pp_levels, what)
+            )
 
     book = p.convention == "scaling-book"
     if book:  # the book's V/W over its networks (mesh.book_time_per_byte)
@@ -330,15 +317,6 @@ def comms_of(p: TrainingProblem, params: ParamsPerDevice) -> Comms:
                 per[t.dim] += t.bytes
         return Pass(**per)
 
-    return Comms(
-        forward=pass_bytes("forward"),
-        backward=pass_bytes("backward"),
-        dp_fraction=_ring(p.dp * p.cp),
-        tp_fraction=tp_frac,
-        activation_bytes=act,
-        layer_visits=visits,
-        tp_forward_count=layer_calls(p, "tp")[0],
-        tp_backward_count=layer_calls(p, "tp")[1],
-        transfers=tuple(transfers),
-        overlap=book,
-    )
+    passes, tp_calls = (pass_bytes("forward"), pass_bytes("backward")), layer_calls(p, "tp")
+    dp_frac = _ring(p.dp * p.cp)
+    return Comms(*passes, dp_frac, tp_frac, act, visits, *tp_calls, tuple(transfers), book)

@@ -9,6 +9,7 @@ the mesh's device count against ``dp · tp · pp · cp``. Every refusal names th
 
 from __future__ import annotations
 
+import math
 import re
 
 import sympy as sp
@@ -98,9 +99,7 @@ def cluster_of(spec: TrainSpec, degrees: dict[str, int]) -> Placement | None:
             spec.where("link_bandwidth"),
             "the mesh gives each axis its own bandwidth: give --mesh or --link-bandwidth, not both",
         )
-    devices = 1
-    for degree in degrees.values():
-        devices *= degree
+    devices = math.prod(degrees.values())
     mesh = parse_mesh(spec.mesh, spec.where("mesh"))
     if mesh.devices != devices:
         sizes = " · ".join(str(a.size) for a in mesh.axes)

@@ -126,11 +126,9 @@ def activation_terms(p: TrainingProblem) -> tuple[tuple[ActivationTerm, sp.Expr]
     if p.recompute is Recompute.FULL:
         where = Where.SPLIT if p.sequence_parallel else Where.REPLICATED
         kept = p.checkpoint_tensors or 1
-        name = (
-            "layer input (full recomputation)"
-            if p.checkpoint_tensors is None
-            else f"{kept} checkpointed tensor(s) (tensors={kept})"
-        )
+        name = "layer input (full recomputation)"
+        if p.checkpoint_tensors is not None:
+            name = f"{kept} checkpointed tensor(s) (tensors={kept})"
         full = ActivationTerm(name, f"{2 * kept}sbh", ACTIVATION_BYTES, where)
         share = (tp if p.sequence_parallel else sp.Integer(1)) * p.cp
         per = ACTIVATION_BYTES * p.seq * p.micro_batch * p.arch("d_model") / share
@@ -181,12 +179,8 @@ def _book_term(p: TrainingProblem) -> tuple[ActivationTerm, sp.Expr]:
     (tp · cp): the book counts nodes, not tensors, so no per-term split is kept."""
     assert p.recompute is not Recompute.FULL
     nodes = BOOK_NODES[p.recompute.value]
-    term = ActivationTerm(
-        f"the Scaling Book's {nodes} nodes of B·T·D per layer",
-        f"{2 * nodes}sbh",
-        ACTIVATION_BYTES,
-        Where.SPLIT,
-    )
+    name = f"the Scaling Book's {nodes} nodes of B·T·D per layer"
+    term = ActivationTerm(name, f"{2 * nodes}sbh", ACTIVATION_BYTES, Where.SPLIT)
     width = ACTIVATION_BYTES * nodes * p.seq * p.micro_batch * p.arch("d_model")
     return term, width / (sp.Integer(p.tp) * p.cp)
 

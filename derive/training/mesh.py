@@ -54,17 +54,11 @@ class Placement:
 
     def text(self) -> str:
         """``tp=gpu,dp=gpu:2*node``: each dim over its axes (``:g`` for part of an axis)."""
-        parts = []
-        for dim, levels in self.dims:
-            if levels:
-                parts.append(
-                    f"{dim}="
-                    + "*".join(
-                        lv.axis.name + ("" if lv.size == lv.axis.size else f":{lv.size}")
-                        for lv in levels
-                    )
-                )
-        return ",".join(parts)
+
+        def axis(lv: Level) -> str:
+            return lv.axis.name + ("" if lv.size == lv.axis.size else f":{lv.size}")
+
+        return ",".join(f"{dim}=" + "*".join(map(axis, lvs)) for dim, lvs in self.dims if lvs)
 
 
 def _parse_place(text: str, mesh: Mesh, where: str) -> dict[str, list[tuple[str, int | None]]]:
@@ -184,10 +178,7 @@ def placements(mesh: Mesh, degrees: dict[str, int]) -> tuple[Placement, ...]:
 
 
 BOOK_FACTOR = {
-    Exchange.ALL_REDUCE: sp.Integer(2),
-    Exchange.ALL_GATHER: sp.Integer(1),
-    Exchange.REDUCE_SCATTER: sp.Integer(1),
-    Exchange.ALL_TO_ALL: sp.Integer(1),
+    k: sp.Integer(2 if k is Exchange.ALL_REDUCE else 1) for k in Exchange if k is not Exchange.SEND
 }
 """The Scaling Book's collective times in units of V/W (no ring factor): Sharding, "A Deeper
 Dive into TPU Communication Primitives": an all-reduce 2·V/W, an all-gather or a
@@ -248,11 +239,5 @@ def book_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr) -> sp.
     if kind is Exchange.SEND or not levels:
         return levels[-1].axis.latency if levels else sp.Integer(0)
     hops = 2 if kind is Exchange.ALL_REDUCE else 1
-    return sp.Add(
-        *(
-            hops
-            * (sp.Rational(lv.size, 2) if lv.axis.bandwidth >= ici else lv.size - 1)
-            * lv.axis.latency
-            for lv in levels
-        )
-    )
+    per = ((sp.Rational(lv.size, 2) if lv.axis.bandwidth >= ici else lv.size - 1) for lv in levels)
+    return sp.Add(*(hops * n * lv.axis.latency for n, lv in zip(per, levels, strict=True)))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import sympy as sp
 
@@ -63,22 +64,10 @@ def degrees_of(p: TrainingProblem) -> Iterator[dict[str, int]]:
 
 def _bind(p: TrainingProblem, degrees: dict[str, int]) -> TrainingProblem | None:
     """The run at these degrees (ZeRO-1, no recomputation), or None when it cannot run."""
-    spec = replace(
-        p.spec,
-        dp=str(degrees["dp"]),
-        tp=str(degrees["tp"]),
-        pp=str(degrees["pp"]),
-        ep=str(degrees["ep"]),
-        cp=str(degrees["cp"]),
-        zero="1",
-        recompute=Recompute.NONE.value,
-        microbatches=None,
-        stage_layers=None,
-        virtual_stages=None,
-        place=None,
-        keep_gathered_weights=None,
-        origin=None,
-    )
+    given: dict[str, Any] = {dim: str(degrees[dim]) for dim in ("dp", "tp", "pp", "ep", "cp")}
+    unset = ("microbatches", "stage_layers", "virtual_stages", "place", "keep_gathered_weights")
+    given.update(zero="1", recompute=Recompute.NONE.value)
+    spec = replace(p.spec, **given, **dict.fromkeys(unset), origin=None)
     try:
         return bind_training(spec, p.model)
     except ProblemError:
@@ -106,20 +95,10 @@ def rank_key(a: TrainingAnalysis) -> tuple[bool, sp.Rational, sp.Rational, sp.Ra
 
 def _row(a: TrainingAnalysis, placement: Placement | None) -> StrategyRow:
     q = a.problem
-    return StrategyRow(
-        f"{q.dp}·{q.tp}·{q.pp}"
-        + (f"·cp{q.cp}" if q.cp > 1 else "")
-        + (f"·ep{q.ep}" if q.ep > 1 else ""),
-        q.dp,
-        q.tp,
-        q.pp,
-        q.zero,
-        a,
-        ep=q.ep,
-        cp=q.cp,
-        recompute=q.recompute,
-        placement="" if placement is None else placement.text(),
-    )
+    name = f"{q.dp}·{q.tp}·{q.pp}" + (f"·cp{q.cp}" if q.cp > 1 else "")
+    name += f"·ep{q.ep}" if q.ep > 1 else ""
+    where = "" if placement is None else placement.text()
+    return StrategyRow(name, q.dp, q.tp, q.pp, q.zero, a, "", q.ep, q.cp, q.recompute, where)
 
 
 def search_strategies(p: TrainingProblem) -> tuple[StrategyRow, ...]:

@@ -70,6 +70,8 @@ HIDDEN_NOTE = (
 _OPENS = (
     "A step of the worked solution that states an answer opens once your answer to it is right."
 )
+_Answers = dict[str, tuple[str, str, bool]]
+"""Answers by ``problem/quantity``: (label, value as text, whether a formula in LaTeX)."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -367,13 +369,7 @@ def _givens(view: SolutionView) -> dict:
             for t in view.tensors
         ],
         "hardware": [
-            {
-                "name": h.name,
-                "symbol": h.symbol,
-                "value": h.value,
-                "unit": h.unit,
-                "source": h.source,
-            }
+            {k: getattr(h, k) for k in ("name", "symbol", "value", "unit", "source")}
             for h in view.hardware
         ],
         "regime": p.regime.text if p.regime else None,
@@ -384,15 +380,12 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
     solution = select_steps(d.solution, entry.ask)
     view = view_of(solution, entry.title, entry.text)
     env = html_env()
-    last = len(solution.steps)
+    last, steps = len(solution.steps), enumerate(solution.steps, 1)
+    ends = {"warnings": solution.warnings, "verdict": solution.verdict}  # the last step's
+    step_html = env.get_template("step.html.j2").render
     steps_html = tuple(
-        env.get_template("step.html.j2").render(
-            index=i,
-            step=step,
-            warnings=solution.warnings if i == last else (),
-            verdict=solution.verdict if i == last else (),
-        )
-        for i, step in enumerate(solution.steps, 1)
+        step_html(index=i, step=step, **(ends if i == last else dict.fromkeys(ends, ())))
+        for i, step in steps
     )
     markdown = render("solution.md.j2", "md", view=view, level=1)
     page = page_of(
@@ -438,9 +431,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
 
     registry = set_registry(pset, trust=True)  # the set was read trusted or refused
     pages = {}
-    leads: dict[
-        str, dict[str, tuple[str, str, bool]]
-    ] = {}  # the operator problems' answers at leading order
+    leads: dict[str, _Answers] = {}  # the operator problems' answers at leading order
     for entry in pset.problems:
         try:
             d = derive_spec(entry.spec, registry)
@@ -483,7 +474,7 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     return Workbook(pset.title, pset.text, _withheld(pages, answers), hints, False, answers)
 
 
-def _operator_answers(page: Page, d: Derivation) -> dict[str, tuple[str, str, bool]]:
+def _operator_answers(page: Page, d: Derivation) -> _Answers:
     """An operator problem's right answers: each asked quantity exact and at leading order
     under the regime, and a crossover's smallest compute-bound integer (``B ≥ 121``)."""
     from derive.checking.quantities import leading
@@ -506,19 +497,14 @@ def _operator_answers(page: Page, d: Derivation) -> dict[str, tuple[str, str, bo
     return out
 
 
-def _answers(
-    pset: ProblemSet, pages: dict[str, Page], known: Collection[str]
-) -> dict[str, tuple[str, str, bool]]:
+def _answers(pset: ProblemSet, pages: dict[str, Page], known: Collection[str]) -> _Answers:
     """Each asked number's label and exact value as text, or formula's LaTeX, of every problem
     not ``known`` (a truth value is not withheld: any verdict on a yes/no tells it)."""
     from derive.checking.hidden import answer_value
     from derive.web.grading import Grader
 
-    grader = Grader(
-        {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
-        pset.operators,
-        problem_set=pset,
-    )
+    entries = {entry.id: entry for entry in (*pset.entries(), *pset.natives)}
+    grader = Grader(entries, pset.operators, problem_set=pset)
     answers = {}
     for pid, page in pages.items():
         for box in page.asked if pid not in known else ():
@@ -529,15 +515,12 @@ def _answers(
             said, latex, label = result.expected or "", result.expected_latex or "", box.label
             number = bool(said and answer_value(said))
             if said or latex:  # a number as derive says it, or a formula as LaTeX
-                answers[f"{pid}/{box.quantity}"] = (
-                    f"{label} ({page.entry.title})",
-                    said if number else latex,
-                    not number,
-                )
+                label, said = f"{label} ({page.entry.title})", said if number else latex
+                answers[f"{pid}/{box.quantity}"] = (label, said, not number)
     return answers
 
 
-def _withheld(pages: dict[str, Page], answers: dict[str, tuple[str, str, bool]]) -> dict[str, Page]:
+def _withheld(pages: dict[str, Page], answers: _Answers) -> dict[str, Page]:
     """Each page with, per step, the answers of the set it states (in its Markdown or HTML): a
     number in any form it prints (a small one, under 100, only as its own problem's answer),
     a formula as a side of an equation of the step's math, equal to it in any arrangement."""

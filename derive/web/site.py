@@ -341,8 +341,5 @@ def _users_files(out: Path, site: Site) -> list[str]:
     ours = set(lines) or {*site.files, *site.copies}  # a marker without names: derive before 0.2
     owned = () if lines else {name.split("/")[0] for name in ours if "/" in name}
     found = (p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink())
-    return sorted(
-        name
-        for name in found
-        if name != MARKER and name not in ours and name.split("/")[0] not in owned
-    )
+    mine = (n for n in found if n != MARKER and n not in ours and n.split("/")[0] not in owned)
+    return sorted(mine)

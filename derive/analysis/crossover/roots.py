@@ -49,12 +49,8 @@ def _decide(
     probes = [(low + high) / 2 for low, high in itertools.pairwise(cuts)] + [cuts[-1] + 1]
     bound = [compute_bound(probe) for probe in probes]  # compute-bound on each open interval
     if not any(bound):
-        return Crossover(
-            NEVER,
-            x,
-            g,
-            note="the intensity touches the ridge only at isolated points" if roots else "",
-        )
+        note = "the intensity touches the ridge only at isolated points" if roots else ""
+        return Crossover(NEVER, x, g, note=note)
     if all(bound):
         return Crossover(ALWAYS, x, g, min_compute_bound=1)
     if (

@@ -135,13 +135,8 @@ def _decide_in_x(in_x: _InX, x: sp.Symbol, ridge: sp.Expr) -> Crossover:
     if power:
         g = sp.expand(g / x**power)
     if not coefficients:
-        return Crossover(
-            ALWAYS,
-            x,
-            g,
-            min_compute_bound=1,
-            note="compute and memory time are equal for every value",
-        )
+        note = "compute and memory time are equal for every value"
+        return Crossover(ALWAYS, x, g, min_compute_bound=1, note=note)
     if all(sign is not None and sign <= 0 for sign in signs):
         return _never(in_x, x, ridge)
     if all(sign is not None and sign >= 0 for sign in signs):
@@ -151,37 +146,18 @@ def _decide_in_x(in_x: _InX, x: sp.Symbol, ridge: sp.Expr) -> Crossover:
     degree = len(coefficients) - 1
     if degree == 0:
         condition = coefficients[0].as_content_primitive()[1]
-        return Crossover(
-            UNDETERMINED,
-            x,
-            g,
-            condition=condition,
-            note=f"{x} drops out: compute-bound for every {x} exactly when {condition} ≥ 0, which depends on the other dims",
-        )
+        note = f"{x} drops out: compute-bound for every {x} exactly when {condition} ≥ 0, which depends on the other dims"
+        return Crossover(UNDETERMINED, x, g, condition=condition, note=note)
     if degree == 1:
         (slope, constant), (slope_sign, constant_sign) = coefficients, signs
         exact = factor(cancel_ratio(-constant, slope))
         if constant_sign == -1 and slope_sign in (1, None):
-            return Crossover(
-                CROSSES,
-                x,
-                g,
-                exact=exact,
-                condition=None if slope_sign == 1 else slope.as_content_primitive()[1],
-            )
-        return Crossover(
-            UNDETERMINED,
-            x,
-            g,
-            exact=exact,
-            note="whether the root is positive depends on the other dims; give them values to decide",
-        )
-    return Crossover(
-        UNDETERMINED,
-        x,
-        g,
-        note=f"degree {degree} in {x} with unbound dims; give them values to solve exactly",
-    )
+            condition = None if slope_sign == 1 else slope.as_content_primitive()[1]
+            return Crossover(CROSSES, x, g, exact=exact, condition=condition)
+        note = "whether the root is positive depends on the other dims; give them values to decide"
+        return Crossover(UNDETERMINED, x, g, exact=exact, note=note)
+    note = f"degree {degree} in {x} with unbound dims; give them values to solve exactly"
+    return Crossover(UNDETERMINED, x, g, note=note)
 
 
 def _solve(

@@ -139,11 +139,7 @@ def _counts(table: object, where: str) -> tuple[str | None, str | None, str | No
         given[q.FLOPS.name] is not None or given[q.BYTES.name] is not None
     ):
         raise ProblemError(what, "give flops and bytes, or intensity, not both")
-    if (
-        given[q.INTENSITY.name] is None
-        and given[q.FLOPS.name] is None
-        and given[q.BYTES.name] is None
-    ):
+    if all(given[k.name] is None for k in (q.INTENSITY, q.FLOPS, q.BYTES)):
         raise ProblemError(
             what,
             'needs flops or bytes (kernel = { flops = "1e12", bytes = "2.5e9" }) or intensity',

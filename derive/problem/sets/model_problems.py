@@ -132,29 +132,23 @@ def model_problem(
         raise ProblemError(
             f"{where}: key 'devices' ({devices})", "the number of devices is a positive integer"
         )
+    sets = str_map(table.get("set", {}), where, "set", int)
+    sets = prompt_as_context(
+        sets, None if serving is None else serving.phase, f"{where}: key 'set'"
+    )
+    given = {key: table.get(key) for key in (*_MODEL_TEXTS, "price_per_hour", "power")}
     spec = ModelSpec(
         model=model,
         **size,
         table=declared,
-        chip=table.get("chip"),
-        peak=table.get("peak"),
-        bandwidth=table.get("bandwidth"),
-        capacity=table.get("capacity"),
+        **given,
         devices=None if devices is None else str(devices),
         dtypes=dtypes,
-        sets=prompt_as_context(
-            str_map(table.get("set", {}), where, "set", int),
-            None if serving is None else serving.phase,
-            f"{where}: key 'set'",
-        ),
-        train_tokens=table.get("train_tokens"),
+        sets=sets,
         mfu=table.get(q.MFU.name),
         # with a phase, the rate is the serving step's (in serving.timing), not training's
         measured_tokens_per_s=None if serving else table.get("measured_tokens_per_s"),
-        state_bytes=table.get("state_bytes"),
         tp=None if serving is None or serving.tp is None else serving.tp,
-        price_per_hour=table.get("price_per_hour"),
-        power=table.get("power"),
     )
     defined = questions.answers if questions is not None else ()
     own = {
@@ -162,17 +156,12 @@ def model_problem(
         "expect": {k: v for k, v in table.get("expect", {}).items() if k not in defined},
     }
     expect = _model_expect(own if own["expect"] else {**table, "expect": None}, where, train)
-    return ModelEntry(
-        pid,
-        table.get("title", pid),
-        table.get("text", ""),
-        spec,
-        ask,
-        serving,
-        train,
-        expect,
-        questions,
-    )
+    title, text = table.get("title", pid), table.get("text", "")
+    return ModelEntry(pid, title, text, spec, ask, serving, train, expect, questions)
+
+
+_MODEL_TEXTS = ("chip", "peak", "bandwidth", "capacity", "train_tokens", "state_bytes")
+"""A model problem's keys read as typed, by ModelSpec's field of that name (and the price's)."""
 
 
 def _model_expect(table: dict, where: str, train: TrainSpec | None) -> tuple[tuple[str, str], ...]:

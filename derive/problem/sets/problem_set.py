@@ -235,6 +235,10 @@ class ProblemSet:
         return (*self.entries(), *self.natives, *self.questions)
 
 
+_SPEC_TEXTS = ("compute", "chip", "peak", "bandwidth", "link_bandwidth", "mesh", "regime")
+"""An operator problem's keys read as typed, by ProblemSpec's field of that name."""
+
+
 def _plot(raw: dict, where: str) -> PlotSpec:
     check_keys(raw, _PLOT, f"{where} plot")
     for key in ("over", "series"):
@@ -245,17 +249,12 @@ def _plot(raw: dict, where: str) -> PlotSpec:
         raise ProblemError(f"{where} plot", "needs 1 <= from < to <= 1e9")
     series = []
     for i, s in enumerate(raw["series"]):
+        at = f"{where} plot series {i + 1}"
         if not isinstance(s, dict):
-            raise ProblemError(
-                f"{where} plot series {i + 1}",
-                'must be a table { label = "…", set = { D = 4096 } }',
-            )
-        check_keys(s, _SERIES, f"{where} plot series {i + 1}")
+            raise ProblemError(at, 'must be a table { label = "…", set = { D = 4096 } }')
+        check_keys(s, _SERIES, at)
         series.append(
-            PlotSeries(
-                s.get("label", f"series {i + 1}"),
-                str_map(s.get("set", {}), f"{where} plot series {i + 1}", "set", int),
-            )
+            PlotSeries(s.get("label", f"series {i + 1}"), str_map(s.get("set", {}), at, "set", int))
         )
     if not series or len(series) > 12:
         raise ProblemError(f"{where} plot", "needs 1 to 12 series")
@@ -278,20 +277,10 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     for item in ask:
         if item not in ASK_KEYS + defined:
             raise unknown_quantity(f"{where}: key 'ask'", item, ASK_KEYS + defined)
-    spec = ProblemSpec(
-        operator=raw["operator"],
-        dtypes=dtypes,
-        compute=raw.get("compute"),
-        chip=raw.get("chip"),
-        peak=raw.get("peak"),
-        bandwidth=raw.get("bandwidth"),
-        link_bandwidth=raw.get("link_bandwidth"),
-        mesh=raw.get("mesh"),
-        regime=raw.get("regime"),
-        sets=str_map(raw.get("set", {}), where, "set", int),
-        solve_for=raw.get("solve_for"),
-        timing=TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS}),
-    )
+    sets = str_map(raw.get("set", {}), where, "set", int)
+    timing = TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS})
+    given = {key: raw.get(key) for key in (*_SPEC_TEXTS, "solve_for")}
+    spec = ProblemSpec(operator=raw["operator"], dtypes=dtypes, sets=sets, timing=timing, **given)
     try:
         bind_timing(spec.timing)  # checked here so the error names the problem
     except DeriveError as error:
