@@ -170,7 +170,7 @@ def answer_value(expected: str) -> tuple[Fraction, Fraction, str] | None:
         return None
     unit = (m["unit"] or "").strip()
     kind = "s" if unit == "s" else "days" if unit == "days" else ""
-    kind = "B" if unit == "B" or unit.startswith(("B/", "byte")) else kind
+    kind = "B" if re.fullmatch(r"B|bytes?|B/.*", unit) else kind
     rounded = "." in m["number"] or "e" in m["number"].lower()  # else exact (an integer, a/b)
     return found[0][0], found[0][1] if rounded else Fraction(0), kind
 
