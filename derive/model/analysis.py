@@ -63,6 +63,7 @@ def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
         values[sym("tp")] = p.tp
     if (ways := p.kv_ways) is not None and p.capacity is not None:
         values[sym("kv_ways")] = sp.Integer(ways)
+        values[sym("kv_copies")] = sp.Rational(p.devices, ways)
     if p.capacity is not None:
         values[sym("capacity")] = p.capacity.value
     if p.peak is not None:

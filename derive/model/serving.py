@@ -84,8 +84,9 @@ def _batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
         sheet.left_out += [(q.MAX_BATCH.name, why), (q.MAX_CONTEXT.name, why)]
         return
     windowed = getattr(p.model, "window", None) is not None
-    # each device holds 1/N_kv of the cache, not 1/N, when the KV heads are replicated
-    spread = N / sym("kv_ways") if sym("kv_ways") in sheet.values else 1
+    # each device holds 1/N_kv of the cache, not 1/N, when the KV heads are replicated: the
+    # devices hold n_kv = N/N_kv copies of it
+    spread = sym("kv_copies") if sym("kv_copies") in sheet.values else 1
     per_sequence = spread * (sym(q.KV_BYTES) / batch if windowed else m_kv * context)
     if context in sheet.values and (not windowed or batch in sheet.values):
         qs.append(sheet.q(q.MAX_BATCH, _largest(spare, per_sequence, weights_fit)))

@@ -111,6 +111,7 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
         r"N_{\mathrm{kv}}",
         "devices one copy of the KV cache is split over (a KV head each)",
     ),
+    ("kv_copies", r"n_{\mathrm{kv}}", "copies of the KV cache over the devices, N/N_kv"),
     ("peak", r"\pi", "dense peak per device"),
     ("w_weights", r"w_{W}", "bytes per weight"),
     ("w_kv", r"w_{\mathrm{kv}}", "bytes per KV-cache element"),
