@@ -441,17 +441,8 @@ def _model(
     *more: At,
     **facts: object,
 ) -> Quantity:
-    at = At(MODEL, _MODEL, phrase)
-    return _row(
-        name,
-        phrase.removeprefix("the "),
-        dimension,
-        at,
-        *more,
-        latex=latex,
-        meaning=meaning,
-        **facts,
-    )
+    prose, at = phrase.removeprefix("the "), At(MODEL, _MODEL, phrase)
+    return _row(name, prose, dimension, at, *more, latex=latex, meaning=meaning, **facts)
 
 
 PARAMS = _model(
