@@ -300,25 +300,31 @@ T_COMMS = _row(
 
 # --- the bounds of a step (an operator's kernels, a kernel, a serving step) ----------
 
+
+def _bound(side: str, phrase: str) -> tuple[At, ...]:
+    """Where a step's ``side`` bound ("lower" or "upper") is: an operator's, a kernel's, a
+    serving step's, a comms-only operator's (its link time) and a training step's."""
+    latex, bound = rf"T_{{\text{{{side}}}}}", side.capitalize() + " bound"
+    runtime, step = f"{bound} on the runtime", f"{bound} of the step's time"
+    return (
+        # boxed on the page of an operator that only communicates (a bound of its link time)
+        At(OP, CHECK | BOX, box=Box(runtime, latex, _TIME)),
+        At(
+            KERNEL, ALL, f"the {side} bound on the runtime, T_{side}", Box(runtime, latex, _TIME),
+            prose=f"{side} bound T_{side}", needs=_COUNTS, json=f"step.t_{side}",
+        ),
+        At(
+            SERVING, CHECK | BOX, box=Box(f"{step}, per device", latex, _STEP_SECONDS),
+            json=f"serving.step.t_{side}",
+        ),
+        _LINK_TIME,
+        _train(step, latex, _TRAIN_SECONDS, phrase),
+    )  # fmt: skip
+
+
 T_LOWER = _row(
     "t_lower", "step lower bound T_lower", _D.TIME,
-    # boxed on the page of an operator that only communicates (a bound of its link time)
-    At(OP, CHECK | BOX, box=Box("Lower bound on the runtime", r"T_{\text{lower}}", _TIME)),
-    At(
-        KERNEL, ALL, "the lower bound on the runtime, T_lower",
-        Box("Lower bound on the runtime", r"T_{\text{lower}}", _TIME),
-        prose="lower bound T_lower", needs=_COUNTS, json="step.t_lower",
-    ),
-    At(
-        SERVING, CHECK | BOX,
-        box=Box("Lower bound of the step's time, per device", r"T_{\text{lower}}", _STEP_SECONDS),
-        json="serving.step.t_lower",
-    ),
-    _LINK_TIME,
-    _train(
-        "Lower bound of the step's time", r"T_{\text{lower}}", _TRAIN_SECONDS,
-        "the lower and upper bounds on the step's time",
-    ),
+    *_bound("lower", "the lower and upper bounds on the step's time"),
     latex=r"T_{\text{lower}}", plain="T_lower",
     aliases=("t_low", "t_lowerbound", "t_min", "t_step", "t_lower,serial"),
     computation=_C.STEP_TIME,
@@ -332,22 +338,7 @@ T_LOWER_OVERLAPPED = _row(
 )  # fmt: skip
 T_UPPER = _row(
     "t_upper", "step upper bound T_upper", _D.TIME,
-    At(OP, CHECK | BOX, box=Box("Upper bound on the runtime", r"T_{\text{upper}}", _TIME)),
-    At(
-        KERNEL, ALL, "the upper bound on the runtime, T_upper",
-        Box("Upper bound on the runtime", r"T_{\text{upper}}", _TIME),
-        prose="upper bound T_upper", needs=_COUNTS, json="step.t_upper",
-    ),
-    At(
-        SERVING, CHECK | BOX,
-        box=Box("Upper bound of the step's time, per device", r"T_{\text{upper}}", _STEP_SECONDS),
-        json="serving.step.t_upper",
-    ),
-    _LINK_TIME,
-    _train(
-        "Upper bound of the step's time", r"T_{\text{upper}}", _TRAIN_SECONDS,
-        "the upper bound on the step's time",
-    ),
+    *_bound("upper", "the upper bound on the step's time"),
     latex=r"T_{\text{upper}}", plain="T_upper",
     aliases=("t_up", "t_upperbound", "t_max"), computation=_C.STEP_TIME,
     slips=("t_lower", "launch_overhead_left_out"),
@@ -450,17 +441,8 @@ def _model(
     *more: At,
     **facts: object,
 ) -> Quantity:
-    at = At(MODEL, _MODEL, phrase)
-    return _row(
-        name,
-        phrase.removeprefix("the "),
-        dimension,
-        at,
-        *more,
-        latex=latex,
-        meaning=meaning,
-        **facts,
-    )
+    prose, at = phrase.removeprefix("the "), At(MODEL, _MODEL, phrase)
+    return _row(name, prose, dimension, at, *more, latex=latex, meaning=meaning, **facts)
 
 
 PARAMS = _model(
@@ -709,26 +691,18 @@ ENERGY_PER_TOKEN = _row(
 
 # --- a training step on a cluster (a model problem with ``train``; ``derive train``) ----
 
-MEMORY_WEIGHTS = _row(
-    "memory_weights", "weights per device", _D.BYTES,
-    _train(
-        "Weights per device", r"M_{W}", _TRAIN_BYTES, json="memory_per_device.weights",
-        read="memory.weights",
-    ),
-)  # fmt: skip
-MEMORY_GRADS = _row(
-    "memory_grads", "gradients per device", _D.BYTES,
-    _train(
-        "Gradients per device", r"M_{G}", _TRAIN_BYTES, json="memory_per_device.grads",
-        read="memory.grads",
-    ),
-)  # fmt: skip
-MEMORY_OPTIMIZER = _row(
-    "memory_optimizer", "optimizer state per device", _D.BYTES,
-    _train(
-        "Optimizer state per device", r"M_{O}", _TRAIN_BYTES, json="memory_per_device.optimizer",
-        read="memory.optimizer",
-    ),
+MEMORY_WEIGHTS, MEMORY_GRADS, MEMORY_OPTIMIZER = (
+    _row(
+        f"memory_{part}", f"{what} per device", _D.BYTES,
+        _train(
+            f"{what.capitalize()} per device", rf"M_{{{symbol}}}", _TRAIN_BYTES,
+            json=f"memory_per_device.{part}", read=f"memory.{part}",
+        ),
+    )
+    for part, what, symbol in (
+        ("weights", "weights", "W"), ("grads", "gradients", "G"),
+        ("optimizer", "optimizer state", "O"),
+    )
 )  # fmt: skip
 ACTIVATIONS = _row(
     "activations", "activations per device", _D.BYTES,

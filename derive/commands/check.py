@@ -42,6 +42,7 @@ from derive.commands.check_kernel import (
 )
 from derive.commands.check_model import (
     is_model_claim,
+    judging,
     model_claim,
     model_spec_of,
     refuse_a_model_name,
@@ -356,15 +357,7 @@ def _operator_check(
 
     _operator_quantity(args)
     try:
-        result = check(
-            spec,
-            args.quantity,
-            args.claim,
-            rtol=args.rtol,
-            hide_expected=args.hide_expected,
-            syntax=args.syntax,
-            operators=operators,
-        )
+        result = check(spec, args.quantity, args.claim, operators=operators, **judging(args))
     except UnknownNameError:
         refuse_a_model_name(args, operators)
         raise
@@ -489,11 +482,9 @@ def _derivation(args: argparse.Namespace) -> int:
         spec,
         text,
         quantity=args.quantity,
-        rtol=args.rtol,
-        hide_expected=args.hide_expected,
-        syntax=args.syntax,
         operators=operators,
         what=f"--chain {args.chain!r}",
+        **judging(args),
     )
     if result.verdict is Verdict.UNREADABLE:
         if args.format == "json":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from derive.checking.api import KERNEL_QUANTITIES, QUANTITIES, parse_rtol
-from derive.commands.check_model import refuse_unreadable, write_report
+from derive.commands.check_model import judging, refuse_unreadable, write_report
 from derive.commands.options import MODEL_FLAGS
 from derive.errors import ProblemError
 from derive.problem.kernel_spec import KernelSpec
@@ -88,14 +88,7 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
             f"--quantity {args.quantity}",
             f"not a quantity of {what}; its quantities are {allowed}",
         )
-    result = check(
-        spec,
-        args.quantity,
-        args.claim,
-        rtol=args.rtol,
-        hide_expected=args.hide_expected,
-        syntax=args.syntax,
-    )
+    result = check(spec, args.quantity, args.claim, **judging(args))
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)

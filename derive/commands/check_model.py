@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from derive.checking.api import SERVING_QUANTITIES, parse_rtol
 from derive.errors import DeriveError, ParseError, ProblemError
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "is_model_claim",
+    "judging",
     "model_claim",
     "model_spec_of",
     "refuse_a_model_name",
@@ -37,6 +38,13 @@ _OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
 
 def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
     return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
+
+
+def judging(args: argparse.Namespace) -> dict[str, Any]:
+    """How a claim is judged: ``--rtol``, ``--hide-expected`` and ``--syntax`` (as
+    :func:`derive.checking.api.check` takes them; a command without the last two: their defaults)."""
+    hide, syntax = getattr(args, "hide_expected", False), getattr(args, "syntax", "auto")
+    return {"rtol": args.rtol, "hide_expected": hide, "syntax": syntax}
 
 
 def write_out(data: dict | str) -> None:
@@ -135,15 +143,7 @@ def model_claim(
     from derive.checking.api import Verdict, check
     from derive.checking.api import model_verdict_text as report
 
-    result = check(
-        problem,
-        args.quantity,
-        args.claim,
-        rtol=args.rtol,
-        hide_expected=getattr(args, "hide_expected", False),
-        syntax=getattr(args, "syntax", "auto"),
-        operators=operators,
-    )
+    result = check(problem, args.quantity, args.claim, operators=operators, **judging(args))
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)

@@ -70,43 +70,15 @@ def _few_choices(message: str) -> str:
 # Commands that live in their own modules, each offering ``add_<name>_parser``; only the
 # one being run is imported (the others' start-up cost: benchmarks/README.md).
 _LATER = {
-    "key": (
-        "key",
-        "add_key_parser",
-        "write an answer key, questions, LaTeX and figures for a problem set",
-    ),
-    "check": ("check", "add_check_parser", "check a claimed formula, number or derivation"),
-    "compare": (
-        "compare",
-        "add_compare_parser",
-        "compare chips for one operator (and compute dtypes) or one model's serving step",
-    ),
-    "model": (
-        "model",
-        "add_model_parser",
-        "a whole model: parameters, KV cache, memory fit, training",
-    ),
-    "train": (
-        "train",
-        "add_train_parser",
-        "a model trained on a cluster: memory, communication, step time, critical batch",
-    ),
-    "sweep": (
-        "sweep",
-        "add_sweep_parser",
-        "evaluate derived quantities over a grid of dims, as CSV",
-    ),
-    "serve": ("serve", "add_serve_parser", "serve a problem set as a workbook in the browser"),
-    "publish": (
-        "publish",
-        "add_publish_parser",
-        "write a problem set's workbook as a static site that checks in the browser",
-    ),
-    "budget": (
-        "budget",
-        "add_budget_parser",
-        "a scaling-law budget: compute-optimal parameters and tokens from compute",
-    ),
+    "key": "write an answer key, questions, LaTeX and figures for a problem set",
+    "check": "check a claimed formula, number or derivation",
+    "compare": "compare chips for one operator (and compute dtypes) or one model's serving step",
+    "model": "a whole model: parameters, KV cache, memory fit, training",
+    "train": "a model trained on a cluster: memory, communication, step time, critical batch",
+    "sweep": "evaluate derived quantities over a grid of dims, as CSV",
+    "serve": "serve a problem set as a workbook in the browser",
+    "publish": "write a problem set's workbook as a static site that checks in the browser",
+    "budget": "a scaling-law budget: compute-optimal parameters and tokens from compute",
 }
 
 
@@ -155,12 +127,12 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
 
 def _add_later_commands(sub: Subparsers, command: str | None = "") -> None:
     """Full parsers for the command being run (all when ``command`` is ""), stubs for the rest."""
-    for name, (module, func, helptext) in _LATER.items():
+    for name, helptext in _LATER.items():
         if command not in ("", name):
             sub.add_parser(name, help=helptext, add_help=False)
             continue
-        adder = getattr(import_module(f"derive.commands.{module}"), func)
-        adder(sub) if module == "key" else adder(sub, add_problem_flags)
+        adder = getattr(import_module(f"derive.commands.{name}"), f"add_{name}_parser")
+        adder(sub) if name == "key" else adder(sub, add_problem_flags)
 
 
 def _command_of(argv: list[str]) -> str:
@@ -329,7 +301,7 @@ def load_engine(command: str = "none") -> None:
     try:
         import_module("derive.pipeline")  # sympy, jinja2 and the engine every command uses
         if command in _LATER:
-            import_module(f"derive.commands.{_LATER[command][0]}")
+            import_module(f"derive.commands.{command}")
         sympy = import_module("sympy")
         (
             sympy.Symbol("x") + 1

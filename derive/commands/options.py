@@ -211,10 +211,9 @@ def add_problem_flags(
     parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
 ) -> None:
     """The flags that describe a problem (shared by solve, check, compare)."""
-    if operator_optional:  # derive check --problem-set takes the problem from the set
-        parser.add_argument("operator", nargs="?", help="operator name (see 'derive operators')")
-    else:
-        parser.add_argument("operator", help="operator name (see 'derive operators')")
+    # optional for derive check --problem-set, which takes the problem from the set
+    nargs = "?" if operator_optional else None
+    parser.add_argument("operator", nargs=nargs, help="operator name (see 'derive operators')")
     add_operators_flag(parser)
     parser.add_argument(
         "--dtype",

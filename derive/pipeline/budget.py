@@ -8,7 +8,7 @@ from derive.catalogue import ProblemKind
 from derive.model.budget import Budget, compute_budget
 from derive.pipeline.kinds.surface import Shown
 from derive.present.budget_view import budget_document, budget_json
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.problem.sets.natives import BudgetSpec
 
 __all__ = ["BudgetDerivation", "derive_budget"]
@@ -37,14 +37,6 @@ class BudgetDerivation(Shown):
     def as_json(self) -> dict[str, object]:
         """The JSON report."""
         return budget_json(self.budget)
-
-    def markdown(self) -> str:
-        """The worked solution, as Markdown (a set's budget problem)."""
-        return render(self.document(), "md")
-
-    def latex(self) -> str:
-        """The worked solution, as a LaTeX fragment."""
-        return render(self.document(), "tex")
 
     def _roots(self) -> tuple[object, ...]:
         return (self.budget,)

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from derive.figures.model import Series
     from derive.model.analysis import ModelAnalysis
     from derive.model.binding import ModelProblem
-    from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.pipeline.kinds.comms import CommsDerivation
     from derive.present.key.models import DerivedModel
     from derive.present.key.questions import NativeProblem
@@ -99,18 +98,11 @@ def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
     serving = entry.serving
     if serving is None:
         return DerivedModel(select_quantities(full, ask))
-    phase = _serving_phase(entry, operators)
-    series = () if serving.plot is None else _serving_series(full.problem, serving, phase.crossover)
-    return DerivedModel(select_quantities(full, ask), phase, series)
-
-
-def _serving_phase(
-    entry: ModelEntry, operators: tuple[str, ...]
-) -> PhaseAnalysis | DecodeCrossover:
-    """The problem's serving step, or for a decode with no batch its crossover alone."""
     from derive.pipeline import derive_set_serving
 
-    return derive_set_serving(entry, operators).phase
+    phase = derive_set_serving(entry, operators).phase  # a decode with no batch: its crossover
+    series = () if serving.plot is None else _serving_series(full.problem, serving, phase.crossover)
+    return DerivedModel(select_quantities(full, ask), phase, series)
 
 
 def _training(entry: ModelEntry, model: ModelAnalysis, operators: tuple[str, ...]) -> DerivedModel:
@@ -157,18 +149,16 @@ def _training_series(
     ]
     stars = [run.critical_tokens_per_device for _, run in runs]
     points = _batches(plot, [star for star in stars if star is not None])
-    series = []
-    for (label, run), star in zip(runs, stars, strict=True):
-        inside = star is not None and plot.start <= star <= plot.stop
-        series.append(
-            Series(
-                label,
-                tuple(sp.Integer(b) for b in points),
-                tuple(t_lower_at(run, sp.Integer(b)) for b in points),
-                star if inside else None,
-            )
+    xs = tuple(sp.Integer(b) for b in points)
+    return tuple(
+        Series(
+            label,
+            xs,
+            tuple(t_lower_at(run, b) for b in xs),
+            star if star is not None and plot.start <= star <= plot.stop else None,
         )
-    return tuple(series)
+        for (label, run), star in zip(runs, stars, strict=True)
+    )
 
 
 def _batches(plot: ServingPlot | TrainPlot, marks: list[sp.Expr]) -> tuple[int, ...]:
@@ -201,19 +191,18 @@ def _serving_series(
         cross.exact if cross is not None and cross.is_number and cross.exact is not None else None
     )
     batches = _batches(plot, [mark] if mark is not None else [])
-    series = []
-    for index, length in enumerate(plot.contexts):
-        at = at_batch_and_context(problem, plot.start, length)
-        rates = decode_rates(at, serving.tp, timing, batches)
-        series.append(
-            Series(
-                f"S = {length}",
-                tuple(sp.Integer(b) for b in batches),
-                rates,
-                mark if index == 0 else None,
-            )
+    xs = tuple(sp.Integer(b) for b in batches)
+    return tuple(
+        Series(
+            f"S = {length}",
+            xs,
+            decode_rates(
+                at_batch_and_context(problem, plot.start, length), serving.tp, timing, batches
+            ),
+            mark if index == 0 else None,
         )
-    return tuple(series)
+        for index, length in enumerate(plot.contexts)
+    )
 
 
 def _kernels(pset: ProblemSet) -> list[KernelNumbers]:

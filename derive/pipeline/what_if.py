@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from derive.analysis.what_if import WhatIf, what_if
 from derive.catalogue import ProblemKind
 from derive.pipeline.kinds.surface import Shown
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.present.what_if_view import what_if_document, what_if_json
 from derive.problem.sets.natives import WhatIfSpec
 
@@ -34,10 +34,6 @@ class WhatIfDerivation(Shown):
         """The what-if as typed (what ``derive.check`` judges a claim against)."""
         return self.spec
 
-    def latex(self) -> str:
-        """The worked solution, as a LaTeX fragment."""
-        return render(self.document(), "tex")
-
     def document(self, level: int = 1) -> Document:
         """The worked solution as a document (any report format)."""
         return what_if_document(self.what_if, level)
@@ -45,10 +41,6 @@ class WhatIfDerivation(Shown):
     def as_json(self) -> dict[str, object]:
         """The JSON report: ``what_if: {time, rate, speedup, limit, …}``, as ``solve``'s section."""
         return {"what_if": what_if_json(self.what_if)}
-
-    def markdown(self) -> str:
-        """The worked solution, as Markdown."""
-        return render(self.document(), "md")
 
 
 def what_if_section(

@@ -11,7 +11,7 @@ from derive.catalogue import ProblemKind
 from derive.errors import DeriveError, ProblemError
 from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.surface import Shown
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.problem.sets.problem_set import ModelEntry
 
 if TYPE_CHECKING:
@@ -72,14 +72,6 @@ class DecodeCrossoverDerivation(ServingShown):
         from derive.present.serving_step import crossover_document
 
         return crossover_document(self.phase, self.analysis, level=level)
-
-    def markdown(self, level: int = 2) -> str:
-        """The crossover's worked solution, as a Markdown section after the model's."""
-        return render(self.document(level), "md")
-
-    def latex(self) -> str:
-        """The crossover's worked solution, as a LaTeX fragment after the model's."""
-        return render(self.document(), "tex")
 
     def as_json(self) -> dict:
         """The crossover's keys (``derive model --phase decode --format json``, ``serving``)."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 from derive.catalogue import ProblemKind
 from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.surface import Shown
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.problem.sets.kernels import KernelEntry, kernel_asks, kernel_quantities_of
 
 if TYPE_CHECKING:
@@ -39,19 +39,11 @@ class KernelDerivation(Shown):
         """The kernel as typed (what ``derive.check`` judges a claim against)."""
         return self.spec
 
-    def latex(self, title: str | None = None, text: str = "") -> str:
-        """The worked solution as a LaTeX fragment."""
-        return render(self.document(), "tex")
-
     def document(self) -> Document:
         """The worked solution as a document (``derive solve --flops … --bytes …``)."""
         from derive.present.kernel_view import kernel_document
 
         return kernel_document(self.kernel, self.spec.timing)
-
-    def markdown(self) -> str:
-        """The worked solution (``derive solve --flops … --bytes …``)."""
-        return render(self.document(), "md")
 
     def as_json(self) -> dict:
         """Every quantity, as exact strings (``derive solve --flops … --format json``)."""

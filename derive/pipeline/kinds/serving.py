@@ -12,7 +12,7 @@ from derive.errors import ProblemError
 from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation, ServingShown
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.problem.serving_spec import SERVING_ASK_KEYS
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ModelEntry
 
@@ -49,10 +49,6 @@ class ServingDerivation(ServingShown):
         from derive.present.serving_step import phase_document
 
         return phase_document(self.phase, self.analysis, level=level)
-
-    def markdown(self, level: int = 2) -> str:
-        """The step's worked solution, as a Markdown section after the model's."""
-        return render(self.document(level), "md")
 
     def latex(self) -> str:
         """The step's worked solution, as a LaTeX fragment after the model's."""

@@ -236,13 +236,13 @@ class Shown:
         """The JSON report."""
         raise NotImplementedError
 
-    def markdown(self) -> str:
-        """The worked solution as Markdown."""
-        raise NotImplementedError
+    def markdown(self, *args: Any, **kwargs: Any) -> str:
+        """The worked solution as Markdown (its document's, by default)."""
+        return render(self.document(*args, **kwargs), "md")
 
     def latex(self) -> str:
-        """The worked solution as a LaTeX fragment."""
-        raise NotImplementedError
+        """The worked solution as a LaTeX fragment (its document's, by default)."""
+        return render(self.document(), "tex")
 
     def _repr_markdown_(self) -> str:
         return self.markdown()

@@ -13,7 +13,7 @@ from derive.errors import ProblemError
 from derive.pipeline.kinds.model import model_spec_of
 from derive.pipeline.kinds.protocol import Problem
 from derive.pipeline.kinds.surface import Shown
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.problem.sets.problem_set import ModelEntry
 from derive.problem.train_spec import TRAIN_ASK_KEYS
 
@@ -60,14 +60,6 @@ class TrainingDerivation(Shown):
         from derive.present.training_view import training_document
 
         return training_document(self.analysis, self.strategies, self.winner, level=level)
-
-    def markdown(self, level: int = 2) -> str:
-        """The worked solution as Markdown."""
-        return render(self.document(level), "md")
-
-    def latex(self) -> str:
-        """The worked solution as a LaTeX fragment."""
-        return render(self.document(), "tex")
 
     def as_json(self) -> dict:
         """The JSON object of ``derive train --format json``."""
