@@ -269,42 +269,25 @@ class Grader:
     def _comms_result(self, result: ApiCheckResult) -> CheckResult:
         """A claimed time on the link: its echo and the exact time as LaTeX."""
         detail = cast(CommsDetail, result.detail)  # the comms-only kind's detail
-        return CheckResult(
-            result.verdict.value,
-            result.read_as,
-            echo_of(detail.claim, "s") if detail.claim is not None else None,
-            result.diagnosis,
-            result.expected,
-            None if self.hide_expected else seconds_tex(detail.analysis.time),
+        echo = echo_of(detail.claim, "s") if detail.claim is not None else None
+        return _record(
+            result, echo, None if self.hide_expected else seconds_tex(detail.analysis.time)
         )
 
     def _kernel_result(self, result: ApiCheckResult) -> CheckResult:
         """A kernel claim's record: its value and the exact answer as LaTeX."""
         detail = cast(KernelDetail, result.detail)  # the kernel kind's detail
-        return CheckResult(
-            result.verdict.value,
-            result.read_as,
-            echo_of(detail.claim),
-            result.diagnosis,
-            result.expected,
-            None if self.hide_expected else tex(detail.judgement.exact),
-        )
+        latex = None if self.hide_expected else tex(detail.judgement.exact)
+        return _record(result, echo_of(detail.claim), latex)
 
     def _operator_result(self, result: ApiCheckResult) -> CheckResult:
         """An operator claim's record: the claim and the expected answer as LaTeX."""
         detail = result.detail
         value = getattr(detail, "claim", None)
         expected = getattr(getattr(detail, "judgement", None), "expected", None)
-        return CheckResult(
-            result.verdict.value,
-            result.read_as,
-            echo_of(value, _operator_unit(result.quantity)) if value is not None else None,
-            result.diagnosis,
-            result.expected,
-            None
-            if self.hide_expected or expected is None or expected.value is None
-            else tex(expected.value),
-        )
+        echo = echo_of(value, _operator_unit(result.quantity)) if value is not None else None
+        hidden = self.hide_expected or expected is None or expected.value is None
+        return _record(result, echo, None if hidden else tex(expected.value))
 
     def _model_result(self, result: ApiCheckResult) -> CheckResult:
         """A model claim's record: its value and the exact answer as LaTeX (truth values as words)."""
@@ -312,38 +295,22 @@ class Grader:
 
         detail = cast(ModelDetail, result.detail)  # the model and serving kinds' detail
         exact = model_quantity(detail.analysis, result.quantity).value
-        return CheckResult(
-            result.verdict.value,
-            result.read_as,
-            echo_of(detail.claim, _model_unit(detail.analysis, result.quantity)),
-            result.diagnosis,
-            result.expected,
-            None if self.hide_expected or isinstance(exact, BooleanAtom) else tex(exact),
-        )
+        echo = echo_of(detail.claim, _model_unit(detail.analysis, result.quantity))
+        hidden = self.hide_expected or isinstance(exact, BooleanAtom)
+        return _record(result, echo, None if hidden else tex(exact))
 
     def check_derivation(self, problem: str, lines: tuple[str, ...]) -> DerivationResult:
         """Check every step of a derivation typed one step per line."""
         entry = self._entry(problem)
         kind = KINDS[derived_kind(entry, self.operators)]
         if not kind.chains:
-            noun = kind.noun
-            return DerivationResult(
-                UNREADABLE,
-                None,
-                None,
-                (),
-                (f"{noun} is checked one quantity at a time, in its answer boxes",),
-            )
+            why = f"{kind.noun} is checked one quantity at a time, in its answer boxes"
+            return DerivationResult(UNREADABLE, None, None, (), (why,))
         if not any(line.strip() for line in lines):
-            return DerivationResult(
-                UNREADABLE,
-                None,
-                None,
-                (),
-                (f"no derivation: write one step per line, e.g. {DERIVATION_EXAMPLE}",),
-            )
+            why = f"no derivation: write one step per line, e.g. {DERIVATION_EXAMPLE}"
+            return DerivationResult(UNREADABLE, None, None, (), (why,))
         result = check_derivation(
-            self._entry(problem),
+            entry,
             list(lines),
             rtol=self._rtol(problem, None),
             hide_expected=self.hide_expected,
@@ -351,13 +318,8 @@ class Grader:
         )
         if result.verdict is Verdict.UNREADABLE:
             where = f"line {result.line}: " if result.line else ""
-            return DerivationResult(
-                UNREADABLE,
-                result.quantity,
-                None,
-                (),
-                (where + (result.reason or "cannot be read"),),
-            )
+            why = where + (result.reason or "cannot be read")
+            return DerivationResult(UNREADABLE, result.quantity, None, (), (why,))
         steps = tuple(LineMark(s.line, s.text, s.ok, s.why) for s in result.steps)
         return DerivationResult(
             result.verdict.value,
@@ -395,11 +357,16 @@ def _model_unit(a: ModelAnalysis, quantity: str) -> str:
         return ""
 
 
+def _record(result: ApiCheckResult, echo: str | None, latex: str | None = None) -> CheckResult:
+    """A judged claim's record: its verdict, reading and diagnosis, with its echo and LaTeX."""
+    return CheckResult(
+        result.verdict.value, result.read_as, echo, result.diagnosis, result.expected, latex
+    )
+
+
 def _native_result(grader: Grader, result: ApiCheckResult) -> CheckResult:
     """A budget's or a what-if's verdict (read as a defined quantity's: no LaTeX echo)."""
-    return CheckResult(
-        result.verdict.value, result.read_as, None, result.diagnosis, result.expected
-    )
+    return _record(result, None)
 
 
 def _not_graded_here(grader: Grader, *rest: object) -> NoReturn:
