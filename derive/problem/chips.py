@@ -184,16 +184,13 @@ class Chip:
 
 
 def _figure(chip: str, key: str, raw: object) -> Figure:
+    where = f"chip {chip!r} key {key!r}"
     if not isinstance(raw, dict) or set(raw) - _FIGURE_KEYS or "value" not in raw:
-        raise ChipDataError(
-            f"chip {chip!r} key {key!r}", 'must be { value = "…", source = "…", edition = "…" }'
-        )
+        raise ChipDataError(where, 'must be { value = "…", source = "…", edition = "…" }')
     if not all(isinstance(v, str) for v in raw.values()):
-        raise ChipDataError(f"chip {chip!r} key {key!r}", "value, source and edition are strings")
+        raise ChipDataError(where, "value, source and edition are strings")
     if not raw.get("source") or not raw.get("edition"):
-        raise ChipDataError(
-            f"chip {chip!r} key {key!r}", "every number needs a source and an edition"
-        )
+        raise ChipDataError(where, "every number needs a source and an edition")
     value = parse_positive(raw["value"], f"chip {chip} {key}")
     return Figure(value, raw["value"], raw["source"], raw["edition"], raw.get("note", ""))
 

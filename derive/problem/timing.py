@@ -22,8 +22,6 @@ import sympy as sp
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_decimal, parse_positive
 
-_D = TypeVar("_D")
-
 __all__ = [
     "DURATION_UNITS",
     "TIMING_KEYS",
@@ -96,6 +94,7 @@ class TimingSpec:
 
 
 _ZERO, _ONE = sp.Integer(0), sp.Integer(1)
+_RATES = ("measured_flops_per_s", "measured_bytes_per_s")
 
 TIMING_KEYS = (
     "efficiency",
@@ -165,14 +164,7 @@ def bind_timing(spec: TimingSpec) -> Timing:
     both = _given(_efficiency, spec.efficiency, "--efficiency", None)
     compute = _given(_efficiency, spec.compute_efficiency, "--compute-efficiency", both)
     memory = _given(_efficiency, spec.memory_efficiency, "--memory-efficiency", both)
-    rates = [
-        flag
-        for flag, value in (
-            ("--measured-flops-per-s", spec.measured_flops_per_s),
-            ("--measured-bytes-per-s", spec.measured_bytes_per_s),
-        )
-        if value is not None
-    ]
+    rates = [f"--{k.replace('_', '-')}" for k in _RATES if getattr(spec, k) is not None]
     if spec.measured_time is not None and rates:
         raise ProblemError(
             f"--measured-time with {rates[0]}",
@@ -184,22 +176,19 @@ def bind_timing(spec: TimingSpec) -> Timing:
             "--measured-time with --measured-tokens-per-s",
             "a serving step takes one measurement of its time: give its time or its rate, not both",
         )
-    zero = sp.Integer(0)
+
+    def rate(text: str | None, flag: str) -> sp.Rational | None:
+        return _given(parse_positive, text, flag, None)
+
     return Timing(
-        compute_efficiency=compute if compute is not None else sp.Integer(1),
-        memory_efficiency=memory if memory is not None else sp.Integer(1),
-        launch_overhead=_given(parse_duration, spec.launch_overhead, "--launch-overhead", zero),
-        link_latency=_given(parse_duration, spec.link_latency, "--link-latency", zero),
+        compute_efficiency=compute if compute is not None else _ONE,
+        memory_efficiency=memory if memory is not None else _ONE,
+        launch_overhead=_given(parse_duration, spec.launch_overhead, "--launch-overhead", _ZERO),
+        link_latency=_given(parse_duration, spec.link_latency, "--link-latency", _ZERO),
         measured_time=_given(_positive_duration, spec.measured_time, "--measured-time", None),
-        measured_flops_per_s=_given(
-            parse_positive, spec.measured_flops_per_s, "--measured-flops-per-s", None
-        ),
-        measured_bytes_per_s=_given(
-            parse_positive, spec.measured_bytes_per_s, "--measured-bytes-per-s", None
-        ),
-        measured_tokens_per_s=_given(
-            parse_positive, spec.measured_tokens_per_s, "--measured-tokens-per-s", None
-        ),
+        measured_flops_per_s=rate(spec.measured_flops_per_s, "--measured-flops-per-s"),
+        measured_bytes_per_s=rate(spec.measured_bytes_per_s, "--measured-bytes-per-s"),
+        measured_tokens_per_s=rate(spec.measured_tokens_per_s, "--measured-tokens-per-s"),
     )
 
 
