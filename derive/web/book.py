@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
@@ -151,22 +151,33 @@ def step_chunks(markdown: str) -> tuple[str, ...]:
     return tuple(c.strip("\n") + "\n" for c in _STEP_HEADING.split(markdown)[1:])
 
 
+def steps_as_html(
+    steps: Sequence, verdict: tuple, warnings: tuple = (), first: int = 1, template: str = "step"
+) -> tuple[str, ...]:
+    """Each step as HTML (``<template>.html.j2``), numbered from ``first``: the last one with the
+    ``warnings`` and the ``verdict``."""
+    step_html, last = html_env().get_template(f"{template}.html.j2").render, first + len(steps) - 1
+    ends = {"warnings": warnings, "verdict": verdict}
+    return tuple(
+        step_html(index=i, step=step, **(ends if i == last else dict.fromkeys(ends, ())))
+        for i, step in enumerate(steps, first)
+    )
+
+
 def worked_steps(
-    title: str, given: object, steps: tuple, verdict: tuple
+    title: str, given: object, steps: tuple, verdict: tuple, first: int = 1
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """A worked solution of the kernel's templates as a page's steps: (the Markdown chunks,
-    the HTML, the titles), one of each a step (a kernel's, a budget's, a what-if's)."""
-    env = html_env()
-    steps_html = tuple(
-        env.get_template("step.html.j2").render(
-            index=i, step=step, warnings=(), verdict=verdict if i == len(steps) else ()
-        )
-        for i, step in enumerate(steps, 1)
-    )
+    the HTML, the titles), one of each a step (a kernel's, a budget's, a what-if's; a serving
+    step's or a training run's after a model's, numbered from ``first``)."""
     markdown = render(
         "kernel.md.j2", "md", level=1, title=title, given=given, steps=steps, verdict=verdict
     )
-    return step_chunks(markdown), steps_html, tuple(step.heading for step in steps)
+    renumbered = re.sub(
+        r"\n## Step (\d+) — ", lambda m: f"\n## Step {int(m.group(1)) + first - 1} — ", markdown
+    )
+    html_ = steps_as_html(steps, verdict, first=first)
+    return step_chunks(renumbered), html_, tuple(step.heading for step in steps)
 
 
 def page_of(
@@ -380,13 +391,7 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
     solution = select_steps(d.solution, entry.ask)
     view = view_of(solution, entry.title, entry.text)
     env = html_env()
-    last, steps = len(solution.steps), enumerate(solution.steps, 1)
-    ends = {"warnings": solution.warnings, "verdict": solution.verdict}  # the last step's
-    step_html = env.get_template("step.html.j2").render
-    steps_html = tuple(
-        step_html(index=i, step=step, **(ends if i == last else dict.fromkeys(ends, ())))
-        for i, step in steps
-    )
+    steps_html = steps_as_html(solution.steps, solution.verdict, solution.warnings)
     markdown = render("solution.md.j2", "md", view=view, level=1)
     page = page_of(
         entry,

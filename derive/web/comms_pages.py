@@ -22,7 +22,7 @@ from derive.present.key.comms import COMMS_ASKS, check_comms_asks
 from derive.present.render import render
 from derive.problem.sets.problem_set import ProblemEntry
 from derive.solution.notation import tex, tex_text_number
-from derive.web.book import Asked, Page, html_env, page_of, step_chunks
+from derive.web.book import Asked, Page, html_env, page_of, step_chunks, steps_as_html
 
 __all__ = ["COMMS_SHOWS", "comms_page"]
 
@@ -110,12 +110,7 @@ def comms_page(entry: ProblemEntry, derivation: CommsDerivation, hints: bool) ->
     context = document.context
     steps, verdict = context["steps"], context["verdict"]
     env = html_env()
-    steps_html = tuple(
-        env.get_template("step.html.j2").render(
-            index=i, step=step, warnings=(), verdict=verdict if i == len(steps) else ()
-        )
-        for i, step in enumerate(steps, 1)
-    )
+    steps_html = steps_as_html(steps, verdict)
     markdown = render("kernel.md.j2", "md", **context)
     givens = _givens(analysis)
     givens_html = env.get_template("comms_givens.html.j2").render(

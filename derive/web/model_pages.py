@@ -10,7 +10,6 @@ time). Answers are checked by :func:`derive.check` like any other.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -39,9 +38,10 @@ from derive.present.model_view import (
     model_template_context,
 )
 from derive.present.serving_step import crossover_given, phase_given
+from derive.problem.chips import Figure
 from derive.problem.sets.problem_set import ModelEntry
 from derive.solution.notation import tex_text_number
-from derive.web.book import Asked, Page, html_env, page_of, step_chunks
+from derive.web.book import Asked, Page, html_env, page_of, step_chunks, steps_as_html, worked_steps
 
 if TYPE_CHECKING:
     from derive.training.analysis import TrainingAnalysis
@@ -136,35 +136,18 @@ def _serving_hardware(
     problem = step.analysis.problem
     chip = problem.chip
     peak = problem.peak or (chip.peak(problem.compute_dtype) if chip else None)
-    rows = []
+    rows: list[tuple[str, str, Figure, str]] = []  # name, symbol, figure, unit
     if peak is not None:
-        rows.append(
-            (
-                f"peak ({problem.compute_dtype})",
-                r"\pi",
-                tex_text_number(peak.text) + r"\ \text{FLOP/s}",
-                peak.cite(),
-            )
-        )
+        rows.append((f"peak ({problem.compute_dtype})", r"\pi", peak, "FLOP/s"))
     if problem.bandwidth is not None:
-        rows.append(
-            (
-                "HBM bandwidth",
-                r"\beta",
-                tex_text_number(problem.bandwidth.text) + r"\ \text{B/s}",
-                problem.bandwidth.cite(),
-            )
-        )
+        rows.append(("HBM bandwidth", r"\beta", problem.bandwidth, "B/s"))
     if chip is not None and chip.link is not None and step.phase.tp > 1:
-        rows.append(
-            (
-                f"link bandwidth ({chip.link_name}, one way)",
-                r"\beta_{\text{link}}",
-                tex_text_number(chip.link.text) + r"\ \text{B/s}",
-                chip.link.cite(),
-            )
-        )
-    return tuple(rows)
+        name = f"link bandwidth ({chip.link_name}, one way)"
+        rows.append((name, r"\beta_{\text{link}}", chip.link, "B/s"))
+    return tuple(
+        (name, symbol, tex_text_number(f.text) + rf"\ \text{{{unit}}}", f.cite())
+        for name, symbol, f, unit in rows
+    )
 
 
 def _serving_steps(
@@ -184,7 +167,7 @@ def _serving_steps(
     if not serving.kind.roofline:
         cross = cast(DecodeCrossoverDerivation, serving).phase
         given = crossover_given(cross, serving.analysis)
-        return _more_steps(
+        return worked_steps(
             "Decode crossover", given, crossover_steps(cross), crossover_verdict(cross), first
         )
     phase, problem = cast(ServingDerivation, serving).phase, serving.analysis.problem
@@ -196,7 +179,7 @@ def _serving_steps(
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
         f"tensor parallel over {counted(phase.tp, 'device')}; counts and times per device."
     )
-    return _more_steps("Serving step", given, steps, phase_verdict(phase), first)
+    return worked_steps("Serving step", given, steps, phase_verdict(phase), first)
 
 
 def _training_steps(
@@ -209,44 +192,7 @@ def _training_steps(
     if run is None:
         return (), (), ()
     steps = training_selected_steps(run, ask=tuple(k for k in entry.ask if k in TRAINING_ASKED))
-    return _more_steps("Training run", training_given(run), steps, training_verdict(run), first)
-
-
-def _more_steps(
-    title: str, given: object, steps: tuple, verdict: tuple, first: int
-) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """Typed steps after the model's (Markdown chunks, HTML, titles), numbered from ``first``."""
-    from derive.present.render import render
-
-    markdown = render(
-        "kernel.md.j2",
-        "md",
-        level=1,
-        title=title,
-        given=given,
-        steps=steps,
-        verdict=verdict,
-    )
-    renumbered = re.sub(
-        r"\n## Step (\d+) — ",
-        lambda m: f"\n## Step {int(m.group(1)) + first - 1} — ",
-        markdown,
-    )
-    env = html_env()
-    html = tuple(
-        env.get_template("step.html.j2").render(
-            index=first + i,
-            step=step,
-            warnings=(),
-            verdict=verdict if i == len(steps) - 1 else (),
-        )
-        for i, step in enumerate(steps)
-    )
-    return (
-        step_chunks(renumbered),
-        html,
-        tuple(step.heading for step in steps),
-    )
+    return worked_steps("Training run", training_given(run), steps, training_verdict(run), first)
 
 
 def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> Page:
@@ -282,16 +228,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         context = {**context, "training_given": training_given(run)}
     env = html_env()
     steps = context["steps"]
-    last = len(steps)
-    steps_html = tuple(
-        env.get_template("model_step.html.j2").render(
-            index=i,
-            step=step,
-            warnings=a.warnings if i == last else (),
-            verdict=a.verdicts if i == last else (),
-        )
-        for i, step in enumerate(steps, 1)
-    )
+    steps_html = steps_as_html(steps, a.verdicts, a.warnings, template="model_step")
     markdown = model_markdown(a, entry.title, entry.text, level=1)
     asked = _asked(entry, all_claims_analysis_for(entry, operators))
     serving_md, serving_html, serving_titles = (
