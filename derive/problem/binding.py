@@ -152,7 +152,10 @@ def _compute_dtype(op: Operator, dtypes: dict[str, Dtype], override: str | None)
     return dt.compute_as, f"the widest dtype read, {best} in {dt.name}"
 
 
-def _hardware(spec: ProblemSpec, compute: str) -> tuple[Chip | None, Figure, Figure, Figure | None]:
+def bind_hardware(
+    spec: ProblemSpec, compute: str
+) -> tuple[Chip | None, Figure, Figure, Figure | None]:
+    """The chip (or given numbers), its peak for ``compute``, bandwidth and link."""
     if spec.chip is not None:
         chip = get_chip(spec.chip).overridden(
             spec.peak, spec.bandwidth, None, spec.link_bandwidth or None
@@ -169,13 +172,6 @@ def _hardware(spec: ProblemSpec, compute: str) -> tuple[Chip | None, Figure, Fig
         custom_figure(spec.bandwidth, "--bandwidth"),
         link,
     )
-
-
-def bind_hardware(
-    spec: ProblemSpec, compute: str
-) -> tuple[Chip | None, Figure, Figure, Figure | None]:
-    """The chip (or given numbers), its peak for ``compute``, bandwidth and link."""
-    return _hardware(spec, compute)
 
 
 def _bind_sets(op: Operator, sets: tuple[str, ...]) -> tuple[tuple[sp.Symbol, sp.Integer], ...]:
@@ -230,7 +226,7 @@ def bind(spec: ProblemSpec, op: Operator) -> Problem:
         )
     dtypes, intermediates = _bind_dtypes(op, tuple(spec.dtypes))
     compute, reason = _compute_dtype(op, dict(dtypes), spec.compute)
-    chip, peak, bandwidth, link = _hardware(spec, compute)
+    chip, peak, bandwidth, link = bind_hardware(spec, compute)
     regime = parse_regime(spec.regime, op.dims) if spec.regime else None
     sets = _bind_sets(op, tuple(spec.sets))
     _check_groups(op, sets)

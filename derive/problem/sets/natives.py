@@ -25,6 +25,7 @@ from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.problem.sets.checks import NATIVE_TABLES, problem_head
 from derive.problem.sets.kernels import exact_expect
+from derive.problem.sets.problem_set import unknown_quantity
 
 __all__ = [
     "BUDGET_ASK_KEYS",
@@ -184,11 +185,7 @@ def _spec(table: dict, where: str) -> BudgetSpec | WhatIfSpec:
 def _values(raw: dict, key: str, where: str, allowed: tuple[str, ...]) -> None:
     for item in raw.get(key, ()):
         if item not in allowed:
-            hint = did_you_mean(item, allowed)
-            raise ProblemError(
-                f"{where}: key {key!r}",
-                f"unknown quantity {item!r}{hint}; allowed: {', '.join(allowed)}",
-            )
+            raise unknown_quantity(f"{where}: key {key!r}", item, allowed)
 
 
 def native_problem(raw: object, index: int, origin: str, seen: set[str]) -> NativeEntry:

@@ -368,7 +368,6 @@ def parse_problem_set(
     tolerances: list[tuple[str, str, str]] = []
     order: list[str] = []
     for i, raw in enumerate(problems):
-        size = len(entries) + len(models) + len(kernels) + len(alone) + len(natives)
         try:
             if isinstance(raw, dict) and "rtol" in raw:
                 raw = dict(raw)
@@ -389,10 +388,9 @@ def parse_problem_set(
                 alone.append(_question_problem(raw, i, origin, seen))
             else:
                 entries.append(_problem(raw, i, origin, seen))
+            order.append(raw["id"])  # parsed: a table with its id
         except ProblemError as exc:
             found.append(exc)
-        if len(entries) + len(models) + len(kernels) + len(alone) + len(natives) > size:
-            order.append(raw["id"])  # parsed: a table with its id
     if errors is None:
         raise_collected(origin, found)
     else:
