@@ -39,16 +39,14 @@ _TEXT = re.compile(r"\s*(\$?)\s*([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)
 
 def _split(text: str, flag: str, example: str) -> tuple[bool, sp.Rational, str]:
     """(a leading ``$``, the exact number, the unit text) of ``text``; refuses a negative."""
-    ok = isinstance(text, str) and len(text) <= 80
+    ok, where = isinstance(text, str) and len(text) <= 80, f"{flag} {text!r}"
     found = _TEXT.fullmatch(currency_last(text)) if ok else None
     if found is None:
-        raise ProblemError(
-            f"{flag} {text!r}", f"write a number with an optional unit, e.g. {example}"
-        )
+        raise ProblemError(where, f"write a number with an optional unit, e.g. {example}")
     dollar, number, unit = found.groups()
-    value = parse_decimal(number, f"{flag} {text!r}")
+    value = parse_decimal(number, where)
     if value < 0:
-        raise ProblemError(f"{flag} {text!r}", "a price or power is not negative")
+        raise ProblemError(where, "a price or power is not negative")
     return bool(dollar), value, unit
 
 

@@ -97,11 +97,7 @@ def parse_regime(text: str, dims: tuple[sp.Symbol, ...]) -> Regime:
         large = _dims_of(left, known, text)
         small = () if to_one else _dims_of(right, known, text)
         growing, fixed = large, small
-        pairs = (
-            tuple((s, g) for s in small for g in large)
-            if small
-            else tuple((None, g) for g in large)
-        )
+        pairs = tuple((s, g) for s in (small or (None,)) for g in large)
     else:
         if not to_one:
             raise RegimeError(f"regime {text!r}", "'->' is followed by oo (infinity)")
