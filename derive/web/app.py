@@ -122,8 +122,7 @@ class _Guard:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = list(message["headers"]) + _SECURITY_HEADERS
+                message["headers"] = [*message.get("headers", []), *_SECURITY_HEADERS]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -133,10 +132,8 @@ class _Guard:
         headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get(b"host", "")
         if self.allowed_hosts is not None and _host_name(host) not in self.allowed_hosts:
-            return _error(
-                400,
-                f"Host header: not one this server answers to ({', '.join(self.allowed_hosts)})",
-            )
+            allowed = ", ".join(self.allowed_hosts)
+            return _error(400, f"Host header: not one this server answers to ({allowed})")
         if scope["method"] not in ("POST", "PUT", "PATCH", "DELETE"):
             return None
         origin = headers.get(b"origin")
@@ -166,11 +163,8 @@ def _same_origin(origin: str, host: str, scheme: str) -> bool:
     defaults = {"http": 80, "https": 443}
     if named.scheme not in defaults or not named.hostname:
         return False
-    return (named.scheme, named.hostname.lower(), ports[0] or defaults[named.scheme]) == (
-        scheme,
-        (asked.hostname or "").lower(),
-        ports[1] or defaults.get(scheme, 80),
-    )
+    mine = (named.scheme, named.hostname.lower(), ports[0] or defaults[named.scheme])
+    return mine == (scheme, (asked.hostname or "").lower(), ports[1] or defaults.get(scheme, 80))
 
 
 def client_key(request: Request, identities: Identities | None = None) -> tuple[str, str]:

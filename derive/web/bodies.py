@@ -98,13 +98,10 @@ _JSON_DIGITS = 40
 def _json_int(text: str) -> int:
     """A JSON integer of at most :data:`_JSON_DIGITS` digits (issue 37: a 60,000-digit one
     answered with Python's own message about ``sys.set_int_max_str_digits``)."""
-    if len(text.lstrip("-")) > _JSON_DIGITS:
-        raise BadRequestError(
-            400,
-            "request body",
-            f"a number of {len(text.lstrip('-'))} digits; send an answer as a string, "
-            'e.g. "answer": "1e60"',
-        )
+    digits = len(text.lstrip("-"))
+    if digits > _JSON_DIGITS:
+        why = f'a number of {digits} digits; send an answer as a string, e.g. "answer": "1e60"'
+        raise BadRequestError(400, "request body", why)
     return int(text)
 
 
@@ -127,13 +124,11 @@ def _type_name(kind: type) -> str:
 
 
 def _check_length(f: Field, item: str | list[str]) -> None:
+    where, unit = f"key {f.name!r}", "characters" if f.kind is str else "lines"
     if len(item) > f.max_length:
-        unit = "characters" if f.kind is str else "lines"
-        raise BadRequestError(422, f"key {f.name!r}", f"longer than {f.max_length} {unit}")
+        raise BadRequestError(422, where, f"longer than {f.max_length} {unit}")
     if isinstance(item, list) and any(len(s) > MAX_ANSWER for s in item):
-        raise BadRequestError(
-            422, f"key {f.name!r}", f"a line is longer than {MAX_ANSWER} characters"
-        )
+        raise BadRequestError(422, where, f"a line is longer than {MAX_ANSWER} characters")
 
 
 def validate(value: object, schema: tuple[Field, ...]) -> dict:

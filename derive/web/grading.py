@@ -286,8 +286,8 @@ class Grader:
         value = getattr(detail, "claim", None)
         expected = getattr(getattr(detail, "judgement", None), "expected", None)
         echo = echo_of(value, _operator_unit(result.quantity)) if value is not None else None
-        hidden = self.hide_expected or expected is None or expected.value is None
-        return _record(result, echo, None if hidden else tex(expected.value))
+        shown = expected.value if expected is not None and not self.hide_expected else None
+        return _record(result, echo, None if shown is None else tex(shown))
 
     def _model_result(self, result: ApiCheckResult) -> CheckResult:
         """A model claim's record: its value and the exact answer as LaTeX (truth values as words)."""

@@ -65,10 +65,7 @@ class Rate:
         """Whether one more event of ``key`` is within the rate (it is counted if so)."""
         now = time.monotonic() if now is None else now
         if len(self._times) > 10_000:  # bounded memory: forget keys quiet for a window
-            for quiet in [
-                k for k, q in self._times.items() if not q or q[-1] <= now - self.seconds
-            ]:
-                del self._times[quiet]
+            self._times = {k: q for k, q in self._times.items() if q and q[-1] > now - self.seconds}
         times = self._times.setdefault(key, deque())
         while times and times[0] <= now - self.seconds:
             times.popleft()
@@ -93,11 +90,7 @@ class Identities:
     def verify(self, token: str) -> bool:
         """True when ``token`` is a cookie this server issued."""
         nonce, mac = token[:-_MAC_CHARS], token[-_MAC_CHARS:]
-        if len(token) > 64 or len(nonce) != len(_b64(bytes(_NONCE_BYTES))):
-            return False
-        try:
-            nonce.encode("ascii")
-        except UnicodeEncodeError:
+        if len(token) > 64 or len(nonce) != len(_b64(bytes(_NONCE_BYTES))) or not nonce.isascii():
             return False
         return hmac.compare_digest(mac, self._mac(nonce))
 

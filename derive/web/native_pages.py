@@ -29,14 +29,8 @@ def _asked(entry: NativeEntry) -> tuple[Asked, ...]:
         unit = native_answer(entry, name).unit
         wanted = f"{unit}: a number with its unit" if unit else "a number"
         row = find(name)
-        out.append(
-            Asked(
-                name,
-                phrase_of(entry.kind, name) or name,
-                row.latex_in(entry.kind) if row else "",
-                wanted,
-            )
-        )
+        symbol = row.latex_in(entry.kind) if row else ""
+        out.append(Asked(name, phrase_of(entry.kind, name) or name, symbol, wanted))
     return tuple(out)
 
 

@@ -275,7 +275,7 @@ class WorkerPool:
         mine = len(self._queues.get(client, ())) + self._running.get(client, 0)
         if mine >= s.client_queue:
             raise ServerBusyError(
-                "server", f"you have {mine} checks waiting; wait for their verdicts", 1
+                "server", f"you have {mine} checks waiting; wait for their verdicts"
             )
         ours = self._address_jobs.get(address_of(client), 0)
         if ours >= s.address_queue:
@@ -283,7 +283,6 @@ class WorkerPool:
                 "server",
                 f"your network address has {ours} checks waiting; wait for their verdicts "
                 "(a teacher serving a class behind one address raises --address-checks)",
-                1,
             )
         wait = self._ahead(client) * self._service / max(1, len(self._workers))
         full = self._waiting >= s.queue and ours > self._address_running.get(address_of(client), 0)
@@ -426,10 +425,8 @@ class WorkerPool:
             return
         used = [self._used(("address", address_of(j.client)), t) + t - j.started for _, j in busy]
         heaviest = max(range(len(busy)), key=used.__getitem__)
-        if (
-            used[heaviest]
-            > self._used(("address", address_of(client)), t) + self.settings.timeout / 2
-        ):
+        waiting = self._used(("address", address_of(client)), t)
+        if used[heaviest] > waiting + self.settings.timeout / 2:
             worker = busy[heaviest][0]
             self._release(worker)
             worker.kill()

@@ -192,10 +192,8 @@ def compiled_bytecode(packed: bytes, set_text: bytes, pyodide: dict[str, Path]) 
         out = folder / "bytecode.zip"
         argv = [node, str(folder / "compile-bytecode.mjs"), str(folder / "publish-worker.mjs")]
         argv += [str(runtime), str(folder / "site.zip"), str(folder / "set.json"), str(out)]
-        try:
-            subprocess.run(  # our own script on our own files: no user text reaches it
-                argv, check=True, capture_output=True, timeout=600
-            )
+        try:  # our own script on our own files: no user text reaches it
+            subprocess.run(argv, check=True, capture_output=True, timeout=600)
         except (OSError, subprocess.SubprocessError):
             return None
         return out.read_bytes() if out.is_file() else None
