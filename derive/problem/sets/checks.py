@@ -37,21 +37,14 @@ def type_name(kind: type | tuple[type, ...]) -> str:
 
 def check_keys(table: dict, schema: dict, where: str) -> None:
     for key, value in table.items():
+        at = f"{where}: key {key!r}"
         if key not in schema:
-            raise ProblemError(
-                f"{where}: key {key!r}", f"unknown key; allowed: {', '.join(schema)}"
-            )
+            raise ProblemError(at, f"unknown key; allowed: {', '.join(schema)}")
         want = schema[key]
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise ProblemError(
-                f"{where}: key {key!r}",
-                f"must be {type_name(want)}"
-                + (
-                    ' (hardware numbers are strings, e.g. "1.97e14")'
-                    if key in ("peak", "bandwidth", "link_bandwidth")
-                    else ""
-                ),
-            )
+            numbers = key in ("peak", "bandwidth", "link_bandwidth")
+            hint = ' (hardware numbers are strings, e.g. "1.97e14")' if numbers else ""
+            raise ProblemError(at, f"must be {type_name(want)}{hint}")
 
 
 def str_map(value: dict, where: str, key: str, values: type) -> tuple[str, ...]:

@@ -75,11 +75,10 @@ def _model_named(value: str | dict, where: str, base: Path | None) -> tuple[str,
     ``{ params = "70e9", params_active = "37e9", kv_bytes_per_token = "327680" }``, a model
     by its size alone (``size`` then holds those keys, as ModelSpec's fields)."""
     if isinstance(value, dict):
-        check_keys(value, _SIZE, f"{where}: key 'model'")
+        at = f"{where}: key 'model'"
+        check_keys(value, _SIZE, at)
         if q.PARAMS.name not in value:
-            raise ProblemError(
-                f"{where}: key 'model'", 'a model by its size is { params = "70e9" }'
-            )
+            raise ProblemError(at, 'a model by its size is { params = "70e9" }')
         return "", dict(value)
     if (
         base is not None
@@ -151,11 +150,8 @@ def model_problem(
         tp=None if serving is None or serving.tp is None else serving.tp,
     )
     defined = questions.answers if questions is not None else ()
-    own = {
-        **table,
-        "expect": {k: v for k, v in table.get("expect", {}).items() if k not in defined},
-    }
-    expect = _model_expect(own if own["expect"] else {**table, "expect": None}, where, train)
+    own = {k: v for k, v in table.get("expect", {}).items() if k not in defined}
+    expect = _model_expect({**table, "expect": own or None}, where, train)
     title, text = table.get("title", pid), table.get("text", "")
     return ModelEntry(pid, title, text, spec, ask, serving, train, expect, questions)
 
