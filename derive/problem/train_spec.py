@@ -109,23 +109,18 @@ class TrainSpec:
 
     def where(self, field: str) -> str:
         """Where the user wrote ``field``: the flag with its value, or the problem's key."""
-        if self.origin is not None:
-            return f"{self.origin}: train key {field!r}"
-        value = getattr(self, field, None)
-        flag = "--" + field.replace("_", "-")
-        return flag if value is None else f"{flag} {value}"
+        flag, value = self.name(field), getattr(self, field, None)
+        return flag if self.origin is not None or value is None else f"{flag} {value}"
 
 
 def _plot(raw: object, where: str) -> TrainPlot:
+    at = f"{where}: key 'train_plot'"
     if not isinstance(raw, dict) or set(raw) - {"from", "to"}:
-        raise ProblemError(
-            f"{where}: key 'train_plot'",
-            "a table { from = 1024, to = 1048576 } (tokens per device)",
-        )
+        raise ProblemError(at, "a table { from = 1024, to = 1048576 } (tokens per device)")
     start, stop = raw.get("from", 1024), raw.get("to", 1 << 20)
     ok = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop))
     if not ok or not 1 <= start < stop <= MAX_PLOT_TOKENS:
-        raise ProblemError(f"{where}: key 'train_plot'", "needs integers 1 <= from < to <= 2^40")
+        raise ProblemError(at, "needs integers 1 <= from < to <= 2^40")
     return TrainPlot(start, stop)
 
 
@@ -141,15 +136,14 @@ def train_spec(table: dict, where: str) -> TrainSpec | None:
             f"{where}: key 'train'", "a table like { dp = 8, batch_tokens = 4194304 }"
         )
     for key, value in raw.items():
+        at = f"{where}: train key {key!r}"
         if key not in TRAIN_KEYS:
-            raise ProblemError(
-                f"{where}: train key {key!r}", f"unknown key; allowed: {', '.join(TRAIN_KEYS)}"
-            )
+            raise ProblemError(at, f"unknown key; allowed: {', '.join(TRAIN_KEYS)}")
         types = TRAIN_KEYS[key]
         if isinstance(value, bool) != (bool in types) or not isinstance(value, types):
             words = {int: "an integer", str: "text", bool: "true or false"}
             kinds = " or ".join(words[t] for t in types)
-            raise ProblemError(f"{where}: train key {key!r}", f"must be {kinds}, got {value!r}")
+            raise ProblemError(at, f"must be {kinds}, got {value!r}")
     plot = _plot(table["train_plot"], where) if "train_plot" in table else None
     names = {f.name for f in fields(TrainSpec)} - {"origin", "plot"}
     return TrainSpec(**{key: str(raw[key]) for key in names if key in raw}, origin=where, plot=plot)
