@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from derive.catalogue import table as q
 from derive.errors import ProblemError
+from derive.problem.sets.checks import check_keys
 
 __all__ = [
     "MAX_FORMULAS",
@@ -79,14 +80,7 @@ class OperatorTable:
 def _check(table: object, schema: dict[str, type], where: str) -> dict:
     if not isinstance(table, dict):
         raise ProblemError(where, "must be a table")
-    for key, value in table.items():
-        if key not in schema:
-            raise ProblemError(
-                f"{where}: key {key!r}", f"unknown key; allowed: {', '.join(schema)}"
-            )
-        if not isinstance(value, schema[key]):
-            kind = "a string" if schema[key] is str else "a list"
-            raise ProblemError(f"{where}: key {key!r}", f"must be {kind}")
+    check_keys(table, schema, where)  # its schemas hold strings and lists
     return table
 
 
