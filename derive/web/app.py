@@ -63,7 +63,7 @@ from derive.web.bodies import (
 from derive.web.book import Workbook
 from derive.web.grading import reason_of
 from derive.web.identity import Identities, Rate, network_of
-from derive.web.pool import CheckAbortedError, ServerBusyError, WorkerPool
+from derive.web.pool import ServerBusyError, WorkerPool
 from derive.web.replies import check_reply, derivation_reply, read_reply, step_reply
 
 __all__ = [
@@ -312,11 +312,9 @@ def create_app(
             busy = _error(429, reason_of(exc))
             busy.headers["retry-after"] = str(exc.retry_after)
             return busy
-        if isinstance(exc, CheckAbortedError):
-            return _error(422, reason_of(exc))
         if isinstance(exc, UnknownNameError):  # only Workbook.page raises it here
             return _error(404, reason_of(exc))
-        return _error(422, reason_of(exc))
+        return _error(422, reason_of(exc))  # the checker's refusal, or a check stopped
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
