@@ -16,7 +16,7 @@ from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_time_steps import kernel_steps
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import decimal_line, reading_tex, seconds_tex, time_line
+from derive.solution.value_display import decimal_line, time_line
 from derive.solution.verdicts import verdict_text
 
 __all__ = ["crossover_steps", "crossover_verdict", "phase_steps", "phase_verdict"]
@@ -43,22 +43,12 @@ def _rates(phase: PhaseAnalysis) -> Step:
                 times_n + rf"\frac{{{phase.batch}}}{{{t_lower}}}",
                 value=phase.tokens_per_s,
             ),
-            Line.of(
-                r"\text{inter-token latency}",
-                r"T_{\text{lower}}",
-                seconds_tex(phase.step.t_lower),
-                approx=reading_tex(phase.latency),
-            ),
+            time_line(r"\text{inter-token latency}", r"T_{\text{lower}}", seconds=phase.latency),
         )
         reason = "Each of the B sequences gains one token per decode step."
     else:
         lines = (
-            Line.of(
-                r"\text{TTFT}",
-                r"T_{\text{lower}}",
-                seconds_tex(phase.step.t_lower),
-                approx=reading_tex(phase.latency),
-            ),
+            time_line(r"\text{TTFT}", r"T_{\text{lower}}", seconds=phase.latency),
             decimal_line(
                 r"\text{prefill tokens/s}",
                 times + r"\frac{B \cdot S}{T_{\text{lower}}}",
