@@ -338,6 +338,12 @@ _TRAINING_ROWS: tuple[ModelStepRule, ...] = (
     ),
 )
 
+_FIT_KEYS = (
+    catalogue.MEMORY_TOTAL.name,
+    catalogue.MEMORY_PER_DEVICE.name,
+    catalogue.FITS.name,
+    catalogue.HEADROOM_PER_DEVICE.name,
+)
 _WEIGHTS = ModelStepRule(
     StepKind.WEIGHTS,
     (catalogue.WEIGHTS_BYTES.name,),
@@ -416,12 +422,7 @@ STEPS: tuple[ModelStepRule, ...] = (
     ),
     ModelStepRule(
         StepKind.MEMORY_FIT,
-        (
-            catalogue.MEMORY_TOTAL.name,
-            catalogue.MEMORY_PER_DEVICE.name,
-            catalogue.FITS.name,
-            catalogue.HEADROOM_PER_DEVICE.name,
-        ),
+        _FIT_KEYS,
         lambda p: (
             f"M = M_W + M_kv; the weights spread over {_group(p)} devices, the cache over "
             f"N_kv (a KV head each, as the step lays it out); it fits when M_W/{_group(p)} + "
@@ -472,12 +473,7 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
     ),
     ModelStepRule(
         StepKind.MEMORY_FIT,
-        (
-            catalogue.MEMORY_TOTAL.name,
-            catalogue.MEMORY_PER_DEVICE.name,
-            catalogue.FITS.name,
-            catalogue.HEADROOM_PER_DEVICE.name,
-        ),
+        _FIT_KEYS,
         lambda p: (
             "M = M_W"
             + (" + M_kv" if _sized_cache(p) else "")

@@ -206,9 +206,7 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
     steps = [] if experts is None else [experts]
     steps += [step for step, _ in kernel_steps(phase.step, what)]
     steps.append(_rates(phase))
-    cross = _crossover(phase)
-    if cross is not None:
-        steps.append(cross)
+    steps += crossover_steps(phase)
     if phase.measured is not None:
         step = measured_step(phase.measured, phase.step.flops, phase.step.bytes, peak, bandwidth)
         steps.append(_from_rate(phase, step))
@@ -220,8 +218,8 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
     return tuple(steps)
 
 
-def crossover_steps(cross: DecodeCrossover) -> tuple[Step, ...]:
-    """The decode crossover asked without a batch: its one step."""
+def crossover_steps(cross: PhaseAnalysis | DecodeCrossover) -> tuple[Step, ...]:
+    """The decode crossover (asked without a batch, or a phase's): its one step, if any."""
     step = _crossover(cross)
     return () if step is None else (step,)
 
