@@ -39,7 +39,7 @@ import sympy as sp
 from derive.catalogue import ProblemKind
 from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
-from derive.checking.chain import read_chain_text
+from derive.checking.chain import StepResult, read_chain_text
 from derive.checking.comms_check import COMMS_QUANTITIES, CommsDetail, comms_claim_json
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
 from derive.checking.hidden import conceal
@@ -205,17 +205,6 @@ class _Asked:
     def rtol(self) -> sp.Rational:
         """The tolerance, exact."""
         return _rtol(self.tolerance)
-
-
-@dataclass(frozen=True)
-class StepResult:
-    """One checked step of a derivation: its line (from 1), text, relation, whether it holds, why."""
-
-    line: int
-    text: str
-    relation: str
-    ok: bool
-    why: str
 
 
 @dataclass(frozen=True)
@@ -649,12 +638,11 @@ def check_derivation(
         )
     if hide_expected:
         r = _hidden(ctx, r, text)
-    steps = tuple(StepResult(s.line, s.text, s.relation, s.ok, s.why) for s in r.steps)
     expected = None if r.expected is None else show_expected(r.expected, r.quantity or "")
     return DerivationResult(
         r.verdict,
         r.quantity,
-        steps,
+        r.steps,
         r.wrong_lines,
         r.diagnosis,
         expected,
