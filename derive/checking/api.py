@@ -375,9 +375,8 @@ def _check_model(asked: _Asked) -> CheckResult:
         j = judge_model_claim(a, quantity, read, rtol, extra)
     elif j.verdict is Verdict.INCORRECT and phase is not None and read.relation in _STATES_A_BATCH:
         found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
-        slip = (
-            (found.why,) if found is not None else ()
-        )  # B ≥ the ridge: the threshold's reason and why
+        # B ≥ the ridge: the threshold's reason and why
+        slip = (found.why,) if found is not None else ()
         j = replace(j, diagnosis=j.diagnosis + slip, hidden_diagnosis=j.hidden_diagnosis + slip)
     error = j.relative_error
     result = CheckResult(
