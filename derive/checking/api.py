@@ -39,7 +39,7 @@ import sympy as sp
 from derive.catalogue import ProblemKind
 from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
-from derive.checking.chain import read_chain_text
+from derive.checking.chain import StepResult, read_chain_text
 from derive.checking.comms_check import COMMS_QUANTITIES, CommsDetail, comms_claim_json
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
 from derive.checking.hidden import conceal
@@ -205,17 +205,6 @@ class _Asked:
     def rtol(self) -> sp.Rational:
         """The tolerance, exact."""
         return _rtol(self.tolerance)
-
-
-@dataclass(frozen=True)
-class StepResult:
-    """One checked step of a derivation: its line (from 1), text, relation, whether it holds, why."""
-
-    line: int
-    text: str
-    relation: str
-    ok: bool
-    why: str
 
 
 @dataclass(frozen=True)
@@ -386,9 +375,8 @@ def _check_model(asked: _Asked) -> CheckResult:
         j = judge_model_claim(a, quantity, read, rtol, extra)
     elif j.verdict is Verdict.INCORRECT and phase is not None and read.relation in _STATES_A_BATCH:
         found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
-        slip = (
-            (found.why,) if found is not None else ()
-        )  # B ≥ the ridge: the threshold's reason and why
+        # B ≥ the ridge: the threshold's reason and why
+        slip = (found.why,) if found is not None else ()
         j = replace(j, diagnosis=j.diagnosis + slip, hidden_diagnosis=j.hidden_diagnosis + slip)
     error = j.relative_error
     result = CheckResult(
@@ -649,12 +637,11 @@ def check_derivation(
         )
     if hide_expected:
         r = _hidden(ctx, r, text)
-    steps = tuple(StepResult(s.line, s.text, s.relation, s.ok, s.why) for s in r.steps)
     expected = None if r.expected is None else show_expected(r.expected, r.quantity or "")
     return DerivationResult(
         r.verdict,
         r.quantity,
-        steps,
+        r.steps,
         r.wrong_lines,
         r.diagnosis,
         expected,

@@ -54,7 +54,7 @@ __all__ = [
     "MAX_CHAIN_BYTES",
     "MAX_CHAIN_LINES",
     "ChainResult",
-    "Step",
+    "StepResult",
     "check_chain",
     "read_chain",
     "read_chain_text",
@@ -65,7 +65,7 @@ _LEAD_REL = re.compile(r"^(=|\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])|\\sim(?![A
 
 
 @dataclass(frozen=True)
-class Step:
+class StepResult:
     """One checked step: its line, its text, ``start``/``=``/``approx``, whether it holds and why."""
 
     line: int
@@ -84,7 +84,7 @@ class ChainResult:
     first: sp.Expr | None
     expected: Target | None
     leading: Target | None
-    steps: tuple[Step, ...]
+    steps: tuple[StepResult, ...]
     first_wrong_line: int | None
     diagnosis: tuple[str, ...]
     wrong_lines: tuple[int, ...] = ()
@@ -268,7 +268,7 @@ def _named_in_line(ctx: Context, first_segment: str, rels: list) -> str | None:
 class _Walk:
     """The state of a walk through a derivation (local to one call)."""
 
-    steps: list[Step]
+    steps: list[StepResult]
     named: list[str]
     prev: sp.Expr | None = None
     prev_text: str = ""
@@ -302,7 +302,7 @@ def check_chain(
             w.lead = w.lead or lead
             w.used_leading |= lead_used
             sign = "=" if rels[0] == EQUALS else "\\approx"
-            w.steps.append(Step(n, f"{name_text} {sign} {segs[0]}", "start", ok, why))
+            w.steps.append(StepResult(n, f"{name_text} {sign} {segs[0]}", "start", ok, why))
             w.prev, w.prev_text = exprs[0], segs[0]
             w.first = exprs[0] if w.first is None else w.first
             exprs, segs, rels = exprs[1:], segs[1:], rels[1:]
@@ -312,7 +312,7 @@ def check_chain(
                 w.named.append(quantity)
                 ok, why, w.lead, lead_used = _start_step(ctx, quantity, EQUALS, w.prev)
                 w.used_leading |= lead_used
-                w.steps.append(Step(n, segs[0], "start", ok, why))
+                w.steps.append(StepResult(n, segs[0], "start", ok, why))
             exprs, segs, rels = exprs[1:], segs[1:], rels[1:]
         for expr, seg, rel in zip(exprs, segs, rels):
             if rel == EQUALS:
@@ -321,7 +321,7 @@ def check_chain(
                 ok, why, lead_used = _approx_step(ctx, w.prev, expr)
                 w.used_leading |= lead_used and ok
             sign = "=" if rel == EQUALS else "\\approx"
-            w.steps.append(Step(n, f"{w.prev_text} {sign} {seg}", rel, ok, why))
+            w.steps.append(StepResult(n, f"{w.prev_text} {sign} {seg}", rel, ok, why))
             w.prev, w.prev_text = expr, seg
     return _result(ctx, w)
 

@@ -210,8 +210,6 @@ def _judge(
         diagnosis.append(f"off by a factor of {fmt_decimal(ratio)}: {slip}")
     elif error <= _ROUNDING and not rounded:
         diagnosis.append(f"off by {percent}: rounded too early, or a given misread?")
-    elif rounded:
-        diagnosis.append(f"off by {percent}")
     else:
         diagnosis.append(f"off by {percent}")
     return CheckResult(

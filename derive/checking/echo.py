@@ -135,33 +135,22 @@ def _model(claim: ModelClaim, unit_word: str) -> Echo:
     return Echo(name, claim.relation, claim.raw, unit, percent, exact, word)
 
 
-def _kernel(claim: KernelClaim, unit_word: str) -> Echo:
+def _answer(claim: KernelClaim | CommsClaim, percent: bool, word: str) -> Echo:
+    """A claim read as one answer (a kernel's or a transfer's): its name or relation, as typed."""
     answer = claim.answer
-    unit = answer.unit
+    relation = Relation.EQUALS if answer.name else answer.relation
+    unit = answer.unit.text if answer.unit else None
+    return Echo(answer.name, relation, answer.expr, unit, percent, claim.value, word)
+
+
+def _kernel(claim: KernelClaim, unit_word: str) -> Echo:
+    unit = claim.answer.unit
     word = describe_dimension(unit.dimension)[1] if unit is not None else unit_word
-    return Echo(
-        answer.name,
-        Relation.EQUALS if answer.name else answer.relation,
-        answer.expr,
-        unit.text if unit else None,
-        "% = " in claim.read_as,
-        claim.value,
-        word,
-    )
+    return _answer(claim, "% = " in claim.read_as, word)
 
 
 def _comms(claim: CommsClaim, unit_word: str) -> Echo:
-    answer = claim.answer
-    unit = answer.unit
-    return Echo(
-        answer.name,
-        Relation.EQUALS if answer.name else answer.relation,
-        answer.expr,
-        unit.text if unit else None,
-        False,
-        claim.value,
-        unit_word or "s",
-    )
+    return _answer(claim, False, unit_word or "s")
 
 
 _PARTS: dict[type, Callable[..., Echo]] = {

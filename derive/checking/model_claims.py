@@ -84,23 +84,18 @@ MODEL_QUANTITIES: tuple[str, ...] = JSON_KEYS
 
 _DAY = 86400
 # quantity unit -> (what a written unit must measure, base units per one of the quantity's unit)
+_COUNT = (Dimension.COUNT, 1)
 _MEASURE: dict[Unit, tuple[Dimension, int]] = {
-    Unit.PARAMS: (Dimension.COUNT, 1),
-    Unit.BYTES: (Dimension.BYTES, 1),
-    Unit.BYTES_PER_TOKEN: (Dimension.BYTES, 1),
-    Unit.FLOPS: (Dimension.FLOPS, 1),
-    Unit.FLOPS_PER_TOKEN: (Dimension.FLOPS, 1),
+    **dict.fromkeys((Unit.BYTES, Unit.BYTES_PER_TOKEN), (Dimension.BYTES, 1)),
+    **dict.fromkeys((Unit.FLOPS, Unit.FLOPS_PER_TOKEN), (Dimension.FLOPS, 1)),
     Unit.SECONDS: (Dimension.TIME, 1),
     Unit.DAYS: (Dimension.TIME, _DAY),
-    Unit.FRACTION: (Dimension.COUNT, 1),
-    Unit.SEQUENCES: (Dimension.COUNT, 1),
-    Unit.TOKENS: (Dimension.COUNT, 1),
     Unit.TOKENS_PER_S: (Dimension.TOKEN_RATE, 1),
-    Unit.DEVICES: (Dimension.COUNT, 1),
+    **dict.fromkeys(
+        (Unit.PARAMS, Unit.FRACTION, Unit.SEQUENCES, Unit.TOKENS, Unit.DEVICES), _COUNT
+    ),
     # dollars and joules are not among a claim's base units: a plain number of them
-    Unit.DOLLARS: (Dimension.COUNT, 1),
-    Unit.JOULES: (Dimension.COUNT, 1),
-    Unit.JOULES_PER_TOKEN: (Dimension.COUNT, 1),
+    **dict.fromkeys((Unit.DOLLARS, Unit.JOULES, Unit.JOULES_PER_TOKEN), _COUNT),
 }
 # words that may follow a value of a quantity in this unit (dropped before reading)
 _WORDS: dict[Unit, str] = {

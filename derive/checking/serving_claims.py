@@ -112,10 +112,10 @@ def _quantities(phase: PhaseAnalysis | DecodeCrossover) -> tuple[list, list[tupl
             needs = cross.note or f"the matmuls' crossover is {cross.status}"
         if value is None:
             left_out.append((key, f"the {phase.phase.value} step has no {key}; it needs {needs}"))
-        elif row is q.CROSSOVER:
-            kept.append(_crossover(value))
         else:
-            kept.append(Quantity(key, value, value, row))
+            kept.append(
+                _crossover(value) if row is q.CROSSOVER else Quantity(key, value, value, row)
+            )
     return kept, left_out
 
 

@@ -74,7 +74,7 @@ def claim_json(
         if j.leading is not None and j.leading.value is not None
         else None
     )
-    out = {
+    return {
         "verdict": j.verdict.value,
         "quantity": j.quantity,
         "claimed": str(j.claimed),
@@ -103,7 +103,6 @@ def claim_json(
         "regime": p.regime.text if p.regime else None,
         "set": {d.name: int(v) for d, v in p.bound},
     }
-    return out
 
 
 def _show(t: Target | None, quantity: str) -> str:

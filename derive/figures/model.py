@@ -260,9 +260,8 @@ def roofline_geometry(fig: RooflineFigure) -> RooflineGeometry:
     ceilings = sorted(fig.ceilings, key=lambda c: (-c.peak, c.label))
     knees = tuple((c.peak / bw, c.peak) for c in ceilings)
     xs = [k[0] for k in knees] + [p.intensity for p in fig.points]
-    x_lo, x_hi = _decades(
-        min(xs + [sp.Integer(1) * _MARGIN]), max(xs)
-    )  # x_lo <= 0: from 10**0 or lower
+    # x_lo <= 0: from 10**0 or lower
+    x_lo, x_hi = _decades(min(xs + [sp.Integer(1) * _MARGIN]), max(xs))
     # at least a decade of the highest ceiling right of its knee, so the flat part reads
     x_hi = max(x_hi, floor_log10(knees[0][0]) + 2)
     left = sp.Rational(10) ** x_lo

@@ -19,7 +19,7 @@ from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
 from derive.model.sized import SizedModel
 from derive.model.symbols import NOTATION, batch, context
-from derive.model.transformer import OPTIONAL_SIZE_FIELDS, Transformer
+from derive.model.transformer import FLAG_FIELDS, OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
 from derive.present.formats import Document, render
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS
@@ -286,15 +286,7 @@ def _architecture_json(m: Transformer | SizedModel) -> dict[str, object] | None:
         "experts": _optional(m.experts),
         "top_k": _optional(m.top_k),
     }
-    for flag in (
-        "qkv_bias",
-        "attention_bias",
-        "mlp_bias",
-        "qk_norm",
-        "router_bias",
-        "shared_gate",
-        "qk_norm_full",
-    ):
+    for flag in FLAG_FIELDS[2:]:  # after tied_embeddings and bias, above
         out[flag] = getattr(m, flag)
     out["norms_per_block"] = m.norms_per_block
     for field in OPTIONAL_SIZE_FIELDS[3:]:

@@ -178,12 +178,10 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
 
 def _convention_json(phase: PhaseAnalysis) -> dict[str, object]:
     own = phase.default_latency  # derive's own, under another convention
-    ratio = None if own is None else {"value": str(own), "ratio": str(phase.latency / own)}
-    return (
-        {}
-        if own is None
-        else {"convention": phase.convention, "derive_convention": {"latency": ratio}}
-    )
+    if own is None:
+        return {}
+    ratio = {"value": str(own), "ratio": str(phase.latency / own)}
+    return {"convention": phase.convention, "derive_convention": {"latency": ratio}}
 
 
 def _cost_json(phase: PhaseAnalysis) -> dict[str, str | None]:

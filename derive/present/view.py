@@ -67,15 +67,12 @@ def view_of(solution: Solution, title: str | None = None, text: str = "") -> Sol
     """Format a solution's givens for the templates."""
     analysis = solution.analysis
     problem = analysis.problem
+    sent = analysis.network.terms if analysis.network is not None else ()
     rows = [
-        TensorRow(t.tensor.name, t.role, _shape(t.tensor.shape), t.dtype, tex(t.width))
-        for t in analysis.memory.terms
+        TensorRow(t.tensor.name, role or t.role, _shape(t.tensor.shape), t.dtype, tex(t.width))
+        for terms, role in ((analysis.memory.terms, ""), (sent, "sent"))
+        for t in terms
     ]
-    if analysis.network is not None:
-        rows += [
-            TensorRow(t.tensor.name, "sent", _shape(t.tensor.shape), t.dtype, tex(t.width))
-            for t in analysis.network.terms
-        ]
     given = [(f"peak ({problem.compute_dtype})", r"\pi", problem.peak, "FLOP/s")]
     given.append(("HBM bandwidth", r"\beta", problem.bandwidth, "B/s"))
     if problem.link is not None and analysis.network is not None:

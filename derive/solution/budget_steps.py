@@ -36,14 +36,12 @@ def _lines(b: Budget) -> tuple[Line, ...]:
         return _line(
             "N", r"\frac{C}{k \cdot D}", rf"\frac{{{c}}}{{{k} \cdot {d}}}", b.params
         ), ratio
+    compute = _line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", b.compute)
     if b.given is Given.PARAMS_TOKENS:
-        return _line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", b.compute), ratio
+        return compute, ratio
     if b.given is Given.PARAMS:
-        first = _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens)
-    else:
-        first = _line("N", r"\frac{D}{r}", rf"\frac{{{d}}}{{{r}}}", b.params)
-    n, d = tex(b.params), tex(b.tokens)
-    return first, _line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", b.compute)
+        return _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens), compute
+    return _line("N", r"\frac{D}{r}", rf"\frac{{{d}}}{{{r}}}", b.params), compute
 
 
 def budget_steps(b: Budget) -> tuple[Step, ...]:

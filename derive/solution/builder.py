@@ -57,21 +57,13 @@ class Solution:
 
 def _flops_step(analysis: Analysis) -> Step:
     op, bound = analysis.problem.operator, analysis.problem.bound_subs()
-    lines = [Line.of(FLOPS, tex(analysis.flops))]
-    if bound and analysis.flops.free_symbols & set(bound):
-        lines = [
-            Line.of(
-                FLOPS,
-                tex(analysis.flops),
-                tex_sub(analysis.flops, bound),
-                tex(analysis.flops_bound),
-            )
-        ]
+    at_bound = bool(bound and analysis.flops.free_symbols & set(bound))
+    subbed = (tex_sub(analysis.flops, bound), tex(analysis.flops_bound)) if at_bound else ()
     return Step(
         StepKind.FLOPS,
         q.FLOPS.rule,
         rich(op.doc or f"FLOPs of {op.name} as declared."),
-        tuple(lines),
+        (Line.of(FLOPS, tex(analysis.flops), *subbed),),
     )
 
 

@@ -43,23 +43,19 @@ def numbers_given(kernel: KernelNumbers) -> Rich:
 
 
 def _roofline_step(kernel: KernelNumbers, peak: str, bandwidth: str) -> Step:
-    lines = []
     if kernel.bytes == 0:  # FLOPs with no bytes: the intensity is unbounded
-        lines.append(Line.of("I", r"\frac{\text{FLOPs}}{\text{bytes}}", r"\infty"))
+        first = Line.of("I", r"\frac{\text{FLOPs}}{\text{bytes}}", r"\infty")
     elif kernel.flops is not None and kernel.bytes is not None:
-        lines.append(
-            rounded_line(
-                "I",
-                r"\frac{\text{FLOPs}}{\text{bytes}}",
-                rf"\frac{{{tex(kernel.flops)}}}{{{tex(kernel.bytes)}}}",
-                value=kernel.intensity,
-            )
+        ratio = rf"\frac{{{tex(kernel.flops)}}}{{{tex(kernel.bytes)}}}"
+        first = rounded_line(
+            "I", r"\frac{\text{FLOPs}}{\text{bytes}}", ratio, value=kernel.intensity
         )
     else:
-        lines.append(Line.of("I", tex(kernel.intensity)))
-    lines.append(
-        rounded_line(r"\frac{\pi}{\beta}", rf"\frac{{{peak}}}{{{bandwidth}}}", value=kernel.ridge)
+        first = Line.of("I", tex(kernel.intensity))
+    ridge = rounded_line(
+        r"\frac{\pi}{\beta}", rf"\frac{{{peak}}}{{{bandwidth}}}", value=kernel.ridge
     )
+    lines = [first, ridge]
     timing = kernel.timing
     notes: list[Rich] = []
     if timing.derated:

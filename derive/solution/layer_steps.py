@@ -36,15 +36,8 @@ def parts_steps(layer: LayerBreakdown, fused: Analysis) -> list[Step]:
                 rich(share),
             )
         )
-    notes = (
-        (
-            rich(
-                f"{layer.dominant} dominates: it takes the largest share of the summed per-part times {_PART_TIME[layer.with_comms]}."
-            ),
-        )
-        if layer.dominant
-        else ()
-    )
+    dominant = f"{layer.dominant} dominates: it takes the largest share of the summed per-part times {_PART_TIME[layer.with_comms]}."
+    notes = (rich(dominant),) if layer.dominant else ()
     reason = rich(
         "Each part's FLOPs and bytes in the layer's dims, at the bound dims; the layer's totals are their sums."
     )

@@ -13,7 +13,7 @@ from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
-from derive.solution.value_display import rounded, rounded_line
+from derive.solution.value_display import rounded_line
 
 __all__ = ["measured_step"]
 
@@ -62,7 +62,7 @@ def _rate_lines(measured: Measured, counts: tuple[sp.Expr | None, sp.Expr | None
             if time is not None and count is not None
             else _from_intensity(measured, key)
         )
-        lines.append(Line.of(label, *forms, tex(rate), approx=rounded(rate)))
+        lines.append(rounded_line(label, *forms, value=rate))
     return lines
 
 

@@ -214,15 +214,14 @@ def _flops_notes(a: ModelAnalysis) -> tuple[str, ...]:
     flops, shortcut = a.value(catalogue.FLOPS_PER_TOKEN.name), a.value("flops_2n")
     assert isinstance(flops, sp.Expr) and isinstance(shortcut, sp.Expr)
     ratio = flops / shortcut
-    if ratio.is_number:
-        return (
-            convention,
-            f"The common shortcut 2N (N the parameters a token uses) gives F_2N; this convention is "
-            f"{float(ratio):.4g}× that ({float((ratio - 1) * 100):+.2f}%).",
-        )
     return (
         convention,
-        "The common shortcut 2N (N the parameters a token uses) gives F_2N; the ratio depends on the dims left free.",
+        "The common shortcut 2N (N the parameters a token uses) gives F_2N; "
+        + (
+            f"this convention is {float(ratio):.4g}× that ({float((ratio - 1) * 100):+.2f}%)."
+            if ratio.is_number
+            else "the ratio depends on the dims left free."
+        ),
     )
 
 
@@ -230,15 +229,13 @@ def _fit_notes(a: ModelAnalysis) -> tuple[str, ...]:
     p = a.problem
     spread = "Weights are" if p.kv_ways is not None else "Weights and KV cache are"
     notes = [
-        f"{spread} spread evenly over the N devices; activations and framework memory are not counted."
+        f"Data parallel: {p.devices} devices are {p.replicas} replicas of a tensor-parallel group "
+        f"of N_tp = {p.tp}; each replica holds its own copy of the weights and the KV cache of its "
+        "B sequences, spread evenly over its N_tp devices; activations and framework memory are "
+        "not counted."
+        if p.replicas > 1
+        else f"{spread} spread evenly over the N devices; activations and framework memory are not counted."
     ]
-    if p.replicas > 1:
-        notes = [
-            f"Data parallel: {p.devices} devices are {p.replicas} replicas of a tensor-parallel group "
-            f"of N_tp = {p.tp}; each replica holds its own copy of the weights and the KV cache of its "
-            "B sequences, spread evenly over its N_tp devices; activations and framework memory are "
-            "not counted."
-        ]
     ways = p.kv_ways
     if ways is not None:
         notes.append(
@@ -341,6 +338,19 @@ _TRAINING_ROWS: tuple[ModelStepRule, ...] = (
     ),
 )
 
+_FIT_KEYS = (
+    catalogue.MEMORY_TOTAL.name,
+    catalogue.MEMORY_PER_DEVICE.name,
+    catalogue.FITS.name,
+    catalogue.HEADROOM_PER_DEVICE.name,
+)
+_WEIGHTS = ModelStepRule(
+    StepKind.WEIGHTS,
+    (catalogue.WEIGHTS_BYTES.name,),
+    lambda p: "bytes = parameters × bytes per weight",
+    lambda p: "Every parameter is stored once at the weight width.",
+)
+
 _LIMITS = ModelStepRule(
     StepKind.LIMITS,
     (catalogue.MAX_BATCH.name, catalogue.MAX_CONTEXT.name, catalogue.MIN_DEVICES.name),
@@ -389,12 +399,7 @@ STEPS: tuple[ModelStepRule, ...] = (
         _params_rule,
         _params_reason,
     ),
-    ModelStepRule(
-        StepKind.WEIGHTS,
-        (catalogue.WEIGHTS_BYTES.name,),
-        lambda p: "bytes = parameters × bytes per weight",
-        lambda p: "Every parameter is stored once at the weight width.",
-    ),
+    _WEIGHTS,
     ModelStepRule(
         StepKind.KV_CACHE,
         (catalogue.KV_BYTES_PER_TOKEN.name, catalogue.KV_BYTES.name),
@@ -417,12 +422,7 @@ STEPS: tuple[ModelStepRule, ...] = (
     ),
     ModelStepRule(
         StepKind.MEMORY_FIT,
-        (
-            catalogue.MEMORY_TOTAL.name,
-            catalogue.MEMORY_PER_DEVICE.name,
-            catalogue.FITS.name,
-            catalogue.HEADROOM_PER_DEVICE.name,
-        ),
+        _FIT_KEYS,
         lambda p: (
             f"M = M_W + M_kv; the weights spread over {_group(p)} devices, the cache over "
             f"N_kv (a KV head each, as the step lays it out); it fits when M_W/{_group(p)} + "
@@ -464,12 +464,7 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
         lambda p: "given: the model's size (P) and the parameters a token uses (P_act)",
         _sized_reason,
     ),
-    ModelStepRule(
-        StepKind.WEIGHTS,
-        (catalogue.WEIGHTS_BYTES.name,),
-        lambda p: "bytes = parameters × bytes per weight",
-        lambda p: "Every parameter is stored once at the weight width.",
-    ),
+    _WEIGHTS,
     ModelStepRule(
         StepKind.KV_CACHE,
         (catalogue.KV_BYTES_PER_TOKEN.name, catalogue.KV_BYTES.name),
@@ -478,12 +473,7 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
     ),
     ModelStepRule(
         StepKind.MEMORY_FIT,
-        (
-            catalogue.MEMORY_TOTAL.name,
-            catalogue.MEMORY_PER_DEVICE.name,
-            catalogue.FITS.name,
-            catalogue.HEADROOM_PER_DEVICE.name,
-        ),
+        _FIT_KEYS,
         lambda p: (
             "M = M_W"
             + (" + M_kv" if _sized_cache(p) else "")
@@ -497,14 +487,11 @@ SIZED_STEPS: tuple[ModelStepRule, ...] = (
         ),
         lambda a: (
             (
-                "Activations and framework memory come on top, so the fit is necessary, not "
-                "sufficient."
+                "Activations"
+                if _sized_cache(a.problem)
+                else "Only the weights are counted: the KV cache, activations"
             )
-            if _sized_cache(a.problem)
-            else (
-                "Only the weights are counted: the KV cache, activations and framework memory "
-                "come on top, so the fit is necessary, not sufficient."
-            ),
+            + " and framework memory come on top, so the fit is necessary, not sufficient.",
         ),
     ),
     _LIMITS,

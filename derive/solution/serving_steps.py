@@ -16,7 +16,7 @@ from derive.solution.measured_steps import measured_step
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 from derive.solution.step_time_steps import kernel_steps
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
-from derive.solution.value_display import decimal_line, reading_tex, seconds_tex, time_line
+from derive.solution.value_display import decimal_line, time_line
 from derive.solution.verdicts import verdict_text
 
 __all__ = ["crossover_steps", "crossover_verdict", "phase_steps", "phase_verdict"]
@@ -43,22 +43,12 @@ def _rates(phase: PhaseAnalysis) -> Step:
                 times_n + rf"\frac{{{phase.batch}}}{{{t_lower}}}",
                 value=phase.tokens_per_s,
             ),
-            Line.of(
-                r"\text{inter-token latency}",
-                r"T_{\text{lower}}",
-                seconds_tex(phase.step.t_lower),
-                approx=reading_tex(phase.latency),
-            ),
+            time_line(r"\text{inter-token latency}", r"T_{\text{lower}}", seconds=phase.latency),
         )
         reason = "Each of the B sequences gains one token per decode step."
     else:
         lines = (
-            Line.of(
-                r"\text{TTFT}",
-                r"T_{\text{lower}}",
-                seconds_tex(phase.step.t_lower),
-                approx=reading_tex(phase.latency),
-            ),
+            time_line(r"\text{TTFT}", r"T_{\text{lower}}", seconds=phase.latency),
             decimal_line(
                 r"\text{prefill tokens/s}",
                 times + r"\frac{B \cdot S}{T_{\text{lower}}}",
@@ -216,9 +206,7 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
     steps = [] if experts is None else [experts]
     steps += [step for step, _ in kernel_steps(phase.step, what)]
     steps.append(_rates(phase))
-    cross = _crossover(phase)
-    if cross is not None:
-        steps.append(cross)
+    steps += crossover_steps(phase)
     if phase.measured is not None:
         step = measured_step(phase.measured, phase.step.flops, phase.step.bytes, peak, bandwidth)
         steps.append(_from_rate(phase, step))
@@ -230,8 +218,8 @@ def phase_steps(phase: PhaseAnalysis, peak_text: str, bandwidth_text: str) -> tu
     return tuple(steps)
 
 
-def crossover_steps(cross: DecodeCrossover) -> tuple[Step, ...]:
-    """The decode crossover asked without a batch: its one step."""
+def crossover_steps(cross: PhaseAnalysis | DecodeCrossover) -> tuple[Step, ...]:
+    """The decode crossover (asked without a batch, or a phase's): its one step, if any."""
     step = _crossover(cross)
     return () if step is None else (step,)
 

@@ -22,11 +22,7 @@ __all__ = ["is_plain", "kernel_steps", "step_steps"]
 
 MICROSECONDS_PER_SECOND = 10**6
 
-_T = {
-    "math": r"T_{\text{math},k}",
-    "mem": r"T_{\text{mem},k}",
-    "comms": r"T_{\text{comms},k}",
-}
+_COMMS = r"T_{\text{comms},k}"
 
 
 def is_plain(step: StepTime) -> bool:
@@ -156,13 +152,13 @@ def _bounds_lines(step: StepTime) -> list[Line]:
     ]
     inner = r"\max(T_{\text{math},k}, T_{\text{mem},k})"
     if comms and all(serial):
-        inner += " + " + _T["comms"]
+        inner += " + " + _COMMS
     elif comms and not any(serial):
         inner = r"\max(T_{\text{math},k}, T_{\text{mem},k}, T_{\text{comms},k})"
     elif comms:
         inner = r"\text{per kernel as declared}"
     inner += r" + t_{\text{launch}}" if launch else ""
-    upper = r"T_{\text{math},k} + T_{\text{mem},k}" + (" + " + _T["comms"] if comms else "")
+    upper = r"T_{\text{math},k} + T_{\text{mem},k}" + (" + " + _COMMS if comms else "")
     upper += r" + t_{\text{launch}}" if launch else ""
     lines = [
         time_line(

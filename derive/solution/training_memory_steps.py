@@ -115,25 +115,17 @@ def _sized_activations_step() -> Step:
 def _split_line(a: TrainingAnalysis) -> Line:
     """P_split: one block's TP-split weights (per layer, on average when the blocks differ)."""
     p, pd = a.problem, a.params
+    forms: tuple[str, ...]
     if p.arch("dense_layers") or p.arch("shared_experts"):  # blocks differ: an average
-        return Line.of(
-            r"P_{\text{split}}",
-            r"\frac{P_{\text{blocks}} - P_{\text{routed}} - P_{\text{repl}}}{L \cdot tp}",
-            tex(pd.block_split),
+        forms = (r"\frac{P_{\text{blocks}} - P_{\text{routed}} - P_{\text{repl}}}{L \cdot tp}",)
+    elif p.is_moe:
+        forms = (r"\frac{P_{\mathrm{attn}}}{tp}", rf"\frac{{{tex(p.arch('P_attn'))}}}{{{p.tp}}}")
+    else:
+        forms = (
+            r"\frac{P_{\mathrm{attn}} + P_{\mathrm{mlp}}}{tp}",
+            rf"\frac{{{tex(p.arch('P_attn'))} + {tex(p.arch('P_mlp'))}}}{{{p.tp}}}",
         )
-    if p.is_moe:
-        return Line.of(
-            r"P_{\text{split}}",
-            r"\frac{P_{\mathrm{attn}}}{tp}",
-            rf"\frac{{{tex(p.arch('P_attn'))}}}{{{p.tp}}}",
-            tex(pd.block_split),
-        )
-    return Line.of(
-        r"P_{\text{split}}",
-        r"\frac{P_{\mathrm{attn}} + P_{\mathrm{mlp}}}{tp}",
-        rf"\frac{{{tex(p.arch('P_attn'))} + {tex(p.arch('P_mlp'))}}}{{{p.tp}}}",
-        tex(pd.block_split),
-    )
+    return Line.of(r"P_{\text{split}}", *forms, tex(pd.block_split))
 
 
 def params_step(a: TrainingAnalysis) -> Step:
@@ -263,14 +255,15 @@ def _in_flight_line(a: TrainingAnalysis) -> Line:
     """M_A: the micro-batches in flight on the counted stage times its layers' activations."""
     m = a.memory
     flight = r"\min(M, pp)" if a.params.stage is None else r"\min(M, pp - i)"
-    logits_rule, logits_numbers = "", ""
-    if m.logits:
-        logits_rule, logits_numbers = r" + M_{\text{logits}}", rf" + {tex(m.logits)}"
+    logits_rule, logits_numbers = (
+        (r" + M_{\text{logits}}", rf" + {tex(m.logits)}") if m.logits else ("", "")
+    )
     layers = r"\frac{L}{pp}" if a.params.stage is None else r"L_{i}"
-    factor, numbers = "", ""
-    if m.interleave != 1:
-        factor = r" \cdot \left(1 + \frac{pp - 1}{pp \cdot v}\right)"
-        numbers = rf" \cdot {tex(m.interleave)}"
+    factor, numbers = (
+        (r" \cdot \left(1 + \frac{pp - 1}{pp \cdot v}\right)", rf" \cdot {tex(m.interleave)}")
+        if m.interleave != 1
+        else ("", "")
+    )
     rule = rf"{flight} \cdot {layers} \cdot A_{{\text{{layer}}}}{factor}"
     values = rf"{m.in_flight} \cdot {number(a.params.layers)} \cdot {tex(m.activations_per_layer)}{numbers}"
     if m.ends:  # Megatron-LM's embedding and output-layer terms (--convention megatron)
@@ -367,33 +360,31 @@ def activations_step(a: TrainingAnalysis) -> Step:
             else "Micro-batches run one after another (gradient accumulation): one is in flight."
         ),
     ]
-    if m.logits:
-        notes.append(
-            rich(
+    notes += [
+        rich(text)
+        for shown, text in (
+            (
+                m.logits,
                 "M_logits: the last stage keeps one micro-batch's logits for the loss's backward, S/cp·b tokens of V/tp "
-                "bf16 values (counted with --count-logits)."
-            )
-        )
-    if p.cp > 1:
-        notes.append(
-            rich(
+                "bf16 values (counted with --count-logits).",
+            ),
+            (
+                p.cp > 1,
                 f"Context parallelism splits the sequence over cp = {p.cp} ranks: each keeps S/cp tokens (its queries against "
-                "all S keys), so every term is 1/cp of the whole sequence's."
-            )
-        )
-    if m.interleave != 1:
-        notes.append(
-            rich(
+                "all S keys), so every term is 1/cp of the whole sequence's.",
+            ),
+            (
+                m.interleave != 1,
                 f"Interleaved 1F1B with v = {p.virtual_stages} model chunks per stage keeps 1 + (pp − 1)/(pp·v) times as "
-                "much in flight (Korthikanti et al. §4.2.3)."
-            )
+                "much in flight (Korthikanti et al. §4.2.3).",
+            ),
+            (
+                p.recompute is Recompute.FULL,
+                "While a layer is recomputed its own full activations exist for a moment too; that one layer is not counted.",
+            ),
         )
-    if p.recompute is Recompute.FULL:
-        notes.append(
-            rich(
-                "While a layer is recomputed its own full activations exist for a moment too; that one layer is not counted."
-            )
-        )
+        if shown
+    ]
     return Step(
         StepKind.ACTIVATIONS,
         "activations per layer and micro-batch, summed over the tensors the backward pass reads",
@@ -427,12 +418,11 @@ def fit_step(a: TrainingAnalysis) -> Step:
             )
         )
         notes.append(rich("It fits." if a.fits else "It does not fit."))
-        if a.smallest_dp is not None:
-            notes.append(
-                rich(f"The smallest dp that fits at this ZeRO stage, tp and pp: {a.smallest_dp}.")
-            )
-        else:
-            notes.append(rich(f"No dp fits at this ZeRO stage: {a.no_dp_reason}."))
+        notes.append(
+            rich(f"The smallest dp that fits at this ZeRO stage, tp and pp: {a.smallest_dp}.")
+            if a.smallest_dp is not None
+            else rich(f"No dp fits at this ZeRO stage: {a.no_dp_reason}.")
+        )
         notes.append(
             rich(f"The smallest ZeRO stage that fits at dp = {p.dp}: {int(a.smallest_zero)}.")
             if a.smallest_zero is not None

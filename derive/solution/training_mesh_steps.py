@@ -14,7 +14,7 @@ from derive.problem.mesh import Topology
 from derive.solution.notation import tex
 from derive.solution.steps import Line, Step, StepKind, rich
 from derive.solution.training_memory_steps import GB
-from derive.solution.value_display import reading_tex, seconds_tex
+from derive.solution.value_display import time_line
 from derive.training.analysis import TrainingAnalysis
 from derive.training.comms import DIMS, Transfer
 
@@ -45,7 +45,7 @@ def _book_numbers(t: Transfer) -> str:
 
 def _line(t: Transfer, index: int) -> Line:
     book = t.book is not None and t.exchange is not Exchange.SEND
-    return Line.of(
+    return time_line(
         rf"t_{{\text{{{t.dim}}},{index}}}",
         (r"\frac{2 V}{W}" if t.exchange is Exchange.ALL_REDUCE else r"\frac{V}{W}")
         if book
@@ -53,8 +53,7 @@ def _line(t: Transfer, index: int) -> Line:
         if _rings(t)
         else _ANY_TOPOLOGY,
         _book_numbers(t) if book else _numbers(t),
-        seconds_tex(t.time),
-        approx=reading_tex(t.time),
+        seconds=t.time,
     )
 
 
@@ -95,21 +94,19 @@ def mesh_step(a: TrainingAnalysis) -> Step | None:
             )
         if mine:
             lines.append(
-                Line.of(
+                time_line(
                     rf"t_{{\text{{{dim}}}}}",
                     rf"\sum t_{{\text{{{dim}}},j}}",
-                    seconds_tex(c.time_of(dim)),
-                    approx=reading_tex(c.time_of(dim)),
+                    seconds=c.time_of(dim),
                 )
             )
     lines.append(
-        Line.of(
+        time_line(
             r"T_{\text{comms}}",
             r"\sum_{\text{passes}} \max_{\text{dims}} t_{\text{dim}}"
             if c.overlap
             else r"t_{\text{dp}} + t_{\text{tp}} + t_{\text{pp}} + t_{\text{ep}} + t_{\text{cp}}",
-            seconds_tex(a.t_comms),
-            approx=reading_tex(a.t_comms),
+            seconds=a.t_comms,
         )
     )
     placement = p.placement.text() if p.placement is not None else "every dim on one link"

@@ -509,23 +509,13 @@ def _dp_balance(a: TrainingAnalysis) -> list[Line]:
     once = p.zero in (ZeroStage.NONE, ZeroStage.OPTIMIZER)
     if once or p.keep_gathered:
         k, twice = ("4", r"2 \cdot ") if once else ("2", "")
-        balance = Line.of(
-            rf"\frac{{{k} P b}}{{\pi}}",
-            rf"\frac{{{twice}\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
-            relation="=",
-        )
-        label = r"b^{*}_{\text{DP}}"
+        lhs, label = rf"\frac{{{k} P b}}{{\pi}}", r"b^{*}_{\text{DP}}"
     elif p.zero is ZeroStage.WEIGHTS:
-        balance = Line.of(
-            r"\frac{2 P S b_{\mu}}{\pi}",
-            rf"\frac{{\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}",
-            relation="=",
-        )
-        label = r"(S b_{\mu})^{*}_{\text{DP}}"
+        twice, lhs, label = "", r"\frac{2 P S b_{\mu}}{\pi}", r"(S b_{\mu})^{*}_{\text{DP}}"
     else:
         return []
     return [
-        balance,
+        Line.of(lhs, rf"\frac{{{twice}\frac{{X - 1}}{{X}} \cdot 2 P}}{{{symbol}}}", relation="="),
         decimal_line(
             label,
             rf"\frac{{X - 1}}{{X}} \cdot \frac{{\pi}}{{{symbol}}}",
@@ -579,47 +569,38 @@ def _critical(a: TrainingAnalysis) -> Step:
     word = "compute-bound" if a.compute_bound else "communication-bound"
     if star is not None:
         stretched = a.compute_bound != bool(a.tokens_per_device >= star)
-        notes.append(
-            rich(
-                f"At b = {fmt_decimal(a.tokens_per_device)} tokens per DP rank the step is {word} (b* ≈ {fmt_decimal(star)})"
-                + (
-                    ": the pipeline's bubble stretches the compute, which b* leaves out."
-                    if stretched
-                    else "."
-                )
+        note = (
+            f"At b = {fmt_decimal(a.tokens_per_device)} tokens per DP rank the step is {word} (b* ≈ {fmt_decimal(star)})"
+            + (
+                ": the pipeline's bubble stretches the compute, which b* leaves out."
+                if stretched
+                else "."
             )
         )
     elif a.compute_bound:
-        notes.append(
-            rich(
-                f"No batch size alone makes every pass compute-bound, but at b = {fmt_decimal(a.tokens_per_device)} "
-                "the pipeline's bubble stretches the compute past the communication: the step is compute-bound."
-            )
+        note = (
+            f"No batch size alone makes every pass compute-bound, but at b = {fmt_decimal(a.tokens_per_device)} "
+            "the pipeline's bubble stretches the compute past the communication: the step is compute-bound."
         )
     else:
-        notes.append(
-            rich(
-                "No batch makes every pass compute-bound: a pass's per-token comms (TP, PP, EP) outrun its compute."
-            )
-        )
+        note = "No batch makes every pass compute-bound: a pass's per-token comms (TP, PP, EP) outrun its compute."
+    notes.append(rich(note))
     if a.tp_width is not None and a.tp_critical_width is not None:
-        lines.append(
+        lines += [
             decimal_line(
                 r"w_{\text{tp}}",
                 r"\frac{P_{\text{layer}}}{4 d \cdot tp}",
                 rf"\frac{{{tex(a.tp_layer_params)}}}{{4 \cdot {p.arch('d_model')} \cdot {p.tp}}}",
                 value=a.tp_width,
-            )
-        )
-        lines.append(
+            ),
             decimal_line(
                 r"w^{*}_{\text{tp}}",
                 r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{link}}}"
                 if _one_link(p)
                 else r"\frac{tp - 1}{tp} \cdot \frac{\pi}{\beta_{\text{tp}}}",
                 value=a.tp_critical_width,
-            )
-        )
+            ),
+        ]
         layer_bound = a.tp_width >= a.tp_critical_width
         per_layer = "compute-bound" if layer_bound else "communication-bound"
         notes.append(

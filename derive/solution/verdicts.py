@@ -142,10 +142,11 @@ def verdicts_of(analysis: Analysis) -> tuple[tuple[Rich, ...], tuple[Rich, ...]]
             rich(
                 f"WARNING: the leading-order answer {problem.solve_for} ≈ {fmt_decimal(lead.exact)} violates the regime {regime} it assumed"
                 + (
-                    f"; the exact intensity never reaches the ridge ({verdict_text(exact, analysis.memory.ridge)})."
+                    "; the exact intensity never reaches the ridge"
                     if exact.status == NEVER
-                    else f"; use the exact result instead ({verdict_text(exact, analysis.memory.ridge)})."
+                    else "; use the exact result instead"
                 )
+                + f" ({verdict_text(exact, analysis.memory.ridge)})."
             )
         )
     return tuple(out), tuple(warn)

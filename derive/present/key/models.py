@@ -15,6 +15,7 @@ from derive.catalogue import table as q
 from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import DecodeCrossover, PhaseAnalysis
+from derive.present.key.questions import QuestionRow
 from derive.present.key.serving import crossover_part, serving_part
 from derive.present.key.training import training_part
 from derive.present.model_view import (
@@ -30,19 +31,7 @@ from derive.problem.sets.problem_set import ModelEntry, ProblemSet
 from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 
-__all__ = ["DerivedModel", "ModelChapter", "ModelRow", "model_ask", "model_chapter"]
-
-
-@dataclass(frozen=True)
-class ModelRow:
-    """One row of the models-at-a-glance table."""
-
-    id: str
-    anchor: str
-    model: str
-    hardware: str
-    answers: str
-    answers_tex: str
+__all__ = ["DerivedModel", "ModelChapter", "model_ask", "model_chapter"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +54,7 @@ class ModelChapter:
 
     items: tuple[dict, ...]
     questions: tuple[dict, ...]
-    rows: tuple[ModelRow, ...]
+    rows: tuple[QuestionRow, ...]  # one per problem of the models-at-a-glance table
 
 
 def model_ask(entry: ModelEntry) -> tuple[str, ...]:
@@ -185,7 +174,7 @@ def model_chapter(
         if part is not None:
             text, tex_text = f"{text}; {part.glance}", f"{tex_text}; {part.glance_tex}"
         rows.append(
-            ModelRow(
+            QuestionRow(
                 entry.id,
                 entry.id.lower(),
                 a.problem.model.name,
