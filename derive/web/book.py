@@ -152,11 +152,15 @@ def step_chunks(markdown: str) -> tuple[str, ...]:
 
 
 def steps_as_html(
-    steps: Sequence, verdict: tuple, warnings: tuple = (), first: int = 1, template: str = "step"
+    steps: Sequence,
+    verdict: tuple,
+    warnings: tuple = (),
+    first: int = 1,
+    template: str = "step.html.j2",
 ) -> tuple[str, ...]:
-    """Each step as HTML (``<template>.html.j2``), numbered from ``first``: the last one with the
+    """Each step as HTML (the ``template``), numbered from ``first``: the last one with the
     ``warnings`` and the ``verdict``."""
-    step_html, last = html_env().get_template(f"{template}.html.j2").render, first + len(steps) - 1
+    step_html, last = html_env().get_template(template).render, first + len(steps) - 1
     ends = {"warnings": warnings, "verdict": verdict}
     return tuple(
         step_html(index=i, step=step, **(ends if i == last else dict.fromkeys(ends, ())))

@@ -228,7 +228,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
         context = {**context, "training_given": training_given(run)}
     env = html_env()
     steps = context["steps"]
-    steps_html = steps_as_html(steps, a.verdicts, a.warnings, template="model_step")
+    steps_html = steps_as_html(steps, a.verdicts, a.warnings, template="model_step.html.j2")
     markdown = model_markdown(a, entry.title, entry.text, level=1)
     asked = _asked(entry, all_claims_analysis_for(entry, operators))
     serving_md, serving_html, serving_titles = (
