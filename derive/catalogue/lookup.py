@@ -88,9 +88,7 @@ def shown_by(kind: ProblemKind, ask: str) -> tuple[str, ...]:
     """The quantities whose answer boxes an ``ask`` shows in a problem of ``kind``."""
     if (at := _at(kind, ask)) is None:
         return ()
-    if at.shows is not None:
-        return at.shows
-    return (ask,) if Use.BOX in at.uses else ()
+    return at.shows if at.shows is not None else (ask,) if Use.BOX in at.uses else ()
 
 
 @cache
