@@ -277,9 +277,7 @@ def solve(
     from derive.pipeline.kinds.questions import answer_for, question_spec_of
 
     questions = question_spec_of(given, define, equations, unknowns)
-    if questions is None:
-        return d
-    return replace(d, questions=answer_for(questions, d.analysis))
+    return d if questions is None else replace(d, questions=answer_for(questions, d.analysis))
 
 
 def _solve_kernel(
