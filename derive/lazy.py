@@ -15,11 +15,13 @@ from typing import Any
 __all__ = ["lazy_getattr"]
 
 
-def lazy_getattr(namespace: dict[str, Any], modules: Mapping[str, str]) -> Callable[[str], Any]:
+def lazy_getattr(namespace: dict[str, Any], names: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` for the module whose globals are ``namespace``: a name of
-    ``modules`` (name → module, relative to the module's package) is imported from that
-    module when first asked for, then kept in ``namespace``, so it is looked up once."""
+    ``names`` (module, relative to the module's package → its names, space-separated) is
+    imported from that module when first asked for, then kept in ``namespace``, so it is
+    looked up once."""
     module, package = namespace["__name__"], namespace["__package__"]
+    modules = {name: where for where, spaced in names.items() for name in spaced.split()}
 
     def lookup(name: str) -> Any:
         if name not in modules:

@@ -95,7 +95,5 @@ def ask_key(kind: ProblemKind, word: str) -> str | None:
     for row in q.QUANTITIES:
         spelt = word in row.spellings() or word.lower() in row.spellings()
         if spelt and row.uses(kind) is not Use.NONE:
-            if row.name in asks:
-                return row.name
-            return ASKED_WITHIN[kind].get(row.name)
+            return row.name if row.name in asks else ASKED_WITHIN[kind].get(row.name)
     return None

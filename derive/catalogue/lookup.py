@@ -68,8 +68,7 @@ def names_for(kind: ProblemKind, use: Use) -> tuple[str, ...]:
 
 def phrase_of(kind: ProblemKind, name: str) -> str:
     """What a question sheet asks for ``name`` in a problem of ``kind`` ("" when nothing)."""
-    at = _at(kind, name)
-    return at.phrase if at else ""
+    return at.phrase if (at := _at(kind, name)) else ""
 
 
 @cache
@@ -82,18 +81,14 @@ def phrases(kind: ProblemKind) -> dict[str, str]:
 
 def box_of(kind: ProblemKind, name: str) -> Box | None:
     """The answer box of ``name`` in a problem of ``kind`` (None: it has none there)."""
-    at = _at(kind, name)
-    return at.box if at else None
+    return at.box if (at := _at(kind, name)) else None
 
 
 def shown_by(kind: ProblemKind, ask: str) -> tuple[str, ...]:
     """The quantities whose answer boxes an ``ask`` shows in a problem of ``kind``."""
-    at = _at(kind, ask)
-    if at is None:
+    if (at := _at(kind, ask)) is None:
         return ()
-    if at.shows is not None:
-        return at.shows
-    return (ask,) if Use.BOX in at.uses else ()
+    return at.shows if at.shows is not None else (ask,) if Use.BOX in at.uses else ()
 
 
 @cache

@@ -44,9 +44,7 @@ def _own_attribute(obj: object, key: str) -> object:
     if isinstance(obj, Mapping):
         return obj.get(key, _MISSING)
     declared = is_dataclass(obj) and key in {f.name for f in fields(obj)}
-    if declared or hasattr(type(obj), key):
-        return getattr(obj, key)
-    return _MISSING
+    return getattr(obj, key) if declared or hasattr(type(obj), key) else _MISSING
 
 
 def _exact_of(found: object) -> Exact | None:

@@ -31,14 +31,9 @@ def _row(name: str, prose: str, dimension: Dimension | None, *at: At, **facts: o
     return row
 
 
-OP, KERNEL, MODEL, SERVING, TRAINING = (
-    ProblemKind.OPERATOR,
-    ProblemKind.KERNEL,
-    ProblemKind.MODEL,
-    ProblemKind.SERVING,
-    ProblemKind.TRAINING,
-)
-BUDGET, WHAT_IF, COMMS = ProblemKind.BUDGET, ProblemKind.WHAT_IF, ProblemKind.COMMS
+_K = ProblemKind
+OP, KERNEL, MODEL, SERVING, TRAINING = _K.OPERATOR, _K.KERNEL, _K.MODEL, _K.SERVING, _K.TRAINING
+BUDGET, WHAT_IF, COMMS = _K.BUDGET, _K.WHAT_IF, _K.COMMS
 _LINK_TIME = At(COMMS, Use.NONE, read="time")  # a comms-only operator's time: its both bounds
 ASK, EXPECT, CHECK, BOX = Use.ASK, Use.EXPECT, Use.CHECK, Use.BOX
 ALL = ASK | EXPECT | CHECK | BOX
@@ -47,11 +42,8 @@ _C = Computation
 
 # What an answer box asks a student to type (``{dims}``, ``{others}``: see records.Box).
 _FORMULA, _NUMBER, _SECONDS = "a formula in {dims}", "a number", "seconds: a formula in {dims}"
-_RATIO, _TIME, _FRACTION = (
-    "FLOPs/byte: a number",
-    "a time with its unit (1.2 ms, 850 us)",
-    "a fraction (0.35) or a percentage (35%)",
-)
+_RATIO, _TIME = "FLOPs/byte: a number", "a time with its unit (1.2 ms, 850 us)"
+_FRACTION = "a fraction (0.35) or a percentage (35%)"
 _STEP_SECONDS = "a time with its unit (s, ms, µs)"
 _RIDGE_BOX = ("Ridge point", r"\pi / \beta")
 _T_MATH_BOX = ("Compute time", r"T_{\text{math}}")

@@ -323,8 +323,7 @@ def grade(args: argparse.Namespace) -> int:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(OUTPUT_COLUMNS)
-        for rec in records:
-            writer.writerow([_cell(rec[c]) for c in OUTPUT_COLUMNS])
+        writer.writerows([_cell(rec[c]) for c in OUTPUT_COLUMNS] for rec in records)
         text = out.getvalue()
     if args.output is not None:
         from derive.commands.atomic_file import write_atomic

@@ -258,12 +258,8 @@ def _manifest_names(path: Path) -> tuple[str, ...]:
         return ()
     if data is None or GENERATED_MARK.encode() not in data[:400]:
         return ()
-    names = []
-    for line in data.decode("utf-8", "replace").splitlines()[1:]:
-        _, _, name = line.partition("  ")
-        if FILE_NAME.match(name) and ".." not in name:
-            names.append(name)
-    return tuple(names)
+    names = (line.partition("  ")[2] for line in data.decode("utf-8", "replace").splitlines()[1:])
+    return tuple(name for name in names if FILE_NAME.match(name) and ".." not in name)
 
 
 def _write_new(path: Path, text: str, kill: _KillSwitch) -> None:

@@ -177,9 +177,7 @@ def fmt_ending_decimal(value: sp.Expr) -> str | None:
     if value.is_Integer:
         return str(int(value.p))
     exact = _ending_decimal(value)
-    if exact is None:
-        return None
-    return format(exact, "g").replace("E", "e").replace("e+", "e")
+    return None if exact is None else format(exact, "g").replace("E", "e").replace("e+", "e")
 
 
 def counted(count: object, noun: str) -> str:

@@ -144,9 +144,7 @@ def _has_sum(node: Node) -> bool:
         return len(node.terms) > 1 or _has_sum(node.terms[0][1])
     if isinstance(node, Product):
         return any(_has_sum(factor) for _, factor, _ in node.factors)
-    if isinstance(node, Power):
-        return _has_sum(node.base)
-    return False
+    return isinstance(node, Power) and _has_sum(node.base)
 
 
 def _division_by_zero(pos: int) -> RejectError:

@@ -75,9 +75,7 @@ def currency_last(text: str) -> str:
 
     A text with two or more unescaped ``$`` is left alone (they delimit math).
     """
-    if len(_DOLLAR.findall(text)) > 1:
-        return text
-    return _CURRENCY_FIRST.sub(r"\1 USD", text)
+    return text if len(_DOLLAR.findall(text)) > 1 else _CURRENCY_FIRST.sub(r"\1 USD", text)
 
 
 def _is(token: Token | None, kind: str, text: str | None = None) -> bool:

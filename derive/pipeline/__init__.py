@@ -78,30 +78,16 @@ if TYPE_CHECKING:
 # training or question layer, nor the comms-only kind (what that saves a cold key:
 # benchmarks/README.md).
 _LAZY = {
-    "BudgetDerivation": "budget",
-    "derive_budget": "budget",
-    "CommsDerivation": "kinds.comms",
-    "derive_comms": "kinds.comms",
-    "DecodeCrossoverDerivation": "kinds.decode_crossover",
-    "KernelDerivation": "kinds.kernel",
-    "derive_kernel": "kinds.kernel",
-    "ModelDerivation": "kinds.model",
-    "derive_model": "kinds.model",
-    "solve_model": "kinds.model",
-    "answer_for": "kinds.questions",
-    "answer_one": "kinds.questions",
-    "answer_set_questions": "kinds.questions",
-    "entry_quantities": "kinds.questions",
-    "question_spec_of": "kinds.questions",
-    "solve_questions": "kinds.questions",
-    "ServingDerivation": "kinds.serving",
-    "derive_serving": "kinds.serving",
-    "derive_serving_step": "kinds.serving",
-    "derive_set_serving": "kinds.serving",
-    "TrainingDerivation": "kinds.training",
-    "derive_training": "kinds.training",
-    "solve_training": "kinds.training",
-    "WhatIfDerivation": "what_if",
+    "budget": "BudgetDerivation derive_budget",
+    "kinds.comms": "CommsDerivation derive_comms",
+    "kinds.decode_crossover": "DecodeCrossoverDerivation",
+    "kinds.kernel": "KernelDerivation derive_kernel",
+    "kinds.model": "ModelDerivation derive_model solve_model",
+    "kinds.questions": "answer_for answer_one answer_set_questions entry_quantities "
+    "question_spec_of solve_questions",
+    "kinds.serving": "ServingDerivation derive_serving derive_serving_step derive_set_serving",
+    "kinds.training": "TrainingDerivation derive_training solve_training",
+    "what_if": "WhatIfDerivation",
 }
 
 
@@ -291,9 +277,7 @@ def solve(
     from derive.pipeline.kinds.questions import answer_for, question_spec_of
 
     questions = question_spec_of(given, define, equations, unknowns)
-    if questions is None:
-        return d
-    return replace(d, questions=answer_for(questions, d.analysis))
+    return d if questions is None else replace(d, questions=answer_for(questions, d.analysis))
 
 
 def _solve_kernel(

@@ -11,6 +11,4 @@ __all__ = ["peak_section"]
 
 def peak_section(text: str | None) -> tuple[tuple[str, Document], ...]:
     """``(("peak_from", document),)`` for ``--peak-from TEXT``, else ``()``."""
-    if text is None:
-        return ()
-    return (("peak_from", peak_document(read_peak_parts(text))),)
+    return () if text is None else (("peak_from", peak_document(read_peak_parts(text))),)

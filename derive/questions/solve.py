@@ -240,11 +240,10 @@ def _branch_choices(
         return [({}, "")]
     names = {v.xreplace(real): n for k in known.values() for n, v in k.branches}
     options = [[(atom, arg) for arg in atom.args] for atom in atoms]
-    out = []
-    for combo in itertools.islice(itertools.product(*options), _MAX_BRANCHES):
-        label = ", ".join(names.get(arg, str(arg)) for _, arg in combo)
-        out.append(({atom: arg for atom, arg in combo}, label))
-    return out
+    return [
+        (dict(combo), ", ".join(names.get(arg, str(arg)) for _, arg in combo))
+        for combo in itertools.islice(itertools.product(*options), _MAX_BRANCHES)
+    ]
 
 
 def _binds(choice: dict[sp.Basic, sp.Expr], root: dict[sp.Symbol, sp.Expr]) -> bool:
@@ -307,11 +306,8 @@ def _polynomial_roots(
     poly = sp.Poly(numerator, x)
     if poly.degree() > MAX_DEGREE:
         return None
-    roots = []
-    for root in dict.fromkeys(poly.real_roots()):  # with multiplicity: each once, in order
-        if denominator.xreplace({x: root}) != 0:
-            roots.append({x: root})
-    return roots
+    roots = dict.fromkeys(poly.real_roots())  # with multiplicity: each once, in order
+    return [{x: root} for root in roots if denominator.xreplace({x: root}) != 0]
 
 
 def root_equation(value: sp.Expr, name: str) -> tuple[sp.Expr, str] | None:

@@ -62,7 +62,7 @@ MAX_PROBLEMS = 500
 
 # ``KernelEntry`` is still importable from here, from the module that parses kernels
 # (loaded only for a set with kernels).
-__getattr__ = lazy_getattr(globals(), {"KernelEntry": "kernels"})
+__getattr__ = lazy_getattr(globals(), {"kernels": "KernelEntry"})
 
 
 EXPECT_KEYS = names_for(ProblemKind.OPERATOR, Use.EXPECT)
