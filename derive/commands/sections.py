@@ -77,7 +77,11 @@ def _clock_unknown(args: argparse.Namespace, text: str) -> argparse.Namespace:
     missing = [name for name in ("units", "flops_per_clock") if name not in parts]
     if missing:
         raise ProblemError(f"--peak-from {text!r}", f"give {', '.join(missing)} too")
-    if any(getattr(args, flag, None) for flag in ("operator", "flops", "bytes")):
+    if (
+        getattr(args, "operator", None)
+        or getattr(args, "flops", None)
+        or getattr(args, "bytes", None)
+    ):
         raise ProblemError(
             "--unknown clock", "solves a peak from its parts alone: drop the operator"
         )
