@@ -152,26 +152,17 @@ def test_two_axes_run_level_by_level(tmp_path):
     assert "over node (2 devices, ring): ring all-gather" in text
 
 
+# a step's expert all-to-alls, not repeated by a recomputed forward
+MIXTRAL_EP8 = ("train", "mixtral-8x7b", "--chip", "h100", "--dp", "8", "--ep", "8", "--zero", "1")
+MIXTRAL_EP8 += ("--recompute", "none", "--batch-tokens", "4194304", "--seq", "4096")
+
+
 def test_the_expert_all_to_all_in_a_gpu_node_is_a_switchs(cli, tmp_path):
     """Mixtral 8x7B at ep 8 on 8 H100s: `derive train --mesh default` builds the node as a
     switch, so the expert all-to-all is (P−1)/P of each device's own tokens at its injection
     bandwidth, the same exact time `derive solve` gives on that mesh, and a quarter of what the
     one-way ring's busiest link takes ((P−1)/2 of it)."""
-    argv = [
-        "train",
-        "mixtral-8x7b",
-        "--chip",
-        "h100",
-        "--dp",
-        "8",
-        "--ep",
-        "8",
-        "--zero",
-        "1",
-        "--recompute",
-        "none",
-    ]
-    argv += ["--batch-tokens", "4194304", "--seq", "4096", "--format", "json"]
+    argv = [*MIXTRAL_EP8, "--format", "json"]
     default = json.loads(cli([*argv, "--mesh", "default"]).out)
     switch = json.loads(cli([*argv, "--mesh", "gpu=8@4.5e11:switch"]).out)
     ring = json.loads(cli([*argv, "--mesh", "gpu=8@4.5e11"]).out)
@@ -357,21 +348,7 @@ def test_one_collective_one_time_standalone_and_in_a_training_run(cli):
     """The expert all-to-all of a Mixtral 8x7B step at ep 8 on an 8-GPU switch, written in the
     book's notation over the tokens T of the step (each GPU's T/8 routed copies of d = 4096),
     takes the exact time `derive train` gives its ep traffic on the same mesh."""
-    argv = [
-        "train",
-        "mixtral-8x7b",
-        "--chip",
-        "h100",
-        "--dp",
-        "8",
-        "--ep",
-        "8",
-        "--zero",
-        "1",
-        "--recompute",
-        "none",
-    ]
-    argv += ["--batch-tokens", "4194304", "--seq", "4096", "--format", "json"]
+    argv = [*MIXTRAL_EP8, "--format", "json"]
     run = json.loads(cli([*argv, "--mesh", "gpu=8@4.5e11:switch"]).out)
     copies = 2 * 2 * int(run["microbatches"]) * 32  # (dispatch + combine) × passes × layers
     tokens = 8 * copies * 2 * 4096 * int(run["micro_batch_size"])  # k·S·b per GPU, 8 GPUs

@@ -500,21 +500,17 @@ def test_the_expert_all_to_all_is_the_one_collective_derive_solve_times(cli, tmp
     that `derive solve` times on the same link: one formula, on the ring's busiest link."""
     import json
 
-    argv = [
-        "train",
-        "mixtral-8x7b",
-        "--chip",
-        "h100",
-        "--dp",
-        "8",
-        "--ep",
-        "8",
-        "--zero",
-        "1",
+    argv = ["train", "mixtral-8x7b", "--chip", "h100", "--dp", "8", "--ep", "8", "--zero", "1"]
+    argv += [
         "--recompute",
         "none",
+        "--batch-tokens",
+        "4194304",
+        "--seq",
+        "4096",
+        "--mesh",
+        "gpu=8@450e9",
     ]
-    argv += ["--batch-tokens", "4194304", "--seq", "4096", "--mesh", "gpu=8@450e9"]
     run = json.loads(cli([*argv, "--format", "json"]).out)
     copies = 2 * 2 * int(run["microbatches"]) * 32  # (dispatch + combine) × passes × layers
     elements = copies * 2 * 4096 * int(run["micro_batch_size"]) * 4096  # k · S · b · d, per device
