@@ -92,6 +92,7 @@ def test_every_formula_of_the_builtin_key_reads_back_in_text():
         ),
         (r"\frac{141107412992}{8192 \cdot 327680}", "(141107412992)/(8192 · 327680)"),
         (r"{141107412992}{8192}", "141107412992 8192"),  # never run together
+        (r"\sum_i n_i \, \ell_i \, V", "Σ_i n_i ℓ_i V"),  # a collective's links, not "ell"
         (r"B^{1/31} + x^{2} + T_{\text{single roofline}}", "B^(1/31) + x^2 + T_(single roofline)"),
         (r"\sqrt{\frac{C}{k \cdot r}} = \frac12", "√((C)/(k · r)) = (1)/(2)"),
         (r"\eta_{c} \cdots b^{*}", "η_c ⋯ b^*"),

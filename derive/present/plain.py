@@ -25,7 +25,7 @@ _SYMBOLS = {
     r"\le": "≤", r"\leq": "≤", r"\ge": "≥", r"\geq": "≥", r"\ll": "≪", r"\gg": "≫",
     r"\approx": "≈", r"\cdot": "·", r"\times": "×", r"\pi": "π", r"\beta": "β",
     r"\alpha": "α", r"\gamma": "γ", r"\eta": "η", r"\sigma": "σ", r"\theta": "θ",
-    r"\rho": "ρ", r"\Delta": "Δ", r"\sum": "Σ", r"\infty": "∞",
+    r"\rho": "ρ", r"\ell": "ℓ", r"\Delta": "Δ", r"\sum": "Σ", r"\infty": "∞",
     r"\to": "→", r"\rightarrow": "→", r"\Rightarrow": "⇒", r"\neq": "≠", r"\ne": "≠",
     r"\lt": "<", r"\gt": ">", r"\mu": "µ", r"\ldots": "…", r"\dots": "…", r"\cdots": "⋯",
     r"\quad": "  ", r"\qquad": "    ", r"\ ": " ", r"\:": " ", r"\,": " ", r"\;": " ", r"\!": "",
