@@ -130,7 +130,7 @@ def test_a_fact_without_a_source_is_refused():
 
 
 def test_a_gpus_nvlink_is_its_links_times_each_links_bandwidth(listed):
-    for chip in ("a100", "h100", "h200", "b200"):
+    for chip in ("a100", "h100", "h200", "b200", "gb200"):
         links = _fact(listed, chip, "nvlink_links") * _fact(listed, chip, "nvlink_link_bytes_per_s")
         assert links == Fraction(listed[chip]["link_bytes_per_s"]), chip  # the datasheet's
 
@@ -150,6 +150,30 @@ def test_a_nodes_egress_from_the_book_is_the_datasheets_nics(listed):
         listed, "b200", "node_egress_bytes_per_s"
     )
     assert _fact(listed, "b200", "nvl72_node_egress_bytes_per_s") == 72 * Fraction(400 * 10**9, 8)
+
+
+def test_gb200_nvl72_is_one_domain_of_72_blackwells(listed, cli):
+    gb200, b200 = listed["gb200"], listed["b200"]["facts"]
+    assert _fact(listed, "gb200", "nvlink_domain_gpus") == Fraction(
+        b200["nvl72_domain_gpus"]["value"]
+    )
+    assert _fact(listed, "gb200", "node_egress_bytes_per_s") == Fraction(
+        b200["nvl72_node_egress_bytes_per_s"]["value"]
+    )
+    domain = _fact(listed, "gb200", "node_devices")
+    assert domain * _fact(listed, "gb200", "node_link_bytes_per_s") == _fact(
+        listed, "gb200", "node_egress_bytes_per_s"
+    )
+    # the rack's totals (with sparsity) are 72 GPUs' sparse figures, twice each dense peak
+    dense = {k: Fraction(v["flop_per_s"]) for k, v in gb200["peaks"].items()}
+    assert dense["bf16"] * 72 * 2 == 360 * 10**15 and dense["fp8"] * 72 * 2 == 720 * 10**15
+    assert dense["fp4"] * 72 * 2 == 1440 * 10**15
+    assert Fraction(gb200["link_bytes_per_s"]) * 72 * 2 == 1296 * 10**11  # "130 TB/s"
+    # `--mesh default` on two racks: the NVLink switch of 72 inside, the NICs across
+    r = cli(["train", "llama-3-8b", "--chip", "gb200", "--dp", "144", "--zero", "1",
+             "--batch-tokens", str(144 * 8192 * 4), "--seq", "8192", "--mesh", "default"])  # fmt: skip
+    assert r.code == 0, r.err
+    assert "gpu=72@9e11:switch,node=2@5e10" in r.out
 
 
 def test_a_gpus_smem_and_registers_against_a_tpus_vmem(listed):

@@ -181,6 +181,7 @@ def test_listings():
         "h100",
         "h200",
         "b200",
+        "gb200",
         "tpu-v4p",
     }
     assert data["h100"]["peaks"]["bf16"]["ridge"] == str(sp.Rational(989 * 10**12, 335 * 10**10))
