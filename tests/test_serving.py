@@ -57,9 +57,9 @@ def _step(tokens: int, batch: int, context: int, n: int = N) -> tuple[Fraction, 
     return lower, Fraction(moved)
 
 
-def _serve(phase: str, batch: int, context: int, n: int = N) -> dict:
+def _serve(phase: str, batch: int, context: int, n: int = N, *more: str) -> dict:
     argv = ["model", "llama-2-70b", "--chip", "h100", "--devices", str(n), "--phase", phase]
-    argv += ["--set", f"B={batch}", "--set", f"S={context}", "--format", "json"]
+    argv += ["--set", f"B={batch}", "--set", f"S={context}", "--format", "json", *more]
     result = run_cli(argv)
     assert result.code == 0, result
     return json.loads(result.out)["serving"]
@@ -79,7 +79,9 @@ def test_a_decode_step_of_a_70b_model_on_8_chips():
 
 
 def test_tp_beyond_the_kv_heads_replicates_them_one_per_device():
-    serving = _serve("decode", 16, 4096, n=16)  # 16 devices, 8 KV heads: one head each
+    # 16 devices, 8 KV heads: one head each; the all-reduces on one NVLink ring of 16, as _step
+    # times them (without --mesh, TP over two nodes of 8 takes --mesh default: test_serving_mesh)
+    serving = _serve("decode", 16, 4096, 16, "--mesh", "gpu=16@4.5e11")
     lower, moved = _step(16, 16, 4096, n=16)
     assert Fraction(serving["step"]["bytes"]) == moved
     assert Fraction(serving["step"]["t_lower"]) == lower

@@ -27,9 +27,9 @@ from derive.declare.collective import Collective, CollectiveKind
 from derive.errors import ProblemError
 from derive.problem.binding import Problem
 from derive.problem.comms_binding import CommsProblem
-from derive.problem.mesh import Mesh
+from derive.problem.mesh import Mesh, Topology
 
-__all__ = ["CollectiveTime", "collective_times", "link_elements"]
+__all__ = ["CollectiveTime", "collective_times", "group_levels", "link_elements"]
 
 
 @dataclass(frozen=True)
@@ -107,17 +107,27 @@ def _levels(mesh: Mesh, group: sp.Expr, tensor: Collective) -> tuple[Level, ...]
     """The collective's axes, or the group P as the mesh's innermost axes whose sizes multiply to P."""
     if tensor.axes:
         return tuple(Level(a, a.size) for a in mesh.axes if a.name in tensor.axes)
-    levels, devices, name = [], 1, tensor.name
+    return group_levels(mesh, group, f"collective {tensor.name!r}")
+
+
+def group_levels(mesh: Mesh, group: sp.Expr | int, what: str) -> tuple[Level, ...]:
+    """A group of P devices as the mesh's innermost axes whose sizes multiply to P (the last
+    of them a switch may hold part of it: any g of a switch's devices are a switch of g)."""
+    levels: list[Level] = []
+    devices = 1
     for axis in mesh.axes:
         if devices == group:
             break
-        levels.append(Level(axis, axis.size))
-        devices *= axis.size
+        part = group / sp.Integer(devices)
+        switch = axis.topology in (Topology.SWITCH, Topology.SWITCH_SHARP)
+        size = int(part) if switch and part.is_integer and axis.size % int(part) == 0 else axis.size
+        levels.append(Level(axis, size))
+        devices *= size
     if devices != group:
         sizes = " · ".join(str(lv.axis.size) for lv in levels)
         raise ProblemError(
             "--mesh",
-            f"collective {name!r} runs over P = {group} devices: the mesh's innermost axes "
+            f"{what} runs over P = {group} devices: the mesh's innermost axes "
             f"hold {sizes} (bind P to a product of the innermost axes' sizes)",
         )
     return tuple(levels)

@@ -131,7 +131,8 @@ def level_rule(kind: Exchange, topology: Topology, g: int) -> tuple[sp.Rational,
     if topology is Topology.SWITCH_SHARP and kind is Exchange.ALL_REDUCE:
         return sp.Integer(1), 1, 1, f"{name}: b up to the switch, reduced there, and back"
     if topology is Topology.TORUS:
-        rule = f"{name}: {two or '1/2 · '}(g−1)/g·b on each of 2 links, {two}⌊g/2⌋ step(s)"
+        half = "" if twice == 2 else "1/2 · "  # an all-reduce moves twice a gather's half
+        rule = f"{name}: {half}(g−1)/g·b on each of 2 links, {two}⌊g/2⌋ step(s)"
         return twice * share / 2, 2, twice * (g // 2), rule
     if topology in (Topology.SWITCH, Topology.SWITCH_SHARP):
         rule = f"{name}: {two}(g−1)/g·b at the injection bandwidth, {twice} step(s)"

@@ -130,7 +130,7 @@ def with_serving_step(
     serving_timing = replace(
         timing_from_args(args), measured_tokens_per_s=args.measured_tokens_per_s
     )
-    serving = ServingSpec(args.phase, args.tp, serving_timing)
+    serving = ServingSpec(args.phase, args.tp, serving_timing, mesh=getattr(args, "mesh", None))
     return ModelEntry(name, name, "", spec, (), serving)
 
 

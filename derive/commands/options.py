@@ -339,6 +339,12 @@ def add_serving_timing_flags(parser: argparse.ArgumentParser) -> None:
     """The timing flags of a model's serving step (``derive model --phase``)."""
     for flag, helptext in _SERVING_TIMING_FLAGS:
         parser.add_argument(flag, metavar="X", help=helptext)
+    parser.add_argument(
+        "--mesh",
+        metavar="AXES",
+        help="TP's all-reduces on a mesh, innermost axis first (name=size@bandwidth[+latency]"
+        "[:topology],…; default: the chip's node; tpu:AxB: a slice)",
+    )
 
 
 def serving_of(args: argparse.Namespace) -> ServingSpec | None:
@@ -355,14 +361,15 @@ def serving_of(args: argparse.Namespace) -> ServingSpec | None:
             for flag, _ in _SERVING_TIMING_FLAGS
             if getattr(args, flag[2:].replace("-", "_"), None)
         ]
-        used += ["--convention"] if getattr(args, "convention", None) is not None else []
+        used += [f for f in ("--convention", "--mesh") if getattr(args, f[2:], None) is not None]
         if used or getattr(args, "tp", None) is not None:
             raise ProblemError(
                 (used or ["--tp"])[0], "times a serving step: give --phase decode|prefill"
             )
         return None
     convention = getattr(args, "convention", None)
-    return ServingSpec(args.phase, args.tp, phase_timing(args), convention=convention)
+    mesh = getattr(args, "mesh", None)
+    return ServingSpec(args.phase, args.tp, phase_timing(args), convention=convention, mesh=mesh)
 
 
 def phase_timing(args: argparse.Namespace) -> TimingSpec:

@@ -36,9 +36,18 @@ from enum import Enum
 
 import sympy as sp
 
+from derive.analysis.collectives import group_levels
 from derive.analysis.crossover.records import Crossover
 from derive.analysis.crossover.solve import reduced_parts, solve_crossover
 from derive.analysis.measured import Measured, measure
+from derive.analysis.network import (
+    Exchange,
+    Level,
+    bytes_per_byte,
+    calls_latency,
+    level_costs,
+    time_per_byte,
+)
 from derive.analysis.step import Ceilings, Kernel, StepTime, compose
 from derive.catalogue import ProblemKind
 from derive.declare.collective import CollectiveKind
@@ -50,6 +59,7 @@ from derive.model.expand import Kernel as ModelKernel
 from derive.model.sized import SizedModel
 from derive.model.symbols import batch, context
 from derive.problem.chips import Figure
+from derive.problem.mesh import parse_mesh
 from derive.problem.timing import Timing
 
 __all__ = [
@@ -185,6 +195,9 @@ class PhaseAnalysis:
     convention: str = "derive"  # or scaling-book: the step without TP's all-reduces
     default_latency: sp.Expr | None = None  # derive's own step time under another convention
     cost: StepCost | None = None  # with a price or a power per device (issue 36)
+    mesh: str = ""  # --mesh as read, and the rule of TP's all-reduce on it, one per level
+    mesh_rules: tuple[str, ...] = ()
+    mesh_chosen: bool = False  # --mesh default taken for TP beyond one node, unasked
 
     @property
     def kind(self) -> ProblemKind:
@@ -305,13 +318,53 @@ def _bytes(kernel: ModelKernel, problem: ModelProblem, tp: int, kv_ways: int) ->
     return total
 
 
-def _comms(kernel: ModelKernel, problem: ModelProblem, tp: int) -> tuple[sp.Expr, int]:
-    """The all-reduce after a row split: bytes one device sends, and its ring steps."""
+def _comms(
+    kernel: ModelKernel, problem: ModelProblem, tp: int, levels: tuple[Level, ...]
+) -> tuple[sp.Expr, int]:
+    """The all-reduce after a row split: bytes one device sends, and its ring steps (on a
+    mesh: the bytes over its links, one call whose latency is the mesh's)."""
     if tp == 1 or kernel.name not in _ROW_SPLIT:
         return sp.Integer(0), 0
     kind = CollectiveKind.ALL_REDUCE
     size = sp.Add(*(t.elements * problem.dtype(t.role).width for t in kernel.writes))
+    if levels:
+        return size * bytes_per_byte(Exchange.ALL_REDUCE, levels), 1
     return kind.fraction(tp) * size, kind.steps(tp)
+
+
+def _network(
+    problem: ModelProblem, tp: int, mesh: str | None, timing: Timing
+) -> tuple[str, tuple[Level, ...], bool]:
+    """``_tp_levels`` of ``--mesh``, or of ``--mesh default`` when TP spans more than one of
+    the chip's nodes (its NICs, not one NVLink domain); True when chosen so, unasked."""
+    chip = problem.chip
+    node = chip.node if chip is not None and chip.node_link is not None else None
+    chosen = mesh is None and node is not None and tp > node.value
+    mesh = "default" if chosen else mesh
+    if mesh is not None and timing.link_latency:
+        raise ProblemError(
+            "--link-latency", "the mesh gives each axis its latency: name=size@bw+5us"
+        )
+    return (*_tp_levels(problem, tp, mesh), chosen)
+
+
+def _tp_levels(problem: ModelProblem, tp: int, text: str | None) -> tuple[str, tuple[Level, ...]]:
+    """``--mesh`` as read (``default``: the chip's node; ``tpu:AxB``: its slice) and TP's
+    group on it, the mesh's innermost axes; empty without a mesh or at tp = 1."""
+    if text is None:
+        return "", ()
+    chip, n = problem.chip, int(problem.devices)
+    built = text.strip().lower() == "default" or text.strip().startswith("tpu:")
+    if built and chip is None:
+        raise ProblemError(f"--mesh {text}", "built from the chip's node or ICI: give --chip")
+    typed = chip.mesh_text(text, n) if chip is not None else text
+    mesh = parse_mesh(typed)
+    if mesh.devices != n:
+        raise ProblemError(
+            f"--mesh {text}",
+            f"its axes hold {mesh.devices} devices; the step runs on --devices {n}",
+        )
+    return mesh.text(), group_levels(mesh, tp, "the tensor-parallel group") if tp > 1 else ()
 
 
 @dataclass(frozen=True)
@@ -389,7 +442,9 @@ def sized_assumptions(problem: ModelProblem, phase: Phase, tp: int) -> tuple[str
     return tuple(lines)
 
 
-def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]:
+def _counts(
+    problem: ModelProblem, phase: Phase, tp: int, levels: tuple[Level, ...] = ()
+) -> tuple[_Counts, ...]:
     if isinstance(problem.model, SizedModel):
         return _sized_counts(problem, phase, tp)
     model = problem.transformer
@@ -404,7 +459,7 @@ def _counts(problem: ModelProblem, phase: Phase, tp: int) -> tuple[_Counts, ...]
         split = sp.Integer(1) if kernel.name in _REPLICATED else sp.Rational(1, ways)
         if kernel.operator not in _SPLIT_OPS:
             split = sp.Integer(1)
-        comms, steps = _comms(kernel, problem, tp)
+        comms, steps = _comms(kernel, problem, tp, levels)
         flops, moved = _expr(kernel.flops), _bytes(kernel, problem, tp, kv)
         at = [e.xreplace(per_token).xreplace(bound) for e in (flops, moved, comms)]
         n_flops, n_bytes, n_comms = (
@@ -448,9 +503,20 @@ def _tp(problem: ModelProblem, text: str | None) -> int:
     return int(bind_tp(text, problem.devices) if text is not None else problem.tp)
 
 
-def _ceilings(problem: ModelProblem, peak: sp.Rational, tp: int, timing: Timing) -> Ceilings:
+def _ceilings(
+    problem: ModelProblem,
+    peak: sp.Rational,
+    tp: int,
+    timing: Timing,
+    levels: tuple[Level, ...] = (),
+) -> Ceilings:
+    """π, β and β_link; on a mesh β_link is the all-reduce's bytes over its time per byte."""
     link = problem.chip.link.value if problem.chip is not None and problem.chip.link else None
     bandwidth = problem.bandwidth.value if problem.bandwidth is not None else peak
+    if levels:
+        every = Exchange.ALL_REDUCE, levels
+        link = bytes_per_byte(*every) / time_per_byte(*every)
+        timing = replace(timing, link_latency=calls_latency(*every))
     return Ceilings.of(peak, bandwidth, link if tp > 1 else None, timing)
 
 
@@ -474,7 +540,11 @@ def _step_at(counts: tuple[_Counts, ...], b_value: sp.Integer, ceilings: Ceiling
 
 
 def decode_rates(
-    problem: ModelProblem, tp_text: str | None, timing: Timing, batches: tuple[int, ...]
+    problem: ModelProblem,
+    tp_text: str | None,
+    timing: Timing,
+    batches: tuple[int, ...],
+    mesh: str | None = None,
 ) -> tuple[sp.Rational, ...]:
     """Decode tokens/s of the cluster (replicas × B / t_lower) at each batch, the rest as bound."""
     peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
@@ -482,8 +552,9 @@ def decode_rates(
         raise ProblemError("--phase", "a step's time needs a peak and a bandwidth: give --chip")
     tp = _tp(problem, tp_text)
     _check_split(problem, tp, tp_text)
-    counts = _counts(problem, Phase.DECODE, tp)
-    ceilings = _ceilings(problem, peak.value, tp, timing)
+    levels = _network(problem, tp, mesh, timing)[1]
+    counts = _counts(problem, Phase.DECODE, tp, levels)
+    ceilings = _ceilings(problem, peak.value, tp, timing, levels)
     replicas = int(problem.devices) // tp
     return tuple(
         replicas * sp.Integer(b) / _step_at(counts, sp.Integer(b), ceilings).t_lower
@@ -624,6 +695,7 @@ def analyse_phase(
     timing: Timing,
     crossovers: bool = True,
     convention: str | None = None,
+    mesh: str | None = None,
 ) -> PhaseAnalysis:
     """The time of one step of ``phase`` per device, its rates and the decode crossover.
 
@@ -648,8 +720,9 @@ def analyse_phase(
         )
     tp = _tp(problem, tp_text)
     _check_split(problem, tp, tp_text)
-    counts = _counts(problem, phase, tp)
-    ceilings = _ceilings(problem, peak_figure.value, tp, timing)
+    mesh_text, levels, chosen = _network(problem, tp, mesh, timing)
+    counts = _counts(problem, phase, tp, levels)
+    ceilings = _ceilings(problem, peak_figure.value, tp, timing, levels)
     step = default = _step_at(counts, b_value, ceilings)
     if convention == "scaling-book":
         counts = tuple(replace(c, comms=sp.Integer(0), steps=0) for c in counts)
@@ -707,6 +780,9 @@ def analyse_phase(
         cost=_cost(problem, step.t_lower, replicas * in_flight),
         convention=convention,
         default_latency=default.t_lower if convention != "derive" else None,
+        mesh=mesh_text,
+        mesh_chosen=chosen,
+        mesh_rules=tuple(c.rule for c in level_costs(Exchange.ALL_REDUCE, levels)),
     )
 
 

@@ -106,6 +106,7 @@ def serving_analysis(
         serving.tp,
         bind_timing(serving.timing),
         convention=serving.convention,
+        mesh=serving.mesh,
     )
 
 

@@ -197,7 +197,11 @@ def _serving_series(
             f"S = {length}",
             xs,
             decode_rates(
-                at_batch_and_context(problem, plot.start, length), serving.tp, timing, batches
+                at_batch_and_context(problem, plot.start, length),
+                serving.tp,
+                timing,
+                batches,
+                serving.mesh,
             ),
             mark if index == 0 else None,
         )

@@ -52,6 +52,17 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
         if chip is not None and chip.link is not None and phase.tp > 1
         else ""
     )
+    if phase.mesh_rules:
+        ceilings = phase.step.ceilings
+        alpha, beta = ceilings.link_latency, ceilings.link or 0
+        why = f", --mesh default: tp = {phase.tp} is more than one node" if phase.mesh_chosen else ""
+        link = (
+            f"; TP's all-reduces on the mesh {phase.mesh}{why} ({'; then '.join(phase.mesh_rules)}): "
+            f"β_link = {fmt_decimal(beta / 10**9)} GB/s, the bytes one device moves over "
+            "the time per byte" + (f", and {time_text(alpha)} of latency a call" if alpha else "")
+        )
+    elif phase.mesh:
+        link = f"; mesh {phase.mesh} (no all-reduce at tp = 1)"
     return (
         f"{problem.model.name}, {phase.phase.value} at B = {phase.batch}, S = {phase.context}, "
         f"tensor parallel {group_given(phase)}; counts and times per device; "
@@ -173,6 +184,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         **({"assumptions": list(phase.assumptions)} if phase.assumptions else {}),
         **_cost_json(phase),
         **_convention_json(phase),
+        **({"mesh": phase.mesh} if phase.mesh else {}),
     }
 
 

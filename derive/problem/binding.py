@@ -257,10 +257,10 @@ def read_mesh(spec: ProblemSpec) -> Mesh | None:
     text = spec.mesh
     if text is None:
         return None
-    if text.startswith("tpu:"):
+    if text.startswith("tpu:") or text.strip().lower() == "default":
         if spec.chip is None:
-            raise ProblemError(f"--mesh {text}", "a slice is built from a chip's ICI: give --chip")
-        text = get_chip(spec.chip).slice_mesh(text[4:])
+            raise ProblemError(f"--mesh {text}", "built from the chip's node or ICI: give --chip")
+        text = get_chip(spec.chip).mesh_text(text)
     return parse_mesh(text)
 
 

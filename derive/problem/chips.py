@@ -121,6 +121,28 @@ class Chip:
         inner = f"gpu={size}@{self.link.text}:switch"
         return inner if devices == size else f"{inner},node={devices // size}@{self.node_link.text}"
 
+    def mesh_text(self, text: str, devices: int | None = None) -> str:
+        """``--mesh default`` (the node's switch, or part of it, and the nodes) or ``tpu:AxB``
+        (a slice) spelled out for this chip on ``devices``; any other mesh as typed."""
+        typed = text.strip()
+        if typed.startswith("tpu:"):
+            return self.slice_mesh(typed[4:])
+        if typed.lower() != "default":
+            return typed
+        node = int(self.node.value) if self.node is not None else 0
+        n = devices or node
+        if self.link is not None and node and n < node and node % n == 0:
+            return f"gpu={n}@{self.link.text}:switch"  # part of one node: its switch
+        built = self.default_mesh(n) if n else None
+        if built is None:
+            raise ProblemError(
+                f"--mesh {text}",
+                f"default takes chip {self.name!r}'s node from chips.toml (node_devices), "
+                f"which {f'{n} devices do not fill' if node else 'it has none'}: "
+                "give the axes, e.g. gpu=8@450e9:switch,node=2@50e9",
+            )
+        return built
+
     def slice_mesh(self, shape: str) -> str:
         """``--mesh tpu:4x4x4``: the slice's axes x, y, z on the chip's ICI links, each a torus
         where the chip's wraparound rule gives it one, else a line.

@@ -18,6 +18,7 @@ import sympy as sp
 
 from derive.errors import ProblemError
 from derive.formula.decimals import parse_decimal
+from derive.formula.durations import time_text
 from derive.formula.units import Dimension, parse_unit
 from derive.problem.timing import parse_duration
 
@@ -68,7 +69,7 @@ class Mesh:
         """The mesh as ``--mesh`` spells it (bandwidths as typed, a ring's topology unsaid)."""
         return ",".join(
             f"{a.name}={a.size}@{a.bandwidth_text}"
-            + (f"+{a.latency}s" if a.latency else "")
+            + (f"+{time_text(a.latency).replace(' ', '').replace('µ', 'u')}" if a.latency else "")
             + ("" if a.topology is Topology.RING else f":{a.topology.value}")
             for a in self.axes
         )

@@ -33,6 +33,7 @@ SERVING_KEYS: dict[str, type] = {
     "phase": str,
     "tp": int,
     "serving_plot": dict,
+    "mesh": str,
     **{name: str for name in TIMING_KEYS},
 }
 """The keys a model problem takes for its serving step, with their TOML types."""
@@ -62,6 +63,7 @@ class ServingSpec:
     timing: TimingSpec = field(default_factory=TimingSpec)
     plot: ServingPlot | None = None
     convention: str | None = None  # --convention: derive's own, or scaling-book (no TP comms)
+    mesh: str | None = None  # --mesh: the axes TP's all-reduces run on (derive.problem.mesh)
 
 
 def _plot(raw: dict, where: str) -> ServingPlot:
@@ -134,7 +136,8 @@ def serving_spec(table: dict, where: str) -> ServingSpec | None:
     plot = _plot(table["serving_plot"], where) if "serving_plot" in table else None
     if plot is not None and table["phase"] != "decode":
         raise ProblemError(f"{where}: serving_plot", 'plots the decode rate: phase = "decode"')
-    return ServingSpec(table["phase"], None if tp is None else str(tp), timing, plot)
+    tp_text = None if tp is None else str(tp)
+    return ServingSpec(table["phase"], tp_text, timing, plot, mesh=table.get("mesh"))
 
 
 PROMPT = "T"

@@ -148,6 +148,7 @@ def entry_quantities(
                 entry.serving.tp,
                 bind_timing(entry.serving.timing),
                 crossovers=False,
+                mesh=entry.serving.mesh,
             )
             table.update(quantities.phase_quantities(phase))
         if entry.train is not None:  # the run's names: t_lower, bubble_fraction, dp, …

@@ -100,6 +100,7 @@ def solve_model(
     launch_overhead: str | None = None,
     link_latency: str | None = None,
     measured_time: str | None = None,
+    mesh: str | None = None,
     operators: tuple[str | Path, ...] = (),
     params: str | None = None,
     params_active: str | None = None,
@@ -126,7 +127,7 @@ def solve_model(
     With ``phase="decode"`` or ``"prefill"`` (``--phase``), the result is one serving step,
     a :class:`ServingDerivation` (``.analysis`` the model's, ``.phase`` the step's); ``tp``
     and the timing keywords (``efficiency``, ``launch_overhead="5us"``, ``measured_time``,
-    …) are those of ``derive model --phase``, and ``measured_tokens_per_s`` is then the
+    …) and ``mesh`` (TP's all-reduces on its axes) are those of ``derive model --phase``, and ``measured_tokens_per_s`` is then the
     step's measured serving rate, as on the command line. A decode without ``B`` in ``set``
     is its crossover alone, a :class:`DecodeCrossoverDerivation` (B solved for, no step
     timed); a prefill takes its prompt length as ``T`` or ``S``.
@@ -149,6 +150,8 @@ def solve_model(
         "link_latency": link_latency,
         "measured_time": measured_time,
     }
+    if mesh is not None:
+        step["mesh"] = mesh
     if phase is not None and phase not in ("decode", "prefill"):
         raise ProblemError(f"phase {phase!r}", "decode or prefill")
     if phase is None:
@@ -178,8 +181,9 @@ def solve_model(
         power=power,
     )
     if phase is not None:
+        mesh = step.pop("mesh", None)
         timing = TimingSpec(**step, measured_tokens_per_s=measured_tokens_per_s)
-        serving = ServingSpec(phase, None if tp is None else str(tp), timing)
+        serving = ServingSpec(phase, None if tp is None else str(tp), timing, mesh=mesh)
         from derive.pipeline.kinds.serving import derive_serving_step
 
         return derive_serving_step(spec, serving, operators)
