@@ -54,7 +54,11 @@ def training_given(a: TrainingAnalysis) -> Rich:
         + f", ZeRO stage {int(p.zero)}, recomputation {p.recompute_text}; "
         f"{p.batch_tokens} tokens per step in sequences of S = {p.seq}, micro-batches of "
         f"{counted(p.micro_batch, 'sequence')}; π = {p.peak_text} FLOP/s per device{peak}, "
-        f"β_link = {p.link_text} B/s ({p.link_name}, one way)"
+        + (
+            f"the mesh {p.placement.mesh.text()} ({p.placement.text()})"
+            if p.placement is not None and p.placement.mesh.given
+            else f"β_link = {p.link_text} B/s ({p.link_name}, one way)"
+        )
         + (f", C = {fmt_decimal(p.capacity / GB)} GB of HBM{capacity}" if p.capacity else "")
         + f"; state {p.state.name} ({p.state.weights} + {p.state.grads} + {p.state.optimizer} bytes per parameter)"
         + (f"; measured step {time_text(p.measured_time)}" if p.measured_time is not None else "")
