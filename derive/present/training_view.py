@@ -214,6 +214,8 @@ def training_json(
         **{key: _s(getattr(a.cost, key, None)) for key in _COSTS},
     }
     report.update(_cluster_json(a))
+    if a.predicted is not None:  # with --matmul-efficiency or --link-efficiency
+        report |= {q.T_PREDICTED.name: _s(a.t_predicted), q.MFU_PREDICTED.name: _s(a.mfu_predicted)}
     if p.convention != "derive":  # derive's own output is unchanged
         report["convention"] = p.convention
         report["state_recipe"] = p.state.name
