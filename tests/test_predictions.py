@@ -225,12 +225,25 @@ def test_link_efficiency_per_axis_derates_only_its_axis(cli):
         ),
         (["--link-efficiency", "link=0.5,link=1"], "given twice"),
         (["--link-efficiency", "fast"], "error: --link-efficiency 'fast': not a decimal number"),
+        (
+            ["--link-efficiency", "0.5,link=2"],
+            "error: --link-efficiency on axis 'link' 2: an efficiency is a fraction",
+        ),
     ],
 )
 def test_bad_efficiencies_are_one_line_errors(cli, flags, message):
     res = cli([*RUN, *flags])
     assert res.code == 2 and res.out == ""
     assert message in res.err and len(res.err.strip().splitlines()) == 1
+
+
+def test_the_overlap_option_feeds_the_prediction(cli):
+    """TP's all-reduces are exposed in the prediction as in the bound, unless --overlap-tp."""
+    tp8 = ["--dp", "1", "--tp", "8", "--link-efficiency", "0.5"]
+    exposed, overlapped = (_json(cli, *tp8, *extra) for extra in ([], ["--overlap-tp"]))
+    assert Fraction(overlapped["t_predicted"]) < Fraction(exposed["t_predicted"])
+    slow_math = _json(cli, *tp8, "--overlap-tp", "--matmul-efficiency", "0.25")
+    assert Fraction(slow_math["t_predicted"]) == 4 * Fraction(overlapped["t_lower"])
 
 
 def test_the_worked_step_names_the_efficiencies(cli):

@@ -455,7 +455,8 @@ def _link_efficiency(spec: TrainSpec, axes: tuple[str, ...]) -> tuple[tuple[str,
             twice = f"{f'axis {name!r}' if name else 'a bare efficiency'} given twice"
             why = twice if name in out else f"no axis {name!r} in the mesh ({', '.join(axes)})"
             raise ProblemError(spec.where("link_efficiency"), why)
-        out[name] = _efficiency(value, spec.name("link_efficiency"))
+        axis = f" on axis {name!r}" if name else ""
+        out[name] = _efficiency(value, spec.name("link_efficiency") + axis)
     return tuple(out.items())
 
 
