@@ -49,6 +49,7 @@ def training_selected_steps(
         q.T_UPPER.name: q.T_LOWER.name,
         q.T_COMMS.name: q.T_MATH.name,
         q.BUBBLE_FRACTION.name: q.T_LOWER.name,
+        q.T_PREDICTED.name: q.T_LOWER.name,
         q.FIT.name: q.MEMORY_PER_DEVICE.name,
         **dict.fromkeys(_COSTS, q.COST_OF_RUN.name),
     }

@@ -714,20 +714,17 @@ def _predicted(a: TrainingAnalysis) -> Step:
     assert r is not None and a.t_predicted is not None and a.mfu_predicted is not None
     rest = "every axis" if len(p.link_efficiency) == 1 else "the other axes"
     links = ", ".join(f"{n or rest} {fmt_ending_decimal(e)}" for n, e in p.link_efficiency) or "1"
-    passes = " + ".join(
-        rf"\max({time_tex(x.compute)} + {time_tex(x.exposed)}, {time_tex(x.comms)})"
-        for x in (r.forward, r.backward)
-    )
-    rule = r"\frac{F_{\text{model}}}{N \cdot \pi \cdot T_{\text{pred}}}"
+    passes = " + ".join(rf"\max({time_tex(x.compute)} + {time_tex(x.exposed)}, {time_tex(x.comms)})"
+                        for x in (r.forward, r.backward))  # fmt: skip
+    mfu = r"\frac{F_{\text{model}}}{N \cdot \pi \cdot T_{\text{pred}}}"
     return Step(
         StepKind.BOUNDS,
         "T_pred = T_lower at π·E_matmul and each axis at β·E_link: what the schedule overlaps "
         "stays overlapped, the exposed traffic is added",
         rich(f"The matmuls reach E_matmul = {fmt_ending_decimal(p.matmul_efficiency or 1)} of π; the links E_link = {links} of β."),
         (time_line(r"T_{\text{pred}}", passes, seconds=a.t_predicted),
-         decimal_line(r"\mathrm{MFU}_{\text{pred}}", rule, value=a.mfu_predicted)),
-        title="Predicted step",
-        topic=q.T_PREDICTED.name,
+         decimal_line(r"\mathrm{MFU}_{\text{pred}}", mfu, value=a.mfu_predicted)),
+        title="Predicted step", topic=q.T_PREDICTED.name,
     )  # fmt: skip
 
 
