@@ -62,7 +62,7 @@ def _reports(kind: ProblemKind) -> list[dict]:
         SERVING: ["model", *_MODEL, "--phase", "decode", "--measured-time", "30ms"],
         TRAINING: [
             "train", "llama-3-8b", "--chip", "h100", "--dp", "4", "--cp", "2", "--batch-tokens", "4194304",
-            "--seq", "4096", "--measured-step-time", "40s",
+            "--seq", "4096", "--measured-step-time", "40s", "--matmul-efficiency", "0.5",
         ],
     }[kind]  # fmt: skip
     result = run_cli([*argv, "--format", "json"])
@@ -188,7 +188,7 @@ def test_every_training_check_quantity_is_computed():
 
     run = solve_training(
         "llama-3-8b", chip="h100", dp=8, batch_tokens=4194304, seq=4096, measured_step_time="40s",
-        train_tokens="15e12", price_per_hour="$2.49", power="700 W",
+        train_tokens="15e12", price_per_hour="$2.49", power="700 W", matmul_efficiency="0.5",
     )  # fmt: skip
     values = training_values(run.analysis)
     assert set(values) == set(names_for(TRAINING, Use.CHECK))

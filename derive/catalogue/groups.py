@@ -74,6 +74,7 @@ ASKED_WITHIN: Mapping[ProblemKind, Mapping[str, str]] = MappingProxyType(
                     q.T_COMMS,
                 ),
                 q.CRITICAL_TOKENS_PER_CHIP: q.CRITICAL_TOKENS_PER_DEVICE,
+                q.MFU_PREDICTED: q.T_PREDICTED,
                 q.CRITICAL_BATCH_TOKENS: q.CRITICAL_TOKENS_PER_DEVICE,
                 q.COST_PER_MILLION_TOKENS: q.COST_OF_RUN,
                 q.ENERGY_PER_TOKEN: q.COST_OF_RUN,

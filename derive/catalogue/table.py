@@ -745,6 +745,14 @@ BUBBLE_FRACTION = _row(
         "Pipeline bubble", r"\text{bubble}", "a fraction, e.g. 0.05", "the pipeline bubble"
     ),
 )  # fmt: skip
+T_PREDICTED = _row(
+    "t_predicted", "predicted step time", _D.TIME,
+    _train("Predicted step time", r"T_{\text{pred}}", _TRAIN_SECONDS, "the predicted step time"),
+)  # fmt: skip
+MFU_PREDICTED = _row(
+    "mfu_predicted", "predicted MFU", _D.COUNT,
+    _train("MFU of the predicted step", r"\mathrm{MFU}_{\text{pred}}", "a fraction (0.42) or 42%"),
+)  # fmt: skip
 CRITICAL_TOKENS_PER_DEVICE = _row(
     "critical_tokens_per_device", "critical batch per DP rank", _D.COUNT,
     _train(

@@ -50,6 +50,8 @@ _RUN_FLAGS = (
     ("--link-bandwidth", "BYTES_PER_S", "link bandwidth per device, one way (default the chip's)"),
     ("--measured-step-time", "TIME", "a measured step time, e.g. 20s (gives the MFU)"),
     ("--attention-mask", "MASK", "causal (default: query i attends keys j <= i) or none"),
+    ("--matmul-efficiency", "E", "the fraction of the peak the matmuls reach: gives t_predicted"),
+    ("--link-efficiency", "E", "of each axis's bandwidth: 0.8, or per axis gpu=0.8,node=0.7"),
 )
 _CLUSTER_FLAGS = (
     ("--cp", "N", "context-parallel degree: the sequence split over N ranks (ring attention)"),

@@ -49,6 +49,7 @@ def training_selected_steps(
         q.T_UPPER.name: q.T_LOWER.name,
         q.T_COMMS.name: q.T_MATH.name,
         q.BUBBLE_FRACTION.name: q.T_LOWER.name,
+        q.T_PREDICTED.name: q.T_LOWER.name,
         q.FIT.name: q.MEMORY_PER_DEVICE.name,
         **dict.fromkeys(_COSTS, q.COST_OF_RUN.name),
     }
@@ -214,6 +215,8 @@ def training_json(
         **{key: _s(getattr(a.cost, key, None)) for key in _COSTS},
     }
     report.update(_cluster_json(a))
+    if a.predicted is not None:  # with --matmul-efficiency or --link-efficiency
+        report |= {q.T_PREDICTED.name: _s(a.t_predicted), q.MFU_PREDICTED.name: _s(a.mfu_predicted)}
     if p.convention != "derive":  # derive's own output is unchanged
         report["convention"] = p.convention
         report["state_recipe"] = p.state.name

@@ -50,6 +50,8 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "convention": (str,),
     "dropout": (bool,),
     "attention_mask": (str,),
+    "matmul_efficiency": (str,),
+    "link_efficiency": (str,),
 }
 """The keys of a problem's ``train`` table, with their TOML types."""
 
@@ -98,6 +100,8 @@ class TrainSpec:
     convention: str | None = None
     dropout: str | None = None
     attention_mask: str | None = None
+    matmul_efficiency: str | None = None
+    link_efficiency: str | None = None
     origin: str | None = None
     plot: TrainPlot | None = None
 

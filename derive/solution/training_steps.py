@@ -14,8 +14,8 @@ from dataclasses import replace
 import sympy as sp
 
 from derive.catalogue import table as q
-from derive.formula.decimals import counted, fmt_decimal
-from derive.formula.durations import time_text
+from derive.formula.decimals import counted, fmt_decimal, fmt_ending_decimal
+from derive.formula.durations import time_tex, time_text
 from derive.model.symbols import tex_names
 from derive.solution.cost_steps import cost_step
 from derive.solution.notation import tex, tex_text_number
@@ -713,6 +713,25 @@ def _measured(a: TrainingAnalysis) -> Step | None:
     )
 
 
+def _predicted(a: TrainingAnalysis) -> Step:
+    p, r = a.problem, a.predicted
+    assert r is not None and a.t_predicted is not None and a.mfu_predicted is not None
+    rest = "every axis" if len(p.link_efficiency) == 1 else "the other axes"
+    links = ", ".join(f"{n or rest} {fmt_ending_decimal(e)}" for n, e in p.link_efficiency) or "1"
+    passes = " + ".join(rf"\max({time_tex(x.compute)} + {time_tex(x.exposed)}, {time_tex(x.comms)})"
+                        for x in (r.forward, r.backward))  # fmt: skip
+    mfu = r"\frac{F_{\text{model}}}{N \cdot \pi \cdot T_{\text{pred}}}"
+    return Step(
+        StepKind.BOUNDS,
+        "T_pred = T_lower at π·E_matmul and each axis at β·E_link: what the schedule overlaps "
+        "stays overlapped, the exposed traffic is added",
+        rich(f"The matmuls reach E_matmul = {fmt_ending_decimal(p.matmul_efficiency or 1)} of π; the links E_link = {links} of β."),
+        (time_line(r"T_{\text{pred}}", passes, seconds=a.t_predicted),
+         decimal_line(r"\mathrm{MFU}_{\text{pred}}", mfu, value=a.mfu_predicted)),
+        title="Predicted step", topic=q.T_PREDICTED.name,
+    )  # fmt: skip
+
+
 def _winner_words(rows: tuple[StrategyRow, ...], winner: StrategyRow) -> str:
     """The winner, or the tie it is in: rows that fit with exactly its T_lower."""
     best = winner.analysis
@@ -815,6 +834,7 @@ def training_steps(
         *((mesh,) if (mesh := mesh_step(a)) is not None else ()),
         _times(a),
         _bounds(a),
+        *((_predicted(a),) if a.predicted is not None else ()),
         _critical(a),
     ]
     measured = _measured(a)
@@ -850,6 +870,9 @@ def training_verdict(a: TrainingAnalysis) -> tuple[Rich, ...]:
         else f", critical batch ≈ {fmt_decimal(star)} tokens per DP rank"
     )
     out.append(rich(f"Step at least {time_text(a.t_lower)}, {bound}{where}."))
+    if a.t_predicted is not None and a.mfu_predicted is not None:
+        mfu = fmt_decimal(a.mfu_predicted, 3)
+        out.append(rich(f"Predicted step {time_text(a.t_predicted)}, MFU {mfu}."))
     if a.impossible:
         out.append(rich("The measured step is impossible: faster than the lower bound."))
     return tuple(out)

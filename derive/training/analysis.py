@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
+from derive.analysis.network import Level
 from derive.catalogue import table as q
 from derive.catalogue.kinds import ProblemKind
 from derive.catalogue.reading import read_values
@@ -47,8 +48,9 @@ from derive.errors import ProblemError
 from derive.model.costs import StepCost, step_cost
 from derive.model.symbols import context, sym
 from derive.model.transformer import Transformer
+from derive.problem.mesh import Axis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_training
-from derive.training.comms import DIMS, Comms, comms_of
+from derive.training.comms import DIMS, Comms, _placement, comms_of
 from derive.training.memory import (
     ActivationTerm,
     Memory,
@@ -58,7 +60,7 @@ from derive.training.memory import (
     params_per_device,
     shrinks_with_dp,
 )
-from derive.training.mesh import Exchange, book_time_per_byte
+from derive.training.mesh import Exchange, Placement, book_time_per_byte
 
 __all__ = [
     "Critical",
@@ -153,6 +155,18 @@ class TrainingAnalysis:
     smallest_dp: int | None
     smallest_zero: ZeroStage | None
     cost: StepCost | None = None  # with a price or a power per device (issue 36)
+    predicted: TrainingAnalysis | None = None  # the run at the efficiencies' π and β (_predicted)
+
+    @property
+    def t_predicted(self) -> sp.Rational | None:
+        """The predicted step: t_lower of the run at π·E_matmul and each axis at β·E_link."""
+        return None if self.predicted is None else self.predicted.t_lower
+
+    @property
+    def mfu_predicted(self) -> sp.Rational | None:
+        """The MFU of the predicted step, F_model/(N·π·t_predicted)."""
+        t, p = self.t_predicted, self.problem
+        return None if t is None else self.flops_model / (p.devices * p.peak * t)
 
     @property
     def bubble_over_ideal(self) -> sp.Rational:
@@ -444,7 +458,7 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
     fits = headroom = None
     if p.capacity is not None:
         fits, headroom = bool(memory.total <= p.capacity), p.capacity - memory.total
-    return TrainingAnalysis(
+    analysis = TrainingAnalysis(
         problem=p,
         params=params,
         memory=memory,
@@ -480,6 +494,27 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         smallest_zero=_smallest_zero(p, params, terms) if same is None else same.smallest_zero,
         cost=_cost(p, t_lower),
     )
+    return _predicted(analysis) if p.matmul_efficiency or p.link_efficiency else analysis
+
+
+def _predicted(a: TrainingAnalysis) -> TrainingAnalysis:
+    """``a`` with its prediction: the same run at π·E_matmul, each axis at β·E_link (the bare
+    E for axes not named, 1 without one), its t_lower the predicted step (the schedule's
+    overlaps kept: one time formula)."""
+    p, link = a.problem, dict(a.problem.link_efficiency)
+
+    def slow(axis: Axis) -> Axis:
+        return replace(axis, bandwidth=axis.bandwidth * link.get(axis.name, link.get("", 1)))
+
+    placed = _placement(p)
+    axes = {axis.name: slow(axis) for axis in placed.mesh.axes}
+    dims = tuple((d, tuple(Level(axes[v.axis.name], v.size) for v in lv)) for d, lv in placed.dims)
+    rates = replace(
+        p, peak=p.peak * (p.matmul_efficiency or 1), link=p.link * link.get("", 1),
+        placement=Placement(replace(placed.mesh, axes=tuple(axes.values())), dims),
+        matmul_efficiency=None, link_efficiency=(),
+    )  # fmt: skip
+    return replace(a, predicted=analyse_training(rates, a))
 
 
 def _cost(p: TrainingProblem, t_lower: sp.Rational) -> StepCost | None:

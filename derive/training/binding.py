@@ -26,7 +26,7 @@ from derive.model.symbols import NOTATION, sym
 from derive.model.transformer import Transformer
 from derive.problem.chips import Chip
 from derive.problem.mesh import parse_mesh
-from derive.problem.timing import parse_duration
+from derive.problem.timing import _efficiency, parse_duration
 from derive.problem.train_spec import TrainSpec
 from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
 from derive.training.mesh import Placement
@@ -173,6 +173,8 @@ class TrainingProblem:
     checkpoint_tensors: int | None = None  # --recompute tensors=k: k S·b·d tensors per layer
     mesh_default: str | None = None  # --mesh default: the chip's node chosen, with its source
     causal: bool = True  # --attention-mask causal (query i attends keys j <= i) or none
+    matmul_efficiency: sp.Rational | None = None  # --matmul-efficiency: of π, for t_predicted
+    link_efficiency: tuple[tuple[str, sp.Rational], ...] = ()  # per axis name; "" the rest
 
     @property
     def recompute_text(self) -> str:
@@ -443,6 +445,21 @@ def _batch(
     return sp.Integer(tokens), seq, micro, count
 
 
+def _link_efficiency(spec: TrainSpec, axes: tuple[str, ...]) -> tuple[tuple[str, sp.Rational], ...]:
+    """``--link-efficiency 0.8`` (every axis) or per axis of the mesh, ``gpu=0.8,node=0.7``; a
+    bare number for the axes not named: (axis, E) pairs, ``""`` for the bare one."""
+    out: dict[str, sp.Rational] = {}
+    for item in spec.link_efficiency.split(",") if spec.link_efficiency is not None else ():
+        name, _, value = (part.strip() for part in item.rpartition("="))
+        if name in out or (name and name not in axes):
+            twice = f"{f'axis {name!r}' if name else 'a bare efficiency'} given twice"
+            why = twice if name in out else f"no axis {name!r} in the mesh ({', '.join(axes)})"
+            raise ProblemError(spec.where("link_efficiency"), why)
+        axis = f" on axis {name!r}" if name else ""
+        out[name] = _efficiency(value, spec.name("link_efficiency") + axis)
+    return tuple(out.items())
+
+
 def _default_mesh(spec: TrainSpec, chip: Chip | None, devices: int) -> tuple[TrainSpec, str | None]:
     """``--mesh default``: the chip's node (chips.toml ``node_devices`` on its link, the nodes
     on ``node_link_bytes_per_s``) when the devices fill whole nodes, else today's single axis;
@@ -578,4 +595,10 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         mesh_default=mesh_default,
         checkpoint_tensors=tensors,
         causal=_causal(spec),
+        matmul_efficiency=None
+        if spec.matmul_efficiency is None
+        else _efficiency(spec.matmul_efficiency, spec.name("matmul_efficiency")),
+        link_efficiency=_link_efficiency(
+            spec, tuple(a.name for a in placement.mesh.axes) if placement else ("link",)
+        ),
     )
