@@ -109,7 +109,7 @@ def sharding_document(s: Sharding, level: int = 2) -> Document:
 
 def _strategy_json(r: StrategyRow) -> dict[str, object]:
     times = (q.T_MATH, r.t_math), (q.T_MEM, r.t_mem), (q.T_COMMS, r.t_comms), (q.T_LOWER, r.t_lower)
-    return {"name": r.name, "collectives": list(r.notation), "flops_per_device": str(r.flops),
+    return {"name": r.name, "notation": list(r.notation), "flops_per_device": str(r.flops),
             "bytes_per_device": str(r.bytes), **{k.name: str(v) for k, v in times},
             q.T_UPPER.name: str(r.t_upper)}  # fmt: skip
 
@@ -140,14 +140,14 @@ def book_sharding_document(s: BookSharding, level: int = 2) -> Document:
     held = [part for t, b in s.tensors for part in (t.text() + ": ", _bytes(b), "; ")]
     tensors = Step(StepKind.SHARDING, "a tensor's bytes per device: each dim over its axes' sizes",
                    rich("Each device holds ", *held[:-1], "."), title="Tensors per device")  # fmt: skip
-    header = ("strategy", "collectives", "FLOPs per device", "T_math", "T_mem", "T_comms",
+    header = ("strategy", "its collectives", "FLOPs per device", "T_math", "T_mem", "T_comms",
               "T_lower (overlapped)", "T_upper (summed)")  # fmt: skip
     rule = ("a contracted dim sharded on one side is all-gathered, or the other side sliced to a "
             "partial sum; a partial sum is all-reduced, or reduce-scattered onto the output's "
             "sharding; an output dim sharded where the output is not is all-gathered")  # fmt: skip
     strategies = Step(StepKind.SHARDING, rule, rich(f"{len(s.rows)} valid strateg{'y' if len(s.rows) == 1 else 'ies'}, each timed per device."),
                       table=(header, *map(_strategy_cells, s.rows)), title="Strategies", topic="sharding")  # fmt: skip
-    verdict = [rich(f"The winner: {s.strategy.name}, T_lower ", _time(s.strategy.t_lower), ".")] if s.strategy else [
+    verdict = [rich(f"The winner: {s.strategy.name}, T_lower ", _time(s.strategy.t_lower), f" (for every {s.dim})." if s.dim is not None and not s.crossovers else ".")] if s.strategy else [
         rich(f"The winner depends on {s.dim if s.dim is not None else 'the free dims'}.")]  # fmt: skip
     for v, below, above in s.crossovers:
         at = f"{v}" if v.is_Rational else f"{v} ≈ {float(v):.6g}"
