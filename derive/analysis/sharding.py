@@ -167,22 +167,17 @@ def plan_strategies(
             clashes.append(clash[0])
             continue
         steps = [(CollectiveKind.ALL_GATHER, specs[t.name], g) for t in op.reads
-                 if (g := tuple(a for d, v in specs[t.name].dims for a in v if a not in on[d]))]  # fmt: skip
+                 if (g := tuple(a for d, v in specs[t.name].dims for a in v if a not in on[d]))
+                 ]  # fmt: skip
         now, scattered = {d: on[d] for d in free}, tuple[str, ...]()
         for d in free:
             if axes := tuple(a for a in partial if a in target[d] and a not in now[d]):
-                steps.append(
-                    (
-                        CollectiveKind.REDUCE_SCATTER,
-                        TensorSpec(out.name, tuple(now.items()), axes),
-                        axes,
-                    )
-                )
+                rs = TensorSpec(out.name, tuple(now.items()), axes)
+                steps.append((CollectiveKind.REDUCE_SCATTER, rs, axes))
                 now[d], scattered = now[d] + axes, scattered + axes
         if axes := tuple(a for a in partial if a not in scattered):
-            steps.append(
-                (CollectiveKind.ALL_REDUCE, TensorSpec(out.name, tuple(now.items()), axes), axes)
-            )
+            ar = TensorSpec(out.name, tuple(now.items()), axes)
+            steps.append((CollectiveKind.ALL_REDUCE, ar, axes))
         if axes := tuple(a for d in free for a in now[d] if a not in target[d]):
             steps.append(
                 (CollectiveKind.ALL_GATHER, TensorSpec(out.name, tuple(now.items())), axes)
@@ -191,7 +186,8 @@ def plan_strategies(
         local = [Tensor(t.name, tuple(e.xreplace(split) for e in t.shape), t.doc, t.width)
                  for t in (*op.reads, out)]  # fmt: skip
         named = [f"gather {' and '.join(t.name for t in op.reads if held[t.name].get(d))}"
-                 if pick else f"partial sums over {''.join(first[d])}" for d, pick in zip(choices, picks)]  # fmt: skip
+                 if pick else f"partial sums over {''.join(first[d])}"
+                 for d, pick in zip(choices, picks)]  # fmt: skip
         name = ", ".join(named) or "as sharded"
         comms = tuple(collective(k, s, a, mesh) for k, s, a in steps)
         doc = f"one device's share of {op.name} ({name}). {op.doc}"

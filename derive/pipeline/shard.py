@@ -22,7 +22,6 @@ from derive.analysis.sharding import (
     sharding_row,
     strategy_row,
 )
-from derive.declare.operator import dims
 from derive.declare.registry import Registry
 from derive.declare.shard import parse_shard, shard_operator
 from derive.errors import ProblemError
@@ -104,23 +103,8 @@ def derive_book_sharded(
     if len(free) == 1 and not found:  # one winner at every value of the free dim
         winner = min(rows, key=lambda r: r.t_lower.xreplace({free[0]: 1}))
     bound, dtypes = first.bound_subs(), dict(first.dtypes)
-    tensors = tuple(
-        (
-            s,
-            substitute(
-                dtypes[s.name].width
-                * sp.Mul(
-                    *(
-                        dims(d)[0] / sp.Mul(*(a.size for a in mesh.axes if a.name in on))
-                        for d, on in s.dims
-                    )
-                ),
-                bound,
-            ),
-        )
-        for s in specs
-    )
-    sharding = BookSharding(tensors, rows, winner, x, found)
+    held = ((s, substitute(dtypes[s.name].width * sp.Mul(*s.local(mesh)), bound)) for s in specs)
+    sharding = BookSharding(tuple(held), rows, winner, x, found)
     shown = winner or rows[0]
     derivation = Derivation(shown.analysis, build_solution(shown.analysis), spec=spec)
     return derivation, (("sharding", book_sharding_document(sharding)),)

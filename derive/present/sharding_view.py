@@ -130,29 +130,36 @@ def book_sharding_json(s: BookSharding) -> dict[str, object]:
 
 
 def _strategy_cells(r: StrategyRow) -> tuple:
+    flops = str(r.flops) if r.flops.is_number else Math(tex(r.flops))
     times = (r.t_math, r.t_mem, r.t_comms, r.t_lower, r.t_upper)
-    return (rich(r.name), rich(", ".join(r.notation) or "none"), rich(str(r.flops) if r.flops.is_number else Math(tex(r.flops))),
-            *(rich(_time(t)) for t in times))  # fmt: skip
+    return (r.name, ", ".join(r.notation) or "none", flops, *map(_time, times))
+
+
+_HEADER = ("strategy", "its collectives", "FLOPs per device", "T_math", "T_mem", "T_comms",
+           "T_lower (overlapped)", "T_upper (summed)")  # fmt: skip
+_RULE = ("a contracted dim sharded on one side is all-gathered, or the other side sliced to a "
+         "partial sum; a partial sum is all-reduced, or reduce-scattered onto the output's "
+         "sharding; an output dim sharded where the output is not is all-gathered")  # fmt: skip
 
 
 def book_sharding_document(s: BookSharding, level: int = 2) -> Document:
     """The tensors per device, the strategies side by side, the winner and where it changes."""
     held = [part for t, b in s.tensors for part in (t.text() + ": ", _bytes(b), "; ")]
-    tensors = Step(StepKind.SHARDING, "a tensor's bytes per device: each dim over its axes' sizes",
-                   rich("Each device holds ", *held[:-1], "."), title="Tensors per device")  # fmt: skip
-    header = ("strategy", "its collectives", "FLOPs per device", "T_math", "T_mem", "T_comms",
-              "T_lower (overlapped)", "T_upper (summed)")  # fmt: skip
-    rule = ("a contracted dim sharded on one side is all-gathered, or the other side sliced to a "
-            "partial sum; a partial sum is all-reduced, or reduce-scattered onto the output's "
-            "sharding; an output dim sharded where the output is not is all-gathered")  # fmt: skip
-    strategies = Step(StepKind.SHARDING, rule, rich(f"{len(s.rows)} valid strateg{'y' if len(s.rows) == 1 else 'ies'}, each timed per device."),
-                      table=(header, *map(_strategy_cells, s.rows)), title="Strategies", topic="sharding")  # fmt: skip
-    verdict = [rich(f"The winner: {s.strategy.name}, T_lower ", _time(s.strategy.t_lower), f" (for every {s.dim})." if s.dim is not None and not s.crossovers else ".")] if s.strategy else [
-        rich(f"The winner depends on {s.dim if s.dim is not None else 'the free dims'}.")]  # fmt: skip
+    rule = "a tensor's bytes per device: each dim over its axes' sizes"
+    tensors = Step(StepKind.SHARDING, rule, rich("Each device holds ", *held[:-1], "."),
+                   title="Tensors per device")  # fmt: skip
+    table = (_HEADER, *(tuple(map(rich, _strategy_cells(r))) for r in s.rows))
+    count = f"{len(s.rows)} valid strateg{'y' if len(s.rows) == 1 else 'ies'}, each per device."
+    strategies = Step(StepKind.SHARDING, _RULE, rich(count), table=table, title="Strategies",
+                      topic="sharding")  # fmt: skip
+    win, every = s.strategy, s.dim is not None and not s.crossovers
+    verdict = [rich(f"The winner: {win.name}, T_lower ", _time(win.t_lower),
+                    f" (for every {s.dim})." if every else ".")] if win else [
+               rich(f"The winner depends on {'the free dims' if s.dim is None else s.dim}.")
+               ]  # fmt: skip
     for v, below, above in s.crossovers:
         at = f"{v}" if v.is_Rational else f"{v} ≈ {float(v):.6g}"
         verdict.append(rich(f"{below} wins for {s.dim} < {at}, {above} above (exact crossover)."))
     given = rich("Sharded on the mesh as " + ", ".join(t.text() for t, _ in s.tensors) + ".")
-    return worked_document(
-        "Sharding", given, (tensors, strategies), verdict, lambda: book_sharding_json(s), level
-    )
+    steps = (tensors, strategies)
+    return worked_document("Sharding", given, steps, verdict, lambda: book_sharding_json(s), level)

@@ -44,11 +44,21 @@ class TensorSpec:
     dims: tuple[tuple[str, tuple[str, ...]], ...]
     unreduced: tuple[str, ...] = ()
 
+    def local(self, mesh: Mesh, but: tuple[str, ...] = ()) -> tuple[sp.Expr, ...]:
+        """Its shape on one device: each dim over the sizes of its axes (but ``but``'s)."""
+        size = {a.name: a.size for a in mesh.axes}
+        return tuple(
+            dims(d)[0] / sp.Mul(*(size[a] for a in on if a not in but)) for d, on in self.dims
+        )
+
     def text(self) -> str:
         """``A[B_x, D]``, as the book writes it."""
-        subs = ["".join(a) for _, a in self.dims]
-        subs = [f"_{{{a}}}" if len(a) > 1 else f"_{a}" if a else "" for a in subs]
-        return f"{self.name}[{', '.join(d + a for (d, _), a in zip(self.dims, subs, strict=True))}]"
+        return f"{self.name}[{', '.join(d + _sub(on) for d, on in self.dims)}]"
+
+
+def _sub(axes: tuple[str, ...]) -> str:
+    """``_x``, ``_{xy}``, or nothing for no axes."""
+    return f"_{{{''.join(axes)}}}" if len(axes) > 1 else f"_{axes[0]}" if axes else ""
 
 
 def _axes(text: str, mesh: Mesh, where: str = _WHERE) -> tuple[str, ...]:
@@ -88,20 +98,16 @@ def parse_tensor(text: str, mesh: Mesh | None, where: str = _WHERE) -> TensorSpe
 def collective(
     kind: CollectiveKind, spec: TensorSpec, axes: tuple[str, ...], mesh: Mesh
 ) -> Collective:
-    """The collective over ``axes`` of the tensor ``spec`` one device holds along them (each
-    dim divided by the sizes of its other axes): the one function both notations time by."""
-    sizes = {a.name: a.size for a in mesh.axes}
-    shape = tuple(
-        dims(d)[0] / sp.Mul(*(sizes[a] for a in on if a not in axes)) for d, on in spec.dims
-    )
-    group = sp.Mul(*(sizes[a] for a in axes))
-    return Collective(kind, Tensor(spec.name, shape), int(group), axes=axes)
+    """The collective over ``axes`` of ``spec`` as one device holds it along them: the one
+    declaration both notations (``--collective``, a sharded operator's) are timed by."""
+    group = sp.Mul(*(a.size for a in mesh.axes if a.name in axes))
+    return Collective(kind, Tensor(spec.name, spec.local(mesh, axes)), int(group), axes=axes)
 
 
 def book_text(kind: CollectiveKind, spec: TensorSpec, axes: tuple[str, ...]) -> str:
     """``AllReduce_x(Z[B, F]{U_x})``: a collective as the book writes it."""
-    sums = f"{{U_{''.join(spec.unreduced)}}}" if spec.unreduced else ""
-    return f"{next(k for k, v in _KINDS.items() if v is kind)}_{''.join(axes)}({spec.text()}{sums})"
+    sums = f"{{U{_sub(spec.unreduced)}}}" if spec.unreduced else ""
+    return f"{next(k for k, v in _KINDS.items() if v is kind)}{_sub(axes)}({spec.text()}{sums})"
 
 
 def parse_collective(text: str, mesh: Mesh | None) -> Operator:
