@@ -176,8 +176,24 @@ def test_free_dims_stay_symbolic_in_every_format(cli, fmt):
         assert all("D" in row["t_math"] for row in s["strategies"])
 
 
-def test_the_dim_degree_shorthand_keeps_working(cli):
+@pytest.mark.parametrize("fmt", ["md", "tex", "text", "json"])
+def test_the_dim_degree_shorthand_keeps_working_with_free_dims(cli, fmt):
     r = cli(["solve", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e", "--shard", "F:8",
-             "--format", "json"])  # fmt: skip
-    assert r.code == 0, r.err
-    assert json.loads(r.out)["sharding"]["collective"] == "all_gather"
+             "--format", fmt])  # fmt: skip
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    if fmt == "json":
+        assert json.loads(r.out)["sharding"]["collective"] == "all_gather"
+
+
+def test_a_slice_mesh_from_the_chip_and_refusals_of_the_shorthand_flags(cli):
+    argv = ["solve", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e", "--mesh", "tpu:4x4",
+            "--shard", "X[B, D_x]", "--shard", "Y[D_x, F_y]", "--set", f"B={_B},D={_D},F={_F}"]  # fmt: skip
+    s = json.loads(cli([*argv, "--format", "json"]).out)["sharding"]
+    assert s["strategy"] == "partial sums over x"
+    (c,) = s["collectives"]  # Z[B, F_y] on one device, summed over x: 4 chips, no wraparound
+    assert c["kind"] == "all_reduce" and c["axes"] == ["x"]
+    assert Q(c["time"]) == 2 * Q(3, 4) * Q(2 * _B * _F, 4) / _W  # a line's end: one link, twice
+    r = cli([*argv, "--compare-shardings"])
+    assert r.code == 2 and "--compare-shardings" in r.err
+    r = cli(["solve", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e", "--shard", "X[B_x, D]"])
+    assert r.code == 2 and "give --mesh" in r.err

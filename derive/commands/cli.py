@@ -192,6 +192,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
         registry = registry_naming(args.operator, args.operators)
         if "[" in shard[0] or len(shard) > 1:
+            if args.compare_shardings:
+                raise ProblemError("--compare-shardings", "is for one --shard DIM:P")
             derivation, sharded = derive_book_sharded(spec_from_args(args), registry, shard)
         else:
             derivation, sharded = derive_sharded(
