@@ -197,3 +197,20 @@ def test_a_slice_mesh_from_the_chip_and_refusals_of_the_shorthand_flags(cli):
     assert r.code == 2 and "--compare-shardings" in r.err
     r = cli(["solve", "matmul", "--dtype", "bf16", "--chip", "tpu-v5e", "--shard", "X[B_x, D]"])
     assert r.code == 2 and "give --mesh" in r.err
+
+
+def test_a_problem_set_carries_a_sharding_and_check_judges_its_t_comms(cli, tmp_path):
+    toml = tmp_path / "set.toml"
+    toml.write_text(
+        'title = "Sharded"\n[[problem]]\nid = "p"\ntitle = "Gather or reduce"\n'
+        'text = "X[B, D] times Y[D_x, F]."\noperator = "matmul"\ndtype = "bf16"\n'
+        f'chip = "tpu-v5e"\nmesh = "{_TORUS}"\nshard = ["X[B, D]", "Y[D_x, F]"]\n'
+        f"set = {{ B = {_B}, D = {_D}, F = {_F} }}\n"
+    )
+    reduced = _torus("all_reduce", Q(2 * _B * _F))  # the winner all-reduces Z's partial sums
+    gathered = _torus("all_gather", Q(2 * _D * _F))
+    check = ["check", "--problem-set", str(toml), "--problem", "p", "--quantity", "t_comms",
+             "--trust", "--claim"]  # fmt: skip
+    assert cli([*check, f"{reduced} s"]).out.startswith("verdict: correct")
+    assert cli([*check, f"{gathered} s"]).out.startswith("verdict: incorrect")
+    assert cli(["key", str(toml), "--trust", "-o", str(tmp_path / "key")]).code == 0
