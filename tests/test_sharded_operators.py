@@ -214,3 +214,24 @@ def test_a_problem_set_carries_a_sharding_and_check_judges_its_t_comms(cli, tmp_
     assert cli([*check, f"{reduced} s"]).out.startswith("verdict: correct")
     assert cli([*check, f"{gathered} s"]).out.startswith("verdict: incorrect")
     assert cli(["key", str(toml), "--trust", "-o", str(tmp_path / "key")]).code == 0
+
+
+@pytest.mark.parametrize(
+    "shards",
+    [("X[B, D_x]", "Y[D_x, F]", "Z[B, F_x]"), ("X[B_x, D]", "Y[D, F_y]", "Z[B, F]"),
+     ("X[B_x, D_y]", "Y[D_y, F]")],
+)  # fmt: skip
+def test_each_collective_as_the_book_writes_it_times_the_same_through_collective(cli, shards):
+    s = _sharding(cli, *shards)
+    winner = _by_name(s)[s["strategy"]]
+    assert len(winner["notation"]) == len(s["collectives"]) > 0
+    for text, inside in zip(winner["notation"], s["collectives"], strict=True):
+        held = text[text.index("[") : text.index("]")]  # the dims of the tensor it moves
+        sets = ",".join(f"{d}={v}" for d, v in zip("BDF", (_B, _D, _F)) if f" {d}" in held
+                        or f"[{d}" in held)  # fmt: skip
+        r = cli(["solve", "--collective", text, "--dtype", "bf16", "--mesh", _TORUS,
+                 "--set", sets, "--format", "json"])  # fmt: skip
+        assert r.code == 0, r.err
+        (alone,) = json.loads(r.out)["collectives"]
+        assert (alone["kind"], alone["time"], alone["bytes"]) == (
+            inside["kind"], inside["time"], inside["bytes"])  # fmt: skip
