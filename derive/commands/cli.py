@@ -106,9 +106,10 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     )
     solve.add_argument(
         "--shard",
-        metavar="DIM:P",
-        help="one device's share of the operator with DIM split over P devices, and the "
-        "collective that rebuilds the output (e.g. F:8 column parallel, D:8 row parallel)",
+        metavar="DIM:P|A[B_x, D]",
+        action="append",
+        help="a tensor sharded on --mesh in the book's notation (repeat per tensor): every "
+        "strategy and its collectives; or DIM split over P devices (F:8 column parallel)",
     )
     solve.add_argument(
         "--compare-shardings",
@@ -186,13 +187,18 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from derive.pipeline.kinds.comms import derive_collective
 
         derivation = derive_collective(spec_from_args(args), collective)
-    elif shard is not None:  # issue 36: one operator's sharding
-        from derive.pipeline.shard import derive_sharded
+    elif shard is not None:  # issue 36: one dim over P; issue 45: the book's notation
+        from derive.pipeline.shard import derive_book_sharded, derive_sharded
 
         registry = registry_naming(args.operator, args.operators)
-        derivation, sharded = derive_sharded(
-            spec_from_args(args), registry, shard, args.compare_shardings
-        )
+        if "[" in shard[0] or len(shard) > 1:
+            if args.compare_shardings:
+                raise ProblemError("--compare-shardings", "is for one --shard DIM:P")
+            derivation, sharded = derive_book_sharded(spec_from_args(args), registry, shard)
+        else:
+            derivation, sharded = derive_sharded(
+                spec_from_args(args), registry, shard[0], args.compare_shardings
+            )
     else:
         derivation = derive_spec(
             spec_from_args(args), registry_naming(args.operator, args.operators)

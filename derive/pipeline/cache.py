@@ -57,6 +57,10 @@ def operator_analysis(spec: ProblemSpec, operators: tuple[str, ...]) -> Analysis
     from derive.analysis.analyse import analyse
     from derive.problem.binding import bind
 
+    if spec.shards:  # the winning strategy's operator, one device's share
+        from derive.pipeline.shard import derive_book_sharded
+
+        return derive_book_sharded(spec, registry(operators), spec.shards)[0].analysis
     return analyse(bind(spec, registry(operators).get(spec.operator)))
 
 

@@ -4,23 +4,37 @@ the collective, the largest group before the link binds and the shardings side b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import sympy as sp
+
+from derive.analysis.algebra.substitution import substitute
 from derive.analysis.analyse import Analysis, analyse
-from derive.analysis.sharding import Sharding, ShardRow, largest_group, sharding_row
+from derive.analysis.sharding import (
+    BookSharding,
+    Sharding,
+    ShardRow,
+    crossovers,
+    largest_group,
+    plan_strategies,
+    sharding_row,
+    strategy_row,
+)
 from derive.declare.registry import Registry
 from derive.declare.shard import parse_shard, shard_operator
 from derive.errors import ProblemError
 from derive.present.formats import Document
-from derive.present.sharding_view import sharding_document
-from derive.problem.binding import ProblemSpec, bind
+from derive.present.sharding_view import book_sharding_document, sharding_document
+from derive.problem.binding import Problem, ProblemSpec, bind, read_mesh
+from derive.problem.collective_text import parse_tensor
 from derive.solution.builder import build_solution
 
 if TYPE_CHECKING:
     from derive.pipeline import Derivation
 
-__all__ = ["derive_sharded"]
+__all__ = ["derive_book_sharded", "derive_sharded"]
 
 
 def derive_sharded(
@@ -55,3 +69,42 @@ def derive_sharded(
     sharding = Sharding(row, largest, compared)
     derivation = Derivation(analysis, build_solution(analysis), spec=spec)
     return derivation, (("sharding", sharding_document(sharding)),)
+
+
+def derive_book_sharded(
+    spec: ProblemSpec, registry: Registry, shards: Sequence[str]
+) -> tuple[Derivation, tuple[tuple[str, Document], ...]]:
+    """``--shard 'X[B_x, D]' --shard 'Y[D, F_y]'``: every valid strategy of the sharded
+    operator analysed like any other problem, the winner's derivation, and the section."""
+    from derive.pipeline import Derivation
+
+    mesh = read_mesh(spec)
+    given = [parse_tensor(text, mesh, f"--shard {text}") for text in shards]
+    assert mesh is not None  # parse_tensor refuses without one
+    specs, plans = plan_strategies(registry.get(spec.operator), given, mesh)
+    problems = [
+        bind(spec if p.operator.comms else replace(spec, mesh=None), p.operator) for p in plans
+    ]
+    rows = tuple(strategy_row(p, analyse(b)) for p, b in zip(plans, problems, strict=True))
+    first = problems[0]
+    free = [d for d in first.operator.dims if d not in first.bound_subs()]
+    x = free[0] if len(free) == 1 else None if free else first.solve_for
+    found: tuple = ()
+    if x is not None:
+
+        def in_x(b: Problem) -> tuple[sp.Expr, ...]:
+            r = strategy_row(
+                plans[0], analyse(replace(b, bound=tuple(v for v in b.bound if v[0] != x)))
+            )
+            return r.t_math, r.t_mem, r.t_comms
+
+        found = crossovers([(r.name, in_x(b)) for r, b in zip(rows, problems, strict=True)], x)
+    winner = None if free else min(rows, key=lambda r: r.t_lower)
+    if len(free) == 1 and not found:  # one winner at every value of the free dim
+        winner = min(rows, key=lambda r: r.t_lower.xreplace({free[0]: 1}))
+    bound, dtypes = first.bound_subs(), dict(first.dtypes)
+    held = ((s, substitute(dtypes[s.name].width * sp.Mul(*s.local(mesh)), bound)) for s in specs)
+    sharding = BookSharding(tuple(held), rows, winner, x, found)
+    shown = winner or rows[0]
+    derivation = Derivation(shown.analysis, build_solution(shown.analysis), spec=spec)
+    return derivation, (("sharding", book_sharding_document(sharding)),)

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.analysis.sharding import Sharding, ShardRow
+from derive.analysis.sharding import BookSharding, Sharding, ShardRow, StrategyRow
 from derive.catalogue import table as q
 from derive.formula.durations import time_text
 from derive.present.formats import Document
+from derive.present.json_export import collectives_json
 from derive.present.worked import worked_document
 from derive.solution.notation import tex
 from derive.solution.steps import Math, Step, StepKind, rich
 from derive.solution.value_display import seconds_tex
 
-__all__ = ["sharding_document", "sharding_json"]
+__all__ = ["book_sharding_document", "book_sharding_json", "sharding_document", "sharding_json"]
 
 
 def _s(value: object) -> str | None:
@@ -104,3 +105,61 @@ def sharding_document(s: Sharding, level: int = 2) -> Document:
         lambda: sharding_json(s),
         level,
     )
+
+
+def _strategy_json(r: StrategyRow) -> dict[str, object]:
+    times = (q.T_MATH, r.t_math), (q.T_MEM, r.t_mem), (q.T_COMMS, r.t_comms), (q.T_LOWER, r.t_lower)
+    return {"name": r.name, "notation": list(r.notation), "flops_per_device": str(r.flops),
+            "bytes_per_device": str(r.bytes), **{k.name: str(v) for k, v in times},
+            q.T_UPPER.name: str(r.t_upper)}  # fmt: skip
+
+
+def book_sharding_json(s: BookSharding) -> dict[str, object]:
+    """The tensors, every strategy, the winner and its collectives, exact."""
+    win = s.strategy
+    return {
+        "tensors": [{"spec": t.text(), "bytes_per_device": str(b)} for t, b in s.tensors],
+        "strategies": [_strategy_json(r) for r in s.rows],
+        "strategy": win.name if win else None,
+        q.T_COMMS.name: str(win.t_comms) if win else None,
+        q.COLLECTIVES.name: collectives_json(win.analysis.collectives) if win else None,
+        "crossovers": [
+            {"dim": str(s.dim), "value": str(v), "below": a, "above": b} for v, a, b in s.crossovers
+        ],
+    }
+
+
+def _strategy_cells(r: StrategyRow) -> tuple:
+    flops = str(r.flops) if r.flops.is_number else Math(tex(r.flops))
+    times = (r.t_math, r.t_mem, r.t_comms, r.t_lower, r.t_upper)
+    return (r.name, ", ".join(r.notation) or "none", flops, *map(_time, times))
+
+
+_HEADER = ("strategy", "its collectives", "FLOPs per device", "T_math", "T_mem", "T_comms",
+           "T_lower (overlapped)", "T_upper (summed)")  # fmt: skip
+_RULE = ("a contracted dim sharded on one side is all-gathered, or the other side sliced to a "
+         "partial sum; a partial sum is all-reduced, or reduce-scattered onto the output's "
+         "sharding; an output dim sharded where the output is not is all-gathered")  # fmt: skip
+
+
+def book_sharding_document(s: BookSharding, level: int = 2) -> Document:
+    """The tensors per device, the strategies side by side, the winner and where it changes."""
+    held = [part for t, b in s.tensors for part in (t.text() + ": ", _bytes(b), "; ")]
+    rule = "a tensor's bytes per device: each dim over its axes' sizes"
+    tensors = Step(StepKind.SHARDING, rule, rich("Each device holds ", *held[:-1], "."),
+                   title="Tensors per device")  # fmt: skip
+    table = (_HEADER, *(tuple(map(rich, _strategy_cells(r))) for r in s.rows))
+    count = f"{len(s.rows)} valid strateg{'y' if len(s.rows) == 1 else 'ies'}, each per device."
+    strategies = Step(StepKind.SHARDING, _RULE, rich(count), table=table, title="Strategies",
+                      topic="sharding")  # fmt: skip
+    win, every = s.strategy, s.dim is not None and not s.crossovers
+    verdict = [rich(f"The winner: {win.name}, T_lower ", _time(win.t_lower),
+                    f" (for every {s.dim})." if every else ".")] if win else [
+               rich(f"The winner depends on {'the free dims' if s.dim is None else s.dim}.")
+               ]  # fmt: skip
+    for v, below, above in s.crossovers:
+        at = f"{v}" if v.is_Rational else f"{v} ≈ {float(v):.6g}"
+        verdict.append(rich(f"{below} wins for {s.dim} < {at}, {above} above (exact crossover)."))
+    given = rich("Sharded on the mesh as " + ", ".join(t.text() for t, _ in s.tensors) + ".")
+    steps = (tensors, strategies)
+    return worked_document("Sharding", given, steps, verdict, lambda: book_sharding_json(s), level)

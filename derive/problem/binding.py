@@ -43,6 +43,7 @@ class ProblemSpec:
     solve_for: str | None = None
     timing: TimingSpec = field(default_factory=TimingSpec)
     mesh: str | None = None  # --mesh: the collectives' axes (derive.problem.mesh)
+    shards: tuple[str, ...] = ()  # a set's shard: tensors in the book's notation on the mesh
 
     @property
     def spec(self) -> ProblemSpec:

@@ -104,6 +104,10 @@ def analyse_spec(spec: ProblemSpec, registry: Registry) -> Analysis:
 def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation | CommsDerivation:
     """Bind, analyse and build the steps for one problem (an operator that only
     communicates is timed on its link: a :class:`CommsDerivation`)."""
+    if spec.shards:  # a set's shard: the winning strategy's operator, one device's share
+        from derive.pipeline.shard import derive_book_sharded
+
+        return derive_book_sharded(spec, registry, spec.shards)[0]
     operator = registry.get(spec.operator)
     if only_communicates(operator):  # the comms kind loads only for such an operator
         from derive.pipeline.kinds.comms import derive_comms

@@ -90,6 +90,7 @@ _PROBLEM = {
     "bandwidth": str,
     "link_bandwidth": str,
     "mesh": str,
+    "shard": list,
     "regime": str,
     "set": dict,
     "solve_for": str,
@@ -280,7 +281,8 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     sets = str_map(raw.get("set", {}), where, "set", int)
     timing = TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS})
     given = {key: raw.get(key) for key in (*_SPEC_TEXTS, "solve_for")}
-    spec = ProblemSpec(operator=raw["operator"], dtypes=dtypes, sets=sets, timing=timing, **given)
+    shards = tuple(map(str, raw.get("shard", ())))  # read on the mesh when it is derived
+    spec = ProblemSpec(raw["operator"], dtypes, sets=sets, timing=timing, shards=shards, **given)
     try:
         bind_timing(spec.timing)  # checked here so the error names the problem
     except DeriveError as error:
