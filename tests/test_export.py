@@ -6,7 +6,7 @@ by derive's own checker (what the LMS accepts is what ``derive check`` accepts):
 
 - PrairieLearn: ``info.json`` against PrairieLearn's ``infoQuestion.json``, each ``pl-*``
   element's attributes against the element's schema (``pl-number-input.json``,
-  ``pl-symbolic-input.json``); ``server.py`` is run in a bare interpreter (``python -I``, no
+  ``pl-symbolic-input.json``, ``pl-string-input.json``); ``server.py`` is run in a bare interpreter (``python -I``, no
   derive) and its answers judged.
 - QTI 1.2: the assessment against IMS's QTI ASI 1.2.1 DTD (``ims_qtiasiv1p2p1.dtd``); the
   manifest's resource as Canvas reads it.
@@ -20,7 +20,8 @@ repository, and skip the schema checks (only those) without them. Their sources:
 PrairieLearn/PrairieLearn@88fb8556a7a1768e2082736be9095241b11238d7
 ``apps/prairielearn/src/schemas/schemas/infoQuestion.json``,
 ``apps/prairielearn/elements/pl-number-input/schemas/pl-number-input.json``,
-``apps/prairielearn/elements/pl-symbolic-input/schemas/pl-symbolic-input.json``; the IMS
+``apps/prairielearn/elements/pl-symbolic-input/schemas/pl-symbolic-input.json``,
+``apps/prairielearn/elements/pl-string-input/schemas/pl-string-input.json``; the IMS
 QTI ASI 1.2.1 DTD (Final, 14 Feb 2003) as swl10/pyslet@b30e9a439f6c0f0e2d01f1ac80986944bed7427b
 ships it, ``unittests/data_imsqtiv1p2p1/ims_qtiasiv1p2p1.dtd``.
 """
@@ -150,7 +151,7 @@ def test_prairielearn_inputs_follow_the_elements_schemas(exported, graders, stem
 
     schemas = {
         tag: json.loads(_schema(f"{tag}.json").read_text(encoding="utf-8"))
-        for tag in ("pl-number-input", "pl-symbolic-input")
+        for tag in ("pl-number-input", "pl-symbolic-input", "pl-string-input")
     }
     pset, _ = graders[stem]
     for folder in (exported[stem, "prairielearn"] / "questions").iterdir():
@@ -206,7 +207,7 @@ def test_moodle_xml_is_what_moodles_importer_reads(exported, graders, stem):
     category, seen = None, set()
     for question in quiz:
         kind = question.get("type")
-        assert kind in ("category", "numerical", "essay")
+        assert kind in ("category", "numerical", "essay", "truefalse")
         if kind == "category":
             category = question.findtext("category/text")
             assert category.startswith("$course$/top/")
@@ -217,6 +218,13 @@ def test_moodle_xml_is_what_moodles_importer_reads(exported, graders, stem):
         assert text.get("format") == "html" and question.findtext("name/text")
         if kind == "essay":  # a formula: graded by hand, the answer in the grader's information
             assert "The answer:" in question.findtext("graderinfo/text")
+            continue
+        if kind == "truefalse":  # Moodle's true is derive's yes
+            fractions = {a.findtext("text"): a.get("fraction") for a in question.iter("answer")}
+            (right,) = (word for word, fraction in fractions.items() if fraction == "100")
+            assert sorted(fractions.values()) == ["0", "100"]
+            claim = {"true": "yes", "false": "no"}[right]
+            assert grader.check(pid, quantity, claim).verdict == "correct"
             continue
         (answer,) = question.findall("answer")
         assert answer.get("fraction") == "100"
@@ -279,6 +287,12 @@ def test_qti_package_is_what_canvas_imports(exported, graders, stem):
         quantity = item.get("ident").removeprefix(f"derive-{stem}-{pid}-").rsplit("-", 1)[0]
         if kind == "essay_question":
             assert "The answer:" in item.find(".//q:itemfeedback//q:mattext", ns).text
+            continue
+        if kind == "true_false_question":
+            labels = [label.get("ident") for label in item.iter(f"{{{ns['q']}}}response_label")]
+            right = item.find(".//q:varequal", ns).text
+            assert labels == ["yes", "no"] and right in labels
+            assert grader.check(pid, quantity, right).verdict == "correct"
             continue
         assert kind == "numerical_question"
         assert item.find(".//q:render_fib", ns).get("fibtype") == "Decimal"
@@ -374,10 +388,27 @@ def test_every_variant_is_exported(monkeypatch, tmp_path):
         assert _qti_valid(text)
 
 
-def test_a_yes_no_is_named_as_not_exported(exported, cli, tmp_path):
-    result = cli(["export", "--to", "moodle", "-o", str(tmp_path / "m")])
+def test_a_yes_no_is_a_true_false_question(exported):
+    quiz = ET.parse(exported["rooflines", "moodle"] / "rooflines.moodle.xml").getroot()
+    names = [q.findtext("name/text") for q in quiz if q.get("type") == "truefalse"]
+    assert any(name.endswith("Whether it fits") for name in names)
+
+
+def test_an_answer_no_box_takes_is_named_and_left_out(monkeypatch, cli, tmp_path):
+    """An answer that is no number, yes/no or formula (neither set has one: the test makes
+    ``t_lower`` one) is named on the output and left out of the files."""
+    import derive.commands.export as export
+
+    real = export._answer
+    monkeypatch.setattr(
+        export, "_answer", lambda box, *a: None if box.quantity == "t_lower" else real(box, *a)
+    )
+    result = cli(["export", str(GRADED), "--to", "moodle", "-o", str(tmp_path / "m")])
     assert result.code == 0
-    assert "not exported: model-70b-v5e-fit/fits" in result.out
+    assert (
+        "not exported: qwen-decode/t_lower (a word: no box of these formats takes it)" in result.out
+    )
+    assert "Lower bound of the step" not in (tmp_path / "m/graded.moodle.xml").read_text()
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,12 @@ class Answer:
     value: Fraction | None = None
     formula: str = ""  # sympy's text of a formula answer (PrairieLearn's symbolic input reads it)
     variables: str = ""  # the formula's names, comma-separated
+    truth: bool | None = None  # a yes/no's answer
+
+    @property
+    def kind(self) -> str:
+        """How a box takes it: ``number``, ``truth`` (yes or no) or ``formula``."""
+        return "number" if self.value is not None else "formula" if self.truth is None else "truth"
 
     @property
     def prompt(self) -> str:
@@ -66,7 +72,8 @@ class Answer:
     @property
     def exact(self) -> str:
         """The answer as data: ``p/q`` for a number, the formula's text otherwise."""
-        return str(self.value) if self.value is not None else self.formula
+        truth = "yes" if self.truth else "no"
+        return {"number": str(self.value), "truth": truth, "formula": self.formula}[self.kind]
 
     @property
     def decimal(self) -> str:
@@ -101,7 +108,7 @@ def _variants(pset: ProblemSet) -> list[tuple[int, ProblemSet]]:
 
 def _answer(box: Asked, rtol: Fraction, said: str, latex: str | None) -> Answer | None:
     """The answer the checker states (``21355787/3271484375 s ≈ 6.5279 ms``, ``B ≥ 121``, a
-    formula as LaTeX); None for a yes/no or a word, which has no numeric or symbolic box."""
+    formula as LaTeX); None for a yes/no or a word."""
     from derive.formula import parse_formula
 
     m = _EXACT.match(said.split(" ≈ ")[0].strip())
@@ -135,6 +142,9 @@ def _questions(pset: ProblemSet, skipped: list[str]) -> list[Question]:
             result = grader.check(pid, box.quantity, "1")
             rtol = Fraction(pset.rtol(pid, box.quantity) or DEFAULT_RTOL)
             found = _answer(box, rtol, result.expected or "", result.expected_latex)
+            said = "" if found else grader.check(pid, box.quantity, "yes").expected or ""
+            if said.split(" ")[0] in ("yes", "no"):  # a yes/no: "1" reads as neither
+                found = Answer(box.quantity, box.label, "", rtol, truth=said.startswith("yes"))
             answers.append(found) if found else skipped.append(f"{pid}/{box.quantity}")
         html = f"{page.detail['question_html']}\n{page.detail['givens_html']}"
         out.append(Question(pid, page.entry.title, html, tuple(answers)))
@@ -234,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
     files[MARKER] = "\n".join([f"derive export --to {args.to}: {pset.title}", *files]).encode()
     write_site(Site(files, {}), Path(args.output))
     for name in dict.fromkeys(skipped):
-        print(f"not exported: {name} (a yes/no or a word: no numeric or formula box takes it)")
+        print(f"not exported: {name} (a word: no box of these formats takes it)")
     for name in rendered:
         print(f"wrote {Path(args.output) / name}")
     return 0
