@@ -117,6 +117,7 @@ def _run_servers(folders: list[Path], seed: int) -> dict[str, dict]:
     """Each question's ``generate(data)`` run in a bare interpreter: folder name → data."""
     script = (
         "import json, runpy, sys\n"
+        "sys.modules['derive'] = None  # import derive fails: grading needs none of it\n"
         "out = {}\n"
         "for folder in sys.argv[2:]:\n"
         "    data = {'params': {}, 'correct_answers': {}, 'variant_seed': int(sys.argv[1])}\n"
@@ -189,6 +190,7 @@ def test_prairielearn_server_grades_without_derive(exported, graders, stem):
             claim = _claim(repr(answer), attrs.get("suffix", "")) if number else answer
             assert grader.check(pid, name, claim).verdict == "correct", (pid, name, claim)
             asked += 1
+        assert question.count("{{") == 1  # mustache's one tag: the variant's question
         panel = question.replace("{{{params.html}}}", data["params"]["html"])
         for part in ("question_html", "givens_html"):
             assert pages[pid].detail[part] in panel
@@ -352,6 +354,45 @@ def test_a_sets_text_is_escaped_in_every_format(tmp_path, target):
     if target == "prairielearn":
         info = json.loads(next((tmp_path / "out").rglob("info.json")).read_text(encoding="utf-8"))
         assert info["title"] == "Tom & Jerry's <i>matmul</i>"  # JSON, not HTML: as typed
+
+
+TOLERANT = """title = "Five per cent"
+text = "Answer within 5 %."
+
+[[problem]]
+id = "mm"
+title = "A square matmul"
+text = "Its arithmetic intensity?"
+operator = "matmul"
+dtype = "bf16"
+chip = "h100"
+set = { B = 4096, D = 4096, F = 4096 }
+ask = ["intensity"]
+rtol = "0.05"
+"""
+
+
+def test_a_sets_tolerance_is_the_lmss(tmp_path):
+    """A problem's ``rtol = "0.05"`` is PrairieLearn's rtol, Moodle's tolerance (5 % of the
+    value, absolute) and QTI's range (the value ± 5 %)."""
+    path = tmp_path / "tolerant.toml"
+    path.write_text(TOLERANT, encoding="utf-8")
+    for target in TARGETS:
+        assert (
+            run_cli(["export", str(path), "--to", target, "-o", str(tmp_path / target)]).code == 0
+        )
+    question = (tmp_path / "prairielearn/questions/tolerant-mm/question.html").read_text()
+    (_, attrs), *_ = (e for e in _pl_elements(question) if e[0] == "pl-number-input")
+    assert attrs["rtol"] == "0.05"
+    answer = ET.parse(tmp_path / "moodle/tolerant.moodle.xml").find(".//answer")
+    value = float(answer.findtext("text"))
+    n = 4096  # the intensity, computed here: 2·B·D·F FLOPs over bf16's 2 bytes of X, Y and Z
+    assert value == pytest.approx(2 * n**3 / (2 * (n * n + n * n + n * n)), rel=1e-15)
+    assert float(answer.findtext("tolerance")) == pytest.approx(0.05 * value)
+    ns = {"q": "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"}
+    item = ET.parse(tmp_path / "qti/tolerant/tolerant.xml").find(".//q:item", ns)
+    low, high = (float(item.find(f".//q:{v}", ns).text) for v in ("vargte", "varlte"))
+    assert (low, high) == pytest.approx((0.95 * value, 1.05 * value))
 
 
 def test_an_export_is_byte_identical_from_run_to_run(exported, tmp_path):
