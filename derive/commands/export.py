@@ -241,7 +241,8 @@ def run(args: argparse.Namespace) -> int:
     variants = [_questions(variant, skipped) for _, variant in _variants(pset)]
     rendered = _WRITERS[args.to](pset.title, stem, variants)
     files = {k: v.encode() if isinstance(v, str) else v for k, v in rendered.items()}
-    files[MARKER] = "\n".join([f"derive export --to {args.to}: {pset.title}", *files]).encode()
+    head = f"derive export --to {args.to}: {' '.join(pset.title.split())}"  # one line: names follow
+    files[MARKER] = "\n".join([head, *files]).encode()
     write_site(Site(files, {}), Path(args.output))
     for name in dict.fromkeys(skipped):
         print(f"not exported: {name} (a word: no box of these formats takes it)")
