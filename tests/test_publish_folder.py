@@ -53,6 +53,14 @@ def _whole(site: Site) -> dict[str, bytes]:
     return {**site.files, **{name: text.encode() for name, text in USERS.items()}}
 
 
+def test_an_empty_folder_is_published_into(tmp_path: Path):
+    """An ``-o`` that exists and is empty (``mkdir docs`` first) was a traceback."""
+    out = tmp_path / "docs"
+    out.mkdir()
+    write_site(NEW, out)
+    assert _tree(out) == NEW.files
+
+
 def test_the_users_files_are_kept(tmp_path: Path):
     out = _published(tmp_path)
     write_site(NEW, out)

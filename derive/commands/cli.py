@@ -79,6 +79,7 @@ _LATER = {
     "serve": "serve a problem set as a workbook in the browser",
     "publish": "write a problem set's workbook as a static site that checks in the browser",
     "budget": "a scaling-law budget: compute-optimal parameters and tokens from compute",
+    "export": "export a problem set to PrairieLearn, Moodle or QTI 1.2 (an LMS imports it)",
 }
 
 

@@ -264,7 +264,7 @@ def write_site(site: Site, out: Path) -> None:
         raise OutputError(
             what, f"is a folder that is not a published workbook (no {MARKER}); give a new folder"
         )
-    kept = _users_files(out, site) if out.is_dir() else []
+    kept = _users_files(out, site) if (out / MARKER).is_file() else []  # an empty -o: none
     clash = sorted(set(kept) & {*site.files, *site.copies})
     if clash:
         raise OutputError(
