@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -181,6 +182,53 @@ def test_interleaved_1f1b_bubble():
     assert _fr(a.memory.activations) == _fr(plain.memory.activations) * (1 + Fraction(3, 8))
 
 
+LLAMA_405B = str(Path(__file__).parent / "data" / "configs" / "llama-3.1-405b" / "config.json")
+
+
+def _stretch(out: dict) -> Fraction:
+    """The pipeline's stretch of the compute, read back: T_upper = stretch · t_math + t_comms."""
+    t_math, t_upper, t_comms = (Fraction(out[k]) for k in ("t_math", "t_upper", "t_comms"))
+    return (t_upper - t_comms) / t_math
+
+
+@pytest.mark.parametrize("v", [1, 2])
+def test_llama_3_405b_interleaved_on_uneven_stages(cli, v):
+    # Meta's 405B: 126 layers on 16 stages, one layer fewer on the first and the last
+    stages = [7] + [8] * 14 + [7]
+    layers, pp, m = sum(stages), len(stages), 16
+    r = cli(
+        ["train", LLAMA_405B, "--chip", "h100", "--tp", "8", "--pp", str(pp), "--dp", "128"]
+        + [
+            "--zero",
+            "1",
+            "--batch-tokens",
+            str(128 * m * 8192),
+            "--seq",
+            "8192",
+            "--format",
+            "json",
+        ]
+        + ["--stage-layers", ",".join(map(str, stages)), "--virtual-stages", str(v)]
+    )
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert Fraction(out["bubble_fraction"]) == Fraction(pp - 1, v * m + pp - 1)
+    # each slot lasts as long as the largest chunk: stage 8 cut in v, 7 into 4 and 3 at v = 2
+    chunk = max(-(-n // v) for n in stages)
+    assert _stretch(out) == Fraction(v * m + pp - 1, v * m) * Fraction(pp * v * chunk, layers)
+
+
+def test_interleaving_that_cuts_equal_stages_unequally(cli):
+    # 8 layers a stage in 3 chunks: 3, 3 and 2; the 3-layer chunks set every slot's pace
+    base = BASE + ["--pp", "4", "--format", "json"]
+    r = cli(base + ["--virtual-stages", "3"])
+    assert r.code == 0, r.err
+    m = 4194304 // 4096
+    assert _stretch(json.loads(r.out)) == Fraction(3 * m + 3, 3 * m) * Fraction(4 * 3 * 3, L)
+    even = json.loads(cli(base + ["--virtual-stages", "2"]).out)
+    assert _stretch(even) == Fraction(2 * m + 3, 2 * m)
+
+
 def test_cp_4_quarters_the_activations_and_rings_k_and_v():
     m = 2
     one = _run(dp=1, recompute="none", batch_tokens=m * S)
@@ -245,7 +293,7 @@ BASE = ["train", "llama-3-8b", "--chip", "h100", "--batch-tokens", "4194304", "-
         (["--pp", "4", "--stage-layers", "8,8,16"], "--stage-layers"),
         (["--pp", "2", "--zero", "3"], "--zero 3"),
         (["--cp", "3"], "--cp 3"),
-        (["--pp", "4", "--virtual-stages", "3"], "--virtual-stages 3"),
+        (["--pp", "4", "--virtual-stages", "9"], "--virtual-stages 9"),
         (["--dp", "8", "--keep-gathered-weights"], "--keep-gathered-weights"),
     ],
 )

@@ -369,13 +369,6 @@ def _smallest_zero(
     return None
 
 
-def _imbalance(p: TrainingProblem) -> sp.Rational:
-    """pp · max_i L_i / L: the slowest stage's layers against an equal share (1 for equal stages)."""
-    if not p.uneven:
-        return sp.Integer(1)
-    return sp.Rational(p.pp * max(p.stage_layers), sum(p.stage_layers))
-
-
 def _tp_widths(
     p: TrainingProblem, comms: Comms
 ) -> tuple[sp.Rational, sp.Rational | None, sp.Rational | None]:
@@ -415,7 +408,7 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
     flops_model = flops_params + 3 * attention * tokens
     flops_recompute = recompute_per_token * tokens
     slots = p.virtual_stages * p.microbatches
-    stretch = sp.Rational(slots + p.pp - 1, slots) * _imbalance(p)
+    stretch = sp.Rational(slots + p.pp - 1, slots) * p.imbalance
     hidden = p.overlap_tp or comms.overlap  # the book's passes overlap every dim
 
     def timed(name: str, flops: sp.Rational) -> PassTime:

@@ -194,6 +194,16 @@ class TrainingProblem:
         return len(set(self.stage_layers)) > 1
 
     @property
+    def imbalance(self) -> sp.Rational:
+        """pp·v·max_c L_c / L: the largest of the pp·v chunks (stage i's L_i layers cut into v,
+        the largest ⌈L_i/v⌉ layers) against an equal share; 1 when the chunks are equal."""
+        if self.transformer is None or (not self.stage_layers and self.virtual_stages == 1):
+            return sp.Integer(1)
+        layers, v = int(self.arch("layers")), self.virtual_stages
+        chunk = -(-max(self.stage_layers or (layers // self.pp,)) // v)
+        return sp.Rational(self.pp * v * chunk, layers)
+
+    @property
     def transformer(self) -> Transformer | None:
         """The model's declaration (MLP kind, MoE, tied head); None for a model known by its
         size alone (``--params``), which has no architecture."""
