@@ -428,7 +428,7 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         _critical("backward", backward_per_token, comms, p, b),
     )
     never = any(c.tokens is None for c in critical)
-    b_star = None if never else sp.Max(*(c.tokens for c in critical))
+    b_star = None if never else max(c.tokens for c in critical if c.tokens is not None)
     mfu = impossible = None
     if p.measured_time is not None:
         mfu = flops_model / (n * p.peak * p.measured_time)
