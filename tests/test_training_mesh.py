@@ -616,3 +616,22 @@ def test_tp_traffic_is_exposed_unless_overlapped(cli):
     exposed = tp_bytes / Fraction(450 * 10**9)  # NVLink, chips.toml's 4.5e11 one way
     assert Fraction(hidden["t_lower"]) == Fraction(hidden["t_math"])
     assert Fraction(plain["t_lower"]) == Fraction(hidden["t_lower"]) + exposed
+
+
+def test_the_verdict_and_b_star_count_tps_exposed_all_reduces(cli):
+    """Without --overlap-tp, TP's all-reduces are on the compute's critical path (T_lower's
+    max(T + E, C)): the backward pass's compute is below its traffic here, compute plus E
+    above it, so T_lower is the compute plus TP's time and the step is compute-bound; the
+    critical batch lies below b. With --overlap-tp, E hides and the same step is not."""
+    argv = ["train", "llama-3-70b", "--chip", "h100", "--dp", "16", "--tp", "8", "--zero", "1"]
+    argv += ["--batch-tokens", str(16 * 16384), "--seq", "4096", "--format", "json"]
+    argv += ["--mesh", "gpu=8@450GB/s,node=16@50GB/s"]
+    out = json.loads(cli(argv).out)
+    t_math, t_lower = Fraction(out["t_math"]), Fraction(out["t_lower"])
+    exposed = Fraction(out["comms_time_per_device"]["tp"])
+    assert t_lower == t_math + exposed  # pp = 1: each pass's bound is its compute plus E
+    assert out["compute_bound"] is True
+    assert Fraction(out["critical_tokens_per_device"]) <= Fraction(out["tokens_per_device"])
+    hidden = json.loads(cli([*argv, "--overlap-tp"]).out)
+    assert hidden["compute_bound"] is False
+    assert Fraction(hidden["critical_tokens_per_device"]) > Fraction(hidden["tokens_per_device"])

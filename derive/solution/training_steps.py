@@ -545,7 +545,7 @@ def _critical(a: TrainingAnalysis) -> Step:
             "Book's F/Y > C/W read as Y < f·β/π (whether the degree splits the heads is not asked)."
         ),
         rich(
-            "Per pass, in tokens per DP rank b: compute c·b (c = FLOPs per token / (tp·pp·π)), comms D + K·b (D: DP's bytes, "
+            "Per pass, in tokens per DP rank b: compute c·b (c = FLOPs per token / (tp·pp·π), plus TP's seconds per token when its all-reduces are exposed, without --overlap-tp: on the compute's critical path, as in T_lower), comms D + K·b (D: DP's bytes, "
             "which do not grow with the batch; K·b: TP's, PP's and EP's, which do) over β_link; the pass is compute-bound from "
             "b = D/(c − K). The exact per-pass values count the model's own P_dev (norms replicated, the heavier end stage), "
             "attention's FLOPs (the closed form's 4·P·b leaves them out) and the recomputation's; the pipeline bubble "

@@ -284,8 +284,11 @@ def _critical(
     name: str, flops_per_token: sp.Rational, comms: Comms, p: TrainingProblem, b: sp.Rational
 ) -> Critical:
     """The pass's balance; with ``comms.overlap`` (the book's) its binding dim's, each dim's
-    comms against the whole compute."""
+    comms against the whole compute. TP's exposed all-reduces (without ``--overlap-tp``) sit
+    on the compute's critical path, as in T_lower's max(T + E, C): c counts their seconds."""
     c = flops_per_token / (p.tp * p.pp * p.cp * p.peak)
+    if not (p.overlap_tp or comms.overlap):
+        c += comms.scaling(name, "tp")[1] / b
     options = []
     for dim in DIMS if comms.overlap else (None,):
         fixed, scaling = comms.scaling(name, dim)
@@ -463,7 +466,7 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         tokens_per_device=b,
         critical=critical,
         critical_tokens_per_device=b_star,
-        compute_bound=all(bool(x.compute >= x.comms) for x in (forward, backward)),
+        compute_bound=all(bool(x.compute + x.exposed >= x.comms) for x in (forward, backward)),
         tp_layer_params=layer,
         tp_width=width,
         tp_critical_width=critical_width,
