@@ -229,3 +229,17 @@ def test_an_equality_every_value_keeps_is_answered_as_such():
     )
     assert r.code == 0, r.err
     assert json.loads(r.out)["equations"]["verdict"] == "infinitely many solutions"
+
+
+def test_a_degree_no_value_of_which_runs_says_why_in_one_line():
+    # a batch that is no whole number of sequences; a tp that splits neither the heads nor
+    # the mesh: the run at the first value says what is wrong, not "no dp of runs"
+    for extra, flag in (
+        (["--batch-tokens", "4194305", "--unknown", "dp"], "--batch-tokens"),
+        (["--tp", "3", "--mesh", "gpu=8@450e9,node=2@50e9", "--unknown", "pp"], "--tp"),
+    ):
+        argv = ["train", "llama-3-8b", "--chip", "h100", "--seq", "4096", *extra]
+        if "--batch-tokens" not in extra:
+            argv += ["--batch-tokens", "4194304"]
+        r = run_cli([*argv, "--equation", "t_math <= 10 s"])
+        assert r.code == 2 and r.err.count("\n") == 1 and r.err.startswith(f"error: {flag}"), r

@@ -99,13 +99,15 @@ def _values(run: TrainSpec, name: str) -> tuple[Sequence[int] | None, bool, int 
         devices = mesh.devices if mesh else math.prod(map(int, re.findall(r"\d+", run.mesh)))
         free = name != "dp" and run.dp is None
         fixed = math.prod(whole(run, d) for d in degrees if d != name and not (free and d == "dp"))
+        if devices % fixed:  # no value fits the mesh: the run at 1 says why
+            return None, False, None
         if not free:  # the mesh leaves one value: dp · tp · pp · cp = N
-            return ([devices // fixed] if devices % fixed == 0 else []), False, None
+            return [devices // fixed], False, None
         return _divisors(devices, fixed), False, devices // fixed
     per_rank = whole(run, "dp") * whole(run, "micro_batch_size")
     if name == "dp" and run.batch_tokens is not None and run.seq is not None:  # dp · b · S | T
         sequence = whole(run, "micro_batch_size") * whole(run, "seq")
-        return _divisors(int(batch_tokens(run)), sequence), False, None
+        return _divisors(int(batch_tokens(run)), sequence) or None, False, None  # else dp = 1's why
     if name not in ("batch_tokens", "seq"):
         return None, False, None
     if name == "batch_tokens":
