@@ -102,9 +102,8 @@ def _search(
     if first is None:
         raise ProblemError(spec.label("unknowns", name), f"no {name} {_span(values)} runs")
     if first[1]:  # every value keeps it; one value (a mesh's dp) is an answer, not an identity
-        return first[0], None if len(
-            values
-        ) > 1 else f"{name} = {first[0]}, the one value, keeps it"
+        one = f"{name} = {first[0]}, the one value, keeps it"
+        return first[0], None if len(values) > 1 else one
     raise _none_meets(spec, name, values, text)
 
 

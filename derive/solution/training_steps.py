@@ -468,7 +468,7 @@ def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
     if p.imbalance != 1:
         notes.append(
             rich(
-                f"Unequal chunks ({', '.join(map(str, p.stage_layers)) or 'L/pp'} layers a stage, v = {p.virtual_stages} chunks "
+                f"Unequal {'stages' if p.virtual_stages == 1 else 'chunks'} ({', '.join(map(str, p.stage_layers)) or 'L/pp'} layers a stage, v = {p.virtual_stages} chunks "
                 "each, as even as possible): each of the v·M + pp − 1 slots lasts as long as the largest chunk, ⌈max L_i / v⌉ "
                 "layers, so the compute stretches by pp·v·⌈max L_i / v⌉ / L too; the embedding's and the head's FLOPs are spread over the step as 6·P_act·T counts them."
             )
