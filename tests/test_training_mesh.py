@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -181,6 +182,53 @@ def test_interleaved_1f1b_bubble():
     assert _fr(a.memory.activations) == _fr(plain.memory.activations) * (1 + Fraction(3, 8))
 
 
+LLAMA_405B = str(Path(__file__).parent / "data" / "configs" / "llama-3.1-405b" / "config.json")
+
+
+def _stretch(out: dict) -> Fraction:
+    """The pipeline's stretch of the compute, read back: T_upper = stretch · t_math + t_comms."""
+    t_math, t_upper, t_comms = (Fraction(out[k]) for k in ("t_math", "t_upper", "t_comms"))
+    return (t_upper - t_comms) / t_math
+
+
+@pytest.mark.parametrize("v", [1, 2])
+def test_llama_3_405b_interleaved_on_uneven_stages(cli, v):
+    # Meta's 405B: 126 layers on 16 stages, one layer fewer on the first and the last
+    stages = [7] + [8] * 14 + [7]
+    layers, pp, m = sum(stages), len(stages), 16
+    r = cli(
+        ["train", LLAMA_405B, "--chip", "h100", "--tp", "8", "--pp", str(pp), "--dp", "128"]
+        + [
+            "--zero",
+            "1",
+            "--batch-tokens",
+            str(128 * m * 8192),
+            "--seq",
+            "8192",
+            "--format",
+            "json",
+        ]
+        + ["--stage-layers", ",".join(map(str, stages)), "--virtual-stages", str(v)]
+    )
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert Fraction(out["bubble_fraction"]) == Fraction(pp - 1, v * m + pp - 1)
+    # each slot lasts as long as the largest chunk: stage 8 cut in v, 7 into 4 and 3 at v = 2
+    chunk = max(-(-n // v) for n in stages)
+    assert _stretch(out) == Fraction(v * m + pp - 1, v * m) * Fraction(pp * v * chunk, layers)
+
+
+def test_interleaving_that_cuts_equal_stages_unequally(cli):
+    # 8 layers a stage in 3 chunks: 3, 3 and 2; the 3-layer chunks set every slot's pace
+    base = BASE + ["--pp", "4", "--format", "json"]
+    r = cli(base + ["--virtual-stages", "3"])
+    assert r.code == 0, r.err
+    m = 4194304 // 4096
+    assert _stretch(json.loads(r.out)) == Fraction(3 * m + 3, 3 * m) * Fraction(4 * 3 * 3, L)
+    even = json.loads(cli(base + ["--virtual-stages", "2"]).out)
+    assert _stretch(even) == Fraction(2 * m + 3, 2 * m)
+
+
 def test_cp_4_quarters_the_activations_and_rings_k_and_v():
     m = 2
     one = _run(dp=1, recompute="none", batch_tokens=m * S)
@@ -245,7 +293,7 @@ BASE = ["train", "llama-3-8b", "--chip", "h100", "--batch-tokens", "4194304", "-
         (["--pp", "4", "--stage-layers", "8,8,16"], "--stage-layers"),
         (["--pp", "2", "--zero", "3"], "--zero 3"),
         (["--cp", "3"], "--cp 3"),
-        (["--pp", "4", "--virtual-stages", "3"], "--virtual-stages 3"),
+        (["--pp", "4", "--virtual-stages", "9"], "--virtual-stages 9"),
         (["--dp", "8", "--keep-gathered-weights"], "--keep-gathered-weights"),
     ],
 )
@@ -568,3 +616,22 @@ def test_tp_traffic_is_exposed_unless_overlapped(cli):
     exposed = tp_bytes / Fraction(450 * 10**9)  # NVLink, chips.toml's 4.5e11 one way
     assert Fraction(hidden["t_lower"]) == Fraction(hidden["t_math"])
     assert Fraction(plain["t_lower"]) == Fraction(hidden["t_lower"]) + exposed
+
+
+def test_the_verdict_and_b_star_count_tps_exposed_all_reduces(cli):
+    """Without --overlap-tp, TP's all-reduces are on the compute's critical path (T_lower's
+    max(T + E, C)): the backward pass's compute is below its traffic here, compute plus E
+    above it, so T_lower is the compute plus TP's time and the step is compute-bound; the
+    critical batch lies below b. With --overlap-tp, E hides and the same step is not."""
+    argv = ["train", "llama-3-70b", "--chip", "h100", "--dp", "16", "--tp", "8", "--zero", "1"]
+    argv += ["--batch-tokens", str(16 * 16384), "--seq", "4096", "--format", "json"]
+    argv += ["--mesh", "gpu=8@450GB/s,node=16@50GB/s"]
+    out = json.loads(cli(argv).out)
+    t_math, t_lower = Fraction(out["t_math"]), Fraction(out["t_lower"])
+    exposed = Fraction(out["comms_time_per_device"]["tp"])
+    assert t_lower == t_math + exposed  # pp = 1: each pass's bound is its compute plus E
+    assert out["compute_bound"] is True
+    assert Fraction(out["critical_tokens_per_device"]) <= Fraction(out["tokens_per_device"])
+    hidden = json.loads(cli([*argv, "--overlap-tp"]).out)
+    assert hidden["compute_bound"] is False
+    assert Fraction(hidden["critical_tokens_per_device"]) > Fraction(hidden["tokens_per_device"])

@@ -146,3 +146,100 @@ def test_an_equation_every_batch_or_sequence_satisfies_is_answered_as_such():
         assert int(report[unknown]) == first
         md = run_cli(argv)
         assert md.code == 0 and "every value satisfies it" in md.out.replace("\\", "")
+
+
+def _memory(**run: object) -> Fraction:
+    return Fraction(str(solve_training(**run).memory_per_device.exact))
+
+
+def test_dp_solved_on_47059_chips_past_4096():
+    """Issue 46: the degrees were tried from 1 to 4096 only. 47,059 (a prime) sequences split
+    over dp = 1 or 47,059: the whole batch on one device is over a second, on 47,059 under."""
+    chips, seq = 47059, 4096
+    run = {"zero": "3", "batch_tokens": str(chips * seq), "seq": str(seq)}
+    argv = [
+        "train",
+        "llama-3-8b",
+        "--chip",
+        "h100",
+        *(f"--{k.replace('_', '-')}={v}" for k, v in run.items()),
+    ]
+    r = run_cli([*argv, "--equation", "t_lower <= 1 s", "--unknown", "dp", "--format", "json"])
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["dp"] == chips
+
+    def t_lower(dp: int) -> Fraction:
+        d = solve_training("llama-3-8b", chip="h100", dp=dp, **run)
+        return Fraction(str(d.analysis.t_lower))
+
+    assert t_lower(chips) <= 1 < t_lower(1)  # the batch's divisors are 1 and 47,059
+
+
+def test_tp_solved_on_a_tpu_v5p_pod_of_8960_chips_dp_taking_the_rest():
+    """Issue 46: on a mesh the degrees multiply to its N; with --unknown tp and no --dp, dp
+    fills the mesh (N / tp). The smallest tp whose memory fits 95 GB; every smaller tp the
+    model splits (heads 64, KV heads 8) does not fit."""
+    n, seq = 16 * 20 * 28, 4096
+    run = {"chip": "tpu-v5p", "zero": "1", "batch_tokens": str(n * seq), "seq": str(seq)}
+    r = run_cli(
+        ["train", "llama-3-70b", "--mesh", "tpu:16x20x28"]
+        + [f"--{k.replace('_', '-')}={v}" for k, v in run.items()]
+        + ["--equation", "memory_per_device <= 95 GB", "--unknown", "tp", "--format", "json"]
+    )
+    assert r.code == 0, r.err
+    report = json.loads(r.out)
+    tp = report["tp"]
+    assert report["dp"] * tp == n and report["devices"] == n
+    at = {"mesh": "tpu:16x20x28", **run}
+    assert _memory(model="llama-3-70b", tp=tp, dp=n // tp, **at) <= 95 * 10**9
+    for smaller in (d for d in range(1, tp) if n % d == 0 and 8 % d == 0):
+        assert _memory(model="llama-3-70b", tp=smaller, dp=n // smaller, **at) > 95 * 10**9
+
+
+def test_pp_solved_on_8960_h100s_and_dp_on_a_mesh_is_its_one_value():
+    mesh, n, seq = "gpu=8@450e9,node=1120@50e9", 8960, 4096
+    base = ["train", "llama-3-70b", "--chip", "h100", "--tp", "8", "--zero", "1", "--mesh", mesh]
+    base += ["--batch-tokens", str(4 * n * seq), "--seq", str(seq), "--format", "json"]
+    r = run_cli([*base, "--equation", "memory_per_device <= 40 GB", "--unknown", "pp"])
+    assert r.code == 0, r.err
+    report = json.loads(r.out)
+    pp = report["pp"]
+    assert report["dp"] * 8 * pp == n
+    at = {"model": "llama-3-70b", "chip": "h100", "tp": 8, "zero": 1, "mesh": mesh, "seq": seq}
+    at["batch_tokens"] = 4 * n * seq
+    assert _memory(pp=pp, dp=n // (8 * pp), **at) <= 40 * 10**9
+    assert _memory(pp=pp // 2, dp=n // (4 * pp), **at) > 40 * 10**9  # 80 layers: pp even
+    one = json.loads(run_cli([*base, "--equation", "t_lower <= 100 s", "--unknown", "dp"]).out)
+    assert one["dp"] == n // 8 and one["equations"]["verdict"] == "solved"
+
+
+def test_an_equality_every_value_keeps_is_answered_as_such():
+    r = run_cli(
+        [
+            *_BASE,
+            "--batch-tokens",
+            "4194304",
+            "--equation",
+            "dp = 8",
+            "--unknown",
+            "seq",
+            "--format",
+            "json",
+        ]
+    )
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["equations"]["verdict"] == "infinitely many solutions"
+
+
+def test_a_degree_no_value_of_which_runs_says_why_in_one_line():
+    # a batch that is no whole number of sequences; a tp that splits neither the heads nor
+    # the mesh: the run at the first value says what is wrong, not "no dp of runs"
+    for extra, flag in (
+        (["--batch-tokens", "4194305", "--unknown", "dp"], "--batch-tokens"),
+        (["--tp", "3", "--mesh", "gpu=8@450e9,node=2@50e9", "--unknown", "pp"], "--tp"),
+    ):
+        argv = ["train", "llama-3-8b", "--chip", "h100", "--seq", "4096", *extra]
+        if "--batch-tokens" not in extra:
+            argv += ["--batch-tokens", "4194304"]
+        r = run_cli([*argv, "--equation", "t_math <= 10 s"])
+        assert r.code == 2 and r.err.count("\n") == 1 and r.err.startswith(f"error: {flag}"), r

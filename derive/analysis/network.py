@@ -164,6 +164,7 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...]) -> tuple[LevelCost, .
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
 def bytes_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Bytes one device moves per byte of V: each level's busiest link's times its links."""
     return sp.Add(*(c.links * c.load for c in level_costs(kind, levels)))
@@ -180,6 +181,7 @@ def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     return sp.Add(*(c.load / c.level.axis.bandwidth for c in level_costs(kind, levels)))
 
 
+@lru_cache(maxsize=4096)
 def calls_latency(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Seconds of latency of one call: its steps per level times the level's α per hop."""
     return sp.Add(*(c.steps * c.level.axis.latency for c in level_costs(kind, levels)))

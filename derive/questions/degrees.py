@@ -80,9 +80,12 @@ def _search(
         if first is None:
             first = (n, held, sign)
         if relation == "=":
-            if held:
+            if first[1]:  # held so far: it holds everywhere, unless it stops here
+                if not held:
+                    return first[0], f"{name} = {first[0]} meets it exactly"
+            elif held:
                 return n, f"{name} = {n} meets it exactly"
-            if sign != first[2]:
+            elif sign != first[2]:
                 return (
                     n,
                     f"the first {name} past the root is {n} (below it, {last_held or first[0]})",
@@ -98,8 +101,9 @@ def _search(
             last_held = n
     if first is None:
         raise ProblemError(spec.label("unknowns", name), f"no {name} {_span(values)} runs")
-    if first[1]:
-        return first[0], None
+    if first[1]:  # every value keeps it; one value (a mesh's dp) is an answer, not an identity
+        one = f"{name} = {first[0]}, the one value, keeps it"
+        return first[0], None if len(values) > 1 else one
     raise _none_meets(spec, name, values, text)
 
 
@@ -109,7 +113,10 @@ def _none_meets(spec: QuestionSpec, name: str, values: Sequence[int], text: str)
 
 
 def _span(values: Sequence[int]) -> str:
-    """``from 1 to 4096`` (a range), ``of 1, 2, 4`` (a short list)."""
+    """``from 1 to 4096`` (a range), ``of 1, 2, 4`` (a short list), ``of the 13 values 1, 2,
+    4, …, 4096`` (a long one)."""
+    if len(values) > 8 and not isinstance(values, range):
+        return f"of the {len(values)} values {', '.join(map(str, values[:3]))}, …, {values[-1]}"
     if isinstance(values, range) and values.step == 1:
         return f"from {values.start} to {values[-1]}" if len(values) else "in an empty range"
     if isinstance(values, range):

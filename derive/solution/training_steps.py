@@ -363,8 +363,9 @@ def _stretch_rule(p: TrainingProblem) -> str:
     """The pipeline's stretch of the compute: (M + pp − 1)/M, interleaved and uneven forms."""
     slots = "M" if p.virtual_stages == 1 else "v M"
     rule = rf"\frac{{{slots} + pp - 1}}{{{slots}}}"
-    if p.uneven:
-        rule += r" \cdot \frac{pp \cdot \max_i L_i}{L}"
+    if p.imbalance != 1:
+        chunk = r"\max_i L_i" if p.virtual_stages == 1 else r"v \cdot \lceil \max_i L_i / v \rceil"
+        rule += rf" \cdot \frac{{pp \cdot {chunk}}}{{L}}"
     return rule
 
 
@@ -468,12 +469,12 @@ def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
                 "boundaries."
             )
         )
-    if p.uneven:
+    if p.imbalance != 1:
         notes.append(
             rich(
-                f"Unequal stages ({', '.join(map(str, p.stage_layers))} layers): the stage with the most layers sets the "
-                "pace of every slot, stretching the compute by pp·max L_i / L; the embedding's and the head's FLOPs are "
-                "spread over the step as 6·P_act·T counts them."
+                f"Unequal {'stages' if p.virtual_stages == 1 else 'chunks'} ({', '.join(map(str, p.stage_layers)) or 'L/pp'} layers a stage, v = {p.virtual_stages} chunks "
+                "each, as even as possible): each of the v·M + pp − 1 slots lasts as long as the largest chunk, ⌈max L_i / v⌉ "
+                "layers, so the compute stretches by pp·v·⌈max L_i / v⌉ / L too; the embedding's and the head's FLOPs are spread over the step as 6·P_act·T counts them."
             )
         )
     return tuple(notes)
@@ -548,7 +549,7 @@ def _critical(a: TrainingAnalysis) -> Step:
             "Book's F/Y > C/W read as Y < f·β/π (whether the degree splits the heads is not asked)."
         ),
         rich(
-            "Per pass, in tokens per DP rank b: compute c·b (c = FLOPs per token / (tp·pp·π)), comms D + K·b (D: DP's bytes, "
+            "Per pass, in tokens per DP rank b: compute c·b (c = FLOPs per token / (tp·pp·π), plus TP's seconds per token when its all-reduces are exposed, without --overlap-tp: on the compute's critical path, as in T_lower), comms D + K·b (D: DP's bytes, "
             "which do not grow with the batch; K·b: TP's, PP's and EP's, which do) over β_link; the pass is compute-bound from "
             "b = D/(c − K). The exact per-pass values count the model's own P_dev (norms replicated, the heavier end stage), "
             "attention's FLOPs (the closed form's 4·P·b leaves them out) and the recomputation's; the pipeline bubble "

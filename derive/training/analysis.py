@@ -298,8 +298,11 @@ def _critical(
     name: str, flops_per_token: sp.Rational, comms: Comms, p: TrainingProblem, b: sp.Rational
 ) -> Critical:
     """The pass's balance; with ``comms.overlap`` (the book's) its binding dim's, each dim's
-    comms against the whole compute."""
+    comms against the whole compute. TP's exposed all-reduces (without ``--overlap-tp``) sit
+    on the compute's critical path, as in T_lower's max(T + E, C): c counts their seconds."""
     c = flops_per_token / (p.tp * p.pp * p.cp * p.peak)
+    if not (p.overlap_tp or comms.overlap):
+        c += comms.scaling(name, "tp")[1] / b
     options = []
     for dim in DIMS if comms.overlap else (None,):
         fixed, scaling = comms.scaling(name, dim)
@@ -383,13 +386,6 @@ def _smallest_zero(
     return None
 
 
-def _imbalance(p: TrainingProblem) -> sp.Rational:
-    """pp · max_i L_i / L: the slowest stage's layers against an equal share (1 for equal stages)."""
-    if not p.uneven:
-        return sp.Integer(1)
-    return sp.Rational(p.pp * max(p.stage_layers), sum(p.stage_layers))
-
-
 def _tp_widths(
     p: TrainingProblem, comms: Comms
 ) -> tuple[sp.Rational, sp.Rational | None, sp.Rational | None]:
@@ -429,7 +425,7 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
     flops_model = flops_params + 3 * attention * tokens
     flops_recompute = recompute_per_token * tokens
     slots = p.virtual_stages * p.microbatches
-    stretch = sp.Rational(slots + p.pp - 1, slots) * _imbalance(p)
+    stretch = sp.Rational(slots + p.pp - 1, slots) * p.imbalance
     hidden = p.overlap_tp or comms.overlap  # the book's passes overlap every dim
 
     def timed(name: str, flops: sp.Rational) -> PassTime:
@@ -449,7 +445,7 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         _critical("backward", backward_per_token, comms, p, b),
     )
     never = any(c.tokens is None for c in critical)
-    b_star = None if never else sp.Max(*(c.tokens for c in critical))
+    b_star = None if never else max(c.tokens for c in critical if c.tokens is not None)
     mfu = impossible = None
     if p.measured_time is not None:
         mfu = flops_model / (n * p.peak * p.measured_time)
@@ -484,7 +480,7 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         tokens_per_device=b,
         critical=critical,
         critical_tokens_per_device=b_star,
-        compute_bound=all(bool(x.compute >= x.comms) for x in (forward, backward)),
+        compute_bound=all(bool(x.compute + x.exposed >= x.comms) for x in (forward, backward)),
         tp_layer_params=layer,
         tp_width=width,
         tp_critical_width=critical_width,

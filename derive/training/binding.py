@@ -191,9 +191,14 @@ class TrainingProblem:
         return self.link if chip is not None and chip.link_name == "ICI" else sp.oo
 
     @property
-    def uneven(self) -> bool:
-        """True when the stages hold different numbers of layers."""
-        return len(set(self.stage_layers)) > 1
+    def imbalance(self) -> sp.Rational:
+        """pp·v·max_c L_c / L: the largest of the pp·v chunks (stage i's L_i layers cut into v,
+        the largest ⌈L_i/v⌉ layers) against an equal share; 1 when the chunks are equal."""
+        if self.transformer is None or (not self.stage_layers and self.virtual_stages == 1):
+            return sp.Integer(1)
+        layers, v = int(self.arch("layers")), self.virtual_stages
+        chunk = -(-max(self.stage_layers or (layers // self.pp,)) // v)
+        return sp.Rational(self.pp * v * chunk, layers)
 
     @property
     def transformer(self) -> Transformer | None:

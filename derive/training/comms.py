@@ -166,11 +166,11 @@ class Comms:
         Parallelism": T_comms = max(T_FSDP, T_TP))."""
         if self.overlap and dim is None:
             names = ("forward", "backward") if pass_name is None else (pass_name,)
-            return sp.Add(*(sp.Max(*(self.seconds(n, d) for d in DIMS)) for n in names))
+            return sum((max(self.seconds(n, d) for d in DIMS) for n in names), sp.S.Zero)
         mine = (
             t for t in self.transfers if pass_name in (None, t.pass_name) and dim in (None, t.dim)
         )
-        return sp.Add(*(t.time for t in mine))
+        return sum((t.time for t in mine), sp.S.Zero)  # exact numbers: no Add to flatten
 
     def time_of(self, parallelism: str) -> sp.Rational:
         """Seconds of the step's traffic of one dim, each level over its own axis."""
@@ -184,8 +184,8 @@ class Comms:
     def scaling(self, pass_name: str, dim: str | None = None) -> tuple[sp.Rational, sp.Rational]:
         """(seconds once per step, seconds that grow with the batch) of a pass (and a dim)."""
         mine = [t for t in self.transfers if t.pass_name == pass_name and dim in (None, t.dim)]
-        fixed = sp.Add(*(t.time for t in mine if not t.per_micro_batch))
-        return fixed, sp.Add(*(t.time for t in mine)) - fixed
+        fixed = sum((t.time for t in mine if not t.per_micro_batch), sp.S.Zero)
+        return fixed, sum((t.time for t in mine), sp.S.Zero) - fixed
 
 
 def _ring(group: int) -> sp.Rational:

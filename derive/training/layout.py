@@ -69,14 +69,15 @@ def stage_layers(spec: TrainSpec, layers: int, pp: int) -> tuple[int, ...]:
 def virtual_stages(
     spec: TrainSpec, value: int, pp: int, stages: tuple[int, ...], microbatches: sp.Integer
 ) -> int:
-    """Interleaved 1F1B's v: each stage's layers split into v chunks, M a multiple of pp."""
+    """Interleaved 1F1B's v: each stage's layers cut into v chunks of at least one layer, as
+    evenly as possible (7 into 4 and 3), M a multiple of pp."""
     if value == 1:
         return 1
     where = spec.where("virtual_stages")
     if pp < 2:
         raise ProblemError(where, "interleaving needs a pipeline: give --pp 2 or more")
-    if any(n % value for n in stages):
-        raise ProblemError(where, f"v = {value} does not divide every stage's layers {stages}")
+    if stages and value > min(stages):
+        raise ProblemError(where, f"v = {value} chunks exceed a stage's {min(stages)} layers")
     if microbatches % pp:
         raise ProblemError(
             where,

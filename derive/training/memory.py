@@ -236,7 +236,7 @@ def params_per_device(p: TrainingProblem, stage: int | None = None) -> ParamsPer
     stages count ``stage`` (by default the one whose memory is the largest:
     :func:`heaviest_stage`) with its own layers and ends.
     """
-    if stage is None and p.uneven:
+    if stage is None and p.stage_layers:  # given only when the stages differ
         stage = heaviest_stage(p)
     tp, pp = sp.Integer(p.tp), sp.Integer(p.pp)
     model = p.transformer
