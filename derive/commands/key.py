@@ -22,7 +22,7 @@ from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import ascii_int
 from derive.pipeline.key import build_key
 from derive.problem.sets.problem_set import ProblemSet, load_problem_set, parse_problem_set
-from derive.problem.sets.registry import set_operators, set_registry
+from derive.problem.sets.registry import set_registry
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
@@ -92,8 +92,7 @@ def _variants_key(pset: ProblemSet) -> str:
         if id(vset) not in known:
             try:
                 pages = build_workbook(vset, hints=False).pages
-                entries = {e.id: e for e in (*vset.entries(), *vset.natives)}
-                grader = Grader(entries, set_operators(vset, trust=True), problem_set=vset)
+                grader = Grader.of(vset)
                 known[id(vset)] = {
                     pid: (
                         page.entry.title,

@@ -21,7 +21,6 @@ from pathlib import Path
 
 from derive.errors import DeriveError, UnknownNameError
 from derive.problem.sets.problem_set import ProblemSet
-from derive.problem.sets.registry import set_operators
 from derive.problem.sets.variants import variants_of
 from derive.web.bodies import (
     CHECK_SCHEMA,
@@ -114,7 +113,7 @@ class Judge:
         source = SetSource(data["text"], data["origin"], str(base), data["trust"])
         sets = tuple(s for _, s in variants_of(parse_source(source)))
         hide = bool(data["hide_expected"])
-        return cls(_grader(sets[0], source.trust, hide), not hide, sets if len(sets) > 1 else ())
+        return cls(Grader.of(sets[0], source.trust, hide), not hide, sets if len(sets) > 1 else ())
 
     def of(self, variant: int) -> Grader:
         """The grader of a variant of the set (made when first asked; variant 0 is the set's)."""
@@ -122,7 +121,7 @@ class Judge:
             return self.grader
         pset = self._sets[int(variant) % len(self._sets)]
         if id(pset) not in self._graders:
-            self._graders[id(pset)] = _grader(pset, True, not self.show_expected)
+            self._graders[id(pset)] = Grader.of(pset, hide_expected=not self.show_expected)
         return self._graders[id(pset)]
 
     def problems(self) -> list[str]:
@@ -168,11 +167,6 @@ class Judge:
         if problem not in grader.problems:
             raise UnknownNameError(f"problem {problem[:80]!r}", "no such problem in this set")
         return problem
-
-
-def _grader(pset: ProblemSet, trust: bool, hide: bool) -> Grader:
-    entries = {entry.id: entry for entry in (*pset.entries(), *pset.natives)}
-    return Grader(entries, set_operators(pset, trust), hide_expected=hide, problem_set=pset)
 
 
 def bytecode_zip(folder: str) -> bytes:

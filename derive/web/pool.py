@@ -72,7 +72,6 @@ from typing import Any
 
 from derive.errors import DeriveError
 from derive.problem.sets.problem_set import ProblemSet
-from derive.problem.sets.registry import set_operators
 from derive.problem.sets.variants import variants_of
 from derive.web.grading import Grader
 
@@ -141,12 +140,7 @@ class _Use:
 
 def grader_of(pset: ProblemSet, hide_expected: bool = False) -> Grader:
     """The set's grader with every problem analysed (so workers forked from here start warm)."""
-    grader = Grader(
-        {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
-        set_operators(pset, trust=True),  # the set was read trusted or refused
-        hide_expected=hide_expected,
-        problem_set=pset,  # a problem's defined quantities are judged against the set
-    )
+    grader = Grader.of(pset, hide_expected=hide_expected)  # the set was read trusted or refused
     for entry in pset.entries():  # a problem that cannot be read says so when it is checked
         with contextlib.suppress(DeriveError):
             grader.read(entry.id, "1")

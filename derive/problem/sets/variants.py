@@ -42,7 +42,7 @@ class Variants:
 
     def keys_of(self, problem: str) -> tuple[str, ...]:
         """The varied keys a problem holds (the columns of its table in the key)."""
-        raw: dict = next((p for p in self.data["problem"] if _id(p) == problem), {})
+        raw = next((p for p in _problems(self.data) if p.get("id") == problem), {})
         return tuple(key for key, _ in self.vary if _holder(raw, key) is not None)
 
     def choice(self, i: int) -> dict[str, str | int]:
@@ -61,23 +61,18 @@ def variants_table(raw: object, data: dict, origin: str, base: Path | None) -> V
     if not isinstance(raw, dict) or set(raw) - _KEYS or not isinstance(raw.get("vary"), dict):
         raise ProblemError(where, "must be { count = 40, seed = 7, vary = { B = [64, 128] } }")
     count, seed = raw.get("count", 1), raw.get("seed", 0)
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (count, seed)):
+    if not all(_scalar(n) and isinstance(n, int) for n in (count, seed)):
         raise ProblemError(where, "count and seed must be integers")
     if not 1 <= count <= MAX_VARIANTS:
         raise ProblemError(f"{where} (count)", f"must be 1 to {MAX_VARIANTS}")
     vary = []
     for key, values in sorted(raw["vary"].items()):
-        ok = isinstance(values, list) and 0 < len(values) <= 100
-        if not ok or not all(isinstance(v, str | int) and not isinstance(v, bool) for v in values):
-            raise ProblemError(
-                f"{where} (vary.{key})", "must be a list of 1 to 100 strings or integers"
-            )
-        if not any(
-            _holder(p, key) is not None for p in data.get("problem", ()) if isinstance(p, dict)
-        ):
-            raise ProblemError(
-                f"{where} (vary.{key})", "no problem has this key (or a set, given, … entry)"
-            )
+        at = f"{where} (vary.{key})"
+        values = values if isinstance(values, list) and all(map(_scalar, values)) else []
+        if not 0 < len(values) <= 100:
+            raise ProblemError(at, "must be a list of 1 to 100 strings or integers")
+        if all(_holder(p, key) is None for p in _problems(data)):
+            raise ProblemError(at, "no problem has this key (or a set, given, … entry)")
         vary.append((key, tuple(values)))
     return Variants(count, seed, tuple(vary), data, base)
 
@@ -107,7 +102,7 @@ def variants_of(pset: ProblemSet) -> list[tuple[int, ProblemSet]]:
         key = tuple(choice.items())
         if key not in made:
             data = copy.deepcopy({k: v for k, v in spec.data.items() if k != "variants"})
-            for problem in (p for p in data.get("problem", ()) if isinstance(p, dict)):
+            for problem in _problems(data):
                 for name, value in choice.items():
                     holder = _holder(problem, name)
                     if holder is not None:
@@ -134,5 +129,9 @@ def variant_of_student(seed: int, student: str, count: int) -> int:
     return h % count
 
 
-def _id(problem: object) -> object:
-    return problem.get("id") if isinstance(problem, dict) else None
+def _problems(data: dict) -> list[dict]:
+    return [p for p in data.get("problem", ()) if isinstance(p, dict)]
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
