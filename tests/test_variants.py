@@ -170,7 +170,8 @@ def test_a_neighbours_answer_is_wrong_and_a_variant_column_wins(tmp_path):
         ("variants = { count = 0, vary = { B = [1] } }", "(count): must be 1 to 1000"),
         ("variants = { count = 4, vary = { Q = [1, 2] } }", "(vary.Q): no problem has this key"),
         ("variants = { count = 4, vary = { B = [] } }", "(vary.B): must be a list of 1 to 100"),
-        ('variants = { count = 4, vary = { chip = ["h100", "nochip"] } }', "variant "),
+        ('variants = { count = 4, vary = { chip = ["h100", "nochip"] } }', ": variant "),
+        ('variants = { count = 4, vary = { B = [4, "x"] } }', "(B = x): problem 'm': key 'set'"),
     ],
 )
 def test_a_wrong_variants_table_is_one_line(tmp_path, variants, said):

@@ -103,7 +103,8 @@ def _variants_key(pset: ProblemSet) -> str:
                     for asked in ([a.quantity for a in page.asked],)
                 }
             except DeriveError as exc:
-                raise ProblemError(f"{pset.source}: variant {i}: {exc.what}", exc.why) from None
+                what = exc.what.removeprefix(f"{pset.source}: ")
+                raise ProblemError(f"{pset.source}: variant {i}: {what}", exc.why) from None
         for pid, (_, _, said) in known[id(vset)].items():
             rows.setdefault(pid, []).append(
                 [str(i), *(str(spec.choice(i)[k]) for k in spec.keys_of(pid)), *said]

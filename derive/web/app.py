@@ -84,7 +84,7 @@ BODY_SECONDS = 10.0
 CLIENT_COOKIE = "derive_client"
 STUDENT_COOKIE = "derive_student"
 """The student id typed on the page (``/?student=ID``), which picks a set's variant."""
-_STUDENT = re.compile(r"^[\w.@+-]{1,64}$")
+_STUDENT = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 REFUSAL_SECONDS = 1.0
 """Seconds a 429 waits before it is sent (``Retry-After`` is at least this)."""
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")

@@ -112,7 +112,10 @@ def variants_of(pset: ProblemSet) -> list[tuple[int, ProblemSet]]:
                 made[key] = problem_set_of(data, pset.source, spec.base)
             except ProblemError as error:
                 exc = (getattr(error, "errors", ()) or (error,))[0]
-                raise ProblemError(f"variant {i} ({_said(choice)}): {exc.what}", exc.why) from None
+                what = f"{pset.source}: variant {i} ({_said(choice)}): "
+                raise ProblemError(
+                    what + exc.what.removeprefix(f"{pset.source}: "), exc.why
+                ) from None
         out.append((i, made[key]))
     return out
 

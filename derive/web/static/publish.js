@@ -27,7 +27,7 @@
     const typed = new URLSearchParams(location.search).get("student") || "";
     const keep = (key, value) => { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } };
     const kept = (key) => { try { return localStorage.getItem(key) || ""; } catch (e) { return ""; } };
-    if (/^[\w.@+-]{1,64}$/.test(typed)) keep("derive-student", typed);
+    if (/^[A-Za-z0-9_.@+-]{1,64}$/.test(typed)) keep("derive-student", typed);
     const student = kept("derive-student");
     let who = student || kept("derive-browser");
     if (!who) keep("derive-browser", (who = `browser-${Math.random().toString(36).slice(2, 12)}`));
