@@ -7,6 +7,8 @@ one row per answer is written, with the csv module, to stdout or ``-o FILE``: ``
 problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, position``
 (``diagnosis`` joins its sentences with `` | ``; ``expected`` is empty with
 ``--hide-expected``; a cell a spreadsheet would run as a formula starts with ``'``). Rows come out in the order they came in.
+A set with ``variants`` grades each row against its own variant: the row's ``variant``
+column when the CSV has one, else its ``who``'s variant; the output gains a ``variant`` column.
 
 A file that is not such a CSV is refused before anything is written (exit 2). A row
 naming a problem the set does not have, or a quantity its problem does not have (with a
@@ -82,9 +84,9 @@ _TOO_MANY = "too_many_fields"
 """The key a row refused before judging carries its reason under (more fields than the
 header, a variant the set does not have)."""
 _PROGRESS_FROM = 200
+"""Answers from which a progress line is written on stderr."""
 _VARIANT = "variant"
 """The optional column of a row's variant; without it, a set with variants maps ``who`` to one."""
-"""Answers from which a progress line is written on stderr."""
 
 
 def _read_rows(path: str) -> list[dict[str, str]]:
