@@ -301,3 +301,38 @@ def test_a_set_with_variants_reads_as_a_set_without_them_elsewhere():
     assert pset.variants is not None and pset.variants.count == COUNT
     # the file as typed is the set's own problems (the key's main files, the sheet)
     assert next(m for m in pset.models if m.id == "qwen-decode").spec.chip == "h100"
+
+
+def test_hidden_a_students_steps_and_verdicts_state_none_of_their_variants_answers():
+    from starlette.testclient import TestClient
+    from test_hidden_leaks import forms, leaks
+
+    from derive.web.app import LOOPBACK_HOSTS, create_app
+    from derive.web.book import build_workbooks, load_source
+    from derive.web.grading import Grader
+    from derive.web.pool import PoolSettings, WorkerPool
+
+    _, pset = load_source(str(SET))
+    pool = WorkerPool(pset, PoolSettings(workers=1, timeout=20), hide_expected=True)
+    books = build_workbooks(pset, hints=True, show=False)
+    app = create_app(books, pool, LOOPBACK_HOSTS, seed=SEED)
+    sets = dict(variants_of(pset))
+    asked = [("qwen-decode", "tokens_per_s"), ("qwen-decode", "t_lower"), ("train-8b", "t_lower")]
+    try:
+        for who in STUDENTS[:3]:
+            grader = Grader.of(sets[_student_variant(who)])
+            values = {f"{p}/{q}": forms(grader.check(p, q, "1").expected or "") for p, q in asked}
+            assert all(values.values())
+            with TestClient(app, base_url="http://127.0.0.1") as client:
+                client.get(f"/?student={who}")
+                index = client.get("/api/problems").json()
+                steps = {p["id"]: p["steps"] for p in index["problems"]}
+                for pid in ("qwen-decode", "train-8b"):
+                    for k in range(1, steps[pid] + 1):
+                        text = client.get(f"/api/problems/{pid}/steps/{k}").text
+                        assert not leaks(text, values), (who, pid, k)
+                    body = {"problem": pid, "quantity": "t_lower", "answer": "1 s"}
+                    reply = client.post("/api/check", json=body)
+                    assert "expected" not in reply.json() and not leaks(reply.text, values)
+    finally:
+        pool.close()
