@@ -7,6 +7,8 @@ one row per answer is written, with the csv module, to stdout or ``-o FILE``: ``
 problem, quantity, claim, verdict, read_as, expected, diagnosis, reason, position``
 (``diagnosis`` joins its sentences with `` | ``; ``expected`` is empty with
 ``--hide-expected``; a cell a spreadsheet would run as a formula starts with ``'``). Rows come out in the order they came in.
+A set with ``variants`` grades each row against its own variant: the row's ``variant``
+column when the CSV has one, else its ``who``'s variant; the output gains a ``variant`` column.
 
 A file that is not such a CSV is refused before anything is written (exit 2). A row
 naming a problem the set does not have, or a quantity its problem does not have (with a
@@ -50,6 +52,7 @@ from derive.pipeline.kinds import Problem
 from derive.problem.input_files import read_text_file
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ProblemSet, QuestionEntry
+from derive.problem.sets.variants import variant_of_student, variants_of
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
@@ -78,9 +81,12 @@ _PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _KEY = operator.itemgetter("problem", "quantity", "claim")
 """A row's answer: identical answers are judged once."""
 _TOO_MANY = "too_many_fields"
-"""The key a row with more fields than the header carries its refusal under."""
+"""The key a row refused before judging carries its reason under (more fields than the
+header, a variant the set does not have)."""
 _PROGRESS_FROM = 200
 """Answers from which a progress line is written on stderr."""
+_VARIANT = "variant"
+"""The optional column of a row's variant; without it, a set with variants maps ``who`` to one."""
 
 
 def _read_rows(path: str) -> list[dict[str, str]]:
@@ -106,7 +112,7 @@ def _read_rows(path: str) -> list[dict[str, str]]:
         for row in reader:
             if len(rows) >= MAX_ANSWERS:
                 raise LimitError(what, f"more than {MAX_ANSWERS} answers")
-            fields = {c: (row.get(c) or "").strip() for c in COLUMNS}
+            fields = {c: (row.get(c) or "").strip() for c in (*COLUMNS, _VARIANT)}
             extra = row.get(None)  # DictReader keeps the fields past the header under None
             if extra:
                 fields[_TOO_MANY] = (
@@ -117,6 +123,18 @@ def _read_rows(path: str) -> list[dict[str, str]]:
     except csv.Error as e:
         raise ProblemError(what, f"not a valid CSV (line {reader.line_num}: {e})") from None
     return rows
+
+
+def _variant_of(row: dict[str, str], pset: ProblemSet) -> str:
+    """A row's variant: its ``variant`` cell, else its student's (the ``who`` column); a
+    cell that is not a variant of the set refuses its row."""
+    spec, cell = pset.variants, row[_VARIANT]
+    if spec is None or not cell:
+        return str(variant_of_student(spec.seed, row["who"], spec.count) if spec else 0)
+    if not (cell.isascii() and cell.isdigit() and int(cell) < spec.count):
+        row[_TOO_MANY] = f"variant {cell[:20]!r}: not a variant of the set (0 to {spec.count - 1})"
+        return cell
+    return str(int(cell))
 
 
 def _kernel_known(entry: Problem) -> tuple[str, tuple[str, ...]]:
@@ -303,13 +321,26 @@ def grade(args: argparse.Namespace) -> int:
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
     operators = _operators(args, pset)
-    answers = list(dict.fromkeys(_KEY(row) for row in rows if _TOO_MANY not in row))
+    sets = dict(variants_of(pset))
+    for row in (r for r in rows if _TOO_MANY not in r):  # each against its own variant's set
+        row[_VARIANT] = _variant_of(row, pset)
     asked = _asked(pset, args)  # every problem derived here: the workers fork warm
-    judged = dict(zip(answers, _judge_all(args, pset, operators, answers), strict=True))
+    judged: dict[tuple[int, tuple], tuple] = {}
+    for vset in {id(s): s for s in sets.values()}.values():
+        mine = (r for r in rows if _TOO_MANY not in r and sets[int(r[_VARIANT])] is vset)
+        answers = list(dict.fromkeys(_KEY(row) for row in mine))
+        ops = operators if vset is pset else _operators(args, vset)
+        found_all = _judge_all(args, vset, ops, answers) if answers else []
+        judged.update(zip(((id(vset), a) for a in answers), found_all, strict=True))
     records = []
     for n, row in enumerate(rows, 2):
         too_many = row.pop(_TOO_MANY, None)  # refused whatever another row with its text got
-        found = ("refused", None, too_many) if too_many else judged[_KEY(row)]
+        if pset.variants is None:
+            row.pop(_VARIANT)
+        if too_many:
+            found: tuple = ("refused", None, too_many)
+        else:
+            found = judged[(id(sets[int(row.get(_VARIANT, 0))]), _KEY(row))]
         if found[0] == "refused":
             what = f"{found[1]}: " if found[1] is not None else ""
             records.append(_record(row, None, f"line {n}: {what}{found[2]}"))
@@ -322,8 +353,9 @@ def grade(args: argparse.Namespace) -> int:
     else:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(OUTPUT_COLUMNS)
-        writer.writerows([_cell(rec[c]) for c in OUTPUT_COLUMNS] for rec in records)
+        columns = OUTPUT_COLUMNS + ((_VARIANT,) if pset.variants is not None else ())
+        writer.writerow(columns)
+        writer.writerows([_cell(rec[c]) for c in columns] for rec in records)
         text = out.getvalue()
     if args.output is not None:
         from derive.commands.atomic_file import write_atomic

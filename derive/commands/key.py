@@ -70,9 +70,55 @@ def _write_key(
         )
     finally:
         bar.close()
+    if pset.variants is not None:
+        files[f"{stem}-variants.md"] = _variants_key(pset)
     for written in write_files(out_dir, files, force, stem=stem):
         print(f"wrote {written}")
     return 0
+
+
+def _variants_key(pset: ProblemSet) -> str:
+    """Every variant's key: per problem, a row per variant of its drawn givens and the exact
+    answer to each box, as ``derive check`` states it (variants alike are derived once)."""
+    from derive.problem.sets.variants import variants_of
+    from derive.web.book import build_workbook
+    from derive.web.grading import Grader
+
+    spec = pset.variants
+    assert spec is not None
+    known: dict[int, dict[str, tuple[str, list[str], list[str]]]] = {}
+    rows: dict[str, list[list[str]]] = {}
+    for i, vset in variants_of(pset):
+        if id(vset) not in known:
+            try:
+                pages = build_workbook(vset, hints=False).pages
+                grader = Grader.of(vset)
+                known[id(vset)] = {
+                    pid: (
+                        page.entry.title,
+                        asked,
+                        [grader.check(pid, q, "1").expected or "" for q in asked],
+                    )
+                    for pid, page in pages.items()
+                    for asked in ([a.quantity for a in page.asked],)
+                }
+            except DeriveError as exc:
+                what = exc.what.removeprefix(f"{pset.source}: ")
+                raise ProblemError(f"{pset.source}: variant {i}: {what}", exc.why) from None
+        for pid, (_, _, said) in known[id(vset)].items():
+            rows.setdefault(pid, []).append(
+                [str(i), *(str(spec.choice(i)[k]) for k in spec.keys_of(pid)), *said]
+            )
+    out = [f"# {pset.title}: the {spec.count} variants (seed {spec.seed})"]
+    for pid, (title, asked, _) in next(iter(known.values())).items():
+        head = ["variant", *spec.keys_of(pid), *asked]
+        out += [f"\n## {pid}: {title}\n", _md_row(head), "|---" * len(head) + "|"]
+        out += [_md_row(row) for row in rows[pid]]
+    return "\n".join(out) + "\n"
+
+
+def _md_row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
 def run_key(

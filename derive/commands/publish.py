@@ -49,20 +49,22 @@ def add_publish_parser(
 
 def run(args: argparse.Namespace) -> int:
     """Prepare the workbook as ``derive serve`` does, then write it as a site."""
-    from derive.web.book import build_workbook, load_source
+    from derive.web.book import build_workbooks, load_source
     from derive.web.site import build_site, pyodide_files, write_site
 
     check_timeout(args)
     started = time.perf_counter()
     runtime = pyodide_files(args.pyodide) if args.pyodide else None
     source, pset = load_source(args.set, args.trust)
-    book = build_workbook(pset, hints=not args.no_hints, show_expected=not args.hide_expected)
-    site = build_site(source, pset, book, runtime, timeout=args.timeout)
+    books = build_workbooks(pset, not args.no_hints, not args.hide_expected)
+    site = build_site(source, pset, books, runtime, timeout=args.timeout)
+    book = books[0]
     out = Path(args.output)
     write_site(site, out)
     where = "shipped in the site" if runtime else "loaded from a CDN by the page"
     print(
-        f"derive publish: {pset.title!r}, {len(book.pages)} problems from {source.origin}\n"
+        f"derive publish: {pset.title!r}, {len(book.pages)} problems from {source.origin}"
+        f"{f' in {len(books)} variants (one per student: ?student=ID)' if pset.variants else ''}\n"
         f"  into {out}/ ({len(site.files) + len(site.copies)} files, "
         f"{site.size() / 1e6:.1f} MB; {time.perf_counter() - started:.1f} s); Pyodide {where}\n"
         f"  hints and solutions {'off' if args.no_hints else 'on'}; expected answers "

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from derive.web.app import LOOPBACK_HOSTS, create_app
-        from derive.web.book import build_workbook, load_source
+        from derive.web.book import build_workbooks, load_source
         from derive.web.identity import Identities
         from derive.web.pool import PoolSettings, WorkerPool
         from derive.web.protocol import TimedH11Protocol
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     # a trusted file runs once, here; every worker holds what it declared
     source, pset = load_source(args.set, args.trust, pin_files=True)
-    book = build_workbook(pset, hints=not args.no_hints, show_expected=not args.hide_expected)
+    books = build_workbooks(pset, not args.no_hints, not args.hide_expected)
     sock = _bind(args.host, args.port)
     pool = WorkerPool(
         pset,
@@ -174,16 +174,18 @@ def run(args: argparse.Namespace) -> int:
         pool.wait_ready()
         loopback = args.host in LOOPBACK_HOSTS
         app = create_app(
-            book,
+            books,
             pool,
             LOOPBACK_HOSTS if loopback else None,
             Identities(per_minute=args.new_students_per_minute),
             previews_per_second=args.previews_per_second,
+            seed=pset.variants.seed if pset.variants else 0,
         )
         port = sock.getsockname()[1]
         shown = f"[{args.host}]" if ":" in args.host else args.host
         print(
-            f"derive serve: {pset.title!r}, {len(book.pages)} problems from {source.origin}\n"
+            f"derive serve: {pset.title!r}, {len(books[0].pages)} problems from {source.origin}"
+            f"{f' in {len(books)} variants (one per student: /?student=ID)' if pset.variants else ''}\n"
             f"  at http://{shown}:{port}/  (ready in {time.perf_counter() - started:.1f} s; Ctrl+C stops)\n"
             f"  hints and solutions {'off' if args.no_hints else 'on'}; expected answers "
             f"{'hidden' if args.hide_expected else 'shown'}; checks in {args.workers} worker "

@@ -35,7 +35,7 @@ import asyncio
 import contextlib
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -50,6 +50,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from derive.errors import DeriveError, UnknownNameError
+from derive.problem.sets.variants import variant_of_student
 from derive.web.bodies import (
     CHECK_SCHEMA,
     DERIVATION_SCHEMA,
@@ -81,6 +82,9 @@ SOLVED_CLIENTS = 100_000  # students whose right answers (--hide-expected) are r
 BODY_SECONDS = 10.0
 """Seconds a request body may take to arrive (a slow sender holds a connection, not a worker)."""
 CLIENT_COOKIE = "derive_client"
+STUDENT_COOKIE = "derive_student"
+"""The student id typed on the page (``/?student=ID``), which picks a set's variant."""
+_STUDENT = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 REFUSAL_SECONDS = 1.0
 """Seconds a 429 waits before it is sent (``Retry-After`` is at least this)."""
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -209,16 +213,20 @@ class _ClientGoneError(DeriveError, ConnectionError):
 
 
 def create_app(
-    book: Workbook,
+    book: Workbook | Sequence[Workbook],
     pool: WorkerPool,
     allowed_hosts: tuple[str, ...] | None = None,
     identities: Identities | None = None,
     previews_per_second: int = 30,
+    seed: int = 0,
 ) -> Starlette:
     """The ASGI app for a prepared workbook and its checking pool.
 
     Args:
-        book: the set, prepared (problems, givens, steps).
+        book: the set, prepared (problems, givens, steps); or one workbook per variant of a
+            set with ``variants``: a student's variant is :func:`variant_of_student` of
+            ``seed`` and the id typed on the page (``/?student=ID``, kept as a cookie), else
+            of the cookie the server signed, else of the address.
         pool: where checks run.
         allowed_hosts: ``Host`` headers accepted (None: any). Bound to loopback, the
             server accepts only loopback names, so a web page elsewhere cannot reach it
@@ -228,6 +236,7 @@ def create_app(
         previews_per_second: previews (``/api/read``) one address may ask a second.
     """
     ids = identities if identities is not None else Identities()
+    books = [book] if isinstance(book, Workbook) else list(book)
     solved: OrderedDict[tuple[str, str], set[str]] = OrderedDict()  # who: values right
     previews = Rate(previews_per_second, 1.0)
     page = (STATIC / "workbook.html").read_bytes()
@@ -244,16 +253,29 @@ def create_app(
             ) from None
         return validate(parse_body(raw), schema)
 
+    def student(request: Request) -> tuple[int, Workbook, str]:
+        """The request's variant, its workbook and the student id typed (or "")."""
+        typed = request.cookies.get(STUDENT_COOKIE, "")
+        typed = typed if _STUDENT.match(typed) else ""
+        address, token = client_key(request, ids)
+        who = typed or token or address
+        v = variant_of_student(seed, who, len(books)) if len(books) > 1 else 0
+        return v, books[v], typed
+
     async def judged(request: Request, method: str, *args: object) -> Any:
-        return await _unless_gone(request, pool.run(method, *args, client=client_key(request, ids)))
+        client, v = client_key(request, ids), student(request)[0]
+        return await _unless_gone(request, pool.run(method, *args, client=client, variant=v))
 
     async def problems(request: Request) -> Response:
-        return _ok(book.index())
+        v, book, typed = student(request)
+        mine = {"variant": v, "variants": len(books), "student": typed} if len(books) > 1 else {}
+        return _ok({**book.index(), **mine})
 
     async def problem(request: Request) -> Response:
-        return _ok(book.page(request.path_params["problem"]).detail)
+        return _ok(student(request)[1].page(request.path_params["problem"]).detail)
 
     async def step(request: Request) -> Response:
+        book = student(request)[1]
         page = book.page(request.path_params["problem"])
         if not book.hints:
             return _error(403, "hints and solutions are turned off for this workbook")
@@ -266,6 +288,7 @@ def create_app(
 
     async def check(request: Request) -> Response:
         body = await body_of(request, CHECK_SCHEMA)
+        book = student(request)[1]
         page = book.page(body["problem"])
         result = await judged(request, "check", page.entry.id, body["quantity"], body["answer"])
         values = book.solves(page.entry.id, body["quantity"])
@@ -281,19 +304,22 @@ def create_app(
         if not previews.allow(client_key(request)[0]):  # before the body is read or parsed
             raise ServerBusyError("server", "too many previews from your network address", 1)
         body = await body_of(request, READ_SCHEMA)
-        page = book.page(body["problem"])
+        page = student(request)[1].page(body["problem"])
         reading = await judged(request, "read", page.entry.id, body["answer"], body.get("quantity"))
         return _ok(read_reply(reading))
 
     async def check_derivation(request: Request) -> Response:
         body = await body_of(request, DERIVATION_SCHEMA)
-        page = book.page(body["problem"])
+        page = student(request)[1].page(body["problem"])
         result = await judged(request, "check_derivation", page.entry.id, tuple(body["lines"]))
-        return _ok(derivation_reply(result, book.show_expected))
+        return _ok(derivation_reply(result, books[0].show_expected))
 
     async def index(request: Request) -> Response:
         # from memory: a flood of page loads (harvesting cookies) costs no file read or thread
         response = Response(page, media_type="text/html", headers={"cache-control": "no-cache"})
+        typed = request.query_params.get("student", "").strip()
+        if _STUDENT.match(typed):  # the student's variant from now on (a set with variants)
+            response.set_cookie(STUDENT_COOKIE, typed, httponly=True, samesite="strict")
         if client_key(request, ids)[1]:
             return response
         token = ids.issue(client_key(request)[0])

@@ -55,6 +55,7 @@ __all__ = [
     "SetSource",
     "Workbook",
     "build_workbook",
+    "build_workbooks",
     "html_env",
     "load_source",
     "question_html",
@@ -481,6 +482,15 @@ def build_workbook(pset: ProblemSet, hints: bool = True, show_expected: bool = T
     answers = {k: v for lead in leads.values() for k, v in lead.items()}
     answers.update(_answers(pset, pages, leads))
     return Workbook(pset.title, pset.text, _withheld(pages, answers), hints, False, answers)
+
+
+def build_workbooks(pset: ProblemSet, hints: bool = True, show: bool = True) -> list[Workbook]:
+    """The workbook of each variant of the set, by its number (variants alike share one)."""
+    from derive.problem.sets.variants import variants_of
+
+    variants = variants_of(pset)
+    made = {i: build_workbook(v, hints, show) for i, v in {id(v): v for _, v in variants}.items()}
+    return [made[id(v)] for _, v in variants]
 
 
 def _operator_answers(page: Page, d: Derivation) -> _Answers:

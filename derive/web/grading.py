@@ -135,6 +135,14 @@ class Grader:
     rtol: str = DEFAULT_RTOL
     problem_set: ProblemSet | None = None  # for defined quantities (issue 23)
 
+    @classmethod
+    def of(cls, pset: ProblemSet, trust: bool = True, hide_expected: bool = False) -> Grader:
+        """The grader of a set's problems (its operators: refused unless ``trust``)."""
+        from derive.problem.sets.registry import set_operators
+
+        entries = {entry.id: entry for entry in (*pset.entries(), *pset.natives)}
+        return cls(entries, set_operators(pset, trust), hide_expected, problem_set=pset)
+
     def _defined(self, problem: str, quantity: str | None) -> bool:
         """True when ``quantity`` is a defined quantity or unknown of the problem."""
         if self.problem_set is None or quantity is None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from derive.errors import DeriveError, UnknownNameError
 from derive.problem.sets.problem_set import ProblemSet
-from derive.problem.sets.registry import set_operators
+from derive.problem.sets.variants import variants_of
 from derive.web.bodies import (
     CHECK_SCHEMA,
     DERIVATION_SCHEMA,
@@ -51,7 +51,8 @@ def set_json(source: SetSource, pset: ProblemSet, hide_expected: bool) -> str:
     as ``derive serve`` did.
     """
     base = Path(source.base) if source.base else Path(".")
-    configs = [Path(m.spec.model) for m in pset.models if m.spec.model.endswith(".json")]
+    models = {m.spec.model for _, v in variants_of(pset) for m in v.models}  # every variant's
+    configs = [Path(m) for m in sorted(models) if m.endswith(".json")]
     shipped = [*pset.operators, *(path for path in configs if path.is_file())]
     files = {_relative(path, base): path.read_text(encoding="utf-8") for path in shipped}
     data = {
@@ -88,9 +89,11 @@ def _relative(path: Path, base: Path) -> str:
 class Judge:
     """Answers the page's POST requests as the server's routes do, in this process."""
 
-    def __init__(self, grader: Grader, show_expected: bool) -> None:
-        self.grader = grader
+    def __init__(self, grader: Grader, show_expected: bool, sets: tuple = ()) -> None:
+        self.grader = grader  # variant 0's (or the set's, without variants)
         self.show_expected = show_expected
+        self._sets: tuple[ProblemSet, ...] = sets  # a set with variants: each variant's
+        self._graders: dict[int, Grader] = {}
 
     @classmethod
     def from_json(cls, text: str, folder: str = _SET_FOLDER) -> Judge:
@@ -108,29 +111,33 @@ class Judge:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(body, encoding="utf-8")
         source = SetSource(data["text"], data["origin"], str(base), data["trust"])
-        pset = parse_source(source)
+        sets = tuple(s for _, s in variants_of(parse_source(source)))
         hide = bool(data["hide_expected"])
-        grader = Grader(
-            {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
-            set_operators(pset, source.trust),
-            hide_expected=hide,
-            problem_set=pset,
-        )
-        return cls(grader, not hide)
+        return cls(Grader.of(sets[0], source.trust, hide), not hide, sets if len(sets) > 1 else ())
+
+    def of(self, variant: int) -> Grader:
+        """The grader of a variant of the set (made when first asked; variant 0 is the set's)."""
+        if not self._sets or variant == 0:
+            return self.grader
+        pset = self._sets[int(variant) % len(self._sets)]
+        if id(pset) not in self._graders:
+            self._graders[id(pset)] = Grader.of(pset, hide_expected=not self.show_expected)
+        return self._graders[id(pset)]
 
     def problems(self) -> list[str]:
         """The set's problem ids, in order (the worker warms them one by one when idle)."""
         return list(self.grader.problems)
 
-    def warm(self, problem: str) -> None:
+    def warm(self, problem: str, variant: int = 0) -> None:
         """Analyse one problem now, so its first check is quick (errors say so when checked)."""
         with contextlib.suppress(DeriveError):
-            self.grader.read(problem, "1")
+            self.of(variant).read(problem, "1")
 
-    def answer(self, path: str, body: str) -> str:
-        """The reply to ``POST path`` with a JSON ``body``: ``{"status", "data"}`` as JSON."""
+    def answer(self, path: str, body: str, variant: int = 0) -> str:
+        """The reply to ``POST path`` with a JSON ``body`` (judged against the set's
+        ``variant``): ``{"status", "data"}`` as JSON."""
         try:
-            data = self._answer(path, body.encode("utf-8"))
+            data = self._answer(path, body.encode("utf-8"), self.of(variant))
             return json.dumps({"status": 200, "data": data})
         except BadRequestError as exc:
             return _failed(exc.status, reason_of(exc))
@@ -139,25 +146,25 @@ class Judge:
         except DeriveError as exc:
             return _failed(422, reason_of(exc))
 
-    def _answer(self, path: str, raw: bytes) -> dict:
+    def _answer(self, path: str, raw: bytes, grader: Grader) -> dict:
         if path == "/api/check":
             body = validate(parse_body(raw), CHECK_SCHEMA)
-            problem = self._problem(body["problem"])
-            checked = self.grader.check(problem, body["quantity"], body["answer"])
+            problem = self._problem(body["problem"], grader)
+            checked = grader.check(problem, body["quantity"], body["answer"])
             return check_reply(checked, self.show_expected)
         if path == "/api/read":
             body = validate(parse_body(raw), READ_SCHEMA)
-            problem = self._problem(body["problem"])
-            return read_reply(self.grader.read(problem, body["answer"], body.get("quantity")))
+            problem = self._problem(body["problem"], grader)
+            return read_reply(grader.read(problem, body["answer"], body.get("quantity")))
         if path == "/api/check-derivation":
             body = validate(parse_body(raw), DERIVATION_SCHEMA)
-            problem = self._problem(body["problem"])
-            result = self.grader.check_derivation(problem, tuple(body["lines"]))
+            problem = self._problem(body["problem"], grader)
+            result = grader.check_derivation(problem, tuple(body["lines"]))
             return derivation_reply(result, self.show_expected)
         raise BadRequestError(404, f"POST {path[:80]}", "Not Found")
 
-    def _problem(self, problem: str) -> str:
-        if problem not in self.grader.problems:
+    def _problem(self, problem: str, grader: Grader) -> str:
+        if problem not in grader.problems:
             raise UnknownNameError(f"problem {problem[:80]!r}", "no such problem in this set")
         return problem
 

@@ -72,7 +72,7 @@ from typing import Any
 
 from derive.errors import DeriveError
 from derive.problem.sets.problem_set import ProblemSet
-from derive.problem.sets.registry import set_operators
+from derive.problem.sets.variants import variants_of
 from derive.web.grading import Grader
 
 __all__ = ["CheckAbortedError", "PoolSettings", "ServerBusyError", "WorkerPool", "grader_of"]
@@ -140,29 +140,25 @@ class _Use:
 
 def grader_of(pset: ProblemSet, hide_expected: bool = False) -> Grader:
     """The set's grader with every problem analysed (so workers forked from here start warm)."""
-    grader = Grader(
-        {entry.id: entry for entry in (*pset.entries(), *pset.natives)},
-        set_operators(pset, trust=True),  # the set was read trusted or refused
-        hide_expected=hide_expected,
-        problem_set=pset,  # a problem's defined quantities are judged against the set
-    )
+    grader = Grader.of(pset, hide_expected=hide_expected)  # the set was read trusted or refused
     for entry in pset.entries():  # a problem that cannot be read says so when it is checked
         with contextlib.suppress(DeriveError):
             grader.read(entry.id, "1")
     return grader
 
 
-def _serve(conn: Connection, grader: Grader) -> None:
-    """A worker's loop: answer ``(method, args)`` jobs with ``(kind, payload)`` until the pipe closes."""
+def _serve(conn: Connection, graders: list[Grader]) -> None:
+    """A worker's loop: answer ``(method, args, variant)`` jobs with ``(kind, payload)`` until
+    the pipe closes (``variant``: which of the set's variants the job judges against)."""
     while True:
         try:
-            method, args = conn.recv()
+            method, args, variant = conn.recv()
         except (EOFError, OSError):
             return
         try:
             if method not in _METHODS:
                 raise ValueError(f"unknown method {method!r}")
-            conn.send(("ok", getattr(grader, method)(*args)))
+            conn.send(("ok", getattr(graders[variant], method)(*args)))
         except DeriveError as exc:
             from derive.web.grading import reason_of
 
@@ -172,7 +168,7 @@ def _serve(conn: Connection, grader: Grader) -> None:
             conn.send(("bug", f"internal error while checking ({type(exc).__name__})"))
 
 
-def _child(conn: Connection, grader: Grader) -> None:  # pragma: no cover - runs in the child
+def _child(conn: Connection, graders: list[Grader]) -> None:  # pragma: no cover - runs in the child
     """The forked worker: keep only its pipe and the standard streams, then serve."""
     code = 0
     try:
@@ -183,7 +179,7 @@ def _child(conn: Connection, grader: Grader) -> None:  # pragma: no cover - runs
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the server's to handle
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         gc.freeze()  # the worker's collections leave the server's pages alone
-        _serve(conn, grader)
+        _serve(conn, graders)
     except BaseException:
         code = 70
     finally:
@@ -196,6 +192,7 @@ class _Job:
     args: tuple
     client: Hashable
     future: asyncio.Future
+    variant: int = 0
     worker: _Worker | None = None
     started: float = 0.0
 
@@ -204,7 +201,7 @@ class _Job:
 class _Worker:
     """One forked worker: its process id, the server's end of its pipe, the job it runs."""
 
-    grader: Grader
+    graders: list[Grader]
     pid: int = 0
     conn: Connection | None = None
     job: _Job | None = None
@@ -217,7 +214,7 @@ class _Worker:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             parent.close()
-            _child(child, self.grader)
+            _child(child, self.graders)
         child.close()
         self.pid, self.conn = pid, parent
 
@@ -252,8 +249,11 @@ class WorkerPool:
         self, pset: ProblemSet, settings: PoolSettings, hide_expected: bool = False
     ) -> None:
         self.settings = settings
-        self.grader = grader_of(pset, hide_expected)
-        self._workers = [_Worker(self.grader) for _ in range(settings.workers)]
+        variants = variants_of(pset)
+        made = {i: grader_of(v, hide_expected) for i, v in {id(v): v for _, v in variants}.items()}
+        self.graders = [made[id(v)] for _, v in variants]  # per variant; variants alike share one
+        self.grader = self.graders[0]
+        self._workers = [_Worker(self.graders) for _ in range(settings.workers)]
         for worker in self._workers:
             worker.start()
         self._idle: deque[_Worker] = deque(self._workers)
@@ -316,20 +316,25 @@ class WorkerPool:
         seen = use.now(t) if use is not None else self.settings.slow_weight * self.settings.timeout
         return self._address_running.get(address, 0), seen
 
-    async def run(self, method: str, *args: object, client: Hashable = None) -> Any:
+    async def run(
+        self, method: str, *args: object, client: Hashable = None, variant: int = 0
+    ) -> Any:
         """A remembered verdict for the same question, else :meth:`judge` in a worker."""
-        key = (method, args)
+        key = (method, variant, args)
         if key in self._answers:
             self._answers.move_to_end(key)
             return self._answers[key]
-        result = await self.judge(method, *args, client=client)
+        result = await self.judge(method, *args, client=client, variant=variant)
         self._answers[key] = result
         if len(self._answers) > self.settings.cache:
             self._answers.popitem(last=False)
         return result
 
-    async def judge(self, method: str, *args: object, client: Hashable = None) -> Any:
-        """Run ``Grader.<method>(*args)`` in a worker; its record, or a DeriveError re-raised.
+    async def judge(
+        self, method: str, *args: object, client: Hashable = None, variant: int = 0
+    ) -> Any:
+        """Run ``Grader.<method>(*args)`` in a worker (against the set's ``variant``); its
+        record, or a DeriveError re-raised.
 
         Cancelling the call (the client has gone) drops the job, or stops its worker.
 
@@ -339,7 +344,7 @@ class WorkerPool:
             DeriveError: the checker refused the input (the worker's one line).
         """
         self._refuse(client)
-        job = _Job(method, args, client, asyncio.get_running_loop().create_future())
+        job = _Job(method, args, client, asyncio.get_running_loop().create_future(), variant)
         self._queues.setdefault(client, deque()).append(job)
         self._waiting += 1
         address = address_of(client)
@@ -402,7 +407,7 @@ class WorkerPool:
             address = address_of(job.client)
             self._address_running[address] = self._address_running.get(address, 0) + 1
             try:
-                worker.conn.send((job.method, job.args))
+                worker.conn.send((job.method, job.args, job.variant))
             except (OSError, EOFError):
                 worker.kill()
                 self._finish(worker, ("failed", "the check stopped unexpectedly; please try again"))

@@ -148,18 +148,18 @@ def _json(data: object) -> bytes:
     return (json.dumps(data, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8")
 
 
-def _api_files(book: Workbook) -> dict[str, bytes]:
-    """What the server's GET routes answer, one file each (steps only when hints are on; a
-    step that states an answer, under ``--hide-expected``, withheld: no file holds it)."""
+def _api_files(book: Workbook, api: str = "api/") -> dict[str, bytes]:
+    """What the server's GET routes answer, one file each under ``api`` (steps only when hints
+    are on; a step that states an answer, under ``--hide-expected``, withheld: no file holds it)."""
     left_out = "The steps of the worked solution that state an answer are left out of this site."
     shown = {"shown": HIDDEN_NOTE + " " + left_out} if not book.show_expected else {}
-    files = {"api/problems.json": _json({**book.index(), **shown})}
+    files = {f"{api}problems.json": _json({**book.index(), **shown})}
     for pid, page in book.pages.items():
-        files[f"api/problems/{pid}.json"] = _json(page.detail)
+        files[f"{api}problems/{pid}.json"] = _json(page.detail)
         if book.hints:
             for i in range(len(page.steps_html)):
                 reply = step_reply(page, i, book.closed(page, i, ()), served=False)
-                files[f"api/problems/{pid}/steps/{i + 1}.json"] = _json(reply)
+                files[f"{api}problems/{pid}/steps/{i + 1}.json"] = _json(reply)
     return files
 
 
@@ -202,7 +202,7 @@ def compiled_bytecode(packed: bytes, set_text: bytes, pyodide: dict[str, Path]) 
 def build_site(
     source: SetSource,
     pset: ProblemSet,
-    book: Workbook,
+    book: Workbook | list[Workbook],
     pyodide: dict[str, Path] | None = None,
     timeout: float = 5.0,
 ) -> Site:
@@ -211,10 +211,15 @@ def build_site(
     Args:
         source: the set as read (its text travels as data).
         pset: the set, parsed (its operator files travel only when it was trusted).
-        book: the pages, prepared as ``derive serve`` prepares them.
+        book: the pages, prepared as ``derive serve`` prepares them; or each variant's
+            (:func:`~derive.web.book.build_workbooks`): their files go under ``api/w<k>/``,
+            one folder per distinct workbook, and the page picks the student's.
         pyodide: the runtime files to ship (:func:`pyodide_files`); None: load from the CDN.
         timeout: the time limit of one check in seconds, enforced by the page.
     """
+    books = book if isinstance(book, list) else [book]
+    distinct = list({id(b): b for b in books}.values())
+    book = books[0]
     packed = python_zip()
     set_text = set_json(source, pset, not book.show_expected).encode("utf-8")
     bytecode = compiled_bytecode(packed, set_text, pyodide) if pyodide else None
@@ -227,6 +232,10 @@ def build_site(
         "bytecode": BYTECODE if bytecode is not None else None,
         "bytecode_sha256": hashlib.sha256(bytecode).hexdigest() if bytecode is not None else None,
     }
+    if pset.variants is not None:
+        at = [distinct.index(b) for b in books]
+        settings["variants"] = {"count": len(books), "seed": pset.variants.seed, "books": at}
+    api = {k: v for i, b in enumerate(distinct) for k, v in _api_files(b, f"api/w{i}/").items()}
     files = {
         "index.html": _page_html(settings),
         "python/derive-site.zip": packed,
@@ -234,7 +243,7 @@ def build_site(
         **({BYTECODE: bytecode} if bytecode is not None else {}),
         **{f"static/{name}": _static(name) for name in _STATIC_PAGE_FILES},
         **_katex(),
-        **_api_files(book),
+        **(api if pset.variants is not None else _api_files(book)),
     }
     names = "".join(f"{name}\n" for name in sorted([*files, *(pyodide or {})]))
     files[MARKER] = f"derive publish: {book.title}\n{names}".encode()

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # each kind of table's parser loads when a set has such a tab
     from derive.problem.sets.model_tables import ModelTable
     from derive.problem.sets.natives import NativeEntry
     from derive.problem.sets.operator_tables import OperatorTable
+    from derive.problem.sets.variants import Variants
     from derive.problem.train_spec import TrainSpec
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "asked_keys",
     "load_problem_set",
     "parse_problem_set",
+    "problem_set_of",
     "questions_of",
 ]
 
@@ -76,6 +78,7 @@ _TOP = {
     "model": list,
     "problem": list,
     "text": str,
+    "variants": dict,
 }
 _PROBLEM = {
     "id": str,
@@ -214,6 +217,7 @@ class ProblemSet:
     natives: tuple[NativeEntry, ...] = ()  # budgets and what-ifs (issue 36)
     tolerances: tuple[tuple[str, str, str], ...] = ()  # (problem id, quantity or "", rtol)
     order: tuple[str, ...] = ()  # every problem's id, in the file's (the teacher's) order
+    variants: Variants | None = None  # a variant per student (issue 47): variants.py
 
     def rtol(self, problem: str, quantity: str | None) -> str | None:
         """The tolerance a problem's ``rtol`` sets for ``quantity`` (its own first), or None."""
@@ -345,7 +349,13 @@ def parse_problem_set(
     list is given (so a caller can add the errors it finds later and report them all);
     otherwise every problem's errors are raised together.
     """
-    data = loads_toml(text, origin)
+    return problem_set_of(loads_toml(text, origin), origin, base, errors)
+
+
+def problem_set_of(
+    data: dict, origin: str, base: Path | None = None, errors: list[DeriveError] | None = None
+) -> ProblemSet:
+    """The problem set of parsed TOML tables (see :func:`parse_problem_set`)."""
     check_keys(data, _TOP, origin)
     problems = data.get("problem", [])
     if not problems or len(problems) > MAX_PROBLEMS:
@@ -403,6 +413,11 @@ def parse_problem_set(
 
         tables = parse_operator_tables(data["operator"], origin)
     title = data.get("title", Path(origin).stem)
+    variants = None
+    if "variants" in data:
+        from derive.problem.sets.variants import variants_table
+
+        variants = variants_table(data["variants"], data, origin, base)
     return ProblemSet(
         title,
         data.get("text", ""),
@@ -416,6 +431,7 @@ def parse_problem_set(
         tuple(natives),
         tuple(tolerances),
         tuple(order),
+        variants,
     )
 
 

@@ -128,6 +128,7 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
   let booted = null;
   let waiting = [];
   let warmList = [];
+  let variant = 0; // a set with a variant per student: the page's (static/publish.js)
 
   function warmNext() {
     // analyse the set's problems one at a time while idle, so later first checks are quick;
@@ -136,14 +137,14 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
       if (!booted.kept) keepBytecode(booted.key, booted.pyodide);
       return;
     }
-    judge.warm(warmList.shift());
+    judge.warm(warmList.shift(), variant);
     setTimeout(warmNext, 0);
   }
 
   function answer(job) {
     let reply;
     try {
-      reply = JSON.parse(judge.answer(job.path, JSON.stringify(job.body)));
+      reply = JSON.parse(judge.answer(job.path, JSON.stringify(job.body), job.variant || 0));
     } catch (e) {
       reply = { status: 500, data: { error: `internal error while checking (${e.name || e})` } };
     }
@@ -153,6 +154,7 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
   self.onmessage = async (event) => {
     const message = event.data;
     if (message.type === "boot") {
+      variant = message.variant || 0;
       const started = performance.now();
       try {
         booted = await bootInWorker(message.settings);

@@ -17,6 +17,26 @@
   let nextId = 1;
   const timings = { boot_ms: null, checks_ms: [], bytecode_kept: false, bytecode_used: false };
   window.deriveTimings = timings; // read by the tests and shown in the footer
+  const mine = variantOf(settings.variants);
+
+  // A set with a variant per student: the student id given as ?student=ID (kept in this
+  // browser), else an id drawn once for this browser; its variant is FNV-1a (32 bits) of
+  // "seed:id" modulo the count, as derive computes it (derive/problem/sets/variants.py).
+  function variantOf(variants) {
+    if (!variants) return { variant: 0, prefix: "" };
+    const typed = new URLSearchParams(location.search).get("student") || "";
+    const keep = (key, value) => { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } };
+    const kept = (key) => { try { return localStorage.getItem(key) || ""; } catch (e) { return ""; } };
+    if (/^[A-Za-z0-9_.@+-]{1,64}$/.test(typed)) keep("derive-student", typed);
+    const student = kept("derive-student");
+    let who = student || kept("derive-browser");
+    if (!who) keep("derive-browser", (who = `browser-${Math.random().toString(36).slice(2, 12)}`));
+    let h = 0x811c9dc5;
+    for (const b of new TextEncoder().encode(`${variants.seed}:${who}`)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+    const variant = h % variants.count;
+    const shown = { variant, variants: variants.count, student };
+    return { variant, shown, prefix: `w${variants.books[variant]}/` };
+  }
 
   function status(text) {
     let node = document.getElementById("engine");
@@ -77,6 +97,7 @@
     };
     worker.postMessage({
       type: "boot",
+      variant: mine.variant,
       first: firstProblem(),
       settings: {
         site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256,
@@ -100,7 +121,7 @@
     running = queue.shift();
     running.sent = performance.now();
     running.timer = setTimeout(overtime, LIMIT_MS);
-    worker.postMessage({ type: "job", id: running.id, path: running.path, body: running.body });
+    worker.postMessage({ type: "job", id: running.id, path: running.path, body: running.body, variant: mine.variant });
   }
 
   function judged(path, body) {
@@ -113,7 +134,8 @@
 
   async function file(path) {
     // /api/problems -> api/problems.json; /api/problems/q1/steps/2 -> api/problems/q1/steps/2.json
-    const url = new URL(`${path.replace(/^\//, "")}.json`, document.baseURI);
+    // (a set with variants: api/w<the variant's workbook>/problems/...)
+    const url = new URL(`${path.replace(/^\/api\//, `api/${mine.prefix}`)}.json`, document.baseURI);
     let response;
     try {
       response = await fetch(url);
@@ -127,7 +149,8 @@
       err.status = response.status;
       throw err;
     }
-    return response.json();
+    const data = await response.json();
+    return path === "/api/problems" && mine.shown ? { ...data, ...mine.shown } : data;
   }
 
   window.deriveLocalApi = (path, body) => (body === undefined ? file(path) : judged(path, body));

@@ -165,9 +165,18 @@ function showIndex() {
   updateOverall();
 }
 
-// what a workbook under --hide-expected shows (the server says it in words)
+// what a workbook under --hide-expected shows (the server says it in words), and, in a set
+// with a variant per student, which variant this is and a field to give one's student id
 function banner() {
-  return SET.shown ? [el("p", { class: "banner", role: "note", text: SET.shown })] : [];
+  const out = SET.shown ? [el("p", { class: "banner", role: "note", text: SET.shown })] : [];
+  if (!SET.variants) return out;
+  const who = SET.student ? ` (student ${SET.student})` : " (give your student id to get yours)";
+  out.push(el("form", { method: "get", action: "", class: "banner student", role: "note" },
+    el("span", { text: `Your numbers: variant ${SET.variant} of ${SET.variants}${who}. ` }),
+    el("input", { name: "student", value: SET.student || "", placeholder: "student id",
+      "aria-label": "Student id", maxlength: "64", pattern: "[A-Za-z0-9_.@+-]+" }),
+    el("button", { type: "submit", text: "Use this id" })));
+  return out;
 }
 
 // ---- problem page --------------------------------------------------------------------
@@ -396,7 +405,7 @@ async function start() {
     document.getElementById("main").replaceChildren(errorBox(e.message));
     return;
   }
-  storeKey = `derive-workbook:${SET.title}`;
+  storeKey = `derive-workbook:${SET.title}${SET.variants ? `:variant ${SET.variant}` : ""}`;
   document.getElementById("home").textContent = SET.title;
   document.getElementById("export").addEventListener("click", exportProgress);
   document.getElementById("import").addEventListener("change", importProgress);
