@@ -44,6 +44,7 @@ import pytest
 from conftest import ROOT, run_cli
 
 GRADED = ROOT / "tests" / "sets" / "graded.toml"
+VARIANTS = ROOT / "tests" / "sets" / "graded_variants.toml"
 SCHEMAS = Path(os.environ.get("DERIVE_EXPORT_SCHEMAS") or ROOT.parent / "shared" / "schemas")
 TARGETS = ("prairielearn", "moodle", "qti")
 SETS = {"graded": str(GRADED), "rooflines": None}
@@ -406,24 +407,35 @@ def test_an_export_is_byte_identical_from_run_to_run(exported, tmp_path):
             assert (first / name).read_bytes() == (again / name).read_bytes(), name
 
 
-def test_every_variant_is_exported(monkeypatch, tmp_path):
-    """Two variants (the set twice, until sets declare variants): a PrairieLearn question
-    carries both, Moodle has two questions per category, QTI a group drawing one of two."""
-    import derive.commands.export as export
+def test_every_variant_is_exported(tmp_path):
+    """The 40-variant assignment: a PrairieLearn question carries every variant's answers,
+    Moodle a category per quantity with one question per variant, QTI a group drawing one."""
+    from derive.problem.sets.problem_set import load_problem_set
+    from derive.problem.sets.variants import variants_of
 
-    monkeypatch.setattr(export, "_variants", lambda pset: [(0, pset), (1, pset)])
+    count = len(variants_of(load_problem_set(VARIANTS)))
+    assert count == 40
     for target in TARGETS:
         out = tmp_path / target
-        assert run_cli(["export", str(GRADED), "--to", target, "-o", str(out)]).code == 0
-    server = (tmp_path / "prairielearn/questions/graded-qwen-decode/server.py").read_text()
-    info = json.loads(
-        (tmp_path / "prairielearn/questions/graded-qwen-decode/info.json").read_text()
-    )
-    assert server.count("'answers':") == 2 and info["singleVariant"] is False
-    quiz = ET.parse(tmp_path / "moodle/graded.moodle.xml").getroot()
+        r = run_cli(["export", str(VARIANTS), "--to", target, "-o", str(out)])
+        assert r.code == 0, r.err
+    folders = sorted((tmp_path / "prairielearn/questions").iterdir())
+    assert folders
+    for folder in folders:
+        assert (folder / "server.py").read_text().count("'answers':") == count
+        assert json.loads((folder / "info.json").read_text())["singleVariant"] is False
+        if (SCHEMAS / "infoQuestion.json").is_file():
+            import jsonschema
+
+            schema = json.loads(_schema("infoQuestion.json").read_text(encoding="utf-8"))
+            jsonschema.Draft7Validator(schema).validate(
+                json.loads((folder / "info.json").read_text())
+            )
+    quiz = ET.parse(next((tmp_path / "moodle").glob("*.moodle.xml"))).getroot()
     kinds = [q.get("type") for q in quiz]
-    assert kinds.count("category") * 3 == len(kinds)
-    text = (tmp_path / "qti/graded/graded.xml").read_text(encoding="utf-8")
+    assert kinds.count("category") * (count + 1) == len(kinds)
+    (text,) = [p.read_text(encoding="utf-8") for p in (tmp_path / "qti").rglob("*.xml")
+               if p.name != "imsmanifest.xml"]  # fmt: skip
     assert "<selection_number>1</selection_number>" in text
     if (SCHEMAS / "ims_qtiasiv1p2p1.dtd").is_file():
         assert _qti_valid(text)

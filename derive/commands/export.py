@@ -101,11 +101,6 @@ class Question:
     answers: tuple[Answer, ...]
 
 
-def _variants(pset: ProblemSet) -> list[tuple[int, ProblemSet]]:
-    """The set's variants, numbered from 0: one, the set itself, until sets declare them."""
-    return [(0, pset)]
-
-
 def _answer(box: Asked, rtol: Fraction, said: str, latex: str | None) -> Answer | None:
     """The answer the checker states (``21355787/3271484375 s ≈ 6.5279 ms``, ``B ≥ 121``, a
     formula as LaTeX); None for a yes/no or a word."""
@@ -232,13 +227,14 @@ def add_export_parser(
 def run(args: argparse.Namespace) -> int:
     """Derive every variant's answers, render the format's files, write ``DIR`` whole."""
     from derive.commands.output_files import safe_name
+    from derive.problem.sets.variants import variants_of
     from derive.web.book import load_source
     from derive.web.site import MARKER, Site, write_site
 
     _, pset = load_source(args.set, args.trust)
     stem = safe_name(Path(args.set).stem if args.set else "rooflines")
     skipped: list[str] = []
-    variants = [_questions(variant, skipped) for _, variant in _variants(pset)]
+    variants = [_questions(variant, skipped) for _, variant in variants_of(pset)]
     rendered = _WRITERS[args.to](pset.title, stem, variants)
     files = {k: v.encode() if isinstance(v, str) else v for k, v in rendered.items()}
     head = f"derive export --to {args.to}: {' '.join(pset.title.split())}"  # one line: names follow
