@@ -276,3 +276,51 @@ def test_answer_a_givens_problem_and_a_bounds_problem(server, page):
     page.screenshot(path=str(SHOTS / "derive-web-bounds-390.png"), full_page=True)
     page.set_viewport_size({"width": 1100, "height": 900})
     assert page.errors == []
+
+
+@pytest.fixture(scope="module")
+def hidden_server():
+    """``derive serve --hide-expected`` on the built-in set; yields its URL."""
+    yield from _serve("--hide-expected")
+
+
+def test_answers_typed_as_students_type_them_under_hide_expected(hidden_server, page):
+    """Issue 47: a ``$…$`` answer, ``1.38x`` and ``$1.08`` read and judged in Chromium, with
+    nothing of the expected value on a hidden page; screenshots at 1280 and 390 px."""
+    import json
+    from fractions import Fraction
+
+    from conftest import run_cli
+
+    share = Fraction(38, 100) + Fraction(62, 100) / Fraction(18, 10)  # Amdahl: 62 % 1.8× faster
+    new_step, speedup = Fraction(70, 1000) * share, 1 / share
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(hidden_server + "#/p/amdahl-step")
+    page.wait_for_selector("#answer-what_if_time")
+    page.fill("#answer-what_if_time", f"${float(new_step) * 1000:.4g}\\text{{ ms}}$")
+    page.press("#answer-what_if_time", "Enter")
+    page.wait_for_selector("[data-quantity=what_if_time] .verdict.correct")
+    page.fill("#answer-what_if_speedup", f"{float(speedup):.3g}x")
+    page.press("#answer-what_if_speedup", "Enter")
+    page.wait_for_selector("[data-quantity=what_if_speedup] .verdict.correct")
+    page.fill("#answer-what_if_limit", f"{float(1 / Fraction(38, 100)) * 0.9:.3g}×")  # 10 % low
+    page.press("#answer-what_if_limit", "Enter")
+    page.wait_for_selector("[data-quantity=what_if_limit] .verdict.incorrect")
+    shown = page.locator("body").inner_text()
+    assert f"{float(1 / Fraction(38, 100)):.3g}" not in shown  # 2.63: the limit stays hidden
+    page.screenshot(path=str(SHOTS / "derive-web-hidden-1280.png"), full_page=True)
+
+    # the cost of a million decode tokens at the step's own time (the engine's, read as given)
+    argv = ["model", "llama-2-70b", "--chip", "h100", "--devices", "8", "--phase", "decode"]
+    step = run_cli([*argv, "--set", "B=64", "--set", "S=8192", "--format", "json"])
+    seconds = Fraction(json.loads(step.out)["serving"]["step"]["t_lower"])
+    per_million = Fraction(249, 100) * 8 * seconds / 3600 * Fraction(10**6, 64)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(hidden_server + "#/p/cost-of-serving")
+    page.wait_for_selector("#answer-cost_per_million_tokens")
+    page.fill("#answer-cost_per_million_tokens", f"${float(per_million):.3g}")
+    page.press("#answer-cost_per_million_tokens", "Enter")
+    page.wait_for_selector("[data-quantity=cost_per_million_tokens] .verdict.correct")
+    page.screenshot(path=str(SHOTS / "derive-web-hidden-390.png"), full_page=True)
+    page.set_viewport_size({"width": 1100, "height": 900})
+    assert page.errors == []
