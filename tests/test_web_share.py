@@ -127,6 +127,40 @@ def test_of_two_new_addresses_the_one_that_had_a_check_is_heavier_whenever_each_
     assert order[:2] == ["10.0.0.9", "10.0.0.7"], order  # right after the job that was running
 
 
+def test_alike_students_behind_one_address_take_turns(pset, monkeypatch):
+    """Within an address, use counts in half time limits: a student whose last check took a
+    few milliseconds is not passed over by every student who has not checked yet (the
+    lightest first by a millisecond starved a class's unlucky students for seconds: the
+    30-client benchmark's tail), while a check stopped at the limit still weighs."""
+    check = Grader.check
+
+    def slow_first(self, problem, quantity, answer):  # the worker is busy for a second
+        if answer == "0*B":
+            time.sleep(1.0)
+        return check(self, problem, quantity, answer)
+
+    monkeypatch.setattr(Grader, "check", slow_first)  # before the workers fork
+    pool = WorkerPool(pset, PoolSettings(workers=1, timeout=30.0, max_wait=600))
+    order: list[str] = []
+
+    async def one(answer: str, who: str) -> None:
+        await pool.run("check", "q1", "intensity", answer, client=("10.0.0.5", who))
+        order.append(who)
+
+    async def scenario():
+        await pool.run("check", "q1", "intensity", RIGHT, client=("10.0.0.5", "checked"))
+        busy = asyncio.ensure_future(one("0*B", "busy"))
+        await asyncio.sleep(0)  # it holds the only worker for a second
+        jobs = [one("1*B", "checked"), *(one(f"{k}*B", f"new{k}") for k in range(2, 6))]
+        await asyncio.gather(busy, *jobs)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        pool.close()
+    assert order[:2] == ["busy", "checked"], order  # in turn: it asked first
+
+
 def test_an_address_has_a_cap_on_its_checks(pset):
     pool = WorkerPool(pset, PoolSettings(workers=1, timeout=30.0, max_wait=600, address_queue=3))
 

@@ -19,10 +19,11 @@ processes that can be killed. What the design keeps small is the cost per reques
 * **A share no identity can multiply (issues 37, 49).** A client is an address (an IPv6
   address's /64) and a cookie the server signed (:mod:`derive.web.identity`), and the
   address is a share of its own: the next job goes to the address with the fewest checks
-  running, then the least recent use, then the client with the least recent use within it,
-  so inventing cookies divides an address's share instead of multiplying it. Use is worker
-  seconds, halved every :data:`HALF_LIFE` s; a check stopped at the time limit counts
-  ``slow_weight`` times its limit against its client and its address, and an address with
+  running, then the least recent use, then the client with the least recent use within it
+  (counted in half time limits, so alike students take turns), so inventing cookies divides
+  an address's share instead of multiplying it. Use is worker seconds, halved every
+  :data:`HALF_LIFE` s; a check stopped at the time limit counts ``slow_weight`` times its
+  limit against its client and its address, and an address with
   no check answered lately weighs as if its first check had been stopped so (its claims are
   unknown), so a fresh flooding address does not come before a student who has been checking.
   That weight is booked with the address's first check, not when it was first seen: of two
@@ -366,11 +367,13 @@ class WorkerPool:
 
     def _next_client(self, t: float) -> Hashable | None:
         """Whose job is next: the address of the best :meth:`_rank`; within it, the client with
-        the least use; ties in rotation order (see the module docstring)."""
+        the least use counted in half time limits (alike students in turn, not the lightest by
+        a millisecond first); ties in rotation order (see the module docstring)."""
         best: tuple | None = None
         for rank, (client, queue) in enumerate(self._queues.items()):
             if queue and self._running.get(client, 0) < self.settings.client_running:
-                order = (self._rank(address_of(client), t), self._used(("client", client), t), rank)
+                use = self._used(("client", client), t) // (self.settings.timeout / 2)
+                order = (self._rank(address_of(client), t), use, rank)
                 if best is None or order < best[:3]:
                     best = (*order, client)
         return None if best is None else best[3]
