@@ -444,27 +444,34 @@ def checkout(before: str) -> tuple[Path, tempfile.TemporaryDirectory | None]:
     return Path(folder.name), folder
 
 
-def _headline(report: dict) -> tuple[float, float, float]:
-    """checks/s, and the median and 99th percentile of /api/check (ms)."""
-    check = report.get("check", {})
-    return report["checks_per_s"], check.get("median_ms", 0.0), check.get("p99_ms", 0.0)
+HEADLINE = (  # (column, kind, field) of the comparison's table
+    ("checks/s", None, "checks_per_s"),
+    ("check p50", "check", "median_ms"),
+    ("check p99", "check", "p99_ms"),
+    ("repeat p99", "repeat", "p99_ms"),
+    ("first p99", "first", "p99_ms"),
+)
+
+
+def _headline(report: dict) -> list[float]:
+    """checks/s, the median and 99th percentile of /api/check, and the 99th of repeats and
+    of first checks (ms)."""
+    return [report[f] if k is None else report.get(k, {}).get(f, 0.0) for _, k, f in HEADLINE]
 
 
 def _compare(reports: dict[str, list[dict]]) -> None:
-    """Each tree's median over the rounds, and after/before ratios."""
+    """Each tree's median over the rounds, and after/before ratios (times in ms)."""
     rows = {
         label: [statistics.median(v) for v in zip(*map(_headline, runs))]
         for label, runs in reports.items()
     }
-    print("\nmedian over rounds   checks/s   check p50 ms   check p99 ms")
-    for label, (rate, p50, p99) in rows.items():
-        print(f"  {label:<18} {rate:>8.1f}   {p50:>12.1f}   {p99:>12.1f}")
+    print("\nmedian over rounds " + "".join(f"{c:>12}" for c, _, _ in HEADLINE))
+    for label, values in rows.items():
+        print(f"  {label:<16} " + "".join(f"{v:>12.1f}" for v in values))
     if len(rows) == 2:
-        (b_rate, b50, b99), (a_rate, a50, a99) = rows.values()
-        print(
-            f"  after/before       {a_rate / max(b_rate, 1e-9):>8.2f}x  "
-            f"{a50 / max(b50, 1e-9):>12.2f}x  {a99 / max(b99, 1e-9):>12.2f}x"
-        )
+        before, after = rows.values()
+        ratios = "".join(f"{a / b:>11.2f}x" if b else f"{'-':>12}" for b, a in zip(before, after))
+        print(f"  {'after/before':<16} " + ratios)
 
 
 def main() -> int:
