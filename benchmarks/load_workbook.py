@@ -3,7 +3,8 @@
 ::
 
     .venv/bin/python benchmarks/load_workbook.py [--seconds 60] [--students 50] [--think 1.0]
-    .venv/bin/python benchmarks/load_workbook.py --think 0 --students 30 --before /tmp/old
+    .venv/bin/python benchmarks/load_workbook.py --students 30 --think 0 --previews 0 \
+        --seconds 20 --rounds 3 --before d4be36f
     .venv/bin/python benchmarks/load_workbook.py --flood 20 --seconds 20
     .venv/bin/python benchmarks/load_workbook.py --flood 20 --rotate-cookies --seconds 20
     .venv/bin/python benchmarks/load_workbook.py --preview-flood 100 --rotate-cookies --seconds 20
@@ -17,12 +18,18 @@ and then checks a derivation, and pauses ``--think`` seconds on average between 
 formulas, LaTeX, rounded decimals), a third wrong (classic slips), the rest unreadable.
 
 Each student first opens the page (and keeps its cookie, as a browser does: the server
-tells students apart by it). Reports requests/s, checks/s (``/api/check``), median and
-99th-percentile latency per endpoint and overall, errors (any non-200 or broken
-connection), and the server's resident memory (the server and its worker processes) at
-start and end. ``--before DIR`` runs the same load against the server of another checkout
-first (e.g. ``git archive ce42029 | tar -x -C /tmp/old``) and prints both, side by side
-under the same machine load. ``--flood N`` replaces the students: one client sends
+tells students apart by it). ``--previews K`` previews per answer (0: the students only
+check); ``--addresses N`` spreads the students over N loopback source addresses (default
+1: a classroom behind one address). Reports requests/s, checks/s (``/api/check``), median
+and 99th-percentile latency per endpoint and overall, and of the checks apart the first of
+each answer (``first``: judged in a worker) and the repeats (``repeat``: the server's
+memory), errors by status (any non-200; 0 a broken connection), and the server's resident
+memory (the server and its worker processes) at start and end. ``--before REV|DIR`` runs
+the same load against the server of another checkout (a folder, or a git revision of this
+repository, unpacked with ``git archive`` into a temporary folder) and this tree's,
+alternating ``--rounds`` times, then prints each one's median over the rounds and the
+after/before ratios: both under the same machine load, whose 1-minute average is printed
+after each run. ``--flood N`` replaces the students: one client sends
 distinct slow claims on N connections while another checks a right answer (a new spelling each time, so none is remembered) every 0.25 s;
 it reports the other client's latency and how the flood was answered (judged, or refused
 with 429). ``--rotate-cookies`` makes the flood send a made-up ``derive_client`` cookie with
@@ -43,12 +50,15 @@ import secrets
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_SECONDS, MAX_STUDENTS = 600, 500
+CHECKS = ("first", "repeat")  # /api/check of an answer new to the server, and of one it has seen
+KINDS = ("all", "read", "check", *CHECKS, "derivation")
 UNREADABLE = [
     "2BD +",
     "\\frac{2BDF}{",
@@ -66,15 +76,18 @@ UNREADABLE = [
 class Client:
     """One keep-alive HTTP/1.1 connection: the lightest client, so the load generator stays small."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, source: str | None = None) -> None:
+        self.host, self.port, self.source = host, port, source
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.cookie = ""  # the workbook's client cookie, kept like a browser keeps it
 
     async def request(self, method: str, path: str, body: object = None) -> tuple[int, dict]:
         if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            local = (self.source, 0) if self.source else None
+            self.reader, self.writer = await asyncio.open_connection(
+                self.host, self.port, local_addr=local
+            )
         payload = b"" if body is None else json.dumps(body).encode()
         cookie = f"Cookie: {self.cookie}\r\n" if self.cookie else ""
         head = (
@@ -154,11 +167,28 @@ async def learn(client: Client) -> list[tuple[str, str, dict[str, list[str]]]]:
     return items
 
 
+def source_of(n: int, addresses: int) -> str | None:
+    """The loopback source address of student ``n`` of a class spread over ``addresses``
+    (1: all at 127.0.0.1, a classroom behind one address; each 127.0.x.y is a peer of its own)."""
+    if addresses <= 1:
+        return None
+    k = n % addresses
+    return f"127.0.{1 + k // 250}.{1 + k % 250}"
+
+
 async def student(
-    n: int, host: str, port: int, items: list, deadline: float, think: float, log: list
+    n: int,
+    host: str,
+    port: int,
+    items: list,
+    deadline: float,
+    args: argparse.Namespace,
+    log: list,
+    seen: set,
 ) -> None:
     rng = random.Random(n)
-    client = Client(host, port)
+    think = args.think
+    client = Client(host, port, source_of(n, args.addresses))
 
     async def call(kind: str, path: str, body: dict) -> None:
         started = time.perf_counter()
@@ -186,12 +216,14 @@ async def student(
             answer = rng.choice(answers["wrong"])
         else:
             answer = rng.choice(UNREADABLE)
-        for cut in (len(answer) // 2, len(answer)):  # two debounced previews while typing
+        for cut in (len(answer) * (k + 1) // args.previews for k in range(args.previews)):
+            # debounced previews while typing (two by default)
             await call("read", "/api/read", {"problem": problem, "answer": answer[:cut] or "1"})
             await pause(0.3)
-        await call(
-            "check", "/api/check", {"problem": problem, "quantity": quantity, "answer": answer}
-        )
+        question = (problem, quantity, answer)
+        kind = "repeat" if question in seen else "first"  # the first: judged in a worker
+        seen.add(question)
+        await call(kind, "/api/check", {"problem": problem, "quantity": quantity, "answer": answer})
         if rng.random() < 0.1:
             lines = ["I = \\frac{2BDF}{2BD+DF+2BF}", "\\approx \\frac{2BDF}{DF}", "= 2B"]
             await call("derivation", "/api/check-derivation", {"problem": problem, "lines": lines})
@@ -212,7 +244,7 @@ def start_server(workers: int, tree: Path = ROOT) -> tuple[subprocess.Popen, str
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(tree)},
     )
     for line in proc.stdout:
         m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
@@ -236,10 +268,11 @@ async def _students(args: argparse.Namespace, host: str, port: int, pid: int | N
     warm.close()
     rss_start = rss_kib(pid) if pid else None
     log: list[tuple[str, float, int]] = []
+    seen: set[tuple[str, str, str]] = set()  # the answers checked so far (by any student)
     started = time.perf_counter()
     deadline = started + args.seconds
     await asyncio.gather(
-        *(student(n, host, port, items, deadline, args.think, log) for n in range(args.students))
+        *(student(n, host, port, items, deadline, args, log, seen) for n in range(args.students))
     )
     elapsed = time.perf_counter() - started
     rss_end = rss_kib(pid) if pid else None
@@ -250,13 +283,18 @@ async def _students(args: argparse.Namespace, host: str, port: int, pid: int | N
         "workers": args.workers,
         "requests": len(log),
         "requests_per_s": round(len(log) / elapsed, 1),
-        "checks_per_s": round(sum(1 for k, _, _ in log if k == "check") / elapsed, 1),
+        "checks_per_s": round(sum(1 for k, _, _ in log if k in CHECKS) / elapsed, 1),
         "errors": sum(1 for _, _, s in log if s != 200),
+        "statuses": {
+            str(c): sum(1 for _, _, s in log if s == c) for c in sorted({s for *_, s in log})
+        },
+        "addresses": args.addresses,
+        "previews": args.previews,
         "rss_start_mib": round(rss_start / 1024, 1) if rss_start else None,
         "rss_end_mib": round(rss_end / 1024, 1) if rss_end else None,
     }
-    for kind in ("all", "read", "check", "derivation"):
-        times = [t for k, t, _ in log if kind in ("all", k)]
+    for kind in KINDS:
+        times = [t for k, t, _ in log if kind in ("all", k) or (kind == "check" and k in CHECKS)]
         if times:
             report[kind] = _timings(times)
     return report
@@ -377,9 +415,10 @@ def _print(report: dict, label: str) -> None:
         f"{label}: {report['students']} students, {report['seconds']} s, think "
         f"{report['think_s']} s, {report['workers']} workers: {report['requests']} requests, "
         f"{report['requests_per_s']} req/s, {report['checks_per_s']} checks/s, "
-        f"errors {report['errors']}"
+        f"errors {report['errors']} (statuses {report['statuses']}), "
+        f"{report['addresses']} address(es), {report['previews']} previews per answer"
     )
-    for kind in ("all", "read", "check", "derivation"):
+    for kind in KINDS:
         if kind in report:
             r = report[kind]
             print(
@@ -392,19 +431,75 @@ def _print(report: dict, label: str) -> None:
     )
 
 
+def checkout(before: str) -> tuple[Path, tempfile.TemporaryDirectory | None]:
+    """``--before``: a folder as it is, else a git revision of this repository, unpacked
+    (``git archive``) into a temporary folder."""
+    if Path(before).is_dir():
+        return Path(before).resolve(), None
+    folder = tempfile.TemporaryDirectory(prefix="derive-before-")
+    archive = subprocess.run(["git", "archive", before], cwd=ROOT, capture_output=True, check=False)
+    if archive.returncode != 0:
+        raise SystemExit(f"error: --before {before}: neither a folder nor a git revision")
+    subprocess.run(["tar", "-x", "-C", folder.name], input=archive.stdout, check=True)
+    return Path(folder.name), folder
+
+
+HEADLINE = (  # (column, kind, field) of the comparison's table
+    ("checks/s", None, "checks_per_s"),
+    ("check p50", "check", "median_ms"),
+    ("check p99", "check", "p99_ms"),
+    ("repeat p99", "repeat", "p99_ms"),
+    ("first p99", "first", "p99_ms"),
+)
+
+
+def _headline(report: dict) -> list[float]:
+    """checks/s, the median and 99th percentile of /api/check, and the 99th of repeats and
+    of first checks (ms)."""
+    return [report[f] if k is None else report.get(k, {}).get(f, 0.0) for _, k, f in HEADLINE]
+
+
+def _compare(reports: dict[str, list[dict]]) -> None:
+    """Each tree's median over the rounds, and after/before ratios (times in ms)."""
+    rows = {
+        label: [statistics.median(v) for v in zip(*map(_headline, runs))]
+        for label, runs in reports.items()
+    }
+    print("\nmedian over rounds " + "".join(f"{c:>12}" for c, _, _ in HEADLINE))
+    for label, values in rows.items():
+        print(f"  {label:<16} " + "".join(f"{v:>12.1f}" for v in values))
+    if len(rows) == 2:
+        before, after = rows.values()
+        ratios = "".join(f"{a / b:>11.2f}x" if b else f"{'-':>12}" for b, a in zip(before, after))
+        print(f"  {'after/before':<16} " + ratios)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--students", type=int, default=50)
     parser.add_argument("--think", type=float, default=1.0, help="mean pause between actions (s)")
     parser.add_argument("--workers", type=int, default=2, help="checking processes of the server")
+    parser.add_argument(
+        "--previews", type=int, default=2, help="live previews per answer typed (0: checks only)"
+    )
+    parser.add_argument(
+        "--addresses",
+        type=int,
+        default=1,
+        help="loopback addresses the students come from (1: all behind one, as in a classroom)",
+    )
     parser.add_argument("--url", help="an already running server on 127.0.0.1 (default: start one)")
     parser.add_argument("--pid", type=int, help="its process id, to report its memory")
     parser.add_argument(
         "--before",
-        metavar="DIR",
-        help="another checkout (e.g. git archive of an older commit): run the same load "
-        "against its server first, then this tree's, and print both",
+        metavar="REV|DIR",
+        help="another checkout (a folder, or a git revision of this repository, unpacked to a "
+        "temporary folder): run the same load against its server and this tree's, "
+        "interleaved, and print both with the ratios",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="with --before: before/after pairs, interleaved"
     )
     parser.add_argument(
         "--flood",
@@ -432,17 +527,36 @@ def main() -> int:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}], --students in (0, {MAX_STUDENTS}]")
     if not 0 <= args.flood <= MAX_STUDENTS or not 0 <= args.preview_flood <= MAX_STUDENTS:
         parser.error(f"--flood and --preview-flood must be in [0, {MAX_STUDENTS}]")
-    runs: list[tuple[str, Path | None]] = []
+    if not 1 <= args.rounds <= 10 or not 0 <= args.previews <= 10:
+        parser.error("--rounds must be in [1, 10], --previews in [0, 10]")
+    if not 1 <= args.addresses <= MAX_STUDENTS:
+        parser.error(f"--addresses must be in [1, {MAX_STUDENTS}]")
+    trees: list[tuple[str, Path | None]] = []
+    kept = None
     if args.before:
-        runs.append(("before", Path(args.before).resolve()))
-    runs.append(("after" if args.before else "this tree", None if args.url else ROOT))
-    reports = {label: asyncio.run(run_once(args, tree)) for label, tree in runs}
+        before, kept = checkout(args.before)
+        trees.append(("before", before))
+    trees.append(("after" if args.before else "this tree", None if args.url else ROOT))
+    reports: dict[str, list[dict]] = {label: [] for label, _ in trees}
+    loads: list[float] = []
+    for _ in range(args.rounds):
+        for label, tree in trees:
+            reports[label].append(asyncio.run(run_once(args, tree)))
+            loads.append(os.getloadavg()[0])
+    if kept is not None:
+        kept.cleanup()
     if args.json:
-        print(json.dumps(reports, indent=2))
+        print(json.dumps({"load_average": loads, **reports}, indent=2))
         return 0
-    print(f"machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} at the end")
-    for label, report in reports.items():
-        _print(report, label)
+    print(
+        f"machine: {os.cpu_count()} cores; load average (1 min) after each run: "
+        + ", ".join(f"{x:.2f}" for x in loads)
+    )
+    for label, runs in reports.items():
+        for k, report in enumerate(runs, 1):
+            _print(report, label if len(runs) == 1 else f"{label} (round {k})")
+    if "flood_connections" not in next(iter(reports.values()))[0]:
+        _compare(reports)
     return 0
 
 

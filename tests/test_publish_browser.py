@@ -177,3 +177,47 @@ def test_a_check_past_the_limit_is_stopped(browser, tmp_path):
         assert "loading" in page.inner_text("#engine")  # a new worker boots
         context.close()
         assert elsewhere == [] and errors == []
+
+
+# ---- a site that heals (issue 49, item 3): each zip cut in half, in a real browser ------------
+
+
+@pytest.mark.campaign  # two boots from the sources: CI runs it in a step of its own (.ci/run)
+@pytest.mark.parametrize("name", ["derive-bytecode.zip", "derive-site.zip"])
+def test_a_cut_zip_never_breaks_the_page(browser, tmp_path, name):
+    """A zip of the site cut in half (a broken upload, a full disk). The bytecode is an
+    optimisation: the checker boots from its sources and answers, saying why in the console.
+    The sources themselves: one line for the student, to reload; the traceback in the console
+    only, never in the page."""
+    site = _published(tmp_path, str(ROOT / "tests" / "sets" / "handout.toml"))
+    cut = site / "python" / name
+    whole = cut.read_bytes()
+    cut.write_bytes(whole[: len(whole) // 2])
+    for url in _serve(site):
+        context, page, elsewhere, errors = _open(browser, url, 1280)
+        console: list[str] = []
+        page.on("console", lambda m, seen=console: seen.append(m.text))
+        page.goto(url + "#/p/mm-v5e")
+        page.wait_for_selector("#answer-flops")
+        if name == "derive-bytecode.zip":
+            _answer(page, "flops", "2BDF", "correct", BOOT_SECONDS)
+            assert page.evaluate("window.deriveTimings.bytecode_used") is False
+            assert "checked in this browser" in page.inner_text("#engine")
+        else:
+            page.wait_for_function(
+                "(document.getElementById('engine') || {}).textContent"
+                "?.startsWith('the checker could not start: ')",
+                timeout=BOOT_SECONDS * 1000,
+            )
+            page.fill("#answer-flops", "2BDF")
+            page.press("#answer-flops", "Enter")
+            said = page.wait_for_selector("[data-quantity=flops] .result .verdict.error")
+            for line in (page.inner_text("#engine"), said.inner_text()):
+                assert "the checker could not start: " in line and "reload the page" in line
+            assert page.inner_text("#engine").count("\n") == 0
+        shown = page.inner_text("body")
+        context.close()
+        assert "Traceback" not in shown and 'File "' not in shown
+        assert elsewhere == [] and errors == []
+        why = "boots from its sources" if name == "derive-bytecode.zip" else "could not start"
+        assert any(why in m for m in console), console[-5:]

@@ -26,6 +26,7 @@ from starlette.testclient import TestClient
 
 from derive.web.app import CLIENT_COOKIE, LOOPBACK_HOSTS, create_app
 from derive.web.book import build_workbook, load_source
+from derive.web.grading import Grader
 from derive.web.identity import Identities
 from derive.web.pool import PoolSettings, ServerBusyError, WorkerPool
 
@@ -81,6 +82,83 @@ def test_many_identities_on_one_address_share_that_address(pset):
     finally:
         pool.close()
     assert "10.0.0.7" in order[:2]  # behind at most the job already running
+
+
+def test_of_two_new_addresses_the_one_that_had_a_check_is_heavier_whenever_each_came(
+    pset, monkeypatch
+):
+    """The order must not depend on when an address was first seen: here the student's
+    address arrives 10 s (of the pool's clock) after the other's first check started, as on a
+    machine that stalls the server. A new address's prior, booked when it was first seen and
+    decaying from then, made the later one look heavier, and the ten came first (a flake)."""
+    check = Grader.check
+
+    def slow_first(self, problem, quantity, answer):  # in the worker: the first check runs on
+        if answer == "0*B":
+            time.sleep(1.0)
+        return check(self, problem, quantity, answer)
+
+    monkeypatch.setattr(Grader, "check", slow_first)  # before the workers fork
+    pool = WorkerPool(pset, PoolSettings(workers=1, timeout=30.0, max_wait=600))
+    now = [1000.0]
+
+    def clock() -> float:  # a millisecond each reading, and the jumps the test makes
+        now[0] += 1e-3
+        return now[0]
+
+    pool.clock = clock
+    order: list[str] = []
+
+    async def one(answer: str, client: tuple[str, str]) -> None:
+        await pool.run("check", "q1", "intensity", answer, client=client)
+        order.append(client[0])
+
+    async def scenario():
+        first = asyncio.ensure_future(one("0*B", ("10.0.0.9", "id0")))
+        await asyncio.sleep(0)  # dispatched: it runs for a second
+        now[0] += 10.0
+        jobs = [one(f"{k}*B", ("10.0.0.9", f"id{k}")) for k in range(1, 10)]
+        await asyncio.gather(first, *jobs, one(RIGHT, ("10.0.0.7", "student")))
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        pool.close()
+    assert order[:2] == ["10.0.0.9", "10.0.0.7"], order  # right after the job that was running
+
+
+def test_alike_students_behind_one_address_take_turns(pset, monkeypatch):
+    """Within an address, use counts in half time limits: a student whose last check took a
+    few milliseconds is not passed over by every student who has not checked yet (the
+    lightest first by a millisecond starved a class's unlucky students for seconds: the
+    30-client benchmark's tail), while a check stopped at the limit still weighs."""
+    check = Grader.check
+
+    def slow_first(self, problem, quantity, answer):  # the worker is busy for a second
+        if answer == "0*B":
+            time.sleep(1.0)
+        return check(self, problem, quantity, answer)
+
+    monkeypatch.setattr(Grader, "check", slow_first)  # before the workers fork
+    pool = WorkerPool(pset, PoolSettings(workers=1, timeout=30.0, max_wait=600))
+    order: list[str] = []
+
+    async def one(answer: str, who: str) -> None:
+        await pool.run("check", "q1", "intensity", answer, client=("10.0.0.5", who))
+        order.append(who)
+
+    async def scenario():
+        await pool.run("check", "q1", "intensity", RIGHT, client=("10.0.0.5", "checked"))
+        busy = asyncio.ensure_future(one("0*B", "busy"))
+        await asyncio.sleep(0)  # it holds the only worker for a second
+        jobs = [one("1*B", "checked"), *(one(f"{k}*B", f"new{k}") for k in range(2, 6))]
+        await asyncio.gather(busy, *jobs)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        pool.close()
+    assert order[:2] == ["busy", "checked"], order  # in turn: it asked first
 
 
 def test_an_address_has_a_cap_on_its_checks(pset):

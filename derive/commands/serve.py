@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import ipaddress
 import socket
 import sys
@@ -172,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         pool.wait_ready()
+        gc.freeze()  # the set, its analysis and the workbook stay: collections walk only requests
         loopback = args.host in LOOPBACK_HOSTS
         app = create_app(
             books,

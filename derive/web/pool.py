@@ -19,12 +19,15 @@ processes that can be killed. What the design keeps small is the cost per reques
 * **A share no identity can multiply (issues 37, 49).** A client is an address (an IPv6
   address's /64) and a cookie the server signed (:mod:`derive.web.identity`), and the
   address is a share of its own: the next job goes to the address with the fewest checks
-  running, then the least recent use, then the client with the least recent use within it,
-  so inventing cookies divides an address's share instead of multiplying it. Use is worker
-  seconds, halved every :data:`HALF_LIFE` s; a check stopped at the time limit counts
-  ``slow_weight`` times its limit against its client and its address, and an address the
-  pool has not seen lately starts as if its first check had been stopped so (its claims are
+  running, then the least recent use, then the client with the least recent use within it
+  (counted in half time limits, so alike students take turns), so inventing cookies divides
+  an address's share instead of multiplying it. Use is worker seconds, halved every
+  :data:`HALF_LIFE` s; a check stopped at the time limit counts ``slow_weight`` times its
+  limit against its client and its address, and an address with
+  no check answered lately weighs as if its first check had been stopped so (its claims are
   unknown), so a fresh flooding address does not come before a student who has been checking.
+  That weight is booked with the address's first check, not when it was first seen: of two
+  new addresses, the one that has had a check is the heavier, whichever arrived first.
 * **Long checks give way.** While every worker runs a check older than ``preempt_after``
   seconds and a check waits whose address used the workers half a time limit less than the
   address of one of them (counting that check's seconds so far), that one is stopped and put
@@ -266,6 +269,8 @@ class WorkerPool:
         self._address_jobs: dict[Hashable, int] = {}  # waiting or running, per address
         self._address_running: dict[Hashable, int] = {}
         self._answers: OrderedDict[tuple, Any] = OrderedDict()  # verdicts, least recent first
+        self._prior = settings.slow_weight * settings.timeout  # a new address's unknown claims
+        self.clock = time.monotonic  # the bookkeeping's (tests set their own)
 
     def wait_ready(self) -> None:
         """The workers are forked warm: ready as soon as they exist (kept for callers)."""
@@ -297,7 +302,7 @@ class WorkerPool:
         own and at most one more from each other client of its address (the turns its address
         needs), then from each other address as many, one more from an address that ranks
         before it; so a flood counts against others per address, whatever its cookies."""
-        address, t = address_of(client), time.monotonic()
+        address, t = address_of(client), self.clock()
         own = len(self._queues.get(client, ()))
         turns, others = own, dict[Hashable, int]()
         for c, queue in self._queues.items():
@@ -312,9 +317,7 @@ class WorkerPool:
 
     def _rank(self, address: Hashable, t: float) -> tuple[int, float]:
         """An address's place in the order: its checks running, then its use."""
-        use = self._use.get(("address", address))  # none yet: the prior its first job gets
-        seen = use.now(t) if use is not None else self.settings.slow_weight * self.settings.timeout
-        return self._address_running.get(address, 0), seen
+        return self._address_running.get(address, 0), self._used(("address", address), t)
 
     async def run(
         self, method: str, *args: object, client: Hashable = None, variant: int = 0
@@ -349,8 +352,6 @@ class WorkerPool:
         self._waiting += 1
         address = address_of(client)
         self._address_jobs[address] = self._address_jobs.get(address, 0) + 1
-        prior = self.settings.slow_weight * self.settings.timeout  # a new address's claims
-        self._use.setdefault(("address", address), _Use(prior, time.monotonic()))
         self._dispatch()
         self._give_way()
         try:
@@ -364,23 +365,26 @@ class WorkerPool:
             raise _RefusedError(payload)
         raise CheckAbortedError("check", payload)
 
-    def _used(self, key: Hashable, t: float) -> float:
+    def _used(self, key: tuple[str, Hashable], t: float) -> float:
+        """A client's or an address's use; an address with no check answered yet has the prior."""
         use = self._use.get(key)
-        return use.now(t) if use is not None else 0.0
+        return use.now(t) if use is not None else self._prior * (key[0] == "address")
 
     def _next_client(self, t: float) -> Hashable | None:
         """Whose job is next: the address of the best :meth:`_rank`; within it, the client with
-        the least use; ties in rotation order (see the module docstring)."""
+        the least use counted in half time limits (alike students in turn, not the lightest by
+        a millisecond first); ties in rotation order (see the module docstring)."""
         best: tuple | None = None
         for rank, (client, queue) in enumerate(self._queues.items()):
             if queue and self._running.get(client, 0) < self.settings.client_running:
-                order = (self._rank(address_of(client), t), self._used(("client", client), t), rank)
+                use = self._used(("client", client), t) // (self.settings.timeout / 2)
+                order = (self._rank(address_of(client), t), use, rank)
                 if best is None or order < best[:3]:
                     best = (*order, client)
         return None if best is None else best[3]
 
     def _next_job(self) -> _Job | None:
-        client = self._next_client(time.monotonic())
+        client = self._next_client(self.clock())
         if client is None:
             return None
         queue = self._queues.pop(client)  # to the back of the rotation
@@ -401,7 +405,7 @@ class WorkerPool:
                 worker.kill()  # it died while idle: replaced before a check reaches it
                 worker.start()
             assert worker.conn is not None
-            job.worker, job.started = worker, time.monotonic()
+            job.worker, job.started = worker, self.clock()
             worker.job = job
             self._running[job.client] = self._running.get(job.client, 0) + 1
             address = address_of(job.client)
@@ -421,7 +425,7 @@ class WorkerPool:
         address used the workers half a time limit less (see the module docstring)."""
         if self._idle or not self._waiting:
             return
-        t = time.monotonic()
+        t = self.clock()
         busy = [(w, w.job) for w in self._workers if w.job is not None]
         if any(t - job.started < self.settings.preempt_after for _, job in busy):
             return  # that worker may be free soon; its timer comes back here
@@ -453,7 +457,7 @@ class WorkerPool:
             worker.kill()
             answer = ("failed", "the check stopped unexpectedly; please try again")
         job = worker.job
-        if job is not None and time.monotonic() - job.started > self.settings.timeout:
+        if job is not None and self.clock() - job.started > self.settings.timeout:
             answer = self._late()  # it answered, but after the limit (the timer was not first)
         self._finish(worker, answer)
 
@@ -473,7 +477,7 @@ class WorkerPool:
             _decrement(self._running, job.client)
             address = address_of(job.client)
             _decrement(self._address_running, address)
-            t = time.monotonic()
+            t = self.clock()
             took = t - job.started
             if answer is None:
                 job.worker = None
@@ -486,8 +490,10 @@ class WorkerPool:
                 self._served += 1  # the time limit counts as one job seen (the prior)
                 self._service += (took - self._service) * max(0.1, 1 / (self._served + 1))
             cost = self.settings.slow_weight * self.settings.timeout if slow else took
-            for key in (("client", job.client), ("address", address)):
-                self._use.setdefault(key, _Use()).add(t, cost)
+            self._use.setdefault(("client", job.client), _Use()).add(t, cost)
+            # the prior is booked with an address's first check, not when it was first seen: of
+            # two new addresses, the one that had a check is the heavier, whichever came first
+            self._use.setdefault(("address", address), _Use(self._prior, t)).add(t, cost)
             if len(self._use) > 4 * self.settings.queue + 1024:
                 self._forget(t)
             if answer is not None and not job.future.done():

@@ -24,6 +24,7 @@ class TimedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, closing connections whose request headers arrive too slowly."""
 
     header_seconds = HEADER_SECONDS
+    _timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -34,8 +35,12 @@ class TimedH11Protocol(H11Protocol):
         self._arm()
 
     def _arm(self) -> None:
+        """One timer a connection: the last response's replaces the one before (which held its
+        request's cycle, so a busy server kept thousands alive for the collector to walk)."""
+        if self._timer is not None:
+            self._timer.cancel()
         waiting_for = self.cycle  # a new request replaces the cycle; the same one means none came
-        self.loop.call_later(self.header_seconds, self._too_slow, waiting_for)
+        self._timer = self.loop.call_later(self.header_seconds, self._too_slow, waiting_for)
 
     def _too_slow(self, waiting_for: object) -> None:
         if self.cycle is waiting_for and not self.transport.is_closing():
