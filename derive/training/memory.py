@@ -463,9 +463,9 @@ def _megatron_count(p: TrainingProblem, params: ParamsPerDevice) -> MegatronCoun
         f"splits the experts over tp alone (ep = {p.ep} ignored)"
     ] * (p.ep > 1)
     said += ["counts the first stage's block/pp and embedding (the final norm in the block)"] * (p.pp > 1)  # fmt: skip
-    change = held - params.total
+    change, sign = held - params.total, "−" if held < params.total else "+"
     note = (f"Megatron-LM's formula {'; '.join(said)}: {_count(held)} parameters on the device, "
-            f"{'−' if change < 0 else '+'}{_count(abs(change))} ({float(change / params.total):+.3%}) on derive's count")  # fmt: skip
+            f"{sign}{_count(abs(change))} ({sign}{float(abs(change) / params.total):.3%}) on derive's count")  # fmt: skip
     return MegatronCount(block, vocab, output, held, note)
 
 
