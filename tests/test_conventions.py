@@ -578,3 +578,351 @@ def test_megatron_activations_on_real_models(cli, model, layers, h, f, v, t, pp,
         assert got == _megatron_total_sp(s, 1, h, f, v, layers, t, pp, m)
     else:
         assert got == _megatron_total_no_sp(s, 1, h, v, layers, t, pp)
+
+
+# --- Megatron-LM's compute_weight_and_optimizer_memory, re-typed from its source -------------
+# megatron/training/theoretical_memory_usage.py as NVIDIA/Megatron-LM writes it today, every
+# branch but the verbose prints kept; Fraction where it divides, so that it is exact. `args` is
+# Megatron's arguments namespace, filled below with each model's published configuration.
+
+
+def compute_weight_and_optimizer_memory(args) -> Fraction:
+    query_projection_size = args.kv_channels * args.num_attention_heads
+    query_projection_to_hidden_size_ratio = Fraction(query_projection_size, args.hidden_size)
+    if not args.group_query_attention:
+        args.num_query_groups = args.num_attention_heads
+    num_experts = 1 if args.num_experts is None else args.num_experts
+    gated_linear_multiplier = Fraction(3, 2) if args.swiglu else 1
+    shared_expert_ffn_hidden_size = (
+        0
+        if args.moe_shared_expert_intermediate_size is None
+        else args.moe_shared_expert_intermediate_size
+    )
+    if args.num_experts is not None:
+        if isinstance(args.moe_layer_freq, int):
+            moe_layer_pattern = [
+                1 if (i % args.moe_layer_freq == 0) else 0 for i in range(args.num_layers)
+            ]
+        else:
+            moe_layer_pattern = args.moe_layer_freq
+        num_dense_layers = args.num_layers - sum(moe_layer_pattern)
+        num_moe_layers = sum(moe_layer_pattern)
+        moe_ffn_hidden_size = args.moe_ffn_hidden_size
+    else:
+        moe_layer_pattern = [0] * args.num_layers
+        num_dense_layers = args.num_layers
+        num_moe_layers = 0
+        moe_ffn_hidden_size = 0
+    if args.mtp_num_layers is not None:
+        mtp_layer_is_moe = moe_layer_pattern[-1]
+        mtp_num_moe_layers = mtp_layer_is_moe * args.mtp_num_layers
+        mtp_num_dense_layers = (1 - mtp_layer_is_moe) * args.mtp_num_layers
+    else:
+        mtp_num_moe_layers = 0
+        mtp_num_dense_layers = 0
+    norm_size = 1 if args.normalization == "RMSNorm" else 2
+    if args.multi_latent_attention:
+        if args.q_lora_rank is None:
+            q_term = (
+                args.hidden_size
+                * args.num_attention_heads
+                * (args.qk_head_dim + args.qk_pos_emb_head_dim)
+            )
+        else:
+            q_term = args.q_lora_rank * (
+                args.hidden_size
+                + args.num_attention_heads * (args.qk_head_dim + args.qk_pos_emb_head_dim)
+                + norm_size
+            )
+        self_attn_term = (
+            q_term
+            + args.kv_lora_rank
+            * (
+                args.hidden_size
+                + args.num_attention_heads * (args.qk_head_dim + args.v_head_dim)
+                + norm_size
+            )
+            + args.hidden_size * args.qk_pos_emb_head_dim
+            + (args.num_attention_heads * args.v_head_dim) * args.hidden_size
+        )
+    else:
+        self_attn_term = (
+            2
+            * args.hidden_size
+            * args.hidden_size
+            * (
+                (1 + Fraction(args.num_query_groups, args.num_attention_heads))
+                * query_projection_to_hidden_size_ratio
+            )
+        )
+    num_parameters_in_transformer_layer_dense = (
+        2 * args.hidden_size * ((args.ffn_hidden_size * gated_linear_multiplier) + norm_size)
+        + self_attn_term
+    )
+    num_parameters_in_transformer_layer_moe = (
+        2
+        * args.hidden_size
+        * (
+            +(moe_ffn_hidden_size * num_experts * gated_linear_multiplier)
+            + (shared_expert_ffn_hidden_size * gated_linear_multiplier)
+            + norm_size
+        )
+        + self_attn_term
+    )
+    embedding_size = args.hidden_size * args.padded_vocab_size
+    final_layernorm = norm_size * args.hidden_size
+    num_parameters_in_transformer_block = (
+        num_parameters_in_transformer_layer_dense * num_dense_layers
+        + num_parameters_in_transformer_layer_moe * num_moe_layers
+        + final_layernorm
+    )
+    num_parameters_in_mtp_block = (
+        num_parameters_in_transformer_layer_dense * mtp_num_dense_layers
+        + num_parameters_in_transformer_layer_moe * mtp_num_moe_layers
+    )
+    num_parameters_on_most_loaded_model_shard = (
+        (num_parameters_in_transformer_block / args.pipeline_model_parallel_size)
+        + num_parameters_in_mtp_block
+        + embedding_size
+    ) / args.tensor_model_parallel_size
+    if args.untie_embeddings_and_output_weights and args.pipeline_model_parallel_size == 1:
+        num_parameters_on_most_loaded_model_shard += Fraction(
+            embedding_size, args.tensor_model_parallel_size
+        )
+    num_bytes_per_parameter = (
+        18 if not args.use_distributed_optimizer else 6 + Fraction(12, args.data_parallel_size)
+    )
+    return num_parameters_on_most_loaded_model_shard * num_bytes_per_parameter
+
+
+def _megatron_args(model: str, tp: int, pp: int, dp: int, distributed: bool):
+    """Megatron's arguments for a model (its published configuration: Llama 3's and Mixtral's
+    config.json, GPT-2 small's), defaults as Megatron's arguments.py has them."""
+    from types import SimpleNamespace
+
+    llama = dict(swiglu=True, normalization="RMSNorm", untie_embeddings_and_output_weights=True,
+                 group_query_attention=True, num_query_groups=8, kv_channels=128)  # fmt: skip
+    shapes = {
+        "llama-3-8b": dict(llama, hidden_size=4096, ffn_hidden_size=14336,
+                           num_attention_heads=32, num_layers=32, vocab=128256),
+        "llama-3-70b": dict(llama, hidden_size=8192, ffn_hidden_size=28672,
+                            num_attention_heads=64, num_layers=80, vocab=128256),
+        "mixtral-8x7b": dict(llama, hidden_size=4096, ffn_hidden_size=14336,
+                             num_attention_heads=32, num_layers=32, vocab=32000,
+                             num_experts=8, moe_ffn_hidden_size=14336, moe_layer_freq=1),
+        "gpt2-small": dict(swiglu=False, normalization="LayerNorm", hidden_size=768,
+                           ffn_hidden_size=3072, num_attention_heads=12, kv_channels=64,
+                           num_layers=12, vocab=50257, group_query_attention=False,
+                           untie_embeddings_and_output_weights=False),
+    }[model]  # fmt: skip
+    vocab = shapes.pop("vocab")
+    args = SimpleNamespace(
+        num_experts=None, moe_shared_expert_intermediate_size=None, moe_layer_freq=1,
+        moe_ffn_hidden_size=None, mtp_num_layers=None, multi_latent_attention=False,
+        num_query_groups=None, tensor_model_parallel_size=tp,
+        pipeline_model_parallel_size=pp, data_parallel_size=dp,
+        use_distributed_optimizer=distributed, make_vocab_size_divisible_by=128,
+    )  # fmt: skip
+    vars(args).update(shapes)
+    args.padded_vocab_size = _padded_vocab(vocab, tp)
+    return args
+
+
+MEGATRON_STATE_RUNS = [  # model, tp, pp, dp, ep, distributed optimizer (derive's --zero 1)
+    ("llama-3-8b", 8, 1, 1, 1, False),
+    ("llama-3-8b", 1, 1, 8, 1, True),
+    ("llama-3-70b", 8, 4, 1, 1, False),
+    ("llama-3-70b", 8, 4, 4, 1, True),
+    ("mixtral-8x7b", 8, 1, 1, 1, False),
+    ("mixtral-8x7b", 2, 1, 4, 4, True),
+    ("gpt2-small", 1, 1, 1, 1, False),
+    ("gpt2-small", 2, 2, 4, 1, True),
+]
+
+
+def _megatron_train(model, tp, pp, dp, ep, distributed, *extra):
+    s = 4096 if model != "gpt2-small" else 1024
+    return ["train", model, "--chip", "h100", "--convention", "megatron", "--tp", str(tp),
+            "--pp", str(pp), "--dp", str(dp), "--ep", str(ep), "--zero", str(int(distributed)),
+            "--batch-tokens", str(s * dp * pp), "--seq", str(s), *extra]  # fmt: skip
+
+
+@pytest.mark.parametrize(("model", "tp", "pp", "dp", "ep", "distributed"), MEGATRON_STATE_RUNS)
+def test_megatron_state_is_its_formula_to_the_byte(cli, model, tp, pp, dp, ep, distributed):
+    """weights + grads + optimizer per device: Megatron's most loaded shard (the padded
+    vocabulary, no biases, routers or position table, experts over tp alone) times 18 bytes,
+    or 6 + 12/dp with its distributed optimizer."""
+    r = cli(_megatron_train(model, tp, pp, dp, ep, distributed, "--format", "json"))
+    assert r.code == 0, r.err
+    memory = json.loads(r.out)["memory_per_device"]
+    got = sum(Fraction(memory[k]) for k in ("weights", "grads", "optimizer"))
+    assert got == compute_weight_and_optimizer_memory(
+        _megatron_args(model, tp, pp, dp, distributed)
+    )
+
+
+def test_megatron_state_step_names_what_it_counts_otherwise(cli):
+    """The worked step names each difference from derive's count with its size: the padded
+    vocabulary, the routers' d·E weights a layer, GPT-2's position table and biases."""
+    llama = cli(_megatron_train("llama-3-8b", 8, 1, 1, 1, False)).out
+    padded = _padded_vocab(V, 8)
+    assert f"pads the vocabulary {V} to {padded} (+{2 * D * (padded - V):,} parameters)" in llama
+    assert "splits the norms over tp" in llama
+    mixtral = cli(_megatron_train("mixtral-8x7b", 2, 1, 4, 4, True)).out
+    assert f"leaves out the routers' {32 * D * ME:,} weights" in mixtral
+    assert "splits the experts over tp alone (ep = 4 ignored)" in mixtral
+    gpt2 = cli(_megatron_train("gpt2-small", 1, 1, 1, 1, False)).out
+    biases = GL * (3 * GD + GD + GF + GD)  # QKV, projection, MLP up and down
+    assert f"leaves out the position table's {1024 * GD:,}" in gpt2
+    assert f"leaves out {biases:,} more (biases" in gpt2
+    megatron = compute_weight_and_optimizer_memory(_megatron_args("gpt2-small", 1, 1, 1, False))
+    ours = P_GPT2 * 18
+    held, fewer = megatron / 18, (ours - megatron) / 18
+    assert held.denominator == fewer.denominator == 1
+    assert f"{int(held):,} parameters on the device, −{int(fewer):,}" in gpt2
+
+
+def test_megatron_state_of_a_model_known_by_its_size_is_18_bytes_a_parameter(cli):
+    """Megatron's formula needs the layers, widths and vocabulary; a size alone takes its
+    18 bytes per parameter (6 + 12/dp with the distributed optimizer) on P."""
+    for zero, per in (("0", Fraction(18)), ("1", 6 + Fraction(12, 8))):
+        r = cli(["train", "--params", "70e9", "--chip", "h100", "--convention", "megatron",
+                 "--dp", "8", "--zero", zero, "--batch-tokens", "32768", "--seq", "4096",
+                 "--format", "json"])  # fmt: skip
+        assert r.code == 0, r.err
+        memory = json.loads(r.out)["memory_per_device"]
+        assert (
+            sum(Fraction(memory[k]) for k in ("weights", "grads", "optimizer")) == per * 70 * 10**9
+        )
+
+
+# --- compute_activation_memory and compute_activation_memory_without_sp, re-typed ----------
+
+
+def compute_activation_memory(args, num_microbatches) -> Fraction:
+    activation_memory = (args.seq_length * args.micro_batch_size * args.hidden_size) * (
+        18 + (4 * Fraction(args.ffn_hidden_size, args.hidden_size))
+    )
+    activation_memory *= args.num_layers
+    activation_memory += (
+        8 * args.seq_length * args.micro_batch_size * args.pipeline_model_parallel_size
+    )
+    activation_memory += (
+        args.seq_length
+        * args.micro_batch_size
+        * args.hidden_size
+        * args.pipeline_model_parallel_size
+    )
+    if args.virtual_pipeline_model_parallel_size is not None:
+        interleaved_schedule_memory_penalty = 1 + Fraction(
+            args.pipeline_model_parallel_size - 1,
+            args.pipeline_model_parallel_size * args.virtual_pipeline_model_parallel_size,
+        )
+        activation_memory *= interleaved_schedule_memory_penalty
+    if args.virtual_pipeline_model_parallel_size is None and args.pipeline_model_parallel_size > 1:  # noqa: SIM102 (as the source nests it)
+        if num_microbatches is not None:
+            activation_memory *= min(
+                1, Fraction(num_microbatches, args.pipeline_model_parallel_size)
+            )
+    if args.pipeline_model_parallel_size == 1:
+        activation_memory += (
+            args.seq_length
+            * args.micro_batch_size
+            * args.hidden_size
+            * 4
+            * (1 + Fraction(args.padded_vocab_size, args.hidden_size))
+        )
+    return activation_memory / args.tensor_model_parallel_size
+
+
+def compute_activation_memory_without_sp(args, num_microbatches) -> Fraction:
+    per_layer_memory = (
+        args.seq_length
+        * args.micro_batch_size
+        * args.hidden_size
+        * (10 + Fraction(24, args.tensor_model_parallel_size))
+    )
+    total_activation_memory = per_layer_memory * args.num_layers
+    total_activation_memory += (
+        8 * args.seq_length * args.micro_batch_size * args.pipeline_model_parallel_size
+    )
+    total_activation_memory += (
+        args.seq_length
+        * args.micro_batch_size
+        * args.hidden_size
+        * args.pipeline_model_parallel_size
+    )
+    if args.virtual_pipeline_model_parallel_size is not None:
+        interleaved_schedule_memory_penalty = 1 + Fraction(
+            args.pipeline_model_parallel_size - 1,
+            args.pipeline_model_parallel_size * args.virtual_pipeline_model_parallel_size,
+        )
+        total_activation_memory *= interleaved_schedule_memory_penalty
+    if args.virtual_pipeline_model_parallel_size is None and args.pipeline_model_parallel_size > 1:  # noqa: SIM102 (as the source nests it)
+        if num_microbatches is not None:
+            total_activation_memory *= min(
+                1, Fraction(num_microbatches, args.pipeline_model_parallel_size)
+            )
+    if args.pipeline_model_parallel_size == 1:
+        logits_size = args.seq_length * args.micro_batch_size * args.padded_vocab_size
+        logits_size = Fraction(logits_size, args.tensor_model_parallel_size)
+        final_ln_output = args.seq_length * args.micro_batch_size * args.hidden_size
+        total_activation_memory += (logits_size + final_ln_output) * 2
+    overhead_factor = Fraction(105, 100)
+    total_activation_memory *= overhead_factor
+    return total_activation_memory
+
+
+MEGATRON_SCHEDULES = [  # model, tp, pp, virtual stages (None: 1F1B), micro-batches, SP
+    ("gpt2-small", 2, 2, 2, 4, True),
+    ("gpt2-small", 2, 2, 2, 4, False),
+    ("gpt2-small", 2, 4, 3, 8, True),
+    ("gpt2-small", 2, 4, None, 6, False),
+    ("llama-3-8b", 4, 4, 2, 8, True),
+    ("llama-3-8b", 4, 4, 2, 8, False),
+    ("llama-3-8b", 8, 2, None, 2, False),
+]
+
+
+@pytest.mark.parametrize(("model", "tp", "pp", "v", "m", "seq_par"), MEGATRON_SCHEDULES)
+def test_megatron_activations_on_its_schedules(cli, model, tp, pp, v, m, seq_par):
+    """The interleaved schedule's 1 + (pp − 1)/(pp·v) on the layers and the embedding's
+    terms, 1F1B's min(1, M/pp) (derive refuses M < pp, so it is 1), and the 5% of the path
+    without sequence parallelism, on the first stage; selective recomputation (what Megatron
+    reports with sequence parallelism, the without-SP path otherwise)."""
+    s = 1024 if model == "gpt2-small" else 4096
+    args = _megatron_args(model, tp, pp, 1, False)
+    vars(args).update(seq_length=s, micro_batch_size=1, virtual_pipeline_model_parallel_size=v)
+    run = _megatron_train(model, tp, pp, 1, 1, False, "--recompute", "selective",
+                          "--format", "json")  # fmt: skip
+    run[run.index("--batch-tokens") + 1] = str(s * m)
+    run += ["--virtual-stages", str(v)] if v else []
+    r = cli(run + (["--sequence-parallel"] if seq_par else []))
+    assert r.code == 0, r.err
+    got = Fraction(json.loads(r.out)["memory_per_device"]["activations"])
+    formula = compute_activation_memory if seq_par else compute_activation_memory_without_sp
+    assert got == formula(args, m)
+
+
+def test_megatron_state_on_latent_attention_dense_layers_and_shared_experts(cli):
+    """DeepSeek-V3 (its config.json): MLA with a query bottleneck, 3 dense layers then 58 of
+    256 routed experts and one shared, untied; Megatron's formula to the byte at tp 8."""
+    from types import SimpleNamespace
+
+    args = SimpleNamespace(
+        num_experts=256, moe_shared_expert_intermediate_size=2048, moe_ffn_hidden_size=2048,
+        moe_layer_freq=[0] * 3 + [1] * 58, mtp_num_layers=None, multi_latent_attention=True,
+        q_lora_rank=1536, kv_lora_rank=512, qk_head_dim=128, qk_pos_emb_head_dim=64,
+        v_head_dim=128, group_query_attention=False, num_query_groups=None, kv_channels=128,
+        num_attention_heads=128, hidden_size=7168, ffn_hidden_size=18432, num_layers=61,
+        swiglu=True, normalization="RMSNorm", untie_embeddings_and_output_weights=True,
+        tensor_model_parallel_size=8, pipeline_model_parallel_size=1, data_parallel_size=1,
+        use_distributed_optimizer=False, padded_vocab_size=_padded_vocab(129280, 8),
+    )  # fmt: skip
+    config = str(ROOT / "derive" / "data" / "problems" / "configs" / "deepseek-v3.json")
+    r = cli(["train", config, "--chip", "h100", "--convention", "megatron", "--tp", "8",
+             "--batch-tokens", "4096", "--seq", "4096", "--format", "json"])  # fmt: skip
+    assert r.code == 0, r.err
+    memory = json.loads(r.out)["memory_per_device"]
+    got = sum(Fraction(memory[k]) for k in ("weights", "grads", "optimizer"))
+    assert got == compute_weight_and_optimizer_memory(args)

@@ -204,7 +204,12 @@ def params_step(a: TrainingAnalysis) -> Step:
 
 def state_step(a: TrainingAnalysis) -> Step:
     p, m, st = a.problem, a.memory, a.problem.state
-    lines = []
+    mc, lines, held, count = m.megatron, [], r"P_{\text{dev}}", a.params.total
+    if mc is not None:  # Megatron-LM's count (--convention megatron)
+        held, count, d, v = r"P_{\text{Meg}}", mc.held, p.arch("d_model"), mc.vocab
+        rule = r"\frac{P_{\text{block}}/pp + d \cdot V'}{tp}" + (r" + \frac{d \cdot V'}{tp}" if mc.output else "")  # fmt: skip
+        numbers = rf"\frac{{{tex(mc.block)}/{p.pp} + {d} \cdot {v}}}{{{p.tp}}}" + (rf" + \frac{{{d} \cdot {v}}}{{{p.tp}}}" if mc.output else "")  # fmt: skip
+        lines.append(decimal_line(held, rule, numbers, value=count))
     for key, label, width, value in (
         ("weights", r"M_{W}", st.weights, m.weights),
         ("grads", r"M_{G}", st.grads, m.grads),
@@ -212,9 +217,9 @@ def state_step(a: TrainingAnalysis) -> Step:
     ):
         sharded = key in p.zero.shards and not (p.keep_gathered and key != "optimizer")
         group, size = (r"dp", f"{p.dp}") if p.cp == 1 else (r"dp \cdot cp", f"{p.dp * p.cp}")
-        over = rf"\frac{{P_{{\text{{dev}}}}}}{{{group}}}" if sharded else r"P_{\text{dev}}"
-        numbers = rf"\frac{{{tex(a.params.total)}}}{{{size}}}" if sharded else tex(a.params.total)
-        if sharded and a.params.experts:
+        over = rf"\frac{{{held}}}{{{group}}}" if sharded else held
+        numbers = rf"\frac{{{tex(count)}}}{{{size}}}" if sharded else tex(count)
+        if sharded and a.params.experts and mc is None:
             over = r"\left(\frac{P_{\text{dense}}}{dp} + \frac{P_{\text{experts}}}{dp/ep}\right)"
             numbers = ""
         lines.append(
@@ -226,6 +231,7 @@ def state_step(a: TrainingAnalysis) -> Step:
             )
         )
     notes = [rich(st.note)] if st.note else []
+    notes += [rich(mc.note)] if mc is not None else []
     if p.keep_gathered:
         notes.append(
             rich(

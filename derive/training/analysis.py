@@ -319,11 +319,9 @@ def _dp_needed(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) -> i
     """The smallest dp at which the memory per device fits, whether or not the batch splits
     over it (tp, pp, ZeRO fixed; None when what dp does not shard already exceeds C)."""
     assert p.capacity is not None
-    st, by_dp = p.state, {k: shrinks_with_dp(k, p) for k in ("weights", "grads", "optimizer")}
-    widths = {"weights": st.weights, "grads": st.grads, "optimizer": st.optimizer}
+    by_dp = {k: shrinks_with_dp(k, p) for k in ("weights", "grads", "optimizer")}
     parts = {"weights": memory.weights, "grads": memory.grads, "optimizer": memory.optimizer}
-    sharded = sp.Add(*(w * (params.dense + params.experts * p.ep) / p.cp
-                       for k, w in widths.items() if by_dp[k]))  # fmt: skip
+    sharded = sp.Add(*(v * p.dp for k, v in parts.items() if by_dp[k]))  # what dp = 1 would hold
     room = p.capacity - memory.activations - sp.Add(*(v for k, v in parts.items() if not by_dp[k]))
     if room < 0 or (room == 0 and sharded != 0):
         return None

@@ -51,7 +51,8 @@ CONVENTIONS: dict[str, str] = {
     "shards its parts over the DP group",
     "megatron": "Megatron-LM (megatron/training/theoretical_memory_usage.py): the megatron "
     "state (bf16 weights, fp32 main_grad, fp32 master weights and Adam m, v: 18 B/param; "
-    "6 + 12/dp with the distributed optimizer, derive's ZeRO-1), and Korthikanti et al.'s "
+    "6 + 12/dp with the distributed optimizer, derive's ZeRO-1) on its count of the most "
+    "loaded shard's parameters (the state step), and Korthikanti et al.'s "
     "activations with dropout (sbh(34 + 5as/h) per layer); selective, its own formula as "
     "written, GPT's shapes whatever the model's (10 + 24/t, 18 + 4f/h over t with sequence "
     "parallelism) plus its whole-model terms: the input ids and the "

@@ -23,18 +23,19 @@ flight on the first stage, each of ``L/pp`` layers: ``L`` layers' worth in all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import sympy as sp
 
 from derive.catalogue import table as q
-from derive.model.transformer import Mlp
+from derive.model.transformer import Mlp, Norm
 from derive.training.binding import Recompute, TrainingProblem
 
 __all__ = [
     "TERMS",
     "ActivationTerm",
+    "MegatronCount",
     "Memory",
     "ParamsPerDevice",
     "Where",
@@ -295,6 +296,7 @@ class Memory:
     logits: sp.Rational = sp.S.Zero  # the logits the loss keeps, when counted (in activations)
     ends: sp.Rational = sp.S.Zero  # Megatron-LM's embedding and output-layer terms (megatron)
     overhead: sp.Rational = sp.S.One  # Megatron-LM's 5% temporaries without SP (megatron)
+    megatron: MegatronCount | None = None  # the parameters the state counts (megatron)
 
     @property
     def total(self) -> sp.Rational:
@@ -353,6 +355,9 @@ def memory_of(
     logits = logits_bytes(p) if params.stage in (None, p.pp - 1) else sp.Integer(0)
     ends, overhead = megatron_ends(p, params)
     layers = in_flight * params.layers * per_layer * interleave
+    megatron = _megatron_count(p, params)
+    if megatron is not None:  # Megatron-LM's count, every parameter sharded over dp alike
+        params = replace(params, dense=megatron.held, experts=sp.Integer(0))
     return Memory(
         weights=st.weights * _sharded("weights", p, params),
         grads=st.grads * _sharded("grads", p, params),
@@ -365,6 +370,7 @@ def memory_of(
         logits=logits,
         ends=ends,
         overhead=overhead,
+        megatron=megatron,
     )
 
 
@@ -382,8 +388,7 @@ def megatron_ends(p: TrainingProblem, params: ParamsPerDevice) -> tuple[sp.Ratio
     if p.convention != "megatron" or p.transformer is None:
         return sp.Integer(0), sp.Integer(1)
     s, b, pp = p.seq / p.cp, p.micro_batch, p.pp
-    pad = 128 * p.tp  # padded_vocab_size: make_vocab_size_divisible_by (128) times tp
-    h, vocab = p.arch("d_model"), sp.ceiling(p.arch("vocab") / pad) * pad
+    h, vocab = p.arch("d_model"), megatron_vocab(p)
     if p.virtual_stages > 1:
         schedule = 1 + sp.Rational(pp - 1, pp * p.virtual_stages)
     else:
@@ -395,6 +400,78 @@ def megatron_ends(p: TrainingProblem, params: ParamsPerDevice) -> tuple[sp.Ratio
         return (embedding + head) / p.tp, sp.Integer(1)
     head = 2 * (s * b * vocab / p.tp + s * b * h) if pp == 1 else 0
     return embedding + head, sp.Rational(21, 20)
+
+
+def megatron_vocab(p: TrainingProblem) -> sp.Integer:
+    """Megatron-LM's padded_vocab_size: V up to a multiple of 128·tp (_vocab_size_with_padding)."""
+    return sp.ceiling(p.arch("vocab") / (128 * p.tp)) * 128 * p.tp
+
+
+@dataclass(frozen=True)
+class MegatronCount:
+    """compute_weight_and_optimizer_memory's parameters (``--convention megatron``): its
+    transformer block (layers and final norm), padded vocabulary, most loaded shard, and in
+    words what it counts otherwise than derive, each with its size."""
+
+    block: sp.Rational
+    vocab: sp.Integer
+    output: sp.Rational  # the untied output layer's h·V/tp with pp = 1, else 0
+    held: sp.Rational
+    note: str
+
+
+def _megatron_count(p: TrainingProblem, params: ParamsPerDevice) -> MegatronCount | None:
+    """Megatron-LM's most loaded shard (megatron/training/theoretical_memory_usage.py):
+    (block/pp + h·V)/tp, plus the output layer's h·V/tp untied with pp = 1. A layer is
+    2h·(f·(3/2 gated) + norm) + attention, 2h²·(1 + g/a)·(q/h) (or latent attention's
+    terms); a MoE layer's f is every expert's and the shared experts' width; the norm is h
+    with RMSNorm, else 2h; V is padded (:func:`megatron_vocab`). It leaves out biases, routers,
+    position tables and q/k norms, and splits the norms and experts over tp alone. None for
+    another convention or a model known by its size alone (the formula needs the layers)."""
+    model, a = p.transformer, p.arch
+    if p.convention != "megatron" or model is None:
+        return None
+    h, heads, layers, tp = a("d_model"), a("heads"), a("layers"), p.tp
+    norm = 1 if model.norm_kind is Norm.RMS else 2
+    gated = sp.Rational(3, 2) if model.mlp_kind is Mlp.GATED else 1
+    if model.is_mla:
+        nope, rope, v_dim = a("qk_nope_head_dim"), a("qk_rope_head_dim"), a("v_head_dim")
+        rank = a("q_lora_rank")
+        query = rank * (h + heads * (nope + rope) + norm) if rank else h * heads * (nope + rope)
+        kv = a("kv_lora_rank") * (h + heads * (nope + v_dim) + norm) + h * rope
+        attention = query + kv + heads * v_dim * h
+    else:
+        attention = 2 * h * h * (1 + a("kv_heads") / heads) * heads * a("head_dim") / h
+    moe = layers - a("dense_layers") if model.is_moe else 0
+    shared = a("d_ff_shared") or a("shared_experts") * a("d_ff")
+    widths = (
+        (layers - moe, a("d_ff_dense") or a("d_ff")),
+        (moe, a("experts") * a("d_ff") + shared),
+    )
+    block = sum(n * (2 * h * (f * gated + norm) + attention) for n, f in widths) + norm * h  # fmt: skip
+    vocab, ties = megatron_vocab(p), 1 if model.tied_embeddings else 2
+    output = h * vocab / tp if ties == 2 and p.pp == 1 else sp.Integer(0)
+    held = (block / p.pp + h * vocab) / tp + output
+    routers, pos = moe * _routed_experts(p)[1], a("P_pos")
+    rest = a(q.PARAMS.name) - pos - routers - block - ties * h * a("vocab")
+    said = [f"pads the vocabulary {a('vocab')} to {vocab} (+{_count(ties * h * (vocab - a('vocab')))} parameters)"]  # fmt: skip
+    said += [f"leaves out the routers' {_count(routers)} weights"] if routers else []
+    said += [f"leaves out the position table's {_count(pos)}"] if pos else []
+    said += [f"leaves out {_count(rest)} more (biases, q/k and extra norms)"] if rest > 0 else []
+    said += [f"counts {_count(-rest)} more (norms it takes for LayerNorm)"] if rest < 0 else []
+    said += ["splits the norms over tp"] * (tp > 1) + [
+        f"splits the experts over tp alone (ep = {p.ep} ignored)"
+    ] * (p.ep > 1)
+    said += ["counts the first stage's block/pp and embedding (the final norm in the block)"] * (p.pp > 1)  # fmt: skip
+    change, sign = held - params.total, "−" if held < params.total else "+"
+    note = (f"Megatron-LM's formula {'; '.join(said)}: {_count(held)} parameters on the device, "
+            f"{sign}{_count(abs(change))} ({sign}{float(abs(change) / params.total):.3%}) on derive's count")  # fmt: skip
+    return MegatronCount(block, vocab, output, held, note)
+
+
+def _count(x: sp.Expr) -> str:
+    """A count in words: 1,048,576 (a fraction to two places)."""
+    return f"{int(x):,}" if x.is_integer else f"{float(x):,.2f}"
 
 
 def logits_bytes(p: TrainingProblem) -> sp.Rational:
