@@ -55,7 +55,9 @@ def phase_given(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
     if phase.mesh_rules:
         ceilings = phase.step.ceilings
         alpha, beta = ceilings.link_latency, ceilings.link or 0
-        why = f", --mesh default: tp = {phase.tp} is more than one node" if phase.mesh_chosen else ""
+        why = (
+            f", --mesh default: tp = {phase.tp} is more than one node" if phase.mesh_chosen else ""
+        )
         link = (
             f"; TP's all-reduces on the mesh {phase.mesh}{why} ({'; then '.join(phase.mesh_rules)}): "
             f"β_link = {fmt_decimal(beta / 10**9)} GB/s, the bytes one device moves over "

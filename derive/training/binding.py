@@ -472,13 +472,11 @@ def _default_mesh(spec: TrainSpec, chip: Chip | None, devices: int) -> tuple[Tra
     the spec with the mesh spelled out, and what was chosen, with its source (None otherwise)."""
     node = chip.node if chip is not None and chip.node_link is not None else None
     auto = spec.mesh is None and spec.link_bandwidth is None and node is not None
-    if auto and node is not None and devices > node.value and chip is not None:
-        if chip.default_mesh(devices) is not None:  # more than one node: not one NVLink domain
-            spec, note = _default_mesh(replace(spec, mesh="default"), chip, devices)
-            return (
-                spec,
-                f"{note} (taken: {devices} devices are more than one node; --mesh or --link-bandwidth chooses)",
-            )
+    wider = auto and node is not None and devices > node.value and chip is not None
+    if wider and chip is not None and chip.default_mesh(devices) is not None:
+        spec, note = _default_mesh(replace(spec, mesh="default"), chip, devices)  # not one domain
+        why = f"{devices} devices are more than one node; --mesh or --link-bandwidth chooses"
+        return spec, f"{note} (taken: {why})"
     if spec.mesh is not None and spec.mesh.startswith("tpu:") and chip is not None:
         ici = chip.slice_mesh(spec.mesh[4:])
         return replace(spec, mesh=ici), f"--mesh {spec.mesh}: the {chip.name} slice's ICI: {ici}"
