@@ -344,6 +344,7 @@ def _check_model(asked: _Asked) -> CheckResult:
     from derive.checking.hints import earned, facets
     from derive.checking.matching import as_percent, exactly
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
+    from derive.checking.model_slips import model_slips
     from derive.checking.serving_claims import (
         SERVING_QUANTITIES,
         judge_crossover,
@@ -372,7 +373,9 @@ def _check_model(asked: _Asked) -> CheckResult:
         run = training_analysis_for(problem, operators) if quantity in TRAINING_QUANTITIES else None
         extra = serving_slips(phase, quantity) if phase is not None else ()
         extra += training_slips(run, quantity) if run is not None else ()
-        j = judge_model_claim(a, quantity, read, rtol, extra)
+        j = judge_model_claim(
+            a, quantity, read, rtol, (*model_slips(a, phase, run, quantity), *extra)
+        )
     elif j.verdict is Verdict.INCORRECT and phase is not None and read.relation in _STATES_A_BATCH:
         found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
         # B ≥ the ridge: the threshold's reason and why
