@@ -146,7 +146,7 @@ def test_zero_stage_off_by_one(tmp_path, stage, other):
     memory = Fraction(run["memory_per_device"]["total"])
     assert _check(*problem, "--quantity", "memory_per_device", "--claim", str(memory))[0] == 0
     wrong = Fraction(_run(tmp_path, train, other)[1]["memory_per_device"]["total"])
-    _named(str(wrong), f"ZeRO stage {other}", *problem, quantity="memory_per_device")
+    _named(str(wrong), f"stage {other}", *problem, quantity="memory_per_device")
 
 
 def test_six_p_t_without_the_recomputed_forward(tmp_path):

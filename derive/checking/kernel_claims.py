@@ -34,6 +34,7 @@ from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
 from derive.checking.matching import How, as_percent, check_size, match, relative_error, right_to
 from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
+from derive.checking.rounding import rounded_as_written
 from derive.checking.scales import ScaleReading
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
@@ -257,17 +258,6 @@ def _confusions(claim: KernelClaim, exact: sp.Rational) -> list[Slip]:
     ]
 
 
-def _rounded(claim: KernelClaim, exact: sp.Rational, rtol: sp.Rational) -> list[str]:
-    """``right to 2 s.f.``, judged on the number as written (in its unit, before a percent)."""
-    from derive.checking.rounding import sig_fig_sentence
-
-    raw, value = claim.answer.expr, claim.value
-    if not raw.is_Rational or raw == 0 or not value.is_Rational or value == 0:
-        return []
-    said = sig_fig_sentence(raw, exact * raw / value, rtol)
-    return [said] if said else []
-
-
 def judge_kernel_claim(
     kernel: KernelNumbers, quantity: str, claim: KernelClaim, rtol: sp.Rational
 ) -> KernelJudgement:
@@ -296,7 +286,8 @@ def judge_kernel_claim(
         return KernelJudgement(Verdict.CORRECT, exact, (said,), error, m.how)
     yours = said_time(value, q.dimension) or approx(value)  # a time as a person reads it
     stated = said_number(exact, q.dimension) if q.dimension is Dimension.TIME else exact_text(exact)
-    rounded = _rounded(claim, exact, rtol)
+    rounding = rounded_as_written(claim.answer.expr, claim.value, exact, rtol)
+    rounded = [rounding] if rounding else []
     if rounded:  # the answer rounded: any slip that gives the same number is a coincidence
         off = f"your {yours} is off by {as_percent(error)} — exact is {stated}"
         return KernelJudgement(Verdict.INCORRECT, exact, (*rounded, off), error)
