@@ -14,23 +14,14 @@ import sympy as sp
 from derive.catalogue import ProblemKind, box_of, find
 from derive.catalogue.records import DISPLAY_UNITS
 from derive.checking.claims import dimension_of
-from derive.checking.diagnosis_text import approx, compact, exact_decimal, formula_text
+from derive.checking.diagnosis_text import approx, compact, exact_decimal, formula_text, sci
 from derive.checking.quantities import Kind, Target, kind_of
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.formula.units import Dimension, describe_dimension
 
-__all__ = [
-    "hide",
-    "in_unit",
-    "label_of",
-    "missed",
-    "said_number",
-    "said_time",
-    "show_expected",
-    "show_number",
-    "show_value",
-]
+__all__ = ["hide", "in_unit", "label_of", "missed", "show_expected",
+           "show_number", "show_value"]  # fmt: skip
 
 _BOXED = (ProblemKind.TRAINING, ProblemKind.SERVING, ProblemKind.KERNEL, ProblemKind.OPERATOR)
 
@@ -76,7 +67,8 @@ def in_unit(value: sp.Expr, unit: str, percent: bool = False) -> str:
             f"{fmt_decimal(decimal, 4)} {('kB', 'MB', 'GB', 'TB')[k - 1]}{per} "
             f"= {fmt_decimal(binary, 4)} {('KiB', 'MiB', 'GiB', 'TiB')[k - 1]}{per}"
         )
-    return f"{fmt_decimal(value, 4)} {'' if unit == '1' else unit}".rstrip()
+    number = sci(value) if value.is_Integer and "FLOP" in unit else fmt_decimal(value, 4)
+    return f"{number} {'' if unit == '1' else unit}".rstrip()
 
 
 def _unit(quantity: str) -> str:
@@ -109,21 +101,6 @@ def missed(label: str, stated: str, typed: str, error: sp.Expr, low: bool) -> st
     typed = " ".join(typed.split())
     said = typed if len(typed) <= 24 and not {"=", "\\", ","} & set(typed) else "the claim"
     return f"the {label} is {stated}; {said} is {fmt_decimal(error * 100, 3)}% {'low' if low else 'high'}"
-
-
-def said_time(value: sp.Expr, dimension: Dimension | None) -> str | None:
-    """A positive time as a diagnosis says a claim (``1.76 ms``); None for anything else."""
-    if dimension is Dimension.TIME and value.is_Rational and value > 0:
-        return time_text(value)
-    return None
-
-
-def said_number(value: sp.Expr, dimension: Dimension | None) -> str:
-    """An exact value as a diagnosis states it: a positive time in exact seconds and as a
-    person reads it (``1/989 s ≈ 1.011 ms``), anything else as :func:`approx` writes it."""
-    if said_time(value, dimension) is not None:
-        return _number(sp.Rational(value), " s", Dimension.TIME)
-    return approx(value)
 
 
 def show_number(value: sp.Rational, dimension: Dimension, fraction: bool = False) -> str:

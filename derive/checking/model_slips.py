@@ -19,14 +19,16 @@ GB read as GiB (or back) and a FLOP count's one FLOP per multiply-add are ratio 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import sympy as sp
 
-from derive.analysis.step import compose
+from derive.analysis.step import StepTime, compose
 from derive.catalogue import table as q
 from derive.checking.hints import Slip
+from derive.checking.serving_claims import serving_slips
 from derive.checking.step_slips import seconds
+from derive.checking.training_claims import training_slips
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from derive.training.analysis import TrainingAnalysis
 
 __all__ = ["model_slips"]
+Timed: TypeAlias = "StepTime | TrainingAnalysis"  # a step or a run computed a slip's way (T_math, T_lower, T_upper)
 
 _LONGER = {r.name for r in (q.T_LOWER, q.INTER_TOKEN_LATENCY, q.TTFT, q.COST_PER_STEP,
                             q.COST_PER_MILLION_TOKENS)}  # fmt: skip
@@ -47,7 +50,6 @@ _RECOMPUTE = {
     "selective": "that leaves out the recomputed attention core (selective recomputation runs "
     "it twice)",
 }
-Times = tuple[sp.Expr, sp.Expr, sp.Expr]  # T_math, T_lower, T_upper of a step computed a slip's way
 
 
 def _named(a: ModelAnalysis, quantity: str, value: sp.Expr) -> list[Slip]:
@@ -64,12 +66,8 @@ def _named(a: ModelAnalysis, quantity: str, value: sp.Expr) -> list[Slip]:
         return []
     twice = "that counts K and V twice: the 2 in 2·L·h_kv·d_h·w already holds both"
     fp32 = f"the cache in fp32 (4 bytes) where it is {width} bytes an element"
-    if width == 2:
-        return [Slip(2 * value, f"{twice}; or it is {fp32}")]
-    return [
-        Slip(2 * value, twice),
-        Slip(4 * value / width if width != 4 else None, f"that is {fp32}"),
-    ]
+    rows = [Slip(2 * value, f"{twice}; or it is {fp32}" if width == 2 else twice)]
+    return rows + ([Slip(4 * value / width, f"that is {fp32}")] if width not in (2, 4) else [])
 
 
 def _at_stage(s: int) -> str:
@@ -78,15 +76,15 @@ def _at_stage(s: int) -> str:
     return f"at ZeRO stage {s}, which shards {_SHARDS[s]}"
 
 
-def _rows(quantity: str, value: sp.Expr, own: Times, slipped: list[tuple[Times | None, str]],
+def _rows(quantity: str, value: sp.Expr, own: Timed, slipped: list[tuple[Timed | None, str]],
           costed: bool) -> list[Slip]:  # fmt: skip
     """Each slipped step as a row of ``quantity``: a bound itself, a time, rate or cost scaled."""
     rows = []
     for times, why in slipped:
         if times is None or (not costed and quantity.startswith("cost")):
             continue
-        ratio = times[1] / own[1]
-        found = {q.T_MATH.name: times[0], q.T_UPPER.name: times[2]}.get(quantity)
+        ratio = times.t_lower / own.t_lower
+        found = {q.T_MATH.name: times.t_math, q.T_UPPER.name: times.t_upper}.get(quantity)
         if found is None and quantity in _LONGER:
             found = value * ratio
         elif found is None and quantity in _FASTER:
@@ -102,20 +100,17 @@ def _serving(a: ModelAnalysis, phase: PhaseAnalysis, quantity: str, value: sp.Ex
     attention = [k for k in kernels if k.parts[:1] == ("attention",)]
     kv = a.value(q.KV_BYTES.name)
     read = kv / phase.kv_ways if kv and len(attention) == 1 and phase.phase.value == "decode" else 0
-    kinds = (
-        (tuple(replace(k, comms_bytes=0, latency_steps=0) for k in kernels) if step.t_comms else (),
+    slipped: list[tuple[Timed | None, str]] = [
+        (compose(tuple(replace(k, comms_bytes=0, latency_steps=0) for k in kernels), step.ceilings)
+         if step.t_comms else None,
          f"that leaves out the step's all-reduces (TP over {phase.tp} devices: "
          f"{seconds(step.t_comms)} of communication)"),
-        (tuple(replace(k, bytes=k.bytes - read) if k in attention else k for k in kernels) if read
-         else (), "that leaves out the KV-cache read: a decode step reads the batch's whole cache"),
-    )  # fmt: skip
-    slipped: list[tuple[Times | None, str]] = []
-    for changed, why in kinds:
-        s = compose(changed, step.ceilings) if changed else None
-        slipped.append(((s.t_math, s.t_lower, s.t_upper) if s else None, why))
-    own = (step.t_math, step.t_lower, step.t_upper)
+        (compose(tuple(replace(k, bytes=k.bytes - read) if k in attention else k for k in kernels),
+                 step.ceilings) if read else None,
+         "that leaves out the KV-cache read: a decode step reads the batch's whole cache"),
+    ]  # fmt: skip
     measured = phase.measured is not None or phase.measured_tokens_per_s is not None
-    return _rows(quantity, value, own, slipped, not measured)
+    return _rows(quantity, value, step, slipped, not measured)
 
 
 def _training(t: TrainingAnalysis, quantity: str, value: sp.Expr) -> list[Slip]:
@@ -135,26 +130,20 @@ def _training(t: TrainingAnalysis, quantity: str, value: sp.Expr) -> list[Slip]:
             for s in sorted({0, z - 1, z + 1} - {z, -1, 4})
         ]  # fmt: skip
     rows = [Slip(t.mfu / 2, _MAC)] if quantity == q.MFU.name and t.mfu is not None else []
-    none = (
-        analyse_training(replace(p, recompute=Recompute.NONE), same=t)
-        if t.flops_recompute
-        else None
-    )
-    half = analyse_training(replace(p, peak=2 * p.peak), same=t)
     slots = p.virtual_stages * p.microbatches
     passes = [
         replace(s, compute=s.compute * slots / (slots + p.pp - 1)) for s in (t.forward, t.backward)
     ]
-    slipped: list[tuple[Times | None, str]] = [
-        ((none.t_math, none.t_lower, none.t_upper) if none else None, _RECOMPUTE.get(p.recompute.value, "")),
-        ((half.t_math, half.t_lower, half.t_upper), _MAC),
-        ((t.t_math, sum(s.bound for s in passes), sum(s.compute + s.comms for s in passes))
+    slipped: list[tuple[Timed | None, str]] = [
+        (analyse_training(replace(p, recompute=Recompute.NONE), same=t) if t.flops_recompute else None,
+         _RECOMPUTE.get(p.recompute.value, "")),
+        (analyse_training(replace(p, peak=2 * p.peak), same=t), _MAC),
+        (replace(t, t_lower=sum(s.bound for s in passes), t_upper=sum(s.compute + s.comms for s in passes))
          if p.pp > 1 else None,
          f"that leaves out the pipeline bubble: each of the {p.pp} stages idles "
          f"{p.pp - 1} of {slots + p.pp - 1} slots"),
     ]  # fmt: skip
-    own = (t.t_math, t.t_lower, t.t_upper)
-    return rows + _rows(quantity, value, own, slipped, p.measured_time is None)
+    return rows + _rows(quantity, value, t, slipped, p.measured_time is None)
 
 
 def model_slips(
@@ -163,13 +152,13 @@ def model_slips(
     run: TrainingAnalysis | None,
     quantity: str,
 ) -> list[Slip]:
-    """The named slips of a claim about ``quantity`` (the model's, its step's or its run's)."""
+    """The named slips of a claim about ``quantity`` (the model's, its step's or its run's),
+    then the serving step's and the training run's other tables (ties go to the first)."""
+    extra = [*(serving_slips(phase, quantity) if phase else ()), *(training_slips(run, quantity) if run else ())]  # fmt: skip
     value = a.value(quantity)
     if not isinstance(value, sp.Expr) or not value.is_number:
-        return []
+        return extra
     rows = _named(a, quantity, value)
     if phase is not None and phase.kind.roofline:
         rows += _serving(a, phase, quantity, value)  # type: ignore[arg-type]
-    if run is not None:
-        rows += _training(run, quantity, value)
-    return rows
+    return rows + (_training(run, quantity, value) if run is not None else []) + extra
