@@ -12,7 +12,7 @@ import json
 from fractions import Fraction
 
 import pytest
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 H100 = ("--chip", "h100")
 DECODE = ("llama-3-8b", *H100, "--phase", "decode", "--set", "B=32", "--set", "S=4096")
@@ -100,8 +100,19 @@ def test_gb_and_gib_confused_in_any_byte_quantity():
     _, out = _check(*problem, "--quantity", "weights_bytes", "--claim", "1", "--format", "json")
     weights = Fraction(json.loads(out)["expected"])
     assert _check(*problem, "--quantity", "weights_bytes", "--claim", _exact(weights))[0] == 0
-    _named(f"{float(weights / 2**30):.3f} GB", "GiB", *problem, quantity="weights_bytes")
-    _named(f"{float(weights / 10**9):.3f} GiB", "GB", *problem, quantity="weights_bytes")
+    gib, gb = f"{float(weights / 2**30):.3f}", f"{float(weights / 10**9):.3f}"
+    _named(f"{gib} GB", "read as GiB it would be right", *problem, quantity="weights_bytes")
+    _named(f"{gb} GiB", "read as GB it would be right", *problem, quantity="weights_bytes")
+    memory = (
+        "--problem-set",
+        str(ROOT / "tests" / "sets" / "graded.toml"),
+        "--problem",
+        "train-8b",
+    )
+    _, out = _check(*memory, "--quantity", "memory_per_device", "--claim", "1", "--format", "json")
+    total = Fraction(json.loads(out)["expected"])  # a training run's memory, a byte quantity too
+    claim = f"{float(total / 2**30):.3f} GB"
+    _named(claim, "read as GiB it would be right", *memory, quantity="memory_per_device")
     _named(
         f"{float(weights / 2**30):.3f}e9",
         "GiB (2^30 B) read as GB",
