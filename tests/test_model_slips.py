@@ -182,3 +182,16 @@ def test_a_training_step_without_the_pipeline_bubble(tmp_path):
     _named(
         f"{float(t_lower * (1 - bubble)):.5f} s", "pipeline bubble", *problem, quantity="t_lower"
     )
+
+
+def test_a_prefill_step_with_one_flop_per_multiply_add():
+    prefill = ("llama-3-8b", *H100, "--phase", "prefill", "--set", "B=8", "--set", "S=4096")
+    r = run_cli(["model", *prefill, "--format", "json"])
+    step = json.loads(r.out)["serving"]["step"]
+    assert step["binding"] == "compute"
+    halved = sum(max(Fraction(k["t_math"]) / 2, Fraction(k["t_mem"])) for k in step["kernels"])
+    assert (
+        _check(*prefill, "--quantity", "ttft", "--claim", _seconds(Fraction(step["t_lower"])))[0]
+        == 0
+    )
+    _named(_seconds(halved), "multiply-add", *prefill, quantity="ttft")

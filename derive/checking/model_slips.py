@@ -7,7 +7,7 @@ value within the tolerance, and of several the most specific alone):
 - ``params``, ``params_active``, ``weights_bytes``: the tied head counted again (V·d more);
 - ``kv_bytes_per_token``, ``kv_bytes``: K and V counted twice, the cache in fp32;
 - a serving step's times, rates and costs: the step without its all-reduces, a decode step
-  without its KV-cache read (the step's kernels composed again without them);
+  without its KV-cache read, one FLOP per multiply-add (the step's kernels composed again);
 - a training run's ``t_math``, ``t_lower``, ``t_upper``, ``mfu`` and costs: 6·P·T without
   the recomputed forward, one FLOP per multiply-add (half the FLOPs), the pipeline bubble
   left out; its ``memory_per_device`` at the ZeRO stage one off.
@@ -108,6 +108,7 @@ def _serving(a: ModelAnalysis, phase: PhaseAnalysis, quantity: str, value: sp.Ex
         (compose(tuple(replace(k, bytes=k.bytes - read) if k in attention else k for k in kernels),
                  step.ceilings) if read else None,
          "that leaves out the KV-cache read: a decode step reads the batch's whole cache"),
+        (compose(tuple(replace(k, flops=k.flops / 2) for k in kernels), step.ceilings), _MAC),
     ]  # fmt: skip
     measured = phase.measured is not None or phase.measured_tokens_per_s is not None
     return _rows(quantity, value, step, slipped, not measured)
