@@ -159,7 +159,7 @@ def test_a_unit_slip_and_a_wrong_time_are_named(client):
     slip = _check(client, "ar-h100", "t_comms", f"{float(exact) * 1e3:.4g} us")
     assert slip["verdict"] == "incorrect" and "right in ms" in slip["diagnosis"][0]
     off = _check(client, "ar-h100", "t_comms", f"{float(2 * exact) * 1e6:.4g} us")
-    assert off["verdict"] == "incorrect" and "off by" in off["diagnosis"][0]
+    assert off["verdict"] == "incorrect" and "% high" in off["diagnosis"][0]
     unread = _check(client, "ar-h100", "t_comms", "fast")
     assert unread["verdict"] == "unreadable" and unread["read_as"] is None
     order = _check(client, "ar-h100", "t_comms", "T >= 500 us")

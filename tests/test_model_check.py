@@ -52,7 +52,7 @@ def test_a_right_and_a_wrong_params_claim_for_gpt2_small():
     assert right.expected is not None and right.expected.startswith(f"{params} parameters")
     near = derive.check(GPT2, "params", "124e6 parameters")
     assert _verdict(near) == "correct" and near.diagnosis[0].startswith(
-        "right to 1%: the exact params is"
+        "right to 1%: the exact total number of parameters is"
     )
     untied = params + 50257 * 768  # counting the tied head twice
     wrong = derive.check(GPT2, "params", str(untied))

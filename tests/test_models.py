@@ -498,7 +498,7 @@ def test_a_right_claim_exits_0_and_a_wrong_one_1_with_a_hint():
     assert right.code == 0 and right.out.startswith("verdict: correct\n")
     assert "the claim equals" in right.out
     near = run_cli(["model", "llama-3-70b", "--quantity", "params", "--claim", "70.6e9"])
-    assert near.code == 0 and "right to 1%: the exact params is" in near.out
+    assert near.code == 0 and "right to 1%: the exact total number of parameters is" in near.out
     gib = sp.Rational(2 * params, 2**30)  # the weights in GiB, typed as if GB
     wrong = run_cli(
         ["model", "llama-3-70b", "--quantity", "weights_bytes", "--claim", f"{float(gib):.6g}e9"]

@@ -344,17 +344,14 @@ def _check_model(asked: _Asked) -> CheckResult:
     from derive.checking.hints import earned, facets
     from derive.checking.matching import as_percent, exactly
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
+    from derive.checking.model_slips import model_slips
     from derive.checking.serving_claims import (
         SERVING_QUANTITIES,
         judge_crossover,
         phase_for,
         serving_slips,
     )
-    from derive.checking.training_claims import (
-        all_claims_analysis_for,
-        training_analysis_for,
-        training_slips,
-    )
+    from derive.checking.training_claims import all_claims_analysis_for, training_analysis_for
 
     a = all_claims_analysis_for(problem, operators)
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
@@ -370,9 +367,7 @@ def _check_model(asked: _Asked) -> CheckResult:
     )
     if j is None:  # the serving step's and the training run's slips weighed with the model's
         run = training_analysis_for(problem, operators) if quantity in TRAINING_QUANTITIES else None
-        extra = serving_slips(phase, quantity) if phase is not None else ()
-        extra += training_slips(run, quantity) if run is not None else ()
-        j = judge_model_claim(a, quantity, read, rtol, extra)
+        j = judge_model_claim(a, quantity, read, rtol, model_slips(a, phase, run, quantity))
     elif j.verdict is Verdict.INCORRECT and phase is not None and read.relation in _STATES_A_BATCH:
         found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
         # B ≥ the ridge: the threshold's reason and why

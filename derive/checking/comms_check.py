@@ -18,8 +18,8 @@ import sympy as sp
 from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import ProblemKind
 from derive.catalogue.reading import rows_valued_in
-from derive.checking.diagnosis_text import approx, exact_decimal
-from derive.checking.expected_text import said_number, said_time, show_number
+from derive.checking.diagnosis_text import exact_decimal
+from derive.checking.expected_text import missed, show_number
 from derive.checking.hidden import conceal
 from derive.checking.matching import (
     How,
@@ -36,6 +36,7 @@ from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
 from derive.formula.answer import Answer, read_answer
+from derive.formula.durations import time_text
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
 from derive.pipeline.kinds.comms import CommsDerivation
@@ -109,18 +110,20 @@ def comms_analysis(derivation: CommsDerivation, quantity: str) -> CommsAnalysis:
     return derivation.analysis
 
 
-def _diagnosis(value: sp.Expr, exact: sp.Rational, unit: Unit | None, rtol: sp.Rational) -> str:
+def _diagnosis(
+    claim: str, value: sp.Expr, exact: sp.Rational, unit: Unit | None, rtol: sp.Rational
+) -> str:
     for spelled, factor in unit_alternatives(unit) if unit is not None else ():
         assert unit is not None
         if match(value / unit.factor * factor, Target(exact), rtol) is not None:
             return (
                 f"the number is right in {spelled}, but you wrote {unit.text} "
-                f"— exact is {said_number(exact, Dimension.TIME)}"
+                f"— exact is {time_text(exact)}"
             )
     error = relative_error(value, exact)
-    off = as_percent(error) if error is not None else "?"
-    yours = said_time(value, Dimension.TIME) or f"{approx(value)} s"
-    return f"your {yours} is off by {off} (tolerance {as_percent(rtol)}) — exact is {said_number(exact, Dimension.TIME)}"
+    if error is None:
+        return f"your claim is not a number — exact is {time_text(exact)}"
+    return missed("time on the link, T_comms", time_text(exact), claim, error, bool(value < exact))
 
 
 def _parse(text: str, what: str, syntax: str) -> tuple[sp.Expr, str]:
@@ -171,7 +174,7 @@ def check_comms(
                 right_to(rtol, "T_comms", show_number(exact, Dimension.TIME), m.relative_error),
             )
     else:
-        verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(value, exact, unit, rtol),)
+        verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(claim, value, exact, unit, rtol),)
     error = relative_error(value, exact)
     result = CheckResult(
         verdict,

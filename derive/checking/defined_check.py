@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import sympy as sp
 
 from derive.checking.api import CheckResult
+from derive.checking.expected_text import in_unit, label_of, missed
 from derive.checking.hidden import conceal
 from derive.checking.matching import as_percent, right_to
 from derive.checking.rounding import sig_fig_sentence
@@ -180,38 +181,38 @@ def _judge(
     error = abs(value.value - answer.value) / abs(answer.value)
     percent = as_percent(error)
     if answer.count and value.value != answer.value:
-        said, hidden = count_reason(
-            answer.name, "a count (solved as an integer)", value.value, answer.value
-        )
+        said, hidden = count_reason(label_of(answer.name), value.value, answer.value)
         return CheckResult(
             Verdict.INCORRECT, answer.name, claim, read_as, (hidden if hide else said,), expected
         )
+    label = label_of(answer.name)
+    stated = (
+        in_unit(answer.value, answer.unit)
+        if answer.value.is_Rational
+        else _shown(answer.value, answer.unit, answer.name)
+    )
     if error <= rtol:
         within = (
-            right_to(rtol, answer.name, expected, error)
-            if error and expected
-            else f"the claim equals the exact {answer.name}"
-            if not error
-            else f"right to {as_percent(rtol)}, not exact"
+            right_to(rtol, label, stated, error)
+            if error
+            else f"the claim equals the exact {label}, {stated}"
         )
         note = (within,) if same_unit else (f"read in base units ({answer.unit}): give the unit",)
         return CheckResult(
             Verdict.CORRECT, answer.name, claim, read_as, note, expected, relative_error=percent,
             exact=not error,
         )  # fmt: skip
-    diagnosis: list[str] = []
     rounded = sig_fig_sentence(value.value, answer.value, rtol)
-    if rounded:
-        diagnosis.append(rounded)
+    diagnosis = [rounded] if rounded else []
     ratio = value.value / answer.value
     # the answer rounded: a conversion that gives the same number is a coincidence
     slip = None if rounded else _slip(ratio, rtol, measures)
+    said = missed(label, f"{stated}", claim, error, bool(ratio < 1))
     if slip is not None:
-        diagnosis.append(f"off by a factor of {fmt_decimal(ratio)}: {slip}")
+        said += f": {slip} (off by a factor of {fmt_decimal(ratio)})"
     elif error <= _ROUNDING and not rounded:
-        diagnosis.append(f"off by {percent}: rounded too early, or a given misread?")
-    else:
-        diagnosis.append(f"off by {percent}")
+        said += ": rounded too early, or a given misread?"
+    diagnosis.append(said)
     return CheckResult(
         Verdict.INCORRECT,
         answer.name,

@@ -22,10 +22,9 @@ from derive.catalogue import table as q
 from derive.checking.claims import dimension_of
 from derive.checking.context import Context
 from derive.checking.diagnosis_text import approx, compact, formula_text, plural
-from derive.checking.expected_text import said_number, said_time
+from derive.checking.expected_text import in_unit, missed
 from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
 from derive.checking.matching import (
-    as_percent,
     cheap,
     constant_ratio,
     equal,
@@ -50,6 +49,7 @@ from derive.checking.rounding import sig_fig_sentence
 from derive.checking.terms import moved, term_diagnoses
 from derive.checking.variants import ROUNDED, dtype_variants, flop_variants, hardware_variants
 from derive.errors import DeriveError
+from derive.formula.units import describe_dimension
 from derive.problem.regime import Regime
 
 __all__ = ["diagnose", "exact_is", "formula_expected", "strict", "value_text"]
@@ -242,14 +242,9 @@ def _fallback(ctx: Context, quantity: str, claim: sp.Expr, target: Target) -> st
         return f"with the dims bound, the {what} is the number {approx(value)}; your claim still depends on {dims}"
     rel = relative_error(claim, value)
     if rel is not None:
-        dimension = dimension_of(quantity)  # two positive times read in µs, ms, s, …
-        timed = said_time(claim, dimension) is not None and said_time(value, dimension) is not None
-        stated, yours = (
-            (said_number(value, dimension), said_time(claim, dimension))
-            if timed
-            else (value_text(target), approx(claim))
-        )
-        return f"the exact {what} is {stated}; your {yours} is off by {as_percent(rel)} (tolerance {as_percent(ctx.rtol)})"
+        unit = describe_dimension(dimension_of(quantity))[1]
+        yours = in_unit(claim, unit) if unit == "s" else approx(claim)  # a time as read
+        return missed(what, in_unit(value, unit), yours, rel, bool(claim < value))
     return f"your claim is not equal to the exact {what} (shown above): their difference does not cancel"
 
 

@@ -11,14 +11,64 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind, box_of, find
+from derive.catalogue.records import DISPLAY_UNITS
 from derive.checking.claims import dimension_of
-from derive.checking.diagnosis_text import approx, compact, exact_decimal, formula_text
+from derive.checking.diagnosis_text import approx, compact, exact_decimal, formula_text, sci
 from derive.checking.quantities import Kind, Target, kind_of
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.formula.units import Dimension, describe_dimension
 
-__all__ = ["hide", "said_number", "said_time", "show_expected", "show_number", "show_value"]
+__all__ = ["hide", "in_unit", "label_of", "missed", "show_expected",
+           "show_number", "show_value"]  # fmt: skip
+
+_BOXED = (ProblemKind.TRAINING, ProblemKind.SERVING, ProblemKind.KERNEL, ProblemKind.OPERATOR)
+
+
+def label_of(quantity: str) -> str:
+    """How a diagnosis names a quantity: its answer box's label, else its catalogue prose (a
+    set's own name as it is).
+
+    >>> label_of("t_lower"), label_of("what_if_time"), label_of("mfu")
+    ("lower bound of the step's time", 'new step time', 'MFU of the measured step')
+    """
+    row = find(quantity)
+    if row is None:
+        return quantity
+    box = next((b for kind in _BOXED if (b := box_of(kind, quantity)) is not None), None)
+    label = box.label if box is not None else row.prose
+    return label if label[1:2].isupper() else label[:1].lower() + label[1:]
+
+
+def in_unit(value: sp.Expr, unit: str, percent: bool = False) -> str:
+    """A value as a diagnosis states it, in its box's unit and rounded for prose (the exact
+    value is the key's and the JSON's).
+
+    >>> in_unit(sp.Rational(1251, 100000), "s"), in_unit(sp.Integer(45240178688), "B")
+    ('12.51 ms', '45.24 GB = 42.13 GiB')
+    >>> in_unit(sp.Rational(1411, 10000), "$"), in_unit(sp.Rational(421, 1000), "1", True)
+    ('$0.1411', '42.1%')
+    """
+    if not value.is_number:
+        return f"{formula_text(value)} {unit}".rstrip()
+    if percent:
+        return f"{fmt_decimal(100 * value, 3)}%"
+    if unit == "s" and value > 0:
+        return time_text(value)
+    if unit == "$":
+        return f"${fmt_decimal(value, 4)}"
+    head, per = (unit.split("/", 1) + [""])[:2]
+    if head in ("B", DISPLAY_UNITS[Dimension.BYTES]) and abs(value) >= 1000:
+        k = min(4, int(sp.floor(sp.log(abs(value), 1000))))
+        per = f"/{per}" if per else ""
+        decimal, binary = (value / sp.Integer(n) ** k for n in (1000, 1024))
+        return (
+            f"{fmt_decimal(decimal, 4)} {('kB', 'MB', 'GB', 'TB')[k - 1]}{per} "
+            f"= {fmt_decimal(binary, 4)} {('KiB', 'MiB', 'GiB', 'TiB')[k - 1]}{per}"
+        )
+    number = sci(value) if value.is_Integer and "FLOP" in unit else fmt_decimal(value, 4)
+    return f"{number} {'' if unit == '1' else unit}".rstrip()
 
 
 def _unit(quantity: str) -> str:
@@ -45,19 +95,12 @@ def _number(value: sp.Rational, unit: str, dimension: Dimension | None) -> str:
     return text + unit
 
 
-def said_time(value: sp.Expr, dimension: Dimension | None) -> str | None:
-    """A positive time as a diagnosis says a claim (``1.76 ms``); None for anything else."""
-    if dimension is Dimension.TIME and value.is_Rational and value > 0:
-        return time_text(value)
-    return None
-
-
-def said_number(value: sp.Expr, dimension: Dimension | None) -> str:
-    """An exact value as a diagnosis states it: a positive time in exact seconds and as a
-    person reads it (``1/989 s ≈ 1.011 ms``), anything else as :func:`approx` writes it."""
-    if said_time(value, dimension) is not None:
-        return _number(sp.Rational(value), " s", Dimension.TIME)
-    return approx(value)
+def missed(label: str, stated: str, typed: str, error: sp.Expr, low: bool) -> str:
+    """Where a number claim misses, in the box's words: ``the lower bound of the step's time
+    is 12.51 ms; 11.6 ms is 7.3% low`` (the claim as typed when it is short and plain)."""
+    typed = " ".join(typed.split())
+    said = typed if len(typed) <= 24 and not {"=", "\\", ","} & set(typed) else "the claim"
+    return f"the {label} is {stated}; {said} is {fmt_decimal(error * 100, 3)}% {'low' if low else 'high'}"
 
 
 def show_number(value: sp.Rational, dimension: Dimension, fraction: bool = False) -> str:

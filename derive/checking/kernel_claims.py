@@ -27,13 +27,15 @@ import sympy as sp
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import ProblemKind, Use, find, rows_for, spelling_map
 from derive.catalogue.reading import read_values
+from derive.catalogue.records import DISPLAY_UNITS
 from derive.checking.claims import BANDWIDTH, PEAK
-from derive.checking.diagnosis_text import approx, exact_decimal, sci
-from derive.checking.expected_text import said_number, said_time, show_number
+from derive.checking.diagnosis_text import exact_decimal
+from derive.checking.expected_text import in_unit, missed, show_number
 from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
-from derive.checking.matching import How, as_percent, check_size, match, relative_error, right_to
+from derive.checking.matching import How, check_size, match, relative_error, right_to
 from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
+from derive.checking.rounding import rounded_as_written
 from derive.checking.scales import ScaleReading
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
@@ -46,7 +48,6 @@ __all__ = [
     "KERNEL_QUANTITIES",
     "KernelClaim",
     "KernelJudgement",
-    "exact_text",
     "judge_kernel_claim",
     "kernel_quantities",
     "kernel_value",
@@ -199,11 +200,6 @@ def shown_expected(quantity: str, value: sp.Rational) -> str:
     return show_number(value, q.dimension, q.fraction)
 
 
-def exact_text(value: sp.Rational) -> str:
-    """The exact value for prose: ``9.89e14`` for a large integer, else ``p/q ≈ 1.2``."""
-    return sci(value) if value.is_Integer else approx(value)
-
-
 def _shown(expr: sp.Expr) -> str:
     return (
         exact_decimal(expr)
@@ -257,23 +253,11 @@ def _confusions(claim: KernelClaim, exact: sp.Rational) -> list[Slip]:
     ]
 
 
-def _rounded(claim: KernelClaim, exact: sp.Rational, rtol: sp.Rational) -> list[str]:
-    """``right to 2 s.f.``, judged on the number as written (in its unit, before a percent)."""
-    from derive.checking.rounding import sig_fig_sentence
-
-    raw, value = claim.answer.expr, claim.value
-    if not raw.is_Rational or raw == 0 or not value.is_Rational or value == 0:
-        return []
-    said = sig_fig_sentence(raw, exact * raw / value, rtol)
-    return [said] if said else []
-
-
 def judge_kernel_claim(
     kernel: KernelNumbers, quantity: str, claim: KernelClaim, rtol: sp.Rational
 ) -> KernelJudgement:
     """Judge a claim read by :func:`read_kernel_claim` against the exact value."""
     from derive.checking.kernel_slips import kernel_slips
-    from derive.checking.step_slips import seconds
 
     exact = _target(kernel, quantity)
     q = _TABLE[quantity]
@@ -287,29 +271,28 @@ def judge_kernel_claim(
         said = f"the left side {claim.answer.name} names the {named}, but the quantity asked is the {q.name}"
         return KernelJudgement(Verdict.INCORRECT, exact, (said,), error)
     m = match(value, Target(exact), rtol)
+    stated = in_unit(exact, DISPLAY_UNITS[q.dimension], q.fraction)
     if m is not None:
         said = (
             f"the claim equals the exact {q.name}"
             if m.how is How.EXACT
-            else right_to(rtol, q.name, exact_text(exact), m.relative_error)
+            else right_to(rtol, q.name, stated, m.relative_error)
         )
         return KernelJudgement(Verdict.CORRECT, exact, (said,), error, m.how)
-    yours = said_time(value, q.dimension) or approx(value)  # a time as a person reads it
-    stated = said_number(exact, q.dimension) if q.dimension is Dimension.TIME else exact_text(exact)
-    rounded = _rounded(claim, exact, rtol)
-    if rounded:  # the answer rounded: any slip that gives the same number is a coincidence
-        off = f"your {yours} is off by {as_percent(error)} — exact is {stated}"
-        return KernelJudgement(Verdict.INCORRECT, exact, (*rounded, off), error)
+    rounding = rounded_as_written(claim.answer.expr, claim.value, exact, rtol)
     rows = [*kernel_slips(kernel, quantity, exact), *_confusions(claim, exact)]
     rows += factor_slips(q.name, exact) if claim.value.is_Rational else []
-    found = earned(rows, value, rtol, facets(quantity)) if value.is_number else None
-    off = (
-        f"your {yours} is off by {as_percent(error)} (tolerance {as_percent(rtol)})"
+    # the answer rounded: any slip that gives the same number is a coincidence
+    found = (
+        earned(rows, value, rtol, facets(quantity)) if value.is_number and not rounding else None
+    )
+    said = (
+        f"{found.why} — exact is {stated}"
+        if found is not None
+        else missed(q.name, stated, claim.text, error, bool(value < exact))
         if error is not None
         else "your claim is not a number"
     )
-    if found is None:
-        return KernelJudgement(Verdict.INCORRECT, exact, (f"{off} — exact is {stated}",), error)
-    # a slip states the answer as a person reads it (``1.364 ms``)
-    shown = seconds(exact) if q.dimension is Dimension.TIME else exact_text(exact)
-    return KernelJudgement(Verdict.INCORRECT, exact, (f"{found.why} — exact is {shown}",), error)
+    return KernelJudgement(
+        Verdict.INCORRECT, exact, (*([rounding] if rounding else []), said), error
+    )

@@ -28,7 +28,6 @@ from pathlib import Path
 import sympy as sp
 
 from derive.catalogue import Exactness, find
-from derive.catalogue import quantity as catalogued
 from derive.catalogue.table import (
     BYTES,
     CROSSOVER,
@@ -44,7 +43,9 @@ from derive.catalogue.table import (
     WEIGHTS_BYTES,
 )
 from derive.checking.diagnosis_text import exact_decimal
+from derive.checking.expected_text import in_unit, label_of, missed
 from derive.checking.hints import Facet, Rank, Slip, earned, facets
+from derive.checking.rounding import rounded_as_written
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.thresholds import count_reason
@@ -54,7 +55,6 @@ from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
 from derive.formula.answer import Relation, read_answer
 from derive.formula.decimals import fmt_decimal
-from derive.formula.durations import time_text
 from derive.formula.limits import show
 from derive.formula.literals import as_written
 from derive.formula.scales import Scale
@@ -357,23 +357,14 @@ def shown_expected(q: Quantity) -> str:
     """The exact value with its unit, and a decimal in human units (GB and GiB both named)."""
     if _is_truth(q.value):
         return "yes (it fits)" if bool(q.value) else "no (it does not fit)"
-    value = q.value
-    if not value.is_number:
-        return f"{value} {unit_word(q.unit)}".rstrip()
+    value, bytes_ = q.value, _MEASURE[q.unit][0] is Dimension.BYTES
     text = f"{_plain(value)} {unit_word(q.unit)}".rstrip()
-    if _MEASURE[q.unit][0] is Dimension.BYTES and abs(value) >= 1000:
-        k = min(4, int(sp.floor(sp.log(abs(value), 1000))))
-        dec, binary = ("", "kB", "MB", "GB", "TB")[k], ("", "KiB", "MiB", "GiB", "TiB")[k]
-        text += (
-            f" ≈ {fmt_decimal(value / sp.Integer(1000) ** k)} {dec}"
-            f" = {fmt_decimal(value / sp.Integer(1024) ** k)} {binary}"
-        )
-    elif value.is_Integer and abs(value) >= 10**7:
+    if not value.is_number or (value.is_Integer and abs(value) < (1000 if bytes_ else 10**7)):
+        return text
+    if value.is_Integer and not bytes_:
         exponent = len(str(abs(int(value)))) - 1
-        text += f" ≈ {fmt_decimal(value / sp.Integer(10) ** exponent)}e{exponent}"
-    elif not value.is_Integer:
-        text += f" ≈ {fmt_decimal(value)}"
-    return text
+        return f"{text} ≈ {fmt_decimal(value / sp.Integer(10) ** exponent)}e{exponent}"
+    return f"{text} ≈ {in_unit(value, q.unit.value, q.unit is Unit.FRACTION)}"
 
 
 def _slips(a: ModelAnalysis, q: Quantity, claim: ModelClaim) -> list[Slip]:
@@ -489,16 +480,6 @@ def _uses_flops_per_token(a: ModelAnalysis, quantity: str) -> bool:
     )
 
 
-def _rounded(claim: ModelClaim, target: sp.Expr, rtol: sp.Rational) -> str | None:
-    """``right to 2 s.f.``, judged on the number as written (in its unit, before a percent)."""
-    from derive.checking.rounding import sig_fig_sentence
-
-    raw, value = claim.raw, claim.value
-    if not isinstance(raw, sp.Expr) or not raw.is_Rational or raw == 0 or value == 0:
-        return None
-    return sig_fig_sentence(raw, target * raw / value, rtol)
-
-
 def _exact_count(quantity: str) -> bool:
     """True for a count defined by a floor or a ceiling (the catalogue says so): no tolerance."""
     found = find(quantity)
@@ -531,59 +512,47 @@ def judge_model_claim(
     value = claim.value
     unit = claim.unit
     measure = _MEASURE[q.unit][0]
+    label = label_of(quantity)
+    stated = in_unit(target, q.unit.value, q.unit is Unit.FRACTION)
     if unit is not None and unit.dimension is not measure:
         what = describe_dimension(unit.dimension)[0]
         wants = describe_dimension(measure)[0]
-        why = f"{unit.text} measures {what}, but {quantity} is {wants}" + (
+        why = f"{unit.text} measures {what}, but the {label} is {wants}" + (
             f" (in {unit_word(q.unit)})" if measure is not Dimension.COUNT else ""
         )
         return ModelJudgement(Verdict.INCORRECT, exact, expected, (why,), (why,))
     if sp.expand(value - target) == 0:
         return ModelJudgement(
-            Verdict.CORRECT,
-            exact,
-            expected,
-            (f"the claim equals the exact {quantity}, {exact}",),
-            (f"the claim equals the exact {quantity}",),
-            sp.Integer(0) if target.is_number else None,
-        )
+            Verdict.CORRECT, exact, expected, (f"the claim equals the exact {label}, {stated}",),
+            (f"the claim equals the exact {label}",), sp.Integer(0) if target.is_number else None,
+        )  # fmt: skip
     if value.is_number and target.is_Integer and _exact_count(quantity):
-        said, hidden = count_reason(quantity, f"the {catalogued(quantity).prose}", value, target)
+        said, hidden = count_reason(label, value, target)
         error = abs(value - target) / abs(target) if target else None
         return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,), error)
     if value.is_number and target.is_number and target != 0:
         error = abs(value - target) / abs(target)
         percent = as_percent(error)
         if error <= rtol:
-            stated = exact
-            if q.unit is Unit.SECONDS and target.is_Rational and target > 0:  # and its reading
-                stated = f"{exact} s ≈ {time_text(target)}"
             return ModelJudgement(
                 Verdict.CORRECT, exact, expected,
-                (right_to(rtol, quantity, stated, error),),
+                (right_to(rtol, label, stated, error),),
                 (f"right to {as_percent(rtol)}, not exact (relative error {percent})",),
                 error,
             )  # fmt: skip
-        rounded = _rounded(claim, target, rtol)
+        rounded = rounded_as_written(claim.raw, value, target, rtol)
         rows = _slips(a, q, claim) + list(extra)
         if unit is None:
             rows += bare_number_slips(value, target, measure)
         # the answer rounded: a slip that gives the same number is a coincidence
         found = None if rounded else earned(rows, value, rtol, facets(quantity))
-        hint = found.why if found is not None else ""
-        approx = "" if target.is_Integer else f" (≈ {fmt_decimal(target)})"
-        if q.unit is Unit.SECONDS and target.is_Rational and target > 0:  # as a person reads it
-            approx = f" s (≈ {time_text(target)})"
-        elif q.unit is Unit.DAYS:
-            approx += " days"
-        said = f"the exact {quantity} is {exact}{approx}; the claim is off by {percent}"
-        hidden = f"the claim is off by {percent}"
-        if hint:
-            said, hidden = f"{said}: {hint}", f"{hidden}: {hint}"
+        hint = f": {found.why}" if found is not None else ""
+        said = missed(label, stated, claim.text, error, bool(value < target)) + hint
         first = (rounded,) if rounded else ()
         return ModelJudgement(
-            Verdict.INCORRECT, exact, expected, (*first, said), (*first, hidden), error
-        )
-    said = f"the exact {quantity} is {exact}"
-    hidden = f"the claim is not the {quantity} derived"
+            Verdict.INCORRECT, exact, expected, (*first, said),
+            (*first, f"the claim is off by {percent}{hint}"), error,
+        )  # fmt: skip
+    said = f"the exact {label} is {stated}"
+    hidden = f"the claim is not the {label} derived"
     return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["SIG_FIGS", "right_to_sig_figs", "sig_fig_sentence"]
+__all__ = ["SIG_FIGS", "right_to_sig_figs", "rounded_as_written", "sig_fig_sentence"]
 
 SIG_FIGS = 2
 """The significant figures named (3 always lie within 1 %: only 2 can fall outside it)."""
@@ -49,3 +49,13 @@ def sig_fig_sentence(claim: sp.Expr, exact: sp.Expr, rtol: sp.Rational) -> str |
         f"right to {SIG_FIGS} s.f., but outside the {as_percent(rtol)} tolerance: "
         "give more significant figures"
     )
+
+
+def rounded_as_written(
+    raw: sp.Basic, value: sp.Expr, exact: sp.Expr, rtol: sp.Rational
+) -> str | None:
+    """:func:`sig_fig_sentence` judged on the number as written (``raw``, in its unit and
+    before a percent, read as ``value``)."""
+    if not isinstance(raw, sp.Expr) or not raw.is_Rational or raw == 0 or not value.is_Rational:
+        return None
+    return sig_fig_sentence(raw, exact * raw / value, rtol) if value != 0 else None

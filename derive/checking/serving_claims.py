@@ -153,9 +153,9 @@ def judge_crossover(
     phase: PhaseAnalysis | DecodeCrossover, claim: ModelClaim, relation: Relation
 ) -> ModelJudgement | None:
     """The verdict on a crossover claim that states the threshold or a side (None: judge the number)."""
-    from derive.checking.diagnosis_text import approx
     from derive.checking.model_claims import ModelJudgement, shown_expected
     from derive.checking.thresholds import Edge, stated_threshold, threshold_reason
+    from derive.formula.decimals import fmt_decimal
     from derive.model.symbols import batch
 
     cross = phase.crossover
@@ -181,7 +181,7 @@ def judge_crossover(
     if threshold is not None and states == threshold and value.is_Integer:
         said = (
             f"{threshold} is the smallest batch at which the matmuls are compute-bound; "
-            f"the crossover is B* = {approx(cross.exact)}"
+            f"the crossover is B* = {fmt_decimal(cross.exact)} sequences"
         )
         hidden = "that is the smallest batch at which the matmuls are compute-bound"
         return ModelJudgement(Verdict.CORRECT, exact, expected, (said,), (hidden,))

@@ -88,11 +88,8 @@ def threshold_reason(
     return said, hidden
 
 
-def count_reason(quantity: str, what: str, claimed: sp.Expr, exact: sp.Expr) -> tuple[str, str]:
+def count_reason(label: str, claimed: sp.Expr, exact: sp.Expr) -> tuple[str, str]:
     """Why an integer count is wrong however near: (with the answer, without)."""
     side = "too large" if claimed > exact else "too small"
-    hidden = (
-        f"{quantity} is {what}, an integer judged exactly (no tolerance): "
-        f"{exact_decimal(claimed)} is {side}"
-    )
-    return f"{hidden} — the exact {quantity} is {exact}", hidden
+    hidden = f"the {label} is an integer, judged exactly (no tolerance): {exact_decimal(claimed)} is {side}"
+    return f"{hidden} — the exact {label} is {exact}", hidden

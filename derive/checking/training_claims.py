@@ -123,14 +123,6 @@ TRAINING_ASKED: dict[str, tuple[str, ...]] = {
 """A training problem's ``ask`` → the quantities a student types (one answer box each)."""
 
 
-def _unsharded_memory(t: TrainingAnalysis) -> sp.Rational:
-    """Memory per device with no ZeRO sharding: 16 B/param (the whole state) on every rank."""
-    from derive.training.binding import ZeroStage
-    from derive.training.memory import memory_of
-
-    return memory_of(replace(t.problem, zero=ZeroStage.NONE), t.params).total
-
-
 def _recompute_share(t: TrainingAnalysis) -> sp.Rational:
     """(model FLOPs) / (model + recomputed FLOPs): 6·P·T over 8·P·T with full recomputation
     (and attention's 3 over 4 times the forward's)."""
@@ -144,11 +136,6 @@ def _params_share(t: TrainingAnalysis) -> sp.Rational:
     )
 
 
-_RECOMPUTE_LEFT_OUT = {
-    True: "that leaves out the recomputed forward pass: with full recomputation a step does "
-    "8·P·T FLOPs, not 6·P·T (and 4 × the forward's attention, not 3 ×)",
-    False: "that leaves out the recomputed attention core (selective recomputation runs it twice)",
-}
 _RECOMPUTE_COUNTED = {
     True: "that counts the recomputed forward pass (8·P·T, the hardware's FLOPs); MFU counts "
     "the model's 6·P·T and attention's",
@@ -164,23 +151,15 @@ def training_slips(t: TrainingAnalysis, quantity: str) -> tuple[Slip, ...]:
     """The slip table of a training quantity: the classic training slips, each the quantity
     recomputed the slip's way (rows for :func:`derive.checking.hints.earned`, weighed with
     the model's own)."""
-    m, st = t.memory, t.problem.state
-    state = st.weights + st.grads + st.optimizer
+    m = t.memory
     recomputed = t.flops_recompute != 0
     full = t.problem.recompute.value == "full"
     candidates: dict[str, tuple[tuple[sp.Rational | None, str], ...]] = {
         MEMORY_PER_DEVICE.name: (
-            (
-                _unsharded_memory(t) if int(t.problem.zero) and t.problem.dp > 1 else None,
-                f"that is the memory without ZeRO sharding: the whole state ({state} B/param) "
-                f"on every rank; ZeRO stage {int(t.problem.zero)} shards it over the "
-                f"{t.problem.dp} DP ranks",
-            ),
             (m.total - m.activations if m.activations else None,
              "that leaves the activations out: the memory holds the activations in flight too"),
         ),
         T_MATH.name: (
-            (t.t_math * _recompute_share(t) if recomputed else None, _RECOMPUTE_LEFT_OUT[full]),
             (t.t_math * _params_share(t) if t.flops_attention else None, _ATTENTION_LEFT_OUT),
         ),
         MFU.name: (
