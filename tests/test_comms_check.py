@@ -64,9 +64,15 @@ def test_a_tensors_bytes_per_device(cli):
     assert _check(cli, "bytes_per_device", f"Y = {y_local}").out.startswith("verdict: correct")
     assert _check(cli, "bytes_per_device", f"Y: {y_local // 2**20} MiB").code == 0
     whole = _check(cli, "bytes_per_device", f"Y[D_x, F] = {2 * _D * _F}")
-    assert whole.code == 1 and f"that is the whole Y; each device holds Y[D_x, F], 1/{_G}" in whole.out
+    assert (
+        whole.code == 1 and f"that is the whole Y; each device holds Y[D_x, F], 1/{_G}" in whole.out
+    )
     nameless = _check(cli, "bytes_per_device", f"{y_local}")
-    assert nameless.code == 2 and nameless.err.startswith("error: ") and "name the tensor" in nameless.err
+    assert (
+        nameless.code == 2
+        and nameless.err.startswith("error: ")
+        and "name the tensor" in nameless.err
+    )
 
 
 def test_t_comms_as_a_one_way_ring_is_named(cli):
@@ -75,8 +81,12 @@ def test_t_comms_as_a_one_way_ring_is_named(cli):
     r = _check(cli, "t_comms", _us(ring))
     assert r.code == 1 and "that is a one-way ring's time on the same links" in _diagnosis(r)
     assert "torus x over 2 link(s)" in r.out
-    nb = _check(cli, "network_bytes", str(int(2 * Q(_G - 1, _G) * _Z)))
-    assert nb.code == 1 and "one-way ring's bytes" in nb.out
+    # the bytes over the link of the roofline: T_comms at β_link
+    nb = _check(cli, "network_bytes", str(int(ring * _W)))
+    assert nb.code == 1 and "one-way ring's byte count" in nb.out
+    assert f"exact is {int(_torus(_Z, True) * _W)} bytes" in nb.out
+    other = _check(cli, "network_bytes", str(int(_torus(_Y, False) * _W)))
+    assert other.code == 1 and "gather Y strategy's" in other.out
 
 
 def test_t_comms_and_t_lower_of_the_other_strategy_are_named(cli):

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from derive.analysis.network import Exchange, Level, bytes_per_byte, calls_latency, time_per_byte
+from derive.analysis.network import Exchange, Level, calls_latency, time_per_byte
 from derive.analysis.sharding import BookSharding, StrategyRow
 from derive.catalogue import table as q
 from derive.checking.comms_check import read_comms_claim
 from derive.checking.context import Context
-from derive.checking.expected_text import said_number, show_number
+from derive.checking.expected_text import show_number
 from derive.checking.hidden import conceal
 from derive.checking.hints import Slip
 from derive.checking.matching import as_percent, match, relative_error
@@ -54,18 +54,18 @@ SHARDED_QUANTITIES = (q.STRATEGY.name, q.COLLECTIVES.name, q.TENSOR_BYTES.name)
 def sharded_value(s: BookSharding, quantity: str) -> sp.Expr | None:
     """The winner, its collectives or every tensor's bytes, as a word the answer key shows."""
     win, tensors = s.strategy, "; ".join(f"{t.text()} = {b}" for t, b in s.tensors)
-    said = {q.TENSOR_BYTES.name: tensors, q.STRATEGY.name: win and win.name,
-            q.COLLECTIVES.name: win and ", ".join(win.notation)}  # fmt: skip
-    return sp.Symbol(said[quantity]) if said.get(quantity) else None
+    word = win and (win.name if quantity == q.STRATEGY.name else ", ".join(win.notation))
+    said = tensors if quantity == q.TENSOR_BYTES.name else word
+    return sp.Symbol(said) if said else None
 
 
 def _ring(levels: tuple[Level, ...]) -> tuple[Level, ...]:
     return tuple(Level(replace(lv.axis, topology=Topology.RING), lv.size) for lv in levels)
 
 
-def _value(row: StrategyRow, quantity: str) -> sp.Expr:
+def _value(row: StrategyRow, quantity: str) -> sp.Expr | None:
     if quantity == q.NETWORK_BYTES.name:
-        return sp.Add(*(c.sent for c in row.analysis.collectives))
+        return row.analysis.network.bytes_bound if row.analysis.network else None
     return row.analysis.t_lower if quantity == q.T_LOWER.name else row.t_comms
 
 
@@ -78,11 +78,12 @@ def comms_slips(ctx: Context, quantity: str, value: sp.Expr | None) -> list[Slip
         return []
     rows, s = [], a.sharding
     if quantity != q.T_LOWER.name:
-        ring = sp.Add(*(v * (time_per_byte(k, _ring(lv)) if timed else bytes_per_byte(k, _ring(lv)))
-                        + (calls_latency(k, _ring(lv)) if timed else 0) for k, lv, v in each))  # fmt: skip
+        per = 1 if timed or a.problem.link is None else a.problem.link.value  # bytes at β_link
+        ring = sp.Add(*(v * time_per_byte(k, _ring(lv)) * per + (calls_latency(k, _ring(lv)) if timed else 0)
+                        for k, lv, v in each))  # fmt: skip
         links = ", ".join(dict.fromkeys(f"{lc.level.axis.topology.value} {lc.level.axis.name} over "
                                         f"{lc.links} link(s)" for c in a.collectives for lc in c.levels))  # fmt: skip
-        rows.append(Slip(ring, f"that is a one-way ring's {'time' if timed else 'bytes'} on the same "
+        rows.append(Slip(ring, f"that is a one-way ring's {'time' if timed else 'byte count'} on the same "
                                f"links (derive's default with no mesh); on this mesh each device "
                                f"sends on every link: {links}"))  # fmt: skip
     if quantity == q.T_COMMS.name:
@@ -96,7 +97,7 @@ def comms_slips(ctx: Context, quantity: str, value: sp.Expr | None) -> list[Slip
         rows += [Slip(_value(r, quantity), f"that is the {r.name} strategy's, not the winner's — "
                                            f"the winner is {s.strategy.name} (least T_lower)")
                  for r in s.rows if r.name != s.strategy.name]  # fmt: skip
-    exact = seconds(value) if timed else said_number(value, Dimension.BYTES)
+    exact = seconds(value) if timed else show_number(value, Dimension.BYTES)
     return [replace(r, why=f"{r.why} — exact is {exact}") for r in rows]
 
 
