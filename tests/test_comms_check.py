@@ -166,3 +166,14 @@ def test_the_workbook_boxes_the_winner_and_a_tensors_bytes(sharded_set):
     assert grader.check("p", "strategy", _WINNER).verdict == "correct"
     assert grader.check("p", "strategy", "gather Y").verdict == "incorrect"
     assert grader.check("p", "bytes_per_device", f"Y = {2 * (_D // _G) * _F}").verdict == "correct"
+
+
+def test_the_books_approximation_through_a_switch_takes_the_one_way_bandwidth(cli):
+    beta, g = Q(450 * 10**9), 8  # an NVLink switch of 8: the book's W is the one-way figure
+    argv = ["check", "matmul", "--dtype", "bf16", "--chip", "h100", "--mesh", "gpu=8@450GB/s:switch",
+            "--shard", "X[B, D]", "--shard", "Y[D_gpu, F]", "--set", f"B={_B},D={_D},F={_F}",
+            "--quantity", "t_comms", "--claim"]  # fmt: skip
+    exact = 2 * Q(g - 1, g) * _Z / beta  # the switch's all-reduce of Z's partial sums
+    assert cli([*argv, _us(exact)]).out.startswith("verdict: correct")
+    r = cli([*argv, _us(2 * _Z / beta)])  # 2V/W, W = β
+    assert r.code == 1 and "Scaling Book's approximation" in r.out

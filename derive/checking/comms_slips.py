@@ -87,9 +87,9 @@ def comms_slips(ctx: Context, quantity: str, value: sp.Expr | None) -> list[Slip
                                f"links (derive's default with no mesh); on this mesh each device "
                                f"sends on every link: {links}"))  # fmt: skip
     if quantity == q.T_COMMS.name:
-        book = sp.Add(
-            *(v * book_time_per_byte(k, lv, min(x.axis.bandwidth for x in lv)) for k, lv, v in each)
-        )
+        both = (Topology.LINE, Topology.TORUS)  # W: 2β on a bidirectional axis, else β (GPUs)
+        book = sp.Add(*(v * book_time_per_byte(k, lv, min((x.axis.bandwidth for x in lv if x.axis.topology in both),
+                                                          default=sp.oo)) for k, lv, v in each))  # fmt: skip
         rows.append(Slip(book, "that is the Scaling Book's approximation: V/W for a gather or a "
                                "scatter, 2V/W for an all-reduce, W the bidirectional bandwidth, "
                                "the whole V, not P−1 of its P shares"))  # fmt: skip
