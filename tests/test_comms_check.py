@@ -177,3 +177,24 @@ def test_the_books_approximation_through_a_switch_takes_the_one_way_bandwidth(cl
     assert cli([*argv, _us(exact)]).out.startswith("verdict: correct")
     r = cli([*argv, _us(2 * _Z / beta)])  # 2V/W, W = β
     assert r.code == 1 and "Scaling Book's approximation" in r.out
+
+
+def test_an_operator_that_only_communicates_gets_the_ring_and_the_book_slips(cli, tmp_path):
+    ops = tmp_path / "gather.py"
+    ops.write_text(
+        "from derive import Collective, Operator, Tensor, dims\n\nE, F, P = dims('E F P')\n"
+        "gather = Operator(name='gather', flops=0, "
+        "comms=[Collective('all_gather', Tensor('A', (E, F)), group=P)])\n"
+    )
+    e, f = 2048, 8192
+    argv = ["check", "gather", "--operators", str(ops), "--dtype", "bf16", "--mesh", "y=4@4.5e10:torus",
+            "--set", f"E={e},F={f},P={_G}", "--quantity", "t_comms", "--claim"]  # fmt: skip
+    v = Q(2 * e * f)  # the gathered A, bf16
+    exact = _torus(v, False)
+    assert cli([*argv, _us(exact)]).out.startswith("verdict: correct")
+    ring = cli([*argv, _us(Q(_G - 1, _G) * v / _W)])  # (g−1)/g·V/β over the one link
+    assert ring.code == 1 and "one-way ring's time" in ring.out
+    book = cli([*argv, _us(v / (2 * _W))])  # V/W, W = 2β
+    assert book.code == 1 and "Scaling Book's approximation" in book.out
+    other = cli([*argv, _us(exact * Q(3, 2))])
+    assert "off by 50" in other.out

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from derive.analysis.analyse import Analysis
+from derive.analysis.comms_only import CommsAnalysis
 from derive.analysis.network import Exchange, Level, calls_latency, time_per_byte
 from derive.analysis.sharding import BookSharding, StrategyRow
 from derive.catalogue import table as q
@@ -69,14 +71,15 @@ def _value(row: StrategyRow, quantity: str) -> sp.Expr | None:
     return row.analysis.t_lower if quantity == q.T_LOWER.name else row.t_comms
 
 
-def comms_slips(ctx: Context, quantity: str, value: sp.Expr | None) -> list[Slip]:
-    """The slips of a claimed T_comms, T_lower or bytes over the link (``value`` the exact one)."""
-    timed, a = quantity in (q.T_COMMS.name, q.T_LOWER.name), ctx.analysis
+def comms_slips(a: Analysis | CommsAnalysis, quantity: str, value: sp.Expr | None) -> list[Slip]:
+    """The slips of a claimed T_comms, T_lower or bytes over the link (``value`` the exact one)
+    of an operator or of collectives alone (``derive solve --collective``, a set's ``collective``)."""
+    timed = quantity in (q.T_COMMS.name, q.T_LOWER.name)
     each = [(Exchange.of(c.collective.kind), tuple(lc.level for lc in c.levels), c.volume)
             for c in a.collectives if c.levels]  # fmt: skip
     if value is None or not each or not (timed or quantity == q.NETWORK_BYTES.name):
         return []
-    rows, s = [], a.sharding
+    rows, s = [], getattr(a, "sharding", None)
     if quantity != q.T_LOWER.name:
         per = 1 if timed or a.problem.link is None else a.problem.link.value  # bytes at β_link
         ring = sp.Add(*(v * time_per_byte(k, _ring(lv)) * per + (calls_latency(k, _ring(lv)) if timed else 0)
