@@ -43,6 +43,14 @@ _OPERATOR_SPECS = (
         timing=TimingSpec(measured_time="120us"),
     ),
     ProblemSpec("matmul_sharded", dtypes=("bf16",), chip="tpu-v5e", sets=("P=2",), solve_for="D"),
+    ProblemSpec(  # sharded in the book's notation: the winner, its collectives, each tensor
+        "matmul",
+        dtypes=("bf16",),
+        chip="tpu-v5e",
+        mesh="x=4@4.5e10:torus",
+        sets=("B=128", "D=8192", "F=16384"),
+        shards=("X[B, D]", "Y[D_x, F]"),
+    ),
 )
 _KERNEL = ["--flops", "1e12", "--bytes", "2.5e9", "--chip", "h100", "--measured-time", "1.3ms"]
 _MODEL = ["llama-2-70b", "--chip", "h100", "--devices", "8", "--set", "B=64", "--set", "S=8192"]
@@ -110,8 +118,9 @@ def test_every_operator_ask_is_a_step_a_solution_prints():
     topics |= {s.topic for s in derive_spec(composite, registry).solution.steps}
     missing = set(names_for(OP, Use.ASK)) - topics
     # the regime's own check and the collectives' steps need operators of their own;
-    # tests/test_collectives.py and the regime tests print them
-    assert missing <= {"regime_holds", "collectives"}, missing
+    # tests/test_collectives.py and the regime tests print them; the winner and each tensor's
+    # bytes per device are the sharding section's (tests/test_sharded_operators.py)
+    assert missing <= {"regime_holds", "collectives", "strategy", "bytes_per_device"}, missing
 
 
 def test_every_operator_check_quantity_is_computed():

@@ -10,7 +10,7 @@ side of the threshold, a composite's parts and its unfused twin) is a field here
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ from derive.problem.regime import REGIME_FACTOR
 
 if TYPE_CHECKING:
     from derive.analysis.parts import LayerBreakdown
+    from derive.analysis.sharding import BookSharding
 
 __all__ = [
     "Analysis",
@@ -168,6 +169,7 @@ class Analysis:
     intensity_regime_bound: sp.Expr | None = None
     regime_depends_on_x: bool = True
     leading_den_collected: tuple[sp.Expr, ...] = ()
+    sharding: BookSharding | None = field(default=None, compare=False, repr=False)  # --shard's
 
     @property
     def crossover(self) -> Crossover:

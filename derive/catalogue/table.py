@@ -392,7 +392,10 @@ PREFILL_TOKENS_PER_S = _row(
         needs="prefill", read="prefill.tokens_per_s",
     ),
 )  # fmt: skip
-COLLECTIVES = _row("collectives", "the collectives", None, At(OP, ASK))
+_SHARDED = "a sharded operator: --shard in the book's notation on --mesh"
+COLLECTIVES = _row("collectives", "the collectives", None, At(OP, ASK | CHECK, needs=_SHARDED, json="sharding.collectives"), computation=_C.ANALYSED)  # fmt: skip
+STRATEGY = _row("strategy", "the winning strategy", None, At(OP, ASK | CHECK | BOX, "the winning strategy", Box("Winning strategy", "", "its name or its collectives"), needs=_SHARDED, json="sharding.strategy"), computation=_C.ANALYSED, unit="word")  # fmt: skip
+TENSOR_BYTES = _row("bytes_per_device", "a tensor's bytes per device", _D.BYTES, At(OP, ASK | CHECK | BOX, "a tensor's bytes on each device", Box("A tensor's bytes per device", "", "the tensor and its bytes (Y = 64 MiB)"), needs=_SHARDED, json="sharding.tensors"), computation=_C.ANALYSED)  # fmt: skip
 MEASURED = _row(
     "measured", "the measured run", None,
     At(OP, ASK),

@@ -503,6 +503,10 @@ def _check_operator(asked: _Asked) -> CheckResult:
     quantity, claim, hide_expected = asked.quantity, asked.claim, asked.hide_expected
     _check_quantity(quantity)
     ctx = context_for(asked.problem, asked.tolerance, asked.operators)
+    from derive.checking.comms_slips import SHARDED_QUANTITIES, check_sharded
+
+    if quantity in SHARDED_QUANTITIES:  # a word, or a tensor's bytes, of a sharded operator
+        return check_sharded(ctx, quantity, claim, hide_expected)
     try:
         read = read_claim_for(ctx, quantity, claim, asked.syntax)
     except ParseError as e:

@@ -18,9 +18,11 @@ import sympy as sp
 from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import ProblemKind
 from derive.catalogue.reading import rows_valued_in
+from derive.catalogue.table import T_COMMS
 from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.expected_text import missed, show_number
 from derive.checking.hidden import conceal
+from derive.checking.hints import earned, facets
 from derive.checking.matching import (
     How,
     as_percent,
@@ -111,8 +113,13 @@ def comms_analysis(derivation: CommsDerivation, quantity: str) -> CommsAnalysis:
 
 
 def _diagnosis(
-    claim: str, value: sp.Expr, exact: sp.Rational, unit: Unit | None, rtol: sp.Rational
+    a: CommsAnalysis, claim: str, value: sp.Expr, unit: Unit | None, rtol: sp.Rational
 ) -> str:
+    from derive.checking.comms_slips import comms_slips  # it reads a claim as this module does
+
+    exact = sp.Rational(a.time)
+    if found := earned(comms_slips(a, T_COMMS.name, exact), value, rtol, facets(T_COMMS.name)):
+        return found.why  # the one-way ring's time, or the Scaling Book's approximation
     for spelled, factor in unit_alternatives(unit) if unit is not None else ():
         assert unit is not None
         if match(value / unit.factor * factor, Target(exact), rtol) is not None:
@@ -174,7 +181,7 @@ def check_comms(
                 right_to(rtol, "T_comms", show_number(exact, Dimension.TIME), m.relative_error),
             )
     else:
-        verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(claim, value, exact, unit, rtol),)
+        verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(analysis, claim, value, unit, rtol),)
     error = relative_error(value, exact)
     result = CheckResult(
         verdict,

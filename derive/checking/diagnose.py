@@ -361,6 +361,11 @@ def diagnose(
         return [s for s in (said, formula_expected(ctx, quantity, target.value)) if s]
     rows = [r for r in (_ridge_for_crossover(ctx, quantity, claim),) if r is not None]
     rows += extra
+    from derive.checking.comms_slips import comms_slips
+
+    rows += comms_slips(
+        ctx.analysis, quantity, target.value
+    )  # a collective on a mesh, a strategy's
     if kind_of(quantity) in STEP_KINDS:
         from derive.checking.step_slips import step_slips
 

@@ -231,7 +231,11 @@ def _step_target(a: Analysis, quantity: str) -> Target:
         ProblemError: a dim left free (no step time), or no measurement for MFU/MBU.
     """
     if kind_of(quantity) == Kind.ANALYSED:
-        value = getattr(a, quantity)
+        value = getattr(a, quantity, None)
+        if value is None and a.sharding is not None:  # a sharded operator's winner or tensors
+            from derive.checking.comms_slips import sharded_value
+
+            value = sharded_value(a.sharding, quantity)
         if value is None:
             raise ProblemError(
                 f"--quantity {quantity}",

@@ -123,6 +123,8 @@ def add_check_parser(
         f"of a kernel by its numbers (--flops/--bytes): {', '.join(KERNEL_QUANTITIES)}; "
         "with --problem-set, a problem's defined quantities and unknowns",
     )
+    p.add_argument("--shard", metavar="A[B_x, D]", action="append",
+                   help="a tensor sharded on --mesh in the book's notation (repeat per tensor)")  # fmt: skip
     p.add_argument(
         "--claim", metavar="TEXT", help="the claimed value or formula, LaTeX or plain text"
     )
@@ -367,11 +369,15 @@ def _operator_check(
 
 
 def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
-    from derive.checking.api import ClaimDetail, Verdict
+    from derive.checking.api import ClaimDetail, Verdict, model_verdict_text
     from derive.checking.api import verdict_text as report
 
     result = _operator_check(args, spec, operators)
     detail = result.detail
+    if detail is None:  # a sharded operator's winner, collectives or tensor: a word's report
+        rtol, words = parse_rtol(args.rtol or DEFAULT_RTOL), model_verdict_text
+        write_report(args, words.model_claim_report(result, rtol), lambda: words.claim_json(result, rtol, {}, {}))  # fmt: skip
+        return 1 if result.verdict is Verdict.INCORRECT else 0
     assert isinstance(detail, ClaimDetail)  # every judged claim carries its detail
     ctx, claim, judgement = detail.context, detail.claim, detail.judgement
     hidden = args.hide_expected

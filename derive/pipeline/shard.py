@@ -34,7 +34,7 @@ from derive.solution.builder import build_solution
 if TYPE_CHECKING:
     from derive.pipeline import Derivation
 
-__all__ = ["derive_book_sharded", "derive_sharded"]
+__all__ = ["book_sharding", "derive_book_sharded", "derive_sharded"]
 
 
 def derive_sharded(
@@ -78,7 +78,15 @@ def derive_book_sharded(
     operator analysed like any other problem, the winner's derivation, and the section."""
     from derive.pipeline import Derivation
 
-    mesh = read_mesh(spec)
+    sharding = book_sharding(replace(spec, shards=tuple(shards)), registry)
+    shown = replace((sharding.strategy or sharding.rows[0]).analysis, sharding=sharding)
+    derivation = Derivation(shown, build_solution(shown), spec=spec)
+    return derivation, (("sharding", book_sharding_document(sharding)),)
+
+
+def book_sharding(spec: ProblemSpec, registry: Registry) -> BookSharding:
+    """Every valid strategy of ``spec.shards`` analysed, the winner and where it changes."""
+    shards, mesh = spec.shards, read_mesh(spec)
     given = [parse_tensor(text, mesh, f"--shard {text}") for text in shards]
     assert mesh is not None  # parse_tensor refuses without one
     specs, plans = plan_strategies(registry.get(spec.operator), given, mesh)
@@ -104,7 +112,4 @@ def derive_book_sharded(
         winner = min(rows, key=lambda r: r.t_lower.xreplace({free[0]: 1}))
     bound, dtypes = first.bound_subs(), dict(first.dtypes)
     held = ((s, substitute(dtypes[s.name].width * sp.Mul(*s.local(mesh)), bound)) for s in specs)
-    sharding = BookSharding(tuple(held), rows, winner, x, found)
-    shown = winner or rows[0]
-    derivation = Derivation(shown.analysis, build_solution(shown.analysis), spec=spec)
-    return derivation, (("sharding", book_sharding_document(sharding)),)
+    return BookSharding(tuple(held), rows, winner, x, found)

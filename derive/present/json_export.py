@@ -15,6 +15,7 @@ from derive.analysis.analyse import Analysis, Roofline
 from derive.analysis.collectives import CollectiveTime
 from derive.analysis.crossover.records import CROSSES, Crossover
 from derive.analysis.measured import Measured
+from derive.analysis.sharding import BookSharding, StrategyRow
 from derive.analysis.step import StepTime
 from derive.catalogue import table as q
 from derive.solution.notation import str_sum
@@ -187,6 +188,29 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         q.MFU.name: _s(analysis.measured.mfu) if analysis.measured is not None else None,
         q.MBU.name: _s(analysis.measured.mbu) if analysis.measured is not None else None,
         q.MEASURED.name: measured_json(analysis.measured),
+        **({"sharding": book_sharding_json(analysis.sharding)} if analysis.sharding else {}),
+    }
+
+
+def _strategy_json(r: StrategyRow) -> dict[str, object]:
+    times = (q.T_MATH, r.t_math), (q.T_MEM, r.t_mem), (q.T_COMMS, r.t_comms), (q.T_LOWER, r.t_lower)
+    return {"name": r.name, "notation": list(r.notation), "flops_per_device": str(r.flops),
+            q.TENSOR_BYTES.name: str(r.bytes), **{k.name: str(v) for k, v in times},
+            q.T_UPPER.name: str(r.t_upper)}  # fmt: skip
+
+
+def book_sharding_json(s: BookSharding) -> dict[str, object]:
+    """The tensors, every strategy, the winner and its collectives, exact."""
+    win = s.strategy
+    return {
+        "tensors": [{"spec": t.text(), q.TENSOR_BYTES.name: str(b)} for t, b in s.tensors],
+        "strategies": [_strategy_json(r) for r in s.rows],
+        q.STRATEGY.name: win.name if win else None,
+        q.T_COMMS.name: str(win.t_comms) if win else None,
+        q.COLLECTIVES.name: collectives_json(win.analysis.collectives) if win else None,
+        "crossovers": [
+            {"dim": str(s.dim), "value": str(v), "below": a, "above": b} for v, a, b in s.crossovers
+        ],
     }
 
 

@@ -10,7 +10,7 @@ from derive.analysis.sharding import BookSharding, Sharding, ShardRow, StrategyR
 from derive.catalogue import table as q
 from derive.formula.durations import time_text
 from derive.present.formats import Document
-from derive.present.json_export import collectives_json
+from derive.present.json_export import book_sharding_json
 from derive.present.worked import worked_document
 from derive.solution.notation import tex
 from derive.solution.steps import Math, Step, StepKind, rich
@@ -107,35 +107,13 @@ def sharding_document(s: Sharding, level: int = 2) -> Document:
     )
 
 
-def _strategy_json(r: StrategyRow) -> dict[str, object]:
-    times = (q.T_MATH, r.t_math), (q.T_MEM, r.t_mem), (q.T_COMMS, r.t_comms), (q.T_LOWER, r.t_lower)
-    return {"name": r.name, "notation": list(r.notation), "flops_per_device": str(r.flops),
-            "bytes_per_device": str(r.bytes), **{k.name: str(v) for k, v in times},
-            q.T_UPPER.name: str(r.t_upper)}  # fmt: skip
-
-
-def book_sharding_json(s: BookSharding) -> dict[str, object]:
-    """The tensors, every strategy, the winner and its collectives, exact."""
-    win = s.strategy
-    return {
-        "tensors": [{"spec": t.text(), "bytes_per_device": str(b)} for t, b in s.tensors],
-        "strategies": [_strategy_json(r) for r in s.rows],
-        "strategy": win.name if win else None,
-        q.T_COMMS.name: str(win.t_comms) if win else None,
-        q.COLLECTIVES.name: collectives_json(win.analysis.collectives) if win else None,
-        "crossovers": [
-            {"dim": str(s.dim), "value": str(v), "below": a, "above": b} for v, a, b in s.crossovers
-        ],
-    }
-
-
 def _strategy_cells(r: StrategyRow) -> tuple:
     flops = str(r.flops) if r.flops.is_number else Math(tex(r.flops))
     times = (r.t_math, r.t_mem, r.t_comms, r.t_lower, r.t_upper)
     return (r.name, ", ".join(r.notation) or "none", flops, *map(_time, times))
 
 
-_HEADER = ("strategy", "its collectives", "FLOPs per device", "T_math", "T_mem", "T_comms",
+_HEADER = (q.STRATEGY.name, "its collectives", "FLOPs per device", "T_math", "T_mem", "T_comms",
            "T_lower (overlapped)", "T_upper (summed)")  # fmt: skip
 _RULE = ("a contracted dim sharded on one side is all-gathered, or the other side sliced to a "
          "partial sum; a partial sum is all-reduced, or reduce-scattered onto the output's "

@@ -98,7 +98,7 @@ def training_document(
 def _row_json(row: StrategyRow) -> dict[str, object]:
     a = row.analysis
     return {
-        "strategy": row.name,
+        q.STRATEGY.name: row.name,
         "dp": row.dp,
         "tp": row.tp,
         "pp": row.pp,

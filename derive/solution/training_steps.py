@@ -759,7 +759,7 @@ def _winner_words(rows: tuple[StrategyRow, ...], winner: StrategyRow) -> str:
 def _strategies(rows: tuple[StrategyRow, ...], winner: StrategyRow | None) -> Step:
     table: list[tuple] = [
         (
-            "strategy",
+            q.STRATEGY.name,
             "dp·tp·pp, ZeRO",
             "memory per device",
             "comms per step",
