@@ -197,4 +197,4 @@ def test_an_operator_that_only_communicates_gets_the_ring_and_the_book_slips(cli
     book = cli([*argv, _us(v / (2 * _W))])  # V/W, W = 2β
     assert book.code == 1 and "Scaling Book's approximation" in book.out
     other = cli([*argv, _us(exact * Q(3, 2))])
-    assert "off by 50" in other.out
+    assert "50.0% high" in other.out
