@@ -30,7 +30,6 @@ __all__ = [
     "phase_document",
     "phase_given",
     "phase_json",
-    "phase_latex",
 ]
 
 
@@ -127,13 +126,6 @@ def phase_document(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2
         lambda: phase_json(phase),
         level,
     )
-
-
-def phase_latex(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
-    """The phase's worked solution, as a LaTeX fragment after the model's."""
-    from derive.present.formats import render
-
-    return render(phase_document(phase, analysis), "tex")
 
 
 def phase_json(phase: PhaseAnalysis) -> dict[str, object]:

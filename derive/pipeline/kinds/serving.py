@@ -50,12 +50,6 @@ class ServingDerivation(ServingShown):
 
         return phase_document(self.phase, self.analysis, level=level)
 
-    def latex(self) -> str:
-        """The step's worked solution, as a LaTeX fragment after the model's."""
-        from derive.present.serving_step import phase_latex
-
-        return phase_latex(self.phase, self.analysis)
-
     def as_json(self) -> dict:
         """The step's keys (``derive model --phase … --format json``, under ``serving``)."""
         from derive.present.serving_step import phase_json

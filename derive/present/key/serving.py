@@ -34,7 +34,6 @@ from derive.present.serving_step import (
     crossover_given,
     phase_document,
     phase_given,
-    phase_latex,
 )
 from derive.problem.serving_spec import ServingSpec
 
@@ -183,7 +182,7 @@ def serving_part(
     asks = tuple(key for key in ask if key in SERVING_PHRASES) or default
     return KeyPart(
         markdown=render(phase_document(phase, analysis, 3), "md"),
-        latex=phase_latex(phase, analysis),
+        latex=render(phase_document(phase, analysis), "tex"),
         figure=figure,
         given=md_escape(phase_given(phase, analysis)),
         given_tex=tex_prose_numbers(phase_given(phase, analysis)),
