@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from derive.present.escape import tex_prose_numbers
+from derive.present.escape import rich_text, tex_prose_numbers
 from derive.solution.steps import Math
 
 __all__ = [
@@ -273,12 +273,7 @@ def tex_break_sum(tex: str, width: int = DISPLAY_WIDTH) -> str:
 def tex_rich_narrow(parts: str | Iterable[str | Math], width: int = BREAK_WIDTH // 2) -> str:
     """Rich text as LaTeX for a narrow place (a table cell, a column's verdict): fractions
     wider than ``width`` characters written ``(a)/(b)`` (see :func:`tex_slashed`)."""
-    if isinstance(parts, str):
-        return tex_prose_numbers(parts)
-    return "".join(
-        f"${tex_slashed(part.latex, width)}$" if isinstance(part, Math) else tex_prose_numbers(part)
-        for part in parts
-    )
+    return rich_text(parts, tex_prose_numbers, lambda latex: tex_slashed(latex, width))
 
 
 PART_CELL = 9
