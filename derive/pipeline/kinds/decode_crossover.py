@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
 from derive.errors import DeriveError, ProblemError
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document
 from derive.problem.sets.problem_set import ModelEntry
@@ -81,13 +81,12 @@ class DecodeCrossoverDerivation(ServingShown):
 
 
 @dataclass(frozen=True)
-class DecodeCrossoverKind:
+class DecodeCrossoverKind(OneClaimAtATime):
     """A serving problem of a decode whose batch is free: a sub-kind of the serving step's (a
     set names it as a model problem with its phase; :meth:`covers` tells it apart)."""
 
     kind: ProblemKind = ProblemKind.DECODE_CROSSOVER
     noun: str = "a whole-model problem"
-    chains: bool = False
 
     def covers(self, problem: Problem, operators: Sequence[str | Path] = ()) -> bool:
         """Whether a serving problem is of this kind: a decode with no batch bound (a model

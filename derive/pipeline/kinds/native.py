@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 from derive.analysis.what_if import WhatIf
 from derive.catalogue import ProblemKind
 from derive.model.budget import Budget
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
 from derive.questions.natives import native_quantities, solve_native
 
@@ -22,10 +22,8 @@ if TYPE_CHECKING:  # their modules import this package (the surface): imported w
 __all__ = ["BudgetKind", "WhatIfKind"]
 
 
-class _Native:
-    """What the two kinds share: claims checked one quantity at a time, and their asks."""
-
-    chains = False
+class _Native(OneClaimAtATime):
+    """What the two kinds share: their asks."""
 
     def asks(self, problem: Problem) -> tuple[str, ...]:
         """A set's ``ask``, else every quantity the problem has."""

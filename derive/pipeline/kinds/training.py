@@ -11,7 +11,7 @@ from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.pipeline.kinds.model import model_spec_of
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document
 from derive.problem.sets.problem_set import ModelEntry
@@ -149,12 +149,11 @@ def solve_training(
 
 
 @dataclass(frozen=True)
-class TrainingKind:
+class TrainingKind(OneClaimAtATime):
     """A training run: a set's :class:`ModelEntry` with ``train = {…}`` (``derive train``)."""
 
     kind: ProblemKind = ProblemKind.TRAINING
     noun: str = "a whole-model problem"
-    chains: bool = False
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> TrainingDerivation:
         """:func:`derive.pipeline.derive_training` on the model and its run."""
