@@ -34,10 +34,8 @@ class CommsDerivation(OperatorRecord):
 
     analysis: CommsAnalysis
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A comms-only operator (an operator problem: ``kind.parent``)."""
-        return ProblemKind.COMMS
+    kind = ProblemKind.COMMS
+    """A comms-only operator (an operator problem: ``kind.parent``)."""
 
     t_comms = quantity(q.T_COMMS, "The time on the link, T_comms (also T_lower and T_upper)")
 

@@ -44,10 +44,8 @@ class ServingShown(Shown):
         # an entry named after what it is, the step (its quantity group's name)
         return ModelEntry(q.STEP.name, "", "", self.spec, (), self.serving)
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A serving step (or a decode's crossover: a serving problem without a batch)."""
-        return ProblemKind.SERVING
+    kind = ProblemKind.SERVING
+    """A serving step (or a decode's crossover: a serving problem without a batch)."""
 
     def _roots(self) -> tuple[object, ...]:
         return (self.phase,)
@@ -62,10 +60,8 @@ class DecodeCrossoverDerivation(ServingShown):
     spec: ModelSpec | None = None
     serving: ServingSpec | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A decode's crossover (a serving problem without a batch: ``kind.parent``)."""
-        return ProblemKind.DECODE_CROSSOVER
+    kind = ProblemKind.DECODE_CROSSOVER
+    """A decode's crossover (a serving problem without a batch: ``kind.parent``)."""
 
     def document(self, level: int = 2) -> Document:
         """The crossover's worked solution as a document, a section after the model's."""

@@ -27,10 +27,8 @@ class KernelDerivation(Shown):
     kernel: KernelNumbers
     spec: KernelSpec
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A kernel given by its numbers."""
-        return ProblemKind.KERNEL
+    kind = ProblemKind.KERNEL
+    """A kernel given by its numbers."""
 
     def _roots(self) -> tuple[object, ...]:
         return (self.kernel,)

@@ -40,10 +40,8 @@ class ModelDerivation(Worked):
     questions: Questions | None = None
     """Its given, defined and solved quantities (``given=``, ``define=``, ``equations=``)."""
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A whole-model problem."""
-        return ProblemKind.MODEL
+    kind = ProblemKind.MODEL
+    """A whole-model problem."""
 
     def document(self, title: str | None = None, text: str = "", level: int = 2) -> Document:
         """The worked solution as a document, for :func:`~derive.present.formats.render`."""

@@ -143,10 +143,8 @@ class QuestionsDerivation(Shown):
 
     questions: Questions
 
-    @property
-    def kind(self) -> ProblemKind:
-        """Givens and equations alone."""
-        return ProblemKind.QUESTIONS
+    kind = ProblemKind.QUESTIONS
+    """Givens and equations alone."""
 
     def _rows(self) -> tuple[Quantity, ...]:
         return ()

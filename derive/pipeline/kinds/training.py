@@ -37,10 +37,8 @@ class TrainingDerivation(Shown):
     train: TrainSpec | None = None
     questions: Questions | None = None  # given/define/equations answered over the run
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A training run."""
-        return ProblemKind.TRAINING
+    kind = ProblemKind.TRAINING
+    """A training run."""
 
     def _roots(self) -> tuple[object, ...]:
         return (self.analysis,)
