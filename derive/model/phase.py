@@ -186,25 +186,17 @@ class PhaseAnalysis:
     default_latency: sp.Expr | None = None  # derive's own step time under another convention
     cost: StepCost | None = None  # with a price or a power per device (issue 36)
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A timed serving step (a decode with no batch is a :class:`DecodeCrossover`)."""
-        return ProblemKind.SERVING
+    kind = ProblemKind.SERVING
+    """A timed serving step (a decode with no batch is a :class:`DecodeCrossover`)."""
 
-    @property
-    def context_limit(self) -> None:
-        """None: a timed step binds S, so its whole step's crossover is not a formula in S."""
-        return None
+    context_limit = None
+    """None: a timed step binds S, so its whole step's crossover is not a formula in S."""
 
-    @property
-    def context_last(self) -> None:
-        """None, as :attr:`context_limit`."""
-        return None
+    context_last = None
+    """None, as :attr:`context_limit`."""
 
-    @property
-    def step_fraction(self) -> None:
-        """None, as :attr:`context_limit`."""
-        return None
+    step_fraction = None
+    """None, as :attr:`context_limit`."""
 
 
 @dataclass(frozen=True)
@@ -245,10 +237,8 @@ class DecodeCrossover:
     ridge: sp.Rational
     assumptions: tuple[str, ...] = ()
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A decode's crossover, B solved (a serving problem with no batch)."""
-        return ProblemKind.DECODE_CROSSOVER
+    kind = ProblemKind.DECODE_CROSSOVER
+    """A decode's crossover, B solved (a serving problem with no batch)."""
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:
