@@ -196,7 +196,7 @@ def _equation(
             f"names no unknown (unknowns: {', '.join(spec.unknowns)})",
         )
     if lhs.measure.exponents != rhs.measure.exponents:
-        fixed = _infer(spec, text, (lhs_text, rhs_text), known, unknowns, ids, lhs, rhs)
+        fixed = _infer((lhs_text, rhs_text), known, unknowns, ids, lhs, rhs)
         if fixed is None:
             raise ProblemError(
                 spec.label("equations", text),
@@ -208,8 +208,6 @@ def _equation(
 
 
 def _infer(
-    spec: QuestionSpec,
-    text: str,
     sides: tuple[str, str],
     known: dict[str, Known],
     unknowns: dict[str, Known],
