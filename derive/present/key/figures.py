@@ -258,6 +258,11 @@ def roofline_figures(
     ]
 
 
+def sweep_figure(file: str, caption: str, figure: SweepFigure) -> Figure:
+    """A curve plot of the key (a serving step's or a training run's): its SVG file and TikZ."""
+    return Figure(safe_name(file), caption, sweep_svg(figure), sweep_tikz(figure))
+
+
 def plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
     """A plot's x values: its ends, the powers of two between, each mark's floor and ceiling."""
     xs = {start, stop}

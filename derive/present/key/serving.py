@@ -15,8 +15,6 @@ from derive.analysis.measured import MeasuredVerdict
 from derive.catalogue import ProblemKind, phrases
 from derive.catalogue import table as q
 from derive.figures.model import Series, SweepFigure
-from derive.figures.svg import sweep_svg
-from derive.figures.tikz import sweep_tikz
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis
@@ -27,8 +25,7 @@ from derive.model.phase import (
 )
 from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.formats import render
-from derive.present.key.figures import Figure
-from derive.present.key.names import safe_name
+from derive.present.key.figures import Figure, sweep_figure
 from derive.present.serving_step import (
     crossover_document,
     crossover_given,
@@ -73,9 +70,7 @@ def _figure(
         "(the step's lower bound; memory capacity not checked), the matmuls' crossover B* marked"
     )
     figure = SweepFigure(f"{title}: decode tokens/s against B", "B", "tokens/s", series)
-    return Figure(
-        safe_name(f"{stem}-{pid}-serving.svg"), caption, sweep_svg(figure), sweep_tikz(figure)
-    )
+    return sweep_figure(f"{stem}-{pid}-serving.svg", caption, figure)
 
 
 def _glance(phase: PhaseAnalysis) -> str:
