@@ -82,9 +82,7 @@ def read_claim(
     return parsed
 
 
-def _correct_sentence(
-    ctx: Context, quantity: str, m: Match, claim: sp.Expr, t: Target, lead: bool
-) -> str:
+def _correct_sentence(ctx: Context, quantity: str, m: Match, t: Target, lead: bool) -> str:
     what = describe(quantity)
     regime = ctx.analysis.problem.regime
     prefix = f"this is the leading-order {what} under {regime.text}" if lead and regime else ""
@@ -182,7 +180,7 @@ def judge_expr(
             lead,
             m,
             rel,
-            (_correct_sentence(ctx, quantity, m, claim, target, False),),
+            (_correct_sentence(ctx, quantity, m, target, False),),
         )
     lm = (
         _related(claim, lead, relation, ctx.rtol)
@@ -191,7 +189,7 @@ def judge_expr(
     )
     if lm is not None and lead is not None:
         said: list[str | None] = [
-            _correct_sentence(ctx, quantity, lm, claim, lead, True),
+            _correct_sentence(ctx, quantity, lm, lead, True),
             f"without the regime {exact_is(describe(quantity), target)}",
         ]
         if kind_of(quantity) == Kind.CROSSOVER:

@@ -36,6 +36,7 @@ from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
 from derive.errors import ParseError
 from derive.formula.decimals import fmt_decimal
+from derive.pipeline.cache import kernel_analysis
 from derive.problem.kernel_spec import KernelSpec
 
 if TYPE_CHECKING:
@@ -58,15 +59,8 @@ class KernelDetail:
     judgement: KernelJudgement
 
 
-def kernel_for(spec: KernelSpec) -> KernelNumbers:
-    """The kernel a spec describes, derived (cached by :mod:`derive.pipeline.cache`).
-
-    Raises:
-        DeriveError: a count, a hardware number or a timing flag is not valid.
-    """
-    from derive.pipeline.cache import kernel_analysis
-
-    return kernel_analysis(spec)
+kernel_for = kernel_analysis
+"""The kernel a spec describes, derived (cached by :mod:`derive.pipeline.cache`)."""
 
 
 def check_kernel(

@@ -216,6 +216,12 @@ def to_float(v: sp.Expr) -> float:
     return float(sp.N(v, 30))
 
 
+def fmt_pt(v: float) -> str:
+    """A drawing coordinate to two decimals, never ``-0.00``."""
+    s = f"{v:.2f}"
+    return "0.00" if s == "-0.00" else s
+
+
 def fmt_coord(v: sp.Expr | float) -> str:
     """A data coordinate, 6 significant digits, exponent without ``+`` or padding: ``1.97e14``."""
     return fmt_sig(v, 6)

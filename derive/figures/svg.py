@@ -18,7 +18,7 @@ from derive.figures.layout import (
     roofline_scene,
     sweep_scene,
 )
-from derive.figures.model import RooflineFigure, SweepFigure, log_frac
+from derive.figures.model import RooflineFigure, SweepFigure, fmt_pt, log_frac
 
 __all__ = ["escape_svg_text", "roofline_svg", "sweep_svg"]
 
@@ -44,11 +44,6 @@ def escape_svg_text(text: str) -> str:
     )
 
 
-def _f(v: float) -> str:
-    s = f"{v:.2f}"
-    return "0.00" if s == "-0.00" else s
-
-
 def _color(i: int) -> str:
     return INK if i < 0 else PALETTE[i % len(PALETTE)]
 
@@ -66,7 +61,7 @@ class _Svg:
 
     def text(self, x: float, y: float, body: str, anchor: str = "start", extra: str = "") -> None:
         self.out.append(
-            f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}"{extra}>{body}</text>'
+            f'<text x="{fmt_pt(x)}" y="{fmt_pt(y)}" text-anchor="{anchor}"{extra}>{body}</text>'
         )
 
     def frame(self) -> None:
@@ -94,24 +89,24 @@ class _Svg:
                         else self.px(10.0 ** scene.x_dec[0], v)
                     )
                     if axis == "x":
-                        seg = f'<line x1="{_f(p[0])}" y1="{_f(TOP)}" x2="{_f(p[0])}" y2="{_f(TOP + PLOT_H)}"/>'
+                        seg = f'<line x1="{fmt_pt(p[0])}" y1="{fmt_pt(TOP)}" x2="{fmt_pt(p[0])}" y2="{fmt_pt(TOP + PLOT_H)}"/>'
                     else:
-                        seg = f'<line x1="{_f(LEFT)}" y1="{_f(p[1])}" x2="{_f(LEFT + PLOT_W)}" y2="{_f(p[1])}"/>'
+                        seg = f'<line x1="{fmt_pt(LEFT)}" y1="{fmt_pt(p[1])}" x2="{fmt_pt(LEFT + PLOT_W)}" y2="{fmt_pt(p[1])}"/>'
                     (major if m == 1 else grid).append(seg)
                     if m == 1:
                         exp = str(k).replace("-", "\u2212")
                         body = f'10<tspan dy="-5" font-size="8">{exp}</tspan>'
                         if axis == "x":
                             ticks.append(
-                                f'<text x="{_f(p[0])}" y="{_f(TOP + PLOT_H + 16)}" text-anchor="middle">{body}</text>'
+                                f'<text x="{fmt_pt(p[0])}" y="{fmt_pt(TOP + PLOT_H + 16)}" text-anchor="middle">{body}</text>'
                             )
                         else:
                             ticks.append(
-                                f'<text x="{_f(LEFT - 6)}" y="{_f(p[1] + 4)}" text-anchor="end">{body}</text>'
+                                f'<text x="{fmt_pt(LEFT - 6)}" y="{fmt_pt(p[1] + 4)}" text-anchor="end">{body}</text>'
                             )
         self.out += grid + ["</g>"] + major + ["</g>"] + ticks
         self.out.append(
-            f'<rect x="{_f(LEFT)}" y="{_f(TOP)}" width="{_f(PLOT_W)}" height="{_f(PLOT_H)}" '
+            f'<rect x="{fmt_pt(LEFT)}" y="{fmt_pt(TOP)}" width="{fmt_pt(PLOT_W)}" height="{fmt_pt(PLOT_H)}" '
             f'fill="none" stroke="{INK}" stroke-width="1"/>'
         )
         self.text(LEFT + PLOT_W / 2, HEIGHT - 14, escape_svg_text(scene.x_label), "middle")
@@ -121,11 +116,11 @@ class _Svg:
             cy,
             escape_svg_text(scene.y_label),
             "middle",
-            f' transform="rotate(-90 20 {_f(cy)})"',
+            f' transform="rotate(-90 20 {fmt_pt(cy)})"',
         )
 
     def line(self, ln: Line) -> None:
-        pts = " ".join(f"{_f(x)},{_f(y)}" for x, y in (self.px(a, b) for a, b in ln.pts))
+        pts = " ".join(f"{fmt_pt(x)},{fmt_pt(y)}" for x, y in (self.px(a, b) for a, b in ln.pts))
         dash = {
             "solid": "",
             "dashed": ' stroke-dasharray="5,4"',
@@ -143,16 +138,16 @@ class _Svg:
         radius = METRICS.marker_r
         if mk.kind == "knee":
             self.out.append(
-                f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(radius)}" fill="#ffffff" stroke="{color}" stroke-width="1.5"/>'
+                f'<circle cx="{fmt_pt(x)}" cy="{fmt_pt(y)}" r="{fmt_pt(radius)}" fill="#ffffff" stroke="{color}" stroke-width="1.5"/>'
             )
         elif mk.kind == "point":
             half = radius + 1
             self.out.append(
-                f'<polygon points="{_f(x)},{_f(y - half)} {_f(x + half)},{_f(y)} {_f(x)},{_f(y + half)} '
-                f'{_f(x - half)},{_f(y)}" fill="{color}" stroke="#ffffff" stroke-width="0.8"/>'
+                f'<polygon points="{fmt_pt(x)},{fmt_pt(y - half)} {fmt_pt(x + half)},{fmt_pt(y)} {fmt_pt(x)},{fmt_pt(y + half)} '
+                f'{fmt_pt(x - half)},{fmt_pt(y)}" fill="{color}" stroke="#ffffff" stroke-width="0.8"/>'
             )
         else:
-            self.out.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="2.5" fill="{color}"/>')
+            self.out.append(f'<circle cx="{fmt_pt(x)}" cy="{fmt_pt(y)}" r="2.5" fill="{color}"/>')
 
     def label(self, lb: Label) -> None:
         x, y = self.px(lb.x, lb.y)
@@ -169,7 +164,7 @@ class _Svg:
             )
             return
         spans = "".join(
-            f'<tspan x="{_f(x0)}" y="{_f(top + (i + 1) * METRICS.line_h - 3)}">{escape_svg_text(t)}</tspan>'
+            f'<tspan x="{fmt_pt(x0)}" y="{fmt_pt(top + (i + 1) * METRICS.line_h - 3)}">{escape_svg_text(t)}</tspan>'
             for i, t in enumerate(lines)
         )
         self.out.append(f'<text fill="{_color(lb.color)}"{halo}>{spans}</text>')
@@ -180,13 +175,13 @@ class _Svg:
             return
         x0, y_top = LEFT + box.x0, TOP + PLOT_H - box.y1
         self.out.append(
-            f'<rect x="{_f(x0)}" y="{_f(y_top)}" width="{_f(box.x1 - box.x0)}" height="{_f(box.y1 - box.y0)}" '
+            f'<rect x="{fmt_pt(x0)}" y="{fmt_pt(y_top)}" width="{fmt_pt(box.x1 - box.x0)}" height="{fmt_pt(box.y1 - box.y0)}" '
             f'fill="#ffffff" fill-opacity="0.9" stroke="#999999" stroke-width="0.8"/>'
         )
         for i, (text, color) in enumerate(scene.legend):
             y = y_top + METRICS.line_h * (i + 1)
             self.out.append(
-                f'<line x1="{_f(x0 + 6)}" y1="{_f(y - 4)}" x2="{_f(x0 + 28)}" y2="{_f(y - 4)}" '
+                f'<line x1="{fmt_pt(x0 + 6)}" y1="{fmt_pt(y - 4)}" x2="{fmt_pt(x0 + 28)}" y2="{fmt_pt(y - 4)}" '
                 f'stroke="{_color(color)}" stroke-width="2"/>'
             )
             self.text(x0 + 34, y, escape_svg_text(text))

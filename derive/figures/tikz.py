@@ -21,7 +21,7 @@ from derive.figures.layout import (
     roofline_scene,
     sweep_scene,
 )
-from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord
+from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord, fmt_pt
 from derive.present.escape import tex_escape
 
 __all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz"]
@@ -71,11 +71,6 @@ def _color(i: int) -> str:
     return "black" if i < 0 else PALETTE[i % len(PALETTE)]
 
 
-def _pt(v: float) -> str:
-    s = f"{v:.2f}"
-    return "0.00" if s == "-0.00" else s
-
-
 def _coords(pts: tuple[Coord, ...]) -> str:
     return " ".join(f"({fmt_coord(x)},{fmt_coord(y)})" for x, y in pts)
 
@@ -110,13 +105,11 @@ def _label(lb: Label) -> str:
     style = f"inner sep=0pt, font={_FONT}, text={_color(lb.color)}, fill=white, fill opacity=0.75, text opacity=1"
     if len(lines) == 1:
         place, body = (
-            f"anchor=base west, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy + 2.0)}pt",
+            f"anchor=base west, {style}, xshift={fmt_pt(lb.dx)}pt, yshift={fmt_pt(lb.dy + 2.0)}pt",
             _tex_escape(lb.text),
         )
     else:
-        place = (
-            f"anchor=south west, align=left, {style}, xshift={_pt(lb.dx)}pt, yshift={_pt(lb.dy)}pt"
-        )
+        place = f"anchor=south west, align=left, {style}, xshift={fmt_pt(lb.dx)}pt, yshift={fmt_pt(lb.dy)}pt"
         body = "\\\\{}".join(_tex_escape(t) for t in lines)  # \\{}: a later "*" or "[" stays text
     return f"\\node[{place}] at (axis cs:{fmt_coord(lb.x)},{fmt_coord(lb.y)}) {{{body}}};"
 

@@ -30,6 +30,7 @@ import sympy as sp
 from derive.errors import ParseError
 from derive.formula.limits import RejectError, at, check_text, show
 from derive.formula.literals import as_written
+from derive.formula.relations import macro_at
 from derive.formula.scales import Scale, split_scale
 from derive.formula.units import Unit, parse_unit
 
@@ -162,13 +163,6 @@ def rewrite_notation(text: str) -> str:
     return _TRAILING_STOP.sub("", s).rstrip()
 
 
-def _macro_at(text: str, i: int) -> str:
-    j = i + 1
-    while j < len(text) and text[j].isascii() and text[j].isalpha():
-        j += 1
-    return text[i + 1 : j] if j > i + 1 else text[i + 1 : i + 2]
-
-
 def split_answer(text: str) -> tuple[list[tuple[int, str]], list[Relation]]:
     """Split at top-level relations: the sides (with their offsets) and the relations between them.
 
@@ -191,7 +185,7 @@ def split_answer(text: str) -> tuple[list[tuple[int, str]], list[Relation]]:
     while i < len(text):
         c = text[i]
         if c == "\\":
-            name = _macro_at(text, i)
+            name = macro_at(text, i)
             if name in _REFUSED_MACROS:
                 raise RejectError(
                     f"not an answer: a relation '\\{name}' {at(i)} (write =, \\approx, or \\geq for a crossover)"

@@ -18,6 +18,7 @@ caller's symbols, bounds sizes and only then builds sympy objects.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import sympy as sp
@@ -147,20 +148,18 @@ class _Parser:
             factors.append((op.text == "/", self.unary(), op.pos))
         return factors[0][1] if len(factors) == 1 else Product(tuple(factors), pos)
 
-    def signs(self) -> int:
-        """Consume leading ``+``/``-`` signs; return +1 or -1."""
-        sign = 1
+    def signed(self, operand: Callable[[], Node]) -> Node:
+        """``("+" | "-")* operand``: the leading signs consumed, a negative one as ``-operand``."""
+        pos, sign = self.here(), 1
         while (op := self.peek_op("+-")) is not None:
             self.take()
             sign = -sign if op.text == "-" else sign
-        return sign
+        node = operand()
+        return node if sign == 1 else Sum(((-1, node),), pos)
 
     def unary(self) -> Node:
         """``("+" | "-")* product``."""
-        pos = self.here()
-        sign = self.signs()
-        node = self.product()
-        return node if sign == 1 else Sum(((-1, node),), pos)
+        return self.signed(self.product)
 
     def product(self) -> Node:
         """Juxtaposed powers (``2BDF``, ``2(B+D)``, ``(B+D)(D+F)``)."""
@@ -190,10 +189,7 @@ class _Parser:
 
     def exponent(self) -> Node:
         """``("+" | "-")* power``: ``2^-1``, ``10^{14}``, ``2^3^2`` = ``2^(3^2)``."""
-        pos = self.here()
-        sign = self.signs()
-        node = self.power()
-        return node if sign == 1 else Sum(((-1, node),), pos)
+        return self.signed(self.power)
 
     def primary(self) -> Node:
         """A number, a name, a bracketed sum or a fraction."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from derive.formula.limits import RejectError, at
 from derive.formula.tokens import relation_error
 
-__all__ = ["APPROX", "APPROX_MACROS", "EQUALS", "REFUSED_MACROS", "scan_relations"]
+__all__ = ["APPROX", "APPROX_MACROS", "EQUALS", "REFUSED_MACROS", "macro_at", "scan_relations"]
 
 EQUALS = "="
 APPROX = "approx"
@@ -55,7 +55,7 @@ _REFUSED_SIGNS = (
 _APPROX_SIGNS = ("\u2248", "~")
 
 
-def _macro_at(text: str, i: int) -> str:
+def macro_at(text: str, i: int) -> str:
     """The name of the macro whose backslash is at ``i`` (``\\approx`` -> ``approx``)."""
     j = i + 1
     while j < len(text) and text[j].isascii() and text[j].isalpha():
@@ -108,7 +108,7 @@ def scan_relations(text: str, latex: bool) -> tuple[list[str], list[str]]:
     while i < len(text):
         c = text[i]
         if c == "\\" and latex:
-            name = _macro_at(text, i)
+            name = macro_at(text, i)
             if name in REFUSED_MACROS:
                 raise relation_error("\\" + name, i)
             if name in APPROX_MACROS and depth == 0:

@@ -232,6 +232,11 @@ def bind_tp(text: str | None, devices: sp.Integer) -> sp.Integer:
     )
 
 
+def _given(text: str | None, what: str) -> Figure | None:
+    """A number the user typed, or None when not given."""
+    return None if text is None else custom_figure(text, what)
+
+
 def _fraction(text: str | None, what: str) -> Figure | None:
     if text is None:
         return None
@@ -256,7 +261,7 @@ def _state(text: str | None) -> StateRecipe | None:
 
 
 def _hardware(spec: ModelSpec, compute: str, needs_peak: bool) -> tuple:
-    capacity = custom_figure(spec.capacity, "--capacity") if spec.capacity is not None else None
+    capacity = _given(spec.capacity, "--capacity")
     if spec.chip is not None:
         chip = get_chip(spec.chip).overridden(spec.peak, spec.bandwidth, spec.capacity, None)
         try:
@@ -268,9 +273,7 @@ def _hardware(spec: ModelSpec, compute: str, needs_peak: bool) -> tuple:
                 f"the chip has no {compute} peak; it has {have} (choose one with --dtype activations=DTYPE)",
             ) from None
         return chip, chip.capacity, peak, chip.hbm
-    peak = custom_figure(spec.peak, "--peak") if spec.peak is not None else None
-    bandwidth = custom_figure(spec.bandwidth, "--bandwidth") if spec.bandwidth is not None else None
-    return None, capacity, peak, bandwidth
+    return None, capacity, _given(spec.peak, "--peak"), _given(spec.bandwidth, "--bandwidth")
 
 
 def bind_model(spec: ModelSpec, model: Transformer | SizedModel) -> ModelProblem:
@@ -282,17 +285,9 @@ def bind_model(spec: ModelSpec, model: Transformer | SizedModel) -> ModelProblem
         tuple(spec.dtypes), getattr(model, "stored_as", None), isinstance(model, SizedModel)
     )
     compute = dict(dtypes)[Role.ACTIVATION].compute_as
-    tokens = (
-        custom_figure(spec.train_tokens, "--train-tokens")
-        if spec.train_tokens is not None
-        else None
-    )
+    tokens = _given(spec.train_tokens, "--train-tokens")
     mfu = _fraction(spec.mfu, "--mfu")
-    measured = (
-        custom_figure(spec.measured_tokens_per_s, "--measured-tokens-per-s")
-        if spec.measured_tokens_per_s is not None
-        else None
-    )
+    measured = _given(spec.measured_tokens_per_s, "--measured-tokens-per-s")
     needs_peak = mfu is not None or measured is not None
     chip, capacity, peak, bandwidth = _hardware(spec, compute, needs_peak)
     devices = _devices(spec.devices)

@@ -292,19 +292,17 @@ _WINDOW_SWITCHES = (
 )
 
 
-def _core(kv: bool = True, head_dim: int | None = None) -> tuple[Field, ...]:
+def _core(head_dim: int | None = None) -> tuple[Field, ...]:
     """The fields every Llama-like config has (transformers' names)."""
-    rows = [
+    return (
         Field("num_hidden_layers", "layers", Kind.SIZE),
         Field("hidden_size", "d_model", Kind.SIZE),
         Field("num_attention_heads", "heads", Kind.SIZE),
         Field("intermediate_size", "d_ff", Kind.SIZE),
         Field("vocab_size", "vocab", Kind.SIZE),
-    ]
-    if kv:
-        rows.append(Field("num_key_value_heads", "kv_heads", Kind.SIZE, None, nullable=True))
-    rows.append(Field("head_dim", "head_dim", Kind.SIZE, head_dim, nullable=True))
-    return tuple(rows)
+        Field("num_key_value_heads", "kv_heads", Kind.SIZE, None, nullable=True),
+        Field("head_dim", "head_dim", Kind.SIZE, head_dim, nullable=True),
+    )
 
 
 _LLAMA_FIXED: tuple[tuple[str, object], ...] = (("mlp", "gated"), ("norm", "rms"))
@@ -316,6 +314,12 @@ _MOE = (
 )
 _QWEN3_ATTENTION = (Field("attention_bias", "attention_bias", Kind.FLAG, False),)
 _ATTENTION_BIAS = Field("attention_bias", "attention_bias", Kind.FLAG, False)
+_LLAMA = (*_core(), _TIED_FALSE, _ATTENTION_BIAS, Field("mlp_bias", "mlp_bias", Kind.FLAG, False))
+_QWEN_MOE = (
+    Field("num_experts", "experts", Kind.SIZE),
+    Field("num_experts_per_tok", "top_k", Kind.SIZE),
+    Field("moe_intermediate_size", "d_ff", Kind.SIZE),
+)
 _SPARSE_STEP = (
     ("decoder_sparse_step", "read with the layer rule"),
     ("mlp_only_layers", "read with the layer rule"),
@@ -345,12 +349,7 @@ FAMILIES: dict[str, Family] = {
     for f in (
         Family(
             "llama",
-            (
-                *_core(),
-                _TIED_FALSE,
-                _ATTENTION_BIAS,
-                Field("mlp_bias", "mlp_bias", Kind.FLAG, False),
-            ),
+            _LLAMA,
             _LLAMA_FIXED,
             _LLAMA_EXTRA,
         ),
@@ -382,9 +381,7 @@ FAMILIES: dict[str, Family] = {
                 *_core(),
                 _TIED_FALSE,
                 Field("qkv_bias", "qkv_bias", Kind.FLAG, True),
-                Field("num_experts", "experts", Kind.SIZE),
-                Field("num_experts_per_tok", "top_k", Kind.SIZE),
-                Field("moe_intermediate_size", "d_ff", Kind.SIZE),
+                *_QWEN_MOE,
                 Field("shared_expert_intermediate_size", "d_ff_shared", Kind.SIZE),
             ),
             (*_LLAMA_FIXED, ("shared_experts", 1), ("shared_gate", True)),
@@ -403,14 +400,7 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "qwen3_moe",
-            (
-                *_core(),
-                _TIED_FALSE,
-                *_QWEN3_ATTENTION,
-                Field("num_experts", "experts", Kind.SIZE),
-                Field("num_experts_per_tok", "top_k", Kind.SIZE),
-                Field("moe_intermediate_size", "d_ff", Kind.SIZE),
-            ),
+            (*_core(), _TIED_FALSE, *_QWEN3_ATTENTION, *_QWEN_MOE),
             (*_LLAMA_FIXED, ("qk_norm", True)),
             _WINDOW_SWITCHES + _MOE_ROUTING + _SPARSE_STEP,
             (LayerRule.WINDOW_QWEN, LayerRule.DENSE_SPARSE_STEP),
@@ -466,12 +456,7 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "granite",
-            (
-                *_core(),
-                _TIED_FALSE,
-                _ATTENTION_BIAS,
-                Field("mlp_bias", "mlp_bias", Kind.FLAG, False),
-            ),
+            _LLAMA,
             _LLAMA_FIXED,
             _GRANITE,
             note="A Llama block; its four multipliers scale activations and change no count.",

@@ -199,25 +199,17 @@ class PhaseAnalysis:
     mesh_rules: tuple[str, ...] = ()
     mesh_chosen: bool = False  # --mesh default taken for TP beyond one node, unasked
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A timed serving step (a decode with no batch is a :class:`DecodeCrossover`)."""
-        return ProblemKind.SERVING
+    kind = ProblemKind.SERVING
+    """A timed serving step (a decode with no batch is a :class:`DecodeCrossover`)."""
 
-    @property
-    def context_limit(self) -> None:
-        """None: a timed step binds S, so its whole step's crossover is not a formula in S."""
-        return None
+    context_limit = None
+    """None: a timed step binds S, so its whole step's crossover is not a formula in S."""
 
-    @property
-    def context_last(self) -> None:
-        """None, as :attr:`context_limit`."""
-        return None
+    context_last = None
+    """None, as :attr:`context_limit`."""
 
-    @property
-    def step_fraction(self) -> None:
-        """None, as :attr:`context_limit`."""
-        return None
+    step_fraction = None
+    """None, as :attr:`context_limit`."""
 
 
 @dataclass(frozen=True)
@@ -258,10 +250,8 @@ class DecodeCrossover:
     ridge: sp.Rational
     assumptions: tuple[str, ...] = ()
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A decode's crossover, B solved (a serving problem with no batch)."""
-        return ProblemKind.DECODE_CROSSOVER
+    kind = ProblemKind.DECODE_CROSSOVER
+    """A decode's crossover, B solved (a serving problem with no batch)."""
 
 
 def _expr(value: sp.Expr | int) -> sp.Expr:

@@ -99,16 +99,14 @@ def _batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
             (q.MAX_BATCH.name, "needs a context S" + (" and a batch B" if windowed else ""))
         )
     if batch in sheet.values and windowed:
-        _longest_windowed(sheet, p, spare / spread, weights_fit, qs)
+        _longest_windowed(sheet, spare / spread, weights_fit, qs)
     elif batch in sheet.values:
         qs.append(sheet.q(q.MAX_CONTEXT, _largest(spare, spread * m_kv * batch, weights_fit)))
     else:
         sheet.left_out.append((q.MAX_CONTEXT.name, "needs a batch B"))
 
 
-def _longest_windowed(
-    sheet: Sheet, p: ModelProblem, spare: sp.Expr, weights_fit: bool, qs: list[Quantity]
-) -> None:
+def _longest_windowed(sheet: Sheet, spare: sp.Expr, weights_fit: bool, qs: list[Quantity]) -> None:
     """S_max with windowed layers: within the window every layer's cache grows (m_kv per
     token); beyond it only the L − L_win full layers' (m_kv·(L − L_win)/L per token)."""
     L, L_win, window = sym("layers"), sym("windowed_layers"), sym("window")

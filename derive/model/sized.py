@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 import sympy as sp
 
@@ -42,20 +43,12 @@ class SizedModel:
     kv_bytes_per_token: sp.Rational | None = None
     attention_flops_per_token: sp.Rational | None = None
 
-    @property
-    def free_dims(self) -> tuple[sp.Symbol, ...]:
-        """No dims: the size is a number."""
-        return ()
-
-    @property
-    def source(self) -> tuple[tuple[str, str], ...]:
-        """No config fields."""
-        return ()
-
-    @property
-    def doc(self) -> str:
-        """One line on where the size came from."""
-        return "given by its size alone (--params)"
+    free_dims: ClassVar[tuple[sp.Symbol, ...]] = ()
+    """No dims: the size is a number."""
+    source: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """No config fields."""
+    doc: ClassVar[str] = "given by its size alone (--params)"
+    """One line on where the size came from."""
 
     def describe(self) -> str:
         """One line: the size, and that there is no architecture."""

@@ -465,20 +465,18 @@ class Transformer(ModelDeclaration):
             "biases" if self.bias else f"{' and '.join(biases)} biases" if biases else "no biases"
         )
         parts.append("tied head" if self.tied_embeddings else "untied head")
-        if self.positions is not None:
-            parts.append(f"{self.positions} learned positions")
-        if self.is_moe:
-            parts.append(f"{self.experts} experts, top {self.top_k}")
-        if self.shared_experts is not None:
-            parts.append(f"{self.shared_experts} shared")
-        if self.dense_layers is not None:
-            parts.append(f"{self.dense_layers} dense layers")
-        if self.is_mla:
-            parts.append(f"latent attention (r_kv {self.kv_lora_rank})")
-        if self.window is not None:
-            parts.append(f"window {self.window} on {self.windowed_layers} layers")
-        if self.qk_norm:
-            parts.append("q/k norms" + (" over every head" if self.qk_norm_full else ""))
-        if self.shared_gate:
-            parts.append("gated shared expert")
+        parts += [
+            text
+            for shown, text in (
+                (self.positions is not None, f"{self.positions} learned positions"),
+                (self.is_moe, f"{self.experts} experts, top {self.top_k}"),
+                (self.shared_experts is not None, f"{self.shared_experts} shared"),
+                (self.dense_layers is not None, f"{self.dense_layers} dense layers"),
+                (self.is_mla, f"latent attention (r_kv {self.kv_lora_rank})"),
+                (self.window is not None, f"window {self.window} on {self.windowed_layers} layers"),
+                (self.qk_norm, "q/k norms" + (" over every head" if self.qk_norm_full else "")),
+                (self.shared_gate, "gated shared expert"),
+            )
+            if shown
+        ]
         return ", ".join(parts)

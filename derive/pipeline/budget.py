@@ -21,10 +21,8 @@ class BudgetDerivation(Shown):
     budget: Budget
     spec: BudgetSpec | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A scaling-law budget."""
-        return ProblemKind.BUDGET
+    kind = ProblemKind.BUDGET
+    """A scaling-law budget."""
 
     def as_problem(self) -> BudgetSpec:
         """The budget as typed (what ``derive.check`` judges a claim against)."""

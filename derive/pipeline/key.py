@@ -15,7 +15,7 @@ from derive.deadline import workers
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ProblemError
 from derive.pipeline import Derivation, analyse_spec, derive_spec
-from derive.present.key.figures import plot_figure
+from derive.present.key.figures import plot_figure, plot_xs
 from derive.present.key.files import ProblemPart, key_files, preload, problem_part
 from derive.present.key.names import safe_name
 from derive.problem.sets.errors import in_file_terms, raise_collected
@@ -32,11 +32,11 @@ if TYPE_CHECKING:
     from derive.pipeline.kinds.comms import CommsDerivation
     from derive.present.key.models import DerivedModel
     from derive.present.key.questions import NativeProblem
-    from derive.problem.serving_spec import ServingPlot, ServingSpec
+    from derive.problem.serving_spec import ServingSpec
     from derive.problem.sets.kernels import KernelEntry
     from derive.problem.sets.natives import NativeEntry, WhatIfSpec
     from derive.problem.sets.problem_set import ModelEntry
-    from derive.problem.train_spec import TrainPlot, TrainSpec
+    from derive.problem.train_spec import TrainSpec
     from derive.questions.records import Questions
 
 __all__ = ["build_key"]
@@ -148,7 +148,7 @@ def _training_series(
         )
     ]
     stars = [run.critical_tokens_per_device for _, run in runs]
-    points = _batches(plot, [star for star in stars if star is not None])
+    points = plot_xs(plot.start, plot.stop, [star for star in stars if star is not None])
     xs = tuple(sp.Integer(b) for b in points)
     return tuple(
         Series(
@@ -159,20 +159,6 @@ def _training_series(
         )
         for (label, run), star in zip(runs, stars, strict=True)
     )
-
-
-def _batches(plot: ServingPlot | TrainPlot, marks: list[sp.Expr]) -> tuple[int, ...]:
-    points = {plot.start, plot.stop}
-    power = 1
-    while power <= plot.stop:
-        if power >= plot.start:
-            points.add(power)
-        power *= 2
-    for mark in marks:
-        for value in (int(sp.floor(mark)), int(sp.ceiling(mark))):
-            if plot.start <= value <= plot.stop:
-                points.add(value)
-    return tuple(sorted(points))
 
 
 def _serving_series(
@@ -190,7 +176,7 @@ def _serving_series(
     mark = (
         cross.exact if cross is not None and cross.is_number and cross.exact is not None else None
     )
-    batches = _batches(plot, [mark] if mark is not None else [])
+    batches = plot_xs(plot.start, plot.stop, [mark] if mark is not None else [])
     xs = tuple(sp.Integer(b) for b in batches)
     return tuple(
         Series(

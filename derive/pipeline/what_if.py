@@ -22,10 +22,8 @@ class WhatIfDerivation(Shown):
     what_if: WhatIf
     spec: WhatIfSpec | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A what-if on a measured step."""
-        return ProblemKind.WHAT_IF
+    kind = ProblemKind.WHAT_IF
+    """A what-if on a measured step."""
 
     def _roots(self) -> tuple[object, ...]:
         return (self.what_if,)

@@ -7,6 +7,7 @@ from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import table as q
 from derive.present.formats import Document
 from derive.present.json_export import collectives_json
+from derive.present.worked import worked_document
 from derive.solution.comms_only_steps import comms_given, comms_steps, comms_verdict
 
 __all__ = ["comms_document", "comms_json"]
@@ -19,16 +20,13 @@ def comms_document(analysis: CommsAnalysis, level: int = 1) -> Document:
     (``kernel.*.j2``); JSON: :func:`comms_json`."""
     problem = analysis.problem
     title = f"{problem.operator.name}: communication only on {problem.hardware_name}"
-    return Document(
-        template="kernel",
-        context=dict(
-            title=title,
-            given=comms_given(analysis),
-            steps=comms_steps(analysis),
-            verdict=comms_verdict(analysis),
-            level=level,
-        ),
-        data=lambda: comms_json(analysis),
+    return worked_document(
+        title,
+        comms_given(analysis),
+        comms_steps(analysis),
+        comms_verdict(analysis),
+        lambda: comms_json(analysis),
+        level,
     )
 
 

@@ -9,7 +9,7 @@ the math signs derive prints) and hands any other letter to pylatexenc's encoder
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from pylatexenc.latexencode import UnicodeToLatexEncoder
@@ -223,19 +223,23 @@ def tex_code(name: str) -> str:
     return r"\texttt{" + _tex_prose(name).replace(r"\_", r"\_\allowbreak{}") + "}"
 
 
+def rich_text(
+    parts: str | Iterable[str | Math],
+    prose: Callable[[str], str],
+    math: Callable[[str], str] = str,
+) -> str:
+    """Rich text (prose and math): each prose part through ``prose``, each math part's LaTeX
+    through ``math`` and set in ``$…$``."""
+    if isinstance(parts, str):
+        return prose(parts)
+    return "".join(f"${math(p.latex)}$" if isinstance(p, Math) else prose(p) for p in parts)
+
+
 def md_rich(parts: str | Iterable[str | Math]) -> str:
     """Rich text (prose and math) as Markdown."""
-    if isinstance(parts, str):
-        return md_escape(parts)
-    return "".join(
-        f"${part.latex}$" if isinstance(part, Math) else md_escape(part) for part in parts
-    )
+    return rich_text(parts, md_escape)
 
 
 def tex_rich(parts: str | Iterable[str | Math]) -> str:
     """Rich text (prose and math) as LaTeX, its e-notation numbers with powers of ten."""
-    if isinstance(parts, str):
-        return tex_prose_numbers(parts)
-    return "".join(
-        f"${part.latex}$" if isinstance(part, Math) else tex_prose_numbers(part) for part in parts
-    )
+    return rich_text(parts, tex_prose_numbers)

@@ -159,10 +159,6 @@ def _json(document: Document, fmt: Format) -> str:
     return json.dumps(_json_object(document), indent=2, ensure_ascii=False) + "\n"
 
 
-def _identity(text: str) -> str:
-    return str(text)
-
-
 def _plain_rich(parts: str | tuple) -> str:
     """Rich text as plain text: prose as it is, math as its LaTeX source."""
     if isinstance(parts, str):
@@ -222,7 +218,7 @@ FORMATS: dict[str, Format] = {
             name="text",
             suffix=".txt",
             meaning="plain text for a terminal",
-            escape=_identity,
+            escape=str,
             writer=_text,
             jinja=_TEXT,
         ),
@@ -230,7 +226,7 @@ FORMATS: dict[str, Format] = {
             name="json",
             suffix=".json",
             meaning="one JSON object, exact values as strings",
-            escape=_identity,
+            escape=str,
             writer=_json,
         ),
     )

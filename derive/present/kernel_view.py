@@ -7,6 +7,7 @@ from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.present.formats import Document
 from derive.present.json_export import measured_json, step_json
+from derive.present.worked import worked_document
 from derive.problem.timing import TimingSpec
 from derive.solution.kernel_steps import kernel_given, number_steps, numbers_verdict
 
@@ -16,16 +17,13 @@ __all__ = ["kernel_document", "kernel_json"]
 def kernel_document(kernel: KernelNumbers, timing: TimingSpec | None = None) -> Document:
     """The worked solution of a kernel by its numbers (its timing flags, as typed, among the
     givens), in the templates of a list of steps (``kernel.*.j2``); JSON: :func:`kernel_json`."""
-    return Document(
-        template="kernel",
-        context=dict(
-            title="A kernel by its numbers",
-            given=kernel_given(kernel, timing or TimingSpec()),
-            steps=number_steps(kernel),
-            verdict=numbers_verdict(kernel),
-            level=1,
-        ),
-        data=lambda: kernel_json(kernel),
+    return worked_document(
+        "A kernel by its numbers",
+        kernel_given(kernel, timing or TimingSpec()),
+        number_steps(kernel),
+        numbers_verdict(kernel),
+        lambda: kernel_json(kernel),
+        level=1,
     )
 
 

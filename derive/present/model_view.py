@@ -32,7 +32,6 @@ __all__ = [
     "glance",
     "model_document",
     "model_json",
-    "model_latex",
     "model_markdown",
     "model_template_context",
     "shown_quantities",
@@ -232,17 +231,6 @@ def glance(a: ModelAnalysis, keys: tuple[str, ...]) -> tuple[str, str]:
     if not parts:
         return "—", "—"
     return "; ".join(md for md, _ in parts), "; ".join(tex for _, tex in parts)
-
-
-def model_latex(
-    a: ModelAnalysis,
-    title: str | None = None,
-    text: str = "",
-    givens_only: bool = False,
-    earlier: EarlierGivens | None = None,
-) -> str:
-    """The worked solution as a LaTeX fragment (``givens_only``: the question, for a sheet)."""
-    return render(model_document(a, title, text, givens_only=givens_only, earlier=earlier), "tex")
 
 
 def _quantity_json(q: Quantity | None) -> dict | None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 
-__all__ = ["Entry", "Report", "report_document", "report_text"]
+__all__ = ["Entry", "Report", "report_document"]
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,3 @@ class Report:
 def report_document(report: Report, data: Callable[[], object]) -> Document:
     """The report's document: ``report.*.j2``; ``data`` builds its JSON object."""
     return Document(template="report", context={"report": report}, data=data)
-
-
-def report_text(report: Report) -> str:
-    """The report as plain text, one ``label: value`` a line."""
-    return render(Document(template="report", context={"report": report}), "text")

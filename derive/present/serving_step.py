@@ -30,7 +30,6 @@ __all__ = [
     "phase_document",
     "phase_given",
     "phase_json",
-    "phase_latex",
 ]
 
 
@@ -124,37 +123,22 @@ def _measured_given(phase: PhaseAnalysis) -> str:
     return "; measured rates as given"
 
 
-def _context(phase: PhaseAnalysis, analysis: ModelAnalysis) -> dict[str, object]:
+def phase_document(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2) -> Document:
+    """The phase's worked solution, a section after the model's (``kernel.*.j2``; JSON:
+    :func:`phase_json`)."""
+    from derive.present.worked import worked_document
     from derive.solution.serving_steps import phase_steps, phase_verdict
     from derive.solution.steps import rich
 
     peak, bandwidth = _peak_text(analysis)
-    given = rich(phase_given(phase, analysis))
-    return {
-        "title": f"{phase.phase.value.capitalize()} step",
-        "given": given,
-        "steps": phase_steps(phase, peak, bandwidth),
-        "verdict": phase_verdict(phase),
-    }
-
-
-def phase_document(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2) -> Document:
-    """The phase's worked solution, a section after the model's (``kernel.*.j2``; JSON:
-    :func:`phase_json`)."""
-    from derive.present.formats import Document
-
-    return Document(
-        template="kernel",
-        context=dict(level=level, **_context(phase, analysis)),
-        data=lambda: phase_json(phase),
+    return worked_document(
+        f"{phase.phase.value.capitalize()} step",
+        rich(phase_given(phase, analysis)),
+        phase_steps(phase, peak, bandwidth),
+        phase_verdict(phase),
+        lambda: phase_json(phase),
+        level,
     )
-
-
-def phase_latex(phase: PhaseAnalysis, analysis: ModelAnalysis) -> str:
-    """The phase's worked solution, as a LaTeX fragment after the model's."""
-    from derive.present.formats import render
-
-    return render(phase_document(phase, analysis), "tex")
 
 
 def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
@@ -241,20 +225,17 @@ def crossover_given(cross: DecodeCrossover, analysis: ModelAnalysis) -> str:
 def crossover_document(cross: DecodeCrossover, analysis: ModelAnalysis, level: int = 2) -> Document:
     """The decode crossover asked without a batch, a section after the model's (JSON:
     :func:`crossover_json`)."""
-    from derive.present.formats import Document
+    from derive.present.worked import worked_document
     from derive.solution.serving_steps import crossover_steps, crossover_verdict
     from derive.solution.steps import rich
 
-    return Document(
-        template="kernel",
-        context=dict(
-            level=level,
-            title="Decode crossover",
-            given=rich(crossover_given(cross, analysis)),
-            steps=crossover_steps(cross),
-            verdict=crossover_verdict(cross),
-        ),
-        data=lambda: crossover_json(cross),
+    return worked_document(
+        "Decode crossover",
+        rich(crossover_given(cross, analysis)),
+        crossover_steps(cross),
+        crossover_verdict(cross),
+        lambda: crossover_json(cross),
+        level,
     )
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from derive.present.escape import tex_prose_numbers
+from derive.present.escape import rich_text, tex_prose_numbers
 from derive.solution.steps import Math
 
 __all__ = [
@@ -187,38 +187,27 @@ def tex_slashed(tex: str, width: int = BREAK_WIDTH // 2) -> str:
     return "".join(out)
 
 
-def _top_level_terms(tex: str) -> list[str]:
-    """``tex`` cut before each ``+`` and ``-`` outside any group and ``\\left``…``\\right``."""
-    terms, depth, start = [], 0, 0
-    for match in re.finditer(r"[{}]|\\left|\\right| [+-] ", tex):
-        token = match.group(0)
-        depth += {"{": 1, "}": -1, r"\left": 1, r"\right": -1}.get(token, 0)
-        if depth == 0 and token.strip() in "+-":
-            terms.append(tex[start : match.start()])
-            start = match.start() + 1
-    terms.append(tex[start:])
-    return terms
-
-
 _CDOT = r" \cdot "
+_DEPTH = {"{": 1, "}": -1, r"\left": 1, r"\right": -1}
 
 
-def _top_level_factors(tex: str) -> list[str]:
-    r"""``tex`` cut before each ``\cdot`` outside any group and ``\left``…``\right``
-    (each later piece starts with its ``\cdot``, as a continued line repeats it).
+def _top_level(tex: str, cut: str = " [+-] ") -> list[str]:
+    r"""``tex`` cut before each ``+`` and ``-`` (or each match of the pattern ``cut``) outside
+    any group and ``\left``…``\right`` (each later piece starts with its sign, as a continued
+    line repeats it).
 
-    >>> _top_level_factors(r"\frac{1}{2} \cdot \left(a \cdot b\right) \cdot c")
+    >>> _top_level(r"\frac{1}{2} \cdot \left(a \cdot b\right) \cdot c", r" \\cdot ")
     ['\\frac{1}{2}', '\\cdot \\left(a \\cdot b\\right)', '\\cdot c']
     """
-    factors, depth, start = [], 0, 0
-    for match in re.finditer(r"[{}]|\\left|\\right| \\cdot ", tex):
+    pieces, depth, start = [], 0, 0
+    for match in re.finditer(r"[{}]|\\left|\\right|" + cut, tex):
         token = match.group(0)
-        depth += {"{": 1, "}": -1, r"\left": 1, r"\right": -1}.get(token, 0)
-        if depth == 0 and token == _CDOT:
-            factors.append(tex[start : match.start()])
+        depth += _DEPTH.get(token, 0)
+        if depth == 0 and token not in _DEPTH:
+            pieces.append(tex[start : match.start()])
             start = match.start() + 1
-    factors.append(tex[start:])
-    return factors
+    pieces.append(tex[start:])
+    return pieces
 
 
 def _unsized(tex: str) -> str:
@@ -260,11 +249,11 @@ def tex_break_sum(tex: str, width: int = DISPLAY_WIDTH) -> str:
         bottom = tex_break_sum(denominator, width)
         return sign + rf"\bigl({top}\bigr)" + _NEXT_LINE + rf"\big/ \bigl({bottom}\bigr)"
     terms: list[str] = []
-    for term in _top_level_terms(tex):
+    for term in _top_level(tex):
         if _tex_width(term) > width and r"\left" in term:  # its brackets must break too
-            terms.extend(_top_level_terms(_unsized(term)))
+            terms.extend(_top_level(_unsized(term)))
         elif _tex_width(term) > width and _CDOT in term:  # a long product: break at its dots
-            terms.extend(_top_level_factors(term))
+            terms.extend(_top_level(term, r" \\cdot "))
         else:
             terms.append(term)
     lines: list[str] = []
@@ -284,12 +273,7 @@ def tex_break_sum(tex: str, width: int = DISPLAY_WIDTH) -> str:
 def tex_rich_narrow(parts: str | Iterable[str | Math], width: int = BREAK_WIDTH // 2) -> str:
     """Rich text as LaTeX for a narrow place (a table cell, a column's verdict): fractions
     wider than ``width`` characters written ``(a)/(b)`` (see :func:`tex_slashed`)."""
-    if isinstance(parts, str):
-        return tex_prose_numbers(parts)
-    return "".join(
-        f"${tex_slashed(part.latex, width)}$" if isinstance(part, Math) else tex_prose_numbers(part)
-        for part in parts
-    )
+    return rich_text(parts, tex_prose_numbers, lambda latex: tex_slashed(latex, width))
 
 
 PART_CELL = 9

@@ -17,7 +17,7 @@ from sympy import Rational
 from derive.errors import ProblemError
 from derive.problem.question_spec import QuestionSpec
 from derive.questions.records import Known, Questions
-from derive.questions.solve import answer_questions, references_of
+from derive.questions.solve import answer_questions, ordered, references_of
 
 if TYPE_CHECKING:
     from derive.declare.registry import Registry
@@ -71,25 +71,13 @@ def answer_set(
         for pid, spec in specs.items()
         if spec is not None
     }
-    order: list[str] = []
-    state: dict[str, int] = {}
 
-    def visit(pid: str, path: list[str]) -> None:
-        if state.get(pid) == 2:
-            return
-        if state.get(pid) == 1:
-            cycle = [*path[path.index(pid) :], pid]
-            spec = specs[path[-1]]
-            assert spec is not None  # only problems with questions name others
-            raise ProblemError(spec.label("define"), "a cycle of references: " + " -> ".join(cycle))
-        state[pid] = 1
-        for ref in refs.get(pid, ()):
-            visit(ref, [*path, pid])
-        state[pid] = 2
-        order.append(pid)
+    def cycle(path: list[str]) -> ProblemError:
+        spec = specs[path[-2]]
+        assert spec is not None  # only problems with questions name others
+        return ProblemError(spec.label("define"), "a cycle of references: " + " -> ".join(path))
 
-    for pid in specs:
-        visit(pid, [])
+    order = ordered(specs, refs, cycle)
     tables: dict[str, dict[str, Known]] = {}
 
     def table(pid: str) -> dict[str, Known]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
@@ -39,6 +39,7 @@ __all__ = [
     "HOLDS",
     "answer_questions",
     "definition_order",
+    "ordered",
     "references_of",
     "root_equation",
     "root_text",
@@ -72,6 +73,22 @@ def definition_order(spec: QuestionSpec) -> tuple[str, ...]:
     """
     formulas = dict(spec.define)
     uses = {name: [n for n in names_in(text) if n in formulas] for name, text in spec.define}
+
+    def cycle(names: list[str]) -> ProblemError:
+        return ProblemError(
+            spec.label("define", names[0]), "a cycle of definitions: " + " -> ".join(names)
+        )
+
+    return tuple(ordered(formulas, uses, cycle))
+
+
+def ordered(
+    names: Iterable[str],
+    uses: Mapping[str, Sequence[str]],
+    cycle: Callable[[list[str]], Exception],
+) -> list[str]:
+    """``names`` in an order where each comes after those it ``uses``; a cycle raises
+    ``cycle(path)``, the path from a name back to it (``a -> b -> a``)."""
     order: list[str] = []
     state: dict[str, int] = {}  # 1 visiting, 2 done
 
@@ -79,19 +96,16 @@ def definition_order(spec: QuestionSpec) -> tuple[str, ...]:
         if state.get(name) == 2:
             return
         if state.get(name) == 1:
-            cycle = path[path.index(name) :] + [name]
-            raise ProblemError(
-                spec.label("define", name), "a cycle of definitions: " + " -> ".join(cycle)
-            )
+            raise cycle([*path[path.index(name) :], name])
         state[name] = 1
-        for used in uses[name]:
+        for used in uses.get(name, ()):
             visit(used, [*path, name])
         state[name] = 2
         order.append(name)
 
-    for name, _ in spec.define:
+    for name in names:
         visit(name, [])
-    return tuple(order)
+    return order
 
 
 def _read(
@@ -182,7 +196,7 @@ def _equation(
             f"names no unknown (unknowns: {', '.join(spec.unknowns)})",
         )
     if lhs.measure.exponents != rhs.measure.exponents:
-        fixed = _infer(spec, text, (lhs_text, rhs_text), known, unknowns, ids, lhs, rhs)
+        fixed = _infer((lhs_text, rhs_text), known, unknowns, ids, lhs, rhs)
         if fixed is None:
             raise ProblemError(
                 spec.label("equations", text),
@@ -194,8 +208,6 @@ def _equation(
 
 
 def _infer(
-    spec: QuestionSpec,
-    text: str,
     sides: tuple[str, str],
     known: dict[str, Known],
     unknowns: dict[str, Known],

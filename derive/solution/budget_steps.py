@@ -15,33 +15,29 @@ from derive.solution.value_display import decimal_line
 __all__ = ["budget_given", "budget_steps", "budget_verdict"]
 
 
-def _line(lhs: str, symbolic: str, numbers: str, value: sp.Expr) -> Line:
-    return decimal_line(lhs, symbolic, numbers, value=value)
-
-
 def _lines(b: Budget) -> tuple[Line, ...]:
     c, n, d, k, r = (tex(x) for x in (b.compute, b.params, b.tokens, b.flops_per_param_token,
                                        b.tokens_per_param))  # fmt: skip
-    ratio = _line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", b.tokens_per_param)
+    ratio = decimal_line("r", r"\frac{D}{N}", rf"\frac{{{d}}}{{{n}}}", value=b.tokens_per_param)
     if b.given is Given.COMPUTE:
         return (
-            _line("N", r"\sqrt{\frac{C}{k \cdot r}}", rf"\sqrt{{\frac{{{c}}}{{{k} \cdot {r}}}}}", b.params),
-            _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens),
+            decimal_line("N", r"\sqrt{\frac{C}{k \cdot r}}", rf"\sqrt{{\frac{{{c}}}{{{k} \cdot {r}}}}}", value=b.params),
+            decimal_line("D", r"r \cdot N", rf"{r} \cdot {n}", value=b.tokens),
         )  # fmt: skip
     if b.given is Given.COMPUTE_PARAMS:
-        return _line(
-            "D", r"\frac{C}{k \cdot N}", rf"\frac{{{c}}}{{{k} \cdot {n}}}", b.tokens
+        return decimal_line(
+            "D", r"\frac{C}{k \cdot N}", rf"\frac{{{c}}}{{{k} \cdot {n}}}", value=b.tokens
         ), ratio
     if b.given is Given.COMPUTE_TOKENS:
-        return _line(
-            "N", r"\frac{C}{k \cdot D}", rf"\frac{{{c}}}{{{k} \cdot {d}}}", b.params
+        return decimal_line(
+            "N", r"\frac{C}{k \cdot D}", rf"\frac{{{c}}}{{{k} \cdot {d}}}", value=b.params
         ), ratio
-    compute = _line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", b.compute)
+    compute = decimal_line("C", r"k \cdot N \cdot D", rf"{k} \cdot {n} \cdot {d}", value=b.compute)
     if b.given is Given.PARAMS_TOKENS:
         return compute, ratio
     if b.given is Given.PARAMS:
-        return _line("D", r"r \cdot N", rf"{r} \cdot {n}", b.tokens), compute
-    return _line("N", r"\frac{D}{r}", rf"\frac{{{d}}}{{{r}}}", b.params), compute
+        return decimal_line("D", r"r \cdot N", rf"{r} \cdot {n}", value=b.tokens), compute
+    return decimal_line("N", r"\frac{D}{r}", rf"\frac{{{d}}}{{{r}}}", value=b.params), compute
 
 
 def budget_steps(b: Budget) -> tuple[Step, ...]:

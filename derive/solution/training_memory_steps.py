@@ -85,33 +85,6 @@ def devices_step(a: TrainingAnalysis) -> Step:
     )
 
 
-def _sized_params_step(a: TrainingAnalysis) -> Step:
-    """A model known by its size alone: every parameter on the device (dp and ZeRO only)."""
-    return Step(
-        StepKind.MEMORY,
-        "without an architecture the model is not split: each device holds every parameter",
-        rich(
-            "The model is known by its size alone, so it trains with data parallelism (and ZeRO) only."
-        ),
-        (Line.of(r"P_{\text{dev}}", "P", tex(a.params.total)),),
-        title="Parameters per device",
-        topic=q.MEMORY_PER_DEVICE.name,
-    )
-
-
-def _sized_activations_step() -> Step:
-    return Step(
-        StepKind.ACTIVATIONS,
-        "activations per layer and micro-batch need the model's width and layers",
-        rich(
-            "The model is known by its size alone: its activations are not counted (M_A = 0 below), "
-            "so the memory per device is a lower bound."
-        ),
-        title="Activations",
-        topic=q.ACTIVATIONS.name,
-    )
-
-
 def _split_line(a: TrainingAnalysis) -> Line:
     """P_split: one block's TP-split weights (per layer, on average when the blocks differ)."""
     p, pd = a.problem, a.params
@@ -131,8 +104,17 @@ def _split_line(a: TrainingAnalysis) -> Line:
 def params_step(a: TrainingAnalysis) -> Step:
     p, pd = a.problem, a.params
     model = p.transformer
-    if model is None:
-        return _sized_params_step(a)
+    if model is None:  # known by its size alone: every parameter on the device (dp and ZeRO only)
+        return Step(
+            StepKind.MEMORY,
+            "without an architecture the model is not split: each device holds every parameter",
+            rich(
+                "The model is known by its size alone, so it trains with data parallelism (and ZeRO) only."
+            ),
+            (Line.of(r"P_{\text{dev}}", "P", tex(a.params.total)),),
+            title="Parameters per device",
+            topic=q.MEMORY_PER_DEVICE.name,
+        )
     lines = [
         Line.of(r"\frac{L}{pp}", rf"\frac{{{p.arch('layers')}}}{{{p.pp}}}", tex(pd.layers))
         if pd.stage is None
@@ -286,7 +268,16 @@ def activations_step(a: TrainingAnalysis) -> Step:
     p, m = a.problem, a.memory
     model = p.transformer
     if model is None:
-        return _sized_activations_step()
+        return Step(
+            StepKind.ACTIVATIONS,
+            "activations per layer and micro-batch need the model's width and layers",
+            rich(
+                "The model is known by its size alone: its activations are not counted (M_A = 0 below), "
+                "so the memory per device is a lower bound."
+            ),
+            title="Activations",
+            topic=q.ACTIVATIONS.name,
+        )
     book = p.convention == "scaling-book" and p.recompute is not Recompute.FULL
     megatron = p.convention == "megatron" and p.recompute is Recompute.SELECTIVE
     table: list[tuple] = [

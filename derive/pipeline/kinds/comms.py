@@ -13,7 +13,7 @@ from derive.catalogue.reading import rows_valued_in
 from derive.declare.operator import Operator
 from derive.errors import DeriveError, ProblemError
 from derive.pipeline.kinds.operator_record import OperatorRecord
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import quantity, short_repr
 from derive.present.formats import Document
 from derive.problem.binding import ProblemSpec
@@ -34,10 +34,8 @@ class CommsDerivation(OperatorRecord):
 
     analysis: CommsAnalysis
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A comms-only operator (an operator problem: ``kind.parent``)."""
-        return ProblemKind.COMMS
+    kind = ProblemKind.COMMS
+    """A comms-only operator (an operator problem: ``kind.parent``)."""
 
     t_comms = quantity(q.T_COMMS, "The time on the link, T_comms (also T_lower and T_upper)")
 
@@ -82,13 +80,12 @@ def derive_collective(spec: ProblemSpec, text: str) -> CommsDerivation:
 
 
 @dataclass(frozen=True)
-class CommsKind:
+class CommsKind(OneClaimAtATime):
     """An operator problem whose operator only communicates: a sub-kind of the operator's
     (a set names it as an operator problem; :meth:`covers` tells it apart)."""
 
     kind: ProblemKind = ProblemKind.COMMS
     noun: str = "an operator that only communicates"
-    chains: bool = False
 
     def covers(self, problem: Problem, operators: Sequence[str | Path] = ()) -> bool:
         """Whether an operator problem is of this kind: its operator only communicates (an

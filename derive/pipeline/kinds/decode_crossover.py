@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
 from derive.errors import DeriveError, ProblemError
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document
 from derive.problem.sets.problem_set import ModelEntry
@@ -44,10 +44,8 @@ class ServingShown(Shown):
         # an entry named after what it is, the step (its quantity group's name)
         return ModelEntry(q.STEP.name, "", "", self.spec, (), self.serving)
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A serving step (or a decode's crossover: a serving problem without a batch)."""
-        return ProblemKind.SERVING
+    kind = ProblemKind.SERVING
+    """A serving step (or a decode's crossover: a serving problem without a batch)."""
 
     def _roots(self) -> tuple[object, ...]:
         return (self.phase,)
@@ -62,10 +60,8 @@ class DecodeCrossoverDerivation(ServingShown):
     spec: ModelSpec | None = None
     serving: ServingSpec | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A decode's crossover (a serving problem without a batch: ``kind.parent``)."""
-        return ProblemKind.DECODE_CROSSOVER
+    kind = ProblemKind.DECODE_CROSSOVER
+    """A decode's crossover (a serving problem without a batch: ``kind.parent``)."""
 
     def document(self, level: int = 2) -> Document:
         """The crossover's worked solution as a document, a section after the model's."""
@@ -81,13 +77,12 @@ class DecodeCrossoverDerivation(ServingShown):
 
 
 @dataclass(frozen=True)
-class DecodeCrossoverKind:
+class DecodeCrossoverKind(OneClaimAtATime):
     """A serving problem of a decode whose batch is free: a sub-kind of the serving step's (a
     set names it as a model problem with its phase; :meth:`covers` tells it apart)."""
 
     kind: ProblemKind = ProblemKind.DECODE_CROSSOVER
     noun: str = "a whole-model problem"
-    chains: bool = False
 
     def covers(self, problem: Problem, operators: Sequence[str | Path] = ()) -> bool:
         """Whether a serving problem is of this kind: a decode with no batch bound (a model

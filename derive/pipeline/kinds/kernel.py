@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document
 from derive.problem.sets.kernels import KernelEntry, kernel_asks, kernel_quantities_of
@@ -27,10 +27,8 @@ class KernelDerivation(Shown):
     kernel: KernelNumbers
     spec: KernelSpec
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A kernel given by its numbers."""
-        return ProblemKind.KERNEL
+    kind = ProblemKind.KERNEL
+    """A kernel given by its numbers."""
 
     def _roots(self) -> tuple[object, ...]:
         return (self.kernel,)
@@ -64,12 +62,11 @@ def _spec(problem: Problem) -> KernelSpec:
 
 
 @dataclass(frozen=True)
-class KernelKind:
+class KernelKind(OneClaimAtATime):
     """A kernel by its numbers: a :class:`KernelSpec`, or a set's :class:`KernelEntry`."""
 
     kind: ProblemKind = ProblemKind.KERNEL
     noun: str = "a kernel by its numbers"
-    chains: bool = False
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> KernelDerivation:
         """:func:`derive.pipeline.derive_kernel` (a kernel declares no operator: ``operators`` unused)."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind, Quantity
 from derive.errors import ProblemError
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.questions import (
     _items,
     _with_questions_json,
@@ -40,10 +40,8 @@ class ModelDerivation(Worked):
     questions: Questions | None = None
     """Its given, defined and solved quantities (``given=``, ``define=``, ``equations=``)."""
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A whole-model problem."""
-        return ProblemKind.MODEL
+    kind = ProblemKind.MODEL
+    """A whole-model problem."""
 
     def document(self, title: str | None = None, text: str = "", level: int = 2) -> Document:
         """The worked solution as a document, for :func:`~derive.present.formats.render`."""
@@ -205,12 +203,11 @@ def model_spec_of(problem: Problem) -> ModelSpec:
 
 
 @dataclass(frozen=True)
-class ModelKind:
+class ModelKind(OneClaimAtATime):
     """A whole model: a :class:`ModelSpec`, or a set's :class:`ModelEntry` without a ``phase``."""
 
     kind: ProblemKind = ProblemKind.MODEL
     noun: str = "a whole-model problem"
-    chains: bool = False
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> ModelDerivation:
         """:func:`derive.pipeline.derive_model`."""

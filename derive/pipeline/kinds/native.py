@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 from derive.analysis.what_if import WhatIf
 from derive.catalogue import ProblemKind
 from derive.model.budget import Budget
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
 from derive.questions.natives import native_quantities, solve_native
 
@@ -22,20 +22,22 @@ if TYPE_CHECKING:  # their modules import this package (the surface): imported w
 __all__ = ["BudgetKind", "WhatIfKind"]
 
 
-def _asks(problem: Problem) -> tuple[str, ...]:
-    """A set's ``ask``, else every quantity the problem has."""
-    native = cast(BudgetSpec | WhatIfSpec | NativeEntry, problem)
-    asked = native.ask if isinstance(native, NativeEntry) else ()
-    return asked or native_quantities(native)
+class _Native(OneClaimAtATime):
+    """What the two kinds share: their asks."""
+
+    def asks(self, problem: Problem) -> tuple[str, ...]:
+        """A set's ``ask``, else every quantity the problem has."""
+        native = cast(BudgetSpec | WhatIfSpec | NativeEntry, problem)
+        asked = native.ask if isinstance(native, NativeEntry) else ()
+        return asked or native_quantities(native)
 
 
 @dataclass(frozen=True)
-class BudgetKind:
+class BudgetKind(_Native):
     """A scaling-law budget: a :class:`BudgetSpec`, or a set's :class:`NativeEntry`."""
 
     kind: ProblemKind = ProblemKind.BUDGET
     noun: str = "a scaling-law budget"
-    chains: bool = False
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> BudgetDerivation:
         """N, D and C solved exactly, with the step naming the convention."""
@@ -44,18 +46,13 @@ class BudgetKind:
         spec = cast(BudgetSpec, problem.spec)
         return BudgetDerivation(cast(Budget, solve_native(cast(NativeEntry, problem))), spec)
 
-    def asks(self, problem: Problem) -> tuple[str, ...]:
-        """A set's ``ask``, else every quantity of the budget."""
-        return _asks(problem)
-
 
 @dataclass(frozen=True)
-class WhatIfKind:
+class WhatIfKind(_Native):
     """A what-if on a measured step: a :class:`WhatIfSpec`, or a set's :class:`NativeEntry`."""
 
     kind: ProblemKind = ProblemKind.WHAT_IF
     noun: str = "a what-if on a measured step"
-    chains: bool = False
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> WhatIfDerivation:
         """The new time, rate, speed-up and Amdahl limit, exact."""
@@ -63,7 +60,3 @@ class WhatIfKind:
 
         spec = cast(WhatIfSpec, problem.spec)
         return WhatIfDerivation(cast(WhatIf, solve_native(cast(NativeEntry, problem))), spec)
-
-    def asks(self, problem: Problem) -> tuple[str, ...]:
-        """A set's ``ask``, else every quantity the what-if has."""
-        return _asks(problem)

@@ -33,10 +33,8 @@ class OperatorRecord(Worked):
     questions: Questions | None = field(default=None, kw_only=True)
     """Its given, defined and solved quantities (``given=``, ``define=``, ``equations=``)."""
 
-    @property
-    def kind(self) -> ProblemKind:
-        """An operator problem (``derive.check`` takes the record as its problem)."""
-        return ProblemKind.OPERATOR
+    kind = ProblemKind.OPERATOR
+    """An operator problem (``derive.check`` takes the record as its problem)."""
 
     def as_json(self) -> dict:
         """The JSON object of ``derive solve --format json``, with its questions' answers."""

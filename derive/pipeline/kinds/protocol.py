@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # types only: a kind's problems load with the kind (kinds/__i
     from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
     from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, QuestionEntry
 
-__all__ = ["Derived", "Kind", "Problem"]
+__all__ = ["Derived", "Kind", "OneClaimAtATime", "Problem"]
 
 Problem: TypeAlias = (
     "ProblemSpec | ProblemEntry | KernelSpec | KernelEntry | ModelSpec | ModelEntry"
@@ -40,6 +40,12 @@ class Derived(Protocol):
     def as_json(self) -> dict:
         """Every quantity, as exact strings."""
         ...
+
+
+class OneClaimAtATime:
+    """A kind whose claims are checked one quantity at a time (no typed derivation: ``chains``)."""
+
+    chains = False
 
 
 class Kind(Protocol):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 from derive.catalogue import ProblemKind, Quantity
 from derive.declare.registry import Registry
 from derive.errors import ProblemError
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import Shown
 from derive.problem.sets.problem_set import QuestionEntry
 
@@ -143,10 +143,8 @@ class QuestionsDerivation(Shown):
 
     questions: Questions
 
-    @property
-    def kind(self) -> ProblemKind:
-        """Givens and equations alone."""
-        return ProblemKind.QUESTIONS
+    kind = ProblemKind.QUESTIONS
+    """Givens and equations alone."""
 
     def _rows(self) -> tuple[Quantity, ...]:
         return ()
@@ -175,12 +173,11 @@ class QuestionsDerivation(Shown):
 
 
 @dataclass(frozen=True)
-class QuestionsKind:
+class QuestionsKind(OneClaimAtATime):
     """A set's problem of givens, definitions and equations alone (a :class:`QuestionEntry`)."""
 
     kind: ProblemKind = ProblemKind.QUESTIONS
     noun: str = "a problem of givens and equations alone"
-    chains: bool = False
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> QuestionsDerivation:
         """Its questions answered over its givens alone."""

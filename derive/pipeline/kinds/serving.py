@@ -11,7 +11,7 @@ from derive.catalogue import ProblemKind
 from derive.errors import ProblemError
 from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation, ServingShown
 from derive.pipeline.kinds.model import model_spec_of
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.present.formats import Document
 from derive.problem.serving_spec import SERVING_ASK_KEYS
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ModelEntry
@@ -49,12 +49,6 @@ class ServingDerivation(ServingShown):
         from derive.present.serving_step import phase_document
 
         return phase_document(self.phase, self.analysis, level=level)
-
-    def latex(self) -> str:
-        """The step's worked solution, as a LaTeX fragment after the model's."""
-        from derive.present.serving_step import phase_latex
-
-        return phase_latex(self.phase, self.analysis)
 
     def as_json(self) -> dict:
         """The step's keys (``derive model --phase … --format json``, under ``serving``)."""
@@ -138,12 +132,11 @@ def derive_set_serving(
 
 
 @dataclass(frozen=True)
-class ServingKind:
+class ServingKind(OneClaimAtATime):
     """A serving step: a set's :class:`ModelEntry` with a ``phase`` (``derive model --phase``)."""
 
     kind: ProblemKind = ProblemKind.SERVING
     noun: str = "a whole-model problem"
-    chains: bool = False
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> ServingDerivation:
         """:func:`derive.pipeline.derive_serving` on the model and its step."""

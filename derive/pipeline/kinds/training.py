@@ -11,7 +11,7 @@ from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.pipeline.kinds.model import model_spec_of
-from derive.pipeline.kinds.protocol import Problem
+from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document
 from derive.problem.sets.problem_set import ModelEntry
@@ -37,10 +37,8 @@ class TrainingDerivation(Shown):
     train: TrainSpec | None = None
     questions: Questions | None = None  # given/define/equations answered over the run
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A training run."""
-        return ProblemKind.TRAINING
+    kind = ProblemKind.TRAINING
+    """A training run."""
 
     def _roots(self) -> tuple[object, ...]:
         return (self.analysis,)
@@ -149,12 +147,11 @@ def solve_training(
 
 
 @dataclass(frozen=True)
-class TrainingKind:
+class TrainingKind(OneClaimAtATime):
     """A training run: a set's :class:`ModelEntry` with ``train = {…}`` (``derive train``)."""
 
     kind: ProblemKind = ProblemKind.TRAINING
     noun: str = "a whole-model problem"
-    chains: bool = False
 
     def derive(self, problem: Problem, operators: Sequence[str | Path] = ()) -> TrainingDerivation:
         """:func:`derive.pipeline.derive_training` on the model and its run."""

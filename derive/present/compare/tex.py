@@ -24,11 +24,10 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import column_unit
 from derive.present.render import render
 from derive.present.tex_layout import tex_slashed, tex_width
-from derive.solution.notation import tex_text_number
+from derive.solution.notation import tex_decimal
 from derive.solution.steps import Math
 
 if TYPE_CHECKING:
@@ -167,11 +166,6 @@ def _widths(
     return tuple(f"{float(f):.2f}" for f in factors)
 
 
-def _rounded(value: sp.Expr, digits: int = PAPER_DIGITS) -> str:
-    """An exact number rounded for a paper (an integer in full), as LaTeX math."""
-    return tex_text_number(fmt_decimal(value, digits))
-
-
 def time_column(header: str, cells: list[Cell], digits: int) -> tuple[str, list[Cell]] | None:
     """A column of times (its header ends ``(s)``, every cell an :class:`Exact`) in one unit
     chosen for it (:func:`~derive.formula.durations.column_unit`: the largest time's), to ``digits`` significant digits, the unit in its
@@ -183,7 +177,7 @@ def time_column(header: str, cells: list[Cell], digits: int) -> tuple[str, list[
     unit = column_unit(e.value for e in exact)
     step = sp.Rational(unit.seconds.numerator, unit.seconds.denominator)
     scaled: list[Cell] = [
-        (_rounded(e.value / step, digits), words) for e, (_, words) in zip(exact, cells)
+        (tex_decimal(e.value / step, digits), words) for e, (_, words) in zip(exact, cells)
     ]
     return header.removesuffix(" (s)") + f" ({unit.text})", scaled
 
@@ -194,7 +188,9 @@ def _paper_column(header: str, cells: list[Cell]) -> tuple[str, list[Cell]]:
     timed = time_column(header, cells, TIME_DIGITS)
     if timed is not None:
         return timed
-    rounded: list[Cell] = [(_rounded(m.value) if isinstance(m, Exact) else m, w) for m, w in cells]
+    rounded: list[Cell] = [
+        (tex_decimal(m.value, PAPER_DIGITS) if isinstance(m, Exact) else m, w) for m, w in cells
+    ]
     return header, rounded
 
 

@@ -258,7 +258,13 @@ def roofline_figures(
     ]
 
 
-def _plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
+def sweep_figure(file: str, caption: str, figure: SweepFigure) -> Figure:
+    """A curve plot of the key (a serving step's or a training run's): its SVG file and TikZ."""
+    return Figure(safe_name(file), caption, sweep_svg(figure), sweep_tikz(figure))
+
+
+def plot_xs(start: int, stop: int, marks: list[sp.Expr]) -> tuple[int, ...]:
+    """A plot's x values: its ends, the powers of two between, each mark's floor and ceiling."""
     xs = {start, stop}
     k = 1
     while k <= stop:
@@ -328,7 +334,7 @@ def plot_figure(
             )
         series_data.append((s.label, intensity, x, _plot_mark(a.memory.crossover), a))
     marks = [c for *_, c, _ in series_data if c is not None]
-    xs = _plot_xs(plot.start, plot.stop, marks)
+    xs = plot_xs(plot.start, plot.stop, marks)
     P, W = series_data[0][4].problem.peak.value, series_data[0][4].problem.bandwidth.value
     series = tuple(
         Series(

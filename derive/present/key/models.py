@@ -15,6 +15,7 @@ from derive.catalogue import table as q
 from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import DecodeCrossover, PhaseAnalysis
+from derive.present.formats import render
 from derive.present.key.questions import QuestionRow
 from derive.present.key.serving import crossover_part, serving_part
 from derive.present.key.training import training_part
@@ -22,7 +23,7 @@ from derive.present.model_view import (
     ASK_PHRASES,
     EarlierGivens,
     glance,
-    model_latex,
+    model_document,
     model_markdown,
     shown_quantities,
 )
@@ -89,7 +90,7 @@ def model_chapter(
             tables[a.problem.model.name] = EarlierGivens.of(a, i, entry.id)
         title = f"Problem {i} ({entry.id}): {entry.title}"
         md = model_markdown(a, title, entry.text, level=2, earlier=earlier)
-        tex = model_latex(a, title, entry.text, earlier=earlier)
+        tex = render(model_document(a, title, entry.text, earlier=earlier), "tex")
         serving = (
             None
             if entry.serving is None or phase is None
@@ -162,8 +163,9 @@ def model_chapter(
                     a, entry.title, entry.text, level=2, givens_only=True, earlier=earlier
                 )
                 + (f"\n**{label}.** {part.given}\n" if part is not None else ""),
-                "model_tex": model_latex(
-                    a, entry.title, entry.text, givens_only=True, earlier=earlier
+                "model_tex": render(
+                    model_document(a, entry.title, entry.text, givens_only=True, earlier=earlier),
+                    "tex",
                 )
                 + (f"\n\\paragraph{{{label}.}} {part.given_tex}\n" if part is not None else ""),
                 "asks": tuple(ASK_PHRASES[k] for k in sheet_asks)

@@ -22,7 +22,7 @@ from derive.present.questions_view import (
     questions_markdown,
 )
 from derive.problem.sets.natives import NativeEntry
-from derive.problem.sets.problem_set import ProblemSet
+from derive.problem.sets.problem_set import ProblemSet, QuestionEntry
 from derive.questions.records import Answer, Questions
 
 __all__ = ["NativeProblem", "QuestionRow", "QuestionsPart", "questions_part"]
@@ -103,64 +103,57 @@ def questions_part(
         }
         question["asks"] = tuple(question["asks"]) + questions_asks(q, entry.ask)
         glances.append((entry.id, *glance(q, entry.ask)))
-    new_items: list[dict] = []
-    new_questions: list[dict] = []
-    rows: list[QuestionRow] = []
-    for native in natives:
-        item, question, row = _native_item(native, pset.number(native.entry.id), stem)
-        new_items.append(item)
-        new_questions.append(question)
-        rows.append(row)
-    for alone in pset.questions:
-        q = answered[alone.id]
-        title = f"Problem {pset.number(alone.id)} ({alone.id}): {alone.title}"
-        text = f"{md_escape(alone.text)}\n\n" if alone.text else ""
-        tex_text = f"{tex_prose_numbers(alone.text)}\n\n" if alone.text else ""
-        new_items.append(
-            {
-                "anchor": alone.id.lower(),
-                "body": f"## {md_escape(title)}\n\n{text}" + questions_markdown(q, 3).rstrip("\n"),
-                "tex": f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{alone.id}}}\n\n{tex_text}"
-                + questions_latex(q).rstrip("\n"),
-                "plot": None,
-            }
+    own = [
+        _own_item(
+            n.entry,
+            (pset.number(n.entry.id), stem),
+            (render(n.document, "md"), render(n.document, "tex")),
+            (n.given, n.phrases),
+            glance_answers(n.answers, n.entry.kind),
         )
-        given = questions_given(q)
-        new_questions.append(
-            {
-                "title": alone.title,
-                "text": alone.text,
-                "model_body": text + (f"**Given.** {md_escape(given)}\n" if given else ""),
-                "model_tex": tex_text
-                + (f"\\textbf{{Given.}} {tex_prose_numbers(given)}\n" if given else ""),
-                "asks": questions_asks(q, alone.ask),
-            }
+        for n in natives
+    ] + [
+        _own_item(
+            alone,
+            (pset.number(alone.id), stem),
+            (questions_markdown(q, 3), questions_latex(q)),
+            (questions_given(q), questions_asks(q, alone.ask)),
+            glance(q, alone.ask),
         )
-        rows.append(QuestionRow(alone.id, alone.id.lower(), "—", "—", *glance(q, alone.ask)))
-    return QuestionsPart(tuple(new_items), tuple(new_questions), tuple(rows), tuple(glances))
+        for alone, q in ((a, answered[a.id]) for a in pset.questions)
+    ]
+    new_items, new_questions, rows = (tuple(part) for part in zip(*own)) if own else ((), (), ())
+    return QuestionsPart(new_items, new_questions, rows, tuple(glances))
 
 
-def _native_item(native: NativeProblem, number: int, stem: str) -> tuple[dict, dict, QuestionRow]:
-    """A budget's or a what-if's item of the chapter, its question and its glance row."""
-    entry = native.entry
+def _own_item(
+    entry: NativeEntry | QuestionEntry,
+    where: tuple[int, str],
+    body: tuple[str, str],
+    sheet: tuple[str, tuple[str, ...]],
+    glanced: tuple[str, str],
+) -> tuple[dict, dict, QuestionRow]:
+    """A problem of its own (a budget, a what-if, givens and equations alone) as an item of
+    the chapter (its number and the key's stem ``where``, its worked ``body`` in Markdown and
+    LaTeX), its question (the sheet's givens and asks) and its glance row."""
+    number, stem = where
     title = f"Problem {number} ({entry.id}): {entry.title}"
     text = f"{md_escape(entry.text)}\n\n" if entry.text else ""
     tex_text = f"{tex_prose_numbers(entry.text)}\n\n" if entry.text else ""
     item = {
         "anchor": entry.id.lower(),
-        "body": f"## {md_escape(title)}\n\n{text}" + render(native.document, "md").rstrip("\n"),
+        "body": f"## {md_escape(title)}\n\n{text}" + body[0].rstrip("\n"),
         "tex": f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{entry.id}}}\n\n{tex_text}"
-        + render(native.document, "tex").rstrip("\n"),
+        + body[1].rstrip("\n"),
         "plot": None,
     }
-    given = native.given
+    given, asks = sheet
     question = {
         "title": entry.title,
         "text": entry.text,
         "model_body": text + (f"**Given.** {md_escape(given)}\n" if given else ""),
         "model_tex": tex_text
         + (f"\\textbf{{Given.}} {tex_prose_numbers(given)}\n" if given else ""),
-        "asks": native.phrases,
+        "asks": asks,
     }
-    md, tex = glance_answers(native.answers, entry.kind)
-    return item, question, QuestionRow(entry.id, entry.id.lower(), "—", "—", md, tex)
+    return item, question, QuestionRow(entry.id, entry.id.lower(), "—", "—", *glanced)

@@ -15,8 +15,6 @@ from derive.analysis.measured import MeasuredVerdict
 from derive.catalogue import ProblemKind, phrases
 from derive.catalogue import table as q
 from derive.figures.model import Series, SweepFigure
-from derive.figures.svg import sweep_svg
-from derive.figures.tikz import sweep_tikz
 from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis
@@ -27,14 +25,12 @@ from derive.model.phase import (
 )
 from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.formats import render
-from derive.present.key.figures import Figure
-from derive.present.key.names import safe_name
+from derive.present.key.figures import Figure, sweep_figure
 from derive.present.serving_step import (
     crossover_document,
     crossover_given,
     phase_document,
     phase_given,
-    phase_latex,
 )
 from derive.problem.serving_spec import ServingSpec
 
@@ -74,9 +70,7 @@ def _figure(
         "(the step's lower bound; memory capacity not checked), the matmuls' crossover B* marked"
     )
     figure = SweepFigure(f"{title}: decode tokens/s against B", "B", "tokens/s", series)
-    return Figure(
-        safe_name(f"{stem}-{pid}-serving.svg"), caption, sweep_svg(figure), sweep_tikz(figure)
-    )
+    return sweep_figure(f"{stem}-{pid}-serving.svg", caption, figure)
 
 
 def _glance(phase: PhaseAnalysis) -> str:
@@ -183,7 +177,7 @@ def serving_part(
     asks = tuple(key for key in ask if key in SERVING_PHRASES) or default
     return KeyPart(
         markdown=render(phase_document(phase, analysis, 3), "md"),
-        latex=phase_latex(phase, analysis),
+        latex=render(phase_document(phase, analysis), "tex"),
         figure=figure,
         given=md_escape(phase_given(phase, analysis)),
         given_tex=tex_prose_numbers(phase_given(phase, analysis)),

@@ -13,14 +13,11 @@ from __future__ import annotations
 from derive.catalogue import ProblemKind, Use, names_for, phrase_of
 from derive.catalogue import table as q
 from derive.figures.model import Series, SweepFigure
-from derive.figures.svg import sweep_svg
-from derive.figures.tikz import sweep_tikz
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
 from derive.present.formats import render
-from derive.present.key.figures import Figure
-from derive.present.key.names import safe_name
+from derive.present.key.figures import Figure, sweep_figure
 from derive.present.key.serving import KeyPart
 from derive.present.training_view import training_document
 from derive.problem.train_spec import TrainSpec
@@ -50,9 +47,7 @@ def _figure(
         f"{p.dp}·{p.tp}·{p.pp} devices, {links}; each curve's critical batch marked"
     )
     figure = SweepFigure(f"{title}: T_lower against b", "b", "T_lower (s)", series)
-    return Figure(
-        safe_name(f"{stem}-{pid}-training.svg"), caption, sweep_svg(figure), sweep_tikz(figure)
-    )
+    return sweep_figure(f"{stem}-{pid}-training.svg", caption, figure)
 
 
 def _glance(a: TrainingAnalysis) -> str:

@@ -118,17 +118,11 @@ class _Sweep:
         """The broadcast arguments, FLOPs, bytes and link bytes (or None) at the grid's points."""
         args = np.broadcast_arrays(*(np.asarray(grid[s], dtype=np.float64) for s in self.syms))
         shape = args[0].shape if args else ()
-
-        def value(fn: Callable[..., Any]) -> np.ndarray:
-            return np.broadcast_to(np.asarray(fn(*args), dtype=np.float64), shape).astype(
-                np.float64, copy=True
-            )
-
         return (
             tuple(args),
-            value(self._flops),
-            value(self._bytes),
-            (value(self._comm) if self._comm else None),
+            self._values(self._flops, args, shape),
+            self._values(self._bytes, args, shape),
+            (self._values(self._comm, args, shape) if self._comm else None),
         )
 
     def arrays(self, grid: Mapping[sp.Symbol, np.ndarray]) -> dict[str, np.ndarray]:
@@ -165,7 +159,10 @@ class _Sweep:
     def _values(
         fn: Callable[..., Any], args: tuple[np.ndarray, ...], shape: tuple[int, ...]
     ) -> np.ndarray:
-        return np.broadcast_to(np.asarray(fn(*args), dtype=np.float64), shape)
+        """``fn`` at the points as a writable float64 array of ``shape``."""
+        return np.broadcast_to(np.asarray(fn(*args), dtype=np.float64), shape).astype(
+            np.float64, copy=True
+        )
 
     def _compute_bound(
         self, t_math: np.ndarray, t_mem: np.ndarray, args: tuple[np.ndarray, ...]
