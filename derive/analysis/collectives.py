@@ -10,7 +10,7 @@ group P is the innermost axes whose sizes multiply to P, timed by the one commun
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -97,6 +97,13 @@ def collective_times(
             sent = v * sp.Add(*(c.links * c.load for c in costs))
             fraction, link_time = sent / size, v * time_per_byte(kind, levels)
             steps, latency_time = sp.Add(*(c.steps for c in costs)), calls_latency(kind, levels)
+            if kind is Exchange.SEND:  # a hop of latency each, the bytes cut through
+                hops = tensor.hops
+                costs = tuple(
+                    replace(c, steps=hops, rule=c.rule.replace("one hop", f"{hops} hop(s)"))
+                    for c in costs
+                )
+                steps, latency_time = sp.Integer(hops), hops * latency_time
         time = link_time + latency_time if link_time is not None else None
         times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero)
         out.append(CollectiveTime(tensor, dtype.name, size, group, fraction, sent, steps, *times))

@@ -64,7 +64,7 @@ class Exchange(Enum):
     @classmethod
     def of(cls, kind: CollectiveKind) -> Exchange:
         """The exchange of an operator's collective kind."""
-        return cls(kind.value.replace("_", "-"))
+        return cls.SEND if kind.value == "send" else cls(kind.value.replace("_", "-"))
 
 
 @dataclass(frozen=True)

@@ -51,13 +51,18 @@ class CollectiveKind(Enum):
     ALL_GATHER = "all_gather"  # (P−1)/P × size, P−1 steps
     REDUCE_SCATTER = "reduce_scatter"  # (P−1)/P × size, P−1 steps
     ALL_TO_ALL = "all_to_all"  # (P−1)/(2P) × size on the busiest link, P−1 steps
+    SEND = "send"  # point to point: the whole tensor over one link, a hop per step
 
     def steps(self, group: Any) -> Any:
         """Steps of the ring algorithm over ``group`` devices (an int, or an expression in P)."""
+        if self is CollectiveKind.SEND:
+            return 1
         return 2 * (group - 1) if self is CollectiveKind.ALL_REDUCE else group - 1
 
     def fraction(self, group: Any) -> sp.Expr:
         """Bytes over one device's link, as a fraction of the full tensor: every path's one rule."""
+        if self is CollectiveKind.SEND:
+            return sp.Integer(1)
         share = self.steps(group) / sp.Integer(2 if self is CollectiveKind.ALL_TO_ALL else 1)
         return share / group if isinstance(group, int) else sp.factor(share / group)
 
@@ -66,6 +71,8 @@ class CollectiveKind(Enum):
         """The per-device bytes rule, as a worked solution names it."""
         if self is CollectiveKind.ALL_REDUCE:
             return "ring all-reduce: 2(P−1)/P × size sent per device, 2(P−1) steps"
+        if self is CollectiveKind.SEND:
+            return "send: the whole tensor over one link, a hop of latency per step (cut-through)"
         if self is CollectiveKind.ALL_TO_ALL:
             return (
                 "ring all-to-all: each device holds size/P and sends (P−1)/P of it; a chunk of "
@@ -107,6 +114,7 @@ class Collective(Tensor):
     group: int | sp.Symbol = 2
     overlap: bool = False
     axes: tuple[str, ...] = ()  # the mesh axes it runs over (else the innermost, to P devices)
+    hops: int = 1  # a send's hops to its peer (each a step of latency)
 
     def __init__(
         self,
@@ -115,6 +123,7 @@ class Collective(Tensor):
         group: int | sp.Symbol,
         overlap: bool = False,
         axes: tuple[str, ...] = (),
+        hops: int = 1,
     ) -> None:
         checked = _kind(kind)
         if not isinstance(tensor, Tensor) or isinstance(tensor, Collective):
@@ -137,6 +146,7 @@ class Collective(Tensor):
         object.__setattr__(self, "group", group)
         object.__setattr__(self, "overlap", overlap)
         object.__setattr__(self, "axes", tuple(axes))
+        object.__setattr__(self, "hops", hops)
 
     @property
     def size(self) -> sp.Expr:
@@ -151,7 +161,7 @@ class Collective(Tensor):
     @property
     def steps(self) -> Any:
         """Steps of the ring algorithm (each costs one link latency): an int, or in P."""
-        steps = self.kind.steps(self.group)
+        steps = self.hops if self.kind is CollectiveKind.SEND else self.kind.steps(self.group)
         return steps if isinstance(steps, int) else sp.factor(steps)
 
     @property
@@ -167,4 +177,5 @@ class Collective(Tensor):
             self.group,
             self.overlap,
             self.axes,
+            self.hops,
         )

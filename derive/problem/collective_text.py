@@ -33,6 +33,9 @@ _CALL = re.compile(rf"\s*(\w+?){_SUB}\s*\(([^\]]*\][^-)]*)(->[^)]*)?\)\s*")
 _TENSOR = re.compile(r"\s*([A-Za-z]\w*)\s*\[([^\]]*)\]\s*(\{[^}]*\})?\s*")
 _DIM = re.compile(rf"\s*([A-Za-z][A-Za-z0-9]*?)(?:{_SUB})?\s*")
 _WHERE = "--collective"
+_SEND = re.compile(
+    rf"\s*Send(?:{_SUB})?\s*\(([^\]]*\][^,)]*)(?:,\s*hops\s*=\s*(\d{{1,6}}))?\s*\)\s*"
+)
 
 
 @dataclass(frozen=True)
@@ -122,11 +125,20 @@ def parse_collective(text: str, mesh: Mesh | None) -> Operator:
     match = _CALL.fullmatch(text)
     if mesh is None:
         raise ProblemError(_WHERE, "its axes are a mesh's: give --mesh")
+    if (send := _SEND.fullmatch(text)) is not None:  # Send[_x](A[E, F], hops=6): point to point
+        braced, bare, tensor, hops = send.groups()
+        axes = _axes(braced or bare, mesh) if braced or bare else (mesh.axes[-1].name,)
+        if hops is not None and int(hops) < 1:
+            raise ProblemError(_WHERE, f"{text.strip()!r}: hops is at least 1")
+        spec = parse_tensor(tensor, mesh)
+        sent = Collective(CollectiveKind.SEND, Tensor(spec.name, spec.local(mesh)), 2, axes=axes,
+                          hops=int(hops or 1))  # fmt: skip
+        return Operator(f"send_{spec.name}", sp.Integer(0), (), (), (sent,), text.strip())
     if match is None or match.group(1) not in _KINDS:
         raise ProblemError(
             _WHERE,
             f"{text!r} is not Kind_axes(A[dims]) with Kind one of {', '.join(_KINDS)}, "
-            "e.g. AllGather_y(A[E_y, F])",
+            "e.g. AllGather_y(A[E_y, F]), or Send(A[dims], hops=N)",
         )
     kind_text, braced, bare, tensor, _ = match.groups()
     kind, axes = _KINDS[kind_text], _axes(braced or bare, mesh)
