@@ -247,3 +247,66 @@ def test_a_collective_waits_for_its_hops_or_its_bytes_the_longer(cli, latency):
     assert Fraction(book["comms_time_per_device"]["dp"]) == expected
     own = _train(cli, *run, book=False)["comms_time_per_device"]["dp"]
     print(f"FSDP comms at {latency} a hop: scaling-book {expected}, derive {own}")
+
+
+# --- derive solve --collective --convention scaling-book ---------------------------------
+# The book's Sharding chapter ("A Deeper Dive into TPU Communication Primitives"): an
+# all-gather or a reduce-scatter V/W, an all-reduce 2V/W, W the bidirectional ICI bandwidth
+# of every axis the collective spans (2β each), an all-to-all a quarter of an all-gather of the
+# whole array on a bidirectional ring; derive's exact time printed beside (time_derive).
+
+
+def _book(cli, text: str, mesh: str, *sets: str) -> dict:
+    argv = [
+        "solve",
+        "--collective",
+        text,
+        "--dtype",
+        "bf16",
+        "--mesh",
+        mesh,
+        "--set",
+        ",".join(sets),
+    ]
+    book = cli([*argv, "--convention", "scaling-book", "--format", "json"])
+    own = cli([*argv, "--format", "json"])
+    assert book.code == 0 and own.code == 0, book.err + own.err
+    (b,), (o,) = json.loads(book.out)["collectives"], json.loads(own.out)["collectives"]
+    assert b["time_derive"] == o["time"]  # derive's own, beside the book's
+    return b
+
+
+@pytest.mark.parametrize(
+    ("text", "sets", "book_time"),
+    [
+        # E·F bf16 gathered over y: V = 2·E·F bytes, W = 2·4.5e10
+        ("AllGather_y(A[E_y, F])", ("E=2048", "F=8192"), Fraction(2 * 2048 * 8192, 2 * 45 * 10**9)),
+        ("ReduceScatter_x(A[B, F]{U_x})", ("B=2048", "F=8192"),
+         Fraction(2 * 2048 * 8192, 2 * 45 * 10**9)),
+        ("AllReduce_x(A[B, F]{U_x})", ("B=2048", "F=8192"),
+         2 * Fraction(2 * 2048 * 8192, 2 * 45 * 10**9)),
+        # two axes: "we 3x our bandwidth" over three; W = 2·(2·4.5e10) over x and y
+        ("AllGather_{xy}(A[E_{xy}, F])", ("E=2048", "F=8192"),
+         Fraction(2 * 2048 * 8192, 4 * 45 * 10**9)),
+    ],
+)  # fmt: skip
+def test_the_books_collectives_on_a_torus(cli, text, sets, book_time):
+    got = _book(cli, text, "x=4@4.5e10:torus,y=4@4.5e10:torus", *sets)
+    assert Fraction(got["time"]) == book_time
+
+
+def test_the_books_all_to_all_is_a_quarter_of_an_all_gather(cli):
+    mesh = "x=8@4.5e10:torus"
+    gather = _book(cli, "AllGather_x(A[B_x, N])", mesh, "B=8192", "N=4096")
+    a2a = _book(cli, "AllToAll_x(A[B_x, N] -> A[B, N_x])", mesh, "B=8192", "N=4096")
+    assert Fraction(a2a["time"]) == Fraction(gather["time"]) / 4
+
+
+def test_the_books_switch_is_one_way_and_a_convention_needs_a_mesh(cli):
+    got = _book(cli, "AllGather_gpu(A[E_gpu, F])", "gpu=8@4.5e11:switch", "E=2048", "F=8192")
+    assert Fraction(got["time"]) == Fraction(2 * 2048 * 8192, 45 * 10**10)  # V/W, W one way
+    r = cli(["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--convention", "scaling-book"])
+    assert r.code == 2 and "give --mesh" in r.err
+    r = cli(["solve", "--collective", "AllGather_x(A[E_x, F])", "--dtype", "bf16",
+             "--mesh", "x=4@4.5e10", "--set", "E=8,F=8", "--convention", "book"])  # fmt: skip
+    assert r.code == 2 and "derive or scaling-book" in r.err

@@ -19,6 +19,9 @@ from derive.analysis.network import (
     Exchange,
     Level,
     LevelCost,
+    book_ici,
+    book_latency,
+    book_time_per_byte,
     calls_latency,
     level_costs,
     time_per_byte,
@@ -61,6 +64,7 @@ class CollectiveTime:
     time: sp.Expr | None
     levels: tuple[LevelCost, ...] = ()  # on a mesh: each level's rule, topology, load and steps
     volume: sp.Expr = sp.S.Zero  # on a mesh: V, the tensor each level's load is a share of
+    own_time: sp.Expr | None = None  # under --convention scaling-book: derive's own exact time
 
 
 def _as_expr(value: int | sp.Expr) -> sp.Expr:
@@ -89,7 +93,7 @@ def collective_times(
         link_time = sent / link if link is not None else None
         latency_time = steps * latency
         costs: tuple[LevelCost, ...] = ()
-        v = size
+        v, own = size, None
         if problem.mesh is not None:
             kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
             costs = level_costs(kind, levels)
@@ -104,8 +108,14 @@ def collective_times(
                     for c in costs
                 )
                 steps, latency_time = sp.Integer(hops), hops * latency_time
+            if problem.mesh.book:  # the Scaling Book's V/W and hops; derive's own kept beside
+                own, ici = link_time + latency_time, book_ici(levels)
+                link_time = v * book_time_per_byte(kind, levels, ici)
+                latency_time = book_latency(kind, levels, ici) * (
+                    tensor.hops if kind is Exchange.SEND else 1
+                )
         time = link_time + latency_time if link_time is not None else None
-        times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero)
+        times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero, own)
         out.append(CollectiveTime(tensor, dtype.name, size, group, fraction, sent, steps, *times))
     return tuple(out)
 

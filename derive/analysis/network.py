@@ -41,9 +41,13 @@ from derive.declare.collective import CollectiveKind
 from derive.problem.mesh import Axis, Topology
 
 __all__ = [
+    "BOOK_FACTOR",
     "Exchange",
     "Level",
     "LevelCost",
+    "book_ici",
+    "book_latency",
+    "book_time_per_byte",
     "bytes_per_byte",
     "calls_latency",
     "level_costs",
@@ -185,3 +189,76 @@ def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
 def calls_latency(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
     """Seconds of latency of one call: its steps per level times the level's α per hop."""
     return sp.Add(*(c.steps * c.level.axis.latency for c in level_costs(kind, levels)))
+
+
+BOOK_FACTOR = {
+    k: sp.Integer(2 if k is Exchange.ALL_REDUCE else 1) for k in Exchange if k is not Exchange.SEND
+}
+"""The Scaling Book's collective times in units of V/W (no ring factor): Sharding, "A Deeper
+Dive into TPU Communication Primitives": an all-reduce 2·V/W, an all-gather or a
+reduce-scatter V/W; an all-to-all of a device's V a quarter of the all-gather of the whole
+array on a bidirectional ring (N·V/(4W), the ND form max(A, B, …)·V/(4·W)); over a switch
+(GPUs, "Intra-node collectives") V/W."""
+
+
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
+def book_time_per_byte(
+    kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr = sp.oo
+) -> sp.Rational:
+    """Seconds per byte of V as the Scaling Book times a collective (``--convention scaling-book``).
+
+    The networks a group spans: its ICI levels (axes at least ``ici`` fast, a TPU's own links)
+    are one, W the sum of 2·β over them (Training, "Data Parallelism": W = 2 · 9e10, and "we 3x
+    our bandwidth" over three axes); every other level (DCN, NVLink, a NIC) is its own, one way
+    (GPUs, "Rooflines for LLM Scaling on GPUs": W_collective, a GPU's or a node's egress), and
+    carries the 1/(devices inside it) of V the inner reduction leaves (Training, "Scaling Across
+    Pods": 2·2·2·DF/(M·W_dcn)). On each, :data:`BOOK_FACTOR` · share · V / W, an all-to-all on
+    ICI max(g)·V/(4·2β), elsewhere the share of V leaving through the level; the networks
+    run at once and the slowest sets the time (Training, "Combining FSDP and Tensor
+    Parallelism": comms on different axes overlap). A send keeps derive's V/β.
+
+    >>> from derive.problem.mesh import Axis
+    >>> x, y = Axis("x", 4, sp.Integer(9), "9"), Axis("y", 4, sp.Integer(9), "9")
+    >>> book_time_per_byte(Exchange.ALL_REDUCE, (Level(x, 4),), sp.Integer(9))  # 2/(2·9)
+    1/9
+    >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(y, 4)), sp.Integer(9))
+    1/36
+    >>> pod = Axis("pod", 2, sp.Integer(1), "1")  # DCN: 1/4 of V at β = 1 binds
+    >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(pod, 2)), sp.Integer(9))
+    1/4
+    """
+    if kind is Exchange.SEND or not levels:
+        return time_per_byte(kind, levels)
+    fast = [lv for lv in levels if lv.axis.bandwidth >= ici]
+    factor, times = BOOK_FACTOR[kind], []
+    if fast:
+        w = sp.Add(*(2 * lv.axis.bandwidth for lv in fast))
+        if kind is Exchange.ALL_TO_ALL:
+            w = 8 * min(lv.axis.bandwidth for lv in fast) / max(lv.size for lv in fast)
+        times.append(factor / w)
+    total = math.prod(lv.size for lv in levels)
+    for i, lv in enumerate(levels):  # the share of V leaving through it, or left after the inside
+        inner = math.prod(lv.size for lv in levels[:i])
+        part = inner * lv.size - inner if kind is Exchange.ALL_TO_ALL else total // inner
+        if lv not in fast:
+            times.append(factor * sp.Rational(part, total) / lv.axis.bandwidth)
+    return sp.Max(*times)
+
+
+@lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
+def book_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr) -> sp.Rational:
+    """Seconds of latency of one call as the Scaling Book counts hops: X/2 on its ICI axes
+    (:func:`book_time_per_byte`), a bidirectional ring's (Inference, "Appendix C: Latency bound
+    communications": T_min·X/2), X − 1 elsewhere, twice for an all-reduce; a send one hop."""
+    if kind is Exchange.SEND or not levels:
+        return levels[-1].axis.latency if levels else sp.Integer(0)
+    hops = 2 if kind is Exchange.ALL_REDUCE else 1
+    per = ((sp.Rational(lv.size, 2) if lv.axis.bandwidth >= ici else lv.size - 1) for lv in levels)
+    return sp.Add(*(hops * n * lv.axis.latency for n, lv in zip(per, levels, strict=True)))
+
+
+def book_ici(levels: tuple[Level, ...]) -> sp.Expr:
+    """The ICI threshold of :func:`book_time_per_byte` for a mesh as typed: its bidirectional
+    axes (line, torus) are the book's ICI, W both ways; a switch or a one-way ring one way."""
+    both = (Topology.LINE, Topology.TORUS)
+    return min((lv.axis.bandwidth for lv in levels if lv.axis.topology in both), default=sp.oo)

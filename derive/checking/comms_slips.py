@@ -9,7 +9,7 @@ tolerance, one of these computed the slip's way from the same collectives:
 - a one-way ring on the same links (derive's default with no mesh);
 - another strategy's value (the winner is the strategy of least T_lower);
 - the Scaling Book's approximation: V/W for a gather or a scatter, 2V/W for an all-reduce,
-  W the bidirectional bandwidth (:func:`derive.training.mesh.book_time_per_byte`), no (P−1)/P.
+  W the bidirectional bandwidth (:func:`derive.analysis.network.book_time_per_byte`), no (P−1)/P.
 
 T_lower is the checker's (the winner's operator: its collectives waited for), not the
 table's overlapped one.
@@ -27,7 +27,14 @@ import sympy as sp
 
 from derive.analysis.analyse import Analysis
 from derive.analysis.comms_only import CommsAnalysis
-from derive.analysis.network import Exchange, Level, calls_latency, time_per_byte
+from derive.analysis.network import (
+    Exchange,
+    Level,
+    book_ici,
+    book_time_per_byte,
+    calls_latency,
+    time_per_byte,
+)
 from derive.analysis.sharding import BookSharding, StrategyRow
 from derive.catalogue import table as q
 from derive.checking.comms_check import read_comms_claim
@@ -42,7 +49,6 @@ from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula.units import Dimension
 from derive.problem.mesh import Topology
-from derive.training.mesh import book_time_per_byte
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
@@ -90,9 +96,8 @@ def comms_slips(a: Analysis | CommsAnalysis, quantity: str, value: sp.Expr | Non
                                f"links (derive's default with no mesh); on this mesh each device "
                                f"sends on every link: {links}"))  # fmt: skip
     if quantity == q.T_COMMS.name:
-        both = (Topology.LINE, Topology.TORUS)  # W: 2β on a bidirectional axis, else β (GPUs)
-        book = sp.Add(*(v * book_time_per_byte(k, lv, min((x.axis.bandwidth for x in lv if x.axis.topology in both),
-                                                          default=sp.oo)) for k, lv, v in each))  # fmt: skip
+        # W: 2β on a bidirectional axis, else β (GPUs)
+        book = sp.Add(*(v * book_time_per_byte(k, lv, book_ici(lv)) for k, lv, v in each))
         rows.append(Slip(book, "that is the Scaling Book's approximation: V/W for a gather or a "
                                "scatter, 2V/W for an all-reduce, W the bidirectional bandwidth, "
                                "the whole V, not P−1 of its P shares"))  # fmt: skip

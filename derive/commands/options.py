@@ -315,6 +315,7 @@ def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
         bandwidth=args.bandwidth,
         link_bandwidth=args.link_bandwidth,
         mesh=getattr(args, "mesh", None),
+        convention=getattr(args, "convention", None),
         regime=args.regime,
         sets=tuple(args.set),
         solve_for=args.solve_for,

@@ -217,7 +217,8 @@ def book_sharding_json(s: BookSharding) -> dict[str, object]:
 def _on_mesh(item: CollectiveTime) -> dict[str, object]:
     """A collective on a mesh, as issue 45 names its keys: its axes, bytes and time."""
     axes = [c.level.axis.name for c in item.levels]
-    return {"axes": axes, "bytes": str(item.sent), "time": _s(item.time)}
+    own = {} if item.own_time is None else {"time_derive": str(item.own_time)}
+    return {"axes": axes, "bytes": str(item.sent), "time": _s(item.time), **own}
 
 
 def collectives_json(collectives: tuple[CollectiveTime, ...]) -> list[dict[str, object]]:

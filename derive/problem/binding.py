@@ -7,7 +7,7 @@ Nothing here evaluates user text: numbers go through :mod:`derive.formula.decima
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
@@ -44,6 +44,7 @@ class ProblemSpec:
     timing: TimingSpec = field(default_factory=TimingSpec)
     mesh: str | None = None  # --mesh: the collectives' axes (derive.problem.mesh)
     shards: tuple[str, ...] = ()  # a set's shard: tensors in the book's notation on the mesh
+    convention: str | None = None  # --convention: derive's own, or scaling-book on the mesh
 
     @property
     def spec(self) -> ProblemSpec:
@@ -257,12 +258,21 @@ def read_mesh(spec: ProblemSpec) -> Mesh | None:
     """``--mesh`` read (``tpu:4x4x4`` built from ``--chip``'s ICI)."""
     text = spec.mesh
     if text is None:
+        if (spec.convention or "derive").strip().lower() != "derive":
+            raise ProblemError(
+                f"--convention {spec.convention}", "times a mesh's collectives: give --mesh"
+            )
         return None
     if text.startswith("tpu:") or text.strip().lower() == "default":
         if spec.chip is None:
             raise ProblemError(f"--mesh {text}", "built from the chip's node or ICI: give --chip")
         text = get_chip(spec.chip).mesh_text(text)
-    return parse_mesh(text)
+    book = (spec.convention or "derive").strip().lower()
+    if book not in ("derive", "scaling-book"):
+        raise ProblemError(
+            f"--convention {spec.convention}", "a collective's: derive or scaling-book"
+        )
+    return replace(parse_mesh(text), book=book == "scaling-book")
 
 
 def mesh_of(spec: ProblemSpec, op: Operator, computes: bool = False) -> Mesh | None:

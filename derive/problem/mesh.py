@@ -59,6 +59,7 @@ class Mesh:
 
     axes: tuple[Axis, ...]
     given: bool = True
+    book: bool = False  # --convention scaling-book: collectives timed as the book does
 
     @property
     def devices(self) -> int:

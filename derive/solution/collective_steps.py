@@ -11,6 +11,8 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.collectives import CollectiveTime
 from derive.catalogue import table as q
 from derive.declare.collective import CollectiveKind
+from derive.formula.decimals import fmt_decimal
+from derive.formula.durations import time_text
 from derive.problem.chips import Figure
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
@@ -34,6 +36,16 @@ def _mesh_lines(item: CollectiveTime) -> list[Line]:
         for c in item.levels
     ]
     time = item.time if item.time is not None else item.latency_time
+    timed = (
+        r"\sum_i \left(s_i \, \alpha_i + \frac{\ell_i \, V}{\beta_i}\right)",
+        " + ".join(parts),
+    )
+    if item.own_time is not None:  # the book's: k·V/W on the networks, its hops
+        per_byte = tex((item.link_time or sp.S.Zero) / v) if v else "0"
+        timed = (
+            r"V \cdot \frac{k}{W} + \text{hops} \cdot \alpha",
+            rf"{tex(v)} \times {per_byte} + {tex(item.latency_time)}",
+        )
     return [
         Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
         Line.of(
@@ -44,8 +56,7 @@ def _mesh_lines(item: CollectiveTime) -> list[Line]:
         ),
         Line.of(
             rf"T_{{\text{{{name}}}}}",
-            r"\sum_i \left(s_i \, \alpha_i + \frac{\ell_i \, V}{\beta_i}\right)",
-            " + ".join(parts),
+            *timed,
             seconds_tex(time) if time.is_number else tex(time),
             approx=reading_tex(time),
         ),
@@ -57,6 +68,20 @@ def _mesh_note(item: CollectiveTime) -> str:
         f"over {c.level.axis.name} ({c.level.size} devices, {c.level.axis.topology.value}): "
         f"{c.rule}, ℓ = {c.load}, n = {c.links} link(s), s = {c.steps}"
         for c in item.levels
+    )
+
+
+def _book_note(item: CollectiveTime) -> str:
+    """Under ``--convention scaling-book``: the book's rule, and derive's own exact time beside."""
+    own, time = item.own_time, item.time
+    if own is None or time is None:
+        return ""
+    ratio = f" (the book's is {fmt_decimal(time / own)}× it)" if own and time.is_number else ""
+    return (
+        " Convention scaling-book (Sharding, “A Deeper Dive into TPU Communication Primitives”): "
+        "k·V/W, k = 2 for an all-reduce, 1 for a gather or a scatter, W the bandwidth of every "
+        "link the collective uses (both ways on a line or torus axis), the hops as the book "
+        f"counts them; derive's own exact time: {time_text(own)}{ratio}."
     )
 
 
@@ -122,6 +147,7 @@ def collective_step(
                 + f", {item.dtype}"
                 + ("" if collective.overlap else "; the kernel waits for it (not overlapped)")
                 + "."
+                + _book_note(item)
             )
         )
     if link_text is None:

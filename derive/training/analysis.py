@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from derive.analysis.network import Level
+from derive.analysis.network import Exchange, Level, book_time_per_byte
 from derive.catalogue import table as q
 from derive.catalogue.kinds import ProblemKind
 from derive.catalogue.reading import read_values
@@ -60,7 +60,7 @@ from derive.training.memory import (
     params_per_device,
     shrinks_with_dp,
 )
-from derive.training.mesh import Exchange, Placement, book_time_per_byte
+from derive.training.mesh import Placement
 
 __all__ = [
     "Critical",

@@ -46,6 +46,8 @@ from derive.analysis.network import (
     Exchange,
     Level,
     LevelCost,
+    book_latency,
+    book_time_per_byte,
     bytes_per_byte,
     calls_latency,
     level_costs,
@@ -55,7 +57,7 @@ from derive.declare.collective import CollectiveKind
 from derive.problem.mesh import Topology, one_axis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.memory import ParamsPerDevice
-from derive.training.mesh import Placement, book_latency, book_time_per_byte, place
+from derive.training.mesh import Placement, place
 
 __all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of", "layer_calls"]
 
