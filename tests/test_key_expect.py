@@ -57,6 +57,23 @@ expect = {{ bubble_fraction = "{expect}" }}
 """
 
 
+# a bf16 matmul at B = D = F = 4096: 2·B·D·F FLOPs over 2 bytes for each of B·D, D·F and B·F
+SIDE = 4096
+INTENSITY = Fraction(2 * SIDE**3, 2 * 3 * SIDE**2)
+
+
+def _operator(expect: str) -> str:
+    return f"""[[problem]]
+id = "mm"
+title = "A square matmul"
+operator = "matmul"
+dtype = "bf16"
+chip = "h100"
+set = {{ B = {SIDE}, D = {SIDE}, F = {SIDE} }}
+expect = {{ intensity = "{expect}" }}
+"""
+
+
 def _key(cli, tmp_path, body: str):
     path = tmp_path / "set.toml"
     path.write_text('title = "Expectations"\n\n' + body, encoding="utf-8")
@@ -66,8 +83,12 @@ def _key(cli, tmp_path, body: str):
 
 @pytest.mark.parametrize(
     ("body", "pid", "name", "right"),
-    [(_kernel, "gemm", "t_lower", T_LOWER), (_training, "pipeline", "bubble_fraction", BUBBLE)],
-    ids=["kernel", "training"],
+    [
+        (_kernel, "gemm", "t_lower", T_LOWER),
+        (_training, "pipeline", "bubble_fraction", BUBBLE),
+        (_operator, "mm", "intensity", INTENSITY),
+    ],
+    ids=["kernel", "training", "operator"],
 )
 def test_a_wrong_expect_stops_the_key_in_one_line(cli, tmp_path, body, pid, name, right):
     wrong = right * Fraction(101, 100)  # 1 % off: past the 0.5 % an expect may be off
@@ -83,7 +104,9 @@ def test_a_wrong_expect_stops_the_key_in_one_line(cli, tmp_path, body, pid, name
 
 
 @pytest.mark.parametrize(
-    ("body", "right"), [(_kernel, T_LOWER), (_training, BUBBLE)], ids=["kernel", "training"]
+    ("body", "right"),
+    [(_kernel, T_LOWER), (_training, BUBBLE), (_operator, INTENSITY)],
+    ids=["kernel", "training", "operator"],
 )
 def test_a_right_expect_keys_as_before(cli, tmp_path, body, right):
     for stated in (right, right * Fraction(1001, 1000)):  # exact, and within 0.5 %

@@ -151,6 +151,7 @@ class ProblemEntry:
     ask: tuple[str, ...]
     plot: PlotSpec | None
     questions: QuestionSpec | None = None
+    expect: tuple[tuple[str, str], ...] = ()  # of the operator's quantities (exact text)
 
     @property
     def kind(self) -> ProblemKind:
@@ -292,7 +293,13 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     except DeriveError as error:
         raise timing_error_in_keys(error, where) from None
     plot = _plot(raw["plot"], where) if "plot" in raw else None
-    return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot, questions)
+    from derive.problem.sets.kernels import exact_expect  # its checks of exact text
+
+    expect = exact_expect(
+        {k: v for k, v in raw.get("expect", {}).items() if k in EXPECT_KEYS}, where
+    )
+    title, text = raw.get("title", pid), raw.get("text", "")
+    return ProblemEntry(pid, title, text, spec, ask, plot, questions, expect)
 
 
 def asked_keys(ask: object, kind: ProblemKind, questions: QuestionSpec | None) -> tuple[str, ...]:
