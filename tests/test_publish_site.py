@@ -195,6 +195,20 @@ def _kernel_intensity() -> Fraction:
     return Fraction(table["kernel"]["flops"]) / Fraction(table["kernel"]["bytes"])
 
 
+def _largest_model() -> int:
+    """The built-in set's givens-and-equations problem: N · width ≤ capacity, from its givens
+    (a decimal GB is 10⁹ bytes)."""
+    table = next(
+        p
+        for p in tomllib.loads(BUILTIN.read_text(encoding="utf-8"))["problem"]
+        if p["id"] == "largest-model"
+    )
+    capacity, unit = table["given"]["capacity"].split()
+    width = table["given"]["width"].split()[0]
+    assert unit == "GB"
+    return int(capacity) * 10**9 // int(width)
+
+
 # (problem, quantity, claim, the verdict computed here or None: only the two paths compared)
 BUILTIN_CORPUS = [
     ("q1", "flops", "2BDF", "correct"),
@@ -216,6 +230,8 @@ BUILTIN_CORPUS = [
     ("serve-70b-decode", "weights_bytes", "1 GB", "incorrect"),
     ("serve-70b-decode", "tokens_per_s", "fast", "unreadable"),
     ("train-8b-zero", "memory_per_device", "80 GB", None),
+    ("largest-model", "N", str(_largest_model()), "correct"),  # givens and equations alone
+    ("largest-model", "N", str(_largest_model() + 1), "incorrect"),
 ]
 
 # sp-given: all-gather then reduce-scatter of a 4096 x 4096 bf16 tensor over P = 4 on 1e11 B/s,
