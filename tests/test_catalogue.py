@@ -43,6 +43,8 @@ _OPERATOR_SPECS = (
         timing=TimingSpec(measured_time="120us"),
     ),
     ProblemSpec("matmul_sharded", dtypes=("bf16",), chip="tpu-v5e", sets=("P=2",), solve_for="D"),
+    # a composite that fuses, over a model's layers: its fusion savings × layers
+    ProblemSpec("decode_step_70b", dtypes=("bf16",), chip="h100", sets=("B=8",), layers="80"),
 )
 _KERNEL = ["--flops", "1e12", "--bytes", "2.5e9", "--chip", "h100", "--measured-time", "1.3ms"]
 _MODEL = ["llama-2-70b", "--chip", "h100", "--devices", "8", "--set", "B=64", "--set", "S=8192"]

@@ -55,6 +55,7 @@ from derive.commands.options import (
     MODEL_FLAGS,
     REPORT_FORMATS,
     add_format_flag,
+    add_layers_flag,
     add_model_flags,
     add_tolerance_flag,
 )
@@ -100,6 +101,7 @@ _PROBLEM_FLAGS = (
     "set",
     "solve_for",
     "shard",
+    "layers",
 )
 
 
@@ -161,6 +163,7 @@ def add_check_parser(
         action="append",
         help="as derive solve's (a set: key 'shard')",
     )
+    add_layers_flag(p)
     add_tolerance_flag(p, default=None)  # a set's problem may set its own
     add_format_flag(p, ("text", *(f for f in REPORT_FORMATS if f != "text")))
     p.add_argument(

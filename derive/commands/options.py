@@ -319,6 +319,7 @@ def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
         sets=tuple(args.set),
         solve_for=args.solve_for,
         timing=timing_from_args(args),
+        layers=getattr(args, "layers", None),
     )
 
 

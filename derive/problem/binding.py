@@ -44,6 +44,7 @@ class ProblemSpec:
     timing: TimingSpec = field(default_factory=TimingSpec)
     mesh: str | None = None  # --mesh: the collectives' axes (derive.problem.mesh)
     shards: tuple[str, ...] = ()  # a set's shard: tensors in the book's notation on the mesh
+    layers: str | None = None  # --layers N|MODEL: a composite's fusion savings × layers
 
     @property
     def spec(self) -> ProblemSpec:

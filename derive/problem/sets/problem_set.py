@@ -94,6 +94,7 @@ _PROBLEM = {
     "link_bandwidth": str,
     "mesh": str,
     "shard": list,
+    "layers": int | str,
     "regime": str,
     "set": dict,
     "solve_for": str,
@@ -287,7 +288,10 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     timing = TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS})
     given = {key: raw.get(key) for key in (*_SPEC_TEXTS, "solve_for")}
     shards = tuple(map(str, raw.get("shard", ())))  # read on the mesh when it is derived
-    spec = ProblemSpec(raw["operator"], dtypes, sets=sets, timing=timing, shards=shards, **given)
+    layers = str(raw["layers"]) if "layers" in raw else None  # read when it is derived
+    spec = ProblemSpec(
+        raw["operator"], dtypes, sets=sets, timing=timing, shards=shards, layers=layers, **given
+    )
     try:
         bind_timing(spec.timing)  # checked here so the error names the problem
     except DeriveError as error:
