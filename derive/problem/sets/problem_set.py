@@ -297,11 +297,11 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     except DeriveError as error:
         raise timing_error_in_keys(error, where) from None
     plot = _plot(raw["plot"], where) if "plot" in raw else None
-    from derive.problem.sets.kernels import exact_expect  # its checks of exact text
+    expect: tuple[tuple[str, str], ...] = ()
+    if own := {k: v for k, v in raw.get("expect", {}).items() if k in EXPECT_KEYS}:
+        from derive.problem.sets.kernels import exact_expect  # its checks of exact text
 
-    expect = exact_expect(
-        {k: v for k, v in raw.get("expect", {}).items() if k in EXPECT_KEYS}, where
-    )
+        expect = exact_expect(own, where)
     title, text = raw.get("title", pid), raw.get("text", "")
     return ProblemEntry(pid, title, text, spec, ask, plot, questions, expect)
 
