@@ -51,6 +51,8 @@ _OPERATOR_SPECS = (
         sets=("B=128", "D=8192", "F=16384"),
         shards=("X[B, D]", "Y[D_x, F]"),
     ),
+    # a composite that fuses, over a model's layers: its fusion savings × layers
+    ProblemSpec("decode_step_70b", dtypes=("bf16",), chip="h100", sets=("B=8",), layers="80"),
 )
 _KERNEL = ["--flops", "1e12", "--bytes", "2.5e9", "--chip", "h100", "--measured-time", "1.3ms"]
 _MODEL = ["llama-2-70b", "--chip", "h100", "--devices", "8", "--set", "B=64", "--set", "S=8192"]

@@ -42,3 +42,47 @@ def test_layers_on_what_fuses_nothing_or_no_model_is_one_line():
     ):
         r = run_cli(argv)
         assert r.code == 2 and r.err.strip().count("\n") == 0 and "--layers" in r.err, r.err
+
+
+def test_layers_answers_are_graded_by_flag_and_by_the_sets_key(cli, tmp_path):
+    """``derive check --layers`` and a set's ``layers`` judge the savings over every layer
+    (before: check had no --layers, and a set no key for it); ``expect`` is checked too."""
+    total = 80 * PER_LAYER  # llama-2-70b has 80 layers
+    check = ["check", *ARGS[1:], "--quantity", "fusion_savings_total"]
+    assert cli([*check, "--layers", "llama-2-70b", "--claim", f"{total} B"]).out.startswith(
+        "verdict: correct"
+    )
+    wrong = cli([*check, "--layers", "80", "--claim", str(PER_LAYER)])
+    assert wrong.out.startswith("verdict: incorrect"), wrong.out + wrong.err
+
+    def key_of(expect: int):
+        toml = tmp_path / "set.toml"
+        toml.write_text(
+            'title = "Fused"\n[[problem]]\nid = "f"\noperator = "decode_step_70b"\n'
+            'dtype = "bf16"\nchip = "h100"\nset = { B = 8, S = 4096 }\nlayers = "llama-2-70b"\n'
+            f'expect = {{ fusion_savings_total = "{expect}" }}\n'
+        )
+        return toml, cli(["key", str(toml), "-o", str(tmp_path / f"key{expect}")])
+
+    toml, built = key_of(total)
+    assert built.code == 0, built.err
+    by_set = ["check", "--problem-set", str(toml), "--problem", "f"]
+    judged = cli([*by_set, "--quantity", "fusion_savings_total", "--claim", f"{total} B"])
+    assert judged.out.startswith("verdict: correct"), judged.out + judged.err
+    refused = cli([*by_set, "--layers", "80", "--quantity", "fusion_savings_total", "--claim", "1"])
+    assert refused.code == 2 and "--layers" in refused.err
+    _, stopped = key_of(PER_LAYER)  # one layer's savings: wrong
+    assert stopped.code == 2 and "key 'expect' (fusion_savings_total)" in stopped.err
+
+
+def test_the_workbook_grades_a_sets_layers():
+    from derive.problem.sets.problem_set import parse_problem_set
+    from derive.web.grading import Grader
+
+    pset = parse_problem_set(
+        'title = "Fused"\n[[problem]]\nid = "f"\noperator = "decode_step_70b"\ndtype = "bf16"\n'
+        'chip = "h100"\nset = { B = 8, S = 4096 }\nlayers = 80\n',
+        "set.toml",
+    )
+    checked = Grader.of(pset).check("f", "fusion_savings_total", f"{80 * PER_LAYER} B")
+    assert checked.verdict == "correct", checked

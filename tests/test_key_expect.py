@@ -57,6 +57,23 @@ expect = {{ bubble_fraction = "{expect}" }}
 """
 
 
+# a bf16 matmul at B = D = F = 4096: 2·B·D·F FLOPs over 2 bytes for each of B·D, D·F and B·F
+SIDE = 4096
+INTENSITY = Fraction(2 * SIDE**3, 2 * 3 * SIDE**2)
+
+
+def _operator(expect: str) -> str:
+    return f"""[[problem]]
+id = "mm"
+title = "A square matmul"
+operator = "matmul"
+dtype = "bf16"
+chip = "h100"
+set = {{ B = {SIDE}, D = {SIDE}, F = {SIDE} }}
+expect = {{ intensity = "{expect}" }}
+"""
+
+
 def _key(cli, tmp_path, body: str):
     path = tmp_path / "set.toml"
     path.write_text('title = "Expectations"\n\n' + body, encoding="utf-8")
@@ -66,8 +83,12 @@ def _key(cli, tmp_path, body: str):
 
 @pytest.mark.parametrize(
     ("body", "pid", "name", "right"),
-    [(_kernel, "gemm", "t_lower", T_LOWER), (_training, "pipeline", "bubble_fraction", BUBBLE)],
-    ids=["kernel", "training"],
+    [
+        (_kernel, "gemm", "t_lower", T_LOWER),
+        (_training, "pipeline", "bubble_fraction", BUBBLE),
+        (_operator, "mm", "intensity", INTENSITY),
+    ],
+    ids=["kernel", "training", "operator"],
 )
 def test_a_wrong_expect_stops_the_key_in_one_line(cli, tmp_path, body, pid, name, right):
     wrong = right * Fraction(101, 100)  # 1 % off: past the 0.5 % an expect may be off
@@ -83,7 +104,9 @@ def test_a_wrong_expect_stops_the_key_in_one_line(cli, tmp_path, body, pid, name
 
 
 @pytest.mark.parametrize(
-    ("body", "right"), [(_kernel, T_LOWER), (_training, BUBBLE)], ids=["kernel", "training"]
+    ("body", "right"),
+    [(_kernel, T_LOWER), (_training, BUBBLE), (_operator, INTENSITY)],
+    ids=["kernel", "training", "operator"],
 )
 def test_a_right_expect_keys_as_before(cli, tmp_path, body, right):
     for stated in (right, right * Fraction(1001, 1000)):  # exact, and within 0.5 %
@@ -106,5 +129,54 @@ def test_every_wrong_expect_of_a_set_is_reported_at_once(cli, tmp_path):
 
 def test_the_builtin_sets_expectations_hold(cli, tmp_path):
     path = ROOT / "derive" / "data" / "problems" / "rooflines.toml"
+    result = cli(["key", str(path), "-o", str(tmp_path / "key")])
+    assert result.code == 0, result.err
+
+
+def _operator_formula(expect: str) -> str:
+    return f"""[[problem]]
+id = "free"
+title = "A matmul with its dims free"
+operator = "matmul"
+dtype = "bf16"
+chip = "h100"
+{expect}
+"""
+
+
+@pytest.mark.parametrize(
+    ("expect", "name", "derived"),
+    [
+        # 2 bytes for each element of X[B, D], Y[D, F] and Z[B, F]: B·F written once, not half
+        ('expect = { bytes = "2*B*D + 2*D*F + B*F" }', "bytes", "2*B*D + 2*B*F + 2*D*F"),
+        ('expect = { flops = "B*D*F" }', "flops", "2*B*D*F"),
+    ],
+    ids=["bytes", "flops"],
+)
+def test_a_wrong_formula_expect_stops_the_key(cli, tmp_path, expect, name, derived):
+    _, out, result = _key(cli, tmp_path, _operator_formula(expect))
+    assert result.code == 2 and len(result.err.splitlines()) == 1, result.err
+    assert f"problem 'free': key 'expect' ({name})" in result.err
+    assert result.err.rstrip().endswith(f"the key derives {derived}"), result.err
+    assert not out.exists()
+
+
+def test_a_threshold_expect_is_exact(cli, tmp_path):
+    """An integer (here the smallest compute-bound B) is judged exactly, not to 0.5 %."""
+    side = SIDE  # D = F = 4096; B is the smallest with 2BDF/peak >= 2(BD + DF + BF)/bandwidth
+    first = next(
+        b
+        for b in range(1, 10**4)
+        if 2 * b * side * side / H100_PEAK >= 2 * (2 * b * side + side * side) / H100_BANDWIDTH
+    )
+    for stated, code in ((first, 0), (first - 1, 2)):
+        body = f"set = {{ D = {side}, F = {side} }}\nexpect = {{ min_compute_bound = {stated} }}"
+        (tmp_path / str(stated)).mkdir()
+        _, _, result = _key(cli, tmp_path / str(stated), _operator_formula(body))
+        assert result.code == code, result.err
+
+
+def test_the_seed_cases_expectations_hold(cli, tmp_path):
+    path = ROOT / "tests" / "cases" / "scaling-book-ch1.toml"
     result = cli(["key", str(path), "-o", str(tmp_path / "key")])
     assert result.code == 0, result.err

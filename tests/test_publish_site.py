@@ -195,6 +195,20 @@ def _kernel_intensity() -> Fraction:
     return Fraction(table["kernel"]["flops"]) / Fraction(table["kernel"]["bytes"])
 
 
+def _largest_model() -> int:
+    """The built-in set's givens-and-equations problem: N · width ≤ capacity, from its givens
+    (a decimal GB is 10⁹ bytes)."""
+    table = next(
+        p
+        for p in tomllib.loads(BUILTIN.read_text(encoding="utf-8"))["problem"]
+        if p["id"] == "largest-model"
+    )
+    capacity, unit = table["given"]["capacity"].split()
+    width = table["given"]["width"].split()[0]
+    assert unit == "GB"
+    return int(capacity) * 10**9 // int(width)
+
+
 # (problem, quantity, claim, the verdict computed here or None: only the two paths compared)
 BUILTIN_CORPUS = [
     ("q1", "flops", "2BDF", "correct"),
@@ -216,6 +230,8 @@ BUILTIN_CORPUS = [
     ("serve-70b-decode", "weights_bytes", "1 GB", "incorrect"),
     ("serve-70b-decode", "tokens_per_s", "fast", "unreadable"),
     ("train-8b-zero", "memory_per_device", "80 GB", None),
+    ("largest-model", "N", str(_largest_model()), "correct"),  # givens and equations alone
+    ("largest-model", "N", str(_largest_model() + 1), "incorrect"),
 ]
 
 # sp-given: all-gather then reduce-scatter of a 4096 x 4096 bf16 tensor over P = 4 on 1e11 B/s,
@@ -427,3 +443,21 @@ def test_the_page_says_one_line_and_to_reload():
     assert page.count("the checker could not start: ") == 2 and page.count("; reload the page") == 2
     worker = (ROOT / "derive" / "web" / "static" / "publish-worker.mjs").read_text(encoding="utf-8")
     assert "error: oneLine(e)" in worker and "console.error(" in worker
+
+
+def test_the_site_judge_names_a_givens_problems_quantities_in_plain_words(tmp_path):
+    """The in-browser judge (here in CPython, as the worker calls it) grades the built-in
+    set's givens-and-equations problem, and a quantity it lacks is named in the student's
+    terms (before: 404 "no such problem in this set")."""
+    from derive.web.book import SetSource, parse_source
+    from derive.web.in_browser import Judge, set_json
+
+    source = SetSource(
+        BUILTIN.read_text(encoding="utf-8"), str(BUILTIN), str(BUILTIN.parent), False
+    )
+    judge = Judge.from_json(set_json(source, parse_source(source), False), str(tmp_path))
+    body = {"problem": "largest-model", "quantity": "N", "answer": str(_largest_model())}
+    right = json.loads(judge.answer("/api/check", json.dumps(body)))
+    assert right["status"] == 200 and right["data"]["verdict"] == "correct", right
+    other = json.loads(judge.answer("/api/check", json.dumps({**body, "quantity": "flops"})))
+    assert other["status"] == 422 and other["data"]["error"].endswith("its quantities: N")

@@ -305,7 +305,9 @@ def test_the_books_all_to_all_is_a_quarter_of_an_all_gather(cli):
 def test_the_books_switch_is_one_way_and_a_convention_needs_a_mesh(cli):
     got = _book(cli, "AllGather_gpu(A[E_gpu, F])", "gpu=8@4.5e11:switch", "E=2048", "F=8192")
     assert Fraction(got["time"]) == Fraction(2 * 2048 * 8192, 45 * 10**10)  # V/W, W one way
-    r = cli(["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--convention", "scaling-book"])
+    r = cli(
+        ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--convention", "scaling-book"]
+    )
     assert r.code == 2 and "give --mesh" in r.err
     r = cli(["solve", "--collective", "AllGather_x(A[E_x, F])", "--dtype", "bf16",
              "--mesh", "x=4@4.5e10", "--set", "E=8,F=8", "--convention", "book"])  # fmt: skip

@@ -90,3 +90,24 @@ def test_free_dims_stay_formulas_in_every_format(fmt, bound):
     assert "no largest group is sought" in section
     if fmt == "text":
         assert "frac" not in r.out and "(D F w_Y)/(8)" in r.out  # nested braces read too
+
+
+def test_a_dim_split_is_a_set_key_and_a_check_flag_so_its_answers_are_graded(cli, tmp_path):
+    """``shard = ["F:8"]`` in a set and ``derive check --shard F:8`` judge the sharded step
+    as ``derive solve --shard F:8`` derives it (before: the set refused DIM:P as no tensor,
+    and check had no --shard)."""
+    seconds = Fraction(7, 8) * 4096 * 8192 * 2 / _LINK  # the all-gather of Z[B, F] in bf16
+    claim = f"{seconds.numerator}/{seconds.denominator} s"
+    toml = tmp_path / "set.toml"
+    toml.write_text(
+        'title = "Split"\n[[problem]]\nid = "p"\noperator = "matmul"\ndtype = "bf16"\n'
+        'chip = "h100"\nshard = ["F:8"]\nset = { B = 4096, D = 8192, F = 8192 }\n'
+    )
+    check = ["check", "--problem-set", str(toml), "--problem", "p", "--quantity", "t_comms"]
+    assert cli([*check, "--claim", claim]).out.startswith("verdict: correct")
+    assert cli([*check, "--claim", f"{2 * seconds} s"]).out.startswith("verdict: incorrect")
+    flags = ["check", *_MM[1:], "--shard", "F:8", "--quantity", "t_comms", "--claim", claim]
+    assert cli(flags).out.startswith("verdict: correct"), cli(flags).err
+    refused = cli([*check, "--shard", "F:8", "--claim", claim])
+    assert refused.code == 2 and "--shard" in refused.err
+    assert cli(["key", str(toml), "-o", str(tmp_path / "key")]).code == 0

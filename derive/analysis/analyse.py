@@ -170,6 +170,13 @@ class Analysis:
     regime_depends_on_x: bool = True
     leading_den_collected: tuple[sp.Expr, ...] = ()
     sharding: BookSharding | None = field(default=None, compare=False, repr=False)  # --shard's
+    layers: int = 1  # a composite's layers (--layers): its fusion savings counted in each
+
+    @property
+    def fusion_savings_total(self) -> sp.Expr | None:
+        """The bytes fusion saves in every layer (None: no fusion, or a dim left free)."""
+        fusion = self.layer.fusion if self.layer is not None else None
+        return fusion.savings * self.layers if fusion and fusion.savings.is_number else None
 
     @property
     def crossover(self) -> Crossover:

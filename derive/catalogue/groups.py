@@ -34,6 +34,7 @@ ASKED_WITHIN: Mapping[ProblemKind, Mapping[str, str]] = MappingProxyType(
     {
         ProblemKind.OPERATOR: _within(
             {
+                q.FUSION_SAVINGS_TOTAL: q.BYTES,  # the bytes step shows the fusion's savings
                 q.T_MATH: q.TIMES,
                 q.T_MEM: q.TIMES,
                 q.T_LOWER: q.BOUNDS,

@@ -212,6 +212,8 @@ FRACTION_OF_PEAK = _row(
     plain="P/π", aliases=("fractionofpeak", "fraction", "f_peak"),
     slips=("percent_without_sign", "larger_ceiling", "nominal_ceilings", "sparse_peak"),
 )  # fmt: skip
+FUSION_SAVINGS_TOTAL = _row("fusion_savings_total", "fusion savings over every layer", _D.BYTES,
+    At(OP, EXPECT | CHECK | BOX, box=Box("Fusion savings × layers", "", _TRAIN_BYTES)), computation=_C.ANALYSED)  # fmt: skip
 T_MATH = _row(
     "t_math", "T_math", _D.TIME,
     At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MATH_BOX, _SECONDS)),

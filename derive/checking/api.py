@@ -489,8 +489,8 @@ def _check_questions(a: _Asked) -> CheckResult:
     entry = cast(QuestionEntry, a.problem)
     raise ProblemError(
         f"quantity {a.quantity!r}",
-        f"problem {entry.id!r} is givens and equations alone: check_defined judges its "
-        f"quantities ({', '.join(entry.questions.answers)})",
+        f"problem {entry.id!r} is givens and equations alone; its quantities: "
+        f"{', '.join(entry.questions.answers)}",
     )
 
 

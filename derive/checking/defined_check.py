@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 import sympy as sp
 
@@ -29,7 +30,7 @@ from derive.formula.limits import RejectError
 from derive.formula.units import MEASURE_BASES, Measure
 from derive.problem.sets.problem_set import ProblemSet
 from derive.questions.read import Value, read_formula
-from derive.questions.records import Answer, Known, Questions
+from derive.questions.records import Answer, Known, Questions, Role
 from derive.questions.set_answers import answer_problem_set, as_known, entry_quantities
 from derive.questions.solve import root_text
 
@@ -128,7 +129,10 @@ def check_defined(
     questions, known = _questions(pset, problem)
     answer = questions.answer(quantity)
     assert answer is not None  # a defined name is always answered
-    return judge_claim_text(answer, claim, known, rtol, hide_expected)
+    entry = next(e for e in pset.every_entry() if e.id.lower() == problem.lower())
+    spec = getattr(entry, "questions", None)
+    accept = spec is None or spec.count_from_root == "accept"
+    return judge_claim_text(answer, claim, known, rtol, hide_expected, accept)
 
 
 def judge_claim_text(
@@ -137,10 +141,12 @@ def judge_claim_text(
     known: Mapping[str, Known],
     rtol: sp.Rational,
     hide_expected: bool = False,
+    root_accepted: bool = True,
 ) -> CheckResult:
     """A claim (optionally ``name = …``, a number with its unit or a formula over ``known``)
     judged against ``answer`` (a defined quantity's, or a set's budget's or what-if's:
-    :mod:`derive.checking.native_check`), concealed when asked."""
+    :mod:`derive.checking.native_check`), concealed when asked; a count's real root is
+    right, its count named, when ``root_accepted`` (a set's ``count_from_root``)."""
     quantity = answer.name
     text = claim
     named = _NAMED.match(claim)
@@ -151,6 +157,26 @@ def judge_claim_text(
     except RejectError as reject:
         return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
     result = _judge(answer, value, claim, rtol, hide_expected, _measures(answer, known))
+    root = answer.numbers  # an unknown solved as a count: its real root, the count next to it
+    if (
+        answer.count
+        and result.verdict is Verdict.INCORRECT
+        and answer.role is Role.UNKNOWN
+        and root.is_number
+        and not root.is_integer
+        and value.value.is_number
+        and not value.value.is_integer
+        and abs(value.value - root) <= rtol * abs(root)
+    ):
+        count = re.search(r"as a count, ([^;]+)", answer.note)
+        said = (
+            f"the claim is {quantity}'s real root{'' if root_accepted else ', not the count asked'}"
+        )
+        said += f"; as a count, {count.group(1) if count else f'{quantity} = {answer.value}'}"
+        verdict = Verdict.CORRECT if root_accepted else Verdict.INCORRECT
+        result = replace(
+            result, verdict=verdict, diagnosis=(said,), exact=False if root_accepted else None
+        )
     if not hide_expected:
         return result
     return conceal(result, f"{fmt_decimal(100 * rtol, 3)}%")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -54,6 +55,7 @@ from derive.commands.options import (
     MODEL_FLAGS,
     REPORT_FORMATS,
     add_format_flag,
+    add_layers_flag,
     add_model_flags,
     add_tolerance_flag,
 )
@@ -98,6 +100,8 @@ _PROBLEM_FLAGS = (
     "regime",
     "set",
     "solve_for",
+    "shard",
+    "layers",
 )
 
 
@@ -155,6 +159,13 @@ def add_check_parser(
     p.add_argument(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
+    p.add_argument(
+        "--shard",
+        metavar="DIM:P|A[B_x, D]",
+        action="append",
+        help="as derive solve's (a set: key 'shard')",
+    )
+    add_layers_flag(p)
     add_tolerance_flag(p, default=None)  # a set's problem may set its own
     add_format_flag(p, ("text", *(f for f in REPORT_FORMATS if f != "text")))
     p.add_argument(
@@ -203,7 +214,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
                 model_only[0],
                 f"only a whole model takes it (with a model quantity: {', '.join(MODEL_ASK_KEYS)})",
             )
-        return spec_from_args(args), _operators(args)
+        return replace(spec_from_args(args), shards=tuple(args.shard or ())), _operators(args)
     refuse_set_flags(args)
     pset = _load_set(args.problem_set, args.trust)
     if args.problem is None:

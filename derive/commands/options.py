@@ -321,6 +321,7 @@ def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
         solve_for=args.solve_for,
         timing=timing_from_args(args),
         shards=tuple(s for s in getattr(args, "shard", None) or () if "[" in s),
+        layers=getattr(args, "layers", None),
     )
 
 

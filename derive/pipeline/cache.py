@@ -61,7 +61,9 @@ def operator_analysis(spec: ProblemSpec, operators: tuple[str, ...]) -> Analysis
         from derive.pipeline.shard import derive_book_sharded
 
         return derive_book_sharded(spec, registry(operators), spec.shards)[0].analysis
-    return analyse(bind(spec, registry(operators).get(spec.operator)))
+    from derive.pipeline.fusion_layers import with_layers
+
+    return with_layers(analyse(bind(spec, registry(operators).get(spec.operator))), spec.layers)
 
 
 @lru_cache(maxsize=64)

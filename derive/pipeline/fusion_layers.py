@@ -8,8 +8,11 @@ is the operator's ``fusion_savings`` with ``per_layer``, ``layers`` and ``total`
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
+from derive.analysis.analyse import Analysis
 from derive.errors import ProblemError
 from derive.present.formats import Document
 from derive.present.worked import worked_document
@@ -19,7 +22,7 @@ from derive.solution.fusion_layers_steps import (
     fusion_layers_verdict,
 )
 
-__all__ = ["fusion_layers_section", "layers_of"]
+__all__ = ["fusion_layers_section", "layers_of", "with_layers"]
 
 _MAX_LAYERS = 10**6
 
@@ -48,6 +51,11 @@ def layers_of(text: str) -> tuple[int, str]:
     if not isinstance(layers, int | sp.Integer) or layers <= 0:
         raise ProblemError(f"--layers {text}", f"{model.name} has no fixed layer count")
     return int(layers), f"{model.name} has {int(layers)} layers"
+
+
+def with_layers(analysis: Analysis, layers: str | None) -> Analysis:
+    """``analysis`` with a set's ``layers`` (or ``--layers``) counted in its fusion savings."""
+    return analysis if layers is None else replace(analysis, layers=layers_of(layers)[0])
 
 
 def fusion_layers_section(analysis: object, text: str | None) -> tuple[tuple[str, Document], ...]:

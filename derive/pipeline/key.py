@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from derive.problem.serving_spec import ServingSpec
     from derive.problem.sets.kernels import KernelEntry
     from derive.problem.sets.natives import NativeEntry, WhatIfSpec
-    from derive.problem.sets.problem_set import ModelEntry
+    from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
     from derive.problem.train_spec import TrainSpec
     from derive.questions.records import Questions
 
@@ -53,6 +53,12 @@ def _build_problem(
     entry = pset.problems[index]
     try:
         derived = derive_spec(entry.spec, registry)
+    except DeriveError as exc:
+        return in_file_terms(exc, pset.source, entry.id)
+    wrong = _operator_expect(pset, entry, derived)
+    if wrong is not None:
+        return wrong
+    try:
         if not derived.kind.roofline:  # a transfer alone: no roofline, no plot
             from derive.present.key.comms import comms_part
 
@@ -69,6 +75,36 @@ def _build_problem(
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id, "plot")
     return problem_part(pset, stem, index, d.analysis, d.solution, plot)
+
+
+def _operator_expect(
+    pset: ProblemSet, entry: ProblemEntry, derived: Derivation | CommsDerivation
+) -> ProblemError | None:
+    """An operator problem's first ``expect`` (a formula in its dims, a number, a word) that
+    the values derived at the set's dims do not give (a fraction: to 0.5 %), else None."""
+    from derive.formula.reader import parse_formula
+
+    problem = derived.analysis.problem if isinstance(derived, Derivation) else None
+    bound, dims = (problem.bound_subs(), problem.operator.dims) if problem else ({}, ())
+    values = {row.name: v.exact for row, v in derived.values().items()} if entry.expect else {}
+    for name, text in entry.expect:
+        got, what = values.get(name), f"{pset.source}: problem {entry.id!r}: key 'expect' ({name})"
+        try:
+            if not isinstance(got, sp.Expr):
+                ok = str(got).lower() == text.lower()
+            else:
+                got = got.xreplace(bound)
+                want = parse_formula(text, {str(d): d for d in dims}, "plain", what).expr
+                diff = sp.cancel(want.xreplace(bound) - got)
+                near = diff.is_number and not got.is_integer  # a count or a threshold: exact
+                ok = abs(diff) <= abs(got) / 200 if near else diff == 0
+        except DeriveError as error:
+            return ProblemError(what, error.why)
+        if not ok:
+            number = isinstance(got, sp.Expr) and got.is_number and not got.is_integer
+            shown = sp.N(got, 6) if number else got
+            return ProblemError(what, f"expected {text}, but the key derives {shown}")
+    return None
 
 
 def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:

@@ -75,9 +75,12 @@ def derive_book_sharded(
     spec: ProblemSpec, registry: Registry, shards: Sequence[str]
 ) -> tuple[Derivation, tuple[tuple[str, Document], ...]]:
     """``--shard 'X[B_x, D]' --shard 'Y[D, F_y]'``: every valid strategy of the sharded
-    operator analysed like any other problem, the winner's derivation, and the section."""
+    operator analysed like any other problem, the winner's derivation, and the section
+    (one ``DIM:P``, the shorthand: :func:`derive_sharded`)."""
     from derive.pipeline import Derivation
 
+    if len(shards) == 1 and "[" not in shards[0]:
+        return derive_sharded(spec, registry, shards[0])
     sharding = book_sharding(replace(spec, shards=tuple(shards)), registry)
     shown = replace((sharding.strategy or sharding.rows[0]).analysis, sharding=sharding)
     derivation = Derivation(shown, build_solution(shown), spec=spec)

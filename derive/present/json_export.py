@@ -166,6 +166,7 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         q.BYTES.name: str_sum([t.bytes for t in analysis.memory.terms]),
         "bytes_terms": _terms_json(analysis.memory),
         "fusion_savings": _fusion_savings(analysis),
+        q.FUSION_SAVINGS_TOTAL.name: _s(analysis.fusion_savings_total),  # with --layers
         q.INTENSITY.name: str(analysis.memory.intensity),
         q.INTENSITY_BOUND.name: _s(analysis.intensity_bound),
         q.INTENSITY_REGIME.name: _s(analysis.intensity_regime),

@@ -45,6 +45,7 @@ class ProblemSpec:
     mesh: str | None = None  # --mesh: the collectives' axes (derive.problem.mesh)
     shards: tuple[str, ...] = ()  # a set's shard: tensors in the book's notation on the mesh
     convention: str | None = None  # --convention: derive's own, or scaling-book on the mesh
+    layers: str | None = None  # --layers N|MODEL: a composite's fusion savings × layers
 
     @property
     def spec(self) -> ProblemSpec:

@@ -40,6 +40,7 @@ QUESTION_KEYS: dict[str, type] = {
     "unknowns": list,
     "label": dict,
     "find": dict,
+    "count_from_root": str,
 }
 _FLAGS = {
     "given": "--given",
@@ -63,6 +64,8 @@ class QuestionSpec:
         expect: (name, value text) pairs the derived values must match.
         labels: (name, text) pairs: how the question sheet asks for a defined quantity or
             an unknown (the set's ``label`` or ``find``), instead of its formula.
+        count_from_root: ``accept`` (a count's real root typed is right, the count named)
+            or ``reject`` (only the integer is right).
     """
 
     where: str = ""
@@ -72,6 +75,7 @@ class QuestionSpec:
     unknowns: tuple[str, ...] = ()
     expect: tuple[tuple[str, str], ...] = ()
     labels: tuple[tuple[str, str], ...] = ()
+    count_from_root: str = "accept"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -198,7 +202,13 @@ def question_spec(table: dict, where: str, expect: dict | None = None) -> Questi
         unknowns=_texts(table.get("unknowns", []), "unknowns", where),
         expect=_pairs(expect or {}, "expect", where),
         labels=_labels(table, where),
+        count_from_root=table.get("count_from_root", "accept"),
     )
+    if spec.count_from_root not in ("accept", "reject") or (
+        "count_from_root" in table and not spec.unknowns
+    ):
+        why = 'is "accept" or "reject", for a problem whose unknowns are counts'
+        raise ProblemError(f"{where}: key 'count_from_root'", why)
     return _check_names(spec)
 
 

@@ -11,7 +11,7 @@ Nothing typed is evaluated: answers are read by :mod:`derive.formula` only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn, cast
@@ -41,7 +41,7 @@ from derive.model.analysis import ModelAnalysis
 from derive.pipeline.kinds import KINDS, derived_kind
 from derive.problem.sets.kernels import KernelEntry
 from derive.problem.sets.natives import NativeEntry
-from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, ProblemSet
+from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, ProblemSet, QuestionEntry
 from derive.solution.notation import tex
 from derive.solution.value_display import seconds_tex
 
@@ -129,7 +129,7 @@ class DerivationResult:
 class Grader:
     """Checks answers to the problems of one set; one per worker process."""
 
-    problems: dict[str, ProblemEntry | KernelEntry | ModelEntry | NativeEntry]
+    problems: Mapping[str, ProblemEntry | KernelEntry | ModelEntry | NativeEntry | QuestionEntry]
     operators: tuple[str | Path, ...] = ()  # the set's: set_operators
     hide_expected: bool = False
     rtol: str = DEFAULT_RTOL
@@ -140,7 +140,7 @@ class Grader:
         """The grader of a set's problems (its operators: refused unless ``trust``)."""
         from derive.problem.sets.registry import set_operators
 
-        entries = {entry.id: entry for entry in (*pset.entries(), *pset.natives)}
+        entries = {entry.id: entry for entry in pset.every_entry()}  # givens and equations too
         return cls(entries, set_operators(pset, trust), hide_expected, problem_set=pset)
 
     def _defined(self, problem: str, quantity: str | None) -> bool:
@@ -156,7 +156,9 @@ class Grader:
         own = self.problem_set.rtol(problem, quantity) if self.problem_set else None
         return own or self.rtol
 
-    def _entry(self, problem: str) -> ProblemEntry | KernelEntry | ModelEntry | NativeEntry:
+    def _entry(
+        self, problem: str
+    ) -> ProblemEntry | KernelEntry | ModelEntry | NativeEntry | QuestionEntry:
         entry = self.problems.get(problem)
         if entry is None:
             raise ProblemError(f"problem {problem!r}", "no such problem in this set")

@@ -113,7 +113,9 @@ def derive_spec(spec: ProblemSpec, registry: Registry) -> Derivation | CommsDeri
         from derive.pipeline.kinds.comms import derive_comms
 
         return derive_comms(spec, operator)
-    analysis = analyse(bind(spec, operator))
+    from derive.pipeline.fusion_layers import with_layers
+
+    analysis = with_layers(analyse(bind(spec, operator)), spec.layers)
     return Derivation(analysis, build_solution(analysis), spec=spec)
 
 

@@ -94,6 +94,7 @@ _PROBLEM = {
     "link_bandwidth": str,
     "mesh": str,
     "shard": list,
+    "layers": int | str,
     "regime": str,
     "set": dict,
     "solve_for": str,
@@ -151,6 +152,7 @@ class ProblemEntry:
     ask: tuple[str, ...]
     plot: PlotSpec | None
     questions: QuestionSpec | None = None
+    expect: tuple[tuple[str, str], ...] = ()  # of its quantities: formulas in its dims, numbers
 
     @property
     def kind(self) -> ProblemKind:
@@ -286,13 +288,18 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     timing = TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS})
     given = {key: raw.get(key) for key in (*_SPEC_TEXTS, "solve_for")}
     shards = tuple(map(str, raw.get("shard", ())))  # read on the mesh when it is derived
-    spec = ProblemSpec(raw["operator"], dtypes, sets=sets, timing=timing, shards=shards, **given)
+    layers = str(raw["layers"]) if "layers" in raw else None  # read when it is derived
+    spec = ProblemSpec(
+        raw["operator"], dtypes, sets=sets, timing=timing, shards=shards, layers=layers, **given
+    )
     try:
         bind_timing(spec.timing)  # checked here so the error names the problem
     except DeriveError as error:
         raise timing_error_in_keys(error, where) from None
     plot = _plot(raw["plot"], where) if "plot" in raw else None
-    return ProblemEntry(pid, raw.get("title", pid), raw.get("text", ""), spec, ask, plot, questions)
+    expect = tuple((k, str(v)) for k, v in raw.get("expect", {}).items() if k in EXPECT_KEYS)
+    title, text = raw.get("title", pid), raw.get("text", "")
+    return ProblemEntry(pid, title, text, spec, ask, plot, questions, expect)
 
 
 def asked_keys(ask: object, kind: ProblemKind, questions: QuestionSpec | None) -> tuple[str, ...]:
