@@ -127,8 +127,6 @@ def add_check_parser(
         f"of a kernel by its numbers (--flops/--bytes): {', '.join(KERNEL_QUANTITIES)}; "
         "with --problem-set, a problem's defined quantities and unknowns",
     )
-    p.add_argument("--shard", metavar="A[B_x, D]", action="append",
-                   help="a tensor sharded on --mesh in the book's notation (repeat per tensor)")  # fmt: skip
     p.add_argument(
         "--claim", metavar="TEXT", help="the claimed value or formula, LaTeX or plain text"
     )
@@ -163,7 +161,8 @@ def add_check_parser(
         "--shard",
         metavar="DIM:P|A[B_x, D]",
         action="append",
-        help="as derive solve's (a set: key 'shard')",
+        help="as derive solve's: DIM over P devices, or a tensor on --mesh in the book's notation "
+        "(repeat per tensor; a set: key 'shard')",
     )
     add_layers_flag(p)
     add_tolerance_flag(p, default=None)  # a set's problem may set its own
