@@ -10,7 +10,9 @@ Measured, in seconds since the page opened: the worker's phases where the site's
 posts them (``deriveTimings.phases``: Pyodide loaded, zips unpacked, ``import sympy``,
 ``import derive.web.in_browser``, the judge read the set), the boot (the page's
 ``deriveTimings.boot_ms``), the first verdict; and each later check from Enter to its
-verdict (median and maximum). Ratios: after / before per figure, and each phase as a share
+verdict (median and maximum); and the CPU time the browser (all its processes) spent from
+opening the page to the first verdict, the figure a shared machine's load moves least.
+Ratios: after / before per figure, and each phase as a share
 of the first verdict. The verdicts of both trees are compared (they must be identical).
 
     python benchmarks/first_verdict.py [--before 1d475b7] [--rounds 3] [--pyodide PKG]
@@ -74,10 +76,31 @@ def _publish(tree: Path, pyodide: str, out: Path) -> None:
     subprocess.run(argv, check=True, cwd=tree, env=env, capture_output=True)
 
 
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process's descendants alive now: the Playwright
+    driver and the browser it runs (another job's Chromium is not ours, so not counted)."""
+    parent, cpu = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(stat.parent.name)
+        parent[pid], cpu[pid] = int(fields[1]), (int(fields[11]) + int(fields[12]))
+    mine, me = 0, os.getpid()
+    for pid, ticks in cpu.items():
+        up = parent.get(pid)
+        while up and up != me:
+            up = parent.get(up)
+        mine += ticks if up == me else 0
+    return mine / os.sysconf("SC_CLK_TCK")
+
+
 def _visit(browser, url: str) -> dict:
     """One first visit: the phases, the first verdict and the later checks, in seconds."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
+    cpu = _cpu()
     page.goto(url + "#/p/q1")
     page.wait_for_selector(f"#answer-{FIRST[0]}")
     verdicts, later = [], []
@@ -91,13 +114,13 @@ def _visit(browser, url: str) -> dict:
         done = page.evaluate("performance.now()")
         verdicts.append(f"{quantity}: {verdict.get_attribute('class')}")
         if i == 0:
-            first = done / 1000
+            first, cpu = done / 1000, _cpu() - cpu
         else:
             later.append((done - sent) / 1000)
     timings = page.evaluate("window.deriveTimings")
     context.close()
     phases = {k: v / 1000 for k, v in (timings.get("phases") or {}).items() if k in PHASES}
-    return {"phases": phases, "boot": timings["boot_ms"] / 1000, "first": first,
+    return {"phases": phases, "boot": timings["boot_ms"] / 1000, "first": first, "cpu": cpu,
             "later": later, "verdicts": verdicts}  # fmt: skip
 
 
@@ -142,6 +165,7 @@ def _report(runs: dict[str, list[dict]], before: str, loads: list[str]) -> None:
         fig = {p: med([v["phases"][p] for v in visits if p in v["phases"]]) for p in PHASES}
         fig["boot"] = med([v["boot"] for v in visits])
         fig["first verdict"] = med([v["first"] for v in visits])
+        fig["browser CPU to first verdict"] = med([v["cpu"] for v in visits])
         fig["later p50"] = med([statistics.median(v["later"]) for v in visits])
         fig["later max"] = max(max(v["later"]) for v in visits)
         rows[name] = fig
@@ -153,7 +177,7 @@ def _report(runs: dict[str, list[dict]], before: str, loads: list[str]) -> None:
     for key in rows["after"]:
         b, a = rows["before"][key], rows["after"][key]
         ratio = f"{a / b:.2f}" if b == b and b else "—"
-        share = f"{a / first:.2f}" if key in PHASES or key == "boot" else ""
+        share = f"{a / first:.2f}" if key in (*PHASES, "boot") else ""
         bs = f"{b:8.2f}" if b == b else f"{'—':>8}"
         print(f"{key:34} {bs} {a:8.2f} {ratio:>12} {share:>22}")
     same = all(v["verdicts"] == runs["before"][0]["verdicts"] for vs in runs.values() for v in vs)
