@@ -206,7 +206,7 @@ def stdlib_zip(zipped: str = "") -> bytes:
     from it, for the site to ship in its place (``python/stdlib.zip``).
 
     Pyodide ships the standard library as sources in a read-only zip, so every boot compiles
-    each module it imports from them (most of a boot's time, and nothing can keep it); here
+    each module it imports from them (much of a boot's time, and nothing can keep it); here
     each such module's ``.pyc`` sits beside its source, where zipimport looks first, marked
     unchecked as in :func:`bytecode_zip`. Entries keep the zip's order; added ones sorted.
     """

@@ -29,7 +29,7 @@ export async function bootJudge(loadPyodide, indexURL, zip, setText, bytecode = 
       return await boot(loadPyodide, { indexURL, fullStdLib: false, ...(stdlib ? { stdLibURL: stdlib } : {}) }, zip, setText, bytecode, sha256);
     } catch (e) {
       if (e.sources) throw e; // the sources themselves are damaged: booting again cannot help
-      console.error("derive: the bytecode did not load, so the checker boots from its sources", e);
+      console.error("derive: the bytecode (or the standard library shipped with it) did not load, so the checker boots from its sources", e);
     }
   }
   return boot(loadPyodide, { indexURL, fullStdLib: false }, zip, setText, null, sha256);
