@@ -221,3 +221,27 @@ def test_a_cut_zip_never_breaks_the_page(browser, tmp_path, name):
         assert elsewhere == [] and errors == []
         why = "boots from its sources" if name == "derive-bytecode.zip" else "could not start"
         assert any(why in m for m in console), console[-5:]
+
+
+def _name_into(names: list[str], url: str, request) -> None:
+    names.append(request.url[len(url) :])
+
+
+def test_the_page_boots_as_it_opens_and_posts_its_phases(browser, tmp_path):
+    """Nothing is typed or clicked: the checker boots as the page opens, with Pyodide's
+    standard library from the site (its bytecode shipped), and the worker posts when each
+    phase of its boot ended, in order (benchmarks/first_verdict.py reads them)."""
+    site = _published(tmp_path)
+    for url in _serve(site):
+        context, page, blocked, errors = _open(browser, url, 1280)
+        fetched: list[str] = []
+        context.on("request", functools.partial(_name_into, fetched, url))
+        page.goto(url)
+        page.wait_for_function("window.deriveTimings.boot_ms !== null", timeout=BOOT_SECONDS * 1000)
+        phases = page.evaluate("window.deriveTimings.phases")
+        context.close()
+        assert blocked == [] and errors == []
+        assert "python/stdlib.zip" in fetched and "pyodide/python_stdlib.zip" not in fetched
+        order = ["worker", "pyodide", "unpacked", "sympy", "derive", "judge"]
+        assert [phases[name] for name in order] == sorted(phases[name] for name in order)
+        assert 0 < phases["worker"] <= phases["fetched"] <= phases["unpacked"]

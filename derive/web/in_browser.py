@@ -34,7 +34,7 @@ from derive.web.book import SetSource, parse_source
 from derive.web.grading import Grader, reason_of
 from derive.web.replies import check_reply, derivation_reply, read_reply
 
-__all__ = ["SET_FORMAT", "Judge", "bytecode_zip", "set_json"]
+__all__ = ["SET_FORMAT", "Judge", "bytecode_zip", "set_json", "stdlib_zip"]
 
 SET_FORMAT = "derive-published-set/1"
 """The ``format`` of ``python/set.json``; a worker refuses any other."""
@@ -198,6 +198,43 @@ def bytecode_zip(folder: str) -> bytes:
             info = zipfile.ZipInfo(os.path.relpath(path, folder), date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, bytes(data))
+    return buffer.getvalue()
+
+
+def stdlib_zip(zipped: str = "") -> bytes:
+    """Pyodide's standard library zip with the bytecode of each module this session imported
+    from it, for the site to ship in its place (``python/stdlib.zip``).
+
+    Pyodide ships the standard library as sources in a read-only zip, so every boot compiles
+    each module it imports from them (much of a boot's time, and nothing can keep it); here
+    each such module's ``.pyc`` sits beside its source, where zipimport looks first, marked
+    unchecked as in :func:`bytecode_zip`. Entries keep the zip's order; added ones sorted.
+    """
+    import compileall
+    import io
+    import sys
+    import tempfile
+    import zipfile
+    from py_compile import PycInvalidationMode
+
+    zipped = zipped or f"/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip"
+    files = [str(getattr(m, "__file__", None) or "") for m in list(sys.modules.values())]
+    names = sorted({f[len(zipped) + 1 :] for f in files if f.startswith(zipped + "/")})
+    buffer = io.BytesIO()
+    with (
+        zipfile.ZipFile(zipped) as source,
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        for info in source.infolist():
+            archive.writestr(info, source.read(info))
+        source.extractall(tmp, names)
+        mode = PycInvalidationMode.UNCHECKED_HASH
+        compileall.compile_dir(tmp, ddir=zipped, quiet=2, legacy=True, invalidation_mode=mode)
+        for name in names:
+            info = zipfile.ZipInfo(name + "c", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, Path(tmp, name + "c").read_bytes())
     return buffer.getvalue()
 
 

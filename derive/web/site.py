@@ -17,7 +17,9 @@ The site is the workbook ``derive serve`` shows, with its answers judged in the 
 * ``python/derive-bytecode.zip`` — with ``--pyodide`` and Node on the PATH, the site's Python
   compiled by that Pyodide (:func:`compiled_bytecode`), so a first visit boots without
   compiling sympy and derive in the browser; without Node the page compiles them on its first
-  visit and keeps the bytecode for the next.
+  visit and keeps the bytecode for the next;
+  ``python/stdlib.zip`` beside it, that Pyodide's standard library with the bytecode of the
+  modules the judge imports, which the page boots Pyodide with instead of its own.
 
 Everything is built in memory before a byte is written, and the folder is replaced whole.
 """
@@ -166,9 +168,15 @@ def _api_files(book: Workbook, api: str = "api/") -> dict[str, bytes]:
 BYTECODE = "python/derive-bytecode.zip"
 """The site's Python compiled by its Pyodide (published with ``--pyodide`` and Node)."""
 
+STDLIB = "python/stdlib.zip"
+"""Its Pyodide's standard library with the judge's modules compiled (shipped beside it)."""
 
-def compiled_bytecode(packed: bytes, set_text: bytes, pyodide: dict[str, Path]) -> bytes | None:
-    """The bytecode of ``packed`` as the site's Pyodide compiles it, or None without Node.
+
+def compiled_bytecode(
+    packed: bytes, set_text: bytes, pyodide: dict[str, Path]
+) -> tuple[bytes, bytes] | None:
+    """The bytecode of ``packed`` as the site's Pyodide compiles it, and its standard library
+    with bytecode (:func:`~derive.web.in_browser.stdlib_zip`); None without Node.
 
     Boots the judge under Node as the page's worker does (``node/compile-bytecode.mjs``),
     warms and checks every problem so each module the judge imports compiles, and returns
@@ -189,14 +197,20 @@ def compiled_bytecode(packed: bytes, set_text: bytes, pyodide: dict[str, Path]) 
         (folder / "compile-bytecode.mjs").write_bytes(script)
         (folder / "site.zip").write_bytes(packed)
         (folder / "set.json").write_bytes(set_text)
-        out = folder / "bytecode.zip"
+        out, std = folder / "bytecode.zip", folder / "stdlib.zip"
         argv = [node, str(folder / "compile-bytecode.mjs"), str(folder / "publish-worker.mjs")]
-        argv += [str(runtime), str(folder / "site.zip"), str(folder / "set.json"), str(out)]
+        argv += [
+            str(runtime),
+            str(folder / "site.zip"),
+            str(folder / "set.json"),
+            str(out),
+            str(std),
+        ]
         try:  # our own script on our own files: no user text reaches it
             subprocess.run(argv, check=True, capture_output=True, timeout=600)
         except (OSError, subprocess.SubprocessError):
             return None
-        return out.read_bytes() if out.is_file() else None
+        return (out.read_bytes(), std.read_bytes()) if std.is_file() else None
 
 
 def build_site(
@@ -222,7 +236,8 @@ def build_site(
     book = books[0]
     packed = python_zip()
     set_text = set_json(source, pset, not book.show_expected).encode("utf-8")
-    bytecode = compiled_bytecode(packed, set_text, pyodide) if pyodide else None
+    compiled = compiled_bytecode(packed, set_text, pyodide) if pyodide else None
+    bytecode, stdlib = compiled or (None, None)
     settings = {
         "pyodide": "pyodide/" if pyodide else PYODIDE_CDN,
         "python_sha256": hashlib.sha256(packed).hexdigest(),
@@ -231,6 +246,7 @@ def build_site(
         "title": book.title,
         "bytecode": BYTECODE if bytecode is not None else None,
         "bytecode_sha256": hashlib.sha256(bytecode).hexdigest() if bytecode is not None else None,
+        "stdlib": STDLIB if stdlib is not None else None,
     }
     if pset.variants is not None:
         at = [distinct.index(b) for b in books]
@@ -240,7 +256,7 @@ def build_site(
         "index.html": _page_html(settings),
         "python/derive-site.zip": packed,
         "python/set.json": set_text,
-        **({BYTECODE: bytecode} if bytecode is not None else {}),
+        **dict(zip((BYTECODE, STDLIB), compiled or ())),
         **{f"static/{name}": _static(name) for name in _STATIC_PAGE_FILES},
         **_katex(),
         **(api if pset.variants is not None else _api_files(book)),

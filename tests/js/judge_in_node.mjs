@@ -6,6 +6,8 @@
 // BYTECODE_ZIP, boot from it when it exists (a second visit), else write it after judging.
 // Each zip is checked against the sha256 in the site's settings (index.html), as the page
 // does; DERIVE_NO_SHA256=1 leaves the bytecode's unchecked (a kept copy without its hash).
+// Pyodide boots with the site's standard library (python/stdlib.zip) where the site ships
+// one, as the page does; DERIVE_NO_STDLIB=1 boots it with its own.
 // A boot that fails writes {"failed": one line} and exits 3.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -31,6 +33,7 @@ try {
     readFileSync(path.join(site, "python", "set.json"), "utf8"),
     bytecode,
     sha256,
+    settings.stdlib && !process.env.DERIVE_NO_STDLIB ? path.join(site, settings.stdlib) : null,
   );
 } catch (e) {
   process.stdout.write(JSON.stringify({ failed: oneLine(e) }) + "\n");

@@ -18,23 +18,31 @@ const SITE = "/home/pyodide/derive-site";
  * @param {string} setText - python/set.json.
  * @param {Uint8Array|null} bytecode - the bytecode shipped or kept from an earlier visit, if any.
  * @param {{python?: string, bytecode?: string}} sha256 - the zips' hashes, as published (hex).
+ * @param {string|null} stdlib - the URL of the site's standard library with bytecode
+ *   (python/stdlib.zip), booted with instead of Pyodide's own (sources only), if shipped.
  * @returns {pyodide, judge, bytecode}: the judge is a Python object (answer(path, body),
  *   problems(), warm(id)); bytecode: whether it booted from the bytecode.
  */
-export async function bootJudge(loadPyodide, indexURL, zip, setText, bytecode = null, sha256 = {}) {
-  if (bytecode) {
+export async function bootJudge(loadPyodide, indexURL, zip, setText, bytecode = null, sha256 = {}, stdlib = null) {
+  if (bytecode || stdlib) {
     try {
-      return await boot(loadPyodide, indexURL, zip, setText, bytecode, sha256);
+      return await boot(loadPyodide, { indexURL, fullStdLib: false, ...(stdlib ? { stdLibURL: stdlib } : {}) }, zip, setText, bytecode, sha256);
     } catch (e) {
       if (e.sources) throw e; // the sources themselves are damaged: booting again cannot help
-      console.error("derive: the bytecode did not load, so the checker boots from its sources", e);
+      console.error("derive: the bytecode (or the standard library shipped with it) did not load, so the checker boots from its sources", e);
     }
   }
-  return boot(loadPyodide, indexURL, zip, setText, null, sha256);
+  return boot(loadPyodide, { indexURL, fullStdLib: false }, zip, setText, null, sha256);
 }
 
-async function boot(loadPyodide, indexURL, zip, setText, bytecode, sha256) {
-  const pyodide = await loadPyodide({ indexURL, fullStdLib: false });
+// When each phase of a boot ended (ms since the epoch: the page and the worker share the
+// clock), posted with "ready" for the page's timings and benchmarks/first_verdict.py.
+const at = () => performance.timeOrigin + performance.now();
+
+async function boot(loadPyodide, options, zip, setText, bytecode, sha256) {
+  const phases = { start: at() };
+  const pyodide = await loadPyodide(options);
+  phases.pyodide = at();
   const check = (bytes, expected, what) => {
     if (expected && digest(pyodide, bytes) !== expected) {
       throw Object.assign(new Error(`${what} is damaged (not the file the site was published with)`), { sources: !bytecode || bytes === zip });
@@ -46,8 +54,14 @@ async function boot(loadPyodide, indexURL, zip, setText, bytecode, sha256) {
   if (bytecode) pyodide.unpackArchive(bytecode, "zip", { extractDir: SITE });
   // without kept bytecode, write it as modules compile, so the next visit can keep it
   pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(SITE)})\nsys.dont_write_bytecode = ${bytecode ? "True" : "False"}`);
+  phases.unpacked = at();
+  pyodide.runPython("import sympy");
+  phases.sympy = at();
   const module = pyodide.pyimport("derive.web.in_browser");
-  return { pyodide, judge: module.Judge.from_json(setText), bytecode: !!bytecode };
+  phases.derive = at();
+  const judge = module.Judge.from_json(setText);
+  phases.judge = at();
+  return { pyodide, judge, bytecode: !!bytecode, phases };
 }
 
 /** The sha256 of some bytes, in hex (Python's hashlib: the browser's crypto.subtle exists only
@@ -94,8 +108,18 @@ async function bootInWorker(settings) {
   const base = new URL(settings.site, self.location.href);
   const runtime = new URL(settings.pyodide, base).href;
   const key = new URL(`python/derive-site.zip?bytecode=${settings.python_sha256}`, base).href;
-  const [{ loadPyodide }, zip, setText, bytecode] = await Promise.all([
-    import(runtime + "pyodide.mjs"),
+  const stdlib = settings.stdlib ? new URL(settings.stdlib, base).href : null;
+  // Pyodide boots while the site's files download: the first boot's loader is already running
+  const loaded = import(runtime + "pyodide.mjs");
+  const options = { indexURL: runtime, fullStdLib: false, ...(stdlib ? { stdLibURL: stdlib } : {}) };
+  let early = loaded.then((m) => m.loadPyodide(options));
+  early.catch(() => {}); // a failure is met (and reported) where the boot awaits it
+  const loadPyodide = async (opts) => {
+    const started = early;
+    early = null;
+    return started || (await loaded).loadPyodide(opts);
+  };
+  const [zip, setText, bytecode, file] = await Promise.all([
     fetch(new URL("python/derive-site.zip", base)).then((r) => {
       if (!r.ok) throw new Error(`python/derive-site.zip: ${r.status}`);
       return r.arrayBuffer();
@@ -105,22 +129,19 @@ async function bootInWorker(settings) {
       return r.text();
     }),
     keptBytecode(key),
+    // a site published with its Pyodide ships the bytecode compiled at publish time: a first
+    // visit boots from it too (nothing to keep afterwards, the browser caches the file); if it
+    // cannot be read, the judge compiles from sources, as a site without it does
+    settings.bytecode ? fetch(new URL(settings.bytecode, base))
+      .then(async (r) => (r.ok ? new Uint8Array(await r.arrayBuffer()) : null))
+      .catch(() => null) : null,
   ]);
-  // a site published with its Pyodide ships the bytecode compiled at publish time: a first
-  // visit boots from it too (nothing to keep afterwards, the browser caches the file)
-  let shipped = null;
-  if (!bytecode && settings.bytecode) {
-    try {
-      const r = await fetch(new URL(settings.bytecode, base));
-      shipped = r.ok ? new Uint8Array(await r.arrayBuffer()) : null;
-    } catch (e) {
-      shipped = null; // compile from sources, as a site without it does
-    }
-  }
+  const shipped = bytecode ? null : file;
+  const fetched = at();
   const sha256 = { python: settings.python_sha256, bytecode: bytecode ? bytecode.sha256 : settings.bytecode_sha256 };
-  const booted = await bootJudge(loadPyodide, runtime, new Uint8Array(zip), setText, bytecode ? bytecode.bytes : shipped, sha256);
+  const booted = await bootJudge(loadPyodide, runtime, new Uint8Array(zip), setText, bytecode ? bytecode.bytes : shipped, sha256, stdlib);
   // kept: the next visit has bytecode (booted from it; a damaged one is compiled and kept anew)
-  return { ...booted, key, kept: booted.bytecode, shipped: booted.bytecode && !!shipped };
+  return { ...booted, key, kept: booted.bytecode, shipped: booted.bytecode && !!shipped, fetched };
 }
 
 if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope) {
@@ -156,6 +177,7 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
     if (message.type === "boot") {
       variant = message.variant || 0;
       const started = performance.now();
+      const opened = at();
       try {
         booted = await bootInWorker(message.settings);
         judge = booted.judge;
@@ -164,7 +186,8 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
         self.postMessage({ type: "failed", error: oneLine(e) });
         return;
       }
-      self.postMessage({ type: "ready", ms: performance.now() - started, kept: booted.kept, shipped: booted.shipped });
+      const phases = { worker: opened, fetched: booted.fetched, ...booted.phases };
+      self.postMessage({ type: "ready", ms: performance.now() - started, kept: booted.kept, shipped: booted.shipped, phases });
       waiting.forEach(answer);
       waiting = [];
       warmList = message.first ? [message.first] : [];

@@ -66,6 +66,8 @@
         ready = true;
         timings.boot_ms = performance.now() - started;
         timings.bytecode_used = !!m.kept;
+        // each phase of the boot (static/publish-worker.mjs), in ms since the page opened
+        timings.phases = Object.fromEntries(Object.entries(m.phases || {}).map(([k, t]) => [k, t - performance.timeOrigin]));
         timings.bytecode_shipped = !!m.shipped; // compiled at publish time (--pyodide, Node)
         if (m.shipped) timings.bytecode_kept = true; // the site's file: the next visit has it too
         status(`The checker is ready: answers are checked in this browser (loaded in ${(timings.boot_ms / 1000).toFixed(1)} s).`);
@@ -101,7 +103,7 @@
       first: firstProblem(),
       settings: {
         site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256,
-        bytecode: settings.bytecode, bytecode_sha256: settings.bytecode_sha256,
+        bytecode: settings.bytecode, bytecode_sha256: settings.bytecode_sha256, stdlib: settings.stdlib,
       },
     });
   }
