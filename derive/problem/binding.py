@@ -46,6 +46,7 @@ class ProblemSpec:
     shards: tuple[str, ...] = ()  # a set's shard: tensors in the book's notation on the mesh
     convention: str | None = None  # --convention: derive's own, or scaling-book on the mesh
     layers: str | None = None  # --layers N|MODEL: a composite's fusion savings × layers
+    collective: str | None = None  # a set's collective in the book's notation (its operator)
 
     @property
     def spec(self) -> ProblemSpec:

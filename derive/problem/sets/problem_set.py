@@ -17,7 +17,8 @@ those alone (a :class:`QuestionEntry`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,6 +94,7 @@ _PROBLEM = {
     "bandwidth": str,
     "link_bandwidth": str,
     "mesh": str,
+    "collective": str,
     "shard": list,
     "layers": int | str,
     "regime": str,
@@ -268,6 +270,11 @@ def _plot(raw: dict, where: str) -> PlotSpec:
     return PlotSpec(raw["over"], start, stop, tuple(series), raw.get("title", ""))
 
 
+def collective_name(pid: str) -> str:
+    """The operator a problem's ``collective = "AllGather_y(A[E_y, F])"`` declares for it."""
+    return "collective_" + re.sub(r"\W", "_", pid)
+
+
 def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEntry:
     pid, where, raw = problem_head(raw, index, origin, seen, _PROBLEM, "operator")
     if "dtype" in raw and "dtypes" in raw:
@@ -287,11 +294,22 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     sets = str_map(raw.get("set", {}), where, "set", int)
     timing = TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS})
     given = {key: raw.get(key) for key in (*_SPEC_TEXTS, "solve_for")}
+    if "collective" in raw and raw["operator"] != collective_name(pid):
+        raise ProblemError(where, "give 'operator' or 'collective', not both")
     shards = tuple(map(str, raw.get("shard", ())))  # read on the mesh when it is derived
     layers = str(raw["layers"]) if "layers" in raw else None  # read when it is derived
     spec = ProblemSpec(
         raw["operator"], dtypes, sets=sets, timing=timing, shards=shards, layers=layers, **given
     )
+    spec = replace(spec, collective=raw.get("collective"))
+    if spec.collective is not None:  # read now, so an error names the problem and its key
+        from derive.problem.binding import read_mesh
+        from derive.problem.collective_text import parse_collective
+
+        try:
+            parse_collective(spec.collective, read_mesh(spec))
+        except ProblemError as error:
+            raise ProblemError(f"{where}: key 'collective'", error.why) from None
     try:
         bind_timing(spec.timing)  # checked here so the error names the problem
     except DeriveError as error:
@@ -406,6 +424,8 @@ def problem_set_of(
             elif isinstance(raw, dict) and "operator" not in raw and set(raw) & set(QUESTION_KEYS):
                 alone.append(_question_problem(raw, i, origin, seen))
             else:
+                if isinstance(raw, dict) and "collective" in raw and "operator" not in raw:
+                    raw = {**raw, "operator": collective_name(str(raw.get("id")))}  # the book's
                 entries.append(_problem(raw, i, origin, seen))
             order.append(raw["id"])  # parsed: a table with its id
         except ProblemError as exc:

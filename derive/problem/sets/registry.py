@@ -37,6 +37,9 @@ from derive.errors import DeclarationError, ProblemError
 from derive.formula.decimals import parse_decimal
 from derive.problem.sets.problem_set import ProblemSet
 
+if TYPE_CHECKING:
+    from derive.problem.binding import ProblemSpec
+
 if TYPE_CHECKING:  # the tables' records load with a set that has [[operator]] tables
     from derive.problem.sets.operator_tables import OperatorTable, TensorTable
 
@@ -130,13 +133,25 @@ def set_operators(
     require_trust(pset, trust)
     files = tuple(str(path) for path in pset.operators)
     tables = pset.operator_tables
-    if not tables:
+    said = tuple(e.spec for e in pset.problems if e.spec.collective is not None)
+    if not tables and not said:
         return files
-    digest = hashlib.sha256(repr(tables).encode()).hexdigest()[:12]
+    digest = hashlib.sha256(repr((tables, said)).encode()).hexdigest()[:12]
     name = f"[[operator]] tables of {Path(pset.source).name} {digest}"
     if name not in _NAMED:
-        _NAMED[name] = _declare_checked(pset, tables, time_limit)
+        declared = _declare_checked(pset, tables, time_limit) if tables else ()
+        _NAMED[name] = (*declared, *map(_collective, said))
     return (*files, operators_as_file(name, _NAMED[name]))
+
+
+def _collective(spec: ProblemSpec) -> Operator:
+    """A problem's ``collective = "AllGather_y(A[E_y, F])"`` on its mesh, as its operator."""
+    from derive.problem.binding import read_mesh
+    from derive.problem.collective_text import parse_collective
+
+    assert spec.collective is not None
+    op = parse_collective(spec.collective, read_mesh(spec))
+    return Operator(spec.operator, op.flops, op.reads, op.writes, op.comms, op.doc)
 
 
 _NAMED: dict[str, tuple[Operator, ...]] = {}
