@@ -49,7 +49,7 @@ def _measure(text: str) -> tuple:
 
 def _agree(name: str, unit: str) -> None:
     catalogue = ROWS[name].display_unit
-    if "bool" in (unit, catalogue):
+    if {"bool", "word"} & {unit, catalogue}:  # a truth value, a name: no measure to read
         assert unit == catalogue, (name, unit, catalogue)
     else:
         assert _measure(unit) == _measure(catalogue), (name, unit, catalogue)
@@ -57,7 +57,7 @@ def _agree(name: str, unit: str) -> None:
 
 def test_every_row_has_a_display_unit_the_reader_reads():
     for row in table._ROWS:
-        if row.display_unit != "bool":
+        if row.display_unit not in ("bool", "word"):  # a strategy's name: a word
             _measure(row.display_unit)  # asserts it reads
 
 
