@@ -60,3 +60,16 @@ def test_a_bad_collective_or_two_operators_is_refused_naming_the_problem(cli, tm
     both = _set(tmp_path, 'operator = "matmul"\ncollective = "AllGather_y(A[E_y, F])"')
     r = cli(["key", str(both), "-o", str(tmp_path / "o")])
     assert r.code == 2 and "give 'operator' or 'collective', not both" in r.err
+
+
+def test_a_sets_problem_takes_the_books_convention(cli, tmp_path):
+    """``convention = "scaling-book"`` beside a problem's mesh: its collectives timed as the
+    book's Sharding chapter does, V/W with W both ways on a torus axis; a bad one named."""
+    path = _set(tmp_path, 'collective = "AllGather_y(A[E_y, F])"\nconvention = "scaling-book"')
+    book = Fraction(2 * 2048 * 8192, 2 * 45 * 10**9)
+    r = cli(["check", "--problem-set", str(path), "--problem", "ag", "--quantity", "t_comms",
+             "--claim", f"{float(book) * 1e6:.4g} us", "--format", "json"])  # fmt: skip
+    assert r.code == 0 and Fraction(json.loads(r.out)["expected"]) == book, r.out + r.err
+    bad = _set(tmp_path, 'collective = "AllGather_y(A[E_y, F])"\nconvention = "book"')
+    r = cli(["key", str(bad), "-o", str(tmp_path / "o")])
+    assert r.code == 2 and "key 'convention': derive or scaling-book" in r.err

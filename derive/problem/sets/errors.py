@@ -15,6 +15,7 @@ MAX_ERRORS = 20  # errors reported at once from one file
 _FLAG_KEYS = (
     ("--link-bandwidth", "link_bandwidth"),
     ("--mesh", "mesh"),
+    ("--convention", "convention"),
     ("--bandwidth", "bandwidth"),
     ("--peak", "peak"),
     ("--chip", "chip"),

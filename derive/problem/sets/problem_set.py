@@ -94,6 +94,7 @@ _PROBLEM = {
     "bandwidth": str,
     "link_bandwidth": str,
     "mesh": str,
+    "convention": str,
     "collective": str,
     "shard": list,
     "layers": int | str,
@@ -244,7 +245,9 @@ class ProblemSet:
         return (*self.entries(), *self.natives, *self.questions)
 
 
-_SPEC_TEXTS = ("compute", "chip", "peak", "bandwidth", "link_bandwidth", "mesh", "regime")
+_SPEC_TEXTS = (
+    *("compute", "chip", "peak", "bandwidth", "link_bandwidth", "mesh", "convention", "regime"),
+)
 """An operator problem's keys read as typed, by ProblemSpec's field of that name."""
 
 
@@ -294,6 +297,10 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     sets = str_map(raw.get("set", {}), where, "set", int)
     timing = TimingSpec(**{name: raw.get(name) for name in TIMING_KEYS})
     given = {key: raw.get(key) for key in (*_SPEC_TEXTS, "solve_for")}
+    book = str(raw.get("convention", "derive")).strip().lower()
+    if book not in ("derive", "scaling-book") or (book != "derive" and "mesh" not in raw):
+        why = "derive or scaling-book" if book != "scaling-book" else "it times a mesh: add 'mesh'"
+        raise ProblemError(f"{where}: key 'convention'", why)
     if "collective" in raw and raw["operator"] != collective_name(pid):
         raise ProblemError(where, "give 'operator' or 'collective', not both")
     shards = tuple(map(str, raw.get("shard", ())))  # read on the mesh when it is derived
