@@ -10,7 +10,7 @@ group P is the innermost axes whose sizes multiply to P, timed by the one commun
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import sympy as sp
 
@@ -96,24 +96,17 @@ def collective_times(
         v, own = size, None
         if problem.mesh is not None:
             kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
-            costs = level_costs(kind, levels)
+            hops = tensor.hops  # a send's (each a step of latency); 1 for the others
+            costs = level_costs(kind, levels, hops)
             v = size / group if tensor.kind is CollectiveKind.ALL_TO_ALL else size
             sent = v * sp.Add(*(c.links * c.load for c in costs))
             fraction, link_time = sent / size, v * time_per_byte(kind, levels)
-            steps, latency_time = sp.Add(*(c.steps for c in costs)), calls_latency(kind, levels)
-            if kind is Exchange.SEND:  # a hop of latency each, the bytes cut through
-                hops = tensor.hops
-                costs = tuple(
-                    replace(c, steps=hops, rule=c.rule.replace("one hop", f"{hops} hop(s)"))
-                    for c in costs
-                )
-                steps, latency_time = sp.Integer(hops), hops * latency_time
+            steps = sp.Add(*(c.steps for c in costs))
+            latency_time = calls_latency(kind, levels, hops)
             if problem.mesh.book:  # the Scaling Book's V/W and hops; derive's own kept beside
                 own, ici = link_time + latency_time, book_ici(levels)
                 link_time = v * book_time_per_byte(kind, levels, ici)
-                latency_time = book_latency(kind, levels, ici) * (
-                    tensor.hops if kind is Exchange.SEND else 1
-                )
+                latency_time = book_latency(kind, levels, ici, hops)
         time = link_time + latency_time if link_time is not None else None
         times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero, own)
         out.append(CollectiveTime(tensor, dtype.name, size, group, fraction, sent, steps, *times))

@@ -102,8 +102,11 @@ def _a2a_chunks(topology: Topology, g: int) -> sp.Rational:
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same levels again
-def level_rule(kind: Exchange, topology: Topology, g: int) -> tuple[sp.Rational, int, int, str]:
-    """(load per byte of the level's tensor, links, steps, rule) of one level of g devices.
+def level_rule(
+    kind: Exchange, topology: Topology, g: int, hops: int = 1
+) -> tuple[sp.Rational, int, int, str]:
+    """(load per byte of the level's tensor, links, steps, rule) of one level of g devices
+    (a send: over ``hops`` hops, cut through, a step of latency each).
 
     The tensor is b for a gather, scatter or reduce, the chunk c per peer for an all-to-all,
     V for a send (see the module's table).
@@ -117,7 +120,8 @@ def level_rule(kind: Exchange, topology: Topology, g: int) -> tuple[sp.Rational,
         topology = Topology.LINE
     name = f"{topology.value} {kind.value}"
     if kind is Exchange.SEND:
-        return sp.Integer(1), 1, 1, f"{name}: V over one link, one hop"
+        said = "one hop" if hops == 1 else f"{hops} hop(s)"
+        return sp.Integer(1), 1, hops, f"{name}: V over one link, {said}"
     if kind is Exchange.ALL_TO_ALL:
         switch = topology in (Topology.SWITCH, Topology.SWITCH_SHARP)
         steps = 1 if switch else g // 2 if topology is Topology.TORUS else g - 1
@@ -146,7 +150,7 @@ def level_rule(kind: Exchange, topology: Topology, g: int) -> tuple[sp.Rational,
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def level_costs(kind: Exchange, levels: tuple[Level, ...]) -> tuple[LevelCost, ...]:
+def level_costs(kind: Exchange, levels: tuple[Level, ...], hops: int = 1) -> tuple[LevelCost, ...]:
     """Per level (innermost first), the busiest link's bytes per byte of V, links and steps."""
     if not levels:
         return ()
@@ -157,7 +161,7 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...]) -> tuple[LevelCost, .
     at_once = len(levels) > 1 and len(alike) == 1 and levels[0].axis.topology is Topology.TORUS
     for i, level in enumerate(levels):
         inner = math.prod(lv.size for lv in levels[:i])
-        load, links, steps, rule = level_rule(kind, level.axis.topology, level.size)
+        load, links, steps, rule = level_rule(kind, level.axis.topology, level.size, hops)
         scale = {Exchange.ALL_TO_ALL: sp.Rational(inner, total), Exchange.SEND: sp.Integer(1)}.get(
             kind, sp.Rational(1, inner)
         )
@@ -186,9 +190,9 @@ def time_per_byte(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
 
 
 @lru_cache(maxsize=4096)
-def calls_latency(kind: Exchange, levels: tuple[Level, ...]) -> sp.Rational:
+def calls_latency(kind: Exchange, levels: tuple[Level, ...], hops: int = 1) -> sp.Rational:
     """Seconds of latency of one call: its steps per level times the level's α per hop."""
-    return sp.Add(*(c.steps * c.level.axis.latency for c in level_costs(kind, levels)))
+    return sp.Add(*(c.steps * c.level.axis.latency for c in level_costs(kind, levels, hops)))
 
 
 BOOK_FACTOR = {
@@ -246,12 +250,14 @@ def book_time_per_byte(
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
-def book_latency(kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr) -> sp.Rational:
+def book_latency(
+    kind: Exchange, levels: tuple[Level, ...], ici: sp.Expr, hops: int = 1
+) -> sp.Rational:
     """Seconds of latency of one call as the Scaling Book counts hops: X/2 on its ICI axes
     (:func:`book_time_per_byte`), a bidirectional ring's (Inference, "Appendix C: Latency bound
-    communications": T_min·X/2), X − 1 elsewhere, twice for an all-reduce; a send one hop."""
+    communications": T_min·X/2), X − 1 elsewhere, twice for an all-reduce; a send its hops."""
     if kind is Exchange.SEND or not levels:
-        return levels[-1].axis.latency if levels else sp.Integer(0)
+        return hops * levels[-1].axis.latency if levels else sp.Integer(0)
     hops = 2 if kind is Exchange.ALL_REDUCE else 1
     per = ((sp.Rational(lv.size, 2) if lv.axis.bandwidth >= ici else lv.size - 1) for lv in levels)
     return sp.Add(*(hops * n * lv.axis.latency for n, lv in zip(per, levels, strict=True)))
