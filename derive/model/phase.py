@@ -58,7 +58,7 @@ from derive.model.expand import Block, KernelOp, ModelTensor, Role, expand, toke
 from derive.model.expand import Kernel as ModelKernel
 from derive.model.sized import SizedModel
 from derive.model.symbols import batch, context
-from derive.problem.chips import Figure
+from derive.problem.chips import Figure, spelled_mesh
 from derive.problem.mesh import parse_mesh
 from derive.problem.timing import Timing
 
@@ -343,12 +343,8 @@ def _tp_levels(problem: ModelProblem, tp: int, text: str | None) -> tuple[str, t
     group on it, the mesh's innermost axes; empty without a mesh or at tp = 1."""
     if text is None:
         return "", ()
-    chip, n = problem.chip, int(problem.devices)
-    built = text.strip().lower() == "default" or text.strip().startswith("tpu:")
-    if built and chip is None:
-        raise ProblemError(f"--mesh {text}", "built from the chip's node or ICI: give --chip")
-    typed = chip.mesh_text(text, n) if chip is not None else text
-    mesh = parse_mesh(typed)
+    n = int(problem.devices)
+    mesh = parse_mesh(spelled_mesh(text, problem.chip, n))
     if mesh.devices != n:
         raise ProblemError(
             f"--mesh {text}",

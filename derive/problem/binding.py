@@ -16,7 +16,7 @@ from derive.declare.composite import Composite, unfused
 from derive.declare.operator import NAME_RE, Operator, Tensor
 from derive.errors import ProblemError, UnknownNameError, did_you_mean
 from derive.formula.decimals import parse_positive_int, set_items
-from derive.problem.chips import Chip, Figure, custom_figure, get_chip
+from derive.problem.chips import Chip, Figure, custom_figure, get_chip, spelled_mesh
 from derive.problem.dtypes import Dtype, get_dtype
 from derive.problem.mesh import Mesh, parse_mesh
 from derive.problem.regime import Regime, parse_regime
@@ -265,10 +265,7 @@ def read_mesh(spec: ProblemSpec) -> Mesh | None:
                 f"--convention {spec.convention}", "times a mesh's collectives: give --mesh"
             )
         return None
-    if text.startswith("tpu:") or text.strip().lower() == "default":
-        if spec.chip is None:
-            raise ProblemError(f"--mesh {text}", "built from the chip's node or ICI: give --chip")
-        text = get_chip(spec.chip).mesh_text(text)
+    text = spelled_mesh(text, spec.chip)
     book = (spec.convention or "derive").strip().lower()
     if book not in ("derive", "scaling-book"):
         raise ProblemError(

@@ -17,7 +17,15 @@ from derive.errors import ChipDataError, ProblemError, UnknownNameError, did_you
 from derive.formula.decimals import parse_positive
 from derive.problem.sets.toml_file import loads_toml
 
-__all__ = ["Chip", "Figure", "chip_names", "custom_figure", "get_chip", "load_chips"]
+__all__ = [
+    "Chip",
+    "Figure",
+    "chip_names",
+    "custom_figure",
+    "get_chip",
+    "load_chips",
+    "spelled_mesh",
+]
 
 _PEAK_KEY = re.compile(r"^peak_([a-z0-9_]+?)_(flop|op)_per_s$")
 _SPARSE_KEY = re.compile(r"^sparse_([a-z0-9_]+?)_(flop|op)_per_s$")
@@ -290,3 +298,13 @@ def get_chip(name: str) -> Chip:
         f"chip {name!r}",
         f"unknown chip; known: {', '.join(load_chips())}" + did_you_mean(name, load_chips()),
     )
+
+
+def spelled_mesh(text: str, chip: Chip | str | None, devices: int | None = None) -> str:
+    """``--mesh`` as axes: ``default`` and ``tpu:AxB`` built from ``chip`` (a chip or its
+    name, looked up only then; refused without one), any other mesh as typed."""
+    if text.strip().lower() != "default" and not text.strip().startswith("tpu:"):
+        return text
+    if chip is None:
+        raise ProblemError(f"--mesh {text}", "built from the chip's node or ICI: give --chip")
+    return (get_chip(chip) if isinstance(chip, str) else chip).mesh_text(text, devices)
