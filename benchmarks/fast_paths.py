@@ -3,7 +3,7 @@
     python benchmarks/fast_paths.py [--repeats 3] [--problems 100]
 
 Three places do by hand what sympy would do, each pinned to sympy by a property test
-(tests/test_algebra.py, tests/test_key_figures.py), and each stays only while it saves at
+(tests/analysis/test_algebra.py, tests/present/test_key_figures.py), and each stays only while it saves at
 least 20 % of something a user waits for. This times a key with the fast path and with the
 library call put back (fresh processes, one worker, interleaved, best of ``--repeats``) and
 checks both wrote the same files:
@@ -15,7 +15,7 @@ checks both wrote the same files:
   gcd, against ``factor_list`` (Wang's algorithm), on a key of transformer blocks
   (benchmarks/big_jobs.py ``blocks_set``).
 * ``probe_equal``: the question sheet's test that a doc's formula states an answer, a probe
-  at distinct primes before ``cancel`` (tests/test_withheld_equal.py), against ``cancel``
+  at distinct primes before ``cancel`` (tests/present/test_withheld.py), against ``cancel``
   alone, on set20's problems on distinct hardware numbers (benchmarks/run.py
   ``distinct_set``).
 """

@@ -135,7 +135,7 @@ DISPLAY_UNITS: dict[Dimension, str] = {
 }
 """The display unit of a quantity of each dimension, unless its row names another (the one
 unit table: derive/questions/quantities.py, a training run's values and the model
-records' units agree with it, tests/test_unit_tables.py)."""
+records' units agree with it, tests/catalogue/test_unit_tables.py)."""
 
 
 @dataclass(frozen=True)

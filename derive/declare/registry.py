@@ -224,7 +224,7 @@ def _sharing(modules: dict[Path, ModuleType]) -> Iterator[None]:
 def builtin_names(path: Path) -> frozenset[str]:
     """The operator names (lower case) a built-in file declares, read from its source without
     running it: each module-level ``x = Operator(name="…", …)`` (any call with a string
-    ``name``). tests/test_builtin_operators.py checks them against the files run."""
+    ``name``). tests/declare/test_builtin_operators.py checks them against the files run."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     return frozenset(
         keyword.value.value.lower()

@@ -51,7 +51,7 @@ Files as published and as transformers re-saves them read alike.
 The givens of the worked solution name each size by the config's own field. Parameter
 counts follow the module structure of transformers' `modeling_<type>.py` (its biases, its
 norms, a tied head stored once); the tests count every supported `model_type` by hand, and
-round-trip transformers' own configuration classes (`tests/test_config_transformers.py`: a
+round-trip transformers' own configuration classes (`tests/model/test_config_transformers.py`: a
 default and two edited configurations of each `model_type`, saved by `save_pretrained`).
 """
 

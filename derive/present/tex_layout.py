@@ -3,7 +3,7 @@ fractions in narrow places, and table column widths (the LaTeX filters and tests
 :mod:`derive.present.render`).
 
 Widths are estimates in characters (:func:`tex_width`); the compile tests
-(tests/test_appendix_columns.py, tests/test_standalone_key.py) are what guard them.
+(tests/present/test_appendix_columns.py, tests/present/test_standalone_key.py) are what guard them.
 """
 
 from __future__ import annotations

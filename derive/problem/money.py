@@ -7,7 +7,7 @@ number (``$2.49``, ``USD 2.49/h``) is moved after it by
 :func:`derive.formula.literals.currency_last`, the rule every reader of derive applies; the
 unit is read by :func:`derive.formula.units.measure_atom` (the units table), the number by
 :func:`derive.formula.decimals.parse_decimal`: nothing typed is evaluated.
-tests/test_money_reader.py pins that a price reads as the claim reader reads the same text.
+tests/problem/test_money_reader.py pins that a price reads as the claim reader reads the same text.
 
 >>> read_price("$2.49", "--price-per-hour").value
 249/100

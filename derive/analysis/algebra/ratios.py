@@ -1,6 +1,6 @@
 """Ratios of polynomials on the rings: lowest terms (``cancel``) and factoring (``factor``).
 
-Each gives the same expression as its sympy namesake (tests/test_algebra.py), read into
+Each gives the same expression as its sympy namesake (tests/analysis/test_algebra.py), read into
 sympy's sparse rings by :mod:`derive.analysis.algebra.rings` instead of re-discovered by sympy's
 general simplifiers; anything that is not a ratio of polynomials falls back to sympy.
 """
@@ -54,7 +54,7 @@ def _quotient(P: PolyElement, Q: PolyElement) -> sp.Expr:
     sum); otherwise the quotient is one ``Mul``: the rational coefficient, then, in
     sympy's order, the numerator (its powers, or the sum) and the denominator (its powers
     to negative exponents, or the sum to the power -1). P and Q share no factor, so no
-    base meets itself. The same expression as the division (tests/test_algebra.py).
+    base meets itself. The same expression as the division (tests/analysis/test_algebra.py).
     """
     if Q.is_ground:
         return to_expr(P.quo_ground(Q.LC))
@@ -116,7 +116,7 @@ def _integer_factors(p: PolyElement) -> tuple[Fraction, list[tuple[PolyElement, 
 def integer_factors(p: PolyElement) -> list[tuple[PolyElement, int]]:
     """The irreducible factors of ``p`` (over ZZ, not zero) with their multiplicities, as
     sympy's ``factor_list`` gives them: each primitive with a positive leading coefficient
-    (the list may be in another order; tests/test_algebra.py compares the two).
+    (the list may be in another order; tests/analysis/test_algebra.py compares the two).
 
     The crossover's closed form has many dims and is often of degree 1 in one of them,
     where no general factoring (Wang's algorithm, costly per call: benchmarks/README.md) is
@@ -157,7 +157,7 @@ def factor(expr: sp.Expr) -> sp.Expr:
     Both sides are factored over the integers on the ring; the rational constant is
     whatever makes the product equal ``expr`` (leading coefficients multiply), and the
     result is assembled with sympy's own ``_keep_coeff``, as ``factor`` does. The same
-    expression as ``sympy.factor`` (tests/test_algebra.py); anything else falls back to it.
+    expression as ``sympy.factor`` (tests/analysis/test_algebra.py); anything else falls back to it.
     """
     if expr.is_Number:
         return expr

@@ -12,7 +12,7 @@ This module reads expressions into rings and writes ring elements back;
 
 The results are the same expressions sympy returns: :func:`~derive.analysis.algebra.ratios.cancel_ratio` gives
 exactly ``sympy.cancel(num / den)`` (same generators, same ordering, the same
-canonical sign), which tests/test_algebra.py checks on random ratios. Anything
+canonical sign), which tests/analysis/test_algebra.py checks on random ratios. Anything
 that is not a polynomial in its symbols falls back to sympy itself.
 """
 
@@ -97,7 +97,7 @@ def to_expr(p: PolyElement) -> sp.Expr:
     ``as_expr`` multiplies and adds through sympy's general ``flatten``; a polynomial's
     terms are already distinct monomials in distinct symbols, so all that is left of
     ``flatten`` is its canonical sort (``_mulsort``/``_addsort``) with the number first.
-    The result is the same expression (same args, same order; tests/test_algebra.py).
+    The result is the same expression (same args, same order; tests/analysis/test_algebra.py).
     """
     to_sympy, syms = p.ring.domain.to_sympy, p.ring.symbols
     terms = []

@@ -56,7 +56,7 @@ def values_at(expr: sp.Expr, x: sp.Symbol, points: Sequence[int]) -> list[Fracti
     ``expr`` is not such a ratio (a root, a Max, another symbol left free): the caller asks
     sympy; a None in the list where the denominator vanishes (sympy's answer there is not
     a number). Where it answers, it is the Rational ``expr.subs(x, v)`` gives
-    (tests/test_algebra.py).
+    (tests/analysis/test_algebra.py).
 
     >>> B = sp.Symbol("B", positive=True)
     >>> values_at(2 * B / (B + 4), B, [4, 12])
@@ -160,7 +160,7 @@ def _substitute_expanded(expr: sp.Expr, values: dict) -> sp.Expr | None:
     coefficient takes the values, terms left with the same powers add up. Written back the
     way :func:`~derive.analysis.algebra.rings.to_expr` writes a ring element
     (:func:`~derive.analysis.algebra.rings.polynomial_expr`), that is the expression ``xreplace``
-    builds through ``flatten`` (tests/test_algebra.py), without ``flatten``'s general machinery.
+    builds through ``flatten`` (tests/analysis/test_algebra.py), without ``flatten``'s general machinery.
     """
     acc: dict[tuple[sp.Expr, ...], Fraction] = {}
     replaced = False

@@ -189,7 +189,7 @@ def solve_crossover(
     g = FLOPs·β − bytes·π is read as a polynomial in x, on sympy's sparse polynomial
     rings when FLOPs and bytes are polynomials (every built-in operator) and through
     sympy's ``Poly`` otherwise; one decision tree then reads the status off its
-    coefficients (tests/test_algebra.py checks the two readings agree on every field).
+    coefficients (tests/analysis/test_algebra.py checks the two readings agree on every field).
 
     >>> B, D = sp.symbols("B D", positive=True, integer=True)
     >>> solve_crossover(2*B*D, B + D, 3, 1, B).exact

@@ -295,7 +295,7 @@ def _attainable(
     """``min(peak, intensity(v) · bandwidth)`` at each ``v`` of ``xs``, exactly.
 
     A rational intensity is evaluated with Fractions (the same Rationals sympy's
-    ``Min(peak, intensity.subs(x, v) * bandwidth)`` gives, which tests/test_key_figures.py
+    ``Min(peak, intensity.subs(x, v) * bandwidth)`` gives, which tests/present/test_key_figures.py
     checks); anything else, or a point where it divides by zero, goes to sympy.
     """
     exact = (
