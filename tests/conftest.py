@@ -83,3 +83,23 @@ def live_server(app: Any, **config: Any) -> Iterator[int]:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add a test's time (setup, call and teardown) to its package's: the folder under tests/
+    it sits in (tests/<package>/ mirrors derive/<package>/), or derive/<package> for a doctest."""
+    parts = Path(report.nodeid.split("::")[0]).parts
+    where = "/".join(parts[:2]) if parts[0] == "derive" or len(parts) > 2 else "tests (top)"
+    _SECONDS[where] = _SECONDS.get(where, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Under CI, the suite's time per package, slowest first (issue 48, item 8)."""
+    if not os.environ.get("CI") or not _SECONDS:
+        return
+    terminalreporter.section("seconds per package")
+    for where, seconds in sorted(_SECONDS.items(), key=lambda kv: (-kv[1], kv[0])):
+        terminalreporter.write_line(f"{seconds:8.1f}  {where}")
