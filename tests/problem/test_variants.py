@@ -305,12 +305,12 @@ def test_a_set_with_variants_reads_as_a_set_without_them_elsewhere():
 
 def test_hidden_a_students_steps_and_verdicts_state_none_of_their_variants_answers():
     from starlette.testclient import TestClient
-    from tests.web.test_hidden_leaks import forms, leaks
 
     from derive.web.app import LOOPBACK_HOSTS, create_app
     from derive.web.book import build_workbooks, load_source
     from derive.web.grading import Grader
     from derive.web.pool import PoolSettings, WorkerPool
+    from tests.web.test_hidden_leaks import forms, leaks
 
     _, pset = load_source(str(SET))
     pool = WorkerPool(pset, PoolSettings(workers=1, timeout=20), hide_expected=True)

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_cli
-from test_site import pyodide_or_skip
 from test_browser import ARGS as BROWSER_ARGS
 from test_browser import CHROMIUM, sync_playwright  # skips without Chromium (fails in CI)
+from test_site import pyodide_or_skip
 
 ARGS = [*BROWSER_ARGS, "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 SHOTS = Path(tempfile.gettempdir())
