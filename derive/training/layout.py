@@ -69,15 +69,18 @@ def stage_layers(spec: TrainSpec, layers: int, pp: int) -> tuple[int, ...]:
 def virtual_stages(
     spec: TrainSpec, value: int, pp: int, stages: tuple[int, ...], microbatches: sp.Integer
 ) -> int:
-    """Interleaved 1F1B's v: each stage's layers cut into v chunks of at least one layer, as
-    evenly as possible (7 into 4 and 3), M a multiple of pp."""
+    """Interleaved 1F1B's v: each stage's layers cut into v chunks as evenly as possible (7 into
+    4 and 3), M a multiple of pp. A shorter stage's chunk may be empty, holding only the
+    embedding or the head (Llama 3 405B: v = 8 on stages of 7 and 8 layers)."""
     if value == 1:
         return 1
     where = spec.where("virtual_stages")
     if pp < 2:
         raise ProblemError(where, "interleaving needs a pipeline: give --pp 2 or more")
-    if stages and value > min(stages):
-        raise ProblemError(where, f"v = {value} chunks exceed a stage's {min(stages)} layers")
+    if stages and value > max(stages):
+        raise ProblemError(
+            where, f"v = {value} chunks exceed the largest stage's {max(stages)} layers"
+        )
     if microbatches % pp:
         raise ProblemError(
             where,

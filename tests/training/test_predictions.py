@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "predictions.md"
 
-EFFICIENCY = {"a100": ("0.61", "0.4"), "h100": ("0.96", "0.35")}
+EFFICIENCY = {"a100": ("0.61", "0.4"), "h100": ("0.49", "0.88")}
 """One (matmul, link) set per chip generation, as docs/predictions.md states it."""
 
 SEQ = 2048
@@ -44,7 +44,9 @@ MEGATRON = (
 )
 
 # Llama 3 405B (Meta, The Llama 3 Herd of Models, Table 3 and Table 4): (name, GPUs, cp, dp,
-# seq, TFLOPs per GPU); tp 8, pp 16, 16M tokens a step.
+# seq, TFLOPs per GPU); tp 8, pp 16, 16M tokens a step. Its schedule (section 3.3.2):
+# interleaved, one layer a model chunk, one layer fewer on the first and the last stage, so
+# that their outer chunks hold only the embedding and the head.
 LLAMA_405B = {"d": 16384, "layers": 126, "heads": 128, "kv": 8, "f": 53248, "vocab": 128256}
 LLAMA = (
     ("Llama 3 405B, 8K GPUs", 8192, 1, 64, 8192, 430),
@@ -52,6 +54,16 @@ LLAMA = (
     ("Llama 3 405B, 16K GPUs, 128K context", 16384, 16, 8, 131072, 380),
 )
 LLAMA_TOKENS = 16 * 2**20
+LLAMA_PP = 16
+
+
+def llama_stages(layers: int, pp: int) -> tuple[int, list[int]]:
+    """Meta's schedule: v chunks of one layer a stage, the two end stages one layer short."""
+    v = (layers + 2) // pp
+    stages = [v - 1] + [v] * (pp - 2) + [v - 1]
+    assert sum(stages) == layers
+    return v, stages
+
 
 MISSED = {"GPT 1.7B", "GPT 3.6B"}
 """The runs outside the 10 % goal (their unfused S² softmax traffic, which derive does not time)."""
@@ -109,19 +121,21 @@ def published_runs(tmp: Path) -> list[tuple[str, str, list[str], Fraction]]:
              "num_attention_heads": m["heads"], "num_key_value_heads": m["kv"],
              "intermediate_size": m["f"], "vocab_size": m["vocab"]}  # fmt: skip
     path = _config(tmp, "llama-405b", llama)
+    v, stages = llama_stages(m["layers"], LLAMA_PP)
     for name, gpus, cp, dp, seq, tflops in LLAMA:
         flops = LLAMA_TOKENS * (6 * llama_params(m) + 6 * m["layers"] * m["d"] * seq)
-        argv = [path, "--dp", str(dp), "--tp", "8", "--pp", "16", "--cp", str(cp),
+        argv = [path, "--dp", str(dp), "--tp", "8", "--pp", str(LLAMA_PP), "--cp", str(cp),
                 "--batch-tokens", str(LLAMA_TOKENS), "--seq", str(seq), "--zero", "1",
-                "--recompute", "none"]  # fmt: skip
+                "--recompute", "none", "--virtual-stages", str(v),
+                "--stage-layers", ",".join(map(str, stages))]  # fmt: skip
         runs.append((name, "h100", argv, Fraction(flops, tflops * 10**12 * gpus)))
     return runs
 
 
 def _doc_errors() -> dict[str, str]:
-    """The error column of the predictions table, by run."""
+    """The error column of the predictions table (not the peers' table after it), by run."""
     rows = {}
-    for line in DOC.read_text().splitlines():
+    for line in DOC.read_text().split("## Side by side")[0].splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
         if len(cells) > 3 and re.fullmatch(r"[+−-]\d+\.\d %", cells[-1]):
             rows[cells[0]] = cells[-1].replace("−", "-")
@@ -275,3 +289,28 @@ def test_python_sees_the_prediction():
         "llama-3-8b", chip="h100", dp=8, batch_tokens=4194304, seq=4096, matmul_efficiency="0.5"
     )
     assert run.analysis.t_predicted == 2 * run.analysis.t_lower
+
+
+def test_the_llama_rows_run_meta_s_interleaved_schedule(cli, tmp_path):
+    """Meta's bubble, (PP − 1)/(V·M) with M the sequences a DP rank takes a step."""
+    v, _ = llama_stages(LLAMA_405B["layers"], LLAMA_PP)
+    llama = [run for run in published_runs(tmp_path) if run[1] == "h100"]
+    for (name, _, argv, _), (_, _, _, dp, seq, _) in zip(llama, LLAMA, strict=True):
+        report = _predicted(cli, "h100", argv)
+        microbatches = LLAMA_TOKENS // (seq * dp)
+        assert Fraction(report["bubble_over_ideal"]) == Fraction(LLAMA_PP - 1, v * microbatches), (
+            name
+        )
+
+
+def test_the_peers_table_repeats_derive_s_figures():
+    """docs/predictions.md's side-by-side table shows derive's step and error as the main one."""
+    main, peers = DOC.read_text().split("## Side by side")
+    cells = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in (main + "\n" + peers).splitlines()
+        if line.startswith("| ") and not line.startswith("| run")
+    ]
+    ours = {c[0]: (c[2], c[4], c[6]) for c in cells if len(c) == 7}
+    theirs = {c[0]: (c[1], c[2], c[3]) for c in cells if len(c) == 8}
+    assert theirs == ours

@@ -191,7 +191,7 @@ def _stretch(out: dict) -> Fraction:
     return (t_upper - t_comms) / t_math
 
 
-@pytest.mark.parametrize("v", [1, 2])
+@pytest.mark.parametrize("v", [1, 2, 8])
 def test_llama_3_405b_interleaved_on_uneven_stages(cli, v):
     # Meta's 405B: 126 layers on 16 stages, one layer fewer on the first and the last
     stages = [7] + [8] * 14 + [7]
