@@ -24,7 +24,9 @@ its compute plus its exposed traffic, and at least all its traffic (one device's
 it in turn), so ``t_lower = Σ_passes max(compute + exposed, comms)`` and ``t_upper`` is the serial sum; with a
 pipeline both stretch the compute by ``(v·M + pp − 1)/(v·M)`` (the 1F1B bubble, v = 1, or
 interleaved; ``bubble_fraction = (pp − 1)/(v·M + pp − 1)``, GPipe's convention) and, with
-unequal stages, by ``pp · max L_i / L``. MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
+unequal stages, by ``pp · max L_i / L``. ``--schedule zb1p`` and ``dualpipe`` stretch it by
+``1 + t_bubble/(M·(F + B))`` with their own bubbles (:data:`BUBBLES`), and under DualPipe a
+forward chunk overlaps a backward one, so ``t_lower = max(Σ compute + exposed, Σ comms)``. MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
 
 Critical batch: in tokens per DP rank ``b``, a pass's compute is ``c·b`` and its comms
 ``D + K·b`` (DP's bytes do not grow with the batch; TP's, PP's and EP's do), so it is

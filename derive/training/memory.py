@@ -18,7 +18,9 @@ or plain, ``k`` experts per token), bf16 (2 bytes), masks 1 byte: :data:`TERMS`.
 choices (``f = 4d``, plain MLP, MHA, dropout) they sum to the paper's
 ``S·b·d·(10 + 24/t + 5·h·S/(d·t))``; with sequence parallelism the replicated terms are split
 over the TP group too (``S·b·d·(34/t + 5·h·S/(d·t))``). The 1F1B pipeline schedule keeps ``pp`` micro-batches in
-flight on the first stage, each of ``L/pp`` layers: ``L`` layers' worth in all.
+flight on the first stage, each of ``L/pp`` layers: ``L`` layers' worth in all. DualPipe
+(``--schedule dualpipe``) gives device i stages i and pp − 1 − i, twice the blocks (and both
+ends on devices 0 and pp − 1), and keeps pp + 1 chunks in flight (DeepSeek-V3's Table 2).
 """
 
 from __future__ import annotations
@@ -363,7 +365,8 @@ def memory_of(
     v = p.virtual_stages
     interleave = 1 + sp.Rational(p.pp - 1, p.pp * v) if v > 1 else sp.Integer(1)
     st = p.state
-    logits = logits_bytes(p) if params.stage in (None, p.pp - 1) else sp.Integer(0)
+    last = (None, p.pp - 1) if params.copies == 1 else (None, 0)  # DualPipe's device 0 holds it
+    logits = logits_bytes(p) if params.stage in last else sp.Integer(0)
     ends, overhead = megatron_ends(p, params)
     layers = in_flight * params.layers * per_layer * interleave
     megatron = _megatron_count(p, params)
