@@ -37,11 +37,11 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "present": 5_300,  # 5,285 on 2026-12-01
     "problem": 3_080,  # 3,071 on 2026-12-02 (set variants, the book's tensor notation, count_from_root, a problem's collective)
     "questions": 1_450,  # 1,422 on 2026-12-01
-    "solution": 4_140,  # 4,133 on 2026-12-02 (predicted step, uneven interleaving, Megatron's count)
+    "solution": 4_230,  # 4,219 on 2026-12-02 (predicted step, uneven interleaving, Megatron's count, pipeline schedules)
     "training": 1_800,  # 1,757 on 2026-12-01
     "web": 2_470,  # 2,461 on 2026-12-02 (a variant per student, the compiled standard library)
 }
-TOTAL = 39_640  # 39,631 on 2026-12-02; the round's target is 38,000 (issue 48): 1,631 still to cut
+TOTAL = 39_810  # 39,803 on 2026-12-02; the round's target is 38,000 (issue 48): 1,803 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

@@ -29,6 +29,7 @@ from derive.checking.hints import Slip
 from derive.checking.serving_claims import serving_slips
 from derive.checking.step_slips import seconds
 from derive.checking.training_claims import training_slips
+from derive.formula.decimals import fmt_decimal
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
@@ -133,16 +134,19 @@ def _training(t: TrainingAnalysis, quantity: str, value: sp.Expr) -> list[Slip]:
     rows = [Slip(t.mfu / 2, _MAC)] if quantity == q.MFU.name and t.mfu is not None else []
     slots = p.virtual_stages * p.microbatches
     passes = [
-        replace(s, compute=s.compute * slots / (slots + p.pp - 1)) for s in (t.forward, t.backward)
+        replace(s, compute=s.compute / (1 + t.bubble_over_ideal)) for s in (t.forward, t.backward)
     ]
     slipped: list[tuple[Timed | None, str]] = [
         (analyse_training(replace(p, recompute=Recompute.NONE), same=t) if t.flops_recompute else None,
          _RECOMPUTE.get(p.recompute.value, "")),
         (analyse_training(replace(p, peak=2 * p.peak), same=t), _MAC),
-        (replace(t, t_lower=sum(s.bound for s in passes), t_upper=sum(s.compute + s.comms for s in passes))
+        (replace(t, t_lower=max(sum(s.compute + s.exposed for s in passes), sum(s.comms for s in passes))
+                 if p.schedule == "dualpipe" else sum(s.bound for s in passes),
+                 t_upper=sum(s.compute + s.comms for s in passes))
          if p.pp > 1 else None,
          f"that leaves out the pipeline bubble: each of the {p.pp} stages idles "
-         f"{p.pp - 1} of {slots + p.pp - 1} slots"),
+         f"{p.pp - 1} of {slots + p.pp - 1} slots" if p.schedule == "1f1b"
+         else f"that leaves out the {p.schedule} bubble, {fmt_decimal(t.bubble_over_ideal)} of the ideal time"),
     ]  # fmt: skip
     return rows + _rows(quantity, value, t, slipped, p.measured_time is None)
 

@@ -70,6 +70,12 @@ _CLUSTER_FLAGS = (
     ),
     ("--virtual-stages", "V", "interleaved 1F1B: V model chunks per pipeline stage (default 1)"),
     (
+        "--schedule",
+        "NAME",
+        "the pipeline schedule: 1f1b (default; interleaved with --virtual-stages), zb1p "
+        "(Zero Bubble's ZB-1P) or dualpipe (DeepSeek-V3's: pp and M even, M >= 2·pp)",
+    ),
+    (
         "--convention",
         "PRESET",
         "whose accounting to follow: derive (default), megatron (18 B/param, Korthikanti's "

@@ -41,7 +41,7 @@ _FORMS |= {w: "{}" for w in ("textit", "textbf", "mbox", "boxed")}
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|[^\\{}]+")
 _BARE = re.compile(r"[\w.,*′'+-]?[\w.,*′']*|\([^()]*\)")  # a sub/superscript kept as it is
 _MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.S)  # not at \$
-_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>$])")
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>$&])")
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{[a-z*]+\}(?:\{[^{}]*\})?")
 
 
@@ -95,9 +95,9 @@ def plain_latex(tex: str) -> str:
     >>> plain_latex(r"\\left\\lfloor{\\frac{1.6 \\times 10^{10} - 1411}{8192}}\\right\\rfloor")
     '⌊(1.6 × 10^10 - 1411)/(8192)⌋'
     """
-    text = _ENVIRONMENT.sub("", tex).replace("&", "").replace("\\\\", "; ")
+    text = _ENVIRONMENT.sub("", tex).replace("\\&", "\x01").replace("&", "").replace("\\\\", "; ")
     text, _ = _read(_TOKEN.findall(text), 0)
-    return re.sub(r"[ \t]+", " ", text).strip()
+    return re.sub(r"[ \t]+", " ", text).strip().replace("\x01", "&")  # an escaped & kept
 
 
 def _plain_inline(line: str) -> str:

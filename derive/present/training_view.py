@@ -130,7 +130,13 @@ def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
         out["stage_layers"] = list(p.stage_layers)
     if p.virtual_stages > 1:
         out["virtual_stages"] = p.virtual_stages
-    if p.pp > 1 and (p.stage_layers or p.virtual_stages > 1):
+    if p.schedule != "1f1b":  # F, B, W of a micro-batch on a stage and the bubble in them
+        out["schedule"] = p.schedule
+        out["chunk_seconds"] = dict(
+            zip(("forward", "backward", "weight"), map(_s, a.chunk), strict=True)
+        )
+        out["bubble_seconds"] = _s(a.bubble)
+    if p.pp > 1 and (p.stage_layers or p.virtual_stages > 1 or p.schedule != "1f1b"):
         out["bubble_over_ideal"] = _s(a.bubble_over_ideal)
     if p.zero is ZeroStage.WEIGHTS:
         out["keep_gathered_weights"] = p.keep_gathered

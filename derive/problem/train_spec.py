@@ -44,6 +44,7 @@ TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "place": (str,),
     "stage_layers": (str,),
     "virtual_stages": (int,),
+    "schedule": (str,),
     "keep_gathered_weights": (bool,),
     "overlap_tp": (bool,),
     "count_logits": (bool,),
@@ -94,6 +95,7 @@ class TrainSpec:
     place: str | None = None
     stage_layers: str | None = None
     virtual_stages: str | None = None
+    schedule: str | None = None
     keep_gathered_weights: str | None = None
     overlap_tp: str | None = None
     count_logits: str | None = None

@@ -115,9 +115,16 @@ def params_step(a: TrainingAnalysis) -> Step:
             title="Parameters per device",
             topic=q.MEMORY_PER_DEVICE.name,
         )
+    two = r"2 \cdot " if pd.copies == 2 else ""  # DualPipe: stages i and pp − 1 − i
     lines = [
         Line.of(r"\frac{L}{pp}", rf"\frac{{{p.arch('layers')}}}{{{p.pp}}}", tex(pd.layers))
         if pd.stage is None
+        else Line.of(
+            r"L_{\text{chunk}}",
+            rf"\frac{{L_{{{pd.stage + 1}}} + L_{{{p.pp - pd.stage}}}}}{{2}}",
+            tex(pd.layers),
+        )
+        if two
         else Line.of(
             rf"L_{{{pd.stage + 1}}}",
             rf"\text{{layers of stage {pd.stage + 1} of }} ({', '.join(map(str, p.stage_layers))})",
@@ -142,10 +149,12 @@ def params_step(a: TrainingAnalysis) -> Step:
         Line.of(r"P_{\text{ends}}", r"\text{globals of the heaviest stage}", tex(pd.ends)),
         decimal_line(
             r"P_{\text{dev}}",
-            r"\frac{L}{pp} \left(P_{\text{split}} + P_{\text{repl}}"
+            two
+            + (r"\frac{L}{pp}" if pd.stage is None else r"L_{\text{chunk}}" if two else r"L_i")
+            + r" \left(P_{\text{split}} + P_{\text{repl}}"
             + (r" + P_{\text{experts}}" if model.is_moe else "")
             + r"\right) + P_{\text{ends}}",
-            rf"{number(pd.layers)} \cdot \left({tex(pd.block_split)} + {tex(pd.block_replicated)}"
+            rf"{two}{number(pd.layers)} \cdot \left({tex(pd.block_split)} + {tex(pd.block_replicated)}"
             + (rf" + {tex(pd.block_experts)}" if model.is_moe else "")
             + rf"\right) + {tex(pd.ends)}",
             value=pd.total,
@@ -160,7 +169,16 @@ def params_step(a: TrainingAnalysis) -> Step:
         + (", and a copy of the tied embedding" if model.tied_embeddings else "")
         + "; the heavier of the two is counted."
     )
-    if pd.stage is not None:
+    if two:
+        ends = (
+            "DualPipe (DeepSeek-V3 Technical Report §3.2.1; its example gives rank i the modules of stages i and "
+            "pp − 1 − i) keeps two copies of the model's parameters: each device holds two stages, 2·L/pp blocks, "
+            "and devices 1 and pp both ends, the token embedding and the head with the final norm"
+            + (f" (stages {', '.join(map(str, p.stage_layers))}; device {pd.stage + 1}, with the most memory, is counted)" if pd.stage is not None else "")
+            + ". Each copy keeps its own gradients and optimizer state, so the whole training state is twice 1F1B's "
+            "per stage; the two copies' gradients are summed (traffic not counted here)."
+        )  # fmt: skip
+    elif pd.stage is not None:
         ends = (
             f"The stages hold {', '.join(map(str, p.stage_layers))} layers; the first also the token embedding, the last "
             f"the head and the final norm. Stage {pd.stage + 1}, with the most memory (its parameters and the "
@@ -241,12 +259,19 @@ def state_step(a: TrainingAnalysis) -> Step:
 
 def _in_flight_line(a: TrainingAnalysis) -> Line:
     """M_A: the micro-batches in flight on the counted stage times its layers' activations."""
-    m = a.memory
+    m, p = a.memory, a.problem
     flight = r"\min(M, pp)" if a.params.stage is None else r"\min(M, pp - i)"
+    flight = r"\min(M, pp + 1)" if p.schedule == "dualpipe" else flight
     logits_rule, logits_numbers = (
         (r" + M_{\text{logits}}", rf" + {tex(m.logits)}") if m.logits else ("", "")
     )
-    layers = r"\frac{L}{pp}" if a.params.stage is None else r"L_{i}"
+    layers = (
+        r"\frac{L}{pp}"
+        if a.params.stage is None
+        else r"L_{\text{chunk}}"
+        if a.params.copies == 2
+        else r"L_{i}"
+    )
     factor, numbers = (
         (r" \cdot \left(1 + \frac{pp - 1}{pp \cdot v}\right)", rf" \cdot {tex(m.interleave)}")
         if m.interleave != 1
@@ -349,7 +374,10 @@ def activations_step(a: TrainingAnalysis) -> Step:
             )
         ),
         rich(
-            "The 1F1B pipeline schedule keeps pp − i micro-batches in flight on stage i (counted from 0), each through "
+            "DualPipe keeps pp + 1 micro-batches' chunks in flight on a device, against 1F1B's pp (DeepSeek-V3 Technical "
+            "Report, Table 2), each through one of its stages (L_chunk layers, the mean of its two)."
+            if p.schedule == "dualpipe"
+            else "The 1F1B pipeline schedule keeps pp − i micro-batches in flight on stage i (counted from 0), each through "
             "its L_i layers."
             if a.params.stage is not None
             else "The 1F1B pipeline schedule keeps pp micro-batches in flight on the first stage, each through L/pp layers."

@@ -360,18 +360,54 @@ def _pass_comms_rule(a: TrainingAnalysis, name: str) -> str:
 
 
 def _stretch_rule(p: TrainingProblem) -> str:
-    """The pipeline's stretch of the compute: (M + pp − 1)/M, interleaved and uneven forms."""
+    """The pipeline's stretch of the compute: (M + pp − 1)/M, interleaved and uneven forms,
+    or 1 + t_bubble/(M(F + B)) for a schedule that splits the backward."""
     slots = "M" if p.virtual_stages == 1 else "v M"
     rule = rf"\frac{{{slots} + pp - 1}}{{{slots}}}"
+    if p.schedule != "1f1b":
+        rule = r"\left(1 + \frac{t_{\text{bubble}}}{M (F + B)}\right)"
     if p.imbalance != 1:
         chunk = r"\max_i L_i" if p.virtual_stages == 1 else r"v \cdot \lceil \max_i L_i / v \rceil"
         rule += rf" \cdot \frac{{pp \cdot {chunk}}}{{L}}"
     return rule
 
 
+BUBBLE_RULES = {
+    "zb1p": (r"(pp - 1)(F + B - 2 W)", "({pp} - 1)({f} + {b} - 2 \\cdot {w})"),
+    "dualpipe": (
+        r"\left(\frac{pp}{2} - 1\right)(F\&B + B - 3 W), \quad F\&B = F + B",
+        r"\left(\frac{{{pp}}}{{2}} - 1\right)(({f} + {b}) + {b} - 3 \cdot {w})",
+    ),
+}
+"""The bubble of a schedule that splits the backward (DeepSeek-V3 Technical Report, Table 2)."""
+
+
+def _chunk_lines(a: TrainingAnalysis) -> list[Line]:
+    """F, B, W of one micro-batch on one stage, the schedule's bubble in them, and its fractions."""
+    p, (f, b, w) = a.problem, a.chunk
+    attn = (
+        (r" + \frac{F_{\text{attn}}}{3}", r" + \frac{2 F_{\text{attn}}}{3}")
+        if a.attention_pairs
+        else ("", "")
+    )
+    rule, numbers = BUBBLE_RULES[p.schedule]
+    show = {k: number(v) for k, v in (("f", f), ("b", b), ("w", w))}
+    ideal = r"M (F + B) + t_{\text{bubble}}"
+    return [
+        time_line("F", rf"\frac{{2 P_{{\mathrm{{act}}}} T{attn[0]}}}{{N \pi M}}", seconds=f),
+        time_line("B", rf"\frac{{4 P_{{\mathrm{{act}}}} T{attn[1]} + F_{{\text{{recompute}}}}}}{{N \pi M}}", seconds=b),
+        time_line("W", r"\frac{2 P_{\mathrm{act}} T}{N \pi M}", seconds=w),
+        time_line(r"t_{\text{bubble}}", rule, numbers.format(pp=p.pp, **show), seconds=a.bubble),
+        Line.of(r"\text{bubble}", rf"\frac{{t_{{\text{{bubble}}}}}}{{{ideal}}}", tex(a.bubble_fraction)),
+        Line.of(r"\text{bubble}_{\text{ideal}}", r"\frac{t_{\text{bubble}}}{M (F + B)}", tex(a.bubble_over_ideal)),
+    ]  # fmt: skip
+
+
 def _bubble_lines(a: TrainingAnalysis) -> list[Line]:
     """GPipe's bubble (of the total time) and, with a pipeline, Narayanan et al.'s (of the ideal)."""
     p = a.problem
+    if p.schedule != "1f1b":
+        return _chunk_lines(a)
     v, m = p.virtual_stages, p.microbatches
     slots, slots_numbers = ("M", f"{m}") if v == 1 else ("v M", rf"{v} \cdot {m}")
     lines = [
@@ -423,7 +459,9 @@ def _bounds(a: TrainingAnalysis) -> Step:
                 *((n, r"C_{\text{TP}}", v) for n, v in shown),
                 (
                     r"T_{\text{lower}}",
-                    rf"\max(T_{{\text{{fwd}}}}{e_fwd}, C_{{\text{{fwd}}}}) + \max(T_{{\text{{bwd}}}}{e_bwd}, C_{{\text{{bwd}}}})",
+                    rf"\max(T_{{\text{{fwd}}}} + T_{{\text{{bwd}}}}{e_fwd}{e_bwd}, C_{{\text{{fwd}}}} + C_{{\text{{bwd}}}})"
+                    if p.schedule == "dualpipe"
+                    else rf"\max(T_{{\text{{fwd}}}}{e_fwd}, C_{{\text{{fwd}}}}) + \max(T_{{\text{{bwd}}}}{e_bwd}, C_{{\text{{bwd}}}})",
                     a.t_lower,
                 ),
                 (
@@ -442,14 +480,32 @@ def _bounds(a: TrainingAnalysis) -> Step:
             "DP's gradient reduction overlaps the backward pass; ZeRO-3's weight gather the forward pass, its re-gather and "
             "gradient reduce-scatter the backward pass; PP's sends the next micro-batch's compute. TP's all-reduces sit between "
             "a layer's matmuls, each waiting on the one before: without --overlap-tp they are exposed (E), added to the compute, "
-            "while the pass still takes at least all its traffic. The pipeline's 1F1B schedule idles each stage for pp − 1 of M + pp − 1 "
-            "micro-batch slots, stretching the compute by (M + pp − 1)/M."
+            "while the pass still takes at least all its traffic. "
+            + _SCHEDULE_WORDS.get(
+                p.schedule,
+                "The pipeline's 1F1B schedule idles each stage for pp − 1 of M + pp − 1 "
+                "micro-batch slots, stretching the compute by (M + pp − 1)/M.",
+            )
         ),
         tuple(lines),
         notes=_pipeline_notes(p),
         title="Bounds on the step",
         topic=q.T_LOWER.name,
     )
+
+
+_SCHEDULE_WORDS = {
+    "zb1p": "ZB-1P (Qi et al. 2023, Zero Bubble Pipeline Parallelism) splits each backward chunk B into its input "
+    "gradients and its weight gradients W and fills the pipeline's idle slots with the W, so the bubble is "
+    "(pp − 1)(F + B − 2W) (DeepSeek-V3 Technical Report, Table 2), the compute stretched by 1 + t_bubble/(M(F + B)).",
+    "dualpipe": "DualPipe (DeepSeek-V3 Technical Report §3.2.1, Table 2; github.com/deepseek-ai/DualPipe) feeds M/2 "
+    "micro-batches from each end of the pipeline, device i holding stages i and pp − 1 − i, and overlaps a forward "
+    "chunk's computation and communication with a backward chunk's: both the all-to-all and PP communication can be "
+    "fully hidden (the report's claim), so the step's traffic hides behind the step's compute, T_lower = "
+    "max(T_fwd + T_bwd, C_fwd + C_bwd). Its bubble is (pp/2 − 1)(F&B + B − 3W), F&B a forward and a backward chunk "
+    "overlapped, here their compute F + B; the compute is stretched by 1 + t_bubble/(M(F + B)).",
+}
+"""What a schedule other than 1F1B does, with its source (the bounds step's reason)."""
 
 
 def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
@@ -459,6 +515,11 @@ def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
         rich(
             "Two conventions for the bubble: GPipe's (Huang et al. 2019), its share of the total time, (pp − 1)/(M + pp − 1); "
             "Narayanan et al. (2021), its size against the ideal time, (pp − 1)/M."
+            if p.schedule == "1f1b"
+            else "F, B and W are one micro-batch's forward, whole backward and weight-gradient compute on one stage, "
+            "from the run's own FLOPs: of the backward's 4·P_act FLOPs a token, the weight gradients are 2·P_act (W) and "
+            "the input gradients the other 2·P_act, with attention's and the recomputation's FLOPs (which have no weights); "
+            "the bubble's two conventions are its share of the total time and its size against the ideal M(F + B)."
         )
     ]
     if p.virtual_stages > 1:
@@ -469,7 +530,14 @@ def _pipeline_notes(p: TrainingProblem) -> tuple[Rich, ...]:
                 "boundaries."
             )
         )
-    if p.imbalance != 1:
+    if p.imbalance != 1 and p.schedule != "1f1b":
+        notes.append(
+            rich(
+                f"Unequal stages ({', '.join(map(str, p.stage_layers))} layers a stage, as even as possible): every chunk lasts "
+                "as long as the largest stage's, max L_i layers, so the compute stretches by pp·max L_i / L too."
+            )
+        )
+    elif p.imbalance != 1:
         notes.append(
             rich(
                 f"Unequal {'stages' if p.virtual_stages == 1 else 'chunks'} ({', '.join(map(str, p.stage_layers)) or 'L/pp'} layers a stage, v = {p.virtual_stages} chunks "

@@ -24,7 +24,9 @@ its compute plus its exposed traffic, and at least all its traffic (one device's
 it in turn), so ``t_lower = Σ_passes max(compute + exposed, comms)`` and ``t_upper`` is the serial sum; with a
 pipeline both stretch the compute by ``(v·M + pp − 1)/(v·M)`` (the 1F1B bubble, v = 1, or
 interleaved; ``bubble_fraction = (pp − 1)/(v·M + pp − 1)``, GPipe's convention) and, with
-unequal stages, by ``pp · max L_i / L``. MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
+unequal stages, by ``pp · max L_i / L``. ``--schedule zb1p`` and ``dualpipe`` stretch it by
+``1 + t_bubble/(M·(F + B))`` with their own bubbles (:data:`BUBBLES`), and under DualPipe a
+forward chunk overlaps a backward one, so ``t_lower = max(Σ compute + exposed, Σ comms)``. MFU counts model FLOPs: ``F_model/(N·π·T_step)``.
 
 Critical batch: in tokens per DP rank ``b``, a pass's compute is ``c·b`` and its comms
 ``D + K·b`` (DP's bytes do not grow with the batch; TP's, PP's and EP's do), so it is
@@ -78,6 +80,18 @@ SEARCH_SHOWN = 10
 
 FORWARD_FLOPS = 2  # per parameter a token uses, per token
 BACKWARD_FLOPS = 4
+WEIGHT_FLOPS = 2  # of the backward's 4: the weight gradients (W), the rest the input's
+
+Bubble = Callable[[sp.Integer, int, sp.Rational, sp.Rational, sp.Rational], sp.Expr]
+BUBBLES: dict[str, Bubble] = {
+    "1f1b": lambda pp, v, f, b, w: (pp - 1) * (f + b) / v,
+    "zb1p": lambda pp, v, f, b, w: (pp - 1) * (f + b - 2 * w),
+    "dualpipe": lambda pp, v, f, b, w: (pp / 2 - 1) * ((f + b) + b - 3 * w),
+}
+"""Each schedule's bubble in F, B (the whole backward) and W (its weight gradients) of one
+micro-batch on one stage, as the DeepSeek-V3 Technical Report's Table 2 (and DualPipe's README)
+writes them: 1F1B (pp − 1)(F + B) (over v interleaved), ZB-1P (pp − 1)(F + B − 2W), DualPipe
+(pp/2 − 1)(F&B + B − 3W), with F&B, a forward and a backward chunk overlapped, their compute F + B."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +152,8 @@ class TrainingAnalysis:
     forward: PassTime
     backward: PassTime
     stretch: sp.Rational
+    chunk: tuple[sp.Rational, sp.Rational, sp.Rational]  # F, B, W of a micro-batch on a stage (s)
+    bubble: sp.Rational  # the schedule's bubble in seconds (:data:`BUBBLES`), before unequal stages
     bubble_fraction: sp.Rational
     t_lower: sp.Rational
     t_upper: sp.Rational
@@ -172,8 +188,8 @@ class TrainingAnalysis:
     def bubble_over_ideal(self) -> sp.Rational:
         """Narayanan et al.'s bubble, (pp − 1)/(v·M) of the ideal time (``bubble_fraction`` is
         GPipe's, (pp − 1)/(v·M + pp − 1) of the total)."""
-        p = self.problem
-        return sp.Rational(p.pp - 1, p.virtual_stages * p.microbatches)
+        f, b, _ = self.chunk
+        return self.bubble / (self.problem.microbatches * (f + b))
 
     @property
     def critical_tokens_per_rank(self) -> sp.Rational | None:
@@ -422,8 +438,12 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
     flops_params = (FORWARD_FLOPS + BACKWARD_FLOPS) * active * tokens
     flops_model = flops_params + 3 * attention * tokens
     flops_recompute = recompute_per_token * tokens
-    slots = p.virtual_stages * p.microbatches
-    stretch = sp.Rational(slots + p.pp - 1, slots) * p.imbalance
+    m = p.microbatches
+    per_s = tokens / (n * p.peak * m)  # a chunk's seconds per FLOP a token
+    chunk = (forward_per_token * per_s, backward_per_token * per_s, WEIGHT_FLOPS * active * per_s)
+    bubble = BUBBLES[p.schedule](sp.Integer(p.pp), p.virtual_stages, *chunk)
+    ideal = m * (chunk[0] + chunk[1])
+    stretch = (1 + bubble / ideal) * p.imbalance
     hidden = p.overlap_tp or comms.overlap  # the book's passes overlap every dim
 
     def timed(name: str, flops: sp.Rational) -> PassTime:
@@ -436,6 +456,11 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         timed("backward", backward_per_token * tokens),
     )
     t_lower = forward.bound + backward.bound
+    busy = forward.compute + backward.compute + forward.exposed + backward.exposed
+    if (
+        p.schedule == "dualpipe"
+    ):  # a forward chunk overlaps a backward one: one pass's traffic the other's compute
+        t_lower = max(busy, forward.comms + backward.comms)
     t_upper = forward.compute + backward.compute + forward.comms + backward.comms
     b = tokens / p.dp
     critical = (
@@ -470,7 +495,9 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         forward=forward,
         backward=backward,
         stretch=stretch,
-        bubble_fraction=sp.Rational(p.pp - 1, slots + p.pp - 1),
+        chunk=chunk,
+        bubble=bubble,
+        bubble_fraction=bubble / (ideal + bubble),
         t_lower=t_lower,
         t_upper=t_upper,
         mfu=mfu,
@@ -478,7 +505,9 @@ def analyse_training(p: TrainingProblem, same: TrainingAnalysis | None = None) -
         tokens_per_device=b,
         critical=critical,
         critical_tokens_per_device=b_star,
-        compute_bound=all(bool(x.compute + x.exposed >= x.comms) for x in (forward, backward)),
+        compute_bound=bool(busy >= forward.comms + backward.comms)
+        if p.schedule == "dualpipe"
+        else all(bool(x.compute + x.exposed >= x.comms) for x in (forward, backward)),
         tp_layer_params=layer,
         tp_width=width,
         tp_critical_width=critical_width,
@@ -576,8 +605,9 @@ def compare_strategies(p: TrainingProblem) -> tuple[tuple[StrategyRow, ...], Str
             continue
         dp_, tp_, pp_, zero_ = (str(v) for v in (dp, tp, pp, int(zero)))
         spec = replace(
-            p.spec, dp=dp_, tp=tp_, pp=pp_, ep=None, zero=zero_, microbatches=None, origin=None
-        )
+            p.spec, dp=dp_, tp=tp_, pp=pp_, ep=None, zero=zero_, microbatches=None, origin=None,
+            schedule=None,
+        )  # fmt: skip
         try:
             run = bind_training(spec, p.model)
         except ProblemError as error:

@@ -28,7 +28,7 @@ from derive.problem.chips import Chip
 from derive.problem.mesh import parse_mesh
 from derive.problem.timing import _efficiency, parse_duration
 from derive.problem.train_spec import TrainSpec
-from derive.training.layout import cluster_of, flag_on, stage_layers, virtual_stages
+from derive.training.layout import cluster_of, flag_on, schedule_of, stage_layers, virtual_stages
 from derive.training.mesh import Placement
 
 __all__ = [
@@ -131,6 +131,8 @@ class TrainingProblem:
         placement: the dims on the ``--mesh`` axes (None: every dim on one link at ``link``).
         stage_layers: layers per pipeline stage when they differ (empty: equal stages).
         virtual_stages: v of interleaved 1F1B (1: plain 1F1B).
+        schedule: the pipeline schedule (:data:`~derive.training.layout.SCHEDULES`): 1f1b, zb1p
+            or dualpipe (each device holding stages i and pp − 1 − i).
         keep_gathered: ZeRO-3 gathers the weights once per step and keeps them.
         overlap_tp: ``--overlap-tp``, a schedule that hides TP's all-reduces behind compute.
         count_logits: count the logits the loss keeps (one micro-batch's, bf16, 1/tp of V).
@@ -167,6 +169,7 @@ class TrainingProblem:
     placement: Placement | None = None  # None: every dim on one link at β_link
     stage_layers: tuple[int, ...] = ()
     virtual_stages: int = 1
+    schedule: str = "1f1b"
     keep_gathered: bool = False
     overlap_tp: bool = False  # TP's all-reduces overlap compute (else on the critical path)
     count_logits: bool = False
@@ -531,6 +534,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     if seq % cp:
         raise ProblemError(spec.where("cp"), f"cp = {cp} does not divide the sequence S = {seq}")
     virtual = virtual_stages(spec, whole_setting(spec, "virtual_stages", 1), pp, even, count)
+    schedule = schedule_of(spec, pp, virtual, count, convention)
     problem = model.problem
     chip = problem.chip
     peak = problem.peak or (chip.peak(problem.compute_dtype) if chip is not None else None)
@@ -591,6 +595,7 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         placement=placement,
         stage_layers=stages,
         virtual_stages=virtual,
+        schedule=schedule,
         keep_gathered=keep,
         overlap_tp=flag_on(spec, "overlap_tp"),
         count_logits=flag_on(spec, "count_logits"),

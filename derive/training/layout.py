@@ -19,7 +19,7 @@ from derive.problem.mesh import parse_mesh
 from derive.problem.train_spec import TrainSpec
 from derive.training.mesh import Placement, place
 
-__all__ = ["cluster_of", "flag_on", "stage_layers", "virtual_stages"]
+__all__ = ["SCHEDULES", "cluster_of", "flag_on", "schedule_of", "stage_layers", "virtual_stages"]
 
 
 def flag_on(spec: TrainSpec, field: str) -> bool:
@@ -87,6 +87,41 @@ def virtual_stages(
             f"interleaved 1F1B runs M a multiple of pp (Megatron-LM): M = {microbatches}, pp = {pp}",
         )
     return value
+
+
+SCHEDULES = {
+    "1f1b": "1F1B (Harlap et al. 2018; interleaved, Narayanan et al. 2021)",
+    "zb1p": "ZB-1P (Qi et al. 2023, Zero Bubble Pipeline Parallelism)",
+    "dualpipe": "DualPipe (DeepSeek-V3 Technical Report §3.2.1, Table 2; github.com/deepseek-ai/DualPipe)",
+}
+"""The pipeline schedules ``--schedule`` names (``interleaved`` is 1F1B with v > 1), each with its source."""
+
+
+def schedule_of(spec: TrainSpec, pp: int, v: int, microbatches: sp.Integer, convention: str) -> str:
+    """``--schedule``: 1F1B (interleaved when v > 1), ZB-1P or DualPipe, whose rules it checks:
+    DualPipe feeds M/2 micro-batches from each end of an even pipeline, M even and at least
+    2·pp (dualpipe.py's asserts)."""
+    text, where = (spec.schedule or "1f1b").strip().lower(), spec.where("schedule")
+    if text == "interleaved" and v == 1:
+        raise ProblemError(
+            where, "interleaved 1F1B runs v model chunks a stage: give --virtual-stages 2 or more"
+        )
+    if text in ("1f1b", "interleaved"):
+        return "1f1b"
+    if text not in SCHEDULES:
+        raise ProblemError(where, "one of 1f1b (the default), interleaved, zb1p, dualpipe")
+    dual = text == "dualpipe"
+    for bad, why in (
+        (pp < 2, "it schedules a pipeline: give --pp 2 or more"),
+        (v > 1, f"it runs one model chunk a stage; v = {v} chunks are interleaved 1F1B's"),
+        (convention != "derive", f"the {convention} preset counts 1F1B: give --convention derive"),
+        (dual and pp % 2 == 1, f"DualPipe runs an even pp (device i holds stages i and pp − 1 − i): pp = {pp}"),
+        (dual and bool(microbatches % 2 or microbatches < 2 * pp),
+         f"DualPipe feeds M/2 micro-batches from each end, M even and at least 2·pp (dualpipe.py): M = {microbatches}, pp = {pp}"),
+    ):  # fmt: skip
+        if bad:
+            raise ProblemError(where, why)
+    return text
 
 
 def cluster_of(spec: TrainSpec, degrees: dict[str, int]) -> Placement | None:

@@ -18,7 +18,9 @@ or plain, ``k`` experts per token), bf16 (2 bytes), masks 1 byte: :data:`TERMS`.
 choices (``f = 4d``, plain MLP, MHA, dropout) they sum to the paper's
 ``S·b·d·(10 + 24/t + 5·h·S/(d·t))``; with sequence parallelism the replicated terms are split
 over the TP group too (``S·b·d·(34/t + 5·h·S/(d·t))``). The 1F1B pipeline schedule keeps ``pp`` micro-batches in
-flight on the first stage, each of ``L/pp`` layers: ``L`` layers' worth in all.
+flight on the first stage, each of ``L/pp`` layers: ``L`` layers' worth in all. DualPipe
+(``--schedule dualpipe``) gives device i stages i and pp − 1 − i, twice the blocks (and both
+ends on devices 0 and pp − 1), and keeps pp + 1 chunks in flight (DeepSeek-V3's Table 2).
 """
 
 from __future__ import annotations
@@ -207,6 +209,7 @@ class ParamsPerDevice:
     dense: sp.Rational
     experts: sp.Rational
     stage: int | None = None  # the stage counted when the stages differ (None: equal stages)
+    copies: int = 1  # stages a device holds: 2 under DualPipe (i and pp − 1 − i), L/pp·2 blocks
 
     @property
     def total(self) -> sp.Rational:
@@ -257,9 +260,14 @@ def params_per_device(p: TrainingProblem, stage: int | None = None) -> ParamsPer
     block_experts = experts_total / (layers * tp * p.ep)
     first = embed / tp + pos
     last = head / tp + final + (embed / tp if model.tied_embeddings else 0)
-    ends = first + head / tp + final if p.pp == 1 else max(first, last)  # exact numbers
+    copies = 2 if p.schedule == "dualpipe" else 1  # device i: stages i and pp − 1 − i
+    both = first + head / tp + final  # one device holding both ends (pp = 1, DualPipe's ends)
+    ends = both if p.pp == 1 or copies == 2 else max(first, last)  # exact numbers
     per_stage = layers / pp
-    if stage is not None:
+    if stage is not None and copies == 2:  # a chunk: the mean of the device's two stages
+        ends = both if stage == 0 else sp.Integer(0)
+        per_stage = sp.Rational(p.stage_layers[stage] + p.stage_layers[p.pp - 1 - stage], 2)
+    elif stage is not None:
         ends = (first, sp.Integer(0), last)[min(stage, 1) + (stage == p.pp - 1)]
         per_stage = sp.Integer(p.stage_layers[stage])
     return ParamsPerDevice(
@@ -268,17 +276,19 @@ def params_per_device(p: TrainingProblem, stage: int | None = None) -> ParamsPer
         block_replicated=block_replicated,
         block_experts=block_experts,
         ends=ends,
-        dense=per_stage * (block_split + block_replicated) + ends,
-        experts=per_stage * block_experts,
+        dense=copies * per_stage * (block_split + block_replicated) + ends,
+        experts=copies * per_stage * block_experts,
         stage=stage,
+        copies=copies,
     )
 
 
 def heaviest_stage(p: TrainingProblem) -> int:
     """The stage whose memory per device is the largest (the first of equals): its parameters
     and the micro-batches it keeps in flight (1F1B: pp − i on stage i)."""
-    totals = [memory_of(p, params_per_device(p, i)).total for i in range(p.pp)]
-    return max(range(p.pp), key=lambda i: (totals[i], -i))
+    devices = range(p.pp // 2 if p.schedule == "dualpipe" else p.pp)  # DualPipe's mirror
+    totals = [memory_of(p, params_per_device(p, i)).total for i in devices]
+    return max(devices, key=lambda i: (totals[i], -i))
 
 
 @dataclass(frozen=True)
@@ -348,11 +358,15 @@ def memory_of(
     """Memory per device: weights, gradients, optimizer state and the activations in flight
     (``terms``: the run's :func:`activation_terms`, when the caller has them)."""
     per_layer = sp.Add(*(b for _, b in (activation_terms(p) if terms is None else terms)))
-    in_flight = sp.Integer(min(p.pp - (params.stage or 0), int(p.microbatches)))
+    flight = (
+        p.pp + 1 if p.schedule == "dualpipe" else p.pp - (params.stage or 0)
+    )  # Table 2's PP + 1
+    in_flight = sp.Integer(min(flight, int(p.microbatches)))
     v = p.virtual_stages
     interleave = 1 + sp.Rational(p.pp - 1, p.pp * v) if v > 1 else sp.Integer(1)
     st = p.state
-    logits = logits_bytes(p) if params.stage in (None, p.pp - 1) else sp.Integer(0)
+    last = (None, p.pp - 1) if params.copies == 1 else (None, 0)  # DualPipe's device 0 holds it
+    logits = logits_bytes(p) if params.stage in last else sp.Integer(0)
     ends, overhead = megatron_ends(p, params)
     layers = in_flight * params.layers * per_layer * interleave
     megatron = _megatron_count(p, params)

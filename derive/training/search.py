@@ -66,7 +66,14 @@ def degrees_of(p: TrainingProblem) -> Iterator[dict[str, int]]:
 def _bind(p: TrainingProblem, degrees: dict[str, int]) -> TrainingProblem | None:
     """The run at these degrees (ZeRO-1, no recomputation), or None when it cannot run."""
     given: dict[str, Any] = {dim: str(degrees[dim]) for dim in ("dp", "tp", "pp", "ep", "cp")}
-    unset = ("microbatches", "stage_layers", "virtual_stages", "place", "keep_gathered_weights")
+    unset = (
+        "microbatches",
+        "stage_layers",
+        "virtual_stages",
+        "schedule",
+        "place",
+        "keep_gathered_weights",
+    )
     given.update(zero="1", recompute=Recompute.NONE.value)
     spec = replace(p.spec, **given, **dict.fromkeys(unset), origin=None)
     try:

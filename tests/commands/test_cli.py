@@ -183,6 +183,7 @@ def test_listings():
         "b200",
         "gb200",
         "tpu-v4p",
+        "h800",
     }
     assert data["h100"]["peaks"]["bf16"]["ridge"] == str(sp.Rational(989 * 10**12, 335 * 10**10))
     ops = run_cli(["operators", "--format", "json"])

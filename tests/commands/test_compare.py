@@ -174,7 +174,7 @@ def test_compute_keeps_one_dtype():
         ]
     )
     assert {r["compute_dtype"] for r in rows} == {"fp8"}
-    assert [r["chip"] for r in rows] == ["h100", "h200", "b200", "gb200"]
+    assert [r["chip"] for r in rows] == ["h100", "h200", "b200", "gb200", "h800"]
 
 
 def test_default_is_every_chip_in_catalogue_order():
@@ -191,6 +191,7 @@ def test_default_is_every_chip_in_catalogue_order():
         "b200",
         "gb200",
         "tpu-v4p",
+        "h800",
     ]
 
 
