@@ -44,6 +44,9 @@ from derive.analysis.network import (
     Exchange,
     Level,
     bytes_per_byte,
+    book_ici,
+    book_latency,
+    book_time_per_byte,
     calls_latency,
     level_costs,
     time_per_byte,
@@ -495,14 +498,18 @@ def _ceilings(
     tp: int,
     timing: Timing,
     levels: tuple[Level, ...] = (),
+    book: bool = False,
 ) -> Ceilings:
-    """π, β and β_link; on a mesh β_link is the all-reduce's bytes over its time per byte."""
+    """π, β and β_link; on a mesh β_link is the all-reduce's bytes over its time per byte (the
+    Scaling Book's time when ``book``: :func:`~derive.analysis.network.book_time_per_byte`)."""
     link = problem.chip.link.value if problem.chip is not None and problem.chip.link else None
     bandwidth = problem.bandwidth.value if problem.bandwidth is not None else peak
     if levels:
-        every = Exchange.ALL_REDUCE, levels
-        link = bytes_per_byte(*every) / time_per_byte(*every)
-        timing = replace(timing, link_latency=calls_latency(*every))
+        every, ici = (Exchange.ALL_REDUCE, levels), book_ici(levels)
+        per_byte = book_time_per_byte(*every, ici) if book else time_per_byte(*every)
+        link = bytes_per_byte(*every) / per_byte
+        latency = book_latency(*every, ici) if book else calls_latency(*every)
+        timing = replace(timing, link_latency=latency)
     return Ceilings.of(peak, bandwidth, link if tp > 1 else None, timing)
 
 
@@ -688,7 +695,8 @@ def analyse_phase(
     ``crossovers=False`` skips solving the crossovers (a plot's many points need only the step).
     ``convention="scaling-book"`` leaves TP's all-reduces out, as the book's inference chapter
     estimates a step ("Theoretical estimates for LLM latency and throughput": T = max(bytes/W_hbm,
-    FLOPs/C)), and keeps derive's own time beside it.
+    FLOPs/C)), or on a ``mesh`` typed times them as its "Note on ICI bounds for generation" does
+    (2·B·D/W_ici a gather or a scatter, W both ways on a torus), and keeps derive's own time beside.
     """
     convention = (convention or "derive").strip().lower()
     if convention not in ("derive", "scaling-book"):
@@ -710,8 +718,11 @@ def analyse_phase(
     counts = _counts(problem, phase, tp, levels)
     ceilings = _ceilings(problem, peak_figure.value, tp, timing, levels)
     step = default = _step_at(counts, b_value, ceilings)
-    if convention == "scaling-book":
+    if convention == "scaling-book" and (mesh is None or chosen):
         counts = tuple(replace(c, comms=sp.Integer(0), steps=0) for c in counts)
+        step = _step_at(counts, b_value, ceilings)
+    elif convention == "scaling-book":  # a mesh typed: TP's all-reduce as the book times it, 2V/W
+        ceilings = _ceilings(problem, peak_figure.value, tp, timing, levels, book=True)
         step = _step_at(counts, b_value, ceilings)
     in_flight = b_value if phase is Phase.DECODE else b_value * s_value
     matmuls = [count for count in counts if count.kernel.operator in _MATMULS]

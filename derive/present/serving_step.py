@@ -79,7 +79,13 @@ def _convention(phase: PhaseAnalysis) -> str:
         return ""
     return (
         " Convention scaling-book (Inference, “Theoretical estimates for LLM latency and throughput”): "
-        f"TP's all-reduces left out; derive's own step, with them: {time_text(own)} "
+        + (
+            "TP's all-reduces as its “Note on ICI bounds for generation” times them, k·V/W (k = 2, "
+            "W both ways on a line or torus axis); derive's own step: "
+            if phase.mesh and not phase.mesh_chosen
+            else "TP's all-reduces left out; derive's own step, with them: "
+        )
+        + f"{time_text(own)} "
         f"({fmt_decimal(phase.latency / own)}× here)."
     )
 
