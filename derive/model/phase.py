@@ -43,10 +43,10 @@ from derive.analysis.measured import Measured, measure
 from derive.analysis.network import (
     Exchange,
     Level,
-    bytes_per_byte,
     book_ici,
     book_latency,
     book_time_per_byte,
+    bytes_per_byte,
     calls_latency,
     level_costs,
     time_per_byte,

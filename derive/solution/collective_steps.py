@@ -43,8 +43,8 @@ def _mesh_lines(item: CollectiveTime) -> list[Line]:
     if item.own_time is not None:  # the book's: k·V/W on the networks, its hops
         per_byte = tex((item.link_time or sp.S.Zero) / v) if v else "0"
         timed = (
-            r"V \cdot \frac{k}{W} + \text{hops} \cdot \alpha",
-            rf"{tex(v)} \times {per_byte} + {tex(item.latency_time)}",
+            r"\max\left(V \cdot \frac{k}{W}, \text{hops} \cdot \alpha\right)",
+            rf"\max\left({tex(v)} \times {per_byte}, {tex(item.latency_time)}\right)",
         )
     return [
         Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),

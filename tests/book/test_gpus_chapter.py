@@ -36,7 +36,7 @@ def test_inputs_are_the_books():
     """The chapter's table: H100 990e12 (chips.toml's dense 9.89e14), 450e9 GPU egress, 400e9
     node egress; B200 2.25e15 and 900e9."""
     assert (W_GPU, NODE * W_NIC, W_B200) == (450 * 10**9, 400 * 10**9, 900 * 10**9)
-    assert C_B200 == Fraction("2.25e15") and abs(C_H100 / Fraction("990e12") - 1) < Fraction(1, 500)
+    assert Fraction("2.25e15") == C_B200 and abs(C_H100 / Fraction("990e12") - 1) < Fraction(1, 500)
 
 
 def _collective(cli, text: str, mesh: str, sets: str) -> tuple[Fraction, Fraction]:
@@ -71,7 +71,7 @@ def test_pop_quiz1_all_gather_time(cli):
 
 
 def test_an_all_reduce_is_twice_and_sharp_halves_it(cli):
-    """"For an AllReduce, you can combine an RS + AG as usual for twice the cost"; with SHARP
+    """ "For an AllReduce, you can combine an RS + AG as usual for twice the cost"; with SHARP
     ("In network reductions") T = bytes / W. The preset timed SHARP's all-reduce as 2·B/W."""
     size = 2 * 1024 * 8192
     book, _ = _collective(cli, "AllReduce_g(A[B, F]{U_g})", SWITCH, "B=1024,F=8192")
@@ -131,7 +131,7 @@ def test_data_parallel_critical_batch_in_a_node_and_in_an_su(cli):
 
 
 def test_deepseeks_h800_at_300_gbs(cli):
-    """"DeepSeek v3 trained on 2048 H800 GPUs with lower 300GB/s ... 990e12/300e9 = 3300"."""
+    """ "DeepSeek v3 trained on 2048 H800 GPUs with lower 300GB/s ... 990e12/300e9 = 3300"."""
     w = Fraction(300 * 10**9)
     run = _fsdp("h100", 8, "--mesh", f"g=8@{w}:switch")
     assert _critical(cli, *run) == C_H100 / w
