@@ -107,9 +107,8 @@ def collective_times(
                 own, ici = link_time + latency_time, book_ici(levels)
                 link_time = v * book_time_per_byte(kind, levels, ici)
                 latency_time = book_latency(kind, levels, ici, hops)
-        time = link_time + latency_time if link_time is not None else None
-        if own is not None:  # the book's: the longer of its hops and its bytes (Inference, App. C)
-            time = sp.Max(link_time, latency_time)
+        add = sp.Add if own is None else sp.Max  # the book's: the longer (Inference, Appendix C)
+        time = add(link_time, latency_time) if link_time is not None else None
         times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero, own)
         out.append(CollectiveTime(tensor, dtype.name, size, group, fraction, sent, steps, *times))
     return tuple(out)

@@ -507,9 +507,8 @@ def _ceilings(
     if levels:
         every, ici = (Exchange.ALL_REDUCE, levels), book_ici(levels)
         per_byte = book_time_per_byte(*every, ici) if book else time_per_byte(*every)
-        link = bytes_per_byte(*every) / per_byte
-        latency = book_latency(*every, ici) if book else calls_latency(*every)
-        timing = replace(timing, link_latency=latency)
+        link, latency = bytes_per_byte(*every) / per_byte, book_latency(*every, ici)
+        timing = replace(timing, link_latency=latency if book else calls_latency(*every))
     return Ceilings.of(peak, bandwidth, link if tp > 1 else None, timing)
 
 
@@ -718,10 +717,9 @@ def analyse_phase(
     counts = _counts(problem, phase, tp, levels)
     ceilings = _ceilings(problem, peak_figure.value, tp, timing, levels)
     step = default = _step_at(counts, b_value, ceilings)
-    if convention == "scaling-book" and (mesh is None or chosen):
-        counts = tuple(replace(c, comms=sp.Integer(0), steps=0) for c in counts)
-        step = _step_at(counts, b_value, ceilings)
-    elif convention == "scaling-book":  # a mesh typed: TP's all-reduce as the book times it, 2V/W
+    if convention == "scaling-book":  # TP left out, or on a mesh typed timed as the book: 2V/W
+        if mesh is None or chosen:
+            counts = tuple(replace(c, comms=sp.Integer(0), steps=0) for c in counts)
         ceilings = _ceilings(problem, peak_figure.value, tp, timing, levels, book=True)
         step = _step_at(counts, b_value, ceilings)
     in_flight = b_value if phase is Phase.DECODE else b_value * s_value

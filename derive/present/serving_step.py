@@ -77,15 +77,11 @@ def _convention(phase: PhaseAnalysis) -> str:
     own = phase.default_latency
     if own is None:
         return ""
+    typed = phase.mesh and not phase.mesh_chosen
+    how = "timed 2V/W, its “Note on ICI bounds for generation”" if typed else "left out"
     return (
         " Convention scaling-book (Inference, “Theoretical estimates for LLM latency and throughput”): "
-        + (
-            "TP's all-reduces as its “Note on ICI bounds for generation” times them, k·V/W (k = 2, "
-            "W both ways on a line or torus axis); derive's own step: "
-            if phase.mesh and not phase.mesh_chosen
-            else "TP's all-reduces left out; derive's own step, with them: "
-        )
-        + f"{time_text(own)} "
+        f"TP's all-reduces {how}; derive's own step: {time_text(own)} "
         f"({fmt_decimal(phase.latency / own)}× here)."
     )
 

@@ -107,7 +107,7 @@ def test_tp_all_reduces_in_a_decode_step_on_a_mesh(cli):
     assert told["value"] == own["inter_token_latency"]
     print(f"TP comms: scaling-book {book['step']['t_comms']}, derive {own['step']['t_comms']}")
     r = cli(["model", *run, "--phase", "decode", "--convention", "scaling-book"])
-    assert "Note on ICI bounds for generation" in r.out
+    assert "timed 2V/W, its “Note on ICI bounds for generation”" in r.out
 
 
 def test_tp_limit_of_llama_3_70b_on_two_v5e_axes(cli):

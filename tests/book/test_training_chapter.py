@@ -13,6 +13,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import sympy as sp
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,3 +87,37 @@ def test_fsdp_is_data_parallelisms_critical_batch(cli):
     assert _book(cli, "critical_tokens_per_chip", *zero3) == _book(
         cli, "critical_tokens_per_chip", *zero0
     )
+
+
+def _mixed(cli, model: str, f: int, sides: str, dp: int, tp: int, tokens: int, seq: int):
+    """A v5p slice, TP on its first axis (M_Y = 1), FSDP on the other two (M_X = 2)."""
+    mesh = ",".join(f"{a}={n}@9e10:torus" for a, n in zip("xyz", sides.split("x"), strict=True))
+    run = (model, "--chip", "tpu-v5p", "--dp", str(dp), "--tp", str(tp), "--zero", "3",
+           "--mesh", mesh, "--batch-tokens", str(tokens), "--seq", str(seq))  # fmt: skip
+    book, own = _train(cli, *run), _train(cli, *run, book=False)
+    least, x_opt = book["mixed_tokens_per_chip_scaling_book"], book["fsdp_opt_scaling_book"]
+    print(f"mixed FSDP + TP: scaling-book B/N > {least}, X_opt = {x_opt}; derive's own critical "
+          f"batch of this split {own['critical_tokens_per_chip']}")  # fmt: skip
+    alpha, n = C_V5P / W_ICI, dp * tp
+    assert Fraction(least) == alpha**2 / (2 * 1 * f)
+    x = sp.sympify(x_opt)
+    assert x**2 == sp.Rational(tokens * 2 * n, f) and x > 0  # X_opt² = B/F · M_X/M_Y · N
+    return Fraction(least)
+
+
+def test_mixed_fsdp_and_tp_on_a_4x4x4(cli):
+    """ "Combining FSDP and Tensor Parallelism" (T_comms the max of the two): X_opt =
+    √(B/F · M_X/M_Y · N), "N = 64, B = 48,000, F = 32768 gives roughly X ≈ 13.9" (the formula
+    gives 13.7); compute-bound for B/N > α²/(M_X·M_Y·F), "roughly B/N > 99" at F = 32,768.
+    Llama 3 70B's F = 28,672 here; "Scaling Across Pods" writes F ≈ 30,000 for it ("108")."""
+    _mixed(cli, "llama-3-70b", F_70B, "4x4x4", 16, 4, 48000, 3000)
+
+
+def test_mixed_fsdp_and_tp_on_a_16x16x16(cli):
+    """Question 3: 3M tokens on a v5p 16x16x16, "2550² / 2F = 235" (LLaMA-2 13B's F = 13,824;
+    Llama 3 8B's 14,336 here, on 4096 chips as 8x16x32, TP on the 8) and "X_opt = sqrt(3e6 * 2 * 4096 / 13824) = 1333" (the text's
+    √((F/B)·…) inverts B/F); the slice's least batch N·α²/(2F), "4096 · 2550² / (2 · 8192 · 4)
+    = 4e5" (its figure: "comms-bound below 6e5"; an earlier edition printed 1.6e10 for 1.6e6)."""
+    tokens = 3 * 512 * 2048  # 3M: 512-way FSDP of sequences of 2048, TP 8 on an 8-long axis
+    least = _mixed(cli, "llama-3-8b", 14336, "8x16x32", 512, 8, tokens, 2048)
+    assert 4096 * least == 4096 * (C_V5P / W_ICI) ** 2 / (2 * 14336)
