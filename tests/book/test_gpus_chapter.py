@@ -154,3 +154,15 @@ def test_tp_limit_of_llama_3_70b_in_a_node(cli):
     book, own = _train(cli, *run), _train(cli, *run, book=False)
     assert Fraction(book["tp_max_scaling_book"]) == F_70B * W_GPU / C_H100
     print(f"tp limit: scaling-book {book['tp_max_scaling_book']}, derive {own['tp_max_exact']}")
+
+
+def test_moe_critical_batch_grows_by_total_over_active_parameters(cli):
+    """Data Parallelism, "MoE models": B/X > (E/k)·C/W, "a factor of E/k, the ratio of total to
+    activated parameters" (gpt-oss's 32 · 2475 = 79,200). Mixtral 8x7B in a node: its total over
+    active parameters (3.63; E/k = 4 counts the MLPs alone) times C/W."""
+    r = cli(["model", "mixtral-8x7b", "--format", "json"])
+    model = json.loads(r.out)
+    ratio = Fraction(model["params"]["exact"]) / Fraction(model["params_active"]["exact"])
+    run = ("mixtral-8x7b", "--chip", "h100", "--dp", "8", "--zero", "3",
+           "--batch-tokens", str(8 * 4096), "--seq", "4096")  # fmt: skip
+    assert _critical(cli, *run) == ratio * C_H100 / W_GPU
