@@ -201,6 +201,7 @@ class PhaseAnalysis:
     mesh: str = ""  # --mesh as read, and the rule of TP's all-reduce on it, one per level
     mesh_rules: tuple[str, ...] = ()
     mesh_chosen: bool = False  # --mesh default taken for TP beyond one node, unasked
+    tp_max_generation: sp.Expr | None = None  # the book's Y < F/(B·β), β = W_hbm/W_ici (a mesh)
 
     kind = ProblemKind.SERVING
     """A timed serving step (a decode with no batch is a :class:`DecodeCrossover`)."""
@@ -778,7 +779,19 @@ def analyse_phase(
         mesh=mesh_text,
         mesh_chosen=chosen,
         mesh_rules=tuple(c.rule for c in level_costs(Exchange.ALL_REDUCE, levels)),
+        tp_max_generation=_generation_tp(problem, phase, levels, b_value, bandwidth),
     )
+
+
+def _generation_tp(
+    problem: ModelProblem, phase: Phase, levels: tuple[Level, ...], b: sp.Expr, hbm: sp.Expr
+) -> sp.Expr | None:
+    """Inference, "Note on ICI bounds for generation": TP's T_ici = 2BD/W_ici passes the
+    weights' T_hbm = 2DF/(Y·W_hbm) from Y = F·W_ici/(B·W_hbm), W_ici the book's W of TP's axes."""
+    if phase is not Phase.DECODE or not levels or isinstance(problem.model, SizedModel):
+        return None
+    w = 1 / book_time_per_byte(Exchange.ALL_GATHER, levels, book_ici(levels))
+    return _number(problem.transformer.d_ff, dict(problem.bound), "the MLP's width") * w / (b * hbm)
 
 
 def _cost(problem: ModelProblem, step_time: sp.Expr, tokens: sp.Expr) -> StepCost | None:

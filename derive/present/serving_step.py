@@ -173,6 +173,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         **_cost_json(phase),
         **_convention_json(phase),
         **({"mesh": phase.mesh} if phase.mesh else {}),
+        **({"tp_max_generation_scaling_book": str(g)} if (g := phase.tp_max_generation) else {}),
     }
 
 

@@ -134,3 +134,20 @@ def test_appendix_c_latency_bound_all_gather(cli):
         assert Fraction(one["time"]) == max(Fraction(8, 2) / 10**6, size / (2 * ICI_V5E))
         print(f"B={b}: scaling-book {one['time']}, derive {one['time_derive']}")
     assert 16 * 8192 < 8 * ICI_V5E / 10**6 < 64 * 8192
+
+
+def test_generation_can_shard_past_the_training_tp_limit(cli):
+    """ "Note on ICI bounds for generation": memory bound, TP's T_ici = 2·B·D/W_ici passes the
+    weights' T_hbm = 2·D·F/(Y·W_hbm) only from Y > F/(B·β), β = W_hbm/W_ici ("usually around 8":
+    "16384 / (32 * 8) = 64"; applied, Llama 3 70B at batch 64, "28,672 / (8 * 64) = 56"). Here
+    chips.toml's β on one v5e axis (8.2e11/9e10 = 9.1) and on a 4x8's two (W_ici doubled)."""
+    for mesh, devices, axes in (
+        ("x=8@4.5e10:torus", 8, 1),
+        ("x=4@4.5e10:torus,y=8@4.5e10:torus", 32, 2),
+    ):
+        run = ("llama-3-70b", "--chip", "tpu-v5e", "--devices", str(devices), "--set", "B=64",
+               "--set", "S=8192", "--mesh", mesh)  # fmt: skip
+        got = _serving(cli, *run)["serving"]["tp_max_generation_scaling_book"]
+        w_ici = axes * 2 * ICI_V5E
+        assert Fraction(got) == 28672 * w_ici / (64 * HBM_V5E)
+        print(f"generation TP bound on {mesh}: scaling-book {got} (derive: no counterpart)")
