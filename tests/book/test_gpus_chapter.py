@@ -166,3 +166,16 @@ def test_moe_critical_batch_grows_by_total_over_active_parameters(cli):
     run = ("mixtral-8x7b", "--chip", "h100", "--dp", "8", "--zero", "3",
            "--batch-tokens", str(8 * 4096), "--seq", "4096")  # fmt: skip
     assert _critical(cli, *run) == ratio * C_H100 / W_GPU
+
+
+def test_pop_quiz3_an_all_gather_sharded_over_a_second_axis(cli):
+    """Pop Quiz 3: AllGather_X(bf16[D_X, F_Y]) over an SU (32 nodes), Y the inner axis:
+    for Y ≤ 8 bound by the leaf, 2·D·F/400e9 (the book's (32−1)/32 dropped); for Y > 8
+    "2·D·F·256/(Y·12.8e12) = 2DF/(Y·50GB/s)". D = 8192, F = 32,768; Y = 8, then 16 over 2 nodes."""
+    size = 2 * 8192 * 32768
+    su = f"{SWITCH},n=32@{W_NIC}:switch"
+    book, _ = _collective(cli, "AllGather_n(A[D_n, F_g])", su, "D=8192,F=32768")
+    assert book == size / (NODE * W_NIC)
+    two = f"{SWITCH},m=2@{W_NIC}:switch,n=16@{W_NIC}:switch"
+    book, _ = _collective(cli, "AllGather_n(A[D_n, F_{gm}])", two, "D=8192,F=32768")
+    assert book == size / (16 * W_NIC)
