@@ -49,7 +49,7 @@ class CollectiveTime:
         steps: ring steps, 2(P−1) or P−1.
         link_time: sent / β_link (None without a link bandwidth).
         latency_time: steps × link latency.
-        time: link_time + latency_time (None without a link bandwidth).
+        time: link_time + latency_time (None without a link bandwidth); the book's the longer.
     """
 
     collective: Collective
@@ -107,7 +107,8 @@ def collective_times(
                 own, ici = link_time + latency_time, book_ici(levels)
                 link_time = v * book_time_per_byte(kind, levels, ici)
                 latency_time = book_latency(kind, levels, ici, hops)
-        time = link_time + latency_time if link_time is not None else None
+        add = sp.Add if own is None else sp.Max  # the book's: the longer (Inference, Appendix C)
+        time = add(link_time, latency_time) if link_time is not None else None
         times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero, own)
         out.append(CollectiveTime(tensor, dtype.name, size, group, fraction, sent, steps, *times))
     return tuple(out)

@@ -244,8 +244,9 @@ def book_time_per_byte(
     for i, lv in enumerate(levels):  # the share of V leaving through it, or left after the inside
         inner = math.prod(lv.size for lv in levels[:i])
         part = inner * lv.size - inner if kind is Exchange.ALL_TO_ALL else total // inner
-        if lv not in fast:
-            times.append(factor * sp.Rational(part, total) / lv.axis.bandwidth)
+        if lv not in fast:  # SHARP halves an all-reduce (GPUs, "In network reductions": B/W)
+            k = 1 if lv.axis.topology is Topology.SWITCH_SHARP else factor
+            times.append(k * sp.Rational(part, total) / lv.axis.bandwidth)
     return sp.Max(*times)
 
 

@@ -43,6 +43,9 @@ from derive.analysis.measured import Measured, measure
 from derive.analysis.network import (
     Exchange,
     Level,
+    book_ici,
+    book_latency,
+    book_time_per_byte,
     bytes_per_byte,
     calls_latency,
     level_costs,
@@ -198,6 +201,7 @@ class PhaseAnalysis:
     mesh: str = ""  # --mesh as read, and the rule of TP's all-reduce on it, one per level
     mesh_rules: tuple[str, ...] = ()
     mesh_chosen: bool = False  # --mesh default taken for TP beyond one node, unasked
+    tp_max_generation: sp.Expr | None = None  # the book's Y < F/(B·β), β = W_hbm/W_ici (a mesh)
 
     kind = ProblemKind.SERVING
     """A timed serving step (a decode with no batch is a :class:`DecodeCrossover`)."""
@@ -495,14 +499,17 @@ def _ceilings(
     tp: int,
     timing: Timing,
     levels: tuple[Level, ...] = (),
+    book: bool = False,
 ) -> Ceilings:
-    """π, β and β_link; on a mesh β_link is the all-reduce's bytes over its time per byte."""
+    """π, β and β_link; on a mesh β_link is the all-reduce's bytes over its time per byte (the
+    Scaling Book's time when ``book``: :func:`~derive.analysis.network.book_time_per_byte`)."""
     link = problem.chip.link.value if problem.chip is not None and problem.chip.link else None
     bandwidth = problem.bandwidth.value if problem.bandwidth is not None else peak
     if levels:
-        every = Exchange.ALL_REDUCE, levels
-        link = bytes_per_byte(*every) / time_per_byte(*every)
-        timing = replace(timing, link_latency=calls_latency(*every))
+        every, ici = (Exchange.ALL_REDUCE, levels), book_ici(levels)
+        per_byte = book_time_per_byte(*every, ici) if book else time_per_byte(*every)
+        link, latency = bytes_per_byte(*every) / per_byte, book_latency(*every, ici)
+        timing = replace(timing, link_latency=latency if book else calls_latency(*every))
     return Ceilings.of(peak, bandwidth, link if tp > 1 else None, timing)
 
 
@@ -688,7 +695,8 @@ def analyse_phase(
     ``crossovers=False`` skips solving the crossovers (a plot's many points need only the step).
     ``convention="scaling-book"`` leaves TP's all-reduces out, as the book's inference chapter
     estimates a step ("Theoretical estimates for LLM latency and throughput": T = max(bytes/W_hbm,
-    FLOPs/C)), and keeps derive's own time beside it.
+    FLOPs/C)), or on a ``mesh`` typed times them as its "Note on ICI bounds for generation" does
+    (2·B·D/W_ici a gather or a scatter, W both ways on a torus), and keeps derive's own time beside.
     """
     convention = (convention or "derive").strip().lower()
     if convention not in ("derive", "scaling-book"):
@@ -710,8 +718,10 @@ def analyse_phase(
     counts = _counts(problem, phase, tp, levels)
     ceilings = _ceilings(problem, peak_figure.value, tp, timing, levels)
     step = default = _step_at(counts, b_value, ceilings)
-    if convention == "scaling-book":
-        counts = tuple(replace(c, comms=sp.Integer(0), steps=0) for c in counts)
+    if convention == "scaling-book":  # TP left out, or on a mesh typed timed as the book: 2V/W
+        if mesh is None or chosen:
+            counts = tuple(replace(c, comms=sp.Integer(0), steps=0) for c in counts)
+        ceilings = _ceilings(problem, peak_figure.value, tp, timing, levels, book=True)
         step = _step_at(counts, b_value, ceilings)
     in_flight = b_value if phase is Phase.DECODE else b_value * s_value
     matmuls = [count for count in counts if count.kernel.operator in _MATMULS]
@@ -769,7 +779,19 @@ def analyse_phase(
         mesh=mesh_text,
         mesh_chosen=chosen,
         mesh_rules=tuple(c.rule for c in level_costs(Exchange.ALL_REDUCE, levels)),
+        tp_max_generation=_generation_tp(problem, phase, levels, b_value, bandwidth),
     )
+
+
+def _generation_tp(
+    problem: ModelProblem, phase: Phase, levels: tuple[Level, ...], b: sp.Expr, hbm: sp.Expr
+) -> sp.Expr | None:
+    """Inference, "Note on ICI bounds for generation": TP's T_ici = 2BD/W_ici passes the
+    weights' T_hbm = 2DF/(Y·W_hbm) from Y = F·W_ici/(B·W_hbm), W_ici the book's W of TP's axes."""
+    if phase is not Phase.DECODE or not levels or isinstance(problem.model, SizedModel):
+        return None
+    w = 1 / book_time_per_byte(Exchange.ALL_GATHER, levels, book_ici(levels))
+    return _number(problem.transformer.d_ff, dict(problem.bound), "the MLP's width") * w / (b * hbm)
 
 
 def _cost(problem: ModelProblem, step_time: sp.Expr, tokens: sp.Expr) -> StepCost | None:

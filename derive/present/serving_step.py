@@ -77,9 +77,11 @@ def _convention(phase: PhaseAnalysis) -> str:
     own = phase.default_latency
     if own is None:
         return ""
+    typed = phase.mesh and not phase.mesh_chosen
+    how = "timed 2V/W, its “Note on ICI bounds for generation”" if typed else "left out"
     return (
         " Convention scaling-book (Inference, “Theoretical estimates for LLM latency and throughput”): "
-        f"TP's all-reduces left out; derive's own step, with them: {time_text(own)} "
+        f"TP's all-reduces {how}; derive's own step: {time_text(own)} "
         f"({fmt_decimal(phase.latency / own)}× here)."
     )
 
@@ -171,6 +173,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         **_cost_json(phase),
         **_convention_json(phase),
         **({"mesh": phase.mesh} if phase.mesh else {}),
+        **({"tp_max_generation_scaling_book": str(g)} if (g := phase.tp_max_generation) else {}),
     }
 
 

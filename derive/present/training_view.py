@@ -214,6 +214,8 @@ def training_json(
         q.CRITICAL_TOKENS_PER_CHIP.name: _s(a.critical_tokens_per_chip),
         q.CRITICAL_BATCH_TOKENS.name: _s(a.critical_batch_tokens),
         "tp_max_scaling_book": _s(a.tp_max_scaling_book),
+        "mixed_tokens_per_chip_scaling_book": _s(a.mixed_tokens_per_chip_scaling_book),
+        "fsdp_opt_scaling_book": _s(a.fsdp_opt_scaling_book),
         "tp_max_exact": a.tp_max_exact,
         "compute_bound": a.compute_bound,
         "tp_width_per_rank": _s(a.tp_width),

@@ -43,8 +43,8 @@ def _mesh_lines(item: CollectiveTime) -> list[Line]:
     if item.own_time is not None:  # the book's: k·V/W on the networks, its hops
         per_byte = tex((item.link_time or sp.S.Zero) / v) if v else "0"
         timed = (
-            r"V \cdot \frac{k}{W} + \text{hops} \cdot \alpha",
-            rf"{tex(v)} \times {per_byte} + {tex(item.latency_time)}",
+            r"\max\left(V \cdot \frac{k}{W}, \text{hops} \cdot \alpha\right)",
+            rf"\max\left({tex(v)} \times {per_byte}, {tex(item.latency_time)}\right)",
         )
     return [
         Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
@@ -78,10 +78,10 @@ def _book_note(item: CollectiveTime) -> str:
         return ""
     ratio = f" (the book's is {fmt_decimal(time / own)}× it)" if own and time.is_number else ""
     return (
-        " Convention scaling-book (Sharding, “A Deeper Dive into TPU Communication Primitives”): "
-        "k·V/W, k = 2 for an all-reduce, 1 for a gather or a scatter, W the bandwidth of every "
-        "link the collective uses (both ways on a line or torus axis), the hops as the book "
-        f"counts them; derive's own exact time: {time_text(own)}{ratio}."
+        " Convention scaling-book (Sharding, “A Deeper Dive into TPU Communication Primitives”; "
+        "GPUs, “How Do Collectives Work on GPUs?”): k·V/W, k = 2 for an all-reduce without SHARP, "
+        "else 1, W the bandwidth of every link it uses (both ways on a line or torus axis), or its "
+        f"hops as the book counts them if longer; derive's own exact time: {time_text(own)}{ratio}."
     )
 
 

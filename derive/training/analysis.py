@@ -228,6 +228,26 @@ class TrainingAnalysis:
         w = self.tp_beta if p.convention != "scaling-book" else self.book_bandwidth("tp")
         return p.arch("d_ff") * w / p.peak
 
+    @property
+    def mixed_tokens_per_chip_scaling_book(self) -> sp.Rational | None:
+        """The book's least batch per chip of the best mix of FSDP and TP, B/N > α²/(M_X·M_Y·F)
+        (Training, "Combining FSDP and Tensor Parallelism", T_comms the max of the two): with
+        M·W_axis the book's W of each dim's axes, C²/(W_dp·W_tp·F), whatever this run's split."""
+        p = self.problem
+        if p.transformer is None:
+            return None
+        return p.peak**2 / (self.book_bandwidth("dp") * self.book_bandwidth("tp") * p.arch("d_ff"))
+
+    @property
+    def fsdp_opt_scaling_book(self) -> sp.Expr | None:
+        """The book's optimal FSDP degree, X_opt = √(B/F · M_X/M_Y · N) (the same section), B this
+        run's tokens a step and N its devices: exact, a surd."""
+        p = self.problem
+        if p.transformer is None:
+            return None
+        ratio = self.book_bandwidth("dp") / self.book_bandwidth("tp")  # M_X/M_Y
+        return sp.sqrt(p.batch_tokens * p.devices * ratio / p.arch("d_ff"))
+
     def book_bandwidth(self, dim: str) -> sp.Rational:
         """The book's W of a dim's group, V/W its all-gather's time (:func:`book_time_per_byte`;
         a dim of degree 1: the first axis)."""
