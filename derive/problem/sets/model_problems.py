@@ -8,10 +8,9 @@ training spec (what that saves a cold key: benchmarks/README.md).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Use, names_for
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.problem.model_spec import ModelSpec
@@ -31,7 +30,7 @@ from derive.problem.sets.problem_set import (
     questions_of,
     unknown_quantity,
 )
-from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS, TrainSpec, train_spec
+from derive.problem.train_spec import TRAIN_ASK_KEYS, train_spec
 
 __all__ = ["model_problem"]
 
@@ -106,9 +105,11 @@ def model_problem(
         table.get("dtypes", {}), where, "dtypes", str
     )
     serving = serving_spec(table, where)
-    questions = questions_of(table, where, TRAIN_CHECK_KEYS)
     train = train_spec(table, where)
     kind = ProblemKind.TRAINING if train else ProblemKind.SERVING if serving else ProblemKind.MODEL
+    kinds = (ProblemKind.MODEL, kind)  # a step's or a run's quantities beside the model's
+    expected = tuple(dict.fromkeys(n for k in kinds for n in names_for(k, Use.EXPECT)))
+    questions = questions_of(table, where, expected)
     ask = asked_keys(table.get("ask", ()), kind, questions)
     if train is not None and serving is not None:
         raise ProblemError(
@@ -151,7 +152,7 @@ def model_problem(
     )
     defined = questions.answers if questions is not None else ()
     own = {k: v for k, v in table.get("expect", {}).items() if k not in defined}
-    expect = _model_expect({**table, "expect": own or None}, where, train)
+    expect = _model_expect(own, where, expected)
     title, text = table.get("title", pid), table.get("text", "")
     return ModelEntry(pid, title, text, spec, ask, serving, train, expect, questions)
 
@@ -160,26 +161,15 @@ _MODEL_TEXTS = ("chip", "peak", "bandwidth", "capacity", "train_tokens", "state_
 """A model problem's keys read as typed, by ModelSpec's field of that name (and the price's)."""
 
 
-def _model_expect(table: dict, where: str, train: TrainSpec | None) -> tuple[tuple[str, str], ...]:
-    """A training problem's ``expect``: exact values as text, for the training quantities."""
-    raw = table.get("expect")
-    if raw is None:
-        return ()
-    if train is None:
-        raise ProblemError(
-            f"{where}: key 'expect'",
-            "a model problem states expectations of a training run: give 'train'",
-        )
-    out = []
+def _model_expect(raw: dict, where: str, allowed: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """A model problem's ``expect``, by the names its kind takes (``allowed``), each value as
+    text; ``derive key`` checks them against what it derives."""
     for name, value in raw.items():
-        if name not in TRAIN_CHECK_KEYS:
-            raise unknown_quantity(f"{where}: key 'expect'", name, TRAIN_CHECK_KEYS)
-        if not isinstance(value, str) or not re.fullmatch(
-            r"\s*[0-9.eE+]+\s*(/\s*[0-9.eE+]+\s*)?", value
-        ):
+        if name not in allowed:
+            raise unknown_quantity(f"{where}: key 'expect'", name, allowed)
+        if not isinstance(value, str | int | float | bool):
             raise ProblemError(
                 f"{where}: key 'expect' ({name})",
-                'an exact value as text: a decimal or a fraction ("1/989", "0.0025")',
+                'a value: a number, a fraction or a formula as text ("1/989"), or true/false',
             )
-        out.append((name, value.strip()))
-    return tuple(out)
+    return tuple((k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in raw.items())
