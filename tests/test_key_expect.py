@@ -218,10 +218,9 @@ def _models_set(pid: str = "", change=lambda expect: expect) -> str:
 
 
 def _stated(pid: str, name: str, value: str) -> str:
-    """The set with problem ``pid``'s expect of ``name`` stated as ``value``."""
-    return _models_set(
-        pid, lambda line: re.sub(rf"\b{name} = (\"[^\"]*\"|\d+)", f'{name} = "{value}"', line)
-    )
+    """The set with problem ``pid``'s expect of ``name`` stated as ``value`` (TOML)."""
+    pattern = rf"\b{name} = (\"[^\"]*\"|\d+|true|false)"
+    return _models_set(pid, lambda line: re.sub(pattern, f"{name} = {value}", line))
 
 
 def test_the_sets_model_expectations_are_the_values_counted_by_hand():
@@ -229,7 +228,7 @@ def test_the_sets_model_expectations_are_the_values_counted_by_hand():
         (p["id"], name): text for p in tomllib.loads(_models_set())["problem"]
         for name, text in p["expect"].items()
     }  # fmt: skip
-    assert stated.pop(("decode-by-size", "fits")) == "yes"  # 2P + the KV cache ≤ 80 GB
+    assert stated.pop(("decode-by-size", "fits")) is True  # 2P + the KV cache ≤ 80 GB
     assert 2 * P + KV_BYTES <= H100_CAPACITY
     assert set(stated) == set(RIGHT)
     for key, right in RIGHT.items():
@@ -248,7 +247,7 @@ def test_a_wrong_model_serving_or_training_expect_stops_the_key(cli, tmp_path, p
     right = RIGHT[(pid, name)]
     wrong = right + 1 if name in COUNTS else right * Fraction(101, 100)
     said = str(wrong) if name in COUNTS else _text(wrong)
-    path, out, result = _key(cli, tmp_path, _stated(pid, name, said))
+    path, out, result = _key(cli, tmp_path, _stated(pid, name, f'"{said}"'))
     assert result.code == 2, result
     (line,) = result.err.splitlines()
     assert line.startswith(f"error: {path}: problem {pid!r}: key 'expect' ({name}): "), line
@@ -259,8 +258,15 @@ def test_a_wrong_model_serving_or_training_expect_stops_the_key(cli, tmp_path, p
 
 
 def test_a_wrong_truth_stops_the_key(cli, tmp_path):
-    _, out, result = _key(cli, tmp_path, _stated("decode-by-size", "fits", "no"))
-    assert result.code == 2 and "key 'expect' (fits): expected no" in result.err, result.err
+    _, out, result = _key(cli, tmp_path, _stated("decode-by-size", "fits", "false"))
+    assert result.code == 2, result.err
+    assert "key 'expect' (fits): expected false, but the key derives True" in result.err
+    assert not out.exists()
+
+
+def test_an_expect_that_is_no_exact_value_is_refused(cli, tmp_path):
+    _, out, result = _key(cli, tmp_path, _stated("decode-by-size", "fits", '"yes"'))
+    assert result.code == 2 and "key 'expect' (fits): an exact value" in result.err, result.err
     assert not out.exists()
 
 

@@ -25,6 +25,8 @@ from derive.problem.sets.registry import set_registry
 if TYPE_CHECKING:
     from derive.analysis.crossover.records import Crossover
     from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.catalogue import Quantity
+    from derive.catalogue.reading import Exact
     from derive.deadline import Workers
     from derive.figures.model import Series
     from derive.model.analysis import ModelAnalysis
@@ -35,8 +37,9 @@ if TYPE_CHECKING:
     from derive.present.key.questions import NativeProblem
     from derive.problem.binding import Problem
     from derive.problem.serving_spec import ServingSpec
+    from derive.problem.sets.kernels import KernelEntry
     from derive.problem.sets.natives import NativeEntry, WhatIfSpec
-    from derive.problem.sets.problem_set import ModelEntry
+    from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
     from derive.problem.train_spec import TrainSpec
     from derive.questions.records import Questions
 
@@ -57,9 +60,7 @@ def _build_problem(
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id)
     problem = derived.analysis.problem if isinstance(derived, Derivation) else None
-    wrong = _expect_errors(
-        f"{pset.source}: problem {entry.id!r}", entry.expect, derived, at=problem
-    )
+    wrong = _expect_errors(pset.source, entry, derived, at=problem)
     if wrong:
         return wrong[0]
     try:
@@ -217,8 +218,7 @@ def _kernels(pset: ProblemSet) -> list[KernelNumbers]:
         except DeriveError as error:
             errors.append(in_file_terms(error, pset.source, entry.id))
             continue
-        where = f"{pset.source}: problem {entry.id!r}"
-        errors += _expect_errors(where, entry.expect, KernelDerivation(kernel, entry.spec))
+        errors += _expect_errors(pset.source, entry, KernelDerivation(kernel, entry.spec))
     raise_collected(pset.source, errors)
     return kernels
 
@@ -285,10 +285,7 @@ def _assemble(
         try:
             models.append(derived := _model(entry, operators))
             if entry.expect:
-                shown = _shown(entry, derived, operators)
-                failed += _expect_errors(
-                    f"{pset.source}: problem {entry.id!r}", entry.expect, *shown
-                )
+                failed += _expect_errors(pset.source, entry, *_shown(entry, derived, operators))
         except DeriveError as exc:
             failed.append(in_file_terms(exc, pset.source, entry.id))
     raise_collected(pset.source, failed)
@@ -327,7 +324,7 @@ def _natives(pset: ProblemSet) -> tuple[NativeProblem, ...]:
                         f"{entry.where}: key 'ask'",
                         f"this problem has no {name!r}; its quantities: {', '.join(has)}",
                     )
-            wrong = _expect_errors(entry.where, entry.expect, cast("Shown", derived))
+            wrong = _expect_errors(pset.source, entry, cast("Shown", derived))
             if wrong:
                 errors += wrong
                 continue
@@ -367,12 +364,9 @@ def _shown(entry: ModelEntry, derived: DerivedModel, operators: tuple[str, ...])
     return shown
 
 
-_TRUTHS = {"yes": "true", "no": "false"}
-
-
 def _expect_errors(
-    where: str,
-    expect: tuple[tuple[str, str], ...],
+    source: str,
+    entry: ProblemEntry | KernelEntry | ModelEntry | NativeEntry,
     *shown: Shown,
     at: Problem | None = None,
 ) -> list[ProblemError]:
@@ -380,47 +374,46 @@ def _expect_errors(
     row, :meth:`~derive.pipeline.kinds.surface.Shown.values`; a later one's wins): one error
     per value they do not give, naming the quantity, the value stated and the value derived.
 
-    A word or a truth matches as spelled (``yes``/``no`` for a truth); a formula in the
+    A word or a truth matches as spelled (``true``, ``false``); a formula in the
     problem's dims identically, at the set's dims (``at``); a whole number of a dimensionless
     row (a count: parameters, a batch, a crossover's first integer) exactly; any other
     number to 0.5 % (:data:`~derive.questions.set_answers.EXPECT_RTOL`).
     """
+    values = {row.name: (row, v.exact) for d in shown for row, v in d.values().items()}
+    errors = []
+    for name, text in entry.expect:
+        what = f"{source}: problem {entry.id!r}: key 'expect' ({name})"
+        row, got = values.get(name, (None, None))
+        lacks = f"this problem has no {name!r}; its quantities: {', '.join(values) or 'none'}"
+        try:
+            why = _wrong(text, row, got, at, what) if row else lacks
+        except DeriveError as error:
+            why = error.why
+        if why:
+            errors.append(ProblemError(what, why))
+    return errors
+
+
+def _wrong(text: str, row: Quantity, got: Exact, at: Problem | None, what: str) -> str:
+    """Why ``text`` is not ``got``, the value of ``row`` (as :func:`_expect_errors` judges),
+    or "" when it is."""
     from derive.formula.reader import parse_formula
     from derive.formula.units import Dimension
     from derive.questions.set_answers import EXPECT_RTOL
 
-    values = {row.name: (row, v.exact) for d in shown for row, v in d.values().items()}
-    bound = at.bound_subs() if at is not None else {}
-    dims = {str(d): d for d in at.operator.dims} if at is not None else None
-    errors = []
-    for name, text in expect:
-        what = f"{where}: key 'expect' ({name})"
-        if name not in values:
-            has = ", ".join(values) or "none"
-            errors.append(
-                ProblemError(what, f"this problem has no {name!r}; its quantities: {has}")
-            )
-            continue
-        row, got = values[name]
-        try:
-            if isinstance(got, bool | str):
-                ok = _TRUTHS.get(text.strip().lower(), text.strip().lower()) == str(got).lower()
-            else:
-                got = got.xreplace(bound)
-                names = dims if dims is not None else {str(s): s for s in got.free_symbols}
-                want = parse_formula(text, names, "plain", what).expr.xreplace(bound)
-                diff = sp.cancel(want - got)
-                count = got.is_integer and row.dimension is Dimension.COUNT
-                near = diff.is_number and got.is_number and not count
-                ok = bool(abs(diff) <= abs(got) * EXPECT_RTOL) if near else diff == 0
-        except DeriveError as error:
-            errors.append(ProblemError(what, error.why))
-            continue
-        if not ok:
-            number = isinstance(got, sp.Expr) and got.is_number and not got.is_integer
-            shown_as = sp.N(got, 6) if number else got
-            errors.append(ProblemError(what, f"expected {text}, but the key derives {shown_as}"))
-    return errors
+    if isinstance(got, bool | str):
+        ok = text.strip().lower() == str(got).lower()
+    else:
+        bound = at.bound_subs() if at is not None else {}
+        got = got.xreplace(bound)
+        dims = at.operator.dims if at is not None else got.free_symbols
+        want = parse_formula(text, {str(d): d for d in dims}, "plain", what).expr
+        diff = sp.cancel(want.xreplace(bound) - got)
+        count = got.is_integer and row.dimension is Dimension.COUNT
+        near = diff.is_number and got.is_number and not count
+        ok = bool(abs(diff) <= abs(got) * EXPECT_RTOL) if near else diff == 0
+        got = sp.N(got, 6) if got.is_number and not got.is_integer else got
+    return "" if ok else f"expected {text}, but the key derives {got}"
 
 
 def _questions(

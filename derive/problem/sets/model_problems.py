@@ -22,6 +22,7 @@ from derive.problem.serving_spec import (
     serving_spec,
 )
 from derive.problem.sets.checks import check_keys, problem_head, str_map
+from derive.problem.sets.kernels import exact_expect
 from derive.problem.sets.model_tables import ModelTable
 from derive.problem.sets.problem_set import (
     MODEL_ASK_KEYS,
@@ -152,24 +153,10 @@ def model_problem(
     )
     defined = questions.answers if questions is not None else ()
     own = {k: v for k, v in table.get("expect", {}).items() if k not in defined}
-    expect = _model_expect(own, where, expected)
+    expect = exact_expect(own, where, expected)
     title, text = table.get("title", pid), table.get("text", "")
     return ModelEntry(pid, title, text, spec, ask, serving, train, expect, questions)
 
 
 _MODEL_TEXTS = ("chip", "peak", "bandwidth", "capacity", "train_tokens", "state_bytes")
 """A model problem's keys read as typed, by ModelSpec's field of that name (and the price's)."""
-
-
-def _model_expect(raw: dict, where: str, allowed: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """A model problem's ``expect``, by the names its kind takes (``allowed``), each value as
-    text; ``derive key`` checks them against what it derives."""
-    for name, value in raw.items():
-        if name not in allowed:
-            raise unknown_quantity(f"{where}: key 'expect'", name, allowed)
-        if not isinstance(value, str | int | float | bool):
-            raise ProblemError(
-                f"{where}: key 'expect' ({name})",
-                'a value: a number, a fraction or a formula as text ("1/989"), or true/false',
-            )
-    return tuple((k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in raw.items())
