@@ -153,7 +153,7 @@ CROSSOVER = _row(
         json="crossover.exact",
     ),
     At(
-        SERVING, ASK | CHECK | BOX, "the batch at which decode becomes compute-bound",
+        SERVING, ALL, "the batch at which decode becomes compute-bound",
         Box("Batch at which decode becomes compute-bound", "B^*", "a number, or B ≥ …"),
         json="serving.crossover.exact", needs="decode (and a crossover that happens)",
     ),
@@ -308,7 +308,7 @@ def _bound(side: str, phrase: str) -> tuple[At, ...]:
             prose=f"{side} bound T_{side}", needs=_COUNTS, json=f"step.t_{side}",
         ),
         At(
-            SERVING, CHECK | BOX, box=Box(f"{step}, per device", latex, _STEP_SECONDS),
+            SERVING, EXPECT | CHECK | BOX, box=Box(f"{step}, per device", latex, _STEP_SECONDS),
             json=f"serving.step.t_{side}",
         ),
         _LINK_TIME,
@@ -362,7 +362,7 @@ STEP = _row(
 TOKENS_PER_S = _row(
     "tokens_per_s", "decode rate", _D.TOKEN_RATE,
     At(
-        SERVING, ASK | CHECK | BOX, "the decode rate in tokens per second",
+        SERVING, ALL, "the decode rate in tokens per second",
         Box("Decode rate", r"\text{tokens/s}", "tokens per second (4.5e3 tokens/s)"),
         needs="decode", read="decode.tokens_per_s",
     ),
@@ -371,7 +371,7 @@ TOKENS_PER_S = _row(
 INTER_TOKEN_LATENCY = _row(
     "inter_token_latency", "inter-token latency", _D.TIME,
     At(
-        SERVING, ASK | CHECK | BOX, "the inter-token latency",
+        SERVING, ALL, "the inter-token latency",
         Box("Inter-token latency", r"T_{\text{token}}", _STEP_SECONDS),
         needs="decode", read="decode.latency",
     ),
@@ -380,7 +380,7 @@ INTER_TOKEN_LATENCY = _row(
 TTFT = _row(
     "ttft", "time to first token", _D.TIME,
     At(
-        SERVING, ASK | CHECK | BOX, "the time to first token",
+        SERVING, ALL, "the time to first token",
         Box("Time to first token", r"T_{\text{TTFT}}", _STEP_SECONDS),
         needs="prefill", read="prefill.latency",
     ),
@@ -389,7 +389,7 @@ TTFT = _row(
 PREFILL_TOKENS_PER_S = _row(
     "prefill_tokens_per_s", "prefill rate", _D.TOKEN_RATE,
     At(
-        SERVING, ASK | CHECK | BOX, "the prefill rate in tokens per second",
+        SERVING, ALL, "the prefill rate in tokens per second",
         Box("Prefill rate", r"\text{tokens/s}", "tokens per second"),
         needs="prefill", read="prefill.tokens_per_s",
     ),
@@ -409,14 +409,14 @@ _STEP_MEASURED = "a measured time or rate (measured_time, measured_tokens_per_s)
 STEP_MFU = _row(
     "step_mfu", "MFU of the measured step", _D.COUNT,
     At(
-        SERVING, CHECK | BOX, box=Box("MFU of the measured step", r"\text{MFU}", _STEP_FRACTION),
+        SERVING, EXPECT | CHECK | BOX, box=Box("MFU of the measured step", r"\text{MFU}", _STEP_FRACTION),
         needs=_STEP_MEASURED, read="measured.mfu",
     ),
 )  # fmt: skip
 STEP_MBU = _row(
     "step_mbu", "MBU of the measured step", _D.COUNT,
     At(
-        SERVING, CHECK | BOX, box=Box("MBU of the measured step", r"\text{MBU}", _STEP_FRACTION),
+        SERVING, EXPECT | CHECK | BOX, box=Box("MBU of the measured step", r"\text{MBU}", _STEP_FRACTION),
         needs=_STEP_MEASURED, read="measured.mbu",
     ),
 )  # fmt: skip
@@ -426,7 +426,7 @@ STEP_MBU = _row(
 # :mod:`derive.model.symbols` reads; a model page builds each box from the phrase, that
 # symbol and the unit of the value.
 
-_MODEL = ASK | CHECK | BOX
+_MODEL = ALL
 
 
 def _model(
@@ -621,7 +621,7 @@ COST_PER_MILLION_TOKENS = _row(
     "cost_per_million_tokens", "cost per million tokens", _D.COUNT,
     At(MODEL, _MODEL, "the cost per million training tokens"),
     At(
-        SERVING, ASK | CHECK | BOX, "the cost per million generated tokens",
+        SERVING, ALL, "the cost per million generated tokens",
         Box("Cost per million tokens", r"c_{\text{Mtok}}", _DOLLARS),
         needs=_PRICE, read="cost.cost_per_million_tokens",
     ),
@@ -636,7 +636,7 @@ COST_PER_MILLION_TOKENS = _row(
 COST_PER_STEP = _row(
     "cost_per_step", "cost of one step", _D.COUNT,
     At(
-        SERVING, ASK | CHECK | BOX, "the cost of one step",
+        SERVING, ALL, "the cost of one step",
         Box("Cost of one step", r"C_{\text{step}}", _DOLLARS),
         needs=_PRICE, read="cost.cost_per_step",
     ),
@@ -673,7 +673,7 @@ ENERGY_PER_TOKEN = _row(
     "energy_per_token", "energy per token", _D.COUNT,
     At(MODEL, _MODEL, "the energy per training token"),
     At(
-        SERVING, ASK | CHECK | BOX, "the energy per generated token",
+        SERVING, ALL, "the energy per generated token",
         Box("Energy per token", r"E_{\text{token}}", "joules per token (0.5)"),
         needs=_POWER, read="cost.energy_per_token",
     ),

@@ -107,7 +107,7 @@ def _variants_key(pset: ProblemSet) -> str:
                 raise ProblemError(f"{pset.source}: variant {i}: {what}", exc.why) from None
         for pid, (_, _, said) in known[id(vset)].items():
             rows.setdefault(pid, []).append(
-                [str(i), *(str(spec.choice(i)[k]) for k in spec.keys_of(pid)), *said]
+                [str(i), *(str(spec.choice(i, pid)[k]) for k in spec.keys_of(pid)), *said]
             )
     out = [f"# {pset.title}: the {spec.count} variants (seed {spec.seed})"]
     for pid, (title, asked, _) in next(iter(known.values())).items():

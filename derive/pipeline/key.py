@@ -25,13 +25,17 @@ from derive.problem.sets.registry import set_registry
 if TYPE_CHECKING:
     from derive.analysis.crossover.records import Crossover
     from derive.analysis.kernel_numbers import KernelNumbers
+    from derive.catalogue import Quantity
+    from derive.catalogue.reading import Exact
     from derive.deadline import Workers
     from derive.figures.model import Series
     from derive.model.analysis import ModelAnalysis
     from derive.model.binding import ModelProblem
     from derive.pipeline.kinds.comms import CommsDerivation
+    from derive.pipeline.kinds.surface import Shown
     from derive.present.key.models import DerivedModel
     from derive.present.key.questions import NativeProblem
+    from derive.problem.binding import Problem
     from derive.problem.serving_spec import ServingSpec
     from derive.problem.sets.kernels import KernelEntry
     from derive.problem.sets.natives import NativeEntry, WhatIfSpec
@@ -55,9 +59,10 @@ def _build_problem(
         derived = derive_spec(entry.spec, registry)
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id)
-    wrong = _operator_expect(pset, entry, derived)
-    if wrong is not None:
-        return wrong
+    problem = derived.analysis.problem if isinstance(derived, Derivation) else None
+    wrong = _expect_errors(pset.source, entry, derived, at=problem)
+    if wrong:
+        return wrong[0]
     try:
         if not derived.kind.roofline:  # a transfer alone: no roofline, no plot
             from derive.present.key.comms import comms_part
@@ -75,36 +80,6 @@ def _build_problem(
     except DeriveError as exc:
         return in_file_terms(exc, pset.source, entry.id, "plot")
     return problem_part(pset, stem, index, d.analysis, d.solution, plot)
-
-
-def _operator_expect(
-    pset: ProblemSet, entry: ProblemEntry, derived: Derivation | CommsDerivation
-) -> ProblemError | None:
-    """An operator problem's first ``expect`` (a formula in its dims, a number, a word) that
-    the values derived at the set's dims do not give (a fraction: to 0.5 %), else None."""
-    from derive.formula.reader import parse_formula
-
-    problem = derived.analysis.problem if isinstance(derived, Derivation) else None
-    bound, dims = (problem.bound_subs(), problem.operator.dims) if problem else ({}, ())
-    values = {row.name: v.exact for row, v in derived.values().items()} if entry.expect else {}
-    for name, text in entry.expect:
-        got, what = values.get(name), f"{pset.source}: problem {entry.id!r}: key 'expect' ({name})"
-        try:
-            if not isinstance(got, sp.Expr):
-                ok = str(got).lower() == text.lower()
-            else:
-                got = got.xreplace(bound)
-                want = parse_formula(text, {str(d): d for d in dims}, "plain", what).expr
-                diff = sp.cancel(want.xreplace(bound) - got)
-                near = diff.is_number and not got.is_integer  # a count or a threshold: exact
-                ok = abs(diff) <= abs(got) / 200 if near else diff == 0
-        except DeriveError as error:
-            return ProblemError(what, error.why)
-        if not ok:
-            number = isinstance(got, sp.Expr) and got.is_number and not got.is_integer
-            shown = sp.N(got, 6) if number else got
-            return ProblemError(what, f"expected {text}, but the key derives {shown}")
-    return None
 
 
 def _model(entry: ModelEntry, operators: tuple[str, ...]) -> DerivedModel:
@@ -234,6 +209,7 @@ def _serving_series(
 def _kernels(pset: ProblemSet) -> list[KernelNumbers]:
     """Every kernel problem of the set, derived (errors collected, in the file's own terms)."""
     from derive.pipeline.cache import kernel_analysis
+    from derive.pipeline.kinds.kernel import KernelDerivation
 
     kernels, errors = [], []
     for entry in pset.kernels:
@@ -242,7 +218,7 @@ def _kernels(pset: ProblemSet) -> list[KernelNumbers]:
         except DeriveError as error:
             errors.append(in_file_terms(error, pset.source, entry.id))
             continue
-        errors += _expect_errors(pset, entry, kernel)
+        errors += _expect_errors(pset.source, entry, KernelDerivation(kernel, entry.spec))
     raise_collected(pset.source, errors)
     return kernels
 
@@ -308,11 +284,10 @@ def _assemble(
     for entry in pset.models:  # every model problem's error at once, in the file's own terms
         try:
             models.append(derived := _model(entry, operators))
+            if entry.expect:
+                failed += _expect_errors(pset.source, entry, *_shown(entry, derived, operators))
         except DeriveError as exc:
             failed.append(in_file_terms(exc, pset.source, entry.id))
-            continue
-        if derived.training is not None:
-            failed += _expect_errors(pset, entry, derived.training)
     raise_collected(pset.source, failed)
     answered = _questions(pset, registry, time_limit)
     natives = _natives(pset)
@@ -338,21 +313,21 @@ def _natives(pset: ProblemSet) -> tuple[NativeProblem, ...]:
     from derive.present.key.questions import NativeProblem
     from derive.questions.natives import native_answer, native_quantities
 
-    out, errors = [], []
+    out, errors = [], []  # type: list[NativeProblem], list[DeriveError]
     for entry in pset.natives:
         try:
             derived = kind_of(entry).derive(entry)
             has = native_quantities(entry)
-            for name in (*entry.ask, *(name for name, _ in entry.expect)):
+            for name in entry.ask:
                 if name not in has:
                     raise ProblemError(
-                        f"{entry.where}: key 'ask'"
-                        if name in entry.ask
-                        else f"{entry.where}: key 'expect' ({name})",
+                        f"{entry.where}: key 'ask'",
                         f"this problem has no {name!r}; its quantities: {', '.join(has)}",
                     )
-            for name, text in entry.expect:
-                _check_expect(entry.where, name, text, native_answer(entry, name).value)
+            wrong = _expect_errors(pset.source, entry, cast("Shown", derived))
+            if wrong:
+                errors += wrong
+                continue
             answers = tuple(native_answer(entry, name) for name in entry.ask or has)
             phrases = tuple(phrase_of(entry.kind, a.name) or a.name for a in answers)
             given = "; ".join(
@@ -375,33 +350,70 @@ def _set_key(entry: NativeEntry, field: str) -> str:
     return field
 
 
-def _expect_errors(
-    pset: ProblemSet, entry: KernelEntry | ModelEntry, derived: object
-) -> list[ProblemError]:
-    """A kernel's or a training run's ``expect`` against the exact values the key derived."""
-    from derive.catalogue.reading import read_values
+def _shown(entry: ModelEntry, derived: DerivedModel, operators: tuple[str, ...]) -> list[Shown]:
+    """A model problem's derivations, the model's first: a serving step's or a run's value of
+    a name they share wins (the step's ``cost_per_million_tokens``, the run's memory)."""
+    from derive.pipeline import derive_model, derive_set_serving
+    from derive.pipeline.kinds.training import TrainingDerivation
 
-    exact = {row.name: v for row, v in read_values(entry.kind, (derived,)).items()}
+    shown: list[Shown] = [derive_model(entry.spec, operators)]
+    if entry.serving is not None:
+        shown.append(derive_set_serving(entry, operators))
+    if derived.training is not None:
+        shown.append(TrainingDerivation(derived.training))
+    return shown
+
+
+def _expect_errors(
+    source: str,
+    entry: ProblemEntry | KernelEntry | ModelEntry | NativeEntry,
+    *shown: Shown,
+    at: Problem | None = None,
+) -> list[ProblemError]:
+    """A problem's ``expect`` against the values its derivations ``shown`` give (by catalogue
+    row, :meth:`~derive.pipeline.kinds.surface.Shown.values`; a later one's wins): one error
+    per value they do not give, naming the quantity, the value stated and the value derived.
+
+    A word or a truth matches as spelled (``true``, ``false``); a formula in the
+    problem's dims identically, at the set's dims (``at``); a whole number of a dimensionless
+    row (a count: parameters, a batch, a crossover's first integer) exactly; any other
+    number to 0.5 % (:data:`~derive.questions.set_answers.EXPECT_RTOL`).
+    """
+    values = {row.name: (row, v.exact) for d in shown for row, v in d.values().items()}
     errors = []
     for name, text in entry.expect:
+        what = f"{source}: problem {entry.id!r}: key 'expect' ({name})"
+        row, got = values.get(name, (None, None))
+        lacks = f"this problem has no {name!r}; its quantities: {', '.join(values) or 'none'}"
         try:
-            _check_expect(f"{pset.source}: problem {entry.id!r}", name, text, exact.get(name))
-        except ProblemError as error:
-            errors.append(error)
+            why = _wrong(text, row, got, at, what) if row else lacks
+        except DeriveError as error:
+            why = error.why
+        if why:
+            errors.append(ProblemError(what, why))
     return errors
 
 
-def _check_expect(where: str, name: str, text: str, exact: sp.Basic | None) -> None:
-    """A problem's ``expect`` must be within 0.5 % of the exact value (as a defined
-    quantity's, :data:`~derive.questions.set_answers.EXPECT_RTOL`)."""
-    if not isinstance(exact, sp.Expr) or not exact.is_number:
-        raise ProblemError(f"{where}: key 'expect' ({name})", "the key derives no number for it")
-    stated = sp.Rational(*(part.strip() for part in text.split("/", 1)))
-    if abs(stated - exact) > abs(exact) * sp.Rational(1, 200):
-        raise ProblemError(
-            f"{where}: key 'expect' ({name})",
-            f"expected {text}, but the key derives {sp.N(exact, 6)}",
-        )
+def _wrong(text: str, row: Quantity, got: Exact, at: Problem | None, what: str) -> str:
+    """Why ``text`` is not ``got``, the value of ``row`` (as :func:`_expect_errors` judges),
+    or "" when it is."""
+    from derive.formula.reader import parse_formula
+    from derive.formula.units import Dimension
+    from derive.questions.set_answers import EXPECT_RTOL
+
+    if isinstance(got, bool | str):
+        ok = text.strip().lower() == str(got).lower()
+    else:
+        bound = at.bound_subs() if at is not None else {}
+        got = got.xreplace(bound)
+        dims = at.operator.dims if at is not None else got.free_symbols
+        want = parse_formula(text, {str(d): d for d in dims}, "plain", what).expr
+        diff = sp.cancel(want.xreplace(bound) - got)
+        count = got.is_integer and row.dimension is Dimension.COUNT
+        near = diff.is_number and got.is_number and not count
+        ok = bool(abs(diff) <= abs(got) * EXPECT_RTOL) if near else diff == 0
+        got = sp.N(got, 6) if got.is_number and not got.is_integer else got
+    return "" if ok else f"expected {text}, but the key derives {got}"
 
 
 def _questions(

@@ -8,6 +8,7 @@ Every value here is computed from the problem's inputs and the chip table.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -180,3 +181,113 @@ def test_the_seed_cases_expectations_hold(cli, tmp_path):
     path = ROOT / "tests" / "cases" / "scaling-book-ch1.toml"
     result = cli(["key", str(path), "-o", str(tmp_path / "key")])
     assert result.code == 0, result.err
+
+
+# -- a model's, a serving step's and a training run's expect (tests/sets/expect_models.toml) --
+
+MODELS_SET = ROOT / "tests" / "sets" / "expect_models.toml"
+H100_CAPACITY = Fraction(CHIPS["h100"]["hbm_capacity_bytes"]["value"])
+# Llama 3 8B (its published config.json): vocabulary, width, layers, MLP width, KV width
+# (8 KV heads of 128); untied embedding and head, two norms a layer and a final one.
+V, D, LAYERS, FFN, KV = 128256, 4096, 32, 14336, 8 * 128
+LLAMA_PARAMS = 2 * V * D + LAYERS * (2 * D * D + 2 * D * KV + 3 * D * FFN + 2 * D) + D
+# A model by its size: every weight read once (bf16), 2·P FLOPs a token, the KV cache read
+# whole: two kernels, each bound by its slower side.
+P, KV_PER_TOKEN, BATCH, CONTEXT = Fraction("8e9"), 131072, 16, 4096
+KV_BYTES = BATCH * CONTEXT * KV_PER_TOKEN
+STEP = max(2 * P * BATCH / H100_PEAK, 2 * P / H100_BANDWIDTH) + KV_BYTES / H100_BANDWIDTH
+RIGHT = {
+    ("llama-params", "params"): LLAMA_PARAMS,
+    ("llama-params", "weights_bytes"): 2 * LLAMA_PARAMS,
+    ("decode-by-size", "t_lower"): STEP,
+    ("decode-by-size", "tokens_per_s"): BATCH / STEP,
+    ("decode-by-size", "max_batch"): (H100_CAPACITY - 2 * P) // (CONTEXT * KV_PER_TOKEN),
+    ("decode-by-size", "memory_per_device"): 2 * P + KV_BYTES,
+    ("pipeline", "bubble_fraction"): BUBBLE,
+}
+COUNTS = {"params", "max_batch"}  # a count is judged exactly, any other number to 0.5 %
+
+
+def _models_set(pid: str = "", change=lambda expect: expect) -> str:
+    """The set's problems (no title), problem ``pid``'s ``expect = { … }`` line changed."""
+    _, *blocks = MODELS_SET.read_text("utf-8").split("[[problem]]\n")
+    for k, block in enumerate(blocks):
+        if block.startswith(f'id = "{pid}"'):
+            blocks[k] = re.sub(r"^expect = .*$", lambda m: change(m[0]), block, flags=re.M)
+    return "[[problem]]\n" + "[[problem]]\n".join(blocks)
+
+
+def _stated(pid: str, name: str, value: str) -> str:
+    """The set with problem ``pid``'s expect of ``name`` stated as ``value`` (TOML)."""
+    pattern = rf"\b{name} = (\"[^\"]*\"|\d+|true|false)"
+    return _models_set(pid, lambda line: re.sub(pattern, f"{name} = {value}", line))
+
+
+def test_the_sets_model_expectations_are_the_values_counted_by_hand():
+    stated = {
+        (p["id"], name): text for p in tomllib.loads(_models_set())["problem"]
+        for name, text in p["expect"].items()
+    }  # fmt: skip
+    assert stated.pop(("decode-by-size", "fits")) is True  # 2P + the KV cache ≤ 80 GB
+    assert 2 * P + KV_BYTES <= H100_CAPACITY
+    assert set(stated) == set(RIGHT)
+    for key, right in RIGHT.items():
+        value = Fraction(str(stated[key]))
+        assert value == right if key[1] in COUNTS else abs(value - right) <= right / 200, key
+
+
+def test_a_right_model_serving_and_training_expect_keys(cli, tmp_path):
+    _, out, result = _key(cli, tmp_path, _models_set())
+    assert result.code == 0, result.err
+    assert any(out.iterdir())
+
+
+@pytest.mark.parametrize(("pid", "name"), list(RIGHT), ids=[f"{p}-{n}" for p, n in RIGHT])
+def test_a_wrong_model_serving_or_training_expect_stops_the_key(cli, tmp_path, pid, name):
+    right = RIGHT[(pid, name)]
+    wrong = right + 1 if name in COUNTS else right * Fraction(101, 100)
+    said = str(wrong) if name in COUNTS else _text(wrong)
+    path, out, result = _key(cli, tmp_path, _stated(pid, name, f'"{said}"'))
+    assert result.code == 2, result
+    (line,) = result.err.splitlines()
+    assert line.startswith(f"error: {path}: problem {pid!r}: key 'expect' ({name}): "), line
+    assert f"expected {said}, but the key derives " in line
+    derived = Fraction(line.rsplit("derives ", 1)[1])
+    assert derived == right if name in COUNTS else abs(derived - right) <= right / 10**5, line
+    assert not out.exists()
+
+
+def test_a_wrong_truth_stops_the_key(cli, tmp_path):
+    _, out, result = _key(cli, tmp_path, _stated("decode-by-size", "fits", "false"))
+    assert result.code == 2, result.err
+    assert "key 'expect' (fits): expected false, but the key derives True" in result.err
+    assert not out.exists()
+
+
+def test_an_expect_that_is_no_exact_value_is_refused(cli, tmp_path):
+    _, out, result = _key(cli, tmp_path, _stated("decode-by-size", "fits", '"yes"'))
+    assert result.code == 2 and "key 'expect' (fits): an exact value" in result.err, result.err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("pid", "expect", "said"),
+    [
+        # a name no model or serving step has, with a suggestion and the names it takes
+        ("decode-by-size", "tokens_per_sec", "unknown quantity 'tokens_per_sec' (did you mean"),
+        # a serving step's quantity on a model without a phase
+        ("llama-params", "t_lower", "unknown quantity 't_lower'"),
+        # a serving step's quantity this step has no value for: no price was given
+        (
+            "decode-by-size",
+            "cost_per_step",
+            "this problem has no 'cost_per_step'; its quantities: ",
+        ),
+    ],
+)
+def test_an_expect_the_problem_has_not_is_refused_naming_it(cli, tmp_path, pid, expect, said):
+    text = _models_set(pid, lambda _: f'expect = {{ {expect} = "1" }}')
+    path, out, result = _key(cli, tmp_path, text)
+    assert result.code == 2 and len(result.err.splitlines()) == 1, result.err
+    assert f"error: {path}: problem {pid!r}: key 'expect'" in result.err and said in result.err
+    assert not out.exists()

@@ -102,6 +102,9 @@ def _model_answers(pset: ProblemSet, entry) -> tuple[dict[str, sp.Expr], set[sp.
         if q.key in _MODEL_CHECKED and isinstance(q.value, sp.Expr)
     }
     inputs = {v for _, v in a.given} | {sp.Integer(a.problem.devices)}
+    if not entry.spec.model:  # a model by its size: the size is given, not an answer
+        sized = ("params", "params_active", "kv_bytes_per_token")
+        inputs |= {answers[name] for name in sized if name in answers}
     return answers, inputs
 
 

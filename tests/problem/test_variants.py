@@ -336,3 +336,170 @@ def test_hidden_a_students_steps_and_verdicts_state_none_of_their_variants_answe
                     assert "expected" not in reply.json() and not leaks(reply.text, values)
     finally:
         pool.close()
+
+
+# -- a problem's own vary (tests/sets/problem_vary.toml) ------------------------------------
+
+OWN_SET = ROOT / "tests" / "sets" / "problem_vary.toml"
+OWN_SEED, OWN_COUNT = 11, 10
+SET_VARY = {"chip": ["h100", "a100"], "B": [16, 32]}
+OWN_VARY = {
+    "decode-own-batch": {"B": [64, 128, 256]},
+    "largest-model": {"capacity": VARY["capacity"]},
+}
+HELD = {
+    "decode-own-batch": ("B", "chip"),
+    "decode-set-batch": ("B", "chip"),
+    "largest-model": ("capacity",),
+}
+OWN_STUDENTS = [f"t{k:02d}" for k in range(30)]
+
+
+def _own_draws(i: int, pid: str) -> dict[str, object]:
+    """Problem ``pid``'s draws in variant ``i``, as documented: the set's keys it holds from
+    ``Random(f"{seed}:{i}")``, then its own from ``Random(f"{seed}:{i}:{id}")``, which win."""
+    rng = random.Random(f"{OWN_SEED}:{i}")
+    drawn = {key: rng.choice(SET_VARY[key]) for key in sorted(SET_VARY)}
+    rng = random.Random(f"{OWN_SEED}:{i}:{pid}")
+    own = OWN_VARY.get(pid, {})
+    drawn |= {key: rng.choice(own[key]) for key in sorted(own)}
+    return {key: drawn[key] for key in HELD[pid]}
+
+
+def _own_variant(student: str) -> int:
+    h = 0x811C9DC5
+    for byte in f"{OWN_SEED}:{student}".encode():
+        h = ((h ^ byte) * 0x01000193) % 2**32
+    return h % OWN_COUNT
+
+
+@cache
+def _decode_by_hand(chip: str, batch: int) -> str:
+    """The decode problem typed out at a chip and a batch, derived by the public API."""
+    text = (
+        f'[[problem]]\nid = "d"\nmodel = "llama-3-8b"\nchip = "{chip}"\n'
+        f'set = {{ B = {batch}, S = 4096 }}\nphase = "decode"\nask = ["tokens_per_s"]\n'
+    )
+    (entry,) = parse_problem_set(text, "by-hand.toml").models
+    ((_, exact, _),) = model_values(entry, ["tokens_per_s"])
+    return exact
+
+
+def _own_answer(i: int, pid: str) -> str:
+    d = _own_draws(i, pid)
+    if pid == "largest-model":
+        return str(int(str(d["capacity"]).split()[0]) * 10**9 // 2)
+    return _decode_by_hand(str(d["chip"]), int(str(d["B"])))
+
+
+def test_a_problems_own_vary_draws_for_it_alone_and_wins_over_the_sets():
+    from dataclasses import replace
+
+    pset = load_problem_set(OWN_SET)
+    base = {m.id: m for m in pset.models}
+    given = dict(pset.questions[0].questions.given)
+    draws = set()
+    for i, vset in variants_of(pset):
+        for m in vset.models:  # only the drawn keys differ from the file's problem
+            d = _own_draws(i, m.id)
+            spec = replace(base[m.id].spec, chip=d["chip"], sets=(f"B={d['B']}", "S=4096"))
+            assert m.spec == spec, (i, m.id)
+        (largest,) = vset.questions
+        assert dict(largest.questions.given) == given | _own_draws(i, "largest-model")
+        draws.add(tuple(_own_draws(i, p)["B"] for p in ("decode-own-batch", "decode-set-batch")))
+    assert all(own in OWN_VARY["decode-own-batch"]["B"] for own, _ in draws)
+    assert {mine for _, mine in draws} == set(SET_VARY["B"])  # the others draw the set's batch
+
+
+def test_the_key_of_a_set_with_a_problems_vary_has_its_draws_and_answers(tmp_path):
+    r = run_cli(["key", str(OWN_SET), "-o", str(tmp_path), "--quiet"])
+    assert r.code == 0, r
+    text = (tmp_path / "problem_vary-variants.md").read_text("utf-8")
+    tables = dict(re.findall(r"^## ([\w-]+): .*?\n\n(.*?)(?:\n\n|\Z)", text, re.S | re.M))
+    assert list(tables) == list(HELD)
+    for pid, held in HELD.items():
+        lines = [line.split(" | ") for line in tables[pid].splitlines()]
+        asked = "N" if pid == "largest-model" else "tokens_per_s"
+        assert lines[0] == ["| variant", *sorted(held), f"{asked} |"]
+        for i, row in enumerate(lines[2:]):
+            d = _own_draws(i, pid)
+            assert row[: 1 + len(held)] == [f"| {i}", *(str(d[k]) for k in sorted(held))]
+            assert row[-1].startswith(_own_answer(i, pid)), (pid, i, row)
+    assert len(lines) == 2 + OWN_COUNT
+
+
+def test_a_class_is_graded_against_each_students_own_draws(tmp_path):
+    def neighbour(v: int) -> int:  # a variant whose own batch differs
+        own = _own_draws(v, "decode-own-batch")["B"]
+        return next(u for u in range(OWN_COUNT) if _own_draws(u, "decode-own-batch")["B"] != own)
+
+    path = tmp_path / "answers.csv"
+    with path.open("w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["who", "problem", "quantity", "claim"])
+        for who in OWN_STUDENTS:
+            v = _own_variant(who)
+            out.writerow(
+                [who, "decode-own-batch", "tokens_per_s", _own_answer(v, "decode-own-batch")]
+            )
+            out.writerow([who, "largest-model", "N", _own_answer(v, "largest-model")])
+            wrong = _own_answer(neighbour(_own_variant(f"{who}-copied")), "decode-own-batch")
+            out.writerow([f"{who}-copied", "decode-own-batch", "tokens_per_s", wrong])
+    verdicts = tmp_path / "verdicts.csv"
+    r = run_cli(
+        ["check", "--problem-set", str(OWN_SET), "--answers", str(path), "-o", str(verdicts)]
+    )
+    assert r.code == 0, r
+    rows = list(csv.DictReader(verdicts.open(encoding="utf-8")))
+    assert len(rows) == 3 * len(OWN_STUDENTS)
+    assert len({_own_variant(s) for s in OWN_STUDENTS}) > 3
+    for row in rows:
+        copied = row["who"].endswith("-copied")
+        assert row["verdict"] == ("incorrect" if copied else "correct"), row
+        assert row["variant"] == str(_own_variant(row["who"]))
+
+
+def test_each_student_is_served_their_problems_own_draws():
+    from starlette.testclient import TestClient
+
+    from derive.web.app import LOOPBACK_HOSTS, create_app
+    from derive.web.book import build_workbooks, load_source
+    from derive.web.pool import PoolSettings, WorkerPool
+
+    _, pset = load_source(str(OWN_SET))
+    pool = WorkerPool(pset, PoolSettings(workers=1, timeout=20))
+    app = create_app(build_workbooks(pset), pool, LOOPBACK_HOSTS, seed=OWN_SEED)
+    try:
+        for who in OWN_STUDENTS[:4]:
+            v = _own_variant(who)
+            with TestClient(app, base_url="http://127.0.0.1") as client:
+                client.get("/", params={"student": who})
+                assert client.get("/api/problems").json()["variant"] == v
+                for pid in ("decode-own-batch", "decode-set-batch"):
+                    bound = _givens(client, pid)["bound"]
+                    assert f"B = {_own_draws(v, pid)['B']}" in bound, (who, pid, bound)
+                capacity = _givens(client, "largest-model")[0]
+                assert capacity["value"] == _own_draws(v, "largest-model")["capacity"]
+                claim = {"problem": "decode-own-batch", "quantity": "tokens_per_s"}
+                claim["answer"] = _own_answer(v, "decode-own-batch")
+                assert client.post("/api/check", json=claim).json()["verdict"] == "correct"
+    finally:
+        pool.close()
+
+
+def test_a_published_site_judges_each_variant_by_its_problems_own_draws(tmp_path):
+    from derive.web.in_browser import Judge
+
+    site = tmp_path / "site"
+    assert run_cli(["publish", str(OWN_SET), "-o", str(site)]).code == 0
+    page = (site / "index.html").read_text("utf-8")
+    books = json.loads(re.search(r'id="derive-site">(.*?)</script>', page).group(1))
+    judge = Judge.from_json((site / "python" / "set.json").read_text(), str(tmp_path / "fs"))
+    for v in range(OWN_COUNT):
+        folder = site / "api" / f"w{books['variants']['books'][v]}" / "problems"
+        givens = json.loads((folder / "decode-own-batch.json").read_text("utf-8"))["givens"]
+        assert f"B = {_own_draws(v, 'decode-own-batch')['B']}" in givens["bound"]
+        claim = {"problem": "decode-own-batch", "quantity": "tokens_per_s"}
+        claim["answer"] = _own_answer(v, "decode-own-batch")
+        reply = json.loads(judge.answer("/api/check", json.dumps(claim), v))
+        assert reply["data"]["verdict"] == "correct", (v, reply)

@@ -29,6 +29,7 @@ from derive.problem.kernel_spec import KernelSpec
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
 from derive.problem.sets.checks import problem_head
 from derive.problem.sets.errors import in_file_terms
+from derive.problem.sets.problem_set import unknown_quantity
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
 __all__ = [
@@ -237,25 +238,29 @@ def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> Kern
     )
 
 
-def exact_expect(expect: dict, where: str) -> tuple[tuple[str, str], ...]:
-    """A problem's ``expect`` of exact values as text (a kernel's, a budget's, a what-if's).
+def exact_expect(expect: dict, where: str, allowed: tuple = ()) -> tuple[tuple[str, str], ...]:
+    """A problem's ``expect`` of exact values as text (a kernel's, a model's, a budget's, a
+    what-if's): a positive decimal or fraction as text, a whole number, or a truth.
 
     Raises:
-        ProblemError: a value that is not a positive decimal or fraction, naming the key.
+        ProblemError: a name not ``allowed`` (when given), any other value, naming the key.
     """
     out = []
     for name, value in expect.items():
+        if allowed and name not in allowed:
+            raise unknown_quantity(f"{where}: key 'expect'", name, allowed)
         try:
-            if not isinstance(value, str):
-                raise ProblemError(name, "must be a string")
-            for part in value.split("/", 1):
+            for part in value.split("/", 1) if isinstance(value, str) else ():
                 parse_positive(part.strip(), name)
+            if not isinstance(value, str | int):
+                raise ProblemError(name, "must be a string")
         except DeriveError:
             raise ProblemError(
                 f"{where}: key 'expect' ({name})",
-                'an exact value as text: a positive decimal or a fraction ("1/989", "0.0025")',
+                'an exact value: a positive decimal or a fraction as text ("1/989", "0.0025"), '
+                "a whole number or true/false",
             ) from None
-        out.append((name, value))
+        out.append((name, str(value).lower() if isinstance(value, bool) else str(value)))
     return tuple(out)
 
 

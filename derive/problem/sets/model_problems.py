@@ -8,10 +8,9 @@ training spec (what that saves a cold key: benchmarks/README.md).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Use, names_for
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.problem.model_spec import ModelSpec
@@ -23,6 +22,7 @@ from derive.problem.serving_spec import (
     serving_spec,
 )
 from derive.problem.sets.checks import check_keys, problem_head, str_map
+from derive.problem.sets.kernels import exact_expect
 from derive.problem.sets.model_tables import ModelTable
 from derive.problem.sets.problem_set import (
     MODEL_ASK_KEYS,
@@ -31,7 +31,7 @@ from derive.problem.sets.problem_set import (
     questions_of,
     unknown_quantity,
 )
-from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS, TrainSpec, train_spec
+from derive.problem.train_spec import TRAIN_ASK_KEYS, train_spec
 
 __all__ = ["model_problem"]
 
@@ -106,9 +106,11 @@ def model_problem(
         table.get("dtypes", {}), where, "dtypes", str
     )
     serving = serving_spec(table, where)
-    questions = questions_of(table, where, TRAIN_CHECK_KEYS)
     train = train_spec(table, where)
     kind = ProblemKind.TRAINING if train else ProblemKind.SERVING if serving else ProblemKind.MODEL
+    kinds = (ProblemKind.MODEL, kind)  # a step's or a run's quantities beside the model's
+    expected = tuple(dict.fromkeys(n for k in kinds for n in names_for(k, Use.EXPECT)))
+    questions = questions_of(table, where, expected)
     ask = asked_keys(table.get("ask", ()), kind, questions)
     if train is not None and serving is not None:
         raise ProblemError(
@@ -151,35 +153,10 @@ def model_problem(
     )
     defined = questions.answers if questions is not None else ()
     own = {k: v for k, v in table.get("expect", {}).items() if k not in defined}
-    expect = _model_expect({**table, "expect": own or None}, where, train)
+    expect = exact_expect(own, where, expected)
     title, text = table.get("title", pid), table.get("text", "")
     return ModelEntry(pid, title, text, spec, ask, serving, train, expect, questions)
 
 
 _MODEL_TEXTS = ("chip", "peak", "bandwidth", "capacity", "train_tokens", "state_bytes")
 """A model problem's keys read as typed, by ModelSpec's field of that name (and the price's)."""
-
-
-def _model_expect(table: dict, where: str, train: TrainSpec | None) -> tuple[tuple[str, str], ...]:
-    """A training problem's ``expect``: exact values as text, for the training quantities."""
-    raw = table.get("expect")
-    if raw is None:
-        return ()
-    if train is None:
-        raise ProblemError(
-            f"{where}: key 'expect'",
-            "a model problem states expectations of a training run: give 'train'",
-        )
-    out = []
-    for name, value in raw.items():
-        if name not in TRAIN_CHECK_KEYS:
-            raise unknown_quantity(f"{where}: key 'expect'", name, TRAIN_CHECK_KEYS)
-        if not isinstance(value, str) or not re.fullmatch(
-            r"\s*[0-9.eE+]+\s*(/\s*[0-9.eE+]+\s*)?", value
-        ):
-            raise ProblemError(
-                f"{where}: key 'expect' ({name})",
-                'an exact value as text: a decimal or a fraction ("1/989", "0.0025")',
-            )
-        out.append((name, value.strip()))
-    return tuple(out)

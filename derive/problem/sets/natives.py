@@ -208,8 +208,7 @@ def native_problem(raw: object, index: int, origin: str, seen: set[str]) -> Nati
     spec = _spec(table, where)
     allowed = BUDGET_ASK_KEYS if name == "budget" else WHAT_IF_ASK_KEYS
     _values(table, "ask", where, allowed)
-    _values({"expect": list(table.get("expect", {}))}, "expect", where, allowed)
-    expect = exact_expect(table.get("expect", {}), where)
+    expect = exact_expect(table.get("expect", {}), where, allowed)
     return NativeEntry(
         pid,
         table.get("title", pid),

@@ -413,9 +413,10 @@ def problem_set_of(
     order: list[str] = []
     for i, raw in enumerate(problems):
         try:
-            if isinstance(raw, dict) and "rtol" in raw:
-                raw = dict(raw)
-                tolerances += _tolerances(raw.pop("rtol"), raw, f"{origin}: problem {i + 1}")
+            if isinstance(raw, dict) and {"rtol", "vary"} & set(raw):  # vary: variants_table's
+                raw = {k: v for k, v in raw.items() if k != "vary"}
+                if "rtol" in raw:
+                    tolerances += _tolerances(raw.pop("rtol"), raw, f"{origin}: problem {i + 1}")
             if isinstance(raw, dict) and set(raw) & set(NATIVE_TABLES):
                 from derive.problem.sets.natives import native_problem
 
@@ -448,10 +449,10 @@ def problem_set_of(
         tables = parse_operator_tables(data["operator"], origin)
     title = data.get("title", Path(origin).stem)
     variants = None
-    if "variants" in data:
+    if "variants" in data or any(isinstance(p, dict) and "vary" in p for p in problems):
         from derive.problem.sets.variants import variants_table
 
-        variants = variants_table(data["variants"], data, origin, base)
+        variants = variants_table(data.get("variants"), data, origin, base)
     return ProblemSet(
         title,
         data.get("text", ""),
