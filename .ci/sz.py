@@ -35,13 +35,13 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "model": 3_250,  # 3,210 on 2026-12-01
     "pipeline": 2_350,  # 2,310 on 2026-12-01
     "present": 5_300,  # 5,285 on 2026-12-01
-    "problem": 3_080,  # 3,071 on 2026-12-02 (set variants, the book's tensor notation, count_from_root, a problem's collective)
+    "problem": 3_090,  # 3,081 on 2026-12-02 (expect on every kind, a problem's own vary, set variants, the book's tensor notation, count_from_root, a problem's collective)
     "questions": 1_450,  # 1,422 on 2026-12-01
     "solution": 4_230,  # 4,219 on 2026-12-02 (predicted step, uneven interleaving, Megatron's count, pipeline schedules)
     "training": 1_800,  # 1,757 on 2026-12-01
     "web": 2_470,  # 2,461 on 2026-12-02 (a variant per student, the compiled standard library)
 }
-TOTAL = 39_850  # 39,842 on 2026-12-02 (DualPipe, the book's training and inference numbers); the round's target is 38,000 (issue 48)
+TOTAL = 39_860  # 39,854 on 2026-12-02 (DualPipe, the book's training and inference numbers, expect on every kind); the round's target is 38,000 (issue 48)
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

@@ -376,8 +376,8 @@ def _expect_errors(
 
     A word or a truth matches as spelled (``true``, ``false``); a formula in the
     problem's dims identically, at the set's dims (``at``); a whole number of a dimensionless
-    row (a count: parameters, a batch, a crossover's first integer) exactly; any other
-    number to 0.5 % (:data:`~derive.questions.set_answers.EXPECT_RTOL`).
+    row (a count: parameters, a batch, a crossover's first integer), and any whole number of
+    an operator's (its FLOPs at the set's dims), exactly; any other number to 0.5 % (:data:`~derive.questions.set_answers.EXPECT_RTOL`).
     """
     values = {row.name: (row, v.exact) for d in shown for row, v in d.values().items()}
     errors = []
@@ -409,7 +409,7 @@ def _wrong(text: str, row: Quantity, got: Exact, at: Problem | None, what: str) 
         dims = at.operator.dims if at is not None else got.free_symbols
         want = parse_formula(text, {str(d): d for d in dims}, "plain", what).expr
         diff = sp.cancel(want.xreplace(bound) - got)
-        count = got.is_integer and row.dimension is Dimension.COUNT
+        count = got.is_integer and (row.dimension is Dimension.COUNT or at is not None)
         near = diff.is_number and got.is_number and not count
         ok = bool(abs(diff) <= abs(got) * EXPECT_RTOL) if near else diff == 0
         got = sp.N(got, 6) if got.is_number and not got.is_integer else got

@@ -177,6 +177,18 @@ def test_a_threshold_expect_is_exact(cli, tmp_path):
         assert result.code == code, result.err
 
 
+def test_an_operators_whole_flops_at_the_sets_dims_are_exact(cli, tmp_path):
+    """An operator's FLOPs at the set's dims are a whole number, judged exactly: one FLOP
+    less (well within 0.5 %) stops the key."""
+    side = SIDE
+    flops = 2 * 64 * side * side  # 2·B·D·F at B = 64, D = F = side
+    for stated, code in ((flops, 0), (flops - 1, 2)):
+        body = f"set = {{ B = 64, D = {side}, F = {side} }}\nexpect = {{ flops = {stated} }}"
+        (tmp_path / str(stated)).mkdir()
+        _, _, result = _key(cli, tmp_path / str(stated), _operator_formula(body))
+        assert result.code == code, result.err
+
+
 def test_the_seed_cases_expectations_hold(cli, tmp_path):
     path = ROOT / "tests" / "cases" / "scaling-book-ch1.toml"
     result = cli(["key", str(path), "-o", str(tmp_path / "key")])
