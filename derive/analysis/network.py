@@ -213,7 +213,8 @@ def book_time_per_byte(
 
     The networks a group spans: its ICI levels (axes at least ``ici`` fast, a TPU's own links)
     are one, W the sum of 2·β over them (Training, "Data Parallelism": W = 2 · 9e10, and "we 3x
-    our bandwidth" over three axes); every other level (DCN, NVLink, a NIC) is its own, one way
+    our bandwidth" over three axes; lines only, no wraparound, Σβ one way and (G−1)/G of V:
+    Sharding, Pop Quiz 2, the unidirectional form in "What Have We Learned?"); every other level (DCN, NVLink, a NIC) is its own, one way
     (GPUs, "Rooflines for LLM Scaling on GPUs": W_collective, a GPU's or a node's egress), and
     carries the 1/(devices inside it) of V the inner reduction leaves (Training, "Scaling Across
     Pods": 2·2·2·DF/(M·W_dcn)). On each, :data:`BOOK_FACTOR` · share · V / W, an all-to-all on
@@ -235,11 +236,13 @@ def book_time_per_byte(
         return time_per_byte(kind, levels)
     fast = [lv for lv in levels if lv.axis.bandwidth >= ici]
     factor, times = BOOK_FACTOR[kind], []
-    if fast:
-        w = sp.Add(*(2 * lv.axis.bandwidth for lv in fast))
+    if fast:  # a line has no wraparound: one way, (G−1)/G of V (How to Think About TPUs)
+        lines = all(lv.axis.topology is Topology.LINE for lv in fast)
+        w = sp.Add(*((1 if lines else 2) * lv.axis.bandwidth for lv in fast))
+        share = 1 - sp.Rational(1, math.prod(lv.size for lv in fast)) if lines else 1
         if kind is Exchange.ALL_TO_ALL:
-            w = 8 * min(lv.axis.bandwidth for lv in fast) / max(lv.size for lv in fast)
-        times.append(factor / w)
+            w, share = 8 * min(lv.axis.bandwidth for lv in fast) / max(lv.size for lv in fast), 1
+        times.append(factor * share / w)
     total = math.prod(lv.size for lv in levels)
     for i, lv in enumerate(levels):  # the share of V leaving through it, or left after the inside
         inner = math.prod(lv.size for lv in levels[:i])
@@ -255,11 +258,15 @@ def book_latency(
 ) -> sp.Rational:
     """Seconds of latency of one call as the Scaling Book counts hops: X/2 on its ICI axes
     (:func:`book_time_per_byte`), a bidirectional ring's (Inference, "Appendix C: Latency bound
-    communications": T_min·X/2), X − 1 elsewhere, twice for an all-reduce; a send its hops."""
+    communications": T_min·X/2), X − 1 on a line (no wraparound: Sharding, Pop Quiz 2) and
+    elsewhere, twice for an all-reduce; a send its hops."""
     if kind is Exchange.SEND or not levels:
         return hops * levels[-1].axis.latency if levels else sp.Integer(0)
     hops = 2 if kind is Exchange.ALL_REDUCE else 1
-    per = ((sp.Rational(lv.size, 2) if lv.axis.bandwidth >= ici else lv.size - 1) for lv in levels)
+    bidi = (lv.axis.bandwidth >= ici and lv.axis.topology is not Topology.LINE for lv in levels)
+    per = (
+        sp.Rational(lv.size, 2) if b else lv.size - 1 for b, lv in zip(bidi, levels, strict=True)
+    )
     return sp.Add(*(hops * n * lv.axis.latency for n, lv in zip(per, levels, strict=True)))
 
 

@@ -46,6 +46,8 @@ def _mesh_lines(item: CollectiveTime) -> list[Line]:
             r"V \cdot \frac{k}{W} + \text{hops} \cdot \alpha",
             rf"{tex(v)} \times {per_byte} + {tex(item.latency_time)}",
         )
+        if item.collective.kind is not CollectiveKind.SEND:  # the longer of the two
+            timed = tuple(rf"\max\left({a.replace(' + ', ', ', 1)}\right)" for a in timed)
     return [
         Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
         Line.of(
@@ -77,12 +79,16 @@ def _book_note(item: CollectiveTime) -> str:
     if own is None or time is None:
         return ""
     ratio = f" (the book's is {fmt_decimal(time / own)}× it)" if own and time.is_number else ""
-    return (
-        " Convention scaling-book (Sharding, “A Deeper Dive into TPU Communication Primitives”): "
-        "k·V/W, k = 2 for an all-reduce, 1 for a gather or a scatter, W the bandwidth of every "
-        "link the collective uses (both ways on a line or torus axis), the hops as the book "
-        f"counts them; derive's own exact time: {time_text(own)}{ratio}."
+    rule = (
+        "(How to Think About TPUs, Question 5): a send as derive times it, V/W and a latency a hop"
+        if item.collective.kind is CollectiveKind.SEND
+        else "(Sharding, “A Deeper Dive into TPU Communication Primitives”): k·V/W, k = 2 for an "
+        "all-reduce, 1 for a gather or a scatter, W the bandwidth of every link the collective "
+        "uses (both ways on a torus axis; one way and (G−1)/G of V on a line, no wraparound), "
+        "or the hops as the book counts them if longer"
     )
+    mine = time_text(own) if own.is_number else f"{own} s"
+    return f" Convention scaling-book {rule}; derive's own exact time: {mine}{ratio}."
 
 
 def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Line]:
