@@ -214,10 +214,10 @@ def book_time_per_byte(
     The networks a group spans: its ICI levels (axes at least ``ici`` fast, a TPU's own links)
     are one, W the sum of 2·β over them (Training, "Data Parallelism": W = 2 · 9e10, and "we 3x
     our bandwidth" over three axes; lines only, no wraparound, Σβ one way and (G−1)/G of V:
-    Sharding, Pop Quiz 2, the unidirectional form in "What Have We Learned?"); every other level (DCN, NVLink, a NIC) is its own, one way
-    (GPUs, "Rooflines for LLM Scaling on GPUs": W_collective, a GPU's or a node's egress), and
-    carries the 1/(devices inside it) of V the inner reduction leaves (Training, "Scaling Across
-    Pods": 2·2·2·DF/(M·W_dcn)). On each, :data:`BOOK_FACTOR` · share · V / W, an all-to-all on
+    Sharding, Pop Quiz 2, the unidirectional form in "What Have We Learned?"); every other
+    level (DCN, NVLink, a NIC) is its own, one way (GPUs, "Rooflines for LLM Scaling on GPUs":
+    W_collective, a GPU's or a node's egress), and carries the 1/(devices inside it) of V the
+    inner reduction leaves (Training, "Scaling Across Pods": 2·2·2·DF/(M·W_dcn)). On each, :data:`BOOK_FACTOR` · share · V / W, an all-to-all on
     ICI max(g)·V/(4·2β), elsewhere the share of V leaving through the level; the networks
     run at once and the slowest sets the time (Training, "Combining FSDP and Tensor
     Parallelism": comms on different axes overlap). A send keeps derive's V/β.
@@ -228,6 +228,10 @@ def book_time_per_byte(
     1/9
     >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(y, 4)), sp.Integer(9))
     1/36
+    >>> from derive.problem.mesh import Topology
+    >>> line = Axis("x", 4, sp.Integer(9), "9", topology=Topology.LINE)  # one way, 3/4 of V
+    >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(line, 4),), sp.Integer(9))
+    1/12
     >>> pod = Axis("pod", 2, sp.Integer(1), "1")  # DCN: 1/4 of V at β = 1 binds
     >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(pod, 2)), sp.Integer(9))
     1/4
