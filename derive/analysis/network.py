@@ -21,7 +21,7 @@ switch          (g−1)/g·b, 1 step           (g−1) · c, 1 step             
 switch+sharp    as a switch                 as a switch                   b, 1 step         V, 1 hop
 ==============  =========================  ===========================  ==============  ========
 
-Alike torus axes (one size, bandwidth and latency: a TPU slice of whole cubes) gather, scatter
+Alike torus or line axes (one size, bandwidth and latency: a TPU slice) gather, scatter
 and reduce at once: the data split k ways, each part through the k axes in turn, every axis's
 links busy in every phase, so each level carries 1/k of its hierarchical share (an all-gather
 over a g×g torus takes (g²−1)/g² · V over 4 links, not 2). Over one level of a one-way ring these are :class:`~derive.declare.collective.CollectiveKind`'s
@@ -149,6 +149,9 @@ def level_rule(
     return twice * share, 1, twice * (g - 1), rule
 
 
+_AT_ONCE = (Topology.TORUS, Topology.LINE)  # each axis's links its own: alike axes work at once
+
+
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
 def level_costs(kind: Exchange, levels: tuple[Level, ...], hops: int = 1) -> tuple[LevelCost, ...]:
     """Per level (innermost first), the busiest link's bytes per byte of V, links and steps."""
@@ -158,7 +161,7 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...], hops: int = 1) -> tup
         levels = levels[-1:]
     total, out = math.prod(lv.size for lv in levels), []
     alike = {(lv.size, lv.axis.bandwidth, lv.axis.latency, lv.axis.topology) for lv in levels}
-    at_once = len(levels) > 1 and len(alike) == 1 and levels[0].axis.topology is Topology.TORUS
+    at_once = len(levels) > 1 and len(alike) == 1 and levels[0].axis.topology in _AT_ONCE
     for i, level in enumerate(levels):
         inner = math.prod(lv.size for lv in levels[:i])
         load, links, steps, rule = level_rule(kind, level.axis.topology, level.size, hops)

@@ -249,3 +249,13 @@ def test_question_10_all_to_all_against_all_gather(cli, devices):
     assert a2a / gather == Fraction(1, 4)
     # derive's own, exact: D²/8 blocks of N²/D² over the busiest link against (D−1)/(2D)·N²
     assert own_a2a / own_gather == Fraction(devices, 4 * (devices - 1))
+
+
+@pytest.mark.parametrize("fmt", ["md", "tex", "json", "text"])
+def test_free_dims_under_the_books_convention_print_formulas(cli, fmt):
+    """Every dim free: derive's own time beside the book's is a formula (it was a traceback)."""
+    r = cli(["solve", "matmul", "--dtype", "bf16", "--chip", "tpu-v5p", "--mesh", "x=4@9e10:torus",
+             "--shard", "X[B, D]", "--shard", "Y[D_x, F]", "--convention", "scaling-book",
+             "--format", fmt])  # fmt: skip
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    assert ("time_derive" if fmt == "json" else "derive's own exact time") in r.out

@@ -33,7 +33,9 @@ Question 5             v5e 4x4, bf16[8, 128, 8192] (0,0) → (3,3):      fixed (
                        first byte 6 µs, 188 + 6 = 194 µs               over both ports);
                                                                        slip: 1.7e7 for 1.68e7
 Question 6             (2) ICI: 15/16 of the array over 2 links        fixed (a line one way,
-                       "167ms"; (3) HBM "19ms"; (4) FLOPs "1.3ms";     (G−1)/G); slips: 16e9
+                       "167ms"; (3) HBM "19ms"; (4) FLOPs "1.3ms";     (G−1)/G; derive's own:
+                                                                       alike lines at once,
+                                                                       it was 2x); slips: 16e9
                        the whole ~150–200 ms                           for 2^34 B, 1.3 for 1.4
 Question 6 (1)         PCIe load: 8 GB over 8 links, "66ms"            not reproduced: no
                                                                        command times a host
@@ -226,6 +228,7 @@ def test_question_6_the_pieces_of_a_gather_and_a_matmul(cli):
     (one,) = json.loads(r.out)["collectives"]
     ici = Fraction(n * n) * Fraction(15, 16) / (2 * beta)
     assert Fraction(one["time"]) == ici
+    assert Fraction(one["time_derive"]) == ici  # derive's own: both axes' links at once (it was 2x)
     got = _solve(cli, "matmul", "--dtype", "bf16", "--dtype", "Y=int8", "--chip", "tpu-v5e",
                  "--bandwidth", "8.1e11", "--set", f"B=8,D={n},F={n}")  # fmt: skip
     assert Fraction(got["t_mem"]) == (n * n + 2 * 2 * 8 * n) / Fraction("8.1e11")
