@@ -47,7 +47,8 @@ def _mesh_lines(item: CollectiveTime) -> list[Line]:
             rf"{tex(v)} \times {per_byte} + {tex(item.latency_time)}",
         )
         if item.collective.kind is not CollectiveKind.SEND:  # the longer of the two
-            timed = tuple(rf"\max\left({a.replace(' + ', ', ', 1)}\right)" for a in timed)
+            a, b = (rf"\max\left({t.replace(' + ', ', ', 1)}\right)" for t in timed)
+            timed = (a, b)
     return [
         Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
         Line.of(
