@@ -10,7 +10,7 @@ group P is the innermost axes whose sizes multiply to P, timed by the one commun
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -22,7 +22,6 @@ from derive.analysis.network import (
     book_ici,
     book_latency,
     book_time_per_byte,
-    calls_latency,
     level_costs,
     time_per_byte,
 )
@@ -98,17 +97,23 @@ def collective_times(
             kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
             hops = tensor.hops  # a send's (each a step of latency); 1 for the others
             costs = level_costs(kind, levels, hops)
+            if kind is Exchange.SEND and len(levels) > 1:  # Send_{xy}: a link of each at once
+                w, c = sp.Add(*(lv.axis.bandwidth for lv in levels)), costs[0]
+                rule = f"{c.rule}, V split over a link of each of {len(levels)} axes (β_i/Σβ)"
+                costs = (replace(c, load=c.level.axis.bandwidth / w, links=len(levels), rule=rule),)
             v = size / group if tensor.kind is CollectiveKind.ALL_TO_ALL else size
             sent = v * sp.Add(*(c.links * c.load for c in costs))
-            fraction, link_time = sent / size, v * time_per_byte(kind, levels)
-            steps = sp.Add(*(c.steps for c in costs))
-            latency_time = calls_latency(kind, levels, hops)
-            if problem.mesh.book:  # the Scaling Book's V/W and hops; derive's own kept beside
+            link_time = v * sp.Add(*(c.load / c.level.axis.bandwidth for c in costs))
+            fraction, steps = sent / size, sp.Add(*(c.steps for c in costs))
+            latency_time = sp.Add(*(c.steps * c.level.axis.latency for c in costs))
+            if problem.mesh.book:  # the book's V/W and hops (a send as derive's), derive's beside
                 own, ici = link_time + latency_time, book_ici(levels)
-                link_time = v * book_time_per_byte(kind, levels, ici)
-                latency_time = book_latency(kind, levels, ici, hops)
-        add = sp.Add if own is None else sp.Max  # the book's: the longer (Inference, Appendix C)
-        time = add(link_time, latency_time) if link_time is not None else None
+                if kind is not Exchange.SEND:
+                    link_time = v * book_time_per_byte(kind, levels, ici)
+                    latency_time = book_latency(kind, levels, ici, hops)
+        time = None if link_time is None else link_time + latency_time
+        if own is not None and kind is not Exchange.SEND:  # the book waits the longer of the two
+            time = sp.Max(link_time, latency_time)
         times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero, own)
         out.append(CollectiveTime(tensor, dtype.name, size, group, fraction, sent, steps, *times))
     return tuple(out)

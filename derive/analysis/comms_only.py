@@ -56,5 +56,5 @@ def analyse_comms(problem: CommsProblem) -> CommsAnalysis:
         sent=sp.Add(*(item.sent for item in items)),
         link_time=link_time,
         latency_time=latency_time,
-        time=link_time + latency_time,
+        time=sp.Add(*(i.latency_time if i.time is None else i.time for i in items)),
     )

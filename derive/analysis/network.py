@@ -21,7 +21,7 @@ switch          (g−1)/g·b, 1 step           (g−1) · c, 1 step             
 switch+sharp    as a switch                 as a switch                   b, 1 step         V, 1 hop
 ==============  =========================  ===========================  ==============  ========
 
-Alike torus axes (one size, bandwidth and latency: a TPU slice of whole cubes) gather, scatter
+Alike torus or line axes (one size, bandwidth and latency: a TPU slice) gather, scatter
 and reduce at once: the data split k ways, each part through the k axes in turn, every axis's
 links busy in every phase, so each level carries 1/k of its hierarchical share (an all-gather
 over a g×g torus takes (g²−1)/g² · V over 4 links, not 2). Over one level of a one-way ring these are :class:`~derive.declare.collective.CollectiveKind`'s
@@ -149,6 +149,9 @@ def level_rule(
     return twice * share, 1, twice * (g - 1), rule
 
 
+_AT_ONCE = (Topology.TORUS, Topology.LINE)  # each axis's links its own: alike axes work at once
+
+
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again
 def level_costs(kind: Exchange, levels: tuple[Level, ...], hops: int = 1) -> tuple[LevelCost, ...]:
     """Per level (innermost first), the busiest link's bytes per byte of V, links and steps."""
@@ -158,7 +161,7 @@ def level_costs(kind: Exchange, levels: tuple[Level, ...], hops: int = 1) -> tup
         levels = levels[-1:]
     total, out = math.prod(lv.size for lv in levels), []
     alike = {(lv.size, lv.axis.bandwidth, lv.axis.latency, lv.axis.topology) for lv in levels}
-    at_once = len(levels) > 1 and len(alike) == 1 and levels[0].axis.topology is Topology.TORUS
+    at_once = len(levels) > 1 and len(alike) == 1 and levels[0].axis.topology in _AT_ONCE
     for i, level in enumerate(levels):
         inner = math.prod(lv.size for lv in levels[:i])
         load, links, steps, rule = level_rule(kind, level.axis.topology, level.size, hops)
@@ -213,10 +216,11 @@ def book_time_per_byte(
 
     The networks a group spans: its ICI levels (axes at least ``ici`` fast, a TPU's own links)
     are one, W the sum of 2·β over them (Training, "Data Parallelism": W = 2 · 9e10, and "we 3x
-    our bandwidth" over three axes); every other level (DCN, NVLink, a NIC) is its own, one way
-    (GPUs, "Rooflines for LLM Scaling on GPUs": W_collective, a GPU's or a node's egress), and
-    carries the 1/(devices inside it) of V the inner reduction leaves (Training, "Scaling Across
-    Pods": 2·2·2·DF/(M·W_dcn)). On each, :data:`BOOK_FACTOR` · share · V / W, an all-to-all on
+    our bandwidth" over three axes; lines only, no wraparound, Σβ one way and (G−1)/G of V:
+    Sharding, Pop Quiz 2, the unidirectional form in "What Have We Learned?"); every other
+    level (DCN, NVLink, a NIC) is its own, one way (GPUs, "Rooflines for LLM Scaling on GPUs":
+    W_collective, a GPU's or a node's egress), and carries the 1/(devices inside it) of V the
+    inner reduction leaves (Training, "Scaling Across Pods": 2·2·2·DF/(M·W_dcn)). On each, :data:`BOOK_FACTOR` · share · V / W, an all-to-all on
     ICI max(g)·V/(4·2β), elsewhere the share of V leaving through the level; the networks
     run at once and the slowest sets the time (Training, "Combining FSDP and Tensor
     Parallelism": comms on different axes overlap). A send keeps derive's V/β.
@@ -227,6 +231,10 @@ def book_time_per_byte(
     1/9
     >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(y, 4)), sp.Integer(9))
     1/36
+    >>> from derive.problem.mesh import Topology
+    >>> line = Axis("x", 4, sp.Integer(9), "9", topology=Topology.LINE)  # one way, 3/4 of V
+    >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(line, 4),), sp.Integer(9))
+    1/12
     >>> pod = Axis("pod", 2, sp.Integer(1), "1")  # DCN: 1/4 of V at β = 1 binds
     >>> book_time_per_byte(Exchange.ALL_GATHER, (Level(x, 4), Level(pod, 2)), sp.Integer(9))
     1/4
@@ -235,11 +243,13 @@ def book_time_per_byte(
         return time_per_byte(kind, levels)
     fast = [lv for lv in levels if lv.axis.bandwidth >= ici]
     factor, times = BOOK_FACTOR[kind], []
-    if fast:
-        w = sp.Add(*(2 * lv.axis.bandwidth for lv in fast))
+    if fast:  # a line has no wraparound: one way, (G−1)/G of V (How to Think About TPUs)
+        lines = all(lv.axis.topology is Topology.LINE for lv in fast)
+        w = sp.Add(*((1 if lines else 2) * lv.axis.bandwidth for lv in fast))
+        share = 1 - sp.Rational(1, math.prod(lv.size for lv in fast)) if lines else 1
         if kind is Exchange.ALL_TO_ALL:
-            w = 8 * min(lv.axis.bandwidth for lv in fast) / max(lv.size for lv in fast)
-        times.append(factor / w)
+            w, share = 8 * min(lv.axis.bandwidth for lv in fast) / max(lv.size for lv in fast), 1
+        times.append(factor * share / w)
     total = math.prod(lv.size for lv in levels)
     for i, lv in enumerate(levels):  # the share of V leaving through it, or left after the inside
         inner = math.prod(lv.size for lv in levels[:i])
@@ -256,11 +266,15 @@ def book_latency(
 ) -> sp.Rational:
     """Seconds of latency of one call as the Scaling Book counts hops: X/2 on its ICI axes
     (:func:`book_time_per_byte`), a bidirectional ring's (Inference, "Appendix C: Latency bound
-    communications": T_min·X/2), X − 1 elsewhere, twice for an all-reduce; a send its hops."""
+    communications": T_min·X/2), X − 1 on a line (no wraparound: Sharding, Pop Quiz 2) and
+    elsewhere, twice for an all-reduce; a send its hops."""
     if kind is Exchange.SEND or not levels:
         return hops * levels[-1].axis.latency if levels else sp.Integer(0)
     hops = 2 if kind is Exchange.ALL_REDUCE else 1
-    per = ((sp.Rational(lv.size, 2) if lv.axis.bandwidth >= ici else lv.size - 1) for lv in levels)
+    bidi = (lv.axis.bandwidth >= ici and lv.axis.topology is not Topology.LINE for lv in levels)
+    per = (
+        sp.Rational(lv.size, 2) if b else lv.size - 1 for b, lv in zip(bidi, levels, strict=True)
+    )
     return sp.Add(*(hops * n * lv.axis.latency for n, lv in zip(per, levels, strict=True)))
 
 

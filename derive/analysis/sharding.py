@@ -272,3 +272,4 @@ class BookSharding:
     strategy: StrategyRow | None
     dim: sp.Symbol | None  # the dim the crossovers are in (None: more than one dim is free)
     crossovers: tuple[tuple[sp.Expr, str, str], ...] = ()
+    own: tuple[sp.Expr, ...] = ()  # under --convention scaling-book: derive's own crossovers

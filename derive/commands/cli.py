@@ -104,7 +104,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
         "--convention",
         metavar="NAME",
         help="derive (default) or scaling-book: the mesh's collectives as the Scaling Book times "
-        "them (V/W, W both ways on a line or torus axis), derive's own beside",
+        "them (V/W, W both ways on a torus axis, one way on a line), derive's own beside",
     )
     solve.add_argument(
         "--collective",

@@ -115,4 +115,9 @@ def book_sharding(spec: ProblemSpec, registry: Registry) -> BookSharding:
         winner = min(rows, key=lambda r: r.t_lower.xreplace({free[0]: 1}))
     bound, dtypes = first.bound_subs(), dict(first.dtypes)
     held = ((s, substitute(dtypes[s.name].width * sp.Mul(*s.local(mesh)), bound)) for s in specs)
-    return BookSharding(tuple(held), rows, winner, x, found)
+    own = ()
+    if found and mesh.book:  # derive's own crossovers, printed beside the book's
+        own = tuple(
+            c[0] for c in book_sharding(replace(spec, convention=None), registry).crossovers
+        )
+    return BookSharding(tuple(held), rows, winner, x, found, own)

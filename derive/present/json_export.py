@@ -210,7 +210,9 @@ def book_sharding_json(s: BookSharding) -> dict[str, object]:
         q.T_COMMS.name: str(win.t_comms) if win else None,
         q.COLLECTIVES.name: collectives_json(win.analysis.collectives) if win else None,
         "crossovers": [
-            {"dim": str(s.dim), "value": str(v), "below": a, "above": b} for v, a, b in s.crossovers
+            {"dim": str(s.dim), "value": str(v), "below": a, "above": b}
+            | ({"value_derive": str(s.own[i])} if i < len(s.own) else {})
+            for i, (v, a, b) in enumerate(s.crossovers)
         ],
     }
 

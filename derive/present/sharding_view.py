@@ -120,6 +120,10 @@ _RULE = ("a contracted dim sharded on one side is all-gathered, or the other sid
          "sharding; an output dim sharded where the output is not is all-gathered")  # fmt: skip
 
 
+def _at(v: sp.Expr) -> str:
+    return f"{v}" if v.is_Rational else f"{v} ≈ {float(v):.6g}"
+
+
 def book_sharding_document(s: BookSharding, level: int = 2) -> Document:
     """The tensors per device, the strategies side by side, the winner and where it changes."""
     held = [part for t, b in s.tensors for part in (t.text() + ": ", _bytes(b), "; ")]
@@ -135,9 +139,11 @@ def book_sharding_document(s: BookSharding, level: int = 2) -> Document:
                     f" (for every {s.dim})." if every else ".")] if win else [
                rich(f"The winner depends on {'the free dims' if s.dim is None else s.dim}.")
                ]  # fmt: skip
-    for v, below, above in s.crossovers:
-        at = f"{v}" if v.is_Rational else f"{v} ≈ {float(v):.6g}"
-        verdict.append(rich(f"{below} wins for {s.dim} < {at}, {above} above (exact crossover)."))
+    for i, (v, below, above) in enumerate(s.crossovers):
+        at, own = _at(v), f"; derive's own: {s.dim} = {_at(s.own[i])}" if i < len(s.own) else ""
+        verdict.append(
+            rich(f"{below} wins for {s.dim} < {at}, {above} above (exact crossover{own}).")
+        )
     given = rich("Sharded on the mesh as " + ", ".join(t.text() for t, _ in s.tensors) + ".")
     steps = (tensors, strategies)
     return worked_document("Sharding", given, steps, verdict, lambda: book_sharding_json(s), level)

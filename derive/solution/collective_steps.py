@@ -43,9 +43,12 @@ def _mesh_lines(item: CollectiveTime) -> list[Line]:
     if item.own_time is not None:  # the book's: k·V/W on the networks, its hops
         per_byte = tex((item.link_time or sp.S.Zero) / v) if v else "0"
         timed = (
-            r"\max\left(V \cdot \frac{k}{W}, \text{hops} \cdot \alpha\right)",
-            rf"\max\left({tex(v)} \times {per_byte}, {tex(item.latency_time)}\right)",
+            r"V \cdot \frac{k}{W} + \text{hops} \cdot \alpha",
+            rf"{tex(v)} \times {per_byte} + {tex(item.latency_time)}",
         )
+        if item.collective.kind is not CollectiveKind.SEND:  # the longer of the two
+            a, b = (rf"\max\left({t.replace(' + ', ', ', 1)}\right)" for t in timed)
+            timed = (a, b)
     return [
         Line.of(rf"\text{{size}}_{{\text{{{name}}}}}", tex(item.size)),
         Line.of(
@@ -77,12 +80,16 @@ def _book_note(item: CollectiveTime) -> str:
     if own is None or time is None:
         return ""
     ratio = f" (the book's is {fmt_decimal(time / own)}× it)" if own and time.is_number else ""
-    return (
-        " Convention scaling-book (Sharding, “A Deeper Dive into TPU Communication Primitives”; "
-        "GPUs, “How Do Collectives Work on GPUs?”): k·V/W, k = 2 for an all-reduce without SHARP, "
-        "else 1, W the bandwidth of every link it uses (both ways on a line or torus axis), or its "
-        f"hops as the book counts them if longer; derive's own exact time: {time_text(own)}{ratio}."
+    rule = (
+        "(How to Think About TPUs, Question 5): a send as derive times it, V/W and a latency a hop"
+        if item.collective.kind is CollectiveKind.SEND
+        else "(Sharding, “A Deeper Dive into TPU Communication Primitives”; GPUs, “How Do "
+        "Collectives Work on GPUs?”): k·V/W, k = 2 for an all-reduce without SHARP, else 1, W the "
+        "bandwidth of every link the collective uses (both ways on a torus axis; one way and "
+        "(G−1)/G of V on a line, no wraparound), or the hops as the book counts them if longer"
     )
+    mine = time_text(own) if own.is_number else f"{own} s"
+    return f" Convention scaling-book {rule}; derive's own exact time: {mine}{ratio}."
 
 
 def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Line]:
