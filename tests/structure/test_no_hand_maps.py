@@ -24,8 +24,6 @@ OUTSIDE = ("derive/catalogue/", "derive/present/")
 #: modules that map row names to values for another reason than a derivation's values.
 ALLOWED: dict[str, str] = {
     "derive/pipeline/__init__.py": "the counts a caller typed (flags), not derived values",
-    "derive/questions/quantities.py": "a kernel's counts and step time on its link: names "
-    "its formulas may use that are no rows of a kernel",
     "derive/checking/kernel_check.py": "the givens a kernel claim is judged against (JSON)",
     "derive/problem/sets/model_problems.py": "the types of a set's keys",
     "derive/web/kernel_pages.py": "a kernel's givens as typed",
