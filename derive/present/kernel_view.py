@@ -3,8 +3,10 @@ its worked solution (Markdown, LaTeX) or every quantity as exact strings (JSON).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from derive.analysis.kernel_numbers import KernelNumbers
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.catalogue.reading import read_values
 from derive.present.formats import Document
@@ -39,6 +41,10 @@ def kernel_json(kernel: KernelNumbers) -> dict[str, object]:
         "bandwidth": str(kernel.bandwidth.value),
     }
     step = {"binding": kernel.binding, q.STEP.name: step_json(kernel.step)}
-    after = {q.INTENSITY: hardware, q.FRACTION_OF_PEAK: step}
-    after[q.MBU] = {q.MEASURED.name: measured_json(kernel.measured)}
+    measured = {q.MEASURED.name: measured_json(kernel.measured)}
+    after: dict[Quantity, Mapping[str, object]] = {
+        q.INTENSITY: hardware,
+        q.FRACTION_OF_PEAK: step,
+        q.MBU: measured,
+    }
     return laid_out(ProblemKind.KERNEL, read_values(ProblemKind.KERNEL, (kernel,)), after)

@@ -92,30 +92,39 @@ def _records_of(analysis: object) -> tuple[ProblemKind, tuple[object, ...]] | No
         return ProblemKind.MODEL, ({made.key: made.value for made in analysis.quantities},)
     if isinstance(analysis, PhaseAnalysis):
         return ProblemKind.SERVING, ({analysis.phase.value: analysis}, analysis)
-    kinds = ((Analysis, ProblemKind.OPERATOR), (CommsAnalysis, ProblemKind.COMMS))
-    kinds += ((KernelNumbers, ProblemKind.KERNEL), (TrainingAnalysis, ProblemKind.TRAINING))
+    kinds: tuple[tuple[type, ProblemKind], ...] = (
+        (Analysis, ProblemKind.OPERATOR),
+        (CommsAnalysis, ProblemKind.COMMS),
+        (KernelNumbers, ProblemKind.KERNEL),
+        (TrainingAnalysis, ProblemKind.TRAINING),
+    )
     kind = next((kind for of, kind in kinds if isinstance(analysis, of)), None)
     return None if kind is None else (kind, (analysis,))
 
 
-def _units(givens: Iterable[tuple[str, object]]) -> tuple[tuple[str, object, str], ...]:
+Given = tuple[str, object, str]
+"""A name a problem is given (no row), its value and its unit."""
+
+
+def _units(*givens: tuple[str, object]) -> tuple[Given, ...]:
     return tuple((name, value, unit_of(name)) for name, value in givens)
 
 
-def _givens(a: object) -> tuple[Iterable[sp.Symbol], dict, tuple[tuple[str, object, str], ...]]:
+def _givens(a: object) -> tuple[Iterable[sp.Symbol], dict, tuple[Given, ...]]:
     """A problem's dims, the values bound to them, and what it is given, each with its unit
     (no rows: the hardware's numbers, a run's degrees, a model's parts)."""
-    if isinstance(a, Analysis | CommsAnalysis):
+    if isinstance(a, CommsAnalysis):
+        c = a.problem
+        parts = (("bytes_sent", a.sent), ("link_time", a.link_time))
+        givens = _units(("link_bandwidth", c.link.value), *parts, ("latency_time", a.latency_time))
+        return c.operator.dims, c.bound_subs(), givens
+    if isinstance(a, Analysis):
         p = a.problem
-        link = p.link.value if p.link else None
-        if isinstance(a, CommsAnalysis):
-            parts = (("bytes_sent", a.sent), ("link_time", a.link_time))
-            givens = (("link_bandwidth", link), *parts, ("latency_time", a.latency_time))
-            return p.operator.dims, p.bound_subs(), _units(givens)
         hardware = (("peak", p.peak.value), ("bandwidth", p.bandwidth.value))
-        return p.operator.dims, p.bound_subs(), _units((*hardware, ("link_bandwidth", link)))
+        link = ("link_bandwidth", p.link.value if p.link else None)
+        return p.operator.dims, p.bound_subs(), _units(*hardware, link)
     if isinstance(a, KernelNumbers):
-        return (), {}, _units((("peak", a.peak.value), ("bandwidth", a.bandwidth.value)))
+        return (), {}, _units(("peak", a.peak.value), ("bandwidth", a.bandwidth.value))
     if isinstance(a, ModelAnalysis):
         from derive.model.symbols import batch, context
 
@@ -129,22 +138,22 @@ def _givens(a: object) -> tuple[Iterable[sp.Symbol], dict, tuple[tuple[str, obje
         }
         dims = (batch, context, *sorted(declared, key=lambda s: s.name))
         figures = (("capacity", m.capacity), ("peak", m.peak), ("bandwidth", m.bandwidth))
-        parts = tuple(  # a step's parts and terms that are no rows (P_attn), in their row's unit
+        terms = tuple(  # a step's parts and terms that are no rows (P_attn), in their row's unit
             (made.key, made.value, made.row.display_unit)
             for made in a.quantities
             if find(made.key) is None
         )
-        figured = (("devices", m.devices), *((k, f and f.value) for k, f in figures))
-        return dims, bound, (*_units(figured), *parts)
+        figured = _units(("devices", m.devices), *((k, f and f.value) for k, f in figures))
+        return dims, bound, (*figured, *terms)
     if isinstance(a, TrainingAnalysis):
         t = a.problem
-        degrees = tuple((k, getattr(t, k)) for k in ("dp", "tp", "pp", "ep", "microbatches"))
+        degrees = ((k, getattr(t, k)) for k in ("dp", "tp", "pp", "ep", "microbatches"))
         sizes = (("micro_batch", t.micro_batch), ("batch_tokens", t.batch_tokens))
-        hardware = (("seq", t.seq), ("peak", t.peak), ("link_bandwidth", t.link))
-        return (), {}, _units((*degrees, *sizes, *hardware))
+        ceilings = (("seq", t.seq), ("peak", t.peak), ("link_bandwidth", t.link))
+        return (), {}, _units(*degrees, *sizes, *ceilings)
     assert isinstance(a, PhaseAnalysis), a
     counts = (("step_flops", a.step_flops), ("step_bytes", a.step_bytes))
-    return (), {}, _units((*counts, ("tp", a.tp), ("replicas", a.replicas)))
+    return (), {}, _units(*counts, ("tp", a.tp), ("replicas", a.replicas))
 
 
 def _known(name: str, value: object, unit: str, origin: str, bound: dict) -> Known | None:
