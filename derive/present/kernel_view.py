@@ -35,16 +35,13 @@ def kernel_json(kernel: KernelNumbers) -> dict[str, object]:
     """Every quantity of a kernel by its numbers (exact strings): its rows' values, laid out
     with its hardware after the intensity, its step after the fraction of peak and its
     measurement last."""
-    hardware = {
-        "compute_dtype": kernel.compute_dtype,
-        "peak": str(kernel.peak.value),
-        "bandwidth": str(kernel.bandwidth.value),
-    }
-    step = {"binding": kernel.binding, q.STEP.name: step_json(kernel.step)}
-    measured = {q.MEASURED.name: measured_json(kernel.measured)}
     after: dict[Quantity, Mapping[str, object]] = {
-        q.INTENSITY: hardware,
-        q.FRACTION_OF_PEAK: step,
-        q.MBU: measured,
+        q.INTENSITY: {
+            "compute_dtype": kernel.compute_dtype,
+            "peak": str(kernel.peak.value),
+            "bandwidth": str(kernel.bandwidth.value),
+        },
+        q.FRACTION_OF_PEAK: {"binding": kernel.binding, q.STEP.name: step_json(kernel.step)},
+        q.MBU: {q.MEASURED.name: measured_json(kernel.measured)},
     }
     return laid_out(ProblemKind.KERNEL, read_values(ProblemKind.KERNEL, (kernel,)), after)
