@@ -46,16 +46,19 @@ def laid_out(
     kind: ProblemKind,
     values: Mapping[Quantity, Exact],
     after: Mapping[Quantity, Mapping[str, object]],
+    within: str = "",
 ) -> dict[str, object]:
     """A kind's report from its values: each of its rows whose JSON key sits at the top of
-    the report, in the catalogue's order, its exact value as text (a truth as JSON's, null
-    where the derivation has none; a topic, which holds no value, is no key), each followed
-    by the keys of the kind's own that the report places after it (``after``)."""
+    the report (or of its section ``within``: ``what_if``), in the catalogue's order, its
+    exact value as text (a truth as JSON's, null where the derivation has none; a topic,
+    which holds no value, is no key), each followed by the keys of the kind's own that the
+    report places after it (``after``)."""
     out: dict[str, object] = {}
     for row in rows_valued_in(kind):
         path, value = row.json_path(kind), values.get(row)
-        if len(path) == 1 and (row.dimension is not None or value is not None):
-            out[path[0]] = value if value is None or isinstance(value, bool) else str(value)
+        top = path[:-1] == ((within,) if within else ())
+        if top and (row.dimension is not None or value is not None):
+            out[path[-1]] = value if value is None or isinstance(value, bool) else str(value)
         out.update(after.get(row, {}))
     return out
 
