@@ -6,7 +6,6 @@ from __future__ import annotations
 from derive.analysis.comms_only import CommsAnalysis
 from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
-from derive.catalogue.reading import read_values
 from derive.present.formats import Document
 from derive.present.json_export import collectives_json, laid_out
 from derive.present.worked import worked_document
@@ -14,7 +13,6 @@ from derive.solution.comms_only_steps import comms_given, comms_steps, comms_ver
 
 __all__ = ["comms_document", "comms_json"]
 
-_COMMS = ProblemKind.COMMS
 _NO_COMPUTE = "the operator only communicates: no compute, so no intensity, ridge or crossover"
 
 
@@ -62,4 +60,4 @@ def comms_json(analysis: CommsAnalysis) -> dict[str, object]:
             },
         }
     }
-    return {**link, **laid_out(_COMMS, read_values(_COMMS, (analysis,)), after)}
+    return {**link, **laid_out(ProblemKind.COMMS, (analysis,), after)}

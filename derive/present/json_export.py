@@ -21,7 +21,7 @@ from derive.analysis.sharding import BookSharding, StrategyRow
 from derive.analysis.step import StepTime
 from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
-from derive.catalogue.reading import Exact, rows_valued_in
+from derive.catalogue.reading import read_values, rows_valued_in
 from derive.solution.notation import str_sum
 
 __all__ = [
@@ -44,16 +44,16 @@ def _f(expr: sp.Expr | None) -> float | None:
 
 def laid_out(
     kind: ProblemKind,
-    values: Mapping[Quantity, Exact],
+    records: tuple[object, ...],
     after: Mapping[Quantity, Mapping[str, object]],
     within: str = "",
 ) -> dict[str, object]:
-    """A kind's report from its values: each of its rows whose JSON key sits at the top of
-    the report (or of its section ``within``: ``what_if``), in the catalogue's order, its
-    exact value as text (a truth as JSON's, null where the derivation has none; a topic,
-    which holds no value, is no key), each followed by the keys of the kind's own that the
-    report places after it (``after``)."""
-    out: dict[str, object] = {}
+    """A kind's report from its values (its rows read from its ``records``, as ``values()``
+    reads them): each of its rows whose JSON key sits at the top of the report (or of its
+    section ``within``: ``what_if``), in the catalogue's order, its exact value as text (a
+    truth as JSON's, null where the derivation has none; a topic, which holds no value, is
+    no key), each followed by the keys of the kind's own the report places after it."""
+    values, out = read_values(kind, records), dict[str, object]()
     for row in rows_valued_in(kind):
         path, value = row.json_path(kind), values.get(row)
         top = path[:-1] == ((within,) if within else ())

@@ -3,12 +3,9 @@ its worked solution (Markdown, LaTeX) or every quantity as exact strings (JSON).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from derive.analysis.kernel_numbers import KernelNumbers
-from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
-from derive.catalogue.reading import read_values
 from derive.present.formats import Document
 from derive.present.json_export import laid_out, measured_json, step_json
 from derive.present.worked import worked_document
@@ -35,13 +32,16 @@ def kernel_json(kernel: KernelNumbers) -> dict[str, object]:
     """Every quantity of a kernel by its numbers (exact strings): its rows' values, laid out
     with its hardware after the intensity, its step after the fraction of peak and its
     measurement last."""
-    after: dict[Quantity, Mapping[str, object]] = {
-        q.INTENSITY: {
-            "compute_dtype": kernel.compute_dtype,
-            "peak": str(kernel.peak.value),
-            "bandwidth": str(kernel.bandwidth.value),
+    return laid_out(
+        ProblemKind.KERNEL,
+        (kernel,),
+        {
+            q.INTENSITY: {
+                "compute_dtype": kernel.compute_dtype,
+                "peak": str(kernel.peak.value),
+                "bandwidth": str(kernel.bandwidth.value),
+            },
+            q.FRACTION_OF_PEAK: {"binding": kernel.binding, q.STEP.name: step_json(kernel.step)},
+            q.MBU: {q.MEASURED.name: measured_json(kernel.measured)},
         },
-        q.FRACTION_OF_PEAK: {"binding": kernel.binding, q.STEP.name: step_json(kernel.step)},
-        q.MBU: {q.MEASURED.name: measured_json(kernel.measured)},
-    }
-    return laid_out(ProblemKind.KERNEL, read_values(ProblemKind.KERNEL, (kernel,)), after)
+    )

@@ -12,7 +12,6 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
-from derive.catalogue.reading import read_values
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
 from derive.solution.steps import Step
@@ -153,9 +152,8 @@ def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
             dim: [{"axis": lv.axis.name, "size": lv.size} for lv in levels]
             for dim, levels in p.placement.dims
         }
-    values = read_values(ProblemKind.TRAINING, (a,))  # each dim's traffic and time: rows
-    for section in (q.COMMS_BYTES_PER_DEVICE.name, "comms_time_per_device"):
-        out[section] = laid_out(ProblemKind.TRAINING, values, {}, section)
+    for section in (q.COMMS_BYTES_PER_DEVICE.name, "comms_time_per_device"):  # rows, per dim
+        out[section] = laid_out(ProblemKind.TRAINING, (a,), {}, section)
     return out
 
 

@@ -3,12 +3,9 @@ its step and its JSON ``what_if: {time, rate, speedup, limit, …}`` (exact stri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from derive.analysis.what_if import WhatIf
-from derive.catalogue import ProblemKind, Quantity
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
-from derive.catalogue.reading import read_values
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
 from derive.present.worked import worked_document
@@ -20,14 +17,18 @@ __all__ = ["what_if_document", "what_if_json"]
 def what_if_json(w: WhatIf) -> dict[str, object]:
     """The new time (s), its rate, the speed-up and its limit (null: unbounded), exact: its
     rows' values laid out, with the rate's unit after the rate and the classes last."""
-    after: dict[Quantity, Mapping[str, object]] = {
-        q.WHAT_IF_RATE: {"rate_unit": w.rate_unit if w.rate is not None else None},
-        q.WHAT_IF_LIMIT: {
-            "profile": {c: str(f) for c, f in w.profile},
-            "speedups": {c: str(s) for c, s in w.speedups},
+    return laid_out(
+        ProblemKind.WHAT_IF,
+        (w,),
+        {
+            q.WHAT_IF_RATE: {"rate_unit": w.rate_unit if w.rate is not None else None},
+            q.WHAT_IF_LIMIT: {
+                "profile": {c: str(f) for c, f in w.profile},
+                "speedups": {c: str(s) for c, s in w.speedups},
+            },
         },
-    }
-    return laid_out(ProblemKind.WHAT_IF, read_values(ProblemKind.WHAT_IF, (w,)), after, "what_if")
+        "what_if",
+    )
 
 
 def what_if_document(w: WhatIf, level: int = 2) -> Document:
