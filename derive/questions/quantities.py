@@ -204,8 +204,8 @@ def _own(analysis: object) -> dict[str, Known]:
 
 
 def quantities_of(analysis: object, phase: object = None) -> dict[str, Known]:
-    """The names a problem's formulas may use, whatever its kind (with a serving step's or a
-    training run's after a model's; none for givens alone)."""
+    """The names a problem's formulas may use, whatever its kind (a serving step's after its
+    model's; none for givens alone)."""
     return {**_own(analysis), **(_own(phase) if isinstance(phase, PhaseAnalysis) else {})}
 
 
