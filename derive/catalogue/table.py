@@ -71,7 +71,7 @@ def _train(
 
 FLOPS = _row(
     "flops", "FLOPs", _D.FLOPS,
-    At(OP, ALL, "the FLOPs", Box("FLOPs", "", _FORMULA)),
+    At(OP, ALL, "the FLOPs", Box("FLOPs", "", _FORMULA)), At(KERNEL, Use.NONE),
     plain="FLOPs", latex=r"\text{FLOPs}", rule="the operator's FLOP count",
     aliases=("flop", "#flops", "n_flops", "flopcount"), computation=_C.FLOPS,
     slips=("mac_counted_once", "other_dtype", "per_tensor_terms"),
@@ -82,6 +82,7 @@ BYTES = _row(
         OP, ALL, "the bytes moved through memory", Box("Bytes moved", "", _FORMULA),
         read="memory.bytes",
     ),
+    At(KERNEL, Use.NONE),  # a kernel's counts, as given: names its formulas may use
     plain="bytes", latex=r"\text{bytes}",
     rule="bytes = Σ width × elements over every tensor read or written",
     aliases=("byte", "bytesmoved", "bytes_moved", "bytes_mem", "bytes_memory", "memorybytes"),
@@ -218,6 +219,7 @@ T_MATH = _row(
     "t_math", "T_math", _D.TIME,
     At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MATH_BOX, _SECONDS)),
     At(KERNEL, ALL, "T_math", Box(*_T_MATH_BOX, _TIME), needs=_COUNTS, json="step.t_math"),
+    At(SERVING, Use.NONE, json="serving.step.t_math"),
     _train(
         "Compute time of a step", r"T_{\text{math}}", _TRAIN_SECONDS,
         "the compute and communication times of a step",
@@ -231,6 +233,7 @@ T_MEM = _row(
     "t_mem", "T_mem", _D.TIME,
     At(OP, EXPECT | CHECK | BOX, box=Box(*_T_MEM_BOX, _SECONDS), read="memory.time"),
     At(KERNEL, ALL, "T_mem", Box(*_T_MEM_BOX, _TIME), needs=_COUNTS, json="step.t_mem"),
+    At(SERVING, Use.NONE, json="serving.step.t_mem"),
     plain="T_mem", latex=r"T_{\text{mem}}",
     aliases=("tmem", "t_memory", "bytes/beta", "fracbytesbeta"),
     computation=_C.TRANSFER_TIME, slips=("the_other_time", "nominal_ceiling"),
@@ -282,7 +285,8 @@ T_COMMS = _row(
         OP, CHECK | BOX, box=Box("Communication time", r"T_{\text{comms}}", _SECONDS),
         json="network.t_comms", read="network.time",
     ),
-    _LINK_TIME,
+    _LINK_TIME, At(KERNEL, Use.NONE, json="step.t_comms"),
+    At(SERVING, Use.NONE, json="serving.step.t_comms"),
     _train(
         "Communication time of a step", r"T_{\text{comms}}", _TRAIN_SECONDS,
         "the communication time of a step",

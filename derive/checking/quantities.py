@@ -22,6 +22,7 @@ from derive.analysis.leading_order import leading_order
 from derive.catalogue import Computation, ProblemKind, Roof, Use, names_for
 from derive.catalogue import quantity as catalogued
 from derive.catalogue import table as q
+from derive.catalogue.reading import read_values
 from derive.checking.thresholds import Edge
 from derive.errors import ProblemError, RegimeError
 from derive.problem.regime import Regime
@@ -224,38 +225,28 @@ def compute(kind: Kind, basis: Basis, hw: Hardware, a: Analysis) -> Target:
 
 
 def _step_target(a: Analysis, quantity: str) -> Target:
-    """A step bound (``analysis.step``), a utilisation (``analysis.measured``) or a value
-    the analysis computed (``analysis.<quantity>``), exactly.
+    """A step bound, a utilisation or a value the analysis computed, exactly: read from the
+    analysis by the quantity's row (``step.t_lower_overlapped``, ``measured.mfu``).
 
     Raises:
         ProblemError: a dim left free (no step time), or no measurement for MFU/MBU.
     """
-    if kind_of(quantity) == Kind.ANALYSED:
-        value = getattr(a, quantity, None)
-        if value is None and a.sharding is not None:  # a sharded operator's winner or tensors
-            from derive.checking.comms_slips import sharded_value
+    kind, row = kind_of(quantity), catalogued(quantity)
+    value = read_values(ProblemKind.OPERATOR, (a,), (row,)).get(row)
+    if value is None and kind == Kind.ANALYSED and a.sharding is not None:
+        from derive.checking.comms_slips import sharded_value  # the winner or its tensors
 
-            value = sharded_value(a.sharding, quantity)
-        if value is None:
-            raise ProblemError(
-                f"--quantity {quantity}",
-                f"the {describe(quantity)} needs every dim bound: --set DIM=INT for each",
-            )
+        value = sharded_value(a.sharding, quantity)
+    if value is not None:
         return Target(value, value)
-    if kind_of(quantity) == Kind.UTILISATION:
-        value = getattr(a.measured, quantity) if a.measured is not None else None
-        if value is None:
-            rate = "--measured-flops-per-s" if quantity == q.MFU.name else "--measured-bytes-per-s"
-            raise ProblemError(
-                f"--quantity {quantity}", f"needs a measurement: --measured-time TIME or {rate} R"
-            )
-        return Target(value, value)
-    if a.step is None:
-        raise ProblemError(
-            f"--quantity {quantity}", "a step's time needs every dim bound: --set DIM=INT for each"
-        )
-    value = getattr(a.step, quantity)
-    return Target(value, value)
+    if kind == Kind.ANALYSED:
+        why = f"the {describe(quantity)} needs every dim bound: --set DIM=INT for each"
+    elif kind == Kind.UTILISATION:
+        rate = "--measured-flops-per-s" if quantity == q.MFU.name else "--measured-bytes-per-s"
+        why = f"needs a measurement: --measured-time TIME or {rate} R"
+    else:
+        why = "a step's time needs every dim bound: --set DIM=INT for each"
+    raise ProblemError(f"--quantity {quantity}", why)
 
 
 def expected(a: Analysis, quantity: str) -> Target:

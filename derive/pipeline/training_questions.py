@@ -52,7 +52,7 @@ def train_with_questions(
     """
     from derive.pipeline import answer_for, derive_training
     from derive.questions.degrees import solve_setting
-    from derive.questions.quantities import training_quantities
+    from derive.questions.quantities import quantities_of
     from derive.questions.set_answers import as_known
     from derive.questions.solve import answer_questions
 
@@ -77,7 +77,7 @@ def train_with_questions(
             if (value == 1 and fill is None) or values == [value]:  # the run itself is wrong
                 raise
             return None  # a value the run refuses (dp not dividing the batch, …)
-        own = training_quantities(analysis)
+        own = quantities_of(analysis)
         return {**own, **as_known(answer_questions(rest, own))}
 
     value, answered = solve_setting(questions, name, run_at, values, bisect)

@@ -4,9 +4,10 @@ its worked solution (Markdown, LaTeX) or every quantity as exact strings (JSON).
 from __future__ import annotations
 
 from derive.analysis.comms_only import CommsAnalysis
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.present.formats import Document
-from derive.present.json_export import collectives_json
+from derive.present.json_export import collectives_json, laid_out
 from derive.present.worked import worked_document
 from derive.solution.comms_only_steps import comms_given, comms_steps, comms_verdict
 
@@ -31,10 +32,10 @@ def comms_document(analysis: CommsAnalysis, level: int = 1) -> Document:
 
 
 def comms_json(analysis: CommsAnalysis) -> dict[str, object]:
-    """Every quantity of a comms-only operator (exact strings); the roofline's keys ``null``."""
+    """Every quantity of a comms-only operator (exact strings): the link, then its rows' values
+    (its time, both bounds) laid out, then the collectives; the roofline's keys ``null``."""
     problem = analysis.problem
-    time = str(analysis.time)
-    return {
+    link = {
         "operator": problem.operator.name,
         "hardware": problem.hardware_name,
         "dtypes": {name: dtype.name for name, dtype in problem.dtypes},
@@ -45,16 +46,18 @@ def comms_json(analysis: CommsAnalysis) -> dict[str, object]:
         q.FLOPS.name: "0",
         q.BYTES.name: "0",
         "bytes_sent": str(analysis.sent),
-        q.T_COMMS.name: time,
-        q.T_LOWER.name: time,
-        q.T_UPPER.name: time,
-        q.COLLECTIVES.name: collectives_json(analysis.collectives),
-        q.INTENSITY.name: None,
-        q.RIDGE.name: None,
-        q.CROSSOVER.name: None,
-        "left_out": {
-            q.INTENSITY.name: _NO_COMPUTE,
-            q.RIDGE.name: _NO_COMPUTE,
-            q.CROSSOVER.name: _NO_COMPUTE,
-        },
     }
+    after = {
+        q.T_UPPER: {
+            q.COLLECTIVES.name: collectives_json(analysis.collectives),
+            q.INTENSITY.name: None,
+            q.RIDGE.name: None,
+            q.CROSSOVER.name: None,
+            "left_out": {
+                q.INTENSITY.name: _NO_COMPUTE,
+                q.RIDGE.name: _NO_COMPUTE,
+                q.CROSSOVER.name: _NO_COMPUTE,
+            },
+        }
+    }
+    return {**link, **laid_out(ProblemKind.COMMS, (analysis,), after)}

@@ -9,6 +9,8 @@ decimals for display (the only floats derive emits).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import sympy as sp
 
 from derive.analysis.analyse import Analysis, Roofline
@@ -17,10 +19,19 @@ from derive.analysis.crossover.records import CROSSES, Crossover
 from derive.analysis.measured import Measured
 from derive.analysis.sharding import BookSharding, StrategyRow
 from derive.analysis.step import StepTime
+from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
+from derive.catalogue.reading import read_values, rows_valued_in
 from derive.solution.notation import str_sum
 
-__all__ = ["collectives_json", "crossover_json", "measured_json", "step_json", "to_json"]
+__all__ = [
+    "collectives_json",
+    "crossover_json",
+    "laid_out",
+    "measured_json",
+    "step_json",
+    "to_json",
+]
 
 
 def _s(expr: sp.Expr | None) -> str | None:
@@ -29,6 +40,27 @@ def _s(expr: sp.Expr | None) -> str | None:
 
 def _f(expr: sp.Expr | None) -> float | None:
     return float(expr) if expr is not None and expr.is_number else None
+
+
+def laid_out(
+    kind: ProblemKind,
+    records: tuple[object, ...],
+    after: Mapping[Quantity, Mapping[str, object]],
+    within: str = "",
+) -> dict[str, object]:
+    """A kind's report from its values (its rows read from its ``records``, as ``values()``
+    reads them): each of its rows whose JSON key sits at the top of the report (or of its
+    section ``within``: ``what_if``), in the catalogue's order, its exact value as text (a
+    truth as JSON's, null where the derivation has none; a topic, which holds no value, is
+    no key), each followed by the keys of the kind's own the report places after it."""
+    values, out = read_values(kind, records), dict[str, object]()
+    for row in rows_valued_in(kind):
+        path, value = row.json_path(kind), values.get(row)
+        top = path[:-1] == ((within,) if within else ())
+        if top and (row.dimension is not None or value is not None):
+            out[path[-1]] = value if value is None or isinstance(value, bool) else str(value)
+        out.update(after.get(row, {}))
+    return out
 
 
 def crossover_json(crossover: Crossover | None) -> dict[str, object] | None:

@@ -4,9 +4,10 @@ its worked solution (Markdown, LaTeX) or every quantity as exact strings (JSON).
 from __future__ import annotations
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.present.formats import Document
-from derive.present.json_export import measured_json, step_json
+from derive.present.json_export import laid_out, measured_json, step_json
 from derive.present.worked import worked_document
 from derive.problem.timing import TimingSpec
 from derive.solution.kernel_steps import kernel_given, number_steps, numbers_verdict
@@ -28,22 +29,19 @@ def kernel_document(kernel: KernelNumbers, timing: TimingSpec | None = None) -> 
 
 
 def kernel_json(kernel: KernelNumbers) -> dict[str, object]:
-    """Every quantity of a kernel by its numbers (exact strings)."""
-    measured = kernel.measured
-    return {
-        q.FLOPS.name: None if kernel.flops is None else str(kernel.flops),
-        q.BYTES.name: None if kernel.bytes is None else str(kernel.bytes),
-        q.INTENSITY.name: str(kernel.intensity),
-        "compute_dtype": kernel.compute_dtype,
-        "peak": str(kernel.peak.value),
-        "bandwidth": str(kernel.bandwidth.value),
-        q.RIDGE.name: str(kernel.ridge),
-        q.EFFECTIVE_RIDGE.name: str(kernel.effective_ridge),
-        q.ATTAINABLE.name: str(kernel.attainable),
-        q.FRACTION_OF_PEAK.name: str(kernel.fraction_of_peak),
-        "binding": kernel.binding,
-        q.STEP.name: step_json(kernel.step),
-        q.MFU.name: None if measured is None or measured.mfu is None else str(measured.mfu),
-        q.MBU.name: None if measured is None or measured.mbu is None else str(measured.mbu),
-        q.MEASURED.name: measured_json(measured),
-    }
+    """Every quantity of a kernel by its numbers (exact strings): its rows' values, laid out
+    with its hardware after the intensity, its step after the fraction of peak and its
+    measurement last."""
+    return laid_out(
+        ProblemKind.KERNEL,
+        (kernel,),
+        {
+            q.INTENSITY: {
+                "compute_dtype": kernel.compute_dtype,
+                "peak": str(kernel.peak.value),
+                "bandwidth": str(kernel.bandwidth.value),
+            },
+            q.FRACTION_OF_PEAK: {"binding": kernel.binding, q.STEP.name: step_json(kernel.step)},
+            q.MBU: {q.MEASURED.name: measured_json(kernel.measured)},
+        },
+    )

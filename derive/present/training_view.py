@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.present.formats import Document
+from derive.present.json_export import laid_out
 from derive.solution.steps import Step
 from derive.solution.training_steps import training_given, training_steps, training_verdict
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 from derive.training.binding import ZeroStage
-from derive.training.comms import DIMS
 
 __all__ = ["training_document", "training_json", "training_selected_steps"]
 
@@ -122,7 +123,7 @@ def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
     """The keys of a run on a mesh, with context parallelism or with a shaped pipeline (none
     otherwise, so a run on one link reports as before): ``mesh`` (its axes), ``placement``
     (each dim's levels), ``comms_time_per_device`` and ``comms_bytes_per_device`` per dim."""
-    p, c = a.problem, a.comms
+    p = a.problem
     out: dict[str, object] = {}
     if p.cp > 1:
         out["cp"] = p.cp
@@ -157,8 +158,8 @@ def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
             dim: [{"axis": lv.axis.name, "size": lv.size} for lv in levels]
             for dim, levels in p.placement.dims
         }
-    out[q.COMMS_BYTES_PER_DEVICE.name] = {key: _s(c.of(key)) for key in DIMS}
-    out["comms_time_per_device"] = {key: _s(c.time_of(key)) for key in DIMS}
+    for section in (q.COMMS_BYTES_PER_DEVICE.name, "comms_time_per_device"):  # rows, per dim
+        out[section] = laid_out(ProblemKind.TRAINING, (a,), {}, section)
     return out
 
 

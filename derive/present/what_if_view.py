@@ -4,28 +4,31 @@ its step and its JSON ``what_if: {time, rate, speedup, limit, …}`` (exact stri
 from __future__ import annotations
 
 from derive.analysis.what_if import WhatIf
+from derive.catalogue import ProblemKind
+from derive.catalogue import table as q
 from derive.present.formats import Document
+from derive.present.json_export import laid_out
 from derive.present.worked import worked_document
 from derive.solution.what_if_steps import what_if_given, what_if_steps, what_if_verdict
 
 __all__ = ["what_if_document", "what_if_json"]
 
 
-def _s(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
 def what_if_json(w: WhatIf) -> dict[str, object]:
-    """The new time (s), its rate, the speed-up and its limit (null: unbounded), exact."""
-    return {
-        "time": _s(w.time),
-        "rate": _s(w.rate),
-        "rate_unit": w.rate_unit if w.rate is not None else None,
-        "speedup": str(w.speedup),
-        "limit": _s(w.limit),
-        "profile": {c: str(f) for c, f in w.profile},
-        "speedups": {c: str(s) for c, s in w.speedups},
-    }
+    """The new time (s), its rate, the speed-up and its limit (null: unbounded), exact: its
+    rows' values laid out, with the rate's unit after the rate and the classes last."""
+    return laid_out(
+        ProblemKind.WHAT_IF,
+        (w,),
+        {
+            q.WHAT_IF_RATE: {"rate_unit": w.rate_unit if w.rate is not None else None},
+            q.WHAT_IF_LIMIT: {
+                "profile": {c: str(f) for c, f in w.profile},
+                "speedups": {c: str(s) for c, s in w.speedups},
+            },
+        },
+        "what_if",
+    )
 
 
 def what_if_document(w: WhatIf, level: int = 2) -> Document:

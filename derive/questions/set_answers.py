@@ -99,7 +99,8 @@ def answer_set(
 def entry_quantities(
     pset: ProblemSet, pid: str, registry: Registry | None = None
 ) -> dict[str, Known]:
-    """The dims and quantities of problem ``pid`` of a set, by their JSON names."""
+    """The dims and quantities of problem ``pid`` of a set, by their JSON names (each kind's
+    catalogue rows read from its analysis, :func:`~derive.questions.quantities.quantities_of`)."""
     from derive.analysis.analyse import analyse
     from derive.analysis.comms_only import analyse_comms
     from derive.analysis.kernel_numbers import kernel_of
@@ -113,7 +114,7 @@ def entry_quantities(
     from derive.problem.sets.problem_set import ModelEntry, ProblemEntry
     from derive.problem.sets.registry import set_registry
     from derive.problem.timing import bind_timing
-    from derive.questions import quantities
+    from derive.questions.quantities import quantities_of
     from derive.training.analysis import analyse_training
     from derive.training.binding import bind_training
 
@@ -122,13 +123,12 @@ def entry_quantities(
         registry = registry or set_registry(pset, trust=False)
         operator = registry.get(entry.spec.operator)
         if only_communicates(operator):  # timed on its link: t_comms, bytes_sent, …
-            return quantities.comms_quantities(analyse_comms(bind_comms(entry.spec, operator)))
-        analysis = analyse(bind(entry.spec, operator))
-        return quantities.operator_quantities(analysis)
+            return quantities_of(analyse_comms(bind_comms(entry.spec, operator)))
+        return quantities_of(analyse(bind(entry.spec, operator)))
     if isinstance(entry, ModelEntry):
         models = load_models(pset.operators)
         a = analyse_model(bind_model(entry.spec, models.get(entry.spec.model)))
-        table = quantities.model_quantities(a)
+        phase = None
         if entry.serving is not None:
             phase = analyse_phase(
                 a.problem,
@@ -138,13 +138,12 @@ def entry_quantities(
                 crossovers=False,
                 mesh=entry.serving.mesh,
             )
-            table.update(quantities.phase_quantities(phase))
+        table = quantities_of(a, phase)
         if entry.train is not None:  # the run's names: t_lower, bubble_fraction, dp, …
-            run = analyse_training(bind_training(entry.train, a))
-            table.update(quantities.training_quantities(run))
+            table.update(quantities_of(analyse_training(bind_training(entry.train, a))))
         return table
     if isinstance(entry, KernelEntry):
-        return quantities.kernel_quantities(kernel_of(entry.spec))
+        return quantities_of(kernel_of(entry.spec))
     return {}
 
 

@@ -210,17 +210,10 @@ def test_quantity_takes_a_catalogue_alias(argv, name, capsys):
 
 def _known_tables(name: str, result: object) -> dict:
     """The names the given/define/equations layer knows for a result (its own reader)."""
-    from derive.questions import quantities
+    from derive.questions.quantities import quantities_of
 
-    if name == "operator":
-        return quantities.operator_quantities(result.analysis)
-    if name == "kernel":
-        return quantities.kernel_quantities(result.kernel)
-    if name == "model":
-        return quantities.model_quantities(result.analysis)
-    if name == "serving":
-        return quantities.phase_quantities(result.phase)
-    return {}
+    record = {"kernel": "kernel", "serving": "phase"}.get(name, "analysis")
+    return quantities_of(getattr(result, record))
 
 
 @pytest.mark.parametrize("name", ["operator", "kernel", "model", "serving"])

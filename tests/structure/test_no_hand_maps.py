@@ -2,14 +2,16 @@
 
 A quantity's value is read from its derivation's records by its catalogue row (the row's
 read path, :mod:`derive.catalogue.reading`): ``values()``, the checker, the formulas'
-known names and the workbook's boxes all go through it. This test parses (never imports)
-every module of ``derive/`` and finds
+known names (:func:`derive.questions.quantities.quantities_of`), the workbook's boxes and
+a kernel's JSON (:func:`derive.present.json_export.laid_out`) all go through it. This test
+parses (never imports) every module of ``derive/`` and finds
 
 - no ``exact_of_json`` (the JSON report parsed back into values), and
-- no dict display that maps three or more catalogue rows (``q.X.name`` or ``q.X`` keys) to
-  computed values outside ``derive/catalogue/`` and the JSON builders of ``derive/present/``
-  (which lay the report out, key by key, in its contract's order), except the few in
-  ``ALLOWED``, each with its reason; an entry that no longer holds such a map fails too.
+- no dict display, and no sequence of ``(name, value)`` pairs, that maps three or more
+  catalogue rows (``q.X.name``, ``q.X``, ``X.name`` or the row's name as a string) to
+  computed values outside ``derive/catalogue/``, except the modules in ``ALLOWED``, each
+  with its reason (the JSON builders that still lay their report out key by key are the
+  backlog of issue 48's item 2: it only shrinks); an entry no longer needed fails too.
 """
 
 from __future__ import annotations
@@ -17,25 +19,44 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from derive.catalogue.table import QUANTITIES
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "derive"
-OUTSIDE = ("derive/catalogue/", "derive/present/")
+OUTSIDE = ("derive/catalogue/",)
+NAMES = frozenset(row.name for row in QUANTITIES)
+_BUILDER = "a JSON builder, its report laid out key by key in its contract's order"
 
 #: modules that map row names to values for another reason than a derivation's values.
 ALLOWED: dict[str, str] = {
     "derive/pipeline/__init__.py": "the counts a caller typed (flags), not derived values",
-    "derive/questions/quantities.py": "a kernel's counts and step time on its link: names "
-    "its formulas may use that are no rows of a kernel",
+    "derive/model/budget.py": "the texts a caller typed (flags), not derived values",
     "derive/checking/kernel_check.py": "the givens a kernel claim is judged against (JSON)",
     "derive/problem/sets/model_problems.py": "the types of a set's keys",
     "derive/web/kernel_pages.py": "a kernel's givens as typed",
+    **dict.fromkeys(
+        (
+            "derive/present/budget_view.py",
+            "derive/present/comms_view.py",
+            "derive/present/compare/json.py",
+            "derive/present/compare/kernels.py",
+            "derive/present/compare/models.py",
+            "derive/present/json_export.py",
+            "derive/present/serving_step.py",
+            "derive/present/sharding_view.py",
+            "derive/present/training_view.py",
+        ),
+        _BUILDER,
+    ),
 }
 
 _VALUE = (ast.Attribute, ast.Call, ast.Name, ast.IfExp, ast.BoolOp, ast.BinOp, ast.Subscript)
 
 
 def _row_key(key: ast.expr | None) -> bool:
-    """``q.RIDGE.name``, ``q.RIDGE`` or ``RIDGE.name``: a catalogue row as a key."""
+    """``q.RIDGE.name``, ``q.RIDGE``, ``RIDGE.name`` or ``"ridge"``: a catalogue row as a key."""
+    if isinstance(key, ast.Constant):
+        return key.value in NAMES
     named = isinstance(key, ast.Attribute) and key.attr == "name"
     if named:
         key = key.value  # type: ignore[union-attr]
@@ -44,13 +65,22 @@ def _row_key(key: ast.expr | None) -> bool:
     return named and isinstance(key, ast.Name) and key.id.isupper()
 
 
+def _pairs(node: ast.AST) -> list[tuple[ast.expr | None, ast.expr]]:
+    """A dict display's items, or the items of a tuple or list of two-item tuples."""
+    if isinstance(node, ast.Dict):
+        return list(zip(node.keys, node.values, strict=True))
+    if isinstance(node, ast.Tuple | ast.List) and node.elts:
+        items = [e.elts for e in node.elts if isinstance(e, ast.Tuple) and len(e.elts) == 2]
+        return [(k, v) for k, v in items] if len(items) == len(node.elts) else []
+    return []
+
+
 def hand_maps(source: str) -> list[int]:
-    """The lines of the dict displays that map three or more rows to computed values."""
+    """The lines of the maps that take three or more rows to computed values."""
     return [
-        node.lineno
+        node.lineno  # type: ignore[attr-defined]  # a display or a sequence: an expression
         for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Dict)
-        and sum(_row_key(k) and isinstance(v, _VALUE) for k, v in zip(node.keys, node.values)) >= 3
+        if sum(_row_key(k) and isinstance(v, _VALUE) for k, v in _pairs(node)) >= 3
     ]
 
 
@@ -69,6 +99,8 @@ def test_the_measure_finds_a_hand_map() -> None:
     source = "v = {q.FLOPS.name: a.flops, q.BYTES.name: a.bytes, q.RIDGE: a.ridge}\n"
     assert hand_maps(source) == [1]
     assert hand_maps("v = {q.FLOPS.name: 'x', q.BYTES.name: 'y', q.RIDGE: 'z'}\n") == []
+    assert hand_maps('v = (("flops", a.flops), ("bytes", a.bytes), (q.RIDGE.name, a.ridge))\n')
+    assert hand_maps("v = {'peak': a.peak, 'bandwidth': a.bandwidth, 'flops': a.flops}\n") == []
 
 
 def test_no_hand_map_of_values_by_name() -> None:

@@ -190,11 +190,9 @@ def solve_model(
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
         return ModelDerivation(analysis, spec)
-    from derive.questions.quantities import model_quantities
+    from derive.questions.quantities import quantities_of
 
-    return ModelDerivation(
-        analysis, spec, questions=answer_one(questions, model_quantities(analysis))
-    )
+    return ModelDerivation(analysis, spec, questions=answer_one(questions, quantities_of(analysis)))
 
 
 def model_spec_of(problem: Problem) -> ModelSpec:

@@ -309,8 +309,10 @@ class Shown:
         return self.value(name)
 
     def _headline(self) -> str:
-        """What the short repr says after the record's name (its first few quantities)."""
-        shown = list(self.values().values())[:3]
+        """What the short repr says after the record's name: its first few quantities that
+        its kind takes (a kernel's counts, given, are no headline), else its first few."""
+        used = [v for row, v in self.values().items() if row.uses(self._row_kind)]
+        shown = (used or list(self.values().values()))[:3]
         return ", ".join(f"{v.name} = {_short(v)}" for v in shown) or "no quantities"
 
     def __repr__(self) -> str:
