@@ -97,6 +97,7 @@ _PROBLEM_FLAGS = (
     "bandwidth",
     "link_bandwidth",
     "mesh",
+    "convention",
     "regime",
     "set",
     "solve_for",

@@ -101,12 +101,6 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_what_if_flags(solve)
     add_layers_flag(solve)
     solve.add_argument(
-        "--convention",
-        metavar="NAME",
-        help="derive (default) or scaling-book: the mesh's collectives as the Scaling Book times "
-        "them (V/W, W both ways on a line or torus axis), derive's own beside",
-    )
-    solve.add_argument(
         "--collective",
         metavar="TEXT",
         help="one collective in the Scaling Book's notation on --mesh, e.g. 'AllGather_y(A[E_y, F])'",

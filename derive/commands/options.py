@@ -34,6 +34,7 @@ __all__ = [
     "REPORT_FORMATS",
     "WHAT_IF_FLAGS",
     "ProblemFlags",
+    "add_convention_flag",
     "add_format_flag",
     "add_hardware_flags",
     "add_kernel_flags",
@@ -194,6 +195,21 @@ def add_hardware_flags(
             help="the collectives' mesh, innermost axis first: "
             "name=size@bandwidth[+latency][:ring|line|torus|switch|switch+sharp],…",
         )
+        add_convention_flag(parser)
+
+
+CONVENTION_HELP = (
+    "whose formulas to follow: derive (default, exact) or scaling-book, the Scaling Book's own "
+    "(a mesh's collectives V/W, W both ways on a line or torus axis; a serving step without TP's "
+    "all-reduces; a training run's FSDP and TP rules, 10 B/param), derive's own beside; "
+    "train also megatron (18 B/param, Korthikanti's activations with dropout) and deepspeed "
+    "(its ZeRO-2/3 estimators)"
+)
+
+
+def add_convention_flag(parser: argparse.ArgumentParser) -> None:
+    """``--convention NAME``, declared once for every command (each reads the names it knows)."""
+    parser.add_argument("--convention", metavar="NAME", help=CONVENTION_HELP)
 
 
 def add_tolerance_flag(parser: argparse.ArgumentParser, default: str | None = DEFAULT_RTOL) -> None:
@@ -348,6 +364,7 @@ def add_serving_timing_flags(parser: argparse.ArgumentParser) -> None:
         help="TP's all-reduces on a mesh, innermost axis first (name=size@bandwidth[+latency]"
         "[:topology],…; default: the chip's node; tpu:AxB: a slice)",
     )
+    add_convention_flag(parser)
 
 
 def serving_of(args: argparse.Namespace) -> ServingSpec | None:
