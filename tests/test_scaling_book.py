@@ -414,3 +414,18 @@ def test_the_convention_flag_is_declared_once_for_every_command(cli, tmp_path):
     r = cli(["check", "--flops", "1e12", "--bytes", "1e9", "--chip", "h100", "--quantity",
              "t_lower", "--claim", "1 ms", "--convention", "scaling-book"])  # fmt: skip
     assert r.code == 2 and "--convention" in r.err and r.err.count("\n") == 1
+
+
+def test_check_judges_a_serving_step_under_the_books_convention(cli):
+    """derive check MODEL --phase takes --convention as derive model does (it was dropped):
+    the step without TP's all-reduces; without --phase the flag is refused, never ignored."""
+    own = Fraction(_serving(cli)["inter_token_latency"])
+    book = own - 80 * 2 * Fraction(2 * 7, 8) * 32 * 8192 * 2 / NVLINK_H100
+    argv = ["check", "llama-3-70b", "--chip", "h100", "--devices", "8", "--phase", "decode",
+            "--set", "B=32", "--set", "S=4096", "--quantity", "inter_token_latency", "--claim"]  # fmt: skip
+    r = cli([*argv, str(book), "--convention", "scaling-book"])
+    assert r.code == 0 and r.out.startswith("verdict: correct"), r.out
+    assert cli([*argv, str(book)]).code == 1  # derive's own adds the all-reduces
+    r = cli(["check", "llama-3-8b", "--quantity", "params", "--claim", "8e9", "--convention",
+             "scaling-book"])  # fmt: skip
+    assert r.code == 2 and "--convention" in r.err and "--phase" in r.err
