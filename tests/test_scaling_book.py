@@ -429,3 +429,21 @@ def test_check_judges_a_serving_step_under_the_books_convention(cli):
     r = cli(["check", "llama-3-8b", "--quantity", "params", "--claim", "8e9", "--convention",
              "scaling-book"])  # fmt: skip
     assert r.code == 2 and "--convention" in r.err and "--phase" in r.err
+
+
+def test_check_takes_a_collective_in_the_books_notation(cli):
+    """derive check --collective, as derive solve's: the book's V/W judged under the convention
+    (W = 2β on a torus axis), derive's exact (g−1)/g of V over the two links otherwise."""
+    v = Fraction(2 * 2048 * 8192)  # A[E, F] gathered over y, bf16
+    book, own = v / (2 * _BETA), Fraction(_G - 1, 2 * _G) * v / _BETA
+    argv = ["check", "--collective", "AllGather_y(A[E_y, F])", "--dtype", "bf16", "--mesh",
+            _TORUS, "--set", "E=2048,F=8192", "--quantity", "t_comms", "--format", "json",
+            "--claim"]  # fmt: skip
+    r = cli([*argv, _us(book), "--convention", "scaling-book"])
+    assert r.code == 0 and Fraction(json.loads(r.out)["expected"]) == book, r.out + r.err
+    r = cli([*argv, _us(own)])
+    assert r.code == 0 and Fraction(json.loads(r.out)["expected"]) == own, r.out + r.err
+    wrong = cli([*argv, _us(book)])
+    assert wrong.code == 1 and "Scaling Book's approximation" in wrong.out
+    both = cli(["check", "matmul", *argv[1:], "1 us"])
+    assert both.code == 2 and "--collective" in both.err and both.err.count("\n") == 1

@@ -120,9 +120,7 @@ def with_serving_step(
     --quantity`` judge a claim against."""
     timing = _given(args, TIMING_KEYS)  # a model takes them only for a serving step
     if args.phase is None:
-        serving_only = timing + [
-            f for f in ("--tp", "--mesh", "--convention") if getattr(args, f[2:], None)
-        ]
+        serving_only = timing + [f for f in ("--tp", "--mesh", "--convention") if getattr(args, f[2:], None)]  # fmt: skip
         if serving_only:
             raise ProblemError(serving_only[0], "times a serving step: give --phase decode|prefill")
         return spec

@@ -45,6 +45,7 @@ __all__ = [
     "add_problem_flags",
     "add_question_flags",
     "add_serving_timing_flags",
+    "add_sharding_flags",
     "add_timeout_flag",
     "add_timing_flags",
     "add_tolerance_flag",
@@ -210,6 +211,22 @@ CONVENTION_HELP = (
 def add_convention_flag(parser: argparse.ArgumentParser) -> None:
     """``--convention NAME``, declared once for every command (each reads the names it knows)."""
     parser.add_argument("--convention", metavar="NAME", help=CONVENTION_HELP)
+
+
+def add_sharding_flags(parser: argparse.ArgumentParser) -> None:
+    """``--collective TEXT`` and ``--shard`` (repeatable): a mesh's problem in the book's notation."""
+    parser.add_argument(
+        "--collective",
+        metavar="TEXT",
+        help="one collective in the Scaling Book's notation on --mesh, e.g. 'AllGather_y(A[E_y, F])'",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="DIM:P|A[B_x, D]",
+        action="append",
+        help="a tensor sharded on --mesh in the book's notation (repeat per tensor): every "
+        "strategy and its collectives; or DIM split over P devices (F:8 column parallel)",
+    )
 
 
 def add_tolerance_flag(parser: argparse.ArgumentParser, default: str | None = DEFAULT_RTOL) -> None:
