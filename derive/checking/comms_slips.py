@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
-from derive.analysis.comms_only import CommsAnalysis
+from derive.analysis.comms_only import CommsAnalysis, analyse_comms
 from derive.analysis.network import (
     Exchange,
     Level,
@@ -74,7 +74,9 @@ def _ring(levels: tuple[Level, ...]) -> tuple[Level, ...]:
     return tuple(Level(replace(lv.axis, topology=Topology.RING), lv.size) for lv in levels)
 
 
-def _value(a: Analysis, quantity: str) -> sp.Expr | None:
+def _value(a: Analysis | CommsAnalysis, quantity: str) -> sp.Expr | None:
+    if isinstance(a, CommsAnalysis):  # its time alone
+        return None if quantity == q.NETWORK_BYTES.name else a.time
     if quantity == q.NETWORK_BYTES.name:
         return a.network.bytes_bound if a.network else None
     return a.t_lower if quantity == q.T_LOWER.name else a.network.time if a.network else None
@@ -83,20 +85,17 @@ def _value(a: Analysis, quantity: str) -> sp.Expr | None:
 def _own(a: Analysis | CommsAnalysis, quantity: str) -> sp.Expr | None:
     """Under ``--convention scaling-book``: derive's own exact value of a timed quantity (the
     same problem on the same mesh in derive's convention); None under derive's own."""
-    mesh = a.problem.mesh
-    if mesh is None or not mesh.book:
-        return None
-    if isinstance(a, CommsAnalysis):  # its time alone
-        own = sp.Add(*(c.time if c.own_time is None else c.own_time for c in a.collectives))
-        return None if quantity == q.NETWORK_BYTES.name else own
     from derive.analysis.analyse import analyse
 
-    return _value(analyse(replace(a.problem, mesh=replace(mesh, book=False))), quantity)
+    if (mesh := a.problem.mesh) is None or not mesh.book:
+        return None
+    own = replace(a.problem, mesh=replace(mesh, book=False))
+    return _value(analyse_comms(own) if isinstance(a, CommsAnalysis) else analyse(own), quantity)  # type: ignore[arg-type]
 
 
 def beside(a: Analysis | CommsAnalysis, quantity: str) -> tuple[str, ...]:
     """The sentence a right claim under the book's convention ends with: derive's own exact value."""
-    own, book = _own(a, quantity), a.time if isinstance(a, CommsAnalysis) else _value(a, quantity)
+    own, book = _own(a, quantity), _value(a, quantity)
     if own is None or book is None or not (own.is_number and book.is_number and own):
         return ()
     said = seconds(own) if quantity != q.NETWORK_BYTES.name else show_number(own, Dimension.BYTES)
