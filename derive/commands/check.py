@@ -223,14 +223,12 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
 
 def _collective(args: argparse.Namespace, spec: ProblemSpec) -> tuple[Problem, tuple[str, ...]]:
     """``--collective TEXT`` on ``--mesh``: the problem of its operator, as ``derive solve`` times it."""
-    from derive.declare.registry import operators_as_file
-    from derive.problem.binding import read_mesh
-    from derive.problem.collective_text import parse_collective
+    from derive.pipeline.kinds.comms import collective_problem
 
     if args.operator is not None:
         raise ProblemError("--collective", f"is the problem itself: give it without {args.operator!r}")  # fmt: skip
-    op = parse_collective(args.collective, read_mesh(spec))
-    return replace(spec, operator=op.name), (*_operators(args), operators_as_file(f"--collective {op.doc}", (op,)))  # fmt: skip
+    problem, _, declared = collective_problem(spec, args.collective)
+    return problem, (*_operators(args), declared)
 
 
 def refuse_set_flags(args: argparse.Namespace) -> None:
