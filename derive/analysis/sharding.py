@@ -252,9 +252,10 @@ def strategy_row(plan: Plan, analysis: Analysis) -> StrategyRow:
     (the same T_lower as the checker's and the catalogue's: the plan's collectives overlap),
     else its formulas (T_comms: its collectives' times, summed)."""
     t_comms = sp.Add(*(c.time for c in analysis.collectives if c.time is not None))
-    st, t_mem = analysis.step, analysis.memory.time
+    st, eta = analysis.step, analysis.problem.timing  # the formulas at the step's derated ceilings
+    t_math, t_mem = analysis.t_math / eta.compute_efficiency, analysis.memory.time / eta.memory_efficiency  # fmt: skip
     times = ((st.t_math, st.t_mem, st.t_comms, st.t_lower, st.t_upper) if st else
-             (analysis.t_math, t_mem, t_comms, sp.Max(analysis.t_math, t_mem, t_comms), analysis.t_math + t_mem + t_comms))  # fmt: skip
+             (t_math, t_mem, t_comms, sp.Max(t_math, t_mem, t_comms), t_math + t_mem + t_comms))  # fmt: skip
     return StrategyRow(plan.name, plan.notation, analysis.flops_bound, analysis.memory.bytes_bound, *times, analysis)  # fmt: skip
 
 

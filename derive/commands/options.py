@@ -200,11 +200,9 @@ def add_hardware_flags(
 
 
 CONVENTION_HELP = (
-    "whose formulas to follow: derive (default, exact) or scaling-book, the Scaling Book's own "
-    "(a mesh's collectives V/W, W both ways on a line or torus axis; a serving step without TP's "
-    "all-reduces; a training run's FSDP and TP rules, 10 B/param), derive's own beside; "
-    "train also megatron (18 B/param, Korthikanti's activations with dropout) and deepspeed "
-    "(its ZeRO-2/3 estimators)"
+    "derive (default, exact) or scaling-book: the Scaling Book's formulas (collectives V/W on a "
+    "mesh, W both ways on a line or torus axis; a serving step without TP's all-reduces; its FSDP "
+    "and TP rules, 10 B/param), derive's own beside; train also megatron (18 B/param) and deepspeed"
 )
 
 
