@@ -27,8 +27,8 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "(top)": 600,  # 577 on 2026-12-01
     "analysis": 2_280,  # 2,274 on 2026-12-02 (+ the book's line rule, max(hops, V/W), Send over several axes)
     "catalogue": 1_130,  # 1,123 on 2026-12-02 (rows: t_predicted, strategy, bytes_per_device, fusion_savings_total)
-    "checking": 5_410,  # 5,403 on 2026-12-02 (named model/serving/training slips, comms slips, labels in diagnoses)
-    "commands": 3_280,  # 3,270 on 2026-12-02 (derive export, variants in grading, --mesh on serving, efficiencies)
+    "checking": 5_440,  # 5,432 on 2026-12-02 (+ the book's convention judged: derive's own beside and as a slip, a strategy's serial T_lower)
+    "commands": 3_290,  # 3,282 on 2026-12-02 (--convention and --collective declared once, derive export, variants in grading, --mesh on serving, efficiencies)
     "declare": 700,  # 662 on 2026-12-01
     "figures": 1_000,  # 982 on 2026-12-01
     "formula": 1_800,  # 1,759 on 2026-12-01
@@ -41,7 +41,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "training": 1_800,  # 1,757 on 2026-12-01
     "web": 2_470,  # 2,461 on 2026-12-02 (a variant per student, the compiled standard library)
 }
-TOTAL = 39_890  # 39,884 on 2026-12-02 (DualPipe, the book's numbers chapter by chapter, expect on every kind); the round's target is 38,000 (issue 48)
+TOTAL = 39_900  # 39,893 on 2026-12-02 (DualPipe, the book's numbers chapter by chapter, expect on every kind); the round's target is 38,000 (issue 48)
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

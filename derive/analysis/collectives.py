@@ -151,10 +151,12 @@ def group_levels(mesh: Mesh, group: sp.Expr | int, what: str) -> tuple[Level, ..
 
 def link_elements(problem: Problem, tensor: Collective) -> sp.Expr:
     """Elements that take the collective's time on the mesh over the problem's β_link: the
-    network roofline's term of an operator that also computes (its ring's without a mesh)."""
+    network roofline's term of an operator that also computes (its ring's without a mesh; the
+    book's time under ``--convention scaling-book``, as :func:`collective_times` gives it)."""
     if problem.mesh is None or problem.link is None:
         return tensor.elements
     group = substitute(_as_expr(tensor.group), problem.bound_subs())
     kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
     share = 1 / group if tensor.kind is CollectiveKind.ALL_TO_ALL else sp.Integer(1)
-    return tensor.size * share * time_per_byte(kind, levels) * problem.link.value
+    per = book_time_per_byte(kind, levels, book_ici(levels)) if problem.mesh.book else time_per_byte(kind, levels)  # fmt: skip
+    return tensor.size * share * per * problem.link.value

@@ -189,7 +189,7 @@ def plan_strategies(
                  if pick else f"partial sums over {''.join(first[d])}"
                  for d, pick in zip(choices, picks)]  # fmt: skip
         name = ", ".join(named) or "as sharded"
-        comms = tuple(collective(k, s, a, mesh) for k, s, a in steps)
+        comms = tuple(collective(k, s, a, mesh, overlap=True) for k, s, a in steps)
         doc = f"one device's share of {op.name}, as sharded. {op.doc}"
         local_op = Operator(f"{op.name}_sharded", sp.expand(op.flops.xreplace(split)),
                             tuple(local[:-1]), tuple(local[-1:]), comms, doc)  # fmt: skip
@@ -242,24 +242,21 @@ class StrategyRow:
     t_math: sp.Expr
     t_mem: sp.Expr
     t_comms: sp.Expr
+    t_lower: sp.Expr  # overlapped, max(T_math, T_mem, T_comms): the analysis's own T_lower
+    t_upper: sp.Expr  # none overlapped: their sum
     analysis: Analysis
-
-    @property
-    def t_lower(self) -> sp.Expr:
-        """Compute, memory and comms overlapped: the largest."""
-        return sp.Max(self.t_math, self.t_mem, self.t_comms)
-
-    @property
-    def t_upper(self) -> sp.Expr:
-        """None overlapped: their sum."""
-        return self.t_math + self.t_mem + self.t_comms
 
 
 def strategy_row(plan: Plan, analysis: Analysis) -> StrategyRow:
-    """A plan's row from its operator's analysis (T_comms: its collectives' times, summed)."""
+    """A plan's row from its operator's analysis, its step's times when every dim is bound
+    (the same T_lower as the checker's and the catalogue's: the plan's collectives overlap),
+    else its formulas (T_comms: its collectives' times, summed)."""
     t_comms = sp.Add(*(c.time for c in analysis.collectives if c.time is not None))
-    return StrategyRow(plan.name, plan.notation, analysis.flops_bound, analysis.memory.bytes_bound,
-                       analysis.t_math, analysis.memory.time, t_comms, analysis)  # fmt: skip
+    st, eta = analysis.step, analysis.problem.timing  # the formulas at the step's derated ceilings
+    t_math, t_mem = analysis.t_math / eta.compute_efficiency, analysis.memory.time / eta.memory_efficiency  # fmt: skip
+    times = ((st.t_math, st.t_mem, st.t_comms, st.t_lower, st.t_upper) if st else
+             (t_math, t_mem, t_comms, sp.Max(t_math, t_mem, t_comms), t_math + t_mem + t_comms))  # fmt: skip
+    return StrategyRow(plan.name, plan.notation, analysis.flops_bound, analysis.memory.bytes_bound, *times, analysis)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -512,8 +512,11 @@ def _check_operator(asked: _Asked) -> CheckResult:
     except ParseError as e:
         return CheckResult.unreadable(quantity, claim, e)
     j = judge_claim(ctx, quantity, read)
+    from derive.checking.comms_slips import beside
     from derive.checking.matching import as_percent, exactly
 
+    if j.verdict is Verdict.CORRECT and not hide_expected:  # the book's value: derive's own beside
+        j = replace(j, diagnosis=(*j.diagnosis, *beside(ctx.analysis, quantity)))
     result = CheckResult(
         j.verdict,
         quantity,

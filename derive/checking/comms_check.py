@@ -180,6 +180,10 @@ def check_comms(
             diagnosis = (
                 right_to(rtol, "T_comms", show_number(exact, Dimension.TIME), m.relative_error),
             )
+        if not hide_expected:  # under the book's convention: derive's own beside
+            from derive.checking.comms_slips import beside
+
+            diagnosis += beside(analysis, quantity)
     else:
         verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(analysis, claim, value, unit, rtol),)
     error = relative_error(value, exact)

@@ -11,8 +11,11 @@ tolerance, one of these computed the slip's way from the same collectives:
 - the Scaling Book's approximation: V/W for a gather or a scatter, 2V/W for an all-reduce,
   W the bidirectional bandwidth (:func:`derive.analysis.network.book_time_per_byte`), no (P−1)/P.
 
-T_lower is the checker's (the winner's operator: its collectives waited for), not the
-table's overlapped one.
+Under ``--convention scaling-book`` the exact value is the book's, and derive's own exact
+default (the same mesh in derive's convention) is the slip named instead, and said beside a
+right claim (:func:`beside`). A strategy's T_lower overlaps its collectives with its compute
+(max(T_math, T_mem, T_comms)), in the strategies table and in the checker alike; the serial
+max(T_math, T_mem) + T_comms is named as a slip.
 
 Each sentence ends with `` — exact is …`` so the answer can be kept back.
 """
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
-from derive.analysis.comms_only import CommsAnalysis
+from derive.analysis.comms_only import CommsAnalysis, analyse_comms
 from derive.analysis.network import (
     Exchange,
     Level,
@@ -35,7 +38,7 @@ from derive.analysis.network import (
     calls_latency,
     time_per_byte,
 )
-from derive.analysis.sharding import BookSharding, StrategyRow
+from derive.analysis.sharding import BookSharding
 from derive.catalogue import table as q
 from derive.checking.comms_check import read_comms_claim
 from derive.checking.context import Context
@@ -53,7 +56,7 @@ from derive.problem.mesh import Topology
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = ["SHARDED_QUANTITIES", "check_sharded", "comms_slips", "sharded_value"]
+__all__ = ["SHARDED_QUANTITIES", "beside", "check_sharded", "comms_slips", "sharded_value"]
 
 SHARDED_QUANTITIES = (q.STRATEGY.name, q.COLLECTIVES.name, q.TENSOR_BYTES.name)
 """What only a sharded operator has: its winner, the winner's collectives, a tensor's bytes."""
@@ -71,10 +74,33 @@ def _ring(levels: tuple[Level, ...]) -> tuple[Level, ...]:
     return tuple(Level(replace(lv.axis, topology=Topology.RING), lv.size) for lv in levels)
 
 
-def _value(row: StrategyRow, quantity: str) -> sp.Expr | None:
+def _value(a: Analysis | CommsAnalysis, quantity: str) -> sp.Expr | None:
+    if isinstance(a, CommsAnalysis):  # its time alone
+        return None if quantity == q.NETWORK_BYTES.name else a.time
     if quantity == q.NETWORK_BYTES.name:
-        return row.analysis.network.bytes_bound if row.analysis.network else None
-    return row.analysis.t_lower if quantity == q.T_LOWER.name else row.t_comms
+        return a.network.bytes_bound if a.network else None
+    return a.t_lower if quantity == q.T_LOWER.name else a.network.time if a.network else None
+
+
+def _own(a: Analysis | CommsAnalysis, quantity: str) -> sp.Expr | None:
+    """Under ``--convention scaling-book``: derive's own exact value of a timed quantity (the
+    same problem on the same mesh in derive's convention); None under derive's own."""
+    from derive.analysis.analyse import analyse
+
+    if (mesh := a.problem.mesh) is None or not mesh.book:
+        return None
+    own = replace(a.problem, mesh=replace(mesh, book=False))
+    return _value(analyse_comms(own) if isinstance(a, CommsAnalysis) else analyse(own), quantity)  # type: ignore[arg-type]
+
+
+def beside(a: Analysis | CommsAnalysis, quantity: str) -> tuple[str, ...]:
+    """The sentence a right claim under the book's convention ends with: derive's own exact value."""
+    own, book = _own(a, quantity), _value(a, quantity)
+    if own is None or book is None or not (own.is_number and book.is_number and own):
+        return ()
+    said = seconds(own) if quantity != q.NETWORK_BYTES.name else show_number(own, Dimension.BYTES)
+    ratio = "the same" if book == own else f"the book's is {float(book / own):.4g}× it"
+    return (f"the Scaling Book's value (--convention scaling-book); derive's exact default is {said} ({ratio})",)  # fmt: skip
 
 
 def comms_slips(a: Analysis | CommsAnalysis, quantity: str, value: sp.Expr | None) -> list[Slip]:
@@ -85,8 +111,16 @@ def comms_slips(a: Analysis | CommsAnalysis, quantity: str, value: sp.Expr | Non
             for c in a.collectives if c.levels]  # fmt: skip
     if value is None or not each or not (timed or quantity == q.NETWORK_BYTES.name):
         return []
-    rows, s = [], getattr(a, "sharding", None)
-    if quantity != q.T_LOWER.name:
+    rows, s, own = [], getattr(a, "sharding", None), _own(a, quantity)
+    if own is not None:
+        rows.append(Slip(own, "that is derive's exact default (each device's (P−1)/P of V over the links it "
+                              "uses); the Scaling Book's convention asked here times it as its V/W"))  # fmt: skip
+    if (
+        quantity == q.T_LOWER.name and s is not None and (st := getattr(a, "step", None))
+    ):  # overlapped
+        rows.append(Slip(st.t_lower_serial, "that waits for the collectives (max(T_math, T_mem) + T_comms); a "
+                                                "strategy's T_lower overlaps them: max(T_math, T_mem, T_comms)"))  # fmt: skip
+    if quantity != q.T_LOWER.name and own is None:
         per = 1 if timed or a.problem.link is None else a.problem.link.value  # bytes at β_link
         ring = sp.Add(*(v * time_per_byte(k, _ring(lv)) * per + (calls_latency(k, _ring(lv)) if timed else 0)
                         for k, lv, v in each))  # fmt: skip
@@ -95,14 +129,14 @@ def comms_slips(a: Analysis | CommsAnalysis, quantity: str, value: sp.Expr | Non
         rows.append(Slip(ring, f"that is a one-way ring's {'time' if timed else 'byte count'} on the same "
                                f"links (derive's default with no mesh); on this mesh each device "
                                f"sends on every link: {links}"))  # fmt: skip
-    if quantity == q.T_COMMS.name:
+    if quantity == q.T_COMMS.name and own is None:
         # W: 2β on a bidirectional axis, else β (GPUs)
         book = sp.Add(*(v * book_time_per_byte(k, lv, book_ici(lv)) for k, lv, v in each))
         rows.append(Slip(book, "that is the Scaling Book's approximation: V/W for a gather or a "
                                "scatter, 2V/W for an all-reduce, W the bidirectional bandwidth, "
                                "the whole V, not P−1 of its P shares"))  # fmt: skip
     if s is not None and s.strategy is not None:
-        rows += [Slip(_value(r, quantity), f"that is the {r.name} strategy's, not the winner's — "
+        rows += [Slip(_value(r.analysis, quantity), f"that is the {r.name} strategy's, not the winner's — "
                                            f"the winner is {s.strategy.name} (least T_lower)")
                  for r in s.rows if r.name != s.strategy.name]  # fmt: skip
     exact = seconds(value) if timed else show_number(value, Dimension.BYTES)

@@ -57,11 +57,13 @@ from derive.commands.options import (
     add_format_flag,
     add_layers_flag,
     add_model_flags,
+    add_sharding_flags,
     add_tolerance_flag,
 )
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError, closest
 from derive.formula import SYNTAXES
 from derive.pipeline.kinds import Problem, derived_kind, kind_of
+from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.errors import in_file_terms, said_as_flags
@@ -97,10 +99,12 @@ _PROBLEM_FLAGS = (
     "bandwidth",
     "link_bandwidth",
     "mesh",
+    "convention",
     "regime",
     "set",
     "solve_for",
     "shard",
+    "collective",
     "layers",
 )
 
@@ -157,13 +161,7 @@ def add_check_parser(
     p.add_argument(
         "--syntax", choices=SYNTAXES, default="auto", help="how to read the claim (default: auto)"
     )
-    p.add_argument(
-        "--shard",
-        metavar="DIM:P|A[B_x, D]",
-        action="append",
-        help="as derive solve's: DIM over P devices, or a tensor on --mesh in the book's notation "
-        "(repeat per tensor; a set: key 'shard')",
-    )
+    add_sharding_flags(p)  # as derive solve's (a set: keys 'shard' and 'collective')
     add_layers_flag(p)
     add_tolerance_flag(p, default=None)  # a set's problem may set its own
     add_format_flag(p, ("text", *(f for f in REPORT_FORMATS if f != "text")))
@@ -200,6 +198,8 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     if args.problem_set is None:
         if args.problem is not None:
             raise ProblemError("--problem", "needs --problem-set SET (the file the id is in)")
+        if args.collective is not None:  # one collective in the book's notation: its operator
+            return _collective(args, spec_from_args(args))
         if args.operator is None:
             raise ProblemError(
                 "derive check",
@@ -219,6 +219,16 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     if args.problem is None:
         raise ProblemError("--problem-set", f"needs --problem ID (one of {_ids(pset)})")
     return _entry(pset, args.problem), _operators(args, pset)
+
+
+def _collective(args: argparse.Namespace, spec: ProblemSpec) -> tuple[Problem, tuple[str, ...]]:
+    """``--collective TEXT`` on ``--mesh``: the problem of its operator, as ``derive solve`` times it."""
+    from derive.pipeline.kinds.comms import collective_problem
+
+    if args.operator is not None:
+        raise ProblemError("--collective", f"is the problem itself: give it without {args.operator!r}")  # fmt: skip
+    problem, _, declared = collective_problem(spec, args.collective)
+    return problem, (*_operators(args), declared)
 
 
 def refuse_set_flags(args: argparse.Namespace) -> None:

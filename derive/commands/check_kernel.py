@@ -23,7 +23,7 @@ KERNEL_ONLY = tuple(q for q in KERNEL_QUANTITIES if q not in QUANTITIES)
 
 _KERNEL = "a kernel by its numbers (--flops/--bytes or --intensity)"
 # flags of an operator problem that a kernel, which has no dims or tensors, does not take
-_NOT_KERNEL = ("regime", "set", "solve_for", "operators")
+_NOT_KERNEL = ("regime", "set", "solve_for", "operators", "convention")
 
 
 def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:

@@ -120,7 +120,7 @@ def with_serving_step(
     --quantity`` judge a claim against."""
     timing = _given(args, TIMING_KEYS)  # a model takes them only for a serving step
     if args.phase is None:
-        serving_only = timing + (["--tp"] if getattr(args, "tp", None) is not None else [])
+        serving_only = timing + [f for f in ("--tp", "--mesh", "--convention") if getattr(args, f[2:], None)]  # fmt: skip
         if serving_only:
             raise ProblemError(serving_only[0], "times a serving step: give --phase decode|prefill")
         return spec
@@ -130,7 +130,8 @@ def with_serving_step(
     serving_timing = replace(
         timing_from_args(args), measured_tokens_per_s=args.measured_tokens_per_s
     )
-    serving = ServingSpec(args.phase, args.tp, serving_timing, mesh=getattr(args, "mesh", None))
+    convention, mesh = getattr(args, "convention", None), getattr(args, "mesh", None)
+    serving = ServingSpec(args.phase, args.tp, serving_timing, convention=convention, mesh=mesh)
     return ModelEntry(name, name, "", spec, (), serving)
 
 

@@ -25,6 +25,7 @@ from derive.commands.options import (
     add_operators_flag,
     add_problem_flags,
     add_question_flags,
+    add_sharding_flags,
     add_what_if_flags,
     is_kernel,
     question_spec_from_args,
@@ -100,24 +101,7 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     add_question_flags(solve)
     add_what_if_flags(solve)
     add_layers_flag(solve)
-    solve.add_argument(
-        "--convention",
-        metavar="NAME",
-        help="derive (default) or scaling-book: the mesh's collectives as the Scaling Book times "
-        "them (V/W, W both ways on a torus axis, one way on a line), derive's own beside",
-    )
-    solve.add_argument(
-        "--collective",
-        metavar="TEXT",
-        help="one collective in the Scaling Book's notation on --mesh, e.g. 'AllGather_y(A[E_y, F])'",
-    )
-    solve.add_argument(
-        "--shard",
-        metavar="DIM:P|A[B_x, D]",
-        action="append",
-        help="a tensor sharded on --mesh in the book's notation (repeat per tensor): every "
-        "strategy and its collectives; or DIM split over P devices (F:8 column parallel)",
-    )
+    add_sharding_flags(solve)
     solve.add_argument(
         "--compare-shardings",
         action="store_true",

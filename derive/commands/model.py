@@ -94,12 +94,6 @@ def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
     add_model_flags(p)
     add_serving_timing_flags(p)
     p.add_argument(
-        "--convention",
-        metavar="NAME",
-        help="derive (default) or scaling-book: the step without TP's all-reduces, as the "
-        "Scaling Book's inference chapter estimates it (derive's own time beside it)",
-    )
-    p.add_argument(
         "--quantity",
         metavar="Q",
         help="print these quantities (params,kv_bytes_per_token,max_batch,…; comma list), "

@@ -34,6 +34,7 @@ __all__ = [
     "REPORT_FORMATS",
     "WHAT_IF_FLAGS",
     "ProblemFlags",
+    "add_convention_flag",
     "add_format_flag",
     "add_hardware_flags",
     "add_kernel_flags",
@@ -44,6 +45,7 @@ __all__ = [
     "add_problem_flags",
     "add_question_flags",
     "add_serving_timing_flags",
+    "add_sharding_flags",
     "add_timeout_flag",
     "add_timing_flags",
     "add_tolerance_flag",
@@ -194,6 +196,36 @@ def add_hardware_flags(
             help="the collectives' mesh, innermost axis first: "
             "name=size@bandwidth[+latency][:ring|line|torus|switch|switch+sharp],…",
         )
+        add_convention_flag(parser)
+
+
+CONVENTION_HELP = (
+    "derive (default, exact) or scaling-book: the Scaling Book's formulas (collectives V/W on a "
+    "mesh, W both ways on a torus axis, one way on a line; a serving step's TP all-reduces only on "
+    "a typed --mesh; its FSDP and TP rules, 10 B/param), derive's own beside; train also megatron "
+    "(18 B/param) and deepspeed"
+)
+
+
+def add_convention_flag(parser: argparse.ArgumentParser) -> None:
+    """``--convention NAME``, declared once for every command (each reads the names it knows)."""
+    parser.add_argument("--convention", metavar="NAME", help=CONVENTION_HELP)
+
+
+def add_sharding_flags(parser: argparse.ArgumentParser) -> None:
+    """``--collective TEXT`` and ``--shard`` (repeatable): a mesh's problem in the book's notation."""
+    parser.add_argument(
+        "--collective",
+        metavar="TEXT",
+        help="one collective in the Scaling Book's notation on --mesh, e.g. 'AllGather_y(A[E_y, F])'",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="DIM:P|A[B_x, D]",
+        action="append",
+        help="a tensor sharded on --mesh in the book's notation (repeat per tensor): every "
+        "strategy and its collectives; or DIM split over P devices (F:8 column parallel)",
+    )
 
 
 def add_tolerance_flag(parser: argparse.ArgumentParser, default: str | None = DEFAULT_RTOL) -> None:
@@ -348,6 +380,7 @@ def add_serving_timing_flags(parser: argparse.ArgumentParser) -> None:
         help="TP's all-reduces on a mesh, innermost axis first (name=size@bandwidth[+latency]"
         "[:topology],…; default: the chip's node; tpu:AxB: a slice)",
     )
+    add_convention_flag(parser)
 
 
 def serving_of(args: argparse.Namespace) -> ServingSpec | None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from derive.commands.options import (
     REPORT_FORMATS,
+    add_convention_flag,
     add_format_flag,
     add_money_flags,
     add_operators_flag,
@@ -75,13 +76,6 @@ _CLUSTER_FLAGS = (
         "the pipeline schedule: 1f1b (default; interleaved with --virtual-stages), zb1p "
         "(Zero Bubble's ZB-1P) or dualpipe (DeepSeek-V3's: pp and M even, M >= 2·pp)",
     ),
-    (
-        "--convention",
-        "PRESET",
-        "whose accounting to follow: derive (default), megatron (18 B/param, Korthikanti's "
-        "activations with dropout), deepspeed (its ZeRO-2/3 estimators), scaling-book (the Scaling Book's "
-        "V/W collectives, W both ways over ICI, one way over NVLink, NICs and DCN; 10 B/param)",
-    ),
 )
 
 
@@ -130,6 +124,7 @@ def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
     )
     for flag, metavar, helptext in _RUN_FLAGS + _CLUSTER_FLAGS:
         p.add_argument(flag, metavar=metavar, help=helptext)
+    add_convention_flag(p)
     p.add_argument(
         "--count-logits",
         action="store_true",
@@ -203,6 +198,7 @@ def run_train(args: argparse.Namespace) -> int:
         overlap_tp="true" if args.overlap_tp else None,
         count_logits="true" if args.count_logits else None,
         dropout="true" if args.dropout else None,
+        convention=args.convention,
     )
     questions = question_spec_from_args(args)
     answered = None

@@ -99,12 +99,18 @@ def parse_tensor(text: str, mesh: Mesh | None, where: str = _WHERE) -> TensorSpe
 
 
 def collective(
-    kind: CollectiveKind, spec: TensorSpec, axes: tuple[str, ...], mesh: Mesh
+    kind: CollectiveKind,
+    spec: TensorSpec,
+    axes: tuple[str, ...],
+    mesh: Mesh,
+    overlap: bool = False,
 ) -> Collective:
     """The collective over ``axes`` of ``spec`` as one device holds it along them: the one
-    declaration both notations (``--collective``, a sharded operator's) are timed by."""
+    declaration both notations (``--collective``, a sharded operator's, which overlaps its
+    compute as the book's strategies do) are timed by."""
     group = sp.Mul(*(a.size for a in mesh.axes if a.name in axes))
-    return Collective(kind, Tensor(spec.name, spec.local(mesh, axes)), int(group), axes=axes)
+    local = Tensor(spec.name, spec.local(mesh, axes))
+    return Collective(kind, local, int(group), axes=axes, overlap=overlap)
 
 
 def book_text(kind: CollectiveKind, spec: TensorSpec, axes: tuple[str, ...]) -> str:

@@ -152,7 +152,11 @@ def collective_step(
                 + "; "
                 + (f"P = {item.group}" if item.group.is_Integer else f"P is the dim {item.group}")
                 + f", {item.dtype}"
-                + ("" if collective.overlap else "; the kernel waits for it (not overlapped)")
+                + (
+                    "; it overlaps the kernel's compute"
+                    if collective.overlap
+                    else "; the kernel waits for it (not overlapped)"
+                )
                 + "."
                 + _book_note(item)
             )

@@ -312,3 +312,138 @@ def test_the_books_switch_is_one_way_and_a_convention_needs_a_mesh(cli):
     r = cli(["solve", "--collective", "AllGather_x(A[E_x, F])", "--dtype", "bf16",
              "--mesh", "x=4@4.5e10", "--set", "E=8,F=8", "--convention", "book"])  # fmt: skip
     assert r.code == 2 and "derive or scaling-book" in r.err
+
+
+# --- derive check and derive compare --convention scaling-book ----------------------------
+# The same book's V/W judged and laid out for an operator: a sharded matmul's winner (its
+# partial sums Z[B, F] all-reduced over x, 2V/W with W = 2β on a torus axis), and derive's own
+# exact default beside it ((g−1)/g of V each way over 2 links, twice: 2·(g−1)/(2g)·V/β).
+
+_TORUS, _G, _BETA = "x=4@4.5e10:torus,y=4@4.5e10:torus", 4, Fraction(45 * 10**9)
+_SHARDED = ["matmul", "--dtype", "bf16", "--chip", "tpu-v5e", "--mesh", _TORUS, "--shard",
+            "X[B, D]", "--shard", "Y[D_x, F]", "--set", "B=128,D=8192,F=16384"]  # fmt: skip
+_V = Fraction(2 * 128 * 16384)  # Z, bf16
+
+
+def _us(t: Fraction) -> str:
+    return f"{float(t) * 1e6:.6g} us"
+
+
+def _claim(cli, quantity: str, claim: str, *extra: str):
+    return cli(["check", *_SHARDED, "--quantity", quantity, "--claim", claim,
+                "--convention", "scaling-book", *extra])  # fmt: skip
+
+
+def test_check_judges_a_sharded_operators_t_comms_against_the_books(cli):
+    book, own = 2 * _V / (2 * _BETA), 2 * Fraction(_G - 1, 2 * _G) * _V / _BETA
+    r = _claim(cli, "t_comms", _us(book))
+    assert r.code == 0 and r.out.startswith("verdict: correct"), r.out
+    assert f"derive's exact default is {float(own) * 1e6:.4g} µs" in r.out  # said beside
+    print(f"t_comms: scaling-book {book}, derive {own}")
+    wrong = _claim(cli, "t_comms", _us(own))  # derive's own, where the book's is asked
+    assert wrong.code == 1 and "that is derive's exact default" in wrong.out
+    assert f"exact is {float(book) * 1e6:.4g} µs" in wrong.out
+    hidden = _claim(cli, "t_comms", _us(book), "--hide-expected")
+    assert "derive's exact default" not in hidden.out
+    plain = cli(["check", *_SHARDED, "--quantity", "t_comms", "--claim", _us(book)])
+    assert plain.code == 1 and "Scaling Book's approximation" in plain.out  # derive's own asked
+    data = json.loads(_claim(cli, "t_comms", _us(book), "--format", "json").out)
+    assert Fraction(data["expected"]) == book
+
+
+def test_check_judges_the_books_t_lower_and_a_comms_only_operator(cli, tmp_path):
+    t_mem = 2 * Fraction(128 * 8192 // _G + 8192 // _G * 16384 + 128 * 16384) / (82 * 10**10)
+    t_lower = max(Fraction(2 * 128 * 8192 * 16384, _G * 197 * 10**12), t_mem, 2 * _V / (2 * _BETA))
+    assert _claim(cli, "t_lower", _us(t_lower)).out.startswith("verdict: correct")
+    ops = tmp_path / "gather.py"
+    ops.write_text(
+        "from derive import Collective, Operator, Tensor, dims\n\nE, F, P = dims('E F P')\n"
+        "gather = Operator(name='gather', flops=0, "
+        "comms=[Collective('all_gather', Tensor('A', (E, F)), group=P)])\n"
+    )
+    argv = ["check", "gather", "--operators", str(ops), "--dtype", "bf16", "--mesh",
+            "y=4@4.5e10:torus", "--set", "E=2048,F=8192,P=4", "--quantity", "t_comms",
+            "--convention", "scaling-book", "--claim"]  # fmt: skip
+    v = Fraction(2 * 2048 * 8192)
+    book, own = v / (2 * _BETA), Fraction(_G - 1, 2 * _G) * v / _BETA
+    r = cli([*argv, _us(book)])
+    assert r.code == 0 and f"derive's exact default is {float(own) * 1e6:.4g} µs" in r.out, r.out
+    wrong = cli([*argv, _us(own)])
+    assert wrong.code == 1 and "that is derive's exact default" in wrong.out
+
+
+def test_compare_lays_out_the_books_times(cli, tmp_path):
+    ops = tmp_path / "rowpar.py"
+    ops.write_text(
+        "from derive import Collective, Operator, Tensor, dims\n\nB, D, F, P = dims('B D F P')\n"
+        "rowpar = Operator(name='rowpar', flops=2 * B * D * F, reads=[Tensor('X', (B, D)), "
+        "Tensor('W', (D, F))], writes=[Tensor('Y', (B, F))], "
+        "comms=[Collective('all_reduce', Tensor('Y', (B, F)), group=P)])\n"
+    )
+    argv = ["compare", "rowpar", "--operators", str(ops), "--dtype", "bf16", "--mesh",
+            "x=4@4.5e10:torus", "--set", "B=1024,D=8192,F=8192,P=4", "--chips", "tpu-v5e,h100"]  # fmt: skip
+    v = Fraction(2 * 1024 * 8192)
+    book, own = 2 * v / (2 * _BETA), 2 * Fraction(_G - 1, 2 * _G) * v / _BETA
+    r = cli([*argv, "--convention", "scaling-book", "--format", "json"])
+    assert r.code == 0, r.err
+    for row in json.loads(r.out):
+        assert Fraction(row["network"]["t_comms"]["exact"]) == book
+        assert Fraction(row["network"]["t_comms_derive"]["exact"]) == own
+    plain = json.loads(cli([*argv, "--format", "json"]).out)
+    assert all(Fraction(row["network"]["t_comms"]["exact"]) == own for row in plain)
+    assert all("t_comms_derive" not in row["network"] for row in plain)
+    md = cli([*argv, "--convention", "scaling-book"]).out
+    assert "convention: scaling-book" in md and f"{float(own) * 1e6:.5g} µs" in md
+    assert f"{float(book) * 1e6:.2f}" in md
+
+
+def test_the_convention_flag_is_declared_once_for_every_command(cli, tmp_path):
+    from derive.commands.cli import build_parser
+    from derive.commands.options import CONVENTION_HELP
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices
+    for command in ("solve", "check", "compare", "model", "train", "sweep"):
+        (flag,) = [a for a in sub[command]._actions if "--convention" in a.option_strings]
+        assert (flag.help, flag.metavar) == (CONVENTION_HELP, "NAME"), command
+    path = tmp_path / "set.toml"
+    path.write_text('title = "s"\n[[problem]]\nid = "p"\noperator = "matmul"\ndtype = "bf16"\n'
+                    'chip = "h100"\nset = { B = 8, D = 8, F = 8 }\n')  # fmt: skip
+    r = cli(["check", "--problem-set", str(path), "--problem", "p", "--quantity", "t_comms",
+             "--claim", "1 us", "--convention", "scaling-book"])  # fmt: skip
+    assert r.code == 2 and "--convention" in r.err and r.err.count("\n") == 1
+    r = cli(["check", "--flops", "1e12", "--bytes", "1e9", "--chip", "h100", "--quantity",
+             "t_lower", "--claim", "1 ms", "--convention", "scaling-book"])  # fmt: skip
+    assert r.code == 2 and "--convention" in r.err and r.err.count("\n") == 1
+
+
+def test_check_judges_a_serving_step_under_the_books_convention(cli):
+    """derive check MODEL --phase takes --convention as derive model does (it was dropped):
+    the step without TP's all-reduces; without --phase the flag is refused, never ignored."""
+    own = Fraction(_serving(cli)["inter_token_latency"])
+    book = own - 80 * 2 * Fraction(2 * 7, 8) * 32 * 8192 * 2 / NVLINK_H100
+    argv = ["check", "llama-3-70b", "--chip", "h100", "--devices", "8", "--phase", "decode",
+            "--set", "B=32", "--set", "S=4096", "--quantity", "inter_token_latency", "--claim"]  # fmt: skip
+    r = cli([*argv, str(book), "--convention", "scaling-book"])
+    assert r.code == 0 and r.out.startswith("verdict: correct"), r.out
+    assert cli([*argv, str(book)]).code == 1  # derive's own adds the all-reduces
+    r = cli(["check", "llama-3-8b", "--quantity", "params", "--claim", "8e9", "--convention",
+             "scaling-book"])  # fmt: skip
+    assert r.code == 2 and "--convention" in r.err and "--phase" in r.err
+
+
+def test_check_takes_a_collective_in_the_books_notation(cli):
+    """derive check --collective, as derive solve's: the book's V/W judged under the convention
+    (W = 2β on a torus axis), derive's exact (g−1)/g of V over the two links otherwise."""
+    v = Fraction(2 * 2048 * 8192)  # A[E, F] gathered over y, bf16
+    book, own = v / (2 * _BETA), Fraction(_G - 1, 2 * _G) * v / _BETA
+    argv = ["check", "--collective", "AllGather_y(A[E_y, F])", "--dtype", "bf16", "--mesh",
+            _TORUS, "--set", "E=2048,F=8192", "--quantity", "t_comms", "--format", "json",
+            "--claim"]  # fmt: skip
+    r = cli([*argv, _us(book), "--convention", "scaling-book"])
+    assert r.code == 0 and Fraction(json.loads(r.out)["expected"]) == book, r.out + r.err
+    r = cli([*argv, _us(own)])
+    assert r.code == 0 and Fraction(json.loads(r.out)["expected"]) == own, r.out + r.err
+    wrong = cli([*argv, _us(book)])
+    assert wrong.code == 1 and "Scaling Book's approximation" in wrong.out
+    both = cli(["check", "matmul", *argv[1:], "1 us"])
+    assert both.code == 2 and "--collective" in both.err and both.err.count("\n") == 1

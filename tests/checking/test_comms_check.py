@@ -95,12 +95,56 @@ def test_t_comms_and_t_lower_of_the_other_strategy_are_named(cli):
     assert f"that is the gather Y strategy's, not the winner's — the winner is {_WINNER}" in r.out
     hidden = _check(cli, "t_comms", _us(_torus(_Y, False)), "--hide-expected")
     assert "gather Y strategy's, not the winner's" in hidden.out and _WINNER not in hidden.out
-    # the checker's T_lower waits for the collectives: max(T_math, T_mem) + T_comms
+    # a strategy's T_lower overlaps its collectives: max(T_math, T_mem, T_comms)
     peak, hbm = Q(197 * 10**12), Q(82 * 10**10)
     t_math, t_mem = Q(2 * _B * _D * _F, peak), 2 * Q(_B * _D + _D * _F + _B * _F) / hbm
-    gathered = max(t_math, t_mem) + _torus(_Y, False)
+    gathered = max(t_math, t_mem, _torus(_Y, False))
     r = _check(cli, "t_lower", _us(gathered))
     assert r.code == 1 and "that is the gather Y strategy's" in r.out
+
+
+def _winner_times() -> tuple[Q, Q, Q]:
+    """The winner's T_math, T_mem (X whole, Y[D_x, F], Z whole, bf16) and T_comms."""
+    peak, hbm = Q(197 * 10**12), Q(82 * 10**10)
+    local = 2 * Q(_B * _D // _G + _D // _G * _F + _B * _F)
+    return Q(2 * _B * _D * _F, _G * peak), local / hbm, _torus(_Z, True)
+
+
+@pytest.mark.parametrize("book", [False, True])
+def test_the_strategies_table_and_the_checker_have_one_t_lower(cli, book):
+    """The winner's row of JSON sharding.strategies is the problem's own t_math, t_mem,
+    t_comms, t_lower (overlapped: the largest) and t_upper (their sum), as values() reads
+    them and as the checker judges them."""
+    from derive.pipeline import registry_naming
+    from derive.pipeline.shard import derive_book_sharded
+    from derive.problem.binding import ProblemSpec
+
+    extra = ["--convention", "scaling-book"] if book else []
+    r = cli(["solve", *_ARGS, *extra, "--format", "json"])
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    (row,) = [
+        s for s in data["sharding"]["strategies"] if s["name"] == data["sharding"]["strategy"]
+    ]
+    t_math, t_mem, t_comms = _winner_times()
+    if book:
+        t_comms = 2 * _Z / (2 * _W)  # 2V/W, W both ways
+    assert Q(row["t_lower"]) == max(t_math, t_mem, t_comms)
+    assert Q(row["t_upper"]) == t_math + t_mem + t_comms
+    assert (Q(row["t_math"]), Q(row["t_mem"]), Q(row["t_comms"])) == (t_math, t_mem, t_comms)
+    assert Q(data["t_lower"]) == Q(row["t_lower"]) and Q(data["t_upper"]) == Q(row["t_upper"])
+    assert Q(data["network"]["t_comms"]) == Q(row["t_comms"])
+    spec = ProblemSpec("matmul", ("bf16",), chip="tpu-v5e", mesh=_TORUS, sets=(f"B={_B},D={_D},F={_F}",),
+                       convention="scaling-book" if book else None)  # fmt: skip
+    shards = ("X[B, D]", "Y[D_x, F]")
+    derivation, _ = derive_book_sharded(spec, registry_naming("matmul", ()), shards)
+    values = {v.name: v.exact for v in derivation.values().values()}
+    for name in ("t_math", "t_mem", "t_comms", "t_lower", "t_upper"):
+        assert Q(str(values[name])) == Q(row[name]), name
+        said = _check(cli, name, str(row[name]), *extra)
+        assert said.out.startswith("verdict: correct"), (name, said.out)
+    serial = _check(cli, "t_lower", _us(max(t_math, t_mem) + t_comms), *extra)
+    assert serial.code == 1 and "that waits for the collectives" in serial.out
 
 
 def test_t_comms_as_the_scaling_books_approximation_is_named(cli):

@@ -73,3 +73,29 @@ def test_a_sets_problem_takes_the_books_convention(cli, tmp_path):
     bad = _set(tmp_path, 'collective = "AllGather_y(A[E_y, F])"\nconvention = "book"')
     r = cli(["key", str(bad), "-o", str(tmp_path / "o")])
     assert r.code == 2 and "key 'convention': derive or scaling-book" in r.err
+
+
+def test_a_sets_collective_is_read_once(cli, tmp_path, monkeypatch):
+    """The set's reader parses ``collective`` once and keeps the operator on the entry: the
+    registry, the key and the checker reuse it (a bad one is still refused naming the problem,
+    above)."""
+    from derive.problem import collective_text
+    from derive.problem.sets.problem_set import load_problem_set
+    from derive.problem.sets.registry import set_operators
+
+    calls = []
+    parse = collective_text.parse_collective
+    monkeypatch.setattr(
+        collective_text, "parse_collective", lambda *a: calls.append(a) or parse(*a)
+    )
+    pset = load_problem_set(_set(tmp_path))
+    (entry,) = pset.problems
+    assert entry.declared is not None and entry.declared.name == entry.spec.operator
+    assert len(calls) == 1
+    set_operators(pset, False)
+    assert len(calls) == 1  # the registry takes the entry's operator
+    claim = f"{float(EXACT) * 1e6:.4g} us"
+    r = cli(["check", "--problem-set", str(_set(tmp_path)), "--problem", "ag", "--quantity",
+             "t_comms", "--claim", claim])  # fmt: skip
+    assert r.code == 0, r.out + r.err
+    assert len(calls) <= 2  # the check may read the set again (once), nothing else parses it

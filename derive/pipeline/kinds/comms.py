@@ -21,7 +21,7 @@ from derive.problem.binding import ProblemSpec
 if TYPE_CHECKING:
     from derive.analysis.comms_only import CommsAnalysis
 
-__all__ = ["CommsDerivation", "CommsKind", "derive_comms"]
+__all__ = ["CommsDerivation", "CommsKind", "collective_problem", "derive_comms"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -72,11 +72,19 @@ def derive_comms(spec: ProblemSpec, operator: Operator) -> CommsDerivation:
 
 def derive_collective(spec: ProblemSpec, text: str) -> CommsDerivation:
     """``--collective 'AllGather_y(A[E_y, F])'``: one collective in the book's notation, timed."""
+    problem, operator, _ = collective_problem(spec, text)
+    return derive_comms(problem, operator)
+
+
+def collective_problem(spec: ProblemSpec, text: str) -> tuple[ProblemSpec, Operator, str]:
+    """``--collective TEXT`` read once: the problem of its operator, the operator, and the
+    operator file (declared as data) ``derive check`` loads it from."""
+    from derive.declare.registry import operators_as_file
     from derive.problem.binding import read_mesh
     from derive.problem.collective_text import parse_collective
 
-    operator = parse_collective(text, read_mesh(spec))
-    return derive_comms(replace(spec, operator=operator.name), operator)
+    op = parse_collective(text, read_mesh(spec))
+    return replace(spec, operator=op.name), op, operators_as_file(f"--collective {op.doc}", (op,))
 
 
 @dataclass(frozen=True)

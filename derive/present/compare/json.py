@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from derive.present.compare.ratios import Ratios
     from derive.present.compare.table import CompareRow
 
-__all__ = ["bound_of", "compare_json", "quantity_json", "ratios_json"]
+__all__ = ["bound_of", "compare_json", "own_comms", "quantity_json", "ratios_json"]
 
 
 def bound_of(analysis: Analysis) -> str:
@@ -61,6 +61,14 @@ def ratios_json(ratio: Ratios) -> dict[str, object]:
     }
 
 
+def own_comms(analysis: Analysis) -> sp.Expr | None:
+    """derive's own exact T_comms of an operator timed under ``--convention scaling-book``
+    (each collective's own time in place of the book's); None when none was the book's."""
+    own = [(c.own_time, c.time) for c in analysis.collectives if c.own_time is not None]
+    net = analysis.network
+    return net.time + sp.Add(*(o - t for o, t in own if t is not None)) if own and net else None
+
+
 def compare_json(
     rows: list[CompareRow], ratios: list[Ratios] | None = None
 ) -> list[dict[str, object]]:
@@ -70,7 +78,7 @@ def compare_json(
         analysis, problem = row.analysis, row.analysis.problem
         crossover, leading = row.headline
         numeric = analysis.all_bound
-        net = analysis.network
+        net, own = analysis.network, own_comms(analysis) if numeric else None
         out.append(
             {
                 "chip": row.chip.name,
@@ -97,6 +105,7 @@ def compare_json(
                     q.RIDGE.name: quantity_json(net.ridge),
                     q.CROSSOVER.name: _crossover_json(net.crossover, False),
                     q.T_COMMS.name: quantity_json(net.time) if numeric else None,
+                    **({"t_comms_derive": quantity_json(own)} if own is not None else {}),
                 },
                 q.T_LOWER.name: quantity_json(analysis.t_lower) if numeric else None,
                 **({"ratios": ratios_json(ratios[index])} if ratios is not None else {}),

@@ -25,7 +25,7 @@ from derive.analysis.analyse import Analysis
 from derive.analysis.crossover.records import NEVER, Crossover
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
-from derive.present.compare.json import bound_of, compare_json
+from derive.present.compare.json import bound_of, compare_json, own_comms
 from derive.present.compare.ratios import Ratios
 from derive.present.compare.tex import Exact, compare_tex, operator_groups, time_column
 from derive.present.escape import md_escape
@@ -179,6 +179,10 @@ def _header(rows: list[CompareRow]) -> tuple[str, list[tuple[str, str]]]:
         parts.append(("regime", problem.regime.pretty))
     parts.append(("bound", ", ".join(f"{d}={v}" for d, v in problem.bound) or "none"))
     parts.append(("crossover solved for", problem.solve_for.name))
+    own = own_comms(rows[0].analysis) if rows[0].analysis.all_bound else None
+    if own is not None:  # the book's times laid out, derive's own said once (it is the chips')
+        parts.append(("convention", "scaling-book (T_comms the Scaling Book's k·V/W on the mesh; "
+                                    f"derive's exact default {float(own) * 1e6:.5g} µs)"))  # fmt: skip
     return problem.operator.name, parts
 
 

@@ -18,12 +18,13 @@ those alone (a :class:`QuestionEntry`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.catalogue.groups import ask_key
+from derive.declare.operator import Operator
 from derive.errors import DeriveError, ProblemError
 from derive.lazy import lazy_getattr
 from derive.problem.binding import ProblemSpec
@@ -156,6 +157,8 @@ class ProblemEntry:
     plot: PlotSpec | None
     questions: QuestionSpec | None = None
     expect: tuple[tuple[str, str], ...] = ()  # of its quantities: formulas in its dims, numbers
+    # its collective = "AllGather_y(A[E_y, F])", read once as its operator (named spec.operator)
+    declared: Operator | None = field(default=None, compare=False, repr=False)
 
     @property
     def kind(self) -> ProblemKind:
@@ -308,15 +311,16 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     spec = ProblemSpec(
         raw["operator"], dtypes, sets=sets, timing=timing, shards=shards, layers=layers, **given
     )
-    spec = replace(spec, collective=raw.get("collective"))
-    if spec.collective is not None:  # read now, so an error names the problem and its key
+    spec, declared = replace(spec, collective=raw.get("collective")), None
+    if spec.collective is not None:  # read once, here, so an error names the problem and its key
         from derive.problem.binding import read_mesh
         from derive.problem.collective_text import parse_collective
 
         try:
-            parse_collective(spec.collective, read_mesh(spec))
+            op = parse_collective(spec.collective, read_mesh(spec))
         except ProblemError as error:
             raise ProblemError(f"{where}: key 'collective'", error.why) from None
+        declared = Operator(spec.operator, op.flops, op.reads, op.writes, op.comms, op.doc)
     try:
         bind_timing(spec.timing)  # checked here so the error names the problem
     except DeriveError as error:
@@ -324,7 +328,7 @@ def _problem(raw: object, index: int, origin: str, seen: set[str]) -> ProblemEnt
     plot = _plot(raw["plot"], where) if "plot" in raw else None
     expect = tuple((k, str(v)) for k, v in raw.get("expect", {}).items() if k in EXPECT_KEYS)
     title, text = raw.get("title", pid), raw.get("text", "")
-    return ProblemEntry(pid, title, text, spec, ask, plot, questions, expect)
+    return ProblemEntry(pid, title, text, spec, ask, plot, questions, expect, declared)
 
 
 def asked_keys(ask: object, kind: ProblemKind, questions: QuestionSpec | None) -> tuple[str, ...]:

@@ -37,9 +37,6 @@ from derive.errors import DeclarationError, ProblemError
 from derive.formula.decimals import parse_decimal
 from derive.problem.sets.problem_set import ProblemSet
 
-if TYPE_CHECKING:
-    from derive.problem.binding import ProblemSpec
-
 if TYPE_CHECKING:  # the tables' records load with a set that has [[operator]] tables
     from derive.problem.sets.operator_tables import OperatorTable, TensorTable
 
@@ -133,25 +130,15 @@ def set_operators(
     require_trust(pset, trust)
     files = tuple(str(path) for path in pset.operators)
     tables = pset.operator_tables
-    said = tuple(e.spec for e in pset.problems if e.spec.collective is not None)
+    said = tuple(e for e in pset.problems if e.declared is not None)  # read with the set
     if not tables and not said:
         return files
-    digest = hashlib.sha256(repr((tables, said)).encode()).hexdigest()[:12]
+    digest = hashlib.sha256(repr((tables, [e.spec for e in said])).encode()).hexdigest()[:12]
     name = f"[[operator]] tables of {Path(pset.source).name} {digest}"
     if name not in _NAMED:
         declared = _declare_checked(pset, tables, time_limit) if tables else ()
-        _NAMED[name] = (*declared, *map(_collective, said))
+        _NAMED[name] = (*declared, *(e.declared for e in said if e.declared is not None))
     return (*files, operators_as_file(name, _NAMED[name]))
-
-
-def _collective(spec: ProblemSpec) -> Operator:
-    """A problem's ``collective = "AllGather_y(A[E_y, F])"`` on its mesh, as its operator."""
-    from derive.problem.binding import read_mesh
-    from derive.problem.collective_text import parse_collective
-
-    assert spec.collective is not None
-    op = parse_collective(spec.collective, read_mesh(spec))
-    return Operator(spec.operator, op.flops, op.reads, op.writes, op.comms, op.doc)
 
 
 _NAMED: dict[str, tuple[Operator, ...]] = {}
