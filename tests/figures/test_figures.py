@@ -180,7 +180,7 @@ def test_tikz_escapes_labels():
 
 _SCRIPT = """
 import sys
-sys.path.insert(0, {tests!r})
+sys.path[:0] = {tests!r}
 import test_figures as t
 from derive.figures import roofline_svg, roofline_tikz, sweep_svg, sweep_tikz
 sys.stdout.write(roofline_svg(t.roofline()) + roofline_svg(t.tpu_roofline()) + sweep_svg(t.sweep())
@@ -193,7 +193,7 @@ def test_bytes_do_not_depend_on_the_hash_seed():
     for seed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
         p = subprocess.run(
-            [sys.executable, "-c", _SCRIPT.format(tests=str(ROOT / "tests"))],
+            [sys.executable, "-c", _SCRIPT.format(tests=[str(Path(__file__).parent), str(ROOT / "tests")])],
             env=env,
             cwd=ROOT,
             capture_output=True,
