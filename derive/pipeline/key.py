@@ -207,7 +207,10 @@ def _serving_series(
 
 
 def _kernels(pset: ProblemSet) -> list[KernelNumbers]:
-    """Every kernel problem of the set, derived (errors collected, in the file's own terms)."""
+    """Every kernel problem of the set, derived (errors collected, in the file's own terms); a
+    set with none loads no kernel module."""
+    if not pset.kernels:
+        return []
     from derive.pipeline.cache import kernel_analysis
     from derive.pipeline.kinds.kernel import KernelDerivation
 

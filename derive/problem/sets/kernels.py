@@ -29,14 +29,13 @@ from derive.problem.kernel_spec import KernelSpec
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
 from derive.problem.sets.checks import problem_head
 from derive.problem.sets.errors import in_file_terms
-from derive.problem.sets.problem_set import unknown_quantity
+from derive.problem.sets.problem_set import exact_expect
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
 __all__ = [
     "KERNEL_ASK_KEYS",
     "KERNEL_TIMING_KEYS",
     "KernelEntry",
-    "exact_expect",
     "kernel_asks",
     "kernel_problem",
     "kernel_quantities_of",
@@ -236,32 +235,6 @@ def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> Kern
         tuple(expect),
         questions,
     )
-
-
-def exact_expect(expect: dict, where: str, allowed: tuple = ()) -> tuple[tuple[str, str], ...]:
-    """A problem's ``expect`` of exact values as text (a kernel's, a model's, a budget's, a
-    what-if's): a positive decimal or fraction as text, a whole number, or a truth.
-
-    Raises:
-        ProblemError: a name not ``allowed`` (when given), any other value, naming the key.
-    """
-    out = []
-    for name, value in expect.items():
-        if allowed and name not in allowed:
-            raise unknown_quantity(f"{where}: key 'expect'", name, allowed)
-        try:
-            for part in value.split("/", 1) if isinstance(value, str) else ():
-                parse_positive(part.strip(), name)
-            if not isinstance(value, str | int):
-                raise ProblemError(name, "must be a string")
-        except DeriveError:
-            raise ProblemError(
-                f"{where}: key 'expect' ({name})",
-                'an exact value: a positive decimal or a fraction as text ("1/989", "0.0025"), '
-                "a whole number or true/false",
-            ) from None
-        out.append((name, str(value).lower() if isinstance(value, bool) else str(value)))
-    return tuple(out)
 
 
 def _defined(table: dict) -> tuple[str, ...]:

@@ -22,12 +22,12 @@ from derive.problem.serving_spec import (
     serving_spec,
 )
 from derive.problem.sets.checks import check_keys, problem_head, str_map
-from derive.problem.sets.kernels import exact_expect
 from derive.problem.sets.model_tables import ModelTable
 from derive.problem.sets.problem_set import (
     MODEL_ASK_KEYS,
     ModelEntry,
     asked_keys,
+    exact_expect,
     questions_of,
     unknown_quantity,
 )

@@ -24,8 +24,7 @@ from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.problem.sets.checks import NATIVE_TABLES, problem_head
-from derive.problem.sets.kernels import exact_expect
-from derive.problem.sets.problem_set import unknown_quantity
+from derive.problem.sets.problem_set import exact_expect, unknown_quantity
 
 __all__ = [
     "BUDGET_ASK_KEYS",

@@ -26,6 +26,7 @@ from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.catalogue.groups import ask_key
 from derive.declare.operator import Operator
 from derive.errors import DeriveError, ProblemError
+from derive.formula.decimals import parse_positive
 from derive.lazy import lazy_getattr
 from derive.problem.binding import ProblemSpec
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
@@ -55,6 +56,7 @@ __all__ = [
     "ProblemSet",
     "QuestionEntry",
     "asked_keys",
+    "exact_expect",
     "load_problem_set",
     "parse_problem_set",
     "problem_set_of",
@@ -507,3 +509,29 @@ def load_problem_set(path: Path, errors: list[DeriveError] | None = None) -> Pro
     """
     text = read_toml_text(path, f"problem set {str(path)!r}")
     return parse_problem_set(text, str(path), path.parent, errors)
+
+
+def exact_expect(expect: dict, where: str, allowed: tuple = ()) -> tuple[tuple[str, str], ...]:
+    """A problem's ``expect`` of exact values as text (a kernel's, a model's, a budget's, a
+    what-if's): a positive decimal or fraction as text, a whole number, or a truth.
+
+    Raises:
+        ProblemError: a name not ``allowed`` (when given), any other value, naming the key.
+    """
+    out = []
+    for name, value in expect.items():
+        if allowed and name not in allowed:
+            raise unknown_quantity(f"{where}: key 'expect'", name, allowed)
+        try:
+            for part in value.split("/", 1) if isinstance(value, str) else ():
+                parse_positive(part.strip(), name)
+            if not isinstance(value, str | int):
+                raise ProblemError(name, "must be a string")
+        except DeriveError:
+            raise ProblemError(
+                f"{where}: key 'expect' ({name})",
+                'an exact value: a positive decimal or a fraction as text ("1/989", "0.0025"), '
+                "a whole number or true/false",
+            ) from None
+        out.append((name, str(value).lower() if isinstance(value, bool) else str(value)))
+    return tuple(out)
