@@ -193,7 +193,11 @@ def test_bytes_do_not_depend_on_the_hash_seed():
     for seed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
         p = subprocess.run(
-            [sys.executable, "-c", _SCRIPT.format(tests=[str(Path(__file__).parent), str(ROOT / "tests")])],
+            [
+                sys.executable,
+                "-c",
+                _SCRIPT.format(tests=[str(Path(__file__).parent), str(ROOT / "tests")]),
+            ],
             env=env,
             cwd=ROOT,
             capture_output=True,
