@@ -1,14 +1,14 @@
-"""A mypy plugin: a derivation's quantity attributes are its kind's catalogue rows.
+"""A mypy plugin (the quality gate's): a derivation's quantity attributes are its kind's rows.
 
-A record's quantities are attributes through :meth:`Shown.__getattr__
-<derive.pipeline.kinds.surface.Shown.__getattr__>`, which mypy types as a :class:`Value`
-for any name. With this plugin (``plugins = ["derive/pipeline/kinds/mypy_plugin.py"]``
-in ``[tool.mypy]``, as this repository's ``pyproject.toml`` has it; ``plugins =
-["derive.pipeline.kinds.mypy_plugin"]`` where derive is installed), an attribute so read
-must be a name or alias of a row the record may have a value for (:meth:`Shown._rows`,
-the catalogue's rows of its kind): ``m.paramz`` is an error, ``m.params`` a
-:class:`Value`. The rows are read from the catalogue, the one place a quantity is
-declared, so the two cannot drift; a record outside ``derive`` may read any row's name.
+A record's quantities are attributes through ``Shown.__getattr__``
+(derive/pipeline/kinds/surface.py), which mypy types as a ``Value`` for any name. With this
+plugin (``plugins = [".ci/mypy_plugin.py"]`` in pyproject.toml's ``[tool.mypy]``), an
+attribute so read must be a name or alias of a row the record may have a value for
+(``Shown._rows``: the catalogue's rows of its kind), of one record of a union at least:
+``m.paramz`` is an error, ``m.params`` a ``Value``. The rows are read from the catalogue,
+the one place a quantity is declared, so the two cannot drift; a record defined outside
+derive may read any row's name. It is tooling, never imported by derive (so no line of
+derive/ in .ci/sz.py's count): tests/pipeline/test_mypy_plugin.py pins it.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ _GETATTR = "derive.pipeline.kinds.surface.Shown."
 @cache
 def quantity_names(module: str, name: str) -> frozenset[str]:
     """The attribute names of the quantities of the record ``module.name`` (every row's,
-    for a record whose rows are no kind's: :class:`Shown` itself, or outside derive)."""
-    root = str(Path(__file__).resolve().parents[3])  # this tree's derive, not an installed one
+    for a record whose rows are no kind's: ``Shown`` itself, or outside derive)."""
+    root = str(Path(__file__).resolve().parents[1])  # this tree's derive, not an installed one
     if root not in sys.path:
         sys.path.insert(0, root)
     from derive.catalogue.table import QUANTITIES
@@ -46,7 +46,7 @@ def quantity_names(module: str, name: str) -> frozenset[str]:
 
 def _checked(attribute: str) -> Callable[[AttributeContext], Type]:
     def check(ctx: AttributeContext) -> Type:
-        """The default type (a :class:`Value`) of a quantity of the record, or of any record
+        """The default type (a ``Value``) of a quantity of the record, or of any record
         of a union (``solve_model`` gives a model, a serving step or a crossover)."""
         typ = get_proper_type(ctx.type)
         items = [get_proper_type(t) for t in (typ.items if isinstance(typ, UnionType) else [typ])]
@@ -68,23 +68,20 @@ def _checked(attribute: str) -> Callable[[AttributeContext], Type]:
 
 
 class QuantityPlugin(Plugin):
-    """Checks each quantity read through :meth:`Shown.__getattr__` against the catalogue."""
+    """Checks each quantity read through ``Shown.__getattr__`` against the catalogue."""
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         return _checked(fullname[len(_GETATTR) :]) if fullname.startswith(_GETATTR) else None
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:
-        """The catalogue's names by kind: a cached check is redone when one comes or goes."""
-        return _by_kind()
+        """The catalogue's rows by kind: a cached check is redone when one comes or goes."""
+        every = sorted(quantity_names("", ""))  # this tree's derive on the path first
+        from derive.catalogue import ProblemKind
+        from derive.catalogue.reading import rows_valued_in
 
-
-@cache
-def _by_kind() -> list[list[str]]:
-    every = sorted(quantity_names("", ""))  # this tree's derive on the path first
-    from derive.catalogue import ProblemKind
-    from derive.catalogue.reading import rows_valued_in
-
-    return [every] + [sorted(row.name for row in rows_valued_in(kind)) for kind in ProblemKind]
+        return every + [
+            f"{kind.name}.{row.name}" for kind in ProblemKind for row in rows_valued_in(kind)
+        ]
 
 
 def plugin(version: str) -> type[Plugin]:
