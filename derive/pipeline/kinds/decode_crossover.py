@@ -16,7 +16,7 @@ from derive.problem.sets.problem_set import ModelEntry
 
 if TYPE_CHECKING:
     from derive.model.analysis import ModelAnalysis
-    from derive.model.phase import DecodeCrossover
+    from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
@@ -30,6 +30,7 @@ class ServingShown(Shown):
 
     spec: ModelSpec | None
     serving: ServingSpec | None
+    phase: PhaseAnalysis | DecodeCrossover
 
     def as_problem(self) -> ModelEntry:
         """The problem this derivation answers (what ``derive.check`` judges a claim against).
