@@ -39,7 +39,7 @@ CHROMIUM = "/usr/bin/chromium"
 FIRST = ("flops", "2 B D F")  # q1's FLOPs, typed as the page opens
 LATER = [("bytes", "BD + DF + BF"), ("intensity", "40"), ("ridge", "600"),
          ("t_math", "1 ms"), ("t_mem", "2 ms")]  # fmt: skip
-PHASES = ("worker", "fetched", "pyodide", "unpacked", "sympy", "derive", "judge")
+PHASES = ("worker", "fetched", "snapshot", "pyodide", "unpacked", "sympy", "derive", "judge")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
