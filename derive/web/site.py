@@ -186,7 +186,8 @@ def compiled_bytecode(
 ) -> tuple[bytes, ...] | None:
     """The bytecode of ``packed`` as the site's Pyodide compiles it, its standard library
     with bytecode (:func:`~derive.web.in_browser.stdlib_zip`), and a memory snapshot with the
-    modules the judge imported (gzip; ``b""`` if it cannot be made); None without Node.
+    modules the judge imported (gzip; ``b""`` if it cannot be made) and their names; None
+    without Node.
 
     Boots the judge under Node as the page's worker does (``node/compile-bytecode.mjs``),
     warms and checks every problem so each module the judge imports compiles, and returns
@@ -216,24 +217,34 @@ def compiled_bytecode(
         try:  # our own scripts on our own files: no user text reaches them
             subprocess.run([*argv, str(out), str(std), str(modules)], check=True, **_QUIET)
             zips = [str(p) for p in (folder / "site.zip", out, std, modules, snap)]
-            subprocess.run([node, str(folder / "make-snapshot.mjs"), str(runtime), *zips], check=True, **_QUIET)
+            subprocess.run(
+                [node, str(folder / "make-snapshot.mjs"), str(runtime), *zips], check=True, **_QUIET
+            )
         except (OSError, subprocess.SubprocessError):
             if not std.is_file():
                 return None
         made = gzip.compress(snap.read_bytes(), 6, mtime=0) if snap.is_file() else b""
-        return (out.read_bytes(), std.read_bytes(), made) if std.is_file() else None
+        names = json.loads(modules.read_text()) if made else []
+        return (out.read_bytes(), std.read_bytes(), made, names) if std.is_file() else None
 
 
 _QUIET: dict = {"capture_output": True, "timeout": 600}
 
 
-def files_gz(*zips: bytes) -> bytes:
-    """The files of ``zips`` as one gzip stream, which the page unpacks with the browser's own
-    gunzip: a little-endian u32, that many bytes of JSON ``[[path, size], …]``, the bodies."""
-    index, bodies = [], []
-    for data in zips:
+def files_gz(packed: bytes, bytecode: bytes, imported: list[str]) -> bytes:
+    """The files of both zips as one gzip stream, which the page unpacks with the browser's own
+    gunzip: a little-endian u32, that many bytes of JSON ``[[path, size], …]``, the bodies.
+    The bytecode of a module the snapshot has ``imported`` is left out (never read again)."""
+    index, bodies, skip = [], [], set(imported)
+    for data in (packed, bytecode):
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():
+                folder, _, name = info.filename.rpartition("/__pycache__/")
+                module = ".".join([*folder.split("/"), name.split(".")[0]]).removesuffix(
+                    ".__init__"
+                )
+                if name and module in skip:
+                    continue
                 bodies.append(archive.read(info))
                 index.append([info.filename, len(bodies[-1])])
     head = json.dumps(index, separators=(",", ":")).encode()
@@ -264,8 +275,10 @@ def build_site(
     packed = python_zip()
     set_text = set_json(source, pset, not book.show_expected).encode("utf-8")
     compiled = compiled_bytecode(packed, set_text, pyodide) if pyodide else None
-    bytecode, stdlib, snapshot = compiled or (None, None, b"")
-    snapshots = {SNAPSHOT: snapshot, FILES: files_gz(packed, bytecode)} if snapshot else {}
+    bytecode, stdlib, snapshot, imported = compiled or (None, None, b"", [])
+    snapshots = (
+        {SNAPSHOT: snapshot, FILES: files_gz(packed, bytecode, imported)} if snapshot else {}
+    )
     settings = {
         "pyodide": "pyodide/" if pyodide else PYODIDE_CDN,
         "python_sha256": hashlib.sha256(packed).hexdigest(),
@@ -285,7 +298,7 @@ def build_site(
         "index.html": _page_html(settings),
         "python/derive-site.zip": packed,
         "python/set.json": set_text,
-        **dict(zip((BYTECODE, STDLIB), compiled or ())),
+        **dict(zip((BYTECODE, STDLIB), compiled or ())),  # the fallback: boots without snapshot
         **snapshots,
         **{f"static/{name}": _static(name) for name in _STATIC_PAGE_FILES},
         **_katex(),

@@ -38,5 +38,6 @@ registry(())  # the built-in operators, as every set without operator files of i
 load_chips()  # chips.toml, read by every set's first problem
 del derive_modules
 gc.collect()
+gc.freeze()  # what the snapshot holds is never collected: no full collection walks it (as the CLI)
 `);
 writeFileSync(out, pyodide.makeMemorySnapshot());
