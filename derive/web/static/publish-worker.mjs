@@ -124,7 +124,7 @@ async function bootFromSnapshot(settings, base, runtime, stdlib, setText) {
   const files = gunzipped(url("files"), settings.files_sha256);
   const snapshot = gunzipped(url("snapshot"), settings.snapshot_sha256);
   for (const p of [files, snapshot]) p.catch(() => {});
-  snapshot.then(() => (phases.snapshot = at()));
+  snapshot.then(() => (phases.snapshot = at()), () => {});
   const [{ loadPyodide }, { default: create }] = await Promise.all([
     import(runtime + "pyodide.mjs"), import(runtime + "pyodide.asm.mjs"),
   ]);
