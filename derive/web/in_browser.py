@@ -185,19 +185,16 @@ def bytecode_zip(folder: str) -> bytes:
     ``sys.dont_write_bytecode``, and so does what it imports: ``sympy.tensor.tensor``,
     ``sympy.combinatorics``) is compiled here, so no first visit compiles it either.
     """
+    import compileall
     import io
     import os
-    import py_compile
     import sys
     import zipfile
-    from importlib.util import cache_from_source
 
     for module in list(sys.modules.values()):
         source = str(getattr(module, "__file__", None) or "")
         if source.startswith(folder + "/") and source.endswith(".py"):
-            with contextlib.suppress(OSError, py_compile.PyCompileError):
-                if not os.path.exists(cache_from_source(source)):
-                    py_compile.compile(source, cache_from_source(source), doraise=True)
+            compileall.compile_file(source, quiet=2)  # as the import would have (if not there)
     paths = []
     for root, _dirs, files in os.walk(folder):
         paths += [os.path.join(root, name) for name in files if name.endswith(".pyc")]

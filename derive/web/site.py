@@ -183,7 +183,7 @@ SNAPSHOT, FILES = "python/snapshot.gz", "python/files.gz"
 
 def compiled_bytecode(
     packed: bytes, set_text: bytes, pyodide: dict[str, Path]
-) -> tuple[bytes, ...] | None:
+) -> tuple[bytes, bytes, bytes, list[str]] | None:
     """The bytecode of ``packed`` as the site's Pyodide compiles it, its standard library
     with bytecode (:func:`~derive.web.in_browser.stdlib_zip`), and a memory snapshot with the
     modules the judge imported (gzip; ``b""`` if it cannot be made) and their names; None
@@ -276,10 +276,10 @@ def build_site(
     set_text = set_json(source, pset, not book.show_expected).encode("utf-8")
     compiled = compiled_bytecode(packed, set_text, pyodide) if pyodide else None
     bytecode, stdlib, snapshot, imported = compiled or (None, None, b"", [])
-    snapshots = (
-        {SNAPSHOT: snapshot, FILES: files_gz(packed, bytecode, imported)} if snapshot else {}
-    )
-    settings = {
+    snapshots = {}
+    if snapshot and bytecode:
+        snapshots = {SNAPSHOT: snapshot, FILES: files_gz(packed, bytecode, imported)}
+    settings: dict[str, object] = {
         "pyodide": "pyodide/" if pyodide else PYODIDE_CDN,
         "python_sha256": hashlib.sha256(packed).hexdigest(),
         "pyodide_version": PYODIDE_VERSION,
