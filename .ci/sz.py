@@ -39,9 +39,9 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "questions": 1_450,  # 1,422 on 2026-12-01
     "solution": 4_230,  # 4,219 on 2026-12-02 (predicted step, uneven interleaving, Megatron's count, pipeline schedules)
     "training": 1_800,  # 1,757 on 2026-12-01
-    "web": 2_470,  # 2,461 on 2026-12-02 (a variant per student, the compiled standard library)
+    "web": 2_505,  # 2,501 on 2026-12-02 (a variant per student, the compiled standard library, the memory snapshot)
 }
-TOTAL = 39_900  # 39,893 on 2026-12-02 (DualPipe, the book's numbers chapter by chapter, expect on every kind); the round's target is 38,000 (issue 48)
+TOTAL = 39_940  # 39,933 on 2026-12-02 (DualPipe, the book's numbers chapter by chapter, expect on every kind); the round's target is 38,000 (issue 48)
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

@@ -7,7 +7,8 @@ HTTP cache), on the first problem, types an answer at once and presses Enter, th
 five more boxes one by one. Rounds interleave the trees, so both meet the same load.
 
 Measured, in seconds since the page opened: the worker's phases where the site's worker
-posts them (``deriveTimings.phases``: Pyodide loaded, zips unpacked, ``import sympy``,
+posts them (``deriveTimings.phases``: the memory snapshot fetched and gunzipped where the
+site ships one, Pyodide loaded, zips unpacked or files written, ``import sympy``,
 ``import derive.web.in_browser``, the judge read the set), the boot (the page's
 ``deriveTimings.boot_ms``), the first verdict; and each later check from Enter to its
 verdict (median and maximum); and the CPU time the browser (all its processes) spent from
@@ -15,7 +16,7 @@ opening the page to the first verdict, the figure a shared machine's load moves 
 Ratios: after / before per figure, and each phase as a share
 of the first verdict. The verdicts of both trees are compared (they must be identical).
 
-    python benchmarks/first_verdict.py [--before 1d475b7] [--rounds 3] [--pyodide PKG]
+    python benchmarks/first_verdict.py [--before d325f28] [--rounds 3] [--pyodide PKG]
 
 ``--before`` is a commit (unpacked with ``git archive`` into a temporary folder) or a
 checkout's folder. The Pyodide package defaults to ``$DERIVE_PYODIDE``.
@@ -39,7 +40,7 @@ CHROMIUM = "/usr/bin/chromium"
 FIRST = ("flops", "2 B D F")  # q1's FLOPs, typed as the page opens
 LATER = [("bytes", "BD + DF + BF"), ("intensity", "40"), ("ridge", "600"),
          ("t_math", "1 ms"), ("t_mem", "2 ms")]  # fmt: skip
-PHASES = ("worker", "fetched", "pyodide", "unpacked", "sympy", "derive", "judge")
+PHASES = ("worker", "fetched", "snapshot", "pyodide", "unpacked", "sympy", "derive", "judge")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -130,7 +131,7 @@ def _load() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", default="1d475b7", help="a commit or a checkout's folder")
+    parser.add_argument("--before", default="d325f28", help="a commit or a checkout's folder")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--pyodide", default=os.environ.get("DERIVE_PYODIDE"))
     args = parser.parse_args()

@@ -180,11 +180,21 @@ def bytecode_zip(folder: str) -> bytes:
 
     The zip is deterministic (``derive publish --pyodide`` ships it): entries sorted, a fixed
     date, and the pyc's source-hash field zeroed (never checked under these flags).
+
+    A module imported while bytecode was not written (an operators file runs under
+    ``sys.dont_write_bytecode``, and so does what it imports: ``sympy.tensor.tensor``,
+    ``sympy.combinatorics``) is compiled here, so no first visit compiles it either.
     """
+    import compileall
     import io
     import os
+    import sys
     import zipfile
 
+    for module in list(sys.modules.values()):
+        source = str(getattr(module, "__file__", None) or "")
+        if source.startswith(folder + "/") and source.endswith(".py"):
+            compileall.compile_file(source, quiet=2)  # as the import would have (if not there)
     paths = []
     for root, _dirs, files in os.walk(folder):
         paths += [os.path.join(root, name) for name in files if name.endswith(".pyc")]

@@ -19,18 +19,24 @@ The site is the workbook ``derive serve`` shows, with its answers judged in the 
   compiling sympy and derive in the browser; without Node the page compiles them on its first
   visit and keeps the bytecode for the next;
   ``python/stdlib.zip`` beside it, that Pyodide's standard library with the bytecode of the
-  modules the judge imports, which the page boots Pyodide with instead of its own.
+  modules the judge imports, which the page boots Pyodide with instead of its own;
+  ``python/snapshot.gz``, Pyodide's memory with those modules imported (by a Python that never
+  read the set), and ``python/files.gz``, the two zips' files in one gzip stream: a first visit
+  restores the one and writes the other instead of starting Python and importing.
 
 Everything is built in memory before a byte is written, and the folder is replaced whole.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 import json
 import re
 import shutil
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -171,17 +177,23 @@ BYTECODE = "python/derive-bytecode.zip"
 STDLIB = "python/stdlib.zip"
 """Its Pyodide's standard library with the judge's modules compiled (shipped beside it)."""
 
+SNAPSHOT, FILES = "python/snapshot.gz", "python/files.gz"
+"""Pyodide's memory with the judge's modules imported, and the site's Python as one stream."""
+
 
 def compiled_bytecode(
     packed: bytes, set_text: bytes, pyodide: dict[str, Path]
-) -> tuple[bytes, bytes] | None:
-    """The bytecode of ``packed`` as the site's Pyodide compiles it, and its standard library
-    with bytecode (:func:`~derive.web.in_browser.stdlib_zip`); None without Node.
+) -> tuple[bytes, bytes, bytes, list[str]] | None:
+    """The bytecode of ``packed`` as the site's Pyodide compiles it, its standard library
+    with bytecode (:func:`~derive.web.in_browser.stdlib_zip`), and a memory snapshot with the
+    modules the judge imported (gzip; ``b""`` if it cannot be made) and their names; None
+    without Node.
 
     Boots the judge under Node as the page's worker does (``node/compile-bytecode.mjs``),
     warms and checks every problem so each module the judge imports compiles, and returns
-    :func:`derive.web.in_browser.bytecode_zip` (deterministic). A failure to compile is
-    not a failure to publish: the page then compiles on its first visit.
+    :func:`derive.web.in_browser.bytecode_zip` (deterministic). Then a fresh Pyodide that
+    never reads the set imports those modules (``node/make-snapshot.mjs``). A failure to
+    compile is not a failure to publish: the page then compiles on its first visit.
     """
     import shutil
     import subprocess
@@ -190,27 +202,53 @@ def compiled_bytecode(
     if node is None:
         return None
     runtime = Path(pyodide["pyodide/pyodide.mjs"]).parent
-    script = resources.files("derive.web").joinpath("node/compile-bytecode.mjs").read_bytes()
     with tempfile.TemporaryDirectory(prefix="derive-bytecode-") as tmp:
         folder = Path(tmp)
+        for name in ("compile-bytecode.mjs", "make-snapshot.mjs"):
+            script = resources.files("derive.web").joinpath(f"node/{name}").read_bytes()
+            (folder / name).write_bytes(script)
         (folder / "publish-worker.mjs").write_bytes(_static("publish-worker.mjs"))
-        (folder / "compile-bytecode.mjs").write_bytes(script)
         (folder / "site.zip").write_bytes(packed)
         (folder / "set.json").write_bytes(set_text)
-        out, std = folder / "bytecode.zip", folder / "stdlib.zip"
+        out, std, snap = folder / "bytecode.zip", folder / "stdlib.zip", folder / "snapshot"
         argv = [node, str(folder / "compile-bytecode.mjs"), str(folder / "publish-worker.mjs")]
-        argv += [
-            str(runtime),
-            str(folder / "site.zip"),
-            str(folder / "set.json"),
-            str(out),
-            str(std),
-        ]
-        try:  # our own script on our own files: no user text reaches it
-            subprocess.run(argv, check=True, capture_output=True, timeout=600)
+        argv += [str(runtime), *(str(folder / n) for n in ("site.zip", "set.json"))]
+        modules = folder / "modules.json"
+        try:  # our own scripts on our own files: no user text reaches them
+            subprocess.run([*argv, str(out), str(std), str(modules)], check=True, **_QUIET)
+            zips = [str(p) for p in (folder / "site.zip", out, std, modules, snap)]
+            subprocess.run(
+                [node, str(folder / "make-snapshot.mjs"), str(runtime), *zips], check=True, **_QUIET
+            )
         except (OSError, subprocess.SubprocessError):
-            return None
-        return (out.read_bytes(), std.read_bytes()) if std.is_file() else None
+            if not std.is_file():
+                return None
+        made = gzip.compress(snap.read_bytes(), 6, mtime=0) if snap.is_file() else b""
+        names = json.loads(modules.read_text()) if made else []
+        return (out.read_bytes(), std.read_bytes(), made, names) if std.is_file() else None
+
+
+_QUIET: dict = {"capture_output": True, "timeout": 600}
+
+
+def files_gz(packed: bytes, bytecode: bytes, imported: list[str]) -> bytes:
+    """The files of both zips as one gzip stream, which the page unpacks with the browser's own
+    gunzip: a little-endian u32, that many bytes of JSON ``[[path, size], …]``, the bodies.
+    The bytecode of a module the snapshot has ``imported`` is left out (never read again)."""
+    index, bodies, skip = [], [], set(imported)
+    for data in (packed, bytecode):
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for info in archive.infolist():
+                folder, _, name = info.filename.rpartition("/__pycache__/")
+                module = ".".join([*folder.split("/"), name.split(".")[0]]).removesuffix(
+                    ".__init__"
+                )
+                if name and module in skip:
+                    continue
+                bodies.append(archive.read(info))
+                index.append([info.filename, len(bodies[-1])])
+    head = json.dumps(index, separators=(",", ":")).encode()
+    return gzip.compress(len(head).to_bytes(4, "little") + head + b"".join(bodies), 6, mtime=0)
 
 
 def build_site(
@@ -237,8 +275,11 @@ def build_site(
     packed = python_zip()
     set_text = set_json(source, pset, not book.show_expected).encode("utf-8")
     compiled = compiled_bytecode(packed, set_text, pyodide) if pyodide else None
-    bytecode, stdlib = compiled or (None, None)
-    settings = {
+    bytecode, stdlib, snapshot, imported = compiled or (None, None, b"", [])
+    snapshots = {}
+    if snapshot and bytecode:
+        snapshots = {SNAPSHOT: snapshot, FILES: files_gz(packed, bytecode, imported)}
+    settings: dict[str, object] = {
         "pyodide": "pyodide/" if pyodide else PYODIDE_CDN,
         "python_sha256": hashlib.sha256(packed).hexdigest(),
         "pyodide_version": PYODIDE_VERSION,
@@ -247,6 +288,7 @@ def build_site(
         "bytecode": BYTECODE if bytecode is not None else None,
         "bytecode_sha256": hashlib.sha256(bytecode).hexdigest() if bytecode is not None else None,
         "stdlib": STDLIB if stdlib is not None else None,
+        **{k: v for name, data in snapshots.items() for k, v in _shipped(name, data).items()},
     }
     if pset.variants is not None:
         at = [distinct.index(b) for b in books]
@@ -256,7 +298,8 @@ def build_site(
         "index.html": _page_html(settings),
         "python/derive-site.zip": packed,
         "python/set.json": set_text,
-        **dict(zip((BYTECODE, STDLIB), compiled or ())),
+        **dict(zip((BYTECODE, STDLIB), compiled or ())),  # the fallback: boots without snapshot
+        **snapshots,
         **{f"static/{name}": _static(name) for name in _STATIC_PAGE_FILES},
         **_katex(),
         **(api if pset.variants is not None else _api_files(book)),
@@ -264,6 +307,12 @@ def build_site(
     names = "".join(f"{name}\n" for name in sorted([*files, *(pyodide or {})]))
     files[MARKER] = f"derive publish: {book.title}\n{names}".encode()
     return Site(dict(sorted(files.items())), dict(pyodide or {}))
+
+
+def _shipped(name: str, data: bytes) -> dict[str, str]:
+    """A file's settings: ``snapshot``/``files`` (its path) and its sha256."""
+    key = Path(name).stem
+    return {key: name, f"{key}_sha256": hashlib.sha256(data).hexdigest()}
 
 
 def write_site(site: Site, out: Path) -> None:

@@ -183,25 +183,27 @@ def test_a_check_past_the_limit_is_stopped(browser, tmp_path):
 
 
 @pytest.mark.campaign  # two boots from the sources: CI runs it in a step of its own (.ci/run)
-@pytest.mark.parametrize("name", ["derive-bytecode.zip", "derive-site.zip"])
+@pytest.mark.parametrize("name", ["snapshot.gz", "derive-bytecode.zip", "derive-site.zip"])
 def test_a_cut_zip_never_breaks_the_page(browser, tmp_path, name):
-    """A zip of the site cut in half (a broken upload, a full disk). The bytecode is an
-    optimisation: the checker boots from its sources and answers, saying why in the console.
-    The sources themselves: one line for the student, to reload; the traceback in the console
-    only, never in the page."""
+    """A file of the site cut in half (a broken upload, a full disk). The memory snapshot is
+    tried first, and cut here each time: the checker boots from the zips, saying why in the
+    console. The bytecode is an optimisation too: the checker boots from its sources and
+    answers. The sources themselves: one line for the student, to reload; the traceback in
+    the console only, never in the page."""
     site = _published(tmp_path, str(ROOT / "tests" / "sets" / "handout.toml"))
-    cut = site / "python" / name
-    whole = cut.read_bytes()
-    cut.write_bytes(whole[: len(whole) // 2])
+    for cut in {site / "python" / "snapshot.gz", site / "python" / name}:
+        whole = cut.read_bytes()
+        cut.write_bytes(whole[: len(whole) // 2])
     for url in _serve(site):
         context, page, elsewhere, errors = _open(browser, url, 1280)
         console: list[str] = []
         page.on("console", lambda m, seen=console: seen.append(m.text))
         page.goto(url + "#/p/mm-v5e")
         page.wait_for_selector("#answer-flops")
-        if name == "derive-bytecode.zip":
+        if name != "derive-site.zip":
             _answer(page, "flops", "2BDF", "correct", BOOT_SECONDS)
-            assert page.evaluate("window.deriveTimings.bytecode_used") is False
+            used = page.evaluate("window.deriveTimings.bytecode_used")
+            assert used is (name == "snapshot.gz")
             assert "checked in this browser" in page.inner_text("#engine")
         else:
             page.wait_for_function(
@@ -219,8 +221,12 @@ def test_a_cut_zip_never_breaks_the_page(browser, tmp_path, name):
         context.close()
         assert "Traceback" not in shown and 'File "' not in shown
         assert elsewhere == [] and errors == []
-        why = "boots from its sources" if name == "derive-bytecode.zip" else "could not start"
-        assert any(why in m for m in console), console[-5:]
+        why = {
+            "snapshot.gz": "boots from the site's zips",
+            "derive-bytecode.zip": "boots from its sources",
+        }
+        assert any(why.get(name, "could not start") in m for m in console), console[-5:]
+        assert any("memory snapshot did not load" in m for m in console), console[-5:]
 
 
 def _name_into(names: list[str], url: str, request) -> None:

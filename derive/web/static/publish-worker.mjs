@@ -104,11 +104,74 @@ async function keepBytecode(key, pyodide) {
   }
 }
 
+/** The bytes at url, checked against their sha256 (the browser's: a secure context) and
+ * gunzipped by the browser. */
+async function gunzipped(url, sha256) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url}: ${r.status}`);
+  const bytes = await r.arrayBuffer();
+  const hex = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  if (hex !== sha256) throw new Error(`${url} is damaged (not the file the site was published with)`);
+  return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+}
+
+/** Boot from the site's memory snapshot (python/snapshot.gz: Pyodide with the judge's modules
+ * imported, made at publish time by node/make-snapshot.mjs) and write the site's Python from
+ * python/files.gz: no Python start, no import of sympy or derive, no unzipping in Python. */
+async function bootFromSnapshot(settings, base, runtime, stdlib, setText) {
+  const phases = { start: at() };
+  const url = (name) => new URL(settings[name], base).href;
+  const files = gunzipped(url("files"), settings.files_sha256);
+  const snapshot = gunzipped(url("snapshot"), settings.snapshot_sha256);
+  for (const p of [files, snapshot]) p.catch(() => {});
+  snapshot.then(() => (phases.snapshot = at()), () => {});
+  const [{ loadPyodide }, { default: create }] = await Promise.all([
+    import(runtime + "pyodide.mjs"), import(runtime + "pyodide.asm.mjs"),
+  ]);
+  // the runtime downloads while the snapshot downloads and unpacks
+  const pyodide = await loadPyodide({
+    indexURL: runtime, fullStdLib: false, stdLibURL: stdlib, _loadSnapshot: snapshot,
+    // Pyodide's memory starts small: grown to the snapshot's size before it is restored
+    createPyodideModule: async (options) => {
+      const module = await create(options);
+      module.growMemory((await snapshot).length);
+      return module;
+    },
+  });
+  phases.pyodide = at();
+  const bytes = await files;
+  let offset = 4 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true);
+  const made = new Set();
+  for (const [name, size] of JSON.parse(new TextDecoder().decode(bytes.subarray(4, offset)))) {
+    const target = `${SITE}/${name}`;
+    const folder = target.slice(0, target.lastIndexOf("/"));
+    if (!made.has(folder)) made.add(folder) && pyodide.FS.mkdirTree(folder);
+    // the file system keeps the bytes where they are (the stream's buffer): no copy
+    pyodide.FS.writeFile(target, bytes.subarray(offset, (offset += size)), { canOwn: true });
+  }
+  phases.unpacked = phases.sympy = phases.derive = at();
+  const judge = pyodide.pyimport("derive.web.in_browser").Judge.from_json(await setText);
+  phases.judge = at();
+  return { pyodide, judge, bytecode: true, phases, snapshot: true };
+}
+
 async function bootInWorker(settings) {
   const base = new URL(settings.site, self.location.href);
   const runtime = new URL(settings.pyodide, base).href;
   const key = new URL(`python/derive-site.zip?bytecode=${settings.python_sha256}`, base).href;
   const stdlib = settings.stdlib ? new URL(settings.stdlib, base).href : null;
+  if (settings.snapshot && self.crypto && crypto.subtle && self.DecompressionStream) {
+    const setText = fetch(new URL("python/set.json", base)).then((r) => {
+      if (!r.ok) throw new Error(`python/set.json: ${r.status}`);
+      return r.text();
+    });
+    try {
+      const booted = await bootFromSnapshot(settings, base, runtime, stdlib, setText);
+      return { ...booted, key, kept: true, shipped: true, fetched: booted.phases.start };
+    } catch (e) {
+      console.error("derive: the memory snapshot did not load, so the checker boots from the site's zips", e);
+    }
+  }
   // Pyodide boots while the site's files download: the first boot's loader is already running
   const loaded = import(runtime + "pyodide.mjs");
   const options = { indexURL: runtime, fullStdLib: false, ...(stdlib ? { stdLibURL: stdlib } : {}) };

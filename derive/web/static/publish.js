@@ -104,6 +104,7 @@
       settings: {
         site: document.baseURI, pyodide: settings.pyodide, python_sha256: settings.python_sha256,
         bytecode: settings.bytecode, bytecode_sha256: settings.bytecode_sha256, stdlib: settings.stdlib,
+        snapshot: settings.snapshot, snapshot_sha256: settings.snapshot_sha256, files: settings.files, files_sha256: settings.files_sha256,
       },
     });
   }

@@ -1,0 +1,43 @@
+// derive publish --pyodide: a memory snapshot of Pyodide with the judge's modules imported, so
+// a first visit restores Python's heap instead of starting Python, importing sympy and derive
+// (static/publish-worker.mjs, bootFromSnapshot). Usage:
+//   node make-snapshot.mjs PYODIDE_DIR SITE_ZIP BYTECODE_ZIP STDLIB_ZIP MODULES_JSON OUT
+// MODULES_JSON: the names of the modules the judge imported when compile-bytecode.mjs warmed
+// and checked every problem. This is a fresh Python that never reads the set: it imports those
+// modules and loads the built-in operators and chips, nothing else, so the heap it saves holds no value
+// of the set (a site published with --hide-expected states no asked value in any file).
+import { readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+
+const [runtime, siteZip, bytecodeZip, stdlib, modules, out] = process.argv.slice(2);
+const { loadPyodide } = await import(pathToFileURL(path.join(runtime, "pyodide.mjs")).href);
+const SITE = "/home/pyodide/derive-site";
+const pyodide = await loadPyodide({
+  indexURL: runtime + path.sep, fullStdLib: false, stdLibURL: stdlib, _makeSnapshot: true,
+  env: { HOME: "/home/pyodide", PYTHONHASHSEED: "0" }, // the same heap at every publish
+});
+for (const zip of [siteZip, bytecodeZip]) {
+  pyodide.unpackArchive(new Uint8Array(readFileSync(zip)), "zip", { extractDir: SITE });
+}
+pyodide.globals.set("derive_modules", readFileSync(modules, "utf8"));
+pyodide.runPython(`
+import gc, importlib, json, sys
+sys.path.insert(0, ${JSON.stringify(SITE)})
+sys.dont_write_bytecode = True
+for name in json.loads(derive_modules):
+    try:
+        importlib.import_module(name)
+    except Exception:
+        pass  # a module that only imports in its context: the first check imports it
+import sympy
+from derive.pipeline.cache import registry
+from derive.problem.chips import load_chips
+sympy.Symbol("x") + 1  # sympy's first Add finishes its import (sympy.tensor, sympy.combinatorics)
+registry(())  # the built-in operators, as every set without operator files of its own loads them
+load_chips()  # chips.toml, read by every set's first problem
+del derive_modules
+gc.collect()
+gc.freeze()  # what the snapshot holds is never collected: no full collection walks it (as the CLI)
+`);
+writeFileSync(out, pyodide.makeMemorySnapshot());
