@@ -152,17 +152,15 @@ def model_document(
     text: str = "",
     level: int = 1,
     givens_only: bool = False,
-    sections: tuple[tuple[str, Document], ...] = (),
     earlier: EarlierGivens | None = None,
 ) -> Document:
     """The worked solution as a document (``model.*.j2``; JSON: :func:`model_json`);
-    ``givens_only``: the question, without the steps; ``sections`` follow it; ``earlier``:
+    ``givens_only``: the question, without the steps; ``earlier``:
     the same model's table printed by an earlier problem, referred to instead of repeated."""
     return Document(
         template="model",
         context=dict(level=level, givens_only=givens_only, **_context(a, title, text, earlier)),
         data=lambda: model_json(a),
-        sections=sections,
     )
 
 
