@@ -172,7 +172,6 @@ def run(args: argparse.Namespace) -> int:
         hide_expected=args.hide_expected,
     )
     try:
-        pool.wait_ready()
         gc.freeze()  # the set, its analysis and the workbook stay: collections walk only requests
         loopback = args.host in LOOPBACK_HOSTS
         app = create_app(
