@@ -26,7 +26,6 @@ from derive.checking.context import Context
 from derive.checking.derivation_text import (
     MAX_CHAIN_BYTES,
     MAX_CHAIN_LINES,
-    read_chain,
     read_chain_text,
     split_lines,
 )
@@ -56,7 +55,6 @@ __all__ = [
     "ChainResult",
     "StepResult",
     "check_chain",
-    "read_chain",
     "read_chain_text",
     "split_lines",
 ]

@@ -15,15 +15,10 @@ from derive.errors import LimitError, ParseError
 from derive.formula.answer import rewrite_notation
 from derive.problem.input_files import read_text_file
 
-__all__ = ["MAX_CHAIN_BYTES", "MAX_CHAIN_LINES", "read_chain", "read_chain_text", "split_lines"]
+__all__ = ["MAX_CHAIN_BYTES", "MAX_CHAIN_LINES", "read_chain_text", "split_lines"]
 
 MAX_CHAIN_LINES = 200
 MAX_CHAIN_BYTES = 100_000
-
-
-def read_chain(path: str) -> list[tuple[int, str]]:
-    """The numbered, cleaned lines of a derivation file (see :func:`read_chain_text`)."""
-    return split_lines(read_chain_text(path), f"--chain {path!r}")
 
 
 def read_chain_text(path: str) -> str:

@@ -27,7 +27,7 @@ _FLAGS = (
 )
 
 
-def add_budget_parser(sub: Any, add_problem_flags: object = None) -> None:
+def add_budget_parser(sub: Any) -> None:
     """The ``budget`` subcommand and its flags."""
     p = sub.add_parser(
         "budget",

@@ -109,15 +109,12 @@ _PROBLEM_FLAGS = (
 )
 
 
-def add_check_parser(
-    sub: argparse._SubParsersAction,
-    add_problem_flags: Callable[..., None],
-) -> argparse.ArgumentParser:
+def add_check_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``derive check`` on the CLI's subparsers."""
     p = sub.add_parser(
         "check", help="judge a claimed quantity or a whole derivation against the exact answer"
     )
-    from derive.commands.options import add_kernel_flags
+    from derive.commands.options import add_kernel_flags, add_problem_flags
 
     add_problem_flags(p, operator_optional=True)
     add_kernel_flags(p)

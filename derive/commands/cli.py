@@ -123,8 +123,7 @@ def _add_later_commands(sub: Subparsers, command: str | None = "") -> None:
         if command not in ("", name):
             sub.add_parser(name, help=helptext, add_help=False)
             continue
-        adder = getattr(import_module(f"derive.commands.{name}"), f"add_{name}_parser")
-        adder(sub) if name == "key" else adder(sub, add_problem_flags)
+        getattr(import_module(f"derive.commands.{name}"), f"add_{name}_parser")(sub)
 
 
 def _command_of(argv: list[str]) -> str:

@@ -12,7 +12,12 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from derive.commands.options import REPORT_FORMATS, add_format_flag, add_kernel_flags
+from derive.commands.options import (
+    REPORT_FORMATS,
+    add_format_flag,
+    add_kernel_flags,
+    add_problem_flags,
+)
 from derive.errors import ProblemError
 from derive.pipeline.compare import compare_rows, tensors_compute
 from derive.present.compare.ratios import ratios_to
@@ -21,7 +26,6 @@ from derive.present.formats import render
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
-    from derive.commands.options import ProblemFlags
 
 __all__ = ["add_compare_parser", "run_compare"]
 
@@ -88,7 +92,7 @@ def _compare_kernel(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_compare_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None:
+def add_compare_parser(sub: Subparsers) -> None:
     """Register ``derive compare OPERATOR|MODEL [flags] [--chips a,b] [--baseline CHIP] [--format md|tex|json]``."""
     from derive.commands.compare_model import add_model_compare_flags
 

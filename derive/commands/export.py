@@ -211,10 +211,8 @@ _Writer = Callable[[str, str, list[list[Question]]], Mapping[str, str | bytes]]
 _WRITERS: dict[str, _Writer] = {"prairielearn": _prairielearn, "moodle": _moodle, "qti": _qti}
 
 
-def add_export_parser(
-    sub: argparse._SubParsersAction, add_problem_flags: object = None
-) -> argparse.ArgumentParser:
-    """Register ``derive export`` on the CLI's subparsers (problem flags are not used)."""
+def add_export_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``derive export`` on the CLI's subparsers."""
     p = sub.add_parser("export", help="export a problem set to PrairieLearn, Moodle or QTI 1.2")
     p.add_argument("set", nargs="?", metavar="SET.toml", help="problem set (default: built-in)")
     p.add_argument("--to", required=True, choices=TARGETS, help="the format an LMS imports")

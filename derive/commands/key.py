@@ -125,27 +125,25 @@ def run_key(
     path: Path,
     out_dir: Path,
     force: bool = False,
-    stem: str | None = None,
     options: KeyOptions = KeyOptions(),
 ) -> int:
     """``derive key FILE``: write the key files for a problem set (its Python only if trusted)."""
     errors: list[DeriveError] = []
     pset = load_problem_set(path, errors)
-    return _write_key(pset, safe_name(stem or path.stem), out_dir, force, options, errors)
+    return _write_key(pset, safe_name(path.stem), out_dir, force, options, errors)
 
 
-def run_builtin_key(
-    out_dir: Path = Path("out"), force: bool = False, options: KeyOptions | None = None
-) -> int:
+def run_builtin_key() -> int:
     """Bare ``derive``: the built-in key (the rooflines chapter) into ``out/``."""
     text = resources.files("derive").joinpath(BUILTIN_SET).read_text(encoding="utf-8")
     pset = parse_problem_set(text, "rooflines.toml")  # its configs/… are the shipped ones
+    out_dir = Path("out")
     print(
         f"derive {__version__}: no command given, so writing the built-in answer key "
         f"({pset.title}) into {out_dir.resolve()}; 'derive --help' lists the commands"
     )
-    options = options or KeyOptions(time_limit=time_limit(), jobs=default_jobs(), quiet=False)
-    return _write_key(pset, "rooflines", out_dir, force, options)
+    options = KeyOptions(time_limit=time_limit(), jobs=default_jobs(), quiet=False)
+    return _write_key(pset, "rooflines", out_dir, False, options)
 
 
 def add_key_parser(sub: Subparsers) -> None:

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["add_model_parser", "model_spec", "run_model"]
 
 
-def add_model_parser(sub: Any, add_problem_flags: object = None) -> None:
-    """The ``model`` subcommand and its flags (``add_problem_flags`` is not used: the flags differ)."""
+def add_model_parser(sub: Any) -> None:
+    """The ``model`` subcommand and its flags."""
     from derive.commands.cli import add_format_flag
 
     p = sub.add_parser(

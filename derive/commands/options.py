@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from derive.errors import ProblemError
 
@@ -33,7 +33,6 @@ __all__ = [
     "MONEY_FLAG_ROWS",
     "REPORT_FORMATS",
     "WHAT_IF_FLAGS",
-    "ProblemFlags",
     "add_convention_flag",
     "add_format_flag",
     "add_hardware_flags",
@@ -143,19 +142,9 @@ REPORT_FORMATS = ("md", "tex", "json", "text")
 written out so that parsing flags does not load the renderers; a test keeps them equal)."""
 
 
-def add_format_flag(
-    parser: argparse.ArgumentParser, choices: Sequence[str], default: str | None = None
-) -> None:
+def add_format_flag(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
     """``--format``: the output format, one of ``choices`` (the first is the default)."""
-    parser.add_argument("--format", choices=tuple(choices), default=default or choices[0])
-
-
-class ProblemFlags(Protocol):
-    """:func:`add_problem_flags`, handed to the command modules that describe a problem."""
-
-    def __call__(
-        self, parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
-    ) -> None: ...
+    parser.add_argument("--format", choices=tuple(choices), default=choices[0])
 
 
 def add_operators_flag(

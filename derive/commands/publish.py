@@ -21,10 +21,8 @@ from derive.commands.serve import add_workbook_flags
 __all__ = ["add_publish_parser", "run"]
 
 
-def add_publish_parser(
-    sub: argparse._SubParsersAction, add_problem_flags: object = None
-) -> argparse.ArgumentParser:
-    """Register ``derive publish`` on the CLI's subparsers (problem flags are not used)."""
+def add_publish_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``derive publish`` on the CLI's subparsers."""
     p = sub.add_parser(
         "publish", help="write a problem set's workbook as a static site that checks in the browser"
     )

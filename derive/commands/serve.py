@@ -29,10 +29,8 @@ from derive.formula.decimals import ascii_int
 __all__ = ["add_serve_parser", "add_workbook_flags", "proxy_options", "run"]
 
 
-def add_serve_parser(
-    sub: argparse._SubParsersAction, add_problem_flags: object = None
-) -> argparse.ArgumentParser:
-    """Register ``derive serve`` on the CLI's subparsers (problem flags are not used)."""
+def add_serve_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``derive serve`` on the CLI's subparsers."""
     p = sub.add_parser("serve", help="serve a problem set as a workbook in the browser")
     p.add_argument("set", nargs="?", metavar="SET.toml", help="problem set (default: built-in)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -172,7 +170,6 @@ def run(args: argparse.Namespace) -> int:
         hide_expected=args.hide_expected,
     )
     try:
-        pool.wait_ready()
         gc.freeze()  # the set, its analysis and the workbook stay: collections walk only requests
         loopback = args.host in LOOPBACK_HOSTS
         app = create_app(

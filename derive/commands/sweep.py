@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from derive.commands.options import add_problem_flags
+
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
-    from derive.commands.options import ProblemFlags
 
 __all__ = ["add_sweep_parser", "run_sweep"]
 
@@ -52,7 +53,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_sweep_parser(sub: Subparsers, add_problem_flags: ProblemFlags) -> None:
+def add_sweep_parser(sub: Subparsers) -> None:
     """Register ``derive sweep OPERATOR [problem flags] --over DIM=A..B [...] [-o FILE]``."""
     parser = sub.add_parser("sweep", help="evaluate derived quantities over a grid of dims, as CSV")
     add_problem_flags(parser)

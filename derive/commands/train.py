@@ -79,7 +79,7 @@ _CLUSTER_FLAGS = (
 )
 
 
-def add_train_parser(sub: Any, add_problem_flags: object = None) -> None:
+def add_train_parser(sub: Any) -> None:
     """The ``train`` subcommand and its flags."""
     p = sub.add_parser(
         "train",

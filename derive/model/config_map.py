@@ -279,10 +279,6 @@ _GPT2 = (
     ("scale_attn_by_inverse_layer_idx", "a scale on the scores: elementwise"),
     ("reorder_and_upcast_attn", "numerics of the scores"),
 )
-_PHI3 = (
-    ("embd_pdrop", "training-time dropout"),
-    ("resid_pdrop", "training-time dropout"),
-)
 _LLAMA_EXTRA = (("pretraining_tp", "how training split the matmuls: the same weights"),)
 _WINDOW_SWITCHES = (
     ("sliding_window", "read with the layer rule"),
@@ -312,7 +308,6 @@ _MOE = (
     Field("num_local_experts", "experts", Kind.SIZE),
     Field("num_experts_per_tok", "top_k", Kind.SIZE),
 )
-_QWEN3_ATTENTION = (Field("attention_bias", "attention_bias", Kind.FLAG, False),)
 _ATTENTION_BIAS = Field("attention_bias", "attention_bias", Kind.FLAG, False)
 _LLAMA = (*_core(), _TIED_FALSE, _ATTENTION_BIAS, Field("mlp_bias", "mlp_bias", Kind.FLAG, False))
 _QWEN_MOE = (
@@ -393,14 +388,14 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "qwen3",
-            (*_core(head_dim=128), _TIED_FALSE, *_QWEN3_ATTENTION),
+            (*_core(head_dim=128), _TIED_FALSE, _ATTENTION_BIAS),
             (*_LLAMA_FIXED, ("qk_norm", True)),
             _WINDOW_SWITCHES,
             (LayerRule.WINDOW_QWEN,),
         ),
         Family(
             "qwen3_moe",
-            (*_core(), _TIED_FALSE, *_QWEN3_ATTENTION, *_QWEN_MOE),
+            (*_core(), _TIED_FALSE, _ATTENTION_BIAS, *_QWEN_MOE),
             (*_LLAMA_FIXED, ("qk_norm", True)),
             _WINDOW_SWITCHES + _MOE_ROUTING + _SPARSE_STEP,
             (LayerRule.WINDOW_QWEN, LayerRule.DENSE_SPARSE_STEP),
@@ -436,7 +431,7 @@ FAMILIES: dict[str, Family] = {
             "phi3",
             (*_core(), _TIED_FALSE),
             _LLAMA_FIXED,
-            _ROPE_LONG + _PHI3 + _WINDOW_SWITCHES[:1],
+            _ROPE_LONG + _GPT2[1:3] + _WINDOW_SWITCHES[:1],
             (LayerRule.WINDOW_ALL,),
             "qkv_proj and gate_up_proj are fused: the same weights as separate projections.",
             checked=(

@@ -540,9 +540,7 @@ def decode_rates(
     mesh: str | None = None,
 ) -> tuple[sp.Rational, ...]:
     """Decode tokens/s of the cluster (replicas × B / t_lower) at each batch, the rest as bound."""
-    peak = problem.peak or (problem.chip.peak(problem.compute_dtype) if problem.chip else None)
-    if peak is None or problem.bandwidth is None:
-        raise ProblemError("--phase", "a step's time needs a peak and a bandwidth: give --chip")
+    peak = _ceilings_of(problem)[0]
     tp = _tp(problem, tp_text)
     _check_split(problem, tp, tp_text)
     levels = _network(problem, tp, mesh, timing)[1]

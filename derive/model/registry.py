@@ -85,11 +85,9 @@ def builtin_model_files() -> tuple[Path, ...]:
     )
 
 
-def load_models(
-    paths: tuple[Path, ...] | list[Path] = (), include_builtins: bool = True
-) -> ModelRegistry:
-    """Load the built-in models (optional) and the given files, refusing duplicate names."""
-    files = (builtin_model_files() if include_builtins else ()) + tuple(Path(p) for p in paths)
+def load_models(paths: tuple[Path, ...] | list[Path] = ()) -> ModelRegistry:
+    """Load the built-in models and the given files, refusing duplicate names."""
+    files = builtin_model_files() + tuple(Path(p) for p in paths)
     seen: dict[str, Path] = {}
     models: list[Transformer] = []
     for path in files:

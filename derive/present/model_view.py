@@ -21,7 +21,7 @@ from derive.model.sized import SizedModel
 from derive.model.symbols import NOTATION, batch, context
 from derive.model.transformer import FLAG_FIELDS, OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS
 from derive.solution.model_steps import model_steps, shown_quantities, verdict_words
 from derive.solution.notation import tex, tex_text_number
@@ -32,7 +32,6 @@ __all__ = [
     "glance",
     "model_document",
     "model_json",
-    "model_markdown",
     "model_template_context",
     "shown_quantities",
 ]
@@ -152,30 +151,16 @@ def model_document(
     text: str = "",
     level: int = 1,
     givens_only: bool = False,
-    sections: tuple[tuple[str, Document], ...] = (),
     earlier: EarlierGivens | None = None,
 ) -> Document:
     """The worked solution as a document (``model.*.j2``; JSON: :func:`model_json`);
-    ``givens_only``: the question, without the steps; ``sections`` follow it; ``earlier``:
+    ``givens_only``: the question, without the steps; ``earlier``:
     the same model's table printed by an earlier problem, referred to instead of repeated."""
     return Document(
         template="model",
         context=dict(level=level, givens_only=givens_only, **_context(a, title, text, earlier)),
         data=lambda: model_json(a),
-        sections=sections,
     )
-
-
-def model_markdown(
-    a: ModelAnalysis,
-    title: str | None = None,
-    text: str = "",
-    level: int = 1,
-    givens_only: bool = False,
-    earlier: EarlierGivens | None = None,
-) -> str:
-    """The worked solution as Markdown (``givens_only``: the question, without the steps)."""
-    return render(model_document(a, title, text, level, givens_only, earlier=earlier), "md")
 
 
 def _short(q: Quantity) -> str:

@@ -64,18 +64,6 @@ def training_selected_steps(
     return tuple(s for s in steps if not s.topic or s.topic in wanted)
 
 
-def _context(
-    a: TrainingAnalysis, steps: tuple[Step, ...], title: str, text: str
-) -> dict[str, object]:
-    return {
-        "title": title,
-        "text": text,
-        "given": training_given(a),
-        "steps": steps,
-        "verdict": training_verdict(a),
-    }
-
-
 def _title(a: TrainingAnalysis) -> str:
     return f"Training {a.problem.model_name} on {a.problem.devices} devices"
 
@@ -86,14 +74,19 @@ def training_document(
     winner: StrategyRow | None = None,
     *,
     title: str | None = None,
-    text: str = "",
     ask: tuple[str, ...] = (),
     level: int = 2,
 ) -> Document:
     """The worked solution as one document (Markdown, LaTeX, text and its JSON)."""
     steps = training_selected_steps(a, rows, winner, ask)
-    context = _context(a, steps, title or _title(a), text)
-    return Document("kernel", {"level": level, **context}, lambda: training_json(a, rows, winner))
+    context = {
+        "level": level,
+        "title": title or _title(a),
+        "given": training_given(a),
+        "steps": steps,
+        "verdict": training_verdict(a),
+    }
+    return Document("kernel", context, lambda: training_json(a, rows, winner))
 
 
 def _row_json(row: StrategyRow) -> dict[str, object]:

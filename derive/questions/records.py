@@ -12,25 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from derive.formula.units import Measure, base_text
 
-if TYPE_CHECKING:
-    from derive.catalogue.kinds import ProblemKind
-    from derive.catalogue.records import Quantity as CatalogueQuantity
-
 __all__ = [
     "Answer",
-    "DefinedRow",
     "Known",
     "Questions",
     "Role",
     "Solving",
-    "catalogue_row",
-    "defined_row",
 ]
 
 
@@ -141,64 +133,3 @@ class Questions:
     def derived(self) -> tuple[Answer, ...]:
         """The defined quantities and unknowns (not the givens)."""
         return tuple(a for a in self.answers if a.role is not Role.GIVEN)
-
-
-@dataclass(frozen=True)
-class DefinedRow:
-    """A defined quantity or unknown as a row of the catalogue of quantities, made at run time.
-
-    The fields mirror a catalogue row (``derive.catalogue``): its name, how prose names it,
-    its unit, where its value sits in the JSON report (``defined.<name>``) and what takes
-    it: ``ask``, ``expect`` and ``derive check --problem-set … --quantity NAME`` (the
-    workbook has no answer box for it yet).
-    """
-
-    name: str
-    prose: str
-    unit: str
-    json: str
-    ask: bool = True
-    expect: bool = True
-    check: bool = True
-    workbook: bool = False
-
-
-def catalogue_row(answer: Answer, kind: ProblemKind) -> CatalogueQuantity | None:
-    """A defined quantity as a row of :mod:`derive.catalogue`, made at run time, or None
-    when its name is not a catalogue name (the catalogue's names are lower-case: ``N`` is not).
-
-    The row is taken by ``ask``, ``expect`` and ``derive check`` in a problem of ``kind``;
-    its value sits at ``defined.<name>`` of that kind's JSON report.
-    """
-    from derive.catalogue.records import At, Use
-    from derive.catalogue.records import Quantity as Row
-    from derive.formula.units import Dimension
-
-    row = defined_row(answer)
-    try:
-        dimension: Dimension | None = Dimension(answer.measure.exponents[:4])
-    except ValueError:
-        dimension = None
-    if any(answer.measure.exponents[4:]):
-        dimension = None  # dollars and joules have no Dimension of the answer reader
-    uses = Use.ASK | Use.EXPECT | Use.CHECK
-    try:
-        return Row(
-            answer.name,
-            row.prose,
-            dimension,
-            (At(kind, uses, phrase=row.prose, json=row.json),),
-        )
-    except ValueError:
-        return None
-
-
-def defined_row(answer: Answer) -> DefinedRow:
-    """The catalogue row of a defined quantity or unknown."""
-    what = "unknown" if answer.role is Role.UNKNOWN else "defined quantity"
-    return DefinedRow(
-        answer.name,
-        f"{what} {answer.name} ({answer.measure.describe()})",
-        answer.unit,
-        f"defined.{answer.name}",
-    )

@@ -45,10 +45,6 @@ _MONEY_AND_ENERGY = {
 _NAMES = tex_names()
 
 
-def _nothing(a: ModelAnalysis) -> tuple[str, ...]:
-    return ()
-
-
 @dataclass(frozen=True)
 class ModelStepRule:
     """One step of a model's worked solution: which quantities it shows and what it says."""
@@ -57,7 +53,7 @@ class ModelStepRule:
     keys: tuple[str, ...]  # the quantities it shows, in the analysis' order
     rule: Callable[[ModelProblem], str]
     reason: Callable[[ModelProblem], str]
-    notes: Callable[[ModelAnalysis], tuple[str, ...]] = _nothing
+    notes: Callable[[ModelAnalysis], tuple[str, ...]] = lambda a: ()
     parts: bool = False  # the block's weights as a table
 
 

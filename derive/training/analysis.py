@@ -387,21 +387,15 @@ def _no_dp_reason(a: TrainingAnalysis) -> str:
     )
 
 
-def _runnable_dp(
-    p: TrainingProblem, low: int, fits: Callable[[int], bool] | None = None
-) -> int | None:
+def _runnable_dp(p: TrainingProblem, low: int) -> int | None:
     """The smallest dp from ``low`` (a multiple of ep) at which the batch still splits into
-    whole micro-batches, at least pp of them per DP rank: a dp ``derive train`` accepts (and,
-    given ``fits``, at which the run fits)."""
+    whole micro-batches, at least pp of them per DP rank: a dp ``derive train`` accepts."""
     per_step = int(p.batch_tokens // (p.micro_batch * p.seq))  # micro-batches of the whole step
     return next(
         (
             dp
             for dp in sp.divisors(per_step)
-            if dp >= low
-            and dp % p.ep == 0
-            and per_step // dp >= p.pp
-            and (fits is None or fits(int(dp)))
+            if dp >= low and dp % p.ep == 0 and per_step // dp >= p.pp
         ),
         None,
     )

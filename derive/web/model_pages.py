@@ -30,11 +30,12 @@ from derive.pipeline import (
     derive_set_serving,
     derive_training,
 )
+from derive.present.formats import render
 from derive.present.key.models import model_ask
 from derive.present.model_view import (
     ASK_PHRASES,
     JSON_KEYS,
-    model_markdown,
+    model_document,
     model_template_context,
 )
 from derive.present.serving_step import crossover_given, phase_given
@@ -229,7 +230,7 @@ def model_page(entry: ModelEntry, operators: tuple[Path, ...], hints: bool) -> P
     env = html_env()
     steps = context["steps"]
     steps_html = steps_as_html(steps, a.verdicts, a.warnings, template="model_step.html.j2")
-    markdown = model_markdown(a, entry.title, entry.text, level=1)
+    markdown = render(model_document(a, entry.title, entry.text), "md")
     asked = _asked(entry, all_claims_analysis_for(entry, operators))
     serving_md, serving_html, serving_titles = (
         _training_steps(entry, run, len(steps) + 1)

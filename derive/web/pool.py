@@ -272,9 +272,6 @@ class WorkerPool:
         self._prior = settings.slow_weight * settings.timeout  # a new address's unknown claims
         self.clock = time.monotonic  # the bookkeeping's (tests set their own)
 
-    def wait_ready(self) -> None:
-        """The workers are forked warm: ready as soon as they exist (kept for callers)."""
-
     def _refuse(self, client: Hashable) -> None:
         s = self.settings
         mine = len(self._queues.get(client, ())) + self._running.get(client, 0)

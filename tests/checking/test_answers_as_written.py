@@ -247,7 +247,6 @@ def client():
 
     _, pset = load_source(None)
     pool = WorkerPool(pset, PoolSettings(workers=1, timeout=20.0), False)
-    pool.wait_ready()
     app = create_app(build_workbook(pset), pool, LOOPBACK_HOSTS)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c

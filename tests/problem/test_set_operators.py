@@ -212,7 +212,6 @@ def test_a_table_set_is_served(tmp_path: Path):
     _, pset = load_source(str(_docs_example(tmp_path)))
     pool = WorkerPool(pset, PoolSettings(workers=1, timeout=5.0), False)
     try:
-        pool.wait_ready()
         app = create_app(build_workbook(pset), pool, LOOPBACK_HOSTS)
         with TestClient(app, base_url="http://127.0.0.1") as client:
             claim = {"problem": "sharded", "quantity": "flops", "answer": _flops_of_the_example()}

@@ -462,20 +462,6 @@ def test_solving_is_bounded_by_the_time_budget(tmp_path: Path):
     assert len(result.err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
-def test_a_defined_quantity_is_a_catalogue_row_at_run_time():
-    from derive.catalogue.kinds import ProblemKind
-    from derive.catalogue.records import Use
-    from derive.questions.records import catalogue_row
-
-    q = solve_questions(given={"price": "2.49 $/h", "t": "2 h"}, define={"cost": "price * t"})
-    row = catalogue_row(q.answer("cost"), ProblemKind.MODEL)
-    assert row is not None and row.name == "cost"
-    assert row.uses(ProblemKind.MODEL) == Use.ASK | Use.EXPECT | Use.CHECK
-    assert row.json_path(ProblemKind.MODEL) == ("defined", "cost")
-    upper = solve_questions(equations=["N = 2"], unknowns=["N"]).answer("N")
-    assert catalogue_row(upper, ProblemKind.MODEL) is None  # the catalogue's names are lower-case
-
-
 def test_an_equation_names_a_defined_quantity_that_uses_the_unknown():
     """docs/questions.md: equations may name defined quantities. One that uses the unknown
     (peak = units · flops_per_clock · clock) is solved through (it was 'unknown name');

@@ -44,7 +44,6 @@ def _client(hints: bool = True, show: bool = True, timeout: float = 5.0, workers
     _, pset = load_source(None)
     book = build_workbook(pset, hints=hints, show_expected=show)
     pool = WorkerPool(pset, PoolSettings(workers=workers, timeout=timeout), not show)
-    pool.wait_ready()
     # previews unlimited: these tests send thousands from one address (tests/web/test_fairness.py limits them)
     app = create_app(book, pool, LOOPBACK_HOSTS, previews_per_second=10**9)
     return TestClient(app, base_url="http://127.0.0.1"), pool

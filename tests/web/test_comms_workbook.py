@@ -59,7 +59,6 @@ def _client(path: Path, show: bool = True):
     _, pset = load_source(str(path), trust=True)
     book = build_workbook(pset, hints=True, show_expected=show)
     pool = WorkerPool(pset, PoolSettings(workers=1, timeout=30.0), not show)
-    pool.wait_ready()
     return TestClient(create_app(book, pool, LOOPBACK_HOSTS), base_url="http://127.0.0.1"), pool
 
 

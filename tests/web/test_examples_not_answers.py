@@ -46,7 +46,6 @@ def test_no_example_is_a_right_answer(source):
     _, pset = load_source(str(ROOT / source) if source else None, trust=True)
     book = build_workbook(pset)
     pool = WorkerPool(pset, PoolSettings(workers=1, timeout=30.0), False)
-    pool.wait_ready()
     shown = _instruction_examples()
     right = []
     try:

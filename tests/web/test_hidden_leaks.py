@@ -205,7 +205,6 @@ def _wrong_claims(expected: str) -> list[str]:
 def hidden(request):
     _source, pset, book, values = _prepared(request.param)
     pool = WorkerPool(pset, PoolSettings(workers=2, timeout=20.0), True)
-    pool.wait_ready()
     client = TestClient(create_app(book, pool, LOOPBACK_HOSTS), base_url="http://127.0.0.1")
     with client:
         yield request.param, client, book, values

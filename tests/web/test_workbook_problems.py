@@ -23,7 +23,6 @@ def client():
     _, pset = load_source(None)
     book = build_workbook(pset)
     pool = WorkerPool(pset, PoolSettings(workers=1, timeout=10.0), False)
-    pool.wait_ready()
     with TestClient(create_app(book, pool, LOOPBACK_HOSTS), base_url="http://127.0.0.1") as c:
         yield c
     pool.close()

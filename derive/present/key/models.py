@@ -24,7 +24,6 @@ from derive.present.model_view import (
     EarlierGivens,
     glance,
     model_document,
-    model_markdown,
     shown_quantities,
 )
 from derive.problem.serving_spec import SERVING_ASK_KEYS
@@ -89,7 +88,7 @@ def model_chapter(
         if earlier is None:
             tables[a.problem.model.name] = EarlierGivens.of(a, i, entry.id)
         title = f"Problem {i} ({entry.id}): {entry.title}"
-        md = model_markdown(a, title, entry.text, level=2, earlier=earlier)
+        md = render(model_document(a, title, entry.text, level=2, earlier=earlier), "md")
         tex = render(model_document(a, title, entry.text, earlier=earlier), "tex")
         serving = (
             None
@@ -159,8 +158,8 @@ def model_chapter(
             {
                 "title": entry.title,
                 "text": entry.text,
-                "model_body": model_markdown(
-                    a, entry.title, entry.text, level=2, givens_only=True, earlier=earlier
+                "model_body": render(
+                    model_document(a, entry.title, entry.text, 2, True, earlier=earlier), "md"
                 )
                 + (f"\n**{label}.** {part.given}\n" if part is not None else ""),
                 "model_tex": render(
