@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jinja2
@@ -40,6 +40,7 @@ __all__ = [
     "Document",
     "Format",
     "JinjaSyntax",
+    "as_text",
     "format_named",
     "render",
     "templated_formats",
@@ -79,14 +80,16 @@ class Document:
     ``template`` is the stem of its templates (each templated format adds its suffix and
     ``.j2``); ``context`` is what they print; ``data`` builds its JSON object. A document
     built in code for a format (a comparison's tables) names that format's writer in
-    ``written``. ``sections`` follow the document: each is printed after it (after a blank
-    line) and its JSON goes under its key.
+    ``written``; one printed as it is in every format but JSON (a CSV, a value per line)
+    has ``verbatim``. ``sections`` follow the document: each is printed after it (after a
+    blank line) and its JSON goes under its key. A document without ``data`` has no JSON.
     """
 
     template: str = ""
     context: Mapping[str, Any] = field(default_factory=dict)
     data: Callable[[], object] | None = None
     written: Mapping[str, Callable[[], str]] = field(default_factory=dict)
+    verbatim: Callable[[], str] | None = None
     sections: tuple[tuple[str, Document], ...] = ()
 
 
@@ -111,6 +114,8 @@ def _own_text(document: Document, fmt: Format) -> str:
     """The document alone (no sections), from its writer for ``fmt`` or its template."""
     if fmt.name in document.written:
         return document.written[fmt.name]()
+    if document.verbatim is not None:
+        return document.verbatim()
     if not document.template:  # a command offered a format this document is not built in
         raise ValueError(f"no {fmt.name} form of this document (it is built in code)")
     from derive.present.render import render as render_template
@@ -126,7 +131,7 @@ def _templated(document: Document, fmt: Format) -> str:
 
 def _has_own(document: Document, fmt: Format) -> bool:
     """Whether the document is written in ``fmt`` itself (a writer, or a template of it)."""
-    if fmt.name in document.written:
+    if fmt.name in document.written or document.verbatim is not None:
         return True
     if not document.template:
         return False
@@ -155,7 +160,10 @@ def _json_object(document: Document) -> object:
 
 
 def _json(document: Document, fmt: Format) -> str:
-    """The document's JSON object (sections under their keys), indented, UTF-8 as it is."""
+    """The document's JSON object (sections under their keys), indented, UTF-8 as it is;
+    nothing for a document without data (a tally beside a CSV)."""
+    if document.data is None:
+        return ""
     return json.dumps(_json_object(document), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -245,6 +253,12 @@ def format_named(name: str) -> Format:
 def templated_formats() -> tuple[Format, ...]:
     """The formats written from jinja templates (those the key preloads)."""
     return tuple(f for f in FORMATS.values() if f.jinja is not None)
+
+
+def as_text(document: Document) -> Document:
+    """The document with its own text plain in every format but JSON (a verdict as a terminal shows it)."""
+    alone = replace(document, sections=())
+    return replace(document, written={}, verbatim=lambda: render(alone, FORMATS["text"]))
 
 
 def render(document: Document, fmt: Format | str) -> str:
