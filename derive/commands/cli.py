@@ -205,8 +205,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         analysis = getattr(derivation, "analysis", None)
         layered = fusion_layers_section(analysis, args.layers)
         document = replace(document, sections=(*document.sections, *layered))
-    text = render(document, args.format)
-    sys.stdout.write(with_questions(text, derivation.questions, args.format))
+    sys.stdout.write(render(with_questions(document, derivation.questions), args.format))
     return 0
 
 

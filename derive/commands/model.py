@@ -234,6 +234,5 @@ def run_model(args: argparse.Namespace) -> int:
     sections = () if step is None else (("serving", step.document()),)
     document = replace(model.document(level=1), sections=sections)
     document = with_sections(document, args, "tokens/s", "--measured-tokens-per-s")
-    text = render(document, args.format)
-    sys.stdout.write(with_questions(text, questions, args.format))
+    sys.stdout.write(render(with_questions(document, questions), args.format))
     return 0

@@ -82,7 +82,7 @@ class Document:
     built in code for a format (a comparison's tables) names that format's writer in
     ``written``; one printed as it is in every format but JSON (a CSV, a value per line)
     has ``verbatim``. ``sections`` follow the document: each is printed after it (after a
-    blank line) and its JSON goes under its key. A document without ``data`` has no JSON.
+    blank line) and its JSON goes under its key (or, keyed ``""``, joins the document's). A document without ``data`` has no JSON.
     """
 
     template: str = ""
@@ -123,10 +123,17 @@ def _own_text(document: Document, fmt: Format) -> str:
     return render_template(document.template + fmt.template_suffix, fmt.name, **document.context)
 
 
+def _then_sections(text: str, document: Document, fmt: Format) -> str:
+    """``text``, then each section in ``fmt`` after a blank line (one keyed ``""`` joins it:
+    after exactly one blank line, the text's own trailing ones dropped)."""
+    for key, section in document.sections:
+        text = (text + "\n" if key else text.rstrip("\n") + "\n\n") + fmt.writer(section, fmt)
+    return text
+
+
 def _templated(document: Document, fmt: Format) -> str:
     """The document's template for ``fmt``, then each section's, a blank line between."""
-    text = _own_text(document, fmt)
-    return "\n".join([text, *(_templated(section, fmt) for _, section in document.sections)])
+    return _then_sections(_own_text(document, fmt), document, fmt)
 
 
 def _has_own(document: Document, fmt: Format) -> bool:
@@ -149,13 +156,13 @@ def _text(document: Document, fmt: Format) -> str:
         own = _own_text(document, fmt)
     else:
         own = plain_text(_own_text(document, FORMATS["md"]))
-    return "\n".join([own, *(_text(section, fmt) for _, section in document.sections)])
+    return _then_sections(own, document, fmt)
 
 
-def _json_object(document: Document) -> object:
+def _json_object(document: Document) -> Any:
     data = document.data() if document.data is not None else {}
-    if document.sections and isinstance(data, dict):
-        data = data | {key: _json_object(section) for key, section in document.sections}
+    for key, section in document.sections if isinstance(data, dict) else ():
+        data = data | ({key: _json_object(section)} if key else _json_object(section))
     return data
 
 
