@@ -380,13 +380,14 @@ def questions_json(q: Questions) -> dict[str, object]:
     }
 
 
-def with_questions(document: Document, questions: Questions | None) -> Document:
-    """A report with a problem's questions after it: a section, its JSON keys the report's."""
+def with_questions(document: Document, questions: Questions | None, level: int = 3) -> Document:
+    """A report with a problem's questions after it (a section of heading ``level``), its
+    JSON keys the report's."""
     if questions is None:
         return document
     shown = Document(
         written={
-            "md": lambda: questions_markdown(questions),
+            "md": lambda: questions_markdown(questions, level),
             "tex": lambda: questions_latex(questions),
         },
         data=lambda: questions_json(questions),
