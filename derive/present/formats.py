@@ -160,7 +160,7 @@ def _text(document: Document, fmt: Format) -> str:
 
 
 def _json_object(document: Document) -> Any:
-    data = document.data() if document.data is not None else {}
+    data: Any = document.data() if document.data is not None else {}
     for key, section in document.sections if isinstance(data, dict) else ():
         data = data | ({key: _json_object(section)} if key else _json_object(section))
     return data
