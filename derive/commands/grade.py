@@ -356,10 +356,8 @@ def grade(args: argparse.Namespace) -> int:
         writer.writerows([_cell(rec[c]) for c in columns] for rec in records)
         return out.getvalue()
 
-    text = render(
-        Document(data=lambda: {"answers": records, "students": students}, verbatim=table),
-        args.format,
-    )
+    shown = Document(data=lambda: {"answers": records, "students": students}, verbatim=table)
+    text = render(shown, args.format)
     if args.output is not None:
         from derive.commands.atomic_file import write_atomic
 

@@ -138,10 +138,9 @@ def _templated(document: Document, fmt: Format) -> str:
 
 def _has_own(document: Document, fmt: Format) -> bool:
     """Whether the document is written in ``fmt`` itself (a writer, or a template of it)."""
-    if fmt.name in document.written or document.verbatim is not None:
-        return True
-    if not document.template:
-        return False
+    own = fmt.name in document.written or document.verbatim is not None
+    if own or not document.template:
+        return own
     from derive.resources import resource_dir
 
     return (resource_dir("templates") / (document.template + fmt.template_suffix)).is_file()
