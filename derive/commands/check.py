@@ -53,7 +53,6 @@ from derive.commands.check_model import (
 )
 from derive.commands.options import (
     MODEL_FLAGS,
-    REPORT_FORMATS,
     add_format_flag,
     add_layers_flag,
     add_model_flags,
@@ -161,7 +160,7 @@ def add_check_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     add_sharding_flags(p)  # as derive solve's (a set: keys 'shard' and 'collective')
     add_layers_flag(p)
     add_tolerance_flag(p, default=None)  # a set's problem may set its own
-    add_format_flag(p, ("text", *(f for f in REPORT_FORMATS if f != "text")))
+    add_format_flag(p, ("text", "md", "tex", "json"))  # a verdict is text unless asked
     p.add_argument(
         "--trust",
         action="store_true",
@@ -510,11 +509,10 @@ def _derivation(args: argparse.Namespace) -> int:
         **judging(args),
     )
     if result.verdict is Verdict.UNREADABLE:
-        if args.format == "json":
-            data = report.unreadable_json(
-                args.quantity, args.chain, result.reason or "", result.position
-            )
-            write_out({**data, "line": result.line})
+        data = report.unreadable_json(
+            args.quantity, args.chain, result.reason or "", result.position
+        )
+        write_out(args, {**data, "line": result.line})
         error = result.detail
         raise (
             error if isinstance(error, DeriveError) else ParseError("--chain", result.reason or "")

@@ -9,7 +9,6 @@ set's model problem) and printed by :mod:`derive.checking.model_verdict_text`.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -47,33 +46,34 @@ def judging(args: argparse.Namespace) -> dict[str, Any]:
     return {"rtol": args.rtol, "hide_expected": hide, "syntax": syntax}
 
 
-def write_out(data: dict | str) -> None:
-    """A check's report on stdout: a JSON object, or text as it is."""
-    sys.stdout.write(
-        json.dumps(data, indent=2, ensure_ascii=False) + "\n" if isinstance(data, dict) else data
-    )
+def write_out(args: argparse.Namespace, data: dict) -> None:
+    """What a refused check prints before its error: its JSON verdict (in JSON; else nothing)."""
+    from derive.present.formats import Document, render
+
+    sys.stdout.write(render(Document(data=lambda: data, verbatim=lambda: ""), args.format))
 
 
 def write_report(args: argparse.Namespace, report: Report, data: Callable[[], dict]) -> None:
-    """A check's report on stdout in the format ``--format`` names (text, md, tex or json)."""
-    from derive.present.formats import render
+    """A check's report on stdout in the format ``--format`` names (text, md, tex or json);
+    ``args.plain``: as text in every format but JSON (``derive model --claim``)."""
+    from derive.present.formats import as_text, render
     from derive.present.report import report_document
 
-    sys.stdout.write(render(report_document(report, data), args.format))
+    document = report_document(report, data)
+    plain = getattr(args, "plain", False)
+    sys.stdout.write(render(as_text(document) if plain else document, args.format))
 
 
 def refuse_unreadable(args: argparse.Namespace, result: CheckResult) -> NoReturn:
     """An unreadable claim: its JSON verdict with ``--format json``, then its one-line error."""
     from derive.checking.api import verdict_text
 
-    if args.format == "json":
-        write_out(
-            verdict_text.unreadable_json(
-                args.quantity, args.claim, result.reason or "", result.position
-            )
-        )
+    reason = result.reason or ""
+    write_out(
+        args, verdict_text.unreadable_json(args.quantity, args.claim, reason, result.position)
+    )
     error = result.detail
-    raise error if isinstance(error, DeriveError) else ParseError("claim", result.reason or "")
+    raise error if isinstance(error, DeriveError) else ParseError("claim", reason)
 
 
 def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool:
@@ -138,8 +138,8 @@ def with_serving_step(
 def model_claim(
     args: argparse.Namespace, problem: ModelSpec | ModelEntry, operators: tuple[str, ...]
 ) -> int:
-    """Judge ``--claim`` on a model problem and print the verdict: the one format of
-    ``derive check MODEL`` and ``derive model --claim`` (text, or JSON with ``--format json``).
+    """Judge ``--claim`` on a model problem and print the verdict: in ``--format`` (with
+    ``args.plain``, text in every format but JSON, as ``derive model --claim`` prints it).
     0 right (or right at leading order), 1 wrong."""
     from derive.checking.api import Verdict, check
     from derive.checking.api import model_verdict_text as report
@@ -148,9 +148,8 @@ def model_claim(
     if result.verdict is Verdict.UNREADABLE:
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
-    write_report(
-        args, report.model_claim_report(result, rtol), lambda: report.model_claim_json(result, rtol)
-    )
+    shown = report.model_claim_report(result, rtol)
+    write_report(args, shown, lambda: report.model_claim_json(result, rtol))
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
 

@@ -204,8 +204,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         analysis = getattr(derivation, "analysis", None)
         layered = fusion_layers_section(analysis, args.layers)
         document = replace(document, sections=(*document.sections, *layered))
-    text = render(document, args.format)
-    sys.stdout.write(with_questions(text, derivation.questions, args.format))
+    sys.stdout.write(render(with_questions(document, derivation.questions), args.format))
     return 0
 
 
@@ -213,6 +212,7 @@ def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
     """``derive solve --given … --equation … --unknown …``: givens and equations alone."""
     from derive.commands.options import refuse_unused
     from derive.pipeline import answer_one
+    from derive.present.formats import Document, render
     from derive.present.questions_view import questions_json, questions_markdown
 
     asked = ("given", "define", "equation", "unknown")
@@ -220,12 +220,11 @@ def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
     answered = answer_one(questions)  # type: ignore[arg-type]
     if not answered.derived and answered.solving is None:
         raise ProblemError("derive solve", "give --define or --equation with --unknown")
-    if args.format == "json":
-        import json
-
-        sys.stdout.write(json.dumps(questions_json(answered), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(questions_markdown(answered, level=1))
+    shown = Document(
+        data=lambda: questions_json(answered),
+        verbatim=lambda: questions_markdown(answered, level=1),
+    )
+    sys.stdout.write(render(shown, args.format))
     return 0
 
 

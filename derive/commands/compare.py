@@ -7,9 +7,9 @@ The rows are derived by :mod:`derive.pipeline.compare` and laid out by
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from derive.commands.options import (
@@ -26,6 +26,8 @@ from derive.present.formats import render
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
+    from derive.present.compare.ratios import Ratios
+    from derive.present.compare.table import CompareRow
 
 __all__ = ["add_compare_parser", "run_compare"]
 
@@ -53,19 +55,20 @@ def run_compare(args: argparse.Namespace) -> int:
             )
         return run_compare_model(args)
     spec = replace(spec_from_args(args), compute=None)
-    if args.format == "tex" and args.compute is None:  # a paper's table: one row per chip
-        args.compute = tensors_compute(spec, registry, args.chips)
-    rows = compare_rows(spec, registry, args.chips, args.compute)
-    ratios = None
-    if args.baseline is not None:
+
+    def table(compute: str | None) -> tuple[list[CompareRow], list[Ratios] | None]:
+        rows = compare_rows(spec, registry, args.chips, compute)
+        if args.baseline is None:
+            return rows, None
         chip, dtype = baseline_parts(args.baseline)
         named = replace(spec, peak=None, bandwidth=None)  # the baseline is a chip's row
         if dtype is None:
-            ratios = ratios_to(rows, compare_rows(named, registry, chip.name, args.compute))
-        else:  # the problem in that dtype, at its peak: fp8 against bf16 on one chip
-            base = replace(named, dtypes=(dtype,))
-            ratios = ratios_to(rows, compare_rows(base, registry, chip.name, dtype))
-    sys.stdout.write(render(compare_document(rows, ratios), args.format))
+            return rows, ratios_to(rows, compare_rows(named, registry, chip.name, compute))
+        base = replace(named, dtypes=(dtype,))  # in that dtype, at its peak: fp8 against bf16
+        return rows, ratios_to(rows, compare_rows(base, registry, chip.name, dtype))
+
+    paper = partial(tensors_compute, spec, registry, args.chips)  # LaTeX's rows: each tensor dtype
+    sys.stdout.write(render(compare_document(table, args.compute, paper), args.format))
     return 0
 
 
@@ -73,22 +76,17 @@ def _compare_kernel(args: argparse.Namespace) -> int:
     """``derive compare --flops F --bytes Q [--chips a,b] [--peak P --bandwidth W]``."""
     from derive.commands.kernel import kernel_spec_of
     from derive.pipeline.compare import kernel_rows
-    from derive.present.compare.kernels import kernel_compare_json, kernel_compare_markdown
+    from derive.present.compare.kernels import kernel_compare_document, refuse_kernel_table
 
     if args.operator is not None:
         raise ProblemError(
             f"derive compare {args.operator}",
             "give an operator or a kernel's numbers (--flops/--bytes/--intensity), not both",
         )
-    if args.baseline is not None or args.format == "tex":
-        flag = "--baseline" if args.baseline is not None else "--format tex"
-        raise ProblemError(flag, "a kernel by its numbers is compared as a Markdown or JSON table")
-    rows = kernel_rows(kernel_spec_of(args), args.chips)
-    if args.format == "json":
-        text = json.dumps(kernel_compare_json(rows), indent=2, ensure_ascii=False) + "\n"
-        sys.stdout.write(text)
-    else:
-        sys.stdout.write(kernel_compare_markdown(rows))
+    if args.baseline is not None:
+        refuse_kernel_table("--baseline")
+    document = kernel_compare_document(lambda: kernel_rows(kernel_spec_of(args), args.chips))
+    sys.stdout.write(render(document, args.format))
     return 0
 
 

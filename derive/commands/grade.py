@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import operator
 import re
 import sys
@@ -317,6 +316,7 @@ def grade(args: argparse.Namespace) -> int:
     """Grade every answer of ``args.answers`` against ``args.problem_set``; see the module docstring."""
     from derive.checking.api import Verdict
     from derive.commands.check import _load_set, _operators
+    from derive.present.formats import Document, render
 
     rows = _read_rows(args.answers)
     pset = _load_set(args.problem_set, args.trust)
@@ -347,24 +347,26 @@ def grade(args: argparse.Namespace) -> int:
         else:
             records.append({**row, **cast(dict, found[1])})
     students = tally(records, asked)
-    if args.format == "json":
-        text = json.dumps({"answers": records, "students": students}, indent=2, ensure_ascii=False)
-        text += "\n"
-    else:
+
+    def table() -> str:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         columns = OUTPUT_COLUMNS + ((_VARIANT,) if pset.variants is not None else ())
         writer.writerow(columns)
         writer.writerows([_cell(rec[c]) for c in columns] for rec in records)
-        text = out.getvalue()
+        return out.getvalue()
+
+    shown = Document(data=lambda: {"answers": records, "students": students}, verbatim=table)
+    text = render(shown, args.format)
     if args.output is not None:
         from derive.commands.atomic_file import write_atomic
 
         write_atomic(Path(args.output), [text.encode("utf-8")])
     else:
         sys.stdout.write(text)
-    if args.format != "json":  # the tally ends the text output (stderr while stdout holds the CSV)
-        (sys.stdout if args.output is not None else sys.stderr).write(_table(students))
+    # the tally ends the text output (stderr while stdout holds the CSV); JSON holds it
+    tally_text = render(Document(verbatim=lambda: _table(students)), args.format)
+    (sys.stdout if args.output is not None else sys.stderr).write(tally_text)
     unread = sum(rec["verdict"] == Verdict.UNREADABLE.value for rec in records)
     refused = sum(rec["verdict"] == REFUSED for rec in records)
     if unread:

@@ -64,12 +64,11 @@ def run_kernel_numbers(args: argparse.Namespace) -> int:
     questions = question_spec_from_args(args)
     derivation = derive_kernel(kernel_spec_of(args))
     document = with_sections(derivation.document(), args, "FLOP/s", "--measured-flops-per-s")
-    text = render(document, args.format)
     if questions is not None:  # over the kernel's own names: t_lower, intensity, flops, ...
         from derive.pipeline import answer_for
         from derive.present.questions_view import with_questions
 
         answered = answer_for(questions, derivation.kernel)  # type: ignore[arg-type]
-        text = with_questions(text, answered, args.format)
-    sys.stdout.write(text)
+        document = with_questions(document, answered)
+    sys.stdout.write(render(document, args.format))
     return 0

@@ -15,7 +15,6 @@ Every number is parsed exactly (:mod:`derive.formula.decimals`); nothing typed i
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -153,13 +152,8 @@ def _judge(args: argparse.Namespace) -> int:
     from derive.commands.check_model import model_claim, with_serving_step
 
     problem = with_serving_step(args, model_spec(args), args.model)
-    # the verdict is derive check's: its text unless JSON is asked (model's default is md)
-    verdict_format = "json" if args.format == "json" else "text"
-    return model_claim(
-        argparse.Namespace(**{**vars(args), "format": verdict_format}),
-        problem,
-        tuple(args.operators),
-    )
+    args.plain = True  # the verdict is derive check's: its text unless JSON is asked
+    return model_claim(args, problem, tuple(args.operators))
 
 
 def _questions(args: argparse.Namespace, model: object, step: object) -> Questions | None:
@@ -184,6 +178,7 @@ def _values(args: argparse.Namespace) -> int:
     """``--quantity Q[,Q…]`` without ``--claim``: each quantity asked, one line (JSON: exact text)."""
     from derive.checking.api import model_values
     from derive.commands.check_model import with_serving_step
+    from derive.present.formats import Document, render
 
     names = [name.strip() for name in args.quantity.split(",") if name.strip()]
     if not names:
@@ -192,11 +187,11 @@ def _values(args: argparse.Namespace) -> int:
         )
     problem = with_serving_step(args, model_spec(args), args.model)
     values = model_values(problem, names, tuple(args.operators))
-    if args.format == "json":
-        report = {name: exact for name, exact, _ in values}
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write("".join(f"{name}: {shown}\n" for name, _, shown in values))
+    document = Document(
+        data=lambda: {name: exact for name, exact, _ in values},
+        verbatim=lambda: "".join(f"{name}: {shown}\n" for name, _, shown in values),
+    )
+    sys.stdout.write(render(document, args.format))
     return 0
 
 
@@ -239,6 +234,5 @@ def run_model(args: argparse.Namespace) -> int:
     sections = () if step is None else (("serving", step.document()),)
     document = replace(model.document(level=1), sections=sections)
     document = with_sections(document, args, "tokens/s", "--measured-tokens-per-s")
-    text = render(document, args.format)
-    sys.stdout.write(with_questions(text, questions, args.format))
+    sys.stdout.write(render(with_questions(document, questions), args.format))
     return 0

@@ -214,10 +214,7 @@ def run_train(args: argparse.Namespace) -> int:
             tuple(args.operators),
             args.compare_strategies,
         )
-    text = render(d.document(), args.format)
-    if answered is not None:
-        from derive.present.questions_view import with_questions
+    from derive.present.questions_view import with_questions
 
-        text = with_questions(text, answered, args.format)
-    sys.stdout.write(text)
+    sys.stdout.write(render(with_questions(d.document(), answered), args.format))
     return 0

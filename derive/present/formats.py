@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jinja2
@@ -40,6 +40,7 @@ __all__ = [
     "Document",
     "Format",
     "JinjaSyntax",
+    "as_text",
     "format_named",
     "render",
     "templated_formats",
@@ -79,14 +80,16 @@ class Document:
     ``template`` is the stem of its templates (each templated format adds its suffix and
     ``.j2``); ``context`` is what they print; ``data`` builds its JSON object. A document
     built in code for a format (a comparison's tables) names that format's writer in
-    ``written``. ``sections`` follow the document: each is printed after it (after a blank
-    line) and its JSON goes under its key.
+    ``written``; one printed as it is in every format but JSON (a CSV, a value per line)
+    has ``verbatim``. ``sections`` follow the document: each is printed after it (after a
+    blank line) and its JSON goes under its key (or, keyed ``""``, joins the document's). A document without ``data`` has no JSON.
     """
 
     template: str = ""
     context: Mapping[str, Any] = field(default_factory=dict)
     data: Callable[[], object] | None = None
     written: Mapping[str, Callable[[], str]] = field(default_factory=dict)
+    verbatim: Callable[[], str] | None = None
     sections: tuple[tuple[str, Document], ...] = ()
 
 
@@ -111,6 +114,8 @@ def _own_text(document: Document, fmt: Format) -> str:
     """The document alone (no sections), from its writer for ``fmt`` or its template."""
     if fmt.name in document.written:
         return document.written[fmt.name]()
+    if document.verbatim is not None:
+        return document.verbatim()
     if not document.template:  # a command offered a format this document is not built in
         raise ValueError(f"no {fmt.name} form of this document (it is built in code)")
     from derive.present.render import render as render_template
@@ -118,18 +123,24 @@ def _own_text(document: Document, fmt: Format) -> str:
     return render_template(document.template + fmt.template_suffix, fmt.name, **document.context)
 
 
+def _then_sections(text: str, document: Document, fmt: Format) -> str:
+    """``text``, then each section in ``fmt`` after a blank line (one keyed ``""`` joins it:
+    after exactly one blank line, the text's own trailing ones dropped)."""
+    for key, section in document.sections:
+        text = (text + "\n" if key else text.rstrip("\n") + "\n\n") + fmt.writer(section, fmt)
+    return text
+
+
 def _templated(document: Document, fmt: Format) -> str:
     """The document's template for ``fmt``, then each section's, a blank line between."""
-    text = _own_text(document, fmt)
-    return "\n".join([text, *(_templated(section, fmt) for _, section in document.sections)])
+    return _then_sections(_own_text(document, fmt), document, fmt)
 
 
 def _has_own(document: Document, fmt: Format) -> bool:
     """Whether the document is written in ``fmt`` itself (a writer, or a template of it)."""
-    if fmt.name in document.written:
-        return True
-    if not document.template:
-        return False
+    own = fmt.name in document.written or document.verbatim is not None
+    if own or not document.template:
+        return own
     from derive.resources import resource_dir
 
     return (resource_dir("templates") / (document.template + fmt.template_suffix)).is_file()
@@ -144,18 +155,21 @@ def _text(document: Document, fmt: Format) -> str:
         own = _own_text(document, fmt)
     else:
         own = plain_text(_own_text(document, FORMATS["md"]))
-    return "\n".join([own, *(_text(section, fmt) for _, section in document.sections)])
+    return _then_sections(own, document, fmt)
 
 
-def _json_object(document: Document) -> object:
-    data = document.data() if document.data is not None else {}
-    if document.sections and isinstance(data, dict):
-        data = data | {key: _json_object(section) for key, section in document.sections}
+def _json_object(document: Document) -> Any:
+    data: Any = document.data() if document.data is not None else {}
+    for key, section in document.sections if isinstance(data, dict) else ():
+        data = data | ({key: _json_object(section)} if key else _json_object(section))
     return data
 
 
 def _json(document: Document, fmt: Format) -> str:
-    """The document's JSON object (sections under their keys), indented, UTF-8 as it is."""
+    """The document's JSON object (sections under their keys), indented, UTF-8 as it is;
+    nothing for a document without data (a tally beside a CSV)."""
+    if document.data is None:
+        return ""
     return json.dumps(_json_object(document), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -245,6 +259,12 @@ def format_named(name: str) -> Format:
 def templated_formats() -> tuple[Format, ...]:
     """The formats written from jinja templates (those the key preloads)."""
     return tuple(f for f in FORMATS.values() if f.jinja is not None)
+
+
+def as_text(document: Document) -> Document:
+    """The document with its own text plain in every format but JSON (a verdict as a terminal shows it)."""
+    alone = replace(document, sections=())
+    return replace(document, written={}, verbatim=lambda: render(alone, FORMATS["text"]))
 
 
 def render(document: Document, fmt: Format | str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 import sympy as sp
 
@@ -19,6 +20,7 @@ from derive.formula.durations import TimeUnit, time_tex, time_text
 from derive.formula.limits import RejectError
 from derive.formula.units import base_text
 from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
+from derive.present.formats import Document
 from derive.present.tex_layout import tex_break_sum, tex_is_wide
 from derive.questions.read import display_symbol, names_in, split_equation
 from derive.questions.records import Answer, Known, Questions, Role
@@ -378,19 +380,16 @@ def questions_json(q: Questions) -> dict[str, object]:
     }
 
 
-def with_questions(text: str, questions: Questions | None, fmt: str) -> str:
-    """A rendered report with a problem's questions added: JSON keys, or a section after it."""
+def with_questions(document: Document, questions: Questions | None, level: int = 3) -> Document:
+    """A report with a problem's questions after it (a section of heading ``level``), its
+    JSON keys the report's."""
     if questions is None:
-        return text
-    if fmt == "json":
-        import json
-
-        report = {**json.loads(text), **questions_json(questions)}
-        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-    if fmt == "tex":
-        return text.rstrip("\n") + "\n\n" + questions_latex(questions)
-    if fmt == "text":
-        from derive.present.plain import plain_text
-
-        return text.rstrip("\n") + "\n\n" + plain_text(questions_markdown(questions))
-    return text.rstrip("\n") + "\n\n" + questions_markdown(questions)
+        return document
+    shown = Document(
+        written={
+            "md": lambda: questions_markdown(questions, level),
+            "tex": lambda: questions_latex(questions),
+        },
+        data=lambda: questions_json(questions),
+    )
+    return replace(document, sections=(*document.sections, ("", shown)))

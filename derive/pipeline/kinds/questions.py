@@ -109,22 +109,6 @@ def answer_set_questions(
     return answer_problem_set(pset, registry)
 
 
-def _with_questions_md(md: str, questions: Questions | None, level: int) -> str:
-    if questions is None:
-        return md
-    from derive.present.questions_view import questions_markdown
-
-    return md.rstrip("\n") + "\n\n" + questions_markdown(questions, level + 1)
-
-
-def _with_questions_tex(tex: str, questions: Questions | None) -> str:
-    if questions is None:
-        return tex
-    from derive.present.questions_view import questions_latex
-
-    return tex.rstrip("\n") + "\n\n" + questions_latex(questions)
-
-
 def _with_questions_json(out: dict, questions: Questions | None) -> dict:
     if questions is None:
         return out

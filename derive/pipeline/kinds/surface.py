@@ -352,14 +352,14 @@ class Worked(Shown):
 
     def markdown(self, title: str | None = None, text: str = "", level: int = 2) -> str:
         """The worked solution as Markdown."""
-        from derive.pipeline.kinds.questions import _with_questions_md
+        from derive.present.questions_view import with_questions
 
-        return _with_questions_md(
-            render(self.document(title, text, level), "md"), self.questions, level
+        return render(
+            with_questions(self.document(title, text, level), self.questions, level + 1), "md"
         )
 
     def latex(self, title: str | None = None, text: str = "") -> str:
         """The worked solution as a LaTeX fragment."""
-        from derive.pipeline.kinds.questions import _with_questions_tex
+        from derive.present.questions_view import with_questions
 
-        return _with_questions_tex(render(self.document(title, text), "tex"), self.questions)
+        return render(with_questions(self.document(title, text), self.questions), "tex")

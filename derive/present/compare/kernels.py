@@ -8,16 +8,20 @@ decimals in the Markdown table.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
+from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import column_unit, time_in
+from derive.present.formats import Document
 
-__all__ = ["KernelRow", "kernel_compare_json", "kernel_compare_markdown"]
+__all__ = ["KernelRow", "kernel_compare_document", "refuse_kernel_table"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,21 @@ def kernel_compare_markdown(rows: list[KernelRow]) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def refuse_kernel_table(flag: str) -> NoReturn:
+    """``--baseline`` or ``--format tex`` on a kernel by its numbers: there is no such table."""
+    raise ProblemError(flag, "a kernel by its numbers is compared as a Markdown or JSON table")
+
+
+def kernel_compare_document(rows: Callable[[], list[KernelRow]]) -> Document:
+    """The comparison as a document: its Markdown table in every format but JSON (LaTeX is
+    refused), ``rows()`` derived only when it prints."""
+    return Document(
+        written={"tex": lambda: refuse_kernel_table("--format tex")},
+        verbatim=lambda: kernel_compare_markdown(rows()),
+        data=lambda: kernel_compare_json(rows()),
+    )
 
 
 def kernel_compare_json(rows: list[KernelRow]) -> list[dict]:

@@ -16,6 +16,7 @@ crossover (and T_comms) too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -297,22 +298,31 @@ def _title(rows: list[CompareRow], op: str) -> str:
     return f"Compare: {op} across {chips} chip{'s' if chips > 1 else ''}"
 
 
-def compare_document(rows: list[CompareRow], ratios: list[Ratios] | None = None) -> Document:
-    """The comparison as a document: its tables are built in code for Markdown (math in
-    ``$…$``, under a heading naming the problem) and LaTeX (a table per group of columns, each
-    fitting a paper's column: :mod:`derive.present.compare.tex`; every user string through
-    ``tex_escape``), its JSON by :func:`compare_json`."""
+def compare_document(
+    table: Callable[[str | None], tuple[list[CompareRow], list[Ratios] | None]],
+    compute: str | None,
+    paper: Callable[[], str],
+) -> Document:
+    """The comparison of ``table(compute)`` (its rows, their ratios to a baseline) as a
+    document: its tables are built in code for Markdown (math in ``$…$``, under a heading
+    naming the problem) and LaTeX (a paper's table: with no compute named, a row per chip in
+    each tensor dtype, ``paper()``; a table per group of columns, each fitting a paper's
+    column: :mod:`derive.present.compare.tex`; every user string through ``tex_escape``),
+    its JSON by :func:`compare_json`."""
     from derive.present.compare.ratios import follows_note
 
-    op, parts = _header(rows)
-    groups = operator_groups(rows[0].analysis.problem.solve_for.name, ratios)
+    def markdown() -> str:
+        rows, ratios = table(compute)
+        op, parts = _header(rows)
+        note = follows_note(ratios) if ratios else ""
+        return table_markdown(_title(rows, op), parts, *_layout(rows, ratios)) + note
+
+    def latex() -> str:
+        rows, ratios = table(paper() if compute is None else compute)
+        op, parts = _header(rows)
+        groups = operator_groups(rows[0].analysis.problem.solve_for.name, ratios)
+        return compare_tex(f"compare: {op}", parts, *_layout(rows, ratios), groups)
+
     return Document(
-        written={
-            "md": lambda: (
-                table_markdown(_title(rows, op), parts, *_layout(rows, ratios))
-                + (follows_note(ratios) if ratios else "")
-            ),
-            "tex": lambda: compare_tex(f"compare: {op}", parts, *_layout(rows, ratios), groups),
-        },
-        data=lambda: compare_json(rows, ratios),
+        written={"md": markdown, "tex": latex}, data=lambda: compare_json(*table(compute))
     )
