@@ -156,6 +156,17 @@ def test_tp_limit_of_llama_3_70b_in_a_node(cli):
     print(f"tp limit: scaling-book {book['tp_max_scaling_book']}, derive {own['tp_max_exact']}")
 
 
+def test_quiz5_8_way_pipelining_of_llama_3_70b(cli):
+    """Quiz 5, Question 2.3.3: Llama 3 70B on 4096 H100s, 8-way TP in a node and 8-way
+    pipelining: each model-parallel shard spans 8 nodes, so DP's collectives see 8 · 400 GB/s,
+    "990e12 / 3200e9 = 309". The book splits the model evenly, P/(tp·pp) a GPU; under the
+    preset derive does (its own counts the heavier end stage, the head's, and norms on every TP
+    rank, at the ring's (X−1)/X)."""
+    run = ("llama-3-70b", "--chip", "h100", "--tp", "8", "--pp", "8", "--dp", "64", "--zero", "1",
+           "--mesh", "default", "--batch-tokens", str(1024 * 4096), "--seq", "4096")  # fmt: skip
+    assert _critical(cli, *run) == C_H100 / (NODE * NODE * W_NIC)
+
+
 def test_moe_critical_batch_grows_by_e_over_k(cli):
     """Data Parallelism, "MoE models": T_math = 8·k·B·D·F/(X·C) against T_comms = 8·E·D·F/W, so
     B/X > (E/k)·C/W (gpt-oss's E = 128, k = 4 across nodes: "32 * 2475 = 79,200"). The book's
