@@ -46,6 +46,7 @@ __all__ = [
     "Level",
     "LevelCost",
     "book_ici",
+    "book_ici_network",
     "book_latency",
     "book_time_per_byte",
     "bytes_per_byte",
@@ -243,10 +244,8 @@ def book_time_per_byte(
         return time_per_byte(kind, levels)
     fast = [lv for lv in levels if lv.axis.bandwidth >= ici]
     factor, times = BOOK_FACTOR[kind], []
-    if fast:  # a line has no wraparound: one way, (G−1)/G of V (How to Think About TPUs)
-        lines = all(lv.axis.topology is Topology.LINE for lv in fast)
-        w = sp.Add(*((1 if lines else 2) * lv.axis.bandwidth for lv in fast))
-        share = 1 - sp.Rational(1, math.prod(lv.size for lv in fast)) if lines else 1
+    if fast:
+        w, share, _ = book_ici_network(fast)
         if kind is Exchange.ALL_TO_ALL:
             w, share = 8 * min(lv.axis.bandwidth for lv in fast) / max(lv.size for lv in fast), 1
         times.append(factor * share / w)
@@ -258,6 +257,15 @@ def book_time_per_byte(
             k = 1 if lv.axis.topology is Topology.SWITCH_SHARP else factor
             times.append(k * sp.Rational(part, total) / lv.axis.bandwidth)
     return sp.Max(*times)
+
+
+def book_ici_network(fast: list[Level]) -> tuple[sp.Expr, sp.Expr, bool]:
+    """The book's W over its ICI levels, the share of V it times and whether both ways: 2β
+    each and the whole V, but lines alone (no wraparound) one way, (G−1)/G of V (How to Think
+    About TPUs). :func:`book_time_per_byte` times by it; a checker's slip says it."""
+    both = not all(lv.axis.topology is Topology.LINE for lv in fast)
+    w = sp.Add(*((2 if both else 1) * lv.axis.bandwidth for lv in fast))
+    return w, sp.Integer(1) if both else 1 - sp.Rational(1, math.prod(lv.size for lv in fast)), both
 
 
 @lru_cache(maxsize=4096)  # pure and exact: a layout search asks the same groups again

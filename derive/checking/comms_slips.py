@@ -8,8 +8,8 @@ tolerance, one of these computed the slip's way from the same collectives:
 
 - a one-way ring on the same links (derive's default with no mesh);
 - another strategy's value (the winner is the strategy of least T_lower);
-- the Scaling Book's approximation: V/W for a gather or a scatter, 2V/W for an all-reduce,
-  W the bidirectional bandwidth (:func:`derive.analysis.network.book_time_per_byte`), no (P−1)/P.
+- the Scaling Book's approximation: V/W for a gather or a scatter, 2V/W for an all-reduce, W
+  and V's share as :func:`derive.analysis.network.book_time_per_byte` takes them on each axis.
 
 Under ``--convention scaling-book`` the exact value is the book's, and derive's own exact
 default (the same mesh in derive's convention) is the slip named instead, and said beside a
@@ -34,6 +34,7 @@ from derive.analysis.network import (
     Exchange,
     Level,
     book_ici,
+    book_ici_network,
     book_time_per_byte,
     calls_latency,
     time_per_byte,
@@ -50,6 +51,7 @@ from derive.checking.quantities import Target
 from derive.checking.step_slips import seconds
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
+from derive.formula.decimals import fmt_decimal
 from derive.formula.units import Dimension
 from derive.problem.mesh import Topology
 
@@ -130,17 +132,30 @@ def comms_slips(a: Analysis | CommsAnalysis, quantity: str, value: sp.Expr | Non
                                f"links (derive's default with no mesh); on this mesh each device "
                                f"sends on every link: {links}"))  # fmt: skip
     if quantity == q.T_COMMS.name and own is None:
-        # W: 2β on a bidirectional axis, else β (GPUs)
         book = sp.Add(*(v * book_time_per_byte(k, lv, book_ici(lv)) for k, lv, v in each))
+        ways = "; ".join(dict.fromkeys(_book_ways(lv) for _, lv, _ in each))
         rows.append(Slip(book, "that is the Scaling Book's approximation: V/W for a gather or a "
-                               "scatter, 2V/W for an all-reduce, W the bidirectional bandwidth, "
-                               "the whole V, not P−1 of its P shares"))  # fmt: skip
+                               f"scatter, 2V/W for an all-reduce; {ways}"))  # fmt: skip
     if s is not None and s.strategy is not None:
         rows += [Slip(_value(r.analysis, quantity), f"that is the {r.name} strategy's, not the winner's — "
                                            f"the winner is {s.strategy.name} (least T_lower)")
                  for r in s.rows if r.name != s.strategy.name]  # fmt: skip
     exact = seconds(value) if timed else show_number(value, Dimension.BYTES)
     return [replace(r, why=f"{r.why} — exact is {exact}") for r in rows]
+
+
+def _book_ways(levels: tuple[Level, ...]) -> str:
+    """W and the share of V the book takes on these levels (:func:`book_ici_network`)."""
+    fast = [lv for lv in levels if lv.axis.bandwidth >= book_ici(levels)]
+    out = [f"W = {fmt_decimal(lv.axis.bandwidth / 10**9)} GB/s one way over {lv.axis.name} "
+           f"({lv.axis.topology.value}), its share of V" for lv in levels if lv not in fast]  # fmt: skip
+    if fast:
+        w, share, both = book_ici_network(fast)
+        way = "both ways" if both else "one way, a line having no wraparound"
+        names = "·".join(lv.axis.name for lv in fast)
+        v = "the whole V, no (P−1)/P" if share == 1 else f"{share} of V"
+        out.insert(0, f"W = {fmt_decimal(w / 10**9)} GB/s over {names} ({way}), {v}")
+    return ", ".join(out)
 
 
 def _said(text: str) -> str:

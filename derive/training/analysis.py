@@ -339,9 +339,13 @@ def _critical(
     c = flops_per_token / (p.tp * p.pp * p.cp * p.peak)
     if not (p.overlap_tp or comms.overlap):
         c += comms.scaling(name, "tp")[1] / b
-    options = []
+    options, moe = [], sp.Integer(1)
+    if comms.overlap and p.is_moe:  # the book's E/k (GPUs, "MoE models") counts the MLPs alone:
+        total, active = p.arch(q.PARAMS.name), p.arch(q.PARAMS_ACTIVE.name)  # DP's traffic is E/k
+        moe = p.arch("experts") * active / (p.arch("top_k") * total)  # times the active weights'
     for dim in DIMS if comms.overlap else (None,):
         fixed, scaling = comms.scaling(name, dim)
+        fixed *= moe if dim == "dp" else 1
         per_token = scaling / b
         if fixed == 0:
             tokens: sp.Rational | None = sp.Integer(0) if per_token <= c else None

@@ -67,7 +67,7 @@ CONVENTIONS: dict[str, str] = {
     "jax-ml.github.io/scaling-book: Training, GPUs): collectives without the ring factor, an "
     "all-gather or a reduce-scatter V/W, an all-reduce 2V/W, W bidirectional and added over a "
     "TPU's ICI axes, one way over NVLink, NICs and DCN, the slowest network setting the time; "
-    "FSDP gathering once a step, TP its MLP's all-gather and reduce-scatter, a pass's dims "
+    "the model split evenly over tp·pp (GPUs, Quiz 5), FSDP gathering once a step, TP its MLP's all-gather and reduce-scatter, a pass's dims "
     "overlapping (the critical batch per chip C/W, the TP limit F·W/C); the book's state, bf16 "
     "weights and fp32 Adam m and v (2 + 8 = 10 bytes per parameter, gradients not counted); its "
     "activation count: about 20 nodes of B·T·d per layer in bf16 without remat, 7 keeping the "

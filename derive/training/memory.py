@@ -256,13 +256,15 @@ def params_per_device(p: TrainingProblem, stage: int | None = None) -> ParamsPer
     replicated_total = layers * p.arch("P_norm") + expert_layers * router
     split_total = blocks - experts_total - replicated_total
     block_split = split_total / (layers * tp)
-    block_replicated = replicated_total / layers
+    copies = 2 if p.schedule == "dualpipe" else 1  # device i: stages i and pp − 1 − i
+    even = p.convention == "scaling-book" and copies == 1  # the book splits all tp·pp ways
+    block_replicated = replicated_total / (layers * (tp if even else 1))
     block_experts = experts_total / (layers * tp * p.ep)
     first = embed / tp + pos
     last = head / tp + final + (embed / tp if model.tied_embeddings else 0)
-    copies = 2 if p.schedule == "dualpipe" else 1  # device i: stages i and pp − 1 − i
     both = first + head / tp + final  # one device holding both ends (pp = 1, DualPipe's ends)
     ends = both if p.pp == 1 or copies == 2 else max(first, last)  # exact numbers
+    ends = (embed + pos + head + final) / (tp * pp) if even else ends
     per_stage = layers / pp
     if stage is not None and copies == 2:  # a chunk: the mean of the device's two stages
         ends = both if stage == 0 else sp.Integer(0)

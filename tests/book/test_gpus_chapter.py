@@ -156,16 +156,36 @@ def test_tp_limit_of_llama_3_70b_in_a_node(cli):
     print(f"tp limit: scaling-book {book['tp_max_scaling_book']}, derive {own['tp_max_exact']}")
 
 
-def test_moe_critical_batch_grows_by_total_over_active_parameters(cli):
-    """Data Parallelism, "MoE models": B/X > (E/k)·C/W, "a factor of E/k, the ratio of total to
-    activated parameters" (gpt-oss's 32 · 2475 = 79,200). Mixtral 8x7B in a node: its total over
-    active parameters (3.63; E/k = 4 counts the MLPs alone) times C/W."""
-    r = cli(["model", "mixtral-8x7b", "--format", "json"])
-    model = json.loads(r.out)
+def test_quiz5_8_way_pipelining_of_llama_3_70b(cli):
+    """Quiz 5, Question 2.3.3: Llama 3 70B on 4096 H100s, 8-way TP in a node and 8-way
+    pipelining: each model-parallel shard spans 8 nodes, so DP's collectives see 8 · 400 GB/s,
+    "990e12 / 3200e9 = 309". The book splits the model evenly, P/(tp·pp) a GPU; under the
+    preset derive does (its own counts the heavier end stage, the head's, and norms on every TP
+    rank, at the ring's (X−1)/X)."""
+    run = ("llama-3-70b", "--chip", "h100", "--tp", "8", "--pp", "8", "--dp", "64", "--zero", "1",
+           "--mesh", "default", "--batch-tokens", str(1024 * 4096), "--seq", "4096")  # fmt: skip
+    assert _critical(cli, *run) == C_H100 / (NODE * NODE * W_NIC)
+
+
+def test_moe_critical_batch_grows_by_e_over_k(cli):
+    """Data Parallelism, "MoE models": T_math = 8·k·B·D·F/(X·C) against T_comms = 8·E·D·F/W, so
+    B/X > (E/k)·C/W (gpt-oss's E = 128, k = 4 across nodes: "32 * 2475 = 79,200"). The book's
+    E/k counts the MLPs alone; under the preset derive follows it (its step says so). Mixtral
+    8x7B (E = 8, k = 2), in a node and over 2 nodes; derive's own balance is the whole model's
+    total over active parameters (3.63) with attention's FLOPs; at ZeRO-3 per micro-batch, never."""
+    model = json.loads(cli(["model", "mixtral-8x7b", "--format", "json"]).out)
+    e, k = (int(model["architecture"][key]) for key in ("experts", "top_k"))
     ratio = Fraction(model["params"]["exact"]) / Fraction(model["params_active"]["exact"])
-    run = ("mixtral-8x7b", "--chip", "h100", "--dp", "8", "--zero", "3",
-           "--batch-tokens", str(8 * 4096), "--seq", "4096")  # fmt: skip
-    assert _critical(cli, *run) == ratio * C_H100 / W_GPU
+    for dp, mesh in ((8, ()), (16, ("--mesh", f"g=8@{W_GPU}:switch,n=2@{W_NIC}:switch"))):
+        run = ("mixtral-8x7b", "--chip", "h100", "--dp", str(dp), "--zero", "3", *mesh,
+               "--batch-tokens", str(dp * 4096), "--seq", "4096")  # fmt: skip
+        w = W_GPU if dp == NODE else NODE * W_NIC
+        assert _critical(cli, *run) == Fraction(e, k) * C_H100 / w
+        assert _critical(cli, *run, "--zero", "0") == Fraction(e, k) * C_H100 / w
+        own = _train(cli, *run, "--zero", "0", book=False)["critical_tokens_per_chip"]
+        print(f"dp {dp}, ZeRO-0: derive's own {float(Fraction(own)):.6g} (its P/P_act {float(ratio):.4g},"
+              " the ring's (X−1)/X, attention's FLOPs)")  # fmt: skip
+    print(f"gpt-oss by the book's formula: {float(Fraction(128, 4) * C_H100 / (NODE * W_NIC)):.6g}")
 
 
 def test_pop_quiz3_an_all_gather_sharded_over_a_second_axis(cli):

@@ -151,3 +151,46 @@ def test_generation_can_shard_past_the_training_tp_limit(cli):
         w_ici = axes * 2 * ICI_V5E
         assert Fraction(got) == 28672 * w_ici / (64 * HBM_V5E)
         print(f"generation TP bound on {mesh}: scaling-book {got} (derive: no counterpart)")
+
+
+def _book_time(cli, collective: str, mesh: str, sets: str) -> tuple[Fraction, Fraction]:
+    """(the book's time, derive's own) of one collective of bf16 on ``mesh``."""
+    argv = ["solve", "--collective", collective, "--dtype", "bf16", "--mesh", mesh, "--set", sets,
+            "--convention", "scaling-book", "--format", "json"]  # fmt: skip
+    r = cli(argv)
+    assert r.code == 0, r.err
+    (one,) = json.loads(r.out)["collectives"]
+    return Fraction(one["time"]), Fraction(one["time_derive"])
+
+
+def test_question_7_2d_weight_stationary_sharding(cli):
+    """Inference, Question 7: 2D weight-stationary, AllGather_YZ(In[B, D_XYZ]), AllReduce_X(Tmp[B,
+    F_YZ]), ReduceScatter_YZ(Out[B, D_X]): T = 2BD/(2X·W) + 4BF/(YZ·W) + 2BD/(2X·W) (bf16 bytes
+    2BD, W = W_ici both ways an axis), against 1D's AllGather and ReduceScatter over 3 axes,
+    4BD/(3W). With F = 4D at X = √(N/8), YZ = √(8N), T_2D = √128·BD/(√N·W): 2D wins for
+    N > 128·(3/4)² = 72 (the book prints "81"; its general form 32·(F/D)·(3/4)² is 72 too).
+    Each term is derive's on a v5e torus at the optimal shapes N = 32 (2x4x4) and 128 (4x4x8);
+    the crossover is read from derive's times (T_2D·√N is one constant)."""
+    b, d, w = 128, 8192, 2 * ICI_V5E
+    f, one_d = 4 * d, {}
+    for x, y, z in ((2, 4, 4), (4, 4, 8)):
+        mesh = ",".join(f"{a}={n}@{ICI_V5E}:torus" for a, n in zip("xyz", (x, y, z), strict=True))
+        gather, own_g = _book_time(cli, "AllGather_{yz}(In[B, D_{xyz}])", mesh, f"B={b},D={d}")
+        reduce, own_r = _book_time(cli, "AllReduce_x(Tmp[B, F_{yz}]{U_x})", mesh, f"B={b},F={f}")
+        scatter, own_s = _book_time(
+            cli, "ReduceScatter_{yz}(Out[B, D_x]{U_yz})", mesh, f"B={b},D={d}"
+        )
+        assert gather == scatter == 2 * b * d / (2 * x * w) and reduce == 4 * b * f / (y * z * w)
+        g1, own_g1 = _book_time(cli, "AllGather_{xyz}(In[B, D_{xyz}])", mesh, f"B={b},D={d}")
+        s1, own_s1 = _book_time(cli, "ReduceScatter_{xyz}(Out[B, D]{U_xyz})", mesh, f"B={b},D={d}")
+        assert g1 + s1 == 4 * b * d / (3 * w)
+        n, two_d = x * y * z, gather + reduce + scatter
+        assert two_d**2 * n == 128 * (b * d / w) ** 2  # √128·BD/(√N·W), the optimal X and YZ
+        one_d[n] = (two_d, g1 + s1)
+        print(f"N = {n}: 2D {float(two_d) * 1e6:.4g} us, 1D {float(g1 + s1) * 1e6:.4g} us; derive's own "
+              f"2D {float(own_g + own_r + own_s) * 1e6:.4g} us, 1D {float(own_g1 + own_s1) * 1e6:.4g} us")  # fmt: skip
+    (two_32, one_32), (two_128, one_128) = one_d[32], one_d[128]
+    assert two_32 > one_32 and two_128 < one_128  # 1D wins at 32 chips, 2D at 128
+    crossover = two_128**2 * 128 / one_128**2  # N where √128·BD/(√N·W) = 4BD/(3W)
+    assert crossover == 128 * Fraction(3, 4) ** 2 == 32 * Fraction(f, d) * Fraction(3, 4) ** 2
+    print(f"2D beats 1D for N > {crossover} (the book prints 81)")

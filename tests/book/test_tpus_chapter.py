@@ -39,9 +39,11 @@ Question 6             (2) ICI: 15/16 of the array over 2 links        fixed (a 
                                                                        alike lines at once,
                                                                        it was 2x); slips: 16e9
                        the whole ~150–200 ms                           for 2^34 B, 1.3 for 1.4
-Question 6 (1)         PCIe load: 8 GB over 8 links, "66ms"            not reproduced: no
-                                                                       command times a host
-                                                                       transfer over PCIe
+Question 6 (1)         PCIe load: 8 GB over 8 links, "66ms"            reproduced (a kernel
+                                                                       of 2^30 B at the chip's
+                                                                       pcie_bytes_per_s as
+                                                                       --bandwidth: 71.6 ms;
+                                                                       the 16e9 slip again)
 TPU Networking         v5p "2.5e12" HBM against 9e10 ICI, "about 25x"  the book's own table
                                                                        has 2.8e12 (31x)
 Appendix C             VPU 2048 ALUs, 32 VREGs (v4)                    not in chips.toml
@@ -252,3 +254,24 @@ def test_question_6_the_pieces_of_a_gather_and_a_matmul(cli):
     assert max(ici, Fraction(got["t_mem"]), Fraction(got["t_math"])) == ici  # the ICI binds
     print(f"ICI {float(ici):.4g} s (derive's own {float(Fraction(one['time_derive'])):.4g} s), "
           f"HBM {float(Fraction(got['t_mem'])):.4g} s, FLOPs {float(Fraction(got['t_math'])):.4g} s")  # fmt: skip
+
+
+def test_question_6_1_a_pcie_load_is_a_kernel_at_the_chips_pcie_bandwidth(cli, chips):
+    """(1) PCIe load: each of the 2 hosts of a v5e 4x4 holds half the array, "16GB / 2 = 8GB
+    over 8 PCIe links, each of which has 1.5e10 bytes/second", "about 66ms". Each chip loads its
+    own 1/16 over its own link, so the load is a kernel of that many bytes at the chip's PCIe
+    bandwidth (``derive chips``'s pcie_bytes_per_s as ``--bandwidth``): 2^30 B, 71.6 ms; the
+    book's 66.7 ms is the same formula on its 16e9 for 2^34 B."""
+    array, host = 2**34, _fact(chips, "tpu-v5e", "host_chips")
+    hosts, pcie = 16 / host, _fact(chips, "tpu-v5e", "pcie_bytes_per_s")
+    got = _solve(cli, "--flops", "0", "--bytes", str(array // 16), "--chip", "tpu-v5e",
+                 "--bandwidth", str(pcie))  # fmt: skip
+    load = Fraction(got["step"]["t_lower"])
+    assert load == Fraction(array) / hosts / (host * pcie) == Fraction(array // 16) / pcie
+    book = Fraction("16e9") / hosts / (host * Fraction("1.5e10"))  # its stated inputs
+    assert load / book == Fraction(array) / Fraction("16e9")  # the slip named above, alone
+    ici = Fraction(array) * Fraction(15, 16) / (2 * Fraction("4.5e10"))
+    assert load < ici  # the pipeline's slowest piece is still the ICI copy
+    print(
+        f"PCIe load: book's formula {float(book) * 1e3:.4g} ms, derive {float(load) * 1e3:.4g} ms"
+    )

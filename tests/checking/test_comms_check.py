@@ -223,6 +223,26 @@ def test_the_books_approximation_through_a_switch_takes_the_one_way_bandwidth(cl
     assert r.code == 1 and "Scaling Book's approximation" in r.out
 
 
+def test_the_books_approximation_says_w_and_vs_share_per_topology(cli):
+    """The book's rule on each axis, as the diagnosis words it: a torus both ways (W = 2β, the
+    whole V), a line one way ((g−1)/g of V: it has no wraparound), a switch one way. On the
+    line the book's bandwidth term equals derive's, so a hop's latency (1 us) tells them apart."""
+    e, f = 16, 128
+    v = Q(2 * e * f)
+    for mesh, book, words in (
+        ("x=4@4.5e10+1us:line", Q(_G - 1, _G) * v / _W, "W = 45 GB/s over x (one way, a line having no wraparound), 3/4 of V"),
+        ("x=4@4.5e10+1us:torus", v / (2 * _W), "W = 90 GB/s over x (both ways), the whole V, no (P−1)/P"),
+        ("x=4@4.5e10+1us:switch", v / _W, "W = 45 GB/s one way over x (switch), its share of V"),
+    ):  # fmt: skip
+        r = cli(["check", "--collective", "AllGather_x(A[E_x, F])", "--dtype", "bf16", "--mesh", mesh,
+                 "--set", f"E={e},F={f}", "--quantity", "t_comms", "--claim", _us(book)])  # fmt: skip
+        assert (
+            r.code == 1
+            and f"Scaling Book's approximation: V/W for a gather or a scatter, 2V/W for an all-reduce; {words} —"
+            in r.out
+        ), r.out
+
+
 def test_an_operator_that_only_communicates_gets_the_ring_and_the_book_slips(cli, tmp_path):
     ops = tmp_path / "gather.py"
     ops.write_text(
