@@ -53,14 +53,15 @@ def write_out(args: argparse.Namespace, data: dict) -> None:
     sys.stdout.write(render(Document(data=lambda: data, verbatim=lambda: ""), args.format))
 
 
-def write_report(args: argparse.Namespace, report: Report, data: Callable[[], dict]) -> None:
+def write_report(
+    args: argparse.Namespace, report: Report, data: Callable[[], dict], plain: bool = False
+) -> None:
     """A check's report on stdout in the format ``--format`` names (text, md, tex or json);
-    ``args.plain``: as text in every format but JSON (``derive model --claim``)."""
+    ``plain``: as text in every format but JSON (``derive model --claim``)."""
     from derive.present.formats import as_text, render
     from derive.present.report import report_document
 
     document = report_document(report, data)
-    plain = getattr(args, "plain", False)
     sys.stdout.write(render(as_text(document) if plain else document, args.format))
 
 
@@ -136,10 +137,13 @@ def with_serving_step(
 
 
 def model_claim(
-    args: argparse.Namespace, problem: ModelSpec | ModelEntry, operators: tuple[str, ...]
+    args: argparse.Namespace,
+    problem: ModelSpec | ModelEntry,
+    operators: tuple[str, ...],
+    plain: bool = False,
 ) -> int:
     """Judge ``--claim`` on a model problem and print the verdict: in ``--format`` (with
-    ``args.plain``, text in every format but JSON, as ``derive model --claim`` prints it).
+    ``plain``, text in every format but JSON, as ``derive model --claim`` prints it).
     0 right (or right at leading order), 1 wrong."""
     from derive.checking.api import Verdict, check
     from derive.checking.api import model_verdict_text as report
@@ -149,7 +153,7 @@ def model_claim(
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
     shown = report.model_claim_report(result, rtol)
-    write_report(args, shown, lambda: report.model_claim_json(result, rtol))
+    write_report(args, shown, lambda: report.model_claim_json(result, rtol), plain)
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
 

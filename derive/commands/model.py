@@ -152,8 +152,7 @@ def _judge(args: argparse.Namespace) -> int:
     from derive.commands.check_model import model_claim, with_serving_step
 
     problem = with_serving_step(args, model_spec(args), args.model)
-    args.plain = True  # the verdict is derive check's: its text unless JSON is asked
-    return model_claim(args, problem, tuple(args.operators))
+    return model_claim(args, problem, tuple(args.operators), plain=True)  # text unless JSON
 
 
 def _questions(args: argparse.Namespace, model: object, step: object) -> Questions | None:
