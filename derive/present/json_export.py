@@ -9,7 +9,7 @@ decimals for display (the only floats derive emits).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sympy as sp
 
@@ -47,18 +47,22 @@ def laid_out(
     records: tuple[object, ...],
     after: Mapping[Quantity, Mapping[str, object]],
     within: str = "",
+    order: tuple[Quantity, ...] = (),
+    shown: Callable[[sp.Basic | str], object] = str,
 ) -> dict[str, object]:
     """A kind's report from its values (its rows read from its ``records``, as ``values()``
     reads them): each of its rows whose JSON key sits at the top of the report (or of its
-    section ``within``: ``what_if``), in the catalogue's order, its exact value as text (a
-    truth as JSON's, null where the derivation has none; a topic, which holds no value, is
-    no key), each followed by the keys of the kind's own the report places after it."""
+    section ``within``: ``what_if``), in the catalogue's order, its exact value ``shown``
+    (text unless told; a truth as JSON's, null where the derivation has none; a topic, which
+    holds no value, is no key), each followed by the keys of the kind's own the report places
+    after it. A report whose contract orders its keys otherwise gives its rows in ``order``
+    (a layout: rows, each a key, null where it has no value)."""
     values, out = read_values(kind, records), dict[str, object]()
-    for row in rows_valued_in(kind):
+    for row in order or rows_valued_in(kind):
         path, value = row.json_path(kind), values.get(row)
         top = path[:-1] == ((within,) if within else ())
-        if top and (row.dimension is not None or value is not None):
-            out[path[-1]] = value if value is None or isinstance(value, bool) else str(value)
+        if top and (order or row.dimension is not None or value is not None):
+            out[path[-1]] = value if value is None or isinstance(value, bool) else shown(value)
         out.update(after.get(row, {}))
     return out
 

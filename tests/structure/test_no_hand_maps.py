@@ -36,13 +36,10 @@ ALLOWED: dict[str, str] = {
     "derive/web/kernel_pages.py": "a kernel's givens as typed",
     **dict.fromkeys(
         (
-            "derive/present/budget_view.py",
-            "derive/present/comms_view.py",
             "derive/present/compare/json.py",
             "derive/present/compare/kernels.py",
             "derive/present/compare/models.py",
             "derive/present/json_export.py",
-            "derive/present/serving_step.py",
             "derive/present/sharding_view.py",
             "derive/present/training_view.py",
         ),
