@@ -202,7 +202,7 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         "set": {d.name: int(v) for d, v in problem.bound},
     }
     checks = [{"check": name, "holds": ok} for name, ok in analysis.regime_checks]
-    after = {
+    after: dict[Quantity, dict[str, object]] = {
         q.FLOPS: {
             q.BYTES.name: str_sum([t.bytes for t in analysis.memory.terms]),
             "bytes_terms": _terms_json(analysis.memory),

@@ -18,6 +18,7 @@ from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 
 if TYPE_CHECKING:
+    from derive.catalogue import Quantity
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.present.formats import Document
@@ -153,7 +154,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
     head = {"phase": phase.phase.value, "tp": phase.tp, "replicas": phase.replicas}
     rate = phase.measured_tokens_per_s
     g = phase.tp_max_generation
-    after = {
+    after: dict[Quantity, dict[str, object]] = {
         q.PREFILL_TOKENS_PER_S: {
             q.CROSSOVER.name: crossover_json(phase.crossover),
             q.CROSSOVER_REGIME.name: crossover_json(phase.crossover_regime),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
@@ -108,7 +108,7 @@ def _row_json(row: StrategyRow) -> dict[str, object]:
         "zero": int(row.zero),
         q.MEMORY_PER_DEVICE.name: None if a is None else _s(a.memory.total),
     }
-    after = {
+    after: dict[Quantity, dict[str, object]] = {
         q.FITS: {"comms_bytes_per_step": None if a is None else _s(a.comms.total)},
         q.T_LOWER: {
             "why_not": row.why_not or None,
@@ -194,7 +194,7 @@ def training_json(
     }
     per_dim = q.COMMS_DP, q.COMMS_TP, q.COMMS_PP, q.COMMS_EP
     verdict = None if a.impossible is None else ("impossible" if a.impossible else "possible")
-    after = {
+    after: dict[Quantity, dict[str, object]] = {
         q.HEADROOM_PER_DEVICE: {
             "smallest_dp": a.smallest_dp,
             "smallest_zero": None if a.smallest_zero is None else int(a.smallest_zero),
