@@ -56,12 +56,12 @@ def laid_out(
     (text unless told; a truth as JSON's, null where the derivation has none; a topic, which
     holds no value, is no key), each followed by the keys of the kind's own the report places
     after it. A report whose contract orders its keys otherwise gives its rows in ``order``
-    (a layout: rows, each a key, null where it has no value)."""
+    (a layout: rows, each a key where it is placed, null where it has no value)."""
     values, out = read_values(kind, records), dict[str, object]()
     for row in order or rows_valued_in(kind):
         path, value = row.json_path(kind), values.get(row)
         top = path[:-1] == ((within,) if within else ())
-        if top and (order or row.dimension is not None or value is not None):
+        if order or (top and (row.dimension is not None or value is not None)):
             out[path[-1]] = value if value is None or isinstance(value, bool) else shown(value)
         out.update(after.get(row, {}))
     return out

@@ -174,8 +174,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
     }
     order = (q.TOKENS_PER_S, q.INTER_TOKEN_LATENCY, q.TTFT, q.PREFILL_TOKENS_PER_S, q.STEP_MFU,
              q.STEP_MBU, q.COST_PER_STEP, q.COST_PER_MILLION_TOKENS, q.ENERGY_PER_TOKEN)  # fmt: skip
-    roots = ({phase.phase.value: phase}, phase)  # a decode's rate reads ``decode.tokens_per_s``
-    rows = laid_out(ProblemKind.SERVING, roots, after, "serving", order)
+    rows = laid_out(ProblemKind.SERVING, phase.roots, after, "serving", order)
     return {**head, q.STEP.name: step_json(phase.step), **rows}
 
 

@@ -37,7 +37,6 @@ ALLOWED: dict[str, str] = {
     **dict.fromkeys(
         (
             "derive/present/compare/json.py",
-            "derive/present/compare/models.py",
             "derive/present/json_export.py",
             "derive/present/sharding_view.py",
         ),

@@ -83,14 +83,13 @@ def _kernel_json(row: KernelRow) -> dict[str, object]:
     after: dict[Quantity, dict[str, object]] = {
         q.BYTES: {"peak": str(k.peak.value), "bandwidth": str(k.bandwidth.value)},
         q.INTENSITY: {"binding": k.binding},
-        q.FRACTION_OF_PEAK: {q.T_LOWER.name: None if k.step is None else str(k.step.t_lower)},
     }
-    order = q.FLOPS, q.BYTES, q.RIDGE, q.INTENSITY, q.ATTAINABLE, q.FRACTION_OF_PEAK
+    order = q.FLOPS, q.BYTES, q.RIDGE, q.INTENSITY, q.ATTAINABLE, q.FRACTION_OF_PEAK, q.T_LOWER
     rows = laid_out(ProblemKind.KERNEL, (k,), after, "", order)
     return {"chip": row.chip, "compute_dtype": row.compute, **rows}
 
 
 def kernel_compare_json(rows: list[KernelRow]) -> list[dict]:
     """One object per row, every quantity as an exact string (``oo`` for an unbounded I): the
-    kernel's rows laid out, its hardware after the bytes and its step's lower bound last."""
+    kernel's rows laid out, its hardware after the bytes, its step's lower bound last."""
     return [_kernel_json(row) for row in rows]
