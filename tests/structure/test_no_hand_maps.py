@@ -36,7 +36,6 @@ ALLOWED: dict[str, str] = {
     "derive/web/kernel_pages.py": "a kernel's givens as typed",
     **dict.fromkeys(
         (
-            "derive/present/compare/json.py",
             "derive/present/json_export.py",
             "derive/present/sharding_view.py",
         ),
