@@ -109,16 +109,16 @@ def _fusion_savings(analysis: Analysis) -> dict[str, str] | None:
 
 
 def _network(analysis: Analysis) -> dict[str, object] | None:
+    """The network's roofline: its bytes as declared, term by term, then its rows' values."""
     net = analysis.network
     if net is None:
         return None
+    order = q.NETWORK_INTENSITY, q.NETWORK_RIDGE, q.T_COMMS
+    after = {q.T_COMMS: {q.CROSSOVER.name: crossover_json(net.crossover)}}
     return {
         q.BYTES.name: str_sum([t.bytes for t in net.terms]),
         "bytes_terms": _terms_json(net),
-        q.INTENSITY.name: str(net.intensity),
-        q.RIDGE.name: _s(net.ridge),
-        q.T_COMMS.name: _s(net.time),
-        q.CROSSOVER.name: crossover_json(net.crossover),
+        **laid_out(ProblemKind.OPERATOR, (analysis,), after, "", order),
     }
 
 
