@@ -215,6 +215,12 @@ class PhaseAnalysis:
     step_fraction = None
     """None, as :attr:`context_limit`."""
 
+    @property
+    def roots(self) -> tuple[object, ...]:
+        """The records its rows read: the step, also under its phase's name (a decode's rate
+        reads ``decode.tokens_per_s``, a prefill has none)."""
+        return ({self.phase.value: self}, self)
+
 
 @dataclass(frozen=True)
 class DecodeCrossover:

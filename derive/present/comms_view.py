@@ -53,11 +53,9 @@ def comms_json(analysis: CommsAnalysis) -> dict[str, object]:
             q.INTENSITY.name: None,
             q.RIDGE.name: None,
             q.CROSSOVER.name: None,
-            "left_out": {
-                q.INTENSITY.name: _NO_COMPUTE,
-                q.RIDGE.name: _NO_COMPUTE,
-                q.CROSSOVER.name: _NO_COMPUTE,
-            },
+            "left_out": dict.fromkeys(
+                (q.INTENSITY.name, q.RIDGE.name, q.CROSSOVER.name), _NO_COMPUTE
+            ),
         }
     }
     return {**link, **laid_out(ProblemKind.COMMS, (analysis,), after)}

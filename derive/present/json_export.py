@@ -9,7 +9,7 @@ decimals for display (the only floats derive emits).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sympy as sp
 
@@ -47,18 +47,22 @@ def laid_out(
     records: tuple[object, ...],
     after: Mapping[Quantity, Mapping[str, object]],
     within: str = "",
+    order: tuple[Quantity, ...] = (),
+    shown: Callable[[sp.Basic | str], object] = str,
 ) -> dict[str, object]:
     """A kind's report from its values (its rows read from its ``records``, as ``values()``
     reads them): each of its rows whose JSON key sits at the top of the report (or of its
-    section ``within``: ``what_if``), in the catalogue's order, its exact value as text (a
-    truth as JSON's, null where the derivation has none; a topic, which holds no value, is
-    no key), each followed by the keys of the kind's own the report places after it."""
+    section ``within``: ``what_if``), in the catalogue's order, its exact value ``shown``
+    (text unless told; a truth as JSON's, null where the derivation has none; a topic, which
+    holds no value, is no key), each followed by the keys of the kind's own the report places
+    after it. A report whose contract orders its keys otherwise gives its rows in ``order``
+    (a layout: rows, each a key where it is placed, null where it has no value)."""
     values, out = read_values(kind, records), dict[str, object]()
-    for row in rows_valued_in(kind):
+    for row in order or rows_valued_in(kind):
         path, value = row.json_path(kind), values.get(row)
         top = path[:-1] == ((within,) if within else ())
-        if top and (row.dimension is not None or value is not None):
-            out[path[-1]] = value if value is None or isinstance(value, bool) else str(value)
+        if order or (top and (row.dimension is not None or value is not None)):
+            out[path[-1]] = value if value is None or isinstance(value, bool) else shown(value)
         out.update(after.get(row, {}))
     return out
 
@@ -105,16 +109,16 @@ def _fusion_savings(analysis: Analysis) -> dict[str, str] | None:
 
 
 def _network(analysis: Analysis) -> dict[str, object] | None:
+    """The network's roofline: its bytes as declared, term by term, then its rows' values."""
     net = analysis.network
     if net is None:
         return None
+    order = q.NETWORK_INTENSITY, q.NETWORK_RIDGE, q.T_COMMS
+    after = {q.T_COMMS: {q.CROSSOVER.name: crossover_json(net.crossover)}}
     return {
         q.BYTES.name: str_sum([t.bytes for t in net.terms]),
         "bytes_terms": _terms_json(net),
-        q.INTENSITY.name: str(net.intensity),
-        q.RIDGE.name: _s(net.ridge),
-        q.T_COMMS.name: _s(net.time),
-        q.CROSSOVER.name: crossover_json(net.crossover),
+        **laid_out(ProblemKind.OPERATOR, (analysis,), after, "", order),
     }
 
 
@@ -181,9 +185,11 @@ def measured_json(measured: Measured | None) -> dict[str, object] | None:
 
 
 def to_json(analysis: Analysis) -> dict[str, object]:
-    """Every derived quantity; keys that do not apply are ``None``."""
-    problem = analysis.problem
-    return {
+    """Every derived quantity; keys that do not apply are ``None``: the problem, then its
+    rows' values laid out in the contract's order (the bytes as declared, term by term), the
+    crossovers, the network, the step, the collectives and the measurement among them."""
+    problem, measured = analysis.problem, analysis.measured
+    head = {
         "operator": problem.operator.name,
         "solve_for": problem.solve_for.name,
         "compute_dtype": problem.compute_dtype,
@@ -194,35 +200,33 @@ def to_json(analysis: Analysis) -> dict[str, object]:
         "link_bandwidth": _s(problem.link.value if problem.link else None),
         "regime": problem.regime.text if problem.regime else None,
         "set": {d.name: int(v) for d, v in problem.bound},
-        q.FLOPS.name: str(analysis.flops),
-        q.BYTES.name: str_sum([t.bytes for t in analysis.memory.terms]),
-        "bytes_terms": _terms_json(analysis.memory),
-        "fusion_savings": _fusion_savings(analysis),
-        q.FUSION_SAVINGS_TOTAL.name: _s(analysis.fusion_savings_total),  # with --layers
-        q.INTENSITY.name: str(analysis.memory.intensity),
-        q.INTENSITY_BOUND.name: _s(analysis.intensity_bound),
-        q.INTENSITY_REGIME.name: _s(analysis.intensity_regime),
-        q.INTENSITY_REGIME_BOUND.name: _s(analysis.intensity_regime_bound),
-        q.RIDGE.name: str(analysis.memory.ridge),
-        q.T_MATH.name: str(analysis.t_math),
-        q.T_MEM.name: str(analysis.memory.time),
-        q.T_LOWER.name: _s(analysis.t_lower),
-        q.T_UPPER.name: _s(analysis.t_upper),
-        q.ATTAINABLE.name: _s(analysis.attainable),
-        q.FRACTION_OF_PEAK.name: _s(analysis.fraction_of_peak),
-        q.CROSSOVER.name: crossover_json(analysis.memory.crossover),
-        q.CROSSOVER_REGIME.name: crossover_json(analysis.crossover_regime),
-        q.REGIME_HOLDS.name: analysis.regime_holds,
-        "regime_checks": [{"check": name, "holds": ok} for name, ok in analysis.regime_checks]
-        or None,
-        q.NETWORK.name: _network(analysis),
-        q.STEP.name: step_json(analysis.step),
-        q.COLLECTIVES.name: collectives_json(analysis.collectives) or None,
-        q.MFU.name: _s(analysis.measured.mfu) if analysis.measured is not None else None,
-        q.MBU.name: _s(analysis.measured.mbu) if analysis.measured is not None else None,
-        q.MEASURED.name: measured_json(analysis.measured),
-        **({"sharding": book_sharding_json(analysis.sharding)} if analysis.sharding else {}),
     }
+    checks = [{"check": name, "holds": ok} for name, ok in analysis.regime_checks]
+    after: dict[Quantity, dict[str, object]] = {
+        q.FLOPS: {
+            q.BYTES.name: str_sum([t.bytes for t in analysis.memory.terms]),
+            "bytes_terms": _terms_json(analysis.memory),
+            "fusion_savings": _fusion_savings(analysis),
+        },
+        q.FRACTION_OF_PEAK: {
+            q.CROSSOVER.name: crossover_json(analysis.memory.crossover),
+            q.CROSSOVER_REGIME.name: crossover_json(analysis.crossover_regime),
+        },
+        q.REGIME_HOLDS: {
+            "regime_checks": checks or None,
+            q.NETWORK.name: _network(analysis),
+            q.STEP.name: step_json(analysis.step),
+            q.COLLECTIVES.name: collectives_json(analysis.collectives) or None,
+        },
+        q.MBU: {
+            q.MEASURED.name: measured_json(measured),
+            **({"sharding": book_sharding_json(analysis.sharding)} if analysis.sharding else {}),
+        },
+    }
+    order = (q.FLOPS, q.FUSION_SAVINGS_TOTAL, q.INTENSITY, q.INTENSITY_BOUND, q.INTENSITY_REGIME,
+             q.INTENSITY_REGIME_BOUND, q.RIDGE, q.T_MATH, q.T_MEM, q.T_LOWER, q.T_UPPER,
+             q.ATTAINABLE, q.FRACTION_OF_PEAK, q.REGIME_HOLDS, q.MFU, q.MBU)  # fmt: skip
+    return {**head, **laid_out(ProblemKind.OPERATOR, (analysis,), after, "", order)}
 
 
 def _strategy_json(r: StrategyRow) -> dict[str, object]:

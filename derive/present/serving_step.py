@@ -18,6 +18,7 @@ from derive.formula.decimals import counted, fmt_decimal
 from derive.formula.durations import time_text
 
 if TYPE_CHECKING:
+    from derive.catalogue import Quantity
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.present.formats import Document
@@ -144,37 +145,37 @@ def phase_document(phase: PhaseAnalysis, analysis: ModelAnalysis, level: int = 2
 
 
 def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
-    """The phase's keys (exact strings; ``null`` where a key is for the other phase)."""
-    from derive.model.phase import Phase
-    from derive.present.json_export import crossover_json, measured_json, step_json
+    """The phase's keys (exact strings; ``null`` where a key is for the other phase): its
+    rows' values laid out in the contract's order, the step first and the crossovers, the
+    measurement and the convention among them."""
+    from derive.catalogue import ProblemKind
+    from derive.present.json_export import crossover_json, laid_out, measured_json, step_json
 
-    decode = phase.phase is Phase.DECODE
-    measured = phase.measured
-    return {
-        "phase": phase.phase.value,
-        "tp": phase.tp,
-        "replicas": phase.replicas,
-        q.STEP.name: step_json(phase.step),
-        q.TOKENS_PER_S.name: str(phase.tokens_per_s) if decode else None,
-        q.INTER_TOKEN_LATENCY.name: str(phase.latency) if decode else None,
-        q.TTFT.name: None if decode else str(phase.latency),
-        q.PREFILL_TOKENS_PER_S.name: None if decode else str(phase.tokens_per_s),
-        q.CROSSOVER.name: crossover_json(phase.crossover),
-        q.CROSSOVER_REGIME.name: crossover_json(phase.crossover_regime),
-        "crossover_step": crossover_json(phase.crossover_step),
-        q.STEP_MFU.name: None if measured is None or measured.mfu is None else str(measured.mfu),
-        q.STEP_MBU.name: None if measured is None or measured.mbu is None else str(measured.mbu),
-        q.MEASURED.name: measured_json(measured),
-        "measured_tokens_per_s": (
-            None if phase.measured_tokens_per_s is None else str(phase.measured_tokens_per_s)
-        ),
-        "experts_read": _experts_json(phase),
-        **({"assumptions": list(phase.assumptions)} if phase.assumptions else {}),
-        **_cost_json(phase),
-        **_convention_json(phase),
-        **({"mesh": phase.mesh} if phase.mesh else {}),
-        **({"tp_max_generation_scaling_book": str(g)} if (g := phase.tp_max_generation) else {}),
+    head = {"phase": phase.phase.value, "tp": phase.tp, "replicas": phase.replicas}
+    rate = phase.measured_tokens_per_s
+    g = phase.tp_max_generation
+    after: dict[Quantity, dict[str, object]] = {
+        q.PREFILL_TOKENS_PER_S: {
+            q.CROSSOVER.name: crossover_json(phase.crossover),
+            q.CROSSOVER_REGIME.name: crossover_json(phase.crossover_regime),
+            "crossover_step": crossover_json(phase.crossover_step),
+        },
+        q.STEP_MBU: {
+            q.MEASURED.name: measured_json(phase.measured),
+            "measured_tokens_per_s": None if rate is None else str(rate),
+            "experts_read": _experts_json(phase),
+            **({"assumptions": list(phase.assumptions)} if phase.assumptions else {}),
+        },
+        q.ENERGY_PER_TOKEN: {
+            **_convention_json(phase),
+            **({"mesh": phase.mesh} if phase.mesh else {}),
+            **({"tp_max_generation_scaling_book": str(g)} if g else {}),
+        },
     }
+    order = (q.TOKENS_PER_S, q.INTER_TOKEN_LATENCY, q.TTFT, q.PREFILL_TOKENS_PER_S, q.STEP_MFU,
+             q.STEP_MBU, q.COST_PER_STEP, q.COST_PER_MILLION_TOKENS, q.ENERGY_PER_TOKEN)  # fmt: skip
+    rows = laid_out(ProblemKind.SERVING, phase.roots, after, "serving", order)
+    return {**head, q.STEP.name: step_json(phase.step), **rows}
 
 
 def _convention_json(phase: PhaseAnalysis) -> dict[str, object]:
@@ -183,17 +184,6 @@ def _convention_json(phase: PhaseAnalysis) -> dict[str, object]:
         return {}
     ratio = {"value": str(own), "ratio": str(phase.latency / own)}
     return {"convention": phase.convention, "derive_convention": {"latency": ratio}}
-
-
-def _cost_json(phase: PhaseAnalysis) -> dict[str, str | None]:
-    """The step's bill and energy (issue 36; ``null`` without a price or a power)."""
-    cost = phase.cost
-    values = {
-        q.COST_PER_STEP.name: None if cost is None else cost.cost_per_step,
-        q.COST_PER_MILLION_TOKENS.name: None if cost is None else cost.cost_per_million_tokens,
-        q.ENERGY_PER_TOKEN.name: None if cost is None else cost.energy_per_token,
-    }
-    return {key: None if value is None else str(value) for key, value in values.items()}
 
 
 def _experts_json(phase: PhaseAnalysis) -> dict[str, str] | None:
@@ -262,10 +252,8 @@ def crossover_json(cross: DecodeCrossover) -> dict[str, object]:
         "crossover_step_context_limit": (
             None if cross.context_limit is None else str(cross.context_limit)
         ),
-        "left_out": {
-            q.STEP.name: no_step,
-            q.TOKENS_PER_S.name: no_step,
-            q.INTER_TOKEN_LATENCY.name: no_step,
-        },
+        "left_out": dict.fromkeys(
+            (q.STEP.name, q.TOKENS_PER_S.name, q.INTER_TOKEN_LATENCY.name), no_step
+        ),
         **({"assumptions": list(cross.assumptions)} if cross.assumptions else {}),
     }

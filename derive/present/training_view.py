@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
@@ -22,9 +22,11 @@ from derive.training.binding import ZeroStage
 __all__ = ["training_document", "training_json", "training_selected_steps"]
 
 
-_MONEY = (q.COST_PER_STEP, q.COST_PER_MILLION_TOKENS, q.COST_OF_RUN, q.ENERGY_PER_TOKEN)
-_COSTS = tuple(row.name for row in (*_MONEY, q.ENERGY_OF_RUN))
+_COSTS = (q.COST_PER_STEP, q.COST_PER_MILLION_TOKENS, q.COST_OF_RUN, q.ENERGY_PER_TOKEN,
+          q.ENERGY_OF_RUN)  # fmt: skip
 """A run's money and energy, in its JSON's order (each ``null`` without a price or a power)."""
+_MEMORY = q.MEMORY_WEIGHTS, q.MEMORY_GRADS, q.MEMORY_OPTIMIZER, q.ACTIVATIONS, q.MEMORY_PER_DEVICE
+_CRITICAL = q.CRITICAL_TOKENS_PER_DEVICE, q.CRITICAL_TOKENS_PER_CHIP, q.CRITICAL_BATCH_TOKENS
 
 
 def _s(value: sp.Expr | int | None) -> str | None:
@@ -52,7 +54,7 @@ def training_selected_steps(
         q.BUBBLE_FRACTION.name: q.T_LOWER.name,
         q.T_PREDICTED.name: q.T_LOWER.name,
         q.FIT.name: q.MEMORY_PER_DEVICE.name,
-        **dict.fromkeys(_COSTS, q.COST_OF_RUN.name),
+        **dict.fromkeys((row.name for row in _COSTS), q.COST_OF_RUN.name),
     }
     wanted |= {implied[k] for k in ask if k in implied}
     if q.T_LOWER.name in wanted or q.MFU.name in wanted:
@@ -91,25 +93,26 @@ def training_document(
 
 def _row_json(row: StrategyRow) -> dict[str, object]:
     a = row.analysis
-    return {
+    head = {
         q.STRATEGY.name: row.name,
         "dp": row.dp,
         "tp": row.tp,
         "pp": row.pp,
         "zero": int(row.zero),
         q.MEMORY_PER_DEVICE.name: None if a is None else _s(a.memory.total),
-        q.FITS.name: None if a is None else a.fits,
-        "comms_bytes_per_step": None if a is None else _s(a.comms.total),
-        q.CRITICAL_TOKENS_PER_DEVICE.name: None if a is None else _s(a.critical_tokens_per_device),
-        q.CRITICAL_TOKENS_PER_CHIP.name: None if a is None else _s(a.critical_tokens_per_chip),
-        q.CRITICAL_BATCH_TOKENS.name: None if a is None else _s(a.critical_batch_tokens),
-        q.T_LOWER.name: None if a is None else _s(a.t_lower),
-        "why_not": row.why_not or None,
-        "ep": row.ep,
-        "cp": row.cp,
-        "recompute": None if row.recompute is None else row.recompute.value,
-        "placement": row.placement or None,
     }
+    after: dict[Quantity, dict[str, object]] = {
+        q.FITS: {"comms_bytes_per_step": None if a is None else _s(a.comms.total)},
+        q.T_LOWER: {
+            "why_not": row.why_not or None,
+            "ep": row.ep,
+            "cp": row.cp,
+            "recompute": None if row.recompute is None else row.recompute.value,
+            "placement": row.placement or None,
+        },
+    }
+    order = q.FITS, *_CRITICAL, q.T_LOWER
+    return {**head, **laid_out(ProblemKind.TRAINING, () if a is None else (a,), after, "", order)}
 
 
 def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
@@ -159,9 +162,12 @@ def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
 def training_json(
     a: TrainingAnalysis, rows: tuple[StrategyRow, ...] = (), winner: StrategyRow | None = None
 ) -> dict[str, object]:
-    """The JSON report of ``derive train --format json``."""
-    p, m, c = a.problem, a.memory, a.comms
-    report: dict[str, object] = {
+    """The JSON report of ``derive train --format json``: the run's layout, then its rows'
+    values laid out in the contract's order (its memory and its traffic per dim as sections),
+    each followed by the keys of the run's own."""
+    p = a.problem
+    memory = {} if a.memory.activations_counted else {q.ACTIVATIONS: {q.ACTIVATIONS.name: None}}
+    head = {
         "model": p.model_name,
         "devices": p.devices,
         "dp": p.dp,
@@ -175,50 +181,44 @@ def training_json(
         "micro_batch_size": _s(p.micro_batch),
         "microbatches": _s(p.microbatches),
         "params_per_device": _s(a.params.total),
-        q.MEMORY_PER_DEVICE.name: {
-            "weights": _s(m.weights),
-            "grads": _s(m.grads),
-            "optimizer": _s(m.optimizer),
-            q.ACTIVATIONS.name: _s(m.activations) if m.activations_counted else None,
-            "total": _s(m.total),
-        },
-        q.FITS.name: a.fits,
-        q.HEADROOM_PER_DEVICE.name: _s(a.headroom),
-        "smallest_dp": a.smallest_dp,
-        "smallest_zero": None if a.smallest_zero is None else int(a.smallest_zero),
-        q.COMMS_BYTES_PER_DEVICE.name: {key: _s(c.of(key)) for key in ("dp", "tp", "pp", "ep")},
-        "comms_bytes_total": _s(c.total),
-        "flops_model": _s(a.flops_model),
-        "flops_params": _s(a.flops_params),
-        "flops_attention": _s(a.flops_attention),
-        "attention_mask": "causal" if p.causal else "none",
-        "flops_recompute": _s(a.flops_recompute),
-        q.T_MATH.name: _s(a.t_math),
-        q.T_COMMS.name: _s(a.t_comms),
-        q.T_LOWER.name: _s(a.t_lower),
-        q.T_UPPER.name: _s(a.t_upper),
-        q.BUBBLE_FRACTION.name: _s(a.bubble_fraction),
-        q.MFU.name: _s(a.mfu),
-        "measured_verdict": None
-        if a.impossible is None
-        else ("impossible" if a.impossible else "possible"),
-        "tokens_per_device": _s(a.tokens_per_device),
-        q.CRITICAL_TOKENS_PER_DEVICE.name: _s(a.critical_tokens_per_device),
-        "critical_tokens_per_rank": _s(a.critical_tokens_per_rank),
-        q.CRITICAL_TOKENS_PER_CHIP.name: _s(a.critical_tokens_per_chip),
-        q.CRITICAL_BATCH_TOKENS.name: _s(a.critical_batch_tokens),
-        "tp_max_scaling_book": _s(a.tp_max_scaling_book),
-        "mixed_tokens_per_chip_scaling_book": _s(a.mixed_tokens_per_chip_scaling_book),
-        "fsdp_opt_scaling_book": _s(a.fsdp_opt_scaling_book),
-        "tp_max_exact": a.tp_max_exact,
-        "compute_bound": a.compute_bound,
-        "tp_width_per_rank": _s(a.tp_width),
-        "tp_critical_width": _s(a.tp_critical_width),
-        **{key: _s(getattr(a.cost, key, None)) for key in _COSTS},
+        q.MEMORY_PER_DEVICE.name: laid_out(
+            ProblemKind.TRAINING, (a,), memory, q.MEMORY_PER_DEVICE.name, _MEMORY
+        ),
     }
-    report.update(_cluster_json(a))
-    if a.predicted is not None:  # with --matmul-efficiency or --link-efficiency
-        report |= {q.T_PREDICTED.name: _s(a.t_predicted), q.MFU_PREDICTED.name: _s(a.mfu_predicted)}
+    per_dim = q.COMMS_DP, q.COMMS_TP, q.COMMS_PP, q.COMMS_EP
+    verdict = None if a.impossible is None else ("impossible" if a.impossible else "possible")
+    after: dict[Quantity, dict[str, object]] = {
+        q.HEADROOM_PER_DEVICE: {
+            "smallest_dp": a.smallest_dp,
+            "smallest_zero": None if a.smallest_zero is None else int(a.smallest_zero),
+            q.COMMS_BYTES_PER_DEVICE.name: laid_out(
+                ProblemKind.TRAINING, (a,), {}, q.COMMS_BYTES_PER_DEVICE.name, per_dim
+            ),
+        },
+        q.COMMS_BYTES_PER_DEVICE: {
+            "flops_model": _s(a.flops_model),
+            "flops_params": _s(a.flops_params),
+            "flops_attention": _s(a.flops_attention),
+            "attention_mask": "causal" if p.causal else "none",
+            "flops_recompute": _s(a.flops_recompute),
+        },
+        q.MFU: {"measured_verdict": verdict, "tokens_per_device": _s(a.tokens_per_device)},
+        q.CRITICAL_TOKENS_PER_DEVICE: {"critical_tokens_per_rank": _s(a.critical_tokens_per_rank)},
+        q.CRITICAL_BATCH_TOKENS: {
+            "tp_max_scaling_book": _s(a.tp_max_scaling_book),
+            "mixed_tokens_per_chip_scaling_book": _s(a.mixed_tokens_per_chip_scaling_book),
+            "fsdp_opt_scaling_book": _s(a.fsdp_opt_scaling_book),
+            "tp_max_exact": a.tp_max_exact,
+            "compute_bound": a.compute_bound,
+            "tp_width_per_rank": _s(a.tp_width),
+            "tp_critical_width": _s(a.tp_critical_width),
+        },
+        _COSTS[-1]: _cluster_json(a),
+    }
+    times = q.T_MATH, q.T_COMMS, q.T_LOWER, q.T_UPPER, q.BUBBLE_FRACTION, q.MFU
+    order = (q.FITS, q.HEADROOM_PER_DEVICE, q.COMMS_BYTES_PER_DEVICE, *times, *_CRITICAL, *_COSTS,
+             *((q.T_PREDICTED, q.MFU_PREDICTED) if a.predicted is not None else ()))  # fmt: skip
+    report = {**head, **laid_out(ProblemKind.TRAINING, (a,), after, "", order)}
     if p.convention != "derive":  # derive's own output is unchanged
         report["convention"] = p.convention
         report["state_recipe"] = p.state.name

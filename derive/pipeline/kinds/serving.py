@@ -41,8 +41,7 @@ class ServingDerivation(ServingShown):
     serving: ServingSpec | None = None
 
     def _roots(self) -> tuple[object, ...]:
-        """The step, also under its phase's name (a decode's rate reads ``decode.tokens_per_s``)."""
-        return ({self.phase.phase.value: self.phase}, self.phase)
+        return self.phase.roots
 
     def document(self, level: int = 2) -> Document:
         """The step's worked solution as a document, a section after the model's."""

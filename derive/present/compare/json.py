@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 
 if TYPE_CHECKING:
     from derive.analysis.analyse import Analysis
     from derive.analysis.crossover.records import Crossover
+    from derive.catalogue import Quantity
     from derive.present.compare.ratios import Ratios
     from derive.present.compare.table import CompareRow
 
@@ -72,13 +74,34 @@ def own_comms(analysis: Analysis) -> sp.Expr | None:
 def compare_json(
     rows: list[CompareRow], ratios: list[Ratios] | None = None
 ) -> list[dict[str, object]]:
-    """One object per row: exact values as sympy ``str`` with a float ``value`` beside each."""
+    """One object per row: exact values as sympy ``str`` with a float ``value`` beside each;
+    the operator's rows laid out in the contract's order, its times only where every dim is
+    bound (``null`` for a formula)."""
+    from derive.present.json_export import laid_out
+
     out: list[dict[str, object]] = []
     for index, row in enumerate(rows):
         analysis, problem = row.analysis, row.analysis.problem
         crossover, leading = row.headline
         numeric = analysis.all_bound
         net, own = analysis.network, own_comms(analysis) if numeric else None
+        numbers = (analysis,) if numeric else ()  # the records the times are read from
+        network = (
+            None
+            if net is None or net.crossover is None
+            else {
+                q.RIDGE.name: quantity_json(net.ridge),
+                q.CROSSOVER.name: _crossover_json(net.crossover, False),
+                **laid_out(ProblemKind.OPERATOR, numbers, {}, "", (q.T_COMMS,), quantity_json),
+                **({"t_comms_derive": quantity_json(own)} if own is not None else {}),
+            }
+        )
+        after: dict[Quantity, dict[str, object]] = {
+            q.T_MEM: {"bound": bound_of(analysis) if numeric else None},
+            q.FRACTION_OF_PEAK: {q.NETWORK.name: network},
+            q.T_LOWER: {"ratios": ratios_json(ratios[index])} if ratios is not None else {},
+        }
+        order = q.T_MATH, q.T_MEM, q.ATTAINABLE, q.FRACTION_OF_PEAK, q.T_LOWER
         out.append(
             {
                 "chip": row.chip.name,
@@ -92,23 +115,7 @@ def compare_json(
                 "bandwidth": quantity_json(row.chip.hbm.value),
                 q.RIDGE.name: quantity_json(analysis.memory.ridge),
                 q.CROSSOVER.name: _crossover_json(crossover, leading),
-                q.T_MATH.name: quantity_json(analysis.t_math) if numeric else None,
-                q.T_MEM.name: quantity_json(analysis.memory.time) if numeric else None,
-                "bound": bound_of(analysis) if numeric else None,
-                q.ATTAINABLE.name: quantity_json(analysis.attainable) if numeric else None,
-                q.FRACTION_OF_PEAK.name: quantity_json(analysis.fraction_of_peak)
-                if numeric
-                else None,
-                q.NETWORK.name: None
-                if net is None or net.crossover is None
-                else {
-                    q.RIDGE.name: quantity_json(net.ridge),
-                    q.CROSSOVER.name: _crossover_json(net.crossover, False),
-                    q.T_COMMS.name: quantity_json(net.time) if numeric else None,
-                    **({"t_comms_derive": quantity_json(own)} if own is not None else {}),
-                },
-                q.T_LOWER.name: quantity_json(analysis.t_lower) if numeric else None,
-                **({"ratios": ratios_json(ratios[index])} if ratios is not None else {}),
+                **laid_out(ProblemKind.OPERATOR, numbers, after, "", order, quantity_json),
             }
         )
     return out

@@ -15,11 +15,13 @@ from typing import NoReturn
 import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
+from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import column_unit, time_in
 from derive.present.formats import Document
+from derive.present.json_export import laid_out
 
 __all__ = ["KernelRow", "kernel_compare_document", "refuse_kernel_table"]
 
@@ -95,22 +97,18 @@ def kernel_compare_document(rows: Callable[[], list[KernelRow]]) -> Document:
     )
 
 
+def _kernel_json(row: KernelRow) -> dict[str, object]:
+    k = row.kernel
+    after: dict[Quantity, dict[str, object]] = {
+        q.BYTES: {"peak": str(k.peak.value), "bandwidth": str(k.bandwidth.value)},
+        q.INTENSITY: {"binding": k.binding},
+    }
+    order = q.FLOPS, q.BYTES, q.RIDGE, q.INTENSITY, q.ATTAINABLE, q.FRACTION_OF_PEAK, q.T_LOWER
+    rows = laid_out(ProblemKind.KERNEL, (k,), after, "", order)
+    return {"chip": row.chip, "compute_dtype": row.compute, **rows}
+
+
 def kernel_compare_json(rows: list[KernelRow]) -> list[dict]:
-    """One object per row, every quantity as an exact string (``oo`` for an unbounded I)."""
-    return [
-        {
-            "chip": row.chip,
-            "compute_dtype": row.compute,
-            q.FLOPS.name: None if row.kernel.flops is None else str(row.kernel.flops),
-            q.BYTES.name: None if row.kernel.bytes is None else str(row.kernel.bytes),
-            "peak": str(row.kernel.peak.value),
-            "bandwidth": str(row.kernel.bandwidth.value),
-            q.RIDGE.name: str(row.kernel.ridge),
-            q.INTENSITY.name: str(row.kernel.intensity),
-            "binding": row.kernel.binding,
-            q.ATTAINABLE.name: str(row.kernel.attainable),
-            q.FRACTION_OF_PEAK.name: str(row.kernel.fraction_of_peak),
-            q.T_LOWER.name: None if row.kernel.step is None else str(row.kernel.step.t_lower),
-        }
-        for row in rows
-    ]
+    """One object per row, every quantity as an exact string (``oo`` for an unbounded I): the
+    kernel's rows laid out, its hardware after the bytes, its step's lower bound last."""
+    return [_kernel_json(row) for row in rows]

@@ -36,6 +36,7 @@ from derive.present.serving_step import group_given
 from derive.solution.notation import tex_decimal, tex_text_number
 
 if TYPE_CHECKING:
+    from derive.catalogue import Quantity
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import PhaseAnalysis
     from derive.problem.chips import Chip
@@ -178,13 +179,24 @@ def _crossover_json(phase: PhaseAnalysis) -> dict[str, object] | None:
 def model_compare_json(
     rows: list[ModelRow], ratios: list[Ratios] | None = None
 ) -> list[dict[str, object]]:
-    """One object per chip: the operator comparison's keys where they apply, and the step's."""
-    from derive.present.json_export import step_json
+    """One object per chip: the operator comparison's keys where they apply, and the step's
+    (its rows laid out in the contract's order, as the serving step's values read them)."""
+    from derive.catalogue import ProblemKind
+    from derive.present.json_export import laid_out, step_json
 
+    order = (q.T_MATH, q.T_MEM, q.T_LOWER, q.T_UPPER, q.TOKENS_PER_S, q.INTER_TOKEN_LATENCY,
+             q.PREFILL_TOKENS_PER_S, q.TTFT)  # fmt: skip
     out: list[dict[str, object]] = []
     for index, row in enumerate(rows):
         phase, problem, step = row.phase, row.analysis.problem, row.phase.step
         decode = row.decode
+        after: dict[Quantity, dict[str, object]] = {
+            q.T_UPPER: {
+                "bound": step.binding.value,
+                q.FRACTION_OF_PEAK.name: quantity_json(step.fraction_of_peak),
+            },
+            q.TTFT: {q.CROSSOVER.name: _crossover_json(phase), q.STEP.name: step_json(step)},
+        }
         item: dict[str, object] = {
             "chip": row.chip.name,
             "title": row.chip.title,
@@ -199,18 +211,7 @@ def model_compare_json(
             "peak": quantity_json(row.chip.peak(row.compute).value),
             "bandwidth": quantity_json(row.chip.hbm.value),
             q.RIDGE.name: quantity_json(phase.ridge),
-            q.T_MATH.name: quantity_json(step.t_math),
-            q.T_MEM.name: quantity_json(step.t_mem),
-            q.T_LOWER.name: quantity_json(step.t_lower),
-            q.T_UPPER.name: quantity_json(step.t_upper),
-            "bound": step.binding.value,
-            q.FRACTION_OF_PEAK.name: quantity_json(step.fraction_of_peak),
-            q.TOKENS_PER_S.name: quantity_json(phase.tokens_per_s) if decode else None,
-            q.INTER_TOKEN_LATENCY.name: quantity_json(phase.latency) if decode else None,
-            q.PREFILL_TOKENS_PER_S.name: None if decode else quantity_json(phase.tokens_per_s),
-            q.TTFT.name: None if decode else quantity_json(phase.latency),
-            q.CROSSOVER.name: _crossover_json(phase),
-            q.STEP.name: step_json(step),
+            **laid_out(ProblemKind.SERVING, phase.roots, after, "", order, quantity_json),
         }
         if ratios is not None:
             ratio = ratios[index]
