@@ -62,20 +62,6 @@ from typing import Any, TypeVar, cast
 
 from derive.errors import DeriveError, LimitError, ProblemError, TimeLimitError, name_too_long
 
-__all__ = [
-    "CAN_FORK",
-    "DEFAULT_SECONDS",
-    "ENV_VAR",
-    "WorkerCrashError",
-    "Workers",
-    "default_jobs",
-    "run_command_with_deadline",
-    "run_each",
-    "run_with_deadline",
-    "time_limit",
-    "workers",
-]
-
 T = TypeVar("T")
 DEFAULT_SECONDS = 10.0
 ENV_VAR = "DERIVE_TIME_LIMIT"

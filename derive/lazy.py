@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
 
-__all__ = ["lazy_getattr"]
-
 
 def lazy_getattr(namespace: dict[str, Any], names: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` for the module whose globals are ``namespace``: a name of

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["resource_dir"]
-
 _HERE = Path(__file__).resolve().parent
 
 

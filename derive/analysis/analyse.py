@@ -36,15 +36,6 @@ if TYPE_CHECKING:
     from derive.analysis.parts import LayerBreakdown
     from derive.analysis.sharding import BookSharding
 
-__all__ = [
-    "Analysis",
-    "ByteTerm",
-    "IntensityForm",
-    "Roofline",
-    "Threshold",
-    "analyse",
-    "collect_in_order",
-]
 
 Values = dict[sp.Symbol, sp.Integer]
 

@@ -31,8 +31,6 @@ from derive.problem.binding import Problem
 from derive.problem.comms_binding import CommsProblem
 from derive.problem.mesh import Mesh, Topology
 
-__all__ = ["CollectiveTime", "collective_times", "group_levels", "link_elements"]
-
 
 @dataclass(frozen=True)
 class CollectiveTime:

@@ -16,8 +16,6 @@ import sympy as sp
 from derive.analysis.collectives import CollectiveTime, collective_times
 from derive.problem.comms_binding import CommsProblem
 
-__all__ = ["CommsAnalysis", "analyse_comms"]
-
 
 @dataclass(frozen=True)
 class CommsAnalysis:

@@ -20,8 +20,6 @@ from derive.problem.chips import Chip, Figure
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.timing import Timing, bind_timing
 
-__all__ = ["KernelNumbers", "NumbersSpec", "kernel_numbers", "kernel_of"]
-
 
 @dataclass(frozen=True)
 class NumbersSpec:

@@ -17,8 +17,6 @@ from derive.catalogue import table as q
 from derive.errors import RegimeError
 from derive.problem.regime import Regime
 
-__all__ = ["LeadingOrder", "leading_order"]
-
 _T = sp.Symbol("t", positive=True)
 
 

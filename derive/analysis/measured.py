@@ -17,8 +17,6 @@ import sympy as sp
 
 from derive.problem.timing import Timing
 
-__all__ = ["Measured", "MeasuredVerdict", "measure"]
-
 
 class MeasuredVerdict(Enum):
     """Whether a measurement fits under the roofline."""

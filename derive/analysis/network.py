@@ -40,22 +40,6 @@ import sympy as sp
 from derive.declare.collective import CollectiveKind
 from derive.problem.mesh import Axis, Topology
 
-__all__ = [
-    "BOOK_FACTOR",
-    "Exchange",
-    "Level",
-    "LevelCost",
-    "book_ici",
-    "book_ici_network",
-    "book_latency",
-    "book_time_per_byte",
-    "bytes_per_byte",
-    "calls_latency",
-    "level_costs",
-    "level_rule",
-    "time_per_byte",
-]
-
 
 class Exchange(Enum):
     """How bytes travel: a collective over a group, or a send to a device some hops away."""

@@ -24,8 +24,6 @@ from derive.problem.binding import Problem
 if TYPE_CHECKING:  # analyse imports this module; the records are only annotations here
     from derive.analysis.analyse import Analysis, Roofline
 
-__all__ = ["Fusion", "LayerBreakdown", "PartRow", "breakdown", "unfused_problem"]
-
 
 @dataclass(frozen=True)
 class PartRow:

@@ -21,16 +21,6 @@ from derive.errors import ProblemError
 from derive.problem.collective_text import TensorSpec, book_text, collective
 from derive.problem.mesh import Mesh
 
-__all__ = [
-    "Plan",
-    "ShardRow",
-    "Sharding",
-    "crossovers",
-    "link_binds",
-    "plan_strategies",
-    "sharding_row",
-]
-
 MAX_GROUPS = 24
 """The most divisors of the dim tried for the largest group."""
 

@@ -31,8 +31,6 @@ import sympy as sp
 
 from derive.problem.timing import Timing
 
-__all__ = ["Binding", "Ceilings", "Kernel", "KernelTime", "StepTime", "compose"]
-
 ZERO = sp.Integer(0)
 ONE = sp.Integer(1)
 

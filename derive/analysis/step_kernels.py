@@ -21,8 +21,6 @@ from derive.declare.composite import Composite
 from derive.declare.operator import Tensor
 from derive.problem.binding import Problem
 
-__all__ = ["ceilings_of", "kernels_of"]
-
 
 class _Term(Protocol):
     @property

@@ -22,8 +22,6 @@ from derive.errors import ProblemError
 from derive.formula.decimals import parse_decimal
 from derive.problem.timing import parse_duration
 
-__all__ = ["WhatIf", "what_if"]
-
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_CLASSES = 32
 

@@ -21,8 +21,6 @@ from derive.catalogue import table as q
 from derive.catalogue.kinds import ProblemKind
 from derive.catalogue.records import Quantity, Use
 
-__all__ = ["ASKED_WITHIN", "ask_key"]
-
 _OP, _SERVING, _TRAINING = ProblemKind.OPERATOR, ProblemKind.SERVING, ProblemKind.TRAINING
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["ProblemKind"]
-
 
 class ProblemKind(Enum):
     """A kind of problem; its value is the word a problem set and JSON use.

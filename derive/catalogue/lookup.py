@@ -18,19 +18,6 @@ from derive.catalogue.kinds import ProblemKind
 from derive.catalogue.records import At, Box, Quantity, Use
 from derive.catalogue.table import QUANTITIES
 
-__all__ = [
-    "box_of",
-    "did_you_mean",
-    "find",
-    "names_for",
-    "phrase_of",
-    "phrases",
-    "quantity",
-    "rows_for",
-    "shown_by",
-    "spelling_map",
-]
-
 _BY_NAME: dict[str, Quantity] = {row.name: row for row in QUANTITIES}
 
 

@@ -20,8 +20,6 @@ from derive.catalogue.kinds import ProblemKind
 from derive.catalogue.records import Quantity
 from derive.catalogue.table import QUANTITIES
 
-__all__ = ["Exact", "read_values", "rows_valued_in"]
-
 Exact: TypeAlias = sp.Basic | bool | str
 """An exact value: a sympy number or formula, a truth, or a word (a crossover's status)."""
 

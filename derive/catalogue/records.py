@@ -33,8 +33,6 @@ from enum import Enum, Flag, auto
 from derive.catalogue.kinds import ProblemKind
 from derive.formula.units import Dimension
 
-__all__ = ["At", "Box", "Computation", "Exactness", "Quantity", "Roof", "Use"]
-
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 

@@ -19,8 +19,6 @@ from derive.catalogue.kinds import ProblemKind
 from derive.catalogue.records import At, Box, Computation, Exactness, Quantity, Roof, Use
 from derive.formula.units import Dimension
 
-__all__ = ["QUANTITIES"]
-
 _ROWS: list[Quantity] = []
 
 

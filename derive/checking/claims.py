@@ -30,8 +30,6 @@ from derive.formula.answer import Answer, Relation, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit
 
-__all__ = ["BANDWIDTH", "PEAK", "Claim", "dimension_of", "read_claim_for", "same_quantity"]
-
 PEAK = sp.Symbol("pi", positive=True)
 BANDWIDTH = sp.Symbol("beta", positive=True)
 _GIVENS = {"pi": PEAK, "beta": BANDWIDTH}

@@ -46,15 +46,6 @@ from derive.pipeline.kinds.comms import CommsDerivation
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = [
-    "COMMS_QUANTITIES",
-    "CommsClaim",
-    "CommsDetail",
-    "check_comms",
-    "comms_analysis",
-    "comms_claim_json",
-    "read_comms_claim",
-]
 
 COMMS_QUANTITIES = tuple(row.name for row in rows_valued_in(ProblemKind.COMMS))
 """What a comms-only operator has: its time on the link (the step's bounds are that time)."""

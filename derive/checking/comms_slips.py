@@ -58,7 +58,6 @@ from derive.problem.mesh import Topology
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = ["SHARDED_QUANTITIES", "beside", "check_sharded", "comms_slips", "sharded_value"]
 
 SHARDED_QUANTITIES = (q.STRATEGY.name, q.COLLECTIVES.name, q.TENSOR_BYTES.name)
 """What only a sharded operator has: its winner, the winner's collectives, a tensor's bytes."""

@@ -12,8 +12,6 @@ from derive.errors import ProblemError
 from derive.formula.decimals import parse_decimal
 from derive.problem.binding import ProblemSpec
 
-__all__ = ["DEFAULT_RTOL", "Context", "parse_rtol"]
-
 DEFAULT_RTOL = "0.01"
 
 

@@ -34,8 +34,6 @@ from derive.questions.records import Answer, Known, Questions, Role
 from derive.questions.set_answers import answer_problem_set, as_known, entry_quantities
 from derive.questions.solve import root_text
 
-__all__ = ["CONVERSIONS", "check_defined", "defined_names", "judge_claim_text"]
-
 _BYTES, _TIME = MEASURE_BASES[1:3]  # the bases a conversion needs (byte, s)
 _UNIT, _ANY = "a unit", ""
 CONVERSIONS: tuple[tuple[sp.Rational, str, str], ...] = (

@@ -15,8 +15,6 @@ from derive.errors import LimitError, ParseError
 from derive.formula.answer import rewrite_notation
 from derive.problem.input_files import read_text_file
 
-__all__ = ["MAX_CHAIN_BYTES", "MAX_CHAIN_LINES", "read_chain_text", "split_lines"]
-
 MAX_CHAIN_LINES = 200
 MAX_CHAIN_BYTES = 100_000
 

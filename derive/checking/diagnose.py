@@ -52,8 +52,6 @@ from derive.errors import DeriveError
 from derive.formula.units import describe_dimension
 from derive.problem.regime import Regime
 
-__all__ = ["diagnose", "exact_is", "formula_expected", "strict", "value_text"]
-
 
 def value_text(t: Target | None) -> str:
     """The expected value for prose, with the integer threshold of a crossover."""

@@ -10,17 +10,6 @@ from derive.catalogue import table as q
 from derive.declare.operator import Tensor
 from derive.formula.decimals import fmt_decimal
 
-__all__ = [
-    "approx",
-    "compact",
-    "exact_decimal",
-    "formula_text",
-    "per_element",
-    "plural",
-    "sci",
-    "tensor_label",
-]
-
 _SINGLE = re.compile(r"^[A-Za-z]$")
 
 

@@ -25,8 +25,6 @@ from derive.formula.answer import Relation
 from derive.formula.units import describe_dimension
 from derive.solution.notation import tex
 
-__all__ = ["Echo", "echo_latex", "echo_of"]
-
 _RELATIONS = {
     Relation.EQUALS: "=",
     Relation.APPROX: r"\approx",

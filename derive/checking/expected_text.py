@@ -20,9 +20,6 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
 from derive.formula.units import Dimension, describe_dimension
 
-__all__ = ["hide", "in_unit", "label_of", "missed", "show_expected",
-           "show_number", "show_value"]  # fmt: skip
-
 _BOXED = (ProblemKind.TRAINING, ProblemKind.SERVING, ProblemKind.KERNEL, ProblemKind.OPERATOR)
 
 

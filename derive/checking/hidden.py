@@ -32,7 +32,6 @@ from derive.checking.verdict import Verdict
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = ["answer_value", "conceal", "kept_back", "stating"]
 
 _CUTS = (" — ", "; without the regime", "; without that regime")
 _GROUP = re.compile(r"\s*\([^()]*\d[^()]*\)")

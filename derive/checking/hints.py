@@ -39,8 +39,6 @@ from derive.checking.matching import match
 from derive.checking.quantities import Target
 from derive.formula.units import Dimension
 
-__all__ = ["ANY", "Facet", "Rank", "Slip", "earned", "facets", "factor_slips", "reproduces"]
-
 
 class Rank(IntEnum):
     """How specific a slip is: of several that reproduce a claim, the highest is named."""

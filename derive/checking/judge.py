@@ -35,16 +35,6 @@ from derive.formula.answer import Relation
 from derive.formula.limits import show
 from derive.formula.units import describe_dimension, unit_alternatives
 
-__all__ = [
-    "CORRECT",
-    "INCORRECT",
-    "LEADING",
-    "Judgement",
-    "judge_claim",
-    "judge_expr",
-    "read_claim",
-]
-
 CORRECT, LEADING, INCORRECT = Verdict.CORRECT, Verdict.LEADING, Verdict.INCORRECT
 
 

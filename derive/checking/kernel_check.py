@@ -42,13 +42,6 @@ from derive.problem.kernel_spec import KernelSpec
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = [
-    "KernelDetail",
-    "check_kernel",
-    "kernel_claim_json",
-    "kernel_for",
-]
-
 
 @dataclass(frozen=True)
 class KernelDetail:

@@ -44,17 +44,6 @@ from derive.formula.answer import Answer, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
 
-__all__ = [
-    "KERNEL_QUANTITIES",
-    "KernelClaim",
-    "KernelJudgement",
-    "judge_kernel_claim",
-    "kernel_quantities",
-    "kernel_value",
-    "read_kernel_claim",
-    "shown_expected",
-]
-
 
 @dataclass(frozen=True)
 class _Quantity:

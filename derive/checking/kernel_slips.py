@@ -37,8 +37,6 @@ from derive.checking.step_slips import (
 )
 from derive.formula.decimals import fmt_decimal
 
-__all__ = ["kernel_slips"]
-
 _TIMED = tuple(row.name for row in (q.T_MATH, q.T_MEM, q.T_LOWER, q.T_UPPER))
 _NOMINAL = "this is at the nominal ceilings; the efficiency given derates them (π·η_c and β·η_m)"
 _MAC = "MACs counted as one FLOP: this is half the FLOPs (a multiply-accumulate is 2 FLOPs)"

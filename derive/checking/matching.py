@@ -21,24 +21,6 @@ from derive.checking.sampling import Sameness, compare, ratio_constant
 from derive.checking.verdict import Verdict
 from derive.errors import LimitError
 
-__all__ = [
-    "CHEAP_TERMS",
-    "MAX_EXPANSION",
-    "How",
-    "Match",
-    "as_percent",
-    "cheap",
-    "check_size",
-    "constant_ratio",
-    "equal",
-    "exactly",
-    "expansion_size",
-    "has_root",
-    "match",
-    "relative_error",
-    "right_to",
-]
-
 MAX_EXPANSION = 2_000
 """Refuse to compare a claim whose expansion could exceed this many terms."""
 CHEAP_TERMS = 200

@@ -67,18 +67,6 @@ from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.problem_set import ModelEntry
 from derive.solution.model_steps import verdict_words
 
-__all__ = [
-    "MODEL_QUANTITIES",
-    "ModelClaim",
-    "ModelJudgement",
-    "judge_model_claim",
-    "model_analysis_for",
-    "model_quantity",
-    "read_model_claim",
-    "shown_expected",
-    "unit_word",
-]
-
 MODEL_QUANTITIES: tuple[str, ...] = JSON_KEYS
 """Every whole-model quantity a claim may be about (the JSON keys of ``derive model``)."""
 

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.training.analysis import TrainingAnalysis
 
-__all__ = ["model_slips"]
 Timed: TypeAlias = "StepTime | TrainingAnalysis"  # a step or a run computed a slip's way (T_math, T_lower, T_upper)
 
 _LONGER = {r.name for r in (q.T_LOWER, q.INTER_TOKEN_LATENCY, q.TTFT, q.COST_PER_STEP,

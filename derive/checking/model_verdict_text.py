@@ -18,8 +18,6 @@ from derive.present.report import Entry, Report
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = ["claim_json", "model_claim_json", "model_claim_report"]
-
 
 def _exact(result: CheckResult) -> str | None:
     return getattr(getattr(result.detail, "judgement", None), "exact", None)

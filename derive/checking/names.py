@@ -10,8 +10,6 @@ from derive.checking.context import Context
 from derive.errors import ParseError
 from derive.formula import parse_formula
 
-__all__ = ["NAMES", "normalise_name", "quantity_named"]
-
 NAMES: dict[str, str] = spelling_map(ProblemKind.OPERATOR)
 """Every spelling of a quantity an operator's check judges → its name (from the catalogue)."""
 

@@ -23,8 +23,6 @@ from derive.questions.natives import native_answer
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = ["check_native"]
-
 
 def check_native(
     problem: BudgetSpec | WhatIfSpec | NativeEntry,

@@ -15,8 +15,6 @@ import sympy as sp
 from derive.errors import RegimeError
 from derive.problem.regime import Regime, parse_regime
 
-__all__ = ["MAX_CANDIDATE_DIMS", "candidate_regimes"]
-
 MAX_CANDIDATE_DIMS = 7
 """Operators with more dims are tried with single-dim splits only."""
 

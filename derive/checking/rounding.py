@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["SIG_FIGS", "right_to_sig_figs", "rounded_as_written", "sig_fig_sentence"]
-
 SIG_FIGS = 2
 """The significant figures named (3 always lie within 1 %: only 2 can fall outside it)."""
 

@@ -65,8 +65,6 @@ from typing import Any
 import mpmath  # type: ignore[import-untyped]
 import sympy as sp
 
-__all__ = ["DIGITS", "POINTS", "PRIME", "SAME_DIGITS", "Sameness", "compare", "ratio_constant"]
-
 PRIME = 2**127 - 1
 """The field the exact evaluation works in (a Mersenne prime)."""
 POINTS = 3

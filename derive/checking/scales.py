@@ -23,8 +23,6 @@ from derive.formula.answer import Answer
 from derive.formula.scales import Scale, split_scale
 from derive.formula.units import Dimension
 
-__all__ = ["COUNT_DIMENSIONS", "ScaleReading"]
-
 COUNT_DIMENSIONS = frozenset(
     {
         Dimension.COUNT,

@@ -41,15 +41,6 @@ if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.problem.sets.problem_set import ModelEntry
 
-__all__ = [
-    "SERVING_ASKED",
-    "SERVING_BOXES",
-    "SERVING_QUANTITIES",
-    "claims_analysis_for",
-    "judge_crossover",
-    "phase_for",
-    "serving_slips",
-]
 
 SERVING_QUANTITIES = names_for(ProblemKind.SERVING, Use.CHECK)
 """The quantities of a serving step a claim may be about."""

@@ -38,15 +38,6 @@ from derive.formula.durations import time_text
 from derive.problem.chips import Chip, Figure
 from derive.problem.timing import Timing
 
-__all__ = [
-    "Ceiling",
-    "seconds",
-    "sparse_figure",
-    "step_slips",
-    "time_slips",
-    "utilisation_slips",
-]
-
 Slip = HintSlip | tuple[sp.Expr | None, str]  # (the value the slip gives, its sentence stem)
 
 

@@ -18,8 +18,6 @@ from derive.checking.hints import Rank
 from derive.checking.matching import expansion_size
 from derive.checking.quantities import Basis, Hardware, Kind
 
-__all__ = ["implied_bytes", "moved", "term_diagnoses"]
-
 # (subject, verb "leave out", verb "count", verb "include")
 _NOUN = {
     Kind.BYTES: ("your bytes", "leave", "count", "include"),

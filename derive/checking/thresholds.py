@@ -21,8 +21,6 @@ import sympy as sp
 from derive.checking.diagnosis_text import approx, exact_decimal
 from derive.formula.answer import Relation
 
-__all__ = ["Edge", "count_reason", "stated_threshold", "threshold_reason"]
-
 
 @dataclass(frozen=True)
 class Edge:

@@ -34,16 +34,6 @@ if TYPE_CHECKING:
     from derive.problem.sets.problem_set import ModelEntry
     from derive.training.analysis import TrainingAnalysis
 
-__all__ = [
-    "TRAINING_ASKED",
-    "TRAINING_BOXES",
-    "TRAINING_QUANTITIES",
-    "all_claims_analysis_for",
-    "training_analysis_for",
-    "training_slips",
-    "training_values",
-    "with_training",
-]
 
 TRAINING_QUANTITIES = TRAIN_CHECK_KEYS
 """The quantities of a training run a claim may be about."""

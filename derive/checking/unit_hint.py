@@ -14,8 +14,6 @@ from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.hints import Rank, Slip
 from derive.formula.units import Dimension, parse_unit
 
-__all__ = ["bare_number_slips"]
-
 _TRIED: dict[Dimension, tuple[str, str]] = {
     Dimension.TIME: ("a time", "ms µs ns min h days"),
     Dimension.BYTES: ("a size in bytes", "kB MB GB TB KiB MiB GiB TiB"),

@@ -33,16 +33,6 @@ from derive.errors import DeriveError
 from derive.problem.binding import ProblemSpec, bind
 from derive.problem.regime import Regime
 
-__all__ = [
-    "ROUNDED",
-    "Variant",
-    "dtype_variants",
-    "flop_variants",
-    "hardware_variants",
-    "round_sig",
-    "sig_text",
-]
-
 Variant = tuple[str, object]  # (sentence stem, Target)
 ROUNDED = " rounded to "
 """In the stem of every rounding variant (and no other)."""

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["Verdict"]
-
 
 class Verdict(Enum):
     """The verdict on a claim or a derivation.

@@ -17,14 +17,6 @@ from derive.checking.quantities import Target
 from derive.formula.decimals import fmt_decimal
 from derive.present.report import Entry, Report
 
-__all__ = [
-    "chain_json",
-    "chain_report",
-    "claim_json",
-    "claim_report",
-    "unreadable_json",
-]
-
 
 def _s(expr: sp.Expr | None) -> str | None:
     return None if expr is None else str(expr)

@@ -10,8 +10,6 @@ from pathlib import Path
 from derive.errors import OutputError
 from derive.problem.input_files import file_kind
 
-__all__ = ["write_atomic"]
-
 
 def write_atomic(path: Path, chunks: Iterable[bytes]) -> None:
     """Write the chunks to ``path`` through a temporary file in the same folder and ``os.replace``.

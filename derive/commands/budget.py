@@ -16,8 +16,6 @@ from typing import Any
 
 from derive.commands.options import REPORT_FORMATS, add_format_flag
 
-__all__ = ["add_budget_parser", "run_budget"]
-
 _FLAGS = (
     ("--compute", "C", "training compute in FLOPs, e.g. 5.76e23"),
     ("--params", "N", "parameters (with --compute: solve D; alone: D = r·N and C)"),

@@ -16,8 +16,6 @@ from derive.commands.options import MODEL_FLAGS
 from derive.errors import ProblemError
 from derive.problem.kernel_spec import KernelSpec
 
-__all__ = ["KERNEL_ONLY", "judge_kernel", "kernel_claim", "refuse_kernel_mix"]
-
 KERNEL_ONLY = tuple(q for q in KERNEL_QUANTITIES if q not in QUANTITIES)
 """Quantities only a kernel by its numbers has (``attainable``, ``fraction_of_peak``, …)."""
 

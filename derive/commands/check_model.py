@@ -24,13 +24,6 @@ if TYPE_CHECKING:
     from derive.checking.api import CheckResult
     from derive.present.report import Report
 
-__all__ = [
-    "is_model_claim",
-    "judging",
-    "model_claim",
-    "model_spec_of",
-    "refuse_a_model_name",
-]
 
 _OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
 

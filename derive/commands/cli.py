@@ -33,15 +33,6 @@ from derive.commands.options import (
 )
 from derive.errors import DeriveError, ProblemError, closest, name_too_long
 
-__all__ = [
-    "Subparsers",
-    "build_parser",
-    "command",
-    "load_engine",
-    "main",
-    "run",
-]
-
 Subparsers: TypeAlias = "argparse._SubParsersAction[_Parser]"
 """What ``ArgumentParser.add_subparsers`` returns: each command module adds its parser to it."""
 

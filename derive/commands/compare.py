@@ -29,8 +29,6 @@ if TYPE_CHECKING:
     from derive.present.compare.ratios import Ratios
     from derive.present.compare.table import CompareRow
 
-__all__ = ["add_compare_parser", "run_compare"]
-
 
 def run_compare(args: argparse.Namespace) -> int:
     """``derive compare``: one table over chips and compute dtypes."""

@@ -40,11 +40,6 @@ from derive.problem.model_spec import ModelSpec
 if TYPE_CHECKING:
     from derive.pipeline import Registry
 
-__all__ = [
-    "add_model_compare_flags",
-    "compare_target",
-    "run_compare_model",
-]
 
 # the flags that only mean something for one kind of target
 _OPERATOR_ONLY: tuple[str, ...] = ("--compute", "--link-bandwidth", "--regime", "--solve-for")

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from derive.problem.sets.problem_set import ProblemSet
     from derive.web.book import Asked
 
-__all__ = ["TARGETS", "Answer", "Question", "add_export_parser", "run"]
 
 TARGETS = ("prairielearn", "moodle", "qti")
 _EXACT = re.compile(r"^(?:\S+ [≥≤<>] )?(?P<number>[-+\d./eE]+)(?: (?P<unit>.+))?$")

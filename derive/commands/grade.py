@@ -56,15 +56,6 @@ from derive.problem.sets.variants import variant_of_student, variants_of
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
 
-__all__ = [
-    "COLUMNS",
-    "MAX_ANSWERS",
-    "MAX_ANSWERS_BYTES",
-    "OUTPUT_COLUMNS",
-    "REFUSED",
-    "grade",
-    "tally",
-]
 
 COLUMNS = ("who", "problem", "quantity", "claim")
 OUTPUT_COLUMNS = COLUMNS + (

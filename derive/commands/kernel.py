@@ -9,8 +9,6 @@ from derive.errors import ProblemError
 from derive.pipeline import derive_kernel
 from derive.problem.kernel_spec import KernelSpec
 
-__all__ = ["kernel_spec_of", "run_kernel_numbers"]
-
 _READS = (
     "chip",
     "peak",

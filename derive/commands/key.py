@@ -27,13 +27,6 @@ from derive.problem.sets.registry import set_registry
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
 
-__all__ = [
-    "BUILTIN_SET",
-    "KeyOptions",
-    "add_key_parser",
-    "run_builtin_key",
-    "run_key",
-]
 
 BUILTIN_SET = "data/problems/rooflines.toml"
 

@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from derive.present.questions_view import Questions
     from derive.problem.model_spec import ModelSpec
 
-__all__ = ["add_model_parser", "model_spec", "run_model"]
-
 
 def add_model_parser(sub: Any) -> None:
     """The ``model`` subcommand and its flags."""

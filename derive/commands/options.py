@@ -26,38 +26,6 @@ DEFAULT_RTOL = "0.01"
 """The checker's default tolerance (``derive.checking.api.DEFAULT_RTOL``; a test keeps the two
 equal): spelled here so that ``derive model --help`` need not load the checker and sympy."""
 
-__all__ = [
-    "DEFAULT_RTOL",
-    "KERNEL_FLAGS",
-    "MODEL_FLAGS",
-    "MONEY_FLAG_ROWS",
-    "REPORT_FORMATS",
-    "WHAT_IF_FLAGS",
-    "add_convention_flag",
-    "add_format_flag",
-    "add_hardware_flags",
-    "add_kernel_flags",
-    "add_layers_flag",
-    "add_model_flags",
-    "add_money_flags",
-    "add_operators_flag",
-    "add_problem_flags",
-    "add_question_flags",
-    "add_serving_timing_flags",
-    "add_sharding_flags",
-    "add_timeout_flag",
-    "add_timing_flags",
-    "add_tolerance_flag",
-    "add_what_if_flags",
-    "check_timeout",
-    "is_kernel",
-    "phase_timing",
-    "question_spec_from_args",
-    "serving_of",
-    "spec_from_args",
-    "timing_from_args",
-]
-
 
 _MODEL_FLAG_ROWS: tuple[tuple[str, str, str], ...] = (
     ("--capacity", "BYTES", "HBM bytes per device (overrides the chip's), e.g. 80e9"),

@@ -12,8 +12,6 @@ import sys
 import time
 from typing import TextIO
 
-__all__ = ["ProgressBar"]
-
 _WIDTH = 30
 
 

@@ -18,8 +18,6 @@ from pathlib import Path
 from derive.commands.options import add_timeout_flag, check_timeout
 from derive.commands.serve import add_workbook_flags
 
-__all__ = ["add_publish_parser", "run"]
-
 
 def add_publish_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``derive publish`` on the CLI's subparsers."""

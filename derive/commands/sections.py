@@ -14,8 +14,6 @@ from derive.errors import ProblemError
 if TYPE_CHECKING:
     from derive.present.formats import Document
 
-__all__ = ["resolve_peak_from", "with_sections"]
-
 
 def resolve_peak_from(args: argparse.Namespace) -> argparse.Namespace:
     """``--peak-from`` read into ``--peak`` (its exact product), so every command that takes

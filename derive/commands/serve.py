@@ -26,8 +26,6 @@ from derive.commands.options import add_timeout_flag, check_timeout
 from derive.errors import ProblemError
 from derive.formula.decimals import ascii_int
 
-__all__ = ["add_serve_parser", "add_workbook_flags", "proxy_options", "run"]
-
 
 def add_serve_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``derive serve`` on the CLI's subparsers."""

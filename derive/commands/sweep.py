@@ -20,7 +20,6 @@ from derive.commands.options import add_problem_flags
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
 
-__all__ = ["add_sweep_parser", "run_sweep"]
 
 _MODEL_ADVICE = (
     "derive sweep takes an operator; a model's serving step over the batch is "

@@ -30,8 +30,6 @@ from derive.commands.options import (
     question_spec_from_args,
 )
 
-__all__ = ["add_train_parser", "run_train"]
-
 _RUN_FLAGS = (
     ("--dp", "N", "data-parallel degree (default 1)"),
     ("--tp", "N", "tensor-parallel degree (default 1); divides the heads, KV heads and MLP width"),

@@ -41,8 +41,6 @@ import sympy as sp
 from derive.declare.operator import Tensor, is_dim
 from derive.errors import DeclarationError
 
-__all__ = ["Collective", "CollectiveKind"]
-
 
 class CollectiveKind(Enum):
     """The collectives derive times, each with its ring bytes factor and its steps."""

@@ -26,8 +26,6 @@ import sympy as sp
 from derive.declare.operator import NAME_RE, Operator, Tensor, is_dim
 from derive.errors import DeclarationError
 
-__all__ = ["Composite", "Part", "PartSpec", "unfused"]
-
 DimMap: TypeAlias = "Mapping[sp.Symbol, sp.Expr | int]"
 PartSpec: TypeAlias = "Part | tuple[Operator, DimMap] | tuple[str, Operator, DimMap]"
 """A part as declared: ``(operator, {dim: expr})``, ``(label, operator, {dim: expr})`` or a Part."""

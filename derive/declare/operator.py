@@ -22,8 +22,6 @@ import sympy as sp
 
 from derive.errors import DeclarationError
 
-__all__ = ["NAME_RE", "Operator", "Tensor", "dims", "width_symbol"]
-
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DIM_ASSUMPTIONS = {"integer": True, "positive": True}
 

@@ -22,16 +22,6 @@ from derive.declare.operator import Operator
 from derive.errors import DeriveError, OperatorFileError, UnknownNameError, did_you_mean
 from derive.resources import resource_dir
 
-__all__ = [
-    "ModelDeclaration",
-    "Registry",
-    "builtin_operator_files",
-    "load_operator_file",
-    "load_registry",
-    "operators_as_file",
-    "pin_operator_files",
-]
-
 # the files a load_registry in progress has run, by resolved path (None outside one)
 _session: ContextVar[dict[Path, ModuleType] | None] = ContextVar(
     "derive_operator_files", default=None

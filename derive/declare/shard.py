@@ -28,8 +28,6 @@ from derive.declare.collective import Collective, CollectiveKind
 from derive.declare.operator import Operator, Tensor
 from derive.errors import ProblemError
 
-__all__ = ["collective_of", "parse_shard", "shard_operator"]
-
 _SHARD = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(\d{1,6})\s*")
 
 

@@ -27,18 +27,6 @@ from derive.figures.model import (
 )
 from derive.figures.place import Box, LabelRequest, choose_corner, place_labels, polyline_obstacles
 
-__all__ = [
-    "SPOT_WIDTH",
-    "Label",
-    "Line",
-    "Marker",
-    "Metrics",
-    "Scene",
-    "roofline_scene",
-    "spot_text",
-    "sweep_scene",
-]
-
 Num: TypeAlias = "sp.Expr | float"
 """A coordinate in plot units: exact where the figure model is exact, else a float."""
 Coord: TypeAlias = "tuple[Num, Num]"

@@ -18,24 +18,6 @@ from functools import lru_cache
 
 import sympy as sp
 
-__all__ = [
-    "Ceiling",
-    "Point",
-    "RooflineFigure",
-    "RooflineGeometry",
-    "Series",
-    "SweepFigure",
-    "SweepGeometry",
-    "ceil_log10",
-    "floor_log10",
-    "fmt_coord",
-    "fmt_sig",
-    "log_frac",
-    "roofline_geometry",
-    "sweep_geometry",
-    "to_float",
-]
-
 # Margin (as an exact factor) kept between data and the decade edges of an axis.
 _MARGIN = sp.Rational(6, 5)
 

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from itertools import chain, pairwise
 from typing import NamedTuple
 
-__all__ = ["Box", "LabelRequest", "choose_corner", "place_labels", "polyline_obstacles"]
-
 
 class Box(NamedTuple):
     """An axis-aligned box, y pointing up.

@@ -20,8 +20,6 @@ from derive.figures.layout import (
 )
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_pt, log_frac
 
-__all__ = ["escape_svg_text", "roofline_svg", "sweep_svg"]
-
 WIDTH, HEIGHT = 720, 480
 LEFT, RIGHT, TOP, BOTTOM = 84.0, 24.0, 44.0, 56.0  # margins around the plot area
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM

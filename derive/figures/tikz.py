@@ -24,8 +24,6 @@ from derive.figures.layout import (
 from derive.figures.model import RooflineFigure, SweepFigure, fmt_coord, fmt_pt
 from derive.present.escape import tex_escape
 
-__all__ = ["TIKZ_PACKAGES", "TIKZ_PREAMBLE", "roofline_tikz", "sweep_tikz"]
-
 TIKZ_PACKAGES: tuple[str, ...] = ("pgfplots",)
 TIKZ_PREAMBLE: tuple[str, ...] = (r"\usepackage{pgfplots}", r"\pgfplotsset{compat=1.16}")
 

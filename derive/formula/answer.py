@@ -34,16 +34,6 @@ from derive.formula.relations import macro_at
 from derive.formula.scales import Scale, split_scale
 from derive.formula.units import Unit, parse_unit
 
-__all__ = [
-    "Answer",
-    "Relation",
-    "position_of",
-    "read_answer",
-    "rewrite_notation",
-    "split_answer",
-    "split_unit",
-]
-
 
 class Relation(Enum):
     """How the value relates to the quantity (the sign people wrote)."""

@@ -15,17 +15,6 @@ import sympy as sp
 
 from derive.errors import LimitError, ParseError
 
-__all__ = [
-    "MAX_DIGITS",
-    "counted",
-    "fmt_decimal",
-    "fmt_exact_decimal",
-    "parse_decimal",
-    "parse_positive",
-    "parse_positive_int",
-    "set_items",
-]
-
 MAX_DIGITS = 60
 MAX_EXPONENT = 60
 # ASCII digits only (re.ASCII): "١٦" or "１６" and "1_000" are refused by every numeric flag

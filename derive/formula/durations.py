@@ -26,16 +26,6 @@ from typing import TypeAlias
 
 import sympy as sp
 
-__all__ = [
-    "SIGNIFICANT",
-    "TimeUnit",
-    "column_unit",
-    "time_in",
-    "time_tex",
-    "time_text",
-    "time_unit",
-]
-
 SIGNIFICANT = 4
 """Significant figures of a time read by a person: enough to tell 34.06 s from 34.09 s."""
 

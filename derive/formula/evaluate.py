@@ -25,8 +25,6 @@ import sympy as sp
 from derive.formula.limits import MAX_DEGREE, MAX_EXPONENT, MAX_LOG10, MAX_ROOT, RejectError, at
 from derive.formula.parser import Name, Node, Num, Power, Product, Sum
 
-__all__ = ["Bound", "Evaluator", "evaluate", "resolve"]
-
 Symbols = Mapping[str, sp.Symbol]
 _GIVEN_NAMES = ("pi", "beta", "FLOPs", "FLOP", "flops", "bytes", "Bytes")
 """Names a checker may add to the dims (the problem's peak, bandwidth, FLOPs and bytes)."""

@@ -31,8 +31,6 @@ from derive.formula.limits import MAX_DEPTH, MAX_ROOT, RejectError, at
 from derive.formula.relations import APPROX_MACROS, REFUSED_MACROS
 from derive.formula.tokens import Token, count_check, lex, relation_error
 
-__all__ = ["ALLOWED", "GREEK_NAMES", "latex_tokens"]
-
 ALLOWED = "allowed: \\frac, \\sqrt, \\cdot, \\times, ^, \\left(...\\right), spacing"
 _FRACS = frozenset({"frac", "dfrac", "tfrac"})
 _NAME_WRAPPERS = frozenset({"mathrm", "text"})

@@ -11,23 +11,6 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = [
-    "MAX_DEGREE",
-    "MAX_DEPTH",
-    "MAX_EXPONENT",
-    "MAX_LENGTH",
-    "MAX_LITERAL_DIGITS",
-    "MAX_LOG10",
-    "MAX_ROOT",
-    "MAX_TOKENS",
-    "RejectError",
-    "at",
-    "check_nesting",
-    "check_text",
-    "escape_char",
-    "show",
-]
-
 MAX_LENGTH = 2000
 """Characters in one formula or derivation line."""
 MAX_DEPTH = 50

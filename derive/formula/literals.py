@@ -34,8 +34,6 @@ from decimal import Decimal
 
 from derive.formula.tokens import Token
 
-__all__ = ["as_written", "currency_last", "mark_units"]
-
 _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _CURRENCY_FIRST = re.compile(rf"(?<![A-Za-z0-9_.])(?:(?:US)?\\?\$|USD)\s*({_NUMBER})")
 _DOLLAR = re.compile(r"(?<!\\)\$")

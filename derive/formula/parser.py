@@ -26,8 +26,6 @@ import sympy as sp
 from derive.formula.limits import MAX_DEPTH, RejectError, at
 from derive.formula.tokens import Token
 
-__all__ = ["Name", "Node", "Num", "Power", "Product", "Sum", "parse_tokens"]
-
 
 @dataclass(frozen=True)
 class Num:

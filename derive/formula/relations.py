@@ -12,8 +12,6 @@ from __future__ import annotations
 from derive.formula.limits import RejectError, at
 from derive.formula.tokens import relation_error
 
-__all__ = ["APPROX", "APPROX_MACROS", "EQUALS", "REFUSED_MACROS", "macro_at", "scan_relations"]
-
 EQUALS = "="
 APPROX = "approx"
 APPROX_MACROS = frozenset({"approx", "simeq", "sim"})

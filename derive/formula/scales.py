@@ -25,8 +25,6 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-__all__ = ["SCALES", "Scale", "ScaleFound", "split_scale"]
-
 
 @dataclass(frozen=True)
 class Scale:

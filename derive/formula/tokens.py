@@ -30,8 +30,6 @@ from derive.errors import ParseError
 from derive.formula.decimals import parse_decimal
 from derive.formula.limits import MAX_LITERAL_DIGITS, MAX_TOKENS, RejectError, at, escape_char
 
-__all__ = ["RELATION_CHARS", "Token", "count_check", "lex", "relation_error"]
-
 _NUMBER = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _SUBSCRIPT = re.compile(r"[A-Za-z0-9]+")

@@ -31,18 +31,6 @@ from enum import Enum
 
 import sympy as sp
 
-__all__ = [
-    "MAX_UNIT_LENGTH",
-    "MEASURE_BASES",
-    "Dimension",
-    "Measure",
-    "Unit",
-    "describe_dimension",
-    "measure_atom",
-    "parse_unit",
-    "unit_alternatives",
-]
-
 MAX_UNIT_LENGTH = 40
 """A longer text is never a unit."""
 

@@ -28,8 +28,6 @@ from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.formula.decimals import parse_positive
 
-__all__ = ["Budget", "Given", "compute_budget"]
-
 KAPLAN = "Kaplan et al. 2020, arXiv:2001.08361"
 CHINCHILLA = "Hoffmann et al. 2022 (Chinchilla), arXiv:2203.15556"
 

@@ -37,18 +37,6 @@ from derive.model.transformer import Transformer
 from derive.problem.input_files import read_text_file
 from derive.resources import resource_dir
 
-__all__ = [
-    "MAX_CONFIG_BYTES",
-    "MAX_DEPTH",
-    "MAX_INT_DIGITS",
-    "MAX_SIZE",
-    "MAX_STRING",
-    "config_model",
-    "is_config_path",
-    "load_config_model",
-    "read_config",
-]
-
 MAX_CONFIG_BYTES = 1_000_000  # a real config.json is a few kB
 MAX_DEPTH = 8
 MAX_INT_DIGITS = 19

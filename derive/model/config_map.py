@@ -17,18 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = [
-    "CHECKED",
-    "FAMILIES",
-    "IGNORED",
-    "REQUIRED",
-    "Check",
-    "Family",
-    "Field",
-    "Kind",
-    "LayerRule",
-]
-
 
 class Kind(str, Enum):
     """What a config field holds."""

@@ -21,8 +21,6 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-__all__ = ["StepCost", "step_cost"]
-
 HOUR = 3600
 """Seconds in the hour a price is per."""
 

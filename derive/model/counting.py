@@ -15,9 +15,6 @@ from derive.model.records import Sheet
 from derive.model.symbols import batch, context, sym
 from derive.model.transformer import Norm, Transformer
 
-__all__ = ["flops", "memory_of_weights_and_cache", "parameters"]
-
-
 _BLOCKS = (
     ("P_attn", "attention"),
     ("P_mlp", "mlp"),

@@ -16,8 +16,6 @@ from derive.model.expand import Block
 from derive.model.symbols import sym
 from derive.model.transformer import Mlp, Norm, Transformer
 
-__all__ = ["Part", "block_parts", "global_parts", "substitutions"]
-
 L, d, h, kv, dh, f, V = (
     sym(k) for k in ("layers", "d_model", "heads", "kv_heads", "head_dim", "d_ff", "vocab")
 )

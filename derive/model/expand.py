@@ -25,8 +25,6 @@ from derive.declare.operator import dims
 from derive.model.symbols import batch, context
 from derive.model.transformer import Mlp, Norm, Transformer
 
-__all__ = ["Block", "Expansion", "Kernel", "KernelOp", "ModelTensor", "Role", "expand", "tokens"]
-
 (tokens,) = dims("T")
 
 

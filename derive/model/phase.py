@@ -65,18 +65,6 @@ from derive.problem.chips import Figure, spelled_mesh
 from derive.problem.mesh import parse_mesh
 from derive.problem.timing import Timing
 
-__all__ = [
-    "DecodeCrossover",
-    "ExpertsRead",
-    "Phase",
-    "PhaseAnalysis",
-    "analyse_decode_crossover",
-    "analyse_phase",
-    "at_batch_and_context",
-    "decode_rates",
-    "parse_phase",
-]
-
 _ROW_SPLIT = frozenset({"o", "down", "experts_down", "shared_down", "dense_down"})
 # replicated on every device: the router (and the shared expert's gate), and latent attention's shared projections
 _REPLICATED = frozenset({"router", "q_a", "kv_a", "shared_expert_gate"})

@@ -27,8 +27,6 @@ import sympy as sp
 from derive.errors import ProblemError
 from derive.problem.dtypes import Dtype, get_dtype
 
-__all__ = ["weights_dtype"]
-
 _METHODS = ("fp8", "gptq", "awq", "bitsandbytes")
 
 

@@ -27,8 +27,6 @@ from derive.model.binding import ModelProblem
 from derive.model.counts import Part
 from derive.model.symbols import sym
 
-__all__ = ["ModelAnalysis", "Quantity", "Sheet", "Unit", "unit_of"]
-
 
 class Unit(str, Enum):
     """How a model report spells a quantity's unit (JSON ``unit``): the words, not which

@@ -19,8 +19,6 @@ from derive.model.transformer import Transformer
 from derive.problem.model_spec import ModelSpec
 from derive.resources import resource_dir
 
-__all__ = ["ModelRegistry", "builtin_model_files", "load_models"]
-
 
 @dataclass(frozen=True)
 class ModelRegistry:

@@ -15,8 +15,6 @@ from derive.model.records import Quantity, Sheet
 from derive.model.sized import SizedModel
 from derive.model.symbols import batch, context, sym
 
-__all__ = ["fit", "training"]
-
 
 def fit(sheet: Sheet, p: ModelProblem) -> None:
     """Memory on the devices, the fit and the limits; a model known by its size without its

@@ -25,8 +25,6 @@ import sympy as sp
 from derive.errors import ProblemError
 from derive.formula.decimals import parse_decimal, parse_positive
 
-__all__ = ["NEEDS_ARCHITECTURE", "SizedModel", "sized_model"]
-
 NEEDS_ARCHITECTURE = "needs an architecture (a model's name or config.json), not only a size"
 MAX_PARAMS = 10**16
 

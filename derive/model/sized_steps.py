@@ -13,8 +13,6 @@ from derive.model.serving import fit
 from derive.model.sized import NEEDS_ARCHITECTURE, SizedModel
 from derive.model.symbols import batch, context, sym
 
-__all__ = ["ARCHITECTURE_QUANTITIES", "by_size"]
-
 # What a size alone cannot give (each left out, saying it needs an architecture), and what
 # needs the cache's size (left out without --kv-bytes-per-token, saying so).
 ARCHITECTURE_QUANTITIES = (q.PARAMS_EMBEDDING.name, q.FLOPS_PER_TOKEN.name)

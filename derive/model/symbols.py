@@ -17,8 +17,6 @@ from derive.catalogue import Quantity
 from derive.catalogue import table as q
 from derive.declare.operator import dims
 
-__all__ = ["NOTATION", "Notation", "batch", "context", "sym", "tex_names"]
-
 
 @dataclass(frozen=True)
 class Notation:

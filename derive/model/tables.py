@@ -14,8 +14,6 @@ from derive.errors import DeclarationError, ProblemError
 from derive.model.transformer import OPTIONAL_SIZE_FIELDS, SIZE_FIELDS, Transformer
 from derive.problem.sets.model_tables import ModelTable
 
-__all__ = ["table_model"]
-
 _SIZES = frozenset(SIZE_FIELDS + OPTIONAL_SIZE_FIELDS)
 _FIELDS = frozenset(f.name for f in fields(Transformer)) - {"name", "source", "stored_as"}
 

@@ -28,16 +28,6 @@ from derive.errors import DeclarationError
 from derive.formula.limits import show
 from derive.problem.dtypes import Dtype
 
-__all__ = [
-    "FLAG_FIELDS",
-    "OPTIONAL_SIZE_FIELDS",
-    "RESERVED_DIMS",
-    "SIZE_FIELDS",
-    "Mlp",
-    "Norm",
-    "Transformer",
-]
-
 MODEL_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 # The dims a model's derivation uses for itself: batch and context.

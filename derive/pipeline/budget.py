@@ -11,8 +11,6 @@ from derive.present.budget_view import budget_document, budget_json
 from derive.present.formats import Document
 from derive.problem.sets.natives import BudgetSpec
 
-__all__ = ["BudgetDerivation", "derive_budget"]
-
 
 @dataclass(frozen=True, repr=False)
 class BudgetDerivation(Shown):

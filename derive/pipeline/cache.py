@@ -27,17 +27,6 @@ if TYPE_CHECKING:
     from derive.problem.train_spec import TrainSpec
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
-__all__ = [
-    "decode_crossover_analysis",
-    "kernel_analysis",
-    "model_analysis",
-    "operator_analysis",
-    "registry",
-    "serving_analysis",
-    "training_analysis",
-    "training_strategies",
-]
-
 
 @lru_cache(maxsize=32)
 def registry(operators: tuple[str, ...]) -> Registry:

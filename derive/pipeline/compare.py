@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["compare_rows", "kernel_rows", "model_rows", "tensors_compute"]
-
 
 _GIVEN = "given"
 """The compute column of the row of typed numbers (its peak is the one typed)."""

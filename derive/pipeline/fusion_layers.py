@@ -22,8 +22,6 @@ from derive.solution.fusion_layers_steps import (
     fusion_layers_verdict,
 )
 
-__all__ = ["fusion_layers_section", "layers_of", "with_layers"]
-
 _MAX_LAYERS = 10**6
 
 

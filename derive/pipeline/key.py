@@ -43,8 +43,6 @@ if TYPE_CHECKING:
     from derive.problem.train_spec import TrainSpec
     from derive.questions.records import Questions
 
-__all__ = ["build_key"]
-
 
 def _build_problem(
     pset: ProblemSet, stem: str, registry: Registry, index: int

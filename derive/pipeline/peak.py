@@ -6,8 +6,6 @@ from derive.present.formats import Document
 from derive.present.peak_view import peak_document
 from derive.problem.peak_parts import read_peak_parts
 
-__all__ = ["peak_section"]
-
 
 def peak_section(text: str | None) -> tuple[tuple[str, Document], ...]:
     """``(("peak_from", document),)`` for ``--peak-from TEXT``, else ``()``."""

@@ -21,8 +21,6 @@ from derive.problem.question_spec import QuestionSpec
 from derive.problem.serving_spec import ServingSpec
 from derive.questions.records import Known, Questions
 
-__all__ = ["MAX_BATCH", "asks_for_batch", "serve_with_questions"]
-
 MAX_BATCH = 2**20
 """The largest batch tried."""
 

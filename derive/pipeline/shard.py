@@ -34,8 +34,6 @@ from derive.solution.builder import build_solution
 if TYPE_CHECKING:
     from derive.pipeline import Derivation
 
-__all__ = ["book_sharding", "derive_book_sharded", "derive_sharded"]
-
 
 def derive_sharded(
     spec: ProblemSpec, registry: Registry, shard: str, compare: bool = False

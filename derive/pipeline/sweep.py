@@ -12,8 +12,6 @@ from derive.errors import ProblemError
 from derive.present.sweep.grid import Axis
 from derive.problem.binding import ProblemSpec
 
-__all__ = ["sweep_analysis", "sweep_outputs"]
-
 
 def _axes(overs: Sequence[str], operator: Operator) -> list[Axis]:
     from derive.present.sweep.grid import parse_over

@@ -31,7 +31,6 @@ from derive.questions.records import Known, Questions
 if TYPE_CHECKING:
     from derive.pipeline import TrainingDerivation
 
-__all__ = ["SETTINGS", "train_with_questions"]
 
 SETTINGS = ("dp", "tp", "pp", "ep", "cp", "batch_tokens", "seq")
 """The run's settings an equation may solve for (each a field of :class:`TrainSpec`)."""

@@ -12,8 +12,6 @@ from derive.present.formats import Document
 from derive.present.what_if_view import what_if_document, what_if_json
 from derive.problem.sets.natives import WhatIfSpec
 
-__all__ = ["WhatIfDerivation", "what_if_section"]
-
 
 @dataclass(frozen=True, repr=False)
 class WhatIfDerivation(Shown):

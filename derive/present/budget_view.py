@@ -14,8 +14,6 @@ from derive.present.json_export import laid_out
 from derive.present.worked import worked_document
 from derive.solution.budget_steps import budget_given, budget_steps, budget_verdict
 
-__all__ = ["budget_document", "budget_json"]
-
 
 def _number(value: sp.Basic | str) -> dict[str, object]:
     return {"exact": str(value), "value": float(value)}

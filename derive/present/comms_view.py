@@ -11,8 +11,6 @@ from derive.present.json_export import collectives_json, laid_out
 from derive.present.worked import worked_document
 from derive.solution.comms_only_steps import comms_given, comms_steps, comms_verdict
 
-__all__ = ["comms_document", "comms_json"]
-
 _NO_COMPUTE = "the operator only communicates: no compute, so no intensity, ridge or crossover"
 
 

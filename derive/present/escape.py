@@ -16,8 +16,6 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from derive.solution.steps import Math
 
-__all__ = ["md_escape", "md_rich", "tex_code", "tex_escape", "tex_prose_numbers", "tex_rich"]
-
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~&#])")
 _TEX_MAP = {
     "\\": r"\textbackslash{}",

@@ -35,17 +35,6 @@ from derive.present.tex_layout import (
     tex_table_is_wide,
 )
 
-__all__ = [
-    "FORMATS",
-    "Document",
-    "Format",
-    "JinjaSyntax",
-    "as_text",
-    "format_named",
-    "render",
-    "templated_formats",
-]
-
 
 @dataclass(frozen=True)
 class JinjaSyntax:

@@ -24,15 +24,6 @@ from derive.catalogue import table as q
 from derive.catalogue.reading import read_values, rows_valued_in
 from derive.solution.notation import str_sum
 
-__all__ = [
-    "collectives_json",
-    "crossover_json",
-    "laid_out",
-    "measured_json",
-    "step_json",
-    "to_json",
-]
-
 
 def _s(expr: sp.Expr | None) -> str | None:
     return None if expr is None else str(expr)

@@ -12,8 +12,6 @@ from derive.present.worked import worked_document
 from derive.problem.timing import TimingSpec
 from derive.solution.kernel_steps import kernel_given, number_steps, numbers_verdict
 
-__all__ = ["kernel_document", "kernel_json"]
-
 
 def kernel_document(kernel: KernelNumbers, timing: TimingSpec | None = None) -> Document:
     """The worked solution of a kernel by its numbers (its timing flags, as typed, among the

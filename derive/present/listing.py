@@ -15,17 +15,6 @@ from derive.present.formats import Document
 from derive.problem.chips import load_chips
 from derive.solution.notation import tex
 
-__all__ = [
-    "chips_document",
-    "chips_json",
-    "chips_markdown",
-    "chips_text",
-    "operators_document",
-    "operators_json",
-    "operators_markdown",
-    "operators_text",
-]
-
 
 def _text_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
     """Columns padded to their widest cell, two spaces apart (for a terminal: no escapes)."""

@@ -14,8 +14,6 @@ from pathlib import Path
 from derive.model.config_map import CHECKED, FAMILIES, IGNORED, REQUIRED, Check, Family, Field
 from derive.model.symbols import NOTATION
 
-__all__ = ["model_configs_markdown"]
-
 _HEAD = """# Models from a config.json
 
 This page covers `derive model PATH` with a Hugging Face `config.json`: the fields derive

@@ -9,8 +9,6 @@ from derive.problem.peak_parts import PeakParts
 from derive.solution.peak_steps import peak_steps
 from derive.solution.steps import rich
 
-__all__ = ["peak_document", "peak_json"]
-
 
 def peak_json(parts: PeakParts) -> dict[str, str]:
     """The parts and their product, exact."""

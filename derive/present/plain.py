@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 import textwrap
 
-__all__ = ["COLUMNS", "plain_latex", "plain_text"]
-
 COLUMNS = 100
 """The widest line plain text prints (prose is wrapped to it)."""
 

@@ -27,19 +27,6 @@ from derive.questions.records import Answer, Known, Questions, Role
 from derive.questions.solve import root_equation
 from derive.solution.notation import tex, tex_text_number
 
-__all__ = [
-    "ask_label",
-    "glance",
-    "glance_answers",
-    "questions_asks",
-    "questions_given",
-    "questions_json",
-    "questions_latex",
-    "questions_markdown",
-    "value_text",
-    "with_questions",
-]
-
 _TYPED = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(.*?)\s*$")
 _SHORT = 24
 

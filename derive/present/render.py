@@ -19,8 +19,6 @@ import jinja2
 from derive.present.formats import FORMATS, JinjaSyntax
 from derive.resources import resource_dir
 
-__all__ = ["environment", "render"]
-
 
 def _syntax(fmt: str) -> JinjaSyntax:
     """The jinja syntax of a templated format (:data:`~derive.present.formats.FORMATS`)."""

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from derive.present.formats import Document
 
-__all__ = ["Entry", "Report", "report_document"]
-
 
 @dataclass(frozen=True)
 class Entry:

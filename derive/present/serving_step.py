@@ -23,16 +23,6 @@ if TYPE_CHECKING:
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.present.formats import Document
 
-__all__ = [
-    "crossover_document",
-    "crossover_given",
-    "crossover_json",
-    "group_given",
-    "phase_document",
-    "phase_given",
-    "phase_json",
-]
-
 
 def _peak_text(analysis: ModelAnalysis) -> tuple[str, str]:
     problem = analysis.problem

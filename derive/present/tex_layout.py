@@ -15,20 +15,6 @@ from functools import lru_cache
 from derive.present.escape import rich_text, tex_prose_numbers
 from derive.solution.steps import Math
 
-__all__ = [
-    "BREAK_WIDTH",
-    "DISPLAY_WIDTH",
-    "SIDE_WIDTH",
-    "tex_break_sum",
-    "tex_breakable",
-    "tex_column_widths",
-    "tex_is_wide",
-    "tex_rich_narrow",
-    "tex_slashed",
-    "tex_table_is_wide",
-    "tex_width",
-]
-
 _TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
 BREAK_WIDTH = 30  # the unit of the narrow-place widths below (in characters, see _tex_width)
 # A line of a display, beside its left side: a character of _tex_width prints 0.5 to 0.7 em

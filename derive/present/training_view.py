@@ -19,9 +19,6 @@ from derive.solution.training_steps import training_given, training_steps, train
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 from derive.training.binding import ZeroStage
 
-__all__ = ["training_document", "training_json", "training_selected_steps"]
-
-
 _COSTS = (q.COST_PER_STEP, q.COST_PER_MILLION_TOKENS, q.COST_OF_RUN, q.ENERGY_PER_TOKEN,
           q.ENERGY_OF_RUN)  # fmt: skip
 """A run's money and energy, in its JSON's order (each ``null`` without a price or a power)."""

@@ -14,8 +14,6 @@ from derive.solution.builder import Solution
 from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Math, Rich, rich
 
-__all__ = ["HardwareRow", "SolutionView", "TensorRow", "solution_document", "view_of"]
-
 
 @dataclass(frozen=True)
 class TensorRow:

@@ -11,8 +11,6 @@ from derive.present.json_export import laid_out
 from derive.present.worked import worked_document
 from derive.solution.what_if_steps import what_if_given, what_if_steps, what_if_verdict
 
-__all__ = ["what_if_document", "what_if_json"]
-
 
 def what_if_json(w: WhatIf) -> dict[str, object]:
     """The new time (s), its rate, the speed-up and its limit (null: unbounded), exact: its

@@ -39,7 +39,6 @@ from derive.errors import DeriveError
 if TYPE_CHECKING:
     from derive.analysis.comms_only import CommsAnalysis
 
-__all__ = ["at_probe", "comms_sheet_doc", "operator_sheet_doc", "withhold"]
 
 # A word that may be (part of) a formula: names, digits and the signs derive's reader takes.
 _FORMULA_WORD = re.compile(r"^[A-Za-z0-9_.^*/+·×⋅−\-()]+$")

@@ -9,8 +9,6 @@ from collections.abc import Callable, Sequence
 from derive.present.formats import Document
 from derive.solution.steps import Rich, Step
 
-__all__ = ["worked_document"]
-
 
 def worked_document(
     title: str,

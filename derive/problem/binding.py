@@ -22,8 +22,6 @@ from derive.problem.mesh import Mesh, parse_mesh
 from derive.problem.regime import Regime, parse_regime
 from derive.problem.timing import Timing, TimingSpec, bind_timing
 
-__all__ = ["Problem", "ProblemSpec", "bind", "bind_hardware"]
-
 MAX_SPEC_ITEMS = 64
 
 

@@ -17,8 +17,6 @@ from derive.errors import ChipDataError, ProblemError, UnknownNameError, did_you
 from derive.formula.decimals import parse_positive
 from derive.problem.sets.toml_file import loads_toml
 
-__all__ = ["Chip", "Figure", "chip_names", "custom_figure", "get_chip", "load_chips"]
-
 _PEAK_KEY = re.compile(r"^peak_([a-z0-9_]+?)_(flop|op)_per_s$")
 _SPARSE_KEY = re.compile(r"^sparse_([a-z0-9_]+?)_(flop|op)_per_s$")
 _FIGURE_KEYS = {"value", "source", "edition", "note"}

@@ -20,8 +20,6 @@ from derive.declare.operator import Operator, Tensor, dims
 from derive.errors import ProblemError
 from derive.problem.mesh import Mesh
 
-__all__ = ["TensorSpec", "book_text", "collective", "parse_collective", "parse_tensor"]
-
 _KINDS = {
     "AllGather": CollectiveKind.ALL_GATHER,
     "ReduceScatter": CollectiveKind.REDUCE_SCATTER,

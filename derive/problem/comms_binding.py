@@ -28,8 +28,6 @@ from derive.problem.dtypes import Dtype
 from derive.problem.mesh import Mesh, parse_mesh
 from derive.problem.timing import TIMING_KEYS, Timing, TimingSpec, bind_timing
 
-__all__ = ["CommsProblem", "bind_comms", "only_communicates"]
-
 # the timing flags a transfer alone has no use for: every one but the link's latency,
 # each named as its flag (``measured_time`` → ``--measured-time``)
 _UNUSED_TIMING = tuple(

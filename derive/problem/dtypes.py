@@ -12,8 +12,6 @@ import sympy as sp
 
 from derive.errors import UnknownNameError, did_you_mean
 
-__all__ = ["DTYPES", "Dtype", "get_dtype"]
-
 
 @dataclass(frozen=True)
 class Dtype:

@@ -19,8 +19,6 @@ from pathlib import Path
 
 from derive.errors import LimitError, ParseError, ProblemError
 
-__all__ = ["file_kind", "read_text_file"]
-
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),

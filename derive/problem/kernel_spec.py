@@ -19,8 +19,6 @@ from derive.problem.binding import ProblemSpec
 from derive.problem.dtypes import get_dtype
 from derive.problem.timing import TimingSpec
 
-__all__ = ["KernelSpec"]
-
 
 @dataclass(frozen=True)
 class KernelSpec:

@@ -22,8 +22,6 @@ from derive.formula.durations import time_text
 from derive.formula.units import Dimension, parse_unit
 from derive.problem.timing import parse_duration
 
-__all__ = ["Axis", "Mesh", "Topology", "one_axis", "parse_mesh"]
-
 _RESERVED = ("tp", "cp", "ep", "pp", "dp")  # a training run's parallel dims, placed on the axes
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,31}")
 _AXIS = re.compile(

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from derive.catalogue import ProblemKind
 from derive.problem.sets.model_tables import ModelTable
 
-__all__ = ["ModelSpec"]
-
 
 @dataclass(frozen=True)
 class ModelSpec:

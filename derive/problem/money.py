@@ -29,8 +29,6 @@ from derive.formula.literals import currency_last
 from derive.formula.units import Measure, measure_atom
 from derive.problem.chips import Figure
 
-__all__ = ["read_power", "read_price"]
-
 _DOLLAR = (0, 0, 0, 0, 1, 0)
 _TIME = (0, 0, 1, 0, 0, 0)
 _WATT = (0, 0, -1, 0, 0, 1)

@@ -21,8 +21,6 @@ import sympy as sp
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_ending_decimal, parse_positive
 
-__all__ = ["PARTS", "PeakParts", "read_parts", "read_peak_parts"]
-
 PARTS = ("units", "flops_per_clock", "clock")
 """The parts, in the order of the product."""
 _HERTZ = {"hz": 1, "khz": 10**3, "mhz": 10**6, "ghz": 10**9}

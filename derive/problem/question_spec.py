@@ -22,14 +22,6 @@ from dataclasses import dataclass
 
 from derive.errors import ProblemError
 
-__all__ = [
-    "NAME_RE",
-    "QUESTION_KEYS",
-    "QuestionSpec",
-    "question_spec",
-    "question_spec_from_flags",
-]
-
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 MAX_ENTRIES = 64
 """Givens, definitions, equations or unknowns in one problem."""

@@ -19,8 +19,6 @@ import sympy as sp
 
 from derive.errors import RegimeError
 
-__all__ = ["REGIME_FACTOR", "Regime", "parse_regime"]
-
 REGIME_FACTOR = 10  # "A << C" is taken to hold when 10·A ≤ C; "A >> 1" when A ≥ 10
 MAX_REGIME_CHARS = 200
 _NAMES = r"[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*"

@@ -20,15 +20,6 @@ from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_positive_int
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
-__all__ = [
-    "SERVING_ASK_KEYS",
-    "SERVING_KEYS",
-    "ServingPlot",
-    "ServingSpec",
-    "prompt_as_context",
-    "serving_spec",
-]
-
 SERVING_KEYS: dict[str, type] = {
     "phase": str,
     "tp": int,

@@ -22,16 +22,6 @@ import sympy as sp
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import parse_decimal, parse_positive
 
-__all__ = [
-    "DURATION_UNITS",
-    "TIMING_KEYS",
-    "Timing",
-    "TimingSpec",
-    "bind_timing",
-    "parse_duration",
-    "timing_error_in_keys",
-]
-
 DURATION_UNITS: dict[str, sp.Rational] = {
     "s": sp.Integer(1),
     "ms": sp.Rational(1, 10**3),

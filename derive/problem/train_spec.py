@@ -16,15 +16,6 @@ from dataclasses import dataclass, fields
 from derive.catalogue import ProblemKind, Use, names_for
 from derive.errors import ProblemError
 
-__all__ = [
-    "TRAIN_ASK_KEYS",
-    "TRAIN_CHECK_KEYS",
-    "TRAIN_KEYS",
-    "TrainPlot",
-    "TrainSpec",
-    "train_spec",
-]
-
 TRAIN_KEYS: dict[str, tuple[type, ...]] = {
     "dp": (int,),
     "tp": (int,),

@@ -36,8 +36,6 @@ from derive.questions.read import NUMBER, read_formula, split_equation
 from derive.questions.records import Answer, Known, Questions, Role, Solving
 from derive.questions.solve import HOLDS, answer_questions
 
-__all__ = ["MAX_SETTING", "solve_setting"]
-
 MAX_SETTING = 4096
 """The largest value tried."""
 

@@ -30,8 +30,6 @@ from derive.problem.sets.natives import (
 from derive.questions.read import NUMBER
 from derive.questions.records import Answer, Role
 
-__all__ = ["native_answer", "native_quantities", "native_value", "solve_native"]
-
 _RATE_KEYS = {"tokens/s": "measured_tokens_per_s", "FLOP/s": "measured_flops_per_s"}
 _WHAT_IF_KEYS = ("profile", "speedup", "measured_time", *_RATE_KEYS.values())
 _BASE = {Dimension.TIME: "s", Dimension.FLOPS: "FLOP"}

@@ -31,8 +31,6 @@ from derive.questions.read import NUMBER
 from derive.questions.records import Known
 from derive.training.analysis import TrainingAnalysis
 
-__all__ = ["explain_missing", "quantities_of", "unit_of"]
-
 
 def _m(text: str) -> Measure:
     """A measure from a unit text of at most one ``/`` (``FLOP/s``, ``byte/token``)."""

@@ -29,8 +29,6 @@ from derive.formula.reader import read_tree
 from derive.formula.units import Measure, measure_atom
 from derive.questions.records import Known
 
-__all__ = ["NUMBER", "Value", "display_symbol", "names_in", "read_formula", "split_equation"]
-
 NUMBER = Measure((0,) * 6, sp.Integer(1), "")
 """The measure of a pure number."""
 _EQUATION_RELATIONS = {

@@ -17,14 +17,6 @@ import sympy as sp
 
 from derive.formula.units import Measure, base_text
 
-__all__ = [
-    "Answer",
-    "Known",
-    "Questions",
-    "Role",
-    "Solving",
-]
-
 
 class Role(Enum):
     """What an answer is."""

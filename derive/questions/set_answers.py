@@ -23,14 +23,6 @@ if TYPE_CHECKING:
     from derive.declare.registry import Registry
     from derive.problem.sets.problem_set import ProblemSet
 
-__all__ = [
-    "EXPECT_RTOL",
-    "answer_problem_set",
-    "answer_set",
-    "as_known",
-    "check_expect",
-    "entry_quantities",
-]
 
 EXPECT_RTOL = Rational(1, 200)
 """How close a derived value must come to a problem's ``expect`` (0.5 %)."""

@@ -35,16 +35,6 @@ from derive.problem.question_spec import QuestionSpec
 from derive.questions.read import NUMBER, Value, names_in, read_formula, split_equation
 from derive.questions.records import Answer, Known, Questions, Role, Solving
 
-__all__ = [
-    "HOLDS",
-    "answer_questions",
-    "definition_order",
-    "ordered",
-    "references_of",
-    "root_equation",
-    "root_text",
-]
-
 _MAX_BRANCHES = 16
 _POWERS = (1, -1, 2, -2, 3, -3)
 

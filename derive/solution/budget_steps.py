@@ -12,8 +12,6 @@ from derive.solution.notation import tex
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 from derive.solution.value_display import decimal_line
 
-__all__ = ["budget_given", "budget_steps", "budget_verdict"]
-
 
 def _lines(b: Budget) -> tuple[Line, ...]:
     c, n, d, k, r = (tex(x) for x in (b.compute, b.params, b.tokens, b.flops_per_param_token,

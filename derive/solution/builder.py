@@ -42,8 +42,6 @@ from derive.solution.value_display import (
 )
 from derive.solution.verdicts import verdicts_of
 
-__all__ = ["Solution", "build_solution", "select_steps"]
-
 
 @dataclass(frozen=True)
 class Solution:

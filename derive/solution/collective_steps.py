@@ -18,8 +18,6 @@ from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 from derive.solution.value_display import reading_tex, seconds_tex
 
-__all__ = ["collective_step", "collective_steps"]
-
 
 def _factor(value: sp.Expr) -> str:
     """A number as is; an expression in parentheses, as a factor of a product."""

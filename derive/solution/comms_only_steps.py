@@ -13,8 +13,6 @@ from derive.solution.notation import tex
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.value_display import reading_tex, seconds_tex
 
-__all__ = ["comms_given", "comms_steps", "comms_verdict"]
-
 _T_COMMS = r"T_{\text{comms}}"
 _T_LINK = r"\beta_{\text{link}}"
 

@@ -10,8 +10,6 @@ from derive.model.costs import HOUR, StepCost
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Step, StepKind, rich
 
-__all__ = ["cost_step"]
-
 _DOLLAR, _JOULE = r"\ \text{USD}", r"\ \text{J}"
 
 

@@ -10,8 +10,6 @@ import sympy as sp
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 
-__all__ = ["fusion_layers_given", "fusion_layers_steps", "fusion_layers_verdict"]
-
 
 def _bytes(value: sp.Expr) -> str:
     return f"{float(value):.5g}".replace("e+", "e") + " B"

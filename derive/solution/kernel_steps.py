@@ -21,8 +21,6 @@ from derive.solution.value_display import (
     time_line,
 )
 
-__all__ = ["kernel_given", "kernel_steps", "number_steps", "numbers_given", "numbers_verdict"]
-
 
 def numbers_given(kernel: KernelNumbers) -> Rich:
     """The given line: counts and ceilings with their sources."""

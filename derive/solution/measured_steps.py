@@ -15,8 +15,6 @@ from derive.solution.notation import tex, tex_text_number
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 from derive.solution.value_display import rounded_line
 
-__all__ = ["measured_step"]
-
 
 def as_given(value: sp.Expr) -> str:
     """A measured number as it was typed, a decimal (``0.0013``, ``1.3 \\times 10^{-7}``), when

@@ -26,16 +26,6 @@ from derive.model.symbols import NOTATION, sym, tex_names
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 
-__all__ = [
-    "SIZED_STEPS",
-    "STEPS",
-    "ModelStepRule",
-    "human",
-    "model_steps",
-    "shown_quantities",
-    "verdict_words",
-]
-
 _GB, _GIB = 10**9, 2**30
 _MONEY_AND_ENERGY = {
     Unit.DOLLARS: r"\ \text{USD}",

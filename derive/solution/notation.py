@@ -15,8 +15,6 @@ from sympy.printing.latex import LatexPrinter
 
 from derive.formula.decimals import fmt_decimal
 
-__all__ = ["str_sum", "tex", "tex_decimal", "tex_sub", "tex_sum", "tex_text_number"]
-
 _E_NOTATION = re.compile(r"^([+-]?[\d.]+)e([+-]?\d+)$")
 
 

@@ -7,8 +7,6 @@ from derive.problem.peak_parts import PeakParts
 from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Step, StepKind, rich
 
-__all__ = ["peak_steps"]
-
 
 def peak_steps(parts: PeakParts) -> tuple[Step, ...]:
     """One step: π = units · FLOPs per clock · clock."""

@@ -19,9 +19,6 @@ from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.value_display import decimal_line, time_line
 from derive.solution.verdicts import verdict_text
 
-__all__ = ["crossover_steps", "crossover_verdict", "phase_steps", "phase_verdict"]
-
-
 _REPLICAS = r"\text{replicas} \cdot "
 
 

@@ -18,8 +18,6 @@ from derive.solution.notation import tex, tex_decimal
 from derive.solution.steps import Line, Math, Rich, Step, StepKind, rich
 from derive.solution.value_display import decimal_line, time_line
 
-__all__ = ["is_plain", "kernel_steps", "step_steps"]
-
 MICROSECONDS_PER_SECOND = 10**6
 
 _COMMS = r"T_{\text{comms},k}"

@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["Line", "Math", "Rich", "Step", "StepKind", "rich"]
-
 
 class StepKind(Enum):
     """The closed list of step kinds, each with the rule it applies."""

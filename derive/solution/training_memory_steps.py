@@ -15,18 +15,6 @@ from derive.solution.value_display import decimal_line
 from derive.training.analysis import TrainingAnalysis
 from derive.training.binding import CONVENTIONS, Recompute, ZeroStage
 
-__all__ = [
-    "GB",
-    "activations_step",
-    "devices_step",
-    "fit_step",
-    "gigabytes",
-    "number",
-    "params_step",
-    "state_step",
-]
-
-
 GB = 10**9
 
 

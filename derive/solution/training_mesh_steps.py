@@ -18,8 +18,6 @@ from derive.solution.value_display import time_line
 from derive.training.analysis import TrainingAnalysis
 from derive.training.comms import DIMS, Transfer
 
-__all__ = ["mesh_step"]
-
 _RULES = {
     Exchange.ALL_REDUCE: r"\sum_i \frac{2(g_i - 1)}{g_i} \cdot \frac{V}{g_1 \cdots g_{i-1} \, \beta_i}",
     Exchange.ALL_GATHER: r"\sum_i \frac{g_i - 1}{g_i} \cdot \frac{V}{g_1 \cdots g_{i-1} \, \beta_i}",

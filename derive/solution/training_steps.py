@@ -36,8 +36,6 @@ from derive.training.analysis import Critical, StrategyRow, TrainingAnalysis
 from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.comms import RERUN, layer_calls
 
-__all__ = ["training_given", "training_steps", "training_verdict"]
-
 
 def training_given(a: TrainingAnalysis) -> Rich:
     """The run in one sentence: model, devices, parallelism, batch, ceilings."""

@@ -12,8 +12,6 @@ from derive.solution.notation import tex
 from derive.solution.steps import Line, Rich, Step, StepKind, rich
 from derive.solution.value_display import decimal_line, seconds_tex, time_line
 
-__all__ = ["what_if_given", "what_if_steps", "what_if_verdict"]
-
 
 def _name(c: str) -> str:
     return rf"\text{{{c.replace('_', ' ')}}}"

@@ -64,17 +64,6 @@ from derive.training.memory import (
 )
 from derive.training.mesh import Placement
 
-__all__ = [
-    "Critical",
-    "PassTime",
-    "StrategyRow",
-    "TrainingAnalysis",
-    "analyse_training",
-    "attention_pairs",
-    "compare_strategies",
-    "t_lower_at",
-]
-
 SEARCH_SHOWN = 10
 """The best layouts of the search shown after the five named strategies."""
 

@@ -31,17 +31,6 @@ from derive.problem.train_spec import TrainSpec
 from derive.training.layout import cluster_of, flag_on, schedule_of, stage_layers, virtual_stages
 from derive.training.mesh import Placement
 
-__all__ = [
-    "CONVENTIONS",
-    "Recompute",
-    "StateSplit",
-    "TrainingProblem",
-    "ZeroStage",
-    "batch_tokens",
-    "bind_training",
-    "whole_setting",
-]
-
 MAX_DEGREE = 1 << 20
 DEFAULT_RECIPE = "adam-mixed"
 MAX_CHECKPOINT_TENSORS = 64

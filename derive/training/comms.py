@@ -59,8 +59,6 @@ from derive.training.binding import Recompute, TrainingProblem, ZeroStage
 from derive.training.memory import ParamsPerDevice
 from derive.training.mesh import Placement, place
 
-__all__ = ["COMM_BYTES", "DIMS", "Comms", "Pass", "Transfer", "comms_of", "layer_calls"]
-
 COMM_BYTES = sp.Integer(2)  # bf16 weights, gradients and activations on the wire
 DIMS = ("dp", "tp", "pp", "ep", "cp")
 """The parallel dims whose traffic is counted, in the order the JSON lists them."""

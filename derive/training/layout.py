@@ -19,8 +19,6 @@ from derive.problem.mesh import parse_mesh
 from derive.problem.train_spec import TrainSpec
 from derive.training.mesh import Placement, place
 
-__all__ = ["SCHEDULES", "cluster_of", "flag_on", "schedule_of", "stage_layers", "virtual_stages"]
-
 
 def flag_on(spec: TrainSpec, field: str) -> bool:
     """A true/false flag or key (``sequence_parallel``, ``keep_gathered_weights``)."""

@@ -34,21 +34,6 @@ from derive.catalogue import table as q
 from derive.model.transformer import Mlp, Norm
 from derive.training.binding import Recompute, TrainingProblem
 
-__all__ = [
-    "TERMS",
-    "ActivationTerm",
-    "MegatronCount",
-    "Memory",
-    "ParamsPerDevice",
-    "Where",
-    "activation_terms",
-    "heaviest_stage",
-    "largest_layer",
-    "logits_bytes",
-    "memory_of",
-    "params_per_device",
-]
-
 ACTIVATION_BYTES = sp.Integer(2)  # bf16
 MASK_BYTES = sp.Integer(1)
 

@@ -21,13 +21,6 @@ from derive.analysis.network import Level
 from derive.errors import ProblemError
 from derive.problem.mesh import Mesh
 
-__all__ = [
-    "PARALLEL_DIMS",
-    "Placement",
-    "place",
-    "placements",
-]
-
 PARALLEL_DIMS = ("tp", "cp", "ep", "pp", "dp")
 """The parallel dims, in the order the default placement fills the axes from the innermost."""
 

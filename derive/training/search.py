@@ -30,8 +30,6 @@ from derive.training.binding import Recompute, TrainingProblem, ZeroStage, bind_
 from derive.training.memory import activation_terms, memory_of, params_per_device
 from derive.training.mesh import Placement, placements
 
-__all__ = ["RECOMPUTES", "degrees_of", "rank_key", "search_strategies"]
-
 RECOMPUTES = (Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL)
 
 

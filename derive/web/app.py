@@ -67,15 +67,6 @@ from derive.web.identity import Identities, Rate, network_of
 from derive.web.pool import ServerBusyError, WorkerPool
 from derive.web.replies import check_reply, derivation_reply, read_reply, step_reply
 
-__all__ = [
-    "BODY_SECONDS",
-    "CLIENT_COOKIE",
-    "LOOPBACK_HOSTS",
-    "REFUSAL_SECONDS",
-    "client_key",
-    "create_app",
-]
-
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 SOLVED_CLIENTS = 100_000  # students whose right answers (--hide-expected) are remembered

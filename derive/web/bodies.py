@@ -15,20 +15,6 @@ from typing import cast
 
 from derive.errors import DeriveError
 
-__all__ = [
-    "CHECK_SCHEMA",
-    "DERIVATION_SCHEMA",
-    "MAX_ANSWER",
-    "MAX_BODY",
-    "MAX_LINES",
-    "READ_SCHEMA",
-    "BadRequestError",
-    "Field",
-    "parse_body",
-    "read_limited",
-    "validate",
-]
-
 MAX_BODY = 64 * 1024
 """Bytes in one request body."""
 MAX_ANSWER = 2000

@@ -48,19 +48,6 @@ from derive.problem.sets.toml_file import read_toml_text
 from derive.solution.builder import select_steps
 from derive.solution.steps import Math
 
-__all__ = [
-    "BUILTIN_SET",
-    "Asked",
-    "Page",
-    "SetSource",
-    "Workbook",
-    "build_workbook",
-    "build_workbooks",
-    "html_env",
-    "load_source",
-    "question_html",
-]
-
 BUILTIN_SET = "data/problems/rooflines.toml"
 HIDDEN_NOTE = (
     "Expected answers are hidden: a check says whether an answer is right (and names a known"

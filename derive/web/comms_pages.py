@@ -24,8 +24,6 @@ from derive.problem.sets.problem_set import ProblemEntry
 from derive.solution.notation import tex, tex_text_number
 from derive.web.book import Asked, Page, html_env, page_of, step_chunks, steps_as_html
 
-__all__ = ["COMMS_SHOWS", "comms_page"]
-
 COMMS_SHOWS: dict[str, tuple[str, ...]] = {
     q.COLLECTIVES.name: (q.T_COMMS.name,),
     q.STEP.name: (q.T_COMMS.name,),

@@ -45,16 +45,6 @@ from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, ProblemSet
 from derive.solution.notation import tex
 from derive.solution.value_display import seconds_tex
 
-__all__ = [
-    "UNREADABLE",
-    "CheckResult",
-    "DerivationResult",
-    "Grader",
-    "LineMark",
-    "Reading",
-    "reason_of",
-]
-
 UNREADABLE = Verdict.UNREADABLE.value
 """The verdict on an answer derive cannot read."""
 

@@ -27,8 +27,6 @@ import secrets
 import time
 from collections import deque
 
-__all__ = ["Identities", "Rate", "network_of"]
-
 _NONCE_BYTES = 16
 _MAC_CHARS = 22  # 132 bits of the MAC, in URL-safe base64
 

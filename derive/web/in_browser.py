@@ -34,8 +34,6 @@ from derive.web.book import SetSource, parse_source
 from derive.web.grading import Grader, reason_of
 from derive.web.replies import check_reply, derivation_reply, read_reply
 
-__all__ = ["SET_FORMAT", "Judge", "bytecode_zip", "set_json", "stdlib_zip"]
-
 SET_FORMAT = "derive-published-set/1"
 """The ``format`` of ``python/set.json``; a worker refuses any other."""
 

@@ -18,8 +18,6 @@ from derive.problem.sets.kernels import KernelEntry, kernel_asks
 from derive.solution.kernel_steps import kernel_given, kernel_steps, numbers_verdict
 from derive.web.book import Asked, Page, html_env, page_of, worked_steps
 
-__all__ = ["KERNEL_BOXES", "kernel_page"]
-
 KERNEL_BOXES: dict[str, tuple[str, str, str]] = {
     row.name: (box.label, box.latex, box.placeholder)
     for row in rows_for(ProblemKind.KERNEL, Use.BOX)

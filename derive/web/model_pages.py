@@ -47,7 +47,6 @@ from derive.web.book import Asked, Page, html_env, page_of, step_chunks, steps_a
 if TYPE_CHECKING:
     from derive.training.analysis import TrainingAnalysis
 
-__all__ = ["model_page"]
 
 _BYTES = "bytes: a number with a unit (GB, GiB, KiB, …){dims}"
 _PLACEHOLDERS = {

@@ -20,8 +20,6 @@ from derive.solution.budget_steps import budget_given, budget_steps, budget_verd
 from derive.solution.what_if_steps import what_if_given, what_if_steps, what_if_verdict
 from derive.web.book import Asked, Page, html_env, page_of, worked_steps
 
-__all__ = ["native_page"]
-
 
 def _asked(entry: NativeEntry) -> tuple[Asked, ...]:
     out = []

@@ -19,8 +19,6 @@ from pathlib import Path
 from derive.resources import resource_dir
 from derive.web.book import BUILTIN_SET
 
-__all__ = ["PACKAGES", "python_zip"]
-
 PACKAGES = ("sympy", "mpmath", "jinja2", "markupsafe", "pylatexenc")
 """The packages derive's checker imports beside the standard library (Pyodide has that)."""
 

@@ -78,8 +78,6 @@ from derive.problem.sets.problem_set import ProblemSet
 from derive.problem.sets.variants import variants_of
 from derive.web.grading import Grader
 
-__all__ = ["CheckAbortedError", "PoolSettings", "ServerBusyError", "WorkerPool", "grader_of"]
-
 _METHODS = ("read", "check", "check_derivation")
 HALF_LIFE = 30.0
 """Seconds after which a client's (and an address's) use of the workers counts half."""

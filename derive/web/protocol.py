@@ -14,8 +14,6 @@ import asyncio
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["HEADER_SECONDS", "TimedH11Protocol"]
-
 HEADER_SECONDS = 10.0
 """Seconds a request's headers may take to arrive."""
 

@@ -17,8 +17,6 @@ from derive.problem.sets.problem_set import ProblemSet, QuestionEntry
 from derive.questions.records import Questions, Role
 from derive.web.book import Asked, Page, page_of
 
-__all__ = ["QUESTIONS_KIND", "questions_page"]
-
 QUESTIONS_KIND = "questions"
 """The ``kind`` of such a page in the workbook's JSON."""
 

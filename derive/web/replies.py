@@ -14,8 +14,6 @@ import html
 from derive.web.book import Page
 from derive.web.grading import CheckResult, DerivationResult, Reading
 
-__all__ = ["check_reply", "derivation_reply", "read_reply", "step_reply"]
-
 
 def step_reply(page: Page, i: int, closed: tuple[str, ...] = (), served: bool = True) -> dict:
     """The JSON of ``GET /api/problems/{id}/steps/{k}`` for step ``i + 1`` of a page; a step

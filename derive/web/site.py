@@ -48,17 +48,6 @@ from derive.web.in_browser import set_json
 from derive.web.pack import python_zip
 from derive.web.replies import step_reply
 
-__all__ = [
-    "MARKER",
-    "PYODIDE_CDN",
-    "PYODIDE_FILES",
-    "PYODIDE_VERSION",
-    "Site",
-    "build_site",
-    "pyodide_files",
-    "write_site",
-]
-
 PYODIDE_VERSION = "314.0.7"
 """The Pyodide release a published site runs (its Python is 3.14)."""
 

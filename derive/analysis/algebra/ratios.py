@@ -25,8 +25,6 @@ from derive.analysis.algebra.rings import (
 )
 from derive.analysis.algebra.substitution import substitute
 
-__all__ = ["cancel", "cancel_at", "cancel_ratio", "factor", "integer_factors"]
-
 
 @lru_cache(maxsize=4096)
 def cancel_ratio(num: sp.Expr, den: sp.Expr) -> sp.Expr:

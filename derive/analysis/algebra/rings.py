@@ -31,18 +31,6 @@ from sympy.polys.orderings import lex
 from sympy.polys.polyutils import _sort_gens
 from sympy.polys.rings import PolyElement, PolyRing
 
-__all__ = [
-    "expand",
-    "gens_of",
-    "poly_pair",
-    "polynomial_expr",
-    "ring_of",
-    "same_polynomial",
-    "to_expr",
-    "to_fraction",
-    "to_poly",
-]
-
 
 @lru_cache(maxsize=256)
 def ring_of(gens: tuple[sp.Symbol, ...]) -> PolyRing:

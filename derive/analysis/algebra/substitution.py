@@ -14,8 +14,6 @@ from sympy.polys.rings import PolyElement
 
 from derive.analysis.algebra.rings import polynomial_expr, ring_of, to_fraction, to_poly
 
-__all__ = ["substitute", "values_at"]
-
 
 class _NotRationalError(Exception):
     """Raised inside :func:`_rational_value` when the value is not an exact rational."""

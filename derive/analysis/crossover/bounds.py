@@ -13,14 +13,6 @@ from sympy.polys.rings import PolyElement
 from derive.analysis.algebra.ratios import cancel_ratio
 from derive.analysis.algebra.rings import to_expr
 
-__all__ = [
-    "coefficients_by_power",
-    "ring_sign",
-    "sign_on_positive",
-    "supremum_of",
-    "supremum_on_ring",
-]
-
 
 def sign_on_positive(expr: sp.Expr) -> int | None:
     """Sign of ``expr`` for all positive values of its symbols, if its coefficients decide it.

@@ -18,15 +18,6 @@ from enum import Enum
 
 import sympy as sp
 
-__all__ = [
-    "ALWAYS",
-    "CROSSES",
-    "NEVER",
-    "UNDETERMINED",
-    "Crossover",
-    "CrossoverStatus",
-]
-
 
 class CrossoverStatus(str, Enum):
     """Where the intensity stands against the ridge over every positive value of the dim.

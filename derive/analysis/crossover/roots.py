@@ -17,8 +17,6 @@ import sympy as sp
 
 from derive.analysis.crossover.records import ALWAYS, CROSSES, NEVER, Crossover
 
-__all__ = ["numeric_crossover"]
-
 
 def _ceil(value: sp.Expr) -> int:
     if value.is_Rational:

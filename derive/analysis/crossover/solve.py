@@ -27,8 +27,6 @@ from derive.analysis.crossover.bounds import (
 from derive.analysis.crossover.records import ALWAYS, CROSSES, NEVER, UNDETERMINED, Crossover
 from derive.analysis.crossover.roots import numeric_crossover
 
-__all__ = ["reduced_parts", "solve_crossover"]
-
 
 def reduced_parts(num: sp.Expr, den: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """num/den in lowest terms when the reduced denominator is provably positive.

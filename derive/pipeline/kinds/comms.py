@@ -21,8 +21,6 @@ from derive.problem.binding import ProblemSpec
 if TYPE_CHECKING:
     from derive.analysis.comms_only import CommsAnalysis
 
-__all__ = ["CommsDerivation", "CommsKind", "collective_problem", "derive_comms"]
-
 
 @dataclass(frozen=True, repr=False)
 class CommsDerivation(OperatorRecord):

@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["DecodeCrossoverDerivation", "DecodeCrossoverKind", "ServingShown"]
-
 
 class ServingShown(Shown):
     """The surface of a serving problem's record (a step, or a decode's crossover alone):

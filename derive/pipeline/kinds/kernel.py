@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from derive.analysis.kernel_numbers import KernelNumbers
     from derive.problem.kernel_spec import KernelSpec
 
-__all__ = ["KernelDerivation", "KernelKind", "derive_kernel"]
-
 
 @dataclass(frozen=True, repr=False)
 class KernelDerivation(Shown):

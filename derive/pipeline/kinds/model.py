@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.questions.records import Questions
 
-__all__ = ["ModelDerivation", "ModelKind", "derive_model", "model_spec_of", "solve_model"]
-
 
 @dataclass(frozen=True, repr=False)
 class ModelDerivation(Worked):

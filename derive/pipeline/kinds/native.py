@@ -19,8 +19,6 @@ if TYPE_CHECKING:  # their modules import this package (the surface): imported w
     from derive.pipeline.budget import BudgetDerivation
     from derive.pipeline.what_if import WhatIfDerivation
 
-__all__ = ["BudgetKind", "WhatIfKind"]
-
 
 class _Native(OneClaimAtATime):
     """What the two kinds share: their asks."""

@@ -26,8 +26,6 @@ from derive.solution.verdicts import verdict_text
 if TYPE_CHECKING:
     from derive.pipeline.kinds.comms import CommsDerivation
 
-__all__ = ["Derivation", "OperatorKind", "analyse_spec", "derive_operator", "derive_spec"]
-
 
 @dataclass(frozen=True, repr=False)
 class Derivation(OperatorRecord):

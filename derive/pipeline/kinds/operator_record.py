@@ -19,8 +19,6 @@ if TYPE_CHECKING:
     from derive.problem.binding import ProblemSpec
     from derive.questions.records import Questions
 
-__all__ = ["OperatorRecord"]
-
 
 @dataclass(frozen=True, repr=False)
 class OperatorRecord(Worked):

@@ -21,7 +21,6 @@ if TYPE_CHECKING:  # types only: a kind's problems load with the kind (kinds/__i
     from derive.problem.sets.natives import BudgetSpec, NativeEntry, WhatIfSpec
     from derive.problem.sets.problem_set import ModelEntry, ProblemEntry, QuestionEntry
 
-__all__ = ["Derived", "Kind", "OneClaimAtATime", "Problem"]
 
 Problem: TypeAlias = (
     "ProblemSpec | ProblemEntry | KernelSpec | KernelEntry | ModelSpec | ModelEntry"

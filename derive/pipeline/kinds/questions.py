@@ -19,17 +19,6 @@ if TYPE_CHECKING:
     from derive.problem.sets.problem_set import ProblemSet
     from derive.questions.records import Known, Questions
 
-__all__ = [
-    "QuestionsDerivation",
-    "QuestionsKind",
-    "answer_for",
-    "answer_one",
-    "answer_set_questions",
-    "entry_quantities",
-    "question_spec_of",
-    "solve_questions",
-]
-
 
 def _items(value: Mapping[str, object] | tuple[str, ...] | list[str]) -> tuple[str, ...]:
     if isinstance(value, Mapping):

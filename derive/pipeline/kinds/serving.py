@@ -22,14 +22,6 @@ if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
     from derive.problem.serving_spec import ServingSpec
 
-__all__ = [
-    "ServingDerivation",
-    "ServingKind",
-    "derive_serving",
-    "derive_serving_step",
-    "derive_set_serving",
-]
-
 
 @dataclass(frozen=True, repr=False)
 class ServingDerivation(ServingShown):

@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from derive.questions.records import Questions
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
-__all__ = ["TrainingDerivation", "TrainingKind", "derive_training", "solve_training"]
-
 
 @dataclass(frozen=True, repr=False)
 class TrainingDerivation(Shown):

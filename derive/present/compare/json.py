@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from derive.present.compare.ratios import Ratios
     from derive.present.compare.table import CompareRow
 
-__all__ = ["bound_of", "compare_json", "own_comms", "quantity_json", "ratios_json"]
-
 
 def bound_of(analysis: Analysis) -> str:
     """The ceiling the problem binds on: the step's binding, else by T_math against T_mem."""

@@ -23,8 +23,6 @@ from derive.formula.durations import column_unit, time_in
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
 
-__all__ = ["KernelRow", "kernel_compare_document", "refuse_kernel_table"]
-
 
 @dataclass(frozen=True)
 class KernelRow:

@@ -41,12 +41,6 @@ if TYPE_CHECKING:
     from derive.model.phase import PhaseAnalysis
     from derive.problem.chips import Chip
 
-__all__ = [
-    "ModelRow",
-    "model_compare_document",
-    "model_compare_json",
-]
-
 
 @dataclass(frozen=True)
 class ModelRow:

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
     from derive.present.compare.table import CompareRow
     from derive.problem.chips import Chip
 
-__all__ = ["Follows", "Ratios", "follows_note", "ratio_of", "ratios_to"]
-
 
 class Follows(Enum):
     """Which ceiling's ratio the speedup equals."""

@@ -33,16 +33,6 @@ from derive.solution.steps import Math
 if TYPE_CHECKING:
     from derive.present.compare.ratios import Ratios
 
-__all__ = [
-    "SPEEDUP",
-    "ColumnGroup",
-    "TexTable",
-    "compare_tex",
-    "model_groups",
-    "operator_groups",
-    "tex_tables",
-    "time_column",
-]
 
 Cell = tuple[str | None, str]  # as derive.commands.compare.Cell: (LaTeX math or None, words)
 RichCell = tuple[str | Math, ...]

@@ -16,8 +16,6 @@ from derive.present.withheld import comms_sheet_doc
 from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
 from derive.solution.notation import tex, tex_text_number
 
-__all__ = ["COMMS_ASKS", "check_comms_asks", "comms_part"]
-
 COMMS_ASKS = {
     q.COLLECTIVES.name: "the bytes each device sends in each collective, and its time on the link",
     q.STEP.name: "the time of the step on the link, T_comms",

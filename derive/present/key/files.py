@@ -41,15 +41,6 @@ if TYPE_CHECKING:
     from derive.present.key.questions import NativeProblem
     from derive.questions.records import Questions
 
-__all__ = [
-    "ASK_PHRASES",
-    "PACKAGES",
-    "PREAMBLE",
-    "PRINT_LAYOUT",
-    "ProblemPart",
-    "key_files",
-    "problem_part",
-]
 
 PACKAGES = ("amsmath", "amssymb", "booktabs", "tabularx") + tuple(TIKZ_PACKAGES)
 PREAMBLE = (

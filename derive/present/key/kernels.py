@@ -21,8 +21,6 @@ from derive.problem.sets.kernels import kernel_asks
 from derive.problem.sets.problem_set import ProblemSet
 from derive.solution.kernel_steps import kernel_given, kernel_steps, numbers_verdict
 
-__all__ = ["KERNEL_PHRASES", "KernelChapter", "kernel_chapter"]
-
 KERNEL_PHRASES = phrases(ProblemKind.KERNEL)
 """What a questions sheet asks for each kernel quantity."""
 

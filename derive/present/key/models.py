@@ -31,8 +31,6 @@ from derive.problem.sets.problem_set import ModelEntry, ProblemSet
 from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 
-__all__ = ["DerivedModel", "ModelChapter", "model_ask", "model_chapter"]
-
 
 @dataclass(frozen=True)
 class DerivedModel:

@@ -25,8 +25,6 @@ from derive.problem.sets.natives import NativeEntry
 from derive.problem.sets.problem_set import ProblemSet, QuestionEntry
 from derive.questions.records import Answer, Questions
 
-__all__ = ["NativeProblem", "QuestionRow", "QuestionsPart", "questions_part"]
-
 
 @dataclass(frozen=True)
 class NativeProblem:

@@ -19,8 +19,6 @@ from derive.solution.verdicts import verdict_rich
 if TYPE_CHECKING:
     from derive.analysis.kernel_numbers import KernelNumbers
 
-__all__ = ["Row", "kernel_row", "operator_row"]
-
 
 @dataclass(frozen=True)
 class Row:

@@ -34,8 +34,6 @@ from derive.present.serving_step import (
 )
 from derive.problem.serving_spec import ServingSpec
 
-__all__ = ["SERVING_PHRASES", "KeyPart", "crossover_part", "serving_part"]
-
 SERVING_PHRASES = phrases(ProblemKind.SERVING)
 
 

@@ -25,8 +25,6 @@ from derive.solution.model_steps import verdict_words
 from derive.solution.training_steps import training_given
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 
-__all__ = ["TRAINING_PHRASES", "training_part"]
-
 TRAINING_PHRASES = {
     name: phrase_of(ProblemKind.TRAINING, name) for name in names_for(ProblemKind.TRAINING, Use.ASK)
 }

@@ -13,8 +13,6 @@ import numpy as np
 
 from derive.errors import ProblemError
 
-__all__ = ["csv_rows", "format_csv", "plain_rows"]
-
 _CHUNK = 1 << 14  # rows formatted at a time (the slot buffer stays in cache)
 _MINUS, _DOT, _ZERO, _E, _PLUS = 45, 46, 48, 101, 43
 

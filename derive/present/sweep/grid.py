@@ -25,17 +25,6 @@ import sympy as sp
 
 from derive.errors import ProblemError, UnknownNameError
 
-__all__ = [
-    "MAX_POINTS",
-    "MAX_VALUE",
-    "Axis",
-    "grid_block",
-    "grid_of",
-    "grid_size",
-    "log_points",
-    "parse_over",
-]
-
 MAX_POINTS = 10**7
 MAX_VALUE = 10**15
 MAX_OVER_CHARS = 100_000

@@ -21,8 +21,6 @@ from derive.figures.svg import sweep_svg
 from derive.figures.tikz import sweep_tikz
 from derive.present.sweep.grid import Axis, log_points
 
-__all__ = ["MAX_POINTS", "PlotFormat", "plot_format", "sweep_plot"]
-
 MAX_POINTS = 200
 """The most points a plotted curve has (a finer grid is thinned, log-spaced)."""
 

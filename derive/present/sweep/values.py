@@ -31,7 +31,6 @@ from derive.present.sweep.grid import Axis, grid_block, grid_size
 if TYPE_CHECKING:
     from derive.analysis.analyse import Analysis
 
-__all__ = ["COLUMNS", "sweep_arrays", "sweep_csv", "sweep_csv_chunks", "unbound_dims"]
 
 COLUMNS = (
     q.FLOPS.name,

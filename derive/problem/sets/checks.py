@@ -11,16 +11,6 @@ import re
 from derive.errors import ProblemError
 from derive.formula.limits import show
 
-__all__ = [
-    "ID_RE",
-    "MAX_TEXT",
-    "NATIVE_TABLES",
-    "check_keys",
-    "problem_head",
-    "str_map",
-    "type_name",
-]
-
 NATIVE_TABLES = ("budget", "what_if")
 """The key that makes a ``[[problem]]`` a budget or a what-if (its parser:
 :mod:`derive.problem.sets.natives`)."""

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from derive.catalogue import table as q
 from derive.errors import DeriveError, ProblemError, ProblemSetError
 
-__all__ = ["MAX_ERRORS", "in_file_terms", "raise_collected", "said_as_flags"]
-
 MAX_ERRORS = 20  # errors reported at once from one file
 # what a problem's keys are called on the command line, for errors found after parsing
 _FLAG_KEYS = (

@@ -32,15 +32,6 @@ from derive.problem.sets.errors import in_file_terms
 from derive.problem.sets.problem_set import exact_expect
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
 
-__all__ = [
-    "KERNEL_ASK_KEYS",
-    "KERNEL_TIMING_KEYS",
-    "KernelEntry",
-    "kernel_asks",
-    "kernel_problem",
-    "kernel_quantities_of",
-]
-
 KERNEL_ASK_KEYS = names_for(ProblemKind.KERNEL, Use.ASK)
 """A kernel's quantities (``ask``, ``expect``): the names ``derive check`` judges for a kernel."""
 

@@ -33,8 +33,6 @@ from derive.problem.sets.problem_set import (
 )
 from derive.problem.train_spec import TRAIN_ASK_KEYS, train_spec
 
-__all__ = ["model_problem"]
-
 _MODEL_PROBLEM = {
     "id": str,
     "title": str,

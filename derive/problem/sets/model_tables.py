@@ -27,8 +27,6 @@ from dataclasses import dataclass
 
 from derive.errors import ProblemError
 
-__all__ = ["MAX_MODEL_TABLES", "ModelTable", "parse_model_tables"]
-
 MAX_MODEL_TABLES = 32
 MAX_FIELDS = 48
 MAX_DIMS = 16

@@ -24,14 +24,6 @@ from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.problem.sets.checks import check_keys
 
-__all__ = [
-    "MAX_FORMULAS",
-    "MAX_OPERATORS",
-    "OperatorTable",
-    "TensorTable",
-    "parse_operator_tables",
-]
-
 MAX_OPERATORS = 64
 MAX_TENSORS = 64
 MAX_DIMS = 32

@@ -45,23 +45,6 @@ if TYPE_CHECKING:  # each kind of table's parser loads when a set has such a tab
     from derive.problem.sets.variants import Variants
     from derive.problem.train_spec import TrainSpec
 
-__all__ = [
-    "ASK_KEYS",
-    "MODEL_ASK_KEYS",
-    "KernelEntry",
-    "ModelEntry",
-    "PlotSeries",
-    "PlotSpec",
-    "ProblemEntry",
-    "ProblemSet",
-    "QuestionEntry",
-    "asked_keys",
-    "exact_expect",
-    "load_problem_set",
-    "parse_problem_set",
-    "problem_set_of",
-    "questions_of",
-]
 
 MAX_PROBLEMS = 500
 

@@ -40,8 +40,6 @@ from derive.problem.sets.problem_set import ProblemSet
 if TYPE_CHECKING:  # the tables' records load with a set that has [[operator]] tables
     from derive.problem.sets.operator_tables import OperatorTable, TensorTable
 
-__all__ = ["declare_operator", "require_trust", "set_operators", "set_registry"]
-
 
 def _tensor(table: TensorTable, symbols: dict, where: str) -> Tensor:
     from derive.formula import parse_formula

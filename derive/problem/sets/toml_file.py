@@ -18,7 +18,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["MAX_TOML_BYTES", "MAX_TOML_DEPTH", "loads_toml", "read_toml_text"]
 
 MAX_TOML_BYTES = 2_000_000
 MAX_TOML_DEPTH = 16

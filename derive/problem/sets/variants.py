@@ -25,8 +25,6 @@ from pathlib import Path
 from derive.errors import ProblemError
 from derive.problem.sets.problem_set import ProblemSet, problem_set_of
 
-__all__ = ["Variants", "variant_of_student", "variants_of", "variants_table"]
-
 MAX_VARIANTS = 1000
 _KEYS = {"count", "seed", "vary"}
 _FIXED = ("id", "title", "text", "ask", "expect", "rtol", "plot", "vary")
