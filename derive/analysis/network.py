@@ -48,6 +48,7 @@ __all__ = [
     "book_ici",
     "book_ici_network",
     "book_latency",
+    "book_precise_levels",
     "book_time_per_byte",
     "bytes_per_byte",
     "calls_latency",
@@ -257,6 +258,22 @@ def book_time_per_byte(
             k = 1 if lv.axis.topology is Topology.SWITCH_SHARP else factor
             times.append(k * sp.Rational(part, total) / lv.axis.bandwidth)
     return sp.Max(*times)
+
+
+def book_precise_levels(kind: Exchange, levels: tuple[Level, ...]) -> tuple[sp.Rational, ...]:
+    """Seconds per byte of V on each level, the book's "more precise" form of a collective over
+    switch levels (GPUs, "Cross-node collectives": bytes · max_i (D_i − 1)/(D_i · W_i), W_i a
+    child's egress into level i, the 1/(devices inside) of V the inner reduction leaves; twice
+    for an all-reduce, SHARP's without the (D_i − 1)/D_i). Empty for an all-to-all or a send."""
+    if kind in (Exchange.ALL_TO_ALL, Exchange.SEND):
+        return ()
+    out, inner = [], 1
+    for lv in levels:
+        sharp = lv.axis.topology is Topology.SWITCH_SHARP and kind is Exchange.ALL_REDUCE
+        k = 1 if sharp else BOOK_FACTOR[kind] * (1 - sp.Rational(1, lv.size))
+        out.append(k / (inner * lv.axis.bandwidth))
+        inner *= lv.size
+    return tuple(out)
 
 
 def book_ici_network(fast: list[Level]) -> tuple[sp.Expr, sp.Expr, bool]:
