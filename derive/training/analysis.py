@@ -252,15 +252,13 @@ class TrainingAnalysis:
     def dp_small_x_scaling_book(self) -> sp.Rational | None:
         """The book's DP critical batch over a few nodes, B/N > α·(X−1)/X (GPUs, "What happens
         when X is small?"): C times the slowest scale-out level's precise (D−1)/(D·W)
-        (:func:`book_precise_levels`), the node level left out as the book leaves it; None
-        when DP spans one level or any ICI."""
-        t, ici = (
-            next((t for t in self.comms.transfers if t.dim == "dp"), None),
-            self.problem.book_ici,
-        )
-        if t is None or len(t.levels) < 2 or any(lv.axis.bandwidth >= ici for lv in t.levels):
+        (:func:`book_precise_levels`), the node level left out as the book leaves it: a dense
+        model whose DP spans a node and beyond (N = 8·X) with no ICI, else None."""
+        p, dp = self.problem, [t.levels for t in self.comms.transfers if t.dim == "dp"]
+        levels = () if p.is_moe or not dp else dp[0]
+        if len(levels) < 2 or any(lv.axis.bandwidth >= p.book_ici for lv in levels):
             return None
-        return self.problem.peak * sp.Max(*book_precise_levels(Exchange.ALL_GATHER, t.levels)[1:])
+        return p.peak * sp.Max(*book_precise_levels(Exchange.ALL_GATHER, levels)[1:])
 
     def book_bandwidth(self, dim: str) -> sp.Rational:
         """The book's W of a dim's group, V/W its all-gather's time (:func:`book_time_per_byte`;
