@@ -224,9 +224,7 @@ def test_the_precise_form_over_an_su_and_over_two_nodes(cli):
         assert book == max(size / W_GPU, size / (NODE * W_NIC))
         assert precise == size * _precise(levels)
     assert Fraction(7, 8) / W_GPU > Fraction(1, 2) / (NODE * W_NIC)  # two nodes: the node binds
-    _, _, precise = _collective(
-        cli, "AllReduce_{gn}(A[D, F]{U_gn})", mesh, "D=4096,F=65536", True
-    )
+    _, _, precise = _collective(cli, "AllReduce_{gn}(A[D, F]{U_gn})", mesh, "D=4096,F=65536", True)
     assert precise == 2 * size * _precise(levels)  # an all-reduce twice, no SHARP
 
 
