@@ -21,6 +21,7 @@ from derive.analysis.network import (
     LevelCost,
     book_ici,
     book_latency,
+    book_precise_levels,
     book_time_per_byte,
     level_costs,
     time_per_byte,
@@ -62,6 +63,7 @@ class CollectiveTime:
     levels: tuple[LevelCost, ...] = ()  # on a mesh: each level's rule, topology, load and steps
     volume: sp.Expr = sp.S.Zero  # on a mesh: V, the tensor each level's load is a share of
     own_time: sp.Expr | None = None  # under --convention scaling-book: derive's own exact time
+    precise_time: sp.Expr | None = None  # the book's "more precise" max over switch levels
 
 
 def _as_expr(value: int | sp.Expr) -> sp.Expr:
@@ -90,7 +92,7 @@ def collective_times(
         link_time = sent / link if link is not None else None
         latency_time = steps * latency
         costs: tuple[LevelCost, ...] = ()
-        v, own = size, None
+        v, own, precise = size, None, None
         if problem.mesh is not None:
             kind, levels = Exchange.of(tensor.kind), _levels(problem.mesh, group, tensor)
             hops = tensor.hops  # a send's (each a step of latency); 1 for the others
@@ -109,10 +111,12 @@ def collective_times(
                 if kind is not Exchange.SEND:
                     link_time = v * book_time_per_byte(kind, levels, ici)
                     latency_time = book_latency(kind, levels, ici, hops)
+                if ici == sp.oo and (each := book_precise_levels(kind, levels)):
+                    precise = v * sp.Max(*each)
         time = None if link_time is None else link_time + latency_time
         if own is not None and kind is not Exchange.SEND:  # the book waits the longer of the two
             time = sp.Max(link_time, latency_time)
-        times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero, own)
+        times = (link_time, latency_time, time, costs, v if costs else sp.S.Zero, own, precise)
         out.append(CollectiveTime(tensor, dtype.name, size, group, fraction, sent, steps, *times))
     return tuple(out)
 

@@ -243,6 +243,22 @@ def book_time_per_byte(
     return sp.Max(*times)
 
 
+def book_precise_levels(kind: Exchange, levels: tuple[Level, ...]) -> tuple[sp.Rational, ...]:
+    """Seconds per byte of V on each level, the book's "more precise" form of a collective over
+    switch levels (GPUs, "Cross-node collectives": bytes · max_i (D_i − 1)/(D_i · W_i), W_i a
+    child's egress into level i, the 1/(devices inside) of V the inner reduction leaves; twice
+    for an all-reduce, SHARP's without the (D_i − 1)/D_i). Empty for an all-to-all or a send."""
+    if kind in (Exchange.ALL_TO_ALL, Exchange.SEND):
+        return ()
+    out, inner = [], 1
+    for lv in levels:
+        sharp = lv.axis.topology is Topology.SWITCH_SHARP and kind is Exchange.ALL_REDUCE
+        k = 1 if sharp else BOOK_FACTOR[kind] * (1 - sp.Rational(1, lv.size))
+        out.append(k / (inner * lv.axis.bandwidth))
+        inner *= lv.size
+    return tuple(out)
+
+
 def book_ici_network(fast: list[Level]) -> tuple[sp.Expr, sp.Expr, bool]:
     """The book's W over its ICI levels, the share of V it times and whether both ways: 2β
     each and the whole V, but lines alone (no wraparound) one way, (G−1)/G of V (How to Think

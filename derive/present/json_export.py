@@ -248,6 +248,8 @@ def _on_mesh(item: CollectiveTime) -> dict[str, object]:
     """A collective on a mesh, as issue 45 names its keys: its axes, bytes and time."""
     axes = [c.level.axis.name for c in item.levels]
     own = {} if item.own_time is None else {"time_derive": str(item.own_time)}
+    if item.precise_time is not None:  # the book's "more precise" form over switch levels
+        own["time_precise"] = str(item.precise_time)
     return {"axes": axes, "bytes": str(item.sent), "time": _s(item.time), **own}
 
 

@@ -205,6 +205,7 @@ def training_json(
             "tp_max_scaling_book": _s(a.tp_max_scaling_book),
             "mixed_tokens_per_chip_scaling_book": _s(a.mixed_tokens_per_chip_scaling_book),
             "fsdp_opt_scaling_book": _s(a.fsdp_opt_scaling_book),
+            "dp_small_x_scaling_book": _s(a.dp_small_x_scaling_book),
             "tp_max_exact": a.tp_max_exact,
             "compute_bound": a.compute_bound,
             "tp_width_per_rank": _s(a.tp_width),

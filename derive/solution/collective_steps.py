@@ -87,7 +87,11 @@ def _book_note(item: CollectiveTime) -> str:
         "(G−1)/G of V on a line, no wraparound), or the hops as the book counts them if longer"
     )
     mine = time_text(own) if own.is_number else f"{own} s"
-    return f" Convention scaling-book {rule}; derive's own exact time: {mine}{ratio}."
+    p, precise = item.precise_time, ""
+    if p is not None:  # over switch levels: GPUs, "Cross-node collectives"
+        precise = "; the book's “more precise” form (GPUs, “Cross-node collectives”), the slowest level's "
+        precise += f"(D−1)/D · V/W, W a child's egress: {time_text(p) if p.is_number else f'{p} s'}"
+    return f" Convention scaling-book {rule}; derive's own exact time: {mine}{ratio}{precise}."
 
 
 def _lines(item: CollectiveTime, link_text: str | None, latency: str) -> list[Line]:

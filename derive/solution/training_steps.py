@@ -725,7 +725,9 @@ def _critical_scales(a: TrainingAnalysis) -> list[Line]:
 
 def _book_words(a: TrainingAnalysis) -> str:
     """How the book's rules were applied, and where derive's own convention differs."""
-    p, w = a.problem, a.book_bandwidth("dp")
+    p, w, few = a.problem, a.book_bandwidth("dp"), ""
+    if (small := a.dp_small_x_scaling_book) is not None:
+        few = f"; over few nodes the book's B/N > α·(X−1)/X, the slowest scale-out level's (D−1)/D (GPUs, “What happens when X is small?”): {fmt_decimal(small)} a chip"
     diff = "; ".join(
         f"{key} {'never' if theirs is None else fmt_decimal(theirs)}"
         + (f" ({fmt_decimal(mine / theirs)}× here)" if mine and theirs else "")
@@ -736,7 +738,7 @@ def _book_words(a: TrainingAnalysis) -> str:
         "FSDP and Tensor Parallelism”, “Scaling Across Pods”; GPUs, “Rooflines for LLM Scaling on GPUs”): "
         f"compute-bound from B/X = C/W = {p.peak_text} / {fmt_decimal(w / 10**9)} GB/s = {fmt_decimal(p.peak / w)} a chip "
         f"(W: DP's{'; an MoE E/k times it, the book counting the DP traffic of the MLPs alone, E/k of the active weights, not P/P_act (GPUs, “MoE models”)' if p.is_moe else ''}); a pass's dims overlap, its slowest sets its comms, so each dim is balanced against the "
-        "pass's compute and the binding one shown. derive's own convention (the ring's (X−1)/X on one-way "
+        f"pass's compute and the binding one shown{few}. derive's own convention (the ring's (X−1)/X on one-way "
         f"links, the dims' times added, ZeRO-3 gathering every micro-batch) gives: {diff or 'the same'}."
     )
 

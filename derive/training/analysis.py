@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from derive.analysis.network import Exchange, Level, book_time_per_byte
+from derive.analysis.network import Exchange, Level, book_precise_levels, book_time_per_byte
 from derive.catalogue import table as q
 from derive.catalogue.kinds import ProblemKind
 from derive.catalogue.reading import read_values
@@ -236,6 +236,18 @@ class TrainingAnalysis:
             return None
         ratio = self.book_bandwidth("dp") / self.book_bandwidth("tp")  # M_X/M_Y
         return sp.sqrt(p.batch_tokens * p.devices * ratio / p.arch("d_ff"))
+
+    @property
+    def dp_small_x_scaling_book(self) -> sp.Rational | None:
+        """The book's DP critical batch over a few nodes, B/N > α·(X−1)/X (GPUs, "What happens
+        when X is small?"): C times the slowest scale-out level's precise (D−1)/(D·W)
+        (:func:`book_precise_levels`), the node level left out as the book leaves it: a dense
+        model whose DP spans a node and beyond (N = 8·X) with no ICI, else None."""
+        p, dp = self.problem, [t.levels for t in self.comms.transfers if t.dim == "dp"]
+        levels = () if p.is_moe or not dp else dp[0]
+        if len(levels) < 2 or any(lv.axis.bandwidth >= p.book_ici for lv in levels):
+            return None
+        return p.peak * sp.Max(*book_precise_levels(Exchange.ALL_GATHER, levels)[1:])
 
     def book_bandwidth(self, dim: str) -> sp.Rational:
         """The book's W of a dim's group, V/W its all-gather's time (:func:`book_time_per_byte`;

@@ -39,16 +39,18 @@ def test_inputs_are_the_books():
     assert Fraction("2.25e15") == C_B200 and abs(C_H100 / Fraction("990e12") - 1) < Fraction(1, 500)
 
 
-def _collective(cli, text: str, mesh: str, sets: str) -> tuple[Fraction, Fraction]:
-    """(the book's time, derive's own) of one collective."""
+def _collective(cli, text: str, mesh: str, sets: str, precise: bool = False):
+    """(the book's time, derive's own) of one collective, and its "more precise" time if asked."""
     argv = ["solve", "--collective", text, "--dtype", "bf16", "--mesh", mesh, "--set", sets]
     book = cli([*argv, "--convention", "scaling-book", "--format", "json"])
     own = cli([*argv, "--format", "json"])
     assert book.code == 0 and own.code == 0, book.err + own.err
     (b,), (o,) = json.loads(book.out)["collectives"], json.loads(own.out)["collectives"]
     assert b["time_derive"] == o["time"]
-    print(f"{text} on {mesh}: scaling-book {b['time']} s, derive {o['time']} s")
-    return Fraction(b["time"]), Fraction(o["time"])
+    print(f"{text} on {mesh}: scaling-book {b['time']} s, derive {o['time']} s, "
+          f"precise {b.get('time_precise')} s")  # fmt: skip
+    times = Fraction(b["time"]), Fraction(o["time"])
+    return (*times, Fraction(b["time_precise"])) if precise else times
 
 
 SWITCH = f"g={NODE}@{W_GPU}:switch"
@@ -199,3 +201,41 @@ def test_pop_quiz3_an_all_gather_sharded_over_a_second_axis(cli):
     two = f"{SWITCH},m=2@{W_NIC}:switch,n=16@{W_NIC}:switch"
     book, _ = _collective(cli, "AllGather_n(A[D_n, F_{gm}])", two, "D=8192,F=32768")
     assert book == size / (16 * W_NIC)
+
+
+def _precise(levels: list[tuple[int, Fraction]]) -> Fraction:
+    """The book's "more precise" seconds per byte: max over depths i of (D_i − 1)/(D_i · W_i),
+    W_i the egress of a child of level i (a GPU's link, a node's 8 NICs)."""
+    return max(Fraction(d - 1, d) / w for d, w in levels)
+
+
+def test_the_precise_form_over_an_su_and_over_two_nodes(cli):
+    """ "A more precise derivation": T = bytes · max_i (D_i − 1)/(D_i · W_i); over an SU of 32
+    nodes the node's 450e9·8/7 and the leaf's 400e9·32/31 ("413GB/s"), the leaf binding.
+    Quiz 4, Question 5: over exactly 2 nodes the node level, B·7/(8·450e9), against the leaf's
+    B·(2 − 1)/(2·400e9): "bounded by the node level". The headline max(B/W_gpu, B/W_node) stays."""
+    size = 2 * 4096 * 65536
+    for nodes in (32, 2):
+        mesh = f"{SWITCH},n={nodes}@{W_NIC}:switch"
+        book, _, precise = _collective(
+            cli, "AllGather_{gn}(A[D_{gn}, F])", mesh, "D=4096,F=65536", True
+        )
+        levels = [(NODE, W_GPU), (nodes, NODE * W_NIC)]
+        assert book == max(size / W_GPU, size / (NODE * W_NIC))
+        assert precise == size * _precise(levels)
+    assert Fraction(7, 8) / W_GPU > Fraction(1, 2) / (NODE * W_NIC)  # two nodes: the node binds
+    _, _, precise = _collective(cli, "AllReduce_{gn}(A[D, F]{U_gn})", mesh, "D=4096,F=65536", True)
+    assert precise == 2 * size * _precise(levels)  # an all-reduce twice, no SHARP
+
+
+def test_small_x_data_parallelism(cli):
+    """ "What happens when X is small?": 2-node DP, B/N > α·(X − 1)/X, α = C/W_node egress, X the
+    nodes ("1237, half the above value"); the headline C/W_node (2475) is unchanged beside it."""
+    run = _fsdp("h100", 16, "--mesh", "default")
+    book = _train(cli, *run)
+    x, alpha = 2, C_H100 / (NODE * W_NIC)
+    assert Fraction(book["dp_small_x_scaling_book"]) == alpha * Fraction(x - 1, x)
+    assert Fraction(book["critical_tokens_per_chip"]) == alpha
+    print(f"small X: scaling-book {book['dp_small_x_scaling_book']}, "
+          f"headline {book['critical_tokens_per_chip']}")  # fmt: skip
+    assert _train(cli, *_fsdp("h100", 8))["dp_small_x_scaling_book"] is None  # one node
