@@ -6,11 +6,29 @@
 // and checked every problem. This is a fresh Python that never reads the set: it imports those
 // modules and loads the built-in operators and chips, nothing else, so the heap it saves holds no value
 // of the set (a site published with --hide-expected states no asked value in any file).
+// The same tree makes the same snapshot, byte for byte: Python's hash seed is fixed, and so are
+// the random bytes (mimalloc's keys, `random`'s seed) and the clocks (Date.now, performance.now)
+// Pyodide reads while it starts. Every visitor of a site restores that one heap whatever its seed,
+// and the judge seeds its own generators (checking/sampling.py): a fixed seed here loses nothing.
+import nodeCrypto from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 
+let seed = 0x2545f491; // xorshift32
+const next = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), seed >>> 0);
+nodeCrypto.randomFillSync = (view) => {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = next() & 255;
+  return view;
+};
+Math.random = () => next() / 2 ** 32;
+let clock = 0; // one millisecond a call
+Date.now = () => 1.7e12 + clock++;
+performance.now = () => clock++;
+
 const [runtime, siteZip, bytecodeZip, stdlib, modules, out] = process.argv.slice(2);
+process.argv[1] = "make-snapshot.mjs"; // Python's sys.orig_argv and $_, not the publish's temp folder
 const { loadPyodide } = await import(pathToFileURL(path.join(runtime, "pyodide.mjs")).href);
 const SITE = "/home/pyodide/derive-site";
 const pyodide = await loadPyodide({
