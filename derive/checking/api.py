@@ -565,10 +565,12 @@ def defined_names(problem_set: ProblemSet, problem: str) -> tuple[str, ...]:
 
 def _check_native(a: _Asked) -> CheckResult:
     """A claim about a set's budget or what-if (issue 36), read with units like a defined one."""
-    from derive.checking.native_check import check_native
+    from derive.checking.defined_check import judge_claim_text
+    from derive.questions.natives import native_answer
 
     problem = cast("BudgetSpec | WhatIfSpec | NativeEntry", a.problem)  # a native kind's
-    return check_native(problem, a.quantity, a.claim, a.rtol, a.hide_expected)
+    answer = native_answer(problem, a.quantity)  # no such quantity: a ProblemError
+    return judge_claim_text(answer, a.claim, {}, a.rtol, a.hide_expected)
 
 
 def native_names(problem: object) -> tuple[str, ...]:

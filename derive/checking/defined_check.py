@@ -143,7 +143,7 @@ def judge_claim_text(
 ) -> CheckResult:
     """A claim (optionally ``name = …``, a number with its unit or a formula over ``known``)
     judged against ``answer`` (a defined quantity's, or a set's budget's or what-if's:
-    :mod:`derive.checking.native_check`), concealed when asked; a count's real root is
+    :func:`derive.checking.api.check` of a native kind), concealed when asked; a count's real root is
     right, its count named, when ``root_accepted`` (a set's ``count_from_root``)."""
     quantity = answer.name
     text = claim

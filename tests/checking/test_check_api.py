@@ -290,3 +290,10 @@ def test_concurrent_first_checks_bind_each_problem_safely():
     assert [r.expected for r in results] == [
         derive.check(s, "ridge", "1").expected for s in specs
     ] * 4
+
+
+def test_a_budget_claim_is_judged_like_a_defined_quantity():
+    from derive.problem.sets.natives import BudgetSpec
+
+    r = derive.check(BudgetSpec(compute="5.76e23"), "params", "6.93e10", rtol="0.01")
+    assert r.verdict is Verdict.CORRECT
