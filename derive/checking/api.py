@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import sympy as sp
 
@@ -68,8 +68,11 @@ from derive.problem.sets.problem_set import (
 if TYPE_CHECKING:
     from derive.checking.chain import ChainResult
     from derive.checking.claims import Claim
+    from derive.checking.comms_check import CommsClaim
     from derive.checking.judge import Judgement
     from derive.checking.kernel_check import KernelDetail
+    from derive.checking.kernel_claims import KernelClaim
+    from derive.checking.matching import How
     from derive.checking.model_claims import ModelClaim, ModelJudgement
     from derive.model.analysis import ModelAnalysis
 
@@ -336,13 +339,50 @@ def model_values(
     return tuple((name, str(q.value), shown_expected(q)) for name, q in found)
 
 
+@dataclass(frozen=True)
+class Judged:
+    """A claim read and judged, as every kind's judge gives it to :func:`_judged`."""
+
+    verdict: Verdict
+    read_as: str
+    diagnosis: tuple[str, ...]
+    hidden: tuple[str, ...]
+    """The diagnosis with the expected value kept back (``hide_expected``)."""
+    expected: str
+    error: sp.Rational | None
+    detail: ClaimDetail | ModelDetail | KernelDetail | CommsDetail
+    how: How | None = None
+
+
+def _judged(asked: _Asked, read: Callable[[], Any], judge: Callable[[Any], Judged]) -> CheckResult:
+    """The one claim → judgement → report path: the claim read (unreadable: its verdict),
+    judged by the kind, and the result built (and concealed when asked)."""
+    from derive.checking.matching import as_percent, exactly
+
+    try:
+        claim = read()
+    except ParseError as e:
+        return CheckResult.unreadable(asked.quantity, asked.claim, e)
+    j = judge(claim)
+    result = CheckResult(
+        j.verdict,
+        asked.quantity,
+        asked.claim,
+        j.read_as,
+        j.hidden if asked.hide_expected else j.diagnosis,
+        j.expected,
+        relative_error=None if j.error is None else as_percent(j.error),
+        exact=exactly(j.verdict, j.error, j.how),
+        detail=j.detail,
+    )
+    return conceal(result, as_percent(asked.rtol)) if asked.hide_expected else result
+
+
 def _check_model(asked: _Asked) -> CheckResult:
     """A claim about a whole model, or about its serving step (the quantities of both)."""
     problem = cast("ModelSpec | ModelEntry", asked.problem)  # a model-judged kind's
-    quantity, claim, operators = asked.quantity, asked.claim, asked.operators
-    rtol, hide_expected = asked.rtol, asked.hide_expected
+    quantity, claim, operators, rtol = asked.quantity, asked.claim, asked.operators, asked.rtol
     from derive.checking.hints import earned, facets
-    from derive.checking.matching import as_percent, exactly
     from derive.checking.model_claims import judge_model_claim, model_quantity, read_model_claim
     from derive.checking.model_slips import model_slips
     from derive.checking.serving_claims import (
@@ -355,39 +395,34 @@ def _check_model(asked: _Asked) -> CheckResult:
 
     a = all_claims_analysis_for(problem, operators)
     model_quantity(a, quantity)  # unknown or not derived: the caller's mistake, raised
-    try:
-        read = read_model_claim(a, quantity, claim, asked.syntax)
-    except ParseError as e:
-        return CheckResult.unreadable(quantity, claim, e)
-    phase = phase_for(problem, operators) if quantity in SERVING_QUANTITIES else None
-    j = (
-        judge_crossover(phase, read, read.relation)
-        if phase and quantity == CROSSOVER.name
-        else None
-    )
-    if j is None:  # the serving step's and the training run's slips weighed with the model's
-        run = training_analysis_for(problem, operators) if quantity in TRAINING_QUANTITIES else None
-        j = judge_model_claim(a, quantity, read, rtol, model_slips(a, phase, run, quantity))
-    elif j.verdict is Verdict.INCORRECT and phase is not None and read.relation in _STATES_A_BATCH:
-        found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
-        # B ≥ the ridge: the threshold's reason and why
-        slip = (found.why,) if found is not None else ()
-        j = replace(j, diagnosis=j.diagnosis + slip, hidden_diagnosis=j.hidden_diagnosis + slip)
-    error = j.relative_error
-    result = CheckResult(
-        j.verdict,
-        quantity,
-        claim,
-        read.read_as,
-        j.hidden_diagnosis if hide_expected else j.diagnosis,
-        j.expected,
-        relative_error=None if error is None else as_percent(error),
-        exact=exactly(j.verdict, error),
-        detail=ModelDetail(a, read, j),
-    )
-    if not hide_expected:
-        return result
-    return conceal(result, as_percent(rtol))
+
+    def judge(read: ModelClaim) -> Judged:
+        phase = phase_for(problem, operators) if quantity in SERVING_QUANTITIES else None
+        j = (
+            judge_crossover(phase, read, read.relation)
+            if phase and quantity == CROSSOVER.name
+            else None
+        )
+        if j is None:  # the serving step's and the training run's slips weighed with the model's
+            run = (
+                training_analysis_for(problem, operators)
+                if quantity in TRAINING_QUANTITIES
+                else None
+            )
+            j = judge_model_claim(a, quantity, read, rtol, model_slips(a, phase, run, quantity))
+        elif (
+            j.verdict is Verdict.INCORRECT
+            and phase is not None
+            and read.relation in _STATES_A_BATCH
+        ):
+            found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
+            # B ≥ the ridge: the threshold's reason and why
+            slip = (found.why,) if found is not None else ()
+            j = replace(j, diagnosis=j.diagnosis + slip, hidden_diagnosis=j.hidden_diagnosis + slip)
+        detail = ModelDetail(a, read, j)
+        return Judged(j.verdict, read.read_as, j.diagnosis, j.hidden_diagnosis, j.expected, j.relative_error, detail)  # fmt: skip
+
+    return _judged(asked, lambda: read_model_claim(a, quantity, claim, asked.syntax), judge)
 
 
 _STATES_A_BATCH = (Relation.GREATER_EQUAL, Relation.GREATER)
@@ -461,23 +496,38 @@ def quantity_named(kind: ProblemKind, quantity: str) -> str:
 
 def _check_kernel(a: _Asked) -> CheckResult:
     """A claim about a kernel given by its numbers (a kernel declares no operator)."""
-    from derive.checking.kernel_check import check_kernel
+    from derive.checking.expected_text import hide
+    from derive.checking.kernel_check import KernelDetail, kernel_for
+    from derive.checking.kernel_claims import judge_kernel_claim, read_kernel_claim, shown_expected
+    from derive.checking.quantities import Target
 
-    spec = cast(KernelSpec, a.problem.spec)  # the kernel kind's spec
-    return check_kernel(spec, a.quantity, a.claim, a.rtol, a.hide_expected, a.syntax)
+    kernel = kernel_for(cast(KernelSpec, a.problem.spec))  # the kernel kind's spec
+
+    def judge(read: KernelClaim) -> Judged:
+        j = judge_kernel_claim(kernel, a.quantity, read, a.rtol)
+        hidden = hide(j.diagnosis, Target(j.exact))
+        expected = shown_expected(a.quantity, j.exact)
+        detail = KernelDetail(kernel, read, j)
+        return Judged(j.verdict, read.read_as, j.diagnosis, hidden, expected, j.relative_error, detail, j.how)  # fmt: skip
+
+    return _judged(a, lambda: read_kernel_claim(kernel, a.quantity, a.claim, a.syntax), judge)
 
 
 def _check_comms(a: _Asked) -> CheckResult:
     """A claimed time of an operator that only communicates (derived already, or a problem
     of an operator problem's spec), judged against its time on the link."""
-    from derive.checking.comms_check import check_comms, comms_analysis
+    from derive.checking.comms_check import comms_analysis, judge_comms_claim, read_comms_claim
     from derive.pipeline.kinds import KINDS
     from derive.pipeline.kinds.comms import CommsDerivation
 
     kind = KINDS[ProblemKind.COMMS]
     derived = a.problem if kind_of(a.problem) is kind else kind.derive(a.problem, a.operators)
     analysis = comms_analysis(cast(CommsDerivation, derived), a.quantity)
-    return check_comms(analysis, a.quantity, a.claim, a.rtol, a.hide_expected, a.syntax)
+
+    def judge(read: CommsClaim) -> Judged:
+        return judge_comms_claim(analysis, a.quantity, a.claim, read, a.rtol)
+
+    return _judged(a, lambda: read_comms_claim(a.claim, a.syntax), judge)
 
 
 def _check_questions(a: _Asked) -> CheckResult:
@@ -497,40 +547,32 @@ def _check_questions(a: _Asked) -> CheckResult:
 def _check_operator(asked: _Asked) -> CheckResult:
     """A claim about an operator problem, judged in its context of dims."""
     from derive.checking.claims import read_claim_for
+    from derive.checking.comms_slips import SHARDED_QUANTITIES, beside, check_sharded
     from derive.checking.expected_text import hide, show_expected
     from derive.checking.judge import judge_claim
 
-    quantity, claim, hide_expected = asked.quantity, asked.claim, asked.hide_expected
+    quantity, claim = asked.quantity, asked.claim
     _check_quantity(quantity)
     ctx = context_for(asked.problem, asked.tolerance, asked.operators)
-    from derive.checking.comms_slips import SHARDED_QUANTITIES, check_sharded
-
     if quantity in SHARDED_QUANTITIES:  # a word, or a tensor's bytes, of a sharded operator
-        return check_sharded(ctx, quantity, claim, hide_expected)
-    try:
-        read = read_claim_for(ctx, quantity, claim, asked.syntax)
-    except ParseError as e:
-        return CheckResult.unreadable(quantity, claim, e)
-    j = judge_claim(ctx, quantity, read)
-    from derive.checking.comms_slips import beside
-    from derive.checking.matching import as_percent, exactly
+        return check_sharded(ctx, quantity, claim, asked.hide_expected)
 
-    if j.verdict is Verdict.CORRECT and not hide_expected:  # the book's value: derive's own beside
-        j = replace(j, diagnosis=(*j.diagnosis, *beside(ctx.analysis, quantity)))
-    result = CheckResult(
-        j.verdict,
-        quantity,
-        claim,
-        read.read_as(),
-        hide(j.diagnosis, j.expected, j.leading) if hide_expected else j.diagnosis,
-        show_expected(j.expected, quantity),
-        relative_error=as_percent(j.relative_error) if j.relative_error is not None else None,
-        exact=exactly(j.verdict, j.relative_error, j.match.how if j.match else None),
-        detail=ClaimDetail(ctx, read, j),
-    )
-    if not hide_expected:
-        return result
-    return conceal(result, as_percent(ctx.rtol))
+    def judge(read: Claim) -> Judged:
+        j = judge_claim(ctx, quantity, read)
+        diagnosis = j.diagnosis
+        if (
+            j.verdict is Verdict.CORRECT and not asked.hide_expected
+        ):  # the book's value: derive's own beside
+            diagnosis = (*diagnosis, *beside(ctx.analysis, quantity))
+        hidden = hide(j.diagnosis, j.expected, j.leading)
+        expected = show_expected(j.expected, quantity)
+        how = j.match.how if j.match else None
+        detail = ClaimDetail(
+            ctx, read, j if asked.hide_expected else replace(j, diagnosis=diagnosis)
+        )
+        return Judged(j.verdict, read.read_as(), diagnosis, hidden, expected, j.relative_error, detail, how)  # fmt: skip
+
+    return _judged(asked, lambda: read_claim_for(ctx, quantity, claim, asked.syntax), judge)
 
 
 def check_defined(

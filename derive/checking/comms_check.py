@@ -21,13 +21,10 @@ from derive.catalogue.reading import rows_valued_in
 from derive.catalogue.table import T_COMMS
 from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.expected_text import missed, show_number
-from derive.checking.hidden import conceal
 from derive.checking.hints import earned, facets
 from derive.checking.matching import (
     How,
-    as_percent,
     check_size,
-    exactly,
     match,
     relative_error,
     right_to,
@@ -44,7 +41,7 @@ from derive.formula.units import Dimension, Unit, describe_dimension, unit_alter
 from derive.pipeline.kinds.comms import CommsDerivation
 
 if TYPE_CHECKING:
-    from derive.checking.api import CheckResult
+    from derive.checking.api import CheckResult, Judged
 
 
 COMMS_QUANTITIES = tuple(row.name for row in rows_valued_in(ProblemKind.COMMS))
@@ -143,25 +140,18 @@ def read_comms_claim(claim: str, syntax: str = "auto") -> CommsClaim:
     return CommsClaim(answer, value)
 
 
-def check_comms(
-    analysis: CommsAnalysis,
-    quantity: str,
-    claim: str,
-    rtol: sp.Rational,
-    hide_expected: bool,
-    syntax: str,
-) -> CheckResult:
+def judge_comms_claim(
+    analysis: CommsAnalysis, quantity: str, claim: str, read: CommsClaim, rtol: sp.Rational
+) -> Judged:
     """Judge a claimed time (``quantity``, one of :data:`COMMS_QUANTITIES`) of an operator
-    that only communicates, timed by :func:`comms_analysis`."""
-    from derive.checking.api import CheckResult
+    that only communicates, timed by :func:`comms_analysis` (derive's own value beside a
+    right one, unless hidden)."""
+    from derive.checking.api import Judged
 
     exact = sp.Rational(analysis.time)
-    try:
-        read = read_comms_claim(claim, syntax)
-    except ParseError as e:
-        return CheckResult.unreadable(quantity, claim, e)
     value, unit = read.value, read.answer.unit
     diagnosis: tuple[str, ...]
+    extra: tuple[str, ...] = ()
     if unit is not None and unit.dimension is not Dimension.TIME:
         said = describe_dimension(unit.dimension)[0]
         verdict, diagnosis = Verdict.INCORRECT, (f"the unit {unit.text} is {said}; a time is in s",)
@@ -171,25 +161,15 @@ def check_comms(
             diagnosis = (
                 right_to(rtol, "T_comms", show_number(exact, Dimension.TIME), m.relative_error),
             )
-        if not hide_expected:  # under the book's convention: derive's own beside
-            from derive.checking.comms_slips import beside
+        from derive.checking.comms_slips import beside  # under the book's convention
 
-            diagnosis += beside(analysis, quantity)
+        extra = beside(analysis, quantity)
     else:
         verdict, diagnosis = Verdict.INCORRECT, (_diagnosis(analysis, claim, value, unit, rtol),)
     error = relative_error(value, exact)
-    result = CheckResult(
-        verdict,
-        quantity,
-        claim,
-        read.read_as,
-        diagnosis,
-        show_number(exact, Dimension.TIME),
-        relative_error=None if error is None else as_percent(error),
-        exact=exactly(verdict, error),
-        detail=CommsDetail(analysis, value, read),
-    )
-    return conceal(result, as_percent(rtol)) if hide_expected else result
+    expected = show_number(exact, Dimension.TIME)
+    detail = CommsDetail(analysis, value, read)
+    return Judged(verdict, read.read_as, diagnosis + extra, diagnosis, expected, error, detail)
 
 
 def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object]:

@@ -9,8 +9,8 @@
     <Verdict.CORRECT: 'correct'>
 
 The kernel is derived once per spec (cached, immutable); the claim is read and judged by
-:mod:`derive.checking.kernel_claims`. The verdict is a
-:class:`~derive.checking.api.CheckResult` like every other claim's.
+:mod:`derive.checking.kernel_claims` on the one claim path (:func:`derive.checking.api.check`).
+Here: what a kernel's verdict carries, and its JSON.
 """
 
 from __future__ import annotations
@@ -22,22 +22,10 @@ import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
-from derive.checking.expected_text import hide
-from derive.checking.hidden import conceal
-from derive.checking.kernel_claims import (
-    KernelClaim,
-    KernelJudgement,
-    judge_kernel_claim,
-    read_kernel_claim,
-    shown_expected,
-)
-from derive.checking.matching import as_percent, exactly
+from derive.checking.kernel_claims import KernelClaim, KernelJudgement
 from derive.checking.model_verdict_text import claim_json
-from derive.checking.quantities import Target
-from derive.errors import ParseError
 from derive.formula.decimals import fmt_decimal
 from derive.pipeline.cache import kernel_analysis
-from derive.problem.kernel_spec import KernelSpec
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
@@ -54,44 +42,6 @@ class KernelDetail:
 
 kernel_for = kernel_analysis
 """The kernel a spec describes, derived (cached by :mod:`derive.pipeline.cache`)."""
-
-
-def check_kernel(
-    spec: KernelSpec,
-    quantity: str,
-    claim: str,
-    rtol: sp.Rational,
-    hide_expected: bool = False,
-    syntax: str = "auto",
-) -> CheckResult:
-    """Judge one claim about one quantity of a kernel given by its numbers.
-
-    Raises:
-        DeriveError: the kernel cannot be derived, or it has no such quantity.
-    """
-    from derive.checking.api import CheckResult
-
-    kernel = kernel_for(spec)
-    try:
-        read = read_kernel_claim(kernel, quantity, claim, syntax)
-    except ParseError as e:
-        return CheckResult.unreadable(quantity, claim, e)
-    j = judge_kernel_claim(kernel, quantity, read, rtol)
-    diagnosis = hide(j.diagnosis, Target(j.exact)) if hide_expected else j.diagnosis
-    result = CheckResult(
-        j.verdict,
-        quantity,
-        claim,
-        read.read_as,
-        diagnosis,
-        shown_expected(quantity, j.exact),
-        relative_error=None if j.relative_error is None else as_percent(j.relative_error),
-        exact=exactly(j.verdict, j.relative_error, j.how),
-        detail=KernelDetail(kernel, read, j),
-    )
-    if not hide_expected:
-        return result
-    return conceal(result, as_percent(rtol))
 
 
 def _kernel_json(kernel: KernelNumbers) -> dict[str, object]:
