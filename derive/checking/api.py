@@ -40,10 +40,9 @@ from derive.catalogue import ProblemKind
 from derive.catalogue.table import CROSSOVER
 from derive.checking import model_verdict_text, verdict_text
 from derive.checking.chain import StepResult, read_chain_text
-from derive.checking.comms_check import COMMS_QUANTITIES, CommsDetail, comms_claim_json
+from derive.checking.comms_check import COMMS_QUANTITIES, CommsDetail
 from derive.checking.context import DEFAULT_RTOL, Context, parse_rtol
 from derive.checking.hidden import conceal
-from derive.checking.kernel_check import kernel_claim_json
 from derive.checking.kernel_claims import KERNEL_QUANTITIES
 from derive.checking.quantities import QUANTITIES
 from derive.checking.serving_claims import SERVING_QUANTITIES
@@ -91,10 +90,8 @@ __all__ = [
     "check",
     "check_defined",
     "check_derivation",
-    "comms_claim_json",
     "context_for",
     "defined_names",
-    "kernel_claim_json",
     "model_analysis_for",
     "model_values",
     "model_verdict_text",
@@ -136,6 +133,11 @@ class ModelDetail:
     analysis: ModelAnalysis
     claim: ModelClaim
     judgement: ModelJudgement
+
+    def json_parts(self, hidden: bool) -> tuple[dict, dict, None]:
+        """Its keys of the verdict's JSON (:func:`~derive.checking.model_verdict_text.judged_json`)."""
+        expected = None if hidden else self.judgement.exact
+        return {"expected": expected}, {"model": self.analysis.problem.model.name}, None
 
 
 @dataclass(frozen=True)

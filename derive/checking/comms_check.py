@@ -29,7 +29,6 @@ from derive.checking.matching import (
     relative_error,
     right_to,
 )
-from derive.checking.model_verdict_text import claim_json
 from derive.checking.quantities import Target
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
@@ -41,7 +40,7 @@ from derive.formula.units import Dimension, Unit, describe_dimension, unit_alter
 from derive.pipeline.kinds.comms import CommsDerivation
 
 if TYPE_CHECKING:
-    from derive.checking.api import CheckResult, Judged
+    from derive.checking.api import Judged
 
 
 COMMS_QUANTITIES = tuple(row.name for row in rows_valued_in(ProblemKind.COMMS))
@@ -76,6 +75,14 @@ class CommsDetail:
     analysis: CommsAnalysis
     claimed: sp.Expr
     claim: CommsClaim | None = None
+
+    def json_parts(self, hidden: bool) -> tuple[dict, dict, None]:
+        """Its keys of the verdict's JSON (:func:`~derive.checking.model_verdict_text.judged_json`)."""
+        judged = {
+            "claimed": str(self.claimed),
+            "expected": None if hidden else str(self.analysis.time),
+        }
+        return judged, {"operator": self.analysis.problem.operator.name, "binding": "link"}, None
 
 
 def comms_analysis(derivation: CommsDerivation, quantity: str) -> CommsAnalysis:
@@ -170,16 +177,3 @@ def judge_comms_claim(
     expected = show_number(exact, Dimension.TIME)
     detail = CommsDetail(analysis, value, read)
     return Judged(verdict, read.read_as, diagnosis + extra, diagnosis, expected, error, detail)
-
-
-def comms_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object]:
-    """The verdict as JSON (exact values as strings; expected values None when hidden)."""
-    detail = result.detail
-    assert isinstance(detail, CommsDetail)  # a judged comms claim carries its detail
-    hidden = result.expected is None
-    judged = {
-        "claimed": str(detail.claimed),
-        "expected": None if hidden else str(detail.analysis.time),
-    }
-    about = {"operator": detail.analysis.problem.operator.name, "binding": "link"}
-    return claim_json(result, rtol, judged, about)

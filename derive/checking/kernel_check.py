@@ -18,17 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import sympy as sp
-
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
 from derive.checking.kernel_claims import KernelClaim, KernelJudgement
-from derive.checking.model_verdict_text import claim_json
 from derive.formula.decimals import fmt_decimal
 from derive.pipeline.cache import kernel_analysis
 
 if TYPE_CHECKING:
-    from derive.checking.api import CheckResult
+    pass
 
 
 @dataclass(frozen=True)
@@ -38,6 +35,18 @@ class KernelDetail:
     kernel: KernelNumbers
     claim: KernelClaim
     judgement: KernelJudgement
+
+    def json_parts(self, hidden: bool) -> tuple[dict, dict, dict]:
+        """Its keys of the verdict's JSON (:func:`~derive.checking.model_verdict_text.judged_json`)."""
+        j, claim = self.judgement, self.claim
+        judged = {
+            "claimed": str(claim.value),
+            "unit": claim.answer.unit.text if claim.answer.unit else None,
+            "expected": None if hidden else str(j.exact),
+            "expected_value": None if hidden or j.exact.is_Integer else fmt_decimal(j.exact),
+        }
+        matched = {"matched": None if j.how is None else j.how.value}
+        return judged, {"kernel": _kernel_json(self.kernel)}, matched
 
 
 kernel_for = kernel_analysis
@@ -55,19 +64,3 @@ def _kernel_json(kernel: KernelNumbers) -> dict[str, object]:
         "peak": str(kernel.peak.value),
         "bandwidth": str(kernel.bandwidth.value),
     }
-
-
-def kernel_claim_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object]:
-    """The verdict as JSON (exact values as strings; expected values None when hidden)."""
-    detail = result.detail
-    assert isinstance(detail, KernelDetail)  # a judged kernel claim carries its detail
-    hidden = result.expected is None
-    j, claim = detail.judgement, detail.claim
-    judged = {
-        "claimed": str(claim.value),
-        "unit": claim.answer.unit.text if claim.answer.unit else None,
-        "expected": None if hidden else str(j.exact),
-        "expected_value": None if hidden or j.exact.is_Integer else fmt_decimal(j.exact),
-    }
-    matched = {"matched": None if j.how is None else j.how.value}
-    return claim_json(result, rtol, judged, {"kernel": _kernel_json(detail.kernel)}, matched)

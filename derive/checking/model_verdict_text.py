@@ -1,8 +1,8 @@
 """Printing the check of a whole-model claim: a few readable lines, or the JSON object.
 
 The shape follows :mod:`derive.checking.verdict_text` (``verdict``, ``quantity``,
-``read_as``, ``expected``, ``relative_error``, ``diagnosis``), with the model's name
-in place of the operator's.
+``read_as``, ``expected``, ``relative_error``, ``diagnosis``), with what the claim was
+about (the model, the kernel, the operator) in place of the operator's context.
 """
 
 from __future__ import annotations
@@ -17,15 +17,6 @@ from derive.present.report import Entry, Report
 
 if TYPE_CHECKING:
     from derive.checking.api import CheckResult
-
-
-def _exact(result: CheckResult) -> str | None:
-    return getattr(getattr(result.detail, "judgement", None), "exact", None)
-
-
-def _model(result: CheckResult) -> str | None:
-    analysis = getattr(result.detail, "analysis", None)
-    return None if analysis is None else analysis.problem.model.name
 
 
 def model_claim_report(result: CheckResult, rtol: sp.Rational) -> Report:
@@ -72,9 +63,9 @@ def claim_json(
     }
 
 
-def model_claim_json(result: CheckResult, rtol: sp.Rational) -> dict:
-    """The verdict as JSON (exact values as strings; expected values None when hidden)."""
-    hidden = result.expected is None
-    return claim_json(
-        result, rtol, {"expected": None if hidden else _exact(result)}, {"model": _model(result)}
-    )
+def judged_json(result: CheckResult, rtol: sp.Rational) -> dict[str, object]:
+    """A judged claim of every kind but an operator's as JSON (exact values as strings;
+    expected values None when hidden): the frame of :func:`claim_json`, filled by the
+    claim's detail (``json_parts``: the model's, the kernel's, the comms-only operator's)."""
+    judged, about, matched = result.detail.json_parts(result.expected is None)  # type: ignore[union-attr]
+    return claim_json(result, rtol, judged, about, matched)

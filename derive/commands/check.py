@@ -407,12 +407,12 @@ def _operator_claim(args: argparse.Namespace, spec: Problem, operators: tuple[st
 
 def _comms_claim(args: argparse.Namespace, spec: Problem, operators: tuple[str, ...]) -> int:
     """An operator that only communicates: a claimed time on its link."""
-    from derive.checking.api import Verdict, comms_claim_json, model_verdict_text
+    from derive.checking.api import Verdict, model_verdict_text
 
     result = _operator_check(args, spec, operators)
     rtol = parse_rtol(args.rtol)
     report = model_verdict_text.model_claim_report(result, rtol)
-    write_report(args, report, lambda: comms_claim_json(result, rtol))
+    write_report(args, report, lambda: model_verdict_text.judged_json(result, rtol))
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
 

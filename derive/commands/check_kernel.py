@@ -76,7 +76,7 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
     The kernel comes from the flags (:func:`kernel_claim`) or from a problem set's ``kernel``
     problem (``--problem-set SET --problem ID``).
     """
-    from derive.checking.api import Verdict, check, kernel_claim_json, model_verdict_text
+    from derive.checking.api import Verdict, check, model_verdict_text
 
     allowed = ", ".join(KERNEL_QUANTITIES)
     if args.quantity is None:
@@ -91,5 +91,5 @@ def judge_kernel(args: argparse.Namespace, spec: KernelSpec, what: str) -> int:
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
     report = model_verdict_text.model_claim_report(result, rtol)
-    write_report(args, report, lambda: kernel_claim_json(result, rtol))
+    write_report(args, report, lambda: model_verdict_text.judged_json(result, rtol))
     return 1 if result.verdict is Verdict.INCORRECT else 0

@@ -146,7 +146,7 @@ def model_claim(
         refuse_unreadable(args, result)
     rtol = parse_rtol(args.rtol)
     shown = report.model_claim_report(result, rtol)
-    write_report(args, shown, lambda: report.model_claim_json(result, rtol), plain)
+    write_report(args, shown, lambda: report.judged_json(result, rtol), plain)
     return 1 if result.verdict is Verdict.INCORRECT else 0
 
 
