@@ -92,7 +92,6 @@ __all__ = [
     "check_derivation",
     "context_for",
     "defined_names",
-    "model_analysis_for",
     "model_values",
     "model_verdict_text",
     "native_names",
@@ -311,15 +310,6 @@ def context_for(
     if isinstance(problem, Derivation):
         return _derivation_context(problem, names, _rtol(rtol))
     return _context(_spec_of(problem), names, _rtol(rtol))
-
-
-def model_analysis_for(
-    problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
-) -> ModelAnalysis:
-    """The analysed whole-model problem a check needs (cached); see :mod:`derive.checking.model_claims`."""
-    from derive.checking.model_claims import model_analysis_for as analysed
-
-    return analysed(problem, operators)
 
 
 def model_values(

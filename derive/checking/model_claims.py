@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import sympy as sp
@@ -194,6 +194,18 @@ def model_quantity(a: ModelAnalysis, quantity: str) -> Quantity:
             f"--quantity {quantity}", f"not derived for this problem ({why or 'not asked'})"
         )
     return q
+
+
+def joined(
+    a: ModelAnalysis, kept: Sequence[Quantity], left_out: Sequence[tuple[str, str]]
+) -> ModelAnalysis:
+    """``a`` with a serving step's or a training run's quantities last (theirs win over the
+    model's of one key) and the reasons it left the others out: what a model-judged claim
+    is read and judged against."""
+    ours = {k.key for k in kept}
+    quantities = tuple(k for k in a.quantities if k.key not in ours)
+    others = tuple((k, w) for k, w in a.left_out if k not in ours)
+    return replace(a, quantities=(*quantities, *kept), left_out=(*others, *left_out))
 
 
 def _is_truth(value: sp.Basic) -> bool:

@@ -118,26 +118,19 @@ def _crossover(exact: sp.Basic) -> Quantity:
     return Quantity(q.CROSSOVER.name, exact, exact, q.MAX_BATCH)
 
 
-def _with_serving(a: ModelAnalysis, phase: PhaseAnalysis | DecodeCrossover) -> ModelAnalysis:
-    kept, left_out = _quantities(phase)
-    ours = {k.key for k in kept}  # the step's (a cost per token) over the training run's
-    model = tuple(k for k in a.quantities if k.key not in ours)
-    return replace(a, quantities=(*model, *kept), left_out=(*a.left_out, *left_out))
-
-
 def claims_analysis_for(
     problem: ModelSpec | ModelEntry, operators: Sequence[str | Path] = ()
 ) -> ModelAnalysis:
     """The model's analysis with the serving step's quantities added when it has a ``phase``."""
-    from derive.checking.model_claims import model_analysis_for
+    from derive.checking.model_claims import joined, model_analysis_for
 
     a = model_analysis_for(problem, operators)
     phase = phase_for(problem, operators)
     if phase is None:
         why = "a serving step's quantity: give --phase decode|prefill (phase = … in a set)"
-        return replace(a, left_out=(*a.left_out, *((key, why) for key in SERVING_QUANTITIES)))
+        return joined(a, [], [(key, why) for key in SERVING_QUANTITIES])
     no_serving = tuple((key, why) for key, why in a.left_out if key not in SERVING_QUANTITIES)
-    return _with_serving(replace(a, left_out=no_serving), phase)
+    return joined(replace(a, left_out=no_serving), *_quantities(phase))
 
 
 def judge_crossover(

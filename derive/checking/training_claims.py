@@ -10,7 +10,6 @@ the run's (``memory_per_device``, ``mfu``, ``t_lower``), a training problem mean
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,12 +65,12 @@ def _sympy(value: object) -> sp.Basic | None:
 
 def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis:
     """The model's analysis with the run's quantities last (the run's keys win)."""
+    from derive.checking.model_claims import joined
     from derive.model.records import Quantity
 
     if t is None:
         why = "a training run's quantity: give the problem a train = { … } table"
-        left = tuple((k, why) for k in TRAINING_QUANTITIES if a.quantity(k) is None)
-        return replace(a, left_out=(*a.left_out, *left))
+        return joined(a, [], [(k, why) for k in TRAINING_QUANTITIES if a.quantity(k) is None])
     kept, left_out = [], []
     for key, value in training_values(t).items():
         if value is None:
@@ -83,10 +82,7 @@ def with_training(a: ModelAnalysis, t: TrainingAnalysis | None) -> ModelAnalysis
             )
         else:
             kept.append(Quantity(key, value, value, quantity(key)))  # its unit: the row's
-    ours = {q.key for q in kept}
-    quantities = tuple(q for q in a.quantities if q.key not in ours)
-    others = tuple((k, w) for k, w in a.left_out if k not in ours)
-    return replace(a, quantities=(*quantities, *kept), left_out=(*others, *left_out))
+    return joined(a, kept, left_out)
 
 
 def all_claims_analysis_for(
