@@ -340,7 +340,7 @@ class Judged:
     diagnosis: tuple[str, ...]
     hidden: tuple[str, ...]
     """The diagnosis with the expected value kept back (``hide_expected``)."""
-    expected: str
+    expected: str | None
     error: sp.Rational | None
     detail: ClaimDetail | ModelDetail | KernelDetail | CommsDetail
     how: How | None = None
