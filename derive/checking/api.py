@@ -342,7 +342,8 @@ class Judged:
     """The diagnosis with the expected value kept back (``hide_expected``)."""
     expected: str | None
     error: sp.Rational | None
-    detail: ClaimDetail | ModelDetail | KernelDetail | CommsDetail
+    detail: ClaimDetail | ModelDetail | KernelDetail | CommsDetail | None
+    """None for a sharded operator's word or tensor bytes (the claim is its own reading)."""
     how: How | None = None
 
 
@@ -539,7 +540,7 @@ def _check_questions(a: _Asked) -> CheckResult:
 def _check_operator(asked: _Asked) -> CheckResult:
     """A claim about an operator problem, judged in its context of dims."""
     from derive.checking.claims import read_claim_for
-    from derive.checking.comms_slips import SHARDED_QUANTITIES, beside, check_sharded
+    from derive.checking.comms_slips import SHARDED_QUANTITIES, beside, judge_sharded
     from derive.checking.expected_text import hide, show_expected
     from derive.checking.judge import judge_claim
 
@@ -547,7 +548,7 @@ def _check_operator(asked: _Asked) -> CheckResult:
     _check_quantity(quantity)
     ctx = context_for(asked.problem, asked.tolerance, asked.operators)
     if quantity in SHARDED_QUANTITIES:  # a word, or a tensor's bytes, of a sharded operator
-        return check_sharded(ctx, quantity, claim, asked.hide_expected)
+        return _judged(asked, lambda: judge_sharded(ctx, quantity, claim), lambda j: j)
 
     def judge(read: Claim) -> Judged:
         j = judge_claim(ctx, quantity, read)

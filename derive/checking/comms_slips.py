@@ -44,7 +44,6 @@ from derive.catalogue import table as q
 from derive.checking.comms_check import read_comms_claim
 from derive.checking.context import Context
 from derive.checking.expected_text import show_number
-from derive.checking.hidden import conceal
 from derive.checking.hints import Slip
 from derive.checking.matching import as_percent, match, relative_error
 from derive.checking.quantities import Target
@@ -56,7 +55,7 @@ from derive.formula.units import Dimension
 from derive.problem.mesh import Topology
 
 if TYPE_CHECKING:
-    from derive.checking.api import CheckResult
+    from derive.checking.api import Judged
 
 
 SHARDED_QUANTITIES = (q.STRATEGY.name, q.COLLECTIVES.name, q.TENSOR_BYTES.name)
@@ -198,24 +197,21 @@ def _bytes(ctx: Context, s: BookSharding, claim: str) -> tuple[bool, str, str]:
     return False, expected, f"off by {as_percent(error) if error is not None else '?'}"
 
 
-def check_sharded(ctx: Context, quantity: str, claim: str, hide_expected: bool) -> CheckResult:
-    """Judge a claimed winner, its collectives or a tensor's bytes of a sharded operator.
+def judge_sharded(ctx: Context, quantity: str, claim: str) -> Judged:
+    """Read and judge a claimed winner, its collectives or a tensor's bytes of a sharded
+    operator (the claim is its own reading: a word, or bytes with their unit).
 
     Raises:
-        ProblemError: the problem is not sharded in the book's notation, or its winner
-            depends on a free dim.
+        ParseError: unreadable; ProblemError: the problem is not sharded in the book's
+            notation, or its winner depends on a free dim.
     """
-    from derive.checking.api import CheckResult
+    from derive.checking.api import Judged
 
     s = ctx.analysis.sharding
     if s is None or (s.strategy is None and quantity != q.TENSOR_BYTES.name):
         why = f"needs {q.STRATEGY.at[0].needs}" if s is None else f"the winner depends on {s.dim}: bind it (--set)"  # fmt: skip
         raise ProblemError(f"--quantity {quantity}", why)
-    try:
-        right, expected, why = _bytes(ctx, s, claim) if quantity == q.TENSOR_BYTES.name else _word(s, quantity, claim)  # fmt: skip
-    except ParseError as e:
-        return CheckResult.unreadable(quantity, claim, e)
+    right, expected, why = _bytes(ctx, s, claim) if quantity == q.TENSOR_BYTES.name else _word(s, quantity, claim)  # fmt: skip
     said = (why if right else f"{why} — exact is {expected}",)
-    result = CheckResult(Verdict.CORRECT if right else Verdict.INCORRECT, quantity, claim, claim.strip(), said,
-                         expected, exact=right or None)  # fmt: skip
-    return conceal(result, as_percent(ctx.rtol)) if hide_expected else result
+    verdict = Verdict.CORRECT if right else Verdict.INCORRECT
+    return Judged(verdict, claim.strip(), said, said, expected, None, None)
