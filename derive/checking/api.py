@@ -350,25 +350,32 @@ class Judged:
 def _judged(asked: _Asked, read: Callable[[], Any], judge: Callable[[Any], Judged]) -> CheckResult:
     """The one claim → judgement → report path: the claim read (unreadable: its verdict),
     judged by the kind, and the result built (and concealed when asked)."""
-    from derive.checking.matching import as_percent, exactly
-
     try:
         claim = read()
     except ParseError as e:
         return CheckResult.unreadable(asked.quantity, asked.claim, e)
-    j = judge(claim)
+    return judged_result(asked.quantity, asked.claim, judge(claim), asked.rtol, asked.hide_expected)
+
+
+def judged_result(
+    quantity: str, claim: str, j: Judged, rtol: sp.Rational, hide_expected: bool
+) -> CheckResult:
+    """The result of a judged claim (concealed under ``hide_expected``): every kind's, a
+    set's defined quantity's too (:mod:`derive.checking.defined_check`)."""
+    from derive.checking.matching import as_percent, exactly
+
     result = CheckResult(
         j.verdict,
-        asked.quantity,
-        asked.claim,
+        quantity,
+        claim,
         j.read_as,
-        j.hidden if asked.hide_expected else j.diagnosis,
+        j.hidden if hide_expected else j.diagnosis,
         j.expected,
         relative_error=None if j.error is None else as_percent(j.error),
         exact=exactly(j.verdict, j.error, j.how),
         detail=j.detail,
     )
-    return conceal(result, as_percent(asked.rtol)) if asked.hide_expected else result
+    return conceal(result, as_percent(rtol)) if hide_expected else result
 
 
 def _check_model(asked: _Asked) -> CheckResult:

@@ -17,10 +17,9 @@ from dataclasses import replace
 
 import sympy as sp
 
-from derive.checking.api import CheckResult
+from derive.checking.api import CheckResult, Judged, judged_result
 from derive.checking.expected_text import in_unit, label_of, missed
-from derive.checking.hidden import conceal
-from derive.checking.matching import as_percent, right_to
+from derive.checking.matching import How, right_to
 from derive.checking.rounding import sig_fig_sentence
 from derive.checking.thresholds import count_reason
 from derive.checking.verdict import Verdict
@@ -154,11 +153,11 @@ def judge_claim_text(
         value = read_formula(text, {k: v for k, v in known.items() if k != quantity})
     except RejectError as reject:
         return CheckResult(Verdict.UNREADABLE, quantity, claim, None, (), None, reject.why)
-    result = _judge(answer, value, claim, rtol, hide_expected, _measures(answer, known))
+    j = _judge(answer, value, claim, rtol, _measures(answer, known))
     root = answer.numbers  # an unknown solved as a count: its real root, the count next to it
     if (
         answer.count
-        and result.verdict is Verdict.INCORRECT
+        and j.verdict is Verdict.INCORRECT
         and answer.role is Role.UNKNOWN
         and root.is_number
         and not root.is_integer
@@ -172,23 +171,15 @@ def judge_claim_text(
         )
         said += f"; as a count, {count.group(1) if count else f'{quantity} = {answer.value}'}"
         verdict = Verdict.CORRECT if root_accepted else Verdict.INCORRECT
-        result = replace(
-            result, verdict=verdict, diagnosis=(said,), exact=False if root_accepted else None
-        )
-    if not hide_expected:
-        return result
-    return conceal(result, f"{fmt_decimal(100 * rtol, 3)}%")
+        # right as a root, not as the count: right to the tolerance, never exact
+        j = replace(j, verdict=verdict, diagnosis=(said,), hidden=(said,), how=How.TOLERANCE)
+    return judged_result(quantity, claim, j, rtol, hide_expected)
 
 
 def _judge(
-    answer: Answer,
-    value: Value,
-    claim: str,
-    rtol: sp.Rational,
-    hide: bool,
-    measures: tuple[Measure, ...],
-) -> CheckResult:
-    expected = None if hide else _shown(answer.value, answer.unit, answer.name)
+    answer: Answer, value: Value, claim: str, rtol: sp.Rational, measures: tuple[Measure, ...]
+) -> Judged:
+    expected = _shown(answer.value, answer.unit, answer.name)
     read_as = _shown(value.value, value.measure.text) if value.value.is_number else str(value.value)
     same_unit = value.measure.exponents == answer.measure.exponents
     bare = not any(value.measure.exponents)
@@ -197,18 +188,15 @@ def _judge(
             f"the claim is {value.measure.describe()}, but {answer.name} is "
             f"{answer.measure.describe()}"
         )
-        return CheckResult(Verdict.INCORRECT, answer.name, claim, read_as, (why,), expected)
+        return Judged(Verdict.INCORRECT, read_as, (why,), (why,), expected, None, None)
     if not value.value.is_number or not answer.value.is_number or answer.value == 0:
         ok = sp.simplify(value.value - answer.value) == 0
         verdict = Verdict.CORRECT if ok else Verdict.INCORRECT
-        return CheckResult(verdict, answer.name, claim, read_as, (), expected, exact=ok or None)
+        return Judged(verdict, read_as, (), (), expected, None, None)
     error = abs(value.value - answer.value) / abs(answer.value)
-    percent = as_percent(error)
     if answer.count and value.value != answer.value:
         said, hidden = count_reason(label_of(answer.name), value.value, answer.value)
-        return CheckResult(
-            Verdict.INCORRECT, answer.name, claim, read_as, (hidden if hide else said,), expected
-        )
+        return Judged(Verdict.INCORRECT, read_as, (said,), (hidden,), expected, None, None)
     label = label_of(answer.name)
     stated = (
         in_unit(answer.value, answer.unit)
@@ -222,10 +210,7 @@ def _judge(
             else f"the claim equals the exact {label}, {stated}"
         )
         note = (within,) if same_unit else (f"read in base units ({answer.unit}): give the unit",)
-        return CheckResult(
-            Verdict.CORRECT, answer.name, claim, read_as, note, expected, relative_error=percent,
-            exact=not error,
-        )  # fmt: skip
+        return Judged(Verdict.CORRECT, read_as, note, note, expected, error, None)
     rounded = sig_fig_sentence(value.value, answer.value, rtol)
     diagnosis = [rounded] if rounded else []
     ratio = value.value / answer.value
@@ -237,12 +222,4 @@ def _judge(
     elif error <= _ROUNDING and not rounded:
         said += ": rounded too early, or a given misread?"
     diagnosis.append(said)
-    return CheckResult(
-        Verdict.INCORRECT,
-        answer.name,
-        claim,
-        read_as,
-        tuple(diagnosis),
-        expected,
-        relative_error=percent,
-    )
+    return Judged(Verdict.INCORRECT, read_as, (*diagnosis,), (*diagnosis,), expected, error, None)
