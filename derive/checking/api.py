@@ -496,19 +496,13 @@ def quantity_named(kind: ProblemKind, quantity: str) -> str:
 
 def _check_kernel(a: _Asked) -> CheckResult:
     """A claim about a kernel given by its numbers (a kernel declares no operator)."""
-    from derive.checking.expected_text import hide
-    from derive.checking.kernel_check import KernelDetail, kernel_for
-    from derive.checking.kernel_claims import judge_kernel_claim, read_kernel_claim, shown_expected
-    from derive.checking.quantities import Target
+    from derive.checking.kernel_check import kernel_for
+    from derive.checking.kernel_claims import judge_kernel_claim, read_kernel_claim
 
     kernel = kernel_for(cast(KernelSpec, a.problem.spec))  # the kernel kind's spec
 
     def judge(read: KernelClaim) -> Judged:
-        j = judge_kernel_claim(kernel, a.quantity, read, a.rtol)
-        hidden = hide(j.diagnosis, Target(j.exact))
-        expected = shown_expected(a.quantity, j.exact)
-        detail = KernelDetail(kernel, read, j)
-        return Judged(j.verdict, read.read_as, j.diagnosis, hidden, expected, j.relative_error, detail, j.how)  # fmt: skip
+        return judge_kernel_claim(kernel, a.quantity, read, a.rtol)
 
     return _judged(a, lambda: read_kernel_claim(kernel, a.quantity, a.claim, a.syntax), judge)
 

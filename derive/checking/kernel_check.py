@@ -16,16 +16,15 @@ Here: what a kernel's verdict carries, and its JSON.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
-from derive.checking.kernel_claims import KernelClaim, KernelJudgement
+from derive.checking.kernel_claims import KernelClaim
+from derive.checking.matching import How
 from derive.formula.decimals import fmt_decimal
 from derive.pipeline.cache import kernel_analysis
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)
@@ -34,18 +33,19 @@ class KernelDetail:
 
     kernel: KernelNumbers
     claim: KernelClaim
-    judgement: KernelJudgement
+    exact: sp.Rational
+    how: How | None
 
     def json_parts(self, hidden: bool) -> tuple[dict, dict, dict]:
         """Its keys of the verdict's JSON (:func:`~derive.checking.model_verdict_text.judged_json`)."""
-        j, claim = self.judgement, self.claim
+        exact, claim = self.exact, self.claim
         judged = {
             "claimed": str(claim.value),
             "unit": claim.answer.unit.text if claim.answer.unit else None,
-            "expected": None if hidden else str(j.exact),
-            "expected_value": None if hidden or j.exact.is_Integer else fmt_decimal(j.exact),
+            "expected": None if hidden else str(exact),
+            "expected_value": None if hidden or exact.is_Integer else fmt_decimal(exact),
         }
-        matched = {"matched": None if j.how is None else j.how.value}
+        matched = {"matched": None if self.how is None else self.how.value}
         return judged, {"kernel": _kernel_json(self.kernel)}, matched
 
 

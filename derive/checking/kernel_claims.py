@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -30,7 +31,7 @@ from derive.catalogue.reading import read_values
 from derive.catalogue.records import DISPLAY_UNITS
 from derive.checking.claims import BANDWIDTH, PEAK
 from derive.checking.diagnosis_text import exact_decimal
-from derive.checking.expected_text import in_unit, missed, show_number
+from derive.checking.expected_text import hide, in_unit, missed, show_number
 from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
 from derive.checking.matching import How, check_size, match, relative_error, right_to
 from derive.checking.names import normalise_name
@@ -43,6 +44,9 @@ from derive.formula import parse_formula
 from derive.formula.answer import Answer, read_answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
+
+if TYPE_CHECKING:
+    from derive.checking.api import Judged
 
 
 @dataclass(frozen=True)
@@ -197,25 +201,6 @@ def _shown(expr: sp.Expr) -> str:
     )
 
 
-@dataclass(frozen=True)
-class KernelJudgement:
-    """The verdict on one kernel claim.
-
-    Attributes:
-        verdict: correct or incorrect.
-        exact: the exact value.
-        diagnosis: why, one sentence each (a clause `` — exact is …`` states the answer).
-        relative_error: the exact relative error (None when the unit is wrong).
-        how: how a right claim matched (exactly or within the tolerance).
-    """
-
-    verdict: Verdict
-    exact: sp.Rational
-    diagnosis: tuple[str, ...]
-    relative_error: sp.Rational | None = None
-    how: How | None = None
-
-
 def _wrong_unit(quantity: str, claim: KernelClaim) -> str:
     unit = claim.answer.unit
     assert unit is not None
@@ -244,21 +229,34 @@ def _confusions(claim: KernelClaim, exact: sp.Rational) -> list[Slip]:
 
 def judge_kernel_claim(
     kernel: KernelNumbers, quantity: str, claim: KernelClaim, rtol: sp.Rational
-) -> KernelJudgement:
-    """Judge a claim read by :func:`read_kernel_claim` against the exact value."""
-    from derive.checking.kernel_slips import kernel_slips
+) -> Judged:
+    """Judge a claim read by :func:`read_kernel_claim` against the exact value (a clause
+    `` — exact is …`` states the answer: kept back under ``hide_expected``)."""
+    from derive.checking.api import Judged
+    from derive.checking.kernel_check import KernelDetail
 
     exact = _target(kernel, quantity)
+    verdict, diagnosis, error, how = _judge(kernel, quantity, claim, rtol, exact)
+    detail = KernelDetail(kernel, claim, exact, how)
+    expected = shown_expected(quantity, exact)
+    return Judged(verdict, claim.read_as, diagnosis, hide(diagnosis, Target(exact)), expected, error, detail, how)  # fmt: skip
+
+
+def _judge(
+    kernel: KernelNumbers, quantity: str, claim: KernelClaim, rtol: sp.Rational, exact: sp.Rational
+) -> tuple[Verdict, tuple[str, ...], sp.Rational | None, How | None]:
+    from derive.checking.kernel_slips import kernel_slips
+
     q = _TABLE[quantity]
     unit = claim.answer.unit
     if unit is not None and unit.dimension is not q.dimension:
-        return KernelJudgement(Verdict.INCORRECT, exact, (_wrong_unit(quantity, claim),))
+        return Verdict.INCORRECT, (_wrong_unit(quantity, claim),), None, None
     value = claim.value
     error = relative_error(value, exact)
     if claim.named is not None and claim.named != quantity:
         named = _TABLE[claim.named].name if claim.named in _TABLE else claim.named
         said = f"the left side {claim.answer.name} names the {named}, but the quantity asked is the {q.name}"
-        return KernelJudgement(Verdict.INCORRECT, exact, (said,), error)
+        return Verdict.INCORRECT, (said,), error, None
     m = match(value, Target(exact), rtol)
     stated = in_unit(exact, DISPLAY_UNITS[q.dimension], q.fraction)
     if m is not None:
@@ -267,7 +265,7 @@ def judge_kernel_claim(
             if m.how is How.EXACT
             else right_to(rtol, q.name, stated, m.relative_error)
         )
-        return KernelJudgement(Verdict.CORRECT, exact, (said,), error, m.how)
+        return Verdict.CORRECT, (said,), error, m.how
     rounding = rounded_as_written(claim.answer.expr, claim.value, exact, rtol)
     rows = [*kernel_slips(kernel, quantity, exact), *_confusions(claim, exact)]
     rows += factor_slips(q.name, exact) if claim.value.is_Rational else []
@@ -282,6 +280,4 @@ def judge_kernel_claim(
         if error is not None
         else "your claim is not a number"
     )
-    return KernelJudgement(
-        Verdict.INCORRECT, exact, (*([rounding] if rounding else []), said), error
-    )
+    return Verdict.INCORRECT, (*([rounding] if rounding else []), said), error, None

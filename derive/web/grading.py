@@ -277,7 +277,7 @@ class Grader:
     def _kernel_result(self, result: ApiCheckResult) -> CheckResult:
         """A kernel claim's record: its value and the exact answer as LaTeX."""
         detail = cast(KernelDetail, result.detail)  # the kernel kind's detail
-        latex = None if self.hide_expected else tex(detail.judgement.exact)
+        latex = None if self.hide_expected else tex(detail.exact)
         return _record(result, echo_of(detail.claim), latex)
 
     def _operator_result(self, result: ApiCheckResult) -> CheckResult:

@@ -56,7 +56,7 @@ def _exact(entry, quantity):
     if isinstance(detail, ModelDetail):
         return model_quantity(detail.analysis, quantity).value
     if isinstance(detail, KernelDetail):
-        return detail.judgement.exact
+        return detail.exact
     if isinstance(detail, ClaimDetail):
         t = detail.judgement.expected
         return t.value if t is not None else None
