@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from derive.checking.kernel_check import KernelDetail
     from derive.checking.kernel_claims import KernelClaim
     from derive.checking.matching import How
-    from derive.checking.model_claims import ModelClaim, ModelJudgement
+    from derive.checking.model_claims import ModelClaim
     from derive.model.analysis import ModelAnalysis
 
 __all__ = [
@@ -131,11 +131,12 @@ class ModelDetail:
 
     analysis: ModelAnalysis
     claim: ModelClaim
-    judgement: ModelJudgement
+    exact: str
+    """The exact value as text (``124439808``, ``True``)."""
 
     def json_parts(self, hidden: bool) -> tuple[dict, dict, None]:
         """Its keys of the verdict's JSON (:func:`~derive.checking.model_verdict_text.judged_json`)."""
-        expected = None if hidden else self.judgement.exact
+        expected = None if hidden else self.exact
         return {"expected": expected}, {"model": self.analysis.problem.model.name}, None
 
 
@@ -398,29 +399,19 @@ def _check_model(asked: _Asked) -> CheckResult:
 
     def judge(read: ModelClaim) -> Judged:
         phase = phase_for(problem, operators) if quantity in SERVING_QUANTITIES else None
-        j = (
-            judge_crossover(phase, read, read.relation)
-            if phase and quantity == CROSSOVER.name
-            else None
-        )
+        crossover = phase is not None and quantity == CROSSOVER.name
+        j = judge_crossover(a, phase, read, read.relation) if phase and crossover else None
         if j is None:  # the serving step's and the training run's slips weighed with the model's
-            run = (
-                training_analysis_for(problem, operators)
-                if quantity in TRAINING_QUANTITIES
-                else None
-            )
-            j = judge_model_claim(a, quantity, read, rtol, model_slips(a, phase, run, quantity))
-        elif (
-            j.verdict is Verdict.INCORRECT
-            and phase is not None
-            and read.relation in _STATES_A_BATCH
-        ):
+            trains = quantity in TRAINING_QUANTITIES
+            run = training_analysis_for(problem, operators) if trains else None
+            return judge_model_claim(a, quantity, read, rtol, model_slips(a, phase, run, quantity))
+        if j.verdict is Verdict.INCORRECT and phase and read.relation in _STATES_A_BATCH:
             found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
-            # B ≥ the ridge: the threshold's reason and why
-            slip = (found.why,) if found is not None else ()
-            j = replace(j, diagnosis=j.diagnosis + slip, hidden_diagnosis=j.hidden_diagnosis + slip)
-        detail = ModelDetail(a, read, j)
-        return Judged(j.verdict, read.read_as, j.diagnosis, j.hidden_diagnosis, j.expected, j.relative_error, detail)  # fmt: skip
+            slip = (
+                (found.why,) if found is not None else ()
+            )  # B ≥ the ridge: the threshold's reason and why
+            j = replace(j, diagnosis=j.diagnosis + slip, hidden=j.hidden + slip)
+        return j
 
     return _judged(asked, lambda: read_model_claim(a, quantity, claim, asked.syntax), judge)
 

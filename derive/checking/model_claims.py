@@ -21,9 +21,10 @@ did not derive raises :class:`~derive.errors.ProblemError` (the caller's mistake
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -66,6 +67,9 @@ from derive.present.model_view import JSON_KEYS
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.problem_set import ModelEntry
 from derive.solution.model_steps import verdict_words
+
+if TYPE_CHECKING:
+    from derive.checking.api import Judged
 
 MODEL_QUANTITIES: tuple[str, ...] = JSON_KEYS
 """Every whole-model quantity a claim may be about (the JSON keys of ``derive model``)."""
@@ -138,25 +142,18 @@ class ModelClaim:
     scale: Scale | None = None
 
 
-@dataclass(frozen=True)
-class ModelJudgement:
-    """The verdict on one model claim.
+def judged_by(
+    a: ModelAnalysis, claim: ModelClaim, exact: str, expected: str
+) -> Callable[..., Judged]:
+    """How a model claim's verdict is recorded: ``done(verdict, diagnosis, hidden, error)``,
+    the diagnosis stating the answer and the same kept back (``hidden``), ``exact`` its text
+    (``124439808``, ``True``) and ``expected`` with its unit and a decimal."""
+    from derive.checking.api import Judged, ModelDetail
 
-    Attributes:
-        verdict: correct or incorrect.
-        exact: the exact value as text (``124439808``, ``True``).
-        expected: the exact value with its unit and a decimal (``124439808 parameters``).
-        diagnosis: why, one sentence each, stating the answer.
-        hidden_diagnosis: the same without the answer (for ``hide_expected``).
-        relative_error: for numbers, the exact relative error.
-    """
-
-    verdict: Verdict
-    exact: str
-    expected: str
-    diagnosis: tuple[str, ...]
-    hidden_diagnosis: tuple[str, ...]
-    relative_error: sp.Rational | None = None
+    detail = ModelDetail(a, claim, exact)
+    return lambda verdict, said, hidden, error=None: Judged(
+        verdict, claim.read_as, said, hidden, expected, error, detail
+    )
 
 
 def model_analysis_for(
@@ -492,7 +489,7 @@ def judge_model_claim(
     claim: ModelClaim,
     rtol: sp.Rational,
     extra: Sequence[Slip] = (),
-) -> ModelJudgement:
+) -> Judged:
     """Judge a claim read by :func:`read_model_claim` against the exact value.
 
     ``extra``: the slip rows of a serving step or a training run for this quantity, weighed
@@ -501,13 +498,12 @@ def judge_model_claim(
     from derive.checking.matching import as_percent, right_to
 
     q = model_quantity(a, quantity)
-    expected = shown_expected(q)
-    exact = str(q.value)
+    done = judged_by(a, claim, str(q.value), shown_expected(q))
     if _is_truth(q.value):
         right = bool(claim.value) == bool(q.value)
         said = verdict_words(q.key, bool(q.value))
         verdict = Verdict.CORRECT if right else Verdict.INCORRECT
-        return ModelJudgement(verdict, exact, expected, (said,), () if not right else (said,))
+        return done(verdict, (said,), () if not right else (said,))
     target = q.value
     value = claim.value
     unit = claim.unit
@@ -520,22 +516,22 @@ def judge_model_claim(
         why = f"{unit.text} measures {what}, but the {label} is {wants}" + (
             f" (in {unit_word(q.unit)})" if measure is not Dimension.COUNT else ""
         )
-        return ModelJudgement(Verdict.INCORRECT, exact, expected, (why,), (why,))
+        return done(Verdict.INCORRECT, (why,), (why,))
     if sp.expand(value - target) == 0:
-        return ModelJudgement(
-            Verdict.CORRECT, exact, expected, (f"the claim equals the exact {label}, {stated}",),
+        return done(
+            Verdict.CORRECT, (f"the claim equals the exact {label}, {stated}",),
             (f"the claim equals the exact {label}",), sp.Integer(0) if target.is_number else None,
         )  # fmt: skip
     if value.is_number and target.is_Integer and _exact_count(quantity):
         said, hidden = count_reason(label, value, target)
         error = abs(value - target) / abs(target) if target else None
-        return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,), error)
+        return done(Verdict.INCORRECT, (said,), (hidden,), error)
     if value.is_number and target.is_number and target != 0:
         error = abs(value - target) / abs(target)
         percent = as_percent(error)
         if error <= rtol:
-            return ModelJudgement(
-                Verdict.CORRECT, exact, expected,
+            return done(
+                Verdict.CORRECT,
                 (right_to(rtol, label, stated, error),),
                 (f"right to {as_percent(rtol)}, not exact (relative error {percent})",),
                 error,
@@ -549,10 +545,10 @@ def judge_model_claim(
         hint = f": {found.why}" if found is not None else ""
         said = missed(label, stated, claim.text, error, bool(value < target)) + hint
         first = (rounded,) if rounded else ()
-        return ModelJudgement(
-            Verdict.INCORRECT, exact, expected, (*first, said),
+        return done(
+            Verdict.INCORRECT, (*first, said),
             (*first, f"the claim is off by {percent}{hint}"), error,
         )  # fmt: skip
     said = f"the exact {label} is {stated}"
     hidden = f"the claim is not the {label} derived"
-    return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,))
+    return done(Verdict.INCORRECT, (said,), (hidden,))

@@ -34,7 +34,8 @@ from derive.checking.verdict import Verdict
 from derive.formula.answer import Relation
 
 if TYPE_CHECKING:
-    from derive.checking.model_claims import ModelClaim, ModelJudgement
+    from derive.checking.api import Judged
+    from derive.checking.model_claims import ModelClaim
     from derive.model.analysis import ModelAnalysis
     from derive.model.phase import DecodeCrossover, PhaseAnalysis
     from derive.model.records import Quantity
@@ -134,10 +135,10 @@ def claims_analysis_for(
 
 
 def judge_crossover(
-    phase: PhaseAnalysis | DecodeCrossover, claim: ModelClaim, relation: Relation
-) -> ModelJudgement | None:
+    a: ModelAnalysis, phase: PhaseAnalysis | DecodeCrossover, claim: ModelClaim, relation: Relation
+) -> Judged | None:
     """The verdict on a crossover claim that states the threshold or a side (None: judge the number)."""
-    from derive.checking.model_claims import ModelJudgement, shown_expected
+    from derive.checking.model_claims import judged_by, shown_expected
     from derive.checking.thresholds import Edge, stated_threshold, threshold_reason
     from derive.formula.decimals import fmt_decimal
     from derive.model.symbols import batch
@@ -146,21 +147,22 @@ def judge_crossover(
     if cross is None or cross.exact is None or not claim.value.is_number:
         return None
     threshold = cross.min_compute_bound
-    exact = str(cross.exact)
     expected = shown_expected(_crossover(cross.exact))
-    expected += f" (smallest compute-bound batch: {threshold})"
+    done = judged_by(
+        a, claim, str(cross.exact), f"{expected} (smallest compute-bound batch: {threshold})"
+    )
     value = claim.value
     if relation in (Relation.LESS, Relation.LESS_EQUAL):
         why = (
             f"B {relation.value} {claim.raw} says where decode is memory-bound; it is "
             "compute-bound above the crossover (write B \\geq …)"
         )
-        return ModelJudgement(Verdict.INCORRECT, exact, expected, (why,), (why,))
+        return done(Verdict.INCORRECT, (why,), (why,))
     stated = stated_threshold(value, relation)
     if stated is not None and threshold is not None and stated != threshold:
         edge = Edge(batch, phase.matmul_flops / phase.matmul_bytes, phase.ridge)
         said, hidden = threshold_reason(stated, threshold, edge, relation, claim.raw)
-        return ModelJudgement(Verdict.INCORRECT, exact, expected, (said,), (hidden,))
+        return done(Verdict.INCORRECT, (said,), (hidden,))
     states = value + 1 if relation is Relation.GREATER and value.is_Integer else value
     if threshold is not None and states == threshold and value.is_Integer:
         said = (
@@ -168,7 +170,7 @@ def judge_crossover(
             f"the crossover is B* = {fmt_decimal(cross.exact)} sequences"
         )
         hidden = "that is the smallest batch at which the matmuls are compute-bound"
-        return ModelJudgement(Verdict.CORRECT, exact, expected, (said,), (hidden,))
+        return done(Verdict.CORRECT, (said,), (hidden,))
     return None
 
 
