@@ -10,8 +10,10 @@
 - ``judge``: one claim → a :class:`Judgement`; ``chain``: a derivation, step by step
   (``derivation_text`` reads its text).
 - ``matching``: exact proof, tolerance and threshold comparisons.
-- ``diagnose``, ``variants``, ``terms``, ``regimes``, ``words``: why a wrong claim is wrong.
-- ``shown``: expected values as the worked solution prints them; the answer kept back.
+- ``diagnose``, ``variants``, ``terms``, ``regimes``, ``hints`` and the ``*_slips`` modules:
+  why a wrong claim is wrong.
+- ``expected_text``: expected values as the worked solution prints them; ``hidden``: the
+  answer kept back.
 - ``verdict_text``: an operator's verdict as text or JSON; ``model_verdict_text``: every other kind's.
 - ``model_claims``: a claim about a whole-model quantity (``params``, ``kv_bytes_per_token``,
   ``max_batch``, ``mfu``, …), read and judged; ``model_verdict_text`` prints it.
