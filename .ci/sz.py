@@ -39,7 +39,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_200,  # 4,199 on 2026-12-02
     "training": 1_760,  # 1,759 on 2026-12-02
-    "web": 2_440,  # 2,435 on 2026-12-02
+    "web": 2_430,  # 2,428 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
 }
 TOTAL = 38_850  # 38,849 on 2026-12-02; the round's target is 38,000 (issue 48): 849 still to cut
 GENERATED = frozenset({"compiled", "autogen"})

@@ -11,7 +11,10 @@ posts them (``deriveTimings.phases``: the memory snapshot fetched and gunzipped 
 site ships one, Pyodide loaded, zips unpacked or files written, ``import sympy``,
 ``import derive.web.in_browser``, the judge read the set), the boot (the page's
 ``deriveTimings.boot_ms``), the first verdict; and each later check from Enter to its
-verdict (median and maximum); and the CPU time the browser (all its processes) spent from
+verdict (median and maximum), with its time inside the worker where the site's worker posts
+it (``deriveTimings.jobs``: in the page's queue behind a preview; from the page's post to the
+reply; of that, from the post to its start in the worker, behind a warm in progress, and
+judging); and the CPU time the browser (all its processes) spent from
 opening the page to the first verdict, the figure a shared machine's load moves least.
 Ratios: after / before per figure, and each phase as a share
 of the first verdict. The verdicts of both trees are compared (they must be identical).
@@ -97,6 +100,20 @@ def _cpu() -> float:
     return mine / os.sysconf("SC_CLK_TCK")
 
 
+# In the page: from the Enter key (as the page's own listener meets it) to the verdict put in
+# the page, without Playwright's own steps (its checks before a key press, its polling).
+_WATCH = """([box, shown]) => {
+  const input = document.querySelector(box);
+  input.addEventListener("keydown", () => {
+    const t0 = performance.now();
+    const seen = new MutationObserver(() => {
+      if (document.querySelector(shown)) { window.deriveSeen = performance.now() - t0; seen.disconnect(); }
+    });
+    seen.observe(document.body, { childList: true, subtree: true });
+  }, { once: true, capture: true });
+}"""
+
+
 def _visit(browser, url: str) -> dict:
     """One first visit: the phases, the first verdict and the later checks, in seconds."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -104,13 +121,14 @@ def _visit(browser, url: str) -> dict:
     cpu = _cpu()
     page.goto(url + "#/p/q1")
     page.wait_for_selector(f"#answer-{FIRST[0]}")
-    verdicts, later = [], []
+    verdicts, later, seen = [], [], []
     for i, (quantity, answer) in enumerate([FIRST, *LATER]):
         box = f"#answer-{quantity}"
         page.fill(box, answer)
+        shown = f"[data-quantity={quantity}] .result .verdict[role=status]"
+        page.evaluate(_WATCH, [box, shown])
         sent = page.evaluate("performance.now()")
         page.press(box, "Enter")
-        shown = f"[data-quantity={quantity}] .result .verdict[role=status]"
         verdict = page.wait_for_selector(shown, timeout=600_000)
         done = page.evaluate("performance.now()")
         verdicts.append(f"{quantity}: {verdict.get_attribute('class')}")
@@ -118,11 +136,16 @@ def _visit(browser, url: str) -> dict:
             first, cpu = done / 1000, _cpu() - cpu
         else:
             later.append((done - sent) / 1000)
+            seen.append(page.evaluate("window.deriveSeen") / 1000)
     timings = page.evaluate("window.deriveTimings")
     context.close()
     phases = {k: v / 1000 for k, v in (timings.get("phases") or {}).items() if k in PHASES}
+    # the later checks' time in the worker (a tree that posts it): judging, and waiting there
+    checks = [j for j in timings.get("jobs") or [] if j.get("path") == "/api/check"][1:]
+    keys = {"queued": "queued_ms", "posted": "ms", "waited": "waited_ms", "ran": "ran_ms"}
+    inside = {k: [j[key] / 1000 for j in checks if key in j] for k, key in keys.items()}
     return {"phases": phases, "boot": timings["boot_ms"] / 1000, "first": first, "cpu": cpu,
-            "later": later, "verdicts": verdicts}  # fmt: skip
+            "later": later, "seen": seen, "verdicts": verdicts, **inside}  # fmt: skip
 
 
 def _load() -> str:
@@ -158,6 +181,16 @@ def main() -> None:
     _report(runs, args.before, loads)
 
 
+_PARTS = (
+    ("seen", "Enter to verdict, in the page"),
+    ("queued", "in the page's queue"),
+    ("posted", "posted to the worker and back"),
+    ("waited", "waited in the worker"),
+    ("ran", "judged in the worker"),
+)
+"""A later check's time as the page and the worker measure it (the last three: this tree's)."""
+
+
 def _report(runs: dict[str, list[dict]], before: str, loads: list[str]) -> None:
     """Medians over the rounds (a first visit each), side by side, with after / before."""
     rows: dict[str, dict[str, float]] = {}
@@ -169,18 +202,22 @@ def _report(runs: dict[str, list[dict]], before: str, loads: list[str]) -> None:
         fig["browser CPU to first verdict"] = med([v["cpu"] for v in visits])
         fig["later p50"] = med([statistics.median(v["later"]) for v in visits])
         fig["later max"] = max(max(v["later"]) for v in visits)
+        for part, what in _PARTS:
+            parts = [v[part] for v in visits if v.get(part)]
+            fig[f"later: {what}, p50"] = med([statistics.median(p) for p in parts])
+            fig[f"later: {what}, max"] = max((max(p) for p in parts), default=float("nan"))
         rows[name] = fig
     print(f"first verdict of the built-in set's site in Chromium, {len(runs['after'])} rounds "
           f"(median), before = {before}; load average (1, 5, 15 min) {' → '.join(loads)}")  # fmt: skip
-    print(f"{'seconds since the page opened':34} {'before':>8} {'after':>8} {'after/before':>12} "
+    print(f"{'seconds since the page opened':38} {'before':>8} {'after':>8} {'after/before':>12} "
           f"{'share of first (after)':>22}")  # fmt: skip
     first = rows["after"]["first verdict"]
     for key in rows["after"]:
         b, a = rows["before"][key], rows["after"][key]
         ratio = f"{a / b:.2f}" if b == b and b else "—"
         share = f"{a / first:.2f}" if key in (*PHASES, "boot") else ""
-        bs = f"{b:8.2f}" if b == b else f"{'—':>8}"
-        print(f"{key:34} {bs} {a:8.2f} {ratio:>12} {share:>22}")
+        bs = f"{b:8.3f}" if b == b else f"{'—':>8}"
+        print(f"{key:38} {bs} {a:8.3f} {ratio:>12} {share:>22}")
     same = all(v["verdicts"] == runs["before"][0]["verdicts"] for vs in runs.values() for v in vs)
     print(f"verdicts identical in both trees: {same} ({'; '.join(runs['after'][0]['verdicts'])})")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os.path
 from pathlib import Path
 
 from derive.errors import DeriveError, UnknownNameError
@@ -52,7 +53,8 @@ def set_json(source: SetSource, pset: ProblemSet, hide_expected: bool) -> str:
     models = {m.spec.model for _, v in variants_of(pset) for m in v.models}  # every variant's
     configs = [Path(m) for m in sorted(models) if m.endswith(".json")]
     shipped = [*pset.operators, *(path for path in configs if path.is_file())]
-    files = {_relative(path, base): path.read_text(encoding="utf-8") for path in shipped}
+    # by the path relative to the set's folder, in / form (.. kept: it stays in the worker's files)
+    files = {Path(os.path.relpath(p, base)).as_posix(): p.read_text("utf-8") for p in shipped}
     data = {
         "format": SET_FORMAT,
         "origin": Path(source.origin).name,
@@ -74,14 +76,6 @@ def _without_expect(text: str) -> str:
             continue
         out.append(line)
     return "".join(out)
-
-
-def _relative(path: Path, base: Path) -> str:
-    """``path`` relative to the set's folder, in ``/`` form (``..`` kept: it stays inside
-    the worker's own file system)."""
-    import os.path
-
-    return Path(os.path.relpath(path, base)).as_posix()
 
 
 class Judge:
@@ -126,10 +120,12 @@ class Judge:
         """The set's problem ids, in order (the worker warms them one by one when idle)."""
         return list(self.grader.problems)
 
-    def warm(self, problem: str, variant: int = 0) -> None:
-        """Analyse one problem now, so its first check is quick (errors say so when checked)."""
+    def warm(self, problem: str, variant: int = 0, quantity: str | None = None) -> None:
+        """Analyse one problem now, so its first check is quick (errors say so when checked);
+        with a ``quantity``, judge a wrong answer to it too, so its diagnosis is ready."""
         with contextlib.suppress(DeriveError):
-            self.of(variant).read(problem, "1")
+            grader = self.of(variant)
+            grader.check(problem, quantity, "1") if quantity else grader.read(problem, "1")
 
     def answer(self, path: str, body: str, variant: int = 0) -> str:
         """The reply to ``POST path`` with a JSON ``body`` (judged against the set's

@@ -128,17 +128,11 @@ def _static(name: str) -> bytes:
 
 def _katex() -> dict[str, bytes]:
     """KaTeX as vendored in the package (scripts, styles, fonts), by its path in the site."""
-    out = {}
-    root = resources.files("derive.web").joinpath("static").joinpath("katex")
-    stack = [(root, "static/katex")]
-    while stack:
-        folder, prefix = stack.pop()
-        for item in folder.iterdir():
-            if item.is_dir():
-                stack.append((item, f"{prefix}/{item.name}"))
-            else:
-                out[f"{prefix}/{item.name}"] = item.read_bytes()
-    return out
+    root = Path(__file__).with_name("static") / "katex"
+    files = (path for path in sorted(root.rglob("*")) if path.is_file())
+    return {
+        f"static/katex/{path.relative_to(root).as_posix()}": path.read_bytes() for path in files
+    }
 
 
 def _json(data: object) -> bytes:

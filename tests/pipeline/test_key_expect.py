@@ -303,3 +303,86 @@ def test_an_expect_the_problem_has_not_is_refused_naming_it(cli, tmp_path, pid, 
     assert result.code == 2 and len(result.err.splitlines()) == 1, result.err
     assert f"error: {path}: problem {pid!r}: key 'expect'" in result.err and said in result.err
     assert not out.exists()
+
+
+def _decimal(value: Fraction) -> str:
+    """An exact decimal's digits (``value`` has a terminating expansion)."""
+    digits = 0
+    while (value * 10**digits).denominator != 1:
+        digits += 1
+    whole = value * 10**digits
+    assert whole.denominator == 1, value
+    text = str(whole.numerator).rjust(digits + 1, "0")
+    return f"{text[:-digits]}.{text[-digits:]}" if digits else text
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("memory_per_device", f"{_decimal((2 * P + KV_BYTES) / 10**9)} GB"),  # exact
+        ("memory_per_device", f"{_decimal((2 * P + KV_BYTES) / 2**30)[:8]} GiB"),  # rounded
+        ("t_lower", f"{float(STEP * 1000):.4g} ms"),  # rounded, within 0.5 %
+        ("t_lower", f"{float(STEP * 10**6):.6g} µs"),
+    ],
+)
+def test_an_expect_with_a_unit_is_read_as_a_claim_is(cli, tmp_path, name, said):
+    """A value written as a student writes it (a number and its unit) is the number of the
+    quantity's own unit it reads as, checked as a plain number is."""
+    _, out, result = _key(cli, tmp_path, _stated("decode-by-size", name, f'"{said}"'))
+    assert result.code == 0, result.err
+    assert any(out.iterdir())
+
+
+def test_an_expect_with_a_unit_is_exact(cli, tmp_path):
+    """``24.589934592 GB`` is 24589934592 bytes exactly: a value off by one byte is read
+    exactly (and judged to 0.5 %, as the same number without a unit)."""
+    from derive.problem.sets.problem_set import exact_expect
+
+    memory = (2 * P + KV_BYTES) / 10**9
+    assert exact_expect({"memory_per_device": f"{_decimal(memory)} GB"}, "p") == (
+        ("memory_per_device", str(2 * P + KV_BYTES)),
+    )
+    assert exact_expect({"t_lower": "12.5 ms"}, "p") == (("t_lower", "1/80"),)
+    assert exact_expect({"train_days": "36 days"}, "p") == (("train_days", "36"),)
+    assert exact_expect({"kv_bytes_per_token": "128 KiB"}, "p") == (
+        ("kv_bytes_per_token", "131072"),
+    )
+
+
+def test_a_wrong_expect_with_a_unit_stops_the_key_with_the_value_in_the_own_unit(cli, tmp_path):
+    wrong = (2 * P + KV_BYTES) * 2
+    said = f"{_decimal(wrong / 10**9)} GB"
+    path, out, result = _key(
+        cli, tmp_path, _stated("decode-by-size", "memory_per_device", f'"{said}"')
+    )
+    assert result.code == 2, result
+    (line,) = result.err.splitlines()
+    assert line.startswith(
+        f"error: {path}: problem 'decode-by-size': key 'expect' (memory_per_device): "
+    )
+    assert f"expected {wrong}, but the key derives {2 * P + KV_BYTES}" in line, line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "said", "why"),
+    [
+        ("t_lower", "12.5 GB", "'12.5 GB' is a byte count, but t_lower is a time, in s"),
+        ("memory_per_device", "3 ms", "'3 ms' is a time, but memory_per_device is a byte count"),
+        ("max_batch", "2 GB", "'2 GB' is a byte count, but max_batch is a plain number"),
+        ("t_lower", "12.5 mss", "an exact value: "),  # unreadable
+        ("t_lower", "about 12 ms", "an exact value: "),
+    ],
+)
+def test_an_unreadable_or_wrong_unit_expect_stops_the_key_in_one_line(
+    cli, tmp_path, name, said, why
+):
+    path, out, result = _key(cli, tmp_path, _stated("decode-by-size", name, f'"{said}"'))
+    assert result.code == 2, result
+    (line,) = result.err.splitlines()
+    assert "Traceback" not in result.err
+    assert line.startswith(f"error: {path}: problem 'decode-by-size': key 'expect' ({name}): "), (
+        line
+    )
+    assert why in line, line
+    assert not out.exists()

@@ -274,7 +274,7 @@ for (const who of __STUDENTS__) {
   const store = {};
   const ctx = {
     document: { getElementById: () => ({ textContent: __SETTINGS__ }), querySelector: () => null,
-                createElement: () => ({}), baseURI: "http://x/" },
+                createElement: () => ({}), addEventListener: () => {}, baseURI: "http://x/" },
     location: { search: "?student=" + who, hash: "" },
     localStorage: { getItem: (k) => store[k] ?? null, setItem: (k, v) => { store[k] = v; } },
     URL, URLSearchParams, TextEncoder, performance: { now: () => 0 }, window: {},

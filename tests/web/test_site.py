@@ -524,3 +524,46 @@ def test_the_site_judge_names_a_givens_problems_quantities_in_plain_words(tmp_pa
     assert right["status"] == 200 and right["data"]["verdict"] == "correct", right
     other = json.loads(judge.answer("/api/check", json.dumps({**body, "quantity": "flops"})))
     assert other["status"] == 422 and other["data"]["error"].endswith("its quantities: N")
+
+
+def test_the_snapshots_warm_up_judges_a_problem_of_every_kind():
+    """make-snapshot.mjs judges a made-up set before the snapshot is taken
+    (derive/web/warm_up.toml: so a first check of each kind finds sympy's caches and derive's
+    memos filled): each of its checks gets a verdict, none an error (an error would warm
+    nothing), and none of its problems is one of the built-in set's."""
+    from derive.web.in_browser import SET_FORMAT, Judge
+
+    made_up = tomllib.loads((ROOT / "derive" / "web" / "warm_up.toml").read_text("utf-8"))
+    data = {"format": SET_FORMAT, "origin": "warm_up.toml", "text": made_up["set"], "files": {}}
+    judge = Judge.from_json(json.dumps({**data, "trust": False, "hide_expected": False}))
+    for problem, quantity, answer in made_up["checks"]:
+        body = json.dumps({"problem": problem, "quantity": quantity, "answer": answer})
+        reply = json.loads(judge.answer("/api/check", body))
+        assert reply["status"] == 200 and reply["data"]["verdict"], (problem, quantity, reply)
+    problems = tomllib.loads(made_up["set"])["problem"]
+    assert {"operator", "kernel", "model", "phase", "train"} <= {k for p in problems for k in p}
+    assert {p["id"] for p in problems} == {c[0] for c in made_up["checks"]}
+    builtin = tomllib.loads(BUILTIN.read_text(encoding="utf-8"))["problem"]
+    tables = lambda p: {k: v for k, v in p.items() if k not in ("id", "title", "text", "ask")}  # noqa: E731
+    assert not [p for p in problems if tables(p) in map(tables, builtin)]
+    script = (ROOT / "derive" / "web" / "node" / "make-snapshot.mjs").read_text("utf-8")
+    assert '"/derive/web/warm_up.toml"' in script and 'judge.answer("/api/check", body)' in script
+
+
+def test_the_site_judge_warms_a_box_by_judging_it(tmp_path):
+    """The worker warms the boxes of the problem the page shows (``Judge.warm`` with a
+    quantity: a wrong answer judged, its diagnosis made); a box the problem lacks warms nothing
+    and raises nothing (its check says so)."""
+    from derive.web.book import SetSource, parse_source
+    from derive.web.in_browser import Judge, set_json
+
+    source = SetSource(
+        BUILTIN.read_text(encoding="utf-8"), str(BUILTIN), str(BUILTIN.parent), False
+    )
+    judge = Judge.from_json(set_json(source, parse_source(source), False), str(tmp_path))
+    for quantity in ("flops", "intensity", "no_such_box"):
+        judge.warm("q1", 0, quantity)
+    judge.warm("q1")
+    body = {"problem": "q1", "quantity": "intensity", "answer": "40"}
+    reply = json.loads(judge.answer("/api/check", json.dumps(body)))
+    assert reply["status"] == 200 and reply["data"]["verdict"] == "incorrect", reply

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
+from derive.catalogue import ProblemKind, Use, did_you_mean, find, names_for
 from derive.catalogue.groups import ask_key
 from derive.declare.operator import Operator
 from derive.errors import DeriveError, ProblemError
@@ -442,21 +442,9 @@ def problem_set_of(
         from derive.problem.sets.variants import variants_table
 
         variants = variants_table(data.get("variants"), data, origin, base)
-    return ProblemSet(
-        title,
-        data.get("text", ""),
-        tuple(ops),
-        tuple(entries),
-        origin,
-        tuple(models),
-        tables,
-        tuple(kernels),
-        tuple(alone),
-        tuple(natives),
-        tuple(tolerances),
-        tuple(order),
-        variants,
-    )
+    head = (title, data.get("text", ""), tuple(ops), tuple(entries), origin, tuple(models), tables)
+    lists = (tuple(kernels), tuple(alone), tuple(natives), tuple(tolerances), tuple(order))
+    return ProblemSet(*head, *lists, variants)
 
 
 def _tolerances(value: object, raw: dict, where: str) -> list[tuple[str, str, str]]:
@@ -496,7 +484,8 @@ def load_problem_set(path: Path, errors: list[DeriveError] | None = None) -> Pro
 
 def exact_expect(expect: dict, where: str, allowed: tuple = ()) -> tuple[tuple[str, str], ...]:
     """A problem's ``expect`` of exact values as text (a kernel's, a model's, a budget's, a
-    what-if's): a positive decimal or fraction as text, a whole number, or a truth.
+    what-if's): a positive decimal or fraction as text, a whole number, a truth, or a value
+    with a unit as a claim is written (``"16 GB"``, ``"12.5 ms"``: :func:`_in_own_unit`).
 
     Raises:
         ProblemError: a name not ``allowed`` (when given), any other value, naming the key.
@@ -505,6 +494,8 @@ def exact_expect(expect: dict, where: str, allowed: tuple = ()) -> tuple[tuple[s
     for name, value in expect.items():
         if allowed and name not in allowed:
             raise unknown_quantity(f"{where}: key 'expect'", name, allowed)
+        what = f"{where}: key 'expect' ({name})"
+        value = _in_own_unit(name, value, what) if isinstance(value, str) else value
         try:
             for part in value.split("/", 1) if isinstance(value, str) else ():
                 parse_positive(part.strip(), name)
@@ -512,9 +503,35 @@ def exact_expect(expect: dict, where: str, allowed: tuple = ()) -> tuple[tuple[s
                 raise ProblemError(name, "must be a string")
         except DeriveError:
             raise ProblemError(
-                f"{where}: key 'expect' ({name})",
+                what,
                 'an exact value: a positive decimal or a fraction as text ("1/989", "0.0025"), '
-                "a whole number or true/false",
+                'a value with its unit ("16 GB", "12.5 ms"), a whole number or true/false',
             ) from None
         out.append((name, str(value).lower() if isinstance(value, bool) else str(value)))
     return tuple(out)
+
+
+def _in_own_unit(name: str, value: str, what: str) -> str:
+    """A value written with a unit, read as the claim reader reads an answer
+    (:func:`derive.formula.answer.read_answer`: ``16 GB``, ``12.5 ms``, ``3.2 TB/s``), as
+    the exact number of the quantity's own unit (bytes, seconds, days, …) in text
+    (``16000000000``, ``1/80``); any other text is returned as written (refused after).
+
+    Raises:
+        ProblemError: its unit measures something other than ``name``.
+    """
+    from derive.formula import answer, reader, units
+
+    plain = lambda text, w: (reader.parse_formula(text, {}, "plain", w).expr, "plain")  # noqa: E731
+    try:
+        read = answer.read_answer(value, plain)
+    except DeriveError:
+        return value
+    row, unit, said = find(name), read.unit, units.describe_dimension
+    if unit is None or row is None or not read.expr.is_Rational or read.relation.is_order:
+        return value
+    if unit.dimension is not row.dimension:
+        dim = row.dimension or units.Dimension.COUNT
+        own = "a plain number" if dim is dim.COUNT else f"{said(dim)[0]}, in {row.display_unit}"
+        raise ProblemError(what, f"{value!r} is {said(unit.dimension)[0]}, but {name} is {own}")
+    return str(read.expr * unit.factor / (86400 if row.display_unit == "days" else 1))

@@ -4,8 +4,10 @@
 //   node make-snapshot.mjs PYODIDE_DIR SITE_ZIP BYTECODE_ZIP STDLIB_ZIP MODULES_JSON OUT
 // MODULES_JSON: the names of the modules the judge imported when compile-bytecode.mjs warmed
 // and checked every problem. This is a fresh Python that never reads the set: it imports those
-// modules and loads the built-in operators and chips, nothing else, so the heap it saves holds no value
-// of the set (a site published with --hide-expected states no asked value in any file).
+// modules, loads the built-in operators and chips, and judges a made-up set's answers of each
+// kind (derive/web/warm_up.toml: sympy's caches and derive's memos filled for a first check),
+// nothing else, so the heap it saves holds no value of the set (a site published with
+// --hide-expected states no asked value in any file).
 // The same tree makes the same snapshot, byte for byte: Python's hash seed is fixed, and so are
 // the random bytes (mimalloc's keys, `random`'s seed) and the clocks (Date.now, performance.now)
 // Pyodide reads while it starts. Every visitor of a site restores that one heap whatever its seed,
@@ -54,6 +56,17 @@ from derive.problem.chips import load_chips
 sympy.Symbol("x") + 1  # sympy's first Add finishes its import (sympy.tensor, sympy.combinatorics)
 registry(())  # the built-in operators, as every set without operator files of its own loads them
 load_chips()  # chips.toml, read by every set's first problem
+# a made-up set judged (warm_up.toml): what a first check of each kind fills in, in the heap
+import tomllib
+from derive.web.in_browser import SET_FORMAT, Judge
+made_up = tomllib.loads(open(${JSON.stringify(SITE)} + "/derive/web/warm_up.toml", encoding="utf-8").read())
+data = {"format": SET_FORMAT, "origin": "warm_up.toml", "text": made_up["set"], "files": {}}
+judge = Judge.from_json(json.dumps({**data, "trust": False, "hide_expected": False}))
+for problem, quantity, answer in made_up["checks"]:
+    body = json.dumps({"problem": problem, "quantity": quantity, "answer": answer})
+    judge.answer("/api/read", body)
+    judge.answer("/api/check", body)
+del made_up, data, judge, body
 del derive_modules
 gc.collect()
 gc.freeze()  # what the snapshot holds is never collected: no full collection walks it (as the CLI)

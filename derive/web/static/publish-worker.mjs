@@ -211,28 +211,59 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
   let judge = null;
   let booted = null;
   let waiting = [];
-  let warmList = [];
+  let shown = []; // [problem, quantity]: the boxes of the problem the page shows, warmed first
+  let rest = []; // the set's problems, warmed one at a time once the page is idle
+  let timer = null;
+  let lastActive = -Infinity; // the last request, or the student's last keystroke
+  const checked = new Set(); // the boxes checked already ("problem quantity"): warmed by that
   let variant = 0; // a set with a variant per student: the page's (static/publish.js)
+  // A warm runs between checks, never during one: a check that arrives waits for the warm
+  // running then (a cold box's diagnosis takes up to a few hundred ms right after a boot). So
+  // a warm starts only after IDLE_MS without a request or a keystroke (the page tells each,
+  // static/publish.js): the boxes of the problem the page shows first (each judged once with
+  // a wrong answer, so its diagnosis is ready too), then the set's other problems. A student
+  // reading or thinking leaves time for them; one typing and checking never waits behind one.
+  const IDLE_MS = 400;
+
+  function schedule(ms = 0) {
+    if (timer === null) timer = setTimeout(warmNext, ms);
+  }
 
   function warmNext() {
-    // analyse the set's problems one at a time while idle, so later first checks are quick;
-    // then keep the bytecode compiled meanwhile for the next visit
-    if (!warmList.length) {
+    timer = null;
+    if (!judge) return;
+    while (shown.length && checked.has(shown[0].join(" "))) shown.shift();
+    const idle = performance.now() - lastActive;
+    if ((shown.length || rest.length) && idle < IDLE_MS) return schedule(IDLE_MS - idle);
+    const next = shown.length ? shown.shift() : rest.length ? [rest.shift(), null] : null;
+    if (next === null) {
+      // then keep the bytecode compiled meanwhile for the next visit
       if (!booted.kept) keepBytecode(booted.key, booted.pyodide);
       return;
     }
-    judge.warm(warmList.shift(), variant);
-    setTimeout(warmNext, 0);
+    try {
+      judge.warm(next[0], variant, next[1]);
+    } catch (e) {
+      console.error("derive: warming", next, e); // the check says so when it comes
+    }
+    schedule();
   }
 
   function answer(job) {
     let reply;
+    const started = at();
+    if (job.path === "/api/check" && job.body) checked.add(`${job.body.problem} ${job.body.quantity}`);
     try {
       reply = JSON.parse(judge.answer(job.path, JSON.stringify(job.body), job.variant || 0));
     } catch (e) {
       reply = { status: 500, data: { error: `internal error while checking (${e.name || e})` } };
     }
-    self.postMessage({ type: "reply", id: job.id, ...reply });
+    const ended = at();
+    lastActive = performance.now();
+    // where the request's time went in here: from the page's post to its start (the boot or
+    // a warm running then), and judging
+    const worker = { waited_ms: started - (job.sent_at || started), ran_ms: ended - started };
+    self.postMessage({ type: "reply", id: job.id, ...reply, worker });
   }
 
   self.onmessage = async (event) => {
@@ -253,10 +284,17 @@ if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScop
       self.postMessage({ type: "ready", ms: performance.now() - started, kept: booted.kept, shipped: booted.shipped, phases });
       waiting.forEach(answer);
       waiting = [];
-      warmList = message.first ? [message.first] : [];
-      warmList.push(...judge.problems().toJs());
-      setTimeout(warmNext, 0);
+      rest = judge.problems().toJs();
+      if (message.first) rest.unshift(message.first);
+      schedule();
+    } else if (message.type === "shown") {
+      // the page opened a problem: its boxes first, before anything else is warmed
+      shown = message.quantities.map((q) => [message.problem, q]);
+      schedule();
+    } else if (message.type === "typing") {
+      lastActive = performance.now();
     } else if (message.type === "job") {
+      lastActive = performance.now();
       if (judge) answer(message);
       else waiting.push(message);
     }

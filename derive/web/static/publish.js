@@ -15,7 +15,8 @@
   let queue = []; // jobs not yet sent: {id, path, body, resolve, reject}
   let running = null; // the job the worker is judging, with its timer
   let nextId = 1;
-  const timings = { boot_ms: null, checks_ms: [], bytecode_kept: false, bytecode_used: false };
+  let shownLast = null; // the problem on the page, told to a worker booted again
+  const timings = { boot_ms: null, checks_ms: [], jobs: [], bytecode_kept: false, bytecode_used: false };
   window.deriveTimings = timings; // read by the tests and shown in the footer
   const mine = variantOf(settings.variants);
 
@@ -84,6 +85,8 @@
         clearTimeout(job.timer);
         running = null;
         timings.checks_ms.push(performance.now() - job.sent);
+        // the worker's part of it (static/publish-worker.mjs): waited there, and judged
+        timings.jobs.push({ path: job.path, ms: performance.now() - job.sent, queued_ms: job.sent - job.queued, ...(m.worker || {}) });
         if (m.status === 200) job.resolve(m.data);
         else {
           const err = new Error(m.data.error);
@@ -107,6 +110,7 @@
         snapshot: settings.snapshot, snapshot_sha256: settings.snapshot_sha256, files: settings.files, files_sha256: settings.files_sha256,
       },
     });
+    if (shownLast) worker.postMessage(shownLast);
   }
 
   function overtime() {
@@ -124,13 +128,14 @@
     running = queue.shift();
     running.sent = performance.now();
     running.timer = setTimeout(overtime, LIMIT_MS);
-    worker.postMessage({ type: "job", id: running.id, path: running.path, body: running.body, variant: mine.variant });
+    const sentAt = performance.timeOrigin + running.sent; // the worker's clock too
+    worker.postMessage({ type: "job", id: running.id, path: running.path, body: running.body, variant: mine.variant, sent_at: sentAt });
   }
 
   function judged(path, body) {
     if (failed) return Promise.reject(new Error(failed));
     return new Promise((resolve, reject) => {
-      queue.push({ id: nextId++, path, body, resolve, reject });
+      queue.push({ id: nextId++, path, body, resolve, reject, queued: performance.now() });
       pump();
     });
   }
@@ -153,8 +158,23 @@
       throw err;
     }
     const data = await response.json();
+    const shown = path.match(/^\/api\/problems\/([^/]+)$/);
+    if (shown && worker && Array.isArray(data.asked)) {
+      // the problem on the page: the worker warms its boxes first (a later check is quick)
+      const quantities = data.asked.map((a) => a.quantity);
+      shownLast = { type: "shown", problem: decodeURIComponent(shown[1]), quantities };
+      worker.postMessage(shownLast);
+    }
     return path === "/api/problems" && mine.shown ? { ...data, ...mine.shown } : data;
   }
+
+  // the worker warms only while the student is not typing (static/publish-worker.mjs)
+  let typed = 0;
+  document.addEventListener("input", () => {
+    if (!worker || performance.now() - typed < 100) return;
+    typed = performance.now();
+    worker.postMessage({ type: "typing" });
+  }, true);
 
   window.deriveLocalApi = (path, body) => (body === undefined ? file(path) : judged(path, body));
   boot();
