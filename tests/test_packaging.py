@@ -26,6 +26,35 @@ def test_every_subpackage_is_listed():
     assert {"derive.templates", "derive.operators", "derive.data"} <= listed
 
 
+def test_every_data_file_of_a_package_ships():
+    """A file of derive/ that is not Python (a set, a template, a script the site runs) is matched by
+    its package's package-data, so a non-editable install (and the site it publishes) has it."""
+    from fnmatch import fnmatchcase
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]
+    missing = []
+    for path in sorted((ROOT / "derive").rglob("*")):
+        if not path.is_file() or path.suffix in {".py", ".pyc"} or "__pycache__" in path.parts:
+            continue
+        rel = path.relative_to(ROOT / "derive")
+        for depth in range(len(rel.parts) - 1, -1, -1):  # the deepest package holding the file
+            package = ".".join(("derive", *rel.parts[:depth]))
+            if package in data:
+                inside = "/".join(rel.parts[depth:])
+                break
+        else:
+            missing.append(rel.as_posix())
+            continue
+        patterns = data[package]
+        if not any(
+            fnmatchcase(inside, pat) and inside.count("/") == pat.count("/") for pat in patterns
+        ):
+            missing.append(rel.as_posix())
+    assert not missing, f"add to [tool.setuptools.package-data]: {missing}"
+
+
 def test_every_command_is_registered():
     from derive.commands.cli import build_parser
 
