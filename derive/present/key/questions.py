@@ -17,9 +17,8 @@ from derive.present.questions_view import (
     glance,
     glance_answers,
     questions_asks,
+    questions_document,
     questions_given,
-    questions_latex,
-    questions_markdown,
 )
 from derive.problem.sets.natives import NativeEntry
 from derive.problem.sets.problem_set import ProblemSet, QuestionEntry
@@ -93,11 +92,11 @@ def questions_part(
         index = by_anchor.get(entry.id.lower())
         if q is None or index is None:
             continue
-        item = items[index]
+        item, shown = items[index], questions_document(q)
         items[index] = {
             **item,
-            "body": item["body"] + "\n\n" + questions_markdown(q, 3).rstrip("\n"),
-            "tex": item["tex"] + "\n\n" + questions_latex(q).rstrip("\n"),
+            "body": item["body"] + "\n\n" + render(shown, "md").rstrip("\n"),
+            "tex": item["tex"] + "\n\n" + render(shown, "tex").rstrip("\n"),
         }
         question["asks"] = tuple(question["asks"]) + questions_asks(q, entry.ask)
         glances.append((entry.id, *glance(q, entry.ask)))
@@ -105,7 +104,7 @@ def questions_part(
         _own_item(
             n.entry,
             (pset.number(n.entry.id), stem),
-            (render(n.document, "md"), render(n.document, "tex")),
+            n.document,
             (n.given, n.phrases),
             glance_answers(n.answers, n.entry.kind),
         )
@@ -114,7 +113,7 @@ def questions_part(
         _own_item(
             alone,
             (pset.number(alone.id), stem),
-            (questions_markdown(q, 3), questions_latex(q)),
+            questions_document(q),
             (questions_given(q), questions_asks(q, alone.ask)),
             glance(q, alone.ask),
         )
@@ -127,7 +126,7 @@ def questions_part(
 def _own_item(
     entry: NativeEntry | QuestionEntry,
     where: tuple[int, str],
-    body: tuple[str, str],
+    body: Document,
     sheet: tuple[str, tuple[str, ...]],
     glanced: tuple[str, str],
 ) -> tuple[dict, dict, QuestionRow]:
@@ -140,9 +139,9 @@ def _own_item(
     tex_text = f"{tex_prose_numbers(entry.text)}\n\n" if entry.text else ""
     item = {
         "anchor": entry.id.lower(),
-        "body": f"## {md_escape(title)}\n\n{text}" + body[0].rstrip("\n"),
+        "body": f"## {md_escape(title)}\n\n{text}" + render(body, "md").rstrip("\n"),
         "tex": f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{entry.id}}}\n\n{tex_text}"
-        + body[1].rstrip("\n"),
+        + render(body, "tex").rstrip("\n"),
         "plot": None,
     }
     given, asks = sheet
