@@ -138,6 +138,23 @@ def preload() -> None:
                 environment(fmt.name).get_template(name + fmt.template_suffix)
 
 
+def key_item(pid: str, body: str, tex: str, plot: Figure | None = None) -> dict:
+    """A problem as the key's templates print it: its anchor, its worked solution in
+    Markdown (``body``) and in LaTeX, and its figure (None: it has none)."""
+    return {"anchor": pid.lower(), "body": body.rstrip("\n"), "tex": tex.rstrip("\n"), "plot": plot}
+
+
+def templated_item(
+    template: str, stem: str, pid: str, plot: Figure | None = None, **context: object
+) -> dict:
+    """:func:`key_item` of a problem written by a template pair (``kernel`` →
+    ``kernel.md.j2``, ``kernel.tex.j2``), its LaTeX labelled ``<stem>:<id>``."""
+    md = render(f"{template}.md.j2", "md", **context)
+    return key_item(
+        pid, md, render(f"{template}.tex.j2", "tex", label=f"{stem}:{pid}", **context), plot
+    )
+
+
 @dataclass(frozen=True)
 class ProblemPart:
     """One problem of a key, derived and rendered: what a worker process sends back.
@@ -166,12 +183,7 @@ def problem_part(
         f"Problem {pset.number(entry.id)} ({entry.id}): {entry.title}",
         entry.text,
     )
-    item = {
-        "anchor": entry.id.lower(),
-        "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
-        "tex": render("solution.tex.j2", "tex", view=view, label=f"{stem}:{entry.id}").rstrip("\n"),
-        "plot": plot,
-    }
+    item = templated_item("solution", stem, entry.id, plot, view=view, level=2)
     question = {
         "title": entry.title,
         "text": entry.text,

@@ -16,6 +16,7 @@ from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import DecodeCrossover, PhaseAnalysis
 from derive.present.formats import render
+from derive.present.key.files import key_item
 from derive.present.key.questions import QuestionRow
 from derive.present.key.serving import crossover_part, serving_part
 from derive.present.key.training import training_part
@@ -110,11 +111,6 @@ def model_chapter(
                 entry.title,
             )
         )
-        if serving is not None:
-            md, tex = (
-                md.rstrip("\n") + "\n\n" + serving.markdown,
-                tex.rstrip("\n") + "\n\n" + serving.latex,
-            )
         training = (
             training_part(
                 model.training,
@@ -128,21 +124,12 @@ def model_chapter(
             if entry.train is not None and model.training is not None
             else None
         )
-        if training is not None:
-            md, tex = (
-                md.rstrip("\n") + "\n\n" + training.markdown,
-                tex.rstrip("\n") + "\n\n" + training.latex,
-            )
+        for shown in (part for part in (serving, training) if part is not None):
+            md = md.rstrip("\n") + "\n\n" + shown.markdown
+            tex = tex.rstrip("\n") + "\n\n" + shown.latex
         part = serving if serving is not None else training
         label = "Serving step" if serving is not None else "Training run"
-        items.append(
-            {
-                "anchor": entry.id.lower(),
-                "body": md.rstrip("\n"),
-                "tex": tex.rstrip("\n"),
-                "plot": part.figure if part is not None else None,
-            }
-        )
+        items.append(key_item(entry.id, md, tex, part.figure if part is not None else None))
         asks = tuple(k for k in model_ask(entry) if k in ASK_PHRASES) or tuple(
             q.key for q in shown_quantities(a) if q.key in ASK_PHRASES
         )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.formats import Document, render
+from derive.present.key.files import key_item
 from derive.present.questions_view import (
     glance,
     glance_answers,
@@ -137,13 +138,12 @@ def _own_item(
     title = f"Problem {number} ({entry.id}): {entry.title}"
     text = f"{md_escape(entry.text)}\n\n" if entry.text else ""
     tex_text = f"{tex_prose_numbers(entry.text)}\n\n" if entry.text else ""
-    item = {
-        "anchor": entry.id.lower(),
-        "body": f"## {md_escape(title)}\n\n{text}" + render(body, "md").rstrip("\n"),
-        "tex": f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{entry.id}}}\n\n{tex_text}"
-        + render(body, "tex").rstrip("\n"),
-        "plot": None,
-    }
+    item = key_item(
+        entry.id,
+        f"## {md_escape(title)}\n\n{text}" + render(body, "md"),
+        f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{entry.id}}}\n\n{tex_text}"
+        + render(body, "tex"),
+    )
     given, asks = sheet
     question = {
         "title": entry.title,
