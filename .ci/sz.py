@@ -28,20 +28,20 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "analysis": 2_230,  # 2,221 on 2026-12-02
     "catalogue": 1_120,  # 1,110 on 2026-12-02
     "checking": 5_300,  # 5,297 on 2026-12-02
-    "commands": 3_180,  # 3,170 on 2026-12-02
+    "commands": 3_170,  # 3,169 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
     "figures": 940,  # 937 on 2026-12-02
     "formula": 1_710,  # 1,701 on 2026-12-02
     "model": 3_190,  # 3,184 on 2026-12-02
-    "pipeline": 2_260,  # 2,259 on 2026-12-02
-    "present": 5_020,  # 5,016 on 2026-12-02
-    "problem": 3_000,  # 2,990 on 2026-12-02
+    "pipeline": 2_250,  # 2,242 on 2026-12-02
+    "present": 5_020,  # 5,011 on 2026-12-02
+    "problem": 2_990,  # 2,989 on 2026-12-02
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_200,  # 4,199 on 2026-12-02
     "training": 1_760,  # 1,759 on 2026-12-02
     "web": 2_440,  # 2,435 on 2026-12-02
 }
-TOTAL = 38_810  # 38,801 on 2026-12-02; the round's target is 38,000 (issue 48): 801 still to cut
+TOTAL = 38_780  # 38,779 on 2026-12-02; the round's target is 38,000 (issue 48): 779 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

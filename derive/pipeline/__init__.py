@@ -36,7 +36,7 @@ from derive.analysis.analyse import analyse
 from derive.catalogue import table as q
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
-from derive.errors import UnknownNameError
+from derive.errors import ProblemError, UnknownNameError
 from derive.lazy import lazy_getattr
 from derive.pipeline.kinds.operator import (
     Derivation,
@@ -295,7 +295,6 @@ def _solve_kernel(
     Raises:
         ProblemError: an operator and counts together, or neither.
     """
-    from derive.errors import ProblemError
     from derive.pipeline.kinds.kernel import derive_kernel
     from derive.problem.kernel_spec import KernelSpec
 

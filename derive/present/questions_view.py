@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, find
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import TimeUnit, time_tex, time_text
 from derive.formula.limits import RejectError
@@ -249,7 +249,6 @@ def glance(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, str]:
 def glance_answers(answers: Sequence[Answer], kind: ProblemKind) -> tuple[str, str]:
     """Answers at a glance (a set's budget or what-if), each by its catalogue symbol when it
     has one: ``$N = 6.9282 \\times 10^{10}$``, for Markdown and for LaTeX."""
-    from derive.catalogue import find
 
     def symbol(name: str) -> str:
         row = find(name)
@@ -280,7 +279,6 @@ def _sides(equation: str) -> str:
 def ask_label(q: Questions, a: Answer) -> str:
     """How the sheet asks for a defined quantity or an unknown: the set's label, else its
     name and what it measures (``cost_per_million, a cost ($)``); never its formula."""
-    from derive.catalogue import find
 
     label = dict(q.labels).get(a.name)
     if label:

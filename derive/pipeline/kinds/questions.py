@@ -52,7 +52,6 @@ def answer_one(spec: QuestionSpec, own: Mapping[str, Known] | None = None) -> Qu
 def answer_for(spec: QuestionSpec, analysis: object, phase: object = None) -> Questions:
     """A problem's questions over the quantities of its kind (an operator, a comms-only
     operator, a kernel, a model, and a serving step's)."""
-    from derive.errors import ProblemError
     from derive.questions.quantities import explain_missing, quantities_of
 
     try:

@@ -27,7 +27,7 @@ from derive.analysis.crossover.records import NEVER, Crossover
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.present.compare.json import bound_of, compare_json, own_comms
-from derive.present.compare.ratios import Ratios
+from derive.present.compare.ratios import Ratios, follows_note
 from derive.present.compare.tex import Exact, compare_tex, operator_groups, time_column
 from derive.present.escape import md_escape
 from derive.present.formats import Document
@@ -309,7 +309,6 @@ def compare_document(
     each tensor dtype, ``paper()``; a table per group of columns, each fitting a paper's
     column: :mod:`derive.present.compare.tex`; every user string through ``tex_escape``),
     its JSON by :func:`compare_json`."""
-    from derive.present.compare.ratios import follows_note
 
     def markdown() -> str:
         rows, ratios = table(compute)

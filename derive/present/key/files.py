@@ -26,7 +26,7 @@ from derive.present.key.figures import (
 )
 from derive.present.key.names import GENERATED_MARK
 from derive.present.key.rows import Row, operator_row
-from derive.present.render import render
+from derive.present.render import environment, render
 from derive.present.view import SolutionView, view_of
 from derive.present.withheld import operator_sheet_doc
 from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
@@ -126,7 +126,6 @@ def preload() -> None:
     does not depend on it."""
     from derive.formula import parse_formula  # noqa: F401  the sheets' withholding reads with it
     from derive.present.formats import templated_formats
-    from derive.present.render import environment
     from derive.problem.chips import load_chips
     from derive.resources import resource_dir
 
