@@ -116,20 +116,6 @@ def operators_json(registry: Registry) -> dict[str, object]:
     }
 
 
-def operators_text(registry: Registry) -> str:
-    """Operators as plain text: name and FLOPs, then the tensors read, written and sent, and the doc."""
-    lines: list[str] = []
-    for op in registry.operators:
-        lines.append(f"{op.name}  (FLOPs {op.flops})")
-        for label, tensors in (("reads", op.reads), ("writes", op.writes), ("comms", op.comms)):
-            if tensors:
-                lines.append(f"    {label:<7}{_tensors(tensors)}")
-        if op.doc:
-            lines.append(f"    {op.doc}")
-        lines.append("")
-    return "\n".join(lines)
-
-
 def chips_document() -> Document:
     """``derive chips``: the table as text (the default) or Markdown (``chips.md.j2``), or
     the JSON object."""
@@ -138,11 +124,7 @@ def chips_document() -> Document:
 
 
 def operators_document(registry: Registry) -> Document:
-    """``derive operators``: the list as text (the default) or Markdown
-    (``operators.md.j2``), or the JSON object."""
-    return Document(
-        "operators",
-        {"registry": registry, "tensors": _tensors, "tex": tex},
-        lambda: operators_json(registry),
-        written={"text": lambda: operators_text(registry)},
-    )
+    """``derive operators``: the list as text (the default) or Markdown (``operators.txt.j2``,
+    ``operators.md.j2``), or the JSON object."""
+    context = {"registry": registry, "tensors": _tensors, "tex": tex}
+    return Document("operators", context, lambda: operators_json(registry))
