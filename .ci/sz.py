@@ -28,7 +28,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "analysis": 2_230,  # 2,221 on 2026-12-02
     "catalogue": 1_120,  # 1,110 on 2026-12-02
     "checking": 5_300,  # 5,297 on 2026-12-02
-    "commands": 3_170,  # 3,167 on 2026-12-02
+    "commands": 3_170,  # 3,164 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
     "figures": 940,  # 937 on 2026-12-02
     "formula": 1_710,  # 1,701 on 2026-12-02
@@ -41,7 +41,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "training": 1_760,  # 1,759 on 2026-12-02
     "web": 2_440,  # 2,435 on 2026-12-02
 }
-TOTAL = 38_750  # 38,748 on 2026-12-02; the round's target is 38,000 (issue 48): 748 still to cut
+TOTAL = 38_750  # 38,745 on 2026-12-02; the round's target is 38,000 (issue 48): 745 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)
