@@ -34,14 +34,14 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "formula": 1_710,  # 1,701 on 2026-12-02
     "model": 3_190,  # 3,184 on 2026-12-02
     "pipeline": 2_240,  # 2,238 on 2026-12-02
-    "present": 4_990,  # 4,986 on 2026-12-02
+    "present": 4_970,  # 4,969 on 2026-12-02
     "problem": 2_990,  # 2,989 on 2026-12-02
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_200,  # 4,199 on 2026-12-02
     "training": 1_760,  # 1,759 on 2026-12-02
     "web": 2_440,  # 2,435 on 2026-12-02
 }
-TOTAL = 38_750  # 38,745 on 2026-12-02; the round's target is 38,000 (issue 48): 745 still to cut
+TOTAL = 38_730  # 38,728 on 2026-12-02; the round's target is 38,000 (issue 48): 728 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

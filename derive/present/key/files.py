@@ -49,29 +49,6 @@ PREAMBLE = (
     + (r"\usepackage[margin=2cm]{geometry}",)
 )
 ASK_PHRASES = phrases(ProblemKind.OPERATOR)
-PRINT_LAYOUT = (
-    r"\setlength{\columnsep}{0.6cm}",
-    r"\makeatletter",
-    # headings set ragged right (a long title in a column does not stretch its spaces), with
-    # less room around them; a step's run-in heading keeps a third of its room above
-    r"\renewcommand\section{\@startsection{section}{1}{\z@}{-2.5ex \@plus -1ex \@minus -.2ex}"
-    r"{1.2ex \@plus .2ex}{\normalfont\Large\bfseries\raggedright}}",
-    r"\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2ex \@plus -1ex \@minus -.2ex}"
-    r"{1ex \@plus .2ex}{\normalfont\large\bfseries\raggedright}}",
-    r"\renewcommand\paragraph{\@startsection{paragraph}{4}{\z@}{1ex \@plus .5ex \@minus .2ex}"
-    r"{-1em}{\normalfont\normalsize\bfseries}}",
-    # displays (a step's align*) with half the room above and below
-    r"\g@addto@macro\normalsize{\setlength\abovedisplayskip{5pt \@plus 2pt \@minus 2pt}"
-    r"\setlength\belowdisplayskip{5pt \@plus 2pt \@minus 2pt}}",
-    # lists (a step's notes) with a third of the room around and between their items
-    r"\def\@listI{\leftmargin\leftmargini \topsep 3pt \@plus 1pt \@minus 1pt"
-    r" \parsep 0pt \itemsep 2pt \@plus 1pt}",
-    r"\let\@listi\@listI",
-    r"\makeatother",
-)
-"""The standalone key's print layout (``<stem>.tex``, two columns): a worked solution is
-written to fit a column of a paper (:mod:`derive.present.tex_layout`), so a printed key
-sets two of them on a page, with tighter headings and displays than ``article``'s."""
 
 
 def _asks(entry: ProblemEntry, solution: Solution) -> tuple[str, ...]:
@@ -296,7 +273,7 @@ def key_files(
         "standalone.tex.j2",
         "tex",
         body=_titled(_strip_header(body)),
-        preamble=PREAMBLE + PRINT_LAYOUT + STANDALONE_NUMBERS,
+        preamble=PREAMBLE,
         **common,
     )
     for f in figures:
@@ -311,10 +288,6 @@ def _mark_svg(svg: str) -> str:
         head, _, rest = svg.partition("\n")
         return f"{head}\n{mark}{rest}"
     return mark + svg
-
-
-STANDALONE_NUMBERS = (r"\renewcommand{\thesubsection}{\arabic{subsection}}",)
-"""In the standalone key the set's title is the document's title, so problems number 1, 2, …"""
 
 
 def _titled(body: str) -> str:
