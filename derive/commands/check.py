@@ -58,6 +58,7 @@ from derive.commands.options import (
     add_model_flags,
     add_sharding_flags,
     add_tolerance_flag,
+    flags_given,
 )
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError, closest
 from derive.formula import SYNTAXES
@@ -178,10 +179,6 @@ def _operators(args: argparse.Namespace, pset: ProblemSet | None = None) -> tupl
     return own + tuple(args.operators)
 
 
-def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
-    return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
-
-
 def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
     """The problem the flags name and its operator (or model) files.
 
@@ -203,7 +200,7 @@ def problem_of(args: argparse.Namespace) -> tuple[Problem, tuple[str, ...]]:
             )
         if is_model_claim(args, _operators(args)):
             return model_spec_of(args), _operators(args)
-        model_only = _given(args, MODEL_FLAGS)
+        model_only = flags_given(args, MODEL_FLAGS)
         if model_only:
             raise ProblemError(
                 model_only[0],
@@ -239,14 +236,14 @@ def refuse_set_flags(args: argparse.Namespace) -> None:
     """
     from derive.problem.timing import TIMING_KEYS
 
-    given = _given(args, _PROBLEM_FLAGS + MODEL_FLAGS)
+    given = flags_given(args, _PROBLEM_FLAGS + MODEL_FLAGS)
     if args.operator is not None or given:
         what = args.operator if args.operator is not None else given[0]
         raise ProblemError(
             f"derive check --problem-set with {what}",
             "the problem comes from the set; give --problem ID and no operator or problem flags",
         )
-    timing = _given(args, TIMING_KEYS)
+    timing = flags_given(args, TIMING_KEYS)
     if timing:
         raise ProblemError(
             f"derive check --problem-set with {timing[0]}",

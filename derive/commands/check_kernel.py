@@ -12,7 +12,7 @@ import argparse
 
 from derive.checking.api import KERNEL_QUANTITIES, QUANTITIES, parse_rtol
 from derive.commands.check_model import judging, refuse_unreadable, write_report
-from derive.commands.options import MODEL_FLAGS
+from derive.commands.options import MODEL_FLAGS, flags_given
 from derive.errors import ProblemError
 from derive.problem.kernel_spec import KernelSpec
 
@@ -22,10 +22,6 @@ KERNEL_ONLY = tuple(q for q in KERNEL_QUANTITIES if q not in QUANTITIES)
 _KERNEL = "a kernel by its numbers (--flops/--bytes or --intensity)"
 # flags of an operator problem that a kernel, which has no dims or tensors, does not take
 _NOT_KERNEL = ("regime", "set", "solve_for", "operators", "convention")
-
-
-def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
-    return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
 
 
 def refuse_kernel_mix(args: argparse.Namespace) -> None:
@@ -52,7 +48,7 @@ def refuse_kernel_mix(args: argparse.Namespace) -> None:
             "--chain",
             f"{_KERNEL} is checked one quantity at a time: give --quantity Q --claim TEXT",
         )
-    refused = _given(args, _NOT_KERNEL + MODEL_FLAGS)
+    refused = flags_given(args, _NOT_KERNEL + MODEL_FLAGS)
     if refused:
         raise ProblemError(
             f"{refused[0]} with --flops/--bytes/--intensity",

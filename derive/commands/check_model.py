@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from derive.checking.api import SERVING_QUANTITIES, parse_rtol
+from derive.commands.options import flags_given
 from derive.errors import DeriveError, ParseError, ProblemError
 from derive.problem.model_spec import ModelSpec
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS, ModelEntry
@@ -26,10 +27,6 @@ if TYPE_CHECKING:
 
 
 _OPERATOR_ONLY = ("compute", "link_bandwidth", "regime", "solve_for")
-
-
-def _given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
-    return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
 
 
 def judging(args: argparse.Namespace) -> dict[str, Any]:
@@ -93,7 +90,7 @@ def is_model_claim(args: argparse.Namespace, operators: tuple[str, ...]) -> bool
 
 def model_spec_of(args: argparse.Namespace) -> ModelSpec | ModelEntry:
     """``derive check MODEL …``: the model problem the flags describe (with ``--phase``, its serving step)."""
-    refused = _given(args, _OPERATOR_ONLY)
+    refused = flags_given(args, _OPERATOR_ONLY)
     if refused:
         raise ProblemError(
             f"derive check {args.operator} {refused[0]}",
@@ -112,7 +109,7 @@ def with_serving_step(
     """The model problem ``spec``, with its serving step when ``--phase`` is given (its
     timing flags and measured rate): what ``derive check MODEL`` and ``derive model
     --quantity`` judge a claim against."""
-    timing = _given(args, TIMING_KEYS)  # a model takes them only for a serving step
+    timing = flags_given(args, TIMING_KEYS)  # a model takes them only for a serving step
     if args.phase is None:
         serving_only = timing + [f for f in ("--tp", "--mesh", "--convention") if getattr(args, f[2:], None)]  # fmt: skip
         if serving_only:

@@ -204,7 +204,7 @@ def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
     from derive.commands.options import refuse_unused
     from derive.pipeline import answer_one
     from derive.present.formats import Document, render
-    from derive.present.questions_view import questions_json, questions_markdown
+    from derive.present.questions_view import questions_document, questions_json
 
     asked = ("given", "define", "equation", "unknown")
     refuse_unused(args, asked, "givens and equations alone (name an operator to use it)")
@@ -213,7 +213,7 @@ def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
         raise ProblemError("derive solve", "give --define or --equation with --unknown")
     shown = Document(
         data=lambda: questions_json(answered),
-        verbatim=lambda: questions_markdown(answered, level=1),
+        verbatim=lambda: render(questions_document(answered, level=1), "md"),
     )
     sys.stdout.write(render(shown, args.format))
     return 0

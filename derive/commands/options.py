@@ -22,6 +22,13 @@ if TYPE_CHECKING:
     from derive.problem.serving_spec import ServingSpec
     from derive.problem.timing import TimingSpec
 
+
+def flags_given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
+    """The flags of ``flags`` (argparse's names, ``link_bandwidth``) given a value, as typed
+    (``--link-bandwidth``)."""
+    return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
+
+
 DEFAULT_RTOL = "0.01"
 """The checker's default tolerance (``derive.checking.api.DEFAULT_RTOL``; a test keeps the two
 equal): spelled here so that ``derive model --help`` need not load the checker and sympy."""

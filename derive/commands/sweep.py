@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from derive.commands.options import add_problem_flags
+from derive.commands.options import add_problem_flags, spec_from_args
 
 if TYPE_CHECKING:
     from derive.commands.cli import Subparsers
@@ -32,7 +32,6 @@ _MODEL_ADVICE = (
 def run_sweep(args: argparse.Namespace) -> int:
     """``derive sweep``: parse, derive and evaluate (:mod:`derive.pipeline.sweep`), write CSV."""
     from derive.commands.atomic_file import write_atomic
-    from derive.commands.options import spec_from_args
     from derive.deadline import time_limit
     from derive.pipeline import registry_naming
     from derive.pipeline.sweep import sweep_outputs

@@ -76,6 +76,35 @@ _CLUSTER_FLAGS = (
     ),
 )
 
+_SWITCHES = (
+    (
+        "--count-logits",
+        "count the logits the loss keeps (one micro-batch's, bf16, V/tp per token) in the activations",
+    ),
+    (
+        "--dropout",
+        "count the dropout masks and outputs in the activations (Korthikanti et al.'s GPT; on with --convention megatron)",
+    ),
+    (
+        "--keep-gathered-weights",
+        "ZeRO-3: gather the weights once per step and keep them (and whole gradients) over the micro-batches",
+    ),
+    (
+        "--overlap-tp",
+        "a schedule that overlaps TP's all-reduces with compute (otherwise they sit on the critical path)",
+    ),
+    (
+        "--sequence-parallel",
+        "Megatron's sequence parallelism: norms' activations split over TP too; all-reduces as all-gather + reduce-scatter",
+    ),
+)
+"""The run's switches, each on when given (its field of the run reads ``"true"``)."""
+
+
+def _dest(flag: str) -> str:
+    """The attribute argparse stores a flag in: ``--batch-tokens`` → ``batch_tokens``."""
+    return flag[2:].replace("-", "_")
+
 
 def add_train_parser(sub: Any) -> None:
     """The ``train`` subcommand and its flags."""
@@ -123,31 +152,8 @@ def add_train_parser(sub: Any) -> None:
     for flag, metavar, helptext in _RUN_FLAGS + _CLUSTER_FLAGS:
         p.add_argument(flag, metavar=metavar, help=helptext)
     add_convention_flag(p)
-    p.add_argument(
-        "--count-logits",
-        action="store_true",
-        help="count the logits the loss keeps (one micro-batch's, bf16, V/tp per token) in the activations",
-    )
-    p.add_argument(
-        "--dropout",
-        action="store_true",
-        help="count the dropout masks and outputs in the activations (Korthikanti et al.'s GPT; on with --convention megatron)",
-    )
-    p.add_argument(
-        "--keep-gathered-weights",
-        action="store_true",
-        help="ZeRO-3: gather the weights once per step and keep them (and whole gradients) over the micro-batches",
-    )
-    p.add_argument(
-        "--overlap-tp",
-        action="store_true",
-        help="a schedule that overlaps TP's all-reduces with compute (otherwise they sit on the critical path)",
-    )
-    p.add_argument(
-        "--sequence-parallel",
-        action="store_true",
-        help="Megatron's sequence parallelism: norms' activations split over TP too; all-reduces as all-gather + reduce-scatter",
-    )
+    for flag, helptext in _SWITCHES:
+        p.add_argument(flag, action="store_true", help=helptext)
     p.add_argument(
         "--compare-strategies",
         action="store_true",
@@ -186,16 +192,12 @@ def run_train(args: argparse.Namespace) -> int:
         price_per_hour=args.price_per_hour,
         power=args.power,
     )
+    switches: dict[str, Any] = {
+        _dest(f): "true" if getattr(args, _dest(f)) else None for f, _ in _SWITCHES
+    }
     run = TrainSpec(
-        sequence_parallel="true" if args.sequence_parallel else None,
-        **{
-            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"))
-            for flag, _, _ in _RUN_FLAGS + _CLUSTER_FLAGS
-        },
-        keep_gathered_weights="true" if args.keep_gathered_weights else None,
-        overlap_tp="true" if args.overlap_tp else None,
-        count_logits="true" if args.count_logits else None,
-        dropout="true" if args.dropout else None,
+        **{_dest(flag): getattr(args, _dest(flag)) for flag, _, _ in _RUN_FLAGS + _CLUSTER_FLAGS},
+        **switches,
         convention=args.convention,
     )
     questions = question_spec_from_args(args)

@@ -36,7 +36,7 @@ from derive.analysis.analyse import analyse
 from derive.catalogue import table as q
 from derive.declare.operator import Operator
 from derive.declare.registry import Registry, load_registry
-from derive.errors import UnknownNameError
+from derive.errors import ProblemError, UnknownNameError
 from derive.lazy import lazy_getattr
 from derive.pipeline.kinds.operator import (
     Derivation,
@@ -245,20 +245,18 @@ def solve(
         return _solve_kernel(
             operator, counts, dtype, compute, chip, peak, bandwidth, link_bandwidth
         )
-    items = (
-        tuple(f"{k}={v}" for k, v in dtypes.items()) if isinstance(dtypes, dict) else tuple(dtypes)
-    )
-    sets = tuple(f"{k}={v}" for k, v in set.items()) if isinstance(set, dict) else tuple(set)
+    from derive.pipeline.kinds.questions import _items, answer_for, question_spec_of
+
     spec = ProblemSpec(
         operator.name if isinstance(operator, Operator) else operator,
-        ((dtype,) if dtype else ()) + items,
+        ((dtype,) if dtype else ()) + _items(dtypes),
         compute,
         chip,
         peak,
         bandwidth,
         link_bandwidth,
         regime,
-        sets,
+        _items(set),
         solve_for,
         mesh=mesh,
     )
@@ -274,8 +272,6 @@ def solve(
         names = tuple(str(path) for path in operators)
         derivation = derive_spec(spec, load_registry(tuple(Path(name) for name in names)))
         d = replace(derivation, operators=names)  # either kind: the spec as typed, its files
-    from derive.pipeline.kinds.questions import answer_for, question_spec_of
-
     questions = question_spec_of(given, define, equations, unknowns)
     return d if questions is None else replace(d, questions=answer_for(questions, d.analysis))
 
@@ -295,7 +291,6 @@ def _solve_kernel(
     Raises:
         ProblemError: an operator and counts together, or neither.
     """
-    from derive.errors import ProblemError
     from derive.pipeline.kinds.kernel import derive_kernel
     from derive.problem.kernel_spec import KernelSpec
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from derive.analysis.analyse import Analysis
+from derive.analysis.analyse import Analysis, analyse
 from derive.errors import ProblemError
 from derive.present.compare.kernels import KernelRow
 from derive.present.compare.models import ModelRow
@@ -92,7 +92,6 @@ def compare_rows(
     ``spec`` is a :class:`~derive.problem.binding.ProblemSpec` without hardware numbers; its
     ``chip`` and ``compute`` are replaced per row. ``only_compute`` keeps one compute dtype.
     """
-    from derive.analysis.analyse import analyse
     from derive.problem.binding import bind
     from derive.problem.dtypes import get_dtype
 

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
+from derive.catalogue import phrase_of
 from derive.catalogue import table as q
-from derive.deadline import workers
+from derive.deadline import run_with_deadline, workers
 from derive.declare.registry import Registry
 from derive.errors import DeriveError, ProblemError
 from derive.pipeline import Derivation, analyse_spec, derive_spec
@@ -309,7 +310,6 @@ def _natives(pset: ProblemSet) -> tuple[NativeProblem, ...]:
     errors of all of them at once, each naming the file, the problem and the key."""
     if not pset.natives:  # the question layer loads only for a set that has some
         return ()
-    from derive.catalogue import phrase_of
     from derive.pipeline.kinds import kind_of
     from derive.present.key.questions import NativeProblem
     from derive.questions.natives import native_answer, native_quantities
@@ -424,7 +424,6 @@ def _questions(
     its ``expect`` of defined quantities checked (issue 23)."""
     if not any(getattr(e, "questions", None) is not None for e in pset.every_entry()):
         return {}
-    from derive.deadline import run_with_deadline
     from derive.questions.set_answers import answer_problem_set, check_expect
 
     answered = run_with_deadline(

@@ -6,16 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from derive.analysis.analyse import Analysis
+from derive.analysis.analyse import Analysis, analyse
 from derive.declare.operator import Operator
 from derive.errors import ProblemError
-from derive.present.sweep.grid import Axis
-from derive.problem.binding import ProblemSpec
+from derive.present.sweep.grid import Axis, grid_size, parse_over
+from derive.problem.binding import ProblemSpec, bind
 
 
 def _axes(overs: Sequence[str], operator: Operator) -> list[Axis]:
-    from derive.present.sweep.grid import parse_over
-
     axes: list[Axis] = []
     for text in overs:
         ax = parse_over(text, operator.dims)
@@ -61,11 +59,8 @@ def sweep_analysis(
         DeriveError: no ``--over``, a dim swept twice or both swept and set, a dim left
             free, a grid too large, or the analysis past ``seconds``.
     """
-    from derive.analysis.analyse import analyse
     from derive.declare.registry import load_registry
-    from derive.present.sweep.grid import grid_size
     from derive.present.sweep.values import unbound_dims
-    from derive.problem.binding import bind
 
     registry = load_registry(tuple(Path(path) for path in operators))
     operator = registry.get(spec.operator)

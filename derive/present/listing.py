@@ -10,7 +10,6 @@ from derive.catalogue import table as q
 from derive.declare.operator import Tensor
 from derive.declare.registry import Registry
 from derive.formula.decimals import fmt_decimal
-from derive.present.escape import md_escape
 from derive.present.formats import Document
 from derive.problem.chips import load_chips
 from derive.solution.notation import tex
@@ -58,27 +57,6 @@ _CHIPS_INTRO = (
     "Dense peaks only. Ridge = peak / HBM bandwidth, in FLOPs per byte. "
     "HBM capacity in bytes per chip, decimal (80e9 B = 80 GB = 74.5 GiB)."
 )
-
-
-def chips_markdown() -> str:
-    """A Markdown table of every chip's ceilings and ridge points."""
-    lines = [
-        "# Chips",
-        "",
-        _CHIPS_INTRO,
-        "",
-        "| chip | dtype | peak (FLOP/s) | HBM (B/s) | HBM capacity (B) | ridge | link (B/s, one way) | source |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for name, chip in load_chips().items():
-        for dtype, peak in chip.peaks:
-            ridge = chip.ridge(dtype)
-            link = f"{chip.link_name} {chip.link.text}" if chip.link else "—"
-            capacity = chip.capacity.text if chip.capacity else "—"
-            lines.append(
-                f"| {name} | {dtype} | {peak.text} | {chip.hbm.text} | {capacity} | ${tex(ridge)}$ ≈ {fmt_decimal(ridge)} | {link} | {md_escape(peak.cite())} |"
-            )
-    return "\n".join(lines) + "\n"
 
 
 def chips_text() -> str:
@@ -138,46 +116,15 @@ def operators_json(registry: Registry) -> dict[str, object]:
     }
 
 
-def operators_markdown(registry: Registry) -> str:
-    """A Markdown table of operators with shapes and FLOPs."""
-    lines = [
-        "# Operators",
-        "",
-        "| operator | reads | writes | comms | FLOPs | doc |",
-        "|---|---|---|---|---|---|",
-    ]
-    for operator in registry.operators:
-        lines.append(
-            f"| {operator.name} | {md_escape(_tensors(operator.reads))} | {md_escape(_tensors(operator.writes))} | {md_escape(_tensors(operator.comms))} | ${tex(operator.flops)}$ | {md_escape(operator.doc)} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def operators_text(registry: Registry) -> str:
-    """Operators as plain text: name and FLOPs, then the tensors read, written and sent, and the doc."""
-    lines: list[str] = []
-    for op in registry.operators:
-        lines.append(f"{op.name}  (FLOPs {op.flops})")
-        for label, tensors in (("reads", op.reads), ("writes", op.writes), ("comms", op.comms)):
-            if tensors:
-                lines.append(f"    {label:<7}{_tensors(tensors)}")
-        if op.doc:
-            lines.append(f"    {op.doc}")
-        lines.append("")
-    return "\n".join(lines)
-
-
 def chips_document() -> Document:
-    """``derive chips``: the table as text (the default) or Markdown, or the JSON object."""
-    return Document(written={"text": chips_text, "md": chips_markdown}, data=chips_json)
+    """``derive chips``: the table as text (the default) or Markdown (``chips.md.j2``), or
+    the JSON object."""
+    context = {"intro": _CHIPS_INTRO, "chips": load_chips(), "tex": tex, "decimal": fmt_decimal}
+    return Document("chips", context, chips_json, written={"text": chips_text})
 
 
 def operators_document(registry: Registry) -> Document:
-    """``derive operators``: the list as text (the default) or Markdown, or the JSON object."""
-    return Document(
-        written={
-            "text": lambda: operators_text(registry),
-            "md": lambda: operators_markdown(registry),
-        },
-        data=lambda: operators_json(registry),
-    )
+    """``derive operators``: the list as text (the default) or Markdown (``operators.txt.j2``,
+    ``operators.md.j2``), or the JSON object."""
+    context = {"registry": registry, "tensors": _tensors, "tex": tex}
+    return Document("operators", context, lambda: operators_json(registry))

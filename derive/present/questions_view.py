@@ -14,12 +14,12 @@ from dataclasses import replace
 
 import sympy as sp
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, find
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import TimeUnit, time_tex, time_text
 from derive.formula.limits import RejectError
 from derive.formula.units import base_text
-from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
+from derive.present.escape import md_escape, tex_escape
 from derive.present.formats import Document
 from derive.present.tex_layout import tex_break_sum, tex_is_wide
 from derive.questions.read import display_symbol, names_in, split_equation
@@ -138,16 +138,20 @@ def _forms(q: Questions, a: Answer) -> tuple[str, list[str], str, str]:
     return lhs, [formula, numbers, *exact], rounded, ""
 
 
-def _line(q: Questions, a: Answer) -> str:
+def _worked(q: Questions, a: Answer) -> tuple[str, str]:
+    """One worked line as Markdown and as LaTeX (:func:`_line`, :func:`_align`)."""
+    forms = _forms(q, a)
+    return _line(*forms), _align(*forms)
+
+
+def _line(lhs: str, forms: list[str], rounded: str, then: str) -> str:
     """``name = formula = numbers = result`` on one line (Markdown, inline givens)."""
-    lhs, forms, rounded, then = _forms(q, a)
     line = " = ".join([lhs, *forms]) + (f" \\approx {rounded}" if rounded else "")
     return line + (rf" \quad\Rightarrow\quad {then}" if then else "")
 
 
-def _align(q: Questions, a: Answer) -> str:
+def _align(lhs: str, forms: list[str], rounded: str, then: str) -> str:
     """The same in ``align*``, one form a line, long sums broken (fits a two-column paper)."""
-    lhs, forms, rounded, then = _forms(q, a)
     rows = [f"&= {tex_break_sum(f)}" for f in forms]
     if rounded:
         rows.append(f"&\\approx {rounded}")
@@ -190,43 +194,20 @@ def _solving_text(q: Questions) -> str:
     return text + (f" {_sentence(s.note)}." if s.note and s.verdict != "solved" else "")
 
 
-def questions_markdown(q: Questions, level: int = 3) -> str:
-    """The givens and each derived quantity as Markdown (a section of a worked solution)."""
-    hashes = "#" * level
-    out = [f"{hashes} Given, defined and solved", ""]
+def questions_document(q: Questions, level: int = 3) -> Document:
+    """The givens and each derived quantity (a section of a worked solution, heading
+    ``level``): templates ``answered``, and :func:`questions_json`."""
     givens = [a for a in q.answers if a.role is Role.GIVEN]
-    if givens:
-        out += ["| given | value | in base units |", "|---|---|---|"]
-        out += [
-            f"| ${_name_tex(a.name)}$ | ${_given_tex(a)}$ | ${_number_tex(a.value)}{_unit_tex(a.unit)}$ |"
+    context = {
+        "level": level,
+        "givens": [
+            (_name_tex(a.name), _given_tex(a), _number_tex(a.value) + _unit_tex(a.unit))
             for a in givens
-        ]
-        out.append("")
-    if q.solving is not None:
-        out += [md_escape(_solving_text(q)), ""]
-    for a in q.derived:
-        out += [f"$${_line(q, a)}$$", "", md_escape(_why(a)), ""]
-    return "\n".join(out).rstrip("\n") + "\n"
-
-
-def questions_latex(q: Questions) -> str:
-    """The same as a LaTeX fragment."""
-    out = [r"\subsubsection*{Given, defined and solved}"]
-    givens = [a for a in q.answers if a.role is Role.GIVEN]
-    if givens:
-        column = r">{\raggedright\arraybackslash}X"
-        out += [
-            r"{\small",
-            rf"\noindent\begin{{tabularx}}{{\linewidth}}{{@{{}}{column}{column}@{{}}}}",
-        ]
-        out += [r"\toprule", r"given & value \\", r"\midrule"]
-        out += [f"${_name_tex(a.name)}$ & ${_given_tex(a)}$ \\\\" for a in givens]
-        out += [r"\bottomrule", r"\end{tabularx}\par}", ""]
-    if q.solving is not None:
-        out += [tex_prose_numbers(_solving_text(q)), ""]
-    for a in q.derived:
-        out += [_align(q, a), tex_prose_numbers(_why(a)), ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+        ],
+        "solving": _solving_text(q),
+        "derived": [(*_worked(q, a), _why(a)) for a in q.derived],
+    }
+    return Document("answered", context, data=lambda: questions_json(q))
 
 
 def value_text(a: Answer) -> str:
@@ -268,7 +249,6 @@ def glance(q: Questions, asked: tuple[str, ...] = ()) -> tuple[str, str]:
 def glance_answers(answers: Sequence[Answer], kind: ProblemKind) -> tuple[str, str]:
     """Answers at a glance (a set's budget or what-if), each by its catalogue symbol when it
     has one: ``$N = 6.9282 \\times 10^{10}$``, for Markdown and for LaTeX."""
-    from derive.catalogue import find
 
     def symbol(name: str) -> str:
         row = find(name)
@@ -299,7 +279,6 @@ def _sides(equation: str) -> str:
 def ask_label(q: Questions, a: Answer) -> str:
     """How the sheet asks for a defined quantity or an unknown: the set's label, else its
     name and what it measures (``cost_per_million, a cost ($)``); never its formula."""
-    from derive.catalogue import find
 
     label = dict(q.labels).get(a.name)
     if label:
@@ -372,11 +351,6 @@ def with_questions(document: Document, questions: Questions | None, level: int =
     JSON keys the report's."""
     if questions is None:
         return document
-    shown = Document(
-        written={
-            "md": lambda: questions_markdown(questions, level),
-            "tex": lambda: questions_latex(questions),
-        },
-        data=lambda: questions_json(questions),
+    return replace(
+        document, sections=(*document.sections, ("", questions_document(questions, level)))
     )
-    return replace(document, sections=(*document.sections, ("", shown)))

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.formula.decimals import counted, fmt_decimal
+from derive.formula.decimals import counted, fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 
 if TYPE_CHECKING:
@@ -101,7 +102,6 @@ def group_given(phase: PhaseAnalysis | DecodeCrossover) -> str:
 
 def _measured_given(phase: PhaseAnalysis) -> str:
     """The measurement as given: the cluster's rate or the step's time (empty without one)."""
-    from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 
     measured = phase.measured
     if measured is None:
@@ -138,7 +138,6 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
     """The phase's keys (exact strings; ``null`` where a key is for the other phase): its
     rows' values laid out in the contract's order, the step first and the crossovers, the
     measurement and the convention among them."""
-    from derive.catalogue import ProblemKind
     from derive.present.json_export import crossover_json, laid_out, measured_json, step_json
 
     head = {"phase": phase.phase.value, "tp": phase.tp, "replicas": phase.replicas}

@@ -16,8 +16,8 @@ from derive.present.escape import rich_text, tex_prose_numbers
 from derive.solution.steps import Math
 
 _TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
-BREAK_WIDTH = 30  # the unit of the narrow-place widths below (in characters, see _tex_width)
-# A line of a display, beside its left side: a character of _tex_width prints 0.5 to 0.7 em
+BREAK_WIDTH = 30  # the unit of the narrow-place widths below (in characters, see tex_width)
+# A line of a display, beside its left side: a character of tex_width prints 0.5 to 0.7 em
 # wide, so 24 fit with ``T_mem =`` and the ``\qquad`` of a continuation line in a column
 # of about 20 em: a two-column article's at 11pt type (A4 or letter) and all wider ones.
 DISPLAY_WIDTH = 24
@@ -27,10 +27,10 @@ _NEXT_LINE = " \\\\\n  &\\qquad "  # a continuation line of an align* row
 
 
 @lru_cache(maxsize=4096)
-def _tex_width(tex: str, start: float = 0.0) -> float:
+def tex_width(tex: str, start: float = 0.0) -> float:
     """A rough printed width of LaTeX math, in characters (a fraction counts its wider side).
 
-    ``start`` is added first, so ``_tex_width(b, _tex_width(a)) == _tex_width(a + " " + b)``
+    ``start`` is added first, so ``tex_width(b, tex_width(a)) == tex_width(a + " " + b)``
     exactly, floats and all, when ``a`` ends outside any group: a line grows one term at a time.
     Remembered: a key measures the same math again and again (more than half its calls).
     """
@@ -56,7 +56,7 @@ _TOKEN_WIDTHS: dict[str, float] = {}
 
 
 def _tokens_width(tokens: list[str], i: int, end: int, width: float = 0.0) -> float:
-    """The width of ``tokens[i:end]`` (see :func:`_tex_width`), read in place: a group is
+    """The width of ``tokens[i:end]`` (see :func:`tex_width`), read in place: a group is
     measured where it lies, not joined into text and read again."""
     widths = _TOKEN_WIDTHS
     while i < end:
@@ -117,14 +117,9 @@ def _group(tokens: list[str], i: int) -> tuple[str, int]:
     return "".join(tokens[i + 1 :]), j
 
 
-def tex_width(tex: str) -> float:
-    """A rough printed width of LaTeX math, in characters (a fraction counts its wider side)."""
-    return _tex_width(tex)
-
-
 def tex_is_wide(tex: str, width: int = SIDE_WIDTH) -> bool:
     """True when LaTeX math is wider than ``width`` characters (see :func:`tex_break_sum`)."""
-    return _tex_width(tex) > width
+    return tex_width(tex) > width
 
 
 def _one_fraction(tex: str) -> tuple[str, str, str] | None:
@@ -146,7 +141,7 @@ def tex_slashed(tex: str, width: int = BREAK_WIDTH // 2) -> str:
     >>> tex_slashed(r"B \\ge \\frac{2 D F G}{41 D F - 9850 D - 9850 F}")
     'B \\\\ge (2 D F G)/\\\\allowbreak (41 D F - 9850 D - 9850 F)'
     """
-    if _tex_width(tex) <= width:
+    if tex_width(tex) <= width:
         return tex
     tokens, out, i = _TEX_TOKEN.findall(tex), [], 0
     while i < len(tokens):
@@ -156,7 +151,7 @@ def tex_slashed(tex: str, width: int = BREAK_WIDTH // 2) -> str:
             numerator, after = _group(tokens, i + 1)
             denominator, end = _group(tokens, after)
             whole = "".join(tokens[i:end])
-            wide = _tex_width(whole) > width
+            wide = tex_width(whole) > width
             plain = [
                 side.replace(r"\left(", "(").replace(r"\right)", ")")
                 for side in (numerator, denominator)
@@ -214,31 +209,31 @@ def _unsized(tex: str) -> str:
 def tex_break_sum(tex: str, width: int = DISPLAY_WIDTH) -> str:
     """A long sum broken into ``align*`` lines at its top-level ``+`` and ``-`` signs.
 
-    Each line holds as many terms as fit in ``width`` (see :func:`_tex_width`); the
+    Each line holds as many terms as fit in ``width`` (see :func:`tex_width`); the
     continuation lines start ``&\\qquad + …``; a term too wide for a line that holds a
     ``\\left``…``\\right`` group is broken inside it too (sized ``\\bigl``…``\\bigr``),
     and a long product at its top-level ``\\cdot`` signs. Short formulas come back unchanged; a
     fraction too wide to break is set in text style (``\\tfrac``).
     """
-    if _tex_width(tex) <= width:
+    if tex_width(tex) <= width:
         return tex
     fraction = _one_fraction(tex)
     if fraction is not None:
         sign, numerator, denominator = fraction
-        wide_num, wide_den = _tex_width(numerator) > width, _tex_width(denominator) > width
+        wide_num, wide_den = tex_width(numerator) > width, tex_width(denominator) > width
         if not (wide_num or wide_den):
             return sign + r"\tfrac" + tex[len(sign) + len(r"\frac") :]
         top = tex_break_sum(numerator, width)
-        if not wide_den and _tex_width(denominator) <= width // 2:  # a long sum over a number
+        if not wide_den and tex_width(denominator) <= width // 2:  # a long sum over a number
             slash = _NEXT_LINE if _NEXT_LINE in top else " "
             return sign + rf"\bigl({top}\bigr)" + slash + rf"\big/ \bigl({denominator}\bigr)"
         bottom = tex_break_sum(denominator, width)
         return sign + rf"\bigl({top}\bigr)" + _NEXT_LINE + rf"\big/ \bigl({bottom}\bigr)"
     terms: list[str] = []
     for term in _top_level(tex):
-        if _tex_width(term) > width and r"\left" in term:  # its brackets must break too
+        if tex_width(term) > width and r"\left" in term:  # its brackets must break too
             terms.extend(_top_level(_unsized(term)))
-        elif _tex_width(term) > width and _CDOT in term:  # a long product: break at its dots
+        elif tex_width(term) > width and _CDOT in term:  # a long product: break at its dots
             terms.extend(_top_level(term, r" \\cdot "))
         else:
             terms.append(term)
@@ -246,13 +241,13 @@ def tex_break_sum(tex: str, width: int = DISPLAY_WIDTH) -> str:
     line_width = 0.0
     for term in terms:
         if lines:
-            joined = _tex_width(term, line_width)  # the width of lines[-1] + " " + term
+            joined = tex_width(term, line_width)  # the width of lines[-1] + " " + term
             if joined <= width:
                 lines[-1] += " " + term
                 line_width = joined
                 continue
         lines.append(term)
-        line_width = _tex_width(term)
+        line_width = tex_width(term)
     return _NEXT_LINE.join(lines)
 
 
@@ -275,7 +270,7 @@ def tex_table_is_wide(table: tuple, width: int = 12) -> bool:
     if len(header) > 2 and header[1] == "operator":
         width = min(width, PART_CELL)
     return any(
-        isinstance(part, Math) and _tex_width(part.latex) > width
+        isinstance(part, Math) and tex_width(part.latex) > width
         for row in table[1:]
         for cell in row
         for part in (cell if isinstance(cell, tuple) else ())

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derive.present.tex_layout import _tex_width, tex_break_sum, tex_slashed
+from derive.present.tex_layout import tex_break_sum, tex_slashed, tex_width
 
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
 
@@ -84,7 +84,7 @@ PIECES = st.sampled_from(
 @settings(max_examples=400, deadline=None)
 @given(st.lists(PIECES, max_size=40).map("".join))
 def test_width_is_the_reference_on_any_text(tex):
-    assert _tex_width(tex) == _reference_width(tex)
+    assert tex_width(tex) == _reference_width(tex)
 
 
 def _key_formulas() -> list[str]:
@@ -99,7 +99,7 @@ def test_width_is_the_reference_on_the_key():
     formulas = _key_formulas()
     assert len(formulas) > 100
     for tex in formulas:
-        assert _tex_width(tex) == _reference_width(tex), tex
+        assert tex_width(tex) == _reference_width(tex), tex
 
 
 @settings(max_examples=200, deadline=None)
@@ -115,10 +115,10 @@ def test_break_sum_lines_grow_as_the_whole_text_would_measure(terms, width):
     """A line grown term by term is measured as its whole text would be."""
     tex = " + ".join(terms)
     for line in tex_break_sum(tex, width).split(" \\\\\n  &\\qquad "):
-        assert _tex_width(line) == _reference_width(line)
-    first = _tex_width(terms[0])
+        assert tex_width(line) == _reference_width(line)
+    first = tex_width(terms[0])
     for term in terms[1:]:
-        assert _tex_width(term, first) == _reference_width(terms[0] + " " + term)
+        assert tex_width(term, first) == _reference_width(terms[0] + " " + term)
 
 
 _LINE_BREAK = " \\\\\n  &\\qquad "
@@ -128,7 +128,7 @@ def test_a_bracketed_sum_too_wide_for_a_line_breaks_inside_its_brackets():
     """A ``\\left[``…``\\right]`` group cannot break: when its term alone is too wide, its
     brackets are sized ``\\bigl``…``\\bigr`` and the sum inside breaks like any other."""
     tex = r"\sum_k \left[\max(T_{\text{math},k}, T_{\text{mem},k}) + T_{\text{comms},k}\right]"
-    assert _tex_width(tex) > 24
+    assert tex_width(tex) > 24
     lines = tex_break_sum(tex, 24).split(_LINE_BREAK)
     assert lines == [
         r"\sum_k \bigl[\max(T_{\text{math},k}, T_{\text{mem},k})",

@@ -16,7 +16,7 @@ from derive.pipeline.kinds.operator_record import OperatorRecord
 from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import quantity, short_repr
 from derive.present.formats import Document
-from derive.problem.binding import ProblemSpec
+from derive.problem.binding import ProblemSpec, read_mesh
 
 if TYPE_CHECKING:
     from derive.analysis.comms_only import CommsAnalysis
@@ -78,7 +78,6 @@ def collective_problem(spec: ProblemSpec, text: str) -> tuple[ProblemSpec, Opera
     """``--collective TEXT`` read once: the problem of its operator, the operator, and the
     operator file (declared as data) ``derive check`` loads it from."""
     from derive.declare.registry import operators_as_file
-    from derive.problem.binding import read_mesh
     from derive.problem.collective_text import parse_collective
 
     op = parse_collective(text, read_mesh(spec))

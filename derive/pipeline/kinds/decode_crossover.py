@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
+from derive.catalogue import table as q
 from derive.errors import DeriveError, ProblemError
 from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import Shown
@@ -38,7 +39,6 @@ class ServingShown(Shown):
         """
         if self.spec is None or self.serving is None:
             raise ProblemError("problem", "a serving step without its specs: use solve_model")
-        from derive.catalogue import table as q
 
         # an entry named after what it is, the step (its quantity group's name)
         return ModelEntry(q.STEP.name, "", "", self.spec, (), self.serving)
@@ -118,6 +118,5 @@ class DecodeCrossoverKind(OneClaimAtATime):
 
     def asks(self, problem: Problem) -> tuple[str, ...]:
         """A set's ``ask``, else the crossover (all a decode with no batch answers)."""
-        from derive.catalogue import table as q
 
         return getattr(problem, "ask", ()) or (q.CROSSOVER.name,)

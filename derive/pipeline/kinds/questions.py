@@ -15,6 +15,7 @@ from derive.pipeline.kinds.surface import Shown
 from derive.problem.sets.problem_set import QuestionEntry
 
 if TYPE_CHECKING:
+    from derive.present.formats import Document
     from derive.problem.question_spec import QuestionSpec
     from derive.problem.sets.problem_set import ProblemSet
     from derive.questions.records import Known, Questions
@@ -51,7 +52,6 @@ def answer_one(spec: QuestionSpec, own: Mapping[str, Known] | None = None) -> Qu
 def answer_for(spec: QuestionSpec, analysis: object, phase: object = None) -> Questions:
     """A problem's questions over the quantities of its kind (an operator, a comms-only
     operator, a kernel, a model, and a serving step's)."""
-    from derive.errors import ProblemError
     from derive.questions.quantities import explain_missing, quantities_of
 
     try:
@@ -122,17 +122,11 @@ class QuestionsDerivation(Shown):
     def _rows(self) -> tuple[Quantity, ...]:
         return ()
 
-    def markdown(self, level: int = 3) -> str:
-        """The answers, as Markdown."""
-        from derive.present.questions_view import questions_markdown
+    def document(self, level: int = 3) -> Document:
+        """The answers as a document (Markdown, LaTeX and JSON)."""
+        from derive.present.questions_view import questions_document
 
-        return questions_markdown(self.questions, level)
-
-    def latex(self) -> str:
-        """The answers, as a LaTeX fragment."""
-        from derive.present.questions_view import questions_latex
-
-        return questions_latex(self.questions)
+        return questions_document(self.questions, level)
 
     def as_json(self) -> dict:
         """The answers as JSON (``given``, ``defined``, ``solved`` …)."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from derive.catalogue import ProblemKind
+from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.pipeline.kinds.decode_crossover import DecodeCrossoverDerivation, ServingShown
 from derive.pipeline.kinds.model import model_spec_of
@@ -62,7 +63,6 @@ def derive_serving(
 
 def _no_timing_without_a_step(serving: ServingSpec) -> None:
     """Refuse a timing flag of a decode asked without a batch: no step is timed to use it."""
-    from dataclasses import fields
 
     from derive.problem.timing import bind_timing
 
@@ -105,8 +105,6 @@ def derive_set_serving(
         ProblemError: a decode with no batch asks for what only a step has (its rate, its time).
         DeriveError: the step or the crossover cannot be derived.
     """
-    from derive.catalogue import table as q
-    from derive.problem.serving_spec import SERVING_ASK_KEYS
 
     serving = entry.serving
     assert serving is not None  # called for a problem with a phase

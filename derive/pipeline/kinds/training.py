@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -15,11 +15,10 @@ from derive.pipeline.kinds.protocol import OneClaimAtATime, Problem
 from derive.pipeline.kinds.surface import Shown
 from derive.present.formats import Document
 from derive.problem.sets.problem_set import ModelEntry
-from derive.problem.train_spec import TRAIN_ASK_KEYS
+from derive.problem.train_spec import TRAIN_ASK_KEYS, TrainSpec
 
 if TYPE_CHECKING:
     from derive.problem.model_spec import ModelSpec
-    from derive.problem.train_spec import TrainSpec
     from derive.questions.records import Questions
     from derive.training.analysis import StrategyRow, TrainingAnalysis
 
@@ -117,7 +116,6 @@ def solve_training(
     (0, 8)
     """
     from derive.problem.model_spec import ModelSpec
-    from derive.problem.train_spec import TrainSpec
 
     spec = ModelSpec(
         model=model,
@@ -136,7 +134,6 @@ def solve_training(
     questions = question_spec_of(given, define, equations, unknowns)
     if questions is None:
         return derive_training(spec, run, operators, compare)
-    from dataclasses import replace
 
     from derive.pipeline.training_questions import train_with_questions
 

@@ -22,6 +22,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import column_unit, time_in
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
+from derive.present.render import render
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,8 @@ def _decimal(value: sp.Expr | None) -> str:
 
 
 def kernel_compare_markdown(rows: list[KernelRow]) -> str:
-    """The table: ceilings, ridge, the kernel's intensity, bound, attainable, T_lower."""
+    """The table (``kernel_compare.md.j2``): ceilings, ridge, the kernel's intensity, bound,
+    attainable, T_lower."""
     first = rows[0].kernel
     counts = (
         f"FLOPs {_decimal(first.flops)}, bytes {_decimal(first.bytes)}"
@@ -52,32 +54,25 @@ def kernel_compare_markdown(rows: list[KernelRow]) -> str:
         else f"intensity {_decimal(first.intensity)} FLOPs/byte"
     )
     unit = column_unit(row.kernel.step.t_lower for row in rows if row.kernel.step is not None)
-    lines = [
-        "## Compare: a kernel by its numbers",
-        "",
-        f"{counts}; one row per chip and compute dtype.",
-        "",
-        "| chip | compute | peak (FLOP/s) | HBM (B/s) | ridge (FLOP/B) | I (FLOP/B) | bound "
-        f"| attainable (FLOP/s) | of peak | T_lower ({unit.text}) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    cells = []
     for row in rows:
         k = row.kernel
         t_lower = k.step.t_lower if k.step is not None else None
-        cells = [
-            row.chip,
-            row.compute,
-            _decimal(k.peak.value),
-            _decimal(k.bandwidth.value),
-            _decimal(k.ridge),
-            _decimal(k.intensity),
-            k.binding,
-            _decimal(k.attainable),
-            f"{fmt_decimal(100 * k.fraction_of_peak, 4)}%",
-            time_in(t_lower, unit) if t_lower is not None else "—",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+        cells.append(
+            [
+                row.chip,
+                row.compute,
+                _decimal(k.peak.value),
+                _decimal(k.bandwidth.value),
+                _decimal(k.ridge),
+                _decimal(k.intensity),
+                k.binding,
+                _decimal(k.attainable),
+                f"{fmt_decimal(100 * k.fraction_of_peak, 4)}%",
+                time_in(t_lower, unit) if t_lower is not None else "—",
+            ]
+        )
+    return render("kernel_compare.md.j2", "md", counts=counts, unit=unit.text, rows=cells)
 
 
 def refuse_kernel_table(flag: str) -> NoReturn:

@@ -27,10 +27,11 @@ from derive.analysis.crossover.records import NEVER, Crossover
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.present.compare.json import bound_of, compare_json, own_comms
-from derive.present.compare.ratios import Ratios
+from derive.present.compare.ratios import Ratios, follows_note
 from derive.present.compare.tex import Exact, compare_tex, operator_groups, time_column
 from derive.present.escape import md_escape
 from derive.present.formats import Document
+from derive.present.render import render
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
@@ -267,8 +268,9 @@ def _layout(
 def table_markdown(
     title: str, parts: list[tuple[str, str]], cols: list[str], body: list[list[Cell]]
 ) -> str:
-    """A Markdown table (math in ``$…$``) under a ``##`` heading and a sentence of givens; a
-    column of times in one unit chosen for it (:func:`~derive.present.compare.tex.time_column`)."""
+    """A Markdown table (``compare.md.j2``: math in ``$…$``) under a ``##`` heading and a
+    sentence of givens; a column of times in one unit chosen for it
+    (:func:`~derive.present.compare.tex.time_column`)."""
     cols, body = list(cols), [list(cells) for cells in body]
     for index, header in enumerate(cols):
         timed = time_column(header, [cells[index] for cells in body], MARKDOWN_TIME_DIGITS)
@@ -276,21 +278,14 @@ def table_markdown(
             cols[index] = timed[0]
             for cells, cell in zip(body, timed[1]):
                 cells[index] = cell
-    lines = [
-        f"## {md_escape(title)}",
-        "",
-        "; ".join(f"{md_escape(k)}: {md_escape(v)}" for k, v in parts) + ".",
-        "",
-        "| " + " | ".join(md_escape(c) for c in cols) + " |",
-        "|" + "---|" * len(cols),
-    ]
-    for cells in body:
-        out = []
-        for math, words in cells:
-            text = f"${math}$" if math is not None else ""
-            out.append((text + (" " if text and words else "") + md_escape(words)).strip())
-        lines.append("| " + " | ".join(out) + " |")
-    return "\n".join(lines) + "\n"
+    shown = [[_md_cell(cell) for cell in cells] for cells in body]
+    return render("compare.md.j2", "md", title=title, parts=parts, cols=cols, body=shown)
+
+
+def _md_cell(cell: Cell) -> str:
+    math, words = cell
+    text = f"${math}$" if math is not None else ""
+    return (text + (" " if text and words else "") + md_escape(words)).strip()
 
 
 def _title(rows: list[CompareRow], op: str) -> str:
@@ -309,7 +304,6 @@ def compare_document(
     each tensor dtype, ``paper()``; a table per group of columns, each fitting a paper's
     column: :mod:`derive.present.compare.tex`; every user string through ``tex_escape``),
     its JSON by :func:`compare_json`."""
-    from derive.present.compare.ratios import follows_note
 
     def markdown() -> str:
         rows, ratios = table(compute)

@@ -8,9 +8,14 @@ from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.formula.durations import time_tex, time_text
 from derive.present.comms_view import comms_document
-from derive.present.key.files import ProblemPart, _OperatorName, _ProblemName, _QuestionView
+from derive.present.key.files import (
+    ProblemPart,
+    _OperatorName,
+    _ProblemName,
+    _QuestionView,
+    templated_item,
+)
 from derive.present.key.rows import Row
-from derive.present.render import render
 from derive.present.view import HardwareRow, TensorRow
 from derive.present.withheld import comms_sheet_doc
 from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
@@ -109,12 +114,7 @@ def comms_part(pset: ProblemSet, stem: str, index: int, analysis: CommsAnalysis)
     title = f"Problem {pset.number(entry.id)} ({entry.id}): {entry.title}"
     document = comms_document(analysis, level=2)
     context = {**document.context, "title": title, "text": entry.text}
-    item = {
-        "anchor": entry.id.lower(),
-        "body": render("kernel.md.j2", "md", **context).rstrip("\n"),
-        "tex": render("kernel.tex.j2", "tex", **context, label=f"{stem}:{entry.id}").rstrip("\n"),
-        "plot": None,
-    }
+    item = templated_item("kernel", stem, entry.id, None, **context)
     asks = tuple(COMMS_ASKS[t] for t in entry.ask) or tuple(COMMS_ASKS.values())[:2]
     question = {
         "title": entry.title,

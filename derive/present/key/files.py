@@ -26,7 +26,7 @@ from derive.present.key.figures import (
 )
 from derive.present.key.names import GENERATED_MARK
 from derive.present.key.rows import Row, operator_row
-from derive.present.render import render
+from derive.present.render import environment, render
 from derive.present.view import SolutionView, view_of
 from derive.present.withheld import operator_sheet_doc
 from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
@@ -49,29 +49,6 @@ PREAMBLE = (
     + (r"\usepackage[margin=2cm]{geometry}",)
 )
 ASK_PHRASES = phrases(ProblemKind.OPERATOR)
-PRINT_LAYOUT = (
-    r"\setlength{\columnsep}{0.6cm}",
-    r"\makeatletter",
-    # headings set ragged right (a long title in a column does not stretch its spaces), with
-    # less room around them; a step's run-in heading keeps a third of its room above
-    r"\renewcommand\section{\@startsection{section}{1}{\z@}{-2.5ex \@plus -1ex \@minus -.2ex}"
-    r"{1.2ex \@plus .2ex}{\normalfont\Large\bfseries\raggedright}}",
-    r"\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2ex \@plus -1ex \@minus -.2ex}"
-    r"{1ex \@plus .2ex}{\normalfont\large\bfseries\raggedright}}",
-    r"\renewcommand\paragraph{\@startsection{paragraph}{4}{\z@}{1ex \@plus .5ex \@minus .2ex}"
-    r"{-1em}{\normalfont\normalsize\bfseries}}",
-    # displays (a step's align*) with half the room above and below
-    r"\g@addto@macro\normalsize{\setlength\abovedisplayskip{5pt \@plus 2pt \@minus 2pt}"
-    r"\setlength\belowdisplayskip{5pt \@plus 2pt \@minus 2pt}}",
-    # lists (a step's notes) with a third of the room around and between their items
-    r"\def\@listI{\leftmargin\leftmargini \topsep 3pt \@plus 1pt \@minus 1pt"
-    r" \parsep 0pt \itemsep 2pt \@plus 1pt}",
-    r"\let\@listi\@listI",
-    r"\makeatother",
-)
-"""The standalone key's print layout (``<stem>.tex``, two columns): a worked solution is
-written to fit a column of a paper (:mod:`derive.present.tex_layout`), so a printed key
-sets two of them on a page, with tighter headings and displays than ``article``'s."""
 
 
 def _asks(entry: ProblemEntry, solution: Solution) -> tuple[str, ...]:
@@ -126,7 +103,6 @@ def preload() -> None:
     does not depend on it."""
     from derive.formula import parse_formula  # noqa: F401  the sheets' withholding reads with it
     from derive.present.formats import templated_formats
-    from derive.present.render import environment
     from derive.problem.chips import load_chips
     from derive.resources import resource_dir
 
@@ -136,6 +112,23 @@ def preload() -> None:
         for name in KEY_TEMPLATES:
             if (folder / (name + fmt.template_suffix)).is_file():
                 environment(fmt.name).get_template(name + fmt.template_suffix)
+
+
+def key_item(pid: str, body: str, tex: str, plot: Figure | None = None) -> dict:
+    """A problem as the key's templates print it: its anchor, its worked solution in
+    Markdown (``body``) and in LaTeX, and its figure (None: it has none)."""
+    return {"anchor": pid.lower(), "body": body.rstrip("\n"), "tex": tex.rstrip("\n"), "plot": plot}
+
+
+def templated_item(
+    template: str, stem: str, pid: str, plot: Figure | None = None, **context: object
+) -> dict:
+    """:func:`key_item` of a problem written by a template pair (``kernel`` →
+    ``kernel.md.j2``, ``kernel.tex.j2``), its LaTeX labelled ``<stem>:<id>``."""
+    md = render(f"{template}.md.j2", "md", **context)
+    return key_item(
+        pid, md, render(f"{template}.tex.j2", "tex", label=f"{stem}:{pid}", **context), plot
+    )
 
 
 @dataclass(frozen=True)
@@ -166,12 +159,7 @@ def problem_part(
         f"Problem {pset.number(entry.id)} ({entry.id}): {entry.title}",
         entry.text,
     )
-    item = {
-        "anchor": entry.id.lower(),
-        "body": render("solution.md.j2", "md", view=view, level=2).rstrip("\n"),
-        "tex": render("solution.tex.j2", "tex", view=view, label=f"{stem}:{entry.id}").rstrip("\n"),
-        "plot": plot,
-    }
+    item = templated_item("solution", stem, entry.id, plot, view=view, level=2)
     question = {
         "title": entry.title,
         "text": entry.text,
@@ -285,7 +273,7 @@ def key_files(
         "standalone.tex.j2",
         "tex",
         body=_titled(_strip_header(body)),
-        preamble=PREAMBLE + PRINT_LAYOUT + STANDALONE_NUMBERS,
+        preamble=PREAMBLE,
         **common,
     )
     for f in figures:
@@ -300,10 +288,6 @@ def _mark_svg(svg: str) -> str:
         head, _, rest = svg.partition("\n")
         return f"{head}\n{mark}{rest}"
     return mark + svg
-
-
-STANDALONE_NUMBERS = (r"\renewcommand{\thesubsection}{\arabic{subsection}}",)
-"""In the standalone key the set's title is the document's title, so problems number 1, 2, …"""
 
 
 def _titled(body: str) -> str:

@@ -15,8 +15,8 @@ from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import ProblemKind, phrases
 from derive.present.escape import md_escape, md_rich, tex_prose_numbers, tex_rich
 from derive.present.key.figures import Placement, kernel_placement
+from derive.present.key.files import templated_item
 from derive.present.key.rows import Row, kernel_row
-from derive.present.render import render
 from derive.problem.sets.kernels import kernel_asks
 from derive.problem.sets.problem_set import ProblemSet
 from derive.solution.kernel_steps import kernel_given, kernel_steps, numbers_verdict
@@ -49,16 +49,7 @@ def kernel_chapter(pset: ProblemSet, kernels: Sequence[KernelNumbers], stem: str
             "steps": kernel_steps(kernel, entry.ask),
             "verdict": numbers_verdict(kernel),
         }
-        items.append(
-            {
-                "anchor": entry.id.lower(),
-                "body": render("kernel.md.j2", "md", level=2, **context).rstrip("\n"),
-                "tex": render("kernel.tex.j2", "tex", label=f"{stem}:{entry.id}", **context).rstrip(
-                    "\n"
-                ),
-                "plot": None,
-            }
-        )
+        items.append(templated_item("kernel", stem, entry.id, None, level=2, **context))
         text_md = f"{md_escape(entry.text)}\n\n" if entry.text else ""
         questions.append(
             {

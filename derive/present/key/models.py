@@ -15,7 +15,9 @@ from derive.catalogue import table as q
 from derive.figures.model import Series
 from derive.model.analysis import ModelAnalysis
 from derive.model.phase import DecodeCrossover, PhaseAnalysis
+from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
 from derive.present.formats import render
+from derive.present.key.files import key_item
 from derive.present.key.questions import QuestionRow
 from derive.present.key.serving import crossover_part, serving_part
 from derive.present.key.training import training_part
@@ -86,8 +88,8 @@ def model_chapter(
         if earlier is None:
             tables[a.problem.model.name] = EarlierGivens.of(a, i, entry.id)
         title = f"Problem {i} ({entry.id}): {entry.title}"
-        md = render(model_document(a, title, entry.text, level=2, earlier=earlier), "md")
-        tex = render(model_document(a, title, entry.text, earlier=earlier), "tex")
+        worked = model_document(a, title, entry.text, level=2, earlier=earlier)
+        md, tex = render(worked, "md"), render(worked, "tex")
         serving = (
             None
             if entry.serving is None or phase is None
@@ -110,11 +112,6 @@ def model_chapter(
                 entry.title,
             )
         )
-        if serving is not None:
-            md, tex = (
-                md.rstrip("\n") + "\n\n" + serving.markdown,
-                tex.rstrip("\n") + "\n\n" + serving.latex,
-            )
         training = (
             training_part(
                 model.training,
@@ -128,21 +125,12 @@ def model_chapter(
             if entry.train is not None and model.training is not None
             else None
         )
-        if training is not None:
-            md, tex = (
-                md.rstrip("\n") + "\n\n" + training.markdown,
-                tex.rstrip("\n") + "\n\n" + training.latex,
-            )
+        for shown in (part for part in (serving, training) if part is not None):
+            md = md.rstrip("\n") + "\n\n" + render(shown.document, "md")
+            tex = tex.rstrip("\n") + "\n\n" + render(shown.document, "tex")
         part = serving if serving is not None else training
         label = "Serving step" if serving is not None else "Training run"
-        items.append(
-            {
-                "anchor": entry.id.lower(),
-                "body": md.rstrip("\n"),
-                "tex": tex.rstrip("\n"),
-                "plot": part.figure if part is not None else None,
-            }
-        )
+        items.append(key_item(entry.id, md, tex, part.figure if part is not None else None))
         asks = tuple(k for k in model_ask(entry) if k in ASK_PHRASES) or tuple(
             q.key for q in shown_quantities(a) if q.key in ASK_PHRASES
         )
@@ -152,26 +140,27 @@ def model_chapter(
         sheet_asks = (
             tuple(k for k in asks if k in entry.ask) if part is not None and entry.ask else asks
         )
+        sheet = model_document(a, entry.title, entry.text, 2, True, earlier=earlier)
         questions.append(
             {
                 "title": entry.title,
                 "text": entry.text,
-                "model_body": render(
-                    model_document(a, entry.title, entry.text, 2, True, earlier=earlier), "md"
-                )
-                + (f"\n**{label}.** {part.given}\n" if part is not None else ""),
-                "model_tex": render(
-                    model_document(a, entry.title, entry.text, givens_only=True, earlier=earlier),
-                    "tex",
-                )
-                + (f"\n\\paragraph{{{label}.}} {part.given_tex}\n" if part is not None else ""),
+                "model_body": render(sheet, "md")
+                + (f"\n**{label}.** {md_rich(part.given)}\n" if part is not None else ""),
+                "model_tex": render(sheet, "tex")
+                + (
+                    f"\n\\paragraph{{{label}.}} {tex_rich(part.given)}\n"
+                    if part is not None
+                    else ""
+                ),
                 "asks": tuple(ASK_PHRASES[k] for k in sheet_asks)
                 + (part.asks if part is not None else ()),
             }
         )
         text, tex_text = glance(a, asks)
         if part is not None:
-            text, tex_text = f"{text}; {part.glance}", f"{tex_text}; {part.glance_tex}"
+            text = f"{text}; {md_escape(part.glance)}"
+            tex_text = f"{tex_text}; {tex_escape(part.glance)}"
         rows.append(
             QuestionRow(
                 entry.id,

@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 
 from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
 from derive.present.formats import Document, render
+from derive.present.key.files import key_item
 from derive.present.questions_view import (
     glance,
     glance_answers,
     questions_asks,
+    questions_document,
     questions_given,
-    questions_latex,
-    questions_markdown,
 )
 from derive.problem.sets.natives import NativeEntry
 from derive.problem.sets.problem_set import ProblemSet, QuestionEntry
@@ -93,11 +93,11 @@ def questions_part(
         index = by_anchor.get(entry.id.lower())
         if q is None or index is None:
             continue
-        item = items[index]
+        item, shown = items[index], questions_document(q)
         items[index] = {
             **item,
-            "body": item["body"] + "\n\n" + questions_markdown(q, 3).rstrip("\n"),
-            "tex": item["tex"] + "\n\n" + questions_latex(q).rstrip("\n"),
+            "body": item["body"] + "\n\n" + render(shown, "md").rstrip("\n"),
+            "tex": item["tex"] + "\n\n" + render(shown, "tex").rstrip("\n"),
         }
         question["asks"] = tuple(question["asks"]) + questions_asks(q, entry.ask)
         glances.append((entry.id, *glance(q, entry.ask)))
@@ -105,7 +105,7 @@ def questions_part(
         _own_item(
             n.entry,
             (pset.number(n.entry.id), stem),
-            (render(n.document, "md"), render(n.document, "tex")),
+            n.document,
             (n.given, n.phrases),
             glance_answers(n.answers, n.entry.kind),
         )
@@ -114,7 +114,7 @@ def questions_part(
         _own_item(
             alone,
             (pset.number(alone.id), stem),
-            (questions_markdown(q, 3), questions_latex(q)),
+            questions_document(q),
             (questions_given(q), questions_asks(q, alone.ask)),
             glance(q, alone.ask),
         )
@@ -127,7 +127,7 @@ def questions_part(
 def _own_item(
     entry: NativeEntry | QuestionEntry,
     where: tuple[int, str],
-    body: tuple[str, str],
+    body: Document,
     sheet: tuple[str, tuple[str, ...]],
     glanced: tuple[str, str],
 ) -> tuple[dict, dict, QuestionRow]:
@@ -138,13 +138,12 @@ def _own_item(
     title = f"Problem {number} ({entry.id}): {entry.title}"
     text = f"{md_escape(entry.text)}\n\n" if entry.text else ""
     tex_text = f"{tex_prose_numbers(entry.text)}\n\n" if entry.text else ""
-    item = {
-        "anchor": entry.id.lower(),
-        "body": f"## {md_escape(title)}\n\n{text}" + body[0].rstrip("\n"),
-        "tex": f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{entry.id}}}\n\n{tex_text}"
-        + body[1].rstrip("\n"),
-        "plot": None,
-    }
+    item = key_item(
+        entry.id,
+        f"## {md_escape(title)}\n\n{text}" + render(body, "md"),
+        f"\\subsection{{{tex_escape(title)}}}\\label{{{stem}:{entry.id}}}\n\n{tex_text}"
+        + render(body, "tex"),
+    )
     given, asks = sheet
     question = {
         "title": entry.title,

@@ -23,8 +23,7 @@ from derive.model.phase import (
     Phase,
     PhaseAnalysis,
 )
-from derive.present.escape import md_escape, tex_escape, tex_prose_numbers
-from derive.present.formats import render
+from derive.present.formats import Document
 from derive.present.key.figures import Figure, sweep_figure
 from derive.present.serving_step import (
     crossover_document,
@@ -33,21 +32,22 @@ from derive.present.serving_step import (
     phase_given,
 )
 from derive.problem.serving_spec import ServingSpec
+from derive.solution.steps import Rich
 
 SERVING_PHRASES = phrases(ProblemKind.SERVING)
 
 
 @dataclass(frozen=True)
 class KeyPart:
-    """What a serving or training problem adds to its key item."""
+    """What a serving or training problem adds to its key item: its worked solution (a
+    section after the model's), its figure, its line at a glance and its Given line (prose,
+    or prose and math: each format escapes them where it prints them), and what its
+    question sheet asks."""
 
-    markdown: str
-    latex: str
+    document: Document
     figure: Figure | None
     glance: str
-    glance_tex: str
-    given: str
-    given_tex: str
+    given: str | Rich
     asks: tuple[str, ...]
 
 
@@ -139,13 +139,10 @@ def crossover_part(
     stem, pid, title = ids
     given = crossover_given(cross, analysis)
     return KeyPart(
-        markdown=render(crossover_document(cross, analysis, level=3), "md"),
-        latex=render(crossover_document(cross, analysis), "tex"),
+        document=crossover_document(cross, analysis, level=3),
         figure=_figure(series, cross, stem, pid, title) if spec.plot is not None else None,
-        given=md_escape(given),
-        given_tex=tex_prose_numbers(given),
-        glance=md_escape(_crossover_glance(cross)),
-        glance_tex=tex_escape(_crossover_glance(cross)),
+        given=given,
+        glance=_crossover_glance(cross),
         asks=(SERVING_PHRASES[q.CROSSOVER.name],),
     )
 
@@ -174,12 +171,9 @@ def serving_part(
     )
     asks = tuple(key for key in ask if key in SERVING_PHRASES) or default
     return KeyPart(
-        markdown=render(phase_document(phase, analysis, 3), "md"),
-        latex=render(phase_document(phase, analysis), "tex"),
+        document=phase_document(phase, analysis, 3),
         figure=figure,
-        given=md_escape(phase_given(phase, analysis)),
-        given_tex=tex_prose_numbers(phase_given(phase, analysis)),
-        glance=md_escape(_glance(phase)),
-        glance_tex=tex_escape(_glance(phase)),
+        given=phase_given(phase, analysis),
+        glance=_glance(phase),
         asks=tuple(SERVING_PHRASES[key] for key in asks),
     )

@@ -15,8 +15,6 @@ from derive.catalogue import table as q
 from derive.figures.model import Series, SweepFigure
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import time_text
-from derive.present.escape import md_escape, md_rich, tex_escape, tex_rich
-from derive.present.formats import render
 from derive.present.key.figures import Figure, sweep_figure
 from derive.present.key.serving import KeyPart
 from derive.present.training_view import training_document
@@ -81,14 +79,9 @@ def training_part(
     heading = f"Training run: {title}"
     default = (q.MEMORY_PER_DEVICE.name, q.T_LOWER.name, q.CRITICAL_TOKENS_PER_DEVICE.name)
     return KeyPart(
-        markdown=render(
-            training_document(a, rows, winner, title=heading, ask=asked, level=3), "md"
-        ),
-        latex=render(training_document(a, rows, winner, title=heading, ask=asked), "tex"),
+        document=training_document(a, rows, winner, title=heading, ask=asked, level=3),
         figure=figure,
-        given=md_rich(training_given(a)),
-        given_tex=tex_rich(training_given(a)),
-        glance=md_escape(_glance(a)),
-        glance_tex=tex_escape(_glance(a)),
+        given=training_given(a),
+        glance=_glance(a),
         asks=tuple(TRAINING_PHRASES[k] for k in (asked or default)),
     )

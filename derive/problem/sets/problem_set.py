@@ -26,7 +26,7 @@ from derive.catalogue import ProblemKind, Use, did_you_mean, find, names_for
 from derive.catalogue.groups import ask_key
 from derive.declare.operator import Operator
 from derive.errors import DeriveError, ProblemError
-from derive.formula.decimals import parse_positive
+from derive.formula.decimals import parse_decimal, parse_positive
 from derive.lazy import lazy_getattr
 from derive.problem.binding import ProblemSpec
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
@@ -453,7 +453,6 @@ def _tolerances(value: object, raw: dict, where: str) -> list[tuple[str, str, st
     Raises:
         ProblemError: not a decimal string from 0 to less than 1, or an unknown quantity.
     """
-    from derive.formula.decimals import parse_decimal
 
     pid = str(raw.get("id", ""))
     given = {"": value} if not isinstance(value, dict) else value
