@@ -51,10 +51,8 @@ class ProblemSpec:
         """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
         return self
 
-    @property
-    def kind(self) -> ProblemKind:
-        """An operator problem."""
-        return ProblemKind.OPERATOR
+    kind = ProblemKind.OPERATOR
+    """An operator problem."""
 
 
 @dataclass(frozen=True)

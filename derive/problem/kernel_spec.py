@@ -50,10 +50,8 @@ class KernelSpec:
         """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
         return self
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A kernel given by its numbers."""
-        return ProblemKind.KERNEL
+    kind = ProblemKind.KERNEL
+    """A kernel given by its numbers."""
 
     def __post_init__(self) -> None:
         """Refuse timing a kernel cannot use; ``timing=None`` means no timing.

@@ -56,7 +56,5 @@ class ModelSpec:
         """No training run: a typed model has none (a set's entry with ``train`` has one)."""
         return None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A whole model (a serving step is a :class:`~derive.problem.sets.problem_set.ModelEntry`'s)."""
-        return ProblemKind.MODEL
+    kind = ProblemKind.MODEL
+    """A whole model (a serving step is a :class:`~derive.problem.sets.problem_set.ModelEntry`'s)."""

@@ -79,10 +79,8 @@ class KernelEntry:
     expect: tuple[tuple[str, str], ...] = ()
     questions: QuestionSpec | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A kernel given by its numbers."""
-        return ProblemKind.KERNEL
+    kind = ProblemKind.KERNEL
+    """A kernel given by its numbers."""
 
 
 def kernel_quantities_of(spec: KernelSpec) -> tuple[str, ...]:

@@ -78,10 +78,8 @@ class BudgetSpec:
     tokens_per_param: str | None = None
     flops_per_param_token: str | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A scaling-law budget."""
-        return ProblemKind.BUDGET
+    kind = ProblemKind.BUDGET
+    """A scaling-law budget."""
 
     @property
     def spec(self) -> BudgetSpec:
@@ -99,10 +97,8 @@ class WhatIfSpec:
     measured_rate: str | None = None
     rate_unit: str = "tokens/s"
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A what-if on a measured step."""
-        return ProblemKind.WHAT_IF
+    kind = ProblemKind.WHAT_IF
+    """A what-if on a measured step."""
 
     @property
     def spec(self) -> WhatIfSpec:
