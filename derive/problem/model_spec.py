@@ -46,15 +46,11 @@ class ModelSpec:
         """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
         return self
 
-    @property
-    def serving(self) -> None:
-        """No serving step: a typed model has none (a set's entry with ``phase`` has one)."""
-        return None
+    serving = None
+    """No serving step: a typed model has none (a set's entry with ``phase`` has one)."""
 
-    @property
-    def train(self) -> None:
-        """No training run: a typed model has none (a set's entry with ``train`` has one)."""
-        return None
+    train = None
+    """No training run: a typed model has none (a set's entry with ``train`` has one)."""
 
     kind = ProblemKind.MODEL
     """A whole model (a serving step is a :class:`~derive.problem.sets.problem_set.ModelEntry`'s)."""
