@@ -38,7 +38,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "problem": 2_970,  # 2,965 on 2026-12-02
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_200,  # 4,199 on 2026-12-02
-    "training": 1_760,  # 1,759 on 2026-12-02
+    "training": 1_760,  # 1,756 on 2026-12-02
     "web": 2_440,  # 2,435 on 2026-12-02
 }
 TOTAL = 38_820  # 38,817 on 2026-12-02; the round's target is 38,000 (issue 48): 817 still to cut
