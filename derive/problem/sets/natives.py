@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.problem.sets.checks import NATIVE_TABLES, problem_head
+from derive.problem.sets.checks import NATIVE_TABLES, problem_head, refuse_others
 from derive.problem.sets.problem_set import exact_expect, unknown_quantity
 
 __all__ = [
@@ -191,14 +191,8 @@ def native_problem(raw: object, index: int, origin: str, seen: set[str]) -> Nati
     """
     assert isinstance(raw, dict)  # the caller sends tables with one of NATIVE_TABLES here
     name = "budget" if "budget" in raw else "what_if"
-    for other in ("operator", "model", "kernel"):
-        if other in raw:
-            pid = raw.get("id")
-            named = f"problem {pid!r}" if isinstance(pid, str) else f"problem {index + 1}"
-            raise ProblemError(
-                f"{origin}: {named}: key {other!r}",
-                f"a problem is a {name.replace('_', '-')} or an {other}, not both",
-            )
+    why = f"a problem is a {name.replace('_', '-')} or an {{other}}, not both"
+    refuse_others(raw, index, origin, ("operator", "model", "kernel"), why)
     pid, where, table = problem_head(raw, index, origin, seen, _PROBLEM, name)
     spec = _spec(table, where)
     allowed = BUDGET_ASK_KEYS if name == "budget" else WHAT_IF_ASK_KEYS
