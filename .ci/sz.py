@@ -30,7 +30,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "checking": 5_190,  # 5,187 on 2026-12-02 (one claim core in checking/api.py)
     "commands": 3_180,  # 3,170 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
-    "figures": 940,  # 937 on 2026-12-02
+    "figures": 940,  # 932 on 2026-12-02
     "formula": 1_710,  # 1,701 on 2026-12-02
     "model": 3_180,  # 3,180 on 2026-12-02
     "pipeline": 2_260,  # 2,259 on 2026-12-02
@@ -41,7 +41,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "training": 1_760,  # 1,756 on 2026-12-02
     "web": 2_440,  # 2,435 on 2026-12-02
 }
-TOTAL = 38_820  # 38,817 on 2026-12-02; the round's target is 38,000 (issue 48): 817 still to cut
+TOTAL = 38_810  # 38,806 on 2026-12-02; the round's target is 38,000 (issue 48): 806 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)
