@@ -26,7 +26,7 @@ from pathlib import Path
 CEILINGS = {  # package: its ceiling, and the count it was set at
     "(top)": 580,  # 575 on 2026-12-02 (derive/errors.py keeps its __all__: the error classes a caller catches)
     "analysis": 2_230,  # 2,221 on 2026-12-02
-    "catalogue": 1_120,  # 1,110 on 2026-12-02
+    "catalogue": 1_120,  # 1,117 on 2026-12-02
     "checking": 5_190,  # 5,187 on 2026-12-02 (one claim core in checking/api.py)
     "commands": 3_180,  # 3,170 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
@@ -35,13 +35,13 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "model": 3_180,  # 3,180 on 2026-12-02
     "pipeline": 2_260,  # 2,259 on 2026-12-02
     "present": 5_180,  # 5,172 on 2026-12-02
-    "problem": 2_960,  # 2,959 on 2026-12-02
+    "problem": 2_950,  # 2,944 on 2026-12-02
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_200,  # 4,199 on 2026-12-02
     "training": 1_760,  # 1,756 on 2026-12-02
     "web": 2_440,  # 2,435 on 2026-12-02
 }
-TOTAL = 38_810  # 38,806 on 2026-12-02; the round's target is 38,000 (issue 48): 806 still to cut
+TOTAL = 38_800  # 38,798 on 2026-12-02; the round's target is 38,000 (issue 48): 798 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

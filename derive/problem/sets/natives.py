@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
+from derive.catalogue import ProblemKind, Typed, Use, did_you_mean, names_for
 from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.problem.sets.checks import NATIVE_TABLES, problem_head, refuse_others
@@ -69,7 +69,7 @@ def _flag(key: str) -> str:
 
 
 @dataclass(frozen=True)
-class BudgetSpec:
+class BudgetSpec(Typed):
     """A budget as typed: the flags of ``derive budget`` (decimal text, or None)."""
 
     compute: str | None = None
@@ -81,14 +81,9 @@ class BudgetSpec:
     kind = ProblemKind.BUDGET
     """A scaling-law budget."""
 
-    @property
-    def spec(self) -> BudgetSpec:
-        """A spec is its own spec."""
-        return self
-
 
 @dataclass(frozen=True)
-class WhatIfSpec:
+class WhatIfSpec(Typed):
     """A what-if as typed: ``--profile``, ``--speedup`` and the measured step."""
 
     profile: str
@@ -99,11 +94,6 @@ class WhatIfSpec:
 
     kind = ProblemKind.WHAT_IF
     """A what-if on a measured step."""
-
-    @property
-    def spec(self) -> WhatIfSpec:
-        """A spec is its own spec."""
-        return self
 
     @property
     def rate_flag(self) -> str:
