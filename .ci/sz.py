@@ -31,7 +31,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "commands": 3_180,  # 3,170 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
     "figures": 940,  # 932 on 2026-12-02
-    "formula": 1_710,  # 1,701 on 2026-12-02
+    "formula": 1_700,  # 1,695 on 2026-12-02
     "model": 3_180,  # 3,179 on 2026-12-02
     "pipeline": 2_260,  # 2,259 on 2026-12-02
     "present": 5_180,  # 5,172 on 2026-12-02
