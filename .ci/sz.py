@@ -26,22 +26,22 @@ from pathlib import Path
 CEILINGS = {  # package: its ceiling, and the count it was set at
     "(top)": 580,  # 575 on 2026-12-02 (derive/errors.py keeps its __all__: the error classes a caller catches)
     "analysis": 2_230,  # 2,221 on 2026-12-02
-    "catalogue": 1_120,  # 1,110 on 2026-12-02
+    "catalogue": 1_120,  # 1,117 on 2026-12-02
     "checking": 5_190,  # 5,187 on 2026-12-02 (one claim core in checking/api.py)
     "commands": 3_170,  # 3,164 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
-    "figures": 940,  # 937 on 2026-12-02
-    "formula": 1_710,  # 1,701 on 2026-12-02
-    "model": 3_190,  # 3,184 on 2026-12-02
+    "figures": 940,  # 932 on 2026-12-02
+    "formula": 1_700,  # 1,695 on 2026-12-02
+    "model": 3_180,  # 3,179 on 2026-12-02
     "pipeline": 2_240,  # 2,238 on 2026-12-02
     "present": 4_970,  # 4,969 on 2026-12-02
-    "problem": 3_000,  # 2,994 on 2026-12-02 (an expect takes a unit, 12.5 ms)
+    "problem": 2_950,  # 2,948 on 2026-12-02
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_200,  # 4,199 on 2026-12-02
-    "training": 1_760,  # 1,759 on 2026-12-02
+    "training": 1_760,  # 1,756 on 2026-12-02
     "web": 2_430,  # 2,428 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
 }
-TOTAL = 38_620  # 38,616 on 2026-12-02; the round's target is 38,000 (issue 48): 616 still to cut
+TOTAL = 38_560  # 38,558 on 2026-12-02; the round's target is 38,000 (issue 48): 558 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

@@ -7,7 +7,7 @@ kind is a :class:`ProblemKind`; a quantity is one row of :mod:`derive.catalogue.
 """
 
 from derive.catalogue import table
-from derive.catalogue.kinds import ProblemKind
+from derive.catalogue.kinds import ProblemKind, Typed
 from derive.catalogue.lookup import (
     box_of,
     did_you_mean,
@@ -32,6 +32,7 @@ __all__ = [
     "ProblemKind",
     "Quantity",
     "Roof",
+    "Typed",
     "Use",
     "box_of",
     "did_you_mean",

@@ -7,6 +7,9 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 
 class ProblemKind(Enum):
@@ -65,3 +68,12 @@ class ProblemKind(Enum):
         """The kind whose claim → judgement → report path judges a claim about it (a serving
         step's, a training run's and a crossover's is a model's; a what-if's a budget's)."""
         return ProblemKind[self._names[1]] if self._names[1] else self
+
+
+class Typed:
+    """A problem as typed (a spec): its ``spec`` is itself, as a problem set's entry has one."""
+
+    @property
+    def spec(self: _T) -> _T:
+        """The problem as typed: itself."""
+        return self

@@ -72,12 +72,9 @@ class Point:
         return f"{self.label} ({self.note})" if self.note else self.label
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "intensity", _exact(self.intensity, f"point {self.label!r} intensity")
-        )
-        object.__setattr__(
-            self, "attainable", _exact(self.attainable, f"point {self.label!r} attainable")
-        )
+        for name in ("intensity", "attainable"):
+            value = _exact(getattr(self, name), f"point {self.label!r} {name}")
+            object.__setattr__(self, name, value)
 
 
 @dataclass(frozen=True)

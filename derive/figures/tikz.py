@@ -78,9 +78,7 @@ def _line(ln: Line, legend: str | None) -> list[str]:
     if legend is not None:
         opts += ["mark=*", "mark size=1.2pt", "mark options={solid}"]
     else:
-        opts += ["no marks"]
-    if legend is None:
-        opts.append("forget plot")
+        opts += ["no marks", "forget plot"]
     out = [f"\\addplot[{', '.join(opts)}] coordinates {{{_coords(ln.pts)}}};"]
     if legend is not None:
         out.append(f"\\addlegendentry{{{_tex_escape(legend)}}}")

@@ -31,8 +31,14 @@ SIGNIFICANT = 4
 
 
 class TimeUnit(Enum):
-    """A unit a person times things in: (text, LaTeX in math mode, seconds in one, the
-    smallest reading it is used from)."""
+    """A unit a person times things in: its text in prose and Markdown (``µs``), its LaTeX in
+    math mode (``\\mu\\text{s}``), the seconds in one, and the smallest reading it is used
+    from (10 min; below, seconds)."""
+
+    text: str
+    tex: str
+    seconds: Fraction
+    threshold: int
 
     NS = ("ns", r"\text{ns}", Fraction(1, 10**9), 0)
     US = ("µs", r"\mu\text{s}", Fraction(1, 10**6), 1)
@@ -42,25 +48,8 @@ class TimeUnit(Enum):
     H = ("h", r"\text{h}", Fraction(3600), 2)
     DAYS = ("days", r"\text{days}", Fraction(86400), 2)
 
-    @property
-    def text(self) -> str:
-        """The unit in prose and Markdown (``µs``)."""
-        return str(self.value[0])
-
-    @property
-    def tex(self) -> str:
-        """The unit in LaTeX math mode (``\\mu\\text{s}``)."""
-        return str(self.value[1])
-
-    @property
-    def seconds(self) -> Fraction:
-        """Seconds in one of this unit."""
-        return Fraction(self.value[2])
-
-    @property
-    def threshold(self) -> int:
-        """The smallest reading in this unit it is used for (10 min; below, seconds)."""
-        return int(self.value[3])
+    def __init__(self, text: str, tex: str, seconds: Fraction, threshold: int) -> None:
+        self.text, self.tex, self.seconds, self.threshold = text, tex, seconds, threshold
 
 
 _UNITS = tuple(TimeUnit)

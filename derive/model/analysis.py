@@ -64,20 +64,16 @@ def _given(p: ModelProblem) -> dict[sp.Symbol, sp.Basic]:
     if (ways := p.kv_ways) is not None and p.capacity is not None:
         values[sym("kv_ways")] = sp.Integer(ways)
         values[sym("kv_copies")] = sp.Rational(p.devices, ways)
-    if p.capacity is not None:
-        values[sym("capacity")] = p.capacity.value
-    if p.peak is not None:
-        values[sym("peak")] = p.peak.value
-    if p.train_tokens is not None:
-        values[sym(q.TOKENS.name)] = p.train_tokens.value
-    if p.mfu is not None:
-        values[sym("mfu_given")] = p.mfu.value
-    if p.measured_tokens_per_s is not None:
-        values[sym(q.TOKENS_PER_S.name)] = p.measured_tokens_per_s.value
-    if p.price_per_hour is not None:
-        values[sym("price")] = p.price_per_hour.value
-    if p.power is not None:
-        values[sym("power")] = p.power.value
+    given = (
+        ("capacity", p.capacity),
+        ("peak", p.peak),
+        (q.TOKENS.name, p.train_tokens),
+        ("mfu_given", p.mfu),
+        (q.TOKENS_PER_S.name, p.measured_tokens_per_s),
+        ("price", p.price_per_hour),
+        ("power", p.power),
+    )
+    values.update({sym(name): figure.value for name, figure in given if figure is not None})
     if p.state is not None:
         values[sym("state_bytes")] = p.state.bytes_per_param
     return values

@@ -11,7 +11,7 @@ import sympy as sp
 from derive.catalogue import table as q
 from derive.formula.decimals import counted, fmt_decimal
 from derive.model.binding import ModelProblem
-from derive.model.records import Quantity, Sheet
+from derive.model.records import Sheet
 from derive.model.sized import SizedModel
 from derive.model.symbols import batch, context, sym
 
@@ -66,7 +66,6 @@ def _batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
     W, m_kv = sym(q.WEIGHTS_BYTES), sym(q.KV_BYTES_PER_TOKEN)
     spare = N * C - W
     weights_fit = bool(spare.xreplace(sheet.values) >= 0)
-    qs: list[Quantity] = []
     if not weights_fit:
         values = sheet.values
         weights, room = values[W], (N * C).xreplace(values)
@@ -87,7 +86,7 @@ def _batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
     spread = sym("kv_copies") if sym("kv_copies") in sheet.values else 1
     per_sequence = spread * (sym(q.KV_BYTES) / batch if windowed else m_kv * context)
     if context in sheet.values and (not windowed or batch in sheet.values):
-        qs.append(sheet.q(q.MAX_BATCH, _largest(spare, per_sequence, weights_fit)))
+        sheet.q(q.MAX_BATCH, _largest(spare, per_sequence, weights_fit))
         if weights_fit and sheet.values[sym(q.MAX_BATCH)] == 0:
             sheet.verdicts.append(
                 "Does not fit: the weights fit, but not one sequence's KV cache at this context (max_batch = 0)."
@@ -97,21 +96,21 @@ def _batch_and_context(sheet: Sheet, p: ModelProblem) -> None:
             (q.MAX_BATCH.name, "needs a context S" + (" and a batch B" if windowed else ""))
         )
     if batch in sheet.values and windowed:
-        _longest_windowed(sheet, spare / spread, weights_fit, qs)
+        _longest_windowed(sheet, spare / spread, weights_fit)
     elif batch in sheet.values:
-        qs.append(sheet.q(q.MAX_CONTEXT, _largest(spare, spread * m_kv * batch, weights_fit)))
+        sheet.q(q.MAX_CONTEXT, _largest(spare, spread * m_kv * batch, weights_fit))
     else:
         sheet.left_out.append((q.MAX_CONTEXT.name, "needs a batch B"))
 
 
-def _longest_windowed(sheet: Sheet, spare: sp.Expr, weights_fit: bool, qs: list[Quantity]) -> None:
+def _longest_windowed(sheet: Sheet, spare: sp.Expr, weights_fit: bool) -> None:
     """S_max with windowed layers: within the window every layer's cache grows (m_kv per
     token); beyond it only the L − L_win full layers' (m_kv·(L − L_win)/L per token)."""
     L, L_win, window = sym("layers"), sym("windowed_layers"), sym("window")
     m_kv, per_seq_room = sym(q.KV_BYTES_PER_TOKEN), spare / batch
     values = sheet.values
     if not weights_fit:
-        qs.append(sheet.q(q.MAX_CONTEXT, sp.Integer(0)))
+        sheet.q(q.MAX_CONTEXT, sp.Integer(0))
         return
     if values[L] == values[L_win] and bool((per_seq_room - m_kv * window).xreplace(values) >= 0):
         why = "every layer is windowed: the cache stops growing at the window, so any context fits"
@@ -120,7 +119,7 @@ def _longest_windowed(sheet: Sheet, spare: sp.Expr, weights_fit: bool, qs: list[
     beyond = window + sp.floor((per_seq_room - m_kv * window) / (m_kv * (L - L_win) / L))
     within = sp.floor(per_seq_room / m_kv)
     room_beyond = bool((per_seq_room - m_kv * window).xreplace(values) >= 0)
-    qs.append(sheet.q(q.MAX_CONTEXT, beyond if room_beyond else within))
+    sheet.q(q.MAX_CONTEXT, beyond if room_beyond else within)
 
 
 def _largest(spare: sp.Expr, per_unit: sp.Expr, weights_fit: bool) -> sp.Expr:
@@ -139,7 +138,7 @@ def training(sheet: Sheet, p: ModelProblem) -> None:
 
 def _train_time(sheet: Sheet, p: ModelProblem) -> None:
     N = sym("devices")
-    qs = [sheet.q(q.TRAIN_FLOPS, 6 * sym(q.PARAMS_ACTIVE) * sym(q.TOKENS))]
+    sheet.q(q.TRAIN_FLOPS, 6 * sym(q.PARAMS_ACTIVE) * sym(q.TOKENS))
     if p.mfu is not None:
         time = sym(q.TRAIN_FLOPS) / (N * sym("peak") * sym("mfu_given"))
     elif p.measured_tokens_per_s is not None:
@@ -147,8 +146,8 @@ def _train_time(sheet: Sheet, p: ModelProblem) -> None:
     else:
         time = None
     if time is not None:
-        qs.append(sheet.q(q.TRAIN_SECONDS, time))
-        qs.append(sheet.q(q.TRAIN_DAYS, sym(q.TRAIN_SECONDS) / 86400))
+        sheet.q(q.TRAIN_SECONDS, time)
+        sheet.q(q.TRAIN_DAYS, sym(q.TRAIN_SECONDS) / 86400)
         _run_cost(sheet, p)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Typed
 from derive.declare.composite import Composite, unfused
 from derive.declare.operator import NAME_RE, Operator, Tensor
 from derive.errors import ProblemError, UnknownNameError, did_you_mean
@@ -26,7 +26,7 @@ MAX_SPEC_ITEMS = 64
 
 
 @dataclass(frozen=True)
-class ProblemSpec:
+class ProblemSpec(Typed):
     """A problem as typed: every field is text (or a tuple of text)."""
 
     operator: str
@@ -46,15 +46,8 @@ class ProblemSpec:
     layers: str | None = None  # --layers N|MODEL: a composite's fusion savings × layers
     collective: str | None = None  # a set's collective in the book's notation (its operator)
 
-    @property
-    def spec(self) -> ProblemSpec:
-        """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
-        return self
-
-    @property
-    def kind(self) -> ProblemKind:
-        """An operator problem."""
-        return ProblemKind.OPERATOR
+    kind = ProblemKind.OPERATOR
+    """An operator problem."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Typed
 from derive.errors import ProblemError
 from derive.problem.binding import ProblemSpec
 from derive.problem.dtypes import get_dtype
@@ -21,7 +21,7 @@ from derive.problem.timing import TimingSpec
 
 
 @dataclass(frozen=True)
-class KernelSpec:
+class KernelSpec(Typed):
     """A kernel by its numbers: the counts (or the intensity), the hardware and the timing flags.
 
     Attributes:
@@ -45,15 +45,8 @@ class KernelSpec:
     dtypes: tuple[str, ...] = ()
     timing: TimingSpec = field(default_factory=TimingSpec)
 
-    @property
-    def spec(self) -> KernelSpec:
-        """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
-        return self
-
-    @property
-    def kind(self) -> ProblemKind:
-        """A kernel given by its numbers."""
-        return ProblemKind.KERNEL
+    kind = ProblemKind.KERNEL
+    """A kernel given by its numbers."""
 
     def __post_init__(self) -> None:
         """Refuse timing a kernel cannot use; ``timing=None`` means no timing.

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from derive.catalogue import ProblemKind
+from derive.catalogue import ProblemKind, Typed
 from derive.problem.sets.model_tables import ModelTable
 
 
 @dataclass(frozen=True)
-class ModelSpec:
+class ModelSpec(Typed):
     """A model problem as typed: every field is text (or a tuple of text)."""
 
     model: str
@@ -41,22 +41,11 @@ class ModelSpec:
     # the set's ``[[model]]`` table of that name, when the model is declared as data there
     table: ModelTable | None = None
 
-    @property
-    def spec(self) -> ModelSpec:
-        """The problem as typed: itself (a problem set's entry has its ``spec`` too)."""
-        return self
+    serving = None
+    """No serving step: a typed model has none (a set's entry with ``phase`` has one)."""
 
-    @property
-    def serving(self) -> None:
-        """No serving step: a typed model has none (a set's entry with ``phase`` has one)."""
-        return None
+    train = None
+    """No training run: a typed model has none (a set's entry with ``train`` has one)."""
 
-    @property
-    def train(self) -> None:
-        """No training run: a typed model has none (a set's entry with ``train`` has one)."""
-        return None
-
-    @property
-    def kind(self) -> ProblemKind:
-        """A whole model (a serving step is a :class:`~derive.problem.sets.problem_set.ModelEntry`'s)."""
-        return ProblemKind.MODEL
+    kind = ProblemKind.MODEL
+    """A whole model (a serving step is a :class:`~derive.problem.sets.problem_set.ModelEntry`'s)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TypeVar
 
 import sympy as sp
@@ -86,16 +86,7 @@ class TimingSpec:
 _ZERO, _ONE = sp.Integer(0), sp.Integer(1)
 _RATES = ("measured_flops_per_s", "measured_bytes_per_s")
 
-TIMING_KEYS = (
-    "efficiency",
-    "compute_efficiency",
-    "memory_efficiency",
-    "launch_overhead",
-    "link_latency",
-    "measured_time",
-    "measured_flops_per_s",
-    "measured_bytes_per_s",
-)
+TIMING_KEYS = tuple(f.name for f in fields(TimingSpec) if f.name != "measured_tokens_per_s")
 """The timing keys of a problem set's problem (text values), named like the flags.
 
 ``measured_tokens_per_s`` is not among them: a model problem has it already (a training
@@ -211,7 +202,7 @@ def timing_error_in_keys(error: DeriveError, where: str) -> ProblemError:
     "s.toml: problem 'q': key 'efficiency' (2)"
     """
     why = error.why
-    for name in (*TIMING_KEYS, "measured_tokens_per_s"):
+    for name in (f.name for f in fields(TimingSpec)):
         why = why.replace("--" + name.replace("_", "-"), name)
     flag, _, detail = error.what.partition(" ")
     if detail.startswith("with --"):

@@ -292,8 +292,20 @@ class TrainingAnalysis:
 
     @property
     def no_dp_reason(self) -> str:
-        """Why no dp fits at the run's ZeRO stage (``smallest_dp`` is None)."""
-        return _no_dp_reason(self)
+        """Why no dp fits at the run's ZeRO stage (``smallest_dp`` is None): what dp does not shard
+        already exceeds C, or the dp the memory needs is more than any the batch splits over."""
+        p = self.problem
+        dp = _dp_needed(p, self.params, self.memory)
+        if dp is None:
+            return "what it does not shard already exceeds C"
+        per_step = int(p.batch_tokens // (p.micro_batch * p.seq))
+        rule = (
+            f" (a multiple of ep = {p.ep}, pp = {p.pp} or more per rank)" if p.ep * p.pp > 1 else ""
+        )
+        return (
+            f"the memory needs dp ≥ {dp}, and no dp from {dp} up{rule} divides the step's "
+            f"{per_step} micro-batches"
+        )
 
     @property
     def params_active(self) -> sp.Rational:
@@ -375,21 +387,6 @@ def _smallest_dp(p: TrainingProblem, params: ParamsPerDevice, memory: Memory) ->
         return None
     dp = _dp_needed(p, params, memory)
     return None if dp is None else _runnable_dp(p, -(-dp // p.ep) * p.ep)
-
-
-def _no_dp_reason(a: TrainingAnalysis) -> str:
-    """Why no dp fits at the run's ZeRO stage (``smallest_dp`` is None): what dp does not shard
-    already exceeds C, or the dp the memory needs is more than any the batch splits over."""
-    p = a.problem
-    dp = _dp_needed(p, a.params, a.memory)
-    if dp is None:
-        return "what it does not shard already exceeds C"
-    per_step = int(p.batch_tokens // (p.micro_batch * p.seq))
-    rule = f" (a multiple of ep = {p.ep}, pp = {p.pp} or more per rank)" if p.ep * p.pp > 1 else ""
-    return (
-        f"the memory needs dp ≥ {dp}, and no dp from {dp} up{rule} divides the step's "
-        f"{per_step} micro-batches"
-    )
 
 
 def _runnable_dp(p: TrainingProblem, low: int) -> int | None:

@@ -311,20 +311,12 @@ def _recompute(spec: TrainSpec) -> tuple[Recompute, int | None]:
         ) from None
 
 
-def _convention(spec: TrainSpec) -> str:
-    text = (spec.convention or "derive").strip().lower()
-    if text not in CONVENTIONS:
-        raise ProblemError(
-            spec.where("convention"), f"an unknown preset: give one of {', '.join(CONVENTIONS)}"
-        )
+def _choice(spec: TrainSpec, field: str, choices: tuple[str, ...], why: str) -> str:
+    """A setting that is one of ``choices``, the first when not given."""
+    text = (getattr(spec, field) or choices[0]).strip().lower()
+    if text not in choices:
+        raise ProblemError(spec.where(field), why)
     return text
-
-
-def _causal(spec: TrainSpec) -> bool:
-    text = (spec.attention_mask or "causal").strip().lower()
-    if text not in ("causal", "none"):
-        raise ProblemError(spec.where("attention_mask"), "causal (the default) or none")
-    return text == "causal"
 
 
 def _state(recipe: StateRecipe | None, convention: str = "derive") -> StateSplit:
@@ -502,7 +494,10 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
     dp, tp, pp = (whole_setting(spec, f, 1) for f in ("dp", "tp", "pp"))
     ep, cp = whole_setting(spec, "ep", 1), whole_setting(spec, "cp", 1)
     zero, (recompute, tensors) = _zero(spec), _recompute(spec)
-    convention = _convention(spec)
+    known = ", ".join(CONVENTIONS)
+    convention = _choice(
+        spec, "convention", (*CONVENTIONS,), f"an unknown preset: give one of {known}"
+    )
     spec, mesh_default = _default_mesh(spec, model.problem.chip, dp * tp * pp * cp)
     if zero is ZeroStage.WEIGHTS and pp > 1:
         raise ProblemError(
@@ -592,7 +587,8 @@ def bind_training(spec: TrainSpec, model: ModelAnalysis) -> TrainingProblem:
         convention=convention,
         mesh_default=mesh_default,
         checkpoint_tensors=tensors,
-        causal=_causal(spec),
+        causal=_choice(spec, "attention_mask", ("causal", "none"), "causal (the default) or none")
+        == "causal",
         matmul_efficiency=None
         if spec.matmul_efficiency is None
         else _efficiency(spec.matmul_efficiency, spec.name("matmul_efficiency")),

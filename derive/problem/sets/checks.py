@@ -76,6 +76,15 @@ def problem_head(
     return pid, where, raw
 
 
+def refuse_others(raw: dict, index: int, origin: str, others: tuple[str, ...], why: str) -> None:
+    """Refuse a problem that also has another kind's key (``why`` may name it as ``{other}``)."""
+    for other in others:
+        if other in raw:
+            pid = raw.get("id")
+            named = f"problem {pid!r}" if isinstance(pid, str) else f"problem {index + 1}"
+            raise ProblemError(f"{origin}: {named}: key {other!r}", why.format(other=other))
+
+
 def _refuse_repeats(items: object, where: str) -> None:
     """A quantity asked twice is a slip (and 100,000 of them once made a 13 MB key)."""
     if not isinstance(items, list):

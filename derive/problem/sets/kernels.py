@@ -27,7 +27,7 @@ from derive.formula.units import Dimension
 from derive.problem.binding import bind_hardware
 from derive.problem.kernel_spec import KernelSpec
 from derive.problem.question_spec import QUESTION_KEYS, QuestionSpec, question_spec
-from derive.problem.sets.checks import problem_head
+from derive.problem.sets.checks import problem_head, refuse_others
 from derive.problem.sets.errors import in_file_terms
 from derive.problem.sets.problem_set import exact_expect
 from derive.problem.timing import TIMING_KEYS, TimingSpec, bind_timing, timing_error_in_keys
@@ -79,10 +79,8 @@ class KernelEntry:
     expect: tuple[tuple[str, str], ...] = ()
     questions: QuestionSpec | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A kernel given by its numbers."""
-        return ProblemKind.KERNEL
+    kind = ProblemKind.KERNEL
+    """A kernel given by its numbers."""
 
 
 def kernel_quantities_of(spec: KernelSpec) -> tuple[str, ...]:
@@ -174,14 +172,8 @@ def kernel_problem(raw: object, index: int, origin: str, seen: set[str]) -> Kern
         ProblemError: naming the file, the problem and the key.
     """
     assert isinstance(raw, dict)  # the caller sends tables with a 'kernel' key here
-    for other in ("operator", "model"):
-        if other in raw:
-            pid = raw.get("id")
-            named = f"problem {pid!r}" if isinstance(pid, str) else f"problem {index + 1}"
-            raise ProblemError(
-                f"{origin}: {named}: key {other!r}",
-                "a problem is an operator, a model or a kernel, not two",
-            )
+    why = "a problem is an operator, a model or a kernel, not two"
+    refuse_others(raw, index, origin, ("operator", "model"), why)
     pid, where, table = problem_head(raw, index, origin, seen, _KERNEL_PROBLEM, "kernel")
     flops, moved, intensity = _counts(table["kernel"], where)
     if "dtype" in table and "compute" in table:

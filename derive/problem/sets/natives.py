@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from derive.catalogue import ProblemKind, Use, did_you_mean, names_for
+from derive.catalogue import ProblemKind, Typed, Use, did_you_mean, names_for
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.problem.sets.checks import NATIVE_TABLES, problem_head
+from derive.problem.sets.checks import NATIVE_TABLES, problem_head, refuse_others
 from derive.problem.sets.problem_set import exact_expect, unknown_quantity
 
 __all__ = [
@@ -69,7 +69,7 @@ def _flag(key: str) -> str:
 
 
 @dataclass(frozen=True)
-class BudgetSpec:
+class BudgetSpec(Typed):
     """A budget as typed: the flags of ``derive budget`` (decimal text, or None)."""
 
     compute: str | None = None
@@ -78,19 +78,12 @@ class BudgetSpec:
     tokens_per_param: str | None = None
     flops_per_param_token: str | None = None
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A scaling-law budget."""
-        return ProblemKind.BUDGET
-
-    @property
-    def spec(self) -> BudgetSpec:
-        """A spec is its own spec."""
-        return self
+    kind = ProblemKind.BUDGET
+    """A scaling-law budget."""
 
 
 @dataclass(frozen=True)
-class WhatIfSpec:
+class WhatIfSpec(Typed):
     """A what-if as typed: ``--profile``, ``--speedup`` and the measured step."""
 
     profile: str
@@ -99,15 +92,8 @@ class WhatIfSpec:
     measured_rate: str | None = None
     rate_unit: str = "tokens/s"
 
-    @property
-    def kind(self) -> ProblemKind:
-        """A what-if on a measured step."""
-        return ProblemKind.WHAT_IF
-
-    @property
-    def spec(self) -> WhatIfSpec:
-        """A spec is its own spec."""
-        return self
+    kind = ProblemKind.WHAT_IF
+    """A what-if on a measured step."""
 
     @property
     def rate_flag(self) -> str:
@@ -195,14 +181,8 @@ def native_problem(raw: object, index: int, origin: str, seen: set[str]) -> Nati
     """
     assert isinstance(raw, dict)  # the caller sends tables with one of NATIVE_TABLES here
     name = "budget" if "budget" in raw else "what_if"
-    for other in ("operator", "model", "kernel"):
-        if other in raw:
-            pid = raw.get("id")
-            named = f"problem {pid!r}" if isinstance(pid, str) else f"problem {index + 1}"
-            raise ProblemError(
-                f"{origin}: {named}: key {other!r}",
-                f"a problem is a {name.replace('_', '-')} or an {other}, not both",
-            )
+    why = f"a problem is a {name.replace('_', '-')} or an {{other}}, not both"
+    refuse_others(raw, index, origin, ("operator", "model", "kernel"), why)
     pid, where, table = problem_head(raw, index, origin, seen, _PROBLEM, name)
     spec = _spec(table, where)
     allowed = BUDGET_ASK_KEYS if name == "budget" else WHAT_IF_ASK_KEYS
