@@ -28,6 +28,8 @@ _RESOURCES = ("operators", "models", "templates")
 _SKIP_DIRS = frozenset({"__pycache__", "tests", "benchmarks"})
 _SKIP_SUFFIXES = frozenset({".pyc", ".pyo", ".so", ".pyd", ".c", ".h", ".pyi"})
 _DATE = (1980, 1, 1, 0, 0, 0)
+# what writes docs/model-configs.md, whose example states a built-in answer (DeepSeek-V3's count)
+_DOCS_ONLY = ("derive/present/model_configs_doc.py", "derive/templates/model_configs.md.j2")
 
 
 def _files(root: Path, prefix: str) -> Iterator[tuple[str, Path]]:
@@ -43,7 +45,8 @@ def _files(root: Path, prefix: str) -> Iterator[tuple[str, Path]]:
 
 def _derive_files() -> Iterator[tuple[str, Path]]:
     """derive itself, minus the server's static files (the site carries what the page needs)
-    and the built-in set (the site carries its own set, without its answers when hidden)."""
+    and the built-in set (the site carries its own set, without its answers when hidden); the
+    docs page's writer is left out by :func:`python_zip`."""
     here = Path(__file__).resolve().parent.parent
     for name, path in _files(here, "derive"):
         if not name.startswith("derive/web/static/") and not name.endswith(f"/{BUILTIN_SET}"):
@@ -60,7 +63,7 @@ def python_zip() -> bytes:
     Raises:
         ImportError: a package the checker needs is not installed.
     """
-    entries: dict[str, Path] = dict(_derive_files())
+    entries = {name: path for name, path in _derive_files() if name not in _DOCS_ONLY}
     for package in PACKAGES:
         module = importlib.import_module(package)
         for root in module.__path__:
