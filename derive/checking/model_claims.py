@@ -45,12 +45,11 @@ from derive.catalogue.table import (
 )
 from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.expected_text import in_unit, label_of, missed
-from derive.checking.hints import Facet, Rank, Slip, earned, facets
+from derive.checking.hints import Facet, Rank, Slip, bare_number_slips, earned, facets
 from derive.checking.rounding import rounded_as_written
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.thresholds import count_reason
-from derive.checking.unit_hint import bare_number_slips
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
