@@ -21,7 +21,7 @@ import sympy as sp
 
 from derive.analysis.leading_order import leading_order
 from derive.catalogue.table import CROSSOVER
-from derive.checking.claims import read_step, same_quantity
+from derive.checking.claims import quantity_named, read_step, same_quantity
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
 from derive.checking.diagnosis_text import compact, exact_decimal
@@ -35,7 +35,6 @@ from derive.checking.matching import (
     match,
     relative_error,
 )
-from derive.checking.names import quantity_named
 from derive.checking.quantities import Target, describe, expected, leading
 from derive.checking.verdict import Verdict
 from derive.errors import LimitError, ParseError, ProblemError, RegimeError

@@ -237,7 +237,7 @@ def _givens(a: ModelAnalysis) -> dict[str, tuple[sp.Symbol, sp.Expr]]:
 def _left_side_names(name: str, quantity: str) -> bool:
     """True when a left side names ``quantity``: its name, a spelling of its catalogue row,
     ``T`` for a time, ``B`` or ``B^*`` for the crossover."""
-    from derive.checking.names import normalise_name
+    from derive.checking.claims import normalise_name
 
     key, row = normalise_name(name), find(quantity)
     spelled = (quantity,) if row is None else (*row.spellings(), row.plain, row.latex)
