@@ -44,16 +44,6 @@ from derive.formula.relations import APPROX, EQUALS
 from derive.problem.input_files import read_text_file
 from derive.problem.regime import Regime
 
-__all__ = [
-    "MAX_CHAIN_BYTES",
-    "MAX_CHAIN_LINES",
-    "ChainResult",
-    "StepResult",
-    "check_chain",
-    "read_chain_text",
-    "split_lines",
-]
-
 # Reading a derivation's text: a file or a string, LaTeX environments and line breaks taken apart.
 #
 # ``align``/``align*``/``aligned`` (and ``equation``, ``gather``, ``split``, ...) environments,
