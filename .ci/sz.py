@@ -37,11 +37,11 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "present": 5_180,  # 5,172 on 2026-12-02
     "problem": 3_000,  # 2,990 on 2026-12-02
     "questions": 1_270,  # 1,269 on 2026-12-02
-    "solution": 4_200,  # 4,194 on 2026-12-02
+    "solution": 4_190,  # 4,187 on 2026-12-02
     "training": 1_760,  # 1,759 on 2026-12-02
     "web": 2_430,  # 2,428 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
 }
-TOTAL = 38_790  # 38,785 on 2026-12-02; the round's target is 38,000 (issue 48): 785 still to cut
+TOTAL = 38_780  # 38,778 on 2026-12-02; the round's target is 38,000 (issue 48): 778 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)
