@@ -411,9 +411,8 @@ def diagnose(
     rows += extra
     from derive.checking.comms_slips import comms_slips
 
-    rows += comms_slips(
-        ctx.analysis, quantity, target.value
-    )  # a collective on a mesh, a strategy's
+    # a collective on a mesh, a strategy's
+    rows += comms_slips(ctx.analysis, quantity, target.value)
     if kind_of(quantity) in STEP_KINDS:
         from derive.checking.step_slips import step_slips
 
