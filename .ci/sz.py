@@ -27,7 +27,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "(top)": 580,  # 575 on 2026-12-02 (derive/errors.py keeps its __all__: the error classes a caller catches)
     "analysis": 2_230,  # 2,221 on 2026-12-02
     "catalogue": 1_120,  # 1,110 on 2026-12-02
-    "checking": 5_130,  # 5,126 on 2026-12-02 (one claim core in checking/api.py; a derivation's text read in chain.py, candidate regimes in diagnose.py, unit slips in hints.py, a left side's names in claims.py)
+    "checking": 5_130,  # 5,125 on 2026-12-02 (one claim core in checking/api.py; a derivation's text read in chain.py, candidate regimes in diagnose.py, unit slips in hints.py, a left side's names in claims.py)
     "commands": 3_180,  # 3,170 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
     "figures": 940,  # 937 on 2026-12-02
@@ -41,7 +41,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "training": 1_760,  # 1,759 on 2026-12-02
     "web": 2_430,  # 2,428 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
 }
-TOTAL = 38_780  # 38,774 on 2026-12-02; the round's target is 38,000 (issue 48): 774 still to cut
+TOTAL = 38_780  # 38,773 on 2026-12-02; the round's target is 38,000 (issue 48): 773 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

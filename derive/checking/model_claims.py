@@ -176,10 +176,9 @@ def model_quantity(a: ModelAnalysis, quantity: str) -> Quantity:
     """
     from derive.checking.training_claims import TRAINING_QUANTITIES
 
-    if quantity not in MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES:
-        known = ", ".join(
-            dict.fromkeys(MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES)
-        )
+    every = MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES
+    if quantity not in every:
+        known = ", ".join(dict.fromkeys(every))
         raise ProblemError(f"quantity {quantity!r}", f"unknown quantity; known: {known}")
     q = a.quantity(quantity)
     if q is None:
