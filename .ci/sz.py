@@ -27,7 +27,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "(top)": 580,  # 575 on 2026-12-02 (derive/errors.py keeps its __all__: the error classes a caller catches)
     "analysis": 2_230,  # 2,221 on 2026-12-02
     "catalogue": 1_120,  # 1,117 on 2026-12-02
-    "checking": 5_190,  # 5,187 on 2026-12-02 (one claim core in checking/api.py)
+    "checking": 5_130,  # 5,125 on 2026-12-02 (one claim core in checking/api.py)
     "commands": 3_170,  # 3,164 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
     "figures": 940,  # 932 on 2026-12-02
@@ -37,11 +37,11 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "present": 4_970,  # 4,969 on 2026-12-02
     "problem": 2_950,  # 2,948 on 2026-12-02
     "questions": 1_270,  # 1,269 on 2026-12-02
-    "solution": 4_200,  # 4,199 on 2026-12-02
+    "solution": 4_190,  # 4,187 on 2026-12-02
     "training": 1_760,  # 1,756 on 2026-12-02
-    "web": 2_430,  # 2,428 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
+    "web": 2_430,  # 2,429 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
 }
-TOTAL = 38_560  # 38,558 on 2026-12-02; the round's target is 38,000 (issue 48): 558 still to cut
+TOTAL = 38_490  # 38,485 on 2026-12-02; the round's target is 38,000 (issue 48): 485 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

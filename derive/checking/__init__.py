@@ -8,9 +8,9 @@
 - ``quantities``: what can be claimed (``QUANTITIES``, each a :class:`Kind` on a :class:`Roof`)
   and the expected value of each.
 - ``judge``: one claim → a :class:`Judgement`; ``chain``: a derivation, step by step
-  (``derivation_text`` reads its text).
+  (it reads the text too: a file or a string, LaTeX environments taken apart).
 - ``matching``: exact proof, tolerance and threshold comparisons.
-- ``diagnose``, ``variants``, ``terms``, ``regimes``, ``hints`` and the ``*_slips`` modules:
+- ``diagnose`` (with the candidate regimes), ``variants``, ``terms``, ``hints`` and the ``*_slips`` modules:
   why a wrong claim is wrong.
 - ``expected_text``: expected values as the worked solution prints them; ``hidden``: the
   answer kept back.

@@ -407,9 +407,8 @@ def _check_model(asked: _Asked) -> CheckResult:
             return judge_model_claim(a, quantity, read, rtol, model_slips(a, phase, run, quantity))
         if j.verdict is Verdict.INCORRECT and phase and read.relation in _STATES_A_BATCH:
             found = earned(serving_slips(phase, quantity), read.value, rtol, facets(quantity))
-            slip = (
-                (found.why,) if found is not None else ()
-            )  # B ≥ the ridge: the threshold's reason and why
+            # B ≥ the ridge: the threshold's reason and why
+            slip = (found.why,) if found is not None else ()
             j = replace(j, diagnosis=j.diagnosis + slip, hidden=j.hidden + slip)
         return j
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import combinations
 
 import sympy as sp
 
@@ -44,13 +45,62 @@ from derive.checking.quantities import (
     leading,
     roof_of,
 )
-from derive.checking.regimes import candidate_regimes
 from derive.checking.rounding import sig_fig_sentence
 from derive.checking.terms import moved, term_diagnoses
 from derive.checking.variants import ROUNDED, dtype_variants, flop_variants, hardware_variants
-from derive.errors import DeriveError
+from derive.errors import DeriveError, RegimeError
 from derive.formula.units import describe_dimension
-from derive.problem.regime import Regime
+from derive.problem.regime import Regime, parse_regime
+
+# Candidate regimes built from an operator's dims, to say under which one a claim is right.
+#
+# The leading order depends only on which dims grow, so one regime is tried per
+# set of growing dims, written the way a person would: ``B << D, F`` (one dim
+# fixed, the rest grow), ``B >> D, F`` (one dim grows), then larger splits, and
+# ``B, D, F >> 1`` (everything grows).
+MAX_CANDIDATE_DIMS = 7
+"""Operators with more dims are tried with single-dim splits only."""
+
+
+def _regime_text(growing: tuple[sp.Symbol, ...], fixed: tuple[sp.Symbol, ...]) -> str:
+    grow = ", ".join(s.name for s in growing)
+    if not fixed:
+        return f"{grow} >> 1"
+    keep = ", ".join(s.name for s in fixed)
+    if len(fixed) <= len(growing):
+        return f"{keep} << {grow}"
+    return f"{grow} >> {keep}"
+
+
+def _growing_sets(dims: tuple[sp.Symbol, ...]) -> list[tuple[sp.Symbol, ...]]:
+    n = len(dims)
+    out: list[tuple[sp.Symbol, ...]] = []
+    out += [tuple(d for d in dims if d != x) for x in dims] if n > 1 else []  # X << rest
+    out += [(x,) for x in dims]  # X >> rest
+    if n <= MAX_CANDIDATE_DIMS:
+        for size in range(2, n - 1):
+            out += list(combinations(dims, size))
+    out.append(tuple(dims))
+    return list(dict.fromkeys(out))
+
+
+def candidate_regimes(dims: tuple[sp.Symbol, ...], skip: Regime | None = None) -> list[Regime]:
+    """Regimes to try, most natural first, one per set of growing dims (``skip``'s set left out).
+
+    >>> B, D, F = sp.symbols("B D F", positive=True, integer=True)
+    >>> [r.text for r in candidate_regimes((B, D, F))][:4]
+    ['B << D, F', 'D << B, F', 'F << B, D', 'B >> D, F']
+    """
+    out = []
+    for growing in _growing_sets(tuple(dims)):
+        if skip is not None and set(growing) == set(skip.growing):
+            continue
+        fixed = tuple(d for d in dims if d not in growing)
+        try:
+            out.append(parse_regime(_regime_text(growing, fixed), tuple(dims)))
+        except RegimeError:  # pragma: no cover - the texts are built to parse
+            continue
+    return out
 
 
 def value_text(t: Target | None) -> str:
@@ -361,9 +411,8 @@ def diagnose(
     rows += extra
     from derive.checking.comms_slips import comms_slips
 
-    rows += comms_slips(
-        ctx.analysis, quantity, target.value
-    )  # a collective on a mesh, a strategy's
+    # a collective on a mesh, a strategy's
+    rows += comms_slips(ctx.analysis, quantity, target.value)
     if kind_of(quantity) in STEP_KINDS:
         from derive.checking.step_slips import step_slips
 

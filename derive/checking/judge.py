@@ -17,7 +17,7 @@ import sympy as sp
 from derive.checking.claims import BANDWIDTH, PEAK, Claim, dimension_of, same_quantity
 from derive.checking.context import Context
 from derive.checking.diagnose import diagnose, exact_is, value_text
-from derive.checking.hints import Rank, Slip
+from derive.checking.hints import Rank, Slip, bare_number_slips
 from derive.checking.matching import (
     How,
     Match,
@@ -28,7 +28,6 @@ from derive.checking.matching import (
 )
 from derive.checking.quantities import Kind, Target, describe, expected, kind_of, leading
 from derive.checking.thresholds import stated_threshold, threshold_reason
-from derive.checking.unit_hint import bare_number_slips
 from derive.checking.verdict import Verdict
 from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Relation

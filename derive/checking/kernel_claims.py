@@ -29,12 +29,11 @@ from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import ProblemKind, Use, find, rows_for, spelling_map
 from derive.catalogue.reading import read_values
 from derive.catalogue.records import DISPLAY_UNITS
-from derive.checking.claims import BANDWIDTH, PEAK
+from derive.checking.claims import BANDWIDTH, PEAK, normalise_name
 from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.expected_text import hide, in_unit, missed, show_number
 from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
 from derive.checking.matching import How, check_size, match, relative_error, right_to
-from derive.checking.names import normalise_name
 from derive.checking.quantities import Target
 from derive.checking.rounding import rounded_as_written
 from derive.checking.scales import ScaleReading

@@ -45,12 +45,11 @@ from derive.catalogue.table import (
 )
 from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.expected_text import in_unit, label_of, missed
-from derive.checking.hints import Facet, Rank, Slip, earned, facets
+from derive.checking.hints import Facet, Rank, Slip, bare_number_slips, earned, facets
 from derive.checking.rounding import rounded_as_written
 from derive.checking.scales import ScaleReading
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.thresholds import count_reason
-from derive.checking.unit_hint import bare_number_slips
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
 from derive.formula import parse_formula
@@ -177,10 +176,9 @@ def model_quantity(a: ModelAnalysis, quantity: str) -> Quantity:
     """
     from derive.checking.training_claims import TRAINING_QUANTITIES
 
-    if quantity not in MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES:
-        known = ", ".join(
-            dict.fromkeys(MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES)
-        )
+    every = MODEL_QUANTITIES + SERVING_QUANTITIES + TRAINING_QUANTITIES
+    if quantity not in every:
+        known = ", ".join(dict.fromkeys(every))
         raise ProblemError(f"quantity {quantity!r}", f"unknown quantity; known: {known}")
     q = a.quantity(quantity)
     if q is None:
@@ -238,7 +236,7 @@ def _givens(a: ModelAnalysis) -> dict[str, tuple[sp.Symbol, sp.Expr]]:
 def _left_side_names(name: str, quantity: str) -> bool:
     """True when a left side names ``quantity``: its name, a spelling of its catalogue row,
     ``T`` for a time, ``B`` or ``B^*`` for the crossover."""
-    from derive.checking.names import normalise_name
+    from derive.checking.claims import normalise_name
 
     key, row = normalise_name(name), find(quantity)
     spelled = (quantity,) if row is None else (*row.spellings(), row.plain, row.latex)

@@ -27,27 +27,6 @@ from derive.checking.thresholds import Edge
 from derive.errors import ProblemError, RegimeError
 from derive.problem.regime import Regime
 
-__all__ = [
-    "MEMORY",
-    "NETWORK",
-    "QUANTITIES",
-    "STEP_KINDS",
-    "Basis",
-    "Hardware",
-    "Kind",
-    "Roof",
-    "Target",
-    "basis_of",
-    "compute",
-    "describe",
-    "expected",
-    "hardware_of",
-    "kind_of",
-    "leading",
-    "roof_of",
-]
-
-
 Kind = Computation
 """What computation a quantity is (the catalogue's :class:`~derive.catalogue.Computation`)."""
 

@@ -270,19 +270,12 @@ def _ordered(roof: Roofline) -> str:
 
 
 def _bounds_step(analysis: Analysis) -> Step:
-    lines = (
-        Line.of(
-            r"T_{\text{lower}}",
-            r"\max(T_{\text{math}}, T_{\text{mem}})",
-            _value(analysis.t_lower) or tex(analysis.t_lower),
-            approx=reading_tex(analysis.t_lower),
-        ),
-        Line.of(
-            r"T_{\text{upper}}",
-            r"T_{\text{math}} + T_{\text{mem}}",
-            _value(analysis.t_upper) or tex(analysis.t_upper),
-            approx=reading_tex(analysis.t_upper),
-        ),
+    rows = (
+        (r"T_{\text{lower}}", r"\max(T_{\text{math}}, T_{\text{mem}})", analysis.t_lower),
+        (r"T_{\text{upper}}", r"T_{\text{math}} + T_{\text{mem}}", analysis.t_upper),
+    )
+    lines = tuple(
+        Line.of(lhs, rule, _value(t) or tex(t), approx=reading_tex(t)) for lhs, rule, t in rows
     )
     return Step(
         StepKind.BOUNDS,

@@ -18,7 +18,6 @@ _INTENSITY_OF = {"memory": q.INTENSITY.prose, "link": f"link {q.INTENSITY.prose}
 def verdict_text(
     cross: Crossover | None,
     ridge: sp.Expr | None,
-    bound_name: str = "compute-bound",
     leading: bool = False,
     below: str = "memory",
 ) -> str:
@@ -32,23 +31,19 @@ def verdict_text(
         return "no verdict (no bandwidth given)"
     x = cross.variable
     if cross.status == CROSSES and cross.note.startswith("compute-bound only"):
-        return f"{cross.note.replace('compute-bound', bound_name, 1)}; the smallest is {x} = {cross.min_compute_bound}"
+        return f"{cross.note}; the smallest is {x} = {cross.min_compute_bound}"
     if cross.status == CROSSES and cross.min_compute_bound is not None and cross.exact is not None:
         approx = "" if cross.exact.is_Integer else f" ≈ {fmt_decimal(cross.exact)}"
         which = "crossover at leading order" if leading else "exact crossover"
-        return f"{bound_name} for {x} ≥ {cross.min_compute_bound} ({which} {cross.exact}{approx})"
+        return f"compute-bound for {x} ≥ {cross.min_compute_bound} ({which} {cross.exact}{approx})"
     if cross.status == CROSSES and cross.condition is not None:
-        return f"{bound_name} for {x} ≥ {cross.exact} (when {cross.condition} > 0)"
+        return f"compute-bound for {x} ≥ {cross.exact} (when {cross.condition} > 0)"
     if cross.status == CROSSES:
-        return f"{bound_name} for {x} ≥ {cross.exact}"
+        return f"compute-bound for {x} ≥ {cross.exact}"
     if cross.status == NEVER:
-        return (
-            f"{below}-bound for every {x}: the {_INTENSITY_OF[below]} never reaches the ridge {ridge}"
-            if bound_name == "compute-bound"
-            else f"link-bound for every {x}"
-        )
+        return f"{below}-bound for every {x}: the {_INTENSITY_OF[below]} never reaches the ridge {ridge}"
     if cross.status == ALWAYS:
-        return f"{bound_name} for every {x} ≥ 1"
+        return f"compute-bound for every {x} ≥ 1"
     return f"undetermined: {cross.note}"
 
 

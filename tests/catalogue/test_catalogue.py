@@ -96,7 +96,7 @@ def test_every_spelling_names_one_quantity():
 
 
 def test_every_spelling_is_in_the_form_the_reader_normalises_to():
-    from derive.checking.names import normalise_name
+    from derive.checking.claims import normalise_name
 
     for row in QUANTITIES:
         for spelling in row.spellings():
