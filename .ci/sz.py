@@ -30,7 +30,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "checking": 5_130,  # 5,125 on 2026-12-02 (one claim core in checking/api.py)
     "commands": 3_170,  # 3,164 on 2026-12-02
     "declare": 690,  # 681 on 2026-12-02
-    "figures": 940,  # 932 on 2026-12-02
+    "figures": 940,  # 935 on 2026-12-02
     "formula": 1_700,  # 1,695 on 2026-12-02
     "model": 3_180,  # 3,179 on 2026-12-02
     "pipeline": 2_240,  # 2,238 on 2026-12-02
@@ -41,7 +41,7 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "training": 1_760,  # 1,756 on 2026-12-02
     "web": 2_430,  # 2,429 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
 }
-TOTAL = 38_490  # 38,485 on 2026-12-02; the round's target is 38,000 (issue 48): 485 still to cut
+TOTAL = 38_490  # 38,488 on 2026-12-02; the round's target is 38,000 (issue 48): 488 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

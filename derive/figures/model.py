@@ -72,9 +72,12 @@ class Point:
         return f"{self.label} ({self.note})" if self.note else self.label
 
     def __post_init__(self) -> None:
-        for name in ("intensity", "attainable"):
-            value = _exact(getattr(self, name), f"point {self.label!r} {name}")
-            object.__setattr__(self, name, value)
+        object.__setattr__(
+            self, "intensity", _exact(self.intensity, f"point {self.label!r} intensity")
+        )
+        object.__setattr__(
+            self, "attainable", _exact(self.attainable, f"point {self.label!r} attainable")
+        )
 
 
 @dataclass(frozen=True)
