@@ -533,4 +533,6 @@ def _in_own_unit(name: str, value: str, what: str) -> str:
         dim = row.dimension or units.Dimension.COUNT
         own = "a plain number" if dim is dim.COUNT else f"{said(dim)[0]}, in {row.display_unit}"
         raise ProblemError(what, f"{value!r} is {said(unit.dimension)[0]}, but {name} is {own}")
-    return str(read.expr * unit.factor / (86400 if row.display_unit == "days" else 1))
+    shown = units.parse_unit(row.display_unit)  # the quantity's own unit: days count 86400 s
+    per = shown.factor if shown is not None and shown.dimension is unit.dimension else 1
+    return str(read.expr * unit.factor / per)
