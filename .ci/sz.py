@@ -35,13 +35,13 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "model": 3_180,  # 3,179 on 2026-12-02
     "pipeline": 2_240,  # 2,238 on 2026-12-02
     "present": 4_970,  # 4,969 on 2026-12-02
-    "problem": 2_950,  # 2,950 on 2026-12-02
+    "problem": 2_970,  # 2,962 on 2026-12-02 (ProblemSet built one field a line again: the positional splat of two tuples hid which value is which field)
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_190,  # 4,187 on 2026-12-02
     "training": 1_760,  # 1,756 on 2026-12-02
     "web": 2_430,  # 2,429 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
 }
-TOTAL = 38_490  # 38,490 on 2026-12-02; the round's target is 38,000 (issue 48): 490 still to cut
+TOTAL = 38_510  # 38,502 on 2026-12-02; the round's target is 38,000 (issue 48): 502 still to cut
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

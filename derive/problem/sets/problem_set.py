@@ -442,9 +442,21 @@ def problem_set_of(
         from derive.problem.sets.variants import variants_table
 
         variants = variants_table(data.get("variants"), data, origin, base)
-    head = (title, data.get("text", ""), tuple(ops), tuple(entries), origin, tuple(models), tables)
-    lists = (tuple(kernels), tuple(alone), tuple(natives), tuple(tolerances), tuple(order))
-    return ProblemSet(*head, *lists, variants)
+    return ProblemSet(
+        title,
+        data.get("text", ""),
+        tuple(ops),
+        tuple(entries),
+        origin,
+        tuple(models),
+        tables,
+        tuple(kernels),
+        tuple(alone),
+        tuple(natives),
+        tuple(tolerances),
+        tuple(order),
+        variants,
+    )
 
 
 def _tolerances(value: object, raw: dict, where: str) -> list[tuple[str, str, str]]:
