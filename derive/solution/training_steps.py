@@ -122,48 +122,43 @@ def _comms(a: TrainingAnalysis) -> Step:
     p, c = a.problem, a.comms
     frac = tex(c.dp_fraction)
     factor, factor_numbers = _dp_factor(p)
-    dp_rule = rf"{factor} \cdot \frac{{X - 1}}{{X}} \cdot 2 \cdot P_{{\text{{dev}}}}"
     flat = p.placement is None
-    lines = [
-        gb_line(
-            r"V_{\text{dp}}",
-            dp_rule,
+    volumes = (  # per dim: shown, its rule, its numbers (one link only)
+        (
+            True,
+            "dp",
+            rf"{factor} \cdot \frac{{X - 1}}{{X}} \cdot 2 \cdot P_{{\text{{dev}}}}",
             rf"{factor_numbers} \cdot {number(c.dp_fraction)} \cdot 2 \cdot {tex(a.params.total)}"
             if not a.params.experts and flat
             else "",
-            value=c.of("dp"),
         ),
-        gb_line(
-            r"V_{\text{tp}}",
+        (
+            True,
+            "tp",
             r"(n_{f} + n_{b}) \cdot M \cdot \frac{L}{pp} \cdot \frac{2(t - 1)}{t} \cdot 2 S b_{\mu} d",
             rf"({c.tp_forward_count} + {c.tp_backward_count}) \cdot {number(c.layer_visits)} \cdot {number(c.tp_fraction)} \cdot {tex(c.activation_bytes)}"
             if flat
             else "",
-            value=c.of("tp"),
         ),
-        gb_line(
-            r"V_{\text{pp}}",
-            r"M \cdot \frac{2 S b_{\mu} d}{tp} \cdot (\text{1 or 2 directions})",
-            value=c.of("pp"),
-        ),
-    ]
-    volumes = (
+        (True, "pp", r"M \cdot \frac{2 S b_{\mu} d}{tp} \cdot (\text{1 or 2 directions})", ""),
         (
             p.is_moe,
             "ep",
             _calls(p, "ep")
             + r" \cdot M \cdot \frac{L}{pp} \cdot \frac{ep - 1}{ep} \cdot \frac{2 k S b_{\mu} d}{tp}",
+            "",
         ),
         (
             p.cp > 1,
             "cp",
             _calls(p, "cp")
             + r" \cdot M \cdot \frac{L}{pp} \cdot (cp - 1) \cdot \frac{2 \cdot 2 \cdot \frac{S}{cp} b_{\mu} h_{kv} d_{h}}{tp}",
+            "",
         ),
     )
-    lines += [
-        gb_line(rf"V_{{\text{{{dim}}}}}", rule, value=c.of(dim))
-        for shown, dim, rule in volumes
+    lines = [
+        gb_line(rf"V_{{\text{{{dim}}}}}", rule, numbers, value=c.of(dim))
+        for shown, dim, rule, numbers in volumes
         if shown
     ]
     lines.append(
@@ -265,6 +260,16 @@ def _times(a: TrainingAnalysis) -> Step:
         Recompute.NONE: "0",
     }[p.recompute]
     lines.append(Line.of(r"F_{\text{recompute}}", recompute_rule, tex(a.flops_recompute)))
+    comms_forms = (
+        (
+            r"\frac{V}{\beta_{\text{link}}}",
+            rf"\frac{{{tex(a.comms.total)}}}{{{tex_text_number(p.link_text)}}}",
+        )
+        if _one_link(p)
+        else (r"\sum_{\text{passes}} \max_{\text{dims}} t_{\text{dim}}",)
+        if p.convention == "scaling-book"
+        else (r"\sum_{\text{dims}} t_{\text{dim}}",)
+    )
     lines += [
         time_line(
             r"T_{\text{math}}",
@@ -273,20 +278,7 @@ def _times(a: TrainingAnalysis) -> Step:
             rf"\frac{{{tex(a.flops_model + a.flops_recompute)}}}{{{n_peak}}}",
             seconds=a.t_math,
         ),
-        time_line(
-            r"T_{\text{comms}}",
-            r"\frac{V}{\beta_{\text{link}}}",
-            rf"\frac{{{tex(a.comms.total)}}}{{{tex_text_number(p.link_text)}}}",
-            seconds=a.t_comms,
-        )
-        if _one_link(p)
-        else time_line(
-            r"T_{\text{comms}}",
-            r"\sum_{\text{passes}} \max_{\text{dims}} t_{\text{dim}}"
-            if p.convention == "scaling-book"
-            else r"\sum_{\text{dims}} t_{\text{dim}}",
-            seconds=a.t_comms,
-        ),
+        time_line(r"T_{\text{comms}}", *comms_forms, seconds=a.t_comms),
     ]
     return Step(
         StepKind.TIMES,
