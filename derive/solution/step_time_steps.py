@@ -144,7 +144,8 @@ def _notes(step: StepTime) -> list[Rich]:
 
 
 def _bounds_lines(step: StepTime) -> list[Line]:
-    comms, launch = _has_comms(step), step.launch_overhead != 0
+    comms = _has_comms(step)
+    launch = r" + t_{\text{launch}}" if step.launch_overhead != 0 else ""
     serial = [
         not time.kernel.comms_overlapped for time in step.kernels if time.kernel.comms_bytes != 0
     ]
@@ -155,9 +156,8 @@ def _bounds_lines(step: StepTime) -> list[Line]:
         inner = r"\max(T_{\text{math},k}, T_{\text{mem},k}, T_{\text{comms},k})"
     elif comms:
         inner = r"\text{per kernel as declared}"
-    inner += r" + t_{\text{launch}}" if launch else ""
-    upper = r"T_{\text{math},k} + T_{\text{mem},k}" + (" + " + _COMMS if comms else "")
-    upper += r" + t_{\text{launch}}" if launch else ""
+    inner += launch
+    upper = r"T_{\text{math},k} + T_{\text{mem},k}" + (" + " + _COMMS if comms else "") + launch
     lines = [
         time_line(
             r"T_{\text{lower}}",
@@ -176,14 +176,13 @@ def _bounds_lines(step: StepTime) -> list[Line]:
         lines += [
             time_line(
                 r"T_{\text{lower}}^{\text{overlapped}}",
-                r"\sum_k \max(T_{\text{math},k}, T_{\text{mem},k}, T_{\text{comms},k})"
-                + (r" + t_{\text{launch}}" if launch else ""),
+                r"\sum_k \max(T_{\text{math},k}, T_{\text{mem},k}, T_{\text{comms},k})" + launch,
                 seconds=step.t_lower_overlapped,
             ),
             time_line(
                 r"T_{\text{lower}}^{\text{serial}}",
                 r"\sum_k \left[\max(T_{\text{math},k}, T_{\text{mem},k}) + T_{\text{comms},k}\right]"
-                + (r" + t_{\text{launch}}" if launch else ""),
+                + launch,
                 seconds=step.t_lower_serial,
             ),
         ]
