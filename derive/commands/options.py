@@ -29,6 +29,11 @@ def flags_given(args: argparse.Namespace, flags: tuple[str, ...]) -> list[str]:
     return [f"--{f.replace('_', '-')}" for f in flags if getattr(args, f, None)]
 
 
+def dest(flag: str) -> str:
+    """The attribute argparse stores a flag in: ``--link-latency`` → ``link_latency``."""
+    return flag[2:].replace("-", "_")
+
+
 DEFAULT_RTOL = "0.01"
 """The checker's default tolerance (``derive.checking.api.DEFAULT_RTOL``; a test keeps the two
 equal): spelled here so that ``derive model --help`` need not load the checker and sympy."""
@@ -89,7 +94,7 @@ def add_money_flags(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, metavar=metavar, help=helptext)
 
 
-MODEL_FLAGS = tuple(flag[2:].replace("-", "_") for flag, _, _ in _MODEL_FLAG_ROWS)
+MODEL_FLAGS = tuple(dest(flag) for flag, _, _ in _MODEL_FLAG_ROWS)
 """Their attribute names (``derive check`` refuses them for an operator problem)."""
 
 _PHASES = ("decode", "prefill")
@@ -257,7 +262,7 @@ _TIMING_FLAGS = (
 )
 
 
-TIMING_DESTS = tuple(flag[2:].replace("-", "_") for flag, _, _ in _TIMING_FLAGS)
+TIMING_DESTS = tuple(dest(flag) for flag, _, _ in _TIMING_FLAGS)
 """The timing flags' argparse names."""
 
 
@@ -286,16 +291,16 @@ def is_kernel(args: argparse.Namespace) -> bool:
     return any(getattr(args, flag[2:], None) is not None for flag, _ in KERNEL_FLAGS)
 
 
-def timing_from_args(args: argparse.Namespace) -> TimingSpec:
-    """The timing flags as typed."""
+def _timing_of(args: argparse.Namespace, flags: Sequence[str], **extra: str | None) -> TimingSpec:
+    """The timing flags ``flags`` of ``args`` (and ``extra``) as typed."""
     from derive.problem.timing import TimingSpec
 
-    return TimingSpec(
-        **{
-            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
-            for flag, _, _ in _TIMING_FLAGS
-        }
-    )
+    return TimingSpec(**{dest(flag): getattr(args, dest(flag), None) for flag in flags}, **extra)
+
+
+def timing_from_args(args: argparse.Namespace) -> TimingSpec:
+    """The timing flags as typed."""
+    return _timing_of(args, [flag for flag, _, _ in _TIMING_FLAGS])
 
 
 def spec_from_args(args: argparse.Namespace) -> ProblemSpec:
@@ -356,11 +361,7 @@ def serving_of(args: argparse.Namespace) -> ServingSpec | None:
     from derive.problem.serving_spec import ServingSpec
 
     if getattr(args, "phase", None) is None:
-        used = [
-            flag
-            for flag, _ in _SERVING_TIMING_FLAGS
-            if getattr(args, flag[2:].replace("-", "_"), None)
-        ]
+        used = [flag for flag, _ in _SERVING_TIMING_FLAGS if getattr(args, dest(flag), None)]
         used += [f for f in ("--convention", "--mesh") if getattr(args, f[2:], None) is not None]
         if used or getattr(args, "tp", None) is not None:
             raise ProblemError(
@@ -374,13 +375,9 @@ def serving_of(args: argparse.Namespace) -> ServingSpec | None:
 
 def phase_timing(args: argparse.Namespace) -> TimingSpec:
     """The step's timing flags as typed, with ``--measured-tokens-per-s`` as the serving rate."""
-    from derive.problem.timing import TimingSpec
-
-    return TimingSpec(
-        **{
-            flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
-            for flag, _ in _SERVING_TIMING_FLAGS
-        },
+    return _timing_of(
+        args,
+        [flag for flag, _ in _SERVING_TIMING_FLAGS],
         measured_tokens_per_s=getattr(args, "measured_tokens_per_s", None),
     )
 

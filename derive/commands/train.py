@@ -27,6 +27,7 @@ from derive.commands.options import (
     add_money_flags,
     add_operators_flag,
     add_question_flags,
+    dest,
     question_spec_from_args,
 )
 
@@ -99,11 +100,6 @@ _SWITCHES = (
     ),
 )
 """The run's switches, each on when given (its field of the run reads ``"true"``)."""
-
-
-def _dest(flag: str) -> str:
-    """The attribute argparse stores a flag in: ``--batch-tokens`` → ``batch_tokens``."""
-    return flag[2:].replace("-", "_")
 
 
 def add_train_parser(sub: Any) -> None:
@@ -193,10 +189,10 @@ def run_train(args: argparse.Namespace) -> int:
         power=args.power,
     )
     switches: dict[str, Any] = {
-        _dest(f): "true" if getattr(args, _dest(f)) else None for f, _ in _SWITCHES
+        dest(f): "true" if getattr(args, dest(f)) else None for f, _ in _SWITCHES
     }
     run = TrainSpec(
-        **{_dest(flag): getattr(args, _dest(flag)) for flag, _, _ in _RUN_FLAGS + _CLUSTER_FLAGS},
+        **{dest(flag): getattr(args, dest(flag)) for flag, _, _ in _RUN_FLAGS + _CLUSTER_FLAGS},
         **switches,
         convention=args.convention,
     )
