@@ -198,33 +198,42 @@ def crossover_steps(analysis: Analysis) -> list[tuple[Step, str]]:
     if ridge is None:
         raise ValueError("the memory roofline has no ridge")
     bound_but_x = analysis.problem.bound_subs(except_dim=analysis.problem.solve_for)
-    crossovers = [  # per crossover: its kind, intensity, roots, words, dependence, threshold, topic
+    shown = ratio_tex(analysis.memory.written_of_x)
+    steps = [
         (
-            StepKind.CROSSOVER,
-            ratio_tex(analysis.memory.written_of_x),
-            cross,
-            "exact intensity",
-            analysis.memory.depends_on_x,
-            analysis.memory.threshold,
+            crossover_step(
+                StepKind.CROSSOVER,
+                shown,
+                ridge,
+                cross,
+                bound_but_x,
+                "exact intensity",
+                analysis.memory.depends_on_x,
+            ),
             q.CROSSOVER.name,
         )
     ]
+    if analysis.memory.threshold is not None:
+        steps.append((threshold_step(analysis.memory.threshold, ridge, cross), q.CROSSOVER.name))
     lead = analysis.crossover_regime
     if lead is not None and analysis.intensity_regime_of_x is not None:
-        crossovers.append(
+        shown = tex(analysis.intensity_regime_of_x)
+        steps.append(
             (
-                StepKind.CROSSOVER_REGIME,
-                tex(analysis.intensity_regime_of_x),
-                lead,
-                "leading-order intensity",
-                analysis.regime_depends_on_x,
-                analysis.threshold_regime,
+                crossover_step(
+                    StepKind.CROSSOVER_REGIME,
+                    shown,
+                    ridge,
+                    lead,
+                    bound_but_x,
+                    "leading-order intensity",
+                    analysis.regime_depends_on_x,
+                ),
                 q.CROSSOVER_REGIME.name,
             )
         )
-    steps = []
-    for kind, shown, found, what, depends, threshold, topic in crossovers:
-        steps.append((crossover_step(kind, shown, ridge, found, bound_but_x, what, depends), topic))
-        if threshold is not None:
-            steps.append((threshold_step(threshold, ridge, found), topic))
+        if analysis.threshold_regime is not None:
+            steps.append(
+                (threshold_step(analysis.threshold_regime, ridge, lead), q.CROSSOVER_REGIME.name)
+            )
     return steps
