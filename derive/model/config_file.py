@@ -23,14 +23,12 @@ from pathlib import Path
 
 from derive.errors import DeclarationError, LimitError, ParseError, ProblemError
 from derive.model.config_map import (
-    CHECKED,
-    FAMILIES,
-    IGNORED,
     REQUIRED,
     Family,
     Field,
     Kind,
     LayerRule,
+    tables,
 )
 from derive.model.quantized import weights_dtype
 from derive.model.transformer import Transformer
@@ -306,15 +304,16 @@ def config_model(data: dict[str, object], where: str, name: str) -> Transformer:
         raise LimitError(
             f"{where} field 'model_type'", f"{len(kind)} characters (at most {MAX_MODEL_TYPE})"
         )
-    family = FAMILIES.get(kind)
+    shipped = tables()
+    family = shipped.families.get(kind)
     if family is None:
         raise ProblemError(
             f"{where} field 'model_type'",
-            f"unknown model_type {kind!r}; derive reads {', '.join(FAMILIES)}",
+            f"unknown model_type {kind!r}; derive reads {', '.join(shipped.families)}",
         )
     data, written = _aliased(family, data, where)
-    checks = CHECKED + family.checked
-    known = {f.config for f in family.fields} | {k for k, _ in IGNORED + family.ignored}
+    checks = shipped.checked + family.checked
+    known = {f.config for f in family.fields} | {k for k, _ in shipped.ignored + family.ignored}
     unknown = sorted(k for k in data if k not in known | {c.config for c in checks})
     if unknown:
         raise ProblemError(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 from importlib import resources
 
 from derive.problem.sets.toml_file import loads_toml
@@ -109,11 +110,32 @@ class Family:
         return next((f for f in self.fields if f.config == config), None)
 
 
-def _checks(table: dict) -> tuple[Check, ...]:
-    return tuple(
-        Check(name, (None,) * row.get("or_null", False) + tuple(row["allowed"]), row["why"])
-        for name, row in table.items()
-    )
+_SOURCE = "derive/data/model_families.toml"
+_KEYS = {  # the keys each kind of table may hold: a misspelt one is refused, never skipped
+    "file": {"ignored", "checked", "families"},
+    "family": {"fixed", "layers", "aliases", "note", "fields", "ignored", "checked"},
+    "field": {"target", "kind", "default", "default_null", "nullable"},
+    "check": {"allowed", "or_null", "why"},
+}
+
+
+def _keys(table: dict, kind: str, where: str) -> dict:
+    """``table``, once its keys are all among those a ``kind`` table may hold."""
+    unknown = sorted(set(table) - _KEYS[kind])
+    if unknown:
+        raise ValueError(f"{_SOURCE}: {where}: unknown keys {', '.join(unknown)}")
+    return table
+
+
+def _check(name: str, row: dict, where: str) -> Check:
+    """A row of ``checked`` (``or_null``: null is allowed too, before the other values)."""
+    _keys(row, "check", where)
+    allowed = ((None,) if row.get("or_null") else ()) + tuple(row["allowed"])
+    return Check(name, allowed, row["why"])
+
+
+def _checks(table: dict, where: str) -> tuple[Check, ...]:
+    return tuple(_check(name, row, f"{where}.{name}") for name, row in table.items())
 
 
 def _field(config: str, row: dict) -> Field:
@@ -125,27 +147,42 @@ def _field(config: str, row: dict) -> Field:
 
 
 def _family(model_type: str, table: dict) -> Family:
+    where = f"[families.{model_type}]"
+    _keys(table, "family", where)
     return Family(
         model_type,
-        tuple(_field(config, row) for config, row in table["fields"].items()),
+        tuple(
+            _field(config, _keys(row, "field", f"{where}.fields.{config}"))
+            for config, row in table["fields"].items()
+        ),
         tuple(table["fixed"].items()),
         tuple(table.get("ignored", {}).items()),
         tuple(LayerRule[rule.upper()] for rule in table.get("layers", ())),
         table.get("note", ""),
         tuple(table.get("aliases", {}).items()),
-        _checks(table.get("checked", {})),
+        _checks(table.get("checked", {}), f"{where}.checked"),
     )
 
 
-_DATA = loads_toml(
-    resources.files("derive").joinpath("data/model_families.toml").read_text(encoding="utf-8"),
-    "derive/data/model_families.toml",
-)
-IGNORED: tuple[tuple[str, str], ...] = tuple(_DATA["ignored"].items())
-"""Fields of every config that change no count, with the reason (shown in the docs)."""
-CHECKED: tuple[Check, ...] = _checks(_DATA["checked"])
-"""Fields of every config read only at the values that change no count."""
-FAMILIES: dict[str, Family] = {
-    model_type: _family(model_type, table) for model_type, table in _DATA["families"].items()
-}
-"""Every supported ``model_type``, in the docs' order."""
+@dataclass(frozen=True)
+class Tables:
+    """The tables of ``derive/data/model_families.toml``."""
+
+    ignored: tuple[tuple[str, str], ...]
+    """Fields of every config that change no count, with the reason (shown in the docs)."""
+    checked: tuple[Check, ...]
+    """Fields of every config read only at the values that change no count."""
+    families: dict[str, Family]
+    """Every supported ``model_type``, in the docs' order."""
+
+
+@cache
+def tables() -> Tables:
+    """The families' tables, read once, when a config is first read (not at every start)."""
+    text = resources.files("derive").joinpath("data/model_families.toml").read_text("utf-8")
+    data = _keys(loads_toml(text, _SOURCE), "file", "the file")
+    return Tables(
+        tuple(data["ignored"].items()),
+        _checks(data["checked"], "[checked]"),
+        {model_type: _family(model_type, t) for model_type, t in data["families"].items()},
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from derive.model.config_map import CHECKED, FAMILIES, IGNORED, REQUIRED, Check, Family, Field
+from derive.model.config_map import REQUIRED, Check, Family, Field, tables
 from derive.model.symbols import NOTATION
 from derive.present.render import render
 
@@ -50,9 +50,9 @@ def model_configs_markdown() -> str:
     return render(
         "model_configs.md.j2",
         "md",
-        families=FAMILIES.values(),
-        ignored=IGNORED,
-        checked=CHECKED,
+        families=tables().families.values(),
+        ignored=tables().ignored,
+        checked=tables().checked,
         symbol=_symbol,
         default=_default,
         fixed=_fixed,

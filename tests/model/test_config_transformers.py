@@ -296,9 +296,9 @@ def test_a_config_saved_by_transformers_counts_as_by_hand(tmp_path, model_type, 
 
 
 def test_every_supported_model_type_is_round_tripped():
-    from derive.model.config_map import FAMILIES
+    from derive.model.config_map import tables
 
-    assert set(EDITS) == set(FAMILIES)
+    assert set(EDITS) == set(tables().families)
 
 
 def test_counts_equal_transformers_modules_on_the_meta_device(tmp_path):
@@ -684,11 +684,15 @@ def test_every_field_transformers_defines_is_known():
     base class's, its attribute_map's names) is read, checked, an alias or ignored with why."""
     import dataclasses
 
-    from derive.model.config_map import CHECKED, FAMILIES, IGNORED
+    from derive.model.config_map import tables
 
-    for model_type, family in FAMILIES.items():
+    shipped = tables()
+
+    for model_type, family in shipped.families.items():
         config_class = transformers.CONFIG_MAPPING[model_type]
         names = {f.name for f in dataclasses.fields(config_class)} | set(config_class.attribute_map)
-        known = {f.config for f in family.fields} | {k for k, _ in IGNORED + family.ignored}
-        known |= {c.config for c in CHECKED + family.checked} | {a for a, _ in family.aliases}
+        known = {f.config for f in family.fields} | {k for k, _ in shipped.ignored + family.ignored}
+        known |= {c.config for c in shipped.checked + family.checked} | {
+            a for a, _ in family.aliases
+        }
         assert sorted(names - known) == [], model_type

@@ -195,13 +195,15 @@ def test_the_mapping_page_is_current():
 
 
 def test_every_supported_model_type_has_a_config_here():
-    from derive.model.config_map import FAMILIES
+    from derive.model.config_map import tables
 
     seen = set()
     for path in CONFIGS.rglob("*.json"):
         seen.add(json.loads(path.read_text())["model_type"])
     # the families issue 34 added have their real models' configs in test_config_transformers
-    assert seen | {"qwen2_moe", "gemma3_text", "olmo2", "granite", "starcoder2"} == set(FAMILIES)
+    assert seen | {"qwen2_moe", "gemma3_text", "olmo2", "granite", "starcoder2"} == set(
+        tables().families
+    )
 
 
 def _read(tmp_path, config: dict):
@@ -307,3 +309,17 @@ def test_the_published_quirks_are_read():
     assert _read(tmp, {**_TINY, **mla, "qk_head_dim": 16}).head_dim == 16
     with pytest.raises(ProblemError, match=r"'qk_head_dim'.*qk_nope_head_dim \+ qk_rope"):
         _read(tmp, {**_TINY, **mla, "qk_head_dim": 12})
+
+
+def test_a_misspelt_key_of_the_families_file_is_refused_not_skipped():
+    """A family table, a field row or a check row with a key the reader does not know (``layer``
+    for ``layers``: the window rule silently lost) is refused, naming where it stands."""
+    from derive.model import config_map
+
+    with pytest.raises(ValueError, match=r"\[families\.x\]: unknown keys layer$"):
+        config_map._family("x", {"fixed": {}, "fields": {}, "layer": ["window_all"]})
+    field = {"target": "layers", "kind": "size", "defualt": 2}
+    with pytest.raises(ValueError, match=r"\[families\.x\]\.fields\.n: unknown keys defualt$"):
+        config_map._family("x", {"fixed": {}, "fields": {"n": field}})
+    with pytest.raises(ValueError, match=r"\[checked\]\.c: unknown keys or_nul$"):
+        config_map._checks({"c": {"allowed": [1], "why": "w", "or_nul": True}}, "[checked]")
