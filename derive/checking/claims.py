@@ -23,10 +23,10 @@ from derive.catalogue import ProblemKind, find, spelling_map
 from derive.catalogue import table as q
 from derive.checking.context import Context
 from derive.checking.quantities import NETWORK, Kind, describe, expected, kind_of, roof_of
-from derive.checking.scales import ScaleReading
+from derive.checking.scales import ScaleReading, read_claim
 from derive.errors import ParseError
 from derive.formula import Parsed, parse_formula
-from derive.formula.answer import Answer, Relation, read_answer
+from derive.formula.answer import Answer, Relation
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit
 
@@ -214,9 +214,6 @@ def _example(quantity: str, x: str) -> str:
     }[kind_of(quantity)]
 
 
-_PERCENT = re.compile(r"\s*\\?%\s*$")
-
-
 def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto") -> Claim:
     """Read ``text`` as a claim about ``quantity`` in the problem of ``ctx``.
 
@@ -228,12 +225,6 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
     symbols = step_symbols(ctx)  # the definitions are read, to be refused with a reason
     dims = ctx.symbols
     bound = {s.name for s in ctx.bound}
-    decided: dict[str, Parsed] = {}
-
-    def parse(value: str, what: str) -> tuple[sp.Expr, str]:
-        parsed = parse_formula(value, symbols, syntax, what)
-        decided[value] = parsed
-        return parsed.expr, parsed.syntax
 
     def unit_ok(unit: Unit, head: str) -> bool:
         # a bare B after a number is the dim B unless bytes are asked and every dim is bound
@@ -241,17 +232,15 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
             return True
         return dimension_of(quantity) is Dimension.BYTES and bound >= set(dims)
 
-    percent = kind_of(quantity) == Kind.UTILISATION and bool(_PERCENT.search(text))
-    body = _PERCENT.sub("", text) if percent else text
-    scales = _scale_reading(ctx, quantity)
-    answer = read_answer(body, parse, unit_ok, scale_ok=scales.allows)
-    parsed = decided[answer.value]
-    if answer.relation.is_order and kind_of(quantity) != Kind.CROSSOVER:
-        raise ParseError(
-            f"claim {show(text)}",
-            f"an inequality states a crossover; give the {describe(quantity)} as a value "
-            f"(as in {_example(quantity, ctx.analysis.problem.solve_for.name)})",
-        )
+    order = (
+        f"an inequality states a crossover; give the {describe(quantity)} as a value "
+        f"(as in {_example(quantity, ctx.analysis.problem.solve_for.name)})"
+    )
+    fraction, scales = kind_of(quantity) == Kind.UTILISATION, _scale_reading(ctx, quantity)
+    crossover = kind_of(quantity) == Kind.CROSSOVER
+    answer, parsed, percent = read_claim(
+        text, symbols, syntax, scales, None if crossover else order, fraction, unit_ok
+    )
     named = _names_for(ctx, quantity, answer.name, text) if answer.name is not None else None
     raw = answer.expr
     definitions = raw.free_symbols - set(dims.values()) - {PEAK, BANDWIDTH}

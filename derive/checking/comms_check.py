@@ -30,10 +30,10 @@ from derive.checking.matching import (
     right_to,
 )
 from derive.checking.quantities import Target
+from derive.checking.scales import read_claim
 from derive.checking.verdict import Verdict
-from derive.errors import ParseError, ProblemError
-from derive.formula import parse_formula
-from derive.formula.answer import Answer, read_answer
+from derive.errors import ProblemError
+from derive.formula.answer import Answer
 from derive.formula.durations import time_text
 from derive.formula.limits import show
 from derive.formula.units import Dimension, Unit, describe_dimension, unit_alternatives
@@ -128,20 +128,14 @@ def _diagnosis(
     return missed("time on the link, T_comms", time_text(exact), claim, error, bool(value < exact))
 
 
-def _parse(text: str, what: str, syntax: str) -> tuple[sp.Expr, str]:
-    parsed = parse_formula(text, {}, syntax, what)
-    return parsed.expr, parsed.syntax
-
-
 def read_comms_claim(claim: str, syntax: str = "auto") -> CommsClaim:
     """Read a claimed time (a number, with a unit of time or in seconds); nothing is evaluated.
 
     Raises:
         ParseError: unreadable, an inequality, or a value too large to judge.
     """
-    answer = read_answer(claim, lambda text, what: _parse(text, what, syntax))
-    if answer.relation.is_order:
-        raise ParseError(f"claim {show(claim)}", "give the time as a value, not an inequality")
+    order = "give the time as a value, not an inequality"
+    answer = read_claim(claim, {}, syntax, None, order)[0]
     value = answer.expr * (answer.unit.factor if answer.unit is not None else 1)
     check_size(value, f"claim {show(claim)}")
     return CommsClaim(answer, value)

@@ -19,7 +19,6 @@ value or lies within the tolerance; a wrong one is explained by the slips of
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,11 +35,10 @@ from derive.checking.hints import Rank, Slip, earned, facets, factor_slips
 from derive.checking.matching import How, check_size, match, relative_error, right_to
 from derive.checking.quantities import Target
 from derive.checking.rounding import rounded_as_written
-from derive.checking.scales import ScaleReading
+from derive.checking.scales import ScaleReading, read_claim
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
-from derive.formula import parse_formula
-from derive.formula.answer import Answer, read_answer
+from derive.formula.answer import Answer
 from derive.formula.limits import show
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
 
@@ -71,7 +69,6 @@ KERNEL_QUANTITIES: tuple[str, ...] = tuple(_TABLE)
 """Every quantity of a kernel by its numbers a claim may be about (the JSON keys of ``derive solve --flops``)."""
 
 _NAMED = spelling_map(ProblemKind.OPERATOR, ProblemKind.KERNEL)
-_PERCENT = re.compile(r"\s*\\?%\s*$")
 
 
 def kernel_value(kernel: KernelNumbers, quantity: str) -> sp.Rational | None:
@@ -147,24 +144,13 @@ def read_kernel_claim(
         ProblemError: the kernel has no such quantity.
     """
     _target(kernel, quantity)
-    if not isinstance(text, str):
-        raise ParseError("claim", f"expected text, got {type(text).__name__}")
-    symbols = {"pi": PEAK, "beta": BANDWIDTH}
-
-    def parse(value: str, what: str) -> tuple[sp.Expr, str]:
-        parsed = parse_formula(value, symbols, syntax, what)
-        return parsed.expr, parsed.syntax
-
-    percent = _TABLE[quantity].fraction and bool(_PERCENT.search(text))
     q = _TABLE[quantity]
     scales = ScaleReading.of(
         quantity, None if q.fraction else q.dimension, lambda: True, frozenset()
     )
-    answer = read_answer(_PERCENT.sub("", text) if percent else text, parse, scale_ok=scales.allows)
-    if answer.relation.is_order:
-        raise ParseError(
-            f"claim {show(text)}", f"give the {_TABLE[quantity].name} as a value, not an inequality"
-        )
+    order = f"give the {q.name} as a value, not an inequality"
+    symbols = {"pi": PEAK, "beta": BANDWIDTH}
+    answer, _, percent = read_claim(text, symbols, syntax, scales, order, q.fraction)
     named = _named(quantity, answer.name, text) if answer.name is not None else None
     raw = answer.expr
     value = raw.subs({PEAK: kernel.peak.value, BANDWIDTH: kernel.bandwidth.value})

@@ -47,13 +47,12 @@ from derive.checking.diagnosis_text import exact_decimal
 from derive.checking.expected_text import in_unit, label_of, missed
 from derive.checking.hints import Facet, Rank, Slip, bare_number_slips, earned, facets
 from derive.checking.rounding import rounded_as_written
-from derive.checking.scales import ScaleReading
+from derive.checking.scales import ScaleReading, read_claim
 from derive.checking.serving_claims import SERVING_QUANTITIES
 from derive.checking.thresholds import count_reason
 from derive.checking.verdict import Verdict
 from derive.errors import ParseError, ProblemError
-from derive.formula import parse_formula
-from derive.formula.answer import Relation, read_answer
+from derive.formula.answer import Relation
 from derive.formula.decimals import fmt_decimal
 from derive.formula.limits import show
 from derive.formula.literals import as_written
@@ -99,7 +98,6 @@ _WORDS: dict[Unit, str] = {
     Unit.JOULES: r"J|joules?",
     Unit.JOULES_PER_TOKEN: r"J\s*/\s*tokens?|joules?\s+per\s+tokens?",
 }
-_PERCENT = re.compile(r"\s*\\?%\s*$")
 _NOT_COUNTS = frozenset({Unit.FRACTION, Unit.SECONDS, Unit.DAYS})
 _FITS, _DOES_NOT_FIT = verdict_words(FITS.name, True), verdict_words(FITS.name, False)
 _YES = ("yes", "true", _FITS.removeprefix("it "), _FITS)
@@ -285,24 +283,14 @@ def read_model_claim(
         a.problem.value_of(batch) is not None or batch not in q.value.free_symbols
     )
 
-    def parse(value: str, what: str) -> tuple[sp.Expr, str]:
-        parsed = parse_formula(value, names, syntax, what)
-        return parsed.expr, parsed.syntax
-
     def unit_ok(unit: WrittenUnit, head: str) -> bool:
         return unit.text != "B" or b_is_bytes
 
-    percent = (
-        q.unit is Unit.FRACTION and bool(_PERCENT.search(body)) and bool(_PERCENT.sub("", body))
-    )
-    if percent:
-        body = _PERCENT.sub("", body)
     measure = None if q.unit in _NOT_COUNTS else _MEASURE[q.unit][0]
     scales = ScaleReading.of(quantity, measure, lambda: q.value.is_number, frozenset(names))
-    answer = read_answer(body, parse, unit_ok, scale_ok=scales.allows)
-    crossover = quantity == CROSSOVER.name
-    if answer.relation.is_order and not crossover:
-        raise ParseError(f"claim {show(text)}", f"give {quantity} as a value, not an inequality")
+    order = None if quantity == CROSSOVER.name else f"give {quantity} as a value, not an inequality"
+    fraction = q.unit is Unit.FRACTION
+    answer, _, percent = read_claim(text, names, syntax, scales, order, fraction, unit_ok, body)
     if answer.name is not None and not _left_side_names(answer.name, quantity):
         raise ParseError(
             f"claim {show(text)}",

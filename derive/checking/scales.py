@@ -16,12 +16,18 @@ depends on the quantity asked, which only the checker knows:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from derive.formula.answer import Answer
+import sympy as sp
+
+from derive.errors import ParseError
+from derive.formula import Parsed, parse_formula
+from derive.formula.answer import Answer, read_answer
+from derive.formula.limits import show
 from derive.formula.scales import Scale, split_scale
-from derive.formula.units import Dimension
+from derive.formula.units import Dimension, Unit
 
 COUNT_DIMENSIONS = frozenset(
     {
@@ -102,3 +108,47 @@ class ScaleReading:
             f"{found.scale.name} write "
             f"{found.number}e{len(str(found.scale.factor)) - 1}"
         )
+
+
+_PERCENT = re.compile(r"\s*\\?%\s*$")
+
+
+def read_claim(
+    text: str,
+    symbols: Mapping[str, sp.Symbol],
+    syntax: str,
+    scales: ScaleReading | None,
+    order: str | None,
+    fraction: bool = False,
+    unit_ok: Callable[[Unit, str], bool] | None = None,
+    body: str | None = None,
+) -> tuple[Answer, Parsed, bool]:
+    """Take a claim apart, as every kind's claim reader does: a trailing ``%`` off a fraction's
+    value (``42%``), the value parsed over ``symbols``, an inequality refused with ``order``
+    (None: a crossover, where one is an answer). ``body``: the text once the reader took its
+    own words off (``params``), else ``text``; errors name ``text``.
+
+    Returns:
+        The answer, its value's parse (an infinity is read without the parser), and whether a
+        percentage was read.
+
+    Raises:
+        ParseError: not text, unreadable, or an inequality refused; LimitError: too large.
+    """
+    if not isinstance(text, str):
+        raise ParseError("claim", f"expected text, got {type(text).__name__}")
+    body = text if body is None else body
+    stripped = _PERCENT.sub("", body)
+    percent = fraction and stripped != body and bool(stripped)
+    decided: dict[str, Parsed] = {}
+
+    def parse(value: str, what: str) -> tuple[sp.Expr, str]:
+        decided[value] = parse_formula(value, symbols, syntax, what)
+        return decided[value].expr, decided[value].syntax
+
+    scale_ok = scales.allows if scales is not None else None
+    answer = read_answer(stripped if percent else body, parse, unit_ok, scale_ok=scale_ok)
+    if order is not None and answer.relation.is_order:
+        raise ParseError(f"claim {show(text)}", order)
+    infinity = Parsed(answer.expr, "plain", "read as infinity")
+    return answer, decided.get(answer.value, infinity), percent

@@ -279,6 +279,16 @@ def test_an_infinite_value_is_read(tmp_path, claim):
     assert json.loads(r.out)["verdict"] == "incorrect", r
 
 
+@pytest.mark.parametrize("claim", ["inf", "B >= \\infty"])
+def test_an_infinite_claim_of_an_operator_is_judged(claim):
+    # read without the formula parser, it once had no parse to report (a KeyError)
+    argv = ["check", "matmul", "--chip", "h100", "--dtype", "bf16", "--set", "B=1,D=1,F=1"]
+    quantity = "crossover" if ">" in claim else "intensity"
+    r = run_cli([*argv, "--quantity", quantity, "--claim", claim, "--format", "json"])
+    out = json.loads(r.out)
+    assert (out["verdict"], out["syntax"], r.code) == ("incorrect", "plain", 1), r
+
+
 # -- the two readers of a number agree on every spelling ----------------------------------
 
 _WRAPS = ("{}", "${}$", "$${}$$", "\\({}\\)", "\\[{}\\]")
