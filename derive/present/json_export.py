@@ -113,41 +113,37 @@ def _network(analysis: Analysis) -> dict[str, object] | None:
     }
 
 
+def fields(
+    record: object, names: str, shown: Callable[[sp.Expr], object] = str
+) -> dict[str, object]:
+    """``record``'s attributes ``names`` (space-separated), each ``shown`` under its own name:
+    the layout of a section whose keys are its record's attribute names, in the contract's order."""
+    return {name: shown(getattr(record, name)) for name in names.split()}
+
+
+_TIMES = "t_math t_mem t_comms t_lower t_upper"
+_STEP = (
+    "flops bytes comms_bytes t_math t_mem t_comms launch_overhead t_lower t_lower_overlapped "
+    "t_lower_serial t_upper"
+)
+
+
 def step_json(step: StepTime | None) -> dict[str, object] | None:
     """A step's totals, bounds and kernels (None when a dim is left free)."""
     if step is None:
         return None
     return {
-        q.FLOPS.name: str(step.flops),
-        q.BYTES.name: str(step.bytes),
-        "comms_bytes": str(step.comms_bytes),
-        q.T_MATH.name: str(step.t_math),
-        q.T_MEM.name: str(step.t_mem),
-        q.T_COMMS.name: str(step.t_comms),
-        "launch_overhead": str(step.launch_overhead),
-        q.T_LOWER.name: str(step.t_lower),
-        q.T_LOWER_OVERLAPPED.name: str(step.t_lower_overlapped),
-        "t_lower_serial": str(step.t_lower_serial),
-        q.T_UPPER.name: str(step.t_upper),
+        **fields(step, _STEP),
         "binding": step.binding.value,
-        "aggregate_intensity": str(step.aggregate_intensity),
-        "single_roofline_t_lower": str(step.single_roofline_t_lower),
-        q.FRACTION_OF_PEAK.name: str(step.fraction_of_peak),
-        "compute_efficiency": str(step.ceilings.compute_efficiency),
-        "memory_efficiency": str(step.ceilings.memory_efficiency),
+        **fields(step, "aggregate_intensity single_roofline_t_lower fraction_of_peak"),
+        **fields(step.ceilings, "compute_efficiency memory_efficiency"),
         "kernels": [
             {
                 "name": time.kernel.name,
                 "parts": list(time.kernel.parts),
                 "fused": time.kernel.fused,
-                q.FLOPS.name: str(time.kernel.flops),
-                q.BYTES.name: str(time.kernel.bytes),
-                "comms_bytes": str(time.kernel.comms_bytes),
-                q.T_MATH.name: str(time.t_math),
-                q.T_MEM.name: str(time.t_mem),
-                q.T_COMMS.name: str(time.t_comms),
-                q.T_LOWER.name: str(time.t_lower),
-                q.T_UPPER.name: str(time.t_upper),
+                **fields(time.kernel, "flops bytes comms_bytes"),
+                **fields(time, _TIMES),
                 "binding": time.binding.value,
                 "share": str(time.share),
             }
@@ -156,20 +152,18 @@ def step_json(step: StepTime | None) -> dict[str, object] | None:
     }
 
 
+_MEASURED = (
+    "time flops_per_s bytes_per_s mfu mbu intensity kernel_intensity needed_bytes_per_s "
+    "needed_flops_per_s"
+)
+
+
 def measured_json(measured: Measured | None) -> dict[str, object] | None:
     """A measurement read against the roofline: mfu, mbu, implied intensity, verdict."""
     if measured is None:
         return None
     return {
-        "time": _s(measured.time),
-        "flops_per_s": _s(measured.flops_per_s),
-        "bytes_per_s": _s(measured.bytes_per_s),
-        q.MFU.name: _s(measured.mfu),
-        q.MBU.name: _s(measured.mbu),
-        q.INTENSITY.name: _s(measured.intensity),
-        "kernel_intensity": _s(measured.kernel_intensity),
-        "needed_bytes_per_s": _s(measured.needed_bytes_per_s),
-        "needed_flops_per_s": _s(measured.needed_flops_per_s),
+        **fields(measured, _MEASURED, _s),
         "verdict": measured.verdict.value,
         "beats": list(measured.beats),
     }
@@ -221,10 +215,8 @@ def to_json(analysis: Analysis) -> dict[str, object]:
 
 
 def _strategy_json(r: StrategyRow) -> dict[str, object]:
-    times = (q.T_MATH, r.t_math), (q.T_MEM, r.t_mem), (q.T_COMMS, r.t_comms), (q.T_LOWER, r.t_lower)
     return {"name": r.name, "notation": list(r.notation), "flops_per_device": str(r.flops),
-            q.TENSOR_BYTES.name: str(r.bytes), **{k.name: str(v) for k, v in times},
-            q.T_UPPER.name: str(r.t_upper)}  # fmt: skip
+            q.TENSOR_BYTES.name: str(r.bytes), **fields(r, _TIMES)}  # fmt: skip
 
 
 def book_sharding_json(s: BookSharding) -> dict[str, object]:
