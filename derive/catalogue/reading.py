@@ -8,11 +8,11 @@ that has the path gives the value; None there means the derivation has none.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from enum import Enum
 from functools import cache
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import sympy as sp
 
@@ -77,3 +77,15 @@ def read_values(
                     out[row] = exact
                 break
     return out
+
+
+def attributes(
+    record: object, names: str | Iterable[str], shown: Callable[[Any], object] | None = str
+) -> dict[str, object]:
+    """``record``'s attributes ``names`` (space-separated, or a sequence), each ``shown``
+    (None: as it is) under its own name: a report's section whose keys are its record's
+    attribute names, in the contract's order."""
+    found = {
+        name: getattr(record, name) for name in (names.split() if isinstance(names, str) else names)
+    }
+    return found if shown is None else {name: shown(value) for name, value in found.items()}

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from derive.catalogue.reading import attributes
 from derive.formula.decimals import fmt_decimal
 from derive.present.report import Entry, Report
 
@@ -48,9 +49,7 @@ def claim_json(
     last what the claim was ``about`` (the model, the kernel, the operator)."""
     return {
         "verdict": result.verdict.value,
-        "quantity": result.quantity,
-        "claim": result.claim,
-        "read_as": result.read_as,
+        **attributes(result, "quantity claim read_as", None),
         **judged,
         "expected_text": result.expected,
         "expected_hidden": result.expected is None,

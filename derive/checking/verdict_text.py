@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.catalogue.reading import attributes
 from derive.checking.chain import ChainResult
 from derive.checking.claims import Claim
 from derive.checking.context import Context
@@ -154,10 +155,7 @@ def chain_json(
         "expected_leading_order": _s(r.leading.value) if r.leading and not hidden else None,
         "expected_hidden": hidden,
         "diagnosis": list(r.diagnosis if diagnosis is None else diagnosis),
-        "steps": [
-            {"line": s.line, "text": s.text, "relation": s.relation, "ok": s.ok, "why": s.why}
-            for s in r.steps
-        ],
+        "steps": [attributes(s, "line text relation ok why", None) for s in r.steps],
         "first_wrong_line": r.first_wrong_line,
         "wrong_lines": list(r.wrong_lines),
         "operator": p.operator.name,

@@ -21,7 +21,7 @@ from derive.analysis.sharding import BookSharding, StrategyRow
 from derive.analysis.step import StepTime
 from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
-from derive.catalogue.reading import read_values, rows_valued_in
+from derive.catalogue.reading import attributes, read_values, rows_valued_in
 from derive.solution.notation import str_sum
 
 
@@ -113,14 +113,6 @@ def _network(analysis: Analysis) -> dict[str, object] | None:
     }
 
 
-def fields(
-    record: object, names: str, shown: Callable[[sp.Expr], object] = str
-) -> dict[str, object]:
-    """``record``'s attributes ``names`` (space-separated), each ``shown`` under its own name:
-    the layout of a section whose keys are its record's attribute names, in the contract's order."""
-    return {name: shown(getattr(record, name)) for name in names.split()}
-
-
 _TIMES = "t_math t_mem t_comms t_lower t_upper"
 _STEP = (
     "flops bytes comms_bytes t_math t_mem t_comms launch_overhead t_lower t_lower_overlapped "
@@ -133,17 +125,17 @@ def step_json(step: StepTime | None) -> dict[str, object] | None:
     if step is None:
         return None
     return {
-        **fields(step, _STEP),
+        **attributes(step, _STEP),
         "binding": step.binding.value,
-        **fields(step, "aggregate_intensity single_roofline_t_lower fraction_of_peak"),
-        **fields(step.ceilings, "compute_efficiency memory_efficiency"),
+        **attributes(step, "aggregate_intensity single_roofline_t_lower fraction_of_peak"),
+        **attributes(step.ceilings, "compute_efficiency memory_efficiency"),
         "kernels": [
             {
                 "name": time.kernel.name,
                 "parts": list(time.kernel.parts),
                 "fused": time.kernel.fused,
-                **fields(time.kernel, "flops bytes comms_bytes"),
-                **fields(time, _TIMES),
+                **attributes(time.kernel, "flops bytes comms_bytes"),
+                **attributes(time, _TIMES),
                 "binding": time.binding.value,
                 "share": str(time.share),
             }
@@ -163,7 +155,7 @@ def measured_json(measured: Measured | None) -> dict[str, object] | None:
     if measured is None:
         return None
     return {
-        **fields(measured, _MEASURED, _s),
+        **attributes(measured, _MEASURED, _s),
         "verdict": measured.verdict.value,
         "beats": list(measured.beats),
     }
@@ -216,7 +208,7 @@ def to_json(analysis: Analysis) -> dict[str, object]:
 
 def _strategy_json(r: StrategyRow) -> dict[str, object]:
     return {"name": r.name, "notation": list(r.notation), "flops_per_device": str(r.flops),
-            q.TENSOR_BYTES.name: str(r.bytes), **fields(r, _TIMES)}  # fmt: skip
+            q.TENSOR_BYTES.name: str(r.bytes), **attributes(r, _TIMES)}  # fmt: skip
 
 
 def book_sharding_json(s: BookSharding) -> dict[str, object]:

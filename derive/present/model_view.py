@@ -14,6 +14,7 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind, phrase_of
 from derive.catalogue import table as q
+from derive.catalogue.reading import attributes
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis, Quantity, Unit
@@ -244,27 +245,18 @@ def _architecture_json(m: Transformer | SizedModel) -> dict[str, object] | None:
     if isinstance(m, SizedModel):
         return None
     out: dict[str, object] = {
-        "layers": str(m.layers),
-        "d_model": str(m.d_model),
-        "heads": str(m.heads),
-        "kv_heads": str(m.kv_heads),
-        "head_dim": str(m.head_dim),
-        "d_ff": str(m.d_ff),
+        **attributes(m, "layers d_model heads kv_heads head_dim d_ff"),
         "mlp": m.mlp_kind.value,
         "vocab": str(m.vocab),
         "tied_embeddings": m.tied_embeddings,
         "positions": _optional(m.positions),
         "bias": m.bias,
         "norm": None if m.norm_kind.value == "none" else m.norm_kind.value,
-        "experts": _optional(m.experts),
-        "top_k": _optional(m.top_k),
+        **attributes(m, "experts top_k", _optional),
     }
-    for flag in FLAG_FIELDS[2:]:  # after tied_embeddings and bias, above
-        out[flag] = getattr(m, flag)
+    out |= attributes(m, FLAG_FIELDS[2:], None)  # after tied_embeddings and bias, above
     out["norms_per_block"] = m.norms_per_block
-    for field in OPTIONAL_SIZE_FIELDS[3:]:
-        out[field] = _optional(getattr(m, field))
-    return out
+    return out | attributes(m, OPTIONAL_SIZE_FIELDS[3:], _optional)
 
 
 def model_json(a: ModelAnalysis) -> dict:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from derive.catalogue.reading import attributes
 from derive.present.formats import Document
 from derive.present.worked import worked_document
 from derive.problem.peak_parts import PeakParts
@@ -10,14 +11,9 @@ from derive.solution.peak_steps import peak_steps
 from derive.solution.steps import rich
 
 
-def peak_json(parts: PeakParts) -> dict[str, str]:
+def peak_json(parts: PeakParts) -> dict[str, object]:
     """The parts and their product, exact."""
-    return {
-        "units": str(parts.units),
-        "flops_per_clock": str(parts.flops_per_clock),
-        "clock": str(parts.clock),
-        "peak": str(parts.peak),
-    }
+    return attributes(parts, "units flops_per_clock clock peak")
 
 
 def peak_document(parts: PeakParts, level: int = 2) -> Document:

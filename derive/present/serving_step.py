@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
+from derive.catalogue.reading import attributes
 from derive.errors import ProblemError
 from derive.formula.decimals import counted, fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
@@ -228,8 +229,7 @@ def crossover_json(cross: DecodeCrossover) -> dict[str, object]:
     no_step = "no batch given: --set B=… times the step"
     return {
         "phase": "decode",
-        "tp": cross.tp,
-        "replicas": cross.replicas,
+        **attributes(cross, "tp replicas", None),
         "batch": None,
         "context": None if cross.context is None else str(cross.context),
         q.STEP.name: None,

@@ -8,6 +8,7 @@ import sympy as sp
 
 from derive.analysis.sharding import BookSharding, Sharding, ShardRow, StrategyRow
 from derive.catalogue import table as q
+from derive.catalogue.reading import attributes
 from derive.formula.durations import time_text
 from derive.present.formats import Document
 from derive.present.json_export import book_sharding_json
@@ -25,13 +26,11 @@ def _s(value: object) -> str | None:
 
 def _row_json(row: ShardRow) -> dict[str, object]:
     return {
-        "dim": row.dim,
-        "group": row.group,
+        **attributes(row, "dim group", None),
         "collective": row.collective.value,
         "bytes_sent": str(row.sent),
         q.T_COMMS.name: _s(row.t_comms),
-        q.T_MATH.name: str(row.t_math),
-        q.T_MEM.name: str(row.t_mem),
+        **attributes(row, "t_math t_mem"),
         q.T_LOWER.name: _s(row.t_lower),
     }
 

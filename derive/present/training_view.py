@@ -12,6 +12,7 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
+from derive.catalogue.reading import attributes
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
 from derive.solution.steps import Step
@@ -28,6 +29,12 @@ _CRITICAL = q.CRITICAL_TOKENS_PER_DEVICE, q.CRITICAL_TOKENS_PER_CHIP, q.CRITICAL
 
 def _s(value: sp.Expr | int | None) -> str | None:
     return None if value is None else str(value)
+
+
+_BOOK = (
+    "tp_max_scaling_book mixed_tokens_per_chip_scaling_book fsdp_opt_scaling_book "
+    "dp_small_x_scaling_book"
+)
 
 
 def training_selected_steps(
@@ -92,9 +99,7 @@ def _row_json(row: StrategyRow) -> dict[str, object]:
     a = row.analysis
     head = {
         q.STRATEGY.name: row.name,
-        "dp": row.dp,
-        "tp": row.tp,
-        "pp": row.pp,
+        **attributes(row, "dp tp pp", None),
         "zero": int(row.zero),
         q.MEMORY_PER_DEVICE.name: None if a is None else _s(a.memory.total),
     }
@@ -102,8 +107,7 @@ def _row_json(row: StrategyRow) -> dict[str, object]:
         q.FITS: {"comms_bytes_per_step": None if a is None else _s(a.comms.total)},
         q.T_LOWER: {
             "why_not": row.why_not or None,
-            "ep": row.ep,
-            "cp": row.cp,
+            **attributes(row, "ep cp", None),
             "recompute": None if row.recompute is None else row.recompute.value,
             "placement": row.placement or None,
         },
@@ -139,10 +143,8 @@ def _cluster_json(a: TrainingAnalysis) -> dict[str, object]:
     if p.placement is not None:
         out["mesh"] = [
             {
-                "name": axis.name,
-                "size": axis.size,
-                "bandwidth": _s(axis.bandwidth),
-                "latency": _s(axis.latency),
+                **attributes(axis, "name size", None),
+                **attributes(axis, "bandwidth latency", _s),
                 "topology": axis.topology.value,
             }
             for axis in p.placement.mesh.axes
@@ -166,15 +168,10 @@ def training_json(
     memory = {} if a.memory.activations_counted else {q.ACTIVATIONS: {q.ACTIVATIONS.name: None}}
     head = {
         "model": p.model_name,
-        "devices": p.devices,
-        "dp": p.dp,
-        "tp": p.tp,
-        "pp": p.pp,
-        "ep": p.ep,
+        **attributes(p, "devices dp tp pp ep", None),
         "zero": int(p.zero),
         "recompute": p.recompute_text,
-        "batch_tokens": _s(p.batch_tokens),
-        "seq": _s(p.seq),
+        **attributes(p, "batch_tokens seq", _s),
         "micro_batch_size": _s(p.micro_batch),
         "microbatches": _s(p.microbatches),
         "params_per_device": _s(a.params.total),
@@ -193,21 +190,15 @@ def training_json(
             ),
         },
         q.COMMS_BYTES_PER_DEVICE: {
-            "flops_model": _s(a.flops_model),
-            "flops_params": _s(a.flops_params),
-            "flops_attention": _s(a.flops_attention),
+            **attributes(a, "flops_model flops_params flops_attention", _s),
             "attention_mask": "causal" if p.causal else "none",
             "flops_recompute": _s(a.flops_recompute),
         },
         q.MFU: {"measured_verdict": verdict, "tokens_per_device": _s(a.tokens_per_device)},
         q.CRITICAL_TOKENS_PER_DEVICE: {"critical_tokens_per_rank": _s(a.critical_tokens_per_rank)},
         q.CRITICAL_BATCH_TOKENS: {
-            "tp_max_scaling_book": _s(a.tp_max_scaling_book),
-            "mixed_tokens_per_chip_scaling_book": _s(a.mixed_tokens_per_chip_scaling_book),
-            "fsdp_opt_scaling_book": _s(a.fsdp_opt_scaling_book),
-            "dp_small_x_scaling_book": _s(a.dp_small_x_scaling_book),
-            "tp_max_exact": a.tp_max_exact,
-            "compute_bound": a.compute_bound,
+            **attributes(a, _BOOK, _s),
+            **attributes(a, "tp_max_exact compute_bound", None),
             "tp_width_per_rank": _s(a.tp_width),
             "tp_critical_width": _s(a.tp_critical_width),
         },

@@ -26,6 +26,7 @@ import jinja2
 import sympy as sp
 
 from derive.catalogue import Box, ProblemKind, box_of, shown_by
+from derive.catalogue.reading import attributes
 from derive.checking.claims import dimension_of
 from derive.checking.quantities import describe, expected
 from derive.declare.registry import pin_operator_files
@@ -367,14 +368,8 @@ def _givens(view: SolutionView) -> dict:
         "compute_reason": view.compute_reason,
         "solve_for": view.x,
         "bound": list(view.bound),
-        "tensors": [
-            {"name": t.name, "role": t.role, "shape": t.shape, "dtype": t.dtype, "width": t.width}
-            for t in view.tensors
-        ],
-        "hardware": [
-            {k: getattr(h, k) for k in ("name", "symbol", "value", "unit", "source")}
-            for h in view.hardware
-        ],
+        "tensors": [attributes(t, "name role shape dtype width", None) for t in view.tensors],
+        "hardware": [attributes(h, "name symbol value unit source", None) for h in view.hardware],
         "regime": p.regime.text if p.regime else None,
     }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import html
 
+from derive.catalogue.reading import attributes
 from derive.web.book import Page
 from derive.web.grading import CheckResult, DerivationResult, Reading
 
@@ -40,17 +41,9 @@ def step_reply(page: Page, i: int, closed: tuple[str, ...] = (), served: bool = 
 
 def check_reply(result: CheckResult, show_expected: bool) -> dict:
     """The JSON of ``POST /api/check``: no ``expected`` keys at all when they are hidden."""
-    out = {
-        "verdict": result.verdict,
-        "read_as": result.read_as,
-        "read_as_latex": result.read_as_latex,
-        "diagnosis": list(result.diagnosis),
-        "exact": result.exact,
-    }
-    if show_expected:
-        out["expected"] = result.expected
-        out["expected_latex"] = result.expected_latex
-    return out
+    out = attributes(result, "verdict read_as read_as_latex", None)
+    out |= {"diagnosis": list(result.diagnosis), "exact": result.exact}
+    return out | attributes(result, "expected expected_latex" if show_expected else "", None)
 
 
 def derivation_reply(result: DerivationResult, show_expected: bool) -> dict:

@@ -34,13 +34,7 @@ ALLOWED: dict[str, str] = {
     "derive/checking/kernel_check.py": "the givens a kernel claim is judged against (JSON)",
     "derive/problem/sets/model_problems.py": "the types of a set's keys",
     "derive/web/kernel_pages.py": "a kernel's givens as typed",
-    **dict.fromkeys(
-        (
-            "derive/present/json_export.py",
-            "derive/present/sharding_view.py",
-        ),
-        _BUILDER,
-    ),
+    "derive/present/json_export.py": _BUILDER,
 }
 
 _VALUE = (ast.Attribute, ast.Call, ast.Name, ast.IfExp, ast.BoolOp, ast.BinOp, ast.Subscript)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from derive.catalogue import table as q
+from derive.catalogue.reading import attributes
 from derive.present.compare.json import quantity_json, ratios_json
 from derive.present.compare.ratios import Ratios, follows_note
 from derive.present.compare.table import (
@@ -200,8 +201,7 @@ def model_compare_json(
             "dtypes": {role.flag: dtype.name for role, dtype in problem.dtypes},
             "set": {dim.name: int(value) for dim, value in problem.bound},
             "devices": int(problem.devices),
-            "tp": phase.tp,
-            "replicas": phase.replicas,
+            **attributes(phase, "tp replicas", None),
             "peak": quantity_json(row.chip.peak(row.compute).value),
             "bandwidth": quantity_json(row.chip.hbm.value),
             q.RIDGE.name: quantity_json(phase.ridge),
