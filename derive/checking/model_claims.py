@@ -59,7 +59,8 @@ from derive.formula.literals import as_written
 from derive.formula.scales import Scale
 from derive.formula.units import Dimension, describe_dimension, unit_alternatives
 from derive.formula.units import Unit as WrittenUnit
-from derive.model.analysis import ModelAnalysis, Quantity, Unit
+from derive.model.analysis import ModelAnalysis
+from derive.model.records import Quantity, Unit
 from derive.model.symbols import batch, context
 from derive.present.model_view import JSON_KEYS
 from derive.problem.model_spec import ModelSpec

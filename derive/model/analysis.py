@@ -21,19 +21,11 @@ from derive.model.binding import ModelProblem
 from derive.model.counting import flops, memory_of_weights_and_cache, parameters
 from derive.model.counts import block_parts, substitutions
 from derive.model.expand import Role
-from derive.model.records import ModelAnalysis, Quantity, Sheet, Unit
+from derive.model.records import ModelAnalysis, Sheet
 from derive.model.serving import fit, training
 from derive.model.sized import SizedModel
 from derive.model.sized_steps import by_size
 from derive.model.symbols import batch, context, sym
-
-__all__ = [
-    "ModelAnalysis",
-    "Quantity",
-    "Unit",
-    "analyse_model",
-    "select_quantities",
-]
 
 
 def select_quantities(a: ModelAnalysis, ask: tuple[str, ...]) -> ModelAnalysis:

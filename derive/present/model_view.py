@@ -17,25 +17,16 @@ from derive.catalogue import table as q
 from derive.catalogue.reading import attributes
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
-from derive.model.analysis import ModelAnalysis, Quantity, Unit
+from derive.model.analysis import ModelAnalysis
+from derive.model.records import Quantity, Unit
 from derive.model.sized import SizedModel
 from derive.model.symbols import NOTATION, batch, context
 from derive.model.transformer import FLAG_FIELDS, OPTIONAL_SIZE_FIELDS, Transformer
 from derive.present.escape import md_escape, tex_escape
 from derive.present.formats import Document
 from derive.problem.sets.problem_set import MODEL_ASK_KEYS
-from derive.solution.model_steps import model_steps, shown_quantities, verdict_words
+from derive.solution.model_steps import model_steps, verdict_words
 from derive.solution.notation import tex, tex_text_number
-
-__all__ = [
-    "ASK_PHRASES",
-    "JSON_KEYS",
-    "glance",
-    "model_document",
-    "model_json",
-    "model_template_context",
-    "shown_quantities",
-]
 
 # The quantities of the JSON contract, in order: the keys a model problem may ask for.
 JSON_KEYS = MODEL_ASK_KEYS

@@ -22,7 +22,8 @@ from derive.checking.training_claims import (
 )
 from derive.errors import DeriveError, ProblemError
 from derive.formula.decimals import counted
-from derive.model.analysis import ModelAnalysis, Unit, select_quantities
+from derive.model.analysis import ModelAnalysis, select_quantities
+from derive.model.records import Unit
 from derive.pipeline import (
     DecodeCrossoverDerivation,
     ServingDerivation,

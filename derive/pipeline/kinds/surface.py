@@ -40,17 +40,6 @@ from derive.present.formats import Document, render
 if TYPE_CHECKING:
     from derive.questions.records import Questions
 
-__all__ = [
-    "Exact",
-    "Shown",
-    "Value",
-    "Worked",
-    "quantity",
-    "rows_valued_in",
-    "short_repr",
-]
-
-
 _BY_NAME = {row.name: row for row in QUANTITIES}
 _LOCK = threading.RLock()
 """Held while a record's values are computed: each is computed once, whatever the threads."""

@@ -35,19 +35,6 @@ from derive.present.render import render
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
-__all__ = [
-    "Cell",
-    "CompareRow",
-    "baseline_of",
-    "chips_of",
-    "compare_document",
-    "compare_json",
-    "crossover_tex",
-    "num_tex",
-    "seconds_tex",
-    "table_markdown",
-]
-
 MAX_CHIPS = 64
 MARKDOWN_TIME_DIGITS = 5  # a time in its column's unit, as precise as the seconds it replaces
 

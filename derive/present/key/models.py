@@ -26,11 +26,11 @@ from derive.present.model_view import (
     EarlierGivens,
     glance,
     model_document,
-    shown_quantities,
 )
 from derive.problem.serving_spec import SERVING_ASK_KEYS
 from derive.problem.sets.problem_set import ModelEntry, ProblemSet
 from derive.problem.train_spec import TRAIN_ASK_KEYS, TRAIN_CHECK_KEYS
+from derive.solution.model_steps import shown_quantities
 from derive.training.analysis import StrategyRow, TrainingAnalysis
 
 

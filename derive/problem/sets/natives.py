@@ -23,20 +23,8 @@ from dataclasses import dataclass
 from derive.catalogue import ProblemKind, Typed, Use, did_you_mean, names_for
 from derive.catalogue import table as q
 from derive.errors import ProblemError
-from derive.problem.sets.checks import NATIVE_TABLES, problem_head, refuse_others
+from derive.problem.sets.checks import problem_head, refuse_others
 from derive.problem.sets.problem_set import exact_expect, unknown_quantity
-
-__all__ = [
-    "BUDGET_ASK_KEYS",
-    "BUDGET_KEYS",
-    "NATIVE_QUANTITIES",
-    "NATIVE_TABLES",
-    "WHAT_IF_ASK_KEYS",
-    "BudgetSpec",
-    "NativeEntry",
-    "WhatIfSpec",
-    "native_problem",
-]
 
 BUDGET_ASK_KEYS = names_for(ProblemKind.BUDGET, Use.ASK)
 WHAT_IF_ASK_KEYS = names_for(ProblemKind.WHAT_IF, Use.ASK)
