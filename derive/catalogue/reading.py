@@ -89,3 +89,8 @@ def attributes(
         name: getattr(record, name) for name in (names.split() if isinstance(names, str) else names)
     }
     return found if shown is None else {name: shown(value) for name, value in found.items()}
+
+
+def text_or_none(value: object) -> str | None:
+    """An exact value as text for a report (sympy's ``str``), None kept as null."""
+    return None if value is None else str(value)

@@ -21,6 +21,7 @@ import sympy as sp
 
 from derive.analysis.kernel_numbers import KernelNumbers
 from derive.catalogue import table as q
+from derive.catalogue.reading import attributes, text_or_none
 from derive.checking.kernel_claims import KernelClaim
 from derive.checking.matching import How
 from derive.formula.decimals import fmt_decimal
@@ -56,8 +57,7 @@ kernel_for = kernel_analysis
 def _kernel_json(kernel: KernelNumbers) -> dict[str, object]:
     """The kernel judged against: its counts and ceilings (exact strings)."""
     return {
-        q.FLOPS.name: None if kernel.flops is None else str(kernel.flops),
-        q.BYTES.name: None if kernel.bytes is None else str(kernel.bytes),
+        **attributes(kernel, "flops bytes", text_or_none),
         q.INTENSITY.name: str(kernel.intensity),
         "chip": None if kernel.chip is None else kernel.chip.name,
         "compute_dtype": kernel.compute_dtype,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.catalogue.reading import attributes
+from derive.catalogue.reading import text_or_none as _s
 from derive.checking.chain import ChainResult
 from derive.checking.claims import Claim
 from derive.checking.context import Context
@@ -17,10 +18,6 @@ from derive.checking.matching import as_percent, exactly, relative_error
 from derive.checking.quantities import Target
 from derive.formula.decimals import fmt_decimal
 from derive.present.report import Entry, Report
-
-
-def _s(expr: sp.Expr | None) -> str | None:
-    return None if expr is None else str(expr)
 
 
 def _decimal(expr: sp.Expr | None) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from derive.errors import ProblemError
 
@@ -135,36 +135,37 @@ def add_operators_flag(
     parser.add_argument("--operators", action="append", default=[], metavar="PATH", help=helptext)
 
 
+_REPEATED = frozenset({"--dtype", "--set"})
+"""Flags given again and again, each adding to a list (``--dtype x=int8 --dtype w=bf16``)."""
+
+
+def _add_flags(parser: argparse.ArgumentParser, rows: Sequence[tuple[str, str, str]]) -> None:
+    """Each row's flag with its metavar and help (a flag of :data:`_REPEATED` makes a list)."""
+    for flag, metavar, helptext in rows:
+        repeat: dict[str, Any] = {"action": "append", "default": []} if flag in _REPEATED else {}
+        parser.add_argument(flag, metavar=metavar, help=helptext, **repeat)
+
+
+_CHIP = ("--chip", "NAME", "a chip (see 'derive chips')")
+_PEAK = (
+    ("--peak", "FLOP_PER_S", "compute peak (or overriding a chip's), e.g. 1.97e14"),
+    ("--bandwidth", "BYTES_PER_S", "HBM bandwidth (or overriding a chip's), e.g. 8.1e11"),
+    ("--peak-from", "PARTS", "the peak from the microarchitecture instead of --peak: "
+     "'units=132,flops_per_clock=1024,clock=1.83e9' (units × FLOPs per clock × clock)"),
+)  # fmt: skip
+_LINK = (
+    ("--link-bandwidth", "BYTES_PER_S", "interconnect bandwidth, one way"),
+    ("--mesh", "AXES", "the collectives' mesh, innermost axis first: "
+     "name=size@bandwidth[+latency][:ring|line|torus|switch|switch+sharp],…"),
+)  # fmt: skip
+
+
 def add_hardware_flags(
     parser: argparse.ArgumentParser, chip: bool = True, link: bool = True
 ) -> None:
     """The hardware: ``--chip``, or the numbers ``--peak`` and ``--bandwidth`` (and ``--link-bandwidth``)."""
-    if chip:
-        parser.add_argument("--chip", metavar="NAME", help="a chip (see 'derive chips')")
-    parser.add_argument(
-        "--peak", metavar="FLOP_PER_S", help="compute peak (or overriding a chip's), e.g. 1.97e14"
-    )
-    parser.add_argument(
-        "--bandwidth",
-        metavar="BYTES_PER_S",
-        help="HBM bandwidth (or overriding a chip's), e.g. 8.1e11",
-    )
-    parser.add_argument(
-        "--peak-from",
-        metavar="PARTS",
-        help="the peak from the microarchitecture instead of --peak: "
-        "'units=132,flops_per_clock=1024,clock=1.83e9' (units × FLOPs per clock × clock)",
-    )
+    _add_flags(parser, ((_CHIP,) if chip else ()) + _PEAK + (_LINK if link else ()))
     if link:
-        parser.add_argument(
-            "--link-bandwidth", metavar="BYTES_PER_S", help="interconnect bandwidth, one way"
-        )
-        parser.add_argument(
-            "--mesh",
-            metavar="AXES",
-            help="the collectives' mesh, innermost axis first: "
-            "name=size@bandwidth[+latency][:ring|line|torus|switch|switch+sharp],…",
-        )
         add_convention_flag(parser)
 
 
@@ -208,6 +209,19 @@ def add_tolerance_flag(parser: argparse.ArgumentParser, default: str | None = DE
     )
 
 
+_DTYPES = (
+    ("--dtype", "[T=]DTYPE", "bind every tensor, or tensor T (repeatable; later wins)"),
+    ("--compute", "DTYPE", "compute dtype (default: the widest dtype read)"),
+)
+_DIMS = (
+    ("--regime", "R", "asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'"),
+    ("--set", "DIM=INT", "bind a dim to a positive integer (repeatable, or a comma list: B=8,S=1024)"),
+    ("--solve-for", "DIM", "the dim to solve the crossover for (default B)"),
+    ("--time-limit", "SECONDS",
+     "seconds the derivation (and judgement) may take (default $DERIVE_TIME_LIMIT or 10)"),
+)  # fmt: skip
+
+
 def add_problem_flags(
     parser: argparse.ArgumentParser, chip: bool = True, operator_optional: bool = False
 ) -> None:
@@ -216,37 +230,9 @@ def add_problem_flags(
     nargs = "?" if operator_optional else None
     parser.add_argument("operator", nargs=nargs, help="operator name (see 'derive operators')")
     add_operators_flag(parser)
-    parser.add_argument(
-        "--dtype",
-        action="append",
-        default=[],
-        metavar="[T=]DTYPE",
-        help="bind every tensor, or tensor T (repeatable; later wins)",
-    )
-    parser.add_argument(
-        "--compute", metavar="DTYPE", help="compute dtype (default: the widest dtype read)"
-    )
+    _add_flags(parser, _DTYPES)
     add_hardware_flags(parser, chip=chip)
-    parser.add_argument(
-        "--regime",
-        metavar="R",
-        help="asymptotic regime: 'B << D, F', 'B >> G', 'B -> oo', 'D, F >> 1'",
-    )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="DIM=INT",
-        help="bind a dim to a positive integer (repeatable, or a comma list: B=8,S=1024)",
-    )
-    parser.add_argument(
-        "--solve-for", metavar="DIM", help="the dim to solve the crossover for (default B)"
-    )
-    parser.add_argument(
-        "--time-limit",
-        metavar="SECONDS",
-        help="seconds the derivation (and judgement) may take (default $DERIVE_TIME_LIMIT or 10)",
-    )
+    _add_flags(parser, _DIMS)
     add_timing_flags(parser)
 
 

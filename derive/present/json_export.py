@@ -22,11 +22,8 @@ from derive.analysis.step import StepTime
 from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.catalogue.reading import attributes, read_values, rows_valued_in
+from derive.catalogue.reading import text_or_none as _s
 from derive.solution.notation import str_sum
-
-
-def _s(expr: sp.Expr | None) -> str | None:
-    return None if expr is None else str(expr)
 
 
 def _f(expr: sp.Expr | None) -> float | None:

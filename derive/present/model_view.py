@@ -15,6 +15,7 @@ import sympy as sp
 from derive.catalogue import ProblemKind, phrase_of
 from derive.catalogue import table as q
 from derive.catalogue.reading import attributes
+from derive.catalogue.reading import text_or_none as _optional
 from derive.formula.decimals import fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
 from derive.model.analysis import ModelAnalysis
@@ -225,10 +226,6 @@ def _quantity_json(q: Quantity | None) -> dict | None:
     if q.unit in (Unit.SEQUENCES, Unit.TOKENS, Unit.DEVICES) and q.value.is_Integer:
         value = int(q.value)
     return {"exact": str(q.value), "value": value, "unit": q.unit.value, "formula": str(q.formula)}
-
-
-def _optional(value: object) -> str | None:
-    return None if value is None else str(value)
 
 
 def _architecture_json(m: Transformer | SizedModel) -> dict[str, object] | None:

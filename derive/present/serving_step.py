@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
-from derive.catalogue.reading import attributes
+from derive.catalogue.reading import attributes, text_or_none
 from derive.errors import ProblemError
 from derive.formula.decimals import counted, fmt_decimal, fmt_ending_decimal
 from derive.formula.durations import time_text
@@ -231,16 +231,14 @@ def crossover_json(cross: DecodeCrossover) -> dict[str, object]:
         "phase": "decode",
         **attributes(cross, "tp replicas", None),
         "batch": None,
-        "context": None if cross.context is None else str(cross.context),
+        "context": text_or_none(cross.context),
         q.STEP.name: None,
         q.TOKENS_PER_S.name: None,
         q.INTER_TOKEN_LATENCY.name: None,
         q.CROSSOVER.name: one(cross.crossover),
         q.CROSSOVER_REGIME.name: one(cross.crossover_regime),
         "crossover_step": one(cross.crossover_step),
-        "crossover_step_context_limit": (
-            None if cross.context_limit is None else str(cross.context_limit)
-        ),
+        "crossover_step_context_limit": text_or_none(cross.context_limit),
         "left_out": dict.fromkeys(
             (q.STEP.name, q.TOKENS_PER_S.name, q.INTER_TOKEN_LATENCY.name), no_step
         ),

@@ -9,6 +9,7 @@ import sympy as sp
 from derive.analysis.sharding import BookSharding, Sharding, ShardRow, StrategyRow
 from derive.catalogue import table as q
 from derive.catalogue.reading import attributes
+from derive.catalogue.reading import text_or_none as _s
 from derive.formula.durations import time_text
 from derive.present.formats import Document
 from derive.present.json_export import book_sharding_json
@@ -18,10 +19,6 @@ from derive.solution.steps import Math, Step, StepKind, rich
 from derive.solution.value_display import seconds_tex
 
 __all__ = ["book_sharding_document", "book_sharding_json", "sharding_document", "sharding_json"]
-
-
-def _s(value: object) -> str | None:
-    return None if value is None else str(value)
 
 
 def _row_json(row: ShardRow) -> dict[str, object]:

@@ -8,11 +8,10 @@ every value an exact number in sympy's ``str`` syntax (``null`` when not derived
 
 from __future__ import annotations
 
-import sympy as sp
-
 from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
 from derive.catalogue.reading import attributes
+from derive.catalogue.reading import text_or_none as _s
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
 from derive.solution.steps import Step
@@ -25,10 +24,6 @@ _COSTS = (q.COST_PER_STEP, q.COST_PER_MILLION_TOKENS, q.COST_OF_RUN, q.ENERGY_PE
 """A run's money and energy, in its JSON's order (each ``null`` without a price or a power)."""
 _MEMORY = q.MEMORY_WEIGHTS, q.MEMORY_GRADS, q.MEMORY_OPTIMIZER, q.ACTIVATIONS, q.MEMORY_PER_DEVICE
 _CRITICAL = q.CRITICAL_TOKENS_PER_DEVICE, q.CRITICAL_TOKENS_PER_CHIP, q.CRITICAL_BATCH_TOKENS
-
-
-def _s(value: sp.Expr | int | None) -> str | None:
-    return None if value is None else str(value)
 
 
 _BOOK = (

@@ -31,7 +31,6 @@ _BUILDER = "a JSON builder, its report laid out key by key in its contract's ord
 ALLOWED: dict[str, str] = {
     "derive/pipeline/__init__.py": "the counts a caller typed (flags), not derived values",
     "derive/model/budget.py": "the texts a caller typed (flags), not derived values",
-    "derive/checking/kernel_check.py": "the givens a kernel claim is judged against (JSON)",
     "derive/problem/sets/model_problems.py": "the types of a set's keys",
     "derive/web/kernel_pages.py": "a kernel's givens as typed",
     "derive/present/json_export.py": _BUILDER,
