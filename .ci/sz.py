@@ -26,22 +26,22 @@ from pathlib import Path
 CEILINGS = {  # package: its ceiling, and the count it was set at
     "(top)": 580,  # 575 on 2026-12-02 (derive/errors.py keeps its __all__: the error classes a caller catches)
     "analysis": 2_230,  # 2,221 on 2026-12-02
-    "catalogue": 1_120,  # 1,117 on 2026-12-02
-    "checking": 5_130,  # 5,125 on 2026-12-02 (one claim core in checking/api.py)
-    "commands": 3_160,  # 3,155 on 2026-12-02
+    "catalogue": 1_130,  # 1,126 on 2026-12-03 (raised from 1,120: catalogue/reading.py: attributes() and text_or_none(), a report's sections by their records' attribute names, shared by every view)
+    "checking": 5_120,  # 5,118 on 2026-12-03 (one claim core in checking/api.py)
+    "commands": 3_140,  # 3,131 on 2026-12-03
     "declare": 690,  # 681 on 2026-12-02
     "figures": 940,  # 935 on 2026-12-02
     "formula": 1_700,  # 1,695 on 2026-12-02
-    "model": 2_830,  # 2,824 on 2026-12-02 (the config.json families are data: derive/data/model_families.toml, read when a config is, its keys checked)
-    "pipeline": 2_240,  # 2,238 on 2026-12-02
-    "present": 4_970,  # 4,969 on 2026-12-02
-    "problem": 2_970,  # 2,962 on 2026-12-02 (ProblemSet built one field a line again: the positional splat of two tuples hid which value is which field)
+    "model": 2_820,  # 2,817 on 2026-12-03 (the config.json families are data: derive/data/model_families.toml, read when a config is, its keys checked)
+    "pipeline": 2_230,  # 2,229 on 2026-12-03
+    "present": 4_900,  # 4,898 on 2026-12-03
+    "problem": 2_960,  # 2,951 on 2026-12-03 (ProblemSet built one field a line again: the positional splat of two tuples hid which value is which field)
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_180,  # 4,178 on 2026-12-02 (the crossover steps two plain calls again, not a loop over seven-field tuples)
     "training": 1_760,  # 1,756 on 2026-12-02
-    "web": 2_430,  # 2,429 on 2026-12-02 (the snapshot's warm-up set as data, KaTeX listed by rglob)
+    "web": 2_420,  # 2,418 on 2026-12-03
 }
-TOTAL = 38_130  # 38,129 on 2026-12-02; the round's target is 38,000 (issue 48): 129 still to cut
+TOTAL = 38_000  # 37,998 on 2026-12-03: the round's target (issue 48) reached
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)
