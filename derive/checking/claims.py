@@ -232,15 +232,11 @@ def read_claim_for(ctx: Context, quantity: str, text: str, syntax: str = "auto")
             return True
         return dimension_of(quantity) is Dimension.BYTES and bound >= set(dims)
 
-    order = (
-        f"an inequality states a crossover; give the {describe(quantity)} as a value "
-        f"(as in {_example(quantity, ctx.analysis.problem.solve_for.name)})"
-    )
-    fraction, scales = kind_of(quantity) == Kind.UTILISATION, _scale_reading(ctx, quantity)
-    crossover = kind_of(quantity) == Kind.CROSSOVER
-    answer, parsed, percent = read_claim(
-        text, symbols, syntax, scales, None if crossover else order, fraction, unit_ok
-    )
+    kind, x = kind_of(quantity), ctx.analysis.problem.solve_for.name
+    said = f"an inequality states a crossover; give the {describe(quantity)} as a value"
+    order = None if kind == Kind.CROSSOVER else f"{said} (as in {_example(quantity, x)})"
+    fraction, scales = kind == Kind.UTILISATION, _scale_reading(ctx, quantity)
+    answer, parsed, percent = read_claim(text, symbols, syntax, scales, order, fraction, unit_ok)
     named = _names_for(ctx, quantity, answer.name, text) if answer.name is not None else None
     raw = answer.expr
     definitions = raw.free_symbols - set(dims.values()) - {PEAK, BANDWIDTH}

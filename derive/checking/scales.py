@@ -150,5 +150,5 @@ def read_claim(
     answer = read_answer(stripped if percent else body, parse, unit_ok, scale_ok=scale_ok)
     if order is not None and answer.relation.is_order:
         raise ParseError(f"claim {show(text)}", order)
-    infinity = Parsed(answer.expr, "plain", "read as infinity")
-    return answer, decided.get(answer.value, infinity), percent
+    parsed = decided.get(answer.value) or Parsed(answer.expr, "plain", "read as infinity")
+    return answer, parsed, percent

@@ -152,7 +152,7 @@ def phase_json(phase: PhaseAnalysis) -> dict[str, object]:
         },
         q.STEP_MBU: {
             q.MEASURED.name: measured_json(phase.measured),
-            "measured_tokens_per_s": None if rate is None else str(rate),
+            "measured_tokens_per_s": text_or_none(rate),
             "experts_read": _experts_json(phase),
             **({"assumptions": list(phase.assumptions)} if phase.assumptions else {}),
         },

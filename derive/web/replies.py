@@ -43,7 +43,9 @@ def check_reply(result: CheckResult, show_expected: bool) -> dict:
     """The JSON of ``POST /api/check``: no ``expected`` keys at all when they are hidden."""
     out = attributes(result, "verdict read_as read_as_latex", None)
     out |= {"diagnosis": list(result.diagnosis), "exact": result.exact}
-    return out | attributes(result, "expected expected_latex" if show_expected else "", None)
+    if show_expected:
+        out |= attributes(result, "expected expected_latex", None)
+    return out
 
 
 def derivation_reply(result: DerivationResult, show_expected: bool) -> dict:

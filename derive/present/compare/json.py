@@ -13,6 +13,7 @@ import sympy as sp
 
 from derive.catalogue import ProblemKind
 from derive.catalogue import table as q
+from derive.catalogue.reading import text_or_none
 
 if TYPE_CHECKING:
     from derive.analysis.analyse import Analysis
@@ -41,7 +42,7 @@ def _crossover_json(crossover: Crossover, leading: bool) -> dict[str, object]:
     return {
         "variable": crossover.variable.name,
         "status": crossover.status,
-        "exact": None if exact is None else str(exact),
+        "exact": text_or_none(exact),
         "value": float(exact) if exact is not None and exact.is_number else None,
         q.MIN_COMPUTE_BOUND.name: crossover.min_compute_bound,
         "leading_order": leading,
