@@ -15,6 +15,7 @@ from typing import NoReturn
 import sympy as sp
 
 from derive.analysis.analyse import Analysis
+from derive.analysis.collectives import CollectiveTime
 from derive.declare.collective import CollectiveKind
 from derive.declare.operator import Operator, Tensor
 from derive.errors import ProblemError
@@ -260,3 +261,8 @@ class BookSharding:
     dim: sp.Symbol | None  # the dim the crossovers are in (None: more than one dim is free)
     crossovers: tuple[tuple[sp.Expr, str, str], ...] = ()
     own: tuple[sp.Expr, ...] = ()  # under --convention scaling-book: derive's own crossovers
+
+    @property
+    def collectives(self) -> tuple[CollectiveTime, ...] | None:
+        """The winner's collectives (None while the winner depends on a free dim)."""
+        return None if self.strategy is None else self.strategy.analysis.collectives

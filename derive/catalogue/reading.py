@@ -59,24 +59,28 @@ def _exact_of(found: object) -> Exact | None:
     return found if isinstance(found, sp.Basic) else None
 
 
+def read_record(kind: ProblemKind, roots: tuple[object, ...], row: Quantity) -> object:
+    """What the records ``roots`` hold at ``row``'s read path: its value, or the record a
+    topic row names (a step, a measurement), from the first root that has the path; None
+    where the derivation has none."""
+    for root in roots:
+        found: object = root
+        for key in row.read_path(kind):
+            found = _own_attribute(found, key)
+            if found is _MISSING or found is None:
+                break
+        if found is not _MISSING:
+            return found
+    return None
+
+
 def read_values(
     kind: ProblemKind, roots: tuple[object, ...], rows: Iterable[Quantity] | None = None
 ) -> dict[Quantity, Exact]:
     """Every row of ``kind`` (or of ``rows``) that the records ``roots`` hold a value for."""
-    out: dict[Quantity, Exact] = {}
-    for row in rows_valued_in(kind) if rows is None else rows:
-        for root in roots:
-            found: object = root
-            for key in row.read_path(kind):
-                found = _own_attribute(found, key)
-                if found is _MISSING or found is None:
-                    break
-            if found is not _MISSING:
-                exact = _exact_of(found)
-                if exact is not None:
-                    out[row] = exact
-                break
-    return out
+    asked = rows_valued_in(kind) if rows is None else rows
+    found = ((row, _exact_of(read_record(kind, roots, row))) for row in asked)
+    return {row: exact for row, exact in found if exact is not None}
 
 
 def attributes(

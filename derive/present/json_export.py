@@ -10,6 +10,8 @@ decimals for display (the only floats derive emits).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import attrgetter
+from typing import Any, TypeAlias
 
 import sympy as sp
 
@@ -21,9 +23,12 @@ from derive.analysis.sharding import BookSharding, StrategyRow
 from derive.analysis.step import StepTime
 from derive.catalogue import ProblemKind, Quantity
 from derive.catalogue import table as q
-from derive.catalogue.reading import attributes, read_values, rows_valued_in
+from derive.catalogue.reading import attributes, read_record, read_values, rows_valued_in
 from derive.catalogue.reading import text_or_none as _s
 from derive.solution.notation import str_sum
+
+_Printers: TypeAlias = dict[Quantity, Callable[[Any], object]]
+"""Rows whose records a report lays out, each by its printer."""
 
 
 def _f(expr: sp.Expr | None) -> float | None:
@@ -37,6 +42,7 @@ def laid_out(
     within: str = "",
     order: tuple[Quantity, ...] = (),
     shown: Callable[[sp.Basic | str], object] = str,
+    printed: _Printers | None = None,
 ) -> dict[str, object]:
     """A kind's report from its values (its rows read from its ``records``, as ``values()``
     reads them): each of its rows whose JSON key sits at the top of the report (or of its
@@ -44,12 +50,17 @@ def laid_out(
     (text unless told; a truth as JSON's, null where the derivation has none; a topic, which
     holds no value, is no key), each followed by the keys of the kind's own the report places
     after it. A report whose contract orders its keys otherwise gives its rows in ``order``
-    (a layout: rows, each a key where it is placed, null where it has no value)."""
+    (a layout: rows, each a key where it is placed, null where it has no value); a row
+    ``printed`` is the record at its read path (a topic's: the network, the step) as its
+    printer lays it out."""
     values, out = read_values(kind, records), dict[str, object]()
     for row in order or rows_valued_in(kind):
         path, value = row.json_path(kind), values.get(row)
         top = path[:-1] == ((within,) if within else ())
-        if order or (top and (row.dimension is not None or value is not None)):
+        if printed and row in printed:
+            record = read_record(kind, records, row)
+            out[path[-1]] = None if record is None else printed[row](record)
+        elif order or (top and (row.dimension is not None or value is not None)):
             out[path[-1]] = value if value is None or isinstance(value, bool) else shown(value)
         out.update(after.get(row, {}))
     return out
@@ -96,17 +107,15 @@ def _fusion_savings(analysis: Analysis) -> dict[str, str] | None:
     return None if fusion is None else {"exact": str(fusion.savings), "unit": "B"}
 
 
-def _network(analysis: Analysis) -> dict[str, object] | None:
-    """The network's roofline: its bytes as declared, term by term, then its rows' values."""
-    net = analysis.network
-    if net is None:
-        return None
+def _network(net: Roofline) -> dict[str, object]:
+    """The network's roofline: its bytes as declared, term by term, then its rows' values
+    (read from the network under its key, as from the analysis)."""
     order = q.NETWORK_INTENSITY, q.NETWORK_RIDGE, q.T_COMMS
     after = {q.T_COMMS: {q.CROSSOVER.name: crossover_json(net.crossover)}}
     return {
         q.BYTES.name: str_sum([t.bytes for t in net.terms]),
         "bytes_terms": _terms_json(net),
-        **laid_out(ProblemKind.OPERATOR, (analysis,), after, "", order),
+        **laid_out(ProblemKind.OPERATOR, ({q.NETWORK.name: net},), after, "", order),
     }
 
 
@@ -162,7 +171,7 @@ def to_json(analysis: Analysis) -> dict[str, object]:
     """Every derived quantity; keys that do not apply are ``None``: the problem, then its
     rows' values laid out in the contract's order (the bytes as declared, term by term), the
     crossovers, the network, the step, the collectives and the measurement among them."""
-    problem, measured = analysis.problem, analysis.measured
+    problem = analysis.problem
     head = {
         "operator": problem.operator.name,
         "solve_for": problem.solve_for.name,
@@ -186,21 +195,17 @@ def to_json(analysis: Analysis) -> dict[str, object]:
             q.CROSSOVER.name: crossover_json(analysis.memory.crossover),
             q.CROSSOVER_REGIME.name: crossover_json(analysis.crossover_regime),
         },
-        q.REGIME_HOLDS: {
-            "regime_checks": checks or None,
-            q.NETWORK.name: _network(analysis),
-            q.STEP.name: step_json(analysis.step),
-            q.COLLECTIVES.name: collectives_json(analysis.collectives) or None,
-        },
-        q.MBU: {
-            q.MEASURED.name: measured_json(measured),
-            **({"sharding": book_sharding_json(analysis.sharding)} if analysis.sharding else {}),
-        },
+        q.REGIME_HOLDS: {"regime_checks": checks or None},
+        # the analysis's own collectives (the row's are the winning strategy's, in "sharding")
+        q.STEP: {q.COLLECTIVES.name: collectives_json(analysis.collectives) or None},
+        q.MEASURED: {"sharding": book_sharding_json(s)} if (s := analysis.sharding) else {},
     }
     order = (q.FLOPS, q.FUSION_SAVINGS_TOTAL, q.INTENSITY, q.INTENSITY_BOUND, q.INTENSITY_REGIME,
              q.INTENSITY_REGIME_BOUND, q.RIDGE, q.T_MATH, q.T_MEM, q.T_LOWER, q.T_UPPER,
-             q.ATTAINABLE, q.FRACTION_OF_PEAK, q.REGIME_HOLDS, q.MFU, q.MBU)  # fmt: skip
-    return {**head, **laid_out(ProblemKind.OPERATOR, (analysis,), after, "", order)}
+             q.ATTAINABLE, q.FRACTION_OF_PEAK, q.REGIME_HOLDS, q.NETWORK, q.STEP, q.MFU, q.MBU,
+             q.MEASURED)  # fmt: skip
+    printed: _Printers = {q.NETWORK: _network, q.STEP: step_json, q.MEASURED: measured_json}
+    return {**head, **laid_out(ProblemKind.OPERATOR, (analysis,), after, "", order, str, printed)}
 
 
 def _strategy_json(r: StrategyRow) -> dict[str, object]:
@@ -209,14 +214,16 @@ def _strategy_json(r: StrategyRow) -> dict[str, object]:
 
 
 def book_sharding_json(s: BookSharding) -> dict[str, object]:
-    """The tensors, every strategy, the winner and its collectives, exact."""
-    win = s.strategy
+    """The tensors, every strategy, the winner and its collectives, exact (the winner and
+    its collectives are the rows' records, read from the sharding under its key)."""
+    after = {q.STRATEGY: {q.T_COMMS.name: _s(s.strategy.t_comms if s.strategy else None)}}
+    printed: _Printers = {q.STRATEGY: attrgetter("name"), q.COLLECTIVES: collectives_json}
+    order = q.STRATEGY, q.COLLECTIVES
+    winner = laid_out(ProblemKind.OPERATOR, ({"sharding": s},), after, "", order, str, printed)
     return {
         "tensors": [{"spec": t.text(), q.TENSOR_BYTES.name: str(b)} for t, b in s.tensors],
         "strategies": [_strategy_json(r) for r in s.rows],
-        q.STRATEGY.name: win.name if win else None,
-        q.T_COMMS.name: str(win.t_comms) if win else None,
-        q.COLLECTIVES.name: collectives_json(win.analysis.collectives) if win else None,
+        **winner,
         "crossovers": [
             {"dim": str(s.dim), "value": str(v), "below": a, "above": b}
             | ({"value_derive": str(s.own[i])} if i < len(s.own) else {})

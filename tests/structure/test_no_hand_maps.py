@@ -10,8 +10,9 @@ parses (never imports) every module of ``derive/`` and finds
 - no dict display, and no sequence of ``(name, value)`` pairs, that maps three or more
   catalogue rows (``q.X.name``, ``q.X``, ``X.name`` or the row's name as a string) to
   computed values outside ``derive/catalogue/``, except the modules in ``ALLOWED``, each
-  with its reason (the JSON builders that still lay their report out key by key are the
-  backlog of issue 48's item 2: it only shrinks); an entry no longer needed fails too.
+  with its reason (maps of what a caller typed, not of derived values); an entry no longer
+  needed fails too. A row taken to a function of its module is no value: the printer of the
+  record at the row's read path (:func:`derive.present.json_export.laid_out`'s ``printed``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "derive"
 OUTSIDE = ("derive/catalogue/",)
 NAMES = frozenset(row.name for row in QUANTITIES)
-_BUILDER = "a JSON builder, its report laid out key by key in its contract's order"
 
 #: modules that map row names to values for another reason than a derivation's values.
 ALLOWED: dict[str, str] = {
@@ -33,7 +33,6 @@ ALLOWED: dict[str, str] = {
     "derive/model/budget.py": "the texts a caller typed (flags), not derived values",
     "derive/problem/sets/model_problems.py": "the types of a set's keys",
     "derive/web/kernel_pages.py": "a kernel's givens as typed",
-    "derive/present/json_export.py": _BUILDER,
 }
 
 _VALUE = (ast.Attribute, ast.Call, ast.Name, ast.IfExp, ast.BoolOp, ast.BinOp, ast.Subscript)
@@ -63,12 +62,19 @@ def _pairs(node: ast.AST) -> list[tuple[ast.expr | None, ast.expr]]:
 
 def hand_maps(source: str) -> list[int]:
     """The lines of the maps that take three or more rows to computed values (a row taken
-    to a row, as the steps an asked quantity keeps, is no value)."""
+    to a row, as the steps an asked quantity keeps, is no value; nor is a row taken to a
+    function of the module, the printer of the record at the row's read path)."""
+    tree = ast.parse(source)
+    printers = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+    def valued(key: ast.expr | None, value: ast.expr) -> bool:
+        printer = isinstance(value, ast.Name) and value.id in printers
+        return _row_key(key) and isinstance(value, _VALUE) and not _row_key(value) and not printer
+
     return [
         node.lineno  # type: ignore[attr-defined]  # a display or a sequence: an expression
-        for node in ast.walk(ast.parse(source))
-        if sum(_row_key(k) and isinstance(v, _VALUE) and not _row_key(v) for k, v in _pairs(node))
-        >= 3
+        for node in ast.walk(tree)
+        if sum(valued(k, v) for k, v in _pairs(node)) >= 3
     ]
 
 
@@ -89,6 +95,9 @@ def test_the_measure_finds_a_hand_map() -> None:
     assert hand_maps("v = {q.FLOPS.name: 'x', q.BYTES.name: 'y', q.RIDGE: 'z'}\n") == []
     assert hand_maps('v = (("flops", a.flops), ("bytes", a.bytes), (q.RIDGE.name, a.ridge))\n')
     assert hand_maps("v = {'peak': a.peak, 'bandwidth': a.bandwidth, 'flops': a.flops}\n") == []
+    printers = "def f(r): ...\ndef g(r): ...\ndef h(r): ...\nv = {q.STEP: f, q.MEASURED: g, q.NETWORK: h}\n"
+    assert hand_maps(printers) == []
+    assert hand_maps(printers.split("v = ")[0] + "v = {q.STEP: x, q.MEASURED: y, q.NETWORK: z}\n")
     assert (
         hand_maps("v = {q.T_UPPER.name: q.T_LOWER.name, q.FIT: q.MEMORY, q.MFU: q.T_MATH}\n") == []
     )
