@@ -107,7 +107,7 @@ def _own_text(document: Document, fmt: Format) -> str:
         return document.verbatim()
     if not document.template:  # a command offered a format this document is not built in
         raise ValueError(f"no {fmt.name} form of this document (it is built in code)")
-    from derive.present.render import render as render_template
+    from derive.present.render import render_template
 
     return render_template(document.template + fmt.template_suffix, fmt.name, **document.context)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from derive.model.config_map import REQUIRED, Check, Family, Field, tables
 from derive.model.symbols import NOTATION
-from derive.present.render import render
+from derive.present.render import render_template
 
 
 def _symbol(target: str) -> str:
@@ -47,7 +47,7 @@ def _check(check: Check) -> str:
 
 def model_configs_markdown() -> str:
     """The whole page: ``templates/model_configs.md.j2`` over the tables."""
-    return render(
+    return render_template(
         "model_configs.md.j2",
         "md",
         families=tables().families.values(),

@@ -45,6 +45,6 @@ def environment(fmt: str) -> jinja2.Environment:
     return env
 
 
-def render(template: str, fmt: str, **context: Any) -> str:
+def render_template(template: str, fmt: str, **context: Any) -> str:
     """Render one template of a templated format (a document: :func:`~derive.present.formats.render`)."""
     return environment(fmt).get_template(template).render(**context)

@@ -33,7 +33,7 @@ from derive.declare.registry import pin_operator_files
 from derive.errors import DeriveError, UnknownNameError
 from derive.formula.units import Dimension
 from derive.pipeline import CommsDerivation, Derivation, derive_spec
-from derive.present.render import render
+from derive.present.render import render_template
 from derive.present.view import SolutionView, view_of
 from derive.problem.sets.errors import in_file_terms
 from derive.problem.sets.problem_set import (
@@ -163,7 +163,7 @@ def worked_steps(
     """A worked solution of the kernel's templates as a page's steps: (the Markdown chunks,
     the HTML, the titles), one of each a step (a kernel's, a budget's, a what-if's; a serving
     step's or a training run's after a model's, numbered from ``first``)."""
-    markdown = render(
+    markdown = render_template(
         "kernel.md.j2", "md", level=1, title=title, given=given, steps=steps, verdict=verdict
     )
     renumbered = re.sub(
@@ -379,7 +379,7 @@ def _page(entry: ProblemEntry, d: Derivation, hints: bool) -> Page:
     view = view_of(solution, entry.title, entry.text)
     env = html_env()
     steps_html = steps_as_html(solution.steps, solution.verdict, solution.warnings)
-    markdown = render("solution.md.j2", "md", view=view, level=1)
+    markdown = render_template("solution.md.j2", "md", view=view, level=1)
     page = page_of(
         entry,
         ProblemKind.OPERATOR.value,

@@ -19,7 +19,7 @@ from derive.formula.durations import time_tex
 from derive.pipeline import CommsDerivation
 from derive.present.comms_view import comms_document
 from derive.present.key.comms import COMMS_ASKS, check_comms_asks
-from derive.present.render import render
+from derive.present.render import render_template
 from derive.problem.sets.problem_set import ProblemEntry
 from derive.solution.notation import tex, tex_text_number
 from derive.web.book import Asked, Page, html_env, page_of, step_chunks, steps_as_html
@@ -109,7 +109,7 @@ def comms_page(entry: ProblemEntry, derivation: CommsDerivation, hints: bool) ->
     steps, verdict = context["steps"], context["verdict"]
     env = html_env()
     steps_html = steps_as_html(steps, verdict)
-    markdown = render("kernel.md.j2", "md", **context)
+    markdown = render_template("kernel.md.j2", "md", **context)
     givens = _givens(analysis)
     givens_html = env.get_template("comms_givens.html.j2").render(
         given=context["given"], givens=givens

@@ -22,7 +22,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import column_unit, time_in
 from derive.present.formats import Document
 from derive.present.json_export import laid_out
-from derive.present.render import render
+from derive.present.render import render_template
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def kernel_compare_markdown(rows: list[KernelRow]) -> str:
                 time_in(t_lower, unit) if t_lower is not None else "—",
             ]
         )
-    return render("kernel_compare.md.j2", "md", counts=counts, unit=unit.text, rows=cells)
+    return render_template("kernel_compare.md.j2", "md", counts=counts, unit=unit.text, rows=cells)
 
 
 def refuse_kernel_table(flag: str) -> NoReturn:

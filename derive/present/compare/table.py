@@ -31,7 +31,7 @@ from derive.present.compare.ratios import Ratios, follows_note
 from derive.present.compare.tex import Exact, compare_tex, operator_groups, time_column
 from derive.present.escape import md_escape
 from derive.present.formats import Document
-from derive.present.render import render
+from derive.present.render import render_template
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
@@ -266,7 +266,7 @@ def table_markdown(
             for cells, cell in zip(body, timed[1]):
                 cells[index] = cell
     shown = [[_md_cell(cell) for cell in cells] for cells in body]
-    return render("compare.md.j2", "md", title=title, parts=parts, cols=cols, body=shown)
+    return render_template("compare.md.j2", "md", title=title, parts=parts, cols=cols, body=shown)
 
 
 def _md_cell(cell: Cell) -> str:

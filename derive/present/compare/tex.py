@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derive.formula.durations import column_unit
-from derive.present.render import render
+from derive.present.render import render_template
 from derive.present.tex_layout import tex_slashed, tex_width
 from derive.solution.notation import tex_decimal
 from derive.solution.steps import Math
@@ -337,7 +337,7 @@ def compare_tex(
     explained (:data:`LEGEND`)."""
     if cols and cols[0] == "chip":  # a paper names chips as their vendors do (H100, TPU v5e)
         body = [[_chip_display(row[0]), *row[1:]] for row in body]
-    return render(
+    return render_template(
         "compare.tex.j2",
         "tex",
         title=title,

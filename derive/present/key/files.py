@@ -17,6 +17,7 @@ from derive import __version__
 from derive.analysis.analyse import Analysis
 from derive.catalogue import ProblemKind, phrases
 from derive.figures import TIKZ_PACKAGES, TIKZ_PREAMBLE
+from derive.present.formats import FORMATS, Document, render
 from derive.present.key.figures import (
     Figure,
     Placement,
@@ -26,7 +27,7 @@ from derive.present.key.figures import (
 )
 from derive.present.key.names import GENERATED_MARK
 from derive.present.key.rows import Row, operator_row
-from derive.present.render import environment, render
+from derive.present.render import environment, render_template
 from derive.present.view import SolutionView, view_of
 from derive.present.withheld import operator_sheet_doc
 from derive.problem.sets.problem_set import ProblemEntry, ProblemSet
@@ -42,6 +43,15 @@ if TYPE_CHECKING:
     from derive.questions.records import Questions
 
 
+KEY_DOCUMENTS = (
+    ("", "key", "md"),
+    ("-questions", "questions", "md"),
+    ("-questions", "questions", "tex"),
+    ("-appendix", "appendix", "tex"),
+)
+"""The key's files, each a document of the set in a format: the name after the set's stem,
+the document's templates and the format (the standalone key, ``STEM.tex``, is the
+appendix's body as its own document)."""
 PACKAGES = ("amsmath", "amssymb", "booktabs", "tabularx") + tuple(TIKZ_PACKAGES)
 PREAMBLE = (
     (r"\usepackage{amsmath,amssymb,booktabs,tabularx}",)
@@ -125,9 +135,12 @@ def templated_item(
 ) -> dict:
     """:func:`key_item` of a problem written by a template pair (``kernel`` →
     ``kernel.md.j2``, ``kernel.tex.j2``), its LaTeX labelled ``<stem>:<id>``."""
-    md = render(f"{template}.md.j2", "md", **context)
+    md = render_template(f"{template}.md.j2", "md", **context)
     return key_item(
-        pid, md, render(f"{template}.tex.j2", "tex", label=f"{stem}:{pid}", **context), plot
+        pid,
+        md,
+        render_template(f"{template}.tex.j2", "tex", label=f"{stem}:{pid}", **context),
+        plot,
     )
 
 
@@ -244,38 +257,24 @@ def key_files(
     rank = {entry.id.lower(): pset.number(entry.id) for entry in pset.every_entry()}
     paired = sorted(zip(items, questions, strict=True), key=lambda p: rank[p[0]["anchor"]])
     items, questions = [item for item, _ in paired], [question for _, question in paired]
-    common = {
+    context = {
         "version": __version__,
         "source": Path(pset.source).name,
         "title": pset.title,
         "text": pset.text,
         "model_rows": model_rows,
-    }
-    files[f"{stem}.md"] = render(
-        "key.md.j2", "md", summary=summary, figures=figures, items=items, **common
-    )
-    files[f"{stem}-questions.md"] = render("questions.md.j2", "md", questions=questions, **common)
-    files[f"{stem}-questions.tex"] = render(
-        "questions.tex.j2", "tex", questions=questions, preamble=PREAMBLE, **common
-    )
-    appendix = {
         "stem": stem,
         "summary": summary,
         "figures": figures,
         "items": items,
+        "questions": questions,
         "packages": PACKAGES,
         "preamble": PREAMBLE,
-        **common,
     }
-    body = render("appendix.tex.j2", "tex", **appendix)
-    files[f"{stem}-appendix.tex"] = body
-    files[f"{stem}.tex"] = render(  # the standalone key: the same body in its own document
-        "standalone.tex.j2",
-        "tex",
-        body=_titled(_strip_header(body)),
-        preamble=PREAMBLE,
-        **common,
-    )
+    for after, template, fmt in KEY_DOCUMENTS:
+        files[f"{stem}{after}{FORMATS[fmt].suffix}"] = render(Document(template, context), fmt)
+    body = _titled(_strip_header(files[f"{stem}-appendix.tex"]))  # the same body, a handout
+    files[f"{stem}.tex"] = render(Document("standalone", {**context, "body": body}), "tex")
     for f in figures:
         files[f.file] = _mark_svg(f.svg)
     return dict(sorted(files.items()))
