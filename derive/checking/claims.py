@@ -160,10 +160,11 @@ def _shown(expr: sp.Expr) -> str:
 
     if expr.is_Rational:
         return exact_decimal(expr)
-    return _GREEK.sub(lambda m: "π" if m.group(0) == "pi" else "β", formula_text(expr))
+    return _SIGNS.sub(lambda m: _WORDS[m.group(0)], formula_text(expr))
 
 
-_GREEK = re.compile(r"\b(?:pi|beta)\b")
+_WORDS = {"pi": "π", "beta": "β", "oo": "∞"}  # sympy's words for the signs people write
+_SIGNS = re.compile(r"\b(?:pi|beta|oo)\b")
 
 
 def _base(dimension: Dimension) -> str:

@@ -287,6 +287,7 @@ def test_an_infinite_claim_of_an_operator_is_judged(claim):
     r = run_cli([*argv, "--quantity", quantity, "--claim", claim, "--format", "json"])
     out = json.loads(r.out)
     assert (out["verdict"], out["syntax"], r.code) == ("incorrect", "plain", 1), r
+    assert "∞" in out["read_as"] and "oo" not in out["read_as"]  # the sign, not sympy's word
 
 
 # -- the two readers of a number agree on every spelling ----------------------------------
