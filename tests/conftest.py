@@ -51,6 +51,13 @@ def run_cli(argv: list[str]) -> CliResult:
     return CliResult(code, out.getvalue(), err.getvalue())
 
 
+def refused_in_one_line(r: CliResult) -> str:
+    """A refusal as derive promises one: exit 2, nothing on stdout, one line ``error: …``."""
+    assert r.code == 2 and r.out == "", r
+    assert r.err.endswith("\n") and r.err.count("\n") == 1 and r.err.startswith("error: "), r
+    return r.err
+
+
 @pytest.fixture
 def cli():
     return run_cli

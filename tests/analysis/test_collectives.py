@@ -1,4 +1,5 @@
-"""Collectives (issue 14, item 3): ring bytes per device, link time, bad declarations.
+"""Collectives (issue 14, item 3): ring bytes per device, link time, bad declarations; a
+composite with a collective as its steps read it, a group that is a dim, free dims.
 
 The ring is simulated here chunk by chunk (who holds what, who sends what), so the
 bytes a device sends are counted, not taken from derive's formula.
@@ -197,3 +198,64 @@ def test_negative_link_latency_exits_2():
         ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--link-latency=-1us"]
     )
     assert result.code == 2 and "cannot be negative" in result.err and result.err.count("\n") == 1
+
+
+# -- a composite with a collective: its per-part table and link roofline, a dim group, free dims
+
+
+def _solve(*argv: str, fmt: str = "json") -> str:
+    result = run_cli(["solve", *argv, "--format", fmt])
+    assert result.code == 0, result
+    return result.out
+
+
+def test_a_composite_with_a_collective_reads_true(tmp_path):
+    """The per-part table times the all-reduce (it dominates), the link roofline compares
+    two numbers instead of setting them equal, and the link (not memory) binds there."""
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATORS)
+    argv = ["copy_then_reduce", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+    argv += ["--set", "B=8192", "--set", "F=8192", "--link-latency", "2us"]
+    text = _solve(*argv, fmt="md")
+    size = 8192 * 8192 * 2
+    reduce_time = Fraction(14, 8) * size / Fraction(45 * 10**10) + 14 * Fraction(2, 10**6)
+    copy_time = max(Fraction(8192 * 8192, 989 * 10**12), Fraction(2 * size, 335 * 10**10))
+    share = reduce_time / (reduce_time + copy_time)
+    assert share > Fraction(1, 2)  # the premise: the all-reduce is most of the runtime
+    assert "reduce (dominant)" in text and "reduce dominates" in text
+    assert f"{float(100 * share):.3g} %" in text
+    assert r"\frac{2}{7} = \frac{19780}{9}" not in text  # a false equation, once printed
+    assert r"\frac{2}{7} < \frac{19780}{9}" in text
+    assert "Network: link-bound for every B" in text and "Network: memory-bound" not in text
+
+
+def test_a_collectives_group_may_be_a_dim(tmp_path):
+    """Collective(group=P) with P a dim: `--set P=8` gives what group=8 gives; P = 1 is
+    refused; left free, P stays in the formulas (no traceback, no root 'B* = 0')."""
+    path = tmp_path / "ops.py"
+    path.write_text(
+        OPERATORS.replace('B, F = dims("B F")', 'B, F, P = dims("B F P")').replace(
+            "group=8", "group=P"
+        )
+    )
+    argv = ["copy_then_reduce", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+    argv += ["--set", "B=8192", "--set", "F=8192", "--link-latency", "2us"]
+    data = json.loads(_solve(*argv, "--set", "P=8"))
+    (reduce,) = data["collectives"]
+    size = 8192 * 8192 * 2
+    assert (reduce["group"], reduce["steps"]) == (8, 14)
+    assert Fraction(reduce["sent"]) == Fraction(2 * 7, 8) * size
+    refused = run_cli(["solve", *argv, "--set", "P=1"])
+    assert refused.code == 2 and refused.err.count("\n") == 1 and "--set P=1" in refused.err
+    free = _solve(*argv[:-4], "--link-latency", "2us", fmt="md")  # B, F and P free
+    assert "B^{*} = 0" not in free and "P is the dim P" in free
+    free_json = json.loads(_solve(*argv[:-4], "--link-latency", "2us"))
+    assert free_json["collectives"][0]["group"] == "P"
+
+
+def test_a_collective_with_free_dims_has_no_traceback(tmp_path):
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATORS)
+    argv = ["copy_then_reduce", "--operators", str(path), "--dtype", "bf16", "--chip", "h100"]
+    text = _solve(*argv, "--link-latency", "2us", fmt="md")
+    assert r"\frac{7 B F}{9 \times 10^{11}}" in text  # T of the all-reduce, in B and F

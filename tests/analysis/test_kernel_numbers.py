@@ -1,4 +1,5 @@
-"""Kernels by their numbers, efficiencies, overheads and measured runs (issue 14, items 4 and 5).
+"""Kernels by their numbers, efficiencies, overheads and measured runs (issue 14, items 4 and 5);
+two measured rates read through the kernel's intensity.
 
 Expected values are computed here from the chip's decimal figures (h100 bf16: 9.89e14 FLOP/s,
 3.35e12 bytes/s) with fractions, never copied from derive's output.
@@ -152,3 +153,42 @@ def test_a_lone_rate_of_a_kernel_gives_the_other_through_its_intensity():
         ["solve", "--intensity", "20", "--chip", "h100", "--measured-bytes-per-s", "1e12"]
     ).out
     assert r"\text{FLOP/s} = \text{bytes/s} \cdot I = 10^{12} \cdot 20" in text
+
+
+# -- two measured rates are read through the kernel's intensity -----------------------------
+
+
+def _solve(*argv: str, fmt: str = "json") -> str:
+    result = run_cli(["solve", *argv, "--format", fmt])
+    assert result.code == 0, result
+    return result.out
+
+
+def test_two_measured_rates_are_read_through_the_kernels_intensity():
+    """15e12 FLOP/s at I = 1 needs 15e12 bytes/s, 4.5× the H100's bandwidth: impossible,
+    and the kernel's I = 1 is kept (the rates' 75/14 is named, not substituted)."""
+    argv = ("--intensity", "1", "--chip", "h100", "--compute", "fp16")
+    rates = ("--measured-flops-per-s", "15e12", "--measured-bytes-per-s", "2.8e12")
+    data = json.loads(_solve(*argv, *rates))
+    flops_rate, bytes_rate = Fraction(15 * 10**12), Fraction(28 * 10**11)
+    assert Fraction(data["intensity"]) == 1
+    measured = data["measured"]
+    assert Fraction(measured["intensity"]) == flops_rate / bytes_rate  # what the pair implies
+    assert Fraction(measured["kernel_intensity"]) == 1
+    assert Fraction(measured["needed_bytes_per_s"]) == flops_rate / 1
+    assert flops_rate / 1 / BANDWIDTH > 4  # the premise: 4.5× the bandwidth
+    assert measured["verdict"] == "impossible"
+    text = _solve(*argv, *rates, fmt="md")
+    assert "Possible" not in text and "Impossible" in text
+    assert "not this kernel's I = 1" in text
+
+
+def test_rates_that_agree_with_the_intensity_add_nothing():
+    data = json.loads(
+        _solve(
+            "--intensity", "5", "--chip", "h100", "--compute", "fp16",
+            "--measured-flops-per-s", "10e12", "--measured-bytes-per-s", "2e12",
+        )
+    )  # fmt: skip
+    assert data["measured"]["kernel_intensity"] is None
+    assert data["measured"]["verdict"] == "possible"

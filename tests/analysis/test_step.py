@@ -1,4 +1,5 @@
-"""The time of a step: per-kernel bounds summed, fused parts one kernel (issue 14, item 1).
+"""The time of a step: per-kernel bounds summed, fused parts one kernel (issue 14, item 1);
+the verdict's fraction of peak with the launch overhead in the step.
 
 Expected values are computed here from the operators' own conventions (matmul 2BDF FLOPs,
 relu N, layernorm 7BD; bf16 = 2 bytes) and the chip's decimal figures, never copied.
@@ -185,3 +186,24 @@ def test_sweep_sums_a_composites_kernels_like_solve():
         )
         exact = float(sp.Rational(data["t_lower"]))
         assert abs(float(row.split(",")[column]) - exact) <= 1e-8 * exact
+
+
+# -- the verdict gives the step's fraction of peak, launch overhead included -----------------
+
+
+def _solve(*argv: str, fmt: str = "json") -> str:
+    result = run_cli(["solve", *argv, "--format", fmt])
+    assert result.code == 0, result
+    return result.out
+
+
+def test_the_verdict_gives_the_steps_fraction_of_peak_with_launch_overhead():
+    argv = ("--flops", "1e9", "--bytes", "1e6", "--chip", "h100", "--compute", "fp16")
+    data = json.loads(_solve(*argv, "--launch-overhead", "500us"))
+    t_math = Fraction(10**9) / PEAK
+    t_lower = max(t_math, Fraction(10**6) / BANDWIDTH) + Fraction(1, 2000)
+    fraction = t_math / t_lower
+    assert Fraction(data["step"]["fraction_of_peak"]) == fraction
+    verdict = _solve(*argv, "--launch-overhead", "500us", fmt="md").strip().splitlines()[-1]
+    assert f"{float(100 * fraction):.4g} % of peak" in verdict
+    assert "100 % of peak" not in verdict

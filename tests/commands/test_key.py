@@ -1,4 +1,5 @@
-"""Answer keys: files written, atomic and safe, byte-identical, fresh, compiling."""
+"""Answer keys: files written, atomic and safe, byte-identical, fresh, compiling; bad sets
+refused in one line (a quantity asked twice among them), writing nothing."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, in_ci, run_cli
+from conftest import ROOT, in_ci, refused_in_one_line, run_cli
 from pylatexenc.latexwalker import LatexWalker
 
 from derive.commands.key import BUILTIN_SET
@@ -139,6 +140,27 @@ def test_bad_problem_sets_write_nothing(tmp_path: Path, text: str, what: str):
     r = run_cli(["key", str(path), "-o", str(out)])
     assert r.code == 2 and what in r.err and r.err.count("\n") == 1, r
     assert not out.exists()
+
+
+# -- a quantity asked twice is refused, in every kind of problem ----------------------------
+
+MODEL = 'model = "llama-3-8b"\nchip = "h100"\n'
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        'operator = "matmul"\ndtype = "bf16"\nchip = "h100"\nask = ["flops", "bytes", "flops"]',
+        MODEL + 'ask = ["params", "params"]',
+        'kernel = { flops = "1e12", bytes = "1e9" }\nchip = "h100"\nask = ["ridge", "ridge"]',
+    ],
+    ids=["operator", "model", "kernel"],
+)
+def test_a_quantity_asked_twice_is_refused(table, tmp_path: Path):
+    path = tmp_path / "s.toml"
+    path.write_text(f'title = "t"\n[[problem]]\nid = "q"\n{table}\n')
+    line = refused_in_one_line(run_cli(["key", str(path), "-o", str(tmp_path / "out")]))
+    assert "problem 'q': key 'ask'" in line and "asked twice" in line
 
 
 def _formulas(files: dict[str, str]) -> list[str]:

@@ -1,6 +1,8 @@
-"""Issue 37: every failure the fault campaign found is one line, in bounded time.
+"""Every refusal is one line, in bounded time.
 
-Each test is one repro from the issue: it gave a traceback (or ran for minutes) before.
+Inputs that once gave a traceback or ran for minutes (each test one repro of the fault
+campaign), and the messages that say what is wrong without echoing it in full: an ``-o``
+that is a file or empty, long names and numbers, ``B²``, ``--operators /dev/zero``.
 """
 
 from __future__ import annotations
@@ -9,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import ROOT, refused_in_one_line, run_cli
 
-from derive.errors import ProblemError
+from derive.errors import MAX_WORD, ProblemError
 
 LONG = "x" * 300  # past the 255 bytes a file name may have (ENAMETOOLONG)
 
@@ -322,3 +324,49 @@ def test_a_greek_letter_in_plain_text_is_not_said_to_be_latex():
     assert r.code == 0, r
     assert "found a backslash" not in r.out and "read as plain text" in r.out
     assert r.out.startswith("verdict: correct")
+
+
+# ---- messages: -o a file or empty, long input cut short, B² as text, not a file ------------
+
+
+SOLVE = ["solve", "matmul", "--dtype", "bf16"]
+CHIP = ["--chip", "tpu-v5e"]
+
+
+def test_an_output_folder_that_is_a_file_says_so(tmp_path: Path):
+    (tmp_path / "afile").write_text("x")
+    line = refused_in_one_line(
+        run_cli(["key", str(ROOT / "benchmarks" / "set20.toml"), "-o", str(tmp_path / "afile")])
+    )
+    assert "is a file, not a folder" in line and "not a regular file" not in line
+
+
+def test_an_empty_output_name_writes_nothing(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert "-o ''" in refused_in_one_line(run_cli(["key", "set.toml", "-o", ""]))
+    argv = ["check", "--problem-set", "x.toml", "--answers", "a.csv", "-o", ""]
+    assert "-o ''" in refused_in_one_line(run_cli(argv))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_long_names_and_numbers_are_not_echoed_in_full():
+    for argv in (
+        ["solve", "x" * 10_000],
+        [*SOLVE, *CHIP, "--set", "B=" + "9" * 5_000],
+        [*SOLVE, "--chip", "y" * 10_000],
+    ):
+        line = refused_in_one_line(run_cli(argv))
+        assert len(line) < 2_000 and "characters)" in line
+        assert max(len(word) for word in line.split()) <= MAX_WORD
+
+
+def test_a_unicode_superscript_is_read_as_plain_text():
+    r = run_cli(
+        ["check", "matmul", "--dtype", "bf16", *CHIP, "--quantity", "flops"] + ["--claim", "B²"]
+    )
+    assert "read as plain text" in r.out and "found a brace" not in r.out
+
+
+def test_operators_that_are_not_a_file_say_what_they_are():
+    line = refused_in_one_line(run_cli([*SOLVE, *CHIP, "--operators", "/dev/zero"]))
+    assert "/dev/zero" in line and "not a regular file" in line and "no such file" not in line

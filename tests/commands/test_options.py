@@ -3,7 +3,8 @@
 ``--given/--define/--equation/--unknown`` on a kernel by its numbers, a comms-only
 operator, a model (by architecture, by a declared Python model, by ``--params``) and a
 training run; equations naming ``<id>.<quantity>`` and defined names; a flag that does
-not apply is refused in one line, exit 2. Expected values are computed here.
+not apply is refused in one line, exit 2; every numeric flag refuses non-ASCII digits and
+``_``. Expected values are computed here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from derive.pipeline import solve
-from tests.conftest import run_cli
+from tests.conftest import refused_in_one_line, run_cli
 
 H100_BF16_PEAK = Fraction(989 * 10**12)  # derive chips: h100 bf16 (dense), 9.89e14
 H100_HBM = Fraction(335 * 10**10)  # 3.35e12
@@ -341,3 +342,37 @@ def test_set_takes_a_comma_list_as_users_write_it() -> None:
         ["solve", "matmul", "--dtype", "bf16", "--chip", "h100", "--set", "B=64,X=3"]
     )
     assert "--set X=3" in line and "no dim 'X'" in line
+
+
+# -- every numeric flag reads ASCII digits only ---------------------------------------------
+
+
+SOLVE = ["solve", "matmul", "--dtype", "bf16"]
+CHIP = ["--chip", "tpu-v5e"]
+
+
+@pytest.mark.parametrize("digits", ["١٦", "１６", "1_6"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        SOLVE + CHIP + ["--set", "B={}"],
+        SOLVE + ["--peak", "{}e13", "--bandwidth", "1e12"],
+        SOLVE + CHIP + ["--time-limit", "{}"],
+        ["model", "llama-3-8b", "--chip", "h100", "--devices", "{}"],
+        ["model", "llama-3-8b", "--chip", "h100", "--phase", "decode", "--measured-time", "{} ms"],
+        ["check", "matmul", "--dtype", "bf16", *CHIP, "--quantity", "ridge", "--claim", "1"]
+        + ["--rtol", "0.{}"],
+        ["key", "--jobs", "{}", "x.toml"],
+        ["serve", "--port", "{}"],
+        ["serve", "--timeout", "{}"],
+    ],
+    ids=lambda a: " ".join(a[:6]) if isinstance(a, list) else a,
+)
+def test_every_numeric_flag_refuses_non_ascii_digits_and_underscores(
+    argv, digits, tmp_path, monkeypatch
+):
+    if "serve" in argv:
+        pytest.importorskip("starlette")
+    monkeypatch.chdir(tmp_path)
+    line = refused_in_one_line(run_cli([a.replace("{}", digits) for a in argv]))
+    assert digits in line

@@ -3,10 +3,12 @@
 The write phase counts its filesystem changes; ``DERIVE_TEST_KILL_AFTER=N`` makes the
 process ``os._exit`` after N of them. Each kill runs in a forked child, so it is a real
 abrupt exit (no ``finally``, no clean-up), and the parent then inspects the folder.
+Recovering a killed write never follows a symlinked staging folder.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -151,3 +153,23 @@ def test_damaged_journal_is_one_line(tmp_path: Path):
     (tmp_path / JOURNAL).write_text('{"staging": "../../etc", "files": [], "stale": []}')
     r = run_cli(["key", str(ROOT / "benchmarks" / "set20.toml"), "-o", str(tmp_path)])
     assert r.code == 2 and "damaged" in r.err and r.err.count("\n") == 1
+
+
+# -- recovery removes a symlinked staging folder, never publishes from it
+
+
+def test_a_symlinked_staging_folder_is_never_published_from(tmp_path: Path):
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "secret.md").write_text("not yours\n")
+    staging = ".derive-staging-" + "a" * 16
+    (out / staging).symlink_to(elsewhere)
+    (out / JOURNAL).write_text(
+        json.dumps({"staging": staging, "files": ["secret.md"], "stale": []})
+    )
+    recover(out)
+    assert (elsewhere / "secret.md").read_text() == "not yours\n"  # not moved
+    assert not os.path.lexists(out / "secret.md")
+    assert not os.path.lexists(out / staging) and not os.path.lexists(out / JOURNAL)
+    assert elsewhere.is_dir()  # the link was removed, never what it points to

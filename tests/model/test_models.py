@@ -1,15 +1,18 @@
 """Whole models (``derive model``): counts against naive computations done here, from the
-architecture numbers of each model; properties of the expansion and of the limits; hostile input.
+architecture numbers of each model; properties of the expansion and of the limits; hostile input
+(a count positive for every value of its dims); a set's model problems refused by file, problem
+and key, every error at once.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 import sympy as sp
-from conftest import run_cli
+from conftest import refused_in_one_line, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -408,6 +411,22 @@ def test_shown_values_of_a_symbol_never_use_reserved_names():
     assert sym("layers") != dims("L")[0]  # the notation's L is not a user's dim L
 
 
+# --- a model's count is positive for every value of its dims ------------------------------
+
+
+@pytest.mark.parametrize("layers", ["-L", "L - 1", "0"])
+def test_a_model_count_is_positive_for_every_dim(layers):
+    import sympy as sp
+
+    from derive import dims
+    from derive.model.transformer import Transformer
+
+    (L,) = dims("L")
+    value = sp.sympify(layers, locals={"L": L}) if layers != "0" else 0  # test-written text
+    with pytest.raises(DeclarationError, match="layers"):
+        Transformer(name="x", layers=value, d_model=64, heads=4, d_ff=128, vocab=100)
+
+
 # --- problem sets: model = "NAME" problems ----------------------------------------------------
 
 MODEL_SET = """
@@ -486,6 +505,47 @@ def test_the_builtin_key_has_a_models_chapter():
 
     pset = parse_problem_set((ROOT / "derive" / BUILTIN_SET).read_text(), "rooflines.toml")
     assert {"gpt2-small", "llama-3-70b", "mixtral-8x7b"} <= {m.spec.model for m in pset.models}
+
+
+# --- a set's model-problem errors name file, problem and key (not a flag), all at once -----
+
+MODEL = 'model = "llama-3-8b"\nchip = "h100"\n'
+
+
+@pytest.fixture
+def model_set(tmp_path: Path) -> Path:
+    problems = [
+        ('id = "fine"', 'ask = ["params"]'),
+        ('id = "m-mfu"', 'mfu = "1.5"\ntrain_tokens = "1e12"\nask = ["train_days"]'),
+        ('id = "m-set"', 'set = { B = 0 }\nask = ["kv_bytes"]'),
+    ]
+    text = 'title = "t"\n' + "".join(
+        f"[[problem]]\n{head}\n{MODEL}{tail}\n" for head, tail in problems
+    )
+    path = tmp_path / "models.toml"
+    path.write_text(text)
+    return path
+
+
+def test_key_names_every_bad_model_problem_by_file_problem_and_key(model_set: Path, tmp_path):
+    r = run_cli(["key", str(model_set), "-o", str(tmp_path / "out")])
+    assert r.code == 2 and r.out == ""
+    lines = r.err.splitlines()
+    assert len(lines) == 2, r.err
+    assert lines[0].startswith(f"error: {model_set}: problem 'm-mfu': key 'mfu' (1.5): ")
+    assert lines[1].startswith(f"error: {model_set}: problem 'm-set': key 'set' (B=0): ")
+    assert "--" not in r.err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("problem", "quantity", "key"), [("m-mfu", "train_days", "mfu"), ("m-set", "kv_bytes", "set")]
+)
+def test_check_names_the_set_key_not_a_flag(model_set: Path, problem, quantity, key):
+    argv = ["check", "--problem-set", str(model_set), "--problem", problem]
+    line = refused_in_one_line(run_cli(argv + ["--quantity", quantity, "--claim", "3"]))
+    assert f"problem {problem!r}: key {key!r}" in line and str(model_set) in line
+    assert "--" not in line
 
 
 # --- judging claims: derive model … --quantity Q --claim TEXT ------------------------------------
