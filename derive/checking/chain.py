@@ -38,8 +38,8 @@ from derive.checking.matching import (
 from derive.checking.quantities import Target, describe, expected, leading
 from derive.checking.verdict import Verdict
 from derive.errors import LimitError, ParseError, ProblemError, RegimeError
-from derive.formula import split_relations
 from derive.formula.answer import rewrite_notation
+from derive.formula.reader import split_relations
 from derive.formula.relations import APPROX, EQUALS
 from derive.problem.input_files import read_text_file
 from derive.problem.regime import Regime

@@ -25,9 +25,9 @@ from derive.checking.context import Context
 from derive.checking.quantities import NETWORK, Kind, describe, expected, kind_of, roof_of
 from derive.checking.scales import ScaleReading, read_claim
 from derive.errors import ParseError
-from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Answer, Relation
 from derive.formula.limits import show
+from derive.formula.reader import Parsed, parse_formula
 from derive.formula.units import Dimension, Unit
 
 # Names a derivation may start with (``I``, ``\\text{bytes}``, ``T_{math}``, ``B^*``) and the quantity each means.

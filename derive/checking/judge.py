@@ -29,9 +29,9 @@ from derive.checking.matching import (
 from derive.checking.quantities import Kind, Target, describe, expected, kind_of, leading
 from derive.checking.thresholds import stated_threshold, threshold_reason
 from derive.checking.verdict import Verdict
-from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Relation
 from derive.formula.limits import show
+from derive.formula.reader import Parsed, parse_formula
 from derive.formula.units import describe_dimension, unit_alternatives
 
 CORRECT, LEADING, INCORRECT = Verdict.CORRECT, Verdict.LEADING, Verdict.INCORRECT

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.errors import ParseError
-from derive.formula import Parsed, parse_formula
 from derive.formula.answer import Answer, read_answer
 from derive.formula.limits import show
+from derive.formula.reader import Parsed, parse_formula
 from derive.formula.scales import Scale, split_scale
 from derive.formula.units import Dimension, Unit
 

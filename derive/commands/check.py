@@ -61,7 +61,7 @@ from derive.commands.options import (
     flags_given,
 )
 from derive.errors import DeriveError, ParseError, ProblemError, UnknownNameError, closest
-from derive.formula import SYNTAXES
+from derive.formula.reader import SYNTAXES
 from derive.pipeline.kinds import Problem, derived_kind, kind_of
 from derive.problem.binding import ProblemSpec
 from derive.problem.kernel_spec import KernelSpec

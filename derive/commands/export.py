@@ -103,7 +103,7 @@ class Question:
 def _answer(box: Asked, rtol: Fraction, said: str, latex: str | None) -> Answer | None:
     """The answer the checker states (``21355787/3271484375 s ≈ 6.5279 ms``, ``B ≥ 121``, a
     formula as LaTeX); None for a yes/no or a word."""
-    from derive.formula import parse_formula
+    from derive.formula.reader import parse_formula
 
     m = _EXACT.match(said.split(" ≈ ")[0].strip())
     if m:

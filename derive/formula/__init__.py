@@ -6,52 +6,6 @@
   plain text through a whitelisted grammar with size limits; nothing is ever evaluated.
 - ``units``, ``answer``: answers as people write them (units, a named left side, relations).
 
-The reader's names are exported here on first use (PEP 562), so importing
+The reader's names are imported from ``derive.formula.reader``, so importing
 ``derive.formula.decimals`` does not load the parser and pylatexenc.
 """
-
-from __future__ import annotations
-
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from derive.formula.reader import (
-        MAX_DEGREE,
-        MAX_DEPTH,
-        MAX_EXPONENT,
-        MAX_LENGTH,
-        MAX_LITERAL_DIGITS,
-        MAX_LOG10,
-        MAX_ROOT,
-        MAX_TOKENS,
-        SYNTAXES,
-        Parsed,
-        choose_syntax,
-        parse_formula,
-        split_relations,
-    )
-
-__all__ = [
-    "MAX_DEGREE",
-    "MAX_DEPTH",
-    "MAX_EXPONENT",
-    "MAX_LENGTH",
-    "MAX_LITERAL_DIGITS",
-    "MAX_LOG10",
-    "MAX_ROOT",
-    "MAX_TOKENS",
-    "SYNTAXES",
-    "Parsed",
-    "choose_syntax",
-    "parse_formula",
-    "split_relations",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        value = getattr(import_module("derive.formula.reader"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

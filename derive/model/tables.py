@@ -25,7 +25,7 @@ def table_model(table: ModelTable) -> Transformer:
         ProblemError: a key that is not a Transformer field. ParseError, LimitError: a size
             formula outside the grammar. DeclarationError: what ``Transformer`` refuses.
     """
-    from derive.formula import parse_formula
+    from derive.formula.reader import parse_formula
 
     symbols = {d.name: d for d in dims(" ".join(table.dims))} if table.dims else {}
     values: dict[str, object] = {}

@@ -127,7 +127,7 @@ def _equal(a: sp.Expr, b: sp.Expr) -> bool:
 
 @lru_cache(maxsize=8192)
 def _parsed(text: str, names: tuple[tuple[str, sp.Symbol], ...]) -> sp.Expr | None:
-    from derive.formula import parse_formula
+    from derive.formula.reader import parse_formula
 
     try:
         return parse_formula(text, dict(names), syntax="plain").expr

@@ -558,7 +558,7 @@ _LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
 
 def _probe(latex: str, names: dict[str, sp.Symbol]) -> object:
     """A formula's value at derive's probe point (None: not a formula in ``names``)."""
-    from derive.formula import parse_formula
+    from derive.formula.reader import parse_formula
     from derive.present.withheld import at_probe
 
     try:

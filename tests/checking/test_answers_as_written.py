@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
-from derive.formula import parse_formula
 from derive.formula.answer import read_answer
+from derive.formula.reader import parse_formula
 from derive.problem.sets.problem_set import load_problem_set
 from derive.questions.read import read_formula
 from derive.web.grading import UNREADABLE

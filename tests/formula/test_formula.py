@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derive.errors import LimitError, ParseError
-from derive.formula import SYNTAXES, Parsed, parse_formula, split_relations
+from derive.formula.reader import SYNTAXES, Parsed, parse_formula, split_relations
 
 B, D, F = sp.symbols("B D F", positive=True, integer=True)
 d_model = sp.Symbol("d_model", positive=True, integer=True)

@@ -16,8 +16,8 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derive.formula import parse_formula
 from derive.formula.answer import read_answer
+from derive.formula.reader import parse_formula
 from derive.pipeline import solve, solve_questions
 from derive.questions.read import read_formula, split_equation
 from tests.conftest import run_cli

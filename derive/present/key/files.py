@@ -111,7 +111,7 @@ def preload() -> None:
     question sheets' formula reader and the key's templates. Worker processes forked after
     it share this one copy instead of each loading its own (benchmarks/README.md); output
     does not depend on it."""
-    from derive.formula import parse_formula  # noqa: F401  the sheets' withholding reads with it
+    from derive.formula.reader import parse_formula  # noqa: F401  the sheets' withholding reads with it
     from derive.present.formats import templated_formats
     from derive.problem.chips import load_chips
     from derive.resources import resource_dir

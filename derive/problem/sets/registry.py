@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the tables' records load with a set that has [[operator]] t
 
 
 def _tensor(table: TensorTable, symbols: dict, where: str) -> Tensor:
-    from derive.formula import parse_formula
+    from derive.formula.reader import parse_formula
 
     where = f"{where} tensor {table.name!r}"
     shape = tuple(
@@ -60,7 +60,9 @@ def declare_operator(table: OperatorTable) -> Operator:
         ParseError, LimitError: a formula outside the grammar or past a size limit.
         DeclarationError: what ``Operator(...)`` refuses (named with the set's file).
     """
-    from derive.formula import parse_formula  # here: a set without tables does not pay its import
+    from derive.formula.reader import (
+        parse_formula,  # here: a set without tables does not pay its import
+    )
 
     where = table.where
     try:
