@@ -31,10 +31,10 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "commands": 3_140,  # 3,131 on 2026-12-03
     "declare": 690,  # 681 on 2026-12-02
     "figures": 940,  # 935 on 2026-12-02
-    "formula": 1_700,  # 1,695 on 2026-12-02
+    "formula": 1_660,  # 1,655 on 2026-12-03 (the reader's names imported from derive.formula.reader: no lazy re-export)
     "model": 2_820,  # 2,817 on 2026-12-03 (the config.json families are data: derive/data/model_families.toml, read when a config is, its keys checked)
     "pipeline": 2_230,  # 2,229 on 2026-12-03
-    "present": 4_900,  # 4,898 on 2026-12-03
+    "present": 4_920,  # 4,917 on 2026-12-03 (raised from 4,900: plain text breaks a displayed formula between its parts, not inside a term; paid for by formula's lazy re-export, -40)
     "problem": 2_960,  # 2,951 on 2026-12-03 (ProblemSet built one field a line again: the positional splat of two tuples hid which value is which field)
     "questions": 1_270,  # 1,269 on 2026-12-02
     "solution": 4_180,  # 4,178 on 2026-12-02 (the crossover steps two plain calls again, not a loop over seven-field tuples)

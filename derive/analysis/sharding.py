@@ -181,7 +181,7 @@ def plan_strategies(
                  for d, pick in zip(choices, picks)]  # fmt: skip
         name = ", ".join(named) or "as sharded"
         comms = tuple(collective(k, s, a, mesh, overlap=True) for k, s, a in steps)
-        doc = f"one device's share of {op.name}, as sharded. {op.doc}"
+        doc = f"One device's share of {op.name}, as sharded. {op.doc}"
         local_op = Operator(f"{op.name}_sharded", sp.expand(op.flops.xreplace(split)),
                             tuple(local[:-1]), tuple(local[-1:]), comms, doc)  # fmt: skip
         plans.append(Plan(name, local_op, tuple(book_text(*step) for step in steps)))

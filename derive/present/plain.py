@@ -5,7 +5,8 @@ with each formula's LaTeX read as plain notation, group by group as braces nest
 (``\\frac{a}{b}`` → ``(a)/(b)`` whatever ``a`` holds, ``\\lfloor`` → ``⌊``, ``\\le`` →
 ``≤``, ``\\text{FLOPs}`` → ``FLOPs``, ``x^{a+b}`` → ``x^(a+b)``; two numbers never run
 together), emphasis, escapes and heading marks dropped outside formulas, and prose wrapped at
-100 columns (tables and lists keep their lines).
+100 columns (tables and lists keep their lines); a displayed formula too wide for a line is
+broken before a relation or a term outside brackets, never inside a term that fits a line.
 
 >>> plain_text("## Ridge\\n\\n$\\\\pi / \\\\beta = \\\\frac{19780}{67} \\\\approx 295.22$ **FLOPs/byte**\\n")
 'Ridge\\n=====\\n\\nπ / β = (19780)/(67) ≈ 295.22 FLOPs/byte\\n'
@@ -114,8 +115,40 @@ def _plain_inline(line: str) -> str:
     return re.sub("\x00(\\d+)\x00", lambda m: maths[int(m.group(1))], text.replace("`", ""))
 
 
+_OPS = "=≈≤≥<>+-·"  # a mark after one of these, or first, is a sign, never a place to break
+
+
+def _pieces(text: str, marks: str) -> list[str]:
+    """``text`` cut before each of ``marks`` that stands alone (`` = ``) outside brackets and
+    after an operand (``= - x`` is not cut: that minus is a sign)."""
+    pieces: list[str] = []
+    depth = start = 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([{⌊⌈") - (ch in ")]}⌋⌉")
+        alone = text[i - 1 : i] == " " and text[i + 1 : i + 2] == " "
+        if depth == 0 and ch in marks and alone and text[start : i - 1].strip()[-1:] not in _OPS:
+            pieces, start = [*pieces, text[start : i - 1]], i
+    return [*pieces, text[start:]]
+
+
+def _display(text: str) -> list[str]:
+    """A displayed formula too wide for a line: broken before a relation (``= …`` on the next
+    line, indented), a part still too wide before its terms, inside a term only when the
+    term alone is wider than a line (at its spaces, as prose)."""
+    lines: list[str] = []
+    for part in _pieces(text, "=≈≤≥<>"):
+        for term in _pieces(part, "+-·") if len(part) > COLUMNS - 4 else [part]:
+            if lines and len(lines[-1]) + 1 + len(term) <= COLUMNS:
+                lines[-1] += " " + term
+            else:
+                lines.append(("    " if lines else "") + term)
+    wrap = textwrap.TextWrapper(COLUMNS, subsequent_indent=" " * 6, break_long_words=False)
+    return [piece for line in lines for piece in wrap.wrap(line) or [line]]
+
+
 def _line(line: str) -> list[str]:
-    """One Markdown line as plain lines: a heading underlined, prose wrapped."""
+    """One Markdown line as plain lines: a heading underlined, prose wrapped, a displayed
+    formula broken between its parts."""
     text = _plain_inline(line)
     heading = re.match(r"(#{1,6})\s+(.*)", text)
     if heading:
@@ -123,6 +156,8 @@ def _line(line: str) -> list[str]:
         return [title, ("=" if len(heading.group(1)) <= 2 else "-") * min(len(title), COLUMNS)]
     if len(text) <= COLUMNS:
         return [text.rstrip()]
+    if re.fullmatch(r"\s*\$\$.*\$\$\s*", line):
+        return _display(text.strip())
     indent = re.match(r"\s*(?:[-*] |\d+\. )?", text)
     lead = " " * len(indent.group(0)) if indent else ""
     return textwrap.wrap(text, COLUMNS, subsequent_indent=lead, break_long_words=False) or [""]

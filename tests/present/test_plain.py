@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT
 
 from derive.pipeline.key import build_key
-from derive.present.plain import plain_latex, plain_text
+from derive.present.plain import COLUMNS, plain_latex, plain_text
 from derive.problem.sets.problem_set import load_problem_set
 
 BUILTIN = ROOT / "derive" / "data" / "problems" / "rooflines.toml"
@@ -139,3 +139,21 @@ def test_text_output_has_no_garbled_fraction(cli, argv: list[str]):
     known = numbers(LATEX_NUMBER, md.out) + numbers(TEXT_NUMBER, md.out)
     for line in _formula_lines(text.out):
         assert not numbers(TEXT_NUMBER, line) - known, line
+
+
+def test_a_displayed_formula_too_wide_breaks_before_a_relation_never_inside_a_term():
+    terms = " + ".join(f"\\frac{{B D w_{{{i}}}}}{{4}}" for i in range(5))
+    lines = plain_text(f"$$\\text{{bytes}} = {terms} = 2 B F + 2 B D \\cdot 1024$$\n").splitlines()
+    assert lines == [f"bytes = {plain_latex(terms)}", "    = 2 B F + 2 B D · 1024"], lines
+    longer = " + ".join(f"\\frac{{B D w_{{{i}}}}}{{4}}" for i in range(8))  # one part too wide
+    lines = plain_text(f"$$B^* = - {longer} - x$$\n").splitlines()
+    assert lines[0].startswith("B^* = - (B D w_0)/(4) + ")  # a sign stays with its term
+    assert lines[1].startswith("    + (B D w_") and lines[1].endswith("(4) - x"), lines
+    assert all(len(line) <= COLUMNS for line in lines)
+
+
+def test_every_display_of_the_builtin_key_fits_and_loses_nothing():
+    for tex in builtin_formulas():
+        lines = plain_text(f"$${tex}$$\n").splitlines()
+        assert " ".join(line.strip() for line in lines) == plain_latex(tex), tex
+        assert all(len(line) <= COLUMNS for line in lines), lines
