@@ -163,10 +163,12 @@ def _json(document: Document, fmt: Format) -> str:
 
 
 def _plain_rich(parts: str | tuple) -> str:
-    """Rich text as plain text: prose as it is, math as its LaTeX source."""
+    """Rich text as plain text: prose as it is, math in plain notation (``(a)/(b)``)."""
+    from derive.present.plain import plain_latex
+
     if isinstance(parts, str):
         return parts
-    return "".join(getattr(part, "latex", part) for part in parts)
+    return "".join(plain_latex(part.latex) if hasattr(part, "latex") else part for part in parts)
 
 
 _TEXT = JinjaSyntax(delimiters={}, filters=dict(rich=_plain_rich))

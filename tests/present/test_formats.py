@@ -192,3 +192,12 @@ def test_text_of_a_problem_with_questions_is_plain_too():
     assert result.code == 0, result
     assert "\\text" not in result.out and "\\mathrm" not in result.out and "$$" not in result.out
     assert "(2 USD/h) · (139.0 µs)" in result.out  # T_lower = 2·4096³ FLOPs / 989e12 FLOP/s
+
+
+def test_a_text_template_prints_rich_math_in_plain_notation():
+    from derive.present.render import environment
+    from derive.solution.steps import Math, rich
+
+    text = rich("T = ", Math(r"\frac{2 B D F}{9.89 \times 10^{14}}"), " s")
+    out = environment("text").from_string("{{ r | rich }}").render(r=text)
+    assert out == "T = (2 B D F)/(9.89 × 10^14) s"
