@@ -125,7 +125,7 @@ class Answer:
         return f"{self.value}{' ' if not self.scale.letter else ''}{self.scale.text}"
 
 
-def rewrite_notation(text: str) -> str:
+def rewrite_notation(text: str, ratio: bool = True) -> str:
     """Rewrite notation people use into the parser's: the answer as students write it
     (:func:`~derive.formula.literals.as_written`: math delimiters, ``$2.30`` -> ``2.30 USD``,
     cents, ``1.72x``, ``8,030,261,248``), superscripts, ``x 10^``, π, β, ``240.``.
@@ -136,7 +136,7 @@ def rewrite_notation(text: str) -> str:
     '3.47 * 10^-5'
     """
     # ^{…} in LaTeX, ^(…) in plain text: "B²" is plain text, and is said to be read as such
-    text = as_written(text)
+    text = as_written(text, ratio)
     latex = "\\" in text or "{" in text or "}" in text
     opening, closing = ("^{", "}") if latex else ("^(", ")")
     s = _SUPERSCRIPT_RUN.sub(

@@ -51,8 +51,9 @@ _CENTS = re.compile(
 _THOUSANDS = re.compile(r"(?<![0-9.,])[0-9]{1,3}(?:,[0-9]{3})+(?![0-9]|,[0-9])")
 
 
-def as_written(text: str) -> str:
-    """An answer as students write it, in the reader's notation (see the module docstring).
+def as_written(text: str, ratio: bool = True) -> str:
+    """An answer as students write it, in the reader's notation (see the module docstring);
+    ``ratio``: a number then ``x`` is a ratio (``1.72x``), not a product with a name ``x``.
 
     >>> as_written(r"$\\$0.052$"), as_written("1.72x"), as_written("5.2 cents")
     ('0.052 USD', '1.72', '0.052 USD')
@@ -63,8 +64,8 @@ def as_written(text: str) -> str:
     if whole is not None:
         text = next(g for g in whole.groups() if g is not None)
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
-    ratio = _RATIO.fullmatch(text)
-    text = ratio.group(1) if ratio is not None else text
+    times = _RATIO.fullmatch(text) if ratio else None
+    text = times.group(1) if times is not None else text
     return currency_last(_CENTS.sub(lambda m: f"{Decimal(m.group(1)).scaleb(-2):f} USD", text))
 
 

@@ -59,14 +59,17 @@ def _unit_symbol(unit: Measure) -> sp.Symbol:
     return sp.Symbol(f"unit:{unit.text}", positive=True)
 
 
-def _prepare(text: str, references: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+def _prepare(
+    text: str, references: Mapping[str, str], ratio: bool = True
+) -> tuple[str, dict[str, str]]:
     """Rewrite notation as every claim is (:func:`~derive.formula.answer.rewrite_notation`:
     superscripts, ``× 10^``, a currency before its number), spell ``$``, ``%`` and ``µ`` as
     names and ``<id>.<quantity>`` as placeholders.
 
-    Returns the text the parser reads and placeholder -> reference.
+    Returns the text the parser reads and placeholder -> reference. ``ratio``: ``2 x`` is the
+    ratio 2 (as ``1.72x``), false where ``x`` is a name the formula may use.
     """
-    s = rewrite_notation(text)
+    s = rewrite_notation(text, ratio)
     s = s.replace("\\$", " USD ").replace("$", " USD ").replace("\\%", " percent")
     s = s.replace("%", " percent").replace("\u00b5", "u").replace("\u03bc", "u")
     placeholders: dict[str, str] = {}
@@ -250,7 +253,7 @@ def read_formula(
     (249/50, '$')
     """
     check_text(text)  # the length limit applies to the text as typed
-    prepared, placeholders = _prepare(text, references)
+    prepared, placeholders = _prepare(text, references, ratio="x" not in known)
     tree = _tree(prepared, lambda name: len(name) > 1 or name not in known)
     reader = _Reader(known, placeholders)
     reader.prepare(tree)

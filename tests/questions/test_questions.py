@@ -7,6 +7,7 @@ hardware numbers the problem gives, never copied from derive's output.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from fractions import Fraction
@@ -219,8 +220,6 @@ def test_command_line_shape_without_an_operator():
         ]
     )
     assert result.code == 0, result
-    import json
-
     got = json.loads(result.out)["defined"]["new_step"]
     want = Fraction(70, 1000) * (1 - Fraction(62, 100)) + Fraction(70, 1000) * Fraction(
         62, 100
@@ -466,8 +465,6 @@ def test_an_equation_names_a_defined_quantity_that_uses_the_unknown():
     """docs/questions.md: equations may name defined quantities. One that uses the unknown
     (peak = units · flops_per_clock · clock) is solved through (it was 'unknown name');
     the clock comes out exactly, and the defined peak is the target again."""
-    import json
-
     r = run_cli(
         ["solve", "--given", "units=132", "--given", "flops_per_clock=4096 FLOP"]
         + ["--define", "peak_parts=units*flops_per_clock*clock"]
@@ -483,8 +480,6 @@ def test_an_equation_names_a_defined_quantity_that_uses_the_unknown():
 def test_a_latex_definition_solved_through_keeps_its_backslashes():
     """The definition is written into the equation as it was typed: a LaTeX one (``\\frac``,
     ``\\cdot``) is read, not taken for regex escapes (``\\c`` was an error)."""
-    import json
-
     r = run_cli(
         ["solve", "--given", "units=132", "--given", "flops_per_clock=4096 FLOP"]
         + ["--define", r"p=\frac{units \cdot flops_per_clock \cdot clock}{2}"]
@@ -493,3 +488,22 @@ def test_a_latex_definition_solved_through_keeps_its_backslashes():
     assert r.code == 0, r
     clock = 2 * Fraction("989.4e12") / (132 * 4096)
     assert Fraction(json.loads(r.out)["defined"]["clock"]["exact"]) == clock
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--equation", "y = 2 x", "--unknown", "y"], ["--define", "y=2 x"], ["--define", "y=2x"]],
+)
+def test_a_number_then_a_known_x_is_a_product_not_a_ratio(flags):
+    # "1.72x" is a ratio as students write one; with a name x the formula may use, 2 x is 2·x
+    # (it once read "y = 2 x" as y = 2, x dropped)
+    out = json.loads(run_cli(["solve", "--given", "x=3", *flags, "--format", "json"]).out)
+    assert Fraction(out["defined"]["y"]["exact"]) == 2 * 3
+
+
+def test_a_ratio_as_written_is_still_read_where_x_is_no_name():
+    out = json.loads(
+        run_cli(["solve", "--given", "k=1.72x", "--define", "t=2 k", "--format", "json"]).out
+    )
+    assert Fraction(out["given"]["k"]["exact"]) == Fraction(172, 100)
+    assert Fraction(out["defined"]["t"]["exact"]) == 2 * Fraction(172, 100)
