@@ -28,20 +28,20 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "analysis": 2_230,  # 2,221 on 2026-12-02
     "catalogue": 1_130,  # 1,126 on 2026-12-03 (raised from 1,120: catalogue/reading.py: attributes() and text_or_none(), a report's sections by their records' attribute names, shared by every view)
     "checking": 5_120,  # 5,118 on 2026-12-03 (one claim core in checking/api.py)
-    "commands": 3_140,  # 3,131 on 2026-12-03
+    "commands": 3_130,  # 3,127 on 2026-12-03
     "declare": 690,  # 681 on 2026-12-02
     "figures": 940,  # 935 on 2026-12-02
     "formula": 1_660,  # 1,655 on 2026-12-03 (the reader's names imported from derive.formula.reader: no lazy re-export)
     "model": 2_820,  # 2,817 on 2026-12-03 (the config.json families are data: derive/data/model_families.toml, read when a config is, its keys checked)
     "pipeline": 2_230,  # 2,229 on 2026-12-03
-    "present": 4_920,  # 4,917 on 2026-12-03 (raised from 4,900: plain text breaks a displayed formula between its parts, not inside a term; paid for by formula's lazy re-export, -40)
+    "present": 4_940,  # 4,935 on 2026-12-03 (raised from 4,900: plain text breaks a displayed formula between its parts, and the worked solutions are printed in text from their own templates, by plain.py's heading, table, display and wrap filters, not read back from Markdown; paid for by formula's -40)
     "problem": 2_960,  # 2,951 on 2026-12-03 (ProblemSet built one field a line again: the positional splat of two tuples hid which value is which field)
-    "questions": 1_270,  # 1,269 on 2026-12-02
+    "questions": 1_280,  # 1,271 on 2026-12-03 (raised from 1,270: a number then a known x is a product, not the ratio 2x)
     "solution": 4_180,  # 4,178 on 2026-12-02 (the crossover steps two plain calls again, not a loop over seven-field tuples)
     "training": 1_760,  # 1,756 on 2026-12-02
     "web": 2_420,  # 2,418 on 2026-12-03
 }
-TOTAL = 38_000  # 37,998 on 2026-12-03: the round's target (issue 48) reached
+TOTAL = 38_000  # 37,997 on 2026-12-03: the round's target (issue 48) kept
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)

@@ -203,19 +203,15 @@ def _cmd_questions(args: argparse.Namespace, questions: object) -> int:
     """``derive solve --given … --equation … --unknown …``: givens and equations alone."""
     from derive.commands.options import refuse_unused
     from derive.pipeline import answer_one
-    from derive.present.formats import Document, render
-    from derive.present.questions_view import questions_document, questions_json
+    from derive.present.formats import render
+    from derive.present.questions_view import questions_document
 
     asked = ("given", "define", "equation", "unknown")
     refuse_unused(args, asked, "givens and equations alone (name an operator to use it)")
     answered = answer_one(questions)  # type: ignore[arg-type]
     if not answered.derived and answered.solving is None:
         raise ProblemError("derive solve", "give --define or --equation with --unknown")
-    shown = Document(
-        data=lambda: questions_json(answered),
-        verbatim=lambda: render(questions_document(answered, level=1), "md"),
-    )
-    sys.stdout.write(render(shown, args.format))
+    sys.stdout.write(render(questions_document(answered, level=1), args.format))
     return 0
 
 

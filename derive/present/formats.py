@@ -26,6 +26,7 @@ import jinja2
 
 from derive.errors import ProblemError
 from derive.present.escape import md_escape, md_rich, tex_code, tex_prose_numbers, tex_rich
+from derive.present.plain import display, heading, plain_latex, table, wrap
 from derive.present.tex_layout import (
     tex_break_sum,
     tex_breakable,
@@ -136,8 +137,9 @@ def _has_own(document: Document, fmt: Format) -> bool:
 
 
 def _text(document: Document, fmt: Format) -> str:
-    """Plain text: the document's own text form, else its Markdown made plain (no LaTeX
-    markup, 100 columns; :mod:`derive.present.plain`); each section the same way."""
+    """Plain text: the document's own text form (its ``.txt.j2`` template, printed from its
+    steps and math), else its Markdown made plain (a comparison's tables, built in code;
+    :mod:`derive.present.plain`); each section the same way."""
     from derive.present.plain import plain_text
 
     if _has_own(document, fmt):
@@ -164,14 +166,17 @@ def _json(document: Document, fmt: Format) -> str:
 
 def _plain_rich(parts: str | tuple) -> str:
     """Rich text as plain text: prose as it is, math in plain notation (``(a)/(b)``)."""
-    from derive.present.plain import plain_latex
-
     if isinstance(parts, str):
         return parts
     return "".join(plain_latex(part.latex) if hasattr(part, "latex") else part for part in parts)
 
 
-_TEXT = JinjaSyntax(delimiters={}, filters=dict(rich=_plain_rich))
+_TEXT = JinjaSyntax(
+    delimiters={},
+    filters=dict(
+        rich=_plain_rich, math=plain_latex, heading=heading, wrap=wrap, table=table, display=display
+    ),
+)
 
 
 _MARKDOWN = JinjaSyntax(

@@ -1,12 +1,15 @@
-"""Plain text for a terminal, from a document's Markdown: no LaTeX markup, ≤ 100 columns.
+"""Plain text for a terminal: no LaTeX markup, ≤ 100 columns.
 
-The ``text`` format of a document that has no text template of its own: its Markdown,
-with each formula's LaTeX read as plain notation, group by group as braces nest
-(``\\frac{a}{b}`` → ``(a)/(b)`` whatever ``a`` holds, ``\\lfloor`` → ``⌊``, ``\\le`` →
-``≤``, ``\\text{FLOPs}`` → ``FLOPs``, ``x^{a+b}`` → ``x^(a+b)``; two numbers never run
-together), emphasis, escapes and heading marks dropped outside formulas, and prose wrapped at
-100 columns (tables and lists keep their lines); a displayed formula too wide for a line is
-broken before a relation or a term outside brackets, never inside a term that fits a line.
+The ``text`` format's printing: each formula's LaTeX read as plain notation
+(:func:`plain_latex`, group by group as braces nest: ``\\frac{a}{b}`` → ``(a)/(b)`` whatever
+``a`` holds, ``\\lfloor`` → ``⌊``, ``\\le`` → ``≤``, ``\\text{FLOPs}`` → ``FLOPs``,
+``x^{a+b}`` → ``x^(a+b)``; two numbers never run together), and the text templates' filters
+(:func:`heading`, :func:`table`, :func:`display`, :func:`wrap`): prose wrapped at 100 columns
+(a list item's hang kept), and a displayed formula too wide for a line broken before a
+relation or a term outside brackets, never inside a term that fits a line. A document with
+no text template of its own (a comparison's tables, built in code) is printed from its
+Markdown by :func:`plain_text`: the same printing, with emphasis, escapes and heading marks
+dropped outside formulas.
 
 >>> plain_text("## Ridge\\n\\n$\\\\pi / \\\\beta = \\\\frac{19780}{67} \\\\approx 295.22$ **FLOPs/byte**\\n")
 'Ridge\\n=====\\n\\nπ / β = (19780)/(67) ≈ 295.22 FLOPs/byte\\n'
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Sequence
 
 COLUMNS = 100
 """The widest line plain text prints (prose is wrapped to it)."""
@@ -146,21 +150,57 @@ def _display(text: str) -> list[str]:
     return [piece for line in lines for piece in wrap.wrap(line) or [line]]
 
 
+def heading(title: str, level: int) -> str:
+    """A heading as plain text: its title, underlined (``=`` to level 2, ``-`` below)."""
+    return f"{title}\n" + ("=" if level <= 2 else "-") * min(len(title), COLUMNS)
+
+
+def _wrapped(text: str) -> list[str]:
+    """One line of prose as lines of at most 100 columns (a list item's hang kept)."""
+    if len(text) <= COLUMNS:
+        return [text.rstrip()]
+    indent = re.match(r"\s*(?:[-*] |\d+\. )?", text)
+    lead = " " * len(indent.group(0)) if indent else ""
+    return textwrap.wrap(text, COLUMNS, subsequent_indent=lead, break_long_words=False) or [""]
+
+
+def wrap(text: str) -> str:
+    """Plain text with each line longer than 100 columns wrapped, ending in one newline."""
+    return "\n".join(w for line in text.split("\n") for w in _wrapped(line)).rstrip("\n") + "\n"
+
+
+def display(tex: str) -> str:
+    """A displayed formula's LaTeX in plain notation, broken between its parts when too wide."""
+    text = plain_latex(tex)
+    return "\n".join(_display(text) if len(text) > COLUMNS else [text])
+
+
 def _line(line: str) -> list[str]:
     """One Markdown line as plain lines: a heading underlined, prose wrapped, a displayed
     formula broken between its parts."""
     text = _plain_inline(line)
-    heading = re.match(r"(#{1,6})\s+(.*)", text)
-    if heading:
-        title = heading.group(2).strip()
-        return [title, ("=" if len(heading.group(1)) <= 2 else "-") * min(len(title), COLUMNS)]
-    if len(text) <= COLUMNS:
-        return [text.rstrip()]
-    if re.fullmatch(r"\s*\$\$.*\$\$\s*", line):
+    found = re.match(r"(#{1,6})\s+(.*)", text)
+    if found:
+        return heading(found.group(2).strip(), len(found.group(1))).split("\n")
+    if len(text) > COLUMNS and re.fullmatch(r"\s*\$\$.*\$\$\s*", line):
         return _display(text.strip())
-    indent = re.match(r"\s*(?:[-*] |\d+\. )?", text)
-    lead = " " * len(indent.group(0)) if indent else ""
-    return textwrap.wrap(text, COLUMNS, subsequent_indent=lead, break_long_words=False) or [""]
+    return _wrapped(text)
+
+
+def table(rows: Sequence[Sequence[str]]) -> str:
+    """A table (its header row first) as aligned columns; one "header: cell" line a row
+    when too wide."""
+    widths = [max(len(r[i]) if i < len(r) else 0 for r in rows) for i in range(len(rows[0]))]
+    if sum(widths) + 2 * (len(widths) - 1) <= COLUMNS:
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows
+        ]
+        return "\n".join(lines)
+    head, out = rows[0], []
+    for r in rows[1:]:
+        pairs = "; ".join(f"{h}: {c}" for h, c in zip(head, r, strict=False) if c)
+        out += textwrap.wrap(pairs, COLUMNS, initial_indent="- ", subsequent_indent="  ")
+    return "\n".join(out)
 
 
 def _cells(row: str) -> list[str]:
@@ -168,18 +208,9 @@ def _cells(row: str) -> list[str]:
 
 
 def _table(rows: list[str]) -> list[str]:
-    """A Markdown table as aligned columns; one "header: cell" line per cell when too wide."""
-    table = [_cells(row) for row in rows if not re.fullmatch(r"\|?[\s:|-]+\|?", row.strip())]
-    widths = [max(len(r[i]) if i < len(r) else 0 for r in table) for i in range(len(table[0]))]
-    if sum(widths) + 2 * (len(widths) - 1) <= COLUMNS:
-        return [
-            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in table
-        ]
-    head, out = table[0], []
-    for r in table[1:]:
-        pairs = "; ".join(f"{h}: {c}" for h, c in zip(head, r, strict=False) if c)
-        out += textwrap.wrap(pairs, COLUMNS, initial_indent="- ", subsequent_indent="  ")
-    return out
+    """A Markdown table as :func:`table` prints one."""
+    cells = [_cells(row) for row in rows if not re.fullmatch(r"\|?[\s:|-]+\|?", row.strip())]
+    return table(cells).split("\n")
 
 
 def plain_text(markdown: str) -> str:

@@ -201,3 +201,12 @@ def test_a_text_template_prints_rich_math_in_plain_notation():
     text = rich("T = ", Math(r"\frac{2 B D F}{9.89 \times 10^{14}}"), " s")
     out = environment("text").from_string("{{ r | rich }}").render(r=text)
     assert out == "T = (2 B D F)/(9.89 × 10^14) s"
+
+
+def test_givens_alone_print_in_the_format_asked():
+    # they once printed their Markdown in every format but JSON
+    argv = ["solve", "--given", "x=3", "--equation", "y = 2 x", "--unknown", "y", "--format"]
+    text, tex = run_cli([*argv, "text"]), run_cli([*argv, "tex"])
+    assert text.code == tex.code == 0, text.err + tex.err
+    assert "$" not in text.out and "|" not in text.out and "y = 6" in text.out.splitlines()
+    assert "\\begin{align*}" in tex.out and "# Given" not in tex.out
