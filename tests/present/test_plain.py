@@ -153,13 +153,15 @@ def _formula_lines(out: str) -> list[str]:
             "--claim",
             "B >= 300",
         ],
+        ["compare", "--flops", "1e9", "--bytes", "1e6", "--chip", "h100", "--chip", "tpu-v5e"],
     ],
-    ids=["solve", "model", "train", "compare", "check"],
+    ids=["solve", "model", "train", "compare", "check", "compare-kernel"],
 )
 def test_text_output_has_no_garbled_fraction(cli, argv: list[str]):
     text = cli([*argv, "--format", "text"])
     md = cli([*argv, "--format", "md"])
     assert text.code == md.code and text.code in (0, 1), text.err + md.err  # check: 1, incorrect
+    assert not re.search(r"^\s*[#|]", text.out, re.M), text.out  # no Markdown heading or table
     assert not re.search(r"frac(?!tion)", text.out) and "\\" not in text.out
     known = numbers(LATEX_NUMBER, md.out) + numbers(TEXT_NUMBER, md.out)
     for line in _formula_lines(text.out):

@@ -20,9 +20,8 @@ from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import column_unit, time_in
-from derive.present.formats import Document
+from derive.present.formats import Document, render
 from derive.present.json_export import laid_out
-from derive.present.render import render_template
 
 
 @dataclass(frozen=True)
@@ -44,8 +43,8 @@ def _decimal(value: sp.Expr | None) -> str:
     return fmt_decimal(value)
 
 
-def kernel_compare_markdown(rows: list[KernelRow]) -> str:
-    """The table (``kernel_compare.md.j2``): ceilings, ridge, the kernel's intensity, bound,
+def kernel_compare_table(rows: list[KernelRow]) -> Document:
+    """The table (``kernel_compare.*.j2``): ceilings, ridge, the kernel's intensity, bound,
     attainable, T_lower."""
     first = rows[0].kernel
     counts = (
@@ -72,20 +71,23 @@ def kernel_compare_markdown(rows: list[KernelRow]) -> str:
                 time_in(t_lower, unit) if t_lower is not None else "—",
             ]
         )
-    return render_template("kernel_compare.md.j2", "md", counts=counts, unit=unit.text, rows=cells)
+    return Document("kernel_compare", {"counts": counts, "unit": unit.text, "rows": cells})
 
 
 def refuse_kernel_table(flag: str) -> NoReturn:
     """``--baseline`` or ``--format tex`` on a kernel by its numbers: there is no such table."""
-    raise ProblemError(flag, "a kernel by its numbers is compared as a Markdown or JSON table")
+    raise ProblemError(flag, "a kernel by its numbers is compared as a table in Markdown, text or JSON")
 
 
 def kernel_compare_document(rows: Callable[[], list[KernelRow]]) -> Document:
-    """The comparison as a document: its Markdown table in every format but JSON (LaTeX is
+    """The comparison as a document: its table in Markdown and plain text (LaTeX is
     refused), ``rows()`` derived only when it prints."""
     return Document(
-        written={"tex": lambda: refuse_kernel_table("--format tex")},
-        verbatim=lambda: kernel_compare_markdown(rows()),
+        written={
+            "tex": lambda: refuse_kernel_table("--format tex"),
+            "md": lambda: render(kernel_compare_table(rows()), "md"),
+            "text": lambda: render(kernel_compare_table(rows()), "text"),
+        },
         data=lambda: kernel_compare_json(rows()),
     )
 
