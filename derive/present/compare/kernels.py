@@ -76,7 +76,9 @@ def kernel_compare_table(rows: list[KernelRow]) -> Document:
 
 def refuse_kernel_table(flag: str) -> NoReturn:
     """``--baseline`` or ``--format tex`` on a kernel by its numbers: there is no such table."""
-    raise ProblemError(flag, "a kernel by its numbers is compared as a table in Markdown, text or JSON")
+    raise ProblemError(
+        flag, "a kernel by its numbers is compared as a Markdown, text or JSON table"
+    )
 
 
 def kernel_compare_document(rows: Callable[[], list[KernelRow]]) -> Document:
