@@ -233,6 +233,12 @@ def rich_text(
     return "".join(f"${math(p.latex)}$" if isinstance(p, Math) else prose(p) for p in parts)
 
 
+def md_pair(cell: tuple[str | None, str]) -> str:
+    """A table's cell of math and words (either may be empty) as Markdown."""
+    math, words = cell
+    return " ".join(t for t in (f"${math}$" if math is not None else "", md_escape(words)) if t)
+
+
 def md_rich(parts: str | Iterable[str | Math]) -> str:
     """Rich text (prose and math) as Markdown."""
     return rich_text(parts, md_escape)

@@ -25,8 +25,8 @@ from typing import Any
 import jinja2
 
 from derive.errors import ProblemError
-from derive.present.escape import md_escape, md_rich, tex_code, tex_prose_numbers, tex_rich
-from derive.present.plain import display, heading, plain_latex, table, wrap
+from derive.present.escape import md_escape, md_pair, md_rich, tex_code, tex_prose_numbers, tex_rich
+from derive.present.plain import display, heading, pair, plain_latex, table, wrap
 from derive.present.tex_layout import (
     tex_break_sum,
     tex_breakable,
@@ -126,29 +126,6 @@ def _templated(document: Document, fmt: Format) -> str:
     return _then_sections(_own_text(document, fmt), document, fmt)
 
 
-def _has_own(document: Document, fmt: Format) -> bool:
-    """Whether the document is written in ``fmt`` itself (a writer, or a template of it)."""
-    own = fmt.name in document.written or document.verbatim is not None
-    if own or not document.template:
-        return own
-    from derive.resources import resource_dir
-
-    return (resource_dir("templates") / (document.template + fmt.template_suffix)).is_file()
-
-
-def _text(document: Document, fmt: Format) -> str:
-    """Plain text: the document's own text form (its ``.txt.j2`` template, printed from its
-    steps and math), else its Markdown made plain (a comparison's tables, built in code;
-    :mod:`derive.present.plain`); each section the same way."""
-    from derive.present.plain import plain_text
-
-    if _has_own(document, fmt):
-        own = _own_text(document, fmt)
-    else:
-        own = plain_text(_own_text(document, FORMATS["md"]))
-    return _then_sections(own, document, fmt)
-
-
 def _json_object(document: Document) -> Any:
     data: Any = document.data() if document.data is not None else {}
     for key, section in document.sections if isinstance(data, dict) else ():
@@ -174,14 +151,20 @@ def _plain_rich(parts: str | tuple) -> str:
 _TEXT = JinjaSyntax(
     delimiters={},
     filters=dict(
-        rich=_plain_rich, math=plain_latex, heading=heading, wrap=wrap, table=table, display=display
+        rich=_plain_rich,
+        math=plain_latex,
+        heading=heading,
+        wrap=wrap,
+        table=table,
+        display=display,
+        pair=pair,
     ),
 )
 
 
 _MARKDOWN = JinjaSyntax(
     delimiters={},
-    filters=dict(rich=md_rich, cell=md_escape),
+    filters=dict(rich=md_rich, cell=md_escape, pair=md_pair),
 )
 
 # LaTeX uses << >>, <% %>, <# #> (as sphinx does) so TeX braces never collide with jinja's.
@@ -229,7 +212,7 @@ FORMATS: dict[str, Format] = {
             suffix=".txt",
             meaning="plain text for a terminal",
             escape=str,
-            writer=_text,
+            writer=_templated,
             jinja=_TEXT,
         ),
         Format(

@@ -1,18 +1,19 @@
 """Plain text for a terminal: no LaTeX markup, ≤ 100 columns.
 
-The ``text`` format's printing: each formula's LaTeX read as plain notation
-(:func:`plain_latex`, group by group as braces nest: ``\\frac{a}{b}`` → ``(a)/(b)`` whatever
-``a`` holds, ``\\lfloor`` → ``⌊``, ``\\le`` → ``≤``, ``\\text{FLOPs}`` → ``FLOPs``,
-``x^{a+b}`` → ``x^(a+b)``; two numbers never run together), and the text templates' filters
-(:func:`heading`, :func:`table`, :func:`display`, :func:`wrap`): prose wrapped at 100 columns
-(a list item's hang kept), and a displayed formula too wide for a line broken before a
-relation or a term outside brackets, never inside a term that fits a line. A document with
-no text template of its own (a comparison's tables, built in code) is printed from its
-Markdown by :func:`plain_text`: the same printing, with emphasis, escapes and heading marks
-dropped outside formulas.
+The ``text`` format's printing, from a document's records (its ``.txt.j2`` templates):
+each formula's LaTeX read as plain notation (:func:`plain_latex`, group by group as braces
+nest: ``\\frac{a}{b}`` → ``(a)/(b)`` whatever ``a`` holds, ``\\lfloor`` → ``⌊``, ``\\le``
+→ ``≤``, ``\\text{FLOPs}`` → ``FLOPs``, ``x^{a+b}`` → ``x^(a+b)``; two numbers never run
+together), and the templates' filters (:func:`heading`, :func:`table`, :func:`pair`,
+:func:`display`, :func:`wrap`): prose wrapped at 100 columns (a list item's hang kept), and
+a displayed formula too wide for a line broken before a relation or a term outside
+brackets, never inside a term that fits a line.
 
->>> plain_text("## Ridge\\n\\n$\\\\pi / \\\\beta = \\\\frac{19780}{67} \\\\approx 295.22$ **FLOPs/byte**\\n")
-'Ridge\\n=====\\n\\nπ / β = (19780)/(67) ≈ 295.22 FLOPs/byte\\n'
+>>> print(heading("Ridge", 2) + "\\n\\n" + display(r"\\frac{\\pi}{\\beta} = \\frac{19780}{67} \\approx 295.22"))
+Ridge
+=====
+<BLANKLINE>
+(π)/(β) = (19780)/(67) ≈ 295.22
 """
 
 from __future__ import annotations
@@ -43,8 +44,6 @@ _FORMS |= {w: "{}" for w in ("text", "mathrm", "mathit", "mathbf", "operatorname
 _FORMS |= {w: "{}" for w in ("textit", "textbf", "mbox", "boxed")}
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|[^\\{}]+")
 _BARE = re.compile(r"[\w.,*′'+-]?[\w.,*′']*|\([^()]*\)")  # a sub/superscript kept as it is
-_MATH = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.S)  # not at \$
-_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>$&])")
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{[a-z*]+\}(?:\{[^{}]*\})?")
 
 
@@ -103,22 +102,6 @@ def plain_latex(tex: str) -> str:
     return re.sub(r"[ \t]+", " ", text).strip().replace("\x01", "&")  # an escaped & kept
 
 
-def _plain_inline(line: str) -> str:
-    """A line's formulas as plain notation, and outside them its emphasis marks dropped and
-    Markdown's backslash escapes undone (``Z\\[B\\]`` → ``Z[B]``, ``\\$`` → ``$``)."""
-    maths: list[str] = []
-
-    def kept(match: re.Match[str]) -> str:  # a formula set aside while the prose is read
-        maths.append(plain_latex(match.group(2) if match.group(1) is None else match.group(1)))
-        return f"\x00{len(maths) - 1}\x00"
-
-    text = _MATH.sub(kept, line)
-    text = _ESCAPED.sub(r"\1", text)
-    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
-    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
-    return re.sub("\x00(\\d+)\x00", lambda m: maths[int(m.group(1))], text.replace("`", ""))
-
-
 _OPS = "=≈≤≥<>+-·"  # a mark after one of these, or first, is a sign, never a place to break
 
 
@@ -175,18 +158,6 @@ def display(tex: str) -> str:
     return "\n".join(_display(text) if len(text) > COLUMNS else [text])
 
 
-def _line(line: str) -> list[str]:
-    """One Markdown line as plain lines: a heading underlined, prose wrapped, a displayed
-    formula broken between its parts."""
-    text = _plain_inline(line)
-    found = re.match(r"(#{1,6})\s+(.*)", text)
-    if found:
-        return heading(found.group(2).strip(), len(found.group(1))).split("\n")
-    if len(text) > COLUMNS and re.fullmatch(r"\s*\$\$.*\$\$\s*", line):
-        return _display(text.strip())
-    return _wrapped(text)
-
-
 def table(rows: Sequence[Sequence[str]]) -> str:
     """A table (its header row first) as aligned columns; one "header: cell" line a row
     when too wide."""
@@ -203,27 +174,7 @@ def table(rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(out)
 
 
-def _cells(row: str) -> list[str]:
-    return [cell.strip() for cell in row.strip().strip("|").split("|")]
-
-
-def _table(rows: list[str]) -> list[str]:
-    """A Markdown table as :func:`table` prints one."""
-    cells = [_cells(row) for row in rows if not re.fullmatch(r"\|?[\s:|-]+\|?", row.strip())]
-    return table(cells).split("\n")
-
-
-def plain_text(markdown: str) -> str:
-    """A Markdown report as plain text for a terminal (see the module docstring)."""
-    text = _MATH.sub(lambda m: m.group(0).replace("\n", " "), markdown)  # a display on one line
-    lines: list[str] = []
-    rows: list[str] = []
-    for line in [*text.split("\n"), ""]:
-        if line.lstrip().startswith("|"):
-            rows.append(_plain_inline(line))
-            continue
-        if rows:
-            lines += _table(rows)
-            rows = []
-        lines += _line(line)
-    return "\n".join(lines).rstrip("\n") + "\n"
+def pair(cell: tuple[str | None, str]) -> str:
+    """A table's cell of math and words (either may be empty) in plain notation."""
+    math, words = cell
+    return " ".join(t for t in (plain_latex(math) if math is not None else "", words) if t)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 from derive.commands.options import REPORT_FORMATS
 from derive.errors import ProblemError
@@ -210,3 +210,18 @@ def test_givens_alone_print_in_the_format_asked():
     assert text.code == tex.code == 0, text.err + tex.err
     assert "$" not in text.out and "|" not in text.out and "y = 6" in text.out.splitlines()
     assert "\\begin{align*}" in tex.out and "# Given" not in tex.out
+
+
+def test_every_document_in_markdown_has_a_text_template():
+    # text is a templated format as Markdown is: a document --format text prints without its
+    # own .txt.j2 would fail (no document is read back from its Markdown)
+    markdown_only = {
+        "key": "a file of the key",
+        "questions": "a file of the key",
+        "model_configs": "a page of docs/, written by its module",
+        "chips": "its text is written in code (listing.chips_text)",
+    }
+    folder = ROOT / "templates"
+    md = {p.name.removesuffix(".md.j2") for p in folder.glob("*.md.j2")}
+    text = {p.name.removesuffix(".txt.j2") for p in folder.glob("*.txt.j2")}
+    assert md - text == set(markdown_only)

@@ -20,10 +20,10 @@ from derive.present.compare.json import quantity_json, ratios_json
 from derive.present.compare.ratios import Ratios, follows_note
 from derive.present.compare.table import (
     Cell,
+    comparison,
     crossover_tex,
     num_tex,
     seconds_tex,
-    table_markdown,
 )
 from derive.present.compare.tex import (
     LINE_ANY_SIZE,
@@ -32,7 +32,7 @@ from derive.present.compare.tex import (
     compare_tex,
     model_groups,
 )
-from derive.present.formats import Document
+from derive.present.formats import Document, render
 from derive.present.serving_step import group_given
 from derive.solution.notation import tex_decimal, tex_text_number
 
@@ -143,12 +143,12 @@ def model_compare_document(
     per group of columns, each fitting a paper's column: :mod:`derive.present.compare.tex`;
     every user string escaped), its JSON by :func:`model_compare_json`."""
     title, parts = _header(rows, skipped)
+    note = follows_note(ratios) if ratios else ""
+    tables = lambda: comparison(title, parts, *_layout(rows, ratios), note)  # noqa: E731
     return Document(
         written={
-            "md": lambda: (
-                table_markdown(title, parts, *_layout(rows, ratios))
-                + (follows_note(ratios) if ratios else "")
-            ),
+            "md": lambda: render(tables(), "md"),
+            "text": lambda: render(tables(), "text"),
             "tex": lambda: compare_tex(
                 title.replace("Compare", "compare", 1),
                 parts,

@@ -29,9 +29,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.present.compare.json import bound_of, compare_json, own_comms
 from derive.present.compare.ratios import Ratios, follows_note
 from derive.present.compare.tex import Exact, compare_tex, operator_groups, time_column
-from derive.present.escape import md_escape
-from derive.present.formats import Document
-from derive.present.render import render_template
+from derive.present.formats import Document, render
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
@@ -252,12 +250,16 @@ def _layout(
 # --- formats ----------------------------------------------------------------------------------------
 
 
-def table_markdown(
-    title: str, parts: list[tuple[str, str]], cols: list[str], body: list[list[Cell]]
-) -> str:
-    """A Markdown table (``compare.md.j2``: math in ``$…$``) under a ``##`` heading and a
-    sentence of givens; a column of times in one unit chosen for it
-    (:func:`~derive.present.compare.tex.time_column`)."""
+def comparison(
+    title: str,
+    parts: list[tuple[str, str]],
+    cols: list[str],
+    body: list[list[Cell]],
+    note: str = "",
+) -> Document:
+    """The table (``compare.md.j2``: math in ``$…$``; ``compare.txt.j2``: plain notation)
+    under a heading and a sentence of givens, then ``note``; a column of times in one unit
+    chosen for it (:func:`~derive.present.compare.tex.time_column`)."""
     cols, body = list(cols), [list(cells) for cells in body]
     for index, header in enumerate(cols):
         timed = time_column(header, [cells[index] for cells in body], MARKDOWN_TIME_DIGITS)
@@ -265,14 +267,7 @@ def table_markdown(
             cols[index] = timed[0]
             for cells, cell in zip(body, timed[1]):
                 cells[index] = cell
-    shown = [[_md_cell(cell) for cell in cells] for cells in body]
-    return render_template("compare.md.j2", "md", title=title, parts=parts, cols=cols, body=shown)
-
-
-def _md_cell(cell: Cell) -> str:
-    math, words = cell
-    text = f"${math}$" if math is not None else ""
-    return (text + (" " if text and words else "") + md_escape(words)).strip()
+    return Document("compare", dict(title=title, parts=parts, cols=cols, body=body, note=note))
 
 
 def _title(rows: list[CompareRow], op: str) -> str:
@@ -292,11 +287,11 @@ def compare_document(
     column: :mod:`derive.present.compare.tex`; every user string through ``tex_escape``),
     its JSON by :func:`compare_json`."""
 
-    def markdown() -> str:
+    def tables() -> Document:
         rows, ratios = table(compute)
         op, parts = _header(rows)
         note = follows_note(ratios) if ratios else ""
-        return table_markdown(_title(rows, op), parts, *_layout(rows, ratios)) + note
+        return comparison(_title(rows, op), parts, *_layout(rows, ratios), note)
 
     def latex() -> str:
         rows, ratios = table(paper() if compute is None else compute)
@@ -305,5 +300,10 @@ def compare_document(
         return compare_tex(f"compare: {op}", parts, *_layout(rows, ratios), groups)
 
     return Document(
-        written={"md": markdown, "tex": latex}, data=lambda: compare_json(*table(compute))
+        written={
+            "md": lambda: render(tables(), "md"),
+            "text": lambda: render(tables(), "text"),
+            "tex": latex,
+        },
+        data=lambda: compare_json(*table(compute)),
     )
