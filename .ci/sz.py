@@ -34,14 +34,14 @@ CEILINGS = {  # package: its ceiling, and the count it was set at
     "formula": 1_660,  # 1,655 on 2026-12-03 (the reader's names imported from derive.formula.reader: no lazy re-export)
     "model": 2_820,  # 2,817 on 2026-12-03 (the config.json families are data: derive/data/model_families.toml, read when a config is, its keys checked)
     "pipeline": 2_230,  # 2,229 on 2026-12-03
-    "present": 4_940,  # 4,935 on 2026-12-03 (raised from 4,900: plain text breaks a displayed formula between its parts, and the worked solutions are printed in text from their own templates, by plain.py's heading, table, display and wrap filters, not read back from Markdown; paid for by formula's -40)
+    "present": 4_910,  # 4,902 on 2026-12-03 (text printed from its own templates; the Markdown reader of plain.py gone)
     "problem": 2_960,  # 2,951 on 2026-12-03 (ProblemSet built one field a line again: the positional splat of two tuples hid which value is which field)
     "questions": 1_280,  # 1,271 on 2026-12-03 (raised from 1,270: a number then a known x is a product, not the ratio 2x)
     "solution": 4_180,  # 4,178 on 2026-12-02 (the crossover steps two plain calls again, not a loop over seven-field tuples)
     "training": 1_760,  # 1,756 on 2026-12-02
     "web": 2_420,  # 2,418 on 2026-12-03
 }
-TOTAL = 38_000  # 37,997 on 2026-12-03: the round's target (issue 48) kept
+TOTAL = 38_000  # 37,964 on 2026-12-03: the round's target (issue 48) kept
 GENERATED = frozenset({"compiled", "autogen"})
 _CODE = {token.NAME, token.NUMBER, token.OP, token.STRING} | {
     getattr(token, name)
