@@ -148,17 +148,10 @@ def _plain_rich(parts: str | tuple) -> str:
     return "".join(plain_latex(part.latex) if hasattr(part, "latex") else part for part in parts)
 
 
-_TEXT = JinjaSyntax(
+_TEXT = JinjaSyntax(  # text's filters are plain.py's, each under its own name
     delimiters={},
-    filters=dict(
-        rich=_plain_rich,
-        math=plain_latex,
-        heading=heading,
-        wrap=wrap,
-        table=table,
-        display=display,
-        pair=pair,
-    ),
+    filters={"rich": _plain_rich, "math": plain_latex}
+    | {f.__name__: f for f in (heading, wrap, table, display, pair)},
 )
 
 
