@@ -138,13 +138,17 @@ def _layout(
 def model_compare_document(
     rows: list[ModelRow], ratios: list[Ratios] | None, skipped: tuple[str, ...] = ()
 ) -> Document:
-    """The comparison of a model's serving step as a document: tables built in code for
-    Markdown (then, with a baseline, which ceiling each speedup follows) and LaTeX (a table
-    per group of columns, each fitting a paper's column: :mod:`derive.present.compare.tex`;
-    every user string escaped), its JSON by :func:`model_compare_json`."""
+    """The comparison of a model's serving step as a document: in Markdown and plain text
+    its table (:func:`~derive.present.compare.table.comparison`; then, with a baseline,
+    which ceiling each speedup follows), in LaTeX a table per group of columns built in
+    code, each fitting a paper's column (:mod:`derive.present.compare.tex`; every user
+    string escaped), its JSON by :func:`model_compare_json`."""
     title, parts = _header(rows, skipped)
     note = follows_note(ratios) if ratios else ""
-    tables = lambda: comparison(title, parts, *_layout(rows, ratios), note)  # noqa: E731
+
+    def tables() -> Document:
+        return comparison(title, parts, *_layout(rows, ratios), note)
+
     return Document(
         written={
             "md": lambda: render(tables(), "md"),

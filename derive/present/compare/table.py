@@ -281,11 +281,11 @@ def compare_document(
     paper: Callable[[], str],
 ) -> Document:
     """The comparison of ``table(compute)`` (its rows, their ratios to a baseline) as a
-    document: its tables are built in code for Markdown (math in ``$…$``, under a heading
-    naming the problem) and LaTeX (a paper's table: with no compute named, a row per chip in
-    each tensor dtype, ``paper()``; a table per group of columns, each fitting a paper's
-    column: :mod:`derive.present.compare.tex`; every user string through ``tex_escape``),
-    its JSON by :func:`compare_json`."""
+    document: in Markdown and plain text its table under a heading naming the problem
+    (:func:`comparison`), in LaTeX a paper's table built in code (with no compute named, a
+    row per chip in each tensor dtype, ``paper()``; a table per group of columns, each
+    fitting a paper's column: :mod:`derive.present.compare.tex`; every user string through
+    ``tex_escape``), its JSON by :func:`compare_json`."""
 
     def tables() -> Document:
         rows, ratios = table(compute)
