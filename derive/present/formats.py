@@ -26,7 +26,7 @@ import jinja2
 
 from derive.errors import ProblemError
 from derive.present.escape import md_escape, md_pair, md_rich, tex_code, tex_prose_numbers, tex_rich
-from derive.present.plain import display, heading, pair, plain_latex, table, wrap
+from derive.present.plain import display, heading, pair, plain_latex, rich, table, wrap
 from derive.present.tex_layout import (
     tex_break_sum,
     tex_breakable,
@@ -71,7 +71,8 @@ class Document:
     ``.j2``); ``context`` is what they print; ``data`` builds its JSON object. A document
     built in code for a format (a comparison's tables) names that format's writer in
     ``written``; one printed as it is in every format but JSON (a CSV, a value per line)
-    has ``verbatim``. ``sections`` follow the document: each is printed after it (after a
+    has ``verbatim``; one whose templates' context is derived only when it prints (a
+    comparison's rows) is ``built`` then, in each format ``written`` does not cover. ``sections`` follow the document: each is printed after it (after a
     blank line) and its JSON goes under its key (or, keyed ``""``, joins the document's). A document without ``data`` has no JSON.
     """
 
@@ -80,6 +81,7 @@ class Document:
     data: Callable[[], object] | None = None
     written: Mapping[str, Callable[[], str]] = field(default_factory=dict)
     verbatim: Callable[[], str] | None = None
+    built: Callable[[], Document] | None = None
     sections: tuple[tuple[str, Document], ...] = ()
 
 
@@ -106,6 +108,8 @@ def _own_text(document: Document, fmt: Format) -> str:
         return document.written[fmt.name]()
     if document.verbatim is not None:
         return document.verbatim()
+    if document.built is not None:
+        return _own_text(document.built(), fmt)
     if not document.template:  # a command offered a format this document is not built in
         raise ValueError(f"no {fmt.name} form of this document (it is built in code)")
     from derive.present.render import render_template
@@ -141,17 +145,10 @@ def _json(document: Document, fmt: Format) -> str:
     return json.dumps(_json_object(document), indent=2, ensure_ascii=False) + "\n"
 
 
-def _plain_rich(parts: str | tuple) -> str:
-    """Rich text as plain text: prose as it is, math in plain notation (``(a)/(b)``)."""
-    if isinstance(parts, str):
-        return parts
-    return "".join(plain_latex(part.latex) if hasattr(part, "latex") else part for part in parts)
-
-
 _TEXT = JinjaSyntax(  # text's filters are plain.py's, each under its own name
     delimiters={},
-    filters={"rich": _plain_rich, "math": plain_latex}
-    | {f.__name__: f for f in (heading, wrap, table, display, pair)},
+    filters={"math": plain_latex}
+    | {f.__name__: f for f in (rich, heading, wrap, table, display, pair)},
 )
 
 

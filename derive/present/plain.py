@@ -5,7 +5,7 @@ each formula's LaTeX read as plain notation (:func:`plain_latex`, group by group
 nest: ``\\frac{a}{b}`` → ``(a)/(b)`` whatever ``a`` holds, ``\\lfloor`` → ``⌊``, ``\\le``
 → ``≤``, ``\\text{FLOPs}`` → ``FLOPs``, ``x^{a+b}`` → ``x^(a+b)``; two numbers never run
 together), and the templates' filters (:func:`heading`, :func:`table`, :func:`pair`,
-:func:`display`, :func:`wrap`): prose wrapped at 100 columns (a list item's hang kept), and
+:func:`display`, :func:`rich`, :func:`wrap`): prose wrapped at 100 columns (a list item's hang kept), and
 a displayed formula too wide for a line broken before a relation or a term outside
 brackets, never inside a term that fits a line.
 
@@ -118,21 +118,6 @@ def _pieces(text: str, marks: str) -> list[str]:
     return [*pieces, text[start:]]
 
 
-def _display(text: str) -> list[str]:
-    """A displayed formula too wide for a line: broken before a relation (``= …`` on the next
-    line, indented), a part still too wide before its terms, inside a term only when the
-    term alone is wider than a line (at its spaces, as prose)."""
-    lines: list[str] = []
-    for part in _pieces(text, "=≈≤≥<>"):
-        for term in _pieces(part, "+-·") if len(part) > COLUMNS - 4 else [part]:
-            if lines and len(lines[-1]) + 1 + len(term) <= COLUMNS:
-                lines[-1] += " " + term
-            else:
-                lines.append(("    " if lines else "") + term)
-    wrap = textwrap.TextWrapper(COLUMNS, subsequent_indent=" " * 6, break_long_words=False)
-    return [piece for line in lines for piece in wrap.wrap(line) or [line]]
-
-
 def heading(title: str, level: int) -> str:
     """A heading as plain text: its title, underlined (``=`` to level 2, ``-`` below)."""
     return f"{title}\n" + ("=" if level <= 2 else "-") * min(len(title), COLUMNS)
@@ -153,9 +138,28 @@ def wrap(text: str) -> str:
 
 
 def display(tex: str) -> str:
-    """A displayed formula's LaTeX in plain notation, broken between its parts when too wide."""
+    """A displayed formula's LaTeX in plain notation; too wide for a line, broken before a
+    relation (``= …`` on the next line, indented), a part still too wide before its terms,
+    inside a term only when the term alone is wider than a line (at its spaces, as prose)."""
     text = plain_latex(tex)
-    return "\n".join(_display(text) if len(text) > COLUMNS else [text])
+    if len(text) <= COLUMNS:
+        return text
+    lines: list[str] = []
+    for part in _pieces(text, "=≈≤≥<>"):
+        for term in _pieces(part, "+-·") if len(part) > COLUMNS - 4 else [part]:
+            if lines and len(lines[-1]) + 1 + len(term) <= COLUMNS:
+                lines[-1] += " " + term
+            else:
+                lines.append(("    " if lines else "") + term)
+    wrapper = textwrap.TextWrapper(COLUMNS, subsequent_indent=" " * 6, break_long_words=False)
+    return "\n".join(piece for line in lines for piece in wrapper.wrap(line) or [line])
+
+
+def rich(parts: str | tuple) -> str:
+    """Rich text (prose and math) as plain text: prose as it is, math in plain notation."""
+    if isinstance(parts, str):
+        return parts
+    return "".join(plain_latex(part.latex) if hasattr(part, "latex") else part for part in parts)
 
 
 def table(rows: Sequence[Sequence[str]]) -> str:

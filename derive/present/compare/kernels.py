@@ -20,7 +20,7 @@ from derive.catalogue import table as q
 from derive.errors import ProblemError
 from derive.formula.decimals import fmt_decimal
 from derive.formula.durations import column_unit, time_in
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.present.json_export import laid_out
 
 
@@ -85,11 +85,8 @@ def kernel_compare_document(rows: Callable[[], list[KernelRow]]) -> Document:
     """The comparison as a document: its table in Markdown and plain text (LaTeX is
     refused), ``rows()`` derived only when it prints."""
     return Document(
-        written={
-            "tex": lambda: refuse_kernel_table("--format tex"),
-            "md": lambda: render(kernel_compare_table(rows()), "md"),
-            "text": lambda: render(kernel_compare_table(rows()), "text"),
-        },
+        written={"tex": lambda: refuse_kernel_table("--format tex")},
+        built=lambda: kernel_compare_table(rows()),
         data=lambda: kernel_compare_json(rows()),
     )
 

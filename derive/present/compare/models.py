@@ -32,7 +32,7 @@ from derive.present.compare.tex import (
     compare_tex,
     model_groups,
 )
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.present.serving_step import group_given
 from derive.solution.notation import tex_decimal, tex_text_number
 
@@ -145,14 +145,8 @@ def model_compare_document(
     string escaped), its JSON by :func:`model_compare_json`."""
     title, parts = _header(rows, skipped)
     note = follows_note(ratios) if ratios else ""
-
-    def tables() -> Document:
-        return comparison(title, parts, *_layout(rows, ratios), note)
-
     return Document(
         written={
-            "md": lambda: render(tables(), "md"),
-            "text": lambda: render(tables(), "text"),
             "tex": lambda: compare_tex(
                 title.replace("Compare", "compare", 1),
                 parts,
@@ -161,6 +155,7 @@ def model_compare_document(
                 LINE_ANY_SIZE,
             ),
         },
+        built=lambda: comparison(title, parts, *_layout(rows, ratios), note),
         data=lambda: model_compare_json(rows, ratios),
     )
 

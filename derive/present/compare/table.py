@@ -29,7 +29,7 @@ from derive.formula.decimals import fmt_decimal
 from derive.present.compare.json import bound_of, compare_json, own_comms
 from derive.present.compare.ratios import Ratios, follows_note
 from derive.present.compare.tex import Exact, compare_tex, operator_groups, time_column
-from derive.present.formats import Document, render
+from derive.present.formats import Document
 from derive.problem.chips import Chip, chip_names, get_chip
 from derive.solution.notation import tex, tex_decimal, tex_text_number
 
@@ -300,10 +300,7 @@ def compare_document(
         return compare_tex(f"compare: {op}", parts, *_layout(rows, ratios), groups)
 
     return Document(
-        written={
-            "md": lambda: render(tables(), "md"),
-            "text": lambda: render(tables(), "text"),
-            "tex": latex,
-        },
+        written={"tex": latex},
+        built=tables,
         data=lambda: compare_json(*table(compute)),
     )
